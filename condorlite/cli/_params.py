@@ -1,0 +1,34 @@
+"""Options shared by every command, declared once so their names and help never drift."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+JsonOpt = Annotated[
+    bool,
+    typer.Option("--json", help="Print one JSON document (the versioned envelope) on stdout."),
+]
+
+StateDirOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--state-dir",
+        help="State directory (default: $CONDORLITE_STATE_DIR, else the user state dir).",
+        envvar="CONDORLITE_STATE_DIR",
+        show_envvar=True,
+        file_okay=False,
+    ),
+]
+
+NowOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--now",
+        help="The time to act at, in epoch seconds (default: $CONDORLITE_NOW, else the clock).",
+        envvar="CONDORLITE_NOW",
+        show_envvar=True,
+    ),
+]

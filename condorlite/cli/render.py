@@ -1,0 +1,85 @@
+"""Turning a command's Result into what the user sees: human text or one JSON envelope.
+
+Contract (DESIGN.md 2.3): with ``--json`` exactly one document is printed on stdout,
+errors included::
+
+    {"schema_version": 1, "command": "...", "status": "ok"|"error",
+     "data": ..., "errors": [...]}
+
+Human output goes through a rich Console that prints plain text (no colour, no markup
+interpretation) when stdout is not a terminal or NO_COLOR is set.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+
+SCHEMA_VERSION = 1
+
+
+@dataclass
+class Result:
+    """What a command hands to the renderer.
+
+    ``data`` is JSON-ready (numbers stay numbers); ``human`` draws the same facts for a
+    person. ``exit_code`` lets a command report a partial failure (e.g. eval with one bad
+    expression) while still printing everything it computed.
+    """
+
+    command: str
+    data: Any
+    human: Callable[[Console], None] | None = None
+    exit_code: int = 0
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+
+def stdout_console() -> Console:
+    """A console for human output; rich itself honours NO_COLOR and non-terminals."""
+    return Console(highlight=False, soft_wrap=True)
+
+
+def stderr_console() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _json_safe(value: Any) -> Any:
+    """Replace non-finite floats (not valid JSON) by null; callers add their own flag."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def envelope(command: str, data: Any, errors: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "command": command,
+        "status": "error" if errors else "ok",
+        "data": _json_safe(data),
+        "errors": errors,
+    }
+
+
+def print_json(doc: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    sys.stdout.flush()
+
+
+def render(result: Result, as_json: bool) -> None:
+    if as_json:
+        print_json(envelope(result.command, result.data, result.errors))
+        return
+    if result.human is not None:
+        result.human(stdout_console())
+    for err in result.errors:
+        stderr_console().print(f"condorlite {result.command}: {err['message']}", markup=False)

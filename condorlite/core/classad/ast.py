@@ -1,0 +1,121 @@
+"""The ClassAd expression tree: frozen dataclasses, one per syntactic form.
+
+The tree keeps what HTCondor's unparser needs to print an expression back as it was
+written: parentheses are a node (``Paren``), attribute references keep their spelling
+and their scope prefix, and literals keep their kind. Evaluation never mutates a node,
+so a parsed expression can be shared between ads and cached.
+
+Operators are stored as their canonical text (``"+"``, ``"=?="``, ``"is"`` ...); the
+parser maps ``is``/``isnt`` spellings case-insensitively to ``"is"``/``"isnt"``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class Expr:
+    """Base of every node. Nodes are immutable and hashable."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Literal(Expr):
+    """A literal: bool, int, float, str, or the Undefined/Error singletons."""
+
+    value: object
+
+
+@dataclass(frozen=True, slots=True)
+class AttrRef(Expr):
+    """A bare attribute name, optionally with a scope prefix.
+
+    ``scope`` is None for ``Name``, or one of ``"my"``, ``"target"``, ``"parent"`` for
+    ``MY.Name`` / ``TARGET.Name`` / ``PARENT.Name`` (stored lower-case; ``prefix`` keeps
+    the spelling for printing), or ``"absolute"`` for the leading-dot form ``.Name``.
+    ``name`` keeps its spelling; lookups compare it case-insensitively.
+    """
+
+    name: str
+    scope: str | None = None
+    prefix: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Select(Expr):
+    """``base.name`` where base is an arbitrary expression (e.g. a nested ad)."""
+
+    base: Expr
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Subscript(Expr):
+    """``base[index]``: list element by integer, or record attribute by string."""
+
+    base: Expr
+    index: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Unary(Expr):
+    """``op operand`` with op one of ``- + ! ~``."""
+
+    op: str
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Binary(Expr):
+    """``left op right`` for every binary operator, including ``&&`` and ``||``."""
+
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Conditional(Expr):
+    """``cond ? then : otherwise``."""
+
+    cond: Expr
+    then: Expr
+    otherwise: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Elvis(Expr):
+    """``left ?: right``: left unless it is undefined (or error), then right."""
+
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Paren(Expr):
+    """``( inner )``, kept so the expression prints back as written."""
+
+    inner: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Expr):
+    """``name(args...)``; ``name`` keeps its spelling, lookup is case-insensitive."""
+
+    name: str
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ListExpr(Expr):
+    """``{ a, b, ... }``."""
+
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordExpr(Expr):
+    """``[ a = 1; b = 2 ]``: a nested ad literal, attributes in written order."""
+
+    attrs: tuple[tuple[str, Expr], ...]

@@ -1,0 +1,74 @@
+"""The exceptions condorlite raises on purpose, each naming the kind of failure.
+
+Every layer raises these (or subclasses); only ``condorlite.cli.errors`` turns them
+into a message and an exit code. The exit code belongs to the class, so a new error
+only has to pick the right base:
+
+====================  ====  ===========================================
+class                 exit  meaning
+====================  ====  ===========================================
+DomainError           1     the request is well formed but cannot be done
+UsageError            2     a bad argument (names the argument)
+DataError             65    unparsable input data (ad, expression, file)
+InputMissingError     66    an input file does not exist / cannot be read
+StateWriteError       73    the state directory cannot be written
+StateLockedError      75    another writer holds the state; try again
+ConfigError           78    condorlite.toml is invalid
+====================  ====  ===========================================
+"""
+
+from __future__ import annotations
+
+
+class CondorliteError(Exception):
+    """Base of every deliberate condorlite failure."""
+
+    exit_code: int = 1
+    kind: str = "error"
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def to_json(self) -> dict[str, object]:
+        """The entry this error contributes to the JSON envelope's ``errors`` list."""
+        out: dict[str, object] = {"kind": self.kind, "message": self.message}
+        if self.hint:
+            out["hint"] = self.hint
+        return out
+
+
+class DomainError(CondorliteError):
+    exit_code = 1
+    kind = "domain"
+
+
+class UsageError(CondorliteError):
+    exit_code = 2
+    kind = "usage"
+
+
+class DataError(CondorliteError):
+    exit_code = 65
+    kind = "data"
+
+
+class InputMissingError(CondorliteError):
+    exit_code = 66
+    kind = "input_missing"
+
+
+class StateWriteError(CondorliteError):
+    exit_code = 73
+    kind = "state_write"
+
+
+class StateLockedError(CondorliteError):
+    exit_code = 75
+    kind = "state_locked"
+
+
+class ConfigError(CondorliteError):
+    exit_code = 78
+    kind = "config"
