@@ -17,7 +17,6 @@ from condorlite import __version__
 
 # Order here is the order of the commands in --help.
 COMMAND_MODULES: tuple[str, ...] = (
-    "eval",
 )
 
 app = typer.Typer(
