@@ -1,0 +1,264 @@
+"""Generate the man page and the shell completion scripts from the Typer app.
+
+The committed files under ``man/`` and ``completions/`` are this module's output; a test
+regenerates them and fails when they drift from the app. Regenerate after changing a
+command or an option::
+
+    python -m condorlite.cli._generate --write
+
+The completions are static (they list commands and options; arguments that name files
+complete as files), so they need no call back into condorlite at tab time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import sys
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+
+from typer.main import get_command
+
+from condorlite import __version__
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Exit codes as the man page lists them (DESIGN.md 2.4; values in condorlite.errors).
+EXIT_CODES = (
+    (0, "success"),
+    (1, "a domain failure: the request is well formed but cannot be done "
+        "(e.g. an edit names an unknown submitter)"),
+    (2, "a usage error: a bad or missing argument"),
+    (65, "bad input data: an unparsable ad, expression or state database"),
+    (66, "an input file is missing or unreadable"),
+    (70, "an internal error (a bug; CONDORLITE_DEBUG=1 shows the traceback)"),
+    (73, "the state directory cannot be written"),
+    (75, "the state is locked by another writer; try again"),
+    (78, "bad configuration in condorlite.toml"),
+)
+
+
+@dataclass(frozen=True)
+class OptionDoc:
+    names: tuple[str, ...]
+    takes_value: bool
+    is_path: bool
+    help: str
+
+
+@dataclass(frozen=True)
+class CommandDoc:
+    name: str
+    help: str
+    usage: str
+    options: tuple[OptionDoc, ...]
+    arguments: tuple[str, ...]
+
+
+def _is_path(param) -> bool:
+    descriptor = getattr(param, "type_descriptor", None)
+    annotation = getattr(descriptor, "annotation", None)
+    candidates = (annotation, *typing.get_args(annotation))
+    return any(isinstance(c, type) and issubclass(c, Path) for c in candidates)
+
+
+def describe(app) -> list[CommandDoc]:
+    """Every command of the app, in registration order, with its options."""
+    group = get_command(app)
+    docs = []
+    for name, command in group.commands.items():
+        options, arguments = [], []
+        for param in command.params:
+            if param.param_type_name == "argument":
+                arguments.append(param.name.upper())
+                continue
+            options.append(
+                OptionDoc(
+                    names=tuple(param.opts) + tuple(param.secondary_opts),
+                    takes_value=not param.is_flag,
+                    is_path=_is_path(param),
+                    help=" ".join((param.help or "").split()),
+                )
+            )
+        options.append(OptionDoc(("--help", "-h"), False, False, "Show the command's help."))
+        usage = " ".join(["condorlite", name, "[OPTIONS]", *(f"[{a}]..." for a in arguments)])
+        help_text = inspect.cleandoc(command.help or "")
+        docs.append(CommandDoc(name, help_text, usage, tuple(options), tuple(arguments)))
+    return docs
+
+
+def _roff(text: str) -> str:
+    text = text.replace("\\", "\\e").replace("-", "\\-")
+    return "\n".join(("\\&" + line) if line.startswith((".", "'")) else line
+                     for line in text.splitlines())
+
+
+def man_page(app) -> str:
+    """condorlite(1) in roff (man macros)."""
+    out = [
+        f'.TH CONDORLITE 1 "" "condorlite {__version__}" "User Commands"',
+        ".SH NAME",
+        "condorlite \\- HTCondor\\-compatible fair\\-share accounting, ClassAd evaluation "
+        "and matchmaking",
+        ".SH SYNOPSIS",
+        ".B condorlite",
+        "\\fICOMMAND\\fR [\\fIOPTIONS\\fR] [\\fIARGS\\fR]...",
+        ".SH DESCRIPTION",
+        _roff(
+            "condorlite does, on one machine and from a local state directory, what "
+            "HTCondor's negotiator, accountant and condor_userprio do for a pool. Every "
+            "command prints text for a person, or with --json exactly one JSON document "
+            '{"schema_version", "command", "status", "data", "errors"} for a script.'
+        ),
+        ".SH COMMANDS",
+    ]
+    for cmd in describe(app):
+        out += [".SS " + _roff(cmd.usage), _roff(cmd.help or cmd.name)]
+        for opt in cmd.options:
+            out += [".TP", "\\fB" + _roff(", ".join(opt.names)) + "\\fR"
+                    + (" \\fIVALUE\\fR" if opt.takes_value else ""), _roff(opt.help or "")]
+    out += [".SH EXIT STATUS"]
+    for code, meaning in EXIT_CODES:
+        out += [".TP", f".B {code}", _roff(meaning)]
+    out += [
+        ".SH ENVIRONMENT",
+        ".TP", ".B CONDORLITE_STATE_DIR", _roff("State directory when --state-dir is not given."),
+        ".TP", ".B CONDORLITE_NOW", _roff("The time (epoch seconds) when --now is not given."),
+        ".TP", ".B CONDORLITE_DEBUG", _roff("Show a traceback on internal errors."),
+        ".TP", ".B NO_COLOR", _roff("Plain human output even on a terminal."),
+        ".SH FILES",
+        ".TP", ".I STATE_DIR/condorlite.toml",
+        _roff("Policy, with HTCondor's knob names; written with commented defaults on first use."),
+        ".TP", ".I STATE_DIR/state.db",
+        _roff("SQLite: accountant records, claims, and one history row per cycle and edit."),
+        ".SH SEE ALSO",
+        "condor_userprio(1), condor_negotiator(1), condor_status(1), classad_eval(1)",
+    ]
+    return "\n".join(out) + "\n"
+
+
+def _words(names) -> str:
+    return " ".join(sorted(names))
+
+
+def bash_completion(app) -> str:
+    cmds = describe(app)
+    lines = [
+        "# bash completion for condorlite; generated by condorlite.cli._generate",
+        "_condorlite() {",
+        "    local cur prev cmd",
+        '    cur="${COMP_WORDS[COMP_CWORD]}"',
+        '    prev="${COMP_WORDS[COMP_CWORD-1]}"',
+        '    cmd="${COMP_WORDS[1]}"',
+        "    if [ \"$COMP_CWORD\" -eq 1 ]; then",
+        f'        COMPREPLY=($(compgen -W "{_words(c.name for c in cmds)} --help --version"'
+        ' -- "$cur"))',
+        "        return",
+        "    fi",
+        '    case "$cmd" in',
+    ]
+    for cmd in cmds:
+        opts = [n for o in cmd.options for n in o.names]
+        path_opts = [n for o in cmd.options if o.is_path for n in o.names]
+        lines.append(f"    {cmd.name})")
+        if path_opts:
+            lines += [
+                f'        case "$prev" in {"|".join(sorted(path_opts))})',
+                '            COMPREPLY=($(compgen -f -- "$cur")); return;;',
+                "        esac",
+            ]
+        lines += [
+            '        if [[ "$cur" == -* ]]; then',
+            f'            COMPREPLY=($(compgen -W "{_words(opts)}" -- "$cur"))',
+            "        else",
+            '            COMPREPLY=($(compgen -f -- "$cur"))',
+            "        fi",
+            "        ;;",
+        ]
+    lines += ["    esac", "}", "complete -F _condorlite condorlite"]
+    return "\n".join(lines) + "\n"
+
+
+def _zsh_escape(text: str) -> str:
+    return text.replace("'", "'\\''").replace("[", "\\[").replace("]", "\\]").replace(":", "\\:")
+
+
+def zsh_completion(app) -> str:
+    cmds = describe(app)
+    lines = ["#compdef condorlite", "# generated by condorlite.cli._generate", "_condorlite() {",
+             "    local -a commands", "    commands=("]
+    for cmd in cmds:
+        summary = (cmd.help.splitlines() or [cmd.name])[0]
+        lines.append(f"        '{cmd.name}:{_zsh_escape(summary)}'")
+    lines += ["    )", "    if (( CURRENT == 2 )); then",
+              "        _describe 'command' commands", "        return", "    fi",
+              "    case \"${words[2]}\" in"]
+    for cmd in cmds:
+        lines.append(f"    {cmd.name})")
+        specs = []
+        for opt in cmd.options:
+            action = ":value:_files" if opt.is_path else (":value:" if opt.takes_value else "")
+            for name in opt.names:
+                specs.append(f"'{name}[{_zsh_escape(opt.help)}]{action}'")
+        specs.append("'*:file:_files'")
+        lines.append("        _arguments " + " \\\n            ".join(specs))
+        lines.append("        ;;")
+    lines += ["    esac", "}", '_condorlite "$@"']
+    return "\n".join(lines) + "\n"
+
+
+def fish_completion(app) -> str:
+    cmds = describe(app)
+    names = _words(c.name for c in cmds)
+    lines = ["# fish completion for condorlite; generated by condorlite.cli._generate",
+             "complete -c condorlite -f"]
+    for cmd in cmds:
+        summary = (cmd.help.splitlines() or [cmd.name])[0].replace("'", "\\'")
+        lines.append(f"complete -c condorlite -n 'not __fish_seen_subcommand_from {names}' "
+                     f"-a {cmd.name} -d '{summary}'")
+        for opt in cmd.options:
+            parts = [f"complete -c condorlite -n '__fish_seen_subcommand_from {cmd.name}'"]
+            for name in opt.names:
+                parts.append(f"-l {name[2:]}" if name.startswith("--") else f"-s {name[1:]}")
+            if opt.takes_value:
+                parts.append("-r -F" if opt.is_path else "-r")
+            parts.append("-d '" + opt.help.replace("'", "\\'") + "'")
+            lines.append(" ".join(parts))
+    return "\n".join(lines) + "\n"
+
+
+def generated_files(app) -> dict[Path, str]:
+    """Relative path -> content of every generated file."""
+    return {
+        Path("man/condorlite.1"): man_page(app),
+        Path("completions/condorlite.bash"): bash_completion(app),
+        Path("completions/_condorlite"): zsh_completion(app),
+        Path("completions/condorlite.fish"): fish_completion(app),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", action="store_true", help="write the files (else check)")
+    args = parser.parse_args(argv)
+    from condorlite.cli import app
+
+    stale = []
+    for rel, content in generated_files(app).items():
+        path = ROOT / rel
+        if args.write:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(content, encoding="utf-8")
+        elif not path.exists() or path.read_text(encoding="utf-8") != content:
+            stale.append(str(rel))
+    if stale:
+        print("out of date: " + ", ".join(stale) + " (run python -m condorlite.cli._generate "
+              "--write)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
