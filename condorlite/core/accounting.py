@@ -1,0 +1,435 @@
+"""The accountant: per-submitter records and their pure updates (HTCondor's Accountant.cpp).
+
+Everything here is pure: ``now`` is an argument, nothing is printed or stored, and every
+function returns a NEW ``AccountantState`` (or ``Record``) instead of mutating its
+arguments, so a caller can compute a "what would it look like at ``now``" view for
+display without writing anything.
+
+Formulas (per record, at an update ``now`` with ``TimePassed = now - LastUpdateTime``)::
+
+    TimePassed == 0   -> nothing changes
+    TimePassed <  0   -> LastUpdateTime = now, no decay (the clock went backwards)
+    beta                      = 0.5 ** (TimePassed / PRIORITY_HALFLIFE)
+    RecentUsage               = ResourcesUsed + UnchargedTime / TimePassed
+    WeightedRecentUsage       = WeightedResourcesUsed + WeightedUnchargedTime / TimePassed
+    Priority                  = max(0.5, max(0.5, Priority) * beta
+                                         + WeightedRecentUsage * (1 - beta))
+    AccumulatedUsage         += ResourcesUsed * TimePassed + UnchargedTime
+    WeightedAccumulatedUsage += WeightedResourcesUsed * TimePassed + WeightedUnchargedTime
+    BeginUsageTime            = now   if AccumulatedUsage > 0 and it was never set
+    LastUsageTime             = now   if RecentUsage > 0
+    UnchargedTime = WeightedUnchargedTime = 0
+
+    EffectivePriority (EUP)   = max(0.5, Priority) * PriorityFactor
+
+A state that has never been updated (``last_update_time is None``) takes ``now`` as its
+baseline on its first update without decaying anything, so priorities set before the
+first update survive it.
+
+Charging between updates (``add_match`` / ``remove_match``), with ``L`` the last update:
+
+    add_match    ResourcesUsed += 1, WeightedResourcesUsed += w,
+                 UnchargedTime -= (now - L), WeightedUnchargedTime -= (now - L) * w
+    remove_match ResourcesUsed -= 1, WeightedResourcesUsed -= w (never below 0),
+                 UnchargedTime += (now - L), WeightedUnchargedTime += (now - L) * w
+
+so a match that starts at ``a`` and ends at ``r`` is charged exactly ``(r - a) * w``
+however the updates fall in between. (HTCondor's RemoveMatch credits
+``now - max(StartTime, L)``, which undercharges a match that starts and ends inside
+one interval by ``StartTime - L``; condorlite credits ``now - L`` so the sum is exact.)
+
+Factor of a new record (HTCondor's GetPriorityFactor, first rule that applies):
+``nice-user.`` prefix -> NICE_USER_PRIO_FACTOR; a configured ``GROUP_PRIO_FACTOR_<g>``
+for its accounting group -> that; ACCOUNTANT_LOCAL_DOMAIN set and different from the
+name's domain -> REMOTE_PRIO_FACTOR; else DEFAULT_PRIO_FACTOR.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from condorlite.core.policy import Policy
+from condorlite.errors import DomainError, UsageError
+
+#: The best (lowest) real priority a submitter can have.
+MIN_PRIORITY = 0.5
+#: The smallest priority factor HTCondor accepts.
+MIN_PRIORITY_FACTOR = 1.0
+#: Prefix HTCondor gives the submitter of ``nice_user`` jobs.
+NICE_USER_PREFIX = "nice-user."
+#: Accounting-group name of submitters that belong to no configured group.
+NO_GROUP = "<none>"
+
+_USER_AT_DOMAIN = re.compile(r"^[^@\s]+@[^@\s]+$")
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One accountant record (HTCondor's ``Customer.<name>`` ad), snake_case fields.
+
+    ``priority`` is the real user priority (RUP); times are epoch seconds with 0 meaning
+    "never"; ``ceiling`` -1 means unlimited, ``floor`` 0 means none.
+    """
+
+    name: str
+    priority: float = MIN_PRIORITY
+    priority_factor: float = 1000.0
+    resources_used: int = 0
+    weighted_resources_used: float = 0.0
+    uncharged_time: float = 0.0
+    weighted_uncharged_time: float = 0.0
+    accumulated_usage: float = 0.0
+    weighted_accumulated_usage: float = 0.0
+    begin_usage_time: float = 0.0
+    last_usage_time: float = 0.0
+    ceiling: int = -1
+    floor: int = 0
+    is_accounting_group: bool = False
+    accounting_group: str = NO_GROUP
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimRow:
+    """A slot held by a job, as the store keeps it for the negotiator.
+
+    ``weight`` is the slot weight charged to ``submitter`` since ``start_time``;
+    ``extra`` holds any further attributes as JSON-ready data.
+    """
+
+    slot: str
+    job: str
+    submitter: str
+    weight: float
+    start_time: float
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AccountantState:
+    """All records plus the global LastUpdateTime (None until the first update)."""
+
+    last_update_time: float | None
+    records: dict[str, Record] = field(default_factory=dict)
+
+
+# -- names and factors -------------------------------------------------------------------
+
+
+def _group_lookup(policy: Policy) -> dict[str, str]:
+    return {g.lower(): g for g in policy.group_names}
+
+
+def domain_of(name: str) -> str:
+    """The part after the last ``@`` (empty for a group record)."""
+    return name.rpartition("@")[2] if "@" in name else ""
+
+
+def assigned_group(name: str, policy: Policy) -> tuple[str, bool]:
+    """(accounting group, is_accounting_group) of a submitter name, as HTCondor maps it.
+
+    A name without ``@`` is a group record. For ``g1.g2.user@dom`` the dotted prefix
+    ``g1.g2`` is walked down the configured groups (case-insensitively) as far as they
+    are defined; a user with no defined group belongs to ``<none>``.
+    """
+    groups = _group_lookup(policy)
+    if "@" not in name:
+        return groups.get(name.lower(), name), True
+    local = name.rpartition("@")[0]
+    prefix, dot, _user = local.rpartition(".")
+    if not dot:
+        return NO_GROUP, False
+    current = NO_GROUP
+    parts = prefix.split(".")
+    for i in range(1, len(parts) + 1):
+        candidate = groups.get(".".join(parts[:i]).lower())
+        if candidate is None:
+            break
+        current = candidate
+    return current, False
+
+
+def initial_factor(name: str, policy: Policy) -> float:
+    """The priority factor a new record gets (rules in the module docstring)."""
+    if name.startswith(NICE_USER_PREFIX):
+        return policy.nice_user_prio_factor
+    group, _ = assigned_group(name, policy)
+    factors = {g.lower(): f for g, f in policy.group_prio_factor.items()}
+    if group != NO_GROUP and group.lower() in factors:
+        return factors[group.lower()]
+    local = policy.accountant_local_domain
+    if local and local != domain_of(name):
+        return policy.remote_prio_factor
+    return policy.default_prio_factor
+
+
+def new_record(name: str, policy: Policy, now: float) -> Record:
+    """A fresh record for ``name``: RUP 0.5, the factor of ``initial_factor``.
+
+    ``now`` is accepted for symmetry with the other updates; a new record has no usage,
+    so no time is set on it.
+    """
+    del now
+    group, is_group = assigned_group(name, policy)
+    return Record(
+        name=name,
+        priority_factor=initial_factor(name, policy),
+        is_accounting_group=is_group,
+        accounting_group=group,
+    )
+
+
+def parse_submitter_name(name: str, policy: Policy) -> str:
+    """Validate a name given to an edit: ``user@domain`` or a configured group name.
+
+    Returns the name as stored (a group name takes its configured spelling).
+    """
+    text = name.strip()
+    if _USER_AT_DOMAIN.match(text):
+        return text
+    groups = _group_lookup(policy)
+    if text.lower() in groups:
+        return groups[text.lower()]
+    known = ", ".join(policy.group_names) if policy.group_names else "none configured"
+    raise UsageError(
+        f"invalid submitter name {name!r}: expected user@domain (e.g. alice@example.org) "
+        f"or a group named in GROUP_NAMES ({known})"
+    )
+
+
+def effective_priority(record: Record) -> float:
+    """EUP = max(0.5, RUP) x factor."""
+    return max(MIN_PRIORITY, record.priority) * record.priority_factor
+
+
+# -- time passing --------------------------------------------------------------------------
+
+
+def _age(rec: Record, now: float, passed: float, beta: float) -> Record:
+    recent = rec.resources_used + rec.uncharged_time / passed
+    w_recent = rec.weighted_resources_used + rec.weighted_uncharged_time / passed
+    prio = max(MIN_PRIORITY, max(MIN_PRIORITY, rec.priority) * beta + w_recent * (1 - beta))
+    acc = rec.accumulated_usage + rec.resources_used * passed + rec.uncharged_time
+    w_acc = (
+        rec.weighted_accumulated_usage
+        + rec.weighted_resources_used * passed
+        + rec.weighted_uncharged_time
+    )
+    begin = now if acc > 0 and rec.begin_usage_time == 0 else rec.begin_usage_time
+    last = now if recent > 0 else rec.last_usage_time
+    return replace(
+        rec,
+        priority=prio,
+        accumulated_usage=acc,
+        weighted_accumulated_usage=w_acc,
+        begin_usage_time=begin,
+        last_usage_time=last,
+        uncharged_time=0.0,
+        weighted_uncharged_time=0.0,
+    )
+
+
+def update_priorities(state: AccountantState, policy: Policy, now: float) -> AccountantState:
+    """Decay every record to ``now`` and charge the usage since the last update."""
+    last = state.last_update_time
+    if last is None or now < last:
+        return replace(state, last_update_time=now)
+    passed = now - last
+    if passed == 0:
+        return state
+    beta = 0.5 ** (passed / policy.priority_halflife)
+    records = {name: _age(rec, now, passed, beta) for name, rec in state.records.items()}
+    return AccountantState(last_update_time=now, records=records)
+
+
+def priority_at(state: AccountantState, policy: Policy, name: str, now: float) -> Record | None:
+    """The record of ``name`` as an update at ``now`` would leave it; nothing is written."""
+    rec = state.records.get(name)
+    if rec is None:
+        return None
+    single = AccountantState(state.last_update_time, {name: rec})
+    return update_priorities(single, policy, now).records[name]
+
+
+# -- charging ------------------------------------------------------------------------------
+
+
+def _since_update(state: AccountantState, now: float) -> float:
+    # Before the first update, or with the clock behind it, nothing is owed yet.
+    last = state.last_update_time
+    return 0.0 if last is None else max(0.0, now - last)
+
+
+def _with(state: AccountantState, rec: Record) -> AccountantState:
+    records = dict(state.records)
+    records[rec.name] = rec
+    return AccountantState(state.last_update_time, records)
+
+
+def _check_weight(weight: float) -> None:
+    if not math.isfinite(weight) or weight < 0:
+        raise DomainError(f"slot weight must be a finite number >= 0, not {weight!r}")
+
+
+def add_match(
+    state: AccountantState, policy: Policy, submitter: str, weight: float, now: float
+) -> AccountantState:
+    """Charge ``submitter`` for one more slot of weight ``weight`` from ``now`` on."""
+    _check_weight(weight)
+    rec = state.records.get(submitter) or new_record(submitter, policy, now)
+    dt = _since_update(state, now)
+    rec = replace(
+        rec,
+        resources_used=rec.resources_used + 1,
+        weighted_resources_used=rec.weighted_resources_used + weight,
+        uncharged_time=rec.uncharged_time - dt,
+        weighted_uncharged_time=rec.weighted_uncharged_time - dt * weight,
+    )
+    return _with(state, rec)
+
+
+def remove_match(
+    state: AccountantState, policy: Policy, submitter: str, weight: float, now: float
+) -> AccountantState:
+    """Stop charging ``submitter`` for one slot of weight ``weight`` at ``now``.
+
+    A record missing (e.g. deleted by an admin while the claim ran) is recreated, as
+    HTCondor does, so the time used since the last update is still charged.
+    """
+    _check_weight(weight)
+    rec = state.records.get(submitter) or new_record(submitter, policy, now)
+    dt = _since_update(state, now)
+    rec = replace(
+        rec,
+        resources_used=max(0, rec.resources_used - 1),
+        weighted_resources_used=max(0.0, rec.weighted_resources_used - weight),
+        uncharged_time=rec.uncharged_time + dt,
+        weighted_uncharged_time=rec.weighted_uncharged_time + dt * weight,
+    )
+    return _with(state, rec)
+
+
+# -- admin edits (condor_userprio -set...) -------------------------------------------------
+#
+# The set* edits create the record when it does not exist yet, as HTCondor's
+# SetAttribute does (admins pre-set factors for users who have not submitted yet);
+# reset_usage and delete name an existing record and refuse an unknown one.
+
+
+def _finite(what: str, value: float) -> float:
+    if not isinstance(value, int | float) or not math.isfinite(value):
+        raise UsageError(f"{what} must be a finite number, not {value!r}")
+    return float(value)
+
+
+def _get_or_new(state: AccountantState, policy: Policy, name: str, now: float) -> Record:
+    return state.records.get(name) or new_record(name, policy, now)
+
+
+def _existing(state: AccountantState, name: str) -> Record:
+    rec = state.records.get(name)
+    if rec is None:
+        raise DomainError(
+            f"no accountant record named {name}",
+            hint="condorlite userprio --allusers lists every record",
+        )
+    return rec
+
+
+def set_priority(
+    state: AccountantState, policy: Policy, name: str, value: float, now: float
+) -> AccountantState:
+    """Set the real priority (RUP); it must be >= 0 (below 0.5 acts as 0.5)."""
+    if _finite("the priority", value) < 0:
+        raise UsageError(f"the priority must be >= 0, not {value}")
+    return _with(state, replace(_get_or_new(state, policy, name, now), priority=float(value)))
+
+
+def set_factor(
+    state: AccountantState, policy: Policy, name: str, value: float, now: float
+) -> AccountantState:
+    """Set the priority factor; HTCondor refuses factors below 1."""
+    if _finite("the priority factor", value) < MIN_PRIORITY_FACTOR:
+        raise UsageError(f"priority factors must be greater than or equal to 1, not {value}")
+    rec = _get_or_new(state, policy, name, now)
+    return _with(state, replace(rec, priority_factor=float(value)))
+
+
+def set_accumulated_usage(
+    state: AccountantState, policy: Policy, name: str, seconds: float, now: float
+) -> AccountantState:
+    """Set the accumulated usage in (weighted) seconds.
+
+    As HTCondor's SetAccumUsage, the value goes into WeightedAccumulatedUsage only.
+    """
+    if _finite("the accumulated usage", seconds) < 0:
+        raise UsageError(f"the accumulated usage must be >= 0 seconds, not {seconds}")
+    rec = _get_or_new(state, policy, name, now)
+    return _with(state, replace(rec, weighted_accumulated_usage=float(seconds)))
+
+
+def _set_time(
+    state: AccountantState, policy: Policy, name: str, epoch: float, now: float, attr: str
+) -> AccountantState:
+    if _finite("the time", epoch) < 0:
+        raise UsageError(f"the time must be >= 0 epoch seconds, not {epoch}")
+    rec = _get_or_new(state, policy, name, now)
+    return _with(state, replace(rec, **{attr: float(int(epoch))}))
+
+
+def set_begin_usage_time(
+    state: AccountantState, policy: Policy, name: str, epoch: float, now: float
+) -> AccountantState:
+    """Set BeginUsageTime (whole epoch seconds, as HTCondor stores it)."""
+    return _set_time(state, policy, name, epoch, now, "begin_usage_time")
+
+
+def set_last_usage_time(
+    state: AccountantState, policy: Policy, name: str, epoch: float, now: float
+) -> AccountantState:
+    """Set LastUsageTime (whole epoch seconds)."""
+    return _set_time(state, policy, name, epoch, now, "last_usage_time")
+
+
+def set_ceiling(
+    state: AccountantState, policy: Policy, name: str, value: int, now: float
+) -> AccountantState:
+    """Set the submitter ceiling (a cap on slots); -1 means unlimited."""
+    if not isinstance(value, int) or value < -1:
+        raise UsageError(f"ceiling must be an integer greater than or equal to -1, not {value}")
+    return _with(state, replace(_get_or_new(state, policy, name, now), ceiling=value))
+
+
+def set_floor(
+    state: AccountantState, policy: Policy, name: str, value: int, now: float
+) -> AccountantState:
+    """Set the submitter floor (slots guaranteed first); 0 means none."""
+    if not isinstance(value, int) or value < 0:
+        raise UsageError(f"floor must be an integer greater than or equal to 0, not {value}")
+    return _with(state, replace(_get_or_new(state, policy, name, now), floor=value))
+
+
+def _reset(rec: Record, now: float) -> Record:
+    return replace(
+        rec, accumulated_usage=0.0, weighted_accumulated_usage=0.0, begin_usage_time=now
+    )
+
+
+def reset_usage(state: AccountantState, name: str, now: float) -> AccountantState:
+    """Zero the accumulated usage of one record and restart its usage clock at ``now``."""
+    return _with(state, _reset(_existing(state, name), now))
+
+
+def reset_all(state: AccountantState, now: float) -> AccountantState:
+    """``reset_usage`` for every record."""
+    records = {name: _reset(rec, now) for name, rec in state.records.items()}
+    return AccountantState(state.last_update_time, records)
+
+
+def delete(state: AccountantState, name: str) -> AccountantState:
+    """Remove a record from the accountant."""
+    _existing(state, name)
+    records = {k: v for k, v in state.records.items() if k != name}
+    return AccountantState(state.last_update_time, records)

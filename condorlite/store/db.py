@@ -1,0 +1,332 @@
+"""The state directory's SQLite database: accountant records, claims, history.
+
+Contract (DESIGN.md 2.1), used by every command that reads or writes state::
+
+    store = open_state(state_dir, create=True, lock_timeout=5.0)
+    with store.transaction(write=True) as tx:   # BEGIN IMMEDIATE ... COMMIT / ROLLBACK
+        state = tx.load_accountant()
+        tx.save_accountant(new_state)
+        tx.add_history("setfactor", "alice@x factor 2", {...}, now)
+
+Invariants:
+- One writer at a time: a write transaction starts with ``BEGIN IMMEDIATE``; a second
+  writer waits up to ``lock_timeout`` seconds, then gets ``StateLockedError`` (75).
+- A transaction commits everything or nothing; WAL with ``synchronous=FULL`` means a
+  process killed at any point leaves either the old or the new state.
+- Every ``sqlite3`` error is translated in ONE place (``_translate``) into condorlite's
+  errors; a file that is not a condorlite database is reported, never overwritten.
+- The schema carries a version (``PRAGMA user_version``) and an application id;
+  ``MIGRATIONS[v]`` brings a database from version v-1 to v.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import json
+import os
+import socket
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import astuple, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from condorlite.core.accounting import AccountantState, ClaimRow, Record
+from condorlite.core.policy import Policy
+from condorlite.errors import DataError, StateLockedError, StateWriteError
+from condorlite.store import config as config_mod
+from condorlite.store import paths
+
+__all__ = ["ClaimRow", "StateStore", "Transaction", "open_state"]
+
+#: "CLit" as a 32-bit integer: marks a database as condorlite's.
+APPLICATION_ID = 0x434C6974
+SCHEMA_VERSION = 1
+
+_RECORD_FIELDS = tuple(f.name for f in fields(Record))
+
+_SCHEMA_V1 = f"""
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE records (
+    {", ".join(f"{name} {'TEXT PRIMARY KEY' if name == 'name' else ''}" for name in _RECORD_FIELDS)}
+);
+CREATE TABLE claims (
+    slot TEXT PRIMARY KEY, job TEXT NOT NULL, submitter TEXT NOT NULL,
+    weight REAL NOT NULL, start_time REAL NOT NULL, extra TEXT NOT NULL DEFAULT '{{}}'
+);
+CREATE TABLE history (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, time REAL NOT NULL, kind TEXT NOT NULL,
+    who TEXT NOT NULL, what TEXT NOT NULL, data TEXT NOT NULL
+);
+CREATE INDEX history_kind ON history(kind, id);
+INSERT INTO meta(key, value) VALUES ('last_update_time', NULL);
+"""
+
+#: version -> SQL script that upgrades from version-1 to version.
+MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1}
+
+
+def _translate(exc: sqlite3.Error, where: Path) -> Exception:
+    """The one choke point: an sqlite3 error becomes a condorlite error."""
+    text = str(exc).lower()
+    if "locked" in text or "busy" in text:
+        return StateLockedError(
+            f"the state in {where} is locked by another condorlite command",
+            hint="try again in a moment, or raise --lock-timeout / CONDORLITE_LOCK_TIMEOUT",
+        )
+    if "not a database" in text or "malformed" in text or "encrypted" in text:
+        return DataError(
+            f"{where / paths.DB_NAME} is not a readable condorlite database ({exc}); "
+            "it was left untouched",
+            hint="move it away to start afresh, or restore it from a backup",
+        )
+    if "readonly" in text or "read-only" in text or "unable to open" in text or "disk" in text:
+        return StateWriteError(f"cannot write the state in {where}: {exc}")
+    return StateWriteError(f"state database error in {where}: {exc}")
+
+
+@dataclass
+class Transaction:
+    """Reads and writes inside one SQLite transaction (see ``StateStore.transaction``)."""
+
+    conn: sqlite3.Connection
+    write: bool
+
+    def _need_write(self) -> None:
+        if not self.write:
+            raise StateWriteError("internal: a write inside a read-only transaction")
+
+    # -- accountant -----------------------------------------------------------------------
+    def load_accountant(self) -> AccountantState:
+        row = self.conn.execute("SELECT value FROM meta WHERE key='last_update_time'").fetchone()
+        last = None if row is None or row[0] is None else float(row[0])
+        records: dict[str, Record] = {}
+        cols = ", ".join(_RECORD_FIELDS)
+        for values in self.conn.execute(f"SELECT {cols} FROM records ORDER BY name"):
+            rec = Record(*values)
+            records[rec.name] = _typed(rec)
+        return AccountantState(last_update_time=last, records=records)
+
+    def save_accountant(self, state: AccountantState) -> None:
+        """Replace every record and the LastUpdateTime by ``state``'s."""
+        self._need_write()
+        self.conn.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES ('last_update_time', ?)",
+            (None if state.last_update_time is None else repr(state.last_update_time),),
+        )
+        self.conn.execute("DELETE FROM records")
+        marks = ", ".join("?" for _ in _RECORD_FIELDS)
+        self.conn.executemany(
+            f"INSERT INTO records ({', '.join(_RECORD_FIELDS)}) VALUES ({marks})",
+            (astuple(rec) for _, rec in sorted(state.records.items())),
+        )
+
+    # -- claims ---------------------------------------------------------------------------
+    def load_claims(self) -> list[ClaimRow]:
+        rows = self.conn.execute(
+            "SELECT slot, job, submitter, weight, start_time, extra FROM claims ORDER BY slot"
+        )
+        return [ClaimRow(s, j, u, w, t, json.loads(x)) for s, j, u, w, t, x in rows]
+
+    def save_claims(self, claims: list[ClaimRow]) -> None:
+        """Replace all claims by ``claims``."""
+        self._need_write()
+        self.conn.execute("DELETE FROM claims")
+        self.conn.executemany(
+            "INSERT INTO claims (slot, job, submitter, weight, start_time, extra) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                (c.slot, c.job, c.submitter, c.weight, c.start_time,
+                 json.dumps(c.extra, sort_keys=True))
+                for c in claims
+            ),
+        )
+
+    # -- history --------------------------------------------------------------------------
+    def add_history(self, kind: str, what: str, data: dict[str, Any], now: float) -> None:
+        """Append one history row; ``who`` is the OS user running the command."""
+        self._need_write()
+        self.conn.execute(
+            "INSERT INTO history (time, kind, who, what, data) VALUES (?, ?, ?, ?, ?)",
+            (now, kind, _who(), what, json.dumps(data, sort_keys=True, allow_nan=False)),
+        )
+
+    def last_history(self, kind: str) -> dict[str, Any] | None:
+        row = self.conn.execute(
+            "SELECT id, time, kind, who, what, data FROM history WHERE kind = ? "
+            "ORDER BY id DESC LIMIT 1",
+            (kind,),
+        ).fetchone()
+        return None if row is None else _history_dict(row)
+
+    def history(self, limit: int = 100) -> list[dict[str, Any]]:
+        """The most recent ``limit`` history rows, newest first."""
+        rows = self.conn.execute(
+            "SELECT id, time, kind, who, what, data FROM history ORDER BY id DESC LIMIT ?",
+            (limit,),
+        )
+        return [_history_dict(r) for r in rows]
+
+
+def _history_dict(row: tuple[Any, ...]) -> dict[str, Any]:
+    hid, time, kind, who, what, data = row
+    return {"id": hid, "time": time, "kind": kind, "who": who, "what": what,
+            "data": json.loads(data)}
+
+
+def _typed(rec: Record) -> Record:
+    # SQLite hands integers back for REAL values written as whole numbers; restore types.
+    return Record(
+        rec.name, float(rec.priority), float(rec.priority_factor), int(rec.resources_used),
+        float(rec.weighted_resources_used), float(rec.uncharged_time),
+        float(rec.weighted_uncharged_time), float(rec.accumulated_usage),
+        float(rec.weighted_accumulated_usage), float(rec.begin_usage_time),
+        float(rec.last_usage_time), int(rec.ceiling), int(rec.floor),
+        bool(rec.is_accounting_group), str(rec.accounting_group),
+    )
+
+
+def _who() -> str:
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return f"uid {os.getuid()}" if hasattr(os, "getuid") else "unknown"
+
+
+class StateStore:
+    """An opened state directory: its paths, its policy, and transactions on its db."""
+
+    def __init__(self, path: Path, config_path: Path, policy: Policy, lock_timeout: float):
+        self.path = path
+        self.config_path = config_path
+        self.db_path = paths.db_path(path)
+        self.policy = policy
+        self.lock_timeout = lock_timeout
+        self.schema_version = SCHEMA_VERSION
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.db_path, timeout=self.lock_timeout, isolation_level=None,
+            check_same_thread=False,
+        )
+        conn.execute("PRAGMA synchronous=FULL")
+        return conn
+
+    @contextlib.contextmanager
+    def transaction(self, write: bool = True) -> Iterator[Transaction]:
+        """One transaction: commit when the block ends normally, roll back otherwise."""
+        conn = None
+        try:
+            conn = self._connect()
+            conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            tx = Transaction(conn, write)
+            yield tx
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            _rollback(conn)
+            raise _translate(exc, self.path) from None
+        except BaseException:
+            _rollback(conn)
+            raise
+        finally:
+            if conn is not None:
+                conn.close()
+
+
+def _rollback(conn: sqlite3.Connection | None) -> None:
+    if conn is not None and conn.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+
+
+def _guarded(where: Path, action: Callable[[], Any]) -> Any:
+    try:
+        return action()
+    except sqlite3.Error as exc:
+        raise _translate(exc, where) from None
+
+
+def _prepare_db(db: Path, where: Path, lock_timeout: float) -> None:
+    """Create or migrate the schema; refuse a database that is not condorlite's."""
+    conn = sqlite3.connect(db, timeout=lock_timeout, isolation_level=None)
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if app_id == APPLICATION_ID and version == SCHEMA_VERSION:
+            _ensure_wal(conn)
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if app_id != APPLICATION_ID and (tables or version):
+            conn.execute("ROLLBACK")
+            raise DataError(
+                f"{db} is an SQLite database but not condorlite's; it was left untouched",
+                hint="point --state-dir at another directory",
+            )
+        if version > SCHEMA_VERSION:
+            conn.execute("ROLLBACK")
+            raise DataError(
+                f"{db} has schema version {version}, newer than this condorlite "
+                f"understands ({SCHEMA_VERSION}); it was left untouched",
+                hint="upgrade condorlite",
+            )
+        for v in range(version + 1, SCHEMA_VERSION + 1):
+            for statement in MIGRATIONS[v].split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+        _ensure_wal(conn)
+    finally:
+        conn.close()
+
+
+def _ensure_wal(conn: sqlite3.Connection) -> None:
+    # Only ever called on a database known to be condorlite's (never on a foreign one).
+    if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+        conn.execute("PRAGMA journal_mode=WAL")
+
+
+def open_state(
+    state_dir: Path | str | None,
+    *,
+    create: bool = True,
+    lock_timeout: float = 5.0,
+    config_path: Path | None = None,
+) -> StateStore:
+    """Open (creating on first use when ``create``) a state directory.
+
+    ``state_dir`` None applies the rule of ``paths.resolve_state_dir``. On creation the
+    commented default ``condorlite.toml`` is written (UID_DOMAIN = this machine's FQDN)
+    and ``state.db`` gets the current schema. ``config_path`` overrides the config file.
+    """
+    where = paths.resolve_state_dir(state_dir)
+    cfg = config_path or paths.config_path(where)
+    db = paths.db_path(where)
+    if not create and not db.exists():
+        raise StateWriteError(
+            f"no condorlite state in {where}",
+            hint="run a command without --no-create first, or check --state-dir",
+        )
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        if config_path is None and not cfg.exists():
+            _write_new(cfg, config_mod.default_config_text(socket.getfqdn() or "localdomain"))
+    except OSError as exc:
+        raise StateWriteError(f"cannot create the state directory {where}: {exc}") from None
+    if db.exists() and db.is_dir():
+        raise StateWriteError(f"{db} is a directory, not a state database")
+    policy = config_mod.load_policy(cfg)
+    _guarded(where, lambda: _prepare_db(db, where, lock_timeout))
+    return StateStore(where, cfg, policy, lock_timeout)
+
+
+def _write_new(path: Path, text: str) -> None:
+    # Write then rename, so a crash never leaves a half-written config behind.
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
