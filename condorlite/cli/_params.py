@@ -32,3 +32,14 @@ NowOpt = Annotated[
         show_envvar=True,
     ),
 ]
+
+LockTimeoutOpt = Annotated[
+    float,
+    typer.Option(
+        "--lock-timeout",
+        help="Seconds to wait for another command holding the state before exiting 75.",
+        envvar="CONDORLITE_LOCK_TIMEOUT",
+        show_envvar=True,
+        min=0.0,
+    ),
+]
