@@ -17,6 +17,8 @@ from condorlite import __version__
 
 # Order here is the order of the commands in --help.
 COMMAND_MODULES: tuple[str, ...] = (
+    "userprio",
+    "edit",
 )
 
 app = typer.Typer(

@@ -1,0 +1,29 @@
+"""Opening the state from a command's options, and the clock: both belong to the CLI.
+
+``now_or_clock`` is the only place a command reads the real time; ``open_store`` turns
+``--state-dir`` / ``--lock-timeout`` into an opened ``StateStore`` (the store applies the
+state-dir resolution rule).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from condorlite.errors import UsageError
+from condorlite.store.db import StateStore, open_state
+
+DEFAULT_LOCK_TIMEOUT = 5.0
+
+
+def now_or_clock(now: float | None) -> float:
+    """``--now`` when given (must be finite and >= 0), else the wall clock."""
+    if now is None:
+        return float(int(time.time()))
+    if now != now or now in (float("inf"), float("-inf")) or now < 0:
+        raise UsageError(f"--now must be epoch seconds >= 0, not {now}")
+    return float(now)
+
+
+def open_store(state_dir: Path | None, lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> StateStore:
+    return open_state(state_dir, create=True, lock_timeout=lock_timeout)

@@ -1,0 +1,238 @@
+"""``condorlite userprio``: the accountant's records, as ``condor_userprio`` shows them.
+
+Priorities are shown as an update at ``--now`` would leave them (decayed, usage
+charged), without writing anything. By default, as HTCondor does, only records with
+usage in the 24 hours before ``--now`` are listed; naming records, ``--allusers`` or
+``--activefrom`` widen that. The same selection is used for the table, ``--long`` (one
+old-format ClassAd per record, HTCondor's accounting-ad attributes) and ``--json``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any
+
+import typer
+
+from condorlite.cli._params import JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
+from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, now_or_clock, open_store
+from condorlite.cli.errors import run_command
+from condorlite.cli.render import Result
+from condorlite.cli.userprio_table import (
+    ALL_FLAGS,
+    DEFAULT_FLAGS,
+    PRIORITY_FLAGS,
+    USAGE_FLAGS,
+    Row,
+    render_table,
+    sort_rows,
+)
+from condorlite.core.accounting import MIN_PRIORITY, Record, effective_priority, update_priorities
+from condorlite.errors import UsageError
+
+DAY = 86400
+
+
+def _epoch_or_none(value: float) -> int | float | None:
+    return None if value <= 0 else _num(value)
+
+
+def _num(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
+
+
+def record_json(rec: Record) -> dict[str, Any]:
+    """A record as the JSON contract spells it (snake_case HTCondor names).
+
+    Times are epoch seconds, null for never; ``ceiling`` is null with
+    ``ceiling_unlimited`` true when there is no ceiling.
+    """
+    return {
+        "name": rec.name,
+        "is_accounting_group": rec.is_accounting_group,
+        "accounting_group": rec.accounting_group,
+        "effective_priority": effective_priority(rec),
+        "real_priority": max(MIN_PRIORITY, rec.priority),
+        "priority_factor": rec.priority_factor,
+        "resources_used": rec.resources_used,
+        "weighted_resources_used": rec.weighted_resources_used,
+        "accumulated_usage": rec.accumulated_usage,
+        "weighted_accumulated_usage": rec.weighted_accumulated_usage,
+        "begin_usage_time": _epoch_or_none(rec.begin_usage_time),
+        "last_usage_time": _epoch_or_none(rec.last_usage_time),
+        "ceiling": None if rec.ceiling < 0 else rec.ceiling,
+        "ceiling_unlimited": rec.ceiling < 0,
+        "floor": rec.floor,
+    }
+
+
+def _ad_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def record_ad(rec: Record, last_update: float) -> list[str]:
+    """One record as HTCondor's accounting ad (old ClassAd syntax), attributes sorted.
+
+    ``Priority`` is the effective priority, as HTCondor reports it; ``RealPriority`` is
+    added so that importing the text back is exact.
+    """
+    attrs: dict[str, Any] = {
+        "AccountingGroup": rec.accounting_group,
+        "AccumulatedUsage": rec.accumulated_usage,
+        "BeginUsageTime": int(rec.begin_usage_time),
+        "Ceiling": rec.ceiling,
+        "Floor": rec.floor,
+        "IsAccountingGroup": rec.is_accounting_group,
+        "LastUpdate": int(last_update),
+        "LastUsageTime": int(rec.last_usage_time),
+        "MyType": "Accounting",
+        "Name": rec.name,
+        "Priority": effective_priority(rec),
+        "PriorityFactor": rec.priority_factor,
+        "RealPriority": max(MIN_PRIORITY, rec.priority),
+        "ResourcesUsed": rec.resources_used,
+        "WeightedAccumulatedUsage": rec.weighted_accumulated_usage,
+        "WeightedResourcesUsed": rec.weighted_resources_used,
+    }
+    return [f"{k} = {_ad_value(v)}" for k, v in attrs.items()]
+
+
+def parse_activefrom(text: str) -> float:
+    """``MM/DD/YYYY`` -> local midnight (HTCondor's CalcTime; 2-digit years < 50 are 20xx)."""
+    parts = text.split("/")
+    try:
+        month, day, year = (int(p) for p in parts)
+    except ValueError:
+        raise UsageError(f"--activefrom expects MM/DD/YYYY, not {text!r}") from None
+    if year < 50:
+        year += 2000
+    elif year < 100:
+        year += 1900
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        raise UsageError(f"--activefrom expects MM/DD/YYYY, not {text!r}")
+    try:
+        return time.mktime((year, month, day, 0, 0, 0, 0, 0, -1))
+    except (OverflowError, ValueError):
+        raise UsageError(f"--activefrom date out of range: {text!r}") from None
+
+
+def _wanted(rec: Record, names: list[str]) -> bool:
+    user = rec.name.partition("@")[0]
+    return any(n == rec.name or ("@" not in n and n == user) for n in names)
+
+
+def select_records(
+    records: dict[str, Record], names: list[str], min_last_usage: float
+) -> list[Record]:
+    """Named records (exact ``user@domain``, or by user part), else the active ones."""
+    chosen = []
+    for rec in records.values():
+        if names and not _wanted(rec, names):
+            continue
+        last = rec.last_usage_time if rec.last_usage_time != 0 else -1.0
+        if last < min_last_usage:
+            continue
+        chosen.append(rec)
+    return chosen
+
+
+def _flags(show_all: bool, usage: bool, priority: bool) -> frozenset[str]:
+    flags: set[str] = set()
+    if show_all:
+        flags |= ALL_FLAGS
+    if usage:
+        flags |= USAGE_FLAGS
+    if priority:
+        flags |= PRIORITY_FLAGS
+    return frozenset(flags) or DEFAULT_FLAGS
+
+
+def _row(rec: Record) -> Row:
+    return Row(
+        rec.name, effective_priority(rec), rec.priority_factor, rec.weighted_resources_used,
+        rec.weighted_accumulated_usage, rec.begin_usage_time, rec.last_usage_time,
+        rec.ceiling, rec.floor, rec.is_accounting_group,
+    )
+
+
+def build_userprio(
+    state_dir, now: float | None, names: list[str], show_all: bool, usage: bool,
+    priority: bool, allusers: bool, activefrom: str | None, long: bool, lock_timeout: float,
+) -> Result:
+    at = now_or_clock(now)
+    if names or allusers:
+        min_last = -1.0
+    elif activefrom:
+        min_last = parse_activefrom(activefrom)
+    else:
+        min_last = at - DAY
+    store = open_store(state_dir, lock_timeout)
+    with store.transaction(write=False) as tx:
+        stored = tx.load_accountant()
+    view = update_priorities(stored, store.policy, at)
+    flags = _flags(show_all, usage, priority)
+    rows = sort_rows([_row(r) for r in select_records(view.records, names, min_last)], flags)
+    chosen = [view.records[r.name] for r in rows]
+    data = {
+        "last_update": _num(at),
+        "state_last_update": None if stored.last_update_time is None
+        else _num(stored.last_update_time),
+        "records": [record_json(r) for r in chosen],
+    }
+
+    def human(console) -> None:
+        if long:
+            lines: list[str] = []
+            for rec in chosen:
+                lines.extend([*record_ad(rec, at), ""])
+            text = "\n".join(lines)
+        else:
+            text = "\n".join(render_table(rows, flags, at, min_last, len(view.records)))
+        console.print(text, markup=False, highlight=False, crop=False, overflow="ignore")
+
+    return Result(command="userprio", data=data, human=human)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("userprio")
+    def userprio(
+        names: Annotated[
+            list[str] | None,
+            typer.Argument(help="Show only these records (user@domain, or a user name)."),
+        ] = None,
+        show_all: Annotated[bool, typer.Option("--all", help="Show every column.")] = False,
+        usage: Annotated[bool, typer.Option("--usage", help="Show the usage columns.")] = False,
+        priority: Annotated[
+            bool, typer.Option("--priority", help="Show the priority columns.")
+        ] = False,
+        allusers: Annotated[
+            bool, typer.Option("--allusers", help="Show records without recent usage too.")
+        ] = False,
+        activefrom: Annotated[
+            str | None,
+            typer.Option("--activefrom", metavar="MM/DD/YYYY",
+                         help="Show records used since this local date."),
+        ] = None,
+        long: Annotated[
+            bool, typer.Option("--long", "-l", help="Print one ClassAd per record.")
+        ] = False,
+        state_dir: StateDirOpt = None,
+        now: NowOpt = None,
+        lock_timeout: LockTimeoutOpt = DEFAULT_LOCK_TIMEOUT,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Show user priorities and usage, as condor_userprio does."""
+        run_command(
+            "userprio",
+            as_json,
+            lambda: build_userprio(
+                state_dir, now, list(names or []), show_all, usage, priority, allusers,
+                activefrom, long, lock_timeout,
+            ),
+        )
