@@ -1,0 +1,334 @@
+"""A Pratt parser for ClassAd expressions, with one binding-power table.
+
+Precedence, lowest to highest (HTCondor's grammar in src/classad/source.cpp):
+
+====  ========================================  =====
+ bp   operators                                  assoc
+====  ========================================  =====
+  1   ``c ? a : b``, elvis ``a ?: b``            right
+  2   ``||``                                     left
+  3   ``&&``                                     left
+  4   ``|``                                      left
+  5   ``^``                                      left
+  6   ``&``                                      left
+  7   ``== != =?= =!= is isnt``                  left
+  8   ``< <= > >=``                              left
+  9   ``<< >> >>>``                              left
+ 10   ``+ -``                                    left
+ 11   ``* / %``                                  left
+ 12   prefix ``- + ! ~``                         right
+ 13   postfix ``.name`` and ``[index]``          left
+====  ========================================  =====
+
+Other rules, all as HTCondor parses them:
+
+* ``name(args)`` is a call only when a bare name is followed by ``(``.
+* ``MY.x``, ``TARGET.x``, ``PARENT.x`` (any case, also quoted) become a scoped
+  ``AttrRef``; ``.x`` is the absolute form; ``a.b`` on anything else is ``Select``.
+* ``? :`` with nothing between is the elvis operator, like ``?:``.
+* ``[ a = 1; ; b = 2; ]`` tolerates extra semicolons; a repeated name keeps its first
+  spelling and position and takes the last value.
+* Nesting deeper than ``MAX_DEPTH`` is a ``too_deep`` error (HTCondor stops at 1000;
+  Python's stack is the limit here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from condorlite.core.classad.ast import (
+    AttrRef,
+    Binary,
+    Call,
+    Conditional,
+    Elvis,
+    Expr,
+    ListExpr,
+    Literal,
+    Paren,
+    RecordExpr,
+    Select,
+    Subscript,
+    Unary,
+)
+from condorlite.core.classad.errors import ClassAdSyntaxError
+from condorlite.core.classad.lexer import Token, tokenize
+from condorlite.core.classad.values import Error, Undefined
+
+BINDING_POWER: dict[str, int] = {
+    "?": 1,
+    "?:": 1,
+    "||": 2,
+    "&&": 3,
+    "|": 4,
+    "^": 5,
+    "&": 6,
+    "==": 7,
+    "!=": 7,
+    "is": 7,
+    "isnt": 7,
+    "<": 8,
+    "<=": 8,
+    ">": 8,
+    ">=": 8,
+    "<<": 9,
+    ">>": 9,
+    ">>>": 9,
+    "+": 10,
+    "-": 10,
+    "*": 11,
+    "/": 11,
+    "%": 11,
+    ".": 13,
+    "[": 13,
+}
+PREFIX_BINDING = 12
+MAX_DEPTH = 200
+SCOPES = frozenset({"my", "target", "parent"})
+
+_DESCRIBE = {
+    "int": "integer",
+    "real": "real number",
+    "string": "string",
+    "ident": "name",
+    "bool": "boolean",
+    "undefined": "'undefined'",
+    "error": "'error'",
+    "eof": "end of input",
+}
+
+
+def parse_expr(text: str, *, old: bool = False) -> Expr:
+    """Parse one whole expression. ``old=True`` reads strings with the old-ClassAd rule.
+
+    Raises ``ClassAdSyntaxError`` (and nothing else) for any bad text.
+    """
+    parser = _Parser(text, old)
+    return parser.guarded(parser.whole_expression)
+
+
+def parse_records(text: str) -> Iterator[RecordExpr]:
+    """Parse a sequence of ``[ ... ]`` ads (new syntax), comments allowed between them."""
+    parser = _Parser(text, False)
+    while parser.peek().kind != "eof":
+        yield parser.guarded(parser.top_record)
+
+
+class _Parser:
+    __slots__ = ("depth", "i", "text", "tokens")
+
+    def __init__(self, text: str, old: bool) -> None:
+        if not isinstance(text, str):
+            raise TypeError(f"ClassAd text must be str, not {type(text).__name__}")
+        self.text = text
+        self.tokens: list[Token] = tokenize(text, old=old)
+        self.i = 0
+        self.depth = 0
+
+    # -- plumbing ---------------------------------------------------------------------
+
+    def guarded(self, action: Callable[[], Expr]) -> Expr:
+        try:
+            return action()
+        except RecursionError:
+            # MAX_DEPTH normally stops first; this covers callers already deep in the stack.
+            self.depth = 0
+            raise self.error("too_deep", "expression is nested too deeply", self.peek()) from None
+
+    def peek(self) -> Token:
+        return self.tokens[self.i]
+
+    def take(self) -> Token:
+        tok = self.tokens[self.i]
+        if tok.kind != "eof":
+            self.i += 1
+        return tok
+
+    def error(self, kind: str, message: str, tok: Token) -> ClassAdSyntaxError:
+        return ClassAdSyntaxError(
+            kind, message, line=tok.line, column=tok.column, source=self.text
+        )
+
+    def unexpected(self, tok: Token, wanted: str | None = None) -> ClassAdSyntaxError:
+        found = _DESCRIBE.get(tok.kind, f"'{tok.kind}'")
+        if tok.kind == "ident":
+            found = f"name {tok.value!r}"
+        message = f"expected {wanted} but found {found}" if wanted else f"unexpected {found}"
+        kind = "unexpected_end" if tok.kind == "eof" else "unexpected_token"
+        return self.error(kind, message, tok)
+
+    def expect(self, kind: str, wanted: str) -> Token:
+        tok = self.take()
+        if tok.kind != kind:
+            raise self.unexpected(tok, wanted)
+        return tok
+
+    # -- entry points -----------------------------------------------------------------
+
+    def whole_expression(self) -> Expr:
+        expr = self.expression(0)
+        tok = self.peek()
+        if tok.kind != "eof":
+            raise self.unexpected(tok, "an operator or the end of the expression")
+        return expr
+
+    def top_record(self) -> RecordExpr:
+        tok = self.take()
+        if tok.kind != "[":
+            raise self.unexpected(tok, "'[' starting a ClassAd")
+        return self.record(tok)
+
+    # -- the Pratt loop ---------------------------------------------------------------
+
+    def expression(self, rbp: int) -> Expr:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise self.error("too_deep", "expression is nested too deeply", self.peek())
+        tok = self.take()
+        nud = _NUD.get(tok.kind)
+        if nud is None:
+            raise self.unexpected(tok, "an expression")
+        left = nud(self, tok)
+        tokens = self.tokens
+        while True:
+            kind = tokens[self.i].kind
+            if BINDING_POWER.get(kind, 0) <= rbp:
+                break
+            self.i += 1
+            left = _LED[kind](self, kind, left)
+        self.depth -= 1
+        return left
+
+    # -- prefix handlers (nud) --------------------------------------------------------
+
+    def literal(self, tok: Token) -> Expr:
+        return Literal(tok.value)
+
+    def undefined(self, tok: Token) -> Expr:
+        return Literal(Undefined)
+
+    def error_literal(self, tok: Token) -> Expr:
+        return Literal(Error)
+
+    def name(self, tok: Token) -> Expr:
+        if self.peek().kind != "(":
+            return AttrRef(tok.value)
+        self.i += 1
+        args: list[Expr] = []
+        if self.peek().kind == ")":
+            self.i += 1
+            return Call(tok.value, ())
+        while True:
+            args.append(self.expression(0))
+            sep = self.take()
+            if sep.kind == ")":
+                return Call(tok.value, tuple(args))
+            if sep.kind != ",":
+                raise self.unexpected(sep, "',' or ')' in the argument list")
+
+    def absolute(self, tok: Token) -> Expr:
+        name = self.expect("ident", "a name after '.'")
+        return AttrRef(name.value, "absolute")
+
+    def paren(self, tok: Token) -> Expr:
+        inner = self.expression(0)
+        self.expect(")", "')'")
+        return Paren(inner)
+
+    def list_(self, tok: Token) -> Expr:
+        if self.peek().kind == "}":
+            self.i += 1
+            return ListExpr(())
+        items: list[Expr] = []
+        while True:
+            items.append(self.expression(0))
+            sep = self.take()
+            if sep.kind == "}":
+                return ListExpr(tuple(items))
+            if sep.kind != ",":
+                raise self.unexpected(sep, "',' or '}' in the list")
+
+    def record(self, tok: Token) -> RecordExpr:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise self.error("too_deep", "expression is nested too deeply", tok)
+        names: list[str] = []
+        values: list[Expr] = []
+        index: dict[str, int] = {}
+        while True:
+            head = self.take()
+            if head.kind == "]":
+                break
+            if head.kind == ";":
+                continue
+            if head.kind != "ident":
+                raise self.unexpected(head, "an attribute name or ']'")
+            self.expect("=", "'=' after the attribute name")
+            value = self.expression(0)
+            key = head.value.lower()
+            if key in index:
+                values[index[key]] = value
+            else:
+                index[key] = len(names)
+                names.append(head.value)
+                values.append(value)
+            follow = self.peek()
+            if follow.kind not in (";", "]"):
+                raise self.unexpected(follow, "';' or ']' after the attribute")
+        self.depth -= 1
+        return RecordExpr(tuple(zip(names, values, strict=True)))
+
+    def prefix(self, tok: Token) -> Expr:
+        return Unary(tok.kind, self.expression(PREFIX_BINDING))
+
+    # -- infix and postfix handlers (led) ---------------------------------------------
+
+    def binary(self, op: str, left: Expr) -> Expr:
+        return Binary(op, left, self.expression(BINDING_POWER[op]))
+
+    def select(self, op: str, left: Expr) -> Expr:
+        name = self.expect("ident", "a name after '.'")
+        if type(left) is AttrRef and left.scope is None and left.name.lower() in SCOPES:
+            return AttrRef(name.value, left.name.lower(), left.name)
+        return Select(left, name.value)
+
+    def subscript(self, op: str, left: Expr) -> Expr:
+        index = self.expression(0)
+        self.expect("]", "']' closing the subscript")
+        return Subscript(left, index)
+
+    def ternary(self, op: str, left: Expr) -> Expr:
+        if self.peek().kind == ":":
+            self.i += 1
+            return Elvis(left, self.expression(0))
+        then = self.expression(0)
+        self.expect(":", "':' in the conditional expression")
+        return Conditional(left, then, self.expression(0))
+
+    def elvis(self, op: str, left: Expr) -> Expr:
+        return Elvis(left, self.expression(0))
+
+
+_NUD: dict[str, Callable[[_Parser, Token], Expr]] = {
+    "int": _Parser.literal,
+    "real": _Parser.literal,
+    "string": _Parser.literal,
+    "bool": _Parser.literal,
+    "undefined": _Parser.undefined,
+    "error": _Parser.error_literal,
+    "ident": _Parser.name,
+    ".": _Parser.absolute,
+    "(": _Parser.paren,
+    "{": _Parser.list_,
+    "[": _Parser.record,
+    "-": _Parser.prefix,
+    "+": _Parser.prefix,
+    "!": _Parser.prefix,
+    "~": _Parser.prefix,
+}
+
+_LED: dict[str, Callable[[_Parser, str, Expr], Expr]] = {
+    op: _Parser.binary for op, bp in BINDING_POWER.items() if 2 <= bp <= 11
+}
+_LED.update({".": _Parser.select, "[": _Parser.subscript, "?": _Parser.ternary})
+_LED["?:"] = _Parser.elvis
