@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""Time ``condorlite negotiate --dry-run --json`` on generated pools of given sizes.
+
+For each ``--size SLOTSxJOBS`` the harness generates a pool with ``genpool`` (or reuses
+one already in ``--work-dir`` made from the same spec), runs the whole command in a
+child process with a fresh state directory, and reports:
+
+* ``wall_s``: the child's wall-clock time, reading the ads included (best of
+  ``--repeat`` runs);
+* ``match_s``: the matchmaking time the cycle itself reports (the first numeric
+  statistic whose name mentions "match" and a duration, see ``matchmaking_seconds``);
+* ``rss_mib``: the child's peak resident set size (``ru_maxrss`` from ``os.wait4`` in
+  a small launcher process, so only that child is counted), the largest over repeats;
+* ``matches``: how many matches the cycle made (a sanity check that work was done).
+
+The pool spec (submitters, autoclusters, seed, format) is the same for every size, so
+rows differ only in size. Usage::
+
+    python benchmarks/negotiate.py --size 1000x10000 --size 10000x100000 \\
+        --submitters 100 --autoclusters 500 --format old --work-dir /tmp/bench
+
+Prints a Markdown table (or JSON with ``--json``). Exit status 1 when a run fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import genpool  # a sibling script, not an installed package
+
+#: The --now every run uses: the generator's fixed clock, so runs are comparable.
+NOW = genpool.BASE_TIME
+
+
+@dataclass
+class Run:
+    slots: int
+    jobs: int
+    submitters: int
+    autoclusters: int
+    format: str
+    gen_s: float
+    wall_s: float
+    match_s: float | None
+    rss_mib: float
+    matches: int | None
+    exit_code: int
+    timings: dict[str, float]
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``"10000x100000"`` -> (10000, 100000); also accepts k/M suffixes (``10kx100k``)."""
+    def number(part: str) -> int:
+        part = part.strip().lower()
+        scale = {"k": 1_000, "m": 1_000_000}.get(part[-1:], 1)
+        digits = part[:-1] if scale != 1 else part
+        if not digits.isdigit():
+            raise argparse.ArgumentTypeError(f"bad size {text!r} (want SLOTSxJOBS)")
+        return int(digits) * scale
+    parts = text.lower().split("x")
+    if len(parts) != 2:
+        raise argparse.ArgumentTypeError(f"bad size {text!r} (want SLOTSxJOBS)")
+    return number(parts[0]), number(parts[1])
+
+
+def cycle_timings(cycle: dict[str, Any]) -> dict[str, float]:
+    """The numeric duration statistics of a cycle (keys naming a duration or seconds)."""
+    out: dict[str, float] = {}
+    for key, value in cycle.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        low = key.lower()
+        if "duration" in low or low.endswith(("_seconds", "_s", "_time_s")):
+            out[key] = float(value)
+    return out
+
+
+def matchmaking_seconds(timings: dict[str, float]) -> float | None:
+    """The matchmaking phase: a duration whose name mentions "match" (HTCondor calls it
+    ``LastNegotiationCycleMatchmakingDuration``), else None."""
+    for key in sorted(timings):
+        if "match" in key.lower():
+            return timings[key]
+    return None
+
+
+def ensure_pool(spec: genpool.PoolSpec, fmt: str, work_dir: Path) -> tuple[genpool.PoolFiles,
+                                                                            float]:
+    """Generate the pool into a directory named after the spec, unless it is there."""
+    name = (f"s{spec.slots}-j{spec.jobs}-u{spec.submitters}-a{spec.autoclusters}"
+            f"-seed{spec.seed}-{fmt}")
+    out = work_dir / name
+    stamp = out / "spec.json"
+    wanted = json.dumps({**asdict(spec), "format": fmt}, sort_keys=True)
+    ext = "ads" if fmt == "old" else "json"
+    if stamp.exists() and stamp.read_text() == wanted:
+        return genpool.PoolFiles(out / f"slots.{ext}", out / f"jobs.{ext}", spec.slots,
+                                 spec.jobs), 0.0
+    start = time.perf_counter()
+    files = genpool.write_pool(spec, out, fmt)
+    stamp.write_text(wanted)
+    return files, time.perf_counter() - start
+
+
+#: Runs the command as its own child and reports that child's wall time and peak RSS.
+#: A process's ru_maxrss starts from the memory of the process it was forked from, so
+#: forking condorlite from this (bigger) harness would inflate the figure; forking it
+#: from a fresh, small interpreter keeps the inherited part to a few MiB.
+LAUNCHER = """
+import os, sys, time
+report, argv = sys.argv[1], sys.argv[2:]
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(argv[0], argv)
+    finally:
+        os._exit(127)
+_pid, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - start
+with open(report, "w") as out:
+    out.write(f"{wall} {usage.ru_maxrss}")
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def run_once(command: list[str], files: genpool.PoolFiles) -> tuple[float, float, int, dict]:
+    """(wall seconds, peak RSS MiB, exit code, parsed JSON or {}) of one child run."""
+    state = Path(tempfile.mkdtemp(prefix="condorlite-bench-"))
+    try:
+        report = state.parent / (state.name + ".usage")
+        argv = [*command, "negotiate", "--dry-run", "--json", "--slots", str(files.slots_path),
+                "--jobs", str(files.jobs_path), "--state-dir", str(state), "--now", str(NOW)]
+        with tempfile.TemporaryFile() as out:
+            proc = subprocess.run([sys.executable, "-c", LAUNCHER, str(report), *argv],
+                                  stdout=out, stderr=subprocess.DEVNULL, check=False)
+            out.seek(0)
+            try:
+                doc = json.loads(out.read().decode("utf-8"))
+            except (ValueError, UnicodeDecodeError):
+                doc = {}
+        wall, maxrss_kib = (float(x) for x in report.read_text().split())
+        report.unlink()
+        return wall, maxrss_kib / 1024.0, proc.returncode, doc
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def measure(spec: genpool.PoolSpec, fmt: str, work_dir: Path, command: list[str],
+            repeat: int) -> Run:
+    files, gen_s = ensure_pool(spec, fmt, work_dir)
+    best_wall, peak_rss, code, doc = float("inf"), 0.0, 0, {}
+    for _ in range(repeat):
+        wall, rss, code, doc = run_once(command, files)
+        best_wall, peak_rss = min(best_wall, wall), max(peak_rss, rss)
+        if code != 0:
+            break
+    data = doc.get("data") or {}
+    cycle = data.get("cycle") or {}
+    timings = cycle_timings(cycle)
+    matches = data.get("matches")
+    return Run(spec.slots, spec.jobs, spec.submitters, spec.autoclusters, fmt, round(gen_s, 2),
+               round(best_wall, 3), matchmaking_seconds(timings), round(peak_rss, 1),
+               len(matches) if isinstance(matches, list) else None, code, timings)
+
+
+def markdown(runs: list[Run]) -> str:
+    head = ("| slots | jobs | submitters | autoclusters | format | wall s | matchmaking s "
+            "| peak RSS MiB | matches | exit |")
+    lines = [head, "|" + "---|" * 10]
+    for r in runs:
+        match = "n/a" if r.match_s is None else f"{r.match_s:.3f}"
+        lines.append(f"| {r.slots} | {r.jobs} | {r.submitters} | {r.autoclusters} | {r.format} "
+                     f"| {r.wall_s:.2f} | {match} | {r.rss_mib:.0f} | "
+                     f"{'n/a' if r.matches is None else r.matches} | {r.exit_code} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size", type=parse_size, action="append", required=True,
+                        help="SLOTSxJOBS, e.g. 10000x100000 or 10kx100k (repeatable)")
+    parser.add_argument("--submitters", type=int, default=100)
+    parser.add_argument("--autoclusters", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--format", choices=("old", "json"), default="old")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per size (best wall time)")
+    parser.add_argument("--work-dir", type=Path, default=None,
+                        help="keep generated pools here (default: a temporary directory)")
+    parser.add_argument("--command", default=f"{sys.executable} -m condorlite",
+                        help="how to run condorlite (default: this Python -m condorlite)")
+    parser.add_argument("--json", action="store_true", help="print the runs as JSON")
+    args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat must be >= 1")
+    temp = None
+    work_dir = args.work_dir
+    if work_dir is None:
+        temp = tempfile.TemporaryDirectory(prefix="condorlite-pools-")
+        work_dir = Path(temp.name)
+    try:
+        runs = []
+        for slots, jobs in args.size:
+            spec = genpool.PoolSpec(slots=slots, jobs=jobs, submitters=args.submitters,
+                                    autoclusters=args.autoclusters, seed=args.seed)
+            runs.append(measure(spec, args.format, work_dir, args.command.split(),
+                                args.repeat))
+            if not args.json:
+                print(f"done {slots}x{jobs}: {runs[-1].wall_s:.2f} s", file=sys.stderr)
+    finally:
+        if temp is not None:
+            temp.cleanup()
+    if args.json:
+        print(json.dumps([asdict(r) for r in runs], indent=2))
+    else:
+        print(markdown(runs))
+    return 0 if all(r.exit_code == 0 for r in runs) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
