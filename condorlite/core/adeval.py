@@ -1,0 +1,89 @@
+"""The negotiator's narrow door into ClassAd-lite: look up, evaluate, coerce.
+
+Every evaluation the negotiation code makes goes through these few functions, so the
+rest of the negotiator never depends on the evaluator's calling conventions, and the
+coercions HTCondor's negotiator applies are spelled out once:
+
+* a rank (``EvalNegotiatorMatchRank``, the job's ``Rank``) is a number; booleans count
+  as 1/0; anything else (undefined, error, string) gives the rank's fallback;
+* a policy test (``PREEMPTION_REQUIREMENTS``, ``MY.Rank > MY.CurrentRank``) holds only
+  when it evaluates to boolean true: undefined and error are "no".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import MutableMapping
+from typing import Any
+
+from condorlite.core.classad.ast import Expr, Literal
+from condorlite.core.classad.evaluator import evaluate, evaluate_attribute, requirements_hold
+from condorlite.core.classad.values import Error, Undefined
+
+#: A ClassAd: a case-insensitive mapping of attribute name to expression.
+ClassAd = MutableMapping[str, Any]
+
+__all__ = [
+    "ClassAd",
+    "Error",
+    "Undefined",
+    "as_bool",
+    "as_float",
+    "as_int",
+    "as_str",
+    "attr",
+    "eval_attr",
+    "eval_expr",
+    "literal",
+    "requirements_hold",
+]
+
+
+def attr(ad: ClassAd, name: str) -> Expr | None:
+    """The expression bound to ``name`` in ``ad`` (case-insensitive), or None."""
+    return ad.get(name)
+
+
+def eval_attr(ad: ClassAd, name: str, target: ClassAd | None = None, now: float | None = None):
+    """Evaluate attribute ``name`` of ``ad`` (MY = ad, TARGET = target)."""
+    return evaluate_attribute(ad, name, target, now=None if now is None else int(now))
+
+
+def eval_expr(expr: Expr, my: ClassAd, target: ClassAd | None, now: float | None = None):
+    """Evaluate a free-standing expression with MY = ``my`` and TARGET = ``target``."""
+    return evaluate(expr, my, target, now=None if now is None else int(now))
+
+
+def literal(value: object) -> Expr:
+    """A literal node, for the attributes the negotiator inserts into ads."""
+    return Literal(value)
+
+
+def as_float(value: object) -> float | None:
+    """A ClassAd number as a float (booleans as 1/0); None for anything else."""
+    if value is Undefined or value is Error:
+        return None
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, int | float):
+        number = float(value)
+        return number if not math.isnan(number) else None
+    return None
+
+
+def as_int(value: object) -> int | None:
+    """A ClassAd integer (reals truncated toward zero, as HTCondor's LookupInteger)."""
+    number = as_float(value)
+    if number is None or isinstance(value, bool) or math.isinf(number):
+        return None
+    return int(number)
+
+
+def as_bool(value: object) -> bool:
+    """True only for the boolean true (undefined, error and non-booleans are false)."""
+    return value is True
+
+
+def as_str(value: object) -> str | None:
+    """A ClassAd string, or None."""
+    return value if isinstance(value, str) else None

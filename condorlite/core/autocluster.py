@@ -1,0 +1,152 @@
+"""Autoclusters: jobs that are the same request as far as matchmaking can tell.
+
+HTCondor's schedd groups jobs by the values of their *significant attributes*, the job
+attributes any matchmaking expression can read (seed 004). condorlite computes the set
+the same way, from the ads of this cycle:
+
+1. every name the slot ads' ``Requirements`` and ``Rank`` refer to, followed through the
+   slot ad's own attributes (``Requirements = Start && WithinResourceLimits`` reaches
+   the names ``WithinResourceLimits`` uses), whatever the scope: a bare name a slot does
+   not define is looked up in the job;
+2. every name the policy expressions refer to (``NEGOTIATOR_PRE_JOB_RANK``,
+   ``NEGOTIATOR_POST_JOB_RANK``, ``PREEMPTION_REQUIREMENTS``, ``PREEMPTION_RANK``),
+   followed through slot ads the same way;
+3. for each job, its ``Requirements``, ``Rank`` and ``Request*`` attributes, and every
+   job attribute those (and the names of 1-2) reach inside the job ad.
+
+Two jobs whose ads bind every name of that closure to the same expression evaluate the
+same against every slot, so one evaluation per (autocluster, slot shape) serves them
+all: that is the *match class* of a job, and it is always computed this way.
+
+``SIGNIFICANT_ATTRIBUTES``, when configured, replaces the computed set for grouping
+only: jobs then form *autoclusters* by the configured names (``ClusterId`` gives the
+pre-6.7.15 per-cluster behaviour), and that grouping decides which jobs are skipped
+after a rejection. Evaluations are still shared only within match classes, so a loose
+configured list can skip jobs (as in HTCondor) but never gives a wrong match.
+
+Ids are assigned in queue order (submitter name, then JobPrio desc, QDate, ClusterId,
+ProcId), counting from 1, so they do not depend on input order or hashing.
+
+Slot shapes: slots whose ads bind the names matchmaking reads to the same expressions
+(and that are held by the same user at the same CurrentRank) are one shape; see
+``slot_shape_key``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.ast import Expr
+from condorlite.core.classad.refs import names as expr_names
+from condorlite.core.model import Job, Slot
+
+REQUEST_PREFIX = "request"
+ALWAYS_SIGNIFICANT = ("requirements", "rank")
+
+
+def closure(ad: ClassAd, start: Iterable[str]) -> frozenset[str]:
+    """``start`` plus every name reached by following the ad's own attributes."""
+    seen: set[str] = set()
+    todo = [name.lower() for name in start]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        expr = adeval.attr(ad, name)
+        if expr is not None:
+            todo.extend(expr_names(expr) - seen)
+    return frozenset(seen)
+
+
+def project(ad: ClassAd, names: Iterable[str]) -> tuple[tuple[str, Expr], ...]:
+    """The ad's bindings of ``names`` (absent names left out), in name order."""
+    out = []
+    for name in sorted(names):
+        expr = adeval.attr(ad, name)
+        if expr is not None:
+            out.append((name, expr))
+    return tuple(out)
+
+
+def slot_side_names(slots: Iterable[Slot], policy_exprs: Iterable[Expr]) -> frozenset[str]:
+    """Steps 1-2: names slot Requirements/Rank and the policy expressions reach."""
+    roots = set(ALWAYS_SIGNIFICANT)
+    for expr in policy_exprs:
+        roots |= expr_names(expr)
+    found: set[str] = set()
+    for slot in slots:
+        found |= closure(slot.ad, roots)
+    return frozenset(found | roots)
+
+
+def request_names(ad: ClassAd) -> frozenset[str]:
+    """The job's ``Request*`` attribute names (lower-cased)."""
+    return frozenset(k.lower() for k in ad if k.lower().startswith(REQUEST_PREFIX))
+
+
+@dataclass(frozen=True)
+class Autoclusters:
+    """The grouping of one cycle's idle jobs.
+
+    ``cluster_of[job id]`` is the autocluster (the unit of skipping after a
+    rejection); ``match_class_of[job id]`` the unit of shared evaluation;
+    ``representative[match class]`` the first job of that class in queue order.
+    ``job_names`` is every job-side name the classes were keyed on (used to decide
+    which slot attributes matter).
+    """
+
+    significant: frozenset[str]
+    configured: tuple[str, ...] | None
+    cluster_of: dict[str, int]
+    match_class_of: dict[str, int]
+    representative: dict[int, Job]
+    job_names: frozenset[str]
+
+    @property
+    def count(self) -> int:
+        return len(set(self.cluster_of.values()))
+
+
+def build(
+    jobs: list[Job], significant: frozenset[str], configured: tuple[str, ...] | None
+) -> Autoclusters:
+    """Group ``jobs`` (any order) into autoclusters and match classes (step 3)."""
+    ordered = sorted(jobs, key=lambda j: (j.submitter, j.queue_key(), j.index))
+    class_ids: dict[object, int] = {}
+    cluster_ids: dict[object, int] = {}
+    cluster_of: dict[str, int] = {}
+    match_class_of: dict[str, int] = {}
+    representative: dict[int, Job] = {}
+    job_names: set[str] = set()
+    configured_lower = tuple(n.lower() for n in configured) if configured else None
+    for job in ordered:
+        reach = closure(job.ad, significant | request_names(job.ad))
+        job_names |= reach
+        key = project(job.ad, reach)
+        cid = class_ids.setdefault(key, len(class_ids) + 1)
+        match_class_of[job.id] = cid
+        representative.setdefault(cid, job)
+        if configured_lower is None:
+            cluster_key: object = key
+        else:
+            cluster_key = project(job.ad, configured_lower)
+        cluster_of[job.id] = cluster_ids.setdefault(cluster_key, len(cluster_ids) + 1)
+    return Autoclusters(
+        significant=significant,
+        configured=configured,
+        cluster_of=cluster_of,
+        match_class_of=match_class_of,
+        representative=representative,
+        job_names=frozenset(job_names),
+    )
+
+
+def slot_shape_key(slot_ad: ClassAd, names: Iterable[str], extra: tuple = ()) -> tuple:
+    """The shape of a slot: its bindings of ``names`` (followed through the slot ad)
+    plus ``extra`` (who holds it, its CurrentRank, which policy ranks depend on the
+    job). Slots with equal keys evaluate identically against any job."""
+    return (extra, project(slot_ad, closure(slot_ad, names)))

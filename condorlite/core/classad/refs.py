@@ -1,0 +1,80 @@
+"""Which attribute names an expression refers to, found by walking its tree.
+
+``references(expr)`` returns a frozenset of ``(scope, name)`` pairs, name lower-cased
+(ClassAd names are case-insensitive) and scope as the parser stored it: ``None`` for a
+bare name, ``"my"``, ``"target"``, ``"parent"`` or ``"absolute"``. ``Select`` nodes whose
+base is an attribute reference contribute the base's reference; names inside a nested
+record literal are included too, so the answer may be a superset of what an evaluation
+reads but never a subset (autoclustering relies on that: missing a name would merge jobs
+that match differently, an extra name only splits an autocluster in two).
+
+The walk is iterative (a stack, not recursion), so deeply nested expressions cannot hit
+Python's recursion limit.
+"""
+
+from __future__ import annotations
+
+from condorlite.core.classad.ast import (
+    AttrRef,
+    Binary,
+    Call,
+    Conditional,
+    Elvis,
+    Expr,
+    ListExpr,
+    Literal,
+    Paren,
+    RecordExpr,
+    Select,
+    Subscript,
+    Unary,
+)
+
+Ref = tuple[str | None, str]
+
+
+def _children(node: Expr) -> tuple[Expr, ...]:
+    match node:
+        case Literal() | AttrRef():
+            return ()
+        case Select(base=base):
+            return (base,)
+        case Subscript(base=base, index=index):
+            return (base, index)
+        case Unary(operand=operand):
+            return (operand,)
+        case Binary(left=left, right=right):
+            return (left, right)
+        case Conditional(cond=cond, then=then, otherwise=otherwise):
+            return (cond, then, otherwise)
+        case Elvis(left=left, right=right):
+            return (left, right)
+        case Paren(inner=inner):
+            return (inner,)
+        case Call(args=args):
+            return args
+        case ListExpr(items=items):
+            return items
+        case RecordExpr(attrs=attrs):
+            return tuple(value for _, value in attrs)
+    return ()
+
+
+def references(expr: Expr | None) -> frozenset[Ref]:
+    """Every ``(scope, lower-cased name)`` the expression refers to."""
+    if expr is None:
+        return frozenset()
+    found: set[Ref] = set()
+    stack: list[Expr] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, AttrRef):
+            found.add((node.scope, node.name.lower()))
+            continue
+        stack.extend(_children(node))
+    return frozenset(found)
+
+
+def names(expr: Expr | None) -> frozenset[str]:
+    """The lower-cased names the expression refers to, whatever their scope."""
+    return frozenset(name for _, name in references(expr))

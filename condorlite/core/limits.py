@@ -1,0 +1,39 @@
+"""Fair-share limits (HTCondor's calculateNormalizationFactor / calculateSubmitterLimit).
+
+For the submitters still negotiating in a pie spin, with ``P`` the pool size (the sum
+of every slot's weight, claimed ones included) and ``U_i`` what submitter ``i`` uses
+now (its usage changes as matches are made during the cycle)::
+
+    share_i = (1 / EUP_i) / sum_j (1 / EUP_j)          (= maxEUP/EUP_i / sum maxEUP/EUP_j)
+    limit_i = max(0, share_i * P - U_i)
+    pie     = sum_i limit_i
+
+In the floor round, ``limit_i = min(Floor_i, limit_i)``. A limit larger than the pie
+left is cut to it. The round-up rule (``permits``): a match of cost ``c`` is allowed
+when ``used + c <= limit``, or when nothing has been used yet in this spin and the
+limit is positive, so a fraction of a slot left over is not stranded between users.
+"""
+
+from __future__ import annotations
+
+
+def shares(eups: dict[str, float]) -> dict[str, float]:
+    """Each submitter's fraction of the pool (they sum to 1)."""
+    if not eups:
+        return {}
+    top = max(eups.values())
+    weights = {name: top / eup for name, eup in eups.items()}
+    total = sum(weights.values())
+    return {name: w / total for name, w in weights.items()}
+
+
+def limit(share: float, pool: float, usage: float) -> float:
+    """What a submitter may still take: ``max(0, share * pool - usage)``."""
+    return max(0.0, share * pool - usage)
+
+
+def permits(used: float, cost: float, allowed: float) -> bool:
+    """HTCondor's SubmitterLimitPermits, round-up rule included."""
+    if used + cost <= allowed:
+        return True
+    return used <= 0 < allowed

@@ -1,0 +1,287 @@
+"""Candidates for one request: symmetric match, rank keys, preemption reason.
+
+For a job J of submitter S and each available offer O (HTCondor's
+``matchmakingAlgorithm``):
+
+1. J and O must match: both ``Requirements`` true (each with itself as MY and the other
+   as TARGET); a partitionable slot must also have what J requests left.
+2. An offer nobody holds is a candidate by reason *no preemption*. An offer held by H:
+   *rank* if the slot's ``Rank`` of J is greater than its ``CurrentRank``; else, if H is
+   not S, *priority*, provided ``PREEMPTION_REQUIREMENTS`` (MY = slot, TARGET = J, with
+   the negotiator's attributes ``RemoteUserPrio``, ``RemoteUserResourcesInUse``,
+   ``RemoteGroup`` in the slot and ``SubmitterUserPrio``, ``SubmittorPrio``,
+   ``SubmitterUserResourcesInUse``, ``SubmitterGroup`` in the job) is boolean true and
+   the slot's Rank of J is at least its CurrentRank; an offer held by S itself is never
+   a candidate. When only rank preemption is being considered (first pie spin, over
+   the submitter limit) only *rank* candidates count.
+3. Candidates are ordered by, higher first: ``NEGOTIATOR_PRE_JOB_RANK``, the job's
+   ``Rank``, ``NEGOTIATOR_POST_JOB_RANK``, the reason (no preemption > rank > priority),
+   ``PREEMPTION_RANK`` (only for preempting candidates); then by slot Name (ascending),
+   where HTCondor keeps whichever it met first.
+
+Negotiator ranks are numbers: one that is undefined, an error or not a number ranks
+lowest (-FLT_MAX), and each is rounded to single precision as HTCondor stores it; a job
+``Rank`` that is not a number is 0.
+
+Evaluations are shared: a pair is evaluated once per (match class, slot shape) (see
+``autocluster``), and a policy rank that reads nothing from the job in a given slot is
+evaluated once per slot.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.autocluster import slot_shape_key
+from condorlite.core.classad.ast import Expr, Literal
+from condorlite.core.classad.parser import parse_expr
+from condorlite.core.classad.refs import references
+from condorlite.core.model import (
+    NO_PREEMPTION,
+    PRIO_PREEMPTION,
+    RANK_PREEMPTION,
+    REASON_ORDER,
+)
+from condorlite.core.offers import BASE_RESOURCES, Offer, requested
+from condorlite.core.policy import Policy
+
+FLT_MAX = 3.4028234663852886e38
+#: Names the negotiator inserts into job ads before matching.
+SUBMITTER_ATTRS = (
+    "SubmitterUserPrio", "SubmittorPrio", "SubmitterUserResourcesInUse", "SubmitterGroup",
+    "SubmitterNegotiatingGroup", "SubmitterAutoregroup",
+)
+#: Names the negotiator inserts into the ads of claimed slots.
+REMOTE_ATTRS = ("RemoteUserPrio", "RemoteUserResourcesInUse", "RemoteGroup")
+
+PRE, POST, PRANK = "pre", "post", "prank"
+
+
+def as_rank(value: object) -> float:
+    """A negotiator rank: a number rounded to single precision, else -FLT_MAX."""
+    number = adeval.as_float(value)
+    if number is None:
+        return -FLT_MAX
+    if abs(number) > FLT_MAX:
+        return FLT_MAX if number > 0 else -FLT_MAX
+    return struct.unpack("f", struct.pack("f", number))[0]
+
+
+def _is_false_literal(expr: Expr | None) -> bool:
+    return isinstance(expr, Literal) and expr.value is False
+
+
+@dataclass(frozen=True)
+class PolicyExprs:
+    """The policy expressions, parsed once per cycle."""
+
+    pre: Expr
+    post: Expr
+    preemption_rank: Expr
+    preemption_requirements: Expr
+
+    @classmethod
+    def from_policy(cls, policy: Policy) -> PolicyExprs:
+        return cls(
+            pre=parse_expr(policy.negotiator_pre_job_rank),
+            post=parse_expr(policy.negotiator_post_job_rank),
+            preemption_rank=parse_expr(policy.preemption_rank),
+            preemption_requirements=parse_expr(policy.preemption_requirements),
+        )
+
+    def all(self) -> tuple[Expr, ...]:
+        return (self.pre, self.post, self.preemption_rank, self.preemption_requirements)
+
+
+def reads_job(slot_ad: ClassAd, expr: Expr, job_defined: frozenset[str]) -> tuple[bool, set[str]]:
+    """Whether ``expr`` evaluated in this slot can read anything from a job, and the
+    names it reaches in the slot. A ``TARGET.`` reference reads the job; so does a name
+    the slot does not define that some job defines (the alternate scope)."""
+    seen: set[str] = set()
+    todo = list(references(expr))
+    reads = False
+    while todo:
+        scope, name = todo.pop()
+        if scope == "target":
+            reads = True
+            continue
+        if name in seen:
+            continue
+        seen.add(name)
+        bound = adeval.attr(slot_ad, name)
+        if bound is not None:
+            todo.extend(references(bound))
+        elif name in job_defined:
+            reads = True
+    return reads, seen
+
+
+@dataclass(frozen=True)
+class PairEval:
+    """A job class evaluated against a slot shape."""
+
+    match: bool
+    job_rank: float = 0.0
+    slot_rank: float = 0.0
+    dependent: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Candidates:
+    """The ordered candidates of one request, consumed from the front (HTCondor's
+    MatchList), with the counts behind a rejection reason."""
+
+    entries: list[tuple[tuple, int, int, str]]
+    rej_policy: int = 0
+    rej_rank: int = 0
+    rej_limit: int = 0
+    position: int = 0
+
+
+class Matchmaker:
+    """Evaluates requests against offers for one cycle, sharing what can be shared."""
+
+    def __init__(
+        self,
+        policy: Policy,
+        now: float | None,
+        job_names: frozenset[str],
+        job_defined: frozenset[str],
+    ) -> None:
+        self.policy = policy
+        self.now = now
+        self.exprs = PolicyExprs.from_policy(policy)
+        self.preemption_off = _is_false_literal(self.exprs.preemption_requirements)
+        self.job_defined = job_defined | {n.lower() for n in SUBMITTER_ATTRS}
+        requests = {n[7:] for n in job_names if n.startswith("request") and len(n) > 7}
+        self.slot_names = frozenset(job_names | requests | {r.lower() for r in BASE_RESOURCES})
+        self._shapes: dict[tuple, int] = {}
+        self._pairs: dict[tuple[int, int], PairEval] = {}
+        self._preq: dict[tuple[int, int, str], bool] = {}
+        self.evaluations = 0
+
+    # -- offers -------------------------------------------------------------------------
+    def prepare(self, offer: Offer) -> None:
+        """(Re)compute an offer's shape and its job-independent policy ranks."""
+        ad = offer.ad
+        busy = offer.holder is not None
+        names = set(self.slot_names)
+        flags = []
+        independent: dict[str, float | None] = {}
+        exprs = [(PRE, self.exprs.pre), (POST, self.exprs.post)]
+        if busy:
+            exprs.append((PRANK, self.exprs.preemption_rank))
+        for key, expr in exprs:
+            reads, reach = reads_job(ad, expr, self.job_defined)
+            if reads:
+                names |= reach
+                flags.append(key)
+            else:
+                self.evaluations += 1
+                independent[key] = as_rank(adeval.eval_expr(expr, ad, None, self.now))
+        if busy and not self.preemption_off:
+            names |= reads_job(ad, self.exprs.preemption_requirements, self.job_defined)[1]
+        extra = (offer.slot.kind, offer.holder, offer.current_rank if busy else None, tuple(flags))
+        key = slot_shape_key(ad, names, extra)
+        offer.shape = self._shapes.setdefault(key, len(self._shapes) + 1)
+        offer.independent = independent
+
+    @property
+    def shape_count(self) -> int:
+        return len(self._shapes)
+
+    # -- one pair -----------------------------------------------------------------------
+    def pair(self, class_id: int, job_ad: ClassAd, offer: Offer) -> PairEval:
+        """Match and job-dependent ranks of a job class in an offer's shape (cached)."""
+        key = (class_id, offer.shape)
+        found = self._pairs.get(key)
+        if found is None:
+            found = self._pairs[key] = self._evaluate_pair(job_ad, offer)
+        return found
+
+    def _evaluate_pair(self, job_ad: ClassAd, offer: Offer) -> PairEval:
+        self.evaluations += 1
+        slot_ad, now = offer.ad, self.now
+        ok = adeval.requirements_hold(job_ad, slot_ad, now=_int(now)) and adeval.requirements_hold(
+            slot_ad, job_ad, now=_int(now)
+        )
+        if ok and offer.partitionable:
+            ok = requested(slot_ad, job_ad, now) is not None
+        if not ok:
+            return PairEval(False)
+        job_rank = adeval.as_float(adeval.eval_attr(job_ad, "Rank", slot_ad, now))
+        slot_rank = adeval.as_float(adeval.eval_attr(slot_ad, "Rank", job_ad, now))
+        dependent = {}
+        for key, expr in ((PRE, self.exprs.pre), (POST, self.exprs.post),
+                          (PRANK, self.exprs.preemption_rank)):
+            if key not in offer.independent and (key != PRANK or offer.holder is not None):
+                dependent[key] = as_rank(adeval.eval_expr(expr, slot_ad, job_ad, now))
+        return PairEval(True, job_rank or 0.0, slot_rank or 0.0, dependent)
+
+    def preemption_allowed(
+        self, class_id: int, job_ad: ClassAd, offer: Offer, submitter: str
+    ) -> bool:
+        """PREEMPTION_REQUIREMENTS for this job class in this offer (cached per shape)."""
+        if self.preemption_off:
+            return False
+        key = (class_id, offer.shape, submitter)
+        found = self._preq.get(key)
+        if found is None:
+            self.evaluations += 1
+            value = adeval.eval_expr(self.exprs.preemption_requirements, offer.ad, job_ad, self.now)
+            found = self._preq[key] = adeval.as_bool(value)
+        return found
+
+    # -- a request ----------------------------------------------------------------------
+    def candidates(
+        self,
+        class_id: int,
+        job_ad: ClassAd,
+        submitter: str,
+        offers: list[Offer],
+        only_rank: bool,
+    ) -> Candidates:
+        """Every candidate offer for the request, best first (see the module doc)."""
+        out = Candidates([])
+        for idx, offer in enumerate(offers):
+            if not offer.available:
+                continue
+            pe = self.pair(class_id, job_ad, offer)
+            if not pe.match:
+                continue
+            reason = self._reason(class_id, job_ad, offer, submitter, pe, only_rank, out)
+            if reason is None:
+                continue
+            values = offer.independent
+            pre = values[PRE] if PRE in values else pe.dependent[PRE]
+            post = values[POST] if POST in values else pe.dependent[POST]
+            if reason == NO_PREEMPTION:
+                prank = -FLT_MAX
+            else:
+                prank = values[PRANK] if PRANK in values else pe.dependent[PRANK]
+            sort_key = (-pre, -pe.job_rank, -post, -REASON_ORDER[reason], -prank, offer.name)
+            out.entries.append((sort_key, idx, offer.version, reason))
+        out.entries.sort()
+        return out
+
+    def _reason(self, class_id, job_ad, offer, submitter, pe, only_rank, out) -> str | None:
+        if offer.holder is None:
+            return None if only_rank else NO_PREEMPTION
+        if pe.slot_rank > offer.current_rank:
+            return RANK_PREEMPTION
+        if only_rank or offer.holder == submitter:
+            return None
+        if not self.preemption_allowed(class_id, job_ad, offer, submitter):
+            out.rej_policy += 1
+            return None
+        if not pe.slot_rank >= offer.current_rank:
+            out.rej_rank += 1
+            return None
+        return PRIO_PREEMPTION
+
+
+def _int(now: float | None) -> int | None:
+    return None if now is None else int(now)

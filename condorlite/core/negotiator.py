@@ -1,0 +1,400 @@
+"""One negotiation cycle (HTCondor's negotiateWithGroup / negotiate), pure.
+
+Inputs: slots, jobs, the accountant's view of every submitter (EUP, usage, floor,
+ceiling), the live claims, the policy and ``now``. Output: a ``CycleResult``.
+
+The cycle:
+
+1. Offers are built from the slots: a busy slot is held by its user; a slot or piece of
+   a partitionable slot condorlite already matched (a live claim) is held by that claim
+   (a partitionable slot offers only what its claims left). Pool size = sum of the
+   weights of all slot ads. Idle jobs that already hold a claim are not negotiated.
+2. Submitters with idle jobs are ordered by EUP, best (lowest) first; ties by name.
+3. A floor round, when some submitter has a ``Floor`` above its usage: one pie spin
+   among those submitters with ``limit = min(Floor, limit)``.
+4. The main round: pie spins over every submitter with idle jobs. Each spin recomputes
+   shares and limits (``limits``) from current usage; each submitter in order
+   negotiates: its idle jobs in queue order (JobPrio desc, QDate, ClusterId, ProcId)
+   each get the best candidate its limit permits (``matchmaker``), until its limit or
+   its ``Ceiling`` (new weight this spin <= Ceiling - usage) is reached. A submitter
+   whose jobs are all matched or rejected is done; one that hit its limit resumes in
+   the next spin. Spins repeat while a spin made progress (the pie shrank or a
+   submitter finished) and offers and submitters remain. After the first spin, a
+   submitter whose limit (or the pie left) is below the smallest slot weight waits.
+   In the first spin a submitter over its limit is still offered slots whose Rank
+   prefers its job to the running one (rank preemption ignores limits).
+5. After a job is rejected, the rest of its autocluster is skipped for the rest of that
+   submitter's turn in this spin, unless NEGOTIATE_ALL_JOBS_IN_CLUSTER.
+
+Ties: submitters by (EUP, name); jobs by (-JobPrio, QDate, ClusterId, ProcId, input
+order); candidates as ``matchmaker`` says (slot Name last). Nothing depends on hashing
+or input order otherwise.
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from dataclasses import dataclass, field
+
+from condorlite.core import limits as lim
+from condorlite.core.accounting import NO_GROUP
+from condorlite.core.adeval import ClassAd
+from condorlite.core.autocluster import Autoclusters, build, slot_side_names
+from condorlite.core.matchmaker import (
+    REMOTE_ATTRS,
+    Candidates,
+    Matchmaker,
+    PolicyExprs,
+)
+from condorlite.core.model import (
+    NO_PREEMPTION,
+    PRIO_PREEMPTION,
+    Claim,
+    CycleResult,
+    Job,
+    Match,
+    Rejection,
+    Slot,
+    Submitter,
+    SubmitterReport,
+)
+from condorlite.core.offers import Offer, carve, requested, with_attrs
+from condorlite.core.policy import Policy
+
+DONE, RESUME = "done", "resume"
+
+
+@dataclass
+class _Turn:
+    """One submitter's state across the cycle."""
+
+    info: Submitter
+    jobs: list[Job]
+    done: set[str] = field(default_factory=set)
+    matched_weight: float = 0.0
+    matched_jobs: int = 0
+    share: float | None = None
+    limit: float | None = None
+
+
+class Cycle:
+    """The mutable state of one cycle; ``run_cycle`` is its only public entry."""
+
+    def __init__(self, slots, jobs, submitters, claims, policy: Policy, now: float) -> None:
+        self.policy, self.now = policy, now
+        self.usage = {name: s.usage for name, s in submitters.items()}
+        self.eup = {name: s.eup for name, s in submitters.items()}
+        self.known = submitters
+        self.matches: list[Match] = []
+        self.preempted: list[Claim] = []
+        self.last_reject: dict[str, Rejection] = {}
+        self.notes: dict[str, str] = {}
+        self.stats = dict(pies=0, pie_spins=0, jobs_considered=0, matches=0, rejections=0,
+                          naive_evaluations=0)
+        self.claims = claims
+        self.offers = self._offers(slots, claims)
+        self.pool = sum(s.weight for s in slots)
+        weights = [o.weight for o in self.offers] or [1.0]
+        self.min_weight = min(weights)
+        held = {c.job for c in claims if c.job}
+        idle = [j for j in jobs if j.idle and j.id not in held]
+        self.idle = idle
+        self.ac = self._autoclusters(slots, idle)
+        defined = set()
+        for rep in self.ac.representative.values():
+            defined |= {k.lower() for k in rep.ad}
+        self.mm = Matchmaker(policy, now, self.ac.job_names, frozenset(defined))
+        for offer in self.offers:
+            self.mm.prepare(offer)
+        self.turns = self._turns(idle, submitters)
+
+    # -- setup ----------------------------------------------------------------------------
+    def _autoclusters(self, slots: list[Slot], idle: list[Job]) -> Autoclusters:
+        exprs = PolicyExprs.from_policy(self.policy).all()
+        significant = slot_side_names(slots, exprs)
+        # Job attributes can lead back into slot attributes that read the job again;
+        # widen the set until it is closed (two rounds reach it in practice).
+        for _ in range(4):
+            ac = build(idle, significant, self.policy.significant_attributes)
+            wider = significant | slot_side_names(slots, ()) | _reach(slots, ac.job_names)
+            if wider <= significant:
+                return ac
+            significant = wider
+        return ac
+
+    def _remote_attrs(self, holder: str) -> dict[str, object]:
+        return dict(zip(REMOTE_ATTRS, (self.eup.get(holder, 0.5), self.usage.get(holder, 0.0),
+                                       _group_of(holder, self.known)), strict=True))
+
+    def _offers(self, slots: list[Slot], claims: list[Claim]) -> list[Offer]:
+        pending: dict[str, list[Claim]] = {}
+        for claim in claims:
+            pending.setdefault(claim.partitionable or claim.slot, []).append(claim)
+        offers = []
+        for slot in sorted(slots, key=lambda s: s.name):
+            mine = pending.get(slot.name, [])
+            ad, holder, job, rank = slot.ad, slot.remote_user, slot.remote_job, slot.current_rank
+            if slot.kind == "partitionable":
+                ad = _subtract(ad, [c for c in mine if c.partitionable], self.now)
+            elif not slot.busy and mine:
+                holder, job, rank = mine[0].submitter, mine[0].job, 0.0
+            elif slot.busy and holder is None:
+                continue  # claimed but nobody to attribute it to: not offered
+            if holder is not None:
+                ad = with_attrs(ad, self._remote_attrs(holder))
+            offers.append(Offer(slot, ad, holder, job, rank, slot.weight))
+        return offers
+
+    def _turns(self, idle: list[Job], submitters: dict[str, Submitter]) -> list[_Turn]:
+        by_sub: dict[str, list[Job]] = {}
+        for job in idle:
+            by_sub.setdefault(job.submitter, []).append(job)
+        turns = []
+        for name, jobs in by_sub.items():
+            fresh = Submitter(name, eup=0.5 * self.policy.default_prio_factor, usage=0.0)
+            info = submitters.get(name) or fresh
+            self.eup.setdefault(name, info.eup)
+            self.usage.setdefault(name, info.usage)
+            jobs.sort(key=lambda j: (j.queue_key(), j.index))
+            turns.append(_Turn(info, jobs))
+        turns.sort(key=lambda t: (self.eup[t.info.name], t.info.name))
+        return turns
+
+    # -- rounds ---------------------------------------------------------------------------
+    def run(self) -> None:
+        below = [t for t in self.turns
+                 if t.info.floor > 0 and self.usage[t.info.name] < t.info.floor]
+        if below:
+            self._pie(below, floor_round=True)
+        self._pie(list(self.turns), floor_round=False)
+
+    def _pie(self, active: list[_Turn], floor_round: bool) -> None:
+        self.stats["pies"] += 1
+        spin = 0
+        while True:
+            spin += 1
+            self.stats["pie_spins"] += 1
+            ignore_limit = spin == 1
+            share = lim.shares({t.info.name: self.eup[t.info.name] for t in active})
+            pie_left = sum(lim.limit(share[t.info.name], self.pool, self.usage[t.info.name])
+                           for t in active)
+            pie_orig, count_orig = pie_left, len(active)
+            for turn in list(active):
+                name = turn.info.name
+                limit = lim.limit(share[name], self.pool, self.usage[name])
+                if floor_round:
+                    limit = min(turn.info.floor, limit)
+                elif turn.share is None:
+                    turn.share, turn.limit = share[name], limit
+                limit = min(limit, pie_left)
+                ceiling = None
+                if turn.info.ceiling is not None:
+                    ceiling = max(0.0, turn.info.ceiling - self.usage[name])
+                if spin > 1 and (limit < self.min_weight or pie_left < self.min_weight):
+                    continue
+                if ceiling is not None and ceiling < max(self.min_weight, 1e-12):
+                    active.remove(turn)
+                    continue
+                result, pie_left = self._negotiate(turn, limit, ceiling, ignore_limit,
+                                                   pie_left, spin)
+                if result == DONE:
+                    active.remove(turn)
+            progress = pie_left < pie_orig or len(active) < count_orig
+            if not (progress and active and any(o.available for o in self.offers)
+                    and not floor_round):
+                return
+
+    # -- one submitter's turn -------------------------------------------------------------
+    def _negotiate(self, turn: _Turn, limit, ceiling, ignore_limit, pie_left, spin):
+        name = turn.info.name
+        used = used_unclaimed = 0.0
+        limited = False
+        skipped: set[int] = set()
+        cache: dict[tuple[int, bool], Candidates] = {}
+        job_ads: dict[int, ClassAd] = {}
+        any_held = any(o.available and o.holder is not None for o in self.offers)
+        for job in turn.jobs:
+            if job.id in turn.done:
+                continue
+            only_rank = False
+            if used >= limit:
+                if not (ignore_limit and any_held):
+                    return RESUME, pie_left
+                only_rank = True
+            if ceiling is not None and used >= ceiling:
+                return RESUME, pie_left
+            cluster = self.ac.cluster_of[job.id]
+            if cluster in skipped:
+                self.notes[job.id] = f"skipped: autocluster {cluster} was rejected earlier"
+                continue
+            self.stats["jobs_considered"] += 1
+            self.stats["naive_evaluations"] += sum(1 for o in self.offers if o.available)
+            klass = self.ac.match_class_of[job.id]
+            if klass not in job_ads:
+                job_ads[klass] = with_attrs(self.ac.representative[klass].ad,
+                                            self._submitter_attrs(name))
+            key = (klass, only_rank)
+            if key not in cache:
+                cache[key] = self.mm.candidates(klass, job_ads[klass], name, self.offers,
+                                                only_rank)
+            cands = cache[key]
+            picked = self._pick(cands, job, klass, job_ads[klass], name, only_rank,
+                                (used, limit), (used_unclaimed, limit))
+            if picked is None:
+                reason = _reason(cands, only_rank)
+                limited = limited or cands.rej_limit > 0 or only_rank
+                self._reject(job, name, reason, cluster)
+                if not self.policy.negotiate_all_jobs_in_cluster:
+                    skipped.add(cluster)
+                continue
+            offer, reason, taken = picked
+            cost = self._apply(turn, job, offer, reason, taken, spin, cluster)
+            used += cost
+            if reason == NO_PREEMPTION:
+                used_unclaimed += cost
+            pie_left -= cost
+        return (RESUME if used >= limit or limited else DONE), pie_left
+
+    def _submitter_attrs(self, name: str) -> dict[str, object]:
+        eup = self.eup[name]
+        return {"SubmitterUserPrio": eup, "SubmittorPrio": eup,
+                "SubmitterUserResourcesInUse": self.usage[name],
+                "SubmitterGroup": _group_of(name, self.known),
+                "SubmitterNegotiatingGroup": NO_GROUP, "SubmitterAutoregroup": False}
+
+    def _pick(self, cands: Candidates, job, klass, job_ad, name, only_rank, prio_lim, free_lim):
+        entries = cands.entries
+        while cands.position < len(entries):
+            _sort_key, idx, version, reason = entries[cands.position]
+            cands.position += 1
+            offer = self.offers[idx]
+            if not offer.available:
+                continue
+            if offer.version != version:
+                fresh = self.mm.candidates(klass, job_ad, name, [offer], only_rank)
+                for key, _, ver, why in fresh.entries:
+                    insort(entries, (key, idx, ver, why), lo=cands.position)
+                continue
+            taken = None
+            cost = offer.weight
+            if offer.partitionable:
+                taken = requested(offer.ad, job.ad, self.now)
+                if taken is None:
+                    continue
+                cost = carve(offer, taken, self.policy, self.now)[0]
+            if reason == PRIO_PREEMPTION:
+                ok = lim.permits(prio_lim[0], cost, prio_lim[1])
+            elif reason == NO_PREEMPTION:
+                ok = lim.permits(free_lim[0], cost, free_lim[1])
+            else:
+                ok = True
+            if not ok:
+                cands.rej_limit += 1
+                continue
+            return offer, reason, taken
+        return None
+
+    def _apply(self, turn: _Turn, job: Job, offer: Offer, reason, taken, spin, cluster) -> float:
+        name = turn.info.name
+        preempting = preempted_job = None
+        if offer.partitionable:
+            cost, _dynamic, rest = carve(offer, taken, self.policy, self.now)
+            offer.ad = rest
+            offer.version += 1
+            self.mm.prepare(offer)
+            resources = tuple(sorted(taken.items()))
+        else:
+            cost, resources = offer.weight, ()
+            offer.available = False
+            if offer.holder is not None:
+                preempting, preempted_job = offer.holder, offer.holder_job
+                self.usage[preempting] = max(0.0, self.usage.get(preempting, 0.0) - offer.weight)
+                self.preempted.append(Claim(offer.name, preempted_job, preempting, offer.weight,
+                                            self.now))
+        self.usage[name] = self.usage.get(name, 0.0) + cost
+        turn.done.add(job.id)
+        turn.matched_weight += cost
+        turn.matched_jobs += 1
+        self.stats["matches"] += 1
+        self.last_reject.pop(job.id, None)
+        self.notes[job.id] = f"matched to {offer.name} ({reason}) in pie spin {spin}"
+        self.matches.append(Match(job.id, name, offer.name, reason, cost, cluster, spin,
+                                  preempting, preempted_job,
+                                  offer.name if offer.partitionable else None, resources))
+        return cost
+
+    def _reject(self, job: Job, name: str, reason: str, cluster: int) -> None:
+        self.stats["rejections"] += 1
+        self.last_reject[job.id] = Rejection(job.id, name, reason, cluster)
+        self.notes[job.id] = f"rejected: {reason}"
+
+    # -- result ---------------------------------------------------------------------------
+    def result(self) -> CycleResult:
+        order = {t.info.name: i for i, t in enumerate(self.turns)}
+        queue = {j.id: (j.queue_key(), j.index) for j in self.idle}
+        rejections = sorted(self.last_reject.values(),
+                            key=lambda r: (order[r.submitter], queue[r.job]))
+        reports = [SubmitterReport(
+            name=t.info.name, effective_priority=self.eup[t.info.name],
+            share=t.share or 0.0, limit=t.limit or 0.0, usage=self.usage[t.info.name],
+            matched=t.matched_weight, matched_jobs=t.matched_jobs, idle_jobs=len(t.jobs))
+            for t in self.turns]
+        stats = dict(self.stats)
+        stats.update(
+            slots=len(self.offers) + 0, pool_weight=self.pool,
+            candidate_slots=len(self.offers), idle_jobs=len(self.idle),
+            active_submitters=len(self.turns), autoclusters=self.ac.count,
+            match_classes=len(self.ac.representative), slot_shapes=self.mm.shape_count,
+            evaluations=self.mm.evaluations,
+        )
+        return CycleResult(self.matches, rejections, reports, stats, self.preempted,
+                           dict(self.ac.cluster_of), self.notes)
+
+
+def _reach(slots: list[Slot], names: frozenset[str]) -> frozenset[str]:
+    from condorlite.core.autocluster import closure
+
+    found: set[str] = set()
+    for slot in slots:
+        found |= closure(slot.ad, names)
+    return frozenset(found)
+
+
+def _group_of(name: str, known: dict[str, Submitter]) -> str:
+    return NO_GROUP
+
+
+def _subtract(ad: ClassAd, claims: list[Claim], now: float) -> ClassAd:
+    from condorlite.core import adeval
+
+    if not claims:
+        return ad
+    left: dict[str, float] = {}
+    for claim in claims:
+        for res, amount in claim.resources:
+            if res not in left:
+                left[res] = adeval.as_float(adeval.eval_attr(ad, res, None, now)) or 0.0
+            left[res] -= amount
+    return with_attrs(ad, {r: int(v) if float(v).is_integer() else v for r, v in left.items()})
+
+
+def _reason(cands: Candidates, only_rank: bool) -> str:
+    if cands.rej_policy:
+        return "PREEMPTION_REQUIREMENTS == False"
+    if cands.rej_limit or only_rank:
+        return "submitter limit exceeded"
+    return "no match found"
+
+
+def run_cycle(
+    slots: list[Slot],
+    jobs: list[Job],
+    submitters: dict[str, Submitter],
+    claims: list[Claim],
+    policy: Policy,
+    now: float,
+) -> CycleResult:
+    """Run one negotiation cycle (see the module doc)."""
+    cycle = Cycle(slots, jobs, submitters, claims, policy, now)
+    cycle.run()
+    return cycle.result()

@@ -1,0 +1,108 @@
+"""Offers: the slots a cycle can hand out, as they change during the cycle.
+
+An ``Offer`` wraps a ``Slot`` with what the cycle learns and changes: who holds it now
+(a match makes the matched submitter the holder of a preempted static slot), what a
+partitionable slot has left, and whether it is still available. Ads are never mutated:
+a change builds a new ad (``with_attrs``), so the inputs stay as they were read.
+
+Partitionable slots (HTCondor's consumption policy): a job takes, for ``Cpus``,
+``Memory``, ``Disk`` and every other resource ``R`` the slot advertises and the job
+asks for with ``Request<R>``, the value of ``Request<R>`` (evaluated with MY = job,
+TARGET = slot; ``RequestCpus`` undefined means 1, other undefined requests take 0).
+The match is charged the slot weight of a slot holding exactly what was taken (the
+slot's ``SlotWeight`` evaluated with those amounts), and the partitionable slot keeps
+what is left. It fits only if every amount is at most what is left.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.model import Slot, slot_weight
+from condorlite.core.policy import Policy
+
+BASE_RESOURCES = ("Cpus", "Memory", "Disk")
+
+
+def with_attrs(ad: ClassAd, values: dict[str, object]) -> ClassAd:
+    """A copy of ``ad`` with ``values`` bound as literals."""
+    new = type(ad)()
+    new.update(ad)
+    for name, value in values.items():
+        new[name] = adeval.literal(value)
+    return new
+
+
+@dataclass
+class Offer:
+    """One slot during a cycle (mutable; lives only inside ``run_cycle``)."""
+
+    slot: Slot
+    ad: ClassAd
+    holder: str | None
+    holder_job: str | None
+    current_rank: float
+    weight: float
+    available: bool = True
+    version: int = 0
+    shape: int = 0
+    independent: dict[str, float | None] = field(default_factory=dict)
+
+    @property
+    def partitionable(self) -> bool:
+        return self.slot.kind == "partitionable"
+
+    @property
+    def name(self) -> str:
+        return self.slot.name
+
+
+def resource_names(pslot_ad: ClassAd, job_ad: ClassAd) -> list[str]:
+    """Resources a job takes from a partitionable slot, in a fixed order."""
+    names = list(BASE_RESOURCES)
+    seen = {n.lower() for n in names}
+    for key in sorted(job_ad.keys(), key=str.lower):
+        low = key.lower()
+        if low.startswith("request") and len(key) > 7:
+            res = key[7:]
+            if res.lower() not in seen and adeval.attr(pslot_ad, res) is not None:
+                names.append(res)
+                seen.add(res.lower())
+    return names
+
+
+def requested(pslot_ad: ClassAd, job_ad: ClassAd, now: float | None) -> dict[str, float] | None:
+    """What the job would take from the partitionable slot, or None if it does not
+    fit (an amount larger than what is left, or a non-numeric request)."""
+    taken: dict[str, float] = {}
+    for res in resource_names(pslot_ad, job_ad):
+        value = adeval.eval_attr(job_ad, "Request" + res, pslot_ad, now)
+        amount = adeval.as_float(value)
+        if amount is None:
+            if value is not adeval.Undefined:
+                return None
+            amount = 1.0 if res == "Cpus" else 0.0
+        left = adeval.as_float(adeval.eval_attr(pslot_ad, res, None, now)) or 0.0
+        if amount < 0 or amount > left:
+            return None
+        taken[res] = amount
+    return taken
+
+
+def _number(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
+
+
+def carve(offer: Offer, taken: dict[str, float], policy: Policy, now: float | None):
+    """Return ``(cost, dynamic_ad, rest_ad)``: the weight charged for ``taken``, an ad
+    of the dynamic slot holding it, and the partitionable slot's ad with it removed."""
+    dynamic = with_attrs(offer.ad, {r: _number(v) for r, v in taken.items()})
+    dynamic = with_attrs(dynamic, {"PartitionableSlot": False, "SlotType": "Dynamic"})
+    cost = slot_weight(dynamic, policy)
+    rest_values = {}
+    for res, amount in taken.items():
+        left = adeval.as_float(adeval.eval_attr(offer.ad, res, None, now)) or 0.0
+        rest_values[res] = _number(left - amount)
+    return cost, dynamic, with_attrs(offer.ad, rest_values)

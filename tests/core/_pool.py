@@ -1,0 +1,44 @@
+"""Small builders of slot and job ads for the negotiation tests."""
+
+from __future__ import annotations
+
+from condorlite.core.classad import parse_ad
+from condorlite.core.model import job_from_ad, slot_from_ad
+from condorlite.core.policy import Policy
+
+UID = "example.org"
+
+
+def ad(**attrs: object):
+    """An ad from keyword attributes; str values are expression text, use repr for strings."""
+    text = "\n".join(f"{k} = {v}" for k, v in attrs.items())
+    return parse_ad(text) if text else parse_ad("")
+
+
+def slot(name: str, *, state: str = "Unclaimed", user: str | None = None, policy=None,
+         index: int = 0, **extra: object):
+    attrs: dict[str, object] = dict(
+        Name=f'"{name}"', Machine=f'"{name.split("@")[-1]}"', State=f'"{state}"',
+        Activity='"Busy"' if user else '"Idle"', Cpus=1, Memory=2048, Disk=100000,
+        Arch='"X86_64"', OpSys='"LINUX"', Requirements="START", START="true",
+        Rank="0.0", CurrentRank="0.0", SlotWeight="Cpus",
+    )
+    if user:
+        attrs["RemoteUser"] = f'"{user}"'
+        attrs["RemoteOwner"] = f'"{user}"'
+    attrs.update(extra)
+    return slot_from_ad(ad(**attrs), policy or Policy(uid_domain=UID), index)
+
+
+def job(cluster: int, proc: int, owner: str, *, policy=None, index: int = 0, **extra: object):
+    attrs: dict[str, object] = dict(
+        ClusterId=cluster, ProcId=proc, Owner=f'"{owner}"', JobStatus=1, JobPrio=0,
+        QDate=1000 + cluster, RequestCpus=1, RequestMemory=1024, RequestDisk=1000,
+        Requirements='(TARGET.Arch == "X86_64") && (TARGET.Memory >= RequestMemory)',
+    )
+    attrs.update(extra)
+    return job_from_ad(ad(**attrs), policy or Policy(uid_domain=UID), index)
+
+
+def user(name: str) -> str:
+    return f"{name}@{UID}"
