@@ -8,7 +8,9 @@ is reported as a ``ClassAdSyntaxError`` carrying:
 * ``message``: one human sentence;
 * ``line`` and ``column``: 1-based, always inside ``source`` or just past its end;
 * ``source``: the text that was being read (for a file, the offending line only);
-* ``filename``: the file name, or None when the text did not come from a file.
+* ``filename``: the file name, or None when the text did not come from a file;
+* ``first_line``: the line number of the first line of ``source`` (1 unless
+  ``source`` is one line taken from a larger file).
 
 ``str(err)`` gives ``[filename:]line:column: message``, then the offending line and a
 caret line pointing at the column.
@@ -44,6 +46,7 @@ class ClassAdSyntaxError(Exception):
         column: int,
         source: str,
         filename: str | None = None,
+        first_line: int = 1,
     ) -> None:
         super().__init__(message)
         self.kind = kind
@@ -52,6 +55,7 @@ class ClassAdSyntaxError(Exception):
         self.column = column
         self.source = source
         self.filename = filename
+        self.first_line = first_line
 
     @classmethod
     def at_offset(
@@ -74,8 +78,9 @@ class ClassAdSyntaxError(Exception):
     def source_line(self) -> str:
         """The text of the offending line (without its newline)."""
         lines = self.source.split("\n")
-        if 1 <= self.line <= len(lines):
-            return lines[self.line - 1].rstrip("\r")
+        index = self.line - self.first_line
+        if 0 <= index < len(lines):
+            return lines[index].rstrip("\r")
         return ""
 
     @property

@@ -186,9 +186,8 @@ class _Scanner:
         digits, fraction, exponent = m.group(1), m.group(2), m.group(3)
         if digits == "0" and text[m.end(1) : m.end(1) + 1] in ("x", "X"):
             return self._hex(pos, m.end(1) + 1, negative)
-        if fraction == ".":
-            if digits:
-                raise self.fail("bad_number", "a digit must follow the decimal point", pos)
+        if fraction == "." and digits:
+            raise self.fail("bad_number", "a digit must follow the decimal point", pos)
         if exponent is not None and not _EXPONENT_OK.match(exponent):
             raise self.fail("bad_number", "the exponent has no digits", pos)
         end = m.end()

@@ -145,9 +145,7 @@ class _Parser:
         return tok
 
     def error(self, kind: str, message: str, tok: Token) -> ClassAdSyntaxError:
-        return ClassAdSyntaxError(
-            kind, message, line=tok.line, column=tok.column, source=self.text
-        )
+        return ClassAdSyntaxError(kind, message, line=tok.line, column=tok.column, source=self.text)
 
     def unexpected(self, tok: Token, wanted: str | None = None) -> ClassAdSyntaxError:
         found = _DESCRIBE.get(tok.kind, f"'{tok.kind}'")

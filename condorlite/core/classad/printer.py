@@ -78,8 +78,8 @@ def format_real(value: float, *, old: bool = False) -> str:
     if math.isinf(value):
         return 'real("INF")' if value > 0 else 'real("-INF")'
     if not old:
-        return "%1.15E" % value
-    text = "%.16G" % value
+        return f"{value:1.15E}"
+    text = f"{value:.16G}"
     if "." not in text and "E" not in text:
         text += ".0"
     return text
@@ -103,7 +103,7 @@ def quote_string(value: str, delim: str = '"') -> str:
         elif 0x20 <= byte < 0x7F:
             out.append(chr(byte))
         else:
-            out.append("\\%03o" % byte)
+            out.append(f"\\{byte:03o}")
     out.append(delim)
     return "".join(out)
 

@@ -1,0 +1,174 @@
+"""``ClassAd``: an ordered, case-insensitive mapping of attribute name -> expression.
+
+Invariants:
+
+* Keys compare case-insensitively; the spelling kept is the one first inserted, and
+  re-assigning a name keeps its spelling and its position (as HTCondor keeps the first
+  spelling).
+* Iteration follows insertion order. (HTCondor itself stores attributes sorted by
+  length, then case-insensitively; the writers take ``sort=True`` to print that way,
+  byte for byte as classad2 prints.)
+* Values are expression nodes (``ast.Expr``). Assigning a Python value converts it to a
+  literal node: bool, int (must fit in 64 bits), float, str, Undefined, Error; a list
+  or tuple becomes a list expression, a dict or ClassAd a nested record.
+* ``parent`` is the enclosing ad of a nested ad (the evaluator's scoping); None at top.
+
+Storage is one dict: lower-cased name -> (spelling, expr). Every read goes through
+``lookup``, so a later lazy mode (keep the raw text, parse on first lookup) only has to
+change ``lookup`` and the readers that fill the dict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
+
+from condorlite.core.classad.ast import Expr, ListExpr, Literal, RecordExpr
+from condorlite.core.classad.printer import unparse_attrs
+from condorlite.core.classad.values import INT64_MAX, INT64_MIN, Special
+
+
+def to_expr(value: object) -> Expr:
+    """Convert a Python value (or an expression, returned as is) to an expression node."""
+    if isinstance(value, Expr):
+        return value
+    if isinstance(value, (bool, float, str, Special)):
+        return Literal(value)
+    if isinstance(value, int):
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise ValueError(f"integer {value} does not fit in a 64-bit ClassAd integer")
+        return Literal(value)
+    if isinstance(value, (list, tuple)):
+        return ListExpr(tuple(to_expr(item) for item in value))
+    if isinstance(value, ClassAd):
+        return RecordExpr(tuple(value.items()))
+    if isinstance(value, Mapping):
+        return RecordExpr(tuple((_check_name(k), to_expr(v)) for k, v in value.items()))
+    raise TypeError(f"cannot store a {type(value).__name__} in a ClassAd")
+
+
+def _check_name(name: object) -> str:
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"a ClassAd attribute name must be a non-empty str, not {name!r}")
+    return name
+
+
+class ClassAd(MutableMapping[str, Expr]):
+    """An ad: ordered, case-insensitive attributes holding expressions."""
+
+    __slots__ = ("_attrs", "parent")
+
+    def __init__(
+        self,
+        attrs: Mapping[str, object] | Iterable[tuple[str, object]] | None = None,
+        /,
+        **kwargs: object,
+    ) -> None:
+        self._attrs: dict[str, tuple[str, Expr]] = {}
+        self.parent: ClassAd | None = None
+        if attrs is not None:
+            pairs = attrs.items() if isinstance(attrs, Mapping) else attrs
+            for name, value in pairs:
+                self[name] = value
+        for name, value in kwargs.items():
+            self[name] = value
+
+    # -- mapping protocol -------------------------------------------------------------
+
+    def lookup(self, name: str) -> Expr | None:
+        """The expression of attribute ``name`` (any case), or None when absent."""
+        entry = self._attrs.get(name.lower())
+        return None if entry is None else entry[1]
+
+    def __getitem__(self, name: str) -> Expr:
+        entry = self._attrs.get(name.lower()) if isinstance(name, str) else None
+        if entry is None:
+            raise KeyError(name)
+        return entry[1]
+
+    def __setitem__(self, name: str, value: object) -> None:
+        _check_name(name)
+        key = name.lower()
+        entry = self._attrs.get(key)
+        spelling = name if entry is None else entry[0]
+        self._attrs[key] = (spelling, to_expr(value))
+
+    def __delitem__(self, name: str) -> None:
+        key = name.lower() if isinstance(name, str) else name
+        if key not in self._attrs:
+            raise KeyError(name)
+        del self._attrs[key]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._attrs
+
+    def __iter__(self) -> Iterator[str]:
+        return (spelling for spelling, _ in self._attrs.values())
+
+    def __len__(self) -> int:
+        return len(self._attrs)
+
+    def items(self) -> list[tuple[str, Expr]]:  # type: ignore[override]
+        """``(spelling, expr)`` pairs in order (a list: cheap, and safe to mutate under)."""
+        return list(self._attrs.values())
+
+    def spelling(self, name: str) -> str | None:
+        """The stored spelling of ``name``, or None when absent."""
+        entry = self._attrs.get(name.lower())
+        return None if entry is None else entry[0]
+
+    # -- evaluation -------------------------------------------------------------------
+
+    def evaluate(self, name: str, target: ClassAd | None = None, *, now: int | None = None):
+        """The value of attribute ``name`` with this ad as MY and ``target`` as TARGET."""
+        from condorlite.core.classad.evaluator import evaluate_attribute
+
+        return evaluate_attribute(self, name, target, now=now)
+
+    # -- writers ----------------------------------------------------------------------
+
+    def to_old(self, *, sort: bool = False) -> str:
+        """Old syntax, one ``Name = expr`` line each (classad2's ``printOld()``)."""
+        from condorlite.core.classad.printer import format_name, unparse
+
+        pairs = self._sorted_items() if sort else self.items()
+        return "".join(
+            f"{format_name(name)} = {unparse(expr, old=True, sort=sort)}\n" for name, expr in pairs
+        )
+
+    def to_new(self, *, pretty: bool = True, sort: bool = False) -> str:
+        """New syntax ``[ ... ]``: pretty (classad2's ``str(ad)``) or one line
+        (``pretty=False``, classad2's ``repr(ad)``)."""
+        return unparse_attrs(self.items(), pretty=pretty, sort=sort)
+
+    def to_json(self, *, sort: bool = False) -> str:
+        """JSON object (classad2's ``printJson()``)."""
+        from condorlite.core.classad.jsonads import ad_to_json
+
+        return ad_to_json(self, sort=sort)
+
+    def _sorted_items(self) -> list[tuple[str, Expr]]:
+        from condorlite.core.classad.printer import htcondor_order
+
+        return sorted(self.items(), key=lambda pair: htcondor_order(pair[0]))
+
+    # -- comparison and display -------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when both hold the same names (any case) with equal expressions."""
+        if not isinstance(other, ClassAd):
+            return NotImplemented
+        if len(self._attrs) != len(other._attrs):
+            return False
+        for key, (_, expr) in self._attrs.items():
+            theirs = other._attrs.get(key)
+            if theirs is None or theirs[1] != expr:
+                return False
+        return True
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"ClassAd({unparse_attrs(self.items())!r})"
+
+    def __str__(self) -> str:
+        return unparse_attrs(self.items())

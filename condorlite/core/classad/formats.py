@@ -1,0 +1,181 @@
+"""Reading and writing ads in the three text forms: old, new and JSON.
+
+* **old** (``condor_status -long``, ``condor_q -long``): one ``Name = expression`` per
+  line, ads separated by blank lines, ``#`` lines are comments. Expressions are read
+  with the old string rule (a backslash is literal except in ``\\"``). Unlike HTCondor,
+  which stops reading silently at the first bad line, any bad line is an error naming
+  the file, the line, the column and the problem. Also unlike HTCondor, the name must
+  be a plain identifier (HTCondor keeps quotes as part of the name) and text after the
+  expression is an error (HTCondor ignores it).
+* **new**: a sequence of ``[ ... ]`` ads, with ``//`` and ``/* */`` comments.
+* **json**: see ``jsonads.py``.
+
+``format="auto"`` looks at the first non-blank character: ``{``, or ``[`` followed by
+``{``, is JSON; ``[`` otherwise, or ``/`` (a comment), is new; anything else is old.
+
+A repeated attribute keeps its first spelling and position and takes the last value, as
+in HTCondor.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import TextIO
+
+from condorlite.core.classad.ad import ClassAd
+from condorlite.core.classad.errors import ClassAdSyntaxError
+from condorlite.core.classad.jsonads import read_json_ads, write_json_ads
+from condorlite.core.classad.parser import parse_expr, parse_records
+
+FORMATS = ("auto", "old", "new", "json")
+
+_OLD_LINE = re.compile(r"[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=(?!=)[ \t]*")
+_BLANK = " \t\r\n\f\v"
+
+
+def parse_ads(
+    source: str | TextIO, format: str = "auto", *, filename: str | None = None
+) -> Iterator[ClassAd]:
+    """Yield the ads in ``source`` (text, or a text file object read lazily for the old
+    form). Raises ``ClassAdSyntaxError`` (with ``filename``) on bad input."""
+    if format not in FORMATS:
+        raise ValueError(f"unknown ClassAd format {format!r}; expected one of {FORMATS}")
+    lines = _lines(source)
+    head: list[str] = []
+    if format == "auto":
+        format = _detect(lines, head)
+    if format == "old":
+        yield from _read_old(_chain(head, lines), filename)
+        return
+    text = "".join(head) + "".join(lines)
+    if format == "json":
+        yield from read_json_ads(text, filename=filename)
+        return
+    try:
+        for record in parse_records(text):
+            ad = ClassAd()
+            for name, expr in record.attrs:
+                ad[name] = expr
+            yield ad
+    except ClassAdSyntaxError as exc:
+        exc.filename = filename
+        raise
+
+
+def parse_ad(source: str | TextIO, format: str = "auto", *, filename: str | None = None):
+    """Exactly one ad from ``source``; zero or several ads is a ``ClassAdSyntaxError``."""
+    ads = parse_ads(source, format, filename=filename)
+    first = next(ads, None)
+    if first is None:
+        raise ClassAdSyntaxError(
+            "unexpected_end",
+            "expected one ClassAd but found none",
+            line=1,
+            column=1,
+            source=source if isinstance(source, str) else "",
+            filename=filename,
+        )
+    if next(ads, None) is not None:
+        raise ClassAdSyntaxError(
+            "unexpected_token",
+            "expected one ClassAd but found several",
+            line=1,
+            column=1,
+            source=source if isinstance(source, str) else "",
+            filename=filename,
+        )
+    return first
+
+
+def write_ads(ads: Iterable[ClassAd], format: str = "old", *, sort: bool = False) -> str:
+    """Ads as text. ``old``: each ad's lines then a blank line (as ``condor_status
+    -long``); ``new``: each ad pretty-printed as classad2's ``str(ad)``, one per line
+    group; ``json``: the ``condor_status -json`` array. ``sort=True`` orders attributes
+    as HTCondor stores them (byte-identical to classad2's output)."""
+    if format == "old":
+        return "".join(ad.to_old(sort=sort) + "\n" for ad in ads)
+    if format == "new":
+        return "".join(ad.to_new(sort=sort) + "\n" for ad in ads)
+    if format == "json":
+        return write_json_ads(ads, sort=sort)
+    raise ValueError(f"unknown ClassAd format {format!r}; expected old, new or json")
+
+
+# -- helpers ------------------------------------------------------------------------
+
+
+def _lines(source: str | TextIO) -> Iterator[str]:
+    """Lines with their line endings, from text or a file object."""
+    if isinstance(source, str):
+        return iter(source.splitlines(keepends=True))
+    return iter(source)
+
+
+def _chain(head: list[str], rest: Iterator[str]) -> Iterator[str]:
+    yield from head
+    yield from rest
+
+
+def _detect(lines: Iterator[str], head: list[str]) -> str:
+    """Decide the format from the first non-blank characters; consumed lines go to
+    ``head``."""
+    text = ""
+    for line in lines:
+        head.append(line)
+        text += line
+        stripped = text.lstrip(_BLANK)
+        if not stripped:
+            continue
+        first = stripped[0]
+        if first == "{":
+            return "json"
+        if first == "/":
+            return "new"
+        if first != "[":
+            return "old"
+        after = stripped[1:].lstrip(_BLANK)
+        if after:
+            return "json" if after[0] == "{" else "new"
+    return "new" if text.strip(_BLANK) else "old"
+
+
+def _read_old(lines: Iterable[str], filename: str | None) -> Iterator[ClassAd]:
+    ad = ClassAd()
+    for lineno, raw in enumerate(lines, 1):
+        line = raw.rstrip("\r\n")
+        content = line.strip(_BLANK)
+        if not content:
+            if ad:
+                yield ad
+                ad = ClassAd()
+            continue
+        if content[0] == "#":
+            continue
+        m = _OLD_LINE.match(line)
+        if m is None:
+            raise ClassAdSyntaxError(
+                "bad_line",
+                "expected 'Name = expression'",
+                line=lineno,
+                column=len(line) - len(line.lstrip(_BLANK)) + 1,
+                source=line,
+                filename=filename,
+                first_line=lineno,
+            )
+        start = m.end()
+        try:
+            expr = parse_expr(line[start:], old=True)
+        except ClassAdSyntaxError as exc:
+            raise ClassAdSyntaxError(
+                exc.kind,
+                f"attribute {m.group(1)}: {exc.message}",
+                line=lineno,
+                column=start + exc.column,
+                source=line,
+                filename=filename,
+                first_line=lineno,
+            ) from None
+        ad[m.group(1)] = expr
+    if ad:
+        yield ad
