@@ -1,0 +1,149 @@
+"""Reading slot and job ads from files, directories and stdin.
+
+A path given to ``read_ads`` is one of:
+
+* a file, in any of the three ClassAd formats (``condor_status -long`` / ``condor_q
+  -long`` old format, ``[ ... ]`` new format, or ``-json`` output); the parser detects
+  which from the first non-blank character;
+* a directory: every ``*.ad``, ``*.ads`` and ``*.json`` file directly inside it, in
+  name order (code-point order of the file name, so the result never depends on the
+  file system's listing order); other files and subdirectories are ignored;
+* ``-``: standard input (at most once per call, since a stream cannot be read twice).
+
+Ads come back in input order: paths in the order given, files of a directory by name,
+ads of a file in file order. ``LoadedAd.index`` is the ad's 0-based position within
+its source, so a message can say "the 3rd ad of slots/gpu.ads".
+
+Files are opened as text and handed to the parser as file objects, so a parser that
+streams never holds a whole dump in memory. Failures are condorlite errors:
+
+* a path that does not exist or cannot be read -> ``InputMissingError`` (exit 66)
+  naming it;
+* a syntax error, or bytes that are not UTF-8 -> ``DataError`` (exit 65) as
+  ``FILE:LINE:COLUMN: problem``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from condorlite.core.classad import ClassAd, ClassAdSyntaxError, parse_ads
+from condorlite.errors import DataError, InputMissingError, UsageError
+
+#: File name endings read from a directory (case-insensitive).
+AD_SUFFIXES: tuple[str, ...] = (".ad", ".ads", ".json")
+STDIN_NAME = "<stdin>"
+
+
+@dataclass(frozen=True)
+class LoadedAd:
+    """One ad and where it came from (``source`` is the file path, or ``<stdin>``)."""
+
+    ad: ClassAd
+    source: str
+    index: int
+
+
+def expand_paths(paths: Iterable[str | Path]) -> list[str | Path]:
+    """The files to read, in order: directories replaced by their ad files by name,
+    ``-`` kept as is. Missing or unreadable paths raise ``InputMissingError``."""
+    out: list[str | Path] = []
+    for raw in paths:
+        if str(raw) == "-":
+            out.append("-")
+            continue
+        path = Path(raw)
+        try:
+            if path.is_dir():
+                entries = sorted(
+                    (p for p in path.iterdir()
+                     if p.suffix.lower() in AD_SUFFIXES and not p.is_dir()),
+                    key=lambda p: p.name,
+                )
+                out.extend(entries)
+                continue
+            if not path.exists():
+                raise InputMissingError(f"{path}: no such file or directory")
+        except PermissionError as exc:
+            raise InputMissingError(f"{path}: cannot read: {exc.strerror}") from None
+        out.append(path)
+    return out
+
+
+def configured_paths(paths: Iterable[str], config_file: Path) -> list[Path | str]:
+    """``SLOTS`` / ``JOBS`` entries from ``condorlite.toml``: a relative path is taken
+    relative to the directory holding the config file (so a config and its ads can move
+    together); ``-`` and absolute paths are kept; ``~`` is expanded."""
+    base = config_file.parent
+    out: list[Path | str] = []
+    for entry in paths:
+        if entry == "-":
+            out.append(entry)
+            continue
+        path = Path(entry).expanduser()
+        out.append(path if path.is_absolute() else base / path)
+    return out
+
+
+def _parse_stream(stream: TextIO, source: str) -> Iterator[LoadedAd]:
+    try:
+        for index, ad in enumerate(parse_ads(stream, "auto", filename=source)):
+            yield LoadedAd(ad, source, index)
+    except ClassAdSyntaxError as exc:
+        raise DataError(_syntax_message(exc, source)) from None
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{source}: not UTF-8 text (byte {exc.start}): {exc.reason}") from None
+
+
+def _syntax_message(exc: ClassAdSyntaxError, source: str) -> str:
+    """``FILE:LINE:COLUMN: problem`` from the parser's error (fields it lacks are left out)."""
+    where = getattr(exc, "filename", None) or source
+    line = getattr(exc, "line", None)
+    column = getattr(exc, "column", None)
+    if line is not None:
+        where += f":{line}"
+        if column is not None:
+            where += f":{column}"
+    problem = getattr(exc, "message", None) or str(exc)
+    # The parser's str() may already carry the position; do not print it twice.
+    if problem.startswith(where):
+        return problem
+    return f"{where}: {problem}"
+
+
+def iter_ads(paths: Iterable[str | Path], *, stdin: TextIO | None = None) -> Iterator[LoadedAd]:
+    """Like ``read_ads`` but lazy: one ad at a time, one file open at a time. Every path
+    is checked before the first ad is yielded, so a missing file fails early."""
+    files = expand_paths(paths)
+    if sum(1 for f in files if f == "-") > 1:
+        raise UsageError("'-' (standard input) can be given only once")
+    for entry in files:
+        if entry == "-":
+            yield from _parse_stream(stdin if stdin is not None else sys.stdin, STDIN_NAME)
+            continue
+        path = Path(entry)
+        try:
+            handle = path.open(encoding="utf-8", newline="")
+        except FileNotFoundError:
+            raise InputMissingError(f"{path}: no such file or directory") from None
+        except IsADirectoryError:
+            raise InputMissingError(f"{path}: is a directory") from None
+        except OSError as exc:
+            raise InputMissingError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        with handle:
+            try:
+                yield from _parse_stream(handle, str(path))
+            except OSError as exc:  # an I/O error while reading, after a good open
+                raise InputMissingError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def read_ads(paths: Iterable[str | Path], *, stdin: TextIO | None = None) -> list[LoadedAd]:
+    """Every ad of every path, in order (see the module docstring for the rules).
+
+    ``stdin`` is the stream ``-`` reads (default ``sys.stdin``; the CLI passes it).
+    """
+    return list(iter_ads(paths, stdin=stdin))
