@@ -95,7 +95,7 @@ def record_ad(rec: Record, last_update: float) -> list[str]:
         "Name": rec.name,
         "Priority": effective_priority(rec),
         "PriorityFactor": rec.priority_factor,
-        "RealPriority": max(MIN_PRIORITY, rec.priority),
+        "RealPriority": rec.priority,
         "ResourcesUsed": rec.resources_used,
         "WeightedAccumulatedUsage": rec.weighted_accumulated_usage,
         "WeightedResourcesUsed": rec.weighted_resources_used,
