@@ -12,9 +12,16 @@ In the floor round, ``limit_i = min(Floor_i, limit_i)``. A limit larger than the
 left is cut to it. The round-up rule (``permits``): a match of cost ``c`` is allowed
 when ``used + c <= limit``, or when nothing has been used yet in this spin and the
 limit is positive, so a fraction of a slot left over is not stranded between users.
+
+Deliberate difference: ``used + c <= limit`` is tested with a relative tolerance of
+``TOLERANCE`` (1e-6), so a limit that floating-point division leaves a hair short of a
+whole slot (a share of 0.9999999 of 3 slots) still takes it; without it, a nice user
+with a share of 1e-7 would take a slot a user with a share of 0.9999999 wanted.
 """
 
 from __future__ import annotations
+
+TOLERANCE = 1e-6
 
 
 def shares(eups: dict[str, float]) -> dict[str, float]:
@@ -34,6 +41,6 @@ def limit(share: float, pool: float, usage: float) -> float:
 
 def permits(used: float, cost: float, allowed: float) -> bool:
     """HTCondor's SubmitterLimitPermits, round-up rule included."""
-    if used + cost <= allowed:
+    if used + cost <= allowed + TOLERANCE * max(1.0, abs(allowed)):
         return True
     return used <= 0 < allowed

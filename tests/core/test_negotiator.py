@@ -1,0 +1,124 @@
+"""The seed documents' negotiation examples, run through the pure cycle."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from condorlite.core.model import Submitter
+from condorlite.core.negotiator import run_cycle
+from condorlite.core.policy import Policy
+from tests.core._pool import UID, job, slot, user
+
+NOW = 1_700_000_000
+POLICY = Policy(uid_domain=UID)
+
+
+def subs(**eups_usage: tuple[float, float]) -> dict[str, Submitter]:
+    return {user(n): Submitter(user(n), eup, usage) for n, (eup, usage) in eups_usage.items()}
+
+
+def got(result) -> Counter:
+    return Counter(m.submitter.split("@")[0] for m in result.matches)
+
+
+def test_slides_pool_gives_new_matches_one_one_two():
+    # 8 slots: Alice holds 3, Bob 1; EUP Alice 1000, Bob and Charlie 2000.
+    held = {1: "alice", 3: "alice", 5: "alice", 4: "bob"}
+    slots = [slot(f"slot{i}@m", state="Claimed" if i in held else "Unclaimed",
+                  user=user(held[i]) if i in held else None) for i in range(1, 9)]
+    jobs = [job(c, p, n) for c, n in ((1, "alice"), (2, "bob"), (3, "charlie")) for p in range(4)]
+    result = run_cycle(slots, jobs, subs(alice=(1000, 3), bob=(2000, 1), charlie=(2000, 0)),
+                       [], POLICY, NOW)
+    assert got(result) == {"alice": 1, "bob": 1, "charlie": 2}
+    limits = {r.name.split("@")[0]: r.limit for r in result.submitters}
+    assert limits == {"alice": 1.0, "bob": 1.0, "charlie": 2.0}
+    assert all(m.reason == "no preemption" for m in result.matches)
+    assert {r.reason for r in result.rejections} == {"submitter limit exceeded"}
+
+
+def test_eup_5_10_20_share_4_2_1():
+    slots = [slot(f"slot{i}@m") for i in range(7)]
+    jobs = [job(c, p, n) for c, n in ((1, "a"), (2, "b"), (3, "c")) for p in range(7)]
+    result = run_cycle(slots, jobs, subs(a=(5, 0), b=(10, 0), c=(20, 0)), [], POLICY, NOW)
+    assert got(result) == {"a": 4, "b": 2, "c": 1}
+    shares = [round(r.share * 7, 9) for r in result.submitters]
+    assert shares == [4.0, 2.0, 1.0]
+
+
+def test_thirty_slots_eup_500_1000_2000_give_17_8_4():
+    slots = [slot(f"slot{i:02d}@m") for i in range(30)]
+    jobs = [job(c, p, n) for c, n in ((1, "a"), (2, "b"), (3, "c")) for p in range(30)]
+    result = run_cycle(slots, jobs, subs(a=(500, 0), b=(1000, 0), c=(2000, 0)), [], POLICY, NOW)
+    assert got(result) == {"a": 17, "b": 8, "c": 4}
+    assert all(m.spin == 1 for m in result.matches)
+
+
+def test_manual_rank_table_gives_slot5_slot3_slot2():
+    policy = Policy(uid_domain=UID, negotiator_pre_job_rank="MY.PreVal",
+                    negotiator_post_job_rank="MY.PostVal")
+    table = [(100, 1, 10), (100, 2, 20), (100, 2, 30), (0, 1, 40), (200, 1, 50)]
+    slots = [slot(f"slot{i}@m", policy=policy, PreVal=pre, JobRankVal=rank, PostVal=post)
+             for i, (pre, rank, post) in enumerate(table, start=1)]
+    jobs = [job(1, p, "a", policy=policy, Rank="TARGET.JobRankVal") for p in range(3)]
+    result = run_cycle(slots, jobs, subs(a=(0.5, 0)), [], policy, NOW)
+    assert [m.slot for m in result.matches] == ["slot5@m", "slot3@m", "slot2@m"]
+
+
+def test_nice_user_gets_only_what_nobody_else_wants():
+    slots = [slot(f"slot{i}@m") for i in range(3)]
+    nice = [job(2, p, "bob", NiceUser="true") for p in range(3)]
+    nice_name = "nice-user.bob@" + UID
+    people = {user("alice"): Submitter(user("alice"), 500, 0),
+              nice_name: Submitter(nice_name, 1e13, 0)}
+    few = run_cycle(slots, [job(1, 0, "alice")] + nice, people, [], POLICY, NOW)
+    # Alice takes what she wants first; the nice user gets the two slots left over.
+    assert Counter(m.submitter for m in few.matches) == {user("alice"): 1, nice_name: 2}
+    assert [m.submitter for m in few.matches][0] == user("alice")
+    many = run_cycle(slots, [job(1, p, "alice") for p in range(3)] + nice, people, [],
+                     POLICY, NOW)
+    assert Counter(m.submitter for m in many.matches) == {user("alice"): 3}
+
+
+def test_priority_preemption_stops_at_the_share():
+    policy = Policy(uid_domain=UID,
+                    preemption_requirements="RemoteUserPrio > SubmitterUserPrio * 1.2")
+    slots = [slot(f"slot{i}@m", state="Claimed", user=user("bob"), policy=policy)
+             for i in range(4)]
+    jobs = [job(1, p, "alice", policy=policy) for p in range(4)]
+    jobs += [job(2, p, "bob", policy=policy) for p in range(2)]
+    result = run_cycle(slots, jobs, subs(alice=(500, 0), bob=(2000, 4)), [], policy, NOW)
+    assert [m.reason for m in result.matches] == ["priority"] * 3
+    assert all(m.preempting == user("bob") for m in result.matches)
+    assert len(result.preempted) == 3
+
+
+def test_preemption_off_by_default_is_reported():
+    slots = [slot("slot1@m", state="Claimed", user=user("bob"))]
+    result = run_cycle(slots, [job(1, 0, "alice")], subs(alice=(500, 0), bob=(2000, 1)),
+                       [], POLICY, NOW)
+    assert result.matches == []
+    assert [r.reason for r in result.rejections] == ["PREEMPTION_REQUIREMENTS == False"]
+
+
+def test_rejected_cluster_skips_its_other_jobs_unless_negotiate_all():
+    slots = [slot(f"slot{i}@m") for i in range(2)]
+    for everything, expected in ((False, []), (True, ["1.1"])):
+        policy = Policy(uid_domain=UID, significant_attributes=("ClusterId",),
+                        negotiate_all_jobs_in_cluster=everything)
+        jobs = [job(1, 0, "a", policy=policy, RequestMemory=999999),
+                job(1, 1, "a", policy=policy)]
+        result = run_cycle(slots, jobs, subs(a=(0.5, 0)), [], policy, NOW)
+        assert [m.job for m in result.matches] == expected
+        assert result.rejections[0].job == "1.0"
+        assert result.rejections[0].reason == "no match found"
+        assert result.stats["jobs_considered"] == (2 if everything else 1)
+
+
+def test_autoclusters_share_evaluations():
+    slots = [slot(f"slot{i:02d}@m") for i in range(20)]
+    jobs = [job(1, p, "a") for p in range(20)]
+    result = run_cycle(slots, jobs, subs(a=(0.5, 0)), [], POLICY, NOW)
+    assert len(result.matches) == 20
+    assert result.stats["autoclusters"] == 1
+    assert result.stats["slot_shapes"] == 1
+    assert result.stats["evaluations"] < result.stats["naive_evaluations"] / 5
