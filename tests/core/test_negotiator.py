@@ -70,11 +70,11 @@ def test_nice_user_gets_only_what_nobody_else_wants():
     nice_name = "nice-user.bob@" + UID
     people = {user("alice"): Submitter(user("alice"), 500, 0),
               nice_name: Submitter(nice_name, 1e13, 0)}
-    few = run_cycle(slots, [job(1, 0, "alice")] + nice, people, [], POLICY, NOW)
+    few = run_cycle(slots, [job(1, 0, "alice"), *nice], people, [], POLICY, NOW)
     # Alice takes what she wants first; the nice user gets the two slots left over.
     assert Counter(m.submitter for m in few.matches) == {user("alice"): 1, nice_name: 2}
-    assert [m.submitter for m in few.matches][0] == user("alice")
-    many = run_cycle(slots, [job(1, p, "alice") for p in range(3)] + nice, people, [],
+    assert few.matches[0].submitter == user("alice")
+    many = run_cycle(slots, [*(job(1, p, "alice") for p in range(3)), *nice], people, [],
                      POLICY, NOW)
     assert Counter(m.submitter for m in many.matches) == {user("alice"): 3}
 
