@@ -19,6 +19,7 @@ from condorlite import __version__
 COMMAND_MODULES: tuple[str, ...] = (
     "userprio",
     "edit",
+    "import_ads",
     "status",
 )
 
