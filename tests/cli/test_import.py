@@ -1,0 +1,158 @@
+"""``condorlite import``: condor_userprio -long (modular and legacy), round trip, errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from condorlite.cli import app
+from condorlite.core import accounting as A
+from condorlite.core.accounting import AccountantState
+from condorlite.store.db import open_state
+
+T0 = 1_700_000_000
+DAY = 86400
+
+# As a modern condor_userprio -allusers -long prints it: one ad per record, the root
+# group's pseudo-record first.
+MODULAR = """\
+AccountingGroup = "<none>"
+IsAccountingGroup = true
+Name = "<none>"
+Priority = 500.0
+PriorityFactor = 0.0
+WeightedAccumulatedUsage = 0.0
+
+AccountingGroup = "<none>"
+AccumulatedUsage = 3600.0
+BeginUsageTime = 1690000000
+Ceiling = 12
+Floor = 0
+IsAccountingGroup = false
+LastUpdate = 1700000000
+LastUsageTime = 1699999000
+MyType = "Accounting"
+Name = "alice@example.org"
+Priority = 4000.0
+PriorityFactor = 1000.0
+ResourcesUsed = 0
+WeightedAccumulatedUsage = 14400.0
+WeightedResourcesUsed = 0.0
+
+LastUpdate = 1700000000
+Name = "bob@example.org"
+Priority = 1000.0
+PriorityFactor = 2000.0
+ResourcesUsed = 2
+WeightedResourcesUsed = 8.0
+"""
+
+# The legacy single ad of HTCondor's ReportState (NameN, PriorityN, ...).
+LEGACY = """\
+LastUpdate = 1700000000
+Name1 = "carol@example.org"
+Priority1 = 1500.000000
+ResourcesUsed1 = 1
+WeightedResourcesUsed1 = 4.000000
+AccumulatedUsage1 = 3600.000000
+WeightedAccumulatedUsage1 = 7200.000000
+BeginUsageTime1 = 1690000000
+LastUsageTime1 = 1699990000
+PriorityFactor1 = 1000.000000
+AccountingGroup1 = "<none>"
+IsAccountingGroup1 = FALSE
+Name2 = "nice-user.dave@example.org"
+Priority2 = 5000000000.000000
+PriorityFactor2 = 0.000000
+NumSubmittors = 2
+"""
+
+
+def invoke(state_dir, *args, stdin=None):
+    result = CliRunner().invoke(app, [*args, "--state-dir", str(state_dir)], input=stdin)
+    return result.exit_code, result.output
+
+
+def records(state_dir):
+    with open_state(state_dir).transaction(write=False) as tx:
+        return tx.load_accountant().records
+
+
+def test_modular_long_output(tmp_path):
+    src = tmp_path / "prio.txt"
+    src.write_text(MODULAR)
+    code, out = invoke(tmp_path / "s", "import", str(src), "--now", str(T0), "--json")
+    doc = json.loads(out)
+    assert code == 0, out
+    assert doc["data"] == {"imported": 2, "names": ["alice@example.org", "bob@example.org"],
+                           "skipped": ["<none>"]}
+    recs = records(tmp_path / "s")
+    alice, bob = recs["alice@example.org"], recs["bob@example.org"]
+    assert (alice.priority, alice.priority_factor, alice.ceiling) == (4.0, 1000.0, 12)
+    assert (alice.accumulated_usage, alice.weighted_accumulated_usage) == (3600.0, 14400.0)
+    assert (alice.begin_usage_time, alice.last_usage_time) == (1690000000, 1699999000)
+    assert (bob.priority, bob.priority_factor) == (0.5, 2000.0)
+    assert (bob.resources_used, bob.weighted_resources_used) == (2, 8.0)
+
+
+def test_legacy_numbered_form_from_stdin(tmp_path):
+    code, out = invoke(tmp_path, "import", "-", "--now", str(T0), stdin=LEGACY)
+    assert code == 0 and "Imported 2 accountant records from <stdin>" in out
+    recs = records(tmp_path)
+    assert recs["carol@example.org"].priority == 1.5
+    assert recs["carol@example.org"].weighted_accumulated_usage == 7200.0
+    # factor 0 means "not set yet": the new-record rules give the nice-user factor
+    dave = recs["nice-user.dave@example.org"]
+    assert dave.priority_factor == 1e10 and dave.priority == 0.5
+
+
+def test_imported_figures_are_brought_forward_from_their_last_update(tmp_path):
+    src = tmp_path / "prio.txt"
+    src.write_text(MODULAR)
+    invoke(tmp_path / "s", "import", str(src), "--now", str(T0 + DAY))
+    bob = records(tmp_path / "s")["bob@example.org"]
+    # one half-life with 8 weighted slots in use: 0.5/2 + 8/2
+    assert bob.priority == pytest.approx(4.25)
+    assert bob.weighted_accumulated_usage == pytest.approx(8 * DAY)
+
+
+def test_round_trip_with_userprio_long(tmp_path):
+    store = open_state(tmp_path / "a")
+    p = store.policy
+    st = A.update_priorities(AccountantState(None), p, T0 - DAY)
+    st = A.add_match(st, p, "x@h.org", 6.0, T0 - DAY)
+    st = A.set_factor(st, p, "y@h.org", 3.5, T0 - DAY)
+    st = A.set_priority(st, p, "y@h.org", 0.1 + 0.2, T0 - DAY)
+    st = A.set_ceiling(st, p, "y@h.org", 9, T0 - DAY)
+    st = A.set_floor(st, p, "x@h.org", 2, T0 - DAY)
+    with store.transaction() as tx:
+        tx.save_accountant(st)
+    args = ("userprio", "--long", "--allusers", "--now", str(T0))
+    code, exported = invoke(tmp_path / "a", *args)
+    assert code == 0
+    (tmp_path / "out.txt").write_text(exported)
+    assert invoke(tmp_path / "b", "import", str(tmp_path / "out.txt"), "--now", str(T0))[0] == 0
+    assert invoke(tmp_path / "b", *args)[1] == exported
+    assert records(tmp_path / "b")["y@h.org"].priority_factor == 3.5
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "fragment"),
+    [
+        ("Name = \n", 65, "not readable as ClassAds"),
+        ('Name = "two words@x"\nPriority = 1.0\n', 65, "submitter name"),
+        ('Name = "a@x"\nPriority = "high"\n', 65, "Priority must be a number"),
+        ('Name = "<none>"\nPriority = 1.0\n', 65, "no accountant records"),
+    ],
+)
+def test_bad_input(tmp_path, text, code, fragment):
+    src = tmp_path / "bad.txt"
+    src.write_text(text)
+    got, out = invoke(tmp_path / "s", "import", str(src), "--json")
+    assert got == code and fragment in json.loads(out)["errors"][0]["message"]
+
+
+def test_missing_file_is_66(tmp_path):
+    assert invoke(tmp_path, "import", str(tmp_path / "nope.txt"))[0] == 66
