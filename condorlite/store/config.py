@@ -107,7 +107,7 @@ def _fail(path: Path, key: str, message: str, text: str | None = None) -> Config
 
 
 def _line_of(text: str, key: str) -> int | None:
-    pattern = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*=", re.IGNORECASE | re.MULTILINE)
+    pattern = re.compile(rf"^[ \t]*\"?{re.escape(key)}\"?[ \t]*=", re.IGNORECASE | re.MULTILINE)
     match = pattern.search(text)
     return text.count("\n", 0, match.start()) + 1 if match else None
 
@@ -152,7 +152,8 @@ def _check_expr(path: Path, key: str, expr: str, text: str) -> None:
     except Exception as exc:  # ClassAdSyntaxError (or any parse failure) of this text
         column = getattr(exc, "column", None) or getattr(exc, "position", None)
         at = f" at column {column}" if column is not None else ""
-        raise _fail(path, key, f"invalid expression{at}: {exc}", text) from None
+        reason = getattr(exc, "message", None) or str(exc)
+        raise _fail(path, key, f"invalid expression{at}: {reason}: {expr}", text) from None
 
 
 def _suggest(key: str, groups: tuple[str, ...]) -> str | None:
