@@ -61,6 +61,8 @@ def _json_safe(value: Any) -> Any:
 
 
 def envelope(command: str, data: Any, errors: list[dict[str, Any]]) -> dict[str, Any]:
+    """The JSON document; keys starting with "_" are human-only and left out."""
+    errors = [{k: v for k, v in e.items() if not k.startswith("_")} for e in errors]
     return {
         "schema_version": SCHEMA_VERSION,
         "command": command,
@@ -81,5 +83,9 @@ def render(result: Result, as_json: bool) -> None:
         return
     if result.human is not None:
         result.human(stdout_console())
+    # An error entry may carry a human-only "detail" (e.g. the source line and a caret).
+    err_console = stderr_console()
     for err in result.errors:
-        stderr_console().print(f"condorlite {result.command}: {err['message']}", markup=False)
+        err_console.print(f"condorlite {result.command}: {err['message']}", markup=False)
+        if err.get("_detail"):
+            err_console.print(err["_detail"], markup=False)
