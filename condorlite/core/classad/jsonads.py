@@ -103,19 +103,37 @@ class _Reader:
         return pos
 
     def ads(self) -> Iterator[ClassAd]:
+        text = self.text
         pos = self.skip_ws(0)
-        if pos < len(self.text) and self.text[pos] == "[":
-            items, end = self.decode_at(pos)
-            for item in items:  # type: ignore[union-attr]
-                yield self.to_ad(item, pos)
-            pos = self.skip_ws(end)
-            if pos < len(self.text):
-                raise self.fail("unexpected text after the JSON array", self.original_offset(pos))
+        if pos < len(text) and text[pos] == "[":
+            yield from self.array_items(pos)
             return
-        while pos < len(self.text):
+        while pos < len(text):
             item, end = self.decode_at(pos)
             yield self.to_ad(item, pos)
             pos = self.skip_ws(end)
+
+    def array_items(self, pos: int) -> Iterator[ClassAd]:
+        """The ads of a top-level array, decoded one by one so that an error points at
+        the ad it is in."""
+        text = self.text
+        pos = self.skip_ws(pos + 1)
+        if pos < len(text) and text[pos] == "]":
+            pos += 1
+        else:
+            while True:
+                item, end = self.decode_at(pos)
+                yield self.to_ad(item, pos)
+                pos = self.skip_ws(end)
+                sep = text[pos : pos + 1]
+                if sep not in (",", "]"):
+                    raise self.fail("expected ',' or ']' in the array", self.original_offset(pos))
+                pos = self.skip_ws(pos + 1)
+                if sep == "]":
+                    break
+        pos = self.skip_ws(pos)
+        if pos < len(text):
+            raise self.fail("unexpected text after the JSON array", self.original_offset(pos))
 
     def to_ad(self, item: object, pos: int) -> ClassAd:
         if not isinstance(item, _Object):
