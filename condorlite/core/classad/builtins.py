@@ -91,12 +91,14 @@ def if_then_else(cur, env, args):  # type: ignore[no-untyped-def]
 @register("eval", 1, 1, lazy=True)
 def eval_(cur, env, args):  # type: ignore[no-untyped-def]
     """eval(s): parse string s as an expression and evaluate it here; error if it does
-    not parse. A non-string argument is returned as it is."""
+    not parse, or if s is undefined. Any other non-string is returned as it is."""
     from .errors import ClassAdSyntaxError
     from .evaluator import compile_expr
     from .parser import parse_expr
 
     text = compile_expr(args[0])(cur, env)
+    if text is Undefined:
+        return Error
     if type(text) is not str:
         return text
     try:
@@ -142,13 +144,14 @@ def time_(cur, env, args):  # type: ignore[no-untyped-def]
 
 @register("interval", 1, 1)
 def interval(value):  # type: ignore[no-untyped-def]
-    """interval(secs): seconds as "[days+]hh:mm:ss" (e.g. 3661 -> "1:01:01")."""
-    if value is Undefined or value is Error:
-        return value
+    """interval(secs): seconds as "[days+]hh:mm:ss" (e.g. 3661 -> "1:01:01"); the
+    seconds are truncated to a 32-bit C int first, as HTCondor does; undefined and
+    non-numbers give error."""
     number = _as_number(value)
     if number is None:
         return Error
-    return interval_text(int(number) if type(number) is int else c_double_to_int(number))
+    seconds = number if type(number) is int else c_double_to_int(number)
+    return interval_text(ops.int_index(seconds))
 
 
 # --- type predicates -----------------------------------------------------------------
@@ -304,7 +307,7 @@ def _quantize_one(a: int | float, b: int | float) -> object:
 def quantize(value, step):  # type: ignore[no-untyped-def]
     """quantize(a, b): a rounded up to a multiple of b; with a list b, the first element
     >= a, or else a rounded up to a multiple of the last element (a if empty)."""
-    a = _plain_number(value)
+    a = _as_number(value)
     if a is None:
         return Error
     if type(step) is list:
@@ -353,12 +356,17 @@ def _list_numbers(values: object) -> list[int | float] | object:
 @register("sum", 1, 1)
 def sum_(values):  # type: ignore[no-untyped-def]
     """sum(list): the sum of the numbers in list (undefined elements skipped; 0 if
-    none); an integer unless a real is present; a non-number is error."""
-    numbers = _list_numbers(values)
-    if type(numbers) is not list:
-        return numbers
-    total: object = 0
-    for n in numbers:
+    none, the element itself if one); an integer unless a real is present; a
+    non-number is error."""
+    if type(values) is not list:
+        return Undefined if values is Undefined else Error
+    kept = [item for item in values if item is not Undefined]
+    if any(_plain_number(item) is None for item in kept):
+        return Error
+    if not kept:
+        return 0
+    total = kept[0]  # a single element comes back as it is (even a boolean)
+    for n in kept[1:]:
         total = ops.arithmetic("+", total, n)
     return total
 
@@ -435,6 +443,8 @@ def identical_member(item, values):  # type: ignore[no-untyped-def]
 
 
 def _member(item, values, equal):  # type: ignore[no-untyped-def]
+    if values is Error or (item is Error and equal is ops.compare):
+        return Error
     if values is Undefined or (item is Undefined and equal is ops.compare):
         return Undefined
     if type(values) is not list:
@@ -478,14 +488,20 @@ def all_compare(op, values, target):  # type: ignore[no-untyped-def]
 
 def _list_compare(op, values, target, *, any_of):  # type: ignore[no-untyped-def]
     name = _COMPARE_NAMES.get(op.lower()) if type(op) is str else None
-    if name is None or type(values) is not list:
+    if name is None or type(values) is not list or target is Error:
         return Error
-    results = [_compare_any(name, element, target) for element in values]
-    if any(r is Error for r in results):
+    if any(element is Error for element in values):
         return Error
-    if any_of:
-        return any(r is True for r in results)
-    return all(r is True for r in results)
+    # Element by element, stopping at the first answer that decides (or error).
+    for element in values:
+        r = _compare_any(name, element, target)
+        if r is Error:
+            return Error
+        if any_of and r is True:
+            return True
+        if not any_of and r is not True:
+            return False
+    return not any_of
 
 
 __all__ = ["REGISTRY", "Builtin", "compile_call", "register"]

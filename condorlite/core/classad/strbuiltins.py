@@ -198,10 +198,17 @@ def join(*values):  # type: ignore[no-untyped-def]
         sep, items = values
     else:
         sep, items = values[0], list(values[1:])
-    for v in [sep, *items]:
-        if v is Undefined or v is Error:
-            return v
-    return to_text(sep).join(to_text(v) for v in items)
+    if sep is Error:
+        return Error
+    if sep is Undefined:  # HTCondor joins with nothing then
+        sep = ""
+    if any(v is Error for v in items):
+        return Error
+    kept = [v for v in items if v is not Undefined]
+    if items and not kept:
+        return Undefined
+    # Undefined elements are left out, unless there is nothing else.
+    return to_text(sep).join(to_text(v) for v in kept)
 
 
 def _case(name: str, convert) -> None:  # type: ignore[no-untyped-def]
@@ -265,10 +272,7 @@ _compare_strings("stricmp", ascii_lower)
 @register("split", 1, 2)
 def split(text, delims=None):  # type: ignore[no-untyped-def]
     """split(s[, delims]): the list of items of s separated by white space and commas
-    (or by any character of delims)."""
-    special = _exceptional(text, delims)
-    if special is not None:
-        return special
+    (or by any character of delims); anything but strings (undefined too) is error."""
     if type(text) is not str or (delims is not None and type(delims) is not str):
         return Error
     if delims is None:
@@ -397,9 +401,11 @@ _string_list_reduce("stringListMax", lambda ns: _typed(ns, max(ns)) if ns else U
 
 def _membership(name: str, fold, subset: bool) -> None:  # type: ignore[no-untyped-def]
     def membership(needle, text, delims=", "):  # type: ignore[no-untyped-def]
+        if needle is Undefined or text is Undefined:
+            return False
         items = _items(text, delims)
         if items is None or type(needle) is not str:
-            return False
+            return Error
         pool = {fold(item) for item in items}
         wanted = string_list(needle, delims) if subset else [needle]
         return all(fold(w) in pool for w in wanted)

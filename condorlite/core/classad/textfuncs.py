@@ -70,7 +70,7 @@ def to_text(value: object) -> str:
     if kind is float:
         return format_real(value)  # type: ignore[arg-type]
 
-    return unparse_value(value)
+    return unparse_value(value, sort=True)
 
 
 _ASCII_UPPER = {c: c - 32 for c in range(ord("a"), ord("z") + 1)}
