@@ -127,24 +127,28 @@ def _delta_cell(width: int, delta: float) -> str:
 # -- the table -----------------------------------------------------------------------------
 
 
-def _cell(col: Column, row: Row, last_update: float) -> str:
-    w = col.width
-    last = row.last_usage_time if row.last_usage_time != 0 else -1.0
-    makers: dict[str, Callable[[], str]] = {
-        PRIORITY: lambda: format_float(w, 2, row.effective_priority),
-        REAL_PRIO: lambda: format_float(
-            w, 2, row.effective_priority / row.priority_factor if row.priority_factor > 0 else 0
-        ),
-        FACTOR: lambda: format_float(w, 2, row.priority_factor),
-        RES_USED: lambda: format_float(w, 0, row.weighted_resources_used),
-        WT_RES_USED: lambda: format_float(w, 2, row.weighted_accumulated_usage / 3600.0),
-        USE_TIME1: lambda: _date_cell(w, row.begin_usage_time),
-        USE_TIME2: lambda: _date_cell(w, last),
-        USE_DELTA: lambda: _delta_cell(w, last_update - last),
-        FLOOR: lambda: format_float(w, 2, row.floor) if row.floor > 0 else " " * w,
-        CEILING: lambda: format_float(w, 2, row.ceiling) if row.ceiling > -1 else " " * w,
-    }
-    return makers[col.flag]()
+def _last(row: Row) -> float:
+    # HTCondor reads a LastUsageTime of 0 ("never") as -1.
+    return row.last_usage_time if row.last_usage_time != 0 else -1.0
+
+
+def _real(row: Row) -> float:
+    return row.effective_priority / row.priority_factor if row.priority_factor > 0 else 0.0
+
+
+#: flag -> cell maker (width, row, last_update); one table, no per-cell closures.
+_CELLS: dict[str, Callable[[int, Row, float], str]] = {
+    PRIORITY: lambda w, r, _t: format_float(w, 2, r.effective_priority),
+    REAL_PRIO: lambda w, r, _t: format_float(w, 2, _real(r)),
+    FACTOR: lambda w, r, _t: format_float(w, 2, r.priority_factor),
+    RES_USED: lambda w, r, _t: format_float(w, 0, r.weighted_resources_used),
+    WT_RES_USED: lambda w, r, _t: format_float(w, 2, r.weighted_accumulated_usage / 3600.0),
+    USE_TIME1: lambda w, r, _t: _date_cell(w, r.begin_usage_time),
+    USE_TIME2: lambda w, r, _t: _date_cell(w, _last(r)),
+    USE_DELTA: lambda w, r, t: _delta_cell(w, t - _last(r)),
+    FLOOR: lambda w, r, _t: format_float(w, 2, r.floor) if r.floor > 0 else " " * w,
+    CEILING: lambda w, r, _t: format_float(w, 2, r.ceiling) if r.ceiling > -1 else " " * w,
+}
 
 
 def sort_rows(rows: list[Row], flags: frozenset[str]) -> list[Row]:
@@ -178,7 +182,8 @@ def render_table(
     users = 0
     total_in_use = total_usage = 0.0
     for row in rows:
-        out.append(line(pad(row.name, name_w), [_cell(c, row, last_update) for c in cols]))
+        out.append(line(pad(row.name, name_w),
+                        [_CELLS[c.flag](c.width, row, last_update) for c in cols]))
         if not row.is_group:
             users += 1
             total_in_use += row.weighted_resources_used

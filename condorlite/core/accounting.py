@@ -219,15 +219,12 @@ def _age(rec: Record, now: float, passed: float, beta: float) -> Record:
     )
     begin = now if acc > 0 and rec.begin_usage_time == 0 else rec.begin_usage_time
     last = now if recent > 0 else rec.last_usage_time
-    return replace(
-        rec,
-        priority=prio,
-        accumulated_usage=acc,
-        weighted_accumulated_usage=w_acc,
-        begin_usage_time=begin,
-        last_usage_time=last,
-        uncharged_time=0.0,
-        weighted_uncharged_time=0.0,
+    # Built field by field rather than with replace(): this runs once per record per
+    # update, and replace() costs several times more.
+    return Record(
+        rec.name, prio, rec.priority_factor, rec.resources_used, rec.weighted_resources_used,
+        0.0, 0.0, acc, w_acc, begin, last, rec.ceiling, rec.floor, rec.is_accounting_group,
+        rec.accounting_group,
     )
 
 

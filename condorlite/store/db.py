@@ -104,8 +104,8 @@ class Transaction:
         records: dict[str, Record] = {}
         cols = ", ".join(_RECORD_FIELDS)
         for values in self.conn.execute(f"SELECT {cols} FROM records ORDER BY name"):
-            rec = Record(*values)
-            records[rec.name] = _typed(rec)
+            rec = _typed(values)
+            records[rec.name] = rec
         return AccountantState(last_update_time=last, records=records)
 
     def save_accountant(self, state: AccountantState) -> None:
@@ -175,15 +175,12 @@ def _history_dict(row: tuple[Any, ...]) -> dict[str, Any]:
             "data": json.loads(data)}
 
 
-def _typed(rec: Record) -> Record:
+def _typed(v: tuple[Any, ...]) -> Record:
     # SQLite hands integers back for REAL values written as whole numbers; restore types.
     return Record(
-        rec.name, float(rec.priority), float(rec.priority_factor), int(rec.resources_used),
-        float(rec.weighted_resources_used), float(rec.uncharged_time),
-        float(rec.weighted_uncharged_time), float(rec.accumulated_usage),
-        float(rec.weighted_accumulated_usage), float(rec.begin_usage_time),
-        float(rec.last_usage_time), int(rec.ceiling), int(rec.floor),
-        bool(rec.is_accounting_group), str(rec.accounting_group),
+        v[0], float(v[1]), float(v[2]), int(v[3]), float(v[4]), float(v[5]), float(v[6]),
+        float(v[7]), float(v[8]), float(v[9]), float(v[10]), int(v[11]), int(v[12]),
+        bool(v[13]), str(v[14]),
     )
 
 
