@@ -307,7 +307,7 @@ def open_state(
     if not create and not db.exists():
         raise StateWriteError(
             f"no condorlite state in {where}",
-            hint="run a command without --no-create first, or check --state-dir",
+            hint="check --state-dir (or $CONDORLITE_STATE_DIR)",
         )
     try:
         where.mkdir(parents=True, exist_ok=True)
