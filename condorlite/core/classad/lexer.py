@@ -22,6 +22,7 @@ against classad2:
   negative literal (printed ``-1``, not `` -1``), unless the previous token ends a
   value (a literal, a name, ``.``, ``)``, ``]`` or ``}``), where it is binary minus.
 * ``..`` is one selection token (a quirk of HTCondor's number scanner).
+* ``?`` followed by ``:`` with only whitespace between is one elvis token ``?:``.
 * Strings: ``"..."`` with escapes ``\\a \\b \\f \\n \\r \\t \\v \\\\ \\' \\" \\?``,
   octal ``\\ooo`` (up to three digits if the first is 0-3, else up to two); any other
   escaped character stands for itself; an escape giving NUL is an error. Adjacent
@@ -68,7 +69,8 @@ _MASTER = re.compile(
     |(?P<dq>")
     |(?P<sq>')
     |(?P<bad_meta>=\?(?!=))
-    |(?P<op>>>>|>>|>=|<<|<=|==|!=|=\?=|=!=|&&|\|\||\?:|[-+*/%~^?:;,.\[\](){}&|<>=!])
+    |(?P<elvis>\?[ \t\n\r\f\v]*:)
+    |(?P<op>>>>|>>|>=|<<|<=|==|!=|=\?=|=!=|&&|\|\||[-+*/%~^?:;,.\[\](){}&|<>=!])
     """,
     re.VERBOSE | re.DOTALL,
 )
@@ -157,6 +159,10 @@ class _Scanner:
                 pos = self._number(pos)
             elif group == "dq" or group == "sq":
                 pos = self._string(pos, m.group())
+            elif group == "elvis":
+                self.emit("?:", None, pos)
+                self.advance_lines(pos, m.end())
+                pos = m.end()
             elif group == "dotdot":
                 self.emit(".", None, pos)
                 pos = m.end()

@@ -5,7 +5,7 @@ Precedence, lowest to highest (HTCondor's grammar in src/classad/source.cpp):
 ====  ========================================  =====
  bp   operators                                  assoc
 ====  ========================================  =====
-  1   ``c ? a : b``, elvis ``a ?: b``            right
+  1   ``c ? a : b``                              right
   2   ``||``                                     left
   3   ``&&``                                     left
   4   ``|``                                      left
@@ -17,7 +17,9 @@ Precedence, lowest to highest (HTCondor's grammar in src/classad/source.cpp):
  10   ``+ -``                                    left
  11   ``* / %``                                  left
  12   prefix ``- + ! ~``                         right
- 13   postfix ``.name`` and ``[index]``          left
+ 13   postfix ``.name``, ``[index]``; elvis      left
+      ``a ?: b`` (right operand: a postfix       (elvis
+      expression, no prefix operator)            right)
 ====  ========================================  =====
 
 Other rules, all as HTCondor parses them:
@@ -25,7 +27,11 @@ Other rules, all as HTCondor parses them:
 * ``name(args)`` is a call only when a bare name is followed by ``(``.
 * ``MY.x``, ``TARGET.x``, ``PARENT.x`` (any case, also quoted) become a scoped
   ``AttrRef``; ``.x`` is the absolute form; ``a.b`` on anything else is ``Select``.
-* ``? :`` with nothing between is the elvis operator, like ``?:``.
+* Elvis binds tighter than arithmetic, as in HTCondor 25: ``10 ?: 2 + 3`` is
+  ``(10 ?: 2) + 3``, and ``-a ?: b`` is ``-(a ?: b)``. Its right operand cannot start
+  with a prefix operator (``a ?: -b`` is an error; ``a ?: -1`` is a negative literal).
+  ``? :`` with whitespace between is the same token; with a comment between it is an
+  error.
 * ``[ a = 1; ; b = 2; ]`` tolerates extra semicolons; a repeated name keeps its first
   spelling and position and takes the last value.
 * Nesting deeper than ``MAX_DEPTH`` is a ``too_deep`` error (HTCondor stops at 1000;
@@ -57,7 +63,6 @@ from condorlite.core.classad.values import Error, Undefined
 
 BINDING_POWER: dict[str, int] = {
     "?": 1,
-    "?:": 1,
     "||": 2,
     "&&": 3,
     "|": 4,
@@ -81,9 +86,11 @@ BINDING_POWER: dict[str, int] = {
     "%": 11,
     ".": 13,
     "[": 13,
+    "?:": 13,
 }
 PREFIX_BINDING = 12
 MAX_DEPTH = 200
+_PREFIX_OPS = frozenset({"-", "+", "!", "~"})
 SCOPES = frozenset({"my", "target", "parent"})
 
 _DESCRIBE = {
@@ -296,15 +303,15 @@ class _Parser:
         return Subscript(left, index)
 
     def ternary(self, op: str, left: Expr) -> Expr:
-        if self.peek().kind == ":":
-            self.i += 1
-            return Elvis(left, self.expression(0))
         then = self.expression(0)
         self.expect(":", "':' in the conditional expression")
         return Conditional(left, then, self.expression(0))
 
     def elvis(self, op: str, left: Expr) -> Expr:
-        return Elvis(left, self.expression(0))
+        nxt = self.peek()
+        if nxt.kind in _PREFIX_OPS:
+            raise self.unexpected(nxt, "an operand without a prefix operator after '?:'")
+        return Elvis(left, self.expression(PREFIX_BINDING))
 
 
 _NUD: dict[str, Callable[[_Parser, Token], Expr]] = {
