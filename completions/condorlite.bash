@@ -5,7 +5,7 @@ _condorlite() {
     prev="${COMP_WORDS[COMP_CWORD-1]}"
     cmd="${COMP_WORDS[1]}"
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "delete eval import resetall resetusage setaccum setbegin setceiling setfactor setfloor setlast setprio status userprio --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "delete eval import negotiate resetall resetusage setaccum setbegin setceiling setfactor setfloor setlast setprio status userprio --help --version" -- "$cur"))
         return
     fi
     case "$cmd" in
@@ -19,132 +19,142 @@ _condorlite() {
             COMPREPLY=($(compgen -f -- "$cur"))
         fi
         ;;
-    userprio)
+    negotiate)
         case "$prev" in --state-dir)
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--activefrom --all --allusers --help --json --lock-timeout --long --now --priority --state-dir --usage -h -l" -- "$cur"))
+            COMPREPLY=($(compgen -W "--dry-run --explain --help --jobs --json --lock-timeout --now --slots --state-dir -h" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -f -- "$cur"))
+        fi
+        ;;
+    userprio)
+        case "$prev" in --config|--state-dir)
+            COMPREPLY=($(compgen -f -- "$cur")); return;;
+        esac
+        if [[ "$cur" == -* ]]; then
+            COMPREPLY=($(compgen -W "--activefrom --all --allusers --config --help --json --lock-timeout --long --now --priority --state-dir --usage -h -l" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi
         ;;
     setprio)
-        case "$prev" in --state-dir)
+        case "$prev" in --config|--state-dir)
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--help --json --lock-timeout --now --state-dir -h" -- "$cur"))
+            COMPREPLY=($(compgen -W "--config --help --json --lock-timeout --now --state-dir -h" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi
         ;;
     setfactor)
-        case "$prev" in --state-dir)
+        case "$prev" in --config|--state-dir)
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--help --json --lock-timeout --now --state-dir -h" -- "$cur"))
+            COMPREPLY=($(compgen -W "--config --help --json --lock-timeout --now --state-dir -h" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi
         ;;
     setaccum)
-        case "$prev" in --state-dir)
+        case "$prev" in --config|--state-dir)
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--help --json --lock-timeout --now --state-dir -h" -- "$cur"))
+            COMPREPLY=($(compgen -W "--config --help --json --lock-timeout --now --state-dir -h" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi
         ;;
     setbegin)
-        case "$prev" in --state-dir)
+        case "$prev" in --config|--state-dir)
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--help --json --lock-timeout --now --state-dir -h" -- "$cur"))
+            COMPREPLY=($(compgen -W "--config --help --json --lock-timeout --now --state-dir -h" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi
         ;;
     setlast)
-        case "$prev" in --state-dir)
+        case "$prev" in --config|--state-dir)
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--help --json --lock-timeout --now --state-dir -h" -- "$cur"))
+            COMPREPLY=($(compgen -W "--config --help --json --lock-timeout --now --state-dir -h" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi
         ;;
     setceiling)
-        case "$prev" in --state-dir)
+        case "$prev" in --config|--state-dir)
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--help --json --lock-timeout --now --state-dir -h" -- "$cur"))
+            COMPREPLY=($(compgen -W "--config --help --json --lock-timeout --now --state-dir -h" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi
         ;;
     setfloor)
-        case "$prev" in --state-dir)
+        case "$prev" in --config|--state-dir)
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--help --json --lock-timeout --now --state-dir -h" -- "$cur"))
+            COMPREPLY=($(compgen -W "--config --help --json --lock-timeout --now --state-dir -h" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi
         ;;
     resetusage)
-        case "$prev" in --state-dir)
+        case "$prev" in --config|--state-dir)
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--help --json --lock-timeout --now --state-dir -h" -- "$cur"))
+            COMPREPLY=($(compgen -W "--config --help --json --lock-timeout --now --state-dir -h" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi
         ;;
     delete)
-        case "$prev" in --state-dir)
+        case "$prev" in --config|--state-dir)
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--help --json --lock-timeout --now --state-dir -h" -- "$cur"))
+            COMPREPLY=($(compgen -W "--config --help --json --lock-timeout --now --state-dir -h" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi
         ;;
     resetall)
-        case "$prev" in --state-dir)
+        case "$prev" in --config|--state-dir)
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--help --json --lock-timeout --now --state-dir -h" -- "$cur"))
+            COMPREPLY=($(compgen -W "--config --help --json --lock-timeout --now --state-dir -h" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi
         ;;
     import)
-        case "$prev" in --state-dir)
+        case "$prev" in --config|--state-dir)
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--help --json --lock-timeout --now --state-dir -h" -- "$cur"))
+            COMPREPLY=($(compgen -W "--config --help --json --lock-timeout --now --state-dir -h" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi
         ;;
     status)
-        case "$prev" in --state-dir)
+        case "$prev" in --config|--state-dir)
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--help --jobs --json --lock-timeout --negotiator --slots --state-dir --submitters -h" -- "$cur"))
+            COMPREPLY=($(compgen -W "--config --help --jobs --json --lock-timeout --negotiator --slots --state-dir --submitters -h" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi

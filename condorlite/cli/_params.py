@@ -43,3 +43,14 @@ LockTimeoutOpt = Annotated[
         min=0.0,
     ),
 ]
+
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        help="Policy file to use instead of STATE_DIR/condorlite.toml.",
+        envvar="CONDORLITE_CONFIG",
+        show_envvar=True,
+        dir_okay=False,
+    ),
+]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from condorlite.errors import UsageError
+from condorlite.errors import InputMissingError, UsageError
 from condorlite.store.db import StateStore, open_state
 
 DEFAULT_LOCK_TIMEOUT = 5.0
@@ -25,5 +25,12 @@ def now_or_clock(now: float | None) -> float:
     return float(now)
 
 
-def open_store(state_dir: Path | None, lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> StateStore:
-    return open_state(state_dir, create=True, lock_timeout=lock_timeout)
+def open_store(
+    state_dir: Path | None,
+    lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+    config: Path | None = None,
+) -> StateStore:
+    """Open the state dir; ``config`` (``--config``) replaces STATE_DIR/condorlite.toml."""
+    if config is not None and not config.is_file():
+        raise InputMissingError(f"--config {config}: no such file")
+    return open_state(state_dir, create=True, lock_timeout=lock_timeout, config_path=config)

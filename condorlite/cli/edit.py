@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from condorlite.cli._params import JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
+from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, now_or_clock, open_store
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result
@@ -66,11 +66,11 @@ EDITS: tuple[EditSpec, ...] = (
 
 def run_edit(
     spec: EditSpec, name: str | None, value: Any, state_dir, now: float | None,
-    lock_timeout: float,
+    lock_timeout: float, config=None,
 ) -> Result:
     """Apply one edit in one write transaction and describe the outcome."""
     at = now_or_clock(now)
-    store = open_store(state_dir, lock_timeout)
+    store = open_store(state_dir, lock_timeout, config)
     policy = store.policy
     target = acct.parse_submitter_name(name, policy) if name is not None else None
     with store.transaction(write=True) as tx:
@@ -109,12 +109,13 @@ def _register_valued(app: typer.Typer, spec: EditSpec) -> None:
             name: Annotated[str, typer.Argument(help="user@domain, or a configured group.")],
             value: Annotated[int, typer.Argument(metavar=spec.value_name)],
             state_dir: StateDirOpt = None,
+            config: ConfigOpt = None,
             now: NowOpt = None,
             lock_timeout: LockTimeoutOpt = DEFAULT_LOCK_TIMEOUT,
             as_json: JsonOpt = False,
         ) -> None:
             run_command(spec.command, as_json,
-                        lambda: run_edit(spec, name, value, state_dir, now, lock_timeout))
+                        lambda: run_edit(spec, name, value, state_dir, now, lock_timeout, config))
 
         return
 
@@ -124,12 +125,13 @@ def _register_valued(app: typer.Typer, spec: EditSpec) -> None:
         name: Annotated[str, typer.Argument(help="user@domain, or a configured group.")],
         value: Annotated[float, typer.Argument(metavar=spec.value_name)],
         state_dir: StateDirOpt = None,
+        config: ConfigOpt = None,
         now: NowOpt = None,
         lock_timeout: LockTimeoutOpt = DEFAULT_LOCK_TIMEOUT,
         as_json: JsonOpt = False,
     ) -> None:
         run_command(spec.command, as_json,
-                    lambda: run_edit(spec, name, value, state_dir, now, lock_timeout))
+                    lambda: run_edit(spec, name, value, state_dir, now, lock_timeout, config))
 
 
 def _register_named(app: typer.Typer, spec: EditSpec) -> None:
@@ -137,12 +139,13 @@ def _register_named(app: typer.Typer, spec: EditSpec) -> None:
     def command(
         name: Annotated[str, typer.Argument(help="user@domain, or a configured group name.")],
         state_dir: StateDirOpt = None,
+        config: ConfigOpt = None,
         now: NowOpt = None,
         lock_timeout: LockTimeoutOpt = DEFAULT_LOCK_TIMEOUT,
         as_json: JsonOpt = False,
     ) -> None:
         run_command(spec.command, as_json,
-                    lambda: run_edit(spec, name, None, state_dir, now, lock_timeout))
+                    lambda: run_edit(spec, name, None, state_dir, now, lock_timeout, config))
 
 
 RESETALL = EditSpec("resetall", "Reset the accumulated usage of every record to zero.",
@@ -160,9 +163,10 @@ def register(app: typer.Typer) -> None:
     @app.command("resetall", help=RESETALL.help)
     def resetall(
         state_dir: StateDirOpt = None,
+        config: ConfigOpt = None,
         now: NowOpt = None,
         lock_timeout: LockTimeoutOpt = DEFAULT_LOCK_TIMEOUT,
         as_json: JsonOpt = False,
     ) -> None:
         run_command("resetall", as_json,
-                    lambda: run_edit(RESETALL, None, None, state_dir, now, lock_timeout))
+                    lambda: run_edit(RESETALL, None, None, state_dir, now, lock_timeout, config))

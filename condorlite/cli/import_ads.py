@@ -26,7 +26,7 @@ from typing import Annotated, Any
 
 import typer
 
-from condorlite.cli._params import JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
+from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, now_or_clock, open_store
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result
@@ -135,10 +135,12 @@ def merge_imported(
     return AccountantState(state.last_update_time, records)
 
 
-def build_import(file: str, state_dir, now: float | None, lock_timeout: float) -> Result:
+def build_import(
+    file: str, state_dir, now: float | None, lock_timeout: float, config=None
+) -> Result:
     at = now_or_clock(now)
     text, source = read_text(file)
-    store = open_store(state_dir, lock_timeout)
+    store = open_store(state_dir, lock_timeout, config)
     imported: list[tuple[Record, float | None]] = []
     skipped: list[str] = []
     for i, entry in enumerate(ads_to_entries(text, source), start=1):
@@ -170,9 +172,11 @@ def register(app: typer.Typer) -> None:
         file: Annotated[str, typer.Argument(
             metavar="FILE", help="condor_userprio -allusers -long output (or - for stdin).")],
         state_dir: StateDirOpt = None,
+        config: ConfigOpt = None,
         now: NowOpt = None,
         lock_timeout: LockTimeoutOpt = DEFAULT_LOCK_TIMEOUT,
         as_json: JsonOpt = False,
     ) -> None:
         """Seed or refresh the accountant from condor_userprio -long output."""
-        run_command("import", as_json, lambda: build_import(file, state_dir, now, lock_timeout))
+        run_command("import", as_json, lambda: build_import(
+            file, state_dir, now, lock_timeout, config))

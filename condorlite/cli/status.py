@@ -38,7 +38,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from condorlite.cli._params import JsonOpt, LockTimeoutOpt, StateDirOpt
+from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, StateDirOpt
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, open_store
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result
@@ -310,8 +310,9 @@ def _inputs(given: list[str] | None, configured: tuple[str, ...], store: StateSt
 
 
 def _body(slots: list[str] | None, jobs: list[str] | None, show_submitters: bool,
-          show_negotiator: bool, state_dir: Path | None, lock_timeout: float) -> Result:
-    store = open_store(state_dir, lock_timeout)
+          show_negotiator: bool, state_dir: Path | None, lock_timeout: float,
+          config: Path | None = None) -> Result:
+    store = open_store(state_dir, lock_timeout, config)
     with store.transaction(write=False) as tx:
         cycle = tx.last_history(CYCLE_KIND)
     data: dict[str, Any] = {
@@ -355,9 +356,10 @@ def register(app: typer.Typer) -> None:
         negotiator: Annotated[bool, typer.Option(
             "--negotiator", help="Statistics of the last negotiation cycle.")] = False,
         state_dir: StateDirOpt = None,
+        config: ConfigOpt = None,
         lock_timeout: LockTimeoutOpt = DEFAULT_LOCK_TIMEOUT,
         as_json: JsonOpt = False,
     ) -> None:
         """Show the pool as condor_status does, its submitters, or the last cycle."""
         run_command("status", as_json, lambda: _body(
-            slots, jobs, submitters, negotiator, state_dir, lock_timeout))
+            slots, jobs, submitters, negotiator, state_dir, lock_timeout, config))

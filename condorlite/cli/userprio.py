@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from condorlite.cli._params import JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
+from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, now_or_clock, open_store
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result
@@ -164,6 +164,7 @@ def _row(rec: Record) -> Row:
 def build_userprio(
     state_dir, now: float | None, names: list[str], show_all: bool, usage: bool,
     priority: bool, allusers: bool, activefrom: str | None, long: bool, lock_timeout: float,
+    config=None,
 ) -> Result:
     at = now_or_clock(now)
     if names or allusers:
@@ -172,7 +173,7 @@ def build_userprio(
         min_last = parse_activefrom(activefrom)
     else:
         min_last = at - DAY
-    store = open_store(state_dir, lock_timeout)
+    store = open_store(state_dir, lock_timeout, config)
     with store.transaction(write=False) as tx:
         stored = tx.load_accountant()
     view = update_priorities(stored, store.policy, at)
@@ -224,6 +225,7 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--long", "-l", help="Print one ClassAd per record.")
         ] = False,
         state_dir: StateDirOpt = None,
+        config: ConfigOpt = None,
         now: NowOpt = None,
         lock_timeout: LockTimeoutOpt = DEFAULT_LOCK_TIMEOUT,
         as_json: JsonOpt = False,
@@ -234,6 +236,6 @@ def register(app: typer.Typer) -> None:
             as_json,
             lambda: build_userprio(
                 state_dir, now, list(names or []), show_all, usage, priority, allusers,
-                activefrom, long, lock_timeout,
+                activefrom, long, lock_timeout, config,
             ),
         )
