@@ -25,7 +25,7 @@ from condorlite.core.classad.ast import (
 )
 from condorlite.core.classad.errors import KINDS, ClassAdSyntaxError
 from condorlite.core.classad.formats import parse_ads
-from condorlite.core.classad.parser import MAX_DEPTH, parse_expr
+from condorlite.core.classad.parser import MAX_DEPTH, parse_expr, quick_literal
 from condorlite.core.classad.printer import unparse
 from condorlite.core.classad.values import Error, Undefined
 
@@ -255,3 +255,21 @@ def test_reals_survive_printing_to_htcondor_precision(value):
         assert back.value == float(format(value, spec))
         assert math.isclose(back.value, value, rel_tol=1e-15)
         assert math.copysign(1.0, back.value) == math.copysign(1.0, value)
+
+
+LITERALISH = st.one_of(
+    st.from_regex(r"-?[0-9]{1,21}(\.[0-9]{1,5}([eE][+-]?[0-9]{1,3})?)?", fullmatch=True),
+    st.from_regex(r'"[^"\\]{0,6}"', fullmatch=True),
+    st.sampled_from(["true", "FALSE", "Undefined", "error", "isnt", "x", "0x1", "-0", "00"]),
+    CLASSADISH,
+)
+
+
+@FAST
+@given(LITERALISH)
+def test_quick_literal_agrees_with_the_parser(text):
+    quick = quick_literal(text)
+    if quick is None:
+        return
+    for old in (False, True):
+        assert parse_expr(text, old=old) == quick

@@ -26,7 +26,7 @@ from typing import TextIO
 from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.jsonads import read_json_ads, write_json_ads
-from condorlite.core.classad.parser import parse_expr, parse_records
+from condorlite.core.classad.parser import parse_expr, parse_records, quick_literal
 
 FORMATS = ("auto", "old", "new", "json")
 
@@ -164,8 +164,13 @@ def _read_old(lines: Iterable[str], filename: str | None) -> Iterator[ClassAd]:
                 first_line=lineno,
             )
         start = m.end()
+        value_text = line[start:].rstrip(_BLANK)
+        expr = quick_literal(value_text)
+        if expr is not None:
+            ad[m.group(1)] = expr
+            continue
         try:
-            expr = parse_expr(line[start:], old=True)
+            expr = parse_expr(value_text, old=True)
         except ClassAdSyntaxError as exc:
             raise ClassAdSyntaxError(
                 exc.kind,

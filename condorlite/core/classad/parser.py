@@ -40,6 +40,7 @@ Other rules, all as HTCondor parses them:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
 from condorlite.core.classad.ast import (
@@ -59,7 +60,7 @@ from condorlite.core.classad.ast import (
 )
 from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.lexer import Token, tokenize
-from condorlite.core.classad.values import Error, Undefined
+from condorlite.core.classad.values import INT64_MAX, INT64_MIN, Error, Undefined
 
 BINDING_POWER: dict[str, int] = {
     "?": 1,
@@ -112,6 +113,33 @@ def parse_expr(text: str, *, old: bool = False) -> Expr:
     """
     parser = _Parser(text, old)
     return parser.guarded(parser.whole_expression)
+
+
+# Whole texts that are one simple literal: most attribute values in real ads. Reading
+# them directly skips the lexer and the Pratt loop; the result is what they would give.
+_QUICK_LITERAL = re.compile(
+    r"(?P<int>-?(?:0|[1-9][0-9]*))|(?P<real>-?[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?)"
+    r'|"(?P<str>[^"\\\x00]*)"|(?P<word>[A-Za-z]+)'
+)
+_QUICK_WORDS = {"true": Literal(True), "false": Literal(False), "undefined": Literal(Undefined)}
+
+
+def quick_literal(text: str) -> Expr | None:
+    """The literal ``text`` denotes when it is one plain integer, real, escape-free
+    string, boolean or ``undefined`` (no surrounding blanks); None otherwise. Agrees
+    with ``parse_expr`` (new or old string rule) on every text it answers for."""
+    m = _QUICK_LITERAL.fullmatch(text)
+    if m is None:
+        return None
+    kind = m.lastgroup
+    if kind == "int":
+        value = int(text)
+        return Literal(value if INT64_MIN <= value <= INT64_MAX else 0)
+    if kind == "real":
+        return Literal(float(text))
+    if kind == "str":
+        return Literal(m.group("str"))
+    return _QUICK_WORDS.get(text.lower())
 
 
 def parse_records(text: str) -> Iterator[RecordExpr]:
