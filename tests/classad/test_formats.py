@@ -271,7 +271,7 @@ def test_parse_ad_wants_exactly_one():
 
 def test_unknown_format_is_a_value_error():
     with pytest.raises(ValueError):
-        list(parse_ads("A = 1", "xml"))
+        parse_ads("A = 1", "xml")
     with pytest.raises(ValueError):
         write_ads([ClassAd()], "xml")
 
@@ -285,3 +285,11 @@ def test_write_ads_layouts():
     new = write_ads(ads, "new")
     assert list(parse_ads(new, "new")) == ads
     assert new.startswith("\n    [\n        b = 1; \n")
+
+
+def test_undecodable_file_is_a_syntax_error():
+    handle = io.TextIOWrapper(io.BytesIO(b'A = 1\nB = "\xff\xfe"\n'), encoding="utf-8")
+    with pytest.raises(ClassAdSyntaxError) as info:
+        list(parse_ads(handle, "old", filename="bin.ads"))
+    assert (info.value.kind, info.value.filename) == ("bad_character", "bin.ads")
+    assert str(info.value).startswith("bin.ads:")
