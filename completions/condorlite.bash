@@ -20,11 +20,11 @@ _condorlite() {
         fi
         ;;
     negotiate)
-        case "$prev" in --state-dir)
+        case "$prev" in --config|--state-dir)
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--dry-run --explain --help --jobs --json --lock-timeout --now --slots --state-dir -h" -- "$cur"))
+            COMPREPLY=($(compgen -W "--config --dry-run --explain --help --jobs --json --lock-timeout --now --slots --state-dir -h" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi

@@ -11,6 +11,7 @@ complete -c condorlite -n 'not __fish_seen_subcommand_from delete eval import ne
 complete -c condorlite -n '__fish_seen_subcommand_from negotiate' -l slots -r -d 'Slot ad file, directory or - (repeatable; default: SLOTS in the config).'
 complete -c condorlite -n '__fish_seen_subcommand_from negotiate' -l jobs -r -d 'Job ad file, directory or - (repeatable; default: JOBS in the config).'
 complete -c condorlite -n '__fish_seen_subcommand_from negotiate' -l state-dir -r -F -d 'State directory (default: $CONDORLITE_STATE_DIR, else the user state dir).'
+complete -c condorlite -n '__fish_seen_subcommand_from negotiate' -l config -r -F -d 'Policy file to use instead of STATE_DIR/condorlite.toml.'
 complete -c condorlite -n '__fish_seen_subcommand_from negotiate' -l now -r -d 'The time to act at, in epoch seconds (default: $CONDORLITE_NOW, else the clock).'
 complete -c condorlite -n '__fish_seen_subcommand_from negotiate' -l dry-run -d 'Run the cycle and print it, but write nothing.'
 complete -c condorlite -n '__fish_seen_subcommand_from negotiate' -l explain -r -d 'Also explain where one idle job (ClusterId.ProcId) stands.'

@@ -18,6 +18,7 @@ from condorlite import __version__
 # Order here is the order of the commands in --help.
 COMMAND_MODULES: tuple[str, ...] = (
     "eval",
+    "negotiate",
     "userprio",
     "edit",
     "import_ads",

@@ -291,6 +291,11 @@ class Cycle:
             if not ok:
                 cands.rej_limit += 1
                 continue
+            if offer.partitionable:
+                # The match carves this slot (its version changes), so step back onto its
+                # entry: the next job of this class re-evaluates what is left of the slot
+                # and keeps taking it while it still fits.
+                cands.position -= 1
             return offer, reason, taken
         return None
 

@@ -1,0 +1,322 @@
+"""``condorlite negotiate``: one negotiation cycle, in one state transaction.
+
+What one run does (the contract of ``docs/negotiate.md``, "The command"):
+
+1. read the slot and job ads (``--slots`` / ``--jobs``, else ``SLOTS`` / ``JOBS`` of the
+   config) and decode them; an unparsable file stops the run (65) and a missing one
+   too (66) before the state is touched; an ad that cannot take part (no Name, no
+   ClusterId/ProcId, no Requirements, no Owner, a duplicate) is listed under
+   ``problems`` and skipped;
+2. in one transaction: bring the accountant up to ``now``; reconcile the stored claims
+   with the ads (``core.claims.reconcile``), charging ``remove_match`` for every claim
+   that ended and ``add_match`` for every claim newly seen in a busy slot ad;
+3. run the cycle (``core.negotiator.run_cycle``) with each submitter's EUP, usage,
+   floor and ceiling from the accountant (a submitter without a record gets a new
+   one's figures);
+4. charge every preemption (``remove_match``, the slot's claim dropped) and every
+   match (``add_match``, a new claim; a piece of a partitionable slot is stored as
+   ``<slot>#<job>``);
+5. save the accountant and the claims and append a ``negotiation_cycle`` history row
+   whose ``data["cycle"]`` holds the cycle's statistics.
+
+``--dry-run`` runs steps 1-4 in a read transaction and writes nothing. The two
+durations (``duration``: the whole command; ``matchmaking_duration``: the
+``run_cycle`` call, in seconds) are wall-clock figures: they appear only in the JSON
+``cycle`` object and the history row, never in the human output, so that the same
+state, ads, config and ``--now`` print the same text byte for byte.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from condorlite.cli import negotiate_view as view
+from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
+from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, now_or_clock, open_store
+from condorlite.cli.errors import run_command
+from condorlite.cli.render import Result
+from condorlite.cli.status import CYCLE_KIND, JobsOpt, SlotsOpt
+from condorlite.core import accounting as acct
+from condorlite.core.accounting import AccountantState, ClaimRow
+from condorlite.core.claims import reconcile
+from condorlite.core.explain import explain_job
+from condorlite.core.model import (
+    AdProblem,
+    Claim,
+    CycleResult,
+    Job,
+    Slot,
+    Submitter,
+    job_from_ad,
+    slot_from_ad,
+)
+from condorlite.core.negotiator import run_cycle
+from condorlite.core.policy import Policy
+from condorlite.errors import DomainError, UsageError
+from condorlite.store.adfiles import LoadedAd, configured_paths, read_ads
+from condorlite.store.db import StateStore, Transaction
+
+# -- claims as the store keeps them ----------------------------------------------------
+
+
+def claim_to_row(claim: Claim) -> ClaimRow:
+    """A core Claim as a store row: ``partitionable``, ``resources`` (a name -> amount
+    object) and ``observed`` go into ``extra``; a claim with no job id stores ``""``."""
+    extra: dict[str, Any] = {"observed": claim.observed}
+    if claim.partitionable is not None:
+        extra["partitionable"] = claim.partitionable
+        extra["resources"] = dict(claim.resources)
+    return ClaimRow(claim.slot, claim.job or "", claim.submitter, claim.weight,
+                    claim.start_time, extra)
+
+
+def claim_from_row(row: ClaimRow) -> Claim:
+    """The inverse of ``claim_to_row`` (rows written by other commands have no extra)."""
+    extra = row.extra or {}
+    resources = extra.get("resources") or {}
+    return Claim(
+        slot=row.slot, job=row.job or None, submitter=row.submitter, weight=row.weight,
+        start_time=row.start_time, partitionable=extra.get("partitionable"),
+        resources=tuple(sorted((str(k), float(v)) for k, v in resources.items())),
+        observed=bool(extra.get("observed", False)),
+    )
+
+
+# -- reading and decoding the ads ------------------------------------------------------
+
+
+@dataclass
+class Inputs:
+    """The decoded ads of one run and what was skipped."""
+
+    slots: list[Slot] = field(default_factory=list)
+    jobs: list[Job] = field(default_factory=list)
+    problems: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _paths(given: list[str] | None, configured: tuple[str, ...], store: StateStore,
+           what: str, option: str) -> list[Any]:
+    if given:
+        return list(given)
+    if configured:
+        return configured_paths(configured, store.config_path)
+    raise UsageError(f"no {what} ads: give {option} or set {option[2:].upper()} in "
+                     f"{store.config_path}")
+
+
+def _problem(kind: str, loaded: LoadedAd, message: str) -> dict[str, Any]:
+    # "ad" counts from 1 within its file, as a person would point at it.
+    return {"kind": kind, "source": loaded.source, "ad": loaded.index + 1, "problem": message}
+
+
+def decode(slot_ads: list[LoadedAd], job_ads: list[LoadedAd], policy: Policy) -> Inputs:
+    """Slots and jobs from their ads; bad or duplicate ads become problems.
+
+    The first ad with a given slot Name or job id wins; later ones are skipped.
+    """
+    out = Inputs()
+    seen: dict[str, str] = {}
+    for loaded in slot_ads:
+        try:
+            slot = slot_from_ad(loaded.ad, policy, len(out.slots))
+        except AdProblem as exc:
+            out.problems.append(_problem("slot", loaded, str(exc)))
+            continue
+        if slot.name in seen:
+            out.problems.append(_problem("slot", loaded, f"duplicate slot Name {slot.name} "
+                                         f"(first in {seen[slot.name]}); skipped"))
+            continue
+        seen[slot.name] = f"{loaded.source} ad {loaded.index + 1}"
+        out.slots.append(slot)
+    seen = {}
+    for loaded in job_ads:
+        try:
+            job = job_from_ad(loaded.ad, policy, len(out.jobs))
+        except AdProblem as exc:
+            out.problems.append(_problem("job", loaded, str(exc)))
+            continue
+        if job.id in seen:
+            out.problems.append(_problem("job", loaded, f"duplicate job {job.id} "
+                                         f"(first in {seen[job.id]}); skipped"))
+            continue
+        seen[job.id] = f"{loaded.source} ad {loaded.index + 1}"
+        out.jobs.append(job)
+    return out
+
+
+def read_inputs(slots: list[str] | None, jobs: list[str] | None, store: StateStore) -> Inputs:
+    slot_paths = _paths(slots, store.policy.slots, store, "slot", "--slots")
+    job_paths = _paths(jobs, store.policy.jobs, store, "job", "--jobs")
+    if "-" in [str(p) for p in slot_paths] and "-" in [str(p) for p in job_paths]:
+        raise UsageError("'-' (standard input) can be given for --slots or --jobs, not both")
+    slot_ads = read_ads(slot_paths, stdin=sys.stdin)
+    job_ads = read_ads(job_paths, stdin=sys.stdin)
+    return decode(slot_ads, job_ads, store.policy)
+
+
+# -- the cycle inside the transaction --------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """What one cycle decided and what it changed in the state."""
+
+    result: CycleResult
+    submitters: dict[str, Submitter]
+    released: list[dict[str, Any]]
+    observed: int
+    live_claims: list[Claim]
+    accountant: AccountantState
+    matchmaking_duration: float
+
+
+def submitter_view(state: AccountantState, jobs: list[Job], policy: Policy,
+                   now: float) -> dict[str, Submitter]:
+    """Every record's figures, plus those of a new record for a job's submitter that
+    has none yet (so a newcomer starts at EUP 0.5 x its initial factor)."""
+    records = dict(state.records)
+    for name in sorted({j.submitter for j in jobs} - set(records)):
+        records[name] = acct.new_record(name, policy, now)
+    return {
+        name: Submitter(name, eup=acct.effective_priority(rec),
+                        usage=rec.weighted_resources_used, floor=float(rec.floor),
+                        ceiling=None if rec.ceiling < 0 else float(rec.ceiling))
+        for name, rec in sorted(records.items())
+    }
+
+
+def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float) -> Outcome:
+    """Steps 2-4 of the module doc against one transaction's state (nothing saved)."""
+    state = acct.update_priorities(tx.load_accountant(), policy, now)
+    stored = [claim_from_row(row) for row in tx.load_claims()]
+    rec = reconcile(stored, inputs.slots, inputs.jobs, now)
+    released = []
+    for claim, reason in rec.ended:
+        state = acct.remove_match(state, policy, claim.submitter, claim.weight, now)
+        released.append({"slot": claim.slot, "job": claim.job, "submitter": claim.submitter,
+                         "reason": reason})
+    for claim in rec.added:
+        state = acct.add_match(state, policy, claim.submitter, claim.weight, now)
+    submitters = submitter_view(state, inputs.jobs, policy, now)
+    live = rec.live
+    started = time.perf_counter()
+    result = run_cycle(inputs.slots, inputs.jobs, submitters, live, policy, now)
+    matchmaking = time.perf_counter() - started
+    claims = {c.slot: c for c in live}
+    for gone in result.preempted:
+        state = acct.remove_match(state, policy, gone.submitter, gone.weight, now)
+        claims.pop(gone.slot, None)
+    for match in result.matches:
+        state = acct.add_match(state, policy, match.submitter, match.weight, now)
+        if match.partitionable is not None:
+            claim = Claim(f"{match.partitionable}#{match.job}", match.job, match.submitter,
+                          match.weight, now, match.partitionable, match.resources)
+        else:
+            claim = Claim(match.slot, match.job, match.submitter, match.weight, now)
+        claims[claim.slot] = claim
+    return Outcome(result, submitters, released, len(rec.added),
+                   [claims[k] for k in sorted(claims)], state, matchmaking)
+
+
+# -- the JSON data -----------------------------------------------------------------------
+
+
+def _num(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
+
+
+def cycle_data(outcome: Outcome, inputs: Inputs, now: float, dry_run: bool) -> dict[str, Any]:
+    """The ``cycle`` statistics (HTCondor's LastNegotiationCycle* figures and more)."""
+    stats = dict(outcome.result.stats)
+    stats.update(
+        time=_num(now), dry_run=dry_run, problems=len(inputs.problems),
+        claims_released=len(outcome.released), claims_observed=outcome.observed,
+        claims_live=len(outcome.live_claims),
+        matchmaking_duration=round(outcome.matchmaking_duration, 6),
+    )
+    return {k: stats[k] for k in sorted(stats)}
+
+
+def result_data(outcome: Outcome, inputs: Inputs, cycle: dict[str, Any]) -> dict[str, Any]:
+    res = outcome.result
+    return {
+        "cycle": cycle,
+        "matches": [{
+            "job": m.job, "submitter": m.submitter, "slot": m.slot, "reason": m.reason,
+            "preempting": m.preempting, "preempted_job": m.preempted_job,
+            "weight": _num(m.weight), "autocluster": m.autocluster, "spin": m.spin,
+            "partitionable": m.partitionable,
+            "resources": {k: _num(v) for k, v in m.resources},
+        } for m in res.matches],
+        "rejections": [{"job": r.job, "submitter": r.submitter, "reason": r.reason,
+                        "autocluster": r.autocluster} for r in res.rejections],
+        "submitters": [{
+            "name": s.name, "effective_priority": s.effective_priority, "share": s.share,
+            "limit": s.limit, "usage": _num(s.usage), "matched": _num(s.matched),
+            "matched_jobs": s.matched_jobs, "idle_jobs": s.idle_jobs,
+        } for s in res.submitters],
+        "released": outcome.released,
+        "problems": inputs.problems,
+    }
+
+
+def _history_what(cycle: dict[str, Any]) -> str:
+    return (f"{cycle['matches']} matches, {cycle['rejections']} rejections, "
+            f"{cycle['idle_jobs']} idle jobs, {cycle['active_submitters']} submitters")
+
+
+# -- the command -------------------------------------------------------------------------
+
+
+def _body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | None,
+          now: float | None, dry_run: bool, explain: str | None,
+          lock_timeout: float, config: Path | None) -> Result:
+    started = time.perf_counter()
+    at = now_or_clock(now)
+    store = open_store(state_dir, lock_timeout, config)
+    policy = store.policy
+    inputs = read_inputs(slots, jobs, store)
+    if explain is not None and not any(j.id == explain.strip() for j in inputs.jobs):
+        raise DomainError(f"no job {explain} in the job ads",
+                          hint="give the job as ClusterId.ProcId, e.g. 123.0")
+    with store.transaction(write=not dry_run) as tx:
+        outcome = run_in(tx, inputs, policy, at)
+        cycle = cycle_data(outcome, inputs, at, dry_run)
+        cycle["duration"] = round(time.perf_counter() - started, 6)
+        data = result_data(outcome, inputs, {k: cycle[k] for k in sorted(cycle)})
+        if not dry_run:
+            tx.save_accountant(outcome.accountant)
+            tx.save_claims([claim_to_row(c) for c in outcome.live_claims])
+            tx.add_history(CYCLE_KIND, _history_what(cycle), {"cycle": data["cycle"]}, at)
+    if explain is not None:
+        job = next(j for j in inputs.jobs if j.id == explain.strip())
+        data["explain"] = explain_job(job, inputs.slots, outcome.result, outcome.live_claims,
+                                      at)
+    return Result("negotiate", data, lambda console: view.draw(console, data))
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("negotiate")
+    def negotiate(
+        slots: SlotsOpt = None,
+        jobs: JobsOpt = None,
+        state_dir: StateDirOpt = None,
+        config: ConfigOpt = None,
+        now: NowOpt = None,
+        dry_run: Annotated[bool, typer.Option(
+            "--dry-run", help="Run the cycle and print it, but write nothing.")] = False,
+        explain: Annotated[str | None, typer.Option(
+            "--explain", metavar="JOBID",
+            help="Also explain where one idle job (ClusterId.ProcId) stands.")] = None,
+        lock_timeout: LockTimeoutOpt = DEFAULT_LOCK_TIMEOUT,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Run one negotiation cycle: match idle jobs to slots in fair-share order."""
+        run_command("negotiate", as_json, lambda: _body(
+            slots, jobs, state_dir, now, dry_run, explain, lock_timeout, config))

@@ -1,0 +1,143 @@
+"""The human output of ``condorlite negotiate``: plain text an HTCondor admin can scan.
+
+Sections, in order (an empty section is left out, except Matches):
+
+* a header in the spirit of the NegotiatorLog's cycle summary: the time, the pool
+  (slot ads, total slot weight), idle jobs, active submitters, autoclusters, then the
+  work done (jobs considered, matches, rejections, pie spins); "(dry run)" when
+  nothing was written;
+* ``Matches``: Job, Submitter, Slot, Weight, Reason (HTCondor's PreemptState wording)
+  and the user preempted, in the order the cycle made them;
+* ``Rejections``: Job, Submitter, Reason, in submitter order then queue order;
+* ``Submitters``: as condor_userprio orders them for negotiation (best EUP first):
+  EffectivePriority, Share (of the pool, percent), Limit (first pie spin), Usage
+  (weighted slots in use after the cycle), Matched (weight matched this cycle) and
+  jobs matched of idle;
+* ``Claims released`` and ``Problems`` (ads skipped);
+* with ``--explain``, the job's explanation.
+
+Durations are never printed here (they are wall-clock, see ``negotiate``), so the text
+depends only on the state, the ads, the config and ``--now``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.console import Console
+
+
+def _n(value: float | int | None) -> str:
+    """A weight or usage: integers bare, other numbers with two decimals."""
+    if value is None:
+        return "-"
+    return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
+
+
+def _table(headers: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
+    """Columns padded to their widest cell; columns in ``right`` right-aligned."""
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+
+    def line(cells: list[str]) -> str:
+        parts = [c.rjust(w) if i in right else c.ljust(w)
+                 for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
+        return ("  " + "  ".join(parts)).rstrip()
+
+    return [line(headers)] + [line(r) for r in rows]
+
+
+def _section(title: str, body: list[str]) -> list[str]:
+    return ["", title, *body]
+
+
+def _header(cycle: dict[str, Any]) -> list[str]:
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(cycle["time"]))
+    dry = "  (dry run: nothing written)" if cycle.get("dry_run") else ""
+    return [
+        f"Negotiation cycle at {stamp} ({cycle['time']}){dry}",
+        f"  pool: {cycle['slots']} slot ads, total weight {_n(cycle['pool_weight'])}; "
+        f"{cycle['idle_jobs']} idle jobs from {cycle['active_submitters']} submitters "
+        f"in {cycle['autoclusters']} autoclusters",
+        f"  jobs considered {cycle['jobs_considered']}, matches {cycle['matches']}, "
+        f"rejections {cycle['rejections']}, pie spins {cycle['pie_spins']}; "
+        f"claims released {cycle['claims_released']}, live {cycle['claims_live']}",
+    ]
+
+
+def _matches(data: dict[str, Any]) -> list[str]:
+    rows = [[m["job"], m["submitter"], m["slot"], _n(m["weight"]), m["reason"],
+             m["preempting"] or ""] for m in data["matches"]]
+    if not rows:
+        return ["", "Matches (0)", "  none"]
+    return _section(f"Matches ({len(rows)})",
+                    _table(["Job", "Submitter", "Slot", "Weight", "Reason", "Preempting"],
+                           rows, {3}))
+
+
+def _rejections(data: dict[str, Any]) -> list[str]:
+    rows = [[r["job"], r["submitter"] or "", r["reason"]] for r in data["rejections"]]
+    if not rows:
+        return []
+    return _section(f"Rejections ({len(rows)})",
+                    _table(["Job", "Submitter", "Reason"], rows, set()))
+
+
+def _submitters(data: dict[str, Any]) -> list[str]:
+    rows = [[s["name"], f"{s['effective_priority']:.2f}", f"{100 * s['share']:.2f}%",
+             f"{s['limit']:.2f}", _n(s["usage"]), _n(s["matched"]),
+             f"{s['matched_jobs']}/{s['idle_jobs']}"] for s in data["submitters"]]
+    if not rows:
+        return []
+    heads = ["Submitter", "EffectivePriority", "Share", "Limit", "Usage", "Matched",
+             "Jobs matched/idle"]
+    return _section("Submitters (negotiation order)", _table(heads, rows, {1, 2, 3, 4, 5, 6}))
+
+
+def _released(data: dict[str, Any]) -> list[str]:
+    rows = [[r["slot"], r["job"] or "", r["submitter"], r["reason"]] for r in data["released"]]
+    if not rows:
+        return []
+    return _section(f"Claims released ({len(rows)})",
+                    _table(["Slot", "Job", "Submitter", "Reason"], rows, set()))
+
+
+def _problems(data: dict[str, Any]) -> list[str]:
+    if not data["problems"]:
+        return []
+    out = ["", f"Problems: {len(data['problems'])} ads skipped"]
+    out += [f"  {p['source']} ad {p['ad']} ({p['kind']}): {p['problem']}"
+            for p in data["problems"]]
+    return out
+
+
+def explain_lines(ex: dict[str, Any]) -> list[str]:
+    """The ``--explain`` section."""
+    cluster = "-" if ex["autocluster"] is None else str(ex["autocluster"])
+    out = ["", f"Job {ex['job']} ({ex['submitter']}): {ex['status']}, autocluster {cluster}"]
+    fig = ex["submitter_figures"]
+    if fig is not None:
+        out.append(f"  submitter: effective priority {fig['effective_priority']:.2f}, "
+                   f"share {100 * fig['share']:.2f}%, limit {fig['limit']:.2f}, "
+                   f"matched {_n(fig['matched'])} ({fig['matched_jobs']} of "
+                   f"{fig['idle_jobs']} idle jobs)")
+    else:
+        out.append("  submitter: not negotiated this cycle")
+    out.append(f"  slots: {ex['slots']} in the input; the job's Requirements hold on "
+               f"{ex['job_requirements_hold']}; both Requirements hold on "
+               f"{ex['matching_slots']}")
+    if ex["failing"]:
+        out.append("  first clause that fails, per slot:")
+        out += [f"    {f['side']:<4}  {f['clause']}: {f['value']} on {f['slots']} "
+                f"slot{'' if f['slots'] == 1 else 's'}" for f in ex["failing"]]
+    out.append(f"  outcome: {ex['outcome']}")
+    return out
+
+
+def draw(console: Console, data: dict[str, Any]) -> None:
+    lines = _header(data["cycle"])
+    for section in (_matches, _rejections, _submitters, _released, _problems):
+        lines += section(data)
+    if "explain" in data:
+        lines += explain_lines(data["explain"])
+    console.print("\n".join(lines), markup=False, highlight=False)

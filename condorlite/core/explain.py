@@ -1,0 +1,154 @@
+"""Why one job does or does not match the slots: the facts behind ``negotiate --explain``.
+
+A ``Requirements`` expression is read as a list of *clauses*: its top-level ``&&``
+operands, looking through parentheses (``(A) && ((B) && C)`` has clauses A, B, C). For
+each slot the job's clauses are evaluated in order with MY = job and TARGET = slot,
+and the first one that does not hold is charged to that slot; when all the job's
+clauses hold, the slot's own Requirements clauses are tried the same way with MY =
+slot and TARGET = job. A clause "holds" as Requirements do (``requirements_hold``):
+boolean true or a non-zero number. When the failing clause is a bare reference to an
+attribute of the same ad (the slot's ``START`` in ``START && WithinResourceLimits``),
+its expression is split and tried in turn, up to ``MAX_DEPTH`` levels, and the clause
+is named ``START: <inner clause>``.
+
+So every slot that does not match is counted exactly once, under the first clause that
+stops it; the counts are grouped by (side, clause, value) and listed most slots first,
+then job side before slot side, then clause text. Slots are the ads as read (a
+partitionable slot with all its resources), not what the cycle left of them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.ast import AttrRef, Binary, Expr, Paren
+from condorlite.core.classad.printer import unparse
+from condorlite.core.classad.values import Error, Undefined
+from condorlite.core.model import JOB_STATUS_NAMES, Claim, CycleResult, Job, Slot
+
+MAX_DEPTH = 3
+
+
+def clauses(expr: Expr) -> list[Expr]:
+    """The top-level ``&&`` operands of ``expr``, through parentheses, left to right."""
+    while isinstance(expr, Paren):
+        expr = expr.inner
+    if isinstance(expr, Binary) and expr.op == "&&":
+        return clauses(expr.left) + clauses(expr.right)
+    return [expr]
+
+
+def _holds(value: object) -> bool:
+    if value is True:
+        return True
+    return type(value) in (int, float) and value != 0
+
+
+def _kind(value: object) -> str:
+    if value is False:
+        return "false"
+    if value is Undefined:
+        return "undefined"
+    if value is Error:
+        return "error"
+    return "not a boolean"
+
+
+def _strip(expr: Expr) -> Expr:
+    while isinstance(expr, Paren):
+        expr = expr.inner
+    return expr
+
+
+def first_failure(expr: Expr, my: ClassAd, target: ClassAd, now: float,
+                  depth: int = 0) -> tuple[str, str] | None:
+    """(clause text, value kind) of the first clause of ``expr`` that does not hold, or
+    None when every clause holds."""
+    for clause in clauses(expr):
+        value = adeval.eval_expr(clause, my, target, now)
+        if _holds(value):
+            continue
+        text = unparse(clause)
+        inner = _strip(clause)
+        if (depth < MAX_DEPTH and isinstance(inner, AttrRef)
+                and inner.scope in (None, "my")):
+            bound = adeval.attr(my, inner.name)
+            if bound is not None:
+                deeper = first_failure(bound, my, target, now, depth + 1)
+                if deeper is not None and deeper[0] != unparse(bound):
+                    return f"{text}: {deeper[0]}", deeper[1]
+        return text, _kind(value)
+    return None
+
+
+def _slot_failure(job: Job, slot: Slot, now: float) -> tuple[str, str, str] | None:
+    """(side, clause, value) stopping this pair, or None when they match."""
+    for side, my, target in (("job", job.ad, slot.ad), ("slot", slot.ad, job.ad)):
+        if adeval.requirements_hold(my, target, now=int(now)):
+            continue
+        expr = adeval.attr(my, "Requirements")
+        if expr is None:
+            return side, "Requirements", "undefined"
+        found = first_failure(expr, my, target, now)
+        # Every clause can hold while the whole does not (e.g. a number && a boolean is
+        # an error); then the whole expression is the culprit.
+        if found is None:
+            value = adeval.eval_attr(my, "Requirements", target, now)
+            return side, unparse(expr), _kind(value)
+        return side, found[0], found[1]
+    return None
+
+
+def _outcome(job: Job, result: CycleResult, claims: list[Claim]) -> str:
+    if not job.idle:
+        return f"not negotiated: the job is {JOB_STATUS_NAMES.get(job.status, job.status)}"
+    held = [c.slot for c in claims if c.job == job.id]
+    note = result.notes.get(job.id)
+    if note is not None:
+        return note
+    if held:
+        return f"not negotiated: it already holds a claim on {held[0]}"
+    return ("not reached: its submitter's turns ended (limit, ceiling or no slots left) "
+            "before this job came up")
+
+
+def explain_job(job: Job, slots: list[Slot], result: CycleResult, claims: list[Claim],
+                now: float) -> dict[str, Any]:
+    """Where ``job`` stands after ``result`` (JSON-ready; see the module doc)."""
+    counts: dict[tuple[str, str, str], int] = {}
+    job_true = matching = 0
+    for slot in slots:
+        failure = _slot_failure(job, slot, now)
+        if failure is None:
+            matching += 1
+            job_true += 1
+            continue
+        if failure[0] == "slot":
+            job_true += 1
+        counts[failure] = counts.get(failure, 0) + 1
+    failing = [{"side": side, "clause": clause, "value": value, "slots": n}
+               for (side, clause, value), n in sorted(
+                   counts.items(), key=lambda kv: (-kv[1], kv[0][0] != "job", kv[0][1],
+                                                   kv[0][2]))]
+    report = next((s for s in result.submitters if s.name == job.submitter), None)
+    figures = None if report is None else {
+        "effective_priority": report.effective_priority, "share": report.share,
+        "limit": report.limit, "usage": report.usage, "matched": report.matched,
+        "matched_jobs": report.matched_jobs, "idle_jobs": report.idle_jobs,
+    }
+    match = next((m for m in result.matches if m.job == job.id), None)
+    return {
+        "job": job.id,
+        "submitter": job.submitter,
+        "status": JOB_STATUS_NAMES.get(job.status, str(job.status)),
+        "autocluster": result.autocluster_of.get(job.id),
+        "submitter_figures": figures,
+        "slots": len(slots),
+        "job_requirements_hold": job_true,
+        "matching_slots": matching,
+        "failing": failing,
+        "matched_slot": None if match is None else match.slot,
+        "outcome": _outcome(job, result, claims),
+    }
