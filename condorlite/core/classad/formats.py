@@ -39,15 +39,15 @@ def parse_ads(
 ) -> Iterator[ClassAd]:
     """An iterator over the ads in ``source`` (text, or a text file object read lazily
     for the old form). Iterating raises ``ClassAdSyntaxError`` (with ``filename``) on bad
-    input, including a file that is not valid text in its encoding; an unknown
-    ``format`` is a ``ValueError`` at once."""
+    input (a file object that cannot decode its bytes raises its own
+    ``UnicodeDecodeError``); an unknown ``format`` is a ``ValueError`` at once."""
     if format not in FORMATS:
         raise ValueError(f"unknown ClassAd format {format!r}; expected one of {FORMATS}")
     return _parse_ads(source, format, filename)
 
 
 def _parse_ads(source: str | TextIO, format: str, filename: str | None) -> Iterator[ClassAd]:
-    lines = _lines(source, filename)
+    lines = _lines(source)
     head: list[str] = []
     if format == "auto":
         format = _detect(lines, head)
@@ -111,27 +111,12 @@ def write_ads(ads: Iterable[ClassAd], format: str = "old", *, sort: bool = False
 # -- helpers ------------------------------------------------------------------------
 
 
-def _lines(source: str | TextIO, filename: str | None) -> Iterator[str]:
-    """Lines with their line endings, from text or a file object."""
+def _lines(source: str | TextIO) -> Iterator[str]:
+    """Lines with their line endings, from text or a file object. Decoding a file is
+    its opener's business: a ``UnicodeDecodeError`` from the file object propagates."""
     if isinstance(source, str):
-        yield from source.splitlines(keepends=True)
-        return
-    lineno = 0
-    try:
-        for line in source:
-            lineno += 1
-            yield line
-    except UnicodeDecodeError as exc:
-        raise ClassAdSyntaxError(
-            "bad_character",
-            f"the file is not valid {exc.encoding} text ({exc.reason}); the line number"
-            " is where reading stopped, the bad byte may be a little further",
-            line=lineno + 1,
-            column=1,
-            source="",
-            filename=filename,
-            first_line=lineno + 1,
-        ) from None
+        return iter(source.splitlines(keepends=True))
+    return iter(source)
 
 
 def _chain(head: list[str], rest: Iterator[str]) -> Iterator[str]:
