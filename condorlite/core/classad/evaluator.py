@@ -34,23 +34,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import operators as ops
-from .ast import (
-    AttrRef,
-    Binary,
-    Call,
-    Conditional,
-    Elvis,
-    Expr,
-    ListExpr,
-    Literal,
-    Paren,
-    RecordExpr,
-    Select,
-    Subscript,
-    Unary,
-)
-from .values import Error, Undefined, wrap_int64
+from .ast import Expr
+from .values import Error, Undefined
 
 MAX_DEPTH = 500
 """Nested attribute references beyond this depth evaluate to error (HTCondor has a
@@ -155,7 +140,16 @@ def current_time(env: Env) -> int:
 
 
 def _eval_found(holder: object, lname: str, expr: object, env: Env) -> object:
-    """Evaluate an attribute's expression in the ad that holds it, guarding cycles."""
+    """Evaluate an attribute's expression in the ad that holds it, guarding cycles.
+
+    A constant expression (``folded``) refers to nothing, so it cannot close a cycle
+    and skips the guard; the depth limit applies to it all the same.
+    """
+    hit = _CACHE.get(id(expr))
+    if hit is None or hit[0] is not expr:
+        hit = _entry(expr)  # type: ignore[arg-type]
+    if hit[2] is not VARIES:
+        return hit[2] if env.depth < MAX_DEPTH else Error
     key = (id(holder), lname)
     active = env.active
     if key in active:
@@ -165,7 +159,7 @@ def _eval_found(holder: object, lname: str, expr: object, env: Env) -> object:
     active.add(key)
     env.depth += 1
     try:
-        return compile_expr(expr)(holder, env)  # type: ignore[arg-type]
+        return hit[1](holder, env)
     finally:
         env.depth -= 1
         active.discard(key)
@@ -205,225 +199,42 @@ def select(base: object, lname: str, env: Env) -> object:
 
 # --- compilation ---------------------------------------------------------------------
 
-_CACHE: dict[int, tuple[Expr, Compiled]] = {}
+VARIES = object()
+"""The folded value of a node whose value depends on the context (see ``folded``)."""
+
+# id(node) -> (node, closure, folded value or VARIES). The node is kept alive in the
+# entry, so its id cannot be reused while the entry exists.
+_CACHE: dict[int, tuple[Expr, Compiled, object]] = {}
 _CACHE_LIMIT = 200_000
 
 
+def _entry(node: Expr) -> tuple[Expr, Compiled, object]:
+    hit = _CACHE.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit
+    from .compiler import build
+
+    fn, value = build(node)
+    if len(_CACHE) >= _CACHE_LIMIT:
+        _CACHE.clear()
+    hit = (node, fn, value)
+    _CACHE[id(node)] = hit
+    return hit
+
+
 def compile_expr(node: Expr) -> Compiled:
-    """The closure for ``node``, built once and cached by node identity (the node is
-    kept alive in the cache, so its id cannot be reused while the entry exists)."""
+    """The closure ``fn(cur, env) -> value`` for ``node``, built once (``compiler.py``)
+    and cached by node identity."""
     hit = _CACHE.get(id(node))
     if hit is not None and hit[0] is node:
         return hit[1]
-    fn = _build(node)
-    if len(_CACHE) >= _CACHE_LIMIT:
-        _CACHE.clear()
-    _CACHE[id(node)] = (node, fn)
-    return fn
+    return _entry(node)[1]
 
 
-def _build(node: Expr) -> Compiled:
-    match node:
-        case Literal(value=value):
-            return lambda cur, env: value
-        case AttrRef(name=name, scope=scope):
-            return _build_attr(name.lower(), scope)
-        case Select(base=base, name=name):
-            return _build_select(compile_expr(base), name.lower())
-        case Subscript(base=base, index=index):
-            return _build_subscript(compile_expr(base), compile_expr(index))
-        case Unary(op=op, operand=operand):
-            return _build_unary(op, compile_expr(operand))
-        case Binary(op=op, left=left, right=right):
-            return _build_binary(op, compile_expr(left), compile_expr(right))
-        case Conditional(cond=cond, then=then, otherwise=otherwise):
-            return _build_conditional(
-                compile_expr(cond), compile_expr(then), compile_expr(otherwise)
-            )
-        case Elvis(left=left, right=right):
-            return _build_elvis(compile_expr(left), compile_expr(right))
-        case Paren(inner=inner):
-            return compile_expr(inner)
-        case Call(name=name, args=args):
-            from .builtins import compile_call
-
-            return compile_call(name, args)
-        case ListExpr(items=items):
-            fns = tuple(compile_expr(item) for item in items)
-            return lambda cur, env: [fn(cur, env) for fn in fns]
-        case RecordExpr(attrs=attrs):
-            return _build_record(attrs)
-    raise TypeError(f"not a ClassAd expression node: {node!r}")
-
-
-def _build_attr(lname: str, scope: str | None) -> Compiled:
-    if scope is None:
-        return lambda cur, env: resolve_unscoped(cur, lname, env)
-    if scope == "absolute":
-
-        def absolute(cur: object, env: Env) -> object:
-            root = env.root(cur)
-            return Undefined if root is None else resolve(root, lname, env)
-
-        return absolute
-    # MY.x / TARGET.x / PARENT.x: the scope word is itself an unscoped name.
-    return lambda cur, env: select(resolve_unscoped(cur, scope, env), lname, env)
-
-
-def _build_select(base: Compiled, lname: str) -> Compiled:
-    return lambda cur, env: select(base(cur, env), lname, env)
-
-
-def _build_subscript(base_fn: Compiled, index_fn: Compiled) -> Compiled:
-    def subscript(cur: object, env: Env) -> object:
-        base = base_fn(cur, env)
-        index = index_fn(cur, env)
-        special = ops.strict2(base, index)
-        if special is not None:
-            return special
-        if type(base) is list:
-            if type(index) is not int:
-                return Error
-            i = ops.int_index(index)
-            return base[i] if 0 <= i < len(base) else Error
-        if type(index) is str and hasattr(base, "lookup"):
-            lname = index.lower()
-            # A record subscript reads only the record's own attributes.
-            expr = base.lookup(lname)  # type: ignore[attr-defined]
-            if expr is None:
-                return Undefined
-            return _eval_found(base, lname, expr, env)
-        return Error
-
-    return subscript
-
-
-def _build_unary(op: str, operand: Compiled) -> Compiled:
-    fn = {"-": ops.unary_minus, "+": ops.unary_plus, "!": ops.logical_not, "~": ops.bitwise_not}[op]
-    return lambda cur, env: fn(operand(cur, env))
-
-
-_INT_OPS: dict[str, Callable[[int, int], int]] = {
-    "+": lambda a, b: a + b,
-    "-": lambda a, b: a - b,
-    "*": lambda a, b: a * b,
-}
-_COMPARE_OPS = frozenset({"==", "!=", "<", "<=", ">", ">="})
-_BITWISE_OPS = frozenset({"&", "|", "^", "<<", ">>", ">>>"})
-
-
-def _build_binary(op: str, left: Compiled, right: Compiled) -> Compiled:
-    if op == "&&":
-        return _build_and(left, right)
-    if op == "||":
-        return _build_or(left, right)
-    if op in ("=?=", "is"):
-        return lambda cur, env: ops.meta_equal(left(cur, env), right(cur, env))
-    if op in ("=!=", "isnt"):
-        return lambda cur, env: ops.meta_not_equal(left(cur, env), right(cur, env))
-    if op in _COMPARE_OPS:
-        return _build_compare(op, left, right)
-    if op in _BITWISE_OPS:
-        return lambda cur, env: ops.bitwise(op, left(cur, env), right(cur, env))
-    if op in ("+", "-", "*", "/", "%"):
-        return _build_arith(op, left, right)
-    raise TypeError(f"unknown binary operator {op!r}")
-
-
-def _build_arith(op: str, left: Compiled, right: Compiled) -> Compiled:
-    int_op = _INT_OPS.get(op)
-    arithmetic = ops.arithmetic
-    if int_op is None:
-        return lambda cur, env: arithmetic(op, left(cur, env), right(cur, env))
-
-    def arith(cur: object, env: Env) -> object:
-        a = left(cur, env)
-        b = right(cur, env)
-        if type(a) is int and type(b) is int:  # the common case, without the detour
-            return wrap_int64(int_op(a, b))
-        return arithmetic(op, a, b)
-
-    return arith
-
-
-def _build_compare(op: str, left: Compiled, right: Compiled) -> Compiled:
-    compare = ops.compare
-    fast = {
-        "==": lambda a, b: a == b,
-        "!=": lambda a, b: a != b,
-        "<": lambda a, b: a < b,
-        "<=": lambda a, b: a <= b,
-        ">": lambda a, b: a > b,
-        ">=": lambda a, b: a >= b,
-    }[op]
-
-    def comparison(cur: object, env: Env) -> object:
-        a = left(cur, env)
-        b = right(cur, env)
-        if type(a) is int and type(b) is int:  # exact, like C's long long compare
-            return fast(a, b)
-        return compare(op, a, b)
-
-    return comparison
-
-
-def _build_and(left: Compiled, right: Compiled) -> Compiled:
-    def logical_and(cur: object, env: Env) -> object:
-        a = left(cur, env)
-        if a is False:
-            return False
-        if a is True:
-            b = right(cur, env)
-            if type(b) is bool:
-                return b
-            return ops.logical_and(True, b)
-        if ops.bool_equiv(a) is False:  # short circuit: false && anything
-            return False
-        return ops.logical_and(a, right(cur, env))
-
-    return logical_and
-
-
-def _build_or(left: Compiled, right: Compiled) -> Compiled:
-    def logical_or(cur: object, env: Env) -> object:
-        a = left(cur, env)
-        if a is True or ops.bool_equiv(a) is True:  # short circuit: true || anything
-            return True
-        return ops.logical_or(a, right(cur, env))
-
-    return logical_or
-
-
-def _build_conditional(cond: Compiled, then: Compiled, otherwise: Compiled) -> Compiled:
-    def conditional(cur: object, env: Env) -> object:
-        selector = cond(cur, env)
-        choice = ops.bool_equiv(selector)
-        if choice is True:
-            return then(cur, env)
-        if choice is False:
-            return otherwise(cur, env)
-        return Undefined if selector is Undefined else Error
-
-    return conditional
-
-
-def _build_elvis(left: Compiled, right: Compiled) -> Compiled:
-    def elvis(cur: object, env: Env) -> object:
-        a = left(cur, env)
-        return right(cur, env) if a is Undefined else a
-
-    return elvis
-
-
-def _build_record(attrs: tuple[tuple[str, Expr], ...]) -> Compiled:
-    def record(cur: object, env: Env) -> object:
-        from .ad import ClassAd
-
-        ad = ClassAd(attrs)
-        ad.parent = cur
-        return ad
-
-    return record
+def folded(node: Expr) -> object:
+    """The value of a constant node (literals and operators only, scalar result),
+    computed once; ``VARIES`` for any other node."""
+    return _entry(node)[2]
 
 
 # --- public API ----------------------------------------------------------------------
@@ -484,7 +295,18 @@ def requirements_hold(my: object, target: object, *, now: int | None = None) -> 
     is true: a true boolean, or a non-zero integer or real (NaN counts as non-zero),
     exactly as classad2's ``ClassAd.matches``. Absent, undefined, error, strings,
     lists and records are all "no"."""
-    value = evaluate_attribute(my, "requirements", target, now=now)
+    try:
+        entry = my._attrs.get("requirements")  # type: ignore[attr-defined]
+    except AttributeError:
+        entry = None
+    if entry is None:  # absent here: the general lookup (enclosing ads, special names)
+        value = evaluate_attribute(my, "requirements", target, now=now)
+    else:
+        env = Env(my, None if target is my else target, now)
+        try:
+            value = _eval_found(my, "requirements", entry[1], env)
+        except RecursionError:
+            value = Error
     if value is True:
         return True
     kind = type(value)

@@ -1,0 +1,450 @@
+"""Compiling expression nodes into closures ``fn(cur, env) -> value``.
+
+``build(node)`` returns the closure for one node (children are compiled through
+``evaluator.compile_expr``, so shared subtrees are compiled once). Every closure gives
+exactly the value ``reference.walk`` gives; the speed comes from doing at compile time
+what the reference does at every evaluation:
+
+* constant folding: a subtree made only of literals and operators (no attribute, no
+  call) whose value is a scalar is evaluated once; ``constant(node)`` tells which;
+* attribute references keep their lower-cased name, and the common cases read the ad's
+  storage directly: a name found in ``cur`` itself; ``TARGET.x`` from a top-level ad of
+  the match that has no attribute named ``target``; ``MY.x`` from an ad with no
+  attribute named ``my``. Anything else takes the general lookup in ``evaluator.py``.
+  A found attribute whose expression is a constant is answered without the cycle guard
+  (a constant refers to nothing, so it cannot be part of a cycle);
+* comparisons have type-specialised fast paths (two ints, two strs, two floats) made
+  from one template per operator, and a constant string operand is lower-cased once;
+* ``a && b && c ...`` (a left-leaning chain, as the parser builds it) is one loop.
+
+The fast paths rely on ``ClassAd._attrs`` (lower-case name -> (spelling, expr)); an ad
+object without it goes down the general path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from . import evaluator as ev
+from . import operators as ops
+from .ast import (
+    AttrRef,
+    Binary,
+    Call,
+    Conditional,
+    Elvis,
+    Expr,
+    ListExpr,
+    Literal,
+    Paren,
+    RecordExpr,
+    Select,
+    Subscript,
+    Unary,
+)
+from .values import Error, Undefined, wrap_int64
+
+Compiled = Callable[[object, "ev.Env"], object]
+
+_SCALARS = (bool, int, float, str)
+
+
+def constant(node: Expr) -> bool:
+    """Whether ``node`` is built only of literals and operators (no attribute reference,
+    no call, no list or record), so that its value never depends on the context."""
+    match node:
+        case Literal():
+            return True
+        case Unary(operand=operand):
+            return constant(operand)
+        case Binary(left=left, right=right) | Elvis(left=left, right=right):
+            return constant(left) and constant(right)
+        case Conditional(cond=cond, then=then, otherwise=otherwise):
+            return constant(cond) and constant(then) and constant(otherwise)
+        case Paren(inner=inner):
+            return constant(inner)
+    return False
+
+
+def build(node: Expr) -> tuple[Compiled, object]:
+    """The closure for ``node`` and its folded value (``ev.VARIES`` unless constant).
+
+    Only scalar, undefined and error values are folded: a list is a fresh mutable
+    Python list at each evaluation, as in the reference.
+    """
+    fn = _build(node)
+    if type(node) is not Literal and constant(node):
+        try:
+            value = fn(None, ev.Env(None, None, None))
+        except RecursionError:  # an absurdly deep literal expression: leave it alone
+            return fn, ev.VARIES
+        if type(value) in _SCALARS or value is Undefined or value is Error:
+            return (lambda cur, env: value), value
+        return fn, ev.VARIES
+    if type(node) is Literal:
+        value = node.value
+        if type(value) in _SCALARS or value is Undefined or value is Error:
+            return fn, value
+    return fn, ev.VARIES
+
+
+def _build(node: Expr) -> Compiled:
+    compile_expr = ev.compile_expr
+    match node:
+        case Literal(value=value):
+            return lambda cur, env: value
+        case AttrRef(name=name, scope=scope):
+            return _build_attr(name.lower(), scope)
+        case Select(base=base, name=name):
+            base_fn = compile_expr(base)
+            lname = name.lower()
+            select = ev.select
+            return lambda cur, env: select(base_fn(cur, env), lname, env)
+        case Subscript(base=base, index=index):
+            return _build_subscript(compile_expr(base), compile_expr(index))
+        case Unary(op=op, operand=operand):
+            return _build_unary(op, compile_expr(operand))
+        case Binary(op="&&"):
+            return _build_and_chain(_and_chain(node))
+        case Binary(op=op, left=left, right=right):
+            return _build_binary(op, left, right)
+        case Conditional(cond=cond, then=then, otherwise=otherwise):
+            return _build_conditional(
+                compile_expr(cond), compile_expr(then), compile_expr(otherwise)
+            )
+        case Elvis(left=left, right=right):
+            return _build_elvis(compile_expr(left), compile_expr(right))
+        case Paren(inner=inner):
+            return compile_expr(inner)
+        case Call(name=name, args=args):
+            from .builtins import compile_call
+
+            return compile_call(name, args)
+        case ListExpr(items=items):
+            fns = tuple(compile_expr(item) for item in items)
+            return lambda cur, env: [fn(cur, env) for fn in fns]
+        case RecordExpr(attrs=attrs):
+            return _build_record(attrs)
+    raise TypeError(f"not a ClassAd expression node: {node!r}")
+
+
+# --- attribute references ------------------------------------------------------------
+
+
+def _build_attr(lname: str, scope: str | None) -> Compiled:
+    if scope is None:
+        return _build_unscoped(lname)
+    if scope == "absolute":
+
+        def absolute(cur: object, env: ev.Env) -> object:
+            root = env.root(cur)
+            return Undefined if root is None else ev.resolve(root, lname, env)
+
+        return absolute
+    if scope == "target":
+        return _build_target(lname)
+    if scope == "my":
+        return _build_my(lname)
+    # PARENT.x: the scope word is itself an unscoped name.
+    return lambda cur, env: ev.select(ev.resolve_unscoped(cur, scope, env), lname, env)
+
+
+def _build_unscoped(lname: str) -> Compiled:
+    cache_get = ev._CACHE.get
+    varies = ev.VARIES
+    max_depth = ev.MAX_DEPTH
+    eval_found = ev._eval_found
+    general = ev.resolve_unscoped
+
+    def unscoped(cur: object, env: ev.Env) -> object:
+        try:
+            entry = cur._attrs.get(lname)  # type: ignore[attr-defined]
+        except AttributeError:
+            entry = None
+        if entry is None:
+            return general(cur, lname, env)
+        expr = entry[1]
+        hit = cache_get(id(expr))
+        if hit is not None and hit[0] is expr and hit[2] is not varies and env.depth < max_depth:
+            return hit[2]
+        return eval_found(cur, lname, expr, env)
+
+    return unscoped
+
+
+def _found_in(ad: object, lname: str, env: ev.Env) -> object:
+    """``resolve(ad, lname)`` with the direct read of ``ad``'s own attribute first."""
+    try:
+        entry = ad._attrs.get(lname)  # type: ignore[attr-defined]
+    except AttributeError:
+        entry = None
+    if entry is None:
+        return ev.resolve(ad, lname, env)
+    expr = entry[1]
+    hit = ev._CACHE.get(id(expr))
+    if hit is not None and hit[0] is expr and hit[2] is not ev.VARIES and env.depth < ev.MAX_DEPTH:
+        return hit[2]
+    return ev._eval_found(ad, lname, expr, env)
+
+
+def _build_target(lname: str) -> Compiled:
+    """``TARGET.x``. From a top-level ad with no attribute ``target``, the scope word
+    names the other ad of the match (undefined outside one), and ``x`` is read there."""
+    cache_get = ev._CACHE.get
+    varies = ev.VARIES
+    max_depth = ev.MAX_DEPTH
+    eval_found = ev._eval_found
+
+    def general(cur: object, env: ev.Env) -> object:
+        return ev.select(ev.resolve_unscoped(cur, "target", env), lname, env)
+
+    def target(cur: object, env: ev.Env) -> object:
+        try:
+            attrs = cur._attrs  # type: ignore[attr-defined]
+        except AttributeError:
+            return general(cur, env)
+        if "target" in attrs or cur.parent is not None:  # type: ignore[attr-defined]
+            return general(cur, env)
+        if cur is env.my:
+            other = env.target
+        elif cur is env.target:
+            other = env.my
+        else:
+            return Undefined
+        if other is None:
+            return Undefined
+        try:
+            entry = other._attrs.get(lname)  # type: ignore[attr-defined]
+        except AttributeError:
+            return ev.select(other, lname, env)
+        if entry is None:
+            return ev.resolve(other, lname, env)
+        expr = entry[1]
+        hit = cache_get(id(expr))
+        if hit is not None and hit[0] is expr and hit[2] is not varies and env.depth < max_depth:
+            return hit[2]
+        return eval_found(other, lname, expr, env)
+
+    return target
+
+
+def _build_my(lname: str) -> Compiled:
+    """``MY.x``: from an ad with no attribute ``my`` the scope word is that ad."""
+
+    def general(cur: object, env: ev.Env) -> object:
+        return ev.select(ev.resolve_unscoped(cur, "my", env), lname, env)
+
+    def my(cur: object, env: ev.Env) -> object:
+        try:
+            attrs = cur._attrs  # type: ignore[attr-defined]
+        except AttributeError:
+            return general(cur, env)
+        if "my" in attrs:
+            return general(cur, env)
+        return _found_in(cur, lname, env)
+
+    return my
+
+
+# --- operators -----------------------------------------------------------------------
+
+
+def _build_subscript(base_fn: Compiled, index_fn: Compiled) -> Compiled:
+    def subscript(cur: object, env: ev.Env) -> object:
+        base = base_fn(cur, env)
+        index = index_fn(cur, env)
+        special = ops.strict2(base, index)
+        if special is not None:
+            return special
+        if type(base) is list:
+            if type(index) is not int:
+                return Error
+            i = ops.int_index(index)
+            return base[i] if 0 <= i < len(base) else Error
+        if type(index) is str and hasattr(base, "lookup"):
+            lname = index.lower()
+            # A record subscript reads only the record's own attributes.
+            expr = base.lookup(lname)  # type: ignore[attr-defined]
+            if expr is None:
+                return Undefined
+            return ev._eval_found(base, lname, expr, env)
+        return Error
+
+    return subscript
+
+
+_UNARY = {"-": ops.unary_minus, "+": ops.unary_plus, "!": ops.logical_not, "~": ops.bitwise_not}
+
+
+def _build_unary(op: str, operand: Compiled) -> Compiled:
+    fn = _UNARY[op]
+    return lambda cur, env: fn(operand(cur, env))
+
+
+_COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")
+_BITWISE_OPS = frozenset({"&", "|", "^", "<<", ">>", ">>>"})
+
+
+def _build_binary(op: str, left_node: Expr, right_node: Expr) -> Compiled:
+    left = ev.compile_expr(left_node)
+    right = ev.compile_expr(right_node)
+    if op == "||":
+        return _build_or(left, right)
+    if op in ("=?=", "is"):
+        return lambda cur, env: ops.meta_equal(left(cur, env), right(cur, env))
+    if op in ("=!=", "isnt"):
+        return lambda cur, env: ops.meta_not_equal(left(cur, env), right(cur, env))
+    if op in _COMPARE_OPS:
+        value = ev.folded(right_node)
+        if type(value) is str:
+            return _COMPARE_STR_CONST[op](left, value, ops.ascii_lower(value), ops.compare)
+        return _COMPARE[op](left, right, ops.compare)
+    if op in _BITWISE_OPS:
+        return lambda cur, env: ops.bitwise(op, left(cur, env), right(cur, env))
+    if op in ("+", "-", "*"):
+        return _ARITH[op](left, right, ops.arithmetic, wrap_int64)
+    if op in ("/", "%"):
+        return lambda cur, env: ops.arithmetic(op, left(cur, env), right(cur, env))
+    raise TypeError(f"unknown binary operator {op!r}")
+
+
+# One closure factory per operator, generated from these templates at import time (the
+# operator is one of the fixed symbols above; no expression text ever reaches exec).
+# The fast paths are exactly ``ops.compare``'s results for those operand types: two
+# ints compare exactly, two floats as IEEE doubles, two strings after ASCII folding.
+_COMPARE_TEMPLATE = """
+def factory(left, right, compare):
+    def comparison(cur, env):
+        a = left(cur, env)
+        b = right(cur, env)
+        kind = type(a)
+        if kind is type(b) and (kind is int or kind is float):
+            return a {op} b
+        return compare("{op}", a, b)
+    return comparison
+"""
+
+_COMPARE_STR_CONST_TEMPLATE = """
+def factory(left, value, folded, compare):
+    def comparison(cur, env):
+        a = left(cur, env)
+        if type(a) is str and a.isascii():
+            return a.lower() {op} folded
+        return compare("{op}", a, value)
+    return comparison
+"""
+
+_ARITH_TEMPLATE = """
+def factory(left, right, arithmetic, wrap):
+    def arith(cur, env):
+        a = left(cur, env)
+        b = right(cur, env)
+        if type(a) is int and type(b) is int:
+            return wrap(a {op} b)
+        return arithmetic("{op}", a, b)
+    return arith
+"""
+
+
+def _factories(template: str, symbols: tuple[str, ...]) -> dict[str, Callable[..., Compiled]]:
+    made: dict[str, Callable[..., Compiled]] = {}
+    for op in symbols:
+        namespace: dict[str, object] = {}
+        exec(template.format(op=op), namespace)  # fixed templates, fixed symbols
+        made[op] = namespace["factory"]  # type: ignore[assignment]
+    return made
+
+
+_COMPARE = _factories(_COMPARE_TEMPLATE, _COMPARE_OPS)
+_COMPARE_STR_CONST = _factories(_COMPARE_STR_CONST_TEMPLATE, _COMPARE_OPS)
+_ARITH = _factories(_ARITH_TEMPLATE, ("+", "-", "*"))
+
+
+def _and_chain(node: Expr) -> list[Expr]:
+    """The operands of a left-leaning ``&&`` chain, in evaluation order; parentheses
+    around a left operand are transparent (``(a && b) && c`` is the same chain)."""
+    operands: list[Expr] = []
+    while True:
+        while type(node) is Paren:
+            node = node.inner
+        if type(node) is not Binary or node.op != "&&":
+            operands.append(node)
+            break
+        operands.append(node.right)
+        node = node.left
+    operands.reverse()
+    return operands
+
+
+def _build_and_chain(operands: list[Expr]) -> Compiled:
+    """``o1 && o2 && ... && on`` evaluated left to right, ``acc = acc && next``:
+    a false accumulator ends the chain (false && anything is false)."""
+    first = ev.compile_expr(operands[0])
+    rest = tuple(ev.compile_expr(item) for item in operands[1:])
+    bool_equiv = ops.bool_equiv
+    logical_and = ops.logical_and
+
+    def and_chain(cur: object, env: ev.Env) -> object:
+        acc = first(cur, env)
+        for fn in rest:
+            if acc is True:
+                b = fn(cur, env)
+                acc = b if type(b) is bool else logical_and(True, b)
+            elif acc is False or bool_equiv(acc) is False:
+                return False
+            else:
+                acc = logical_and(acc, fn(cur, env))
+        return acc
+
+    return and_chain
+
+
+def _build_or(left: Compiled, right: Compiled) -> Compiled:
+    bool_equiv = ops.bool_equiv
+    logical_or = ops.logical_or
+
+    def logical_or_(cur: object, env: ev.Env) -> object:
+        a = left(cur, env)
+        if a is True or bool_equiv(a) is True:  # short circuit: true || anything
+            return True
+        if a is False:
+            b = right(cur, env)
+            if type(b) is bool:
+                return b
+        else:
+            b = right(cur, env)
+        return logical_or(a, b)
+
+    return logical_or_
+
+
+def _build_conditional(cond: Compiled, then: Compiled, otherwise: Compiled) -> Compiled:
+    def conditional(cur: object, env: ev.Env) -> object:
+        selector = cond(cur, env)
+        choice = ops.bool_equiv(selector)
+        if choice is True:
+            return then(cur, env)
+        if choice is False:
+            return otherwise(cur, env)
+        return Undefined if selector is Undefined else Error
+
+    return conditional
+
+
+def _build_elvis(left: Compiled, right: Compiled) -> Compiled:
+    def elvis(cur: object, env: ev.Env) -> object:
+        a = left(cur, env)
+        return right(cur, env) if a is Undefined else a
+
+    return elvis
+
+
+def _build_record(attrs: tuple[tuple[str, Expr], ...]) -> Compiled:
+    from .ad import ClassAd
+
+    def record(cur: object, env: ev.Env) -> object:
+        ad = ClassAd(attrs)
+        ad.parent = cur
+        return ad
+
+    return record
