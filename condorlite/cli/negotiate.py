@@ -115,14 +115,31 @@ def _problem(kind: str, loaded: LoadedAd, message: str) -> dict[str, Any]:
     return {"kind": kind, "source": loaded.source, "ad": loaded.index + 1, "problem": message}
 
 
+#: MyType values that mark an ad as the other kind (a mixed file is read for both).
+_FOREIGN = {"slot": frozenset({"job"}), "job": frozenset({"machine", "slot"})}
+
+
+def _foreign(kind: str, loaded: LoadedAd) -> dict[str, Any] | None:
+    my_type = loaded.ad.get("MyType")
+    text = getattr(my_type, "value", None)
+    if isinstance(text, str) and text.lower() in _FOREIGN[kind]:
+        return _problem(kind, loaded, f'a {text} ad (MyType "{text}"), not a {kind} ad')
+    return None
+
+
 def decode(slot_ads: list[LoadedAd], job_ads: list[LoadedAd], policy: Policy) -> Inputs:
     """Slots and jobs from their ads; bad or duplicate ads become problems.
 
-    The first ad with a given slot Name or job id wins; later ones are skipped.
+    The first ad with a given slot Name or job id wins; later ones are skipped. An ad
+    whose MyType names the other kind (a job among the slots, a Machine among the jobs)
+    is skipped too, so one ``condor_status``/``condor_q`` mix can be given to both.
     """
     out = Inputs()
     seen: dict[str, str] = {}
     for loaded in slot_ads:
+        if (foreign := _foreign("slot", loaded)) is not None:
+            out.problems.append(foreign)
+            continue
         try:
             slot = slot_from_ad(loaded.ad, policy, len(out.slots))
         except AdProblem as exc:
@@ -136,6 +153,9 @@ def decode(slot_ads: list[LoadedAd], job_ads: list[LoadedAd], policy: Policy) ->
         out.slots.append(slot)
     seen = {}
     for loaded in job_ads:
+        if (foreign := _foreign("job", loaded)) is not None:
+            out.problems.append(foreign)
+            continue
         try:
             job = job_from_ad(loaded.ad, policy, len(out.jobs))
         except AdProblem as exc:

@@ -1,0 +1,452 @@
+"""``condorlite negotiate`` end to end: the seeds' examples, repeated cycles, the JSON
+contract, --dry-run, determinism, bad input, --explain, real and example ads."""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from condorlite.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+ADS = ROOT / "tests" / "data" / "classad-ads"
+DOM = "example.org"
+T0 = 1_700_000_000
+HOUR = 3600.0
+HALFLIFE = 86400.0
+runner = CliRunner()
+
+
+# -- building ad files -------------------------------------------------------------------
+
+
+def slot_ad(name: str, *, state: str = "Unclaimed", user: str | None = None, cpus: int = 1,
+            memory: int = 2048, **extra: object) -> str:
+    attrs: dict[str, object] = {
+        "Name": f'"{name}"', "Machine": '"m.example.org"', "State": f'"{state}"',
+        "Activity": '"Busy"' if user else '"Idle"', "Cpus": cpus, "Memory": memory,
+        "Disk": 100000, "Arch": '"X86_64"', "OpSys": '"LINUX"', "START": "true",
+        "Requirements": "START", "Rank": "0.0", "CurrentRank": "0.0", "SlotWeight": "Cpus",
+    }
+    if user:
+        attrs.update(RemoteUser=f'"{user}@{DOM}"', RemoteOwner=f'"{user}@{DOM}"')
+    attrs.update(extra)
+    return "\n".join(f"{k} = {v}" for k, v in attrs.items())
+
+
+def job_ad(cluster: int, proc: int, owner: str | None, *, status: int = 1,
+           memory: int = 1024, **extra: object) -> str:
+    attrs: dict[str, object] = {
+        "ClusterId": cluster, "ProcId": proc, "JobStatus": status, "JobPrio": 0,
+        "QDate": 1000 + cluster, "RequestCpus": 1, "RequestMemory": memory,
+        "RequestDisk": 1000,
+        "Requirements": '(TARGET.Arch == "X86_64") && (TARGET.Memory >= RequestMemory)',
+    }
+    if owner:
+        attrs.update(Owner=f'"{owner}"', User=f'"{owner}@{DOM}"')
+    attrs.update(extra)
+    return "\n".join(f"{k} = {v}" for k, v in attrs.items() if v is not None)
+
+
+def write(path: Path, ads: list[str]) -> Path:
+    path.write_text("\n\n".join(ads) + "\n", encoding="utf-8")
+    return path
+
+
+def run(*args: str | Path) -> tuple[int, str]:
+    result = runner.invoke(app, [str(a) for a in args])
+    return result.exit_code, result.output
+
+
+def negotiate(state: Path, slots: Path, jobs: Path, now: float, *extra: str) -> dict:
+    code, out = run("negotiate", "--slots", slots, "--jobs", jobs, "--state-dir", state,
+                    "--now", str(now), "--json", *extra)
+    assert code == 0, out
+    doc = json.loads(out)
+    assert doc["status"] == "ok" and doc["command"] == "negotiate" and doc["errors"] == []
+    return doc["data"]
+
+
+def records(state: Path, now: float) -> dict[str, dict]:
+    code, out = run("userprio", "--state-dir", state, "--now", str(now), "--allusers",
+                    "--json")
+    assert code == 0, out
+    return {r["name"]: r for r in json.loads(out)["data"]["records"]}
+
+
+def db_dump(state: Path) -> list[str]:
+    conn = sqlite3.connect(state / "state.db")
+    try:
+        return list(conn.iterdump())
+    finally:
+        conn.close()
+
+
+def by_owner(matches: list[dict]) -> Counter:
+    return Counter(m["submitter"].split("@")[0] for m in matches)
+
+
+def set_prio(state: Path, name: str, factor: float, prio: float, now: float) -> None:
+    for cmd, value in (("setfactor", factor), ("setprio", prio)):
+        code, out = run(cmd, f"{name}@{DOM}", str(value), "--state-dir", state,
+                        "--now", str(now))
+        assert code == 0, out
+
+
+@pytest.fixture
+def state(tmp_path: Path) -> Path:
+    return tmp_path / "state"
+
+
+# -- the seeds' examples -------------------------------------------------------------------
+
+
+def test_slides_pool_gives_new_matches_one_one_two(tmp_path: Path, state: Path) -> None:
+    # 8 slots; Alice holds 3, Bob 1 (claimed slot ads); EUP Alice 1000, Bob/Charlie 2000.
+    held = {1: "alice", 3: "alice", 5: "alice", 4: "bob"}
+    slots = write(tmp_path / "slots.ads", [
+        slot_ad(f"slot{i}@m", state="Claimed" if i in held else "Unclaimed",
+                user=held.get(i)) for i in range(1, 9)])
+    jobs = write(tmp_path / "jobs.ads", [job_ad(c, p, n) for c, n in
+                                         ((1, "alice"), (2, "bob"), (3, "charlie"))
+                                         for p in range(4)])
+    for name, prio in (("alice", 1000), ("bob", 2000), ("charlie", 2000)):
+        set_prio(state, name, 1, prio, T0)
+    data = negotiate(state, slots, jobs, T0)
+    assert by_owner(data["matches"]) == {"alice": 1, "bob": 1, "charlie": 2}
+    subs = {s["name"].split("@")[0]: s for s in data["submitters"]}
+    assert [s["name"].split("@")[0] for s in data["submitters"]] == ["alice", "bob", "charlie"]
+    assert {n: s["limit"] for n, s in subs.items()} == {"alice": 1, "bob": 1, "charlie": 2}
+    assert {n: s["share"] for n, s in subs.items()} == {"alice": 0.5, "bob": 0.25,
+                                                         "charlie": 0.25}
+    assert {n: s["effective_priority"] for n, s in subs.items()} == {
+        "alice": 1000, "bob": 2000, "charlie": 2000}
+    assert {n: s["usage"] for n, s in subs.items()} == {"alice": 4, "bob": 2, "charlie": 2}
+    assert {m["slot"] for m in data["matches"]} == {"slot2@m", "slot6@m", "slot7@m", "slot8@m"}
+    assert data["cycle"]["claims_observed"] == 4 and data["cycle"]["claims_live"] == 8
+    assert {r["reason"] for r in data["rejections"]} == {"submitter limit exceeded"}
+    # the accountant now charges every slot: 4 observed + 4 new claims
+    recs = records(state, T0)
+    assert {n.split("@")[0]: r["weighted_resources_used"] for n, r in recs.items()} == {
+        "alice": 4, "bob": 2, "charlie": 2}
+
+
+def test_thirty_slots_eup_500_1000_2000_give_17_8_4(tmp_path: Path, state: Path) -> None:
+    slots = write(tmp_path / "slots.ads", [slot_ad(f"slot{i:02d}@m") for i in range(30)])
+    jobs = write(tmp_path / "jobs.ads", [job_ad(c, p, n) for c, n in
+                                         ((1, "a"), (2, "b"), (3, "c")) for p in range(30)])
+    # Default factor 1000: RUP 0.5 / 1 / 2 give EUP 500 / 1000 / 2000.
+    for name, prio in (("a", 0.5), ("b", 1.0), ("c", 2.0)):
+        set_prio(state, name, 1000, prio, T0)
+    data = negotiate(state, slots, jobs, T0)
+    first = [m for m in data["matches"] if m["spin"] == 1]
+    assert by_owner(first) == {"a": 17, "b": 8, "c": 4}
+    # The 30th slot's pie is split into limits below one slot weight (0.14 / 0.57 /
+    # 0.29): as in HTCondor, nobody takes it in the later spin; it waits for next cycle.
+    assert len(data["matches"]) == 29 and data["cycle"]["pie_spins"] == 2
+    assert [s["effective_priority"] for s in data["submitters"]] == [500, 1000, 2000]
+
+
+# -- repeated cycles ---------------------------------------------------------------------------
+
+
+def test_repeated_cycles_charge_usage_exactly_and_release_claims(tmp_path: Path,
+                                                                 state: Path) -> None:
+    slots = write(tmp_path / "slots.ads", [slot_ad(f"slot{i}@m") for i in range(10)])
+    jobs = write(tmp_path / "jobs.ads", [job_ad(1, p, "alice") for p in range(10)])
+    empty = write(tmp_path / "none.ads", [])
+    alice = f"alice@{DOM}"
+
+    first = negotiate(state, slots, jobs, T0)
+    assert len(first["matches"]) == 10 and first["cycle"]["claims_live"] == 10
+    # An hour later, same files: the jobs hold their claims, nothing is handed out twice.
+    second = negotiate(state, slots, jobs, T0 + HOUR)
+    assert second["matches"] == [] and second["cycle"]["idle_jobs"] == 0
+    assert second["cycle"]["claims_live"] == 10 and second["released"] == []
+    rec = records(state, T0 + HOUR)[alice]
+    assert rec["accumulated_usage"] == pytest.approx(36000.0)  # 10 core-hours
+    assert rec["weighted_accumulated_usage"] == pytest.approx(36000.0)
+    beta = 0.5 ** (HOUR / HALFLIFE)
+    rup1 = 0.5 * beta + 10 * (1 - beta)
+    assert rec["real_priority"] == pytest.approx(rup1, rel=1e-12)
+    assert second["submitters"] == []  # no idle job left to negotiate
+
+    # The jobs leave the queue: every claim ends and is charged up to that moment.
+    third = negotiate(state, slots, empty, T0 + 2 * HOUR)
+    assert len(third["released"]) == 10
+    assert {r["reason"] for r in third["released"]} == {"job left the queue"}
+    assert third["cycle"]["claims_live"] == 0
+    rup2 = rup1 * beta + 10 * (1 - beta)
+    rup3 = rup2 * beta
+    later = records(state, T0 + 3 * HOUR)[alice]
+    assert later["accumulated_usage"] == pytest.approx(72000.0)  # usage stopped at 2 h
+    assert later["resources_used"] == 0 and later["weighted_resources_used"] == 0
+    assert later["real_priority"] == pytest.approx(rup3, rel=1e-12)
+    conn = sqlite3.connect(state / "state.db")
+    try:
+        assert conn.execute("SELECT count(*) FROM claims").fetchone()[0] == 0
+        kinds = [r[0] for r in conn.execute("SELECT kind FROM history ORDER BY id")]
+    finally:
+        conn.close()
+    assert kinds[-3:] == ["negotiation_cycle"] * 3
+
+
+def test_claims_end_when_jobs_complete_and_slots_leave(tmp_path: Path, state: Path) -> None:
+    slots = write(tmp_path / "slots.ads", [slot_ad(f"slot{i}@m") for i in range(3)])
+    jobs = write(tmp_path / "jobs.ads", [job_ad(1, p, "alice") for p in range(3)])
+    assert len(negotiate(state, slots, jobs, T0)["matches"]) == 3
+    done = write(tmp_path / "done.ads", [job_ad(1, 0, "alice", status=4),
+                                         job_ad(1, 1, "alice", status=5),
+                                         job_ad(1, 2, "alice", status=2)])
+    fewer = write(tmp_path / "fewer.ads", [slot_ad(f"slot{i}@m") for i in range(3)
+                                           if i != 2])
+    data = negotiate(state, fewer, done, T0 + 60)
+    reasons = {r["job"]: r["reason"] for r in data["released"]}
+    assert reasons == {"1.0": "job is completed", "1.1": "job is held",
+                       "1.2": "slot disappeared"}
+
+
+def test_status_negotiator_reads_the_cycle_row(tmp_path: Path, state: Path) -> None:
+    slots = write(tmp_path / "slots.ads", [slot_ad(f"slot{i}@m") for i in range(2)])
+    jobs = write(tmp_path / "jobs.ads", [job_ad(1, p, "alice") for p in range(3)])
+    data = negotiate(state, slots, jobs, T0)
+    code, out = run("status", "--negotiator", "--state-dir", state, "--json")
+    assert code == 0, out
+    last = json.loads(out)["data"]["negotiator"]["last_cycle"]
+    assert last["time"] == T0 and last["kind"] == "negotiation_cycle"
+    assert last["data"]["cycle"] == data["cycle"]
+    cycle = data["cycle"]
+    # The third job is not rejected: alice's turn ends at her limit (the whole pool).
+    assert (cycle["matches"], cycle["rejections"], cycle["idle_jobs"]) == (2, 0, 3)
+    assert cycle["slots"] == 2 and cycle["active_submitters"] == 1
+    for key in ("duration", "matchmaking_duration"):
+        assert isinstance(cycle[key], float) and 0 <= cycle[key] < 60
+
+
+# -- dry run and determinism -------------------------------------------------------------
+
+
+def test_dry_run_writes_nothing(tmp_path: Path, state: Path) -> None:
+    slots = write(tmp_path / "slots.ads", [slot_ad(f"slot{i}@m") for i in range(4)])
+    jobs = write(tmp_path / "jobs.ads", [job_ad(1, p, "alice") for p in range(2)])
+    more = write(tmp_path / "more.ads", [job_ad(1, p, "alice") for p in range(2)]
+                 + [job_ad(2, p, "bob") for p in range(2)])
+    negotiate(state, slots, jobs, T0)
+    before = db_dump(state)
+    data = negotiate(state, slots, more, T0 + HOUR, "--dry-run")
+    assert data["cycle"]["dry_run"] is True
+    assert by_owner(data["matches"]) == {"bob": 2}
+    assert db_dump(state) == before
+    code, out = run("negotiate", "--slots", slots, "--jobs", more, "--state-dir", state,
+                    "--now", str(T0 + HOUR), "--dry-run")
+    assert code == 0 and "(dry run: nothing written)" in out
+    assert db_dump(state) == before
+
+
+def _without_durations(data: dict) -> dict:
+    cycle = {k: v for k, v in data["cycle"].items() if "duration" not in k}
+    return {**data, "cycle": cycle}
+
+
+def test_same_inputs_give_the_same_output(tmp_path: Path) -> None:
+    args = ("--slots", EXAMPLES / "slots", "--jobs", EXAMPLES / "jobs", "--now", "1760000000")
+    docs, texts = [], []
+    for i in range(2):
+        docs.append(negotiate(tmp_path / f"s{i}", EXAMPLES / "slots", EXAMPLES / "jobs",
+                              1760000000))
+        code, out = run("negotiate", *args, "--state-dir", tmp_path / f"h{i}")
+        assert code == 0, out
+        texts.append(out)
+    assert _without_durations(docs[0]) == _without_durations(docs[1])
+    assert json.dumps(_without_durations(docs[0])) == json.dumps(_without_durations(docs[1]))
+    assert texts[0] == texts[1]
+    assert "duration" not in texts[0]
+
+
+# -- bad input ---------------------------------------------------------------------------
+
+
+def test_malformed_ad_file_exits_65_and_writes_nothing(tmp_path: Path, state: Path) -> None:
+    slots = write(tmp_path / "slots.ads", [slot_ad("slot1@m")])
+    jobs = write(tmp_path / "jobs.ads", [job_ad(1, 0, "alice"), job_ad(1, 1, "alice")])
+    negotiate(state, slots, jobs, T0)
+    before = db_dump(state)
+    bad = tmp_path / "bad.ads"
+    bad.write_text('Name = "slot2@m"\nCpus = 1\nMemory = (2048 +\nState = "Unclaimed"\n')
+    code, out = run("negotiate", "--slots", slots, "--slots", bad, "--jobs", jobs,
+                    "--state-dir", state, "--now", str(T0 + HOUR), "--json")
+    assert code == 65
+    doc = json.loads(out)
+    assert doc["status"] == "error" and doc["data"] is None
+    message = doc["errors"][0]["message"]
+    assert message.startswith(f"{bad}:3") or message.startswith(f"{bad}:4"), message
+    assert db_dump(state) == before
+
+
+def test_missing_file_exits_66(tmp_path: Path, state: Path) -> None:
+    jobs = write(tmp_path / "jobs.ads", [job_ad(1, 0, "alice")])
+    code, out = run("negotiate", "--slots", tmp_path / "nope.ads", "--jobs", jobs,
+                    "--state-dir", state, "--now", str(T0))
+    assert code == 66
+    assert "nope.ads" in out
+
+
+def test_no_inputs_is_a_usage_error(state: Path) -> None:
+    code, out = run("negotiate", "--state-dir", state, "--now", str(T0))
+    assert code == 2 and "--slots" in out
+
+
+def test_job_without_requirements_or_owner_is_reported_and_skipped(tmp_path: Path,
+                                                                     state: Path) -> None:
+    slots = write(tmp_path / "slots.ads", [slot_ad(f"slot{i}@m") for i in range(3)])
+    jobs = write(tmp_path / "jobs.ads", [
+        job_ad(1, 0, "alice", Requirements=None),
+        job_ad(1, 1, None),
+        job_ad(1, 2, "alice"),
+        job_ad(1, 2, "alice"),
+    ])
+    data = negotiate(state, slots, jobs, T0)
+    assert [m["job"] for m in data["matches"]] == ["1.2"]
+    problems = [(p["kind"], p["ad"], p["problem"]) for p in data["problems"]]
+    assert problems[0] == ("job", 1, "job 1.0 has no Requirements")
+    assert problems[1] == ("job", 2, "job ad has no Owner (and no AccountingGroup)")
+    assert problems[2][:2] == ("job", 4) and "duplicate job 1.2" in problems[2][2]
+    assert all(p["source"] == str(jobs) for p in data["problems"])
+    assert data["cycle"]["problems"] == 3
+    code, out = run("negotiate", "--slots", slots, "--jobs", jobs, "--state-dir", state,
+                    "--now", str(T0), "--dry-run")
+    assert code == 0 and "Problems: 3 ads skipped" in out
+
+
+# -- --explain ---------------------------------------------------------------------------
+
+
+def test_explain_names_the_failing_clause(tmp_path: Path, state: Path) -> None:
+    slots = write(tmp_path / "slots.ads", [
+        *(slot_ad(f"small{i}@m", memory=2048) for i in range(12)),
+        *(slot_ad(f"arm{i}@m", memory=8192, Arch='"aarch64"') for i in range(2)),
+        slot_ad("desk@m", memory=8192, START="KeyboardIdle > 900 && LoadAvg < 0.3",
+                KeyboardIdle=60, LoadAvg=0.0),
+        slot_ad("big@m", memory=8192),
+    ])
+    jobs = write(tmp_path / "jobs.ads", [job_ad(1, 0, "alice", memory=4096),
+                                         job_ad(2, 0, "bob", memory=4096)])
+    data = negotiate(state, slots, jobs, T0, "--explain", "2.0")
+    ex = data["explain"]
+    assert ex["job"] == "2.0" and ex["submitter"] == f"bob@{DOM}" and ex["status"] == "idle"
+    assert (ex["slots"], ex["job_requirements_hold"], ex["matching_slots"]) == (16, 2, 1)
+    assert ex["failing"] == [
+        {"side": "job", "clause": "TARGET.Memory >= RequestMemory", "value": "false",
+         "slots": 12},
+        {"side": "job", "clause": 'TARGET.Arch == "X86_64"', "value": "false", "slots": 2},
+        {"side": "slot", "clause": "START: KeyboardIdle > 900", "value": "false", "slots": 1},
+    ]
+    # alice (first by name at equal EUP) took big@m; bob's job found nothing left.
+    assert ex["outcome"] == "rejected: no match found" and ex["matched_slot"] is None
+    assert ex["autocluster"] is not None
+    assert ex["submitter_figures"]["effective_priority"] == 500
+    code, out = run("negotiate", "--slots", slots, "--jobs", jobs, "--state-dir", state,
+                    "--now", str(T0), "--dry-run", "--explain", "1.0")
+    assert code == 0, out
+    assert "TARGET.Memory >= RequestMemory: false on 12 slots" in out
+    assert "outcome: not negotiated: it already holds a claim on big@m" in out
+
+
+def test_explain_unknown_job_exits_1(tmp_path: Path, state: Path) -> None:
+    slots = write(tmp_path / "slots.ads", [slot_ad("slot1@m")])
+    jobs = write(tmp_path / "jobs.ads", [job_ad(1, 0, "alice")])
+    code, out = run("negotiate", "--slots", slots, "--jobs", jobs, "--state-dir", state,
+                    "--now", str(T0), "--explain", "9.9", "--json")
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["errors"][0]["message"] == "no job 9.9 in the job ads"
+    conn = sqlite3.connect(state / "state.db")
+    try:
+        assert conn.execute("SELECT count(*) FROM history").fetchone()[0] == 0
+    finally:
+        conn.close()
+
+
+# -- real ads and the example pool ---------------------------------------------------------
+
+
+def test_real_ads_as_slots_and_jobs(state: Path) -> None:
+    # tests/data/classad-ads/README (classad2 as oracle): the job of test.old.ad (15.0)
+    # matches every real slot but the hand-written job_startd_multimatch one (no Arch:
+    # its Requirements are undefined); the synthetic modern job (42.0) matches the 8.2.6
+    # static slot and pslot and both synthetic slots, not the 8.2.6 dynamic slots nor the
+    # 8.9.12 slots (TARGET.Memory >= RequestMemory is false). Old and JSON formats mixed;
+    # the synthetic file holds slots and a job and is given to both options.
+    slot_files = ("htc-statusads-small1slot.ads", "derived-partitionable8core.condor_status.json",
+                  "htc-cmd_status-af_orig_first_test.ads", "htc-job_startd_multimatch.ad",
+                  "synthetic-modern-pslot-dslot-job.ads")
+    args = [a for f in slot_files for a in ("--slots", ADS / f)]
+    args += ["--jobs", ADS / "derived-pybind-test.condor_q.json", "--jobs",
+             ADS / "synthetic-modern-pslot-dslot-job.ads", "--state-dir", state,
+             "--now", str(T0), "--json", "--dry-run"]
+    explained = {}
+    for job in ("15.0", "42.0"):
+        code, out = run("negotiate", *args, "--explain", job)
+        assert code == 0, out
+        data = json.loads(out)["data"]
+        explained[job] = data["explain"]
+    cycle = data["cycle"]
+    assert (cycle["slots"], cycle["idle_jobs"], cycle["active_submitters"]) == (17, 2, 2)
+    # claimed: the 8.2.6 static slot, its 4 dynamic slots and the synthetic dynamic slot
+    assert cycle["claims_observed"] == 6
+    assert [(p["kind"], p["ad"]) for p in data["problems"]] == [
+        ("slot", 3), ("job", 1), ("job", 2)]
+    assert data["problems"][0]["problem"] == 'a Job ad (MyType "Job"), not a slot ad'
+    old, new = explained["15.0"], explained["42.0"]
+    assert (old["submitter"], old["matching_slots"]) == (
+        "bbockelm@users.opensciencegrid.org", 16)
+    assert old["failing"] == [{"side": "job", "clause": 'TARGET.Arch == "X86_64"',
+                               "value": "undefined", "slots": 1}]
+    assert (new["submitter"], new["matching_slots"]) == ("alice@example.org", 4)
+    assert new["failing"][0] == {"side": "job", "clause": "TARGET.Memory >= RequestMemory",
+                                 "value": "false", "slots": 12}
+    assert {m["job"]: m["reason"] for m in data["matches"]} == {
+        "15.0": "no preemption", "42.0": "no preemption"}
+    # the modern job is carved out of the 8.2.6 partitionable slot (best PRE_JOB_RANK)
+    assert new["matched_slot"] == "slot1@ingwe.cs.wisc.edu"
+
+
+def test_example_pool(state: Path) -> None:
+    data = negotiate(state, EXAMPLES / "slots", EXAMPLES / "jobs", 1760000000,
+                     "--config", str(EXAMPLES / "condorlite.toml"), "--explain", "190.3")
+    cycle = data["cycle"]
+    assert (cycle["slots"], cycle["pool_weight"], cycle["idle_jobs"]) == (34, 356, 54)
+    assert cycle["claims_observed"] == 7 and cycle["active_submitters"] == 5
+    got = {s["name"].split("@")[0]: (s["matched_jobs"], s["idle_jobs"])
+           for s in data["submitters"]}
+    # Everyone's jobs fit somewhere except bob's CentOS 7 cluster 190: alice negotiates
+    # before bob (equal EUP, name order) and the default NEGOTIATOR_PRE_JOB_RANK steers
+    # her one-core jobs to the smallest slots, node01/node02's CentOS 7 cores.
+    assert got == {"group_physics.carol": (8, 8), "alice": (22, 22), "bob": (6, 11),
+                   "dave": (3, 3), "nice-user.dave": (10, 10)}
+    assert len(data["matches"]) == 49 and cycle["claims_live"] == 56
+    assert data["submitters"][0]["name"] == f"group_physics.carol@{DOM}"
+    assert data["submitters"][0]["effective_priority"] == 250  # GROUP_PRIO_FACTOR 500
+    assert math.isclose(data["submitters"][0]["share"], 0.4, rel_tol=1e-6)
+    assert [(r["job"], r["reason"]) for r in data["rejections"]] == [("190.3",
+                                                                      "no match found")]
+    big = {m["job"]: m["slot"].split("@")[1].split(".")[0] for m in data["matches"]
+           if m["job"].startswith("220.")}
+    assert set(big.values()) <= {"bigmem01", "bigmem02", "gpu01"} and len(big) == 3
+    nice = [m for m in data["matches"] if m["submitter"].startswith("nice-user.")]
+    # One slot in spin 1 by the round-up rule (its limit is 7e-6 > 0), the rest in spin 2
+    # when everyone else is done and the pie is shared among those still wanting.
+    assert Counter(m["spin"] for m in nice) == {1: 1, 2: 9}
+    # A partitionable slot keeps taking jobs while it has room (carved pieces).
+    per_pslot = Counter(m["partitionable"] for m in data["matches"] if m["partitionable"])
+    assert per_pslot[f"slot1@exec02.{DOM}"] >= 8
+    assert data["explain"]["failing"][0] == {
+        "side": "job", "clause": 'TARGET.OpSysAndVer == "CentOS7"', "value": "false",
+        "slots": 13}
