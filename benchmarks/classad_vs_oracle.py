@@ -71,16 +71,20 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--number", type=int, default=2000)
     args = parser.parse_args()
-    print(f"python {platform.python_version()} on {platform.machine()}; "
-          f"classad2 {classad2.version()}; best of {args.repeat} x {args.number} calls")
+    print(
+        f"python {platform.python_version()} on {platform.machine()}; "
+        f"classad2 {classad2.version()}; best of {args.repeat} x {args.number} calls"
+    )
     print(f"{'slot':<38} {'operation':<26} {'condorlite/s':>13} {'classad2/s':>12} {'ratio':>7}")
     for slot_file in SLOT_FILES:
         for name, ours, ref in cases(slot_file):
             number = max(1, args.number // 10) if name.startswith("parse") else args.number
             ours_rate = best_rate(ours, number, args.repeat)
             ref_rate = best_rate(ref, number, args.repeat)
-            print(f"{slot_file.name:<38} {name:<26} {ours_rate:>13,.0f} {ref_rate:>12,.0f} "
-                  f"{ours_rate / ref_rate:>6.2f}x")
+            print(
+                f"{slot_file.name:<38} {name:<26} {ours_rate:>13,.0f} {ref_rate:>12,.0f} "
+                f"{ours_rate / ref_rate:>6.2f}x"
+            )
 
 
 if __name__ == "__main__":

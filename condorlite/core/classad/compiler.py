@@ -13,8 +13,11 @@ what the reference does at every evaluation:
   attribute named ``my``. Anything else takes the general lookup in ``evaluator.py``.
   A found attribute whose expression is a constant is answered without the cycle guard
   (a constant refers to nothing, so it cannot be part of a cycle);
-* comparisons have type-specialised fast paths (two ints, two strs, two floats) made
-  from one template per operator, and a constant string operand is lower-cased once;
+* a comparison whose operand is an attribute reference is one fused closure
+  (``fused.py``); other comparisons have type-specialised fast paths (two ints, two
+  strs, two floats) made from one template per operator, and a constant string
+  operand is lower-cased once;
+* ``ifThenElse(c, a, b)`` compiles as the conditional operator it is;
 * ``a && b && c ...`` (a left-leaning chain, as the parser builds it) is one loop.
 
 The fast paths rely on ``ClassAd._attrs`` (lower-case name -> (spelling, expr)); an ad
@@ -42,11 +45,16 @@ from .ast import (
     Subscript,
     Unary,
 )
+from .fused import fused_compare
 from .values import Error, Undefined, wrap_int64
 
 Compiled = Callable[[object, "ev.Env"], object]
 
 _SCALARS = (bool, int, float, str)
+
+# Names the general lookup answers itself when no attribute has them (see
+# ``evaluator._lookup_in_scope`` and ``_scaffold_name``).
+_SPECIAL_NAMES = frozenset({"my", "self", "parent", "currenttime", "target", "other", "ad"})
 
 
 def constant(node: Expr) -> bool:
@@ -117,8 +125,13 @@ def _build(node: Expr) -> Compiled:
         case Paren(inner=inner):
             return compile_expr(inner)
         case Call(name=name, args=args):
-            from .builtins import compile_call
+            from .builtins import REGISTRY, compile_call
 
+            spec = REGISTRY.get(name.lower())
+            if name.lower() == "ifthenelse" and spec is not None and spec.lazy and len(args) == 3:
+                # ifThenElse(c, a, b) is the conditional operator spelled as a call: the
+                # same three-way choice on bool_equiv(c), only the chosen branch evaluated.
+                return _build_conditional(*(compile_expr(arg) for arg in args))
             return compile_call(name, args)
         case ListExpr(items=items):
             fns = tuple(compile_expr(item) for item in items)
@@ -155,14 +168,30 @@ def _build_unscoped(lname: str) -> Compiled:
     max_depth = ev.MAX_DEPTH
     eval_found = ev._eval_found
     general = ev.resolve_unscoped
+    if lname in _SPECIAL_NAMES:
+        miss = lambda cur, env: general(cur, lname, env)  # noqa: E731
+    else:
+
+        def miss(cur: object, env: ev.Env) -> object:
+            # Not in a top-level ad of the match: the name is not special, so the
+            # lookup goes on in the other ad of the match (undefined outside one).
+            if cur.parent is not None:  # type: ignore[attr-defined]
+                return general(cur, lname, env)
+            if cur is env.my:
+                other = env.target
+            elif cur is env.target:
+                other = env.my
+            else:
+                return Undefined
+            return Undefined if other is None else _found_in(other, lname, env)
 
     def unscoped(cur: object, env: ev.Env) -> object:
         try:
             entry = cur._attrs.get(lname)  # type: ignore[attr-defined]
         except AttributeError:
-            entry = None
-        if entry is None:
             return general(cur, lname, env)
+        if entry is None:
+            return miss(cur, env)
         expr = entry[1]
         hit = cache_get(id(expr))
         if hit is not None and hit[0] is expr and hit[2] is not varies and env.depth < max_depth:
@@ -286,6 +315,9 @@ _BITWISE_OPS = frozenset({"&", "|", "^", "<<", ">>", ">>>"})
 
 
 def _build_binary(op: str, left_node: Expr, right_node: Expr) -> Compiled:
+    fused = fused_compare(op, left_node, right_node)
+    if fused is not None:
+        return fused
     left = ev.compile_expr(left_node)
     right = ev.compile_expr(right_node)
     if op == "||":
