@@ -111,17 +111,23 @@ def eval_(cur, env, args):  # type: ignore[no-untyped-def]
 @register("unparse", 1, 1, lazy=True)
 def unparse(cur, env, args):  # type: ignore[no-untyped-def]
     """unparse(attr): the text of the definition of attribute reference attr, not
-    evaluated ("" if it is not defined); error for any other argument."""
-    from .evaluator import _lookup_in_scope
+    evaluated, in HTCondor's multi-line "pretty" form for lists and records.
+
+    As HTCondor does it: the reference is printed (``Memory``, ``MY.Memory``,
+    ``a.b``) and that text is looked up as an attribute name in the current ad only
+    (not its enclosing ads), so only a plain name ever finds a definition; "" when
+    nothing is found. Any argument that is not an attribute reference or a selection
+    is error."""
+    from .ast import Select
     from .printer import unparse as unparse_expr
 
     arg = args[0]
-    if not isinstance(arg, AttrRef) or arg.scope is not None:
+    if not isinstance(arg, (AttrRef, Select)) or not hasattr(cur, "lookup"):
         return Error
-    holder, found = _lookup_in_scope(cur, arg.name.lower(), env)
-    if holder is None:
+    found = cur.lookup(unparse_expr(arg))
+    if found is None:
         return ""
-    return unparse_expr(found)
+    return unparse_expr(found, pretty=True, sort=True)
 
 
 @register("debug", 1, 1, lazy=True)
@@ -247,6 +253,8 @@ def _rounding(name: str, fn: Callable[[float], float]) -> None:
             return Error
         if type(number) is int:
             return number
+        if not math.isfinite(number):  # C's floor/ceil/rint pass these through
+            return c_double_to_int(number)
         return c_double_to_int(fn(number))
 
     rounding.__doc__ = (
@@ -290,40 +298,57 @@ def pow_(base, exponent):  # type: ignore[no-untyped-def]
     return c_pow(float(x), float(y))
 
 
-def _quantize_one(a: int | float, b: int | float) -> object:
-    if type(a) is int and type(b) is int:
-        if b == 0:
-            return a
-        q = -((-a) // b) if b > 0 else -(a // -b)
-        return wrap_int64(q * b)
-    a = float(a)
-    b = float(b)
-    if b == 0.0:
-        return a
-    return math.ceil(a / b) * b
+def _c_ceil(x: float) -> float:
+    """C's ceil(): infinities and NaN come back unchanged."""
+    return float(math.ceil(x)) if math.isfinite(x) else x
+
+
+def _c_div(a: int, b: int) -> int:
+    """C's integer division (truncating toward zero), wrapped to 64 bits."""
+    q = abs(a) // abs(b)
+    return wrap_int64(q if (a < 0) == (b < 0) else -q)
 
 
 @register("quantize", 2, 2)
 def quantize(value, step):  # type: ignore[no-untyped-def]
-    """quantize(a, b): a rounded up to a multiple of b; with a list b, the first element
-    >= a, or else a rounded up to a multiple of the last element (a if empty)."""
+    """quantize(a, b): a rounded up to a multiple of b, exactly as HTCondor does it.
+
+    * a must convert to a real (numbers, booleans, numeric strings), else error.
+    * A list b: the first element whose real value is >= a is returned as it is (even
+      a string such as "4"); an element that does not convert is error; past the end,
+      b becomes the last element (the real 0.0 for an empty list).
+    * An integer b (not a boolean): 0 gives a back unchanged; an integer a gives
+      ((a + b - 1) / b) * b in 64-bit C arithmetic (so negative b rounds oddly:
+      quantize(3, -2) is 0); any other a gives the real ceil(a / b) * b.
+    * Any other b: |b| <= 1e-8 gives a unchanged, else the real ceil(a / b) * b.
+    """
     a = _as_number(value)
     if a is None:
         return Error
+    a = float(a)
     if type(step) is list:
-        if not step:
-            return value
-        numbers = [_plain_number(item) for item in step]
-        if any(n is None for n in numbers):
-            return Error
-        for n in numbers:
-            if n >= a:  # type: ignore[operator]
-                return n
-        return _quantize_one(a, numbers[-1])  # type: ignore[arg-type]
-    b = _plain_number(step)
+        base: object = 0.0
+        for element in step:
+            base = element
+            b = _as_number(element)
+            if b is None:
+                return Error
+            if float(b) >= a:
+                return element
+        step = base
+    b = _as_number(step)
     if b is None:
         return Error
-    return _quantize_one(a, b)
+    if type(step) is int:
+        if step == 0:
+            return value
+        if type(value) is int:
+            return wrap_int64(_c_div(wrap_int64(value + step - 1), step) * step)
+        return _c_ceil(a / step) * step
+    b = float(b)
+    if -1e-8 <= b <= 1e-8:
+        return value
+    return _c_ceil(a / b) * b
 
 
 def _plain_number(value: object) -> int | float | None:
@@ -335,176 +360,7 @@ def _plain_number(value: object) -> int | float | None:
     return None
 
 
-# --- lists ---------------------------------------------------------------------------
-
-
-def _list_numbers(values: object) -> list[int | float] | object:
-    """The numeric elements of a list (undefined skipped, booleans as 0/1), or error."""
-    if type(values) is not list:
-        return Undefined if values is Undefined else Error
-    numbers: list[int | float] = []
-    for item in values:
-        if item is Undefined:
-            continue
-        n = _plain_number(item)
-        if n is None:
-            return Error
-        numbers.append(n)
-    return numbers
-
-
-@register("sum", 1, 1)
-def sum_(values):  # type: ignore[no-untyped-def]
-    """sum(list): the sum of the numbers in list (undefined elements skipped; 0 if
-    none, the element itself if one); an integer unless a real is present; a
-    non-number is error."""
-    if type(values) is not list:
-        return Undefined if values is Undefined else Error
-    kept = [item for item in values if item is not Undefined]
-    if any(_plain_number(item) is None for item in kept):
-        return Error
-    if not kept:
-        return 0
-    total = kept[0]  # a single element comes back as it is (even a boolean)
-    for n in kept[1:]:
-        total = ops.arithmetic("+", total, n)
-    return total
-
-
-@register("avg", 1, 1)
-def avg(values):  # type: ignore[no-untyped-def]
-    """avg(list): the mean of the numbers in list as a real (0 if none)."""
-    numbers = _list_numbers(values)
-    if type(numbers) is not list:
-        return numbers
-    if not numbers:
-        return 0
-    total: object = 0
-    for n in numbers:
-        total = ops.arithmetic("+", total, n)
-    return ops.arithmetic("/", float(total), float(len(numbers)))  # type: ignore[arg-type]
-
-
-def _extreme(name: str, better: str) -> None:
-    def extreme(values):  # type: ignore[no-untyped-def]
-        if type(values) is not list:
-            return Undefined if values is Undefined else Error
-        kept = [item for item in values if item is not Undefined]
-        if any(_plain_number(item) is None for item in kept):
-            return Error
-        if not kept:
-            return Undefined
-        if len(kept) == 1:
-            return kept[0]
-        numbers = [_plain_number(item) for item in kept]
-        best = numbers[0]
-        for n in numbers[1:]:
-            if ops.compare(better, n, best) is True:
-                best = n
-        any_real = any(type(n) is float for n in numbers)
-        return float(best) if any_real else best  # type: ignore[arg-type]
-
-    extreme.__doc__ = (
-        f"{name}(list): the {name}imum of the numbers in list (undefined elements "
-        "skipped, undefined if none); real if any element is real; non-number is error."
-    )
-    register(name, 1, 1)(extreme)
-
-
-_extreme("min", "<")
-_extreme("max", ">")
-
-
-@register("size", 1, 1)
-def size(value):  # type: ignore[no-untyped-def]
-    """size(x): the length of a string (in UTF-8 bytes), a list, or a record."""
-    if value is Undefined:
-        return Undefined
-    if type(value) is str:
-        return len(value) if value.isascii() else len(value.encode())
-    if type(value) is list:
-        return len(value)
-    if _is_ad(value):
-        return len(value)  # type: ignore[arg-type]
-    return Error
-
-
-@register("member", 2, 2)
-def member(item, values):  # type: ignore[no-untyped-def]
-    """member(x, list): true if some element == x (with =='s promotion and
-    case-insensitive strings); undefined if x is undefined; error if list is not one."""
-    return _member(item, values, ops.compare)
-
-
-@register("identicalMember", 2, 2)
-def identical_member(item, values):  # type: ignore[no-untyped-def]
-    """identicalMember(x, list): true if some element =?= x."""
-    return _member(item, values, lambda op, a, b: ops.meta_equal(a, b))
-
-
-def _member(item, values, equal):  # type: ignore[no-untyped-def]
-    if values is Error or (item is Error and equal is ops.compare):
-        return Error
-    if values is Undefined or (item is Undefined and equal is ops.compare):
-        return Undefined
-    if type(values) is not list:
-        return Error
-    return any(equal("==", item, element) is True for element in values)
-
-
-_COMPARE_NAMES = {
-    "<": "<",
-    "<=": "<=",
-    "==": "==",
-    "!=": "!=",
-    ">": ">",
-    ">=": ">=",
-    "is": "is",
-    "isnt": "isnt",
-    "=?=": "is",
-    "=!=": "isnt",
-}
-
-
-def _compare_any(op: str, a: object, b: object) -> object:
-    if op == "is":
-        return ops.meta_equal(a, b)
-    if op == "isnt":
-        return ops.meta_not_equal(a, b)
-    return ops.compare(op, a, b)
-
-
-@register("anyCompare", 3, 3)
-def any_compare(op, values, target):  # type: ignore[no-untyped-def]
-    """anyCompare(op, list, v): true if (element op v) is true for some element."""
-    return _list_compare(op, values, target, any_of=True)
-
-
-@register("allCompare", 3, 3)
-def all_compare(op, values, target):  # type: ignore[no-untyped-def]
-    """allCompare(op, list, v): true if (element op v) is true for every element."""
-    return _list_compare(op, values, target, any_of=False)
-
-
-def _list_compare(op, values, target, *, any_of):  # type: ignore[no-untyped-def]
-    name = _COMPARE_NAMES.get(op.lower()) if type(op) is str else None
-    if name is None or type(values) is not list or target is Error:
-        return Error
-    if any(element is Error for element in values):
-        return Error
-    # Element by element, stopping at the first answer that decides (or error).
-    for element in values:
-        r = _compare_any(name, element, target)
-        if r is Error:
-            return Error
-        if any_of and r is True:
-            return True
-        if not any_of and r is not True:
-            return False
-    return not any_of
-
-
 __all__ = ["REGISTRY", "Builtin", "compile_call", "register"]
 
-# The string functions register themselves into REGISTRY on import.
-from . import strbuiltins  # noqa: E402, F401
+# The list and string functions register themselves into REGISTRY on import.
+from . import listbuiltins, strbuiltins  # noqa: E402, F401

@@ -1,0 +1,317 @@
+"""List built-ins (see ``builtins.py``): sum avg min max size, member and
+identicalMember, anyCompare and allCompare, and the nested-ad functions countMatches
+and evalInEachContext.
+
+Each follows HTCondor's function of the same name argument by argument, including
+the order in which undefined and error arguments are checked (the differential tests
+pin these against classad2).
+"""
+
+from __future__ import annotations
+
+from . import operators as ops
+from .ast import AttrRef, Expr
+from .builtins import _is_ad, _plain_number, register
+from .values import Error, Undefined
+
+
+def _list_numbers(values: object) -> list[int | float] | object:
+    """The numeric elements of a list (undefined skipped, booleans as 0/1), or error."""
+    if type(values) is not list:
+        return Undefined if values is Undefined else Error
+    numbers: list[int | float] = []
+    for item in values:
+        if item is Undefined:
+            continue
+        n = _plain_number(item)
+        if n is None:
+            return Error
+        numbers.append(n)
+    return numbers
+
+
+@register("sum", 1, 1)
+def sum_(values):  # type: ignore[no-untyped-def]
+    """sum(list): the sum of the numbers in list (undefined elements skipped; 0 if
+    none, the element itself if one); an integer unless a real is present; a
+    non-number is error."""
+    if type(values) is not list:
+        return Undefined if values is Undefined else Error
+    kept = [item for item in values if item is not Undefined]
+    if any(_plain_number(item) is None for item in kept):
+        return Error
+    if not kept:
+        return 0
+    total = kept[0]  # a single element comes back as it is (even a boolean)
+    for n in kept[1:]:
+        total = ops.arithmetic("+", total, n)
+    return total
+
+
+@register("avg", 1, 1)
+def avg(values):  # type: ignore[no-untyped-def]
+    """avg(list): the mean of the numbers in list as a real (0 if none)."""
+    numbers = _list_numbers(values)
+    if type(numbers) is not list:
+        return numbers
+    if not numbers:
+        return 0
+    total: object = 0
+    for n in numbers:
+        total = ops.arithmetic("+", total, n)
+    return ops.arithmetic("/", float(total), float(len(numbers)))  # type: ignore[arg-type]
+
+
+def _extreme(name: str, better: str) -> None:
+    def extreme(values):  # type: ignore[no-untyped-def]
+        if type(values) is not list:
+            return Undefined if values is Undefined else Error
+        kept = [item for item in values if item is not Undefined]
+        if any(_plain_number(item) is None for item in kept):
+            return Error
+        if not kept:
+            return Undefined
+        if len(kept) == 1:
+            return kept[0]
+        numbers = [_plain_number(item) for item in kept]
+        best = numbers[0]
+        for n in numbers[1:]:
+            if ops.compare(better, n, best) is True:
+                best = n
+        any_real = any(type(n) is float for n in numbers)
+        return float(best) if any_real else best  # type: ignore[arg-type]
+
+    extreme.__doc__ = (
+        f"{name}(list): the {name}imum of the numbers in list (undefined elements "
+        "skipped, undefined if none); real if any element is real; non-number is error."
+    )
+    register(name, 1, 1)(extreme)
+
+
+_extreme("min", "<")
+_extreme("max", ">")
+
+
+@register("size", 1, 1)
+def size(value):  # type: ignore[no-untyped-def]
+    """size(x): the length of a string (in UTF-8 bytes), a list, or a record."""
+    if value is Undefined:
+        return Undefined
+    if type(value) is str:
+        return len(value) if value.isascii() else len(value.encode())
+    if type(value) is list:
+        return len(value)
+    if _is_ad(value):
+        return len(value)  # type: ignore[arg-type]
+    return Error
+
+
+@register("member", 2, 2)
+def member(item, values):  # type: ignore[no-untyped-def]
+    """member(x, list): true if some element == x is true (=='s promotion,
+    case-insensitive strings; elements whose comparison is undefined or error are
+    skipped). Undefined if list or x is undefined; error if list is not a list, if x
+    is a list or record, or if x is error (checked in that order)."""
+    return _member(item, values, identical=False)
+
+
+@register("identicalMember", 2, 2)
+def identical_member(item, values):  # type: ignore[no-untyped-def]
+    """identicalMember(x, list): true if some element =?= x; as member, except that
+    an undefined or error x is compared like any other value."""
+    return _member(item, values, identical=True)
+
+
+def _member(item, values, *, identical):  # type: ignore[no-untyped-def]
+    if values is Undefined or (not identical and item is Undefined):
+        return Undefined
+    if type(values) is not list or type(item) is list or _is_ad(item):
+        return Error
+    if not identical and item is Error:
+        return Error
+    for element in values:
+        same = ops.meta_equal(element, item) if identical else ops.compare("==", element, item)
+        if same is True:
+            return True
+    return False
+
+
+# The operator names anyCompare/allCompare accept, spelled exactly (case matters).
+_COMPARE_NAMES = ("<", "<=", "==", "!=", ">", ">=", "is", "isnt")
+
+
+def _compare_any(op: str, a: object, b: object) -> object:
+    if op == "is":
+        return ops.meta_equal(a, b)
+    if op == "isnt":
+        return ops.meta_not_equal(a, b)
+    return ops.compare(op, a, b)
+
+
+@register("anyCompare", 3, 3)
+def any_compare(op, values, target):  # type: ignore[no-untyped-def]
+    """anyCompare(op, list, v): true if (element op v) is true for some element."""
+    return _list_compare(op, values, target, any_of=True)
+
+
+@register("allCompare", 3, 3)
+def all_compare(op, values, target):  # type: ignore[no-untyped-def]
+    """allCompare(op, list, v): true if (element op v) is true for every element."""
+    return _list_compare(op, values, target, any_of=False)
+
+
+def _list_compare(op, values, target, *, any_of):  # type: ignore[no-untyped-def]
+    """HTCondor's listCompare. op: undefined gives undefined, anything but one of
+    ``< <= == != > >= is isnt`` (exact spelling) error; then list: undefined gives
+    undefined, a non-list error. Elements are compared in order: error stops with
+    error; undefined stops with false (for allCompare *and* anyCompare, as HTCondor
+    does); a decisive boolean stops early."""
+    if op is Undefined:
+        return Undefined
+    if type(op) is not str or op not in _COMPARE_NAMES:
+        return Error
+    if values is Undefined:
+        return Undefined
+    if type(values) is not list:
+        return Error
+    for element in values:
+        r = _compare_any(op, element, target)
+        if type(r) is not bool:
+            return False if r is Undefined else Error
+        if r is any_of:
+            return r
+    return not any_of
+
+
+
+
+# --- nested-ad contexts --------------------------------------------------------------
+
+
+def _nested_env_class():  # type: ignore[no-untyped-def]
+    """The Env subclass for evaluating in a nested ad (built on first use, so that this
+    module does not import the evaluator at import time)."""
+    from .evaluator import Env
+
+    class NestedEnv(Env):
+        """HTCondor evaluates countMatches' expression in a fresh state whose root is
+        the nested ad, with the nested ad's alternate scope set to that of the
+        top-level ad of the match it belongs to (MY's is TARGET and back)."""
+
+        __slots__ = ("alternate", "nested")
+
+        def __init__(self, base: Env, nested: object) -> None:
+            super().__init__(base.my, base.target, base.now)
+            self.depth = base.depth + 1
+            self.nested = nested
+            top = nested
+            while getattr(top, "parent", None) is not None:
+                top = top.parent  # type: ignore[attr-defined]
+            self.alternate = base.other(top)
+
+        def other(self, ad: object) -> object | None:
+            if ad is self.nested:
+                return self.alternate
+            return Env.other(self, ad)
+
+    return NestedEnv
+
+
+_NESTED_ENV: list[type] = []
+
+
+def _deref(node: Expr, cur, env):  # type: ignore[no-untyped-def]
+    """The expression an attribute reference names (HTCondor's Deref), or None: a
+    plain name is looked up from ``cur`` outwards, then in the alternate scope;
+    ``MY.x``/``TARGET.x``/``PARENT.x`` in the ad the scope names."""
+    from .evaluator import _lookup_in_scope, resolve_unscoped
+
+    if not isinstance(node, AttrRef) or node.scope == "absolute":
+        return None
+    lname = node.name.lower()
+    if node.scope is None:
+        holder, found = _lookup_in_scope(cur, lname, env)
+        if holder is None and found is Undefined:
+            other = env.other(cur)
+            if other is not None:
+                holder, found = _lookup_in_scope(other, lname, env)
+    else:
+        scope_ad = resolve_unscoped(cur, node.scope.lower(), env)
+        if not _is_ad(scope_ad):
+            return None
+        holder, found = _lookup_in_scope(scope_ad, lname, env)
+    return found if holder is not None else None
+
+
+def _blind_eval(node: Expr, cur, env):  # type: ignore[no-untyped-def]
+    """``node`` evaluated as HTCondor does after a failed Deref: every attribute
+    reference is undefined (the lookup state is left spent), while records built here
+    still belong to ``cur`` (their parent scope is fixed when they are built)."""
+    from .ad import ClassAd
+    from .evaluator import Env, compile_expr
+
+    blank = ClassAd()
+    value = compile_expr(node)(blank, Env(blank, None, env.now))
+    for item in value if type(value) is list else (value,):
+        if _is_ad(item) and getattr(item, "parent", None) is blank:
+            item.parent = cur  # type: ignore[attr-defined]
+    return value
+
+
+def _in_each_context(cur, env, args, *, count):  # type: ignore[no-untyped-def]
+    """countMatches/evalInEachContext (see their docstrings)."""
+    from .ast import Select
+    from .evaluator import MAX_DEPTH, compile_expr
+
+    expr = _deref(args[0], cur, env)
+    if expr is not None:
+        values = compile_expr(args[1])(cur, env)
+    else:
+        expr = args[0]
+        if isinstance(expr, (AttrRef, Select)):
+            values = _blind_eval(args[1], cur, env)
+        else:
+            values = compile_expr(args[1])(cur, env)
+    if values is Undefined:
+        return 0 if count else Undefined
+    if type(values) is not list:
+        return Error
+    if env.depth >= MAX_DEPTH:
+        return Error
+    if not _NESTED_ENV:
+        _NESTED_ENV.append(_nested_env_class())
+    fn = compile_expr(expr)
+    results = []
+    for element in values:
+        if _is_ad(element):
+            results.append(fn(element, _NESTED_ENV[0](env, element)))
+        else:
+            results.append(Undefined if element is Undefined else Error)
+    if count:
+        return sum(1 for r in results if ops.bool_equiv(r) is True)
+    return results
+
+
+@register("countMatches", 2, 2, lazy=True)
+def count_matches(cur, env, args):  # type: ignore[no-untyped-def]
+    """countMatches(expr, list): how many records of list expr is true (or a non-zero
+    number) in. expr is evaluated in each record as its own root, falling back to the
+    other ad of the match; if expr is a reference to an attribute, that attribute's
+    definition is what is evaluated (so countMatches(RequireGpus, AvailableGpus) runs
+    the job's RequireGpus against each GPU record). Elements that are not records, and
+    results that are undefined or error, count as no match. An undefined list gives 0;
+    any other non-list gives error.
+
+    One HTCondor quirk is kept: when expr is a reference to an attribute that does not
+    exist here, HTCondor's failed lookup leaves the evaluation state spent, so every
+    attribute reference in the list argument is undefined (records written out in
+    the list still work)."""
+    return _in_each_context(cur, env, args, count=True)
+
+
+@register("evalInEachContext", 2, 2, lazy=True)
+def eval_in_each_context(cur, env, args):  # type: ignore[no-untyped-def]
+    """evalInEachContext(expr, list): the list of expr's values in each record of list
+    (as countMatches evaluates them); a non-record element gives undefined if it is
+    undefined, else error. An undefined list gives undefined; a non-list error."""
+    return _in_each_context(cur, env, args, count=False)
