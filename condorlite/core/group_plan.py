@@ -247,17 +247,21 @@ def negotiate_groups(
     policy: Policy,
     run_turn: Callable[[Turn], Mapping[str, float]],
     *,
-    round_robin_rate: float = math.inf,
+    round_robin_rate: float | None = None,
     rr_time: Mapping[str, float] | None = None,
 ) -> GroupCycle:
-    """Run every group's turns for one cycle through ``run_turn`` (module docstring)."""
+    """Run every group's turns for one cycle through ``run_turn`` (module docstring).
+
+    ``round_robin_rate`` overrides GROUP_QUOTA_ROUND_ROBIN_RATE (unset: one step).
+    """
     who = members(tree, demand)
     sub_usage = {name: float(v) for name, v in usage.items()}
     requested = group_totals(tree, demand)
-    if not round_robin_rate >= 1:  # HTCondor's minimum for GROUP_QUOTA_ROUND_ROBIN_RATE
-        raise ConfigError(
-            f"GROUP_QUOTA_ROUND_ROBIN_RATE must be at least 1, not {round_robin_rate}")
-    rate = float(round_robin_rate)
+    rate = round_robin_rate if round_robin_rate is not None else (
+        policy.group_quota_round_robin_rate)
+    rate = math.inf if rate is None else float(rate)
+    if not rate >= 1:  # HTCondor's minimum for GROUP_QUOTA_ROUND_ROBIN_RATE
+        raise ConfigError(f"GROUP_QUOTA_ROUND_ROBIN_RATE must be at least 1, not {rate}")
     rounds, taken = [], []
     for round_no in range(1, max(1, policy.group_quota_max_allocation_rounds) + 1):
         plan = plan_round(tree, pool_size, requested, group_totals(tree, sub_usage), who,

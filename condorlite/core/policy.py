@@ -69,4 +69,5 @@ class Policy:
     group_prio_factor: dict[str, float] = field(default_factory=dict)
     group_sort_expr: str | None = None
     group_quota_max_allocation_rounds: int = 3
+    group_quota_round_robin_rate: float | None = None
     negotiator_allow_quota_oversubscription: bool = True

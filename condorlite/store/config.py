@@ -79,6 +79,9 @@ KNOBS: tuple[Knob, ...] = (
          "order in which groups negotiate (unset: HTCondor's default)", optional=True),
     Knob("GROUP_QUOTA_MAX_ALLOCATION_ROUNDS", "group_quota_max_allocation_rounds", "int",
          "rounds of surplus sharing between groups", 1),
+    Knob("GROUP_QUOTA_ROUND_ROBIN_RATE", "group_quota_round_robin_rate", "number",
+         "weighted slots a group may take per turn before the others get one "
+         "(unset: no limit)", 1.0, optional=True),
     Knob("NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION", "negotiator_allow_quota_oversubscription",
          "bool", "let group quotas sum to more than the pool"),
 )

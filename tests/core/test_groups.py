@@ -277,7 +277,7 @@ def test_htcondor_forty_slots_allocation(oversub):
     assert [alloc.allocated[g] for g in ("a.b", "b.a", "b.b")] == [10, 10, 10]
 
 
-def _forty_slot_run(policy: Policy, rate: float, cycles: int) -> list[dict[str, int]]:
+def _forty_slot_run(policy: Policy, rate: float | None, cycles: int) -> list[dict[str, int]]:
     wants = {user("a.a"): lambda s: s > 10, user("a.b"): lambda s: False,
              user("b.a"): lambda s: s <= 10, user("b.b"): lambda s: s <= 10}
     demand = {user(g): n for g, n in HGQ_DEMAND.items()}
@@ -303,6 +303,9 @@ def test_htcondor_forty_slots_end_to_end(oversub, climb):
     assert all((r["b.a"], r["b.b"]) == (5, 5) and "a.b" not in r for r in runs)
     # In one step (HTCondor's default rate) the first of the two takes all ten.
     assert _forty_slot_run(policy, math.inf, 2) == [{"a.a": 20, "b.a": 10}] * 2
+    # The knob does what the argument does.
+    knob = replace(policy, group_quota_round_robin_rate=1.0)
+    assert _forty_slot_run(knob, None, 5) == runs
 
 
 def test_strict_quota_caps_a_subtree_that_refuses_surplus():
