@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from condorlite.core.classad import parse_expr
 from condorlite.core.group_plan import (
     NO_ALLOCATION,
     NO_SUBMITTERS,
@@ -19,7 +20,15 @@ from condorlite.core.group_plan import (
     plan_group_negotiation,
 )
 from condorlite.core.group_quotas import ROOT, allocate, assign_quotas
-from condorlite.core.groups import FLT_MAX, build_tree, group_of, group_totals, sort_groups
+from condorlite.core.groups import (
+    DEFAULT_GROUP_SORT_EXPR,
+    FLT_MAX,
+    build_tree,
+    group_of,
+    group_totals,
+    sort_groups,
+    sort_keys,
+)
 from condorlite.core.policy import Policy
 from condorlite.errors import ConfigError
 
@@ -456,3 +465,34 @@ def test_negotiation_properties(setup, rate):
     replay = FakePool(pool_size, dict(idle))
     negotiate_groups(tree, pool_size, idle, {}, policy, replay, round_robin_rate=rate)
     assert replay.taken == pool.taken
+
+
+def test_sort_keys_and_defaults_agree_with_htcondor():
+    import classad2
+    import htcondor2  # the oracle: HTCondor's own defaults and ClassAd library
+
+    assert htcondor2.param["GROUP_SORT_EXPR"].replace(" ", "") == \
+        DEFAULT_GROUP_SORT_EXPR.replace(" ", "")
+    assert htcondor2.param["NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION"] is True
+    assert Policy().negotiator_allow_quota_oversubscription is True
+    assert htcondor2.param["GROUP_QUOTA_MAX_ALLOCATION_ROUNDS"] == \
+        Policy().group_quota_max_allocation_rounds
+    tree = build_tree(Policy(group_names=("a", "b", "c"), group_quota={"a": 20, "b": 0},
+                             group_quota_dynamic={"c": 0.5}))
+    quota = {ROOT: 5.0, "a": 20.0, "b": 0.0, "c": 7.5}
+    allocated = {ROOT: 1.0, "a": 12.0, "b": 3.0, "c": 7.5}
+    usage = {ROOT: 2.0, "a": 15.0, "b": 1.0, "c": 3.0}
+    for text in (DEFAULT_GROUP_SORT_EXPR, "GroupResourcesAllocated - GroupResourcesInUse",
+                 'AccountingGroup == "b"', "GroupQuota / 0", 'strcat(AccountingGroup, "x")'):
+        mine = sort_keys(tree, quota, allocated, usage, parse_expr(text))
+        for g in tree.order:
+            ad = classad2.ClassAd({"AccountingGroup": g, "GroupQuota": quota[g],
+                                   "GroupResourcesAllocated": allocated[g],
+                                   "GroupResourcesInUse": usage[g]})
+            theirs = classad2.ExprTree(text).eval(ad)
+            number = isinstance(theirs, bool | int | float) and not isinstance(
+                theirs, classad2.Value)
+            if number and not math.isnan(theirs):
+                assert mine[g] == pytest.approx(float(theirs)), (text, g)
+            else:  # undefined, error, string: HTCondor's FLT_MAX; NaN too (our choice)
+                assert mine[g] == FLT_MAX, (text, g)
