@@ -254,32 +254,54 @@ def negotiate_groups(
 
     ``round_robin_rate`` overrides GROUP_QUOTA_ROUND_ROBIN_RATE (unset: one step).
     """
-    who = members(tree, demand)
-    sub_usage = {name: float(v) for name, v in usage.items()}
-    requested = group_totals(tree, demand)
     rate = round_robin_rate if round_robin_rate is not None else (
         policy.group_quota_round_robin_rate)
     rate = math.inf if rate is None else float(rate)
     if not rate >= 1:  # HTCondor's minimum for GROUP_QUOTA_ROUND_ROBIN_RATE
         raise ConfigError(f"GROUP_QUOTA_ROUND_ROBIN_RATE must be at least 1, not {rate}")
+    who = members(tree, demand)
+    ledger = _Ledger(tree, {name: float(v) for name, v in usage.items() if "@" in name})
+    requested = group_totals(tree, demand)
     rounds, taken = [], []
     for round_no in range(1, max(1, policy.group_quota_max_allocation_rounds) + 1):
-        plan = plan_round(tree, pool_size, requested, group_totals(tree, sub_usage), who,
-                          policy, round_no, rr_time)
+        plan = plan_round(tree, pool_size, requested, ledger.by_group(), who, policy,
+                          round_no, rr_time)
         rounds.append(plan)
-        taken.extend(_run_round(tree, plan, who, sub_usage, rate, policy, run_turn))
-        requested, done = _next_demand(tree, plan, requested, group_totals(tree, sub_usage))
+        taken.extend(_run_round(tree, plan, who, ledger, rate, policy, run_turn))
+        requested, done = _next_demand(tree, plan, requested, ledger.by_group())
         if done:
             break
     # As HTCondor: the last round's round-robin winners and the groups asking nothing.
     touched = rounds[-1].allocation.round_robin | {g for g in tree.order if requested[g] <= 0}
-    return GroupCycle(tuple(rounds), tuple(taken), sub_usage, group_totals(tree, sub_usage),
+    return GroupCycle(tuple(rounds), tuple(taken), dict(ledger.usage), ledger.by_group(),
                       frozenset(touched))
 
 
-def _run_round(tree, plan: RoundPlan, who, sub_usage: dict, rate: float, policy,
+class _Ledger:
+    """Submitters' usage through a cycle, summed per group on demand (each submitter's
+    group looked up once)."""
+
+    def __init__(self, tree: GroupTree, usage: dict[str, float]) -> None:
+        self.tree, self.usage = tree, usage
+        self._owner: dict[str, str] = {}
+
+    def add(self, changes: Mapping[str, float]) -> None:
+        for name, change in sorted(changes.items()):
+            self.usage[name] = self.usage.get(name, 0.0) + float(change)
+
+    def by_group(self) -> dict[str, float]:
+        totals = dict.fromkeys(self.tree.order, 0.0)
+        for name in sorted(self.usage):
+            group = self._owner.get(name)
+            if group is None:
+                group = self._owner[name] = group_of(name, self.tree)
+            totals[group] += self.usage[name]
+        return totals
+
+
+def _run_round(tree, plan: RoundPlan, who, ledger: _Ledger, rate: float, policy,
                run_turn) -> list[Turn]:
-    """The turns of one round, step by step, updating ``sub_usage`` in place."""
+    """The turns of one round, step by step, recording usage changes in ``ledger``."""
     skipped = {g for g, _ in plan.skipped}
     turns, step, n = [], 0, 0.0
     while True:
@@ -288,11 +310,10 @@ def _run_round(tree, plan: RoundPlan, who, sub_usage: dict, rate: float, policy,
         for group in plan.order:
             if group in skipped:
                 continue
-            limit = turn_limit(tree, plan, group, n, group_totals(tree, sub_usage), policy)
+            limit = turn_limit(tree, plan, group, n, ledger.by_group(), policy)
             turn = _turn(tree, plan, group, limit, who, step)
             turns.append(turn)
-            for name, change in sorted(run_turn(turn).items()):
-                sub_usage[name] = sub_usage.get(name, 0.0) + float(change)
+            ledger.add(run_turn(turn))
         # One step always runs, even when nobody is below its target (maxdelta 0).
         if n >= plan.max_delta:
             return turns
