@@ -189,6 +189,45 @@ def test_fast_agrees_with_reference_on_the_corpus(swap: bool) -> None:
     assert not differ, f"{len(differ)} disagreements:\n" + "\n".join(differ[:10])
 
 
+@pytest.mark.parametrize("swap", [False, True], ids=["my=job", "my=slot"])
+def test_generated_code_agrees_with_reference_on_the_corpus(monkeypatch, swap: bool) -> None:
+    """Every corpus expression compiled to one generated function (no warm-up) and
+    evaluated twice: the first run generates, the second runs the generated code."""
+    from condorlite.core.classad import compiler
+
+    monkeypatch.setattr(compiler, "WARM_UP", 1)
+    job, slot = ad(JOB_AD), ad(SLOT_AD)
+    my, target = (slot, job) if swap else (job, slot)
+    differ = []
+    for text in generate(777 + swap, 1500):
+        expr = parse_expr(text)
+        first = canonical(evaluate(expr, my, target, now=1000))
+        second = canonical(evaluate(expr, my, target, now=1000))
+        slow = canonical(reference.evaluate(expr, my, target, now=1000))
+        if not first == second == slow:
+            differ.append(f"{text}\n  closures: {first}\n  generated: {second}\n  ref: {slow}")
+    assert not differ, f"{len(differ)} disagreements:\n" + "\n".join(differ[:10])
+
+
+def test_requirements_get_generated_code() -> None:
+    from condorlite.core.classad import codegen
+    from condorlite.core.classad.evaluator import Env, compile_expr
+
+    req = parse_expr('TARGET.Memory >= RequestMemory && TARGET.Arch == "X86_64" || MY.x')
+    fn = codegen.generate(req, compile_expr(req))
+    assert fn is not None
+    job = ad("[ RequestMemory = 10; x = false ]")
+    slot = ad('[ Memory = 20; Arch = "x86_64" ]')
+    assert fn(job, Env(job, slot, None)) is True
+    slot["Memory"] = 5
+    assert fn(job, Env(job, slot, None)) is False
+    # No TARGET: (undefined && undefined) || false is undefined.
+    assert fn(job, Env(job, None, None)) is Undefined
+    assert reference.evaluate(req, job) is Undefined
+    assert codegen.generate(parse_expr("a"), compile_expr(parse_expr("a"))) is not None
+    assert codegen.generate(parse_expr("1 + 2"), compile_expr(parse_expr("1 + 2"))) is None
+
+
 def test_fast_agrees_with_reference_on_every_fixture_pair() -> None:
     from .test_differential import OLD_FORMAT_FILES, old_ads
 

@@ -52,10 +52,6 @@ Compiled = Callable[[object, "ev.Env"], object]
 
 _SCALARS = (bool, int, float, str)
 
-# Names the general lookup answers itself when no attribute has them (see
-# ``evaluator._lookup_in_scope`` and ``_scaffold_name``).
-_SPECIAL_NAMES = frozenset({"my", "self", "parent", "currenttime", "target", "other", "ad"})
-
 
 def constant(node: Expr) -> bool:
     """Whether ``node`` is built only of literals and operators (no attribute reference,
@@ -94,6 +90,33 @@ def build(node: Expr) -> tuple[Compiled, object]:
         if type(value) in _SCALARS or value is Undefined or value is Error:
             return fn, value
     return fn, ev.VARIES
+
+
+WARM_UP = 4
+"""Evaluations of a root expression by closures before its code is generated (most
+expressions are evaluated once or twice; generating code for them would not pay)."""
+
+
+def build_root(node: Expr) -> tuple[Compiled, object]:
+    """Like ``build``, for the whole expression of an attribute: after ``WARM_UP``
+    evaluations the closure is replaced (in the cache) by a generated function
+    (``codegen.py``), if code generation applies to the tree."""
+    fn, value = build(node)
+    if value is not ev.VARIES or type(node) is AttrRef:
+        return fn, value
+    slow = fn
+    count = 0
+
+    def warming(cur: object, env: ev.Env) -> object:
+        nonlocal count
+        count += 1
+        if count == WARM_UP:
+            from .codegen import generate
+
+            ev.replace_compiled(node, generate(node, slow) or slow)
+        return slow(cur, env)
+
+    return warming, value
 
 
 def _build(node: Expr) -> Compiled:
@@ -163,27 +186,12 @@ def _build_attr(lname: str, scope: str | None) -> Compiled:
 
 
 def _build_unscoped(lname: str) -> Compiled:
-    cache_get = ev._CACHE.get
+    consts_get = ev.consts_get
     varies = ev.VARIES
     max_depth = ev.MAX_DEPTH
     eval_found = ev._eval_found
     general = ev.resolve_unscoped
-    if lname in _SPECIAL_NAMES:
-        miss = lambda cur, env: general(cur, lname, env)  # noqa: E731
-    else:
-
-        def miss(cur: object, env: ev.Env) -> object:
-            # Not in a top-level ad of the match: the name is not special, so the
-            # lookup goes on in the other ad of the match (undefined outside one).
-            if cur.parent is not None:  # type: ignore[attr-defined]
-                return general(cur, lname, env)
-            if cur is env.my:
-                other = env.target
-            elif cur is env.target:
-                other = env.my
-            else:
-                return Undefined
-            return Undefined if other is None else _found_in(other, lname, env)
+    unscoped_miss = ev.unscoped_miss
 
     def unscoped(cur: object, env: ev.Env) -> object:
         try:
@@ -191,38 +199,24 @@ def _build_unscoped(lname: str) -> Compiled:
         except AttributeError:
             return general(cur, lname, env)
         if entry is None:
-            return miss(cur, env)
+            return unscoped_miss(cur, lname, env)
         expr = entry[1]
-        hit = cache_get(id(expr))
-        if hit is not None and hit[0] is expr and hit[2] is not varies and env.depth < max_depth:
-            return hit[2]
+        value = consts_get(id(expr), varies)
+        if value is not varies and env.depth < max_depth:
+            return value
         return eval_found(cur, lname, expr, env)
 
     return unscoped
 
 
-def _found_in(ad: object, lname: str, env: ev.Env) -> object:
-    """``resolve(ad, lname)`` with the direct read of ``ad``'s own attribute first."""
-    try:
-        entry = ad._attrs.get(lname)  # type: ignore[attr-defined]
-    except AttributeError:
-        entry = None
-    if entry is None:
-        return ev.resolve(ad, lname, env)
-    expr = entry[1]
-    hit = ev._CACHE.get(id(expr))
-    if hit is not None and hit[0] is expr and hit[2] is not ev.VARIES and env.depth < ev.MAX_DEPTH:
-        return hit[2]
-    return ev._eval_found(ad, lname, expr, env)
-
-
 def _build_target(lname: str) -> Compiled:
     """``TARGET.x``. From a top-level ad with no attribute ``target``, the scope word
     names the other ad of the match (undefined outside one), and ``x`` is read there."""
-    cache_get = ev._CACHE.get
+    consts_get = ev.consts_get
     varies = ev.VARIES
     max_depth = ev.MAX_DEPTH
     eval_found = ev._eval_found
+    found_in = ev.found_in
 
     def general(cur: object, env: ev.Env) -> object:
         return ev.select(ev.resolve_unscoped(cur, "target", env), lname, env)
@@ -234,12 +228,7 @@ def _build_target(lname: str) -> Compiled:
             return general(cur, env)
         if "target" in attrs or cur.parent is not None:  # type: ignore[attr-defined]
             return general(cur, env)
-        if cur is env.my:
-            other = env.target
-        elif cur is env.target:
-            other = env.my
-        else:
-            return Undefined
+        other = env.other(cur)
         if other is None:
             return Undefined
         try:
@@ -247,11 +236,11 @@ def _build_target(lname: str) -> Compiled:
         except AttributeError:
             return ev.select(other, lname, env)
         if entry is None:
-            return ev.resolve(other, lname, env)
+            return found_in(other, lname, env)
         expr = entry[1]
-        hit = cache_get(id(expr))
-        if hit is not None and hit[0] is expr and hit[2] is not varies and env.depth < max_depth:
-            return hit[2]
+        value = consts_get(id(expr), varies)
+        if value is not varies and env.depth < max_depth:
+            return value
         return eval_found(other, lname, expr, env)
 
     return target
@@ -270,7 +259,7 @@ def _build_my(lname: str) -> Compiled:
             return general(cur, env)
         if "my" in attrs:
             return general(cur, env)
-        return _found_in(cur, lname, env)
+        return ev.found_in(cur, lname, env)
 
     return my
 

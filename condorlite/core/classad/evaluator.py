@@ -47,20 +47,40 @@ Compiled = Callable[["object", "Env"], object]
 _SELF_NAMES = frozenset({"my", "self"})
 
 
+_GUARDED_RUNS = [0]
+"""How many guarded runs (see ``_run``) are in progress."""
+
+
 class Env:
     """One evaluation's context: the match pair, the clock and the cycle guard.
 
     ``my``/``target`` are the two top-level ads of a match (``target`` None outside a
-    match); ``active`` holds (id(ad), lower-case name) of attributes being evaluated.
+    match); ``depth`` counts the attribute evaluations in progress. A *guarded* context
+    keeps in ``active`` the (id(ad), lower-case name) of each of them; an unguarded one
+    (``active`` None, the fast first attempt) only counts, gives up beyond
+    ``FAST_DEPTH`` and remembers in ``memo`` the scalar value of each attribute it
+    finished evaluating, by (id(ad), lower-case name) (see ``_eval_found``).
     """
 
-    __slots__ = ("active", "depth", "my", "now", "target")
+    __slots__ = ("active", "depth", "memo", "my", "now", "target")
 
-    def __init__(self, my: object, target: object | None, now: int | None) -> None:
+    def __init__(
+        self,
+        my: object,
+        target: object | None,
+        now: int | None,
+        *,
+        guarded: bool = False,
+        memo: dict[tuple[int, str], object] | None = None,
+    ) -> None:
         self.my = my
         self.target = target
         self.now = now
-        self.active: set[tuple[int, str]] = set()
+        # Inside a guarded run every context is guarded, also those that built-ins
+        # derive from the one they were given (they do not know about the modes).
+        guarded = guarded or _GUARDED_RUNS[0] > 0
+        self.active: set[tuple[int, str]] | None = set() if guarded else None
+        self.memo: dict[tuple[int, str], object] = {} if memo is None else memo
         self.depth = 0
 
     def other(self, ad: object) -> object | None:
@@ -139,19 +159,57 @@ def current_time(env: Env) -> int:
     return int(time.time())
 
 
+_SCALARS = frozenset({bool, int, float, str})
+
+FAST_DEPTH = 64  # below MAX_DEPTH: an unguarded evaluation never reaches the limit
+"""Nesting at which an unguarded evaluation gives up (raising ``_TooDeep``) so that the
+entry point re-runs it guarded. Real ads nest a handful of references deep."""
+
+
+class _TooDeep(Exception):
+    """An unguarded evaluation went deeper than ``FAST_DEPTH``: maybe a cycle."""
+
+
 def _eval_found(holder: object, lname: str, expr: object, env: Env) -> object:
     """Evaluate an attribute's expression in the ad that holds it, guarding cycles.
 
     A constant expression (``folded``) refers to nothing, so it cannot close a cycle
     and skips the guard; the depth limit applies to it all the same.
+
+    Why the unguarded mode gives the guarded answer: evaluation is pure and the value
+    of attribute ``x`` of ad ``h`` depends only on (h, x, the match), so re-entering an
+    attribute in progress (which the guard answers with undefined) would repeat the
+    same descent forever. An unguarded run that finishes within ``FAST_DEPTH`` therefore
+    re-entered nothing and took the guarded run's path; one that does not finish is
+    abandoned (``_TooDeep``) and the entry point evaluates again with the guard.
+
+    For the same reason an unguarded run may remember what it computed: an attribute
+    evaluated again in the same match has the same value (even with MY and TARGET
+    swapped: every rule looks at the *other* ad of the pair, never at which one is MY).
+    Only scalars are remembered, so a list value is always a fresh Python list.
     """
     hit = _CACHE.get(id(expr))
     if hit is None or hit[0] is not expr:
-        hit = _entry(expr)  # type: ignore[arg-type]
+        hit = _entry(expr, root=True)  # type: ignore[arg-type]
     if hit[2] is not VARIES:
         return hit[2] if env.depth < MAX_DEPTH else Error
-    key = (id(holder), lname)
     active = env.active
+    if active is None:
+        key = (id(holder), lname)
+        memo = env.memo
+        value = memo.get(key, memo)
+        if value is not memo:
+            return value
+        depth = env.depth
+        if depth >= FAST_DEPTH:
+            raise _TooDeep
+        env.depth = depth + 1
+        value = hit[1](holder, env)
+        env.depth = depth
+        if type(value) in _SCALARS or value is Undefined or value is Error:
+            memo[key] = value
+        return value
+    key = (id(holder), lname)
     if key in active:
         return Undefined
     if env.depth >= MAX_DEPTH:
@@ -185,6 +243,36 @@ def resolve_unscoped(cur: object, lname: str, env: Env) -> object:
     return found
 
 
+_SPECIAL_NAMES = frozenset({"my", "self", "parent", "currenttime", "target", "other", "ad"})
+"""Names ``_lookup_in_scope`` answers itself when no attribute has them."""
+
+
+def found_in(ad: object, lname: str, env: Env) -> object:
+    """``resolve(ad, lname, env)``, reading ``ad``'s own attributes directly first."""
+    try:
+        entry = ad._attrs.get(lname)  # type: ignore[attr-defined]
+    except AttributeError:
+        return resolve(ad, lname, env)
+    if entry is None:
+        if ad.parent is None and lname not in _SPECIAL_NAMES:  # type: ignore[attr-defined]
+            return Undefined  # nowhere else to look
+        return resolve(ad, lname, env)
+    expr = entry[1]
+    value = _CONSTS.get(id(expr), VARIES)
+    if value is not VARIES and env.depth < MAX_DEPTH:
+        return value
+    return _eval_found(ad, lname, expr, env)
+
+
+def unscoped_miss(cur: object, lname: str, env: Env) -> object:
+    """``resolve_unscoped(cur, lname, env)`` once ``cur``'s own attributes lack it: for
+    a top-level ad of the match and an ordinary name, the other ad's answer."""
+    if lname in _SPECIAL_NAMES or cur.parent is not None:  # type: ignore[attr-defined]
+        return resolve_unscoped(cur, lname, env)
+    other = env.other(cur)
+    return Undefined if other is None else found_in(other, lname, env)
+
+
 def select(base: object, lname: str, env: Env) -> object:
     """``base.name`` on an evaluated base: records look it up, lists map over their
     elements, undefined/error propagate, anything else is error."""
@@ -207,18 +295,29 @@ VARIES = object()
 _CACHE: dict[int, tuple[Expr, Compiled, object]] = {}
 _CACHE_LIMIT = 200_000
 
+# id(node) -> folded value, for the constant nodes in _CACHE only (cleared with it), so
+# an id found here is a live node's: the attribute reads check it with one dict access.
+_CONSTS: dict[int, object] = {}
+consts_get = _CONSTS.get
 
-def _entry(node: Expr) -> tuple[Expr, Compiled, object]:
+
+def _entry(node: Expr, root: bool = False) -> tuple[Expr, Compiled, object]:
+    """The cache entry of ``node``, made on first use. A *root* (the whole expression
+    of an attribute, or of an ``evaluate`` call) is compiled by ``compiler.build_root``:
+    closures first, one generated function once it has been evaluated a few times."""
     hit = _CACHE.get(id(node))
     if hit is not None and hit[0] is node:
         return hit
-    from .compiler import build
+    from .compiler import build, build_root
 
-    fn, value = build(node)
+    fn, value = build_root(node) if root else build(node)
     if len(_CACHE) >= _CACHE_LIMIT:
         _CACHE.clear()
+        _CONSTS.clear()
     hit = (node, fn, value)
     _CACHE[id(node)] = hit
+    if value is not VARIES:
+        _CONSTS[id(node)] = value
     return hit
 
 
@@ -231,6 +330,13 @@ def compile_expr(node: Expr) -> Compiled:
     return _entry(node)[1]
 
 
+def replace_compiled(node: Expr, fn: Compiled) -> None:
+    """Swap in a faster closure for ``node`` (same values), if it is still cached."""
+    hit = _CACHE.get(id(node))
+    if hit is not None and hit[0] is node:
+        _CACHE[id(node)] = (node, fn, hit[2])
+
+
 def folded(node: Expr) -> object:
     """The value of a constant node (literals and operators only, scalar result),
     computed once; ``VARIES`` for any other node."""
@@ -240,14 +346,28 @@ def folded(node: Expr) -> object:
 # --- public API ----------------------------------------------------------------------
 
 
-def _context(my: object | None, target: object | None, now: int | None) -> tuple[object, Env]:
+def _context(my: object | None, target: object | None) -> tuple[object, object | None]:
     if my is None:
         from .ad import ClassAd
 
         my = ClassAd()
-    if target is my:
-        target = None
-    return my, Env(my, target, now)
+    return my, None if target is my else target
+
+
+def _run(fn: Compiled, cur: object, my: object, target: object | None, now: int | None) -> object:
+    """``fn(cur, env)``: first unguarded, then, if that went too deep, guarded."""
+    try:
+        try:
+            return fn(cur, Env(my, target, now))
+        except _TooDeep:
+            pass
+        _GUARDED_RUNS[0] += 1
+        try:
+            return fn(cur, Env(my, target, now, guarded=True))
+        finally:
+            _GUARDED_RUNS[0] -= 1
+    except RecursionError:
+        return Error
 
 
 def evaluate(
@@ -267,11 +387,8 @@ def evaluate(
         from .parser import parse_expr
 
         expr_or_text = parse_expr(expr_or_text)
-    cur, env = _context(my, target, now)
-    try:
-        return compile_expr(expr_or_text)(cur, env)
-    except RecursionError:
-        return Error
+    my, target = _context(my, target)
+    return _run(_entry(expr_or_text, root=True)[1], my, my, target, now)
 
 
 def evaluate_attribute(
@@ -279,22 +396,23 @@ def evaluate_attribute(
 ) -> object:
     """The value of attribute ``name`` of ``ad`` (found in ``ad`` or an enclosing ad),
     evaluated in the ad that holds it with TARGET = ``target``; undefined if absent."""
-    cur, env = _context(ad, target, now)
+    my, target = _context(ad, target)
     lname = name.lower()
-    try:
-        holder, found = _lookup_in_scope(cur, lname, env)
-        if holder is None:
-            return found
-        return _eval_found(holder, lname, found, env)
-    except RecursionError:
-        return Error
+    return _run(lambda cur, env: resolve(cur, lname, env), my, my, target, now)
 
 
-def requirements_hold(my: object, target: object, *, now: int | None = None) -> bool:
+def requirements_hold(
+    my: object,
+    target: object,
+    *,
+    now: int | None = None,
+    memo: dict[tuple[int, str], object] | None = None,
+) -> bool:
     """Whether ``my.Requirements``, evaluated with MY = ``my`` and TARGET = ``target``,
     is true: a true boolean, or a non-zero integer or real (NaN counts as non-zero),
     exactly as classad2's ``ClassAd.matches``. Absent, undefined, error, strings,
-    lists and records are all "no"."""
+    lists and records are all "no". ``memo`` (optional) shares remembered attribute
+    values between evaluations over the same pair of ads (see ``_eval_found``)."""
     try:
         entry = my._attrs.get("requirements")  # type: ignore[attr-defined]
     except AttributeError:
@@ -302,9 +420,11 @@ def requirements_hold(my: object, target: object, *, now: int | None = None) -> 
     if entry is None:  # absent here: the general lookup (enclosing ads, special names)
         value = evaluate_attribute(my, "requirements", target, now=now)
     else:
-        env = Env(my, None if target is my else target, now)
+        target = None if target is my else target
         try:
-            value = _eval_found(my, "requirements", entry[1], env)
+            value = _eval_found(my, "requirements", entry[1], Env(my, target, now, memo=memo))
+        except _TooDeep:
+            value = _run(_requirements, my, my, target, now)
         except RecursionError:
             value = Error
     if value is True:
@@ -315,7 +435,14 @@ def requirements_hold(my: object, target: object, *, now: int | None = None) -> 
     return False
 
 
+def _requirements(cur: object, env: Env) -> object:
+    return resolve(cur, "requirements", env)
+
+
 def symmetric_match(a: object, b: object, *, now: int | None = None) -> bool:
     """The negotiator's match rule: both ads' Requirements hold, each evaluated with
     itself as MY and the other as TARGET (``requirements_hold`` both ways)."""
-    return requirements_hold(a, b, now=now) and requirements_hold(b, a, now=now)
+    memo: dict[tuple[int, str], object] = {}
+    return requirements_hold(a, b, now=now, memo=memo) and requirements_hold(
+        b, a, now=now, memo=memo
+    )

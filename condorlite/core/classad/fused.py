@@ -62,10 +62,8 @@ def _read(attrs: str, holder: str, var: str, slot: str) -> list[str]:
         "    {miss}",
         "else:",
         "    x = x[1]",
-        "    h = cache_get(id(x))",
-        "    if h is not None and h[0] is x and h[2] is not VARIES and env.depth < MAXD:",
-        f"        {var} = h[2]",
-        "    else:",
+        f"    {var} = consts_get(id(x), VARIES)",
+        f"    if {var} is VARIES or env.depth >= MAXD:",
         f"        {var} = eval_found({holder}, {slot}, x, env)",
     ]
 
@@ -78,7 +76,7 @@ def _fetch(kind: str, var: str, slot: str) -> list[str]:
         return [f"{var} = {slot}(cur, env)"]
     if kind == "name":
         body = _read("attrs", "cur", var, slot)
-        body[2] = f"    {var} = resolve_unscoped(cur, {slot}, env)"
+        body[2] = f"    {var} = unscoped_miss(cur, {slot}, env)"
         return [
             "try:",
             "    attrs = cur._attrs",
@@ -88,7 +86,7 @@ def _fetch(kind: str, var: str, slot: str) -> list[str]:
         ]
     if kind == "my":
         body = _read("attrs", "cur", var, slot)
-        body[2] = f"    {var} = resolve(cur, {slot}, env)"
+        body[2] = f"    {var} = found_in(cur, {slot}, env)"
         return [
             "attrs = getattr(cur, '_attrs', None)",
             "if attrs is None or 'my' in attrs:",
@@ -98,18 +96,13 @@ def _fetch(kind: str, var: str, slot: str) -> list[str]:
         ]
     # target
     body = _read("oattrs", "o", var, slot)
-    body[2] = f"    {var} = resolve(o, {slot}, env)"
+    body[2] = f"    {var} = found_in(o, {slot}, env)"
     return [
         "attrs = getattr(cur, '_attrs', None)",
         "if attrs is None or 'target' in attrs or cur.parent is not None:",
         f"    {var} = select(resolve_unscoped(cur, 'target', env), {slot}, env)",
         "else:",
-        "    if cur is env.my:",
-        "        o = env.target",
-        "    elif cur is env.target:",
-        "        o = env.my",
-        "    else:",
-        "        o = None",
+        "    o = env.other(cur)",
         "    oattrs = None if o is None else getattr(o, '_attrs', None)",
         "    if o is None:",
         f"        {var} = Undefined",
@@ -139,11 +132,12 @@ def _tail(op: str, right_kind: str, right_value: object) -> list[str]:
 
 
 _NAMESPACE: dict[str, object] = {
-    "cache_get": ev._CACHE.get,
+    "consts_get": ev.consts_get,
     "VARIES": ev.VARIES,
     "MAXD": ev.MAX_DEPTH,
     "eval_found": ev._eval_found,
-    "resolve": ev.resolve,
+    "found_in": ev.found_in,
+    "unscoped_miss": ev.unscoped_miss,
     "resolve_unscoped": ev.resolve_unscoped,
     "select": ev.select,
     "Undefined": Undefined,

@@ -24,6 +24,8 @@ Scoping (HTCondor's ``MatchClassAd`` with MY and TARGET):
 Built-in functions come from the same registry as the fast evaluator's. The lazy ones
 (``ifThenElse``, ``eval``...) evaluate their arguments themselves, through the fast
 evaluator and the same ``Env``; every eager function gets argument values computed here.
+Every context of a reference evaluation is *guarded* (an explicit set of the attributes
+in progress, see ``Env``), as the rules above say.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from .ast import (
     Subscript,
     Unary,
 )
-from .evaluator import MAX_DEPTH, Env, current_time
+from .evaluator import _GUARDED_RUNS, MAX_DEPTH, Env, current_time
 from .values import Error, Undefined
 
 
@@ -213,7 +215,18 @@ def _context(my: object | None, target: object | None, now: int | None) -> tuple
         from .ad import ClassAd
 
         my = ClassAd()
-    return my, Env(my, None if target is my else target, now)
+    return my, Env(my, None if target is my else target, now, guarded=True)
+
+
+def _guarded(run, *args):  # type: ignore[no-untyped-def]
+    """``run(*args)`` with every context guarded, also those a built-in derives."""
+    _GUARDED_RUNS[0] += 1
+    try:
+        return run(*args)
+    except RecursionError:
+        return Error
+    finally:
+        _GUARDED_RUNS[0] -= 1
 
 
 def evaluate(
@@ -229,10 +242,7 @@ def evaluate(
 
         expr_or_text = parse_expr(expr_or_text)
     cur, env = _context(my, target, now)
-    try:
-        return walk(expr_or_text, cur, env)
-    except RecursionError:
-        return Error
+    return _guarded(walk, expr_or_text, cur, env)
 
 
 def evaluate_attribute(
@@ -240,10 +250,7 @@ def evaluate_attribute(
 ) -> object:
     """Like ``evaluator.evaluate_attribute``, by walking the tree."""
     cur, env = _context(ad, target, now)
-    try:
-        return _scoped(cur, name.lower(), env)
-    except RecursionError:
-        return Error
+    return _guarded(_scoped, cur, name.lower(), env)
 
 
 def requirements_hold(my: object, target: object, *, now: int | None = None) -> bool:

@@ -1,0 +1,332 @@
+"""Whole-expression compilation: one generated Python function per attribute expression.
+
+The closures of ``compiler.py`` cost one Python call per node. For the expression an
+attribute holds (a Requirements, a Rank) this module writes the whole tree as one
+function: attribute reads, comparisons, arithmetic, ``&& || ?: ?:`` (elvis) and
+``ifThenElse`` become straight-line code on local variables; any other node (a
+function call, a list, a record, a selection, a subscript, ``PARENT.x``, ``.x``) is a
+call to its compiled closure. Every rule is the one ``compiler.py`` and
+``reference.py`` implement; the tests run all three on the same corpus.
+
+Attribute reads assume the common situation, checked once on entry: ``cur`` is an ad
+(it has ``_attrs``); for ``MY.x``, it has no attribute named ``my``; for ``TARGET.x``,
+it is a top-level ad of a match (MY or TARGET), with no attribute named ``target``,
+and the other ad of the match is an ad. If any check fails, the function hands the
+evaluation to the closure version (``slow``), which takes the general lookups.
+
+Generated source depends only on the tree's shape: names, constants and closures are
+parameters of a factory, so identical shapes (every job's Requirements, say) share one
+``exec``'d factory, kept in ``_FACTORIES``. No expression text ever reaches ``exec``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from . import evaluator as ev
+from . import operators as ops
+from .ast import AttrRef, Binary, Call, Conditional, Elvis, Expr, Paren
+from .values import Error, Undefined, wrap_int64
+
+MAX_NODES = 120
+"""Larger expressions stay closures (generated functions grow with the tree)."""
+
+_COMPARE = frozenset({"==", "!=", "<", "<=", ">", ">="})
+_META = {"=?=": "meta_equal", "is": "meta_equal", "=!=": "meta_not_equal", "isnt": "meta_not_equal"}
+_INT_ARITH = frozenset({"+", "-", "*"})
+_OTHER_ARITH = frozenset({"/", "%"})
+
+
+class _TooBig(Exception):
+    """The tree has more than ``MAX_NODES`` nodes."""
+
+
+class _Writer:
+    """Accumulates lines, parameters (with their values) and the scopes used."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.params: list[str] = []
+        self.values: list[object] = []
+        self.temps = 0
+        self.nodes = 0
+        self.scopes: set[str] = set()
+
+    def param(self, value: object) -> str:
+        name = f"p{len(self.params)}"
+        self.params.append(name)
+        self.values.append(value)
+        return name
+
+    def temp(self) -> str:
+        self.temps += 1
+        return f"t{self.temps}"
+
+    def emit(self, indent: int, *lines: str) -> None:
+        self.lines.extend("    " * indent + line for line in lines)
+
+
+def _read(w: _Writer, ind: int, var: str, attrs: str, holder: str, miss: str, p: str) -> None:
+    """``var`` = attribute ``p`` read from ``attrs`` (held by ``holder``); a constant
+    expression is answered from the compile cache, a missing one by ``miss``."""
+    w.emit(
+        ind,
+        f"x = {attrs}.get({p})",
+        "if x is None:",
+        f"    {var} = {miss}",
+        "else:",
+        "    x = x[1]",
+        f"    {var} = consts_get(id(x), VARIES)",
+        f"    if {var} is VARIES:",
+        f"        {var} = eval_found({holder}, {p}, x, env)",
+    )
+
+
+def _gen(w: _Writer, node: Expr, ind: int) -> str:
+    """Emit code computing ``node``; returns the expression (a temp or a parameter)
+    holding its value."""
+    w.nodes += 1
+    if w.nodes > MAX_NODES:
+        raise _TooBig
+    while type(node) is Paren:
+        node = node.inner
+    value = ev.folded(node)
+    if value is not ev.VARIES:
+        return w.param(value)
+    kind = type(node)
+    if kind is AttrRef and node.scope in (None, "my", "target"):
+        return _gen_ref(w, node, ind)
+    if kind is Binary:
+        if node.op == "&&":
+            return _gen_and(w, node, ind)
+        if node.op == "||":
+            return _gen_or(w, node, ind)
+        if (
+            node.op in _COMPARE
+            or node.op in _META
+            or node.op in _INT_ARITH
+            or node.op in _OTHER_ARITH
+        ):
+            return _gen_binary(w, node, ind)
+    if kind is Conditional:
+        return _gen_choice(w, node.cond, node.then, node.otherwise, ind)
+    if kind is Call and node.name.lower() == "ifthenelse" and len(node.args) == 3:
+        from .builtins import REGISTRY
+
+        spec = REGISTRY.get("ifthenelse")
+        if spec is not None and spec.lazy:
+            return _gen_choice(w, *node.args, ind)
+    if kind is Elvis:
+        left = _gen(w, node.left, ind)
+        out = w.temp()
+        w.emit(ind, f"if {left} is Undefined:")
+        right = _gen(w, node.right, ind + 1)
+        w.emit(ind, f"    {out} = {right}", "else:", f"    {out} = {left}")
+        return out
+    fn = w.param(ev.compile_expr(node))
+    out = w.temp()
+    w.emit(ind, f"{out} = {fn}(cur, env)")
+    return out
+
+
+def _gen_ref(w: _Writer, node: AttrRef, ind: int) -> str:
+    p = w.param(node.name.lower())
+    out = w.temp()
+    if node.scope is None:
+        _read(w, ind, out, "attrs", "cur", f"unscoped_miss(cur, {p}, env)", p)
+    elif node.scope == "my":
+        w.scopes.add("my")
+        _read(w, ind, out, "attrs", "cur", f"found_in(cur, {p}, env)", p)
+    else:
+        w.scopes.add("target")
+        _read(w, ind, out, "oattrs", "o", f"found_in(o, {p}, env)", p)
+    return out
+
+
+def _gen_binary(w: _Writer, node: Binary, ind: int) -> str:
+    op = node.op
+    a = _gen(w, node.left, ind)
+    right = ev.folded(node.right)
+    b = _gen(w, node.right, ind)
+    out = w.temp()
+    if op in _META:
+        w.emit(ind, f"{out} = {_META[op]}({a}, {b})")
+    elif op in _OTHER_ARITH:
+        w.emit(ind, f"{out} = arithmetic('{op}', {a}, {b})")
+    elif op in _INT_ARITH:
+        w.emit(
+            ind,
+            f"if type({a}) is int and type({b}) is int:",
+            f"    {out} = wrap({a} {op} {b})",
+            "else:",
+            f"    {out} = arithmetic('{op}', {a}, {b})",
+        )
+    elif type(right) is str:
+        low = w.param(ops.ascii_lower(right))
+        w.emit(
+            ind,
+            f"if type({a}) is str and {a}.isascii():",
+            f"    {out} = {a}.lower() {op} {low}",
+            "else:",
+            f"    {out} = compare('{op}', {a}, {b})",
+        )
+    else:
+        w.emit(
+            ind,
+            f"k = type({a})",
+            f"if k is type({b}) and (k is int or k is float):",
+            f"    {out} = {a} {op} {b}",
+            "else:",
+            f"    {out} = compare('{op}', {a}, {b})",
+        )
+    return out
+
+
+def _and_operands(node: Expr) -> list[Expr]:
+    operands: list[Expr] = []
+    while True:
+        while type(node) is Paren:
+            node = node.inner
+        if type(node) is not Binary or node.op != "&&":
+            operands.append(node)
+            break
+        operands.append(node.right)
+        node = node.left
+    operands.reverse()
+    return operands
+
+
+def _gen_and(w: _Writer, node: Binary, ind: int) -> str:
+    """A left-leaning chain ``acc = acc && next``: ``next`` is evaluated unless ``acc``
+    is false or a number equal to zero (then the chain is false)."""
+    operands = _and_operands(node)
+    acc = w.temp()
+    first = _gen(w, operands[0], ind)
+    w.emit(ind, f"{acc} = {first}")
+    for operand in operands[1:]:
+        w.emit(ind, f"if {acc} is True or ({acc} is not False and bool_equiv({acc}) is not False):")
+        b = _gen(w, operand, ind + 1)
+        w.emit(
+            ind,
+            f"    if {acc} is True and type({b}) is bool:",
+            f"        {acc} = {b}",
+            "    else:",
+            f"        {acc} = logical_and({acc}, {b})",
+            f"elif {acc} is not False:",
+            f"    {acc} = False",
+        )
+    return acc
+
+
+def _gen_or(w: _Writer, node: Binary, ind: int) -> str:
+    a = _gen(w, node.left, ind)
+    out = w.temp()
+    w.emit(ind, f"if {a} is True or bool_equiv({a}) is True:", f"    {out} = True", "else:")
+    b = _gen(w, node.right, ind + 1)
+    w.emit(
+        ind,
+        f"    if {a} is False and type({b}) is bool:",
+        f"        {out} = {b}",
+        "    else:",
+        f"        {out} = logical_or({a}, {b})",
+    )
+    return out
+
+
+def _gen_choice(w: _Writer, cond: Expr, then: Expr, otherwise: Expr, ind: int) -> str:
+    """``cond ? then : otherwise`` (also ``ifThenElse``): a branch when ``cond`` stands
+    for a boolean, undefined for undefined, error for anything else."""
+    c = _gen(w, cond, ind)
+    out = w.temp()
+    w.emit(ind, f"ch = bool_equiv({c})", "if ch is True:")
+    a = _gen(w, then, ind + 1)
+    w.emit(ind, f"    {out} = {a}", "elif ch is False:")
+    b = _gen(w, otherwise, ind + 1)
+    w.emit(
+        ind, f"    {out} = {b}", "else:", f"    {out} = Undefined if {c} is Undefined else Error"
+    )
+    return out
+
+
+_PROLOGUE_MY = ["if 'my' in attrs:", "    return slow(cur, env)"]
+_PROLOGUE_TARGET = [
+    "if 'target' in attrs or cur.parent is not None:",
+    "    return slow(cur, env)",
+    "if cur is env.my:",
+    "    o = env.target",
+    "elif cur is env.target:",
+    "    o = env.my",
+    "else:",
+    "    return slow(cur, env)",
+    "try:",
+    "    oattrs = o._attrs",
+    "except AttributeError:",
+    "    return slow(cur, env)",
+]
+
+_NAMESPACE: dict[str, object] = {
+    "consts_get": ev.consts_get,
+    "VARIES": ev.VARIES,
+    "MAXD": ev.MAX_DEPTH,
+    "eval_found": ev._eval_found,
+    "found_in": ev.found_in,
+    "unscoped_miss": ev.unscoped_miss,
+    "Undefined": Undefined,
+    "Error": Error,
+    "compare": ops.compare,
+    "arithmetic": ops.arithmetic,
+    "wrap": wrap_int64,
+    "meta_equal": ops.meta_equal,
+    "meta_not_equal": ops.meta_not_equal,
+    "bool_equiv": ops.bool_equiv,
+    "logical_and": ops.logical_and,
+    "logical_or": ops.logical_or,
+}
+_FACTORIES: dict[str, Callable[..., ev.Compiled]] = {}
+_FACTORY_LIMIT = 5_000
+
+
+def generate(node: Expr, slow: ev.Compiled) -> ev.Compiled | None:
+    """The generated function for ``node`` (``slow``: its closure, for the unusual
+    situations), or None when code generation does not pay (a plain reference or
+    constant, a tree too big)."""
+    w = _Writer()
+    try:
+        result = _gen(w, node, 1)
+    except (_TooBig, RecursionError):
+        return None
+    if not w.lines:  # a constant: the closure is as good
+        return None
+    # Only unguarded (fast) evaluations, whose depth stays below MAX_DEPTH, run the
+    # generated code, so a constant's value needs no depth check.
+    prologue = [
+        "if env.active is not None:",
+        "    return slow(cur, env)",
+        "try:",
+        "    attrs = cur._attrs",
+        "except AttributeError:",
+        "    return slow(cur, env)",
+    ]
+    if "my" in w.scopes:
+        prologue += _PROLOGUE_MY
+    if "target" in w.scopes:
+        prologue += _PROLOGUE_TARGET
+    body = ["    " + line for line in prologue] + w.lines + [f"    return {result}"]
+    params = ", ".join(["slow", *w.params])
+    source = "\n".join(
+        [f"def factory({params}):", "  def generated(cur, env):"]
+        + ["  " + line for line in body]
+        + ["  return generated"]
+    )
+    factory = _FACTORIES.get(source)
+    if factory is None:
+        namespace = dict(_NAMESPACE)
+        try:
+            exec(compile(source, "<classad codegen>", "exec"), namespace)
+        except (SyntaxError, RecursionError, MemoryError):
+            return None
+        factory = namespace["factory"]  # type: ignore[assignment]
+        if len(_FACTORIES) >= _FACTORY_LIMIT:
+            _FACTORIES.clear()
+        _FACTORIES[source] = factory  # type: ignore[assignment]
+    return factory(slow, *w.values)  # type: ignore[misc]
