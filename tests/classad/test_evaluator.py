@@ -153,6 +153,26 @@ def test_mutating_an_ad_changes_the_answer(pair) -> None:
     assert not requirements_hold(job, slot)
 
 
+def test_symmetric_match_does_not_confuse_records_built_during_it() -> None:
+    # Each record lives only during its own lookup; a reused id must not bring back
+    # the value computed in the previous one.
+    job = ad("[ Requirements = [ v = 1 ].v == 1 && [ v = 2 ].v == 2 && TARGET.w == 3 ]")
+    slot = ad("[ Requirements = [ v = 3 ].v == TARGET.k; w = 3 ]")
+    job["k"] = 3
+    for _ in range(3):  # closures, then generated code
+        assert symmetric_match(job, slot) is True
+        assert symmetric_match(slot, job) is True
+
+
+def test_symmetric_match_after_a_cycle_in_the_first_ad() -> None:
+    job = ad("[ Requirements = Loop =?= undefined; Loop = Loop2; Loop2 = Loop ]")
+    slot = ad("[ Requirements = TARGET.Requirements ]")
+    for _ in range(5):
+        assert symmetric_match(job, slot) is True
+        assert symmetric_match(slot, job) is True
+        assert reference.symmetric_match(job, slot) is True
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

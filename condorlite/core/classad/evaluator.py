@@ -57,9 +57,9 @@ class Env:
     ``my``/``target`` are the two top-level ads of a match (``target`` None outside a
     match); ``depth`` counts the attribute evaluations in progress. A *guarded* context
     keeps in ``active`` the (id(ad), lower-case name) of each of them; an unguarded one
-    (``active`` None, the fast first attempt) only counts, gives up beyond
-    ``FAST_DEPTH`` and remembers in ``memo`` the scalar value of each attribute it
-    finished evaluating, by (id(ad), lower-case name) (see ``_eval_found``).
+    (``active`` None, the fast first attempt) only counts and gives up beyond
+    ``FAST_DEPTH``; given a ``memo`` dict, it remembers there the scalar value of each
+    attribute it finished evaluating, by (id(ad), lower-case name) (see ``_eval_found``).
     """
 
     __slots__ = ("active", "depth", "memo", "my", "now", "target")
@@ -78,9 +78,8 @@ class Env:
         self.now = now
         # Inside a guarded run every context is guarded, also those that built-ins
         # derive from the one they were given (they do not know about the modes).
-        guarded = guarded or _GUARDED_RUNS[0] > 0
-        self.active: set[tuple[int, str]] | None = set() if guarded else None
-        self.memo: dict[tuple[int, str], object] = {} if memo is None else memo
+        self.active: set[tuple[int, str]] | None = set() if guarded or _GUARDED_RUNS[0] else None
+        self.memo = memo
         self.depth = 0
 
     def other(self, ad: object) -> object | None:
@@ -195,18 +194,24 @@ def _eval_found(holder: object, lname: str, expr: object, env: Env) -> object:
         return hit[2] if env.depth < MAX_DEPTH else Error
     active = env.active
     if active is None:
-        key = (id(holder), lname)
         memo = env.memo
-        value = memo.get(key, memo)
-        if value is not memo:
-            return value
+        # Only the two ads of the match are remembered: a record built during the
+        # evaluation dies with it, and its id may then be reused by another.
+        if memo is not None:
+            if holder is env.my or holder is env.target:
+                key = (id(holder), lname)
+                value = memo.get(key, memo)
+                if value is not memo:
+                    return value
+            else:
+                memo = None
         depth = env.depth
         if depth >= FAST_DEPTH:
             raise _TooDeep
         env.depth = depth + 1
         value = hit[1](holder, env)
         env.depth = depth
-        if type(value) in _SCALARS or value is Undefined or value is Error:
+        if memo is not None and (type(value) in _SCALARS or value is Undefined or value is Error):
             memo[key] = value
         return value
     key = (id(holder), lname)
@@ -401,30 +406,27 @@ def evaluate_attribute(
     return _run(lambda cur, env: resolve(cur, lname, env), my, my, target, now)
 
 
-def requirements_hold(
-    my: object,
-    target: object,
-    *,
-    now: int | None = None,
-    memo: dict[tuple[int, str], object] | None = None,
-) -> bool:
+def requirements_hold(my: object, target: object, *, now: int | None = None) -> bool:
     """Whether ``my.Requirements``, evaluated with MY = ``my`` and TARGET = ``target``,
     is true: a true boolean, or a non-zero integer or real (NaN counts as non-zero),
     exactly as classad2's ``ClassAd.matches``. Absent, undefined, error, strings,
-    lists and records are all "no". ``memo`` (optional) shares remembered attribute
-    values between evaluations over the same pair of ads (see ``_eval_found``)."""
+    lists and records are all "no"."""
+    return _holds(my, Env(my, None if target is my else target, now))
+
+
+def _holds(my: object, env: Env) -> bool:
+    """``requirements_hold`` with the context made (MY = ``my``)."""
     try:
         entry = my._attrs.get("requirements")  # type: ignore[attr-defined]
     except AttributeError:
         entry = None
     if entry is None:  # absent here: the general lookup (enclosing ads, special names)
-        value = evaluate_attribute(my, "requirements", target, now=now)
+        value = evaluate_attribute(my, "requirements", env.target, now=env.now)
     else:
-        target = None if target is my else target
         try:
-            value = _eval_found(my, "requirements", entry[1], Env(my, target, now, memo=memo))
+            value = _eval_found(my, "requirements", entry[1], env)
         except _TooDeep:
-            value = _run(_requirements, my, my, target, now)
+            value = _run(_requirements, my, my, env.target, env.now)
         except RecursionError:
             value = Error
     if value is True:
@@ -442,7 +444,13 @@ def _requirements(cur: object, env: Env) -> object:
 def symmetric_match(a: object, b: object, *, now: int | None = None) -> bool:
     """The negotiator's match rule: both ads' Requirements hold, each evaluated with
     itself as MY and the other as TARGET (``requirements_hold`` both ways)."""
-    memo: dict[tuple[int, str], object] = {}
-    return requirements_hold(a, b, now=now, memo=memo) and requirements_hold(
-        b, a, now=now, memo=memo
-    )
+    if a is b:
+        return requirements_hold(a, a, now=now)
+    # One context for both ways round, sharing what either evaluation computed.
+    env = Env(a, b, now, memo={})
+    if not _holds(a, env):
+        return False
+    env.my = b
+    env.target = a
+    env.depth = 0  # an abandoned unguarded run does not unwind its count
+    return _holds(b, env)
