@@ -155,7 +155,10 @@ BINARY = (
 )
 UNARY = ("-", "+", "!", "~")
 
-# name -> (min args, max args, argument kinds: s string, n number, l list, a anything)
+# name -> argument kinds, one letter per argument: s string, n number, l list,
+# a anything, x quantize step, o regexp options, p substitution options, c comparison
+# operator, e eval text, r unparse argument, m countMatches expression, k list of
+# records, d string-list delimiters. A trailing digit tells variants apart.
 FUNCTIONS = {
     "ifThenElse": "aaa",
     "isUndefined": "a",
@@ -188,64 +191,170 @@ FUNCTIONS = {
     "strcmp": "ss",
     "stricmp": "ss",
     "join": "sl",
+    "join1": "l",
+    "join3": "sss",
     "split": "s",
-    "split2": "ss",
+    "split2": "sd",
     "splitUserName": "s",
     "splitSlotName": "s",
     "regexp": "ss",
     "regexp3": "sso",
     "regexps": "sss",
+    "regexps4": "sssp",
     "replace": "sss",
+    "replace4": "sssp",
     "replaceall": "sss",
+    "replaceall4": "sssp",
+    "regexpMember": "sl",
     "member": "al",
     "identicalMember": "al",
     "anyCompare": "cla",
     "allCompare": "cla",
     "stringListSize": "s",
+    "stringListSize2": "sd",
     "stringListSum": "s",
     "stringListAvg": "s",
     "stringListMin": "s",
     "stringListMax": "s",
     "stringListMember": "ss",
+    "stringListMember3": "ssd",
     "stringListIMember": "ss",
     "stringListSubsetMatch": "ss",
     "stringListISubsetMatch": "ss",
+    "stringListsIntersect": "ss",
+    "stringListsIntersect3": "ssd",
+    "stringList_regexpMember": "ss",
+    "stringList_regexpMember4": "ssdo",
     "versioncmp": "ss",
     "versionGT": "ss",
     "versionGE": "ss",
     "versionLT": "ss",
     "versionLE": "ss",
     "versionEQ": "ss",
+    "version_in_range": "sss",
     "interval": "n",
     "eval": "e",
     "debug": "a",
     "unparse": "r",
+    "countMatches": "mk",
+    "evalInEachContext": "mk",
     "nosuchfunction": "a",
+    "stringListRegexpMember": "ss",
     "Int": "a",
     "STRCAT": "ss",
 }
-# Functions whose classad2 behaviour is not yet matched on arbitrary arguments; left
-# out of the random corpus (their unit tests pin the cases that do agree).
-NOT_IN_CORPUS = frozenset(
-    [
-        "quantize",
-        "substr",
-        "substr3",
-        "split2",
-        "splitUserName",
-        "splitSlotName",
-        "member",
-        "identicalMember",
-        "anyCompare",
-        "allCompare",
-        "unparse",
-    ]
-)
+# Every function is in the random corpus; the list stays for callers that want to
+# leave some out.
+NOT_IN_CORPUS: frozenset[str] = frozenset()
 CORPUS_FUNCTIONS = [name for name in FUNCTIONS if name not in NOT_IN_CORPUS]
-NUMBER_STRINGS = ('"1, 2, 3"', '"1,2.5"', '"3,1,2"', '""', '"1,x"', '"-4, 10"')
-OPTIONS = ('"i"', '""', '"m"', '"s"', '"x"', '"I"', '"is"')
-COMPARE_OPS = ('"<"', '"<="', '"=="', '"!="', '">"', '">="', '"is"', '"isnt"', '"=?="', '"xx"')
+NUMBER_STRINGS = (
+    '"1, 2, 3"',
+    '"1,2.5"',
+    '"3,1,2"',
+    '""',
+    '"1,x"',
+    '"-4, 10"',
+    '"1e3, inf"',
+    '"9223372036854775807"',
+    '" a\\tb ,c"',
+)
+DELIMS = ('","', '";"', '", "', '""', '" "', '"a"', "undefined", '",;"')
+OPTIONS = ('"i"', '""', '"m"', '"s"', '"x"', '"I"', '"is"', "undefined", '"M"')
+SUBST_OPTIONS = ('"g"', '"f"', '"fg"', '"i"', '"G"', '"gi"', '""')
+COMPARE_OPS = (
+    '"<"',
+    '"<="',
+    '"=="',
+    '"!="',
+    '">"',
+    '">="',
+    '"is"',
+    '"isnt"',
+    '"=?="',
+    '"xx"',
+    '"IS"',
+    "undefined",
+)
 EVAL_TEXTS = ('"1 + 2"', '"Memory * 2"', '"RequestMemory"', '"bad syntax ("', '"TARGET.Cpus"')
+UNPARSE_ARGS = (
+    "Memory",
+    "RequestDisk",
+    "Missing",
+    "Rank",
+    "1 + 2",
+    "MY.RequestDisk",
+    "Nested",
+    "Tags",
+    "TARGET.Memory",
+    "Requirements",
+    "Numbers",
+)
+# Bare references here name attributes both ads define: HTCondor's lookup of the
+# first argument leaves its evaluation state in the ad where it found the name (or
+# nowhere) for the rest of the expression, a documented difference, harmless when that
+# ad is MY itself.
+CONTEXT_EXPRS = (
+    "Cpus > 4",
+    "(a)",
+    "x == 1",
+    "Rank",
+    "RequestCpus > 0",
+    "MY.a == 1",
+    "q == 1",
+    "Arch",
+    "b > 1",
+    "true",
+    "Ratio",
+    "TARGET.Cpus > 4",
+    "a + RequestCpus",
+    "Inner + 0",
+    "MY.Shared",
+)
+# Functions that turn a list argument into text. HTCondor prints a list's element
+# expressions unevaluated (string({1 + 1}) is "{ 1 + 1 }") where condorlite's eager
+# lists print values (a documented difference), so list literals generated anywhere
+# inside their arguments hold plain literals only.
+STRINGIFYING = frozenset(
+    name.lower()
+    for name in (
+        "string",
+        "strcat",
+        "join",
+        "toLower",
+        "toUpper",
+        "strcmp",
+        "stricmp",
+        "versioncmp",
+        "versionGT",
+        "versionGE",
+        "versionLT",
+        "versionLE",
+        "versionEQ",
+        "version_in_range",
+        "eval",
+    )
+)
+# Functions whose list results HTCondor types apart from written lists: =?= between
+# the two kinds is false there but error for two written lists (condorlite cannot tell
+# them apart: a documented difference), so they stay out of =?= =!= is isnt operands.
+LIST_MAKERS = frozenset(["split", "split2", "splitUserName", "splitSlotName", "evalInEachContext"])
+META_OPS = frozenset(["=?=", "=!=", "is", "isnt"])
+META_FUNCTIONS = frozenset(["identicalmember", "anycompare", "allcompare"])
+PLAIN_LITERALS = ("0", "1", "7", "1024", "1.5", "0.0", "2.5", '"abc"', '""', '"a,b"', "true")
+RECORD_LISTS = (
+    "{ [Cpus = 2], [Cpus = 8] }",
+    "{ [a = 1], [a = true], 3, undefined }",
+    "{ Nested, Ad }",
+    "TARGET.Tags",
+    "Tags",
+    "undefined",
+    "{ }",
+    "{ [x = 1], [x = 0.0], [x = error] }",
+    "{ [a = 0; b = 2], [q = 1; a = 5] }",
+    "error",
+    "{ [Memory = 1], [zz = Owner] }",
+)
+SUBSTITUTION_TEMPLATES = ('"\\\\1-\\\\0"', '"<\\\\0>"', '"x"', '""', '"\\\\2"', '"\\\\"')
 
 
 class Generator:
@@ -253,6 +362,8 @@ class Generator:
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
+        self.plain_lists = 0  # > 0 while generating a stringifying call's arguments
+        self.no_list_makers = 0  # > 0 while generating operands of =?= and kin
 
     def expr(self, depth: int) -> str:
         r = self.rng.random()
@@ -312,10 +423,18 @@ class Generator:
 
     def binary(self, depth: int) -> str:
         op = self.rng.choice(BINARY)
-        return f"({self.expr(depth - 1)}) {op} ({self.expr(depth - 1)})"
+        meta = op in META_OPS
+        self.no_list_makers += meta
+        text = f"({self.expr(depth - 1)}) {op} ({self.expr(depth - 1)})"
+        self.no_list_makers -= meta
+        return text
 
     def list_(self, depth: int) -> str:
-        items = [self.expr(depth - 1) for _ in range(self.rng.randint(0, 3))]
+        count = self.rng.randint(0, 3)
+        if self.plain_lists:
+            items = [self.rng.choice(PLAIN_LITERALS) for _ in range(count)]
+        else:
+            items = [self.expr(depth - 1) for _ in range(count)]
         return "{ " + ", ".join(items) + " }"
 
     def record(self, depth: int) -> str:
@@ -325,21 +444,37 @@ class Generator:
 
     def call(self, depth: int) -> str:
         name = self.rng.choice(CORPUS_FUNCTIONS)
+        while self.no_list_makers and name in LIST_MAKERS:
+            name = self.rng.choice(CORPUS_FUNCTIONS)
         kinds = FUNCTIONS[name]
-        spelled = name.rstrip("23")
+        spelled = name.rstrip("1234")
         if self.rng.random() < 0.1:
             spelled = spelled.upper() if self.rng.random() < 0.5 else spelled.lower()
+        plain = spelled.lower() in STRINGIFYING
+        meta = spelled.lower() in META_FUNCTIONS
+        self.plain_lists += plain
+        self.no_list_makers += meta
         args = [self.argument(kind, depth, name) for kind in kinds]
+        self.plain_lists -= plain
+        self.no_list_makers -= meta
         if self.rng.random() < 0.03:  # wrong arity
             args.append("1")
         return f"{spelled}({', '.join(args)})"
 
     def argument(self, kind: str, depth: int, name: str) -> str:
+        if kind == "m":
+            return self.rng.choice(CONTEXT_EXPRS)
+        if kind == "k":
+            # No random expression here: a selection on a record built in the list
+            # after countMatches' failed lookup is a documented difference.
+            return self.rng.choice(RECORD_LISTS)
         if self.rng.random() < 0.2:
             return self.expr(depth - 1)
         if kind == "s":
             if name.startswith("stringList") and self.rng.random() < 0.6:
                 return self.rng.choice((*NUMBER_STRINGS, "CsvList", "Users", '"alice"'))
+            if name.startswith(("regexps", "replace")) and self.rng.random() < 0.3:
+                return self.rng.choice(SUBSTITUTION_TEMPLATES)
             return self.rng.choice((*STRINGS, "Owner", "Name", "Version", "Pattern", "Upper"))
         if kind == "n":
             return self.rng.choice(INTS + REALS + ("Memory", "Ratio", "Neg", '"2.5"', "true"))
@@ -351,14 +486,35 @@ class Generator:
             )
         if kind == "o":
             return self.rng.choice(OPTIONS)
+        if kind == "p":
+            return self.rng.choice(SUBST_OPTIONS)
+        if kind == "d":
+            return self.rng.choice(DELIMS)
         if kind == "c":
             return self.rng.choice(COMPARE_OPS)
         if kind == "e":
             return self.rng.choice(EVAL_TEXTS)
         if kind == "r":
-            return self.rng.choice(("Memory", "RequestDisk", "Missing", "Rank", "1 + 2"))
+            return self.rng.choice(UNPARSE_ARGS)
         if kind == "x":
-            return self.rng.choice(("Tags", "{ 1, 2.5, 4 }", "2", "2.5", "Owner", "Ad"))
+            return self.rng.choice(
+                (
+                    "Tags",
+                    "{ 1, 2.5, 4 }",
+                    "2",
+                    "2.5",
+                    "Owner",
+                    "Ad",
+                    "-3",
+                    "0",
+                    "{ }",
+                    '{ "4", 8 }',
+                    "true",
+                    '"2"',
+                    "1e-9",
+                    "Numbers",
+                )
+            )
         return self.expr(depth - 1)
 
 

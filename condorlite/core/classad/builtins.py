@@ -299,8 +299,9 @@ def pow_(base, exponent):  # type: ignore[no-untyped-def]
 
 
 def _c_ceil(x: float) -> float:
-    """C's ceil(): infinities and NaN come back unchanged."""
-    return float(math.ceil(x)) if math.isfinite(x) else x
+    """C's ceil(): infinities and NaN come back unchanged, and the sign of zero is
+    kept (ceil(-0.2) is -0.0)."""
+    return math.copysign(float(math.ceil(x)), x) if math.isfinite(x) else x
 
 
 def _c_div(a: int, b: int) -> int:

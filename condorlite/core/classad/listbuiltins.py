@@ -50,14 +50,16 @@ def sum_(values):  # type: ignore[no-untyped-def]
 
 @register("avg", 1, 1)
 def avg(values):  # type: ignore[no-untyped-def]
-    """avg(list): the mean of the numbers in list as a real (0 if none)."""
+    """avg(list): the mean of the numbers in list as a real (0 if none): the sum
+    starts from the first number itself (so the sign of a lone -0.0 survives) and is
+    divided by the count as a real."""
     numbers = _list_numbers(values)
     if type(numbers) is not list:
         return numbers
     if not numbers:
         return 0
-    total: object = 0
-    for n in numbers:
+    total: object = numbers[0]
+    for n in numbers[1:]:
         total = ops.arithmetic("+", total, n)
     return ops.arithmetic("/", float(total), float(len(numbers)))  # type: ignore[arg-type]
 
@@ -183,8 +185,6 @@ def _list_compare(op, values, target, *, any_of):  # type: ignore[no-untyped-def
     return not any_of
 
 
-
-
 # --- nested-ad contexts --------------------------------------------------------------
 
 
@@ -221,9 +221,10 @@ _NESTED_ENV: list[type] = []
 
 
 def _deref(node: Expr, cur, env):  # type: ignore[no-untyped-def]
-    """The expression an attribute reference names (HTCondor's Deref), or None: a
-    plain name is looked up from ``cur`` outwards, then in the alternate scope;
-    ``MY.x``/``TARGET.x``/``PARENT.x`` in the ad the scope names."""
+    """HTCondor's Deref of an attribute reference: ``(holder, expression)`` for the ad
+    that defines it, or None. A plain name is looked up from ``cur`` outwards, then in
+    the alternate scope; ``MY.x``/``TARGET.x``/``PARENT.x`` in the ad the scope
+    names."""
     from .evaluator import _lookup_in_scope, resolve_unscoped
 
     if not isinstance(node, AttrRef) or node.scope == "absolute":
@@ -240,21 +241,40 @@ def _deref(node: Expr, cur, env):  # type: ignore[no-untyped-def]
         if not _is_ad(scope_ad):
             return None
         holder, found = _lookup_in_scope(scope_ad, lname, env)
-    return found if holder is not None else None
+    return None if holder is None else (holder, found)
 
 
-def _blind_eval(node: Expr, cur, env):  # type: ignore[no-untyped-def]
-    """``node`` evaluated as HTCondor does after a failed Deref: every attribute
-    reference is undefined (the lookup state is left spent), while records built here
-    still belong to ``cur`` (their parent scope is fixed when they are built)."""
+def _list_argument(node: Expr, cur, scope, env):  # type: ignore[no-untyped-def]
+    """The list argument's value as HTCondor computes it after its Deref of the first
+    argument: attribute references are looked up from ``scope`` (the ad where the
+    first argument was found; None after a failed lookup, when every reference is
+    undefined), while records written out in a list literal still belong to ``cur``
+    (their parent scope is fixed when they are parsed)."""
     from .ad import ClassAd
+    from .ast import ListExpr, RecordExpr
     from .evaluator import Env, compile_expr
 
-    blank = ClassAd()
-    value = compile_expr(node)(blank, Env(blank, None, env.now))
-    for item in value if type(value) is list else (value,):
-        if _is_ad(item) and getattr(item, "parent", None) is blank:
-            item.parent = cur  # type: ignore[attr-defined]
+    if scope is None:
+        blank = ClassAd()
+        scope, env_here = blank, Env(blank, None, env.now)
+    else:
+        blank, env_here = None, env
+
+    def value_of(item: Expr) -> object:
+        if isinstance(item, RecordExpr):
+            return compile_expr(item)(cur, env)
+        value = compile_expr(item)(scope, env_here)
+        if blank is not None and _is_ad(value) and getattr(value, "parent", None) is blank:
+            value.parent = cur  # type: ignore[attr-defined]
+        return value
+
+    if isinstance(node, ListExpr):
+        return [value_of(item) for item in node.items]
+    value = value_of(node)
+    if blank is not None and type(value) is list:
+        for item in value:
+            if _is_ad(item) and getattr(item, "parent", None) is blank:
+                item.parent = cur
     return value
 
 
@@ -263,15 +283,13 @@ def _in_each_context(cur, env, args, *, count):  # type: ignore[no-untyped-def]
     from .ast import Select
     from .evaluator import MAX_DEPTH, compile_expr
 
-    expr = _deref(args[0], cur, env)
-    if expr is not None:
-        values = compile_expr(args[1])(cur, env)
+    found = _deref(args[0], cur, env)
+    if found is not None:
+        scope, expr = found
     else:
         expr = args[0]
-        if isinstance(expr, (AttrRef, Select)):
-            values = _blind_eval(args[1], cur, env)
-        else:
-            values = compile_expr(args[1])(cur, env)
+        scope = None if isinstance(expr, (AttrRef, Select)) else cur
+    values = _list_argument(args[1], cur, scope, env)
     if values is Undefined:
         return 0 if count else Undefined
     if type(values) is not list:
@@ -302,10 +320,13 @@ def count_matches(cur, env, args):  # type: ignore[no-untyped-def]
     results that are undefined or error, count as no match. An undefined list gives 0;
     any other non-list gives error.
 
-    One HTCondor quirk is kept: when expr is a reference to an attribute that does not
-    exist here, HTCondor's failed lookup leaves the evaluation state spent, so every
-    attribute reference in the list argument is undefined (records written out in
-    the list still work)."""
+    HTCondor's lookup of expr leaves its evaluation state pointing at the ad where the
+    attribute was found (nowhere, if it was not found), and the list argument is
+    evaluated after it; condorlite reproduces that for the list argument: names in it
+    are looked up from that ad, or are all undefined after a failed lookup (records
+    written out in a list literal are unaffected). HTCondor also keeps that state for
+    the rest of the enclosing expression; condorlite does not (a documented
+    difference)."""
     return _in_each_context(cur, env, args, count=True)
 
 

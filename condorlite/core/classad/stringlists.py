@@ -112,8 +112,7 @@ def _membership(name: str, fold, subset: bool) -> None:  # type: ignore[no-untyp
         + ". Error if an argument is error or a non-string; undefined if both lists "
         "are undefined; an undefined delims means the default"
         + (
-            "; an empty or undefined x is true, an x without items false, an undefined "
-            "list false."
+            "; an empty or undefined x is true, an x without items false, an undefined list false."
             if subset
             else "; otherwise an undefined x or list is false."
         )
@@ -134,17 +133,17 @@ _membership("stringListISubsetMatch", ascii_lower, True)
 @register("stringList_regexpMember", 2, 4)
 def string_list_regexp_member(pattern, text, delims=DEFAULT_DELIMS, options=""):  # type: ignore[no-untyped-def]
     """stringList_regexpMember(pattern, list[, delims[, options]]): true if some item
-    of the string list matches the pattern; undefined if the list has no items; error
-    if any argument is not a string or the pattern is invalid. Options as for regexp,
-    in either case."""
+    of the string list matches the pattern. Error if any argument is not a string,
+    then error if the pattern is invalid, then undefined if the list has no items.
+    Options as for regexp, in either case."""
     if any(type(a) is not str for a in (pattern, text, delims, options)):
+        return Error
+    compiled = compile_pattern(pattern, options.lower())
+    if compiled is None:
         return Error
     items = string_list(text, delims)
     if not items:
         return Undefined
-    compiled = compile_pattern(pattern, options.lower())
-    if compiled is None:
-        return Error
     return any(compiled.search(item) is not None for item in items)
 
 
