@@ -38,7 +38,29 @@ however the updates fall in between. (HTCondor's RemoveMatch credits
 ``now - max(StartTime, L)``, which undercharges a match that starts and ends inside
 one interval by ``StartTime - L``; condorlite credits ``now - L`` so the sum is exact.)
 
+Accounting groups (only when GROUP_NAMES configures at least one group). Every group,
+and the root ``<none>``, has its own record named after the group (no ``@``). With
+``G`` the submitter's group (``groups.group_of``) and ``w`` the slot weight::
+
+    add_match     charges the submitter AND record G as above (ResourcesUsed,
+                  WeightedResourcesUsed, uncharged times); then
+                  HierWeightedResourcesUsed += w on G and on each dotted prefix of G
+                  (``a.b.c`` -> ``a.b.c``, ``a.b``, ``a``; ``<none>`` only itself)
+    remove_match  the reverse, each figure floored at 0
+    update        a record with HierWeightedResourcesUsed > 0 decays towards it
+                  instead of its own WeightedRecentUsage:
+                  Priority = max(0.5, max(0.5, Priority) * beta + Hier * (1 - beta))
+                  (HTCondor's UpdateOnePriority: the whole subtree's usage at the
+                  update, without the uncharged time); accumulated usage stays the
+                  record's own.
+
+So a group's RUP follows its subtree's usage while its ResourcesUsed and
+WeightedResourcesUsed count only its own submitters' slots. ``update_priorities`` also
+creates the record of any configured group (and ``<none>``) that has none yet, as
+HTCondor's accountant keeps one per group.
+
 Factor of a new record (HTCondor's GetPriorityFactor, first rule that applies):
+a group record -> its ``GROUP_PRIO_FACTOR_<g>`` else DEFAULT_PRIO_FACTOR;
 ``nice-user.`` prefix -> NICE_USER_PRIO_FACTOR; a configured ``GROUP_PRIO_FACTOR_<g>``
 for its accounting group -> that; ACCOUNTANT_LOCAL_DOMAIN set and different from the
 name's domain -> REMOTE_PRIO_FACTOR; else DEFAULT_PRIO_FACTOR.
@@ -48,11 +70,15 @@ from __future__ import annotations
 
 import math
 import re
+import weakref
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from condorlite.core.policy import Policy
 from condorlite.errors import DomainError, UsageError
+
+if TYPE_CHECKING:
+    from condorlite.core.group_quotas import GroupTree
 
 #: The best (lowest) real priority a submitter can have.
 MIN_PRIORITY = 0.5
@@ -72,6 +98,8 @@ class Record:
 
     ``priority`` is the real user priority (RUP); times are epoch seconds with 0 meaning
     "never"; ``ceiling`` -1 means unlimited, ``floor`` 0 means none.
+    ``hier_weighted_resources_used`` is kept on group records only: the weight of every
+    slot held in the group's subtree.
     """
 
     name: str
@@ -89,6 +117,7 @@ class Record:
     floor: int = 0
     is_accounting_group: bool = False
     accounting_group: str = NO_GROUP
+    hier_weighted_resources_used: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,45 +147,60 @@ class AccountantState:
 # -- names and factors -------------------------------------------------------------------
 
 
-def _group_lookup(policy: Policy) -> dict[str, str]:
-    return {g.lower(): g for g in policy.group_names}
-
-
 def domain_of(name: str) -> str:
     """The part after the last ``@`` (empty for a group record)."""
     return name.rpartition("@")[2] if "@" in name else ""
 
 
-def assigned_group(name: str, policy: Policy) -> tuple[str, bool]:
-    """(accounting group, is_accounting_group) of a submitter name, as HTCondor maps it.
+def group_tree(policy: Policy) -> GroupTree:
+    """The group tree of ``policy`` (``groups.build_tree``), built once per policy object.
 
-    A name without ``@`` is a group record. For ``g1.g2.user@dom`` the dotted prefix
-    ``g1.g2`` is walked down the configured groups (case-insensitively) as far as they
-    are defined; a user with no defined group belongs to ``<none>``.
+    The cache is keyed by the object's identity (a Policy holds dicts, so it cannot be
+    hashed) and checked through a weak reference, so a new policy never sees a stale
+    tree.
     """
-    groups = _group_lookup(policy)
-    if "@" not in name:
-        return groups.get(name.lower(), name), True
-    local = name.rpartition("@")[0]
-    prefix, dot, _user = local.rpartition(".")
-    if not dot:
-        return NO_GROUP, False
-    current = NO_GROUP
-    parts = prefix.split(".")
-    for i in range(1, len(parts) + 1):
-        candidate = groups.get(".".join(parts[:i]).lower())
-        if candidate is None:
-            break
-        current = candidate
-    return current, False
+    cached = _TREES.get(id(policy))
+    if cached is not None and cached[0]() is policy:
+        return cached[1]
+    # Imported here: core.groups imports this module (for NO_GROUP) through
+    # core.group_quotas, so a module-level import would be circular.
+    from condorlite.core.groups import build_tree
+
+    tree = build_tree(policy)
+    _TREES[id(policy)] = (weakref.ref(policy, lambda _r, key=id(policy): _TREES.pop(key, None)),
+                          tree)
+    return tree
+
+
+_TREES: dict[int, tuple[weakref.ref, GroupTree]] = {}
+
+
+def has_groups(policy: Policy) -> bool:
+    """True when GROUP_NAMES configures at least one valid group."""
+    return len(group_tree(policy).order) > 1
+
+
+def assigned_group(name: str, policy: Policy) -> tuple[str, bool]:
+    """(accounting group, is_accounting_group) of a record name, as HTCondor maps it.
+
+    A name without ``@`` is a group record: its group is itself when configured, else
+    ``<none>`` (a defunct group). For ``g1.g2.user@dom`` the dotted prefix is walked
+    down the configured groups (case-insensitively) as far as they are defined
+    (``groups.group_of``); a user with no defined group belongs to ``<none>``.
+    """
+    from condorlite.core.groups import group_of
+
+    return group_of(name, group_tree(policy)), "@" not in name
 
 
 def initial_factor(name: str, policy: Policy) -> float:
     """The priority factor a new record gets (rules in the module docstring)."""
+    group, is_group = assigned_group(name, policy)
+    factors = {g.lower(): f for g, f in policy.group_prio_factor.items()}
+    if is_group:
+        return factors.get(group.lower(), policy.default_prio_factor)
     if name.startswith(NICE_USER_PREFIX):
         return policy.nice_user_prio_factor
-    group, _ = assigned_group(name, policy)
-    factors = {g.lower(): f for g, f in policy.group_prio_factor.items()}
     if group != NO_GROUP and group.lower() in factors:
         return factors[group.lower()]
     local = policy.accountant_local_domain
@@ -182,17 +226,19 @@ def new_record(name: str, policy: Policy, now: float) -> Record:
 
 
 def parse_submitter_name(name: str, policy: Policy) -> str:
-    """Validate a name given to an edit: ``user@domain`` or a configured group name.
+    """Validate a name given to an edit: ``user@domain`` or a configured group name
+    (``<none>`` too once groups are configured: it has a record then).
 
     Returns the name as stored (a group name takes its configured spelling).
     """
     text = name.strip()
     if _USER_AT_DOMAIN.match(text):
         return text
-    groups = _group_lookup(policy)
-    if text.lower() in groups:
-        return groups[text.lower()]
-    known = ", ".join(policy.group_names) if policy.group_names else "none configured"
+    tree = group_tree(policy)
+    group = tree.canonical(text)
+    if group is not None and (group != NO_GROUP or has_groups(policy)):
+        return group
+    known = ", ".join(tree.order[1:]) if has_groups(policy) else "none configured"
     raise UsageError(
         f"invalid submitter name {name!r}: expected user@domain (e.g. alice@example.org) "
         f"or a group named in GROUP_NAMES ({known})"
@@ -210,6 +256,9 @@ def effective_priority(record: Record) -> float:
 def _age(rec: Record, now: float, passed: float, beta: float) -> Record:
     recent = rec.resources_used + rec.uncharged_time / passed
     w_recent = rec.weighted_resources_used + rec.weighted_uncharged_time / passed
+    if rec.hier_weighted_resources_used > 0:
+        # A group decays with its whole subtree's usage (HTCondor's UpdateOnePriority).
+        w_recent = rec.hier_weighted_resources_used
     prio = max(MIN_PRIORITY, max(MIN_PRIORITY, rec.priority) * beta + w_recent * (1 - beta))
     acc = rec.accumulated_usage + rec.resources_used * passed + rec.uncharged_time
     w_acc = (
@@ -224,12 +273,16 @@ def _age(rec: Record, now: float, passed: float, beta: float) -> Record:
     return Record(
         rec.name, prio, rec.priority_factor, rec.resources_used, rec.weighted_resources_used,
         0.0, 0.0, acc, w_acc, begin, last, rec.ceiling, rec.floor, rec.is_accounting_group,
-        rec.accounting_group,
+        rec.accounting_group, rec.hier_weighted_resources_used,
     )
 
 
 def update_priorities(state: AccountantState, policy: Policy, now: float) -> AccountantState:
-    """Decay every record to ``now`` and charge the usage since the last update."""
+    """Decay every record to ``now`` and charge the usage since the last update.
+
+    Records of configured groups that are missing are created first (module docstring).
+    """
+    state = _with_group_records(state, policy, now)
     last = state.last_update_time
     if last is None or now < last:
         return replace(state, last_update_time=now)
@@ -239,6 +292,18 @@ def update_priorities(state: AccountantState, policy: Policy, now: float) -> Acc
     beta = 0.5 ** (passed / policy.priority_halflife)
     records = {name: _age(rec, now, passed, beta) for name, rec in state.records.items()}
     return AccountantState(last_update_time=now, records=records)
+
+
+def _with_group_records(state: AccountantState, policy: Policy, now: float) -> AccountantState:
+    if not has_groups(policy):
+        return state
+    missing = [g for g in group_tree(policy).order if g not in state.records]
+    if not missing:
+        return state
+    records = dict(state.records)
+    for name in missing:
+        records[name] = new_record(name, policy, now)
+    return AccountantState(state.last_update_time, records)
 
 
 def priority_at(state: AccountantState, policy: Policy, name: str, now: float) -> Record | None:
@@ -270,42 +335,69 @@ def _check_weight(weight: float) -> None:
         raise DomainError(f"slot weight must be a finite number >= 0, not {weight!r}")
 
 
+def _charge(rec: Record, count: int, weight: float, dt: float) -> Record:
+    """``count`` (+1 or -1) slots of ``weight`` start (or end) ``dt`` after the last
+    update; figures never go below 0."""
+    return replace(
+        rec,
+        resources_used=max(0, rec.resources_used + count),
+        weighted_resources_used=max(0.0, rec.weighted_resources_used + count * weight),
+        uncharged_time=rec.uncharged_time - count * dt,
+        weighted_uncharged_time=rec.weighted_uncharged_time - count * dt * weight,
+    )
+
+
+def _group_chain(group: str) -> list[str]:
+    """``a.b.c`` -> [``a.b.c``, ``a.b``, ``a``]: the records whose hierarchical usage
+    a match in group ``a.b.c`` changes (HTCondor walks the dotted name, so ``<none>``
+    is never an ancestor of a configured group)."""
+    chain = [group]
+    while "." in chain[-1]:
+        chain.append(chain[-1].rpartition(".")[0])
+    return chain
+
+
+def _move(
+    state: AccountantState, policy: Policy, submitter: str, count: int, weight: float,
+    now: float,
+) -> AccountantState:
+    """Charge ``count`` slots to ``submitter`` and, with groups configured, its group."""
+    _check_weight(weight)
+    dt = _since_update(state, now)
+    records = dict(state.records)
+
+    def get(name: str) -> Record:
+        return records.get(name) or new_record(name, policy, now)
+
+    records[submitter] = _charge(get(submitter), count, weight, dt)
+    if has_groups(policy) and "@" in submitter:
+        group, _ = assigned_group(submitter, policy)
+        records[group] = _charge(get(group), count, weight, dt)
+        for name in _group_chain(group):
+            rec = get(name)
+            hier = max(0.0, rec.hier_weighted_resources_used + count * weight)
+            records[name] = replace(rec, hier_weighted_resources_used=hier)
+    return AccountantState(state.last_update_time, records)
+
+
 def add_match(
     state: AccountantState, policy: Policy, submitter: str, weight: float, now: float
 ) -> AccountantState:
-    """Charge ``submitter`` for one more slot of weight ``weight`` from ``now`` on."""
-    _check_weight(weight)
-    rec = state.records.get(submitter) or new_record(submitter, policy, now)
-    dt = _since_update(state, now)
-    rec = replace(
-        rec,
-        resources_used=rec.resources_used + 1,
-        weighted_resources_used=rec.weighted_resources_used + weight,
-        uncharged_time=rec.uncharged_time - dt,
-        weighted_uncharged_time=rec.weighted_uncharged_time - dt * weight,
-    )
-    return _with(state, rec)
+    """Charge ``submitter`` (and its group, module docstring) for one more slot of
+    weight ``weight`` from ``now`` on."""
+    return _move(state, policy, submitter, 1, weight, now)
 
 
 def remove_match(
     state: AccountantState, policy: Policy, submitter: str, weight: float, now: float
 ) -> AccountantState:
-    """Stop charging ``submitter`` for one slot of weight ``weight`` at ``now``.
+    """Stop charging ``submitter`` (and its group) for one slot of weight ``weight`` at
+    ``now``.
 
     A record missing (e.g. deleted by an admin while the claim ran) is recreated, as
     HTCondor does, so the time used since the last update is still charged.
     """
-    _check_weight(weight)
-    rec = state.records.get(submitter) or new_record(submitter, policy, now)
-    dt = _since_update(state, now)
-    rec = replace(
-        rec,
-        resources_used=max(0, rec.resources_used - 1),
-        weighted_resources_used=max(0.0, rec.weighted_resources_used - weight),
-        uncharged_time=rec.uncharged_time + dt,
-        weighted_uncharged_time=rec.weighted_uncharged_time + dt * weight,
-    )
-    return _with(state, rec)
+    return _move(state, policy, submitter, -1, weight, now)
 
 
 # -- admin edits (condor_userprio -set...) -------------------------------------------------

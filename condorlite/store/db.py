@@ -42,14 +42,17 @@ __all__ = ["ClaimRow", "StateStore", "Transaction", "open_state"]
 
 #: "CLit" as a 32-bit integer: marks a database as condorlite's.
 APPLICATION_ID = 0x434C6974
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _RECORD_FIELDS = tuple(f.name for f in fields(Record))
+#: The record columns of schema version 1, frozen: later fields come by migration.
+_V1_RECORD_FIELDS = _RECORD_FIELDS[:_RECORD_FIELDS.index("accounting_group") + 1]
 
 _SCHEMA_V1 = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE records (
-    {", ".join(f"{name} {'TEXT PRIMARY KEY' if name == 'name' else ''}" for name in _RECORD_FIELDS)}
+    {", ".join(f"{name} {'TEXT PRIMARY KEY' if name == 'name' else ''}"
+               for name in _V1_RECORD_FIELDS)}
 );
 CREATE TABLE claims (
     slot TEXT PRIMARY KEY, job TEXT NOT NULL, submitter TEXT NOT NULL,
@@ -63,8 +66,13 @@ CREATE INDEX history_kind ON history(kind, id);
 INSERT INTO meta(key, value) VALUES ('last_update_time', NULL);
 """
 
+#: Version 2: group records carry HierWeightedResourcesUsed (their subtree's usage).
+_SCHEMA_V2 = """
+ALTER TABLE records ADD COLUMN hier_weighted_resources_used REAL NOT NULL DEFAULT 0;
+"""
+
 #: version -> SQL script that upgrades from version-1 to version.
-MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1}
+MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2}
 
 
 def _translate(exc: sqlite3.Error, where: Path) -> Exception:
@@ -180,7 +188,7 @@ def _typed(v: tuple[Any, ...]) -> Record:
     return Record(
         v[0], float(v[1]), float(v[2]), int(v[3]), float(v[4]), float(v[5]), float(v[6]),
         float(v[7]), float(v[8]), float(v[9]), float(v[10]), int(v[11]), int(v[12]),
-        bool(v[13]), str(v[14]),
+        bool(v[13]), str(v[14]), float(v[15]),
     )
 
 
