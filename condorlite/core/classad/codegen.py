@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 from . import evaluator as ev
 from . import operators as ops
-from .ast import AttrRef, Binary, Call, Conditional, Elvis, Expr, Paren
+from .ast import AttrRef, Binary, Call, Conditional, Elvis, Expr, Literal, Paren
 from .values import Error, Undefined, wrap_int64
 
 MAX_NODES = 120
@@ -67,8 +67,11 @@ class _Writer:
 
 
 def _read(w: _Writer, ind: int, var: str, attrs: str, holder: str, miss: str, p: str) -> None:
-    """``var`` = attribute ``p`` read from ``attrs`` (held by ``holder``); a constant
-    expression is answered from the compile cache, a missing one by ``miss``."""
+    """``var`` = attribute ``p`` read from ``attrs`` (held by ``holder``); a literal
+    (always a scalar, undefined or error) or a folded constant is answered at once, a
+    missing one by ``miss``; any other expression is evaluated in ``holder`` as
+    ``evaluator._eval_found`` does in an unguarded run (which it calls when the
+    expression is not compiled yet, or at ``FAST_DEPTH``, where it gives up)."""
     w.emit(
         ind,
         f"x = {attrs}.get({p})",
@@ -76,9 +79,18 @@ def _read(w: _Writer, ind: int, var: str, attrs: str, holder: str, miss: str, p:
         f"    {var} = {miss}",
         "else:",
         "    x = x[1]",
-        f"    {var} = consts_get(id(x), VARIES)",
-        f"    if {var} is VARIES:",
-        f"        {var} = eval_found({holder}, {p}, x, env)",
+        "    if type(x) is Literal:",
+        f"        {var} = x.value",
+        "    else:",
+        "        h = cache_get(id(x))",
+        "        if h is None or h[0] is not x or env.depth >= FAST_DEPTH:",
+        f"            {var} = eval_found({holder}, {p}, x, env)",
+        "        elif h[2] is not VARIES:",
+        f"            {var} = h[2]",
+        "        else:",
+        "            env.depth += 1",
+        f"            {var} = h[1]({holder}, env)",
+        "            env.depth -= 1",
     )
 
 
@@ -150,7 +162,25 @@ def _gen_binary(w: _Writer, node: Binary, ind: int) -> str:
     b = _gen(w, node.right, ind)
     out = w.temp()
     if op in _META:
-        w.emit(ind, f"{out} = {_META[op]}({a}, {b})")
+        negate = "not " if _META[op] == "meta_not_equal" else ""
+        if right is Undefined or right is Error:
+            # x =?= undefined: same type means the same singleton.
+            w.emit(ind, f"{out} = {a} is {negate}{b}")
+        elif type(right) in (bool, int, float, str):
+            # Different types are never identical; a scalar of the same type is by ==.
+            kind = w.param(type(right))
+            w.emit(ind, f"{out} = {negate}(type({a}) is {kind} and {a} == {b})")
+        else:
+            w.emit(ind, f"{out} = {_META[op]}({a}, {b})")
+    elif op == "/":
+        # Non-negative by positive integers: C's truncation is Python's floor here.
+        w.emit(
+            ind,
+            f"if type({a}) is int and type({b}) is int and {a} >= 0 and {b} > 0:",
+            f"    {out} = {a} // {b}",
+            "else:",
+            f"    {out} = arithmetic('/', {a}, {b})",
+        )
     elif op in _OTHER_ARITH:
         w.emit(ind, f"{out} = arithmetic('{op}', {a}, {b})")
     elif op in _INT_ARITH:
@@ -265,7 +295,9 @@ _PROLOGUE_TARGET = [
 ]
 
 _NAMESPACE: dict[str, object] = {
-    "consts_get": ev.consts_get,
+    "cache_get": ev._CACHE.get,
+    "FAST_DEPTH": ev.FAST_DEPTH,
+    "Literal": Literal,
     "VARIES": ev.VARIES,
     "MAXD": ev.MAX_DEPTH,
     "eval_found": ev._eval_found,

@@ -58,11 +58,10 @@ class Env:
     match); ``depth`` counts the attribute evaluations in progress. A *guarded* context
     keeps in ``active`` the (id(ad), lower-case name) of each of them; an unguarded one
     (``active`` None, the fast first attempt) only counts and gives up beyond
-    ``FAST_DEPTH``; given a ``memo`` dict, it remembers there the scalar value of each
-    attribute it finished evaluating, by (id(ad), lower-case name) (see ``_eval_found``).
+    ``FAST_DEPTH`` (see ``_eval_found``).
     """
 
-    __slots__ = ("active", "depth", "memo", "my", "now", "target")
+    __slots__ = ("active", "depth", "my", "now", "target")
 
     def __init__(
         self,
@@ -71,7 +70,6 @@ class Env:
         now: int | None,
         *,
         guarded: bool = False,
-        memo: dict[tuple[int, str], object] | None = None,
     ) -> None:
         self.my = my
         self.target = target
@@ -79,7 +77,6 @@ class Env:
         # Inside a guarded run every context is guarded, also those that built-ins
         # derive from the one they were given (they do not know about the modes).
         self.active: set[tuple[int, str]] | None = set() if guarded or _GUARDED_RUNS[0] else None
-        self.memo = memo
         self.depth = 0
 
     def other(self, ad: object) -> object | None:
@@ -158,8 +155,6 @@ def current_time(env: Env) -> int:
     return int(time.time())
 
 
-_SCALARS = frozenset({bool, int, float, str})
-
 FAST_DEPTH = 64  # below MAX_DEPTH: an unguarded evaluation never reaches the limit
 """Nesting at which an unguarded evaluation gives up (raising ``_TooDeep``) so that the
 entry point re-runs it guarded. Real ads nest a handful of references deep."""
@@ -181,11 +176,6 @@ def _eval_found(holder: object, lname: str, expr: object, env: Env) -> object:
     same descent forever. An unguarded run that finishes within ``FAST_DEPTH`` therefore
     re-entered nothing and took the guarded run's path; one that does not finish is
     abandoned (``_TooDeep``) and the entry point evaluates again with the guard.
-
-    For the same reason an unguarded run may remember what it computed: an attribute
-    evaluated again in the same match has the same value (even with MY and TARGET
-    swapped: every rule looks at the *other* ad of the pair, never at which one is MY).
-    Only scalars are remembered, so a list value is always a fresh Python list.
     """
     hit = _CACHE.get(id(expr))
     if hit is None or hit[0] is not expr:
@@ -194,25 +184,12 @@ def _eval_found(holder: object, lname: str, expr: object, env: Env) -> object:
         return hit[2] if env.depth < MAX_DEPTH else Error
     active = env.active
     if active is None:
-        memo = env.memo
-        # Only the two ads of the match are remembered: a record built during the
-        # evaluation dies with it, and its id may then be reused by another.
-        if memo is not None:
-            if holder is env.my or holder is env.target:
-                key = (id(holder), lname)
-                value = memo.get(key, memo)
-                if value is not memo:
-                    return value
-            else:
-                memo = None
         depth = env.depth
         if depth >= FAST_DEPTH:
             raise _TooDeep
         env.depth = depth + 1
         value = hit[1](holder, env)
         env.depth = depth
-        if memo is not None and (type(value) in _SCALARS or value is Undefined or value is Error):
-            memo[key] = value
         return value
     key = (id(holder), lname)
     if key in active:
@@ -446,8 +423,7 @@ def symmetric_match(a: object, b: object, *, now: int | None = None) -> bool:
     itself as MY and the other as TARGET (``requirements_hold`` both ways)."""
     if a is b:
         return requirements_hold(a, a, now=now)
-    # One context for both ways round, sharing what either evaluation computed.
-    env = Env(a, b, now, memo={})
+    env = Env(a, b, now)  # one context for both ways round
     if not _holds(a, env):
         return False
     env.my = b
