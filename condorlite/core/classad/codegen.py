@@ -66,32 +66,36 @@ class _Writer:
         self.lines.extend("    " * indent + line for line in lines)
 
 
-def _read(w: _Writer, ind: int, var: str, attrs: str, holder: str, miss: str, p: str) -> None:
-    """``var`` = attribute ``p`` read from ``attrs`` (held by ``holder``); a literal
-    (always a scalar, undefined or error) or a folded constant is answered at once, a
-    missing one by ``miss``; any other expression is evaluated in ``holder`` as
-    ``evaluator._eval_found`` does in an unguarded run (which it calls when the
-    expression is not compiled yet, or at ``FAST_DEPTH``, where it gives up)."""
-    w.emit(
-        ind,
-        f"x = {attrs}.get({p})",
-        "if x is None:",
-        f"    {var} = {miss}",
+def _read(w: _Writer, ind: int, var: str, attrs: str, holder: str, miss: list[str], p: str) -> None:
+    """``var`` = attribute ``p`` read from ``attrs`` (held by ``holder``); ``miss``:
+    the lines (setting ``var``) for a name ``attrs`` lacks."""
+    w.emit(ind, f"x = {attrs}.get({p})", "if x is None:")
+    w.emit(ind + 1, *miss)
+    w.emit(ind, "else:")
+    w.emit(ind + 1, *_found(var, holder, p))
+
+
+def _found(var: str, holder: str, p: str) -> list[str]:
+    """``var`` = the value of entry ``x`` held by ``holder``: a literal (always a
+    scalar, undefined or error) or a folded constant at once; any other expression
+    evaluated in ``holder`` as ``evaluator._eval_found`` does in an unguarded run
+    (which it calls when the expression is not compiled yet, or at ``FAST_DEPTH``,
+    where it gives up)."""
+    return [
+        "x = x[1]",
+        "if type(x) is Literal:",
+        f"    {var} = x.value",
         "else:",
-        "    x = x[1]",
-        "    if type(x) is Literal:",
-        f"        {var} = x.value",
+        "    h = cache_get(id(x))",
+        "    if h is None or h[0] is not x or env.depth >= FAST_DEPTH:",
+        f"        {var} = eval_found({holder}, {p}, x, env)",
+        "    elif h[2] is not VARIES:",
+        f"        {var} = h[2]",
         "    else:",
-        "        h = cache_get(id(x))",
-        "        if h is None or h[0] is not x or env.depth >= FAST_DEPTH:",
-        f"            {var} = eval_found({holder}, {p}, x, env)",
-        "        elif h[2] is not VARIES:",
-        f"            {var} = h[2]",
-        "        else:",
-        "            env.depth += 1",
-        f"            {var} = h[1]({holder}, env)",
-        "            env.depth -= 1",
-    )
+        "        env.depth += 1",
+        f"        {var} = h[1]({holder}, env)",
+        "        env.depth -= 1",
+    ]
 
 
 def _gen(w: _Writer, node: Expr, ind: int) -> str:
@@ -142,16 +146,33 @@ def _gen(w: _Writer, node: Expr, ind: int) -> str:
 
 
 def _gen_ref(w: _Writer, node: AttrRef, ind: int) -> str:
-    p = w.param(node.name.lower())
+    lname = node.name.lower()
+    p = w.param(lname)
     out = w.temp()
     if node.scope is None:
-        _read(w, ind, out, "attrs", "cur", f"unscoped_miss(cur, {p}, env)", p)
+        w.scopes.add("other")
+        if lname in ev.SPECIAL_NAMES:
+            miss = [f"{out} = unscoped_miss(cur, {p}, env)"]
+        else:
+            # Not in cur (a top-level ad of the match): the other ad's own attribute,
+            # else undefined (an ordinary name is nothing special anywhere).
+            miss = [
+                "if oattrs is None:",
+                f"    {out} = unscoped_miss(cur, {p}, env)",
+                "else:",
+                f"    x = oattrs.get({p})",
+                "    if x is None:",
+                f"        {out} = Undefined",
+                "    else:",
+                *["        " + line for line in _found(out, "o", p)],
+            ]
+        _read(w, ind, out, "attrs", "cur", miss, p)
     elif node.scope == "my":
         w.scopes.add("my")
-        _read(w, ind, out, "attrs", "cur", f"found_in(cur, {p}, env)", p)
+        _read(w, ind, out, "attrs", "cur", [f"{out} = found_in(cur, {p}, env)"], p)
     else:
-        w.scopes.add("target")
-        _read(w, ind, out, "oattrs", "o", f"found_in(o, {p}, env)", p)
+        w.scopes.update(("other", "target"))
+        _read(w, ind, out, "oattrs", "o", [f"{out} = found_in(o, {p}, env)"], p)
     return out
 
 
@@ -279,22 +300,26 @@ def _gen_choice(w: _Writer, cond: Expr, then: Expr, otherwise: Expr, ind: int) -
 
 
 _PROLOGUE_MY = ["if 'my' in attrs:", "    return slow(cur, env)"]
-_PROLOGUE_TARGET = [
-    "if 'target' in attrs or cur.parent is not None:",
-    "    return slow(cur, env)",
-    "if cur is env.my:",
-    "    o = env.target",
-    "elif cur is env.target:",
-    "    o = env.my",
-    "else:",
-    "    return slow(cur, env)",
-    "try:",
-    "    oattrs = o._attrs",
-    "except AttributeError:",
-    "    return slow(cur, env)",
+# o, oattrs: the other ad of the match and its attributes, when cur and it are the two
+# top-level ads of the match (oattrs None otherwise: the general lookups apply).
+_PROLOGUE_OTHER = [
+    "oattrs = None",
+    "if cur.parent is None:",
+    "    if cur is env.my:",
+    "        o = env.target",
+    "    elif cur is env.target:",
+    "        o = env.my",
+    "    else:",
+    "        o = None",
+    "    if o is not None:",
+    "        oattrs = getattr(o, '_attrs', None)",
+    "        if oattrs is not None and o.parent is not None:",
+    "            oattrs = None",
 ]
+_PROLOGUE_TARGET = ["if oattrs is None or 'target' in attrs:", "    return slow(cur, env)"]
 
 _NAMESPACE: dict[str, object] = {
+    "Env": ev.Env,
     "cache_get": ev._CACHE.get,
     "FAST_DEPTH": ev.FAST_DEPTH,
     "Literal": Literal,
@@ -330,9 +355,10 @@ def generate(node: Expr, slow: ev.Compiled) -> ev.Compiled | None:
     if not w.lines:  # a constant: the closure is as good
         return None
     # Only unguarded (fast) evaluations, whose depth stays below MAX_DEPTH, run the
-    # generated code, so a constant's value needs no depth check.
+    # generated code, so a constant's value needs no depth check; contexts of another
+    # kind (built-ins derive some) take the closures.
     prologue = [
-        "if env.active is not None:",
+        "if env.active is not None or type(env) is not Env:",
         "    return slow(cur, env)",
         "try:",
         "    attrs = cur._attrs",
@@ -341,6 +367,8 @@ def generate(node: Expr, slow: ev.Compiled) -> ev.Compiled | None:
     ]
     if "my" in w.scopes:
         prologue += _PROLOGUE_MY
+    if "other" in w.scopes:
+        prologue += _PROLOGUE_OTHER
     if "target" in w.scopes:
         prologue += _PROLOGUE_TARGET
     body = ["    " + line for line in prologue] + w.lines + [f"    return {result}"]

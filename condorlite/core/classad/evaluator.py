@@ -225,7 +225,7 @@ def resolve_unscoped(cur: object, lname: str, env: Env) -> object:
     return found
 
 
-_SPECIAL_NAMES = frozenset({"my", "self", "parent", "currenttime", "target", "other", "ad"})
+SPECIAL_NAMES = frozenset({"my", "self", "parent", "currenttime", "target", "other", "ad"})
 """Names ``_lookup_in_scope`` answers itself when no attribute has them."""
 
 
@@ -236,7 +236,7 @@ def found_in(ad: object, lname: str, env: Env) -> object:
     except AttributeError:
         return resolve(ad, lname, env)
     if entry is None:
-        if ad.parent is None and lname not in _SPECIAL_NAMES:  # type: ignore[attr-defined]
+        if ad.parent is None and lname not in SPECIAL_NAMES:  # type: ignore[attr-defined]
             return Undefined  # nowhere else to look
         return resolve(ad, lname, env)
     expr = entry[1]
@@ -249,7 +249,7 @@ def found_in(ad: object, lname: str, env: Env) -> object:
 def unscoped_miss(cur: object, lname: str, env: Env) -> object:
     """``resolve_unscoped(cur, lname, env)`` once ``cur``'s own attributes lack it: for
     a top-level ad of the match and an ordinary name, the other ad's answer."""
-    if lname in _SPECIAL_NAMES or cur.parent is not None:  # type: ignore[attr-defined]
+    if lname in SPECIAL_NAMES or cur.parent is not None:  # type: ignore[attr-defined]
         return resolve_unscoped(cur, lname, env)
     other = env.other(cur)
     return Undefined if other is None else found_in(other, lname, env)
