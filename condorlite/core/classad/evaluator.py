@@ -378,8 +378,19 @@ def evaluate_attribute(
 ) -> object:
     """The value of attribute ``name`` of ``ad`` (found in ``ad`` or an enclosing ad),
     evaluated in the ad that holds it with TARGET = ``target``; undefined if absent."""
-    my, target = _context(ad, target)
     lname = name.lower()
+    try:
+        entry = ad._attrs.get(lname)  # type: ignore[union-attr]
+    except AttributeError:
+        entry = None
+    if entry is not None:  # the common case: the ad's own attribute
+        if target is ad:
+            target = None
+        try:
+            return _eval_found(ad, lname, entry[1], Env(ad, target, now))
+        except (_TooDeep, RecursionError):
+            pass  # the general way below settles it
+    my, target = _context(ad, target)
     return _run(lambda cur, env: resolve(cur, lname, env), my, my, target, now)
 
 
@@ -402,10 +413,8 @@ def _holds(my: object, env: Env) -> bool:
     else:
         try:
             value = _eval_found(my, "requirements", entry[1], env)
-        except _TooDeep:
+        except (_TooDeep, RecursionError):
             value = _run(_requirements, my, my, env.target, env.now)
-        except RecursionError:
-            value = Error
     if value is True:
         return True
     kind = type(value)
