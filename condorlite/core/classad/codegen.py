@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 from . import evaluator as ev
 from . import operators as ops
-from .ast import AttrRef, Binary, Call, Conditional, Elvis, Expr, Literal, Paren
+from .ast import AttrRef, Binary, Call, Conditional, Elvis, Expr, Literal, Paren, Unary
 from .values import Error, Undefined, wrap_int64
 
 MAX_NODES = 120
@@ -208,7 +208,9 @@ def _gen_binary(w: _Writer, node: Binary, ind: int) -> str:
         w.emit(
             ind,
             f"if type({a}) is int and type({b}) is int:",
-            f"    {out} = wrap({a} {op} {b})",
+            f"    {out} = {a} {op} {b}",
+            f"    if not -0x8000000000000000 <= {out} <= 0x7FFFFFFFFFFFFFFF:",
+            f"        {out} = wrap({out})",
             "else:",
             f"    {out} = arithmetic('{op}', {a}, {b})",
         )
@@ -218,6 +220,16 @@ def _gen_binary(w: _Writer, node: Binary, ind: int) -> str:
             ind,
             f"if type({a}) is str and {a}.isascii():",
             f"    {out} = {a}.lower() {op} {low}",
+            "else:",
+            f"    {out} = compare('{op}', {a}, {b})",
+        )
+    elif type(right) in (int, float):
+        # Against an int (float) constant, an int (float) operand compares directly.
+        kind = w.param(type(right))
+        w.emit(
+            ind,
+            f"if type({a}) is {kind}:",
+            f"    {out} = {a} {op} {b}",
             "else:",
             f"    {out} = compare('{op}', {a}, {b})",
         )
@@ -257,9 +269,11 @@ def _gen_and(w: _Writer, node: Binary, ind: int) -> str:
     for operand in operands[1:]:
         w.emit(ind, f"if {acc} is True or ({acc} is not False and bool_equiv({acc}) is not False):")
         b = _gen(w, operand, ind + 1)
+        # true && b is b for a boolean, undefined or error b, all a logical operand gives.
+        same = f"{acc} is True" if _logical(operand) else f"{acc} is True and type({b}) is bool"
         w.emit(
             ind,
-            f"    if {acc} is True and type({b}) is bool:",
+            f"    if {same}:",
             f"        {acc} = {b}",
             "    else:",
             f"        {acc} = logical_and({acc}, {b})",
@@ -267,6 +281,16 @@ def _gen_and(w: _Writer, node: Binary, ind: int) -> str:
             f"    {acc} = False",
         )
     return acc
+
+
+def _logical(node: Expr) -> bool:
+    """Whether ``node``'s value is always a boolean, undefined or error: a comparison,
+    ``=?=``-like test, ``!``, or an ``&&``/``||`` (whose results are all of these)."""
+    while type(node) is Paren:
+        node = node.inner
+    if type(node) is Binary:
+        return node.op in _COMPARE or node.op in _META or node.op in ("&&", "||")
+    return type(node) is Unary and node.op == "!"
 
 
 def _gen_or(w: _Writer, node: Binary, ind: int) -> str:
@@ -289,7 +313,7 @@ def _gen_choice(w: _Writer, cond: Expr, then: Expr, otherwise: Expr, ind: int) -
     for a boolean, undefined for undefined, error for anything else."""
     c = _gen(w, cond, ind)
     out = w.temp()
-    w.emit(ind, f"ch = bool_equiv({c})", "if ch is True:")
+    w.emit(ind, f"ch = {c} if type({c}) is bool else bool_equiv({c})", "if ch is True:")
     a = _gen(w, then, ind + 1)
     w.emit(ind, f"    {out} = {a}", "elif ch is False:")
     b = _gen(w, otherwise, ind + 1)
