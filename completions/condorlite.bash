@@ -34,7 +34,7 @@ _condorlite() {
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--activefrom --all --allusers --config --help --json --lock-timeout --long --now --priority --state-dir --usage -h -l" -- "$cur"))
+            COMPREPLY=($(compgen -W "--activefrom --all --allusers --config --flat --grouporder --grouprollup --help --hierarchical --json --lock-timeout --long --now --priority --quotas --sortkey --state-dir --surplus --usage -h -l" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi

@@ -104,7 +104,9 @@ def test_json_contract(pool):
     keys = {"name", "is_accounting_group", "accounting_group", "effective_priority",
             "real_priority", "priority_factor", "resources_used", "weighted_resources_used",
             "accumulated_usage", "weighted_accumulated_usage", "begin_usage_time",
-            "last_usage_time", "ceiling", "ceiling_unlimited", "floor"}
+            "last_usage_time", "ceiling", "ceiling_unlimited", "floor",
+            "hier_weighted_resources_used"}
+    assert data["groups"] == [] and data["pool_size"] is None and data["layout"] == "flat"
     for rec in data["records"]:
         assert set(rec) == keys
     carmen = next(r for r in data["records"] if r["name"] == "carmen@cs.wisc.edu")
