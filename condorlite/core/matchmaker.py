@@ -139,6 +139,8 @@ class Candidates:
     rej_rank: int = 0
     rej_limit: int = 0
     position: int = 0
+    #: indexes of partitionable offers this list handed out (see negotiator._pick)
+    carved: list[int] = field(default_factory=list)
 
 
 class Matchmaker:

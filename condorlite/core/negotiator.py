@@ -263,6 +263,28 @@ class Cycle:
                 "SubmitterNegotiatingGroup": NO_GROUP, "SubmitterAutoregroup": False}
 
     def _pick(self, cands: Candidates, job, klass, job_ad, name, only_rank, prio_lim, free_lim):
+        """The best candidate this job may take, or None.
+
+        A partitionable slot this list handed out leaves the list, so the class's next
+        jobs spread over the other slots first (HTCondor hands a pslot to a request group
+        once, NEGOTIATOR_DEPTH_FIRST = False). When the list runs out, the slots it carved
+        are evaluated again for what they have left and appended, best first, so a job
+        is never rejected while a carved slot still fits it.
+        """
+        while True:
+            picked = self._scan(cands, job, klass, job_ad, name, only_rank, prio_lim,
+                                free_lim)
+            if picked is not None or not cands.carved:
+                return picked
+            indices = sorted(set(cands.carved))
+            cands.carved.clear()
+            fresh = self.mm.candidates(klass, job_ad, name, [self.offers[i] for i in indices],
+                                       only_rank)
+            cands.entries.extend((key, indices[j], ver, why)
+                                 for key, j, ver, why in fresh.entries)
+
+    def _scan(self, cands: Candidates, job, klass, job_ad, name, only_rank, prio_lim,
+              free_lim):
         entries = cands.entries
         while cands.position < len(entries):
             _sort_key, idx, version, reason = entries[cands.position]
@@ -292,10 +314,7 @@ class Cycle:
                 cands.rej_limit += 1
                 continue
             if offer.partitionable:
-                # The match carves this slot (its version changes), so step back onto its
-                # entry: the next job of this class re-evaluates what is left of the slot
-                # and keeps taking it while it still fits.
-                cands.position -= 1
+                cands.carved.append(idx)
             return offer, reason, taken
         return None
 

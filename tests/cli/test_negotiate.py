@@ -444,9 +444,14 @@ def test_example_pool(state: Path) -> None:
     # One slot in spin 1 by the round-up rule (its limit is 7e-6 > 0), the rest in spin 2
     # when everyone else is done and the pie is shared among those still wanting.
     assert Counter(m["spin"] for m in nice) == {1: 1, 2: 9}
-    # A partitionable slot keeps taking jobs while it has room (carved pieces).
+    # Partitionable slots are carved: a class spreads over the pslots first (each
+    # hands out one piece per pass), then comes back to those with room left, so the
+    # nice user's 10 one-core jobs use 8 pslots and the 10th returns to gpu01.
+    assert all(m["partitionable"] == m["slot"] for m in nice)
+    assert len({m["slot"] for m in nice}) == 8
+    assert [m["slot"] for m in nice if m["job"] == "221.9"] == [f"slot1@gpu01.{DOM}"]
     per_pslot = Counter(m["partitionable"] for m in data["matches"] if m["partitionable"])
-    assert per_pslot[f"slot1@exec02.{DOM}"] >= 8
+    assert per_pslot[f"slot1@gpu01.{DOM}"] == 8 and sum(per_pslot.values()) == 32
     assert data["explain"]["failing"][0] == {
         "side": "job", "clause": 'TARGET.OpSysAndVer == "CentOS7"', "value": "false",
         "slots": 13}
