@@ -121,3 +121,13 @@ def test_carving_takes_custom_resources_and_respects_live_pieces() -> None:
     left = run_cycle([_pslot()], jobs, subs(alice=500, bob=500), [piece],
                      Policy(uid_domain=UID), NOW)
     assert len(left.matches) == 2  # 8 cores - 6 taken
+
+
+def test_a_class_spreads_over_pslots_then_comes_back_to_them() -> None:
+    policy = Policy(uid_domain=UID, negotiator_pre_job_rank="0", negotiator_post_job_rank="0")
+    pslots = [slot(n, policy=policy, PartitionableSlot="true", Cpus=2, Memory=4096)
+              for n in ("b@m", "a@m")]
+    jobs = [job(1, p, "alice", policy=policy) for p in range(5)]
+    result = run_cycle(pslots, jobs, subs(alice=500), [], policy, NOW)
+    assert [m.slot for m in result.matches] == ["a@m", "b@m", "a@m", "b@m"]
+    assert [(r.job, r.reason) for r in result.rejections] == []  # limit (4 cores) reached
