@@ -181,6 +181,7 @@ def test_rollup_sums_the_subtree(pool):
     # JSON records stay the accountant's own figures; the table shows the sums.
     assert {r["name"]: r["weighted_resources_used"] for r in data["records"]}["physics"] == 15
     code, out = run(pool, "userprio", "--now", str(T0), "--grouprollup", "--usage")
+    assert code == 0
     physics = next(ln for ln in out.splitlines() if ln.startswith("physics "))
     none = next(ln for ln in out.splitlines() if ln.startswith("<none>"))
     assert physics.split()[1:3] == ["18", "432.00"]
