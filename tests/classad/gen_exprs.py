@@ -23,7 +23,8 @@ JOB_AD = """[
   SelfRef = isUndefined(SelfRef); Name = "job.1@submit"; Shared = "from-job";
   Arch = "job-arch"; Version = "1.10.2"; Pattern = "^sl.t"; CsvList = "a, b,c";
   Numbers = { 3, 1.5, true, undefined }; Mixed = { 1, "x", undefined, error };
-  Ref = Memory; Empty = ""; Upper = "ALICE"; Zero = 0; ZeroReal = 0.0
+  Ref = Memory; Empty = ""; Upper = "ALICE"; Zero = 0; ZeroReal = 0.0;
+  RequireGpus = Capability >= 7.0; RequestGpus = 1
 ]"""
 
 SLOT_AD = """[
@@ -33,7 +34,9 @@ SLOT_AD = """[
   HasGpu = FALSE; Shared = "from-slot"; Tags = { "x", { 1, 2 }, [ q = 1 ] };
   Users = "alice, bob,carol"; Rank = Memory - TARGET.RequestMemory;
   Version = "1.9"; Ratio = 2.5; Ref = RequestMemory; Back = TARGET.Owner;
-  Ad = [ Memory = 1; Inner = Memory + 1; Up = Cpus ]; Neg = -2.5; Int32 = 4294967297
+  Ad = [ Memory = 1; Inner = Memory + 1; Up = Cpus ]; Neg = -2.5; Int32 = 4294967297;
+  AvailableGpus = { GPUs_0, GPUs_1 }; GPUs_0 = [ Capability = 8.0; DeviceName = "A100" ];
+  GPUs_1 = [ Capability = 6.1; DeviceName = "T4" ]
 ]"""
 
 NAMES = [
