@@ -63,7 +63,9 @@ class _Writer:
         return f"t{self.temps}"
 
     def emit(self, indent: int, *lines: str) -> None:
-        self.lines.extend("    " * indent + line for line in lines)
+        """Append lines (an item may itself hold several lines) at ``indent``."""
+        pad = "    " * indent
+        self.lines.append(pad + "\n".join(lines).replace("\n", "\n" + pad))
 
 
 def _read(w: _Writer, ind: int, var: str, attrs: str, holder: str, miss: list[str], p: str) -> None:
@@ -72,30 +74,31 @@ def _read(w: _Writer, ind: int, var: str, attrs: str, holder: str, miss: list[st
     w.emit(ind, f"x = {attrs}.get({p})", "if x is None:")
     w.emit(ind + 1, *miss)
     w.emit(ind, "else:")
-    w.emit(ind + 1, *_found(var, holder, p))
+    w.emit(ind + 1, _found(var, holder, p))
 
 
-def _found(var: str, holder: str, p: str) -> list[str]:
+_FOUND = """x = x[1]
+if type(x) is Literal:
+    {var} = x.value
+else:
+    h = cache_get(id(x))
+    if h is None or h[0] is not x or env.depth >= FAST_DEPTH:
+        {var} = eval_found({holder}, {p}, x, env)
+    elif h[2] is not VARIES:
+        {var} = h[2]
+    else:
+        env.depth += 1
+        {var} = h[1]({holder}, env)
+        env.depth -= 1"""
+
+
+def _found(var: str, holder: str, p: str) -> str:
     """``var`` = the value of entry ``x`` held by ``holder``: a literal (always a
     scalar, undefined or error) or a folded constant at once; any other expression
     evaluated in ``holder`` as ``evaluator._eval_found`` does in an unguarded run
     (which it calls when the expression is not compiled yet, or at ``FAST_DEPTH``,
     where it gives up)."""
-    return [
-        "x = x[1]",
-        "if type(x) is Literal:",
-        f"    {var} = x.value",
-        "else:",
-        "    h = cache_get(id(x))",
-        "    if h is None or h[0] is not x or env.depth >= FAST_DEPTH:",
-        f"        {var} = eval_found({holder}, {p}, x, env)",
-        "    elif h[2] is not VARIES:",
-        f"        {var} = h[2]",
-        "    else:",
-        "        env.depth += 1",
-        f"        {var} = h[1]({holder}, env)",
-        "        env.depth -= 1",
-    ]
+    return _FOUND.format(var=var, holder=holder, p=p)
 
 
 def _gen(w: _Writer, node: Expr, ind: int) -> str:
@@ -164,7 +167,7 @@ def _gen_ref(w: _Writer, node: AttrRef, ind: int) -> str:
                 "    if x is None:",
                 f"        {out} = Undefined",
                 "    else:",
-                *["        " + line for line in _found(out, "o", p)],
+                "        " + _found(out, "o", p).replace("\n", "\n        "),
             ]
         _read(w, ind, out, "attrs", "cur", miss, p)
     elif node.scope == "my":
@@ -373,7 +376,7 @@ def generate(node: Expr, slow: ev.Compiled) -> ev.Compiled | None:
     constant, a tree too big)."""
     w = _Writer()
     try:
-        result = _gen(w, node, 1)
+        result = _gen(w, node, 2)  # inside factory() and generated()
     except (_TooBig, RecursionError):
         return None
     if not w.lines:  # a constant: the closure is as good
@@ -395,12 +398,12 @@ def generate(node: Expr, slow: ev.Compiled) -> ev.Compiled | None:
         prologue += _PROLOGUE_OTHER
     if "target" in w.scopes:
         prologue += _PROLOGUE_TARGET
-    body = ["    " + line for line in prologue] + w.lines + [f"    return {result}"]
     params = ", ".join(["slow", *w.params])
     source = "\n".join(
-        [f"def factory({params}):", "  def generated(cur, env):"]
-        + ["  " + line for line in body]
-        + ["  return generated"]
+        [f"def factory({params}):", "    def generated(cur, env):"]
+        + ["        " + line for line in prologue]
+        + w.lines
+        + [f"        return {result}", "    return generated"]
     )
     factory = _FACTORIES.get(source)
     if factory is None:
