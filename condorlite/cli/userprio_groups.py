@@ -66,7 +66,7 @@ class GroupContext:
 
     def notes(self) -> list[str]:
         """The lines above the table saying where the quota figures come from."""
-        pool = f"{self.pool_size:g}"
+        pool = f"{self.pool_size:.10g}"
         if self.pool_source == FROM_CYCLE:
             where = "Pool size: " + pool + " weighted slots (last negotiation cycle)"
         else:
@@ -91,8 +91,8 @@ def group_context(
     """Quotas, allocation and order of every group (module docstring)."""
     tree = build_tree(policy)
     usage = {n: r.weighted_resources_used for n, r in records.items() if "@" in n}
-    data = (last_cycle or {}).get("data") or {}
-    pool = (data.get("cycle") or {}).get("pool_weight")
+    data = _dict((last_cycle or {}).get("data"))
+    pool = _dict(data.get("cycle")).get("pool_weight")
     if isinstance(pool, int | float) and not isinstance(pool, bool) and pool >= 0:
         pool_size, pool_source = float(pool), FROM_CYCLE
     else:
@@ -112,6 +112,11 @@ def group_context(
     regroup = any(v.autoregroup for v in views)
     return GroupContext(tree, {v.name: v for v in views}, ids, pool_size, pool_source,
                         demand_source, REGROUP if regroup else BY_QUOTA)
+
+
+def _dict(value: object) -> dict:
+    # History rows are JSON written by other commands: read them defensively.
+    return value if isinstance(value, dict) else {}
 
 
 def _rollup(tree: GroupTree, records: Mapping[str, Record], group: str) -> Record:

@@ -233,3 +233,11 @@ def test_seed_hierarchy_root_60(tmp_path):
     # b leaves 15 unused; a takes it as surplus: 25 in all.
     assert [groups[g]["allocated"] for g in "abc"] == [25, 5, 30]
     assert groups["<none>"]["subtree_quota"] == 60
+
+
+def test_odd_history_rows_fall_back_to_the_static_quotas(tmp_path):
+    where = make_pool(tmp_path / "s", history={"cycle": {"pool_weight": "lots"},
+                                               "demand": ["not", "a", "mapping"]})
+    data = run_json(where, "userprio", "--now", str(T0))
+    assert (data["pool_size"], data["pool_size_source"]) == (30, "static_quotas")
+    assert data["requested_source"] == "usage"
