@@ -7,18 +7,16 @@ what the reference does at every evaluation:
 
 * constant folding: a subtree made only of literals and operators (no attribute, no
   call) whose value is a scalar is evaluated once; ``constant(node)`` tells which;
-* attribute references keep their lower-cased name, and the common cases read the ad's
-  storage directly: a name found in ``cur`` itself; ``TARGET.x`` from a top-level ad of
-  the match that has no attribute named ``target``; ``MY.x`` from an ad with no
-  attribute named ``my``. Anything else takes the general lookup in ``evaluator.py``.
-  A found attribute whose expression is a constant is answered without the cycle guard
-  (a constant refers to nothing, so it cannot be part of a cycle);
+* attribute references keep their lower-cased name and read the ad's storage
+  directly in the common cases (``attrrefs.py``);
 * a comparison whose operand is an attribute reference is one fused closure
   (``fused.py``); other comparisons have type-specialised fast paths (two ints, two
   strs, two floats) made from one template per operator, and a constant string
   operand is lower-cased once;
 * ``ifThenElse(c, a, b)`` compiles as the conditional operator it is;
-* ``a && b && c ...`` (a left-leaning chain, as the parser builds it) is one loop.
+* ``a && b && c ...`` (a left-leaning chain, as the parser builds it) is one loop;
+* the whole expression of an attribute evaluated often (``build_root``, ``WARM_UP``)
+  becomes one generated function (``codegen.py``).
 
 The fast paths rely on ``ClassAd._attrs`` (lower-case name -> (spelling, expr)); an ad
 object without it goes down the general path.
@@ -45,6 +43,7 @@ from .ast import (
     Subscript,
     Unary,
 )
+from .attrrefs import build_attr
 from .fused import fused_compare
 from .values import Error, Undefined, wrap_int64
 
@@ -127,7 +126,7 @@ def _build(node: Expr) -> Compiled:
         case Literal(value=value):
             return lambda cur, env: value
         case AttrRef(name=name, scope=scope):
-            return _build_attr(name.lower(), scope)
+            return build_attr(name.lower(), scope)
         case Select(base=base, name=name):
             base_fn = compile_expr(base)
             lname = name.lower()
@@ -164,106 +163,6 @@ def _build(node: Expr) -> Compiled:
         case RecordExpr(attrs=attrs):
             return _build_record(attrs)
     raise TypeError(f"not a ClassAd expression node: {node!r}")
-
-
-# --- attribute references ------------------------------------------------------------
-
-
-def _build_attr(lname: str, scope: str | None) -> Compiled:
-    if scope is None:
-        return _build_unscoped(lname)
-    if scope == "absolute":
-
-        def absolute(cur: object, env: ev.Env) -> object:
-            root = env.root(cur)
-            return Undefined if root is None else ev.resolve(root, lname, env)
-
-        return absolute
-    if scope == "target":
-        return _build_target(lname)
-    if scope == "my":
-        return _build_my(lname)
-    # PARENT.x: the scope word is itself an unscoped name.
-    return lambda cur, env: ev.select(ev.resolve_unscoped(cur, scope, env), lname, env)
-
-
-def _build_unscoped(lname: str) -> Compiled:
-    consts_get = ev.consts_get
-    varies = ev.VARIES
-    max_depth = ev.MAX_DEPTH
-    eval_found = ev._eval_found
-    general = ev.resolve_unscoped
-    unscoped_miss = ev.unscoped_miss
-
-    def unscoped(cur: object, env: ev.Env) -> object:
-        try:
-            entry = cur._attrs.get(lname)  # type: ignore[attr-defined]
-        except AttributeError:
-            return general(cur, lname, env)
-        if entry is None:
-            return unscoped_miss(cur, lname, env)
-        expr = entry[1]
-        value = consts_get(id(expr), varies)
-        if value is not varies and env.depth < max_depth:
-            return value
-        return eval_found(cur, lname, expr, env)
-
-    return unscoped
-
-
-def _build_target(lname: str) -> Compiled:
-    """``TARGET.x``. From a top-level ad with no attribute ``target``, the scope word
-    names the other ad of the match (undefined outside one), and ``x`` is read there."""
-    consts_get = ev.consts_get
-    varies = ev.VARIES
-    max_depth = ev.MAX_DEPTH
-    eval_found = ev._eval_found
-    found_in = ev.found_in
-
-    def general(cur: object, env: ev.Env) -> object:
-        return ev.select(ev.resolve_unscoped(cur, "target", env), lname, env)
-
-    def target(cur: object, env: ev.Env) -> object:
-        try:
-            attrs = cur._attrs  # type: ignore[attr-defined]
-        except AttributeError:
-            return general(cur, env)
-        if "target" in attrs or cur.parent is not None:  # type: ignore[attr-defined]
-            return general(cur, env)
-        other = env.other(cur)
-        if other is None:
-            return Undefined
-        try:
-            entry = other._attrs.get(lname)  # type: ignore[attr-defined]
-        except AttributeError:
-            return ev.select(other, lname, env)
-        if entry is None:
-            return found_in(other, lname, env)
-        expr = entry[1]
-        value = consts_get(id(expr), varies)
-        if value is not varies and env.depth < max_depth:
-            return value
-        return eval_found(other, lname, expr, env)
-
-    return target
-
-
-def _build_my(lname: str) -> Compiled:
-    """``MY.x``: from an ad with no attribute ``my`` the scope word is that ad."""
-
-    def general(cur: object, env: ev.Env) -> object:
-        return ev.select(ev.resolve_unscoped(cur, "my", env), lname, env)
-
-    def my(cur: object, env: ev.Env) -> object:
-        try:
-            attrs = cur._attrs  # type: ignore[attr-defined]
-        except AttributeError:
-            return general(cur, env)
-        if "my" in attrs:
-            return general(cur, env)
-        return ev.found_in(cur, lname, env)
-
-    return my
 
 
 # --- operators -----------------------------------------------------------------------

@@ -2,8 +2,17 @@
 
 Each expression node is compiled once into a Python closure ``fn(cur, env) -> value``
 (cached per node), where ``cur`` is the ad in which the expression is being evaluated
-(HTCondor's ``state.curAd``) and ``env`` holds the match context. Operators on values
-live in ``operators.py``, functions in ``builtins.py``.
+(HTCondor's ``state.curAd``) and ``env`` holds the match context. This module holds the
+context, the general scoped lookups, the compile cache and the public API; the
+closures are built by ``compiler.py`` (with ``fused.py``), and the whole expression of
+a hot attribute becomes one generated function (``codegen.py``). ``reference.py`` is
+the plain tree walker all of them must agree with. Operators on values live in
+``operators.py``, functions in ``builtins.py``.
+
+Evaluation runs first *unguarded* (a depth count instead of the set of attributes in
+progress, see ``_eval_found``) and, only if that goes deeper than ``FAST_DEPTH``
+(a circular reference, or a very long chain), again *guarded*; both give the same
+value.
 
 Scopes (as HTCondor's ``MatchClassAd`` sets them up when both MY and TARGET are given):
 
