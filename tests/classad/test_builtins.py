@@ -259,3 +259,51 @@ def test_time_uses_the_given_now(ads: tuple[ClassAd, ClassAd]) -> None:
     job, slot = ads
     assert evaluate("time()", job, slot, now=1234) == 1234
     assert evaluate("time() - 34", job, slot, now=1234) == 1200
+
+
+TOTALITY_VALUES = (
+    "undefined",
+    "error",
+    "true",
+    "0",
+    "-1",
+    "9223372036854775807",
+    "4294967296",
+    "-0.0",
+    'real("nan")',
+    'real("-inf")',
+    "1e308",
+    '""',
+    '"a, b;c"',
+    '"h\\u00e9llo"',
+    '"(["',
+    "{ }",
+    '{ 1, "x", undefined, [ a = 1 ] }',
+    "[ a = 1; b = a ]",
+    "Tags",
+    "Nested",
+    "NoSuch",
+)
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_every_builtin_is_total(name: str, ads: tuple[ClassAd, ClassAd]) -> None:
+    """Any arguments, any arity from none to one past the maximum: a value, never an
+    exception (a seeded sample of the combinations)."""
+    import random
+
+    job, slot = ads
+    spec = REGISTRY[name]
+    rng = random.Random(name)
+    top = min(spec.max_arity, 4) + 1
+    for arity in range(top + 1):
+        for _ in range(60):
+            args = ", ".join(rng.choice(TOTALITY_VALUES) for _ in range(arity))
+            value = evaluate(f"{name}({args})", job, slot, now=0)
+            assert (
+                value is Undefined
+                or value is Error
+                or isinstance(value, (bool, int, float, str, list, ClassAd))
+            ), f"{name}({args}) gave {value!r}"
+            if not spec.min_arity <= arity <= spec.max_arity:
+                assert value is Error, f"{name}({args}): wrong arity must be error"

@@ -61,7 +61,9 @@ def avg(values):  # type: ignore[no-untyped-def]
     total: object = numbers[0]
     for n in numbers[1:]:
         total = ops.arithmetic("+", total, n)
-    return ops.arithmetic("/", float(total), float(len(numbers)))  # type: ignore[arg-type]
+    if type(total) is not int and type(total) is not float:
+        return total  # the sum overflowed to an infinity: error, as in HTCondor
+    return ops.arithmetic("/", float(total), float(len(numbers)))
 
 
 def _extreme(name: str, better: str) -> None:
