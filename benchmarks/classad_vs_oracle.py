@@ -16,9 +16,9 @@ run are comparable between machines.
 
 Every operation is timed after a warm-up (``--warm`` calls), as in a negotiation cycle,
 where each expression is evaluated against many ads: condorlite compiles a hot
-expression into one generated function after 50 evaluations (``compiler.WARM_UP``).
+expression into one generated function after 200 evaluations (``compiler.WARM_UP``).
 
-    python benchmarks/classad_vs_oracle.py [--repeat 7] [--number 2000] [--warm 100]
+    python benchmarks/classad_vs_oracle.py [--repeat 7] [--number 2000] [--warm 300]
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--number", type=int, default=2000)
-    parser.add_argument("--warm", type=int, default=100)
+    parser.add_argument("--warm", type=int, default=300)
     parser.add_argument("--wall", action="store_true", help="time wall-clock, not CPU")
     args = parser.parse_args()
     timer = time.perf_counter if args.wall else time.thread_time

@@ -91,11 +91,12 @@ def build(node: Expr) -> tuple[Compiled, object]:
     return fn, ev.VARIES
 
 
-WARM_UP = 50
+WARM_UP = 200
 """Evaluations of a root expression by closures before its code is generated.
 Generating costs about as much as 30 to 100 evaluations (0.1-0.4 ms for a
-Requirements), and halves the cost of each later one: it pays for the expressions
-matchmaking evaluates over and over, not for those evaluated a few times."""
+Requirements) and then halves the cost of each evaluation. Waiting for 200 keeps the
+cost of generating for an expression that turns out not to be hot below half of what
+its evaluations have already cost, and pays back for matchmaking's hot expressions."""
 
 
 def build_root(node: Expr) -> tuple[Compiled, object]:
