@@ -25,9 +25,10 @@ belongs to ``<none>``; a name without ``@`` is a group (itself if configured, el
 ``sort_keys`` / ``sort_groups``: GROUP_SORT_EXPR is evaluated on an ad per group with
 ``AccountingGroup``, ``GroupQuota``, ``GroupResourcesAllocated`` and
 ``GroupResourcesInUse``; a value that is not a number gives FLT_MAX (HTCondor's
-fallback; NaN too, so the order stays total). Groups negotiate by ascending key, ties by name (case-insensitive, then
-exact), with ``<none>`` always last. The default expression is HTCondor's starvation
-order: ``GroupResourcesInUse / GroupQuota``, groups without quota after those with one.
+fallback; NaN too, so the order stays total). Groups negotiate by ascending key, ties by
+name (case-insensitive, then exact), with ``<none>`` always last. The default expression
+is HTCondor's starvation order: ``GroupResourcesInUse / GroupQuota``, groups without
+quota after those with one.
 """
 
 from __future__ import annotations
