@@ -13,7 +13,7 @@ calls. Each operand is one of:
 * ``fn``: anything else, through its compiled closure.
 
 Whenever a fast read does not apply, the operand takes exactly the general lookup of
-``evaluator.py`` (the same fallbacks as ``compiler._build_unscoped`` and friends), so
+``evaluator.py`` (the same fallbacks as the closures of ``attrrefs.py``), so
 the value is always the reference's. The closure source is generated from the operand
 kinds and the operator only (attribute names and constants are closure variables,
 never source text), one factory per combination, made on first use and kept.
