@@ -1,8 +1,9 @@
 """Regular-expression built-ins (see ``builtins.py``): regexp, regexps, replace,
 replaceall and regexpMember, following HTCondor's PCRE-based helper step by step.
 
-Patterns: HTCondor uses PCRE2; condorlite maps patterns onto Python's ``re`` (POSIX
-classes such as ``[[:digit:]]`` are translated). An invalid pattern is error.
+Patterns: HTCondor uses PCRE2 in its byte-oriented mode; condorlite translates PCRE
+syntax to Python's ``re`` (``pcre.py``) and matches bytes patterns against the UTF-8
+bytes of the target. An invalid pattern is error.
 
 Options: the letters ``i`` (ignore case), ``m`` (``^``/``$`` at line breaks), ``s``
 (``.`` matches newline) and ``x`` (extended) anywhere in the options string; for the
@@ -26,41 +27,28 @@ from __future__ import annotations
 
 import functools
 import re
+import warnings
 
 from .builtins import register
+from .pcre import translate
 from .values import Error, Undefined
 
-_POSIX_CLASSES = {
-    "alpha": "a-zA-Z",
-    "digit": "0-9",
-    "alnum": "a-zA-Z0-9",
-    "upper": "A-Z",
-    "lower": "a-z",
-    "space": " \\t\\n\\r\\f\\v",
-    "blank": " \\t",
-    "punct": "!-/:-@\\[-`{-~",
-    "xdigit": "0-9A-Fa-f",
-    "word": "\\w",
-    "cntrl": "\\x00-\\x1f\\x7f",
-    "print": " -~",
-    "graph": "!-~",
-}
-_POSIX_RE = re.compile(r"\[:(\w+):\]")
 _FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
 
 
 @functools.lru_cache(maxsize=1024)
-def compile_pattern(pattern: str, options: str) -> re.Pattern[str] | None:
-    """The compiled pattern with the option letters ``i m s x`` found in ``options``
-    (callers lower-case the options where HTCondor accepts both cases); None if the
-    pattern is invalid."""
+def compile_pattern(pattern: str, options: str) -> re.Pattern[bytes] | None:
+    """The compiled (bytes) pattern with the option letters ``i m s x`` found in
+    ``options`` (callers lower-case the options where HTCondor accepts both cases);
+    None if the pattern is invalid. Match it against ``text.encode()``."""
     flags = 0
     for letter, flag in _FLAGS.items():
         if letter in options:
             flags |= flag
-    translated = _POSIX_RE.sub(lambda m: _POSIX_CLASSES.get(m.group(1), m.group(0)), pattern)
     try:
-        return re.compile(translated, flags)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return re.compile(translate(pattern), flags)
     except (re.error, OverflowError, RecursionError, ValueError):
         return None
 
@@ -75,7 +63,7 @@ def first_special(values: tuple[object, ...]) -> object | None:
     return None
 
 
-def _group_count(match: re.Match[str]) -> int:
+def _group_count(match: re.Match[bytes]) -> int:
     """PCRE's match count: 1 + the highest-numbered group that took part."""
     highest = 0
     for n in range(1, (match.re.groups or 0) + 1):
@@ -84,52 +72,57 @@ def _group_count(match: re.Match[str]) -> int:
     return highest + 1
 
 
-def _expand(template: str, match: re.Match[str]) -> str | None:
+_DIGITS = b"0123456789"
+
+
+def _expand(template: bytes, match: re.Match[bytes]) -> bytes | None:
     """The template with ``\\N`` replaced by group N; None (error) if N is too high."""
-    out: list[str] = []
+    out: list[bytes] = []
     limit = _group_count(match)
     i = 0
     n = len(template)
     while i < n:
-        ch = template[i]
-        if ch == "\\" and i + 1 < n and "0" <= template[i + 1] <= "9":
-            group = ord(template[i + 1]) - 48
+        if template[i] == 0x5C and i + 1 < n and template[i + 1] in _DIGITS:
+            group = template[i + 1] - 0x30
             if group >= limit:
                 return None
-            out.append(match.group(group) or "")
+            out.append(match.group(group) or b"")
             i += 2
             continue
-        out.append(ch)
+        out.append(template[i : i + 1])
         i += 1
-    return "".join(out)
+    return b"".join(out)
 
 
 def substitute(
-    compiled: re.Pattern[str], target: str, template: str, *, full: bool, every: bool
+    compiled: re.Pattern[bytes], target: str, template: str, *, full: bool, every: bool
 ) -> object:
-    """HTCondor's substitution loop (see the module docstring): the string result, or
-    Error."""
-    out: list[str] = []
+    """HTCondor's substitution loop (see the module docstring) over UTF-8 bytes: the
+    string result, or Error. (A result that cuts a character in two is decoded with
+    replacement characters; classad2 cannot return such a string at all.)"""
+    data = target.encode()
+    pattern_text = template.encode()
+    out: list[bytes] = []
     idx = 0
-    n = len(target)
+    n = len(data)
     after_empty = False
     while True:
         if after_empty:
-            match = compiled.match(target, idx)
+            match = compiled.match(data, idx)
             if match is None or match.end() == idx:
                 if idx >= n:  # HTCondor would search past the end: PCRE error
                     return Error
-                out.append(target[idx])
+                out.append(data[idx : idx + 1])
                 idx += 1
                 after_empty = False
                 continue
         else:
-            match = compiled.search(target, idx)
+            match = compiled.search(data, idx)
             if match is None:
                 break
         if full:
-            out.append(target[idx : match.start()])
-        expanded = _expand(template, match)
+            out.append(data[idx : match.start()])
+        expanded = _expand(pattern_text, match)
         if expanded is None:
             return Error
         out.append(expanded)
@@ -138,8 +131,8 @@ def substitute(
         if not every:
             break
     if full:
-        out.append(target[idx:])
-    return "".join(out)
+        out.append(data[idx:])
+    return b"".join(out).decode(errors="replace")
 
 
 def _options_or_special(args: tuple[object, ...], options: object | None) -> object:
@@ -165,7 +158,7 @@ def regexp(pattern, target, options=None):  # type: ignore[no-untyped-def]
     compiled = compile_pattern(pattern, opts)
     if compiled is None:
         return Error
-    return compiled.search(target) is not None
+    return compiled.search(target.encode()) is not None
 
 
 def _substitute_call(pattern, target, template, options, extra):  # type: ignore[no-untyped-def]
@@ -217,7 +210,7 @@ def regexp_member(pattern, values, options=None):  # type: ignore[no-untyped-def
             if item is not Undefined:
                 return Error
             maybe_undefined = True
-        elif compiled is not None and compiled.search(item) is not None:
+        elif compiled is not None and compiled.search(item.encode()) is not None:
             return True
     return Undefined if maybe_undefined else False
 

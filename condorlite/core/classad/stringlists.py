@@ -144,7 +144,7 @@ def string_list_regexp_member(pattern, text, delims=DEFAULT_DELIMS, options=""):
     items = string_list(text, delims)
     if not items:
         return Undefined
-    return any(compiled.search(item) is not None for item in items)
+    return any(compiled.search(item.encode()) is not None for item in items)
 
 
 def _split_raw(text: str, delims: str) -> list[str]:
