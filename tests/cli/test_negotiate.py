@@ -132,6 +132,15 @@ def test_slides_pool_gives_new_matches_one_one_two(tmp_path: Path, state: Path) 
     assert {m["slot"] for m in data["matches"]} == {"slot2@m", "slot6@m", "slot7@m", "slot8@m"}
     assert data["cycle"]["claims_observed"] == 4 and data["cycle"]["claims_live"] == 8
     assert {r["reason"] for r in data["rejections"]} == {"submitter limit exceeded"}
+    # a second cycle at the same time, human view: nothing is left to hand out
+    code, out = run("negotiate", "--slots", slots, "--jobs", jobs, "--state-dir", state,
+                    "--now", str(T0))
+    assert code == 0, out
+    assert out.startswith("Negotiation cycle at 2023-11-14 22:13:20 UTC (1700000000)\n")
+    rows = {line.split()[0]: line.split() for line in out.splitlines()
+            if line.startswith(("  alice@", "  bob@", "  charlie@"))}
+    # Submitter, EffectivePriority, Share, Limit, Usage, Matched, Jobs matched/idle
+    assert rows[f"alice@{DOM}"][1:] == ["1000.00", "50.00%", "0.00", "4", "0", "0/3"]
     # the accountant now charges every slot: 4 observed + 4 new claims
     recs = records(state, T0)
     assert {n.split("@")[0]: r["weighted_resources_used"] for n, r in recs.items()} == {
@@ -455,3 +464,31 @@ def test_example_pool(state: Path) -> None:
     assert data["explain"]["failing"][0] == {
         "side": "job", "clause": 'TARGET.OpSysAndVer == "CentOS7"', "value": "false",
         "slots": 13}
+
+
+def test_jobs_from_stdin_and_a_locked_state(tmp_path: Path, state: Path) -> None:
+    slots = write(tmp_path / "slots.ads", [slot_ad("slot1@m")])
+    text = job_ad(1, 0, "alice") + "\n"
+    result = runner.invoke(app, ["negotiate", "--slots", str(slots), "--jobs", "-",
+                                 "--state-dir", str(state), "--now", str(T0), "--json"],
+                           input=text)
+    assert result.exit_code == 0, result.output
+    assert [m["job"] for m in json.loads(result.output)["data"]["matches"]] == ["1.0"]
+    code, out = run("negotiate", "--slots", "-", "--jobs", "-", "--state-dir", state,
+                    "--now", str(T0))
+    assert code == 2
+    before = db_dump(state)
+    holder = sqlite3.connect(state / "state.db", isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        code, out = run("negotiate", "--slots", slots, "--jobs", slots, "--state-dir", state,
+                        "--now", str(T0 + 60), "--lock-timeout", "0.2")
+        assert code == 75, out
+        # a dry run only reads, so it does not wait for the writer
+        code, out = run("negotiate", "--slots", slots, "--jobs", slots, "--state-dir", state,
+                        "--now", str(T0 + 60), "--lock-timeout", "0.2", "--dry-run")
+        assert code == 0, out
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert db_dump(state) == before
