@@ -158,7 +158,8 @@ BINARY = (
 )
 UNARY = ("-", "+", "!", "~")
 
-# name -> argument kinds, one letter per argument: s string, n number, l list,
+# name -> argument kinds, one letter per argument: s string, P regex pattern, n number,
+# l list,
 # a anything, x quantize step, o regexp options, p substitution options, c comparison
 # operator, e eval text, r unparse argument, m countMatches expression, k list of
 # records, d string-list delimiters. A trailing digit tells variants apart.
@@ -200,15 +201,15 @@ FUNCTIONS = {
     "split2": "sd",
     "splitUserName": "s",
     "splitSlotName": "s",
-    "regexp": "ss",
-    "regexp3": "sso",
-    "regexps": "sss",
-    "regexps4": "sssp",
-    "replace": "sss",
-    "replace4": "sssp",
-    "replaceall": "sss",
-    "replaceall4": "sssp",
-    "regexpMember": "sl",
+    "regexp": "Ps",
+    "regexp3": "Pso",
+    "regexps": "Pss",
+    "regexps4": "Pssp",
+    "replace": "Pss",
+    "replace4": "Pssp",
+    "replaceall": "Pss",
+    "replaceall4": "Pssp",
+    "regexpMember": "Pl",
     "member": "al",
     "identicalMember": "al",
     "anyCompare": "cla",
@@ -226,8 +227,8 @@ FUNCTIONS = {
     "stringListISubsetMatch": "ss",
     "stringListsIntersect": "ss",
     "stringListsIntersect3": "ssd",
-    "stringList_regexpMember": "ss",
-    "stringList_regexpMember4": "ssdo",
+    "stringList_regexpMember": "Ps",
+    "stringList_regexpMember4": "Psdo",
     "versioncmp": "ss",
     "versionGT": "ss",
     "versionGE": "ss",
@@ -356,6 +357,21 @@ RECORD_LISTS = (
     "{ [a = 0; b = 2], [q = 1; a = 5] }",
     "error",
     "{ [Memory = 1], [zz = Owner] }",
+)
+REGEX_PATTERNS = (
+    '"\\\\d+"',
+    '"\\\\Qa.b\\\\E"',
+    '"(?<n>a)\\\\k<n>"',
+    '"a{,2}"',
+    '"[[:alpha:]]+"',
+    '"\\\\w+$"',
+    '"^(a|b)*"',
+    '"(?i)A"',
+    '"[^[:space:]]+"',
+    '"(a)|(b)"',
+    '"x*"',
+    '"l(i)"',
+    '"\\\\bb"',
 )
 SUBSTITUTION_TEMPLATES = ('"\\\\1-\\\\0"', '"<\\\\0>"', '"x"', '""', '"\\\\2"', '"\\\\"')
 
@@ -491,6 +507,10 @@ class Generator:
             return self.rng.choice(OPTIONS)
         if kind == "p":
             return self.rng.choice(SUBST_OPTIONS)
+        if kind == "P":
+            if self.rng.random() < 0.5:
+                return self.rng.choice(REGEX_PATTERNS)
+            return self.rng.choice((*STRINGS, "Pattern", "Owner"))
         if kind == "d":
             return self.rng.choice(DELIMS)
         if kind == "c":
