@@ -93,6 +93,9 @@ class Cycle:
                           naive_evaluations=0)
         self.claims = claims
         self.offers = self._offers(slots, claims)
+        self._piece_costs: dict[tuple, float] = {}
+        #: offers still available (kept as a count: summing per job costs jobs x slots)
+        self.available = len(self.offers)
         self.pool = sum(s.weight for s in slots)
         weights = [o.weight for o in self.offers] or [1.0]
         self.min_weight = min(weights)
@@ -228,7 +231,7 @@ class Cycle:
                 self.notes[job.id] = f"skipped: autocluster {cluster} was rejected earlier"
                 continue
             self.stats["jobs_considered"] += 1
-            self.stats["naive_evaluations"] += sum(1 for o in self.offers if o.available)
+            self.stats["naive_evaluations"] += self.available
             klass = self.ac.match_class_of[job.id]
             if klass not in job_ads:
                 job_ads[klass] = with_attrs(self.ac.representative[klass].ad,
@@ -303,7 +306,7 @@ class Cycle:
                 taken = requested(offer.ad, job.ad, self.now)
                 if taken is None:
                     continue
-                cost = carve(offer, taken, self.policy, self.now)[0]
+                cost = self._piece_cost(idx, offer, taken)
             if reason == PRIO_PREEMPTION:
                 ok = lim.permits(prio_lim[0], cost, prio_lim[1])
             elif reason == NO_PREEMPTION:
@@ -318,6 +321,15 @@ class Cycle:
             return offer, reason, taken
         return None
 
+    def _piece_cost(self, idx: int, offer: Offer, taken: dict[str, float]) -> float:
+        # The same piece of the same slot state always weighs the same; weighing it means
+        # carving (copying the whole ad), so it is done once per (slot state, piece).
+        key = (idx, offer.version, tuple(sorted(taken.items())))
+        cost = self._piece_costs.get(key)
+        if cost is None:
+            cost = self._piece_costs[key] = carve(offer, taken, self.policy, self.now)[0]
+        return cost
+
     def _apply(self, turn: _Turn, job: Job, offer: Offer, reason, taken, spin, cluster) -> float:
         name = turn.info.name
         preempting = preempted_job = None
@@ -330,6 +342,7 @@ class Cycle:
         else:
             cost, resources = offer.weight, ()
             offer.available = False
+            self.available -= 1
             if offer.holder is not None:
                 preempting, preempted_job = offer.holder, offer.holder_job
                 self.usage[preempting] = max(0.0, self.usage.get(preempting, 0.0) - offer.weight)

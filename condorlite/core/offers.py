@@ -28,8 +28,12 @@ BASE_RESOURCES = ("Cpus", "Memory", "Disk")
 
 def with_attrs(ad: ClassAd, values: dict[str, object]) -> ClassAd:
     """A copy of ``ad`` with ``values`` bound as literals."""
-    new = type(ad)()
-    new.update(ad)
+    copy = getattr(ad, "copy", None)
+    if copy is not None:
+        new = copy()  # ClassAd.copy copies its table at once, not key by key
+    else:
+        new = type(ad)()
+        new.update(ad)
     for name, value in values.items():
         new[name] = adeval.literal(value)
     return new

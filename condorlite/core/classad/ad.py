@@ -111,6 +111,13 @@ class ClassAd(MutableMapping[str, Expr]):
         """``(spelling, expr)`` pairs in order (a list: cheap, and safe to mutate under)."""
         return list(self._attrs.values())
 
+    def copy(self) -> ClassAd:
+        """A shallow copy: same attributes (expressions are immutable), same parent."""
+        new = ClassAd()
+        new._attrs = dict(self._attrs)
+        new.parent = self.parent
+        return new
+
     def spelling(self, name: str) -> str | None:
         """The stored spelling of ``name``, or None when absent."""
         entry = self._attrs.get(name.lower())
