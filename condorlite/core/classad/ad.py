@@ -72,6 +72,15 @@ class ClassAd(MutableMapping[str, Expr]):
         for name, value in kwargs.items():
             self[name] = value
 
+    @classmethod
+    def _from_attrs(cls, attrs: dict[str, tuple[str, Expr]]) -> ClassAd:
+        """An ad that takes ``attrs`` (lower-case name -> (spelling, expr)) as its
+        storage, unchecked and uncopied: for readers that built it correctly."""
+        ad = cls.__new__(cls)
+        ad._attrs = attrs
+        ad.parent = None
+        return ad
+
     # -- mapping protocol -------------------------------------------------------------
 
     def lookup(self, name: str) -> Expr | None:

@@ -20,11 +20,14 @@ in HTCondor.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Iterator
 from typing import TextIO
 
 from condorlite.core.classad.ad import ClassAd
+from condorlite.core.classad.ast import Expr
 from condorlite.core.classad.errors import ClassAdSyntaxError
+from condorlite.core.classad.interning import OLD_LINES, OLD_VALUES
 from condorlite.core.classad.jsonads import read_json_ads, write_json_ads
 from condorlite.core.classad.parser import parse_expr, parse_records, quick_literal
 
@@ -148,46 +151,70 @@ def _detect(lines: Iterator[str], head: list[str]) -> str:
 
 
 def _read_old(lines: Iterable[str], filename: str | None) -> Iterator[ClassAd]:
-    ad = ClassAd()
+    """Old-form ads, one line at a time. A line seen before (the whole raw line, in
+    ``interning.OLD_LINES``) reuses its stored ``(name, (spelling, expr))`` without any
+    parsing; other lines go through ``_old_line``."""
+    cache = OLD_LINES
+    young = cache.young
+    attrs: dict[str, tuple[str, Expr]] = {}
     for lineno, raw in enumerate(lines, 1):
-        line = raw.rstrip("\r\n")
-        content = line.strip(_BLANK)
-        if not content:
-            if ad:
-                yield ad
-                ad = ClassAd()
-            continue
-        if content[0] == "#":
-            continue
-        m = _OLD_LINE.match(line)
-        if m is None:
-            raise ClassAdSyntaxError(
-                "bad_line",
-                "expected 'Name = expression'",
-                line=lineno,
-                column=len(line) - len(line.lstrip(_BLANK)) + 1,
-                source=line,
-                filename=filename,
-                first_line=lineno,
-            )
-        start = m.end()
-        value_text = line[start:].rstrip(_BLANK)
+        hit = young.get(raw)
+        if hit is None:
+            hit = cache.get(raw)
+            if hit is None:
+                hit = _old_line(raw, lineno, filename)
+                if hit is None:  # a blank or comment line
+                    if attrs and not raw.strip(_BLANK):
+                        yield ClassAd._from_attrs(attrs)
+                        attrs = {}
+                    continue
+                cache.put(raw, hit)
+            young = cache.young
+        key, entry = hit
+        # A repeated name keeps its first spelling and position, takes the last value.
+        held = attrs.setdefault(key, entry)
+        if held is not entry:
+            attrs[key] = (held[0], entry[1])
+    if attrs:
+        yield ClassAd._from_attrs(attrs)
+
+
+def _old_line(raw: str, lineno: int, filename: str | None):
+    """``(lower-case name, (spelling, expr))`` of one old-form attribute line, None for
+    a blank or ``#`` comment line; ``ClassAdSyntaxError`` for anything else."""
+    line = raw.rstrip("\r\n")
+    content = line.strip(_BLANK)
+    if not content or content[0] == "#":
+        return None
+    m = _OLD_LINE.match(line)
+    if m is None:
+        raise ClassAdSyntaxError(
+            "bad_line",
+            "expected 'Name = expression'",
+            line=lineno,
+            column=len(line) - len(line.lstrip(_BLANK)) + 1,
+            source=line,
+            filename=filename,
+            first_line=lineno,
+        )
+    name = m.group(1)
+    start = m.end()
+    value_text = line[start:].rstrip(_BLANK)
+    expr = OLD_VALUES.get(value_text)
+    if expr is None:
         expr = quick_literal(value_text)
-        if expr is not None:
-            ad[m.group(1)] = expr
-            continue
-        try:
-            expr = parse_expr(value_text, old=True)
-        except ClassAdSyntaxError as exc:
-            raise ClassAdSyntaxError(
-                exc.kind,
-                f"attribute {m.group(1)}: {exc.message}",
-                line=lineno,
-                column=start + exc.column,
-                source=line,
-                filename=filename,
-                first_line=lineno,
-            ) from None
-        ad[m.group(1)] = expr
-    if ad:
-        yield ad
+        if expr is None:
+            try:
+                expr = parse_expr(value_text, old=True)
+            except ClassAdSyntaxError as exc:
+                raise ClassAdSyntaxError(
+                    exc.kind,
+                    f"attribute {name}: {exc.message}",
+                    line=lineno,
+                    column=start + exc.column,
+                    source=line,
+                    filename=filename,
+                    first_line=lineno,
+                ) from None
+        OLD_VALUES.put(value_text, expr)
+    return sys.intern(name.lower()), (sys.intern(name), expr)
