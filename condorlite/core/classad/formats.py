@@ -57,10 +57,10 @@ def _parse_ads(source: str | TextIO, format: str, filename: str | None) -> Itera
     if format == "old":
         yield from _read_old(_chain(head, lines), filename)
         return
-    text = "".join(head) + "".join(lines)
     if format == "json":
-        yield from read_json_ads(text, filename=filename)
+        yield from read_json_ads(_chain(head, lines), filename=filename)
         return
+    text = "".join(head) + "".join(lines)
     try:
         for record in parse_records(text):
             ad = ClassAd()
