@@ -188,7 +188,6 @@ class Outcome:
     """What one cycle decided and what it changed in the state."""
 
     result: CycleResult
-    submitters: dict[str, Submitter]
     released: list[dict[str, Any]]
     observed: int
     live_claims: list[Claim]
@@ -240,7 +239,7 @@ def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float) -> Outco
         else:
             claim = Claim(match.slot, match.job, match.submitter, match.weight, now)
         claims[claim.slot] = claim
-    return Outcome(result, submitters, released, len(rec.added),
+    return Outcome(result, released, len(rec.added),
                    [claims[k] for k in sorted(claims)], state, matchmaking)
 
 
