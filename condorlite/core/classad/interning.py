@@ -73,9 +73,12 @@ OLD_VALUES = TextCache(50_000)
 NEW_VALUES = TextCache(50_000)
 #: JSON scalars, keyed by (type, value) -> Literal.
 JSON_SCALARS = TextCache(50_000)
+#: JSON attributes, keyed by (spelling, id(expr)) -> (spelling, expr): the entry keeps
+#: the expression alive, so its id cannot be reused while the key exists.
+JSON_ENTRIES = TextCache(50_000)
 
 
 def clear_all() -> None:
     """Forget every cached text (tests use it to start from a known state)."""
-    for cache in (OLD_LINES, OLD_VALUES, NEW_VALUES, JSON_SCALARS):
+    for cache in (OLD_LINES, OLD_VALUES, NEW_VALUES, JSON_SCALARS, JSON_ENTRIES):
         cache.clear()

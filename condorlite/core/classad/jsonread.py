@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.ast import Expr, ListExpr, Literal, RecordExpr
 from condorlite.core.classad.errors import ClassAdSyntaxError
-from condorlite.core.classad.interning import JSON_SCALARS, NEW_VALUES
+from condorlite.core.classad.interning import JSON_ENTRIES, JSON_SCALARS, NEW_VALUES
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.classad.values import INT64_MAX, INT64_MIN, Undefined
 
@@ -77,6 +77,7 @@ class _Reader:
         self.marks: list[int] = []
         self.line0 = 1
         self.eof = False
+        self.names: dict[str, tuple[str, str]] = {}
         self.decoder = json.JSONDecoder(
             object_pairs_hook=_Object, parse_constant=self._reject_constant
         )
@@ -209,14 +210,32 @@ class _Reader:
     # -- JSON values to expressions -----------------------------------------------------
 
     def to_ad(self, item: object, pos: int) -> ClassAd:
+        """The ad of one decoded object. Names are interned once per reader; the
+        ``(spelling, expr)`` pair is shared too (``interning.JSON_ENTRIES``, keyed by
+        the spelling and the expression's identity, which the entry keeps alive)."""
         if not isinstance(item, _Object):
             raise self.fail("each ad must be a JSON object", pos)
         attrs: dict[str, tuple[str, Expr]] = {}
+        names = self.names
+        entries = JSON_ENTRIES
+        to_expr = self.to_expr
         for name, value in item:
-            key = sys.intern(name.lower())
-            expr = self.to_expr(value, name, pos)
-            held = attrs.get(key)
-            attrs[key] = (sys.intern(name) if held is None else held[0], expr)
+            named = names.get(name)
+            if named is None:
+                if len(names) >= 10_000:
+                    names.clear()
+                named = names[name] = (sys.intern(name.lower()), sys.intern(name))
+            key, spelling = named
+            expr = to_expr(value, name, pos)
+            entry_key = (spelling, id(expr))
+            entry = entries.get(entry_key)
+            if entry is None:
+                entry = (spelling, expr)
+                entries.put(entry_key, entry)  # type: ignore[arg-type]
+            # A repeated name keeps its first spelling and position, takes the last value.
+            held = attrs.setdefault(key, entry)
+            if held is not entry:
+                attrs[key] = (held[0], expr)
         return ClassAd._from_attrs(attrs)
 
     def to_expr(self, value: object, name: str, pos: int) -> Expr:
