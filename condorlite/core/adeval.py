@@ -16,6 +16,7 @@ import math
 from collections.abc import MutableMapping
 from typing import Any
 
+from condorlite.core.classad.ad import ClassAd as _ClassAd
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.evaluator import evaluate, evaluate_attribute, requirements_hold
 from condorlite.core.classad.values import Error, Undefined
@@ -41,6 +42,9 @@ __all__ = [
 
 def attr(ad: ClassAd, name: str) -> Expr | None:
     """The expression bound to ``name`` in ``ad`` (case-insensitive), or None."""
+    if type(ad) is _ClassAd:
+        # Mapping.get pays for a KeyError on every absent name; most lookups here miss.
+        return ad.lookup(name)
     return ad.get(name)
 
 

@@ -47,6 +47,24 @@ REQUEST_PREFIX = "request"
 ALWAYS_SIGNIFICANT = ("requirements", "rank")
 
 
+#: id(expr) -> (expr, its names). Ads read from files share their expression objects
+#: (the readers intern them), so thousands of jobs ask for the names of the same few
+#: hundred expressions; holding the expr keeps its id from being reused.
+_NAMES: dict[int, tuple[Expr, frozenset[str]]] = {}
+_NAMES_LIMIT = 200_000
+
+
+def _names_of(expr: Expr) -> frozenset[str]:
+    found = _NAMES.get(id(expr))
+    if found is not None and found[0] is expr:
+        return found[1]
+    if len(_NAMES) >= _NAMES_LIMIT:
+        _NAMES.clear()
+    names = frozenset(expr_names(expr))
+    _NAMES[id(expr)] = (expr, names)
+    return names
+
+
 def closure(ad: ClassAd, start: Iterable[str]) -> frozenset[str]:
     """``start`` plus every name reached by following the ad's own attributes."""
     seen: set[str] = set()
@@ -58,7 +76,7 @@ def closure(ad: ClassAd, start: Iterable[str]) -> frozenset[str]:
         seen.add(name)
         expr = adeval.attr(ad, name)
         if expr is not None:
-            todo.extend(expr_names(expr) - seen)
+            todo.extend(_names_of(expr) - seen)
     return frozenset(seen)
 
 
