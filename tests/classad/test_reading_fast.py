@@ -8,6 +8,8 @@ import json
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from condorlite.core.classad import ClassAdSyntaxError, parse_ads
 from condorlite.core.classad.ast import Binary, Literal
@@ -233,3 +235,70 @@ def test_json_expr_marker_and_nul_checks_work_across_reads():
         list(parse_ads(LineGuard(broken.splitlines(keepends=True)), "json"))
     assert "NUL" in info.value.message
     assert info.value.line == text.count("\n", 0, cut) + 1
+
+
+# -- new form: chunked streaming and the line fast path agree with a whole parse ------
+
+_NAMES = ["A", "b", "'q]x'", "Name", "a"]
+_VALUES = [
+    "1", '"a]b"', '"x\\"]"', '"http://h/*x*/"', "{ [ n = 1 ], 2 }", "[ n = [ m = 2 ] ]",
+    "x[0]", "/* ] [ */ 3", '"multi\n]line"', "1 // c ;", "y ?: 2", "-1.5e3", "true",
+    "a /\n b", "undefined", "f(1, [c = 2])", '"q\\\\"', "1 +", "]",
+]
+_SEPS = [";", "; ", ";\n    ", "\n;", ";;", " ; // ]\n", "\n"]
+_BETWEEN = ["", "\n", "\n\n", " // c ]\n", "/* [ */\n"]
+
+
+def _whole(text):
+    from condorlite.core.classad.parser import parse_records
+
+    return [list(record.attrs) for record in parse_records(text)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.sampled_from(_NAMES), st.sampled_from(_VALUES),
+                                    st.sampled_from(_SEPS)), max_size=4),
+                min_size=1, max_size=4),
+       st.lists(st.sampled_from(_BETWEEN), min_size=4, max_size=4),
+       st.booleans())
+def test_new_form_chunks_agree_with_a_whole_parse(records, between, pretty):
+    parts = []
+    for record, sep in zip(records, between, strict=False):
+        body = "".join(f"\n    {n} = {v}{s}" if pretty else f"{n} = {v}{s}"
+                       for n, v, s in record)
+        parts.append(sep + ("[" + body + "\n]" if pretty else "[ " + body + " ]"))
+    text = "".join(parts) + "\n"
+    try:
+        expected = _whole(text)
+    except ClassAdSyntaxError:
+        with pytest.raises(ClassAdSyntaxError):
+            list(parse_ads(io.StringIO(text), "new"))
+        return
+    for _ in range(2):  # the second time through the line caches
+        got = list(parse_ads(io.StringIO(text), "new"))
+        assert [ad.items() for ad in got] == expected
+
+
+def test_new_form_pretty_records_share_exprs_and_stream():
+    from condorlite.core.classad import write_ads
+
+    ads = list(parse_ads(_old_pool(300), "old"))
+    text = write_ads(ads, "new")
+    stream = LineGuard(text.splitlines(keepends=True))
+    got = parse_ads(stream, "new")
+    first = next(got)
+    assert stream.taken <= text[: text.index("]") + 2].count("\n") + 2
+    rest = list(got)
+    assert [ad.items() for ad in [first, *rest]] == [ad.items() for ad in ads]
+    assert _expr(rest[-1], "Requirements") is _expr(first, "Requirements")
+
+
+def test_new_form_error_positions_are_file_positions():
+    good = "[\n  A = 1;\n  B = \"x\"\n]\n" * 50
+    text = good + "[\n  C = 1;\n  D = (2 +;\n]\n"
+    with pytest.raises(ClassAdSyntaxError) as info:
+        list(parse_ads(LineGuard(text.splitlines(keepends=True)), "new", filename="n.ad"))
+    err = info.value
+    assert (err.line, err.filename) == (50 * 4 + 3, "n.ad")
+    assert err.column == len("  D = (2 +") + 1
+    assert err.source_line == "  D = (2 +;"

@@ -29,7 +29,8 @@ from condorlite.core.classad.ast import Expr
 from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.interning import OLD_LINES, OLD_VALUES
 from condorlite.core.classad.jsonads import read_json_ads, write_json_ads
-from condorlite.core.classad.parser import parse_expr, parse_records, quick_literal
+from condorlite.core.classad.newform import read_new_ads
+from condorlite.core.classad.parser import parse_expr, quick_literal
 
 FORMATS = ("auto", "old", "new", "json")
 
@@ -60,16 +61,7 @@ def _parse_ads(source: str | TextIO, format: str, filename: str | None) -> Itera
     if format == "json":
         yield from read_json_ads(_chain(head, lines), filename=filename)
         return
-    text = "".join(head) + "".join(lines)
-    try:
-        for record in parse_records(text):
-            ad = ClassAd()
-            for name, expr in record.attrs:
-                ad[name] = expr
-            yield ad
-    except ClassAdSyntaxError as exc:
-        exc.filename = filename
-        raise
+    yield from read_new_ads(_chain(head, lines), filename)
 
 
 def parse_ad(source: str | TextIO, format: str = "auto", *, filename: str | None = None):

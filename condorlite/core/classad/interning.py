@@ -71,6 +71,9 @@ OLD_VALUES = TextCache(50_000)
 #: New-syntax expression texts -> expr (JSON ``\\/Expr(...)\\/`` bodies and new-form
 #: attribute values).
 NEW_VALUES = TextCache(50_000)
+#: New-form ``Name = value;`` lines -> (lower-case name, (spelling, expr), ends with
+#: ';'), stored only once the value parsed whole.
+NEW_LINES = TextCache(50_000)
 #: JSON scalars, keyed by (type, value) -> Literal.
 JSON_SCALARS = TextCache(50_000)
 #: JSON attributes, keyed by (spelling, id(expr)) -> (spelling, expr): the entry keeps
@@ -80,5 +83,5 @@ JSON_ENTRIES = TextCache(50_000)
 
 def clear_all() -> None:
     """Forget every cached text (tests use it to start from a known state)."""
-    for cache in (OLD_LINES, OLD_VALUES, NEW_VALUES, JSON_SCALARS, JSON_ENTRIES):
+    for cache in (OLD_LINES, OLD_VALUES, NEW_LINES, NEW_VALUES, JSON_SCALARS, JSON_ENTRIES):
         cache.clear()
