@@ -27,7 +27,7 @@ from condorlite.core.classad.ast import Expr
 from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.interning import NEW_LINES, NEW_VALUES
 from condorlite.core.classad.lexer import tokenize
-from condorlite.core.classad.parser import parse_expr, parse_records
+from condorlite.core.classad.parser import parse_expr, parse_records, quick_literal
 
 # Outside strings and comments: what can open or close something.
 _NORMAL = re.compile(r"""["'\[\]]|//|/\*""")
@@ -163,10 +163,12 @@ def _attr_line(line: str) -> tuple[str, tuple[str, Expr], bool] | None:
         return None  # a comment swallows the ';' or the line's end, or there is doubt
     expr = NEW_VALUES.get(value_text)
     if expr is None:
-        try:
-            expr = parse_expr(value_text)
-        except ClassAdSyntaxError:
-            return None
+        expr = quick_literal(value_text)
+        if expr is None:
+            try:
+                expr = parse_expr(value_text)
+            except ClassAdSyntaxError:
+                return None
         NEW_VALUES.put(value_text, expr)
     return sys.intern(name.lower()), (sys.intern(name), expr), terminated
 
