@@ -10,7 +10,7 @@ old-format ClassAd per record, HTCondor's accounting-ad attributes) and ``--json
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
 import typer
@@ -33,6 +33,7 @@ from condorlite.cli.userprio_table import (
 )
 from condorlite.core.accounting import (
     MIN_PRIORITY,
+    AccountantState,
     Record,
     effective_priority,
     has_groups,
@@ -141,6 +142,22 @@ def _wanted(rec: Record, names: list[str]) -> bool:
     return any(n == rec.name or ("@" not in n and n == user) for n in names)
 
 
+def in_use_counts_as_used(state: AccountantState, now: float) -> AccountantState:
+    """Records holding slots right now show as used at ``now``.
+
+    The accountant stamps ``LastUsageTime`` at its next update after usage, so in the
+    moment between a cycle's matches and the next update (e.g. ``userprio`` at the same
+    ``--now`` as the cycle) a user running jobs would otherwise be hidden as inactive.
+    """
+    records = {
+        name: replace(rec, last_usage_time=now)
+        if rec.resources_used > 0 or rec.weighted_resources_used > 0
+        else rec
+        for name, rec in state.records.items()
+    }
+    return replace(state, records=records)
+
+
 def select_records(
     records: dict[str, Record], names: list[str], min_last_usage: float
 ) -> list[Record]:
@@ -211,7 +228,7 @@ def build_userprio(
         stored = tx.load_accountant()
         last_cycle = tx.last_history(CYCLE_KIND)
     policy = store.policy
-    view = update_priorities(stored, policy, at)
+    view = in_use_counts_as_used(update_priorities(stored, policy, at), at)
     ctx = group_context(policy, view.records, last_cycle) if has_groups(policy) else None
     flags = _flags(show_all, usage, priority, opts.quotas, opts.surplus, opts.sortkey)
     chosen = select_records(view.records, names, min_last)

@@ -168,3 +168,23 @@ def test_record_ad_round_trips_through_json_numbers():
     lines = dict(line.split(" = ", 1) for line in record_ad(rec, T0))
     assert float(lines["RealPriority"]) == rec.priority
     assert lines["Name"] == '"a@x"' and lines["MyType"] == '"Accounting"'
+
+
+def test_a_user_holding_slots_counts_as_active_at_the_moment_of_the_match():
+    """Between a cycle's matches and the next accountant update, LastUsageTime is not yet
+    stamped; a submitter holding slots must still show (as used ``<now>``)."""
+    from condorlite.cli.userprio import in_use_counts_as_used, select_records
+    from condorlite.core import accounting as acct
+    from condorlite.core.policy import Policy
+
+    policy, now = Policy(), 1_760_000_000.0
+    state = acct.update_priorities(acct.AccountantState(None, {}), policy, now)
+    state = acct.add_match(state, policy, "alice@example.org", 4.0, now)
+    idle = acct.new_record("bob@example.org", policy, now)
+    state = acct.AccountantState(state.last_update_time, {**state.records, idle.name: idle})
+    day_ago = now - 86400
+
+    assert select_records(state.records, [], day_ago) == []
+    shown = select_records(in_use_counts_as_used(state, now).records, [], day_ago)
+    assert [r.name for r in shown] == ["alice@example.org"]
+    assert shown[0].last_usage_time == now
