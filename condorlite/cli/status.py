@@ -273,7 +273,9 @@ def _when(epoch: float | None) -> str:
     if epoch is None:
         return "never"
     stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(epoch))
-    return f"{stamp} ({epoch:g})"
+    # Whole epoch seconds print as integers; a fractional --now keeps its fraction.
+    shown = int(epoch) if float(epoch).is_integer() else epoch
+    return f"{stamp} ({shown})"
 
 
 def _draw_negotiator(console: Console, cycle: dict[str, Any] | None) -> None:
