@@ -10,14 +10,17 @@ What one run does (the contract of ``docs/negotiate.md``, "The command"):
 2. in one transaction: bring the accountant up to ``now``; reconcile the stored claims
    with the ads (``core.claims.reconcile``), charging ``remove_match`` for every claim
    that ended and ``add_match`` for every claim newly seen in a busy slot ad;
-3. run the cycle (``core.negotiator.run_cycle``) with each submitter's EUP, usage,
-   floor and ceiling from the accountant (a submitter without a record gets a new
-   one's figures);
+3. run the cycle (``core.group_cycle.negotiate``: ``run_cycle``, or with GROUP_NAMES
+   the group turns on one pool) with each submitter's EUP, usage, floor and ceiling
+   from the accountant (a submitter without a record gets a new one's figures); the
+   groups' round-robin times come from the last cycle's history row;
 4. charge every preemption (``remove_match``, the slot's claim dropped) and every
    match (``add_match``, a new claim; a piece of a partitionable slot is stored as
    ``<slot>#<job>``);
 5. save the accountant and the claims and append a ``negotiation_cycle`` history row
-   whose ``data["cycle"]`` holds the cycle's statistics.
+   whose ``data["cycle"]`` holds the cycle's statistics, ``data["demand"]`` each
+   submitter's weighted running + idle jobs (``userprio --quotas`` reads it) and, with
+   groups, ``data["group_rr_time"]`` (group -> epoch of its last round-robin service).
 
 ``--dry-run`` runs steps 1-4 in a read transaction and writes nothing. The two
 durations (``duration``: the whole command; ``matchmaking_duration``: the
@@ -46,6 +49,8 @@ from condorlite.core import accounting as acct
 from condorlite.core.accounting import AccountantState, ClaimRow
 from condorlite.core.claims import reconcile
 from condorlite.core.explain import explain_job
+from condorlite.core.group_cycle import GroupOutcome, demand_of, negotiate
+from condorlite.core.groups import group_of
 from condorlite.core.model import (
     AdProblem,
     Claim,
@@ -56,7 +61,6 @@ from condorlite.core.model import (
     job_from_ad,
     slot_from_ad,
 )
-from condorlite.core.negotiator import run_cycle
 from condorlite.core.policy import Policy
 from condorlite.errors import DomainError, UsageError
 from condorlite.store.adfiles import LoadedAd, configured_paths, read_ads
@@ -193,6 +197,9 @@ class Outcome:
     live_claims: list[Claim]
     accountant: AccountantState
     matchmaking_duration: float
+    demand: dict[str, float]
+    groups: GroupOutcome | None = None
+    rr_time: dict[str, float] = field(default_factory=dict)
 
 
 def submitter_view(state: AccountantState, jobs: list[Job], policy: Policy,
@@ -210,6 +217,17 @@ def submitter_view(state: AccountantState, jobs: list[Job], policy: Policy,
     }
 
 
+def _stored_rr_time(tx: Transaction) -> dict[str, float]:
+    """The groups' round-robin times of the last cycle row (empty when none is valid)."""
+    last = tx.last_history(CYCLE_KIND) or {}
+    data = last.get("data") if isinstance(last.get("data"), dict) else {}
+    times = data.get("group_rr_time") if isinstance(data, dict) else None
+    if not isinstance(times, dict):
+        return {}
+    return {str(g): float(t) for g, t in times.items()
+            if isinstance(t, int | float) and not isinstance(t, bool)}
+
+
 def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float) -> Outcome:
     """Steps 2-4 of the module doc against one transaction's state (nothing saved)."""
     state = acct.update_priorities(tx.load_accountant(), policy, now)
@@ -225,8 +243,12 @@ def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float) -> Outco
     submitters = submitter_view(state, inputs.jobs, policy, now)
     live = rec.live
     started = time.perf_counter()
-    result = run_cycle(inputs.slots, inputs.jobs, submitters, live, policy, now)
+    rr_time = _stored_rr_time(tx) if policy.group_names else {}
+    result, groups = negotiate(inputs.slots, inputs.jobs, submitters, live, policy, now,
+                               rr_time)
     matchmaking = time.perf_counter() - started
+    if groups is not None:
+        rr_time.update(dict.fromkeys(groups.cycle.rr_touched, now))
     claims = {c.slot: c for c in live}
     for gone in result.preempted:
         state = acct.remove_match(state, policy, gone.submitter, gone.weight, now)
@@ -239,8 +261,11 @@ def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float) -> Outco
         else:
             claim = Claim(match.slot, match.job, match.submitter, match.weight, now)
         claims[claim.slot] = claim
-    return Outcome(result, released, len(rec.added),
-                   [claims[k] for k in sorted(claims)], state, matchmaking)
+    demand = groups.demand if groups is not None else demand_of(inputs.jobs, submitters, live,
+                                                                  policy)
+    return Outcome(result, released, len(rec.added), [claims[k] for k in sorted(claims)],
+                   state, matchmaking, dict(demand), groups,
+                   {g: rr_time[g] for g in sorted(rr_time)})
 
 
 # -- the JSON data -----------------------------------------------------------------------
@@ -280,14 +305,44 @@ def result_data(outcome: Outcome, inputs: Inputs, cycle: dict[str, Any]) -> dict
             "limit": s.limit, "usage": _num(s.usage), "matched": _num(s.matched),
             "matched_jobs": s.matched_jobs, "idle_jobs": s.idle_jobs,
         } for s in res.submitters],
+        "groups": groups_data(outcome.groups),
         "released": outcome.released,
         "problems": inputs.problems,
     }
 
 
+def groups_data(groups: GroupOutcome | None) -> list[dict[str, Any]]:
+    """One object per group (``GroupView.to_json()``, the first round's figures) plus
+    ``usage_after`` (weighted usage after the cycle), ``matched`` (what its turns
+    matched), ``turns`` and ``at_quota``; empty without GROUP_NAMES."""
+    if groups is None:
+        return []
+    out = []
+    for gv in groups.views:
+        mine = [r for r in groups.turns if r.turn.group == gv.name]
+        item = gv.to_json()
+        item.update(usage_after=_num(groups.usage_after.get(gv.name, 0.0)),
+                    matched=_num(sum(r.matched for r in mine)), turns=len(mine),
+                    at_quota=groups.capped_by(gv.name) is not None)
+        out.append(item)
+    return out
+
+
 def _history_what(cycle: dict[str, Any]) -> str:
     return (f"{cycle['matches']} matches, {cycle['rejections']} rejections, "
             f"{cycle['idle_jobs']} idle jobs, {cycle['active_submitters']} submitters")
+
+
+def group_fact(groups: GroupOutcome | None, submitter: str) -> dict[str, Any] | None:
+    """The ``--explain`` facts of the submitter's group (None without groups)."""
+    if groups is None:
+        return None
+    name = group_of(submitter, groups.tree)
+    gv = next(v for v in groups.views if v.name == name)
+    return {"name": name, "effective_quota": gv.effective_quota,
+            "allocated": gv.allocated, "requested": gv.requested, "usage": gv.usage,
+            "usage_after": groups.usage_after.get(name, 0.0),
+            "accept_surplus": gv.accept_surplus, "capped_by": groups.capped_by(name)}
 
 
 # -- the command -------------------------------------------------------------------------
@@ -312,11 +367,14 @@ def _body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | Non
         if not dry_run:
             tx.save_accountant(outcome.accountant)
             tx.save_claims([claim_to_row(c) for c in outcome.live_claims])
-            tx.add_history(CYCLE_KIND, _history_what(cycle), {"cycle": data["cycle"]}, at)
+            row: dict[str, Any] = {"cycle": data["cycle"], "demand": outcome.demand}
+            if outcome.groups is not None:
+                row["group_rr_time"] = outcome.rr_time
+            tx.add_history(CYCLE_KIND, _history_what(cycle), row, at)
     if explain is not None:
         job = next(j for j in inputs.jobs if j.id == explain.strip())
         data["explain"] = explain_job(job, inputs.slots, outcome.result, outcome.live_claims,
-                                      at)
+                                      at, group_fact(outcome.groups, job.submitter))
     return Result("negotiate", data, lambda console: view.draw(console, data))
 
 

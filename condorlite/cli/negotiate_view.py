@@ -13,6 +13,11 @@ Sections, in order (an empty section is left out, except Matches):
   EffectivePriority, Share (of the pool, percent), Limit (first pie spin), Usage
   (weighted slots in use after the cycle), Matched (weight matched this cycle) and
   jobs matched of idle;
+* ``Groups`` (with GROUP_NAMES), in the tree's breadth-first order: Group, Quota
+  (effective), Config (the configured figure; "(frac)" for a dynamic one), Surplus
+  (yes/no), Requested (weighted running + idle), Allocated (first round), Usage
+  (weighted, at the start and after the cycle), Matched (by its turns), Turns, and "at
+  quota" when it was held at a quota that refuses surplus;
 * ``Claims released`` and ``Problems`` (ads skipped);
 * with ``--explain``, the job's explanation.
 
@@ -94,6 +99,24 @@ def _submitters(data: dict[str, Any]) -> list[str]:
     return _section("Submitters (negotiation order)", _table(heads, rows, {1, 2, 3, 4, 5, 6}))
 
 
+def _groups(data: dict[str, Any]) -> list[str]:
+    rows = []
+    for g in data.get("groups", []):
+        config = _n(g["config_quota"]) + ("" if g["is_static"] else " (frac)")
+        if g["name"] == "<none>":
+            config = "-"
+        rows.append([("  " * g["depth"]) + g["name"], _n(g["effective_quota"]), config,
+                     "yes" if g["accept_surplus"] else "no", _n(g["requested"]),
+                     _n(g["allocated"]), f"{_n(g['usage'])} -> {_n(g['usage_after'])}",
+                     _n(g["matched"]), str(g["turns"]), "at quota" if g["at_quota"] else ""])
+    if not rows:
+        return []
+    heads = ["Group", "Quota", "Config", "Surplus", "Requested", "Allocated", "Usage",
+             "Matched", "Turns", ""]
+    return _section("Groups (quota, allocation, usage and demand in weighted slots)",
+                    _table(heads, rows, {1, 4, 5, 6, 7, 8}))
+
+
 def _released(data: dict[str, Any]) -> list[str]:
     rows = [[r["slot"], r["job"] or "", r["submitter"], r["reason"]] for r in data["released"]]
     if not rows:
@@ -130,13 +153,22 @@ def explain_lines(ex: dict[str, Any]) -> list[str]:
         out.append("  first clause that fails, per slot:")
         out += [f"    {f['side']:<4}  {f['clause']}: {f['value']} on {f['slots']} "
                 f"slot{'' if f['slots'] == 1 else 's'}" for f in ex["failing"]]
+    group = ex.get("group")
+    if group is not None:
+        surplus = "accepts" if group["accept_surplus"] else "does not accept"
+        out.append(f"  group {group['name']}: quota {_n(group['effective_quota'])}, "
+                   f"requested {_n(group['requested'])}, allocated {_n(group['allocated'])}, "
+                   f"usage {_n(group['usage'])} -> {_n(group['usage_after'])}; "
+                   f"{surplus} surplus")
     out.append(f"  outcome: {ex['outcome']}")
+    if ex.get("detail"):
+        out.append(f"  negotiator: {ex['detail']}")
     return out
 
 
 def draw(console: Console, data: dict[str, Any]) -> None:
     lines = _header(data["cycle"])
-    for section in (_matches, _rejections, _submitters, _released, _problems):
+    for section in (_matches, _rejections, _submitters, _groups, _released, _problems):
         lines += section(data)
     if "explain" in data:
         lines += explain_lines(data["explain"])

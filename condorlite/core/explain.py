@@ -115,8 +115,14 @@ def _outcome(job: Job, result: CycleResult, claims: list[Claim]) -> str:
 
 
 def explain_job(job: Job, slots: list[Slot], result: CycleResult, claims: list[Claim],
-                now: float) -> dict[str, Any]:
-    """Where ``job`` stands after ``result`` (JSON-ready; see the module doc)."""
+                now: float, group: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Where ``job`` stands after ``result`` (JSON-ready; see the module doc).
+
+    ``group`` (with accounting groups) holds the figures of the job's group, and
+    ``capped_by``: the group (itself or an ancestor) that refuses surplus and held it at
+    quota this cycle, or None. An idle job left unmatched while ``capped_by`` is set
+    waits because of that quota: the outcome says so, and ``detail`` keeps the
+    negotiator's own note."""
     counts: dict[tuple[str, str, str], int] = {}
     job_true = matching = 0
     for slot in slots:
@@ -139,6 +145,14 @@ def explain_job(job: Job, slots: list[Slot], result: CycleResult, claims: list[C
         "matched_jobs": report.matched_jobs, "idle_jobs": report.idle_jobs,
     }
     match = next((m for m in result.matches if m.job == job.id), None)
+    outcome = _outcome(job, result, claims)
+    detail = None
+    if group is not None and match is None and job.idle and group.get("capped_by"):
+        detail = outcome
+        cap = group["capped_by"]
+        whose = "its group" if cap == group["name"] else "its group's ancestor"
+        outcome = (f"waiting: {whose} {cap} is at its quota and does not accept surplus "
+                   f"(GROUP_ACCEPT_SURPLUS_{cap} false)")
     return {
         "job": job.id,
         "submitter": job.submitter,
@@ -150,5 +164,7 @@ def explain_job(job: Job, slots: list[Slot], result: CycleResult, claims: list[C
         "matching_slots": matching,
         "failing": failing,
         "matched_slot": None if match is None else match.slot,
-        "outcome": _outcome(job, result, claims),
+        "outcome": outcome,
+        "detail": detail,
+        "group": group,
     }

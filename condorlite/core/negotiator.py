@@ -26,6 +26,15 @@ The cycle:
 5. After a job is rejected, the rest of its autocluster is skipped for the rest of that
    submitter's turn in this spin, unless NEGOTIATE_ALL_JOBS_IN_CLUSTER.
 
+With accounting groups (GROUP_NAMES), ``core.group_cycle`` builds one ``Cycle`` (one
+pool of offers) and calls ``run_turn`` once per group turn instead of ``run``: steps 3-4
+among that turn's submitters only, the pool size taken as ``min(pool, turn limit)`` and
+the pie left capped by the group's room (turn limit minus the group's usage).
+
+Statistics: ``rejections`` is the number of jobs left rejected at the end (the length of
+the list); ``rejection_events`` counts every rejection, a job rejected in several spins
+or turns counting each time.
+
 Ties: submitters by (EUP, name); jobs by (-JobPrio, QDate, ClusterId, ProcId, input
 order); candidates as ``matchmaker`` says (slot Name last). Nothing depends on hashing
 or input order otherwise.
@@ -34,6 +43,7 @@ or input order otherwise.
 from __future__ import annotations
 
 from bisect import insort
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from condorlite.core import limits as lim
@@ -80,8 +90,12 @@ class _Turn:
 class Cycle:
     """The mutable state of one cycle; ``run_cycle`` is its only public entry."""
 
-    def __init__(self, slots, jobs, submitters, claims, policy: Policy, now: float) -> None:
+    def __init__(self, slots, jobs, submitters, claims, policy: Policy, now: float,
+                 groups: GroupFacts | None = None) -> None:
         self.policy, self.now = policy, now
+        self.groups = groups
+        #: the group turn under way: (negotiating group, autoregroup, room left) or None
+        self.group_turn: tuple[str, bool, float] | None = None
         self.usage = {name: s.usage for name, s in submitters.items()}
         self.eup = {name: s.eup for name, s in submitters.items()}
         self.known = submitters
@@ -89,8 +103,8 @@ class Cycle:
         self.preempted: list[Claim] = []
         self.last_reject: dict[str, Rejection] = {}
         self.notes: dict[str, str] = {}
-        self.stats = dict(pies=0, pie_spins=0, jobs_considered=0, matches=0, rejections=0,
-                          naive_evaluations=0)
+        self.stats = dict(pies=0, pie_spins=0, jobs_considered=0, matches=0,
+                          rejection_events=0, naive_evaluations=0)
         self.claims = claims
         self.offers = self._offers(slots, claims)
         self._piece_costs: dict[tuple, float] = {}
@@ -126,8 +140,16 @@ class Cycle:
         return ac
 
     def _remote_attrs(self, holder: str) -> dict[str, object]:
-        return dict(zip(REMOTE_ATTRS, (self.eup.get(holder, 0.5), self.usage.get(holder, 0.0),
-                                       _group_of(holder, self.known)), strict=True))
+        values = dict(zip(REMOTE_ATTRS, (self.eup.get(holder, 0.5), self.usage.get(holder, 0.0),
+                                         self._group_of(holder)), strict=True))
+        if self.groups is not None:
+            group = self._group_of(holder)
+            values["RemoteGroupQuota"] = self.groups.quota[group]
+            values["RemoteGroupResourcesInUse"] = self.groups.usage[group]
+        return values
+
+    def _group_of(self, name: str) -> str:
+        return NO_GROUP if self.groups is None else self.groups.group_of(name)
 
     def _offers(self, slots: list[Slot], claims: list[Claim]) -> list[Offer]:
         pending: dict[str, list[Claim]] = {}
@@ -171,6 +193,33 @@ class Cycle:
             self._pie(below, floor_round=True)
         self._pie(list(self.turns), floor_round=False)
 
+    def run_turn(self, names: frozenset[str], pool_limit: float, room: float,
+                 group: str, autoregroup: bool) -> dict[str, float]:
+        """One group turn (module doc): the floor round and the pie spins among the
+        submitters ``names``, with the pool size ``min(pool, pool_limit)`` and at most
+        ``room`` new weight in all. Returns the change of usage per submitter (matches
+        plus, preempted claims minus), names sorted, zero changes left out."""
+        before = dict(self.usage)
+        whole = self.pool
+        self.pool = min(whole, max(0.0, pool_limit))
+        self.group_turn = (group, autoregroup, max(0.0, room))
+        try:
+            active = [t for t in self.turns if t.info.name in names]
+            below = [t for t in active
+                     if t.info.floor > 0 and self.usage[t.info.name] < t.info.floor]
+            if below:
+                self._pie(below, floor_round=True)
+            if active:
+                self._pie(active, floor_round=False)
+        finally:
+            self.pool, self.group_turn = whole, None
+        changes = {}
+        for name in sorted(set(before) | set(self.usage)):
+            change = self.usage.get(name, 0.0) - before.get(name, 0.0)
+            if change:
+                changes[name] = change
+        return changes
+
     def _pie(self, active: list[_Turn], floor_round: bool) -> None:
         self.stats["pies"] += 1
         spin = 0
@@ -181,6 +230,10 @@ class Cycle:
             share = lim.shares({t.info.name: self.eup[t.info.name] for t in active})
             pie_left = sum(lim.limit(share[t.info.name], self.pool, self.usage[t.info.name])
                            for t in active)
+            if self.group_turn is not None:
+                # The group's room caps the whole pie: its submitters together take at
+                # most turn limit - group usage.
+                pie_left = min(pie_left, self.group_turn[2])
             pie_orig, count_orig = pie_left, len(active)
             for turn in list(active):
                 name = turn.info.name
@@ -260,10 +313,20 @@ class Cycle:
 
     def _submitter_attrs(self, name: str) -> dict[str, object]:
         eup = self.eup[name]
-        return {"SubmitterUserPrio": eup, "SubmittorPrio": eup,
-                "SubmitterUserResourcesInUse": self.usage[name],
-                "SubmitterGroup": _group_of(name, self.known),
-                "SubmitterNegotiatingGroup": NO_GROUP, "SubmitterAutoregroup": False}
+        negotiating, autoregroup = NO_GROUP, False
+        if self.group_turn is not None:
+            negotiating, autoregroup = self.group_turn[0], self.group_turn[1]
+        values: dict[str, object] = {
+            "SubmitterUserPrio": eup, "SubmittorPrio": eup,
+            "SubmitterUserResourcesInUse": self.usage[name],
+            "SubmitterGroup": self._group_of(name),
+            "SubmitterNegotiatingGroup": negotiating, "SubmitterAutoregroup": autoregroup}
+        if self.groups is not None:
+            # Fixed at the start of the cycle, as RemoteGroup* (PREEMPTION_REQUIREMENTS_STABLE).
+            group = self._group_of(name)
+            values["SubmitterGroupQuota"] = self.groups.quota[group]
+            values["SubmitterGroupResourcesInUse"] = self.groups.usage[group]
+        return values
 
     def _pick(self, cands: Candidates, job, klass, job_ad, name, only_rank, prio_lim, free_lim):
         """The best candidate this job may take, or None.
@@ -349,6 +412,9 @@ class Cycle:
                 self.preempted.append(Claim(offer.name, preempted_job, preempting, offer.weight,
                                             self.now))
         self.usage[name] = self.usage.get(name, 0.0) + cost
+        if self.group_turn is not None:
+            group, regroup, room = self.group_turn
+            self.group_turn = (group, regroup, room - cost)
         turn.done.add(job.id)
         turn.matched_weight += cost
         turn.matched_jobs += 1
@@ -361,7 +427,7 @@ class Cycle:
         return cost
 
     def _reject(self, job: Job, name: str, reason: str, cluster: int) -> None:
-        self.stats["rejections"] += 1
+        self.stats["rejection_events"] += 1
         self.last_reject[job.id] = Rejection(job.id, name, reason, cluster)
         self.notes[job.id] = f"rejected: {reason}"
 
@@ -378,6 +444,7 @@ class Cycle:
             for t in self.turns]
         stats = dict(self.stats)
         stats.update(
+            rejections=len(rejections),
             slots=len(self.offers) + 0, pool_weight=self.pool,
             candidate_slots=len(self.offers), idle_jobs=len(self.idle),
             active_submitters=len(self.turns), autoclusters=self.ac.count,
@@ -397,8 +464,16 @@ def _reach(slots: list[Slot], names: frozenset[str]) -> frozenset[str]:
     return frozenset(found)
 
 
-def _group_of(name: str, known: dict[str, Submitter]) -> str:
-    return NO_GROUP
+@dataclass(frozen=True)
+class GroupFacts:
+    """What a grouped cycle knows of the groups at its start: each submitter's group
+    (``group_of``), each group's quota (``assign_quotas``) and its usage (the sum of its
+    own submitters' usage, as HTCondor's group record). These feed the Remote*/Submitter*
+    group attributes of PREEMPTION_REQUIREMENTS."""
+
+    group_of: Callable[[str], str]
+    quota: Mapping[str, float]
+    usage: Mapping[str, float]
 
 
 def _subtract(ad: ClassAd, claims: list[Claim], now: float) -> ClassAd:
