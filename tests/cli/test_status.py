@@ -111,7 +111,7 @@ def test_negotiator_view_reads_the_last_cycle(state: Path) -> None:
     assert data["last_cycle_time"] == 2000.0
     assert data["negotiator"]["last_cycle"]["data"]["cycle"]["matches"] == 12
     human = _run("--negotiator", "--state-dir", str(state))
-    assert "1970-01-01 00:33:20 UTC" in human.output
+    assert "1970-01-01 00:33:20 UTC (2000)" in human.output
     assert any(line.split() == ["pie_spins", "3"] for line in human.output.splitlines())
 
 
