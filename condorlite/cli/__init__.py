@@ -10,10 +10,12 @@ reads the environment or the clock.
 from __future__ import annotations
 
 import importlib
+import sys
 
 import typer
 
 from condorlite import __version__
+from condorlite.cli.render import envelope, print_json
 
 # Order here is the order of the commands in --help.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -55,5 +57,25 @@ for _name in COMMAND_MODULES:
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app(prog_name="condorlite")
+    """Console-script entry point.
+
+    With ``--json`` even an argument error (which Typer reports before any command
+    runs) must come out as the one JSON envelope on stdout, so the app then runs in
+    non-standalone mode and its usage errors are rendered here; without ``--json``
+    Typer prints them as usual.
+    """
+    argv = sys.argv[1:]
+    if "--json" not in argv:
+        app(prog_name="condorlite")
+        return
+    try:
+        code = app(args=argv, prog_name="condorlite", standalone_mode=False)
+    except Exception as exc:  # Typer's usage errors carry exit_code and format_message
+        if not (hasattr(exc, "exit_code") and hasattr(exc, "format_message")):
+            raise
+        # The root takes no option but --version/--help, so a command comes first.
+        command = argv[0] if argv and not argv[0].startswith("-") else "condorlite"
+        error = {"kind": "usage", "message": exc.format_message()}
+        print_json(envelope(command, None, [error]))
+        sys.exit(exc.exit_code)
+    sys.exit(code if isinstance(code, int) else 0)
