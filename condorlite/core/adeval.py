@@ -36,6 +36,7 @@ __all__ = [
     "eval_attr",
     "eval_expr",
     "literal",
+    "lower_names",
     "requirements_hold",
 ]
 
@@ -46,6 +47,15 @@ def attr(ad: ClassAd, name: str) -> Expr | None:
         # Mapping.get pays for a KeyError on every absent name; most lookups here miss.
         return ad.lookup(name)
     return ad.get(name)
+
+
+def lower_names(ad: ClassAd):
+    """The ad's attribute names, lower-cased (an iterable view; do not mutate the ad
+    while iterating)."""
+    if type(ad) is _ClassAd:
+        # The ad already keys its table by lower-cased name: no per-name lower().
+        return ad._attrs.keys()
+    return [name.lower() for name in ad]
 
 
 def eval_attr(ad: ClassAd, name: str, target: ClassAd | None = None, now: float | None = None):

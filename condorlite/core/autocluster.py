@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.ad import ClassAd as _ClassAd
 from condorlite.core.classad.ast import Expr
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.model import Job, Slot
@@ -103,7 +104,7 @@ def slot_side_names(slots: Iterable[Slot], policy_exprs: Iterable[Expr]) -> froz
 
 def request_names(ad: ClassAd) -> frozenset[str]:
     """The job's ``Request*`` attribute names (lower-cased)."""
-    return frozenset(k.lower() for k in ad if k.lower().startswith(REQUEST_PREFIX))
+    return frozenset(k for k in adeval.lower_names(ad) if k.startswith(REQUEST_PREFIX))
 
 
 @dataclass(frozen=True)
@@ -129,30 +130,100 @@ class Autoclusters:
         return len(set(self.cluster_of.values()))
 
 
+class _Canon:
+    """Numbers expressions by structural equality, hashing each distinct object once.
+
+    ``number(expr)`` is equal for two expressions exactly when they compare equal
+    (0 for an absent binding). The readers intern expression texts, so a queue of
+    100,000 jobs holds a few hundred distinct objects: keying by object identity
+    first makes a job's key a tuple of small ints instead of a hash of trees.
+    The objects are held, so an id cannot be reused while the numbering lives.
+    """
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, tuple[Expr, int]] = {}
+        self._by_value: dict[Expr, int] = {}
+
+    def number(self, expr: Expr | None) -> int:
+        if expr is None:
+            return 0
+        found = self._by_id.get(id(expr))
+        if found is not None:
+            return found[1]
+        number = self._by_value.setdefault(expr, len(self._by_value) + 1)
+        self._by_id[id(expr)] = (expr, number)
+        return number
+
+    def key(self, ad: ClassAd, names: tuple[str, ...]) -> tuple[int, ...]:
+        lookup = ad.lookup if type(ad) is _ClassAd else ad.get
+        number = self.number
+        return tuple([number(lookup(name)) for name in names])
+
+
+class _Reach:
+    """Job closures, shared between jobs that bind the same names the same way.
+
+    Invariant (why sharing is exact): the closure walk visits a name and follows the
+    names of its binding, so two ads that bind every name one walk visited to equal
+    expressions make the same walk. A job's walk is therefore reused from an earlier
+    job whose start bindings are equal (first key) and whose bindings of the names
+    reached beyond the start are equal (checked per remembered walk)."""
+
+    def __init__(self, canon: _Canon, significant: frozenset[str]) -> None:
+        self.canon = canon
+        self.significant = tuple(sorted(significant))
+        self._walks: dict[tuple, list[tuple[tuple[str, ...], tuple[int, ...], tuple]]] = {}
+
+    def of(self, ad: ClassAd) -> tuple[frozenset[str], tuple]:
+        """``(closure, class key)``; the key is (bound names, their expression numbers)
+        and equal keys mean equal bindings of the whole closure."""
+        requests = tuple(sorted(request_names(ad)))
+        first = (requests, self.canon.key(ad, self.significant))
+        walks = self._walks.setdefault(first, [])
+        for beyond, numbers, result in walks:
+            if self.canon.key(ad, beyond) == numbers:
+                return result
+        reach = closure(ad, set(self.significant) | set(requests))
+        ordered = tuple(sorted(reach))
+        numbers_all = self.canon.key(ad, ordered)
+        bound = tuple(n for n, k in zip(ordered, numbers_all, strict=True) if k)
+        key = (bound, tuple(k for k in numbers_all if k))
+        start = set(self.significant) | set(requests)
+        beyond = tuple(n for n in ordered if n not in start)
+        result = (reach, key)
+        if len(walks) < 16:  # bounded: a pathological queue falls back to full walks
+            walks.append((beyond, self.canon.key(ad, beyond), result))
+        return result
+
+
 def build(
     jobs: list[Job], significant: frozenset[str], configured: tuple[str, ...] | None
 ) -> Autoclusters:
     """Group ``jobs`` (any order) into autoclusters and match classes (step 3)."""
     ordered = sorted(jobs, key=lambda j: (j.submitter, j.queue_key(), j.index))
+    canon = _Canon()
+    reach_of = _Reach(canon, significant)
     class_ids: dict[object, int] = {}
     cluster_ids: dict[object, int] = {}
     cluster_of: dict[str, int] = {}
     match_class_of: dict[str, int] = {}
     representative: dict[int, Job] = {}
-    job_names: set[str] = set()
-    configured_lower = tuple(n.lower() for n in configured) if configured else None
+    reaches: dict[int, frozenset[str]] = {}
+    configured_lower = tuple(sorted({n.lower() for n in configured})) if configured else None
     for job in ordered:
-        reach = closure(job.ad, significant | request_names(job.ad))
-        job_names |= reach
-        key = project(job.ad, reach)
+        reach, key = reach_of.of(job.ad)
+        reaches.setdefault(id(reach), reach)
         cid = class_ids.setdefault(key, len(class_ids) + 1)
         match_class_of[job.id] = cid
         representative.setdefault(cid, job)
         if configured_lower is None:
             cluster_key: object = key
         else:
-            cluster_key = project(job.ad, configured_lower)
+            cluster_key = canon.key(job.ad, configured_lower)
         cluster_of[job.id] = cluster_ids.setdefault(cluster_key, len(cluster_ids) + 1)
+    job_names: set[str] = set()
+    for reach in reaches.values():
+        job_names |= reach
     return Autoclusters(
         significant=significant,
         configured=configured,
@@ -168,3 +239,31 @@ def slot_shape_key(slot_ad: ClassAd, names: Iterable[str], extra: tuple = ()) ->
     plus ``extra`` (who holds it, its CurrentRank, which policy ranks depend on the
     job). Slots with equal keys evaluate identically against any job."""
     return (extra, project(slot_ad, closure(slot_ad, names)))
+
+
+def build_reference(
+    jobs: list[Job], significant: frozenset[str], configured: tuple[str, ...] | None
+) -> Autoclusters:
+    """The plain grouping ``build`` must agree with, for the equivalence tests: each
+    job's own closure walked in full and projected onto its expression trees (no walks
+    shared, no numbering). Match classes are part of the semantics (a class shares one
+    candidate list per submitter turn), so they are formed here too, the plain way."""
+    ordered = sorted(jobs, key=lambda j: (j.submitter, j.queue_key(), j.index))
+    class_ids: dict[object, int] = {}
+    cluster_ids: dict[object, int] = {}
+    cluster_of: dict[str, int] = {}
+    match_class_of: dict[str, int] = {}
+    representative: dict[int, Job] = {}
+    job_names: set[str] = set()
+    configured_lower = tuple(n.lower() for n in configured) if configured else None
+    for job in ordered:
+        reach = closure(job.ad, significant | request_names(job.ad))
+        job_names |= reach
+        key = project(job.ad, reach)
+        cid = class_ids.setdefault(key, len(class_ids) + 1)
+        match_class_of[job.id] = cid
+        representative.setdefault(cid, job)
+        cluster_key = key if configured_lower is None else project(job.ad, configured_lower)
+        cluster_of[job.id] = cluster_ids.setdefault(cluster_key, len(cluster_ids) + 1)
+    return Autoclusters(significant, configured, cluster_of, match_class_of, representative,
+                        frozenset(job_names))

@@ -285,5 +285,28 @@ class Matchmaker:
         return PRIO_PREEMPTION
 
 
+class ReferenceMatchmaker(Matchmaker):
+    """The plain evaluator the shared one must agree with (equivalence tests only).
+
+    Nothing is shared: every offer is its own shape, every policy rank is evaluated
+    for every (job, slot) pair, and no pair or PREEMPTION_REQUIREMENTS result is
+    remembered."""
+
+    def prepare(self, offer: Offer) -> None:
+        self._shapes[("offer", len(self._shapes))] = len(self._shapes) + 1
+        offer.shape = len(self._shapes)
+        offer.independent = {}
+
+    def pair(self, class_id: int, job_ad: ClassAd, offer: Offer) -> PairEval:
+        return self._evaluate_pair(job_ad, offer)
+
+    def preemption_allowed(
+        self, class_id: int, job_ad: ClassAd, offer: Offer, submitter: str
+    ) -> bool:
+        self.evaluations += 1
+        value = adeval.eval_expr(self.exprs.preemption_requirements, offer.ad, job_ad, self.now)
+        return adeval.as_bool(value)
+
+
 def _int(now: float | None) -> int | None:
     return None if now is None else int(now)

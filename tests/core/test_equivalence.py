@@ -1,0 +1,144 @@
+"""The optimised negotiation cycle decides exactly what the plain reference cycle does.
+
+The reference cycle is the same ``run_cycle`` with its two sharing layers swapped for
+their plain versions: ``autocluster.build_reference`` (every job its own match class,
+evaluated with its own ad; autoclusters keyed on expression trees) and
+``matchmaker.ReferenceMatchmaker`` (every offer its own shape, every pair and policy
+rank evaluated afresh). Pools come from ``benchmarks/genpool.py`` (partitionable and
+static slots, claimed slots, several job shapes per submitter) and are read through
+the real ad reader, so expressions are interned as in production; one case parses
+every ad separately so that no expression objects are shared at all.
+
+Compared: every match (slot, reason, weight, autocluster, spin, preemption, pieces),
+every rejection, every submitter figure, the preempted claims, the autocluster of
+every job and the per-job notes.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import astuple, replace
+from pathlib import Path
+
+import pytest
+
+from condorlite.core import negotiator
+from condorlite.core.autocluster import build_reference
+from condorlite.core.classad import parse_ad
+from condorlite.core.matchmaker import ReferenceMatchmaker
+from condorlite.core.model import Submitter, job_from_ad, slot_from_ad
+from condorlite.core.policy import Policy
+from condorlite.store.adfiles import read_ads
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import genpool  # a script directory, not a package
+
+NOW = float(genpool.BASE_TIME)
+
+
+def _load(tmp: Path, spec: genpool.PoolSpec, policy: Policy, shared: bool):
+    files = genpool.write_pool(spec, tmp)
+    if shared:
+        slot_ads = [x.ad for x in read_ads([str(files.slots_path)])]
+        job_ads = [x.ad for x in read_ads([str(files.jobs_path)])]
+    else:
+        slot_ads = [parse_ad(t) for t in files.slots_path.read_text().split("\n\n") if t]
+        job_ads = [parse_ad(t) for t in files.jobs_path.read_text().split("\n\n") if t]
+    slots = [slot_from_ad(ad, policy, i) for i, ad in enumerate(slot_ads)]
+    jobs = [job_from_ad(ad, policy, i) for i, ad in enumerate(job_ads)]
+    return slots, jobs
+
+
+def _submitters(slots, jobs) -> dict[str, Submitter]:
+    """Spread EUPs (a fixed formula of the name's rank) so priority preemption has
+    both winners and losers; usage is what the claimed slots say."""
+    names = sorted({j.submitter for j in jobs} | {s.remote_user for s in slots if s.remote_user})
+    usage: dict[str, float] = {}
+    for slot in slots:
+        if slot.remote_user:
+            usage[slot.remote_user] = usage.get(slot.remote_user, 0.0) + slot.weight
+    return {n: Submitter(n, eup=500.0 * (1 + (i * 7) % 11), usage=usage.get(n, 0.0))
+            for i, n in enumerate(names)}
+
+
+def _fingerprint(result) -> tuple:
+    return (
+        [astuple(m) for m in result.matches],
+        [astuple(r) for r in result.rejections],
+        [astuple(s) for s in result.submitters],
+        [astuple(c) for c in result.preempted],
+        sorted(result.autocluster_of.items()),
+        sorted(result.notes.items()),
+    )
+
+
+def _both(monkeypatch, slots, jobs, subs, policy):
+    fast = negotiator.run_cycle(slots, jobs, subs, [], policy, NOW)
+    with monkeypatch.context() as patch:
+        patch.setattr(negotiator, "build", build_reference)
+        patch.setattr(negotiator, "Matchmaker", ReferenceMatchmaker)
+        plain = negotiator.run_cycle(slots, jobs, subs, [], policy, NOW)
+    return fast, plain
+
+
+PREEMPTIVE = dict(
+    preemption_requirements="RemoteUserPrio > SubmitterUserPrio * 1.5",
+    preemption_rank="RemoteUserPrio * 10 - TotalJobRunTime",
+)
+
+POLICIES = {
+    "default": {},
+    "preemption": PREEMPTIVE,
+    "preemption-all-jobs": dict(PREEMPTIVE, negotiate_all_jobs_in_cluster=True),
+    "job-dependent-ranks": dict(
+        PREEMPTIVE,
+        negotiator_pre_job_rank="(TARGET.RequestMemory * 2 <= Memory) + Cpus / 64.0",
+        negotiator_post_job_rank="ifThenElse(TARGET.JobPrio > 0, -Cpus, KFlops / 1e6)",
+    ),
+    "configured-significant": dict(significant_attributes=("RequestCpus", "Owner")),
+    "all-jobs-in-cluster": dict(negotiate_all_jobs_in_cluster=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POLICIES))
+@pytest.mark.parametrize("seed", [1, 2])
+def test_optimised_cycle_equals_reference(tmp_path, monkeypatch, name, seed):
+    policy = replace(Policy(uid_domain="example.org"), **POLICIES[name])
+    spec = genpool.PoolSpec(slots=40, jobs=160, submitters=5, autoclusters=12, seed=seed,
+                            claimed_fraction=0.4)
+    slots, jobs = _load(tmp_path, spec, policy, shared=True)
+    subs = _submitters(slots, jobs)
+    fast, plain = _both(monkeypatch, slots, jobs, subs, policy)
+    assert fast.matches, "the pool should produce matches"
+    assert _fingerprint(fast) == _fingerprint(plain)
+
+
+def test_unshared_expressions_give_the_same_cycle(tmp_path, monkeypatch):
+    """Ads parsed one by one share no expression objects: classes still form by
+    equal expressions, and the outcome is the same as with the interning reader."""
+    policy = replace(Policy(uid_domain="example.org"), **PREEMPTIVE)
+    spec = genpool.PoolSpec(slots=30, jobs=120, submitters=4, autoclusters=9, seed=3,
+                            claimed_fraction=0.3)
+    slots, jobs = _load(tmp_path / "a", spec, policy, shared=False)
+    subs = _submitters(slots, jobs)
+    fast, plain = _both(monkeypatch, slots, jobs, subs, policy)
+    assert _fingerprint(fast) == _fingerprint(plain)
+    slots2, jobs2 = _load(tmp_path / "b", spec, policy, shared=True)
+    interned = negotiator.run_cycle(slots2, jobs2, subs, [], policy, NOW)
+    assert _fingerprint(interned) == _fingerprint(fast)
+    assert fast.stats["match_classes"] == interned.stats["match_classes"] < len(jobs)
+
+
+def test_partitionable_pool_is_carved_in_both(tmp_path, monkeypatch):
+    """A larger pool: partitionable slots are carved several times (pieces in the
+    matches) and both cycles agree on every piece."""
+    policy = Policy(uid_domain="example.org")
+    spec = genpool.PoolSpec(slots=120, jobs=600, submitters=8, autoclusters=30, seed=5)
+    slots, jobs = _load(tmp_path, spec, policy, shared=True)
+    subs = _submitters(slots, jobs)
+    fast, plain = _both(monkeypatch, slots, jobs, subs, policy)
+    pieces = [m for m in fast.matches if m.partitionable]
+    assert len(pieces) > len({m.partitionable for m in pieces}) > 0
+    assert _fingerprint(fast) == _fingerprint(plain)
+    # sharing did happen: fewer evaluations than the plain cycle made
+    assert fast.stats["evaluations"] < plain.stats["evaluations"]
