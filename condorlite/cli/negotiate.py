@@ -306,6 +306,11 @@ def result_data(outcome: Outcome, inputs: Inputs, cycle: dict[str, Any]) -> dict
             "matched_jobs": s.matched_jobs, "idle_jobs": s.idle_jobs,
         } for s in res.submitters],
         "groups": groups_data(outcome.groups),
+        "group_turns": [] if outcome.groups is None else [{
+            "group": r.turn.group, "round": r.turn.round, "step": r.turn.step,
+            "limit": _num(r.turn.limit), "usage_before": _num(r.usage_before),
+            "matched": _num(r.matched), "submitters": list(r.turn.submitters),
+        } for r in outcome.groups.turns],
         "released": outcome.released,
         "problems": inputs.problems,
     }

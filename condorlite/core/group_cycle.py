@@ -25,8 +25,8 @@ With groups:
    plus ``GroupOutcome``: the first round's views, every turn taken with what it
    matched, the groups' usage after the cycle and the round-robin times to store.
 
-A job waits *at quota* when its group's last turn had a limit at or below the group's
-usage at that turn while the group or an ancestor does not accept surplus
+A job waits *at quota* when its group's usage reached its last turn's limit while the
+group or an ancestor does not accept surplus
 (``GroupOutcome.capped_by``).
 """
 
@@ -75,16 +75,17 @@ class GroupOutcome:
     def capped_by(self, group: str) -> str | None:
         """The group that holds ``group`` at its quota, or None.
 
-        ``group`` is at quota when its last turn's limit was not above its usage at
-        the start of that turn (it had no room), or when it never got a turn for lack
-        of allocation; the cap is then the nearest of ``group`` and its ancestors that
-        does not accept surplus. A group whose whole path accepts surplus is never
-        "at quota": it can borrow."""
+        ``group`` is at quota when its usage after its last turn reached that turn's
+        limit (``usage_before + matched >= limit``: no room was left), or when it never
+        got a turn for lack of allocation; the cap is then the nearest of ``group`` and
+        its ancestors that does not accept surplus. A group whose whole path accepts
+        surplus is never "at quota": it can borrow."""
         if group not in self.tree.nodes:
             return None
         mine = [r for r in self.turns if r.turn.group == group]
         if mine:
-            full = mine[-1].turn.limit <= mine[-1].usage_before
+            last = mine[-1]
+            full = last.usage_before + last.matched >= last.turn.limit
         else:
             full = (group, NO_ALLOCATION) in self.cycle.rounds[-1].skipped
         current: str | None = group
@@ -108,7 +109,8 @@ def demand_of(jobs: list[Job], submitters: Mapping[str, Submitter], claims: list
               policy: Policy) -> dict[str, float]:
     """Weighted running + idle per submitter (module doc), names sorted, zeros left out."""
     held = {c.job for c in claims if c.job}
-    out = {name: s.usage for name, s in submitters.items()}
+    # Group records (no "@") hold their members' usage again: leave them out.
+    out = {name: s.usage for name, s in submitters.items() if "@" in name}
     for job in jobs:
         if job.idle and job.id not in held:
             out[job.submitter] = out.get(job.submitter, 0.0) + job_weight(job, policy)
