@@ -1,0 +1,131 @@
+"""The grouped cycle (``core.group_cycle``) in the core: no change without groups, the
+group attributes of PREEMPTION_REQUIREMENTS, one pool across turns (partitionable
+leftovers included), and a property test over random flat group setups."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from condorlite.core.group_cycle import demand_of, negotiate
+from condorlite.core.model import Submitter
+from condorlite.core.negotiator import run_cycle
+from condorlite.core.policy import Policy
+from tests.core._pool import UID, job, slot
+
+NOW = 1_700_000_000
+
+
+def member(group: str, name: str = "user") -> str:
+    return f"{group}.{name}@{UID}"
+
+
+def grouped_job(cluster: int, proc: int, group: str, policy: Policy, index: int = 0, **kw):
+    return job(cluster, proc, "user", policy=policy, index=index,
+               AccountingGroup=f'"{group}.user"', **kw)
+
+
+def by_group(result) -> Counter:
+    return Counter(m.submitter.split("@")[0].rsplit(".", 1)[0] for m in result.matches)
+
+
+def test_without_group_names_it_is_run_cycle_exactly():
+    policy = Policy(uid_domain=UID)
+    slots = [slot(f"slot{i}@m", index=i) for i in range(5)]
+    jobs = [job(1, p, "alice", index=p) for p in range(3)] + [
+        job(2, p, "bob", index=3 + p) for p in range(4)]
+    result, groups = negotiate(slots, jobs, {}, [], policy, NOW)
+    plain = run_cycle(slots, jobs, {}, [], policy, NOW)
+    assert groups is None
+    assert result.matches == plain.matches and result.stats == plain.stats
+    assert result.rejections == plain.rejections and result.submitters == plain.submitters
+    assert "group_turns" not in result.stats
+
+
+def _preemption_pool(expr: str):
+    policy = Policy(uid_domain=UID, group_names=("a", "b"), group_quota={"a": 1.0, "b": 1.0},
+                    preemption_requirements=expr)
+    slots = [slot(f"slot{i}@m", state="Claimed", user=member("b"), policy=policy, index=i)
+             for i in range(2)]
+    jobs = [grouped_job(1, 0, "a", policy)]
+    subs = {member("b"): Submitter(member("b"), eup=500.0, usage=2.0)}
+    return negotiate(slots, jobs, subs, [], policy, NOW)
+
+
+def test_preemption_requirements_sees_the_group_attributes():
+    # b holds both slots (2 in use, quota 1); a (quota 1, nothing in use) asks for one
+    expr = ('SubmitterGroup == "a" && RemoteGroup == "b" && SubmitterGroupQuota == 1 && '
+            "SubmitterGroupResourcesInUse == 0 && RemoteGroupQuota == 1 && "
+            "RemoteGroupResourcesInUse == 2")
+    result, _ = _preemption_pool(expr)
+    assert [(m.submitter, m.reason, m.preempting) for m in result.matches] == [
+        (member("a"), "priority", member("b"))]
+
+
+def test_preemption_requirements_false_on_group_figures_rejects():
+    result, groups = _preemption_pool("RemoteGroupResourcesInUse < RemoteGroupQuota")
+    assert result.matches == []
+    assert [r.reason for r in result.rejections] == ["PREEMPTION_REQUIREMENTS == False"]
+    assert groups is not None and groups.turns[0].turn.group == "a"
+
+
+def test_one_pool_across_turns_and_partitionable_leftovers_stay():
+    # One 4-core partitionable slot and one static slot. Group a (quota 2, first: lower
+    # name at equal use) carves 2 one-core pieces; b (quota 2) gets the static slot and
+    # what is left of the pslot: nothing is handed out twice.
+    policy = Policy(uid_domain=UID, group_names=("a", "b"), group_quota={"a": 2.0, "b": 2.0})
+    pslot = slot("slot1@p", policy=policy, index=0, Cpus=4, PartitionableSlot="true",
+                 SlotType='"Partitionable"', Memory=8192)
+    static = slot("slot1@s", policy=policy, index=1)
+    jobs = [grouped_job(1, p, "a", policy, p) for p in range(3)] + [
+        grouped_job(2, p, "b", policy, 3 + p) for p in range(3)]
+    result, groups = negotiate([pslot, static], jobs, {}, [], policy, NOW)
+    assert by_group(result) == {"a": 2, "b": 2}
+    pieces = [m for m in result.matches if m.partitionable == "slot1@p"]
+    assert len(pieces) == 3  # a's two and one of b's: 3 of the 4 cores
+    assert [m.slot for m in result.matches].count("slot1@s") == 1
+    assert groups is not None and groups.usage_after["a"] == 2 == groups.usage_after["b"]
+
+
+def test_demand_counts_running_usage_and_idle_request_cpus():
+    policy = Policy(uid_domain=UID)
+    jobs = [job(1, 0, "alice", RequestCpus=4), job(1, 1, "alice", JobStatus=2),
+            job(2, 0, "bob")]
+    subs = {f"alice@{UID}": Submitter(f"alice@{UID}", 500.0, 3.0),
+            "group_x": Submitter("group_x", 500.0, 3.0)}
+    assert demand_of(jobs, subs, [], policy) == {f"alice@{UID}": 7.0, f"bob@{UID}": 1.0}
+    flat = Policy(uid_domain=UID, negotiator_use_slot_weights=False)
+    assert demand_of(jobs, subs, [], flat)[f"alice@{UID}"] == 4.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    quotas=st.lists(st.integers(0, 4), min_size=1, max_size=4),
+    surplus=st.lists(st.booleans(), min_size=4, max_size=4),
+    wanted=st.lists(st.integers(0, 5), min_size=4, max_size=4),
+    n_slots=st.integers(0, 10),
+)
+def test_random_flat_groups_never_exceed_caps_or_reuse_slots(quotas, surplus, wanted, n_slots):
+    names = tuple(f"g{i}" for i in range(len(quotas)))
+    policy = Policy(uid_domain=UID, group_names=names,
+                    group_quota={g: float(q) for g, q in zip(names, quotas, strict=True)},
+                    group_accept_surplus_by_group={g: surplus[i] for i, g in enumerate(names)})
+    slots = [slot(f"slot{i}@m", policy=policy, index=i) for i in range(n_slots)]
+    jobs = []
+    for i, g in enumerate(names):
+        jobs += [grouped_job(i + 1, p, g, policy, len(jobs)) for p in range(wanted[i])]
+    result, groups = negotiate(slots, jobs, {}, [], policy, NOW)
+    again, _ = negotiate(slots, jobs, {}, [], policy, NOW)
+    assert [(m.job, m.slot) for m in result.matches] == [(m.job, m.slot) for m in
+                                                         again.matches]
+    used = [m.slot for m in result.matches]
+    assert len(used) == len(set(used)) <= n_slots
+    got = by_group(result)
+    for i, g in enumerate(names):
+        assert got[g] <= wanted[i]
+        if not surplus[i]:
+            assert got[g] <= quotas[i]  # a group refusing surplus stays within its quota
+    assert groups is not None
+    assert sum(groups.usage_after.values()) == len(result.matches)
