@@ -160,8 +160,12 @@ class Matchmaker:
         self.job_defined = job_defined | {n.lower() for n in SUBMITTER_ATTRS}
         requests = {n[7:] for n in job_names if n.startswith("request") and len(n) > 7}
         self.slot_names = frozenset(job_names | requests | {r.lower() for r in BASE_RESOURCES})
+        # A job class is evaluated with the submitter's attributes in the job ad; when
+        # any expression can read one of them, a class's pair results differ between
+        # submitters and are kept per submitter.
+        self.per_submitter = any(n.lower() in job_names for n in SUBMITTER_ATTRS)
         self._shapes: dict[tuple, int] = {}
-        self._pairs: dict[tuple[int, int], PairEval] = {}
+        self._pairs: dict[tuple, PairEval] = {}
         self._preq: dict[tuple[int, int, str], bool] = {}
         self.evaluations = 0
 
@@ -196,9 +200,10 @@ class Matchmaker:
         return len(self._shapes)
 
     # -- one pair -----------------------------------------------------------------------
-    def pair(self, class_id: int, job_ad: ClassAd, offer: Offer) -> PairEval:
-        """Match and job-dependent ranks of a job class in an offer's shape (cached)."""
-        key = (class_id, offer.shape)
+    def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, submitter: str = "") -> PairEval:
+        """Match and job-dependent ranks of a job class in an offer's shape (cached;
+        per submitter too when an expression reads the submitter attributes)."""
+        key = (class_id, offer.shape, submitter if self.per_submitter else "")
         found = self._pairs.get(key)
         if found is None:
             found = self._pairs[key] = self._evaluate_pair(job_ad, offer)
@@ -251,7 +256,7 @@ class Matchmaker:
         for idx, offer in enumerate(offers):
             if not offer.available:
                 continue
-            pe = self.pair(class_id, job_ad, offer)
+            pe = self.pair(class_id, job_ad, offer, submitter)
             if not pe.match:
                 continue
             reason = self._reason(class_id, job_ad, offer, submitter, pe, only_rank, out)
@@ -297,7 +302,7 @@ class ReferenceMatchmaker(Matchmaker):
         offer.shape = len(self._shapes)
         offer.independent = {}
 
-    def pair(self, class_id: int, job_ad: ClassAd, offer: Offer) -> PairEval:
+    def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, submitter: str = "") -> PairEval:
         return self._evaluate_pair(job_ad, offer)
 
     def preemption_allowed(

@@ -95,6 +95,11 @@ POLICIES = {
         negotiator_pre_job_rank="(TARGET.RequestMemory * 2 <= Memory) + Cpus / 64.0",
         negotiator_post_job_rank="ifThenElse(TARGET.JobPrio > 0, -Cpus, KFlops / 1e6)",
     ),
+    "submitter-dependent": dict(
+        PREEMPTIVE,
+        negotiator_pre_job_rank="TARGET.SubmitterUserPrio * Cpus + TARGET.RequestCpus",
+        negotiator_post_job_rank="SubmitterUserResourcesInUse - Memory / 1024",
+    ),
     "configured-significant": dict(significant_attributes=("RequestCpus", "Owner")),
     "all-jobs-in-cluster": dict(negotiate_all_jobs_in_cluster=True),
 }
@@ -142,3 +147,24 @@ def test_partitionable_pool_is_carved_in_both(tmp_path, monkeypatch):
     assert _fingerprint(fast) == _fingerprint(plain)
     # sharing did happen: fewer evaluations than the plain cycle made
     assert fast.stats["evaluations"] < plain.stats["evaluations"]
+
+
+def test_submitter_attributes_are_not_shared_between_submitters(monkeypatch):
+    """Two submitters with identical requests share a match class; a policy rank that
+    reads ``SubmitterUserPrio`` must still be evaluated for each of them."""
+    from tests.core._pool import job, slot, user
+
+    policy = Policy(uid_domain="example.org", negotiator_pre_job_rank=(
+        "ifThenElse(TARGET.SubmitterUserPrio > 600, Memory, -Memory)"))
+    slots = [slot(f"slot{i}@m{i}", Memory=1024 * (i + 1), index=i, policy=policy)
+             for i in range(4)]
+    jobs = [job(10 + k, 0, name, index=k, policy=policy)
+            for k, name in enumerate(["alice", "bob", "alice", "bob"])]
+    subs = {user("alice"): Submitter(user("alice"), eup=500.0, usage=0.0),
+            user("bob"): Submitter(user("bob"), eup=700.0, usage=0.0)}
+    fast, plain = _both(monkeypatch, slots, jobs, subs, policy)
+    assert fast.stats["match_classes"] == 1
+    assert _fingerprint(fast) == _fingerprint(plain)
+    # alice (EUP 500) takes the smallest slots, bob (EUP 700) the largest
+    by_owner = {m.job: m.slot for m in fast.matches}
+    assert by_owner["10.0"] == "slot0@m0" and by_owner["11.0"] == "slot3@m3"
