@@ -33,7 +33,7 @@ the pie left capped by the group's room (turn limit minus the group's usage).
 
 Statistics: ``rejections`` is the number of jobs left rejected at the end (the length of
 the list); ``rejection_events`` counts every rejection, a job rejected in several spins
-or turns counting each time.
+or turns counting each time (HTCondor's LastNegotiationCycleRejections).
 
 Ties: submitters by (EUP, name); jobs by (-JobPrio, QDate, ClusterId, ProcId, input
 order); candidates as ``matchmaker`` says (slot Name last). Nothing depends on hashing
