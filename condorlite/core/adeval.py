@@ -38,6 +38,8 @@ __all__ = [
     "literal",
     "lower_names",
     "requirements_hold",
+    "spelling",
+    "with_literals",
 ]
 
 
@@ -56,6 +58,35 @@ def lower_names(ad: ClassAd):
         # The ad already keys its table by lower-cased name: no per-name lower().
         return ad._attrs.keys()
     return [name.lower() for name in ad]
+
+
+def spelling(ad: ClassAd, name: str) -> str | None:
+    """How the ad spells attribute ``name`` (any case), or None when absent."""
+    if type(ad) is _ClassAd:
+        return ad.spelling(name)
+    low = name.lower()
+    return next((key for key in ad if key.lower() == low), None)
+
+
+def with_literals(ad: ClassAd, values: dict[str, object]) -> ClassAd:
+    """A copy of ``ad`` with ``values`` (numbers, booleans, strings) bound as literals;
+    an attribute the ad has keeps its spelling. ``ad`` is not changed."""
+    if type(ad) is _ClassAd:
+        # One table copy and direct entries: the mapping protocol would check and
+        # convert every value again, and this runs for every carved piece of a slot.
+        table = dict(ad._attrs)
+        for name, value in values.items():
+            key = name.lower()
+            old = table.get(key)
+            table[key] = (name if old is None else old[0], Literal(value))
+        new = _ClassAd._from_attrs(table)
+        new.parent = ad.parent
+        return new
+    new = type(ad)()
+    new.update(ad)
+    for name, value in values.items():
+        new[name] = Literal(value)
+    return new
 
 
 def eval_attr(ad: ClassAd, name: str, target: ClassAd | None = None, now: float | None = None):

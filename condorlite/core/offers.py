@@ -28,15 +28,7 @@ BASE_RESOURCES = ("Cpus", "Memory", "Disk")
 
 def with_attrs(ad: ClassAd, values: dict[str, object]) -> ClassAd:
     """A copy of ``ad`` with ``values`` bound as literals."""
-    copy = getattr(ad, "copy", None)
-    if copy is not None:
-        new = copy()  # ClassAd.copy copies its table at once, not key by key
-    else:
-        new = type(ad)()
-        new.update(ad)
-    for name, value in values.items():
-        new[name] = adeval.literal(value)
-    return new
+    return adeval.with_literals(ad, values)
 
 
 @dataclass
@@ -67,13 +59,12 @@ def resource_names(pslot_ad: ClassAd, job_ad: ClassAd) -> list[str]:
     """Resources a job takes from a partitionable slot, in a fixed order."""
     names = list(BASE_RESOURCES)
     seen = {n.lower() for n in names}
-    for key in sorted(job_ad.keys(), key=str.lower):
-        low = key.lower()
-        if low.startswith("request") and len(key) > 7:
-            res = key[7:]
-            if res.lower() not in seen and adeval.attr(pslot_ad, res) is not None:
-                names.append(res)
-                seen.add(res.lower())
+    # Only the Request* names matter; sorting just those (lower-cased) gives the
+    # order sorting every name would.
+    for low in sorted(k for k in adeval.lower_names(job_ad) if k.startswith("request")):
+        if len(low) > 7 and low[7:] not in seen and adeval.attr(pslot_ad, low[7:]) is not None:
+            names.append(adeval.spelling(job_ad, low)[7:])
+            seen.add(low[7:])
     return names
 
 
@@ -102,8 +93,9 @@ def _number(value: float) -> int | float:
 def carve(offer: Offer, taken: dict[str, float], policy: Policy, now: float | None):
     """Return ``(cost, dynamic_ad, rest_ad)``: the weight charged for ``taken``, an ad
     of the dynamic slot holding it, and the partitionable slot's ad with it removed."""
-    dynamic = with_attrs(offer.ad, {r: _number(v) for r, v in taken.items()})
-    dynamic = with_attrs(dynamic, {"PartitionableSlot": False, "SlotType": "Dynamic"})
+    pieces: dict[str, object] = {r: _number(v) for r, v in taken.items()}
+    pieces.update(PartitionableSlot=False, SlotType="Dynamic")
+    dynamic = with_attrs(offer.ad, pieces)
     cost = slot_weight(dynamic, policy)
     rest_values = {}
     for res, amount in taken.items():
