@@ -19,6 +19,10 @@ rows differ only in size. Usage::
     python benchmarks/negotiate.py --size 1000x10000 --size 10000x100000 \\
         --submitters 100 --autoclusters 500 --format old --work-dir /tmp/bench
 
+``--group-tree 2,4,5`` runs a grouped pool instead: 50 accounting groups in a 3-level
+tree (``genpool.group_tree``), submitter i in group i mod 50, dynamic quotas and
+surplus on (``genpool.group_config``), given to the command with ``--config``.
+
 Prints a Markdown table (or JSON with ``--json``). Exit status 1 when a run fails.
 """
 
@@ -56,6 +60,7 @@ class Run:
     matches: int | None
     exit_code: int
     timings: dict[str, float]
+    groups: int = 0
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -98,14 +103,15 @@ def ensure_pool(spec: genpool.PoolSpec, fmt: str, work_dir: Path) -> tuple[genpo
                                                                             float]:
     """Generate the pool into a directory named after the spec, unless it is there."""
     name = (f"s{spec.slots}-j{spec.jobs}-u{spec.submitters}-a{spec.autoclusters}"
-            f"-seed{spec.seed}-{fmt}")
+            f"-seed{spec.seed}-{fmt}" + (f"-g{len(spec.groups)}" if spec.groups else ""))
     out = work_dir / name
     stamp = out / "spec.json"
     wanted = json.dumps({**asdict(spec), "format": fmt}, sort_keys=True)
     ext = "ads" if fmt == "old" else "json"
     if stamp.exists() and stamp.read_text() == wanted:
+        config = out / "groups.toml" if spec.groups else None
         return genpool.PoolFiles(out / f"slots.{ext}", out / f"jobs.{ext}", spec.slots,
-                                 spec.jobs), 0.0
+                                 spec.jobs, config), 0.0
     start = time.perf_counter()
     files = genpool.write_pool(spec, out, fmt)
     stamp.write_text(wanted)
@@ -141,6 +147,8 @@ def run_once(command: list[str], files: genpool.PoolFiles) -> tuple[float, float
         report = state.parent / (state.name + ".usage")
         argv = [*command, "negotiate", "--dry-run", "--json", "--slots", str(files.slots_path),
                 "--jobs", str(files.jobs_path), "--state-dir", str(state), "--now", str(NOW)]
+        if files.config_path is not None:
+            argv += ["--config", str(files.config_path)]
         with tempfile.TemporaryFile() as out:
             proc = subprocess.run([sys.executable, "-c", LAUNCHER, str(report), *argv],
                                   stdout=out, stderr=subprocess.DEVNULL, check=False)
@@ -171,18 +179,21 @@ def measure(spec: genpool.PoolSpec, fmt: str, work_dir: Path, command: list[str]
     matches = data.get("matches")
     return Run(spec.slots, spec.jobs, spec.submitters, spec.autoclusters, fmt, round(gen_s, 2),
                round(best_wall, 3), matchmaking_seconds(timings), round(peak_rss, 1),
-               len(matches) if isinstance(matches, list) else None, code, timings)
+               len(matches) if isinstance(matches, list) else None, code, timings,
+               len(spec.groups))
 
 
 def markdown(runs: list[Run]) -> str:
+    grouped = any(r.groups for r in runs)
     head = ("| slots | jobs | submitters | autoclusters | format | wall s | matchmaking s "
-            "| peak RSS MiB | matches | exit |")
-    lines = [head, "|" + "---|" * 10]
+            "| peak RSS MiB | matches | exit |" + (" groups |" if grouped else ""))
+    lines = [head, "|" + "---|" * (11 if grouped else 10)]
     for r in runs:
         match = "n/a" if r.match_s is None else f"{r.match_s:.3f}"
         lines.append(f"| {r.slots} | {r.jobs} | {r.submitters} | {r.autoclusters} | {r.format} "
                      f"| {r.wall_s:.2f} | {match} | {r.rss_mib:.0f} | "
-                     f"{'n/a' if r.matches is None else r.matches} | {r.exit_code} |")
+                     f"{'n/a' if r.matches is None else r.matches} | {r.exit_code} |"
+                     + (f" {r.groups} |" if grouped else ""))
     return "\n".join(lines)
 
 
@@ -199,10 +210,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep generated pools here (default: a temporary directory)")
     parser.add_argument("--command", default=f"{sys.executable} -m condorlite",
                         help="how to run condorlite (default: this Python -m condorlite)")
+    parser.add_argument("--group-tree", default="",
+                        help="fan-out per level of a group tree, e.g. 2,4,5 (50 groups)")
     parser.add_argument("--json", action="store_true", help="print the runs as JSON")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be >= 1")
+    try:
+        groups = genpool.groups_from_args("", args.group_tree)
+    except ValueError as exc:
+        parser.error(str(exc))
     temp = None
     work_dir = args.work_dir
     if work_dir is None:
@@ -212,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
         runs = []
         for slots, jobs in args.size:
             spec = genpool.PoolSpec(slots=slots, jobs=jobs, submitters=args.submitters,
-                                    autoclusters=args.autoclusters, seed=args.seed)
+                                    autoclusters=args.autoclusters, seed=args.seed,
+                                    groups=groups)
             runs.append(measure(spec, args.format, work_dir, args.command.split(),
                                 args.repeat))
             if not args.json:

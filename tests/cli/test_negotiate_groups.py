@@ -230,3 +230,37 @@ def test_history_row_carries_demand_and_quotas_view_reads_it(tmp_path: Path) -> 
         conn.close()
     demand = json.loads(row)["demand"]
     assert demand == {f"group_chemistry.chem@{DOM}": 25.0, f"group_physics.phys@{DOM}": 18.0}
+
+
+# -- a generated grouped pool (the benchmark's shape, small) ------------------------------
+
+
+def test_generated_fifty_group_tree_negotiates_consistently(tmp_path: Path) -> None:
+    from tests.benchmarks._load import load
+
+    genpool = load("genpool")
+    tree = genpool.group_tree((2, 4, 5))
+    assert len(tree) == 50 and tree[:3] == ("g1", "g2", "g1.s1") and tree[-1] == "g2.s4.t5"
+    spec = genpool.PoolSpec(slots=60, jobs=400, submitters=100, autoclusters=20, seed=5,
+                            groups=tree)
+    files = genpool.write_pool(spec, tmp_path / "pool")
+    assert files.config_path is not None
+    data = negotiate(tmp_path / "state", files.slots_path, files.jobs_path,
+                     genpool.BASE_TIME, "--config", str(files.config_path))
+    groups = {g["name"]: g for g in data["groups"]}
+    assert len(groups) == 51 and groups["g1.s1.t1"]["depth"] == 3
+    # dynamic quotas 1/siblings: the top two share the pool, leaves a fifth of their parent
+    pool = data["cycle"]["pool_weight"]
+    assert abs(groups["g1"]["subtree_quota"] - pool / 2) < 1e-6
+    assert abs(groups["g1.s1.t1"]["subtree_quota"] - pool / 2 / 4 / 5) < 1e-6
+    slots = [m["slot"] if m["partitionable"] is None else f"{m['slot']}#{m['job']}"
+             for m in data["matches"]]
+    assert len(slots) == len(set(slots)) and data["matches"]
+    assert sum(g["matched"] for g in data["groups"]) == sum(m["weight"]
+                                                            for m in data["matches"])
+    steps: dict[tuple[int, int], list[str]] = {}
+    for t in data["group_turns"]:
+        steps.setdefault((t["round"], t["step"]), []).append(t["group"])
+    # <none> (its submitters: none here, groups take everyone) never goes before a group
+    assert all("<none>" not in order[:-1] for order in steps.values())
+    assert len(steps[(1, 1)]) == len(set(steps[(1, 1)])) >= 40
