@@ -344,10 +344,14 @@ def group_fact(groups: GroupOutcome | None, submitter: str) -> dict[str, Any] | 
         return None
     name = group_of(submitter, groups.tree)
     gv = next(v for v in groups.views if v.name == name)
+    last = groups.last_turn(name)
     return {"name": name, "effective_quota": gv.effective_quota,
             "allocated": gv.allocated, "requested": gv.requested, "usage": gv.usage,
             "usage_after": groups.usage_after.get(name, 0.0),
-            "accept_surplus": gv.accept_surplus, "capped_by": groups.capped_by(name)}
+            "accept_surplus": gv.accept_surplus, "capped_by": groups.capped_by(name),
+            "last_turn_limit": None if last is None else _num(last.turn.limit),
+            "limit_reached": last is not None and (
+                last.usage_before + last.matched >= last.turn.limit)}
 
 
 # -- the command -------------------------------------------------------------------------

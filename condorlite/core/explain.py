@@ -118,11 +118,12 @@ def explain_job(job: Job, slots: list[Slot], result: CycleResult, claims: list[C
                 now: float, group: dict[str, Any] | None = None) -> dict[str, Any]:
     """Where ``job`` stands after ``result`` (JSON-ready; see the module doc).
 
-    ``group`` (with accounting groups) holds the figures of the job's group, and
+    ``group`` (with accounting groups) holds the figures of the job's group,
     ``capped_by``: the group (itself or an ancestor) that refuses surplus and held it at
-    quota this cycle, or None. An idle job left unmatched while ``capped_by`` is set
-    waits because of that quota: the outcome says so, and ``detail`` keeps the
-    negotiator's own note."""
+    quota this cycle, or None, and ``limit_reached``: the group's usage reached its last
+    turn's limit. An idle job left unmatched while ``capped_by`` is set waits because
+    of that quota; else while ``limit_reached``, because of its group's turn limit. The
+    outcome says so, and ``detail`` keeps the negotiator's own note."""
     counts: dict[tuple[str, str, str], int] = {}
     job_true = matching = 0
     for slot in slots:
@@ -153,6 +154,13 @@ def explain_job(job: Job, slots: list[Slot], result: CycleResult, claims: list[C
         whose = "its group" if cap == group["name"] else "its group's ancestor"
         outcome = (f"waiting: {whose} {cap} is at its quota and does not accept surplus "
                    f"(GROUP_ACCEPT_SURPLUS_{cap} false)")
+    elif group is not None and match is None and job.idle and group.get("limit_reached"):
+        # Surplus is allowed, but the turn's limit comes from the allocation, which
+        # comes from the group's demand (requested cores): wide slots can fill it first.
+        detail = outcome
+        outcome = (f"waiting: its group {group['name']} reached its turn limit of "
+                   f"{group['last_turn_limit']} (allocation {group['allocated']:g} from "
+                   f"a demand of {group['requested']:g})")
     return {
         "job": job.id,
         "submitter": job.submitter,

@@ -72,6 +72,11 @@ class GroupOutcome:
     usage_after: Mapping[str, float]
     demand: Mapping[str, float]
 
+    def last_turn(self, group: str) -> TurnRecord | None:
+        """``group``'s last turn of the cycle (None when it had none)."""
+        mine = [r for r in self.turns if r.turn.group == group]
+        return mine[-1] if mine else None
+
     def capped_by(self, group: str) -> str | None:
         """The group that holds ``group`` at its quota, or None.
 

@@ -264,3 +264,25 @@ def test_generated_fifty_group_tree_negotiates_consistently(tmp_path: Path) -> N
     # <none> (its submitters: none here, groups take everyone) never goes before a group
     assert all("<none>" not in order[:-1] for order in steps.values())
     assert len(steps[(1, 1)]) == len(set(steps[(1, 1)])) >= 40
+
+
+# -- the example pool: a group that accepts surplus still stops at its turn limit --------
+
+
+def test_example_pool_explains_a_job_waiting_at_its_groups_turn_limit(tmp_path: Path) -> None:
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    code, out = run("negotiate", "--config", examples / "condorlite.toml", "--state-dir",
+                    tmp_path / "state", "--now", "1760000000", "--dry-run", "--explain",
+                    "210.5", "--json")
+    assert code == 0, out
+    data = json.loads(out)["data"]
+    ex = data["explain"]
+    # group_physics asks for 12 in use + 52 requested cores = 64, its quota; carol's jobs
+    # land on slots wider than they ask for, so 7 of them fill the 64
+    assert ex["group"]["limit_reached"] and ex["group"]["capped_by"] is None
+    assert ex["group"]["last_turn_limit"] == 64
+    assert ex["outcome"] == ("waiting: its group group_physics reached its turn limit of 64 "
+                             "(allocation 64 from a demand of 64)")
+    assert ex["detail"] == "rejected: submitter limit exceeded"
+    assert data["cycle"]["rejections"] == len(data["rejections"]) == 2
+    assert data["cycle"]["rejection_events"] >= 2
