@@ -286,3 +286,13 @@ def test_example_pool_explains_a_job_waiting_at_its_groups_turn_limit(tmp_path: 
     assert ex["detail"] == "rejected: submitter limit exceeded"
     assert data["cycle"]["rejections"] == len(data["rejections"]) == 2
     assert data["cycle"]["rejection_events"] >= 2
+
+
+def test_examples_readme_shows_the_real_groups_table(tmp_path: Path) -> None:
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    code, out = run("negotiate", "--config", examples / "condorlite.toml", "--state-dir",
+                    tmp_path / "state", "--now", "1760000000", "--dry-run")
+    assert code == 0, out
+    readme = (examples / "README.md").read_text(encoding="utf-8")
+    table = out[out.index("Groups ("):].split("\n\n")[0].rstrip("\n")
+    assert table.count("\n") == 3 and table in readme
