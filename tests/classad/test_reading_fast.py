@@ -302,3 +302,19 @@ def test_new_form_error_positions_are_file_positions():
     assert (err.line, err.filename) == (50 * 4 + 3, "n.ad")
     assert err.column == len("  D = (2 +") + 1
     assert err.source_line == "  D = (2 +;"
+
+
+def test_json_same_name_with_equal_values_of_other_types():
+    """(name, 1), (name, 1.0), (name, true) are equal Python keys: each type has its
+    own cache, and -0.0 is never confused with 0.0."""
+    docs = ['{"A": 1}', '{"A": 1.0}', '{"A": true}', '{"A": 0}', '{"A": 0.0}',
+            '{"A": -0.0}', '{"A": false}', '{"A": "1"}']
+    expected = [(int, 1), (float, 1.0), (bool, True), (int, 0), (float, 0.0),
+                (float, -0.0), (bool, False), (str, "1")]
+    for _ in range(2):
+        got = [parse_ads(doc, "json").__next__()["A"].value for doc in docs]
+        assert [(type(v), v) for v in got] == expected
+        assert [math.copysign(1, v) for v in got[4:6]] == [1, -1]
+    # Also all in one stream, each ad after the others.
+    ads = list(parse_ads("[" + ",".join(docs * 2) + "]", "json"))
+    assert [(type(ad["A"].value), ad["A"].value) for ad in ads] == expected * 2

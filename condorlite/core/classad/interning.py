@@ -76,12 +76,13 @@ NEW_VALUES = TextCache(50_000)
 NEW_LINES = TextCache(50_000)
 #: JSON scalars, keyed by (type, value) -> Literal.
 JSON_SCALARS = TextCache(50_000)
-#: JSON attributes, keyed by (spelling, id(expr)) -> (spelling, expr): the entry keeps
-#: the expression alive, so its id cannot be reused while the key exists.
-JSON_ENTRIES = TextCache(50_000)
+#: JSON scalar members as decoded, (name, value) -> (lower-case name, (spelling, expr)),
+#: one cache per value type (1, 1.0 and True are equal dict keys).
+JSON_PAIRS = {kind: TextCache(50_000) for kind in (str, int, float, bool)}
 
 
 def clear_all() -> None:
     """Forget every cached text (tests use it to start from a known state)."""
-    for cache in (OLD_LINES, OLD_VALUES, NEW_LINES, NEW_VALUES, JSON_SCALARS, JSON_ENTRIES):
+    for cache in (OLD_LINES, OLD_VALUES, NEW_LINES, NEW_VALUES, JSON_SCALARS,
+                  *JSON_PAIRS.values()):
         cache.clear()

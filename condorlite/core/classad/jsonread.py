@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.ast import Expr, ListExpr, Literal, RecordExpr
 from condorlite.core.classad.errors import ClassAdSyntaxError
-from condorlite.core.classad.interning import JSON_ENTRIES, JSON_SCALARS, NEW_VALUES
+from condorlite.core.classad.interning import JSON_PAIRS, JSON_SCALARS, NEW_VALUES
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.classad.values import INT64_MAX, INT64_MIN, Undefined
 
@@ -117,7 +117,10 @@ class _Reader:
 
     def drop(self, pos: int) -> int:
         """Forget the buffer's text before the last line end at or before ``pos`` (a
-        ``text`` offset); returns ``pos`` in the shortened buffer."""
+        ``text`` offset), once ``pos`` is past ``CHUNK`` (so the buffer is copied once
+        per ``CHUNK`` read, not once per ad); returns ``pos`` in the shortened buffer."""
+        if pos < CHUNK:
+            return pos
         cut = self.text.rfind("\n", 0, pos) + 1
         if cut <= 0:
             return pos
@@ -210,33 +213,42 @@ class _Reader:
     # -- JSON values to expressions -----------------------------------------------------
 
     def to_ad(self, item: object, pos: int) -> ClassAd:
-        """The ad of one decoded object. Names are interned once per reader; the
-        ``(spelling, expr)`` pair is shared too (``interning.JSON_ENTRIES``, keyed by
-        the spelling and the expression's identity, which the entry keeps alive)."""
+        """The ad of one decoded object.
+
+        A scalar member ``(name, value)`` as json decoded it is looked up whole in the
+        pair cache of its value's type (``interning.JSON_PAIRS``: one per type, since
+        ``1``, ``1.0`` and ``true`` are equal keys in Python; zero reals are not
+        cached, as ``-0.0 == 0.0``), giving the shared ``(lower-case name, (spelling,
+        expr))``; other members are converted by ``member``."""
         if not isinstance(item, _Object):
             raise self.fail("each ad must be a JSON object", pos)
         attrs: dict[str, tuple[str, Expr]] = {}
-        names = self.names
-        entries = JSON_ENTRIES
-        to_expr = self.to_expr
-        for name, value in item:
-            named = names.get(name)
-            if named is None:
-                if len(names) >= 10_000:
-                    names.clear()
-                named = names[name] = (sys.intern(name.lower()), sys.intern(name))
-            key, spelling = named
-            expr = to_expr(value, name, pos)
-            entry_key = (spelling, id(expr))
-            entry = entries.get(entry_key)
-            if entry is None:
-                entry = (spelling, expr)
-                entries.put(entry_key, entry)  # type: ignore[arg-type]
+        pairs = JSON_PAIRS
+        for pair in item:
+            cache = pairs.get(type(pair[1]))
+            hit = None if cache is None else cache.young.get(pair) or cache.get(pair)
+            if hit is None:
+                hit = self.member(pair, pos)
+                if cache is not None and (pair[1] or type(pair[1]) is not float):
+                    cache.put(pair, hit)
+            key, entry = hit
             # A repeated name keeps its first spelling and position, takes the last value.
             held = attrs.setdefault(key, entry)
             if held is not entry:
-                attrs[key] = (held[0], expr)
+                attrs[key] = (held[0], entry[1])
         return ClassAd._from_attrs(attrs)
+
+    def member(self, pair: tuple[str, object], pos: int) -> tuple[str, tuple[str, Expr]]:
+        """``(lower-case name, (spelling, expr))`` of one object member."""
+        name, value = pair
+        names = self.names
+        named = names.get(name)
+        if named is None:
+            if len(names) >= 10_000:
+                names.clear()
+            named = names[name] = (sys.intern(name.lower()), sys.intern(name))
+        key, spelling = named
+        return key, (spelling, self.to_expr(value, name, pos))
 
     def to_expr(self, value: object, name: str, pos: int) -> Expr:
         kind = type(value)
