@@ -114,8 +114,9 @@ class Autoclusters:
     ``cluster_of[job id]`` is the autocluster (the unit of skipping after a
     rejection); ``match_class_of[job id]`` the unit of shared evaluation;
     ``representative[match class]`` the first job of that class in queue order.
-    ``job_names`` is every job-side name the classes were keyed on (used to decide
-    which slot attributes matter).
+    ``job_names`` is every job-side name the classes were keyed on;
+    ``target_names`` every name the classes' own expressions refer to (what a job can
+    read from a slot, before following the slot's attributes).
     """
 
     significant: frozenset[str]
@@ -124,6 +125,7 @@ class Autoclusters:
     match_class_of: dict[str, int]
     representative: dict[int, Job]
     job_names: frozenset[str]
+    target_names: frozenset[str] = frozenset()
 
     @property
     def count(self) -> int:
@@ -176,7 +178,8 @@ class _Reach:
 
     def of(self, ad: ClassAd) -> tuple[frozenset[str], tuple]:
         """``(closure, class key)``; the key is (bound names, their expression numbers)
-        and equal keys mean equal bindings of the whole closure."""
+        and equal keys mean equal bindings of the whole closure. A result object is
+        shared by every job that reuses its walk."""
         requests = tuple(sorted(request_names(ad)))
         first = (requests, self.canon.key(ad, self.significant))
         walks = self._walks.setdefault(first, [])
@@ -209,13 +212,16 @@ def build(
     match_class_of: dict[str, int] = {}
     representative: dict[int, Job] = {}
     reaches: dict[int, frozenset[str]] = {}
+    target_names: set[str] = set()
     configured_lower = tuple(sorted({n.lower() for n in configured})) if configured else None
     for job in ordered:
         reach, key = reach_of.of(job.ad)
         reaches.setdefault(id(reach), reach)
         cid = class_ids.setdefault(key, len(class_ids) + 1)
         match_class_of[job.id] = cid
-        representative.setdefault(cid, job)
+        if cid not in representative:
+            representative[cid] = job
+            target_names |= referenced(job.ad, reach)
         if configured_lower is None:
             cluster_key: object = key
         else:
@@ -231,7 +237,18 @@ def build(
         match_class_of=match_class_of,
         representative=representative,
         job_names=frozenset(job_names),
+        target_names=frozenset(target_names),
     )
+
+
+def referenced(ad: ClassAd, reach: Iterable[str]) -> set[str]:
+    """Every name the ad's bindings of ``reach`` refer to (any scope)."""
+    found: set[str] = set()
+    for name in reach:
+        expr = adeval.attr(ad, name)
+        if expr is not None:
+            found |= _names_of(expr)
+    return found
 
 
 def slot_shape_key(slot_ad: ClassAd, names: Iterable[str], extra: tuple = ()) -> tuple:
@@ -255,10 +272,12 @@ def build_reference(
     match_class_of: dict[str, int] = {}
     representative: dict[int, Job] = {}
     job_names: set[str] = set()
+    target_names: set[str] = set()
     configured_lower = tuple(n.lower() for n in configured) if configured else None
     for job in ordered:
         reach = closure(job.ad, significant | request_names(job.ad))
         job_names |= reach
+        target_names |= referenced(job.ad, reach)
         key = project(job.ad, reach)
         cid = class_ids.setdefault(key, len(class_ids) + 1)
         match_class_of[job.id] = cid
@@ -266,4 +285,4 @@ def build_reference(
         cluster_key = key if configured_lower is None else project(job.ad, configured_lower)
         cluster_of[job.id] = cluster_ids.setdefault(cluster_key, len(cluster_ids) + 1)
     return Autoclusters(significant, configured, cluster_of, match_class_of, representative,
-                        frozenset(job_names))
+                        frozenset(job_names), frozenset(target_names))

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.autocluster import slot_shape_key
+from condorlite.core.autocluster import ALWAYS_SIGNIFICANT, slot_shape_key
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.classad.refs import references
@@ -56,6 +56,8 @@ SUBMITTER_ATTRS = (
 )
 #: Names the negotiator inserts into the ads of claimed slots.
 REMOTE_ATTRS = ("RemoteUserPrio", "RemoteUserResourcesInUse", "RemoteGroup")
+
+_SUBMITTER_PREFIXES = ("submitter", "submittor")
 
 PRE, POST, PRANK = "pre", "post", "prank"
 
@@ -152,6 +154,7 @@ class Matchmaker:
         now: float | None,
         job_names: frozenset[str],
         job_defined: frozenset[str],
+        target_names: frozenset[str] | None = None,
     ) -> None:
         self.policy = policy
         self.now = now
@@ -159,11 +162,18 @@ class Matchmaker:
         self.preemption_off = _is_false_literal(self.exprs.preemption_requirements)
         self.job_defined = job_defined | {n.lower() for n in SUBMITTER_ATTRS}
         requests = {n[7:] for n in job_names if n.startswith("request") and len(n) > 7}
-        self.slot_names = frozenset(job_names | requests | {r.lower() for r in BASE_RESOURCES})
+        # The slot names a pair evaluation can read: what the job classes' expressions
+        # refer to and the slot's own Requirements and Rank (each followed through the
+        # slot ad in ``prepare``), and the resources a partitionable slot hands out.
+        # Names only a job-independent policy rank reads are left out: those ranks are
+        # evaluated per slot, so slots differing only there still share a shape.
+        reads = job_names if target_names is None else target_names | set(ALWAYS_SIGNIFICANT)
+        self.slot_names = frozenset(reads | requests | {r.lower() for r in BASE_RESOURCES})
         # A job class is evaluated with the submitter's attributes in the job ad; when
-        # any expression can read one of them, a class's pair results differ between
-        # submitters and are kept per submitter.
-        self.per_submitter = any(n.lower() in job_names for n in SUBMITTER_ATTRS)
+        # any expression can read one of them, a class's pair results are kept per
+        # value of those attributes (they differ between submitters, and usage changes
+        # during the cycle).
+        self.per_submitter = any(n.startswith(_SUBMITTER_PREFIXES) for n in job_names)
         self._shapes: dict[tuple, int] = {}
         self._pairs: dict[tuple, PairEval] = {}
         self._preq: dict[tuple[int, int, str], bool] = {}
@@ -200,10 +210,10 @@ class Matchmaker:
         return len(self._shapes)
 
     # -- one pair -----------------------------------------------------------------------
-    def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, submitter: str = "") -> PairEval:
+    def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()) -> PairEval:
         """Match and job-dependent ranks of a job class in an offer's shape (cached;
-        per submitter too when an expression reads the submitter attributes)."""
-        key = (class_id, offer.shape, submitter if self.per_submitter else "")
+        per ``signature``, the job ad's Submitter* bindings, when those are read)."""
+        key = (class_id, offer.shape, signature if self.per_submitter else ())
         found = self._pairs.get(key)
         if found is None:
             found = self._pairs[key] = self._evaluate_pair(job_ad, offer)
@@ -229,12 +239,13 @@ class Matchmaker:
         return PairEval(True, job_rank or 0.0, slot_rank or 0.0, dependent)
 
     def preemption_allowed(
-        self, class_id: int, job_ad: ClassAd, offer: Offer, submitter: str
+        self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple
     ) -> bool:
-        """PREEMPTION_REQUIREMENTS for this job class in this offer (cached per shape)."""
+        """PREEMPTION_REQUIREMENTS for this job class in this offer (cached per shape
+        and Submitter* bindings)."""
         if self.preemption_off:
             return False
-        key = (class_id, offer.shape, submitter)
+        key = (class_id, offer.shape, signature)
         found = self._preq.get(key)
         if found is None:
             self.evaluations += 1
@@ -253,13 +264,15 @@ class Matchmaker:
     ) -> Candidates:
         """Every candidate offer for the request, best first (see the module doc)."""
         out = Candidates([])
+        signature = submitter_signature(job_ad)
         for idx, offer in enumerate(offers):
             if not offer.available:
                 continue
-            pe = self.pair(class_id, job_ad, offer, submitter)
+            pe = self.pair(class_id, job_ad, offer, signature)
             if not pe.match:
                 continue
-            reason = self._reason(class_id, job_ad, offer, submitter, pe, only_rank, out)
+            reason = self._reason(class_id, job_ad, offer, submitter, signature, pe, only_rank,
+                                  out)
             if reason is None:
                 continue
             values = offer.independent
@@ -274,14 +287,15 @@ class Matchmaker:
         out.entries.sort()
         return out
 
-    def _reason(self, class_id, job_ad, offer, submitter, pe, only_rank, out) -> str | None:
+    def _reason(self, class_id, job_ad, offer, submitter, signature, pe, only_rank,
+                out) -> str | None:
         if offer.holder is None:
             return None if only_rank else NO_PREEMPTION
         if pe.slot_rank > offer.current_rank:
             return RANK_PREEMPTION
         if only_rank or offer.holder == submitter:
             return None
-        if not self.preemption_allowed(class_id, job_ad, offer, submitter):
+        if not self.preemption_allowed(class_id, job_ad, offer, signature):
             out.rej_policy += 1
             return None
         if not pe.slot_rank >= offer.current_rank:
@@ -302,15 +316,23 @@ class ReferenceMatchmaker(Matchmaker):
         offer.shape = len(self._shapes)
         offer.independent = {}
 
-    def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, submitter: str = "") -> PairEval:
+    def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()) -> PairEval:
         return self._evaluate_pair(job_ad, offer)
 
     def preemption_allowed(
-        self, class_id: int, job_ad: ClassAd, offer: Offer, submitter: str
+        self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple
     ) -> bool:
         self.evaluations += 1
         value = adeval.eval_expr(self.exprs.preemption_requirements, offer.ad, job_ad, self.now)
         return adeval.as_bool(value)
+
+
+def submitter_signature(job_ad: ClassAd) -> tuple:
+    """The job ad's bindings of the names the negotiator inserts (``Submitter*``,
+    ``SubmittorPrio``), in name order: equal signatures mean the inserted attributes
+    cannot tell two evaluations of one job class apart."""
+    names = sorted(n for n in adeval.lower_names(job_ad) if n.startswith(_SUBMITTER_PREFIXES))
+    return tuple((n, adeval.attr(job_ad, n)) for n in names)
 
 
 def _int(now: float | None) -> int | None:

@@ -120,7 +120,8 @@ class Cycle:
         defined = set()
         for rep in self.ac.representative.values():
             defined |= {k.lower() for k in rep.ad}
-        self.mm = Matchmaker(policy, now, self.ac.job_names, frozenset(defined))
+        self.mm = Matchmaker(policy, now, self.ac.job_names, frozenset(defined),
+                             self.ac.target_names)
         for offer in self.offers:
             self.mm.prepare(offer)
         self.turns = self._turns(idle, submitters)
