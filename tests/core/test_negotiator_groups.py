@@ -129,3 +129,22 @@ def test_random_flat_groups_never_exceed_caps_or_reuse_slots(quotas, surplus, wa
             assert got[g] <= quotas[i]  # a group refusing surplus stays within its quota
     assert groups is not None
     assert sum(groups.usage_after.values()) == len(result.matches)
+
+
+def test_turn_attributes_change_between_turns():
+    # a's jobs match only in a second-chance turn (SubmitterAutoregroup true, negotiating
+    # in <none>); b's only in b's own turn
+    policy = Policy(uid_domain=UID, group_names=("a", "b"), group_quota={"a": 1.0, "b": 1.0},
+                    group_autoregroup=True)
+    slots = [slot(f"slot{i}@m", policy=policy, index=i) for i in range(4)]
+    jobs = [grouped_job(1, p, "a", policy, p,
+                        Requirements='SubmitterAutoregroup =?= true && '
+                                     'SubmitterNegotiatingGroup == "<none>"')
+            for p in range(2)]
+    jobs += [grouped_job(2, p, "b", policy, 2 + p, Requirements='SubmitterNegotiatingGroup == "b"')
+             for p in range(2)]
+    result, groups = negotiate(slots, jobs, {}, [], policy, NOW)
+    assert groups is not None
+    per_turn = [(r.turn.group, r.matched) for r in groups.turns if r.turn.round == 1]
+    assert per_turn == [("a", 0), ("b", 1), ("<none>", 2)]
+    assert by_group(result) == {"a": 2, "b": 1}
