@@ -33,6 +33,7 @@ __all__ = [
     "as_int",
     "as_str",
     "attr",
+    "attr_value",
     "eval_attr",
     "eval_expr",
     "literal",
@@ -87,6 +88,16 @@ def with_literals(ad: ClassAd, values: dict[str, object]) -> ClassAd:
     for name, value in values.items():
         new[name] = Literal(value)
     return new
+
+
+def attr_value(ad: ClassAd, name: str, target: ClassAd | None = None,
+               now: float | None = None):
+    """``eval_attr``, answered without the evaluator when the attribute is bound to a
+    literal (a literal evaluates to its value whatever the context)."""
+    expr = attr(ad, name)
+    if type(expr) is Literal:
+        return expr.value
+    return eval_attr(ad, name, target, now)
 
 
 def eval_attr(ad: ClassAd, name: str, target: ClassAd | None = None, now: float | None = None):

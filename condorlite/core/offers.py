@@ -73,13 +73,13 @@ def requested(pslot_ad: ClassAd, job_ad: ClassAd, now: float | None) -> dict[str
     fit (an amount larger than what is left, or a non-numeric request)."""
     taken: dict[str, float] = {}
     for res in resource_names(pslot_ad, job_ad):
-        value = adeval.eval_attr(job_ad, "Request" + res, pslot_ad, now)
+        value = adeval.attr_value(job_ad, "Request" + res, pslot_ad, now)
         amount = adeval.as_float(value)
         if amount is None:
             if value is not adeval.Undefined:
                 return None
             amount = 1.0 if res == "Cpus" else 0.0
-        left = adeval.as_float(adeval.eval_attr(pslot_ad, res, None, now)) or 0.0
+        left = adeval.as_float(adeval.attr_value(pslot_ad, res, None, now)) or 0.0
         if amount < 0 or amount > left:
             return None
         taken[res] = amount
@@ -99,6 +99,6 @@ def carve(offer: Offer, taken: dict[str, float], policy: Policy, now: float | No
     cost = slot_weight(dynamic, policy)
     rest_values = {}
     for res, amount in taken.items():
-        left = adeval.as_float(adeval.eval_attr(offer.ad, res, None, now)) or 0.0
+        left = adeval.as_float(adeval.attr_value(offer.ad, res, None, now)) or 0.0
         rest_values[res] = _number(left - amount)
     return cost, dynamic, with_attrs(offer.ad, rest_values)
