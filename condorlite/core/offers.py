@@ -55,16 +55,37 @@ class Offer:
         return self.slot.name
 
 
+#: id(job ad) -> (the ad, its Request<R> suffixes as spelled, sorted by lower-cased
+#: name). The cycle asks for the same few job ads' requests again and again (a class's
+#: ad for every slot state it meets); holding the ad keeps its id from being reused.
+#: Ads are never changed once built (``with_attrs`` copies), so an entry stays true.
+_REQUESTS: dict[int, tuple[ClassAd, tuple[str, ...]]] = {}
+_REQUESTS_LIMIT = 20_000
+
+
+def _request_suffixes(job_ad: ClassAd) -> tuple[str, ...]:
+    found = _REQUESTS.get(id(job_ad))
+    if found is not None and found[0] is job_ad:
+        return found[1]
+    lows = sorted(k for k in adeval.lower_names(job_ad) if k.startswith("request") and len(k) > 7)
+    suffixes = tuple(adeval.spelling(job_ad, low)[7:] for low in lows)
+    if len(_REQUESTS) >= _REQUESTS_LIMIT:
+        _REQUESTS.clear()
+    _REQUESTS[id(job_ad)] = (job_ad, suffixes)
+    return suffixes
+
+
 def resource_names(pslot_ad: ClassAd, job_ad: ClassAd) -> list[str]:
-    """Resources a job takes from a partitionable slot, in a fixed order."""
+    """Resources a job takes from a partitionable slot, in a fixed order: ``Cpus``,
+    ``Memory``, ``Disk``, then each other ``Request<R>`` (by lower-cased name) whose
+    ``R`` the slot has."""
     names = list(BASE_RESOURCES)
-    seen = {n.lower() for n in names}
-    # Only the Request* names matter; sorting just those (lower-cased) gives the
-    # order sorting every name would.
-    for low in sorted(k for k in adeval.lower_names(job_ad) if k.startswith("request")):
-        if len(low) > 7 and low[7:] not in seen and adeval.attr(pslot_ad, low[7:]) is not None:
-            names.append(adeval.spelling(job_ad, low)[7:])
-            seen.add(low[7:])
+    seen = {"cpus", "memory", "disk"}
+    for res in _request_suffixes(job_ad):
+        low = res.lower()
+        if low not in seen and adeval.attr(pslot_ad, res) is not None:
+            names.append(res)
+            seen.add(low)
     return names
 
 
