@@ -4,7 +4,6 @@ contract, --dry-run, determinism, bad input, --explain, real and example ads."""
 from __future__ import annotations
 
 import json
-import math
 import sqlite3
 from collections import Counter
 from pathlib import Path
