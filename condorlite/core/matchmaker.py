@@ -176,8 +176,13 @@ class Matchmaker:
         self.per_submitter = any(n.startswith(_SUBMITTER_PREFIXES) for n in job_names)
         self._shapes: dict[tuple, int] = {}
         self._pairs: dict[tuple, PairEval] = {}
-        self._preq: dict[tuple[int, int, str], bool] = {}
+        self._preq: dict[tuple, bool] = {}
         self.evaluations = 0
+        #: every prepared offer, in the order first prepared (``Offer.seq``)
+        self._registry: list[Offer] = []
+        #: shape -> the ``seq`` of its offers not yet seen unavailable (a dict: ordered)
+        self._members: dict[int, dict[int, None]] = {}
+        self._full: list[Offer] | None = None
 
     # -- offers -------------------------------------------------------------------------
     def prepare(self, offer: Offer) -> None:
@@ -202,8 +207,23 @@ class Matchmaker:
             names |= reads_job(ad, self.exprs.preemption_requirements, self.job_defined)[1]
         extra = (offer.slot.kind, offer.holder, offer.current_rank if busy else None, tuple(flags))
         key = slot_shape_key(ad, names, extra)
-        offer.shape = self._shapes.setdefault(key, len(self._shapes) + 1)
+        self._place(offer, self._shapes.setdefault(key, len(self._shapes) + 1))
         offer.independent = independent
+
+    def _place(self, offer: Offer, shape: int) -> None:
+        """Record ``offer`` under ``shape`` (moving it from its previous one)."""
+        if offer.seq < 0:
+            offer.seq = len(self._registry)
+            self._registry.append(offer)
+            self._full = None
+        else:
+            old = self._members.get(offer.shape)
+            if old is not None:
+                old.pop(offer.seq, None)
+                if not old:
+                    del self._members[offer.shape]
+        offer.shape = shape
+        self._members.setdefault(shape, {})[offer.seq] = None
 
     @property
     def shape_count(self) -> int:
@@ -263,7 +283,14 @@ class Matchmaker:
         offers: list[Offer],
         only_rank: bool,
     ) -> Candidates:
-        """Every candidate offer for the request, best first (see the module doc)."""
+        """Every candidate offer for the request, best first (see the module doc).
+
+        ``offers`` is either the cycle's whole list (the one whose offers were
+        prepared, in that order) or a few of its offers; entries carry positions in
+        ``offers``. The whole list is walked by slot shape (one pair per shape, then
+        the shape's available offers); a short list offer by offer."""
+        if offers is self._full or self._is_full(offers):
+            return self._by_shape(class_id, job_ad, submitter, only_rank)
         out = Candidates([])
         signature = submitter_signature(job_ad)
         for idx, offer in enumerate(offers):
@@ -274,17 +301,51 @@ class Matchmaker:
                 continue
             reason = self._reason(class_id, job_ad, offer, submitter, signature, pe, only_rank,
                                   out)
-            if reason is None:
+            if reason is not None:
+                out.entries.append(_entry(offer, idx, pe, reason))
+        out.entries.sort()
+        return out
+
+    def _is_full(self, offers: list[Offer]) -> bool:
+        registry = self._registry
+        if len(offers) != len(registry) or not all(
+                a is b for a, b in zip(offers, registry, strict=True)):
+            return False
+        self._full = offers
+        return True
+
+    def _by_shape(self, class_id: int, job_ad: ClassAd, submitter: str,
+                  only_rank: bool) -> Candidates:
+        """``candidates`` over every prepared offer, a shape at a time.
+
+        Equal shapes give equal pair results, reasons and preemption tests, so each
+        is worked out once per shape and applied to the shape's available offers
+        (rejection counts included, one per offer as the offer-by-offer walk counts).
+        An offer once unavailable never becomes available again, so it is dropped
+        from its shape when met."""
+        out = Candidates([])
+        signature = submitter_signature(job_ad)
+        registry = self._registry
+        for shape, members in list(self._members.items()):
+            live = [k for k in members if registry[k].available]
+            if len(live) < len(members):
+                for k in [k for k in members if not registry[k].available]:
+                    del members[k]
+                if not members:
+                    del self._members[shape]
+            if not live:
                 continue
-            values = offer.independent
-            pre = values[PRE] if PRE in values else pe.dependent[PRE]
-            post = values[POST] if POST in values else pe.dependent[POST]
-            if reason == NO_PREEMPTION:
-                prank = -FLT_MAX
-            else:
-                prank = values[PRANK] if PRANK in values else pe.dependent[PRANK]
-            sort_key = (-pre, -pe.job_rank, -post, -REASON_ORDER[reason], -prank, offer.name)
-            out.entries.append((sort_key, idx, offer.version, reason))
+            first = registry[live[0]]
+            pe = self.pair(class_id, job_ad, first, signature)
+            if not pe.match:
+                continue
+            counts = Candidates([])
+            reason = self._reason(class_id, job_ad, first, submitter, signature, pe, only_rank,
+                                  counts)
+            out.rej_policy += counts.rej_policy * len(live)
+            out.rej_rank += counts.rej_rank * len(live)
+            if reason is not None:
+                out.entries.extend(_entry(registry[k], k, pe, reason) for k in live)
         out.entries.sort()
         return out
 
@@ -314,8 +375,11 @@ class ReferenceMatchmaker(Matchmaker):
 
     def prepare(self, offer: Offer) -> None:
         self._shapes[("offer", len(self._shapes))] = len(self._shapes) + 1
-        offer.shape = len(self._shapes)
+        self._place(offer, len(self._shapes))
         offer.independent = {}
+
+    def _is_full(self, offers: list[Offer]) -> bool:
+        return False  # always offer by offer
 
     def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()) -> PairEval:
         return self._evaluate_pair(job_ad, offer)
@@ -326,6 +390,19 @@ class ReferenceMatchmaker(Matchmaker):
         self.evaluations += 1
         value = adeval.eval_expr(self.exprs.preemption_requirements, offer.ad, job_ad, self.now)
         return adeval.as_bool(value)
+
+
+def _entry(offer: Offer, idx: int, pe: PairEval, reason: str) -> tuple:
+    """A candidate list entry: (sort key, position, offer version, reason)."""
+    values = offer.independent
+    pre = values[PRE] if PRE in values else pe.dependent[PRE]
+    post = values[POST] if POST in values else pe.dependent[POST]
+    if reason == NO_PREEMPTION:
+        prank = -FLT_MAX
+    else:
+        prank = values[PRANK] if PRANK in values else pe.dependent[PRANK]
+    return ((-pre, -pe.job_rank, -post, -REASON_ORDER[reason], -prank, offer.name),
+            idx, offer.version, reason)
 
 
 def submitter_signature(job_ad: ClassAd) -> tuple:

@@ -44,6 +44,8 @@ class Offer:
     available: bool = True
     version: int = 0
     shape: int = 0
+    #: position in the matchmaker's registry of prepared offers (-1: not yet prepared)
+    seq: int = -1
     independent: dict[str, float | None] = field(default_factory=dict)
 
     @property
