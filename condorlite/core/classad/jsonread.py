@@ -13,10 +13,11 @@ reaches it, after the ads before it have been yielded. Positions (line, column) 
 those of the original text; the error's ``source`` is the buffer it was found in and
 ``first_line`` that buffer's first line number.
 
-Interning: a ``\\/Expr(E)\\/`` body E is parsed once per distinct text
-(``interning.NEW_VALUES``), and scalar strings and numbers become one shared
-``Literal`` per distinct value (``interning.JSON_SCALARS``), so ads that repeat a
-value share the node.
+Interning: a scalar member ``"Name": value`` seen before gives the same shared
+``(name, (spelling, expr))`` without any conversion (``interning.JSON_PAIRS``); a
+``\\/Expr(E)\\/`` body E is parsed once per distinct text (``interning.NEW_VALUES``),
+and scalar values become one shared ``Literal`` per distinct value
+(``interning.JSON_SCALARS``), so ads that repeat a value share the node.
 """
 
 from __future__ import annotations
