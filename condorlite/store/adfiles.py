@@ -14,8 +14,10 @@ Ads come back in input order: paths in the order given, files of a directory by 
 ads of a file in file order. ``LoadedAd.index`` is the ad's 0-based position within
 its source, so a message can say "the 3rd ad of slots/gpu.ads".
 
-Files are opened as text and handed to the parser as file objects, so a parser that
-streams never holds a whole dump in memory. Failures are condorlite errors:
+Files are opened as text and handed to the parser as file objects, and the parser
+streams all three formats (see ``core/classad/formats.py``), so ``iter_ads`` never
+holds a whole dump in memory; ``read_ads`` keeps the ads, not the text. Failures are
+condorlite errors:
 
 * a path that does not exist or cannot be read -> ``InputMissingError`` (exit 66)
   naming it;

@@ -13,9 +13,11 @@ Invariants:
   or tuple becomes a list expression, a dict or ClassAd a nested record.
 * ``parent`` is the enclosing ad of a nested ad (the evaluator's scoping); None at top.
 
-Storage is one dict: lower-cased name -> (spelling, expr). Every read goes through
-``lookup``, so a later lazy mode (keep the raw text, parse on first lookup) only has to
-change ``lookup`` and the readers that fill the dict.
+Storage is one dict: lower-cased name -> (spelling, expr). The readers intern what
+they parse (``interning.py``), so the ``(spelling, expr)`` tuples and the expressions
+in them are shared between ads: they are immutable, and assignment replaces an entry,
+never changes one. (The evaluator reads the dict directly, so the entry layout is a
+contract; parsing is eager, see ``formats.py`` for why lazy parsing was not kept.)
 """
 
 from __future__ import annotations
