@@ -34,6 +34,7 @@ __all__ = [
     "as_str",
     "attr",
     "attr_value",
+    "changed",
     "eval_attr",
     "eval_expr",
     "literal",
@@ -67,6 +68,23 @@ def spelling(ad: ClassAd, name: str) -> str | None:
         return ad.spelling(name)
     low = name.lower()
     return next((key for key in ad if key.lower() == low), None)
+
+
+def changed(ad: ClassAd, base: ClassAd) -> list[tuple[str, Expr | None]]:
+    """The (lower-cased name, expression) bindings of ``ad`` that may differ from
+    ``base``'s, names ``base`` has and ``ad`` lacks as None. Ads made by
+    ``with_literals`` share their unchanged entries with the original, so this is a
+    pass of identity tests; a binding listed may still be equal (never the reverse)."""
+    if type(ad) is _ClassAd and type(base) is _ClassAd:
+        mine, theirs = ad._attrs, base._attrs
+        out = [(k, e[1]) for k, e in mine.items() if theirs.get(k) is not e]
+        out.extend((k, None) for k in theirs if k not in mine)
+        return out
+    low = {k.lower(): v for k, v in base.items()}
+    out = [(k.lower(), v) for k, v in ad.items() if low.get(k.lower()) is not v]
+    names = {k.lower() for k in ad}
+    out.extend((k, None) for k in low if k not in names)
+    return out
 
 
 def with_literals(ad: ClassAd, values: dict[str, object]) -> ClassAd:

@@ -68,7 +68,7 @@ from condorlite.core.model import (
     Submitter,
     SubmitterReport,
 )
-from condorlite.core.offers import Offer, carve, requested, with_attrs
+from condorlite.core.offers import Offer, carve, piece_weight, requested, with_attrs
 from condorlite.core.policy import Policy
 
 DONE, RESUME = "done", "resume"
@@ -386,12 +386,12 @@ class Cycle:
         return None
 
     def _piece_cost(self, idx: int, offer: Offer, taken: dict[str, float]) -> float:
-        # The same piece of the same slot state always weighs the same; weighing it means
-        # carving (copying the whole ad), so it is done once per (slot state, piece).
+        # The same piece of the same slot state always weighs the same, so it is asked
+        # once per (slot state, piece); offers.piece_weight also shares it across states.
         key = (idx, offer.version, tuple(sorted(taken.items())))
         cost = self._piece_costs.get(key)
         if cost is None:
-            cost = self._piece_costs[key] = carve(offer, taken, self.policy, self.now)[0]
+            cost = self._piece_costs[key] = piece_weight(offer, taken, self.policy)
         return cost
 
     def _apply(self, turn: _Turn, job: Job, offer: Offer, reason, taken, spin, cluster) -> float:

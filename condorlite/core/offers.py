@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.model import Slot, slot_weight
 from condorlite.core.policy import Policy
 
@@ -44,6 +45,8 @@ class Offer:
     available: bool = True
     version: int = 0
     shape: int = 0
+    #: piece weights already worked out (see ``piece_weight``)
+    weights: dict[tuple, float] = field(default_factory=dict)
     #: position in the matchmaker's registry of prepared offers (-1: not yet prepared)
     seq: int = -1
     independent: dict[str, float | None] = field(default_factory=dict)
@@ -113,15 +116,46 @@ def _number(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
 
 
+def piece_weight(offer: Offer, taken: dict[str, float], policy: Policy) -> float:
+    """The weight charged for ``taken``: the slot weight of the dynamic slot ad, the
+    offer's ad with the amounts taken bound in place of the resources (and
+    ``PartitionableSlot = false``, ``SlotType = "Dynamic"``).
+
+    That ad is fixed by the slot's original ad, the bindings the cycle changed since
+    (earlier pieces' leftovers, claims' subtractions) other than the resources taken,
+    and the amounts taken; the weight is remembered per offer under exactly those, so
+    a slot's later states weigh the same piece without building an ad again."""
+    overridden = {r.lower() for r in taken}
+    others = tuple(sorted(
+        (name, _literal_key(expr)) for name, expr in adeval.changed(offer.ad, offer.slot.ad)
+        if name not in overridden))
+    key = (tuple(sorted((r.lower(), r, v) for r, v in taken.items())), others)
+    found = offer.weights.get(key)
+    if found is None:
+        found = offer.weights[key] = slot_weight(_dynamic(offer, taken), policy)
+    return found
+
+
+def _literal_key(expr: Expr | None) -> object:
+    # A literal by type and value (1, 1.0 and True are equal Python values but not the
+    # same ClassAd value); any other expression as itself (compared by structure).
+    if type(expr) is Literal:
+        return (type(expr.value).__name__, expr.value)
+    return expr
+
+
+def _dynamic(offer: Offer, taken: dict[str, float]) -> ClassAd:
+    pieces: dict[str, object] = {r: _number(v) for r, v in taken.items()}
+    pieces.update(PartitionableSlot=False, SlotType="Dynamic")
+    return with_attrs(offer.ad, pieces)
+
+
 def carve(offer: Offer, taken: dict[str, float], policy: Policy, now: float | None):
     """Return ``(cost, dynamic_ad, rest_ad)``: the weight charged for ``taken``, an ad
     of the dynamic slot holding it, and the partitionable slot's ad with it removed."""
-    pieces: dict[str, object] = {r: _number(v) for r, v in taken.items()}
-    pieces.update(PartitionableSlot=False, SlotType="Dynamic")
-    dynamic = with_attrs(offer.ad, pieces)
-    cost = slot_weight(dynamic, policy)
+    cost = piece_weight(offer, taken, policy)
     rest_values = {}
     for res, amount in taken.items():
         left = adeval.as_float(adeval.attr_value(offer.ad, res, None, now)) or 0.0
         rest_values[res] = _number(left - amount)
-    return cost, dynamic, with_attrs(offer.ad, rest_values)
+    return cost, _dynamic(offer, taken), with_attrs(offer.ad, rest_values)
