@@ -251,6 +251,30 @@ def referenced(ad: ClassAd, reach: Iterable[str]) -> set[str]:
     return found
 
 
+def same_walks(ad: ClassAd, old: ClassAd) -> bool:
+    """Whether every closure walk over ``ad`` visits what the same walk over ``old``
+    visits: true when each binding that may differ refers to the same names in both
+    (a walk only follows names), as when a carved slot's resource literals change."""
+    for name, expr in adeval.changed(ad, old):
+        before = adeval.attr(old, name)
+        if expr is None or before is None or _names_of(expr) != _names_of(before):
+            return False
+    return True
+
+
+class ShapeKeys:
+    """Slot shape keys for one cycle: a slot's bindings of its walked names, as
+    expression numbers (equal numbers = equal expressions), absent names left out."""
+
+    def __init__(self) -> None:
+        self._canon = _Canon()
+
+    def key(self, ad: ClassAd, walked: tuple[str, ...], extra: tuple) -> tuple:
+        numbers = self._canon.key(ad, walked)
+        bound = tuple(n for n, k in zip(walked, numbers, strict=True) if k)
+        return (extra, bound, tuple(k for k in numbers if k))
+
+
 def slot_shape_key(slot_ad: ClassAd, names: Iterable[str], extra: tuple = ()) -> tuple:
     """The shape of a slot: its bindings of ``names`` (followed through the slot ad)
     plus ``extra`` (who holds it, its CurrentRank, which policy ranks depend on the

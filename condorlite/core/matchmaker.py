@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.autocluster import ALWAYS_SIGNIFICANT, slot_shape_key
+from condorlite.core.autocluster import ALWAYS_SIGNIFICANT, ShapeKeys, closure, same_walks
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.classad.refs import references
@@ -183,15 +183,41 @@ class Matchmaker:
         #: shape -> the ``seq`` of its offers not yet seen unavailable (a dict: ordered)
         self._members: dict[int, dict[int, None]] = {}
         self._full: list[Offer] | None = None
+        self._shape_keys = ShapeKeys()
+        #: id(offer) -> (ad walked, busy, (flags, walked names), offer)
+        self._walked: dict[int, tuple] = {}
 
     # -- offers -------------------------------------------------------------------------
     def prepare(self, offer: Offer) -> None:
-        """(Re)compute an offer's shape and its job-independent policy ranks."""
+        """(Re)compute an offer's shape and its job-independent policy ranks.
+
+        The walks (which policy ranks read the job, which slot names matter) are
+        redone only when a binding they could follow changed: a carved slot's new
+        state reuses its previous state's walks."""
         ad = offer.ad
         busy = offer.holder is not None
+        prev = self._walked.get(id(offer))
+        if prev is not None and prev[1] == busy and same_walks(ad, prev[0]):
+            flags, walked = prev[2]
+        else:
+            flags, walked = self._walk(ad, busy)
+            self._walked[id(offer)] = (ad, busy, (flags, walked), offer)
+        independent: dict[str, float | None] = {}
+        for key, expr in ((PRE, self.exprs.pre), (POST, self.exprs.post),
+                          (PRANK, self.exprs.preemption_rank)):
+            if key not in flags and (busy or key != PRANK):
+                self.evaluations += 1
+                independent[key] = as_rank(adeval.eval_expr(expr, ad, None, self.now))
+        extra = (offer.slot.kind, offer.holder, offer.current_rank if busy else None, flags)
+        key = self._shape_keys.key(ad, walked, extra)
+        self._place(offer, self._shapes.setdefault(key, len(self._shapes) + 1))
+        offer.independent = independent
+
+    def _walk(self, ad: ClassAd, busy: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The policy ranks that read the job in this slot (``flags``) and every slot
+        name a pair evaluation can reach (sorted)."""
         names = set(self.slot_names)
         flags = []
-        independent: dict[str, float | None] = {}
         exprs = [(PRE, self.exprs.pre), (POST, self.exprs.post)]
         if busy:
             exprs.append((PRANK, self.exprs.preemption_rank))
@@ -200,15 +226,9 @@ class Matchmaker:
             if reads:
                 names |= reach
                 flags.append(key)
-            else:
-                self.evaluations += 1
-                independent[key] = as_rank(adeval.eval_expr(expr, ad, None, self.now))
         if busy and not self.preemption_off:
             names |= reads_job(ad, self.exprs.preemption_requirements, self.job_defined)[1]
-        extra = (offer.slot.kind, offer.holder, offer.current_rank if busy else None, tuple(flags))
-        key = slot_shape_key(ad, names, extra)
-        self._place(offer, self._shapes.setdefault(key, len(self._shapes) + 1))
-        offer.independent = independent
+        return tuple(flags), tuple(sorted(closure(ad, names)))
 
     def _place(self, offer: Offer, shape: int) -> None:
         """Record ``offer`` under ``shape`` (moving it from its previous one)."""
