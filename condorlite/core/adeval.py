@@ -41,6 +41,7 @@ __all__ = [
     "lower_names",
     "requirements_hold",
     "spelling",
+    "table",
     "with_literals",
 ]
 
@@ -85,6 +86,12 @@ def changed(ad: ClassAd, base: ClassAd) -> list[tuple[str, Expr | None]]:
     names = {k.lower() for k in ad}
     out.extend((k, None) for k in low if k not in names)
     return out
+
+
+def table(ad: ClassAd) -> dict[str, tuple[str, Expr]] | None:
+    """The ad's own table (lower-cased name -> (spelling, expression)) for read-only
+    loops that look up many names, or None when ``ad`` is not a ClassAd-lite ad."""
+    return ad._attrs if type(ad) is _ClassAd else None
 
 
 def with_literals(ad: ClassAd, values: dict[str, object]) -> ClassAd:

@@ -39,7 +39,6 @@ from dataclasses import dataclass
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.classad.ad import ClassAd as _ClassAd
 from condorlite.core.classad.ast import Expr
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.model import Job, Slot
@@ -157,9 +156,21 @@ class _Canon:
         return number
 
     def key(self, ad: ClassAd, names: tuple[str, ...]) -> tuple[int, ...]:
-        lookup = ad.lookup if type(ad) is _ClassAd else ad.get
-        number = self.number
-        return tuple([number(lookup(name)) for name in names])
+        """The numbers of the ad's bindings of ``names`` (lower-cased), in order."""
+        entries = adeval.table(ad)
+        if entries is None:
+            return tuple([self.number(adeval.attr(ad, name)) for name in names])
+        # The per-job hot loop of ``build``: straight table reads, no lower-casing.
+        by_id, number, get = self._by_id, self.number, entries.get
+        out = []
+        for name in names:
+            entry = get(name)
+            if entry is None:
+                out.append(0)
+                continue
+            found = by_id.get(id(entry[1]))
+            out.append(found[1] if found is not None else number(entry[1]))
+        return tuple(out)
 
 
 class _Reach:
