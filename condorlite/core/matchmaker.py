@@ -184,6 +184,7 @@ class Matchmaker:
         self._members: dict[int, dict[int, None]] = {}
         self._full: list[Offer] | None = None
         self._shape_keys = ShapeKeys()
+        self._pair_shapes: dict[tuple, int] = {}
         #: id(offer) -> (ad walked, busy, (flags, walked names), offer)
         self._walked: dict[int, tuple] = {}
 
@@ -208,8 +209,13 @@ class Matchmaker:
             if key not in flags and (busy or key != PRANK):
                 self.evaluations += 1
                 independent[key] = as_rank(adeval.eval_expr(expr, ad, None, self.now))
-        extra = (offer.slot.kind, offer.holder, offer.current_rank if busy else None, flags)
-        key = self._shape_keys.key(ad, walked, extra)
+        # Pair results do not depend on who holds the slot or its CurrentRank (only on
+        # the walked bindings, RemoteUserPrio and the like included when read): the
+        # pair shape leaves them out; the shape (reasons, PREEMPTION_REQUIREMENTS,
+        # grouping) adds them.
+        pair_key = self._shape_keys.key(ad, walked, (offer.slot.kind, busy, flags))
+        offer.pair_shape = self._pair_shapes.setdefault(pair_key, len(self._pair_shapes) + 1)
+        key = (pair_key, offer.holder, offer.current_rank if busy else None)
         self._place(offer, self._shapes.setdefault(key, len(self._shapes) + 1))
         offer.independent = independent
 
@@ -253,7 +259,7 @@ class Matchmaker:
     def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()) -> PairEval:
         """Match and job-dependent ranks of a job class in an offer's shape (cached;
         per ``signature``, the job ad's Submitter* bindings, when those are read)."""
-        key = (class_id, offer.shape, signature if self.per_submitter else ())
+        key = (class_id, offer.pair_shape, signature if self.per_submitter else ())
         found = self._pairs.get(key)
         if found is None:
             found = self._pairs[key] = self._evaluate_pair(job_ad, offer)
@@ -395,6 +401,7 @@ class ReferenceMatchmaker(Matchmaker):
 
     def prepare(self, offer: Offer) -> None:
         self._shapes[("offer", len(self._shapes))] = len(self._shapes) + 1
+        offer.pair_shape = len(self._shapes)
         self._place(offer, len(self._shapes))
         offer.independent = {}
 

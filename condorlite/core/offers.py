@@ -45,6 +45,8 @@ class Offer:
     available: bool = True
     version: int = 0
     shape: int = 0
+    #: the shape as far as pair evaluations can tell (holder and CurrentRank left out)
+    pair_shape: int = 0
     #: piece weights already worked out (see ``piece_weight``)
     weights: dict[tuple, float] = field(default_factory=dict)
     #: position in the matchmaker's registry of prepared offers (-1: not yet prepared)
