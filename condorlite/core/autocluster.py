@@ -28,8 +28,14 @@ Ids are assigned in queue order (submitter name, then JobPrio desc, QDate, Clust
 ProcId), counting from 1, so they do not depend on input order or hashing.
 
 Slot shapes: slots whose ads bind the names matchmaking reads to the same expressions
-(and that are held by the same user at the same CurrentRank) are one shape; see
-``slot_shape_key``.
+are one *pair shape*; held by the same user at the same CurrentRank as well, one
+*shape* (``ShapeKeys``; the names come from ``matchmaker.Matchmaker.prepare``).
+
+Sharing, and why it is exact: expressions are numbered by structural equality
+(``_Canon``), so keys are tuples of small ints; a closure walk is reused by any ad that
+binds every name the walk visited to equal expressions (``_Reach``), or, between states
+of one slot, to expressions naming the same names (``same_walks``). ``build_reference``
+is the plain build the equivalence tests hold ``build`` to.
 """
 
 from __future__ import annotations
@@ -284,13 +290,6 @@ class ShapeKeys:
         numbers = self._canon.key(ad, walked)
         bound = tuple(n for n, k in zip(walked, numbers, strict=True) if k)
         return (extra, bound, tuple(k for k in numbers if k))
-
-
-def slot_shape_key(slot_ad: ClassAd, names: Iterable[str], extra: tuple = ()) -> tuple:
-    """The shape of a slot: its bindings of ``names`` (followed through the slot ad)
-    plus ``extra`` (who holds it, its CurrentRank, which policy ranks depend on the
-    job). Slots with equal keys evaluate identically against any job."""
-    return (extra, project(slot_ad, closure(slot_ad, names)))
 
 
 def build_reference(

@@ -23,9 +23,13 @@ Negotiator ranks are numbers: one that is undefined, an error or not a number ra
 lowest (-FLT_MAX), and each is rounded to single precision as HTCondor stores it; a job
 ``Rank`` that is not a number is 0.
 
-Evaluations are shared: a pair is evaluated once per (match class, slot shape) (see
-``autocluster``), and a policy rank that reads nothing from the job in a given slot is
-evaluated once per slot.
+Evaluations are shared: a pair (match, ranks) is evaluated once per (match class,
+pair shape, Submitter* bindings when any expression reads them), reasons and
+``PREEMPTION_REQUIREMENTS`` once per (match class, shape, Submitter* bindings) (see
+``autocluster``), and a policy rank that reads nothing from the job in a given slot
+once per slot state. The whole offer list is walked a shape at a time.
+``ReferenceMatchmaker`` shares nothing; the equivalence tests hold the two to the
+same outcome.
 """
 
 from __future__ import annotations
