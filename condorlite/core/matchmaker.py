@@ -289,6 +289,21 @@ class Matchmaker:
                 dependent[key] = as_rank(adeval.eval_expr(expr, slot_ad, job_ad, now))
         return PairEval(True, job_rank or 0.0, slot_rank or 0.0, dependent)
 
+    def fit(self, class_id: int, job_ad: ClassAd, offer: Offer) -> dict[str, float] | None:
+        """``offers.requested`` of a job of class ``class_id`` in a partitionable offer,
+        once per (offer state, class): jobs of one class bind their ``Request*`` and
+        everything those reach alike. Not shared when some expression reads the
+        Submitter* attributes (the job's own ad lacks them, a class's ad has them)."""
+        if self.per_submitter:
+            return requested(offer.ad, job_ad, self.now)
+        if not offer.fits or offer.fits[0] != offer.version:
+            offer.fits = (offer.version, {})
+        table = offer.fits[1]
+        if class_id not in table:
+            table[class_id] = requested(offer.ad, job_ad, self.now)
+        found = table[class_id]
+        return None if found is None else dict(found)
+
     def preemption_allowed(
         self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple
     ) -> bool:
@@ -411,6 +426,9 @@ class ReferenceMatchmaker(Matchmaker):
 
     def _is_full(self, offers: list[Offer]) -> bool:
         return False  # always offer by offer
+
+    def fit(self, class_id: int, job_ad: ClassAd, offer: Offer) -> dict[str, float] | None:
+        return requested(offer.ad, job_ad, self.now)
 
     def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()) -> PairEval:
         return self._evaluate_pair(job_ad, offer)

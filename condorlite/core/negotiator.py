@@ -68,7 +68,7 @@ from condorlite.core.model import (
     Submitter,
     SubmitterReport,
 )
-from condorlite.core.offers import Offer, carve, piece_weight, requested, with_attrs
+from condorlite.core.offers import Offer, carve, piece_weight, with_attrs
 from condorlite.core.policy import Policy
 
 DONE, RESUME = "done", "resume"
@@ -367,7 +367,7 @@ class Cycle:
             taken = None
             cost = offer.weight
             if offer.partitionable:
-                taken = requested(offer.ad, job.ad, self.now)
+                taken = self.mm.fit(klass, job.ad, offer)
                 if taken is None:
                     continue
                 cost = self._piece_cost(idx, offer, taken)

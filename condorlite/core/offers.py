@@ -49,6 +49,10 @@ class Offer:
     pair_shape: int = 0
     #: piece weights already worked out (see ``piece_weight``)
     weights: dict[tuple, float] = field(default_factory=dict)
+    #: (ad, its bindings changed since the slot's original ad), for ``piece_weight``
+    changes: tuple = ()
+    #: (version, match class -> what the class takes from this state or None)
+    fits: tuple = ()
     #: position in the matchmaker's registry of prepared offers (-1: not yet prepared)
     seq: int = -1
     independent: dict[str, float | None] = field(default_factory=dict)
@@ -127,10 +131,12 @@ def piece_weight(offer: Offer, taken: dict[str, float], policy: Policy) -> float
     (earlier pieces' leftovers, claims' subtractions) other than the resources taken,
     and the amounts taken; the weight is remembered per offer under exactly those, so
     a slot's later states weigh the same piece without building an ad again."""
+    if not offer.changes or offer.changes[0] is not offer.ad:
+        diff = sorted((name, _literal_key(expr))
+                      for name, expr in adeval.changed(offer.ad, offer.slot.ad))
+        offer.changes = (offer.ad, tuple(diff))
     overridden = {r.lower() for r in taken}
-    others = tuple(sorted(
-        (name, _literal_key(expr)) for name, expr in adeval.changed(offer.ad, offer.slot.ad)
-        if name not in overridden))
+    others = tuple(item for item in offer.changes[1] if item[0] not in overridden)
     key = (tuple(sorted((r.lower(), r, v) for r, v in taken.items())), others)
     found = offer.weights.get(key)
     if found is None:
