@@ -67,23 +67,37 @@ class Offer:
 
 
 #: id(job ad) -> (the ad, its Request<R> suffixes as spelled, sorted by lower-cased
-#: name). The cycle asks for the same few job ads' requests again and again (a class's
-#: ad for every slot state it meets); holding the ad keeps its id from being reused.
-#: Ads are never changed once built (``with_attrs`` copies), so an entry stays true.
-_REQUESTS: dict[int, tuple[ClassAd, tuple[str, ...]]] = {}
-_REQUESTS_LIMIT = 20_000
+#: name, and its literal signature). The cycle asks for the same few job ads' requests
+#: again and again (a class's ad for every slot state it meets); holding the ad keeps
+#: its id from being reused. Ads are never changed once built (``with_attrs``
+#: copies), so an entry stays true.
+_REQUESTS: dict[int, tuple[ClassAd, tuple[str, ...], tuple | None]] = {}
+#: id(partitionable slot ad) -> (the ad, literal signature -> ``requested`` result)
+_FITS: dict[int, tuple[ClassAd, dict[tuple, dict[str, float] | None]]] = {}
+_CACHE_LIMIT = 20_000
 
 
-def _request_suffixes(job_ad: ClassAd) -> tuple[str, ...]:
+def _requests_of(job_ad: ClassAd) -> tuple[tuple[str, ...], tuple | None]:
+    """The job's Request<R> suffixes, and its *literal signature*: every Request*
+    binding as (name, spelling, type, value), plus which of RequestCpus/Memory/Disk
+    are absent, when all its Request* bindings are literals (else None). Two job ads
+    with equal signatures take the same from any slot state."""
     found = _REQUESTS.get(id(job_ad))
     if found is not None and found[0] is job_ad:
-        return found[1]
+        return found[1], found[2]
     lows = sorted(k for k in adeval.lower_names(job_ad) if k.startswith("request") and len(k) > 7)
     suffixes = tuple(adeval.spelling(job_ad, low)[7:] for low in lows)
-    if len(_REQUESTS) >= _REQUESTS_LIMIT:
+    signature: tuple | None = None
+    exprs = [adeval.attr(job_ad, low) for low in lows]
+    if all(type(e) is Literal for e in exprs):
+        signature = tuple((low, suffix, type(e.value).__name__, e.value)
+                          for low, suffix, e in zip(lows, suffixes, exprs, strict=True))
+        signature += tuple(("request" + b.lower(),) for b in BASE_RESOURCES
+                           if ("request" + b.lower()) not in lows)
+    if len(_REQUESTS) >= _CACHE_LIMIT:
         _REQUESTS.clear()
-    _REQUESTS[id(job_ad)] = (job_ad, suffixes)
-    return suffixes
+    _REQUESTS[id(job_ad)] = (job_ad, suffixes, signature)
+    return suffixes, signature
 
 
 def resource_names(pslot_ad: ClassAd, job_ad: ClassAd) -> list[str]:
@@ -92,7 +106,7 @@ def resource_names(pslot_ad: ClassAd, job_ad: ClassAd) -> list[str]:
     ``R`` the slot has."""
     names = list(BASE_RESOURCES)
     seen = {"cpus", "memory", "disk"}
-    for res in _request_suffixes(job_ad):
+    for res in _requests_of(job_ad)[0]:
         low = res.lower()
         if low not in seen and adeval.attr(pslot_ad, res) is not None:
             names.append(res)
@@ -102,7 +116,26 @@ def resource_names(pslot_ad: ClassAd, job_ad: ClassAd) -> list[str]:
 
 def requested(pslot_ad: ClassAd, job_ad: ClassAd, now: float | None) -> dict[str, float] | None:
     """What the job would take from the partitionable slot, or None if it does not
-    fit (an amount larger than what is left, or a non-numeric request)."""
+    fit (an amount larger than what is left, or a non-numeric request).
+
+    Remembered per slot state for job ads whose requests are all literals (by their
+    literal signature): many classes ask for the same amounts."""
+    signature = _requests_of(job_ad)[1]
+    if signature is None:
+        return _requested(pslot_ad, job_ad, now)
+    found = _FITS.get(id(pslot_ad))
+    if found is None or found[0] is not pslot_ad:
+        if len(_FITS) >= _CACHE_LIMIT:
+            _FITS.clear()
+        found = _FITS[id(pslot_ad)] = (pslot_ad, {})
+    table = found[1]
+    if signature not in table:
+        table[signature] = _requested(pslot_ad, job_ad, now)
+    taken = table[signature]
+    return None if taken is None else dict(taken)
+
+
+def _requested(pslot_ad: ClassAd, job_ad: ClassAd, now: float | None) -> dict[str, float] | None:
     taken: dict[str, float] = {}
     for res in resource_names(pslot_ad, job_ad):
         value = adeval.attr_value(job_ad, "Request" + res, pslot_ad, now)

@@ -131,3 +131,28 @@ def test_a_class_spreads_over_pslots_then_comes_back_to_them() -> None:
     result = run_cycle(pslots, jobs, subs(alice=500), [], policy, NOW)
     assert [m.slot for m in result.matches] == ["a@m", "b@m", "a@m", "b@m"]
     assert [(r.job, r.reason) for r in result.rejections] == []  # limit (4 cores) reached
+
+
+def test_requested_remembered_per_slot_state_equals_evaluating_afresh() -> None:
+    """offers.requested shares results between job ads with equal literal requests;
+    every answer must equal a fresh evaluation, including requests that are not
+    literals (not shared), absent ones and custom resources the slot lacks."""
+    from condorlite.core.offers import _requested, requested
+    from tests.core._pool import ad
+
+    pslots = [ad(Cpus=c, Memory=m, Disk=1000, GPUs=g) for c in (1, 4) for m in (1024, 4096)
+              for g in (0, 1)]
+    jobs = [ad(RequestCpus=c, RequestMemory=m, **extra)
+            for c in (1, 2, 1.0, "true") for m in (1024, 2048, "MY.RequestCpus * 1024")
+            for extra in ({}, {"RequestGPUs": 1}, {"RequestDisk": 2000}, {"RequestFoo": 1})]
+    checked = fits = 0
+    for _ in range(2):  # the second pass answers from the remembered results
+        for pslot in pslots:
+            for job_ad in jobs:
+                got = requested(pslot, job_ad, NOW)
+                assert got == _requested(pslot, job_ad, NOW)
+                if got is not None:
+                    assert [type(v) for v in got.values()] == [float] * len(got)
+                    fits += 1
+                checked += 1
+    assert checked == 2 * len(pslots) * len(jobs) and 0 < fits < checked
