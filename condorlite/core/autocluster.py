@@ -268,11 +268,12 @@ def referenced(ad: ClassAd, reach: Iterable[str]) -> set[str]:
     return found
 
 
-def same_walks(ad: ClassAd, old: ClassAd) -> bool:
+def same_walks(ad: ClassAd, old: ClassAd, diff: list | None = None) -> bool:
     """Whether every closure walk over ``ad`` visits what the same walk over ``old``
     visits: true when each binding that may differ refers to the same names in both
-    (a walk only follows names), as when a carved slot's resource literals change."""
-    for name, expr in adeval.changed(ad, old):
+    (a walk only follows names), as when a carved slot's resource literals change.
+    ``diff`` is ``adeval.changed(ad, old)`` when the caller has it."""
+    for name, expr in adeval.changed(ad, old) if diff is None else diff:
         before = adeval.attr(old, name)
         if expr is None or before is None or _names_of(expr) != _names_of(before):
             return False

@@ -202,17 +202,25 @@ class Matchmaker:
         ad = offer.ad
         busy = offer.holder is not None
         prev = self._walked.get(id(offer))
-        if prev is not None and prev[1] == busy and same_walks(ad, prev[0]):
-            flags, walked = prev[2]
+        diff = None if prev is None else adeval.changed(ad, prev[0])
+        if prev is not None and prev[1] == busy and same_walks(ad, prev[0], diff):
+            flags, walked, reaches = prev[2]
+            changed = {name for name, _ in diff}
+            before = prev[3].independent
         else:
-            flags, walked = self._walk(ad, busy)
-            self._walked[id(offer)] = (ad, busy, (flags, walked), offer)
+            flags, walked, reaches = self._walk(ad, busy)
+            changed, before = None, {}
         independent: dict[str, float | None] = {}
         for key, expr in ((PRE, self.exprs.pre), (POST, self.exprs.post),
                           (PRANK, self.exprs.preemption_rank)):
             if key not in flags and (busy or key != PRANK):
+                if changed is not None and key in before and not changed & reaches[key]:
+                    # nothing this rank reaches changed since the last state
+                    independent[key] = before[key]
+                    continue
                 self.evaluations += 1
                 independent[key] = as_rank(adeval.eval_expr(expr, ad, None, self.now))
+        self._walked[id(offer)] = (ad, busy, (flags, walked, reaches), offer)
         # Pair results do not depend on who holds the slot or its CurrentRank (only on
         # the walked bindings, RemoteUserPrio and the like included when read): the
         # pair shape leaves them out; the shape (reasons, PREEMPTION_REQUIREMENTS,
@@ -223,11 +231,13 @@ class Matchmaker:
         self._place(offer, self._shapes.setdefault(key, len(self._shapes) + 1))
         offer.independent = independent
 
-    def _walk(self, ad: ClassAd, busy: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """The policy ranks that read the job in this slot (``flags``) and every slot
-        name a pair evaluation can reach (sorted)."""
+    def _walk(self, ad: ClassAd, busy: bool) -> tuple:
+        """The policy ranks that read the job in this slot (``flags``), every slot
+        name a pair evaluation can reach (sorted), and the slot names each policy rank
+        that does not read the job reaches."""
         names = set(self.slot_names)
         flags = []
+        reaches: dict[str, set[str]] = {}
         exprs = [(PRE, self.exprs.pre), (POST, self.exprs.post)]
         if busy:
             exprs.append((PRANK, self.exprs.preemption_rank))
@@ -236,9 +246,11 @@ class Matchmaker:
             if reads:
                 names |= reach
                 flags.append(key)
+            else:
+                reaches[key] = reach
         if busy and not self.preemption_off:
             names |= reads_job(ad, self.exprs.preemption_requirements, self.job_defined)[1]
-        return tuple(flags), tuple(sorted(closure(ad, names)))
+        return tuple(flags), tuple(sorted(closure(ad, names))), reaches
 
     def _place(self, offer: Offer, shape: int) -> None:
         """Record ``offer`` under ``shape`` (moving it from its previous one)."""
