@@ -100,13 +100,14 @@ def _requests_of(job_ad: ClassAd) -> tuple[tuple[str, ...], tuple | None]:
     return suffixes, signature
 
 
-def resource_names(pslot_ad: ClassAd, job_ad: ClassAd) -> list[str]:
+def resource_names(pslot_ad: ClassAd, job_ad: ClassAd,
+                   suffixes: tuple[str, ...] | None = None) -> list[str]:
     """Resources a job takes from a partitionable slot, in a fixed order: ``Cpus``,
     ``Memory``, ``Disk``, then each other ``Request<R>`` (by lower-cased name) whose
-    ``R`` the slot has."""
+    ``R`` the slot has. ``suffixes``: the job's, when the caller has them."""
     names = list(BASE_RESOURCES)
     seen = {"cpus", "memory", "disk"}
-    for res in _requests_of(job_ad)[0]:
+    for res in _requests_of(job_ad)[0] if suffixes is None else suffixes:
         low = res.lower()
         if low not in seen and adeval.attr(pslot_ad, res) is not None:
             names.append(res)
@@ -120,9 +121,9 @@ def requested(pslot_ad: ClassAd, job_ad: ClassAd, now: float | None) -> dict[str
 
     Remembered per slot state for job ads whose requests are all literals (by their
     literal signature): many classes ask for the same amounts."""
-    signature = _requests_of(job_ad)[1]
+    suffixes, signature = _requests_of(job_ad)
     if signature is None:
-        return _requested(pslot_ad, job_ad, now)
+        return _requested(pslot_ad, job_ad, now, suffixes)
     found = _FITS.get(id(pslot_ad))
     if found is None or found[0] is not pslot_ad:
         if len(_FITS) >= _CACHE_LIMIT:
@@ -130,14 +131,15 @@ def requested(pslot_ad: ClassAd, job_ad: ClassAd, now: float | None) -> dict[str
         found = _FITS[id(pslot_ad)] = (pslot_ad, {})
     table = found[1]
     if signature not in table:
-        table[signature] = _requested(pslot_ad, job_ad, now)
+        table[signature] = _requested(pslot_ad, job_ad, now, suffixes)
     taken = table[signature]
     return None if taken is None else dict(taken)
 
 
-def _requested(pslot_ad: ClassAd, job_ad: ClassAd, now: float | None) -> dict[str, float] | None:
+def _requested(pslot_ad: ClassAd, job_ad: ClassAd, now: float | None,
+               suffixes: tuple[str, ...] | None = None) -> dict[str, float] | None:
     taken: dict[str, float] = {}
-    for res in resource_names(pslot_ad, job_ad):
+    for res in resource_names(pslot_ad, job_ad, suffixes):
         value = adeval.attr_value(job_ad, "Request" + res, pslot_ad, now)
         amount = adeval.as_float(value)
         if amount is None:
