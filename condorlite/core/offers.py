@@ -16,11 +16,14 @@ what is left. It fits only if every amount is at most what is left.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.classad.ast import Expr, Literal
+from condorlite.core.autocluster import closure, same_walks
+from condorlite.core.classad.ast import Call, Expr, Literal
+from condorlite.core.classad.parser import parse_expr
+from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.model import Slot, slot_weight
 from condorlite.core.policy import Policy
 
@@ -49,8 +52,11 @@ class Offer:
     pair_shape: int = 0
     #: piece weights already worked out (see ``piece_weight``)
     weights: dict[tuple, float] = field(default_factory=dict)
-    #: (ad, its bindings changed since the slot's original ad), for ``piece_weight``
+    #: (ad, its bindings changed since the slot's original ad, whether walks over it
+    #: are those over the original), for ``piece_weight``
     changes: tuple = ()
+    #: (SLOT_WEIGHT text, names the weight expressions reach or None), ``piece_weight``
+    weight_names: tuple = ()
     #: (version, match class -> what the class takes from this state or None)
     fits: tuple = ()
     #: position in the matchmaker's registry of prepared offers (-1: not yet prepared)
@@ -162,28 +168,84 @@ def piece_weight(offer: Offer, taken: dict[str, float], policy: Policy) -> float
     offer's ad with the amounts taken bound in place of the resources (and
     ``PartitionableSlot = false``, ``SlotType = "Dynamic"``).
 
-    That ad is fixed by the slot's original ad, the bindings the cycle changed since
-    (earlier pieces' leftovers, claims' subtractions) other than the resources taken,
-    and the amounts taken; the weight is remembered per offer under exactly those, so
-    a slot's later states weigh the same piece without building an ad again."""
+    Remembered per offer, under the bindings that fix it: when the slot's weight
+    expressions (``SlotWeight``, ``SLOT_WEIGHT``) reach a known set of names in every
+    state of the slot (no ``eval``, carving only swapped literals), the key is the
+    dynamic ad's bindings of those names; otherwise it is everything the cycle changed
+    in the slot's ad plus the amounts taken."""
+    if not policy.negotiator_use_slot_weights:
+        return 1.0  # what slot_weight answers, whatever the ad
     if not offer.changes or offer.changes[0] is not offer.ad:
-        diff = sorted((name, _literal_key(expr))
-                      for name, expr in adeval.changed(offer.ad, offer.slot.ad))
-        offer.changes = (offer.ad, tuple(diff))
-    overridden = {r.lower() for r in taken}
-    others = tuple(item for item in offer.changes[1] if item[0] not in overridden)
-    key = (tuple(sorted((r.lower(), r, v) for r, v in taken.items())), others)
+        raw = adeval.changed(offer.ad, offer.slot.ad)
+        diff = tuple(sorted((name, _literal_key(expr)) for name, expr in raw))
+        offer.changes = (offer.ad, diff, same_walks(offer.ad, offer.slot.ad, raw))
+    plan = _weight_names(offer, policy)
+    if plan is not None and offer.changes[2]:
+        over: dict[str, object] = {r.lower(): _value_key(_number(v)) for r, v in taken.items()}
+        over.update(partitionableslot=_value_key(False), slottype=_value_key("Dynamic"))
+        key: tuple = ("names", tuple(
+            over[name] if name in over else _literal_key(adeval.attr(offer.ad, name))
+            for name in plan))
+    else:
+        overridden = {r.lower() for r in taken}
+        others = tuple(item for item in offer.changes[1] if item[0] not in overridden)
+        key = (tuple(sorted((r.lower(), r, v) for r, v in taken.items())), others)
     found = offer.weights.get(key)
     if found is None:
         found = offer.weights[key] = slot_weight(_dynamic(offer, taken), policy)
     return found
 
 
+#: Functions that look attributes up by a computed name: a walk cannot see what they read.
+_DYNAMIC_CALLS = frozenset({"eval"})
+_PARSED_WEIGHTS: dict[str, Expr] = {}
+
+
+def _weight_names(offer: Offer, policy: Policy) -> tuple[str, ...] | None:
+    """Every name the weight expressions reach in the slot's original ad (sorted), or
+    None when one of them calls a function that reads names it computes."""
+    if offer.weight_names and offer.weight_names[0] == policy.slot_weight:
+        return offer.weight_names[1]
+    text = policy.slot_weight
+    if text not in _PARSED_WEIGHTS:
+        _PARSED_WEIGHTS[text] = parse_expr(text)
+    fallback = _PARSED_WEIGHTS[text]
+    walk = closure(offer.slot.ad, {"slotweight"} | expr_names(fallback))
+    exprs = [fallback] + [adeval.attr(offer.slot.ad, name) for name in sorted(walk)]
+    dynamic = any(e is not None and _calls_dynamic(e) for e in exprs)
+    plan = None if dynamic else tuple(sorted(walk))
+    offer.weight_names = (text, plan)
+    return plan
+
+
+def _calls_dynamic(expr: Expr) -> bool:
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if type(node) is Call and node.name.lower() in _DYNAMIC_CALLS:
+            return True
+        for item in fields(node):
+            value = getattr(node, item.name)
+            if isinstance(value, Expr):
+                stack.append(value)
+            elif isinstance(value, tuple):
+                for part in value:
+                    if isinstance(part, Expr):
+                        stack.append(part)
+                    elif isinstance(part, tuple):  # a record's (name, expr) pairs
+                        stack.extend(x for x in part if isinstance(x, Expr))
+    return False
+
+
+def _value_key(value: object) -> tuple:
+    return (type(value).__name__, value)
+
+
 def _literal_key(expr: Expr | None) -> object:
     # A literal by type and value (1, 1.0 and True are equal Python values but not the
     # same ClassAd value); any other expression as itself (compared by structure).
     if type(expr) is Literal:
-        return (type(expr.value).__name__, expr.value)
+        return _value_key(expr.value)
     return expr
 
 

@@ -156,3 +156,44 @@ def test_requested_remembered_per_slot_state_equals_evaluating_afresh() -> None:
                     fits += 1
                 checked += 1
     assert checked == 2 * len(pslots) * len(jobs) and 0 < fits < checked
+
+
+def test_piece_weight_remembered_equals_weighing_the_dynamic_ad() -> None:
+    """offers.piece_weight keys its memory on the names the weight expressions reach
+    (or, with eval(), on everything changed); each answer must equal building the
+    dynamic slot ad and weighing it, across carved states of the slot."""
+    from dataclasses import replace
+
+    from condorlite.core.model import slot_weight
+    from condorlite.core.offers import Offer, _dynamic, carve, piece_weight
+
+    weights = {
+        "cpus": "Cpus",
+        "memory-and-type": 'Cpus + Memory / 1024.0 + (SlotType == "Dynamic")',
+        "indirect": "Cpus * Factor",
+        "eval": 'eval("Cpus") + Disk / 1000',
+        "absent": None,  # SLOT_WEIGHT from the policy
+    }
+    for label, weight in weights.items():
+        extra = {"Factor": "Memory / 2048"} if label == "indirect" else {}
+        if weight is not None:
+            extra["SlotWeight"] = weight
+        policy = replace(Policy(uid_domain=UID), slot_weight="Cpus * 2 + Memory / 4096")
+        pslot = slot("slot1@big", policy=policy, Cpus=16, Memory=65536, Disk=800000,
+                     PartitionableSlot="true", SlotType='"Partitionable"', **extra)
+        if weight is None:
+            del pslot.ad["SlotWeight"]
+        offer = Offer(pslot, pslot.ad, None, None, 0.0, pslot.weight)
+        pieces = [{"Cpus": c, "Memory": m, "Disk": 1000.0} for c in (1.0, 2.0)
+                  for m in (1024.0, 4096.0)]
+        seen = set()
+        for _ in range(3):  # three states: carve the first piece each round
+            for taken in pieces:
+                got = piece_weight(offer, taken, policy)
+                assert got == slot_weight(_dynamic(offer, taken), policy), (label, taken)
+                seen.add(got)
+            _cost, _dyn, rest = carve(offer, pieces[0], policy, NOW)
+            offer.ad = rest
+        assert len(seen) > 1, label
+        # the names path is taken unless eval() hides what is read
+        assert (offer.weight_names[1] is None) == (label == "eval"), label
