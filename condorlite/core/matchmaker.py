@@ -189,6 +189,8 @@ class Matchmaker:
         self._full: list[Offer] | None = None
         self._shape_keys = ShapeKeys()
         self._pair_shapes: dict[tuple, int] = {}
+        #: shape -> its pair shape (a shape's offers all have the same one)
+        self._pair_of_shape: dict[int, int] = {}
         #: id(offer) -> (ad walked, busy, (flags, walked names), offer)
         self._walked: dict[int, tuple] = {}
 
@@ -228,7 +230,9 @@ class Matchmaker:
         pair_key = self._shape_keys.key(ad, walked, (offer.slot.kind, busy, flags))
         offer.pair_shape = self._pair_shapes.setdefault(pair_key, len(self._pair_shapes) + 1)
         key = (pair_key, offer.holder, offer.current_rank if busy else None)
-        self._place(offer, self._shapes.setdefault(key, len(self._shapes) + 1))
+        shape = self._shapes.setdefault(key, len(self._shapes) + 1)
+        self._pair_of_shape[shape] = offer.pair_shape
+        self._place(offer, shape)
         offer.independent = independent
 
     def _walk(self, ad: ClassAd, busy: bool) -> tuple:
@@ -383,7 +387,12 @@ class Matchmaker:
         out = Candidates([])
         signature = submitter_signature(job_ad)
         registry = self._registry
+        pairs, pair_of = self._pairs, self._pair_of_shape
+        part = signature if self.per_submitter else ()
         for shape, members in list(self._members.items()):
+            known = pairs.get((class_id, pair_of[shape], part))
+            if known is not None and not known.match:
+                continue  # no need to look at the shape's offers at all
             live = [k for k in members if registry[k].available]
             if len(live) < len(members):
                 for k in [k for k in members if not registry[k].available]:
@@ -433,6 +442,7 @@ class ReferenceMatchmaker(Matchmaker):
     def prepare(self, offer: Offer) -> None:
         self._shapes[("offer", len(self._shapes))] = len(self._shapes) + 1
         offer.pair_shape = len(self._shapes)
+        self._pair_of_shape[offer.pair_shape] = offer.pair_shape
         self._place(offer, len(self._shapes))
         offer.independent = {}
 
