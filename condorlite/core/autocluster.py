@@ -150,6 +150,7 @@ class _Canon:
     def __init__(self) -> None:
         self._by_id: dict[int, tuple[Expr, int]] = {}
         self._by_value: dict[Expr, int] = {}
+        self._by_entries: dict[tuple, tuple[tuple, tuple[int, ...]]] = {}
 
     def number(self, expr: Expr | None) -> int:
         if expr is None:
@@ -178,6 +179,21 @@ class _Canon:
             out.append(found[1] if found is not None else number(entry[1]))
         return tuple(out)
 
+    def entry_key(self, ad: ClassAd, names: tuple[str, ...]) -> tuple[int, ...]:
+        """``key``, remembered by the identities of the ad's table entries: the
+        readers share one (spelling, expression) entry between every ad holding the
+        same line, so most jobs' keys come from one C-level pass of lookups. The
+        entries are held with the answer, so their ids stay theirs."""
+        entries = adeval.table(ad)
+        if entries is None:
+            return self.key(ad, names)
+        found_entries = tuple(map(entries.get, names))
+        ids = (names, tuple(map(id, found_entries)))
+        found = self._by_entries.get(ids)
+        if found is None:
+            found = self._by_entries[ids] = (found_entries, self.key(ad, names))
+        return found[1]
+
 
 class _Reach:
     """Job closures, shared between jobs that bind the same names the same way.
@@ -198,10 +214,10 @@ class _Reach:
         and equal keys mean equal bindings of the whole closure. A result object is
         shared by every job that reuses its walk."""
         requests = tuple(sorted(request_names(ad)))
-        first = (requests, self.canon.key(ad, self.significant))
+        first = (requests, self.canon.entry_key(ad, self.significant))
         walks = self._walks.setdefault(first, [])
         for beyond, numbers, result in walks:
-            if self.canon.key(ad, beyond) == numbers:
+            if self.canon.entry_key(ad, beyond) == numbers:
                 return result
         reach = closure(ad, set(self.significant) | set(requests))
         ordered = tuple(sorted(reach))
