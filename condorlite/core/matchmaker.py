@@ -133,6 +133,8 @@ class PairEval:
     job_rank: float = 0.0
     slot_rank: float = 0.0
     dependent: dict[str, float] = field(default_factory=dict)
+    #: what a job of the class takes from a partitionable slot of the shape
+    taken: dict[str, float] | None = None
 
 
 @dataclass
@@ -291,7 +293,8 @@ class Matchmaker:
         # Evaluations have no side effects, so the order of the three tests is free:
         # the fit of a partitionable slot (a few small request expressions) goes first,
         # since most carved slot states are too small for most classes.
-        ok = not offer.partitionable or requested(slot_ad, job_ad, now) is not None
+        taken = requested(slot_ad, job_ad, now) if offer.partitionable else None
+        ok = not offer.partitionable or taken is not None
         ok = ok and adeval.requirements_hold(job_ad, slot_ad, now=_int(now)) and (
             adeval.requirements_hold(slot_ad, job_ad, now=_int(now)))
         if not ok:
@@ -303,22 +306,21 @@ class Matchmaker:
                           (PRANK, self.exprs.preemption_rank)):
             if key not in offer.independent and (key != PRANK or offer.holder is not None):
                 dependent[key] = as_rank(adeval.eval_expr(expr, slot_ad, job_ad, now))
-        return PairEval(True, job_rank or 0.0, slot_rank or 0.0, dependent)
+        return PairEval(True, job_rank or 0.0, slot_rank or 0.0, dependent, taken)
 
     def fit(self, class_id: int, job_ad: ClassAd, offer: Offer) -> dict[str, float] | None:
-        """``offers.requested`` of a job of class ``class_id`` in a partitionable offer,
-        once per (offer state, class): jobs of one class bind their ``Request*`` and
-        everything those reach alike. Not shared when some expression reads the
-        Submitter* attributes (the job's own ad lacks them, a class's ad has them)."""
-        if self.per_submitter:
-            return requested(offer.ad, job_ad, self.now)
-        if not offer.fits or offer.fits[0] != offer.version:
-            offer.fits = (offer.version, {})
-        table = offer.fits[1]
-        if class_id not in table:
-            table[class_id] = requested(offer.ad, job_ad, self.now)
-        found = table[class_id]
-        return None if found is None else dict(found)
+        """``offers.requested`` of a job of class ``class_id`` in a partitionable offer.
+
+        What a job takes is read from the slot's walked bindings, so the class's pair
+        result for the offer's pair shape already holds it: jobs of one class bind
+        their ``Request*`` and everything those reach alike. Not shared when some
+        expression reads the Submitter* attributes (the job's own ad lacks them, a
+        class's ad has them), nor before the pair was evaluated."""
+        if not self.per_submitter:
+            known = self._pairs.get((class_id, offer.pair_shape, ()))
+            if known is not None and known.match and known.taken is not None:
+                return dict(known.taken)
+        return requested(offer.ad, job_ad, self.now)
 
     def preemption_allowed(
         self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple

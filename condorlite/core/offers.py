@@ -57,8 +57,6 @@ class Offer:
     changes: tuple = ()
     #: (SLOT_WEIGHT text, names the weight expressions reach or None), ``piece_weight``
     weight_names: tuple = ()
-    #: (version, match class -> what the class takes from this state or None)
-    fits: tuple = ()
     #: position in the matchmaker's registry of prepared offers (-1: not yet prepared)
     seq: int = -1
     independent: dict[str, float | None] = field(default_factory=dict)
