@@ -115,6 +115,8 @@ def test_optimised_cycle_equals_reference(tmp_path, monkeypatch, name, seed):
     subs = _submitters(slots, jobs)
     fast, plain = _both(monkeypatch, slots, jobs, subs, policy)
     assert fast.matches, "the pool should produce matches"
+    if "preemption_requirements" in POLICIES[name]:
+        assert fast.preempted, "the policy should preempt somebody"
     assert _fingerprint(fast) == _fingerprint(plain)
 
 
@@ -168,3 +170,30 @@ def test_submitter_attributes_are_not_shared_between_submitters(monkeypatch):
     # alice (EUP 500) takes the smallest slots, bob (EUP 700) the largest
     by_owner = {m.job: m.slot for m in fast.matches}
     assert by_owner["10.0"] == "slot0@m0" and by_owner["11.0"] == "slot3@m3"
+
+
+def test_rank_preemption_and_mixed_holders(monkeypatch):
+    """Busy static slots held by several users whose Rank prefers some jobs (rank
+    preemption), identical slots held by different users (one pair shape, several
+    shapes), and priority preemption, in one cycle."""
+    from tests.core._pool import job, slot, user
+
+    policy = Policy(uid_domain="example.org", **PREEMPTIVE)
+    slots = []
+    for i in range(12):
+        holder = ["carol", "dave", None][i % 3]
+        extra = {} if holder is None else {"TotalJobRunTime": 100 * i}
+        slots.append(slot(f"slot{i}@m{i // 4}", user=user(holder) if holder else None,
+                          state="Claimed" if holder else "Unclaimed", index=i, policy=policy,
+                          Rank="TARGET.JobPrio * (Memory > 1000)", CurrentRank="1.0", **extra))
+    jobs = [job(20 + k, p, name, index=2 * k + p, policy=policy, JobPrio=k % 3)
+            for k, name in enumerate(["alice", "bob", "alice", "bob", "erin", "erin"])
+            for p in range(2)]
+    subs = {user(n): Submitter(user(n), eup=e, usage=u) for n, e, u in (
+        ("alice", 500.0, 0.0), ("bob", 800.0, 0.0), ("carol", 5000.0, 4.0),
+        ("dave", 900.0, 4.0), ("erin", 100000.0, 0.0))}
+    fast, plain = _both(monkeypatch, slots, jobs, subs, policy)
+    reasons = {m.reason for m in fast.matches}
+    assert reasons == {"no preemption", "rank", "priority"}, reasons
+    assert fast.preempted
+    assert _fingerprint(fast) == _fingerprint(plain)
