@@ -52,8 +52,8 @@ class Offer:
     pair_shape: int = 0
     #: piece weights already worked out (see ``piece_weight``)
     weights: dict[tuple, float] = field(default_factory=dict)
-    #: (ad, its bindings changed since the slot's original ad, whether walks over it
-    #: are those over the original), for ``piece_weight``
+    #: (ad, its bindings changed since the slot's original ad, its bindings of the
+    #: names the weight reaches or None), for ``piece_weight``
     changes: tuple = ()
     #: (SLOT_WEIGHT text, names the weight expressions reach or None), ``piece_weight``
     weight_names: tuple = ()
@@ -173,17 +173,20 @@ def piece_weight(offer: Offer, taken: dict[str, float], policy: Policy) -> float
     in the slot's ad plus the amounts taken."""
     if not policy.negotiator_use_slot_weights:
         return 1.0  # what slot_weight answers, whatever the ad
+    plan = _weight_names(offer, policy)
     if not offer.changes or offer.changes[0] is not offer.ad:
         raw = adeval.changed(offer.ad, offer.slot.ad)
         diff = tuple(sorted((name, _literal_key(expr)) for name, expr in raw))
-        offer.changes = (offer.ad, diff, same_walks(offer.ad, offer.slot.ad, raw))
-    plan = _weight_names(offer, policy)
-    if plan is not None and offer.changes[2]:
+        bound = None
+        if plan is not None and same_walks(offer.ad, offer.slot.ad, raw):
+            # this state's bindings of the names the weight reaches
+            bound = tuple((name, _literal_key(adeval.attr(offer.ad, name))) for name in plan)
+        offer.changes = (offer.ad, diff, bound)
+    bound = offer.changes[2]
+    if bound is not None:
         over: dict[str, object] = {r.lower(): _value_key(_number(v)) for r, v in taken.items()}
         over.update(partitionableslot=_value_key(False), slottype=_value_key("Dynamic"))
-        key: tuple = ("names", tuple(
-            over[name] if name in over else _literal_key(adeval.attr(offer.ad, name))
-            for name in plan))
+        key: tuple = ("names", tuple(over.get(name, value) for name, value in bound))
     else:
         overridden = {r.lower() for r in taken}
         others = tuple(item for item in offer.changes[1] if item[0] not in overridden)
