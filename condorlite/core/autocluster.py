@@ -301,10 +301,10 @@ class ShapeKeys:
     expression numbers (equal numbers = equal expressions), absent names left out."""
 
     def __init__(self) -> None:
-        self._canon = _Canon()
+        self.canon = _Canon()
 
     def key(self, ad: ClassAd, walked: tuple[str, ...], extra: tuple) -> tuple:
-        numbers = self._canon.key(ad, walked)
+        numbers = self.canon.key(ad, walked)
         bound = tuple(n for n, k in zip(walked, numbers, strict=True) if k)
         return (extra, bound, tuple(k for k in numbers if k))
 

@@ -191,6 +191,9 @@ class Matchmaker:
         self._full: list[Offer] | None = None
         self._shape_keys = ShapeKeys()
         self._pair_shapes: dict[tuple, int] = {}
+        self._slot_names_sorted = tuple(sorted(self.slot_names))
+        #: (busy, numbers of the slot names) -> [(names visited, their numbers, walk)]
+        self._walk_memo: dict[tuple, list] = {}
         #: shape -> its pair shape (a shape's offers all have the same one)
         self._pair_of_shape: dict[int, int] = {}
         #: id(offer) -> (ad walked, busy, (flags, walked names), offer)
@@ -212,7 +215,7 @@ class Matchmaker:
             changed = {name for name, _ in diff}
             before = prev[3].independent
         else:
-            flags, walked, reaches = self._walk(ad, busy)
+            flags, walked, reaches = self._shared_walk(ad, busy)
             changed, before = None, {}
         independent: dict[str, float | None] = {}
         for key, expr in ((PRE, self.exprs.pre), (POST, self.exprs.post),
@@ -236,6 +239,24 @@ class Matchmaker:
         self._pair_of_shape[shape] = offer.pair_shape
         self._place(offer, shape)
         offer.independent = independent
+
+    def _shared_walk(self, ad: ClassAd, busy: bool) -> tuple:
+        """``_walk``, reused from an earlier slot whose ad binds every name that walk
+        visited to the same expressions (slots of one machine type share them)."""
+        canon = self._shape_keys.canon
+        first = (busy, canon.entry_key(ad, self._slot_names_sorted))
+        walks = self._walk_memo.setdefault(first, [])
+        for visited, numbers, result in walks:
+            if canon.entry_key(ad, visited) == numbers:
+                return result
+        result = self._walk(ad, busy)
+        visited = set(result[1])
+        for reach in result[2].values():
+            visited |= reach
+        ordered = tuple(sorted(visited))
+        if len(walks) < 16:
+            walks.append((ordered, canon.entry_key(ad, ordered), result))
+        return result
 
     def _walk(self, ad: ClassAd, busy: bool) -> tuple:
         """The policy ranks that read the job in this slot (``flags``), every slot
