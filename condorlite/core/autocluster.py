@@ -101,10 +101,26 @@ def slot_side_names(slots: Iterable[Slot], policy_exprs: Iterable[Expr]) -> froz
     roots = set(ALWAYS_SIGNIFICANT)
     for expr in policy_exprs:
         roots |= expr_names(expr)
-    found: set[str] = set()
+    start = tuple(sorted(roots))
+    canon = _Canon()
+    # Slots of one machine type share their expressions: a walk is reused by a slot
+    # binding every name it visited alike (see ``_Reach``).
+    walks: dict[tuple, list[tuple[tuple[str, ...], tuple[int, ...], frozenset[str]]]] = {}
+    reaches: dict[int, frozenset[str]] = {}
     for slot in slots:
-        found |= closure(slot.ad, roots)
-    return frozenset(found | roots)
+        known = walks.setdefault(canon.entry_key(slot.ad, start), [])
+        reach = next((r for visited, numbers, r in known
+                      if canon.entry_key(slot.ad, visited) == numbers), None)
+        if reach is None:
+            reach = closure(slot.ad, roots)
+            if len(known) < 16:
+                visited = tuple(sorted(reach))
+                known.append((visited, canon.entry_key(slot.ad, visited), reach))
+        reaches.setdefault(id(reach), reach)
+    found: set[str] = set(roots)
+    for reach in reaches.values():
+        found |= reach
+    return frozenset(found)
 
 
 def request_names(ad: ClassAd) -> frozenset[str]:
