@@ -189,10 +189,6 @@ class Matchmaker:
         #: shape -> the ``seq`` of its offers not yet seen unavailable (a dict: ordered)
         self._members: dict[int, dict[int, None]] = {}
         self._full: list[Offer] | None = None
-        #: every shape an offer was placed into, in order (see ``_by_shape``)
-        self._log: list[int] = []
-        #: match class -> [log cursor, shapes evaluated, shapes matching (ordered)]
-        self._views: dict[int, list] = {}
         self._shape_keys = ShapeKeys()
         self._pair_shapes: dict[tuple, int] = {}
         self._slot_names_sorted = tuple(sorted(self.slot_names))
@@ -297,7 +293,6 @@ class Matchmaker:
                     del self._members[offer.shape]
         offer.shape = shape
         self._members.setdefault(shape, {})[offer.seq] = None
-        self._log.append(shape)
 
     @property
     def shape_count(self) -> int:
@@ -410,25 +405,26 @@ class Matchmaker:
         Equal shapes give equal pair results, reasons and preemption tests, so each
         is worked out once per shape and applied to the shape's available offers
         (rejection counts included, one per offer as the offer-by-offer walk counts).
-
-        Which shapes to look at: a class keeps the shapes it found matching and a
-        cursor into the log of placements (``_place`` logs every offer placed into a
-        shape). A shape with available offers now was either evaluated for the class
-        (kept if it matched) or had an offer placed into it since the class last
-        looked, so the shapes the class never matched are not visited again. With
-        Submitter* bindings in play the pair key changes with usage: every shape is
-        visited then."""
+        An offer once unavailable never becomes available again, so it is dropped
+        from its shape when met."""
         out = Candidates([])
         signature = submitter_signature(job_ad)
-        if self.per_submitter:
-            shapes: list[int] = list(self._members)
-        else:
-            shapes = self._class_shapes(class_id, job_ad, signature)
-        for shape in shapes:
-            live = self._live(shape)
+        registry = self._registry
+        pairs, pair_of = self._pairs, self._pair_of_shape
+        part = signature if self.per_submitter else ()
+        for shape, members in list(self._members.items()):
+            known = pairs.get((class_id, pair_of[shape], part))
+            if known is not None and not known.match:
+                continue  # no need to look at the shape's offers at all
+            live = [k for k in members if registry[k].available]
+            if len(live) < len(members):
+                for k in [k for k in members if not registry[k].available]:
+                    del members[k]
+                if not members:
+                    del self._members[shape]
             if not live:
                 continue
-            first = self._registry[live[0]]
+            first = registry[live[0]]
             pe = self.pair(class_id, job_ad, first, signature)
             if not pe.match:
                 continue
@@ -438,49 +434,9 @@ class Matchmaker:
             out.rej_policy += counts.rej_policy * len(live)
             out.rej_rank += counts.rej_rank * len(live)
             if reason is not None:
-                out.entries.extend(_entry(self._registry[k], k, pe, reason) for k in live)
+                out.entries.extend(_entry(registry[k], k, pe, reason) for k in live)
         out.entries.sort()
         return out
-
-    def _class_shapes(self, class_id: int, job_ad: ClassAd, signature: tuple) -> list[int]:
-        """The shapes a class must look at now (see ``_by_shape``): those it matched,
-        after evaluating every shape placed into since its last look."""
-        view = self._views.get(class_id)
-        if view is None:
-            view = self._views[class_id] = [0, set(), {}]  # cursor, evaluated, matching
-        evaluated, matching = view[1], view[2]
-        log = self._log
-        for shape in log[view[0]:]:
-            if shape in evaluated:
-                if shape not in matching and self._pairs[
-                        (class_id, self._pair_of_shape[shape], ())].match:
-                    matching[shape] = None  # it matched before and was dropped when empty
-                continue
-            live = self._live(shape)
-            if not live:
-                continue  # a later placement logs it again
-            evaluated.add(shape)
-            if self.pair(class_id, job_ad, self._registry[live[0]], signature).match:
-                matching[shape] = None
-        view[0] = len(log)
-        for shape in [s for s in matching if s not in self._members]:
-            del matching[shape]  # no offers left; a placement brings it back
-        return list(matching)
-
-    def _live(self, shape: int) -> list[int]:
-        """The shape's available offers (``seq``). An offer once unavailable never
-        becomes available again, so it is dropped from its shape when met."""
-        members = self._members.get(shape)
-        if not members:
-            return []
-        registry = self._registry
-        live = [k for k in members if registry[k].available]
-        if len(live) < len(members):
-            for k in [k for k in members if not registry[k].available]:
-                del members[k]
-            if not members:
-                del self._members[shape]
-        return live
 
     def _reason(self, class_id, job_ad, offer, submitter, signature, pe, only_rank,
                 out) -> str | None:
