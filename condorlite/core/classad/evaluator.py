@@ -398,7 +398,8 @@ def evaluate_attribute(
         try:
             return _eval_found(ad, lname, entry[1], Env(ad, target, now))
         except (_TooDeep, RecursionError):
-            pass  # the general way below settles it
+            # Too deep for the unguarded fast path: the general way below settles it.
+            pass
     my, target = _context(ad, target)
     return _run(lambda cur, env: resolve(cur, lname, env), my, my, target, now)
 
