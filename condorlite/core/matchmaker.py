@@ -181,12 +181,15 @@ class Matchmaker:
         # during the cycle).
         self.per_submitter = any(n.startswith(_SUBMITTER_PREFIXES) for n in job_names)
         self._shapes: dict[tuple, int] = {}
-        self._pairs: dict[tuple, PairEval] = {}
+        #: (class, Submitter* bindings or ()) -> pair shape -> its result (nested, so
+        #: the shape walk looks a class's table up once, not a tuple key per shape)
+        self._pairs: dict[tuple, dict[int, PairEval]] = {}
         self._preq: dict[tuple, bool] = {}
         self.evaluations = 0
         #: every prepared offer, in the order first prepared (``Offer.seq``)
         self._registry: list[Offer] = []
-        #: shape -> the ``seq`` of its offers not yet seen unavailable (a dict: ordered)
+        #: shape -> the ``seq`` of its available offers (a dict: ordered); an offer
+        #: leaves when it becomes unavailable (``retire``)
         self._members: dict[int, dict[int, None]] = {}
         self._full: list[Offer] | None = None
         self._shape_keys = ShapeKeys()
@@ -294,6 +297,15 @@ class Matchmaker:
         offer.shape = shape
         self._members.setdefault(shape, {})[offer.seq] = None
 
+    def retire(self, offer: Offer) -> None:
+        """Forget an offer that has become unavailable (it never comes back), so shape
+        walks no longer meet it. Call right after setting ``offer.available`` false."""
+        members = self._members.get(offer.shape)
+        if members is not None and offer.seq >= 0:
+            members.pop(offer.seq, None)
+            if not members:
+                del self._members[offer.shape]
+
     @property
     def shape_count(self) -> int:
         return len(self._shapes)
@@ -302,10 +314,10 @@ class Matchmaker:
     def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()) -> PairEval:
         """Match and job-dependent ranks of a job class in an offer's shape (cached;
         per ``signature``, the job ad's Submitter* bindings, when those are read)."""
-        key = (class_id, offer.pair_shape, signature if self.per_submitter else ())
-        found = self._pairs.get(key)
+        table = self._pairs.setdefault((class_id, signature if self.per_submitter else ()), {})
+        found = table.get(offer.pair_shape)
         if found is None:
-            found = self._pairs[key] = self._evaluate_pair(job_ad, offer)
+            found = table[offer.pair_shape] = self._evaluate_pair(job_ad, offer)
         return found
 
     def _evaluate_pair(self, job_ad: ClassAd, offer: Offer) -> PairEval:
@@ -338,7 +350,7 @@ class Matchmaker:
         expression reads the Submitter* attributes (the job's own ad lacks them, a
         class's ad has them), nor before the pair was evaluated."""
         if not self.per_submitter:
-            known = self._pairs.get((class_id, offer.pair_shape, ()))
+            known = self._pairs.get((class_id, ()), {}).get(offer.pair_shape)
             if known is not None and known.match and known.taken is not None:
                 return dict(known.taken)
         return requested(offer.ad, job_ad, self.now)
@@ -405,36 +417,32 @@ class Matchmaker:
         Equal shapes give equal pair results, reasons and preemption tests, so each
         is worked out once per shape and applied to the shape's available offers
         (rejection counts included, one per offer as the offer-by-offer walk counts).
-        An offer once unavailable never becomes available again, so it is dropped
-        from its shape when met."""
+        Unavailable offers have left their shapes (``retire``), so a shape's members
+        are its available offers."""
         out = Candidates([])
         signature = submitter_signature(job_ad)
         registry = self._registry
-        pairs, pair_of = self._pairs, self._pair_of_shape
+        pair_of = self._pair_of_shape
         part = signature if self.per_submitter else ()
-        for shape, members in list(self._members.items()):
-            known = pairs.get((class_id, pair_of[shape], part))
+        known_pairs = self._pairs.setdefault((class_id, part), {})
+        entries = out.entries
+        # Nothing below adds or removes shapes or members, so the dict is walked as is.
+        for shape, members in self._members.items():
+            known = known_pairs.get(pair_of[shape])
             if known is not None and not known.match:
                 continue  # no need to look at the shape's offers at all
-            live = [k for k in members if registry[k].available]
-            if len(live) < len(members):
-                for k in [k for k in members if not registry[k].available]:
-                    del members[k]
-                if not members:
-                    del self._members[shape]
-            if not live:
-                continue
-            first = registry[live[0]]
-            pe = self.pair(class_id, job_ad, first, signature)
+            first = registry[next(iter(members))]
+            pe = known if known is not None else self.pair(class_id, job_ad, first, signature)
             if not pe.match:
                 continue
             counts = Candidates([])
             reason = self._reason(class_id, job_ad, first, submitter, signature, pe, only_rank,
                                   counts)
-            out.rej_policy += counts.rej_policy * len(live)
-            out.rej_rank += counts.rej_rank * len(live)
+            if counts.rej_policy or counts.rej_rank:
+                out.rej_policy += counts.rej_policy * len(members)
+                out.rej_rank += counts.rej_rank * len(members)
             if reason is not None:
-                out.entries.extend(_entry(registry[k], k, pe, reason) for k in live)
+                entries.extend(_entry(registry[k], k, pe, reason) for k in members)
         out.entries.sort()
         return out
 

@@ -406,6 +406,7 @@ class Cycle:
         else:
             cost, resources = offer.weight, ()
             offer.available = False
+            self.mm.retire(offer)
             self.available -= 1
             if offer.holder is not None:
                 preempting, preempted_job = offer.holder, offer.holder_job
