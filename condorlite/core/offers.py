@@ -53,7 +53,8 @@ class Offer:
     #: piece weights already worked out (see ``piece_weight``)
     weights: dict[tuple, float] = field(default_factory=dict)
     #: (ad, its bindings changed since the slot's original ad, its bindings of the
-    #: names the weight reaches or None), for ``piece_weight``
+    #: names the weight reaches or None, resource names -> key layout), for
+    #: ``piece_weight``
     changes: tuple = ()
     #: (SLOT_WEIGHT text, names the weight expressions reach or None), ``piece_weight``
     weight_names: tuple = ()
@@ -181,12 +182,10 @@ def piece_weight(offer: Offer, taken: dict[str, float], policy: Policy) -> float
         if plan is not None and same_walks(offer.ad, offer.slot.ad, raw):
             # this state's bindings of the names the weight reaches
             bound = tuple((name, _literal_key(adeval.attr(offer.ad, name))) for name in plan)
-        offer.changes = (offer.ad, diff, bound)
+        offer.changes = (offer.ad, diff, bound, {})
     bound = offer.changes[2]
     if bound is not None:
-        over: dict[str, object] = {r.lower(): _value_key(_number(v)) for r, v in taken.items()}
-        over.update(partitionableslot=_value_key(False), slottype=_value_key("Dynamic"))
-        key: tuple = ("names", tuple(over.get(name, value) for name, value in bound))
+        key: tuple = ("names", _bound_key(offer.changes, taken))
     else:
         overridden = {r.lower() for r in taken}
         others = tuple(item for item in offer.changes[1] if item[0] not in overridden)
@@ -200,6 +199,39 @@ def piece_weight(offer: Offer, taken: dict[str, float], policy: Policy) -> float
 #: Functions that look attributes up by a computed name: a walk cannot see what they read.
 _DYNAMIC_CALLS = frozenset({"eval"})
 _PARSED_WEIGHTS: dict[str, Expr] = {}
+
+
+#: What a dynamic slot binds whatever it holds, as ``_value_key`` writes them.
+_PIECE_CONSTANTS = {"partitionableslot": ("bool", False), "slottype": ("str", "Dynamic")}
+
+
+def _bound_key(changes: tuple, taken: dict[str, float]) -> tuple:
+    """The dynamic ad's bindings of the weight's names: the state's binding, except
+    a taken resource's amount and the two constants of a dynamic slot (which win).
+
+    The layout (which positions a taken resource fills) depends only on the state and
+    the resources' names, so it is worked out once per (state, names) and each piece
+    fills in its amounts."""
+    bound, layouts = changes[2], changes[3]
+    names = tuple(taken)
+    layout = layouts.get(names)
+    if layout is None:
+        lowered = {r.lower(): r for r in names}  # a later spelling wins, as in a dict
+        template, holes = [], []
+        for pos, (name, value) in enumerate(bound):
+            if name in _PIECE_CONSTANTS:
+                value = _PIECE_CONSTANTS[name]
+            elif name in lowered:
+                holes.append((pos, lowered[name]))
+            template.append(value)
+        layout = layouts[names] = (template, tuple(holes))
+    template, holes = layout
+    if not holes:
+        return tuple(template)
+    values = list(template)
+    for pos, res in holes:
+        values[pos] = _value_key(_number(taken[res]))
+    return tuple(values)
 
 
 def _weight_names(offer: Offer, policy: Policy) -> tuple[str, ...] | None:
