@@ -49,7 +49,7 @@ from condorlite.core.model import (
     RANK_PREEMPTION,
     REASON_ORDER,
 )
-from condorlite.core.offers import BASE_RESOURCES, Offer, requested
+from condorlite.core.offers import BASE_RESOURCES, Offer, requested, requested_in
 from condorlite.core.policy import Policy
 
 FLT_MAX = 3.4028234663852886e38
@@ -326,7 +326,7 @@ class Matchmaker:
         # Evaluations have no side effects, so the order of the three tests is free:
         # the fit of a partitionable slot (a few small request expressions) goes first,
         # since most carved slot states are too small for most classes.
-        taken = requested(slot_ad, job_ad, now) if offer.partitionable else None
+        taken = self._fit_of(offer, job_ad) if offer.partitionable else None
         ok = not offer.partitionable or taken is not None
         ok = ok and adeval.requirements_hold(job_ad, slot_ad, now=_int(now)) and (
             adeval.requirements_hold(slot_ad, job_ad, now=_int(now)))
@@ -341,6 +341,9 @@ class Matchmaker:
                 dependent[key] = as_rank(adeval.eval_expr(expr, slot_ad, job_ad, now))
         return PairEval(True, job_rank or 0.0, slot_rank or 0.0, dependent, taken)
 
+    def _fit_of(self, offer: Offer, job_ad: ClassAd) -> dict[str, float] | None:
+        return requested_in(offer, job_ad, self.now)
+
     def fit(self, class_id: int, job_ad: ClassAd, offer: Offer) -> dict[str, float] | None:
         """``offers.requested`` of a job of class ``class_id`` in a partitionable offer.
 
@@ -353,7 +356,7 @@ class Matchmaker:
             known = self._pairs.get((class_id, ()), {}).get(offer.pair_shape)
             if known is not None and known.match and known.taken is not None:
                 return dict(known.taken)
-        return requested(offer.ad, job_ad, self.now)
+        return requested_in(offer, job_ad, self.now)
 
     def preemption_allowed(
         self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple
@@ -482,6 +485,9 @@ class ReferenceMatchmaker(Matchmaker):
 
     def fit(self, class_id: int, job_ad: ClassAd, offer: Offer) -> dict[str, float] | None:
         return requested(offer.ad, job_ad, self.now)
+
+    def _fit_of(self, offer: Offer, job_ad: ClassAd) -> dict[str, float] | None:
+        return requested(offer.ad, job_ad, self.now)  # nothing remembered
 
     def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()) -> PairEval:
         return self._evaluate_pair(job_ad, offer)

@@ -61,6 +61,8 @@ class Offer:
     #: position in the matchmaker's registry of prepared offers (-1: not yet prepared)
     seq: int = -1
     independent: dict[str, float | None] = field(default_factory=dict)
+    #: literal request signatures that cannot fit any later state (``requested_in``)
+    no_fit: set[tuple] = field(default_factory=set)
 
     @property
     def partitionable(self) -> bool:
@@ -139,6 +141,33 @@ def requested(pslot_ad: ClassAd, job_ad: ClassAd, now: float | None) -> dict[str
         table[signature] = _requested(pslot_ad, job_ad, now, suffixes)
     taken = table[signature]
     return None if taken is None else dict(taken)
+
+
+def requested_in(offer: Offer, job_ad: ClassAd, now: float | None) -> dict[str, float] | None:
+    """``requested(offer.ad, job_ad, now)``, remembering per offer the literal request
+    signatures that did not fit.
+
+    Invariant: a state whose resource bindings (Cpus, Memory, Disk and the job's other
+    requested resources) are all literals or absent only ever becomes states with
+    those bindings equal or lower (carving binds ``left - amount`` with
+    ``0 <= amount <= left``; nothing else changes an offer's ad). Literal requests
+    read nothing from the slot, so a signature that did not fit such a state never
+    fits a later one."""
+    suffixes, signature = _requests_of(job_ad)
+    if signature is not None and signature in offer.no_fit:
+        return None
+    taken = requested(offer.ad, job_ad, now)
+    if taken is None and signature is not None and _literal_resources(offer.ad, suffixes):
+        offer.no_fit.add(signature)
+    return taken
+
+
+def _literal_resources(pslot_ad: ClassAd, suffixes: tuple[str, ...]) -> bool:
+    for res in (*BASE_RESOURCES, *suffixes):
+        expr = adeval.attr(pslot_ad, res)
+        if expr is not None and type(expr) is not Literal:
+            return False
+    return True
 
 
 def _requested(pslot_ad: ClassAd, job_ad: ClassAd, now: float | None,
