@@ -40,6 +40,7 @@ is the plain build the equivalence tests hold ``build`` to.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -50,6 +51,9 @@ from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.model import Job, Slot
 
 REQUEST_PREFIX = "request"
+#: ``startswith(REQUEST_PREFIX)`` as a C-level test (the filter runs over every name of
+#: every idle job, twice per cycle)
+_IS_REQUEST = re.compile(re.escape(REQUEST_PREFIX)).match
 ALWAYS_SIGNIFICANT = ("requirements", "rank")
 
 
@@ -101,10 +105,17 @@ def slot_side_names(slots: Iterable[Slot], policy_exprs: Iterable[Expr]) -> froz
     roots = set(ALWAYS_SIGNIFICANT)
     for expr in policy_exprs:
         roots |= expr_names(expr)
+    return frozenset(roots) | closure_union(slots, roots)
+
+
+def closure_union(slots: Iterable[Slot], roots: Iterable[str]) -> frozenset[str]:
+    """The union over ``slots`` of ``closure(slot.ad, roots)`` (empty without slots).
+
+    Slots of one machine type share their expressions: a walk is reused by a slot
+    binding every name it visited alike (see ``_Reach``)."""
+    roots = {name.lower() for name in roots}
     start = tuple(sorted(roots))
     canon = _Canon()
-    # Slots of one machine type share their expressions: a walk is reused by a slot
-    # binding every name it visited alike (see ``_Reach``).
     walks: dict[tuple, list[tuple[tuple[str, ...], tuple[int, ...], frozenset[str]]]] = {}
     reaches: dict[int, frozenset[str]] = {}
     for slot in slots:
@@ -117,7 +128,7 @@ def slot_side_names(slots: Iterable[Slot], policy_exprs: Iterable[Expr]) -> froz
                 visited = tuple(sorted(reach))
                 known.append((visited, canon.entry_key(slot.ad, visited), reach))
         reaches.setdefault(id(reach), reach)
-    found: set[str] = set(roots)
+    found: set[str] = set()
     for reach in reaches.values():
         found |= reach
     return frozenset(found)
@@ -125,7 +136,7 @@ def slot_side_names(slots: Iterable[Slot], policy_exprs: Iterable[Expr]) -> froz
 
 def request_names(ad: ClassAd) -> frozenset[str]:
     """The job's ``Request*`` attribute names (lower-cased)."""
-    return frozenset(k for k in adeval.lower_names(ad) if k.startswith(REQUEST_PREFIX))
+    return frozenset(filter(_IS_REQUEST, adeval.lower_names(ad)))
 
 
 @dataclass(frozen=True)
@@ -225,11 +236,14 @@ class _Reach:
         self.significant = tuple(sorted(significant))
         self._walks: dict[tuple, list[tuple[tuple[str, ...], tuple[int, ...], tuple]]] = {}
 
-    def of(self, ad: ClassAd) -> tuple[frozenset[str], tuple]:
+    def of(self, ad: ClassAd, requests: tuple[str, ...] | None = None
+           ) -> tuple[frozenset[str], tuple]:
         """``(closure, class key)``; the key is (bound names, their expression numbers)
         and equal keys mean equal bindings of the whole closure. A result object is
-        shared by every job that reuses its walk."""
-        requests = tuple(sorted(request_names(ad)))
+        shared by every job that reuses its walk. ``requests``: the ad's
+        ``request_names``, sorted, when the caller has them."""
+        if requests is None:
+            requests = tuple(sorted(request_names(ad)))
         first = (requests, self.canon.entry_key(ad, self.significant))
         walks = self._walks.setdefault(first, [])
         for beyond, numbers, result in walks:
@@ -249,9 +263,15 @@ class _Reach:
 
 
 def build(
-    jobs: list[Job], significant: frozenset[str], configured: tuple[str, ...] | None
+    jobs: list[Job], significant: frozenset[str], configured: tuple[str, ...] | None,
+    requests: dict[str, tuple[str, ...]] | None = None,
 ) -> Autoclusters:
-    """Group ``jobs`` (any order) into autoclusters and match classes (step 3)."""
+    """Group ``jobs`` (any order) into autoclusters and match classes (step 3).
+
+    ``requests``: job id -> its sorted ``request_names``, filled in as found, so a
+    caller building again over the same jobs (a wider significant set) reuses them."""
+    if requests is None:
+        requests = {}
     ordered = sorted(jobs, key=lambda j: (j.submitter, j.queue_key(), j.index))
     canon = _Canon()
     reach_of = _Reach(canon, significant)
@@ -264,7 +284,10 @@ def build(
     target_names: set[str] = set()
     configured_lower = tuple(sorted({n.lower() for n in configured})) if configured else None
     for job in ordered:
-        reach, key = reach_of.of(job.ad)
+        asks = requests.get(job.id)
+        if asks is None:
+            asks = requests[job.id] = tuple(sorted(request_names(job.ad)))
+        reach, key = reach_of.of(job.ad, asks)
         reaches.setdefault(id(reach), reach)
         cid = class_ids.setdefault(key, len(class_ids) + 1)
         match_class_of[job.id] = cid
@@ -326,11 +349,13 @@ class ShapeKeys:
 
 
 def build_reference(
-    jobs: list[Job], significant: frozenset[str], configured: tuple[str, ...] | None
+    jobs: list[Job], significant: frozenset[str], configured: tuple[str, ...] | None,
+    requests: dict[str, tuple[str, ...]] | None = None,
 ) -> Autoclusters:
     """The plain grouping ``build`` must agree with, for the equivalence tests: each
     job's own closure walked in full and projected onto its expression trees (no walks
-    shared, no numbering). Match classes are part of the semantics (a class shares one
+    shared, no numbering; ``requests`` is accepted, as ``build`` takes it, and
+    ignored). Match classes are part of the semantics (a class shares one
     candidate list per submitter turn), so they are formed here too, the plain way."""
     ordered = sorted(jobs, key=lambda j: (j.submitter, j.queue_key(), j.index))
     class_ids: dict[object, int] = {}

@@ -132,8 +132,9 @@ class Cycle:
         significant = slot_side_names(slots, exprs)
         # Job attributes can lead back into slot attributes that read the job again;
         # widen the set until it is closed (two rounds reach it in practice).
+        requests: dict[str, tuple[str, ...]] = {}  # shared by the rounds
         for _ in range(4):
-            ac = build(idle, significant, self.policy.significant_attributes)
+            ac = build(idle, significant, self.policy.significant_attributes, requests)
             wider = significant | slot_side_names(slots, ()) | _reach(slots, ac.job_names)
             if wider <= significant:
                 return ac
@@ -458,12 +459,9 @@ class Cycle:
 
 
 def _reach(slots: list[Slot], names: frozenset[str]) -> frozenset[str]:
-    from condorlite.core.autocluster import closure
+    from condorlite.core.autocluster import closure_union
 
-    found: set[str] = set()
-    for slot in slots:
-        found |= closure(slot.ad, names)
-    return frozenset(found)
+    return closure_union(slots, names)
 
 
 @dataclass(frozen=True)
