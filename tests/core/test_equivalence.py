@@ -197,3 +197,23 @@ def test_rank_preemption_and_mixed_holders(monkeypatch):
     assert reasons == {"no preemption", "rank", "priority"}, reasons
     assert fast.preempted
     assert _fingerprint(fast) == _fingerprint(plain)
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_shared_slot_closures_equal_plain_ones(tmp_path, shared):
+    """``closure_union`` (walks shared between slots binding every visited name alike)
+    gives the plain union of each slot's own closure, for the roots the cycle uses."""
+    from condorlite.core.autocluster import closure, closure_union
+
+    policy = Policy(uid_domain="example.org")
+    spec = genpool.PoolSpec(slots=60, jobs=60, submitters=3, autoclusters=6, seed=7,
+                            claimed_fraction=0.3)
+    slots, _jobs = _load(tmp_path, spec, policy, shared=shared)
+    for roots in ({"Requirements", "Rank"}, {"memory", "cpus", "start"}, {"nosuchname"}):
+        plain: set[str] = set()
+        for s in slots:
+            plain |= closure(s.ad, roots)
+        assert closure_union(slots, roots) == plain
+        if "Rank" in roots:  # the slots' Requirements lead on to other names
+            assert len(plain) > len(roots)
+    assert closure_union([], {"rank"}) == frozenset()
