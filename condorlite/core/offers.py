@@ -131,6 +131,14 @@ def requested(pslot_ad: ClassAd, job_ad: ClassAd, now: float | None) -> dict[str
     suffixes, signature = _requests_of(job_ad)
     if signature is None:
         return _requested(pslot_ad, job_ad, now, suffixes)
+    taken = _remembered(pslot_ad, job_ad, now, suffixes, signature)
+    return None if taken is None else dict(taken)
+
+
+def _remembered(pslot_ad: ClassAd, job_ad: ClassAd, now: float | None,
+                suffixes: tuple[str, ...], signature: tuple) -> dict[str, float] | None:
+    """``_requested`` per (slot state, literal signature); the answer is shared: copy
+    it before handing it out."""
     found = _FITS.get(id(pslot_ad))
     if found is None or found[0] is not pslot_ad:
         if len(_FITS) >= _CACHE_LIMIT:
@@ -139,8 +147,7 @@ def requested(pslot_ad: ClassAd, job_ad: ClassAd, now: float | None) -> dict[str
     table = found[1]
     if signature not in table:
         table[signature] = _requested(pslot_ad, job_ad, now, suffixes)
-    taken = table[signature]
-    return None if taken is None else dict(taken)
+    return table[signature]
 
 
 def requested_in(offer: Offer, job_ad: ClassAd, now: float | None) -> dict[str, float] | None:
@@ -154,12 +161,16 @@ def requested_in(offer: Offer, job_ad: ClassAd, now: float | None) -> dict[str, 
     read nothing from the slot, so a signature that did not fit such a state never
     fits a later one."""
     suffixes, signature = _requests_of(job_ad)
-    if signature is not None and signature in offer.no_fit:
+    if signature is None:
+        return _requested(offer.ad, job_ad, now, suffixes)
+    if signature in offer.no_fit:
         return None
-    taken = requested(offer.ad, job_ad, now)
-    if taken is None and signature is not None and _literal_resources(offer.ad, suffixes):
-        offer.no_fit.add(signature)
-    return taken
+    taken = _remembered(offer.ad, job_ad, now, suffixes, signature)
+    if taken is None:
+        if _literal_resources(offer.ad, suffixes):
+            offer.no_fit.add(signature)
+        return None
+    return dict(taken)
 
 
 def _literal_resources(pslot_ad: ClassAd, suffixes: tuple[str, ...]) -> bool:
