@@ -445,7 +445,7 @@ class Matchmaker:
                 out.rej_policy += counts.rej_policy * len(members)
                 out.rej_rank += counts.rej_rank * len(members)
             if reason is not None:
-                entries.extend(_entry(registry[k], k, pe, reason) for k in members)
+                entries.extend(_entries(registry, members, pe, reason))
         out.entries.sort()
         return out
 
@@ -511,6 +511,25 @@ def _entry(offer: Offer, idx: int, pe: PairEval, reason: str) -> tuple:
         prank = values[PRANK] if PRANK in values else pe.dependent[PRANK]
     return ((-pre, -pe.job_rank, -post, -REASON_ORDER[reason], -prank, offer.name),
             idx, offer.version, reason)
+
+
+def _entries(registry: list[Offer], members, pe: PairEval, reason: str) -> list[tuple]:
+    """``_entry`` for each offer ``registry[k]``, k in ``members`` (offers of one shape,
+    so one pair result and reason): the parts the offers share are worked out once."""
+    dependent = pe.dependent
+    job_rank, order = -pe.job_rank, -REASON_ORDER[reason]
+    free = reason == NO_PREEMPTION
+    out = []
+    for k in members:
+        offer = registry[k]
+        values = offer.independent
+        pre = values[PRE] if PRE in values else dependent[PRE]
+        post = values[POST] if POST in values else dependent[POST]
+        prank = (-FLT_MAX if free
+                 else values[PRANK] if PRANK in values else dependent[PRANK])
+        out.append(((-pre, job_rank, -post, order, -prank, offer.name), k, offer.version,
+                    reason))
+    return out
 
 
 def submitter_signature(job_ad: ClassAd) -> tuple:
