@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from condorlite.errors import InputMissingError, UsageError
+from condorlite.store.adfiles import configured_paths
 from condorlite.store.db import StateStore, open_state
 
 DEFAULT_LOCK_TIMEOUT = 5.0
@@ -34,3 +36,15 @@ def open_store(
     if config is not None and not config.is_file():
         raise InputMissingError(f"--config {config}: no such file")
     return open_state(state_dir, create=True, lock_timeout=lock_timeout, config_path=config)
+
+
+def ad_paths(given: list[str] | None, configured: tuple[str, ...], store: StateStore,
+             what: str, option: str) -> list[Any]:
+    """The ad paths of ``--slots``/``--jobs`` when given, else the config's SLOTS/JOBS
+    (relative to the config file); neither is a usage error naming both."""
+    if given:
+        return list(given)
+    if configured:
+        return configured_paths(configured, store.config_path)
+    raise UsageError(f"no {what} ads: give {option} or set {option[2:].upper()} in "
+                     f"{store.config_path}")

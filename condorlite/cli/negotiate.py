@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -41,7 +42,7 @@ import typer
 
 from condorlite.cli import negotiate_view as view
 from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
-from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, now_or_clock, open_store
+from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, ad_paths, now_or_clock, open_store
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result
 from condorlite.cli.status import CYCLE_KIND, JobsOpt, SlotsOpt
@@ -63,7 +64,7 @@ from condorlite.core.model import (
 )
 from condorlite.core.policy import Policy
 from condorlite.errors import DomainError, UsageError
-from condorlite.store.adfiles import LoadedAd, configured_paths, read_ads
+from condorlite.store.adfiles import LoadedAd, read_ads
 from condorlite.store.db import StateStore, Transaction
 
 # -- claims as the store keeps them ----------------------------------------------------
@@ -104,16 +105,6 @@ class Inputs:
     problems: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _paths(given: list[str] | None, configured: tuple[str, ...], store: StateStore,
-           what: str, option: str) -> list[Any]:
-    if given:
-        return list(given)
-    if configured:
-        return configured_paths(configured, store.config_path)
-    raise UsageError(f"no {what} ads: give {option} or set {option[2:].upper()} in "
-                     f"{store.config_path}")
-
-
 def _problem(kind: str, loaded: LoadedAd, message: str) -> dict[str, Any]:
     # "ad" counts from 1 within its file, as a person would point at it.
     return {"kind": kind, "source": loaded.source, "ad": loaded.index + 1, "problem": message}
@@ -131,6 +122,37 @@ def _foreign(kind: str, loaded: LoadedAd) -> dict[str, Any] | None:
     return None
 
 
+def _decode_kind(
+    kind: str,
+    ads: list[LoadedAd],
+    convert: Callable[[Any, Policy, int], Any],
+    what: str,
+    policy: Policy,
+    problems: list[dict[str, Any]],
+) -> list[Any]:
+    """The ads of one kind converted in order; foreign, bad and duplicate ads become
+    problems (the first ad with a given identity wins)."""
+    out: list[Any] = []
+    seen: dict[str, str] = {}
+    for loaded in ads:
+        if (foreign := _foreign(kind, loaded)) is not None:
+            problems.append(foreign)
+            continue
+        try:
+            item = convert(loaded.ad, policy, len(out))
+        except AdProblem as exc:
+            problems.append(_problem(kind, loaded, str(exc)))
+            continue
+        key = item.name if kind == "slot" else item.id
+        if key in seen:
+            problems.append(_problem(kind, loaded, f"duplicate {what} {key} "
+                                     f"(first in {seen[key]}); skipped"))
+            continue
+        seen[key] = f"{loaded.source} ad {loaded.index + 1}"
+        out.append(item)
+    return out
+
+
 def decode(slot_ads: list[LoadedAd], job_ads: list[LoadedAd], policy: Policy) -> Inputs:
     """Slots and jobs from their ads; bad or duplicate ads become problems.
 
@@ -139,44 +161,14 @@ def decode(slot_ads: list[LoadedAd], job_ads: list[LoadedAd], policy: Policy) ->
     is skipped too, so one ``condor_status``/``condor_q`` mix can be given to both.
     """
     out = Inputs()
-    seen: dict[str, str] = {}
-    for loaded in slot_ads:
-        if (foreign := _foreign("slot", loaded)) is not None:
-            out.problems.append(foreign)
-            continue
-        try:
-            slot = slot_from_ad(loaded.ad, policy, len(out.slots))
-        except AdProblem as exc:
-            out.problems.append(_problem("slot", loaded, str(exc)))
-            continue
-        if slot.name in seen:
-            out.problems.append(_problem("slot", loaded, f"duplicate slot Name {slot.name} "
-                                         f"(first in {seen[slot.name]}); skipped"))
-            continue
-        seen[slot.name] = f"{loaded.source} ad {loaded.index + 1}"
-        out.slots.append(slot)
-    seen = {}
-    for loaded in job_ads:
-        if (foreign := _foreign("job", loaded)) is not None:
-            out.problems.append(foreign)
-            continue
-        try:
-            job = job_from_ad(loaded.ad, policy, len(out.jobs))
-        except AdProblem as exc:
-            out.problems.append(_problem("job", loaded, str(exc)))
-            continue
-        if job.id in seen:
-            out.problems.append(_problem("job", loaded, f"duplicate job {job.id} "
-                                         f"(first in {seen[job.id]}); skipped"))
-            continue
-        seen[job.id] = f"{loaded.source} ad {loaded.index + 1}"
-        out.jobs.append(job)
+    out.slots = _decode_kind("slot", slot_ads, slot_from_ad, "slot Name", policy, out.problems)
+    out.jobs = _decode_kind("job", job_ads, job_from_ad, "job", policy, out.problems)
     return out
 
 
 def read_inputs(slots: list[str] | None, jobs: list[str] | None, store: StateStore) -> Inputs:
-    slot_paths = _paths(slots, store.policy.slots, store, "slot", "--slots")
-    job_paths = _paths(jobs, store.policy.jobs, store, "job", "--jobs")
+    slot_paths = ad_paths(slots, store.policy.slots, store, "slot", "--slots")
+    job_paths = ad_paths(jobs, store.policy.jobs, store, "job", "--jobs")
     if "-" in [str(p) for p in slot_paths] and "-" in [str(p) for p in job_paths]:
         raise UsageError("'-' (standard input) can be given for --slots or --jobs, not both")
     slot_ads = read_ads(slot_paths, stdin=sys.stdin)

@@ -39,16 +39,14 @@ import typer
 from rich.console import Console
 
 from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, StateDirOpt
-from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, open_store
+from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, ad_paths, open_store
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result
 from condorlite.core.classad import ClassAd
 from condorlite.core.classad.values import Error, Undefined
 from condorlite.core.model import AdProblem, submitter_of
 from condorlite.core.policy import Policy
-from condorlite.errors import UsageError
-from condorlite.store.adfiles import configured_paths, read_ads
-from condorlite.store.db import StateStore
+from condorlite.store.adfiles import read_ads
 
 CYCLE_KIND = "negotiation_cycle"
 #: Totals columns, in condor_status's order; JSON keys are the snake_case names.
@@ -301,15 +299,6 @@ def _draw_state(console: Console, state: dict[str, Any]) -> None:
 # -- the command -----------------------------------------------------------------------
 
 
-def _inputs(given: list[str] | None, configured: tuple[str, ...], store: StateStore,
-            what: str, option: str) -> list[Any]:
-    if given:
-        return list(given)
-    if configured:
-        return configured_paths(configured, store.config_path)
-    raise UsageError(f"no {what} ads: give {option} or set {option[2:].upper()} in "
-                     f"{store.config_path}")
-
 
 def _body(slots: list[str] | None, jobs: list[str] | None, show_submitters: bool,
           show_negotiator: bool, state_dir: Path | None, lock_timeout: float,
@@ -324,12 +313,12 @@ def _body(slots: list[str] | None, jobs: list[str] | None, show_submitters: bool
     }
     draws: list[Callable[[Console], None]] = []
     if not show_submitters and not show_negotiator:
-        paths = _inputs(slots, store.policy.slots, store, "slot", "--slots")
+        paths = ad_paths(slots, store.policy.slots, store, "slot", "--slots")
         pool = pool_data([loaded.ad for loaded in read_ads(paths, stdin=sys.stdin)])
         data["pool"] = pool
         draws.append(lambda c: _draw_pool(c, pool))
     if show_submitters:
-        paths = _inputs(jobs, store.policy.jobs, store, "job", "--jobs")
+        paths = ad_paths(jobs, store.policy.jobs, store, "job", "--jobs")
         subs = submitters_data([loaded.ad for loaded in read_ads(paths, stdin=sys.stdin)],
                                store.policy)
         data["submitters"] = subs
