@@ -26,6 +26,7 @@ from collections.abc import Callable
 from . import evaluator as ev
 from . import operators as ops
 from .ast import AttrRef, Binary, Call, Conditional, Elvis, Expr, Literal, Paren, Unary
+from .compiler import and_chain
 from .values import Error, Undefined, wrap_int64
 
 MAX_NODES = 120
@@ -248,24 +249,10 @@ def _gen_binary(w: _Writer, node: Binary, ind: int) -> str:
     return out
 
 
-def _and_operands(node: Expr) -> list[Expr]:
-    operands: list[Expr] = []
-    while True:
-        while type(node) is Paren:
-            node = node.inner
-        if type(node) is not Binary or node.op != "&&":
-            operands.append(node)
-            break
-        operands.append(node.right)
-        node = node.left
-    operands.reverse()
-    return operands
-
-
 def _gen_and(w: _Writer, node: Binary, ind: int) -> str:
     """A left-leaning chain ``acc = acc && next``: ``next`` is evaluated unless ``acc``
     is false or a number equal to zero (then the chain is false)."""
-    operands = _and_operands(node)
+    operands = and_chain(node)
     acc = w.temp()
     first = _gen(w, operands[0], ind)
     w.emit(ind, f"{acc} = {first}")

@@ -138,7 +138,7 @@ def _build(node: Expr) -> Compiled:
         case Unary(op=op, operand=operand):
             return _build_unary(op, compile_expr(operand))
         case Binary(op="&&"):
-            return _build_and_chain(_and_chain(node))
+            return _build_and_chain(and_chain(node))
         case Binary(op=op, left=left, right=right):
             return _build_binary(op, left, right)
         case Conditional(cond=cond, then=then, otherwise=otherwise):
@@ -283,7 +283,7 @@ _COMPARE_STR_CONST = _factories(_COMPARE_STR_CONST_TEMPLATE, _COMPARE_OPS)
 _ARITH = _factories(_ARITH_TEMPLATE, ("+", "-", "*"))
 
 
-def _and_chain(node: Expr) -> list[Expr]:
+def and_chain(node: Expr) -> list[Expr]:
     """The operands of a left-leaning ``&&`` chain, in evaluation order; parentheses
     around a left operand are transparent (``(a && b) && c`` is the same chain)."""
     operands: list[Expr] = []
