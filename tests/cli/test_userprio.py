@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -20,14 +19,8 @@ DAY = 86400
 T0 = 1_700_000_000  # 2023-11-14 22:13:20 UTC
 
 
-@pytest.fixture(autouse=True)
-def utc(monkeypatch):
-    """Tables print local time; pin it to UTC so the golden files hold anywhere."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+# Tables print local time: every test here runs with TZ=UTC (conftest).
+pytestmark = pytest.mark.usefixtures("utc")
 
 
 def run(state_dir: Path, *args: str) -> tuple[int, str]:

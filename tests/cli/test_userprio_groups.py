@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -34,13 +33,8 @@ GROUP_ACCEPT_SURPLUS_chem = true
 """
 
 
-@pytest.fixture(autouse=True)
-def utc(monkeypatch):
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+# Tables print local time: every test here runs with TZ=UTC (conftest).
+pytestmark = pytest.mark.usefixtures("utc")
 
 
 def run(state_dir: Path, *args: str) -> tuple[int, str]:
