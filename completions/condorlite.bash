@@ -5,7 +5,7 @@ _condorlite() {
     prev="${COMP_WORDS[COMP_CWORD-1]}"
     cmd="${COMP_WORDS[1]}"
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "delete eval import negotiate resetall resetusage setaccum setbegin setceiling setfactor setfloor setlast setprio status userprio --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "delete eval import negotiate release resetall resetusage setaccum setbegin setceiling setfactor setfloor setlast setprio status userprio --help --version" -- "$cur"))
         return
     fi
     case "$cmd" in
@@ -25,6 +25,16 @@ _condorlite() {
         esac
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--config --dry-run --explain --help --jobs --json --lock-timeout --now --slots --state-dir -h" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -f -- "$cur"))
+        fi
+        ;;
+    release)
+        case "$prev" in --config|--state-dir)
+            COMPREPLY=($(compgen -f -- "$cur")); return;;
+        esac
+        if [[ "$cur" == -* ]]; then
+            COMPREPLY=($(compgen -W "--config --dry-run --help --json --lock-timeout --now --slot --state-dir -h" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi
@@ -154,7 +164,7 @@ _condorlite() {
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--config --help --jobs --json --lock-timeout --negotiator --slots --state-dir --submitters -h" -- "$cur"))
+            COMPREPLY=($(compgen -W "--claims --config --help --jobs --json --lock-timeout --negotiator --slots --state-dir --submitters -h" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi

@@ -21,6 +21,7 @@ from condorlite.cli.render import envelope, print_json
 COMMAND_MODULES: tuple[str, ...] = (
     "eval",
     "negotiate",
+    "release",
     "userprio",
     "edit",
     "import_ads",

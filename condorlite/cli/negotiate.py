@@ -72,11 +72,14 @@ from condorlite.store.db import StateStore, Transaction
 
 def claim_to_row(claim: Claim) -> ClaimRow:
     """A core Claim as a store row: ``partitionable``, ``resources`` (a name -> amount
-    object) and ``observed`` go into ``extra``; a claim with no job id stores ``""``."""
+    object), ``observed`` and ``preempted_user`` (only while a preemption is pending) go
+    into ``extra``; a claim with no job id stores ``""``."""
     extra: dict[str, Any] = {"observed": claim.observed}
     if claim.partitionable is not None:
         extra["partitionable"] = claim.partitionable
         extra["resources"] = dict(claim.resources)
+    if claim.preempted_user is not None:
+        extra["preempted_user"] = claim.preempted_user
     return ClaimRow(claim.slot, claim.job or "", claim.submitter, claim.weight,
                     claim.start_time, extra)
 
@@ -90,6 +93,7 @@ def claim_from_row(row: ClaimRow) -> Claim:
         start_time=row.start_time, partitionable=extra.get("partitionable"),
         resources=tuple(sorted((str(k), float(v)) for k, v in resources.items())),
         observed=bool(extra.get("observed", False)),
+        preempted_user=extra.get("preempted_user") or None,
     )
 
 
@@ -251,7 +255,10 @@ def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float) -> Outco
             claim = Claim(f"{match.partitionable}#{match.job}", match.job, match.submitter,
                           match.weight, now, match.partitionable, match.resources)
         else:
-            claim = Claim(match.slot, match.job, match.submitter, match.weight, now)
+            # A match by preemption waits for the slot ad to stop showing the preempted
+            # user (core.claims: pending) instead of being ended by it.
+            claim = Claim(match.slot, match.job, match.submitter, match.weight, now,
+                          preempted_user=match.preempting)
         claims[claim.slot] = claim
     demand = groups.demand if groups is not None else demand_of(inputs.jobs, submitters, live,
                                                                   policy)

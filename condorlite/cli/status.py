@@ -1,6 +1,6 @@
-"""``condorlite status``: the pool, its submitters and the last negotiation cycle.
+"""``condorlite status``: the pool, its submitters, the last negotiation cycle, the claims.
 
-Three views, as HTCondor's ``condor_status`` shows them:
+Four views, the first three as HTCondor's ``condor_status`` shows them:
 
 * default: one row per slot ad (Name, OpSys, Arch, State, Activity, LoadAv, Mem,
   ActvtyTime) then the totals table keyed by ``Arch/OpSys``, with modern
@@ -9,7 +9,9 @@ Three views, as HTCondor's ``condor_status`` shows them:
 * ``--submitters``: like ``condor_status -submitters``, one row per submitter and
   schedd machine (RunningJobs, IdleJobs, HeldJobs from the job ads' JobStatus 2, 1, 5),
   then the totals per submitter;
-* ``--negotiator``: the statistics of the last cycle ``negotiate`` recorded.
+* ``--negotiator``: the statistics of the last cycle ``negotiate`` recorded;
+* ``--claims``: the claims stored in the state (``cli.claims_view``): slot, job,
+  submitter, weight, since when, and whether matched, observed or pending.
 
 Every view ends with the state directory, its schema version and the last cycle time.
 
@@ -40,6 +42,7 @@ from rich.console import Console
 
 from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, StateDirOpt
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, ad_paths, open_store
+from condorlite.cli.claims_view import claims_data, draw_claims
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result
 from condorlite.core.classad import ClassAd
@@ -302,17 +305,18 @@ def _draw_state(console: Console, state: dict[str, Any]) -> None:
 
 def _body(slots: list[str] | None, jobs: list[str] | None, show_submitters: bool,
           show_negotiator: bool, state_dir: Path | None, lock_timeout: float,
-          config: Path | None = None) -> Result:
+          config: Path | None = None, show_claims: bool = False) -> Result:
     store = open_store(state_dir, lock_timeout, config)
     with store.transaction(write=False) as tx:
         cycle = tx.last_history(CYCLE_KIND)
+        claim_rows = tx.load_claims() if show_claims else []
     data: dict[str, Any] = {
         "state_dir": str(store.path),
         "schema_version": store.schema_version,
         "last_cycle_time": None if cycle is None else cycle["time"],
     }
     draws: list[Callable[[Console], None]] = []
-    if not show_submitters and not show_negotiator:
+    if not show_submitters and not show_negotiator and not show_claims:
         paths = ad_paths(slots, store.policy.slots, store, "slot", "--slots")
         pool = pool_data([loaded.ad for loaded in read_ads(paths, stdin=sys.stdin)])
         data["pool"] = pool
@@ -326,6 +330,10 @@ def _body(slots: list[str] | None, jobs: list[str] | None, show_submitters: bool
     if show_negotiator:
         data["negotiator"] = {"last_cycle": cycle}
         draws.append(lambda c: _draw_negotiator(c, cycle))
+    if show_claims:
+        claims = claims_data(claim_rows)
+        data["claims"] = claims
+        draws.append(lambda c: draw_claims(c, claims))
 
     def human(console: Console) -> None:
         for i, draw in enumerate(draws):
@@ -346,11 +354,14 @@ def register(app: typer.Typer) -> None:
             "--submitters", help="Jobs per submitter, as condor_status -submitters.")] = False,
         negotiator: Annotated[bool, typer.Option(
             "--negotiator", help="Statistics of the last negotiation cycle.")] = False,
+        claims: Annotated[bool, typer.Option(
+            "--claims", help="The claims stored in the state (what release ends).")] = False,
         state_dir: StateDirOpt = None,
         config: ConfigOpt = None,
         lock_timeout: LockTimeoutOpt = DEFAULT_LOCK_TIMEOUT,
         as_json: JsonOpt = False,
     ) -> None:
-        """Show the pool as condor_status does, its submitters, or the last cycle."""
+        """Show the pool as condor_status does, its submitters, the last cycle or the
+        stored claims."""
         run_command("status", as_json, lambda: _body(
-            slots, jobs, submitters, negotiator, state_dir, lock_timeout, config))
+            slots, jobs, submitters, negotiator, state_dir, lock_timeout, config, claims))

@@ -6,6 +6,13 @@ of every cycle (``CheckMatches``). condorlite does the same with its claims tabl
 * a busy slot ad (State Claimed or Preempting) is a claim of the user holding it; a
   stored claim of that slot by someone else ends ("slot shows another user") and the
   slot's user gets an *observed* claim from now on;
+* except a claim made by preempting: it remembers the user it took the slot from
+  (``preempted_user``) and stays *pending* while the slot ad still shows that user (the
+  startd advertises the old claim until the preemption is over, and the ads may be
+  older than the match). It is kept as it is, charged to its own user only: the kept
+  claim marks the slot as claimed, so the old user gets no observed claim back. The
+  first slot ad showing the claim's own user confirms it (``preempted_user`` is
+  dropped; it is an ordinary claim from then); a third user ends it as above;
 * a claim whose slot is no longer in the input ends ("slot disappeared"); for a piece of
   a partitionable slot, that is the parent;
 * a piece of a partitionable slot that condorlite matched ends when a dynamic slot ad
@@ -48,6 +55,28 @@ def _job_gone(claim: Claim, jobs: dict[str, Job]) -> str | None:
     return None
 
 
+def _shows_another_user(claim: Claim, slot: Slot) -> bool:
+    """True when a busy slot ad names a user other than the claim's, and that user is
+    not the one a pending preemption took the slot from."""
+    shown = slot.remote_user
+    if not slot.busy or shown is None or shown == claim.submitter:
+        return False
+    return shown != claim.preempted_user
+
+
+def _seen_busy(claim: Claim, slot: Slot) -> Claim:
+    """A kept claim of a busy slot ad: unchanged while pending (the ad shows the
+    preempted user, whose job it names); confirmed when the ad shows the claim's own
+    user; a claim without a job id takes the one the ad names."""
+    if claim.preempted_user is not None and slot.remote_user == claim.preempted_user:
+        return claim
+    if claim.preempted_user is not None and slot.remote_user == claim.submitter:
+        claim = replace(claim, preempted_user=None)
+    if claim.job is None and slot.remote_job:
+        claim = replace(claim, job=slot.remote_job)
+    return claim
+
+
 def reconcile(claims: list[Claim], slots: list[Slot], jobs: list[Job], now: float) -> Reconciled:
     """Compare ``claims`` with this cycle's ads (see the module doc)."""
     by_name = {s.name: s for s in slots}
@@ -64,13 +93,13 @@ def reconcile(claims: list[Claim], slots: list[Slot], jobs: list[Job], now: floa
             reason = "slot disappeared"
         elif parent is not None and claim.job in started:
             reason = f"job started on {started[claim.job].name}"
-        elif parent is None and slot.busy and slot.remote_user not in (None, claim.submitter):
+        elif parent is None and _shows_another_user(claim, slot):
             reason = "slot shows another user"
         else:
             reason = _job_gone(claim, by_job)
         if reason is None:
-            if parent is None and slot.busy and claim.job is None and slot.remote_job:
-                claim = replace(claim, job=slot.remote_job)
+            if parent is None and slot.busy:
+                claim = _seen_busy(claim, slot)
             kept.append(claim)
             claimed_slots.add(claim.slot)
         else:

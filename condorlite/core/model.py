@@ -104,7 +104,8 @@ class Claim:
     ``slot`` is the slot's Name, or ``<pslot Name>#<job id>`` for a piece carved from a
     partitionable slot (``partitionable`` then names the parent and ``resources`` holds
     what was taken). ``observed`` is True for claims read from busy slot ads rather than
-    made by condorlite.
+    made by condorlite. ``preempted_user`` names the user a match by preemption took the
+    slot from, until the slot ad shows the claim's own user (``core.claims``).
     """
 
     slot: str
@@ -115,6 +116,7 @@ class Claim:
     partitionable: str | None = None
     resources: tuple[tuple[str, float], ...] = ()
     observed: bool = False
+    preempted_user: str | None = None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,81 @@
+"""The stored claims as ``status --claims`` and ``release`` show them.
+
+A claim row is one of three kinds, shown in the ``State`` column:
+
+* ``matched``: made by ``negotiate`` (a match), charged from the match on;
+* ``observed``: read from a busy slot ad (a claim condorlite did not make);
+* ``pending``: a match that preempted ``preempted_user``, whose slot ad still showed
+  that user at the last cycle (``core.claims``); charged to the new user only.
+
+Rows are listed by slot name, digit runs compared as numbers (``slot2`` before
+``slot10``), then by the name itself. Times print in UTC so the table does not depend
+on the machine's time zone.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from rich.console import Console
+
+from condorlite.core.accounting import ClaimRow
+
+
+def _num(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
+
+
+def _natural(text: str) -> tuple[Any, ...]:
+    return tuple(int(p) if p.isdigit() else p.lower() for p in re.split(r"(\d+)", text))
+
+
+def claim_json(row: ClaimRow) -> dict[str, Any]:
+    """One stored claim, JSON-ready: ``slot``, ``job`` (null when none), ``submitter``,
+    ``weight``, ``since`` (epoch seconds), ``observed``, ``partitionable`` (the parent
+    of a piece, else null) and ``preempted_user`` (null unless pending)."""
+    extra = row.extra or {}
+    return {"slot": row.slot, "job": row.job or None, "submitter": row.submitter,
+            "weight": _num(row.weight), "since": _num(row.start_time),
+            "observed": bool(extra.get("observed", False)),
+            "partitionable": extra.get("partitionable"),
+            "preempted_user": extra.get("preempted_user")}
+
+
+def claims_data(rows: list[ClaimRow]) -> dict[str, Any]:
+    """Every claim (sorted, module doc) and the total weight they charge."""
+    ordered = sorted(rows, key=lambda r: (_natural(r.slot), r.slot))
+    return {"claims": [claim_json(r) for r in ordered],
+            "total_weight": _num(sum(r.weight for r in ordered))}
+
+
+def state_of(claim: dict[str, Any]) -> str:
+    if claim["preempted_user"]:
+        return f"pending (preempting {claim['preempted_user']})"
+    return "observed" if claim["observed"] else "matched"
+
+
+def _stamp(epoch: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(epoch))
+
+
+def draw_claims(console: Console, data: dict[str, Any]) -> None:
+    claims = data["claims"]
+    if not claims:
+        console.print("No stored claims.", markup=False, highlight=False)
+        return
+    cells = [(c["slot"], c["job"] or "-", c["submitter"], str(c["weight"]),
+              _stamp(c["since"]), state_of(c)) for c in claims]
+    head = ("Slot", "Job", "Submitter", "Weight", "Since (UTC)", "State")
+    widths = [max(len(head[i]), *(len(row[i]) for row in cells)) for i in range(5)]
+
+    def line(row: tuple[str, ...]) -> str:
+        left = [row[i].ljust(widths[i]) if i != 3 else row[i].rjust(widths[i])
+                for i in range(5)]
+        return " ".join([*left, row[5]]).rstrip()
+
+    lines = [line(head), "", *(line(row) for row in cells), ""]
+    lines.append(f"{len(claims)} claim{'s' if len(claims) != 1 else ''}, "
+                 f"total weight {data['total_weight']}")
+    console.print("\n".join(lines), markup=False, highlight=False)
