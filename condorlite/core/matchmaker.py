@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.autocluster import ALWAYS_SIGNIFICANT, ShapeKeys, closure, same_walks
+from condorlite.core.carving import pair_program, rank_program, typed, vector_of
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.classad.refs import references
@@ -49,10 +50,17 @@ from condorlite.core.model import (
     RANK_PREEMPTION,
     REASON_ORDER,
 )
-from condorlite.core.offers import BASE_RESOURCES, Offer, requested, requested_in
+from condorlite.core.offers import (
+    BASE_RESOURCES,
+    Offer,
+    requested,
+    requested_in,
+    resource_names,
+)
 from condorlite.core.policy import Policy
 
 FLT_MAX = 3.4028234663852886e38
+_MISSING = object()
 #: Names the negotiator inserts into job ads before matching.
 SUBMITTER_ATTRS = (
     "SubmitterUserPrio", "SubmittorPrio", "SubmitterUserResourcesInUse", "SubmitterGroup",
@@ -137,6 +145,9 @@ class PairEval:
     taken: dict[str, float] | None = None
 
 
+_NO_MATCH = PairEval(False)
+
+
 @dataclass
 class Candidates:
     """The ordered candidates of one request, consumed from the front (HTCondor's
@@ -153,6 +164,9 @@ class Candidates:
 
 class Matchmaker:
     """Evaluates requests against offers for one cycle, sharing what can be shared."""
+
+    #: whether partitionable offers get resource vectors (``carving``)
+    use_vectors = True
 
     def __init__(
         self,
@@ -175,6 +189,13 @@ class Matchmaker:
         # evaluated per slot, so slots differing only there still share a shape.
         reads = job_names if target_names is None else target_names | set(ALWAYS_SIGNIFICANT)
         self.slot_names = frozenset(reads | requests | {r.lower() for r in BASE_RESOURCES})
+        #: the names carving can rebind in a partitionable slot (``carving``)
+        self.resource_names = frozenset(requests | {r.lower() for r in BASE_RESOURCES})
+        #: pair-static key -> id; (class, bindings, static) -> pair program or None;
+        #: rank program key -> residual or None (see ``carving``)
+        self._statics: dict[tuple, int] = {}
+        self._programs: dict[tuple, object] = {}
+        self._rank_programs: dict[tuple, object] = {}
         # A job class is evaluated with the submitter's attributes in the job ad; when
         # any expression can read one of them, a class's pair results are kept per
         # value of those attributes (they differ between submitters, and usage changes
@@ -235,13 +256,66 @@ class Matchmaker:
         # the walked bindings, RemoteUserPrio and the like included when read): the
         # pair shape leaves them out; the shape (reasons, PREEMPTION_REQUIREMENTS,
         # grouping) adds them.
-        pair_key = self._shape_keys.key(ad, walked, (offer.slot.kind, busy, flags))
+        extra = (offer.slot.kind, busy, flags)
+        vector = self._vector(offer, walked, extra, reaches, independent)
+        if vector is None:
+            pair_key = self._shape_keys.key(ad, walked, extra)
+        else:
+            pair_key = ("vector", vector.static, typed(vector.vals))
+        offer.independent = independent
+        self._reshape(offer, pair_key)
+
+    def _reshape(self, offer: Offer, pair_key: tuple) -> None:
         offer.pair_shape = self._pair_shapes.setdefault(pair_key, len(self._pair_shapes) + 1)
+        busy = offer.holder is not None
         key = (pair_key, offer.holder, offer.current_rank if busy else None)
         shape = self._shapes.setdefault(key, len(self._shapes) + 1)
         self._pair_of_shape[shape] = offer.pair_shape
         self._place(offer, shape)
+
+    def _vector(self, offer: Offer, walked: tuple[str, ...], extra: tuple,
+                reaches: dict[str, set[str]], independent: dict) -> object:
+        """Set up ``offer.vector`` for a partitionable offer whose resources are number
+        literals (``carving``): the pair-static id keys its walked bindings other than
+        the resources, and each independent policy rank gets a program key made of
+        the bindings it reaches other than the resources. None for any other offer."""
+        vector = None
+        if offer.partitionable and self.use_vectors:
+            vector = vector_of(offer.ad, self.resource_names)
+        offer.vector = vector
+        if vector is None:
+            return None
+        free = set(vector.names)
+        static = tuple(n for n in walked if n not in free)
+        key = self._shape_keys.key(offer.ad, static, (*extra, vector.names))
+        vector.static = self._statics.setdefault(key, len(self._statics) + 1)
+        for rank in independent:
+            reach = tuple(sorted(set(reaches[rank]) - free))
+            vector.rank_keys[rank] = (rank, self._shape_keys.key(offer.ad, reach, vector.names))
+        return vector
+
+    def prepare_carved(self, offer: Offer, vals: tuple) -> None:
+        """``prepare`` for a state carving made of an offer with a resource vector
+        (``offer.ad`` already holds ``vals``): the independent policy ranks from their
+        programs, the shapes from the vector."""
+        vector = offer.vector
+        assert vector is not None
+        vector.vals = vals
+        independent: dict[str, float | None] = {}
+        exprs = {PRE: self.exprs.pre, POST: self.exprs.post, PRANK: self.exprs.preemption_rank}
+        for rank, key in vector.rank_keys.items():
+            program = self._rank_programs.get(key, _MISSING)
+            if program is _MISSING:
+                program = self._rank_programs[key] = rank_program(exprs[rank], offer.ad,
+                                                                   vector, self.now)
+            self.evaluations += 1
+            if program is None:
+                value = adeval.eval_expr(exprs[rank], offer.ad, None, self.now)
+            else:
+                value = program(vals)  # type: ignore[operator]
+            independent[rank] = as_rank(value)
         offer.independent = independent
+        self._reshape(offer, ("vector", vector.static, typed(vals)))
 
     def _shared_walk(self, ad: ClassAd, busy: bool) -> tuple:
         """``_walk``, reused from an earlier slot whose ad binds every name that walk
@@ -314,11 +388,38 @@ class Matchmaker:
     def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()) -> PairEval:
         """Match and job-dependent ranks of a job class in an offer's shape (cached;
         per ``signature``, the job ad's Submitter* bindings, when those are read)."""
-        table = self._pairs.setdefault((class_id, signature if self.per_submitter else ()), {})
+        part = signature if self.per_submitter else ()
+        table = self._pairs.setdefault((class_id, part), {})
         found = table.get(offer.pair_shape)
         if found is None:
-            found = table[offer.pair_shape] = self._evaluate_pair(job_ad, offer)
+            if offer.vector is not None:
+                found = self._vector_pair((class_id, part), job_ad, offer)
+            else:
+                found = self._evaluate_pair(job_ad, offer)
+            table[offer.pair_shape] = found
         return found
+
+    def _vector_pair(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairEval:
+        """``_evaluate_pair`` by the (class, pair-static) program at the offer's vector;
+        in full when no program can be made."""
+        vector = offer.vector
+        key = (klass, vector.static)  # type: ignore[union-attr]
+        program = self._programs.get(key, _MISSING)
+        if program is _MISSING:
+            dependent = [(rank, expr) for rank, expr in (
+                (PRE, self.exprs.pre), (POST, self.exprs.post),
+                (PRANK, self.exprs.preemption_rank))
+                if rank not in offer.independent and (rank != PRANK or offer.holder is not None)]
+            program = self._programs[key] = pair_program(
+                job_ad, offer.ad, vector, resource_names(offer.ad, job_ad),  # type: ignore[arg-type]
+                dependent, self.now)
+        if program is None:
+            return self._evaluate_pair(job_ad, offer)
+        self.evaluations += 1
+        out = program.run(vector.vals, as_rank)  # type: ignore[attr-defined, union-attr]
+        if not out[0]:
+            return _NO_MATCH
+        return PairEval(True, out[1], out[2], out[3], out[4])
 
     def _evaluate_pair(self, job_ad: ClassAd, offer: Offer) -> PairEval:
         self.evaluations += 1
@@ -472,6 +573,8 @@ class ReferenceMatchmaker(Matchmaker):
     Nothing is shared: every offer is its own shape, every policy rank is evaluated
     for every (job, slot) pair, and no pair or PREEMPTION_REQUIREMENTS result is
     remembered."""
+
+    use_vectors = False
 
     def prepare(self, offer: Offer) -> None:
         self._shapes[("offer", len(self._shapes))] = len(self._shapes) + 1

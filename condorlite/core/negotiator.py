@@ -68,7 +68,14 @@ from condorlite.core.model import (
     Submitter,
     SubmitterReport,
 )
-from condorlite.core.offers import Offer, carve, piece_weight, with_attrs
+from condorlite.core.offers import (
+    Offer,
+    carve,
+    carve_vector,
+    piece_weight,
+    vector_piece_weight,
+    with_attrs,
+)
 from condorlite.core.policy import Policy
 
 DONE, RESUME = "done", "resume"
@@ -389,6 +396,8 @@ class Cycle:
     def _piece_cost(self, idx: int, offer: Offer, taken: dict[str, float]) -> float:
         # The same piece of the same slot state always weighs the same, so it is asked
         # once per (slot state, piece); offers.piece_weight also shares it across states.
+        if offer.vector is not None:
+            return vector_piece_weight(offer, taken, self.policy)
         key = (idx, offer.version, tuple(sorted(taken.items())))
         cost = self._piece_costs.get(key)
         if cost is None:
@@ -399,10 +408,14 @@ class Cycle:
         name = turn.info.name
         preempting = preempted_job = None
         if offer.partitionable:
-            cost, _dynamic, rest = carve(offer, taken, self.policy, self.now)
-            offer.ad = rest
-            offer.version += 1
-            self.mm.prepare(offer)
+            if offer.vector is not None:
+                cost, offer.ad, vals = carve_vector(offer, taken, self.policy)
+                offer.version += 1
+                self.mm.prepare_carved(offer, vals)
+            else:
+                cost, _dynamic, offer.ad = carve(offer, taken, self.policy, self.now)
+                offer.version += 1
+                self.mm.prepare(offer)
             resources = tuple(sorted(taken.items()))
         else:
             cost, resources = offer.weight, ()

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from condorlite.core import adeval
+from condorlite.core import adeval, carving
 from condorlite.core.adeval import ClassAd
 from condorlite.core.autocluster import closure, same_walks
+from condorlite.core.carving import SlotVector
 from condorlite.core.classad.ast import Call, Expr, Literal
 from condorlite.core.classad.parser import parse_expr
+from condorlite.core.classad.partial import specialize, specialize_attribute
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.model import Slot, slot_weight
 from condorlite.core.policy import Policy
@@ -63,6 +65,9 @@ class Offer:
     independent: dict[str, float | None] = field(default_factory=dict)
     #: literal request signatures that cannot fit any later state (``requested_in``)
     no_fit: set[tuple] = field(default_factory=set)
+    #: a partitionable offer's resource vector when its states are evaluated by
+    #: residual programs (``carving``; set by ``Matchmaker.prepare``), else None
+    vector: SlotVector | None = None
 
     @property
     def partitionable(self) -> bool:
@@ -337,3 +342,34 @@ def carve(offer: Offer, taken: dict[str, float], policy: Policy, now: float | No
         left = adeval.as_float(adeval.attr_value(offer.ad, res, None, now)) or 0.0
         rest_values[res] = _number(left - amount)
     return cost, _dynamic(offer, taken), with_attrs(offer.ad, rest_values)
+
+
+def vector_piece_weight(offer: Offer, taken: dict[str, float], policy: Policy) -> float:
+    """``piece_weight`` of an offer with a resource vector: the same value, remembered
+    per combined vector and computed by residuals of the weight expressions
+    (``carving.piece_weight``)."""
+    if not policy.negotiator_use_slot_weights:
+        return 1.0
+    vector = offer.vector
+    assert vector is not None
+
+    def weight_exprs(ad: ClassAd) -> tuple:
+        free = carving.free_pairs(ad, vector)
+        text = policy.slot_weight
+        if text not in _PARSED_WEIGHTS:
+            _PARSED_WEIGHTS[text] = parse_expr(text)
+        return (specialize_attribute(ad, "SlotWeight", None, free, None),
+                specialize(_PARSED_WEIGHTS[text], ad, None, free, None))
+
+    return carving.piece_weight(vector, taken, lambda: _dynamic(offer, taken),
+                                lambda ad: slot_weight(ad, policy), weight_exprs)
+
+
+def carve_vector(offer: Offer, taken: dict[str, float],
+                 policy: Policy) -> tuple[float, ClassAd, tuple]:
+    """``carve`` for an offer with a resource vector: ``(cost, rest_ad, rest_vals)``
+    (the dynamic slot's ad is not built: nothing reads it)."""
+    assert offer.vector is not None
+    cost = vector_piece_weight(offer, taken, policy)
+    rest, vals = carving.rest_of(offer.vector, taken)
+    return cost, with_attrs(offer.ad, rest), vals

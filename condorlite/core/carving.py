@@ -1,0 +1,219 @@
+"""Partitionable slots as resource vectors, evaluated by residual programs.
+
+During a cycle a partitionable offer's ad changes only by carving, and carving only
+rebinds the slot's *resource names* (``Cpus``, ``Memory``, ``Disk`` and every other
+``R`` some job asks for with ``Request<R>``) to new number literals. Every state of
+the slot is therefore the first state's ad with another vector of those numbers
+(``SlotVector.vals``), and whatever a job class and the slot evaluate to is a
+function of that vector. ``classad.partial.specialize`` turns each such evaluation
+into a *residual*: everything that does not depend on the vector is evaluated once,
+and a state costs only the operators that read its numbers.
+
+Exactness: a residual equals the full evaluation for every vector (the contract of
+``partial``). A program is shared between states and offers only under a key made of
+every binding the evaluation can read except the resource names (the matchmaker's
+walked names, ``Matchmaker.prepare``), plus the names themselves; values are keyed
+with their types (``typed``), since 1 and 1.0 are one Python key but two ClassAd
+values. When an expression cannot be specialised (``specialize`` answers None) the
+caller evaluates the state in full, as for any other slot.
+
+What a program gives for a (job class, slot) pair at ``vals`` (as ``matchmaker``'s
+``_evaluate_pair`` does in full):
+
+* ``taken``: per resource of ``offers.resource_names``, ``Request<R>`` of the job
+  (TARGET = slot) as a number, 1 for an undefined ``RequestCpus`` and 0 for the other
+  undefined requests; no fit when a request is not a number, negative, or more than
+  the state has (``as_float(vals[R])`` or 0);
+* the match: the job's and the slot's ``Requirements`` each true or a non-zero number;
+* the job's ``Rank`` and the slot's ``Rank`` as numbers (0 when not a number), and the
+  policy ranks that read the job, as negotiator ranks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.ast import Expr, Literal
+from condorlite.core.classad.partial import Residual, specialize, specialize_attribute
+from condorlite.core.classad.values import Undefined
+
+#: A ``vals`` key that keeps ClassAd types apart (``typed``).
+TypedVals = tuple
+
+
+def typed(vals: Sequence[object]) -> TypedVals:
+    """``vals`` as a dict key: each value with whether it is a real."""
+    return (tuple(vals), tuple(type(v) is float for v in vals))
+
+
+def number(value: float) -> int | float:
+    """How carving binds an amount: an integral amount as an integer literal."""
+    return int(value) if float(value).is_integer() else value
+
+
+@dataclass
+class SlotVector:
+    """A partitionable offer's resource names (lower-case, sorted) and their values in
+    the offer's current state."""
+
+    names: tuple[str, ...]
+    vals: tuple
+    #: lower-case name -> position in ``names``
+    index: dict[str, int]
+    #: the pair-static id (``Matchmaker``): equal ids and equal typed vals, equal pairs
+    static: int = 0
+    #: independent policy rank -> its program key (``Matchmaker``)
+    rank_keys: dict[str, tuple] = field(default_factory=dict)
+    #: the piece-weight residuals (SlotWeight, SLOT_WEIGHT) once built, or () to build
+    weight: tuple = ()
+    #: typed combined vals -> piece weight
+    weights: dict[TypedVals, float] = field(default_factory=dict)
+
+
+def vector_of(ad: ClassAd, candidates: frozenset[str]) -> SlotVector | None:
+    """The vector of the names in ``candidates`` the ad binds, or None when one of
+    them is not a number literal (then the slot is evaluated in full, state by state)."""
+    names = tuple(sorted(n for n in candidates if adeval.attr(ad, n) is not None))
+    vals = []
+    for name in names:
+        expr = adeval.attr(ad, name)
+        if type(expr) is not Literal or type(expr.value) not in (int, float):
+            return None
+        vals.append(expr.value)
+    return SlotVector(names, tuple(vals), {n: i for i, n in enumerate(names)})
+
+
+def free_pairs(ad: ClassAd, vector: SlotVector) -> list[tuple[object, str]]:
+    return [(ad, name) for name in vector.names]
+
+
+def _int(now: float | None) -> int | None:
+    return None if now is None else int(now)
+
+
+def holds(value: object) -> bool:
+    """``Requirements`` holds: true, or a non-zero integer or real."""
+    if value is True:
+        return True
+    kind = type(value)
+    return (kind is int or kind is float) and value != 0
+
+
+@dataclass(frozen=True)
+class PairProgram:
+    """The residuals of one (job class, slot pair-static) pair; ``run`` gives
+    ``(match, job_rank, slot_rank, dependent, taken)`` for a vector."""
+
+    #: (spelling of R, residual of Request<R>, position of R in vals, default)
+    requests: tuple[tuple[str, Residual, int, float], ...]
+    job_requirements: Residual
+    slot_requirements: Residual
+    job_rank: Residual
+    slot_rank: Residual
+    dependent: tuple[tuple[str, Residual], ...]
+
+    def run(self, vals: Sequence[object], as_rank: Callable[[object], float]) -> tuple:
+        taken: dict[str, float] = {}
+        for res, request, pos, default in self.requests:
+            value = request(vals)
+            amount = adeval.as_float(value)
+            if amount is None:
+                if value is not Undefined:
+                    return (False,)
+                amount = default
+            left = adeval.as_float(vals[pos]) or 0.0
+            if amount < 0 or amount > left:
+                return (False,)
+            taken[res] = amount
+        if not (holds(self.job_requirements(vals)) and holds(self.slot_requirements(vals))):
+            return (False,)
+        job_rank = adeval.as_float(self.job_rank(vals)) or 0.0
+        slot_rank = adeval.as_float(self.slot_rank(vals)) or 0.0
+        dependent = {key: as_rank(fn(vals)) for key, fn in self.dependent}
+        return (True, job_rank, slot_rank, dependent, taken)
+
+
+def pair_program(
+    job_ad: ClassAd,
+    slot_ad: ClassAd,
+    vector: SlotVector,
+    resources: Sequence[str],
+    dependent: Sequence[tuple[str, Expr]],
+    now: float | None,
+) -> PairProgram | None:
+    """The program of ``job_ad`` against ``slot_ad`` (one state of the vector's slot);
+    ``resources``: ``offers.resource_names`` of the pair; ``dependent``: the policy
+    ranks that read the job, (key, expression). None when something cannot be
+    specialised."""
+    free = free_pairs(slot_ad, vector)
+    at = _int(now)
+    requests = []
+    for res in resources:
+        pos = vector.index.get(res.lower())
+        fn = specialize_attribute(job_ad, "Request" + res, slot_ad, free, at)
+        if pos is None or fn is None:
+            return None
+        requests.append((res, fn, pos, 1.0 if res == "Cpus" else 0.0))
+    parts = [
+        specialize_attribute(job_ad, "Requirements", slot_ad, free, at),
+        specialize_attribute(slot_ad, "Requirements", job_ad, free, at),
+        specialize_attribute(job_ad, "Rank", slot_ad, free, at),
+        specialize_attribute(slot_ad, "Rank", job_ad, free, at),
+    ]
+    ranks = [(key, specialize(expr, slot_ad, job_ad, free, at)) for key, expr in dependent]
+    if any(p is None for p in parts) or any(fn is None for _, fn in ranks):
+        return None
+    return PairProgram(tuple(requests), parts[0], parts[1], parts[2], parts[3],  # type: ignore[arg-type]
+                       tuple(ranks))  # type: ignore[arg-type]
+
+
+def rank_program(expr: Expr, slot_ad: ClassAd, vector: SlotVector,
+                 now: float | None) -> Residual | None:
+    """A policy rank that reads nothing from the job, as a residual of the vector."""
+    return specialize(expr, slot_ad, None, free_pairs(slot_ad, vector), _int(now))
+
+
+def rest_of(vector: SlotVector, taken: dict[str, float]) -> tuple[dict[str, object], tuple]:
+    """What carving ``taken`` leaves: the literals to bind (spelled as ``taken``) and
+    the new vals (``offers.carve``: left minus amount, integral amounts as ints)."""
+    vals = list(vector.vals)
+    rest: dict[str, object] = {}
+    for res, amount in taken.items():
+        pos = vector.index[res.lower()]
+        left = adeval.as_float(vals[pos]) or 0.0
+        vals[pos] = rest[res] = number(left - amount)
+    return rest, tuple(vals)
+
+
+def piece_weight(vector: SlotVector, taken: dict[str, float],
+                 dynamic: Callable[[], ClassAd], weigh: Callable[[ClassAd], float],
+                 weight_exprs: Callable[[ClassAd], tuple[Residual | None, Residual | None]],
+                 ) -> float:
+    """The weight of a piece holding ``taken``: the dynamic slot's ad is the state's ad
+    with the taken amounts in place of the resources (and the dynamic slot's
+    constants), so its weight is a function of those combined values. Remembered per
+    typed combined vector; ``dynamic()`` builds the ad and ``weigh(ad)`` weighs it in
+    full when no residual can be made; ``weight_exprs(ad)`` makes the residuals of
+    ``SlotWeight`` and ``SLOT_WEIGHT`` in a dynamic ad."""
+    vals = list(vector.vals)
+    for res, amount in taken.items():
+        vals[vector.index[res.lower()]] = number(amount)
+    key = typed(vals)
+    found = vector.weights.get(key)
+    if found is not None:
+        return found
+    if not vector.weight:
+        vector.weight = weight_exprs(dynamic())
+    own, fallback = vector.weight
+    if own is None or fallback is None:
+        found = weigh(dynamic())
+    else:
+        weight = adeval.as_float(own(vals))
+        if weight is None:
+            weight = adeval.as_float(fallback(vals))
+        found = max(1.0 if weight is None else weight, 0.0)
+    vector.weights[key] = found
+    return found

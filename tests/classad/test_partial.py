@@ -1,0 +1,147 @@
+"""Partial evaluation (``partial.specialize``) against full evaluation.
+
+For every expression of the generated corpus, in both directions (MY = slot, TARGET =
+job and the other way round), the residual with the slot's ``Memory``, ``Cpus`` and
+``Disk`` free must give, for each of several value tuples, exactly the value the
+reference walker gives in the slot ad with those values bound (reals bit for bit).
+An expression the residual cannot reproduce must be refused (None), never answered
+wrongly; the test also checks that most of the corpus is specialised, so a walk that
+refuses everything cannot pass.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from condorlite.core.classad import reference
+from condorlite.core.classad.ad import ClassAd
+from condorlite.core.classad.evaluator import evaluate
+from condorlite.core.classad.parser import parse_expr
+from condorlite.core.classad.partial import specialize, specialize_attribute
+from condorlite.core.classad.values import Error, Undefined
+
+from .gen_exprs import JOB_AD, SLOT_AD, generate
+
+FREE = ("Memory", "Cpus", "Disk")
+#: value tuples for (Memory, Cpus, Disk): the slot's own, smaller, zero, reals, odd types
+STATES = [
+    (4096, 8, 1000000),
+    (2048, 1, 0),
+    (0, 0, 0),
+    (1536.5, 3, 1e9),
+    (-1, 64, 5),
+    (True, "x", Undefined),
+]
+
+
+def ad(text: str) -> ClassAd:
+    return ClassAd(parse_expr(text).attrs)
+
+
+def canonical(value: object) -> object:
+    if isinstance(value, float):
+        return ("real", "nan" if math.isnan(value) else value.hex())
+    if isinstance(value, list):
+        return ("list", [canonical(v) for v in value])
+    if isinstance(value, ClassAd):
+        return ("ad", str(value))
+    return (type(value).__name__, value)
+
+
+def rebound(slot: ClassAd, vals: tuple) -> ClassAd:
+    out = slot.copy()
+    for name, value in zip(FREE, vals, strict=True):
+        out[name] = value
+    return out
+
+
+def _check(texts: list[str], slot_is_my: bool) -> tuple[int, int]:
+    job, slot = ad(JOB_AD), ad(SLOT_AD)
+    done = refused = 0
+    for text in texts:
+        node = parse_expr(text)
+        my, target = (slot, job) if slot_is_my else (job, slot)
+        residual = specialize(node, my, target, [(slot, n) for n in FREE], now=1700000000)
+        if residual is None:
+            refused += 1
+            continue
+        for vals in STATES:
+            state = rebound(slot, vals)
+            pair = (state, job) if slot_is_my else (job, state)
+            want = reference.evaluate(node, *pair, now=1700000000)
+            assert canonical(residual(vals)) == canonical(want), (text, vals)
+        done += 1
+    return done, refused
+
+
+@pytest.mark.parametrize("slot_is_my", [True, False], ids=["my-slot", "my-job"])
+def test_corpus_residuals_agree_with_full_evaluation(slot_is_my: bool) -> None:
+    texts = generate(seed=11, count=1500)
+    done, refused = _check(texts, slot_is_my)
+    assert done >= 0.6 * len(texts), (done, refused)
+
+
+NAMED = [
+    # (expression, MY side) -- the shapes the negotiator specialises most
+    ("MY.Requirements", "slot"),
+    ("TARGET.Requirements", "slot"),
+    ("Requirements", "job"),
+    ("TARGET.Memory >= RequestMemory && TARGET.Cpus >= RequestCpus", "job"),
+    ("ifThenElse(Memory > 3000, Memory, Cpus * 2)", "slot"),
+    ("Memory > 2000 ? Cpus : Disk", "slot"),
+    ("(Cpus ?: 1) + time()", "slot"),
+    ("{ Memory, Cpus, Disk }[1]", "slot"),
+    ("Memory || false", "slot"),
+    ("Cpus && undefined", "slot"),
+    ("- 100000 * Cpus - Memory", "slot"),
+    ("debug(Disk / 3)", "slot"),
+    ("TARGET.Rank", "job"),
+]
+
+
+@pytest.mark.parametrize(("text", "side"), NAMED)
+def test_named_shapes_specialise_and_agree(text: str, side: str) -> None:
+    done, refused = _check([text], slot_is_my=side == "slot")
+    assert (done, refused) == (1, 0)
+
+
+def test_attribute_residual_follows_the_slot_requirements() -> None:
+    job, slot = ad(JOB_AD), ad(SLOT_AD)
+    residual = specialize_attribute(slot, "Requirements", job,
+                                    [(slot, n) for n in FREE], now=None)
+    assert residual is not None
+    assert residual((4096, 8, 10)) is True
+    assert residual((1024, 8, 10)) is False  # RequestMemory 2048 no longer fits
+    assert residual((Undefined, 8, 10)) is Undefined
+
+
+@pytest.mark.parametrize("text", [
+    "eval(\"Memory\")",            # text computed at run time
+    "[ a = Memory ].a",            # a record literal
+    "size(MY)",                    # an ad given to a function
+    "Ad.Inner",                    # reaches a nested record
+])
+def test_what_cannot_be_reproduced_is_refused(text: str) -> None:
+    job, slot = ad(JOB_AD), ad(SLOT_AD)
+    assert specialize(parse_expr(text), slot, job, [(slot, n) for n in FREE], now=None) is None
+
+
+def test_a_free_attribute_that_is_not_a_literal_is_refused() -> None:
+    job, slot = ad(JOB_AD), ad(SLOT_AD)
+    slot["Memory"] = parse_expr("Cpus * 512")
+    assert specialize(parse_expr("Memory"), slot, job, [(slot, "Memory")], now=None) is None
+
+
+def test_known_parts_are_computed_once() -> None:
+    """The residual of a slot-side test against a fixed job calls no evaluator: it
+    gives the same as evaluate() in a fresh ad for many states."""
+    job, slot = ad(JOB_AD), ad(SLOT_AD)
+    residual = specialize_attribute(slot, "Requirements", job,
+                                    [(slot, n) for n in FREE], now=None)
+    assert residual is not None
+    for memory in range(0, 5000, 250):
+        want = evaluate(parse_expr("MY.Requirements"), rebound(slot, (memory, 8, 1)), job)
+        assert residual((memory, 8, 1)) == want
+    assert Error is not Undefined
