@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from condorlite.cli import app
+from condorlite.core.accounting import ClaimRow
 from condorlite.store.db import open_state
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -152,3 +153,48 @@ def test_stdin_and_malformed_totals(state: Path) -> None:
     total = next(line for line in result.output.splitlines()
                  if line.split()[:1] == ["Total"] and line.split()[1].isdigit())
     assert total.split() == ["Total", "1", "0", "0", "1", "0", "0", "0", "0", "1"]
+
+
+def test_claims_view_lists_the_stored_claims(state: Path) -> None:
+    empty = _run("--claims", "--state-dir", str(state))
+    assert empty.exit_code == 0, empty.output
+    assert empty.output.splitlines()[0] == "No stored claims."
+    t0 = 1_700_000_000.0
+    store = open_state(state)
+    with store.transaction() as tx:
+        tx.save_claims([
+            ClaimRow("slot10@m", "3.0", "alice@example.org", 2.0, t0, {"observed": False}),
+            ClaimRow("slot2@m", "", "bob@example.org", 1.0, t0 + 1, {"observed": True}),
+            ClaimRow("p1@m#4.0", "4.0", "alice@example.org", 0.5, t0 + 2,
+                     {"observed": False, "partitionable": "p1@m",
+                      "resources": {"Cpus": 1, "Memory": 512}}),
+            ClaimRow("slot3@m", "5.0", "carol@example.org", 1.0, t0 + 60,
+                     {"observed": False, "preempted_user": "bob@example.org"}),
+        ])
+    result = _run("--claims", "--state-dir", str(state), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)["data"]
+    assert "pool" not in data  # --claims alone reads no slot ads
+    claims = data["claims"]
+    # slot names with digit runs compared as numbers
+    assert [c["slot"] for c in claims["claims"]] == ["p1@m#4.0", "slot2@m", "slot3@m",
+                                                     "slot10@m"]
+    assert claims["claims"][0] == {
+        "slot": "p1@m#4.0", "job": "4.0", "submitter": "alice@example.org", "weight": 0.5,
+        "since": 1_700_000_002, "observed": False, "partitionable": "p1@m",
+        "preempted_user": None}
+    assert claims["claims"][1]["job"] is None and claims["claims"][1]["observed"] is True
+    assert claims["total_weight"] == 4.5
+    human = _run("--claims", "--state-dir", str(state))
+    assert human.output.splitlines()[:7] == [
+        "Slot     Job Submitter         Weight Since (UTC)         State",
+        "",
+        "p1@m#4.0 4.0 alice@example.org    0.5 2023-11-14 22:13:22 matched",
+        "slot2@m  -   bob@example.org        1 2023-11-14 22:13:21 observed",
+        "slot3@m  5.0 carol@example.org      1 2023-11-14 22:14:20 pending (preempting "
+        "bob@example.org)",
+        "slot10@m 3.0 alice@example.org      2 2023-11-14 22:13:20 matched",
+        "",
+    ]
+    assert "4 claims, total weight 4.5" in human.output
+    assert f"State: {state}" in human.output

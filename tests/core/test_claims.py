@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from condorlite.core.claims import reconcile
 from condorlite.core.model import Claim
 from tests.core._pool import job, slot, user
@@ -82,3 +84,59 @@ def test_a_piece_of_a_pslot_ends_when_its_job_starts_on_a_dynamic_slot() -> None
     # the parent gone ends every piece
     lost = reconcile([piece, other], [], jobs, NOW)
     assert {why for _c, why in lost.ended} == {"slot disappeared"}
+
+
+# -- a claim made by preempting: pending while the slot ad shows the preempted user -------
+
+C = user("carol")
+
+
+def pending(job_id: str = "1.0") -> Claim:
+    """alice's claim of s1@m, made by preempting bob."""
+    return claim("s1@m", job_id, A, preempted_user=B)
+
+
+def test_a_pending_claim_is_kept_while_the_ad_shows_the_preempted_user() -> None:
+    old_ad = slot("s1@m", state="Claimed", user=B, JobId='"7.0"')
+    rec = reconcile([pending()], [old_ad], [job(1, 0, "alice")], NOW)
+    assert rec.ended == []
+    # kept as stored (still pending, its own job), and bob gets no observed claim back
+    assert rec.kept == [pending()] and rec.added == []
+    # the slot ad in the Preempting state says the same
+    leaving = slot("s1@m", state="Preempting", user=B, JobId='"7.0"')
+    assert reconcile([pending()], [leaving], [job(1, 0, "alice")], NOW).kept == [pending()]
+
+
+def test_the_ad_showing_the_new_user_confirms_a_pending_claim() -> None:
+    mine = slot("s1@m", state="Claimed", user=A, JobId='"1.0"')
+    rec = reconcile([pending()], [mine], [job(1, 0, "alice", JobStatus=2)], NOW)
+    assert rec.ended == [] and rec.added == []
+    assert rec.kept == [replace(pending(), preempted_user=None)]
+    # HTCondor's startd names the incoming user as PreemptingUser while it preempts
+    handing = slot("s1@m", state="Preempting", user=B, PreemptingUser=f'"{A}"')
+    rec = reconcile([pending()], [handing], [job(1, 0, "alice")], NOW)
+    assert rec.kept == [replace(pending(), preempted_user=None)] and rec.added == []
+    # once confirmed, the old user showing up again is another user
+    back = reconcile(rec.kept, [slot("s1@m", state="Claimed", user=B)], [job(1, 0, "alice")],
+                     NOW + 60)
+    assert [why for _c, why in back.ended] == ["slot shows another user"]
+
+
+def test_a_third_user_ends_a_pending_claim() -> None:
+    third = slot("s1@m", state="Claimed", user=C, JobId='"9.0"')
+    rec = reconcile([pending()], [third], [job(1, 0, "alice")], NOW)
+    assert [(c, why) for c, why in rec.ended] == [(pending(), "slot shows another user")]
+    assert [(c.submitter, c.job, c.observed) for c in rec.added] == [(C, "9.0", True)]
+
+
+def test_a_pending_claim_still_follows_its_job_and_slot() -> None:
+    old_ad = slot("s1@m", state="Claimed", user=B, JobId='"7.0"')
+    rec = reconcile([pending()], [old_ad], [job(1, 0, "alice", JobStatus=5)], NOW)
+    assert [why for _c, why in rec.ended] == ["job is held"]
+    assert [(c.submitter, c.observed) for c in rec.added] == [(B, True)]  # bob's again
+    assert [why for _c, why in reconcile([pending()], [], [job(1, 0, "alice")],
+                                         NOW).ended] == ["slot disappeared"]
+    # an idle ad in between does not end the wait: the preempted user is remembered
+    idle = reconcile([pending()], [slot("s1@m")], [job(1, 0, "alice")], NOW)
+    assert idle.kept == [pending()]
+    assert reconcile(idle.kept, [old_ad], [job(1, 0, "alice")], NOW + 60).kept == [pending()]
