@@ -57,6 +57,7 @@ from condorlite.core.model import (
     Claim,
     CycleResult,
     Job,
+    Match,
     Slot,
     Submitter,
     job_from_ad,
@@ -95,6 +96,18 @@ def claim_from_row(row: ClaimRow) -> Claim:
         observed=bool(extra.get("observed", False)),
         preempted_user=extra.get("preempted_user") or None,
     )
+
+
+def preempted_user(match: Match, live: list[Claim]) -> str | None:
+    """The user a match by preemption waits for the slot ad to stop showing: the one it
+    preempted, or, when it preempted a claim still pending itself, the user that claim
+    was waiting on (the ad still shows that one). None for a match that preempts none."""
+    if match.preempting is None:
+        return None
+    before = next((c for c in live if c.slot == match.slot), None)
+    if before is not None and before.preempted_user is not None:
+        return before.preempted_user
+    return match.preempting
 
 
 # -- reading and decoding the ads ------------------------------------------------------
@@ -258,7 +271,7 @@ def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float) -> Outco
             # A match by preemption waits for the slot ad to stop showing the preempted
             # user (core.claims: pending) instead of being ended by it.
             claim = Claim(match.slot, match.job, match.submitter, match.weight, now,
-                          preempted_user=match.preempting)
+                          preempted_user=preempted_user(match, live))
         claims[claim.slot] = claim
     demand = groups.demand if groups is not None else demand_of(inputs.jobs, submitters, live,
                                                                   policy)

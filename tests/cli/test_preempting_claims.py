@@ -15,6 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from condorlite.cli import app
+from condorlite.cli.negotiate import preempted_user
+from condorlite.core.model import Claim, Match
 from tests.cli.test_negotiate import (
     DOM,
     HOUR,
@@ -112,3 +114,18 @@ def test_a_third_user_in_the_ad_right_after_the_preemption_ends_it(tmp_path: Pat
     assert rec[ALICE]["resources_used"] == 1 and rec[ALICE]["weighted_resources_used"] == 1
     assert rec[CAROL]["resources_used"] == 0 and rec[BOB]["resources_used"] == 0
     assert rec[CAROL]["accumulated_usage"] == 0
+
+
+def test_the_user_a_preempting_claim_waits_on() -> None:
+    def match(preempting: str | None) -> Match:
+        return Match("3.0", CAROL, "s1@m", "priority", 1.0, 1, 1, preempting)
+
+    plain = Claim("s1@m", "1.0", ALICE, 1.0, T0)
+    waiting = Claim("s1@m", "1.0", ALICE, 1.0, T0, preempted_user=BOB)
+    assert preempted_user(match(None), [waiting]) is None
+    assert preempted_user(match(ALICE), [plain]) == ALICE
+    assert preempted_user(match(ALICE), []) == ALICE
+    # preempting a claim that was itself still waiting: the ad still shows bob
+    assert preempted_user(match(ALICE), [waiting]) == BOB
+    other_slot = Claim("s2@m", "1.1", ALICE, 1.0, T0, preempted_user=BOB)
+    assert preempted_user(match(ALICE), [other_slot]) == ALICE
