@@ -4,22 +4,35 @@ class reads are collected."""
 
 from __future__ import annotations
 
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from condorlite.core.autocluster import (
     _Canon,
     build,
+    build_closed,
     build_reference,
     closure,
+    closure_union,
     referenced,
     request_names,
+    slot_side_names,
 )
-from condorlite.core.classad import parse_ad
+from condorlite.core.classad import parse_ad, parse_ads
 from condorlite.core.classad.parser import parse_expr
-from condorlite.core.model import job_from_ad
+from condorlite.core.matchmaker import PolicyExprs
+from condorlite.core.model import Job, job_from_ad, slot_from_ad
 from condorlite.core.policy import Policy
-from tests.core._pool import UID, job
+from condorlite.store.adfiles import read_ads
+from tests.core._pool import UID, job, slot
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import genpool  # a script directory, not a package
 
 POLICY = Policy(uid_domain=UID)
 SIGNIFICANT = frozenset({"requirements", "rank", "requestcpus", "requestmemory"})
@@ -110,3 +123,206 @@ def test_build_agrees_with_the_plain_build(rows) -> None:
     configured = ("Y",) if len(rows) % 2 else None
     assert _views(build(jobs, SIGNIFICANT, configured)) == _views(
         build_reference(jobs, SIGNIFICANT, configured))
+
+
+# -- build_closed: the widening loop's fixed point, computed directly -------------------
+
+def _widening(slots, idle, exprs, configured, rounds: int | None = 4):
+    """The loop of ``negotiator.Cycle._autoclusters`` (``rounds`` None: until closed)."""
+    significant = slot_side_names(slots, exprs)
+    requests: dict[str, tuple[str, ...]] = {}
+    done = 0
+    while rounds is None or done < rounds:
+        done += 1
+        ac = build(idle, significant, configured, requests)
+        wider = (significant | slot_side_names(slots, ())
+                 | closure_union(slots, ac.job_names))
+        if wider <= significant:
+            return ac
+        significant = wider
+    return ac
+
+
+def _every(ac):
+    """Everything an Autoclusters holds, orders of the per-job maps included."""
+    return (ac.significant, ac.configured, list(ac.cluster_of.items()),
+            list(ac.match_class_of.items()),
+            [(k, v.id) for k, v in ac.representative.items()],
+            ac.job_names, ac.target_names, ac.count)
+
+
+def _exprs(policy: Policy) -> tuple:
+    return PolicyExprs.from_policy(policy).all()
+
+
+def _genpool(tmp_path, spec, policy, shared: bool):
+    files = genpool.write_pool(spec, tmp_path)
+    if shared:  # through the reader: interned expressions, as in production
+        slot_ads = [x.ad for x in read_ads([str(files.slots_path)])]
+        job_ads = [x.ad for x in read_ads([str(files.jobs_path)])]
+    else:
+        slot_ads = [parse_ad(t) for t in files.slots_path.read_text().split("\n\n") if t]
+        job_ads = [parse_ad(t) for t in files.jobs_path.read_text().split("\n\n") if t]
+    slots = [slot_from_ad(a, policy, i) for i, a in enumerate(slot_ads)]
+    jobs = [job_from_ad(a, policy, i) for i, a in enumerate(job_ads)]
+    return slots, [j for j in jobs if j.idle]
+
+
+GENPOOL_POLICIES = {
+    "default": {},
+    "submitter-dependent": dict(
+        preemption_requirements="RemoteUserPrio > SubmitterUserPrio * 1.5",
+        negotiator_pre_job_rank="TARGET.SubmitterUserPrio * Cpus + TARGET.RequestCpus",
+        negotiator_post_job_rank="SubmitterUserResourcesInUse - Memory / 1024"),
+    "configured-significant": dict(significant_attributes=("RequestCpus", "Owner")),
+    "configured-cluster": dict(significant_attributes=("ClusterId",)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GENPOOL_POLICIES))
+@pytest.mark.parametrize("shared", [True, False])
+def test_build_closed_equals_the_widening_loop_on_generated_pools(tmp_path, name, shared):
+    policy = replace(Policy(uid_domain=UID), **GENPOOL_POLICIES[name])
+    spec = genpool.PoolSpec(slots=60, jobs=400, submitters=6, autoclusters=25, seed=3,
+                            claimed_fraction=0.3)
+    slots, idle = _genpool(tmp_path, spec, policy, shared)
+    configured = policy.significant_attributes
+    ac = build_closed(slots, idle, _exprs(policy), configured)
+    assert _every(ac) == _every(_widening(slots, idle, _exprs(policy), configured))
+    assert len(ac.representative) > 5 and len(ac.match_class_of) == len(idle)
+    assert {"requirements", "requestcpus", "memory"} <= ac.significant
+    if configured == ("ClusterId",):
+        assert ac.count == len({j.cluster for j in idle})
+
+
+def test_build_closed_follows_job_attributes_back_into_slot_attributes() -> None:
+    """Slot Start reads the job's NeedMem, whose binding reads the slot's Scale, whose
+    slot binding reads the job's Factor: all of them are significant, and jobs that
+    differ only in Factor are different classes."""
+    slots = [slot(f"slot{i}@m", index=i, Start="TARGET.NeedMem < Memory", Scale="Factor * 2")
+             for i in range(3)]
+    idle = [job(1, 0, "alice", index=0, NeedMem="Scale + 1", Factor=1),
+            job(1, 1, "alice", index=1, NeedMem="Scale + 1", Factor=2),
+            job(2, 0, "alice", index=2, NeedMem="Scale + 1", Factor=1, Unread=7)]
+    exprs = _exprs(POLICY)
+    ac = build_closed(slots, idle, exprs, None)
+    assert {"needmem", "scale", "factor"} <= ac.significant
+    assert "unread" not in ac.significant
+    assert ac.match_class_of == {"1.0": 1, "1.1": 2, "2.0": 1}
+    assert ac.representative[1].id == "1.0"
+    assert _every(ac) == _every(_widening(slots, idle, exprs, None))
+
+
+def test_build_closed_reaches_the_fixed_point_the_capped_loop_can_miss() -> None:
+    """A chain that alternates between two machine types and the jobs gains one link
+    per round of the loop; the loop stops after four rounds, build_closed does not."""
+    links = 7
+    kinds = [dict(Start="TARGET.J0 > 0"), {}]
+    for i in range(links):  # slot type i % 2 binds S{i} = J{i+1}; jobs bind J{i} = S{i}
+        kinds[i % 2][f"S{i}"] = f"TARGET.J{i + 1}"
+    slots = [slot(f"slot{i}@m{i % 2}", index=i, **kinds[i % 2]) for i in range(4)]
+    chain = {f"J{i}": f"S{i}" for i in range(links)}
+    idle = [job(1, p, "alice", index=p, **chain, **{f"J{links}": p % 2}) for p in range(3)]
+    exprs = _exprs(POLICY)
+    ac = build_closed(slots, idle, exprs, None)
+    assert f"j{links}" in ac.significant
+    assert ac.match_class_of == {"1.0": 1, "1.1": 2, "1.2": 1}
+    assert _every(ac) == _every(_widening(slots, idle, exprs, None, rounds=None))
+    assert f"j{links}" not in _widening(slots, idle, exprs, None).significant
+
+
+def test_build_closed_without_slots_or_without_jobs() -> None:
+    exprs = _exprs(POLICY)
+    slots = [slot("slot1@m", Start="TARGET.NeedMem < Memory")]
+    idle = [job(1, 0, "alice", NeedMem=5, Requirements="NeedMem > Other", Other=1),
+            job(2, 0, "bob", index=1, NeedMem=5, Requirements="NeedMem > 2")]
+    for s, j in (([], idle), (slots, []), ([], [])):
+        ac = build_closed(s, j, exprs, None)
+        assert _every(ac) == _every(_widening(s, j, exprs, None))
+    no_slots = build_closed([], idle, exprs, None)
+    assert "needmem" not in no_slots.significant  # only a slot's Start reads it
+    assert "other" in no_slots.job_names and len(no_slots.representative) == 2
+    no_jobs = build_closed(slots, [], exprs, ("Owner",))
+    assert {"start", "needmem"} <= no_jobs.significant and no_jobs.count == 0
+
+
+def test_build_closed_reads_ads_that_are_not_classad_lite() -> None:
+    """A plain mapping ad (lower-case names) gets the same answer through new tables."""
+    def plain(text: str) -> dict:
+        return {k: v for k, (_, v) in parse_ad(text)._attrs.items()}
+
+    ads = [plain("Requirements = NeedMem > 1\nNeedMem = 2\nRequestCpus = 1"),
+           plain("Requirements = NeedMem > 1\nNeedMem = 3\nRequestCpus = 1"),
+           plain("Requirements = NeedMem > 1\nNeedMem = 2\nRequestCpus = 1\nX = 1")]
+    idle = [Job(f"{i}.0", i, 0, i, ad, 1, "alice@example.org", 0, 0) for i, ad in enumerate(ads)]
+    slots = [slot("slot1@m", Start="TARGET.RequestCpus <= Cpus")]
+    exprs = _exprs(POLICY)
+    ac = build_closed(slots, idle, exprs, ("RequestCpus",))
+    assert ac.match_class_of == {"0.0": 1, "1.0": 2, "2.0": 1} and ac.count == 1
+    assert _every(ac) == _every(_widening(slots, idle, exprs, ("RequestCpus",)))
+
+
+WEB = ["A", "B", "Extra", "NeedMem", "Memory", "Start", "RequestFoo"]
+WEB_EXPRS = st.sampled_from([
+    "1", "2", "A + 1", "TARGET.B > 2", "MY.Extra", "NeedMem <= Memory", "undefined",
+    "Start && A", "TARGET.RequestFoo =?= undefined", "SubmitterUserPrio > B",
+    "ifThenElse(Extra > 1, TARGET.NeedMem, 0)", "RemoteUserPrio + A"])
+BINDINGS = st.dictionaries(st.sampled_from(WEB), WEB_EXPRS, max_size=4)
+
+
+def _text(attrs: dict[str, str]) -> str:
+    return "".join(f"{k} = {v}\n" for k, v in attrs.items())
+
+
+@settings(max_examples=60, deadline=None)
+@given(slot_kinds=st.lists(BINDINGS, min_size=1, max_size=3),
+       job_kinds=st.lists(BINDINGS, min_size=1, max_size=3),
+       picks=st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2)), min_size=1, max_size=14),
+       shared=st.booleans(), variant=st.integers(0, 3))
+def test_build_closed_agrees_with_the_loop_on_random_webs(slot_kinds, job_kinds, picks,
+                                                           shared, variant) -> None:
+    """Random bindings of a small web of names on both sides (job names leading into
+    slot names and back, Submitter* policy names, a Request* name that reads others),
+    with and without shared expression objects and SIGNIFICANT_ATTRIBUTES."""
+    policy = replace(POLICY, **[
+        {}, dict(significant_attributes=("A", "Owner")),
+        dict(preemption_requirements="SubmitterUserPrio > Extra",
+             negotiator_pre_job_rank="TARGET.A + B"),
+        dict(significant_attributes=("NoSuchName",))][variant])
+    slot_texts, job_texts = [], []
+    for i, (s_kind, j_kind) in enumerate(picks):
+        s_attrs = {"Name": f'"slot{i}@m{s_kind}"', "Machine": f'"m{s_kind}"',
+                   "State": '"Unclaimed"', "Activity": '"Idle"', "Cpus": "1",
+                   "Memory": "2048", "Requirements": "Start", "Start": "true"}
+        s_attrs.update(slot_kinds[s_kind % len(slot_kinds)])
+        slot_texts.append(_text(s_attrs))
+        j_attrs = {"ClusterId": str(i // 3), "ProcId": str(i % 3), "Owner": f'"u{i % 2}"',
+                   "JobStatus": "1", "QDate": str(i % 4),
+                   "Requirements": "TARGET.Memory >= NeedMem"}
+        j_attrs.update(job_kinds[j_kind % len(job_kinds)])
+        job_texts.append(_text(j_attrs))
+    if shared:
+        slot_ads = list(parse_ads("\n".join(slot_texts)))
+        job_ads = list(parse_ads("\n".join(job_texts)))
+    else:
+        slot_ads, job_ads = map(parse_ad, slot_texts), map(parse_ad, job_texts)
+    slots = [slot_from_ad(a, policy, i) for i, a in enumerate(slot_ads)]
+    idle = [job_from_ad(a, policy, i) for i, a in enumerate(job_ads)]
+    configured = policy.significant_attributes
+    exprs = _exprs(policy)
+    assert _every(build_closed(slots, idle, exprs, configured)) == _every(
+        _widening(slots, idle, exprs, configured, rounds=None))
+
+
+@settings(max_examples=40, deadline=None)
+@given(kinds=st.lists(BINDINGS, min_size=1, max_size=4),
+       picks=st.lists(st.integers(0, 3), min_size=0, max_size=10),
+       roots=st.sets(st.sampled_from([*WEB, "Requirements", "Nothing"]), max_size=3))
+def test_closure_union_is_the_union_of_each_slots_closure(kinds, picks, roots) -> None:
+    slot_ads = list(parse_ads("\n".join(
+        _text({"Name": f'"s{i}"', **kinds[k % len(kinds)]}) for i, k in enumerate(picks))))
+    slots = [slot_from_ad(a, POLICY, i) for i, a in enumerate(slot_ads)]
+    plain: set[str] = set()
+    for s in slots:
+        plain |= closure(s.ad, roots)
+    assert closure_union(slots, roots) == plain
