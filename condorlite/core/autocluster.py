@@ -14,6 +14,13 @@ the same way, from the ads of this cycle:
 3. for each job, its ``Requirements``, ``Rank`` and ``Request*`` attributes, and every
    job attribute those (and the names of 1-2) reach inside the job ad.
 
+Job names lead back into slot attributes (a job's ``NeedMem = Scale + 1`` reads the
+slot's ``Scale``, which may read the job again), so the cycle uses the *closed* set S:
+the least set holding the names of 1-2 and every idle job's ``Request*`` names that is
+closed under every slot's and every job's bindings (each name a bound name's expression
+refers to is in S). Widening step 1-3 round by round until nothing is added reaches
+exactly S; ``build_closed`` computes it directly, and then every job's closure is S.
+
 Two jobs whose ads bind every name of that closure to the same expression evaluate the
 same against every slot, so one evaluation per (autocluster, slot shape) serves them
 all: that is the *match class* of a job, and it is always computed this way.
@@ -34,8 +41,13 @@ are one *pair shape*; held by the same user at the same CurrentRank as well, one
 Sharing, and why it is exact: expressions are numbered by structural equality
 (``_Canon``), so keys are tuples of small ints; a closure walk is reused by any ad that
 binds every name the walk visited to equal expressions (``_Reach``), or, between states
-of one slot, to expressions naming the same names (``same_walks``). ``build_reference``
-is the plain build the equivalence tests hold ``build`` to.
+of one slot, to expressions naming the same names (``same_walks``). The readers share
+one (spelling, expression) entry object between all ads holding the same line, so ads
+whose entries for the visited names are the same objects walk as one group
+(``_walks``, ``_Rows``): identical objects are equal expressions, and groups that are
+equal without being identical are still merged by ``_Canon`` numbers before any id is
+given. ``build_reference`` is the plain build the equivalence tests hold ``build`` to;
+``build_closed`` is held to the widening loop of ``build`` rounds.
 """
 
 from __future__ import annotations
