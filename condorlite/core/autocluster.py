@@ -224,7 +224,10 @@ class _Canon:
     def __init__(self) -> None:
         self._by_id: dict[int, tuple[Expr, int]] = {}
         self._by_value: dict[Expr, int] = {}
-        self._by_entries: dict[tuple, tuple[tuple, tuple[int, ...]]] = {}
+        #: names tuple -> {entry ids -> (entries, key)}; ``_memos`` finds that dict
+        #: by the identity of the names tuple (callers pass the same tuple again)
+        self._by_names: dict[tuple[str, ...], dict[tuple, tuple[tuple, tuple]]] = {}
+        self._memos: dict[int, tuple[tuple[str, ...], dict]] = {}
 
     def number(self, expr: Expr | None) -> int:
         if expr is None:
@@ -261,11 +264,14 @@ class _Canon:
         entries = adeval.table(ad)
         if entries is None:
             return self.key(ad, names)
-        found_entries = tuple(map(entries.get, names))
-        ids = (names, tuple(map(id, found_entries)))
-        found = self._by_entries.get(ids)
+        # ``names`` and the entries are held in the memos, so their ids stay theirs
+        memo = self._memos.get(id(names))
+        if memo is None:
+            memo = self._memos[id(names)] = (names, self._by_names.setdefault(names, {}))
+        ids = tuple(map(id, map(entries.get, names)))
+        found = memo[1].get(ids)
         if found is None:
-            found = self._by_entries[ids] = (found_entries, self.key(ad, names))
+            found = memo[1][ids] = (tuple(map(entries.get, names)), self.key(ad, names))
         return found[1]
 
 
@@ -550,11 +556,18 @@ class ShapeKeys:
 
     def __init__(self) -> None:
         self.canon = _Canon()
+        #: id(numbers) -> (numbers, bound names, non-zero numbers). A numbers tuple
+        #: from ``entry_key`` is one object per (walked names, bindings), held here.
+        self._packed: dict[int, tuple[tuple, tuple, tuple]] = {}
 
     def key(self, ad: ClassAd, walked: tuple[str, ...], extra: tuple) -> tuple:
-        numbers = self.canon.key(ad, walked)
-        bound = tuple(n for n, k in zip(walked, numbers, strict=True) if k)
-        return (extra, bound, tuple(k for k in numbers if k))
+        numbers = self.canon.entry_key(ad, walked)
+        packed = self._packed.get(id(numbers))
+        if packed is None or packed[0] is not numbers:
+            bound = tuple(n for n, k in zip(walked, numbers, strict=True) if k)
+            packed = (numbers, bound, tuple(k for k in numbers if k))
+            self._packed[id(numbers)] = packed
+        return (extra, packed[1], packed[2])
 
 
 def build_reference(

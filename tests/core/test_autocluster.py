@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from condorlite.core.autocluster import (
+    ShapeKeys,
     _Canon,
     build,
     build_closed,
@@ -52,6 +53,27 @@ def test_canon_numbers_equal_trees_equally_and_absent_as_zero() -> None:
     assert canon.number(None) == 0
     ad = parse_ad("A = 1\nB = Memory > 2 * RequestMemory")
     assert canon.key(ad, ("a", "b", "c")) == (3, 1, 0)
+
+
+def test_entry_keys_and_shape_keys_compare_bindings_not_objects() -> None:
+    """Memoised by entry identity and by the names tuple's identity, yet equal
+    bindings key equally across objects, and another names tuple gets its own key."""
+    keys = ShapeKeys()
+    a = parse_ad('Cpus = 1\nMemory = 2 * 1024\nName = "a"')
+    b = parse_ad('Cpus = 1\nMemory = 2 * 1024\nName = "b"')
+    c = parse_ad("Cpus = 2\nMemory = 2 * 1024")
+    walked = ("cpus", "gpus", "memory")
+    first = keys.key(a, walked, ("x",))
+    assert first[:2] == (("x",), ("cpus", "memory")) and len(first[2]) == 2
+    assert keys.key(b, walked, ("x",)) == first
+    assert keys.key(b, tuple(list(walked)), ("x",)) == first  # an equal, other tuple
+    assert keys.key(c, walked, ("x",)) != first
+    assert keys.key(a, walked, ("x",)) == first  # after c: the memo is per binding
+    swapped = keys.key(a, ("memory", "cpus"), ("y",))
+    assert swapped == (("y",), ("memory", "cpus"), tuple(reversed(first[2])))
+    canon = keys.canon
+    assert canon.entry_key(a, ("cpus", "gpus")) == (first[2][0], 0)
+    assert canon.entry_key(c, ("cpus", "gpus")) != canon.entry_key(a, ("cpus", "gpus"))
 
 
 def test_closure_follows_the_ads_own_attributes_and_referenced_lists_names() -> None:
