@@ -282,6 +282,11 @@ def test_build_closed_reads_ads_that_are_not_classad_lite() -> None:
     ac = build_closed(slots, idle, exprs, ("RequestCpus",))
     assert ac.match_class_of == {"0.0": 1, "1.0": 2, "2.0": 1} and ac.count == 1
     assert _every(ac) == _every(_widening(slots, idle, exprs, ("RequestCpus",)))
+    plain_slots = [replace(s, ad={k: v for k, (_, v) in s.ad._attrs.items()}) for s in slots]
+    assert closure_union(plain_slots, ["Requirements"]) == closure_union(
+        slots, ["Requirements"]) >= {"start", "requestcpus", "cpus"}
+    assert _every(build_closed(plain_slots, idle, exprs, None)) == _every(
+        _widening(plain_slots, idle, exprs, None))
 
 
 WEB = ["A", "B", "Extra", "NeedMem", "Memory", "Start", "RequestFoo"]
