@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from condorlite.core import adeval
-from condorlite.core.adeval import ClassAd
+from condorlite.core.adeval import ClassAd, Undefined
+from condorlite.core.classad.ast import Literal
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.policy import Policy
 
@@ -179,17 +180,80 @@ class AdProblem(Exception):
     """An ad that cannot take part in the cycle; reported and skipped, never fatal."""
 
 
+# -- reading attributes -----------------------------------------------------------------
+#
+# Decoding reads a dozen attributes of every ad, and most of them are bound to literals
+# (``ClusterId = 12``, ``Owner = "alice"``). A literal evaluates to its own value in
+# any context, so ``_value`` answers it from the ad's table without the evaluator; an
+# absent name in a top-level ad is undefined (none of the names read here is one the
+# evaluator treats specially, such as ``MY`` or ``CurrentTime``). Anything else (an
+# expression, a nested ad, a mapping that is not a ClassAd-lite ad) is evaluated as
+# before. The coercions below are adeval's, with the common type answered first.
+
+
+def _value(ad: ClassAd, table: dict | None, lname: str) -> object:
+    """The value of attribute ``lname`` (lower-case) of ``ad``; ``table`` is
+    ``adeval.table(ad)``."""
+    if table is not None:
+        entry = table.get(lname)
+        if entry is None:
+            if ad.parent is None:  # type: ignore[attr-defined]
+                return Undefined
+        elif type(entry[1]) is Literal:
+            return entry[1].value
+    return adeval.eval_attr(ad, lname)
+
+
+def _values(ad: ClassAd, table: dict | None, lnames: tuple[str, ...]) -> list[object]:
+    """``[_value(ad, table, n) for n in lnames]`` in one pass (evaluation is pure, so
+    reading a value the caller may not need changes nothing)."""
+    if table is None or ad.parent is not None:  # type: ignore[attr-defined]
+        return [_value(ad, table, lname) for lname in lnames]
+    return [
+        Undefined if entry is None
+        else entry[1].value if type(entry[1]) is Literal
+        else adeval.eval_attr(ad, lname)
+        for lname, entry in zip(lnames, map(table.get, lnames), strict=True)
+    ]
+
+
+def _as_int(value: object) -> int | None:
+    """``adeval.as_int``: an integer goes through float as there (exact up to 2**53)."""
+    return int(float(value)) if type(value) is int else adeval.as_int(value)  # type: ignore[arg-type]
+
+
+def _as_float(value: object) -> float | None:
+    """``adeval.as_float``, an int or a float answered first."""
+    kind = type(value)
+    if kind is int or (kind is float and value == value):  # NaN is not a number here
+        return float(value)  # type: ignore[arg-type]
+    return adeval.as_float(value)
+
+
+def _as_str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def _string(ad: ClassAd, name: str) -> str | None:
-    return adeval.as_str(adeval.eval_attr(ad, name))
+    return _as_str(_value(ad, adeval.table(ad), name.lower()))
 
 
 def job_id(ad: ClassAd) -> str:
     """``ClusterId.ProcId``; raises AdProblem when either is missing or not an integer."""
-    cluster = adeval.as_int(adeval.eval_attr(ad, "ClusterId"))
-    proc = adeval.as_int(adeval.eval_attr(ad, "ProcId"))
+    cluster, proc = _cluster_proc(*_values(ad, adeval.table(ad), ("clusterid", "procid")))
+    return f"{cluster}.{proc}"
+
+
+def _cluster_proc(cluster_value: object, proc_value: object) -> tuple[int, int]:
+    cluster = _as_int(cluster_value)
+    proc = _as_int(proc_value)
     if cluster is None or proc is None:
         raise AdProblem("job ad has no integer ClusterId/ProcId")
-    return f"{cluster}.{proc}"
+    return cluster, proc
+
+
+#: What ``submitter_of`` reads, in ``_submitter``'s argument order.
+_SUBMITTER_NAMES = ("accountinggroup", "owner", "niceuser", "user")
 
 
 def submitter_of(ad: ClassAd, policy: Policy) -> str:
@@ -200,27 +264,41 @@ def submitter_of(ad: ClassAd, policy: Policy) -> str:
     already carries an ``@`` is kept whole. ``NiceUser = true`` prefixes ``nice-user.``.
     Raises AdProblem when the job has neither an accounting group nor an owner.
     """
-    base = _string(ad, "AccountingGroup") or _string(ad, "Owner")
+    return _submitter(*_values(ad, adeval.table(ad), _SUBMITTER_NAMES), policy)
+
+
+def _submitter(group: object, owner: object, nice: object, user: object,
+               policy: Policy) -> str:
+    """``submitter_of`` from the values of its four attributes."""
+    base = _as_str(group) or _as_str(owner)
     if not base:
         raise AdProblem("job ad has no Owner (and no AccountingGroup)")
-    if adeval.as_bool(adeval.eval_attr(ad, "NiceUser")) and not base.startswith(
-        NICE_USER_PREFIX
-    ):
+    if nice is True and not base.startswith(NICE_USER_PREFIX):
         base = NICE_USER_PREFIX + base
     if "@" in base:
         return base
-    user = _string(ad, "User")
-    domain = user.rsplit("@", 1)[1] if user and "@" in user else policy.uid_domain
+    user_name = _as_str(user)
+    domain = (user_name.rsplit("@", 1)[1] if user_name and "@" in user_name
+              else policy.uid_domain)
     return f"{base}@{domain}"
 
 
+#: What ``job_from_ad`` reads, in the order it unpacks them.
+_JOB_NAMES = ("clusterid", "procid", *_SUBMITTER_NAMES, "jobstatus", "jobprio", "qdate")
+
+
 def job_from_ad(ad: ClassAd, policy: Policy, index: int) -> Job:
-    """Decode one job ad; raises AdProblem for one that cannot be negotiated."""
-    ident = job_id(ad)
-    if adeval.attr(ad, "Requirements") is None:
+    """Decode one job ad; raises AdProblem for one that cannot be negotiated (checked
+    in this order: ClusterId/ProcId, Requirements, submitter)."""
+    table = adeval.table(ad)
+    cluster_value, proc_value, group, owner, nice, user, status, prio, qdate = _values(
+        ad, table, _JOB_NAMES)
+    cluster, proc = _cluster_proc(cluster_value, proc_value)
+    ident = f"{cluster}.{proc}"
+    if (table.get("requirements") if table is not None
+            else adeval.attr(ad, "Requirements")) is None:
         raise AdProblem(f"job {ident} has no Requirements")
-    status = adeval.as_int(adeval.eval_attr(ad, "JobStatus"))
-    cluster, proc = (int(part) for part in ident.split("."))
+    status = _as_int(status)
     return Job(
         id=ident,
         cluster=cluster,
@@ -228,27 +306,35 @@ def job_from_ad(ad: ClassAd, policy: Policy, index: int) -> Job:
         index=index,
         ad=ad,
         status=IDLE if status is None else status,
-        submitter=submitter_of(ad, policy),
-        prio=adeval.as_int(adeval.eval_attr(ad, "JobPrio")) or 0,
-        qdate=adeval.as_int(adeval.eval_attr(ad, "QDate")) or 0,
+        submitter=_submitter(group, owner, nice, user, policy),
+        prio=_as_int(prio) or 0,
+        qdate=_as_int(qdate) or 0,
     )
 
 
 def slot_kind(ad: ClassAd) -> str:
     """``partitionable``, ``dynamic`` or ``static``."""
-    slot_type = (_string(ad, "SlotType") or "").lower()
-    if adeval.as_bool(adeval.eval_attr(ad, "PartitionableSlot")) or slot_type == "partitionable":
+    return _slot_kind(ad, adeval.table(ad))
+
+
+def _slot_kind(ad: ClassAd, table: dict | None) -> str:
+    slot_type = (_as_str(_value(ad, table, "slottype")) or "").lower()
+    if _value(ad, table, "partitionableslot") is True or slot_type == "partitionable":
         return "partitionable"
-    if adeval.as_bool(adeval.eval_attr(ad, "DynamicSlot")) or slot_type == "dynamic":
+    if _value(ad, table, "dynamicslot") is True or slot_type == "dynamic":
         return "dynamic"
     return "static"
 
 
 def slot_weight(ad: ClassAd, policy: Policy) -> float:
     """SlotWeight, else SLOT_WEIGHT evaluated in the slot, else 1 (never negative)."""
+    return _slot_weight(ad, adeval.table(ad), policy)
+
+
+def _slot_weight(ad: ClassAd, table: dict | None, policy: Policy) -> float:
     if not policy.negotiator_use_slot_weights:
         return 1.0
-    weight = adeval.as_float(adeval.eval_attr(ad, "SlotWeight"))
+    weight = _as_float(_value(ad, table, "slotweight"))
     if weight is None:
         expr = _policy_expr(policy.slot_weight)
         weight = adeval.as_float(adeval.eval_expr(expr, ad, None))
@@ -268,10 +354,16 @@ def _policy_expr(text: str):
     return expr
 
 
+#: Who holds a busy slot, in the order HTCondor's accountant looks.
+_HOLDER_NAMES = ("preemptingaccountinggroup", "preemptinguser", "accountinggroup",
+                 "remoteuser")
+
+
 def holder_of(ad: ClassAd) -> str | None:
     """Who holds a busy slot, in the order HTCondor's accountant looks."""
-    for name in ("PreemptingAccountingGroup", "PreemptingUser", "AccountingGroup", "RemoteUser"):
-        value = _string(ad, name)
+    table = adeval.table(ad)
+    for lname in _HOLDER_NAMES:
+        value = _as_str(_value(ad, table, lname))
         if value:
             return value
     return None
@@ -279,23 +371,24 @@ def holder_of(ad: ClassAd) -> str | None:
 
 def slot_from_ad(ad: ClassAd, policy: Policy, index: int) -> Slot:
     """Decode one slot ad; raises AdProblem when it has no Name."""
-    name = _string(ad, "Name")
+    table = adeval.table(ad)
+    name = _as_str(_value(ad, table, "name"))
     if not name:
         raise AdProblem("slot ad has no Name")
-    kind = slot_kind(ad)
-    state = _string(ad, "State") or "Unclaimed"
+    kind = _slot_kind(ad, table)
+    state = _as_str(_value(ad, table, "state")) or "Unclaimed"
     busy = kind != "partitionable" and state.lower() in BUSY_STATES
-    job = _string(ad, "JobId") if busy else None
+    job = _as_str(_value(ad, table, "jobid")) if busy else None
     return Slot(
         name=name,
         index=index,
         ad=ad,
         state=state,
-        activity=_string(ad, "Activity") or "Idle",
+        activity=_as_str(_value(ad, table, "activity")) or "Idle",
         kind=kind,
-        weight=slot_weight(ad, policy),
+        weight=_slot_weight(ad, table, policy),
         remote_user=holder_of(ad) if busy else None,
         remote_job=job,
-        current_rank=adeval.as_float(adeval.eval_attr(ad, "CurrentRank")) or 0.0,
-        machine=_string(ad, "Machine") or name.rsplit("@", 1)[-1],
+        current_rank=_as_float(_value(ad, table, "currentrank")) or 0.0,
+        machine=_as_str(_value(ad, table, "machine")) or name.rsplit("@", 1)[-1],
     )

@@ -27,8 +27,10 @@ condorlite errors:
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -147,5 +149,28 @@ def read_ads(paths: Iterable[str | Path], *, stdin: TextIO | None = None) -> lis
     """Every ad of every path, in order (see the module docstring for the rules).
 
     ``stdin`` is the stream ``-`` reads (default ``sys.stdin``; the CLI passes it).
+    The cyclic garbage collector is paused while reading (see ``collector_paused``).
     """
-    return list(iter_ads(paths, stdin=stdin))
+    with collector_paused():
+        return list(iter_ads(paths, stdin=stdin))
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for the block, then restore it as it
+    was.
+
+    Reading ads allocates a few container objects per ad (its table, the ad, its
+    ``LoadedAd``) and keeps them all, so the collector, triggered by allocation
+    counts, would traverse the whole growing heap again and again while finding
+    nothing: ads are trees (no reference cycles), and objects without cycles are freed
+    by reference counting whether or not the collector runs. Measured on the
+    100,000-job benchmark pool, the collections were about a third of the reading
+    time."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

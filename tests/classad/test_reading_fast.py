@@ -15,6 +15,7 @@ from condorlite.core.classad import ClassAdSyntaxError, parse_ads
 from condorlite.core.classad.ast import Binary, Literal
 from condorlite.core.classad.interning import TextCache, clear_all
 from condorlite.core.classad.jsonread import CHUNK
+from condorlite.core.classad.oldform import CHUNK as OLD_CHUNK
 
 SLOT = """Name = "slot{n}@host"
 Cpus = 1
@@ -179,16 +180,23 @@ def test_text_cache_keeps_hot_entries_and_stays_bounded():
 # -- streaming ------------------------------------------------------------------------
 
 
-def test_old_form_reads_only_the_lines_of_the_ads_taken():
-    lines = _old_pool(1000).splitlines(keepends=True)
-    per_ad = SLOT.count("\n")
-    stream = LineGuard(lines, limit=per_ad + 1)
+def test_old_form_reads_about_one_chunk_ahead():
+    text = _old_pool(3000)
+    assert len(text) > 6 * OLD_CHUNK
+    lines = text.splitlines(keepends=True)
+    longest = max(len(line) for line in lines)
+    stream = LineGuard(lines)
     ads = parse_ads(stream, "auto")
     first = next(ads)
     assert first["Name"] == Literal("slot0@host")
-    assert stream.taken <= per_ad + 1
-    stream.limit = None
-    assert sum(1 for _ in ads) == 999
+    # Format detection takes one line, then one batch of whole lines.
+    assert stream.chars_taken() <= len(lines[0]) + OLD_CHUNK + longest
+    end_of_ad = text.index("\n\n") + 2  # of ad 0
+    for i, ad in enumerate(ads, 1):
+        assert ad["Name"] == Literal(f"slot{i}@host")
+        end_of_ad = text.index("\n\n", end_of_ad) + 2
+        assert stream.chars_taken() <= end_of_ad + OLD_CHUNK + longest
+    assert i == 2999
 
 
 def test_json_reads_about_one_chunk_ahead():

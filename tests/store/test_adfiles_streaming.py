@@ -9,6 +9,7 @@ import json
 import pytest
 
 from condorlite.core.classad.jsonread import CHUNK
+from condorlite.core.classad.oldform import CHUNK as OLD_CHUNK
 from condorlite.errors import DataError
 from condorlite.store.adfiles import iter_ads
 
@@ -45,13 +46,14 @@ def _old_text(count: int) -> str:
                    for i in range(count))
 
 
-def test_old_form_on_stdin_is_read_ad_by_ad() -> None:
-    stream = CountingStream(_old_text(5000))
+def test_old_form_on_stdin_is_read_a_chunk_ahead() -> None:
+    text = _old_text(5000)
+    stream = CountingStream(text)
     ads = iter_ads(["-"], stdin=stream)
     first = next(ads)
     assert first.ad.evaluate("Name") == "slot0@h"
     assert first.source == "<stdin>" and first.index == 0
-    assert stream.taken <= 5  # the ad's three lines, the blank line, at most one more
+    assert stream.chars <= OLD_CHUNK + 100 < len(text)
     rest = list(ads)
     assert len(rest) == 4999 and rest[-1].index == 4999
     assert rest[-1].ad.evaluate("Cpus") == 4999 % 4

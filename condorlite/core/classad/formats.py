@@ -16,8 +16,9 @@
 A repeated attribute keeps its first spelling and position and takes the last value, as
 in HTCondor.
 
-Reading is streamed: a file object is read as far as the ads taken so far need. Old
-form: line by line. New form: whole lines, one chunk of complete records at a time
+Reading is streamed: a file object is read as far as the ads taken so far need, plus
+at most about one chunk. Old form: batches of whole lines of about 64 KiB
+(``oldform.py``). New form: whole lines, one chunk of complete records at a time
 (``newform.py``). JSON: a buffer of about one ad (``jsonread.py``; a compact one-line
 file is held whole). A text given as a ``str`` is split into lines first.
 
@@ -34,23 +35,18 @@ measured and does not pay: with interning, parsing the distinct expressions of t
 
 from __future__ import annotations
 
-import re
-import sys
 from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import TextIO
 
 from condorlite.core.classad.ad import ClassAd
-from condorlite.core.classad.ast import Expr
 from condorlite.core.classad.errors import ClassAdSyntaxError
-from condorlite.core.classad.interning import OLD_LINES, OLD_VALUES
 from condorlite.core.classad.jsonads import read_json_ads, write_json_ads
 from condorlite.core.classad.newform import read_new_ads
-from condorlite.core.classad.parser import parse_expr, quick_literal
+from condorlite.core.classad.oldform import old_batches, read_old_ads
 
 FORMATS = ("auto", "old", "new", "json")
 
-_OLD_LINE = re.compile(r"[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=(?!=)[ \t]*")
 _BLANK = " \t\r\n\f\v"
 
 
@@ -73,7 +69,7 @@ def _parse_ads(source: str | TextIO, format: str, filename: str | None) -> Itera
     if format == "auto":
         format = _detect(lines, head)
     if format == "old":
-        yield from _read_old(chain(head, lines), filename)
+        yield from read_old_ads(old_batches(source, head, lines), filename)
         return
     if format == "json":
         yield from read_json_ads(chain(head, lines), filename=filename)
@@ -152,73 +148,3 @@ def _detect(lines: Iterator[str], head: list[str]) -> str:
         if after:
             return "json" if after[0] == "{" else "new"
     return "new" if text.strip(_BLANK) else "old"
-
-
-def _read_old(lines: Iterable[str], filename: str | None) -> Iterator[ClassAd]:
-    """Old-form ads, one line at a time. A line seen before (the whole raw line, in
-    ``interning.OLD_LINES``) reuses its stored ``(name, (spelling, expr))`` without any
-    parsing; other lines go through ``_old_line``."""
-    cache = OLD_LINES
-    young = cache.young
-    attrs: dict[str, tuple[str, Expr]] = {}
-    for lineno, raw in enumerate(lines, 1):
-        hit = young.get(raw)
-        if hit is None:
-            hit = cache.get(raw)
-            if hit is None:
-                hit = _old_line(raw, lineno, filename)
-                if hit is None:  # a blank or comment line
-                    if attrs and not raw.strip(_BLANK):
-                        yield ClassAd._from_attrs(attrs)
-                        attrs = {}
-                    continue
-                cache.put(raw, hit)
-            young = cache.young
-        key, entry = hit
-        # A repeated name keeps its first spelling and position, takes the last value.
-        held = attrs.setdefault(key, entry)
-        if held is not entry:
-            attrs[key] = (held[0], entry[1])
-    if attrs:
-        yield ClassAd._from_attrs(attrs)
-
-
-def _old_line(raw: str, lineno: int, filename: str | None):
-    """``(lower-case name, (spelling, expr))`` of one old-form attribute line, None for
-    a blank or ``#`` comment line; ``ClassAdSyntaxError`` for anything else."""
-    line = raw.rstrip("\r\n")
-    content = line.strip(_BLANK)
-    if not content or content[0] == "#":
-        return None
-    m = _OLD_LINE.match(line)
-    if m is None:
-        raise ClassAdSyntaxError(
-            "bad_line",
-            "expected 'Name = expression'",
-            line=lineno,
-            column=len(line) - len(line.lstrip(_BLANK)) + 1,
-            source=line,
-            filename=filename,
-            first_line=lineno,
-        )
-    name = m.group(1)
-    start = m.end()
-    value_text = line[start:].rstrip(_BLANK)
-    expr = OLD_VALUES.get(value_text)
-    if expr is None:
-        expr = quick_literal(value_text)
-        if expr is None:
-            try:
-                expr = parse_expr(value_text, old=True)
-            except ClassAdSyntaxError as exc:
-                raise ClassAdSyntaxError(
-                    exc.kind,
-                    f"attribute {name}: {exc.message}",
-                    line=lineno,
-                    column=start + exc.column,
-                    source=line,
-                    filename=filename,
-                    first_line=lineno,
-                ) from None
-        OLD_VALUES.put(value_text, expr)
-    return sys.intern(name.lower()), (sys.intern(name), expr)

@@ -1,0 +1,240 @@
+"""Reading old-form ads (``condor_status -long``): one ``Name = expression`` per line.
+
+The rules (what a line may hold, errors, repeated names) are in ``formats.py``; this
+module is how they are applied fast. The unit of work is a *batch* of whole lines
+(``old_batches``: about ``CHUNK`` characters of a file at a time), and the Python-level
+work is per ad and per distinct line, never per line:
+
+1. the batch's distinct lines (``dict.fromkeys``, at C speed) that the young generation
+   of ``interning.OLD_LINES`` lacks are resolved first, in file order: from the old
+   generation, else parsed by ``old_line`` and stored (a line that fails to parse is
+   left for step 3, which reports it at its place);
+2. the whole batch is looked up at once (``map`` over the young generation's ``get``),
+   giving each line's shared ``(lower-case name, (spelling, expr))``;
+3. the lines that gave None (blank lines, comments, bad lines, and lines a generation
+   roll pushed out) are found with ``list.index`` and handled one by one: a blank line
+   ends the ad, a bad line raises with its own line number, so ads before it in the
+   batch are yielded first.
+
+An ad is ``dict(pairs)`` of its lines; a repeated name (fewer keys than lines) is
+rebuilt keeping the first spelling and position and the last value.
+
+``old_line`` itself takes the common lines (a plain name, then a string without
+escapes or a non-negative decimal integer) without the line regex or the literal
+regex; everything else goes through them and, for non-literals, the parser. Both ways
+give the same pair for the same text.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable, Iterator
+from itertools import islice
+from typing import TextIO
+
+from condorlite.core.classad.ad import ClassAd
+from condorlite.core.classad.ast import Expr, Literal
+from condorlite.core.classad.errors import ClassAdSyntaxError
+from condorlite.core.classad.interning import OLD_LINES, OLD_VALUES
+from condorlite.core.classad.parser import parse_expr, quick_literal
+from condorlite.core.classad.values import INT64_MAX
+
+#: Characters of a file read at a time (whole lines: ``readlines(CHUNK)``).
+CHUNK = 1 << 16
+
+_OLD_LINE = re.compile(r"[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=(?!=)[ \t]*")
+_HEAD = re.compile(r"[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*")
+_BLANK = " \t\r\n\f\v"
+
+Pair = tuple[str, tuple[str, Expr]]
+
+#: The text before a line's first ``=`` (e.g. ``"Cpus "``) -> (lower-case name,
+#: spelling), for heads that are a plain name; cleared when it grows past _NAMES_MAX.
+_NAMES: dict[str, tuple[str, str]] = {}
+_NAMES_MAX = 10_000
+
+
+def old_batches(source: str | TextIO, head: list[str], lines: Iterator[str]
+                ) -> Iterator[list[str]]:
+    """The lines of an input in batches: ``head`` (lines format detection took), then
+    the rest of a text whole, or of a file about ``CHUNK`` characters at a time
+    (``readlines`` keeps the file object's own line-end rule); any other iterable of
+    lines 1024 lines at a time."""
+    yield head
+    if isinstance(source, str):
+        yield list(lines)
+        return
+    readlines = getattr(source, "readlines", None)
+    if readlines is None:
+        while batch := list(islice(lines, 1024)):
+            yield batch
+        return
+    while batch := readlines(CHUNK):
+        yield batch
+
+
+def read_old_ads(batches: Iterable[list[str]], filename: str | None) -> Iterator[ClassAd]:
+    """The ads of an old-form input given as batches of lines (see the module
+    docstring for the three steps)."""
+    cache = OLD_LINES
+    pairs: list[Pair] = []  # the current ad's lines, in order
+    before = 0  # lines in the batches already done
+    for batch in batches:
+        _resolve_new(batch)
+        hits = list(map(cache.young.get, batch))
+        end = len(batch)
+        pos = 0
+        while pos < end:
+            try:
+                miss = hits.index(None, pos)
+            except ValueError:
+                miss = end
+            pairs += hits[pos:miss]
+            if miss == end:
+                break
+            pos = miss + 1
+            raw = batch[miss]
+            if not raw.strip(_BLANK):  # a blank line ends the ad (if any)
+                if pairs:
+                    yield old_ad(pairs)
+                    pairs = []
+                continue
+            hit = cache.get(raw)
+            if hit is None:
+                hit = old_line(raw, before + pos, filename)
+                if hit is None:  # a comment
+                    continue
+                cache.put(raw, hit)
+            pairs.append(hit)
+        before += end
+    if pairs:
+        yield old_ad(pairs)
+
+
+def _resolve_new(batch: list[str]) -> None:
+    """Store in ``OLD_LINES`` every distinct line of ``batch`` it lacks and that
+    parses (step 1 of the module docstring). Errors are left for the caller, which
+    meets the line in order; blank and comment lines are never stored."""
+    cache = OLD_LINES
+    young = cache.young
+    for raw in [raw for raw in dict.fromkeys(batch) if raw not in young]:
+        hit = cache.old.get(raw)
+        if hit is None:
+            try:
+                hit = old_line(raw, 0, None)
+            except ClassAdSyntaxError:
+                continue
+            if hit is None:
+                continue
+        cache.put(raw, hit)
+
+
+def old_ad(pairs: list[Pair]) -> ClassAd:
+    """The ad of one record's lines: one ``dict`` call, unless a name repeats (fewer
+    keys than lines), which keeps its first spelling and position, and the last
+    value."""
+    attrs = dict(pairs)
+    if len(attrs) != len(pairs):
+        attrs = {}
+        for key, entry in pairs:
+            held = attrs.setdefault(key, entry)
+            if held is not entry:
+                attrs[key] = (held[0], entry[1])
+    return ClassAd._from_attrs(attrs)
+
+
+def old_line(raw: str, lineno: int, filename: str | None) -> Pair | None:
+    """``(lower-case name, (spelling, expr))`` of one attribute line, None for a blank
+    or ``#`` comment line; ``ClassAdSyntaxError`` for anything else.
+
+    Fast path: the text before the first ``=`` is a known plain name (``_NAMES``), the
+    ``=`` is not ``==``, and the value (after ``[ \t]*``, trailing blanks dropped, as
+    the line regex does) is in the value cache, or is an escape-free string or a
+    decimal integer without sign or leading zero (``_plain_literal``)."""
+    eq = raw.find("=")
+    if eq <= 0 or raw[eq + 1 : eq + 2] == "=":
+        return _old_line_slow(raw, lineno, filename)
+    named = _NAMES.get(raw[:eq]) or _new_name(raw[:eq])
+    if named is None:
+        return _old_line_slow(raw, lineno, filename)
+    text = raw[eq + 1 :].lstrip(" \t").rstrip(_BLANK)
+    values = OLD_VALUES
+    expr = values.young.get(text)
+    if expr is None:
+        # A value found only in the old generation is stored young again, so that
+        # a hot value never ages out (as TextCache.get does).
+        expr = values.old.get(text) or _plain_literal(text)
+        if expr is None:
+            return _old_line_slow(raw, lineno, filename)
+        values.put(text, expr)
+    return named[0], (named[1], expr)
+
+
+def _new_name(head: str) -> tuple[str, str] | None:
+    """Remember ``head`` (the text before ``=``) when it is a plain name between
+    spaces or tabs."""
+    m = _HEAD.fullmatch(head)
+    if m is None:
+        return None
+    if len(_NAMES) >= _NAMES_MAX:
+        _NAMES.clear()
+    name = m.group(1)
+    named = _NAMES[head] = (sys.intern(name.lower()), sys.intern(name))
+    return named
+
+
+def _plain_literal(text: str) -> Literal | None:
+    """The literal of an escape-free string (``"..."`` without ``"``, ``\\`` or NUL
+    inside) or of a decimal integer without sign or leading zero; None otherwise.
+    Agrees with ``quick_literal`` on every text it answers for."""
+    if text[:1] == '"':
+        if (text.count('"') == 2 and text[-1] == '"' and "\\" not in text
+                and "\x00" not in text):
+            return Literal(text[1:-1])
+        return None
+    if text.isdigit() and text.isascii() and (text[0] != "0" or len(text) == 1):
+        value = int(text)
+        return Literal(value if value <= INT64_MAX else 0)
+    return None
+
+
+def _old_line_slow(raw: str, lineno: int, filename: str | None) -> Pair | None:
+    """``old_line`` for any line: the line regex, the old value cache (both
+    generations), the literal regex, then the parser."""
+    line = raw.rstrip("\r\n")
+    content = line.strip(_BLANK)
+    if not content or content[0] == "#":
+        return None
+    m = _OLD_LINE.match(line)
+    if m is None:
+        raise ClassAdSyntaxError(
+            "bad_line",
+            "expected 'Name = expression'",
+            line=lineno,
+            column=len(line) - len(line.lstrip(_BLANK)) + 1,
+            source=line,
+            filename=filename,
+            first_line=lineno,
+        )
+    name = m.group(1)
+    start = m.end()
+    value_text = line[start:].rstrip(_BLANK)
+    expr = OLD_VALUES.get(value_text)
+    if expr is None:
+        expr = quick_literal(value_text)
+        if expr is None:
+            try:
+                expr = parse_expr(value_text, old=True)
+            except ClassAdSyntaxError as exc:
+                raise ClassAdSyntaxError(
+                    exc.kind,
+                    f"attribute {name}: {exc.message}",
+                    line=lineno,
+                    column=start + exc.column,
+                    source=line,
+                    filename=filename,
+                    first_line=lineno,
+                ) from None
+        OLD_VALUES.put(value_text, expr)
+    return sys.intern(name.lower()), (sys.intern(name), expr)
