@@ -439,7 +439,7 @@ class _Columns:
     def reached(self, names: set[str]) -> set[str]:
         """Every name some ad's binding of one of ``names`` refers to. The distinct
         entries of a column are found by identity (C-level passes): the readers share
-        entry objects, so a column of 100,000 jobs holds a handful."""
+        entry objects, so a column of 10,000 slots holds a handful."""
         found: set[str] = set()
         for name in names & self.bound:
             column = list(map(dict.get, self.tables, repeat(name)))
