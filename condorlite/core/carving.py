@@ -37,7 +37,12 @@ from dataclasses import dataclass, field
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
-from condorlite.core.classad.partial import Residual, specialize, specialize_attribute
+from condorlite.core.classad.partial import (
+    Constant,
+    Residual,
+    specialize,
+    specialize_attribute,
+)
 from condorlite.core.classad.values import Undefined
 
 #: A ``vals`` key that keeps ClassAd types apart (``typed``).
@@ -69,8 +74,11 @@ class SlotVector:
     rank_keys: dict[str, tuple] = field(default_factory=dict)
     #: the piece-weight residuals (SlotWeight, SLOT_WEIGHT) once built, or () to build
     weight: tuple = ()
-    #: typed combined vals -> piece weight
-    weights: dict[TypedVals, float] = field(default_factory=dict)
+    #: typed combined vals (or the amounts of ``weight_reads``) -> piece weight
+    weights: dict[tuple, float] = field(default_factory=dict)
+    #: the base resources the weight reads, as ``taken`` spells them; () when the
+    #: weight needs the whole vector; None until worked out (``offers``)
+    weight_reads: tuple[str, ...] | None = None
 
 
 def vector_of(ad: ClassAd, candidates: frozenset[str]) -> SlotVector | None:
@@ -102,21 +110,60 @@ def holds(value: object) -> bool:
     return (kind is int or kind is float) and value != 0
 
 
-@dataclass(frozen=True)
 class PairProgram:
     """The residuals of one (job class, slot pair-static) pair; ``run`` gives
-    ``(match, job_rank, slot_rank, dependent, taken)`` for a vector."""
+    ``(match, job_rank, slot_rank, dependent, taken)`` for a vector. Parts that read
+    no resource (``Constant``) are settled once, here."""
 
-    #: (spelling of R, residual of Request<R>, position of R in vals, default)
-    requests: tuple[tuple[str, Residual, int, float], ...]
-    job_requirements: Residual
-    slot_requirements: Residual
-    job_rank: Residual
-    slot_rank: Residual
-    dependent: tuple[tuple[str, Residual], ...]
+    __slots__ = (
+        "dependent",
+        "fixed",
+        "job_rank",
+        "never",
+        "requests",
+        "slot_rank",
+        "tests",
+    )
+
+    def __init__(self, requests: Sequence[tuple[str, Residual, int, float]],
+                 tests: Sequence[Residual], job_rank: Residual, slot_rank: Residual,
+                 dependent: Sequence[tuple[str, Residual]],
+                 as_rank: Callable[[object], float]) -> None:
+        #: a constant part already rules the match out
+        self.never = False
+        #: (spelling, amount, position) for requests that are constants
+        self.fixed: list[tuple[str, float, int]] = []
+        #: (spelling, residual, position, default) for the others
+        self.requests = []
+        for res, fn, pos, default in requests:
+            if type(fn) is not Constant:
+                self.requests.append((res, fn, pos, default))
+                continue
+            amount = adeval.as_float(fn.value)
+            if amount is None and fn.value is not Undefined:
+                self.never = True
+            amount = default if amount is None else amount
+            if amount < 0:
+                self.never = True
+            self.fixed.append((res, amount, pos))
+        self.tests = []
+        for fn in tests:
+            if type(fn) is Constant:
+                self.never = self.never or not holds(fn.value)
+            else:
+                self.tests.append(fn)
+        self.job_rank = _settled(job_rank, lambda v: adeval.as_float(v) or 0.0)
+        self.slot_rank = _settled(slot_rank, lambda v: adeval.as_float(v) or 0.0)
+        self.dependent = [(key, _settled(fn, as_rank)) for key, fn in dependent]
 
     def run(self, vals: Sequence[object], as_rank: Callable[[object], float]) -> tuple:
+        if self.never:
+            return (False,)
         taken: dict[str, float] = {}
+        for res, amount, pos in self.fixed:
+            if amount > _left(vals[pos]):
+                return (False,)
+            taken[res] = amount
         for res, request, pos, default in self.requests:
             value = request(vals)
             amount = adeval.as_float(value)
@@ -124,16 +171,34 @@ class PairProgram:
                 if value is not Undefined:
                     return (False,)
                 amount = default
-            left = adeval.as_float(vals[pos]) or 0.0
-            if amount < 0 or amount > left:
+            if amount < 0 or amount > _left(vals[pos]):
                 return (False,)
             taken[res] = amount
-        if not (holds(self.job_requirements(vals)) and holds(self.slot_requirements(vals))):
-            return (False,)
-        job_rank = adeval.as_float(self.job_rank(vals)) or 0.0
-        slot_rank = adeval.as_float(self.slot_rank(vals)) or 0.0
-        dependent = {key: as_rank(fn(vals)) for key, fn in self.dependent}
+        for test in self.tests:
+            if not holds(test(vals)):
+                return (False,)
+        job_rank, slot_rank = self.job_rank, self.slot_rank
+        if type(job_rank) is not float:
+            job_rank = adeval.as_float(job_rank(vals)) or 0.0
+        if type(slot_rank) is not float:
+            slot_rank = adeval.as_float(slot_rank(vals)) or 0.0
+        dependent = {key: fn if type(fn) is float else as_rank(fn(vals))
+                     for key, fn in self.dependent}
         return (True, job_rank, slot_rank, dependent, taken)
+
+
+def _settled(fn: Residual, convert: Callable[[object], float]) -> Residual | float:
+    """A constant residual converted once (a float), else the residual."""
+    return float(convert(fn.value)) if type(fn) is Constant else fn
+
+
+def _left(value: object) -> float:
+    """What a state has of a resource (``as_float`` or 0, as ``offers._requested``)."""
+    kind = type(value)
+    if kind is int or kind is float:
+        number = float(value)  # type: ignore[arg-type]
+        return number if number == number else 0.0
+    return adeval.as_float(value) or 0.0
 
 
 def pair_program(
@@ -143,6 +208,7 @@ def pair_program(
     resources: Sequence[str],
     dependent: Sequence[tuple[str, Expr]],
     now: float | None,
+    as_rank: Callable[[object], float],
 ) -> PairProgram | None:
     """The program of ``job_ad`` against ``slot_ad`` (one state of the vector's slot);
     ``resources``: ``offers.resource_names`` of the pair; ``dependent``: the policy
@@ -166,8 +232,7 @@ def pair_program(
     ranks = [(key, specialize(expr, slot_ad, job_ad, free, at)) for key, expr in dependent]
     if any(p is None for p in parts) or any(fn is None for _, fn in ranks):
         return None
-    return PairProgram(tuple(requests), parts[0], parts[1], parts[2], parts[3],  # type: ignore[arg-type]
-                       tuple(ranks))  # type: ignore[arg-type]
+    return PairProgram(requests, parts[:2], parts[2], parts[3], ranks, as_rank)  # type: ignore[arg-type]
 
 
 def rank_program(expr: Expr, slot_ad: ClassAd, vector: SlotVector,

@@ -412,7 +412,7 @@ class Matchmaker:
                 if rank not in offer.independent and (rank != PRANK or offer.holder is not None)]
             program = self._programs[key] = pair_program(
                 job_ad, offer.ad, vector, resource_names(offer.ad, job_ad),  # type: ignore[arg-type]
-                dependent, self.now)
+                dependent, self.now, as_rank)
         if program is None:
             return self._evaluate_pair(job_ad, offer)
         self.evaluations += 1

@@ -361,8 +361,34 @@ def vector_piece_weight(offer: Offer, taken: dict[str, float], policy: Policy) -
         return (specialize_attribute(ad, "SlotWeight", None, free, None),
                 specialize(_PARSED_WEIGHTS[text], ad, None, free, None))
 
+    if vector.weight_reads is None:
+        vector.weight_reads = _base_reads(offer, vector, policy)
+    reads = vector.weight_reads
+    if reads:
+        # The weight reads only resources every piece takes: their amounts fix it.
+        key = tuple([taken[name] for name in reads])
+        found = vector.weights.get(key)
+        if found is None:
+            found = vector.weights[key] = carving.piece_weight(
+                vector, taken, lambda: _dynamic(offer, taken),
+                lambda ad: slot_weight(ad, policy), weight_exprs)
+        return found
     return carving.piece_weight(vector, taken, lambda: _dynamic(offer, taken),
                                 lambda ad: slot_weight(ad, policy), weight_exprs)
+
+
+def _base_reads(offer: Offer, vector: SlotVector, policy: Policy) -> tuple[str, ...]:
+    """The spellings (as ``taken`` keys them) of the resources the weight expressions
+    reach, when those are all among Cpus, Memory and Disk (every piece takes those);
+    () when they reach another resource or the reach is unknown (``eval``)."""
+    plan = _weight_names(offer, policy)
+    if plan is None:
+        return ()
+    spelled = {r.lower(): r for r in BASE_RESOURCES}
+    reads = [name for name in plan if name in vector.index]
+    if not reads or any(name not in spelled for name in reads):
+        return ()
+    return tuple(spelled[name] for name in reads)
 
 
 def carve_vector(offer: Offer, taken: dict[str, float],

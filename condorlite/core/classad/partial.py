@@ -32,6 +32,7 @@ references outside a match.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 
 from . import operators as ops
@@ -131,7 +132,20 @@ def _top(run, my, target, free, now) -> Residual | None:  # type: ignore[no-unty
         _plain(result)
     except (_Bail, RecursionError):
         return None
-    return lambda vals: result
+    return Constant(result)
+
+
+class Constant:
+    """The residual of an expression that reads no free attribute: ``value`` for
+    every vector (callers may test for it and use ``value`` directly)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __call__(self, vals: Sequence[object]) -> object:
+        return self.value
 
 
 # -- names -------------------------------------------------------------------------------
@@ -259,16 +273,62 @@ def _binary(node: Binary, cur: object, st: _State) -> object:
             return _apply(lambda b: combine(left, b), (_walk(node.right, cur, st),))
         right_fn = _getter(_walk(node.right, cur, st))
         left_fn = left.fn
+        go_on = not stop  # the boolean left value that leaves the answer to the right
 
         def junction(vals):  # type: ignore[no-untyped-def]
             a = left_fn(vals)
+            if a is go_on:
+                b = right_fn(vals)
+                if type(b) is bool:
+                    return b  # true && b, false || b: b itself when boolean
+                return combine(a, b)
             if ops.bool_equiv(a) is stop:
                 return stop
             return combine(a, right_fn(vals))
 
         return _Res(junction)
     right = _walk(node.right, cur, st)
+    if op in _PY_COMPARE:
+        return _comparison(op, left, right)
     return _apply(_BINARY_FNS.get(op) or _binary_fn(op), (left, right))
+
+
+_PY_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+               "==": operator.eq, "!=": operator.ne}
+
+
+def _comparison(op: str, left: object, right: object) -> object:
+    """A numeric comparison, with a direct path for two operands of one numeric type
+    (two integers or two reals compare in Python exactly as in ClassAd; anything
+    else, mixed int/real included, goes through ``operators.compare``)."""
+    if type(left) is not _Res and type(right) is not _Res:
+        return ops.compare(op, _plain(left), _plain(right))
+    fn = _PY_COMPARE[op]
+    general = ops.compare
+    if type(right) is not _Res:
+        const, const_type, get = _plain(right), type(right), left.fn  # type: ignore[union-attr]
+        if const_type is int or const_type is float:
+            def against_right(vals):  # type: ignore[no-untyped-def]
+                a = get(vals)
+                return fn(a, const) if type(a) is const_type else general(op, a, const)
+            return _Res(against_right)
+    elif type(left) is not _Res:
+        const, const_type, get = _plain(left), type(left), right.fn  # type: ignore[union-attr]
+        if const_type is int or const_type is float:
+            def against_left(vals):  # type: ignore[no-untyped-def]
+                b = get(vals)
+                return fn(const, b) if type(b) is const_type else general(op, const, b)
+            return _Res(against_left)
+    first, second = _getter(left), _getter(right)
+
+    def both(vals):  # type: ignore[no-untyped-def]
+        a, b = first(vals), second(vals)
+        kind = type(a)
+        if kind is type(b) and (kind is int or kind is float):
+            return fn(a, b)
+        return general(op, a, b)
+
+    return _Res(both)
 
 
 def _binary_fn(op: str) -> Callable[[object, object], object]:
