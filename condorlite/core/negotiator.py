@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from condorlite.core import limits as lim
 from condorlite.core.accounting import NO_GROUP
 from condorlite.core.adeval import ClassAd
-from condorlite.core.autocluster import Autoclusters, build, slot_side_names
+from condorlite.core.autocluster import Autoclusters
 from condorlite.core.matchmaker import (
     REMOTE_ATTRS,
     Candidates,
@@ -77,6 +77,7 @@ from condorlite.core.offers import (
     with_attrs,
 )
 from condorlite.core.policy import Policy
+from condorlite.core.significant import build_closed
 
 DONE, RESUME = "done", "resume"
 
@@ -135,18 +136,10 @@ class Cycle:
 
     # -- setup ----------------------------------------------------------------------------
     def _autoclusters(self, slots: list[Slot], idle: list[Job]) -> Autoclusters:
-        exprs = PolicyExprs.from_policy(self.policy).all()
-        significant = slot_side_names(slots, exprs)
-        # Job attributes can lead back into slot attributes that read the job again;
-        # widen the set until it is closed (two rounds reach it in practice).
-        requests: dict[str, tuple[str, ...]] = {}  # shared by the rounds
-        for _ in range(4):
-            ac = build(idle, significant, self.policy.significant_attributes, requests)
-            wider = significant | slot_side_names(slots, ()) | _reach(slots, ac.job_names)
-            if wider <= significant:
-                return ac
-            significant = wider
-        return ac
+        # Job attributes can lead back into slot attributes that read the job again:
+        # the significant set is the closed one (``significant``).
+        return build_closed(slots, idle, PolicyExprs.from_policy(self.policy).all(),
+                            self.policy.significant_attributes)
 
     def _remote_attrs(self, holder: str) -> dict[str, object]:
         values = dict(zip(REMOTE_ATTRS, (self.eup.get(holder, 0.5), self.usage.get(holder, 0.0),
@@ -469,12 +462,6 @@ class Cycle:
         )
         return CycleResult(self.matches, rejections, reports, stats, self.preempted,
                            dict(self.ac.cluster_of), self.notes)
-
-
-def _reach(slots: list[Slot], names: frozenset[str]) -> frozenset[str]:
-    from condorlite.core.autocluster import closure_union
-
-    return closure_union(slots, names)
 
 
 @dataclass(frozen=True)

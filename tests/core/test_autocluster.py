@@ -16,7 +16,6 @@ from condorlite.core.autocluster import (
     ShapeKeys,
     _Canon,
     build,
-    build_closed,
     build_reference,
     closure,
     closure_union,
@@ -29,6 +28,7 @@ from condorlite.core.classad.parser import parse_expr
 from condorlite.core.matchmaker import PolicyExprs
 from condorlite.core.model import Job, job_from_ad, slot_from_ad
 from condorlite.core.policy import Policy
+from condorlite.core.significant import build_closed, build_widening
 from condorlite.store.adfiles import read_ads
 from tests.core._pool import UID, job, slot
 
@@ -250,6 +250,7 @@ def test_build_closed_reaches_the_fixed_point_the_capped_loop_can_miss() -> None
     assert f"j{links}" in ac.significant
     assert ac.match_class_of == {"1.0": 1, "1.1": 2, "1.2": 1}
     assert _every(ac) == _every(_widening(slots, idle, exprs, None, rounds=None))
+    assert _every(ac) == _every(build_widening(slots, idle, exprs, None))
     assert f"j{links}" not in _widening(slots, idle, exprs, None).significant
 
 

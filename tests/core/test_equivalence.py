@@ -28,6 +28,7 @@ from condorlite.core.classad import parse_ad
 from condorlite.core.matchmaker import ReferenceMatchmaker
 from condorlite.core.model import Submitter, job_from_ad, slot_from_ad
 from condorlite.core.policy import Policy
+from condorlite.core.significant import build_widening
 from condorlite.store.adfiles import read_ads
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -72,10 +73,15 @@ def _fingerprint(result) -> tuple:
     )
 
 
+def _plain_autoclusters(slots, idle, exprs, configured):
+    """The widening loop over ``build_reference``: nothing shared, nothing skipped."""
+    return build_widening(slots, idle, exprs, configured, build_reference)
+
+
 def _both(monkeypatch, slots, jobs, subs, policy):
     fast = negotiator.run_cycle(slots, jobs, subs, [], policy, NOW)
     with monkeypatch.context() as patch:
-        patch.setattr(negotiator, "build", build_reference)
+        patch.setattr(negotiator, "build_closed", _plain_autoclusters)
         patch.setattr(negotiator, "Matchmaker", ReferenceMatchmaker)
         plain = negotiator.run_cycle(slots, jobs, subs, [], policy, NOW)
     return fast, plain
