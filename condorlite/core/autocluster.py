@@ -44,10 +44,11 @@ binds every name the walk visited to equal expressions (``_Reach``), or, between
 of one slot, to expressions naming the same names (``same_walks``). The readers share
 one (spelling, expression) entry object between all ads holding the same line, so ads
 whose entries for the visited names are the same objects walk as one group
-(``_walks``, ``_Rows``): identical objects are equal expressions, and groups that are
+(``_walks``, ``significant._Rows``): identical objects are equal expressions, and groups that are
 equal without being identical are still merged by ``_Canon`` numbers before any id is
 given. ``build_reference`` is the plain build the equivalence tests hold ``build`` to;
-``build_closed`` is held to the widening loop of ``build`` rounds.
+``significant.build_closed`` (what the cycle calls) is held to the widening loop of
+``build`` rounds (``significant.build_widening``).
 """
 
 from __future__ import annotations
