@@ -163,7 +163,10 @@ class Cycle:
             ad, holder, job, rank = slot.ad, slot.remote_user, slot.remote_job, slot.current_rank
             if slot.kind == "partitionable":
                 ad = _subtract(ad, [c for c in mine if c.partitionable], self.now)
-            elif not slot.busy and mine:
+            elif mine and (not slot.busy or (mine[0].preempted_user is not None
+                                             and mine[0].preempted_user == holder)):
+                # condorlite's claim holds the slot: an idle ad not updated yet, or
+                # an ad still showing the user the claim preempted (claims.reconcile)
                 holder, job, rank = mine[0].submitter, mine[0].job, 0.0
             elif slot.busy and holder is None:
                 continue  # claimed but nobody to attribute it to: not offered

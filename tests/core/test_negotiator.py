@@ -122,3 +122,20 @@ def test_autoclusters_share_evaluations():
     assert result.stats["autoclusters"] == 1
     assert result.stats["slot_shapes"] == 1
     assert result.stats["evaluations"] < result.stats["naive_evaluations"] / 5
+
+
+def test_a_pending_preempting_claim_holds_the_slot_its_ad_still_gives_the_old_user():
+    """alice's claim preempted bob on slot1; the ad still shows bob (pending). carol,
+    preempting next, preempts alice's claim, not bob's (who holds nothing any more)."""
+    from condorlite.core.model import Claim
+
+    policy = Policy(uid_domain=UID, preemption_requirements="true")
+    slots = [slot("slot1@m", state="Claimed", user=user("bob"), policy=policy)]
+    pending = Claim("slot1@m", "7.0", user("alice"), 1.0, NOW - 60,
+                    preempted_user=user("bob"))
+    jobs = [job(7, 0, "alice", policy=policy, JobStatus=2), job(9, 0, "carol", policy=policy)]
+    result = run_cycle(slots, jobs, subs(alice=(5000, 1), bob=(9000, 0), carol=(500, 0)),
+                       [pending], policy, NOW)
+    assert [(m.job, m.preempting, m.preempted_job) for m in result.matches] == [
+        ("9.0", user("alice"), "7.0")]
+    assert [(c.submitter, c.job) for c in result.preempted] == [(user("alice"), "7.0")]
