@@ -161,7 +161,7 @@ class PairProgram:
             return (False,)
         taken: dict[str, float] = {}
         for res, amount, pos in self.fixed:
-            if amount > _left(vals[pos]):
+            if amount > left(vals[pos]):
                 return (False,)
             taken[res] = amount
         for res, request, pos, default in self.requests:
@@ -171,7 +171,7 @@ class PairProgram:
                 if value is not Undefined:
                     return (False,)
                 amount = default
-            if amount < 0 or amount > _left(vals[pos]):
+            if amount < 0 or amount > left(vals[pos]):
                 return (False,)
             taken[res] = amount
         for test in self.tests:
@@ -192,7 +192,7 @@ def _settled(fn: Residual, convert: Callable[[object], float]) -> Residual | flo
     return float(convert(fn.value)) if type(fn) is Constant else fn
 
 
-def _left(value: object) -> float:
+def left(value: object) -> float:
     """What a state has of a resource (``as_float`` or 0, as ``offers._requested``)."""
     kind = type(value)
     if kind is int or kind is float:

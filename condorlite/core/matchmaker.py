@@ -40,7 +40,14 @@ from dataclasses import dataclass, field
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.autocluster import ALWAYS_SIGNIFICANT, ShapeKeys, closure, same_walks
-from condorlite.core.carving import pair_program, rank_program, typed, vector_of
+from condorlite.core.carving import (
+    PairProgram,
+    left,
+    pair_program,
+    rank_program,
+    typed,
+    vector_of,
+)
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.classad.refs import references
@@ -148,6 +155,35 @@ class PairEval:
 _NO_MATCH = PairEval(False)
 
 
+class _HeldGroup:
+    """The available held offers of one pair shape (without a resource vector), by
+    shape, with what ``Matchmaker._by_shape`` needs to settle the whole group at once:
+    how many there are, how many each holder holds and their ``CurrentRank`` values."""
+
+    __slots__ = ("by_holder", "ranks", "shapes", "total")
+
+    def __init__(self) -> None:
+        self.shapes: dict[int, dict[int, None]] = {}
+        self.total = 0
+        self.by_holder: dict[str, int] = {}
+        self.ranks: dict[float, int] = {}
+
+    def add(self, offer: Offer) -> None:
+        self.total += 1
+        self.by_holder[offer.holder] = self.by_holder.get(offer.holder, 0) + 1  # type: ignore[index]
+        self.ranks[offer.current_rank] = self.ranks.get(offer.current_rank, 0) + 1
+
+    def remove(self, offer: Offer) -> None:
+        self.total -= 1
+        self.by_holder[offer.holder] -= 1  # type: ignore[index]
+        self.ranks[offer.current_rank] -= 1
+        if not self.ranks[offer.current_rank]:
+            del self.ranks[offer.current_rank]
+
+    def lowest_rank(self) -> float:
+        return min(self.ranks) if self.ranks else FLT_MAX
+
+
 @dataclass
 class Candidates:
     """The ordered candidates of one request, consumed from the front (HTCondor's
@@ -194,7 +230,7 @@ class Matchmaker:
         #: pair-static key -> id; (class, bindings, static) -> pair program or None;
         #: rank program key -> residual or None (see ``carving``)
         self._statics: dict[tuple, int] = {}
-        self._programs: dict[tuple, object] = {}
+        self._programs: dict[tuple, PairProgram | None] = {}
         self._rank_programs: dict[tuple, object] = {}
         # A job class is evaluated with the submitter's attributes in the job ad; when
         # any expression can read one of them, a class's pair results are kept per
@@ -212,6 +248,12 @@ class Matchmaker:
         #: shape -> the ``seq`` of its available offers (a dict: ordered); an offer
         #: leaves when it becomes unavailable (``retire``)
         self._members: dict[int, dict[int, None]] = {}
+        #: the same for offers with a resource vector, grouped by pair-static id, and
+        #: each of their shapes' resource amounts as ``carving.left`` reads them
+        self._groups: dict[int, dict[int, dict[int, None]]] = {}
+        #: the same for held offers without a vector, grouped by pair shape
+        self._held: dict[int, _HeldGroup] = {}
+        self._shape_left: dict[int, tuple[float, ...]] = {}
         self._full: list[Offer] | None = None
         self._shape_keys = ShapeKeys()
         self._pair_shapes: dict[tuple, int] = {}
@@ -271,6 +313,8 @@ class Matchmaker:
         key = (pair_key, offer.holder, offer.current_rank if busy else None)
         shape = self._shapes.setdefault(key, len(self._shapes) + 1)
         self._pair_of_shape[shape] = offer.pair_shape
+        if offer.vector is not None and shape not in self._shape_left:
+            self._shape_left[shape] = tuple(map(left, offer.vector.vals))
         self._place(offer, shape)
 
     def _vector(self, offer: Offer, walked: tuple[str, ...], extra: tuple,
@@ -363,22 +407,30 @@ class Matchmaker:
             self._registry.append(offer)
             self._full = None
         else:
-            old = self._members.get(offer.shape)
-            if old is not None:
-                old.pop(offer.seq, None)
-                if not old:
-                    del self._members[offer.shape]
+            self.retire(offer)
         offer.shape = shape
-        self._members.setdefault(shape, {})[offer.seq] = None
+        if offer.vector is not None:
+            box = self._groups.setdefault(offer.vector.static, {})
+        elif offer.holder is not None:
+            group = self._held.setdefault(offer.pair_shape, _HeldGroup())
+            group.add(offer)
+            box = group.shapes
+        else:
+            box = self._members
+        offer.box = box
+        box.setdefault(shape, {})[offer.seq] = None
 
     def retire(self, offer: Offer) -> None:
         """Forget an offer that has become unavailable (it never comes back), so shape
         walks no longer meet it. Call right after setting ``offer.available`` false."""
-        members = self._members.get(offer.shape)
-        if members is not None and offer.seq >= 0:
-            members.pop(offer.seq, None)
+        box = offer.box
+        members = box.get(offer.shape) if box is not None else None
+        if members is not None and offer.seq in members:
+            members.pop(offer.seq)
             if not members:
-                del self._members[offer.shape]
+                del box[offer.shape]
+            if offer.vector is None and offer.holder is not None:
+                self._held[offer.pair_shape].remove(offer)
 
     @property
     def shape_count(self) -> int:
@@ -402,6 +454,19 @@ class Matchmaker:
     def _vector_pair(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairEval:
         """``_evaluate_pair`` by the (class, pair-static) program at the offer's vector;
         in full when no program can be made."""
+        program = self._program(klass, job_ad, offer)
+        if program is None:
+            return self._evaluate_pair(job_ad, offer)
+        self.evaluations += 1
+        out = program.run(offer.vector.vals, as_rank)  # type: ignore[union-attr]
+        if not out[0]:
+            return _NO_MATCH
+        return PairEval(True, out[1], out[2], out[3], out[4])
+
+    def _program(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairProgram | None:
+        """The (class, pair-static) program of an offer with a resource vector (made
+        from the offer's current state: every state of the static binds the rest
+        alike), or None when the pair cannot be specialised."""
         vector = offer.vector
         key = (klass, vector.static)  # type: ignore[union-attr]
         program = self._programs.get(key, _MISSING)
@@ -413,13 +478,7 @@ class Matchmaker:
             program = self._programs[key] = pair_program(
                 job_ad, offer.ad, vector, resource_names(offer.ad, job_ad),  # type: ignore[arg-type]
                 dependent, self.now, as_rank)
-        if program is None:
-            return self._evaluate_pair(job_ad, offer)
-        self.evaluations += 1
-        out = program.run(vector.vals, as_rank)  # type: ignore[attr-defined, union-attr]
-        if not out[0]:
-            return _NO_MATCH
-        return PairEval(True, out[1], out[2], out[3], out[4])
+        return program  # type: ignore[return-value]
 
     def _evaluate_pair(self, job_ad: ClassAd, offer: Offer) -> PairEval:
         self.evaluations += 1
@@ -529,26 +588,72 @@ class Matchmaker:
         pair_of = self._pair_of_shape
         part = signature if self.per_submitter else ()
         known_pairs = self._pairs.setdefault((class_id, part), {})
-        entries = out.entries
-        # Nothing below adds or removes shapes or members, so the dict is walked as is.
+        # Nothing below adds or removes shapes or members, so the dicts are walked as is.
         for shape, members in self._members.items():
             known = known_pairs.get(pair_of[shape])
             if known is not None and not known.match:
                 continue  # no need to look at the shape's offers at all
-            first = registry[next(iter(members))]
-            pe = known if known is not None else self.pair(class_id, job_ad, first, signature)
-            if not pe.match:
+            self._shape_candidates(out, class_id, job_ad, submitter, signature, only_rank,
+                                   members, known)
+        for pair_shape, group in self._held.items():
+            if not group.total:
                 continue
-            counts = Candidates([])
-            reason = self._reason(class_id, job_ad, first, submitter, signature, pe, only_rank,
-                                  counts)
-            if counts.rej_policy or counts.rej_rank:
-                out.rej_policy += counts.rej_policy * len(members)
-                out.rej_rank += counts.rej_rank * len(members)
-            if reason is not None:
-                entries.extend(_entries(registry, members, pe, reason))
+            known = known_pairs.get(pair_shape)
+            if known is None:
+                first = registry[next(iter(next(iter(group.shapes.values()))))]
+                known = self.pair(class_id, job_ad, first, signature)
+            if not known.match:
+                continue
+            if self.preemption_off and known.slot_rank <= group.lowest_rank():
+                # No held offer here prefers the job by rank, and preemption by
+                # priority is off: each offer not the submitter's own is refused by
+                # PREEMPTION_REQUIREMENTS (as ``_reason`` counts it), none is listed.
+                if not only_rank:
+                    out.rej_policy += group.total - group.by_holder.get(submitter, 0)
+                continue
+            for members in group.shapes.values():
+                self._shape_candidates(out, class_id, job_ad, submitter, signature,
+                                       only_rank, members, known)
+        for shapes in self._groups.values():
+            if not shapes:
+                continue
+            first = registry[next(iter(next(iter(shapes.values()))))]
+            program = self._program((class_id, part), job_ad, first)
+            if program is not None and program.never:  # type: ignore[attr-defined]
+                continue  # no state of these slots can match the class
+            # A state with less of a resource than the class's fixed request cannot
+            # match: it is passed over without a pair evaluation.
+            fixed = () if program is None else program.fixed  # type: ignore[attr-defined]
+            shape_left = self._shape_left
+            for shape, members in shapes.items():
+                if fixed:
+                    have = shape_left[shape]
+                    if any(amount > have[pos] for _, amount, pos in fixed):
+                        continue
+                known = known_pairs.get(pair_of[shape])
+                if known is not None and not known.match:
+                    continue
+                self._shape_candidates(out, class_id, job_ad, submitter, signature,
+                                       only_rank, members, known)
         out.entries.sort()
         return out
+
+    def _shape_candidates(self, out: Candidates, class_id, job_ad, submitter, signature,
+                          only_rank, members, known: PairEval | None) -> None:
+        """Add the entries (and rejection counts) of one shape's offers to ``out``."""
+        registry = self._registry
+        first = registry[next(iter(members))]
+        pe = known if known is not None else self.pair(class_id, job_ad, first, signature)
+        if not pe.match:
+            return
+        counts = Candidates([])
+        reason = self._reason(class_id, job_ad, first, submitter, signature, pe, only_rank,
+                              counts)
+        if counts.rej_policy or counts.rej_rank:
+            out.rej_policy += counts.rej_policy * len(members)
+            out.rej_rank += counts.rej_rank * len(members)
+        if reason is not None:
+            out.entries.extend(_entries(registry, members, pe, reason))
 
     def _reason(self, class_id, job_ad, offer, submitter, signature, pe, only_rank,
                 out) -> str | None:

@@ -68,6 +68,8 @@ class Offer:
     #: a partitionable offer's resource vector when its states are evaluated by
     #: residual programs (``carving``; set by ``Matchmaker.prepare``), else None
     vector: SlotVector | None = None
+    #: the shape -> members table of the matchmaker the offer is placed in
+    box: dict | None = None
 
     @property
     def partitionable(self) -> bool:
