@@ -241,16 +241,14 @@ def rank_program(expr: Expr, slot_ad: ClassAd, vector: SlotVector,
     return specialize(expr, slot_ad, None, free_pairs(slot_ad, vector), _int(now))
 
 
-def rest_of(vector: SlotVector, taken: dict[str, float]) -> tuple[dict[str, object], tuple]:
-    """What carving ``taken`` leaves: the literals to bind (spelled as ``taken``) and
-    the new vals (``offers.carve``: left minus amount, integral amounts as ints)."""
+def rest_of(vector: SlotVector, taken: dict[str, float]) -> tuple:
+    """The vals carving ``taken`` leaves (``offers.carve``: left minus amount, an
+    integral amount as an int)."""
     vals = list(vector.vals)
-    rest: dict[str, object] = {}
     for res, amount in taken.items():
         pos = vector.index[res.lower()]
-        left = adeval.as_float(vals[pos]) or 0.0
-        vals[pos] = rest[res] = number(left - amount)
-    return rest, tuple(vals)
+        vals[pos] = number((adeval.as_float(vals[pos]) or 0.0) - amount)
+    return tuple(vals)
 
 
 def piece_weight(vector: SlotVector, taken: dict[str, float],

@@ -339,9 +339,9 @@ class Matchmaker:
         return vector
 
     def prepare_carved(self, offer: Offer, vals: tuple) -> None:
-        """``prepare`` for a state carving made of an offer with a resource vector
-        (``offer.ad`` already holds ``vals``): the independent policy ranks from their
-        programs, the shapes from the vector."""
+        """``prepare`` for the state carving made of an offer with a resource vector:
+        the vector moves to ``vals`` (``Offer.ad`` follows), the independent policy
+        ranks come from their programs, the shapes from the vector."""
         vector = offer.vector
         assert vector is not None
         vector.vals = vals

@@ -405,7 +405,7 @@ class Cycle:
         preempting = preempted_job = None
         if offer.partitionable:
             if offer.vector is not None:
-                cost, offer.ad, vals = carve_vector(offer, taken, self.policy)
+                cost, vals = carve_vector(offer, taken, self.policy)
                 offer.version += 1
                 self.mm.prepare_carved(offer, vals)
             else:

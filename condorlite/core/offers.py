@@ -42,7 +42,9 @@ class Offer:
     """One slot during a cycle (mutable; lives only inside ``run_cycle``)."""
 
     slot: Slot
-    ad: ClassAd
+    #: the ad of the offer's current state (read it as ``ad``: with a resource
+    #: vector, carving only moves the vector and the ad is rebuilt when asked for)
+    state_ad: ClassAd
     holder: str | None
     holder_job: str | None
     current_rank: float
@@ -70,6 +72,25 @@ class Offer:
     vector: SlotVector | None = None
     #: the shape -> members table of the matchmaker the offer is placed in
     box: dict | None = None
+
+    #: the vector values ``state_ad`` holds (None: no vector, or not yet compared)
+    ad_vals: tuple | None = None
+
+    @property
+    def ad(self) -> ClassAd:
+        """The ad of the current state. With a resource vector the resources are bound
+        to ``vector.vals``, so nothing else of the ad changes during a cycle."""
+        vector = self.vector
+        if vector is not None and self.ad_vals is not vector.vals:
+            self.state_ad = with_attrs(self.state_ad, dict(zip(vector.names, vector.vals,
+                                                               strict=True)))
+            self.ad_vals = vector.vals
+        return self.state_ad
+
+    @ad.setter
+    def ad(self, value: ClassAd) -> None:
+        self.state_ad = value
+        self.ad_vals = None if self.vector is None else self.vector.vals
 
     @property
     def partitionable(self) -> bool:
@@ -393,11 +414,10 @@ def _base_reads(offer: Offer, vector: SlotVector, policy: Policy) -> tuple[str, 
     return tuple(spelled[name] for name in reads)
 
 
-def carve_vector(offer: Offer, taken: dict[str, float],
-                 policy: Policy) -> tuple[float, ClassAd, tuple]:
-    """``carve`` for an offer with a resource vector: ``(cost, rest_ad, rest_vals)``
-    (the dynamic slot's ad is not built: nothing reads it)."""
+def carve_vector(offer: Offer, taken: dict[str, float], policy: Policy) -> tuple[float, tuple]:
+    """``carve`` for an offer with a resource vector: ``(cost, rest_vals)``. Neither
+    the dynamic slot's ad nor the rest's is built (``Offer.ad`` makes the latter when
+    something reads it)."""
     assert offer.vector is not None
     cost = vector_piece_weight(offer, taken, policy)
-    rest, vals = carving.rest_of(offer.vector, taken)
-    return cost, with_attrs(offer.ad, rest), vals
+    return cost, carving.rest_of(offer.vector, taken)
