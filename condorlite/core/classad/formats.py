@@ -72,7 +72,7 @@ def _parse_ads(source: str | TextIO, format: str, filename: str | None) -> Itera
         yield from read_old_ads(old_batches(source, head, lines), filename)
         return
     if format == "json":
-        yield from read_json_ads(chain(head, lines), filename=filename)
+        yield from read_json_ads(_json_pieces(source, head, lines), filename=filename)
         return
     yield from read_new_ads(chain(head, lines), filename)
 
@@ -125,6 +125,16 @@ def _lines(source: str | TextIO) -> Iterator[str]:
     if isinstance(source, str):
         return iter(source.splitlines(keepends=True))
     return iter(source)
+
+
+def _json_pieces(source: str | TextIO, head: list[str], lines: Iterator[str]
+                 ) -> Iterator[str]:
+    """Pieces of JSON text that end at line ends (``jsonread`` needs that): a file's
+    whole lines joined about ``CHUNK`` characters at a time (one call instead of one
+    per line), other inputs line by line."""
+    if isinstance(source, str) or getattr(source, "readlines", None) is None:
+        return chain(head, lines)
+    return map("".join, old_batches(source, head, lines))
 
 
 def _detect(lines: Iterator[str], head: list[str]) -> str:
