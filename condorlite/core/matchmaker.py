@@ -253,6 +253,9 @@ class Matchmaker:
         self._groups: dict[int, dict[int, dict[int, None]]] = {}
         #: the same for held offers without a vector, grouped by pair shape
         self._held: dict[int, _HeldGroup] = {}
+        #: (shape, job rank, dependent ranks, reason) -> sorted entries, for offers
+        #: without a vector (``_shape_candidates``)
+        self._kept_entries: dict[tuple, list[tuple]] = {}
         self._shape_left: dict[int, tuple[float, ...]] = {}
         self._full: list[Offer] | None = None
         self._shape_keys = ShapeKeys()
@@ -594,7 +597,7 @@ class Matchmaker:
             if known is not None and not known.match:
                 continue  # no need to look at the shape's offers at all
             self._shape_candidates(out, class_id, job_ad, submitter, signature, only_rank,
-                                   members, known)
+                                   members, known, shape)
         for pair_shape, group in self._held.items():
             if not group.total:
                 continue
@@ -639,8 +642,15 @@ class Matchmaker:
         return out
 
     def _shape_candidates(self, out: Candidates, class_id, job_ad, submitter, signature,
-                          only_rank, members, known: PairEval | None) -> None:
-        """Add the entries (and rejection counts) of one shape's offers to ``out``."""
+                          only_rank, members, known: PairEval | None,
+                          shape: int | None = None) -> None:
+        """Add the entries (and rejection counts) of one shape's offers to ``out``.
+
+        With ``shape`` (static slots: placed once, their version and independent
+        ranks never change) the entries are kept per (shape, the pair
+        result's ranks, reason) and reused by every class that gives the same: entries
+        of offers that have become unavailable stay in (the walk passes over them)
+        until they are half of the list."""
         registry = self._registry
         first = registry[next(iter(members))]
         pe = known if known is not None else self.pair(class_id, job_ad, first, signature)
@@ -652,8 +662,18 @@ class Matchmaker:
         if counts.rej_policy or counts.rej_rank:
             out.rej_policy += counts.rej_policy * len(members)
             out.rej_rank += counts.rej_rank * len(members)
-        if reason is not None:
+        if reason is None:
+            return
+        if shape is None or first.partitionable:
+            # (a partitionable slot without a vector is placed again when carved)
             out.entries.extend(_entries(registry, members, pe, reason))
+            return
+        key = (shape, pe.job_rank, tuple(pe.dependent.items()), reason)
+        kept = self._kept_entries.get(key)
+        if kept is None or len(members) * 2 < len(kept):
+            kept = self._kept_entries[key] = _entries(registry, members, pe, reason)
+            kept.sort()
+        out.entries.extend(kept)
 
     def _reason(self, class_id, job_ad, offer, submitter, signature, pe, only_rank,
                 out) -> str | None:
