@@ -356,43 +356,59 @@ class Cycle:
 
     def _scan(self, cands: Candidates, job, klass, job_ad, name, only_rank, prio_lim,
               free_lim):
-        entries = cands.entries
-        while cands.position < len(entries):
-            _sort_key, idx, version, reason = entries[cands.position]
-            cands.position += 1
-            offer = self.offers[idx]
-            if not offer.available:
-                continue
-            if offer.version != version:
-                fresh = self.mm.candidates(klass, job_ad, name, [offer], only_rank)
-                for key, _, ver, why in fresh.entries:
-                    insort(entries, (key, idx, ver, why), lo=cands.position)
-                continue
-            taken = None
-            cost = offer.weight
-            if offer.partitionable:
-                taken = self.mm.fit(klass, job.ad, offer)
-                if taken is None:
+        """The first entry from ``cands.position`` this job may take (consumed with
+        everything before it), or None. Entries of unavailable offers are passed
+        over; an offer changed since its entry was made is evaluated again and put back
+        in its place; a piece that does not fit, or whose cost the limit refuses, is
+        passed over (the latter counted in ``rej_limit``)."""
+        entries, offers, mm = cands.entries, self.offers, self.mm
+        permits = lim.permits
+        pos, end = cands.position, len(entries)
+        try:
+            while pos < end:
+                _sort_key, idx, version, reason = entries[pos]
+                pos += 1
+                offer = offers[idx]
+                if not offer.available:
                     continue
-                cost = self._piece_cost(idx, offer, taken)
-            if reason == PRIO_PREEMPTION:
-                ok = lim.permits(prio_lim[0], cost, prio_lim[1])
-            elif reason == NO_PREEMPTION:
-                ok = lim.permits(free_lim[0], cost, free_lim[1])
-            else:
-                ok = True
-            if not ok:
-                cands.rej_limit += 1
-                continue
-            if offer.partitionable:
-                cands.carved.append(idx)
-            return offer, reason, taken
-        return None
+                if offer.version != version:
+                    fresh = mm.candidates(klass, job_ad, name, [offer], only_rank)
+                    for key, _, ver, why in fresh.entries:
+                        insort(entries, (key, idx, ver, why), lo=pos)
+                    end = len(entries)
+                    continue
+                if offer.partitionable:
+                    taken = mm.fit(klass, job.ad, offer)
+                    if taken is None:
+                        continue
+                    cost = self._piece_cost(idx, offer, taken)
+                else:
+                    taken, cost = None, offer.weight
+                if reason == NO_PREEMPTION:
+                    ok = permits(free_lim[0], cost, free_lim[1])
+                elif reason == PRIO_PREEMPTION:
+                    ok = permits(prio_lim[0], cost, prio_lim[1])
+                else:
+                    ok = True
+                if not ok:
+                    cands.rej_limit += 1
+                    continue
+                if taken is not None:
+                    cands.carved.append(idx)
+                return offer, reason, taken
+            return None
+        finally:
+            cands.position = pos
 
     def _piece_cost(self, idx: int, offer: Offer, taken: dict[str, float]) -> float:
         # The same piece of the same slot state always weighs the same, so it is asked
         # once per (slot state, piece); offers.piece_weight also shares it across states.
-        if offer.vector is not None:
+        vector = offer.vector
+        if vector is not None:
+            if vector.weight_reads:
+                found = vector.weights.get(tuple([taken[n] for n in vector.weight_reads]))
+                if found is not None:
+                    return found
             return vector_piece_weight(offer, taken, self.policy)
         key = (idx, offer.version, tuple(sorted(taken.items())))
         cost = self._piece_costs.get(key)

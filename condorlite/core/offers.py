@@ -75,6 +75,13 @@ class Offer:
 
     #: the vector values ``state_ad`` holds (None: no vector, or not yet compared)
     ad_vals: tuple | None = None
+    #: the slot's Name, and whether it is partitionable (copied: read in every walk)
+    name: str = field(init=False)
+    partitionable: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.name = self.slot.name
+        self.partitionable = self.slot.kind == "partitionable"
 
     @property
     def ad(self) -> ClassAd:
@@ -92,13 +99,6 @@ class Offer:
         self.state_ad = value
         self.ad_vals = None if self.vector is None else self.vector.vals
 
-    @property
-    def partitionable(self) -> bool:
-        return self.slot.kind == "partitionable"
-
-    @property
-    def name(self) -> str:
-        return self.slot.name
 
 
 #: id(job ad) -> (the ad, its Request<R> suffixes as spelled, sorted by lower-cased
