@@ -230,6 +230,8 @@ class Matchmaker:
         #: pair-static key -> id; (class, bindings, static) -> pair program or None;
         #: rank program key -> residual or None (see ``carving``)
         self._statics: dict[tuple, int] = {}
+        self._rank_exprs = {PRE: self.exprs.pre, POST: self.exprs.post,
+                            PRANK: self.exprs.preemption_rank}
         self._programs: dict[tuple, PairProgram | None] = {}
         self._rank_programs: dict[tuple, object] = {}
         # A job class is evaluated with the submitter's attributes in the job ad; when
@@ -349,7 +351,7 @@ class Matchmaker:
         assert vector is not None
         vector.vals = vals
         independent: dict[str, float | None] = {}
-        exprs = {PRE: self.exprs.pre, POST: self.exprs.post, PRANK: self.exprs.preemption_rank}
+        exprs = self._rank_exprs
         for rank, key in vector.rank_keys.items():
             program = self._rank_programs.get(key, _MISSING)
             if program is _MISSING:
@@ -516,9 +518,10 @@ class Matchmaker:
         expression reads the Submitter* attributes (the job's own ad lacks them, a
         class's ad has them), nor before the pair was evaluated."""
         if not self.per_submitter:
-            known = self._pairs.get((class_id, ()), {}).get(offer.pair_shape)
+            table = self._pairs.get((class_id, ()))
+            known = None if table is None else table.get(offer.pair_shape)
             if known is not None and known.match and known.taken is not None:
-                return dict(known.taken)
+                return known.taken  # shared: callers only read it
         return requested_in(offer, job_ad, self.now)
 
     def preemption_allowed(
