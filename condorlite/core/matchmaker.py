@@ -230,6 +230,10 @@ class Matchmaker:
         #: pair-static key -> id; (class, bindings, static) -> pair program or None;
         #: rank program key -> residual or None (see ``carving``)
         self._statics: dict[tuple, int] = {}
+        #: (rank, names it reaches, their bindings' numbers) -> value; id(reach set) ->
+        #: (the set, its names sorted)
+        self._rank_memo: dict[tuple, float] = {}
+        self._sorted_reach: dict[int, tuple[set[str], tuple[str, ...]]] = {}
         self._rank_exprs = {PRE: self.exprs.pre, POST: self.exprs.post,
                             PRANK: self.exprs.preemption_rank}
         self._programs: dict[tuple, PairProgram | None] = {}
@@ -263,8 +267,12 @@ class Matchmaker:
         self._shape_keys = ShapeKeys()
         self._pair_shapes: dict[tuple, int] = {}
         self._slot_names_sorted = tuple(sorted(self.slot_names))
-        #: (busy, numbers of the slot names) -> [(names visited, their numbers, walk)]
+        #: (busy, structure of the slot names) -> [(names visited, their structure, walk)]
         self._walk_memo: dict[tuple, list] = {}
+        #: id(expr) -> (expr, its references), for ``_structure``
+        self._refs: dict[int, tuple[Expr, frozenset]] = {}
+        #: names -> {ids of an ad's entries for them -> (the entries, structure)}
+        self._structures: dict[tuple[str, ...], dict[tuple, tuple]] = {}
         #: shape -> its pair shape (a shape's offers all have the same one)
         self._pair_of_shape: dict[int, int] = {}
         #: id(offer) -> (ad walked, busy, (flags, walked names), offer)
@@ -296,8 +304,7 @@ class Matchmaker:
                     # nothing this rank reaches changed since the last state
                     independent[key] = before[key]
                     continue
-                self.evaluations += 1
-                independent[key] = as_rank(adeval.eval_expr(expr, ad, None, self.now))
+                independent[key] = self._independent_rank(key, expr, ad, reaches[key])
         self._walked[id(offer)] = (ad, busy, (flags, walked, reaches), offer)
         # Pair results do not depend on who holds the slot or its CurrentRank (only on
         # the walked bindings, RemoteUserPrio and the like included when read): the
@@ -311,6 +318,21 @@ class Matchmaker:
             pair_key = ("vector", vector.static, typed(vector.vals))
         offer.independent = independent
         self._reshape(offer, pair_key)
+
+    def _independent_rank(self, key: str, expr: Expr, ad: ClassAd, reach: set[str]) -> float:
+        """A policy rank that reads nothing from the job, evaluated in ``ad``: once per
+        binding of the names it reaches (slots of one machine type share most)."""
+        found = self._sorted_reach.get(id(reach))
+        if found is None or found[0] is not reach:
+            found = self._sorted_reach[id(reach)] = (reach, tuple(sorted(reach)))
+        names = found[1]
+        memo_key = (key, names, self._shape_keys.canon.entry_key(ad, names))
+        value = self._rank_memo.get(memo_key)
+        if value is None:
+            self.evaluations += 1
+            value = self._rank_memo[memo_key] = as_rank(
+                adeval.eval_expr(expr, ad, None, self.now))
+        return value
 
     def _reshape(self, offer: Offer, pair_key: tuple) -> None:
         offer.pair_shape = self._pair_shapes.setdefault(pair_key, len(self._pair_shapes) + 1)
@@ -368,12 +390,14 @@ class Matchmaker:
 
     def _shared_walk(self, ad: ClassAd, busy: bool) -> tuple:
         """``_walk``, reused from an earlier slot whose ad binds every name that walk
-        visited to the same expressions (slots of one machine type share them)."""
-        canon = self._shape_keys.canon
-        first = (busy, canon.entry_key(ad, self._slot_names_sorted))
+        visited to expressions with the same references (a walk only follows
+        references and notes which names are bound: the values of literals, which
+        tell slots of one machine type or the holders of claimed slots apart, do not
+        change it)."""
+        first = (busy, self._structure(ad, self._slot_names_sorted))
         walks = self._walk_memo.setdefault(first, [])
-        for visited, numbers, result in walks:
-            if canon.entry_key(ad, visited) == numbers:
+        for visited, structure, result in walks:
+            if self._structure(ad, visited) == structure:
                 return result
         result = self._walk(ad, busy)
         visited = set(result[1])
@@ -381,8 +405,39 @@ class Matchmaker:
             visited |= reach
         ordered = tuple(sorted(visited))
         if len(walks) < 16:
-            walks.append((ordered, canon.entry_key(ad, ordered), result))
+            walks.append((ordered, self._structure(ad, ordered), result))
         return result
+
+    def _structure(self, ad: ClassAd, names: tuple[str, ...]) -> tuple:
+        """For each of ``names``: None when the ad does not bind it, else the
+        references of its binding (``refs.references``, remembered per expression)."""
+        table = adeval.table(ad)
+        if table is not None:
+            # Ads read from files share their entry objects: one C-level pass of
+            # lookups finds the answer of an ad with the same entries (held, so the
+            # ids stay theirs).
+            memo = self._structures.setdefault(names, {})
+            entries = tuple(map(table.get, names))
+            ids = tuple(map(id, entries))
+            found = memo.get(ids)
+            if found is None:
+                found = memo[ids] = (entries, self._structure_of(ad, names))
+            return found[1]
+        return self._structure_of(ad, names)
+
+    def _structure_of(self, ad: ClassAd, names: tuple[str, ...]) -> tuple:
+        refs = self._refs
+        out = []
+        for name in names:
+            expr = adeval.attr(ad, name)
+            if expr is None:
+                out.append(None)
+                continue
+            found = refs.get(id(expr))
+            if found is None or found[0] is not expr:
+                found = refs[id(expr)] = (expr, references(expr))
+            out.append(found[1])
+        return tuple(out)
 
     def _walk(self, ad: ClassAd, busy: bool) -> tuple:
         """The policy ranks that read the job in this slot (``flags``), every slot
