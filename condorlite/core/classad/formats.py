@@ -19,8 +19,10 @@ in HTCondor.
 Reading is streamed: a file object is read as far as the ads taken so far need, plus
 at most about one chunk. Old form: batches of whole lines of about 64 KiB
 (``oldform.py``). New form: whole lines, one chunk of complete records at a time
-(``newform.py``). JSON: a buffer of about one ad (``jsonread.py``; a compact one-line
-file is held whole). A text given as a ``str`` is split into lines first.
+(``newform.py``). JSON: the same batches of lines while the text keeps the
+``condor_status -json`` layout (``jsonfast.py``), then, from the first line that does
+not, a buffer of about one ad (``jsonread.py``; a compact one-line file is held
+whole). A text given as a ``str`` is split into lines first.
 
 Reading is interned (``interning.py``): each distinct line or value text is parsed once
 per process, and every ad holding it shares the same expression object (and, for a
@@ -41,7 +43,8 @@ from typing import TextIO
 
 from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.errors import ClassAdSyntaxError
-from condorlite.core.classad.jsonads import read_json_ads, write_json_ads
+from condorlite.core.classad.jsonads import write_json_ads
+from condorlite.core.classad.jsonfast import read_json_fast
 from condorlite.core.classad.newform import read_new_ads
 from condorlite.core.classad.oldform import old_batches, read_old_ads
 
@@ -72,7 +75,7 @@ def _parse_ads(source: str | TextIO, format: str, filename: str | None) -> Itera
         yield from read_old_ads(old_batches(source, head, lines), filename)
         return
     if format == "json":
-        yield from read_json_ads(_json_pieces(source, head, lines), filename=filename)
+        yield from read_json_fast(old_batches(source, head, lines), filename)
         return
     yield from read_new_ads(chain(head, lines), filename)
 
@@ -125,16 +128,6 @@ def _lines(source: str | TextIO) -> Iterator[str]:
     if isinstance(source, str):
         return iter(source.splitlines(keepends=True))
     return iter(source)
-
-
-def _json_pieces(source: str | TextIO, head: list[str], lines: Iterator[str]
-                 ) -> Iterator[str]:
-    """Pieces of JSON text that end at line ends (``jsonread`` needs that): a file's
-    whole lines joined about ``CHUNK`` characters at a time (one call instead of one
-    per line), other inputs line by line."""
-    if isinstance(source, str) or getattr(source, "readlines", None) is None:
-        return chain(head, lines)
-    return map("".join, old_batches(source, head, lines))
 
 
 def _detect(lines: Iterator[str], head: list[str]) -> str:

@@ -79,10 +79,14 @@ JSON_SCALARS = TextCache(50_000)
 #: JSON scalar members as decoded, (name, value) -> (lower-case name, (spelling, expr)),
 #: one cache per value type (1, 1.0 and True are equal dict keys).
 JSON_PAIRS = {kind: TextCache(50_000) for kind in (str, int, float, bool)}
+#: Whole JSON member lines (``  "Name": value,``) -> (lower-case name, (spelling, expr)),
+#: for ``jsonfast``: lines ending with a comma, and lines without one (an ad's last).
+JSON_MEMBER_LINES = TextCache(50_000)
+JSON_LAST_LINES = TextCache(50_000)
 
 
 def clear_all() -> None:
     """Forget every cached text (tests use it to start from a known state)."""
     for cache in (OLD_LINES, OLD_VALUES, NEW_LINES, NEW_VALUES, JSON_SCALARS,
-                  *JSON_PAIRS.values()):
+                  *JSON_PAIRS.values(), JSON_MEMBER_LINES, JSON_LAST_LINES):
         cache.clear()

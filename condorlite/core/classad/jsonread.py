@@ -70,13 +70,13 @@ class _Reader:
     original line ``line0``; ``marks`` are the offsets in ``text`` where a swap grew
     it."""
 
-    def __init__(self, pieces: Iterator[str], filename: str | None) -> None:
+    def __init__(self, pieces: Iterator[str], filename: str | None, line0: int = 1) -> None:
         self.pieces = pieces
         self.filename = filename
         self.orig = ""
         self.text = ""
         self.marks: list[int] = []
-        self.line0 = 1
+        self.line0 = line0
         self.eof = False
         self.names: dict[str, tuple[str, str]] = {}
         self.decoder = json.JSONDecoder(
@@ -191,25 +191,53 @@ class _Reader:
             pos = self.skip_ws(self.drop(end))
 
     def array_items(self, pos: int) -> Iterator[ClassAd]:
-        """The ads of a top-level array, decoded one by one so that an error points at
-        the ad it is in."""
-        pos = self.skip_ws(pos + 1)
+        """The ads of a top-level array (``pos`` at its ``[``), decoded one by one so
+        that an error points at the ad it is in."""
+        return self.array_first(self.skip_ws(pos + 1))
+
+    def array_first(self, pos: int) -> Iterator[ClassAd]:
+        """The array from its first non-blank after ``[``."""
         if self.text[pos : pos + 1] == "]":
-            pos += 1
-        else:
-            while True:
+            return self.after_array(pos + 1)
+        return self.array_rest(pos, "value")
+
+    def array_rest(self, pos: int, state: str) -> Iterator[ClassAd]:
+        """The rest of a top-level array from ``pos``, where a ``value`` (an ad) or a
+        separator (``sep``: ``,`` or ``]``) is due."""
+        while True:
+            if state == "value":
                 item, end = self.decode_at(pos)
                 yield self.to_ad(item, pos)
                 pos = self.skip_ws(self.drop(end))
-                sep = self.text[pos : pos + 1]
-                if sep not in (",", "]"):
-                    raise self.fail("expected ',' or ']' in the array", pos)
-                pos = self.skip_ws(pos + 1)
-                if sep == "]":
-                    break
+            state = "value"
+            sep = self.text[pos : pos + 1]
+            if sep not in (",", "]"):
+                raise self.fail("expected ',' or ']' in the array", pos)
+            pos = self.skip_ws(pos + 1)
+            if sep == "]":
+                break
+        yield from self.after_array(pos)
+
+    def after_array(self, pos: int) -> Iterator[ClassAd]:
+        """Nothing but blanks may follow the array (no ads come from here)."""
         pos = self.skip_ws(pos)
         if pos < len(self.text):
             raise self.fail("unexpected text after the JSON array", pos)
+        yield from ()
+
+    def resume(self, state: str) -> Iterator[ClassAd]:
+        """Read from the start of the pieces, in ``state``: ``whole`` (a document),
+        or inside a top-level array right after its ``[`` (``first``), where a
+        ``value`` or a ``sep`` is due, or after it (``end``). ``jsonfast`` hands over
+        here at a line start."""
+        if state == "whole":
+            return self.ads()
+        pos = self.skip_ws(0)
+        if state == "end":
+            return self.after_array(pos)
+        if state == "first":
+            return self.array_first(pos)
+        return self.array_rest(pos, state)
 
     # -- JSON values to expressions -----------------------------------------------------
 
@@ -224,20 +252,24 @@ class _Reader:
         if not isinstance(item, _Object):
             raise self.fail("each ad must be a JSON object", pos)
         attrs: dict[str, tuple[str, Expr]] = {}
-        pairs = JSON_PAIRS
         for pair in item:
-            cache = pairs.get(type(pair[1]))
-            hit = None if cache is None else cache.young.get(pair) or cache.get(pair)
-            if hit is None:
-                hit = self.member(pair, pos)
-                if cache is not None and (pair[1] or type(pair[1]) is not float):
-                    cache.put(pair, hit)
-            key, entry = hit
+            key, entry = self.cached_member(pair, pos)
             # A repeated name keeps its first spelling and position, takes the last value.
             held = attrs.setdefault(key, entry)
             if held is not entry:
                 attrs[key] = (held[0], entry[1])
         return ClassAd._from_attrs(attrs)
+
+    def cached_member(self, pair: tuple[str, object], pos: int
+                      ) -> tuple[str, tuple[str, Expr]]:
+        """``member`` through the pair cache of the value's type (see ``to_ad``)."""
+        cache = JSON_PAIRS.get(type(pair[1]))
+        hit = None if cache is None else cache.young.get(pair) or cache.get(pair)
+        if hit is None:
+            hit = self.member(pair, pos)
+            if cache is not None and (pair[1] or type(pair[1]) is not float):
+                cache.put(pair, hit)
+        return hit
 
     def member(self, pair: tuple[str, object], pos: int) -> tuple[str, tuple[str, Expr]]:
         """``(lower-case name, (spelling, expr))`` of one object member."""
