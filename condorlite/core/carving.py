@@ -70,8 +70,9 @@ class SlotVector:
     index: dict[str, int]
     #: the pair-static id (``Matchmaker``): equal ids and equal typed vals, equal pairs
     static: int = 0
-    #: independent policy rank -> its program key (``Matchmaker``)
+    #: independent policy rank -> its program key (``Matchmaker``), and their values
     rank_keys: dict[str, tuple] = field(default_factory=dict)
+    rank_sig: tuple = ()
     #: the piece-weight residuals (SlotWeight, SLOT_WEIGHT) once built, or () to build
     weight: tuple = ()
     #: typed combined vals (or the amounts of ``weight_reads``) -> piece weight
@@ -245,9 +246,11 @@ def rest_of(vector: SlotVector, taken: dict[str, float]) -> tuple:
     """The vals carving ``taken`` leaves (``offers.carve``: left minus amount, an
     integral amount as an int)."""
     vals = list(vector.vals)
+    index = vector.index
     for res, amount in taken.items():
-        pos = vector.index[res.lower()]
-        vals[pos] = number((adeval.as_float(vals[pos]) or 0.0) - amount)
+        pos = index[res.lower()]
+        rest = left(vals[pos]) - amount
+        vals[pos] = int(rest) if rest.is_integer() else rest
     return tuple(vals)
 
 

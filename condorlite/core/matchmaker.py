@@ -88,7 +88,10 @@ def as_rank(value: object) -> float:
         return -FLT_MAX
     if abs(number) > FLT_MAX:
         return FLT_MAX if number > 0 else -FLT_MAX
-    return struct.unpack("f", struct.pack("f", number))[0]
+    return _SINGLE.unpack(_SINGLE.pack(number))[0]
+
+
+_SINGLE = struct.Struct("f")
 
 
 def _is_false_literal(expr: Expr | None) -> bool:
@@ -234,6 +237,8 @@ class Matchmaker:
         #: (the set, its names sorted)
         self._rank_memo: dict[tuple, float] = {}
         self._sorted_reach: dict[int, tuple[set[str], tuple[str, ...]]] = {}
+        #: (rank program keys, typed state) -> independent ranks (``prepare_carved``)
+        self._independent_memo: dict[tuple, dict[str, float]] = {}
         self._rank_exprs = {PRE: self.exprs.pre, POST: self.exprs.post,
                             PRANK: self.exprs.preemption_rank}
         self._programs: dict[tuple, PairProgram | None] = {}
@@ -363,6 +368,7 @@ class Matchmaker:
         for rank in independent:
             reach = tuple(sorted(set(reaches[rank]) - free))
             vector.rank_keys[rank] = (rank, self._shape_keys.key(offer.ad, reach, vector.names))
+        vector.rank_sig = tuple(vector.rank_keys.values())
         return vector
 
     def prepare_carved(self, offer: Offer, vals: tuple) -> None:
@@ -372,9 +378,22 @@ class Matchmaker:
         vector = offer.vector
         assert vector is not None
         vector.vals = vals
-        independent: dict[str, float | None] = {}
+        state = typed(vals)
+        # Slots of one static and equal rank bindings pass through the same states:
+        # their ranks are remembered per (rank program keys, state). Read-only dicts.
+        memo_key = (vector.rank_sig, state)
+        independent = self._independent_memo.get(memo_key)
+        if independent is None:
+            independent = self._independent_memo[memo_key] = self._carved_ranks(offer, vals)
+        offer.independent = independent
+        self._reshape(offer, ("vector", vector.static, state))
+
+    def _carved_ranks(self, offer: Offer, vals: tuple) -> dict[str, float]:
+        """The job-independent policy ranks of a carved state, by their programs."""
+        vector = offer.vector
+        independent: dict[str, float] = {}
         exprs = self._rank_exprs
-        for rank, key in vector.rank_keys.items():
+        for rank, key in vector.rank_keys.items():  # type: ignore[union-attr]
             program = self._rank_programs.get(key, _MISSING)
             if program is _MISSING:
                 program = self._rank_programs[key] = rank_program(exprs[rank], offer.ad,
@@ -385,8 +404,7 @@ class Matchmaker:
             else:
                 value = program(vals)  # type: ignore[operator]
             independent[rank] = as_rank(value)
-        offer.independent = independent
-        self._reshape(offer, ("vector", vector.static, typed(vals)))
+        return independent
 
     def _shared_walk(self, ad: ClassAd, busy: bool) -> tuple:
         """``_walk``, reused from an earlier slot whose ad binds every name that walk

@@ -50,6 +50,7 @@ from condorlite.core import limits as lim
 from condorlite.core.accounting import NO_GROUP
 from condorlite.core.adeval import ClassAd
 from condorlite.core.autocluster import Autoclusters
+from condorlite.core.carving import rest_of
 from condorlite.core.matchmaker import (
     REMOTE_ATTRS,
     Candidates,
@@ -71,7 +72,6 @@ from condorlite.core.model import (
 from condorlite.core.offers import (
     Offer,
     carve,
-    carve_vector,
     piece_weight,
     vector_piece_weight,
     with_attrs,
@@ -308,8 +308,8 @@ class Cycle:
                 if not self.policy.negotiate_all_jobs_in_cluster:
                     skipped.add(cluster)
                 continue
-            offer, reason, taken = picked
-            cost = self._apply(turn, job, offer, reason, taken, spin, cluster)
+            offer, reason, taken, cost = picked
+            self._apply(turn, job, offer, reason, taken, cost, spin, cluster)
             used += cost
             if reason == NO_PREEMPTION:
                 used_unclaimed += cost
@@ -395,7 +395,7 @@ class Cycle:
                     continue
                 if taken is not None:
                     cands.carved.append(idx)
-                return offer, reason, taken
+                return offer, reason, taken, cost
             return None
         finally:
             cands.position = pos
@@ -416,21 +416,25 @@ class Cycle:
             cost = self._piece_costs[key] = piece_weight(offer, taken, self.policy)
         return cost
 
-    def _apply(self, turn: _Turn, job: Job, offer: Offer, reason, taken, spin, cluster) -> float:
+    def _apply(self, turn: _Turn, job: Job, offer: Offer, reason, taken, cost: float, spin,
+               cluster) -> None:
+        """Record the match of ``job`` to ``offer`` at ``cost`` (what ``_scan`` found
+        it weighs): carve a partitionable slot, take a static one (preempting its
+        holder), charge the submitter."""
         name = turn.info.name
         preempting = preempted_job = None
         if offer.partitionable:
             if offer.vector is not None:
-                cost, vals = carve_vector(offer, taken, self.policy)
+                vals = rest_of(offer.vector, taken)
                 offer.version += 1
                 self.mm.prepare_carved(offer, vals)
             else:
-                cost, _dynamic, offer.ad = carve(offer, taken, self.policy, self.now)
+                _cost, _dynamic, offer.ad = carve(offer, taken, self.policy, self.now)
                 offer.version += 1
                 self.mm.prepare(offer)
             resources = tuple(sorted(taken.items()))
         else:
-            cost, resources = offer.weight, ()
+            resources = ()
             offer.available = False
             self.mm.retire(offer)
             self.available -= 1
@@ -452,7 +456,6 @@ class Cycle:
         self.matches.append(Match(job.id, name, offer.name, reason, cost, cluster, spin,
                                   preempting, preempted_job,
                                   offer.name if offer.partitionable else None, resources))
-        return cost
 
     def _reject(self, job: Job, name: str, reason: str, cluster: int) -> None:
         self.stats["rejection_events"] += 1

@@ -412,12 +412,3 @@ def _base_reads(offer: Offer, vector: SlotVector, policy: Policy) -> tuple[str, 
     if not reads or any(name not in spelled for name in reads):
         return ()
     return tuple(spelled[name] for name in reads)
-
-
-def carve_vector(offer: Offer, taken: dict[str, float], policy: Policy) -> tuple[float, tuple]:
-    """``carve`` for an offer with a resource vector: ``(cost, rest_vals)``. Neither
-    the dynamic slot's ad nor the rest's is built (``Offer.ad`` makes the latter when
-    something reads it)."""
-    assert offer.vector is not None
-    cost = vector_piece_weight(offer, taken, policy)
-    return cost, carving.rest_of(offer.vector, taken)
