@@ -299,17 +299,11 @@ def job_from_ad(ad: ClassAd, policy: Policy, index: int) -> Job:
             else adeval.attr(ad, "Requirements")) is None:
         raise AdProblem(f"job {ident} has no Requirements")
     status = _as_int(status)
-    return Job(
-        id=ident,
-        cluster=cluster,
-        proc=proc,
-        index=index,
-        ad=ad,
-        status=IDLE if status is None else status,
-        submitter=_submitter(group, owner, nice, user, policy),
-        prio=_as_int(prio) or 0,
-        qdate=_as_int(qdate) or 0,
-    )
+    # Positional (id, cluster, proc, index, ad, status, submitter, prio, qdate): this
+    # runs once per job, and keywords cost a fifth of the constructor.
+    return Job(ident, cluster, proc, index, ad, IDLE if status is None else status,
+               _submitter(group, owner, nice, user, policy), _as_int(prio) or 0,
+               _as_int(qdate) or 0)
 
 
 def slot_kind(ad: ClassAd) -> str:
