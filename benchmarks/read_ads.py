@@ -14,7 +14,8 @@ file into a list of ads in a fresh child process, which reports:
 
 Both figures come from ``/proc/self/status`` in the child, after its imports, so the
 interpreter and the libraries themselves are not counted. condorlite reads with
-``parse_ads(open(path), "auto")`` (a file object, as ``store/adfiles.py`` does).
+``parse_ads(open(path), "auto")`` (a file object) with the cyclic garbage collector
+paused, as ``store/adfiles.read_ads`` does.
 classad2 (after ``import htcondor2``, for daemon semantics) reads the old form with
 ``parseAds(open(path), ParserType.Old)``; its Python wrapper joins the whole file into
 one string and hands the rest of it to C++ for every ad, so its time grows with the
@@ -59,9 +60,11 @@ def child(library: str, fmt: str, path: str) -> dict[str, float]:
     """Read ``path`` whole with ``library``; the figures described in the docstring."""
     if library == "condorlite":
         from condorlite.core.classad import parse_ads
+        from condorlite.store.adfiles import collector_paused
 
         def read(handle):
-            return list(parse_ads(handle, "auto", filename=path))
+            with collector_paused():  # as store/adfiles.read_ads reads
+                return list(parse_ads(handle, "auto", filename=path))
     else:
         import importlib
 
