@@ -260,6 +260,8 @@ class _MemberLines:
         if type(pair[1]) not in _SCALARS:
             return None
         try:
-            return reader.cached_member(pair, 0)
+            # Not through the pair caches: the line cache holds what they would, and
+            # values are still shared through the scalar and expression caches.
+            return reader.member(pair, 0)
         except ClassAdSyntaxError:
             return None
