@@ -40,7 +40,16 @@ def limit(share: float, pool: float, usage: float) -> float:
 
 
 def permits(used: float, cost: float, allowed: float) -> bool:
-    """HTCondor's SubmitterLimitPermits, round-up rule included."""
-    if used + cost <= allowed + TOLERANCE * max(1.0, abs(allowed)):
-        return True
+    """HTCondor's SubmitterLimitPermits, round-up rule included:
+    ``used + cost <= permit_bound(allowed) or permits_any(used, allowed)``."""
+    return used + cost <= permit_bound(allowed) or permits_any(used, allowed)
+
+
+def permit_bound(allowed: float) -> float:
+    """The most ``used + cost`` may reach: ``allowed`` and its tolerance."""
+    return allowed + TOLERANCE * max(1.0, abs(allowed))
+
+
+def permits_any(used: float, allowed: float) -> bool:
+    """The round-up rule: nothing used yet in this spin and a positive limit."""
     return used <= 0 < allowed

@@ -582,6 +582,11 @@ class Matchmaker:
     def _fit_of(self, offer: Offer, job_ad: ClassAd) -> dict[str, float] | None:
         return requested_in(offer, job_ad, self.now)
 
+    def pair_table(self, class_id: int) -> dict[int, PairEval] | None:
+        """The class's pair results by pair shape when they do not depend on the
+        submitter (``fit`` reads them), else None."""
+        return None if self.per_submitter else self._pairs.get((class_id, ()))
+
     def fit(self, class_id: int, job_ad: ClassAd, offer: Offer) -> dict[str, float] | None:
         """``offers.requested`` of a job of class ``class_id`` in a partitionable offer.
 
@@ -786,6 +791,9 @@ class ReferenceMatchmaker(Matchmaker):
 
     def _is_full(self, offers: list[Offer]) -> bool:
         return False  # always offer by offer
+
+    def pair_table(self, class_id: int) -> dict[int, PairEval] | None:
+        return None  # nothing remembered: every fit asked afresh
 
     def fit(self, class_id: int, job_ad: ClassAd, offer: Offer) -> dict[str, float] | None:
         return requested(offer.ad, job_ad, self.now)

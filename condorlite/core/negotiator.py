@@ -357,12 +357,16 @@ class Cycle:
     def _scan(self, cands: Candidates, job, klass, job_ad, name, only_rank, prio_lim,
               free_lim):
         """The first entry from ``cands.position`` this job may take (consumed with
-        everything before it), or None. Entries of unavailable offers are passed
-        over; an offer changed since its entry was made is evaluated again and put back
-        in its place; a piece that does not fit, or whose cost the limit refuses, is
-        passed over (the latter counted in ``rej_limit``)."""
+        everything before it), as (offer, reason, taken, cost), or None. Entries of
+        unavailable offers are passed over; an offer changed since its entry was made
+        is evaluated again and put back in its place; a piece that does not fit, or
+        whose cost the limit refuses (``limits.permits``), is passed over (the latter
+        counted in ``rej_limit``)."""
         entries, offers, mm = cands.entries, self.offers, self.mm
-        permits = lim.permits
+        pairs = mm.pair_table(klass)
+        # limits.permits(used, cost, allowed), its parts worked out once per scan
+        free_used, free_bound, free_round = _permit_parts(*free_lim)
+        prio_used, prio_bound, prio_round = _permit_parts(*prio_lim)
         pos, end = cands.position, len(entries)
         try:
             while pos < end:
@@ -378,16 +382,25 @@ class Cycle:
                     end = len(entries)
                     continue
                 if offer.partitionable:
-                    taken = mm.fit(klass, job.ad, offer)
-                    if taken is None:
-                        continue
-                    cost = self._piece_cost(idx, offer, taken)
+                    known = None if pairs is None else pairs.get(offer.pair_shape)
+                    if known is not None and known.taken is not None:
+                        taken = known.taken  # what mm.fit answers, without the call
+                    else:
+                        taken = mm.fit(klass, job.ad, offer)
+                        if taken is None:
+                            continue
+                    vector = offer.vector
+                    cost = None
+                    if vector is not None and vector.weight_reads:
+                        cost = vector.weights.get(tuple([taken[n] for n in vector.weight_reads]))
+                    if cost is None:
+                        cost = self._piece_cost(idx, offer, taken)
                 else:
                     taken, cost = None, offer.weight
                 if reason == NO_PREEMPTION:
-                    ok = permits(free_lim[0], cost, free_lim[1])
+                    ok = free_used + cost <= free_bound or free_round
                 elif reason == PRIO_PREEMPTION:
-                    ok = permits(prio_lim[0], cost, prio_lim[1])
+                    ok = prio_used + cost <= prio_bound or prio_round
                 else:
                     ok = True
                 if not ok:
@@ -510,6 +523,12 @@ def _subtract(ad: ClassAd, claims: list[Claim], now: float) -> ClassAd:
                 left[res] = adeval.as_float(adeval.eval_attr(ad, res, None, now)) or 0.0
             left[res] -= amount
     return with_attrs(ad, {r: int(v) if float(v).is_integer() else v for r, v in left.items()})
+
+
+def _permit_parts(used: float, allowed: float) -> tuple[float, float, bool]:
+    """``limits.permits(used, cost, allowed)`` is ``used + cost <= bound or round_up``:
+    (used, bound, round_up)."""
+    return used, lim.permit_bound(allowed), lim.permits_any(used, allowed)
 
 
 def _reason(cands: Candidates, only_rank: bool) -> str:
