@@ -270,7 +270,8 @@ def submitter_of(ad: ClassAd, policy: Policy) -> str:
 def _submitter(group: object, owner: object, nice: object, user: object,
                policy: Policy) -> str:
     """``submitter_of`` from the values of its four attributes."""
-    base = _as_str(group) or _as_str(owner)
+    base = (group if isinstance(group, str) else None) or (
+        owner if isinstance(owner, str) else None)
     if not base:
         raise AdProblem("job ad has no Owner (and no AccountingGroup)")
     if nice is True and not base.startswith(NICE_USER_PREFIX):
@@ -283,27 +284,30 @@ def _submitter(group: object, owner: object, nice: object, user: object,
     return f"{base}@{domain}"
 
 
-#: What ``job_from_ad`` reads, in the order it unpacks them.
-_JOB_NAMES = ("clusterid", "procid", *_SUBMITTER_NAMES, "jobstatus", "jobprio", "qdate")
+#: What ``job_from_ad`` reads: its five integers, then what ``_submitter`` takes.
+_JOB_NAMES = ("clusterid", "procid", "jobstatus", "jobprio", "qdate", *_SUBMITTER_NAMES)
 
 
 def job_from_ad(ad: ClassAd, policy: Policy, index: int) -> Job:
     """Decode one job ad; raises AdProblem for one that cannot be negotiated (checked
     in this order: ClusterId/ProcId, Requirements, submitter)."""
     table = adeval.table(ad)
-    cluster_value, proc_value, group, owner, nice, user, status, prio, qdate = _values(
-        ad, table, _JOB_NAMES)
-    cluster, proc = _cluster_proc(cluster_value, proc_value)
+    values = _values(ad, table, _JOB_NAMES)
+    # _as_int, with the common case (an int) answered inline: this runs per job.
+    cluster, proc, status, prio, qdate = [
+        int(float(v)) if type(v) is int else _as_int(v)  # type: ignore[arg-type]
+        for v in values[:5]
+    ]
+    if cluster is None or proc is None:
+        raise AdProblem("job ad has no integer ClusterId/ProcId")
     ident = f"{cluster}.{proc}"
     if (table.get("requirements") if table is not None
             else adeval.attr(ad, "Requirements")) is None:
         raise AdProblem(f"job {ident} has no Requirements")
-    status = _as_int(status)
     # Positional (id, cluster, proc, index, ad, status, submitter, prio, qdate): this
     # runs once per job, and keywords cost a fifth of the constructor.
     return Job(ident, cluster, proc, index, ad, IDLE if status is None else status,
-               _submitter(group, owner, nice, user, policy), _as_int(prio) or 0,
-               _as_int(qdate) or 0)
+               _submitter(*values[5:], policy), prio or 0, qdate or 0)
 
 
 def slot_kind(ad: ClassAd) -> str:
