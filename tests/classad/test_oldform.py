@@ -58,7 +58,6 @@ def _outcome(read, raw, lineno=7):
 def test_line_fast_path_agrees_with_the_regex_and_parser_path(raw, cold):
     if cold:
         clear_all()
-        oldform._NAMES.clear()
     slow = _outcome(_old_line_slow, raw)
     assert _outcome(old_line, raw) == slow
     assert _outcome(old_line, raw) == slow  # again, from the caches
@@ -129,7 +128,6 @@ def test_batches_of_any_size_read_what_line_by_line_reading_reads(raw_lines, chu
     expected = _expected(text, "b.ads")
     if cold:
         clear_all()
-        oldform._NAMES.clear()
     old_chunk = oldform.CHUNK
     oldform.CHUNK = chunk
     try:

@@ -66,6 +66,9 @@ class TextCache:
 #: Whole old-form lines -> (lower-case name, (spelling, expr)): a hit skips the line
 #: regex, the literal check and the parser, and shares the stored pair itself.
 OLD_LINES = TextCache(50_000)
+#: The text before an old-form line's first ``=`` (e.g. ``"Cpus "``) -> (lower-case
+#: name, spelling), for heads that are a plain name (cleared past 10,000 entries).
+OLD_NAMES: dict[str, tuple[str, str]] = {}
 #: Old-form value texts (old string rule) -> expr, for lines the line cache missed.
 OLD_VALUES = TextCache(50_000)
 #: New-syntax expression texts -> expr (JSON ``\\/Expr(...)\\/`` bodies and new-form
@@ -87,6 +90,7 @@ JSON_LAST_LINES = TextCache(50_000)
 
 def clear_all() -> None:
     """Forget every cached text (tests use it to start from a known state)."""
+    OLD_NAMES.clear()
     for cache in (OLD_LINES, OLD_VALUES, NEW_LINES, NEW_VALUES, JSON_SCALARS,
                   *JSON_PAIRS.values(), JSON_MEMBER_LINES, JSON_LAST_LINES):
         cache.clear()

@@ -36,7 +36,7 @@ from typing import TextIO
 from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.errors import ClassAdSyntaxError
-from condorlite.core.classad.interning import OLD_LINES, OLD_VALUES
+from condorlite.core.classad.interning import OLD_LINES, OLD_NAMES, OLD_VALUES
 from condorlite.core.classad.parser import parse_expr, quick_literal
 from condorlite.core.classad.values import INT64_MAX
 
@@ -49,9 +49,7 @@ _BLANK = " \t\r\n\f\v"
 
 Pair = tuple[str, tuple[str, Expr]]
 
-#: The text before a line's first ``=`` (e.g. ``"Cpus "``) -> (lower-case name,
-#: spelling), for heads that are a plain name; cleared when it grows past _NAMES_MAX.
-_NAMES: dict[str, tuple[str, str]] = {}
+_NAMES = OLD_NAMES
 _NAMES_MAX = 10_000
 
 
@@ -148,10 +146,11 @@ def old_line(raw: str, lineno: int, filename: str | None) -> Pair | None:
     """``(lower-case name, (spelling, expr))`` of one attribute line, None for a blank
     or ``#`` comment line; ``ClassAdSyntaxError`` for anything else.
 
-    Fast path: the text before the first ``=`` is a known plain name (``_NAMES``), the
-    ``=`` is not ``==``, and the value (after ``[ \t]*``, trailing blanks dropped, as
-    the line regex does) is in the value cache, or is an escape-free string or a
-    decimal integer without sign or leading zero (``_plain_literal``)."""
+    Fast path: the text before the first ``=`` is a known plain name
+    (``interning.OLD_NAMES``), the ``=`` is not ``==``, and the value (after
+    ``[ \\t]*``, trailing blanks dropped, as the line regex does) is in the value
+    cache, or is an escape-free string or a decimal integer without sign or leading
+    zero (``_plain_literal``)."""
     eq = raw.find("=")
     if eq <= 0 or raw[eq + 1 : eq + 2] == "=":
         return _old_line_slow(raw, lineno, filename)
