@@ -192,7 +192,8 @@ class Candidates:
     """The ordered candidates of one request, consumed from the front (HTCondor's
     MatchList), with the counts behind a rejection reason."""
 
-    entries: list[tuple[tuple, int, int, str]]
+    #: flat entries (``_entry``), sorted
+    entries: list[tuple]
     rej_policy: int = 0
     rej_rank: int = 0
     rej_limit: int = 0
@@ -266,7 +267,9 @@ class Matchmaker:
         self._held: dict[int, _HeldGroup] = {}
         #: (shape, job rank, dependent ranks, reason) -> sorted entries, for offers
         #: without a vector (``_shape_candidates``)
-        self._kept_entries: dict[tuple, list[tuple]] = {}
+        self._kept_entries: dict[tuple, tuple[int, list[tuple]]] = {}
+        #: shape -> how many times an offer was placed in it (``_kept_entries``)
+        self._joins: dict[int, int] = {}
         self._shape_left: dict[int, tuple[float, ...]] = {}
         self._full: list[Offer] | None = None
         self._shape_keys = ShapeKeys()
@@ -496,6 +499,7 @@ class Matchmaker:
         else:
             box = self._members
         offer.box = box
+        self._joins[shape] = self._joins.get(shape, 0) + 1
         box.setdefault(shape, {})[offer.seq] = None
 
     def retire(self, offer: Offer) -> None:
@@ -672,13 +676,14 @@ class Matchmaker:
         pair_of = self._pair_of_shape
         part = signature if self.per_submitter else ()
         known_pairs = self._pairs.setdefault((class_id, part), {})
+        kept_runs: list[list[tuple]] = []
         # Nothing below adds or removes shapes or members, so the dicts are walked as is.
         for shape, members in self._members.items():
             known = known_pairs.get(pair_of[shape])
             if known is not None and not known.match:
                 continue  # no need to look at the shape's offers at all
             self._shape_candidates(out, class_id, job_ad, submitter, signature, only_rank,
-                                   members, known, shape)
+                                   members, known, shape, kept_runs)
         for pair_shape, group in self._held.items():
             if not group.total:
                 continue
@@ -695,9 +700,9 @@ class Matchmaker:
                 if not only_rank:
                     out.rej_policy += group.total - group.by_holder.get(submitter, 0)
                 continue
-            for members in group.shapes.values():
+            for shape, members in group.shapes.items():
                 self._shape_candidates(out, class_id, job_ad, submitter, signature,
-                                       only_rank, members, known)
+                                       only_rank, members, known, shape, kept_runs)
         for shapes in self._groups.values():
             if not shapes:
                 continue
@@ -718,20 +723,28 @@ class Matchmaker:
                 if known is not None and not known.match:
                     continue
                 self._shape_candidates(out, class_id, job_ad, submitter, signature,
-                                       only_rank, members, known)
+                                       only_rank, members, known, shape, kept_runs)
+        # The kept lists come sorted: sorting the rest alone, then the whole, lets the
+        # sort merge a few long runs instead of ordering the entries from scratch.
+        rest = out.entries
+        rest.sort()
+        out.entries = [entry for run in kept_runs for entry in run]
+        out.entries.extend(rest)
         out.entries.sort()
         return out
 
     def _shape_candidates(self, out: Candidates, class_id, job_ad, submitter, signature,
                           only_rank, members, known: PairEval | None,
-                          shape: int | None = None) -> None:
+                          shape: int | None = None,
+                          kept_runs: list[list[tuple]] | None = None) -> None:
         """Add the entries (and rejection counts) of one shape's offers to ``out``.
 
-        With ``shape`` (static slots: placed once, their version and independent
-        ranks never change) the entries are kept per (shape, the pair
-        result's ranks, reason) and reused by every class that gives the same: entries
-        of offers that have become unavailable stay in (the walk passes over them)
-        until they are half of the list."""
+        With ``shape`` the entries are kept per (shape, the pair result's ranks, reason)
+        and reused by every class that gives the same, until an offer enters the shape
+        (``_joins``). Static slots never change state: entries of those that have
+        become unavailable stay in (the walk passes over them) until they are half of
+        the list. A slot with a resource vector leaves its shape only by carving,
+        which changes its version: such entries are left out when the list is used."""
         registry = self._registry
         first = registry[next(iter(members))]
         pe = known if known is not None else self.pair(class_id, job_ad, first, signature)
@@ -745,16 +758,27 @@ class Matchmaker:
             out.rej_rank += counts.rej_rank * len(members)
         if reason is None:
             return
-        if shape is None or first.partitionable:
+        vector = first.vector is not None
+        if shape is None or kept_runs is None or (first.partitionable and not vector):
             # (a partitionable slot without a vector is placed again when carved)
             out.entries.extend(_entries(registry, members, pe, reason))
             return
         key = (shape, pe.job_rank, tuple(pe.dependent.items()), reason)
-        kept = self._kept_entries.get(key)
-        if kept is None or len(members) * 2 < len(kept):
-            kept = self._kept_entries[key] = _entries(registry, members, pe, reason)
+        joins = self._joins[shape]
+        found = self._kept_entries.get(key)
+        if found is None or found[0] != joins or len(members) * 2 < len(found[1]):
+            kept = _entries(registry, members, pe, reason)
             kept.sort()
-        out.entries.extend(kept)
+            self._kept_entries[key] = (joins, kept)
+        else:
+            kept = found[1]
+            if vector:
+                # Carving moves an offer to another shape and changes its version;
+                # nothing else leaves a vector shape (an offer entering one counts in
+                # ``_joins``): the shape's members are the kept offers still at the
+                # version they were kept at.
+                kept = [e for e in kept if registry[e[ENTRY_IDX]].version == e[ENTRY_VERSION]]
+        kept_runs.append(kept)
 
     def _reason(self, class_id, job_ad, offer, submitter, signature, pe, only_rank,
                 out) -> str | None:
@@ -812,35 +836,43 @@ class ReferenceMatchmaker(Matchmaker):
         return adeval.as_bool(value)
 
 
+#: Where an entry holds its offer's position, the offer's version and the reason (the
+#: sort key is everything before ``ENTRY_IDX``).
+ENTRY_IDX, ENTRY_VERSION, ENTRY_REASON = 6, 7, 8
+
+
 def _entry(offer: Offer, idx: int, pe: PairEval, reason: str) -> tuple:
-    """A candidate list entry: (sort key, position, offer version, reason)."""
-    values = offer.independent
-    pre = values[PRE] if PRE in values else pe.dependent[PRE]
-    post = values[POST] if POST in values else pe.dependent[POST]
-    if reason == NO_PREEMPTION:
-        prank = -FLT_MAX
-    else:
-        prank = values[PRANK] if PRANK in values else pe.dependent[PRANK]
-    return ((-pre, -pe.job_rank, -post, -REASON_ORDER[reason], -prank, offer.name),
-            idx, offer.version, reason)
+    """A candidate list entry, flat so that sorting compares one level of tuple:
+    (-pre, -job rank, -post, -reason order, -preemption rank, slot Name, position,
+    offer version, reason)."""
+    return _entries([offer], (0,), pe, reason, idx)[0]
 
 
-def _entries(registry: list[Offer], members, pe: PairEval, reason: str) -> list[tuple]:
+def _entries(registry: list[Offer], members, pe: PairEval, reason: str,
+             position: int | None = None) -> list[tuple]:
     """``_entry`` for each offer ``registry[k]``, k in ``members`` (offers of one shape,
-    so one pair result and reason): the parts the offers share are worked out once."""
+    so one pair result and reason; ``position``: the position to record instead of
+    k). Offers whose independent ranks are one dict (states that share them, see
+    ``prepare_carved``) share the key's prefix."""
     dependent = pe.dependent
     job_rank, order = -pe.job_rank, -REASON_ORDER[reason]
     free = reason == NO_PREEMPTION
     out = []
+    append = out.append
+    last_values: dict | None = None
+    prefix: tuple = ()
     for k in members:
         offer = registry[k]
         values = offer.independent
-        pre = values[PRE] if PRE in values else dependent[PRE]
-        post = values[POST] if POST in values else dependent[POST]
-        prank = (-FLT_MAX if free
-                 else values[PRANK] if PRANK in values else dependent[PRANK])
-        out.append(((-pre, job_rank, -post, order, -prank, offer.name), k, offer.version,
-                    reason))
+        if values is not last_values:
+            last_values = values
+            pre = values[PRE] if PRE in values else dependent[PRE]
+            post = values[POST] if POST in values else dependent[POST]
+            prank = (-FLT_MAX if free
+                     else values[PRANK] if PRANK in values else dependent[PRANK])
+            prefix = (-pre, job_rank, -post, order, -prank)
+        append((*prefix, offer.name, k if position is None else position, offer.version,
+                reason))
     return out
 
 

@@ -52,6 +52,7 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.autocluster import Autoclusters
 from condorlite.core.carving import rest_of
 from condorlite.core.matchmaker import (
+    ENTRY_IDX,
     REMOTE_ATTRS,
     Candidates,
     Matchmaker,
@@ -351,8 +352,8 @@ class Cycle:
             cands.carved.clear()
             fresh = self.mm.candidates(klass, job_ad, name, [self.offers[i] for i in indices],
                                        only_rank)
-            cands.entries.extend((key, indices[j], ver, why)
-                                 for key, j, ver, why in fresh.entries)
+            cands.entries.extend(_moved(entry, indices[entry[ENTRY_IDX]])
+                                 for entry in fresh.entries)
 
     def _scan(self, cands: Candidates, job, klass, job_ad, name, only_rank, prio_lim,
               free_lim):
@@ -370,15 +371,16 @@ class Cycle:
         pos, end = cands.position, len(entries)
         try:
             while pos < end:
-                _sort_key, idx, version, reason = entries[pos]
+                entry = entries[pos]
+                idx, version, reason = entry[6], entry[7], entry[8]  # ENTRY_IDX...
                 pos += 1
                 offer = offers[idx]
                 if not offer.available:
                     continue
                 if offer.version != version:
                     fresh = mm.candidates(klass, job_ad, name, [offer], only_rank)
-                    for key, _, ver, why in fresh.entries:
-                        insort(entries, (key, idx, ver, why), lo=pos)
+                    for entry in fresh.entries:
+                        insort(entries, _moved(entry, idx), lo=pos)
                     end = len(entries)
                     continue
                 if offer.partitionable:
@@ -523,6 +525,11 @@ def _subtract(ad: ClassAd, claims: list[Claim], now: float) -> ClassAd:
                 left[res] = adeval.as_float(adeval.eval_attr(ad, res, None, now)) or 0.0
             left[res] -= amount
     return with_attrs(ad, {r: int(v) if float(v).is_integer() else v for r, v in left.items()})
+
+
+def _moved(entry: tuple, idx: int) -> tuple:
+    """A candidate entry with the offer's position in the cycle's list."""
+    return (*entry[:ENTRY_IDX], idx, *entry[ENTRY_IDX + 1:])
 
 
 def _permit_parts(used: float, allowed: float) -> tuple[float, float, bool]:
