@@ -202,6 +202,41 @@ def left(value: object) -> float:
     return adeval.as_float(value) or 0.0
 
 
+class ResidualCache:
+    """The residuals of one slot static, shared between job classes.
+
+    A residual depends on the static's bindings (fixed here), the free resources and
+    the job bindings its walk looked up (``partial``'s ``reads``). So each residual is
+    kept under (part, the names of the job it read, their expressions' numbers) and
+    is reused by a class whose job ad binds those names alike: classes that differ
+    only in what a part does not read share it (the slot's Requirements read only the
+    job's ``Request*``, for instance)."""
+
+    def __init__(self, number: Callable[[ClassAd, tuple[str, ...]], tuple]) -> None:
+        #: ``number(ad, names)``: the numbers of the ad's bindings of ``names``
+        self.number = number
+        #: part -> names -> numbers -> residual (or None: cannot be specialised)
+        self._parts: dict[tuple, dict[tuple[str, ...], dict[tuple, Residual | None]]] = {}
+
+    def get(self, part: tuple, job_ad: ClassAd,
+            build: Callable[[set[tuple[int, str]]], Residual | None]) -> Residual | None:
+        by_names = self._parts.setdefault(part, {})
+        for names, table in by_names.items():
+            found = table.get(self.number(job_ad, names), _MISSING)
+            if found is not _MISSING:
+                return found  # type: ignore[return-value]
+        reads: set[tuple[int, str]] = set()
+        residual = build(reads)
+        mine = id(job_ad)
+        names = tuple(sorted({name for ad, name in reads if ad == mine}))
+        if len(by_names) < 64:
+            by_names.setdefault(names, {})[self.number(job_ad, names)] = residual
+        return residual
+
+
+_MISSING = object()
+
+
 def pair_program(
     job_ad: ClassAd,
     slot_ad: ClassAd,
@@ -210,27 +245,35 @@ def pair_program(
     dependent: Sequence[tuple[str, Expr]],
     now: float | None,
     as_rank: Callable[[object], float],
+    cache: ResidualCache,
 ) -> PairProgram | None:
     """The program of ``job_ad`` against ``slot_ad`` (one state of the vector's slot);
     ``resources``: ``offers.resource_names`` of the pair; ``dependent``: the policy
-    ranks that read the job, (key, expression). None when something cannot be
-    specialised."""
+    ranks that read the job, (key, expression); ``cache``: the residuals of the
+    slot's static. None when something cannot be specialised."""
     free = free_pairs(slot_ad, vector)
     at = _int(now)
+
+    def attribute(ad: ClassAd, name: str, other: ClassAd) -> Residual | None:
+        part = (name, ad is job_ad)
+        return cache.get(part, job_ad, lambda reads: specialize_attribute(
+            ad, name, other, free, at, reads))
+
     requests = []
     for res in resources:
         pos = vector.index.get(res.lower())
-        fn = specialize_attribute(job_ad, "Request" + res, slot_ad, free, at)
+        fn = attribute(job_ad, "Request" + res, slot_ad)
         if pos is None or fn is None:
             return None
         requests.append((res, fn, pos, 1.0 if res == "Cpus" else 0.0))
     parts = [
-        specialize_attribute(job_ad, "Requirements", slot_ad, free, at),
-        specialize_attribute(slot_ad, "Requirements", job_ad, free, at),
-        specialize_attribute(job_ad, "Rank", slot_ad, free, at),
-        specialize_attribute(slot_ad, "Rank", job_ad, free, at),
+        attribute(job_ad, "Requirements", slot_ad),
+        attribute(slot_ad, "Requirements", job_ad),
+        attribute(job_ad, "Rank", slot_ad),
+        attribute(slot_ad, "Rank", job_ad),
     ]
-    ranks = [(key, specialize(expr, slot_ad, job_ad, free, at)) for key, expr in dependent]
+    ranks = [(key, cache.get(("policy", key), job_ad, lambda reads, e=expr: specialize(
+        e, slot_ad, job_ad, free, at, reads))) for key, expr in dependent]
     if any(p is None for p in parts) or any(fn is None for _, fn in ranks):
         return None
     return PairProgram(requests, parts[:2], parts[2], parts[3], ranks, as_rank)  # type: ignore[arg-type]

@@ -42,6 +42,7 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.autocluster import ALWAYS_SIGNIFICANT, ShapeKeys, closure, same_walks
 from condorlite.core.carving import (
     PairProgram,
+    ResidualCache,
     left,
     pair_program,
     rank_program,
@@ -243,6 +244,8 @@ class Matchmaker:
         self._rank_exprs = {PRE: self.exprs.pre, POST: self.exprs.post,
                             PRANK: self.exprs.preemption_rank}
         self._programs: dict[tuple, PairProgram | None] = {}
+        #: pair-static id -> the residuals its programs share (``carving.ResidualCache``)
+        self._residuals: dict[int, ResidualCache] = {}
         self._rank_programs: dict[tuple, object] = {}
         # A job class is evaluated with the submitter's attributes in the job ad; when
         # any expression can read one of them, a class's pair results are kept per
@@ -557,9 +560,13 @@ class Matchmaker:
                 (PRE, self.exprs.pre), (POST, self.exprs.post),
                 (PRANK, self.exprs.preemption_rank))
                 if rank not in offer.independent and (rank != PRANK or offer.holder is not None)]
+            cache = self._residuals.get(vector.static)  # type: ignore[union-attr]
+            if cache is None:
+                cache = self._residuals[vector.static] = ResidualCache(  # type: ignore[union-attr]
+                    self._shape_keys.canon.key)
             program = self._programs[key] = pair_program(
                 job_ad, offer.ad, vector, resource_names(offer.ad, job_ad),  # type: ignore[arg-type]
-                dependent, self.now, as_rank)
+                dependent, self.now, as_rank, cache)
         return program  # type: ignore[return-value]
 
     def _evaluate_pair(self, job_ad: ClassAd, offer: Offer) -> PairEval:

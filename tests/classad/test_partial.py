@@ -145,3 +145,21 @@ def test_known_parts_are_computed_once() -> None:
         want = evaluate(parse_expr("MY.Requirements"), rebound(slot, (memory, 8, 1)), job)
         assert residual((memory, 8, 1)) == want
     assert Error is not Undefined
+
+
+def test_reads_name_every_lookup_the_residual_depends_on() -> None:
+    """The slot's Requirements read the job's RequestMemory (and nothing of the job's
+    Owner); a job binding what was read alike gets the same residual values."""
+    job, slot = ad(JOB_AD), ad(SLOT_AD)
+    reads: set[tuple[int, str]] = set()
+    residual = specialize_attribute(slot, "Requirements", job, [(slot, n) for n in FREE],
+                                    now=None, reads=reads)
+    assert residual is not None
+    job_names = {name for ad_id, name in reads if ad_id == id(job)}
+    assert "requestmemory" in job_names and "owner" not in job_names
+    other = job.copy()
+    other["Owner"] = "bob"  # not read: the same residual answers for this job too
+    again = specialize_attribute(slot, "Requirements", other, [(slot, n) for n in FREE],
+                                 now=None)
+    for vals in STATES:
+        assert canonical(residual(vals)) == canonical(again(vals))

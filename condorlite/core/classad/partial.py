@@ -90,13 +90,16 @@ def _holds_ad(value: object) -> bool:
 
 
 class _State:
-    __slots__ = ("active", "depth", "env", "free")
+    __slots__ = ("active", "depth", "env", "free", "reads")
 
-    def __init__(self, env: Env, free: dict[tuple[int, str], int]) -> None:
+    def __init__(self, env: Env, free: dict[tuple[int, str], int],
+                 reads: set[tuple[int, str]] | None) -> None:
         self.env = env
         self.free = free
         self.active: set[tuple[int, str]] = set()
         self.depth = 0
+        #: (id(ad), name) of every lookup made, when the caller asked for them
+        self.reads = reads
 
 
 def specialize(
@@ -105,10 +108,15 @@ def specialize(
     target: object | None,
     free: Sequence[tuple[object, str]],
     now: int | None,
+    reads: set[tuple[int, str]] | None = None,
 ) -> Residual | None:
     """The residual of ``node`` evaluated with MY = ``my``, TARGET = ``target``, the
-    attributes ``free`` (``(ad, name)`` pairs) varying; None if it cannot be made."""
-    return _top(lambda st: _walk(node, my, st), my, target, free, now)
+    attributes ``free`` (``(ad, name)`` pairs) varying; None if it cannot be made.
+
+    ``reads``, when given, receives ``(id(ad), lower-case name)`` for every name the
+    walk looked up in an ad (found or not): the residual (or the refusal) depends on
+    nothing else than those bindings, the free attributes and ``now``."""
+    return _top(lambda st: _walk(node, my, st), my, target, free, now, reads)
 
 
 def specialize_attribute(
@@ -117,14 +125,16 @@ def specialize_attribute(
     target: object | None,
     free: Sequence[tuple[object, str]],
     now: int | None,
+    reads: set[tuple[int, str]] | None = None,
 ) -> Residual | None:
     """The residual of attribute ``name`` of ``ad`` (MY = ``ad``); see ``specialize``."""
-    return _top(lambda st: _scoped(ad, name.lower(), st), ad, target, free, now)
+    return _top(lambda st: _scoped(ad, name.lower(), st), ad, target, free, now, reads)
 
 
-def _top(run, my, target, free, now) -> Residual | None:  # type: ignore[no-untyped-def]
+def _top(run, my, target, free, now, reads) -> Residual | None:  # type: ignore[no-untyped-def]
     env = Env(my, None if target is my else target, now, guarded=True)
-    state = _State(env, {(id(ad), name.lower()): i for i, (ad, name) in enumerate(free)})
+    state = _State(env, {(id(ad), name.lower()): i for i, (ad, name) in enumerate(free)},
+                   reads)
     try:
         result = run(state)
         if type(result) is _Res:
@@ -172,11 +182,15 @@ def _evaluate_in(holder: object, lname: str, expr: Expr, st: _State) -> object:
 
 
 def _scoped(start: object, lname: str, st: _State) -> object:
+    if st.reads is not None:
+        st.reads.add((id(start), lname))
     holder, found = _find(start, lname, st.env)
     return found if holder is None else _evaluate_in(holder, lname, found, st)  # type: ignore[arg-type]
 
 
 def _unscoped(cur: object, lname: str, st: _State) -> object:
+    if st.reads is not None:
+        st.reads.add((id(cur), lname))
     holder, found = _find(cur, lname, st.env)
     if holder is not None:
         return _evaluate_in(holder, lname, found, st)  # type: ignore[arg-type]
