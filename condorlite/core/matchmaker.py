@@ -201,6 +201,10 @@ class Candidates:
     position: int = 0
     #: indexes of partitionable offers this list handed out (see negotiator._pick)
     carved: list[int] = field(default_factory=list)
+    #: (offer, count): held groups whose PREEMPTION_REQUIREMENTS count waits for the
+    #: pair's match (``Matchmaker.settle_deferred``), and the request's signature
+    deferred: list[tuple[Offer, int]] = field(default_factory=list)
+    signature: tuple = ()
 
 
 class Matchmaker:
@@ -244,6 +248,8 @@ class Matchmaker:
         self._rank_exprs = {PRE: self.exprs.pre, POST: self.exprs.post,
                             PRANK: self.exprs.preemption_rank}
         self._programs: dict[tuple, PairProgram | None] = {}
+        #: (class, bindings, pair shape) -> the slot's Rank of the class (``_slot_rank``)
+        self._slot_ranks: dict[tuple, float] = {}
         #: pair-static id -> the residuals its programs share (``carving.ResidualCache``)
         self._residuals: dict[int, ResidualCache] = {}
         self._rank_programs: dict[tuple, object] = {}
@@ -677,8 +683,8 @@ class Matchmaker:
         (rejection counts included, one per offer as the offer-by-offer walk counts).
         Unavailable offers have left their shapes (``retire``), so a shape's members
         are its available offers."""
-        out = Candidates([])
         signature = submitter_signature(job_ad)
+        out = Candidates([], signature=signature)
         registry = self._registry
         pair_of = self._pair_of_shape
         part = signature if self.per_submitter else ()
@@ -697,6 +703,16 @@ class Matchmaker:
             known = known_pairs.get(pair_shape)
             if known is None:
                 first = registry[next(iter(next(iter(group.shapes.values()))))]
+                if (self.preemption_off and not only_rank
+                        and self._slot_rank(class_id, part, job_ad, first)
+                        <= group.lowest_rank()):
+                    # Whether it matches or not, no offer here can be listed: the match
+                    # only decides the PREEMPTION_REQUIREMENTS count below, which a
+                    # rejection reads (``settle_deferred``) and a match never does.
+                    count = group.total - group.by_holder.get(submitter, 0)
+                    if count:
+                        out.deferred.append((first, count))
+                    continue
                 known = self.pair(class_id, job_ad, first, signature)
             if not known.match:
                 continue
@@ -786,6 +802,27 @@ class Matchmaker:
                 # version they were kept at.
                 kept = [e for e in kept if registry[e[ENTRY_IDX]].version == e[ENTRY_VERSION]]
         kept_runs.append(kept)
+
+    def _slot_rank(self, class_id: int, part: tuple, job_ad: ClassAd, offer: Offer) -> float:
+        """The slot's ``Rank`` of the class's job in the offer's pair shape, as
+        ``_evaluate_pair`` computes it (whether or not the pair matches)."""
+        key = (class_id, part, offer.pair_shape)
+        found = self._slot_ranks.get(key)
+        if found is None:
+            self.evaluations += 1
+            value = adeval.eval_attr(offer.ad, "Rank", job_ad, self.now)
+            found = self._slot_ranks[key] = adeval.as_float(value) or 0.0
+        return found
+
+    def settle_deferred(self, cands: Candidates, class_id: int, job_ad: ClassAd) -> None:
+        """Add to ``cands.rej_policy`` the held offers whose pair with the class was left
+        unevaluated when the list was made (see ``_by_shape``): each group counts if
+        its pair matches. Call before reading ``rej_policy``."""
+        signature = cands.signature
+        for offer, count in cands.deferred:
+            if self.pair(class_id, job_ad, offer, signature).match:
+                cands.rej_policy += count
+        cands.deferred.clear()
 
     def _reason(self, class_id, job_ad, offer, submitter, signature, pe, only_rank,
                 out) -> str | None:

@@ -303,6 +303,8 @@ class Cycle:
             picked = self._pick(cands, job, klass, job_ads[klass], name, only_rank,
                                 (used, limit), (used_unclaimed, limit))
             if picked is None:
+                if cands.deferred and not cands.rej_policy:
+                    self.mm.settle_deferred(cands, klass, job_ads[klass])
                 reason = _reason(cands, only_rank)
                 limited = limited or cands.rej_limit > 0 or only_rank
                 self._reject(job, name, reason, cluster)
