@@ -80,6 +80,8 @@ class SlotVector:
     #: the base resources the weight reads, as ``taken`` spells them; () when the
     #: weight needs the whole vector; None until worked out (``offers``)
     weight_reads: tuple[str, ...] | None = None
+    #: ``Matchmaker.weight_key`` once worked out
+    weight_key: tuple | None = None
 
 
 def vector_of(ad: ClassAd, candidates: frozenset[str]) -> SlotVector | None:

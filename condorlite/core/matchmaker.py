@@ -64,6 +64,7 @@ from condorlite.core.offers import (
     requested,
     requested_in,
     resource_names,
+    weight_names,
 )
 from condorlite.core.policy import Policy
 
@@ -802,6 +803,18 @@ class Matchmaker:
                 # version they were kept at.
                 kept = [e for e in kept if registry[e[ENTRY_IDX]].version == e[ENTRY_VERSION]]
         kept_runs.append(kept)
+
+    def weight_key(self, offer: Offer, policy: Policy) -> tuple:
+        """What fixes a piece's weight besides the amounts taken, for an offer whose
+        weight reads only resources every piece takes (``SlotVector.weight_reads``):
+        its bindings of the other names the weight expressions reach."""
+        vector = offer.vector
+        assert vector is not None
+        if vector.weight_key is None:
+            names = tuple(n for n in weight_names(offer, policy) or () if n not in vector.index)
+            vector.weight_key = (policy.slot_weight, names,
+                                 self._shape_keys.canon.key(offer.ad, names))
+        return vector.weight_key
 
     def _slot_rank(self, class_id: int, part: tuple, job_ad: ClassAd, offer: Offer) -> float:
         """The slot's ``Rank`` of the class's job in the offer's pair shape, as

@@ -117,6 +117,8 @@ class Cycle:
         self.claims = claims
         self.offers = self._offers(slots, claims)
         self._piece_costs: dict[tuple, float] = {}
+        #: (Matchmaker.weight_key, amounts read) -> piece weight (``_piece_cost``)
+        self._shared_weights: dict[tuple, float] = {}
         #: offers still available (kept as a count: summing per job costs jobs x slots)
         self.available = len(self.offers)
         self.pool = sum(s.weight for s in slots)
@@ -423,9 +425,19 @@ class Cycle:
         vector = offer.vector
         if vector is not None:
             if vector.weight_reads:
-                found = vector.weights.get(tuple([taken[n] for n in vector.weight_reads]))
+                amounts = tuple([taken[n] for n in vector.weight_reads])
+                found = vector.weights.get(amounts)
                 if found is not None:
                     return found
+                # Slots whose weight expressions bind alike weigh a piece alike: the
+                # weight is a function of those bindings and the amounts it reads.
+                shared = (self.mm.weight_key(offer, self.policy), amounts)
+                found = self._shared_weights.get(shared)
+                if found is None:
+                    found = self._shared_weights[shared] = vector_piece_weight(
+                        offer, taken, self.policy)
+                vector.weights[amounts] = found
+                return found
             return vector_piece_weight(offer, taken, self.policy)
         key = (idx, offer.version, tuple(sorted(taken.items())))
         cost = self._piece_costs.get(key)

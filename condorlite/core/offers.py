@@ -242,7 +242,7 @@ def piece_weight(offer: Offer, taken: dict[str, float], policy: Policy) -> float
     in the slot's ad plus the amounts taken."""
     if not policy.negotiator_use_slot_weights:
         return 1.0  # what slot_weight answers, whatever the ad
-    plan = _weight_names(offer, policy)
+    plan = weight_names(offer, policy)
     if not offer.changes or offer.changes[0] is not offer.ad:
         raw = adeval.changed(offer.ad, offer.slot.ad)
         diff = tuple(sorted((name, _literal_key(expr)) for name, expr in raw))
@@ -302,7 +302,7 @@ def _bound_key(changes: tuple, taken: dict[str, float]) -> tuple:
     return tuple(values)
 
 
-def _weight_names(offer: Offer, policy: Policy) -> tuple[str, ...] | None:
+def weight_names(offer: Offer, policy: Policy) -> tuple[str, ...] | None:
     """Every name the weight expressions reach in the slot's original ad (sorted), or
     None when one of them calls a function that reads names it computes."""
     if offer.weight_names and offer.weight_names[0] == policy.slot_weight:
@@ -404,7 +404,7 @@ def _base_reads(offer: Offer, vector: SlotVector, policy: Policy) -> tuple[str, 
     """The spellings (as ``taken`` keys them) of the resources the weight expressions
     reach, when those are all among Cpus, Memory and Disk (every piece takes those);
     () when they reach another resource or the reach is unknown (``eval``)."""
-    plan = _weight_names(offer, policy)
+    plan = weight_names(offer, policy)
     if plan is None:
         return ()
     spelled = {r.lower(): r for r in BASE_RESOURCES}
