@@ -206,6 +206,8 @@ class Candidates:
     #: pair's match (``Matchmaker.settle_deferred``), and the request's signature
     deferred: list[tuple[Offer, int]] = field(default_factory=list)
     signature: tuple = ()
+    #: the class's pair results by pair shape, when ``fit`` may read them (else None)
+    pairs: dict | None = None
 
 
 class Matchmaker:
@@ -600,11 +602,6 @@ class Matchmaker:
     def _fit_of(self, offer: Offer, job_ad: ClassAd) -> dict[str, float] | None:
         return requested_in(offer, job_ad, self.now)
 
-    def pair_table(self, class_id: int) -> dict[int, PairEval] | None:
-        """The class's pair results by pair shape when they do not depend on the
-        submitter (``fit`` reads them), else None."""
-        return None if self.per_submitter else self._pairs.get((class_id, ()))
-
     def fit(self, class_id: int, job_ad: ClassAd, offer: Offer) -> dict[str, float] | None:
         """``offers.requested`` of a job of class ``class_id`` in a partitionable offer.
 
@@ -690,6 +687,8 @@ class Matchmaker:
         pair_of = self._pair_of_shape
         part = signature if self.per_submitter else ()
         known_pairs = self._pairs.setdefault((class_id, part), {})
+        if not self.per_submitter:
+            out.pairs = known_pairs
         kept_runs: list[list[tuple]] = []
         # Nothing below adds or removes shapes or members, so the dicts are walked as is.
         for shape, members in self._members.items():
@@ -872,9 +871,6 @@ class ReferenceMatchmaker(Matchmaker):
 
     def _is_full(self, offers: list[Offer]) -> bool:
         return False  # always offer by offer
-
-    def pair_table(self, class_id: int) -> dict[int, PairEval] | None:
-        return None  # nothing remembered: every fit asked afresh
 
     def fit(self, class_id: int, job_ad: ClassAd, offer: Offer) -> dict[str, float] | None:
         return requested(offer.ad, job_ad, self.now)

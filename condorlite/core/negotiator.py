@@ -368,7 +368,7 @@ class Cycle:
         whose cost the limit refuses (``limits.permits``), is passed over (the latter
         counted in ``rej_limit``)."""
         entries, offers, mm = cands.entries, self.offers, self.mm
-        pairs = mm.pair_table(klass)
+        pairs = cands.pairs  # what mm.fit would read, looked up here
         # limits.permits(used, cost, allowed), its parts worked out once per scan
         free_used, free_bound, free_round = _permit_parts(*free_lim)
         prio_used, prio_bound, prio_round = _permit_parts(*prio_lim)
