@@ -23,7 +23,8 @@ indented by two spaces per level, one member per line, as ``printJson()`` does.
 Accepted input: one object, several objects one after the other, or one array of
 objects (the ``condor_status -json`` layout). ``NaN``/``Infinity`` and NUL characters
 are rejected. Reading (streamed, with interning) is ``jsonread.py``; ``read_json_ads``
-is re-exported here.
+is re-exported here. ``parse_ads`` reads the ``condor_status -json`` layout line by
+line first (``jsonfast.py``), handing anything else to ``jsonread``.
 """
 
 from __future__ import annotations
