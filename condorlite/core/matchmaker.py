@@ -28,18 +28,31 @@ pair shape, Submitter* bindings when any expression reads them), reasons and
 ``PREEMPTION_REQUIREMENTS`` once per (match class, shape, Submitter* bindings) (see
 ``autocluster``), and a policy rank that reads nothing from the job in a given slot
 once per slot state. The whole offer list is walked a shape at a time.
-``ReferenceMatchmaker`` shares nothing; the equivalence tests hold the two to the
-same outcome.
+``reference_matchmaker.ReferenceMatchmaker`` shares nothing; the equivalence tests hold
+the two to the same outcome.
 """
 
 from __future__ import annotations
 
-import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.autocluster import ALWAYS_SIGNIFICANT, ShapeKeys, closure, same_walks
+from condorlite.core.autocluster import ALWAYS_SIGNIFICANT, ShapeKeys, same_walks
+from condorlite.core.candidates import (
+    ENTRY_IDX,
+    ENTRY_VERSION,
+    NO_MATCH,
+    POST,
+    PRANK,
+    PRE,
+    Candidates,
+    HeldGroup,
+    PairEval,
+    as_rank,
+    make_entries,
+    make_entry,
+)
 from condorlite.core.carving import (
     PairProgram,
     ResidualCache,
@@ -51,24 +64,21 @@ from condorlite.core.carving import (
 )
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.parser import parse_expr
-from condorlite.core.classad.refs import references
 from condorlite.core.model import (
     NO_PREEMPTION,
     PRIO_PREEMPTION,
     RANK_PREEMPTION,
-    REASON_ORDER,
 )
 from condorlite.core.offers import (
     BASE_RESOURCES,
     Offer,
-    requested,
     requested_in,
     resource_names,
     weight_names,
 )
 from condorlite.core.policy import Policy
+from condorlite.core.slot_walks import SlotWalks
 
-FLT_MAX = 3.4028234663852886e38
 _MISSING = object()
 #: Names the negotiator inserts into job ads before matching.
 SUBMITTER_ATTRS = (
@@ -79,22 +89,6 @@ SUBMITTER_ATTRS = (
 REMOTE_ATTRS = ("RemoteUserPrio", "RemoteUserResourcesInUse", "RemoteGroup")
 
 _SUBMITTER_PREFIXES = ("submitter", "submittor")
-
-PRE, POST, PRANK = "pre", "post", "prank"
-
-
-def as_rank(value: object) -> float:
-    """A negotiator rank: a number rounded to single precision, else -FLT_MAX."""
-    number = adeval.as_float(value)
-    if number is None:
-        return -FLT_MAX
-    if abs(number) > FLT_MAX:
-        return FLT_MAX if number > 0 else -FLT_MAX
-    return _SINGLE.unpack(_SINGLE.pack(number))[0]
-
-
-_SINGLE = struct.Struct("f")
-
 
 def _is_false_literal(expr: Expr | None) -> bool:
     return isinstance(expr, Literal) and expr.value is False
@@ -120,94 +114,6 @@ class PolicyExprs:
 
     def all(self) -> tuple[Expr, ...]:
         return (self.pre, self.post, self.preemption_rank, self.preemption_requirements)
-
-
-def reads_job(slot_ad: ClassAd, expr: Expr, job_defined: frozenset[str]) -> tuple[bool, set[str]]:
-    """Whether ``expr`` evaluated in this slot can read anything from a job, and the
-    names it reaches in the slot. A ``TARGET.`` reference reads the job; so does a name
-    the slot does not define that some job defines (the alternate scope)."""
-    seen: set[str] = set()
-    todo = list(references(expr))
-    reads = False
-    while todo:
-        scope, name = todo.pop()
-        if scope == "target":
-            reads = True
-            continue
-        if name in seen:
-            continue
-        seen.add(name)
-        bound = adeval.attr(slot_ad, name)
-        if bound is not None:
-            todo.extend(references(bound))
-        elif name in job_defined:
-            reads = True
-    return reads, seen
-
-
-@dataclass(frozen=True)
-class PairEval:
-    """A job class evaluated against a slot shape."""
-
-    match: bool
-    job_rank: float = 0.0
-    slot_rank: float = 0.0
-    dependent: dict[str, float] = field(default_factory=dict)
-    #: what a job of the class takes from a partitionable slot of the shape
-    taken: dict[str, float] | None = None
-
-
-_NO_MATCH = PairEval(False)
-
-
-class _HeldGroup:
-    """The available held offers of one pair shape (without a resource vector), by
-    shape, with what ``Matchmaker._by_shape`` needs to settle the whole group at once:
-    how many there are, how many each holder holds and their ``CurrentRank`` values."""
-
-    __slots__ = ("by_holder", "ranks", "shapes", "total")
-
-    def __init__(self) -> None:
-        self.shapes: dict[int, dict[int, None]] = {}
-        self.total = 0
-        self.by_holder: dict[str, int] = {}
-        self.ranks: dict[float, int] = {}
-
-    def add(self, offer: Offer) -> None:
-        self.total += 1
-        self.by_holder[offer.holder] = self.by_holder.get(offer.holder, 0) + 1  # type: ignore[index]
-        self.ranks[offer.current_rank] = self.ranks.get(offer.current_rank, 0) + 1
-
-    def remove(self, offer: Offer) -> None:
-        self.total -= 1
-        self.by_holder[offer.holder] -= 1  # type: ignore[index]
-        self.ranks[offer.current_rank] -= 1
-        if not self.ranks[offer.current_rank]:
-            del self.ranks[offer.current_rank]
-
-    def lowest_rank(self) -> float:
-        return min(self.ranks) if self.ranks else FLT_MAX
-
-
-@dataclass
-class Candidates:
-    """The ordered candidates of one request, consumed from the front (HTCondor's
-    MatchList), with the counts behind a rejection reason."""
-
-    #: flat entries (``_entry``), sorted
-    entries: list[tuple]
-    rej_policy: int = 0
-    rej_rank: int = 0
-    rej_limit: int = 0
-    position: int = 0
-    #: indexes of partitionable offers this list handed out (see negotiator._pick)
-    carved: list[int] = field(default_factory=list)
-    #: (offer, count): held groups whose PREEMPTION_REQUIREMENTS count waits for the
-    #: pair's match (``Matchmaker.settle_deferred``), and the request's signature
-    deferred: list[tuple[Offer, int]] = field(default_factory=list)
-    signature: tuple = ()
-    #: the class's pair results by pair shape, when ``fit`` may read them (else None)
-    pairs: dict | None = None
 
 
 class Matchmaker:
@@ -276,7 +182,7 @@ class Matchmaker:
         #: each of their shapes' resource amounts as ``carving.left`` reads them
         self._groups: dict[int, dict[int, dict[int, None]]] = {}
         #: the same for held offers without a vector, grouped by pair shape
-        self._held: dict[int, _HeldGroup] = {}
+        self._held: dict[int, HeldGroup] = {}
         #: (shape, job rank, dependent ranks, reason) -> sorted entries, for offers
         #: without a vector (``_shape_candidates``)
         self._kept_entries: dict[tuple, tuple[int, list[tuple]]] = {}
@@ -286,13 +192,8 @@ class Matchmaker:
         self._full: list[Offer] | None = None
         self._shape_keys = ShapeKeys()
         self._pair_shapes: dict[tuple, int] = {}
-        self._slot_names_sorted = tuple(sorted(self.slot_names))
-        #: (busy, structure of the slot names) -> [(names visited, their structure, walk)]
-        self._walk_memo: dict[tuple, list] = {}
-        #: id(expr) -> (expr, its references), for ``_structure``
-        self._refs: dict[int, tuple[Expr, frozenset]] = {}
-        #: names -> {ids of an ad's entries for them -> (the entries, structure)}
-        self._structures: dict[tuple[str, ...], dict[tuple, tuple]] = {}
+        self._walks = SlotWalks(self.slot_names, self.exprs, self.job_defined,
+                                self.preemption_off)
         #: shape -> its pair shape (a shape's offers all have the same one)
         self._pair_of_shape: dict[int, int] = {}
         #: id(offer) -> (ad walked, busy, (flags, walked names), offer)
@@ -314,7 +215,7 @@ class Matchmaker:
             changed = {name for name, _ in diff}
             before = prev[3].independent
         else:
-            flags, walked, reaches = self._shared_walk(ad, busy)
+            flags, walked, reaches = self._walks.walk(ad, busy)
             changed, before = None, {}
         independent: dict[str, float | None] = {}
         for key, expr in ((PRE, self.exprs.pre), (POST, self.exprs.post),
@@ -421,78 +322,6 @@ class Matchmaker:
             independent[rank] = as_rank(value)
         return independent
 
-    def _shared_walk(self, ad: ClassAd, busy: bool) -> tuple:
-        """``_walk``, reused from an earlier slot whose ad binds every name that walk
-        visited to expressions with the same references (a walk only follows
-        references and notes which names are bound: the values of literals, which
-        tell slots of one machine type or the holders of claimed slots apart, do not
-        change it)."""
-        first = (busy, self._structure(ad, self._slot_names_sorted))
-        walks = self._walk_memo.setdefault(first, [])
-        for visited, structure, result in walks:
-            if self._structure(ad, visited) == structure:
-                return result
-        result = self._walk(ad, busy)
-        visited = set(result[1])
-        for reach in result[2].values():
-            visited |= reach
-        ordered = tuple(sorted(visited))
-        if len(walks) < 16:
-            walks.append((ordered, self._structure(ad, ordered), result))
-        return result
-
-    def _structure(self, ad: ClassAd, names: tuple[str, ...]) -> tuple:
-        """For each of ``names``: None when the ad does not bind it, else the
-        references of its binding (``refs.references``, remembered per expression)."""
-        table = adeval.table(ad)
-        if table is not None:
-            # Ads read from files share their entry objects: one C-level pass of
-            # lookups finds the answer of an ad with the same entries (held, so the
-            # ids stay theirs).
-            memo = self._structures.setdefault(names, {})
-            entries = tuple(map(table.get, names))
-            ids = tuple(map(id, entries))
-            found = memo.get(ids)
-            if found is None:
-                found = memo[ids] = (entries, self._structure_of(ad, names))
-            return found[1]
-        return self._structure_of(ad, names)
-
-    def _structure_of(self, ad: ClassAd, names: tuple[str, ...]) -> tuple:
-        refs = self._refs
-        out = []
-        for name in names:
-            expr = adeval.attr(ad, name)
-            if expr is None:
-                out.append(None)
-                continue
-            found = refs.get(id(expr))
-            if found is None or found[0] is not expr:
-                found = refs[id(expr)] = (expr, references(expr))
-            out.append(found[1])
-        return tuple(out)
-
-    def _walk(self, ad: ClassAd, busy: bool) -> tuple:
-        """The policy ranks that read the job in this slot (``flags``), every slot
-        name a pair evaluation can reach (sorted), and the slot names each policy rank
-        that does not read the job reaches."""
-        names = set(self.slot_names)
-        flags = []
-        reaches: dict[str, set[str]] = {}
-        exprs = [(PRE, self.exprs.pre), (POST, self.exprs.post)]
-        if busy:
-            exprs.append((PRANK, self.exprs.preemption_rank))
-        for key, expr in exprs:
-            reads, reach = reads_job(ad, expr, self.job_defined)
-            if reads:
-                names |= reach
-                flags.append(key)
-            else:
-                reaches[key] = reach
-        if busy and not self.preemption_off:
-            names |= reads_job(ad, self.exprs.preemption_requirements, self.job_defined)[1]
-        return tuple(flags), tuple(sorted(closure(ad, names))), reaches
-
     def _place(self, offer: Offer, shape: int) -> None:
         """Record ``offer`` under ``shape`` (moving it from its previous one)."""
         if offer.seq < 0:
@@ -505,7 +334,7 @@ class Matchmaker:
         if offer.vector is not None:
             box = self._groups.setdefault(offer.vector.static, {})
         elif offer.holder is not None:
-            group = self._held.setdefault(offer.pair_shape, _HeldGroup())
+            group = self._held.setdefault(offer.pair_shape, HeldGroup())
             group.add(offer)
             box = group.shapes
         else:
@@ -554,7 +383,7 @@ class Matchmaker:
         self.evaluations += 1
         out = program.run(offer.vector.vals, as_rank)  # type: ignore[union-attr]
         if not out[0]:
-            return _NO_MATCH
+            return NO_MATCH
         return PairEval(True, out[1], out[2], out[3], out[4])
 
     def _program(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairProgram | None:
@@ -660,7 +489,7 @@ class Matchmaker:
             reason = self._reason(class_id, job_ad, offer, submitter, signature, pe, only_rank,
                                   out)
             if reason is not None:
-                out.entries.append(_entry(offer, idx, pe, reason))
+                out.entries.append(make_entry(offer, idx, pe, reason))
         out.entries.sort()
         return out
 
@@ -784,13 +613,13 @@ class Matchmaker:
         vector = first.vector is not None
         if shape is None or kept_runs is None or (first.partitionable and not vector):
             # (a partitionable slot without a vector is placed again when carved)
-            out.entries.extend(_entries(registry, members, pe, reason))
+            out.entries.extend(make_entries(registry, members, pe, reason))
             return
         key = (shape, pe.job_rank, tuple(pe.dependent.items()), reason)
         joins = self._joins[shape]
         found = self._kept_entries.get(key)
         if found is None or found[0] != joins or len(members) * 2 < len(found[1]):
-            kept = _entries(registry, members, pe, reason)
+            kept = make_entries(registry, members, pe, reason)
             kept.sort()
             self._kept_entries[key] = (joins, kept)
         else:
@@ -851,82 +680,6 @@ class Matchmaker:
             out.rej_rank += 1
             return None
         return PRIO_PREEMPTION
-
-
-class ReferenceMatchmaker(Matchmaker):
-    """The plain evaluator the shared one must agree with (equivalence tests only).
-
-    Nothing is shared: every offer is its own shape, every policy rank is evaluated
-    for every (job, slot) pair, and no pair or PREEMPTION_REQUIREMENTS result is
-    remembered."""
-
-    use_vectors = False
-
-    def prepare(self, offer: Offer) -> None:
-        self._shapes[("offer", len(self._shapes))] = len(self._shapes) + 1
-        offer.pair_shape = len(self._shapes)
-        self._pair_of_shape[offer.pair_shape] = offer.pair_shape
-        self._place(offer, len(self._shapes))
-        offer.independent = {}
-
-    def _is_full(self, offers: list[Offer]) -> bool:
-        return False  # always offer by offer
-
-    def fit(self, class_id: int, job_ad: ClassAd, offer: Offer) -> dict[str, float] | None:
-        return requested(offer.ad, job_ad, self.now)
-
-    def _fit_of(self, offer: Offer, job_ad: ClassAd) -> dict[str, float] | None:
-        return requested(offer.ad, job_ad, self.now)  # nothing remembered
-
-    def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()) -> PairEval:
-        return self._evaluate_pair(job_ad, offer)
-
-    def preemption_allowed(
-        self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple
-    ) -> bool:
-        self.evaluations += 1
-        value = adeval.eval_expr(self.exprs.preemption_requirements, offer.ad, job_ad, self.now)
-        return adeval.as_bool(value)
-
-
-#: Where an entry holds its offer's position, the offer's version and the reason (the
-#: sort key is everything before ``ENTRY_IDX``).
-ENTRY_IDX, ENTRY_VERSION, ENTRY_REASON = 6, 7, 8
-
-
-def _entry(offer: Offer, idx: int, pe: PairEval, reason: str) -> tuple:
-    """A candidate list entry, flat so that sorting compares one level of tuple:
-    (-pre, -job rank, -post, -reason order, -preemption rank, slot Name, position,
-    offer version, reason)."""
-    return _entries([offer], (0,), pe, reason, idx)[0]
-
-
-def _entries(registry: list[Offer], members, pe: PairEval, reason: str,
-             position: int | None = None) -> list[tuple]:
-    """``_entry`` for each offer ``registry[k]``, k in ``members`` (offers of one shape,
-    so one pair result and reason; ``position``: the position to record instead of
-    k). Offers whose independent ranks are one dict (states that share them, see
-    ``prepare_carved``) share the key's prefix."""
-    dependent = pe.dependent
-    job_rank, order = -pe.job_rank, -REASON_ORDER[reason]
-    free = reason == NO_PREEMPTION
-    out = []
-    append = out.append
-    last_values: dict | None = None
-    prefix: tuple = ()
-    for k in members:
-        offer = registry[k]
-        values = offer.independent
-        if values is not last_values:
-            last_values = values
-            pre = values[PRE] if PRE in values else dependent[PRE]
-            post = values[POST] if POST in values else dependent[POST]
-            prank = (-FLT_MAX if free
-                     else values[PRANK] if PRANK in values else dependent[PRANK])
-            prefix = (-pre, job_rank, -post, order, -prank)
-        append((*prefix, offer.name, k if position is None else position, offer.version,
-                reason))
-    return out
 
 
 def submitter_signature(job_ad: ClassAd) -> tuple:

@@ -50,14 +50,9 @@ from condorlite.core import limits as lim
 from condorlite.core.accounting import NO_GROUP
 from condorlite.core.adeval import ClassAd
 from condorlite.core.autocluster import Autoclusters
+from condorlite.core.candidates import ENTRY_IDX, Candidates
 from condorlite.core.carving import rest_of
-from condorlite.core.matchmaker import (
-    ENTRY_IDX,
-    REMOTE_ATTRS,
-    Candidates,
-    Matchmaker,
-    PolicyExprs,
-)
+from condorlite.core.matchmaker import REMOTE_ATTRS, Matchmaker, PolicyExprs
 from condorlite.core.model import (
     NO_PREEMPTION,
     PRIO_PREEMPTION,

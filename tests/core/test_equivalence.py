@@ -3,7 +3,7 @@
 The reference cycle is the same ``run_cycle`` with its two sharing layers swapped for
 their plain versions: ``autocluster.build_reference`` (every job its own match class,
 evaluated with its own ad; autoclusters keyed on expression trees) and
-``matchmaker.ReferenceMatchmaker`` (every offer its own shape, every pair and policy
+``reference_matchmaker.ReferenceMatchmaker`` (every offer its own shape, every pair and policy
 rank evaluated afresh). Pools come from ``benchmarks/genpool.py`` (partitionable and
 static slots, claimed slots, several job shapes per submitter) and are read through
 the real ad reader, so expressions are interned as in production; one case parses
@@ -25,9 +25,9 @@ import pytest
 from condorlite.core import negotiator
 from condorlite.core.autocluster import build_reference
 from condorlite.core.classad import parse_ad
-from condorlite.core.matchmaker import ReferenceMatchmaker
 from condorlite.core.model import Submitter, job_from_ad, slot_from_ad
 from condorlite.core.policy import Policy
+from condorlite.core.reference_matchmaker import ReferenceMatchmaker
 from condorlite.core.significant import build_widening
 from condorlite.store.adfiles import read_ads
 

@@ -1,0 +1,138 @@
+"""Candidate lists: pair results, the ordered entries of a request, negotiator ranks.
+
+An *entry* is one offer in one request's candidate list, flat so that sorting compares a
+single level of tuple: (-PRE_JOB_RANK, -job Rank, -POST_JOB_RANK, -reason order,
+-PREEMPTION_RANK, slot Name, position, offer version, reason). Sorting ascending puts
+the best candidate first, ties broken by slot Name (then position, which is unique).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+from condorlite.core import adeval
+from condorlite.core.model import NO_PREEMPTION, REASON_ORDER
+from condorlite.core.offers import Offer
+
+FLT_MAX = 3.4028234663852886e38
+
+PRE, POST, PRANK = "pre", "post", "prank"
+
+
+def as_rank(value: object) -> float:
+    """A negotiator rank: a number rounded to single precision, else -FLT_MAX."""
+    number = adeval.as_float(value)
+    if number is None:
+        return -FLT_MAX
+    if abs(number) > FLT_MAX:
+        return FLT_MAX if number > 0 else -FLT_MAX
+    return _SINGLE.unpack(_SINGLE.pack(number))[0]
+
+
+_SINGLE = struct.Struct("f")
+
+
+@dataclass(frozen=True)
+class PairEval:
+    """A job class evaluated against a slot shape."""
+
+    match: bool
+    job_rank: float = 0.0
+    slot_rank: float = 0.0
+    dependent: dict[str, float] = field(default_factory=dict)
+    #: what a job of the class takes from a partitionable slot of the shape
+    taken: dict[str, float] | None = None
+
+
+NO_MATCH = PairEval(False)
+
+
+class HeldGroup:
+    """The available held offers of one pair shape (without a resource vector), by
+    shape, with what ``Matchmaker._by_shape`` needs to settle the whole group at once:
+    how many there are, how many each holder holds and their ``CurrentRank`` values."""
+
+    __slots__ = ("by_holder", "ranks", "shapes", "total")
+
+    def __init__(self) -> None:
+        self.shapes: dict[int, dict[int, None]] = {}
+        self.total = 0
+        self.by_holder: dict[str, int] = {}
+        self.ranks: dict[float, int] = {}
+
+    def add(self, offer: Offer) -> None:
+        self.total += 1
+        self.by_holder[offer.holder] = self.by_holder.get(offer.holder, 0) + 1  # type: ignore[index]
+        self.ranks[offer.current_rank] = self.ranks.get(offer.current_rank, 0) + 1
+
+    def remove(self, offer: Offer) -> None:
+        self.total -= 1
+        self.by_holder[offer.holder] -= 1  # type: ignore[index]
+        self.ranks[offer.current_rank] -= 1
+        if not self.ranks[offer.current_rank]:
+            del self.ranks[offer.current_rank]
+
+    def lowest_rank(self) -> float:
+        return min(self.ranks) if self.ranks else FLT_MAX
+
+
+@dataclass
+class Candidates:
+    """The ordered candidates of one request, consumed from the front (HTCondor's
+    MatchList), with the counts behind a rejection reason."""
+
+    #: flat entries (``make_entry``), sorted
+    entries: list[tuple]
+    rej_policy: int = 0
+    rej_rank: int = 0
+    rej_limit: int = 0
+    position: int = 0
+    #: indexes of partitionable offers this list handed out (see negotiator._pick)
+    carved: list[int] = field(default_factory=list)
+    #: (offer, count): held groups whose PREEMPTION_REQUIREMENTS count waits for the
+    #: pair's match (``Matchmaker.settle_deferred``), and the request's signature
+    deferred: list[tuple[Offer, int]] = field(default_factory=list)
+    signature: tuple = ()
+    #: the class's pair results by pair shape, when ``fit`` may read them (else None)
+    pairs: dict | None = None
+
+
+#: Where an entry holds its offer's position, the offer's version and the reason (the
+#: sort key is everything before ``ENTRY_IDX``).
+ENTRY_IDX, ENTRY_VERSION, ENTRY_REASON = 6, 7, 8
+
+
+def make_entry(offer: Offer, idx: int, pe: PairEval, reason: str) -> tuple:
+    """A candidate list entry, flat so that sorting compares one level of tuple:
+    (-pre, -job rank, -post, -reason order, -preemption rank, slot Name, position,
+    offer version, reason)."""
+    return make_entries([offer], (0,), pe, reason, idx)[0]
+
+
+def make_entries(registry: list[Offer], members, pe: PairEval, reason: str,
+             position: int | None = None) -> list[tuple]:
+    """``make_entry`` for each offer ``registry[k]``, k in ``members`` (offers of one shape,
+    so one pair result and reason; ``position``: the position to record instead of
+    k). Offers whose independent ranks are one dict (states that share them, see
+    ``prepare_carved``) share the key's prefix."""
+    dependent = pe.dependent
+    job_rank, order = -pe.job_rank, -REASON_ORDER[reason]
+    free = reason == NO_PREEMPTION
+    out = []
+    append = out.append
+    last_values: dict | None = None
+    prefix: tuple = ()
+    for k in members:
+        offer = registry[k]
+        values = offer.independent
+        if values is not last_values:
+            last_values = values
+            pre = values[PRE] if PRE in values else dependent[PRE]
+            post = values[POST] if POST in values else dependent[POST]
+            prank = (-FLT_MAX if free
+                     else values[PRANK] if PRANK in values else dependent[PRANK])
+            prefix = (-pre, job_rank, -post, order, -prank)
+        append((*prefix, offer.name, k if position is None else position, offer.version,
+                reason))
+    return out

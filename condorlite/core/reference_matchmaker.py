@@ -1,0 +1,45 @@
+"""The plain matchmaker the shared one must agree with (equivalence tests only)."""
+
+from __future__ import annotations
+
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.candidates import PairEval
+from condorlite.core.matchmaker import Matchmaker
+from condorlite.core.offers import Offer, requested
+
+
+class ReferenceMatchmaker(Matchmaker):
+    """The plain evaluator the shared one must agree with (equivalence tests only).
+
+    Nothing is shared: every offer is its own shape, every policy rank is evaluated
+    for every (job, slot) pair, and no pair or PREEMPTION_REQUIREMENTS result is
+    remembered."""
+
+    use_vectors = False
+
+    def prepare(self, offer: Offer) -> None:
+        self._shapes[("offer", len(self._shapes))] = len(self._shapes) + 1
+        offer.pair_shape = len(self._shapes)
+        self._pair_of_shape[offer.pair_shape] = offer.pair_shape
+        self._place(offer, len(self._shapes))
+        offer.independent = {}
+
+    def _is_full(self, offers: list[Offer]) -> bool:
+        return False  # always offer by offer
+
+    def fit(self, class_id: int, job_ad: ClassAd, offer: Offer) -> dict[str, float] | None:
+        return requested(offer.ad, job_ad, self.now)
+
+    def _fit_of(self, offer: Offer, job_ad: ClassAd) -> dict[str, float] | None:
+        return requested(offer.ad, job_ad, self.now)  # nothing remembered
+
+    def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()) -> PairEval:
+        return self._evaluate_pair(job_ad, offer)
+
+    def preemption_allowed(
+        self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple
+    ) -> bool:
+        self.evaluations += 1
+        value = adeval.eval_expr(self.exprs.preemption_requirements, offer.ad, job_ad, self.now)
+        return adeval.as_bool(value)

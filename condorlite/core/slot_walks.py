@@ -1,0 +1,135 @@
+"""Which slot names a pair evaluation can read, found once per kind of slot.
+
+For a slot ad, ``SlotWalks.walk`` answers: which policy ranks read the job in this slot
+(``flags``), every slot name a pair evaluation can reach (``walked``, sorted), and the
+slot names each policy rank that reads nothing from the job reaches (``reaches``). The
+matchmaker keys its slot shapes by the bindings of those names.
+
+A walk only follows references and notes which names are bound, so it is shared by
+every slot whose bindings of the names it visited have the same references: the values
+of literals, which tell slots of one machine type or the holders of claimed slots apart,
+do not change it.
+"""
+
+from __future__ import annotations
+
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.autocluster import closure
+from condorlite.core.candidates import POST, PRANK, PRE
+from condorlite.core.classad.ast import Expr
+from condorlite.core.classad.refs import references
+
+
+def reads_job(slot_ad: ClassAd, expr: Expr, job_defined: frozenset[str]) -> tuple[bool, set[str]]:
+    """Whether ``expr`` evaluated in this slot can read anything from a job, and the
+    names it reaches in the slot. A ``TARGET.`` reference reads the job; so does a name
+    the slot does not define that some job defines (the alternate scope)."""
+    seen: set[str] = set()
+    todo = list(references(expr))
+    reads = False
+    while todo:
+        scope, name = todo.pop()
+        if scope == "target":
+            reads = True
+            continue
+        if name in seen:
+            continue
+        seen.add(name)
+        bound = adeval.attr(slot_ad, name)
+        if bound is not None:
+            todo.extend(references(bound))
+        elif name in job_defined:
+            reads = True
+    return reads, seen
+
+
+class SlotWalks:
+    """The walks of one cycle (see the module doc)."""
+
+    def __init__(self, slot_names: frozenset[str], exprs, job_defined: frozenset[str],  # type: ignore[no-untyped-def]
+                 preemption_off: bool) -> None:
+        self.slot_names = slot_names
+        self.slot_names_sorted = tuple(sorted(slot_names))
+        #: the policy expressions (``matchmaker.PolicyExprs``)
+        self.exprs = exprs
+        self.job_defined = job_defined
+        self.preemption_off = preemption_off
+        #: (busy, structure of the slot names) -> [(names visited, their structure, walk)]
+        self._walk_memo: dict[tuple, list] = {}
+        #: id(expr) -> (expr, its references), for ``_structure``
+        self._refs: dict[int, tuple[Expr, frozenset]] = {}
+        #: names -> {ids of an ad's entries for them -> (the entries, structure)}
+        self._structures: dict[tuple[str, ...], dict[tuple, tuple]] = {}
+
+    def walk(self, ad: ClassAd, busy: bool) -> tuple:
+        """``_walk``, reused from an earlier slot whose ad binds every name that walk
+        visited to expressions with the same references (a walk only follows
+        references and notes which names are bound: the values of literals, which
+        tell slots of one machine type or the holders of claimed slots apart, do not
+        change it)."""
+        first = (busy, self._structure(ad, self.slot_names_sorted))
+        walks = self._walk_memo.setdefault(first, [])
+        for visited, structure, result in walks:
+            if self._structure(ad, visited) == structure:
+                return result
+        result = self._walk(ad, busy)
+        visited = set(result[1])
+        for reach in result[2].values():
+            visited |= reach
+        ordered = tuple(sorted(visited))
+        if len(walks) < 16:
+            walks.append((ordered, self._structure(ad, ordered), result))
+        return result
+
+    def _structure(self, ad: ClassAd, names: tuple[str, ...]) -> tuple:
+        """For each of ``names``: None when the ad does not bind it, else the
+        references of its binding (``refs.references``, remembered per expression)."""
+        table = adeval.table(ad)
+        if table is not None:
+            # Ads read from files share their entry objects: one C-level pass of
+            # lookups finds the answer of an ad with the same entries (held, so the
+            # ids stay theirs).
+            memo = self._structures.setdefault(names, {})
+            entries = tuple(map(table.get, names))
+            ids = tuple(map(id, entries))
+            found = memo.get(ids)
+            if found is None:
+                found = memo[ids] = (entries, self._structure_of(ad, names))
+            return found[1]
+        return self._structure_of(ad, names)
+
+    def _structure_of(self, ad: ClassAd, names: tuple[str, ...]) -> tuple:
+        refs = self._refs
+        out = []
+        for name in names:
+            expr = adeval.attr(ad, name)
+            if expr is None:
+                out.append(None)
+                continue
+            found = refs.get(id(expr))
+            if found is None or found[0] is not expr:
+                found = refs[id(expr)] = (expr, references(expr))
+            out.append(found[1])
+        return tuple(out)
+
+    def _walk(self, ad: ClassAd, busy: bool) -> tuple:
+        """The policy ranks that read the job in this slot (``flags``), every slot
+        name a pair evaluation can reach (sorted), and the slot names each policy rank
+        that does not read the job reaches."""
+        names = set(self.slot_names)
+        flags = []
+        reaches: dict[str, set[str]] = {}
+        exprs = [(PRE, self.exprs.pre), (POST, self.exprs.post)]
+        if busy:
+            exprs.append((PRANK, self.exprs.preemption_rank))
+        for key, expr in exprs:
+            reads, reach = reads_job(ad, expr, self.job_defined)
+            if reads:
+                names |= reach
+                flags.append(key)
+            else:
+                reaches[key] = reach
+        if busy and not self.preemption_off:
+            names |= reads_job(ad, self.exprs.preemption_requirements, self.job_defined)[1]
+        return tuple(flags), tuple(sorted(closure(ad, names))), reaches
