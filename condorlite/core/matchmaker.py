@@ -567,10 +567,8 @@ class Matchmaker:
             fixed = () if program is None else program.fixed  # type: ignore[attr-defined]
             shape_left = self._shape_left
             for shape, members in shapes.items():
-                if fixed:
-                    have = shape_left[shape]
-                    if any(amount > have[pos] for _, amount, pos in fixed):
-                        continue
+                if fixed and not _fits(fixed, shape_left[shape]):
+                    continue
                 known = known_pairs.get(pair_of[shape])
                 if known is not None and not known.match:
                     continue
@@ -647,6 +645,9 @@ class Matchmaker:
     def _slot_rank(self, class_id: int, part: tuple, job_ad: ClassAd, offer: Offer) -> float:
         """The slot's ``Rank`` of the class's job in the offer's pair shape, as
         ``_evaluate_pair`` computes it (whether or not the pair matches)."""
+        expr = adeval.attr(offer.ad, "Rank")
+        if type(expr) is Literal:
+            return adeval.as_float(expr.value) or 0.0  # the same for every job
         key = (class_id, part, offer.pair_shape)
         found = self._slot_ranks.get(key)
         if found is None:
@@ -657,12 +658,15 @@ class Matchmaker:
 
     def settle_deferred(self, cands: Candidates, class_id: int, job_ad: ClassAd) -> None:
         """Add to ``cands.rej_policy`` the held offers whose pair with the class was left
-        unevaluated when the list was made (see ``_by_shape``): each group counts if
-        its pair matches. Call before reading ``rej_policy``."""
+        unevaluated when the list was made (see ``_by_shape``): a group counts if its
+        pair matches. A rejection reads only whether the count is positive, so the
+        groups are evaluated until one matches. Call before reading ``rej_policy``."""
         signature = cands.signature
         for offer, count in cands.deferred:
             if self.pair(class_id, job_ad, offer, signature).match:
+                # a rejection only asks whether any offer was refused by the policy
                 cands.rej_policy += count
+                break
         cands.deferred.clear()
 
     def _reason(self, class_id, job_ad, offer, submitter, signature, pe, only_rank,
@@ -680,6 +684,15 @@ class Matchmaker:
             out.rej_rank += 1
             return None
         return PRIO_PREEMPTION
+
+
+def _fits(fixed: list[tuple[str, float, int]], have: tuple[float, ...]) -> bool:
+    """Whether a state with ``have`` (``carving.left`` of each resource) holds every
+    fixed request (spelling, amount, position)."""
+    for _, amount, pos in fixed:
+        if amount > have[pos]:
+            return False
+    return True
 
 
 def submitter_signature(job_ad: ClassAd) -> tuple:
