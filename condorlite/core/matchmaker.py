@@ -689,7 +689,8 @@ class Matchmaker:
 def _fits(fixed: list[tuple[str, float, int]], have: tuple[float, ...]) -> bool:
     """Whether a state with ``have`` (``carving.left`` of each resource) holds every
     fixed request (spelling, amount, position)."""
-    for _, amount, pos in fixed:
+    # A plain loop: all() over a generator costs twice as much on this hot path.
+    for _, amount, pos in fixed:  # noqa: SIM110
         if amount > have[pos]:
             return False
     return True
