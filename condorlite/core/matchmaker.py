@@ -478,20 +478,36 @@ class Matchmaker:
         the shape's available offers); a short list offer by offer."""
         if offers is self._full or self._is_full(offers):
             return self._by_shape(class_id, job_ad, submitter, only_rank)
-        out = Candidates([])
         signature = submitter_signature(job_ad)
+        out = Candidates([], signature=signature)
         for idx, offer in enumerate(offers):
-            if not offer.available:
-                continue
-            pe = self.pair(class_id, job_ad, offer, signature)
-            if not pe.match:
-                continue
-            reason = self._reason(class_id, job_ad, offer, submitter, signature, pe, only_rank,
-                                  out)
-            if reason is not None:
-                out.entries.append(make_entry(offer, idx, pe, reason))
+            entry = self._offer_entry(out, class_id, job_ad, submitter, offer, idx, only_rank)
+            if entry is not None:
+                out.entries.append(entry)
         out.entries.sort()
         return out
+
+    def refresh(self, cands: Candidates, class_id: int, job_ad: ClassAd, submitter: str,
+                offer: Offer, idx: int, only_rank: bool) -> tuple | None:
+        """The entry of one offer of ``cands``'s request in its current state (at
+        position ``idx``), or None: ``candidates(..., [offer], ...)`` for one offer,
+        the request's signature taken from ``cands``; rejection counts not kept."""
+        return self._offer_entry(Candidates([]), class_id, job_ad, submitter, offer, idx,
+                                 only_rank, cands.signature)
+
+    def _offer_entry(self, out: Candidates, class_id: int, job_ad: ClassAd, submitter: str,
+                     offer: Offer, idx: int, only_rank: bool,
+                     signature: tuple | None = None) -> tuple | None:
+        if not offer.available:
+            return None
+        if signature is None:
+            signature = out.signature
+        pe = self.pair(class_id, job_ad, offer, signature)
+        if not pe.match:
+            return None
+        reason = self._reason(class_id, job_ad, offer, submitter, signature, pe, only_rank,
+                              out)
+        return None if reason is None else make_entry(offer, idx, pe, reason)
 
     def _is_full(self, offers: list[Offer]) -> bool:
         registry = self._registry

@@ -377,10 +377,10 @@ class Cycle:
                 if not offer.available:
                     continue
                 if offer.version != version:
-                    fresh = mm.candidates(klass, job_ad, name, [offer], only_rank)
-                    for entry in fresh.entries:
-                        insort(entries, _moved(entry, idx), lo=pos)
-                    end = len(entries)
+                    fresh = mm.refresh(cands, klass, job_ad, name, offer, idx, only_rank)
+                    if fresh is not None:
+                        insort(entries, fresh, lo=pos)
+                        end += 1
                     continue
                 if offer.partitionable:
                     known = None if pairs is None else pairs.get(offer.pair_shape)
