@@ -262,8 +262,9 @@ def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float) -> Outco
     for gone in result.preempted:
         state = acct.remove_match(state, policy, gone.submitter, gone.weight, now)
         claims.pop(gone.slot, None)
+    state = acct.add_matches(state, policy, [(m.submitter, m.weight) for m in result.matches],
+                             now)
     for match in result.matches:
-        state = acct.add_match(state, policy, match.submitter, match.weight, now)
         if match.partitionable is not None:
             claim = Claim(f"{match.partitionable}#{match.job}", match.job, match.submitter,
                           match.weight, now, match.partitionable, match.resources)

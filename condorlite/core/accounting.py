@@ -362,9 +362,18 @@ def _move(
     now: float,
 ) -> AccountantState:
     """Charge ``count`` slots to ``submitter`` and, with groups configured, its group."""
+    records = dict(state.records)
+    _move_in(records, state, policy, submitter, count, weight, now)
+    return AccountantState(state.last_update_time, records)
+
+
+def _move_in(
+    records: dict[str, Record], state: AccountantState, policy: Policy, submitter: str,
+    count: int, weight: float, now: float,
+) -> None:
+    """``_move`` applied to ``records`` in place (a copy the caller owns)."""
     _check_weight(weight)
     dt = _since_update(state, now)
-    records = dict(state.records)
 
     def get(name: str) -> Record:
         return records.get(name) or new_record(name, policy, now)
@@ -377,7 +386,6 @@ def _move(
             rec = get(name)
             hier = max(0.0, rec.hier_weighted_resources_used + count * weight)
             records[name] = replace(rec, hier_weighted_resources_used=hier)
-    return AccountantState(state.last_update_time, records)
 
 
 def add_match(
@@ -386,6 +394,17 @@ def add_match(
     """Charge ``submitter`` (and its group, module docstring) for one more slot of
     weight ``weight`` from ``now`` on."""
     return _move(state, policy, submitter, 1, weight, now)
+
+
+def add_matches(
+    state: AccountantState, policy: Policy, matches: list[tuple[str, float]], now: float
+) -> AccountantState:
+    """``add_match`` for each (submitter, weight) in order: the same figures, one copy
+    of the records instead of one per match."""
+    records = dict(state.records)
+    for submitter, weight in matches:
+        _move_in(records, state, policy, submitter, 1, weight, now)
+    return AccountantState(state.last_update_time, records)
 
 
 def remove_match(

@@ -106,7 +106,7 @@ def job_weight(job: Job, policy: Policy) -> float:
     """An idle job's weight for the group demand (module doc)."""
     if not policy.negotiator_use_slot_weights:
         return 1.0
-    cpus = adeval.as_float(adeval.eval_attr(job.ad, "RequestCpus"))
+    cpus = adeval.as_float(adeval.attr_value(job.ad, "RequestCpus"))
     return 1.0 if cpus is None or cpus < 0 else cpus
 
 

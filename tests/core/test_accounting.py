@@ -263,3 +263,16 @@ def test_reset_and_delete_need_an_existing_record():
     with pytest.raises(DomainError):
         A.delete(fresh(), "z@x")
     assert A.delete(fresh(Record("a@x")), "a@x").records == {}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a@x", "b@x", "grp.c@x"]),
+                          st.floats(min_value=0.0, max_value=64.0)), max_size=30))
+def test_add_matches_equals_add_match_one_by_one(matches):
+    policy = Policy(group_names=("grp",), group_quota={"grp": 10.0})
+    state = A.update_priorities(AccountantState(None, {}), policy, 1000.0)
+    state = A.update_priorities(state, policy, 2000.0)
+    one_by_one = state
+    for name, weight in matches:
+        one_by_one = A.add_match(one_by_one, policy, name, weight, 2500.0)
+    assert A.add_matches(state, policy, matches, 2500.0) == one_by_one
