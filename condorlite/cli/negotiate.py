@@ -47,6 +47,7 @@ from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result
 from condorlite.cli.status import CYCLE_KIND, JobsOpt, SlotsOpt
 from condorlite.core import accounting as acct
+from condorlite.core import adeval
 from condorlite.core.accounting import AccountantState, ClaimRow
 from condorlite.core.claims import reconcile
 from condorlite.core.explain import explain_job
@@ -65,7 +66,7 @@ from condorlite.core.model import (
 )
 from condorlite.core.policy import Policy
 from condorlite.errors import DomainError, UsageError
-from condorlite.store.adfiles import LoadedAd, read_ads
+from condorlite.store.adfiles import LoadedAd, collector_paused, read_ads
 from condorlite.store.db import StateStore, Transaction
 
 # -- claims as the store keeps them ----------------------------------------------------
@@ -132,7 +133,7 @@ _FOREIGN = {"slot": frozenset({"job"}), "job": frozenset({"machine", "slot"})}
 
 
 def _foreign(kind: str, loaded: LoadedAd) -> dict[str, Any] | None:
-    my_type = loaded.ad.get("MyType")
+    my_type = adeval.attr(loaded.ad, "MyType")
     text = getattr(my_type, "value", None)
     if isinstance(text, str) and text.lower() in _FOREIGN[kind]:
         return _problem(kind, loaded, f'a {text} ad (MyType "{text}"), not a {kind} ad')
@@ -150,7 +151,7 @@ def _decode_kind(
     """The ads of one kind converted in order; foreign, bad and duplicate ads become
     problems (the first ad with a given identity wins)."""
     out: list[Any] = []
-    seen: dict[str, str] = {}
+    seen: dict[str, LoadedAd] = {}  # identity -> the ad that first had it
     for loaded in ads:
         if (foreign := _foreign(kind, loaded)) is not None:
             problems.append(foreign)
@@ -161,11 +162,11 @@ def _decode_kind(
             problems.append(_problem(kind, loaded, str(exc)))
             continue
         key = item.name if kind == "slot" else item.id
-        if key in seen:
-            problems.append(_problem(kind, loaded, f"duplicate {what} {key} "
-                                     f"(first in {seen[key]}); skipped"))
+        first = seen.setdefault(key, loaded)
+        if first is not loaded:
+            problems.append(_problem(kind, loaded, f"duplicate {what} {key} (first in "
+                                     f"{first.source} ad {first.index + 1}); skipped"))
             continue
-        seen[key] = f"{loaded.source} ad {loaded.index + 1}"
         out.append(item)
     return out
 
@@ -373,6 +374,18 @@ def group_fact(groups: GroupOutcome | None, submitter: str) -> dict[str, Any] | 
 def _body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | None,
           now: float | None, dry_run: bool, explain: str | None,
           lock_timeout: float, config: Path | None) -> Result:
+    # The cycle allocates millions of small objects and frees them by reference
+    # counting (it makes no reference cycles worth collecting): with the cyclic
+    # collector running, its passes over the heap of ads cost about a third of the
+    # cycle on the 10,000-slot benchmark pool.
+    with collector_paused():
+        return _cycle_body(slots, jobs, state_dir, now, dry_run, explain, lock_timeout,
+                           config)
+
+
+def _cycle_body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | None,
+                now: float | None, dry_run: bool, explain: str | None,
+                lock_timeout: float, config: Path | None) -> Result:
     started = time.perf_counter()
     at = now_or_clock(now)
     store = open_store(state_dir, lock_timeout, config)
