@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import random
@@ -103,5 +104,6 @@ def test_locked_state_exits_75_within_the_timeout(tmp_path):
     finally:
         holder.execute("ROLLBACK")
     assert result.exit_code == 75
-    assert '"kind": "state_locked"' in result.output and str(tmp_path) in result.output
+    [error] = json.loads(result.output)["errors"]
+    assert error["kind"] == "state_locked" and str(tmp_path) in error["message"]
     assert elapsed < 5
