@@ -11,8 +11,6 @@ refuses everything cannot pass.
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
 from condorlite.core.classad import reference
@@ -23,6 +21,7 @@ from condorlite.core.classad.partial import specialize, specialize_attribute
 from condorlite.core.classad.values import Error, Undefined
 
 from .gen_exprs import JOB_AD, SLOT_AD, generate
+from .test_evaluator import ad, canonical
 
 FREE = ("Memory", "Cpus", "Disk")
 #: value tuples for (Memory, Cpus, Disk): the slot's own, smaller, zero, reals, odd types
@@ -34,20 +33,6 @@ STATES = [
     (-1, 64, 5),
     (True, "x", Undefined),
 ]
-
-
-def ad(text: str) -> ClassAd:
-    return ClassAd(parse_expr(text).attrs)
-
-
-def canonical(value: object) -> object:
-    if isinstance(value, float):
-        return ("real", "nan" if math.isnan(value) else value.hex())
-    if isinstance(value, list):
-        return ("list", [canonical(v) for v in value])
-    if isinstance(value, ClassAd):
-        return ("ad", str(value))
-    return (type(value).__name__, value)
 
 
 def rebound(slot: ClassAd, vals: tuple) -> ClassAd:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from condorlite.core.classad import parse_ad
 from condorlite.core.model import job_from_ad, slot_from_ad
 from condorlite.core.policy import Policy
+from condorlite.store.adfiles import read_ads
 
 UID = "example.org"
 
@@ -42,3 +43,18 @@ def job(cluster: int, proc: int, owner: str, *, policy=None, index: int = 0, **e
 
 def user(name: str) -> str:
     return f"{name}@{UID}"
+
+
+def decoded_pool(files, policy: Policy, shared: bool):
+    """The slots and jobs of a ``genpool.write_pool`` result. ``shared``: read through
+    ``read_ads`` (interned expressions shared between ads, as in production); else
+    each ad parsed on its own."""
+    if shared:
+        slot_ads = [x.ad for x in read_ads([str(files.slots_path)])]
+        job_ads = [x.ad for x in read_ads([str(files.jobs_path)])]
+    else:
+        slot_ads = [parse_ad(t) for t in files.slots_path.read_text().split("\n\n") if t]
+        job_ads = [parse_ad(t) for t in files.jobs_path.read_text().split("\n\n") if t]
+    slots = [slot_from_ad(a, policy, i) for i, a in enumerate(slot_ads)]
+    jobs = [job_from_ad(a, policy, i) for i, a in enumerate(job_ads)]
+    return slots, jobs

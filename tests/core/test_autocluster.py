@@ -29,8 +29,7 @@ from condorlite.core.matchmaker import PolicyExprs
 from condorlite.core.model import Job, job_from_ad, slot_from_ad
 from condorlite.core.policy import Policy
 from condorlite.core.significant import build_closed, build_widening
-from condorlite.store.adfiles import read_ads
-from tests.core._pool import UID, job, slot
+from tests.core._pool import UID, decoded_pool, job, slot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import genpool  # a script directory, not a package
@@ -178,15 +177,7 @@ def _exprs(policy: Policy) -> tuple:
 
 
 def _genpool(tmp_path, spec, policy, shared: bool):
-    files = genpool.write_pool(spec, tmp_path)
-    if shared:  # through the reader: interned expressions, as in production
-        slot_ads = [x.ad for x in read_ads([str(files.slots_path)])]
-        job_ads = [x.ad for x in read_ads([str(files.jobs_path)])]
-    else:
-        slot_ads = [parse_ad(t) for t in files.slots_path.read_text().split("\n\n") if t]
-        job_ads = [parse_ad(t) for t in files.jobs_path.read_text().split("\n\n") if t]
-    slots = [slot_from_ad(a, policy, i) for i, a in enumerate(slot_ads)]
-    jobs = [job_from_ad(a, policy, i) for i, a in enumerate(job_ads)]
+    slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, shared)
     return slots, [j for j in jobs if j.idle]
 
 

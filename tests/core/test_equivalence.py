@@ -24,12 +24,11 @@ import pytest
 
 from condorlite.core import negotiator
 from condorlite.core.autocluster import build_reference
-from condorlite.core.classad import parse_ad
-from condorlite.core.model import Submitter, job_from_ad, slot_from_ad
+from condorlite.core.model import Submitter
 from condorlite.core.policy import Policy
 from condorlite.core.reference_matchmaker import ReferenceMatchmaker
 from condorlite.core.significant import build_widening
-from condorlite.store.adfiles import read_ads
+from tests.core._pool import decoded_pool
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import genpool  # a script directory, not a package
@@ -38,16 +37,7 @@ NOW = float(genpool.BASE_TIME)
 
 
 def _load(tmp: Path, spec: genpool.PoolSpec, policy: Policy, shared: bool):
-    files = genpool.write_pool(spec, tmp)
-    if shared:
-        slot_ads = [x.ad for x in read_ads([str(files.slots_path)])]
-        job_ads = [x.ad for x in read_ads([str(files.jobs_path)])]
-    else:
-        slot_ads = [parse_ad(t) for t in files.slots_path.read_text().split("\n\n") if t]
-        job_ads = [parse_ad(t) for t in files.jobs_path.read_text().split("\n\n") if t]
-    slots = [slot_from_ad(ad, policy, i) for i, ad in enumerate(slot_ads)]
-    jobs = [job_from_ad(ad, policy, i) for i, ad in enumerate(job_ads)]
-    return slots, jobs
+    return decoded_pool(genpool.write_pool(spec, tmp), policy, shared)
 
 
 def _submitters(slots, jobs) -> dict[str, Submitter]:
