@@ -261,6 +261,11 @@ def pair_program(
         return cache.get(part, job_ad, lambda reads: specialize_attribute(
             ad, name, other, free, at, reads))
 
+    job_requirements = attribute(job_ad, "Requirements", slot_ad)
+    if type(job_requirements) is Constant and not holds(job_requirements.value):
+        # No state can match (another OpSys, say): nothing else needs specialising.
+        return PairProgram([], [job_requirements], job_requirements, job_requirements,
+                           [], as_rank)
     requests = []
     for res in resources:
         pos = vector.index.get(res.lower())
@@ -269,7 +274,7 @@ def pair_program(
             return None
         requests.append((res, fn, pos, 1.0 if res == "Cpus" else 0.0))
     parts = [
-        attribute(job_ad, "Requirements", slot_ad),
+        job_requirements,
         attribute(slot_ad, "Requirements", job_ad),
         attribute(job_ad, "Rank", slot_ad),
         attribute(slot_ad, "Rank", job_ad),
