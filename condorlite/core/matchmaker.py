@@ -26,8 +26,13 @@ lowest (-FLT_MAX), and each is rounded to single precision as HTCondor stores it
 Evaluations are shared: a pair (match, ranks) is evaluated once per (match class,
 pair shape, Submitter* bindings when any expression reads them), reasons and
 ``PREEMPTION_REQUIREMENTS`` once per (match class, shape, Submitter* bindings) (see
-``autocluster``), and a policy rank that reads nothing from the job in a given slot
-once per slot state. The whole offer list is walked a shape at a time.
+``autocluster``), and a policy rank that reads nothing from the job once per binding of
+what it reads. The whole offer list is walked a shape at a time (``slot_walks`` finds
+what a shape is made of). A partitionable slot whose resources are number literals
+has a resource vector (``carving``): its states are one static part and a vector, and
+a pair with such a slot is answered by the (class, static part) program at the
+state's vector. Candidate entries are built as ``candidates`` describes and kept per
+shape for reuse.
 ``reference_matchmaker.ReferenceMatchmaker`` shares nothing; the equivalence tests hold
 the two to the same outcome.
 """

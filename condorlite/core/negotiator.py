@@ -50,7 +50,7 @@ from condorlite.core import limits as lim
 from condorlite.core.accounting import NO_GROUP
 from condorlite.core.adeval import ClassAd
 from condorlite.core.autocluster import Autoclusters
-from condorlite.core.candidates import ENTRY_IDX, Candidates
+from condorlite.core.candidates import ENTRY_IDX, ENTRY_REASON, ENTRY_VERSION, Candidates
 from condorlite.core.carving import rest_of
 from condorlite.core.matchmaker import REMOTE_ATTRS, Matchmaker, PolicyExprs
 from condorlite.core.model import (
@@ -371,7 +371,7 @@ class Cycle:
         try:
             while pos < end:
                 entry = entries[pos]
-                idx, version, reason = entry[6], entry[7], entry[8]  # ENTRY_IDX...
+                idx, version, reason = entry[ENTRY_IDX], entry[ENTRY_VERSION], entry[ENTRY_REASON]
                 pos += 1
                 offer = offers[idx]
                 if not offer.available:
@@ -390,12 +390,7 @@ class Cycle:
                         taken = mm.fit(klass, job.ad, offer)
                         if taken is None:
                             continue
-                    vector = offer.vector
-                    cost = None
-                    if vector is not None and vector.weight_reads:
-                        cost = vector.weights.get(tuple([taken[n] for n in vector.weight_reads]))
-                    if cost is None:
-                        cost = self._piece_cost(idx, offer, taken)
+                    cost = self._piece_cost(idx, offer, taken)
                 else:
                     taken, cost = None, offer.weight
                 if reason == NO_PREEMPTION:
