@@ -282,6 +282,7 @@ class Matchmaker:
         offer.vector = vector
         if vector is None:
             return None
+        offer.ad_vals = vector.vals  # the ad holds these values already
         free = set(vector.names)
         static = tuple(n for n in walked if n not in free)
         key = self._shape_keys.key(offer.ad, static, (*extra, vector.names))
