@@ -24,7 +24,7 @@ import pytest
 
 from condorlite.core import negotiator
 from condorlite.core.autocluster import build_reference
-from condorlite.core.model import Submitter
+from condorlite.core.model import Submitter, slot_from_ad
 from condorlite.core.policy import Policy
 from condorlite.core.reference_matchmaker import ReferenceMatchmaker
 from condorlite.core.significant import build_widening
@@ -213,3 +213,36 @@ def test_shared_slot_closures_equal_plain_ones(tmp_path, shared):
         if "Rank" in roots:  # the slots' Requirements lead on to other names
             assert len(plain) > len(roots)
     assert closure_union([], {"rank"}) == frozenset()
+
+
+def _with(slot, policy, index, **exprs):
+    """The slot again, with some attributes bound to expressions (texts)."""
+    from condorlite.core.classad.parser import parse_expr
+
+    ad = slot.ad.copy()
+    for name, text in exprs.items():
+        ad[name] = parse_expr(text)
+    return slot_from_ad(ad, policy, index)
+
+
+@pytest.mark.parametrize("variant", ["expression-memory", "eval-start", "weight-reads-memory"])
+def test_partitionable_fallbacks_give_the_same_cycle(tmp_path, monkeypatch, variant):
+    """Partitionable slots that cannot take the residual path (a resource bound to an
+    expression, an ``eval`` in START) or whose weight reads more than the cores are
+    carved exactly as the plain cycle carves them."""
+    policy = Policy(uid_domain="example.org")
+    spec = genpool.PoolSpec(slots=40, jobs=160, submitters=5, autoclusters=12, seed=3,
+                            claimed_fraction=0.2)
+    slots, jobs = _load(tmp_path, spec, policy, shared=True)
+    changed = {
+        "expression-memory": {"Memory": "TotalSlotMemory - 0"},
+        "eval-start": {"Start": 'eval("true")'},
+        "weight-reads-memory": {"SlotWeight": "Cpus + Memory / 65536.0"},
+    }[variant]
+    slots = [_with(s, policy, i, **changed) if s.kind == "partitionable" and i % 2 == 0
+             else s for i, s in enumerate(slots)]
+    subs = _submitters(slots, jobs)
+    fast, plain = _both(monkeypatch, slots, jobs, subs, policy)
+    pieces = [m for m in fast.matches if m.partitionable]
+    assert len(pieces) > len({m.partitionable for m in pieces}) > 0
+    assert _fingerprint(fast) == _fingerprint(plain)
