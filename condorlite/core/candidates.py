@@ -77,6 +77,17 @@ class HeldGroup:
         return min(self.ranks) if self.ranks else FLT_MAX
 
 
+class RejectCounts:
+    """The rejection counts of one look at one offer (``Matchmaker._reason`` adds to
+    them); a plain object, made for every shape of every list."""
+
+    __slots__ = ("rej_policy", "rej_rank")
+
+    def __init__(self) -> None:
+        self.rej_policy = 0
+        self.rej_rank = 0
+
+
 @dataclass
 class Candidates:
     """The ordered candidates of one request, consumed from the front (HTCondor's

@@ -54,6 +54,7 @@ from condorlite.core.candidates import (
     Candidates,
     HeldGroup,
     PairEval,
+    RejectCounts,
     as_rank,
     make_entries,
     make_entry,
@@ -498,11 +499,11 @@ class Matchmaker:
         """The entry of one offer of ``cands``'s request in its current state (at
         position ``idx``), or None: ``candidates(..., [offer], ...)`` for one offer,
         the request's signature taken from ``cands``; rejection counts not kept."""
-        return self._offer_entry(Candidates([]), class_id, job_ad, submitter, offer, idx,
+        return self._offer_entry(RejectCounts(), class_id, job_ad, submitter, offer, idx,
                                  only_rank, cands.signature)
 
-    def _offer_entry(self, out: Candidates, class_id: int, job_ad: ClassAd, submitter: str,
-                     offer: Offer, idx: int, only_rank: bool,
+    def _offer_entry(self, out: Candidates | RejectCounts, class_id: int, job_ad: ClassAd,
+                     submitter: str, offer: Offer, idx: int, only_rank: bool,
                      signature: tuple | None = None) -> tuple | None:
         if not offer.available:
             return None
@@ -622,7 +623,7 @@ class Matchmaker:
         pe = known if known is not None else self.pair(class_id, job_ad, first, signature)
         if not pe.match:
             return
-        counts = Candidates([])
+        counts = RejectCounts()
         reason = self._reason(class_id, job_ad, first, submitter, signature, pe, only_rank,
                               counts)
         if counts.rej_policy or counts.rej_rank:

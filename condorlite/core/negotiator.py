@@ -76,6 +76,10 @@ from condorlite.core.policy import Policy
 from condorlite.core.significant import build_closed
 
 DONE, RESUME = "done", "resume"
+#: The note of a job passed over because its autocluster was rejected (the cycle keeps
+#: the autocluster's number and words it once at the end: jobs are passed over in
+#: every spin).
+_SKIPPED = "skipped: autocluster {} was rejected earlier"
 
 
 @dataclass
@@ -284,7 +288,7 @@ class Cycle:
                 return RESUME, pie_left
             cluster = self.ac.cluster_of[job.id]
             if cluster in skipped:
-                self.notes[job.id] = f"skipped: autocluster {cluster} was rejected earlier"
+                self.notes[job.id] = cluster  # worded once, in ``result`` (_SKIPPED)
                 continue
             self.stats["jobs_considered"] += 1
             self.stats["naive_evaluations"] += self.available
@@ -414,8 +418,10 @@ class Cycle:
         # once per (slot state, piece); offers.piece_weight also shares it across states.
         vector = offer.vector
         if vector is not None:
-            if vector.weight_reads:
-                amounts = tuple([taken[n] for n in vector.weight_reads])
+            reads = vector.weight_reads
+            if reads:
+                # (one resource read, as with SlotWeight = Cpus: its amount is the key)
+                amounts = taken[reads[0]] if len(reads) == 1 else tuple([taken[n] for n in reads])
                 found = vector.weights.get(amounts)
                 if found is not None:
                     return found
@@ -501,8 +507,10 @@ class Cycle:
             match_classes=len(self.ac.representative), slot_shapes=self.mm.shape_count,
             evaluations=self.mm.evaluations,
         )
+        notes = {job: _SKIPPED.format(note) if type(note) is int else note
+                 for job, note in self.notes.items()}
         return CycleResult(self.matches, rejections, reports, stats, self.preempted,
-                           dict(self.ac.cluster_of), self.notes)
+                           dict(self.ac.cluster_of), notes)
 
 
 @dataclass(frozen=True)
