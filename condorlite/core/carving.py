@@ -257,7 +257,10 @@ def pair_program(
     at = _int(now)
 
     def attribute(ad: ClassAd, name: str, other: ClassAd) -> Residual | None:
-        part = (name, ad is job_ad)
+        # A job-side part is kept under the job's binding of the name too, so the
+        # classes sharing a part are looked up among those that bind it alike.
+        own = cache.number(job_ad, (name.lower(),)) if ad is job_ad else None
+        part = (name, ad is job_ad, own)
         return cache.get(part, job_ad, lambda reads: specialize_attribute(
             ad, name, other, free, at, reads))
 
