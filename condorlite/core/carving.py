@@ -302,8 +302,7 @@ def rest_of(vector: SlotVector, taken: dict[str, float]) -> tuple:
     index = vector.index
     for res, amount in taken.items():
         pos = index[res.lower()]
-        rest = left(vals[pos]) - amount
-        vals[pos] = int(rest) if rest.is_integer() else rest
+        vals[pos] = number(left(vals[pos]) - amount)
     return tuple(vals)
 
 

@@ -226,10 +226,6 @@ def _requested(pslot_ad: ClassAd, job_ad: ClassAd, now: float | None,
     return taken
 
 
-def _number(value: float) -> int | float:
-    return int(value) if float(value).is_integer() else value
-
-
 def piece_weight(offer: Offer, taken: dict[str, float], policy: Policy) -> float:
     """The weight charged for ``taken``: the slot weight of the dynamic slot ad, the
     offer's ad with the amounts taken bound in place of the resources (and
@@ -298,7 +294,7 @@ def _bound_key(changes: tuple, taken: dict[str, float]) -> tuple:
         return tuple(template)
     values = list(template)
     for pos, res in holes:
-        values[pos] = _value_key(_number(taken[res]))
+        values[pos] = _value_key(carving.number(taken[res]))
     return tuple(values)
 
 
@@ -351,7 +347,7 @@ def _literal_key(expr: Expr | None) -> object:
 
 
 def _dynamic(offer: Offer, taken: dict[str, float]) -> ClassAd:
-    pieces: dict[str, object] = {r: _number(v) for r, v in taken.items()}
+    pieces: dict[str, object] = {r: carving.number(v) for r, v in taken.items()}
     pieces.update(PartitionableSlot=False, SlotType="Dynamic")
     return with_attrs(offer.ad, pieces)
 
@@ -363,7 +359,7 @@ def carve(offer: Offer, taken: dict[str, float], policy: Policy, now: float | No
     rest_values = {}
     for res, amount in taken.items():
         left = adeval.as_float(adeval.attr_value(offer.ad, res, None, now)) or 0.0
-        rest_values[res] = _number(left - amount)
+        rest_values[res] = carving.number(left - amount)
     return cost, _dynamic(offer, taken), with_attrs(offer.ad, rest_values)
 
 
