@@ -381,17 +381,8 @@ def vector_piece_weight(offer: Offer, taken: dict[str, float], policy: Policy) -
                 specialize(_PARSED_WEIGHTS[text], ad, None, free, None))
 
     if vector.weight_reads is None:
+        # (the caller keys weights by the amounts of these when there are any)
         vector.weight_reads = _base_reads(offer, vector, policy)
-    reads = vector.weight_reads
-    if reads:
-        # The weight reads only resources every piece takes: their amounts fix it.
-        key = tuple([taken[name] for name in reads])
-        found = vector.weights.get(key)
-        if found is None:
-            found = vector.weights[key] = carving.piece_weight(
-                vector, taken, lambda: _dynamic(offer, taken),
-                lambda ad: slot_weight(ad, policy), weight_exprs)
-        return found
     return carving.piece_weight(vector, taken, lambda: _dynamic(offer, taken),
                                 lambda ad: slot_weight(ad, policy), weight_exprs)
 
