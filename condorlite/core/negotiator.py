@@ -414,8 +414,13 @@ class Cycle:
             cands.position = pos
 
     def _piece_cost(self, idx: int, offer: Offer, taken: dict[str, float]) -> float:
-        # The same piece of the same slot state always weighs the same, so it is asked
-        # once per (slot state, piece); offers.piece_weight also shares it across states.
+        """The weight charged for ``taken`` from a partitionable offer.
+
+        With a resource vector whose weight reads only resources every piece takes
+        (``weight_reads``), the weight is a function of the slot's weight bindings and
+        those amounts: kept per offer by amounts (the quick lookup of the scan) and
+        shared between offers binding the weight alike. Otherwise it is asked per
+        (slot state, piece), ``offers`` remembering what it can."""
         vector = offer.vector
         if vector is not None:
             reads = vector.weight_reads
