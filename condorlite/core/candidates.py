@@ -107,6 +107,9 @@ class Candidates:
     signature: tuple = ()
     #: the class's pair results by pair shape, when ``fit`` may read them (else None)
     pairs: dict | None = None
+    #: whether an entry by rank preemption was ever added (such an entry ignores the
+    #: submitter limit, so a scan cannot give up on the limit while one may remain)
+    has_rank: bool = False
 
 
 #: Where an entry holds its offer's position, the offer's version and the reason (the

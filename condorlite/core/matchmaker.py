@@ -46,6 +46,7 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.autocluster import ALWAYS_SIGNIFICANT, ShapeKeys, same_walks
 from condorlite.core.candidates import (
     ENTRY_IDX,
+    ENTRY_REASON,
     ENTRY_VERSION,
     NO_MATCH,
     POST,
@@ -127,6 +128,8 @@ class Matchmaker:
 
     #: whether partitionable offers get resource vectors (``carving``)
     use_vectors = True
+    #: whether the cycle may bound what a class's entries cost (``Cycle._cost_floor``)
+    bounds_costs = True
 
     def __init__(
         self,
@@ -491,6 +494,7 @@ class Matchmaker:
             entry = self._offer_entry(out, class_id, job_ad, submitter, offer, idx, only_rank)
             if entry is not None:
                 out.entries.append(entry)
+                out.has_rank = out.has_rank or entry[ENTRY_REASON] == RANK_PREEMPTION
         out.entries.sort()
         return out
 
@@ -631,6 +635,8 @@ class Matchmaker:
             out.rej_rank += counts.rej_rank * len(members)
         if reason is None:
             return
+        if reason == RANK_PREEMPTION:
+            out.has_rank = True
         vector = first.vector is not None
         if shape is None or kept_runs is None or (first.partitionable and not vector):
             # (a partitionable slot without a vector is placed again when carved)

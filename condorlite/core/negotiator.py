@@ -56,6 +56,7 @@ from condorlite.core.matchmaker import REMOTE_ATTRS, Matchmaker, PolicyExprs
 from condorlite.core.model import (
     NO_PREEMPTION,
     PRIO_PREEMPTION,
+    RANK_PREEMPTION,
     Claim,
     CycleResult,
     Job,
@@ -116,6 +117,11 @@ class Cycle:
         self.claims = claims
         self.offers = self._offers(slots, claims)
         self._piece_costs: dict[tuple, float] = {}
+        #: (class, signature) -> ``_cost_floor``; its representatives once worked out
+        self._floors: dict[tuple, float] = {}
+        self._floor_reps: tuple[float, list[int] | None] | None = None
+        #: scans the floor ended early (for tests: the shortcut is taken)
+        self.walks_cut = 0
         #: (Matchmaker.weight_key, amounts read) -> piece weight (``_piece_cost``)
         self._shared_weights: dict[tuple, float] = {}
         #: offers still available (kept as a count: summing per job costs jobs x slots)
@@ -357,6 +363,7 @@ class Cycle:
                                        only_rank)
             cands.entries.extend(_moved(entry, indices[entry[ENTRY_IDX]])
                                  for entry in fresh.entries)
+            cands.has_rank = cands.has_rank or fresh.has_rank
 
     def _scan(self, cands: Candidates, job, klass, job_ad, name, only_rank, prio_lim,
               free_lim):
@@ -385,6 +392,8 @@ class Cycle:
                     if fresh is not None:
                         insort(entries, fresh, lo=pos)
                         end += 1
+                        if fresh[ENTRY_REASON] == RANK_PREEMPTION:
+                            cands.has_rank = True
                     continue
                 if offer.partitionable:
                     known = None if pairs is None else pairs.get(offer.pair_shape)
@@ -405,6 +414,15 @@ class Cycle:
                     ok = True
                 if not ok:
                     cands.rej_limit += 1
+                    if not (cands.has_rank or free_round or prio_round):
+                        # Every entry left costs at least the class's floor: when the
+                        # limit refuses that too, it refuses them all (the reason is
+                        # settled: this refusal counted), so the walk stops here.
+                        floor = self._cost_floor(klass, job_ad, cands.signature)
+                        if free_used + floor > free_bound and prio_used + floor > prio_bound:
+                            self.walks_cut += 1
+                            pos = end
+                            return None
                     continue
                 if taken is not None:
                     cands.carved.append(idx)
@@ -412,6 +430,63 @@ class Cycle:
             return None
         finally:
             cands.position = pos
+
+    def _cost_floor(self, klass: int, job_ad: ClassAd, signature: tuple) -> float:
+        """A lower bound on the cost of every entry any list of the class can hold, in
+        any state of the cycle (0 when none is known); kept per (class, signature).
+
+        A static offer costs its weight, which never changes. A piece of a slot with a
+        resource vector costs the weight of what the class takes; that is the same in
+        every state when the class's requests are constants (``PairProgram.fixed``)
+        and the weight reads only amounts every piece takes (``weight_reads``), and
+        the same for slots binding the weight alike (``Matchmaker.weight_key``). Any
+        other partitionable offer (no vector, requests that read the slot, a weight
+        reading the whole vector, a holder) leaves the floor unknown: 0."""
+        key = (klass, signature)
+        floor = self._floors.get(key)
+        if floor is None:
+            floor = self._floors[key] = self._work_out_floor(klass, job_ad, signature)
+        return floor
+
+    def _work_out_floor(self, klass: int, job_ad: ClassAd, signature: tuple) -> float:
+        if not self.mm.bounds_costs:
+            return 0.0
+        if self._floor_reps is None:
+            self._floor_reps = self._floor_representatives()
+        static_floor, reps = self._floor_reps
+        if reps is None:
+            return 0.0
+        floor = static_floor
+        part = signature if self.mm.per_submitter else ()
+        for idx in reps:
+            offer = self.offers[idx]
+            program = self.mm._program((klass, part), job_ad, offer)
+            if program is None or program.requests:
+                return 0.0
+            if program.never:
+                continue
+            taken = {res: amount for res, amount, _ in program.fixed}
+            cost = self._piece_cost(idx, offer, taken)
+            if not offer.vector.weight_reads:  # type: ignore[union-attr]
+                return 0.0
+            floor = min(floor, cost)
+        return floor
+
+    def _floor_representatives(self) -> tuple[float, list[int] | None]:
+        """(the least weight of the static offers, one partitionable offer per (pair
+        static, weight key)), or (.., None) when some partitionable offer cannot be
+        bounded (``_cost_floor``)."""
+        static_floor = float("inf")
+        reps: dict[tuple, int] = {}
+        for idx, offer in enumerate(self.offers):
+            if not offer.partitionable:
+                static_floor = min(static_floor, offer.weight)
+                continue
+            vector = offer.vector
+            if vector is None or offer.holder is not None:
+                return static_floor, None
+            reps.setdefault((vector.static, self.mm.weight_key(offer, self.policy)), idx)
+        return static_floor, sorted(reps.values())
 
     def _piece_cost(self, idx: int, offer: Offer, taken: dict[str, float]) -> float:
         """The weight charged for ``taken`` from a partitionable offer.

@@ -17,6 +17,7 @@ class ReferenceMatchmaker(Matchmaker):
     remembered."""
 
     use_vectors = False
+    bounds_costs = False  # every refused entry is walked
 
     def prepare(self, offer: Offer) -> None:
         self._shapes[("offer", len(self._shapes))] = len(self._shapes) + 1

@@ -147,6 +147,26 @@ def test_partitionable_pool_is_carved_in_both(tmp_path, monkeypatch):
     assert fast.stats["evaluations"] < plain.stats["evaluations"]
 
 
+def test_walks_the_limit_refuses_are_cut_short_alike(tmp_path, monkeypatch):
+    """A submitter left with a fraction of a slot walks a list the limit refuses entry
+    after entry; the optimised cycle stops at the first refusal when the class's cost
+    floor is refused too (``Cycle._cost_floor``), the plain one walks every entry.
+    The shortcut must be taken here, and change nothing."""
+    policy = Policy(uid_domain="example.org")
+    spec = genpool.PoolSpec(slots=120, jobs=600, submitters=8, autoclusters=30, seed=5)
+    slots, jobs = _load(tmp_path, spec, policy, shared=True)
+    subs = _submitters(slots, jobs)
+    fast = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
+    fast.run()
+    with monkeypatch.context() as patch:
+        patch.setattr(negotiator, "build_closed", _plain_autoclusters)
+        patch.setattr(negotiator, "Matchmaker", ReferenceMatchmaker)
+        plain = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
+        plain.run()
+    assert fast.walks_cut > 0 and plain.walks_cut == 0
+    assert _fingerprint(fast.result()) == _fingerprint(plain.result())
+
+
 def test_submitter_attributes_are_not_shared_between_submitters(monkeypatch):
     """Two submitters with identical requests share a match class; a policy rank that
     reads ``SubmitterUserPrio`` must still be evaluated for each of them."""
