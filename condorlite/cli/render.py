@@ -60,30 +60,42 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
-def envelope(command: str, data: Any, errors: list[dict[str, Any]]) -> dict[str, Any]:
-    """The JSON document; keys starting with "_" are human-only and left out."""
+def envelope(command: str, data: Any, errors: list[dict[str, Any]],
+             safe: bool = True) -> dict[str, Any]:
+    """The JSON document; keys starting with "_" are human-only and left out.
+    ``safe=False`` leaves ``data`` as it is (``print_json`` makes it safe only when
+    the encoder meets a non-finite number)."""
     errors = [{k: v for k, v in e.items() if not k.startswith("_")} for e in errors]
     return {
         "schema_version": SCHEMA_VERSION,
         "command": command,
         "status": "error" if errors else "ok",
-        "data": _json_safe(data),
+        "data": _json_safe(data) if safe else data,
         "errors": errors,
     }
+
+
+def _dumps(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
 def print_json(doc: dict[str, Any]) -> None:
     """The document on one line. Indented output would go through the json module's
     pure-Python encoder, ten times slower on a cycle's tens of thousands of matches;
-    ``jq .`` indents it for a person."""
-    sys.stdout.write(json.dumps(doc, ensure_ascii=False, allow_nan=False,
-                                separators=(",", ":")) + "\n")
+    ``jq .`` indents it for a person. The encoder refuses non-finite numbers
+    (``allow_nan=False``): only then is the data walked to make them null, so a
+    document without any is not walked twice."""
+    try:
+        text = _dumps(doc)
+    except ValueError:
+        text = _dumps({**doc, "data": _json_safe(doc["data"])})
+    sys.stdout.write(text + "\n")
     sys.stdout.flush()
 
 
 def render(result: Result, as_json: bool) -> None:
     if as_json:
-        print_json(envelope(result.command, result.data, result.errors))
+        print_json(envelope(result.command, result.data, result.errors, safe=False))
         return
     if result.human is not None:
         result.human(stdout_console())
