@@ -27,6 +27,15 @@ What a program gives for a (job class, slot) pair at ``vals`` (as ``matchmaker``
 * the match: the job's and the slot's ``Requirements`` each true or a non-zero number;
 * the job's ``Rank`` and the slot's ``Rank`` as numbers (0 when not a number), and the
   policy ranks that read the job, as negotiator ranks.
+
+*Boxes.* Most pairs are a box: every request a constant, every rank a constant, and
+both ``Requirements`` conjunctions of bounds on single resources (``partial``'s
+``atoms``). Then one result serves every state inside the box, and a state is inside
+when it holds the fixed requests and the bounds a fit does not already imply
+(``PairProgram.bounds``): a bound ``x >= c`` (or ``x > c``) on a resource of which the
+class takes a fixed ``amount > 0`` with ``amount >= c`` (``amount > c``) holds in every
+state the fit admits, since there ``x >= amount`` (integers compared exactly: ``c`` is
+kept within 2**53, where a real represents every integer).
 """
 
 from __future__ import annotations
@@ -119,12 +128,17 @@ class PairProgram:
     no resource (``Constant``) are settled once, here."""
 
     __slots__ = (
+        "bounds",
+        "box",
         "dependent",
         "fixed",
         "job_rank",
         "never",
+        "pair",
         "requests",
+        "result",
         "slot_rank",
+        "taken",
         "tests",
     )
 
@@ -158,10 +172,49 @@ class PairProgram:
         self.job_rank = _settled(job_rank, lambda v: adeval.as_float(v) or 0.0)
         self.slot_rank = _settled(slot_rank, lambda v: adeval.as_float(v) or 0.0)
         self.dependent = [(key, _settled(fn, as_rank)) for key, fn in dependent]
+        #: a box (module doc): the match is holding the fixed requests (``taken``)
+        #: and ``bounds`` (the tests of the bounds a fit does not imply); ``result``
+        #: the one outcome of every such state when the ranks are constants too
+        self.box = False
+        self.bounds: list[Residual] = []
+        self.taken: dict[str, float] = {}
+        self.result: tuple | None = None
+        #: the matchmaker's pair result made of ``result``, once made
+        self.pair: object = None
+        self._boxed()
+
+    def _boxed(self) -> None:
+        atoms: list[tuple] = []
+        for fn in self.tests:
+            found = getattr(fn, "atoms", None)
+            if found is None:
+                return
+            atoms.extend(found)
+        if self.never or self.requests:
+            return
+        amounts = {pos: amount for _, amount, pos in self.fixed}
+        self.bounds = [test for index, op, number, test in atoms
+                       if not _implied(amounts.get(index), op, number)]
+        self.taken = {res: amount for res, amount, _ in self.fixed}
+        self.box = True
+        if (type(self.job_rank) is float and type(self.slot_rank) is float
+                and all(type(fn) is float for _, fn in self.dependent)):
+            self.result = (True, self.job_rank, self.slot_rank, dict(self.dependent),
+                           self.taken)
 
     def run(self, vals: Sequence[object], as_rank: Callable[[object], float]) -> tuple:
         if self.never:
             return (False,)
+        if self.box:
+            for _, amount, pos in self.fixed:
+                if amount > left(vals[pos]):
+                    return (False,)
+            for test in self.bounds:
+                if not test(vals):
+                    return (False,)
+            if self.result is not None:
+                return self.result  # (shared: callers only read it)
+            return self._ranked(vals, as_rank, self.taken)
         taken: dict[str, float] = {}
         for res, amount, pos in self.fixed:
             if amount > left(vals[pos]):
@@ -180,6 +233,11 @@ class PairProgram:
         for test in self.tests:
             if not holds(test(vals)):
                 return (False,)
+        return self._ranked(vals, as_rank, taken)
+
+    def _ranked(self, vals: Sequence[object], as_rank: Callable[[object], float],
+                taken: dict[str, float]) -> tuple:
+        """The outcome of a matching state: its ranks, with ``taken``."""
         job_rank, slot_rank = self.job_rank, self.slot_rank
         if type(job_rank) is not float:
             job_rank = adeval.as_float(job_rank(vals)) or 0.0
@@ -188,6 +246,14 @@ class PairProgram:
         dependent = {key: fn if type(fn) is float else as_rank(fn(vals))
                      for key, fn in self.dependent}
         return (True, job_rank, slot_rank, dependent, taken)
+
+
+def _implied(amount: float | None, op: str, number: object) -> bool:
+    """Whether ``x op number`` holds wherever a fit of a fixed ``amount`` of ``x`` does
+    (the module doc's Boxes)."""
+    if amount is None or not amount > 0 or abs(number) > 2**53:  # type: ignore[arg-type]
+        return False
+    return (op == ">=" and amount >= number) or (op == ">" and amount > number)  # type: ignore[operator]
 
 
 def _settled(fn: Residual, convert: Callable[[object], float]) -> Residual | float:

@@ -394,6 +394,8 @@ class Matchmaker:
         out = program.run(offer.vector.vals, as_rank)  # type: ignore[union-attr]
         if not out[0]:
             return NO_MATCH
+        if program.result is not None:
+            return _box_pair(program)
         return PairEval(True, out[1], out[2], out[3], out[4])
 
     def _program(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairProgram | None:
@@ -592,9 +594,21 @@ class Matchmaker:
             # A state with less of a resource than the class's fixed request cannot
             # match: it is passed over without a pair evaluation.
             fixed = () if program is None else program.fixed  # type: ignore[attr-defined]
+            # A box without bounds left to test: a state holding the fixed requests
+            # matches, with the program's one result (``carving``).
+            boxed = (_box_pair(program) if program is not None and program.result is not None
+                     and not program.bounds else None)
             shape_left = self._shape_left
             for shape, members in shapes.items():
                 if fixed and not _fits(fixed, shape_left[shape]):
+                    continue
+                if boxed is not None:
+                    pair_shape = pair_of[shape]
+                    if pair_shape not in known_pairs:
+                        self.evaluations += 1
+                        known_pairs[pair_shape] = boxed
+                    self._shape_candidates(out, class_id, job_ad, submitter, signature,
+                                           only_rank, members, boxed, shape, kept_runs)
                     continue
                 known = known_pairs.get(pair_of[shape])
                 if known is not None and not known.match:
@@ -713,6 +727,14 @@ class Matchmaker:
             out.rej_rank += 1
             return None
         return PRIO_PREEMPTION
+
+
+def _box_pair(program: PairProgram) -> PairEval:
+    """The one pair result of a box program with constant ranks (``carving``), made
+    once per program."""
+    if program.pair is None:
+        program.pair = PairEval(*program.result)  # type: ignore[misc]
+    return program.pair  # type: ignore[return-value]
 
 
 def _fits(fixed: list[tuple[str, float, int]], have: tuple[float, ...]) -> bool:

@@ -148,3 +148,66 @@ def test_reads_name_every_lookup_the_residual_depends_on() -> None:
                                  now=None)
     for vals in STATES:
         assert canonical(residual(vals)) == canonical(again(vals))
+
+
+#: numeric states only: the bounds (``fn.atoms``) speak for integer and real values
+NUMERIC_STATES = [vals for vals in STATES if all(type(v) in (int, float) for v in vals)]
+
+
+def _atoms_agree(texts: list[str], slot_is_my: bool) -> int:
+    """For each residual carrying bounds: each atom reads one free value against a
+    number, is boolean, and their conjunction is the residual's value. Returns how
+    many residuals carried bounds."""
+    job, slot = ad(JOB_AD), ad(SLOT_AD)
+    carried = 0
+    for text in texts:
+        my, target = (slot, job) if slot_is_my else (job, slot)
+        residual = specialize(parse_expr(text), my, target, [(slot, n) for n in FREE],
+                              now=1700000000)
+        atoms = getattr(residual, "atoms", None)
+        if atoms is None:
+            continue
+        carried += 1
+        for vals in [*NUMERIC_STATES, (3.0, 2, 7.5), (10**6, 0.5, -3)]:
+            values = [test(vals) for _, _, _, test in atoms]
+            assert all(type(v) is bool for v in values), (text, vals)
+            assert residual(vals) is all(values), (text, vals)
+            for (index, op, number, _), value in zip(atoms, values, strict=True):
+                assert op in ("<", "<=", ">", ">=", "==", "!=") and 0 <= index < len(FREE)
+                assert type(number) in (int, float)
+                want = {"<": vals[index] < number, "<=": vals[index] <= number,
+                        ">": vals[index] > number, ">=": vals[index] >= number,
+                        "==": vals[index] == number, "!=": vals[index] != number}[op]
+                assert value is want, (text, vals, op, number)
+    return carried
+
+
+@pytest.mark.parametrize("slot_is_my", [True, False], ids=["my-slot", "my-job"])
+def test_bounds_are_the_residual_for_numbers(slot_is_my: bool) -> None:
+    texts = generate(seed=11, count=1500)
+    texts += ["Memory >= 2048 && Cpus > 0 && 100 <= Disk",
+              "true && (Cpus >= 1) && Memory < 1e9 && true",
+              "Cpus >= 1.5 && 2 < Cpus && Disk != 0 && Memory == 3.0 && Cpus <= 64",
+              "(false || Cpus >= 2) && (TARGET.RequestGPUs =?= undefined || Memory > 1)"]
+    # the corpus has a few conjunctions of bounds, the four above always carry them
+    assert _atoms_agree(texts, slot_is_my) >= 7
+
+
+def test_the_slot_requirements_are_bounds() -> None:
+    """``START && WithinResourceLimits`` against a job: lower bounds on each resource,
+    the request folded in (what ``carving`` checks a fit with)."""
+    job, slot = ad(JOB_AD), ad(SLOT_AD)
+    residual = specialize_attribute(slot, "Requirements", job,
+                                    [(slot, n) for n in FREE], now=None)
+    atoms = getattr(residual, "atoms", None)
+    assert atoms is not None
+    assert ("Memory".lower(), ">=", 2048) in {(FREE[i].lower(), op, n) for i, op, n, _ in atoms}
+    assert _atoms_agree(["MY.Requirements"], slot_is_my=True) == 1
+
+
+def test_a_disjunction_carries_no_bounds() -> None:
+    job, slot = ad(JOB_AD), ad(SLOT_AD)
+    for text in ("Memory > 10 || Cpus > 1", "ifThenElse(Cpus > 1, true, false)",
+                 "Memory > Cpus", "1 && Memory > 2"):
+        residual = specialize(parse_expr(text), slot, job, [(slot, n) for n in FREE], now=None)
+        assert getattr(residual, "atoms", None) is None, text

@@ -22,6 +22,15 @@ bound to a literal in every state (a literal reads nothing, so its name reaches
 nothing else), and the other bindings must not change between states: the caller
 keys a residual by everything the walk can read.
 
+*Bounds.* A residual that is a conjunction (``&&``; ``true && b`` and ``false || b``
+count as ``b``) of comparisons between one free attribute and a number literal
+carries them as ``fn.atoms``: a tuple of
+``(index, op, number, test)``, read as ``vals[index] op number`` (``op`` one of
+``< <= > >= == !=``, the attribute on the left), ``test`` the comparison's own residual.
+Whenever every free value is an integer or a real, ``fn(vals)`` is the boolean
+``all(test(vals) for ..., test in fn.atoms)``; a caller may then decide some atoms
+without evaluating them (``carving`` does, from what a fit already checked).
+
 ``specialize`` returns None (the caller then evaluates in full) when the expression
 uses what a residual cannot reproduce exactly: nested record literals, a record or an
 ad flowing into an operator or a function (it could be read later, free attributes
@@ -166,7 +175,7 @@ def _evaluate_in(holder: object, lname: str, expr: Expr, st: _State) -> object:
     if index is not None:
         if type(expr) is not Literal:
             raise _Bail  # the contract: a free attribute is a literal in every state
-        return _Res(lambda vals: vals[index])
+        return _Res(_free_value(index))
     key = (id(holder), lname)
     if key in st.active:
         return Undefined
@@ -179,6 +188,14 @@ def _evaluate_in(holder: object, lname: str, expr: Expr, st: _State) -> object:
     finally:
         st.depth -= 1
         st.active.discard(key)
+
+
+def _free_value(index: int) -> Residual:
+    def free_value(vals):  # type: ignore[no-untyped-def]
+        return vals[index]
+
+    free_value.free_index = index  # type: ignore[attr-defined]  # (read by _comparison)
+    return free_value
 
 
 def _scoped(start: object, lname: str, st: _State) -> object:
@@ -284,8 +301,15 @@ def _binary(node: Binary, cur: object, st: _State) -> object:
         if type(left) is not _Res:
             if ops.bool_equiv(_plain(left)) is stop:
                 return stop
-            return _apply(lambda b: combine(left, b), (_walk(node.right, cur, st),))
-        right_fn = _getter(_walk(node.right, cur, st))
+            right = _walk(node.right, cur, st)
+            out = _apply(lambda b: combine(left, b), (right,))
+            if left is (not stop) and type(right) is _Res:
+                # true && b and false || b are b for a boolean b: the bounds of b are
+                # those of the whole
+                _carry_atoms(out, _atoms_of(right))
+            return out
+        right = _walk(node.right, cur, st)
+        right_fn = _getter(right)
         left_fn = left.fn
         go_on = not stop  # the boolean left value that leaves the answer to the right
 
@@ -300,6 +324,12 @@ def _binary(node: Binary, cur: object, st: _State) -> object:
                 return stop
             return combine(a, right_fn(vals))
 
+        if not stop:
+            # a && b of two conjunctions of bounds (b true: a itself, for a boolean a)
+            first = getattr(left_fn, "atoms", None)
+            second = () if right is True else _atoms_of(right)
+            if first is not None and second is not None:
+                junction.atoms = first + second  # type: ignore[attr-defined]
         return _Res(junction)
     right = _walk(node.right, cur, st)
     if op in _PY_COMPARE:
@@ -309,6 +339,27 @@ def _binary(node: Binary, cur: object, st: _State) -> object:
 
 _PY_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
                "==": operator.eq, "!=": operator.ne}
+#: ``c op x`` is ``x FLIPPED[op] c``
+_FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+def _atoms_of(value: object) -> tuple | None:
+    """The bounds a value carries (module doc): those of a residual, else None."""
+    return getattr(value.fn, "atoms", None) if type(value) is _Res else None  # type: ignore[attr-defined]
+
+
+def _carry_atoms(out: object, atoms: tuple | None) -> None:
+    if atoms is not None and type(out) is _Res:
+        out.fn.atoms = atoms  # type: ignore[attr-defined]
+
+
+def _bound(test: Residual, get: Residual, op: str, const: object) -> Residual:
+    """``test`` (a comparison of ``get``'s value with ``const``), with its bound as an
+    atom when ``get`` is a free attribute itself."""
+    index = getattr(get, "free_index", None)
+    if index is not None:
+        test.atoms = ((index, op, const, test),)  # type: ignore[attr-defined]
+    return test
 
 
 def _comparison(op: str, left: object, right: object) -> object:
@@ -325,14 +376,14 @@ def _comparison(op: str, left: object, right: object) -> object:
             def against_right(vals):  # type: ignore[no-untyped-def]
                 a = get(vals)
                 return fn(a, const) if type(a) is const_type else general(op, a, const)
-            return _Res(against_right)
+            return _Res(_bound(against_right, get, op, const))
     elif type(left) is not _Res:
         const, const_type, get = _plain(left), type(left), right.fn  # type: ignore[union-attr]
         if const_type is int or const_type is float:
             def against_left(vals):  # type: ignore[no-untyped-def]
                 b = get(vals)
                 return fn(const, b) if type(b) is const_type else general(op, const, b)
-            return _Res(against_left)
+            return _Res(_bound(against_left, get, _FLIPPED[op], const))
     first, second = _getter(left), _getter(right)
 
     def both(vals):  # type: ignore[no-untyped-def]
