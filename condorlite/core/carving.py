@@ -81,7 +81,7 @@ class SlotVector:
     static: int = 0
     #: independent policy rank -> its program key (``Matchmaker``), and their values
     rank_keys: dict[str, tuple] = field(default_factory=dict)
-    rank_sig: tuple = ()
+    rank_sig: int = 0
     #: the piece-weight residuals (SlotWeight, SLOT_WEIGHT) once built, or () to build
     weight: tuple = ()
     #: typed combined vals (or the amounts of ``weight_reads``) -> piece weight

@@ -66,6 +66,7 @@ from condorlite.core.carving import (
     left,
     pair_program,
     rank_program,
+    rest_of,
     typed,
     vector_of,
 )
@@ -166,6 +167,10 @@ class Matchmaker:
         self._rank_exprs = {PRE: self.exprs.pre, POST: self.exprs.post,
                             PRANK: self.exprs.preemption_rank}
         self._programs: dict[tuple, PairProgram | None] = {}
+        #: rank program keys -> a small number (``SlotVector.rank_sig``)
+        self._rank_sigs: dict[tuple, int] = {}
+        #: carving transitions (``carve``)
+        self._transitions: dict[tuple, tuple] = {}
         #: (class, bindings, pair shape) -> the slot's Rank of the class (``_slot_rank``)
         self._slot_ranks: dict[tuple, float] = {}
         #: pair-static id -> the residuals its programs share (``carving.ResidualCache``)
@@ -294,7 +299,9 @@ class Matchmaker:
         for rank in independent:
             reach = tuple(sorted(set(reaches[rank]) - free))
             vector.rank_keys[rank] = (rank, self._shape_keys.key(offer.ad, reach, vector.names))
-        vector.rank_sig = tuple(vector.rank_keys.values())
+        # (kept as a small number: it is part of keys hashed on every carve)
+        vector.rank_sig = self._rank_sigs.setdefault(tuple(vector.rank_keys.values()),
+                                                     len(self._rank_sigs))
         return vector
 
     def prepare_carved(self, offer: Offer, vals: tuple) -> None:
@@ -313,6 +320,26 @@ class Matchmaker:
             independent = self._independent_memo[memo_key] = self._carved_ranks(offer, vals)
         offer.independent = independent
         self._reshape(offer, ("vector", vector.static, state))
+
+    def carve(self, offer: Offer, taken: dict[str, float]) -> None:
+        """``prepare_carved(offer, rest_of(offer.vector, taken))``, remembered per
+        transition: the outcome (the new vals, independent ranks, pair shape and
+        shape) is a function of the vector's static, rank signature and vals, of the
+        amounts taken and of the holder (``_reshape``). ``taken`` is keyed by identity
+        (pair results share one dict per class and shape) and held by the entry, so
+        its id cannot be reused while the entry lives; the new vals do not depend on
+        the types of the old ones (``rest_of`` computes in reals)."""
+        vector = offer.vector
+        key = (id(taken), vector.static, vector.rank_sig, vector.vals,  # type: ignore[union-attr]
+               offer.holder, offer.current_rank)
+        found = self._transitions.get(key)
+        if found is None or found[0] is not taken:
+            self.prepare_carved(offer, rest_of(vector, taken))  # type: ignore[arg-type]
+            self._transitions[key] = (taken, vector.vals, offer.independent,  # type: ignore[union-attr]
+                                      offer.pair_shape, offer.shape)
+            return
+        _, vector.vals, offer.independent, offer.pair_shape, shape = found  # type: ignore[union-attr]
+        self._place(offer, shape)
 
     def _carved_ranks(self, offer: Offer, vals: tuple) -> dict[str, float]:
         """The job-independent policy ranks of a carved state, by their programs."""

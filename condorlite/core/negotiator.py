@@ -51,7 +51,6 @@ from condorlite.core.accounting import NO_GROUP
 from condorlite.core.adeval import ClassAd
 from condorlite.core.autocluster import Autoclusters
 from condorlite.core.candidates import ENTRY_IDX, ENTRY_REASON, ENTRY_VERSION, Candidates
-from condorlite.core.carving import rest_of
 from condorlite.core.matchmaker import REMOTE_ATTRS, Matchmaker, PolicyExprs
 from condorlite.core.model import (
     NO_PREEMPTION,
@@ -530,9 +529,8 @@ class Cycle:
         preempting = preempted_job = None
         if offer.partitionable:
             if offer.vector is not None:
-                vals = rest_of(offer.vector, taken)
                 offer.version += 1
-                self.mm.prepare_carved(offer, vals)
+                self.mm.carve(offer, taken)
             else:
                 _cost, _dynamic, offer.ad = carve(offer, taken, self.policy, self.now)
                 offer.version += 1
