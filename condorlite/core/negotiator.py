@@ -116,8 +116,9 @@ class Cycle:
         self.claims = claims
         self.offers = self._offers(slots, claims)
         self._piece_costs: dict[tuple, float] = {}
-        #: (class, signature) -> ``_cost_floor``; its representatives once worked out
-        self._floors: dict[tuple, float] = {}
+        #: class (with the signature when it matters) -> ``_cost_floor``; its
+        #: representatives once worked out
+        self._floors: dict[object, float] = {}
         self._floor_reps: tuple[float, list[int] | None] | None = None
         #: scans the floor ended early (for tests: the shortcut is taken)
         self.walks_cut = 0
@@ -441,7 +442,9 @@ class Cycle:
         the same for slots binding the weight alike (``Matchmaker.weight_key``). Any
         other partitionable offer (no vector, requests that read the slot, a weight
         reading the whole vector, a holder) leaves the floor unknown: 0."""
-        key = (klass, signature)
+        # (the signature only when programs are kept per signature: hashing its
+        # literals on every refusal costs more than the floor saves)
+        key = (klass, signature) if self.mm.per_submitter else klass
         floor = self._floors.get(key)
         if floor is None:
             floor = self._floors[key] = self._work_out_floor(klass, job_ad, signature)
