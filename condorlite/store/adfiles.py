@@ -43,13 +43,22 @@ AD_SUFFIXES: tuple[str, ...] = (".ad", ".ads", ".json")
 STDIN_NAME = "<stdin>"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LoadedAd:
-    """One ad and where it came from (``source`` is the file path, or ``<stdin>``)."""
+    """One ad and where it came from (``source`` is the file path, or ``<stdin>``).
+    Slotted: a pool holds one per ad."""
 
     ad: ClassAd
     source: str
     index: int
+
+
+_new = object.__new__
+# The slots' setters: ``_parse_stream`` builds a LoadedAd per ad with these three C
+# calls rather than the frozen dataclass ``__init__`` (three ``object.__setattr__``
+# calls through Python).
+_SET_AD, _SET_SOURCE, _SET_INDEX = (
+    getattr(LoadedAd, name).__set__ for name in LoadedAd.__dataclass_fields__)
 
 
 def expand_paths(paths: Iterable[str | Path]) -> list[str | Path]:
@@ -94,9 +103,14 @@ def configured_paths(paths: Iterable[str], config_file: Path) -> list[Path | str
 
 
 def _parse_stream(stream: TextIO, source: str) -> Iterator[LoadedAd]:
+    new, set_ad, set_source, set_index = _new, _SET_AD, _SET_SOURCE, _SET_INDEX
     try:
         for index, ad in enumerate(parse_ads(stream, "auto", filename=source)):
-            yield LoadedAd(ad, source, index)
+            loaded = new(LoadedAd)  # LoadedAd(ad, source, index), through its slots
+            set_ad(loaded, ad)
+            set_source(loaded, source)
+            set_index(loaded, index)
+            yield loaded
     except ClassAdSyntaxError as exc:
         raise DataError(_syntax_message(exc, source)) from None
     except UnicodeDecodeError as exc:

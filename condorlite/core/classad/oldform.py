@@ -76,26 +76,36 @@ def read_old_ads(batches: Iterable[list[str]], filename: str | None) -> Iterator
     """The ads of an old-form input given as batches of lines (see the module
     docstring for the three steps)."""
     cache = OLD_LINES
+    from_attrs = ClassAd._from_attrs
     pairs: list[Pair] = []  # the current ad's lines, in order
     before = 0  # lines in the batches already done
     for batch in batches:
-        _resolve_new(batch)
-        hits = list(map(cache.young.get, batch))
+        young = cache.young
+        new = [raw for raw in dict.fromkeys(batch) if raw not in young]
+        if new:
+            _resolve_new(new)
+            young = cache.young  # a generation roll replaces it
+        hits = list(map(young.get, batch))
+        index = hits.index
         end = len(batch)
         pos = 0
         while pos < end:
             try:
-                miss = hits.index(None, pos)
+                miss = index(None, pos)
             except ValueError:
-                miss = end
-            pairs += hits[pos:miss]
-            if miss == end:
+                pairs += hits[pos:]
                 break
+            if pairs:
+                pairs += hits[pos:miss]
+            else:
+                pairs = hits[pos:miss]
             pos = miss + 1
             raw = batch[miss]
             if not raw.strip(_BLANK):  # a blank line ends the ad (if any)
                 if pairs:
-                    yield old_ad(pairs)
+                    # old_ad(pairs), its common case inline: no name repeats.
+                    attrs = dict(pairs)
+                    yield from_attrs(attrs) if len(attrs) == len(pairs) else old_ad(pairs)
                     pairs = []
                 continue
             hit = cache.get(raw)
@@ -110,14 +120,17 @@ def read_old_ads(batches: Iterable[list[str]], filename: str | None) -> Iterator
         yield old_ad(pairs)
 
 
-def _resolve_new(batch: list[str]) -> None:
-    """Store in ``OLD_LINES`` every distinct line of ``batch`` it lacks and that
-    parses (step 1 of the module docstring). Errors are left for the caller, which
-    meets the line in order; blank and comment lines are never stored."""
+def _resolve_new(new: list[str]) -> None:
+    """Store in ``OLD_LINES`` each line of ``new`` (distinct lines its young
+    generation lacks) that parses (step 1 of the module docstring). Errors are left for
+    the caller, which meets the line in order; blank and comment lines are never
+    stored."""
     cache = OLD_LINES
     young = cache.young
-    for raw in [raw for raw in dict.fromkeys(batch) if raw not in young]:
-        hit = cache.old.get(raw)
+    old_get = cache.old.get
+    limit = cache.limit
+    for raw in new:
+        hit = old_get(raw)
         if hit is None:
             try:
                 hit = old_line(raw, 0, None)
@@ -125,7 +138,12 @@ def _resolve_new(batch: list[str]) -> None:
                 continue
             if hit is None:
                 continue
-        cache.put(raw, hit)
+        if len(young) < limit:  # TextCache.put, inline but for a generation roll
+            young[raw] = hit
+        else:
+            cache.put(raw, hit)
+            young = cache.young
+            old_get = cache.old.get
 
 
 def old_ad(pairs: list[Pair]) -> ClassAd:
@@ -151,13 +169,13 @@ def old_line(raw: str, lineno: int, filename: str | None) -> Pair | None:
     ``[ \\t]*``, trailing blanks dropped, as the line regex does) is in the value
     cache, or is an escape-free string or a decimal integer without sign or leading
     zero (``_plain_literal``)."""
-    eq = raw.find("=")
-    if eq <= 0 or raw[eq + 1 : eq + 2] == "=":
+    head, eq, rest = raw.partition("=")
+    if not head or not eq or rest[:1] == "=":
         return _old_line_slow(raw, lineno, filename)
-    named = _NAMES.get(raw[:eq]) or _new_name(raw[:eq])
+    named = _NAMES.get(head) or _new_name(head)
     if named is None:
         return _old_line_slow(raw, lineno, filename)
-    text = raw[eq + 1 :].lstrip(" \t").rstrip(_BLANK)
+    text = rest.lstrip(" \t").rstrip(_BLANK)
     values = OLD_VALUES
     expr = values.young.get(text)
     if expr is None:
