@@ -10,12 +10,14 @@ reads the environment or the clock.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+from typing import NoReturn
 
 import typer
 
 from condorlite import __version__
-from condorlite.cli.render import envelope, print_json
+from condorlite.cli import render
 
 # Order here is the order of the commands in --help.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -28,14 +30,17 @@ COMMAND_MODULES: tuple[str, ...] = (
     "status",
 )
 
-app = typer.Typer(
-    name="condorlite",
-    help="HTCondor-compatible fair-share accounting, ClassAd evaluation and matchmaking.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+#: Command name -> the module of COMMAND_MODULES that registers it, for the commands
+#: the console script loads alone (``main``); any other first argument (the edit
+#: commands, --help, a typo) loads the whole app.
+COMMAND_MODULE_OF: dict[str, str] = {
+    "eval": "eval",
+    "negotiate": "negotiate",
+    "release": "release",
+    "userprio": "userprio",
+    "import": "import_ads",
+    "status": "status",
+}
 
 
 def _version(value: bool) -> None:
@@ -44,7 +49,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
@@ -53,19 +57,61 @@ def _root(
     """HTCondor-compatible fair-share accounting, ClassAd evaluation and matchmaking."""
 
 
-for _name in COMMAND_MODULES:
-    importlib.import_module(f"condorlite.cli.{_name}").register(app)
+def build_app(modules: tuple[str, ...] = COMMAND_MODULES) -> typer.Typer:
+    """The Typer app with the commands of ``modules`` (all of them by default)."""
+    built = typer.Typer(
+        name="condorlite",
+        help="HTCondor-compatible fair-share accounting, ClassAd evaluation and matchmaking.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    built.callback()(_root)
+    for name in modules:
+        importlib.import_module(f"condorlite.cli.{name}").register(built)
+    return built
 
 
-def main() -> None:
+def __getattr__(name: str) -> typer.Typer:
+    # ``condorlite.cli.app``, the whole app, is built on first use (PEP 562): the
+    # console script imports this package too, and loads only the command it runs.
+    if name == "app":
+        built = globals()["app"] = build_app()
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def main() -> NoReturn:
     """Console-script entry point.
+
+    Only the module of the command named first is imported (``COMMAND_MODULE_OF``),
+    so a run does not pay for loading and registering the other commands; their
+    help, usage errors and exit codes are those of the whole app.
 
     With ``--json`` even an argument error (which Typer reports before any command
     runs) must come out as the one JSON envelope on stdout, so the app then runs in
     non-standalone mode and its usage errors are rendered here; without ``--json``
     Typer prints them as usual.
+
+    The process ends through ``_exit_now``: the interpreter's teardown would free every
+    object still alive one by one (hundreds of thousands of ads after a big cycle) and
+    run a last full garbage collection, which the operating system's reclaiming of the
+    whole process makes useless (render: rendered Results are retained for the same
+    reason).
     """
     argv = sys.argv[1:]
+    render.retain_results()
+    module = COMMAND_MODULE_OF.get(argv[0]) if argv else None
+    app = build_app((module,)) if module is not None else build_app()
+    try:
+        _run(app, argv)
+    except SystemExit as exc:
+        _exit_now(exc.code)
+    _exit_now(0)
+
+
+def _run(app: typer.Typer, argv: list[str]) -> None:
     if "--json" not in argv:
         app(prog_name="condorlite")
         return
@@ -77,6 +123,25 @@ def main() -> None:
         # The root takes no option but --version/--help, so a command comes first.
         command = argv[0] if argv and not argv[0].startswith("-") else "condorlite"
         error = {"kind": "usage", "message": exc.format_message()}
-        print_json(envelope(command, None, [error]))
+        render.print_json(render.envelope(command, None, [error]))
         sys.exit(exc.exit_code)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _exit_now(code: object) -> NoReturn:
+    """Exit as ``SystemExit(code)`` would (None is 0, a message is printed and is 1),
+    with stdout and stderr flushed but without the interpreter's teardown (``main``).
+    When flushing fails (e.g. a closed pipe), the ordinary exit reports it as always."""
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:
+        print(code, file=sys.stderr)
+        status = 1
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        sys.exit(status)
+    os._exit(status & 0xFF)

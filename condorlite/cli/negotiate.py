@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -99,13 +99,14 @@ def claim_from_row(row: ClaimRow) -> Claim:
     )
 
 
-def preempted_user(match: Match, live: list[Claim]) -> str | None:
+def preempted_user(match: Match, live: Mapping[str, Claim]) -> str | None:
     """The user a match by preemption waits for the slot ad to stop showing: the one it
     preempted, or, when it preempted a claim still pending itself, the user that claim
-    was waiting on (the ad still shows that one). None for a match that preempts none."""
+    was waiting on (the ad still shows that one). None for a match that preempts none.
+    ``live`` holds the claims at the start of the cycle by slot."""
     if match.preempting is None:
         return None
-    before = next((c for c in live if c.slot == match.slot), None)
+    before = live.get(match.slot)
     if before is not None and before.preempted_user is not None:
         return before.preempted_user
     return match.preempting
@@ -238,18 +239,22 @@ def _stored_rr_time(tx: Transaction) -> dict[str, float]:
             if isinstance(t, int | float) and not isinstance(t, bool)}
 
 
-def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float) -> Outcome:
-    """Steps 2-4 of the module doc against one transaction's state (nothing saved)."""
+def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float,
+           demand: bool = True) -> Outcome:
+    """Steps 2-4 of the module doc against one transaction's state (nothing saved).
+
+    Each batch of charges (the claims reconciled; then the preemptions and matches) is
+    applied by one ``acct.charge_moves``, in the order of the single calls it stands
+    for. ``demand`` False leaves ``Outcome.demand`` empty without groups: only the
+    history row of a real run reads it, and it walks every job."""
     state = acct.update_priorities(tx.load_accountant(), policy, now)
     stored = [claim_from_row(row) for row in tx.load_claims()]
     rec = reconcile(stored, inputs.slots, inputs.jobs, now)
-    released = []
-    for claim, reason in rec.ended:
-        state = acct.remove_match(state, policy, claim.submitter, claim.weight, now)
-        released.append({"slot": claim.slot, "job": claim.job, "submitter": claim.submitter,
-                         "reason": reason})
-    for claim in rec.added:
-        state = acct.add_match(state, policy, claim.submitter, claim.weight, now)
+    released = [{"slot": c.slot, "job": c.job, "submitter": c.submitter, "reason": reason}
+                for c, reason in rec.ended]
+    state = acct.charge_moves(
+        state, policy, [(c.submitter, -1, c.weight) for c, _ in rec.ended]
+        + [(c.submitter, 1, c.weight) for c in rec.added], now)
     submitters = submitter_view(state, inputs.jobs, policy, now)
     live = rec.live
     started = time.perf_counter()
@@ -259,27 +264,38 @@ def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float) -> Outco
     matchmaking = time.perf_counter() - started
     if groups is not None:
         rr_time.update(dict.fromkeys(groups.cycle.rr_touched, now))
-    claims = {c.slot: c for c in live}
+    state = acct.charge_moves(
+        state, policy, [(g.submitter, -1, g.weight) for g in result.preempted]
+        + [(m.submitter, 1, m.weight) for m in result.matches], now)
+    claims = _claims_after(live, result, now)
+    if groups is not None:
+        wanted = groups.demand
+    else:
+        wanted = demand_of(inputs.jobs, submitters, live, policy) if demand else {}
+    return Outcome(result, released, len(rec.added), [claims[k] for k in sorted(claims)],
+                   state, matchmaking, dict(wanted), groups,
+                   {g: rr_time[g] for g in sorted(rr_time)})
+
+
+def _claims_after(live: list[Claim], result: CycleResult, now: float) -> dict[str, Claim]:
+    """The claims after the cycle by slot: the live ones less the preempted, plus one
+    per match (a piece of a partitionable slot is ``<slot>#<job>``)."""
+    before = {c.slot: c for c in live}
+    claims = dict(before)
     for gone in result.preempted:
-        state = acct.remove_match(state, policy, gone.submitter, gone.weight, now)
         claims.pop(gone.slot, None)
-    state = acct.add_matches(state, policy, [(m.submitter, m.weight) for m in result.matches],
-                             now)
     for match in result.matches:
         if match.partitionable is not None:
             claim = Claim(f"{match.partitionable}#{match.job}", match.job, match.submitter,
-                          match.weight, now, match.partitionable, match.resources)
+                          match.weight, now, match.partitionable,
+                          match.resources)
         else:
             # A match by preemption waits for the slot ad to stop showing the preempted
             # user (core.claims: pending) instead of being ended by it.
-            claim = Claim(match.slot, match.job, match.submitter, match.weight, now,
-                          preempted_user=preempted_user(match, live))
+            claim = Claim(match.slot, match.job, match.submitter, match.weight,
+                          now, preempted_user=preempted_user(match, before))
         claims[claim.slot] = claim
-    demand = groups.demand if groups is not None else demand_of(inputs.jobs, submitters, live,
-                                                                  policy)
-    return Outcome(result, released, len(rec.added), [claims[k] for k in sorted(claims)],
-                   state, matchmaking, dict(demand), groups,
-                   {g: rr_time[g] for g in sorted(rr_time)})
+    return claims
 
 
 # -- the JSON data -----------------------------------------------------------------------
@@ -301,17 +317,40 @@ def cycle_data(outcome: Outcome, inputs: Inputs, now: float, dry_run: bool) -> d
     return {k: stats[k] for k in sorted(stats)}
 
 
+class _Nums(dict):
+    """``_num`` of each value met, computed once: a cycle's tens of thousands of matches
+    share a handful of weights and amounts. (Equal keys give equal ``_num``: 1, 1.0
+    and True all give 1; 0.0 and -0.0 give 0.)"""
+
+    def __missing__(self, value: float) -> int | float:
+        out = self[value] = _num(value)
+        return out
+
+
+def matches_data(matches: list[Match]) -> list[dict[str, Any]]:
+    """One JSON object per match, in the order made; ``resources`` is a new object per
+    match, its amounts converted once per distinct resources tuple."""
+    nums = _Nums()
+    shapes: dict[tuple[tuple[str, float], ...], dict[str, int | float]] = {}
+    out = []
+    for m in matches:
+        shape = shapes.get(m.resources)
+        if shape is None:
+            shape = shapes[m.resources] = {k: nums[v] for k, v in m.resources}
+        out.append({
+            "job": m.job, "submitter": m.submitter, "slot": m.slot, "reason": m.reason,
+            "preempting": m.preempting, "preempted_job": m.preempted_job,
+            "weight": nums[m.weight], "autocluster": m.autocluster, "spin": m.spin,
+            "partitionable": m.partitionable, "resources": dict(shape),
+        })
+    return out
+
+
 def result_data(outcome: Outcome, inputs: Inputs, cycle: dict[str, Any]) -> dict[str, Any]:
     res = outcome.result
     return {
         "cycle": cycle,
-        "matches": [{
-            "job": m.job, "submitter": m.submitter, "slot": m.slot, "reason": m.reason,
-            "preempting": m.preempting, "preempted_job": m.preempted_job,
-            "weight": _num(m.weight), "autocluster": m.autocluster, "spin": m.spin,
-            "partitionable": m.partitionable,
-            "resources": {k: _num(v) for k, v in m.resources},
-        } for m in res.matches],
+        "matches": matches_data(res.matches),
         "rejections": [{"job": r.job, "submitter": r.submitter, "reason": r.reason,
                         "autocluster": r.autocluster} for r in res.rejections],
         "submitters": [{
@@ -374,18 +413,6 @@ def group_fact(groups: GroupOutcome | None, submitter: str) -> dict[str, Any] | 
 def _body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | None,
           now: float | None, dry_run: bool, explain: str | None,
           lock_timeout: float, config: Path | None) -> Result:
-    # The cycle allocates millions of small objects and frees them by reference
-    # counting (it makes no reference cycles worth collecting): with the cyclic
-    # collector running, its passes over the heap of ads cost about a third of the
-    # cycle on the 10,000-slot benchmark pool.
-    with collector_paused():
-        return _cycle_body(slots, jobs, state_dir, now, dry_run, explain, lock_timeout,
-                           config)
-
-
-def _cycle_body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | None,
-                now: float | None, dry_run: bool, explain: str | None,
-                lock_timeout: float, config: Path | None) -> Result:
     started = time.perf_counter()
     at = now_or_clock(now)
     store = open_store(state_dir, lock_timeout, config)
@@ -395,7 +422,7 @@ def _cycle_body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path
         raise DomainError(f"no job {explain} in the job ads",
                           hint="give the job as ClusterId.ProcId, e.g. 123.0")
     with store.transaction(write=not dry_run) as tx:
-        outcome = run_in(tx, inputs, policy, at)
+        outcome = run_in(tx, inputs, policy, at, demand=not dry_run)
         cycle = cycle_data(outcome, inputs, at, dry_run)
         cycle["duration"] = round(time.perf_counter() - started, 6)
         data = result_data(outcome, inputs, {k: cycle[k] for k in sorted(cycle)})
@@ -410,7 +437,8 @@ def _cycle_body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path
         job = next(j for j in inputs.jobs if j.id == explain.strip())
         data["explain"] = explain_job(job, inputs.slots, outcome.result, outcome.live_claims,
                                       at, group_fact(outcome.groups, job.submitter))
-    return Result("negotiate", data, lambda console: view.draw(console, data))
+    return Result("negotiate", data, lambda console: view.draw(console, data),
+                  sources=(inputs, outcome))
 
 
 def register(app: typer.Typer) -> None:
@@ -430,5 +458,12 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Run one negotiation cycle: match idle jobs to slots in fair-share order."""
-        run_command("negotiate", as_json, lambda: _body(
-            slots, jobs, state_dir, now, dry_run, explain, lock_timeout, config))
+        # The cycle allocates millions of small objects and frees them by reference
+        # counting (it makes no reference cycles worth collecting): with the cyclic
+        # collector running, its passes over the heap of ads cost about a third of the
+        # cycle on the 10,000-slot benchmark pool. It stays paused while the result is
+        # rendered too: re-enabled, its first passes would walk everything the cycle
+        # left alive.
+        with collector_paused():
+            run_command("negotiate", as_json, lambda: _body(
+                slots, jobs, state_dir, now, dry_run, explain, lock_timeout, config))

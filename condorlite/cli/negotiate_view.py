@@ -28,9 +28,10 @@ depends only on the state, the ads, the config and ``--now``.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def _n(value: float | int | None) -> str:

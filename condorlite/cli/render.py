@@ -7,7 +7,14 @@ errors included::
      "data": ..., "errors": [...]}
 
 Human output goes through a rich Console that prints plain text (no colour, no markup
-interpretation) when stdout is not a terminal or NO_COLOR is set.
+interpretation) when stdout is not a terminal or NO_COLOR is set. rich is imported only
+when a console is made: a ``--json`` run never needs it.
+
+While the console script runs (``cli.main``, which ends the process with ``os._exit``)
+every rendered Result is retained (``retain_results``): a command such as
+``negotiate`` leaves millions of small objects (ads, matches) behind, and freeing them
+one by one when the Result is dropped would take a sizeable share of the command's
+time, memory the operating system reclaims at once on exit anyway.
 """
 
 from __future__ import annotations
@@ -17,11 +24,15 @@ import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
 
 SCHEMA_VERSION = 1
+
+#: The Results rendered while the console script runs; None otherwise (module doc).
+_retained: list[Result] | None = None
 
 
 @dataclass
@@ -38,14 +49,28 @@ class Result:
     human: Callable[[Console], None] | None = None
     exit_code: int = 0
     errors: list[dict[str, Any]] = field(default_factory=list)
+    #: What the command computed the data from (e.g. the decoded ads), held as long as
+    #: the Result so that it is not freed before the process exits (module doc).
+    sources: tuple[Any, ...] = ()
+
+
+def retain_results() -> None:
+    """From now on keep every rendered Result (and so its ``sources``) until the
+    process exits; only ``cli.main``, which exits without freeing them, asks for it."""
+    global _retained
+    _retained = []
 
 
 def stdout_console() -> Console:
     """A console for human output; rich itself honours NO_COLOR and non-terminals."""
+    from rich.console import Console
+
     return Console(highlight=False, soft_wrap=True)
 
 
 def stderr_console() -> Console:
+    from rich.console import Console
+
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
@@ -94,6 +119,8 @@ def print_json(doc: dict[str, Any]) -> None:
 
 
 def render(result: Result, as_json: bool) -> None:
+    if _retained is not None:
+        _retained.append(result)
     if as_json:
         print_json(envelope(result.command, result.data, result.errors, safe=False))
         return

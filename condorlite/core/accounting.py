@@ -71,6 +71,7 @@ from __future__ import annotations
 import math
 import re
 import weakref
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -335,18 +336,6 @@ def _check_weight(weight: float) -> None:
         raise DomainError(f"slot weight must be a finite number >= 0, not {weight!r}")
 
 
-def _charge(rec: Record, count: int, weight: float, dt: float) -> Record:
-    """``count`` (+1 or -1) slots of ``weight`` start (or end) ``dt`` after the last
-    update; figures never go below 0."""
-    return replace(
-        rec,
-        resources_used=max(0, rec.resources_used + count),
-        weighted_resources_used=max(0.0, rec.weighted_resources_used + count * weight),
-        uncharged_time=rec.uncharged_time - count * dt,
-        weighted_uncharged_time=rec.weighted_uncharged_time - count * dt * weight,
-    )
-
-
 def _group_chain(group: str) -> list[str]:
     """``a.b.c`` -> [``a.b.c``, ``a.b``, ``a``]: the records whose hierarchical usage
     a match in group ``a.b.c`` changes (HTCondor walks the dotted name, so ``<none>``
@@ -357,35 +346,84 @@ def _group_chain(group: str) -> list[str]:
     return chain
 
 
-def _move(
-    state: AccountantState, policy: Policy, submitter: str, count: int, weight: float,
+class _Tally:
+    """The charged figures of one record while a batch of moves is applied.
+
+    Mutable on purpose: a batch of tens of thousands of matches then costs one float
+    update per figure and match, and one new ``Record`` per record touched, instead of
+    one record (and one copy of the record table) per match. Every figure is updated
+    match by match in the batch's order with the formulas of the module doc, so the
+    floating-point results are exactly those of one ``add_match`` / ``remove_match``
+    after the other.
+    """
+
+    __slots__ = ("hier", "rec", "uncharged", "used", "w_uncharged", "weighted")
+
+    def __init__(self, rec: Record) -> None:
+        self.rec = rec
+        self.used = rec.resources_used
+        self.weighted = rec.weighted_resources_used
+        self.uncharged = rec.uncharged_time
+        self.w_uncharged = rec.weighted_uncharged_time
+        self.hier = rec.hier_weighted_resources_used
+
+    def charge(self, count: int, weight: float, dt: float) -> None:
+        """``count`` (+1 or -1) slots of ``weight`` start (or end) ``dt`` after the
+        last update; figures never go below 0."""
+        self.used = max(0, self.used + count)
+        self.weighted = max(0.0, self.weighted + count * weight)
+        self.uncharged = self.uncharged - count * dt
+        self.w_uncharged = self.w_uncharged - count * dt * weight
+
+    def record(self) -> Record:
+        return replace(self.rec, resources_used=self.used,
+                       weighted_resources_used=self.weighted,
+                       uncharged_time=self.uncharged, weighted_uncharged_time=self.w_uncharged,
+                       hier_weighted_resources_used=self.hier)
+
+
+def charge_moves(
+    state: AccountantState, policy: Policy, moves: Iterable[tuple[str, int, float]],
     now: float,
 ) -> AccountantState:
-    """Charge ``count`` slots to ``submitter`` and, with groups configured, its group."""
-    records = dict(state.records)
-    _move_in(records, state, policy, submitter, count, weight, now)
-    return AccountantState(state.last_update_time, records)
+    """Apply each (submitter, count, weight) in order: ``count`` +1 is ``add_match``,
+    -1 is ``remove_match``. The figures are exactly those of the single calls one after
+    the other (``_Tally``); a bad weight raises ``DomainError`` and nothing is kept.
 
-
-def _move_in(
-    records: dict[str, Record], state: AccountantState, policy: Policy, submitter: str,
-    count: int, weight: float, now: float,
-) -> None:
-    """``_move`` applied to ``records`` in place (a copy the caller owns)."""
-    _check_weight(weight)
+    With groups configured, a submitter with ``@`` also charges its group's record the
+    same way, and ``HierWeightedResourcesUsed += count * weight`` (floored at 0) on the
+    group and each dotted prefix (module doc).
+    """
     dt = _since_update(state, now)
+    grouped = has_groups(policy)
+    tallies: dict[str, _Tally] = {}
+    chains: dict[str, tuple[_Tally, list[_Tally]] | None] = {}  # submitter -> its group's
 
-    def get(name: str) -> Record:
-        return records.get(name) or new_record(name, policy, now)
+    def tally(name: str) -> _Tally:
+        found = tallies.get(name)
+        if found is None:
+            found = tallies[name] = _Tally(state.records.get(name)
+                                           or new_record(name, policy, now))
+        return found
 
-    records[submitter] = _charge(get(submitter), count, weight, dt)
-    if has_groups(policy) and "@" in submitter:
-        group, _ = assigned_group(submitter, policy)
-        records[group] = _charge(get(group), count, weight, dt)
-        for name in _group_chain(group):
-            rec = get(name)
-            hier = max(0.0, rec.hier_weighted_resources_used + count * weight)
-            records[name] = replace(rec, hier_weighted_resources_used=hier)
+    for submitter, count, weight in moves:
+        _check_weight(weight)
+        tally(submitter).charge(count, weight, dt)
+        if not grouped or "@" not in submitter:
+            continue
+        if submitter not in chains:
+            group, _ = assigned_group(submitter, policy)
+            chains[submitter] = (tally(group), [tally(n) for n in _group_chain(group)])
+        group_tally, chain = chains[submitter]
+        group_tally.charge(count, weight, dt)
+        for link in chain:
+            link.hier = max(0.0, link.hier + count * weight)
+    if not tallies:
+        return state
+    records = dict(state.records)
+    for name, t in tallies.items():
+        records[name] = t.record()
+    return AccountantState(state.last_update_time, records)
 
 
 def add_match(
@@ -393,18 +431,14 @@ def add_match(
 ) -> AccountantState:
     """Charge ``submitter`` (and its group, module docstring) for one more slot of
     weight ``weight`` from ``now`` on."""
-    return _move(state, policy, submitter, 1, weight, now)
+    return charge_moves(state, policy, [(submitter, 1, weight)], now)
 
 
 def add_matches(
-    state: AccountantState, policy: Policy, matches: list[tuple[str, float]], now: float
+    state: AccountantState, policy: Policy, matches: Iterable[tuple[str, float]], now: float
 ) -> AccountantState:
-    """``add_match`` for each (submitter, weight) in order: the same figures, one copy
-    of the records instead of one per match."""
-    records = dict(state.records)
-    for submitter, weight in matches:
-        _move_in(records, state, policy, submitter, 1, weight, now)
-    return AccountantState(state.last_update_time, records)
+    """``add_match`` for each (submitter, weight) in order (``charge_moves``)."""
+    return charge_moves(state, policy, ((s, 1, w) for s, w in matches), now)
 
 
 def remove_match(
@@ -416,7 +450,7 @@ def remove_match(
     A record missing (e.g. deleted by an admin while the claim ran) is recreated, as
     HTCondor does, so the time used since the last update is still charged.
     """
-    return _move(state, policy, submitter, -1, weight, now)
+    return charge_moves(state, policy, [(submitter, -1, weight)], now)
 
 
 # The admin edits live in ``core.accounting_edits``, which builds on this module; they

@@ -122,10 +122,10 @@ def test_the_user_a_preempting_claim_waits_on() -> None:
 
     plain = Claim("s1@m", "1.0", ALICE, 1.0, T0)
     waiting = Claim("s1@m", "1.0", ALICE, 1.0, T0, preempted_user=BOB)
-    assert preempted_user(match(None), [waiting]) is None
-    assert preempted_user(match(ALICE), [plain]) == ALICE
-    assert preempted_user(match(ALICE), []) == ALICE
+    assert preempted_user(match(None), {waiting.slot: waiting}) is None
+    assert preempted_user(match(ALICE), {plain.slot: plain}) == ALICE
+    assert preempted_user(match(ALICE), {}) == ALICE
     # preempting a claim that was itself still waiting: the ad still shows bob
-    assert preempted_user(match(ALICE), [waiting]) == BOB
+    assert preempted_user(match(ALICE), {waiting.slot: waiting}) == BOB
     other_slot = Claim("s2@m", "1.1", ALICE, 1.0, T0, preempted_user=BOB)
-    assert preempted_user(match(ALICE), [other_slot]) == ALICE
+    assert preempted_user(match(ALICE), {other_slot.slot: other_slot}) == ALICE
