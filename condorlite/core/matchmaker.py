@@ -197,6 +197,10 @@ class Matchmaker:
         self._groups: dict[int, dict[int, dict[int, None]]] = {}
         #: the same for held offers without a vector, grouped by pair shape
         self._held: dict[int, HeldGroup] = {}
+        #: bumped whenever a held group gains or loses an offer; (class, part) ->
+        #: (epoch, the class's held plan) (``_held_plan``)
+        self._held_epoch = 0
+        self._held_plans: dict[tuple, tuple[int, tuple[list, list]]] = {}
         #: (shape, job rank, dependent ranks, reason) -> sorted entries, for offers
         #: without a vector (``_shape_candidates``)
         self._kept_entries: dict[tuple, tuple[int, list[tuple]]] = {}
@@ -373,6 +377,7 @@ class Matchmaker:
         elif offer.holder is not None:
             group = self._held.setdefault(offer.pair_shape, HeldGroup())
             group.add(offer)
+            self._held_epoch += 1
             box = group.shapes
         else:
             box = self._members
@@ -391,6 +396,7 @@ class Matchmaker:
                 del box[offer.shape]
             if offer.vector is None and offer.holder is not None:
                 self._held[offer.pair_shape].remove(offer)
+                self._held_epoch += 1
 
     @property
     def shape_count(self) -> int:
@@ -582,7 +588,16 @@ class Matchmaker:
                 continue  # no need to look at the shape's offers at all
             self._shape_candidates(out, class_id, job_ad, submitter, signature, only_rank,
                                    members, known, shape, kept_runs)
-        for pair_shape, group in self._held.items():
+        held = self._held.items()
+        if self.preemption_off and not only_rank:
+            # Groups whose offers cannot prefer the job by rank only count for the
+            # rejection reason: deferred (see below) straight from the class's plan.
+            deferred, held = self._held_plan(class_id, part, job_ad)
+            for first, group in deferred:
+                count = group.total - group.by_holder.get(submitter, 0)
+                if count:
+                    out.deferred.append((first, count))
+        for pair_shape, group in held:
             if not group.total:
                 continue
             known = known_pairs.get(pair_shape)
@@ -711,6 +726,33 @@ class Matchmaker:
             vector.weight_key = (policy.slot_weight, names,
                                  self._shape_keys.canon.key(offer.ad, names))
         return vector.weight_key
+
+    def _held_plan(self, class_id: int, part: tuple, job_ad: ClassAd) -> tuple[list, list]:
+        """The class's held groups split as ``_by_shape`` treats them when preemption
+        by priority is off: (first offer, group) of each group none of whose offers
+        prefers the job by rank (slot Rank <= the lowest CurrentRank), whose pair only
+        decides the PREEMPTION_REQUIREMENTS count of a rejection, and (pair shape,
+        group) of the others. Kept while no held group changes (``_held_epoch``).
+
+        Deferring such a group whose pair is already known gives the same reason as
+        counting it at once: a rejection asks only whether some group that matches
+        has offers not the submitter's own (``settle_deferred``)."""
+        key = (class_id, part)
+        found = self._held_plans.get(key)
+        if found is not None and found[0] == self._held_epoch:
+            return found[1]
+        registry = self._registry
+        deferred, rest = [], []
+        for pair_shape, group in self._held.items():
+            if not group.total:
+                continue
+            first = registry[next(iter(next(iter(group.shapes.values()))))]
+            if self._slot_rank(class_id, part, job_ad, first) <= group.lowest_rank():
+                deferred.append((first, group))
+            else:
+                rest.append((pair_shape, group))
+        self._held_plans[key] = (self._held_epoch, (deferred, rest))
+        return deferred, rest
 
     def _slot_rank(self, class_id: int, part: tuple, job_ad: ClassAd, offer: Offer) -> float:
         """The slot's ``Rank`` of the class's job in the offer's pair shape, as
