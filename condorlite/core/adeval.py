@@ -42,6 +42,7 @@ __all__ = [
     "requirements_hold",
     "spelling",
     "table",
+    "tables",
     "with_literals",
 ]
 
@@ -92,6 +93,15 @@ def table(ad: ClassAd) -> dict[str, tuple[str, Expr]] | None:
     """The ad's own table (lower-cased name -> (spelling, expression)) for read-only
     loops that look up many names, or None when ``ad`` is not a ClassAd-lite ad."""
     return ad._attrs if type(ad) is _ClassAd else None
+
+
+def tables(ads: list[ClassAd]) -> list[dict[str, tuple[str, Expr]]] | None:
+    """``table`` of every ad, or None unless every ad is ClassAd-lite: one type test
+    pass and one attribute pass, with no call per ad (autoclustering reads the tables
+    of every idle job in a cycle)."""
+    if not set(map(type, ads)) <= {_ClassAd}:
+        return None
+    return [ad._attrs for ad in ads]
 
 
 def with_literals(ad: ClassAd, values: dict[str, object]) -> ClassAd:

@@ -166,10 +166,8 @@ def _walks(tables: list[dict], roots: Iterable[str]) -> set[str]:
 
 def _tables(ads: list[ClassAd]) -> list[dict[str, tuple[str, Expr]]]:
     """``_table`` of each ad (the common case, ClassAd-lite ads, in one pass)."""
-    tables = list(map(adeval.table, ads))
-    if None in tables:
-        tables = list(map(_table, ads))
-    return tables
+    tables = adeval.tables(ads)
+    return list(map(_table, ads)) if tables is None else tables
 
 
 def _table(ad: ClassAd) -> dict[str, tuple[str, Expr]]:

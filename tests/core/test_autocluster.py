@@ -165,9 +165,10 @@ def _widening(slots, idle, exprs, configured, rounds: int | None = 4):
 
 
 def _every(ac):
-    """Everything an Autoclusters holds, orders of the per-job maps included."""
-    return (ac.significant, ac.configured, list(ac.cluster_of.items()),
-            list(ac.match_class_of.items()),
+    """Everything an Autoclusters holds (the per-job maps as sets: ``build`` fills
+    them in queue order, ``build_closed`` in input order), the order of classes too."""
+    return (ac.significant, ac.configured, sorted(ac.cluster_of.items()),
+            sorted(ac.match_class_of.items()),
             [(k, v.id) for k, v in ac.representative.items()],
             ac.job_names, ac.target_names, ac.count)
 
