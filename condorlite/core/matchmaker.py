@@ -200,7 +200,7 @@ class Matchmaker:
         #: bumped whenever a held group gains or loses an offer; (class, part) ->
         #: (epoch, the class's held plan) (``_held_plan``)
         self._held_epoch = 0
-        self._held_plans: dict[tuple, tuple[int, tuple[list, list]]] = {}
+        self._held_plans: dict[tuple | None, tuple[int, tuple]] = {}
         #: (shape, job rank, dependent ranks, reason) -> sorted entries, for offers
         #: without a vector (``_shape_candidates``)
         self._kept_entries: dict[tuple, tuple[int, list[tuple]]] = {}
@@ -732,27 +732,50 @@ class Matchmaker:
         by priority is off: (first offer, group) of each group none of whose offers
         prefers the job by rank (slot Rank <= the lowest CurrentRank), whose pair only
         decides the PREEMPTION_REQUIREMENTS count of a rejection, and (pair shape,
-        group) of the others. Kept while no held group changes (``_held_epoch``).
+        group) of the others. Groups whose Rank is a literal split alike for every
+        class (planned once); the others per class. Kept while no held group changes
+        (``_held_epoch``); the order of either list does not matter.
 
         Deferring such a group whose pair is already known gives the same reason as
         counting it at once: a rejection asks only whether some group that matches
         has offers not the submitter's own (``settle_deferred``)."""
+        epoch = self._held_epoch
+        shared = self._held_plans.get(None)
+        if shared is None or shared[0] != epoch:
+            shared = self._held_plans[None] = (epoch, self._literal_plan())
+        deferred, rest, others = shared[1]
+        if not others:
+            return deferred, rest
         key = (class_id, part)
         found = self._held_plans.get(key)
-        if found is not None and found[0] == self._held_epoch:
+        if found is not None and found[0] == epoch:
             return found[1]
-        registry = self._registry
-        deferred, rest = [], []
-        for pair_shape, group in self._held.items():
-            if not group.total:
-                continue
-            first = registry[next(iter(next(iter(group.shapes.values()))))]
+        deferred, rest = list(deferred), list(rest)
+        for pair_shape, group, first in others:
             if self._slot_rank(class_id, part, job_ad, first) <= group.lowest_rank():
                 deferred.append((first, group))
             else:
                 rest.append((pair_shape, group))
-        self._held_plans[key] = (self._held_epoch, (deferred, rest))
+        self._held_plans[key] = (epoch, (deferred, rest))
         return deferred, rest
+
+    def _literal_plan(self) -> tuple[list, list, list]:
+        """``_held_plan``'s split of the groups whose slot Rank is a literal, and
+        (pair shape, group, first offer) of the others."""
+        registry = self._registry
+        deferred, rest, others = [], [], []
+        for pair_shape, group in self._held.items():
+            if not group.total:
+                continue
+            first = registry[next(iter(next(iter(group.shapes.values()))))]
+            expr = adeval.attr(first.ad, "Rank")
+            if type(expr) is not Literal:
+                others.append((pair_shape, group, first))
+            elif (adeval.as_float(expr.value) or 0.0) <= group.lowest_rank():
+                deferred.append((first, group))
+            else:
+                rest.append((pair_shape, group))
+        return deferred, rest, others
 
     def _slot_rank(self, class_id: int, part: tuple, job_ad: ClassAd, offer: Offer) -> float:
         """The slot's ``Rank`` of the class's job in the offer's pair shape, as
