@@ -47,8 +47,12 @@ from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.partial import (
+    FLIPPED,
     Constant,
+    FreeRef,
     Residual,
+    bound_test,
+    compare_numbers,
     specialize,
     specialize_attribute,
 )
@@ -125,7 +129,12 @@ def holds(value: object) -> bool:
 class PairProgram:
     """The residuals of one (job class, slot pair-static) pair; ``run`` gives
     ``(match, job_rank, slot_rank, dependent, taken)`` for a vector. Parts that read
-    no resource (``Constant``) are settled once, here."""
+    no resource (``Constant``) are settled once, here.
+
+    The residuals read the vector followed by ``params``: the class's own number
+    literals that were left free so that classes differing only in them share the
+    residuals (``pair_program``); a part that is one of them, or a bound against
+    one, is settled here with the class's value as if it had been a constant."""
 
     __slots__ = (
         "bounds",
@@ -135,17 +144,22 @@ class PairProgram:
         "job_rank",
         "never",
         "pair",
+        "params",
         "requests",
         "result",
         "slot_rank",
         "taken",
         "tests",
+        "width",
     )
 
     def __init__(self, requests: Sequence[tuple[str, Residual, int, float]],
                  tests: Sequence[Residual], job_rank: Residual, slot_rank: Residual,
                  dependent: Sequence[tuple[str, Residual]],
-                 as_rank: Callable[[object], float]) -> None:
+                 as_rank: Callable[[object], float],
+                 width: int = 0, params: tuple = ()) -> None:
+        #: the vector's length, and the values the residuals read after it
+        self.width, self.params = width, params
         #: a constant part already rules the match out
         self.never = False
         #: (spelling, amount, position) for requests that are constants
@@ -153,11 +167,12 @@ class PairProgram:
         #: (spelling, residual, position, default) for the others
         self.requests = []
         for res, fn, pos, default in requests:
-            if type(fn) is not Constant:
+            value = self._settled_value(fn)
+            if value is _MISSING:
                 self.requests.append((res, fn, pos, default))
                 continue
-            amount = adeval.as_float(fn.value)
-            if amount is None and fn.value is not Undefined:
+            amount = adeval.as_float(value)
+            if amount is None and value is not Undefined:
                 self.never = True
             amount = default if amount is None else amount
             if amount < 0:
@@ -183,13 +198,28 @@ class PairProgram:
         self.pair: object = None
         self._boxed()
 
+    def _settled_value(self, fn: Residual) -> object:
+        """The value of a residual that reads nothing of the vector: a constant, or
+        one of the params itself; else ``_MISSING``."""
+        if type(fn) is Constant:
+            return fn.value
+        index = getattr(fn, "free_index", None)
+        if index is not None and index >= self.width:
+            return self.params[index - self.width]
+        return _MISSING
+
     def _boxed(self) -> None:
         atoms: list[tuple] = []
         for fn in self.tests:
             found = getattr(fn, "atoms", None)
             if found is None:
                 return
-            atoms.extend(found)
+            for atom in found:
+                settled = self._settled_atom(atom)
+                if settled is False:
+                    self.never = True
+                elif settled is not True:
+                    atoms.append(settled)
         if self.never or self.requests:
             return
         amounts = {pos: amount for _, amount, pos in self.fixed}
@@ -202,9 +232,28 @@ class PairProgram:
             self.result = (True, self.job_rank, self.slot_rank, dict(self.dependent),
                            self.taken)
 
+    def _settled_atom(self, atom: tuple) -> tuple | bool:
+        """An atom with the params put in: True or False when it reads no vector
+        value, else (index, op, operand, a test reading the vector alone); the
+        operand is a number, or a ``FreeRef`` into the vector."""
+        index, op, operand, test = atom
+        width, params = self.width, self.params
+        if type(operand) is FreeRef and operand.index >= width:
+            operand = params[operand.index - width]
+            if index < width:
+                return (index, op, operand, bound_test(index, op, operand))
+        if index >= width:
+            value = params[index - width]
+            if type(operand) is FreeRef:  # a param against the vector: the other way round
+                flipped = FLIPPED[op]
+                return (operand.index, flipped, value, bound_test(operand.index, flipped, value))
+            return compare_numbers(op, value, operand) is True
+        return (index, op, operand, test)
+
     def run(self, vals: Sequence[object], as_rank: Callable[[object], float]) -> tuple:
         if self.never:
             return (False,)
+        full = (*vals, *self.params) if self.params else vals
         if self.box:
             for _, amount, pos in self.fixed:
                 if amount > left(vals[pos]):
@@ -214,14 +263,14 @@ class PairProgram:
                     return (False,)
             if self.result is not None:
                 return self.result  # (shared: callers only read it)
-            return self._ranked(vals, as_rank, self.taken)
+            return self._ranked(full, as_rank, self.taken)
         taken: dict[str, float] = {}
         for res, amount, pos in self.fixed:
             if amount > left(vals[pos]):
                 return (False,)
             taken[res] = amount
         for res, request, pos, default in self.requests:
-            value = request(vals)
+            value = request(full)
             amount = adeval.as_float(value)
             if amount is None:
                 if value is not Undefined:
@@ -231,19 +280,20 @@ class PairProgram:
                 return (False,)
             taken[res] = amount
         for test in self.tests:
-            if not holds(test(vals)):
+            if not holds(test(full)):
                 return (False,)
-        return self._ranked(vals, as_rank, taken)
+        return self._ranked(full, as_rank, taken)
 
-    def _ranked(self, vals: Sequence[object], as_rank: Callable[[object], float],
+    def _ranked(self, full: Sequence[object], as_rank: Callable[[object], float],
                 taken: dict[str, float]) -> tuple:
-        """The outcome of a matching state: its ranks, with ``taken``."""
+        """The outcome of a matching state (``full``: its vector and the params): its
+        ranks, with ``taken``."""
         job_rank, slot_rank = self.job_rank, self.slot_rank
         if type(job_rank) is not float:
-            job_rank = adeval.as_float(job_rank(vals)) or 0.0
+            job_rank = adeval.as_float(job_rank(full)) or 0.0
         if type(slot_rank) is not float:
-            slot_rank = adeval.as_float(slot_rank(vals)) or 0.0
-        dependent = {key: fn if type(fn) is float else as_rank(fn(vals))
+            slot_rank = adeval.as_float(slot_rank(full)) or 0.0
+        dependent = {key: fn if type(fn) is float else as_rank(fn(full))
                      for key, fn in self.dependent}
         return (True, job_rank, slot_rank, dependent, taken)
 
@@ -287,7 +337,12 @@ class ResidualCache:
         self._parts: dict[tuple, dict[tuple[str, ...], dict[tuple, Residual | None]]] = {}
 
     def get(self, part: tuple, job_ad: ClassAd,
-            build: Callable[[set[tuple[int, str]]], Residual | None]) -> Residual | None:
+            build: Callable[[set[tuple[int, str]]], Residual | None],
+            params: tuple[str, ...] = ()) -> Residual | None:
+        """The residual of ``part`` for ``job_ad``, built by ``build(reads)`` unless a
+        class binding what it read alike built it; ``params``: the job names left
+        free (their values are read from the vals, so they are no part of the key;
+        ``part`` must name them)."""
         by_names = self._parts.setdefault(part, {})
         for names, table in by_names.items():
             found = table.get(self.number(job_ad, names), _MISSING)
@@ -296,7 +351,7 @@ class ResidualCache:
         reads: set[tuple[int, str]] = set()
         residual = build(reads)
         mine = id(job_ad)
-        names = tuple(sorted({name for ad, name in reads if ad == mine}))
+        names = tuple(sorted({name for ad, name in reads if ad == mine and name not in params}))
         if len(by_names) < 64:
             by_names.setdefault(names, {})[self.number(job_ad, names)] = residual
         return residual
@@ -318,17 +373,44 @@ def pair_program(
     """The program of ``job_ad`` against ``slot_ad`` (one state of the vector's slot);
     ``resources``: ``offers.resource_names`` of the pair; ``dependent``: the policy
     ranks that read the job, (key, expression); ``cache``: the residuals of the
-    slot's static. None when something cannot be specialised."""
-    free = free_pairs(slot_ad, vector)
+    slot's static. None when something cannot be specialised.
+
+    The job's requests of the vector's resources that are number literals are left
+    free too (``job_params``): the residuals then serve every class that differs
+    only in those numbers, and the program settles them with this class's values.
+    When that gives no box (a test computes with a request, say ``Memory >= 2 *
+    RequestMemory``) the program is made again with the requests bound, as the
+    bounds of a box must compare with numbers."""
+    program = _pair_program(job_ad, slot_ad, vector, resources, dependent, now, as_rank,
+                            cache, job_params(job_ad, vector))
+    if program is None or program.box or program.never or not program.params:
+        return program
+    return _pair_program(job_ad, slot_ad, vector, resources, dependent, now, as_rank,
+                         cache, ((), ()))
+
+
+def _pair_program(
+    job_ad: ClassAd,
+    slot_ad: ClassAd,
+    vector: SlotVector,
+    resources: Sequence[str],
+    dependent: Sequence[tuple[str, Expr]],
+    now: float | None,
+    as_rank: Callable[[object], float],
+    cache: ResidualCache,
+    free_requests: tuple[tuple[str, ...], tuple],
+) -> PairProgram | None:
+    params, values = free_requests
+    free = [*free_pairs(slot_ad, vector), *((job_ad, name) for name in params)]
     at = _int(now)
 
     def attribute(ad: ClassAd, name: str, other: ClassAd) -> Residual | None:
         # A job-side part is kept under the job's binding of the name too, so the
         # classes sharing a part are looked up among those that bind it alike.
         own = cache.number(job_ad, (name.lower(),)) if ad is job_ad else None
-        part = (name, ad is job_ad, own)
+        part = (name, ad is job_ad, own, params)
         return cache.get(part, job_ad, lambda reads: specialize_attribute(
-            ad, name, other, free, at, reads))
+            ad, name, other, free, at, reads), params)
 
     job_requirements = attribute(job_ad, "Requirements", slot_ad)
     if type(job_requirements) is Constant and not holds(job_requirements.value):
@@ -348,11 +430,24 @@ def pair_program(
         attribute(job_ad, "Rank", slot_ad),
         attribute(slot_ad, "Rank", job_ad),
     ]
-    ranks = [(key, cache.get(("policy", key), job_ad, lambda reads, e=expr: specialize(
-        e, slot_ad, job_ad, free, at, reads))) for key, expr in dependent]
+    ranks = [(key, cache.get(("policy", key, params), job_ad, lambda reads, e=expr: specialize(
+        e, slot_ad, job_ad, free, at, reads), params)) for key, expr in dependent]
     if any(p is None for p in parts) or any(fn is None for _, fn in ranks):
         return None
-    return PairProgram(requests, parts[:2], parts[2], parts[3], ranks, as_rank)  # type: ignore[arg-type]
+    return PairProgram(requests, parts[:2], parts[2], parts[3], ranks, as_rank,  # type: ignore[arg-type]
+                       len(vector.names), values)
+
+
+def job_params(job_ad: ClassAd, vector: SlotVector) -> tuple[tuple[str, ...], tuple]:
+    """The job's ``Request<R>`` bindings, R a resource of the vector, that are integer
+    or real literals: their lower-case names (in the vector's order) and values."""
+    names, values = [], []
+    for resource in vector.names:
+        expr = adeval.attr(job_ad, "request" + resource)
+        if type(expr) is Literal and type(expr.value) in (int, float):
+            names.append("request" + resource)
+            values.append(expr.value)
+    return tuple(names), tuple(values)
 
 
 def rank_program(expr: Expr, slot_ad: ClassAd, vector: SlotVector,

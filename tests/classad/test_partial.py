@@ -17,7 +17,13 @@ from condorlite.core.classad import reference
 from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.evaluator import evaluate
 from condorlite.core.classad.parser import parse_expr
-from condorlite.core.classad.partial import specialize, specialize_attribute
+from condorlite.core.classad.partial import (
+    FreeRef,
+    bound_test,
+    compare_numbers,
+    specialize,
+    specialize_attribute,
+)
 from condorlite.core.classad.values import Error, Undefined
 
 from .gen_exprs import JOB_AD, SLOT_AD, generate
@@ -172,13 +178,15 @@ def _atoms_agree(texts: list[str], slot_is_my: bool) -> int:
             values = [test(vals) for _, _, _, test in atoms]
             assert all(type(v) is bool for v in values), (text, vals)
             assert residual(vals) is all(values), (text, vals)
-            for (index, op, number, _), value in zip(atoms, values, strict=True):
+            for (index, op, operand, _), value in zip(atoms, values, strict=True):
                 assert op in ("<", "<=", ">", ">=", "==", "!=") and 0 <= index < len(FREE)
+                number = vals[operand.index] if type(operand) is FreeRef else operand
                 assert type(number) in (int, float)
                 want = {"<": vals[index] < number, "<=": vals[index] <= number,
                         ">": vals[index] > number, ">=": vals[index] >= number,
                         "==": vals[index] == number, "!=": vals[index] != number}[op]
                 assert value is want, (text, vals, op, number)
+                assert compare_numbers(op, vals[index], number) is value
     return carried
 
 
@@ -188,9 +196,10 @@ def test_bounds_are_the_residual_for_numbers(slot_is_my: bool) -> None:
     texts += ["Memory >= 2048 && Cpus > 0 && 100 <= Disk",
               "true && (Cpus >= 1) && Memory < 1e9 && true",
               "Cpus >= 1.5 && 2 < Cpus && Disk != 0 && Memory == 3.0 && Cpus <= 64",
-              "(false || Cpus >= 2) && (TARGET.RequestGPUs =?= undefined || Memory > 1)"]
-    # the corpus has a few conjunctions of bounds, the four above always carry them
-    assert _atoms_agree(texts, slot_is_my) >= 7
+              "(false || Cpus >= 2) && (TARGET.RequestGPUs =?= undefined || Memory > 1)",
+              "Memory >= Disk && Cpus < Memory && true"]
+    # the corpus has a few conjunctions of bounds, the five above always carry them
+    assert _atoms_agree(texts, slot_is_my) >= 8
 
 
 def test_the_slot_requirements_are_bounds() -> None:
@@ -208,6 +217,19 @@ def test_the_slot_requirements_are_bounds() -> None:
 def test_a_disjunction_carries_no_bounds() -> None:
     job, slot = ad(JOB_AD), ad(SLOT_AD)
     for text in ("Memory > 10 || Cpus > 1", "ifThenElse(Cpus > 1, true, false)",
-                 "Memory > Cpus", "1 && Memory > 2"):
+                 "Memory > Cpus * 2", "1 && Memory > 2"):
         residual = specialize(parse_expr(text), slot, job, [(slot, n) for n in FREE], now=None)
         assert getattr(residual, "atoms", None) is None, text
+
+
+def test_a_bound_test_is_the_comparison_residual() -> None:
+    """``bound_test`` gives what the residual of ``Cpus op n`` gives, and its atom."""
+    job, slot = ad(JOB_AD), ad(SLOT_AD)
+    for op in ("<", "<=", ">", ">=", "==", "!="):
+        for number in (2, 2.0, 0, -1.5):
+            made = bound_test(1, op, number)
+            want = specialize(parse_expr(f"Cpus {op} {number!r}"), slot, job,
+                              [(slot, n) for n in FREE], now=None)
+            assert made.atoms[0][:3] == (1, op, number)  # type: ignore[attr-defined]
+            for vals in [*NUMERIC_STATES, (0, 2.0, 0), (0, 2, 0)]:
+                assert made(vals) is want(vals), (op, number, vals)

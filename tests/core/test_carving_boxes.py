@@ -77,3 +77,58 @@ def test_a_box_gives_what_the_general_program_gives(name: str) -> None:
         assert got == want, (name, vals)
         matched += got[0]
     assert 0 < matched < len(GRID)  # the grid has states on both sides
+
+
+def test_classes_differing_only_in_requests_share_residuals() -> None:
+    """The job's literal requests are left free: a second class asking for other
+    amounts reuses the first one's residuals (no new specialisation) and still gets
+    its own fit, bounds and outcome in every state."""
+    from condorlite.core.autocluster import ShapeKeys
+
+    cache = ResidualCache(ShapeKeys().canon.key)
+    slot_ad = ad(**SLOT)
+    vector = vector_of(slot_ad, frozenset({"cpus", "memory", "disk"}))
+    assert vector is not None
+    programs = []
+    for memory in (4096, 8192, 12000):
+        job_ad = ad(**{**JOB, "RequestMemory": memory})
+        programs.append(pair_program(job_ad, slot_ad, vector,
+                                     resource_names(slot_ad, job_ad), [], None, as_rank,
+                                     cache))
+    first, *others = programs
+    assert all(p is not None and p.box and p.params for p in programs)
+    for other in others:
+        assert other.tests == first.tests  # the same residual objects
+    for memory, program in zip((4096, 8192, 12000), programs, strict=True):
+        general = _program({"RequestMemory": memory})
+        general.box = False
+        assert dict(program.taken)["Memory"] == memory
+        for cpus, mem, disk in [*GRID, (2, 12000, 1000), (2, 11999.5, 1000)]:
+            vals = (cpus, disk, mem)
+            assert program.run(vals, as_rank) == general.run(vals, as_rank), (memory, vals)
+
+
+def _full(job_ad, slot_ad, vals):
+    """The pair evaluated in full in the state ``vals`` (as ``Matchmaker._evaluate_pair``
+    does without programs): (match, job Rank, taken)."""
+    from condorlite.core import adeval
+    from condorlite.core.offers import requested, with_attrs
+
+    state = with_attrs(slot_ad, dict(zip(("Cpus", "Disk", "Memory"), vals, strict=True)))
+    taken = requested(state, job_ad, None)
+    if taken is None or not (adeval.requirements_hold(job_ad, state, now=None)
+                             and adeval.requirements_hold(state, job_ad, now=None)):
+        return (False,)
+    rank = adeval.as_float(adeval.eval_attr(job_ad, "Rank", state, None)) or 0.0
+    return (True, rank, taken)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_programs_agree_with_full_evaluation(name: str) -> None:
+    changes = CASES[name][0]
+    program = _program(changes)
+    job_ad, slot_ad = ad(**{**JOB, **changes}), ad(**SLOT)
+    for cpus, memory, disk in GRID:
+        vals = (cpus, disk, memory)
+        got, want = program.run(vals, as_rank), _full(job_ad, slot_ad, vals)
+        assert got[:2] == want[:2] and (not want[0] or got[4] == want[2]), (name, vals)

@@ -23,13 +23,16 @@ nothing else), and the other bindings must not change between states: the caller
 keys a residual by everything the walk can read.
 
 *Bounds.* A residual that is a conjunction (``&&``; ``true && b`` and ``false || b``
-count as ``b``) of comparisons between one free attribute and a number literal
-carries them as ``fn.atoms``: a tuple of
-``(index, op, number, test)``, read as ``vals[index] op number`` (``op`` one of
-``< <= > >= == !=``, the attribute on the left), ``test`` the comparison's own residual.
+count as ``b``) of comparisons between one free attribute and a number literal or
+another free attribute carries them as ``fn.atoms``: a tuple of
+``(index, op, operand, test)``, read as ``vals[index] op operand`` (``op`` one of
+``< <= > >= == !=``, the attribute on the left; ``operand`` a number, or a
+``FreeRef`` for ``vals[operand.index]``), ``test`` the comparison's own residual.
 Whenever every free value is an integer or a real, ``fn(vals)`` is the boolean
-``all(test(vals) for ..., test in fn.atoms)``; a caller may then decide some atoms
-without evaluating them (``carving`` does, from what a fit already checked).
+``all(test(vals) for ..., test in fn.atoms)``, each atom being ``compare_numbers``
+of its two values; a caller may then decide some atoms without evaluating them
+(``carving`` does, from what a fit already checked) or make new tests of them
+(``bound_test``).
 
 ``specialize`` returns None (the caller then evaluates in full) when the expression
 uses what a residual cannot reproduce exactly: nested record literals, a record or an
@@ -340,7 +343,7 @@ def _binary(node: Binary, cur: object, st: _State) -> object:
 _PY_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
                "==": operator.eq, "!=": operator.ne}
 #: ``c op x`` is ``x FLIPPED[op] c``
-_FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
 
 def _atoms_of(value: object) -> tuple | None:
@@ -351,6 +354,40 @@ def _atoms_of(value: object) -> tuple | None:
 def _carry_atoms(out: object, atoms: tuple | None) -> None:
     if atoms is not None and type(out) is _Res:
         out.fn.atoms = atoms  # type: ignore[attr-defined]
+
+
+class FreeRef:
+    """An atom's operand that is a free value: ``vals[index]``."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"FreeRef({self.index})"
+
+
+def compare_numbers(op: str, a: object, b: object) -> object:
+    """``a op b`` as the comparison residuals compute it: Python's operator for two
+    integers or two reals (exact, as ClassAd), ``operators.compare`` otherwise."""
+    kind = type(a)
+    if kind is type(b) and (kind is int or kind is float):
+        return _PY_COMPARE[op](a, b)
+    return ops.compare(op, a, b)
+
+
+def bound_test(index: int, op: str, number: int | float) -> Residual:
+    """The residual of ``vals[index] op number`` (a comparison with a number literal),
+    carrying its atom."""
+    fn, general, const_type = _PY_COMPARE[op], ops.compare, type(number)
+
+    def against_right(vals):  # type: ignore[no-untyped-def]
+        a = vals[index]
+        return fn(a, number) if type(a) is const_type else general(op, a, number)
+
+    against_right.atoms = ((index, op, number, against_right),)  # type: ignore[attr-defined]
+    return against_right
 
 
 def _bound(test: Residual, get: Residual, op: str, const: object) -> Residual:
@@ -383,7 +420,7 @@ def _comparison(op: str, left: object, right: object) -> object:
             def against_left(vals):  # type: ignore[no-untyped-def]
                 b = get(vals)
                 return fn(const, b) if type(b) is const_type else general(op, const, b)
-            return _Res(_bound(against_left, get, _FLIPPED[op], const))
+            return _Res(_bound(against_left, get, FLIPPED[op], const))
     first, second = _getter(left), _getter(right)
 
     def both(vals):  # type: ignore[no-untyped-def]
@@ -393,6 +430,9 @@ def _comparison(op: str, left: object, right: object) -> object:
             return fn(a, b)
         return general(op, a, b)
 
+    index, other = getattr(first, "free_index", None), getattr(second, "free_index", None)
+    if index is not None and other is not None:
+        both.atoms = ((index, op, FreeRef(other), both),)  # type: ignore[attr-defined]
     return _Res(both)
 
 
