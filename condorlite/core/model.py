@@ -24,7 +24,8 @@ from typing import Any
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd, Undefined
-from condorlite.core.classad.ast import Literal
+from condorlite.core.classad.ad import ClassAd as _AdClass
+from condorlite.core.classad.ast import AttrRef, Literal
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.policy import Policy
 
@@ -40,9 +41,9 @@ NO_PREEMPTION, RANK_PREEMPTION, PRIO_PREEMPTION = "no preemption", "rank", "prio
 REASON_ORDER = {NO_PREEMPTION: 2, RANK_PREEMPTION: 1, PRIO_PREEMPTION: 0}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Slot:
-    """One slot ad as the negotiator sees it."""
+    """One slot ad as the negotiator sees it (slotted: the pool holds thousands)."""
 
     name: str
     index: int
@@ -61,9 +62,10 @@ class Slot:
         return self.kind != "partitionable" and self.state.lower() in BUSY_STATES
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Job:
-    """One job ad: identity, submitter and the keys of HTCondor's queue order."""
+    """One job ad: identity, submitter and the keys of HTCondor's queue order
+    (slotted: the pool holds hundreds of thousands; see ``_new_job``)."""
 
     id: str
     cluster: int
@@ -199,9 +201,25 @@ def _value(ad: ClassAd, table: dict | None, lname: str) -> object:
         if entry is None:
             if ad.parent is None:  # type: ignore[attr-defined]
                 return Undefined
-        elif type(entry[1]) is Literal:
-            return entry[1].value
+        else:
+            expr = entry[1]
+            if type(expr) is Literal:
+                return expr.value
+            if type(expr) is AttrRef:
+                return _bare_ref_value(ad, table, expr)
     return adeval.eval_attr(ad, lname)
+
+
+def _bare_ref_value(ad: ClassAd, table: dict, expr: AttrRef) -> object:
+    """The value of ``expr``, an attribute reference, evaluated in ``ad``: read from
+    the table when it is a bare name (no ``MY.``/``TARGET.`` scope) bound in ``ad``
+    itself to a literal (``SlotWeight = Cpus``), as the evaluator resolves a bare name
+    in the ad first; evaluated otherwise."""
+    if expr.scope is None:
+        entry = table.get(expr.name.lower())
+        if entry is not None and type(entry[1]) is Literal:
+            return entry[1].value
+    return adeval.eval_expr(expr, ad, None)
 
 
 def _values(ad: ClassAd, table: dict | None, lnames: tuple[str, ...]) -> list[object]:
@@ -290,15 +308,89 @@ def _submitter(group: object, owner: object, nice: object, user: object,
 
 #: What ``job_from_ad`` reads: its five integers, then what ``_submitter`` takes.
 _JOB_NAMES = ("clusterid", "procid", "jobstatus", "jobprio", "qdate", *_SUBMITTER_NAMES)
+#: The attributes after ClusterId and ProcId: the ones a cluster's jobs share.
+_SHARED_NAMES = _JOB_NAMES[2:]
+#: Integers below this magnitude survive ``adeval.as_int``'s trip through float.
+_EXACT = 1 << 53
+
+_new = object.__new__
+# The slots' setters: a Job is built by ``_new_job`` with these nine C calls instead
+# of the frozen dataclass ``__init__`` (nine ``object.__setattr__`` calls through
+# Python; measured two and a half times as slow), once per job of the pool.
+_SET_JOB = tuple(getattr(Job, name).__set__ for name in Job.__dataclass_fields__)
+
+
+def _new_job(ident: str, cluster: int, proc: int, index: int, ad: ClassAd, status: int,
+             submitter: str, prio: int, qdate: int) -> Job:
+    """``Job(ident, cluster, ..., qdate)``, the same object, built through its slots."""
+    s_id, s_cluster, s_proc, s_index, s_ad, s_status, s_sub, s_prio, s_qdate = _SET_JOB
+    job = _new(Job)
+    s_id(job, ident)
+    s_cluster(job, cluster)
+    s_proc(job, proc)
+    s_index(job, index)
+    s_ad(job, ad)
+    s_status(job, status)
+    s_sub(job, submitter)
+    s_prio(job, prio)
+    s_qdate(job, qdate)
+    return job
+
+
+# What the shared attributes decode to: UID_DOMAIN -> (the id of each of their seven
+# table entries, None's for an absent one) -> (the entries, the decoded (status, prio,
+# qdate, submitter)), for entries that are all literals or absent: then the decoding
+# depends on nothing else. The readers share one entry object between every ad holding the same line
+# (``interning``), so a cluster's jobs, which repeat these lines, hit one key. Each
+# value keeps its entries alive, so an id in a key cannot be reused by another object
+# while the key is stored. A domain's table is cleared when full.
+_SHARED: dict[str, dict[tuple[int, ...], tuple]] = {}
+_SHARED_MAX = 4096
+_NO_HITS: dict[tuple[int, ...], tuple] = {}
 
 
 def job_from_ad(ad: ClassAd, policy: Policy, index: int) -> Job:
     """Decode one job ad; raises AdProblem for one that cannot be negotiated (checked
-    in this order: ClusterId/ProcId, Requirements, submitter)."""
+    in this order: ClusterId/ProcId, Requirements, submitter).
+
+    Fast path (a top-level ClassAd-lite ad, literal integer ClusterId and ProcId
+    below 2**53, a Requirements, shared attributes found in ``_SHARED``): two entry
+    reads, one key, one build; anything else goes through ``_decode_job``, which
+    gives the same Job for the same ad."""
+    table = ad._attrs if type(ad) is _AdClass and ad.parent is None else None  # type: ignore[attr-defined]
+    if table is None or "requirements" not in table:
+        return _decode_job(ad, policy, index)
+    get = table.get
+    cluster_entry = get("clusterid")
+    proc_entry = get("procid")
+    if cluster_entry is None or proc_entry is None:
+        return _decode_job(ad, policy, index)
+    cluster = cluster_entry[1]
+    proc = proc_entry[1]
+    if type(cluster) is not Literal or type(proc) is not Literal:
+        return _decode_job(ad, policy, index)
+    cluster = cluster.value
+    proc = proc.value
+    if (type(cluster) is not int or type(proc) is not int
+            or not -_EXACT < cluster < _EXACT or not -_EXACT < proc < _EXACT):
+        return _decode_job(ad, policy, index)
+    hit = _SHARED.get(policy.uid_domain, _NO_HITS).get(
+        tuple(map(id, map(get, _SHARED_NAMES))))
+    if hit is None:
+        return _decode_job(ad, policy, index, tuple(map(get, _SHARED_NAMES)))
+    return _new_job(f"{cluster}.{proc}", cluster, proc, index, ad, *hit[1])
+
+
+def _decode_job(ad: ClassAd, policy: Policy, index: int, shared: tuple | None = None
+                ) -> Job:
+    """``job_from_ad`` for any ad: each attribute read by ``_values`` (literals from
+    the table, the rest evaluated). ``shared`` is the table entries of
+    ``_SHARED_NAMES`` when the caller has them: when they are all literals or absent,
+    their decoding is stored in ``_SHARED`` (see there)."""
     table = adeval.table(ad)
     cluster, proc, status, prio, qdate, group, owner, nice, user = _values(
         ad, table, _JOB_NAMES)
-    # _as_int, with the common case (an int) answered inline: this runs per job.
+    # _as_int, with the common case (an int) answered inline.
     cluster = int(float(cluster)) if type(cluster) is int else _as_int(cluster)  # type: ignore[arg-type]
     proc = int(float(proc)) if type(proc) is int else _as_int(proc)  # type: ignore[arg-type]
     if cluster is None or proc is None:
@@ -310,10 +402,15 @@ def job_from_ad(ad: ClassAd, policy: Policy, index: int) -> Job:
     status = int(float(status)) if type(status) is int else _as_int(status)  # type: ignore[arg-type]
     prio = int(float(prio)) if type(prio) is int else _as_int(prio)  # type: ignore[arg-type]
     qdate = int(float(qdate)) if type(qdate) is int else _as_int(qdate)  # type: ignore[arg-type]
-    # Positional (id, cluster, proc, index, ad, status, submitter, prio, qdate): this
-    # runs once per job, and keywords cost a fifth of the constructor.
-    return Job(ident, cluster, proc, index, ad, IDLE if status is None else status,
+    decoded = (IDLE if status is None else status,
                _submitter(group, owner, nice, user, policy), prio or 0, qdate or 0)
+    if shared is not None and all(
+            entry is None or type(entry[1]) is Literal for entry in shared):
+        known = _SHARED.setdefault(policy.uid_domain, {})
+        if len(known) >= _SHARED_MAX:
+            known.clear()
+        known[tuple(map(id, shared))] = (shared, decoded)
+    return _new_job(ident, cluster, proc, index, ad, *decoded)
 
 
 def slot_kind(ad: ClassAd) -> str:
@@ -341,7 +438,9 @@ def _slot_weight(ad: ClassAd, table: dict | None, policy: Policy) -> float:
     weight = _as_float(_value(ad, table, "slotweight"))
     if weight is None:
         expr = _policy_expr(policy.slot_weight)
-        weight = adeval.as_float(adeval.eval_expr(expr, ad, None))
+        weight = adeval.as_float(
+            _bare_ref_value(ad, table, expr) if table is not None and type(expr) is AttrRef
+            else adeval.eval_expr(expr, ad, None))
     if weight is None:
         weight = 1.0
     return max(weight, 0.0)
@@ -382,17 +481,26 @@ def slot_from_ad(ad: ClassAd, policy: Policy, index: int) -> Slot:
     kind = _slot_kind(ad, table)
     state = _as_str(_value(ad, table, "state")) or "Unclaimed"
     busy = kind != "partitionable" and state.lower() in BUSY_STATES
-    job = _as_str(_value(ad, table, "jobid")) if busy else None
-    return Slot(
-        name=name,
-        index=index,
-        ad=ad,
-        state=state,
-        activity=_as_str(_value(ad, table, "activity")) or "Idle",
-        kind=kind,
-        weight=_slot_weight(ad, table, policy),
-        remote_user=holder_of(ad) if busy else None,
-        remote_job=job,
-        current_rank=_as_float(_value(ad, table, "currentrank")) or 0.0,
-        machine=_as_str(_value(ad, table, "machine")) or name.rsplit("@", 1)[-1],
+    # Positional, in field order (see _new_slot).
+    return _new_slot(
+        name, index, ad, state,
+        _as_str(_value(ad, table, "activity")) or "Idle",
+        kind,
+        _slot_weight(ad, table, policy),
+        holder_of(ad) if busy else None,
+        _as_str(_value(ad, table, "jobid")) if busy else None,
+        _as_float(_value(ad, table, "currentrank")) or 0.0,
+        _as_str(_value(ad, table, "machine")) or name.rsplit("@", 1)[-1],
     )
+
+
+# As _SET_JOB: Slot's slot setters, in field order.
+_SET_SLOT = tuple(getattr(Slot, name).__set__ for name in Slot.__dataclass_fields__)
+
+
+def _new_slot(*values: object) -> Slot:
+    """``Slot(*values)`` (all eleven fields, in order), built through its slots."""
+    slot = _new(Slot)
+    for setter, value in zip(_SET_SLOT, values, strict=True):
+        setter(slot, value)
+    return slot

@@ -186,3 +186,66 @@ def test_absent_owner_in_a_nested_ad_is_found_in_its_parent():
                      "Requirements": parse_expr("true")})
     child.parent = parent
     assert job_from_ad(child, POLICIES[0], 0).submitter == "parent@uid.example"
+
+
+# -- ads read from text share their entries: the decoding cache ----------------------
+
+
+SHARED_TEXTS = st.sampled_from([
+    "1", "5", "0", "-3", "2.0", "true", "false", "undefined", '"alice"', '"bob@x.org"',
+    '"grp.carol"', '""', "Owner", "JobPrio + 1", "9007199254740993",
+])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.dictionaries(
+    st.sampled_from(("JobStatus", "JobPrio", "QDate", "AccountingGroup", "Owner",
+                     "NiceUser", "User")), SHARED_TEXTS, max_size=7), min_size=1, max_size=6),
+    st.sampled_from(POLICIES))
+def test_jobs_sharing_entries_decode_as_evaluating_every_attribute(variants, policy):
+    """Ads read from one text share the entry of each repeated line, which is what the
+    decoder caches by; every job of every variant, read again in a second pass (cache
+    hits) and with another UID_DOMAIN, decodes as the reference does."""
+    from condorlite.core.classad import parse_ads
+
+    text = "".join(
+        f"ClusterId = {c}\nProcId = {p}\nRequirements = true\n"
+        + "".join(f"{k} = {v}\n" for k, v in attrs.items()) + "\n"
+        for c, attrs in enumerate(variants, 1) for p in range(3))
+    ads = list(parse_ads(text, "old"))
+    for rounds in range(2):
+        for pol in (policy, POLICIES[(POLICIES.index(policy) + 1) % len(POLICIES)]):
+            for one in ads:
+                mine = _outcome(job_from_ad, one, pol)
+                assert _fields(mine) == _fields(_outcome(ref_job, one, pol)), rounds
+
+
+def test_fast_builders_give_the_dataclass_objects():
+    from condorlite.core.model import _new_job, _new_slot
+
+    ad = ClassAd()
+    job = Job("1.2", 1, 2, 7, ad, 1, "u@d", 3, 4)
+    fast = _new_job("1.2", 1, 2, 7, ad, 1, "u@d", 3, 4)
+    assert fast == job and repr(fast) == repr(job) and fast.ad is ad
+    slot = Slot("s@m", 2, ad, "Claimed", "Busy", "static", 1.5, "u@d", "3.4", 0.0, "m")
+    assert _new_slot("s@m", 2, ad, "Claimed", "Busy", "static", 1.5, "u@d", "3.4", 0.0,
+                     "m") == slot
+
+
+def test_jobs_differing_in_one_shared_attribute_decode_apart():
+    """Each of the seven attributes the cache keys on changes the decoding alone."""
+    from condorlite.core.classad import parse_ads
+
+    base = {"JobStatus": "1", "JobPrio": "0", "QDate": "5", "Owner": '"alice"',
+            "NiceUser": "false", "User": '"alice@one.org"', "AccountingGroup": '"g.a"'}
+    other = {"JobStatus": "5", "JobPrio": "3", "QDate": "6", "Owner": '"bob"',
+             "NiceUser": "true", "User": '"alice@two.org"', "AccountingGroup": '"g.b"'}
+    variants = [base] + [{**base, name: other[name]} for name in base]
+    variants += [{k: v for k, v in base.items() if k != name} for name in base]
+    text = "".join(
+        f"ClusterId = 1\nProcId = {p}\nRequirements = true\n"
+        + "".join(f"{k} = {v}\n" for k, v in attrs.items()) + "\n"
+        for p, attrs in enumerate(variants * 2))
+    for one in parse_ads(text, "old"):
+        assert _fields(job_from_ad(one, POLICIES[0], 0)) == _fields(
+            ref_job(one, POLICIES[0], 0))
