@@ -3,20 +3,23 @@
 ``Cycle`` groups its idle jobs by the significant set widened until it is closed: job
 attributes can lead back into slot attributes that read the job again, so the set of
 ``autocluster``'s steps 1-3 is widened until no ad's walk leaves it. ``build_closed``
-finds that set in one pass over the distinct bindings of each name and splits the jobs
-once by it; ``build_widening`` is the plain loop it must agree with (the equivalence
-tests run the cycle with it and ``autocluster.build_reference``).
+finds that set in one sweep over the jobs and splits them by it as it goes;
+``build_widening`` is the plain loop it must agree with (the equivalence tests run the
+cycle with it and ``autocluster.build_reference``).
 
-Speed (100,000 jobs): every per-job step is a C-level pass over all rows (``map``,
-``compress``, ``itemgetter``) or one list comprehension; nothing sorts the jobs. Jobs
-are kept in input order, cut into *runs* of adjacent rows that bind the names split on
-to equal entries (the readers share entry objects, so a run is mostly a cluster), and
-all per-class work is done once per run.
+Speed (100,000 jobs): the jobs are read once, in input order, a chunk of ``CHUNK`` rows
+at a time, and everything a row gives is taken while its chunk is in the CPU cache
+(its table, its names, its entries for the significant names, its queue key): most
+of the cost of a pass over 100,000 ads is fetching them from memory. The per-row work
+is C-level (``set.update``, ``itemgetter``, ``compress``) or one list comprehension;
+nothing sorts the jobs. Rows are cut into *runs* of adjacent rows that bind the
+significant names to equal entries (the readers share entry objects, so a run is
+mostly a cluster), and all per-class work is done once per run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, compress, count, islice, pairwise, repeat, starmap
 from operator import is_not, itemgetter, methodcaller, ne, sub
 
@@ -35,6 +38,10 @@ from condorlite.core.autocluster import (
 from condorlite.core.classad.ast import Expr
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.model import Job, Slot
+
+#: rows read together: a chunk's tables (about 1 KiB an ad) stay in the CPU cache
+#: between the passes over it
+CHUNK = 1024
 
 
 def build_widening(
@@ -65,13 +72,14 @@ def build_closed(
     ``policy_exprs`` and every idle job's ``Request*`` names, and is closed under every
     slot's and every job's bindings (a bound name's expression names are in S). The
     widening reaches exactly that set: each round adds only names reachable from
-    those roots, and it stops when no ad's walk from S leaves S. So S is found by
-    following, per name, the distinct bindings all ads give it (``_Runs.reached``),
-    and then every job's closure is S itself: two jobs are one match class exactly
-    when they bind S alike. Only the names some job binds can tell jobs apart; jobs
-    are cut into runs that bind those names alike and each run is keyed once
-    (``_Canon``), so ids, representatives and names come out as ``build`` gives them.
-    The per-job maps are in input order (``build``'s are in queue order).
+    those roots, and it stops when no ad's walk from S leaves S. ``_Sweep`` grows S
+    while it reads the jobs, adding a name only when a root, a slot binding
+    (``_Distinct``) or a job binding it has read refers to it, so it ends at S; then
+    every job's closure is S itself: two jobs are one match class exactly when they
+    bind S alike. Only the names some job binds can tell jobs apart; jobs are cut into
+    runs that bind those names alike and each run is keyed once (``_Canon``), so ids,
+    representatives and names come out as ``build`` gives them. The per-job maps are
+    in input order (``build``'s are in queue order).
 
     Without slots the first round is already closed (S is the roots and a job's
     closure varies): that is ``build`` over the roots. Without idle jobs S is the
@@ -81,11 +89,8 @@ def build_closed(
         return build(idle, _roots(policy_exprs), configured)
     if not idle:
         return build([], slot_side_names(slots, policy_exprs), configured)
-    rows = _Runs(_tables([job.ad for job in idle]))
-    columns = _Distinct(_tables([slot.ad for slot in slots]))
-    significant = _close(_roots(policy_exprs) | set(filter(_IS_REQUEST, rows.bound)),
-                         (columns, rows))
-    return _grouped(idle, rows, significant, configured)
+    sweep = _Sweep(idle, _Distinct(_tables([slot.ad for slot in slots])), _roots(policy_exprs))
+    return _grouped(idle, sweep, configured)
 
 
 def _roots(policy_exprs: Iterable[Expr]) -> frozenset[str]:
@@ -95,65 +100,132 @@ def _roots(policy_exprs: Iterable[Expr]) -> frozenset[str]:
     return frozenset(roots)
 
 
-def _close(start: set[str], sides: tuple[_Runs, ...]) -> frozenset[str]:
-    """The least superset of ``start`` closed under every side's bindings. Each name
-    is handed to each side once, in the round after it was first reached."""
-    significant = set(start)
-    frontier = set(start)
-    while frontier:
-        reached: set[str] = set()
-        for side in sides:
-            reached |= side.reached(frontier)
-        frontier = reached - significant
-        significant |= frontier
-    return frozenset(significant)
+class _Sweep:
+    """The idle jobs read in chunks, with S grown as they are read.
+
+    After ``__init__``: ``significant`` is S; ``bound`` every name some job binds;
+    ``names`` S's names some job binds, sorted; ``tables`` the jobs' tables;
+    ``starts`` the first row of each run, ascending; ``order`` each row's queue key
+    (``build``'s: submitter, ``Job.queue_key``, input index; then the row).
+
+    Invariant (runs): rows ``starts[i] <= r < starts[i+1]`` have ``==`` entries for
+    every name of ``names``, so a run's first row stands for all of its rows: equal
+    expressions refer to the same names and get the same ``_Canon`` numbers. A chunk
+    reads the names of S it binds (the others are absent from all of its rows), every
+    chunk starts a run, and a name that joins S after rows that bind it were read is
+    read over those rows again (``_late``).
+
+    Invariant (closure): a name joins ``significant`` only when it is a root, a
+    ``Request*`` name some job binds, or named by a slot's or a read job's binding of
+    a name already in it; every binding of a name in S is read (in its chunk or
+    late), so what it names joins S. Hence ``significant`` ends as S.
+    """
+
+    def __init__(self, idle: list[Job], slots: _Distinct, roots: frozenset[str]) -> None:
+        self.slots = slots
+        self.significant: set[str] = set()
+        self.bound: set[str] = set()
+        self.tables: list[dict] = []
+        self.order: list[tuple] = []
+        self._starts: set[int] = set()
+        #: names some row read so far binds (before the chunk being read)
+        self._before: set[str] = set()
+        #: (name, end): a name that joined S after rows before ``end`` binding it were read
+        self._late: list[tuple[str, int]] = []
+        self._join(roots, 0)
+        for first in range(0, len(idle), CHUNK):
+            self._chunk(idle[first:first + CHUNK], first)
+        self._before = self.bound
+        self._read_late()
+        self.names = tuple(sorted(self.significant & self.bound))
+        self.starts = sorted(self._starts)
+
+    def _join(self, names: Iterable[str], end: int) -> None:
+        """Add ``names`` to S with every name the slots' bindings lead to; each that a
+        row before ``end`` (all read) may bind is queued to be read over those rows."""
+        new = set(names) - self.significant
+        while new:
+            self.significant |= new
+            self._late.extend((name, end) for name in sorted(new & self._before))
+            new = self.slots.reached(new) - self.significant
+
+    def _chunk(self, jobs: list[Job], first: int) -> None:
+        """Read one chunk (rows ``first`` on): its tables, names, entries for S and
+        queue keys. A ``Request*`` name first bound here is a root from here on."""
+        tables = _tables([job.ad for job in jobs])
+        self.tables.extend(tables)
+        names = set().union(*tables)
+        self._before = set(self.bound)
+        self._join(filter(_IS_REQUEST, names - self.bound), first)
+        self.bound |= names
+        self._starts.add(first)
+        done: set[str] = set()
+        todo = self.significant & names
+        while todo:
+            done |= todo
+            cuts, entries = _cuts(tables, sorted(todo))
+            self._starts.update(map(first.__add__, cuts))
+            self._join(_names_in(entries), first)
+            todo = self.significant & names - done
+        self.order.extend([(job.submitter, -job.prio, job.qdate, job.cluster, job.proc,
+                            job.index, row) for row, job in enumerate(jobs, first)])
+
+    def _read_late(self) -> None:
+        """Read the queued names over the rows before they joined; what they name
+        joins S and is read over every row (``_join`` queues it with all rows)."""
+        while self._late:
+            name, end = self._late.pop()
+            cuts, entries = _cuts(self.tables[:end], [name])
+            self._starts.update(cuts)
+            self._join(_names_in(entries), len(self.tables))
 
 
-class _Runs:
-    """Ad tables in a fixed row order, cut into *runs*: stretches of adjacent rows
-    that bind every name handed to ``reached`` so far to equal entries.
+class _Distinct:
+    """The slots' side: every name some slot's binding of given names refers to.
 
-    ``starts`` is the first row of each run, ascending (row 0 first). Invariant: rows
-    ``starts[i] <= r < starts[i+1]`` have ``==`` entries for every name in ``names``
-    (a cut is made wherever one entry differs from the row before's), so a run's first
-    row stands for all of its rows: equal expressions refer to the same names and get
-    the same ``_Canon`` numbers. Runs only ever split: a name is handed over once.
-    ``bound`` is every name some row binds; a name outside it is absent everywhere
-    (no binding to follow, the same 0 in every key), so it costs no pass."""
+    Only the distinct entries of each name matter (no runs), and slots of one machine
+    differ in many names (``SlotID``, ``KFlops``), so each name's column is
+    deduplicated on its own, by identity (C-level passes, no ``==``). Each name is
+    read once; ``bound`` is every name some slot binds (a name outside it costs no
+    pass)."""
 
     def __init__(self, tables: list[dict]) -> None:
         self.tables = tables
         self.bound: set[str] = set().union(*tables)
-        self.names: list[str] = []
-        self.starts: list[int] = [0] if tables else []
+        self.names: set[str] = set()
 
     def reached(self, names: set[str]) -> set[str]:
-        """Every name some row's binding of one of ``names`` refers to; the runs are
-        cut by the names not handed over before."""
-        new = sorted(names & self.bound - set(self.names))
-        if not new:
-            return set()
-        self.names.extend(new)
-        cuts, entries = _cuts(self.tables, new)
-        self.starts = sorted(cuts.union(self.starts))
-        return _names_in(entries)
-
-
-class _Distinct(_Runs):
-    """The slots' side: only the distinct entries of each name matter (no runs), and
-    slots of one machine differ in many names (``SlotID``, ``KFlops``), so each name
-    is a column of its own, deduplicated by identity (C-level passes, no ``==``)."""
-
-    def reached(self, names: set[str]) -> set[str]:
+        new = sorted(names & self.bound - self.names)
+        self.names.update(new)
         entries: list = []
-        for name in sorted(names & self.bound - set(self.names)):
-            self.names.append(name)
-            column = list(map(dict.get, self.tables, repeat(name)))
+        for column in _columns(self.tables, new):
             changed = compress(islice(column, 1, None),
                                map(is_not, islice(column, 1, None), column))
             heads = [column[0], *changed]
             entries.extend(dict(zip(map(id, heads), heads, strict=True)).values())
         return _names_in(entries)
+
+
+def _columns(tables: list[dict], names: list[str]) -> Iterator[Sequence]:
+    """Each name's entries (None where absent), one sequence per name: the names
+    every row binds are read together, a row at a time (``itemgetter``: one C call
+    per row while the row is in the cache), then split into columns; a name some row
+    lacks (``itemgetter`` raises its KeyError) is read on its own with ``dict.get``."""
+    full, partial = list(names), []
+    while full:
+        try:
+            rows = list(map(itemgetter(*full), tables))
+        except KeyError as missing:
+            name = missing.args[0] if missing.args else None
+            if name not in full:  # not a table of ours: a KeyError of something else
+                raise
+            full.remove(name)
+            partial.append(name)
+            continue
+        yield from zip(*rows, strict=True) if len(full) > 1 else (rows,)
+        break
+    for name in partial:
+        yield list(map(dict.get, tables, repeat(name)))
 
 
 def _names_in(entries: Iterable[tuple[str, Expr] | None]) -> set[str]:
@@ -214,25 +286,25 @@ def _changes(tables: list[dict], names: Iterable[str]
     return out
 
 
-def _grouped(idle: list[Job], rows: _Runs, significant: frozenset[str],
-             configured: tuple[str, ...] | None) -> Autoclusters:
-    """The Autoclusters of ``idle`` (the rows of ``rows``), whose closure is
-    ``significant``: match classes by the runs of ``rows``, autoclusters by runs cut
-    by the configured names (or the classes), both numbered in queue order."""
+def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
+             ) -> Autoclusters:
+    """The Autoclusters of ``idle`` (the rows of ``rows``): match classes by the runs
+    of ``rows``, autoclusters by runs cut by the configured names (or the classes),
+    both numbered in queue order."""
     canon = _Canon()
-    names = tuple(rows.names)
-    class_of_run, class_firsts = _numbered(idle, rows.starts, names, canon)
+    significant = frozenset(rows.significant)
+    class_of_run, class_firsts = _numbered(idle, rows.order, rows.starts, rows.names, canon)
     representative = dict(enumerate(class_firsts, 1))
     target_names: set[str] = set()
     for job in representative.values():
-        target_names |= referenced(job.ad, names)
+        target_names |= referenced(job.ad, rows.names)
     ids = [job.id for job in idle]
     match_class_of = dict(zip(ids, _per_row(class_of_run, rows.starts, len(idle)),
                               strict=True))
     if configured:
         wanted = tuple(sorted({name.lower() for name in configured} & rows.bound))
         starts = sorted(_cuts(rows.tables, wanted)[0].union([0]))
-        cluster_of_run, _ = _numbered(idle, starts, wanted, canon)
+        cluster_of_run, _ = _numbered(idle, rows.order, starts, wanted, canon)
         cluster_of = dict(zip(ids, _per_row(cluster_of_run, starts, len(idle)), strict=True))
     else:
         cluster_of = match_class_of  # one map serves both: neither is ever changed
@@ -240,32 +312,23 @@ def _grouped(idle: list[Job], rows: _Runs, significant: frozenset[str],
                         significant, frozenset(target_names))
 
 
-def _numbered(idle: list[Job], starts: list[int], names: tuple[str, ...], canon: _Canon
-              ) -> tuple[list[int], list[int]]:
+def _numbered(idle: list[Job], order: list[tuple], starts: list[int],
+              names: tuple[str, ...], canon: _Canon) -> tuple[list[int], list[Job]]:
     """Groups of runs whose first rows bind ``names`` to equal expressions, numbered
-    from 1 in the queue order of each group's first job: (number of each run, row of
-    each number's first job, in number order).
-
-    Queue order is ``build``'s (submitter, ``Job.queue_key``, input index) with equal
-    keys in row order, as ``build``'s stable sort leaves them: ``min`` keeps the first
-    of equal keys within a run, and the run's start breaks ties between runs."""
+    from 1 in the queue order of each group's first job: (number of each run, first
+    job of each number, in number order). A group's first job has the least
+    ``order`` key over its runs' rows; keys end in the row, so no two tie."""
     ends = [*islice(starts, 1, None), len(idle)]
-    firsts = [min(idle[start:end], key=_queue_key) for start, end in zip(starts, ends, strict=True)]
+    firsts = list(map(min, map(order.__getitem__, map(slice, starts, ends))))
     first_of: dict[tuple[int, ...], tuple] = {}
     keys = [canon.key(idle[start].ad, names) for start in starts]
-    for key, job, start in zip(keys, firsts, starts, strict=True):
-        first = (_queue_key(job), start, job)
+    for key, first in zip(keys, firsts, strict=True):
         known = first_of.get(key)
-        if known is None or first[:2] < known[:2]:
+        if known is None or first < known:
             first_of[key] = first
-    ranked = sorted(first_of, key=lambda key: first_of[key][:2])
+    ranked = sorted(first_of, key=first_of.__getitem__)
     number = {key: n for n, key in enumerate(ranked, 1)}
-    return [number[key] for key in keys], [first_of[key][2] for key in ranked]
-
-
-def _queue_key(job: Job) -> tuple:
-    """``build``'s sort key (submitter, then ``Job.queue_key``, then input index), flat."""
-    return (job.submitter, -job.prio, job.qdate, job.cluster, job.proc, job.index)
+    return [number[key] for key in keys], [idle[first_of[key][-1]] for key in ranked]
 
 
 def _per_row(of_run: list[int], starts: list[int], total: int) -> Iterator[int]:
