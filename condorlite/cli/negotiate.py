@@ -31,9 +31,11 @@ state, ads, config and ``--now`` print the same text byte for byte.
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -199,18 +201,70 @@ def read_inputs(slots: list[str] | None, jobs: list[str] | None, store: StateSto
 
 
 @dataclass
+class LiveClaims:
+    """The claims after the cycle: those live at its start (``before``, by slot) less
+    the preempted, plus one per match at ``now`` (a piece of a partitionable slot is
+    ``<slot>#<job>``; a match by preemption waits for the slot ad to stop showing the
+    preempted user, ``core.claims``: pending). The match claims are built only when
+    asked for (``claims()``): a dry run without ``--explain`` needs their number only."""
+
+    before: dict[str, Claim]
+    matches: list[Match]
+    preempted: list[Claim]
+    now: float
+    _built: list[Claim] | None = field(default=None, init=False, repr=False)
+
+    def _kept(self) -> dict[str, Claim]:
+        kept = dict(self.before)
+        for gone in self.preempted:
+            kept.pop(gone.slot, None)
+        return kept
+
+    def count(self) -> int:
+        """How many claims ``claims()`` holds (a match's claim replaces a kept one of
+        the same slot)."""
+        return len(self._kept().keys() | {_claim_slot(m) for m in self.matches})
+
+    def claims(self) -> list[Claim]:
+        """Every claim, in slot order (built once)."""
+        if self._built is None:
+            claims = self._kept()
+            for match in self.matches:
+                claims[_claim_slot(match)] = self._claim_of(match)
+            self._built = [claims[k] for k in sorted(claims)]
+        return self._built
+
+    def _claim_of(self, match: Match) -> Claim:
+        if match.partitionable is not None:
+            return Claim(_claim_slot(match), match.job, match.submitter, match.weight,
+                         self.now, match.partitionable, match.resources)
+        return Claim(match.slot, match.job, match.submitter, match.weight, self.now,
+                     preempted_user=preempted_user(match, self.before))
+
+
+def _claim_slot(match: Match) -> str:
+    if match.partitionable is not None:
+        return f"{match.partitionable}#{match.job}"
+    return match.slot
+
+
+@dataclass
 class Outcome:
     """What one cycle decided and what it changed in the state."""
 
     result: CycleResult
     released: list[dict[str, Any]]
     observed: int
-    live_claims: list[Claim]
+    live: LiveClaims
     accountant: AccountantState
     matchmaking_duration: float
     demand: dict[str, float]
     groups: GroupOutcome | None = None
     rr_time: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def live_claims(self) -> list[Claim]:
+        return self.live.claims()
 
 
 def submitter_view(state: AccountantState, jobs: list[Job], policy: Policy,
@@ -267,35 +321,13 @@ def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float,
     state = acct.charge_moves(
         state, policy, [(g.submitter, -1, g.weight) for g in result.preempted]
         + [(m.submitter, 1, m.weight) for m in result.matches], now)
-    claims = _claims_after(live, result, now)
+    claims = LiveClaims({c.slot: c for c in live}, result.matches, result.preempted, now)
     if groups is not None:
         wanted = groups.demand
     else:
         wanted = demand_of(inputs.jobs, submitters, live, policy) if demand else {}
-    return Outcome(result, released, len(rec.added), [claims[k] for k in sorted(claims)],
-                   state, matchmaking, dict(wanted), groups,
-                   {g: rr_time[g] for g in sorted(rr_time)})
-
-
-def _claims_after(live: list[Claim], result: CycleResult, now: float) -> dict[str, Claim]:
-    """The claims after the cycle by slot: the live ones less the preempted, plus one
-    per match (a piece of a partitionable slot is ``<slot>#<job>``)."""
-    before = {c.slot: c for c in live}
-    claims = dict(before)
-    for gone in result.preempted:
-        claims.pop(gone.slot, None)
-    for match in result.matches:
-        if match.partitionable is not None:
-            claim = Claim(f"{match.partitionable}#{match.job}", match.job, match.submitter,
-                          match.weight, now, match.partitionable,
-                          match.resources)
-        else:
-            # A match by preemption waits for the slot ad to stop showing the preempted
-            # user (core.claims: pending) instead of being ended by it.
-            claim = Claim(match.slot, match.job, match.submitter, match.weight,
-                          now, preempted_user=preempted_user(match, before))
-        claims[claim.slot] = claim
-    return claims
+    return Outcome(result, released, len(rec.added), claims, state, matchmaking,
+                   dict(wanted), groups, {g: rr_time[g] for g in sorted(rr_time)})
 
 
 # -- the JSON data -----------------------------------------------------------------------
@@ -311,7 +343,7 @@ def cycle_data(outcome: Outcome, inputs: Inputs, now: float, dry_run: bool) -> d
     stats.update(
         time=_num(now), dry_run=dry_run, problems=len(inputs.problems),
         claims_released=len(outcome.released), claims_observed=outcome.observed,
-        claims_live=len(outcome.live_claims),
+        claims_live=outcome.live.count(),
         matchmaking_duration=round(outcome.matchmaking_duration, 6),
     )
     return {k: stats[k] for k in sorted(stats)}
@@ -441,6 +473,27 @@ def _body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | Non
                   sources=(inputs, outcome))
 
 
+@contextmanager
+def _collector_paused_aging() -> Iterator[None]:
+    """``collector_paused`` for the whole command, and what was allocated meanwhile then
+    handed to the collector's oldest generation unexamined (``gc.freeze`` then
+    ``gc.unfreeze``).
+
+    The cycle allocates millions of small objects and frees them by reference counting
+    (it makes no reference cycles worth collecting): with the cyclic collector running,
+    its passes over the heap of ads cost about a third of the cycle on the 10,000-slot
+    benchmark pool. It stays paused while the result is rendered too. Re-enabled as
+    it is, its first pass would walk every object allocated while it was paused (all
+    still in the youngest generation), about 0.3 s on that pool, to find nothing.
+    """
+    with collector_paused():
+        try:
+            yield
+        finally:
+            gc.freeze()
+            gc.unfreeze()
+
+
 def register(app: typer.Typer) -> None:
     @app.command("negotiate")
     def negotiate(
@@ -458,12 +511,6 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Run one negotiation cycle: match idle jobs to slots in fair-share order."""
-        # The cycle allocates millions of small objects and frees them by reference
-        # counting (it makes no reference cycles worth collecting): with the cyclic
-        # collector running, its passes over the heap of ads cost about a third of the
-        # cycle on the 10,000-slot benchmark pool. It stays paused while the result is
-        # rendered too: re-enabled, its first passes would walk everything the cycle
-        # left alive.
-        with collector_paused():
+        with _collector_paused_aging():
             run_command("negotiate", as_json, lambda: _body(
                 slots, jobs, state_dir, now, dry_run, explain, lock_timeout, config))

@@ -3,6 +3,7 @@ contract, --dry-run, determinism, bad input, --explain, real and example ads."""
 
 from __future__ import annotations
 
+import gc
 import json
 import sqlite3
 from collections import Counter
@@ -12,6 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from condorlite.cli import app
+from condorlite.cli.negotiate import LiveClaims
+from condorlite.core.model import Claim, Match
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -499,3 +502,48 @@ def test_jobs_from_stdin_and_a_locked_state(tmp_path: Path, state: Path) -> None
         holder.execute("ROLLBACK")
         holder.close()
     assert db_dump(state) == before
+
+
+# -- the command's own machinery -----------------------------------------------------------
+
+
+def test_the_collector_is_left_as_it_was_and_nothing_stays_frozen(tmp_path):
+    slots = write(tmp_path / "s.ads", [slot_ad("s1@m"), slot_ad("s2@m", state="Claimed",
+                                                                user="bob")])
+    jobs = write(tmp_path / "j.ads", [job_ad(1, 0, "alice")])
+    args = ["negotiate", "--slots", str(slots), "--jobs", str(jobs), "--state-dir",
+            str(tmp_path / "st"), "--now", str(T0), "--json"]
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            assert runner.invoke(app, args).exit_code == 0
+            assert gc.isenabled() is enabled
+            assert gc.get_freeze_count() == 0
+    finally:
+        gc.enable()
+
+
+def test_live_claims_counts_what_it_builds():
+    def claim(slot: str, user: str, **kw: object) -> Claim:
+        return Claim(slot, "9.0", user, 1.0, T0 - HOUR, **kw)
+
+    before = {c.slot: c for c in (claim("a@m", "u@x"), claim("b@m", "v@x"),
+                                  claim("c@m", "w@x", preempted_user="z@x"))}
+    matches = [
+        Match("1.0", "x@x", "b@m", "priority", 1.0, 1, 1, preempting="v@x"),
+        Match("2.0", "x@x", "c@m", "priority", 1.0, 1, 1, preempting="w@x"),
+        Match("3.0", "x@x", "p@m", "no preemption", 2.0, 1, 1, partitionable="p@m",
+              resources=(("Cpus", 2.0),)),
+        Match("4.0", "y@x", "d@m", "no preemption", 1.0, 2, 1),
+    ]
+    live = LiveClaims(before, matches, [before["b@m"], before["c@m"]], float(T0))
+    built = live.claims()
+    assert live.count() == len(built) == 5
+    assert [c.slot for c in built] == ["a@m", "b@m", "c@m", "d@m", "p@m#3.0"]
+    by_slot = {c.slot: c for c in built}
+    assert by_slot["b@m"].preempted_user == "v@x" and by_slot["b@m"].job == "1.0"
+    assert by_slot["c@m"].preempted_user == "z@x"  # still waiting on the first user
+    assert by_slot["p@m#3.0"].resources == (("Cpus", 2.0),)
+    assert by_slot["p@m#3.0"].partitionable == "p@m"
+    assert by_slot["d@m"].start_time == T0 and by_slot["a@m"].start_time == T0 - HOUR
+    assert live.claims() is built

@@ -127,3 +127,16 @@ def test_unwritable_state_dir_is_73(tmp_path):
 def test_no_create_on_missing_state(tmp_path):
     with pytest.raises(StateWriteError, match="no condorlite state"):
         open_state(tmp_path / "none", create=False)
+
+
+def test_claim_extra_is_stored_as_sorted_key_json(tmp_path):
+    import json
+
+    store = open_state(tmp_path)
+    extra = {"resources": {"Memory": 2048.5, "Cpus": 2}, "observed": False,
+             "partitionable": "slot1@hé", "preempted_user": None}
+    with store.transaction() as tx:
+        tx.save_claims([ClaimRow("slot1@hé#1.0", "1.0", "a@x", 2.0, 100.0, extra)])
+    stored = sqlite3.connect(store.db_path).execute("SELECT extra FROM claims").fetchone()[0]
+    assert stored == json.dumps(extra, sort_keys=True)
+    assert stored.startswith('{"observed": false, "partitionable": "slot1@h\\u00e9"')
