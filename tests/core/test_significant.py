@@ -1,0 +1,144 @@
+"""significant.build_closed's sweep: chunk boundaries, names that join S after rows
+binding them were read, names only some rows of a chunk bind, and entries that are
+equal without being the same object all give the widening loop's grouping."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from condorlite.core import significant
+from condorlite.core.classad import parse_ad, parse_ads
+from condorlite.core.model import job_from_ad, slot_from_ad
+from condorlite.core.policy import Policy
+from condorlite.core.significant import build_closed
+from tests.core._pool import job, slot
+from tests.core.test_autocluster import (
+    BINDINGS,
+    GENPOOL_POLICIES,
+    POLICY,
+    _every,
+    _exprs,
+    _genpool,
+    _text,
+    _widening,
+)
+from tests.core.test_autocluster import genpool as gen
+
+
+def _closed(slots, idle, exprs, configured, chunk: int):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(significant, "CHUNK", chunk)
+        return build_closed(slots, idle, exprs, configured)
+
+
+@pytest.mark.parametrize("name", sorted(GENPOOL_POLICIES))
+@pytest.mark.parametrize("chunk", [1, 7, 64])
+def test_every_chunk_size_gives_the_loops_grouping(tmp_path, name, chunk) -> None:
+    policy = replace(POLICY, **GENPOOL_POLICIES[name])
+    spec = gen.PoolSpec(slots=40, jobs=300, submitters=5, autoclusters=20, seed=11,
+                        claimed_fraction=0.3)
+    slots, idle = _genpool(tmp_path, spec, policy, shared=chunk != 7)
+    configured = policy.significant_attributes
+    ac = _closed(slots, idle, _exprs(policy), configured, chunk)
+    assert _every(ac) == _every(_widening(slots, idle, _exprs(policy), configured, None))
+    assert len(ac.match_class_of) == len(idle) and len(ac.representative) > 5
+
+
+def test_a_name_that_joins_late_is_read_over_the_rows_before() -> None:
+    """Rows 0 and 1 bind Foo differently but nothing they bind reads it; row 2's
+    Requirements does, so Foo joins S in row 2's chunk and rows 0-1 are read again:
+    they are two classes. Factor is reached only through a slot's Scale."""
+    slots = [slot("slot1@m", Scale="TARGET.Factor * 2")]
+    idle = [job(1, 0, "alice", index=0, Foo=1, Factor=3),
+            job(1, 1, "alice", index=1, Foo=2, Factor=3),
+            job(2, 0, "alice", index=2, Foo=1, Factor=4, Requirements="Foo > Scale")]
+    exprs = _exprs(POLICY)
+    for chunk in (1, 2, 3):
+        ac = _closed(slots, idle, exprs, None, chunk)
+        assert {"foo", "scale", "factor"} <= ac.significant
+        assert ac.match_class_of == {"1.0": 1, "1.1": 2, "2.0": 3}
+        assert _every(ac) == _every(_widening(slots, idle, exprs, None, None))
+
+
+def test_a_name_some_rows_of_a_chunk_lack_splits_them_and_merges_equal_rows() -> None:
+    """RequestGpus is bound by rows 1 and 3 only (the reader cannot take every name
+    of the chunk at once); rows 0 and 2 are one class, rows 1 and 3 another."""
+    slots = [slot("slot1@m", Start="TARGET.RequestGpus =?= undefined")]
+    idle = [job(1, p, "alice", index=p, **({"RequestGpus": 1} if p % 2 else {}))
+            for p in range(4)]
+    exprs = _exprs(POLICY)
+    for chunk in (1, 2, 4):
+        ac = _closed(slots, idle, exprs, None, chunk)
+        assert ac.match_class_of == {"1.0": 1, "1.1": 2, "1.2": 1, "1.3": 2}
+        assert [j.id for j in ac.representative.values()] == ["1.0", "1.1"]
+        assert _every(ac) == _every(_widening(slots, idle, exprs, None, None))
+
+
+def test_equal_entries_that_are_not_the_same_object_are_one_class() -> None:
+    """Lines spelled apart (spaces) parse to equal trees held in different objects:
+    equal bindings still make one class, and the first job in queue order (not in
+    input order) represents it."""
+    text = ('ClusterId = {c}\nProcId = 0\nOwner = "alice"\nJobStatus = 1\nJobPrio = {p}\n'
+            'QDate = 5\nRequestCpus ={s}1\nRequirements = TARGET.Cpus >={s}RequestCpus\n')
+    idle = [job_from_ad(parse_ad(text.format(c=c, p=p, s=" " * (1 + c))), POLICY, i)
+            for i, (c, p) in enumerate([(3, 0), (1, 0), (2, 7)])]
+    assert idle[0].ad["Requirements"] is not idle[1].ad["Requirements"]
+    slots = [slot("slot1@m")]
+    ac = _closed(slots, idle, _exprs(POLICY), None, 2)
+    assert set(ac.match_class_of.values()) == {1}
+    assert ac.representative[1].id == "2.0"  # JobPrio 7 goes first
+    assert _every(ac) == _every(_widening(slots, idle, _exprs(POLICY), None, None))
+
+
+def test_ties_in_queue_order_keep_input_order() -> None:
+    """Two jobs with the same queue key (same ids and indexes given twice): the one
+    read first is the class's first, as ``build``'s stable sort has it."""
+    a = job(1, 0, "alice", index=0, Foo=1, Requirements="Foo > 0")
+    b = replace(job(1, 0, "alice", index=0, Foo=2, Requirements="Foo > 0"), id="1.0b")
+    c = replace(a, id="1.0c")
+    slots = [slot("slot1@m")]
+    for order in ([a, b, c], [b, a, c], [c, b, a]):
+        for chunk in (1, 3):
+            ac = _closed(slots, order, _exprs(POLICY), None, chunk)
+            assert _every(ac) == _every(_widening(slots, order, _exprs(POLICY), None, None))
+            assert ac.representative[1] is order[0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(slot_kinds=st.lists(BINDINGS, min_size=1, max_size=3),
+       job_kinds=st.lists(BINDINGS, min_size=1, max_size=4),
+       picks=st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3)), min_size=1, max_size=12),
+       shared=st.booleans(), chunk=st.integers(1, 4), configured=st.booleans())
+def test_small_chunks_agree_with_the_loop_on_random_webs(slot_kinds, job_kinds, picks, shared,
+                                                         chunk, configured) -> None:
+    """Bindings of a small web of names that lead from jobs into slots and back, read
+    a few rows at a time, so names join S in every chunk and are read late."""
+    policy = Policy(uid_domain=POLICY.uid_domain,
+                    significant_attributes=("A", "Owner") if configured else None,
+                    preemption_requirements="SubmitterUserPrio > Extra")
+    slot_texts, job_texts = [], []
+    for i, (s_kind, j_kind) in enumerate(picks):
+        s_attrs = {"Name": f'"slot{i}@m"', "Machine": '"m"', "State": '"Unclaimed"',
+                   "Activity": '"Idle"', "Cpus": "1", "Memory": "2048",
+                   "Requirements": "Start", "Start": "true"}
+        s_attrs.update(slot_kinds[s_kind % len(slot_kinds)])
+        slot_texts.append(_text(s_attrs))
+        j_attrs = {"ClusterId": str(i // 2), "ProcId": str(i % 2), "Owner": f'"u{i % 3}"',
+                   "JobStatus": "1", "QDate": str(i % 3), "Requirements": "true"}
+        j_attrs.update(job_kinds[j_kind % len(job_kinds)])
+        job_texts.append(_text(j_attrs))
+    if shared:
+        slot_ads = list(parse_ads("\n".join(slot_texts)))
+        job_ads = list(parse_ads("\n".join(job_texts)))
+    else:
+        slot_ads, job_ads = map(parse_ad, slot_texts), map(parse_ad, job_texts)
+    slots = [slot_from_ad(a, policy, i) for i, a in enumerate(slot_ads)]
+    idle = [job_from_ad(a, policy, i) for i, a in enumerate(job_ads)]
+    exprs = _exprs(policy)
+    conf = policy.significant_attributes
+    assert _every(_closed(slots, idle, exprs, conf, chunk)) == _every(
+        _widening(slots, idle, exprs, conf, rounds=None))
