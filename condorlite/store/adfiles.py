@@ -180,11 +180,22 @@ def collector_paused() -> Iterator[None]:
     nothing: ads are trees (no reference cycles), and objects without cycles are freed
     by reference counting whether or not the collector runs. Measured on the
     100,000-job benchmark pool, the collections were about a third of the reading
-    time."""
+    time.
+
+    On the way out the collector is not just switched back on: every object it tracks
+    is first moved to its oldest generation (``gc.freeze()`` then ``gc.unfreeze()``,
+    which splices the lists, whatever their length). Otherwise the objects made while
+    it was paused would all sit in the youngest generation, and the first collection
+    after it, a few hundred allocations later, would traverse every one of them
+    (measured: a tenth of a second after reading 100,000 jobs) only to promote them.
+    Nothing is lost: a reference cycle that became garbage meanwhile is freed by the
+    next full collection instead of the next young one."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()

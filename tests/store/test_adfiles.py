@@ -119,3 +119,46 @@ def test_configured_paths_are_relative_to_the_config_file(tmp_path: Path) -> Non
     config = tmp_path / "etc" / "condorlite.toml"
     got = configured_paths(["slots", "/abs/jobs", "-"], config)
     assert got == [tmp_path / "etc" / "slots", Path("/abs/jobs"), "-"]
+
+
+# -- the collector around reading and the LoadedAd records ------------------------------
+
+
+def test_collector_paused_hands_what_it_made_to_the_oldest_generation():
+    import gc
+
+    from condorlite.store.adfiles import collector_paused
+
+    class Node:
+        pass
+
+    try:
+        gc.enable()
+        with collector_paused():
+            assert not gc.isenabled()
+            kept = [Node() for _ in range(2000)]
+            cycle = Node()
+            cycle.me = cycle  # garbage once the name is dropped
+            del cycle
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+        assert gc.get_count()[0] < 100  # nothing young left to traverse
+        oldest = {id(obj) for obj in gc.get_objects(generation=2)}
+        assert all(id(node) in oldest for node in kept)
+        assert gc.collect() >= 1  # the cycle is still collected
+        gc.disable()
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # left as it was
+    finally:
+        gc.enable()
+
+
+def test_loaded_ads_are_the_dataclass_records(tmp_path):
+    from condorlite.store.adfiles import LoadedAd
+
+    path = tmp_path / "two.ads"
+    path.write_text('A = 1\n\nA = 2\n', encoding="utf-8")
+    first, second = read_ads([path])
+    assert first == LoadedAd(first.ad, str(path), 0)
+    assert (second.source, second.index, second.ad["A"].value) == (str(path), 1, 2)
+    assert not hasattr(first, "__dict__")  # slotted: one per ad of a pool

@@ -52,6 +52,12 @@ Pair = tuple[str, tuple[str, Expr]]
 _NAMES = OLD_NAMES
 _NAMES_MAX = 10_000
 
+_new = object.__new__
+# Literal's slot setter: a string value new to the caches (a job's GlobalJobId) is
+# stored in a Literal built with one C call instead of the frozen dataclass
+# ``__init__`` (``object.__setattr__`` through Python).
+_set_value = Literal.value.__set__  # type: ignore[attr-defined]
+
 
 def old_batches(source: str | TextIO, head: list[str], lines: Iterator[str]
                 ) -> Iterator[list[str]]:
@@ -177,14 +183,18 @@ def old_line(raw: str, lineno: int, filename: str | None) -> Pair | None:
         return _old_line_slow(raw, lineno, filename)
     text = rest.lstrip(" \t").rstrip(_BLANK)
     values = OLD_VALUES
-    expr = values.young.get(text)
+    young = values.young
+    expr = young.get(text)
     if expr is None:
         # A value found only in the old generation is stored young again, so that
         # a hot value never ages out (as TextCache.get does).
         expr = values.old.get(text) or _plain_literal(text)
         if expr is None:
             return _old_line_slow(raw, lineno, filename)
-        values.put(text, expr)
+        if len(young) < values.limit:  # TextCache.put, inline but for a roll
+            young[text] = expr
+        else:
+            values.put(text, expr)
     return named[0], (named[1], expr)
 
 
@@ -208,7 +218,9 @@ def _plain_literal(text: str) -> Literal | None:
     if text[:1] == '"':
         if (text.count('"') == 2 and text[-1] == '"' and "\\" not in text
                 and "\x00" not in text):
-            return Literal(text[1:-1])
+            literal = _new(Literal)  # Literal(text[1:-1]), through its slot
+            _set_value(literal, text[1:-1])
+            return literal
         return None
     if text.isdigit() and text.isascii() and (text[0] != "0" or len(text) == 1):
         value = int(text)
