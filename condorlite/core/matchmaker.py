@@ -192,6 +192,12 @@ class Matchmaker:
         #: shape -> the ``seq`` of its available offers (a dict: ordered); an offer
         #: leaves when it becomes unavailable (``retire``)
         self._members: dict[int, dict[int, None]] = {}
+        #: the same for the partitionable offers among them (no vector: placed again
+        #: whenever carved); ``_members`` keeps the static ones, which never gain a
+        #: member after they are first placed
+        self._pmembers: dict[int, dict[int, None]] = {}
+        #: (class, part) -> the class's static list (``_static_entries``)
+        self._static_lists: dict[tuple, list] = {}
         #: the same for offers with a resource vector, grouped by pair-static id, and
         #: each of their shapes' resource amounts as ``carving.left`` reads them
         self._groups: dict[int, dict[int, dict[int, None]]] = {}
@@ -380,7 +386,7 @@ class Matchmaker:
             self._held_epoch += 1
             box = group.shapes
         else:
-            box = self._members
+            box = self._pmembers if offer.partitionable else self._members
         offer.box = box
         self._joins[shape] = self._joins.get(shape, 0) + 1
         box.setdefault(shape, {})[offer.seq] = None
@@ -581,8 +587,11 @@ class Matchmaker:
         if not self.per_submitter:
             out.pairs = known_pairs
         kept_runs: list[list[tuple]] = []
+        # Unheld static offers are candidates by no preemption only, never counted.
+        static = [] if only_rank else self._static_entries(class_id, part, job_ad, signature,
+                                                           known_pairs)
         # Nothing below adds or removes shapes or members, so the dicts are walked as is.
-        for shape, members in self._members.items():
+        for shape, members in self._pmembers.items():
             known = known_pairs.get(pair_of[shape])
             if known is not None and not known.match:
                 continue  # no need to look at the shape's offers at all
@@ -661,10 +670,48 @@ class Matchmaker:
         # sort merge a few long runs instead of ordering the entries from scratch.
         rest = out.entries
         rest.sort()
-        out.entries = [entry for run in kept_runs for entry in run]
+        out.entries = static
+        out.entries.extend([entry for run in kept_runs for entry in run])
         out.entries.extend(rest)
         out.entries.sort()
         return out
+
+    def _static_entries(self, class_id: int, part: tuple, job_ad: ClassAd, signature: tuple,
+                        known_pairs: dict[int, PairEval]) -> list[tuple]:
+        """A fresh copy of the class's sorted entries of the unheld static offers (those
+        of ``_members``), all by no preemption, from the first that is still
+        available.
+
+        Static offers never change state and never join a shape after they are first
+        placed: they only leave (``retire``). So the class's list is made once and kept;
+        an entry of an offer that has left stays in it (the scan passes over it) until
+        half of the list has left, when it is made again. The entries before the first
+        available one are dropped as they appear, each once."""
+        key = (class_id, part)
+        kept = self._static_lists.get(key)
+        if kept is not None:
+            entries, shapes, start = kept
+            members = self._members
+            alive = sum(len(members[shape]) for shape in shapes if shape in members)
+            if alive * 2 >= len(entries) - start:
+                registry = self._registry
+                end = len(entries)
+                while start < end and not registry[entries[start][ENTRY_IDX]].available:
+                    start += 1
+                kept[2] = start
+                return entries[start:]
+        registry, pair_of = self._registry, self._pair_of_shape
+        entries, shapes = [], []
+        for shape, members in self._members.items():
+            pe = known_pairs.get(pair_of[shape])
+            if pe is None:
+                pe = self.pair(class_id, job_ad, registry[next(iter(members))], signature)
+            if pe.match:
+                shapes.append(shape)
+                entries.extend(make_entries(registry, members, pe, NO_PREEMPTION))
+        entries.sort()
+        self._static_lists[key] = [entries, shapes, 0]
+        return entries[:]
 
     def _shape_candidates(self, out: Candidates, class_id, job_ad, submitter, signature,
                           only_rank, members, known: PairEval | None,
