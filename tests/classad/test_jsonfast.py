@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -132,3 +133,43 @@ def test_an_error_far_into_the_file_has_its_file_position():
     assert (fast.value.line, fast.value.column, fast.value.message) == (
         general.value.line, general.value.column, general.value.message)
     assert fast.value.filename == "p.json"
+
+
+# -- the plain member shortcut ----------------------------------------------------------
+
+_MEMBER_NAMES = st.sampled_from(["Owner", "owner", "", "a b", "Näme", 'q"x', "b\\\\s",
+                                 "tab\\t", "x\\u0041"])
+_MEMBER_VALUES = st.sampled_from([
+    '"alice"', '""', '"a\\"b"', '"\\/Expr(1 + 2)\\/"', '"tab\\tx"', '"caf\u00e9"', '"\u0007"',
+    "0", "-0", "7", "-12", "012", "1.5", "1e3", "-", "9223372036854775808", "true", "null",
+    "[1]", '{"a": 1}', '"x" "y"', '"unterminated', "12 13", '"\\u0000"',
+])
+
+
+@settings(max_examples=300, deadline=None)
+@given(_MEMBER_NAMES, _MEMBER_VALUES, st.sampled_from(["", " ", "\t"]),
+       st.sampled_from(["", " "]), st.booleans())
+def test_plain_members_convert_as_the_decoder_converts(name, value, indent, space, comma):
+    """``convert`` takes escape-free string and integer members without the JSON
+    decoder: it gives what the decoder path gives (here with the shortcut off), for
+    those and for every line near them."""
+    from condorlite.core.classad import jsonfast
+
+    raw = f'{indent}"{name}":{space}{value}{space}{"," if comma else ""}\n'
+    clear_all()
+    fast = jsonfast._MemberLines(None).convert(raw, comma)
+    saved = jsonfast._PLAIN_MEMBER
+    jsonfast._PLAIN_MEMBER = re.compile(r"(?!)")  # matches nothing
+    try:
+        clear_all()
+        slow = jsonfast._MemberLines(None).convert(raw, comma)
+    finally:
+        jsonfast._PLAIN_MEMBER = saved
+
+    def shape(hit):
+        if hit is None:
+            return None
+        key, (spelling, expr) = hit
+        return key, spelling, expr, type(getattr(expr, "value", None))
+
+    assert shape(fast) == shape(slow)

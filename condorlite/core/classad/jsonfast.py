@@ -33,6 +33,7 @@ differ). Blank lines are allowed between any two lines, as JSON allows.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from itertools import chain
 
@@ -44,6 +45,15 @@ from condorlite.core.classad.oldform import Pair, old_ad
 
 _JSON_WS = " \t\r\n"
 _SCALARS = (str, int, float, bool, type(None))
+
+#: A member whose name and string value hold no escape, quote or control character,
+#: or whose value is an integer as JSON writes one: the JSON decoder would give that
+#: name and that string (or ``int`` of the digits), so ``_MemberLines.convert`` skips
+#: it (a job's new ``GlobalJobId`` line, say). A string value with a backslash, such
+#: as an ``\\/Expr(...)\\/``, never matches.
+_PLAIN_MEMBER = re.compile(
+    r'"([^"\\\x00-\x1f]*)"[ \t\r\n]*:[ \t\r\n]*'
+    r'(?:"([^"\\\x00-\x1f]*)"|(-?(?:0|[1-9][0-9]*)))[ \t\r\n]*')
 
 # Where the reader is: before the array, right after its "[", where an ad's "{" is
 # due, inside an ad, after an ad's last member, where "," or "]" is due, after "]".
@@ -248,17 +258,23 @@ class _MemberLines:
             return None
         if comma:
             body = body[:-1]
-        text = "{" + body.replace(_EXPR_RAW, _EXPR_MARKED) + "}"
         reader = self.reader
-        try:
-            item, end = reader.decoder.raw_decode(text)
-        except (ValueError, RecursionError):
-            return None
-        if end != len(text) or type(item) is not _Object or len(item) != 1:
-            return None
-        pair = item[0]
-        if type(pair[1]) not in _SCALARS:
-            return None
+        plain = _PLAIN_MEMBER.fullmatch(body)
+        if plain is not None:
+            # What the decoder would give, without it (see _PLAIN_MEMBER).
+            name, string, number = plain.groups()
+            pair = (name, int(number) if string is None else string)
+        else:
+            text = "{" + body.replace(_EXPR_RAW, _EXPR_MARKED) + "}"
+            try:
+                item, end = reader.decoder.raw_decode(text)
+            except (ValueError, RecursionError):
+                return None
+            if end != len(text) or type(item) is not _Object or len(item) != 1:
+                return None
+            pair = item[0]
+            if type(pair[1]) not in _SCALARS:
+                return None
         try:
             # Not through the pair caches: the line cache holds what they would, and
             # values are still shared through the scalar and expression caches.
