@@ -44,7 +44,7 @@ binds every name the walk visited to equal expressions (``_Reach``), or, between
 of one slot, to expressions naming the same names (``same_walks``). The readers share
 one (spelling, expression) entry object between all ads holding the same line, so ads
 whose entries for the visited names are the same objects walk as one group
-(``_walks``, ``significant._Rows``): identical objects are equal expressions, and groups that are
+(``_walks``, ``significant._Sweep``): identical objects are equal expressions, and groups that are
 equal without being identical are still merged by ``_Canon`` numbers before any id is
 given. ``build_reference`` is the plain build the equivalence tests hold ``build`` to;
 ``significant.build_closed`` (what the cycle calls) is held to the widening loop of
@@ -189,7 +189,9 @@ class Autoclusters:
     """The grouping of one cycle's idle jobs.
 
     ``cluster_of[job id]`` is the autocluster (the unit of skipping after a
-    rejection); ``match_class_of[job id]`` the unit of shared evaluation;
+    rejection); ``match_class_of[job id]`` the unit of shared evaluation (the two
+    may be one dict when no names are configured: neither is changed after the
+    build, and their order is not part of the answer);
     ``representative[match class]`` the first job of that class in queue order.
     ``job_names`` is every job-side name the classes were keyed on;
     ``target_names`` every name the classes' own expressions refer to (what a job can

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, compress, count, islice, pairwise, repeat, starmap
 from operator import is_not, itemgetter, methodcaller, ne, sub
+from typing import TypeVar
 
 from condorlite.core.autocluster import (
     _IS_REQUEST,
@@ -38,6 +39,8 @@ from condorlite.core.autocluster import (
 from condorlite.core.classad.ast import Expr
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.model import Job, Slot
+
+T = TypeVar("T")
 
 #: rows read together: a chunk's tables (about 1 KiB an ad) stay in the CPU cache
 #: between the passes over it
@@ -209,23 +212,32 @@ class _Distinct:
 def _columns(tables: list[dict], names: list[str]) -> Iterator[Sequence]:
     """Each name's entries (None where absent), one sequence per name: the names
     every row binds are read together, a row at a time (``itemgetter``: one C call
-    per row while the row is in the cache), then split into columns; a name some row
-    lacks (``itemgetter`` raises its KeyError) is read on its own with ``dict.get``."""
+    per row while the row is in the cache), then split into columns; a name some
+    row lacks is read on its own with ``dict.get``."""
+    rows, full, partial = _read_rows(tables, names, lambda read: list(map(read, tables)))
+    if full:
+        yield from zip(*rows, strict=True) if len(full) > 1 else (rows,)
+    for name in partial:
+        yield list(map(dict.get, tables, repeat(name)))
+
+
+def _read_rows(tables: list[dict], names: Iterable[str], use: Callable[[itemgetter], T]
+               ) -> tuple[T | None, list[str], list[str]]:
+    """``(use(itemgetter(*full)), full, partial)``: ``full`` the names every row
+    binds (in the order given), ``partial`` the others; ``use`` None when ``full`` is
+    empty. A name's absence shows as the KeyError ``itemgetter`` raises in ``use``,
+    so each name is moved at most once and a row lacking none costs no test."""
     full, partial = list(names), []
     while full:
         try:
-            rows = list(map(itemgetter(*full), tables))
+            return use(itemgetter(*full)), full, partial
         except KeyError as missing:
             name = missing.args[0] if missing.args else None
             if name not in full:  # not a table of ours: a KeyError of something else
                 raise
             full.remove(name)
             partial.append(name)
-            continue
-        yield from zip(*rows, strict=True) if len(full) > 1 else (rows,)
-        break
-    for name in partial:
-        yield list(map(dict.get, tables, repeat(name)))
+    return None, full, partial
 
 
 def _names_in(entries: Iterable[tuple[str, Expr] | None]) -> set[str]:
@@ -259,26 +271,12 @@ def _cuts(tables: list[dict], names: list[str] | tuple[str, ...]
 def _changes(tables: list[dict], names: Iterable[str]
              ) -> list[tuple[Callable[[dict], object], int, list[int]]]:
     """(reader, width, changed rows) covering ``names``: one ``itemgetter`` over the
-    names every row binds (one C call per row; a tuple, or the entry itself when width
-    is 1), its rows compared pairwise as they stream (``!=``), then one column per
-    name some row lacks (``dict.get``, None where absent), compared by identity. A
-    name's absence shows as the KeyError ``itemgetter`` raises, so each name is moved
-    at most once."""
-    full, partial = list(names), []
-    out = []
-    while full:
-        read = itemgetter(*full)
-        try:
-            changed = list(compress(count(1), starmap(ne, pairwise(map(read, tables)))))
-        except KeyError as missing:
-            name = missing.args[0] if missing.args else None
-            if name not in full:  # not a table of ours: a KeyError of something else
-                raise
-            full.remove(name)
-            partial.append(name)
-            continue
-        out.append((read, len(full), changed))
-        break
+    names every row binds (``_read_rows``; a tuple per row, or the entry itself when
+    width is 1), its rows compared pairwise as they stream (``!=``), then one column
+    per name some row lacks (``dict.get``, None where absent), compared by identity."""
+    changed, full, partial = _read_rows(tables, names, lambda read: list(
+        compress(count(1), starmap(ne, pairwise(map(read, tables))))))
+    out = [(itemgetter(*full), len(full), changed)] if full else []
     for name in partial:
         column = list(map(dict.get, tables, repeat(name)))
         changed = list(compress(count(1), map(is_not, islice(column, 1, None), column)))
