@@ -156,19 +156,26 @@ class _Place:
         self.batch: list[str] = []
         self.newlines = 0  # "\\n" in the batches before ``batch``
         self.batch_newlines = 0  # and in ``batch``
-        self.held: list[list[str]] = []  # from the batch of the open ad's "{" on
-        self.held_start = (0, 0)  # that line's index in held[0], newlines before held[0]
-        self.tail: list[list[str]] = []  # from the batch of the last structural line on
+        # From the batch of the open ad's "{" on (None: just the batch at hand, which
+        # saves a list per ad), that line's index in the first and the newlines before.
+        self.held: list[list[str]] | None = []
+        self.held_start = (0, 0)
+        # The same from the last structural line.
+        self.tail: list[list[str]] | None = []
         self.tail_start = (0, 0)
 
     def next_batch(self, batch: list[str], state: int) -> bool:
         """Take ``batch`` as the one at hand; False when a line in it ends with a lone
         CR (the batches before had none, so every line start so far is also a start
         of line for the general reader)."""
-        self.batch = batch
         if state in (_MEMBERS, _CLOSE):
+            if self.held is None:
+                self.held = [self.batch]
             self.held.append(batch)
+        if self.tail is None:
+            self.tail = [self.batch]
         self.tail.append(batch)
+        self.batch = batch
         text = "".join(batch)
         self.batch_newlines = text.count("\n")
         return "\r" not in text or text.count("\r") == text.count("\r\n")
@@ -177,17 +184,21 @@ class _Place:
         self.newlines += self.batch_newlines
 
     def token_at(self, index: int, opens_ad: bool) -> None:
-        here = ([self.batch], (index, self.newlines))
-        self.tail, self.tail_start = here
+        self.tail = None
+        self.tail_start = start = (index, self.newlines)
         if opens_ad:
-            self.held, self.held_start = [self.batch], (index, self.newlines)
+            self.held = None
+            self.held_start = start
+
+    def _held(self) -> list[list[str]]:
+        return [self.batch] if self.held is None else self.held
 
     def hand_over(self, state: int, index: int, batches: Iterator[list[str]]
                   ) -> Iterator[ClassAd]:
         """The general reader from line ``index`` of the batch at hand (from the open
         ad's ``{`` line, inside an ad), then the remaining batches."""
         if state in (_MEMBERS, _CLOSE):
-            lines, line0 = _lines_from(self.held, *self.held_start)
+            lines, line0 = _lines_from(self._held(), *self.held_start)
             mode = "value"
         else:
             lines, line0 = _lines_from([self.batch], index, self.newlines)
@@ -203,10 +214,11 @@ class _Place:
         line with its token blanked out (only blanks follow it), so that the end of
         the input, where it reports the error, keeps its line and column."""
         if state in (_MEMBERS, _CLOSE):
-            lines, line0 = _lines_from(self.held, *self.held_start)
+            lines, line0 = _lines_from(self._held(), *self.held_start)
             mode = "value"
         else:
-            lines, line0 = _lines_from(self.tail, *self.tail_start)
+            lines, line0 = _lines_from(
+                [self.batch] if self.tail is None else self.tail, *self.tail_start)
             lines[0] = "".join(ch if ch in _JSON_WS else " " for ch in lines[0])
             mode = _MODE[state]
         return _Reader(iter(["".join(lines)]), self.filename, line0).resume(mode)
