@@ -124,8 +124,10 @@ class Cycle:
         self.walks_cut = 0
         #: (Matchmaker.weight_key, amounts read) -> piece weight (``_piece_cost``)
         self._shared_weights: dict[tuple, float] = {}
-        #: offers still available (kept as a count: summing per job costs jobs x slots)
+        #: offers still available (kept as a count: summing per job costs jobs x slots),
+        #: and how many of them are held
         self.available = len(self.offers)
+        self.held_available = sum(1 for o in self.offers if o.holder is not None)
         self.pool = sum(s.weight for s in slots)
         weights = [o.weight for o in self.offers] or [1.0]
         self.min_weight = min(weights)
@@ -281,9 +283,15 @@ class Cycle:
         skipped: set[int] = set()
         cache: dict[tuple[int, bool], Candidates] = {}
         job_ads: dict[int, ClassAd] = {}
-        any_held = any(o.available and o.holder is not None for o in self.offers)
+        any_held = self.held_available > 0
+        # limits.permits(used, cost, limit) is used + cost <= bound, or the round-up
+        # rule: the bound is fixed for the turn
+        bound, positive = lim.permit_bound(limit), limit > 0
+        done, cluster_of, class_of, notes = (turn.done, self.ac.cluster_of,
+                                             self.ac.match_class_of, self.notes)
+        stats = self.stats
         for job in turn.jobs:
-            if job.id in turn.done:
+            if job.id in done:
                 continue
             only_rank = False
             if used >= limit:
@@ -292,13 +300,13 @@ class Cycle:
                 only_rank = True
             if ceiling is not None and used >= ceiling:
                 return RESUME, pie_left
-            cluster = self.ac.cluster_of[job.id]
+            cluster = cluster_of[job.id]
             if cluster in skipped:
-                self.notes[job.id] = cluster  # worded once, in ``result`` (_SKIPPED)
+                notes[job.id] = cluster  # worded once, in ``result`` (_SKIPPED)
                 continue
-            self.stats["jobs_considered"] += 1
-            self.stats["naive_evaluations"] += self.available
-            klass = self.ac.match_class_of[job.id]
+            stats["jobs_considered"] += 1
+            stats["naive_evaluations"] += self.available
+            klass = class_of[job.id]
             if klass not in job_ads:
                 job_ads[klass] = with_attrs(self.ac.representative[klass].ad,
                                             self._submitter_attrs(name))
@@ -307,8 +315,9 @@ class Cycle:
                 cache[key] = self.mm.candidates(klass, job_ads[klass], name, self.offers,
                                                 only_rank)
             cands = cache[key]
-            picked = self._pick(cands, job, klass, job_ads[klass], name, only_rank,
-                                (used, limit), (used_unclaimed, limit))
+            permit = (used_unclaimed, used, bound, used_unclaimed <= 0 and positive,
+                      used <= 0 and positive)
+            picked = self._pick(cands, job, klass, job_ads[klass], name, only_rank, permit)
             if picked is None:
                 if cands.deferred and not cands.rej_policy:
                     self.mm.settle_deferred(cands, klass, job_ads[klass])
@@ -343,8 +352,10 @@ class Cycle:
             values["SubmitterGroupResourcesInUse"] = self.groups.usage[group]
         return values
 
-    def _pick(self, cands: Candidates, job, klass, job_ad, name, only_rank, prio_lim, free_lim):
-        """The best candidate this job may take, or None.
+    def _pick(self, cands: Candidates, job, klass, job_ad, name, only_rank, permit):
+        """The best candidate this job may take, or None. ``permit``: (used by no
+        preemption, used in all, the limit's bound, and whether the round-up rule lets
+        either through), ``limits.permits`` worked out for the turn's limit.
 
         A partitionable slot this list handed out leaves the list, so the class's next
         jobs spread over the other slots first (HTCondor hands a pslot to a request group
@@ -353,8 +364,7 @@ class Cycle:
         is never rejected while a carved slot still fits it.
         """
         while True:
-            picked = self._scan(cands, job, klass, job_ad, name, only_rank, prio_lim,
-                                free_lim)
+            picked = self._scan(cands, job, klass, job_ad, name, only_rank, permit)
             if picked is not None or not cands.carved:
                 return picked
             indices = sorted(set(cands.carved))
@@ -365,8 +375,7 @@ class Cycle:
                                  for entry in fresh.entries)
             cands.has_rank = cands.has_rank or fresh.has_rank
 
-    def _scan(self, cands: Candidates, job, klass, job_ad, name, only_rank, prio_lim,
-              free_lim):
+    def _scan(self, cands: Candidates, job, klass, job_ad, name, only_rank, permit):
         """The first entry from ``cands.position`` this job may take (consumed with
         everything before it), as (offer, reason, taken, cost), or None. Entries of
         unavailable offers are passed over; an offer changed since its entry was made
@@ -376,8 +385,8 @@ class Cycle:
         entries, offers, mm = cands.entries, self.offers, self.mm
         pairs = cands.pairs  # what mm.fit would read, looked up here
         # limits.permits(used, cost, allowed), its parts worked out once per scan
-        free_used, free_bound, free_round = _permit_parts(*free_lim)
-        prio_used, prio_bound, prio_round = _permit_parts(*prio_lim)
+        free_used, prio_used, bound, free_round, prio_round = permit
+        free_bound = prio_bound = bound
         pos, end = cands.position, len(entries)
         try:
             while pos < end:
@@ -545,6 +554,7 @@ class Cycle:
             self.mm.retire(offer)
             self.available -= 1
             if offer.holder is not None:
+                self.held_available -= 1
                 preempting, preempted_job = offer.holder, offer.holder_job
                 self.usage[preempting] = max(0.0, self.usage.get(preempting, 0.0) - offer.weight)
                 self.preempted.append(Claim(offer.name, preempted_job, preempting, offer.weight,
@@ -623,12 +633,6 @@ def _subtract(ad: ClassAd, claims: list[Claim], now: float) -> ClassAd:
 def _moved(entry: tuple, idx: int) -> tuple:
     """A candidate entry with the offer's position in the cycle's list."""
     return (*entry[:ENTRY_IDX], idx, *entry[ENTRY_IDX + 1:])
-
-
-def _permit_parts(used: float, allowed: float) -> tuple[float, float, bool]:
-    """``limits.permits(used, cost, allowed)`` is ``used + cost <= bound or round_up``:
-    (used, bound, round_up)."""
-    return used, lim.permit_bound(allowed), lim.permits_any(used, allowed)
 
 
 def _reason(cands: Candidates, only_rank: bool) -> str:
