@@ -108,8 +108,9 @@ class _Sweep:
 
     After ``__init__``: ``significant`` is S; ``bound`` every name some job binds;
     ``names`` S's names some job binds, sorted; ``tables`` the jobs' tables;
-    ``starts`` the first row of each run, ascending; ``order`` each row's queue key
-    (``build``'s: submitter, ``Job.queue_key``, input index; then the row).
+    ``starts`` the first row of each run, ascending; ``firsts`` the least
+    ``_queue_keys`` key of each run's rows (its first job in queue order), found
+    while the chunk is read (a run a late read splits is looked at again).
 
     Invariant (runs): rows ``starts[i] <= r < starts[i+1]`` have ``==`` entries for
     every name of ``names``, so a run's first row stands for all of its rows: equal
@@ -129,8 +130,9 @@ class _Sweep:
         self.significant: set[str] = set()
         self.bound: set[str] = set()
         self.tables: list[dict] = []
-        self.order: list[tuple] = []
         self._starts: set[int] = set()
+        #: run start -> (run end, least queue key of its rows), as each chunk cut them
+        self._firsts: dict[int, tuple[int, tuple]] = {}
         #: names some row read so far binds (before the chunk being read)
         self._before: set[str] = set()
         #: (name, end): a name that joined S after rows before ``end`` binding it were read
@@ -142,6 +144,8 @@ class _Sweep:
         self._read_late()
         self.names = tuple(sorted(self.significant & self.bound))
         self.starts = sorted(self._starts)
+        self.firsts = [self._first(idle, start, end)
+                       for start, end in zip(self.starts, _ends(self.starts, idle), strict=True)]
 
     def _join(self, names: Iterable[str], end: int) -> None:
         """Add ``names`` to S with every name the slots' bindings lead to; each that a
@@ -161,17 +165,30 @@ class _Sweep:
         self._before = set(self.bound)
         self._join(filter(_IS_REQUEST, names - self.bound), first)
         self.bound |= names
-        self._starts.add(first)
+        starts = {0}
         done: set[str] = set()
         todo = self.significant & names
         while todo:
             done |= todo
             cuts, entries = _cuts(tables, sorted(todo))
-            self._starts.update(map(first.__add__, cuts))
+            starts |= cuts
             self._join(_names_in(entries), first)
             todo = self.significant & names - done
-        self.order.extend([(job.submitter, -job.prio, job.qdate, job.cluster, job.proc,
-                            job.index, row) for row, job in enumerate(jobs, first)])
+        # the keys are made and dropped while the chunk's jobs are in the cache
+        starts_in = sorted(starts)
+        ends_in = _ends(starts_in, jobs)
+        keys = _queue_keys(jobs, first)
+        least = map(min, map(keys.__getitem__, map(slice, starts_in, ends_in)))
+        for start, end, key in zip(starts_in, ends_in, least, strict=True):
+            self._firsts[first + start] = (first + end, key)
+        self._starts.update(map(first.__add__, starts_in))
+
+    def _first(self, idle: list[Job], start: int, end: int) -> tuple:
+        """The least queue key of rows ``start`` to ``end`` (one run)."""
+        known = self._firsts.get(start)
+        if known is not None and known[0] == end:
+            return known[1]
+        return min(_queue_keys(idle[start:end], start))
 
     def _read_late(self) -> None:
         """Read the queued names over the rows before they joined; what they name
@@ -291,7 +308,7 @@ def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
     both numbered in queue order."""
     canon = _Canon()
     significant = frozenset(rows.significant)
-    class_of_run, class_firsts = _numbered(idle, rows.order, rows.starts, rows.names, canon)
+    class_of_run, class_firsts = _numbered(idle, rows.starts, rows.firsts, rows.names, canon)
     representative = dict(enumerate(class_firsts, 1))
     target_names: set[str] = set()
     for job in representative.values():
@@ -302,7 +319,9 @@ def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
     if configured:
         wanted = tuple(sorted({name.lower() for name in configured} & rows.bound))
         starts = sorted(_cuts(rows.tables, wanted)[0].union([0]))
-        cluster_of_run, _ = _numbered(idle, rows.order, starts, wanted, canon)
+        keys = _queue_keys(idle, 0)
+        firsts = list(map(min, map(keys.__getitem__, map(slice, starts, _ends(starts, idle)))))
+        cluster_of_run, _ = _numbered(idle, starts, firsts, wanted, canon)
         cluster_of = dict(zip(ids, _per_row(cluster_of_run, starts, len(idle)), strict=True))
     else:
         cluster_of = match_class_of  # one map serves both: neither is ever changed
@@ -310,14 +329,24 @@ def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
                         significant, frozenset(target_names))
 
 
-def _numbered(idle: list[Job], order: list[tuple], starts: list[int],
+def _queue_keys(jobs: list[Job], first: int) -> list[tuple]:
+    """``build``'s queue order key of each job (submitter, ``Job.queue_key``, input
+    index), then its row (counted from ``first``): equal keys keep input order, as
+    ``build``'s stable sort leaves them, and no two keys tie."""
+    return [(job.submitter, -job.prio, job.qdate, job.cluster, job.proc, job.index, row)
+            for row, job in enumerate(jobs, first)]
+
+
+def _ends(starts: list[int], rows: list) -> list[int]:
+    return [*islice(starts, 1, None), len(rows)]
+
+
+def _numbered(idle: list[Job], starts: list[int], firsts: list[tuple],
               names: tuple[str, ...], canon: _Canon) -> tuple[list[int], list[Job]]:
     """Groups of runs whose first rows bind ``names`` to equal expressions, numbered
     from 1 in the queue order of each group's first job: (number of each run, first
-    job of each number, in number order). A group's first job has the least
-    ``order`` key over its runs' rows; keys end in the row, so no two tie."""
-    ends = [*islice(starts, 1, None), len(idle)]
-    firsts = list(map(min, map(order.__getitem__, map(slice, starts, ends))))
+    job of each number, in number order). ``firsts``: each run's least
+    ``_queue_keys`` key; a group's first job has the least of its runs'."""
     first_of: dict[tuple[int, ...], tuple] = {}
     keys = [canon.key(idle[start].ad, names) for start in starts]
     for key, first in zip(keys, firsts, strict=True):
