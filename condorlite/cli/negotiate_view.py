@@ -30,6 +30,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from condorlite.cli.render import print_text
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -42,15 +44,18 @@ def _n(value: float | int | None) -> str:
 
 
 def _table(headers: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
-    """Columns padded to their widest cell; columns in ``right`` right-aligned."""
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+    """Columns padded to their widest cell; columns in ``right`` right-aligned; two
+    spaces before each column, trailing spaces dropped.
 
-    def line(cells: list[str]) -> str:
-        parts = [c.rjust(w) if i in right else c.ljust(w)
-                 for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
-        return ("  " + "  ".join(parts)).rstrip()
-
-    return [line(headers)] + [line(r) for r in rows]
+    Each line is one ``str.format`` call (a cycle can print tens of thousands of match
+    lines); a ``<w``/``>w`` field pads exactly as ``ljust(w)``/``rjust(w)``."""
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(headers)
+    widths = [max([len(h), *map(len, column)])
+              for h, column in zip(headers, columns, strict=True)]
+    fields = [f"{{:{'>' if i in right else '<'}{w}}}" if w else "{}"
+              for i, w in enumerate(widths)]
+    fmt = "  " + "  ".join(fields)
+    return [fmt.format(*cells).rstrip() for cells in [headers, *rows]]
 
 
 def _section(title: str, body: list[str]) -> list[str]:
@@ -173,4 +178,4 @@ def draw(console: Console, data: dict[str, Any]) -> None:
         lines += section(data)
     if "explain" in data:
         lines += explain_lines(data["explain"])
-    console.print("\n".join(lines), markup=False, highlight=False)
+    print_text(console, "\n".join(lines))

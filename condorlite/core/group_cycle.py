@@ -46,7 +46,7 @@ from condorlite.core.group_plan import (
 )
 from condorlite.core.group_quotas import ROOT, GroupTree, assign_quotas
 from condorlite.core.groups import build_tree, group_of, group_totals
-from condorlite.core.model import Claim, CycleResult, Job, Slot, Submitter
+from condorlite.core.model import IDLE, Claim, CycleResult, Job, Slot, Submitter
 from condorlite.core.negotiator import Cycle, GroupFacts, run_cycle
 from condorlite.core.policy import Policy
 
@@ -106,19 +106,32 @@ def job_weight(job: Job, policy: Policy) -> float:
     """An idle job's weight for the group demand (module doc)."""
     if not policy.negotiator_use_slot_weights:
         return 1.0
-    cpus = adeval.as_float(adeval.attr_value(job.ad, "RequestCpus"))
-    return 1.0 if cpus is None or cpus < 0 else cpus
+    return _cpus_weight(adeval.attr_value(job.ad, "RequestCpus"))
+
+
+def _cpus_weight(cpus: object) -> float:
+    """RequestCpus as a demand weight: a number >= 0 as a float, anything else 1."""
+    if type(cpus) is int:  # the usual literal, without as_float's checks
+        return float(cpus) if cpus >= 0 else 1.0
+    number = adeval.as_float(cpus)
+    return 1.0 if number is None or number < 0 else number
 
 
 def demand_of(jobs: list[Job], submitters: Mapping[str, Submitter], claims: list[Claim],
               policy: Policy) -> dict[str, float]:
-    """Weighted running + idle per submitter (module doc), names sorted, zeros left out."""
+    """Weighted running + idle per submitter (module doc), names sorted, zeros left out.
+
+    Each submitter's figure is summed in job order from its usage, so the floats do
+    not depend on how the loop is written."""
     held = {c.job for c in claims if c.job}
     # Group records (no "@") hold their members' usage again: leave them out.
     out = {name: s.usage for name, s in submitters.items() if "@" in name}
+    weighted = policy.negotiator_use_slot_weights
+    value = adeval.attr_value
     for job in jobs:
-        if job.idle and job.id not in held:
-            out[job.submitter] = out.get(job.submitter, 0.0) + job_weight(job, policy)
+        if job.status == IDLE and job.id not in held:
+            weight = _cpus_weight(value(job.ad, "RequestCpus")) if weighted else 1.0
+            out[job.submitter] = out.get(job.submitter, 0.0) + weight
     return {name: out[name] for name in sorted(out) if out[name] > 0}
 
 

@@ -1,9 +1,16 @@
-"""The JSON document printer: one line, non-finite numbers as null."""
+"""The JSON document printer: one line, non-finite numbers as null; plain text printed
+as rich prints it."""
 
 from __future__ import annotations
 
+import io
 import json
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from condorlite.cli import render as rendering
 from condorlite.cli.render import Result, render
 
 
@@ -24,3 +31,60 @@ def test_non_finite_numbers_become_null(capsys):
     data = {"eup": float("inf"), "rows": [{"x": float("nan"), "y": 1.0}, (float("-inf"),)]}
     doc = _printed(capsys, data)
     assert doc["data"] == {"eup": None, "rows": [{"x": None, "y": 1.0}, [None]]}
+
+
+# -- print_text: rich's characters without rich's renderer ------------------------------
+
+TEXT_PIECES = ["a", "é", "字", " ", "  ", ":", "::", ":smile:", ":+1:", ":red_heart-text:",
+               ":not_an_emoji:", ":smile", "\n", "\n\n", "\r\n", "\r", "\x07", "\x08",
+               "\x0b", "\x0c", "\x1b[31m", "[bold]x[/bold]", "\u200b", "\t", "  \n",
+               "slot1@h.example.org", "12:30:00", "-", "|"]
+
+
+def _file_console(stderr: bool = False):
+    console = rendering.stderr_console() if stderr else rendering.stdout_console()
+    console.file = io.StringIO()
+    return console
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(TEXT_PIECES), max_size=30).map("".join), st.booleans())
+def test_print_text_writes_what_rich_prints(text, stderr):
+    ours, theirs = _file_console(stderr), _file_console(stderr)
+    rendering.print_text(ours, text)
+    theirs.print(text, markup=False, highlight=False)
+    assert ours.file.getvalue() == theirs.file.getvalue()
+
+
+def test_print_text_on_a_non_terminal_does_not_go_through_rich_rendering(monkeypatch):
+    console = _file_console()
+    monkeypatch.setattr(type(console), "print", lambda *a, **k: pytest.fail("rendered"))
+    rendering.print_text(console, "Matches (1)\n  1.0  a@x :smile:\r")
+    smile = "\N{SMILING FACE WITH OPEN MOUTH AND SMILING EYES}"
+    assert console.file.getvalue() == f"Matches (1)\n  1.0  a@x {smile}\n"
+
+
+# -- negotiate_view._table: one format call per line -----------------------------------
+
+
+def _reference_table(headers, rows, right):
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+    return [("  " + "  ".join(c.rjust(w) if i in right else c.ljust(w)
+                              for i, (c, w) in enumerate(zip(cells, widths, strict=True))))
+            .rstrip() for cells in [headers, *rows]]
+
+
+CELLS = st.text(alphabet=st.sampled_from(["a", "é", "字", " ", "{", "}", "0", ":", "%"]),
+                max_size=6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 5).flatmap(lambda n: st.tuples(
+    st.lists(CELLS, min_size=n, max_size=n),
+    st.lists(st.lists(CELLS, min_size=n, max_size=n), max_size=6),
+    st.sets(st.integers(0, n - 1)))))
+def test_table_lines_pad_as_ljust_and_rjust(table):
+    from condorlite.cli.negotiate_view import _table
+
+    headers, rows, right = table
+    assert _table(headers, rows, right) == _reference_table(headers, rows, right)
