@@ -215,6 +215,8 @@ class Matchmaker:
         #: shape -> how many times an offer was placed in it (``_kept_entries``)
         self._joins: dict[int, int] = {}
         self._shape_left: dict[int, tuple[float, ...]] = {}
+        #: fixed requests (amount, position)... -> shape -> whether the shape holds them
+        self._fitting: dict[tuple, dict[int, bool]] = {}
         self._full: list[Offer] | None = None
         self._shape_keys = ShapeKeys()
         self._pair_shapes: dict[tuple, int] = {}
@@ -652,8 +654,14 @@ class Matchmaker:
             boxed = (_box_pair(program) if program is not None and program.result is not None
                      and not program.bounds else None)
             shape_left = self._shape_left
+            # (a state never changes: whether it holds a set of fixed requests is kept
+            # per set, for every class asking for the same amounts)
+            fitting = self._fitting.setdefault(tuple((a, p) for _, a, p in fixed), {})
             for shape, members in shapes.items():
-                if fixed and not _fits(fixed, shape_left[shape]):
+                fit = fitting.get(shape)
+                if fit is None:
+                    fit = fitting[shape] = _fits(fixed, shape_left[shape])
+                if not fit:
                     continue
                 if boxed is not None:
                     pair_shape = pair_of[shape]
