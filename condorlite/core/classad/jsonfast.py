@@ -70,6 +70,7 @@ def read_json_fast(batches: Iterable[list[str]], filename: str | None) -> Iterat
     pairs: list[Pair] = []
     place = _Place(filename)
     for batch in batches:
+        last_young = JSON_LAST_LINES.young.get  # (a generation roll replaces it)
         if not place.next_batch(batch, state):
             # A line ended by a lone CR: from here the general reader's line numbers
             # (which count only LF) and ours part, so it reads the rest.
@@ -93,6 +94,13 @@ def read_json_fast(batches: Iterable[list[str]], filename: str | None) -> Iterat
                 break
             pos = miss + 1
             raw = batch[miss]
+            if state == _MEMBERS:
+                # An ad's last member, seen before: the common miss inside an ad.
+                hit = last_young(raw)
+                if hit is not None:
+                    pairs.append(hit)
+                    state = _CLOSE
+                    continue
             token = raw.strip(_JSON_WS)
             if not token:
                 continue
