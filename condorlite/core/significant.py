@@ -21,8 +21,8 @@ once per run.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import chain, compress, count, islice, pairwise, repeat, starmap
-from operator import is_not, itemgetter, methodcaller, ne, sub
+from itertools import chain, compress, count, islice, repeat
+from operator import is_not, itemgetter, ne, sub
 from typing import TypeVar
 
 from condorlite.core.autocluster import (
@@ -271,35 +271,41 @@ def _cuts(tables: list[dict], names: list[str] | tuple[str, ...]
     """The rows (after row 0) whose entries for ``names`` differ (``!=``) from the row
     before's, and the distinct entry objects those names hold (None for absent):
     each distinct value of a column shows at row 0 or at one of its cuts, so only
-    those rows are read again.
+    those rows' values are kept.
 
     ``!=`` on shared entry objects is an identity test at C level; entries that are
     equal without being the same object compare by value, so they never cut."""
+    if not tables:
+        return set(), []
     cuts: set[int] = set()
     entries: dict[int, tuple[str, Expr] | None] = {}
-    for read, width, changed in _changes(tables, names):
+    for column, width, changed in _changes(tables, names):
         cuts.update(changed)
-        heads = list(map(read, map(tables.__getitem__, [0, *changed])))
+        heads = [column[0], *map(column.__getitem__, changed)]
         if width > 1:
             heads = list(chain.from_iterable(heads))
         entries.update(zip(map(id, heads), heads, strict=True))
     return cuts, list(entries.values())
 
 
-def _changes(tables: list[dict], names: Iterable[str]
-             ) -> list[tuple[Callable[[dict], object], int, list[int]]]:
-    """(reader, width, changed rows) covering ``names``: one ``itemgetter`` over the
-    names every row binds (``_read_rows``; a tuple per row, or the entry itself when
-    width is 1), its rows compared pairwise as they stream (``!=``), then one column
-    per name some row lacks (``dict.get``, None where absent), compared by identity."""
-    changed, full, partial = _read_rows(tables, names, lambda read: list(
-        compress(count(1), starmap(ne, pairwise(map(read, tables))))))
-    out = [(itemgetter(*full), len(full), changed)] if full else []
+def _changes(tables: list[dict], names: Iterable[str]) -> list[tuple[list, int, list[int]]]:
+    """(column, width, changed rows) covering ``names``: one column of ``itemgetter``
+    results for the names every row binds (``_read_rows``; a tuple per row, or the
+    entry itself when width is 1), its rows compared with the row before (``!=``),
+    then one column per name some row lacks (``dict.get``, None where absent),
+    compared by identity. ``changed``: the rows (after row 0) that differ."""
+    column, full, partial = _read_rows(tables, names, lambda read: list(map(read, tables)))
+    out = []
+    if full:
+        out.append((column, len(full), _changed(ne, column)))
     for name in partial:
         column = list(map(dict.get, tables, repeat(name)))
-        changed = list(compress(count(1), map(is_not, islice(column, 1, None), column)))
-        out.append((methodcaller("get", name), 1, changed))
+        out.append((column, 1, _changed(is_not, column)))
     return out
+
+
+def _changed(differ: Callable[[object, object], bool], column: list) -> list[int]:
+    return list(compress(count(1), map(differ, islice(column, 1, None), column)))
 
 
 def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
