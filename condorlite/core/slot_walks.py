@@ -59,8 +59,11 @@ class SlotWalks:
         self._walk_memo: dict[tuple, list] = {}
         #: id(expr) -> (expr, its references), for ``_structure``
         self._refs: dict[int, tuple[Expr, frozenset]] = {}
-        #: names -> {ids of an ad's entries for them -> (the entries, structure)}
-        self._structures: dict[tuple[str, ...], dict[tuple, tuple]] = {}
+        #: id(table entry) -> the references of its expression (None: the id of None,
+        #: for a name the ad does not bind); ``_entries`` holds the entries, so that
+        #: their ids stay theirs
+        self._entry_refs: dict[int, frozenset | None] = {id(None): None}
+        self._entries: list[tuple] = []
 
     def walk(self, ad: ClassAd, busy: bool) -> tuple:
         """``_walk``, reused from an earlier slot whose ad binds every name that walk
@@ -87,30 +90,35 @@ class SlotWalks:
         references of its binding (``refs.references``, remembered per expression)."""
         table = adeval.table(ad)
         if table is not None:
-            # Ads read from files share their entry objects: one C-level pass of
-            # lookups finds the answer of an ad with the same entries (held, so the
-            # ids stay theirs).
-            memo = self._structures.setdefault(names, {})
-            entries = tuple(map(table.get, names))
-            ids = tuple(map(id, entries))
-            found = memo.get(ids)
-            if found is None:
-                found = memo[ids] = (entries, self._structure_of(ad, names))
-            return found[1]
+            # Ads read from files share their entry objects: C-level passes of lookups
+            # find each entry's references, worked out once per entry (a literal's
+            # are empty whatever its value, so slots differing only in values share).
+            ids = tuple(map(id, map(table.get, names)))
+            refs_of = self._entry_refs
+            try:
+                return tuple(map(refs_of.__getitem__, ids))
+            except KeyError:
+                for name in names:
+                    entry = table.get(name)
+                    if id(entry) not in refs_of:
+                        self._entries.append(entry)  # type: ignore[arg-type]
+                        refs_of[id(entry)] = self._references(entry[1])  # type: ignore[index]
+                return tuple(map(refs_of.__getitem__, ids))
         return self._structure_of(ad, names)
 
-    def _structure_of(self, ad: ClassAd, names: tuple[str, ...]) -> tuple:
+    def _references(self, expr: Expr) -> frozenset:
+        """``refs.references(expr)``, remembered per expression."""
         refs = self._refs
+        found = refs.get(id(expr))
+        if found is None or found[0] is not expr:
+            found = refs[id(expr)] = (expr, references(expr))
+        return found[1]
+
+    def _structure_of(self, ad: ClassAd, names: tuple[str, ...]) -> tuple:
         out = []
         for name in names:
             expr = adeval.attr(ad, name)
-            if expr is None:
-                out.append(None)
-                continue
-            found = refs.get(id(expr))
-            if found is None or found[0] is not expr:
-                found = refs[id(expr)] = (expr, references(expr))
-            out.append(found[1])
+            out.append(None if expr is None else self._references(expr))
         return tuple(out)
 
     def _walk(self, ad: ClassAd, busy: bool) -> tuple:
