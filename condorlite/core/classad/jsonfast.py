@@ -17,10 +17,11 @@ lines (``oldform.py``): a whole member line is looked up in a cache
 (``interning.JSON_MEMBER_LINES`` for lines ending with a comma, ``JSON_LAST_LINES``
 for an ad's last member), a batch of lines at once (``map``), and only the lines the
 cache does not answer (braces, separators, new member lines) are looked at one by
-one. A new member line is checked by decoding it as a one-member object with the
-same decoder and converted by the same code as ``jsonread`` (so it gives the same
-``(name, (spelling, expr))``); only a line holding exactly one member with a scalar
-value is cached.
+one (inside an ad, a known last member line first). A new member line is checked by
+decoding it as a one-member object with the same decoder, unless ``_PLAIN_MEMBER``
+shows what the decoder would give (an escape-free string or an integer), and
+converted by the same code as ``jsonread`` (so it gives the same ``(name, (spelling,
+expr))``); only a line holding exactly one member with a scalar value is cached.
 
 Anything else (another layout, a nested object or array, a member across lines, a
 bad line, text after the array) is handed to the general reader (``jsonread``) at a
