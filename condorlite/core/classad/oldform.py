@@ -53,9 +53,9 @@ _NAMES = OLD_NAMES
 _NAMES_MAX = 10_000
 
 _new = object.__new__
-# Literal's slot setter: a string value new to the caches (a job's GlobalJobId) is
-# stored in a Literal built with one C call instead of the frozen dataclass
-# ``__init__`` (``object.__setattr__`` through Python).
+# Literal's slot setter: a value new to the caches (a job's GlobalJobId, a slot's
+# EnteredCurrentActivity) is stored in a Literal built with one C call instead of
+# the frozen dataclass ``__init__`` (``object.__setattr__`` through Python).
 _set_value = Literal.value.__set__  # type: ignore[attr-defined]
 
 
@@ -218,14 +218,18 @@ def _plain_literal(text: str) -> Literal | None:
     if text[:1] == '"':
         if (text.count('"') == 2 and text[-1] == '"' and "\\" not in text
                 and "\x00" not in text):
-            literal = _new(Literal)  # Literal(text[1:-1]), through its slot
-            _set_value(literal, text[1:-1])
-            return literal
-        return None
-    if text.isdigit() and text.isascii() and (text[0] != "0" or len(text) == 1):
+            value: object = text[1:-1]
+        else:
+            return None
+    elif text.isdigit() and text.isascii() and (text[0] != "0" or len(text) == 1):
         value = int(text)
-        return Literal(value if value <= INT64_MAX else 0)
-    return None
+        if value > INT64_MAX:
+            value = 0
+    else:
+        return None
+    literal = _new(Literal)  # Literal(value), through its slot
+    _set_value(literal, value)
+    return literal
 
 
 def _old_line_slow(raw: str, lineno: int, filename: str | None) -> Pair | None:
