@@ -161,6 +161,8 @@ class Matchmaker:
         #: (rank, names it reaches, their bindings' numbers) -> value; id(reach set) ->
         #: (the set, its names sorted)
         self._rank_memo: dict[tuple, float] = {}
+        #: (rank, names, ids of an ad's entries for them) -> (value, the entries)
+        self._rank_by_ids: dict[tuple, tuple] = {}
         self._sorted_reach: dict[int, tuple[set[str], tuple[str, ...]]] = {}
         #: (rank program keys, typed state) -> independent ranks (``prepare_carved``)
         self._independent_memo: dict[tuple, dict[str, float]] = {}
@@ -275,12 +277,24 @@ class Matchmaker:
         if found is None or found[0] is not reach:
             found = self._sorted_reach[id(reach)] = (reach, tuple(sorted(reach)))
         names = found[1]
+        table = adeval.table(ad)
+        if table is not None:
+            # Ads read from files share their entry objects: the same entries, the
+            # same value, found by one C-level pass (the entries are held, so their
+            # ids stay theirs); other entries go through the canonical numbers.
+            entries = tuple(map(table.get, names))
+            by_ids = (key, names, tuple(map(id, entries)))
+            known = self._rank_by_ids.get(by_ids)
+            if known is not None:
+                return known[0]
         memo_key = (key, names, self._shape_keys.canon.entry_key(ad, names))
         value = self._rank_memo.get(memo_key)
         if value is None:
             self.evaluations += 1
             value = self._rank_memo[memo_key] = as_rank(
                 adeval.eval_expr(expr, ad, None, self.now))
+        if table is not None:
+            self._rank_by_ids[by_ids] = (value, entries)
         return value
 
     def _reshape(self, offer: Offer, pair_key: tuple) -> None:
