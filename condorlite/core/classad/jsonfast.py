@@ -259,10 +259,22 @@ class _MemberLines:
         lacks, before the batch is looked up (as ``oldform`` does), so that a new
         line repeated within the batch is converted once, not met as a miss each
         time."""
-        young = JSON_MEMBER_LINES.young
+        cache = JSON_MEMBER_LINES
+        young = cache.young
+        old_get = cache.old.get
+        convert = self.convert
         for raw in [raw for raw in dict.fromkeys(batch) if raw not in young]:
             if raw.rstrip(_JSON_WS).endswith(","):
-                self.line(raw, True)
+                # self.line(raw, True), the young generation known to lack it.
+                hit = old_get(raw) or convert(raw, True)
+                if hit is None:
+                    continue
+                if len(young) < cache.limit:  # TextCache.put, inline but for a roll
+                    young[raw] = hit
+                else:
+                    cache.put(raw, hit)
+                    young = cache.young
+                    old_get = cache.old.get
 
     def line(self, raw: str, comma: bool) -> Pair | None:
         cache: TextCache = JSON_MEMBER_LINES if comma else JSON_LAST_LINES

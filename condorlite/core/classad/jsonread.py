@@ -47,6 +47,8 @@ _WS = " \t\n\r"
 CHUNK = 1 << 16
 
 _TRUE, _FALSE, _UNDEFINED = Literal(True), Literal(False), Literal(Undefined)
+_new = object.__new__
+_set_value = Literal.value.__set__  # type: ignore[attr-defined]
 
 
 class _Object(list):
@@ -292,7 +294,8 @@ class _Reader:
             if value.startswith(_MARK) and value.endswith(")/"):  # type: ignore[union-attr]
                 return self.expression(value[len(_MARK) : -2], name, pos)  # type: ignore[index]
             text = value.replace(_MARK, "/Expr(") if "\x00" in value else value  # type: ignore
-            hit = Literal(text)
+            hit = _new(Literal)  # Literal(text), through its slot (once per new string)
+            _set_value(hit, text)
             JSON_SCALARS.put(value, hit)  # type: ignore[arg-type]
             return hit
         if value is None:
