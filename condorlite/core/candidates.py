@@ -95,6 +95,11 @@ class Candidates:
 
     #: flat entries (``make_entry``), sorted
     entries: list[tuple]
+    #: a second sorted list of entries, consumed from ``spos`` alongside ``entries``
+    #: (the smaller head first): the unheld static offers' entries, shared between
+    #: lists and never changed in place (``Matchmaker._static_entries``)
+    static: list[tuple] = field(default_factory=list)
+    spos: int = 0
     rej_policy: int = 0
     rej_rank: int = 0
     rej_limit: int = 0

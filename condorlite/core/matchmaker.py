@@ -605,9 +605,11 @@ class Matchmaker:
         if not self.per_submitter:
             out.pairs = known_pairs
         kept_runs: list[list[tuple]] = []
-        # Unheld static offers are candidates by no preemption only, never counted.
-        static = [] if only_rank else self._static_entries(class_id, part, job_ad, signature,
-                                                           known_pairs)
+        # Unheld static offers are candidates by no preemption only, never counted;
+        # their entries are a list of their own (``Candidates.static``).
+        if not only_rank:
+            out.static, out.spos = self._static_entries(class_id, part, job_ad, signature,
+                                                        known_pairs)
         # Nothing below adds or removes shapes or members, so the dicts are walked as is.
         for shape, members in self._pmembers.items():
             known = known_pairs.get(pair_of[shape])
@@ -694,17 +696,16 @@ class Matchmaker:
         # sort merge a few long runs instead of ordering the entries from scratch.
         rest = out.entries
         rest.sort()
-        out.entries = static
-        out.entries.extend([entry for run in kept_runs for entry in run])
+        out.entries = [entry for run in kept_runs for entry in run]
         out.entries.extend(rest)
         out.entries.sort()
         return out
 
     def _static_entries(self, class_id: int, part: tuple, job_ad: ClassAd, signature: tuple,
-                        known_pairs: dict[int, PairEval]) -> list[tuple]:
-        """A fresh copy of the class's sorted entries of the unheld static offers (those
-        of ``_members``), all by no preemption, from the first that is still
-        available.
+                        known_pairs: dict[int, PairEval]) -> tuple[list[tuple], int]:
+        """The class's sorted entries of the unheld static offers (those of
+        ``_members``), all by no preemption, and the position of the first that is
+        still available. The list is shared: callers must not change it.
 
         Static offers never change state and never join a shape after they are first
         placed: they only leave (``retire``). So a list is made once and kept, shared
@@ -730,7 +731,7 @@ class Matchmaker:
         while start < end and not registry[entries[start][ENTRY_IDX]].available:
             start += 1
         holder[2] = start
-        return entries[start:]
+        return entries, start
 
     def _static_holder(self, class_id: int, job_ad: ClassAd, signature: tuple,
                        known_pairs: dict[int, PairEval]) -> list:

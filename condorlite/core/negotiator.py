@@ -376,8 +376,9 @@ class Cycle:
             cands.has_rank = cands.has_rank or fresh.has_rank
 
     def _scan(self, cands: Candidates, job, klass, job_ad, name, only_rank, permit):
-        """The first entry from ``cands.position`` this job may take (consumed with
-        everything before it), as (offer, reason, taken, cost), or None. Entries of
+        """The first entry from ``cands.position`` (and ``cands.spos``) this job may take
+        (consumed with everything before it), as (offer, reason, taken, cost), or None.
+        Entries of
         unavailable offers are passed over; an offer changed since its entry was made
         is evaluated again and put back in its place; a piece that does not fit, or
         whose cost the limit refuses (``limits.permits``), is passed over (the latter
@@ -388,11 +389,21 @@ class Cycle:
         free_used, prio_used, bound, free_round, prio_round = permit
         free_bound = prio_bound = bound
         pos, end = cands.position, len(entries)
+        # The static entries are a second sorted list (``Candidates.static``): the
+        # next entry is the smaller of the two heads.
+        static, spos = cands.static, cands.spos
+        send = len(static)
         try:
-            while pos < end:
-                entry = entries[pos]
+            while True:
+                if spos < send and (pos >= end or static[spos] < entries[pos]):
+                    entry = static[spos]
+                    spos += 1
+                elif pos < end:
+                    entry = entries[pos]
+                    pos += 1
+                else:
+                    return None
                 idx, version, reason = entry[ENTRY_IDX], entry[ENTRY_VERSION], entry[ENTRY_REASON]
-                pos += 1
                 offer = offers[idx]
                 if not offer.available:
                     continue
@@ -430,15 +441,14 @@ class Cycle:
                         floor = self._cost_floor(klass, job_ad, cands.signature)
                         if free_used + floor > free_bound and prio_used + floor > prio_bound:
                             self.walks_cut += 1
-                            pos = end
+                            pos, spos = end, send
                             return None
                     continue
                 if taken is not None:
                     cands.carved.append(idx)
                 return offer, reason, taken, cost
-            return None
         finally:
-            cands.position = pos
+            cands.position, cands.spos = pos, spos
 
     def _cost_floor(self, klass: int, job_ad: ClassAd, signature: tuple) -> float:
         """A lower bound on the cost of every entry any list of the class can hold, in
