@@ -223,7 +223,8 @@ class PairProgram:
         if self.never or self.requests:
             return
         amounts = {pos: amount for _, amount, pos in self.fixed}
-        self.bounds = [test for index, op, number, test in atoms
+        self.bounds = [bound_test(index, op, number) if test is None else test
+                       for index, op, number, test in atoms
                        if not _implied(amounts.get(index), op, number)]
         self.taken = {res: amount for res, amount, _ in self.fixed}
         self.box = True
@@ -234,19 +235,19 @@ class PairProgram:
 
     def _settled_atom(self, atom: tuple) -> tuple | bool:
         """An atom with the params put in: True or False when it reads no vector
-        value, else (index, op, operand, a test reading the vector alone); the
-        operand is a number, or a ``FreeRef`` into the vector."""
+        value, else (index, op, operand, a test reading the vector alone, or None
+        for ``bound_test(index, op, operand)``); the operand is a number, or a
+        ``FreeRef`` into the vector."""
         index, op, operand, test = atom
         width, params = self.width, self.params
         if type(operand) is FreeRef and operand.index >= width:
             operand = params[operand.index - width]
             if index < width:
-                return (index, op, operand, bound_test(index, op, operand))
+                return (index, op, operand, None)
         if index >= width:
             value = params[index - width]
             if type(operand) is FreeRef:  # a param against the vector: the other way round
-                flipped = FLIPPED[op]
-                return (operand.index, flipped, value, bound_test(operand.index, flipped, value))
+                return (operand.index, FLIPPED[op], value, None)
             return compare_numbers(op, value, operand) is True
         return (index, op, operand, test)
 
