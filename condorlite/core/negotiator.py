@@ -89,6 +89,8 @@ class _Turn:
     info: Submitter
     jobs: list[Job]
     done: set[str] = field(default_factory=set)
+    #: (job id, autocluster, match class, job) of ``jobs``, in their order
+    rows: list[tuple[str, int, int, Job]] = field(default_factory=list)
     matched_weight: float = 0.0
     matched_jobs: int = 0
     share: float | None = None
@@ -196,7 +198,9 @@ class Cycle:
             self.eup.setdefault(name, info.eup)
             self.usage.setdefault(name, info.usage)
             jobs.sort(key=lambda j: (j.queue_key(), j.index))
-            turns.append(_Turn(info, jobs))
+            cluster_of, class_of = self.ac.cluster_of, self.ac.match_class_of
+            turns.append(_Turn(info, jobs, rows=[(j.id, cluster_of[j.id], class_of[j.id], j)
+                                                 for j in jobs]))
         turns.sort(key=lambda t: (self.eup[t.info.name], t.info.name))
         return turns
 
@@ -287,11 +291,9 @@ class Cycle:
         # limits.permits(used, cost, limit) is used + cost <= bound, or the round-up
         # rule: the bound is fixed for the turn
         bound, positive = lim.permit_bound(limit), limit > 0
-        done, cluster_of, class_of, notes = (turn.done, self.ac.cluster_of,
-                                             self.ac.match_class_of, self.notes)
-        stats = self.stats
-        for job in turn.jobs:
-            if job.id in done:
+        done, notes, stats = turn.done, self.notes, self.stats
+        for job_id, cluster, klass, job in turn.rows:
+            if job_id in done:
                 continue
             only_rank = False
             if used >= limit:
@@ -300,13 +302,11 @@ class Cycle:
                 only_rank = True
             if ceiling is not None and used >= ceiling:
                 return RESUME, pie_left
-            cluster = cluster_of[job.id]
             if cluster in skipped:
-                notes[job.id] = cluster  # worded once, in ``result`` (_SKIPPED)
+                notes[job_id] = cluster  # worded once, in ``result`` (_SKIPPED)
                 continue
             stats["jobs_considered"] += 1
             stats["naive_evaluations"] += self.available
-            klass = class_of[job.id]
             if klass not in job_ads:
                 job_ads[klass] = with_attrs(self.ac.representative[klass].ad,
                                             self._submitter_attrs(name))
