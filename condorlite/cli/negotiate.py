@@ -34,7 +34,7 @@ from __future__ import annotations
 import gc
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,11 +46,12 @@ from condorlite.cli import negotiate_view as view
 from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, ad_paths, now_or_clock, open_store
 from condorlite.cli.errors import run_command
+from condorlite.cli.negotiate_claims import LiveClaims, claim_from_row
 from condorlite.cli.render import Result
 from condorlite.cli.status import CYCLE_KIND, JobsOpt, SlotsOpt
 from condorlite.core import accounting as acct
 from condorlite.core import adeval
-from condorlite.core.accounting import AccountantState, ClaimRow
+from condorlite.core.accounting import AccountantState
 from condorlite.core.claims import reconcile
 from condorlite.core.explain import explain_job
 from condorlite.core.group_cycle import GroupOutcome, demand_of, negotiate
@@ -70,49 +71,6 @@ from condorlite.core.policy import Policy
 from condorlite.errors import DomainError, UsageError
 from condorlite.store.adfiles import LoadedAd, collector_paused, read_ads
 from condorlite.store.db import StateStore, Transaction
-
-# -- claims as the store keeps them ----------------------------------------------------
-
-
-def claim_to_row(claim: Claim) -> ClaimRow:
-    """A core Claim as a store row: ``partitionable``, ``resources`` (a name -> amount
-    object), ``observed`` and ``preempted_user`` (only while a preemption is pending) go
-    into ``extra``; a claim with no job id stores ``""``."""
-    extra: dict[str, Any] = {"observed": claim.observed}
-    if claim.partitionable is not None:
-        extra["partitionable"] = claim.partitionable
-        extra["resources"] = dict(claim.resources)
-    if claim.preempted_user is not None:
-        extra["preempted_user"] = claim.preempted_user
-    return ClaimRow(claim.slot, claim.job or "", claim.submitter, claim.weight,
-                    claim.start_time, extra)
-
-
-def claim_from_row(row: ClaimRow) -> Claim:
-    """The inverse of ``claim_to_row`` (rows written by other commands have no extra)."""
-    extra = row.extra or {}
-    resources = extra.get("resources") or {}
-    return Claim(
-        slot=row.slot, job=row.job or None, submitter=row.submitter, weight=row.weight,
-        start_time=row.start_time, partitionable=extra.get("partitionable"),
-        resources=tuple(sorted((str(k), float(v)) for k, v in resources.items())),
-        observed=bool(extra.get("observed", False)),
-        preempted_user=extra.get("preempted_user") or None,
-    )
-
-
-def preempted_user(match: Match, live: Mapping[str, Claim]) -> str | None:
-    """The user a match by preemption waits for the slot ad to stop showing: the one it
-    preempted, or, when it preempted a claim still pending itself, the user that claim
-    was waiting on (the ad still shows that one). None for a match that preempts none.
-    ``live`` holds the claims at the start of the cycle by slot."""
-    if match.preempting is None:
-        return None
-    before = live.get(match.slot)
-    if before is not None and before.preempted_user is not None:
-        return before.preempted_user
-    return match.preempting
-
 
 # -- reading and decoding the ads ------------------------------------------------------
 
@@ -198,54 +156,6 @@ def read_inputs(slots: list[str] | None, jobs: list[str] | None, store: StateSto
 
 
 # -- the cycle inside the transaction --------------------------------------------------
-
-
-@dataclass
-class LiveClaims:
-    """The claims after the cycle: those live at its start (``before``, by slot) less
-    the preempted, plus one per match at ``now`` (a piece of a partitionable slot is
-    ``<slot>#<job>``; a match by preemption waits for the slot ad to stop showing the
-    preempted user, ``core.claims``: pending). The match claims are built only when
-    asked for (``claims()``): a dry run without ``--explain`` needs their number only."""
-
-    before: dict[str, Claim]
-    matches: list[Match]
-    preempted: list[Claim]
-    now: float
-    _built: list[Claim] | None = field(default=None, init=False, repr=False)
-
-    def _kept(self) -> dict[str, Claim]:
-        kept = dict(self.before)
-        for gone in self.preempted:
-            kept.pop(gone.slot, None)
-        return kept
-
-    def count(self) -> int:
-        """How many claims ``claims()`` holds (a match's claim replaces a kept one of
-        the same slot)."""
-        return len(self._kept().keys() | {_claim_slot(m) for m in self.matches})
-
-    def claims(self) -> list[Claim]:
-        """Every claim, in slot order (built once)."""
-        if self._built is None:
-            claims = self._kept()
-            for match in self.matches:
-                claims[_claim_slot(match)] = self._claim_of(match)
-            self._built = [claims[k] for k in sorted(claims)]
-        return self._built
-
-    def _claim_of(self, match: Match) -> Claim:
-        if match.partitionable is not None:
-            return Claim(_claim_slot(match), match.job, match.submitter, match.weight,
-                         self.now, match.partitionable, match.resources)
-        return Claim(match.slot, match.job, match.submitter, match.weight, self.now,
-                     preempted_user=preempted_user(match, self.before))
-
-
-def _claim_slot(match: Match) -> str:
-    if match.partitionable is not None:
-        return f"{match.partitionable}#{match.job}"
-    return match.slot
 
 
 @dataclass
@@ -460,7 +370,7 @@ def _body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | Non
         data = result_data(outcome, inputs, {k: cycle[k] for k in sorted(cycle)})
         if not dry_run:
             tx.save_accountant(outcome.accountant)
-            tx.save_claims([claim_to_row(c) for c in outcome.live_claims])
+            tx.save_claim_values(outcome.live.row_values())
             row: dict[str, Any] = {"cycle": data["cycle"], "demand": outcome.demand}
             if outcome.groups is not None:
                 row["group_rr_time"] = outcome.rr_time

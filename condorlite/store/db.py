@@ -27,7 +27,7 @@ import json
 import os
 import socket
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -138,17 +138,24 @@ class Transaction:
         return [ClaimRow(s, j, u, w, t, json.loads(x)) for s, j, u, w, t, x in rows]
 
     def save_claims(self, claims: list[ClaimRow]) -> None:
-        """Replace all claims by ``claims``."""
+        """Replace all claims by ``claims`` (``extra`` as ``json.dumps(extra,
+        sort_keys=True)``)."""
+        self.save_claim_values(
+            (c.slot, c.job, c.submitter, c.weight, c.start_time,
+             json.dumps(c.extra, sort_keys=True))
+            for c in claims
+        )
+
+    def save_claim_values(self, values: Iterable[tuple[str, str, str, float, float, str]]
+                          ) -> None:
+        """Replace all claims by rows given as (slot, job, submitter, weight,
+        start_time, extra as JSON text), in the order given."""
         self._need_write()
         self.conn.execute("DELETE FROM claims")
-        extra_text = _EXTRA_ENCODER.encode
         self.conn.executemany(
             "INSERT INTO claims (slot, job, submitter, weight, start_time, extra) "
             "VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                (c.slot, c.job, c.submitter, c.weight, c.start_time, extra_text(c.extra))
-                for c in claims
-            ),
+            values,
         )
 
     # -- history --------------------------------------------------------------------------
@@ -175,11 +182,6 @@ class Transaction:
             (limit,),
         )
         return [_history_dict(r) for r in rows]
-
-
-#: ``json.dumps(extra, sort_keys=True)``, with the encoder made once: ``dumps`` builds a
-#: new encoder for every call with options, a cost paid per claim on tens of thousands.
-_EXTRA_ENCODER = json.JSONEncoder(sort_keys=True)
 
 
 def _history_dict(row: tuple[Any, ...]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from condorlite.cli import app
-from condorlite.cli.negotiate import LiveClaims
+from condorlite.cli.negotiate_claims import LiveClaims
 from condorlite.core.model import Claim, Match
 
 ROOT = Path(__file__).resolve().parents[2]

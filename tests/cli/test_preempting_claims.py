@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from condorlite.cli import app
-from condorlite.cli.negotiate import preempted_user
+from condorlite.cli.negotiate_claims import preempted_user
 from condorlite.core.model import Claim, Match
 from tests.cli.test_negotiate import (
     DOM,
