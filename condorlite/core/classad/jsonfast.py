@@ -102,6 +102,16 @@ def read_json_fast(batches: Iterable[list[str]], filename: str | None) -> Iterat
                     pairs.append(hit)
                     state = _CLOSE
                     continue
+            elif (state == _CLOSE and raw == "}\n" and miss + 2 < end
+                    and batch[miss + 1] == ",\n" and batch[miss + 2] == "{\n"):
+                # The usual lines between two ads, taken together: where "}", ","
+                # then "{" one by one would leave the reader (only the "{" is kept).
+                place.token_at(miss + 2, True)
+                state = _MEMBERS
+                pos = miss + 3
+                yield old_ad(pairs)
+                pairs = []
+                continue
             token = raw.strip(_JSON_WS)
             if not token:
                 continue
