@@ -55,8 +55,9 @@ class SlotWalks:
         self.exprs = exprs
         self.job_defined = job_defined
         self.preemption_off = preemption_off
-        #: (busy, structure of the slot names) -> [(names visited, their structure, walk)]
-        self._walk_memo: dict[tuple, list] = {}
+        #: busy -> names a walk visited -> {their structure in an ad -> the walk}
+        self._walk_memo: dict[bool, dict[tuple[str, ...], dict[tuple, tuple]]] = {
+            False: {}, True: {}}
         #: id(expr) -> (expr, its references), for ``_structure``
         self._refs: dict[int, tuple[Expr, frozenset]] = {}
         #: id(table entry) -> the references of its expression (None: the id of None,
@@ -71,18 +72,23 @@ class SlotWalks:
         references and notes which names are bound: the values of literals, which
         tell slots of one machine type or the holders of claimed slots apart, do not
         change it)."""
-        first = (busy, self._structure(ad, self.slot_names_sorted))
-        walks = self._walk_memo.setdefault(first, [])
-        for visited, structure, result in walks:
-            if self._structure(ad, visited) == structure:
-                return result
+        # Walks are kept by the names they visited (a few sets in a cycle: every walk
+        # visits the slot names at least), then by the structure of those names.
+        memo = self._walk_memo[busy]
+        for visited, by_structure in memo.items():
+            found = by_structure.get(self._structure(ad, visited))
+            if found is not None:
+                return found
         result = self._walk(ad, busy)
-        visited = set(result[1])
+        names = set(result[1])
         for reach in result[2].values():
-            visited |= reach
-        ordered = tuple(sorted(visited))
-        if len(walks) < 16:
-            walks.append((ordered, self._structure(ad, ordered), result))
+            names |= reach
+        ordered = tuple(sorted(names))
+        known = memo.get(ordered)
+        if known is None and len(memo) < 16:
+            known = memo[ordered] = {}
+        if known is not None:
+            known[self._structure(ad, ordered)] = result
         return result
 
     def _structure(self, ad: ClassAd, names: tuple[str, ...]) -> tuple:
