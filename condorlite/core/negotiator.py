@@ -64,6 +64,7 @@ from condorlite.core.model import (
     Slot,
     Submitter,
     SubmitterReport,
+    new_match,
 )
 from condorlite.core.offers import (
     Offer,
@@ -579,9 +580,9 @@ class Cycle:
         self.stats["matches"] += 1
         self.last_reject.pop(job.id, None)
         self.notes[job.id] = f"matched to {offer.name} ({reason}) in pie spin {spin}"
-        self.matches.append(Match(job.id, name, offer.name, reason, cost, cluster, spin,
-                                  preempting, preempted_job,
-                                  offer.name if offer.partitionable else None, resources))
+        self.matches.append(new_match(job.id, name, offer.name, reason, cost, cluster, spin,
+                                      preempting, preempted_job,
+                                      offer.name if offer.partitionable else None, resources))
 
     def _reject(self, job: Job, name: str, reason: str, cluster: int) -> None:
         self.stats["rejection_events"] += 1

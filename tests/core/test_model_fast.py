@@ -4,6 +4,7 @@ with ``adeval.eval_attr`` for every read)."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -249,3 +250,14 @@ def test_jobs_differing_in_one_shared_attribute_decode_apart():
     for one in parse_ads(text, "old"):
         assert _fields(job_from_ad(one, POLICIES[0], 0)) == _fields(
             ref_job(one, POLICIES[0], 0))
+
+
+def test_new_match_is_the_dataclass_constructor() -> None:
+    from condorlite.core.model import Match, new_match
+
+    values = ("3.1", "u@x", "slot1@m", "no preemption", 2.0, 7, 1, None, None, "slot1@m",
+              (("Cpus", 2.0),))
+    built, made = new_match(*values), Match(*values)
+    assert built == made and hash(built) == hash(made) and repr(built) == repr(made)
+    with pytest.raises(ValueError):
+        new_match(*values[:-1])  # every field, in order
