@@ -107,7 +107,8 @@ class Candidates:
     #: indexes of partitionable offers this list handed out (see negotiator._pick)
     carved: list[int] = field(default_factory=list)
     #: (offer, count): held groups whose PREEMPTION_REQUIREMENTS count waits for the
-    #: pair's match (``Matchmaker.settle_deferred``), and the request's signature
+    #: pair's match (``Matchmaker.settle_deferred``; the list may be shared between
+    #: lists, so it is replaced, never changed in place), and the request's signature
     deferred: list[tuple[Offer, int]] = field(default_factory=list)
     signature: tuple = ()
     #: the class's pair results by pair shape, when ``fit`` may read them (else None)

@@ -211,6 +211,8 @@ class Matchmaker:
         #: (epoch, the class's held plan) (``_held_plan``)
         self._held_epoch = 0
         self._held_plans: dict[tuple | None, tuple[int, tuple]] = {}
+        #: (id(a plan's deferred list), submitter) -> (epoch, the list, its counts)
+        self._deferred_memo: dict[tuple, tuple] = {}
         #: (shape, job rank, dependent ranks, reason) -> sorted entries, for offers
         #: without a vector (``_shape_candidates``)
         self._kept_entries: dict[tuple, tuple[int, list[tuple]]] = {}
@@ -622,10 +624,7 @@ class Matchmaker:
             # Groups whose offers cannot prefer the job by rank only count for the
             # rejection reason: deferred (see below) straight from the class's plan.
             deferred, held = self._held_plan(class_id, part, job_ad)
-            for first, group in deferred:
-                count = group.total - group.by_holder.get(submitter, 0)
-                if count:
-                    out.deferred.append((first, count))
+            out.deferred = self._deferred_counts(deferred, submitter)
         for pair_shape, group in held:
             if not group.total:
                 continue
@@ -639,8 +638,8 @@ class Matchmaker:
                     # only decides the PREEMPTION_REQUIREMENTS count below, which a
                     # rejection reads (``settle_deferred``) and a match never does.
                     count = group.total - group.by_holder.get(submitter, 0)
-                    if count:
-                        out.deferred.append((first, count))
+                    if count:  # (a new list: the plan's may be shared)
+                        out.deferred = [*out.deferred, (first, count)]
                     continue
                 known = self.pair(class_id, job_ad, first, signature)
             if not known.match:
@@ -849,6 +848,24 @@ class Matchmaker:
         self._held_plans[key] = (epoch, (deferred, rest))
         return deferred, rest
 
+    def _deferred_counts(self, deferred: list, submitter: str) -> list[tuple[Offer, int]]:
+        """(first offer, offers not the submitter's own) of each deferred group with
+        any, for ``Candidates.deferred``: shared by the submitter's lists while no held
+        group changes (never changed in place; ``settle_deferred`` replaces it). The
+        entry holds ``deferred``, so its id in the key stays its own."""
+        key = (id(deferred), submitter)
+        epoch = self._held_epoch
+        found = self._deferred_memo.get(key)
+        if found is not None and found[0] == epoch and found[1] is deferred:
+            return found[2]
+        counts = []
+        for first, group in deferred:
+            count = group.total - group.by_holder.get(submitter, 0)
+            if count:
+                counts.append((first, count))
+        self._deferred_memo[key] = (epoch, deferred, counts)
+        return counts
+
     def _literal_plan(self) -> tuple[list, list, list]:
         """``_held_plan``'s split of the groups whose slot Rank is a literal, and
         (pair shape, group, first offer) of the others."""
@@ -892,7 +909,7 @@ class Matchmaker:
                 # a rejection only asks whether any offer was refused by the policy
                 cands.rej_policy += count
                 break
-        cands.deferred.clear()
+        cands.deferred = []  # (the list may be shared: ``_deferred_counts``)
 
     def _reason(self, class_id, job_ad, offer, submitter, signature, pe, only_rank,
                 out) -> str | None:
