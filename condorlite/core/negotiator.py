@@ -45,6 +45,7 @@ from __future__ import annotations
 from bisect import insort
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from condorlite.core import limits as lim
 from condorlite.core.accounting import NO_GROUP
@@ -113,6 +114,8 @@ class Cycle:
         self.matches: list[Match] = []
         self.preempted: list[Claim] = []
         self.last_reject: dict[str, Rejection] = {}
+        #: job id -> (queue key, input index) of every job ever rejected
+        self._reject_order: dict[str, tuple] = {}
         self.notes: dict[str, str] = {}
         self.stats = dict(pies=0, pie_spins=0, jobs_considered=0, matches=0,
                           rejection_events=0, naive_evaluations=0)
@@ -198,7 +201,7 @@ class Cycle:
             info = submitters.get(name) or fresh
             self.eup.setdefault(name, info.eup)
             self.usage.setdefault(name, info.usage)
-            jobs.sort(key=lambda j: (j.queue_key(), j.index))
+            _queue_sort(jobs)
             cluster_of, class_of = self.ac.cluster_of, self.ac.match_class_of
             turns.append(_Turn(info, jobs, rows=[(j.id, cluster_of[j.id], class_of[j.id], j)
                                                  for j in jobs]))
@@ -587,12 +590,13 @@ class Cycle:
     def _reject(self, job: Job, name: str, reason: str, cluster: int) -> None:
         self.stats["rejection_events"] += 1
         self.last_reject[job.id] = Rejection(job.id, name, reason, cluster)
+        self._reject_order[job.id] = (job.queue_key(), job.index)
         self.notes[job.id] = f"rejected: {reason}"
 
     # -- result ---------------------------------------------------------------------------
     def result(self) -> CycleResult:
         order = {t.info.name: i for i, t in enumerate(self.turns)}
-        queue = {j.id: (j.queue_key(), j.index) for j in self.idle}
+        queue = self._reject_order  # (every rejected job's, not every idle job's)
         rejections = sorted(self.last_reject.values(),
                             key=lambda r: (order[r.submitter], queue[r.job]))
         reports = [SubmitterReport(
@@ -639,6 +643,14 @@ def _subtract(ad: ClassAd, claims: list[Claim], now: float) -> ClassAd:
                 left[res] = adeval.as_float(adeval.eval_attr(ad, res, None, now)) or 0.0
             left[res] -= amount
     return with_attrs(ad, {r: int(v) if float(v).is_integer() else v for r, v in left.items()})
+
+
+def _queue_sort(jobs: list[Job]) -> None:
+    """Sort jobs in queue order, ``(Job.queue_key(), index)``: by (QDate, ClusterId,
+    ProcId, index), then stably by JobPrio, highest first (two C-level sorts instead of
+    a key tuple built per job)."""
+    jobs.sort(key=attrgetter("qdate", "cluster", "proc", "index"))
+    jobs.sort(key=attrgetter("prio"), reverse=True)
 
 
 def _moved(entry: tuple, idx: int) -> tuple:
