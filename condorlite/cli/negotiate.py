@@ -46,7 +46,7 @@ from condorlite.cli import negotiate_view as view
 from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, ad_paths, now_or_clock, open_store
 from condorlite.cli.errors import run_command
-from condorlite.cli.negotiate_claims import LiveClaims, claim_from_row
+from condorlite.cli.negotiate_claims import LiveClaims, claims_from_values
 from condorlite.cli.render import Result
 from condorlite.cli.status import CYCLE_KIND, JobsOpt, SlotsOpt
 from condorlite.core import accounting as acct
@@ -212,7 +212,7 @@ def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float,
     for. ``demand`` False leaves ``Outcome.demand`` empty without groups: only the
     history row of a real run reads it, and it walks every job."""
     state = acct.update_priorities(tx.load_accountant(), policy, now)
-    stored = [claim_from_row(row) for row in tx.load_claims()]
+    stored = claims_from_values(tx.load_claim_values())
     rec = reconcile(stored, inputs.slots, inputs.jobs, now)
     released = [{"slot": c.slot, "job": c.job, "submitter": c.submitter, "reason": reason}
                 for c, reason in rec.ended]

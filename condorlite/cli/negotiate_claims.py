@@ -14,7 +14,7 @@ encoded once each.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +25,10 @@ from condorlite.core.model import Claim, Match
 #: partitionable, resources, observed, preempted_user.
 ClaimFields = tuple[str, str | None, str, float, float, str | None,
                     tuple[tuple[str, float], ...], bool, str | None]
+
+
+#: partitionable, resources, observed, preempted_user of a claim, from its extra.
+ExtraFields = tuple[str | None, tuple[tuple[str, float], ...], bool, str | None]
 
 
 def claim_to_row(claim: Claim) -> ClaimRow:
@@ -43,13 +47,32 @@ def claim_to_row(claim: Claim) -> ClaimRow:
 
 def claim_from_row(row: ClaimRow) -> Claim:
     """The inverse of ``claim_to_row`` (rows written by other commands have no extra)."""
-    extra = row.extra or {}
+    return Claim(row.slot, row.job or None, row.submitter, row.weight, row.start_time,
+                 *_extra_fields(row.extra))
+
+
+def claims_from_values(values: Iterable[tuple[str, str, str, float, float, str]]
+                       ) -> list[Claim]:
+    """``claim_from_row`` of each stored row given as (slot, job, submitter, weight,
+    start_time, extra as JSON text) (``Transaction.load_claim_values``), each distinct
+    extra text parsed once."""
+    known: dict[str, ExtraFields] = {}
+    out = []
+    for slot, job, submitter, weight, start, text in values:
+        extra = known.get(text)
+        if extra is None:
+            extra = known[text] = _extra_fields(json.loads(text))
+        out.append(Claim(slot, job or None, submitter, weight, start, *extra))
+    return out
+
+
+def _extra_fields(extra: dict[str, Any] | None) -> ExtraFields:
+    extra = extra or {}
     resources = extra.get("resources")
     amounts = tuple(sorted((str(k), float(v)) for k, v in resources.items())) \
         if resources else ()
-    return Claim(row.slot, row.job or None, row.submitter, row.weight, row.start_time,
-                 extra.get("partitionable"), amounts, bool(extra.get("observed", False)),
-                 extra.get("preempted_user") or None)
+    return (extra.get("partitionable"), amounts, bool(extra.get("observed", False)),
+            extra.get("preempted_user") or None)
 
 
 class ExtraText:

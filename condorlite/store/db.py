@@ -132,10 +132,15 @@ class Transaction:
 
     # -- claims ---------------------------------------------------------------------------
     def load_claims(self) -> list[ClaimRow]:
-        rows = self.conn.execute(
+        return [ClaimRow(s, j, u, w, t, json.loads(x))
+                for s, j, u, w, t, x in self.load_claim_values()]
+
+    def load_claim_values(self) -> list[tuple[str, str, str, float, float, str]]:
+        """Every claim as (slot, job, submitter, weight, start_time, extra as JSON
+        text), in slot order."""
+        return self.conn.execute(
             "SELECT slot, job, submitter, weight, start_time, extra FROM claims ORDER BY slot"
-        )
-        return [ClaimRow(s, j, u, w, t, json.loads(x)) for s, j, u, w, t, x in rows]
+        ).fetchall()
 
     def save_claims(self, claims: list[ClaimRow]) -> None:
         """Replace all claims by ``claims`` (``extra`` as ``json.dumps(extra,

@@ -15,6 +15,7 @@ from condorlite.cli.negotiate_claims import (
     LiveClaims,
     claim_from_row,
     claim_to_row,
+    claims_from_values,
 )
 from condorlite.core.accounting import ClaimRow
 from condorlite.core.model import Claim, Match
@@ -71,3 +72,20 @@ def test_row_values_are_the_rows_of_the_built_claims(before, matches, data):
     # What is stored reads back as the same claims.
     read = [claim_from_row(ClaimRow(s, j, u, w, t, json.loads(x))) for s, j, u, w, t, x in rows]
     assert read == claims
+
+
+EXTRA_TEXTS = st.sampled_from([
+    '{"observed": false}', '{"observed": true}', "{}", "null", '{"Cpus": 2}',
+    '{"observed": false, "partitionable": "p@h", "resources": {"Memory": 2048, "Cpus": 2.5}}',
+    '{"observed": false, "preempted_user": "z@x"}', '{"observed": 1, "preempted_user": ""}',
+    '{"partitionable": "p@h", "resources": {}}'])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(NAMES, st.sampled_from(["", "1.0"]), USERS,
+                          st.sampled_from([1.0, 2.0]), st.sampled_from([5.0, 7.5]),
+                          EXTRA_TEXTS), max_size=8))
+def test_claims_from_values_reads_each_row_as_claim_from_row(values):
+    expected = [claim_from_row(ClaimRow(s, j, u, w, t, json.loads(x)))
+                for s, j, u, w, t, x in values]
+    assert claims_from_values(values) == expected
