@@ -37,9 +37,10 @@ def with_attrs(ad: ClassAd, values: dict[str, object]) -> ClassAd:
     return adeval.with_literals(ad, values)
 
 
-@dataclass
+@dataclass(slots=True)
 class Offer:
-    """One slot during a cycle (mutable; lives only inside ``run_cycle``)."""
+    """One slot during a cycle (mutable; lives only inside ``run_cycle``; slotted: the
+    cycle reads a few of its fields for every entry it walks)."""
 
     slot: Slot
     #: the ad of the offer's current state (read it as ``ad``: with a resource
