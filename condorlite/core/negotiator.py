@@ -72,6 +72,7 @@ from condorlite.core.offers import (
     carve,
     piece_weight,
     vector_piece_weight,
+    weight_reads,
     with_attrs,
 )
 from condorlite.core.policy import Policy
@@ -524,6 +525,10 @@ class Cycle:
         vector = offer.vector
         if vector is not None:
             reads = vector.weight_reads
+            if reads is None:
+                # (worked out without weighing: the first piece of each slot would
+                # otherwise specialise its weight expressions)
+                reads = weight_reads(offer, self.policy)
             if reads:
                 # (one resource read, as with SlotWeight = Cpus: its amount is the key)
                 amounts = taken[reads[0]] if len(reads) == 1 else tuple([taken[n] for n in reads])

@@ -381,11 +381,18 @@ def vector_piece_weight(offer: Offer, taken: dict[str, float], policy: Policy) -
         return (specialize_attribute(ad, "SlotWeight", None, free, None),
                 specialize(_PARSED_WEIGHTS[text], ad, None, free, None))
 
-    if vector.weight_reads is None:
-        # (the caller keys weights by the amounts of these when there are any)
-        vector.weight_reads = _base_reads(offer, vector, policy)
+    weight_reads(offer, policy)  # (the caller keys weights by their amounts, if any)
     return carving.piece_weight(vector, taken, lambda: _dynamic(offer, taken),
                                 lambda ad: slot_weight(ad, policy), weight_exprs)
+
+
+def weight_reads(offer: Offer, policy: Policy) -> tuple[str, ...]:
+    """``SlotVector.weight_reads`` of an offer with a resource vector, worked out once."""
+    vector = offer.vector
+    assert vector is not None
+    if vector.weight_reads is None:
+        vector.weight_reads = _base_reads(offer, vector, policy)
+    return vector.weight_reads
 
 
 def _base_reads(offer: Offer, vector: SlotVector, policy: Policy) -> tuple[str, ...]:
