@@ -44,6 +44,10 @@ def reads_job(slot_ad: ClassAd, expr: Expr, job_defined: frozenset[str]) -> tupl
     return reads, seen
 
 
+#: A name's place in a structure when the ad does not bind it.
+UNBOUND = "unbound"
+
+
 class SlotWalks:
     """The walks of one cycle (see the module doc)."""
 
@@ -60,10 +64,10 @@ class SlotWalks:
             False: {}, True: {}}
         #: id(expr) -> (expr, its references), for ``_structure``
         self._refs: dict[int, tuple[Expr, frozenset]] = {}
-        #: id(table entry) -> the references of its expression (None: the id of None,
-        #: for a name the ad does not bind); ``_entries`` holds the entries, so that
-        #: their ids stay theirs
-        self._entry_refs: dict[int, frozenset | None] = {id(None): None}
+        #: id(table entry) -> the references of its expression (``UNBOUND`` for the
+        #: id of None: a name the ad does not bind); ``_entries`` holds the entries, so
+        #: that their ids stay theirs
+        self._entry_refs: dict[int, frozenset | str] = {id(None): UNBOUND}
         self._entries: list[tuple] = []
 
     def walk(self, ad: ClassAd, busy: bool) -> tuple:
@@ -92,7 +96,7 @@ class SlotWalks:
         return result
 
     def _structure(self, ad: ClassAd, names: tuple[str, ...]) -> tuple:
-        """For each of ``names``: None when the ad does not bind it, else the
+        """For each of ``names``: ``UNBOUND`` when the ad does not bind it, else the
         references of its binding (``refs.references``, remembered per expression)."""
         table = adeval.table(ad)
         if table is not None:
@@ -101,15 +105,15 @@ class SlotWalks:
             # are empty whatever its value, so slots differing only in values share).
             ids = tuple(map(id, map(table.get, names)))
             refs_of = self._entry_refs
-            try:
-                return tuple(map(refs_of.__getitem__, ids))
-            except KeyError:
-                for name in names:
-                    entry = table.get(name)
-                    if id(entry) not in refs_of:
-                        self._entries.append(entry)  # type: ignore[arg-type]
-                        refs_of[id(entry)] = self._references(entry[1])  # type: ignore[index]
-                return tuple(map(refs_of.__getitem__, ids))
+            structure = tuple(map(refs_of.get, ids))
+            if None not in structure:
+                return structure
+            for name in names:
+                entry = table.get(name)
+                if id(entry) not in refs_of:
+                    self._entries.append(entry)  # type: ignore[arg-type]
+                    refs_of[id(entry)] = self._references(entry[1])  # type: ignore[index]
+            return tuple(map(refs_of.__getitem__, ids))
         return self._structure_of(ad, names)
 
     def _references(self, expr: Expr) -> frozenset:
@@ -124,7 +128,7 @@ class SlotWalks:
         out = []
         for name in names:
             expr = adeval.attr(ad, name)
-            out.append(None if expr is None else self._references(expr))
+            out.append(UNBOUND if expr is None else self._references(expr))
         return tuple(out)
 
     def _walk(self, ad: ClassAd, busy: bool) -> tuple:
