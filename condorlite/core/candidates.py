@@ -100,6 +100,10 @@ class Candidates:
     #: lists and never changed in place (``Matchmaker._static_entries``)
     static: list[tuple] = field(default_factory=list)
     spos: int = 0
+    #: the carving clock when the list was made (``Matchmaker.stamp``): an entry whose
+    #: offer was stamped since then is evaluated again; one whose offer was stamped
+    #: before is an entry of a state the offer had already left, passed over
+    built: int = 0
     rej_policy: int = 0
     rej_rank: int = 0
     rej_limit: int = 0

@@ -47,7 +47,6 @@ from condorlite.core.autocluster import ALWAYS_SIGNIFICANT, ShapeKeys, same_walk
 from condorlite.core.candidates import (
     ENTRY_IDX,
     ENTRY_REASON,
-    ENTRY_VERSION,
     NO_MATCH,
     POST,
     PRANK,
@@ -189,6 +188,8 @@ class Matchmaker:
         self._pairs: dict[tuple, dict[int, PairEval]] = {}
         self._preq: dict[tuple, bool] = {}
         self.evaluations = 0
+        #: the carving clock (``stamp``)
+        self.clock = 0
         #: every prepared offer, in the order first prepared (``Offer.seq``)
         self._registry: list[Offer] = []
         #: shape -> the ``seq`` of its available offers (a dict: ordered); an offer
@@ -232,6 +233,14 @@ class Matchmaker:
         self._walked: dict[int, tuple] = {}
 
     # -- offers -------------------------------------------------------------------------
+    def stamp(self, offer: Offer) -> None:
+        """Give an offer whose state changed a new ``Offer.version``: the cycle's
+        carving clock, so every stamp is later than every list made before it (each
+        stamp is kept in ``Offer.stamps``)."""
+        self.clock += 1
+        offer.version = self.clock
+        offer.stamps.append(self.clock)
+
     def prepare(self, offer: Offer) -> None:
         """(Re)compute an offer's shape and its job-independent policy ranks.
 
@@ -550,7 +559,7 @@ class Matchmaker:
         if offers is self._full or self._is_full(offers):
             return self._by_shape(class_id, job_ad, submitter, only_rank)
         signature = submitter_signature(job_ad)
-        out = Candidates([], signature=signature)
+        out = Candidates([], signature=signature, built=self.clock)
         for idx, offer in enumerate(offers):
             entry = self._offer_entry(out, class_id, job_ad, submitter, offer, idx, only_rank)
             if entry is not None:
@@ -599,7 +608,7 @@ class Matchmaker:
         Unavailable offers have left their shapes (``retire``), so a shape's members
         are its available offers."""
         signature = submitter_signature(job_ad)
-        out = Candidates([], signature=signature)
+        out = Candidates([], signature=signature, built=self.clock)
         registry = self._registry
         pair_of = self._pair_of_shape
         part = signature if self.per_submitter else ()
@@ -795,13 +804,12 @@ class Matchmaker:
             kept.sort()
             self._kept_entries[key] = (joins, kept)
         else:
+            # Carving moves an offer to another shape and stamps it (``stamp``);
+            # nothing else leaves a vector shape (an offer entering one counts in
+            # ``_joins``). A kept entry of an offer that has left is stamped before the
+            # list is made (``Candidates.built``), and the scan passes over it: the
+            # offer's state now has its own entry in the list, or none.
             kept = found[1]
-            if vector:
-                # Carving moves an offer to another shape and changes its version;
-                # nothing else leaves a vector shape (an offer entering one counts in
-                # ``_joins``): the shape's members are the kept offers still at the
-                # version they were kept at.
-                kept = [e for e in kept if registry[e[ENTRY_IDX]].version == e[ENTRY_VERSION]]
         kept_runs.append(kept)
 
     def weight_key(self, offer: Offer, policy: Policy) -> tuple:

@@ -42,7 +42,7 @@ or input order otherwise.
 
 from __future__ import annotations
 
-from bisect import insort
+from bisect import bisect_right, insort
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -396,7 +396,7 @@ class Cycle:
         pos, end = cands.position, len(entries)
         # The static entries are a second sorted list (``Candidates.static``): the
         # next entry is the smaller of the two heads.
-        static, spos = cands.static, cands.spos
+        static, spos, built = cands.static, cands.spos, cands.built
         send = len(static)
         try:
             while True:
@@ -413,6 +413,14 @@ class Cycle:
                 if not offer.available:
                     continue
                 if offer.version != version:
+                    # An entry made with the list (stamped no later than ``built``)
+                    # whose offer had already left that state is passed over: the
+                    # offer's state then had its own entry, or none. An entry of the
+                    # state the offer had when the list was made, or one added since
+                    # (always stamped later), is evaluated again.
+                    if offer.version <= built or (
+                            version <= built and version != _stamp_at(offer.stamps, built)):
+                        continue
                     fresh = mm.refresh(cands, klass, job_ad, name, offer, idx, only_rank)
                     if fresh is not None:
                         insort(entries, fresh, lo=pos)
@@ -560,11 +568,11 @@ class Cycle:
         preempting = preempted_job = None
         if offer.partitionable:
             if offer.vector is not None:
-                offer.version += 1
+                self.mm.stamp(offer)
                 self.mm.carve(offer, taken)
             else:
                 _cost, _dynamic, offer.ad = carve(offer, taken, self.policy, self.now)
-                offer.version += 1
+                self.mm.stamp(offer)
                 self.mm.prepare(offer)
             resources = tuple(sorted(taken.items()))
         else:
@@ -648,6 +656,13 @@ def _subtract(ad: ClassAd, claims: list[Claim], now: float) -> ClassAd:
                 left[res] = adeval.as_float(adeval.eval_attr(ad, res, None, now)) or 0.0
             left[res] -= amount
     return with_attrs(ad, {r: int(v) if float(v).is_integer() else v for r, v in left.items()})
+
+
+def _stamp_at(stamps: list[int], clock: int) -> int:
+    """An offer's version at carving clock ``clock``, of its ``stamps`` (0 before the
+    first)."""
+    at = bisect_right(stamps, clock)
+    return stamps[at - 1] if at else 0
 
 
 def _queue_sort(jobs: list[Job]) -> None:

@@ -51,7 +51,10 @@ class Offer:
     current_rank: float
     weight: float
     available: bool = True
+    #: the carving clock's stamp of the offer's state (``Matchmaker.stamp``; 0 before
+    #: the first carve), and every stamp it was given, in order
     version: int = 0
+    stamps: list[int] = field(default_factory=list)
     shape: int = 0
     #: the shape as far as pair evaluations can tell (holder and CurrentRank left out)
     pair_shape: int = 0
