@@ -19,6 +19,7 @@ negotiator reads on every step, decoded once here:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -173,10 +174,10 @@ class CycleResult:
     submitters: list[SubmitterReport]
     stats: dict[str, Any]
     preempted: list[Claim] = field(default_factory=list)
-    #: job id -> autocluster id, for every idle job negotiated.
-    autocluster_of: dict[str, int] = field(default_factory=dict)
-    #: job id -> what happened to it last (for --explain).
-    notes: dict[str, str] = field(default_factory=dict)
+    #: job id -> autocluster id, for every idle job negotiated (read-only).
+    autocluster_of: Mapping[str, int] = field(default_factory=dict)
+    #: job id -> what happened to it last (for --explain; read-only).
+    notes: Mapping[str, str] = field(default_factory=dict)
 
 
 class AdProblem(Exception):

@@ -43,9 +43,10 @@ or input order otherwise.
 from __future__ import annotations
 
 from bisect import bisect_right, insort
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
+from types import MappingProxyType
 
 from condorlite.core import limits as lim
 from condorlite.core.accounting import NO_GROUP
@@ -626,10 +627,30 @@ class Cycle:
             match_classes=len(self.ac.representative), slot_shapes=self.mm.shape_count,
             evaluations=self.mm.evaluations,
         )
-        notes = {job: _SKIPPED.format(note) if type(note) is int else note
-                 for job, note in self.notes.items()}
         return CycleResult(self.matches, rejections, reports, stats, self.preempted,
-                           dict(self.ac.cluster_of), notes)
+                           MappingProxyType(self.ac.cluster_of), _Notes(self.notes))
+
+
+class _Notes(Mapping[str, str]):
+    """The per-job notes, worded when read: a job passed over because its autocluster
+    was rejected is noted as the autocluster's number (``_SKIPPED``), and only
+    ``--explain`` reads one note of the tens of thousands. A view of the cycle's
+    notes, like ``autocluster_of``: ``Cycle.result`` is a cycle's last step."""
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: dict[str, str | int]) -> None:
+        self._raw = raw
+
+    def __getitem__(self, job: str) -> str:
+        note = self._raw[job]
+        return _SKIPPED.format(note) if type(note) is int else note  # type: ignore[return-value]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
 
 
 @dataclass(frozen=True)
