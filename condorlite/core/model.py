@@ -512,11 +512,25 @@ def _new_slot(*values: object) -> Slot:
 _SET_MATCH = tuple(getattr(Match, name).__set__ for name in Match.__dataclass_fields__)
 
 
-def new_match(*values: object) -> Match:
-    """``Match(*values)`` (every field, in order), the same object, built through its
+def new_match(job: str, submitter: str, slot: str, reason: str, weight: float,
+              autocluster: int, spin: int, preempting: str | None,
+              preempted_job: str | None, partitionable: str | None,
+              resources: tuple[tuple[str, float], ...]) -> Match:
+    """``Match(...)`` with every field given, the same object, built through its
     slots: the frozen dataclass ``__init__`` costs several times as much, once per
     match of a cycle."""
+    (s_job, s_submitter, s_slot, s_reason, s_weight, s_autocluster, s_spin, s_preempting,
+     s_preempted_job, s_partitionable, s_resources) = _SET_MATCH
     match = _new(Match)
-    for setter, value in zip(_SET_MATCH, values, strict=True):
-        setter(match, value)
+    s_job(match, job)
+    s_submitter(match, submitter)
+    s_slot(match, slot)
+    s_reason(match, reason)
+    s_weight(match, weight)
+    s_autocluster(match, autocluster)
+    s_spin(match, spin)
+    s_preempting(match, preempting)
+    s_preempted_job(match, preempted_job)
+    s_partitionable(match, partitionable)
+    s_resources(match, resources)
     return match
