@@ -84,6 +84,8 @@ DONE, RESUME = "done", "resume"
 #: the autocluster's number and words it once at the end: jobs are passed over in
 #: every spin).
 _SKIPPED = "skipped: autocluster {} was rejected earlier"
+#: The note of a matched job, kept as (slot, reason, spin) until read.
+_MATCHED = "matched to {} ({}) in pie spin {}"
 
 
 @dataclass
@@ -116,9 +118,11 @@ class Cycle:
         self.matches: list[Match] = []
         self.preempted: list[Claim] = []
         self.last_reject: dict[str, Rejection] = {}
+        #: id(taken) -> (taken, its items sorted), for ``Match.resources``
+        self._resources_of: dict[int, tuple] = {}
         #: job id -> (queue key, input index) of every job ever rejected
         self._reject_order: dict[str, tuple] = {}
-        self.notes: dict[str, str] = {}
+        self.notes: dict[str, str | int | tuple] = {}
         self.stats = dict(pies=0, pie_spins=0, jobs_considered=0, matches=0,
                           rejection_events=0, naive_evaluations=0)
         self.claims = claims
@@ -575,7 +579,12 @@ class Cycle:
                 _cost, _dynamic, offer.ad = carve(offer, taken, self.policy, self.now)
                 self.mm.stamp(offer)
                 self.mm.prepare(offer)
-            resources = tuple(sorted(taken.items()))
+            # (pair results share one ``taken`` dict per class and shape: the entry
+            # holds it, so its id stays its own)
+            found = self._resources_of.get(id(taken))
+            if found is None or found[0] is not taken:
+                found = self._resources_of[id(taken)] = (taken, tuple(sorted(taken.items())))
+            resources = found[1]
         else:
             resources = ()
             offer.available = False
@@ -596,7 +605,7 @@ class Cycle:
         turn.matched_jobs += 1
         self.stats["matches"] += 1
         self.last_reject.pop(job.id, None)
-        self.notes[job.id] = f"matched to {offer.name} ({reason}) in pie spin {spin}"
+        self.notes[job.id] = (offer.name, reason, spin)  # worded when read (_MATCHED)
         self.matches.append(new_match(job.id, name, offer.name, reason, cost, cluster, spin,
                                       preempting, preempted_job,
                                       offer.name if offer.partitionable else None, resources))
@@ -633,18 +642,24 @@ class Cycle:
 
 class _Notes(Mapping[str, str]):
     """The per-job notes, worded when read: a job passed over because its autocluster
-    was rejected is noted as the autocluster's number (``_SKIPPED``), and only
+    was rejected is noted as the autocluster's number (``_SKIPPED``), a matched job as
+    (slot, reason, spin) (``_MATCHED``), and only
     ``--explain`` reads one note of the tens of thousands. A view of the cycle's
     notes, like ``autocluster_of``: ``Cycle.result`` is a cycle's last step."""
 
     __slots__ = ("_raw",)
 
-    def __init__(self, raw: dict[str, str | int]) -> None:
+    def __init__(self, raw: dict[str, str | int | tuple]) -> None:
         self._raw = raw
 
     def __getitem__(self, job: str) -> str:
         note = self._raw[job]
-        return _SKIPPED.format(note) if type(note) is int else note  # type: ignore[return-value]
+        kind = type(note)
+        if kind is int:
+            return _SKIPPED.format(note)
+        if kind is tuple:
+            return _MATCHED.format(*note)
+        return note  # type: ignore[return-value]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._raw)
