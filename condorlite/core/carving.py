@@ -382,25 +382,18 @@ def pair_program(
     When that gives no box (a test computes with a request, say ``Memory >= 2 *
     RequestMemory``) the program is made again with the requests bound, as the
     bounds of a box must compare with numbers."""
-    program = _pair_program(job_ad, slot_ad, vector, resources, dependent, now, as_rank,
-                            cache, job_params(job_ad, vector))
+    pair = (job_ad, slot_ad, vector, resources, dependent, now, as_rank, cache)
+    program = _pair_program(pair, job_params(job_ad, vector))
     if program is None or program.box or program.never or not program.params:
         return program
-    return _pair_program(job_ad, slot_ad, vector, resources, dependent, now, as_rank,
-                         cache, ((), ()))
+    return _pair_program(pair, ((), ()))
 
 
-def _pair_program(
-    job_ad: ClassAd,
-    slot_ad: ClassAd,
-    vector: SlotVector,
-    resources: Sequence[str],
-    dependent: Sequence[tuple[str, Expr]],
-    now: float | None,
-    as_rank: Callable[[object], float],
-    cache: ResidualCache,
-    free_requests: tuple[tuple[str, ...], tuple],
-) -> PairProgram | None:
+def _pair_program(pair: tuple, free_requests: tuple[tuple[str, ...], tuple],
+                  ) -> PairProgram | None:
+    """``pair_program`` of ``pair`` (its arguments, in order) with the job names of
+    ``free_requests`` (names, values) left free."""
+    job_ad, slot_ad, vector, resources, dependent, now, as_rank, cache = pair
     params, values = free_requests
     free = [*free_pairs(slot_ad, vector), *((job_ad, name) for name in params)]
     at = _int(now)
