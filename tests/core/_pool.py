@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from condorlite.core.classad import parse_ad
+from condorlite.core.classad import parse_ad, parse_ads
 from condorlite.core.model import job_from_ad, slot_from_ad
 from condorlite.core.policy import Policy
 from condorlite.store.adfiles import read_ads
@@ -55,6 +55,20 @@ def decoded_pool(files, policy: Policy, shared: bool):
     else:
         slot_ads = [parse_ad(t) for t in files.slots_path.read_text().split("\n\n") if t]
         job_ads = [parse_ad(t) for t in files.jobs_path.read_text().split("\n\n") if t]
+    slots = [slot_from_ad(a, policy, i) for i, a in enumerate(slot_ads)]
+    jobs = [job_from_ad(a, policy, i) for i, a in enumerate(job_ads)]
+    return slots, jobs
+
+
+def decoded_texts(slot_texts: list[str], job_texts: list[str], policy: Policy,
+                  shared: bool):
+    """Slots and jobs of ad texts: ``shared``, parsed as one file each (equal lines
+    share expression objects, as the readers make them); else each ad on its own."""
+    if shared:
+        slot_ads = list(parse_ads("\n".join(slot_texts)))
+        job_ads = list(parse_ads("\n".join(job_texts)))
+    else:
+        slot_ads, job_ads = map(parse_ad, slot_texts), map(parse_ad, job_texts)
     slots = [slot_from_ad(a, policy, i) for i, a in enumerate(slot_ads)]
     jobs = [job_from_ad(a, policy, i) for i, a in enumerate(job_ads)]
     return slots, jobs

@@ -29,7 +29,7 @@ from condorlite.core.matchmaker import PolicyExprs
 from condorlite.core.model import Job, job_from_ad, slot_from_ad
 from condorlite.core.policy import Policy
 from condorlite.core.significant import build_closed, build_widening
-from tests.core._pool import UID, decoded_pool, job, slot
+from tests.core._pool import UID, decoded_pool, decoded_texts, job, slot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import genpool  # a script directory, not a package
@@ -321,13 +321,7 @@ def test_build_closed_agrees_with_the_loop_on_random_webs(slot_kinds, job_kinds,
                    "Requirements": "TARGET.Memory >= NeedMem"}
         j_attrs.update(job_kinds[j_kind % len(job_kinds)])
         job_texts.append(_text(j_attrs))
-    if shared:
-        slot_ads = list(parse_ads("\n".join(slot_texts)))
-        job_ads = list(parse_ads("\n".join(job_texts)))
-    else:
-        slot_ads, job_ads = map(parse_ad, slot_texts), map(parse_ad, job_texts)
-    slots = [slot_from_ad(a, policy, i) for i, a in enumerate(slot_ads)]
-    idle = [job_from_ad(a, policy, i) for i, a in enumerate(job_ads)]
+    slots, idle = decoded_texts(slot_texts, job_texts, policy, shared)
     configured = policy.significant_attributes
     exprs = _exprs(policy)
     assert _every(build_closed(slots, idle, exprs, configured)) == _every(

@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from condorlite.core import significant
-from condorlite.core.classad import parse_ad, parse_ads
-from condorlite.core.model import job_from_ad, slot_from_ad
+from condorlite.core.classad import parse_ad
+from condorlite.core.model import job_from_ad
 from condorlite.core.policy import Policy
 from condorlite.core.significant import build_closed
-from tests.core._pool import job, slot
+from tests.core._pool import decoded_texts, job, slot
 from tests.core.test_autocluster import (
     BINDINGS,
     GENPOOL_POLICIES,
@@ -131,13 +131,7 @@ def test_small_chunks_agree_with_the_loop_on_random_webs(slot_kinds, job_kinds, 
                    "JobStatus": "1", "QDate": str(i % 3), "Requirements": "true"}
         j_attrs.update(job_kinds[j_kind % len(job_kinds)])
         job_texts.append(_text(j_attrs))
-    if shared:
-        slot_ads = list(parse_ads("\n".join(slot_texts)))
-        job_ads = list(parse_ads("\n".join(job_texts)))
-    else:
-        slot_ads, job_ads = map(parse_ad, slot_texts), map(parse_ad, job_texts)
-    slots = [slot_from_ad(a, policy, i) for i, a in enumerate(slot_ads)]
-    idle = [job_from_ad(a, policy, i) for i, a in enumerate(job_ads)]
+    slots, idle = decoded_texts(slot_texts, job_texts, policy, shared)
     exprs = _exprs(policy)
     conf = policy.significant_attributes
     assert _every(_closed(slots, idle, exprs, conf, chunk)) == _every(
