@@ -455,7 +455,7 @@ class Matchmaker:
     def _vector_pair(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairEval:
         """``_evaluate_pair`` by the (class, pair-static) program at the offer's vector;
         in full when no program can be made."""
-        program = self._program(klass, job_ad, offer)
+        program = self.program(klass, job_ad, offer)
         if program is None:
             return self._evaluate_pair(job_ad, offer)
         self.evaluations += 1
@@ -466,7 +466,7 @@ class Matchmaker:
             return _box_pair(program)
         return PairEval(True, out[1], out[2], out[3], out[4])
 
-    def _program(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairProgram | None:
+    def program(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairProgram | None:
         """The (class, pair-static) program of an offer with a resource vector (made
         from the offer's current state: every state of the static binds the rest
         alike), or None when the pair cannot be specialised."""
@@ -667,7 +667,7 @@ class Matchmaker:
             if not shapes:
                 continue
             first = registry[next(iter(next(iter(shapes.values()))))]
-            program = self._program((class_id, part), job_ad, first)
+            program = self.program((class_id, part), job_ad, first)
             if program is not None and program.never:  # type: ignore[attr-defined]
                 continue  # no state of these slots can match the class
             # A state with less of a resource than the class's fixed request cannot

@@ -68,14 +68,8 @@ from condorlite.core.model import (
     SubmitterReport,
     new_match,
 )
-from condorlite.core.offers import (
-    Offer,
-    carve,
-    piece_weight,
-    vector_piece_weight,
-    weight_reads,
-    with_attrs,
-)
+from condorlite.core.offers import Offer, carve, with_attrs
+from condorlite.core.piece_costs import PieceCosts
 from condorlite.core.policy import Policy
 from condorlite.core.significant import build_closed
 
@@ -127,15 +121,8 @@ class Cycle:
                           rejection_events=0, naive_evaluations=0)
         self.claims = claims
         self.offers = self._offers(slots, claims)
-        self._piece_costs: dict[tuple, float] = {}
-        #: class (with the signature when it matters) -> ``_cost_floor``; its
-        #: representatives once worked out
-        self._floors: dict[object, float] = {}
-        self._floor_reps: tuple[float, list[int] | None] | None = None
-        #: scans the floor ended early (for tests: the shortcut is taken)
+        #: scans the cost floor ended early (for tests: the shortcut is taken)
         self.walks_cut = 0
-        #: (Matchmaker.weight_key, amounts read) -> piece weight (``_piece_cost``)
-        self._shared_weights: dict[tuple, float] = {}
         #: offers still available (kept as a count: summing per job costs jobs x slots),
         #: and how many of them are held
         self.available = len(self.offers)
@@ -154,6 +141,7 @@ class Cycle:
                              self.ac.target_names)
         for offer in self.offers:
             self.mm.prepare(offer)
+        self.costs = PieceCosts(self.offers, self.mm, policy)
         self.turns = self._turns(idle, submitters)
 
     # -- setup ----------------------------------------------------------------------------
@@ -393,7 +381,7 @@ class Cycle:
         is evaluated again and put back in its place; a piece that does not fit, or
         whose cost the limit refuses (``limits.permits``), is passed over (the latter
         counted in ``rej_limit``)."""
-        entries, offers, mm = cands.entries, self.offers, self.mm
+        entries, offers, mm, piece_cost = cands.entries, self.offers, self.mm, self.costs.cost
         pairs = cands.pairs  # what mm.fit would read, looked up here
         # limits.permits(used, cost, allowed), its parts worked out once per scan
         free_used, prio_used, bound, free_round, prio_round = permit
@@ -441,7 +429,7 @@ class Cycle:
                         taken = mm.fit(klass, job.ad, offer)
                         if taken is None:
                             continue
-                    cost = self._piece_cost(idx, offer, taken)
+                    cost = piece_cost(idx, offer, taken)
                 else:
                     taken, cost = None, offer.weight
                 if reason == NO_PREEMPTION:
@@ -456,7 +444,7 @@ class Cycle:
                         # Every entry left costs at least the class's floor: when the
                         # limit refuses that too, it refuses them all (the reason is
                         # settled: this refusal counted), so the walk stops here.
-                        floor = self._cost_floor(klass, job_ad, cands.signature)
+                        floor = self.costs.floor(klass, job_ad, cands.signature)
                         if free_used + floor > free_bound and prio_used + floor > prio_bound:
                             self.walks_cut += 1
                             pos, spos = end, send
@@ -467,102 +455,6 @@ class Cycle:
                 return offer, reason, taken, cost
         finally:
             cands.position, cands.spos = pos, spos
-
-    def _cost_floor(self, klass: int, job_ad: ClassAd, signature: tuple) -> float:
-        """A lower bound on the cost of every entry any list of the class can hold, in
-        any state of the cycle (0 when none is known); kept per (class, signature).
-
-        A static offer costs its weight, which never changes. A piece of a slot with a
-        resource vector costs the weight of what the class takes; that is the same in
-        every state when the class's requests are constants (``PairProgram.fixed``)
-        and the weight reads only amounts every piece takes (``weight_reads``), and
-        the same for slots binding the weight alike (``Matchmaker.weight_key``). Any
-        other partitionable offer (no vector, requests that read the slot, a weight
-        reading the whole vector, a holder) leaves the floor unknown: 0."""
-        # (the signature only when programs are kept per signature: hashing its
-        # literals on every refusal costs more than the floor saves)
-        key = (klass, signature) if self.mm.per_submitter else klass
-        floor = self._floors.get(key)
-        if floor is None:
-            floor = self._floors[key] = self._work_out_floor(klass, job_ad, signature)
-        return floor
-
-    def _work_out_floor(self, klass: int, job_ad: ClassAd, signature: tuple) -> float:
-        if not self.mm.bounds_costs:
-            return 0.0
-        if self._floor_reps is None:
-            self._floor_reps = self._floor_representatives()
-        static_floor, reps = self._floor_reps
-        if reps is None:
-            return 0.0
-        floor = static_floor
-        part = signature if self.mm.per_submitter else ()
-        for idx in reps:
-            offer = self.offers[idx]
-            program = self.mm._program((klass, part), job_ad, offer)
-            if program is None or program.requests:
-                return 0.0
-            if program.never:
-                continue
-            taken = {res: amount for res, amount, _ in program.fixed}
-            cost = self._piece_cost(idx, offer, taken)
-            if not offer.vector.weight_reads:  # type: ignore[union-attr]
-                return 0.0
-            floor = min(floor, cost)
-        return floor
-
-    def _floor_representatives(self) -> tuple[float, list[int] | None]:
-        """(the least weight of the static offers, one partitionable offer per (pair
-        static, weight key)), or (.., None) when some partitionable offer cannot be
-        bounded (``_cost_floor``)."""
-        static_floor = float("inf")
-        reps: dict[tuple, int] = {}
-        for idx, offer in enumerate(self.offers):
-            if not offer.partitionable:
-                static_floor = min(static_floor, offer.weight)
-                continue
-            vector = offer.vector
-            if vector is None or offer.holder is not None:
-                return static_floor, None
-            reps.setdefault((vector.static, self.mm.weight_key(offer, self.policy)), idx)
-        return static_floor, sorted(reps.values())
-
-    def _piece_cost(self, idx: int, offer: Offer, taken: dict[str, float]) -> float:
-        """The weight charged for ``taken`` from a partitionable offer.
-
-        With a resource vector whose weight reads only resources every piece takes
-        (``weight_reads``), the weight is a function of the slot's weight bindings and
-        those amounts: kept per offer by amounts (the quick lookup of the scan) and
-        shared between offers binding the weight alike. Otherwise it is asked per
-        (slot state, piece), ``offers`` remembering what it can."""
-        vector = offer.vector
-        if vector is not None:
-            reads = vector.weight_reads
-            if reads is None:
-                # (worked out without weighing: the first piece of each slot would
-                # otherwise specialise its weight expressions)
-                reads = weight_reads(offer, self.policy)
-            if reads:
-                # (one resource read, as with SlotWeight = Cpus: its amount is the key)
-                amounts = taken[reads[0]] if len(reads) == 1 else tuple([taken[n] for n in reads])
-                found = vector.weights.get(amounts)
-                if found is not None:
-                    return found
-                # Slots whose weight expressions bind alike weigh a piece alike: the
-                # weight is a function of those bindings and the amounts it reads.
-                shared = (self.mm.weight_key(offer, self.policy), amounts)
-                found = self._shared_weights.get(shared)
-                if found is None:
-                    found = self._shared_weights[shared] = vector_piece_weight(
-                        offer, taken, self.policy)
-                vector.weights[amounts] = found
-                return found
-            return vector_piece_weight(offer, taken, self.policy)
-        key = (idx, offer.version, tuple(sorted(taken.items())))
-        cost = self._piece_costs.get(key)
-        if cost is None:
-            cost = self._piece_costs[key] = piece_weight(offer, taken, self.policy)
-        return cost
 
     def _apply(self, turn: _Turn, job: Job, offer: Offer, reason, taken, cost: float, spin,
                cluster) -> None:

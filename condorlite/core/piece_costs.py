@@ -1,0 +1,126 @@
+"""What a match costs the submitter, and the least any entry of a class can cost.
+
+A static offer costs its weight. A piece of a partitionable offer costs the weight of
+the dynamic slot it makes (``offers.piece_weight``), worked out as cheaply as the slot
+allows (``cost``). ``floor`` is what lets a scan stop early: when the submitter limit
+refuses an entry and the class's floor too, every entry left is refused
+(``negotiator.Cycle._scan``).
+"""
+
+from __future__ import annotations
+
+from condorlite.core.adeval import ClassAd
+from condorlite.core.matchmaker import Matchmaker
+from condorlite.core.offers import Offer, piece_weight, vector_piece_weight, weight_reads
+from condorlite.core.policy import Policy
+
+
+class PieceCosts:
+    """The costs of one cycle's offers, with what is remembered between matches."""
+
+    def __init__(self, offers: list[Offer], mm: Matchmaker, policy: Policy) -> None:
+        self.offers, self.mm, self.policy = offers, mm, policy
+        #: (position, version, piece) -> weight, for offers without a vector
+        self._piece_costs: dict[tuple, float] = {}
+        #: (Matchmaker.weight_key, amounts read) -> piece weight (``cost``)
+        self._shared_weights: dict[tuple, float] = {}
+        #: class (with the signature when it matters) -> ``floor``; its
+        #: representatives once worked out
+        self._floors: dict[object, float] = {}
+        self._floor_reps: tuple[float, list[int] | None] | None = None
+
+    def floor(self, klass: int, job_ad: ClassAd, signature: tuple) -> float:
+        """A lower bound on the cost of every entry any list of the class can hold, in
+        any state of the cycle (0 when none is known); kept per (class, signature).
+
+        A static offer costs its weight, which never changes. A piece of a slot with a
+        resource vector costs the weight of what the class takes; that is the same in
+        every state when the class's requests are constants (``PairProgram.fixed``)
+        and the weight reads only amounts every piece takes (``weight_reads``), and
+        the same for slots binding the weight alike (``Matchmaker.weight_key``). Any
+        other partitionable offer (no vector, requests that read the slot, a weight
+        reading the whole vector, a holder) leaves the floor unknown: 0."""
+        # (the signature only when programs are kept per signature: hashing its
+        # literals on every refusal costs more than the floor saves)
+        key = (klass, signature) if self.mm.per_submitter else klass
+        floor = self._floors.get(key)
+        if floor is None:
+            floor = self._floors[key] = self._work_out_floor(klass, job_ad, signature)
+        return floor
+
+    def _work_out_floor(self, klass: int, job_ad: ClassAd, signature: tuple) -> float:
+        if not self.mm.bounds_costs:
+            return 0.0
+        if self._floor_reps is None:
+            self._floor_reps = self._floor_representatives()
+        static_floor, reps = self._floor_reps
+        if reps is None:
+            return 0.0
+        floor = static_floor
+        part = signature if self.mm.per_submitter else ()
+        for idx in reps:
+            offer = self.offers[idx]
+            program = self.mm.program((klass, part), job_ad, offer)
+            if program is None or program.requests:
+                return 0.0
+            if program.never:
+                continue
+            taken = {res: amount for res, amount, _ in program.fixed}
+            cost = self.cost(idx, offer, taken)
+            if not offer.vector.weight_reads:  # type: ignore[union-attr]
+                return 0.0
+            floor = min(floor, cost)
+        return floor
+
+    def _floor_representatives(self) -> tuple[float, list[int] | None]:
+        """(the least weight of the static offers, one partitionable offer per (pair
+        static, weight key)), or (.., None) when some partitionable offer cannot be
+        bounded (``floor``)."""
+        static_floor = float("inf")
+        reps: dict[tuple, int] = {}
+        for idx, offer in enumerate(self.offers):
+            if not offer.partitionable:
+                static_floor = min(static_floor, offer.weight)
+                continue
+            vector = offer.vector
+            if vector is None or offer.holder is not None:
+                return static_floor, None
+            reps.setdefault((vector.static, self.mm.weight_key(offer, self.policy)), idx)
+        return static_floor, sorted(reps.values())
+
+    def cost(self, idx: int, offer: Offer, taken: dict[str, float]) -> float:
+        """The weight charged for ``taken`` from a partitionable offer.
+
+        With a resource vector whose weight reads only resources every piece takes
+        (``weight_reads``), the weight is a function of the slot's weight bindings and
+        those amounts: kept per offer by amounts (the quick lookup of the scan) and
+        shared between offers binding the weight alike. Otherwise it is asked per
+        (slot state, piece), ``offers`` remembering what it can."""
+        vector = offer.vector
+        if vector is not None:
+            reads = vector.weight_reads
+            if reads is None:
+                # (worked out without weighing: the first piece of each slot would
+                # otherwise specialise its weight expressions)
+                reads = weight_reads(offer, self.policy)
+            if reads:
+                # (one resource read, as with SlotWeight = Cpus: its amount is the key)
+                amounts = taken[reads[0]] if len(reads) == 1 else tuple([taken[n] for n in reads])
+                found = vector.weights.get(amounts)
+                if found is not None:
+                    return found
+                # Slots whose weight expressions bind alike weigh a piece alike: the
+                # weight is a function of those bindings and the amounts it reads.
+                shared = (self.mm.weight_key(offer, self.policy), amounts)
+                found = self._shared_weights.get(shared)
+                if found is None:
+                    found = self._shared_weights[shared] = vector_piece_weight(
+                        offer, taken, self.policy)
+                vector.weights[amounts] = found
+                return found
+            return vector_piece_weight(offer, taken, self.policy)
+        key = (idx, offer.version, tuple(sorted(taken.items())))
+        cost = self._piece_costs.get(key)
+        if cost is None:
+            cost = self._piece_costs[key] = piece_weight(offer, taken, self.policy)
+        return cost
