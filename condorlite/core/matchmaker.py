@@ -128,7 +128,7 @@ class Matchmaker:
 
     #: whether partitionable offers get resource vectors (``carving``)
     use_vectors = True
-    #: whether the cycle may bound what a class's entries cost (``Cycle._cost_floor``)
+    #: whether the cycle may bound what a class's entries cost (``PieceCosts.floor``)
     bounds_costs = True
 
     def __init__(

@@ -150,7 +150,7 @@ def test_partitionable_pool_is_carved_in_both(tmp_path, monkeypatch):
 def test_walks_the_limit_refuses_are_cut_short_alike(tmp_path, monkeypatch):
     """A submitter left with a fraction of a slot walks a list the limit refuses entry
     after entry; the optimised cycle stops at the first refusal when the class's cost
-    floor is refused too (``Cycle._cost_floor``), the plain one walks every entry.
+    floor is refused too (``PieceCosts.floor``), the plain one walks every entry.
     The shortcut must be taken here, and change nothing."""
     policy = Policy(uid_domain="example.org")
     spec = genpool.PoolSpec(slots=120, jobs=600, submitters=8, autoclusters=30, seed=5)
