@@ -45,7 +45,6 @@ from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.autocluster import ALWAYS_SIGNIFICANT, ShapeKeys, same_walks
 from condorlite.core.candidates import (
-    ENTRY_IDX,
     ENTRY_REASON,
     NO_MATCH,
     POST,
@@ -85,6 +84,7 @@ from condorlite.core.offers import (
 )
 from condorlite.core.policy import Policy
 from condorlite.core.slot_walks import SlotWalks
+from condorlite.core.static_lists import StaticLists
 
 _MISSING = object()
 #: Names the negotiator inserts into job ads before matching.
@@ -199,10 +199,6 @@ class Matchmaker:
         #: whenever carved); ``_members`` keeps the static ones, which never gain a
         #: member after they are first placed
         self._pmembers: dict[int, dict[int, None]] = {}
-        #: (class, part) -> the class's static list (``_static_entries``), and the
-        #: lists by what they are made of
-        self._static_lists: dict[tuple, list] = {}
-        self._static_shared: dict[tuple, list] = {}
         #: the same for offers with a resource vector, grouped by pair-static id, and
         #: each of their shapes' resource amounts as ``carving.left`` reads them
         self._groups: dict[int, dict[int, dict[int, None]]] = {}
@@ -231,6 +227,8 @@ class Matchmaker:
         self._pair_of_shape: dict[int, int] = {}
         #: id(offer) -> (ad walked, busy, (flags, walked names), offer)
         self._walked: dict[int, tuple] = {}
+        #: the classes' lists of unheld static offers (``static_lists``)
+        self._static = StaticLists(self._registry, self._members, self._pair_of_shape)
 
     # -- offers -------------------------------------------------------------------------
     def stamp(self, offer: Offer) -> None:
@@ -619,8 +617,9 @@ class Matchmaker:
         # Unheld static offers are candidates by no preemption only, never counted;
         # their entries are a list of their own (``Candidates.static``).
         if not only_rank:
-            out.static, out.spos = self._static_entries(class_id, part, job_ad, signature,
-                                                        known_pairs)
+            out.static, out.spos = self._static.entries(
+                (class_id, part), known_pairs,
+                lambda offer: self.pair(class_id, job_ad, offer, signature))
         # Nothing below adds or removes shapes or members, so the dicts are walked as is.
         for shape, members in self._pmembers.items():
             known = known_pairs.get(pair_of[shape])
@@ -708,61 +707,6 @@ class Matchmaker:
         out.entries.extend(rest)
         out.entries.sort()
         return out
-
-    def _static_entries(self, class_id: int, part: tuple, job_ad: ClassAd, signature: tuple,
-                        known_pairs: dict[int, PairEval]) -> tuple[list[tuple], int]:
-        """The class's sorted entries of the unheld static offers (those of
-        ``_members``), all by no preemption, and the position of the first that is
-        still available. The list is shared: callers must not change it.
-
-        Static offers never change state and never join a shape after they are first
-        placed: they only leave (``retire``). So a list is made once and kept, shared
-        by the classes that give each shape the same ranks (an entry is made of the
-        offer and the pair's job rank and dependent ranks). An entry of an offer that
-        has left stays in it (the scan passes over it) until half of the list has left,
-        when the list keeps only the rest; the entries before the first available one
-        are dropped as they appear."""
-        key = (class_id, part)
-        holder = self._static_lists.get(key)
-        registry = self._registry
-        if holder is None:
-            holder = self._static_lists[key] = self._static_holder(class_id, job_ad, signature,
-                                                                   known_pairs)
-        entries, shapes, start = holder
-        members = self._members
-        alive = sum(len(members[shape]) for shape in shapes if shape in members)
-        if alive * 2 < len(entries) - start:
-            entries = holder[0] = [e for e in entries[start:]
-                                   if registry[e[ENTRY_IDX]].available]
-            start = 0
-        end = len(entries)
-        while start < end and not registry[entries[start][ENTRY_IDX]].available:
-            start += 1
-        holder[2] = start
-        return entries, start
-
-    def _static_holder(self, class_id: int, job_ad: ClassAd, signature: tuple,
-                       known_pairs: dict[int, PairEval]) -> list:
-        """[entries, their shapes, first index still of interest] for the class:
-        the list of another class whose pairs rank every static shape alike, else a
-        new one."""
-        registry, pair_of = self._registry, self._pair_of_shape
-        matched = []
-        for shape, members in self._members.items():
-            pe = known_pairs.get(pair_of[shape])
-            if pe is None:
-                pe = self.pair(class_id, job_ad, registry[next(iter(members))], signature)
-            if pe.match:
-                matched.append((shape, pe))
-        same = tuple((shape, pe.job_rank, tuple(pe.dependent.items())) for shape, pe in matched)
-        holder = self._static_shared.get(same)
-        if holder is None:
-            entries: list[tuple] = []
-            for shape, pe in matched:
-                entries.extend(make_entries(registry, self._members[shape], pe, NO_PREEMPTION))
-            entries.sort()
-            holder = self._static_shared[same] = [entries, [s for s, _ in matched], 0]
-        return holder
 
     def _shape_candidates(self, out: Candidates, class_id, job_ad, submitter, signature,
                           only_rank, members, known: PairEval | None,

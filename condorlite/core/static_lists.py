@@ -1,0 +1,79 @@
+"""The candidate entries of unheld static slots, made once per class and shared.
+
+Static offers (not partitionable) never change state during a cycle and never join a
+slot shape after they are first placed: they only leave, when matched
+(``Matchmaker.retire``). Their entries in a class's list are therefore the same in
+every list of the class, less those that have left. So the sorted list is made once,
+shared by every class whose pairs rank each static shape alike (an entry is made of
+the offer and the pair's job rank and dependent ranks, ``candidates.make_entries``),
+and handed to the scan as a second sorted list (``Candidates.static``) with the
+position of its first entry still available. An entry of an offer that has left stays
+(the scan passes over it) until half of the list has left; the list is then made
+again of the rest, as a new object: a list handed out is never changed in place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from condorlite.core.candidates import ENTRY_IDX, PairEval, make_entries
+from condorlite.core.model import NO_PREEMPTION
+from condorlite.core.offers import Offer
+
+
+class StaticLists:
+    """The static lists of one cycle's matchmaker (see the module doc)."""
+
+    def __init__(self, registry: list[Offer], members: dict[int, dict[int, None]],
+                 pair_of: dict[int, int]) -> None:
+        #: the matchmaker's offers by ``seq``, its static shapes' available members,
+        #: and each shape's pair shape (read, never changed here)
+        self.registry, self.members, self.pair_of = registry, members, pair_of
+        #: class key -> [entries, their shapes, first position of interest]
+        self._of_class: dict[tuple, list] = {}
+        #: what a list is made of -> that list (the same object as in ``_of_class``)
+        self._shared: dict[tuple, list] = {}
+
+    def entries(self, key: tuple, known_pairs: dict[int, PairEval],
+                pair: Callable[[Offer], PairEval]) -> tuple[list[tuple], int]:
+        """The sorted entries of the class ``key`` (class, Submitter* part) and the
+        position of the first still available. ``known_pairs``: the class's pair
+        results by pair shape; ``pair(offer)``: the pair of a shape not known yet."""
+        holder = self._of_class.get(key)
+        registry = self.registry
+        if holder is None:
+            holder = self._of_class[key] = self._holder(known_pairs, pair)
+        entries, shapes, start = holder
+        members = self.members
+        alive = sum(len(members[shape]) for shape in shapes if shape in members)
+        if alive * 2 < len(entries) - start:
+            entries = holder[0] = [e for e in entries[start:]
+                                   if registry[e[ENTRY_IDX]].available]
+            start = 0
+        end = len(entries)
+        while start < end and not registry[entries[start][ENTRY_IDX]].available:
+            start += 1
+        holder[2] = start
+        return entries, start
+
+    def _holder(self, known_pairs: dict[int, PairEval],
+                pair: Callable[[Offer], PairEval]) -> list:
+        """[entries, their shapes, 0] for a class: the list of another class whose
+        pairs rank every static shape alike, else a new one."""
+        registry, pair_of = self.registry, self.pair_of
+        matched = []
+        for shape, members in self.members.items():
+            pe = known_pairs.get(pair_of[shape])
+            if pe is None:
+                pe = pair(registry[next(iter(members))])
+            if pe.match:
+                matched.append((shape, pe))
+        same = tuple((shape, pe.job_rank, tuple(pe.dependent.items())) for shape, pe in matched)
+        holder = self._shared.get(same)
+        if holder is None:
+            entries: list[tuple] = []
+            for shape, pe in matched:
+                entries.extend(make_entries(registry, self.members[shape], pe, NO_PREEMPTION))
+            entries.sort()
+            holder = self._shared[same] = [entries, [s for s, _ in matched], 0]
+        return holder
