@@ -51,7 +51,6 @@ from condorlite.core.candidates import (
     PRANK,
     PRE,
     Candidates,
-    HeldGroup,
     PairEval,
     RejectCounts,
     as_rank,
@@ -70,6 +69,7 @@ from condorlite.core.carving import (
 )
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.parser import parse_expr
+from condorlite.core.held_groups import HeldGroups
 from condorlite.core.model import (
     NO_PREEMPTION,
     PRIO_PREEMPTION,
@@ -202,14 +202,9 @@ class Matchmaker:
         #: the same for offers with a resource vector, grouped by pair-static id, and
         #: each of their shapes' resource amounts as ``carving.left`` reads them
         self._groups: dict[int, dict[int, dict[int, None]]] = {}
-        #: the same for held offers without a vector, grouped by pair shape
-        self._held: dict[int, HeldGroup] = {}
-        #: bumped whenever a held group gains or loses an offer; (class, part) ->
-        #: (epoch, the class's held plan) (``_held_plan``)
-        self._held_epoch = 0
-        self._held_plans: dict[tuple | None, tuple[int, tuple]] = {}
-        #: (id(a plan's deferred list), submitter) -> (epoch, the list, its counts)
-        self._deferred_memo: dict[tuple, tuple] = {}
+        #: the same for held offers without a vector, grouped by pair shape, with
+        #: the classes' plans of them (``held_groups``)
+        self._held = HeldGroups(self._registry)
         #: (shape, job rank, dependent ranks, reason) -> sorted entries, for offers
         #: without a vector (``_shape_candidates``)
         self._kept_entries: dict[tuple, tuple[int, list[tuple]]] = {}
@@ -408,10 +403,7 @@ class Matchmaker:
         if offer.vector is not None:
             box = self._groups.setdefault(offer.vector.static, {})
         elif offer.holder is not None:
-            group = self._held.setdefault(offer.pair_shape, HeldGroup())
-            group.add(offer)
-            self._held_epoch += 1
-            box = group.shapes
+            box = self._held.add(offer)
         else:
             box = self._pmembers if offer.partitionable else self._members
         offer.box = box
@@ -428,8 +420,7 @@ class Matchmaker:
             if not members:
                 del box[offer.shape]
             if offer.vector is None and offer.holder is not None:
-                self._held[offer.pair_shape].remove(offer)
-                self._held_epoch += 1
+                self._held.remove(offer)
 
     @property
     def shape_count(self) -> int:
@@ -627,12 +618,13 @@ class Matchmaker:
                 continue  # no need to look at the shape's offers at all
             self._shape_candidates(out, class_id, job_ad, submitter, signature, only_rank,
                                    members, known, shape, kept_runs)
-        held = self._held.items()
+        held = self._held.groups.items()
         if self.preemption_off and not only_rank:
             # Groups whose offers cannot prefer the job by rank only count for the
             # rejection reason: deferred (see below) straight from the class's plan.
-            deferred, held = self._held_plan(class_id, part, job_ad)
-            out.deferred = self._deferred_counts(deferred, submitter)
+            deferred, held = self._held.plan(
+                (class_id, part), lambda first: self._slot_rank(class_id, part, job_ad, first))
+            out.deferred = self._held.deferred_counts(deferred, submitter)
         for pair_shape, group in held:
             if not group.total:
                 continue
@@ -768,74 +760,6 @@ class Matchmaker:
                                  self._shape_keys.canon.key(offer.ad, names))
         return vector.weight_key
 
-    def _held_plan(self, class_id: int, part: tuple, job_ad: ClassAd) -> tuple[list, list]:
-        """The class's held groups split as ``_by_shape`` treats them when preemption
-        by priority is off: (first offer, group) of each group none of whose offers
-        prefers the job by rank (slot Rank <= the lowest CurrentRank), whose pair only
-        decides the PREEMPTION_REQUIREMENTS count of a rejection, and (pair shape,
-        group) of the others. Groups whose Rank is a literal split alike for every
-        class (planned once); the others per class. Kept while no held group changes
-        (``_held_epoch``); the order of either list does not matter.
-
-        Deferring such a group whose pair is already known gives the same reason as
-        counting it at once: a rejection asks only whether some group that matches
-        has offers not the submitter's own (``settle_deferred``)."""
-        epoch = self._held_epoch
-        shared = self._held_plans.get(None)
-        if shared is None or shared[0] != epoch:
-            shared = self._held_plans[None] = (epoch, self._literal_plan())
-        deferred, rest, others = shared[1]
-        if not others:
-            return deferred, rest
-        key = (class_id, part)
-        found = self._held_plans.get(key)
-        if found is not None and found[0] == epoch:
-            return found[1]
-        deferred, rest = list(deferred), list(rest)
-        for pair_shape, group, first in others:
-            if self._slot_rank(class_id, part, job_ad, first) <= group.lowest_rank():
-                deferred.append((first, group))
-            else:
-                rest.append((pair_shape, group))
-        self._held_plans[key] = (epoch, (deferred, rest))
-        return deferred, rest
-
-    def _deferred_counts(self, deferred: list, submitter: str) -> list[tuple[Offer, int]]:
-        """(first offer, offers not the submitter's own) of each deferred group with
-        any, for ``Candidates.deferred``: shared by the submitter's lists while no held
-        group changes (never changed in place; ``settle_deferred`` replaces it). The
-        entry holds ``deferred``, so its id in the key stays its own."""
-        key = (id(deferred), submitter)
-        epoch = self._held_epoch
-        found = self._deferred_memo.get(key)
-        if found is not None and found[0] == epoch and found[1] is deferred:
-            return found[2]
-        counts = []
-        for first, group in deferred:
-            count = group.total - group.by_holder.get(submitter, 0)
-            if count:
-                counts.append((first, count))
-        self._deferred_memo[key] = (epoch, deferred, counts)
-        return counts
-
-    def _literal_plan(self) -> tuple[list, list, list]:
-        """``_held_plan``'s split of the groups whose slot Rank is a literal, and
-        (pair shape, group, first offer) of the others."""
-        registry = self._registry
-        deferred, rest, others = [], [], []
-        for pair_shape, group in self._held.items():
-            if not group.total:
-                continue
-            first = registry[next(iter(next(iter(group.shapes.values()))))]
-            expr = adeval.attr(first.ad, "Rank")
-            if type(expr) is not Literal:
-                others.append((pair_shape, group, first))
-            elif (adeval.as_float(expr.value) or 0.0) <= group.lowest_rank():
-                deferred.append((first, group))
-            else:
-                rest.append((pair_shape, group))
-        return deferred, rest, others
-
     def _slot_rank(self, class_id: int, part: tuple, job_ad: ClassAd, offer: Offer) -> float:
         """The slot's ``Rank`` of the class's job in the offer's pair shape, as
         ``_evaluate_pair`` computes it (whether or not the pair matches)."""
@@ -861,7 +785,7 @@ class Matchmaker:
                 # a rejection only asks whether any offer was refused by the policy
                 cands.rej_policy += count
                 break
-        cands.deferred = []  # (the list may be shared: ``_deferred_counts``)
+        cands.deferred = []  # (the list may be shared: ``HeldGroups.deferred_counts``)
 
     def _reason(self, class_id, job_ad, offer, submitter, signature, pe, only_rank,
                 out) -> str | None:

@@ -1,0 +1,114 @@
+"""Held offers grouped by pair shape, and the classes' plans of them.
+
+A held offer (claimed, without a resource vector) is a candidate only by preemption.
+The matchmaker keeps them grouped by pair shape (``candidates.HeldGroup``: how many
+there are, how many each holder holds, their ``CurrentRank`` values), so that a whole
+group is settled at once (``Matchmaker._by_shape``).
+
+When preemption by priority is off, a group none of whose offers prefers a class's job
+by rank (the slot's ``Rank`` of the job no more than the lowest ``CurrentRank``) can
+never be listed: it only counts, for a rejection, as offers ``PREEMPTION_REQUIREMENTS``
+refused, and only once its pair is found to match (``Matchmaker.settle_deferred``). A
+*plan* splits the groups into those deferred so and the rest. Groups whose slot
+``Rank`` is a literal split alike for every class (planned once), the others per class.
+Plans and the per-submitter counts of deferred groups are kept while no group gains or
+loses an offer (``epoch``). The order of a plan's lists does not matter, and deferring
+a group whose pair is already known gives the same reason as counting it at once: a
+rejection asks only whether some matching group has offers not the submitter's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from condorlite.core import adeval
+from condorlite.core.candidates import HeldGroup
+from condorlite.core.classad.ast import Literal
+from condorlite.core.offers import Offer
+
+
+class HeldGroups:
+    """The held groups of one cycle's matchmaker (see the module doc)."""
+
+    def __init__(self, registry: list[Offer]) -> None:
+        #: the matchmaker's offers by ``seq`` (read, never changed here)
+        self.registry = registry
+        #: pair shape -> its group of available held offers
+        self.groups: dict[int, HeldGroup] = {}
+        #: bumped whenever a group gains or loses an offer
+        self.epoch = 0
+        #: None -> (epoch, the literal-Rank plan); class key -> (epoch, its plan)
+        self._plans: dict[tuple | None, tuple[int, tuple]] = {}
+        #: (id(a plan's deferred list), submitter) -> (epoch, the list, its counts)
+        self._counts: dict[tuple, tuple] = {}
+
+    def add(self, offer: Offer) -> dict[int, dict[int, None]]:
+        """Count a held offer in its pair shape's group; returns the group's shape ->
+        members table, for the matchmaker to place the offer in."""
+        group = self.groups.setdefault(offer.pair_shape, HeldGroup())
+        group.add(offer)
+        self.epoch += 1
+        return group.shapes
+
+    def remove(self, offer: Offer) -> None:
+        """Forget a held offer that has become unavailable."""
+        self.groups[offer.pair_shape].remove(offer)
+        self.epoch += 1
+
+    def plan(self, key: tuple, slot_rank: Callable[[Offer], float]) -> tuple[list, list]:
+        """The class ``key``'s split: (first offer, group) of each deferred group, and
+        (pair shape, group) of the others; ``slot_rank(first)``: the slot's Rank of
+        the class's job in a group whose Rank is not a literal."""
+        epoch = self.epoch
+        shared = self._plans.get(None)
+        if shared is None or shared[0] != epoch:
+            shared = self._plans[None] = (epoch, self._literal_plan())
+        deferred, rest, others = shared[1]
+        if not others:
+            return deferred, rest
+        found = self._plans.get(key)
+        if found is not None and found[0] == epoch:
+            return found[1]
+        deferred, rest = list(deferred), list(rest)
+        for pair_shape, group, first in others:
+            if slot_rank(first) <= group.lowest_rank():
+                deferred.append((first, group))
+            else:
+                rest.append((pair_shape, group))
+        self._plans[key] = (epoch, (deferred, rest))
+        return deferred, rest
+
+    def deferred_counts(self, deferred: list, submitter: str) -> list[tuple[Offer, int]]:
+        """(first offer, offers not the submitter's own) of each deferred group with
+        any, for ``Candidates.deferred``: shared by the submitter's lists while no
+        group changes (never changed in place; ``settle_deferred`` replaces it). The
+        entry holds ``deferred``, so its id in the key stays its own."""
+        key = (id(deferred), submitter)
+        found = self._counts.get(key)
+        if found is not None and found[0] == self.epoch and found[1] is deferred:
+            return found[2]
+        counts = []
+        for first, group in deferred:
+            count = group.total - group.by_holder.get(submitter, 0)
+            if count:
+                counts.append((first, count))
+        self._counts[key] = (self.epoch, deferred, counts)
+        return counts
+
+    def _literal_plan(self) -> tuple[list, list, list]:
+        """The split of the groups whose slot Rank is a literal, and (pair shape,
+        group, first offer) of the others."""
+        registry = self.registry
+        deferred, rest, others = [], [], []
+        for pair_shape, group in self.groups.items():
+            if not group.total:
+                continue
+            first = registry[next(iter(next(iter(group.shapes.values()))))]
+            expr = adeval.attr(first.ad, "Rank")
+            if type(expr) is not Literal:
+                others.append((pair_shape, group, first))
+            elif (adeval.as_float(expr.value) or 0.0) <= group.lowest_rank():
+                deferred.append((first, group))
+            else:
+                rest.append((pair_shape, group))
+        return deferred, rest, others
