@@ -75,8 +75,8 @@ from condorlite.core.significant import build_closed
 
 DONE, RESUME = "done", "resume"
 #: The note of a job passed over because its autocluster was rejected (the cycle keeps
-#: the autocluster's number and words it once at the end: jobs are passed over in
-#: every spin).
+#: the autocluster's number, worded only when read: jobs are passed over in every
+#: spin).
 _SKIPPED = "skipped: autocluster {} was rejected earlier"
 #: The note of a matched job, kept as (slot, reason, spin) until read.
 _MATCHED = "matched to {} ({}) in pie spin {}"
@@ -301,7 +301,7 @@ class Cycle:
             if ceiling is not None and used >= ceiling:
                 return RESUME, pie_left
             if cluster in skipped:
-                notes[job_id] = cluster  # worded once, in ``result`` (_SKIPPED)
+                notes[job_id] = cluster  # worded when read (_SKIPPED, ``_Notes``)
                 continue
             stats["jobs_considered"] += 1
             stats["naive_evaluations"] += self.available
@@ -376,14 +376,13 @@ class Cycle:
     def _scan(self, cands: Candidates, job, klass, job_ad, name, only_rank, permit):
         """The first entry from ``cands.position`` (and ``cands.spos``) this job may take
         (consumed with everything before it), as (offer, reason, taken, cost), or None.
-        Entries of
-        unavailable offers are passed over; an offer changed since its entry was made
-        is evaluated again and put back in its place; a piece that does not fit, or
-        whose cost the limit refuses (``limits.permits``), is passed over (the latter
-        counted in ``rej_limit``)."""
+        Entries of unavailable offers are passed over; an offer changed since its entry
+        was made is evaluated again and put back in its place (see the stamps below);
+        a piece that does not fit, or whose cost the limit refuses
+        (``limits.permits``), is passed over (the latter counted in ``rej_limit``),
+        and so is every entry left once the limit refuses the class's cost floor."""
         entries, offers, mm, piece_cost = cands.entries, self.offers, self.mm, self.costs.cost
         pairs = cands.pairs  # what mm.fit would read, looked up here
-        # limits.permits(used, cost, allowed), its parts worked out once per scan
         free_used, prio_used, bound, free_round, prio_round = permit
         free_bound = prio_bound = bound
         pos, end = cands.position, len(entries)
