@@ -32,7 +32,9 @@ what a shape is made of). A partitionable slot whose resources are number litera
 has a resource vector (``carving``): its states are one static part and a vector, and
 a pair with such a slot is answered by the (class, static part) program at the
 state's vector. Candidate entries are built as ``candidates`` describes and kept per
-shape for reuse.
+shape for reuse; the unheld static offers' entries are made once per class
+(``static_lists``) and the held offers are settled a group at a time
+(``held_groups``).
 ``reference_matchmaker.ReferenceMatchmaker`` shares nothing; the equivalence tests hold
 the two to the same outcome.
 """
@@ -742,9 +744,9 @@ class Matchmaker:
         else:
             # Carving moves an offer to another shape and stamps it (``stamp``);
             # nothing else leaves a vector shape (an offer entering one counts in
-            # ``_joins``). A kept entry of an offer that has left is stamped before the
-            # list is made (``Candidates.built``), and the scan passes over it: the
-            # offer's state now has its own entry in the list, or none.
+            # ``_joins``). The scan passes over a kept entry of a state its offer had
+            # left before the list was made (``Candidates.built``, ``Offer.stamps``):
+            # the offer's state then has its own entry in the list, or none.
             kept = found[1]
         kept_runs.append(kept)
 
