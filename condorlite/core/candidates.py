@@ -97,12 +97,12 @@ class Candidates:
     entries: list[tuple]
     #: a second sorted list of entries, consumed from ``spos`` alongside ``entries``
     #: (the smaller head first): the unheld static offers' entries, shared between
-    #: lists and never changed in place (``Matchmaker._static_entries``)
+    #: lists and never changed in place (``static_lists.StaticLists``)
     static: list[tuple] = field(default_factory=list)
     spos: int = 0
-    #: the carving clock when the list was made (``Matchmaker.stamp``): an entry whose
-    #: offer was stamped since then is evaluated again; one whose offer was stamped
-    #: before is an entry of a state the offer had already left, passed over
+    #: the carving clock when the list was made (``Matchmaker.stamp``): a changed
+    #: entry made with the list is evaluated again if its offer had that state then
+    #: (``Offer.stamps``), else passed over; one added since is evaluated again
     built: int = 0
     rej_policy: int = 0
     rej_rank: int = 0

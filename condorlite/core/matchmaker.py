@@ -207,8 +207,8 @@ class Matchmaker:
         #: the same for held offers without a vector, grouped by pair shape, with
         #: the classes' plans of them (``held_groups``)
         self._held = HeldGroups(self._registry)
-        #: (shape, job rank, dependent ranks, reason) -> sorted entries, for offers
-        #: without a vector (``_shape_candidates``)
+        #: (shape, job rank, dependent ranks, reason) -> (joins, sorted entries), for
+        #: held shapes and shapes of offers with a vector (``_shape_candidates``)
         self._kept_entries: dict[tuple, tuple[int, list[tuple]]] = {}
         #: shape -> how many times an offer was placed in it (``_kept_entries``)
         self._joins: dict[int, int] = {}
@@ -710,10 +710,10 @@ class Matchmaker:
 
         With ``shape`` the entries are kept per (shape, the pair result's ranks, reason)
         and reused by every class that gives the same, until an offer enters the shape
-        (``_joins``). Static slots never change state: entries of those that have
-        become unavailable stay in (the walk passes over them) until they are half of
-        the list. A slot with a resource vector leaves its shape only by carving,
-        which changes its version: such entries are left out when the list is used."""
+        (``_joins``). Entries of offers that have become unavailable (held static
+        slots taken by preemption) stay in (the scan passes over them) until they are
+        half of the list. A slot with a resource vector leaves its shape only by
+        carving, which stamps it: the scan passes over such entries too (``stamp``)."""
         registry = self._registry
         first = registry[next(iter(members))]
         pe = known if known is not None else self.pair(class_id, job_ad, first, signature)
