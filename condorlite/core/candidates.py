@@ -120,6 +120,9 @@ class Candidates:
     #: whether an entry by rank preemption was ever added (such an entry ignores the
     #: submitter limit, so a scan cannot give up on the limit while one may remain)
     has_rank: bool = False
+    #: the class's cost floor (``PieceCosts.floor``), looked up at the list's first
+    #: refusal by the limit and kept: a scan may refuse thousands of entries
+    floor: float | None = None
 
 
 #: Where an entry holds its offer's position, the offer's version and the reason (the

@@ -42,6 +42,7 @@ the two to the same outcome.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
@@ -540,18 +541,23 @@ class Matchmaker:
         submitter: str,
         offers: list[Offer],
         only_rank: bool,
+        positions: list[int] | None = None,
+        signature: tuple | None = None,
     ) -> Candidates:
         """Every candidate offer for the request, best first (see the module doc).
 
         ``offers`` is either the cycle's whole list (the one whose offers were
         prepared, in that order) or a few of its offers; entries carry positions in
-        ``offers``. The whole list is walked by slot shape (one pair per shape, then
-        the shape's available offers); a short list offer by offer."""
+        ``offers``, or ``positions[i]`` for ``offers[i]`` when given (increasing, so
+        the order is the same). The whole list is walked by slot shape (one pair per
+        shape, then the shape's available offers); a short list offer by offer.
+        ``signature``: the job ad's ``submitter_signature`` when the caller has it."""
         if offers is self._full or self._is_full(offers):
             return self._by_shape(class_id, job_ad, submitter, only_rank)
-        signature = submitter_signature(job_ad)
+        if signature is None:
+            signature = submitter_signature(job_ad)
         out = Candidates([], signature=signature, built=self.clock)
-        for idx, offer in enumerate(offers):
+        for idx, offer in zip(positions or range(len(offers)), offers, strict=True):
             entry = self._offer_entry(out, class_id, job_ad, submitter, offer, idx, only_rank)
             if entry is not None:
                 out.entries.append(entry)
@@ -697,7 +703,7 @@ class Matchmaker:
         # sort merge a few long runs instead of ordering the entries from scratch.
         rest = out.entries
         rest.sort()
-        out.entries = [entry for run in kept_runs for entry in run]
+        out.entries = list(chain.from_iterable(kept_runs))
         out.entries.extend(rest)
         out.entries.sort()
         return out

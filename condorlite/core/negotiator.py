@@ -368,9 +368,9 @@ class Cycle:
             indices = sorted(set(cands.carved))
             cands.carved.clear()
             fresh = self.mm.candidates(klass, job_ad, name, [self.offers[i] for i in indices],
-                                       only_rank)
-            cands.entries.extend(_moved(entry, indices[entry[ENTRY_IDX]])
-                                 for entry in fresh.entries)
+                                       only_rank, positions=indices,
+                                       signature=cands.signature)
+            cands.entries.extend(fresh.entries)
             cands.has_rank = cands.has_rank or fresh.has_rank
 
     def _scan(self, cands: Candidates, job, klass, job_ad, name, only_rank, permit):
@@ -428,7 +428,14 @@ class Cycle:
                         taken = mm.fit(klass, job.ad, offer)
                         if taken is None:
                             continue
-                    cost = piece_cost(idx, offer, taken)
+                    # ``PieceCosts.cost``'s first lookup, made here: the weight of a
+                    # piece by the one amount it reads (SlotWeight = Cpus), per offer
+                    vector = offer.vector
+                    reads = None if vector is None else vector.weight_reads
+                    cost = (vector.weights.get(taken[reads[0]])  # type: ignore[union-attr]
+                            if reads and len(reads) == 1 else None)
+                    if cost is None:
+                        cost = piece_cost(idx, offer, taken)
                 else:
                     taken, cost = None, offer.weight
                 if reason == NO_PREEMPTION:
@@ -443,7 +450,10 @@ class Cycle:
                         # Every entry left costs at least the class's floor: when the
                         # limit refuses that too, it refuses them all (the reason is
                         # settled: this refusal counted), so the walk stops here.
-                        floor = self.costs.floor(klass, job_ad, cands.signature)
+                        floor = cands.floor
+                        if floor is None:
+                            floor = cands.floor = self.costs.floor(klass, job_ad,
+                                                                   cands.signature)
                         if free_used + floor > free_bound and prio_used + floor > prio_bound:
                             self.walks_cut += 1
                             pos, spos = end, send
@@ -598,11 +608,6 @@ def _queue_sort(jobs: list[Job]) -> None:
     a key tuple built per job)."""
     jobs.sort(key=attrgetter("qdate", "cluster", "proc", "index"))
     jobs.sort(key=attrgetter("prio"), reverse=True)
-
-
-def _moved(entry: tuple, idx: int) -> tuple:
-    """A candidate entry with the offer's position in the cycle's list."""
-    return (*entry[:ENTRY_IDX], idx, *entry[ENTRY_IDX + 1:])
 
 
 def _reason(cands: Candidates, only_rank: bool) -> str:
