@@ -133,8 +133,15 @@ ENTRY_IDX, ENTRY_VERSION, ENTRY_REASON = 6, 7, 8
 def make_entry(offer: Offer, idx: int, pe: PairEval, reason: str) -> tuple:
     """A candidate list entry, flat so that sorting compares one level of tuple:
     (-pre, -job rank, -post, -reason order, -preemption rank, slot Name, position,
-    offer version, reason)."""
-    return make_entries([offer], (0,), pe, reason, idx)[0]
+    offer version, reason). One offer's ``make_entries``, written out: the scan makes
+    one for every offer changed since its list was made."""
+    values, dependent = offer.independent, pe.dependent
+    pre = values[PRE] if PRE in values else dependent[PRE]
+    post = values[POST] if POST in values else dependent[POST]
+    prank = (-FLT_MAX if reason == NO_PREEMPTION
+             else values[PRANK] if PRANK in values else dependent[PRANK])
+    return (-pre, -pe.job_rank, -post, -REASON_ORDER[reason], -prank, offer.name, idx,
+            offer.version, reason)
 
 
 def make_entries(registry: list[Offer], members, pe: PairEval, reason: str,

@@ -1,0 +1,40 @@
+"""``make_entry`` (one offer, written out) agrees with ``make_entries`` of that offer."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from condorlite.core.candidates import (
+    ENTRY_IDX,
+    POST,
+    PRANK,
+    PRE,
+    PairEval,
+    make_entries,
+    make_entry,
+)
+from condorlite.core.model import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION
+from condorlite.core.offers import Offer
+from tests.core._pool import slot
+
+#: which policy ranks the offer knows without the job (the rest come from the pair)
+_KNOWN = [(), (PRE,), (PRE, POST), (PRE, POST, PRANK), (POST, PRANK)]
+
+
+@pytest.mark.parametrize(("known", "reason"), list(itertools.product(
+    _KNOWN, [NO_PREEMPTION, RANK_PREEMPTION, PRIO_PREEMPTION])))
+def test_one_entry_is_the_entries_of_one_offer(known, reason) -> None:
+    base = slot("slot3@node7", user="u@example.org" if reason != NO_PREEMPTION else None)
+    offer = Offer(base, base.ad, None, None, 0.0, base.weight)
+    offer.version = 17
+    ranks = {PRE: -5.5, POST: 12.0, PRANK: 3.25}
+    offer.independent = {key: ranks[key] for key in known}
+    dependent = {key: ranks[key] * 2 + 1 for key in (PRE, POST, PRANK) if key not in known}
+    pe = PairEval(True, job_rank=7.0, slot_rank=1.0, dependent=dependent)
+    one = make_entry(offer, 42, pe, reason)
+    assert one == make_entries([offer], (0,), pe, reason, 42)[0]
+    assert one[ENTRY_IDX] == 42 and one[-2:] == (17, reason)
+    # a free offer's preemption rank is the lowest, whatever the ranks say
+    assert (one[4] == 3.4028234663852886e38) == (reason == NO_PREEMPTION)
