@@ -9,6 +9,7 @@ the best candidate first, ties broken by slot Name (then position, which is uniq
 from __future__ import annotations
 
 import struct
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from condorlite.core import adeval
@@ -123,6 +124,41 @@ class Candidates:
     #: the class's cost floor (``PieceCosts.floor``), looked up at the list's first
     #: refusal by the limit and kept: a scan may refuse thousands of entries
     floor: float | None = None
+    #: sorted runs not merged into ``entries`` yet, as [run, start] (``merge_more``):
+    #: every entry of ``entries`` sorts before every entry left in them
+    pending: list[list] = field(default_factory=list)
+    #: how many entries of a run the next ``merge_more`` takes at least
+    chunk: int = 64
+
+    def merge_more(self) -> None:
+        """Merge the next part of the pending runs onto the end of ``entries``.
+
+        The bound is the smallest ``chunk``-th entry left of any run longer than
+        ``chunk`` (none: everything left): every run gives up its entries up to the
+        bound, which then sort together after ``entries``, and every entry left
+        sorts after them, so ``entries`` stays the sorted prefix of the whole list.
+        A scan usually takes only the first few entries of a list of thousands:
+        the rest is never merged. The chunk doubles at each call."""
+        pending, chunk = self.pending, self.chunk
+        bound = None
+        for run, start in pending:
+            if len(run) - start > chunk:
+                mark = run[start + chunk - 1]
+                if bound is None or mark < bound:
+                    bound = mark
+        merged: list[tuple] = []
+        left = []
+        for item in pending:
+            run, start = item
+            cut = len(run) if bound is None else bisect_right(run, bound, start)
+            merged.extend(run[start:cut])
+            if cut < len(run):
+                item[1] = cut
+                left.append(item)
+        merged.sort()
+        self.entries.extend(merged)
+        pending[:] = left  # (in place: a scan holds the list)
+        self.chunk = chunk * 2
 
 
 #: Where an entry holds its offer's position, the offer's version and the reason (the

@@ -42,7 +42,6 @@ the two to the same outcome.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
@@ -699,13 +698,13 @@ class Matchmaker:
                     continue
                 self._shape_candidates(out, class_id, job_ad, submitter, signature,
                                        only_rank, members, known, shape, kept_runs)
-        # The kept lists come sorted: sorting the rest alone, then the whole, lets the
-        # sort merge a few long runs instead of ordering the entries from scratch.
+        # The kept lists come sorted, and so does the rest once sorted alone: they are
+        # merged a part at a time, as far as the scan reads (``Candidates.merge_more``).
         rest = out.entries
         rest.sort()
-        out.entries = list(chain.from_iterable(kept_runs))
-        out.entries.extend(rest)
-        out.entries.sort()
+        out.entries = []
+        out.pending = [[run, 0] for run in (*kept_runs, rest) if run]
+        out.merge_more()
         return out
 
     def _shape_candidates(self, out: Candidates, class_id, job_ad, submitter, signature,

@@ -390,8 +390,13 @@ class Cycle:
         # next entry is the smaller of the two heads.
         static, spos, built = cands.static, cands.spos, cands.built
         send = len(static)
+        # The runs not merged yet (``Candidates.merge_more``): merged on reaching the end.
+        pending = cands.pending
         try:
             while True:
+                if pos >= end and pending:
+                    cands.merge_more()
+                    end = len(entries)
                 if spos < send and (pos >= end or static[spos] < entries[pos]):
                     entry = static[spos]
                     spos += 1
@@ -415,8 +420,11 @@ class Cycle:
                         continue
                     fresh = mm.refresh(cands, klass, job_ad, name, offer, idx, only_rank)
                     if fresh is not None:
-                        insort(entries, fresh, lo=pos)
-                        end += 1
+                        if pending and fresh > entries[end - 1]:
+                            pending.append([[fresh], 0])  # (beyond what is merged)
+                        else:
+                            insort(entries, fresh, lo=pos)
+                            end += 1
                         if fresh[ENTRY_REASON] == RANK_PREEMPTION:
                             cands.has_rank = True
                     continue
@@ -457,6 +465,7 @@ class Cycle:
                         if free_used + floor > free_bound and prio_used + floor > prio_bound:
                             self.walks_cut += 1
                             pos, spos = end, send
+                            pending.clear()
                             return None
                     continue
                 if taken is not None:

@@ -38,3 +38,27 @@ def test_one_entry_is_the_entries_of_one_offer(known, reason) -> None:
     assert one[ENTRY_IDX] == 42 and one[-2:] == (17, reason)
     # a free offer's preemption rank is the lowest, whatever the ranks say
     assert (one[4] == 3.4028234663852886e38) == (reason == NO_PREEMPTION)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_pending_runs_merge_into_the_sorted_whole_a_part_at_a_time(seed) -> None:
+    import random
+
+    from condorlite.core.candidates import Candidates
+
+    rng = random.Random(seed)
+    runs = [sorted((rng.randrange(50), f"slot{rng.randrange(10**6)}", k, n)
+                   for n in range(rng.randrange(1, 300)))
+            for k in range(rng.randrange(1, 40))]
+    whole = sorted(entry for run in runs for entry in run)
+    cands = Candidates([], pending=[[run, 0] for run in runs], chunk=rng.choice([1, 4, 64]))
+    calls = 0
+    while cands.pending:
+        cands.merge_more()
+        calls += 1
+        # what is merged is the sorted prefix of the whole, and sorts before the rest
+        assert cands.entries == whole[:len(cands.entries)]
+        assert all(cands.entries[-1] < run[start] for run, start in cands.pending)
+    assert cands.entries == whole
+    # the chunk doubles: a list of n entries is merged in O(log n) calls
+    assert calls <= len(whole).bit_length() + 1

@@ -24,6 +24,8 @@ import pytest
 
 from condorlite.core import negotiator
 from condorlite.core.autocluster import build_reference
+from condorlite.core.candidates import Candidates
+from condorlite.core.matchmaker import Matchmaker
 from condorlite.core.model import Submitter, slot_from_ad
 from condorlite.core.policy import Policy
 from condorlite.core.reference_matchmaker import ReferenceMatchmaker
@@ -265,4 +267,42 @@ def test_partitionable_fallbacks_give_the_same_cycle(tmp_path, monkeypatch, vari
     fast, plain = _both(monkeypatch, slots, jobs, subs, policy)
     pieces = [m for m in fast.matches if m.partitionable]
     assert len(pieces) > len({m.partitionable for m in pieces}) > 0
+    assert _fingerprint(fast) == _fingerprint(plain)
+
+
+#: the largest state first: a slot carved after a list was made sorts later than it did
+WORST_FIT = dict(negotiator_pre_job_rank="Cpus * 100000 + Memory")
+
+
+@pytest.mark.parametrize("name", ["default", "preemption", "job-dependent-ranks", "worst-fit"])
+def test_lists_merged_an_entry_at_a_time_give_the_same_cycle(tmp_path, monkeypatch, name):
+    """The candidate lists are merged a part at a time (``Candidates.merge_more``):
+    with parts of one entry per run, and worst fit first, entries evaluated again
+    (slots carved since their list was made) land beyond the merged part, and the
+    cycle is still the plain one's."""
+    worst = name == "worst-fit"
+    policy = replace(Policy(uid_domain="example.org"), **(WORST_FIT if worst else POLICIES[name]))
+    size = dict(slots=300, jobs=1500) if worst else dict(slots=120, jobs=600)
+    spec = genpool.PoolSpec(**size, submitters=8, autoclusters=30, seed=7, claimed_fraction=0.3)
+    slots, jobs = _load(tmp_path, spec, policy, shared=True)
+    subs = _submitters(slots, jobs)
+    merge, refresh = Candidates.merge_more, Matchmaker.refresh
+    calls = {"merge": 0, "refresh": 0}
+
+    def one_at_a_time(self):
+        self.chunk = 1
+        calls["merge"] += 1
+        merge(self)
+
+    def counted(self, *args):
+        calls["refresh"] += 1
+        return refresh(self, *args)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Candidates, "merge_more", one_at_a_time)
+        patch.setattr(Matchmaker, "refresh", counted)
+        fast = negotiator.run_cycle(slots, jobs, subs, [], policy, NOW)
+    plain = _both(monkeypatch, slots, jobs, subs, policy)[1]
+    assert calls["merge"] > 50
+    assert calls["refresh"] > 0 or not worst
     assert _fingerprint(fast) == _fingerprint(plain)
