@@ -45,6 +45,7 @@ from __future__ import annotations
 from bisect import bisect_right, insort
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import islice
 from operator import attrgetter
 from types import MappingProxyType
 
@@ -290,7 +291,11 @@ class Cycle:
         # rule: the bound is fixed for the turn
         bound, positive = lim.permit_bound(limit), limit > 0
         done, notes, stats = turn.done, self.notes, self.stats
-        for job_id, cluster, klass, job in turn.rows:
+        rows = turn.rows
+        row_iter = iter(rows)
+        at = 0  # the position in ``rows`` of the row after the current one
+        for job_id, cluster, klass, job in row_iter:
+            at += 1
             if job_id in done:
                 continue
             only_rank = False
@@ -324,6 +329,7 @@ class Cycle:
                 self._reject(job, name, reason, cluster)
                 if not self.policy.negotiate_all_jobs_in_cluster:
                     skipped.add(cluster)
+                    at = self._skip_run(rows, at, row_iter, cluster, done)
                 continue
             offer, reason, taken, cost = picked
             self._apply(turn, job, offer, reason, taken, cost, spin, cluster)
@@ -332,6 +338,22 @@ class Cycle:
                 used_unclaimed += cost
             pie_left -= cost
         return (RESUME if used >= limit or limited else DONE), pie_left
+
+    def _skip_run(self, rows: list[tuple], at: int, row_iter, cluster: int,
+                  done: set[str]) -> int:
+        """Pass over the rows from ``at`` on that belong to ``cluster`` (a cluster's
+        jobs are next to each other in queue order, mostly), as the loop would: a
+        job not matched yet is noted as skipped (``_SKIPPED``). Nothing else a row
+        could change moves while a cluster is skipped (no match, no charge), so the
+        loop's limit checks would pass them all. Returns the position after them."""
+        end, count = at, len(rows)
+        while end < count and rows[end][1] == cluster:
+            end += 1
+        if end > at:
+            self.notes.update(dict.fromkeys(
+                [row[0] for row in rows[at:end] if row[0] not in done], cluster))
+            next(islice(row_iter, end - at - 1, None), None)  # (advances end - at rows)
+        return end
 
     def _submitter_attrs(self, name: str) -> dict[str, object]:
         eup = self.eup[name]
