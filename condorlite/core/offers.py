@@ -319,7 +319,24 @@ def weight_names(offer: Offer, policy: Policy) -> tuple[str, ...] | None:
     return plan
 
 
+#: id(expr) -> (expr, ``_calls_dynamic(expr)``): the slots of one machine type share
+#: their expression objects, so a pool's few hundred are walked once, not once per
+#: slot; the expression is held so its id stays its own (cleared when large)
+_DYNAMIC: dict[int, tuple[Expr, bool]] = {}
+
+
 def _calls_dynamic(expr: Expr) -> bool:
+    found = _DYNAMIC.get(id(expr))
+    if found is not None and found[0] is expr:
+        return found[1]
+    if len(_DYNAMIC) >= 4096:
+        _DYNAMIC.clear()
+    result = _walk_calls_dynamic(expr)
+    _DYNAMIC[id(expr)] = (expr, result)
+    return result
+
+
+def _walk_calls_dynamic(expr: Expr) -> bool:
     stack = [expr]
     while stack:
         node = stack.pop()
