@@ -536,8 +536,8 @@ class Cycle:
         turn.matched_weight += cost
         turn.matched_jobs += 1
         self.stats["matches"] += 1
-        self.last_reject.pop(job.id, None)
-        self.notes[job.id] = (offer.name, reason, spin)  # worded when read (_MATCHED)
+        # (the match is the job's note, and a rejection of it in an earlier spin is
+        # dropped, when the result is made: ``result``, ``_Notes``)
         self.matches.append(new_match(job.id, name, offer.name, reason, cost, cluster, spin,
                                       preempting, preempted_job,
                                       offer.name if offer.partitionable else None, resources))
@@ -552,8 +552,11 @@ class Cycle:
     def result(self) -> CycleResult:
         order = {t.info.name: i for i, t in enumerate(self.turns)}
         queue = self._reject_order  # (every rejected job's, not every idle job's)
-        rejections = sorted(self.last_reject.values(),
-                            key=lambda r: (order[r.submitter], queue[r.job]))
+        # A job rejected in one spin and matched in a later one is no rejection.
+        done = {t.info.name: t.done for t in self.turns}
+        rejections = sorted(
+            (r for r in self.last_reject.values() if r.job not in done[r.submitter]),
+            key=lambda r: (order[r.submitter], queue[r.job]))
         reports = [SubmitterReport(
             name=t.info.name, effective_priority=self.eup[t.info.name],
             share=t.share or 0.0, limit=t.limit or 0.0, usage=self.usage[t.info.name],
@@ -569,35 +572,45 @@ class Cycle:
             evaluations=self.mm.evaluations,
         )
         return CycleResult(self.matches, rejections, reports, stats, self.preempted,
-                           MappingProxyType(self.ac.cluster_of), _Notes(self.notes))
+                           MappingProxyType(self.ac.cluster_of), _Notes(self.notes, self.matches))
 
 
 class _Notes(Mapping[str, str]):
-    """The per-job notes, worded when read: a job passed over because its autocluster
-    was rejected is noted as the autocluster's number (``_SKIPPED``), a matched job as
-    (slot, reason, spin) (``_MATCHED``), and only
-    ``--explain`` reads one note of the tens of thousands. A view of the cycle's
-    notes, like ``autocluster_of``: ``Cycle.result`` is a cycle's last step."""
+    """The per-job notes, worded when read: a matched job's note is its match (slot,
+    reason, spin: ``_MATCHED``), whatever was noted of it before; a job passed over
+    because its autocluster was rejected is noted as the autocluster's number
+    (``_SKIPPED``). Only ``--explain`` reads one note of the tens of thousands, so
+    the matches are looked up by job only then. A view of the cycle's notes, like
+    ``autocluster_of``: ``Cycle.result`` is a cycle's last step."""
 
-    __slots__ = ("_raw",)
+    __slots__ = ("_matched", "_matches", "_raw")
 
-    def __init__(self, raw: dict[str, str | int | tuple]) -> None:
-        self._raw = raw
+    def __init__(self, raw: dict[str, str | int | tuple], matches: list[Match]) -> None:
+        self._raw, self._matches = raw, matches
+        self._matched: dict[str, Match] | None = None
+
+    def _by_job(self) -> dict[str, Match]:
+        if self._matched is None:
+            self._matched = {m.job: m for m in self._matches}
+        return self._matched
 
     def __getitem__(self, job: str) -> str:
+        match = self._by_job().get(job)
+        if match is not None:
+            return _MATCHED.format(match.slot, match.reason, match.spin)
         note = self._raw[job]
-        kind = type(note)
-        if kind is int:
+        if type(note) is int:
             return _SKIPPED.format(note)
-        if kind is tuple:
-            return _MATCHED.format(*note)
         return note  # type: ignore[return-value]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._raw)
+        matched = self._by_job()
+        yield from matched
+        yield from (job for job in self._raw if job not in matched)
 
     def __len__(self) -> int:
-        return len(self._raw)
+        matched = self._by_job()
+        return len(matched) + sum(1 for job in self._raw if job not in matched)
 
 
 @dataclass(frozen=True)
