@@ -71,7 +71,9 @@ from condorlite.core.carving import (
 )
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.parser import parse_expr
+from condorlite.core.first_states import FirstState, FirstStates
 from condorlite.core.held_groups import HeldGroups
+from condorlite.core.literal_ranks import LiteralRanks
 from condorlite.core.model import (
     NO_PREEMPTION,
     PRIO_PREEMPTION,
@@ -159,10 +161,8 @@ class Matchmaker:
         #: pair-static key -> id; (class, bindings, static) -> pair program or None;
         #: rank program key -> residual or None (see ``carving``)
         self._statics: dict[tuple, int] = {}
-        #: (rank, names it reaches, their bindings' numbers) -> value; id(reach set) ->
-        #: (the set, its names sorted)
-        self._rank_memo: dict[tuple, float] = {}
-        #: (rank, names, ids of an ad's entries for them) -> (value, the entries)
+        #: (rank, names, ids of an ad's entries for them) -> (value, the entries);
+        #: id(reach set) -> (the set, its names sorted)
         self._rank_by_ids: dict[tuple, tuple] = {}
         self._sorted_reach: dict[int, tuple[set[str], tuple[str, ...]]] = {}
         #: (rank program keys, typed state) -> independent ranks (``prepare_carved``)
@@ -220,6 +220,10 @@ class Matchmaker:
         self._pair_shapes: dict[tuple, int] = {}
         self._walks = SlotWalks(self.slot_names, self.exprs, self.job_defined,
                                 self.preemption_off)
+        #: what first states of slots gave, shared by entry identity (``first_states``)
+        self._first = FirstStates()
+        #: job-independent policy ranks by their literal bindings (``literal_ranks``)
+        self._literal_ranks = LiteralRanks(self._shape_keys.canon.number, now, as_rank)
         #: shape -> its pair shape (a shape's offers all have the same one)
         self._pair_of_shape: dict[int, int] = {}
         #: id(offer) -> (ad walked, busy, (flags, walked names), offer)
@@ -245,6 +249,11 @@ class Matchmaker:
         ad = offer.ad
         busy = offer.holder is not None
         prev = self._walked.get(id(offer))
+        if prev is None:
+            first = self._first.find(ad, busy, offer.slot.kind)
+            if first is not None:
+                self._prepare_as(offer, ad, busy, first)
+                return
         diff = None if prev is None else adeval.changed(ad, prev[0])
         if prev is not None and prev[1] == busy and same_walks(ad, prev[0], diff):
             flags, walked, reaches = prev[2]
@@ -274,11 +283,27 @@ class Matchmaker:
         else:
             pair_key = ("vector", vector.static, typed(vector.vals))
         offer.independent = independent
+        if prev is None:
+            self._first.keep(ad, busy, offer.slot.kind, (flags, walked, reaches),
+                             independent, pair_key, vector)  # type: ignore[arg-type]
         self._reshape(offer, pair_key)
+
+    def _prepare_as(self, offer: Offer, ad: ClassAd, busy: bool, first: FirstState) -> None:
+        """``prepare`` of a slot's first state from the record of an earlier slot
+        that holds the same entries for every name its walk visited
+        (``first_states``): the same walk, ranks, vector and pair shape key."""
+        vector = offer.vector = first.new_vector()
+        if vector is not None:
+            offer.ad_vals = vector.vals  # the ad holds these values already
+        self._walked[id(offer)] = (ad, busy, first.walk, offer)
+        offer.independent = dict(first.independent)
+        self._reshape(offer, first.pair_key)
 
     def _independent_rank(self, key: str, expr: Expr, ad: ClassAd, reach: set[str]) -> float:
         """A policy rank that reads nothing from the job, evaluated in ``ad``: once per
-        binding of the names it reaches (slots of one machine type share most)."""
+        binding of the names it reaches (slots of one machine type share most), by
+        the residual of its literal bindings (``literal_ranks``), which counts the
+        evaluations (one per distinct layout and typed literal values)."""
         found = self._sorted_reach.get(id(reach))
         if found is None or found[0] is not reach:
             found = self._sorted_reach[id(reach)] = (reach, tuple(sorted(reach)))
@@ -287,18 +312,19 @@ class Matchmaker:
         if table is not None:
             # Ads read from files share their entry objects: the same entries, the
             # same value, found by one C-level pass (the entries are held, so their
-            # ids stay theirs); other entries go through the canonical numbers.
+            # ids stay theirs); other entries go through their literal values.
             entries = tuple(map(table.get, names))
             by_ids = (key, names, tuple(map(id, entries)))
             known = self._rank_by_ids.get(by_ids)
             if known is not None:
                 return known[0]
-        memo_key = (key, names, self._shape_keys.canon.entry_key(ad, names))
-        value = self._rank_memo.get(memo_key)
-        if value is None:
-            self.evaluations += 1
-            value = self._rank_memo[memo_key] = as_rank(
-                adeval.eval_expr(expr, ad, None, self.now))
+            bound = tuple(None if entry is None else entry[1] for entry in entries)
+        else:
+            bound = tuple(adeval.attr(ad, name) for name in names)
+        ranks = self._literal_ranks
+        before = ranks.evaluations
+        value = ranks.value(key, expr, ad, names, bound)
+        self.evaluations += ranks.evaluations - before
         if table is not None:
             self._rank_by_ids[by_ids] = (value, entries)
         return value

@@ -1,0 +1,110 @@
+"""What ``Matchmaker.prepare`` worked out for a slot's first state, shared by identity.
+
+The readers share one (spelling, expression) entry object between every ad holding
+the same line, so the slots of one machine type mostly hold the very same entries.
+Everything the first ``prepare`` of a slot works out is a function of its kind, of
+whether it is held, and of its bindings of the names its walk visited (``N``: the
+walked names and every name a job-independent policy rank reaches):
+
+* the walk (``slot_walks``) follows only those bindings;
+* the job-independent policy ranks read only the names they reach, all in ``N``;
+* the pair shape key and the resource vector read the walked names (the resource
+  names are among them: the walk starts from them).
+
+So a slot whose table holds, for every name of some remembered ``N``, the same entry
+objects as an earlier slot of the same kind and busy flag whose walk visited exactly
+``N`` gets that slot's record: the walk from the same bindings visits ``N`` again,
+and every value is the same. The test is one C-level pass of lookups per ``N`` (a few
+per cycle). The entries are held with the record, so their ids stay theirs while the
+record lives.
+
+Who holds a slot and its CurrentRank are not in the record: the shape is made from
+them per offer (``Matchmaker._reshape``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.carving import SlotVector
+
+#: at most this many records are kept in a cycle: slots with entries of their own
+#: (a held slot's RemoteUserPrio, TotalJobRunTime) never share theirs, so the memo
+#: is bounded rather than grown by every such slot of a large pool
+LIMIT = 1 << 15
+#: at most this many visited-name sets per busy flag (a few in practice)
+SETS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class FirstState:
+    """What the first ``prepare`` of a slot gave: ``walk`` is (flags, walked names,
+    reaches); ``independent`` the job-independent policy ranks (read-only: copied
+    into each offer); ``pair_key`` the pair shape key; ``vector`` the resource
+    vector's parts (names, vals, index, static, rank_keys, rank_sig) or None."""
+
+    entries: tuple
+    walk: tuple
+    independent: dict
+    pair_key: tuple
+    vector: tuple | None
+
+    def new_vector(self) -> SlotVector | None:
+        """A fresh ``SlotVector`` equal to the first slot's as ``prepare`` left it
+        (each offer carves its own)."""
+        if self.vector is None:
+            return None
+        names, vals, index, static, rank_keys, rank_sig = self.vector
+        return SlotVector(names, vals, index, static=static, rank_keys=dict(rank_keys),
+                          rank_sig=rank_sig)
+
+
+class FirstStates:
+    """The records of one cycle (see the module doc)."""
+
+    def __init__(self) -> None:
+        #: busy -> [(visited names N, {(kind, entry ids of N) -> FirstState})]
+        self._sets: dict[bool, list[tuple[tuple[str, ...], dict[tuple, FirstState]]]] = {
+            False: [], True: []}
+        self._count = 0
+
+    def find(self, ad: ClassAd, busy: bool, kind: str) -> FirstState | None:
+        """The record of an earlier slot this one shares its entries with, or None."""
+        table = adeval.table(ad)
+        if table is None:
+            return None
+        get = table.get
+        for names, records in self._sets[busy]:
+            found = records.get((kind, tuple(map(id, map(get, names)))))
+            if found is not None:
+                return found
+        return None
+
+    def keep(self, ad: ClassAd, busy: bool, kind: str, walk: tuple, independent: dict,
+             pair_key: tuple, vector: SlotVector | None) -> None:
+        """Remember what ``prepare`` gave for a slot's first state (``walk`` as
+        ``SlotWalks.walk`` returned it; ``vector`` as ``prepare`` left it)."""
+        table = adeval.table(ad)
+        if table is None or self._count >= LIMIT:
+            return
+        _, walked, reaches = walk
+        visited = set(walked)
+        for reach in reaches.values():
+            visited |= reach
+        names = tuple(sorted(visited))
+        sets = self._sets[busy]
+        records = next((r for n, r in sets if n == names), None)
+        if records is None:
+            if len(sets) >= SETS:
+                return
+            records = {}
+            sets.append((names, records))
+        entries = tuple(map(table.get, names))
+        parts = None if vector is None else (
+            vector.names, vector.vals, vector.index, vector.static,
+            dict(vector.rank_keys), vector.rank_sig)
+        records[(kind, tuple(map(id, entries)))] = FirstState(
+            entries, walk, dict(independent), pair_key, parts)
+        self._count += 1
