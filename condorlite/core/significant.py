@@ -40,6 +40,7 @@ from condorlite.core.autocluster import (
 from condorlite.core.classad.ast import Expr
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.model import Job, Slot
+from condorlite.core.row_maps import RowMap
 
 T = TypeVar("T")
 
@@ -321,15 +322,15 @@ def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
     for job in representative.values():
         target_names |= referenced(job.ad, rows.names)
     ids = [job.id for job in idle]
-    match_class_of = dict(zip(ids, _per_row(class_of_run, rows.starts, len(idle)),
-                              strict=True))
+    # (aligned lists, read as dicts only when asked: ``row_maps``)
+    match_class_of = RowMap(ids, list(_per_row(class_of_run, rows.starts, len(idle))))
     if configured:
         wanted = tuple(sorted({name.lower() for name in configured} & rows.bound))
         starts = sorted(_cuts(rows.tables, wanted)[0].union([0]))
         keys = _queue_keys(idle, 0)
         firsts = list(map(min, map(keys.__getitem__, map(slice, starts, _ends(starts, idle)))))
         cluster_of_run, _ = _numbered(idle, starts, firsts, wanted, canon)
-        cluster_of = dict(zip(ids, _per_row(cluster_of_run, starts, len(idle)), strict=True))
+        cluster_of = RowMap(ids, list(_per_row(cluster_of_run, starts, len(idle))))
     else:
         cluster_of = match_class_of  # one map serves both: neither is ever changed
     return Autoclusters(significant, configured, cluster_of, match_class_of, representative,

@@ -24,6 +24,7 @@ from condorlite.core.classad.parser import parse_expr
 from condorlite.core.first_states import FirstStates
 from condorlite.core.literal_ranks import LiteralRanks, typed_values
 from condorlite.core.policy import DEFAULT_POST_JOB_RANK, DEFAULT_PRE_JOB_RANK, Policy
+from condorlite.core.row_maps import RowMap
 from tests.core._pool import decoded_pool
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -174,3 +175,31 @@ def test_first_states_prepare_slots_as_a_full_prepare_does(tmp_path, monkeypatch
     full.run()
     one, two = shared.result(), full.result()
     assert one.matches == two.matches and one.rejections == two.rejections
+
+
+def test_row_map_reads_as_the_dict_of_its_rows():
+    ids, values = ["1.0", "1.1", "2.0", "1.1"], [1, 2, 1, 3]
+    rows = RowMap(ids, values)
+    assert rows == dict(zip(ids, values, strict=True)) == {"1.0": 1, "1.1": 3, "2.0": 1}
+    assert len(rows) == 3 and rows["1.1"] == 3 and rows.get("9.9") is None
+    assert rows.distinct() == 2  # a duplicate id: its last number counts, as in the dict
+    assert RowMap(["a", "b", "c"], [1, 2, 1]).distinct() == 2
+
+
+def test_turn_rows_by_index_equal_rows_by_id(tmp_path):
+    """The cycle's rows (id, autocluster, match class, job) read through the aligned
+    lists equal the rows looked up by id; jobs sharing an index fall back to ids."""
+    policy = replace(Policy(uid_domain="example.org"), significant_attributes=("Owner",))
+    spec = genpool.PoolSpec(slots=40, jobs=400, submitters=4, autoclusters=12, seed=3)
+    slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
+    cycle = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    assert isinstance(cycle.ac.cluster_of, RowMap)
+    assert cycle.ac.cluster_of is not cycle.ac.match_class_of  # configured: two lists
+    by_index = negotiator._rows_by_index(cycle.ac, cycle.idle)
+    by_id = negotiator._rows_by_id(cycle.ac)
+    assert by_index is not None
+    for turn in cycle.turns:
+        assert turn.rows == by_index(turn.jobs) == by_id(turn.jobs)
+    assert len({row[1] for t in cycle.turns for row in t.rows}) == cycle.ac.count < 12
+    clash = [replace(j, index=0) for j in cycle.idle[:2]] + cycle.idle[2:]
+    assert negotiator._rows_by_index(cycle.ac, clash) is None
