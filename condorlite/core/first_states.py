@@ -69,6 +69,9 @@ class FirstStates:
         self._sets: dict[bool, list[tuple[tuple[str, ...], dict[tuple, FirstState]]]] = {
             False: [], True: []}
         self._count = 0
+        #: id(a walk's reaches) -> (the reaches, the walked names, (visited names,
+        #: their records) or None), for ``keep``
+        self._visited: dict[int, tuple] = {}
 
     def find(self, ad: ClassAd, busy: bool, kind: str) -> FirstState | None:
         """The record of an earlier slot this one shares its entries with, or None."""
@@ -89,7 +92,27 @@ class FirstStates:
         table = adeval.table(ad)
         if table is None or self._count >= LIMIT:
             return
+        # (walks are shared between slots: their visited names are found once each)
         _, walked, reaches = walk
+        known = self._visited.get(id(reaches))
+        if known is None or known[0] is not reaches or known[1] is not walked:
+            known = self._visited[id(reaches)] = (reaches, walked,
+                                                  self._records(busy, walked, reaches))
+        if known[2] is None:
+            return
+        names, records = known[2]
+        entries = tuple(map(table.get, names))
+        parts = None if vector is None else (
+            vector.names, vector.vals, vector.index, vector.static,
+            dict(vector.rank_keys), vector.rank_sig)
+        records[(kind, tuple(map(id, entries)))] = FirstState(
+            entries, walk, dict(independent), pair_key, parts)
+        self._count += 1
+
+    def _records(self, busy: bool, walked: tuple[str, ...], reaches: dict
+                 ) -> tuple[tuple[str, ...], dict] | None:
+        """The visited names of a walk and the records kept under them (None when
+        the busy flag has as many name sets as it may keep)."""
         visited = set(walked)
         for reach in reaches.values():
             visited |= reach
@@ -98,13 +121,7 @@ class FirstStates:
         records = next((r for n, r in sets if n == names), None)
         if records is None:
             if len(sets) >= SETS:
-                return
+                return None
             records = {}
             sets.append((names, records))
-        entries = tuple(map(table.get, names))
-        parts = None if vector is None else (
-            vector.names, vector.vals, vector.index, vector.static,
-            dict(vector.rank_keys), vector.rank_sig)
-        records[(kind, tuple(map(id, entries)))] = FirstState(
-            entries, walk, dict(independent), pair_key, parts)
-        self._count += 1
+        return names, records

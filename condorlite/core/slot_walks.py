@@ -103,17 +103,24 @@ class SlotWalks:
             # Ads read from files share their entry objects: C-level passes of lookups
             # find each entry's references, worked out once per entry (a literal's
             # are empty whatever its value, so slots differing only in values share).
-            ids = tuple(map(id, map(table.get, names)))
+            entries = tuple(map(table.get, names))
             refs_of = self._entry_refs
-            structure = tuple(map(refs_of.get, ids))
-            if None not in structure:
-                return structure
-            for name in names:
-                entry = table.get(name)
-                if id(entry) not in refs_of:
-                    self._entries.append(entry)  # type: ignore[arg-type]
-                    refs_of[id(entry)] = self._references(entry[1])  # type: ignore[index]
-            return tuple(map(refs_of.__getitem__, ids))
+            try:
+                return tuple(map(refs_of.__getitem__, map(id, entries)))
+            except KeyError:
+                pass
+            # Entries met for the first time (a held slot's own RemoteUserPrio, say):
+            # found by C-level scans, so only they cost a Python step.
+            structure = list(map(refs_of.get, map(id, entries)))
+            at = structure.index(None)
+            while True:
+                entry = entries[at]
+                self._entries.append(entry)
+                structure[at] = refs_of[id(entry)] = self._references(entry[1])
+                try:
+                    at = structure.index(None, at + 1)
+                except ValueError:
+                    return tuple(structure)
         return self._structure_of(ad, names)
 
     def _references(self, expr: Expr) -> frozenset:
