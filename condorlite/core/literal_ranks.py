@@ -15,13 +15,15 @@ its residual, run on the literal values, equals the full evaluation in every ad 
 the layout), and each slot costs one residual run on its literal values. Values are
 remembered per (rank, names, layout, typed literal values): types are part of the
 key (``1``, ``1.0`` and ``true`` are one Python key but three ClassAd values) and so
-is the sign of a real zero. When no residual can be made, the rank is evaluated in
-full (``adeval.eval_expr``), as before.
+is the sign of a real zero. When every binding is a literal or absent, the layout
+is the tuple of the bindings' types (a form no other layout takes). When no
+residual can be made, the rank is evaluated in full (``adeval.eval_expr``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
@@ -32,10 +34,11 @@ _MISSING = object()
 
 
 def typed_values(vals: list) -> tuple:
-    """``vals`` as a key that tells apart what ClassAd tells apart: each value with
-    its type, a real by its exact bits (``-0.0`` and ``0.0`` differ; NaNs compare
-    equal to themselves)."""
-    return tuple((type(v), v.hex() if type(v) is float else v) for v in vals)
+    """``vals`` as a key that tells apart what ClassAd tells apart: the ``repr`` of
+    each value, which differs between types (``1``, ``1.0``, ``True``, ``'1'``,
+    ``Undefined``) and between reals of different bits (``-0.0`` and ``0.0``; a NaN
+    is ``nan`` whatever its payload, and no rank can tell NaN payloads apart)."""
+    return tuple(map(repr, vals))
 
 
 class LiteralRanks:
@@ -54,6 +57,8 @@ class LiteralRanks:
         self._programs: dict[tuple, Residual | None] = {}
         #: (rank, names, layout, typed literal values) -> rank value
         self._values: dict[tuple, float] = {}
+        #: the types of a binding tuple -> whether all are literals or absent
+        self._plain: dict[tuple, bool] = {}
         self.evaluations = 0
 
     def value(self, rank: str, expr: Expr, ad: ClassAd, names: tuple[str, ...],
@@ -61,20 +66,18 @@ class LiteralRanks:
         """The rank ``expr`` (named ``rank``) in ``ad``, whose bindings of ``names``
         (the names the rank reaches in it, sorted) are ``bound`` (expressions, None
         where absent)."""
-        layout = []
-        free = []
-        vals = []
-        number = self._number
-        for name, expr_of in zip(names, bound, strict=True):
-            if expr_of is None:
-                layout.append(0)
-            elif type(expr_of) is Literal:
-                layout.append(-1)
-                free.append(name)
-                vals.append(expr_of.value)
-            else:
-                layout.append(number(expr_of))
-        shape = (rank, names, tuple(layout))
+        kinds = tuple(map(type, bound))
+        plain = self._plain.get(kinds)
+        if plain is None:
+            plain = self._plain[kinds] = set(kinds) <= _PLAIN
+        if plain:
+            # Literals and absent names only (the common case): the types are the
+            # layout, and C-level passes take the values.
+            layout: tuple = kinds
+            vals = list(map(_VALUE, filter(None, bound)))
+        else:
+            layout, vals = self._layout(bound)
+        shape = (rank, names, layout)
         key = (shape, typed_values(vals))
         found = self._values.get(key)
         if found is not None:
@@ -82,9 +85,30 @@ class LiteralRanks:
         self.evaluations += 1
         program = self._programs.get(shape, _MISSING)
         if program is _MISSING:
+            free = [name for name, b in zip(names, bound, strict=True) if type(b) is Literal]
             program = self._programs[shape] = specialize(
                 expr, ad, None, [(ad, name) for name in free], self._now)
         value = (adeval.eval_expr(expr, ad, None, self._now) if program is None
                  else program(vals))
         found = self._values[key] = self._as_rank(value)
         return found
+
+    def _layout(self, bound: tuple) -> tuple[tuple, list]:
+        """Per binding: absent (0), a literal (-1) or its expression number; and the
+        literals' values in order."""
+        layout = []
+        vals = []
+        number = self._number
+        for expr in bound:
+            if expr is None:
+                layout.append(0)
+            elif type(expr) is Literal:
+                layout.append(-1)
+                vals.append(expr.value)
+            else:
+                layout.append(number(expr))
+        return tuple(layout), vals
+
+
+_PLAIN = frozenset({Literal, type(None)})
+_VALUE = attrgetter("value")

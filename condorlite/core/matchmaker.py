@@ -318,7 +318,7 @@ class Matchmaker:
             known = self._rank_by_ids.get(by_ids)
             if known is not None:
                 return known[0]
-            bound = tuple(None if entry is None else entry[1] for entry in entries)
+            bound = tuple(map(_entry_expr, entries))
         else:
             bound = tuple(adeval.attr(ad, name) for name in names)
         ranks = self._literal_ranks
@@ -830,6 +830,11 @@ class Matchmaker:
             out.rej_rank += 1
             return None
         return PRIO_PREEMPTION
+
+
+def _entry_expr(entry: tuple | None) -> Expr | None:
+    """The expression of a table entry (None for an absent name)."""
+    return None if entry is None else entry[1]
 
 
 def _box_pair(program: PairProgram) -> PairEval:

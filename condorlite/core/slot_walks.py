@@ -17,7 +17,7 @@ from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.autocluster import closure
 from condorlite.core.candidates import POST, PRANK, PRE
-from condorlite.core.classad.ast import Expr
+from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.refs import references
 
 
@@ -46,6 +46,7 @@ def reads_job(slot_ad: ClassAd, expr: Expr, job_defined: frozenset[str]) -> tupl
 
 #: A name's place in a structure when the ad does not bind it.
 UNBOUND = "unbound"
+_NO_REFS: frozenset = frozenset()
 
 
 class SlotWalks:
@@ -116,7 +117,10 @@ class SlotWalks:
             while True:
                 entry = entries[at]
                 self._entries.append(entry)
-                structure[at] = refs_of[id(entry)] = self._references(entry[1])
+                expr = entry[1]
+                # (a literal refers to nothing: no walk over it)
+                structure[at] = refs_of[id(entry)] = (
+                    _NO_REFS if type(expr) is Literal else self._references(expr))
                 try:
                     at = structure.index(None, at + 1)
                 except ValueError:
