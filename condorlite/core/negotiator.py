@@ -175,8 +175,9 @@ class Cycle:
         for claim in claims:
             pending.setdefault(claim.partitionable or claim.slot, []).append(claim)
         offers = []
-        for slot in sorted(slots, key=lambda s: s.name):
-            mine = pending.get(slot.name, [])
+        remote: dict[str, dict[str, object]] = {}  # holder -> its Remote* values
+        for slot in sorted(slots, key=_NAME):
+            mine = pending.get(slot.name, ())
             ad, holder, job, rank = slot.ad, slot.remote_user, slot.remote_job, slot.current_rank
             if slot.kind == "partitionable":
                 ad = _subtract(ad, [c for c in mine if c.partitionable], self.now)
@@ -188,7 +189,10 @@ class Cycle:
             elif slot.busy and holder is None:
                 continue  # claimed but nobody to attribute it to: not offered
             if holder is not None:
-                ad = with_attrs(ad, self._remote_attrs(holder))
+                values = remote.get(holder)
+                if values is None:
+                    values = remote[holder] = self._remote_attrs(holder)
+                ad = with_attrs(ad, values)
             offers.append(Offer(slot, ad, holder, job, rank, slot.weight))
         return offers
 
@@ -599,6 +603,7 @@ def _stamp_at(stamps: list[int], clock: int) -> int:
 
 
 _ID, _INDEX, _STATUS = attrgetter("id"), attrgetter("index"), attrgetter("status")
+_NAME = attrgetter("name")
 
 
 def _rows_by_id(ac: Autoclusters) -> Callable[[list[Job]], list[tuple]]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, compress, count, islice, repeat
-from operator import is_not, itemgetter, ne, sub
+from operator import attrgetter, is_not, itemgetter, ne, sub
 from typing import TypeVar
 
 from condorlite.core.autocluster import (
@@ -321,7 +321,7 @@ def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
     target_names: set[str] = set()
     for job in representative.values():
         target_names |= referenced(job.ad, rows.names)
-    ids = [job.id for job in idle]
+    ids = list(map(_ID, idle))
     # (aligned lists, read as dicts only when asked: ``row_maps``)
     match_class_of = RowMap(ids, list(_per_row(class_of_run, rows.starts, len(idle))))
     if configured:
@@ -343,6 +343,9 @@ def _queue_keys(jobs: list[Job], first: int) -> list[tuple]:
     ``build``'s stable sort leaves them, and no two keys tie."""
     return [(job.submitter, -job.prio, job.qdate, job.cluster, job.proc, job.index, row)
             for row, job in enumerate(jobs, first)]
+
+
+_ID = attrgetter("id")
 
 
 def _ends(starts: list[int], rows: list) -> list[int]:
