@@ -42,13 +42,16 @@ SETS = 8
 class FirstState:
     """What the first ``prepare`` of a slot gave: ``walk`` is (flags, walked names,
     reaches); ``independent`` the job-independent policy ranks (read-only: copied
-    into each offer); ``pair_key`` the pair shape key; ``vector`` the resource
-    vector's parts (names, vals, index, static, rank_keys, rank_sig) or None."""
+    into each offer); ``pair_key`` the pair shape key, numbered ``pair_shape``;
+    ``vector`` the resource vector's parts (names, vals, index, static, rank_keys,
+    rank_sig) or None."""
 
     entries: tuple
     walk: tuple
     independent: dict
     pair_key: tuple
+    #: the matchmaker's number of ``pair_key``
+    pair_shape: int
     vector: tuple | None
 
     def new_vector(self) -> SlotVector | None:
@@ -86,7 +89,7 @@ class FirstStates:
         return None
 
     def keep(self, ad: ClassAd, busy: bool, kind: str, walk: tuple, independent: dict,
-             pair_key: tuple, vector: SlotVector | None) -> None:
+             pair_key: tuple, pair_shape: int, vector: SlotVector | None) -> None:
         """Remember what ``prepare`` gave for a slot's first state (``walk`` as
         ``SlotWalks.walk`` returned it; ``vector`` as ``prepare`` left it)."""
         table = adeval.table(ad)
@@ -106,7 +109,7 @@ class FirstStates:
             vector.names, vector.vals, vector.index, vector.static,
             dict(vector.rank_keys), vector.rank_sig)
         records[(kind, tuple(map(id, entries)))] = FirstState(
-            entries, walk, dict(independent), pair_key, parts)
+            entries, walk, dict(independent), pair_key, pair_shape, parts)
         self._count += 1
 
     def _records(self, busy: bool, walked: tuple[str, ...], reaches: dict

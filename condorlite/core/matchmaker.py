@@ -283,10 +283,11 @@ class Matchmaker:
         else:
             pair_key = ("vector", vector.static, typed(vector.vals))
         offer.independent = independent
+        self._reshape(offer, pair_key)
         if prev is None:
             self._first.keep(ad, busy, offer.slot.kind, (flags, walked, reaches),
-                             independent, pair_key, vector)  # type: ignore[arg-type]
-        self._reshape(offer, pair_key)
+                             independent, pair_key, offer.pair_shape,
+                             vector)  # type: ignore[arg-type]
 
     def _prepare_as(self, offer: Offer, ad: ClassAd, busy: bool, first: FirstState) -> None:
         """``prepare`` of a slot's first state from the record of an earlier slot
@@ -297,7 +298,7 @@ class Matchmaker:
             offer.ad_vals = vector.vals  # the ad holds these values already
         self._walked[id(offer)] = (ad, busy, first.walk, offer)
         offer.independent = dict(first.independent)
-        self._reshape(offer, first.pair_key)
+        self._reshape(offer, first.pair_key, first.pair_shape)
 
     def _independent_rank(self, key: str, expr: Expr, ad: ClassAd, reach: set[str]) -> float:
         """A policy rank that reads nothing from the job, evaluated in ``ad``: once per
@@ -329,10 +330,17 @@ class Matchmaker:
             self._rank_by_ids[by_ids] = (value, entries)
         return value
 
-    def _reshape(self, offer: Offer, pair_key: tuple) -> None:
-        offer.pair_shape = self._pair_shapes.setdefault(pair_key, len(self._pair_shapes) + 1)
+    def _reshape(self, offer: Offer, pair_key: tuple, pair_shape: int = 0) -> None:
+        """Number the offer's pair shape (``pair_shape`` when the caller knows it:
+        the number ``pair_key`` was given) and its shape, (pair shape, holder,
+        CurrentRank when held), each numbered from 1 in order of first sight, and
+        place it."""
+        if not pair_shape:
+            pair_shape = self._pair_shapes.setdefault(pair_key, len(self._pair_shapes) + 1)
+        offer.pair_shape = pair_shape
         busy = offer.holder is not None
-        key = (pair_key, offer.holder, offer.current_rank if busy else None)
+        # (pair shapes number pair keys one to one: the small number keys the shape)
+        key = (pair_shape, offer.holder, offer.current_rank if busy else None)
         shape = self._shapes.setdefault(key, len(self._shapes) + 1)
         self._pair_of_shape[shape] = offer.pair_shape
         if offer.vector is not None and shape not in self._shape_left:
