@@ -254,6 +254,10 @@ class Matchmaker:
             if first is not None:
                 self._prepare_as(offer, ad, busy, first)
                 return
+            first = self._first.find_loose(ad, busy, offer.slot.kind)
+            if first is not None:
+                self._prepare_loose(offer, ad, busy, first)
+                return
         diff = None if prev is None else adeval.changed(ad, prev[0])
         if prev is not None and prev[1] == busy and same_walks(ad, prev[0], diff):
             flags, walked, reaches = prev[2]
@@ -299,6 +303,26 @@ class Matchmaker:
         self._walked[id(offer)] = (ad, busy, first.walk, offer)
         offer.independent = dict(first.independent)
         self._reshape(offer, first.pair_key, first.pair_shape)
+
+    def _prepare_loose(self, offer: Offer, ad: ClassAd, busy: bool, first: FirstState
+                       ) -> None:
+        """``prepare`` of a slot's first state from a loose record (``first_states``):
+        the same walk and pair shape key; the job-independent ranks its own."""
+        flags, _, reaches = first.walk
+        independent: dict[str, float | None] = {}
+        for key, expr in ((PRE, self.exprs.pre), (POST, self.exprs.post),
+                          (PRANK, self.exprs.preemption_rank)):
+            if key not in flags and (busy or key != PRANK):
+                independent[key] = self._independent_rank(key, expr, ad, reaches[key])
+        offer.vector = None
+        self._walked[id(offer)] = (ad, busy, first.walk, offer)
+        offer.independent = independent
+        self._reshape(offer, first.pair_key, first.pair_shape)
+        if not busy:
+            # (an unheld slot's entries are mostly its machine type's: later slots
+            # may hold them all; a held slot's own literals make that unlikely)
+            self._first.keep(ad, busy, offer.slot.kind, first.walk, independent,
+                             first.pair_key, first.pair_shape, None)
 
     def _independent_rank(self, key: str, expr: Expr, ad: ClassAd, reach: set[str]) -> float:
         """A policy rank that reads nothing from the job, evaluated in ``ad``: once per

@@ -149,22 +149,30 @@ def test_first_states_prepare_slots_as_a_full_prepare_does(tmp_path, monkeypatch
     spec = genpool.PoolSpec(slots=150, jobs=300, submitters=5, autoclusters=10, seed=7,
                             claimed_fraction=0.3)
     slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
-    hits = []
-    find = FirstStates.find
+    hits: dict[str, list[bool]] = {"find": [], "find_loose": []}
 
-    def counting(self, ad, busy, kind):
-        found = find(self, ad, busy, kind)
-        hits.append(found is not None)
-        return found
+    def counting(name):
+        method = getattr(FirstStates, name)
+
+        def count(self, ad, busy, kind):
+            found = method(self, ad, busy, kind)
+            hits[name].append(found is not None)
+            return found
+        return count
 
     with monkeypatch.context() as patch:
-        patch.setattr(FirstStates, "find", counting)
+        patch.setattr(FirstStates, "find", counting("find"))
+        patch.setattr(FirstStates, "find_loose", counting("find_loose"))
         shared = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
     with monkeypatch.context() as patch:
         patch.setattr(FirstStates, "find", lambda self, ad, busy, kind: None)
+        patch.setattr(FirstStates, "find_loose", lambda self, ad, busy, kind: None)
         full = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
-    assert sum(hits) > len(hits) // 4, "many slots should share a first state"
-    assert not all(hits)
+    exact, loose = hits["find"], hits["find_loose"]
+    assert sum(exact) > len(exact) // 4, "many slots should share a first state"
+    assert not all(exact)
+    # held slots with TotalJobRunTime of their own share loose records
+    assert sum(loose) > 0 and not all(loose)
     assert _prepared(shared) == _prepared(full)
     assert shared.mm.evaluations == full.mm.evaluations
     # offers prepared from one record carve their own vectors
