@@ -468,7 +468,10 @@ class Matchmaker:
             box = self._pmembers if offer.partitionable else self._members
         offer.box = box
         self._joins[shape] = self._joins.get(shape, 0) + 1
-        box.setdefault(shape, {})[offer.seq] = None
+        members = box.get(shape)
+        if members is None:  # (not setdefault: no dict made per call)
+            members = box[shape] = {}
+        members[offer.seq] = None
 
     def retire(self, offer: Offer) -> None:
         """Forget an offer that has become unavailable (it never comes back), so shape

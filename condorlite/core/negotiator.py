@@ -199,7 +199,11 @@ class Cycle:
     def _turns(self, idle: list[Job], submitters: dict[str, Submitter]) -> list[_Turn]:
         by_sub: dict[str, list[Job]] = {}
         for job in idle:
-            by_sub.setdefault(job.submitter, []).append(job)
+            # (no list made per job, as setdefault's default would be)
+            try:
+                by_sub[job.submitter].append(job)
+            except KeyError:
+                by_sub[job.submitter] = [job]
         rows_of = _rows_by_index(self.ac, idle) or _rows_by_id(self.ac)
         turns = []
         for name, jobs in by_sub.items():
