@@ -245,7 +245,10 @@ class Matchmaker:
 
         The walks (which policy ranks read the job, which slot names matter) are
         redone only when a binding they could follow changed: a carved slot's new
-        state reuses its previous state's walks."""
+        state reuses its previous state's walks. A slot's first state is taken from
+        the record of an earlier slot holding the same entries (``first_states``:
+        same walk, ranks, vector and pair shape key), or from a loose record (same
+        walk and pair shape key, its own ranks), before it is worked out in full."""
         ad = offer.ad
         busy = offer.holder is not None
         prev = self._walked.get(id(offer))

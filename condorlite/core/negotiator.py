@@ -186,7 +186,7 @@ class Cycle:
                 # condorlite's claim holds the slot: an idle ad not updated yet, or
                 # an ad still showing the user the claim preempted (claims.reconcile)
                 holder, job, rank = mine[0].submitter, mine[0].job, 0.0
-            elif slot.busy and holder is None:
+            elif holder is None and slot.busy:
                 continue  # claimed but nobody to attribute it to: not offered
             if holder is not None:
                 values = remote.get(holder)
