@@ -620,13 +620,15 @@ def _rows_by_id(ac: Autoclusters) -> Callable[[list[Job]], list[tuple]]:
 def _rows_by_index(ac: Autoclusters, idle: list[Job]
                    ) -> Callable[[list[Job]], list[tuple]] | None:
     """``_rows_by_id`` without the id lookups, when the grouping gave its numbers as
-    lists aligned with ``idle`` (``row_maps.RowMap``) and the jobs' ``Job.index``
-    values are distinct and not negative: the numbers are placed at each job's
-    index in a list, and a turn's rows read them from there by C-level passes.
-    None otherwise (then the ids are looked up)."""
+    lists aligned with ``idle`` itself (``row_maps.RowMap``) and the jobs'
+    ``Job.index`` values are distinct and not negative: the numbers are placed at
+    each job's index in a list, and a turn's rows read them from there by C-level
+    passes. None otherwise (then the ids are looked up). Job ids are distinct in a
+    cycle's input (the readers refuse duplicates); were two alike, each row here
+    would keep its own numbers, where the id lookup gives both the later's."""
     cluster_of, class_of = ac.cluster_of, ac.match_class_of
     if not (idle and type(cluster_of) is RowMap and type(class_of) is RowMap
-            and cluster_of.ids is class_of.ids and len(class_of.ids) == len(idle)):
+            and cluster_of.jobs is idle and class_of.jobs is idle):
         return None
     indexes = list(map(_INDEX, idle))
     if min(indexes) < 0:

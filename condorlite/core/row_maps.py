@@ -19,14 +19,16 @@ from collections.abc import Iterator, Mapping
 class RowMap(Mapping[str, int]):
     """``dict(zip(ids, values))``, built when first read (see the module doc)."""
 
-    __slots__ = ("_dict", "ids", "values_by_row")
+    __slots__ = ("_dict", "ids", "jobs", "values_by_row")
 
-    def __init__(self, ids: list[str], values: list[int]) -> None:
+    def __init__(self, ids: list[str], values: list[int], jobs: list | None = None) -> None:
         if len(ids) != len(values):
             raise ValueError("ids and values must be aligned")
-        #: the job ids and their numbers, row by row (read-only)
+        #: the job ids and their numbers, row by row (read-only), and the list of
+        #: jobs the rows are (when the builder was given one)
         self.ids = ids
         self.values_by_row = values
+        self.jobs = jobs
         self._dict: dict[str, int] | None = None
 
     def _map(self) -> dict[str, int]:

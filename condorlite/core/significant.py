@@ -325,14 +325,14 @@ def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
         target_names |= referenced(job.ad, rows.names)
     ids = list(map(_ID, idle))
     # (aligned lists, read as dicts only when asked: ``row_maps``)
-    match_class_of = RowMap(ids, list(_per_row(class_of_run, rows.starts, len(idle))))
+    match_class_of = RowMap(ids, list(_per_row(class_of_run, rows.starts, len(idle))), idle)
     if configured:
         wanted = tuple(sorted({name.lower() for name in configured} & rows.bound))
         starts = sorted(_cuts(rows.tables, wanted)[0].union([0]))
         keys = _queue_keys(idle, 0)
         firsts = list(map(min, map(keys.__getitem__, map(slice, starts, _ends(starts, idle)))))
         cluster_of_run, _ = _numbered(idle, starts, firsts, wanted, canon)
-        cluster_of = RowMap(ids, list(_per_row(cluster_of_run, starts, len(idle))))
+        cluster_of = RowMap(ids, list(_per_row(cluster_of_run, starts, len(idle))), idle)
     else:
         cluster_of = match_class_of  # one map serves both: neither is ever changed
     return Autoclusters(significant, configured, cluster_of, match_class_of, representative,

@@ -209,5 +209,13 @@ def test_turn_rows_by_index_equal_rows_by_id(tmp_path):
     for turn in cycle.turns:
         assert turn.rows == by_index(turn.jobs) == by_id(turn.jobs)
     assert len({row[1] for t in cycle.turns for row in t.rows}) == cycle.ac.count < 12
+    # the lists are read only for the very jobs they were made from
+    assert negotiator._rows_by_index(cycle.ac, list(cycle.idle)) is None
     clash = [replace(j, index=0) for j in cycle.idle[:2]] + cycle.idle[2:]
-    assert negotiator._rows_by_index(cycle.ac, clash) is None
+    of, cl = cycle.ac.cluster_of, cycle.ac.match_class_of
+    ac = replace(cycle.ac, cluster_of=RowMap(of.ids, of.values_by_row, clash),
+                 match_class_of=RowMap(cl.ids, cl.values_by_row, clash))
+    assert negotiator._rows_by_index(ac, clash) is None  # two jobs with index 0
+    ok = replace(ac, cluster_of=RowMap(of.ids, of.values_by_row, cycle.idle),
+                 match_class_of=RowMap(cl.ids, cl.values_by_row, cycle.idle))
+    assert negotiator._rows_by_index(ok, cycle.idle) is not None
