@@ -47,6 +47,8 @@ from condorlite.core.classad.ast import Literal
 LIMIT = 1 << 15
 #: at most this many visited-name sets per busy flag (a few in practice)
 SETS = 8
+#: lookups in a row without a hit after which ``find`` stops looking for a flag
+TRIES = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +85,8 @@ class FirstStates:
         self._sets: dict[bool, list[tuple[tuple[str, ...], dict[tuple, FirstState]]]] = {
             False: [], True: []}
         self._count = 0
+        #: busy -> lookups since the last hit (``find``), or -1 once given up
+        self._tries: dict[bool, int] = {False: 0, True: 0}
         #: id(a walk's reaches) -> (the reaches, the walked names, (visited names,
         #: their records) or None, (W, R, their loose records) or None), for ``keep``
         self._visited: dict[int, tuple] = {}
@@ -92,15 +96,23 @@ class FirstStates:
             False: [], True: []}
 
     def find(self, ad: ClassAd, busy: bool, kind: str) -> FirstState | None:
-        """The record of an earlier slot this one shares its entries with, or None."""
+        """The record of an earlier slot this one shares its entries with, or None.
+
+        After ``TRIES`` lookups for one busy flag without a hit (held slots with
+        literals of their own), that flag's lookups stop: a miss only sends the
+        slot down a longer way to the same outcome."""
         table = adeval.table(ad)
-        if table is None:
+        tries = self._tries
+        if table is None or tries[busy] < 0:
             return None
         get = table.get
         for names, records in self._sets[busy]:
             found = records.get((kind, tuple(map(id, map(get, names)))))
             if found is not None:
+                tries[busy] = 0
                 return found
+        if tries[busy] >= 0:
+            tries[busy] = -1 if tries[busy] + 1 >= TRIES else tries[busy] + 1
         return None
 
     def find_loose(self, ad: ClassAd, busy: bool, kind: str) -> FirstState | None:
