@@ -54,7 +54,7 @@ given. ``build_reference`` is the plain build the equivalence tests hold ``build
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from condorlite.core import adeval
@@ -62,6 +62,7 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.model import Job, Slot
+from condorlite.core.row_maps import RowMap
 
 REQUEST_PREFIX = "request"
 #: ``startswith(REQUEST_PREFIX)`` as a C-level test (the filter runs over every name of
@@ -196,19 +197,25 @@ class Autoclusters:
     ``job_names`` is every job-side name the classes were keyed on;
     ``target_names`` every name the classes' own expressions refer to (what a job can
     read from a slot, before following the slot's attributes).
+    ``build_closed`` gives both maps as ``row_maps.RowMap`` (aligned lists over the
+    jobs it was given, a dict built only when read).
     """
 
     significant: frozenset[str]
     configured: tuple[str, ...] | None
-    cluster_of: dict[str, int]
-    match_class_of: dict[str, int]
+    cluster_of: Mapping[str, int]
+    match_class_of: Mapping[str, int]
     representative: dict[int, Job]
     job_names: frozenset[str]
     target_names: frozenset[str] = frozenset()
 
     @property
     def count(self) -> int:
-        return len(set(self.cluster_of.values()))
+        """The number of autoclusters (distinct ``cluster_of`` values)."""
+        of = self.cluster_of
+        if isinstance(of, RowMap):
+            return of.distinct()
+        return len(set(of.values()))
 
 
 class _Canon:

@@ -71,7 +71,9 @@ from condorlite.core.carving import (
 )
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.parser import parse_expr
+from condorlite.core.first_states import FirstState, FirstStates
 from condorlite.core.held_groups import HeldGroups
+from condorlite.core.literal_ranks import LiteralRanks
 from condorlite.core.model import (
     NO_PREEMPTION,
     PRIO_PREEMPTION,
@@ -159,10 +161,8 @@ class Matchmaker:
         #: pair-static key -> id; (class, bindings, static) -> pair program or None;
         #: rank program key -> residual or None (see ``carving``)
         self._statics: dict[tuple, int] = {}
-        #: (rank, names it reaches, their bindings' numbers) -> value; id(reach set) ->
-        #: (the set, its names sorted)
-        self._rank_memo: dict[tuple, float] = {}
-        #: (rank, names, ids of an ad's entries for them) -> (value, the entries)
+        #: (rank, names, ids of an ad's entries for them) -> (value, the entries);
+        #: id(reach set) -> (the set, its names sorted)
         self._rank_by_ids: dict[tuple, tuple] = {}
         self._sorted_reach: dict[int, tuple[set[str], tuple[str, ...]]] = {}
         #: (rank program keys, typed state) -> independent ranks (``prepare_carved``)
@@ -220,6 +220,10 @@ class Matchmaker:
         self._pair_shapes: dict[tuple, int] = {}
         self._walks = SlotWalks(self.slot_names, self.exprs, self.job_defined,
                                 self.preemption_off)
+        #: what first states of slots gave, shared by entry identity (``first_states``)
+        self._first = FirstStates()
+        #: job-independent policy ranks by their literal bindings (``literal_ranks``)
+        self._literal_ranks = LiteralRanks(self._shape_keys.canon.number, now, as_rank)
         #: shape -> its pair shape (a shape's offers all have the same one)
         self._pair_of_shape: dict[int, int] = {}
         #: id(offer) -> (ad walked, busy, (flags, walked names), offer)
@@ -241,10 +245,22 @@ class Matchmaker:
 
         The walks (which policy ranks read the job, which slot names matter) are
         redone only when a binding they could follow changed: a carved slot's new
-        state reuses its previous state's walks."""
+        state reuses its previous state's walks. A slot's first state is taken from
+        the record of an earlier slot holding the same entries (``first_states``:
+        same walk, ranks, vector and pair shape key), or from a loose record (same
+        walk and pair shape key, its own ranks), before it is worked out in full."""
         ad = offer.ad
         busy = offer.holder is not None
         prev = self._walked.get(id(offer))
+        if prev is None:
+            first = self._first.find(ad, busy, offer.slot.kind)
+            if first is not None:
+                self._prepare_as(offer, ad, busy, first)
+                return
+            first = self._first.find_loose(ad, busy, offer.slot.kind)
+            if first is not None:
+                self._prepare_loose(offer, ad, busy, first)
+                return
         diff = None if prev is None else adeval.changed(ad, prev[0])
         if prev is not None and prev[1] == busy and same_walks(ad, prev[0], diff):
             flags, walked, reaches = prev[2]
@@ -275,10 +291,47 @@ class Matchmaker:
             pair_key = ("vector", vector.static, typed(vector.vals))
         offer.independent = independent
         self._reshape(offer, pair_key)
+        if prev is None:
+            self._first.keep(ad, busy, offer.slot.kind, (flags, walked, reaches),
+                             independent, pair_key, offer.pair_shape,
+                             vector)  # type: ignore[arg-type]
+
+    def _prepare_as(self, offer: Offer, ad: ClassAd, busy: bool, first: FirstState) -> None:
+        """``prepare`` of a slot's first state from the record of an earlier slot
+        that holds the same entries for every name its walk visited
+        (``first_states``): the same walk, ranks, vector and pair shape key."""
+        vector = offer.vector = first.new_vector()
+        if vector is not None:
+            offer.ad_vals = vector.vals  # the ad holds these values already
+        self._walked[id(offer)] = (ad, busy, first.walk, offer)
+        offer.independent = dict(first.independent)
+        self._reshape(offer, first.pair_key, first.pair_shape)
+
+    def _prepare_loose(self, offer: Offer, ad: ClassAd, busy: bool, first: FirstState
+                       ) -> None:
+        """``prepare`` of a slot's first state from a loose record (``first_states``):
+        the same walk and pair shape key; the job-independent ranks its own."""
+        flags, _, reaches = first.walk
+        independent: dict[str, float | None] = {}
+        for key, expr in ((PRE, self.exprs.pre), (POST, self.exprs.post),
+                          (PRANK, self.exprs.preemption_rank)):
+            if key not in flags and (busy or key != PRANK):
+                independent[key] = self._independent_rank(key, expr, ad, reaches[key])
+        offer.vector = None
+        self._walked[id(offer)] = (ad, busy, first.walk, offer)
+        offer.independent = independent
+        self._reshape(offer, first.pair_key, first.pair_shape)
+        if not busy:
+            # (an unheld slot's entries are mostly its machine type's: later slots
+            # may hold them all; a held slot's own literals make that unlikely)
+            self._first.keep(ad, busy, offer.slot.kind, first.walk, independent,
+                             first.pair_key, first.pair_shape, None)
 
     def _independent_rank(self, key: str, expr: Expr, ad: ClassAd, reach: set[str]) -> float:
         """A policy rank that reads nothing from the job, evaluated in ``ad``: once per
-        binding of the names it reaches (slots of one machine type share most)."""
+        binding of the names it reaches (slots of one machine type share most), by
+        the residual of its literal bindings (``literal_ranks``), which counts the
+        evaluations (one per distinct layout and typed literal values)."""
         found = self._sorted_reach.get(id(reach))
         if found is None or found[0] is not reach:
             found = self._sorted_reach[id(reach)] = (reach, tuple(sorted(reach)))
@@ -287,26 +340,34 @@ class Matchmaker:
         if table is not None:
             # Ads read from files share their entry objects: the same entries, the
             # same value, found by one C-level pass (the entries are held, so their
-            # ids stay theirs); other entries go through the canonical numbers.
+            # ids stay theirs); other entries go through their literal values.
             entries = tuple(map(table.get, names))
             by_ids = (key, names, tuple(map(id, entries)))
             known = self._rank_by_ids.get(by_ids)
             if known is not None:
                 return known[0]
-        memo_key = (key, names, self._shape_keys.canon.entry_key(ad, names))
-        value = self._rank_memo.get(memo_key)
-        if value is None:
-            self.evaluations += 1
-            value = self._rank_memo[memo_key] = as_rank(
-                adeval.eval_expr(expr, ad, None, self.now))
+            bound = tuple(map(_entry_expr, entries))
+        else:
+            bound = tuple(adeval.attr(ad, name) for name in names)
+        ranks = self._literal_ranks
+        before = ranks.evaluations
+        value = ranks.value(key, expr, ad, names, bound)
+        self.evaluations += ranks.evaluations - before
         if table is not None:
             self._rank_by_ids[by_ids] = (value, entries)
         return value
 
-    def _reshape(self, offer: Offer, pair_key: tuple) -> None:
-        offer.pair_shape = self._pair_shapes.setdefault(pair_key, len(self._pair_shapes) + 1)
+    def _reshape(self, offer: Offer, pair_key: tuple, pair_shape: int = 0) -> None:
+        """Number the offer's pair shape (``pair_shape`` when the caller knows it:
+        the number ``pair_key`` was given) and its shape, (pair shape, holder,
+        CurrentRank when held), each numbered from 1 in order of first sight, and
+        place it."""
+        if not pair_shape:
+            pair_shape = self._pair_shapes.setdefault(pair_key, len(self._pair_shapes) + 1)
+        offer.pair_shape = pair_shape
         busy = offer.holder is not None
-        key = (pair_key, offer.holder, offer.current_rank if busy else None)
+        # (pair shapes number pair keys one to one: the small number keys the shape)
+        key = (pair_shape, offer.holder, offer.current_rank if busy else None)
         shape = self._shapes.setdefault(key, len(self._shapes) + 1)
         self._pair_of_shape[shape] = offer.pair_shape
         if offer.vector is not None and shape not in self._shape_left:
@@ -410,7 +471,10 @@ class Matchmaker:
             box = self._pmembers if offer.partitionable else self._members
         offer.box = box
         self._joins[shape] = self._joins.get(shape, 0) + 1
-        box.setdefault(shape, {})[offer.seq] = None
+        members = box.get(shape)
+        if members is None:  # (not setdefault: no dict made per call)
+            members = box[shape] = {}
+        members[offer.seq] = None
 
     def retire(self, offer: Offer) -> None:
         """Forget an offer that has become unavailable (it never comes back), so shape
@@ -809,6 +873,11 @@ class Matchmaker:
             out.rej_rank += 1
             return None
         return PRIO_PREEMPTION
+
+
+def _entry_expr(entry: tuple | None) -> Expr | None:
+    """The expression of a table entry (None for an absent name)."""
+    return None if entry is None else entry[1]
 
 
 def _box_pair(program: PairProgram) -> PairEval:

@@ -43,10 +43,11 @@ or input order otherwise.
 from __future__ import annotations
 
 from bisect import bisect_right, insort
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from itertools import islice
-from operator import attrgetter
+from itertools import compress, islice, repeat
+from operator import attrgetter, eq
 from types import MappingProxyType
 
 from condorlite.core import limits as lim
@@ -56,6 +57,7 @@ from condorlite.core.autocluster import Autoclusters
 from condorlite.core.candidates import ENTRY_IDX, ENTRY_REASON, ENTRY_VERSION, Candidates
 from condorlite.core.matchmaker import REMOTE_ATTRS, Matchmaker, PolicyExprs
 from condorlite.core.model import (
+    IDLE,
     NO_PREEMPTION,
     PRIO_PREEMPTION,
     RANK_PREEMPTION,
@@ -72,6 +74,7 @@ from condorlite.core.model import (
 from condorlite.core.offers import Offer, carve, with_attrs
 from condorlite.core.piece_costs import PieceCosts
 from condorlite.core.policy import Policy
+from condorlite.core.row_maps import RowMap
 from condorlite.core.significant import build_closed
 
 DONE, RESUME = "done", "resume"
@@ -132,7 +135,10 @@ class Cycle:
         weights = [o.weight for o in self.offers] or [1.0]
         self.min_weight = min(weights)
         held = {c.job for c in claims if c.job}
-        idle = [j for j in jobs if j.idle and j.id not in held]
+        # (a C-level pass: the status test runs over every job of the queue)
+        idle = list(compress(jobs, map(eq, map(_STATUS, jobs), repeat(IDLE))))
+        if held:
+            idle = [j for j in idle if j.id not in held]
         self.idle = idle
         self.ac = self._autoclusters(slots, idle)
         defined = set()
@@ -169,8 +175,9 @@ class Cycle:
         for claim in claims:
             pending.setdefault(claim.partitionable or claim.slot, []).append(claim)
         offers = []
-        for slot in sorted(slots, key=lambda s: s.name):
-            mine = pending.get(slot.name, [])
+        remote: dict[str, dict[str, object]] = {}  # holder -> its Remote* values
+        for slot in sorted(slots, key=_NAME):
+            mine = pending.get(slot.name, ())
             ad, holder, job, rank = slot.ad, slot.remote_user, slot.remote_job, slot.current_rank
             if slot.kind == "partitionable":
                 ad = _subtract(ad, [c for c in mine if c.partitionable], self.now)
@@ -179,17 +186,25 @@ class Cycle:
                 # condorlite's claim holds the slot: an idle ad not updated yet, or
                 # an ad still showing the user the claim preempted (claims.reconcile)
                 holder, job, rank = mine[0].submitter, mine[0].job, 0.0
-            elif slot.busy and holder is None:
+            elif holder is None and slot.busy:
                 continue  # claimed but nobody to attribute it to: not offered
             if holder is not None:
-                ad = with_attrs(ad, self._remote_attrs(holder))
+                values = remote.get(holder)
+                if values is None:
+                    values = remote[holder] = self._remote_attrs(holder)
+                ad = with_attrs(ad, values)
             offers.append(Offer(slot, ad, holder, job, rank, slot.weight))
         return offers
 
     def _turns(self, idle: list[Job], submitters: dict[str, Submitter]) -> list[_Turn]:
         by_sub: dict[str, list[Job]] = {}
         for job in idle:
-            by_sub.setdefault(job.submitter, []).append(job)
+            # (no list made per job, as setdefault's default would be)
+            try:
+                by_sub[job.submitter].append(job)
+            except KeyError:
+                by_sub[job.submitter] = [job]
+        rows_of = _rows_by_index(self.ac, idle) or _rows_by_id(self.ac)
         turns = []
         for name, jobs in by_sub.items():
             fresh = Submitter(name, eup=0.5 * self.policy.default_prio_factor, usage=0.0)
@@ -197,9 +212,7 @@ class Cycle:
             self.eup.setdefault(name, info.eup)
             self.usage.setdefault(name, info.usage)
             _queue_sort(jobs)
-            cluster_of, class_of = self.ac.cluster_of, self.ac.match_class_of
-            turns.append(_Turn(info, jobs, rows=[(j.id, cluster_of[j.id], class_of[j.id], j)
-                                                 for j in jobs]))
+            turns.append(_Turn(info, jobs, rows=rows_of(jobs)))
         turns.sort(key=lambda t: (self.eup[t.info.name], t.info.name))
         return turns
 
@@ -644,6 +657,56 @@ def _stamp_at(stamps: list[int], clock: int) -> int:
     first)."""
     at = bisect_right(stamps, clock)
     return stamps[at - 1] if at else 0
+
+
+_ID, _INDEX, _STATUS = attrgetter("id"), attrgetter("index"), attrgetter("status")
+_NAME = attrgetter("name")
+
+
+def _rows_by_id(ac: Autoclusters) -> Callable[[list[Job]], list[tuple]]:
+    """``_Turn.rows`` of some jobs: (id, autocluster, match class, job) each, the
+    numbers looked up by job id."""
+    cluster_of, class_of = ac.cluster_of, ac.match_class_of
+    return lambda jobs: [(j.id, cluster_of[j.id], class_of[j.id], j) for j in jobs]
+
+
+def _rows_by_index(ac: Autoclusters, idle: list[Job]
+                   ) -> Callable[[list[Job]], list[tuple]] | None:
+    """``_rows_by_id`` without the id lookups, when the grouping gave its numbers as
+    lists aligned with ``idle`` itself (``row_maps.RowMap``) and the jobs'
+    ``Job.index`` values are distinct and not negative: the numbers are placed at
+    each job's index in a list, and a turn's rows read them from there by C-level
+    passes. None otherwise (then the ids are looked up). Job ids are distinct in a
+    cycle's input (the readers refuse duplicates); were two alike, each row here
+    would keep its own numbers, where the id lookup gives both the later's."""
+    cluster_of, class_of = ac.cluster_of, ac.match_class_of
+    if not (idle and type(cluster_of) is RowMap and type(class_of) is RowMap
+            and cluster_of.jobs is idle and class_of.jobs is idle):
+        return None
+    indexes = list(map(_INDEX, idle))
+    if min(indexes) < 0:
+        return None
+    size = max(indexes) + 1
+    if size > 4 * len(idle) + 1024:
+        return None  # sparse indexes: a list that large is not worth it
+    classes: list = [None] * size
+    deque(map(classes.__setitem__, indexes, class_of.values_by_row), maxlen=0)
+    if classes.count(None) != size - len(idle):
+        return None  # two jobs with one index: the later overwrote the earlier
+    if cluster_of is class_of:
+        clusters = classes
+    else:
+        clusters = [None] * size
+        deque(map(clusters.__setitem__, indexes, cluster_of.values_by_row), maxlen=0)
+
+    def rows(jobs: list[Job]) -> list[tuple]:
+        at = list(map(_INDEX, jobs))
+        ids = map(_ID, jobs)
+        of_class = list(map(classes.__getitem__, at))
+        of_cluster = of_class if clusters is classes else map(clusters.__getitem__, at)
+        return list(zip(ids, of_cluster, of_class, jobs, strict=True))
+
+    return rows
 
 
 def _queue_sort(jobs: list[Job]) -> None:

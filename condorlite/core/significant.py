@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, compress, count, islice, repeat
-from operator import is_not, itemgetter, ne, sub
+from operator import attrgetter, is_not, itemgetter, ne, sub
 from typing import TypeVar
 
 from condorlite.core.autocluster import (
@@ -37,9 +37,10 @@ from condorlite.core.autocluster import (
     referenced,
     slot_side_names,
 )
-from condorlite.core.classad.ast import Expr
+from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.model import Job, Slot
+from condorlite.core.row_maps import RowMap
 
 T = TypeVar("T")
 
@@ -259,9 +260,11 @@ def _read_rows(tables: list[dict], names: Iterable[str], use: Callable[[itemgett
 
 
 def _names_in(entries: Iterable[tuple[str, Expr] | None]) -> set[str]:
+    """Every name the entries' expressions refer to. A literal refers to none: a
+    column of a slot's own values (``TotalJobRunTime``) costs no walk per entry."""
     found: set[str] = set()
     for entry in entries:
-        if entry is not None:
+        if entry is not None and type(entry[1]) is not Literal:
             found |= _names_of(entry[1])
     return found
 
@@ -320,16 +323,16 @@ def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
     target_names: set[str] = set()
     for job in representative.values():
         target_names |= referenced(job.ad, rows.names)
-    ids = [job.id for job in idle]
-    match_class_of = dict(zip(ids, _per_row(class_of_run, rows.starts, len(idle)),
-                              strict=True))
+    ids = list(map(_ID, idle))
+    # (aligned lists, read as dicts only when asked: ``row_maps``)
+    match_class_of = RowMap(ids, list(_per_row(class_of_run, rows.starts, len(idle))), idle)
     if configured:
         wanted = tuple(sorted({name.lower() for name in configured} & rows.bound))
         starts = sorted(_cuts(rows.tables, wanted)[0].union([0]))
         keys = _queue_keys(idle, 0)
         firsts = list(map(min, map(keys.__getitem__, map(slice, starts, _ends(starts, idle)))))
         cluster_of_run, _ = _numbered(idle, starts, firsts, wanted, canon)
-        cluster_of = dict(zip(ids, _per_row(cluster_of_run, starts, len(idle)), strict=True))
+        cluster_of = RowMap(ids, list(_per_row(cluster_of_run, starts, len(idle))), idle)
     else:
         cluster_of = match_class_of  # one map serves both: neither is ever changed
     return Autoclusters(significant, configured, cluster_of, match_class_of, representative,
@@ -342,6 +345,9 @@ def _queue_keys(jobs: list[Job], first: int) -> list[tuple]:
     ``build``'s stable sort leaves them, and no two keys tie."""
     return [(job.submitter, -job.prio, job.qdate, job.cluster, job.proc, job.index, row)
             for row, job in enumerate(jobs, first)]
+
+
+_ID = attrgetter("id")
 
 
 def _ends(starts: list[int], rows: list) -> list[int]:

@@ -17,7 +17,7 @@ from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.autocluster import closure
 from condorlite.core.candidates import POST, PRANK, PRE
-from condorlite.core.classad.ast import Expr
+from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.refs import references
 
 
@@ -46,6 +46,7 @@ def reads_job(slot_ad: ClassAd, expr: Expr, job_defined: frozenset[str]) -> tupl
 
 #: A name's place in a structure when the ad does not bind it.
 UNBOUND = "unbound"
+_NO_REFS: frozenset = frozenset()
 
 
 class SlotWalks:
@@ -103,17 +104,27 @@ class SlotWalks:
             # Ads read from files share their entry objects: C-level passes of lookups
             # find each entry's references, worked out once per entry (a literal's
             # are empty whatever its value, so slots differing only in values share).
-            ids = tuple(map(id, map(table.get, names)))
+            entries = tuple(map(table.get, names))
             refs_of = self._entry_refs
-            structure = tuple(map(refs_of.get, ids))
-            if None not in structure:
-                return structure
-            for name in names:
-                entry = table.get(name)
-                if id(entry) not in refs_of:
-                    self._entries.append(entry)  # type: ignore[arg-type]
-                    refs_of[id(entry)] = self._references(entry[1])  # type: ignore[index]
-            return tuple(map(refs_of.__getitem__, ids))
+            try:
+                return tuple(map(refs_of.__getitem__, map(id, entries)))
+            except KeyError:
+                pass
+            # Entries met for the first time (a held slot's own RemoteUserPrio, say):
+            # found by C-level scans, so only they cost a Python step.
+            structure = list(map(refs_of.get, map(id, entries)))
+            at = structure.index(None)
+            while True:
+                entry = entries[at]
+                self._entries.append(entry)
+                expr = entry[1]
+                # (a literal refers to nothing: no walk over it)
+                structure[at] = refs_of[id(entry)] = (
+                    _NO_REFS if type(expr) is Literal else self._references(expr))
+                try:
+                    at = structure.index(None, at + 1)
+                except ValueError:
+                    return tuple(structure)
         return self._structure_of(ad, names)
 
     def _references(self, expr: Expr) -> frozenset:

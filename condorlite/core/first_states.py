@@ -1,0 +1,191 @@
+"""What ``Matchmaker.prepare`` worked out for a slot's first state, shared by identity.
+
+The readers share one (spelling, expression) entry object between every ad holding
+the same line, so the slots of one machine type mostly hold the very same entries.
+Everything the first ``prepare`` of a slot works out is a function of its kind, of
+whether it is held, and of its bindings of the names its walk visited (``N``: the
+walked names and every name a job-independent policy rank reaches):
+
+* the walk (``slot_walks``) follows only those bindings;
+* the job-independent policy ranks read only the names they reach, all in ``N``;
+* the pair shape key and the resource vector read the walked names (the resource
+  names are among them: the walk starts from them).
+
+So a slot whose table holds, for every name of some remembered ``N``, the same entry
+objects as an earlier slot of the same kind and busy flag whose walk visited exactly
+``N`` gets that slot's record: the walk from the same bindings visits ``N`` again,
+and every value is the same. The test is one C-level pass of lookups per ``N`` (a few
+per cycle). The entries are held with the record, so their ids stay theirs while the
+record lives.
+
+Who holds a slot and its CurrentRank are not in the record: the shape is made from
+them per offer (``Matchmaker._reshape``).
+
+*Loose records* (``find_loose``), for slots without a resource vector: a held slot
+binds names only its job-independent ranks read (``TotalJobRunTime``,
+``RemoteUserPrio``) to literals of its own, so no other slot holds its entries.
+The walk reads, of each visited name, only whether it is bound and the references
+of its binding, and a literal refers to nothing; so a slot that holds the same
+entries for the walked names ``W`` and, for each other visited name ``R``, is alike
+absent, a literal (any value) or the same entry, walks as the recorded slot, and
+its pair shape key (made of ``W``'s bindings) is the same. Its job-independent
+ranks, which read ``R``, are worked out again for the slot itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.carving import SlotVector
+from condorlite.core.classad.ast import Literal
+
+#: at most this many records are kept in a cycle: slots with entries of their own
+#: (a held slot's RemoteUserPrio, TotalJobRunTime) never share theirs, so the memo
+#: is bounded rather than grown by every such slot of a large pool
+LIMIT = 1 << 15
+#: at most this many visited-name sets per busy flag (a few in practice)
+SETS = 8
+#: lookups in a row without a hit after which ``find`` stops looking for a flag
+TRIES = 256
+
+
+@dataclass(frozen=True, slots=True)
+class FirstState:
+    """What the first ``prepare`` of a slot gave: ``walk`` is (flags, walked names,
+    reaches); ``independent`` the job-independent policy ranks (read-only: copied
+    into each offer); ``pair_key`` the pair shape key, numbered ``pair_shape``;
+    ``vector`` the resource vector's parts (names, vals, index, static, rank_keys,
+    rank_sig) or None."""
+
+    entries: tuple
+    walk: tuple
+    independent: dict
+    pair_key: tuple
+    #: the matchmaker's number of ``pair_key``
+    pair_shape: int
+    vector: tuple | None
+
+    def new_vector(self) -> SlotVector | None:
+        """A fresh ``SlotVector`` equal to the first slot's as ``prepare`` left it
+        (each offer carves its own)."""
+        if self.vector is None:
+            return None
+        names, vals, index, static, rank_keys, rank_sig = self.vector
+        return SlotVector(names, vals, index, static=static, rank_keys=dict(rank_keys),
+                          rank_sig=rank_sig)
+
+
+class FirstStates:
+    """The records of one cycle (see the module doc)."""
+
+    def __init__(self) -> None:
+        #: busy -> [(visited names N, {(kind, entry ids of N) -> FirstState})]
+        self._sets: dict[bool, list[tuple[tuple[str, ...], dict[tuple, FirstState]]]] = {
+            False: [], True: []}
+        self._count = 0
+        #: busy -> lookups since the last hit (``find``), or -1 once given up
+        self._tries: dict[bool, int] = {False: 0, True: 0}
+        #: id(a walk's reaches) -> (the reaches, the walked names, (visited names,
+        #: their records) or None, (W, R, their loose records) or None), for ``keep``
+        self._visited: dict[int, tuple] = {}
+        #: busy -> [(walked names W, other visited names R, {(kind, entry ids of W,
+        #: ``_kind`` of R's entries) -> FirstState})]
+        self._loose: dict[bool, list[tuple[tuple, tuple, dict[tuple, FirstState]]]] = {
+            False: [], True: []}
+
+    def find(self, ad: ClassAd, busy: bool, kind: str) -> FirstState | None:
+        """The record of an earlier slot this one shares its entries with, or None.
+
+        After ``TRIES`` lookups for one busy flag without a hit (held slots with
+        literals of their own), that flag's lookups stop: a miss only sends the
+        slot down a longer way to the same outcome."""
+        table = adeval.table(ad)
+        tries = self._tries
+        if table is None or tries[busy] < 0:
+            return None
+        get = table.get
+        for names, records in self._sets[busy]:
+            found = records.get((kind, tuple(map(id, map(get, names)))))
+            if found is not None:
+                tries[busy] = 0
+                return found
+        if tries[busy] >= 0:
+            tries[busy] = -1 if tries[busy] + 1 >= TRIES else tries[busy] + 1
+        return None
+
+    def find_loose(self, ad: ClassAd, busy: bool, kind: str) -> FirstState | None:
+        """A loose record (module doc) this slot matches, or None. Its
+        ``independent`` is empty: the caller works the ranks out."""
+        table = adeval.table(ad)
+        if table is None:
+            return None
+        get = table.get
+        for walked, others, records in self._loose[busy]:
+            found = records.get((kind, tuple(map(id, map(get, walked))),
+                                 tuple(map(_kind, map(get, others)))))
+            if found is not None:
+                return found
+        return None
+
+    def keep(self, ad: ClassAd, busy: bool, kind: str, walk: tuple, independent: dict,
+             pair_key: tuple, pair_shape: int, vector: SlotVector | None) -> None:
+        """Remember what ``prepare`` gave for a slot's first state (``walk`` as
+        ``SlotWalks.walk`` returned it; ``vector`` as ``prepare`` left it)."""
+        table = adeval.table(ad)
+        if table is None or self._count >= LIMIT:
+            return
+        # (walks are shared between slots: their visited names are found once each)
+        _, walked, reaches = walk
+        known = self._visited.get(id(reaches))
+        if known is None or known[0] is not reaches or known[1] is not walked:
+            known = self._visited[id(reaches)] = (
+                reaches, walked, *self._records(busy, walked, reaches))
+        if known[2] is not None:
+            names, records = known[2]
+            entries = tuple(map(table.get, names))
+            parts = None if vector is None else (
+                vector.names, vector.vals, vector.index, vector.static,
+                dict(vector.rank_keys), vector.rank_sig)
+            records[(kind, tuple(map(id, entries)))] = FirstState(
+                entries, walk, dict(independent), pair_key, pair_shape, parts)
+            self._count += 1
+        if known[3] is not None and vector is None:
+            names, others, records = known[3]
+            entries = tuple(map(table.get, names)) + tuple(map(table.get, others))
+            key = (kind, tuple(map(id, entries[:len(names)])),
+                   tuple(map(_kind, entries[len(names):])))
+            if key not in records:
+                records[key] = FirstState(entries, walk, {}, pair_key, pair_shape, None)
+                self._count += 1
+
+    def _records(self, busy: bool, walked: tuple[str, ...], reaches: dict) -> tuple:
+        """The visited names of a walk and the records kept under them, and the
+        walked names, the other visited names and the loose records kept under
+        them (each None when the busy flag has as many name sets as it may keep)."""
+        visited = set(walked)
+        for reach in reaches.values():
+            visited |= reach
+        names = tuple(sorted(visited))
+        others = tuple(sorted(visited - set(walked)))
+        sets = self._sets[busy]
+        records = next((r for n, r in sets if n == names), None)
+        if records is None and len(sets) < SETS:
+            records = {}
+            sets.append((names, records))
+        loose_sets = self._loose[busy]
+        loose = next((r for w, o, r in loose_sets if w == walked and o == others), None)
+        if loose is None and len(loose_sets) < SETS:
+            loose = {}
+            loose_sets.append((walked, others, loose))
+        return (None if records is None else (names, records),
+                None if loose is None else (walked, others, loose))
+
+
+def _kind(entry: tuple | None) -> int:
+    """How a loose record keys a binding only job-independent ranks read: absent
+    (0), a literal (1, whatever its value), else the entry's identity."""
+    if entry is None:
+        return 0
+    return 1 if type(entry[1]) is Literal else id(entry)

@@ -1,0 +1,221 @@
+"""The cycle's set-up shares work between slots without changing any answer.
+
+``literal_ranks``: a job-independent policy rank run as the residual of a slot's
+literal bindings equals the full evaluation, whatever the literal values and types.
+``first_states``: a slot prepared from the record of an earlier slot holding the same
+entries ends up exactly as a full ``prepare`` leaves it.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from condorlite.core import adeval, negotiator
+from condorlite.core.autocluster import _Canon
+from condorlite.core.candidates import as_rank
+from condorlite.core.classad import parse_ad
+from condorlite.core.classad.parser import parse_expr
+from condorlite.core.first_states import FirstStates
+from condorlite.core.literal_ranks import LiteralRanks, typed_values
+from condorlite.core.policy import DEFAULT_POST_JOB_RANK, DEFAULT_PRE_JOB_RANK, Policy
+from condorlite.core.row_maps import RowMap
+from tests.core._pool import decoded_pool
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import genpool  # a script directory, not a package
+
+NOW = 1_700_000_000
+
+RANKS = [
+    DEFAULT_POST_JOB_RANK,
+    DEFAULT_PRE_JOB_RANK,
+    "(RemoteUserPrio * 1000000) - ifThenElse(isUndefined(TotalJobRunTime), 0, "
+    "TotalJobRunTime)",
+    "ifThenElse(isReal(KFlops), 1, 0) * 10 + isBoolean(KFlops) * 100 + 1 / KFlops",
+    'strcmp(Arch, "X86_64") * SlotID + size(Arch)',
+    "Derived * 2 + SlotID",
+]
+NAMES = ("SlotID", "KFlops", "Offline", "RemoteOwner", "Cpus", "Memory", "Arch",
+         "RemoteUserPrio", "TotalJobRunTime", "Rank")
+
+literals = st.one_of(
+    st.integers(-5, 5),
+    st.sampled_from([0.0, -0.0, 1.0, 1.5, -2.25, 1e300, float("inf")]),
+    st.booleans(),
+    st.sampled_from(['"X86_64"', '"arm"', '""']),
+    st.just("undefined"),
+)
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else "real(\"INF\")"
+    return str(value)
+
+
+def _ad(bindings: dict[str, object], derived: bool):
+    lines = ["MyType = \"Machine\""]
+    lines += [f"{name} = {_text(value)}" for name, value in bindings.items()]
+    if derived:
+        lines.append("Derived = SlotID * 3 - Cpus")  # not a literal: a layout number
+    return parse_ad("\n".join(lines))
+
+
+def _reach(ad, expr) -> tuple[str, ...]:
+    """Every name the rank can read in ``ad`` (as ``slot_walks.reads_job`` finds)."""
+    from condorlite.core.slot_walks import reads_job
+    return tuple(sorted(reads_job(ad, expr, frozenset())[1]))
+
+
+# One memo for every example: residuals made for one ad are reused by later ads of
+# the same layout with other literal values, which is what must be exact.
+_SHARED = LiteralRanks(_Canon().number, NOW, as_rank)
+
+
+def _same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) ==
+                                                math.copysign(1, b))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(RANKS),
+       st.dictionaries(st.sampled_from(NAMES), literals, max_size=len(NAMES)),
+       st.booleans())
+def test_a_rank_by_its_literal_residual_equals_the_full_evaluation(text, bindings, derived):
+    expr = parse_expr(text)
+    ad = _ad(bindings, derived)
+    names = _reach(ad, expr)
+    bound = tuple(adeval.attr(ad, name) for name in names)
+    got = _SHARED.value(text, expr, ad, names, bound)
+    want = as_rank(adeval.eval_expr(expr, ad, None, NOW))
+    assert _same(got, want)
+
+
+def test_types_and_the_sign_of_zero_are_part_of_the_key():
+    """``1``, ``1.0`` and ``true`` (one Python key) are three ClassAd values, as are
+    ``0.0`` and ``-0.0`` (printed apart): each is evaluated on its own."""
+    ranks = LiteralRanks(_Canon().number, NOW, as_rank)
+    text = "isReal(X) * 10 + isBoolean(X) * 100 + size(string(Z))"
+    expr = parse_expr(text)
+    got = {}
+    for x, z in [("1", "1"), ("1.0", "1"), ("true", "1"), ("1", "0.0"), ("1", "-0.0")]:
+        ad = parse_ad(f"X = {x}\nZ = {z}")
+        names = ("x", "z")
+        got[(x, z)] = ranks.value("r", expr, ad, names, tuple(adeval.attr(ad, n) for n in names))
+        assert _same(got[(x, z)], as_rank(adeval.eval_expr(expr, ad, None, NOW)))
+    assert ranks.evaluations == 5
+    assert got[("1", "1")] == 1 and got[("1.0", "1")] == 11 and got[("true", "1")] == 101
+    assert got[("1", "0.0")] == 3 and got[("1", "-0.0")] == 4  # "0.0", "-0.0"
+    # the same values again: answered from the memo
+    ad = parse_ad("X = 1.0\nZ = 1")
+    assert ranks.value("r", expr, ad, ("x", "z"), (adeval.attr(ad, "x"),
+                                                   adeval.attr(ad, "z"))) == 11
+    assert ranks.evaluations == 5
+
+
+def test_typed_values_tell_apart_what_classad_does():
+    assert len({typed_values([v]) for v in (1, 1.0, True, 0.0, -0.0)}) == 5
+    assert typed_values([float("nan")]) == typed_values([float("nan")])
+
+
+def _prepared(cycle: negotiator.Cycle) -> list[tuple]:
+    """Everything ``prepare`` leaves in an offer and the matchmaker, per offer."""
+    out = []
+    for offer in cycle.offers:
+        vector = offer.vector
+        vec = None if vector is None else (
+            vector.names, vector.vals, vector.index, vector.static,
+            vector.rank_keys, vector.rank_sig)
+        walk = cycle.mm._walked[id(offer)][2]
+        out.append((offer.name, offer.shape, offer.pair_shape, offer.independent, vec, walk,
+                    offer.ad_vals))
+    return out
+
+
+def test_first_states_prepare_slots_as_a_full_prepare_does(tmp_path, monkeypatch):
+    """A pool read through the interning reader (slots of one machine type share
+    entries): offers prepared from records equal offers prepared in full, and the
+    cycles decide the same."""
+    policy = replace(Policy(uid_domain="example.org"),
+                     preemption_requirements="RemoteUserPrio > SubmitterUserPrio * 1.5")
+    spec = genpool.PoolSpec(slots=150, jobs=300, submitters=5, autoclusters=10, seed=7,
+                            claimed_fraction=0.3)
+    slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
+    hits: dict[str, list[bool]] = {"find": [], "find_loose": []}
+
+    def counting(name):
+        method = getattr(FirstStates, name)
+
+        def count(self, ad, busy, kind):
+            found = method(self, ad, busy, kind)
+            hits[name].append(found is not None)
+            return found
+        return count
+
+    with monkeypatch.context() as patch:
+        patch.setattr(FirstStates, "find", counting("find"))
+        patch.setattr(FirstStates, "find_loose", counting("find_loose"))
+        shared = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    with monkeypatch.context() as patch:
+        patch.setattr(FirstStates, "find", lambda self, ad, busy, kind: None)
+        patch.setattr(FirstStates, "find_loose", lambda self, ad, busy, kind: None)
+        full = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    exact, loose = hits["find"], hits["find_loose"]
+    assert sum(exact) > len(exact) // 4, "many slots should share a first state"
+    assert not all(exact)
+    # held slots with TotalJobRunTime of their own share loose records
+    assert sum(loose) > 0 and not all(loose)
+    assert _prepared(shared) == _prepared(full)
+    assert shared.mm.evaluations == full.mm.evaluations
+    # offers prepared from one record carve their own vectors
+    vectors = [o.vector for o in shared.offers if o.vector is not None]
+    assert len({id(v) for v in vectors}) == len(vectors) > 0
+    assert len({id(v.rank_keys) for v in vectors}) == len(vectors)
+    shared.run()
+    full.run()
+    one, two = shared.result(), full.result()
+    assert one.matches == two.matches and one.rejections == two.rejections
+
+
+def test_row_map_reads_as_the_dict_of_its_rows():
+    ids, values = ["1.0", "1.1", "2.0", "1.1"], [1, 2, 1, 3]
+    rows = RowMap(ids, values)
+    assert rows == dict(zip(ids, values, strict=True)) == {"1.0": 1, "1.1": 3, "2.0": 1}
+    assert len(rows) == 3 and rows["1.1"] == 3 and rows.get("9.9") is None
+    assert rows.distinct() == 2  # a duplicate id: its last number counts, as in the dict
+    assert RowMap(["a", "b", "c"], [1, 2, 1]).distinct() == 2
+
+
+def test_turn_rows_by_index_equal_rows_by_id(tmp_path):
+    """The cycle's rows (id, autocluster, match class, job) read through the aligned
+    lists equal the rows looked up by id; jobs sharing an index fall back to ids."""
+    policy = replace(Policy(uid_domain="example.org"), significant_attributes=("Owner",))
+    spec = genpool.PoolSpec(slots=40, jobs=400, submitters=4, autoclusters=12, seed=3)
+    slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
+    cycle = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    assert isinstance(cycle.ac.cluster_of, RowMap)
+    assert cycle.ac.cluster_of is not cycle.ac.match_class_of  # configured: two lists
+    by_index = negotiator._rows_by_index(cycle.ac, cycle.idle)
+    by_id = negotiator._rows_by_id(cycle.ac)
+    assert by_index is not None
+    for turn in cycle.turns:
+        assert turn.rows == by_index(turn.jobs) == by_id(turn.jobs)
+    assert len({row[1] for t in cycle.turns for row in t.rows}) == cycle.ac.count < 12
+    # the lists are read only for the very jobs they were made from
+    assert negotiator._rows_by_index(cycle.ac, list(cycle.idle)) is None
+    clash = [replace(j, index=0) for j in cycle.idle[:2]] + cycle.idle[2:]
+    of, cl = cycle.ac.cluster_of, cycle.ac.match_class_of
+    ac = replace(cycle.ac, cluster_of=RowMap(of.ids, of.values_by_row, clash),
+                 match_class_of=RowMap(cl.ids, cl.values_by_row, clash))
+    assert negotiator._rows_by_index(ac, clash) is None  # two jobs with index 0
+    ok = replace(ac, cluster_of=RowMap(of.ids, of.values_by_row, cycle.idle),
+                 match_class_of=RowMap(cl.ids, cl.values_by_row, cycle.idle))
+    assert negotiator._rows_by_index(ok, cycle.idle) is not None
