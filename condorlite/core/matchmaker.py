@@ -31,7 +31,8 @@ what it reads. The whole offer list is walked a shape at a time (``slot_walks`` 
 what a shape is made of). A partitionable slot whose resources are number literals
 has a resource vector (``carving``): its states are one static part and a vector, and
 a pair with such a slot is answered by the (class, static part) program at the
-state's vector. Candidate entries are built as ``candidates`` describes and kept per
+state's vector. A request's list is made by ``request_lists.RequestLists``, which the
+matchmaker inherits: candidate entries are built as ``candidates`` describes and kept per
 shape for reuse; the unheld static offers' entries are made once per class
 (``static_lists``) and the held offers are settled a group at a time
 (``held_groups``).
@@ -47,17 +48,12 @@ from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.autocluster import ALWAYS_SIGNIFICANT, ShapeKeys, same_walks
 from condorlite.core.candidates import (
-    ENTRY_REASON,
     NO_MATCH,
     POST,
     PRANK,
     PRE,
-    Candidates,
     PairEval,
-    RejectCounts,
     as_rank,
-    make_entries,
-    make_entry,
 )
 from condorlite.core.carving import (
     PairProgram,
@@ -74,11 +70,6 @@ from condorlite.core.classad.parser import parse_expr
 from condorlite.core.first_states import FirstState, FirstStates
 from condorlite.core.held_groups import HeldGroups
 from condorlite.core.literal_ranks import LiteralRanks
-from condorlite.core.model import (
-    NO_PREEMPTION,
-    PRIO_PREEMPTION,
-    RANK_PREEMPTION,
-)
 from condorlite.core.offers import (
     BASE_RESOURCES,
     Offer,
@@ -87,6 +78,7 @@ from condorlite.core.offers import (
     weight_names,
 )
 from condorlite.core.policy import Policy
+from condorlite.core.request_lists import SUBMITTER_PREFIXES, RequestLists, box_pair
 from condorlite.core.slot_walks import SlotWalks
 from condorlite.core.static_lists import StaticLists
 
@@ -99,7 +91,6 @@ SUBMITTER_ATTRS = (
 #: Names the negotiator inserts into the ads of claimed slots.
 REMOTE_ATTRS = ("RemoteUserPrio", "RemoteUserResourcesInUse", "RemoteGroup")
 
-_SUBMITTER_PREFIXES = ("submitter", "submittor")
 
 def _is_false_literal(expr: Expr | None) -> bool:
     return isinstance(expr, Literal) and expr.value is False
@@ -127,7 +118,7 @@ class PolicyExprs:
         return (self.pre, self.post, self.preemption_rank, self.preemption_requirements)
 
 
-class Matchmaker:
+class Matchmaker(RequestLists):
     """Evaluates requests against offers for one cycle, sharing what can be shared."""
 
     #: whether partitionable offers get resource vectors (``carving``)
@@ -183,7 +174,7 @@ class Matchmaker:
         # any expression can read one of them, a class's pair results are kept per
         # value of those attributes (they differ between submitters, and usage changes
         # during the cycle).
-        self.per_submitter = any(n.startswith(_SUBMITTER_PREFIXES) for n in job_names)
+        self.per_submitter = any(n.startswith(SUBMITTER_PREFIXES) for n in job_names)
         self._shapes: dict[tuple, int] = {}
         #: (class, Submitter* bindings or ()) -> pair shape -> its result (nested, so
         #: the shape walk looks a class's table up once, not a tuple key per shape)
@@ -518,7 +509,7 @@ class Matchmaker:
         if not out[0]:
             return NO_MATCH
         if program.result is not None:
-            return _box_pair(program)
+            return box_pair(program)
         return PairEval(True, out[1], out[2], out[3], out[4])
 
     def program(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairProgram | None:
@@ -596,229 +587,6 @@ class Matchmaker:
             found = self._preq[key] = adeval.as_bool(value)
         return found
 
-    # -- a request ----------------------------------------------------------------------
-    def candidates(
-        self,
-        class_id: int,
-        job_ad: ClassAd,
-        submitter: str,
-        offers: list[Offer],
-        only_rank: bool,
-        positions: list[int] | None = None,
-        signature: tuple | None = None,
-    ) -> Candidates:
-        """Every candidate offer for the request, best first (see the module doc).
-
-        ``offers`` is either the cycle's whole list (the one whose offers were
-        prepared, in that order) or a few of its offers; entries carry positions in
-        ``offers``, or ``positions[i]`` for ``offers[i]`` when given (increasing, so
-        the order is the same). The whole list is walked by slot shape (one pair per
-        shape, then the shape's available offers); a short list offer by offer.
-        ``signature``: the job ad's ``submitter_signature`` when the caller has it."""
-        if offers is self._full or self._is_full(offers):
-            return self._by_shape(class_id, job_ad, submitter, only_rank)
-        if signature is None:
-            signature = submitter_signature(job_ad)
-        out = Candidates([], signature=signature, built=self.clock)
-        for idx, offer in zip(positions or range(len(offers)), offers, strict=True):
-            entry = self._offer_entry(out, class_id, job_ad, submitter, offer, idx, only_rank)
-            if entry is not None:
-                out.entries.append(entry)
-                out.has_rank = out.has_rank or entry[ENTRY_REASON] == RANK_PREEMPTION
-        out.entries.sort()
-        return out
-
-    def refresh(self, cands: Candidates, class_id: int, job_ad: ClassAd, submitter: str,
-                offer: Offer, idx: int, only_rank: bool) -> tuple | None:
-        """The entry of one offer of ``cands``'s request in its current state (at
-        position ``idx``), or None: ``candidates(..., [offer], ...)`` for one offer,
-        the request's signature taken from ``cands``; rejection counts not kept."""
-        return self._offer_entry(RejectCounts(), class_id, job_ad, submitter, offer, idx,
-                                 only_rank, cands.signature)
-
-    def _offer_entry(self, out: Candidates | RejectCounts, class_id: int, job_ad: ClassAd,
-                     submitter: str, offer: Offer, idx: int, only_rank: bool,
-                     signature: tuple | None = None) -> tuple | None:
-        if not offer.available:
-            return None
-        if signature is None:
-            signature = out.signature
-        pe = self.pair(class_id, job_ad, offer, signature)
-        if not pe.match:
-            return None
-        reason = self._reason(class_id, job_ad, offer, submitter, signature, pe, only_rank,
-                              out)
-        return None if reason is None else make_entry(offer, idx, pe, reason)
-
-    def _is_full(self, offers: list[Offer]) -> bool:
-        registry = self._registry
-        if len(offers) != len(registry) or not all(
-                a is b for a, b in zip(offers, registry, strict=True)):
-            return False
-        self._full = offers
-        return True
-
-    def _by_shape(self, class_id: int, job_ad: ClassAd, submitter: str,
-                  only_rank: bool) -> Candidates:
-        """``candidates`` over every prepared offer, a shape at a time.
-
-        Equal shapes give equal pair results, reasons and preemption tests, so each
-        is worked out once per shape and applied to the shape's available offers
-        (rejection counts included, one per offer as the offer-by-offer walk counts).
-        Unavailable offers have left their shapes (``retire``), so a shape's members
-        are its available offers."""
-        signature = submitter_signature(job_ad)
-        out = Candidates([], signature=signature, built=self.clock)
-        registry = self._registry
-        pair_of = self._pair_of_shape
-        part = signature if self.per_submitter else ()
-        known_pairs = self._pairs.setdefault((class_id, part), {})
-        if not self.per_submitter:
-            out.pairs = known_pairs
-        kept_runs: list[list[tuple]] = []
-        # Unheld static offers are candidates by no preemption only, never counted;
-        # their entries are a list of their own (``Candidates.static``).
-        if not only_rank:
-            out.static, out.spos = self._static.entries(
-                (class_id, part), known_pairs,
-                lambda offer: self.pair(class_id, job_ad, offer, signature))
-        # Nothing below adds or removes shapes or members, so the dicts are walked as is.
-        for shape, members in self._pmembers.items():
-            known = known_pairs.get(pair_of[shape])
-            if known is not None and not known.match:
-                continue  # no need to look at the shape's offers at all
-            self._shape_candidates(out, class_id, job_ad, submitter, signature, only_rank,
-                                   members, known, shape, kept_runs)
-        held = self._held.groups.items()
-        if self.preemption_off and not only_rank:
-            # Groups whose offers cannot prefer the job by rank only count for the
-            # rejection reason: deferred (see below) straight from the class's plan.
-            deferred, held = self._held.plan(
-                (class_id, part), lambda first: self._slot_rank(class_id, part, job_ad, first))
-            out.deferred = self._held.deferred_counts(deferred, submitter)
-        for pair_shape, group in held:
-            if not group.total:
-                continue
-            known = known_pairs.get(pair_shape)
-            if known is None:
-                first = registry[next(iter(next(iter(group.shapes.values()))))]
-                if (self.preemption_off and not only_rank
-                        and self._slot_rank(class_id, part, job_ad, first)
-                        <= group.lowest_rank()):
-                    # Whether it matches or not, no offer here can be listed: the match
-                    # only decides the PREEMPTION_REQUIREMENTS count below, which a
-                    # rejection reads (``settle_deferred``) and a match never does.
-                    count = group.total - group.by_holder.get(submitter, 0)
-                    if count:  # (a new list: the plan's may be shared)
-                        out.deferred = [*out.deferred, (first, count)]
-                    continue
-                known = self.pair(class_id, job_ad, first, signature)
-            if not known.match:
-                continue
-            if self.preemption_off and known.slot_rank <= group.lowest_rank():
-                # No held offer here prefers the job by rank, and preemption by
-                # priority is off: each offer not the submitter's own is refused by
-                # PREEMPTION_REQUIREMENTS (as ``_reason`` counts it), none is listed.
-                if not only_rank:
-                    out.rej_policy += group.total - group.by_holder.get(submitter, 0)
-                continue
-            for shape, members in group.shapes.items():
-                self._shape_candidates(out, class_id, job_ad, submitter, signature,
-                                       only_rank, members, known, shape, kept_runs)
-        for shapes in self._groups.values():
-            if not shapes:
-                continue
-            first = registry[next(iter(next(iter(shapes.values()))))]
-            program = self.program((class_id, part), job_ad, first)
-            if program is not None and program.never:  # type: ignore[attr-defined]
-                continue  # no state of these slots can match the class
-            # A state with less of a resource than the class's fixed request cannot
-            # match: it is passed over without a pair evaluation.
-            fixed = () if program is None else program.fixed  # type: ignore[attr-defined]
-            # A box without bounds left to test: a state holding the fixed requests
-            # matches, with the program's one result (``carving``).
-            boxed = (_box_pair(program) if program is not None and program.result is not None
-                     and not program.bounds else None)
-            shape_left = self._shape_left
-            # (a state never changes: whether it holds a set of fixed requests is kept
-            # per set, for every class asking for the same amounts)
-            fitting = self._fitting.setdefault(tuple((a, p) for _, a, p in fixed), {})
-            for shape, members in shapes.items():
-                fit = fitting.get(shape)
-                if fit is None:
-                    fit = fitting[shape] = _fits(fixed, shape_left[shape])
-                if not fit:
-                    continue
-                if boxed is not None:
-                    pair_shape = pair_of[shape]
-                    if pair_shape not in known_pairs:
-                        self.evaluations += 1
-                        known_pairs[pair_shape] = boxed
-                    self._shape_candidates(out, class_id, job_ad, submitter, signature,
-                                           only_rank, members, boxed, shape, kept_runs)
-                    continue
-                known = known_pairs.get(pair_of[shape])
-                if known is not None and not known.match:
-                    continue
-                self._shape_candidates(out, class_id, job_ad, submitter, signature,
-                                       only_rank, members, known, shape, kept_runs)
-        # The kept lists come sorted, and so does the rest once sorted alone: they are
-        # merged a part at a time, as far as the scan reads (``Candidates.merge_more``).
-        rest = out.entries
-        rest.sort()
-        out.entries = []
-        out.pending = [[run, 0] for run in (*kept_runs, rest) if run]
-        out.merge_more()
-        return out
-
-    def _shape_candidates(self, out: Candidates, class_id, job_ad, submitter, signature,
-                          only_rank, members, known: PairEval | None,
-                          shape: int | None = None,
-                          kept_runs: list[list[tuple]] | None = None) -> None:
-        """Add the entries (and rejection counts) of one shape's offers to ``out``.
-
-        With ``shape`` the entries are kept per (shape, the pair result's ranks, reason)
-        and reused by every class that gives the same, until an offer enters the shape
-        (``_joins``). Entries of offers that have become unavailable (held static
-        slots taken by preemption) stay in (the scan passes over them) until they are
-        half of the list. A slot with a resource vector leaves its shape only by
-        carving, which stamps it: the scan passes over such entries too (``stamp``)."""
-        registry = self._registry
-        first = registry[next(iter(members))]
-        pe = known if known is not None else self.pair(class_id, job_ad, first, signature)
-        if not pe.match:
-            return
-        counts = RejectCounts()
-        reason = self._reason(class_id, job_ad, first, submitter, signature, pe, only_rank,
-                              counts)
-        if counts.rej_policy or counts.rej_rank:
-            out.rej_policy += counts.rej_policy * len(members)
-            out.rej_rank += counts.rej_rank * len(members)
-        if reason is None:
-            return
-        if reason == RANK_PREEMPTION:
-            out.has_rank = True
-        vector = first.vector is not None
-        if shape is None or kept_runs is None or (first.partitionable and not vector):
-            # (a partitionable slot without a vector is placed again when carved)
-            out.entries.extend(make_entries(registry, members, pe, reason))
-            return
-        key = (shape, pe.job_rank, tuple(pe.dependent.items()), reason)
-        joins = self._joins[shape]
-        found = self._kept_entries.get(key)
-        if found is None or found[0] != joins or len(members) * 2 < len(found[1]):
-            kept = make_entries(registry, members, pe, reason)
-            kept.sort()
-            self._kept_entries[key] = (joins, kept)
-        else:
-            # Carving moves an offer to another shape and stamps it (``stamp``);
-            # nothing else leaves a vector shape (an offer entering one counts in
-            # ``_joins``). The scan passes over a kept entry of a state its offer had
-            # left before the list was made (``Candidates.built``, ``Offer.stamps``):
-            # the offer's state then has its own entry in the list, or none.
-            kept = found[1]
-        kept_runs.append(kept)
-
     def weight_key(self, offer: Offer, policy: Policy) -> tuple:
         """What fixes a piece's weight besides the amounts taken, for an offer whose
         weight reads only resources every piece takes (``SlotVector.weight_reads``):
@@ -831,79 +599,10 @@ class Matchmaker:
                                  self._shape_keys.canon.key(offer.ad, names))
         return vector.weight_key
 
-    def _slot_rank(self, class_id: int, part: tuple, job_ad: ClassAd, offer: Offer) -> float:
-        """The slot's ``Rank`` of the class's job in the offer's pair shape, as
-        ``_evaluate_pair`` computes it (whether or not the pair matches)."""
-        expr = adeval.attr(offer.ad, "Rank")
-        if type(expr) is Literal:
-            return adeval.as_float(expr.value) or 0.0  # the same for every job
-        key = (class_id, part, offer.pair_shape)
-        found = self._slot_ranks.get(key)
-        if found is None:
-            self.evaluations += 1
-            value = adeval.eval_attr(offer.ad, "Rank", job_ad, self.now)
-            found = self._slot_ranks[key] = adeval.as_float(value) or 0.0
-        return found
-
-    def settle_deferred(self, cands: Candidates, class_id: int, job_ad: ClassAd) -> None:
-        """Add to ``cands.rej_policy`` the held offers whose pair with the class was left
-        unevaluated when the list was made (see ``_by_shape``): a group counts if its
-        pair matches. A rejection reads only whether the count is positive, so the
-        groups are evaluated until one matches. Call before reading ``rej_policy``."""
-        signature = cands.signature
-        for offer, count in cands.deferred:
-            if self.pair(class_id, job_ad, offer, signature).match:
-                # a rejection only asks whether any offer was refused by the policy
-                cands.rej_policy += count
-                break
-        cands.deferred = []  # (the list may be shared: ``HeldGroups.deferred_counts``)
-
-    def _reason(self, class_id, job_ad, offer, submitter, signature, pe, only_rank,
-                out) -> str | None:
-        if offer.holder is None:
-            return None if only_rank else NO_PREEMPTION
-        if pe.slot_rank > offer.current_rank:
-            return RANK_PREEMPTION
-        if only_rank or offer.holder == submitter:
-            return None
-        if not self.preemption_allowed(class_id, job_ad, offer, signature):
-            out.rej_policy += 1
-            return None
-        if not pe.slot_rank >= offer.current_rank:
-            out.rej_rank += 1
-            return None
-        return PRIO_PREEMPTION
-
 
 def _entry_expr(entry: tuple | None) -> Expr | None:
     """The expression of a table entry (None for an absent name)."""
     return None if entry is None else entry[1]
-
-
-def _box_pair(program: PairProgram) -> PairEval:
-    """The one pair result of a box program with constant ranks (``carving``), made
-    once per program."""
-    if program.pair is None:
-        program.pair = PairEval(*program.result)  # type: ignore[misc]
-    return program.pair  # type: ignore[return-value]
-
-
-def _fits(fixed: list[tuple[str, float, int]], have: tuple[float, ...]) -> bool:
-    """Whether a state with ``have`` (``carving.left`` of each resource) holds every
-    fixed request (spelling, amount, position)."""
-    # A plain loop: all() over a generator costs twice as much on this hot path.
-    for _, amount, pos in fixed:  # noqa: SIM110
-        if amount > have[pos]:
-            return False
-    return True
-
-
-def submitter_signature(job_ad: ClassAd) -> tuple:
-    """The job ad's bindings of the names the negotiator inserts (``Submitter*``,
-    ``SubmittorPrio``), in name order: equal signatures mean the inserted attributes
-    cannot tell two evaluations of one job class apart."""
-    names = sorted(n for n in adeval.lower_names(job_ad) if n.startswith(_SUBMITTER_PREFIXES))
-    return tuple((n, adeval.attr(job_ad, n)) for n in names)
 
 
 def _int(now: float | None) -> int | None:
