@@ -35,6 +35,9 @@ Statistics: ``rejections`` is the number of jobs left rejected at the end (the l
 the list); ``rejection_events`` counts every rejection, a job rejected in several spins
 or turns counting each time (HTCondor's LastNegotiationCycleRejections).
 
+A job's candidate list is walked by ``list_scan.ListScan`` (which ``Cycle`` inherits),
+and the per-job notes are worded when read (``cycle_notes``).
+
 Ties: submitters by (EUP, name); jobs by (-JobPrio, QDate, ClusterId, ProcId, input
 order); candidates as ``matchmaker`` says (slot Name last). Nothing depends on hashing
 or input order otherwise.
@@ -42,9 +45,8 @@ or input order otherwise.
 
 from __future__ import annotations
 
-from bisect import bisect_right, insort
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from itertools import compress, islice, repeat
 from operator import attrgetter, eq
@@ -54,13 +56,13 @@ from condorlite.core import limits as lim
 from condorlite.core.accounting import NO_GROUP
 from condorlite.core.adeval import ClassAd
 from condorlite.core.autocluster import Autoclusters
-from condorlite.core.candidates import ENTRY_IDX, ENTRY_REASON, ENTRY_VERSION, Candidates
+from condorlite.core.candidates import Candidates
+from condorlite.core.cycle_notes import CycleNotes
+from condorlite.core.list_scan import ListScan
 from condorlite.core.matchmaker import REMOTE_ATTRS, Matchmaker, PolicyExprs
 from condorlite.core.model import (
     IDLE,
     NO_PREEMPTION,
-    PRIO_PREEMPTION,
-    RANK_PREEMPTION,
     Claim,
     CycleResult,
     Job,
@@ -78,12 +80,6 @@ from condorlite.core.row_maps import RowMap
 from condorlite.core.significant import build_closed
 
 DONE, RESUME = "done", "resume"
-#: The note of a job passed over because its autocluster was rejected (the cycle keeps
-#: the autocluster's number, worded only when read: jobs are passed over in every
-#: spin).
-_SKIPPED = "skipped: autocluster {} was rejected earlier"
-#: The note of a matched job, kept as (slot, reason, spin) until read.
-_MATCHED = "matched to {} ({}) in pie spin {}"
 
 
 @dataclass
@@ -101,7 +97,7 @@ class _Turn:
     limit: float | None = None
 
 
-class Cycle:
+class Cycle(ListScan):
     """The mutable state of one cycle; ``run_cycle`` is its only public entry."""
 
     def __init__(self, slots, jobs, submitters, claims, policy: Policy, now: float,
@@ -319,7 +315,7 @@ class Cycle:
             if ceiling is not None and used >= ceiling:
                 return RESUME, pie_left
             if cluster in skipped:
-                notes[job_id] = cluster  # worded when read (_SKIPPED, ``_Notes``)
+                notes[job_id] = cluster  # worded when read (``cycle_notes``)
                 continue
             stats["jobs_considered"] += 1
             stats["naive_evaluations"] += self.available
@@ -356,7 +352,7 @@ class Cycle:
                   done: set[str]) -> int:
         """Pass over the rows from ``at`` on that belong to ``cluster`` (a cluster's
         jobs are next to each other in queue order, mostly), as the loop would: a
-        job not matched yet is noted as skipped (``_SKIPPED``). Nothing else a row
+        job not matched yet is noted as skipped (``cycle_notes``). Nothing else a row
         could change moves while a cluster is skipped (no match, no charge), so the
         loop's limit checks would pass them all. Returns the position after them."""
         end, count = at, len(rows)
@@ -384,130 +380,6 @@ class Cycle:
             values["SubmitterGroupQuota"] = self.groups.quota[group]
             values["SubmitterGroupResourcesInUse"] = self.groups.usage[group]
         return values
-
-    def _pick(self, cands: Candidates, job, klass, job_ad, name, only_rank, permit):
-        """The best candidate this job may take, or None. ``permit``: (used by no
-        preemption, used in all, the limit's bound, and whether the round-up rule lets
-        either through), ``limits.permits`` worked out for the turn's limit.
-
-        A partitionable slot this list handed out leaves the list, so the class's next
-        jobs spread over the other slots first (HTCondor hands a pslot to a request group
-        once, NEGOTIATOR_DEPTH_FIRST = False). When the list runs out, the slots it carved
-        are evaluated again for what they have left and appended, best first, so a job
-        is never rejected while a carved slot still fits it.
-        """
-        while True:
-            picked = self._scan(cands, job, klass, job_ad, name, only_rank, permit)
-            if picked is not None or not cands.carved:
-                return picked
-            indices = sorted(set(cands.carved))
-            cands.carved.clear()
-            fresh = self.mm.candidates(klass, job_ad, name, [self.offers[i] for i in indices],
-                                       only_rank, positions=indices,
-                                       signature=cands.signature)
-            cands.entries.extend(fresh.entries)
-            cands.has_rank = cands.has_rank or fresh.has_rank
-
-    def _scan(self, cands: Candidates, job, klass, job_ad, name, only_rank, permit):
-        """The first entry from ``cands.position`` (and ``cands.spos``) this job may take
-        (consumed with everything before it), as (offer, reason, taken, cost), or None.
-        Entries of unavailable offers are passed over; an offer changed since its entry
-        was made is evaluated again and put back in its place (see the stamps below);
-        a piece that does not fit, or whose cost the limit refuses
-        (``limits.permits``), is passed over (the latter counted in ``rej_limit``),
-        and so is every entry left once the limit refuses the class's cost floor."""
-        entries, offers, mm, piece_cost = cands.entries, self.offers, self.mm, self.costs.cost
-        pairs = cands.pairs  # what mm.fit would read, looked up here
-        free_used, prio_used, bound, free_round, prio_round = permit
-        free_bound = prio_bound = bound
-        pos, end = cands.position, len(entries)
-        # The static entries are a second sorted list (``Candidates.static``): the
-        # next entry is the smaller of the two heads.
-        static, spos, built = cands.static, cands.spos, cands.built
-        send = len(static)
-        # The runs not merged yet (``Candidates.merge_more``): merged on reaching the end.
-        pending = cands.pending
-        try:
-            while True:
-                if pos >= end and pending:
-                    cands.merge_more()
-                    end = len(entries)
-                if spos < send and (pos >= end or static[spos] < entries[pos]):
-                    entry = static[spos]
-                    spos += 1
-                elif pos < end:
-                    entry = entries[pos]
-                    pos += 1
-                else:
-                    return None
-                idx, version, reason = entry[ENTRY_IDX], entry[ENTRY_VERSION], entry[ENTRY_REASON]
-                offer = offers[idx]
-                if not offer.available:
-                    continue
-                if offer.version != version:
-                    # An entry made with the list (stamped no later than ``built``)
-                    # whose offer had already left that state is passed over: the
-                    # offer's state then had its own entry, or none. An entry of the
-                    # state the offer had when the list was made, or one added since
-                    # (always stamped later), is evaluated again.
-                    if offer.version <= built or (
-                            version <= built and version != _stamp_at(offer.stamps, built)):
-                        continue
-                    fresh = mm.refresh(cands, klass, job_ad, name, offer, idx, only_rank)
-                    if fresh is not None:
-                        if pending and fresh > entries[end - 1]:
-                            pending.append([[fresh], 0])  # (beyond what is merged)
-                        else:
-                            insort(entries, fresh, lo=pos)
-                            end += 1
-                        if fresh[ENTRY_REASON] == RANK_PREEMPTION:
-                            cands.has_rank = True
-                    continue
-                if offer.partitionable:
-                    known = None if pairs is None else pairs.get(offer.pair_shape)
-                    if known is not None and known.taken is not None:
-                        taken = known.taken  # what mm.fit answers, without the call
-                    else:
-                        taken = mm.fit(klass, job.ad, offer)
-                        if taken is None:
-                            continue
-                    # ``PieceCosts.cost``'s first lookup, made here: the weight of a
-                    # piece by the one amount it reads (SlotWeight = Cpus), per offer
-                    vector = offer.vector
-                    reads = None if vector is None else vector.weight_reads
-                    cost = (vector.weights.get(taken[reads[0]])  # type: ignore[union-attr]
-                            if reads and len(reads) == 1 else None)
-                    if cost is None:
-                        cost = piece_cost(idx, offer, taken)
-                else:
-                    taken, cost = None, offer.weight
-                if reason == NO_PREEMPTION:
-                    ok = free_used + cost <= free_bound or free_round
-                elif reason == PRIO_PREEMPTION:
-                    ok = prio_used + cost <= prio_bound or prio_round
-                else:
-                    ok = True
-                if not ok:
-                    cands.rej_limit += 1
-                    if not (cands.has_rank or free_round or prio_round):
-                        # Every entry left costs at least the class's floor: when the
-                        # limit refuses that too, it refuses them all (the reason is
-                        # settled: this refusal counted), so the walk stops here.
-                        floor = cands.floor
-                        if floor is None:
-                            floor = cands.floor = self.costs.floor(klass, job_ad,
-                                                                   cands.signature)
-                        if free_used + floor > free_bound and prio_used + floor > prio_bound:
-                            self.walks_cut += 1
-                            pos, spos = end, send
-                            pending.clear()
-                            return None
-                    continue
-                if taken is not None:
-                    cands.carved.append(idx)
-                return offer, reason, taken, cost
-        finally:
-            cands.position, cands.spos = pos, spos
 
     def _apply(self, turn: _Turn, job: Job, offer: Offer, reason, taken, cost: float, spin,
                cluster) -> None:
@@ -550,7 +422,7 @@ class Cycle:
         turn.matched_jobs += 1
         self.stats["matches"] += 1
         # (the match is the job's note, and a rejection of it in an earlier spin is
-        # dropped, when the result is made: ``result``, ``_Notes``)
+        # dropped, when the result is made: ``result``, ``cycle_notes``)
         self.matches.append(new_match(job.id, name, offer.name, reason, cost, cluster, spin,
                                       preempting, preempted_job,
                                       offer.name if offer.partitionable else None, resources))
@@ -585,45 +457,8 @@ class Cycle:
             evaluations=self.mm.evaluations,
         )
         return CycleResult(self.matches, rejections, reports, stats, self.preempted,
-                           MappingProxyType(self.ac.cluster_of), _Notes(self.notes, self.matches))
-
-
-class _Notes(Mapping[str, str]):
-    """The per-job notes, worded when read: a matched job's note is its match (slot,
-    reason, spin: ``_MATCHED``), whatever was noted of it before; a job passed over
-    because its autocluster was rejected is noted as the autocluster's number
-    (``_SKIPPED``). Only ``--explain`` reads one note of the tens of thousands, so
-    the matches are looked up by job only then. A view of the cycle's notes, like
-    ``autocluster_of``: ``Cycle.result`` is a cycle's last step."""
-
-    __slots__ = ("_matched", "_matches", "_raw")
-
-    def __init__(self, raw: dict[str, str | int | tuple], matches: list[Match]) -> None:
-        self._raw, self._matches = raw, matches
-        self._matched: dict[str, Match] | None = None
-
-    def _by_job(self) -> dict[str, Match]:
-        if self._matched is None:
-            self._matched = {m.job: m for m in self._matches}
-        return self._matched
-
-    def __getitem__(self, job: str) -> str:
-        match = self._by_job().get(job)
-        if match is not None:
-            return _MATCHED.format(match.slot, match.reason, match.spin)
-        note = self._raw[job]
-        if type(note) is int:
-            return _SKIPPED.format(note)
-        return note  # type: ignore[return-value]
-
-    def __iter__(self) -> Iterator[str]:
-        matched = self._by_job()
-        yield from matched
-        yield from (job for job in self._raw if job not in matched)
-
-    def __len__(self) -> int:
-        matched = self._by_job()
-        return len(matched) + sum(1 for job in self._raw if job not in matched)
+                           MappingProxyType(self.ac.cluster_of),
+                           CycleNotes(self.notes, self.matches))
 
 
 @dataclass(frozen=True)
@@ -650,13 +485,6 @@ def _subtract(ad: ClassAd, claims: list[Claim], now: float) -> ClassAd:
                 left[res] = adeval.as_float(adeval.eval_attr(ad, res, None, now)) or 0.0
             left[res] -= amount
     return with_attrs(ad, {r: int(v) if float(v).is_integer() else v for r, v in left.items()})
-
-
-def _stamp_at(stamps: list[int], clock: int) -> int:
-    """An offer's version at carving clock ``clock``, of its ``stamps`` (0 before the
-    first)."""
-    at = bisect_right(stamps, clock)
-    return stamps[at - 1] if at else 0
 
 
 _ID, _INDEX, _STATUS = attrgetter("id"), attrgetter("index"), attrgetter("status")
