@@ -55,11 +55,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from math import copysign
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.classad.ast import Expr
+from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.model import Job, Slot
 from condorlite.core.row_maps import RowMap
@@ -218,13 +219,46 @@ class Autoclusters:
         return len(set(of.values()))
 
 
+def typed_key(expr: Expr) -> tuple:
+    """A key equal for two expressions exactly when they are the same ClassAd
+    expression: the tree (whose equality is Python's, so ``1``, ``1.0`` and ``true``
+    are one literal, as are ``0.0`` and ``-0.0``) with the type of each literal, in
+    the order of a walk, and the sign of each real (``=?=``, ``isInteger`` and
+    ``string`` tell those apart)."""
+    types: list[object] = []
+    stack: list[object] = [expr]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is Literal:
+            value = node.value  # type: ignore[attr-defined]
+            types.append(kind if type(value) is not float else copysign(1.0, value))
+            types.append(type(value))
+        elif kind is tuple:
+            stack.extend(node)  # type: ignore[arg-type]
+        elif isinstance(node, Expr):
+            stack.extend(getattr(node, name) for name in _field_names(kind))
+    return (expr, tuple(types))
+
+
+def _field_names(kind: type) -> tuple[str, ...]:
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(f.name for f in fields(kind))
+    return names
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 class _Canon:
     """Numbers expressions by structural equality, hashing each distinct object once.
 
-    ``number(expr)`` is equal for two expressions exactly when they compare equal
-    (0 for an absent binding). The readers intern expression texts, so a queue of
-    100,000 jobs holds a few hundred distinct objects: keying by object identity
-    first makes a job's key a tuple of small ints instead of a hash of trees.
+    ``number(expr)`` is equal for two expressions exactly when they are the same
+    ClassAd expression (``typed_key``; 0 for an absent binding). The readers intern
+    expression texts, so a queue of 100,000 jobs holds a few hundred distinct
+    objects: keying by object identity first makes a job's key a tuple of small ints
+    instead of a hash of trees.
     The objects are held, so an id cannot be reused while the numbering lives.
     """
 
@@ -242,7 +276,7 @@ class _Canon:
         found = self._by_id.get(id(expr))
         if found is not None:
             return found[1]
-        number = self._by_value.setdefault(expr, len(self._by_value) + 1)
+        number = self._by_value.setdefault(typed_key(expr), len(self._by_value) + 1)
         self._by_id[id(expr)] = (expr, number)
         return number
 

@@ -30,7 +30,8 @@ from condorlite.core.model import Submitter, slot_from_ad
 from condorlite.core.policy import Policy
 from condorlite.core.reference_matchmaker import ReferenceMatchmaker
 from condorlite.core.significant import build_widening
-from tests.core._pool import decoded_pool
+from tests.core._pool import decoded_pool, job
+from tests.core._pool import slot as make_slot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import genpool  # a script directory, not a package
@@ -306,3 +307,23 @@ def test_lists_merged_an_entry_at_a_time_give_the_same_cycle(tmp_path, monkeypat
     assert calls["merge"] > 50
     assert calls["refresh"] > 0 or not worst
     assert _fingerprint(fast) == _fingerprint(plain)
+
+
+def test_literals_of_different_types_are_not_one_binding(monkeypatch):
+    """``1``, ``1.0`` and ``true`` are equal Python values but three ClassAd values
+    (``=?=``, ``isInteger`` and ``string`` tell them apart): slots or jobs that differ
+    only so are not one shape or one match class."""
+    policy = Policy(uid_domain="example.org")
+    slots = [make_slot(f"slot1@node{i}", policy=policy, index=i, HasX=value,
+                  START="isInteger(TARGET.RequestCpus) || TARGET.Wide =?= true")
+             for i, value in enumerate(["1", "true", "1.0", "1", "true", "1.0"])]
+    jobs = [job(c, p, "u", policy=policy, index=c * 10 + p, RequestCpus=cpus,
+                Requirements="TARGET.HasX =?= true", Wide="false")
+            for c, cpus in ((1, "1"), (2, "1.0")) for p in range(3)]
+    subs = _submitters(slots, jobs)
+    fast, plain = _both(monkeypatch, slots, jobs, subs, policy)
+    assert _fingerprint(fast) == _fingerprint(plain)
+    # only the slots binding HasX to true match, and only the jobs with an integer
+    # RequestCpus get one
+    assert sorted((m.job, m.slot) for m in fast.matches) == [
+        ("1.0", "slot1@node1"), ("1.1", "slot1@node4")]
