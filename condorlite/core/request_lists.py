@@ -93,6 +93,8 @@ class RequestLists:
         pe = self.pair(class_id, job_ad, offer, signature)
         if not pe.match:
             return None
+        if offer.holder is None:  # ``_reason`` of an offer nobody holds, without the call
+            return None if only_rank else make_entry(offer, idx, pe, NO_PREEMPTION)
         reason = self._reason(class_id, job_ad, offer, submitter, signature, pe, only_rank,
                               out)
         return None if reason is None else make_entry(offer, idx, pe, reason)
