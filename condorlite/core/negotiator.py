@@ -350,11 +350,12 @@ class Cycle(ListScan):
 
     def _skip_run(self, rows: list[tuple], at: int, row_iter, cluster: int,
                   done: set[str]) -> int:
-        """Pass over the rows from ``at`` on that belong to ``cluster`` (a cluster's
-        jobs are next to each other in queue order, mostly), as the loop would: a
-        job not matched yet is noted as skipped (``cycle_notes``). Nothing else a row
-        could change moves while a cluster is skipped (no match, no charge), so the
-        loop's limit checks would pass them all. Returns the position after them."""
+        """Pass over the run of rows from ``at`` on that belong to the autocluster
+        ``cluster`` (an autocluster's jobs mostly come in runs in queue order: the
+        procs of one job cluster), as the loop would: a job not matched yet is noted
+        as skipped (``cycle_notes``). Nothing a row's checks read changes while a
+        cluster is skipped (no match, no charge), so the loop's limit checks would
+        pass them all. Returns the position after them."""
         end, count = at, len(rows)
         while end < count and rows[end][1] == cluster:
             end += 1
