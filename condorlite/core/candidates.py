@@ -127,7 +127,8 @@ class Candidates:
     #: sorted runs not merged into ``entries`` yet, as [run, start] (``merge_more``):
     #: every entry of ``entries`` sorts before every entry left in them
     pending: list[list] = field(default_factory=list)
-    #: how many entries of a run the next ``merge_more`` takes at least
+    #: the next ``merge_more`` merges at least this many entries (of the run whose
+    #: ``chunk``-th entry bounds it), or everything left
     chunk: int = 64
 
     def merge_more(self) -> None:
