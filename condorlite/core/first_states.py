@@ -111,8 +111,7 @@ class FirstStates:
             if found is not None:
                 tries[busy] = 0
                 return found
-        if tries[busy] >= 0:
-            tries[busy] = -1 if tries[busy] + 1 >= TRIES else tries[busy] + 1
+        tries[busy] = -1 if tries[busy] + 1 >= TRIES else tries[busy] + 1
         return None
 
     def find_loose(self, ad: ClassAd, busy: bool, kind: str) -> FirstState | None:

@@ -117,6 +117,13 @@ class PolicyExprs:
     def all(self) -> tuple[Expr, ...]:
         return (self.pre, self.post, self.preemption_rank, self.preemption_requirements)
 
+    def ranks(self, held: bool) -> tuple[tuple[str, Expr], ...]:
+        """The policy ranks a slot gets, as (key, expression): PRE_JOB_RANK and
+        POST_JOB_RANK, and PREEMPTION_RANK when the slot is held (only a held slot's
+        job can be preempted)."""
+        both = ((PRE, self.pre), (POST, self.post))
+        return (*both, (PRANK, self.preemption_rank)) if held else both
+
 
 class Matchmaker(RequestLists):
     """Evaluates requests against offers for one cycle, sharing what can be shared."""
@@ -261,9 +268,8 @@ class Matchmaker(RequestLists):
             flags, walked, reaches = self._walks.walk(ad, busy)
             changed, before = None, {}
         independent: dict[str, float | None] = {}
-        for key, expr in ((PRE, self.exprs.pre), (POST, self.exprs.post),
-                          (PRANK, self.exprs.preemption_rank)):
-            if key not in flags and (busy or key != PRANK):
+        for key, expr in self.exprs.ranks(busy):
+            if key not in flags:
                 if changed is not None and key in before and not changed & reaches[key]:
                     # nothing this rank reaches changed since the last state
                     independent[key] = before[key]
@@ -304,9 +310,8 @@ class Matchmaker(RequestLists):
         the same walk and pair shape key; the job-independent ranks its own."""
         flags, _, reaches = first.walk
         independent: dict[str, float | None] = {}
-        for key, expr in ((PRE, self.exprs.pre), (POST, self.exprs.post),
-                          (PRANK, self.exprs.preemption_rank)):
-            if key not in flags and (busy or key != PRANK):
+        for key, expr in self.exprs.ranks(busy):
+            if key not in flags:
                 independent[key] = self._independent_rank(key, expr, ad, reaches[key])
         offer.vector = None
         self._walked[id(offer)] = (ad, busy, first.walk, offer)
@@ -520,10 +525,8 @@ class Matchmaker(RequestLists):
         key = (klass, vector.static)  # type: ignore[union-attr]
         program = self._programs.get(key, _MISSING)
         if program is _MISSING:
-            dependent = [(rank, expr) for rank, expr in (
-                (PRE, self.exprs.pre), (POST, self.exprs.post),
-                (PRANK, self.exprs.preemption_rank))
-                if rank not in offer.independent and (rank != PRANK or offer.holder is not None)]
+            dependent = [(rank, expr) for rank, expr in self.exprs.ranks(offer.holder is not None)
+                         if rank not in offer.independent]
             cache = self._residuals.get(vector.static)  # type: ignore[union-attr]
             if cache is None:
                 cache = self._residuals[vector.static] = ResidualCache(  # type: ignore[union-attr]
@@ -548,9 +551,8 @@ class Matchmaker(RequestLists):
         job_rank = adeval.as_float(adeval.eval_attr(job_ad, "Rank", slot_ad, now))
         slot_rank = adeval.as_float(adeval.eval_attr(slot_ad, "Rank", job_ad, now))
         dependent = {}
-        for key, expr in ((PRE, self.exprs.pre), (POST, self.exprs.post),
-                          (PRANK, self.exprs.preemption_rank)):
-            if key not in offer.independent and (key != PRANK or offer.holder is not None):
+        for key, expr in self.exprs.ranks(offer.holder is not None):
+            if key not in offer.independent:
                 dependent[key] = as_rank(adeval.eval_expr(expr, slot_ad, job_ad, now))
         return PairEval(True, job_rank or 0.0, slot_rank or 0.0, dependent, taken)
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.autocluster import closure
-from condorlite.core.candidates import POST, PRANK, PRE
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.refs import references
 
@@ -149,10 +148,7 @@ class SlotWalks:
         names = set(self.slot_names)
         flags = []
         reaches: dict[str, set[str]] = {}
-        exprs = [(PRE, self.exprs.pre), (POST, self.exprs.post)]
-        if busy:
-            exprs.append((PRANK, self.exprs.preemption_rank))
-        for key, expr in exprs:
+        for key, expr in self.exprs.ranks(busy):
             reads, reach = reads_job(ad, expr, self.job_defined)
             if reads:
                 names |= reach
