@@ -124,6 +124,10 @@ class Candidates:
     #: the class's cost floor (``PieceCosts.floor``), looked up at the list's first
     #: refusal by the limit and kept: a scan may refuse thousands of entries
     floor: float | None = None
+    #: the least weight of the unheld static offers the list was made with (inf: none),
+    #: or None when the list does not know it (``PieceCosts.floor`` then bounds every
+    #: static offer of the pool)
+    static_floor: float | None = None
     #: sorted runs not merged into ``entries`` yet, as [run, start] (``merge_more``):
     #: every entry of ``entries`` sorts before every entry left in them
     pending: list[list] = field(default_factory=list)

@@ -133,8 +133,8 @@ class ListScan:
                         # settled: this refusal counted), so the walk stops here.
                         floor = cands.floor
                         if floor is None:
-                            floor = cands.floor = self.costs.floor(klass, job_ad,
-                                                                   cands.signature)
+                            floor = cands.floor = self.costs.floor(
+                                klass, job_ad, cands.signature, cands.static_floor)
                         if free_used + floor > free_bound and prio_used + floor > prio_bound:
                             self.walks_cut += 1
                             pos, spos = end, send

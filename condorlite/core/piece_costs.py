@@ -9,6 +9,8 @@ refuses an entry and the class's floor too, every entry left is refused
 
 from __future__ import annotations
 
+import math
+
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matchmaker import Matchmaker
 from condorlite.core.offers import Offer, piece_weight, vector_piece_weight, weight_reads
@@ -24,39 +26,55 @@ class PieceCosts:
         self._piece_costs: dict[tuple, float] = {}
         #: (Matchmaker.weight_key, amounts read) -> piece weight (``cost``)
         self._shared_weights: dict[tuple, float] = {}
-        #: class (with the signature when it matters) -> ``floor``; its
-        #: representatives once worked out
+        #: class (with the signature when it matters) -> the least cost of its
+        #: pieces (``floor``); the representatives once worked out
         self._floors: dict[object, float] = {}
-        self._floor_reps: tuple[float, list[int] | None] | None = None
+        self._floor_reps: tuple[float, float, list[int] | None] | None = None
 
-    def floor(self, klass: int, job_ad: ClassAd, signature: tuple) -> float:
-        """A lower bound on the cost of every entry any list of the class can hold, in
-        any state of the cycle (0 when none is known); kept per (class, signature).
+    def floor(self, klass: int, job_ad: ClassAd, signature: tuple,
+              listed_static: float | None = None) -> float:
+        """A lower bound on the cost of every entry a list of the class can hold, in
+        any state of the cycle (0 when none is known).
 
-        A static offer costs its weight, which never changes. A piece of a slot with a
-        resource vector costs the weight of what the class takes; that is the same in
-        every state when the class's requests are constants (``PairProgram.fixed``)
-        and the weight reads only amounts every piece takes (``weight_reads``), and
-        the same for slots binding the weight alike (``Matchmaker.weight_key``). Any
-        other partitionable offer (no vector, requests that read the slot, a weight
-        reading the whole vector, a holder) leaves the floor unknown: 0."""
-        # (the signature only when programs are kept per signature: hashing its
-        # literals on every refusal costs more than the floor saves)
-        key = (klass, signature) if self.mm.per_submitter else klass
-        floor = self._floors.get(key)
-        if floor is None:
-            floor = self._floors[key] = self._work_out_floor(klass, job_ad, signature)
-        return floor
-
-    def _work_out_floor(self, klass: int, job_ad: ClassAd, signature: tuple) -> float:
+        A static offer costs its weight, which never changes. ``listed_static``: the
+        least weight of the unheld static offers the list was made with
+        (``Candidates.static_floor``; None: any static offer of the pool may be
+        listed). A held static offer is listed by preemption: by rank it ignores the
+        limit (the scan never cuts a list holding one), by priority only when
+        PREEMPTION_REQUIREMENTS is not the literal false, so then the held offers'
+        least weight bounds them. A piece of a slot with a resource vector costs the
+        weight of what the class takes; that is the same in every state when the
+        class's requests are constants (``PairProgram.fixed``) and the weight reads
+        only amounts every piece takes (``weight_reads``), and the same for slots
+        binding the weight alike (``Matchmaker.weight_key``); kept per class (and
+        signature when it matters). Any other partitionable offer (no vector,
+        requests that read the slot, a weight reading the whole vector, a holder)
+        leaves the floor unknown: 0."""
         if not self.mm.bounds_costs:
             return 0.0
         if self._floor_reps is None:
             self._floor_reps = self._floor_representatives()
-        static_floor, reps = self._floor_reps
+        any_static, held_static, reps = self._floor_reps
         if reps is None:
             return 0.0
-        floor = static_floor
+        if listed_static is None:
+            static = any_static
+        else:
+            static = listed_static if self.mm.preemption_off else min(listed_static,
+                                                                        held_static)
+        # (the signature only when programs are kept per signature: hashing its
+        # literals on every refusal costs more than the floor saves)
+        key = (klass, signature) if self.mm.per_submitter else klass
+        pieces = self._floors.get(key)
+        if pieces is None:
+            pieces = self._floors[key] = self._piece_floor(klass, job_ad, signature, reps)
+        return min(static, pieces)
+
+    def _piece_floor(self, klass: int, job_ad: ClassAd, signature: tuple,
+                     reps: list[int]) -> float:
+        """The least cost of a piece the class can take from any partitionable offer
+        (inf: none can match; 0: unknown)."""
+        floor = math.inf
         part = signature if self.mm.per_submitter else ()
         for idx in reps:
             offer = self.offers[idx]
@@ -72,21 +90,23 @@ class PieceCosts:
             floor = min(floor, cost)
         return floor
 
-    def _floor_representatives(self) -> tuple[float, list[int] | None]:
-        """(the least weight of the static offers, one partitionable offer per (pair
-        static, weight key)), or (.., None) when some partitionable offer cannot be
-        bounded (``floor``)."""
-        static_floor = float("inf")
+    def _floor_representatives(self) -> tuple[float, float, list[int] | None]:
+        """(the least weight of the static offers, of the held ones among them, one
+        partitionable offer per (pair static, weight key)), or (.., .., None) when
+        some partitionable offer cannot be bounded (``floor``)."""
+        any_static = held_static = math.inf
         reps: dict[tuple, int] = {}
         for idx, offer in enumerate(self.offers):
             if not offer.partitionable:
-                static_floor = min(static_floor, offer.weight)
+                any_static = min(any_static, offer.weight)
+                if offer.holder is not None:
+                    held_static = min(held_static, offer.weight)
                 continue
             vector = offer.vector
             if vector is None or offer.holder is not None:
-                return static_floor, None
+                return any_static, held_static, None
             reps.setdefault((vector.static, self.mm.weight_key(offer, self.policy)), idx)
-        return static_floor, sorted(reps.values())
+        return any_static, held_static, sorted(reps.values())
 
     def cost(self, idx: int, offer: Offer, taken: dict[str, float]) -> float:
         """The weight charged for ``taken`` from a partitionable offer.

@@ -16,6 +16,8 @@ The module doc of ``matchmaker`` states the rules (match, reasons, order).
 
 from __future__ import annotations
 
+import math
+
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.candidates import (
@@ -128,9 +130,11 @@ class RequestLists:
         # Unheld static offers are candidates by no preemption only, never counted;
         # their entries are a list of their own (``Candidates.static``).
         if not only_rank:
-            out.static, out.spos = self._static.entries(
+            out.static, out.spos, out.static_floor = self._static.entries(
                 (class_id, part), known_pairs,
                 lambda offer: self.pair(class_id, job_ad, offer, signature))
+        else:
+            out.static_floor = math.inf
         # Nothing below adds or removes shapes or members, so the dicts are walked as is.
         for shape, members in self._pmembers.items():
             known = known_pairs.get(pair_of[shape])

@@ -14,6 +14,7 @@ again of the rest, as a new object: a list handed out is never changed in place.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from condorlite.core.candidates import ENTRY_IDX, PairEval, make_entries
@@ -29,21 +30,24 @@ class StaticLists:
         #: the matchmaker's offers by ``seq``, its static shapes' available members,
         #: and each shape's pair shape (read, never changed here)
         self.registry, self.members, self.pair_of = registry, members, pair_of
-        #: class key -> [entries, their shapes, first position of interest]
+        #: class key -> [entries, their shapes, first position of interest, the least
+        #: weight of their offers (inf when there are none)]
         self._of_class: dict[tuple, list] = {}
         #: what a list is made of -> that list (the same object as in ``_of_class``)
         self._shared: dict[tuple, list] = {}
 
     def entries(self, key: tuple, known_pairs: dict[int, PairEval],
-                pair: Callable[[Offer], PairEval]) -> tuple[list[tuple], int]:
-        """The sorted entries of the class ``key`` (class, Submitter* part) and the
-        position of the first still available. ``known_pairs``: the class's pair
-        results by pair shape; ``pair(offer)``: the pair of a shape not known yet."""
+                pair: Callable[[Offer], PairEval]) -> tuple[list[tuple], int, float]:
+        """The sorted entries of the class ``key`` (class, Submitter* part), the
+        position of the first still available and the least weight of any offer the
+        entries were made of (a static offer costs its weight: no entry of the list
+        costs less). ``known_pairs``: the class's pair results by pair shape;
+        ``pair(offer)``: the pair of a shape not known yet."""
         holder = self._of_class.get(key)
         registry = self.registry
         if holder is None:
             holder = self._of_class[key] = self._holder(known_pairs, pair)
-        entries, shapes, start = holder
+        entries, shapes, start, least = holder
         members = self.members
         alive = sum(len(members[shape]) for shape in shapes if shape in members)
         if alive * 2 < len(entries) - start:
@@ -54,11 +58,11 @@ class StaticLists:
         while start < end and not registry[entries[start][ENTRY_IDX]].available:
             start += 1
         holder[2] = start
-        return entries, start
+        return entries, start, least
 
     def _holder(self, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval]) -> list:
-        """[entries, their shapes, 0] for a class: the list of another class whose
+        """[entries, their shapes, 0, least weight] for a class: the list of another class whose
         pairs rank every static shape alike, else a new one."""
         registry, pair_of = self.registry, self.pair_of
         matched = []
@@ -75,5 +79,6 @@ class StaticLists:
             for shape, pe in matched:
                 entries.extend(make_entries(registry, self.members[shape], pe, NO_PREEMPTION))
             entries.sort()
-            holder = self._shared[same] = [entries, [s for s, _ in matched], 0]
+            least = min((registry[e[ENTRY_IDX]].weight for e in entries), default=math.inf)
+            holder = self._shared[same] = [entries, [s for s, _ in matched], 0, least]
         return holder

@@ -170,6 +170,55 @@ def test_walks_the_limit_refuses_are_cut_short_alike(tmp_path, monkeypatch):
     assert _fingerprint(fast.result()) == _fingerprint(plain.result())
 
 
+def _cheap_slots_pool(policy: Policy):
+    """Four 4-core static slots, four 1-core ones the jobs cannot use, and one 1-core
+    slot held by a poor user that they can (``HasCheap``); alice, with half the pool,
+    has 4-core jobs enough to be left with a fraction of one."""
+    from tests.core._pool import job, slot, user
+
+    slots = [slot(f"big{i}@m", Cpus=4, index=i, policy=policy) for i in range(4)]
+    slots += [slot(f"small{i}@m", index=4 + i, policy=policy) for i in range(4)]
+    slots.append(slot("cheap@m", user=user("carol"), state="Claimed", index=8,
+                      policy=policy, HasCheap="true", TotalJobRunTime=100))
+    wants = "(TARGET.Cpus >= RequestCpus) || (TARGET.HasCheap =?= true)"
+    jobs = [job(30, p, "alice", index=p, policy=policy, RequestCpus=4, Requirements=wants)
+            for p in range(4)]
+    jobs += [job(40, p, "bob", index=4 + p, policy=policy) for p in range(2)]
+    subs = {user("alice"): Submitter(user("alice"), eup=500.0, usage=0.0),
+            user("bob"): Submitter(user("bob"), eup=500.0, usage=0.0),
+            user("carol"): Submitter(user("carol"), eup=5000.0, usage=1.0)}
+    return slots, jobs, subs
+
+
+def test_the_cost_floor_counts_only_static_slots_the_list_holds(monkeypatch):
+    """The floor of a list bounds the unheld static slots the class matches, not every
+    static slot of the pool: alice's 4-core class never lists the 1-core slots, so
+    once her limit refuses a 4-core slot the walk is cut (it was walked to the end
+    while the pool's least weight, 1, was the floor)."""
+    policy = Policy(uid_domain="example.org")
+    slots, jobs, subs = _cheap_slots_pool(policy)
+    fast = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
+    fast.run()
+    with monkeypatch.context() as patch:
+        patch.setattr(negotiator, "build_closed", _plain_autoclusters)
+        patch.setattr(negotiator, "Matchmaker", ReferenceMatchmaker)
+        plain = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
+        plain.run()
+    assert fast.walks_cut > 0
+    assert _fingerprint(fast.result()) == _fingerprint(plain.result())
+
+
+def test_the_cost_floor_counts_held_slots_preemption_may_take(monkeypatch):
+    """With PREEMPTION_REQUIREMENTS not false, a held static slot is listed by
+    priority preemption after the free ones, at its own weight: the floor must count
+    it, or the cut would hide the 1-core held slot alice's limit still permits."""
+    policy = Policy(uid_domain="example.org", **PREEMPTIVE)
+    slots, jobs, subs = _cheap_slots_pool(policy)
+    fast, plain = _both(monkeypatch, slots, jobs, subs, policy)
+    assert _fingerprint(fast) == _fingerprint(plain)
+    assert any(m.slot == "cheap@m" and m.preempting for m in fast.matches)
+
+
 def test_submitter_attributes_are_not_shared_between_submitters(monkeypatch):
     """Two submitters with identical requests share a match class; a policy rank that
     reads ``SubmitterUserPrio`` must still be evaluated for each of them."""
