@@ -5,7 +5,8 @@ Accepted input (any ClassAd format condorlite reads; ``-`` is stdin):
 * ``condor_userprio -allusers -long`` output: one accounting ad per record (``Name``,
   ``Priority`` = effective priority, ``PriorityFactor``, ``ResourcesUsed``,
   ``WeightedResourcesUsed``, ``AccumulatedUsage``, ``WeightedAccumulatedUsage``,
-  ``BeginUsageTime``, ``LastUsageTime``, ``Ceiling``, ``Floor``, ``LastUpdate``...);
+  ``BeginUsageTime``, ``LastUsageTime``, ``Ceiling``, ``Floor``, ``LastUpdate``, and
+  on a group record ``HierWeightedResourcesUsed``, the usage of its whole subtree...);
   this is also what ``condorlite userprio --long`` prints (plus ``RealPriority``);
 * the legacy single ad with numbered attributes (``Name1``, ``Priority1``, ...).
 
@@ -119,6 +120,10 @@ def entry_to_record(entry: dict[str, Any], policy: Policy, where: str) -> Record
         floor=max(0, int(_number(entry, "Floor", 0, where))),
         is_accounting_group=is_group,
         accounting_group=group,
+        # (a group record decays towards its subtree's usage: ``accounting._age``)
+        hier_weighted_resources_used=(
+            max(0.0, _number(entry, "HierWeightedResourcesUsed", 0.0, where))
+            if is_group else 0.0),
     )
 
 

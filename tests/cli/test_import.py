@@ -138,6 +138,40 @@ def test_round_trip_with_userprio_long(tmp_path):
     assert records(tmp_path / "b")["y@h.org"].priority_factor == 3.5
 
 
+def test_a_group_record_keeps_its_subtree_usage(tmp_path):
+    """A group record's HierWeightedResourcesUsed (what its subtree holds) survives the
+    round trip through ``userprio --long``, and the imported group decays towards it
+    as the exporting state's does."""
+    config = 'UID_DOMAIN = "x"\nGROUP_NAMES = ["physics", "physics.hep"]\n'
+    for where in ("a", "b"):
+        (tmp_path / where).mkdir()
+        (tmp_path / where / "condorlite.toml").write_text(config)
+    store = open_state(tmp_path / "a")
+    p = store.policy
+    st = A.update_priorities(AccountantState(None), p, T0 - DAY)
+    st = A.add_match(st, p, "physics.alice@x", 6.0, T0 - DAY)
+    st = A.add_match(st, p, "physics.hep.dan@x", 3.0, T0 - DAY)
+    with store.transaction() as tx:
+        tx.save_accountant(st)
+    args = ("userprio", "--long", "--allusers", "--now", str(T0))
+    exported = invoke(tmp_path / "a", *args)[1]
+    assert "HierWeightedResourcesUsed = 9.0" in exported
+    (tmp_path / "out.txt").write_text(exported)
+    assert invoke(tmp_path / "b", "import", str(tmp_path / "out.txt"), "--now", str(T0))[0] == 0
+    assert records(tmp_path / "b")["physics"].hier_weighted_resources_used == 9.0
+    assert invoke(tmp_path / "b", *args)[1] == exported
+    later = ("userprio", "--allusers", "--json", "--now", str(T0 + DAY))
+
+    def priorities(where):
+        rows = json.loads(invoke(tmp_path / where, *later)[1])["data"]["records"]
+        return {r["name"]: r["real_priority"] for r in rows}
+
+    # (0.5 decayed one half-life towards the 9 slots the subtree holds, not the 6 of
+    # the group's own submitters, then once more)
+    assert priorities("b") == priorities("a")
+    assert priorities("b")["physics"] == pytest.approx((0.5 / 2 + 9 / 2) / 2 + 9 / 2)
+
+
 @pytest.mark.parametrize(
     ("text", "code", "fragment"),
     [
