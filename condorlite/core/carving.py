@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from math import copysign
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
@@ -63,8 +64,16 @@ TypedVals = tuple
 
 
 def typed(vals: Sequence[object]) -> TypedVals:
-    """``vals`` as a dict key: each value with whether it is a real."""
-    return (tuple(vals), tuple(type(v) is float for v in vals))
+    """``vals`` as a dict key: each value with its kind, 0 for an integer, 1 for a
+    real and -1 for a negative zero real (``1`` and ``1.0``, ``0.0`` and ``-0.0`` are
+    equal in Python, not in ClassAds: ``string`` and ``=?=`` tell them apart)."""
+    return (tuple(vals), tuple(map(_kind, vals)))
+
+
+def _kind(value: object) -> int:
+    if type(value) is not float:
+        return 0
+    return -1 if value == 0 and copysign(1.0, value) < 0 else 1  # type: ignore[arg-type]
 
 
 def number(value: float) -> int | float:

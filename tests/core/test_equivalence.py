@@ -358,6 +358,21 @@ def test_lists_merged_an_entry_at_a_time_give_the_same_cycle(tmp_path, monkeypat
     assert _fingerprint(fast) == _fingerprint(plain)
 
 
+def test_a_negative_zero_amount_is_its_own_state(monkeypatch):
+    """``0.0`` and ``-0.0`` are equal reals but two ClassAd values (``string`` tells
+    them apart): partitionable slots whose amounts differ only so are not one state."""
+    policy = Policy(uid_domain="example.org")
+    slots = [make_slot(f"slot1@node{i}", policy=policy, index=i, SlotType='"Partitionable"',
+                       PartitionableSlot="true", Cpus=4, Memory=value)
+             for i, value in enumerate(["-0.0", "0.0", "-0.0", "0.0"])]
+    jobs = [job(1, p, "u", policy=policy, index=p, RequestMemory=0,
+                Requirements='string(TARGET.Memory) != "-0.0"') for p in range(4)]
+    subs = _submitters(slots, jobs)
+    fast, plain = _both(monkeypatch, slots, jobs, subs, policy)
+    assert _fingerprint(fast) == _fingerprint(plain)
+    assert {m.partitionable for m in fast.matches} == {"slot1@node1", "slot1@node3"}
+
+
 def test_literals_of_different_types_are_not_one_binding(monkeypatch):
     """``1``, ``1.0`` and ``true`` are equal Python values but three ClassAd values
     (``=?=``, ``isInteger`` and ``string`` tell them apart): slots or jobs that differ
