@@ -58,6 +58,7 @@ from condorlite.core.candidates import (
 from condorlite.core.carving import (
     PairProgram,
     ResidualCache,
+    job_params,
     left,
     pair_program,
     rank_program,
@@ -80,6 +81,7 @@ from condorlite.core.offers import (
 from condorlite.core.policy import Policy
 from condorlite.core.request_lists import SUBMITTER_PREFIXES, RequestLists, box_pair
 from condorlite.core.slot_walks import SlotWalks
+from condorlite.core.spent_statics import SpentStatics
 from condorlite.core.static_lists import StaticLists
 
 _MISSING = object()
@@ -214,6 +216,8 @@ class Matchmaker(RequestLists):
         #: fixed requests (amount, position)... -> shape -> whether the shape holds them
         self._fitting: dict[tuple, dict[int, bool]] = {}
         self._full: list[Offer] | None = None
+        #: statics left too small for a set of literal requests (``outgrown``)
+        self._spent = SpentStatics()
         self._shape_keys = ShapeKeys()
         self._pair_shapes: dict[tuple, int] = {}
         self._walks = SlotWalks(self.slot_names, self.exprs, self.job_defined,
@@ -535,6 +539,23 @@ class Matchmaker(RequestLists):
                 job_ad, offer.ad, vector, resource_names(offer.ad, job_ad),  # type: ignore[arg-type]
                 dependent, self.now, as_rank, cache)
         return program  # type: ignore[return-value]
+
+    def outgrown(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> bool:
+        """Whether no state of the vector static of ``offer`` can hold the class's
+        literal requests any more (``spent_statics``). Asked only while the class has
+        no program for the static: one made is used as it is."""
+        vector = offer.vector
+        if (klass, vector.static) in self._programs:  # type: ignore[union-attr]
+            return False
+        names, values = job_params(job_ad, vector)  # type: ignore[arg-type]
+        if not names:
+            return False
+        index = vector.index  # type: ignore[union-attr]
+        asked = tuple((index[name[len("request"):]], value)
+                      for name, value in zip(names, values, strict=True))
+        return self._spent.holds_none(vector.static, asked,  # type: ignore[union-attr]
+                                      self._groups.get(vector.static, ()),  # type: ignore[union-attr]
+                                      self._shape_left)
 
     def _evaluate_pair(self, job_ad: ClassAd, offer: Offer) -> PairEval:
         self.evaluations += 1

@@ -78,6 +78,8 @@ class PieceCosts:
         part = signature if self.mm.per_submitter else ()
         for idx in reps:
             offer = self.offers[idx]
+            if self.mm.outgrown((klass, part), job_ad, offer):
+                continue  # (no piece of its static can hold the class's requests now)
             program = self.mm.program((klass, part), job_ad, offer)
             if program is None or program.requests:
                 return 0.0

@@ -182,6 +182,8 @@ class RequestLists:
             if not shapes:
                 continue
             first = registry[next(iter(next(iter(shapes.values()))))]
+            if self.outgrown((class_id, part), job_ad, first):
+                continue  # no state left holds the class's requests: no program needed
             program = self.program((class_id, part), job_ad, first)
             if program is not None and program.never:  # type: ignore[attr-defined]
                 continue  # no state of these slots can match the class

@@ -358,6 +358,32 @@ def test_lists_merged_an_entry_at_a_time_give_the_same_cycle(tmp_path, monkeypat
     assert _fingerprint(fast) == _fingerprint(plain)
 
 
+def test_a_static_too_small_for_a_class_gets_no_program(monkeypatch):
+    """Once carving has left no state of a partitionable static with the cores a class
+    asks for, the class's list passes the static over without making its program
+    (``spent_statics``); the cycle decides as the plain one does."""
+    policy = Policy(uid_domain="example.org")
+    slots = [make_slot(f"slot1@node{i}", policy=policy, index=i, SlotType='"Partitionable"',
+                       PartitionableSlot="true", Cpus=4, Memory=8192) for i in range(2)]
+    # (a slot no job matches, so that the limit leaves room for the narrow class)
+    slots.append(make_slot("slot1@arm", policy=policy, index=2, Arch='"ARM"', Cpus=4))
+    jobs = [job(1, p, "u", policy=policy, index=p, RequestCpus=4) for p in range(2)]
+    jobs += [job(2, p, "u", policy=policy, index=2 + p, RequestCpus=2) for p in range(2)]
+    subs = _submitters(slots, jobs)
+    fast = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
+    fast.run()
+    wide, narrow = (fast.ac.cluster_of[j] for j in ("1.0", "2.0"))
+    built = {klass for (klass, _part), _static in fast.mm._programs}
+    assert wide in built and narrow not in built
+    with monkeypatch.context() as patch:
+        patch.setattr(negotiator, "build_closed", _plain_autoclusters)
+        patch.setattr(negotiator, "Matchmaker", ReferenceMatchmaker)
+        plain = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
+        plain.run()
+    assert _fingerprint(fast.result()) == _fingerprint(plain.result())
+    assert [r.job for r in fast.result().rejections] == ["2.0"]
+
+
 def test_a_negative_zero_amount_is_its_own_state(monkeypatch):
     """``0.0`` and ``-0.0`` are equal reals but two ClassAd values (``string`` tells
     them apart): partitionable slots whose amounts differ only so are not one state."""

@@ -1,0 +1,48 @@
+"""Partitionable slot statics left too small for a request, passed over for good.
+
+Carving only ever lowers a state's amounts (``offers.requested_in``'s invariant: it
+binds ``left - amount`` with ``0 <= amount <= left``), and the states of a vector
+static (``Matchmaker._groups``) come only from its own slots and their carvings. So
+once no state of a static holds a request's literal amounts (for some resource the
+amount asked is more than the state has left, the test of ``offers.requested`` and
+of a program's fixed requests), no state of it ever will: a list of a class asking
+those amounts needs neither the class's program for the static nor a walk of its
+states (``RequestLists._by_shape``), and the class's cost floor no piece of it
+(``PieceCosts.floor``).
+
+Only literal integer or real requests count (``carving.job_params``): a request that
+reads the slot can ask less of a smaller state. A NaN amount is more than nothing,
+as ``>`` answers, so it never rules a state out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class SpentStatics:
+    """The (static, literal requests) pairs no state can hold any more."""
+
+    __slots__ = ("_spent",)
+
+    def __init__(self) -> None:
+        self._spent: set[tuple] = set()
+
+    def holds_none(self, static: int, asked: tuple[tuple[int, float], ...],
+                   states: Iterable[int], left: dict[int, tuple[float, ...]]) -> bool:
+        """Whether no state of ``static`` (``states``: its states with members) holds
+        every (position, amount) of ``asked``: some amount is more than the state has
+        left (``left[state]``, as ``carving.left`` reads the amounts). Remembered once
+        true (see the module doc)."""
+        key = (static, asked)
+        if key in self._spent:
+            return True
+        for state in states:
+            have = left[state]
+            for pos, amount in asked:
+                if amount > have[pos]:
+                    break
+            else:
+                return False
+        self._spent.add(key)
+        return True
