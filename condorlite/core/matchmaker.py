@@ -213,7 +213,7 @@ class Matchmaker(RequestLists):
         #: shape -> how many times an offer was placed in it (``_kept_entries``)
         self._joins: dict[int, int] = {}
         self._shape_left: dict[int, tuple[float, ...]] = {}
-        #: fixed requests (amount, position)... -> shape -> whether the shape holds them
+        #: fixed requests (position, amount)... -> shape -> whether the shape holds them
         self._fitting: dict[tuple, dict[int, bool]] = {}
         self._full: list[Offer] | None = None
         #: statics left too small for a set of literal requests (``outgrown``)

@@ -178,7 +178,7 @@ class RequestLists:
             for shape, members in group.shapes.items():
                 self._shape_candidates(out, class_id, job_ad, submitter, signature,
                                        only_rank, members, known, shape, kept_runs)
-        for shapes in self._groups.values():
+        for static, shapes in self._groups.items():
             if not shapes:
                 continue
             first = registry[next(iter(next(iter(shapes.values()))))]
@@ -195,15 +195,20 @@ class RequestLists:
             boxed = (box_pair(program) if program is not None and program.result is not None
                      and not program.bounds else None)
             shape_left = self._shape_left
+            asked = tuple((p, a) for _, a, p in fixed)
+            if self._spent.known(static, asked):
+                continue  # (no state holds the fixed requests any more: ``spent_statics``)
             # (a state never changes: whether it holds a set of fixed requests is kept
             # per set, for every class asking for the same amounts)
-            fitting = self._fitting.setdefault(tuple((a, p) for _, a, p in fixed), {})
+            fitting = self._fitting.setdefault(asked, {})
+            held = False
             for shape, members in shapes.items():
                 fit = fitting.get(shape)
                 if fit is None:
                     fit = fitting[shape] = _fits(fixed, shape_left[shape])
                 if not fit:
                     continue
+                held = True
                 if boxed is not None:
                     pair_shape = pair_of[shape]
                     if pair_shape not in known_pairs:
@@ -217,6 +222,8 @@ class RequestLists:
                     continue
                 self._shape_candidates(out, class_id, job_ad, submitter, signature,
                                        only_rank, members, known, shape, kept_runs)
+            if not held:
+                self._spent.note(static, asked)
         # The kept lists come sorted, and so does the rest once sorted alone: they are
         # merged a part at a time, as far as the scan reads (``Candidates.merge_more``).
         rest = out.entries

@@ -46,3 +46,12 @@ class SpentStatics:
                 return False
         self._spent.add(key)
         return True
+
+    def known(self, static: int, asked: tuple[tuple[int, float], ...]) -> bool:
+        """Whether ``static`` is known to hold ``asked`` in no state."""
+        return (static, asked) in self._spent
+
+    def note(self, static: int, asked: tuple[tuple[int, float], ...]) -> None:
+        """Record that no state of ``static`` holds ``asked`` (found by a caller that
+        tested every state with members)."""
+        self._spent.add((static, asked))
