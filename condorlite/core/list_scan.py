@@ -19,45 +19,36 @@ from condorlite.core.model import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTIO
 
 
 class ListScan:
-    """The list methods of ``negotiator.Cycle`` (see the module doc): a mixin with no
+    """The list walk of ``negotiator.Cycle`` (see the module doc): a mixin with no
     state of its own; it reads the cycle's offers, matchmaker and costs and counts
     ``walks_cut``."""
 
-    def _pick(self, cands: Candidates, job, klass, job_ad, name, only_rank, permit):
-        """The best candidate this job may take, or None. ``permit``: (used by no
-        preemption, used in all, the limit's bound, and whether the round-up rule lets
-        either through), ``limits.permits`` worked out for the turn's limit.
+    def _picks(self, cands: Candidates, klass, job_ad, name, only_rank):
+        """The walk of one request's list, as a generator: sent ``(permit, job)`` for
+        each job of the class in turn, it answers the best candidate the job may
+        take, as (offer, reason, taken, cost), or None. ``permit``: (used by no
+        preemption, used in all, the limit's bound, and whether the round-up rule
+        lets either through), ``limits.permits`` worked out for the turn's limit.
+        Prime it with ``next``. Its place in the list is kept between jobs (and in
+        ``cands.position`` / ``cands.spos``), so the walk is not set up again per job.
 
-        A partitionable slot this list handed out leaves the list, so the class's next
-        jobs spread over the other slots first (HTCondor hands a pslot to a request group
-        once, NEGOTIATOR_DEPTH_FIRST = False). When the list runs out, the slots it carved
-        are evaluated again for what they have left and appended, best first, so a job
-        is never rejected while a carved slot still fits it.
+        From that place, the first entry the job may take is consumed with
+        everything before it. Entries of unavailable offers are passed over; an offer
+        changed since its entry was made is evaluated again and put back in its place
+        (see the stamps below); a piece that does not fit, or whose cost the limit
+        refuses (``limits.permits``), is passed over (the latter counted in
+        ``rej_limit``), and so is every entry left once the limit refuses the
+        class's cost floor.
+
+        A partitionable slot this list handed out leaves the list, so the class's
+        next jobs spread over the other slots first (HTCondor hands a pslot to a
+        request group once, NEGOTIATOR_DEPTH_FIRST = False). When the list runs out,
+        the slots it carved are evaluated again for what they have left and
+        appended, best first, so a job is never rejected while a carved slot still
+        fits it.
         """
-        while True:
-            picked = self._scan(cands, job, klass, job_ad, name, only_rank, permit)
-            if picked is not None or not cands.carved:
-                return picked
-            indices = sorted(set(cands.carved))
-            cands.carved.clear()
-            fresh = self.mm.candidates(klass, job_ad, name, [self.offers[i] for i in indices],
-                                       only_rank, positions=indices,
-                                       signature=cands.signature)
-            cands.entries.extend(fresh.entries)
-            cands.has_rank = cands.has_rank or fresh.has_rank
-
-    def _scan(self, cands: Candidates, job, klass, job_ad, name, only_rank, permit):
-        """The first entry from ``cands.position`` (and ``cands.spos``) this job may take
-        (consumed with everything before it), as (offer, reason, taken, cost), or None.
-        Entries of unavailable offers are passed over; an offer changed since its entry
-        was made is evaluated again and put back in its place (see the stamps below);
-        a piece that does not fit, or whose cost the limit refuses
-        (``limits.permits``), is passed over (the latter counted in ``rej_limit``),
-        and so is every entry left once the limit refuses the class's cost floor."""
         entries, offers, mm, piece_cost = cands.entries, self.offers, self.mm, self.costs.cost
         pairs = cands.pairs  # what mm.fit would read, looked up here
-        free_used, prio_used, bound, free_round, prio_round = permit
-        free_bound = prio_bound = bound
         pos, end = cands.position, len(entries)
         # The static entries are a second sorted list (``Candidates.static``): the
         # next entry is the smaller of the two heads.
@@ -65,87 +56,108 @@ class ListScan:
         send = len(static)
         # The runs not merged yet (``Candidates.merge_more``): merged on reaching the end.
         pending = cands.pending
-        try:
-            while True:
-                if pos >= end and pending:
-                    cands.merge_more()
-                    end = len(entries)
-                if spos < send and (pos >= end or static[spos] < entries[pos]):
-                    entry = static[spos]
-                    spos += 1
-                elif pos < end:
-                    entry = entries[pos]
-                    pos += 1
-                else:
-                    return None
-                idx, version, reason = entry[ENTRY_IDX], entry[ENTRY_VERSION], entry[ENTRY_REASON]
-                offer = offers[idx]
-                if not offer.available:
-                    continue
-                if offer.version != version:
-                    # An entry made with the list (stamped no later than ``built``)
-                    # whose offer had already left that state is passed over: the
-                    # offer's state then had its own entry, or none. An entry of the
-                    # state the offer had when the list was made, or one added since
-                    # (always stamped later), is evaluated again.
-                    if offer.version <= built or (
-                            version <= built and version != _stamp_at(offer.stamps, built)):
-                        continue
-                    fresh = mm.refresh(cands, klass, job_ad, name, offer, idx, only_rank)
-                    if fresh is not None:
-                        if pending and fresh > entries[end - 1]:
-                            pending.append([[fresh], 0])  # (beyond what is merged)
-                        else:
-                            insort(entries, fresh, lo=pos)
-                            end += 1
-                        if fresh[ENTRY_REASON] == RANK_PREEMPTION:
-                            cands.has_rank = True
-                    continue
-                if offer.partitionable:
-                    known = None if pairs is None else pairs.get(offer.pair_shape)
-                    if known is not None and known.taken is not None:
-                        taken = known.taken  # what mm.fit answers, without the call
-                    else:
-                        taken = mm.fit(klass, job.ad, offer)
-                        if taken is None:
-                            continue
-                    # ``PieceCosts.cost``'s first lookup, made here: the weight of a
-                    # piece by the one amount it reads (SlotWeight = Cpus), per offer
-                    vector = offer.vector
-                    reads = None if vector is None else vector.weight_reads
-                    cost = (vector.weights.get(taken[reads[0]])  # type: ignore[union-attr]
-                            if reads and len(reads) == 1 else None)
-                    if cost is None:
-                        cost = piece_cost(idx, offer, taken)
-                else:
-                    taken, cost = None, offer.weight
-                if reason == NO_PREEMPTION:
-                    ok = free_used + cost <= free_bound or free_round
-                elif reason == PRIO_PREEMPTION:
-                    ok = prio_used + cost <= prio_bound or prio_round
-                else:
-                    ok = True
-                if not ok:
-                    cands.rej_limit += 1
-                    if not (cands.has_rank or free_round or prio_round):
-                        # Every entry left costs at least the class's floor: when the
-                        # limit refuses that too, it refuses them all (the reason is
-                        # settled: this refusal counted), so the walk stops here.
-                        floor = cands.floor
-                        if floor is None:
-                            floor = cands.floor = self.costs.floor(
-                                klass, job_ad, cands.signature, cands.static_floor)
-                        if free_used + floor > free_bound and prio_used + floor > prio_bound:
-                            self.walks_cut += 1
-                            pos, spos = end, send
-                            pending.clear()
-                            return None
-                    continue
-                if taken is not None:
-                    cands.carved.append(idx)
-                return offer, reason, taken, cost
-        finally:
+        picked = None
+        while True:
             cands.position, cands.spos = pos, spos
+            (free_used, prio_used, bound, free_round, prio_round), job = yield picked
+            free_bound = prio_bound = bound
+            end = len(entries)  # (nothing else grows the list; read again all the same)
+            while True:
+                picked = None
+                while True:
+                    if pos >= end and pending:
+                        cands.merge_more()
+                        end = len(entries)
+                    if spos < send and (pos >= end or static[spos] < entries[pos]):
+                        entry = static[spos]
+                        spos += 1
+                    elif pos < end:
+                        entry = entries[pos]
+                        pos += 1
+                    else:
+                        break
+                    idx, version, reason = (entry[ENTRY_IDX], entry[ENTRY_VERSION],
+                                            entry[ENTRY_REASON])
+                    offer = offers[idx]
+                    if not offer.available:
+                        continue
+                    if offer.version != version:
+                        # An entry made with the list (stamped no later than ``built``)
+                        # whose offer had already left that state is passed over: the
+                        # offer's state then had its own entry, or none. An entry of
+                        # the state the offer had when the list was made, or one added
+                        # since (always stamped later), is evaluated again.
+                        if offer.version <= built or (
+                                version <= built
+                                and version != _stamp_at(offer.stamps, built)):
+                            continue
+                        fresh = mm.refresh(cands, klass, job_ad, name, offer, idx, only_rank)
+                        if fresh is not None:
+                            if pending and fresh > entries[end - 1]:
+                                pending.append([[fresh], 0])  # (beyond what is merged)
+                            else:
+                                insort(entries, fresh, lo=pos)
+                                end += 1
+                            if fresh[ENTRY_REASON] == RANK_PREEMPTION:
+                                cands.has_rank = True
+                        continue
+                    if offer.partitionable:
+                        known = None if pairs is None else pairs.get(offer.pair_shape)
+                        if known is not None and known.taken is not None:
+                            taken = known.taken  # what mm.fit answers, without the call
+                        else:
+                            taken = mm.fit(klass, job.ad, offer)
+                            if taken is None:
+                                continue
+                        # ``PieceCosts.cost``'s first lookup, made here: the weight of
+                        # a piece by the one amount it reads (SlotWeight = Cpus)
+                        vector = offer.vector
+                        reads = None if vector is None else vector.weight_reads
+                        cost = (vector.weights.get(taken[reads[0]])  # type: ignore[union-attr]
+                                if reads and len(reads) == 1 else None)
+                        if cost is None:
+                            cost = piece_cost(idx, offer, taken)
+                    else:
+                        taken, cost = None, offer.weight
+                    if reason == NO_PREEMPTION:
+                        ok = free_used + cost <= free_bound or free_round
+                    elif reason == PRIO_PREEMPTION:
+                        ok = prio_used + cost <= prio_bound or prio_round
+                    else:
+                        ok = True
+                    if not ok:
+                        cands.rej_limit += 1
+                        if not (cands.has_rank or free_round or prio_round):
+                            # Every entry left costs at least the class's floor: when
+                            # the limit refuses that too, it refuses them all (the
+                            # reason is settled: this refusal counted), so the walk
+                            # stops here.
+                            floor = cands.floor
+                            if floor is None:
+                                floor = cands.floor = self.costs.floor(
+                                    klass, job_ad, cands.signature, cands.static_floor)
+                            if (free_used + floor > free_bound
+                                    and prio_used + floor > prio_bound):
+                                self.walks_cut += 1
+                                pos, spos = end, send
+                                pending.clear()
+                                break
+                        continue
+                    if taken is not None:
+                        cands.carved.append(idx)
+                    picked = offer, reason, taken, cost
+                    break
+                if picked is not None or not cands.carved:
+                    break
+                # The list ran out: the slots it carved come back, in their new states.
+                indices = sorted(set(cands.carved))
+                cands.carved.clear()
+                fresh_list = mm.candidates(klass, job_ad, name, [offers[i] for i in indices],
+                                           only_rank, positions=indices,
+                                           signature=cands.signature)
+                entries.extend(fresh_list.entries)
+                end = len(entries)
+                cands.has_rank = cands.has_rank or fresh_list.has_rank
 
 
 def _stamp_at(stamps: list[int], clock: int) -> int:

@@ -46,7 +46,7 @@ or input order otherwise.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from itertools import compress, islice, repeat
 from operator import attrgetter, eq
@@ -294,6 +294,8 @@ class Cycle(ListScan):
         limited = False
         skipped: set[int] = set()
         cache: dict[tuple[int, bool], Candidates] = {}
+        #: the walk of each list (``ListScan._picks``), kept between the class's jobs
+        walks: dict[tuple[int, bool], Generator] = {}
         job_ads: dict[int, ClassAd] = {}
         any_held = self.held_available > 0
         # limits.permits(used, cost, limit) is used + cost <= bound, or the round-up
@@ -323,14 +325,18 @@ class Cycle(ListScan):
                 job_ads[klass] = with_attrs(self.ac.representative[klass].ad,
                                             self._submitter_attrs(name))
             key = (klass, only_rank)
-            if key not in cache:
-                cache[key] = self.mm.candidates(klass, job_ads[klass], name, self.offers,
+            walk = walks.get(key)
+            if walk is None:
+                cands = cache[key] = self.mm.candidates(klass, job_ads[klass], name,
+                                                        self.offers, only_rank)
+                walk = walks[key] = self._picks(cands, klass, job_ads[klass], name,
                                                 only_rank)
-            cands = cache[key]
-            permit = (used_unclaimed, used, bound, used_unclaimed <= 0 and positive,
-                      used <= 0 and positive)
-            picked = self._pick(cands, job, klass, job_ads[klass], name, only_rank, permit)
+                next(walk)
+            picked = walk.send(((used_unclaimed, used, bound,
+                                 used_unclaimed <= 0 and positive, used <= 0 and positive),
+                                job))
             if picked is None:
+                cands = cache[key]
                 if cands.deferred and not cands.rej_policy:
                     self.mm.settle_deferred(cands, klass, job_ads[klass])
                 reason = _reason(cands, only_rank)
@@ -384,7 +390,7 @@ class Cycle(ListScan):
 
     def _apply(self, turn: _Turn, job: Job, offer: Offer, reason, taken, cost: float, spin,
                cluster) -> None:
-        """Record the match of ``job`` to ``offer`` at ``cost`` (what ``_scan`` found
+        """Record the match of ``job`` to ``offer`` at ``cost`` (what ``_picks`` found
         it weighs): carve a partitionable slot, take a static one (preempting its
         holder), charge the submitter."""
         name = turn.info.name
