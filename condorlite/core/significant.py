@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, compress, count, islice, repeat
-from operator import attrgetter, is_not, itemgetter, ne, sub
+from operator import is_not, itemgetter, ne, sub
 from typing import TypeVar
 
 from condorlite.core.autocluster import (
@@ -115,7 +115,7 @@ class _Sweep:
     ``starts`` the first row of each run, ascending; ``blocks`` the queue order's
     blocks (``queue_blocks``, cut while each chunk is read); ``firsts`` the least
     ``queue_blocks.queue_key`` of each run's rows (its first job in queue order),
-    a key per block head the run holds, not per row.
+    a key per block head the run holds, not per row; ``ids`` each row's job id.
 
     Invariant (runs): rows ``starts[i] <= r < starts[i+1]`` have ``==`` entries for
     every name of ``names``, so a run's first row stands for all of its rows: equal
@@ -136,8 +136,10 @@ class _Sweep:
         self.bound: set[str] = set()
         self.tables: list[dict] = []
         self._starts: set[int] = set()
-        #: the heads of the queue order's blocks (``queue_blocks``), ascending
+        #: the heads of the queue order's blocks (``queue_blocks``), ascending, and
+        #: the job id of each row
         self.heads: list[int] = []
+        self.ids: list[str] = []
         #: names some row read so far binds (before the chunk being read)
         self._before: set[str] = set()
         #: (name, end): a name that joined S after rows before ``end`` binding it were read
@@ -179,8 +181,10 @@ class _Sweep:
             starts |= cuts
             self._join(_names_in(entries), first)
             todo = self.significant & names - done
-        # (the queue order's blocks are cut while the chunk's jobs are in the cache)
+        # (the queue order's blocks are cut, and the ids read, while the chunk's jobs
+        # are in the cache)
         self.heads.extend(chunk_heads(jobs, first))
+        self.ids += [job.id for job in jobs]
         self._starts.update(map(first.__add__, starts))
 
     def _read_late(self) -> None:
@@ -314,7 +318,7 @@ def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
     target_names: set[str] = set()
     for job in representative.values():
         target_names |= referenced(job.ad, rows.names)
-    ids = list(map(_ID, idle))
+    ids = rows.ids
     # (aligned lists, read as dicts only when asked: ``row_maps``)
     match_class_of = RowMap(ids, list(_per_row(class_of_run, rows.starts, len(idle))), idle)
     if configured:
@@ -327,9 +331,6 @@ def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
         cluster_of = match_class_of  # one map serves both: neither is ever changed
     return Autoclusters(significant, configured, cluster_of, match_class_of, representative,
                         significant, frozenset(target_names), rows.blocks)
-
-
-_ID = attrgetter("id")
 
 
 def _ends(starts: list[int], rows: list) -> list[int]:
