@@ -176,7 +176,8 @@ class Cycle(ListScan):
             mine = pending.get(slot.name, ())
             ad, holder, job, rank = slot.ad, slot.remote_user, slot.remote_job, slot.current_rank
             if slot.kind == "partitionable":
-                ad = _subtract(ad, [c for c in mine if c.partitionable], self.now)
+                if mine:
+                    ad = _subtract(ad, [c for c in mine if c.partitionable], self.now)
             elif mine and (not slot.busy or (mine[0].preempted_user is not None
                                              and mine[0].preempted_user == holder)):
                 # condorlite's claim holds the slot: an idle ad not updated yet, or
