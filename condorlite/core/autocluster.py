@@ -63,6 +63,7 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.model import Job, Slot
+from condorlite.core.queue_blocks import QueueBlocks
 from condorlite.core.row_maps import RowMap
 
 REQUEST_PREFIX = "request"
@@ -199,7 +200,8 @@ class Autoclusters:
     ``target_names`` every name the classes' own expressions refer to (what a job can
     read from a slot, before following the slot's attributes).
     ``build_closed`` gives both maps as ``row_maps.RowMap`` (aligned lists over the
-    jobs it was given, a dict built only when read).
+    jobs it was given, a dict built only when read), and ``blocks``, the queue
+    order's blocks of those jobs (``queue_blocks``; None from the other builders).
     """
 
     significant: frozenset[str]
@@ -209,6 +211,7 @@ class Autoclusters:
     representative: dict[int, Job]
     job_names: frozenset[str]
     target_names: frozenset[str] = frozenset()
+    blocks: QueueBlocks | None = None
 
     @property
     def count(self) -> int:

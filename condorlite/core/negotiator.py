@@ -45,10 +45,9 @@ or input order otherwise.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
-from itertools import compress, islice, repeat
+from itertools import chain, compress, islice, repeat
 from operator import attrgetter, eq
 from types import MappingProxyType
 
@@ -76,6 +75,7 @@ from condorlite.core.model import (
 from condorlite.core.offers import Offer, carve, with_attrs
 from condorlite.core.piece_costs import PieceCosts
 from condorlite.core.policy import Policy
+from condorlite.core.queue_blocks import QueueBlocks
 from condorlite.core.row_maps import RowMap
 from condorlite.core.significant import build_closed
 
@@ -176,7 +176,8 @@ class Cycle(ListScan):
             mine = pending.get(slot.name, ())
             ad, holder, job, rank = slot.ad, slot.remote_user, slot.remote_job, slot.current_rank
             if slot.kind == "partitionable":
-                ad = _subtract(ad, [c for c in mine if c.partitionable], self.now)
+                if mine:
+                    ad = _subtract(ad, [c for c in mine if c.partitionable], self.now)
             elif mine and (not slot.busy or (mine[0].preempted_user is not None
                                              and mine[0].preempted_user == holder)):
                 # condorlite's claim holds the slot: an idle ad not updated yet, or
@@ -193,22 +194,20 @@ class Cycle(ListScan):
         return offers
 
     def _turns(self, idle: list[Job], submitters: dict[str, Submitter]) -> list[_Turn]:
-        by_sub: dict[str, list[Job]] = {}
-        for job in idle:
-            # (no list made per job, as setdefault's default would be)
-            try:
-                by_sub[job.submitter].append(job)
-            except KeyError:
-                by_sub[job.submitter] = [job]
-        rows_of = _rows_by_index(self.ac, idle) or _rows_by_id(self.ac)
+        # Queue order a block of rows at a time (``queue_blocks``): the grouping cut
+        # the blocks while it read the jobs; other groupings have them cut here.
+        blocks = self.ac.blocks
+        if blocks is None or blocks.jobs is not idle:
+            blocks = QueueBlocks(idle)
+        rows_of = _rows_by_row(self.ac, idle) or _rows_by_id(self.ac, idle)
         turns = []
-        for name, jobs in by_sub.items():
+        for name, spans in blocks.spans().items():
             fresh = Submitter(name, eup=0.5 * self.policy.default_prio_factor, usage=0.0)
             info = submitters.get(name) or fresh
             self.eup.setdefault(name, info.eup)
             self.usage.setdefault(name, info.usage)
-            _queue_sort(jobs)
-            turns.append(_Turn(info, jobs, rows=rows_of(jobs)))
+            jobs, rows = rows_of(spans)
+            turns.append(_Turn(info, jobs, rows=rows))
         turns.sort(key=lambda t: (self.eup[t.info.name], t.info.name))
         return turns
 
@@ -494,62 +493,47 @@ def _subtract(ad: ClassAd, claims: list[Claim], now: float) -> ClassAd:
     return with_attrs(ad, {r: int(v) if float(v).is_integer() else v for r, v in left.items()})
 
 
-_ID, _INDEX, _STATUS = attrgetter("id"), attrgetter("index"), attrgetter("status")
+_STATUS = attrgetter("status")
 _NAME = attrgetter("name")
 
 
-def _rows_by_id(ac: Autoclusters) -> Callable[[list[Job]], list[tuple]]:
-    """``_Turn.rows`` of some jobs: (id, autocluster, match class, job) each, the
-    numbers looked up by job id."""
+def _rows_by_id(ac: Autoclusters, idle: list[Job]
+                ) -> Callable[[list[tuple[int, int]]], tuple[list[Job], list[tuple]]]:
+    """``_Turn.jobs`` and ``_Turn.rows`` of stretches of rows of ``idle``: (id,
+    autocluster, match class, job) per job, the numbers looked up by job id."""
     cluster_of, class_of = ac.cluster_of, ac.match_class_of
-    return lambda jobs: [(j.id, cluster_of[j.id], class_of[j.id], j) for j in jobs]
 
-
-def _rows_by_index(ac: Autoclusters, idle: list[Job]
-                   ) -> Callable[[list[Job]], list[tuple]] | None:
-    """``_rows_by_id`` without the id lookups, when the grouping gave its numbers as
-    lists aligned with ``idle`` itself (``row_maps.RowMap``) and the jobs'
-    ``Job.index`` values are distinct and not negative: the numbers are placed at
-    each job's index in a list, and a turn's rows read them from there by C-level
-    passes. None otherwise (then the ids are looked up). Job ids are distinct in a
-    cycle's input (the readers refuse duplicates); were two alike, each row here
-    would keep its own numbers, where the id lookup gives both the later's."""
-    cluster_of, class_of = ac.cluster_of, ac.match_class_of
-    if not (idle and type(cluster_of) is RowMap and type(class_of) is RowMap
-            and cluster_of.jobs is idle and class_of.jobs is idle):
-        return None
-    indexes = list(map(_INDEX, idle))
-    if min(indexes) < 0:
-        return None
-    size = max(indexes) + 1
-    if size > 4 * len(idle) + 1024:
-        return None  # sparse indexes: a list that large is not worth it
-    classes: list = [None] * size
-    deque(map(classes.__setitem__, indexes, class_of.values_by_row), maxlen=0)
-    if classes.count(None) != size - len(idle):
-        return None  # two jobs with one index: the later overwrote the earlier
-    if cluster_of is class_of:
-        clusters = classes
-    else:
-        clusters = [None] * size
-        deque(map(clusters.__setitem__, indexes, cluster_of.values_by_row), maxlen=0)
-
-    def rows(jobs: list[Job]) -> list[tuple]:
-        at = list(map(_INDEX, jobs))
-        ids = map(_ID, jobs)
-        of_class = list(map(classes.__getitem__, at))
-        of_cluster = of_class if clusters is classes else map(clusters.__getitem__, at)
-        return list(zip(ids, of_cluster, of_class, jobs, strict=True))
+    def rows(spans: list[tuple[int, int]]) -> tuple[list[Job], list[tuple]]:
+        jobs = list(chain.from_iterable(idle[start:end] for start, end in spans))
+        return jobs, [(j.id, cluster_of[j.id], class_of[j.id], j) for j in jobs]
 
     return rows
 
 
-def _queue_sort(jobs: list[Job]) -> None:
-    """Sort jobs in queue order, ``(Job.queue_key(), index)``: by (QDate, ClusterId,
-    ProcId, index), then stably by JobPrio, highest first (two C-level sorts instead of
-    a key tuple built per job)."""
-    jobs.sort(key=attrgetter("qdate", "cluster", "proc", "index"))
-    jobs.sort(key=attrgetter("prio"), reverse=True)
+def _rows_by_row(ac: Autoclusters, idle: list[Job]
+                 ) -> Callable[[list[tuple[int, int]]], tuple[list[Job], list[tuple]]] | None:
+    """``_rows_by_id`` without the id lookups, when the grouping gave its numbers as
+    lists aligned with ``idle`` itself (``row_maps.RowMap``): a stretch's rows are
+    slices of those lists, zipped at C level. Each row keeps its own numbers (were two
+    job ids alike, the id lookup would give both the later's; the readers refuse
+    duplicate ids). None when the numbers are not so aligned."""
+    cluster_of, class_of = ac.cluster_of, ac.match_class_of
+    if not (type(cluster_of) is RowMap and type(class_of) is RowMap
+            and cluster_of.jobs is idle and class_of.jobs is idle):
+        return None
+    ids, clusters, classes = class_of.ids, cluster_of.values_by_row, class_of.values_by_row
+
+    def rows(spans: list[tuple[int, int]]) -> tuple[list[Job], list[tuple]]:
+        jobs: list[Job] = []
+        out: list[tuple] = []
+        for start, end in spans:
+            part = idle[start:end]
+            jobs += part
+            out += zip(ids[start:end], clusters[start:end], classes[start:end], part,
+                       strict=True)
+        return jobs, out
+
+    return rows
 
 
 def _reason(cands: Candidates, only_rank: bool) -> str:

@@ -9,7 +9,8 @@ cycle with it and ``autocluster.build_reference``).
 
 Speed (100,000 jobs): the jobs are read once, in input order, a chunk of ``CHUNK`` rows
 at a time, and everything a row gives is taken while its chunk is in the CPU cache
-(its table, its names, its entries for the significant names, its queue key): a
+(its table, its names, its entries for the significant names, its queue order's
+blocks, ``queue_blocks``): a
 second pass over a cached chunk costs a fraction of a pass over 100,000 ads fetched
 from memory. The per-row work is C-level (``set.update``, ``itemgetter``,
 ``compress``) or one list comprehension; nothing sorts the jobs. Rows are cut into
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, compress, count, islice, repeat
-from operator import attrgetter, is_not, itemgetter, ne, sub
+from operator import is_not, itemgetter, ne, sub
 from typing import TypeVar
 
 from condorlite.core.autocluster import (
@@ -40,6 +41,7 @@ from condorlite.core.autocluster import (
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.model import Job, Slot
+from condorlite.core.queue_blocks import QueueBlocks, chunk_heads
 from condorlite.core.row_maps import RowMap
 
 T = TypeVar("T")
@@ -110,9 +112,10 @@ class _Sweep:
 
     After ``__init__``: ``significant`` is S; ``bound`` every name some job binds;
     ``names`` S's names some job binds, sorted; ``tables`` the jobs' tables;
-    ``starts`` the first row of each run, ascending; ``firsts`` the least
-    ``_queue_keys`` key of each run's rows (its first job in queue order), found
-    while the chunk is read (a run a late read splits is looked at again).
+    ``starts`` the first row of each run, ascending; ``blocks`` the queue order's
+    blocks (``queue_blocks``, cut while each chunk is read); ``firsts`` the least
+    ``queue_blocks.queue_key`` of each run's rows (its first job in queue order),
+    a key per block head the run holds, not per row; ``ids`` each row's job id.
 
     Invariant (runs): rows ``starts[i] <= r < starts[i+1]`` have ``==`` entries for
     every name of ``names``, so a run's first row stands for all of its rows: equal
@@ -133,8 +136,10 @@ class _Sweep:
         self.bound: set[str] = set()
         self.tables: list[dict] = []
         self._starts: set[int] = set()
-        #: run start -> (run end, least queue key of its rows), as each chunk cut them
-        self._firsts: dict[int, tuple[int, tuple]] = {}
+        #: the heads of the queue order's blocks (``queue_blocks``), ascending, and
+        #: the job id of each row
+        self.heads: list[int] = []
+        self.ids: list[str] = []
         #: names some row read so far binds (before the chunk being read)
         self._before: set[str] = set()
         #: (name, end): a name that joined S after rows before ``end`` binding it were read
@@ -146,8 +151,8 @@ class _Sweep:
         self._read_late()
         self.names = tuple(sorted(self.significant & self.bound))
         self.starts = sorted(self._starts)
-        self.firsts = [self._first(idle, start, end)
-                       for start, end in zip(self.starts, _ends(self.starts, idle), strict=True)]
+        self.blocks = QueueBlocks(idle, self.heads)
+        self.firsts = list(map(self.blocks.least, self.starts, _ends(self.starts, idle)))
 
     def _join(self, names: Iterable[str], end: int) -> None:
         """Add ``names`` to S with every name the slots' bindings lead to; each that a
@@ -160,7 +165,7 @@ class _Sweep:
 
     def _chunk(self, jobs: list[Job], first: int) -> None:
         """Read one chunk (rows ``first`` on): its tables, names, entries for S and
-        queue keys. A ``Request*`` name first bound here is a root from here on."""
+        queue blocks. A ``Request*`` name first bound here is a root from here on."""
         tables = _tables([job.ad for job in jobs])
         self.tables.extend(tables)
         names = set().union(*tables)
@@ -176,21 +181,11 @@ class _Sweep:
             starts |= cuts
             self._join(_names_in(entries), first)
             todo = self.significant & names - done
-        # the keys are made and dropped while the chunk's jobs are in the cache
-        starts_in = sorted(starts)
-        ends_in = _ends(starts_in, jobs)
-        keys = _queue_keys(jobs, first)
-        least = map(min, map(keys.__getitem__, map(slice, starts_in, ends_in)))
-        for start, end, key in zip(starts_in, ends_in, least, strict=True):
-            self._firsts[first + start] = (first + end, key)
-        self._starts.update(map(first.__add__, starts_in))
-
-    def _first(self, idle: list[Job], start: int, end: int) -> tuple:
-        """The least queue key of rows ``start`` to ``end`` (one run)."""
-        known = self._firsts.get(start)
-        if known is not None and known[0] == end:
-            return known[1]
-        return min(_queue_keys(idle[start:end], start))
+        # (the queue order's blocks are cut, and the ids read, while the chunk's jobs
+        # are in the cache)
+        self.heads.extend(chunk_heads(jobs, first))
+        self.ids += [job.id for job in jobs]
+        self._starts.update(map(first.__add__, starts))
 
     def _read_late(self) -> None:
         """Read the queued names over the rows before they joined; what they name
@@ -323,31 +318,19 @@ def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
     target_names: set[str] = set()
     for job in representative.values():
         target_names |= referenced(job.ad, rows.names)
-    ids = list(map(_ID, idle))
+    ids = rows.ids
     # (aligned lists, read as dicts only when asked: ``row_maps``)
     match_class_of = RowMap(ids, list(_per_row(class_of_run, rows.starts, len(idle))), idle)
     if configured:
         wanted = tuple(sorted({name.lower() for name in configured} & rows.bound))
         starts = sorted(_cuts(rows.tables, wanted)[0].union([0]))
-        keys = _queue_keys(idle, 0)
-        firsts = list(map(min, map(keys.__getitem__, map(slice, starts, _ends(starts, idle)))))
+        firsts = list(map(rows.blocks.least, starts, _ends(starts, idle)))
         cluster_of_run, _ = _numbered(idle, starts, firsts, wanted, canon)
         cluster_of = RowMap(ids, list(_per_row(cluster_of_run, starts, len(idle))), idle)
     else:
         cluster_of = match_class_of  # one map serves both: neither is ever changed
     return Autoclusters(significant, configured, cluster_of, match_class_of, representative,
-                        significant, frozenset(target_names))
-
-
-def _queue_keys(jobs: list[Job], first: int) -> list[tuple]:
-    """``build``'s queue order key of each job (submitter, ``Job.queue_key``, input
-    index), then its row (counted from ``first``): equal keys keep input order, as
-    ``build``'s stable sort leaves them, and no two keys tie."""
-    return [(job.submitter, -job.prio, job.qdate, job.cluster, job.proc, job.index, row)
-            for row, job in enumerate(jobs, first)]
-
-
-_ID = attrgetter("id")
+                        significant, frozenset(target_names), rows.blocks)
 
 
 def _ends(starts: list[int], rows: list) -> list[int]:
@@ -359,7 +342,7 @@ def _numbered(idle: list[Job], starts: list[int], firsts: list[tuple],
     """Groups of runs whose first rows bind ``names`` to equal expressions, numbered
     from 1 in the queue order of each group's first job: (number of each run, first
     job of each number, in number order). ``firsts``: each run's least
-    ``_queue_keys`` key; a group's first job has the least of its runs'."""
+    ``queue_key``; a group's first job has the least of its runs'."""
     first_of: dict[tuple[int, ...], tuple] = {}
     keys = [canon.key(idle[start].ad, names) for start in starts]
     for key, first in zip(keys, firsts, strict=True):

@@ -194,28 +194,22 @@ def test_row_map_reads_as_the_dict_of_its_rows():
     assert RowMap(["a", "b", "c"], [1, 2, 1]).distinct() == 2
 
 
-def test_turn_rows_by_index_equal_rows_by_id(tmp_path):
+def test_turn_rows_by_row_equal_rows_by_id(tmp_path):
     """The cycle's rows (id, autocluster, match class, job) read through the aligned
-    lists equal the rows looked up by id; jobs sharing an index fall back to ids."""
+    lists equal the rows looked up by id, in the same queue order."""
     policy = replace(Policy(uid_domain="example.org"), significant_attributes=("Owner",))
     spec = genpool.PoolSpec(slots=40, jobs=400, submitters=4, autoclusters=12, seed=3)
     slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
     cycle = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
     assert isinstance(cycle.ac.cluster_of, RowMap)
     assert cycle.ac.cluster_of is not cycle.ac.match_class_of  # configured: two lists
-    by_index = negotiator._rows_by_index(cycle.ac, cycle.idle)
-    by_id = negotiator._rows_by_id(cycle.ac)
-    assert by_index is not None
+    by_row = negotiator._rows_by_row(cycle.ac, cycle.idle)
+    by_id = negotiator._rows_by_id(cycle.ac, cycle.idle)
+    assert by_row is not None
+    spans = cycle.ac.blocks.spans()
     for turn in cycle.turns:
-        assert turn.rows == by_index(turn.jobs) == by_id(turn.jobs)
+        assert (turn.jobs, turn.rows) == by_row(spans[turn.info.name]) == by_id(
+            spans[turn.info.name])
     assert len({row[1] for t in cycle.turns for row in t.rows}) == cycle.ac.count < 12
     # the lists are read only for the very jobs they were made from
-    assert negotiator._rows_by_index(cycle.ac, list(cycle.idle)) is None
-    clash = [replace(j, index=0) for j in cycle.idle[:2]] + cycle.idle[2:]
-    of, cl = cycle.ac.cluster_of, cycle.ac.match_class_of
-    ac = replace(cycle.ac, cluster_of=RowMap(of.ids, of.values_by_row, clash),
-                 match_class_of=RowMap(cl.ids, cl.values_by_row, clash))
-    assert negotiator._rows_by_index(ac, clash) is None  # two jobs with index 0
-    ok = replace(ac, cluster_of=RowMap(of.ids, of.values_by_row, cycle.idle),
-                 match_class_of=RowMap(cl.ids, cl.values_by_row, cycle.idle))
-    assert negotiator._rows_by_index(ok, cycle.idle) is not None
+    assert negotiator._rows_by_row(cycle.ac, list(cycle.idle)) is None
