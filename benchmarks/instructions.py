@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Count the instructions of one negotiation cycle under callgrind, for A/B comparisons.
+
+Wall-clock figures on this machine move by up to 2x between its fast and slow phases
+(``RESULTS.md``), so a change worth 5 % cannot be told from noise by timing it.
+Callgrind counts the instructions the process executes instead: the same for the same
+code and inputs whatever else the machine is doing, up to about 1 % between runs
+(``PYTHONHASHSEED`` is fixed, but dicts keyed by ``id()`` still follow the addresses).
+
+For each TREE (a checkout of condorlite; default: the one this script is in) a child
+``python`` runs under ``valgrind --tool=callgrind --instr-atstart=no``: it reads and
+decodes the pool's ``slots.ads`` and ``jobs.ads`` with instrumentation off, switches it
+on (``callgrind_control --instr=on``) for the cycle alone, ``Cycle`` set-up, run and
+result with the default policy, no accountant records and no claims, and off again.
+The trees run one after the other, so they do not share the two cores.
+
+Prints a Markdown table (tree, commit, instructions, ratio to the first tree, matches)
+or JSON with ``--json``. A cycle at 10,000 slots x 100,000 jobs takes about two and a
+half minutes per tree. Needs valgrind (Debian's ``valgrind`` package). Usage::
+
+    python benchmarks/instructions.py --pool /tmp/bench/s10000-j100000-u100-a500-seed0-old \\
+        /tmp/base-checkout .
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+#: the ``--now`` of the other benchmarks (``genpool.BASE_TIME``), so runs compare
+NOW = 1_700_000_000
+
+_CHILD = """\
+import gc, os, subprocess, sys
+from pathlib import Path
+from condorlite.cli.negotiate import decode
+from condorlite.core import negotiator
+from condorlite.core.policy import Policy
+from condorlite.store.adfiles import read_ads
+pool, now = Path(sys.argv[1]), float(sys.argv[2])
+policy = Policy()
+inputs = decode(read_ads([pool / "slots.ads"]), read_ads([pool / "jobs.ads"]), policy)
+gc.disable()  # as the command does while it negotiates
+control = ["callgrind_control", "--instr=on", str(os.getpid())]
+subprocess.run(control, check=True, capture_output=True)
+cycle = negotiator.Cycle(inputs.slots, inputs.jobs, {}, [], policy, now)
+cycle.run()
+result = cycle.result()
+control[1] = "--instr=off"
+subprocess.run(control, check=True, capture_output=True)
+print("matches", len(result.matches))
+"""
+
+_REFS = re.compile(r"Collected\s*:\s*([0-9,]+)")
+_MATCHES = re.compile(r"^matches (\d+)$", re.MULTILINE)
+
+
+@dataclass
+class Count:
+    tree: str
+    commit: str
+    instructions: int
+    matches: int
+
+
+def parse_counts(valgrind_log: str, child_out: str) -> tuple[int, int]:
+    """(instructions collected, matches) from a child's valgrind log and its output."""
+    refs = _REFS.findall(valgrind_log)
+    found = _MATCHES.search(child_out)
+    if not refs or found is None:
+        raise ValueError("no instruction count or match count in the child's output")
+    return int(refs[-1].replace(",", "")), int(found.group(1))
+
+
+def commit_of(tree: Path) -> str:
+    """The tree's short commit, with ``+`` when it has changes; ``-`` outside git."""
+    def git(*args: str) -> str:
+        out = subprocess.run(["git", "-C", str(tree), *args], capture_output=True, text=True)
+        return out.stdout.strip() if out.returncode == 0 else ""
+
+    head = git("rev-parse", "--short", "HEAD")
+    if not head:
+        return "-"
+    return head + ("+" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def count(tree: Path, pool: Path, now: float = NOW) -> Count:
+    """Run one child under callgrind (see the module doc)."""
+    with tempfile.TemporaryDirectory() as work:
+        log = Path(work) / "valgrind.log"
+        env = dict(os.environ, PYTHONPATH=str(tree), PYTHONHASHSEED="0")
+        done = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--log-file={log}",
+             f"--callgrind-out-file={Path(work) / 'callgrind.out'}",
+             sys.executable, "-c", _CHILD, str(pool), str(now)],
+            cwd=work, env=env, capture_output=True, text=True)
+        text = log.read_text() if log.exists() else ""
+        if done.returncode != 0:
+            raise RuntimeError(f"{tree}: the child failed ({done.returncode}):\n"
+                               f"{done.stderr[-2000:]}{text[-2000:]}")
+        instructions, matches = parse_counts(text, done.stdout)
+    return Count(str(tree), commit_of(tree), instructions, matches)
+
+
+def table(counts: list[Count]) -> str:
+    lines = ["| tree | commit | instructions | ratio | matches |", "|---|---|---|---|---|"]
+    first = counts[0].instructions if counts else 0
+    for c in counts:
+        lines.append(f"| {c.tree} | {c.commit} | {c.instructions:,} | "
+                     f"{c.instructions / first:.3f} | {c.matches} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("trees", nargs="*", type=Path, default=[HERE.parent],
+                        help="condorlite checkouts to measure (default: this one)")
+    parser.add_argument("--pool", type=Path, required=True,
+                        help="a directory holding slots.ads and jobs.ads (genpool.py)")
+    parser.add_argument("--now", type=float, default=NOW)
+    parser.add_argument("--json", action="store_true", help="print JSON instead")
+    args = parser.parse_args(argv)
+    for tool in ("valgrind", "callgrind_control"):
+        if shutil.which(tool) is None:
+            print(f"instructions.py: {tool} is not installed (Debian: valgrind)",
+                  file=sys.stderr)
+            return 2
+    for name in ("slots.ads", "jobs.ads"):
+        if not (args.pool / name).is_file():
+            print(f"instructions.py: {args.pool / name}: no such file", file=sys.stderr)
+            return 2
+    try:
+        counts = [count(tree.resolve(), args.pool.resolve(), args.now) for tree in args.trees]
+    except (RuntimeError, ValueError) as exc:
+        print(f"instructions.py: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps([asdict(c) for c in counts]) if args.json else table(counts))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""``benchmarks/instructions.py``: instruction counts of one cycle under callgrind."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.benchmarks._load import load
+
+counter = load("instructions")
+genpool = load("genpool")
+
+LOG = """\
+==4242== Events    : Ir
+==4242== Collected : 1,234,567
+==4242==
+==4242== I   refs:      1,234,567
+"""
+
+
+def test_counts_are_read_from_the_log_and_the_output() -> None:
+    assert counter.parse_counts(LOG, "read 3 ads\nmatches 42\n") == (1_234_567, 42)
+    with pytest.raises(ValueError):
+        counter.parse_counts("==1== no summary\n", "matches 42\n")
+    with pytest.raises(ValueError):
+        counter.parse_counts(LOG, "the child printed nothing useful\n")
+
+
+def test_a_missing_pool_is_refused(tmp_path: Path, capsys) -> None:
+    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+        assert counter.main(["--pool", str(tmp_path)]) == 2
+        assert "not installed" in capsys.readouterr().err
+        return
+    assert counter.main(["--pool", str(tmp_path)]) == 2
+    assert "slots.ads: no such file" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="needs valgrind")
+def test_a_small_cycle_is_counted(tmp_path: Path, capsys) -> None:
+    spec = genpool.PoolSpec(slots=30, jobs=120, submitters=3, autoclusters=6, seed=1)
+    files = genpool.write_pool(spec, tmp_path)
+    pool = files.slots_path.parent
+    assert counter.main(["--pool", str(pool), "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["matches"] > 0
+    # the cycle alone: far more than nothing, far less than a Python start-up (~10^8)
+    assert 10**6 < row["instructions"] < 10**9
+    assert Path(row["tree"]) == Path(counter.HERE.parent)
