@@ -149,15 +149,18 @@ class ListScan:
                     break
                 if picked is not None or not cands.carved:
                     break
-                # The list ran out: the slots it carved come back, in their new states.
-                indices = sorted(set(cands.carved))
-                cands.carved.clear()
-                fresh_list = mm.candidates(klass, job_ad, name, [offers[i] for i in indices],
-                                           only_rank, positions=indices,
-                                           signature=cands.signature)
-                entries.extend(fresh_list.entries)
+                self._take_back_carved(cands, klass, job_ad, name, only_rank)
                 end = len(entries)
-                cands.has_rank = cands.has_rank or fresh_list.has_rank
+
+    def _take_back_carved(self, cands: Candidates, klass, job_ad, name, only_rank) -> None:
+        """Append to a list that ran out the partitionable slots it handed out,
+        evaluated in their new states, best first (``_picks``)."""
+        indices = sorted(set(cands.carved))
+        cands.carved.clear()
+        fresh = self.mm.candidates(klass, job_ad, name, [self.offers[i] for i in indices],
+                                   only_rank, positions=indices, signature=cands.signature)
+        cands.entries.extend(fresh.entries)
+        cands.has_rank = cands.has_rank or fresh.has_rank
 
 
 def _stamp_at(stamps: list[int], clock: int) -> int:
