@@ -9,11 +9,11 @@ cycle with it and ``autocluster.build_reference``).
 
 Speed (100,000 jobs): the jobs are read once, in input order, a chunk of ``CHUNK`` rows
 at a time, and everything a row gives is taken while its chunk is in the CPU cache
-(its table, its names, its entries for the significant names, its queue order's
-blocks, ``queue_blocks``): a
-second pass over a cached chunk costs a fraction of a pass over 100,000 ads fetched
-from memory. The per-row work is C-level (``set.update``, ``itemgetter``,
-``compress``) or one list comprehension; nothing sorts the jobs. Rows are cut into
+(its table, its names, its entries for the significant names, the queue order's
+blocks of ``queue_blocks``, its job id): a second pass over a cached chunk costs a
+fraction of a pass over 100,000 ads fetched from memory. The per-row work is C-level
+(``set.update``, ``itemgetter``, ``compress``) or one list comprehension; nothing
+sorts the jobs. Rows are cut into
 *runs* of adjacent rows that bind the significant names to equal entries (the readers
 share entry objects, so a run is mostly a cluster), and all per-class work is done
 once per run.
