@@ -80,6 +80,18 @@ def _both(monkeypatch, slots, jobs, subs, policy):
     return fast, plain
 
 
+def _both_cycles(monkeypatch, slots, jobs, subs, policy):
+    """``_both``, the two ``Cycle`` objects run (for what they counted on the way)."""
+    fast = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
+    fast.run()
+    with monkeypatch.context() as patch:
+        patch.setattr(negotiator, "build_closed", _plain_autoclusters)
+        patch.setattr(negotiator, "Matchmaker", ReferenceMatchmaker)
+        plain = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
+        plain.run()
+    return fast, plain
+
+
 PREEMPTIVE = dict(
     preemption_requirements="RemoteUserPrio > SubmitterUserPrio * 1.5",
     preemption_rank="RemoteUserPrio * 10 - TotalJobRunTime",
@@ -159,13 +171,7 @@ def test_walks_the_limit_refuses_are_cut_short_alike(tmp_path, monkeypatch):
     spec = genpool.PoolSpec(slots=120, jobs=600, submitters=8, autoclusters=30, seed=5)
     slots, jobs = _load(tmp_path, spec, policy, shared=True)
     subs = _submitters(slots, jobs)
-    fast = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
-    fast.run()
-    with monkeypatch.context() as patch:
-        patch.setattr(negotiator, "build_closed", _plain_autoclusters)
-        patch.setattr(negotiator, "Matchmaker", ReferenceMatchmaker)
-        plain = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
-        plain.run()
+    fast, plain = _both_cycles(monkeypatch, slots, jobs, subs, policy)
     assert fast.walks_cut > 0 and plain.walks_cut == 0
     assert _fingerprint(fast.result()) == _fingerprint(plain.result())
 
@@ -197,13 +203,7 @@ def test_the_cost_floor_counts_only_static_slots_the_list_holds(monkeypatch):
     while the pool's least weight, 1, was the floor)."""
     policy = Policy(uid_domain="example.org")
     slots, jobs, subs = _cheap_slots_pool(policy)
-    fast = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
-    fast.run()
-    with monkeypatch.context() as patch:
-        patch.setattr(negotiator, "build_closed", _plain_autoclusters)
-        patch.setattr(negotiator, "Matchmaker", ReferenceMatchmaker)
-        plain = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
-        plain.run()
+    fast, plain = _both_cycles(monkeypatch, slots, jobs, subs, policy)
     assert fast.walks_cut > 0
     assert _fingerprint(fast.result()) == _fingerprint(plain.result())
 
