@@ -370,16 +370,10 @@ def test_a_static_too_small_for_a_class_gets_no_program(monkeypatch):
     jobs = [job(1, p, "u", policy=policy, index=p, RequestCpus=4) for p in range(2)]
     jobs += [job(2, p, "u", policy=policy, index=2 + p, RequestCpus=2) for p in range(2)]
     subs = _submitters(slots, jobs)
-    fast = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
-    fast.run()
+    fast, plain = _both_cycles(monkeypatch, slots, jobs, subs, policy)
     wide, narrow = (fast.ac.cluster_of[j] for j in ("1.0", "2.0"))
     built = {klass for (klass, _part), _static in fast.mm._programs}
     assert wide in built and narrow not in built
-    with monkeypatch.context() as patch:
-        patch.setattr(negotiator, "build_closed", _plain_autoclusters)
-        patch.setattr(negotiator, "Matchmaker", ReferenceMatchmaker)
-        plain = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
-        plain.run()
     assert _fingerprint(fast.result()) == _fingerprint(plain.result())
     assert [r.job for r in fast.result().rejections] == ["2.0"]
 
