@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd, Undefined
@@ -123,10 +124,10 @@ class Claim:
     preempted_user: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
-    """A job given a slot in this cycle (slotted; the cycle builds its tens of
-    thousands through ``new_match``)."""
+class Match(NamedTuple):
+    """A job given a slot in this cycle: an immutable record of named fields (a named
+    tuple, so that the cycle builds its hundreds of thousands by one C call,
+    ``make_match``; a frozen dataclass cost several times as much)."""
 
     job: str
     submitter: str
@@ -508,29 +509,6 @@ def _new_slot(*values: object) -> Slot:
     return slot
 
 
-# As _SET_JOB: Match's slot setters, in field order.
-_SET_MATCH = tuple(getattr(Match, name).__set__ for name in Match.__dataclass_fields__)
-
-
-def new_match(job: str, submitter: str, slot: str, reason: str, weight: float,
-              autocluster: int, spin: int, preempting: str | None,
-              preempted_job: str | None, partitionable: str | None,
-              resources: tuple[tuple[str, float], ...]) -> Match:
-    """``Match(...)`` with every field given, the same object, built through its
-    slots: the frozen dataclass ``__init__`` costs several times as much, once per
-    match of a cycle."""
-    (s_job, s_submitter, s_slot, s_reason, s_weight, s_autocluster, s_spin, s_preempting,
-     s_preempted_job, s_partitionable, s_resources) = _SET_MATCH
-    match = _new(Match)
-    s_job(match, job)
-    s_submitter(match, submitter)
-    s_slot(match, slot)
-    s_reason(match, reason)
-    s_weight(match, weight)
-    s_autocluster(match, autocluster)
-    s_spin(match, spin)
-    s_preempting(match, preempting)
-    s_preempted_job(match, preempted_job)
-    s_partitionable(match, partitionable)
-    s_resources(match, resources)
-    return match
+#: ``make_match(values)``: the Match of a tuple of all its fields, in order (the
+#: generated ``Match.__new__`` is a Python function; this is one C call).
+make_match = partial(tuple.__new__, Match)

@@ -70,7 +70,7 @@ from condorlite.core.model import (
     Slot,
     Submitter,
     SubmitterReport,
-    new_match,
+    make_match,
 )
 from condorlite.core.offers import Offer, carve, with_attrs
 from condorlite.core.piece_costs import PieceCosts
@@ -429,9 +429,10 @@ class Cycle(ListScan):
         self.stats["matches"] += 1
         # (the match is the job's note, and a rejection of it in an earlier spin is
         # dropped, when the result is made: ``result``, ``cycle_notes``)
-        self.matches.append(new_match(job.id, name, offer.name, reason, cost, cluster, spin,
-                                      preempting, preempted_job,
-                                      offer.name if offer.partitionable else None, resources))
+        self.matches.append(make_match((job.id, name, offer.name, reason, cost, cluster, spin,
+                                        preempting, preempted_job,
+                                        offer.name if offer.partitionable else None,
+                                        resources)))
 
     def _reject(self, job: Job, name: str, reason: str, cluster: int) -> None:
         self.stats["rejection_events"] += 1

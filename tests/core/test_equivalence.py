@@ -57,7 +57,7 @@ def _submitters(slots, jobs) -> dict[str, Submitter]:
 
 def _fingerprint(result) -> tuple:
     return (
-        [astuple(m) for m in result.matches],
+        [tuple(m) for m in result.matches],
         [astuple(r) for r in result.rejections],
         [astuple(s) for s in result.submitters],
         [astuple(c) for c in result.preempted],

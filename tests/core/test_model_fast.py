@@ -4,7 +4,6 @@ with ``adeval.eval_attr`` for every read)."""
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -252,12 +251,12 @@ def test_jobs_differing_in_one_shared_attribute_decode_apart():
             ref_job(one, POLICIES[0], 0))
 
 
-def test_new_match_is_the_dataclass_constructor() -> None:
-    from condorlite.core.model import Match, new_match
+def test_make_match_is_the_constructor() -> None:
+    from condorlite.core.model import Match, make_match
 
     values = ("3.1", "u@x", "slot1@m", "no preemption", 2.0, 7, 1, None, None, "slot1@m",
               (("Cpus", 2.0),))
-    built, made = new_match(*values), Match(*values)
-    assert built == made and hash(built) == hash(made) and repr(built) == repr(made)
-    with pytest.raises(TypeError):
-        new_match(*values[:-1])  # every field, in order
+    built, made = make_match(values), Match(*values)
+    assert type(built) is Match and built == made and hash(built) == hash(made)
+    assert repr(built) == repr(made) and built.resources == (("Cpus", 2.0),)
+    assert len(Match._fields) == len(values)  # (every field, in order)
