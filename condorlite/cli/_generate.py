@@ -58,6 +58,11 @@ class CommandDoc:
 
 
 def _is_path(param) -> bool:
+    """Whether an option names a file or directory: Click's path type, named "path",
+    "file" or "directory" (Typer 0.26 to 0.28), or a ``Path`` annotation (Typer 0.29
+    keeps it in ``type_descriptor``)."""
+    if getattr(getattr(param, "type", None), "name", None) in ("path", "file", "directory"):
+        return True
     descriptor = getattr(param, "type_descriptor", None)
     annotation = getattr(descriptor, "annotation", None)
     candidates = (annotation, *typing.get_args(annotation))
