@@ -43,41 +43,14 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from itertools import chain, compress, count, islice
-from operator import le
+from operator import itemgetter, le
 
 from condorlite.core.model import Job
 
 #: rows cut together (the sweep of ``significant`` passes its own chunks)
 CHUNK = 1024
-
-
-class _Top:
-    """Compares above anything (for bisecting to the end of a (submitter, JobPrio)
-    group): ``(submitter, prio, TOP)`` sorts after every field tuple of that group
-    and before every tuple of a greater pair."""
-
-    __slots__ = ()
-
-    def __eq__(self, other: object) -> bool:
-        return other is self
-
-    def __hash__(self) -> int:
-        return 0
-
-    def __lt__(self, other: object) -> bool:
-        return False
-
-    def __le__(self, other: object) -> bool:
-        return other is self
-
-    def __gt__(self, other: object) -> bool:
-        return other is not self
-
-    def __ge__(self, other: object) -> bool:
-        return True
-
-
-_TOP = _Top()
+#: a row's (submitter, JobPrio), of the fields ``chunk_heads`` reads
+_PAIR = itemgetter(0, 1)
 
 
 def queue_key(job: Job, row: int) -> tuple:
@@ -95,14 +68,14 @@ def chunk_heads(jobs: list[Job], first: int) -> list[int]:
     heads = []
     for start, end in zip(cuts, [*islice(cuts, 1, None), len(fields)], strict=True):
         # Along a stretch that only increases the (submitter, prio) pairs ascend:
-        # each pair's rows are a run ending where ``(submitter, prio, TOP)`` bisects.
+        # each pair's rows are a run ending where the pair bisects (to its right).
         while True:
             heads.append(first + start)
             sub, prio = fields[start][0], fields[start][1]
             last = fields[end - 1]
             if last[0] == sub and last[1] == prio:
                 break
-            start = bisect_left(fields, (sub, prio, _TOP), start, end)
+            start = bisect_right(fields, (sub, prio), start, end, key=_PAIR)
     return heads
 
 
