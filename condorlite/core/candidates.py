@@ -11,6 +11,8 @@ from __future__ import annotations
 import struct
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import partial
+from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.model import NO_PREEMPTION, REASON_ORDER
@@ -34,17 +36,25 @@ def as_rank(value: object) -> float:
 _SINGLE = struct.Struct("f")
 
 
-@dataclass(frozen=True)
-class PairEval:
-    """A job class evaluated against a slot shape."""
+#: the dependent ranks of a pair without any (shared: a pair's dicts are only read)
+_NO_RANKS: dict[str, float] = {}
+
+
+class PairEval(NamedTuple):
+    """A job class evaluated against a slot shape (a named tuple: one is made for
+    every pair evaluated, ``make_pair`` makes one of a program's outcome in one C
+    call). Its dicts are shared and only read."""
 
     match: bool
     job_rank: float = 0.0
     slot_rank: float = 0.0
-    dependent: dict[str, float] = field(default_factory=dict)
+    dependent: dict[str, float] = _NO_RANKS
     #: what a job of the class takes from a partitionable slot of the shape
     taken: dict[str, float] | None = None
 
+
+#: ``PairEval(*outcome)`` of a 5-tuple (match, job rank, slot rank, dependent, taken)
+make_pair = partial(tuple.__new__, PairEval)
 
 NO_MATCH = PairEval(False)
 

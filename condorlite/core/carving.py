@@ -345,26 +345,53 @@ class ResidualCache:
         self.number = number
         #: part -> names -> numbers -> residual (or None: cannot be specialised)
         self._parts: dict[tuple, dict[tuple[str, ...], dict[tuple, Residual | None]]] = {}
+        #: the same for the parts of whole programs (``parts``)
+        self._programs: dict[tuple, dict[tuple[str, ...], dict[tuple, object]]] = {}
 
     def get(self, part: tuple, job_ad: ClassAd,
             build: Callable[[set[tuple[int, str]]], Residual | None],
-            params: tuple[str, ...] = ()) -> Residual | None:
+            params: tuple[str, ...] = (), used: set[str] | None = None) -> Residual | None:
         """The residual of ``part`` for ``job_ad``, built by ``build(reads)`` unless a
         class binding what it read alike built it; ``params``: the job names left
         free (their values are read from the vals, so they are no part of the key;
-        ``part`` must name them)."""
+        ``part`` must name them). ``used`` gets the job names the residual is kept
+        under: a job ad binding them alike gets the same residual."""
         by_names = self._parts.setdefault(part, {})
         for names, table in by_names.items():
             found = table.get(self.number(job_ad, names), _MISSING)
             if found is not _MISSING:
+                if used is not None:
+                    used.update(names)
                 return found  # type: ignore[return-value]
         reads: set[tuple[int, str]] = set()
         residual = build(reads)
         mine = id(job_ad)
         names = tuple(sorted({name for ad, name in reads if ad == mine and name not in params}))
+        if used is not None:
+            used.update(names)
         if len(by_names) < 64:
             by_names.setdefault(names, {})[self.number(job_ad, names)] = residual
         return residual
+
+    def parts(self, rest: tuple, job_ad: ClassAd, build: Callable[[set[str]], object],
+              params: tuple[str, ...]) -> object:
+        """All the residuals of one pair program (``_program_parts``), kept as
+        ``get`` keeps one: under the job names ``build(used)`` put in ``used`` (less
+        ``params``) and ``rest``, what else the parts depend on (the resources, the
+        dependent ranks and the params' names). Classes that differ only in the
+        values of their literal requests (the params) share them all, and only the
+        program's own set-up is left to do per class."""
+        by_names = self._programs.setdefault(rest, {})
+        for names, table in by_names.items():
+            found = table.get(self.number(job_ad, names), _MISSING)
+            if found is not _MISSING:
+                return found
+        used: set[str] = set()
+        found = build(used)
+        names = tuple(sorted(used.difference(params)))
+        if len(by_names) < 64:
+            by_names.setdefault(names, {})[self.number(job_ad, names)] = found
+        return found
 
 
 _MISSING = object()
@@ -401,25 +428,50 @@ def pair_program(
 def _pair_program(pair: tuple, free_requests: tuple[tuple[str, ...], tuple],
                   ) -> PairProgram | None:
     """``pair_program`` of ``pair`` (its arguments, in order) with the job names of
-    ``free_requests`` (names, values) left free."""
-    job_ad, slot_ad, vector, resources, dependent, now, as_rank, cache = pair
+    ``free_requests`` (names, values) left free: its parts (``_program_parts``,
+    shared between classes through the static's ``ResidualCache.parts``), then the
+    program of this class's values."""
+    job_ad, _, vector, resources, dependent, _, as_rank, cache = pair
     params, values = free_requests
+    rest = (tuple(resources), tuple(key for key, _ in dependent), params)
+    parts = cache.parts(rest, job_ad, lambda used: _program_parts(pair, params, used),
+                        params)
+    if parts is None:
+        return None
+    requests, tests, job_rank, slot_rank, ranks = parts  # type: ignore[misc]
+    if requests is None:  # the job's Requirements, a constant that does not hold
+        return PairProgram([], tests, job_rank, slot_rank, [], as_rank)
+    return PairProgram(requests, tests, job_rank, slot_rank, ranks, as_rank,
+                       len(vector.names), values)
+
+
+def _program_parts(pair: tuple, params: tuple[str, ...], used: set[str]) -> tuple | None:
+    """The residuals of a program, ``(requests, tests, job_rank, slot_rank, ranks)``
+    as ``PairProgram`` takes them, or None when a part cannot be specialised. When
+    the job's ``Requirements`` is a constant that does not hold, no state can match:
+    ``requests`` is None and the constant stands in for every other part. The job
+    names each residual is kept under, and the names of the job's own parts, go
+    into ``used``."""
+    job_ad, slot_ad, vector, resources, dependent, now, _, cache = pair
     free = [*free_pairs(slot_ad, vector), *((job_ad, name) for name in params)]
     at = _int(now)
 
     def attribute(ad: ClassAd, name: str, other: ClassAd) -> Residual | None:
         # A job-side part is kept under the job's binding of the name too, so the
         # classes sharing a part are looked up among those that bind it alike.
-        own = cache.number(job_ad, (name.lower(),)) if ad is job_ad else None
+        own = None
+        if ad is job_ad:
+            low = name.lower()
+            own = cache.number(job_ad, (low,))
+            used.add(low)
         part = (name, ad is job_ad, own, params)
         return cache.get(part, job_ad, lambda reads: specialize_attribute(
-            ad, name, other, free, at, reads), params)
+            ad, name, other, free, at, reads), params, used)
 
     job_requirements = attribute(job_ad, "Requirements", slot_ad)
     if type(job_requirements) is Constant and not holds(job_requirements.value):
         # No state can match (another OpSys, say): nothing else needs specialising.
-        return PairProgram([], [job_requirements], job_requirements, job_requirements,
-                           [], as_rank)
+        return (None, [job_requirements], job_requirements, job_requirements, [])
     requests = []
     for res in resources:
         pos = vector.index.get(res.lower())
@@ -434,11 +486,10 @@ def _pair_program(pair: tuple, free_requests: tuple[tuple[str, ...], tuple],
         attribute(slot_ad, "Rank", job_ad),
     ]
     ranks = [(key, cache.get(("policy", key, params), job_ad, lambda reads, e=expr: specialize(
-        e, slot_ad, job_ad, free, at, reads), params)) for key, expr in dependent]
+        e, slot_ad, job_ad, free, at, reads), params, used)) for key, expr in dependent]
     if any(p is None for p in parts) or any(fn is None for _, fn in ranks):
         return None
-    return PairProgram(requests, parts[:2], parts[2], parts[3], ranks, as_rank,  # type: ignore[arg-type]
-                       len(vector.names), values)
+    return (requests, parts[:2], parts[2], parts[3], ranks)
 
 
 def job_params(job_ad: ClassAd, vector: SlotVector) -> tuple[tuple[str, ...], tuple]:

@@ -54,6 +54,7 @@ from condorlite.core.candidates import (
     PRE,
     PairEval,
     as_rank,
+    make_pair,
 )
 from condorlite.core.carving import (
     PairProgram,
@@ -218,6 +219,8 @@ class Matchmaker(RequestLists):
         self._full: list[Offer] | None = None
         #: statics left too small for a set of literal requests (``outgrown``)
         self._spent = SpentStatics()
+        #: (class, static) -> the class's literal requests as ``outgrown`` asks them
+        self._asked: dict[tuple, tuple] = {}
         self._shape_keys = ShapeKeys()
         self._pair_shapes: dict[tuple, int] = {}
         self._walks = SlotWalks(self.slot_names, self.exprs, self.job_defined,
@@ -434,7 +437,20 @@ class Matchmaker(RequestLists):
                                       offer.pair_shape, offer.shape)
             return
         _, vector.vals, offer.independent, offer.pair_shape, shape = found  # type: ignore[union-attr]
-        self._place(offer, shape)
+        # ``_place`` for an offer with a vector, written out (one per match): it stays
+        # in its static's box (``_groups``) and moves from its shape to ``shape``.
+        box, seq, before = offer.box, offer.seq, offer.shape
+        members = box[before]  # type: ignore[index]
+        del members[seq]
+        if not members:
+            del box[before]  # type: ignore[union-attr]
+        offer.shape = shape
+        joins = self._joins
+        joins[shape] = joins.get(shape, 0) + 1
+        members = box.get(shape)  # type: ignore[union-attr]
+        if members is None:
+            members = box[shape] = {}  # type: ignore[index]
+        members[seq] = None
 
     def _carved_ranks(self, offer: Offer, vals: tuple) -> dict[str, float]:
         """The job-independent policy ranks of a carved state, by their programs."""
@@ -519,7 +535,7 @@ class Matchmaker(RequestLists):
             return NO_MATCH
         if program.result is not None:
             return box_pair(program)
-        return PairEval(True, out[1], out[2], out[3], out[4])
+        return make_pair(out)  # (a program's outcome: match, ranks, dependent, taken)
 
     def program(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairProgram | None:
         """The (class, pair-static) program of an offer with a resource vector (made
@@ -545,14 +561,19 @@ class Matchmaker(RequestLists):
         literal requests any more (``spent_statics``). Asked only while the class has
         no program for the static: one made is used as it is."""
         vector = offer.vector
-        if (klass, vector.static) in self._programs:  # type: ignore[union-attr]
+        key = (klass, vector.static)  # type: ignore[union-attr]
+        if key in self._programs:
             return False
-        names, values = job_params(job_ad, vector)  # type: ignore[arg-type]
-        if not names:
+        asked = self._asked.get(key)
+        if asked is None:
+            # (a class's requests are the same in every list of it: worked out once)
+            names, values = job_params(job_ad, vector)  # type: ignore[arg-type]
+            index = vector.index  # type: ignore[union-attr]
+            asked = self._asked[key] = tuple(
+                (index[name[len("request"):]], value)
+                for name, value in zip(names, values, strict=True))
+        if not asked:
             return False
-        index = vector.index  # type: ignore[union-attr]
-        asked = tuple((index[name[len("request"):]], value)
-                      for name, value in zip(names, values, strict=True))
         return self._spent.holds_none(vector.static, asked,  # type: ignore[union-attr]
                                       self._groups.get(vector.static, ()),  # type: ignore[union-attr]
                                       self._shape_left)

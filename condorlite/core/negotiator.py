@@ -304,54 +304,60 @@ class Cycle(ListScan):
         rows = turn.rows
         row_iter = iter(rows)
         at = 0  # the position in ``rows`` of the row after the current one
-        for job_id, cluster, klass, job in row_iter:
-            at += 1
-            if job_id in done:
-                continue
-            only_rank = False
-            if used >= limit:
-                if not (ignore_limit and any_held):
+        # (the per-row statistics are summed in locals and added on the way out)
+        considered = naive = 0
+        try:
+            for job_id, cluster, klass, job in row_iter:
+                at += 1
+                if job_id in done:
+                    continue
+                only_rank = False
+                if used >= limit:
+                    if not (ignore_limit and any_held):
+                        return RESUME, pie_left
+                    only_rank = True
+                if ceiling is not None and used >= ceiling:
                     return RESUME, pie_left
-                only_rank = True
-            if ceiling is not None and used >= ceiling:
-                return RESUME, pie_left
-            if cluster in skipped:
-                notes[job_id] = cluster  # worded when read (``cycle_notes``)
-                continue
-            stats["jobs_considered"] += 1
-            stats["naive_evaluations"] += self.available
-            if klass not in job_ads:
-                job_ads[klass] = with_attrs(self.ac.representative[klass].ad,
-                                            self._submitter_attrs(name))
-            key = (klass, only_rank)
-            walk = walks.get(key)
-            if walk is None:
-                cands = cache[key] = self.mm.candidates(klass, job_ads[klass], name,
-                                                        self.offers, only_rank)
-                walk = walks[key] = self._picks(cands, klass, job_ads[klass], name,
-                                                only_rank)
-                next(walk)
-            picked = walk.send(((used_unclaimed, used, bound,
-                                 used_unclaimed <= 0 and positive, used <= 0 and positive),
-                                job))
-            if picked is None:
-                cands = cache[key]
-                if cands.deferred and not cands.rej_policy:
-                    self.mm.settle_deferred(cands, klass, job_ads[klass])
-                reason = _reason(cands, only_rank)
-                limited = limited or cands.rej_limit > 0 or only_rank
-                self._reject(job, name, reason, cluster)
-                if not self.policy.negotiate_all_jobs_in_cluster:
-                    skipped.add(cluster)
-                    at = self._skip_run(rows, at, row_iter, cluster, done)
-                continue
-            offer, reason, taken, cost = picked
-            self._apply(turn, job, offer, reason, taken, cost, spin, cluster)
-            used += cost
-            if reason == NO_PREEMPTION:
-                used_unclaimed += cost
-            pie_left -= cost
-        return (RESUME if used >= limit or limited else DONE), pie_left
+                if cluster in skipped:
+                    notes[job_id] = cluster  # worded when read (``cycle_notes``)
+                    continue
+                considered += 1
+                naive += self.available
+                if klass not in job_ads:
+                    job_ads[klass] = with_attrs(self.ac.representative[klass].ad,
+                                                self._submitter_attrs(name))
+                key = (klass, only_rank)
+                walk = walks.get(key)
+                if walk is None:
+                    cands = cache[key] = self.mm.candidates(klass, job_ads[klass], name,
+                                                            self.offers, only_rank)
+                    walk = walks[key] = self._picks(cands, klass, job_ads[klass], name,
+                                                    only_rank)
+                    next(walk)
+                picked = walk.send(((used_unclaimed, used, bound,
+                                     used_unclaimed <= 0 and positive, used <= 0 and positive),
+                                    job))
+                if picked is None:
+                    cands = cache[key]
+                    if cands.deferred and not cands.rej_policy:
+                        self.mm.settle_deferred(cands, klass, job_ads[klass])
+                    reason = _reason(cands, only_rank)
+                    limited = limited or cands.rej_limit > 0 or only_rank
+                    self._reject(job, name, reason, cluster)
+                    if not self.policy.negotiate_all_jobs_in_cluster:
+                        skipped.add(cluster)
+                        at = self._skip_run(rows, at, row_iter, cluster, done)
+                    continue
+                offer, reason, taken, cost = picked
+                self._apply(turn, job, offer, reason, taken, cost, spin, cluster)
+                used += cost
+                if reason == NO_PREEMPTION:
+                    used_unclaimed += cost
+                pie_left -= cost
+            return (RESUME if used >= limit or limited else DONE), pie_left
+        finally:
+            stats["jobs_considered"] += considered
+            stats["naive_evaluations"] += naive
 
     def _skip_run(self, rows: list[tuple], at: int, row_iter, cluster: int,
                   done: set[str]) -> int:

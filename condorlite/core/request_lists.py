@@ -27,6 +27,7 @@ from condorlite.core.candidates import (
     RejectCounts,
     make_entries,
     make_entry,
+    make_pair,
 )
 from condorlite.core.carving import PairProgram
 from condorlite.core.classad.ast import Literal
@@ -69,11 +70,36 @@ class RequestLists:
         if signature is None:
             signature = submitter_signature(job_ad)
         out = Candidates([], signature=signature, built=self.clock)
-        for idx, offer in zip(positions or range(len(offers)), offers, strict=True):
-            entry = self._offer_entry(out, class_id, job_ad, submitter, offer, idx, only_rank)
-            if entry is not None:
-                out.entries.append(entry)
-                out.has_rank = out.has_rank or entry[ENTRY_REASON] == RANK_PREEMPTION
+        registry = self._registry
+        if positions is not None and all(
+                offer.seq == idx and offer.available
+                for idx, offer in zip(positions, offers, strict=True)):
+            # Offers at their own positions (the slots a list carved, taken back):
+            # one look per shape, as ``_by_shape`` does, and its entries made together.
+            by_shape: dict[int, list[int]] = {}
+            for offer in offers:
+                by_shape.setdefault(offer.shape, []).append(offer.seq)
+            for seqs in by_shape.values():
+                counts = RejectCounts()  # (one offer's counts, for each of the shape's)
+                entry = self._offer_entry(counts, class_id, job_ad, submitter,
+                                          registry[seqs[0]], seqs[0], only_rank, signature)
+                out.rej_policy += counts.rej_policy * len(seqs)
+                out.rej_rank += counts.rej_rank * len(seqs)
+                if entry is not None:
+                    reason = entry[ENTRY_REASON]
+                    out.entries.append(entry)
+                    if len(seqs) > 1:
+                        out.entries.extend(make_entries(
+                            registry, seqs[1:], self.pair(class_id, job_ad, registry[seqs[0]],
+                                                          signature), reason))
+                    out.has_rank = out.has_rank or reason == RANK_PREEMPTION
+        else:
+            for idx, offer in zip(positions or range(len(offers)), offers, strict=True):
+                entry = self._offer_entry(out, class_id, job_ad, submitter, offer, idx,
+                                          only_rank)
+                if entry is not None:
+                    out.entries.append(entry)
+                    out.has_rank = out.has_rank or entry[ENTRY_REASON] == RANK_PREEMPTION
         out.entries.sort()
         return out
 
@@ -250,14 +276,19 @@ class RequestLists:
         pe = known if known is not None else self.pair(class_id, job_ad, first, signature)
         if not pe.match:
             return
-        counts = RejectCounts()
-        reason = self._reason(class_id, job_ad, first, submitter, signature, pe, only_rank,
-                              counts)
-        if counts.rej_policy or counts.rej_rank:
-            out.rej_policy += counts.rej_policy * len(members)
-            out.rej_rank += counts.rej_rank * len(members)
-        if reason is None:
-            return
+        if first.holder is None:  # ``_reason`` of offers nobody holds, without the call
+            if only_rank:
+                return
+            reason = NO_PREEMPTION
+        else:
+            counts = RejectCounts()
+            reason = self._reason(class_id, job_ad, first, submitter, signature, pe,
+                                  only_rank, counts)
+            if counts.rej_policy or counts.rej_rank:
+                out.rej_policy += counts.rej_policy * len(members)
+                out.rej_rank += counts.rej_rank * len(members)
+            if reason is None:
+                return
         if reason == RANK_PREEMPTION:
             out.has_rank = True
         vector = first.vector is not None
@@ -331,7 +362,7 @@ def box_pair(program: PairProgram) -> PairEval:
     """The one pair result of a box program with constant ranks (``carving``), made
     once per program."""
     if program.pair is None:
-        program.pair = PairEval(*program.result)  # type: ignore[misc]
+        program.pair = make_pair(program.result)
     return program.pair  # type: ignore[return-value]
 
 
