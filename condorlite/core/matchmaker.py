@@ -69,6 +69,7 @@ from condorlite.core.carving import (
 )
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.parser import parse_expr
+from condorlite.core.classad.partial import Constant
 from condorlite.core.first_states import FirstState, FirstStates
 from condorlite.core.held_groups import HeldGroups
 from condorlite.core.literal_ranks import LiteralRanks
@@ -180,6 +181,8 @@ class Matchmaker(RequestLists):
         #: pair-static id -> the residuals its programs share (``carving.ResidualCache``)
         self._residuals: dict[int, ResidualCache] = {}
         self._rank_programs: dict[tuple, object] = {}
+        #: rank signature -> its ranks' programs, as ``_carved_ranks`` runs them
+        self._rank_plans: dict[int, list[tuple[str, object, float | None]]] = {}
         # A job class is evaluated with the submitter's attributes in the job ad; when
         # any expression can read one of them, a class's pair results are kept per
         # value of those attributes (they differ between submitters, and usage changes
@@ -453,22 +456,38 @@ class Matchmaker(RequestLists):
         members[seq] = None
 
     def _carved_ranks(self, offer: Offer, vals: tuple) -> dict[str, float]:
-        """The job-independent policy ranks of a carved state, by their programs."""
+        """The job-independent policy ranks of a carved state, by their programs (one
+        evaluation each; a program that reads nothing of the vector is a constant,
+        converted once)."""
         vector = offer.vector
+        plan = self._rank_plans.get(vector.rank_sig)  # type: ignore[union-attr]
+        if plan is None:
+            plan = self._rank_plans[vector.rank_sig] = self._rank_plan(offer)  # type: ignore[union-attr]
+        self.evaluations += len(plan)
         independent: dict[str, float] = {}
-        exprs = self._rank_exprs
+        for rank, program, value in plan:
+            if value is None:
+                if program is None:
+                    value = as_rank(adeval.eval_expr(self._rank_exprs[rank], offer.ad, None,
+                                                     self.now))
+                else:
+                    value = as_rank(program(vals))
+            independent[rank] = value
+        return independent
+
+    def _rank_plan(self, offer: Offer) -> list[tuple[str, object, float | None]]:
+        """(rank, its program or None, its value when the program is a constant) for
+        each independent rank of a vector's rank signature (``_carved_ranks``)."""
+        vector = offer.vector
+        plan = []
         for rank, key in vector.rank_keys.items():  # type: ignore[union-attr]
             program = self._rank_programs.get(key, _MISSING)
             if program is _MISSING:
-                program = self._rank_programs[key] = rank_program(exprs[rank], offer.ad,
-                                                                   vector, self.now)
-            self.evaluations += 1
-            if program is None:
-                value = adeval.eval_expr(exprs[rank], offer.ad, None, self.now)
-            else:
-                value = program(vals)  # type: ignore[operator]
-            independent[rank] = as_rank(value)
-        return independent
+                program = self._rank_programs[key] = rank_program(
+                    self._rank_exprs[rank], offer.ad, vector, self.now)  # type: ignore[arg-type]
+            value = as_rank(program.value) if type(program) is Constant else None
+            plan.append((rank, program, value))
+        return plan
 
     def _place(self, offer: Offer, shape: int) -> None:
         """Record ``offer`` under ``shape`` (moving it from its previous one)."""

@@ -33,10 +33,13 @@ domain) and returns a value; none raises. The rules, checked against HTCondor's
 from __future__ import annotations
 
 import math
+import operator
+from collections.abc import Callable
 
 from .values import INT64_MAX, INT64_MIN, Error, Undefined, wrap_int64
 
 _INF = float("inf")
+_py_add, _py_sub, _py_mul = operator.add, operator.sub, operator.mul
 
 # ASCII-only lower-casing, as C's tolower() in the "C" locale: str.lower() would also
 # fold non-ASCII letters, which strcasecmp does not.
@@ -114,6 +117,27 @@ def _real_div(a: float, b: float) -> float:
         return float("nan")
     negative = (a < 0) != (math.copysign(1.0, b) < 0)
     return -_INF if negative else _INF
+
+
+def arithmetic_fn(op: str) -> Callable[[object, object], object]:
+    """``arithmetic(op, a, b)`` as a function of ``(a, b)``, for op in ``+ - *``, with
+    the common cases answered first: two integers (wrapped to 64 bits when out of
+    range) or two reals (an infinite result is an error, as ``arithmetic`` says);
+    anything else goes to ``arithmetic``."""
+    combine = {"+": _py_add, "-": _py_sub, "*": _py_mul}[op]
+
+    def apply(a: object, b: object) -> object:
+        kind = type(a)
+        if kind is type(b):
+            if kind is int:
+                r = combine(a, b)
+                return r if INT64_MIN <= r <= INT64_MAX else wrap_int64(r)
+            if kind is float:
+                r = combine(a, b)
+                return Error if r == _INF else r
+        return arithmetic(op, a, b)
+
+    return apply
 
 
 def arithmetic(op: str, a: object, b: object) -> object:

@@ -439,7 +439,9 @@ def _comparison(op: str, left: object, right: object) -> object:
 def _binary_fn(op: str) -> Callable[[object, object], object]:
     if op in ("==", "!=", "<", "<=", ">", ">="):
         return lambda a, b: ops.compare(op, a, b)
-    if op in ("+", "-", "*", "/", "%"):
+    if op in ("+", "-", "*"):
+        return ops.arithmetic_fn(op)
+    if op in ("/", "%"):
         return lambda a, b: ops.arithmetic(op, a, b)
     return lambda a, b: ops.bitwise(op, a, b)
 
