@@ -1,0 +1,110 @@
+"""Pair programs share their parts (``ResidualCache.parts``): classes that differ only in
+the values of their literal requests get the residuals another class built, and each
+still gets a program of its own amounts; anything else a part reads keeps them apart.
+Also the residuals' inline arithmetic (``operators.arithmetic_fn``) against
+``operators.arithmetic``."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from condorlite.core import carving
+from condorlite.core.autocluster import _Canon
+from condorlite.core.candidates import as_rank
+from condorlite.core.carving import ResidualCache, pair_program, vector_of
+from condorlite.core.classad import operators as ops
+from condorlite.core.classad.values import INT64_MAX, INT64_MIN, Error, Undefined
+from condorlite.core.offers import resource_names
+
+from ._pool import ad
+from .test_carving_boxes import GRID, JOB, SLOT
+
+
+@pytest.fixture
+def builds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many times a program's parts were built (``carving._program_parts``)."""
+    count = [0]
+    real = carving._program_parts
+
+    def counted(*args, **kwargs):
+        count[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(carving, "_program_parts", counted)
+    return count
+
+
+def _programs(jobs: list[dict]) -> list:
+    """Each job's program against ``SLOT``, all through one static's residual cache."""
+    slot_ad = ad(**SLOT)
+    vector = vector_of(slot_ad, frozenset({"cpus", "memory", "disk"}))
+    assert vector is not None
+    cache = ResidualCache(_Canon().key)
+    out = []
+    for changes in jobs:
+        job_ad = ad(**{**JOB, **changes})
+        out.append(pair_program(job_ad, slot_ad, vector, resource_names(slot_ad, job_ad), [],
+                                None, as_rank, cache))
+    return out
+
+
+def _alone(changes: dict):
+    """The job's program made with a cache of its own (nothing shared)."""
+    return _programs([changes])[0]
+
+
+def test_classes_differing_in_literal_requests_share_the_parts(builds: list[int]) -> None:
+    amounts = [{"RequestCpus": c, "RequestMemory": m} for c in (1, 2, 4) for m in (1024, 8192)]
+    programs = _programs(amounts)
+    assert builds[0] == 1
+    for changes, program in zip(amounts, programs, strict=True):
+        alone = _alone(changes)
+        assert program.taken == {"Cpus": changes["RequestCpus"],
+                                 "Memory": changes["RequestMemory"], "Disk": 1000}
+        for cpus, memory, disk in GRID:
+            vals = (cpus, disk, memory)
+            assert program.run(vals, as_rank) == alone.run(vals, as_rank), (changes, vals)
+
+
+@pytest.mark.parametrize("other", [
+    {"RequestCpus": "1 + 1"},  # the same amount, not a literal: no param, its own parts
+    {"Requirements": 'TARGET.Arch == "X86_64" && TARGET.Memory >= 2 * RequestMemory'},
+    {"Rank": "TARGET.Memory"},
+])
+def test_a_class_reading_something_else_gets_parts_of_its_own(
+        builds: list[int], other: dict) -> None:
+    first, second = _programs([{"RequestCpus": 2}, other])
+    assert builds[0] >= 2  # (the first is a box: one build; the second builds its own)
+    alone = _alone(other)
+    for cpus, memory, disk in GRID:
+        vals = (cpus, disk, memory)
+        assert second.run(vals, as_rank) == alone.run(vals, as_rank), (other, vals)
+    # (and the first program is untouched by the second)
+    assert first.run((8, 100000, 16384), as_rank)[4] == {"Cpus": 2, "Memory": 4096,
+                                                          "Disk": 1000}
+
+
+def test_a_job_that_cannot_match_shares_the_never_program(builds: list[int]) -> None:
+    never = {"Requirements": 'TARGET.Arch == "aarch64"'}
+    programs = _programs([{**never, "RequestCpus": 1}, {**never, "RequestCpus": 4}])
+    assert builds[0] == 1
+    assert all(p.never for p in programs)
+    assert programs[1].run((8, 100000, 16384), as_rank) == (False,)
+
+
+_VALUES = [0, 1, -1, 7, INT64_MAX, INT64_MIN, INT64_MAX // 2 + 1, 0.0, -0.0, 2.5, -1e308,
+           1e308, float("inf"), float("-inf"), float("nan"), True, False, Undefined, Error,
+           "text"]
+
+
+@pytest.mark.parametrize("op", ["+", "-", "*"])
+def test_inline_arithmetic_is_arithmetic(op: str) -> None:
+    fast = ops.arithmetic_fn(op)
+    for a, b in itertools.product(_VALUES, repeat=2):
+        got, want = fast(a, b), ops.arithmetic(op, a, b)
+        assert type(got) is type(want), (a, op, b)
+        assert got is want or got == want or (got != got and want != want), (a, op, b)
+        if type(want) is float and want == 0:
+            assert str(got) == str(want), (a, op, b)  # the sign of a zero
