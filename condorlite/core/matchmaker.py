@@ -558,8 +558,8 @@ class Matchmaker(RequestLists):
 
     def program(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairProgram | None:
         """The (class, pair-static) program of an offer with a resource vector (made
-        from the offer's current state: every state of the static binds the rest
-        alike), or None when the pair cannot be specialised."""
+        from any state's ad: every state of the static binds the rest alike, and the
+        resources are left free), or None when the pair cannot be specialised."""
         vector = offer.vector
         key = (klass, vector.static)  # type: ignore[union-attr]
         program = self._programs.get(key, _MISSING)
@@ -570,8 +570,11 @@ class Matchmaker(RequestLists):
             if cache is None:
                 cache = self._residuals[vector.static] = ResidualCache(  # type: ignore[union-attr]
                     self._shape_keys.canon.key)
+            # (any state's ad will do, the resources being left free: the one at hand,
+            # ``state_ad``, rather than one rebuilt for the current vector)
+            slot_ad = offer.state_ad
             program = self._programs[key] = pair_program(
-                job_ad, offer.ad, vector, resource_names(offer.ad, job_ad),  # type: ignore[arg-type]
+                job_ad, slot_ad, vector, resource_names(slot_ad, job_ad),  # type: ignore[arg-type]
                 dependent, self.now, as_rank, cache)
         return program  # type: ignore[return-value]
 
