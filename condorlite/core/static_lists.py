@@ -7,7 +7,10 @@ every list of the class, less those that have left. So the sorted list is made o
 shared by every class whose pairs rank each static shape alike (an entry is made of
 the offer and the pair's job rank and dependent ranks, ``candidates.make_entries``),
 and handed to the scan as a second sorted list (``Candidates.static``) with the
-position of its first entry still available. An entry of an offer that has left stays
+position of its first entry still available. A list is made of one sorted run per
+static shape, and a run is made once per (shape, job rank, dependent ranks) and shared
+by every list that holds it: classes whose ranks differ in one shape share the
+others' runs. An entry of an offer that has left stays
 (the scan passes over it) until half of the list has left; the list is then made
 again of the rest, as a new object: a list handed out is never changed in place.
 """
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from itertools import chain
 
 from condorlite.core.candidates import ENTRY_IDX, PairEval, make_entries
 from condorlite.core.model import NO_PREEMPTION
@@ -35,6 +39,9 @@ class StaticLists:
         self._of_class: dict[tuple, list] = {}
         #: what a list is made of -> that list (the same object as in ``_of_class``)
         self._shared: dict[tuple, list] = {}
+        #: (shape, job rank, dependent ranks) -> (its sorted entries, their least
+        #: weight): the runs lists are made of (``_run``)
+        self._runs: dict[tuple, tuple[list[tuple], float]] = {}
 
     def entries(self, key: tuple, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval]) -> tuple[list[tuple], int, float]:
@@ -75,10 +82,28 @@ class StaticLists:
         same = tuple((shape, pe.job_rank, tuple(pe.dependent.items())) for shape, pe in matched)
         holder = self._shared.get(same)
         if holder is None:
-            entries: list[tuple] = []
-            for shape, pe in matched:
-                entries.extend(make_entries(registry, self.members[shape], pe, NO_PREEMPTION))
-            entries.sort()
-            least = min((registry[e[ENTRY_IDX]].weight for e in entries), default=math.inf)
+            runs = [self._run(shape, pe, key) for (shape, pe), key in zip(matched, same,
+                                                                          strict=True)]
+            if len(runs) == 1:
+                entries = runs[0][0]  # (shared as it is: a list handed out never changes)
+            else:
+                # (sorted runs, concatenated: the sort merges them)
+                entries = sorted(chain.from_iterable(run for run, _ in runs))
+            least = min((least for _, least in runs), default=math.inf)
             holder = self._shared[same] = [entries, [s for s, _ in matched], 0, least]
         return holder
+
+    def _run(self, shape: int, pe: PairEval, key: tuple) -> tuple[list[tuple], float]:
+        """The sorted entries of one static shape for a pair result (``key``: the shape,
+        the pair's job rank and dependent ranks) and the least weight of their offers,
+        made once and shared by every list built of it, until half of the offers it
+        was made of have left (as a list is compacted, ``entries``)."""
+        members = self.members[shape]
+        found = self._runs.get(key)
+        if found is None or len(members) * 2 < len(found[0]):
+            registry = self.registry
+            run = make_entries(registry, members, pe, NO_PREEMPTION)
+            run.sort()
+            least = min((registry[k].weight for k in members), default=math.inf)
+            found = self._runs[key] = (run, least)
+        return found
