@@ -72,6 +72,7 @@ from condorlite.core.classad.parser import parse_expr
 from condorlite.core.classad.partial import Constant
 from condorlite.core.first_states import FirstState, FirstStates
 from condorlite.core.held_groups import HeldGroups
+from condorlite.core.lazy_ranks import LazyRanks
 from condorlite.core.literal_ranks import LiteralRanks
 from condorlite.core.offers import (
     BASE_RESOURCES,
@@ -319,10 +320,19 @@ class Matchmaker(RequestLists):
         """``prepare`` of a slot's first state from a loose record (``first_states``):
         the same walk and pair shape key; the job-independent ranks its own."""
         flags, _, reaches = first.walk
-        independent: dict[str, float | None] = {}
-        for key, expr in self.exprs.ranks(busy):
-            if key not in flags:
-                independent[key] = self._independent_rank(key, expr, ad, reaches[key])
+        independent: dict[str, float | None]
+        if busy:
+            # A held slot's ranks read literals of its own and are read only if the
+            # slot is ever listed (by preemption): worked out then (``lazy_ranks``).
+            exprs = dict(self.exprs.ranks(busy))
+            independent = LazyRanks(
+                [key for key in exprs if key not in flags],
+                lambda key: self._independent_rank(key, exprs[key], ad, reaches[key]))
+        else:
+            independent = {}
+            for key, expr in self.exprs.ranks(busy):
+                if key not in flags:
+                    independent[key] = self._independent_rank(key, expr, ad, reaches[key])
         offer.vector = None
         self._walked[id(offer)] = (ad, busy, first.walk, offer)
         offer.independent = independent
