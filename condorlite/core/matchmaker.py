@@ -194,6 +194,11 @@ class Matchmaker(RequestLists):
         #: the shape walk looks a class's table up once, not a tuple key per shape)
         self._pairs: dict[tuple, dict[int, PairEval]] = {}
         self._preq: dict[tuple, bool] = {}
+        #: (class, bindings, id(deferred list)) -> (the list, what it adds to
+        #: ``rej_policy``), for ``settle_deferred``
+        self._settled: dict[tuple, tuple[list, int]] = {}
+        #: held pair shape -> how many classes ``settle_deferred`` found it matching
+        self._held_hits: dict[int, int] = {}
         self.evaluations = 0
         #: the carving clock (``stamp``)
         self.clock = 0
@@ -435,14 +440,13 @@ class Matchmaker(RequestLists):
     def carve(self, offer: Offer, taken: dict[str, float]) -> None:
         """``prepare_carved(offer, rest_of(offer.vector, taken))``, remembered per
         transition: the outcome (the new vals, independent ranks, pair shape and
-        shape) is a function of the vector's static, rank signature and vals, of the
-        amounts taken and of the holder (``_reshape``). ``taken`` is keyed by identity
+        shape) is a function of the vector's static and typed vals, of the holder
+        and CurrentRank (all four fixed by the offer's shape, ``_reshape``), of the
+        rank signature and of the amounts taken. ``taken`` is keyed by identity
         (pair results share one dict per class and shape) and held by the entry, so
-        its id cannot be reused while the entry lives; the new vals do not depend on
-        the types of the old ones (``rest_of`` computes in reals)."""
+        its id cannot be reused while the entry lives."""
         vector = offer.vector
-        key = (id(taken), vector.static, vector.rank_sig, vector.vals,  # type: ignore[union-attr]
-               offer.holder, offer.current_rank)
+        key = (offer.shape, vector.rank_sig, id(taken))  # type: ignore[union-attr]
         found = self._transitions.get(key)
         if found is None or found[0] is not taken:
             self.prepare_carved(offer, rest_of(vector, taken))  # type: ignore[arg-type]
@@ -542,7 +546,9 @@ class Matchmaker(RequestLists):
         """Match and job-dependent ranks of a job class in an offer's shape (cached;
         per ``signature``, the job ad's Submitter* bindings, when those are read)."""
         part = signature if self.per_submitter else ()
-        table = self._pairs.setdefault((class_id, part), {})
+        table = self._pairs.get((class_id, part))
+        if table is None:
+            table = self._pairs[(class_id, part)] = {}
         found = table.get(offer.pair_shape)
         if found is None:
             if offer.vector is not None:

@@ -330,13 +330,30 @@ class RequestLists:
         """Add to ``cands.rej_policy`` the held offers whose pair with the class was left
         unevaluated when the list was made (see ``_by_shape``): a group counts if its
         pair matches. A rejection reads only whether the count is positive, so the
-        groups are evaluated until one matches. Call before reading ``rej_policy``."""
-        signature = cands.signature
-        for offer, count in cands.deferred:
-            if self.pair(class_id, job_ad, offer, signature).match:
-                # a rejection only asks whether any offer was refused by the policy
-                cands.rej_policy += count
-                break
+        groups are evaluated until one matches (which one is left open: the count
+        added is that group's). Call before reading ``rej_policy``."""
+        signature, deferred = cands.signature, cands.deferred
+        # The answer is a function of the class and the list: remembered per (class,
+        # list object), the lists being shared between a submitter's lists of a
+        # class (``HeldGroups.deferred_counts``); the entry holds the list, so its
+        # id stays its own.
+        key = (class_id, signature if self.per_submitter else (), id(deferred))
+        found = self._settled.get(key)
+        if found is None or found[0] is not deferred:
+            # A rejection only asks whether any offer was refused by the policy: any
+            # matching group will do, so the groups that matched other classes are
+            # tried first (classes that run on the same machines match the same
+            # groups), each evaluation being a full one.
+            hits = self._held_hits
+            count = 0
+            for offer, group_count in sorted(deferred,
+                                             key=lambda g: -hits.get(g[0].pair_shape, 0)):
+                if self.pair(class_id, job_ad, offer, signature).match:
+                    count = group_count
+                    hits[offer.pair_shape] = hits.get(offer.pair_shape, 0) + 1
+                    break
+            found = self._settled[key] = (deferred, count)
+        cands.rej_policy += found[1]
         cands.deferred = []  # (the list may be shared: ``HeldGroups.deferred_counts``)
 
     def _reason(self, class_id, job_ad, offer, submitter, signature, pe, only_rank,
