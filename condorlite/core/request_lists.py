@@ -228,6 +228,12 @@ class RequestLists:
             # per set, for every class asking for the same amounts)
             fitting = self._fitting.setdefault(asked, {})
             held = False
+            # A box over offers nobody holds (a static's offers are all held or all
+            # not): every fitting shape's entries are the kept ones of (shape, the
+            # box's ranks, no preemption), ``_shape_candidates`` written out.
+            box_free = boxed is not None and first.holder is None and not only_rank
+            if box_free:
+                job_rank, dependent = boxed.job_rank, tuple(boxed.dependent.items())
             for shape, members in shapes.items():
                 fit = fitting.get(shape)
                 if fit is None:
@@ -240,6 +246,11 @@ class RequestLists:
                     if pair_shape not in known_pairs:
                         self.evaluations += 1
                         known_pairs[pair_shape] = boxed
+                    if box_free:
+                        kept_runs.append(self._kept(shape, members, boxed, NO_PREEMPTION,
+                                                    (shape, job_rank, dependent,
+                                                     NO_PREEMPTION)))
+                        continue
                     self._shape_candidates(out, class_id, job_ad, submitter, signature,
                                            only_rank, members, boxed, shape, kept_runs)
                     continue
@@ -296,21 +307,28 @@ class RequestLists:
             # (a partitionable slot without a vector is placed again when carved)
             out.entries.extend(make_entries(registry, members, pe, reason))
             return
-        key = (shape, pe.job_rank, tuple(pe.dependent.items()), reason)
+        kept_runs.append(self._kept(shape, members, pe, reason,
+                                    (shape, pe.job_rank, tuple(pe.dependent.items()),
+                                     reason)))
+
+    def _kept(self, shape: int, members, pe: PairEval, reason: str, key: tuple
+              ) -> list[tuple]:
+        """The sorted entries of a shape's offers for a pair result and reason, kept
+        under ``key`` (shape, job rank, dependent ranks, reason) until an offer enters
+        the shape or half of them have left (``_shape_candidates``)."""
         joins = self._joins[shape]
         found = self._kept_entries.get(key)
         if found is None or found[0] != joins or len(members) * 2 < len(found[1]):
-            kept = make_entries(registry, members, pe, reason)
+            kept = make_entries(self._registry, members, pe, reason)
             kept.sort()
             self._kept_entries[key] = (joins, kept)
-        else:
-            # Carving moves an offer to another shape and stamps it (``stamp``);
-            # nothing else leaves a vector shape (an offer entering one counts in
-            # ``_joins``). The scan passes over a kept entry of a state its offer had
-            # left before the list was made (``Candidates.built``, ``Offer.stamps``):
-            # the offer's state then has its own entry in the list, or none.
-            kept = found[1]
-        kept_runs.append(kept)
+            return kept
+        # Carving moves an offer to another shape and stamps it (``stamp``); nothing
+        # else leaves a vector shape (an offer entering one counts in ``_joins``).
+        # The scan passes over a kept entry of a state its offer had left before the
+        # list was made (``Candidates.built``, ``Offer.stamps``): the offer's state
+        # then has its own entry in the list, or none.
+        return found[1]
 
     def _slot_rank(self, class_id: int, part: tuple, job_ad: ClassAd, offer: Offer) -> float:
         """The slot's ``Rank`` of the class's job in the offer's pair shape, as
