@@ -444,7 +444,11 @@ class Matchmaker(RequestLists):
         and CurrentRank (all four fixed by the offer's shape, ``_reshape``), of the
         rank signature and of the amounts taken. ``taken`` is keyed by identity
         (pair results share one dict per class and shape) and held by the entry, so
-        its id cannot be reused while the entry lives."""
+        its id cannot be reused while the entry lives. The offer is stamped first
+        (``stamp``, written out)."""
+        clock = self.clock = self.clock + 1
+        offer.version = clock
+        offer.stamps.append(clock)
         vector = offer.vector
         key = (offer.shape, vector.rank_sig, id(taken))  # type: ignore[union-attr]
         found = self._transitions.get(key)

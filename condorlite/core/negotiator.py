@@ -402,8 +402,7 @@ class Cycle(ListScan):
         preempting = preempted_job = None
         if offer.partitionable:
             if offer.vector is not None:
-                self.mm.stamp(offer)
-                self.mm.carve(offer, taken)
+                self.mm.carve(offer, taken)  # (which stamps it)
             else:
                 _cost, _dynamic, offer.ad = carve(offer, taken, self.policy, self.now)
                 self.mm.stamp(offer)
