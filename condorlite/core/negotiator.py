@@ -310,6 +310,11 @@ class Cycle(ListScan):
         at = 0  # the position in ``rows`` of the row after the current one
         # (the per-row statistics are summed in locals and added on the way out)
         considered = naive = 0
+        # what the walk needs of the limit (``ListScan._picks``): changed by a match only
+        permit = (used_unclaimed, used, bound, used_unclaimed <= 0 and positive,
+                  used <= 0 and positive)
+        # the list last walked, looked up again only when the row's class or mode differs
+        last_key, walk = None, None
         try:
             for job_id, cluster, klass, job in row_iter:
                 at += 1
@@ -327,21 +332,22 @@ class Cycle(ListScan):
                     continue
                 considered += 1
                 naive += self.available
-                if klass not in job_ads:
-                    job_ads[klass] = with_attrs(self.ac.representative[klass].ad,
-                                                self._submitter_attrs(name))
-                key = (klass, only_rank)
-                walk = walks.get(key)
-                if walk is None:
-                    cands = cache[key] = self.mm.candidates(klass, job_ads[klass], name,
-                                                            self.offers, only_rank)
-                    walk = walks[key] = self._picks(cands, klass, job_ads[klass], name,
-                                                    only_rank)
-                    next(walk)
-                picked = walk.send(((used_unclaimed, used, bound,
-                                     used_unclaimed <= 0 and positive, used <= 0 and positive),
-                                    job))
+                if klass != last_key or only_rank:
+                    if klass not in job_ads:
+                        job_ads[klass] = with_attrs(self.ac.representative[klass].ad,
+                                                    self._submitter_attrs(name))
+                    key = (klass, only_rank)
+                    walk = walks.get(key)
+                    if walk is None:
+                        cands = cache[key] = self.mm.candidates(klass, job_ads[klass], name,
+                                                                self.offers, only_rank)
+                        walk = walks[key] = self._picks(cands, klass, job_ads[klass], name,
+                                                        only_rank)
+                        next(walk)
+                    last_key = None if only_rank else klass
+                picked = walk.send((permit, job))
                 if picked is None:
+                    key = (klass, only_rank)
                     cands = cache[key]
                     if cands.deferred and not cands.rej_policy:
                         self.mm.settle_deferred(cands, klass, job_ads[klass])
@@ -358,6 +364,8 @@ class Cycle(ListScan):
                 if reason == NO_PREEMPTION:
                     used_unclaimed += cost
                 pie_left -= cost
+                permit = (used_unclaimed, used, bound, used_unclaimed <= 0 and positive,
+                          used <= 0 and positive)
             return (RESUME if used >= limit or limited else DONE), pie_left
         finally:
             stats["jobs_considered"] += considered
