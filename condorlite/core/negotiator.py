@@ -45,11 +45,10 @@ or input order otherwise.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
-from itertools import chain, compress, count, islice, repeat
-from operator import attrgetter, eq, itemgetter, ne
+from itertools import chain, compress, islice, repeat
+from operator import attrgetter, eq
 from types import MappingProxyType
 
 from condorlite.core import limits as lim
@@ -96,9 +95,6 @@ class _Turn:
     matched_jobs: int = 0
     share: float | None = None
     limit: float | None = None
-    #: the positions in ``rows`` where the autocluster changes (``Cycle._skip_run``),
-    #: worked out when first needed
-    cuts: list[int] | None = None
 
 
 class Cycle(ListScan):
@@ -356,7 +352,7 @@ class Cycle(ListScan):
                     self._reject(job, name, reason, cluster)
                     if not self.policy.negotiate_all_jobs_in_cluster:
                         skipped.add(cluster)
-                        at = self._skip_run(turn, at, row_iter, cluster)
+                        at = self._skip_run(rows, at, row_iter, cluster, done)
                     continue
                 offer, reason, taken, cost = picked
                 self._apply(turn, job, offer, reason, taken, cost, spin, cluster)
@@ -371,25 +367,17 @@ class Cycle(ListScan):
             stats["jobs_considered"] += considered
             stats["naive_evaluations"] += naive
 
-    def _skip_run(self, turn: _Turn, at: int, row_iter, cluster: int) -> int:
+    def _skip_run(self, rows: list[tuple], at: int, row_iter, cluster: int,
+                  done: set[str]) -> int:
         """Pass over the run of rows from ``at`` on that belong to the autocluster
         ``cluster`` (an autocluster's jobs mostly come in runs in queue order: the
         procs of one job cluster), as the loop would: a job not matched yet is noted
         as skipped (``cycle_notes``). Nothing a row's checks read changes while a
         cluster is skipped (no match, no charge), so the loop's limit checks would
-        pass them all. Returns the position after them (the next place where the
-        rows' autocluster changes, ``_Turn.cuts``)."""
-        rows, done = turn.rows, turn.done
-        cuts = turn.cuts
-        if cuts is None:
-            # (worked out at the turn's first skip, C-level: most turns skip a few times)
-            clusters = list(map(_CLUSTER, rows))
-            cuts = turn.cuts = list(compress(count(1), map(ne, islice(clusters, 1, None),
-                                                           clusters)))
-        if at >= len(rows) or rows[at][1] != cluster:
-            return at
-        found = bisect_right(cuts, at)
-        end = cuts[found] if found < len(cuts) else len(rows)
+        pass them all. Returns the position after them."""
+        end, count = at, len(rows)
+        while end < count and rows[end][1] == cluster:
+            end += 1
         if end > at:
             self.notes.update(dict.fromkeys(
                 [row[0] for row in rows[at:end] if row[0] not in done], cluster))
@@ -520,7 +508,6 @@ def _subtract(ad: ClassAd, claims: list[Claim], now: float) -> ClassAd:
 
 
 _STATUS = attrgetter("status")
-_CLUSTER = itemgetter(1)
 _NAME = attrgetter("name")
 
 

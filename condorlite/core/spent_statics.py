@@ -23,13 +23,10 @@ from collections.abc import Iterable
 class SpentStatics:
     """The (static, literal requests) pairs no state can hold any more."""
 
-    __slots__ = ("_spent", "_witness")
+    __slots__ = ("_spent",)
 
     def __init__(self) -> None:
         self._spent: set[tuple] = set()
-        #: (static, asked) -> the state last found holding it (looked at first: the
-        #: classes asking the same amounts find it again without a walk)
-        self._witness: dict[tuple, int] = {}
 
     def holds_none(self, static: int, asked: tuple[tuple[int, float], ...],
                    states: Iterable[int], left: dict[int, tuple[float, ...]]) -> bool:
@@ -40,18 +37,12 @@ class SpentStatics:
         key = (static, asked)
         if key in self._spent:
             return True
-        witness = self._witness.get(key)
-        if witness is not None and witness in states:
-            have = left[witness]
-            if all(amount <= have[pos] for pos, amount in asked):
-                return False
         for state in states:
             have = left[state]
             for pos, amount in asked:
                 if amount > have[pos]:
                     break
             else:
-                self._witness[key] = state
                 return False
         self._spent.add(key)
         return True
