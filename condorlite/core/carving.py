@@ -378,14 +378,10 @@ class ResidualCache:
         """All the residuals of one pair program (``_program_parts``), kept as
         ``get`` keeps one: under the job names ``build(used)`` put in ``used`` (less
         ``params``) and ``rest``, what else the parts depend on (the resources, the
-        dependent ranks and the params' names), and the job's ``Requirements`` and
-        ``Rank``. Classes that differ only in the
+        dependent ranks and the params' names). Classes that differ only in the
         values of their literal requests (the params) share them all, and only the
         program's own set-up is left to do per class."""
-        # (kept apart by the job's Requirements and Rank first, which fix most of what
-        # the parts read: a lookup then tries one or two name sets, not every one)
-        head = self.number(job_ad, ("rank", "requirements"))
-        by_names = self._programs.setdefault((rest, head), {})
+        by_names = self._programs.setdefault(rest, {})
         for names, table in by_names.items():
             found = table.get(self.number(job_ad, names), _MISSING)
             if found is not _MISSING:
