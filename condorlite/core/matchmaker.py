@@ -31,8 +31,9 @@ what it reads. The whole offer list is walked a shape at a time (``slot_walks`` 
 what a shape is made of). A partitionable slot whose resources are number literals
 has a resource vector (``carving``): its states are one static part and a vector, and
 a pair with such a slot is answered by the (class, static part) program at the
-state's vector. A request's list is made by ``request_lists.RequestLists``, which the
-matchmaker inherits: candidate entries are built as ``candidates`` describes and kept per
+state's vector. Offers are prepared, carved and kept in their shapes by
+``offer_shapes.OfferShapes``, and a request's list is made by
+``request_lists.RequestLists``; the matchmaker inherits both: candidate entries are built as ``candidates`` describes and kept per
 shape for reuse; the unheld static offers' entries are made once per class
 (``static_lists``) and the held offers are settled a group at a time
 (``held_groups``).
@@ -46,7 +47,7 @@ from dataclasses import dataclass
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.autocluster import ALWAYS_SIGNIFICANT, ShapeKeys, same_walks
+from condorlite.core.autocluster import ALWAYS_SIGNIFICANT, ShapeKeys
 from condorlite.core.candidates import (
     NO_MATCH,
     POST,
@@ -60,20 +61,14 @@ from condorlite.core.carving import (
     PairProgram,
     ResidualCache,
     job_params,
-    left,
     pair_program,
-    rank_program,
-    rest_of,
-    typed,
-    vector_of,
 )
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.parser import parse_expr
-from condorlite.core.classad.partial import Constant
-from condorlite.core.first_states import FirstState, FirstStates
+from condorlite.core.first_states import FirstStates
 from condorlite.core.held_groups import HeldGroups
-from condorlite.core.lazy_ranks import LazyRanks
 from condorlite.core.literal_ranks import LiteralRanks
+from condorlite.core.offer_shapes import MISSING, OfferShapes
 from condorlite.core.offers import (
     BASE_RESOURCES,
     Offer,
@@ -87,7 +82,6 @@ from condorlite.core.slot_walks import SlotWalks
 from condorlite.core.spent_statics import SpentStatics
 from condorlite.core.static_lists import StaticLists
 
-_MISSING = object()
 #: Names the negotiator inserts into job ads before matching.
 SUBMITTER_ATTRS = (
     "SubmitterUserPrio", "SubmittorPrio", "SubmitterUserResourcesInUse", "SubmitterGroup",
@@ -130,7 +124,7 @@ class PolicyExprs:
         return (*both, (PRANK, self.preemption_rank)) if held else both
 
 
-class Matchmaker(RequestLists):
+class Matchmaker(RequestLists, OfferShapes):
     """Evaluates requests against offers for one cycle, sharing what can be shared."""
 
     #: whether partitionable offers get resource vectors (``carving``)
@@ -245,306 +239,6 @@ class Matchmaker(RequestLists):
         #: the classes' lists of unheld static offers (``static_lists``)
         self._static = StaticLists(self._registry, self._members, self._pair_of_shape)
 
-    # -- offers -------------------------------------------------------------------------
-    def stamp(self, offer: Offer) -> None:
-        """Give an offer whose state changed a new ``Offer.version``: the cycle's
-        carving clock, so every stamp is later than every list made before it (each
-        stamp is kept in ``Offer.stamps``)."""
-        self.clock += 1
-        offer.version = self.clock
-        offer.stamps.append(self.clock)
-
-    def prepare(self, offer: Offer) -> None:
-        """(Re)compute an offer's shape and its job-independent policy ranks.
-
-        The walks (which policy ranks read the job, which slot names matter) are
-        redone only when a binding they could follow changed: a carved slot's new
-        state reuses its previous state's walks. A slot's first state is taken from
-        the record of an earlier slot holding the same entries (``first_states``:
-        same walk, ranks, vector and pair shape key), or from a loose record (same
-        walk and pair shape key, its own ranks), before it is worked out in full."""
-        ad = offer.ad
-        busy = offer.holder is not None
-        prev = self._walked.get(id(offer))
-        if prev is None:
-            first = self._first.find(ad, busy, offer.slot.kind)
-            if first is not None:
-                self._prepare_as(offer, ad, busy, first)
-                return
-            first = self._first.find_loose(ad, busy, offer.slot.kind)
-            if first is not None:
-                self._prepare_loose(offer, ad, busy, first)
-                return
-        diff = None if prev is None else adeval.changed(ad, prev[0])
-        if prev is not None and prev[1] == busy and same_walks(ad, prev[0], diff):
-            flags, walked, reaches = prev[2]
-            changed = {name for name, _ in diff}
-            before = prev[3].independent
-        else:
-            flags, walked, reaches = self._walks.walk(ad, busy)
-            changed, before = None, {}
-        independent: dict[str, float | None] = {}
-        for key, expr in self.exprs.ranks(busy):
-            if key not in flags:
-                if changed is not None and key in before and not changed & reaches[key]:
-                    # nothing this rank reaches changed since the last state
-                    independent[key] = before[key]
-                    continue
-                independent[key] = self._independent_rank(key, expr, ad, reaches[key])
-        self._walked[id(offer)] = (ad, busy, (flags, walked, reaches), offer)
-        # Pair results do not depend on who holds the slot or its CurrentRank (only on
-        # the walked bindings, RemoteUserPrio and the like included when read): the
-        # pair shape leaves them out; the shape (reasons, PREEMPTION_REQUIREMENTS,
-        # grouping) adds them.
-        extra = (offer.slot.kind, busy, flags)
-        vector = self._vector(offer, walked, extra, reaches, independent)
-        if vector is None:
-            pair_key = self._shape_keys.key(ad, walked, extra)
-        else:
-            pair_key = ("vector", vector.static, typed(vector.vals))
-        offer.independent = independent
-        self._reshape(offer, pair_key)
-        if prev is None:
-            self._first.keep(ad, busy, offer.slot.kind, (flags, walked, reaches),
-                             independent, pair_key, offer.pair_shape,
-                             vector)  # type: ignore[arg-type]
-
-    def _prepare_as(self, offer: Offer, ad: ClassAd, busy: bool, first: FirstState) -> None:
-        """``prepare`` of a slot's first state from the record of an earlier slot
-        that holds the same entries for every name its walk visited
-        (``first_states``): the same walk, ranks, vector and pair shape key."""
-        vector = offer.vector = first.new_vector()
-        if vector is not None:
-            offer.ad_vals = vector.vals  # the ad holds these values already
-        self._walked[id(offer)] = (ad, busy, first.walk, offer)
-        offer.independent = dict(first.independent)
-        self._reshape(offer, first.pair_key, first.pair_shape)
-
-    def _prepare_loose(self, offer: Offer, ad: ClassAd, busy: bool, first: FirstState
-                       ) -> None:
-        """``prepare`` of a slot's first state from a loose record (``first_states``):
-        the same walk and pair shape key; the job-independent ranks its own."""
-        flags, _, reaches = first.walk
-        independent: dict[str, float | None]
-        if busy:
-            # A held slot's ranks read literals of its own and are read only if the
-            # slot is ever listed (by preemption): worked out then (``lazy_ranks``).
-            exprs = dict(self.exprs.ranks(busy))
-            independent = LazyRanks(
-                [key for key in exprs if key not in flags],
-                lambda key: self._independent_rank(key, exprs[key], ad, reaches[key]))
-        else:
-            independent = {}
-            for key, expr in self.exprs.ranks(busy):
-                if key not in flags:
-                    independent[key] = self._independent_rank(key, expr, ad, reaches[key])
-        offer.vector = None
-        self._walked[id(offer)] = (ad, busy, first.walk, offer)
-        offer.independent = independent
-        self._reshape(offer, first.pair_key, first.pair_shape)
-        if not busy:
-            # (an unheld slot's entries are mostly its machine type's: later slots
-            # may hold them all; a held slot's own literals make that unlikely)
-            self._first.keep(ad, busy, offer.slot.kind, first.walk, independent,
-                             first.pair_key, first.pair_shape, None)
-
-    def _independent_rank(self, key: str, expr: Expr, ad: ClassAd, reach: set[str]) -> float:
-        """A policy rank that reads nothing from the job, evaluated in ``ad``: once per
-        binding of the names it reaches (slots of one machine type share most), by
-        the residual of its literal bindings (``literal_ranks``), which counts the
-        evaluations (one per distinct layout and typed literal values)."""
-        found = self._sorted_reach.get(id(reach))
-        if found is None or found[0] is not reach:
-            found = self._sorted_reach[id(reach)] = (reach, tuple(sorted(reach)))
-        names = found[1]
-        table = adeval.table(ad)
-        if table is not None:
-            # Ads read from files share their entry objects: the same entries, the
-            # same value, found by one C-level pass (the entries are held, so their
-            # ids stay theirs); other entries go through their literal values.
-            entries = tuple(map(table.get, names))
-            by_ids = (key, names, tuple(map(id, entries)))
-            known = self._rank_by_ids.get(by_ids)
-            if known is not None:
-                return known[0]
-            bound = tuple(map(_entry_expr, entries))
-        else:
-            bound = tuple(adeval.attr(ad, name) for name in names)
-        ranks = self._literal_ranks
-        before = ranks.evaluations
-        value = ranks.value(key, expr, ad, names, bound)
-        self.evaluations += ranks.evaluations - before
-        if table is not None:
-            self._rank_by_ids[by_ids] = (value, entries)
-        return value
-
-    def _reshape(self, offer: Offer, pair_key: tuple, pair_shape: int = 0) -> None:
-        """Number the offer's pair shape (``pair_shape`` when the caller knows it:
-        the number ``pair_key`` was given) and its shape, (pair shape, holder,
-        CurrentRank when held), each numbered from 1 in order of first sight, and
-        place it."""
-        if not pair_shape:
-            pair_shape = self._pair_shapes.setdefault(pair_key, len(self._pair_shapes) + 1)
-        offer.pair_shape = pair_shape
-        busy = offer.holder is not None
-        # (pair shapes number pair keys one to one: the small number keys the shape)
-        key = (pair_shape, offer.holder, offer.current_rank if busy else None)
-        shape = self._shapes.setdefault(key, len(self._shapes) + 1)
-        self._pair_of_shape[shape] = offer.pair_shape
-        if offer.vector is not None and shape not in self._shape_left:
-            self._shape_left[shape] = tuple(map(left, offer.vector.vals))
-        self._place(offer, shape)
-
-    def _vector(self, offer: Offer, walked: tuple[str, ...], extra: tuple,
-                reaches: dict[str, set[str]], independent: dict) -> object:
-        """Set up ``offer.vector`` for a partitionable offer whose resources are number
-        literals (``carving``): the pair-static id keys its walked bindings other than
-        the resources, and each independent policy rank gets a program key made of
-        the bindings it reaches other than the resources. None for any other offer."""
-        vector = None
-        if offer.partitionable and self.use_vectors:
-            vector = vector_of(offer.ad, self.resource_names)
-        offer.vector = vector
-        if vector is None:
-            return None
-        offer.ad_vals = vector.vals  # the ad holds these values already
-        free = set(vector.names)
-        static = tuple(n for n in walked if n not in free)
-        key = self._shape_keys.key(offer.ad, static, (*extra, vector.names))
-        vector.static = self._statics.setdefault(key, len(self._statics) + 1)
-        for rank in independent:
-            reach = tuple(sorted(set(reaches[rank]) - free))
-            vector.rank_keys[rank] = (rank, self._shape_keys.key(offer.ad, reach, vector.names))
-        # (kept as a small number: it is part of keys hashed on every carve)
-        vector.rank_sig = self._rank_sigs.setdefault(tuple(vector.rank_keys.values()),
-                                                     len(self._rank_sigs))
-        return vector
-
-    def prepare_carved(self, offer: Offer, vals: tuple) -> None:
-        """``prepare`` for the state carving made of an offer with a resource vector:
-        the vector moves to ``vals`` (``Offer.ad`` follows), the independent policy
-        ranks come from their programs, the shapes from the vector."""
-        vector = offer.vector
-        assert vector is not None
-        vector.vals = vals
-        state = typed(vals)
-        # Slots of one static and equal rank bindings pass through the same states:
-        # their ranks are remembered per (rank program keys, state). Read-only dicts.
-        memo_key = (vector.rank_sig, state)
-        independent = self._independent_memo.get(memo_key)
-        if independent is None:
-            independent = self._independent_memo[memo_key] = self._carved_ranks(offer, vals)
-        offer.independent = independent
-        self._reshape(offer, ("vector", vector.static, state))
-
-    def carve(self, offer: Offer, taken: dict[str, float]) -> None:
-        """``prepare_carved(offer, rest_of(offer.vector, taken))``, remembered per
-        transition: the outcome (the new vals, independent ranks, pair shape and
-        shape) is a function of the vector's static and typed vals, of the holder
-        and CurrentRank (all four fixed by the offer's shape, ``_reshape``), of the
-        rank signature and of the amounts taken. ``taken`` is keyed by identity
-        (pair results share one dict per class and shape) and held by the entry, so
-        its id cannot be reused while the entry lives. The offer is stamped first
-        (``stamp``, written out)."""
-        clock = self.clock = self.clock + 1
-        offer.version = clock
-        offer.stamps.append(clock)
-        vector = offer.vector
-        key = (offer.shape, vector.rank_sig, id(taken))  # type: ignore[union-attr]
-        found = self._transitions.get(key)
-        if found is None or found[0] is not taken:
-            self.prepare_carved(offer, rest_of(vector, taken))  # type: ignore[arg-type]
-            self._transitions[key] = (taken, vector.vals, offer.independent,  # type: ignore[union-attr]
-                                      offer.pair_shape, offer.shape)
-            return
-        _, vector.vals, offer.independent, offer.pair_shape, shape = found  # type: ignore[union-attr]
-        # ``_place`` for an offer with a vector, written out (one per match): it stays
-        # in its static's box (``_groups``) and moves from its shape to ``shape``.
-        box, seq, before = offer.box, offer.seq, offer.shape
-        members = box[before]  # type: ignore[index]
-        del members[seq]
-        if not members:
-            del box[before]  # type: ignore[union-attr]
-        offer.shape = shape
-        joins = self._joins
-        joins[shape] = joins.get(shape, 0) + 1
-        members = box.get(shape)  # type: ignore[union-attr]
-        if members is None:
-            members = box[shape] = {}  # type: ignore[index]
-        members[seq] = None
-
-    def _carved_ranks(self, offer: Offer, vals: tuple) -> dict[str, float]:
-        """The job-independent policy ranks of a carved state, by their programs (one
-        evaluation each; a program that reads nothing of the vector is a constant,
-        converted once)."""
-        vector = offer.vector
-        plan = self._rank_plans.get(vector.rank_sig)  # type: ignore[union-attr]
-        if plan is None:
-            plan = self._rank_plans[vector.rank_sig] = self._rank_plan(offer)  # type: ignore[union-attr]
-        self.evaluations += len(plan)
-        independent: dict[str, float] = {}
-        for rank, program, value in plan:
-            if value is None:
-                if program is None:
-                    value = as_rank(adeval.eval_expr(self._rank_exprs[rank], offer.ad, None,
-                                                     self.now))
-                else:
-                    value = as_rank(program(vals))
-            independent[rank] = value
-        return independent
-
-    def _rank_plan(self, offer: Offer) -> list[tuple[str, object, float | None]]:
-        """(rank, its program or None, its value when the program is a constant) for
-        each independent rank of a vector's rank signature (``_carved_ranks``)."""
-        vector = offer.vector
-        plan = []
-        for rank, key in vector.rank_keys.items():  # type: ignore[union-attr]
-            program = self._rank_programs.get(key, _MISSING)
-            if program is _MISSING:
-                program = self._rank_programs[key] = rank_program(
-                    self._rank_exprs[rank], offer.ad, vector, self.now)  # type: ignore[arg-type]
-            value = as_rank(program.value) if type(program) is Constant else None
-            plan.append((rank, program, value))
-        return plan
-
-    def _place(self, offer: Offer, shape: int) -> None:
-        """Record ``offer`` under ``shape`` (moving it from its previous one)."""
-        if offer.seq < 0:
-            offer.seq = len(self._registry)
-            self._registry.append(offer)
-            self._full = None
-        else:
-            self.retire(offer)
-        offer.shape = shape
-        if offer.vector is not None:
-            box = self._groups.setdefault(offer.vector.static, {})
-        elif offer.holder is not None:
-            box = self._held.add(offer)
-        else:
-            box = self._pmembers if offer.partitionable else self._members
-        offer.box = box
-        self._joins[shape] = self._joins.get(shape, 0) + 1
-        members = box.get(shape)
-        if members is None:  # (not setdefault: no dict made per call)
-            members = box[shape] = {}
-        members[offer.seq] = None
-
-    def retire(self, offer: Offer) -> None:
-        """Forget an offer that has become unavailable (it never comes back), so shape
-        walks no longer meet it. Call right after setting ``offer.available`` false."""
-        box = offer.box
-        members = box.get(offer.shape) if box is not None else None
-        if members is not None and offer.seq in members:
-            members.pop(offer.seq)
-            if not members:
-                del box[offer.shape]
-            if offer.vector is None and offer.holder is not None:
-                self._held.remove(offer)
-
-    @property
-    def shape_count(self) -> int:
-        return len(self._shapes)
-
     # -- one pair -----------------------------------------------------------------------
     def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()) -> PairEval:
         """Match and job-dependent ranks of a job class in an offer's shape (cached;
@@ -582,8 +276,8 @@ class Matchmaker(RequestLists):
         resources are left free), or None when the pair cannot be specialised."""
         vector = offer.vector
         key = (klass, vector.static)  # type: ignore[union-attr]
-        program = self._programs.get(key, _MISSING)
-        if program is _MISSING:
+        program = self._programs.get(key, MISSING)
+        if program is MISSING:
             dependent = [(rank, expr) for rank, expr in self.exprs.ranks(offer.holder is not None)
                          if rank not in offer.independent]
             cache = self._residuals.get(vector.static)  # type: ignore[union-attr]
@@ -684,11 +378,6 @@ class Matchmaker(RequestLists):
             vector.weight_key = (policy.slot_weight, names,
                                  self._shape_keys.canon.key(offer.ad, names))
         return vector.weight_key
-
-
-def _entry_expr(entry: tuple | None) -> Expr | None:
-    """The expression of a table entry (None for an absent name)."""
-    return None if entry is None else entry[1]
 
 
 def _int(now: float | None) -> int | None:
