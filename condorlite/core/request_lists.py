@@ -146,7 +146,6 @@ class RequestLists:
         are its available offers."""
         signature = submitter_signature(job_ad)
         out = Candidates([], signature=signature, built=self.clock)
-        registry = self._registry
         pair_of = self._pair_of_shape
         part = signature if self.per_submitter else ()
         known_pairs = self._pairs.setdefault((class_id, part), {})
@@ -168,6 +167,27 @@ class RequestLists:
                 continue  # no need to look at the shape's offers at all
             self._shape_candidates(out, class_id, job_ad, submitter, signature, only_rank,
                                    members, known, shape, kept_runs)
+        self._held_candidates(out, class_id, job_ad, submitter, signature, only_rank, part,
+                              known_pairs, kept_runs)
+        self._carved_candidates(out, class_id, job_ad, submitter, signature, only_rank, part,
+                                known_pairs, kept_runs)
+        # The kept lists come sorted, and so does the rest once sorted alone: they are
+        # merged a part at a time, as far as the scan reads (``Candidates.merge_more``).
+        rest = out.entries
+        rest.sort()
+        out.entries = []
+        out.pending = [[run, 0] for run in (*kept_runs, rest) if run]
+        out.merge_more()
+        return out
+
+    def _held_candidates(self, out: Candidates, class_id: int, job_ad: ClassAd,
+                         submitter: str, signature: tuple, only_rank: bool, part: tuple,
+                         known_pairs: dict[int, PairEval], kept_runs: list[list[tuple]]
+                         ) -> None:
+        """``_by_shape`` over the held offers without a resource vector, a group (pair
+        shape) at a time (``held_groups``): a group whose offers cannot be listed is
+        counted for the rejection reason, or deferred to ``settle_deferred``."""
+        registry = self._registry
         held = self._held.groups.items()
         if self.preemption_off and not only_rank:
             # Groups whose offers cannot prefer the job by rank only count for the
@@ -204,6 +224,15 @@ class RequestLists:
             for shape, members in group.shapes.items():
                 self._shape_candidates(out, class_id, job_ad, submitter, signature,
                                        only_rank, members, known, shape, kept_runs)
+
+    def _carved_candidates(self, out: Candidates, class_id: int, job_ad: ClassAd,
+                           submitter: str, signature: tuple, only_rank: bool, part: tuple,
+                           known_pairs: dict[int, PairEval], kept_runs: list[list[tuple]]
+                           ) -> None:
+        """``_by_shape`` over the offers with a resource vector, a static (box) at a
+        time: by the class's program for the static (``carving``), passing over the
+        states too small for its fixed requests without a pair evaluation."""
+        registry = self._registry
         for static, shapes in self._groups.items():
             if not shapes:
                 continue
@@ -220,55 +249,60 @@ class RequestLists:
             # matches, with the program's one result (``carving``).
             boxed = (box_pair(program) if program is not None and program.result is not None
                      and not program.bounds else None)
-            shape_left = self._shape_left
             asked = tuple((p, a) for _, a, p in fixed)
             if self._spent.known(static, asked):
                 continue  # (no state holds the fixed requests any more: ``spent_statics``)
-            # (a state never changes: whether it holds a set of fixed requests is kept
-            # per set, for every class asking for the same amounts)
-            fitting = self._fitting.setdefault(asked, {})
-            held = False
-            # A box over offers nobody holds (a static's offers are all held or all
-            # not): every fitting shape's entries are the kept ones of (shape, the
-            # box's ranks, no preemption), ``_shape_candidates`` written out.
-            box_free = boxed is not None and first.holder is None and not only_rank
-            if box_free:
-                job_rank, dependent = boxed.job_rank, tuple(boxed.dependent.items())
-            for shape, members in shapes.items():
-                fit = fitting.get(shape)
-                if fit is None:
-                    fit = fitting[shape] = _fits(fixed, shape_left[shape])
-                if not fit:
-                    continue
-                held = True
-                if boxed is not None:
-                    pair_shape = pair_of[shape]
-                    if pair_shape not in known_pairs:
-                        self.evaluations += 1
-                        known_pairs[pair_shape] = boxed
-                    if box_free:
-                        kept_runs.append(self._kept(shape, members, boxed, NO_PREEMPTION,
-                                                    (shape, job_rank, dependent,
-                                                     NO_PREEMPTION)))
-                        continue
-                    self._shape_candidates(out, class_id, job_ad, submitter, signature,
-                                           only_rank, members, boxed, shape, kept_runs)
-                    continue
-                known = known_pairs.get(pair_of[shape])
-                if known is not None and not known.match:
+            if not self._fitting_candidates(out, class_id, job_ad, submitter, signature,
+                                            only_rank, known_pairs, kept_runs, shapes,
+                                            first, fixed, asked, boxed):
+                self._spent.note(static, asked)
+
+    def _fitting_candidates(self, out: Candidates, class_id: int, job_ad: ClassAd,
+                            submitter: str, signature: tuple, only_rank: bool,
+                            known_pairs: dict[int, PairEval], kept_runs: list[list[tuple]],
+                            shapes: dict[int, dict[int, None]], first: Offer,
+                            fixed: list[tuple[str, float, int]], asked: tuple,
+                            boxed: PairEval | None) -> bool:
+        """``_carved_candidates`` over one static's shapes that hold the class's fixed
+        requests ``asked`` (those that do not are passed over without a pair
+        evaluation); with ``boxed``, each fitting shape's pair is that one result.
+        Returns whether any shape holds them."""
+        pair_of, shape_left = self._pair_of_shape, self._shape_left
+        # (a state never changes: whether it holds a set of fixed requests is kept
+        # per set, for every class asking for the same amounts)
+        fitting = self._fitting.setdefault(asked, {})
+        any_fit = False
+        # A box over offers nobody holds (a static's offers are all held or all
+        # not): every fitting shape's entries are the kept ones of (shape, the
+        # box's ranks, no preemption), ``_shape_candidates`` written out.
+        box_free = boxed is not None and first.holder is None and not only_rank
+        if box_free:
+            job_rank, dependent = boxed.job_rank, tuple(boxed.dependent.items())
+        for shape, members in shapes.items():
+            fit = fitting.get(shape)
+            if fit is None:
+                fit = fitting[shape] = _fits(fixed, shape_left[shape])
+            if not fit:
+                continue
+            any_fit = True
+            if boxed is not None:
+                pair_shape = pair_of[shape]
+                if pair_shape not in known_pairs:
+                    self.evaluations += 1
+                    known_pairs[pair_shape] = boxed
+                if box_free:
+                    kept_runs.append(self._kept(shape, members, boxed, NO_PREEMPTION,
+                                                (shape, job_rank, dependent, NO_PREEMPTION)))
                     continue
                 self._shape_candidates(out, class_id, job_ad, submitter, signature,
-                                       only_rank, members, known, shape, kept_runs)
-            if not held:
-                self._spent.note(static, asked)
-        # The kept lists come sorted, and so does the rest once sorted alone: they are
-        # merged a part at a time, as far as the scan reads (``Candidates.merge_more``).
-        rest = out.entries
-        rest.sort()
-        out.entries = []
-        out.pending = [[run, 0] for run in (*kept_runs, rest) if run]
-        out.merge_more()
-        return out
+                                       only_rank, members, boxed, shape, kept_runs)
+                continue
+            known = known_pairs.get(pair_of[shape])
+            if known is not None and not known.match:
+                continue
+            self._shape_candidates(out, class_id, job_ad, submitter, signature,
+                                   only_rank, members, known, shape, kept_runs)
+        return any_fit
 
     def _shape_candidates(self, out: Candidates, class_id, job_ad, submitter, signature,
                           only_rank, members, known: PairEval | None,
