@@ -60,7 +60,6 @@ class ListScan:
         while True:
             cands.position, cands.spos = pos, spos
             (free_used, prio_used, bound, free_round, prio_round), job = yield picked
-            free_bound = prio_bound = bound
             end = len(entries)  # (nothing else grows the list; read again all the same)
             while True:
                 picked = None
@@ -91,15 +90,8 @@ class ListScan:
                                 version <= built
                                 and version != _stamp_at(offer.stamps, built)):
                             continue
-                        fresh = mm.refresh(cands, klass, job_ad, name, offer, idx, only_rank)
-                        if fresh is not None:
-                            if pending and fresh > entries[end - 1]:
-                                pending.append([[fresh], 0])  # (beyond what is merged)
-                            else:
-                                insort(entries, fresh, lo=pos)
-                                end += 1
-                            if fresh[ENTRY_REASON] == RANK_PREEMPTION:
-                                cands.has_rank = True
+                        end = self._refresh_entry(cands, klass, job_ad, name, only_rank,
+                                                  offer, idx, pos, end)
                         continue
                     if offer.partitionable:
                         known = None if pairs is None else pairs.get(offer.pair_shape)
@@ -120,28 +112,23 @@ class ListScan:
                     else:
                         taken, cost = None, offer.weight
                     if reason == NO_PREEMPTION:
-                        ok = free_used + cost <= free_bound or free_round
+                        ok = free_used + cost <= bound or free_round
                     elif reason == PRIO_PREEMPTION:
-                        ok = prio_used + cost <= prio_bound or prio_round
+                        ok = prio_used + cost <= bound or prio_round
                     else:
                         ok = True
                     if not ok:
                         cands.rej_limit += 1
-                        if not (cands.has_rank or free_round or prio_round):
-                            # Every entry left costs at least the class's floor: when
-                            # the limit refuses that too, it refuses them all (the
-                            # reason is settled: this refusal counted), so the walk
-                            # stops here.
-                            floor = cands.floor
-                            if floor is None:
-                                floor = cands.floor = self.costs.floor(
-                                    klass, job_ad, cands.signature, cands.static_floor)
-                            if (free_used + floor > free_bound
-                                    and prio_used + floor > prio_bound):
-                                self.walks_cut += 1
-                                pos, spos = end, send
-                                pending.clear()
-                                break
+                        if not (cands.has_rank or free_round or prio_round) and (
+                                self._refuses_floor(cands, klass, job_ad, free_used,
+                                                    prio_used, bound)):
+                            # Every entry left costs at least the class's floor, which
+                            # the limit refuses too: it refuses them all (the reason is
+                            # settled: this refusal counted), so the walk stops here.
+                            self.walks_cut += 1
+                            pos, spos = end, send
+                            pending.clear()
+                            break
                         continue
                     if taken is not None:
                         cands.carved.append(idx)
@@ -151,6 +138,36 @@ class ListScan:
                     break
                 self._take_back_carved(cands, klass, job_ad, name, only_rank)
                 end = len(entries)
+
+    def _refresh_entry(self, cands: Candidates, klass, job_ad, name, only_rank, offer,
+                       idx: int, pos: int, end: int) -> int:
+        """Put right a list entry whose offer changed after the entry was made
+        (``_picks``): the offer's entry in its current state, if it has one, goes
+        into its place after ``pos`` among the merged entries (``end`` of them), or
+        to the runs not merged yet when it sorts beyond them. Returns the new end."""
+        fresh = self.mm.refresh(cands, klass, job_ad, name, offer, idx, only_rank)
+        if fresh is None:
+            return end
+        entries = cands.entries
+        if cands.pending and fresh > entries[end - 1]:
+            cands.pending.append([[fresh], 0])  # (beyond what is merged)
+        else:
+            insort(entries, fresh, lo=pos)
+            end += 1
+        if fresh[ENTRY_REASON] == RANK_PREEMPTION:
+            cands.has_rank = True
+        return end
+
+    def _refuses_floor(self, cands: Candidates, klass, job_ad, free_used: float,
+                       prio_used: float, bound: float) -> bool:
+        """Whether the limit's ``bound`` refuses the class's cost floor (the least any
+        of its entries costs, ``PieceCosts.floor``, worked out once per list) both
+        without preemption and by priority, the round-up rule aside."""
+        floor = cands.floor
+        if floor is None:
+            floor = cands.floor = self.costs.floor(klass, job_ad, cands.signature,
+                                                   cands.static_floor)
+        return free_used + floor > bound and prio_used + floor > bound
 
     def _take_back_carved(self, cands: Candidates, klass, job_ad, name, only_rank) -> None:
         """Append to a list that ran out the partitionable slots it handed out,

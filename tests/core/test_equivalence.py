@@ -411,3 +411,71 @@ def test_literals_of_different_types_are_not_one_binding(monkeypatch):
     # RequestCpus get one
     assert sorted((m.job, m.slot) for m in fast.matches) == [
         ("1.0", "slot1@node1"), ("1.1", "slot1@node4")]
+
+
+def test_an_entry_another_class_carved_is_evaluated_again(monkeypatch):
+    """Class X lists a static slot, then a partitionable one; class Y (same submitter,
+    queued between X's jobs) carves the partitionable slot. X's second job meets the
+    entry of the slot's old state, evaluates the new one (``ListScan._refresh_entry``)
+    and takes it: dropping the entry would reject the job while the slot still fits it.
+    (The plain cycle walks lists with the same ``ListScan``: the expected matches are
+    written out.)"""
+    policy = Policy(uid_domain="example.org")
+    slots = [make_slot("a-static@m", policy=policy, index=0, Memory=4096),
+             make_slot("slot1@p", policy=policy, index=1, SlotType='"Partitionable"',
+                       PartitionableSlot="true", Cpus=8, Memory=8192)]
+    jobs = [job(1, 0, "u", policy=policy, index=0),
+            job(2, 0, "u", policy=policy, index=1, RequestMemory=2048,
+                Requirements='TARGET.PartitionableSlot =?= true'),
+            job(3, 0, "u", policy=policy, index=2)]
+    subs = _submitters(slots, jobs)
+    refreshed = []
+    refresh = Matchmaker.refresh
+    with monkeypatch.context() as patch:
+        patch.setattr(Matchmaker, "refresh",
+                      lambda self, *a: refreshed.append(a[4].slot.name) or refresh(self, *a))
+        fast = negotiator.run_cycle(slots, jobs, subs, [], policy, NOW)
+    plain = _both(monkeypatch, slots, jobs, subs, policy)[1]
+    assert refreshed == ["slot1@p"]
+    assert _fingerprint(fast) == _fingerprint(plain)
+    assert [(m.job, m.slot) for m in fast.matches] == [
+        ("1.0", "a-static@m"), ("2.0", "slot1@p"), ("3.0", "slot1@p")]
+    assert not fast.rejections
+
+
+def test_a_walk_is_cut_only_when_the_floor_is_refused_without_preemption_too(monkeypatch):
+    """The limit counts matches without preemption apart (``limits``: HTCondor's
+    limitUsedUnclaimed): alice, having preempted 10 cores and taken 1 free one under a
+    limit of 11.5, is refused the 16-core slot her class ranks first, but a 1-core
+    free slot is still permitted (1 + 1 <= 11.5) though 11 + 1 is not. The walk must
+    not be cut there (``ListScan._refuses_floor``): she takes the 1-core slot in the
+    first spin, and the 16-core one only in the second."""
+    from tests.core._pool import user
+
+    policy = Policy(uid_domain="example.org", negotiator_pre_job_rank="Cpus", **PREEMPTIVE)
+    carol = user("carol")
+    slots = [make_slot(f"held{i}@m", policy=policy, index=i, state="Claimed", user=carol,
+                       Cpus=5, HeldMark="true", TotalJobRunTime=100) for i in range(2)]
+    slots += [make_slot("big@m", policy=policy, index=2, Cpus=16, FreeMark="true"),
+              make_slot("small@m", policy=policy, index=3, FreeMark="true"),
+              make_slot("tiny@m", policy=policy, index=4, TinyMark="true")]
+    jobs = [job(1, p, "alice", policy=policy, index=p, Requirements="TARGET.HeldMark =?= true")
+            for p in range(2)]
+    jobs.append(job(2, 0, "alice", policy=policy, index=2,
+                    Requirements="TARGET.TinyMark =?= true"))
+    jobs += [job(3, p, "alice", policy=policy, index=3 + p,
+                 Requirements="TARGET.FreeMark =?= true") for p in range(2)]
+    # bob matches nothing; his EUP leaves alice 23/56 of the 28 cores: 11.5
+    jobs.append(job(4, 0, "bob", policy=policy, index=5, Requirements="false"))
+    subs = {user("alice"): Submitter(user("alice"), eup=1650.0, usage=0.0),
+            user("bob"): Submitter(user("bob"), eup=1150.0, usage=0.0),
+            carol: Submitter(carol, eup=5000.0, usage=10.0)}
+    fast, plain = _both_cycles(monkeypatch, slots, jobs, subs, policy)
+    result = fast.result()
+    assert [s.limit for s in result.submitters if s.name == user("alice")] == [
+        pytest.approx(11.5)]
+    assert [(m.job, m.slot, m.spin) for m in result.matches] == [
+        ("1.0", "held0@m", 1), ("1.1", "held1@m", 1), ("2.0", "tiny@m", 1),
+        ("3.0", "small@m", 1), ("3.1", "big@m", 2)]
+    assert fast.walks_cut == 0
+    assert _fingerprint(result) == _fingerprint(plain.result())
