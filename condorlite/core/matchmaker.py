@@ -33,10 +33,10 @@ has a resource vector (``carving``): its states are one static part and a vector
 a pair with such a slot is answered by the (class, static part) program at the
 state's vector. Offers are prepared, carved and kept in their shapes by
 ``offer_shapes.OfferShapes``, and a request's list is made by
-``request_lists.RequestLists``; the matchmaker inherits both: candidate entries are built as ``candidates`` describes and kept per
-shape for reuse; the unheld static offers' entries are made once per class
-(``static_lists``) and the held offers are settled a group at a time
-(``held_groups``).
+``request_lists.RequestLists``; the matchmaker inherits both. Candidate entries are
+built as ``candidates`` describes and kept per shape for reuse; the unheld static
+offers' entries are made once per class (``static_lists``) and the held offers are
+settled a group at a time (``held_groups``).
 ``reference_matchmaker.ReferenceMatchmaker`` shares nothing; the equivalence tests hold
 the two to the same outcome.
 """
