@@ -15,7 +15,9 @@ every binding the evaluation can read except the resource names (the matchmaker'
 walked names, ``Matchmaker.prepare``), plus the names themselves; values are keyed
 with their types (``typed``), since 1 and 1.0 are one Python key but two ClassAd
 values. When an expression cannot be specialised (``specialize`` answers None) the
-caller evaluates the state in full, as for any other slot.
+caller evaluates the state in full, as for any other slot. This module holds the
+vector and the program's run (``PairProgram``); ``pair_programs`` makes the programs
+and shares their residuals between classes.
 
 What a program gives for a (job class, slot) pair at ``vals`` (as ``matchmaker``'s
 ``_evaluate_pair`` does in full):
@@ -55,12 +57,15 @@ from condorlite.core.classad.partial import (
     bound_test,
     compare_numbers,
     specialize,
-    specialize_attribute,
 )
 from condorlite.core.classad.values import Undefined
 
 #: A ``vals`` key that keeps ClassAd types apart (``typed``).
 TypedVals = tuple
+
+
+#: "no value" where None is a value
+_MISSING = object()
 
 
 def typed(vals: Sequence[object]) -> TypedVals:
@@ -123,7 +128,7 @@ def free_pairs(ad: ClassAd, vector: SlotVector) -> list[tuple[object, str]]:
     return [(ad, name) for name in vector.names]
 
 
-def _int(now: float | None) -> int | None:
+def int_now(now: float | None) -> int | None:
     return None if now is None else int(now)
 
 
@@ -142,7 +147,7 @@ class PairProgram:
 
     The residuals read the vector followed by ``params``: the class's own number
     literals that were left free so that classes differing only in them share the
-    residuals (``pair_program``); a part that is one of them, or a bound against
+    residuals (``pair_programs.pair_program``); a part that is one of them, or a bound against
     one, is settled here with the class's value as if it had been a constant."""
 
     __slots__ = (
@@ -330,184 +335,10 @@ def left(value: object) -> float:
     return adeval.as_float(value) or 0.0
 
 
-class ResidualCache:
-    """The residuals of one slot static, shared between job classes.
-
-    A residual depends on the static's bindings (fixed here), the free resources and
-    the job bindings its walk looked up (``partial``'s ``reads``). So each residual is
-    kept under (part, the names of the job it read, their expressions' numbers) and
-    is reused by a class whose job ad binds those names alike: classes that differ
-    only in what a part does not read share it (the slot's Requirements read only the
-    job's ``Request*``, for instance)."""
-
-    def __init__(self, number: Callable[[ClassAd, tuple[str, ...]], tuple]) -> None:
-        #: ``number(ad, names)``: the numbers of the ad's bindings of ``names``
-        self.number = number
-        #: part -> names -> numbers -> residual (or None: cannot be specialised)
-        self._parts: dict[tuple, dict[tuple[str, ...], dict[tuple, Residual | None]]] = {}
-        #: the same for the parts of whole programs (``parts``)
-        self._programs: dict[tuple, dict[tuple[str, ...], dict[tuple, object]]] = {}
-
-    def get(self, part: tuple, job_ad: ClassAd,
-            build: Callable[[set[tuple[int, str]]], Residual | None],
-            params: tuple[str, ...] = (), used: set[str] | None = None) -> Residual | None:
-        """The residual of ``part`` for ``job_ad``, built by ``build(reads)`` unless a
-        class binding what it read alike built it; ``params``: the job names left
-        free (their values are read from the vals, so they are no part of the key;
-        ``part`` must name them). ``used`` gets the job names the residual is kept
-        under: a job ad binding them alike gets the same residual."""
-        by_names = self._parts.setdefault(part, {})
-        for names, table in by_names.items():
-            found = table.get(self.number(job_ad, names), _MISSING)
-            if found is not _MISSING:
-                if used is not None:
-                    used.update(names)
-                return found  # type: ignore[return-value]
-        reads: set[tuple[int, str]] = set()
-        residual = build(reads)
-        mine = id(job_ad)
-        names = tuple(sorted({name for ad, name in reads if ad == mine and name not in params}))
-        if used is not None:
-            used.update(names)
-        if len(by_names) < 64:
-            by_names.setdefault(names, {})[self.number(job_ad, names)] = residual
-        return residual
-
-    def parts(self, rest: tuple, job_ad: ClassAd, build: Callable[[set[str]], object],
-              params: tuple[str, ...]) -> object:
-        """All the residuals of one pair program (``_program_parts``), kept as
-        ``get`` keeps one: under the job names ``build(used)`` put in ``used`` (less
-        ``params``) and ``rest``, what else the parts depend on (the resources, the
-        dependent ranks and the params' names). Classes that differ only in the
-        values of their literal requests (the params) share them all, and only the
-        program's own set-up is left to do per class."""
-        by_names = self._programs.setdefault(rest, {})
-        for names, table in by_names.items():
-            found = table.get(self.number(job_ad, names), _MISSING)
-            if found is not _MISSING:
-                return found
-        used: set[str] = set()
-        found = build(used)
-        names = tuple(sorted(used.difference(params)))
-        if len(by_names) < 64:
-            by_names.setdefault(names, {})[self.number(job_ad, names)] = found
-        return found
-
-
-_MISSING = object()
-
-
-def pair_program(
-    job_ad: ClassAd,
-    slot_ad: ClassAd,
-    vector: SlotVector,
-    resources: Sequence[str],
-    dependent: Sequence[tuple[str, Expr]],
-    now: float | None,
-    as_rank: Callable[[object], float],
-    cache: ResidualCache,
-) -> PairProgram | None:
-    """The program of ``job_ad`` against ``slot_ad`` (one state of the vector's slot);
-    ``resources``: ``offers.resource_names`` of the pair; ``dependent``: the policy
-    ranks that read the job, (key, expression); ``cache``: the residuals of the
-    slot's static. None when something cannot be specialised.
-
-    The job's requests of the vector's resources that are number literals are left
-    free too (``job_params``): the residuals then serve every class that differs
-    only in those numbers, and the program settles them with this class's values.
-    When that gives no box (a test computes with a request, say ``Memory >= 2 *
-    RequestMemory``) the program is made again with the requests bound, as the
-    bounds of a box must compare with numbers."""
-    pair = (job_ad, slot_ad, vector, resources, dependent, now, as_rank, cache)
-    program = _pair_program(pair, job_params(job_ad, vector))
-    if program is None or program.box or program.never or not program.params:
-        return program
-    return _pair_program(pair, ((), ()))
-
-
-def _pair_program(pair: tuple, free_requests: tuple[tuple[str, ...], tuple],
-                  ) -> PairProgram | None:
-    """``pair_program`` of ``pair`` (its arguments, in order) with the job names of
-    ``free_requests`` (names, values) left free: its parts (``_program_parts``,
-    shared between classes through the static's ``ResidualCache.parts``), then the
-    program of this class's values."""
-    job_ad, _, vector, resources, dependent, _, as_rank, cache = pair
-    params, values = free_requests
-    rest = (tuple(resources), tuple(key for key, _ in dependent), params)
-    parts = cache.parts(rest, job_ad, lambda used: _program_parts(pair, params, used),
-                        params)
-    if parts is None:
-        return None
-    requests, tests, job_rank, slot_rank, ranks = parts  # type: ignore[misc]
-    if requests is None:  # the job's Requirements, a constant that does not hold
-        return PairProgram([], tests, job_rank, slot_rank, [], as_rank)
-    return PairProgram(requests, tests, job_rank, slot_rank, ranks, as_rank,
-                       len(vector.names), values)
-
-
-def _program_parts(pair: tuple, params: tuple[str, ...], used: set[str]) -> tuple | None:
-    """The residuals of a program, ``(requests, tests, job_rank, slot_rank, ranks)``
-    as ``PairProgram`` takes them, or None when a part cannot be specialised. When
-    the job's ``Requirements`` is a constant that does not hold, no state can match:
-    ``requests`` is None and the constant stands in for every other part. The job
-    names each residual is kept under, and the names of the job's own parts, go
-    into ``used``."""
-    job_ad, slot_ad, vector, resources, dependent, now, _, cache = pair
-    free = [*free_pairs(slot_ad, vector), *((job_ad, name) for name in params)]
-    at = _int(now)
-
-    def attribute(ad: ClassAd, name: str, other: ClassAd) -> Residual | None:
-        # A job-side part is kept under the job's binding of the name too, so the
-        # classes sharing a part are looked up among those that bind it alike.
-        own = None
-        if ad is job_ad:
-            low = name.lower()
-            own = cache.number(job_ad, (low,))
-            used.add(low)
-        part = (name, ad is job_ad, own, params)
-        return cache.get(part, job_ad, lambda reads: specialize_attribute(
-            ad, name, other, free, at, reads), params, used)
-
-    job_requirements = attribute(job_ad, "Requirements", slot_ad)
-    if type(job_requirements) is Constant and not holds(job_requirements.value):
-        # No state can match (another OpSys, say): nothing else needs specialising.
-        return (None, [job_requirements], job_requirements, job_requirements, [])
-    requests = []
-    for res in resources:
-        pos = vector.index.get(res.lower())
-        fn = attribute(job_ad, "Request" + res, slot_ad)
-        if pos is None or fn is None:
-            return None
-        requests.append((res, fn, pos, 1.0 if res == "Cpus" else 0.0))
-    parts = [
-        job_requirements,
-        attribute(slot_ad, "Requirements", job_ad),
-        attribute(job_ad, "Rank", slot_ad),
-        attribute(slot_ad, "Rank", job_ad),
-    ]
-    ranks = [(key, cache.get(("policy", key, params), job_ad, lambda reads, e=expr: specialize(
-        e, slot_ad, job_ad, free, at, reads), params, used)) for key, expr in dependent]
-    if any(p is None for p in parts) or any(fn is None for _, fn in ranks):
-        return None
-    return (requests, parts[:2], parts[2], parts[3], ranks)
-
-
-def job_params(job_ad: ClassAd, vector: SlotVector) -> tuple[tuple[str, ...], tuple]:
-    """The job's ``Request<R>`` bindings, R a resource of the vector, that are integer
-    or real literals: their lower-case names (in the vector's order) and values."""
-    names, values = [], []
-    for resource in vector.names:
-        expr = adeval.attr(job_ad, "request" + resource)
-        if type(expr) is Literal and type(expr.value) in (int, float):
-            names.append("request" + resource)
-            values.append(expr.value)
-    return tuple(names), tuple(values)
-
-
 def rank_program(expr: Expr, slot_ad: ClassAd, vector: SlotVector,
                  now: float | None) -> Residual | None:
     """A policy rank that reads nothing from the job, as a residual of the vector."""
-    return specialize(expr, slot_ad, None, free_pairs(slot_ad, vector), _int(now))
+    return specialize(expr, slot_ad, None, free_pairs(slot_ad, vector), int_now(now))
 
 
 def rest_of(vector: SlotVector, taken: dict[str, float]) -> tuple:

@@ -57,12 +57,7 @@ from condorlite.core.candidates import (
     as_rank,
     make_pair,
 )
-from condorlite.core.carving import (
-    PairProgram,
-    ResidualCache,
-    job_params,
-    pair_program,
-)
+from condorlite.core.carving import PairProgram
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.first_states import FirstStates
@@ -76,6 +71,7 @@ from condorlite.core.offers import (
     resource_names,
     weight_names,
 )
+from condorlite.core.pair_programs import ResidualCache, job_params, pair_program
 from condorlite.core.policy import Policy
 from condorlite.core.request_lists import SUBMITTER_PREFIXES, RequestLists, box_pair
 from condorlite.core.slot_walks import SlotWalks
@@ -173,7 +169,7 @@ class Matchmaker(RequestLists, OfferShapes):
         self._transitions: dict[tuple, tuple] = {}
         #: (class, bindings, pair shape) -> the slot's Rank of the class (``_slot_rank``)
         self._slot_ranks: dict[tuple, float] = {}
-        #: pair-static id -> the residuals its programs share (``carving.ResidualCache``)
+        #: pair-static id -> the residuals its programs share (``pair_programs.ResidualCache``)
         self._residuals: dict[int, ResidualCache] = {}
         self._rank_programs: dict[tuple, object] = {}
         #: rank signature -> its ranks' programs, as ``_carved_ranks`` runs them

@@ -10,7 +10,7 @@ those amounts needs neither the class's program for the static nor a walk of its
 states (``RequestLists._by_shape``), and the class's cost floor no piece of it
 (``PieceCosts.floor``).
 
-Only literal integer or real requests count (``carving.job_params``): a request that
+Only literal integer or real requests count (``pair_programs.job_params``): a request that
 reads the slot can ask less of a smaller state. A NaN amount is more than nothing,
 as ``>`` answers, so it never rules a state out.
 """

@@ -14,8 +14,9 @@ import itertools
 import pytest
 
 from condorlite.core.candidates import as_rank
-from condorlite.core.carving import ResidualCache, pair_program, vector_of
+from condorlite.core.carving import vector_of
 from condorlite.core.offers import resource_names
+from condorlite.core.pair_programs import ResidualCache, pair_program
 
 from ._pool import ad
 

@@ -10,13 +10,14 @@ import itertools
 
 import pytest
 
-from condorlite.core import carving
+from condorlite.core import pair_programs
 from condorlite.core.autocluster import _Canon
 from condorlite.core.candidates import as_rank
-from condorlite.core.carving import ResidualCache, pair_program, vector_of
+from condorlite.core.carving import vector_of
 from condorlite.core.classad import operators as ops
 from condorlite.core.classad.values import INT64_MAX, INT64_MIN, Error, Undefined
 from condorlite.core.offers import resource_names
+from condorlite.core.pair_programs import ResidualCache, pair_program
 
 from ._pool import ad
 from .test_carving_boxes import GRID, JOB, SLOT
@@ -24,15 +25,15 @@ from .test_carving_boxes import GRID, JOB, SLOT
 
 @pytest.fixture
 def builds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many times a program's parts were built (``carving._program_parts``)."""
+    """How many times a program's parts were built (``pair_programs._program_parts``)."""
     count = [0]
-    real = carving._program_parts
+    real = pair_programs._program_parts
 
     def counted(*args, **kwargs):
         count[0] += 1
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(carving, "_program_parts", counted)
+    monkeypatch.setattr(pair_programs, "_program_parts", counted)
     return count
 
 

@@ -1,0 +1,209 @@
+"""Pair programs made and shared: the residuals of a (job class, slot static) pair.
+
+``carving.PairProgram`` runs a pair at a state's vector; this module makes it. Each
+part (the two ``Requirements``, the two ``Rank``s, the job's requests of the vector's
+resources, the policy ranks that read the job) is specialised against the static's
+bindings with the resources left free (``classad.partial``), and the parts are
+shared between classes through the static's ``ResidualCache``:
+
+* a single part is kept under the job names its specialisation read and their
+  expressions' numbers (``ResidualCache.get``), so classes that bind those alike
+  share it;
+* a whole program's parts are kept the same way (``ResidualCache.parts``), with the
+  job's literal requests of the vector's resources left free as parameters
+  (``job_params``): classes that differ only in those numbers share every part, and
+  each settles them with its own values (``PairProgram``).
+
+Exactness rests on ``partial``'s contract (a residual equals the full evaluation for
+every vector) and on the keys: a part is reused only by a job ad that binds every
+name it read to an expression of the same number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.carving import PairProgram, SlotVector, free_pairs, holds, int_now
+from condorlite.core.classad.ast import Expr, Literal
+from condorlite.core.classad.partial import (
+    Constant,
+    Residual,
+    specialize,
+    specialize_attribute,
+)
+
+#: "not in the table" (a residual may be None: cannot be specialised)
+_MISSING = object()
+
+
+class ResidualCache:
+    """The residuals of one slot static, shared between job classes.
+
+    A residual depends on the static's bindings (fixed here), the free resources and
+    the job bindings its walk looked up (``partial``'s ``reads``). So each residual is
+    kept under (part, the names of the job it read, their expressions' numbers) and
+    is reused by a class whose job ad binds those names alike: classes that differ
+    only in what a part does not read share it (the slot's Requirements read only the
+    job's ``Request*``, for instance)."""
+
+    def __init__(self, number: Callable[[ClassAd, tuple[str, ...]], tuple]) -> None:
+        #: ``number(ad, names)``: the numbers of the ad's bindings of ``names``
+        self.number = number
+        #: part -> names -> numbers -> residual (or None: cannot be specialised)
+        self._parts: dict[tuple, dict[tuple[str, ...], dict[tuple, Residual | None]]] = {}
+        #: the same for the parts of whole programs (``parts``)
+        self._programs: dict[tuple, dict[tuple[str, ...], dict[tuple, object]]] = {}
+
+    def get(self, part: tuple, job_ad: ClassAd,
+            build: Callable[[set[tuple[int, str]]], Residual | None],
+            params: tuple[str, ...] = (), used: set[str] | None = None) -> Residual | None:
+        """The residual of ``part`` for ``job_ad``, built by ``build(reads)`` unless a
+        class binding what it read alike built it; ``params``: the job names left
+        free (their values are read from the vals, so they are no part of the key;
+        ``part`` must name them). ``used`` gets the job names the residual is kept
+        under: a job ad binding them alike gets the same residual."""
+        by_names = self._parts.setdefault(part, {})
+        for names, table in by_names.items():
+            found = table.get(self.number(job_ad, names), _MISSING)
+            if found is not _MISSING:
+                if used is not None:
+                    used.update(names)
+                return found  # type: ignore[return-value]
+        reads: set[tuple[int, str]] = set()
+        residual = build(reads)
+        mine = id(job_ad)
+        names = tuple(sorted({name for ad, name in reads if ad == mine and name not in params}))
+        if used is not None:
+            used.update(names)
+        if len(by_names) < 64:
+            by_names.setdefault(names, {})[self.number(job_ad, names)] = residual
+        return residual
+
+    def parts(self, rest: tuple, job_ad: ClassAd, build: Callable[[set[str]], object],
+              params: tuple[str, ...]) -> object:
+        """All the residuals of one pair program (``_program_parts``), kept as
+        ``get`` keeps one: under the job names ``build(used)`` put in ``used`` (less
+        ``params``) and ``rest``, what else the parts depend on (the resources, the
+        dependent ranks and the params' names). Classes that differ only in the
+        values of their literal requests (the params) share them all, and only the
+        program's own set-up is left to do per class."""
+        by_names = self._programs.setdefault(rest, {})
+        for names, table in by_names.items():
+            found = table.get(self.number(job_ad, names), _MISSING)
+            if found is not _MISSING:
+                return found
+        used: set[str] = set()
+        found = build(used)
+        names = tuple(sorted(used.difference(params)))
+        if len(by_names) < 64:
+            by_names.setdefault(names, {})[self.number(job_ad, names)] = found
+        return found
+
+
+def pair_program(
+    job_ad: ClassAd,
+    slot_ad: ClassAd,
+    vector: SlotVector,
+    resources: Sequence[str],
+    dependent: Sequence[tuple[str, Expr]],
+    now: float | None,
+    as_rank: Callable[[object], float],
+    cache: ResidualCache,
+) -> PairProgram | None:
+    """The program of ``job_ad`` against ``slot_ad`` (one state of the vector's slot);
+    ``resources``: ``offers.resource_names`` of the pair; ``dependent``: the policy
+    ranks that read the job, (key, expression); ``cache``: the residuals of the
+    slot's static. None when something cannot be specialised.
+
+    The job's requests of the vector's resources that are number literals are left
+    free too (``job_params``): the residuals then serve every class that differs
+    only in those numbers, and the program settles them with this class's values.
+    When that gives no box (a test computes with a request, say ``Memory >= 2 *
+    RequestMemory``) the program is made again with the requests bound, as the
+    bounds of a box must compare with numbers."""
+    pair = (job_ad, slot_ad, vector, resources, dependent, now, as_rank, cache)
+    program = _pair_program(pair, job_params(job_ad, vector))
+    if program is None or program.box or program.never or not program.params:
+        return program
+    return _pair_program(pair, ((), ()))
+
+
+def _pair_program(pair: tuple, free_requests: tuple[tuple[str, ...], tuple],
+                  ) -> PairProgram | None:
+    """``pair_program`` of ``pair`` (its arguments, in order) with the job names of
+    ``free_requests`` (names, values) left free: its parts (``_program_parts``,
+    shared between classes through the static's ``ResidualCache.parts``), then the
+    program of this class's values."""
+    job_ad, _, vector, resources, dependent, _, as_rank, cache = pair
+    params, values = free_requests
+    rest = (tuple(resources), tuple(key for key, _ in dependent), params)
+    parts = cache.parts(rest, job_ad, lambda used: _program_parts(pair, params, used),
+                        params)
+    if parts is None:
+        return None
+    requests, tests, job_rank, slot_rank, ranks = parts  # type: ignore[misc]
+    if requests is None:  # the job's Requirements, a constant that does not hold
+        return PairProgram([], tests, job_rank, slot_rank, [], as_rank)
+    return PairProgram(requests, tests, job_rank, slot_rank, ranks, as_rank,
+                       len(vector.names), values)
+
+
+def _program_parts(pair: tuple, params: tuple[str, ...], used: set[str]) -> tuple | None:
+    """The residuals of a program, ``(requests, tests, job_rank, slot_rank, ranks)``
+    as ``PairProgram`` takes them, or None when a part cannot be specialised. When
+    the job's ``Requirements`` is a constant that does not hold, no state can match:
+    ``requests`` is None and the constant stands in for every other part. The job
+    names each residual is kept under, and the names of the job's own parts, go
+    into ``used``."""
+    job_ad, slot_ad, vector, resources, dependent, now, _, cache = pair
+    free = [*free_pairs(slot_ad, vector), *((job_ad, name) for name in params)]
+    at = int_now(now)
+
+    def attribute(ad: ClassAd, name: str, other: ClassAd) -> Residual | None:
+        # A job-side part is kept under the job's binding of the name too, so the
+        # classes sharing a part are looked up among those that bind it alike.
+        own = None
+        if ad is job_ad:
+            low = name.lower()
+            own = cache.number(job_ad, (low,))
+            used.add(low)
+        part = (name, ad is job_ad, own, params)
+        return cache.get(part, job_ad, lambda reads: specialize_attribute(
+            ad, name, other, free, at, reads), params, used)
+
+    job_requirements = attribute(job_ad, "Requirements", slot_ad)
+    if type(job_requirements) is Constant and not holds(job_requirements.value):
+        # No state can match (another OpSys, say): nothing else needs specialising.
+        return (None, [job_requirements], job_requirements, job_requirements, [])
+    requests = []
+    for res in resources:
+        pos = vector.index.get(res.lower())
+        fn = attribute(job_ad, "Request" + res, slot_ad)
+        if pos is None or fn is None:
+            return None
+        requests.append((res, fn, pos, 1.0 if res == "Cpus" else 0.0))
+    parts = [
+        job_requirements,
+        attribute(slot_ad, "Requirements", job_ad),
+        attribute(job_ad, "Rank", slot_ad),
+        attribute(slot_ad, "Rank", job_ad),
+    ]
+    ranks = [(key, cache.get(("policy", key, params), job_ad, lambda reads, e=expr: specialize(
+        e, slot_ad, job_ad, free, at, reads), params, used)) for key, expr in dependent]
+    if any(p is None for p in parts) or any(fn is None for _, fn in ranks):
+        return None
+    return (requests, parts[:2], parts[2], parts[3], ranks)
+
+
+def job_params(job_ad: ClassAd, vector: SlotVector) -> tuple[tuple[str, ...], tuple]:
+    """The job's ``Request<R>`` bindings, R a resource of the vector, that are integer
+    or real literals: their lower-case names (in the vector's order) and values."""
+    names, values = [], []
+    for resource in vector.names:
+        expr = adeval.attr(job_ad, "request" + resource)
+        if type(expr) is Literal and type(expr.value) in (int, float):
+            names.append("request" + resource)
+            values.append(expr.value)
+    return tuple(names), tuple(values)
