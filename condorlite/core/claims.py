@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
 from condorlite.core.model import IDLE, JOB_STATUS_NAMES, RUNNING, Claim, Job, Slot
 
 
@@ -111,3 +113,16 @@ def reconcile(claims: list[Claim], slots: list[Slot], jobs: list[Job], now: floa
         if s.busy and s.remote_user and s.name not in claimed_slots
     ]
     return Reconciled(kept, ended, added)
+
+
+def claims_left(ad: ClassAd, claims: list[Claim], now: float) -> dict[str, int | float]:
+    """What a partitionable slot has left of each resource its live claims took: the
+    ad's amount (0 when not a number) less the amounts of ``claims``, an integral
+    result as an int. Empty when there are no claims: the ad is offered as it is."""
+    left: dict[str, float] = {}
+    for claim in claims:
+        for res, amount in claim.resources:
+            if res not in left:
+                left[res] = adeval.as_float(adeval.eval_attr(ad, res, None, now)) or 0.0
+            left[res] -= amount
+    return {r: int(v) if float(v).is_integer() else v for r, v in left.items()}

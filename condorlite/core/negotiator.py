@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
-from itertools import chain, compress, islice, repeat
+from itertools import compress, islice, repeat
 from operator import attrgetter, eq
 from types import MappingProxyType
 
@@ -56,6 +56,7 @@ from condorlite.core.accounting import NO_GROUP
 from condorlite.core.adeval import ClassAd
 from condorlite.core.autocluster import Autoclusters
 from condorlite.core.candidates import Candidates
+from condorlite.core.claims import claims_left
 from condorlite.core.cycle_notes import CycleNotes
 from condorlite.core.list_scan import ListScan
 from condorlite.core.matchmaker import REMOTE_ATTRS, Matchmaker, PolicyExprs
@@ -76,7 +77,7 @@ from condorlite.core.offers import Offer, carve, with_attrs
 from condorlite.core.piece_costs import PieceCosts
 from condorlite.core.policy import Policy
 from condorlite.core.queue_blocks import QueueBlocks
-from condorlite.core.row_maps import RowMap
+from condorlite.core.row_maps import turn_rows
 from condorlite.core.significant import build_closed
 
 DONE, RESUME = "done", "resume"
@@ -176,8 +177,9 @@ class Cycle(ListScan):
             mine = pending.get(slot.name, ())
             ad, holder, job, rank = slot.ad, slot.remote_user, slot.remote_job, slot.current_rank
             if slot.kind == "partitionable":
-                if mine:
-                    ad = _subtract(ad, [c for c in mine if c.partitionable], self.now)
+                left = claims_left(ad, [c for c in mine if c.partitionable], self.now)
+                if left:
+                    ad = with_attrs(ad, left)
             elif mine and (not slot.busy or (mine[0].preempted_user is not None
                                              and mine[0].preempted_user == holder)):
                 # condorlite's claim holds the slot: an idle ad not updated yet, or
@@ -199,7 +201,7 @@ class Cycle(ListScan):
         blocks = self.ac.blocks
         if blocks is None or blocks.jobs is not idle:
             blocks = QueueBlocks(idle)
-        rows_of = _rows_by_row(self.ac, idle) or _rows_by_id(self.ac, idle)
+        rows_of = turn_rows(self.ac.cluster_of, self.ac.match_class_of, idle)
         turns = []
         for name, spans in blocks.spans().items():
             fresh = Submitter(name, eup=0.5 * self.policy.default_prio_factor, usage=0.0)
@@ -288,6 +290,10 @@ class Cycle(ListScan):
 
     # -- one submitter's turn -------------------------------------------------------------
     def _negotiate(self, turn: _Turn, limit, ceiling, ignore_limit, pie_left, spin):
+        """One submitter's turn in one spin (module doc, steps 4-5): its rows in queue
+        order, each job given the first entry of its class's list that ``limit`` and
+        ``ceiling`` permit (``ListScan._picks``) or rejected. Returns (DONE or RESUME,
+        the pie left after what it matched)."""
         name = turn.info.name
         used = used_unclaimed = 0.0
         limited = False
@@ -329,27 +335,16 @@ class Cycle(ListScan):
                 considered += 1
                 naive += self.available
                 if klass != last_key or only_rank:
-                    if klass not in job_ads:
-                        job_ads[klass] = with_attrs(self.ac.representative[klass].ad,
-                                                    self._submitter_attrs(name))
-                    key = (klass, only_rank)
-                    walk = walks.get(key)
+                    walk = walks.get((klass, only_rank))
                     if walk is None:
-                        cands = cache[key] = self.mm.candidates(klass, job_ads[klass], name,
-                                                                self.offers, only_rank)
-                        walk = walks[key] = self._picks(cands, klass, job_ads[klass], name,
-                                                        only_rank)
-                        next(walk)
+                        walk = self._start_walk(klass, only_rank, name, job_ads, cache, walks)
                     last_key = None if only_rank else klass
                 picked = walk.send((permit, job))
                 if picked is None:
-                    key = (klass, only_rank)
-                    cands = cache[key]
-                    if cands.deferred and not cands.rej_policy:
-                        self.mm.settle_deferred(cands, klass, job_ads[klass])
-                    reason = _reason(cands, only_rank)
+                    cands = cache[(klass, only_rank)]
                     limited = limited or cands.rej_limit > 0 or only_rank
-                    self._reject(job, name, reason, cluster)
+                    self._reject_row(cands, klass, job_ads[klass], job, name, cluster,
+                                     only_rank)
                     if not self.policy.negotiate_all_jobs_in_cluster:
                         skipped.add(cluster)
                         at = self._skip_run(rows, at, row_iter, cluster, done)
@@ -366,6 +361,22 @@ class Cycle(ListScan):
         finally:
             stats["jobs_considered"] += considered
             stats["naive_evaluations"] += naive
+
+    def _start_walk(self, klass: int, only_rank: bool, name: str,
+                    job_ads: dict[int, ClassAd], cache: dict[tuple[int, bool], Candidates],
+                    walks: dict[tuple[int, bool], Generator]) -> Generator:
+        """The list of a class in a submitter's turn (its job ad: the class's first
+        job with the submitter's attributes, made once per turn), and its walk
+        (``ListScan._picks``), primed; both kept under (class, only_rank)."""
+        job_ad = job_ads.get(klass)
+        if job_ad is None:
+            job_ad = job_ads[klass] = with_attrs(self.ac.representative[klass].ad,
+                                                 self._submitter_attrs(name))
+        key = (klass, only_rank)
+        cands = cache[key] = self.mm.candidates(klass, job_ad, name, self.offers, only_rank)
+        walk = walks[key] = self._picks(cands, klass, job_ad, name, only_rank)
+        next(walk)
+        return walk
 
     def _skip_run(self, rows: list[tuple], at: int, row_iter, cluster: int,
                   done: set[str]) -> int:
@@ -447,6 +458,15 @@ class Cycle(ListScan):
                                         offer.name if offer.partitionable else None,
                                         resources)))
 
+    def _reject_row(self, cands: Candidates, klass: int, job_ad: ClassAd, job: Job,
+                    name: str, cluster: int, only_rank: bool) -> None:
+        """Reject a job whose class's list gave it nothing, for the reason the list's
+        counts give (``_reason``; the deferred held groups settled first when the
+        reason depends on them)."""
+        if cands.deferred and not cands.rej_policy:
+            self.mm.settle_deferred(cands, klass, job_ad)
+        self._reject(job, name, _reason(cands, only_rank), cluster)
+
     def _reject(self, job: Job, name: str, reason: str, cluster: int) -> None:
         self.stats["rejection_events"] += 1
         self.last_reject[job.id] = Rejection(job.id, name, reason, cluster)
@@ -493,61 +513,8 @@ class GroupFacts:
     usage: Mapping[str, float]
 
 
-def _subtract(ad: ClassAd, claims: list[Claim], now: float) -> ClassAd:
-    from condorlite.core import adeval
-
-    if not claims:
-        return ad
-    left: dict[str, float] = {}
-    for claim in claims:
-        for res, amount in claim.resources:
-            if res not in left:
-                left[res] = adeval.as_float(adeval.eval_attr(ad, res, None, now)) or 0.0
-            left[res] -= amount
-    return with_attrs(ad, {r: int(v) if float(v).is_integer() else v for r, v in left.items()})
-
-
 _STATUS = attrgetter("status")
 _NAME = attrgetter("name")
-
-
-def _rows_by_id(ac: Autoclusters, idle: list[Job]
-                ) -> Callable[[list[tuple[int, int]]], tuple[list[Job], list[tuple]]]:
-    """``_Turn.jobs`` and ``_Turn.rows`` of stretches of rows of ``idle``: (id,
-    autocluster, match class, job) per job, the numbers looked up by job id."""
-    cluster_of, class_of = ac.cluster_of, ac.match_class_of
-
-    def rows(spans: list[tuple[int, int]]) -> tuple[list[Job], list[tuple]]:
-        jobs = list(chain.from_iterable(idle[start:end] for start, end in spans))
-        return jobs, [(j.id, cluster_of[j.id], class_of[j.id], j) for j in jobs]
-
-    return rows
-
-
-def _rows_by_row(ac: Autoclusters, idle: list[Job]
-                 ) -> Callable[[list[tuple[int, int]]], tuple[list[Job], list[tuple]]] | None:
-    """``_rows_by_id`` without the id lookups, when the grouping gave its numbers as
-    lists aligned with ``idle`` itself (``row_maps.RowMap``): a stretch's rows are
-    slices of those lists, zipped at C level. Each row keeps its own numbers (were two
-    job ids alike, the id lookup would give both the later's; the readers refuse
-    duplicate ids). None when the numbers are not so aligned."""
-    cluster_of, class_of = ac.cluster_of, ac.match_class_of
-    if not (type(cluster_of) is RowMap and type(class_of) is RowMap
-            and cluster_of.jobs is idle and class_of.jobs is idle):
-        return None
-    ids, clusters, classes = class_of.ids, cluster_of.values_by_row, class_of.values_by_row
-
-    def rows(spans: list[tuple[int, int]]) -> tuple[list[Job], list[tuple]]:
-        jobs: list[Job] = []
-        out: list[tuple] = []
-        for start, end in spans:
-            part = idle[start:end]
-            jobs += part
-            out += zip(ids[start:end], clusters[start:end], classes[start:end], part,
-                       strict=True)
-        return jobs, out
-
-    return rows
 
 
 def _reason(cands: Candidates, only_rank: bool) -> str:

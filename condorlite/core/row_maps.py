@@ -2,10 +2,11 @@
 
 ``significant.build_closed`` numbers a cycle's idle jobs run by run, so each job's
 match class and autocluster come out as lists aligned with the idle jobs. The cycle
-itself reads them through those lists (``negotiator.Cycle._turns``); the job id ->
-number mapping (``Autoclusters.cluster_of``, a cycle result's ``autocluster_of``) is
-read by ``--explain`` and the tests, if at all. Building a dict of a million job ids
-costs more than the rest of the grouping, so ``RowMap`` builds it on first read.
+itself reads them through those lists (``turn_rows``, for ``negotiator.Cycle._turns``);
+the job id -> number mapping (``Autoclusters.cluster_of``, a cycle result's
+``autocluster_of``) is read by ``--explain`` and the tests, if at all. Building a
+dict of a million job ids costs more than the rest of the grouping, so ``RowMap``
+builds it on first read.
 
 Invariant: a ``RowMap`` reads as ``dict(zip(ids, values))`` (a later duplicate id
 wins, as in that dict); the lists are never changed once handed over.
@@ -13,7 +14,15 @@ wins, as in that dict); the lists are never changed once handed over.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from itertools import chain
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from condorlite.core.model import Job
+
+#: rows of stretches of idle rows: ``(jobs, [(id, autocluster, match class, job)])``
+Rows = Callable[[list[tuple[int, int]]], tuple[list["Job"], list[tuple]]]
 
 
 class RowMap(Mapping[str, int]):
@@ -55,3 +64,49 @@ class RowMap(Mapping[str, int]):
         if self._dict is None and len(set(self.ids)) == len(self.ids):
             return len(set(self.values_by_row))
         return len(set(self._map().values()))
+
+
+def turn_rows(cluster_of: Mapping[str, int], class_of: Mapping[str, int],
+              idle: list[Job]) -> Rows:
+    """The rows of a submitter's turn (``negotiator._Turn``) from its stretches of
+    ``idle`` rows in queue order: each job's (id, autocluster, match class, job),
+    read from the aligned lists when the numbers are ``RowMap``s of ``idle`` itself,
+    else looked up by job id."""
+    return (_rows_by_row(cluster_of, class_of, idle)
+            or _rows_by_id(cluster_of, class_of, idle))
+
+
+def _rows_by_id(cluster_of: Mapping[str, int], class_of: Mapping[str, int],
+                idle: list[Job]) -> Rows:
+    """``turn_rows`` with the numbers looked up by job id."""
+
+    def rows(spans: list[tuple[int, int]]) -> tuple[list[Job], list[tuple]]:
+        jobs = list(chain.from_iterable(idle[start:end] for start, end in spans))
+        return jobs, [(j.id, cluster_of[j.id], class_of[j.id], j) for j in jobs]
+
+    return rows
+
+
+def _rows_by_row(cluster_of: Mapping[str, int], class_of: Mapping[str, int],
+                 idle: list[Job]) -> Rows | None:
+    """``_rows_by_id`` without the id lookups, when the grouping gave its numbers as
+    lists aligned with ``idle`` itself (``RowMap``): a stretch's rows are
+    slices of those lists, zipped at C level. Each row keeps its own numbers (were two
+    job ids alike, the id lookup would give both the later's; the readers refuse
+    duplicate ids). None when the numbers are not so aligned."""
+    if not (type(cluster_of) is RowMap and type(class_of) is RowMap
+            and cluster_of.jobs is idle and class_of.jobs is idle):
+        return None
+    ids, clusters, classes = class_of.ids, cluster_of.values_by_row, class_of.values_by_row
+
+    def rows(spans: list[tuple[int, int]]) -> tuple[list[Job], list[tuple]]:
+        jobs: list[Job] = []
+        out: list[tuple] = []
+        for start, end in spans:
+            part = idle[start:end]
+            jobs += part
+            out += zip(ids[start:end], clusters[start:end], classes[start:end], part,
+                       strict=True)
+        return jobs, out
+
+    return rows

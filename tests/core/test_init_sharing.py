@@ -16,7 +16,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from condorlite.core import adeval, negotiator
+from condorlite.core import adeval, negotiator, row_maps
 from condorlite.core.autocluster import _Canon
 from condorlite.core.candidates import as_rank
 from condorlite.core.classad import parse_ad
@@ -203,8 +203,8 @@ def test_turn_rows_by_row_equal_rows_by_id(tmp_path):
     cycle = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
     assert isinstance(cycle.ac.cluster_of, RowMap)
     assert cycle.ac.cluster_of is not cycle.ac.match_class_of  # configured: two lists
-    by_row = negotiator._rows_by_row(cycle.ac, cycle.idle)
-    by_id = negotiator._rows_by_id(cycle.ac, cycle.idle)
+    by_row = row_maps._rows_by_row(cycle.ac.cluster_of, cycle.ac.match_class_of, cycle.idle)
+    by_id = row_maps._rows_by_id(cycle.ac.cluster_of, cycle.ac.match_class_of, cycle.idle)
     assert by_row is not None
     spans = cycle.ac.blocks.spans()
     for turn in cycle.turns:
@@ -212,4 +212,5 @@ def test_turn_rows_by_row_equal_rows_by_id(tmp_path):
             spans[turn.info.name])
     assert len({row[1] for t in cycle.turns for row in t.rows}) == cycle.ac.count < 12
     # the lists are read only for the very jobs they were made from
-    assert negotiator._rows_by_row(cycle.ac, list(cycle.idle)) is None
+    assert row_maps._rows_by_row(cycle.ac.cluster_of, cycle.ac.match_class_of,
+                                  list(cycle.idle)) is None
