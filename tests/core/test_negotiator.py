@@ -139,3 +139,19 @@ def test_a_pending_preempting_claim_holds_the_slot_its_ad_still_gives_the_old_us
     assert [(m.job, m.preempting, m.preempted_job) for m in result.matches] == [
         ("9.0", user("alice"), "7.0")]
     assert [(c.submitter, c.job) for c in result.preempted] == [(user("alice"), "7.0")]
+
+
+def test_rank_preemption_ignores_the_submitter_limit_in_the_first_spin():
+    """alice is over her limit (usage 5 of a 2-slot pool), so the free slot is refused
+    her; the slot bob holds ranks her job above his (slot Rank 10 > CurrentRank 0), and a
+    rank preemption is offered whatever the limit (HTCondor: RANK candidates bypass the
+    submitter limit), in the first spin only."""
+    slots = [slot("slot1@m", state="Claimed", user=user("bob"),
+                  Rank='10 * (TARGET.Owner == "alice")'),
+             slot("slot2@m")]
+    jobs = [job(1, p, "alice") for p in range(2)]
+    result = run_cycle(slots, jobs, subs(alice=(1000, 5), bob=(500, 1)), [], POLICY, NOW)
+    assert [(m.job, m.slot, m.reason, m.preempting, m.spin) for m in result.matches] == [
+        ("1.0", "slot1@m", "rank", user("bob"), 1)]
+    assert [(r.job, r.reason) for r in result.rejections] == [
+        ("1.1", "submitter limit exceeded")]
