@@ -9,9 +9,16 @@ now (its usage changes as matches are made during the cycle)::
     pie     = sum_i limit_i
 
 In the floor round, ``limit_i = min(Floor_i, limit_i)``. A limit larger than the pie
-left is cut to it. The round-up rule (``permits``): a match of cost ``c`` is allowed
-when ``used + c <= limit``, or when nothing has been used yet in this spin and the
-limit is positive, so a fraction of a slot left over is not stranded between users.
+left is cut to it. HTCondor keeps a second, *unclaimed* limit beside it: the fair-share
+``limit_i`` before the floor and the pie cut it (within a group's room, with groups).
+A match without preemption must fit the unclaimed limit, counting only such matches; a
+priority preemption must fit the limit, counting every match; the turn stops once what
+it used reaches the limit. The round-up rule (``permits``): a match of cost ``c`` is
+allowed when ``used + c <= limit``, or when nothing has been used yet in this spin and
+the limit is positive, so a fraction of a slot left over is not stranded between users.
+
+A Ceiling is worked out in whole numbers (``ceiling_left``): what it leaves is the
+ceiling less the weighted usage truncated, as HTCondor's integer arithmetic does.
 
 Deliberate difference: ``used + c <= limit`` is tested with a relative tolerance of
 ``TOLERANCE`` (1e-6), so a limit that floating-point division leaves a hair short of a
@@ -53,3 +60,9 @@ def permit_bound(allowed: float) -> float:
 def permits_any(used: float, allowed: float) -> bool:
     """The round-up rule: nothing used yet in this spin and a positive limit."""
     return used <= 0 < allowed
+
+
+def ceiling_left(ceiling: float, usage: float) -> int:
+    """What a submitter's Ceiling leaves it this spin, as HTCondor works it out: whole
+    numbers (the ceiling and the weighted usage each truncated), never below 0."""
+    return max(0, int(ceiling) - int(usage))

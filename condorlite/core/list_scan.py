@@ -27,8 +27,11 @@ class ListScan:
         """The walk of one request's list, as a generator: sent ``(permit, job)`` for
         each job of the class in turn, it answers the best candidate the job may
         take, as (offer, reason, taken, cost), or None. ``permit``: (used by no
-        preemption, used in all, the limit's bound, and whether the round-up rule
-        lets either through), ``limits.permits`` worked out for the turn's limit.
+        preemption, used in all, the bound of each of the two limits, and whether the
+        round-up rule lets either through), ``limits.permits`` worked out for the
+        turn's limits: a slot nobody holds is held to the unclaimed limit, a priority
+        preemption to the limit, and a rank preemption to neither (HTCondor's
+        ``matchmakingAlgorithm``).
         Prime it with ``next``. Its place in the list is kept between jobs (and in
         ``cands.position`` / ``cands.spos``), so the walk is not set up again per job.
 
@@ -59,7 +62,8 @@ class ListScan:
         picked = None
         while True:
             cands.position, cands.spos = pos, spos
-            (free_used, prio_used, bound, free_round, prio_round), job = yield picked
+            (free_used, prio_used, free_bound, prio_bound, free_round, prio_round), job = (
+                yield picked)
             end = len(entries)  # (nothing else grows the list; read again all the same)
             while True:
                 picked = None
@@ -112,16 +116,16 @@ class ListScan:
                     else:
                         taken, cost = None, offer.weight
                     if reason == NO_PREEMPTION:
-                        ok = free_used + cost <= bound or free_round
+                        ok = free_used + cost <= free_bound or free_round
                     elif reason == PRIO_PREEMPTION:
-                        ok = prio_used + cost <= bound or prio_round
+                        ok = prio_used + cost <= prio_bound or prio_round
                     else:
                         ok = True
                     if not ok:
                         cands.rej_limit += 1
                         if not (cands.has_rank or free_round or prio_round) and (
                                 self._refuses_floor(cands, klass, job_ad, free_used,
-                                                    prio_used, bound)):
+                                                    prio_used, free_bound, prio_bound)):
                             # Every entry left costs at least the class's floor, which
                             # the limit refuses too: it refuses them all (the reason is
                             # settled: this refusal counted), so the walk stops here.
@@ -159,15 +163,16 @@ class ListScan:
         return end
 
     def _refuses_floor(self, cands: Candidates, klass, job_ad, free_used: float,
-                       prio_used: float, bound: float) -> bool:
-        """Whether the limit's ``bound`` refuses the class's cost floor (the least any
-        of its entries costs, ``PieceCosts.floor``, worked out once per list) both
-        without preemption and by priority, the round-up rule aside."""
+                       prio_used: float, free_bound: float, prio_bound: float) -> bool:
+        """Whether the limits refuse the class's cost floor (the least any of its
+        entries costs, ``PieceCosts.floor``, worked out once per list) both without
+        preemption (``free_bound``) and by priority (``prio_bound``), the round-up
+        rule aside."""
         floor = cands.floor
         if floor is None:
             floor = cands.floor = self.costs.floor(klass, job_ad, cands.signature,
                                                    cands.static_floor)
-        return free_used + floor > bound and prio_used + floor > bound
+        return free_used + floor > free_bound and prio_used + floor > prio_bound
 
     def _take_back_carved(self, cands: Candidates, klass, job_ad, name, only_rank) -> None:
         """Append to a list that ran out the partitionable slots it handed out,

@@ -15,8 +15,10 @@ The cycle:
 4. The main round: pie spins over every submitter with idle jobs. Each spin recomputes
    shares and limits (``limits``) from current usage; each submitter in order
    negotiates: its idle jobs in queue order (JobPrio desc, QDate, ClusterId, ProcId)
-   each get the best candidate its limit permits (``matchmaker``), until its limit or
-   its ``Ceiling`` (new weight this spin <= Ceiling - usage) is reached. A submitter
+   each get the best candidate its limits permit (``matchmaker``; ``limits``: the
+   unclaimed limit for slots nobody holds, the limit cut to the pie left for priority
+   preemption), until its limit or its ``Ceiling`` (new weight this spin <=
+   ``limits.ceiling_left``) is reached. A submitter
    whose jobs are all matched or rejected is done; one that hit its limit resumes in
    the next spin. Spins repeat while a spin made progress (the pie shrank or a
    submitter finished) and offers and submitters remain. After the first spin, a
@@ -266,6 +268,11 @@ class Cycle(ListScan):
             for turn in list(active):
                 name = turn.info.name
                 limit = lim.limit(share[name], self.pool, self.usage[name])
+                # What matches without preemption are held to (HTCondor's
+                # submitterLimitUnclaimed): the fair-share limit, within the group's
+                # room; the floor and the pie left cap only ``limit`` (``limits``).
+                unclaimed = limit if self.group_turn is None else min(
+                    limit, self.group_turn[2])
                 if floor_round:
                     limit = min(turn.info.floor, limit)
                 elif turn.share is None:
@@ -273,14 +280,14 @@ class Cycle(ListScan):
                 limit = min(limit, pie_left)
                 ceiling = None
                 if turn.info.ceiling is not None:
-                    ceiling = max(0.0, turn.info.ceiling - self.usage[name])
+                    ceiling = lim.ceiling_left(turn.info.ceiling, self.usage[name])
                 if spin > 1 and (limit < self.min_weight or pie_left < self.min_weight):
                     continue
-                if ceiling is not None and ceiling < max(self.min_weight, 1e-12):
+                if ceiling is not None and (ceiling == 0 or ceiling < self.min_weight):
                     active.remove(turn)
                     continue
-                result, pie_left = self._negotiate(turn, limit, ceiling, ignore_limit,
-                                                   pie_left, spin)
+                result, pie_left = self._negotiate(turn, limit, unclaimed, ceiling,
+                                                   ignore_limit, pie_left, spin)
                 if result == DONE:
                     active.remove(turn)
             progress = pie_left < pie_orig or len(active) < count_orig
@@ -289,11 +296,13 @@ class Cycle(ListScan):
                 return
 
     # -- one submitter's turn -------------------------------------------------------------
-    def _negotiate(self, turn: _Turn, limit, ceiling, ignore_limit, pie_left, spin):
+    def _negotiate(self, turn: _Turn, limit, unclaimed, ceiling, ignore_limit, pie_left,
+                   spin):
         """One submitter's turn in one spin (module doc, steps 4-5): its rows in queue
-        order, each job given the first entry of its class's list that ``limit`` and
-        ``ceiling`` permit (``ListScan._picks``) or rejected. Returns (DONE or RESUME,
-        the pie left after what it matched)."""
+        order, each job given the first entry of its class's list that the limits
+        permit (``ListScan._picks``: ``unclaimed`` for slots nobody holds, ``limit``
+        for priority preemption) or rejected, until what it used reaches ``limit`` or
+        ``ceiling``. Returns (DONE or RESUME, the pie left after what it matched)."""
         name = turn.info.name
         used = used_unclaimed = 0.0
         limited = False
@@ -304,8 +313,9 @@ class Cycle(ListScan):
         job_ads: dict[int, ClassAd] = {}
         any_held = self.held_available > 0
         # limits.permits(used, cost, limit) is used + cost <= bound, or the round-up
-        # rule: the bound is fixed for the turn
+        # rule: the bounds of the two limits are fixed for the turn
         bound, positive = lim.permit_bound(limit), limit > 0
+        free_bound, free_positive = lim.permit_bound(unclaimed), unclaimed > 0
         done, notes, stats = turn.done, self.notes, self.stats
         rows = turn.rows
         row_iter = iter(rows)
@@ -313,8 +323,8 @@ class Cycle(ListScan):
         # (the per-row statistics are summed in locals and added on the way out)
         considered = naive = 0
         # what the walk needs of the limit (``ListScan._picks``): changed by a match only
-        permit = (used_unclaimed, used, bound, used_unclaimed <= 0 and positive,
-                  used <= 0 and positive)
+        permit = (used_unclaimed, used, free_bound, bound,
+                  used_unclaimed <= 0 and free_positive, used <= 0 and positive)
         # the list last walked, looked up again only when the row's class or mode differs
         last_key, walk = None, None
         try:
@@ -355,8 +365,8 @@ class Cycle(ListScan):
                 if reason == NO_PREEMPTION:
                     used_unclaimed += cost
                 pie_left -= cost
-                permit = (used_unclaimed, used, bound, used_unclaimed <= 0 and positive,
-                          used <= 0 and positive)
+                permit = (used_unclaimed, used, free_bound, bound,
+                          used_unclaimed <= 0 and free_positive, used <= 0 and positive)
             return (RESUME if used >= limit or limited else DONE), pie_left
         finally:
             stats["jobs_considered"] += considered

@@ -90,6 +90,9 @@ def test_priority_preemption_stops_at_the_share():
     assert [m.reason for m in result.matches] == ["priority"] * 3
     assert all(m.preempting == user("bob") for m in result.matches)
     assert len(result.preempted) == 3
+    # the preempted slots no longer count for bob (HTCondor's RemoveMatch)
+    assert {r.name: r.usage for r in result.submitters} == {user("alice"): 3.0,
+                                                             user("bob"): 1.0}
 
 
 def test_preemption_off_by_default_is_reported():
@@ -155,3 +158,107 @@ def test_rank_preemption_ignores_the_submitter_limit_in_the_first_spin():
         ("1.0", "slot1@m", "rank", user("bob"), 1)]
     assert [(r.job, r.reason) for r in result.rejections] == [
         ("1.1", "submitter limit exceeded")]
+
+
+def test_a_spin_that_only_finishes_a_submitter_is_progress():
+    """Spin 1 matches nothing: alice (usage 3 of a 4-slot pool, half the share) has no
+    limit left and resumes, bob's jobs match no slot and he is done. With bob gone
+    the shares change, so another spin runs (HTCondor spins again while the pie shrank
+    or a submitter left), and in it alice takes the one slot her whole share leaves."""
+    slots = [slot(f"slot{i}@m") for i in range(4)]
+    jobs = [job(1, p, "alice") for p in range(2)]
+    jobs += [job(2, 0, "bob", Requirements="false")]
+    result = run_cycle(slots, jobs, subs(alice=(1000, 3), bob=(1000, 0)), [], POLICY, NOW)
+    assert [(m.job, m.spin) for m in result.matches] == [("1.0", 2)]
+    assert result.stats["pie_spins"] == 3
+
+
+def test_a_slot_nobody_holds_is_held_to_the_fair_share_limit_not_the_pie_left():
+    """HTCondor keeps two limits per turn: the one the pie left caps (``limit``, at which
+    the turn stops) and the unclaimed one (the fair-share limit, what a match without
+    preemption must fit). Pool 9, equal EUPs: alice (usage 3) may take 1.5 and rounds up
+    to her 4-core slot, leaving 2 of the pie; bob's limit 4.5 is cut to 2. His first job
+    takes the 1-core slot (used 1, below 2), and his second the 2-core one, since
+    1 + 2 fits his unclaimed limit of 4.5: both in the first spin."""
+    slots = [slot("a4@m", Cpus=4, ForAlice="true"), slot("b1@m", ForBob="true"),
+             slot("b2@m", Cpus=2, ForBob="true"), slot("b3@m", ForBob3="true"),
+             slot("filler@m")]
+    jobs = [job(1, 0, "alice", Requirements="TARGET.ForAlice =?= true")]
+    jobs += [job(2, p, "bob", Requirements="TARGET.ForBob =?= true") for p in range(2)]
+    jobs.append(job(3, 0, "bob", Requirements="TARGET.ForBob3 =?= true"))
+    result = run_cycle(slots, jobs, subs(alice=(1000, 3), bob=(1000, 0)), [], POLICY, NOW)
+    # (with 3 used, bob's turn stops at the limit the pie left him: his third job
+    # waits for the second spin)
+    assert [(m.job, m.slot, m.spin) for m in result.matches] == [
+        ("1.0", "a4@m", 1), ("2.0", "b1@m", 1), ("2.1", "b2@m", 1), ("3.0", "b3@m", 2)]
+    assert result.rejections == []
+    assert [(r.name.split("@")[0], r.limit) for r in result.submitters] == [
+        ("alice", 1.5), ("bob", 4.5)]
+
+
+def test_the_floor_round_stops_at_the_floor_but_a_free_slot_may_take_the_share():
+    """In the floor round the floor caps when the turn stops, not what a free slot may
+    cost (HTCondor floors only ``submitterLimit``): alice (floor 2) takes the 1-core
+    slot, is still below her floor, and then the 4-core slot, which her fair share of
+    the whole pool (5) admits, before bob (better EUP, no floor) negotiates at all."""
+    slots = [slot("s1@m", ForAlice="true"), slot("s4@m", Cpus=4)]
+    jobs = [job(1, 0, "alice", Requirements="TARGET.ForAlice =?= true"),
+            job(2, 0, "alice"), job(3, 0, "bob")]
+    people = {user("alice"): Submitter(user("alice"), 1000, 0, floor=2),
+              user("bob"): Submitter(user("bob"), 500, 0)}
+    result = run_cycle(slots, jobs, people, [], POLICY, NOW)
+    assert [(m.job, m.slot) for m in result.matches] == [("1.0", "s1@m"), ("2.0", "s4@m")]
+    assert [(r.job, r.reason) for r in result.rejections] == [("3.0", "no match found")]
+
+
+def test_a_ceiling_leaves_whole_slots_of_whole_usage():
+    """HTCondor works out what a Ceiling leaves in whole numbers: ceiling 3 less the
+    usage 2.5 truncated to 2 leaves one slot (not 0.5, less than a slot, which would
+    end the submitter's turn); with the slot taken, the ceiling is reached."""
+    slots = [slot(f"slot{i}@m") for i in range(3)]
+    jobs = [job(1, p, "alice") for p in range(3)]
+    people = {user("alice"): Submitter(user("alice"), 1000, 2.5, ceiling=3)}
+    result = run_cycle(slots, jobs, people, [], POLICY, NOW)
+    assert [m.slot for m in result.matches] == ["slot0@m"]
+    assert len(result.rejections) == 0
+
+
+def test_a_ceiling_stops_the_turn_once_reached_and_never_rounds_up():
+    """Ceiling 2 with 1-core slots: two matches, then the turn stops (used >= what the
+    ceiling left). Ceiling 1 where every slot weighs 2: what it leaves is less than the
+    smallest slot, so the submitter is done before its first match (the round-up rule
+    is the limit's, never the ceiling's)."""
+    people = {user("alice"): Submitter(user("alice"), 1000, 0, ceiling=2)}
+    jobs = [job(1, p, "alice") for p in range(3)]
+    result = run_cycle([slot(f"slot{i}@m") for i in range(3)], jobs, people, [], POLICY, NOW)
+    assert [m.slot for m in result.matches] == ["slot0@m", "slot1@m"]
+    people = {user("alice"): Submitter(user("alice"), 1000, 0, ceiling=1)}
+    result = run_cycle([slot(f"slot{i}@m", Cpus=2) for i in range(3)], jobs, people, [],
+                       POLICY, NOW)
+    assert result.matches == []
+
+
+def test_the_floor_round_gives_each_submitter_at_most_its_share():
+    """Two submitters below floors of 10 in a pool of 4: the floor round's limit is
+    min(floor, fair-share limit), 2 each, so alice, first, leaves bob his two."""
+    slots = [slot(f"slot{i}@m") for i in range(4)]
+    jobs = [job(1, p, "alice") for p in range(4)] + [job(2, p, "bob") for p in range(4)]
+    people = {user(n): Submitter(user(n), 1000, 0, floor=10) for n in ("alice", "bob")}
+    result = run_cycle(slots, jobs, people, [], POLICY, NOW)
+    assert got(result) == {"alice": 2, "bob": 2}
+
+
+def test_the_floor_round_holds_priority_preemption_to_the_share():
+    """The same with carol holding the four slots and preemption allowed: a priority
+    preemption is held to the floor round's limit, min(floor, fair share) = 2, so a
+    floor of 10 does not let alice preempt all four before bob's turn."""
+    policy = Policy(uid_domain=UID, preemption_requirements="true")
+    slots = [slot(f"slot{i}@m", state="Claimed", user=user("carol"), policy=policy)
+             for i in range(4)]
+    jobs = [job(1, p, "alice", policy=policy) for p in range(4)]
+    jobs += [job(2, p, "bob", policy=policy) for p in range(4)]
+    people = {user(n): Submitter(user(n), 1000, 0, floor=10) for n in ("alice", "bob")}
+    people[user("carol")] = Submitter(user("carol"), 5000, 4)
+    result = run_cycle(slots, jobs, people, [], policy, NOW)
+    assert got(result) == {"alice": 2, "bob": 2}
+    assert {m.reason for m in result.matches} == {"priority"}

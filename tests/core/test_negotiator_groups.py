@@ -148,3 +148,43 @@ def test_turn_attributes_change_between_turns():
     per_turn = [(r.turn.group, r.matched) for r in groups.turns if r.turn.round == 1]
     assert per_turn == [("a", 0), ("b", 1), ("<none>", 2)]
     assert by_group(result) == {"a": 2, "b": 1}
+
+
+def _room_pool(jobs_of):
+    """Group a (quota 8, no surplus) already uses 5 (a.u1, no idle jobs), so its turn
+    leaves room for 3; a.user, alone in the turn, has a fair-share limit of 8."""
+    policy = Policy(uid_domain=UID, group_names=("a",), group_quota={"a": 8.0})
+    slots = [slot("one1@m", policy=policy, index=0, Mark1="true"),
+             slot("one2@m", policy=policy, index=1, Mark1="true"),
+             slot("one3@m", policy=policy, index=2, Mark1="true"),
+             slot("one4@m", policy=policy, index=3, Mark1="true"),
+             slot("three@m", policy=policy, index=4, Cpus=3, Mark3="true"),
+             slot("filler@m", policy=policy, index=5, Cpus=7)]
+    subs = {member("a", "u1"): Submitter(member("a", "u1"), 500.0, 5.0),
+            member("a"): Submitter(member("a"), 500.0, 0.0)}
+    return negotiate(slots, jobs_of(policy), subs, [], policy, NOW)
+
+
+def test_a_free_match_is_held_to_the_groups_room():
+    """HTCondor caps a group member's unclaimed limit by the group's quota less its
+    usage: after a 1-core slot (room 3, used 1), the 3-core slot would bring the group
+    to 9 of its 8 and is refused in the first spin, though the member's own share (8)
+    would admit it. In the second spin nothing is used yet and the room (2) is
+    positive, so the round-up rule lets it through, as HTCondor's would."""
+    result, groups = _room_pool(lambda policy: [
+        grouped_job(1, 0, "a", policy, 0, Requirements="TARGET.Mark1 =?= true"),
+        grouped_job(2, 0, "a", policy, 1, RequestCpus=3,
+                    Requirements="TARGET.Mark3 =?= true")])
+    assert [(m.job, m.slot, m.spin) for m in result.matches] == [
+        ("1.0", "one1@m", 1), ("2.0", "three@m", 2)]
+    assert groups is not None and groups.usage_after["a"] == 9
+
+
+def test_a_groups_room_caps_the_pie_and_ends_the_turn():
+    """With room for 3, the member's limit is cut to 3 by the pie: three 1-core matches
+    and the turn ends, the fourth job not considered (no rejection)."""
+    result, _ = _room_pool(lambda policy: [
+        grouped_job(1, p, "a", policy, p, Requirements="TARGET.Mark1 =?= true")
+        for p in range(4)])
+    assert [m.slot for m in result.matches] == ["one1@m", "one2@m", "one3@m"]
+    assert result.rejections == []
