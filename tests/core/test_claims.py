@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from condorlite.core.claims import reconcile
+from condorlite.core.claims import claims_left, reconcile
 from condorlite.core.model import Claim
 from tests.core._pool import job, slot, user
 
@@ -140,3 +140,19 @@ def test_a_pending_claim_still_follows_its_job_and_slot() -> None:
     idle = reconcile([pending()], [slot("s1@m")], [job(1, 0, "alice")], NOW)
     assert idle.kept == [pending()]
     assert reconcile(idle.kept, [old_ad], [job(1, 0, "alice")], NOW + 60).kept == [pending()]
+
+
+def test_claims_left_is_what_the_pieces_leave_integral_amounts_as_integers() -> None:
+    """A partitionable slot offers what its live pieces leave: Cpus 8 - 2 - 1 = 5 stays
+    an integer (``isInteger(Cpus)``, ``string(Cpus)`` and the carving keys tell 5 from
+    5.0), a fractional remainder stays real, and no claims leave nothing to rebind."""
+    pslot = slot("slot1@m", Cpus=8, Memory=4096, Disk=1000)
+    pieces = [claim("slot1@m#1.0", "1.0", partitionable="slot1@m",
+                    resources=(("Cpus", 2.0), ("Memory", 1024.5))),
+              claim("slot1@m#1.1", "1.1", partitionable="slot1@m",
+                    resources=(("Cpus", 1.0), ("Memory", 1024.0)))]
+    left = claims_left(pslot.ad, pieces, NOW)
+    assert left == {"Cpus": 5, "Memory": 2047.5}
+    assert type(left["Cpus"]) is int and type(left["Memory"]) is float
+    assert claims_left(pslot.ad, [], NOW) == {}
+
