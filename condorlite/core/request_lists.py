@@ -17,6 +17,7 @@ The module doc of ``matchmaker`` states the rules (match, reasons, order).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
@@ -41,6 +42,22 @@ from condorlite.core.offers import Offer
 #: How the names the negotiator inserts into job ads begin (``Submitter*``,
 #: ``SubmittorPrio``), lower-cased.
 SUBMITTER_PREFIXES = ("submitter", "submittor")
+
+
+class _Build(NamedTuple):
+    """One ``_by_shape`` call: the request (class, job ad, submitter, its Submitter*
+    bindings, rank-only mode and the key part they make), the class's known pair
+    results, and what is being built: the list and its kept runs."""
+
+    out: Candidates
+    class_id: int
+    job_ad: ClassAd
+    submitter: str
+    signature: tuple
+    only_rank: bool
+    part: tuple
+    known_pairs: dict[int, PairEval]
+    kept_runs: list[list[tuple]]
 
 
 class RequestLists:
@@ -167,10 +184,10 @@ class RequestLists:
                 continue  # no need to look at the shape's offers at all
             self._shape_candidates(out, class_id, job_ad, submitter, signature, only_rank,
                                    members, known, shape, kept_runs)
-        self._held_candidates(out, class_id, job_ad, submitter, signature, only_rank, part,
-                              known_pairs, kept_runs)
-        self._carved_candidates(out, class_id, job_ad, submitter, signature, only_rank, part,
-                                known_pairs, kept_runs)
+        build = _Build(out, class_id, job_ad, submitter, signature, only_rank, part,
+                       known_pairs, kept_runs)
+        self._held_candidates(build)
+        self._carved_candidates(build)
         # The kept lists come sorted, and so does the rest once sorted alone: they are
         # merged a part at a time, as far as the scan reads (``Candidates.merge_more``).
         rest = out.entries
@@ -180,13 +197,12 @@ class RequestLists:
         out.merge_more()
         return out
 
-    def _held_candidates(self, out: Candidates, class_id: int, job_ad: ClassAd,
-                         submitter: str, signature: tuple, only_rank: bool, part: tuple,
-                         known_pairs: dict[int, PairEval], kept_runs: list[list[tuple]]
-                         ) -> None:
+    def _held_candidates(self, build: _Build) -> None:
         """``_by_shape`` over the held offers without a resource vector, a group (pair
         shape) at a time (``held_groups``): a group whose offers cannot be listed is
         counted for the rejection reason, or deferred to ``settle_deferred``."""
+        out, class_id, job_ad, submitter, signature, only_rank, part, known_pairs, \
+            kept_runs = build
         registry = self._registry
         held = self._held.groups.items()
         if self.preemption_off and not only_rank:
@@ -225,13 +241,11 @@ class RequestLists:
                 self._shape_candidates(out, class_id, job_ad, submitter, signature,
                                        only_rank, members, known, shape, kept_runs)
 
-    def _carved_candidates(self, out: Candidates, class_id: int, job_ad: ClassAd,
-                           submitter: str, signature: tuple, only_rank: bool, part: tuple,
-                           known_pairs: dict[int, PairEval], kept_runs: list[list[tuple]]
-                           ) -> None:
+    def _carved_candidates(self, build: _Build) -> None:
         """``_by_shape`` over the offers with a resource vector, a static (box) at a
         time: by the class's program for the static (``carving``), passing over the
         states too small for its fixed requests without a pair evaluation."""
+        class_id, job_ad, part = build.class_id, build.job_ad, build.part
         registry = self._registry
         for static, shapes in self._groups.items():
             if not shapes:
@@ -252,21 +266,18 @@ class RequestLists:
             asked = tuple((p, a) for _, a, p in fixed)
             if self._spent.known(static, asked):
                 continue  # (no state holds the fixed requests any more: ``spent_statics``)
-            if not self._fitting_candidates(out, class_id, job_ad, submitter, signature,
-                                            only_rank, known_pairs, kept_runs, shapes,
-                                            first, fixed, asked, boxed):
+            if not self._fitting_candidates(build, shapes, first, fixed, asked, boxed):
                 self._spent.note(static, asked)
 
-    def _fitting_candidates(self, out: Candidates, class_id: int, job_ad: ClassAd,
-                            submitter: str, signature: tuple, only_rank: bool,
-                            known_pairs: dict[int, PairEval], kept_runs: list[list[tuple]],
-                            shapes: dict[int, dict[int, None]], first: Offer,
-                            fixed: list[tuple[str, float, int]], asked: tuple,
+    def _fitting_candidates(self, build: _Build, shapes: dict[int, dict[int, None]],
+                            first: Offer, fixed: list[tuple[str, float, int]], asked: tuple,
                             boxed: PairEval | None) -> bool:
         """``_carved_candidates`` over one static's shapes that hold the class's fixed
         requests ``asked`` (those that do not are passed over without a pair
         evaluation); with ``boxed``, each fitting shape's pair is that one result.
         Returns whether any shape holds them."""
+        out, class_id, job_ad, submitter, signature, only_rank, _, known_pairs, \
+            kept_runs = build
         pair_of, shape_left = self._pair_of_shape, self._shape_left
         # (a state never changes: whether it holds a set of fixed requests is kept
         # per set, for every class asking for the same amounts)
