@@ -223,12 +223,24 @@ def test_set_factor_below_one_is_refused():
 
 @pytest.mark.parametrize(
     ("edit", "value"),
-    [(A.set_priority, -1.0), (A.set_priority, math.inf), (A.set_accumulated_usage, -5.0),
-     (A.set_begin_usage_time, -1), (A.set_ceiling, -2), (A.set_floor, -1)],
+    [(A.set_priority, -1.0), (A.set_priority, math.inf), (A.set_priority, -0.5),
+     (A.set_accumulated_usage, -5.0), (A.set_accumulated_usage, -0.5),
+     (A.set_begin_usage_time, -1), (A.set_begin_usage_time, -0.5), (A.set_ceiling, -2),
+     (A.set_floor, -1)],
 )
 def test_out_of_range_edits_are_refused(edit, value):
     with pytest.raises(UsageError):
         edit(fresh(), POLICY, "a@x", value, T0)
+
+
+@pytest.mark.parametrize(
+    ("edit", "value"),
+    [(A.set_priority, 0.0), (A.set_accumulated_usage, 0.0), (A.set_begin_usage_time, 0),
+     (A.set_ceiling, -1), (A.set_floor, 0), (A.set_factor, 1.0)],
+)
+def test_edits_at_the_edge_of_their_range_are_taken(edit, value):
+    """The lowest value each edit takes (HTCondor's: a ceiling of -1 is no ceiling)."""
+    assert "a@x" in edit(fresh(), POLICY, "a@x", value, T0).records
 
 
 def test_set_edits_create_and_change_records():
