@@ -1,0 +1,278 @@
+"""Grid Engine's objects as the scheduler sees them: the input of every policy.
+
+These are read from a cell dump by ``condorlite.store.sge_cell`` (the verbatim output
+of ``qconf -s...``, ``sge_share_mon`` and ``qstat -xml``) and never change afterwards.
+Names follow Grid Engine's own: ``fshare``/``oticket`` as ``qconf -suser`` prints them,
+sched_conf keys as sched_conf(5) names them, ``ppri`` the POSIX priority (-1023..1024)
+that qstat prints, not the ``JB_priority`` (ppri + 1024) the XML carries.
+
+Invariants the reader guarantees: names are unique within their kind; a share-tree
+node's children are in the order of the dump; ``Job.tasks`` holds every task the
+scheduler can see (pending tasks enumerated from ``JB_ja_structure`` less those already
+materialised, in task order); times are epoch seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: The ``JAT_status`` of a running task (``JRUNNING`` in Grid Engine's headers).
+JRUNNING = 128
+#: ``JAT_status`` of a transferring task (``JTRANSFERING``); the scheduler treats it as
+#: running.
+JTRANSFERING = 0x40
+
+
+@dataclass(frozen=True)
+class SchedConf:
+    """``qconf -ssconf``: the keys the policies read, typed; every key as text in ``raw``.
+
+    Times (``halftime`` in hours, ``schedule_interval`` ...) keep Grid Engine's units:
+    ``halftime`` is hours as sched_conf(5) says; ``default_duration`` seconds or None for
+    INFINITY.
+    """
+
+    raw: dict[str, str]
+    algorithm: str = "default"
+    schedule_interval: int = 15
+    maxujobs: int = 0
+    queue_sort_method: str = "load"
+    job_load_adjustments: str = "np_load_avg=0.50"
+    load_adjustment_decay_time: int = 450
+    load_formula: str = "np_load_avg"
+    schedd_job_info: str = "false"
+    params: dict[str, str] = field(default_factory=dict)
+    halftime: int = 168
+    usage_weight_list: dict[str, float] = field(
+        default_factory=lambda: {"cpu": 1.0, "mem": 0.0, "io": 0.0}
+    )
+    compensation_factor: float = 5.0
+    weight_user: float = 0.25
+    weight_project: float = 0.25
+    weight_department: float = 0.25
+    weight_job: float = 0.25
+    weight_tickets_functional: int = 0
+    weight_tickets_share: int = 0
+    share_override_tickets: bool = True
+    share_functional_shares: bool = True
+    max_functional_jobs_to_schedule: int = 200
+    report_pjob_tickets: bool = True
+    max_pending_tasks_per_job: int = 50
+    halflife_decay_list: str = "none"
+    policy_hierarchy: str = "OFS"
+    weight_ticket: float = 0.01
+    weight_waiting_time: float = 0.0
+    weight_deadline: float = 3600000.0
+    weight_urgency: float = 0.1
+    weight_priority: float = 1.0
+    max_reservation: int = 0
+    default_duration: int | None = None
+
+
+@dataclass(frozen=True)
+class Complex:
+    """One line of ``qconf -sc``. ``type`` is upper case (INT, DOUBLE, MEMORY, TIME,
+    STRING, CSTRING, RESTRING, HOST, BOOL); ``consumable`` is YES, NO or JOB;
+    ``requestable`` YES, NO or FORCED; ``default`` as printed."""
+
+    name: str
+    shortcut: str
+    type: str
+    relop: str
+    requestable: str
+    consumable: str
+    default: str
+    urgency: float
+
+
+@dataclass(frozen=True)
+class User:
+    """``qconf -suser``."""
+
+    name: str
+    oticket: int = 0
+    fshare: int = 0
+    delete_time: int = 0
+    default_project: str | None = None
+
+
+@dataclass(frozen=True)
+class Project:
+    """``qconf -sprj``."""
+
+    name: str
+    oticket: int = 0
+    fshare: int = 0
+    acl: tuple[str, ...] = ()
+    xacl: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Userset:
+    """``qconf -su``: an access list, a department (``DEPT`` in ``types``), or both."""
+
+    name: str
+    types: frozenset[str] = frozenset({"ACL"})
+    fshare: int = 0
+    oticket: int = 0
+    entries: tuple[str, ...] = ()
+
+    @property
+    def is_department(self) -> bool:
+        return "DEPT" in self.types
+
+
+@dataclass(frozen=True)
+class ParallelEnvironment:
+    """``qconf -sp``. ``urgency_slots`` is ``min``, ``max``, ``avg`` or a number as text;
+    ``allocation_rule`` is ``$pe_slots``, ``$fill_up``, ``$round_robin`` or a number."""
+
+    name: str
+    slots: int = 0
+    user_lists: tuple[str, ...] = ()
+    xuser_lists: tuple[str, ...] = ()
+    allocation_rule: str = "$pe_slots"
+    control_slaves: bool = False
+    job_is_first_task: bool = True
+    urgency_slots: str = "min"
+
+
+@dataclass(frozen=True)
+class ShareTreeNode:
+    """A node of ``qconf -sstree``. ``type`` is 0 for a user tree, 1 for a project tree
+    (as the dump prints it); leaves name users, projects, or ``default``."""
+
+    id: int
+    name: str
+    type: int
+    shares: int
+    children: tuple[ShareTreeNode, ...] = ()
+
+
+@dataclass(frozen=True)
+class ShareUsage:
+    """One row of ``sge_share_mon -c 1 -h -n``: a node's usage as the qmaster keeps it.
+
+    ``node`` is the node's path as share_mon prints it (``/``, ``/P1/alice``); ``usage``
+    the combined decayed usage; ``cpu``/``mem``/``io`` the decayed figures; ``ltcpu``,
+    ``ltmem``, ``ltio`` the long-term (never decayed) ones; ``usage_time`` when the
+    qmaster last decayed them.
+    """
+
+    node: str
+    user: str
+    project: str
+    shares: int
+    job_count: int
+    level_percent: float
+    total_percent: float
+    long_target_share: float
+    short_target_share: float
+    actual_share: float
+    usage: float
+    cpu: float
+    mem: float
+    io: float
+    ltcpu: float
+    ltmem: float
+    ltio: float
+    curr_time: int = 0
+    usage_time: int = 0
+
+
+@dataclass(frozen=True)
+class ResourceRequest:
+    """One ``-l name=value`` of a job, as ``qstat -xml -j`` gives it (``CE_stringval``,
+    ``CE_doubleval``); ``name`` is the complex's full name."""
+
+    name: str
+    value: str
+    amount: float
+
+
+@dataclass(frozen=True)
+class SlotRange:
+    """One ``RN_min``/``RN_max``/``RN_step`` range (PE slot ranges, array task ids)."""
+
+    min: int
+    max: int
+    step: int = 1
+
+    def values(self) -> range:
+        return range(self.min, self.max + 1, max(1, self.step))
+
+
+@dataclass(frozen=True)
+class Task:
+    """One array task of a job. ``status`` is ``JAT_status`` (128 running) or 0 for a
+    pending task; ``start_time`` 0 when pending; ``usage`` the task's scaled usage
+    (cpu, mem, io ...) when the dump carries it."""
+
+    number: int
+    status: int = 0
+    start_time: int = 0
+    usage: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def running(self) -> bool:
+        return self.status in (JRUNNING, JTRANSFERING)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One job of ``qstat -xml -j '*'``.
+
+    ``ppri`` is the POSIX priority qstat prints (``JB_priority`` - 1024);
+    ``deadline`` 0 when none; ``project``/``department`` None when the job has none
+    (qstat prints NA); ``pe_range`` empty without a PE; ``tasks`` as the module doc says.
+    """
+
+    number: int
+    name: str
+    owner: str
+    group: str
+    submission_time: int
+    project: str | None = None
+    department: str | None = None
+    ppri: int = 0
+    deadline: int = 0
+    override_tickets: int = 0
+    jobshare: int = 0
+    hard_requests: tuple[ResourceRequest, ...] = ()
+    soft_requests: tuple[ResourceRequest, ...] = ()
+    hard_queues: tuple[str, ...] = ()
+    pe: str | None = None
+    pe_range: tuple[SlotRange, ...] = ()
+    reserve: bool = False
+    tasks: tuple[Task, ...] = ()
+    hold: bool = False
+
+    @property
+    def is_array(self) -> bool:
+        return len(self.tasks) > 1 or any(t.number != 1 for t in self.tasks)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """Everything a cell dump holds, keyed by name where the kind has names.
+
+    ``now`` is the dump's ``now`` file (the scheduler run's time) or None; commands let
+    ``--now`` override it. ``share_tree`` is None without a share tree; ``share_usage``
+    is keyed by node path.
+    """
+
+    sched_conf: SchedConf
+    complexes: dict[str, Complex]
+    users: dict[str, User]
+    projects: dict[str, Project]
+    usersets: dict[str, Userset]
+    pes: dict[str, ParallelEnvironment]
+    jobs: tuple[Job, ...]
+    share_tree: ShareTreeNode | None = None
+    share_usage: dict[str, ShareUsage] = field(default_factory=dict)
+    now: int | None = None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def departments(self) -> dict[str, Userset]:
+        return {name: u for name, u in self.usersets.items() if u.is_department}
