@@ -1,0 +1,154 @@
+"""Pending jobs grouped into categories, as the functional and override policies group them.
+
+Both policies hand out pending tickets one job at a time: each round they work out what
+the first job of every category would get if it ran next, consider the best one
+running, and go on. Jobs of one category (same job share or job override tickets, and
+the same user, project and department entities, counting an entity with no shares as
+none) would all get the same figure, so only each category's first job is tried.
+
+Inside a category jobs keep the order of the pending list; when the policy depends on
+an earlier one (``policy_hierarchy``), they are ordered by the tickets they already
+hold, most first, then by seniority (``build_functional_categories``). Jobs of
+categories with no shares at all get nothing and are left out.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from condorlite.core.sge.refs import Entity, JobRef
+
+
+@dataclass(eq=False)
+class Category:
+    """Jobs that a policy would treat alike; ``refs[pos:]`` are those not yet placed."""
+
+    job_share: int
+    user: Entity | None
+    project: Entity | None
+    dept: Entity | None
+    user_share: int
+    project_share: int
+    dept_share: int
+    refs: list[JobRef] = field(default_factory=list)
+    pos: int = 0
+
+    @property
+    def first(self) -> JobRef | None:
+        return self.refs[self.pos] if self.pos < len(self.refs) else None
+
+    def rest(self) -> list[JobRef]:
+        """The refs after the first one still waiting."""
+        return self.refs[self.pos + 1 :]
+
+
+def _goes_after(earlier: JobRef, new: JobRef) -> bool:
+    """Whether ``new`` is inserted after ``earlier`` in a dependent category: fewer
+    tickets, or as many and ``earlier`` is senior (the real scheduler's comparison,
+    including its task-number rule for two tasks of one job)."""
+    if earlier.tickets > new.tickets:
+        return True
+    if earlier.tickets == new.tickets:
+        e_time, n_time = earlier.job.submission_time, new.job.submission_time
+        e_job, n_job = earlier.job.number, new.job.number
+        if e_time < n_time or (e_time == n_time and e_job < n_job):
+            return True
+        if e_job == n_job and earlier.task < new.task:
+            return True
+    return False
+
+
+def build_categories(
+    refs: Iterable[JobRef],
+    *,
+    dependent: bool,
+    job_share: Callable[[JobRef], int],
+    entity_share: Callable[[Entity], int],
+) -> tuple[list[Category], int]:
+    """The categories of the pending ``refs`` and how many jobs they hold (module doc).
+
+    ``job_share`` gives a ref's own figure (job share or job override tickets),
+    ``entity_share`` an entity's (fshare or oticket).
+    """
+    categories: list[Category] = []
+    index: dict[tuple[int, int, int, int], Category] = {}
+    count = 0
+    for ref in refs:
+        if not ref.queued:
+            continue
+        shares = [0, 0, 0]
+        owners: list[Entity | None] = [None, None, None]
+        for i, entity in enumerate(ref.entities):
+            if entity is not None and entity_share(entity):
+                shares[i] = entity_share(entity)
+                owners[i] = entity
+        own = job_share(ref)
+        if not own and not any(shares):
+            continue
+        count += 1
+        key = (own, id(owners[0]), id(owners[1]), id(owners[2]))
+        category = index.get(key)
+        if category is None:
+            category = Category(own, owners[0], owners[1], owners[2], *shares)
+            index[key] = category
+            categories.append(category)
+        _insert(category.refs, ref, dependent)
+    return categories, count
+
+
+def _insert(refs: list[JobRef], ref: JobRef, dependent: bool) -> None:
+    at = len(refs)
+    if dependent:
+        while at > 0 and not _goes_after(refs[at - 1], ref):
+            at -= 1
+    refs.insert(at, ref)
+
+
+class Auction:
+    """Picks, round after round, the category whose first job would get most tickets.
+
+    ``price(category)`` is what the category's first job would get if it ran next (it
+    may record that figure on the job); ``seniority(ref)`` breaks ties, smallest
+    first. Prices only ever fall as jobs are placed (counts and share sums only grow), so a lazy heap is exact: an
+    entry whose recomputed price equals its stored one is the best of all (the others'
+    stored prices are upper bounds). This is what makes a round cost O(log n) instead of
+    the real scheduler's pass over every category; the choice is the same.
+    """
+
+    def __init__(
+        self,
+        categories: Iterable[Category],
+        price: Callable[[Category], float],
+        seniority: Callable[[JobRef], tuple[int, ...]],
+    ) -> None:
+        self._price = price
+        self._seniority = seniority
+        self._heap: list[tuple[float, tuple[int, ...], int, Category]] = []
+        self._seq = 0
+        for category in categories:
+            self.push(category)
+
+    def push(self, category: Category) -> None:
+        """(Re-)enter ``category`` with its current first job, if it has one left."""
+        ref = category.first
+        if ref is None:
+            return
+        self._seq += 1
+        entry = (-self._price(category), self._seniority(ref), self._seq, category)
+        heapq.heappush(self._heap, entry)
+
+    def pop_best(self) -> tuple[Category, float] | None:
+        """The best category and its first job's price, taken out of the auction."""
+        while self._heap:
+            stored, _, _, category = heapq.heappop(self._heap)
+            price = self._price(category)
+            if price == -stored:
+                return category, price
+            self.push(category)
+        return None
+
+    def categories(self) -> list[Category]:
+        """The categories still in the auction, in the order they were first entered."""
+        return [entry[3] for entry in sorted(self._heap, key=lambda e: e[2])]

@@ -1,0 +1,127 @@
+"""A job's final priority and the order the scheduler takes jobs in (sge_priority(5)).
+
+    prio = weight_priority * npprior + weight_urgency * nurg + weight_ticket * ntckts
+
+    npprior = (ppri + 1024) / 2048                 the POSIX priority on 0..1
+    nurg    = (urg - min urg) / (max urg - min urg) over every running and pending job
+    ntckts  = tickets / max tickets                 (the real scheduler's minimum is 0)
+
+each 0.5 when its range is narrower than 1e-6. ``nurg`` and ``npprior`` are 0.5 when
+their weight is 0 and ``report_pjob_tickets`` is false (the scheduler then skips them).
+Pending jobs are taken in decreasing ``prio``, then earlier submission, then lower job
+number (``sgeee_sort_jobs``); running jobs are listed first, by job number, as qstat
+lists them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from condorlite.core.sge import tickets as ticket_calc
+from condorlite.core.sge.objects import Cell, Job
+from condorlite.core.sge.refs import JobRef
+from condorlite.core.sge.urgency import Urgency, job_urgency, normalize
+
+#: The range of ``JB_priority`` (ppri + 1024) that npprior normalises over.
+PRIORITY_RANGE = 2048.0
+
+
+@dataclass(frozen=True)
+class JobPriority:
+    """One task's figures as ``qstat -ext -urg -pri`` shows them, at full precision."""
+
+    job: Job
+    task: int
+    running: bool
+    prio: float
+    nurg: float
+    npprior: float
+    ntckts: float
+    urgency: Urgency
+    tickets: float
+    otckt: float
+    ftckt: float
+    stckt: float
+    share: float
+    node: str | None
+
+    @property
+    def ovrts(self) -> int:
+        """The job's own override tickets (``qalter -ot``), qstat's ``ovrts``."""
+        return self.job.override_tickets
+
+
+@dataclass(frozen=True)
+class Prioritisation:
+    """The outcome of the policies for a cell at one time."""
+
+    now: int
+    jobs: tuple[JobPriority, ...]
+    max_tickets: float
+    min_urgency: float
+    max_urgency: float
+    tree: object | None
+
+    def find(self, number: int) -> list[JobPriority]:
+        return [j for j in self.jobs if j.job.number == number]
+
+
+def prioritise(cell: Cell, now: int, free_slots: int = 0) -> Prioritisation:
+    """Every policy at ``now``: urgency, tickets, the weighted priority and the order."""
+    conf = cell.sched_conf
+    run = ticket_calc.calculate(cell, now, free_slots)
+    urgencies = {
+        job.number: job_urgency(
+            job,
+            now,
+            complexes=cell.complexes,
+            pes=cell.pes,
+            weight_waiting_time=conf.weight_waiting_time,
+            weight_deadline=conf.weight_deadline,
+        )
+        for job in {r.job.number: r.job for r in run.refs}.values()
+    }
+    values = [u.urg for u in urgencies.values()]
+    low, high = (min(values), max(values)) if values else (0.0, 0.0)
+    do_nurg = conf.weight_urgency != 0 or conf.report_pjob_tickets
+    do_nprio = conf.weight_priority != 0 or conf.report_pjob_tickets
+    rows = []
+    for ref in run.refs:
+        urgency = urgencies[ref.job.number]
+        nurg = normalize(urgency.urg, low, high) if do_nurg else 0.5
+        npprior = normalize(ref.job.ppri + 1024, 0.0, PRIORITY_RANGE) if do_nprio else 0.5
+        ntckts = normalize(ref.ticket, 0.0, run.max_tickets)
+        prio = (
+            conf.weight_urgency * nurg
+            + conf.weight_ticket * ntckts
+            + conf.weight_priority * npprior
+        )
+        rows.append(_row(ref, urgency, prio, nurg, npprior, ntckts))
+    running = sorted((r for r in rows if r.running), key=lambda r: (r.job.number, r.task))
+    pending = sorted(
+        (r for r in rows if not r.running),
+        key=lambda r: (-r.prio, r.job.submission_time, r.job.number, r.task),
+    )
+    return Prioritisation(now, tuple(running + pending), run.max_tickets, low, high, run.tree)
+
+
+def _row(
+    ref: JobRef, urgency: Urgency, prio: float, nurg: float, npprior: float, ntckts: float
+) -> JobPriority:
+    node = getattr(ref.node, "path", None)
+    return JobPriority(
+        job=ref.job,
+        task=ref.task,
+        running=not ref.queued,
+        prio=prio,
+        nurg=nurg,
+        npprior=npprior,
+        ntckts=ntckts,
+        urgency=urgency,
+        tickets=ref.ticket,
+        otckt=ref.oticket,
+        ftckt=ref.fticket,
+        stckt=ref.sticket,
+        share=ref.share,
+        node=node,
+    )

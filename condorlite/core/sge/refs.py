@@ -1,0 +1,127 @@
+"""The working state of one ticket calculation: entities with job counts, job refs.
+
+Grid Engine computes tickets over *job refs*: one per running task and one per pending
+task it considers (at most ``min(max_pending_tasks_per_job, free_slots + 1)`` per job),
+running refs first, then pending refs in job-number order. Each ref points to the
+job's user, project and department *entities* (only those that exist as objects; a
+job's owner with no user object has no user entity) and to its share-tree node.
+
+An entity counts the jobs that are *active* for the ticket policies: ``job_cnt`` counts
+running refs, and, while the pending calculations run, the pending refs already
+"considered running" one by one; ``pending_cnt`` counts pending refs. These counters
+are the only state the policies share, and this module's ``TicketRun`` owns them for
+the length of one calculation (never longer).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from condorlite.core.sge.objects import Cell, Job
+
+#: The department of a user no department lists.
+DEFAULT_DEPARTMENT = "defaultdepartment"
+
+
+@dataclass(eq=False)
+class Entity:
+    """A user, project or department as the ticket policies see it."""
+
+    kind: str
+    name: str
+    fshare: int
+    oticket: int
+    job_cnt: int = 0
+    pending_cnt: int = 0
+
+
+@dataclass(eq=False)
+class JobRef:
+    """One task in one ticket calculation, with the tickets it has got so far.
+
+    ``tickets`` accumulates the tickets of the policies that later (dependent) policies
+    build on (``policy_hierarchy``); ``ticket`` is the final sum of the three sources.
+    ``user_fshare``/``project_fshare``/``dept_fshare``/``job_fshare`` are the shares the
+    functional policy last gave this ref.
+    """
+
+    job: Job
+    task: int
+    queued: bool
+    user: Entity | None
+    project: Entity | None
+    dept: Entity | None
+    node: object | None = None
+    tickets: float = 0.0
+    sticket: float = 0.0
+    fticket: float = 0.0
+    oticket: float = 0.0
+    ticket: float = 0.0
+    share: float = 0.0
+    user_fshare: float = 0.0
+    project_fshare: float = 0.0
+    dept_fshare: float = 0.0
+    job_fshare: float = 0.0
+
+    @property
+    def entities(self) -> tuple[Entity | None, Entity | None, Entity | None]:
+        return (self.user, self.project, self.dept)
+
+    def count(self, queued: bool, step: int = 1) -> None:
+        """``sge_set_job_cnts``/``sge_unset_job_cnts``: add ``step`` to the running
+        (``queued`` False) or pending counters of this ref's entities."""
+        for entity in self.entities:
+            if entity is None:
+                continue
+            if queued:
+                entity.pending_cnt += step
+            else:
+                entity.job_cnt += step
+
+    def sort_key(self) -> tuple[int, int, int]:
+        """Seniority: earlier submission, then lower job number, then lower task."""
+        return (self.job.submission_time, self.job.number, self.task)
+
+
+@dataclass
+class Entities:
+    """Every user, project and department of the cell as a fresh ``Entity``."""
+
+    users: dict[str, Entity] = field(default_factory=dict)
+    projects: dict[str, Entity] = field(default_factory=dict)
+    depts: dict[str, Entity] = field(default_factory=dict)
+    dept_entries: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, cell: Cell) -> Entities:
+        return cls(
+            users={n: Entity("user", n, u.fshare, u.oticket) for n, u in cell.users.items()},
+            projects={
+                n: Entity("project", n, p.fshare, p.oticket) for n, p in cell.projects.items()
+            },
+            depts={
+                n: Entity("department", n, d.fshare, d.oticket) for n, d in cell.departments.items()
+            },
+            dept_entries={n: frozenset(d.entries) for n, d in cell.departments.items()},
+        )
+
+    def ref(self, job: Job, task: int, queued: bool) -> JobRef:
+        """A ref for ``job``'s task ``task`` pointing at its existing entities."""
+        return JobRef(
+            job=job,
+            task=task,
+            queued=queued,
+            user=self.users.get(job.owner),
+            project=self.projects.get(job.project) if job.project else None,
+            dept=self.depts.get(job.department or self.department_of(job)),
+        )
+
+    def department_of(self, job: Job) -> str:
+        """The department of a job the dump gives none for: the first department
+        (in name order) listing the owner or ``@group``, else ``defaultdepartment``, as
+        the qmaster assigns it at submission (``qstat -xml -j`` does not print it)."""
+        for name in sorted(self.dept_entries):
+            entries = self.dept_entries[name]
+            if job.owner in entries or f"@{job.group}" in entries:
+                return name
+        return DEFAULT_DEPARTMENT

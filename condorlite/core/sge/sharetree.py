@@ -1,0 +1,266 @@
+"""Share-tree tickets: ``weight_tickets_share`` divided by a tree of shares and past usage.
+
+A job belongs to the node of its user (under its project's node when it has a project
+that is in the tree); a user with no node of its own gets a copy of the ``default``
+node beside it. A node is *active* while it or a descendant has jobs. Among the active
+children of a node, with ``shares_i``, combined decayed usage ``u_i`` and the parent's
+targets ``oltt_p``/``ostt_p``::
+
+    ltt_i  = shares_i / sum(active shares)           long-term target among siblings
+    oltt_i = oltt_p * ltt_i                          long-term target of the whole tree
+    shr_i  = shares_i^2 / max(u_i, oltt_i)           (SGE_MIN_USAGE = 1 times oltt_i)
+    stt_i  = shr_i / sum(shr);  ostt_i = ostt_p * stt_i      short-term targets
+
+and, with ``compensation_factor`` CF > 0, a child whose ``ostt_i > CF * oltt_i`` has its
+``shr_i`` divided by ``ostt_i / (CF * oltt_i)`` before ``stt`` and ``ostt`` are worked
+out again. Usage is ``sum_k usage_k * weight_k / sum(weights)`` over
+``usage_weight_list``, read from ``sge_share_mon`` and decayed to the run's time as
+Grid Engine decays it: ``usage * (1 - 60 * ln 2 / halftime_s) ** (elapsed / 60)``.
+
+Running jobs of a node share ``ostt * T`` (``T`` = ``weight_tickets_share``) by their job
+shares (``qsub -js``; truncated to whole tickets) or, with no job shares, equally over
+the node's jobs. Pending jobs are ranked under their node (by job share, or by the
+tickets of the policies before this one, then job number and task) and the k-th gets
+``stt / (running jobs of the node + k) * T``; the ranking and this division are then
+repeated at every ancestor below the root, with the ancestor's ``stt`` (the real
+scheduler's ``sge_sort_pending_job_nodes``; below a root with one active child the
+child stands in for the root).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from condorlite.core.sge.objects import Cell, ShareTreeNode
+from condorlite.core.sge.refs import JobRef
+
+#: The share tree's floor on usage, times a node's long-term target (SGE_MIN_USAGE).
+MIN_USAGE = 1.0
+#: The interval Grid Engine's decay constant is expressed in (SGE_USAGE_INTERVAL), s.
+USAGE_INTERVAL = 60.0
+
+
+def decay_factor(halftime_hours: float, elapsed: float) -> float:
+    """The factor usage shrinks by in ``elapsed`` seconds (module doc); no decay for a
+    ``halftime`` of 0 or a clock that went back."""
+    if halftime_hours <= 0 or elapsed <= 0:
+        return 1.0
+    constant = 1.0 - (math.log(2.0) / (halftime_hours * 3600.0)) * USAGE_INTERVAL
+    return constant ** (elapsed / USAGE_INTERVAL)
+
+
+@dataclass(eq=False)
+class PendingEntry:
+    """A pending job hung under its node while the pending tickets are ranked."""
+
+    ref: JobRef
+    sort: float
+    tickets: float
+    shr: float = 0.0
+
+
+@dataclass(eq=False)
+class Node:
+    """A share-tree node with the figures of one ticket calculation."""
+
+    name: str
+    shares: int
+    path: str
+    is_project: bool = False
+    temp: bool = False
+    usage_path: str | None = None
+    children: list[Node] = field(default_factory=list)
+    pending: list[PendingEntry] = field(default_factory=list)
+    usage: float = 0.0
+    job_ref_count: int = 0
+    active_job_ref_count: int = 0
+    sum_priority: int = 0
+    ltt: float = 0.0
+    oltt: float = 0.0
+    stt: float = 0.0
+    ostt: float = 0.0
+    shr: float = 0.0
+
+    @property
+    def waiting(self) -> int:
+        return self.job_ref_count - self.active_job_ref_count
+
+    def walk(self):
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+def build(tree: ShareTreeNode, cell: Cell, path: str = "/") -> Node:
+    """A working copy of ``tree`` with project flags and usage from ``share_mon``
+    (``node_usage`` fills in usage afterwards)."""
+    node = Node(tree.name, tree.shares, path, is_project=tree.name in cell.projects)
+    for child in tree.children:
+        node.children.append(build(child, cell, _child_path(path, child.name)))
+    return node
+
+
+def _child_path(parent: str, name: str) -> str:
+    return parent.rstrip("/") + "/" + name
+
+
+def search(
+    node: Node, user: str | None, project: str | None, root: Node | None = None
+) -> tuple[Node | None, Node | None]:
+    """``search_userprj_node``: the node of ``user`` (within ``project`` when given) and
+    its parent. Project subtrees are searched only for their own project; a user not
+    found anywhere falls back to the ``default`` node."""
+    root = root if root is not None else node
+    if user is None and project is None:
+        return None, None
+    if node.is_project and node is not root and (project is None or node.name != project):
+        return None, None
+    if project is not None:
+        if node.name == project:
+            if not node.children:
+                return node, None
+            return search(node, user, None, node)
+        for child in node.children:
+            found, parent = search(child, user, project, root)
+            if found is not None:
+                return found, (node if parent is None and found is child else parent)
+        return None, None
+    if node.name == user:
+        return node, None
+    for child in node.children:
+        found, parent = search(child, user, None, root)
+        if found is not None:
+            return found, (node if parent is None and found is child else parent)
+    if node is root and user != "default":
+        return search(node, "default", None, node)
+    return None, None
+
+
+def attach(root: Node, ref: JobRef) -> None:
+    """Find ``ref``'s node; a user reaching ``default`` gets a copy of it named after
+    the user, added beside it (``sge_set_job_refs``)."""
+    if ref.user is None and ref.project is None:
+        return
+    user = ref.user.name if ref.user else None
+    project = ref.project.name if ref.project else None
+    node, parent = search(root, user, project)
+    if node is not None and ref.user is not None and parent is not None and node.name == "default":
+        name = ref.user.name
+        copy = Node(name, node.shares, _child_path(parent.path, name), temp=True)
+        # sge_share_mon shows such a user under the default node, not beside it.
+        copy.usage_path = _child_path(node.path, name)
+        parent.children.append(copy)
+        node = copy
+    ref.node = node
+    if node is not None:
+        node.job_ref_count += 1
+        if not ref.queued:
+            node.active_job_ref_count += 1
+
+
+def count_jobs(node: Node) -> tuple[int, int]:
+    """``update_job_ref_count``: an inner node's counts are its children's sums."""
+    if node.children:
+        totals = [count_jobs(child) for child in node.children]
+        node.job_ref_count = sum(t[0] for t in totals)
+        node.active_job_ref_count = sum(t[1] for t in totals)
+    return node.job_ref_count, node.active_job_ref_count
+
+
+def assign_usage(root: Node, cell: Cell, factor: float) -> None:
+    """Each node's combined usage from ``share_mon`` (a node share_mon does not list has
+    none), decayed by ``factor`` from share_mon's time to the run's."""
+    rows = cell.share_usage
+    for node in root.walk():
+        row = rows.get(node.usage_path or node.path) or rows.get(node.path)
+        node.usage = row.usage * factor if row is not None else 0.0
+
+
+def targets(node: Node, compensation_factor: float, root: bool = True) -> None:
+    """``sge_calc_node_targets``: ltt, oltt, stt and ostt of every active node (module
+    doc)."""
+    if root:
+        node.stt = node.ltt = node.ostt = node.oltt = 1.0
+    active = [c for c in node.children if c.job_ref_count > 0]
+    if not active:
+        return
+    sum_shares = sum(c.shares for c in active)
+    for child in active:
+        child.ltt = child.shares / sum_shares if sum_shares > 0 else 0.0
+        child.oltt = node.oltt * child.ltt
+        floor = max(child.usage, MIN_USAGE * child.oltt)
+        child.shr = child.shares * child.shares / floor if child.oltt > 0 else 0.0
+    _short_term(node, active)
+    if compensation_factor != 0:
+        compensated = False
+        for child in active:
+            if child.ostt > compensation_factor * child.oltt:
+                floor = max(child.usage, MIN_USAGE * child.oltt)
+                excess = child.ostt / (compensation_factor * child.oltt)
+                child.shr = child.shares * child.shares / (floor * excess)
+                compensated = True
+        if compensated:
+            _short_term(node, active)
+    for child in active:
+        targets(child, compensation_factor, root=False)
+
+
+def _short_term(node: Node, active: list[Node]) -> None:
+    total = sum(c.shr for c in active)
+    for child in active:
+        child.stt = child.shr / total if total > 0 else 0.0
+        child.ostt = node.ostt * child.stt
+
+
+def running_tickets(refs: Sequence[JobRef], total: float) -> None:
+    """Share-tree tickets of running refs: ``ostt * T`` split by job share (truncated)
+    or equally over the node's jobs (``calc_job_share_tree_tickets_pass1/2``)."""
+    running = [r for r in refs if not r.queued and r.node is not None]
+    for ref in running:
+        ref.node.sum_priority += ref.job.jobshare
+    for ref in running:
+        node = ref.node
+        tickets = node.ostt * total
+        if node.sum_priority:
+            ref.sticket = float(int(ref.job.jobshare * tickets / node.sum_priority))
+        else:
+            ref.sticket = tickets / node.job_ref_count
+
+
+def pending_tickets(root: Node, refs: Sequence[JobRef], total: float, dependent: bool) -> None:
+    """Share-tree tickets of pending refs (module doc); with ``dependent`` they rank by
+    the tickets of the policies before and add to them."""
+    for ref in refs:
+        if ref.queued and ref.node is not None:
+            if dependent:
+                entry = PendingEntry(ref, ref.tickets + 0.01 * ref.job.jobshare, ref.tickets)
+            else:
+                entry = PendingEntry(ref, float(ref.job.jobshare), 0.0)
+            ref.node.pending.append(entry)
+    for entry in _rank(root, root, total):
+        entry.ref.sticket = entry.shr * total
+        if dependent:
+            entry.ref.tickets += entry.ref.sticket
+
+
+def _rank(root: Node, node: Node, total: float) -> list[PendingEntry]:
+    """``sge_sort_pending_job_nodes`` (module doc)."""
+    if node is root and not node.pending:
+        waiting = [c for c in node.children if c.waiting > 0]
+        if len(waiting) == 1:
+            return _rank(waiting[0], waiting[0], total)
+    entries = list(node.pending)
+    for child in node.children:
+        if child.waiting > 0:
+            entries.extend(_rank(root, child, total))
+    if node is not root or node.pending:
+        entries.sort(key=lambda e: (-e.sort, e.ref.job.number, e.ref.task))
+        count = node.active_job_ref_count
+        for entry in entries:
+            count += 1
+            entry.shr = node.stt / count
+            entry.sort = entry.tickets + entry.shr * total
+    node.pending = []
+    return entries

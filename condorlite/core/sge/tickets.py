@@ -1,0 +1,155 @@
+"""The ticket calculation of one scheduling run: override, functional and share-tree
+tickets for every running and pending task, as Grid Engine's ``sge_calc_tickets``.
+
+Order of work (each step's formulas are in its module):
+
+1. Refs: every running task, then up to ``min(max_pending_tasks_per_job,
+   free_slots + 1)`` pending tasks of each pending job, in job-number order
+   (``refs``); each ref's share-tree node (``sharetree.attach``).
+2. Running tasks get their tickets together: share tree (``ostt * T`` of their node),
+   functional (sums over running jobs), override (``oticket / job_cnt``).
+3. Pending tasks get theirs one policy at a time in ``policy_hierarchy`` order (a
+   policy named there is *dependent*: it ranks jobs by the tickets of the policies
+   before it and passes its own on; policies not named come after, O F S, independent).
+4. A task's tickets are ``otckt + ftckt + stckt``; its ``share`` is its tickets over
+   the sum of its class (pending or running).
+5. The running tasks are then priced again as if nothing were pending (the real
+   scheduler's second pass); those are the figures it reports for running jobs.
+
+``max_tickets`` is the largest ticket figure of either pass: ``ntckts`` is tickets over
+it (``priority``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from condorlite.core.sge import functional, override, sharetree
+from condorlite.core.sge.objects import Cell, Job
+from condorlite.core.sge.refs import Entities, JobRef
+
+
+@dataclass(frozen=True)
+class TicketRun:
+    """What one ticket calculation leaves: every ref with its figures, the largest
+    ticket figure, and the share tree as the pending pass saw it (None without one)."""
+
+    refs: tuple[JobRef, ...]
+    max_tickets: float
+    tree: sharetree.Node | None
+
+
+def hierarchy(value: str) -> list[tuple[str, bool]]:
+    """``sconf_ph_fill_array``: (policy letter, dependent) in the order applied."""
+    text = value.strip().upper()
+    named = [] if text in ("", "NONE") else [c for c in text if c in "OFS"]
+    order = [(c, True) for c in dict.fromkeys(named)]
+    order += [(c, False) for c in "OFS" if c not in named]
+    return order
+
+
+def pending_tasks(job: Job, limit: int) -> Iterator[int]:
+    """The first ``limit`` pending, unheld task numbers of ``job``."""
+    if job.hold:
+        return
+    taken = 0
+    for task in job.tasks:
+        if taken >= limit:
+            return
+        if not task.running and task.status == 0 and not getattr(task, "hold", False):
+            taken += 1
+            yield task.number
+
+
+def _refs(cell: Cell, entities: Entities, free_slots: int, with_pending: bool) -> list[JobRef]:
+    refs = [
+        entities.ref(job, task.number, queued=False)
+        for job in sorted(cell.jobs, key=lambda j: j.number)
+        for task in job.tasks
+        if task.running
+    ]
+    if with_pending:
+        limit = min(cell.sched_conf.max_pending_tasks_per_job, free_slots + 1)
+        for job in sorted(cell.jobs, key=lambda j: j.number):
+            refs.extend(entities.ref(job, n, queued=True) for n in pending_tasks(job, limit))
+    return refs
+
+
+def _tree(cell: Cell, refs: list[JobRef], now: int) -> sharetree.Node | None:
+    if cell.share_tree is None:
+        return None
+    root = sharetree.build(cell.share_tree, cell)
+    for ref in refs:
+        sharetree.attach(root, ref)
+    sharetree.count_jobs(root)
+    mon_time = next((r.curr_time for r in cell.share_usage.values() if r.curr_time), now)
+    factor = sharetree.decay_factor(cell.sched_conf.halftime, now - mon_time)
+    sharetree.assign_usage(root, cell, factor)
+    sharetree.targets(root, cell.sched_conf.compensation_factor)
+    return root
+
+
+def _running(refs: list[JobRef], cell: Cell) -> functional.ShareSums:
+    """Step 2 of the module doc; returns the functional share sums of running jobs."""
+    conf = cell.sched_conf
+    sums = functional.ShareSums()
+    running = [r for r in refs if not r.queued]
+    if conf.weight_tickets_share > 0:
+        sharetree.running_tickets(running, float(conf.weight_tickets_share))
+    if conf.weight_tickets_functional > 0:
+        for ref in running:
+            functional.count_shares(ref, sums, conf.share_functional_shares, add_all=True)
+        weights = functional.Weights.of(conf, sums)
+        for ref in running:
+            functional.price(ref, sums, float(conf.weight_tickets_functional), weights)
+    for ref in running:
+        override.running_override(ref, conf.share_override_tickets)
+    return sums
+
+
+def _pending(refs: list[JobRef], cell: Cell, tree: sharetree.Node | None, sums) -> None:
+    """Step 3 of the module doc."""
+    conf = cell.sched_conf
+    for letter, dependent in hierarchy(conf.policy_hierarchy):
+        if letter == "S" and conf.weight_tickets_share > 0 and tree is not None:
+            sharetree.pending_tickets(tree, refs, float(conf.weight_tickets_share), dependent)
+        elif letter == "F" and conf.weight_tickets_functional > 0:
+            functional.pending_functional(refs, sums, conf, dependent=dependent)
+        elif letter == "O":
+            override.pending_override(refs, shared=conf.share_override_tickets, dependent=dependent)
+
+
+def _totals(refs: list[JobRef]) -> float:
+    """Step 4: each ref's tickets and share; returns the largest figure."""
+    for ref in refs:
+        ref.ticket = ref.sticket + ref.fticket + ref.oticket
+    sums = {True: 0.0, False: 0.0}
+    for ref in refs:
+        sums[ref.queued] += ref.ticket
+    for ref in refs:
+        ref.share = ref.ticket / sums[ref.queued] if ref.ticket > 0 else 0.0
+    return max((r.ticket for r in refs), default=-1.0)
+
+
+def _pass(cell: Cell, now: int, free_slots: int, with_pending: bool) -> TicketRun:
+    entities = Entities.of(cell)
+    refs = _refs(cell, entities, free_slots, with_pending)
+    tree = _tree(cell, refs, now)
+    for ref in refs:
+        ref.count(ref.queued)
+    sums = _running(refs, cell)
+    if with_pending:
+        _pending(refs, cell, tree, sums)
+    return TicketRun(tuple(refs), _totals(refs), tree)
+
+
+def calculate(cell: Cell, now: int, free_slots: int = 0) -> TicketRun:
+    """The tickets of every running task and of the pending tasks the scheduler
+    considers, at ``now`` (module doc). ``free_slots`` is the number of free slots in
+    enabled queue instances (it bounds how many tasks of a pending array job count)."""
+    first = _pass(cell, now, free_slots, with_pending=True)
+    second = _pass(cell, now, free_slots, with_pending=False)
+    pending = tuple(r for r in first.refs if r.queued)
+    max_tickets = max(first.max_tickets, second.max_tickets, 0.0)
+    return TicketRun(second.refs + pending, max_tickets, first.tree)

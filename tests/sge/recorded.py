@@ -1,0 +1,101 @@
+"""The real scheduler's recorded decisions (``expected/qstat.xml``) and the comparison
+of condorlite's figures with them, within what qstat prints.
+
+Precision of qstat (README of the recording kit): tickets are truncated to integers,
+prio/ntckts/npprior/nurg and share have 5 decimals in the XML, urg and its three parts
+are rounded to integers.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "sge"
+
+
+@dataclass(frozen=True)
+class Printed:
+    """One job line of ``qstat -xml -ext -urg -pri`` after the run."""
+
+    job: int
+    state: str
+    task: str
+    fields: dict[str, float]
+
+
+#: XML element -> condorlite's JSON key, for the compared numbers.
+FIELDS = {
+    "JAT_prio": "prio",
+    "JAT_ntix": "ntckts",
+    "JB_nppri": "npprior",
+    "JB_nurg": "nurg",
+    "JB_urg": "urg",
+    "JB_rrcontr": "rrcontr",
+    "JB_wtcontr": "wtcontr",
+    "JB_dlcontr": "dlcontr",
+    "JB_priority": "ppri",
+    "tickets": "tckts",
+    "otickets": "otckt",
+    "ftickets": "ftckt",
+    "stickets": "stckt",
+    "JAT_share": "share",
+}
+#: How far condorlite may be from the printed figure: 5-decimal values are rounded,
+#: integers of urgency are rounded, tickets are truncated.
+TOLERANCE = {
+    "prio": 0.5e-5 + 1e-9,
+    "ntckts": 0.5e-5 + 1e-9,
+    "npprior": 0.5e-5 + 1e-9,
+    "nurg": 0.5e-5 + 1e-9,
+    "share": 0.5e-5 + 1e-9,
+    "urg": 1.0,
+    "rrcontr": 1.0,
+    "wtcontr": 1.0,
+    "dlcontr": 1.0,
+    "ppri": 0.0,
+}
+TICKETS = ("tckts", "otckt", "ftckt", "stckt")
+
+
+def snapshots() -> list[Path]:
+    """Every recorded run that has the real scheduler's qstat output."""
+    return sorted(p.parent.parent for p in DATA.glob("*/*/expected/qstat.xml"))
+
+
+def printed(snapshot: Path) -> list[Printed]:
+    """The job lines of the run's ``expected/qstat.xml``, in qstat's order."""
+    root = ET.parse(snapshot / "expected" / "qstat.xml").getroot()
+    out = []
+    for element in root.iter("job_list"):
+        fields = {}
+        for tag, key in FIELDS.items():
+            text = element.findtext(tag)
+            if text not in (None, ""):
+                fields[key] = float(text)
+        out.append(
+            Printed(
+                job=int(element.findtext("JB_job_number")),
+                state=element.findtext("state") or "",
+                task=element.findtext("tasks") or "",
+                fields=fields,
+            )
+        )
+    return out
+
+
+def differences(ours: dict[str, float], theirs: Printed) -> list[str]:
+    """Where condorlite's figures for one job fall outside what qstat printed."""
+    out = []
+    for key, value in theirs.fields.items():
+        mine = ours.get(key)
+        if mine is None:
+            continue
+        if key in TICKETS:
+            ok = abs(int(mine) - value) <= 1
+        else:
+            ok = abs(mine - value) <= TOLERANCE.get(key, 1e-5)
+        if not ok:
+            out.append(f"job {theirs.job} {key}: condorlite {mine!r}, qstat {value!r}")
+    return out
