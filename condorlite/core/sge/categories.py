@@ -110,11 +110,12 @@ class Auction:
     """Picks, round after round, the category whose first job would get most tickets.
 
     ``price(category)`` is what the category's first job would get if it ran next (it
-    may record that figure on the job); ``seniority(ref)`` breaks ties, smallest
-    first. Prices only ever fall as jobs are placed (counts and share sums only grow), so a lazy heap is exact: an
-    entry whose recomputed price equals its stored one is the best of all (the others'
-    stored prices are upper bounds). This is what makes a round cost O(log n) instead of
-    the real scheduler's pass over every category; the choice is the same.
+    may record that figure on the job); ``seniority(ref)`` breaks ties, smallest first.
+    Prices only ever fall as jobs are placed (counts and share sums only grow), so a
+    lazy heap is exact: an entry whose recomputed price equals its stored one is the
+    best of all (the others' stored prices are upper bounds). This is what makes a round
+    cost O(log n) instead of the real scheduler's pass over every category; the choice
+    is the same.
     """
 
     def __init__(
