@@ -28,6 +28,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "edit",
     "import_ads",
     "status",
+    "sge",
 )
 
 #: Command name -> the module of COMMAND_MODULES that registers it, for the commands
@@ -40,6 +41,7 @@ COMMAND_MODULE_OF: dict[str, str] = {
     "userprio": "userprio",
     "import": "import_ads",
     "status": "status",
+    "sge": "sge",
 }
 
 

@@ -57,6 +57,7 @@ class Policy:
     negotiate_all_jobs_in_cluster: bool = False
     slots: tuple[str, ...] = ()
     jobs: tuple[str, ...] = ()
+    sge_cell_dump: str | None = None
 
     # -- accounting groups --------------------------------------------------------
     group_names: tuple[str, ...] = ()

@@ -24,7 +24,8 @@ def run(*args: str, code: str | None = None) -> subprocess.CompletedProcess[str]
 
 
 def _names(app) -> set[str]:
-    return {info.name or info.callback.__name__ for info in app.registered_commands}
+    commands = {info.name or info.callback.__name__ for info in app.registered_commands}
+    return commands | {info.name for info in app.registered_groups}
 
 
 def test_each_listed_command_is_registered_by_its_module_alone():

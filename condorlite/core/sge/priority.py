@@ -23,7 +23,7 @@ from condorlite.core.sge.refs import JobRef
 from condorlite.core.sge.urgency import Urgency, job_urgency, normalize
 
 #: The range of ``JB_priority`` (ppri + 1024) that npprior normalises over.
-PRIORITY_RANGE = 2048.0
+PRIORITY_RANGE = 2048
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,7 @@ class JobPriority:
     ftckt: float
     stckt: float
     share: float
+    department: str | None
     node: str | None
 
     @property
@@ -66,8 +67,14 @@ class Prioritisation:
         return [j for j in self.jobs if j.job.number == number]
 
 
-def prioritise(cell: Cell, now: int, free_slots: int = 0) -> Prioritisation:
-    """Every policy at ``now``: urgency, tickets, the weighted priority and the order."""
+def prioritise(
+    cell: Cell, now: int, free_slots: int = 0, npprior_over_jobs: bool = False
+) -> Prioritisation:
+    """Every policy at ``now``: urgency, tickets, the weighted priority and the order.
+
+    ``npprior_over_jobs`` normalises ppri min-max over the jobs, as the seed's N1GE 6.1
+    manual does in its example (1.08000/0.10500/0.00500), instead of over -1024..1024
+    as SoGE 8.1.9 does."""
     conf = cell.sched_conf
     run = ticket_calc.calculate(cell, now, free_slots)
     urgencies = {
@@ -85,11 +92,13 @@ def prioritise(cell: Cell, now: int, free_slots: int = 0) -> Prioritisation:
     low, high = (min(values), max(values)) if values else (0.0, 0.0)
     do_nurg = conf.weight_urgency != 0 or conf.report_pjob_tickets
     do_nprio = conf.weight_priority != 0 or conf.report_pjob_tickets
+    ppris = [r.job.ppri + 1024 for r in run.refs]
+    p_low, p_high = (min(ppris), max(ppris)) if npprior_over_jobs and ppris else (0, PRIORITY_RANGE)
     rows = []
     for ref in run.refs:
         urgency = urgencies[ref.job.number]
         nurg = normalize(urgency.urg, low, high) if do_nurg else 0.5
-        npprior = normalize(ref.job.ppri + 1024, 0.0, PRIORITY_RANGE) if do_nprio else 0.5
+        npprior = normalize(ref.job.ppri + 1024, p_low, p_high) if do_nprio else 0.5
         ntckts = normalize(ref.ticket, 0.0, run.max_tickets)
         prio = (
             conf.weight_urgency * nurg
@@ -123,5 +132,6 @@ def _row(
         ftckt=ref.fticket,
         stckt=ref.sticket,
         share=ref.share,
+        department=ref.department,
         node=node,
     )

@@ -51,6 +51,7 @@ class JobRef:
     user: Entity | None
     project: Entity | None
     dept: Entity | None
+    department: str | None = None
     node: object | None = None
     tickets: float = 0.0
     sticket: float = 0.0
@@ -107,13 +108,15 @@ class Entities:
 
     def ref(self, job: Job, task: int, queued: bool) -> JobRef:
         """A ref for ``job``'s task ``task`` pointing at its existing entities."""
+        department = job.department or self.department_of(job)
         return JobRef(
             job=job,
             task=task,
             queued=queued,
             user=self.users.get(job.owner),
             project=self.projects.get(job.project) if job.project else None,
-            dept=self.depts.get(job.department or self.department_of(job)),
+            dept=self.depts.get(department),
+            department=department,
         )
 
     def department_of(self, job: Job) -> str:

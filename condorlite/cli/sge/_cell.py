@@ -1,0 +1,53 @@
+"""Where the ``sge`` commands find their cell dump and their time.
+
+``--cell DIR`` names the dump; without it ``SGE_CELL_DUMP`` of the configuration
+(``--config``, ``$CONDORLITE_CONFIG``, else ``STATE_DIR/condorlite.toml`` when it
+exists; a relative path is taken from the file's directory). These commands only read:
+they never create a state directory. The time is ``--now``, else the dump's own ``now``
+(the time the real scheduler ran on it), else the clock.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from condorlite.cli._state import now_or_clock
+from condorlite.errors import UsageError
+from condorlite.store.config import load_policy
+from condorlite.store.paths import resolve_state_dir
+
+CellOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--cell",
+        help="Cell dump directory (default: SGE_CELL_DUMP in the configuration).",
+        file_okay=False,
+    ),
+]
+
+
+def cell_dir(cell: Path | None, config: Path | None, state_dir: Path | None) -> Path:
+    """The dump directory of ``--cell`` or the configuration (module doc)."""
+    if cell is not None:
+        return cell
+    path = config if config is not None else resolve_state_dir(state_dir) / "condorlite.toml"
+    if path.is_file():
+        configured = load_policy(path).sge_cell_dump
+        if configured:
+            given = Path(configured).expanduser()
+            return given if given.is_absolute() else path.parent / given
+    raise UsageError(
+        "no cell dump: give --cell DIR or set SGE_CELL_DUMP in condorlite.toml",
+        hint="make one on a live cell with tools/sge/dump-cell.sh DIR",
+    )
+
+
+def run_time(now: float | None, dumped: int | None) -> int:
+    """``--now``, else the dump's ``now``, else the clock, in whole seconds (Grid
+    Engine's clock has whole seconds)."""
+    if now is None and dumped is not None:
+        return dumped
+    return int(now_or_clock(now))

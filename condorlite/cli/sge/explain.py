@@ -1,0 +1,121 @@
+"""``condorlite sge explain JOB``: one job's priority taken apart (``core.sge.explain``)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from condorlite.cli._params import ConfigOpt, JsonOpt, NowOpt, StateDirOpt
+from condorlite.cli.errors import run_command
+from condorlite.cli.render import Result, print_text
+from condorlite.cli.sge._cell import CellOpt, cell_dir, run_time
+from condorlite.cli.sge.qstat import job_data
+from condorlite.core.sge.explain import Explanation, explain
+from condorlite.core.sge.priority import prioritise
+from condorlite.store.sge_cell import read_cell
+
+
+def explain_data(e: Explanation) -> dict[str, Any]:
+    u = e.row.urgency
+    return {
+        "job": job_data(e.row),
+        "weights": e.weights,
+        "products": e.products,
+        "urgency": {
+            "terms": [asdict(t) for t in u.terms],
+            "slots": u.slots,
+            "min": e.urgency_range[0],
+            "max": e.urgency_range[1],
+        },
+        "max_tickets": e.max_tickets,
+        "sources": [asdict(s) for s in e.sources],
+        "settings": e.conf,
+        "position": e.position,
+        "pending_jobs": e.pending,
+        "lift": asdict(e.lift) if e.lift else None,
+    }
+
+
+def _text(e: Explanation) -> list[str]:
+    r, u, w, p = e.row, e.row.urgency, e.weights, e.products
+    job = r.job
+    state = "running" if r.running else f"pending, {e.position} of {e.pending} in order"
+    lines = [
+        f"Job {job.number} ({job.name}, user {job.owner}, project {job.project or 'NA'}, "
+        f"department {r.department or 'NA'}): {state}",
+        f"prio {r.prio:.5f} = weight_priority {w['weight_priority']:g} x npprior "
+        f"{r.npprior:.5f} ({p['npprior']:.5f})",
+        f"     + weight_urgency {w['weight_urgency']:g} x nurg {r.nurg:.5f} ({p['nurg']:.5f})",
+        f"     + weight_ticket {w['weight_ticket']:g} x ntckts {r.ntckts:.5f} ({p['ntckts']:.5f})",
+        f"npprior = (ppri {job.ppri} + 1024) / 2048",
+        "",
+        f"Urgency {u.urg:.0f} (nurg = (urg - {e.urgency_range[0]:.0f}) / "
+        f"({e.urgency_range[1]:.0f} - {e.urgency_range[0]:.0f}) over all jobs):",
+    ]
+    for t in u.terms:
+        if t.amount is None:
+            lines.append(f"  {t.resource}: string request, urgency {t.weight:g}")
+        else:
+            lines.append(
+                f"  {t.resource}: {t.amount:g} x urgency {t.weight:g} x {t.slots} slot(s)"
+                f" = {t.contribution:.2f}"
+            )
+    lines.append(
+        f"  rrcontr {u.rrcontr:.0f}, wtcontr {u.wtcontr:.0f} (waiting time x "
+        f"{e.conf['weight_waiting_time']:g}), dlcontr {u.dlcontr:.0f}"
+    )
+    lines += [
+        "",
+        f"Tickets {r.tickets:.0f} (ntckts = tickets / {e.max_tickets:.0f}, the most any "
+        f"job holds): override {r.otckt:.0f}, functional {r.ftckt:.0f}, "
+        f"share tree {r.stckt:.0f}; policy_hierarchy {e.conf['policy_hierarchy']}",
+    ]
+    for s in e.sources:
+        lines.append(f"  {s.kind} {s.name}: oticket {s.oticket}, fshare {s.fshare}")
+    if r.node:
+        lines.append(f"  share-tree node {r.node}")
+    if e.lift is not None:
+        lift = e.lift
+        lines += [
+            "",
+            f"Ahead of it: job {lift.ahead_job} at {lift.ahead_prio:.5f} (gap {lift.gap:.5f}).",
+        ]
+        if lift.ppri_needed is not None:
+            lines.append(f"  qalter -p {lift.ppri_needed} {job.number} would put it ahead")
+        if lift.override_tickets_needed is not None:
+            lines.append(
+                f"  about {lift.override_tickets_needed} more override tickets "
+                f"(qalter -ot) would put it ahead"
+            )
+    return lines
+
+
+def _explain(
+    cell: Path | None, config: Path | None, state_dir: Path | None, now: float | None, job: int
+) -> Result:
+    dump = read_cell(cell_dir(cell, config, state_dir))
+    result = prioritise(dump, run_time(now, dump.now))
+    e = explain(result, dump, job)
+
+    def human(console: Console) -> None:
+        print_text(console, "\n".join(_text(e)))
+
+    return Result("sge explain", explain_data(e), human)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("explain")
+    def explain_cmd(
+        job: Annotated[int, typer.Argument(help="Job number.")],
+        cell: CellOpt = None,
+        now: NowOpt = None,
+        as_json: JsonOpt = False,
+        config: ConfigOpt = None,
+        state_dir: StateDirOpt = None,
+    ) -> None:
+        """One job's priority taken apart: urgency terms, ticket sources, what lifts it."""
+        run_command("sge explain", as_json, lambda: _explain(cell, config, state_dir, now, job))

@@ -1,0 +1,193 @@
+"""``condorlite sge qstat``: the jobs of a cell dump with the figures the scheduler gives
+them, laid out as ``qstat -ext -urg -pri`` lays them out.
+
+Columns follow qstat: always ``job-ID prior``; ``--pri`` adds ``nurg npprior ntckts ...
+ppri``; ``--urg`` adds ``nurg urg rrcontr wtcontr dlcontr`` and ``deadline``; ``--ext``
+adds ``ntckts project department`` and ``cpu mem io tckts ovrts otckt ftckt stckt share``.
+Widths are qstat's (a value wider than its column pushes the line, as in qstat);
+running jobs come first, then pending jobs in the order the scheduler takes them.
+Times are local time, as qstat prints them. ``--json`` gives every column at full
+precision whatever the flags.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from condorlite.cli._params import ConfigOpt, JsonOpt, NowOpt, StateDirOpt
+from condorlite.cli.errors import run_command
+from condorlite.cli.render import Result, print_text
+from condorlite.cli.sge._cell import CellOpt, cell_dir, run_time
+from condorlite.core.sge.priority import JobPriority, Prioritisation, prioritise
+from condorlite.store.sge_cell import read_cell
+
+UsersOpt = Annotated[
+    list[str] | None,
+    typer.Option("-u", "--user", help="Only these users' jobs (repeatable; default: all)."),
+]
+
+
+def job_data(row: JobPriority) -> dict[str, Any]:
+    """One job line as JSON: qstat's column names as keys, numbers at full precision."""
+    job = row.job
+    return {
+        "job": job.number,
+        "task": row.task,
+        "prio": row.prio,
+        "nurg": row.nurg,
+        "npprior": row.npprior,
+        "ntckts": row.ntckts,
+        "urg": row.urgency.urg,
+        "rrcontr": row.urgency.rrcontr,
+        "wtcontr": row.urgency.wtcontr,
+        "dlcontr": row.urgency.dlcontr,
+        "ppri": job.ppri,
+        "tckts": row.tickets,
+        "ovrts": row.ovrts,
+        "otckt": row.otckt,
+        "ftckt": row.ftckt,
+        "stckt": row.stckt,
+        "share": row.share,
+        "name": job.name,
+        "user": job.owner,
+        "project": job.project,
+        "department": row.department,
+        "state": "r" if row.running else "qw",
+        "submission_time": job.submission_time,
+        "start_time": _start(row),
+        "deadline": job.deadline or None,
+        "slots": _slots(row),
+        "sharetree_node": row.node,
+    }
+
+
+def _start(row: JobPriority) -> int | None:
+    for task in row.job.tasks:
+        if task.number == row.task and task.running:
+            return task.start_time
+    return None
+
+
+def _slots(row: JobPriority) -> int:
+    return row.job.pe_range[0].min if row.job.pe_range else 1
+
+
+def _when(epoch: int | None) -> str:
+    return time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(epoch)) if epoch else ""
+
+
+def _line(row: JobPriority, ext: bool, urg: bool, pri: bool) -> str:
+    job, u = row.job, row.urgency
+    out = [f"{job.number:7d} {row.prio:7.5f}"]
+    if pri or urg:
+        out.append(f"{row.nurg:7.5f}")
+    if pri:
+        out.append(f"{row.npprior:7.5f}")
+    if pri or ext:
+        out.append(f"{row.ntckts:7.5f}")
+    if urg:
+        out.append(f"{u.urg:8.0f} {u.rrcontr:8.0f} {u.wtcontr:8.0f} {u.dlcontr:8.0f}")
+    if pri:
+        out.append(f"{job.ppri:5d}")
+    out.append(f"{job.name[:10]:<10} {job.owner[:12]:<12}")
+    if ext:
+        out.append(f"{(job.project or 'NA')[:16]:<16} {(row.department or 'NA')[:10]:<10}")
+    state = "r" if row.running else "qw"
+    out.append(f"{state:<5} {_when(_start(row) or job.submission_time):<19}")
+    if urg:
+        out.append(f"{_when(job.deadline):<19}")
+    if ext:
+        usage = "NA" if row.running else ""
+        out.append(f"{usage:<10} {usage:<7} {usage:<7}")
+        out.append(
+            f"{int(row.tickets):5d} {row.ovrts:5d} {int(row.otckt):5d} "
+            f"{int(row.ftckt):5d} {int(row.stckt):5d} {row.share:<5.2f}"
+        )
+    task = str(row.task) if row.job.is_array else ""
+    out.append(f"{'':<30} {_slots(row):5d} {task}")
+    return " ".join(out).rstrip()
+
+
+def _header(ext: bool, urg: bool, pri: bool) -> str:
+    out = ["job-ID  prior  "]
+    if pri or urg:
+        out.append("nurg   ")
+    if pri:
+        out.append("npprior")
+    if pri or ext:
+        out.append("ntckts ")
+    if urg:
+        out.append("urg      rrcontr  wtcontr  dlcontr ")
+    if pri:
+        out.append(" ppri")
+    out.append("name       user        ")
+    if ext:
+        out.append("project          department")
+    out.append("state submit/start at     ")
+    if urg:
+        out.append("deadline          ")
+    if ext:
+        out.append("cpu        mem     io      tckts ovrts otckt ftckt stckt share")
+    out.append("queue                          slots ja-task-ID")
+    return " ".join(out)
+
+
+def render_table(console: Console, rows: list[JobPriority], ext: bool, urg: bool, pri: bool):
+    header = _header(ext, urg, pri)
+    # qstat's rule is as long as its header, which ends in a blank.
+    lines = [header, "-" * (len(header) + 1)]
+    lines += [_line(r, ext, urg, pri) for r in rows]
+    print_text(console, "\n".join(lines))
+
+
+def _qstat(
+    cell: Path | None,
+    config: Path | None,
+    state_dir: Path | None,
+    now: float | None,
+    users: list[str] | None,
+    ext: bool,
+    urg: bool,
+    pri: bool,
+) -> Result:
+    dump = read_cell(cell_dir(cell, config, state_dir))
+    result: Prioritisation = prioritise(dump, run_time(now, dump.now))
+    wanted = set(users or ())
+    rows = [r for r in result.jobs if not wanted or r.job.owner in wanted]
+    data = {
+        "now": result.now,
+        "max_tickets": result.max_tickets,
+        "jobs": [job_data(r) for r in rows],
+        "warnings": list(dump.warnings),
+    }
+    return Result("sge qstat", data, lambda console: render_table(console, rows, ext, urg, pri))
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("qstat")
+    def qstat(
+        cell: CellOpt = None,
+        now: NowOpt = None,
+        users: UsersOpt = None,
+        ext: Annotated[
+            bool, typer.Option("--ext", "-ext", help="Tickets, project, department.")
+        ] = False,
+        urg: Annotated[bool, typer.Option("--urg", "-urg", help="Urgency and its parts.")] = False,
+        pri: Annotated[
+            bool, typer.Option("--pri", "-pri", help="Normalised priorities, ppri.")
+        ] = False,
+        as_json: JsonOpt = False,
+        config: ConfigOpt = None,
+        state_dir: StateDirOpt = None,
+    ) -> None:
+        """Jobs of a cell dump with priority, urgency and tickets, in scheduling order."""
+        run_command(
+            "sge qstat",
+            as_json,
+            lambda: _qstat(cell, config, state_dir, now, users, ext, urg, pri),
+        )
