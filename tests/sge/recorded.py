@@ -99,3 +99,50 @@ def differences(ours: dict[str, float], theirs: Printed) -> list[str]:
         if not ok:
             out.append(f"job {theirs.job} {key}: condorlite {mine!r}, qstat {value!r}")
     return out
+
+
+def compare(snapshot: Path) -> list[str]:
+    """Every way condorlite's figures and order for ``snapshot`` differ from what the
+    real qstat printed (empty when they agree)."""
+    from condorlite.core.sge.priority import prioritise
+    from condorlite.store.sge_cell import read_cell
+
+    cell = read_cell(snapshot)
+    result = prioritise(cell, cell.now)
+    ours: dict[int, dict[str, float]] = {}
+    for row in result.jobs:
+        u = row.urgency
+        ours.setdefault(
+            row.job.number,
+            {
+                "prio": row.prio,
+                "ntckts": row.ntckts,
+                "npprior": row.npprior,
+                "nurg": row.nurg,
+                "urg": u.urg,
+                "rrcontr": u.rrcontr,
+                "wtcontr": u.wtcontr,
+                "dlcontr": u.dlcontr,
+                "ppri": row.job.ppri,
+                "tckts": row.tickets,
+                "otckt": row.otckt,
+                "ftckt": row.ftckt,
+                "stckt": row.stckt,
+                "share": row.share,
+            },
+        )
+    problems: list[str] = []
+    qstat = printed(snapshot)
+    for line in qstat:
+        if line.job not in ours:
+            problems.append(f"job {line.job}: condorlite has no row")
+            continue
+        problems += differences(ours[line.job], line)
+    order: list[int] = []
+    for row in result.jobs:
+        if not row.running and row.job.number not in order:
+            order.append(row.job.number)
+    theirs = [line.job for line in qstat if "q" in line.state]
+    if order != theirs:
+        problems.append(f"pending order: condorlite {order}, qstat {theirs}")
+    return problems
