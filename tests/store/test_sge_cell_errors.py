@@ -51,7 +51,7 @@ def test_missing_required_file(cell: Path) -> None:
 
 def test_broken_share_tree_reference(cell: Path) -> None:
     (cell / "share_tree").write_text("id=0\nname=Root\ntype=0\nshares=1\nchildnodes=7\n")
-    with pytest.raises(DataError, match=r"share_tree:1: childnodes: no node with id 7"):
+    with pytest.raises(DataError, match=r"share_tree:5: node 0 \(Root\): child 7 does not exist"):
         read_cell(cell)
 
 

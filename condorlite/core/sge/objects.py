@@ -8,19 +8,28 @@ that qstat prints, not the ``JB_priority`` (ppri + 1024) the XML carries.
 
 Invariants the reader guarantees: names are unique within their kind; a share-tree
 node's children are in the order of the dump; ``Job.tasks`` holds every task the
-scheduler can see (pending tasks enumerated from ``JB_ja_structure`` less those already
-materialised, in task order); times are epoch seconds.
+scheduler can see, in task order: the materialised ones of ``JB_ja_tasks`` (running,
+finished) and the pending ones that ``queue_instances.xml`` lists, with their holds
+(``qstat -xml -j`` prints neither ``JB_ja_*_h_ids`` nor the holds, and
+``JB_ja_structure`` keeps the ids of tasks that have finished and gone); a dump without
+``queue_instances.xml`` gets ``JB_ja_structure`` less the materialised tasks, none held.
+Times are epoch seconds.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+#: The ``JAT_status`` of a pending task (``JIDLE`` in Grid Engine's headers).
+JIDLE = 0
 #: The ``JAT_status`` of a running task (``JRUNNING`` in Grid Engine's headers).
 JRUNNING = 128
-#: ``JAT_status`` of a transferring task (``JTRANSFERING``); the scheduler treats it as
-#: running.
-JTRANSFERING = 0x40
+#: ``JAT_status`` of a transferring task (``JTRANSFERING``, 0x200 in ``sge_job.h``;
+#: 0x40 is ``JQUEUED``); the scheduler treats it as running.
+JTRANSFERING = 0x200
+#: ``JAT_status`` of a task that has finished but that the qmaster still keeps until
+#: the scheduler has seen it end (``JFINISHED``): neither running nor pending.
+JFINISHED = 0x10000
 
 
 @dataclass(frozen=True)
@@ -204,18 +213,34 @@ class SlotRange:
 
 @dataclass(frozen=True)
 class Task:
-    """One array task of a job. ``status`` is ``JAT_status`` (128 running) or 0 for a
-    pending task; ``start_time`` 0 when pending; ``usage`` the task's scaled usage
-    (cpu, mem, io ...) when the dump carries it."""
+    """One array task of a job. ``status`` is ``JAT_status`` (128 running, 0x10000
+    finished) or 0 for a pending task; ``start_time`` 0 when pending; ``usage`` the
+    task's scaled usage (``JAT_scaled_usage_list``: cpu, mem, io, iow, vmem, maxvmem,
+    and for a finished task the accounting figures) when the dump carries it."""
 
     number: int
     status: int = 0
     start_time: int = 0
     usage: dict[str, float] = field(default_factory=dict)
+    #: pending but held: a user, operator or system hold (qhold, qsub -h), an array
+    #: hold, or a predecessor not finished (-hold_jid); qstat's ``h`` state letter.
+    held: bool = False
+    #: pending in error state (qstat's ``E``): the scheduler does not dispatch it.
+    error: bool = False
 
     @property
     def running(self) -> bool:
         return self.status in (JRUNNING, JTRANSFERING)
+
+    @property
+    def finished(self) -> bool:
+        return self.status == JFINISHED
+
+    @property
+    def pending(self) -> bool:
+        """Waiting and dispatchable as far as holds and errors go (``JB_execution_time``
+        is the job's own field)."""
+        return self.status == JIDLE and not self.held and not self.error
 
 
 @dataclass(frozen=True)
@@ -246,6 +271,10 @@ class Job:
     reserve: bool = False
     tasks: tuple[Task, ...] = ()
     hold: bool = False
+    #: ``qsub -a``: not to be started before this time (0: no such time).
+    execution_time: int = 0
+    #: ``qsub -hold_jid``: the jobs this one waits for (``JB_jid_predecessor_list``).
+    predecessors: tuple[int, ...] = ()
 
     @property
     def is_array(self) -> bool:

@@ -1,0 +1,149 @@
+"""``read_cell``: which files a dump must have, in which order they are read."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar, cast
+
+from condorlite.core.sge.objects import (
+    Cell,
+    ParallelEnvironment,
+    Project,
+    User,
+    Userset,
+)
+from condorlite.errors import DataError, InputMissingError
+
+from . import _jobs, _objects, _sharetree, _xml
+from ._objects import Notes
+
+T = TypeVar("T")
+
+#: The files the reader needs, and the command that makes each (for the message).
+REQUIRED = {
+    "sched_conf": "qconf -ssconf",
+    "complexes": "qconf -sc",
+    "jobs.xml": _jobs.JOBS_COMMAND,
+}
+
+
+class _Dump:
+    """The dump directory: opens its files and names them in messages."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def source(self, name: str) -> str:
+        return str(self.path / name)
+
+    def data(self, name: str) -> bytes | None:
+        """The file's bytes, or None when it does not exist."""
+        file = self.path / name
+        try:
+            return file.read_bytes()
+        except FileNotFoundError:
+            if name in REQUIRED:
+                raise InputMissingError(
+                    f"{file}: missing from the cell dump (it is the output of "
+                    f"`{REQUIRED[name]}`)") from None
+            return None
+        except IsADirectoryError:
+            raise InputMissingError(f"{file}: is a directory, expected a file") from None
+        except OSError as exc:
+            raise InputMissingError(f"{file}: cannot read: {exc.strerror or exc}") from None
+
+    def text(self, name: str) -> str | None:
+        data = self.data(name)
+        if data is None:
+            return None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data.count(b"\n", 0, exc.start) + 1
+            raise DataError(f"{self.source(name)}:{line}: not UTF-8 text "
+                            f"(byte {exc.start}): {exc.reason}") from None
+
+    def xml(self, name: str, what: str, read: Callable[[ET.Element], T]) -> T | None:
+        """``read(root)`` on the parsed file, with a bad value's line found afterwards;
+        None when the file does not exist."""
+        data = self.data(name)
+        if data is None:
+            return None
+        root = _xml.parse(data, self.source(name), what)
+        try:
+            return read(root)
+        except _xml.XmlValueError as exc:
+            raise _xml.value_error(data, root, exc, self.source(name)) from None
+
+
+def _now(text: str | None, source: str) -> int | None:
+    if text is None:
+        return None
+    value = text.strip()
+    if not value.isdigit():
+        raise DataError(f"{source}:1: expected the scheduler run's time in epoch "
+                        f"seconds, found {value[:40]!r}")
+    return int(value)
+
+
+def _objects_of(dump: _Dump, name: str, notes: Notes) -> dict[str, object]:
+    text = dump.text(name)
+    if text is None:
+        return {}
+    return _objects.read_objects(text, dump.source(name), _objects.KINDS[name], notes)
+
+
+def _share(dump: _Dump, notes: Notes) -> tuple[object, dict]:
+    tree_text, mon_text = dump.text("share_tree"), dump.text("share_mon")
+    tree = None
+    if tree_text is not None:
+        tree = _sharetree.read_share_tree(tree_text, dump.source("share_tree"), notes)
+    if mon_text is None:
+        return tree, {}
+    if tree is None:
+        notes.add(f"{dump.source('share_mon')}: ignored: the dump has no share tree")
+        return tree, {}
+    return tree, _sharetree.read_share_mon(mon_text, dump.source("share_mon"), notes)
+
+
+def read_cell(path: Path | str) -> Cell:
+    """Everything a cell dump directory holds (see the package docstring)."""
+    path = Path(path)
+    if not path.is_dir():
+        what = "is not a directory" if path.exists() else "no such directory"
+        raise InputMissingError(f"{path}: {what} (expected a Grid Engine cell dump)",
+                                hint="make one with tools/sge/dump-cell.sh DIR")
+    dump, notes = _Dump(path), Notes()
+    sched_conf = _objects.read_sched_conf(
+        cast(str, dump.text("sched_conf")), dump.source("sched_conf"), notes)
+    complexes = _objects.read_complexes(cast(str, dump.text("complexes")),
+                                        dump.source("complexes"))
+    users = _objects_of(dump, "users", notes)
+    projects = _objects_of(dump, "projects", notes)
+    usersets = cast(dict[str, Userset], _objects_of(dump, "usersets", notes))
+    pes = _objects_of(dump, "pes", notes)
+    tree, usage = _share(dump, notes)
+    reads = dump.xml("jobs.xml", _jobs.JOBS_COMMAND,
+                     lambda root: _jobs.read_jobs(root, complexes, usersets))
+    pending = dump.xml("queue_instances.xml", _jobs.QUEUE_INSTANCES_COMMAND,
+                       _jobs.read_pending)
+    if pending is None and reads:
+        notes.add(f"{dump.source('queue_instances.xml')}: missing: pending tasks taken "
+                  f"from JB_ja_structure (finished array tasks count as pending), "
+                  f"holds unknown")
+    jobs = _jobs.with_pending(reads, pending, notes, dump.source("queue_instances.xml"))
+    return Cell(
+        sched_conf=sched_conf,
+        complexes=complexes,
+        users=cast(dict[str, User], users),
+        projects=cast(dict[str, Project], projects),
+        usersets=usersets,
+        pes=cast(dict[str, ParallelEnvironment], pes),
+        jobs=jobs,
+        share_tree=tree,  # type: ignore[arg-type]
+        share_usage=usage,
+        now=_now(dump.text("now"), dump.source("now")),
+        warnings=tuple(notes.items),
+    )

@@ -1,0 +1,293 @@
+"""``jobs.xml`` (``qstat -xml -j '*'``) and the pending tasks of ``queue_instances.xml``.
+
+``qstat -xml -j '*'`` prints ``<detailed_job_info><djob_info>`` with one ``<element>``
+per job, or, when no job exists, ``<unknown_jobs><ST_name>*</ST_name></unknown_jobs>``
+(zero jobs). qstat asks the qmaster for a fixed list of job fields (``qstat.c``), and
+that list lacks ``JB_department``, ``JB_ja_n_h_ids``/``u``/``o``/``s``/``a_h_ids`` and
+every hold: jobs.xml cannot say which tasks are pending or held. Read here:
+
+* ``JB_job_number``, ``JB_job_name``, ``JB_owner``, ``JB_group``,
+  ``JB_submission_time``, ``JB_project`` (absent: none), ``JB_priority`` (ppri + 1024),
+  ``JB_deadline``, ``JB_execution_time`` (-a), ``JB_override_tickets``,
+  ``JB_jobshare``, ``JB_reserve``, ``JB_pe`` and ``JB_pe_range/ranges``;
+* ``JB_hard_resource_list`` / ``JB_soft_resource_list``: ``qstat_l_requests`` with
+  ``CE_name`` (the full name even when qsub was given the shortcut: ``-l mf=1G`` reads
+  ``mem_free``), ``CE_stringval`` as typed, ``CE_doubleval`` the amount;
+* ``JB_hard_queue_list/destin_ident_list/QR_name``;
+* ``JB_jid_predecessor_list/job_predecessors/JRE_job_number`` (-hold_jid);
+* ``JB_ja_structure/task_id_range``: every task id the job was submitted with;
+* ``JB_ja_tasks/ulong_sublist``: the materialised tasks, ``JAT_task_number``,
+  ``JAT_status`` (128 running; 65536 finished, kept until the scheduler has seen it),
+  ``JAT_start_time`` and ``JAT_scaled_usage_list/scaled`` (``UA_name``, ``UA_value``).
+
+The department is the one the qmaster gave the job at submission (``set_department``
+in ``sge_userset_qmaster.c``): the first DEPT userset listing the owner, else the first
+listing ``@group``, else ``defaultdepartment`` if it exists. Derived here from the
+dump's usersets, in their order, since jobs.xml does not carry it.
+
+Pending tasks come from ``qstat -f -xml -u '*'`` (``queue_instances.xml``): its
+``<job_info>`` lists each pending job's tasks by state (``qw``, ``hqw``, ``Eqw`` ...)
+with ``<tasks>`` as ``1-4:1`` or ``1,4,5`` (no ``<tasks>``: a job that is not an
+array). Holds are the ``h`` state letter. ``JB_ja_structure`` cannot do this: tasks
+that finished and left the qmaster are still in it.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, replace
+
+from condorlite.core.sge.objects import (
+    JIDLE,
+    Complex,
+    Job,
+    ResourceRequest,
+    SlotRange,
+    Task,
+    Userset,
+)
+
+from ._objects import Notes
+from ._xml import XmlValueError
+
+JOBS_COMMAND = "qstat -xml -j '*'"
+QUEUE_INSTANCES_COMMAND = "qstat -f -xml -u '*'"
+DEFAULT_DEPARTMENT = "defaultdepartment"
+
+
+@dataclass(frozen=True)
+class PendingEntry:
+    """One pending line of queue_instances.xml: a job's task ids (None: the job is no
+    array) in one state."""
+
+    job: int
+    tasks: tuple[int, ...] | None
+    state: str
+
+
+# --- element helpers ----------------------------------------------------------------
+
+
+def _child(parent: ET.Element, tag: str, *, required: bool = False) -> ET.Element | None:
+    child = parent.find(tag)
+    if child is None and required:
+        raise XmlValueError(parent, f"expected a <{tag}> element, found none")
+    return child
+
+
+def _items(parent: ET.Element, tag: str) -> list[ET.Element]:
+    """The children of ``parent``'s ``<tag>`` (none when it is absent). Elements are
+    never tested for truth: ElementTree deprecates it (an empty element is false)."""
+    child = parent.find(tag)
+    return [] if child is None else list(child)
+
+
+def _text(parent: ET.Element, tag: str, *, required: bool = False) -> str | None:
+    child = _child(parent, tag, required=required)
+    return None if child is None else (child.text or "").strip()
+
+
+def _int(parent: ET.Element, tag: str, default: int = 0, *, required: bool = False) -> int:
+    child = _child(parent, tag, required=required)
+    if child is None:
+        return default
+    text = (child.text or "").strip()
+    try:
+        return int(text)
+    except ValueError:
+        raise XmlValueError(child, f"{tag}: expected an integer, found {text!r}") from None
+
+
+def _float(parent: ET.Element, tag: str) -> float:
+    child = _child(parent, tag, required=True)
+    text = (child.text or "").strip()  # type: ignore[union-attr]
+    try:
+        return float(text)
+    except ValueError:
+        raise XmlValueError(child, f"{tag}: expected a number, found {text!r}") from None  # type: ignore[arg-type]
+
+
+def _bool(parent: ET.Element, tag: str) -> bool:
+    child = _child(parent, tag)
+    if child is None:
+        return False
+    text = (child.text or "").strip().lower()
+    if text not in ("true", "false"):
+        raise XmlValueError(child, f"{tag}: expected true or false, found {child.text!r}")
+    return text == "true"
+
+
+def _ranges(items: list[ET.Element]) -> tuple[SlotRange, ...]:
+    out = []
+    for item in items:
+        low, high = _int(item, "RN_min", required=True), _int(item, "RN_max", required=True)
+        step = _int(item, "RN_step", 1)
+        if low > high or step < 0:
+            raise XmlValueError(item, f"expected RN_min <= RN_max and RN_step >= 0, "
+                                      f"found {low}-{high}:{step}")
+        out.append(SlotRange(low, high, step))
+    return tuple(out)
+
+
+# --- one job --------------------------------------------------------------------------
+
+
+def _requests(items: list[ET.Element], complexes: dict[str, Complex],
+              shortcuts: dict[str, str]) -> tuple[ResourceRequest, ...]:
+    out = []
+    for item in items:
+        name = _text(item, "CE_name", required=True) or ""
+        if name not in complexes and name in shortcuts:  # qstat prints the full name;
+            name = shortcuts[name]                         # accept a shortcut all the same
+        out.append(ResourceRequest(name, _text(item, "CE_stringval") or "",
+                                   _float(item, "CE_doubleval")))
+    return tuple(out)
+
+
+def _usage(items: list[ET.Element]) -> dict[str, float]:
+    return {_text(item, "UA_name", required=True) or "": _float(item, "UA_value")
+            for item in items}
+
+
+def _materialised(items: list[ET.Element]) -> tuple[Task, ...]:
+    tasks = [Task(_int(item, "JAT_task_number", required=True),
+                  _int(item, "JAT_status"), _int(item, "JAT_start_time"),
+                  _usage(_items(item, "JAT_scaled_usage_list")))
+             for item in items]
+    return tuple(sorted(tasks, key=lambda t: t.number))
+
+
+def department(owner: str, group: str, usersets: dict[str, Userset]) -> str | None:
+    """The department the qmaster gives a job at submission (module docstring)."""
+    departments = [u for u in usersets.values() if u.is_department]
+    for dept in departments:
+        if owner in dept.entries:
+            return dept.name
+    for dept in departments:
+        if f"@{group}" in dept.entries:
+            return dept.name
+    return DEFAULT_DEPARTMENT if DEFAULT_DEPARTMENT in usersets else None
+
+
+@dataclass(frozen=True)
+class JobRead:
+    """A job of jobs.xml with its materialised tasks only, and every task id it was
+    submitted with."""
+
+    job: Job
+    task_ids: tuple[SlotRange, ...]
+
+
+def read_job(item: ET.Element, complexes: dict[str, Complex],
+             shortcuts: dict[str, str], usersets: dict[str, Userset]) -> JobRead:
+    owner = _text(item, "JB_owner", required=True) or ""
+    group = _text(item, "JB_group") or ""
+    job = Job(
+        number=_int(item, "JB_job_number", required=True),
+        name=_text(item, "JB_job_name") or "",
+        owner=owner,
+        group=group,
+        submission_time=_int(item, "JB_submission_time"),
+        project=_text(item, "JB_project") or None,
+        department=_text(item, "JB_department") or department(owner, group, usersets),
+        ppri=_int(item, "JB_priority", 1024) - 1024,
+        deadline=_int(item, "JB_deadline"),
+        override_tickets=_int(item, "JB_override_tickets"),
+        jobshare=_int(item, "JB_jobshare"),
+        hard_requests=_requests(_items(item, "JB_hard_resource_list"), complexes, shortcuts),
+        soft_requests=_requests(_items(item, "JB_soft_resource_list"), complexes, shortcuts),
+        hard_queues=tuple(_text(q, "QR_name", required=True) or ""
+                          for q in _items(item, "JB_hard_queue_list")),
+        pe=_text(item, "JB_pe") or None,
+        pe_range=_ranges(_items(item, "JB_pe_range")),
+        reserve=_bool(item, "JB_reserve"),
+        tasks=_materialised(_items(item, "JB_ja_tasks")),
+        execution_time=_int(item, "JB_execution_time"),
+        predecessors=tuple(_int(p, "JRE_job_number", required=True)
+                           for p in _items(item, "JB_jid_predecessor_list")),
+    )
+    return JobRead(job, _ranges(_items(item, "JB_ja_structure")))
+
+
+def read_jobs(root: ET.Element, complexes: dict[str, Complex],
+              usersets: dict[str, Userset]) -> list[JobRead]:
+    if root.tag == "unknown_jobs":  # what qstat prints when no job matches '*'
+        return []
+    if root.tag != "detailed_job_info":
+        raise XmlValueError(root, f"expected <detailed_job_info> or <unknown_jobs> "
+                                  f"({JOBS_COMMAND}), found <{root.tag}>")
+    shortcuts = {c.shortcut: c.name for c in complexes.values()}
+    items = _items(root, "djob_info")
+    out = [read_job(item, complexes, shortcuts, usersets) for item in items]
+    seen: set[int] = set()
+    for read, item in zip(out, items, strict=True):
+        if read.job.number in seen:
+            raise XmlValueError(item, f"job {read.job.number} given twice")
+        seen.add(read.job.number)
+    return out
+
+
+# --- pending tasks from queue_instances.xml ------------------------------------------------
+
+
+def _task_ids(element: ET.Element) -> tuple[int, ...]:
+    """``1-4:1``, ``1,4,5``, ``2-10:2,13``: qstat's task id lists."""
+    text = (element.text or "").strip()
+    ids: list[int] = []
+    try:
+        for part in text.split(","):
+            bounds, _, step = part.partition(":")
+            low, _, high = bounds.partition("-")
+            ids.extend(range(int(low), int(high or low) + 1, int(step or 1)))
+    except ValueError:
+        raise XmlValueError(element, f"tasks: expected task ids like 1-4:1 or 1,4,5, "
+                                     f"found {text!r}") from None
+    return tuple(ids)
+
+
+def read_pending(root: ET.Element) -> list[PendingEntry]:
+    out = []
+    for item in root.iter("job_list"):
+        if item.get("state") != "pending":
+            continue
+        tasks = _child(item, "tasks")
+        out.append(PendingEntry(_int(item, "JB_job_number", required=True),
+                                None if tasks is None else _task_ids(tasks),
+                                _text(item, "state", required=True) or ""))
+    return out
+
+
+def _pending_of(read: JobRead, entries: list[PendingEntry] | None) -> dict[int, Task]:
+    known = {t.number: t for t in read.job.tasks}
+    every = [n for r in read.task_ids for n in r.values()]
+    if entries is None:  # no queue_instances.xml: all not materialised, none held
+        return {n: Task(n) for n in every if n not in known}
+    out: dict[int, Task] = {}
+    for entry in entries:
+        ids = entry.tasks if entry.tasks is not None else [n for n in every if n not in known]
+        flags = {"held": "h" in entry.state, "error": "E" in entry.state}
+        for number in ids:
+            base = known.get(number)
+            if base is None or base.status == JIDLE:  # enrolled but still pending
+                out[number] = replace(base or Task(number), **flags)
+    return out
+
+
+def with_pending(reads: list[JobRead], pending: list[PendingEntry] | None,
+                 notes: Notes, source: str) -> tuple[Job, ...]:
+    """Each job with every task: materialised ones and pending ones (module docstring)."""
+    by_job: dict[int, list[PendingEntry]] = {}
+    for entry in pending or ():
+        by_job.setdefault(entry.job, []).append(entry)
+    numbers = {read.job.number for read in reads}
+    for job in sorted(set(by_job) - numbers):
+        notes.add(f"{source}: job {job} is pending there but not in jobs.xml; ignored")
+    out = []
+    for read in reads:
+        entries = None if pending is None else by_job.get(read.job.number, [])
+        tasks = {t.number: t for t in read.job.tasks} | _pending_of(read, entries)
+        ordered = tuple(tasks[n] for n in sorted(tasks))
+        waiting = [t for t in ordered if t.status == JIDLE]
+        out.append(replace(read.job, tasks=ordered,
+                           hold=bool(waiting) and all(t.held for t in waiting)))
+    return tuple(out)
