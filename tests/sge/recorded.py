@@ -85,6 +85,13 @@ def printed(snapshot: Path) -> list[Printed]:
     return out
 
 
+def _as_printed(tickets: float) -> int:
+    """Tickets as qstat prints them: truncated to an integer and wrapped to 32 bits
+    (a figure over 2**31 prints negative; the scheduler's own values are right)."""
+    wrapped = int(tickets) % 2**32
+    return wrapped - 2**32 if wrapped >= 2**31 else wrapped
+
+
 def differences(ours: dict[str, float], theirs: Printed) -> list[str]:
     """Where condorlite's figures for one job fall outside what qstat printed."""
     out = []
@@ -93,7 +100,7 @@ def differences(ours: dict[str, float], theirs: Printed) -> list[str]:
         if mine is None:
             continue
         if key in TICKETS:
-            ok = abs(int(mine) - value) <= 1
+            ok = abs(_as_printed(mine) - value) <= 1
         else:
             ok = abs(mine - value) <= TOLERANCE.get(key, 1e-5)
         if not ok:

@@ -21,7 +21,21 @@ def _dispatched(snapshot: Path) -> bool:
     return started.exists() and started.read_text().strip() != ""
 
 
-SNAPSHOTS = [s for s in snapshots() if not _dispatched(s)]
+#: Recordings where the real scheduler's view of a job lagged the dump, with the reason;
+#: they are expected to disagree (strictly: a fix that makes one agree must say so here).
+RACES = {
+    "s6_usage_users/t0_running": "bob's running task reported 0.54 s of cpu in the dump "
+    "(45 s after it started), but the scheduler's run priced both running users as having "
+    "no usage: its copy of the job had not received the execd's usage report yet",
+}
+
+SNAPSHOTS = [
+    pytest.param(s, marks=pytest.mark.xfail(reason=RACES[key], strict=True))
+    if (key := f"{s.parent.name}/{s.name}") in RACES
+    else s
+    for s in snapshots()
+    if not _dispatched(s)
+]
 
 
 def test_the_suite_has_recordings() -> None:

@@ -30,10 +30,11 @@ child stands in for the root).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from condorlite.core.sge.objects import Cell, ShareTreeNode
+from condorlite.core.sge.objects import Cell, SchedConf, ShareTreeNode, ShareUsage
 from condorlite.core.sge.refs import JobRef
 
 #: The share tree's floor on usage, times a node's long-term target (SGE_MIN_USAGE).
@@ -169,13 +170,108 @@ def count_jobs(node: Node) -> tuple[int, int]:
     return node.job_ref_count, node.active_job_ref_count
 
 
-def assign_usage(root: Node, cell: Cell, factor: float) -> None:
-    """Each node's combined usage from ``share_mon`` (a node share_mon does not list has
-    none), decayed by ``factor`` from share_mon's time to the run's."""
+def decay_halftimes(conf: SchedConf) -> dict[str, float]:
+    """``halflife_decay_list`` (``cpu=1:mem=5`` or comma-separated, minutes per usage
+    type) as half-lives in hours; types it does not name use ``halftime``."""
+    text = conf.halflife_decay_list.strip()
+    out: dict[str, float] = {}
+    if text.lower() in ("", "none"):
+        return out
+    for item in re.split(r"[,:\s]+", text):
+        name, sep, value = item.partition("=")
+        if sep:
+            try:
+                minutes = float(value)
+            except ValueError:
+                continue
+            # Grid Engine: 0 is no decay, a negative half-life wipes the usage at once.
+            out[name] = minutes / 60.0
+    return out
+
+
+def stored_usage(row: ShareUsage, conf: SchedConf, now: int) -> float:
+    """A node's usage at ``now`` from its ``share_mon`` row: share_mon prints the usage
+    as the qmaster stored it at ``usage_time`` (undecayed unless run with ``-d``), so it
+    is decayed from there, type by type when ``halflife_decay_list`` names a type."""
+    elapsed = now - row.usage_time if row.usage_time else 0
+    halftimes = decay_halftimes(conf)
+    if not halftimes:
+        return row.usage * decay_factor(conf.halftime, elapsed)
+    parts = {"cpu": row.cpu, "mem": row.mem, "io": row.io}
+    decayed = {}
+    for name, value in parts.items():
+        halftime = halftimes.get(name, conf.halftime)
+        wiped = halftime < 0 and elapsed > 0
+        decayed[name] = 0.0 if wiped else value * decay_factor(halftime, elapsed)
+    return combined(decayed, conf.usage_weight_list)
+
+
+def assign_usage(root: Node, cell: Cell, now: int) -> None:
+    """Each node's combined usage at ``now`` (``sge_calc_node_usage``): a leaf's and a
+    project node's from its own ``share_mon`` row (a node share_mon does not list has
+    none), any other node's the sum of its children's."""
     rows = cell.share_usage
-    for node in root.walk():
+    conf = cell.sched_conf
+
+    def visit(node: Node) -> float:
         row = rows.get(node.usage_path or node.path) or rows.get(node.path)
-        node.usage = row.usage * factor if row is not None else 0.0
+        own = stored_usage(row, conf, now) if row is not None else 0.0
+        children = sum(visit(child) for child in node.children)
+        node.usage = own if (node.is_project or not node.children) else children
+        return node.usage
+
+    visit(root)
+
+
+def combined(usage: dict[str, float], weights: dict[str, float]) -> float:
+    """``sum_k usage_k * weight_k / sum(weights)`` over ``usage_weight_list``."""
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    return sum(usage.get(name, 0.0) * w for name, w in weights.items()) / total
+
+
+def add_job_usage(root: Node, cell: Cell) -> None:
+    """Add what running and just-finished tasks used that the stored usage does not
+    hold yet (the real scheduler adds each task's usage since its last run).
+
+    The dump does not carry how much of a task's usage the qmaster has already booked
+    (``UU_debited_job_usage``), so this takes the stored usage of the task's node as
+    booked first: the node gains ``max(0, sum of its tasks' usage - stored usage)``,
+    and so do its ancestors. Exact when nothing was booked yet (a fresh user, or no
+    scheduler run since the tasks started) and when everything was; between the two it
+    under-counts by at most what accrued since the last run."""
+    weights = cell.sched_conf.usage_weight_list
+    per_node: dict[int, tuple[Node, float]] = {}
+    ancestry = _ancestry(root)
+    for job in cell.jobs:
+        used = sum(combined(t.usage, weights) for t in job.tasks if t.running or t.finished)
+        if used <= 0:
+            continue
+        user = job.owner if job.owner in cell.users else None
+        project = job.project if job.project in cell.projects else None
+        node, _ = search(root, user, project)
+        if node is None:
+            continue
+        held = per_node.get(id(node), (node, 0.0))[1]
+        per_node[id(node)] = (node, held + used)
+    for node, used in per_node.values():
+        extra = max(0.0, used - node.usage)
+        for member in (node, *ancestry[id(node)][1]):
+            member.usage += extra
+
+
+def _ancestry(root: Node) -> dict[int, tuple[Node, list[Node]]]:
+    """Each node's ancestors, nearest first."""
+    out: dict[int, tuple[Node, list[Node]]] = {}
+
+    def visit(node: Node, above: list[Node]) -> None:
+        out[id(node)] = (node, above)
+        for child in node.children:
+            visit(child, [node, *above])
+
+    visit(root, [])
+    return out
 
 
 def targets(node: Node, compensation_factor: float, root: bool = True) -> None:

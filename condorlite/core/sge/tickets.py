@@ -49,20 +49,24 @@ def hierarchy(value: str) -> list[tuple[str, bool]]:
     return order
 
 
-def pending_tasks(job: Job, limit: int) -> Iterator[int]:
-    """The first ``limit`` pending, unheld task numbers of ``job``."""
-    if job.hold:
+def pending_tasks(job: Job, limit: int, now: int) -> Iterator[int]:
+    """The first ``limit`` dispatchable pending task numbers of ``job``: not held, not
+    in error, and not waiting for a start time (``qsub -a``) still to come; the real
+    scheduler keeps such jobs out of the ticket calculation."""
+    if job.hold or job.execution_time > now:
         return
     taken = 0
     for task in job.tasks:
         if taken >= limit:
             return
-        if not task.running and task.status == 0 and not getattr(task, "hold", False):
+        if task.pending:
             taken += 1
             yield task.number
 
 
-def _refs(cell: Cell, entities: Entities, free_slots: int, with_pending: bool) -> list[JobRef]:
+def _refs(
+    cell: Cell, entities: Entities, free_slots: int, with_pending: bool, now: int
+) -> list[JobRef]:
     refs = [
         entities.ref(job, task.number, queued=False)
         for job in sorted(cell.jobs, key=lambda j: j.number)
@@ -72,7 +76,7 @@ def _refs(cell: Cell, entities: Entities, free_slots: int, with_pending: bool) -
     if with_pending:
         limit = min(cell.sched_conf.max_pending_tasks_per_job, free_slots + 1)
         for job in sorted(cell.jobs, key=lambda j: j.number):
-            refs.extend(entities.ref(job, n, queued=True) for n in pending_tasks(job, limit))
+            refs.extend(entities.ref(job, n, queued=True) for n in pending_tasks(job, limit, now))
     return refs
 
 
@@ -83,9 +87,8 @@ def _tree(cell: Cell, refs: list[JobRef], now: int) -> sharetree.Node | None:
     for ref in refs:
         sharetree.attach(root, ref)
     sharetree.count_jobs(root)
-    mon_time = next((r.curr_time for r in cell.share_usage.values() if r.curr_time), now)
-    factor = sharetree.decay_factor(cell.sched_conf.halftime, now - mon_time)
-    sharetree.assign_usage(root, cell, factor)
+    sharetree.assign_usage(root, cell, now)
+    sharetree.add_job_usage(root, cell)
     sharetree.targets(root, cell.sched_conf.compensation_factor)
     return root
 
@@ -134,7 +137,7 @@ def _totals(refs: list[JobRef]) -> float:
 
 def _pass(cell: Cell, now: int, free_slots: int, with_pending: bool) -> TicketRun:
     entities = Entities.of(cell)
-    refs = _refs(cell, entities, free_slots, with_pending)
+    refs = _refs(cell, entities, free_slots, with_pending, now)
     tree = _tree(cell, refs, now)
     for ref in refs:
         ref.count(ref.queued)
