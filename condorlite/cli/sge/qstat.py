@@ -57,7 +57,8 @@ def job_data(row: JobPriority) -> dict[str, Any]:
         "user": job.owner,
         "project": job.project,
         "department": row.department,
-        "state": "r" if row.running else "qw",
+        "state": row.state,
+        "tasks": list(row.tasks),
         "submission_time": job.submission_time,
         "start_time": _start(row),
         "deadline": job.deadline or None,
@@ -71,6 +72,16 @@ def _start(row: JobPriority) -> int | None:
         if task.number == row.task and task.running:
             return task.start_time
     return None
+
+
+def task_label(ids: tuple[int, ...]) -> str:
+    """qstat's ja-task-ID: ``n``, ``a-b:s`` for three or more ids in one step, else
+    the ids joined by commas (``1,4,5``, ``2,3``), as the recorded runs show."""
+    if len(ids) >= 3:
+        step = ids[1] - ids[0]
+        if step > 0 and all(b - a == step for a, b in zip(ids, ids[1:], strict=False)):
+            return f"{ids[0]}-{ids[-1]}:{step}"
+    return ",".join(str(i) for i in ids)
 
 
 def _slots(row: JobPriority) -> int:
@@ -97,8 +108,7 @@ def _line(row: JobPriority, ext: bool, urg: bool, pri: bool) -> str:
     out.append(f"{job.name[:10]:<10} {job.owner[:12]:<12}")
     if ext:
         out.append(f"{(job.project or 'NA')[:16]:<16} {(row.department or 'NA')[:10]:<10}")
-    state = "r" if row.running else "qw"
-    out.append(f"{state:<5} {_when(_start(row) or job.submission_time):<19}")
+    out.append(f"{row.state:<5} {_when(_start(row) or job.submission_time):<19}")
     if urg:
         out.append(f"{_when(job.deadline):<19}")
     if ext:
@@ -108,7 +118,7 @@ def _line(row: JobPriority, ext: bool, urg: bool, pri: bool) -> str:
             f"{int(row.tickets):5d} {row.ovrts:5d} {int(row.otckt):5d} "
             f"{int(row.ftckt):5d} {int(row.stckt):5d} {row.share:<5.2f}"
         )
-    task = str(row.task) if row.job.is_array else ""
+    task = task_label(row.tasks) if row.job.is_array else ""
     out.append(f"{'':<30} {_slots(row):5d} {task}")
     return " ".join(out).rstrip()
 

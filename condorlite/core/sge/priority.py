@@ -15,11 +15,11 @@ lists them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from condorlite.core.sge import tickets as ticket_calc
-from condorlite.core.sge.objects import Cell, Job
-from condorlite.core.sge.refs import JobRef
+from condorlite.core.sge.objects import JIDLE, Cell, Job, Task
+from condorlite.core.sge.refs import Entities, JobRef
 from condorlite.core.sge.urgency import Urgency, job_urgency, normalize
 
 #: The range of ``JB_priority`` (ppri + 1024) that npprior normalises over.
@@ -45,6 +45,12 @@ class JobPriority:
     share: float
     department: str | None
     node: str | None
+    #: qstat's state letters: ``r``, ``qw``, ``hqw`` (held or waiting for a
+    #: predecessor), ``Eqw`` (error).
+    state: str = "qw"
+    #: The task ids this row stands for (qstat groups a job's pending tasks that share
+    #: their figures into one line).
+    tasks: tuple[int, ...] = ()
 
     @property
     def ovrts(self) -> int:
@@ -106,12 +112,71 @@ def prioritise(
             + conf.weight_priority * npprior
         )
         rows.append(_row(ref, urgency, prio, nurg, npprior, ntckts))
+    rows = _grouped(cell, rows, now)
     running = sorted((r for r in rows if r.running), key=lambda r: (r.job.number, r.task))
     pending = sorted(
         (r for r in rows if not r.running),
         key=lambda r: (-r.prio, r.job.submission_time, r.job.number, r.task),
     )
     return Prioritisation(now, tuple(running + pending), run.max_tickets, low, high, run.tree)
+
+
+def _grouped(cell: Cell, rows: list[JobPriority], now: int) -> list[JobPriority]:
+    """The rows as qstat shows them: each running task; one row per job for its
+    dispatchable pending tasks, with the figures of its best-priced task (the scheduler
+    keeps those in the job's template, and tasks past the per-job limit have no others);
+    held, error and not-yet-due tasks with every figure 0, as the scheduler leaves them
+    out of its calculation. (A pending task the qmaster has enrolled, e.g. a rescheduled
+    one, is a line of its own in qstat; the dump does not say which are.)"""
+    priced: dict[int, list[JobPriority]] = {}
+    for row in rows:
+        priced.setdefault(row.job.number, []).append(row)
+    entities = Entities.of(cell)
+    out: list[JobPriority] = [r for r in rows if r.running]
+    for job in sorted(cell.jobs, key=lambda j: j.number):
+        mine = [r for r in priced.get(job.number, []) if not r.running]
+        waiting = [t for t in job.tasks if t.status == JIDLE]
+        due = not job.hold and job.execution_time <= now
+        ready = tuple(t.number for t in waiting if t.pending and due)
+        best = max(mine, key=lambda r: r.tickets, default=None)
+        if ready and best is not None:
+            out.append(replace(best, task=ready[0], tasks=ready))
+        for state, ids in _excluded(waiting, ready):
+            zero = Urgency(0.0, 0.0, 0.0, 0, ())
+            department = job.department or entities.department_of(job)
+            out.append(
+                JobPriority(
+                    job,
+                    ids[0],
+                    False,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    zero,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    department,
+                    None,
+                    state,
+                    ids,
+                )
+            )
+    return out
+
+
+def _excluded(waiting: list[Task], ready: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:
+    """The left-out tasks grouped by qstat state (``hqw``, ``Eqw``, ``qw``)."""
+    groups: dict[str, list[int]] = {}
+    for task in waiting:
+        if task.number in ready:
+            continue
+        state = "Eqw" if task.error else "hqw" if task.held else "qw"
+        groups.setdefault(state, []).append(task.number)
+    return [(state, tuple(ids)) for state, ids in groups.items()]
 
 
 def _row(
@@ -134,4 +199,6 @@ def _row(
         share=ref.share,
         department=ref.department,
         node=node,
+        state="r" if not ref.queued else "qw",
+        tasks=(ref.task,),
     )
