@@ -13,6 +13,7 @@ precision whatever the flags.
 from __future__ import annotations
 
 import time
+from itertools import pairwise
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -79,7 +80,7 @@ def task_label(ids: tuple[int, ...]) -> str:
     the ids joined by commas (``1,4,5``, ``2,3``), as the recorded runs show."""
     if len(ids) >= 3:
         step = ids[1] - ids[0]
-        if step > 0 and all(b - a == step for a, b in zip(ids, ids[1:], strict=False)):
+        if step > 0 and all(b - a == step for a, b in pairwise(ids)):
             return f"{ids[0]}-{ids[-1]}:{step}"
     return ",".join(str(i) for i in ids)
 
