@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from condorlite.core.sge import tickets as ticket_calc
 from condorlite.core.sge.objects import JIDLE, Cell, Job, Task
 from condorlite.core.sge.refs import Entities, JobRef
+from condorlite.core.sge.sharetree import Node
 from condorlite.core.sge.urgency import Urgency, job_urgency, normalize
 
 #: The range of ``JB_priority`` (ppri + 1024) that npprior normalises over.
@@ -67,7 +68,7 @@ class Prioritisation:
     max_tickets: float
     min_urgency: float
     max_urgency: float
-    tree: object | None
+    tree: Node | None
 
     def find(self, number: int) -> list[JobPriority]:
         return [j for j in self.jobs if j.job.number == number]
@@ -182,7 +183,7 @@ def _excluded(waiting: list[Task], ready: tuple[int, ...]) -> list[tuple[str, tu
 def _row(
     ref: JobRef, urgency: Urgency, prio: float, nurg: float, npprior: float, ntckts: float
 ) -> JobPriority:
-    node = getattr(ref.node, "path", None)
+    node = ref.node.path if ref.node is not None else None
     return JobPriority(
         job=ref.job,
         task=ref.task,

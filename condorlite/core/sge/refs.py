@@ -16,8 +16,12 @@ the length of one calculation (never longer).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from condorlite.core.sge.objects import Cell, Job
+
+if TYPE_CHECKING:  # sharetree builds on refs; a ref only points at a node
+    from condorlite.core.sge.sharetree import Node
 
 #: The department of a user no department lists.
 DEFAULT_DEPARTMENT = "defaultdepartment"
@@ -52,7 +56,7 @@ class JobRef:
     project: Entity | None
     dept: Entity | None
     department: str | None = None
-    node: object | None = None
+    node: Node | None = None
     tickets: float = 0.0
     sticket: float = 0.0
     fticket: float = 0.0

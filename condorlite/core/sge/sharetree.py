@@ -95,8 +95,8 @@ class Node:
 
 
 def build(tree: ShareTreeNode, cell: Cell, path: str = "/") -> Node:
-    """A working copy of ``tree`` with project flags and usage from ``share_mon``
-    (``node_usage`` fills in usage afterwards)."""
+    """A working copy of ``tree`` with its project flags (``assign_usage`` and
+    ``add_job_usage`` fill in the usage once the jobs are attached)."""
     node = Node(tree.name, tree.shares, path, is_project=tree.name in cell.projects)
     for child in tree.children:
         node.children.append(build(child, cell, _child_path(path, child.name)))
