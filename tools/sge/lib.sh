@@ -44,14 +44,16 @@ begin() {
   for i in $(seq 1 60); do [ -z "$(qstat -u '*' 2>/dev/null)" ] && break; sleep 1; done
   for x in $(qconf -sql 2>/dev/null); do [ "$x" = all.q ] || qconf -dq $x >/dev/null 2>&1; done
   qconf -dstree >/dev/null 2>&1
-  for x in $(qconf -sprjl 2>/dev/null); do qconf -dprj $x >/dev/null 2>&1; done
+  # users first: a user's default_project keeps that project from being deleted
   for x in $(qconf -suserl 2>/dev/null); do qconf -duser $x >/dev/null 2>&1; done
+  for x in $(qconf -sprjl 2>/dev/null); do qconf -dprj $x >/dev/null 2>&1; done
   for x in $(qconf -sul 2>/dev/null | grep '^dept_'); do qconf -dul $x >/dev/null 2>&1; done
   qconf -Mu $HERE_SGE/default_department.txt >/dev/null 2>&1
-  for x in $(qconf -spl 2>/dev/null); do [ "$x" = smp ] || qconf -dp $x >/dev/null 2>&1; done
-  qconf -Mp $HERE_SGE/default_pe_smp.txt >/dev/null 2>&1
+  # the queue first: a PE still in all.q's pe_list cannot be deleted
   sed "s/^hostlist .*/hostlist $HOST/" $HERE_SGE/default_queue_all.q.txt > $TMPD/all.q
   qconf -Mq $TMPD/all.q >/dev/null 2>&1
+  for x in $(qconf -spl 2>/dev/null); do [ "$x" = smp ] || qconf -dp $x >/dev/null 2>&1; done
+  qconf -Mp $HERE_SGE/default_pe_smp.txt >/dev/null 2>&1
   for x in global $(qconf -sel 2>/dev/null); do qconf -rattr exechost complex_values NONE $x >/dev/null 2>&1; done
   qconf -Mc $HERE_SGE/default_complexes.txt >/dev/null 2>&1
   qconf -clearusage >/dev/null 2>&1

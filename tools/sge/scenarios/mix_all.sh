@@ -10,8 +10,8 @@ add_complex "gpu gpu INT <= YES YES 0 2000"
 mgr qconf -mattr exechost complex_values lic=40,gpu=4 global
 P="weight_tickets_functional 800000 weight_tickets_share 1200000 weight_user 0.3 weight_project 0.3 weight_department 0.2 weight_job 0.2 share_override_tickets true share_functional_shares true policy_hierarchy OFS weight_ticket 0.5 weight_urgency 0.3 weight_priority 0.2 weight_waiting_time 0.01"
 sconf $P
-mkuser alice 100 50000; mkuser bob 60 0 p1; mkuser carol 30 0; mkuser dave 10 120000 p3; mkuser erin 50 0
 mkprj p1 50 0; mkprj p2 30 200000; mkprj p3 20 0
+mkuser alice 100 50000; mkuser bob 60 0 p1; mkuser carol 30 0; mkuser dave 10 120000 p3; mkuser erin 50 0
 mkdept dept_a 60 100000 alice,bob
 mkdept dept_b 40 0 carol,dave
 cat > $TMPD/tree <<'EOT'

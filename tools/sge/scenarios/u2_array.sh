@@ -12,7 +12,7 @@ sub alice -t 1-5
 sub alice
 sub bob -t 1-10:3 -l lic=1
 sub bob
-j=$(sub carol -t 1-3); mgr qalter -ot 90000 $j
+j=$(sub carol -t 1-3); mgr qalter -ot 90000 ${j%%.*}
 sub carol -pe smp 2 -t 1-2
 snap t0
 sconf $P max_pending_tasks_per_job 2
