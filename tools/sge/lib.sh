@@ -87,19 +87,19 @@ add_complex() {
 
 mkuser() {
   printf 'name %s\noticket %s\nfshare %s\ndelete_time 0\ndefault_project %s\n' $1 $3 $2 ${4:-NONE} > $TMPD/user_$1
-  qconf -Auser $TMPD/user_$1 >/dev/null 2>&1 || qconf -Muser $TMPD/user_$1 >/dev/null
+  qconf -Auser $TMPD/user_$1 >/dev/null 2>&1 || qconf -Muser $TMPD/user_$1 >/dev/null || echo "FAILED: mkuser $*" >&2
   note "mkuser $*"
 }
 
 mkprj() {
   printf 'name %s\noticket %s\nfshare %s\nacl NONE\nxacl NONE\n' $1 $3 $2 > $TMPD/prj_$1
-  qconf -Aprj $TMPD/prj_$1 >/dev/null 2>&1 || qconf -Mprj $TMPD/prj_$1 >/dev/null
+  qconf -Aprj $TMPD/prj_$1 >/dev/null 2>&1 || qconf -Mprj $TMPD/prj_$1 >/dev/null || echo "FAILED: mkprj $*" >&2
   note "mkprj $*"
 }
 
 mkdept() {
   printf 'name %s\ntype DEPT\nfshare %s\noticket %s\nentries %s\n' $1 $2 $3 $4 > $TMPD/dept_$1
-  qconf -Au $TMPD/dept_$1 >/dev/null 2>&1 || qconf -Mu $TMPD/dept_$1 >/dev/null
+  qconf -Au $TMPD/dept_$1 >/dev/null 2>&1 || qconf -Mu $TMPD/dept_$1 >/dev/null || echo "FAILED: mkdept $*" >&2
   note "mkdept $*"
 }
 

@@ -6,8 +6,8 @@
 begin f5_all
 P="weight_tickets_functional 1000000 weight_tickets_share 0 weight_user 0.4 weight_project 0.3 weight_department 0.2 weight_job 0.1 weight_ticket 1.0 weight_urgency 0 weight_priority 0"
 sconf $P share_functional_shares true
-mkuser alice 100 0; mkuser bob 50 0; mkuser carol 20 0 p2; mkuser dave 0 0; mkuser erin 30 0
 mkprj p1 40 0; mkprj p2 20 0
+mkuser alice 100 0; mkuser bob 50 0; mkuser carol 20 0 p2; mkuser dave 0 0; mkuser erin 30 0
 mkdept dept_a 60 0 alice,bob
 mkdept dept_b 40 0 carol,dave
 sub alice -P p1 -js 10; sub alice -P p1; sub alice -P p2 -js 30; sub alice

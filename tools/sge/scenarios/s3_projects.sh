@@ -7,8 +7,8 @@ begin s3_projects
 P="weight_tickets_functional 0 weight_tickets_share 1000000 weight_ticket 1.0 weight_urgency 0 weight_priority 0"
 sconf $P
 for u in alice bob carol dave; do mkuser $u 0 0; done
-mkuser erin 0 0 p1
 mkprj p1 0 0; mkprj p2 0 0; mkprj p3 0 0
+mkuser erin 0 0 p1
 cat > $TMPD/tree <<'EOT'
 id=0
 name=Root
