@@ -20,8 +20,9 @@ Grid Engine decays it: ``usage * (1 - 60 * ln 2 / halftime_s) ** (elapsed / 60)`
 Running jobs of a node share ``ostt * T`` (``T`` = ``weight_tickets_share``) by their job
 shares (``qsub -js``; truncated to whole tickets) or, with no job shares, equally over
 the node's jobs. Pending jobs are ranked under their node (by job share, or by the
-tickets of the policies before this one, then job number and task) and the k-th gets
-``stt / (running jobs of the node + k) * T``; the ranking and this division are then
+tickets of the policies before this one, then job number and task) and each gets
+``stt / (running jobs of the node + 1 + the least slots of the jobs ranked before it)
+* T``; the ranking and this division are then
 repeated at every ancestor below the root, with the ancestor's ``stt`` (the real
 scheduler's ``sge_sort_pending_job_nodes``; below a root with one active child the
 child stands in for the root).
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from condorlite.core.sge.objects import Cell, SchedConf, ShareTreeNode, ShareUsage
@@ -59,6 +60,7 @@ class PendingEntry:
     ref: JobRef
     sort: float
     tickets: float
+    slots: int = 1
     shr: float = 0.0
 
 
@@ -139,20 +141,37 @@ def search(
     return None, None
 
 
-def attach(root: Node, ref: JobRef) -> None:
+class Finder:
+    """``search`` with its answers kept for one calculation (the tree does not change
+    under it but for the copies of ``default`` that ``attach`` adds, and those change
+    only the answer for their own user, which ``attach`` records)."""
+
+    def __init__(self, root: Node) -> None:
+        self.root = root
+        self.found: dict[tuple[str | None, str | None], tuple[Node | None, Node | None]] = {}
+
+    def find(self, user: str | None, project: str | None) -> tuple[Node | None, Node | None]:
+        key = (user, project)
+        if key not in self.found:
+            self.found[key] = search(self.root, user, project)
+        return self.found[key]
+
+
+def attach(finder: Finder, ref: JobRef) -> None:
     """Find ``ref``'s node; a user reaching ``default`` gets a copy of it named after
     the user, added beside it (``sge_set_job_refs``)."""
     if ref.user is None and ref.project is None:
         return
     user = ref.user.name if ref.user else None
     project = ref.project.name if ref.project else None
-    node, parent = search(root, user, project)
+    node, parent = finder.find(user, project)
     if node is not None and ref.user is not None and parent is not None and node.name == "default":
         name = ref.user.name
         copy = Node(name, node.shares, _child_path(parent.path, name), temp=True)
         # sge_share_mon shows such a user under the default node, not beside it.
         copy.usage_path = _child_path(node.path, name)
         parent.children.append(copy)
+        finder.found[(user, project)] = (copy, parent)
         node = copy
     ref.node = node
     if node is not None:
@@ -231,7 +250,7 @@ def combined(usage: dict[str, float], weights: dict[str, float]) -> float:
     return sum(usage.get(name, 0.0) * w for name, w in weights.items()) / total
 
 
-def add_job_usage(root: Node, cell: Cell) -> None:
+def add_job_usage(finder: Finder, cell: Cell) -> None:
     """Add what running and just-finished tasks used that the stored usage does not
     hold yet (the real scheduler adds each task's usage since its last run).
 
@@ -243,14 +262,14 @@ def add_job_usage(root: Node, cell: Cell) -> None:
     under-counts by at most what accrued since the last run."""
     weights = cell.sched_conf.usage_weight_list
     per_node: dict[int, tuple[Node, float]] = {}
-    ancestry = _ancestry(root)
+    ancestry = _ancestry(finder.root)
     for job in cell.jobs:
         used = sum(combined(t.usage, weights) for t in job.tasks if t.running or t.finished)
         if used <= 0:
             continue
         user = job.owner if job.owner in cell.users else None
         project = job.project if job.project in cell.projects else None
-        node, _ = search(root, user, project)
+        node, _ = finder.find(user, project)
         if node is None:
             continue
         held = per_node.get(id(node), (node, 0.0))[1]
@@ -325,15 +344,22 @@ def running_tickets(refs: Sequence[JobRef], total: float) -> None:
             ref.sticket = tickets / node.job_ref_count
 
 
-def pending_tickets(root: Node, refs: Sequence[JobRef], total: float, dependent: bool) -> None:
+def pending_tickets(
+    root: Node,
+    refs: Sequence[JobRef],
+    total: float,
+    dependent: bool,
+    slots: Callable[[JobRef], int] = lambda ref: 1,
+) -> None:
     """Share-tree tickets of pending refs (module doc); with ``dependent`` they rank by
     the tickets of the policies before and add to them."""
     for ref in refs:
         if ref.queued and ref.node is not None:
             if dependent:
-                entry = PendingEntry(ref, ref.tickets + 0.01 * ref.job.jobshare, ref.tickets)
+                sort, before = ref.tickets + 0.01 * ref.job.jobshare, ref.tickets
             else:
-                entry = PendingEntry(ref, float(ref.job.jobshare), 0.0)
+                sort, before = float(ref.job.jobshare), 0.0
+            entry = PendingEntry(ref, sort, before, slots(ref))
             ref.node.pending.append(entry)
     for entry in _rank(root, root, total):
         entry.ref.sticket = entry.shr * total
@@ -355,8 +381,11 @@ def _rank(root: Node, node: Node, total: float) -> list[PendingEntry]:
         entries.sort(key=lambda e: (-e.sort, e.ref.job.number, e.ref.task))
         count = node.active_job_ref_count
         for entry in entries:
-            count += 1
-            entry.shr = node.stt / count
+            entry.shr = node.stt / (count + 1)
             entry.sort = entry.tickets + entry.shr * total
+            # SoGE 8.1.9 counts a parallel job's least slot count: the jobs after a
+            # 3-slot job divide by 3 more (tests/data/sge/mix_all, rnd_3; the 6.2 code
+            # counts 1 a job).
+            count += entry.slots
     node.pending = []
     return entries

@@ -84,11 +84,12 @@ def _tree(cell: Cell, refs: list[JobRef], now: int) -> sharetree.Node | None:
     if cell.share_tree is None:
         return None
     root = sharetree.build(cell.share_tree, cell)
+    finder = sharetree.Finder(root)
     for ref in refs:
-        sharetree.attach(root, ref)
+        sharetree.attach(finder, ref)
     sharetree.count_jobs(root)
     sharetree.assign_usage(root, cell, now)
-    sharetree.add_job_usage(root, cell)
+    sharetree.add_job_usage(finder, cell)
     sharetree.targets(root, cell.sched_conf.compensation_factor)
     return root
 
@@ -111,12 +112,23 @@ def _running(refs: list[JobRef], cell: Cell) -> functional.ShareSums:
     return sums
 
 
+def _least_slots(ref: JobRef) -> int:
+    """The fewest slots a job can run with: 1, or its PE range's first id."""
+    return ref.job.pe_range[0].min if ref.job.pe_range else 1
+
+
 def _pending(refs: list[JobRef], cell: Cell, tree: sharetree.Node | None, sums) -> None:
     """Step 3 of the module doc."""
     conf = cell.sched_conf
     for letter, dependent in hierarchy(conf.policy_hierarchy):
         if letter == "S" and conf.weight_tickets_share > 0 and tree is not None:
-            sharetree.pending_tickets(tree, refs, float(conf.weight_tickets_share), dependent)
+            sharetree.pending_tickets(
+                tree,
+                refs,
+                float(conf.weight_tickets_share),
+                dependent,
+                slots=_least_slots,
+            )
         elif letter == "F" and conf.weight_tickets_functional > 0:
             functional.pending_functional(refs, sums, conf, dependent=dependent)
         elif letter == "O":

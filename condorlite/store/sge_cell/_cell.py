@@ -16,7 +16,7 @@ from condorlite.core.sge.objects import (
 )
 from condorlite.errors import DataError, InputMissingError
 
-from . import _jobs, _objects, _sharetree, _xml
+from . import _jobs, _jobscan, _objects, _sharetree, _xml
 from ._objects import Notes
 
 T = TypeVar("T")
@@ -125,8 +125,8 @@ def read_cell(path: Path | str) -> Cell:
     usersets = cast(dict[str, Userset], _objects_of(dump, "usersets", notes))
     pes = _objects_of(dump, "pes", notes)
     tree, usage = _share(dump, notes)
-    reads = dump.xml("jobs.xml", _jobs.JOBS_COMMAND,
-                     lambda root: _jobs.read_jobs(root, complexes, usersets))
+    reads = _jobscan.read_jobs(cast(bytes, dump.data("jobs.xml")), dump.source("jobs.xml"),
+                               complexes, usersets)
     pending = dump.xml("queue_instances.xml", _jobs.QUEUE_INSTANCES_COMMAND,
                        _jobs.read_pending)
     if pending is None and reads:

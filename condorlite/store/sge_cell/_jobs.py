@@ -1,4 +1,5 @@
-"""``jobs.xml`` (``qstat -xml -j '*'``) and the pending tasks of ``queue_instances.xml``.
+"""What ``jobs.xml`` (``qstat -xml -j '*'``, scanned by ``_jobscan``) holds, and the
+pending tasks of ``queue_instances.xml``.
 
 ``qstat -xml -j '*'`` prints ``<detailed_job_info><djob_info>`` with one ``<element>``
 per job, or, when no job exists, ``<unknown_jobs><ST_name>*</ST_name></unknown_jobs>``
@@ -39,9 +40,7 @@ from dataclasses import dataclass, replace
 
 from condorlite.core.sge.objects import (
     JIDLE,
-    Complex,
     Job,
-    ResourceRequest,
     SlotRange,
     Task,
     Userset,
@@ -75,13 +74,6 @@ def _child(parent: ET.Element, tag: str, *, required: bool = False) -> ET.Elemen
     return child
 
 
-def _items(parent: ET.Element, tag: str) -> list[ET.Element]:
-    """The children of ``parent``'s ``<tag>`` (none when it is absent). Elements are
-    never tested for truth: ElementTree deprecates it (an empty element is false)."""
-    child = parent.find(tag)
-    return [] if child is None else list(child)
-
-
 def _text(parent: ET.Element, tag: str, *, required: bool = False) -> str | None:
     child = _child(parent, tag, required=required)
     return None if child is None else (child.text or "").strip()
@@ -98,75 +90,27 @@ def _int(parent: ET.Element, tag: str, default: int = 0, *, required: bool = Fal
         raise XmlValueError(child, f"{tag}: expected an integer, found {text!r}") from None
 
 
-def _float(parent: ET.Element, tag: str) -> float:
-    child = _child(parent, tag, required=True)
-    text = (child.text or "").strip()  # type: ignore[union-attr]
-    try:
-        return float(text)
-    except ValueError:
-        raise XmlValueError(child, f"{tag}: expected a number, found {text!r}") from None  # type: ignore[arg-type]
+# --- what a job is ----------------------------------------------------------------------
 
 
-def _bool(parent: ET.Element, tag: str) -> bool:
-    child = _child(parent, tag)
-    if child is None:
-        return False
-    text = (child.text or "").strip().lower()
-    if text not in ("true", "false"):
-        raise XmlValueError(child, f"{tag}: expected true or false, found {child.text!r}")
-    return text == "true"
+class Departments:
+    """The department the qmaster gives a job at submission (module docstring): the
+    first DEPT userset, in dump order, listing the owner, else the first listing
+    ``@group``, else ``defaultdepartment`` when it exists. Indexed once per dump."""
 
+    def __init__(self, usersets: dict[str, Userset]) -> None:
+        self._by_member: dict[str, str] = {}
+        for dept in usersets.values():
+            if dept.is_department:
+                for member in dept.entries:
+                    self._by_member.setdefault(member, dept.name)
+        self._default = DEFAULT_DEPARTMENT if DEFAULT_DEPARTMENT in usersets else None
 
-def _ranges(items: list[ET.Element]) -> tuple[SlotRange, ...]:
-    out = []
-    for item in items:
-        low, high = _int(item, "RN_min", required=True), _int(item, "RN_max", required=True)
-        step = _int(item, "RN_step", 1)
-        if low > high or step < 0:
-            raise XmlValueError(item, f"expected RN_min <= RN_max and RN_step >= 0, "
-                                      f"found {low}-{high}:{step}")
-        out.append(SlotRange(low, high, step))
-    return tuple(out)
-
-
-# --- one job --------------------------------------------------------------------------
-
-
-def _requests(items: list[ET.Element], complexes: dict[str, Complex],
-              shortcuts: dict[str, str]) -> tuple[ResourceRequest, ...]:
-    out = []
-    for item in items:
-        name = _text(item, "CE_name", required=True) or ""
-        if name not in complexes and name in shortcuts:  # qstat prints the full name;
-            name = shortcuts[name]                         # accept a shortcut all the same
-        out.append(ResourceRequest(name, _text(item, "CE_stringval") or "",
-                                   _float(item, "CE_doubleval")))
-    return tuple(out)
-
-
-def _usage(items: list[ET.Element]) -> dict[str, float]:
-    return {_text(item, "UA_name", required=True) or "": _float(item, "UA_value")
-            for item in items}
-
-
-def _materialised(items: list[ET.Element]) -> tuple[Task, ...]:
-    tasks = [Task(_int(item, "JAT_task_number", required=True),
-                  _int(item, "JAT_status"), _int(item, "JAT_start_time"),
-                  _usage(_items(item, "JAT_scaled_usage_list")))
-             for item in items]
-    return tuple(sorted(tasks, key=lambda t: t.number))
-
-
-def department(owner: str, group: str, usersets: dict[str, Userset]) -> str | None:
-    """The department the qmaster gives a job at submission (module docstring)."""
-    departments = [u for u in usersets.values() if u.is_department]
-    for dept in departments:
-        if owner in dept.entries:
-            return dept.name
-    for dept in departments:
-        if f"@{group}" in dept.entries:
-            return dept.name
-    return DEFAULT_DEPARTMENT if DEFAULT_DEPARTMENT in usersets else None
+    def of(self, owner: str, group: str) -> str | None:
+        found = self._by_member.get(owner)
+        if found is None:
+            found = self._by_member.get(f"@{group}")
+        return found if found is not None else self._default
 
 
 @dataclass(frozen=True)
@@ -176,55 +120,6 @@ class JobRead:
 
     job: Job
     task_ids: tuple[SlotRange, ...]
-
-
-def read_job(item: ET.Element, complexes: dict[str, Complex],
-             shortcuts: dict[str, str], usersets: dict[str, Userset]) -> JobRead:
-    owner = _text(item, "JB_owner", required=True) or ""
-    group = _text(item, "JB_group") or ""
-    job = Job(
-        number=_int(item, "JB_job_number", required=True),
-        name=_text(item, "JB_job_name") or "",
-        owner=owner,
-        group=group,
-        submission_time=_int(item, "JB_submission_time"),
-        project=_text(item, "JB_project") or None,
-        department=_text(item, "JB_department") or department(owner, group, usersets),
-        ppri=_int(item, "JB_priority", 1024) - 1024,
-        deadline=_int(item, "JB_deadline"),
-        override_tickets=_int(item, "JB_override_tickets"),
-        jobshare=_int(item, "JB_jobshare"),
-        hard_requests=_requests(_items(item, "JB_hard_resource_list"), complexes, shortcuts),
-        soft_requests=_requests(_items(item, "JB_soft_resource_list"), complexes, shortcuts),
-        hard_queues=tuple(_text(q, "QR_name", required=True) or ""
-                          for q in _items(item, "JB_hard_queue_list")),
-        pe=_text(item, "JB_pe") or None,
-        pe_range=_ranges(_items(item, "JB_pe_range")),
-        reserve=_bool(item, "JB_reserve"),
-        tasks=_materialised(_items(item, "JB_ja_tasks")),
-        execution_time=_int(item, "JB_execution_time"),
-        predecessors=tuple(_int(p, "JRE_job_number", required=True)
-                           for p in _items(item, "JB_jid_predecessor_list")),
-    )
-    return JobRead(job, _ranges(_items(item, "JB_ja_structure")))
-
-
-def read_jobs(root: ET.Element, complexes: dict[str, Complex],
-              usersets: dict[str, Userset]) -> list[JobRead]:
-    if root.tag == "unknown_jobs":  # what qstat prints when no job matches '*'
-        return []
-    if root.tag != "detailed_job_info":
-        raise XmlValueError(root, f"expected <detailed_job_info> or <unknown_jobs> "
-                                  f"({JOBS_COMMAND}), found <{root.tag}>")
-    shortcuts = {c.shortcut: c.name for c in complexes.values()}
-    items = _items(root, "djob_info")
-    out = [read_job(item, complexes, shortcuts, usersets) for item in items]
-    seen: set[int] = set()
-    for read, item in zip(out, items, strict=True):
-        if read.job.number in seen:
-            raise XmlValueError(item, f"job {read.job.number} given twice")
-        seen.add(read.job.number)
-    return out
 
 
 # --- pending tasks from queue_instances.xml ------------------------------------------------

@@ -51,14 +51,20 @@ def _refuse_doctype(data: bytes, source: str) -> None:
                         f"parser expand text without end; refused")
 
 
-def parse(data: bytes, source: str, what: str) -> ET.Element:
-    """The root element of ``data``; ``what`` names the command that makes the file,
-    for the message when the file holds something else (an error message)."""
+def check_prolog(data: bytes, source: str, what: str) -> None:
+    """``data`` starts as XML and declares no document type (module doc); ``what``
+    names the command that makes the file, for the message when the file holds
+    something else (an error message)."""
     first = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     if first != b"<":
         line = data.lstrip().split(b"\n", 1)[0].decode("utf-8", "replace")[:80]
         raise DataError(f"{source}:1: expected the XML of {what}, found {line!r}")
     _refuse_doctype(data, source)
+
+
+def parse(data: bytes, source: str, what: str) -> ET.Element:
+    """The root element of ``data`` (``check_prolog`` first)."""
+    check_prolog(data, source, what)
     try:
         return ET.fromstring(data)
     except ET.ParseError as exc:
