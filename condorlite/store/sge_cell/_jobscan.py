@@ -264,7 +264,7 @@ def _job(
 ) -> JobRead:
     s, records = draft.scalars, draft.records
     if b"JB_owner" not in s:
-        raise scan.fail(draft.start, "job without <JB_owner>")
+        raise scan.fail(draft.start, "expected a <JB_owner> element, found none")
     owner, group = scan.string(s[b"JB_owner"]), scan.string(s.get(b"JB_group"))
     reserve = scan.string(s.get(b"JB_reserve")).lower() or "false"
     if reserve not in ("true", "false"):
