@@ -70,6 +70,7 @@ def random_tree(rng, users, projects):
             top.append(Tree(p, rng.choice([10, 20, 30, 50, 100]), 1, kids))
     # user nodes outside projects: each user at most once, directly or in a group
     groups = []
+    nsub = [0]
     for i in range(rng.randint(0, 2)):
         groups.append(Tree("grp%d" % (i + 1), rng.choice([10, 20, 40, 60])))
     for u in free_users:
@@ -84,7 +85,8 @@ def random_tree(rng, users, projects):
                     and g.children[0].name.startswith("sub"):
                 g.children[0].children.append(leaf)
             elif rng.random() < 0.2:
-                g.children.append(Tree("sub%s" % g.name[3:], rng.choice([1, 2, 3]), 0, [leaf]))
+                nsub[0] += 1
+                g.children.append(Tree("sub%d" % nsub[0], rng.choice([1, 2, 3]), 0, [leaf]))
             else:
                 g.children.append(leaf)
         else:
