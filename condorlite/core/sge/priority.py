@@ -21,7 +21,7 @@ from condorlite.core.sge import tickets as ticket_calc
 from condorlite.core.sge.objects import JIDLE, Cell, Job, Task
 from condorlite.core.sge.refs import Entities, JobRef
 from condorlite.core.sge.sharetree import Node
-from condorlite.core.sge.urgency import Urgency, job_urgency, normalize
+from condorlite.core.sge.urgency import Urgencies, Urgency, normalize
 
 #: The range of ``JB_priority`` (ppri + 1024) that npprior normalises over.
 PRIORITY_RANGE = 2048
@@ -84,15 +84,11 @@ def prioritise(
     as SoGE 8.1.9 does."""
     conf = cell.sched_conf
     run = ticket_calc.calculate(cell, now, free_slots)
+    calculator = Urgencies(
+        cell.complexes, cell.pes, conf.weight_waiting_time, conf.weight_deadline
+    )
     urgencies = {
-        job.number: job_urgency(
-            job,
-            now,
-            complexes=cell.complexes,
-            pes=cell.pes,
-            weight_waiting_time=conf.weight_waiting_time,
-            weight_deadline=conf.weight_deadline,
-        )
+        job.number: calculator.of(job, now)
         for job in {r.job.number: r.job for r in run.refs}.values()
     }
     values = [u.urg for u in urgencies.values()]
@@ -141,7 +137,8 @@ def _grouped(cell: Cell, rows: list[JobPriority], now: int) -> list[JobPriority]
         ready = tuple(t.number for t in waiting if t.pending and due)
         best = max(mine, key=lambda r: r.tickets, default=None)
         if ready and best is not None:
-            out.append(replace(best, task=ready[0], tasks=ready))
+            same = best.task == ready[0] and best.tasks == ready
+            out.append(best if same else replace(best, task=ready[0], tasks=ready))
         for state, ids in _excluded(waiting, ready):
             zero = Urgency(0.0, 0.0, 0.0, 0, ())
             department = job.department or entities.department_of(job)

@@ -130,24 +130,15 @@ def _term(name: str, amount: float, slots: int, centry: Complex) -> UrgencyTerm 
     return None
 
 
-def job_urgency(
-    job: Job,
-    now: int,
-    *,
-    complexes: dict[str, Complex],
-    pes: dict[str, ParallelEnvironment],
-    weight_waiting_time: float,
-    weight_deadline: float,
-) -> Urgency:
-    """``job``'s urgency at ``now`` (module doc)."""
-    wtcontr = weight_waiting_time * (now - job.submission_time)
-    dlcontr = 0.0
-    if job.deadline:
-        dlcontr = weight_deadline / max(job.deadline - now, 1)
+def resource_terms(
+    job: Job, complexes: dict[str, Complex], pes: dict[str, ParallelEnvironment]
+) -> tuple[int, tuple[UrgencyTerm, ...]]:
+    """The slot count and the ``rrcontr`` terms of ``job`` (module doc); they depend
+    only on its PE request and hard requests."""
     slots = urgency_slots(job, pes)
     slot_entry = complexes.get("slots")
     if slot_entry is None:
-        return Urgency(0.0, wtcontr, dlcontr, slots, ())
+        return slots, ()
     terms: list[UrgencyTerm] = []
     implicit = _term("slots", 1.0, slots, slot_entry)
     if implicit is not None:
@@ -160,8 +151,46 @@ def job_urgency(
         term = _term(centry.name, request.amount, slots, centry)
         if term is not None:
             terms.append(term)
+    return slots, tuple(terms)
+
+
+def _urgency(
+    job: Job,
+    now: int,
+    slots: int,
+    terms: tuple[UrgencyTerm, ...],
+    weight_waiting_time: float,
+    weight_deadline: float,
+) -> Urgency:
+    wtcontr = weight_waiting_time * (now - job.submission_time)
+    dlcontr = weight_deadline / max(job.deadline - now, 1) if job.deadline else 0.0
     rrcontr = sum(t.contribution for t in terms)
-    return Urgency(rrcontr, wtcontr, dlcontr, slots, tuple(terms))
+    return Urgency(rrcontr, wtcontr, dlcontr, slots, terms)
+
+
+class Urgencies:
+    """Urgency for the jobs of one run. Like the real scheduler's job categories, jobs
+    with the same PE request and hard requests share their resource terms, worked out
+    once for the run (the object lives no longer than the run)."""
+
+    def __init__(
+        self,
+        complexes: dict[str, Complex],
+        pes: dict[str, ParallelEnvironment],
+        weight_waiting_time: float,
+        weight_deadline: float,
+    ) -> None:
+        self._complexes = complexes
+        self._pes = pes
+        self._weights = (weight_waiting_time, weight_deadline)
+        self._terms: dict[tuple, tuple[int, tuple[UrgencyTerm, ...]]] = {}
+
+    def of(self, job: Job, now: int) -> Urgency:
+        key = (job.pe, job.pe_range, job.hard_requests)
+        found = self._terms.get(key)
+        if found is None:
+            found = self._terms[key] = resource_terms(job, self._complexes, self._pes)
+        return _urgency(job, now, found[0], found[1], *self._weights)
 
 
 def _by_shortcut(complexes: dict[str, Complex], name: str) -> Complex | None:

@@ -163,8 +163,10 @@ def _pending_of(read: JobRead, entries: list[PendingEntry] | None) -> dict[int, 
         flags = {"held": "h" in entry.state, "error": "E" in entry.state}
         for number in ids:
             base = known.get(number)
-            if base is None or base.status == JIDLE:  # enrolled but still pending
-                out[number] = replace(base or Task(number), **flags)
+            if base is None:
+                out[number] = Task(number, **flags)
+            elif base.status == JIDLE:  # enrolled but still pending
+                out[number] = replace(base, **flags)
     return out
 
 
