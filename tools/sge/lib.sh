@@ -128,7 +128,16 @@ burn() {
   note "burn $u $secs $* # job $id"; echo $id
 }
 
-mgr() { "$@" >/dev/null || echo "FAILED: $*" >&2; note "mgr $*"; }
+mgr() {
+  "$@" >/dev/null || echo "FAILED: $*" >&2; note "mgr $*"
+  # qalter moves a job to the end of the scheduler's pending list (its event mirror
+  # re-adds a modified job): keep the order for the dump's modified_jobs file.
+  if [ "$1" = qalter ] && [ -n "${SCN:-}" ]; then
+    local j=${!#}; j=${j%%.*}
+    { grep -vx "$j" $SCN/.modified 2>/dev/null; echo "$j"; } > $SCN/.modified.new
+    mv $SCN/.modified.new $SCN/.modified
+  fi
+}
 
 tsm() {
   local i
@@ -176,6 +185,7 @@ snap() {
   local d=$SCN/$1 sz ts i
   mkdir -p $d/expected
   dump_cell $d
+  [ -f $SCN/.modified ] && cp $SCN/.modified $d/modified_jobs
   qstat -s p -u '*' | awk 'NR>2{print $1}' | sort -un > $TMPD/pending_before
   sz=$(stat -c %s $COMMON/schedule 2>/dev/null || echo 0)
   rm -f $COMMON/schedd_runlog

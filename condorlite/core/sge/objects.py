@@ -301,6 +301,10 @@ class Cell:
     share_usage: dict[str, ShareUsage] = field(default_factory=dict)
     now: int | None = None
     warnings: tuple[str, ...] = ()
+    #: Jobs changed by ``qalter`` since the scheduler last loaded its job list, in the
+    #: order they were changed (the dump's optional ``modified_jobs`` file): the
+    #: scheduler's pending list holds them after every other job, in that order.
+    modified_jobs: tuple[int, ...] = ()
 
     @property
     def departments(self) -> dict[str, Userset]:

@@ -4,8 +4,8 @@ tickets for every running and pending task, as Grid Engine's ``sge_calc_tickets`
 Order of work (each step's formulas are in its module):
 
 1. Refs: every running task, then up to ``min(max_pending_tasks_per_job,
-   free_slots + 1)`` pending tasks of each pending job, in job-number order
-   (``refs``); each ref's share-tree node (``sharetree.attach``).
+   free_slots + 1)`` pending tasks of each pending job, in the scheduler's list order
+   (``scheduler_order``); each ref's share-tree node (``sharetree.attach``).
 2. Running tasks get their tickets together: share tree (``ostt * T`` of their node),
    functional (sums over running jobs), override (``oticket / job_cnt``).
 3. Pending tasks get theirs one policy at a time in ``policy_hierarchy`` order (a
@@ -64,18 +64,30 @@ def pending_tasks(job: Job, limit: int, now: int) -> Iterator[int]:
             yield task.number
 
 
+def scheduler_order(cell: Cell) -> list[Job]:
+    """The scheduler's job list: by job number, except that jobs changed by ``qalter``
+    come last, in the order they were changed (``Cell.modified_jobs``; its event mirror
+    re-adds a changed job at the end). The order decides which of two equally placed
+    jobs of one category gets its tickets first."""
+    last = {number: i for i, number in enumerate(cell.modified_jobs)}
+    return sorted(
+        cell.jobs, key=lambda j: (1, last[j.number]) if j.number in last else (0, j.number)
+    )
+
+
 def _refs(
     cell: Cell, entities: Entities, free_slots: int, with_pending: bool, now: int
 ) -> list[JobRef]:
+    jobs = scheduler_order(cell)
     refs = [
         entities.ref(job, task.number, queued=False)
-        for job in sorted(cell.jobs, key=lambda j: j.number)
+        for job in jobs
         for task in job.tasks
         if task.running
     ]
     if with_pending:
         limit = min(cell.sched_conf.max_pending_tasks_per_job, free_slots + 1)
-        for job in sorted(cell.jobs, key=lambda j: j.number):
+        for job in jobs:
             refs.extend(entities.ref(job, n, queued=True) for n in pending_tasks(job, limit, now))
     return refs
 

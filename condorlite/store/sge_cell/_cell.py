@@ -88,6 +88,22 @@ def _now(text: str | None, source: str) -> int | None:
     return int(value)
 
 
+def _modified(text: str | None, source: str) -> tuple[int, ...]:
+    """``modified_jobs``: one job number a line (recorded by the recording kit's
+    ``mgr qalter``; a live cell's dump cannot know it)."""
+    if text is None:
+        return ()
+    out: list[int] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        value = line.strip()
+        if not value:
+            continue
+        if not value.isdigit():
+            raise DataError(f"{source}:{number}: expected a job number, found {value[:40]!r}")
+        out.append(int(value))
+    return tuple(out)
+
+
 def _objects_of(dump: _Dump, name: str, notes: Notes) -> dict[str, object]:
     text = dump.text(name)
     if text is None:
@@ -145,5 +161,6 @@ def read_cell(path: Path | str) -> Cell:
         share_tree=tree,  # type: ignore[arg-type]
         share_usage=usage,
         now=_now(dump.text("now"), dump.source("now")),
+        modified_jobs=_modified(dump.text("modified_jobs"), dump.source("modified_jobs")),
         warnings=tuple(notes.items),
     )
