@@ -86,7 +86,26 @@ def task_label(ids: tuple[int, ...]) -> str:
 
 
 def _slots(row: JobPriority) -> int:
+    """qstat's slots: for a pending job the slots its urgency assumes (the PE's
+    ``urgency_slots`` over a range); for a running one its PE range's first id (the
+    granted count is in running.xml, which this command does not read)."""
+    if not row.running and row.urgency.slots:
+        return row.urgency.slots
     return row.job.pe_range[0].min if row.job.pe_range else 1
+
+
+def _usage(row: JobPriority) -> tuple[str, str, str]:
+    """qstat's cpu (d:hh:mm:ss), mem and io of a running task; NA without usage."""
+    if not row.running:
+        return "", "", ""
+    task = next((t for t in row.job.tasks if t.number == row.task), None)
+    usage = task.usage if task is not None else {}
+    if "cpu" not in usage:
+        return "NA", "NA", "NA"
+    seconds = int(usage["cpu"])
+    days, rest = divmod(seconds, 86400)
+    cpu = f"{days}:{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
+    return cpu, f"{usage.get('mem', 0.0):.5f}", f"{usage.get('io', 0.0):.5f}"
 
 
 def _when(epoch: int | None) -> str:
@@ -113,8 +132,8 @@ def _line(row: JobPriority, ext: bool, urg: bool, pri: bool) -> str:
     if urg:
         out.append(f"{_when(job.deadline):<19}")
     if ext:
-        usage = "NA" if row.running else ""
-        out.append(f"{usage:<10} {usage:<7} {usage:<7}")
+        cpu, mem, io = _usage(row)
+        out.append(f"{cpu:<10} {mem:<7} {io:<7}")
         out.append(
             f"{int(row.tickets):5d} {row.ovrts:5d} {int(row.otckt):5d} "
             f"{int(row.ftckt):5d} {int(row.stckt):5d} {row.share:<5.2f}"

@@ -21,7 +21,7 @@ from condorlite.core.sge import tickets as ticket_calc
 from condorlite.core.sge.objects import JIDLE, Cell, Job, Task
 from condorlite.core.sge.refs import Entities, JobRef
 from condorlite.core.sge.sharetree import Node
-from condorlite.core.sge.urgency import Urgencies, Urgency, normalize
+from condorlite.core.sge.urgency import Urgencies, Urgency, normalize, urgency_slots
 
 #: The range of ``JB_priority`` (ppri + 1024) that npprior normalises over.
 PRIORITY_RANGE = 2048
@@ -140,7 +140,7 @@ def _grouped(cell: Cell, rows: list[JobPriority], now: int) -> list[JobPriority]
             same = best.task == ready[0] and best.tasks == ready
             out.append(best if same else replace(best, task=ready[0], tasks=ready))
         for state, ids in _excluded(waiting, ready):
-            zero = Urgency(0.0, 0.0, 0.0, 0, ())
+            zero = Urgency(0.0, 0.0, 0.0, urgency_slots(job, cell.pes), ())
             department = job.department or entities.department_of(job)
             out.append(
                 JobPriority(
