@@ -305,7 +305,101 @@ class Cell:
     #: order they were changed (the dump's optional ``modified_jobs`` file): the
     #: scheduler's pending list holds them after every other job, in that order.
     modified_jobs: tuple[int, ...] = ()
+    #: dispatch (``hosts``, ``queues``, ``queue_instances.xml`` with
+    #: ``queue_resources.xml``, ``running.xml``, ``global_conf``); empty when absent.
+    hosts: dict[str, ExecHost] = field(default_factory=dict)
+    queues: dict[str, ClusterQueue] = field(default_factory=dict)
+    queue_instances: dict[str, QueueInstance] = field(default_factory=dict)
+    running: tuple[RunningGrant, ...] = ()
+    global_conf: dict[str, str] = field(default_factory=dict)
 
     @property
     def departments(self) -> dict[str, Userset]:
         return {name: u for name, u in self.usersets.items() if u.is_department}
+
+
+# --- dispatch: hosts, queues, queue instances, running grants ---------------------------
+
+
+@dataclass(frozen=True)
+class ExecHost:
+    """``qconf -se``: the ``global`` pseudo host or an execution host.
+
+    ``complex_values`` keeps the configured order (the schedule file lists a level's
+    consumables in it); values are text as printed (``license=5``, ``mem=4G``).
+    ``load_values`` are the host's reported loads as text; ``load_scaling`` the factors
+    sge_host_conf(5) applies to them.
+    """
+
+    name: str
+    complex_values: tuple[tuple[str, str], ...] = ()
+    load_values: dict[str, str] = field(default_factory=dict)
+    load_scaling: dict[str, float] = field(default_factory=dict)
+    processors: int = 0
+    user_lists: tuple[str, ...] = ()
+    xuser_lists: tuple[str, ...] = ()
+    projects: tuple[str, ...] = ()
+    xprojects: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class QueueConf:
+    """One cluster queue's settings as they apply on one host (``[host=value]``
+    overrides of ``qconf -sq`` applied). ``h_rt``/``s_rt`` are seconds or None for
+    INFINITY; ``load_thresholds`` and ``complex_values`` keep their order."""
+
+    seq_no: int = 0
+    slots: int = 1
+    load_thresholds: tuple[tuple[str, str], ...] = ()
+    complex_values: tuple[tuple[str, str], ...] = ()
+    pe_list: tuple[str, ...] = ()
+    qtype: tuple[str, ...] = ("BATCH", "INTERACTIVE")
+    user_lists: tuple[str, ...] = ()
+    xuser_lists: tuple[str, ...] = ()
+    projects: tuple[str, ...] = ()
+    xprojects: tuple[str, ...] = ()
+    h_rt: int | None = None
+    s_rt: int | None = None
+
+
+@dataclass(frozen=True)
+class ClusterQueue:
+    """``qconf -sq``: a cluster queue, its host list and its settings per host."""
+
+    name: str
+    hostlist: tuple[str, ...] = ()
+    default: QueueConf = field(default_factory=QueueConf)
+    by_host: dict[str, QueueConf] = field(default_factory=dict)
+
+    def conf(self, host: str) -> QueueConf:
+        return self.by_host.get(host, self.default)
+
+
+@dataclass(frozen=True)
+class QueueInstance:
+    """One ``Queue-List`` of ``qstat -f -xml``: ``name`` is ``queue@host``; ``state``
+    the state letters (``''`` when none: ``d`` disabled, ``s``/``S`` suspended, ``E``
+    error, ``a``/``A`` alarm, ``u`` unknown, ``C``/``D`` calendar, ``o``, ``c``);
+    ``resources`` the ``-F`` values (name -> (type, text); ``gc``/``hc``/``qc`` are
+    what a consumable has left, ``hl`` a host load)."""
+
+    name: str
+    queue: str
+    host: str
+    slots_used: int = 0
+    slots_reserved: int = 0
+    slots_total: int = 0
+    state: str = ""
+    resources: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunningGrant:
+    """Where a running task runs: one line of ``qstat -xml -s r -g t`` (per queue
+    instance, the master's line and each slave's summed)."""
+
+    job: int
+    task: int
+    queue_instance: str
+    slots: int
+    master: bool

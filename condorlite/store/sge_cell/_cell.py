@@ -16,7 +16,7 @@ from condorlite.core.sge.objects import (
 )
 from condorlite.errors import DataError, InputMissingError
 
-from . import _jobs, _jobscan, _objects, _sharetree, _xml
+from . import _dispatch, _jobs, _jobscan, _objects, _sharetree, _xml
 from ._objects import Notes
 
 T = TypeVar("T")
@@ -150,6 +150,7 @@ def read_cell(path: Path | str) -> Cell:
                   f"from JB_ja_structure (finished array tasks count as pending), "
                   f"holds unknown")
     jobs = _jobs.with_pending(reads, pending, notes, dump.source("queue_instances.xml"))
+    dispatch = _dispatch_of(dump, notes)
     return Cell(
         sched_conf=sched_conf,
         complexes=complexes,
@@ -163,4 +164,25 @@ def read_cell(path: Path | str) -> Cell:
         now=_now(dump.text("now"), dump.source("now")),
         modified_jobs=_modified(dump.text("modified_jobs"), dump.source("modified_jobs")),
         warnings=tuple(notes.items),
+        **dispatch,
     )
+
+
+def _dispatch_of(dump: _Dump, notes: Notes) -> dict[str, object]:
+    """The dispatch files (``_dispatch``), each optional."""
+    hosts, queues, conf = dump.text("hosts"), dump.text("queues"), dump.text("global_conf")
+    states = dump.xml("queue_instances.xml", _jobs.QUEUE_INSTANCES_COMMAND,
+                      _dispatch.read_instances)
+    values = dump.xml("queue_resources.xml", _dispatch.RESOURCES_COMMAND,
+                      _dispatch.read_instances)
+    running = dump.xml("running.xml", _dispatch.RUNNING_COMMAND, _dispatch.read_running)
+    return {
+        "hosts": {} if hosts is None else _dispatch.read_hosts(hosts, dump.source("hosts"),
+                                                               notes),
+        "queues": {} if queues is None else _dispatch.read_queues(queues,
+                                                                  dump.source("queues")),
+        "queue_instances": _dispatch.with_resources(states, values),
+        "running": running or (),
+        "global_conf": {} if conf is None else _dispatch.read_global_conf(
+            conf, dump.source("global_conf")),
+    }

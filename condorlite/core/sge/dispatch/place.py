@@ -1,0 +1,226 @@
+"""Placing one job: now, or as a reservation (sge_sequential_assignment,
+sge_select_parallel_environment).
+
+Sequential job (1 slot). Now: the global level must fit first (else the job cannot
+start in this run at all); then the first queue instance, in the run's order, whose
+static checks pass and whose host and instance fit. Reservation: over every queue
+instance that takes jobs (full ones included), the start is the latest of the
+global, host and instance ``earliest`` times; the earliest start wins, ties the
+first in order.
+
+Parallel job. The PE request may be a pattern: the matching PEs in the dump's order.
+Now: the slot counts of the ``-pe`` range from the largest down (capped by the PE's
+slots); the first count that can be allocated wins. Reservation: the smallest count
+of the range, at the earliest time ``T`` such that an allocation exists at every
+candidate time from ``T`` on (candidate times: now and every step of a diagram),
+walking back from the last candidate as sge_qeti does. Allocation of ``n`` slots at
+``t`` over the usable instances (static checks pass, PE and global level fit ``n``):
+per host the most slots its host level takes, per instance the most its own level
+takes, then by ``allocation_rule``:
+
+    $pe_slots    all n on the first host that has n
+    N (integer)  N on each of the first n / N hosts that have N (n a multiple of N)
+    $fill_up     hosts in order, each as many as it has, until n
+    $round_robin one slot per host per round, hosts in order, until n
+
+The first granted instance is the master (JOB consumables are debited there only).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+
+from condorlite.core.sge.objects import Cell, Job
+
+from .assign import Shortfall, earliest, fits, most_slots, static_reason
+from .diagram import INFINITY
+from .world import Instance, World
+
+
+@dataclass
+class Placement:
+    """Where a job goes: ``grants`` are (instance, slots), the master first."""
+
+    grants: list[tuple[Instance, int]]
+    slots: int
+    start: int
+    pe: str | None = None
+
+
+@dataclass
+class Attempt:
+    """The reasons collected while trying (qstat -j wording), in order, once each."""
+
+    reasons: list[str]
+
+    def add(self, text: str) -> None:
+        if text not in self.reasons:
+            self.reasons.append(text)
+
+
+def _shortfall(attempt: Attempt, job: Job, s: Shortfall) -> None:
+    from .assign import shortfall_text
+    attempt.add(shortfall_text(job, s))
+
+
+def sequential_now(world: World, cell: Cell, job: Job, order: list[Instance], span: int,
+                   attempt: Attempt) -> Placement | None:
+    g = fits(world, job, world.global_level, 1, True, span)
+    if g is not None:
+        _shortfall(attempt, job, g)
+        return None
+    for inst in order:
+        reason = static_reason(cell, job, inst)
+        if reason is not None:
+            attempt.add(reason)
+            continue
+        for level in (world.hosts.get(inst.host), inst.level):
+            if level is None:
+                continue
+            s = fits(world, job, level, 1, True, span)
+            if s is not None:
+                _shortfall(attempt, job, s)
+                break
+        else:
+            return Placement([(inst, 1)], 1, world.now)
+    return None
+
+
+def sequential_later(world: World, cell: Cell, job: Job, order: list[Instance]
+                     ) -> Placement | None:
+    t_global = earliest(world, job, world.global_level, 1, True)
+    if t_global is None:
+        return None
+    best: Placement | None = None
+    for inst in order:
+        if static_reason(cell, job, inst) is not None:
+            continue
+        times = [t_global]
+        for level in (world.hosts.get(inst.host), inst.level):
+            if level is not None:
+                times.append(earliest(world, job, level, 1, True))
+        if any(t is None for t in times):
+            continue
+        start = max(t for t in times if t is not None)
+        if start < INFINITY and (best is None or start < best.start):
+            best = Placement([(inst, 1)], 1, start)
+    return best
+
+
+# --- parallel jobs --------------------------------------------------------------------
+
+
+def _pes(cell: Cell, job: Job) -> list[str]:
+    return [name for name in cell.pes if fnmatch.fnmatchcase(name, job.pe or "")]
+
+
+def _counts(job: Job, pe_slots: int) -> list[int]:
+    values = {n for r in job.pe_range for n in r.values() if 0 < n <= pe_slots}
+    if not values and job.pe_range:
+        values = {n for r in job.pe_range for n in range(r.min, min(r.max, pe_slots) + 1)
+                  if n > 0}
+    return sorted(values)
+
+
+def allocate(world: World, cell: Cell, job: Job, pe: str, n: int, order: list[Instance],
+             span: int, start: int, attempt: Attempt) -> Placement | None:
+    """``n`` slots of ``job`` in ``pe`` from ``start`` (module doc), or None."""
+    for level in (world.pes[pe], world.global_level):
+        s = fits(world, job, level, n, True, span, start)
+        if s is not None:
+            _shortfall(attempt, job, s)
+            return None
+    hosts: dict[str, list[tuple[Instance, int]]] = {}
+    for inst in order:
+        reason = static_reason(cell, job, inst)
+        if reason is not None:
+            attempt.add(reason)
+            continue
+        k = most_slots(world, job, inst.level, not hosts, span, n, start)
+        if k > 0:
+            hosts.setdefault(inst.host, []).append((inst, k))
+    room: dict[str, int] = {}
+    for host, items in hosts.items():
+        level = world.hosts.get(host)
+        total = sum(k for _, k in items)
+        room[host] = total if level is None else most_slots(
+            world, job, level, not room, span, total, start)
+    rule = cell.pes[pe].allocation_rule
+    wanted = _by_rule(rule, n, room)
+    if wanted is None:
+        return None
+    grants: list[tuple[Instance, int]] = []
+    for host, count in wanted.items():
+        for inst, k in hosts[host]:
+            take = min(k, count)
+            if take > 0:
+                grants.append((inst, take))
+                count -= take
+    return Placement(grants, n, start, pe)
+
+
+def _by_rule(rule: str, n: int, room: dict[str, int]) -> dict[str, int] | None:
+    if rule == "$pe_slots":
+        host = next((h for h, k in room.items() if k >= n), None)
+        return None if host is None else {host: n}
+    if rule.isdigit():
+        per = int(rule)
+        if per <= 0 or n % per:
+            return None
+        chosen = [h for h, k in room.items() if k >= per][: n // per]
+        return {h: per for h in chosen} if len(chosen) == n // per else None
+    out: dict[str, int] = {}
+    left = n
+    if rule == "$fill_up":
+        for h, k in room.items():
+            take = min(k, left)
+            if take:
+                out[h] = take
+                left -= take
+    elif rule == "$round_robin":
+        while left > 0 and any(room[h] > out.get(h, 0) for h in room):
+            for h in room:
+                if left and room[h] > out.get(h, 0):
+                    out[h] = out.get(h, 0) + 1
+                    left -= 1
+    return out if left == 0 else None
+
+
+def parallel_now(world: World, cell: Cell, job: Job, order: list[Instance], span: int,
+                 attempt: Attempt) -> Placement | None:
+    for pe in _pes(cell, job):
+        for n in reversed(_counts(job, cell.pes[pe].slots)):
+            placed = allocate(world, cell, job, pe, n, order, span, world.now, attempt)
+            if placed is not None:
+                return placed
+    if not _pes(cell, job):
+        attempt.add("no matching pe found")
+    return None
+
+
+def _candidate_times(world: World) -> list[int]:
+    times = {world.now}
+    levels = [world.global_level, *world.hosts.values(), *world.pes.values(),
+              *(i.level for i in world.instances)]
+    for level in levels:
+        for d in level.diagrams.values():
+            times.update(t for t, _ in d.points if world.now < t < INFINITY)
+    return sorted(times, reverse=True)
+
+
+def parallel_later(world: World, cell: Cell, job: Job, order: list[Instance], span: int
+                   ) -> Placement | None:
+    for pe in _pes(cell, job):
+        counts = _counts(job, cell.pes[pe].slots)
+        if not counts:
+            continue
+        best: Placement | None = None
+        for t in _candidate_times(world):
+            placed = allocate(world, cell, job, pe, counts[0], order, span, t, Attempt([]))
+            if placed is None:
+                break
+            best = placed
+        if best is not None:
+            return best
+    return None

@@ -1,0 +1,246 @@
+"""The run's view of the cell: levels of consumables, queue instances, debits.
+
+Consumables live on three levels, each an object with a capacity per resource (its
+``complex_values`` entries whose complex is consumable YES or JOB, in configured
+order) and a ``Diagram`` per resource:
+
+    G  global      ``qconf -se global`` complex_values
+    H  a host      its complex_values
+    Q  a queue instance   the queue's complex_values for that host, then ``slots``
+                          (queue_conf(5) slots, always a consumable of the instance)
+    P  a parallel environment   its ``slots``
+
+A job's contribution to a resource is its hard ``-l`` amount, else the complex's
+default (``slots`` defaults to 1); it is debited per slot (consumable YES) or once, on
+the master queue only (JOB). A job holds its resources on ``[start, start +
+duration)``, ``duration = min(h_rt, s_rt) requested, else default_duration, +
+DURATION_OFFSET``; a running job already past that end is held until ``now +
+schedule_interval`` (add_job_list_to_schedule).
+
+Queue instances that take no job in this run: states ``d`` disabled, ``s``/``S``
+suspended, ``E`` error, ``a``/``A`` alarm, ``u`` unknown, ``C``/``D`` calendar,
+``o`` orphaned, ``c`` ambiguous configuration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from condorlite.core.sge.objects import Cell, Complex, Job, QueueConf
+
+from .diagram import DURATION_OFFSET, INFINITY, Diagram, add_offset, amount, end_time
+
+#: state letters that keep a queue instance out of the run.
+UNAVAILABLE = frozenset("dsSEaAuCDoc")
+
+
+@dataclass
+class Level:
+    """One object's consumables: ``kind`` G/H/Q/P as the schedule file prints it."""
+
+    kind: str
+    name: str
+    capacity: dict[str, float] = field(default_factory=dict)
+    diagrams: dict[str, Diagram] = field(default_factory=dict)
+
+    def diagram(self, resource: str) -> Diagram:
+        return self.diagrams.setdefault(resource, Diagram())
+
+
+@dataclass
+class Instance:
+    """A queue instance in the run."""
+
+    name: str
+    queue: str
+    host: str
+    conf: QueueConf
+    level: Level
+    state: str = ""
+
+    @property
+    def available(self) -> bool:
+        return not (set(self.state) & UNAVAILABLE)
+
+    def free_slots(self) -> float:
+        d = self.level.diagram("slots")
+        return self.level.capacity.get("slots", 0.0) - d.now_used
+
+
+@dataclass
+class World:
+    """Everything the run debits: global, hosts, queue instances (in the dump's
+    order), PEs; ``schedule_based`` when ``max_reservation`` > 0 (only then Grid
+    Engine keeps diagrams and writes the schedule file)."""
+
+    complexes: dict[str, Complex]
+    global_level: Level
+    hosts: dict[str, Level]
+    instances: list[Instance]
+    pes: dict[str, Level]
+    schedule_based: bool
+    now: int
+    default_duration: int
+    interval: int
+    offset: int = DURATION_OFFSET
+
+
+def _capacity(pairs: tuple[tuple[str, str], ...], complexes: dict[str, Complex]
+              ) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for name, text in pairs:
+        c = complexes.get(name) or _by_shortcut(complexes, name)
+        if c is None or c.consumable == "NO":
+            continue
+        value = amount(text, c.type)
+        if value is not None:
+            out[c.name] = value
+    return out
+
+
+def _by_shortcut(complexes: dict[str, Complex], name: str) -> Complex | None:
+    for c in complexes.values():
+        if c.shortcut == name:
+            return c
+    return None
+
+
+def _instances(cell: Cell, levels: dict[str, Level]) -> list[Instance]:
+    names = list(cell.queue_instances)
+    if not names:
+        names = [f"{q.name}@{h}" for q in cell.queues.values() for h in q.hostlist
+                 if not h.startswith("@")]
+    out: list[Instance] = []
+    for full in names:
+        queue, _, host = full.partition("@")
+        cq = cell.queues.get(queue)
+        if cq is None:
+            continue
+        conf = cq.conf(host)
+        capacity = _capacity(conf.complex_values, cell.complexes)
+        capacity["slots"] = float(conf.slots)
+        qi = cell.queue_instances.get(full)
+        out.append(Instance(full, queue, host, conf, Level("Q", full, capacity),
+                            qi.state if qi else ""))
+        levels.setdefault(host, Level("H", host))
+    return out
+
+
+def build(cell: Cell, now: int) -> World:
+    """The levels before any job is debited."""
+    conf = cell.sched_conf
+    g = cell.hosts.get("global")
+    global_level = Level("G", "global",
+                         _capacity(g.complex_values, cell.complexes) if g else {})
+    hosts = {name: Level("H", name, _capacity(h.complex_values, cell.complexes))
+             for name, h in cell.hosts.items() if name != "global"}
+    instances = _instances(cell, hosts)
+    pes = {name: Level("P", name, {"slots": float(pe.slots)}) for name, pe in cell.pes.items()}
+    offset = conf.params.get("DURATION_OFFSET")
+    return World(
+        complexes=cell.complexes, global_level=global_level, hosts=hosts,
+        instances=instances, pes=pes, schedule_based=conf.max_reservation > 0, now=now,
+        default_duration=INFINITY if conf.default_duration is None else conf.default_duration,
+        interval=conf.schedule_interval,
+        offset=int(offset) if offset and offset.isdigit() else DURATION_OFFSET,
+    )
+
+
+# --- a job's demands ------------------------------------------------------------------
+
+
+def request_of(job: Job, name: str) -> float | None:
+    for r in job.hard_requests:
+        if r.name == name:
+            return r.amount
+    return None
+
+
+def contribution(job: Job, c: Complex) -> float:
+    """What one slot of ``job`` uses of consumable ``c``: its request or the default."""
+    requested = request_of(job, c.name)
+    if requested is not None:
+        return requested
+    return amount(c.default, c.type) or 0.0
+
+
+def wallclock(job: Job, conf: QueueConf | None = None) -> int | None:
+    """``min(h_rt, s_rt)`` requested (job_get_wallclock_limit), with the queue's
+    limits for a running job (its JAT_wallclock_limit); None without any."""
+    limits = [int(v) for n in ("h_rt", "s_rt") if (v := request_of(job, n)) is not None]
+    if conf is not None:
+        limits += [v for v in (conf.h_rt, conf.s_rt) if v is not None]
+    return min(limits) if limits else None
+
+
+def duration(world: World, job: Job, conf: QueueConf | None = None) -> int:
+    """The span a job holds its resources for in the schedule (module doc)."""
+    limit = wallclock(job, conf)
+    return add_offset(world.default_duration if limit is None else limit, world.offset)
+
+
+@dataclass(frozen=True)
+class Use:
+    """One line of the schedule file: a job's use of one resource of one object."""
+
+    level: str
+    object: str
+    resource: str
+    amount: float
+
+
+def uses(world: World, job: Job, grants: list[tuple[Instance, int]], slots: int,
+         pe: str | None) -> list[Use]:
+    """A job's uses in the schedule file's order: PE, global, then per granted queue
+    instance its host and the instance (add_job_utilization)."""
+    out: list[Use] = []
+    if pe is not None and pe in world.pes:
+        out.append(Use("P", pe, "slots", float(slots)))
+    out += _level_uses(world, job, world.global_level, slots, True)
+    for i, (inst, n) in enumerate(grants):
+        host = world.hosts.get(inst.host)
+        if host is not None:
+            out += _level_uses(world, job, host, n, i == 0)
+        out += _level_uses(world, job, inst.level, n, i == 0)
+    return out
+
+
+def _level_uses(world: World, job: Job, level: Level, slots: int, master: bool
+                ) -> list[Use]:
+    out: list[Use] = []
+    for name in level.capacity:
+        c = world.complexes.get(name)
+        if c is None or c.consumable == "NO":
+            continue
+        per = contribution(job, c)
+        if c.consumable == "JOB":
+            if not master:
+                continue
+            n = 1
+        else:
+            n = slots
+        if per != 0.0:
+            out.append(Use(level.kind, level.name, name, per * n))
+    return out
+
+
+def level_of(world: World, use: Use) -> Level:
+    if use.level == "G":
+        return world.global_level
+    if use.level == "H":
+        return world.hosts[use.object]
+    if use.level == "P":
+        return world.pes[use.object]
+    return next(i.level for i in world.instances if i.name == use.object)
+
+
+def debit(world: World, found: list[Use], start: int, span: int, now: bool) -> None:
+    """Book ``found`` on ``[start, start + span)`` (diagrams only when schedule
+    based) and, for a running or starting job, in the amounts in use now."""
+    end = end_time(start, span)
+    for use in found:
+        d = level_of(world, use).diagram(use.resource)
+        if world.schedule_based and span > 0:
+            d.add(start, end, use.amount)
+        if now:
+            d.now_used += use.amount
