@@ -33,6 +33,9 @@ def explain_data(e: Explanation) -> dict[str, Any]:
         },
         "max_tickets": e.max_tickets,
         "sources": [asdict(s) for s in e.sources],
+        "override_parts": [p._asdict() for p in e.row.override_parts],
+        "functional_parts": e.row.functional_parts._asdict(),
+        "sharetree_part": e.row.sharetree_part._asdict() if e.row.sharetree_part else None,
         "settings": e.conf,
         "position": e.position,
         "pending_jobs": e.pending,
@@ -74,10 +77,7 @@ def _text(e: Explanation) -> list[str]:
         f"job holds): override {r.otckt:.0f}, functional {r.ftckt:.0f}, "
         f"share tree {r.stckt:.0f}; policy_hierarchy {e.conf['policy_hierarchy']}",
     ]
-    for s in e.sources:
-        lines.append(f"  {s.kind} {s.name}: oticket {s.oticket}, fshare {s.fshare}")
-    if r.node:
-        lines.append(f"  share-tree node {r.node}")
+    lines += _ticket_lines(e)
     if e.lift is not None:
         lift = e.lift
         lines += [
@@ -92,6 +92,42 @@ def _text(e: Explanation) -> list[str]:
                 f"(qalter -ot) would put it ahead"
             )
     return lines
+
+
+def _ticket_lines(e: Explanation) -> list[str]:
+    """Each ticket source with what it gave (``explain`` in the core has the rules)."""
+    r = e.row
+    out = []
+    shares = {(s.kind, s.name): s for s in e.sources}
+    for part in r.override_parts:
+        given = shares.get((part.kind, part.name))
+        whole = f" of its {given.oticket}" if given and part.kind != "job" else ""
+        out.append(f"  override: {part.kind} {part.name} gives {part.tickets:.0f}{whole}")
+    f = r.functional_parts
+    for kind, amount in (
+        ("user", f.user),
+        ("project", f.project),
+        ("department", f.department),
+        ("job", f.job),
+    ):
+        if amount:
+            out.append(
+                f"  functional: the {kind} category gives {amount:.0f} "
+                f"(weight_{kind} x share of weight_tickets_functional)"
+            )
+    if r.sharetree_part is not None:
+        t = r.sharetree_part
+        out.append(
+            f"  share tree: node {t.node} targets {t.target:.5f} of the tree's "
+            f"tickets; this job's part is 1/{1 / t.fraction:g} of that"
+            if t.fraction
+            else f"  share tree: node {t.node}, no part for this job"
+        )
+    elif r.node is None and r.stckt == 0:
+        out.append("  share tree: the job's user and project have no node in the tree")
+    for s in e.sources:
+        out.append(f"  ({s.kind} {s.name}: oticket {s.oticket}, fshare {s.fshare})")
+    return out
 
 
 def _explain(

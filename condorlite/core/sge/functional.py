@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from condorlite.core.sge.categories import Auction, Category, build_categories
 from condorlite.core.sge.objects import SchedConf
-from condorlite.core.sge.refs import JobRef
+from condorlite.core.sge.refs import FunctionalParts, JobRef
 
 #: Added to every share sum while pricing pending jobs (the real scheduler's guard
 #: against a division by zero, which also makes the estimate slightly lower).
@@ -98,6 +98,12 @@ def price(ref: JobRef, sums: ShareSums, total: float, weights: Weights) -> float
     ref.fticket = (
         weights.user * user + weights.dept * dept + weights.project * project + weights.job * job
     )
+    ref.functional_parts = FunctionalParts(
+        weights.user * user,
+        weights.project * project,
+        weights.dept * dept,
+        weights.job * job,
+    )
     return ref.fticket
 
 
@@ -132,6 +138,7 @@ def _copy_figures(source: JobRef, dest: JobRef) -> None:
     dest.dept_fshare = source.dept_fshare
     dest.job_fshare = float(dest.job.jobshare)
     dest.fticket = source.fticket
+    dest.functional_parts = source.functional_parts
 
 
 def pending_functional(

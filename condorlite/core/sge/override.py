@@ -20,23 +20,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from condorlite.core.sge.categories import Auction, Category, build_categories
-from condorlite.core.sge.refs import JobRef
+from condorlite.core.sge.refs import JobRef, OverridePart
 
 
 def running_override(ref: JobRef, shared: bool) -> float:
     """``calc_job_override_tickets``: set and return ``ref.oticket`` for a running job
     (or any job when the tickets are not shared)."""
-    total = 0.0
+    parts = []
     for entity in ref.entities:
         if entity is None or not entity.oticket:
             continue
         if not shared:
-            total += entity.oticket
+            parts.append(OverridePart(entity.kind, entity.name, float(entity.oticket)))
         elif entity.job_cnt:
-            total += entity.oticket / entity.job_cnt
-    total += ref.job.override_tickets
-    ref.oticket = total
-    return total
+            parts.append(OverridePart(entity.kind, entity.name, entity.oticket / entity.job_cnt))
+    return _set(ref, parts)
+
+
+def _set(ref: JobRef, parts: list[OverridePart]) -> float:
+    if ref.job.override_tickets:
+        parts.append(OverridePart("job", str(ref.job.number), float(ref.job.override_tickets)))
+    ref.override_parts = tuple(parts)
+    ref.oticket = sum(p.tickets for p in parts)
+    return ref.oticket
 
 
 def _priced(ref: JobRef) -> float:
@@ -48,6 +54,16 @@ def _priced(ref: JobRef) -> float:
     total += ref.job.override_tickets
     ref.oticket = total
     return total
+
+
+def _explained(ref: JobRef) -> None:
+    """Record where the winner's tickets came from (before it counts as running)."""
+    parts = [
+        OverridePart(e.kind, e.name, e.oticket / (e.job_cnt + 1))
+        for e in ref.entities
+        if e is not None and e.oticket > 0
+    ]
+    _set(ref, parts)
 
 
 def _priced_first(category: Category) -> float:
@@ -81,6 +97,7 @@ def pending_override(refs: Sequence[JobRef], *, shared: bool, dependent: bool) -
         category, tickets = best
         winner = category.first
         assert winner is not None
+        _explained(winner)
         winner.oticket = tickets
         winner.count(queued=False)
         # The real scheduler adds the tickets whether or not a policy depends on them;

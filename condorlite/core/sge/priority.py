@@ -19,7 +19,14 @@ from dataclasses import dataclass, replace
 
 from condorlite.core.sge import tickets as ticket_calc
 from condorlite.core.sge.objects import JIDLE, Cell, Job, Task
-from condorlite.core.sge.refs import Entities, JobRef
+from condorlite.core.sge.refs import (
+    NO_FUNCTIONAL,
+    Entities,
+    FunctionalParts,
+    JobRef,
+    OverridePart,
+    TreePart,
+)
 from condorlite.core.sge.sharetree import Node
 from condorlite.core.sge.urgency import Urgencies, Urgency, normalize, urgency_slots
 
@@ -49,6 +56,11 @@ class JobPriority:
     #: qstat's state letters: ``r``, ``qw``, ``hqw`` (held or waiting for a
     #: predecessor), ``Eqw`` (error).
     state: str = "qw"
+    #: Where its tickets came from (``refs``): override by source, functional by
+    #: category, the share-tree level that priced it.
+    override_parts: tuple[OverridePart, ...] = ()
+    functional_parts: FunctionalParts = NO_FUNCTIONAL
+    sharetree_part: TreePart | None = None
     #: The task ids this row stands for (qstat groups a job's pending tasks that share
     #: their figures into one line).
     tasks: tuple[int, ...] = ()
@@ -84,9 +96,7 @@ def prioritise(
     as SoGE 8.1.9 does."""
     conf = cell.sched_conf
     run = ticket_calc.calculate(cell, now, free_slots)
-    calculator = Urgencies(
-        cell.complexes, cell.pes, conf.weight_waiting_time, conf.weight_deadline
-    )
+    calculator = Urgencies(cell.complexes, cell.pes, conf.weight_waiting_time, conf.weight_deadline)
     urgencies = {
         job.number: calculator.of(job, now)
         for job in {r.job.number: r.job for r in run.refs}.values()
@@ -198,5 +208,8 @@ def _row(
         department=ref.department,
         node=node,
         state="r" if not ref.queued else "qw",
+        override_parts=ref.override_parts,
+        functional_parts=ref.functional_parts,
+        sharetree_part=ref.sharetree_part,
         tasks=(ref.task,),
     )

@@ -16,7 +16,7 @@ the length of one calculation (never longer).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from condorlite.core.sge.objects import Cell, Job
 
@@ -37,6 +37,36 @@ class Entity:
     oticket: int
     job_cnt: int = 0
     pending_cnt: int = 0
+
+
+class OverridePart(NamedTuple):
+    """Override tickets a job got from one source (``kind`` user, project,
+    department or job)."""
+
+    kind: str
+    name: str
+    tickets: float
+
+
+class FunctionalParts(NamedTuple):
+    """A job's functional tickets by category, each already weighted."""
+
+    user: float = 0.0
+    project: float = 0.0
+    department: float = 0.0
+    job: float = 0.0
+
+
+class TreePart(NamedTuple):
+    """The share-tree level that priced a job last: its node, that node's target
+    (``stt`` for pending jobs, ``ostt`` for running ones) and the job's fraction of it."""
+
+    node: str
+    target: float
+    fraction: float
+
+
+NO_FUNCTIONAL = FunctionalParts()
 
 
 @dataclass(eq=False)
@@ -63,6 +93,13 @@ class JobRef:
     oticket: float = 0.0
     ticket: float = 0.0
     share: float = 0.0
+    #: Where the tickets came from, for ``explain``: override tickets by source
+    #: (kind, name, tickets); functional tickets by category (user, project,
+    #: department, job), weighted; the share-tree level that priced the job last
+    #: (node path, its target, the job's fraction of it).
+    override_parts: tuple[OverridePart, ...] = ()
+    functional_parts: FunctionalParts = NO_FUNCTIONAL
+    sharetree_part: TreePart | None = None
     user_fshare: float = 0.0
     project_fshare: float = 0.0
     dept_fshare: float = 0.0

@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from condorlite.core.sge.objects import Cell, SchedConf, ShareTreeNode, ShareUsage
-from condorlite.core.sge.refs import JobRef
+from condorlite.core.sge.refs import JobRef, TreePart
 
 #: The share tree's floor on usage, times a node's long-term target (SGE_MIN_USAGE).
 MIN_USAGE = 1.0
@@ -62,6 +62,8 @@ class PendingEntry:
     tickets: float
     slots: int = 1
     shr: float = 0.0
+    #: The level that set ``shr`` last: its node path, target and the job's fraction.
+    level: TreePart | None = None
 
 
 @dataclass(eq=False)
@@ -340,8 +342,12 @@ def running_tickets(refs: Sequence[JobRef], total: float) -> None:
         tickets = node.ostt * total
         if node.sum_priority:
             ref.sticket = float(int(ref.job.jobshare * tickets / node.sum_priority))
+            ref.sharetree_part = TreePart(
+                node.path, node.ostt, ref.job.jobshare / node.sum_priority
+            )
         else:
             ref.sticket = tickets / node.job_ref_count
+            ref.sharetree_part = TreePart(node.path, node.ostt, 1.0 / node.job_ref_count)
 
 
 def pending_tickets(
@@ -363,6 +369,7 @@ def pending_tickets(
             ref.node.pending.append(entry)
     for entry in _rank(root, root, total):
         entry.ref.sticket = entry.shr * total
+        entry.ref.sharetree_part = entry.level
         if dependent:
             entry.ref.tickets += entry.ref.sticket
 
@@ -382,6 +389,7 @@ def _rank(root: Node, node: Node, total: float) -> list[PendingEntry]:
         count = node.active_job_ref_count
         for entry in entries:
             entry.shr = node.stt / (count + 1)
+            entry.level = TreePart(node.path, node.stt, 1.0 / (count + 1))
             entry.sort = entry.tickets + entry.shr * total
             # SoGE 8.1.9 counts a parallel job's least slot count: the jobs after a
             # 3-slot job divide by 3 more (tests/data/sge/mix_all, rnd_3; the 6.2 code
