@@ -403,3 +403,6 @@ class RunningGrant:
     queue_instance: str
     slots: int
     master: bool
+    #: qstat's ``JAT_prio`` of the task: the priority it had in the run that
+    #: started it (jobs started in one run started in decreasing prio).
+    prio: float = 0.0

@@ -191,6 +191,17 @@ def _int_of(element: ET.Element, tag: str) -> int:
     return int(text)
 
 
+def _float_of(element: ET.Element, tag: str) -> float:
+    child = element.find(tag)
+    if child is None:
+        return 0.0
+    text = (child.text or "").strip()
+    try:
+        return float(text)
+    except ValueError:
+        raise XmlValueError(child, f"{tag}: expected a number, found {text!r}") from None
+
+
 def _instance(element: ET.Element) -> QueueInstance:
     name_el = element.find("name")
     name = "" if name_el is None else (name_el.text or "").strip()
@@ -250,10 +261,11 @@ def read_running(root: ET.Element) -> tuple[RunningGrant, ...]:
             raise XmlValueError(element, f"queue_name: expected queue@host, found {queue!r}")
         master = (element.findtext("master") or "MASTER").strip() == "MASTER"
         slots = _int_of(element, "slots") or 1
+        prio = _float_of(element, "JAT_prio")
         key = (job, int(tasks), queue)
         if key in grants:
             old = grants[key]
             grants[key] = replace(old, slots=old.slots + slots, master=old.master or master)
         else:
-            grants[key] = RunningGrant(job, int(tasks), queue, slots, master)
+            grants[key] = RunningGrant(job, int(tasks), queue, slots, master, prio)
     return tuple(grants.values())

@@ -47,8 +47,16 @@ from .place import (
 from .world import Instance, World, build, debit, duration, uses
 
 USER_LIMIT = "job dropped because of user limitations"
-_DROPPED = {"d": "disabled", "s": "suspended", "S": "suspended", "E": "in error state",
-            "a": "overloaded", "A": "overloaded", "C": "disabled", "D": "disabled"}
+_DROPPED = {
+    "d": "disabled",
+    "s": "suspended",
+    "S": "suspended",
+    "E": "in error state",
+    "a": "overloaded",
+    "A": "overloaded",
+    "C": "disabled",
+    "D": "disabled",
+}
 
 
 class _Run:
@@ -67,15 +75,27 @@ class _Run:
 
     # --- booking ------------------------------------------------------------------
 
-    def book(self, job: Job, task: int, placed: Placement, span: int, state: str,
-             now: bool) -> tuple[Resource, ...]:
+    def book(
+        self, job: Job, task: int, placed: Placement, span: int, state: str, now: bool
+    ) -> tuple[Resource, ...]:
         found = uses(self.world, job, placed.grants, placed.slots, placed.pe)
         debit(self.world, found, placed.start, span, now)
         if self.world.schedule_based and span > 0:
             shown = min(span, 2**32 - 1 - placed.start)
-            self.lines += [ScheduleLine(job.number, task, state, placed.start, shown,
-                                        u.level, u.object, u.resource, u.amount).text()
-                           for u in found]
+            self.lines += [
+                ScheduleLine(
+                    job.number,
+                    task,
+                    state,
+                    placed.start,
+                    shown,
+                    u.level,
+                    u.object,
+                    u.resource,
+                    u.amount,
+                ).text()
+                for u in found
+            ]
         return tuple(Resource(u.level, u.object, u.resource, u.amount) for u in found)
 
     def book_running(self) -> None:
@@ -84,10 +104,14 @@ class _Run:
         grouped: dict[tuple[int, int], list] = {}
         for g in self.cell.running:
             grouped.setdefault((g.job, g.task), []).append(g)
-        for (number, task), grants in sorted(grouped.items()):
+        for (number, task), grants in sorted(grouped.items(),
+                                             key=lambda kv: self._started_order(jobs, kv)):
             job = jobs.get(number)
-            insts = [(by_name[g.queue_instance], g.slots) for g in
-                     sorted(grants, key=lambda g: not g.master) if g.queue_instance in by_name]
+            insts = [
+                (by_name[g.queue_instance], g.slots)
+                for g in sorted(grants, key=lambda g: not g.master)
+                if g.queue_instance in by_name
+            ]
             if job is None or not insts:
                 continue
             start = next((t.start_time for t in job.tasks if t.number == task), self.now)
@@ -102,33 +126,48 @@ class _Run:
                 for inst, n in insts:
                     self.corrections[inst.host] += n * (decay - (self.now - start)) / decay
 
+    def _started_order(self, jobs: dict[int, Job], item: tuple) -> tuple:
+        """Running tasks in the order they started: start time, then decreasing prio
+        within one run (the scheduler's job list keeps the order of the last change
+        to each job), then job and task number."""
+        (number, task), grants = item
+        job = jobs.get(number)
+        start = next((t.start_time for t in job.tasks if t.number == task), 0) if job else 0
+        return (start, -max(g.prio for g in grants), number, task)
+
     # --- queue instances ----------------------------------------------------------
 
     def usable(self) -> list[Instance]:
         """Instances that take jobs in this run, in the order they are tried."""
         instances = [i for i in self.world.instances if i.available]
-        values = {h: ordering.host_value(self.cell, h, self.corrections[h])
-                  for h in {i.host for i in instances}}
+        values = {
+            h: ordering.host_value(self.cell, h, self.corrections[h])
+            for h in {i.host for i in instances}
+        }
         return ordering.ranked(self.cell, instances, values)
 
     def drop_messages(self) -> None:
         for inst in self.world.instances:
             letters = [c for c in inst.state if c in _DROPPED]
             if letters:
-                self.messages.append(f'queue instance "{inst.name}" dropped because it is '
-                                     f"{_DROPPED[letters[0]]}")
+                self.messages.append(
+                    f'queue instance "{inst.name}" dropped because it is {_DROPPED[letters[0]]}'
+                )
             elif not inst.available:
-                self.messages.append(f'queue instance "{inst.name}" dropped because it is '
-                                     f"temporarily not available")
+                self.messages.append(
+                    f'queue instance "{inst.name}" dropped because it is temporarily not available'
+                )
             elif inst.free_slots() <= 0:
                 self.messages.append(f'queue instance "{inst.name}" dropped because it is full')
 
     # --- jobs -----------------------------------------------------------------------
 
-    def wait(self, job: Job, tasks: tuple[int, ...], reasons: list[str],
-             reserved: bool = False) -> None:
-        self.waiting.append(Waiting(job.number, tasks, job.owner,
-                                    tuple(self.messages + reasons), reserved))
+    def wait(
+        self, job: Job, tasks: tuple[int, ...], reasons: list[str], reserved: bool = False
+    ) -> None:
+        self.waiting.append(
+            Waiting(job.number, tasks, job.owner, tuple(self.messages + reasons), reserved)
+        )
 
     def take(self, row: JobPriority, reserve: bool) -> bool:
         """Place the row's tasks; True when it made a reservation."""
@@ -143,15 +182,17 @@ class _Run:
             order = [i for i in self.usable() if i.free_slots() > 0]
             attempt = Attempt([])
             now_place = (parallel_now if job.pe else sequential_now)(
-                self.world, self.cell, job, order, span, attempt)
+                self.world, self.cell, job, order, span, attempt
+            )
             if now_place is not None:
                 self.start(job, task, now_place, span)
                 continue
             later = None
             if reserve:
                 later_of = parallel_later if job.pe else sequential_later
-                later = later_of(self.world, self.cell, job, self.usable(),
-                                 *((span,) if job.pe else ()))
+                later = later_of(
+                    self.world, self.cell, job, self.usable(), *((span,) if job.pe else ())
+                )
             if later is not None:
                 self.reserve(job, task, later, span)
             self.wait(job, tuple(tasks[k:]), attempt.reasons, later is not None)
@@ -163,14 +204,35 @@ class _Run:
         self.running[job.owner] += 1
         for inst, n in placed.grants:
             self.corrections[inst.host] += n
-        self.started.append(Started(job.number, task, job.owner, placed.pe, placed.slots,
-                                    _grants(placed), placed.start, span, granted))
+        self.started.append(
+            Started(
+                job.number,
+                task,
+                job.owner,
+                placed.pe,
+                placed.slots,
+                _grants(placed),
+                placed.start,
+                span,
+                granted,
+            )
+        )
 
     def reserve(self, job: Job, task: int, placed: Placement, span: int) -> None:
         granted = self.book(job, task, placed, span, "RESERVING", False)
-        self.reservations.append(Reservation(job.number, task, job.owner, placed.pe,
-                                             placed.slots, _grants(placed), placed.start,
-                                             span, granted))
+        self.reservations.append(
+            Reservation(
+                job.number,
+                task,
+                job.owner,
+                placed.pe,
+                placed.slots,
+                _grants(placed),
+                placed.start,
+                span,
+                granted,
+            )
+        )
 
 
 def _grants(placed: Placement) -> tuple[Grant, ...]:
@@ -179,8 +241,7 @@ def _grants(placed: Placement) -> tuple[Grant, ...]:
 
 def _dispatchable(row: JobPriority, now: int) -> bool:
     job = row.job
-    return (not row.running and row.state == "qw" and not job.hold
-            and job.execution_time <= now)
+    return not row.running and row.state == "qw" and not job.hold and job.execution_time <= now
 
 
 def schedule(cell: Cell, prioritisation: Prioritisation, now: int) -> Run:
@@ -202,5 +263,11 @@ def schedule(cell: Cell, prioritisation: Prioritisation, now: int) -> Run:
         reserve = row.job.reserve and reservations < conf.max_reservation
         reservations += run.take(row, reserve)
         stopped = not any(i.free_slots() > 0 for i in run.usable())
-    return Run(now, tuple(run.started), tuple(run.reservations), tuple(run.waiting),
-               tuple(run.lines), tuple(run.messages))
+    return Run(
+        now,
+        tuple(run.started),
+        tuple(run.reservations),
+        tuple(run.waiting),
+        tuple(run.lines),
+        tuple(run.messages),
+    )
