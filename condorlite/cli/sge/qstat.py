@@ -69,10 +69,7 @@ def job_data(row: JobPriority) -> dict[str, Any]:
 
 
 def _start(row: JobPriority) -> int | None:
-    for task in row.job.tasks:
-        if task.number == row.task and task.running:
-            return task.start_time
-    return None
+    return row.start_time
 
 
 def task_label(ids: tuple[int, ...]) -> str:

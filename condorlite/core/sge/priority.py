@@ -61,6 +61,8 @@ class JobPriority:
     override_parts: tuple[OverridePart, ...] = ()
     functional_parts: FunctionalParts = NO_FUNCTIONAL
     sharetree_part: TreePart | None = None
+    #: When a running task started (None for pending rows).
+    start_time: int | None = None
     #: The task ids this row stands for (qstat groups a job's pending tasks that share
     #: their figures into one line).
     tasks: tuple[int, ...] = ()
@@ -187,6 +189,13 @@ def _excluded(waiting: list[Task], ready: tuple[int, ...]) -> list[tuple[str, tu
     return [(state, tuple(ids)) for state, ids in groups.items()]
 
 
+def _started(ref: JobRef) -> int | None:
+    for task in ref.job.tasks:
+        if task.number == ref.task:
+            return task.start_time
+    return None
+
+
 def _row(
     ref: JobRef, urgency: Urgency, prio: float, nurg: float, npprior: float, ntckts: float
 ) -> JobPriority:
@@ -211,5 +220,6 @@ def _row(
         override_parts=ref.override_parts,
         functional_parts=ref.functional_parts,
         sharetree_part=ref.sharetree_part,
+        start_time=None if ref.queued else _started(ref),
         tasks=(ref.task,),
     )
