@@ -170,11 +170,11 @@ _condorlite() {
         fi
         ;;
     sge)
-        case "$prev" in --cell|--config|--state-dir)
+        case "$prev" in --cell|--config|--schedule-file|--state-dir)
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--cell --config --ext --help --json --now --pri --state-dir --urg --user -ext -h -pri -u -urg" -- "$cur"))
+            COMPREPLY=($(compgen -W "--cell --config --dry-run --ext --help --json --now --pri --schedule-file --state-dir --urg --user -ext -h -pri -u -urg" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi

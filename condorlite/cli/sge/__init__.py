@@ -10,7 +10,7 @@ import importlib
 
 import typer
 
-MODULES: tuple[str, ...] = ("qstat", "explain", "sharetree")
+MODULES: tuple[str, ...] = ("qstat", "explain", "sharetree", "schedule")
 
 
 def register(app: typer.Typer) -> None:

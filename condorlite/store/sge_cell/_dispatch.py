@@ -213,7 +213,9 @@ def _instance(element: ET.Element) -> QueueInstance:
     for res in element.findall("resource"):
         resources[res.get("name", "")] = (res.get("type", ""), (res.text or "").strip())
     return QueueInstance(
-        name=name, queue=queue, host=host,
+        name=name,
+        queue=queue,
+        host=host,
         slots_used=_int_of(element, "slots_used"),
         slots_reserved=_int_of(element, "slots_resv"),
         slots_total=_int_of(element, "slots_total"),
@@ -233,16 +235,19 @@ def read_instances(root: ET.Element) -> dict[str, QueueInstance]:
     return out
 
 
-def with_resources(states: dict[str, QueueInstance] | None,
-                   resources: dict[str, QueueInstance] | None) -> dict[str, QueueInstance]:
+def with_resources(
+    states: dict[str, QueueInstance] | None, resources: dict[str, QueueInstance] | None
+) -> dict[str, QueueInstance]:
     """Instances with the states of ``qstat -f`` and the values of ``qstat -f -F``
     (either file may be missing; both list the same instances)."""
     if states is None:
         return resources or {}
     if resources is None:
         return states
-    return {name: replace(inst, resources=resources[name].resources)
-            if name in resources else inst for name, inst in states.items()}
+    return {
+        name: replace(inst, resources=resources[name].resources) if name in resources else inst
+        for name, inst in states.items()
+    }
 
 
 def read_running(root: ET.Element) -> tuple[RunningGrant, ...]:

@@ -11,5 +11,4 @@ and parallel placement).
 from .outcome import SEPARATOR, Grant, Reservation, Resource, Run, Started, Waiting
 from .run import schedule
 
-__all__ = ["SEPARATOR", "Grant", "Reservation", "Resource", "Run", "Started", "Waiting",
-           "schedule"]
+__all__ = ["SEPARATOR", "Grant", "Reservation", "Resource", "Run", "Started", "Waiting", "schedule"]

@@ -48,13 +48,16 @@ def request_text(job: Job) -> str:
 
 def shortfall_text(job: Job, s: Shortfall) -> str:
     where = _WHERE.get(s.level.kind, "in {name}").format(name=f'"{s.level.name}"')
-    text = (f"({'-l ' + request_text(job)}) cannot run {where} because it offers only "
-            f"{_DOMINANCE.get(s.level.kind, 'gc')}:{s.resource}={s.offered:.6f}")
+    text = (
+        f"({'-l ' + request_text(job)}) cannot run {where} because it offers only "
+        f"{_DOMINANCE.get(s.level.kind, 'gc')}:{s.resource}={s.offered:.6f}"
+    )
     return text + (" due to a reservation" if s.due_to_reservation else "")
 
 
-def _needs(world: World, job: Job, level: Level, slots: int, master: bool
-           ) -> list[tuple[str, float]]:
+def _needs(
+    world: World, job: Job, level: Level, slots: int, master: bool
+) -> list[tuple[str, float]]:
     out: list[tuple[str, float]] = []
     for name in level.capacity:
         c = world.complexes.get(name)
@@ -72,8 +75,15 @@ def _needs(world: World, job: Job, level: Level, slots: int, master: bool
     return out
 
 
-def fits(world: World, job: Job, level: Level, slots: int, master: bool, span: int,
-         start: int | None = None) -> Shortfall | None:
+def fits(
+    world: World,
+    job: Job,
+    level: Level,
+    slots: int,
+    master: bool,
+    span: int,
+    start: int | None = None,
+) -> Shortfall | None:
     """None when ``slots`` slots of ``job`` fit on ``level`` from ``start`` (default
     now) for ``span`` seconds (module doc)."""
     at = world.now if start is None else start
@@ -82,8 +92,9 @@ def fits(world: World, job: Job, level: Level, slots: int, master: bool, span: i
         cap = level.capacity[name]
         used = d.max_over(at, end_time(at, span)) if world.schedule_based else d.now_used
         if need > cap - used:
-            return Shortfall(level, name, cap - used,
-                             world.schedule_based and need <= cap - d.now_used)
+            return Shortfall(
+                level, name, cap - used, world.schedule_based and need <= cap - d.now_used
+            )
     return None
 
 
@@ -99,8 +110,15 @@ def earliest(world: World, job: Job, level: Level, slots: int, master: bool) -> 
     return start
 
 
-def most_slots(world: World, job: Job, level: Level, master: bool, span: int, limit: int,
-               start: int | None = None) -> int:
+def most_slots(
+    world: World,
+    job: Job,
+    level: Level,
+    master: bool,
+    span: int,
+    limit: int,
+    start: int | None = None,
+) -> int:
     """The most slots (up to ``limit``) of ``job`` that fit on ``level``."""
     n = limit
     while n > 0 and fits(world, job, level, n, master, span, start) is not None:
@@ -142,16 +160,19 @@ def static_reason(cell: Cell, job: Job, inst: Instance) -> str | None:
         return f'cannot run in queue {cq} because PE "{job.pe}" is not in pe list'
     if job.pe is None and "BATCH" not in conf.qtype:
         return f'cannot run in queue instance "{inst.name}" because it is not of type batch'
-    if (conf.user_lists and not _member(cell, conf.user_lists, job)) or \
-            _member(cell, conf.xuser_lists, job):
+    if (conf.user_lists and not _member(cell, conf.user_lists, job)) or _member(
+        cell, conf.xuser_lists, job
+    ):
         return f"has no permission for cluster queue {cq}"
     project = job.project
     if conf.projects and project not in conf.projects:
         what = f"(project {project})" if project else "(no project)"
         return f"{what} does not have the correct project to run in cluster queue {cq}"
     if project and project in conf.xprojects:
-        return (f"(project {project}) is not allowed to run in cluster queue {cq} based on "
-                f"the excluded project list")
+        return (
+            f"(project {project}) is not allowed to run in cluster queue {cq} based on "
+            f"the excluded project list"
+        )
     return _request_reason(cell, job, inst)
 
 
@@ -191,8 +212,14 @@ def _compare(relop: str, request: str, offer: str, kind: str) -> bool:
     req, off = amount(request, kind), amount(offer, kind)
     if req is None or off is None:
         return False
-    return {"==": req == off, "!=": req != off, "<=": req <= off, "<": req < off,
-            ">=": req >= off, ">": req > off}.get(relop, False)
+    return {
+        "==": req == off,
+        "!=": req != off,
+        "<=": req <= off,
+        "<": req < off,
+        ">=": req >= off,
+        ">": req > off,
+    }.get(relop, False)
 
 
 def _request_reason(cell: Cell, job: Job, inst: Instance) -> str | None:
@@ -202,9 +229,13 @@ def _request_reason(cell: Cell, job: Job, inst: Instance) -> str | None:
             continue
         offer = _offer(cell, inst, r.name)
         if offer is None:
-            return (f'(-l {request_text(job)}) cannot run in queue "{inst.name}" because '
-                    f'job requests unknown resource ({r.name})')
+            return (
+                f'(-l {request_text(job)}) cannot run in queue "{inst.name}" because '
+                f"job requests unknown resource ({r.name})"
+            )
         if not _compare(c.relop, r.value, offer[1], c.type):
-            return (f'(-l {request_text(job)}) cannot run in queue "{inst.name}" because '
-                    f"it offers only {offer[0]}:{r.name}={offer[1]}")
+            return (
+                f'(-l {request_text(job)}) cannot run in queue "{inst.name}" because '
+                f"it offers only {offer[0]}:{r.name}={offer[1]}"
+            )
     return None

@@ -40,8 +40,9 @@ def parse_adjustments(text: str) -> dict[str, float]:
     return out
 
 
-def _load(cell: Cell, host: str, name: str, correction: float,
-          adjustments: dict[str, float]) -> float:
+def _load(
+    cell: Cell, host: str, name: str, correction: float, adjustments: dict[str, float]
+) -> float:
     h = cell.hosts.get(host)
     if h is None:
         return 0.0
@@ -64,15 +65,13 @@ def host_value(cell: Cell, host: str, correction: float) -> float:
     total, text = 0.0, conf.load_formula.strip()
     for sign, name, weight in _TERM.findall(text):
         number = amount(name, "DOUBLE")
-        value = number if number is not None else _load(cell, host, name, correction,
-                                                        adjustments)
+        value = number if number is not None else _load(cell, host, name, correction, adjustments)
         value *= float(weight) if weight else 1.0
         total += -value if sign == "-" else value
     return total
 
 
-def ranked(cell: Cell, instances: list[Instance], values: dict[str, float]
-           ) -> list[Instance]:
+def ranked(cell: Cell, instances: list[Instance], values: dict[str, float]) -> list[Instance]:
     """Instances in the order they are tried (module doc)."""
     distinct = sorted(set(values.values()))
     rank = {host: distinct.index(v) for host, v in values.items()}

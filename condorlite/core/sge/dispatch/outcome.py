@@ -81,8 +81,10 @@ class ScheduleLine:
     usage: float
 
     def text(self) -> str:
-        return (f"{self.job}:{self.task}:{self.state}:{self.start}:{self.duration}:"
-                f"{self.level}:{self.object}:{self.resource}:{self.usage:.6f}")
+        return (
+            f"{self.job}:{self.task}:{self.state}:{self.start}:{self.duration}:"
+            f"{self.level}:{self.object}:{self.resource}:{self.usage:.6f}"
+        )
 
 
 @dataclass(frozen=True)

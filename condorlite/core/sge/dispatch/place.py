@@ -29,7 +29,7 @@ The first granted instance is the master (JOB consumables are debited there only
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from condorlite.core.sge.objects import Cell, Job
 
@@ -53,6 +53,8 @@ class Attempt:
     """The reasons collected while trying (qstat -j wording), in order, once each."""
 
     reasons: list[str]
+    #: per PE, the slots the last allocation tried could gather
+    offered: dict[str, int] = field(default_factory=dict)
 
     def add(self, text: str) -> None:
         if text not in self.reasons:
@@ -61,11 +63,13 @@ class Attempt:
 
 def _shortfall(attempt: Attempt, job: Job, s: Shortfall) -> None:
     from .assign import shortfall_text
+
     attempt.add(shortfall_text(job, s))
 
 
-def sequential_now(world: World, cell: Cell, job: Job, order: list[Instance], span: int,
-                   attempt: Attempt) -> Placement | None:
+def sequential_now(
+    world: World, cell: Cell, job: Job, order: list[Instance], span: int, attempt: Attempt
+) -> Placement | None:
     g = fits(world, job, world.global_level, 1, True, span)
     if g is not None:
         _shortfall(attempt, job, g)
@@ -87,8 +91,7 @@ def sequential_now(world: World, cell: Cell, job: Job, order: list[Instance], sp
     return None
 
 
-def sequential_later(world: World, cell: Cell, job: Job, order: list[Instance]
-                     ) -> Placement | None:
+def sequential_later(world: World, cell: Cell, job: Job, order: list[Instance]) -> Placement | None:
     t_global = earliest(world, job, world.global_level, 1, True)
     if t_global is None:
         return None
@@ -118,18 +121,27 @@ def _pes(cell: Cell, job: Job) -> list[str]:
 def _counts(job: Job, pe_slots: int) -> list[int]:
     values = {n for r in job.pe_range for n in r.values() if 0 < n <= pe_slots}
     if not values and job.pe_range:
-        values = {n for r in job.pe_range for n in range(r.min, min(r.max, pe_slots) + 1)
-                  if n > 0}
+        values = {n for r in job.pe_range for n in range(r.min, min(r.max, pe_slots) + 1) if n > 0}
     return sorted(values)
 
 
-def allocate(world: World, cell: Cell, job: Job, pe: str, n: int, order: list[Instance],
-             span: int, start: int, attempt: Attempt) -> Placement | None:
+def allocate(
+    world: World,
+    cell: Cell,
+    job: Job,
+    pe: str,
+    n: int,
+    order: list[Instance],
+    span: int,
+    start: int,
+    attempt: Attempt,
+) -> Placement | None:
     """``n`` slots of ``job`` in ``pe`` from ``start`` (module doc), or None."""
     for level in (world.pes[pe], world.global_level):
         s = fits(world, job, level, n, True, span, start)
         if s is not None:
             _shortfall(attempt, job, s)
+            attempt.offered[pe] = most_slots(world, job, level, True, span, n, start)
             return None
     hosts: dict[str, list[tuple[Instance, int]]] = {}
     for inst in order:
@@ -144,11 +156,13 @@ def allocate(world: World, cell: Cell, job: Job, pe: str, n: int, order: list[In
     for host, items in hosts.items():
         level = world.hosts.get(host)
         total = sum(k for _, k in items)
-        room[host] = total if level is None else most_slots(
-            world, job, level, not room, span, total, start)
+        room[host] = (
+            total if level is None else most_slots(world, job, level, not room, span, total, start)
+        )
     rule = cell.pes[pe].allocation_rule
     wanted = _by_rule(rule, n, room)
     if wanted is None:
+        attempt.offered[pe] = _offered(rule, n, room)
         return None
     grants: list[tuple[Instance, int]] = []
     for host, count in wanted.items():
@@ -187,13 +201,30 @@ def _by_rule(rule: str, n: int, room: dict[str, int]) -> dict[str, int] | None:
     return out if left == 0 else None
 
 
-def parallel_now(world: World, cell: Cell, job: Job, order: list[Instance], span: int,
-                 attempt: Attempt) -> Placement | None:
+def _offered(rule: str, n: int, room: dict[str, int]) -> int:
+    """The slots an allocation rule could gather for ``n`` (what ``qstat -j`` says a PE
+    "only offers"): a host counts only when it has the ``n`` ($pe_slots) or the fixed
+    number it must give."""
+    if rule == "$pe_slots":
+        return n if any(k >= n for k in room.values()) else 0
+    if rule.isdigit():
+        per = int(rule)
+        return per * sum(1 for k in room.values() if k >= per)
+    return min(n, sum(room.values()))
+
+
+def parallel_now(
+    world: World, cell: Cell, job: Job, order: list[Instance], span: int, attempt: Attempt
+) -> Placement | None:
     for pe in _pes(cell, job):
         for n in reversed(_counts(job, cell.pes[pe].slots)):
             placed = allocate(world, cell, job, pe, n, order, span, world.now, attempt)
             if placed is not None:
                 return placed
+        if pe in attempt.offered:
+            attempt.add(
+                f'cannot run in PE "{pe}" because it only offers {attempt.offered[pe]} slots'
+            )
     if not _pes(cell, job):
         attempt.add("no matching pe found")
     return None
@@ -201,16 +232,21 @@ def parallel_now(world: World, cell: Cell, job: Job, order: list[Instance], span
 
 def _candidate_times(world: World) -> list[int]:
     times = {world.now}
-    levels = [world.global_level, *world.hosts.values(), *world.pes.values(),
-              *(i.level for i in world.instances)]
+    levels = [
+        world.global_level,
+        *world.hosts.values(),
+        *world.pes.values(),
+        *(i.level for i in world.instances),
+    ]
     for level in levels:
         for d in level.diagrams.values():
             times.update(t for t, _ in d.points if world.now < t < INFINITY)
     return sorted(times, reverse=True)
 
 
-def parallel_later(world: World, cell: Cell, job: Job, order: list[Instance], span: int
-                   ) -> Placement | None:
+def parallel_later(
+    world: World, cell: Cell, job: Job, order: list[Instance], span: int
+) -> Placement | None:
     for pe in _pes(cell, job):
         counts = _counts(job, cell.pes[pe].slots)
         if not counts:

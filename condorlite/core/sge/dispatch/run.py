@@ -21,6 +21,7 @@ a lower job only backfills when it ends before the reservations ahead of it begi
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 from condorlite.core.sge.objects import Cell, Job
 from condorlite.core.sge.priority import JobPriority, Prioritisation
@@ -104,8 +105,9 @@ class _Run:
         grouped: dict[tuple[int, int], list] = {}
         for g in self.cell.running:
             grouped.setdefault((g.job, g.task), []).append(g)
-        for (number, task), grants in sorted(grouped.items(),
-                                             key=lambda kv: self._started_order(jobs, kv)):
+        for (number, task), grants in sorted(
+            grouped.items(), key=lambda kv: self._started_order(jobs, kv)
+        ):
             job = jobs.get(number)
             insts = [
                 (by_name[g.queue_instance], g.slots)
@@ -165,9 +167,16 @@ class _Run:
     def wait(
         self, job: Job, tasks: tuple[int, ...], reasons: list[str], reserved: bool = False
     ) -> None:
-        self.waiting.append(
-            Waiting(job.number, tasks, job.owner, tuple(self.messages + reasons), reserved)
-        )
+        """A job left waiting; the run-wide messages are put before its own reasons
+        when the run ends (qstat -j shows the messages of the whole run)."""
+        self.waiting.append(Waiting(job.number, tasks, job.owner, tuple(reasons), reserved))
+
+    def note_full(self) -> None:
+        """A queue instance that has just been filled is dropped with a message."""
+        for inst in self.world.instances:
+            text = f'queue instance "{inst.name}" dropped because it is full'
+            if inst.available and inst.free_slots() <= 0 and text not in self.messages:
+                self.messages.append(text)
 
     def take(self, row: JobPriority, reserve: bool) -> bool:
         """Place the row's tasks; True when it made a reservation."""
@@ -201,6 +210,7 @@ class _Run:
 
     def start(self, job: Job, task: int, placed: Placement, span: int) -> None:
         granted = self.book(job, task, placed, span, "STARTING", True)
+        self.note_full()
         self.running[job.owner] += 1
         for inst, n in placed.grants:
             self.corrections[inst.host] += n
@@ -267,7 +277,7 @@ def schedule(cell: Cell, prioritisation: Prioritisation, now: int) -> Run:
         now,
         tuple(run.started),
         tuple(run.reservations),
-        tuple(run.waiting),
+        tuple(replace(w, reasons=tuple(run.messages) + w.reasons) for w in run.waiting),
         tuple(run.lines),
         tuple(run.messages),
     )

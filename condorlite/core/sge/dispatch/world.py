@@ -85,8 +85,9 @@ class World:
     offset: int = DURATION_OFFSET
 
 
-def _capacity(pairs: tuple[tuple[str, str], ...], complexes: dict[str, Complex]
-              ) -> dict[str, float]:
+def _capacity(
+    pairs: tuple[tuple[str, str], ...], complexes: dict[str, Complex]
+) -> dict[str, float]:
     out: dict[str, float] = {}
     for name, text in pairs:
         c = complexes.get(name) or _by_shortcut(complexes, name)
@@ -108,8 +109,12 @@ def _by_shortcut(complexes: dict[str, Complex], name: str) -> Complex | None:
 def _instances(cell: Cell, levels: dict[str, Level]) -> list[Instance]:
     names = list(cell.queue_instances)
     if not names:
-        names = [f"{q.name}@{h}" for q in cell.queues.values() for h in q.hostlist
-                 if not h.startswith("@")]
+        names = [
+            f"{q.name}@{h}"
+            for q in cell.queues.values()
+            for h in q.hostlist
+            if not h.startswith("@")
+        ]
     out: list[Instance] = []
     for full in names:
         queue, _, host = full.partition("@")
@@ -120,8 +125,9 @@ def _instances(cell: Cell, levels: dict[str, Level]) -> list[Instance]:
         capacity = _capacity(conf.complex_values, cell.complexes)
         capacity["slots"] = float(conf.slots)
         qi = cell.queue_instances.get(full)
-        out.append(Instance(full, queue, host, conf, Level("Q", full, capacity),
-                            qi.state if qi else ""))
+        out.append(
+            Instance(full, queue, host, conf, Level("Q", full, capacity), qi.state if qi else "")
+        )
         levels.setdefault(host, Level("H", host))
     return out
 
@@ -130,16 +136,23 @@ def build(cell: Cell, now: int) -> World:
     """The levels before any job is debited."""
     conf = cell.sched_conf
     g = cell.hosts.get("global")
-    global_level = Level("G", "global",
-                         _capacity(g.complex_values, cell.complexes) if g else {})
-    hosts = {name: Level("H", name, _capacity(h.complex_values, cell.complexes))
-             for name, h in cell.hosts.items() if name != "global"}
+    global_level = Level("G", "global", _capacity(g.complex_values, cell.complexes) if g else {})
+    hosts = {
+        name: Level("H", name, _capacity(h.complex_values, cell.complexes))
+        for name, h in cell.hosts.items()
+        if name != "global"
+    }
     instances = _instances(cell, hosts)
     pes = {name: Level("P", name, {"slots": float(pe.slots)}) for name, pe in cell.pes.items()}
     offset = conf.params.get("DURATION_OFFSET")
     return World(
-        complexes=cell.complexes, global_level=global_level, hosts=hosts,
-        instances=instances, pes=pes, schedule_based=conf.max_reservation > 0, now=now,
+        complexes=cell.complexes,
+        global_level=global_level,
+        hosts=hosts,
+        instances=instances,
+        pes=pes,
+        schedule_based=conf.max_reservation > 0,
+        now=now,
         default_duration=INFINITY if conf.default_duration is None else conf.default_duration,
         interval=conf.schedule_interval,
         offset=int(offset) if offset and offset.isdigit() else DURATION_OFFSET,
@@ -189,8 +202,9 @@ class Use:
     amount: float
 
 
-def uses(world: World, job: Job, grants: list[tuple[Instance, int]], slots: int,
-         pe: str | None) -> list[Use]:
+def uses(
+    world: World, job: Job, grants: list[tuple[Instance, int]], slots: int, pe: str | None
+) -> list[Use]:
     """A job's uses in the schedule file's order: PE, global, then per granted queue
     instance its host and the instance (add_job_utilization)."""
     out: list[Use] = []
@@ -205,8 +219,7 @@ def uses(world: World, job: Job, grants: list[tuple[Instance, int]], slots: int,
     return out
 
 
-def _level_uses(world: World, job: Job, level: Level, slots: int, master: bool
-                ) -> list[Use]:
+def _level_uses(world: World, job: Job, level: Level, slots: int, master: bool) -> list[Use]:
     out: list[Use] = []
     for name in level.capacity:
         c = world.complexes.get(name)
