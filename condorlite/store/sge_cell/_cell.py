@@ -65,12 +65,16 @@ class _Dump:
             raise DataError(f"{self.source(name)}:{line}: not UTF-8 text "
                             f"(byte {exc.start}): {exc.reason}") from None
 
-    def xml(self, name: str, what: str, read: Callable[[ET.Element], T]) -> T | None:
-        """``read(root)`` on the parsed file, with a bad value's line found afterwards;
-        None when the file does not exist."""
+    def xml(self, name: str, what: str, read: Callable[[ET.Element], T],
+            head: Callable[[bytes], bytes] | None = None) -> T | None:
+        """``read(root)`` on the parsed file (only the part ``head`` keeps, when given:
+        lines keep their numbers), with a bad value's line found afterwards; None when
+        the file does not exist."""
         data = self.data(name)
         if data is None:
             return None
+        if head is not None:
+            data = head(data)
         root = _xml.parse(data, self.source(name), what)
         try:
             return read(root)
@@ -143,8 +147,9 @@ def read_cell(path: Path | str) -> Cell:
     tree, usage = _share(dump, notes)
     reads = _jobscan.read_jobs(cast(bytes, dump.data("jobs.xml")), dump.source("jobs.xml"),
                                complexes, usersets)
-    pending = dump.xml("queue_instances.xml", _jobs.QUEUE_INSTANCES_COMMAND,
-                       _jobs.read_pending)
+    instances = dump.data("queue_instances.xml")
+    pending = None if instances is None else _jobs.scan_pending(
+        instances, dump.source("queue_instances.xml"))
     if pending is None and reads:
         notes.add(f"{dump.source('queue_instances.xml')}: missing: pending tasks taken "
                   f"from JB_ja_structure (finished array tasks count as pending), "
@@ -172,9 +177,9 @@ def _dispatch_of(dump: _Dump, notes: Notes) -> dict[str, object]:
     """The dispatch files (``_dispatch``), each optional."""
     hosts, queues, conf = dump.text("hosts"), dump.text("queues"), dump.text("global_conf")
     states = dump.xml("queue_instances.xml", _jobs.QUEUE_INSTANCES_COMMAND,
-                      _dispatch.read_instances)
+                      _dispatch.read_instances, head=_jobs.queue_info)
     values = dump.xml("queue_resources.xml", _dispatch.RESOURCES_COMMAND,
-                      _dispatch.read_instances)
+                      _dispatch.read_instances, head=_jobs.queue_info)
     running = dump.xml("running.xml", _dispatch.RUNNING_COMMAND, _dispatch.read_running)
     return {
         "hosts": {} if hosts is None else _dispatch.read_hosts(hosts, dump.source("hosts"),

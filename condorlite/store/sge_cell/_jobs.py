@@ -35,7 +35,7 @@ that finished and left the qmaster are still in it.
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
+import re
 from dataclasses import dataclass, replace
 
 from condorlite.core.sge.objects import (
@@ -45,9 +45,10 @@ from condorlite.core.sge.objects import (
     Task,
     Userset,
 )
+from condorlite.errors import DataError
 
+from . import _xml
 from ._objects import Notes
-from ._xml import XmlValueError
 
 JOBS_COMMAND = "qstat -xml -j '*'"
 QUEUE_INSTANCES_COMMAND = "qstat -f -xml -u '*'"
@@ -62,32 +63,6 @@ class PendingEntry:
     job: int
     tasks: tuple[int, ...] | None
     state: str
-
-
-# --- element helpers ----------------------------------------------------------------
-
-
-def _child(parent: ET.Element, tag: str, *, required: bool = False) -> ET.Element | None:
-    child = parent.find(tag)
-    if child is None and required:
-        raise XmlValueError(parent, f"expected a <{tag}> element, found none")
-    return child
-
-
-def _text(parent: ET.Element, tag: str, *, required: bool = False) -> str | None:
-    child = _child(parent, tag, required=required)
-    return None if child is None else (child.text or "").strip()
-
-
-def _int(parent: ET.Element, tag: str, default: int = 0, *, required: bool = False) -> int:
-    child = _child(parent, tag, required=required)
-    if child is None:
-        return default
-    text = (child.text or "").strip()
-    try:
-        return int(text)
-    except ValueError:
-        raise XmlValueError(child, f"{tag}: expected an integer, found {text!r}") from None
 
 
 # --- what a job is ----------------------------------------------------------------------
@@ -125,31 +100,51 @@ class JobRead:
 # --- pending tasks from queue_instances.xml ------------------------------------------------
 
 
-def _task_ids(element: ET.Element) -> tuple[int, ...]:
-    """``1-4:1``, ``1,4,5``, ``2-10:2,13``: qstat's task id lists."""
-    text = (element.text or "").strip()
+def task_ids(text: str) -> tuple[int, ...]:
+    """``1-4:1``, ``1,4,5``, ``2-10:2,13``: qstat's task id lists (ValueError if not)."""
     ids: list[int] = []
-    try:
-        for part in text.split(","):
-            bounds, _, step = part.partition(":")
-            low, _, high = bounds.partition("-")
-            ids.extend(range(int(low), int(high or low) + 1, int(step or 1)))
-    except ValueError:
-        raise XmlValueError(element, f"tasks: expected task ids like 1-4:1 or 1,4,5, "
-                                     f"found {text!r}") from None
+    for part in text.strip().split(","):
+        bounds, _, step = part.partition(":")
+        low, _, high = bounds.partition("-")
+        ids.extend(range(int(low), int(high or low) + 1, int(step or 1)))
     return tuple(ids)
 
 
-def read_pending(root: ET.Element) -> list[PendingEntry]:
+_PENDING = re.compile(rb'<job_list state="pending">(.*?)</job_list>', re.DOTALL)
+_NUMBER = re.compile(rb"<JB_job_number>([^<]*)</JB_job_number>")
+_STATE = re.compile(rb"<state>([^<]*)</state>")
+_TASKS = re.compile(rb"<tasks>([^<]*)</tasks>")
+
+
+def scan_pending(data: bytes, source: str) -> list[PendingEntry]:
+    """The pending lines of ``qstat -f -xml`` (its ``<job_info>``), scanned rather than
+    parsed: the list holds every pending job, 30 MB for 100,000 of them, and a full
+    parse took seconds (``_xml.check_prolog`` guards the document first)."""
+    _xml.check_prolog(data, source, QUEUE_INSTANCES_COMMAND)
     out = []
-    for item in root.iter("job_list"):
-        if item.get("state") != "pending":
-            continue
-        tasks = _child(item, "tasks")
-        out.append(PendingEntry(_int(item, "JB_job_number", required=True),
-                                None if tasks is None else _task_ids(tasks),
-                                _text(item, "state", required=True) or ""))
+    for match in _PENDING.finditer(data):
+        block = match.group(1)
+        number, state, tasks = _NUMBER.search(block), _STATE.search(block), _TASKS.search(block)
+        try:
+            if number is None or state is None:
+                raise ValueError("expected <JB_job_number> and <state>")
+            ids = None if tasks is None else task_ids(tasks.group(1).decode())
+            out.append(PendingEntry(int(number.group(1)), ids, state.group(1).decode().strip()))
+        except (ValueError, UnicodeDecodeError) as exc:
+            line = data.count(b"\n", 0, match.start()) + 1
+            found = (tasks.group(1) if tasks else block[:60]).decode("utf-8", "replace")
+            raise DataError(f"{source}:{line}: tasks: expected task ids like 1-4:1 or "
+                            f"1,4,5, found {found!r} ({exc})") from None
     return out
+
+
+def queue_info(data: bytes) -> bytes:
+    """Only the ``<queue_info>`` part of ``qstat -f -xml`` with its ``<job_info>`` root
+    closed again: the queue instances, without the pending list that follows them."""
+    end = data.find(b"</queue_info>")
+    if end < 0:
+        return data
+    return data[: end + len(b"</queue_info>")] + b"\n</job_info>\n"
 
 
 def _pending_of(read: JobRead, entries: list[PendingEntry] | None) -> dict[int, Task]:
