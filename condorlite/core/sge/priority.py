@@ -88,16 +88,28 @@ class Prioritisation:
         return [j for j in self.jobs if j.job.number == number]
 
 
+def free_slots(cell: Cell) -> int:
+    """The free slots of the queue instances the scheduler may use (none disabled,
+    suspended, in error, alarm or unknown state): they bound how many tasks of a
+    pending array job are priced (``tickets``)."""
+    return sum(
+        max(0, q.slots_total - q.slots_used)
+        for q in cell.queue_instances.values()
+        if not q.state
+    )
+
+
 def prioritise(
-    cell: Cell, now: int, free_slots: int = 0, npprior_over_jobs: bool = False
+    cell: Cell, now: int, free: int | None = None, npprior_over_jobs: bool = False
 ) -> Prioritisation:
     """Every policy at ``now``: urgency, tickets, the weighted priority and the order.
+    ``free`` overrides the free slots the dump's queue instances show (``free_slots``).
 
     ``npprior_over_jobs`` normalises ppri min-max over the jobs, as the seed's N1GE 6.1
     manual does in its example (1.08000/0.10500/0.00500), instead of over -1024..1024
     as SoGE 8.1.9 does."""
     conf = cell.sched_conf
-    run = ticket_calc.calculate(cell, now, free_slots)
+    run = ticket_calc.calculate(cell, now, free_slots(cell) if free is None else free)
     calculator = Urgencies(cell.complexes, cell.pes, conf.weight_waiting_time, conf.weight_deadline)
     urgencies = {
         job.number: calculator.of(job, now)
