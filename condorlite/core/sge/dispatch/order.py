@@ -57,6 +57,58 @@ def _load(
     return value
 
 
+_BREACHED = {
+    ">=": lambda load, limit: load >= limit,
+    ">": lambda load, limit: load > limit,
+    "<=": lambda load, limit: load <= limit,
+    "<": lambda load, limit: load < limit,
+    "==": lambda load, limit: load == limit,
+    "!=": lambda load, limit: load != limit,
+}
+
+
+def load_alarm(
+    cell: Cell, host: str, thresholds: tuple[tuple[str, str], ...], correction: float
+) -> str | None:
+    """Why a queue instance with ``thresholds`` on ``host`` is overloaded, as the
+    scheduler words it (``np_load_avg=0.955322 (no load adjustment) >= 0.0``), or None.
+
+    The load is the host's reported value with ``correction`` job slots' adjustment
+    added (subtracted for a ``<=``/``<``/``==`` complex); a threshold is breached when
+    ``load RELOP limit`` holds for the complex's relop."""
+    h = cell.hosts.get(host)
+    adjustments = parse_adjustments(cell.sched_conf.job_load_adjustments)
+    raw = dict(_raw_adjustments(cell.sched_conf.job_load_adjustments))
+    for name, limit_text in thresholds:
+        c = cell.complexes.get(name)
+        limit = amount(limit_text, "DOUBLE")
+        if c is None or h is None or limit is None or name not in h.load_values:
+            continue
+        text = h.load_values[name]
+        load = (amount(text, c.type) or 0.0) * h.load_scaling.get(name, 1.0)
+        diagnosis = "no load adjustment"
+        if correction and name in adjustments:
+            extra = adjustments[name] * correction
+            detail = f"{raw[name]} * {correction:.6f}"
+            if name.startswith("np_"):
+                nproc = max(1, int(amount(h.load_values.get("num_proc", "1"), "INT") or 1))
+                extra /= nproc
+                detail += f" with nproc={nproc}"
+            up = c.relop in (">=", ">")
+            load += extra if up else -extra
+            diagnosis = f"= {text} {'+' if up else '-'} {detail}"
+        if _BREACHED.get(c.relop, _BREACHED[">="])(load, limit):
+            return f"{name}={load:.6f} ({diagnosis}) {c.relop} {limit_text}"
+    return None
+
+
+def _raw_adjustments(text: str) -> list[tuple[str, str]]:
+    if text.strip().upper() in ("", "NONE"):
+        return []
+    items = [item.partition("=") for item in re.split(r"[,\s]+", text.strip())]
+    return [(name, value) for name, _, value in items if name]
+
+
 def host_value(cell: Cell, host: str, correction: float) -> float:
     """The load formula for ``host`` with ``correction`` job slots' worth of
     adjustment (module doc)."""

@@ -53,8 +53,6 @@ _DROPPED = {
     "s": "suspended",
     "S": "suspended",
     "E": "in error state",
-    "a": "overloaded",
-    "A": "overloaded",
     "C": "disabled",
     "D": "disabled",
 }
@@ -73,6 +71,7 @@ class _Run:
         self.reservations: list[Reservation] = []
         self.waiting: list[Waiting] = []
         self.messages: list[str] = []
+        self.alarmed: set[str] = set()
 
     # --- booking ------------------------------------------------------------------
 
@@ -141,7 +140,7 @@ class _Run:
 
     def usable(self) -> list[Instance]:
         """Instances that take jobs in this run, in the order they are tried."""
-        instances = [i for i in self.world.instances if i.available]
+        instances = [i for i in self.world.instances if i.available and i.name not in self.alarmed]
         values = {
             h: ordering.host_value(self.cell, h, self.corrections[h])
             for h in {i.host for i in instances}
@@ -149,7 +148,12 @@ class _Run:
         return ordering.ranked(self.cell, instances, values)
 
     def drop_messages(self) -> None:
+        """Run-wide messages, in the scheduler's order: overloaded instances, then
+        disabled or otherwise unavailable ones, then full ones."""
+        self.check_load(self.world.instances)
         for inst in self.world.instances:
+            if inst.name in self.alarmed:
+                continue
             letters = [c for c in inst.state if c in _DROPPED]
             if letters:
                 self.messages.append(
@@ -159,8 +163,24 @@ class _Run:
                 self.messages.append(
                     f'queue instance "{inst.name}" dropped because it is temporarily not available'
                 )
-            elif inst.free_slots() <= 0:
+        for inst in self.world.instances:
+            if inst.available and inst.name not in self.alarmed and inst.free_slots() <= 0:
                 self.messages.append(f'queue instance "{inst.name}" dropped because it is full')
+
+    def check_load(self, instances: list[Instance]) -> None:
+        """Drop the instances over a load threshold (with the load adjustment of the
+        jobs started so far), each with its message."""
+        for inst in instances:
+            if inst.name in self.alarmed or not inst.conf.load_thresholds:
+                continue
+            why = ordering.load_alarm(
+                self.cell, inst.host, inst.conf.load_thresholds, self.corrections[inst.host]
+            )
+            if why is not None:
+                self.alarmed.add(inst.name)
+                self.messages.append(
+                    f'queue instance "{inst.name}" dropped because it is overloaded: {why}'
+                )
 
     # --- jobs -----------------------------------------------------------------------
 
@@ -175,7 +195,8 @@ class _Run:
         """A queue instance that has just been filled is dropped with a message."""
         for inst in self.world.instances:
             text = f'queue instance "{inst.name}" dropped because it is full'
-            if inst.available and inst.free_slots() <= 0 and text not in self.messages:
+            out = not inst.available or inst.name in self.alarmed
+            if not out and inst.free_slots() <= 0 and text not in self.messages:
                 self.messages.append(text)
 
     def take(self, row: JobPriority, reserve: bool) -> bool:
@@ -189,6 +210,9 @@ class _Run:
                 self.wait(job, tuple(tasks[k:]), [USER_LIMIT])
                 return False
             order = [i for i in self.usable() if i.free_slots() > 0]
+            if k and not order:  # the run stops once the queues are full (module doc)
+                self.wait(job, tuple(tasks[k:]), [])
+                return False
             attempt = Attempt([])
             now_place = (parallel_now if job.pe else sequential_now)(
                 self.world, self.cell, job, order, span, attempt
@@ -214,6 +238,8 @@ class _Run:
         self.running[job.owner] += 1
         for inst, n in placed.grants:
             self.corrections[inst.host] += n
+        hosts = {inst.host for inst, _ in placed.grants}
+        self.check_load([i for i in self.world.instances if i.host in hosts and i.available])
         self.started.append(
             Started(
                 job.number,

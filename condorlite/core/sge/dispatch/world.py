@@ -18,8 +18,10 @@ DURATION_OFFSET``; a running job already past that end is held until ``now +
 schedule_interval`` (add_job_list_to_schedule).
 
 Queue instances that take no job in this run: states ``d`` disabled, ``s``/``S``
-suspended, ``E`` error, ``a``/``A`` alarm, ``u`` unknown, ``C``/``D`` calendar,
-``o`` orphaned, ``c`` ambiguous configuration.
+suspended, ``E`` error, ``A`` suspend alarm, ``u`` unknown, ``C``/``D`` calendar,
+``o`` orphaned, ``c`` ambiguous configuration; and those over a load threshold, which
+the run works out itself (``order.load_alarm``; qstat's ``a`` letter is the
+qmaster's view without load adjustment).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from condorlite.core.sge.objects import Cell, Complex, Job, QueueConf
 from .diagram import DURATION_OFFSET, INFINITY, Diagram, add_offset, amount, end_time
 
 #: state letters that keep a queue instance out of the run.
-UNAVAILABLE = frozenset("dsSEaAuCDoc")
+UNAVAILABLE = frozenset("dsSEAuCDoc")
 
 
 @dataclass
