@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import random
 
+from . import gen_time_exprs as tx
+
 JOB_AD = """[
   RequestMemory = 2048; RequestCpus = 1; RequestDisk = RequestMemory * 2;
   Owner = "alice"; Cmd = "/bin/sleep"; ImageSize = 1.5e3; Ratio = 0.1;
@@ -162,7 +164,13 @@ UNARY = ("-", "+", "!", "~")
 # l list,
 # a anything, x quantize step, o regexp options, p substitution options, c comparison
 # operator, e eval text, r unparse argument, m countMatches expression, k list of
-# records, d string-list delimiters. A trailing digit tells variants apart.
+# records, d string-list delimiters; for the time and environment functions
+# (gen_time_exprs.py): t a time or anything, T a time splitTime/formatTime can split
+# (no random expression: HTCondor reads garbage for years the C library cannot
+# represent), O a zone offset, A/R absTime/relTime text, f a strftime format, v/w a
+# V1/V2 environment, g an argument string, q a list of arguments, V a syntax version,
+# u a user name (none that exists: userHome is a deliberate difference), D a default
+# home. A trailing digit tells variants apart.
 FUNCTIONS = {
     "ifThenElse": "aaa",
     "isUndefined": "a",
@@ -246,6 +254,35 @@ FUNCTIONS = {
     "stringListRegexpMember": "ss",
     "Int": "a",
     "STRCAT": "ss",
+    # time and environment built-ins (argument pools in gen_time_exprs.py)
+    "absTime": "t",
+    "absTime2": "tO",
+    "absTime3": "A",
+    "relTime": "t",
+    "relTime3": "R",
+    "formatTime": "T",
+    "formatTime2": "Tf",
+    "splitTime": "T",
+    "getYear": "t",
+    "getMonth": "t",
+    "getDayOfMonth": "t",
+    "getDayOfWeek": "t",
+    "getDayOfYear": "t",
+    "getHours": "t",
+    "getMinutes": "t",
+    "getSeconds": "t",
+    "getDays": "t",
+    "isAbstime": "a",
+    "isReltime": "a",
+    "envV1ToV2": "v",
+    "mergeEnvironment": "ww",
+    "mergeEnvironment1": "w",
+    "argsToList": "g",
+    "argsToList2": "gV",
+    "listToArgs": "q",
+    "listToArgs2": "qV",
+    "userHome": "u",
+    "userHome2": "uD",
 }
 # Every function is in the random corpus; the list stays for callers that want to
 # leave some out.
@@ -341,7 +378,17 @@ STRINGIFYING = frozenset(
 # Functions whose list results HTCondor types apart from written lists: =?= between
 # the two kinds is false there but error for two written lists (condorlite cannot tell
 # them apart: a documented difference), so they stay out of =?= =!= is isnt operands.
-LIST_MAKERS = frozenset(["split", "split2", "splitUserName", "splitSlotName", "evalInEachContext"])
+LIST_MAKERS = frozenset(
+    [
+        "split",
+        "split2",
+        "splitUserName",
+        "splitSlotName",
+        "evalInEachContext",
+        "argsToList",
+        "argsToList2",
+    ]
+)
 META_OPS = frozenset(["=?=", "=!=", "is", "isnt"])
 META_FUNCTIONS = frozenset(["identicalmember", "anycompare", "allcompare"])
 PLAIN_LITERALS = ("0", "1", "7", "1024", "1.5", "0.0", "2.5", '"abc"', '""', '"a,b"', "true")
@@ -376,7 +423,46 @@ REGEX_PATTERNS = (
 SUBSTITUTION_TEMPLATES = ('"\\\\1-\\\\0"', '"<\\\\0>"', '"x"', '""', '"\\\\2"', '"\\\\"')
 
 
-class Generator:
+TIME_KINDS = frozenset("tTOARfvwgqVuD")
+
+
+class _TimeArguments:
+    """Arguments of the time and environment functions, drawn from gen_time_exprs."""
+
+    rng: random.Random
+
+    def expr(self, depth: int) -> str:  # pragma: no cover (Generator's)
+        raise NotImplementedError
+
+    def time_argument(self, kind: str) -> str:
+        rng = self.rng
+        if kind == "T":
+            gen = tx.TimeGenerator(rng.getrandbits(32))
+            return gen.time_arg()
+        pools = {
+            "O": tx.OFFSETS,
+            "A": tx.ABS_TEXTS,
+            "R": tx.REL_TEXTS,
+            "f": tx.FORMATS,
+            "v": tx.ENV_V1,
+            "w": tx.ENV_V2,
+            "g": tx.ARG_STRINGS,
+            "q": tx.ARG_LISTS,
+            "V": tx.VERSIONS,
+            "u": tx.USERS,
+            "D": tx.DEFAULTS,
+        }
+        if kind == "t":
+            r = rng.random()
+            if r < 0.3:
+                return self.expr(2)
+            return tx.TimeGenerator(rng.getrandbits(32)).time_arg()
+        if rng.random() < 0.1 and kind in "vwgqD":
+            return self.expr(1)
+        return rng.choice(pools[kind])
+
+
+class Generator(_TimeArguments):
     """Random expression text; one instance per seed."""
 
     def __init__(self, seed: int) -> None:
@@ -487,6 +573,8 @@ class Generator:
             # No random expression here: a selection on a record built in the list
             # after countMatches' failed lookup is a documented difference.
             return self.rng.choice(RECORD_LISTS)
+        if kind in TIME_KINDS:
+            return self.time_argument(kind)
         if self.rng.random() < 0.2:
             return self.expr(depth - 1)
         if kind == "s":

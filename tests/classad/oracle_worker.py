@@ -8,6 +8,7 @@ answer per stdout line (the canonical value, or ``{"unparsable": true}``).
 
 from __future__ import annotations
 
+import datetime
 import json
 import math
 import sys
@@ -29,11 +30,18 @@ def canonical(value: object) -> object:
 
 
 def oracle(text: str, my, target) -> object:
-    """classad2's value of ``text``; lists and records element by element."""
+    """classad2's value of ``text``; lists and records element by element. The bindings
+    hand an abstime back as a datetime (without its offset) and a reltime as a float,
+    so those are asked again: an abstime by its ``string()`` (local fields and offset),
+    a float by ``isReltime``."""
     try:
         value = classad2.ExprTree(text).eval(my, target)
     except Exception as exc:  # classad2 raises its own types for parse failures
         raise Unparsable(text) from exc
+    if isinstance(value, datetime.datetime):
+        return ["abstime", classad2.ExprTree(f"string(({text}))").eval(my, target)]
+    if isinstance(value, float) and classad2.ExprTree(f"isReltime(({text}))").eval(my, target):
+        return ["reltime", "nan" if math.isnan(value) else value.hex()]
     if isinstance(value, classad2.Value):
         return "undefined" if value == classad2.Value.Undefined else "error"
     if isinstance(value, list):

@@ -40,7 +40,8 @@ import classad2  # noqa: E402
 from condorlite.core.classad.ad import ClassAd  # noqa: E402
 from condorlite.core.classad.evaluator import evaluate, symmetric_match  # noqa: E402
 from condorlite.core.classad.parser import parse_expr  # noqa: E402
-from condorlite.core.classad.values import Error, Undefined  # noqa: E402
+from condorlite.core.classad.timevalues import time_text  # noqa: E402
+from condorlite.core.classad.values import AbsTime, Error, RelTime, Undefined  # noqa: E402
 
 from .gen_exprs import JOB_AD, SLOT_AD, generate  # noqa: E402
 
@@ -65,6 +66,10 @@ def ours(text: str, my, target) -> object:
         return ["list", [ours(f"({text})[{i}]", my, target) for i in range(len(value))]]
     if isinstance(value, ClassAd):
         return ["ad", sorted(k.lower() for k in value)]
+    if type(value) is AbsTime:
+        return ["abstime", time_text(value)]
+    if type(value) is RelTime:
+        return ["reltime", "nan" if math.isnan(value) else float(value).hex()]
     if isinstance(value, float):
         return ["real", "nan" if math.isnan(value) else value.hex()]
     return [type(value).__name__, value]

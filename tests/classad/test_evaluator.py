@@ -23,7 +23,8 @@ from condorlite.core.classad.evaluator import (
     symmetric_match,
 )
 from condorlite.core.classad.parser import parse_expr
-from condorlite.core.classad.values import Error, Undefined
+from condorlite.core.classad.timevalues import time_text
+from condorlite.core.classad.values import AbsTime, Error, RelTime, Undefined
 
 from .gen_exprs import JOB_AD, SLOT_AD, generate
 
@@ -294,6 +295,10 @@ def _as_worker(text: str, my, target) -> object:
         return ["list", [_as_worker(f"({text})[{i}]", my, target) for i in range(len(value))]]
     if isinstance(value, ClassAd):
         return ["ad", sorted(k.lower() for k in value)]
+    if type(value) is AbsTime:
+        return ["abstime", time_text(value)]
+    if type(value) is RelTime:
+        return ["reltime", "nan" if math.isnan(value) else float(value).hex()]
     if isinstance(value, float):
         return ["real", "nan" if math.isnan(value) else value.hex()]
     return [type(value).__name__, value]

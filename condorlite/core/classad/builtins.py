@@ -5,11 +5,12 @@ A ``Builtin`` holds the function, its arity range and a docstring. Most function
 decides itself what undefined or error arguments mean; few functions are simply
 strict). A *lazy* function gets ``(cur, env, args)``, the unevaluated argument nodes,
 and evaluates what it needs: ``ifThenElse`` (only the chosen branch), ``eval``,
-``unparse``, ``debug``, ``time``.
+``unparse``, ``debug``, and the time functions that read the clock.
 
 Function names are case-insensitive. Calling an unknown function, or one with the
 wrong number of arguments, evaluates to error (as in HTCondor). String functions live
-in ``strbuiltins.py`` and register themselves into the same table.
+in ``strbuiltins.py``, time functions in ``timebuiltins.py``, environment and argument
+functions in ``envbuiltins.py``; they register themselves into the same table.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from dataclasses import dataclass
 
 from . import operators as ops
 from .ast import AttrRef, Expr
-from .textfuncs import c_double_to_int, interval_text, strtod, to_text
-from .values import Error, Undefined, wrap_int64
+from .textfuncs import c_double_to_int, strtod, to_text
+from .timevalues import rel_secs
+from .values import AbsTime, Error, RelTime, Undefined, wrap_int64
 
 INFINITE_ARITY = 1 << 30
 
@@ -91,7 +93,8 @@ def if_then_else(cur, env, args):  # type: ignore[no-untyped-def]
 @register("eval", 1, 1, lazy=True)
 def eval_(cur, env, args):  # type: ignore[no-untyped-def]
     """eval(s): parse string s as an expression and evaluate it here; error if it does
-    not parse, or if s is undefined. Any other non-string is returned as it is."""
+    not parse, or if s is undefined. A time value is parsed from its string form; any
+    other non-string is returned as it is."""
     from .errors import ClassAdSyntaxError
     from .evaluator import compile_expr
     from .parser import parse_expr
@@ -99,6 +102,8 @@ def eval_(cur, env, args):  # type: ignore[no-untyped-def]
     text = compile_expr(args[0])(cur, env)
     if text is Undefined:
         return Error
+    if type(text) is AbsTime or type(text) is RelTime:
+        text = to_text(text)  # HTCondor parses the string form (rarely an expression)
     if type(text) is not str:
         return text
     try:
@@ -139,27 +144,6 @@ def debug(cur, env, args):  # type: ignore[no-untyped-def]
     return compile_expr(args[0])(cur, env)
 
 
-@register("time", 0, 0, lazy=True)
-def time_(cur, env, args):  # type: ignore[no-untyped-def]
-    """time(): the current time in epoch seconds: the ``now`` given to the evaluation,
-    or the real clock when none was given."""
-    from .evaluator import current_time
-
-    return current_time(env)
-
-
-@register("interval", 1, 1)
-def interval(value):  # type: ignore[no-untyped-def]
-    """interval(secs): seconds as "[days+]hh:mm:ss" (e.g. 3661 -> "1:01:01"); the
-    seconds are truncated to a 32-bit C int first, as HTCondor does; undefined and
-    non-numbers give error."""
-    number = _as_number(value)
-    if number is None:
-        return Error
-    seconds = number if type(number) is int else c_double_to_int(number)
-    return interval_text(ops.int_index(seconds))
-
-
 # --- type predicates -----------------------------------------------------------------
 
 
@@ -179,15 +163,16 @@ _predicate("isReal", lambda v: type(v) is float, "a real")
 _predicate("isBoolean", lambda v: type(v) is bool, "a boolean")
 _predicate("isList", lambda v: type(v) is list, "a list")
 _predicate("isClassAd", _is_ad, "a record (ClassAd)")
-_predicate("isAbstime", lambda v: False, "an absolute time (condorlite has none)")
-_predicate("isReltime", lambda v: False, "a relative time (condorlite has none)")
+_predicate("isAbstime", lambda v: type(v) is AbsTime, "an absolute time")
+_predicate("isReltime", lambda v: type(v) is RelTime, "a relative time")
 
 
 # --- conversions ---------------------------------------------------------------------
 
 
 def _as_number(value: object) -> int | float | None:
-    """Numbers as they are, booleans as 0/1, strings parsed by strtod; else None."""
+    """Numbers as they are, booleans as 0/1, strings parsed by strtod, an abstime as its
+    seconds, a reltime as its whole seconds (a 32-bit C int); else None."""
     kind = type(value)
     if kind is int or kind is float:
         return value  # type: ignore[return-value]
@@ -195,6 +180,10 @@ def _as_number(value: object) -> int | float | None:
         return 1 if value else 0
     if kind is str:
         return strtod(value)  # type: ignore[arg-type]
+    if kind is AbsTime:
+        return int(value)  # type: ignore[call-overload]
+    if kind is RelTime:
+        return rel_secs(value)  # type: ignore[arg-type]
     return None
 
 
@@ -229,13 +218,16 @@ def to_string(value):  # type: ignore[no-untyped-def]
 
 @register("bool", 1, 1)
 def to_bool(value):  # type: ignore[no-untyped-def]
-    """bool(v): numbers are true when non-zero; the strings "true"/"false" (any case)
-    convert, other strings give undefined; lists and records give error."""
+    """bool(v): numbers are true when non-zero, a reltime when its whole seconds are;
+    the strings "true"/"false" (any case) convert, other strings give undefined; lists,
+    records and abstimes give error."""
     if value is Undefined:
         return Undefined
     b = ops.bool_equiv(value)
     if b is not None:
         return b
+    if type(value) is RelTime:
+        return rel_secs(value) != 0  # type: ignore[arg-type]
     if type(value) is str:
         lowered = value.lower()
         if lowered == "true":
@@ -363,5 +355,6 @@ def _plain_number(value: object) -> int | float | None:
 
 __all__ = ["REGISTRY", "Builtin", "compile_call", "register"]
 
-# The list and string functions register themselves into REGISTRY on import.
-from . import listbuiltins, strbuiltins  # noqa: E402, F401
+# The list, string, time and environment functions register themselves into REGISTRY on
+# import.
+from . import envbuiltins, listbuiltins, strbuiltins, timebuiltins  # noqa: E402, F401

@@ -12,7 +12,8 @@ domain) and returns a value; none raises. The rules, checked against HTCondor's
   ``/`` truncates toward zero, ``%`` takes the sign of the dividend (C), a zero divisor
   is error, ``INT64_MIN / -1`` is ``INT64_MAX`` and ``INT64_MIN % -1`` is 0. Otherwise
   both are reals: a result of exactly ``+inf`` is error (``-inf`` and NaN are kept),
-  and ``%`` on a real is always error. Any other operand type is error.
+  and ``%`` on a real is always error. Any other operand type is error, except the
+  time values (``timevalues.py``).
 * Comparisons ``< <= > >= == !=``: a list or record operand is error; two strings
   compare case-insensitively (ASCII, as ``strcasecmp``); a string against anything
   else is error; numbers and booleans compare after the same promotion as arithmetic.
@@ -36,7 +37,8 @@ import math
 import operator
 from collections.abc import Callable
 
-from .values import INT64_MAX, INT64_MIN, Error, Undefined, wrap_int64
+from . import timevalues as _times
+from .values import INT64_MAX, INT64_MIN, AbsTime, Error, RelTime, Undefined, wrap_int64
 
 _INF = float("inf")
 _py_add, _py_sub, _py_mul = operator.add, operator.sub, operator.mul
@@ -148,7 +150,7 @@ def arithmetic(op: str, a: object, b: object) -> object:
     x = _number(a)
     y = _number(b)
     if x is None or y is None:
-        return Error
+        return _times.arithmetic(op, a, b)  # error unless a time value is in it
     if type(x) is int and type(y) is int:
         if op == "+":
             return wrap_int64(x + y)
@@ -183,13 +185,13 @@ def unary_minus(a: object) -> object:
         return -a  # type: ignore[operator]
     if a is Undefined:
         return Undefined
-    return Error
+    return _times.unary_minus(a)
 
 
 def unary_plus(a: object) -> object:
     """``+a``: numbers, undefined and error pass through; anything else is error."""
     kind = type(a)
-    if kind is int or kind is float or a is Undefined or a is Error:
+    if kind is int or kind is float or kind is RelTime or a is Undefined or a is Error:
         return a
     return Error
 
@@ -235,7 +237,7 @@ def compare(op: str, a: object, b: object) -> object:
     ka = type(a)
     kb = type(b)
     if ka is list or kb is list or not _is_scalar(ka) or not _is_scalar(kb):
-        return Error
+        return _times.compare(op, a, b)  # error unless two times of one type
     if ka is str or kb is str:
         if ka is not str or kb is not str:
             return Error
@@ -263,7 +265,7 @@ def meta_equal(a: object, b: object) -> object:
     if a is Undefined or a is Error or b is Undefined or b is Error:
         return a is b
     if ka is list or not _is_scalar(ka):
-        return Error
+        return _times.identical(a, b) if ka is AbsTime or ka is RelTime else Error
     return a == b
 
 

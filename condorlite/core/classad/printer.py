@@ -45,7 +45,8 @@ from condorlite.core.classad.ast import (
     Subscript,
     Unary,
 )
-from condorlite.core.classad.values import Error, Undefined
+from condorlite.core.classad.timevalues import time_literal_text
+from condorlite.core.classad.values import AbsTime, Error, RelTime, Undefined
 
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _RESERVED_NAMES = frozenset({"true", "false", "undefined", "error", "is", "isnt", "parent"})
@@ -220,6 +221,8 @@ class _Printer:
             out.append("undefined")
         elif value is Error:
             out.append("error")
+        elif type(value) is AbsTime or type(value) is RelTime:
+            out.append(time_literal_text(value))
         elif isinstance(value, bool):
             out.append("true" if value else "false")
         elif isinstance(value, int):

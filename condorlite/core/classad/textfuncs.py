@@ -17,7 +17,8 @@ import math
 import re
 
 from .printer import format_real, unparse_value
-from .values import INT64_MIN, wrap_int64
+from .timevalues import time_text
+from .values import INT64_MIN, AbsTime, RelTime, wrap_int64
 
 _STRTOD = re.compile(
     r"[ \t\n\v\f\r]*([+-]?(?:"
@@ -69,7 +70,8 @@ def to_text(value: object) -> str:
         return str(value)
     if kind is float:
         return format_real(value)  # type: ignore[arg-type]
-
+    if kind is AbsTime or kind is RelTime:
+        return time_text(value)
     return unparse_value(value, sort=True)
 
 

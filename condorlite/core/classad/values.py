@@ -1,7 +1,15 @@
 """ClassAd values and the two special values, Undefined and Error.
 
 A ClassAd value is one of: ``bool``, ``int`` (64-bit, wrapping), ``float``, ``str``,
-``list`` (of values), a ``ClassAd`` (a nested record), ``Undefined`` or ``Error``.
+``list`` (of values), a ``ClassAd`` (a nested record), ``Undefined``, ``Error``, or one
+of HTCondor's two time types: ``AbsTime`` (epoch seconds and a zone offset) and
+``RelTime`` (a duration in seconds, a double), made by the time built-ins
+(``timebuiltins.py``).
+
+The time types subclass ``int`` and ``float`` so that code outside the language (JSON
+output, policy numbers) sees epoch seconds and seconds, but inside the language they are
+types of their own: every operator and built-in tests ``type(v) is int`` (never
+``isinstance``), so a time value is never taken for a number by accident.
 
 Undefined and Error are enum singletons (the habit of classad2's ``_value.py``), and
 they refuse Python truthiness: ``if value:`` on either raises ``TypeError``, so every
@@ -42,9 +50,44 @@ def wrap_int64(value: int) -> int:
     return value - 2**64 if value > INT64_MAX else value
 
 
+class AbsTime(int):
+    """An absolute time: epoch seconds (the int value) and ``offset``, the zone offset
+    in seconds east of UTC it prints in (HTCondor's ``abstime_t``)."""
+
+    offset: int
+
+    def __new__(cls, secs: int, offset: int) -> AbsTime:
+        self = super().__new__(cls, secs)
+        self.offset = offset
+        return self
+
+    @property
+    def secs(self) -> int:
+        return int(self)
+
+    def __repr__(self) -> str:
+        return f"AbsTime({int(self)}, {self.offset})"
+
+
+class RelTime(float):
+    """A relative time: a duration in seconds (a double, as HTCondor keeps it)."""
+
+    @property
+    def secs(self) -> float:
+        return float(self)
+
+    def __repr__(self) -> str:
+        return f"RelTime({float(self)!r})"
+
+
 def type_name(value: object) -> str:
     """The ClassAd type name of a value, as ``condorlite eval --json`` reports it:
-    one of integer, real, string, boolean, undefined, error, list, classad."""
+    one of integer, real, string, boolean, undefined, error, list, classad, abstime,
+    reltime."""
+    if type(value) is AbsTime:
+        return "abstime"
+    if type(value) is RelTime:
+        return "reltime"
     if value is Undefined:
         return "undefined"
     if value is Error:
