@@ -1,21 +1,27 @@
 """One scheduling run (dispatch_jobs in Grid Engine's scheduler thread).
 
-1. Running tasks are booked: what they hold now, and, when schedule based
-   (``max_reservation`` > 0), their span in the diagrams, each a ``RUNNING`` line.
-2. Queue instances in an unavailable state are dropped (a run-wide message each);
-   those without a free slot are kept for reservations only.
+1. Running tasks are booked, in the order they started: what they hold now, and,
+   when schedule based (``max_reservation`` > 0), their span in the diagrams, each a
+   ``RUNNING`` line.
+2. Queue instances over a load threshold, then those in an unavailable state, leave
+   the run; full ones go to ``dis_list`` (reservations only); the rest is
+   ``queue_list``. Each drop is a run-wide message ("queue instance ... dropped
+   because it is ...").
 3. Pending jobs are taken in ``prioritise()`` order; a user with ``maxujobs`` running
    jobs has the rest dropped ("job dropped because of user limitations"). A job
    reserves when it asks (``-R y``) and fewer than ``max_reservation`` reservations
-   were made. Each pending task of a job (at most ``max_pending_tasks_per_job``) is
-   placed now (``STARTING`` lines) until one cannot be; that one reserves
-   (``RESERVING`` lines) or waits.
-4. After each job, when no queue instance has a free slot left the run stops: later
-   jobs are neither started nor reserved (Grid Engine leaves its loop there).
+   were made; it then also sees ``dis_list``. Each pending task of a job (at most
+   ``max_pending_tasks_per_job``) is placed now (``STARTING`` lines) until one cannot
+   be; that one reserves (``RESERVING`` lines) or waits.
+4. After a start or a reservation attempt, full and (with the load adjustment of the
+   jobs started so far) overloaded instances move from ``queue_list`` to
+   ``dis_list``, with a message each time. When ``queue_list`` is empty the run stops:
+   later jobs are neither started nor reserved (Grid Engine leaves its loop there).
 
 A job's span is ``min(h_rt, s_rt)`` requested, else ``default_duration``, plus the
 DURATION_OFFSET (``world.duration``); a job started now must fit over all of it, so
 a lower job only backfills when it ends before the reservations ahead of it begin.
+A waiting job's reasons are the run's messages, then its own.
 """
 
 from __future__ import annotations
@@ -71,7 +77,9 @@ class _Run:
         self.reservations: list[Reservation] = []
         self.waiting: list[Waiting] = []
         self.messages: list[str] = []
-        self.alarmed: set[str] = set()
+        #: instances that may take a job now, and those kept for reservations only
+        self.queue_list: set[str] = set()
+        self.dis_list: set[str] = set()
 
     # --- booking ------------------------------------------------------------------
 
@@ -136,51 +144,65 @@ class _Run:
         start = next((t.start_time for t in job.tasks if t.number == task), 0) if job else 0
         return (start, -max(g.prio for g in grants), number, task)
 
-    # --- queue instances ----------------------------------------------------------
+    # --- queue lists ------------------------------------------------------------
 
-    def usable(self) -> list[Instance]:
-        """Instances that take jobs in this run, in the order they are tried."""
-        instances = [i for i in self.world.instances if i.available and i.name not in self.alarmed]
+    def ranked(self, names: set[str]) -> list[Instance]:
+        """The named instances in the order they are tried."""
+        instances = [i for i in self.world.instances if i.name in names]
         values = {
             h: ordering.host_value(self.cell, h, self.corrections[h])
             for h in {i.host for i in instances}
         }
         return ordering.ranked(self.cell, instances, values)
 
-    def drop_messages(self) -> None:
-        """Run-wide messages, in the scheduler's order: overloaded instances, then
-        disabled or otherwise unavailable ones, then full ones."""
-        self.check_load(self.world.instances)
+    def _drop(self, inst: Instance, why: str) -> None:
+        self.messages.append(f'queue instance "{inst.name}" dropped because it is {why}')
+
+    def _alarm(self, inst: Instance) -> str | None:
+        if not inst.conf.load_thresholds:
+            return None
+        return ordering.load_alarm(
+            self.cell, inst.host, inst.conf.load_thresholds, self.corrections[inst.host]
+        )
+
+    def split_initial(self) -> None:
+        """The lists before the first job: instances over a load threshold, then
+        disabled or otherwise unavailable ones, leave for good; full ones wait in
+        ``dis_list`` (reservations may use them); the rest is ``queue_list``."""
+        left = []
         for inst in self.world.instances:
-            if inst.name in self.alarmed:
-                continue
+            why = self._alarm(inst)
+            if why is not None:
+                self._drop(inst, f"overloaded: {why}")
+            else:
+                left.append(inst)
+        for inst in left:
             letters = [c for c in inst.state if c in _DROPPED]
             if letters:
-                self.messages.append(
-                    f'queue instance "{inst.name}" dropped because it is {_DROPPED[letters[0]]}'
-                )
+                self._drop(inst, _DROPPED[letters[0]])
             elif not inst.available:
-                self.messages.append(
-                    f'queue instance "{inst.name}" dropped because it is temporarily not available'
-                )
-        for inst in self.world.instances:
-            if inst.available and inst.name not in self.alarmed and inst.free_slots() <= 0:
-                self.messages.append(f'queue instance "{inst.name}" dropped because it is full')
+                self._drop(inst, "temporarily not available")
+            elif inst.free_slots() <= 0:
+                self._drop(inst, "full")
+                self.dis_list.add(inst.name)
+            else:
+                self.queue_list.add(inst.name)
 
-    def check_load(self, instances: list[Instance]) -> None:
-        """Drop the instances over a load threshold (with the load adjustment of the
-        jobs started so far), each with its message."""
-        for inst in instances:
-            if inst.name in self.alarmed or not inst.conf.load_thresholds:
-                continue
-            why = ordering.load_alarm(
-                self.cell, inst.host, inst.conf.load_thresholds, self.corrections[inst.host]
-            )
+    def resplit(self) -> None:
+        """After a job started or a reservation was looked for: full instances, then
+        those now over a load threshold, move from ``queue_list`` to ``dis_list``, each
+        with its message (again each time an instance comes back for a reservation)."""
+        for inst in self.ranked(self.queue_list):
+            if inst.free_slots() <= 0:
+                self._drop(inst, "full")
+                self.queue_list.discard(inst.name)
+                self.dis_list.add(inst.name)
+        for inst in self.ranked(self.queue_list):
+            why = self._alarm(inst)
             if why is not None:
-                self.alarmed.add(inst.name)
-                self.messages.append(
-                    f'queue instance "{inst.name}" dropped because it is overloaded: {why}'
-                )
+                self._drop(inst, f"overloaded: {why}")
+                self.queue_list.discard(inst.name)
+                self.dis_list.add(inst.name)
 
     # --- jobs -----------------------------------------------------------------------
 
@@ -190,14 +212,6 @@ class _Run:
         """A job left waiting; the run-wide messages are put before its own reasons
         when the run ends (qstat -j shows the messages of the whole run)."""
         self.waiting.append(Waiting(job.number, tasks, job.owner, tuple(reasons), reserved))
-
-    def note_full(self) -> None:
-        """A queue instance that has just been filled is dropped with a message."""
-        for inst in self.world.instances:
-            text = f'queue instance "{inst.name}" dropped because it is full'
-            out = not inst.available or inst.name in self.alarmed
-            if not out and inst.free_slots() <= 0 and text not in self.messages:
-                self.messages.append(text)
 
     def take(self, row: JobPriority, reserve: bool) -> bool:
         """Place the row's tasks; True when it made a reservation."""
@@ -209,37 +223,37 @@ class _Run:
             if conf.maxujobs and self.running[job.owner] >= conf.maxujobs:
                 self.wait(job, tuple(tasks[k:]), [USER_LIMIT])
                 return False
-            order = [i for i in self.usable() if i.free_slots() > 0]
-            if k and not order:  # the run stops once the queues are full (module doc)
+            if k and not self.queue_list:  # the run stops once the queues are full
                 self.wait(job, tuple(tasks[k:]), [])
                 return False
+            if reserve:  # a reservation may use the full (and lately overloaded) ones
+                self.queue_list |= self.dis_list
+                self.dis_list.clear()
+            order = self.ranked(self.queue_list)
             attempt = Attempt([])
             now_place = (parallel_now if job.pe else sequential_now)(
                 self.world, self.cell, job, order, span, attempt
             )
             if now_place is not None:
                 self.start(job, task, now_place, span)
+                self.resplit()
                 continue
             later = None
             if reserve:
                 later_of = parallel_later if job.pe else sequential_later
-                later = later_of(
-                    self.world, self.cell, job, self.usable(), *((span,) if job.pe else ())
-                )
-            if later is not None:
-                self.reserve(job, task, later, span)
+                later = later_of(self.world, self.cell, job, order, *((span,) if job.pe else ()))
+                if later is not None:
+                    self.reserve(job, task, later, span)
+                self.resplit()
             self.wait(job, tuple(tasks[k:]), attempt.reasons, later is not None)
             return later is not None
         return False
 
     def start(self, job: Job, task: int, placed: Placement, span: int) -> None:
         granted = self.book(job, task, placed, span, "STARTING", True)
-        self.note_full()
         self.running[job.owner] += 1
         for inst, n in placed.grants:
             self.corrections[inst.host] += n
-        hosts = {inst.host for inst, _ in placed.grants}
-        self.check_load([i for i in self.world.instances if i.host in hosts and i.available])
         self.started.append(
             Started(
                 job.number,
@@ -284,12 +298,11 @@ def schedule(cell: Cell, prioritisation: Prioritisation, now: int) -> Run:
     """One scheduling run over ``cell`` at ``now`` (module doc)."""
     run = _Run(cell, now)
     run.book_running()
-    run.drop_messages()
+    run.split_initial()
     conf = cell.sched_conf
     rows = [r for r in prioritisation.jobs if _dispatchable(r, now)]
     reservations = 0
-    free = any(i.free_slots() > 0 for i in run.usable())
-    stopped = not free and (conf.max_reservation == 0 or not run.usable())
+    stopped = not run.queue_list and (conf.max_reservation == 0 or not run.dis_list)
     if stopped:
         run.messages.append("All queues dropped because of overload or full")
     for row in rows:
@@ -298,7 +311,7 @@ def schedule(cell: Cell, prioritisation: Prioritisation, now: int) -> Run:
             continue
         reserve = row.job.reserve and reservations < conf.max_reservation
         reservations += run.take(row, reserve)
-        stopped = not any(i.free_slots() > 0 for i in run.usable())
+        stopped = not run.queue_list
     return Run(
         now,
         tuple(run.started),
