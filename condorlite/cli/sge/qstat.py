@@ -24,8 +24,12 @@ from condorlite.cli._params import ConfigOpt, JsonOpt, NowOpt, StateDirOpt
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result, print_text
 from condorlite.cli.sge._cell import CellOpt, cell_dir, run_time
+from condorlite.core.sge.objects import Cell
 from condorlite.core.sge.priority import JobPriority, Prioritisation, prioritise
 from condorlite.store.sge_cell import read_cell
+
+#: (job, task) -> (master queue instance, slots held), for running tasks.
+Placement = dict[tuple[int, int], tuple[str, int]]
 
 UsersOpt = Annotated[
     list[str] | None,
@@ -109,7 +113,7 @@ def _when(epoch: int | None) -> str:
     return time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(epoch)) if epoch else ""
 
 
-def _line(row: JobPriority, ext: bool, urg: bool, pri: bool) -> str:
+def _line(row: JobPriority, ext: bool, urg: bool, pri: bool, where: Placement) -> str:
     job, u = row.job, row.urgency
     out = [f"{job.number:7d} {row.prio:7.5f}"]
     if pri or urg:
@@ -136,7 +140,8 @@ def _line(row: JobPriority, ext: bool, urg: bool, pri: bool) -> str:
             f"{int(row.ftckt):5d} {int(row.stckt):5d} {row.share:<5.2f}"
         )
     task = task_label(row.tasks) if row.job.is_array else ""
-    out.append(f"{'':<30} {_slots(row):5d} {task}")
+    queue, slots = where.get((row.job.number, row.task), ("", _slots(row)))
+    out.append(f"{queue:<30} {slots:5d} {task}")
     return " ".join(out).rstrip()
 
 
@@ -164,11 +169,40 @@ def _header(ext: bool, urg: bool, pri: bool) -> str:
     return " ".join(out)
 
 
-def render_table(console: Console, rows: list[JobPriority], ext: bool, urg: bool, pri: bool):
+def placements(cell: Cell) -> Placement:
+    """Where each running task runs (``running.xml``): its master queue instance and
+    the slots it holds there and elsewhere, as qstat prints them."""
+    out: dict[tuple[int, int], tuple[str, int]] = {}
+    for grant in cell.running:
+        key = (grant.job, grant.task)
+        queue, slots = out.get(key, ("", 0))
+        out[key] = (grant.queue_instance if grant.master else queue, slots + grant.slots)
+    return out
+
+
+def _qstat_order(rows: list[JobPriority], where: Placement, cell: Cell) -> list[JobPriority]:
+    """Running tasks grouped by queue instance, in the order qstat lists the instances
+    (queue_instances.xml), then by job and task; pending jobs keep the scheduler's
+    order."""
+    rank = {name: i for i, name in enumerate(cell.queue_instances)}
+
+    def key(row: JobPriority) -> tuple[int, int, int]:
+        queue = where.get((row.job.number, row.task), ("", 0))[0]
+        return (rank.get(queue, len(rank)), row.job.number, row.task)
+
+    running = sorted((r for r in rows if r.running), key=key)
+    return running + [r for r in rows if not r.running]
+
+
+def render_table(
+    console: Console, rows: list[JobPriority], ext: bool, urg: bool, pri: bool, where: Placement
+) -> None:
+    if not rows:
+        return  # qstat prints nothing, not even its header, when no job matches
     header = _header(ext, urg, pri)
     # qstat's rule is as long as its header, which ends in a blank.
     lines = [header, "-" * (len(header) + 1)]
-    lines += [_line(r, ext, urg, pri) for r in rows]
+    lines += [_line(r, ext, urg, pri, where) for r in rows]
     print_text(console, "\n".join(lines))
 
 
@@ -185,14 +219,24 @@ def _qstat(
     dump = read_cell(cell_dir(cell, config, state_dir))
     result: Prioritisation = prioritise(dump, run_time(now, dump.now))
     wanted = set(users or ())
-    rows = [r for r in result.jobs if not wanted or r.job.owner in wanted]
+    where = placements(dump)
+    rows = _qstat_order(
+        [r for r in result.jobs if not wanted or r.job.owner in wanted], where, dump
+    )
+    jobs = []
+    for row in rows:
+        job = job_data(row)
+        job["queue"], job["slots"] = where.get((row.job.number, row.task), (None, job["slots"]))
+        jobs.append(job)
     data = {
         "now": result.now,
         "max_tickets": result.max_tickets,
-        "jobs": [job_data(r) for r in rows],
+        "jobs": jobs,
         "warnings": list(dump.warnings),
     }
-    return Result("sge qstat", data, lambda console: render_table(console, rows, ext, urg, pri))
+    return Result(
+        "sge qstat", data, lambda console: render_table(console, rows, ext, urg, pri, where)
+    )
 
 
 def register(app: typer.Typer) -> None:
