@@ -20,11 +20,14 @@ from .builtins import _as_number, register
 from .textfuncs import c_double_to_int, interval_text
 from .timetext import parse_abs_time, parse_rel_time, strftime
 from .timevalues import (
-    abs_time_text,
     c_int,
     c_int_of_long,
+    c_mod,
+    c_quot,
+    day_numbers,
     gm_fields,
     local_fields,
+    rel_fields,
     rel_secs,
     zone_offset,
 )
@@ -204,13 +207,13 @@ def _field(name: str) -> None:
         if kind is RelTime:
             secs = rel_secs(value)
             if lname == "getdays":
-                return _c_quot(secs, 86400)
+                return c_quot(secs, 86400)
             if lname == "gethours":
-                return _c_quot(_c_mod(secs, 86400), 3600)
+                return c_quot(c_mod(secs, 86400), 3600)
             if lname == "getminutes":
-                return _c_quot(_c_mod(secs, 3600), 60)
+                return c_quot(c_mod(secs, 3600), 60)
             if lname == "getseconds":
-                return _c_mod(secs, 60)
+                return c_mod(secs, 60)
         return Error
 
     get.__doc__ = (
@@ -219,16 +222,6 @@ def _field(name: str) -> None:
         "calendar fields are error); anything else, undefined included, is error."
     )
     register(name, 1, 1)(get)
-
-
-def _c_mod(a: int, b: int) -> int:
-    r = abs(a) % b
-    return -r if a < 0 else r
-
-
-def _c_quot(a: int, b: int) -> int:
-    q = abs(a) // b
-    return -q if a < 0 else q
 
 
 for _name in (
@@ -279,36 +272,15 @@ def _split(value: object) -> object:
 
 
 def _split_rel(rsecs: float) -> object:
-    import math
-
     from .ad import ClassAd
 
-    negative = rsecs < 0
-    if negative:
-        rsecs = -rsecs
-    whole = c_int(rsecs)
-    frac = rsecs - math.floor(rsecs) if math.isfinite(rsecs) else math.nan
-    hrs = _c_mod(whole, 86400)
-    mins = _c_mod(hrs, 3600)
-    secs = _c_mod(mins, 60) + frac
-    days = _c_quot(whole, 86400)
-    hrs = _c_quot(hrs, 3600)
-    mins = _c_quot(mins, 60)
-    if negative:
-        if days > 0:
-            days = -days
-        elif hrs > 0:
-            hrs = -hrs
-        elif mins > 0:
-            mins = -mins
-        else:
-            secs = -secs
+    days, hrs, mins, secs = rel_fields(rsecs)
     ad = ClassAd()
     ad["Type"] = "RelativeTime"
     ad["Days"] = days
     ad["Hours"] = hrs
     ad["Minutes"] = mins
-    ad["Seconds"] = float(secs)
+    ad["Seconds"] = secs
     return ad
 
 
@@ -325,32 +297,6 @@ def split_time(value):  # type: ignore[no-untyped-def]
         return Error
     split = _split(value)
     return Error if split is None else split
-
-
-def _c_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
-
-
-def _fixed_from_gregorian(year: int, month: int, day: int) -> int:
-    """HTCondor's ``fixed_from_gregorian``, in 32-bit C arithmetic."""
-    if month <= 2:
-        adjust = 0
-    elif year % 4 == 0 and year % 400 not in (100, 200, 300):
-        adjust = -1
-    else:
-        adjust = -2
-    w = c_int_of_long
-    y1 = w(year - 1)
-    return w(
-        w(365 * y1)
-        + _c_div(y1, 4)
-        - _c_div(y1, 100)
-        + _c_div(y1, 400)
-        + _c_div(w(367 * month - 362), 12)
-        + adjust
-        + day
-    )
 
 
 def _int_field(ad: object, name: str, env: object) -> int | None:
@@ -371,11 +317,7 @@ def _tm_of(split: object, env: object) -> tuple[int, int, int, int, int, int, in
     mon = 0 if mon is None else c_int_of_long(mon - 1)
     year = _int_field(split, "Year", env)
     year = 0 if year is None else c_int_of_long(year - 1900)
-    full_year = c_int_of_long(year + 1900)
-    fixed = _fixed_from_gregorian(full_year, c_int_of_long(mon + 1), mday)
-    jan1 = _fixed_from_gregorian(full_year, 1, 1)
-    wday = _c_mod(fixed, 7)
-    yday = c_int_of_long(fixed - jan1)
+    wday, yday = day_numbers(c_int_of_long(year + 1900), c_int_of_long(mon + 1), mday)
     return (sec, minute, hour, mday, mon, year, wday, yday)
 
 
@@ -431,4 +373,4 @@ def interval(value):  # type: ignore[no-untyped-def]
     return interval_text(ops.int_index(seconds))
 
 
-__all__ = ["abs_time_text"]
+__all__: list[str] = []  # everything here registers itself into builtins.REGISTRY

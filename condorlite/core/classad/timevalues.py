@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import time as _time
 
-from .values import AbsTime, Error, RelTime, Undefined, wrap_int64
+from .values import AbsTime, Error, RelTime, wrap_int64
 
 INT32_MIN = -(2**31)
 TIME_TYPES = (AbsTime, RelTime)
@@ -127,14 +127,71 @@ def unary_minus(a: object) -> object:
 # --- text ----------------------------------------------------------------------------
 
 
-def _c_mod(a: int, b: int) -> int:
+def c_mod(a: int, b: int) -> int:
+    """C's ``%``: the remainder takes the dividend's sign."""
     r = abs(a) % abs(b)
     return -r if a < 0 else r
 
 
-def _c_quot(a: int, b: int) -> int:
+def c_quot(a: int, b: int) -> int:
+    """C's ``/`` on integers: truncation toward zero."""
     q = abs(a) // abs(b)
     return q if (a < 0) == (b < 0) else -q
+
+
+def rel_fields(rsecs: float) -> tuple[int, int, int, float]:
+    """``splitTime`` of a reltime (HTCondor's ``relTimeToClassAd``): days, hours,
+    minutes (32-bit C arithmetic) and seconds with the fraction; a negative duration
+    puts its sign on the first non-zero field."""
+    negative = rsecs < 0
+    if negative:
+        rsecs = -rsecs
+    whole = c_int(rsecs)
+    frac = rsecs - math.floor(rsecs) if math.isfinite(rsecs) else math.nan
+    hrs = c_mod(whole, 86400)
+    mins = c_mod(hrs, 3600)
+    secs = c_mod(mins, 60) + frac
+    days = c_quot(whole, 86400)
+    hrs = c_quot(hrs, 3600)
+    mins = c_quot(mins, 60)
+    if negative:
+        if days > 0:
+            days = -days
+        elif hrs > 0:
+            hrs = -hrs
+        elif mins > 0:
+            mins = -mins
+        else:
+            secs = -secs
+    return days, hrs, mins, float(secs)
+
+
+def _fixed_from_gregorian(year: int, month: int, day: int) -> int:
+    """HTCondor's ``fixed_from_gregorian`` (a day count), in 32-bit C arithmetic."""
+    if month <= 2:
+        adjust = 0
+    elif year % 4 == 0 and year % 400 not in (100, 200, 300):
+        adjust = -1
+    else:
+        adjust = -2
+    w = c_int_of_long
+    y1 = w(year - 1)
+    return w(
+        w(365 * y1)
+        + c_quot(y1, 4)
+        - c_quot(y1, 100)
+        + c_quot(y1, 400)
+        + c_quot(w(367 * month - 362), 12)
+        + adjust
+        + day
+    )
+
+
+def day_numbers(year: int, month: int, day: int) -> tuple[int, int]:
+    """HTCondor's ``day_numbers``: (weekday, day of year) of a calendar date, as
+    ``formatTime`` computes them (out-of-range fields give out-of-range numbers)."""
+    fixed = _fixed_from_gregorian(year, month, day)
+    return c_mod(fixed, 7), c_int_of_long(fixed - _fixed_from_gregorian(year, 1, 1))
 
 
 def _g2(x: float) -> str:
@@ -152,13 +209,13 @@ def rel_time_text(rsecs: float) -> str:
         rsecs = -rsecs
     frac = rsecs - math.floor(rsecs) if math.isfinite(rsecs) else math.nan
     whole = c_int(rsecs)
-    hrs = _c_mod(whole, 86400)
-    mins = _c_mod(hrs, 3600)
-    secs_int = _c_mod(mins, 60)
+    hrs = c_mod(whole, 86400)
+    mins = c_mod(hrs, 3600)
+    secs_int = c_mod(mins, 60)
     secs = secs_int + frac
-    days = _c_quot(whole, 86400)
-    hrs = _c_quot(hrs, 3600)
-    mins = _c_quot(mins, 60)
+    days = c_quot(whole, 86400)
+    hrs = c_quot(hrs, 3600)
+    mins = c_quot(mins, 60)
     exact = frac == 0
     tail = f"{secs_int:02d}" if exact else _g2(secs)
     if days:
@@ -247,14 +304,18 @@ def local_fields(secs: int) -> _time.struct_time | None:
 __all__ = [
     "INT32_MIN",
     "TIME_TYPES",
-    "Undefined",
     "abs_time_text",
     "arithmetic",
     "c_int",
     "c_int_of_long",
+    "c_mod",
+    "c_quot",
     "compare",
+    "day_numbers",
+    "gm_fields",
     "identical",
     "local_fields",
+    "rel_fields",
     "rel_secs",
     "rel_time_text",
     "time_literal_text",
