@@ -12,6 +12,7 @@ UsageError            2     a bad argument (names the argument)
 DataError             65    unparsable input data (ad, expression, file)
 InputMissingError     66    an input file does not exist / cannot be read
 StateWriteError       73    the state directory cannot be written
+OutputError           74    the output cannot be written (full disk, I/O error)
 StateLockedError      75    another writer holds the state; try again
 ConfigError           78    condorlite.toml is invalid
 ====================  ====  ===========================================
@@ -62,6 +63,11 @@ class InputMissingError(CondorliteError):
 class StateWriteError(CondorliteError):
     exit_code = 73
     kind = "state_write"
+
+
+class OutputError(CondorliteError):
+    exit_code = 74
+    kind = "output"
 
 
 class StateLockedError(CondorliteError):

@@ -35,6 +35,8 @@ EXIT_CODES = (
     (66, "an input file is missing or unreadable"),
     (70, "an internal error (a bug; CONDORLITE_DEBUG=1 shows the traceback)"),
     (73, "the state directory cannot be written"),
+    (74, "the output cannot be written (a full disk, an I/O error); 141 when the reader "
+         "of a pipe went away"),
     (75, "the state is locked by another writer; try again"),
     (78, "bad configuration in condorlite.toml"),
 )

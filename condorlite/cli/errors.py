@@ -9,15 +9,19 @@ internal error with exit 70 (EX_SOFTWARE), and the traceback is shown only when
 from __future__ import annotations
 
 import os
+import sys
 import traceback
 from collections.abc import Callable
 
 import typer
 
 from condorlite.cli.render import Result, envelope, print_json, render, stderr_console
-from condorlite.errors import CondorliteError
+from condorlite.errors import CondorliteError, OutputError
 
 EX_SOFTWARE = 70
+#: What a shell reports for a process killed by SIGPIPE (128 + 13): ``| head`` closed
+#: the pipe; nothing is wrong, and nothing more is said.
+EX_PIPE = 141
 
 
 def _report(command: str, as_json: bool, kind: str, message: str, code: int, hint=None) -> None:
@@ -25,7 +29,13 @@ def _report(command: str, as_json: bool, kind: str, message: str, code: int, hin
         entry = {"kind": kind, "message": message}
         if hint:
             entry["hint"] = hint
-        print_json(envelope(command, None, [entry]))
+        try:
+            print_json(envelope(command, None, [entry]))
+            sys.stdout.flush()
+        except OSError:
+            # stdout is gone or full: the failure itself still reaches stderr.
+            _silence_stdout()
+            stderr_console().print(f"condorlite {command}: {message}", markup=False)
     else:
         err = stderr_console()
         err.print(f"condorlite {command}: {message}", markup=False)
@@ -57,6 +67,35 @@ def run_command(command: str, as_json: bool, body: Callable[[], Result]) -> None
             "for a traceback and report it",
         )
         return
-    render(result, as_json)
+    _render_or_fail(command, result, as_json)
     if result.exit_code:
         raise typer.Exit(result.exit_code)
+
+
+def _render_or_fail(command: str, result: Result, as_json: bool) -> None:
+    """Render ``result``; a reader that went away (a closed pipe) ends the command
+    quietly with 141, any other output error with a message on stderr and 74. The
+    state a command wrote is already committed: only the output is lost."""
+    try:
+        render(result, as_json)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        raise typer.Exit(EX_PIPE) from None
+    except OSError as exc:
+        _silence_stdout()
+        stderr_console().print(
+            f"condorlite {command}: cannot write the output: {exc.strerror or exc}",
+            markup=False,
+        )
+        raise typer.Exit(OutputError.exit_code) from None
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's last flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
