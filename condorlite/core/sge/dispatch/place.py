@@ -11,9 +11,10 @@ first in order.
 Parallel job. The PE request may be a pattern: the matching PEs in the dump's order.
 Now: the slot counts of the ``-pe`` range from the largest down (capped by the PE's
 slots); the first count that can be allocated wins. Reservation: the smallest count
-of the range, at the earliest time ``T`` such that an allocation exists at every
-candidate time from ``T`` on (candidate times: now and every step of a diagram),
-walking back from the last candidate as sge_qeti does. Allocation of ``n`` slots at
+of the range fixes the start, the earliest time ``T`` such that an allocation exists
+at every candidate time from ``T`` on (candidate times: now and every step of a
+diagram), walking back from the last candidate as sge_qeti does; then the largest
+count that can be allocated at ``T`` is reserved. Allocation of ``n`` slots at
 ``t`` over the usable instances (static checks pass, PE and global level fit ``n``):
 per host the most slots its host level takes, per instance the most its own level
 takes, then by ``allocation_rule``:
@@ -33,8 +34,9 @@ from dataclasses import dataclass, field
 
 from condorlite.core.sge.objects import Cell, Job
 
-from .assign import Shortfall, earliest, fits, most_slots, static_reason
+from .assign import Shortfall, earliest, fits, level_reason, most_slots, shortfall_text
 from .diagram import INFINITY
+from .static import cqueue_reason, host_reason, request_text, static_failure, unknown
 from .world import Instance, World
 
 
@@ -62,32 +64,48 @@ class Attempt:
 
 
 def _shortfall(attempt: Attempt, job: Job, s: Shortfall) -> None:
-    from .assign import shortfall_text
-
     attempt.add(shortfall_text(job, s))
 
 
 def sequential_now(
     world: World, cell: Cell, job: Job, order: list[Instance], span: int, attempt: Attempt
 ) -> Placement | None:
-    g = fits(world, job, world.global_level, 1, True, span)
-    if g is not None:
-        _shortfall(attempt, job, g)
+    """The global level first (its failure ends the attempt), then per instance: the
+    cluster queue, the host (static, then its level), the instance level, and a
+    request no level offers. A cluster queue or a host that fails is skipped for the
+    rest of the job's instances, without further messages."""
+    why = level_reason(world, cell, job, "G", world.global_level, None, span)
+    if why is not None:
+        attempt.add(why)
         return None
+    skip_queues: set[str] = set()
+    skip_hosts: set[str] = set()
     for inst in order:
-        reason = static_reason(cell, job, inst)
-        if reason is not None:
-            attempt.add(reason)
+        if inst.queue in skip_queues or inst.host in skip_hosts:
             continue
-        for level in (world.hosts.get(inst.host), inst.level):
-            if level is None:
-                continue
-            s = fits(world, job, level, 1, True, span)
-            if s is not None:
-                _shortfall(attempt, job, s)
-                break
-        else:
-            return Placement([(inst, 1)], 1, world.now)
+        why = cqueue_reason(cell, job, inst)
+        if why is not None:
+            skip_queues.add(inst.queue)
+            attempt.add(why)
+            continue
+        why = host_reason(cell, job, cell.hosts.get(inst.host)) or level_reason(
+            world, cell, job, "H", world.hosts.get(inst.host), inst, span
+        )
+        if why is not None:
+            skip_hosts.add(inst.host)
+            attempt.add(why)
+            continue
+        why = level_reason(world, cell, job, "Q", inst.level, inst, span)
+        name = None if why else unknown(cell, job, inst)
+        if name is not None:
+            why = (
+                f'(-l {request_text(job)}) cannot run in queue "{inst.name}" because job '
+                f"requests unknown resource ({name})"
+            )
+        if why is not None:
+            attempt.add(why)
+            continue
+        return Placement([(inst, 1)], 1, world.now)
     return None
 
 
@@ -97,7 +115,7 @@ def sequential_later(world: World, cell: Cell, job: Job, order: list[Instance]) 
         return None
     best: Placement | None = None
     for inst in order:
-        if static_reason(cell, job, inst) is not None:
+        if static_failure(cell, job, inst) is not None:
             continue
         times = [t_global]
         for level in (world.hosts.get(inst.host), inst.level):
@@ -145,7 +163,7 @@ def allocate(
             return None
     hosts: dict[str, list[tuple[Instance, int]]] = {}
     for inst in order:
-        reason = static_reason(cell, job, inst)
+        reason = static_failure(cell, job, inst)
         if reason is not None:
             attempt.add(reason)
             continue
@@ -257,6 +275,11 @@ def parallel_later(
             if placed is None:
                 break
             best = placed
-        if best is not None:
-            return best
+        if best is None:
+            continue
+        for n in reversed(counts[1:]):  # then as many slots as fit at that time
+            more = allocate(world, cell, job, pe, n, order, span, best.start, Attempt([]))
+            if more is not None:
+                return more
+        return best
     return None
