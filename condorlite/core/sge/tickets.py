@@ -129,7 +129,9 @@ def _least_slots(ref: JobRef) -> int:
     return ref.job.pe_range[0].min if ref.job.pe_range else 1
 
 
-def _pending(refs: list[JobRef], cell: Cell, tree: sharetree.Node | None, sums) -> None:
+def _pending(
+    refs: list[JobRef], cell: Cell, tree: sharetree.Node | None, sums: functional.ShareSums
+) -> None:
     """Step 3 of the module doc."""
     conf = cell.sched_conf
     for letter, dependent in hierarchy(conf.policy_hierarchy):
