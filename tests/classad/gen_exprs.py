@@ -453,10 +453,14 @@ class _TimeArguments:
             "D": tx.DEFAULTS,
         }
         if kind == "t":
-            r = rng.random()
-            if r < 0.3:
-                return self.expr(2)
-            return tx.TimeGenerator(rng.getrandbits(32)).time_arg()
+            text = (
+                self.expr(2)
+                if rng.random() < 0.3
+                else tx.TimeGenerator(rng.getrandbits(32)).time_arg()
+            )
+            # A written string as the one argument of absTime/relTime is read when the
+            # call is parsed (text naming no time is a syntax error): keep it a value.
+            return f"({text})" if text.startswith('"') and text.endswith('"') else text
         if rng.random() < 0.1 and kind in "vwgqD":
             return self.expr(1)
         return rng.choice(pools[kind])

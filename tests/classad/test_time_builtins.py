@@ -8,9 +8,11 @@ with and without daylight saving time, a half-hour zone and a zone with a half-h
 DST change; type and value must agree exactly (an abstime by its local fields and
 offset, a reltime bit for bit). ``CONDORLITE_TIME_DIFF_COUNT`` sets the corpus size.
 
-Deliberate differences (see docs/classad.md), pinned below:
-* ``absTime("bad text")``/``relTime("bad text")`` with a written string HTCondor
-  cannot read is a syntax error in HTCondor and error here;
+A written string in ``absTime("...")``/``relTime("...")`` is read when the call is
+parsed, as HTCondor's parser does: text that names no time is a syntax error in both,
+and the call prints in HTCondor's normalised form.
+
+Deliberate difference (see docs/classad.md), pinned below:
 * ``userHome`` behaves as HTCondor with its default configuration
   (``CLASSAD_ENABLE_USER_HOME`` false): undefined (or the default) even for a user
   that exists; classad2 as shipped in the wheel looks the user up.
@@ -27,8 +29,9 @@ import pytest
 pytest.importorskip("htcondor2")
 import classad2
 
+from condorlite.core.classad import ClassAdSyntaxError, parse_expr, unparse
 from condorlite.core.classad.evaluator import evaluate
-from condorlite.core.classad.values import AbsTime, Error, RelTime, Undefined
+from condorlite.core.classad.values import AbsTime, RelTime, Undefined
 
 from .gen_exprs import JOB_AD, SLOT_AD
 from .gen_time_exprs import BAD_ABS_TEXTS, BAD_REL_TEXTS, generate_time
@@ -84,6 +87,10 @@ EDGE_CASES = [
     'absTime(strcat("2024-01-01T00:00:00Z"))',
     'relTime(strcat("1d"))',
     'absTime("2024-01-01T00:00:00Z", 5)',
+    'absTime("1969-12-31T23:59:59Z")',  # mktime's -1: refused where the zone is UTC
+    'absTime(("x"))',
+    'relTime(("x"))',
+    'absTime(("2024-01-01T00:00:00Z"))',
     "absTime(absTime(5, 60), 120)",
     "splitTime(relTime(-90.5))",
     "splitTime(relTime(-0.5))",
@@ -179,13 +186,31 @@ def test_generated_time_corpus_agrees(zone) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    [f"absTime({t})" for t in BAD_ABS_TEXTS if t != '""']
-    + [f"relTime({t})" for t in BAD_REL_TEXTS],
+    [f"absTime({t})" for t in BAD_ABS_TEXTS] + [f"relTime({t})" for t in BAD_REL_TEXTS],
 )
-def test_unreadable_time_text_is_error_here_and_a_syntax_error_in_htcondor(text, utc) -> None:
+def test_unreadable_time_text_is_a_syntax_error_in_both(text, utc) -> None:
+    """HTCondor reads absTime/relTime of a written string when it parses the call."""
     with pytest.raises(Exception):  # noqa: B017 (classad2 raises its own exception type)
         classad2.ExprTree(text)
-    assert evaluate(text) is Error
+    with pytest.raises(ClassAdSyntaxError) as caught:
+        parse_expr(text)
+    assert caught.value.kind == "bad_time"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'absTime("2024-07-01T12:00:00")',
+        'ABSTIME("2024-01-01T00:00:00Z")',
+        'reltime("90.5")',
+        'relTime("1d 2h")',
+        'absTime("2024-03-10T02:30:00") + relTime("-01:30")',
+    'absTime(("x"))',
+        'absTime("x", 5)',
+    ],
+)
+def test_time_literals_print_as_htcondor_prints_them(text, zone) -> None:
+    assert unparse(parse_expr(text)) == str(classad2.ExprTree(text))
 
 
 def test_user_home_follows_htcondors_default_configuration(utc) -> None:

@@ -26,6 +26,7 @@ KINDS = frozenset(
         "unterminated_comment",  # a /* comment with no */
         "bad_number",  # malformed or unsupported numeric literal (08, 0x1F, 1., 1e)
         "bad_escape",  # an escape that yields a NUL character
+        "bad_time",  # absTime("...")/relTime("...") with a string that names no time
         "bad_character",  # a character that starts no token (@, $, non-ASCII outside strings)
         "too_deep",  # nesting deeper than the parser's limit
         "bad_line",  # an old-format line that is not ``Name = expression``

@@ -149,6 +149,9 @@ def parse_records(text: str) -> Iterator[RecordExpr]:
         yield parser.guarded(parser.top_record)
 
 
+_TIME_LITERALS = frozenset({"abstime", "reltime"})
+
+
 class _Parser:
     __slots__ = ("depth", "i", "text", "tokens")
 
@@ -255,9 +258,23 @@ class _Parser:
             args.append(self.expression(0))
             sep = self.take()
             if sep.kind == ")":
+                if len(args) == 1 and tok.value.lower() in _TIME_LITERALS:
+                    self.check_time_text(tok, args[0])
                 return Call(tok.value, tuple(args))
             if sep.kind != ",":
                 raise self.unexpected(sep, "',' or ')' in the argument list")
+
+    def check_time_text(self, tok: Token, arg: Expr) -> None:
+        """``absTime("...")``/``relTime("...")`` with a written string: HTCondor reads
+        the time when it parses the call and refuses text that names none."""
+        if not isinstance(arg, Literal) or type(arg.value) is not str:
+            return
+        from .timetext import parse_abs_time, parse_rel_time
+
+        lname = tok.value.lower()
+        read = parse_abs_time if lname == "abstime" else parse_rel_time
+        if read(arg.value) is None:
+            raise self.error("bad_time", f"{tok.value}: {arg.value!r} names no time", tok)
 
     def absolute(self, tok: Token) -> Expr:
         name = self.expect("ident", "a name after '.'")

@@ -48,6 +48,25 @@ from condorlite.core.classad.ast import (
 from condorlite.core.classad.timevalues import time_literal_text
 from condorlite.core.classad.values import AbsTime, Error, RelTime, Undefined
 
+_TIME_CALLS = frozenset({"abstime", "reltime"})
+
+
+def time_call_text(name: str, text: str) -> str:
+    """``absTime("...")``/``relTime("...")`` with a written string prints as HTCondor
+    prints the time literal its parser makes of it: normalised (``relTime("90")`` is
+    ``relTime("01:30")``), the zone read when printing; text that names no time (which
+    the parser refuses) prints as written."""
+    from condorlite.core.classad.timetext import parse_abs_time, parse_rel_time
+
+    if name.lower() == "abstime":
+        value: object = parse_abs_time(text)
+    else:
+        value = parse_rel_time(text)
+    if value is None:
+        return f"{name}({quote_string(text)})"
+    return time_literal_text(value)
+
+
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _RESERVED_NAMES = frozenset({"true", "false", "undefined", "error", "is", "isnt", "parent"})
 # Characters printed as themselves in a new-syntax string: printable ASCII but " and \.
@@ -201,6 +220,10 @@ class _Printer:
                 out.append("[")
                 self.expr(index)
                 out.append("]")
+            case Call(name=name, args=(Literal(value=str() as text),)) if (
+                name.lower() in _TIME_CALLS
+            ):
+                out.append(time_call_text(name, text))
             case Call(name=name, args=args):
                 out.append(name + "(")
                 for i, arg in enumerate(args):
