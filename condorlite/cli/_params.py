@@ -37,7 +37,8 @@ LockTimeoutOpt = Annotated[
     float,
     typer.Option(
         "--lock-timeout",
-        help="Seconds to wait for another command holding the state before exiting 75.",
+        help="Seconds to wait for another command holding the state before exiting 75 "
+        "(inf: wait until it is done).",
         envvar="CONDORLITE_LOCK_TIMEOUT",
         show_envvar=True,
         min=0.0,

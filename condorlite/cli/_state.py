@@ -16,6 +16,12 @@ from condorlite.store.adfiles import configured_paths
 from condorlite.store.db import StateStore, open_state
 
 DEFAULT_LOCK_TIMEOUT = 5.0
+#: The last second of year 9999 (UTC): a --now past it is a typo, and no time function
+#: can print it.
+LATEST_NOW = 253402300799.0
+#: What ``--lock-timeout inf`` becomes: SQLite takes the wait in milliseconds as an int,
+#: so "forever" is a finite 24 days (2**31 ms).
+FOREVER = (2**31 - 1) / 1000.0
 
 
 def now_or_clock(now: float | None) -> float:
@@ -24,6 +30,8 @@ def now_or_clock(now: float | None) -> float:
         return float(int(time.time()))
     if now != now or now in (float("inf"), float("-inf")) or now < 0:
         raise UsageError(f"--now must be epoch seconds >= 0, not {now}")
+    if now > LATEST_NOW:
+        raise UsageError(f"--now {now:.0f} is after the year 9999 (epoch seconds, not ms?)")
     return float(now)
 
 
@@ -35,7 +43,8 @@ def open_store(
     """Open the state dir; ``config`` (``--config``) replaces STATE_DIR/condorlite.toml."""
     if config is not None and not config.is_file():
         raise InputMissingError(f"--config {config}: no such file")
-    return open_state(state_dir, create=True, lock_timeout=lock_timeout, config_path=config)
+    wait = min(lock_timeout, FOREVER)  # inf (or anything longer) means: wait
+    return open_state(state_dir, create=True, lock_timeout=wait, config_path=config)
 
 
 def ad_paths(given: list[str] | None, configured: tuple[str, ...], store: StateStore,

@@ -1,0 +1,54 @@
+"""``--now`` past the year 9999 is a usage error, and ``--lock-timeout inf`` waits for
+the writer that holds the state (issue 17, item 6)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ENV = {**os.environ, "NO_COLOR": "1"}
+
+HOLD = """
+import sys, time
+from condorlite.store.db import open_state
+store = open_state(sys.argv[1])
+with store.transaction(write=True):
+    print("holding", flush=True)
+    time.sleep(float(sys.argv[2]))
+"""
+
+
+def _condorlite(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "condorlite", *args], capture_output=True,
+                          text=True, env=ENV, timeout=120)
+
+
+def test_now_after_year_9999_is_a_usage_error(tmp_path: Path) -> None:
+    done = _condorlite("userprio", "--state-dir", str(tmp_path), "--now", "1e17")
+    assert done.returncode == 2 and "year 9999" in done.stderr
+    done = _condorlite("sge", "qstat", "--cell", str(ROOT / "examples" / "sge-cell"),
+                       "--now", "1e17")
+    assert done.returncode == 2
+
+
+def test_lock_timeout_inf_waits_for_the_writer(tmp_path: Path) -> None:
+    assert _condorlite("setfactor", "a@x.org", "2", "--state-dir", str(tmp_path),
+                       "--now", "1760000000").returncode == 0
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(tmp_path), "2"],
+                              stdout=subprocess.PIPE, text=True, env=ENV)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+        quick = _condorlite("setfactor", "a@x.org", "3", "--state-dir", str(tmp_path),
+                            "--now", "1760000000", "--lock-timeout", "0.1")
+        assert quick.returncode == 75
+        started = time.monotonic()
+        patient = _condorlite("setfactor", "a@x.org", "3", "--state-dir", str(tmp_path),
+                              "--now", "1760000000", "--lock-timeout", "inf")
+        assert patient.returncode == 0, patient.stderr
+        assert time.monotonic() - started > 0.5
+    finally:
+        holder.wait(timeout=30)
