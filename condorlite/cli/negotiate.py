@@ -375,6 +375,8 @@ def _body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | Non
             if outcome.groups is not None:
                 row["group_rr_time"] = outcome.rr_time
             tx.add_history(CYCLE_KIND, _history_what(cycle), row, at)
+            if policy.history_retention > 0:
+                tx.prune_history(at - policy.history_retention)
     if explain is not None:
         job = next(j for j in inputs.jobs if j.id == explain.strip())
         data["explain"] = explain_job(job, inputs.slots, outcome.result, outcome.live_claims,

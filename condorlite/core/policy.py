@@ -58,6 +58,7 @@ class Policy:
     slots: tuple[str, ...] = ()
     jobs: tuple[str, ...] = ()
     sge_cell_dump: str | None = None
+    history_retention: float = 90 * 86400.0
 
     # -- accounting groups --------------------------------------------------------
     group_names: tuple[str, ...] = ()

@@ -70,6 +70,9 @@ KNOBS: tuple[Knob, ...] = (
          "keep trying the jobs of an autocluster after one fails to match"),
     Knob("SLOTS", "slots", "list", "slot ad files or directories read by negotiate"),
     Knob("JOBS", "jobs", "list", "job ad files or directories read by negotiate"),
+    Knob("HISTORY_RETENTION", "history_retention", "number",
+         "seconds of history negotiate keeps (older rows are pruned, the newest row of each "
+         "kind always kept); 0 keeps everything", 0.0),
     Knob("SGE_CELL_DUMP", "sge_cell_dump", "str",
          "Grid Engine cell dump directory read by the sge commands (relative to this file)",
          optional=True),

@@ -172,6 +172,17 @@ class Transaction:
             (now, kind, _who(), what, json.dumps(data, sort_keys=True, allow_nan=False)),
         )
 
+    def prune_history(self, before: float) -> int:
+        """Delete history rows older than ``before``, except the newest row of each kind
+        (``status`` shows the last cycle however old it is); returns how many went."""
+        self._need_write()
+        cursor = self.conn.execute(
+            "DELETE FROM history WHERE time < ? AND id NOT IN "
+            "(SELECT MAX(id) FROM history GROUP BY kind)",
+            (before,),
+        )
+        return cursor.rowcount
+
     def last_history(self, kind: str) -> dict[str, Any] | None:
         row = self.conn.execute(
             "SELECT id, time, kind, who, what, data FROM history WHERE kind = ? "

@@ -140,3 +140,17 @@ def test_claim_extra_is_stored_as_sorted_key_json(tmp_path):
     stored = sqlite3.connect(store.db_path).execute("SELECT extra FROM claims").fetchone()[0]
     assert stored == json.dumps(extra, sort_keys=True)
     assert stored.startswith('{"observed": false, "partitionable": "slot1@h\\u00e9"')
+
+
+def test_prune_history_keeps_the_newest_row_of_each_kind(tmp_path):
+    from condorlite.store.db import open_state
+
+    store = open_state(tmp_path)
+    with store.transaction(write=True) as tx:
+        for t in (10.0, 20.0, 30.0):
+            tx.add_history("negotiation_cycle", f"cycle {t}", {}, t)
+        tx.add_history("setfactor", "old edit", {}, 5.0)
+        tx.add_history("setprio", "recent edit", {}, 40.0)
+        assert tx.prune_history(35.0) == 2  # cycles 10 and 20; 30 and the edit are newest
+        kept = [(r["kind"], r["time"]) for r in tx.history()]
+    assert kept == [("setprio", 40.0), ("setfactor", 5.0), ("negotiation_cycle", 30.0)]
