@@ -27,6 +27,7 @@ import json
 import os
 import socket
 import sqlite3
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
@@ -42,6 +43,7 @@ __all__ = ["ClaimRow", "StateStore", "Transaction", "open_state"]
 
 #: "CLit" as a 32-bit integer: marks a database as condorlite's.
 APPLICATION_ID = 0x434C6974
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 SCHEMA_VERSION = 2
 
 _RECORD_FIELDS = tuple(f.name for f in fields(Record))
@@ -341,7 +343,7 @@ def open_state(
             hint="check --state-dir (or $CONDORLITE_STATE_DIR)",
         )
     try:
-        where.mkdir(parents=True, exist_ok=True)
+        _private_dir(where)
         if config_path is None and not cfg.exists():
             _write_new(cfg, config_mod.default_config_text(socket.getfqdn() or "localdomain"))
     except OSError as exc:
@@ -349,12 +351,57 @@ def open_state(
     if db.exists() and db.is_dir():
         raise StateWriteError(f"{db} is a directory, not a state database")
     policy = config_mod.load_policy(cfg)
+    _private_file(db)
     _guarded(where, lambda: _prepare_db(db, where, lock_timeout))
     return StateStore(where, cfg, policy, lock_timeout)
 
 
+def _private_dir(where: Path) -> None:
+    """Create ``where`` 0700 whatever the umask, or check the existing one: owned by
+    this user and writable by nobody else (as ssh refuses a key others can change),
+    since accountant records and history are private and a directory others can write
+    to lets them plant files the next command follows."""
+    if not where.exists():
+        where.mkdir(parents=True, mode=0o700)
+        os.chmod(where, 0o700)  # mkdir's mode is filtered by the umask
+        return
+    info = where.stat()
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        raise StateWriteError(
+            f"the state directory {where} belongs to another user (uid {info.st_uid})",
+            hint="use a state directory of your own (--state-dir)",
+        )
+    if info.st_mode & 0o022:
+        raise StateWriteError(
+            f"the state directory {where} can be written by other users "
+            f"(mode {info.st_mode & 0o777:o})",
+            hint=f"chmod go-w {where}",
+        )
+
+
+def _private_file(path: Path) -> None:
+    """Create ``path`` empty and 0600 when it does not exist (SQLite would create it
+    with the umask's mode); never through a symlink."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
+    except FileExistsError:
+        return
+    except OSError as exc:
+        raise StateWriteError(f"cannot create {path}: {exc}") from None
+    os.fchmod(fd, 0o600)
+    os.close(fd)
+
+
 def _write_new(path: Path, text: str) -> None:
-    # Write then rename, so a crash never leaves a half-written config behind.
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    # Write then rename, so a crash never leaves a half-written config behind; the
+    # temporary file is made by mkstemp (O_EXCL, 0600), so no planted name or symlink
+    # is ever followed.
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
