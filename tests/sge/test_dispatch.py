@@ -105,7 +105,7 @@ def test_waiting_reasons_are_qstat_j_scheduling_info(run: Path) -> None:
     its own (a consumable that falls short, the hard queue list, a PE's slots)."""
     result = _run(run)
     started = {s.job for s in result.started}
-    waiting = {w.job: list(w.reasons) for w in result.waiting}
+    waiting = {w.job: list(result.messages + w.reasons) for w in result.waiting}
     for why in sorted((run / "expected" / "why").glob("*.txt")):
         job = int(why.stem)
         if job not in started:

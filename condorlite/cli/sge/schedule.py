@@ -110,10 +110,13 @@ def run_text(run: Run) -> list[str]:
         for r in run.reservations
     ] or ["  none"]
     lines += ["", f"Waiting ({len(run.waiting)}):"]
+    if run.messages:
+        lines.append("  every job: " + run.messages[0])
+        lines += [f"             {m}" for m in run.messages[1:]]
     for w in run.waiting:
         tasks = ",".join(str(t) for t in w.tasks)
         lines.append(f"  {w.job} (tasks {tasks}) {w.owner}{', reserved' if w.reserved else ''}")
-        lines += [f"    {reason}" for reason in w.reasons] or ["    (no reason: not reached)"]
+        lines += [f"    {reason}" for reason in w.reasons] or ["    (no reason of its own)"]
     if not run.waiting:
         lines.append("  none")
     lines += ["", "Schedule file:"] + [f"  {line}" for line in run.schedule]

@@ -161,8 +161,14 @@ def most_slots(
     limit: int,
     start: int | None = None,
 ) -> int:
-    """The most slots (up to ``limit``) of ``job`` that fit on ``level``."""
-    n = limit
-    while n > 0 and fits(world, job, level, n, master, span, start) is not None:
-        n -= 1
-    return n
+    """The most slots (up to ``limit``) of ``job`` that fit on ``level``: per-slot
+    needs divide what is left, a JOB consumable (master only) must fit once."""
+    if limit <= 0 or fits(world, job, level, 1, master, span, start) is not None:
+        return 0
+    at = world.now if start is None else start
+    most = limit
+    for name, per in _needs(world, job, level, 1, False):
+        d = level.diagram(name)
+        used = d.max_over(at, end_time(at, span)) if world.schedule_based else d.now_used
+        most = min(most, int((level.capacity[name] - used) // per + 1e-9))
+    return max(0, most)

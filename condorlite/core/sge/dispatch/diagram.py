@@ -21,6 +21,7 @@ running jobs and jobs started in this run hold, reservations not counted.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -52,8 +53,7 @@ class Diagram:
     def _index(self, time: int) -> int:
         """The index of the point at ``time``, inserting one with the amount that
         held there."""
-        times = [p[0] for p in self.points]
-        i = bisect.bisect_left(times, time)
+        i = bisect.bisect_left(self.points, (time, float("-inf")))
         if i < len(self.points) and self.points[i][0] == time:
             return i
         before = self.points[i - 1][1] if i > 0 else 0.0
@@ -70,15 +70,15 @@ class Diagram:
             self.points[i] = (t, a + amount)
 
     def amount_at(self, time: int) -> float:
-        times = [p[0] for p in self.points]
-        i = bisect.bisect_right(times, time)
+        i = bisect.bisect_right(self.points, (time, float("inf")))
         return self.points[i - 1][1] if i > 0 else 0.0
 
     def max_over(self, start: int, end: int) -> float:
-        best = self.amount_at(start)
-        for t, a in self.points:
-            if start < t < end:
-                best = max(best, a)
+        i = bisect.bisect_right(self.points, (start, float("inf")))
+        best = self.points[i - 1][1] if i > 0 else 0.0
+        while i < len(self.points) and self.points[i][0] < end:
+            best = max(best, self.points[i][1])
+            i += 1
         return best
 
     def below(self, threshold: float) -> int:
@@ -113,6 +113,7 @@ _FACTORS = {
 _TIME = re.compile(r"(\d+):(\d+):(\d+)")
 
 
+@functools.lru_cache(maxsize=8192)
 def amount(text: str, kind: str) -> float | None:
     """A complex value as a number (INT, DOUBLE, MEMORY with k/K/m/M/g/G, TIME as
     h:m:s or seconds, BOOL as 1/0); None for text types or what does not parse.

@@ -56,8 +56,8 @@ class Reservation:
 
 @dataclass(frozen=True)
 class Waiting:
-    """A pending task not started in this run and why (qstat -j's scheduling info;
-    the run-wide messages, e.g. a dropped queue instance, come first)."""
+    """A pending task not started in this run and why: its own reasons (qstat -j's
+    scheduling info shows the run's ``messages`` before them)."""
 
     job: int
     tasks: tuple[int, ...]
@@ -90,7 +90,10 @@ class ScheduleLine:
 @dataclass(frozen=True)
 class Run:
     """One run at ``now``: ``schedule`` is the schedule file's section, separator
-    first (no other line without ``max_reservation`` > 0, as in Grid Engine)."""
+    first (no other line without ``max_reservation`` > 0, as in Grid Engine);
+    ``messages`` the run-wide ones (queue instances dropped), which apply to every
+    waiting job, in order (an instance dropped again for each reservation attempt is
+    there each time)."""
 
     now: int
     started: tuple[Started, ...]

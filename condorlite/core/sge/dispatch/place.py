@@ -36,7 +36,8 @@ from condorlite.core.sge.objects import Cell, Job
 
 from .assign import Shortfall, earliest, fits, level_reason, most_slots, shortfall_text
 from .diagram import INFINITY
-from .static import cqueue_reason, host_reason, request_text, static_failure, unknown
+from .static import cqueue_reason, host_reason, request_text, unknown
+from .static import static_failure as _static_failure
 from .world import Instance, World
 
 
@@ -65,6 +66,22 @@ class Attempt:
 
 def _shortfall(attempt: Attempt, job: Job, s: Shortfall) -> None:
     attempt.add(shortfall_text(job, s))
+
+
+def static_failure(world: World, cell: Cell, job: Job, inst: Instance) -> str | None:
+    """``static.static_failure``, once per kind of job and instance in a run."""
+    who = (job.owner, job.group) if world.reads_user else ()
+    key = (
+        who,
+        job.project if world.reads_project else None,
+        job.pe,
+        job.hard_queues,
+        tuple((r.name, r.value) for r in job.hard_requests),
+        inst.name,
+    )
+    if key not in world.static_cache:
+        world.static_cache[key] = _static_failure(cell, job, inst)
+    return world.static_cache[key]
 
 
 def sequential_now(
@@ -115,7 +132,7 @@ def sequential_later(world: World, cell: Cell, job: Job, order: list[Instance]) 
         return None
     best: Placement | None = None
     for inst in order:
-        if static_failure(cell, job, inst) is not None:
+        if static_failure(world, cell, job, inst) is not None:
             continue
         times = [t_global]
         for level in (world.hosts.get(inst.host), inst.level):
@@ -149,12 +166,13 @@ def allocate(
     job: Job,
     pe: str,
     n: int,
-    order: list[Instance],
+    usable: list[Instance],
     span: int,
     start: int,
     attempt: Attempt,
 ) -> Placement | None:
-    """``n`` slots of ``job`` in ``pe`` from ``start`` (module doc), or None."""
+    """``n`` slots of ``job`` in ``pe`` from ``start`` over the instances that pass
+    the static checks (module doc), or None."""
     for level in (world.pes[pe], world.global_level):
         s = fits(world, job, level, n, True, span, start)
         if s is not None:
@@ -162,11 +180,7 @@ def allocate(
             attempt.offered[pe] = most_slots(world, job, level, True, span, n, start)
             return None
     hosts: dict[str, list[tuple[Instance, int]]] = {}
-    for inst in order:
-        reason = static_failure(cell, job, inst)
-        if reason is not None:
-            attempt.add(reason)
-            continue
+    for inst in usable:
         k = most_slots(world, job, inst.level, not hosts, span, n, start)
         if k > 0:
             hosts.setdefault(inst.host, []).append((inst, k))
@@ -231,12 +245,59 @@ def _offered(rule: str, n: int, room: dict[str, int]) -> int:
     return min(n, sum(room.values()))
 
 
+def _usable(
+    world: World, cell: Cell, job: Job, order: list[Instance], attempt: Attempt
+) -> list[Instance]:
+    """The instances that pass the static checks, each refusal's reason added once."""
+    out = []
+    for inst in order:
+        reason = static_failure(world, cell, job, inst)
+        if reason is None:
+            out.append(inst)
+        else:
+            attempt.add(reason)
+    return out
+
+
+def _bound(
+    world: World, cell: Cell, job: Job, pe: str, usable: list[Instance], span: int, limit: int
+) -> int:
+    """At most how many slots ``pe`` could allocate now (an upper bound that spares
+    trying every count of a wide range)."""
+    most = min(
+        most_slots(world, job, world.pes[pe], True, span, limit),
+        most_slots(world, job, world.global_level, True, span, limit),
+    )
+    room: dict[str, int] = {}
+    for inst in usable:
+        room[inst.host] = room.get(inst.host, 0) + most_slots(
+            world, job, inst.level, False, span, limit
+        )
+    for host, total in room.items():
+        level = world.hosts.get(host)
+        if level is not None:
+            room[host] = most_slots(world, job, level, False, span, total)
+    rule = cell.pes[pe].allocation_rule
+    if rule == "$pe_slots":
+        by_rule = max(room.values(), default=0)
+    elif rule.isdigit():
+        by_rule = int(rule) * sum(1 for k in room.values() if k >= int(rule))
+    else:
+        by_rule = sum(room.values())
+    return min(most, by_rule)
+
+
 def parallel_now(
     world: World, cell: Cell, job: Job, order: list[Instance], span: int, attempt: Attempt
 ) -> Placement | None:
+    usable = _usable(world, cell, job, order, attempt)
     for pe in _pes(cell, job):
-        for n in reversed(_counts(job, cell.pes[pe].slots)):
-            placed = allocate(world, cell, job, pe, n, order, span, world.now, attempt)
+        counts = _counts(job, cell.pes[pe].slots)
+        if not counts:
+            continue
+        bound = _bound(world, cell, job, pe, usable, span, counts[-1])
+        for n in [n for n in reversed(counts) if n <= bound] or counts[:1]:
+            placed = allocate(world, cell, job, pe, n, usable, span, world.now, attempt)
             if placed is not None:
                 return placed
         if pe in attempt.offered:
@@ -265,20 +326,21 @@ def _candidate_times(world: World) -> list[int]:
 def parallel_later(
     world: World, cell: Cell, job: Job, order: list[Instance], span: int
 ) -> Placement | None:
+    usable = _usable(world, cell, job, order, Attempt([]))
     for pe in _pes(cell, job):
         counts = _counts(job, cell.pes[pe].slots)
         if not counts:
             continue
         best: Placement | None = None
         for t in _candidate_times(world):
-            placed = allocate(world, cell, job, pe, counts[0], order, span, t, Attempt([]))
+            placed = allocate(world, cell, job, pe, counts[0], usable, span, t, Attempt([]))
             if placed is None:
                 break
             best = placed
         if best is None:
             continue
         for n in reversed(counts[1:]):  # then as many slots as fit at that time
-            more = allocate(world, cell, job, pe, n, order, span, best.start, Attempt([]))
+            more = allocate(world, cell, job, pe, n, usable, span, best.start, Attempt([]))
             if more is not None:
                 return more
         return best

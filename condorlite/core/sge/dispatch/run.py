@@ -21,13 +21,12 @@
 A job's span is ``min(h_rt, s_rt)`` requested, else ``default_duration``, plus the
 DURATION_OFFSET (``world.duration``); a job started now must fit over all of it, so
 a lower job only backfills when it ends before the reservations ahead of it begin.
-A waiting job's reasons are the run's messages, then its own.
+A waiting job's reasons are its own; ``qstat -j`` shows the run's messages before them.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 
 from condorlite.core.sge.objects import Cell, Job
 from condorlite.core.sge.priority import JobPriority, Prioritisation
@@ -79,6 +78,7 @@ class _Run:
         self.messages: list[str] = []
         #: instances that may take a job now, and those kept for reservations only
         self.queue_list: set[str] = set()
+        self.values: dict[str, tuple[float, float]] = {}
         self.dis_list: set[str] = set()
 
     # --- booking ------------------------------------------------------------------
@@ -149,11 +149,18 @@ class _Run:
     def ranked(self, names: set[str]) -> list[Instance]:
         """The named instances in the order they are tried."""
         instances = [i for i in self.world.instances if i.name in names]
-        values = {
-            h: ordering.host_value(self.cell, h, self.corrections[h])
-            for h in {i.host for i in instances}
-        }
+        values = {h: self.host_value(h) for h in {i.host for i in instances}}
         return ordering.ranked(self.cell, instances, values)
+
+    def host_value(self, host: str) -> float:
+        """The host's load formula value, worked out again only when its load
+        correction has changed."""
+        correction = self.corrections[host]
+        known = self.values.get(host)
+        if known is None or known[0] != correction:
+            known = (correction, ordering.host_value(self.cell, host, correction))
+            self.values[host] = known
+        return known[1]
 
     def _drop(self, inst: Instance, why: str) -> None:
         self.messages.append(f'queue instance "{inst.name}" dropped because it is {why}')
@@ -209,8 +216,7 @@ class _Run:
     def wait(
         self, job: Job, tasks: tuple[int, ...], reasons: list[str], reserved: bool = False
     ) -> None:
-        """A job left waiting; the run-wide messages are put before its own reasons
-        when the run ends (qstat -j shows the messages of the whole run)."""
+        """A job left waiting with its own reasons."""
         self.waiting.append(Waiting(job.number, tasks, job.owner, tuple(reasons), reserved))
 
     def take(self, row: JobPriority, reserve: bool) -> bool:
@@ -316,7 +322,7 @@ def schedule(cell: Cell, prioritisation: Prioritisation, now: int) -> Run:
         now,
         tuple(run.started),
         tuple(run.reservations),
-        tuple(replace(w, reasons=tuple(run.messages) + w.reasons) for w in run.waiting),
+        tuple(run.waiting),
         tuple(run.lines),
         tuple(run.messages),
     )

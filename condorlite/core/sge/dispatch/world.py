@@ -26,6 +26,7 @@ qmaster's view without load adjustment).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from condorlite.core.sge.objects import Cell, Complex, Job, QueueConf
@@ -85,6 +86,13 @@ class World:
     default_duration: int
     interval: int
     offset: int = DURATION_OFFSET
+    #: static verdicts by (what a job's static checks read, instance): jobs alike in
+    #: owner, project, PE, -q and -l get the same answer (Grid Engine's categories)
+    static_cache: dict[tuple, str | None] = field(default_factory=dict)
+    #: whether any queue or host has access lists / project lists (else the static
+    #: verdicts do not depend on the job's user / project)
+    reads_user: bool = True
+    reads_project: bool = True
 
 
 def _capacity(
@@ -147,6 +155,10 @@ def build(cell: Cell, now: int) -> World:
     instances = _instances(cell, hosts)
     pes = {name: Level("P", name, {"slots": float(pe.slots)}) for name, pe in cell.pes.items()}
     offset = conf.params.get("DURATION_OFFSET")
+    confs = [i.conf for i in instances]
+    execs = list(cell.hosts.values())
+    reads_user = any(c.user_lists or c.xuser_lists for c in [*confs, *execs])
+    reads_project = any(c.projects or c.xprojects for c in [*confs, *execs])
     return World(
         complexes=cell.complexes,
         global_level=global_level,
@@ -158,6 +170,8 @@ def build(cell: Cell, now: int) -> World:
         default_duration=INFINITY if conf.default_duration is None else conf.default_duration,
         interval=conf.schedule_interval,
         offset=int(offset) if offset and offset.isdigit() else DURATION_OFFSET,
+        reads_user=reads_user,
+        reads_project=reads_project,
     )
 
 
@@ -176,7 +190,12 @@ def contribution(job: Job, c: Complex) -> float:
     requested = request_of(job, c.name)
     if requested is not None:
         return requested
-    return amount(c.default, c.type) or 0.0
+    return _default(c.default, c.type)
+
+
+@functools.lru_cache(maxsize=1024)
+def _default(text: str, kind: str) -> float:
+    return amount(text, kind) or 0.0
 
 
 def wallclock(job: Job, conf: QueueConf | None = None) -> int | None:
