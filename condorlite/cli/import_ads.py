@@ -80,11 +80,30 @@ def _split_legacy(big: dict[str, Any]) -> list[dict[str, Any]]:
     return [{**shared, **by_index[i]} for i in sorted(by_index)]
 
 
-def _number(entry: dict[str, Any], key: str, default: float, where: str) -> float:
+#: The largest figure an imported record may carry: integers past 2**53 lose precision
+#: as reals, and no real pool's usage or time comes near it.
+_LARGEST = float(2**53)
+#: Times past the year 9999 cannot be printed (and are no real pool's).
+_LATEST_TIME = 253402300799.0
+_TIMES = ("BeginUsageTime", "LastUsageTime", "LastUpdate")
+
+
+def _number(entry: dict[str, Any], key: str, default: float, where: str,
+            minimum: float = 0.0) -> float:
+    """The record's ``key`` as a finite number in range: a NaN, an infinity, a negative
+    figure or an absurd one would be stored and break every later command, so the whole
+    import is refused (65) naming the record and the attribute."""
     value = entry.get(key.lower(), default)
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise DataError(f"{where}: {key} must be a number, not {value!r}")
-    return float(value)
+    number = float(value) if abs(value) < 1e308 else float("inf")
+    if number != number or number in (float("inf"), float("-inf")):
+        raise DataError(f"{where}: {key} must be a finite number, not {value!r}")
+    highest = _LATEST_TIME if key in _TIMES else _LARGEST
+    if not minimum <= number <= highest:
+        raise DataError(f"{where}: {key} must be between {minimum:g} and {highest:g}, "
+                        f"not {value!r}")
+    return number
 
 
 def entry_to_record(entry: dict[str, Any], policy: Policy, where: str) -> Record | None:
@@ -116,7 +135,7 @@ def entry_to_record(entry: dict[str, Any], policy: Policy, where: str) -> Record
                                            where),
         begin_usage_time=float(int(_number(entry, "BeginUsageTime", 0, where))),
         last_usage_time=float(int(_number(entry, "LastUsageTime", 0, where))),
-        ceiling=max(-1, int(_number(entry, "Ceiling", -1, where))),
+        ceiling=int(_number(entry, "Ceiling", -1, where, minimum=-1)),
         floor=max(0, int(_number(entry, "Floor", 0, where))),
         is_accounting_group=is_group,
         accounting_group=group,
@@ -149,12 +168,16 @@ def build_import(
     imported: list[tuple[Record, float | None]] = []
     skipped: list[str] = []
     for i, entry in enumerate(ads_to_entries(text, source), start=1):
-        rec = entry_to_record(entry, store.policy, f"{source}: record {i}")
+        name = entry.get("name")
+        where = f"{source}: record {i}" + (f" ({name})" if isinstance(name, str) else "")
+        rec = entry_to_record(entry, store.policy, where)
         if rec is None:
             skipped.append(str(entry.get("name")))
             continue
-        last = entry.get("lastupdate")
-        imported.append((rec, float(last) if isinstance(last, int | float) else None))
+        last = None
+        if "lastupdate" in entry:
+            last = _number(entry, "LastUpdate", 0, f"{source}: record {i} ({rec.name})")
+        imported.append((rec, last))
     if not imported:
         raise DataError(f"{source}: no accountant records found")
     with store.transaction(write=True) as tx:

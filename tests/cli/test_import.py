@@ -190,3 +190,33 @@ def test_bad_input(tmp_path, text, code, fragment):
 
 def test_missing_file_is_66(tmp_path):
     assert invoke(tmp_path, "import", str(tmp_path / "nope.txt"))[0] == 66
+
+
+@pytest.mark.parametrize(
+    ("attribute", "value"),
+    [
+        ("Priority", 'real("nan")'),
+        ("PriorityFactor", 'real("inf")'),
+        ("WeightedResourcesUsed", "-3.0"),
+        ("AccumulatedUsage", "2e300"),
+        ("LastUsageTime", "1e17"),
+        ("Ceiling", "-7"),
+    ],
+)
+def test_a_bad_figure_refuses_the_whole_import(tmp_path, attribute, value):
+    """A NaN, an infinity, a negative or absurd figure is refused (65) naming the record
+    and the attribute; nothing is written (issue 17, item 3)."""
+    ads = tmp_path / "prio.ads"
+    ads.write_text(
+        'Name = "good@x.org"\nPriority = 500.0\nPriorityFactor = 1000.0\n\n'
+        f'Name = "bad@x.org"\nPriority = 500.0\nPriorityFactor = 1000.0\n{attribute} = {value}\n'
+    )
+    state = tmp_path / "state"
+    result = CliRunner().invoke(app, ["import", str(ads), "--state-dir", str(state),
+                                      "--now", "1760000000"])
+    assert result.exit_code == 65, result.output
+    assert "bad@x.org" in result.output and attribute in result.output
+    listed = CliRunner().invoke(app, ["userprio", "--allusers", "--state-dir", str(state),
+                                      "--now", "1760000000", "--json"])
+    assert listed.exit_code == 0
+    assert '"good@x.org"' not in listed.output  # the good record was not written either
