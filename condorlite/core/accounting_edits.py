@@ -101,12 +101,18 @@ def set_last_usage_time(
     return _set_time(state, policy, name, epoch, now, "last_usage_time")
 
 
+#: The largest ceiling or floor: a slot count SQLite stores as an integer (2**63 - 1),
+#: far past any pool; a larger one is a typo.
+MAX_SLOTS = 2**63 - 1
+
+
 def set_ceiling(
     state: AccountantState, policy: Policy, name: str, value: int, now: float
 ) -> AccountantState:
     """Set the submitter ceiling (a cap on slots); -1 means unlimited."""
-    if not isinstance(value, int) or value < -1:
-        raise UsageError(f"ceiling must be an integer greater than or equal to -1, not {value}")
+    if not isinstance(value, int) or not -1 <= value <= MAX_SLOTS:
+        raise UsageError(f"ceiling must be an integer greater than or equal to -1 and at most "
+                         f"{MAX_SLOTS}, not {value}")
     return _with(state, replace(_get_or_new(state, policy, name, now), ceiling=value))
 
 
@@ -114,8 +120,9 @@ def set_floor(
     state: AccountantState, policy: Policy, name: str, value: int, now: float
 ) -> AccountantState:
     """Set the submitter floor (slots guaranteed first); 0 means none."""
-    if not isinstance(value, int) or value < 0:
-        raise UsageError(f"floor must be an integer greater than or equal to 0, not {value}")
+    if not isinstance(value, int) or not 0 <= value <= MAX_SLOTS:
+        raise UsageError(f"floor must be an integer greater than or equal to 0 and at most "
+                         f"{MAX_SLOTS}, not {value}")
     return _with(state, replace(_get_or_new(state, policy, name, now), floor=value))
 
 

@@ -108,3 +108,16 @@ def test_edit_happens_at_now_so_decay_starts_there(tmp_path):
     result = CliRunner().invoke(app, ["userprio", "a@x.org", "--json", "--state-dir",
                                       str(tmp_path), "--now", str(T0 + 43200 + 86400)])
     assert json.loads(result.output)["data"]["records"][0]["real_priority"] == pytest.approx(5)
+
+
+def test_a_ceiling_or_floor_past_any_integer_sqlite_stores_is_a_usage_error(tmp_path):
+    """99999999999999999999999 was an internal error (70) when saved (issue 17, item 3)."""
+    from typer.testing import CliRunner as _Runner
+
+    from condorlite.cli import app as _app
+
+    for command in ("setceiling", "setfloor"):
+        result = _Runner().invoke(_app, [command, "a@x.org", "99999999999999999999999",
+                                         "--state-dir", str(tmp_path), "--now", "1760000000"])
+        assert result.exit_code == 2, result.output
+        assert "at most" in result.output
