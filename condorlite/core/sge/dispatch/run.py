@@ -3,20 +3,21 @@
 1. Running tasks are booked, in the order they started: what they hold now, and,
    when schedule based (``max_reservation`` > 0), their span in the diagrams, each a
    ``RUNNING`` line.
-2. Queue instances over a load threshold, then those in an unavailable state, leave
-   the run; full ones go to ``dis_list`` (reservations only); the rest is
-   ``queue_list``. Each drop is a run-wide message ("queue instance ... dropped
-   because it is ...").
+2. Queue instances suspended, in error or unknown ("temporarily not available"), then
+   those over a load threshold ("overloaded"), then disabled ones leave the run; full
+   ones go to ``dis_list`` (reservations only); the rest is ``queue_list``. Each drop
+   is a run-wide message ("queue instance ... dropped because it is ...").
 3. Pending jobs are taken in ``prioritise()`` order; a user with ``maxujobs`` running
    jobs has the rest dropped ("job dropped because of user limitations"). A job
    reserves when it asks (``-R y``) and fewer than ``max_reservation`` reservations
    were made; it then also sees ``dis_list``. Each pending task of a job (at most
    ``max_pending_tasks_per_job``) is placed now (``STARTING`` lines) until one cannot
    be; that one reserves (``RESERVING`` lines) or waits.
-4. After a start or a reservation attempt, full and (with the load adjustment of the
-   jobs started so far) overloaded instances move from ``queue_list`` to
-   ``dis_list``, with a message each time. When ``queue_list`` is empty the run stops:
-   later jobs are neither started nor reserved (Grid Engine leaves its loop there).
+4. After a start or a reservation attempt, full instances (said once) and, on the
+   granted hosts, those the load adjustment of the jobs started so far puts over a
+   threshold (said each time) move from ``queue_list`` to ``dis_list``. When
+   ``queue_list`` is empty the run stops: later jobs are neither started nor reserved
+   (Grid Engine leaves its loop there).
 
 A job's span is ``min(h_rt, s_rt)`` requested, else ``default_duration``, plus the
 DURATION_OFFSET (``world.duration``); a job started now must fit over all of it, so
@@ -53,14 +54,13 @@ from .place import (
 from .world import Instance, World, build, debit, duration, uses
 
 USER_LIMIT = "job dropped because of user limitations"
-_DROPPED = {
-    "d": "disabled",
-    "s": "suspended",
-    "S": "suspended",
-    "E": "in error state",
-    "C": "disabled",
-    "D": "disabled",
-}
+#: states the scheduler's data preparation leaves out ("temporarily not available"):
+#: suspended, suspended on subordinate, error, ambiguous, unknown, orphaned, suspend
+#: alarm; then calendar suspended
+_NOT_AVAILABLE = frozenset("sSEcuoA")
+_CALENDAR_SUSPENDED = "C"
+#: states dispatch_jobs drops as disabled (calendar disabled, disabled)
+_DISABLED = frozenset("Dd")
 
 
 class _Run:
@@ -79,6 +79,7 @@ class _Run:
         #: instances that may take a job now, and those kept for reservations only
         self.queue_list: set[str] = set()
         self.values: dict[str, tuple[float, float]] = {}
+        self.full_noted: set[str] = set()
         self.dis_list: set[str] = set()
 
     # --- booking ------------------------------------------------------------------
@@ -173,43 +174,62 @@ class _Run:
         )
 
     def split_initial(self) -> None:
-        """The lists before the first job: instances over a load threshold, then
-        disabled or otherwise unavailable ones, leave for good; full ones wait in
+        """The lists before the first job, in the scheduler's order: instances in a
+        state its data preparation leaves out (then calendar suspended ones) are
+        "temporarily not available"; of the rest, those over a load threshold are
+        "overloaded", then (calendar) disabled ones "disabled"; full ones wait in
         ``dis_list`` (reservations may use them); the rest is ``queue_list``."""
+        instances = self.world.instances
+        first = [i for i in instances if set(i.state) & _NOT_AVAILABLE]
+        then = [i for i in instances if _CALENDAR_SUSPENDED in i.state and i not in first]
+        for inst in first + then:
+            self._drop(inst, "temporarily not available")
+        gone = {i.name for i in first + then}
         left = []
-        for inst in self.world.instances:
+        for inst in (i for i in instances if i.name not in gone):
             why = self._alarm(inst)
             if why is not None:
                 self._drop(inst, f"overloaded: {why}")
+            elif set(inst.state) & _DISABLED:
+                self._drop(inst, "disabled")
             else:
                 left.append(inst)
         for inst in left:
-            letters = [c for c in inst.state if c in _DROPPED]
-            if letters:
-                self._drop(inst, _DROPPED[letters[0]])
-            elif not inst.available:
-                self._drop(inst, "temporarily not available")
-            elif inst.free_slots() <= 0:
-                self._drop(inst, "full")
+            if inst.free_slots() <= 0:
+                self._full(inst)
                 self.dis_list.add(inst.name)
             else:
                 self.queue_list.add(inst.name)
 
-    def resplit(self) -> None:
-        """After a job started or a reservation was looked for: full instances, then
-        those now over a load threshold, move from ``queue_list`` to ``dis_list``, each
-        with its message (again each time an instance comes back for a reservation)."""
+    def resplit(self, granted: Placement | None) -> None:
+        """After a job started or a reservation was looked for (``granted``: where,
+        None when nothing was found): instances now full move from ``queue_list`` to
+        ``dis_list`` ("full" said once per instance in a run); then, when
+        job_load_adjustments are set or nothing was granted, those now over a load
+        threshold on a granted host (on any host when nothing was granted) move too,
+        each time with the message (sge_split_queue_slots_free, sge_split_queue_load)."""
         for inst in self.ranked(self.queue_list):
             if inst.free_slots() <= 0:
-                self._drop(inst, "full")
+                self._full(inst)
                 self.queue_list.discard(inst.name)
                 self.dis_list.add(inst.name)
+        adjusted = bool(ordering.parse_adjustments(self.cell.sched_conf.job_load_adjustments))
+        if granted is not None and not adjusted:
+            return
+        hosts = None if granted is None else {i.host for i, _ in granted.grants}
         for inst in self.ranked(self.queue_list):
+            if hosts is not None and inst.host not in hosts:
+                continue
             why = self._alarm(inst)
             if why is not None:
                 self._drop(inst, f"overloaded: {why}")
                 self.queue_list.discard(inst.name)
                 self.dis_list.add(inst.name)
+
+    def _full(self, inst: Instance) -> None:
+        if inst.name not in self.full_noted:
+            self.full_noted.add(inst.name)
+            self._drop(inst, "full")
 
     # --- jobs -----------------------------------------------------------------------
 
@@ -242,7 +262,7 @@ class _Run:
             )
             if now_place is not None:
                 self.start(job, task, now_place, span)
-                self.resplit()
+                self.resplit(now_place)
                 continue
             later = None
             if reserve:
@@ -250,7 +270,7 @@ class _Run:
                 later = later_of(self.world, self.cell, job, order, *((span,) if job.pe else ()))
                 if later is not None:
                     self.reserve(job, task, later, span)
-                self.resplit()
+                self.resplit(later)
             self.wait(job, tuple(tasks[k:]), attempt.reasons, later is not None)
             return later is not None
         return False
