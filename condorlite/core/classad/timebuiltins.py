@@ -89,9 +89,9 @@ def _string_literal(node: object) -> str | None:
 @register("absTime", 0, 2, lazy=True)
 def abs_time(cur, env, args):  # type: ignore[no-untyped-def]
     """absTime([t [, offset]]): an abstime. No argument: now. A written string (the one
-    argument): the time it names (``"2024-01-01T00:00:00Z"``; see ``timetext.py``),
-    error if it names none (HTCondor refuses such text when it parses it). An integer
-    or real: those epoch seconds (cast to a 32-bit int) in the local zone, or in
+    argument): the time it names (``"2024-01-01T00:00:00Z"``; see ``timetext.py``; the
+    parser refuses text that names none, so error here is only for hand-built trees). An
+    integer or real: those epoch seconds (cast to a 32-bit int) in the local zone, or in
     ``offset`` seconds east of UTC (an integer, real or reltime). A reltime: its whole
     seconds; an abstime: itself (a given offset is ignored); any other string: itself.
     Undefined gives undefined; booleans, lists and records error."""
@@ -141,11 +141,10 @@ def abs_time(cur, env, args):  # type: ignore[no-untyped-def]
 def rel_time(cur, env, args):  # type: ignore[no-untyped-def]
     """relTime(t): a reltime. A written string: the duration it names
     (``"[-][days+][hh:][mm:]ss"``, or with d/h/m/s units) as a *real* (HTCondor's
-    parser turns the call into a reltime literal, which evaluates to a real), error if
-    it names none. An
-    integer: its seconds (cast to a 32-bit int); a real: its seconds; an abstime: its
-    epoch seconds; a reltime: itself; any other string: the zero reltime. Undefined
-    gives undefined; booleans, lists and records error."""
+    parser turns the call into a reltime literal, which evaluates to a real; it refuses
+    text that names none). An integer: its seconds (cast to a 32-bit int); a real: its
+    seconds; an abstime: its epoch seconds; a reltime: itself; any other string: the
+    zero reltime. Undefined gives undefined; booleans, lists and records error."""
     from .evaluator import compile_expr
 
     text = _string_literal(args[0])
