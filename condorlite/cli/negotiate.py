@@ -47,7 +47,7 @@ from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, S
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, ad_paths, now_or_clock, open_store
 from condorlite.cli.errors import run_command
 from condorlite.cli.negotiate_claims import LiveClaims, claims_from_values
-from condorlite.cli.render import Result
+from condorlite.cli.render import Result, stderr_console
 from condorlite.cli.status import CYCLE_KIND, JobsOpt, SlotsOpt
 from condorlite.core import accounting as acct
 from condorlite.core import adeval
@@ -171,6 +171,9 @@ class Outcome:
     demand: dict[str, float]
     groups: GroupOutcome | None = None
     rr_time: dict[str, float] = field(default_factory=dict)
+    #: Seconds ``--now`` lies before the state's last update (0 when not): such a run
+    #: charges and decays nothing (``accounting.update_priorities``).
+    clock_behind: float = 0.0
 
     @property
     def live_claims(self) -> list[Claim]:
@@ -211,7 +214,10 @@ def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float,
     applied by one ``acct.charge_moves``, in the order of the single calls it stands
     for. ``demand`` False leaves ``Outcome.demand`` empty without groups: only the
     history row of a real run reads it, and it walks every job."""
-    state = acct.update_priorities(tx.load_accountant(), policy, now)
+    loaded = tx.load_accountant()
+    last = loaded.last_update_time
+    behind = last - now if last is not None and now < last else 0.0
+    state = acct.update_priorities(loaded, policy, now)
     stored = claims_from_values(tx.load_claim_values())
     rec = reconcile(stored, inputs.slots, inputs.jobs, now)
     released = [{"slot": c.slot, "job": c.job, "submitter": c.submitter, "reason": reason}
@@ -237,7 +243,7 @@ def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float,
     else:
         wanted = demand_of(inputs.jobs, submitters, live, policy) if demand else {}
     return Outcome(result, released, len(rec.added), claims, state, matchmaking,
-                   dict(wanted), groups, {g: rr_time[g] for g in sorted(rr_time)})
+                   dict(wanted), groups, {g: rr_time[g] for g in sorted(rr_time)}, behind)
 
 
 # -- the JSON data -----------------------------------------------------------------------
@@ -255,6 +261,7 @@ def cycle_data(outcome: Outcome, inputs: Inputs, now: float, dry_run: bool) -> d
         claims_released=len(outcome.released), claims_observed=outcome.observed,
         claims_live=outcome.live.count(),
         matchmaking_duration=round(outcome.matchmaking_duration, 6),
+        clock_behind=_num(outcome.clock_behind),
     )
     return {k: stats[k] for k in sorted(stats)}
 
@@ -377,6 +384,12 @@ def _body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | Non
             tx.add_history(CYCLE_KIND, _history_what(cycle), row, at)
             if policy.history_retention > 0:
                 tx.prune_history(at - policy.history_retention)
+    if outcome.clock_behind:
+        stderr_console().print(
+            f"condorlite negotiate: --now is {outcome.clock_behind:g} s before the state's "
+            f"last update: nothing was charged or decayed, and the update time was kept",
+            markup=False,
+        )
     if explain is not None:
         job = next(j for j in inputs.jobs if j.id == explain.strip())
         data["explain"] = explain_job(job, inputs.slots, outcome.result, outcome.live_claims,

@@ -282,11 +282,18 @@ def update_priorities(state: AccountantState, policy: Policy, now: float) -> Acc
     """Decay every record to ``now`` and charge the usage since the last update.
 
     Records of configured groups that are missing are created first (module docstring).
+    A ``now`` earlier than the last update changes nothing and keeps the last update
+    time (the interval up to it was charged already).
     """
     state = _with_group_records(state, policy, now)
     last = state.last_update_time
-    if last is None or now < last:
+    if last is None:
         return replace(state, last_update_time=now)
+    if now < last:
+        # A clock that went back (or a cron run that lost the race for the lock):
+        # charge and decay nothing, and keep the later time, so that the interval up
+        # to it is never charged twice.
+        return state
     passed = now - last
     if passed == 0:
         return state

@@ -93,11 +93,25 @@ def test_first_update_keeps_priorities_set_before_it():
     assert after.records["a@x"].priority == 40.0
 
 
-def test_time_going_backwards_resets_update_time_without_decay():
+def test_time_going_backwards_changes_nothing_and_keeps_the_later_time():
+    # issue 17: a clock step back (or the cron run that took the lock second) must not
+    # move the update time back, or the interval up to it would be charged twice.
     state = fresh(Record("a@x", priority=8.0))
     back = A.update_priorities(state, POLICY, T0 - 500)
-    assert back.last_update_time == T0 - 500
+    assert back.last_update_time == T0
     assert back.records["a@x"].priority == 8.0
+
+
+def test_overlapping_runs_never_charge_an_interval_twice():
+    state = holding(2)
+    forward = A.update_priorities(state, POLICY, T0 + 1000)
+    late = A.update_priorities(forward, POLICY, T0 + 500)  # committed after, older clock
+    assert late.records == forward.records and late.last_update_time == T0 + 1000
+    final = A.update_priorities(late, POLICY, T0 + 1500)
+    straight = A.update_priorities(state, POLICY, T0 + 1500)
+    assert final.records["u@x"].accumulated_usage == pytest.approx(
+        straight.records["u@x"].accumulated_usage)
+    assert final.records["u@x"].weighted_accumulated_usage == pytest.approx(2 * 1500)
 
 
 def test_zero_time_passed_changes_nothing():
