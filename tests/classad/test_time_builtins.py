@@ -31,7 +31,7 @@ import classad2
 
 from condorlite.core.classad import ClassAdSyntaxError, parse_expr, unparse
 from condorlite.core.classad.evaluator import evaluate
-from condorlite.core.classad.values import AbsTime, RelTime, Undefined
+from condorlite.core.classad.values import AbsTime, Error, RelTime, Undefined
 
 from .gen_exprs import JOB_AD, SLOT_AD
 from .gen_time_exprs import BAD_ABS_TEXTS, BAD_REL_TEXTS, generate_time
@@ -205,7 +205,7 @@ def test_unreadable_time_text_is_a_syntax_error_in_both(text, utc) -> None:
         'reltime("90.5")',
         'relTime("1d 2h")',
         'absTime("2024-03-10T02:30:00") + relTime("-01:30")',
-    'absTime(("x"))',
+        'absTime(("x"))',
         'absTime("x", 5)',
     ],
 )
@@ -240,3 +240,19 @@ def test_clock_functions_read_now(utc) -> None:
             break
     for ours_value, theirs in pairs:
         assert ours_value == theirs
+
+
+@pytest.mark.parametrize("requirements", ["relTime(5)", "absTime(5)", "relTime(0)"])
+def test_time_requirements_never_match(requirements, utc) -> None:
+    """A Requirements that evaluates to a time is no match (the negotiator evaluates
+    ``RIGHT.requirements && LEFT.requirements``, and ``&&`` on a time is error).
+    classad2's Python ``symmetricMatch`` converts a reltime to a float first and says
+    true for a non-zero one: a bindings artefact, not HTCondor's matchmaking."""
+    from condorlite.core.classad import ClassAd, reference, symmetric_match
+
+    a = ClassAd(parse_expr(f"[ Requirements = {requirements} ]").attrs)
+    b = ClassAd(parse_expr("[ Requirements = true ]").attrs)
+    assert symmetric_match(a, b) is False
+    assert reference.symmetric_match(a, b) is False
+    assert evaluate(f"({requirements}) && true") is Error
+    assert classad2.ExprTree(f"({requirements}) && true").eval() == classad2.Value.Error

@@ -258,7 +258,7 @@ def requirements_hold(my: object, target: object, *, now: int | None = None) -> 
     value = evaluate_attribute(my, "requirements", target, now=now)
     if isinstance(value, bool):
         return value
-    return isinstance(value, (int, float)) and value != 0
+    return type(value) in (int, float) and value != 0  # a time value is no number here
 
 
 def symmetric_match(a: object, b: object, *, now: int | None = None) -> bool:
