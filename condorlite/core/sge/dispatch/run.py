@@ -7,12 +7,15 @@
    those over a load threshold ("overloaded"), then disabled ones leave the run; full
    ones go to ``dis_list`` (reservations only); the rest is ``queue_list``. Each drop
    is a run-wide message ("queue instance ... dropped because it is ...").
-3. Pending jobs are taken in ``prioritise()`` order; a user with ``maxujobs`` running
-   jobs has the rest dropped ("job dropped because of user limitations"). A job
-   reserves when it asks (``-R y``) and fewer than ``max_reservation`` reservations
-   were made; it then also sees ``dis_list``. Each pending task of a job (at most
-   ``max_pending_tasks_per_job``) is placed now (``STARTING`` lines) until one cannot
-   be; that one reserves (``RESERVING`` lines) or waits.
+3. Held jobs ("Job is in hold state"), jobs waiting for another ("job dropped
+   because of job dependencies"), in error, or not due yet (``qsub -a``: "execution
+   time not reached") are not tried. Pending jobs are taken in ``prioritise()``
+   order; a user with ``maxujobs`` running jobs has the rest dropped ("job dropped
+   because of user limitations"). A job reserves when it asks (``-R y``) and fewer
+   than ``max_reservation`` reservations were made; it then also sees ``dis_list``.
+   Each pending task of a job (at most ``max_pending_tasks_per_job``) is placed now
+   (``STARTING`` lines) until one cannot be; that one reserves (``RESERVING`` lines)
+   or waits.
 4. After a start or a reservation attempt, full instances (said once) and, on the
    granted hosts, those the load adjustment of the jobs started so far puts over a
    threshold (said each time) move from ``queue_list`` to ``dis_list``. When
@@ -320,6 +323,20 @@ def _dispatchable(row: JobPriority, now: int) -> bool:
     return not row.running and row.state == "qw" and not job.hold and job.execution_time <= now
 
 
+def _left_out(row: JobPriority, now: int) -> str:
+    """Why the scheduler does not try a pending row at all (split_jobs). The dump
+    marks a job waiting for a predecessor as held too (qstat's ``hqw``), so a job with
+    predecessors is said to wait for them (``d16_held``)."""
+    job = row.job
+    if row.state.startswith("E"):
+        return "Job is in error state"
+    if job.predecessors:
+        return "job dropped because of job dependencies"
+    if row.state.startswith("h") or job.hold:
+        return "Job is in hold state"
+    return "execution time not reached"
+
+
 def schedule(cell: Cell, prioritisation: Prioritisation, now: int) -> Run:
     """One scheduling run over ``cell`` at ``now`` (module doc)."""
     run = _Run(cell, now)
@@ -327,6 +344,9 @@ def schedule(cell: Cell, prioritisation: Prioritisation, now: int) -> Run:
     run.split_initial()
     conf = cell.sched_conf
     rows = [r for r in prioritisation.jobs if _dispatchable(r, now)]
+    for row in prioritisation.jobs:
+        if not row.running and not _dispatchable(row, now):
+            run.wait(row.job, row.tasks or (row.task,), [_left_out(row, now)])
     reservations = 0
     stopped = not run.queue_list and (conf.max_reservation == 0 or not run.dis_list)
     if stopped:
