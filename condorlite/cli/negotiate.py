@@ -68,8 +68,14 @@ from condorlite.core.model import (
     slot_from_ad,
 )
 from condorlite.core.policy import Policy
-from condorlite.errors import DomainError, UsageError
-from condorlite.store.adfiles import LoadedAd, collector_paused, read_ads
+from condorlite.errors import DataError, DomainError, UsageError
+from condorlite.store.adfiles import (
+    LoadedAd,
+    collector_paused,
+    expand_paths,
+    read_ads,
+    skipped_files,
+)
 from condorlite.store.db import StateStore, Transaction
 
 # -- reading and decoding the ads ------------------------------------------------------
@@ -150,6 +156,14 @@ def read_inputs(slots: list[str] | None, jobs: list[str] | None, store: StateSto
     job_paths = ad_paths(jobs, store.policy.jobs, store, "job", "--jobs")
     if "-" in [str(p) for p in slot_paths] and "-" in [str(p) for p in job_paths]:
         raise UsageError("'-' (standard input) can be given for --slots or --jobs, not both")
+    skipped = skipped_files([*slot_paths, *job_paths])
+    if skipped:
+        stderr_console().print(
+            f"condorlite negotiate: skipped {len(skipped)} file(s) that are not ad files "
+            f"(*.ad, *.ads, *.json): " + ", ".join(str(p) for p in skipped[:10])
+            + (" ..." if len(skipped) > 10 else ""),
+            markup=False,
+        )
     slot_ads = read_ads(slot_paths, stdin=sys.stdin)
     job_ads = read_ads(job_paths, stdin=sys.stdin)
     return decode(slot_ads, job_ads, store.policy)
@@ -361,7 +375,7 @@ def group_fact(groups: GroupOutcome | None, submitter: str) -> dict[str, Any] | 
 
 def _body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | None,
           now: float | None, dry_run: bool, explain: str | None,
-          lock_timeout: float, config: Path | None) -> Result:
+          lock_timeout: float, config: Path | None, allow_empty: bool = False) -> Result:
     started = time.perf_counter()
     at = now_or_clock(now)
     store = open_store(state_dir, lock_timeout, config)
@@ -371,6 +385,8 @@ def _body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | Non
         raise DomainError(f"no job {explain} in the job ads",
                           hint="give the job as ClusterId.ProcId, e.g. 123.0")
     with store.transaction(write=not dry_run) as tx:
+        if not inputs.slots and not allow_empty:
+            _refuse_empty_pool(tx, slots, store)
         outcome = run_in(tx, inputs, policy, at, demand=not dry_run)
         cycle = cycle_data(outcome, inputs, at, dry_run)
         cycle["duration"] = round(time.perf_counter() - started, 6)
@@ -419,6 +435,23 @@ def _collector_paused_aging() -> Iterator[None]:
             gc.unfreeze()
 
 
+def _refuse_empty_pool(tx: Transaction, slots: list[str] | None, store: StateStore) -> None:
+    """No slot ad was read: if claims are recorded, that looks like a failed dump (a
+    pool does not vanish between two cycles), and ending every claim would stop all
+    usage; refuse, naming what was read, unless ``--allow-empty`` says it is real."""
+    claims = tx.load_claim_values()
+    if not claims:
+        return
+    paths = ad_paths(slots, store.policy.slots, store, "slot", "--slots")
+    files = expand_paths([p for p in paths if str(p) != "-"])
+    read = ", ".join(str(p) for p in paths)
+    raise DataError(
+        f"no slot ads were read from {read} ({len(files)} ad file(s)); ending all "
+        f"{len(claims)} recorded claims would look like a failed dump",
+        hint="if the pool really is empty, run again with --allow-empty",
+    )
+
+
 def register(app: typer.Typer) -> None:
     @app.command("negotiate")
     def negotiate(
@@ -433,9 +466,14 @@ def register(app: typer.Typer) -> None:
             "--explain", metavar="JOBID",
             help="Also explain where one idle job (ClusterId.ProcId) stands.")] = None,
         lock_timeout: LockTimeoutOpt = DEFAULT_LOCK_TIMEOUT,
+        allow_empty: Annotated[bool, typer.Option(
+            "--allow-empty",
+            help="Accept reading no slot ad at all (every recorded claim then ends).",
+        )] = False,
         as_json: JsonOpt = False,
     ) -> None:
         """Run one negotiation cycle: match idle jobs to slots in fair-share order."""
         with _collector_paused_aging():
             run_command("negotiate", as_json, lambda: _body(
-                slots, jobs, state_dir, now, dry_run, explain, lock_timeout, config))
+                slots, jobs, state_dir, now, dry_run, explain, lock_timeout, config,
+                allow_empty))

@@ -27,6 +27,7 @@ condorlite errors:
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import sys
 from collections.abc import Iterable, Iterator
@@ -84,6 +85,25 @@ def expand_paths(paths: Iterable[str | Path]) -> list[str | Path]:
         except PermissionError as exc:
             raise InputMissingError(f"{path}: cannot read: {exc.strerror}") from None
         out.append(path)
+    return out
+
+
+def skipped_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The files in the given directories that ``expand_paths`` leaves out (not
+    ``*.ad``, ``*.ads``, ``*.json``), by name: a dump step that wrote another name
+    should not go unnoticed."""
+    out: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if str(raw) == "-" or not path.is_dir():
+            continue
+        with contextlib.suppress(OSError):
+            out.extend(sorted(
+                (p for p in path.iterdir()
+                 if p.suffix.lower() not in AD_SUFFIXES and not p.is_dir()
+                 and not p.name.startswith(".")),
+                key=lambda p: p.name,
+            ))
     return out
 
 
