@@ -224,7 +224,9 @@ _CELLS: dict[str, Callable[[int, Row, float], str]] = {
     WT_RES_USED: lambda w, r, _t: format_float(w, 2, r.weighted_accumulated_usage / 3600.0),
     USE_TIME1: lambda w, r, _t: _date_cell(w, r.begin_usage_time),
     USE_TIME2: lambda w, r, _t: _date_cell(w, _last(r)),
-    USE_DELTA: lambda w, r, t: _delta_cell(w, t - _last(r)),
+    USE_DELTA: lambda w, r, t: (
+        pad("<never>", w, align="right") if r.last_usage_time == 0 else _delta_cell(w, t - _last(r))
+    ),
     REQUESTED: lambda w, r, _t: (format_float(w, 0, r.requested) if r.requested is not None
                                  else " " * w),
     FLOOR: lambda w, r, _t: format_float(w, 2, r.floor) if r.floor > 0 else " " * w,
