@@ -225,6 +225,27 @@ def policy_from_mapping(data: dict[str, Any], path: Path, text: str = "") -> Pol
     return Policy(**values)
 
 
+def _toml_hint(text: str, exc: tomllib.TOMLDecodeError) -> str | None:
+    """A hint for the usual mistake: a condor_config line copied as it is, its value an
+    unquoted expression (``PREEMPTION_REQUIREMENTS = RemoteUserPrio > ...``)."""
+    line_no = getattr(exc, "lineno", None)
+    if line_no is None:
+        match = re.search(r"line (\d+)", str(exc))
+        line_no = int(match.group(1)) if match else None
+    if line_no is None or line_no > len(text.splitlines()):
+        return None
+    key, sep, value = text.splitlines()[line_no - 1].partition("=")
+    name = key.strip().strip('"').upper()
+    if not sep or name not in _BY_NAME:
+        return None
+    value = value.strip()
+    looks_toml = value[:1] in ('"', "'", "[", "-", "+") or value[:1].isdigit() or value in (
+        "true", "false")
+    if _BY_NAME[name].kind == "expr" or not looks_toml:
+        return f'values are TOML: write expressions as quoted strings, e.g. {name} = "{value}"'
+    return None
+
+
 def load_policy(path: Path) -> Policy:
     """Read and validate ``condorlite.toml`` at ``path``."""
     try:
@@ -236,7 +257,7 @@ def load_policy(path: Path) -> Policy:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+        raise ConfigError(f"{path}: invalid TOML: {exc}", hint=_toml_hint(text, exc)) from None
     return policy_from_mapping(data, path, text)
 
 

@@ -103,3 +103,19 @@ def test_bad_expression_names_knob_and_line(tmp_path):
     assert f"{path}:3:" in err.value.message
     good = write(tmp_path, 'PREEMPTION_REQUIREMENTS = "RemoteUserPrio > SubmitterUserPrio"\n')
     assert "RemoteUserPrio" in load_policy(good).preemption_requirements
+
+
+def test_an_unquoted_expression_gets_a_hint(tmp_path):
+    """A condor_config line copied as it is: the error says expressions are quoted
+    strings (issue 20, everyday friction)."""
+    from condorlite.errors import ConfigError
+    from condorlite.store.config import load_policy
+
+    path = tmp_path / "condorlite.toml"
+    path.write_text("PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2\n")
+    with pytest.raises(ConfigError) as info:
+        load_policy(path)
+    assert info.value.exit_code == 78
+    assert info.value.hint is not None and "quoted strings" in info.value.hint
+    assert 'PREEMPTION_REQUIREMENTS = "RemoteUserPrio > SubmitterUserPrio * 1.2"' in (
+        info.value.hint)
