@@ -54,6 +54,7 @@ from .place import (
     sequential_later,
     sequential_now,
 )
+from .tasks import task_order
 from .world import Instance, World, build, debit, duration, uses
 
 USER_LIMIT = "job dropped because of user limitations"
@@ -242,41 +243,35 @@ class _Run:
         """A job left waiting with its own reasons."""
         self.waiting.append(Waiting(job.number, tasks, job.owner, tuple(reasons), reserved))
 
-    def take(self, row: JobPriority, reserve: bool) -> bool:
-        """Place the row's tasks; True when it made a reservation."""
-        job, conf = row.job, self.cell.sched_conf
-        tasks = row.tasks or (row.task,)
-        limit = conf.max_pending_tasks_per_job or len(tasks)
+    def take(self, job: Job, task: int, rest: tuple[int, ...], reserve: bool) -> str:
+        """Place one pending task: ``started``, ``reserved`` or ``waits`` (then the
+        job's ``rest`` of tasks wait with the reasons)."""
+        conf = self.cell.sched_conf
+        if conf.maxujobs and self.running[job.owner] >= conf.maxujobs:
+            self.wait(job, rest, [USER_LIMIT])
+            return "waits"
+        if reserve:  # a reservation may use the full (and lately overloaded) ones
+            self.queue_list |= self.dis_list
+            self.dis_list.clear()
+        order = self.ranked(self.queue_list)
         span = duration(self.world, job)
-        for k, task in enumerate(tasks[:limit]):
-            if conf.maxujobs and self.running[job.owner] >= conf.maxujobs:
-                self.wait(job, tuple(tasks[k:]), [USER_LIMIT])
-                return False
-            if k and not self.queue_list:  # the run stops once the queues are full
-                self.wait(job, tuple(tasks[k:]), [])
-                return False
-            if reserve:  # a reservation may use the full (and lately overloaded) ones
-                self.queue_list |= self.dis_list
-                self.dis_list.clear()
-            order = self.ranked(self.queue_list)
-            attempt = Attempt([])
-            now_place = (parallel_now if job.pe else sequential_now)(
-                self.world, self.cell, job, order, span, attempt
-            )
-            if now_place is not None:
-                self.start(job, task, now_place, span)
-                self.resplit(now_place)
-                continue
-            later = None
-            if reserve:
-                later_of = parallel_later if job.pe else sequential_later
-                later = later_of(self.world, self.cell, job, order, *((span,) if job.pe else ()))
-                if later is not None:
-                    self.reserve(job, task, later, span)
-                self.resplit(later)
-            self.wait(job, tuple(tasks[k:]), attempt.reasons, later is not None)
-            return later is not None
-        return False
+        attempt = Attempt([])
+        now_place = (parallel_now if job.pe else sequential_now)(
+            self.world, self.cell, job, order, span, attempt
+        )
+        if now_place is not None:
+            self.start(job, task, now_place, span)
+            self.resplit(now_place)
+            return "started"
+        later = None
+        if reserve:
+            later_of = parallel_later if job.pe else sequential_later
+            later = later_of(self.world, self.cell, job, order, *((span,) if job.pe else ()))
+            if later is not None:
+                self.reserve(job, task, later, span)
+            self.resplit(later)
+        self.wait(job, rest, attempt.reasons, later is not None)
+        return "waits" if later is None else "reserved"
 
     def start(self, job: Job, task: int, placed: Placement, span: int) -> None:
         granted = self.book(job, task, placed, span, "STARTING", True)
@@ -347,17 +342,32 @@ def schedule(cell: Cell, prioritisation: Prioritisation, now: int) -> Run:
     for row in prioritisation.jobs:
         if not row.running and not _dispatchable(row, now):
             run.wait(row.job, row.tasks or (row.task,), [_left_out(row, now)])
-    reservations = 0
     stopped = not run.queue_list and (conf.max_reservation == 0 or not run.dis_list)
     if stopped:
         run.messages.append("All queues dropped because of overload or full")
-    for row in rows:
-        if stopped:
-            run.wait(row.job, row.tasks or (row.task,), [])
+    reservations, done = 0, set()
+    limit = conf.max_pending_tasks_per_job
+    for row, task in task_order(cell, prioritisation, rows):
+        job = row.job
+        tasks = row.tasks or (row.task,)
+        if job.number in done or (limit and tasks.index(task) >= limit):
             continue
-        reserve = row.job.reserve and reservations < conf.max_reservation
-        reservations += run.take(row, reserve)
+        rest = tasks[tasks.index(task) :]
+        if stopped:
+            run.wait(job, rest, [])
+            done.add(job.number)
+            continue
+        reserve = job.reserve and reservations < conf.max_reservation
+        outcome = run.take(job, task, rest, reserve)
+        if outcome != "started":
+            done.add(job.number)
+        reservations += outcome == "reserved"
         stopped = not run.queue_list
+    started = {(s.job, s.task) for s in run.started}
+    for row in rows:  # tasks past max_pending_tasks_per_job of jobs still going
+        left = tuple(t for t in row.tasks or (row.task,) if (row.job.number, t) not in started)
+        if row.job.number not in done and left:
+            run.wait(row.job, left, [])
     return Run(
         now,
         tuple(run.started),

@@ -1,0 +1,48 @@
+"""The order pending tasks are taken in (sgeee_sort_jobs, sgeee_resort_pending_jobs).
+
+A job with several pending tasks is priced task by task (as many as the ticket
+calculation prices: ``min(max_pending_tasks_per_job, free slots + 1)``), each later
+task as if the earlier ones ran, so its tickets fall; once a task is dispatched the
+scheduler sorts the job again by its next task's priority, so another job may come in
+between (``d17_array_order``: alice's tasks 1 and 2, then bob's job, then her task 3).
+That is taking every pending task in the order of its own priority:
+
+    prio(task) = prio(job) - weight_ticket * ntckts(job)
+                 + weight_ticket * tickets(task) / max_tickets
+
+(urgency and POSIX priority are the job's); a task past those priced keeps the last
+priced figure. Ties: earlier submission, lower job number, lower task number.
+"""
+
+from __future__ import annotations
+
+from condorlite.core.sge import tickets as ticket_calc
+from condorlite.core.sge.objects import Cell
+from condorlite.core.sge.priority import JobPriority, Prioritisation, free_slots
+from condorlite.core.sge.urgency import normalize
+
+
+def _task_tickets(cell: Cell, now: int) -> tuple[dict[tuple[int, int], float], float]:
+    run = ticket_calc.calculate(cell, now, free_slots(cell))
+    found = {(r.job.number, r.task): r.ticket for r in run.refs if r.queued}
+    return found, run.max_tickets
+
+
+def task_order(
+    cell: Cell, prioritisation: Prioritisation, rows: list[JobPriority]
+) -> list[tuple[JobPriority, int]]:
+    """Every pending task of ``rows`` (a row per job, in ``prioritise()`` order) in the
+    order the scheduler takes them (module doc)."""
+    weight = cell.sched_conf.weight_ticket
+    arrays = [r for r in rows if len(r.tasks) > 1]
+    priced, most = _task_tickets(cell, prioritisation.now) if arrays else ({}, 0.0)
+    entries = []
+    for rank, row in enumerate(rows):
+        tasks = row.tasks or (row.task,)
+        base, prio = row.prio - weight * row.ntckts, row.prio
+        for task in tasks:
+            if len(tasks) > 1 and (row.job.number, task) in priced:
+                prio = base + weight * normalize(priced[row.job.number, task], 0.0, most)
+            entries.append((-prio, row.job.submission_time, row.job.number, task, rank))
+    entries.sort()
+    return [(rows[rank], task) for *_, task, rank in entries]
