@@ -24,12 +24,14 @@ StateDirOpt = Annotated[
 ]
 
 NowOpt = Annotated[
-    float | None,
+    str | None,
     typer.Option(
         "--now",
-        help="The time to act at, in epoch seconds (default: $CONDORLITE_NOW, else the clock).",
+        help="The time to act at: epoch seconds or an ISO 8601 date or time "
+        "(default: $CONDORLITE_NOW, else the clock).",
         envvar="CONDORLITE_NOW",
         show_envvar=True,
+        metavar="WHEN",
     ),
 ]
 

@@ -8,6 +8,7 @@ state-dir resolution rule).
 from __future__ import annotations
 
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +25,35 @@ LATEST_NOW = 253402300799.0
 FOREVER = (2**31 - 1) / 1000.0
 
 
-def now_or_clock(now: float | None) -> float:
-    """``--now`` when given (must be finite and >= 0), else the wall clock."""
-    if now is None:
+def now_or_clock(given: str | float | None) -> float:
+    """``--now`` when given (epoch seconds, or an ISO 8601 date or time: a time without
+    an offset is local time, as ``date -d`` reads it; finite, >= 0 and before the year
+    10000), else the wall clock."""
+    if given is None:
         return float(int(time.time()))
+    now = _epoch(given)
     if now != now or now in (float("inf"), float("-inf")) or now < 0:
         raise UsageError(f"--now must be epoch seconds >= 0, not {now}")
     if now > LATEST_NOW:
         raise UsageError(f"--now {now:.0f} is after the year 9999 (epoch seconds, not ms?)")
     return float(now)
+
+
+def _epoch(given: str | float) -> float:
+    if isinstance(given, int | float):
+        return float(given)
+    text = given.strip()
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        return datetime.fromisoformat(text).timestamp()
+    except (ValueError, OverflowError, OSError):
+        raise UsageError(
+            f"--now must be epoch seconds or an ISO 8601 date or time "
+            f"(2025-10-09T08:53:20Z), not {given!r}"
+        ) from None
 
 
 def open_store(

@@ -65,7 +65,7 @@ EDITS: tuple[EditSpec, ...] = (
 
 
 def run_edit(
-    spec: EditSpec, name: str | None, value: Any, state_dir, now: float | None,
+    spec: EditSpec, name: str | None, value: Any, state_dir, now: str | float | None,
     lock_timeout: float, config=None,
 ) -> Result:
     """Apply one edit in one write transaction and describe the outcome."""

@@ -9,7 +9,6 @@ the exit status is 65.
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,6 +16,7 @@ import typer
 from rich.console import Console
 
 from condorlite.cli._params import JsonOpt, NowOpt
+from condorlite.cli._state import now_or_clock
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result
 from condorlite.core.classad import ClassAd, ClassAdSyntaxError, evaluate, parse_expr
@@ -152,7 +152,7 @@ def eval_command(
     """Evaluate ClassAd expressions, as HTCondor's classad_eval does."""
 
     def body() -> Result:
-        when = time.time() if now is None else now
+        when = now_or_clock(now)
         exprs = _expressions(list(expressions or []), file)
         entries = evaluate_all(exprs, _first_ad(my, "--my"), _first_ad(target, "--target"), when)
         public = [{k: v for k, v in e.items() if not k.startswith("_")} for e in entries]

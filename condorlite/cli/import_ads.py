@@ -160,7 +160,7 @@ def merge_imported(
 
 
 def build_import(
-    file: str, state_dir, now: float | None, lock_timeout: float, config=None
+    file: str, state_dir, now: str | float | None, lock_timeout: float, config=None
 ) -> Result:
     at = now_or_clock(now)
     text, source = read_text(file)

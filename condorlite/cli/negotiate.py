@@ -374,7 +374,7 @@ def group_fact(groups: GroupOutcome | None, submitter: str) -> dict[str, Any] | 
 
 
 def _body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | None,
-          now: float | None, dry_run: bool, explain: str | None,
+          now: str | float | None, dry_run: bool, explain: str | None,
           lock_timeout: float, config: Path | None, allow_empty: bool = False) -> Result:
     started = time.perf_counter()
     at = now_or_clock(now)

@@ -145,7 +145,7 @@ def _what(released: list[ClaimRow]) -> str:
 
 
 def _body(job_ids: list[str] | None, slots: list[str] | None, state_dir: Path | None,
-          config: Path | None, now: float | None, dry_run: bool,
+          config: Path | None, now: str | float | None, dry_run: bool,
           lock_timeout: float) -> Result:
     job_ids, slots = list(job_ids or []), list(slots or [])
     if bool(job_ids) == bool(slots):

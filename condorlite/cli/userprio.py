@@ -211,7 +211,7 @@ def _hierarchical(hier: bool, flat: bool) -> bool | None:
 
 
 def build_userprio(
-    state_dir, now: float | None, names: list[str], show_all: bool, usage: bool,
+    state_dir, now: str | float | None, names: list[str], show_all: bool, usage: bool,
     priority: bool, allusers: bool, activefrom: str | None, long: bool, lock_timeout: float,
     config=None, groups: GroupOptions | None = None,
 ) -> Result:

@@ -52,3 +52,17 @@ def test_lock_timeout_inf_waits_for_the_writer(tmp_path: Path) -> None:
         assert time.monotonic() - started > 0.5
     finally:
         holder.wait(timeout=30)
+
+
+def test_now_takes_an_iso_8601_date(tmp_path: Path) -> None:
+    """``--now 2025-10-09T08:53:20Z`` is ``--now 1760000000`` (issue 20)."""
+    assert _condorlite("setfactor", "a@x.org", "2", "--state-dir", str(tmp_path),
+                       "--now", "1760000000").returncode == 0
+    by_epoch = _condorlite("userprio", "--allusers", "--state-dir", str(tmp_path),
+                           "--now", "1760000000", "--json")
+    by_date = _condorlite("userprio", "--allusers", "--state-dir", str(tmp_path),
+                          "--now", "2025-10-09T08:53:20Z", "--json")
+    assert by_epoch.returncode == by_date.returncode == 0
+    assert by_epoch.stdout == by_date.stdout
+    wrong = _condorlite("userprio", "--state-dir", str(tmp_path), "--now", "yesterday")
+    assert wrong.returncode == 2 and "ISO 8601" in wrong.stderr

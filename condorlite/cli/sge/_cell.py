@@ -45,7 +45,7 @@ def cell_dir(cell: Path | None, config: Path | None, state_dir: Path | None) -> 
     )
 
 
-def run_time(now: float | None, dumped: int | None) -> int:
+def run_time(now: str | float | None, dumped: int | None) -> int:
     """``--now``, else the dump's ``now``, else the clock, in whole seconds (Grid
     Engine's clock has whole seconds)."""
     if now is None and dumped is not None:

@@ -131,7 +131,11 @@ def _ticket_lines(e: Explanation) -> list[str]:
 
 
 def _explain(
-    cell: Path | None, config: Path | None, state_dir: Path | None, now: float | None, job: int
+    cell: Path | None,
+    config: Path | None,
+    state_dir: Path | None,
+    now: str | float | None,
+    job: int,
 ) -> Result:
     dump = read_cell(cell_dir(cell, config, state_dir))
     result = prioritise(dump, run_time(now, dump.now))

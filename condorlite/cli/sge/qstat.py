@@ -210,7 +210,7 @@ def _qstat(
     cell: Path | None,
     config: Path | None,
     state_dir: Path | None,
-    now: float | None,
+    now: str | float | None,
     users: list[str] | None,
     ext: bool,
     urg: bool,

@@ -82,7 +82,7 @@ def render_tree(console: Console, rows: list[dict[str, Any]]) -> None:
 
 
 def _sharetree(
-    cell: Path | None, config: Path | None, state_dir: Path | None, now: float | None
+    cell: Path | None, config: Path | None, state_dir: Path | None, now: str | float | None
 ) -> Result:
     dump = read_cell(cell_dir(cell, config, state_dir))
     result = prioritise(dump, run_time(now, dump.now))
