@@ -24,7 +24,10 @@ takes, then by ``allocation_rule``:
     $fill_up     hosts in order, each as many as it has, until n
     $round_robin one slot per host per round, hosts in order, until n
 
-The first granted instance is the master (JOB consumables are debited there only).
+The first granted instance is the master (JOB consumables are debited there only):
+on the first host the instances are taken in order and each goes to the front of the
+grant list, so the last one taken there is the master (``d18_pe_two_queues``: 2 slots
+of all.q, then 1 of q_b, which is the master and listed first).
 """
 
 from __future__ import annotations
@@ -197,12 +200,17 @@ def allocate(
         attempt.offered[pe] = _offered(rule, n, room)
         return None
     grants: list[tuple[Instance, int]] = []
-    for host, count in wanted.items():
+    for index, (host, count) in enumerate(wanted.items()):
+        mine = []
         for inst, k in hosts[host]:
             take = min(k, count)
             if take > 0:
-                grants.append((inst, take))
+                mine.append((inst, take))
                 count -= take
+        # on the master host each instance taken goes to the front of the grant list
+        # (the scheduler puts the master queue first, and every one of them qualifies),
+        # so the last one taken there is the master
+        grants += mine[::-1] if index == 0 else mine
     return Placement(grants, n, start, pe)
 
 
