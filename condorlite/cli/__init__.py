@@ -107,10 +107,50 @@ def main() -> NoReturn:
     module = COMMAND_MODULE_OF.get(argv[0]) if argv else None
     app = build_app((module,)) if module is not None else build_app()
     try:
+        spelling = htcondor_spelling(app, argv)
+        if spelling is not None:
+            _usage_error(argv, spelling)
         _run(app, argv)
     except SystemExit as exc:
         _exit_now(exc.code)
     _exit_now(0)
+
+
+def htcondor_spelling(app: typer.Typer, argv: list[str]) -> str | None:
+    """What to say to a word written as HTCondor's tools spell it: one dash before a
+    long option (``-allusers``) or before a command (``condor_userprio -setfactor``).
+    Click would read ``-allusers`` as ``-a`` and answer "No such option: -a"."""
+    from typer.main import get_command
+
+    group = get_command(app)
+    commands = getattr(group, "commands", {})
+    command = commands.get(argv[0]) if argv else None
+    options: set[str] = set()
+    if command is not None:
+        for param in command.params:
+            options.update(getattr(param, "opts", ()))
+            options.update(getattr(param, "secondary_opts", ()))
+    for word in argv[1:] if command is not None else argv:
+        if word == "--":
+            break
+        if not word.startswith("-") or word.startswith("--") or len(word) <= 2:
+            continue
+        name = word[1:].split("=", 1)[0]
+        if f"--{name}" in options:
+            return f"{word}: condorlite spells it --{name} (two dashes)"
+        if name in commands or name in get_command(build_app()).commands:  # type: ignore[attr-defined]
+            return f"{word}: in condorlite that is a command: condorlite {name} ..."
+    return None
+
+
+def _usage_error(argv: list[str], message: str) -> NoReturn:
+    command = argv[0] if argv and not argv[0].startswith("-") else "condorlite"
+    if "--json" in argv:
+        render.print_json(render.envelope(command, None, [{"kind": "usage", "message": message}]))
+    else:
+        print(f"condorlite {command}: {message}" if command != "condorlite"
+              else f"condorlite: {message}", file=sys.stderr)
+    sys.exit(2)
 
 
 def _run(app: typer.Typer, argv: list[str]) -> None:
