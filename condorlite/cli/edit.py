@@ -19,7 +19,7 @@ import typer
 from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, now_or_clock, open_store
 from condorlite.cli.errors import run_command
-from condorlite.cli.render import Result
+from condorlite.cli.render import Result, stderr_console
 from condorlite.cli.userprio import record_json
 from condorlite.core import accounting as acct
 from condorlite.core.accounting import AccountantState
@@ -75,6 +75,7 @@ def run_edit(
     target = acct.parse_submitter_name(name, policy) if name is not None else None
     with store.transaction(write=True) as tx:
         state = acct.update_priorities(tx.load_accountant(), policy, at)
+        twins = _case_twins(state, target)
         if target is None:  # resetall
             state = acct.reset_all(state, at)
         elif spec.value_type is None:
@@ -93,10 +94,26 @@ def run_edit(
     else:
         data = {"name": target, "deleted": True}
 
+    if twins:
+        # Names are case-sensitive (as HTCondor's are), so this made a second record.
+        stderr_console().print(
+            f"condorlite {spec.command}: warning: {target} is a new record; "
+            f"{', '.join(twins)} {'differs' if len(twins) == 1 else 'differ'} only in case",
+            markup=False)
+        data["similar_names"] = twins
+
     def human(console) -> None:
         console.print(message, markup=False, highlight=False)
 
     return Result(command=spec.command, data=data, human=human)
+
+
+def _case_twins(state: Any, target: str | None) -> list[str]:
+    """The existing records whose name equals a new ``target`` but for case."""
+    if target is None or target in state.records:
+        return []
+    folded = target.casefold()
+    return sorted(n for n in state.records if n.casefold() == folded)
 
 
 def _register_valued(app: typer.Typer, spec: EditSpec) -> None:

@@ -36,3 +36,16 @@ def test_json_gets_the_envelope_and_numbers_stay_arguments(tmp_path) -> None:
     negative = _run("setprio", "a@x.org", "-500", "--state-dir", str(tmp_path),
                     "--now", "1760000000")
     assert negative.returncode == 2 and "spells" not in negative.stderr  # not a spelling
+
+
+def test_a_new_name_differing_only_in_case_is_warned_about(tmp_path) -> None:
+    """``setfactor Alice@example.org`` beside ``alice@example.org`` makes a second
+    record (names are case-sensitive, as HTCondor's are): say so (issue 20)."""
+    base = ("--state-dir", str(tmp_path), "--now", "1760000000")
+    assert _run("setfactor", "alice@example.org", "2", *base).returncode == 0
+    twin = _run("setfactor", "Alice@example.org", "3", *base, "--json")
+    assert twin.returncode == 0
+    assert "differs only in case" in twin.stderr and "alice@example.org" in twin.stderr
+    assert json.loads(twin.stdout)["data"]["similar_names"] == ["alice@example.org"]
+    again = _run("setfactor", "Alice@example.org", "4", *base)
+    assert again.returncode == 0 and "case" not in again.stderr  # it exists now
