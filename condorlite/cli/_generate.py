@@ -71,12 +71,22 @@ def _is_path(param) -> bool:
     return any(isinstance(c, type) and issubclass(c, Path) for c in candidates)
 
 
+def _argument_usage(param) -> str:
+    """An argument as a synopsis shows it: ``NAME``, ``[NAME]`` when optional,
+    ``NAME...`` or ``[NAME]...`` when it takes several."""
+    word = (param.metavar or param.name).upper()
+    word = word.strip("[]{}").rstrip(".")
+    if param.nargs == -1:
+        return f"{word}..." if param.required else f"[{word}]..."
+    return word if param.required else f"[{word}]"
+
+
 def _command_doc(name: str, command, params) -> CommandDoc:
     options, arguments = [], []
     seen: set[tuple[str, ...]] = set()
     for param in params:
         if param.param_type_name == "argument":
-            arguments.append(param.name.upper())
+            arguments.append(_argument_usage(param))
             continue
         names = tuple(param.opts) + tuple(param.secondary_opts)
         if names in seen:
@@ -91,7 +101,7 @@ def _command_doc(name: str, command, params) -> CommandDoc:
             )
         )
     options.append(OptionDoc(("--help", "-h"), False, False, "Show the command's help."))
-    usage = " ".join(["condorlite", name, "[OPTIONS]", *(f"[{a}]..." for a in arguments)])
+    usage = " ".join(["condorlite", name, "[OPTIONS]", *arguments])
     help_text = inspect.cleandoc(command.help or "")
     return CommandDoc(name, help_text, usage, tuple(options), tuple(arguments))
 
@@ -152,7 +162,11 @@ def man_page(app) -> str:
     out += [
         ".SH ENVIRONMENT",
         ".TP", ".B CONDORLITE_STATE_DIR", _roff("State directory when --state-dir is not given."),
-        ".TP", ".B CONDORLITE_NOW", _roff("The time (epoch seconds) when --now is not given."),
+        ".TP", ".B CONDORLITE_CONFIG", _roff("Policy file when --config is not given."),
+        ".TP", ".B CONDORLITE_NOW",
+        _roff("The time (epoch seconds or ISO 8601) when --now is not given."),
+        ".TP", ".B CONDORLITE_LOCK_TIMEOUT",
+        _roff("Seconds to wait for the state when --lock-timeout is not given."),
         ".TP", ".B CONDORLITE_DEBUG", _roff("Show a traceback on internal errors."),
         ".TP", ".B NO_COLOR", _roff("Plain human output even on a terminal."),
         ".SH FILES",
