@@ -375,7 +375,8 @@ def group_fact(groups: GroupOutcome | None, submitter: str) -> dict[str, Any] | 
 
 def _body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | None,
           now: str | float | None, dry_run: bool, explain: str | None,
-          lock_timeout: float, config: Path | None, allow_empty: bool = False) -> Result:
+          lock_timeout: float, config: Path | None, allow_empty: bool = False,
+          summary: bool = False) -> Result:
     started = time.perf_counter()
     at = now_or_clock(now)
     store = open_store(state_dir, lock_timeout, config)
@@ -410,7 +411,7 @@ def _body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | Non
         job = next(j for j in inputs.jobs if j.id == explain.strip())
         data["explain"] = explain_job(job, inputs.slots, outcome.result, outcome.live_claims,
                                       at, group_fact(outcome.groups, job.submitter))
-    return Result("negotiate", data, lambda console: view.draw(console, data),
+    return Result("negotiate", data, lambda console: view.draw(console, data, summary),
                   sources=(inputs, outcome))
 
 
@@ -470,10 +471,14 @@ def register(app: typer.Typer) -> None:
             "--allow-empty",
             help="Accept reading no slot ad at all (every recorded claim then ends).",
         )] = False,
+        summary: Annotated[bool, typer.Option(
+            "--summary",
+            help="Print totals, submitters and problems, not every match (for cron).",
+        )] = False,
         as_json: JsonOpt = False,
     ) -> None:
         """Run one negotiation cycle: match idle jobs to slots in fair-share order."""
         with _collector_paused_aging():
             run_command("negotiate", as_json, lambda: _body(
                 slots, jobs, state_dir, now, dry_run, explain, lock_timeout, config,
-                allow_empty))
+                allow_empty, summary))

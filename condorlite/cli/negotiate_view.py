@@ -172,9 +172,28 @@ def explain_lines(ex: dict[str, Any]) -> list[str]:
     return out
 
 
-def draw(console: Console, data: dict[str, Any]) -> None:
+def _counted(data: dict[str, Any]) -> list[str]:
+    """``--summary``'s stand-in for the match, rejection and release lists: how many,
+    and the rejections by reason, most frequent first."""
+    reasons: dict[str, int] = {}
+    for r in data["rejections"]:
+        reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
+    lines = ["", f"Matches: {len(data['matches'])}; rejections: {len(data['rejections'])}; "
+             f"claims released: {len(data['released'])} (listed without --summary)"]
+    for reason, count in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])):
+        lines.append(f"  {count:>6}  rejected: {reason}")
+    return lines
+
+
+def draw(console: Console, data: dict[str, Any], summary: bool = False) -> None:
+    """The cycle for a person; ``summary`` leaves out the per-job lists (a
+    10,000-slot cycle's matches are 40,000 lines of cron mail)."""
     lines = _header(data["cycle"])
-    for section in (_matches, _rejections, _submitters, _groups, _released, _problems):
+    sections = (
+        (_counted, _submitters, _groups, _problems) if summary
+        else (_matches, _rejections, _submitters, _groups, _released, _problems)
+    )
+    for section in sections:
         lines += section(data)
     if "explain" in data:
         lines += explain_lines(data["explain"])

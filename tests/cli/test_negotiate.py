@@ -547,3 +547,25 @@ def test_live_claims_counts_what_it_builds():
     assert by_slot["p@m#3.0"].partitionable == "p@m"
     assert by_slot["d@m"].start_time == T0 and by_slot["a@m"].start_time == T0 - HOUR
     assert live.claims() is built
+
+
+def test_summary_leaves_out_the_per_job_lists(tmp_path):
+    """``--summary`` (for cron) prints totals, rejection reasons and submitters, no
+    match lines; the JSON is the same either way (issue 20)."""
+    from pathlib import Path as _Path
+
+    from typer.testing import CliRunner as _Runner
+
+    from condorlite.cli import app as _app
+
+    config = _Path(__file__).resolve().parents[2] / "examples" / "condorlite.toml"
+    base = ["negotiate", "--config", str(config), "--now", "1760000000", "--dry-run"]
+    full = _Runner().invoke(_app, [*base, "--state-dir", str(tmp_path / "a")])
+    short = _Runner().invoke(_app, [*base, "--state-dir", str(tmp_path / "b"), "--summary"])
+    assert full.exit_code == short.exit_code == 0
+    assert "Matches (48)" in full.output and "Matches: 48; rejections: 2" in short.output
+    assert len(short.output.splitlines()) < len(full.output.splitlines()) - 40
+    assert "Submitters (negotiation order)" in short.output
+    as_json = [_Runner().invoke(_app, [*base, "--state-dir", str(tmp_path / d), "--json", *x])
+               for d, x in (("c", []), ("d", ["--summary"]))]
+    assert as_json[0].output.count('"job"') == as_json[1].output.count('"job"')
