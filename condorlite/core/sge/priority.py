@@ -15,7 +15,7 @@ lists them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from condorlite.core.sge import tickets as ticket_calc
 from condorlite.core.sge.objects import JIDLE, Cell, Job, Task
@@ -83,6 +83,9 @@ class Prioritisation:
     min_urgency: float
     max_urgency: float
     tree: Node | None
+    #: The tickets of every pending task the calculation priced, by (job, task): the
+    #: rows group a job's pending tasks, dispatch takes them one by one.
+    task_tickets: dict[tuple[int, int], float] = field(default_factory=dict)
 
     def find(self, number: int) -> list[JobPriority]:
         return [j for j in self.jobs if j.job.number == number]
@@ -139,7 +142,10 @@ def prioritise(
         (r for r in rows if not r.running),
         key=lambda r: (-r.prio, r.job.submission_time, r.job.number, r.task),
     )
-    return Prioritisation(now, tuple(running + pending), run.max_tickets, low, high, run.tree)
+    priced = {(r.job.number, r.task): r.ticket for r in run.refs if r.queued}
+    return Prioritisation(
+        now, tuple(running + pending), run.max_tickets, low, high, run.tree, priced
+    )
 
 
 def _grouped(cell: Cell, rows: list[JobPriority], now: int) -> list[JobPriority]:

@@ -16,16 +16,9 @@ priced figure. Ties: earlier submission, lower job number, lower task number.
 
 from __future__ import annotations
 
-from condorlite.core.sge import tickets as ticket_calc
 from condorlite.core.sge.objects import Cell
-from condorlite.core.sge.priority import JobPriority, Prioritisation, free_slots
+from condorlite.core.sge.priority import JobPriority, Prioritisation
 from condorlite.core.sge.urgency import normalize
-
-
-def _task_tickets(cell: Cell, now: int) -> tuple[dict[tuple[int, int], float], float]:
-    run = ticket_calc.calculate(cell, now, free_slots(cell))
-    found = {(r.job.number, r.task): r.ticket for r in run.refs if r.queued}
-    return found, run.max_tickets
 
 
 def task_order(
@@ -35,7 +28,8 @@ def task_order(
     order the scheduler takes them (module doc)."""
     weight = cell.sched_conf.weight_ticket
     arrays = [r for r in rows if len(r.tasks) > 1]
-    priced, most = _task_tickets(cell, prioritisation.now) if arrays else ({}, 0.0)
+    priced = prioritisation.task_tickets if arrays else {}
+    most = prioritisation.max_tickets
     entries = []
     for rank, row in enumerate(rows):
         tasks = row.tasks or (row.task,)
