@@ -20,6 +20,7 @@ from typing import Any
 
 from rich.console import Console
 
+from condorlite.cli.render import print_text
 from condorlite.core.accounting import ClaimRow
 
 
@@ -78,4 +79,4 @@ def draw_claims(console: Console, data: dict[str, Any]) -> None:
     lines = [line(head), "", *(line(row) for row in cells), ""]
     lines.append(f"{len(claims)} claim{'s' if len(claims) != 1 else ''}, "
                  f"total weight {data['total_weight']}")
-    console.print("\n".join(lines), markup=False, highlight=False)
+    print_text(console, "\n".join(lines))

@@ -19,7 +19,7 @@ import typer
 from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, now_or_clock, open_store
 from condorlite.cli.errors import run_command
-from condorlite.cli.render import Result, stderr_console
+from condorlite.cli.render import Result, print_text, stderr_console
 from condorlite.cli.userprio import record_json
 from condorlite.core import accounting as acct
 from condorlite.core.accounting import AccountantState
@@ -72,9 +72,9 @@ def run_edit(
     at = now_or_clock(now)
     store = open_store(state_dir, lock_timeout, config)
     policy = store.policy
-    target = acct.parse_submitter_name(name, policy) if name is not None else None
     with store.transaction(write=True) as tx:
         state = acct.update_priorities(tx.load_accountant(), policy, at)
+        target = _target(spec, name, state, policy)
         twins = _case_twins(state, target)
         if target is None:  # resetall
             state = acct.reset_all(state, at)
@@ -103,9 +103,20 @@ def run_edit(
         data["similar_names"] = twins
 
     def human(console) -> None:
-        console.print(message, markup=False, highlight=False)
+        print_text(console, message)
 
     return Result(command=spec.command, data=data, human=human)
+
+
+def _target(spec: EditSpec, name: str | None, state: Any, policy: Any) -> str | None:
+    """The record an edit names. ``delete`` takes any existing record by its exact
+    name, so that every record that exists can be removed, even one an older version
+    let in with a name the rules now refuse."""
+    if name is None:
+        return None
+    if spec.command == "delete" and name in state.records:
+        return name
+    return acct.parse_submitter_name(name, policy)
 
 
 def _case_twins(state: Any, target: str | None) -> list[str]:

@@ -15,7 +15,14 @@ from collections.abc import Callable
 
 import typer
 
-from condorlite.cli.render import Result, envelope, print_json, render, stderr_console
+from condorlite.cli.render import (
+    Result,
+    envelope,
+    print_json,
+    render,
+    stderr_console,
+    visible,
+)
 from condorlite.errors import CondorliteError, OutputError
 
 EX_SOFTWARE = 70
@@ -35,12 +42,12 @@ def _report(command: str, as_json: bool, kind: str, message: str, code: int, hin
         except OSError:
             # stdout is gone or full: the failure itself still reaches stderr.
             _silence_stdout()
-            stderr_console().print(f"condorlite {command}: {message}", markup=False)
+            stderr_console().print(f"condorlite {command}: {visible(message)}", markup=False)
     else:
         err = stderr_console()
-        err.print(f"condorlite {command}: {message}", markup=False)
+        err.print(f"condorlite {command}: {visible(message)}", markup=False)
         if hint:
-            err.print(f"hint: {hint}", markup=False)
+            err.print(f"hint: {visible(hint)}", markup=False)
     raise typer.Exit(code)
 
 

@@ -30,7 +30,7 @@ import typer
 from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, now_or_clock, open_store
 from condorlite.cli.errors import run_command
-from condorlite.cli.render import Result
+from condorlite.cli.render import Result, print_text
 from condorlite.core import accounting as acct
 from condorlite.core.accounting import AccountantState, Record
 from condorlite.core.policy import Policy
@@ -109,8 +109,10 @@ def _number(entry: dict[str, Any], key: str, default: float, where: str,
 def entry_to_record(entry: dict[str, Any], policy: Policy, where: str) -> Record | None:
     """One accounting ad -> a Record (None for a group pseudo-record to skip)."""
     name = entry.get("name")
-    if not isinstance(name, str) or not name.strip() or any(c.isspace() for c in name):
-        raise DataError(f"{where}: Name must be a submitter name string, not {name!r}")
+    if (not isinstance(name, str) or not name.strip() or any(c.isspace() for c in name)
+            or acct.CONTROL.search(name)):
+        raise DataError(f"{where}: Name must be a submitter name string without spaces or "
+                        f"control characters, not {name!r}")
     if name in _SKIPPED_GROUPS:
         return None
     if name.count("@") > 1:
@@ -189,7 +191,7 @@ def build_import(
     data = {"imported": len(names), "names": names, "skipped": skipped}
 
     def human(console) -> None:
-        console.print(message, markup=False, highlight=False)
+        print_text(console, message)
 
     return Result(command="import", data=data, human=human)
 

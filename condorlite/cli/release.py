@@ -42,7 +42,7 @@ from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, S
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, now_or_clock, open_store
 from condorlite.cli.claims_view import claim_json
 from condorlite.cli.errors import run_command
-from condorlite.cli.render import Result
+from condorlite.cli.render import Result, print_text
 from condorlite.core import accounting as acct
 from condorlite.core.accounting import AccountantState, ClaimRow
 from condorlite.core.policy import Policy
@@ -187,7 +187,7 @@ def _draw(console: Console, data: dict[str, Any]) -> None:
                      "shows the slot claimed, the next negotiate counts it again.")
     if data["dry_run"]:
         lines.append("(dry run: nothing was written)")
-    console.print("\n".join(lines), markup=False, highlight=False)
+    print_text(console, "\n".join(lines))
 
 
 def register(app: typer.Typer) -> None:

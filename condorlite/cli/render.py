@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -74,6 +75,19 @@ def stderr_console() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+#: Control characters other than newline and tab: shown escaped, never sent as they are
+#: (a name from an ad could hold an escape sequence for the reader's terminal).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def visible(text: str) -> str:
+    """``text`` with every control character but newline and tab written as
+    ``\\xNN`` (an ESC shows as ``\\x1b``)."""
+    if not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def print_text(console: Console, text: str) -> None:
     """``console.print(text, markup=False, highlight=False)`` for a console made by
     ``stdout_console``/``stderr_console``: the same characters, much faster when the
@@ -86,6 +100,7 @@ def print_text(console: Console, text: str) -> None:
     about 20 us per line, most of a second for the 42,000 match lines of a 10,000-slot
     cycle. A terminal always gets rich's own rendering.
     """
+    text = visible(text)
     if console.is_terminal or "\t" in text:
         console.print(text, markup=False, highlight=False)
         return

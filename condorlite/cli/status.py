@@ -44,7 +44,7 @@ from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, StateDirO
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, ad_paths, open_store
 from condorlite.cli.claims_view import claims_data, draw_claims
 from condorlite.cli.errors import run_command
-from condorlite.cli.render import Result
+from condorlite.cli.render import Result, print_text
 from condorlite.core.classad import ClassAd
 from condorlite.core.classad.values import Error, Undefined
 from condorlite.core.model import AdProblem, submitter_of
@@ -197,7 +197,7 @@ def _draw_pool(console: Console, data: dict[str, Any]) -> None:
     lines.append(f"{'Total':>{key_width}}" + counts(data["total"]))
     if data["malformed"]:
         lines += ["", f"(Omitted {data['malformed']} malformed ads in computed attribute totals)"]
-    console.print("\n".join(lines), markup=False, highlight=False)
+    print_text(console, "\n".join(lines))
 
 
 # -- the submitters view -------------------------------------------------------------
@@ -252,7 +252,7 @@ def _draw_submitters(console: Console, data: dict[str, Any]) -> None:
                      f"{t['held_jobs']:>18}")
     if data["skipped_jobs"]:
         lines += ["", f"({data['skipped_jobs']} job ads without an Owner were left out)"]
-    console.print("\n".join(lines), markup=False, highlight=False)
+    print_text(console, "\n".join(lines))
 
 
 # -- the negotiator view and the state footer ----------------------------------------
@@ -290,7 +290,7 @@ def _draw_negotiator(console: Console, cycle: dict[str, Any] | None) -> None:
     width = max(len(k) for k, _v in items)
     lines = ["Last negotiation cycle", ""]
     lines += [f"  {k:<{width}}  {v}" for k, v in items]
-    console.print("\n".join(lines), markup=False, highlight=False)
+    print_text(console, "\n".join(lines))
 
 
 def _draw_state(console: Console, state: dict[str, Any]) -> None:

@@ -18,7 +18,7 @@ import typer
 from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, now_or_clock, open_store
 from condorlite.cli.errors import run_command
-from condorlite.cli.render import Result
+from condorlite.cli.render import Result, visible
 from condorlite.cli.status import CYCLE_KIND
 from condorlite.cli.userprio_groups import arrange, build_rows, group_context
 from condorlite.cli.userprio_table import (
@@ -263,8 +263,9 @@ def build_userprio(
             text = "\n".join(render_table(laid.shown, laid.flags, at, min_last,
                                           len(view.records), laid.layout, laid.visible,
                                           notes))
-        # Plain text, written as is: 10,000 lines through rich's wrapping cost 0.2 s.
-        console.file.write(text + "\n")
+        # Plain text, written as is (control characters escaped): 10,000 lines through
+        # rich's wrapping cost 0.2 s.
+        console.file.write(visible(text) + "\n")
 
     return Result(command="userprio", data=data, human=human)
 

@@ -91,6 +91,9 @@ NICE_USER_PREFIX = "nice-user."
 NO_GROUP = "<none>"
 
 _USER_AT_DOMAIN = re.compile(r"^[^@\s]+@[^@\s]+$")
+#: Characters no submitter name may hold: C0 and C1 controls and DEL (a name is data,
+#: printed to terminals; an escape sequence in it would be run by the terminal).
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +236,8 @@ def parse_submitter_name(name: str, policy: Policy) -> str:
     Returns the name as stored (a group name takes its configured spelling).
     """
     text = name.strip()
+    if CONTROL.search(text):
+        raise UsageError(f"invalid submitter name {name!r}: it holds control characters")
     if _USER_AT_DOMAIN.match(text):
         return text
     tree = group_tree(policy)

@@ -19,6 +19,7 @@ negotiator reads on every step, decoded once here:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -281,6 +282,10 @@ def _cluster_proc(cluster_value: object, proc_value: object) -> tuple[int, int]:
 _SUBMITTER_NAMES = ("accountinggroup", "owner", "niceuser", "user")
 
 
+#: Control characters (C0, DEL, C1): never part of a submitter name (accounting.CONTROL).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
 def submitter_of(ad: ClassAd, policy: Policy) -> str:
     """The accounting name a job is negotiated and charged under.
 
@@ -299,6 +304,8 @@ def _submitter(group: object, owner: object, nice: object, user: object,
         owner if isinstance(owner, str) else None)
     if not base:
         raise AdProblem("job ad has no Owner (and no AccountingGroup)")
+    if _CONTROL.search(base):
+        raise AdProblem(f"job's submitter name holds control characters: {base!r}")
     if nice is True and not base.startswith(NICE_USER_PREFIX):
         base = NICE_USER_PREFIX + base
     if "@" in base:

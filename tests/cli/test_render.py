@@ -52,8 +52,17 @@ def _file_console(stderr: bool = False):
 def test_print_text_writes_what_rich_prints(text, stderr):
     ours, theirs = _file_console(stderr), _file_console(stderr)
     rendering.print_text(ours, text)
-    theirs.print(text, markup=False, highlight=False)
+    # print_text shows control characters escaped (issue 17: names are data, never
+    # terminal input); with that done, it writes what rich prints.
+    theirs.print(rendering.visible(text), markup=False, highlight=False)
     assert ours.file.getvalue() == theirs.file.getvalue()
+
+
+def test_control_characters_are_shown_escaped():
+    console = _file_console()
+    rendering.print_text(console, "alice\x1b]0;owned\x07@x\x9b2J and\nnext line")
+    assert console.file.getvalue() == (
+        "alice\\x1b]0;owned\\x07@x\\x9b2J and\nnext line\n")
 
 
 def test_print_text_on_a_non_terminal_does_not_go_through_rich_rendering(monkeypatch):
@@ -61,7 +70,7 @@ def test_print_text_on_a_non_terminal_does_not_go_through_rich_rendering(monkeyp
     monkeypatch.setattr(type(console), "print", lambda *a, **k: pytest.fail("rendered"))
     rendering.print_text(console, "Matches (1)\n  1.0  a@x :smile:\r")
     smile = "\N{SMILING FACE WITH OPEN MOUTH AND SMILING EYES}"
-    assert console.file.getvalue() == f"Matches (1)\n  1.0  a@x {smile}\n"
+    assert console.file.getvalue() == f"Matches (1)\n  1.0  a@x {smile}\\x0d\n"
 
 
 # -- negotiate_view._table: one format call per line -----------------------------------
