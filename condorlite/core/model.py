@@ -442,6 +442,22 @@ def slot_weight(ad: ClassAd, policy: Policy) -> float:
     return _slot_weight(ad, adeval.table(ad), policy)
 
 
+#: The largest weight a slot may have: far past any machine (a weight is cores, by
+#: default), and small enough that sums over a million slots stay exact enough.
+MAX_SLOT_WEIGHT = 1e9
+
+
+def _checked_weight(ad: ClassAd, table: dict | None, policy: Policy) -> float:
+    """``_slot_weight`` of a slot ad being decoded: a NaN, infinite or absurd weight
+    makes the slot a listed problem (it would break every share and limit of the
+    cycle), never a failed cycle."""
+    weight = _slot_weight(ad, table, policy)
+    if not weight <= MAX_SLOT_WEIGHT:
+        raise AdProblem(f"slot weight {weight!r} is not a finite number up to "
+                        f"{MAX_SLOT_WEIGHT:g}")
+    return weight
+
+
 def _slot_weight(ad: ClassAd, table: dict | None, policy: Policy) -> float:
     if not policy.negotiator_use_slot_weights:
         return 1.0
@@ -496,7 +512,7 @@ def slot_from_ad(ad: ClassAd, policy: Policy, index: int) -> Slot:
         name, index, ad, state,
         _as_str(_value(ad, table, "activity")) or "Idle",
         kind,
-        _slot_weight(ad, table, policy),
+        _checked_weight(ad, table, policy),
         holder_of(ad) if busy else None,
         _as_str(_value(ad, table, "jobid")) if busy else None,
         _as_float(_value(ad, table, "currentrank")) or 0.0,

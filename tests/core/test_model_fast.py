@@ -41,6 +41,8 @@ def ref_submitter(ad, policy):
     base = _ref_str(ad, "AccountingGroup") or _ref_str(ad, "Owner")
     if not base:
         raise AdProblem("job ad has no Owner (and no AccountingGroup)")
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in base):
+        raise AdProblem(f"job's submitter name holds control characters: {base!r}")
     if adeval.as_bool(_ev(ad, "NiceUser")) and not base.startswith(NICE_USER_PREFIX):
         base = NICE_USER_PREFIX + base
     if "@" in base:
@@ -86,6 +88,8 @@ def ref_slot(ad, policy, index):
         if weight is None:
             weight = adeval.as_float(adeval.eval_expr(parse_expr(policy.slot_weight), ad, None))
         weight = max(1.0 if weight is None else weight, 0.0)
+        if not weight <= 1e9:
+            raise AdProblem(f"slot weight {weight!r} is not a finite number up to 1e+09")
     holder = None
     for who in ("PreemptingAccountingGroup", "PreemptingUser", "AccountingGroup",
                 "RemoteUser"):

@@ -43,6 +43,7 @@ from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.interning import JSON_LAST_LINES, JSON_MEMBER_LINES, TextCache
 from condorlite.core.classad.jsonread import _EXPR_MARKED, _EXPR_RAW, _Object, _Reader
 from condorlite.core.classad.oldform import Pair, old_ad
+from condorlite.core.classad.values import int_literal
 
 _JSON_WS = " \t\r\n"
 _SCALARS = (str, int, float, bool, type(None))
@@ -306,7 +307,7 @@ class _MemberLines:
         if plain is not None:
             # What the decoder would give, without it (see _PLAIN_MEMBER).
             name, string, number = plain.groups()
-            pair = (name, int(number) if string is None else string)
+            pair = (name, int_literal(number) if string is None else string)
         else:
             text = "{" + body.replace(_EXPR_RAW, _EXPR_MARKED) + "}"
             try:

@@ -32,7 +32,7 @@ from condorlite.core.classad.ast import Expr, ListExpr, Literal, RecordExpr
 from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.interning import JSON_PAIRS, JSON_SCALARS, NEW_VALUES
 from condorlite.core.classad.parser import parse_expr
-from condorlite.core.classad.values import INT64_MAX, INT64_MIN, Undefined
+from condorlite.core.classad.values import INT64_MAX, INT64_MIN, Undefined, int_literal
 
 # json decodes "\/Expr(" and "/Expr(" alike, so the escaped form is swapped for a
 # NUL-led marker before decoding (a NUL cannot occur in a valid ClassAd string). The
@@ -82,7 +82,8 @@ class _Reader:
         self.eof = False
         self.names: dict[str, tuple[str, str]] = {}
         self.decoder = json.JSONDecoder(
-            object_pairs_hook=_Object, parse_constant=self._reject_constant
+            object_pairs_hook=_Object, parse_constant=self._reject_constant,
+            parse_int=int_literal,
         )
 
     # -- the buffer -------------------------------------------------------------------

@@ -40,7 +40,7 @@ import re
 from typing import NamedTuple
 
 from condorlite.core.classad.errors import ClassAdSyntaxError
-from condorlite.core.classad.values import INT64_MAX, INT64_MIN
+from condorlite.core.classad.values import int_literal
 
 
 class Token(NamedTuple):
@@ -206,10 +206,8 @@ class _Scanner:
                     )
                 if "8" in digits or "9" in digits:
                     raise self.fail("bad_number", "malformed octal-looking integer", pos)
-            value = int(literal)
-            if value < INT64_MIN or value > INT64_MAX:
-                value = 0  # HTCondor: an out-of-range literal reads as 0
-            self.emit("int", value, pos)
+            # HTCondor: an out-of-range literal reads as 0
+            self.emit("int", int_literal(literal), pos)
         else:
             self.emit("real", float(literal), pos)
         return end

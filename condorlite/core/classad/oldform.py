@@ -38,7 +38,7 @@ from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.interning import OLD_LINES, OLD_NAMES, OLD_VALUES
 from condorlite.core.classad.parser import parse_expr, quick_literal
-from condorlite.core.classad.values import INT64_MAX
+from condorlite.core.classad.values import int_literal
 
 #: Characters of a file read at a time (whole lines: ``readlines(CHUNK)``).
 CHUNK = 1 << 16
@@ -222,9 +222,7 @@ def _plain_literal(text: str) -> Literal | None:
         else:
             return None
     elif text.isdigit() and text.isascii() and (text[0] != "0" or len(text) == 1):
-        value = int(text)
-        if value > INT64_MAX:
-            value = 0
+        value = int_literal(text)
     else:
         return None
     literal = _new(Literal)  # Literal(value), through its slot

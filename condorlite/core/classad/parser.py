@@ -60,7 +60,7 @@ from condorlite.core.classad.ast import (
 )
 from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.lexer import Token, tokenize
-from condorlite.core.classad.values import INT64_MAX, INT64_MIN, Error, Undefined
+from condorlite.core.classad.values import Error, Undefined, int_literal
 
 BINDING_POWER: dict[str, int] = {
     "?": 1,
@@ -133,8 +133,7 @@ def quick_literal(text: str) -> Expr | None:
         return None
     kind = m.lastgroup
     if kind == "int":
-        value = int(text)
-        return Literal(value if INT64_MIN <= value <= INT64_MAX else 0)
+        return Literal(int_literal(text))
     if kind == "real":
         return Literal(float(text))
     if kind == "str":

@@ -44,6 +44,17 @@ INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 
 
+def int_literal(text: str) -> int:
+    """An integer literal's value as HTCondor reads it: out of the int64 range it is 0.
+    Python's ``int`` refuses texts of over 4,300 digits (a guard against slow parsing);
+    any literal of over 20 characters is out of range, so it never gets that far."""
+    digits = text.lstrip("+-")
+    if len(digits.lstrip("0")) > 19:
+        return 0
+    value = int(text)
+    return value if INT64_MIN <= value <= INT64_MAX else 0
+
+
 def wrap_int64(value: int) -> int:
     """Wrap a Python int to a signed 64-bit integer, as C++ arithmetic does."""
     value &= 0xFFFFFFFFFFFFFFFF

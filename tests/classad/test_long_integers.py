@@ -1,0 +1,42 @@
+"""Integer literals of any length read as HTCondor reads them (issue 17 item 2, issue
+19): out of the int64 range they are 0, in every reader, where Python's ``int`` would
+refuse a text of over 4,300 digits (it was an internal error from a job ad)."""
+
+from __future__ import annotations
+
+import pytest
+
+from condorlite.core.classad import parse_ads
+from condorlite.core.classad.values import int_literal
+
+BIG = "1" + "0" * 5000
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (BIG, 0),
+        ("-" + BIG, 0),
+        ("9223372036854775807", 2**63 - 1),
+        ("9223372036854775808", 0),
+        ("-9223372036854775808", -(2**63)),
+        ("-9223372036854775809", 0),
+        ("0" * 30 + "7", 7),
+    ],
+)
+def test_int_literal(text: str, value: int) -> None:
+    assert int_literal(text) == value
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"A = {BIG}\nB = 1\n",  # old form
+        f"[ A = {BIG}; B = 1 ]",  # new form
+        f'[{{"A": {BIG}, "B": 1}}]',  # JSON
+    ],
+    ids=["old", "new", "json"],
+)
+def test_every_reader_reads_a_huge_literal_as_zero(text: str) -> None:
+    (ad,) = list(parse_ads(text, "auto"))
+    assert ad.evaluate("A") == 0 and ad.evaluate("B") == 1
