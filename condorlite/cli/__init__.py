@@ -45,6 +45,10 @@ COMMAND_MODULE_OF: dict[str, str] = {
 }
 
 
+#: Deep enough for expressions of about 20,000 chained clauses.
+RECURSION_LIMIT = 100_000
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"condorlite {__version__}")
@@ -103,6 +107,11 @@ def main() -> NoReturn:
     reason).
     """
     argv = sys.argv[1:]
+    # The ClassAd parser and evaluator recurse along an expression; HTCondor reads host
+    # lists of thousands of clauses ("Machine == a || Machine == b || ..."). Python 3.11
+    # recursion between Python functions does not use the C stack, so a deep limit is
+    # safe; past it the command fails cleanly (errors.run_command), never with 70.
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     render.retain_results()
     module = COMMAND_MODULE_OF.get(argv[0]) if argv else None
     app = build_app((module,)) if module is not None else build_app()

@@ -23,7 +23,7 @@ from condorlite.cli.render import (
     stderr_console,
     visible,
 )
-from condorlite.errors import CondorliteError, OutputError
+from condorlite.errors import CondorliteError, DataError, OutputError
 
 EX_SOFTWARE = 70
 #: What a shell reports for a process killed by SIGPIPE (128 + 13): ``| head`` closed
@@ -60,6 +60,11 @@ def run_command(command: str, as_json: bool, body: Callable[[], Result]) -> None
         return
     except KeyboardInterrupt:
         _report(command, as_json, "interrupted", "interrupted", 130)
+        return
+    except RecursionError:
+        _report(command, as_json, "data",
+                "an expression is nested or chained too deeply to parse or evaluate "
+                "(over about 20,000 levels)", DataError.exit_code)
         return
     except Exception as exc:  # a bug: say so plainly, traceback only on request
         if os.environ.get("CONDORLITE_DEBUG"):
