@@ -1,9 +1,12 @@
 """Regular-expression built-ins (see ``builtins.py``): regexp, regexps, replace,
 replaceall and regexpMember, following HTCondor's PCRE-based helper step by step.
 
-Patterns: HTCondor uses PCRE2 in its byte-oriented mode; condorlite translates PCRE
-syntax to Python's ``re`` (``pcre.py``) and matches bytes patterns against the UTF-8
-bytes of the target. An invalid pattern is error.
+Patterns: HTCondor uses PCRE2 in its byte-oriented mode, and so does condorlite,
+through PCRE2's own binding (the ``pcre2`` package): bytes patterns against the UTF-8
+bytes of the target, PCRE's whole syntax (``\\p{..}``, ``\\K``, verbs ...) and its
+match limit, so a pattern that backtracks without end (``(a+)+$``) gives up in a tenth
+of a second, as HTCondor's does. An invalid pattern, or a match that hits the limit,
+is error.
 
 Options: the letters ``i`` (ignore case), ``m`` (``^``/``$`` at line breaks), ``s``
 (``.`` matches newline) and ``x`` (extended) anywhere in the options string; for the
@@ -27,29 +30,103 @@ from __future__ import annotations
 
 import functools
 import re
-import warnings
+from typing import Any
+
+import pcre2
 
 from .builtins import register
-from .pcre import translate
 from .values import Error, Undefined
 
-_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
+_FLAGS = {"i": pcre2.I, "m": pcre2.M, "s": pcre2.S, "x": pcre2.X}
+#: PCRE2_ALT_BSUX and PCRE2_NEVER_BACKSLASH_C (pcre2.h): the binding turns both on (for
+#: Python's ``\\uhhhh`` spelling); HTCondor compiles without them, so ``\\x{41}`` is
+#: "A" and ``\\C`` one byte there, and here.
+_BINDING_ONLY = 0x00000002 | 0x00100000
+#: What PCRE2 raises while matching: its match limit, and the other resource limits.
+MatchFailed = pcre2.LibraryError
+
+
+_QUANTIFIER = re.compile(rb"\{[0-9]+(,[0-9]*)?\}")
+#: The escapes whose argument is in braces.
+_BRACED = frozenset(bytes([c]) for c in b"pPxogkN")
+
+
+def _old_braces(pattern: bytes) -> bytes:
+    """``pattern`` with every ``{`` that does not open ``{n}``, ``{n,}`` or ``{n,m}``
+    escaped. PCRE2 before 10.43 (HTCondor's) reads such a brace as itself; 10.43 and
+    later (the binding's) also read ``{,m}`` and spaced forms as quantifiers. Escapes,
+    ``\\Q...\\E`` and character classes are left as they are."""
+    if b"{" not in pattern:
+        return pattern
+    out = bytearray()
+    i, n, in_class = 0, len(pattern), False
+    while i < n:
+        c = pattern[i]
+        if c == 0x5C:  # a backslash: keep the escape (and \Q...\E) whole
+            if pattern[i + 1 : i + 2] == b"Q":
+                end = pattern.find(b"\\E", i + 2)
+                end = n if end < 0 else end + 2
+                out += pattern[i:end]
+                i = end
+                continue
+            if pattern[i + 1 : i + 2] in _BRACED and pattern[i + 2 : i + 3] == b"{":
+                end = pattern.find(b"}", i + 3)  # \\p{L}, \\x{41}, \\g{1} ... whole
+                end = n if end < 0 else end + 1
+                out += pattern[i:end]
+                i = end
+                continue
+            out += pattern[i : i + 2]
+            i += 2
+            continue
+        if in_class:
+            if c == 0x5B and pattern[i + 1 : i + 2] == b":":  # [:alpha:]
+                end = pattern.find(b":]", i + 2)
+                if end >= 0:
+                    out += pattern[i : end + 2]
+                    i = end + 2
+                    continue
+            if c == 0x5D:
+                in_class = False
+        elif c == 0x5B:
+            in_class = True
+            out.append(c)
+            i += 1
+            # a ] right after [ or [^ is a literal member
+            if pattern[i : i + 1] == b"^":
+                out.append(0x5E)
+                i += 1
+            if pattern[i : i + 1] == b"]":
+                out.append(0x5D)
+                i += 1
+            continue
+        elif c == 0x7B and not _QUANTIFIER.match(pattern, i):
+            out += b"\\{"
+            i += 1
+            continue
+        out.append(c)
+        i += 1
+    return bytes(out)
 
 
 @functools.lru_cache(maxsize=1024)
-def compile_pattern(pattern: str, options: str) -> re.Pattern[bytes] | None:
+def compile_pattern(pattern: str, options: str) -> Any | None:
     """The compiled (bytes) pattern with the option letters ``i m s x`` found in
     ``options`` (callers lower-case the options where HTCondor accepts both cases);
-    None if the pattern is invalid. Match it against ``text.encode()``."""
+    None if the pattern is invalid. Match it against ``text.encode()``; a search may
+    raise ``MatchFailed``. (The cache lives in the process: a pattern compiles to the
+    same program whatever the command.)"""
     flags = 0
     for letter, flag in _FLAGS.items():
         if letter in options:
             flags |= flag
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return re.compile(translate(pattern), flags)
-    except (re.error, OverflowError, RecursionError, ValueError):
+        text = _old_braces(pattern.encode(errors="surrogateescape"))
+        # pcre2.compile less the binding's own options (_BINDING_ONLY): the same three
+        # steps through its lower layer, which takes the options to leave out.
+        code = pcre2._cy.compile(text, flags, _BINDING_ONLY)
+        pcre2._cy.jit_compile(code)
+        return pcre2.Pattern(code, text, pcre2.RegexFlag(flags), True, None)
+    except (pcre2.PatternError, pcre2.LibraryError, UnicodeEncodeError, ValueError):
         return None
 
 
@@ -63,7 +140,7 @@ def first_special(values: tuple[object, ...]) -> object | None:
     return None
 
 
-def _group_count(match: re.Match[bytes]) -> int:
+def _group_count(match: Any) -> int:
     """PCRE's match count: 1 + the highest-numbered group that took part."""
     highest = 0
     for n in range(1, (match.re.groups or 0) + 1):
@@ -75,7 +152,7 @@ def _group_count(match: re.Match[bytes]) -> int:
 _DIGITS = b"0123456789"
 
 
-def _expand(template: bytes, match: re.Match[bytes]) -> bytes | None:
+def _expand(template: bytes, match: Any) -> bytes | None:
     """The template with ``\\N`` replaced by group N; None (error) if N is too high."""
     out: list[bytes] = []
     limit = _group_count(match)
@@ -95,13 +172,21 @@ def _expand(template: bytes, match: re.Match[bytes]) -> bytes | None:
 
 
 def substitute(
-    compiled: re.Pattern[bytes], target: str, template: str, *, full: bool, every: bool
+    compiled: Any, target: str, template: str, *, full: bool, every: bool
 ) -> object:
     """HTCondor's substitution loop (see the module docstring) over UTF-8 bytes: the
     string result, or Error. (A result that cuts a character in two is decoded with
     replacement characters; classad2 cannot return such a string at all.)"""
     data = target.encode()
     pattern_text = template.encode()
+    try:
+        return _substitute(compiled, data, pattern_text, full=full, every=every)
+    except MatchFailed:
+        return Error
+
+
+def _substitute(compiled: Any, data: bytes, pattern_text: bytes, *, full: bool,
+                every: bool) -> object:
     out: list[bytes] = []
     idx = 0
     n = len(data)
@@ -158,7 +243,10 @@ def regexp(pattern, target, options=None):  # type: ignore[no-untyped-def]
     compiled = compile_pattern(pattern, opts)
     if compiled is None:
         return Error
-    return compiled.search(target.encode()) is not None
+    try:
+        return compiled.search(target.encode()) is not None
+    except MatchFailed:
+        return Error
 
 
 def _substitute_call(pattern, target, template, options, extra):  # type: ignore[no-untyped-def]
@@ -210,9 +298,13 @@ def regexp_member(pattern, values, options=None):  # type: ignore[no-untyped-def
             if item is not Undefined:
                 return Error
             maybe_undefined = True
-        elif compiled is not None and compiled.search(item.encode()) is not None:
-            return True
+        elif compiled is not None:
+            try:
+                if compiled.search(item.encode()) is not None:
+                    return True
+            except MatchFailed:
+                return Error
     return Undefined if maybe_undefined else False
 
 
-__all__ = ["compile_pattern", "first_special", "substitute"]
+__all__ = ["MatchFailed", "compile_pattern", "first_special", "substitute"]

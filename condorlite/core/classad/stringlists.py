@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .builtins import register
 from .operators import ascii_lower
-from .regexbuiltins import compile_pattern, first_special
+from .regexbuiltins import MatchFailed, compile_pattern, first_special
 from .textfuncs import c_double_to_int, string_list, strtod
 from .values import Error, Undefined
 
@@ -144,7 +144,10 @@ def string_list_regexp_member(pattern, text, delims=DEFAULT_DELIMS, options=""):
     items = string_list(text, delims)
     if not items:
         return Undefined
-    return any(compiled.search(item.encode()) is not None for item in items)
+    try:
+        return any(compiled.search(item.encode()) is not None for item in items)
+    except MatchFailed:
+        return Error
 
 
 def _split_raw(text: str, delims: str) -> list[str]:
