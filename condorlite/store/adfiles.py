@@ -165,7 +165,7 @@ def iter_ads(paths: Iterable[str | Path], *, stdin: TextIO | None = None) -> Ite
             continue
         path = Path(entry)
         try:
-            handle = path.open(encoding="utf-8", newline="")
+            handle = path.open(encoding="utf-8", newline="\n")
         except FileNotFoundError:
             raise InputMissingError(f"{path}: no such file or directory") from None
         except IsADirectoryError:

@@ -40,3 +40,28 @@ def test_int_literal(text: str, value: int) -> None:
 def test_every_reader_reads_a_huge_literal_as_zero(text: str) -> None:
     (ad,) = list(parse_ads(text, "auto"))
     assert ad.evaluate("A") == 0 and ad.evaluate("B") == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('a = "x\u2028y"\nb = 2\n', {"a": "x\u2028y", "b": 2}),
+        ('a = "x\u0085y"\n', {"a": "x\u0085y"}),
+        ("a = 1\r\nb = 2\r\n", {"a": 1, "b": 2}),
+    ],
+    ids=["u2028", "nel", "crlf"],
+)
+def test_old_form_lines_end_at_newline_only(text: str, expected: dict) -> None:
+    """HTCondor splits an old-form ad at ``\\n`` only (issue 19, readers): a string
+    holding U+2028 or NEL is one value, not a broken line."""
+    (ad,) = list(parse_ads(text, "old"))
+    assert {name: ad.evaluate(name) for name in expected} == expected
+
+
+def test_a_vertical_tab_does_not_start_an_attribute() -> None:
+    """``a = 1<VT>b = 2`` was read as two attributes; HTCondor reads one line (and
+    drops what follows the value, where condorlite, strict, names line and column)."""
+    from condorlite.core.classad import ClassAdSyntaxError
+
+    with pytest.raises(ClassAdSyntaxError):
+        list(parse_ads("a = 1\x0bb = 2\n", "old"))

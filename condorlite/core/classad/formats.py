@@ -123,11 +123,22 @@ def write_ads(ads: Iterable[ClassAd], format: str = "old", *, sort: bool = False
 
 
 def _lines(source: str | TextIO) -> Iterator[str]:
-    """Lines with their line endings, from text or a file object. Decoding a file is
-    its opener's business: a ``UnicodeDecodeError`` from the file object propagates."""
+    """Lines with their line endings, from text or a file object: split at ``\\n``
+    only, as HTCondor reads ads (``\\r``, ``\\v``, ``\\f``, U+2028 and the like stay
+    inside their line; ``str.splitlines`` would split there). A file must be opened
+    with ``newline="\\n"`` for the same rule. Decoding a file is its opener's business:
+    a ``UnicodeDecodeError`` from the file object propagates."""
     if isinstance(source, str):
-        return iter(source.splitlines(keepends=True))
+        return iter(_split_at_newlines(source))
     return iter(source)
+
+
+def _split_at_newlines(text: str) -> list[str]:
+    pieces = text.split("\n")
+    lines = [piece + "\n" for piece in pieces[:-1]]
+    if pieces[-1]:
+        lines.append(pieces[-1])
+    return lines
 
 
 def _detect(lines: Iterator[str], head: list[str]) -> str:
