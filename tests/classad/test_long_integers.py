@@ -65,3 +65,13 @@ def test_a_vertical_tab_does_not_start_an_attribute() -> None:
 
     with pytest.raises(ClassAdSyntaxError):
         list(parse_ads("a = 1\x0bb = 2\n", "old"))
+
+
+@pytest.mark.parametrize("text", ['[{"": 1, "a": 2}]', '[\n{\n"": 1,\n"a": 2\n}\n]\n'],
+                         ids=["one-line", "multi-line"])
+def test_json_attribute_of_no_name_is_refused(text: str) -> None:
+    """classad2 refuses ``{"": 1}``; condorlite read it (issue 19, readers)."""
+    from condorlite.core.classad import ClassAdSyntaxError
+
+    with pytest.raises(ClassAdSyntaxError, match="must not be empty"):
+        list(parse_ads(text, "json"))

@@ -280,6 +280,9 @@ class _Reader:
         names = self.names
         named = names.get(name)
         if named is None:
+            if not name:
+                # HTCondor refuses an ad with an attribute of no name.
+                raise self.fail("an attribute name must not be empty", pos)
             if len(names) >= 10_000:
                 names.clear()
             named = names[name] = (sys.intern(name.lower()), sys.intern(name))
