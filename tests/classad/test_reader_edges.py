@@ -1,4 +1,5 @@
-"""Integer literals of any length read as HTCondor reads them (issue 17 item 2, issue
+"""Where an ad meets a reader's edges, as HTCondor's library meets them. Integer
+literals of any length read as HTCondor reads them (issue 17 item 2, issue
 19): out of the int64 range they are 0, in every reader, where Python's ``int`` would
 refuse a text of over 4,300 digits (it was an internal error from a job ad)."""
 
