@@ -56,6 +56,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import genpool  # a sibling script, not an installed package
 import pairs
 
+from condorlite.store.db import open_state
+
 #: The --now every run uses: the generator's fixed clock, so runs are comparable.
 NOW = genpool.BASE_TIME
 
@@ -164,6 +166,8 @@ sys.exit(os.waitstatus_to_exitcode(status))
 def run_once(command: list[str], files: genpool.PoolFiles) -> tuple[float, float, int, dict]:
     """(wall seconds, peak RSS MiB, exit code, parsed JSON or {}) of one child run."""
     state = Path(tempfile.mkdtemp(prefix="condorlite-bench-"))
+    # --dry-run reads a state and never makes one: make a fresh one, outside the timing
+    open_state(state, config_path=files.config_path)
     try:
         report = state.parent / (state.name + ".usage")
         argv = [*command, "negotiate", "--dry-run", "--json", "--slots", str(files.slots_path),

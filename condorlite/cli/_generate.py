@@ -32,7 +32,7 @@ EXIT_CODES = (
         "(e.g. an edit names an unknown submitter)"),
     (2, "a usage error: a bad or missing argument"),
     (65, "bad input data: an unparsable ad, expression or state database"),
-    (66, "an input file is missing or unreadable"),
+    (66, "an input file is missing or unreadable, or a reading command found no state"),
     (70, "an internal error (a bug; CONDORLITE_DEBUG=1 shows the traceback)"),
     (73, "the state directory cannot be written"),
     (74, "the output cannot be written (a full disk, an I/O error); 141 when the reader "

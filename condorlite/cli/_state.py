@@ -60,12 +60,16 @@ def open_store(
     state_dir: Path | None,
     lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
     config: Path | None = None,
+    *,
+    write: bool = True,
 ) -> StateStore:
-    """Open the state dir; ``config`` (``--config``) replaces STATE_DIR/condorlite.toml."""
+    """Open the state dir; ``config`` (``--config``) replaces STATE_DIR/condorlite.toml.
+    ``write`` False opens it to read: nothing is created or written, and a missing
+    state is exit 66."""
     if config is not None and not config.is_file():
         raise InputMissingError(f"--config {config}: no such file")
     wait = min(lock_timeout, FOREVER)  # inf (or anything longer) means: wait
-    return open_state(state_dir, create=True, lock_timeout=wait, config_path=config)
+    return open_state(state_dir, create=write, lock_timeout=wait, config_path=config)
 
 
 def ad_paths(given: list[str] | None, configured: tuple[str, ...], store: StateStore,

@@ -379,7 +379,7 @@ def _body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | Non
           summary: bool = False) -> Result:
     started = time.perf_counter()
     at = now_or_clock(now)
-    store = open_store(state_dir, lock_timeout, config)
+    store = open_store(state_dir, lock_timeout, config, write=not dry_run)
     policy = store.policy
     inputs = read_inputs(slots, jobs, store)
     if explain is not None and not any(j.id == explain.strip() for j in inputs.jobs):

@@ -306,7 +306,7 @@ def _draw_state(console: Console, state: dict[str, Any]) -> None:
 def _body(slots: list[str] | None, jobs: list[str] | None, show_submitters: bool,
           show_negotiator: bool, state_dir: Path | None, lock_timeout: float,
           config: Path | None = None, show_claims: bool = False) -> Result:
-    store = open_store(state_dir, lock_timeout, config)
+    store = open_store(state_dir, lock_timeout, config, write=False)
     with store.transaction(write=False) as tx:
         cycle = tx.last_history(CYCLE_KIND)
         claim_rows = tx.load_claims() if show_claims else []

@@ -223,7 +223,7 @@ def build_userprio(
         min_last = parse_activefrom(activefrom)
     else:
         min_last = at - DAY
-    store = open_store(state_dir, lock_timeout, config)
+    store = open_store(state_dir, lock_timeout, config, write=False)
     with store.transaction(write=False) as tx:
         stored = tx.load_accountant()
         last_cycle = tx.last_history(CYCLE_KIND)

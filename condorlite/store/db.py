@@ -27,7 +27,7 @@ import json
 import os
 import socket
 import sqlite3
-import tempfile
+import tomllib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
@@ -35,15 +35,15 @@ from typing import Any
 
 from condorlite.core.accounting import AccountantState, ClaimRow, Record
 from condorlite.core.policy import Policy
-from condorlite.errors import DataError, StateLockedError, StateWriteError
+from condorlite.errors import DataError, InputMissingError, StateLockedError, StateWriteError
 from condorlite.store import config as config_mod
 from condorlite.store import paths
+from condorlite.store.private import private_dir, private_file, write_new
 
 __all__ = ["ClaimRow", "StateStore", "Transaction", "open_state"]
 
 #: "CLit" as a 32-bit integer: marks a database as condorlite's.
 APPLICATION_ID = 0x434C6974
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 SCHEMA_VERSION = 2
 
 _RECORD_FIELDS = tuple(f.name for f in fields(Record))
@@ -227,15 +227,19 @@ def _who() -> str:
 class StateStore:
     """An opened state directory: its paths, its policy, and transactions on its db."""
 
-    def __init__(self, path: Path, config_path: Path, policy: Policy, lock_timeout: float):
+    def __init__(self, path: Path, config_path: Path, policy: Policy, lock_timeout: float,
+                 read_only: bool = False):
         self.path = path
         self.config_path = config_path
         self.db_path = paths.db_path(path)
         self.policy = policy
         self.lock_timeout = lock_timeout
         self.schema_version = SCHEMA_VERSION
+        self.read_only = read_only
 
     def _connect(self) -> sqlite3.Connection:
+        if self.read_only:
+            return _connect_read_only(self.db_path, self.lock_timeout)
         conn = sqlite3.connect(
             self.db_path, timeout=self.lock_timeout, isolation_level=None,
             check_same_thread=False,
@@ -247,6 +251,8 @@ class StateStore:
     def transaction(self, write: bool = True) -> Iterator[Transaction]:
         """One transaction: commit when the block ends normally, roll back otherwise."""
         conn = None
+        if write and self.read_only:
+            raise StateWriteError("internal: a write transaction on a state opened to read")
         try:
             conn = self._connect()
             conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
@@ -262,6 +268,20 @@ class StateStore:
         finally:
             if conn is not None:
                 conn.close()
+
+
+def _connect_read_only(db: Path, lock_timeout: float) -> sqlite3.Connection:
+    """A connection that cannot write (``mode=ro``). In a directory this user cannot
+    write, SQLite could not make the WAL index (``-shm``) a reader needs, and nobody
+    without root can change the database there, so it is opened ``immutable``."""
+    from urllib.parse import quote
+
+    flags = "mode=ro"
+    if not os.access(db.parent, os.W_OK):
+        flags += "&immutable=1"
+    uri = f"file:{quote(str(db.resolve()))}?{flags}"
+    return sqlite3.connect(uri, uri=True, timeout=lock_timeout, isolation_level=None,
+                           check_same_thread=False)
 
 
 def _rollback(conn: sqlite3.Connection | None) -> None:
@@ -328,80 +348,66 @@ def open_state(
     lock_timeout: float = 5.0,
     config_path: Path | None = None,
 ) -> StateStore:
-    """Open (creating on first use when ``create``) a state directory.
+    """Open a state directory: to write (``create``), creating it on first use, or to
+    read, which never creates, migrates or writes anything.
 
     ``state_dir`` None applies the rule of ``paths.resolve_state_dir``. On creation the
     commented default ``condorlite.toml`` is written (UID_DOMAIN = this machine's FQDN)
     and ``state.db`` gets the current schema. ``config_path`` overrides the config file.
+    Opened to read, a missing state is ``InputMissingError`` (66) and a database of an
+    older schema is read only after a writing command has migrated it.
     """
     where = paths.resolve_state_dir(state_dir)
     cfg = config_path or paths.config_path(where)
     db = paths.db_path(where)
-    if not create and not db.exists():
-        raise StateWriteError(
-            f"no condorlite state in {where}",
-            hint="check --state-dir (or $CONDORLITE_STATE_DIR)",
-        )
+    if not create:
+        return _open_to_read(where, cfg, db, lock_timeout)
     try:
-        _private_dir(where)
+        private_dir(where)
         if config_path is None and not cfg.exists():
-            _write_new(cfg, config_mod.default_config_text(socket.getfqdn() or "localdomain"))
+            write_new(cfg, config_mod.default_config_text(socket.getfqdn() or "localdomain"))
     except OSError as exc:
         raise StateWriteError(f"cannot create the state directory {where}: {exc}") from None
     if db.exists() and db.is_dir():
         raise StateWriteError(f"{db} is a directory, not a state database")
     policy = config_mod.load_policy(cfg)
-    _private_file(db)
+    private_file(db)
     _guarded(where, lambda: _prepare_db(db, where, lock_timeout))
     return StateStore(where, cfg, policy, lock_timeout)
 
 
-def _private_dir(where: Path) -> None:
-    """Create ``where`` 0700 whatever the umask, or check the existing one: owned by
-    this user and writable by nobody else (as ssh refuses a key others can change),
-    since accountant records and history are private and a directory others can write
-    to lets them plant files the next command follows."""
-    if not where.exists():
-        where.mkdir(parents=True, mode=0o700)
-        os.chmod(where, 0o700)  # mkdir's mode is filtered by the umask
-        return
-    info = where.stat()
-    if hasattr(os, "getuid") and info.st_uid != os.getuid():
-        raise StateWriteError(
-            f"the state directory {where} belongs to another user (uid {info.st_uid})",
-            hint="use a state directory of your own (--state-dir)",
+def _open_to_read(where: Path, cfg: Path, db: Path, lock_timeout: float) -> StateStore:
+    if not db.is_file():
+        raise InputMissingError(
+            f"no state at {where}",
+            hint="check --state-dir (or $CONDORLITE_STATE_DIR); a negotiate or an edit "
+                 "makes one",
         )
-    if info.st_mode & 0o022:
-        raise StateWriteError(
-            f"the state directory {where} can be written by other users "
-            f"(mode {info.st_mode & 0o777:o})",
-            hint=f"chmod go-w {where}",
+    if cfg.is_file():
+        policy = config_mod.load_policy(cfg)
+    else:
+        # A state made with --config has no condorlite.toml of its own; reading it
+        # without --config sees the defaults a writer would have written.
+        text = config_mod.default_config_text(socket.getfqdn() or "localdomain")
+        policy = config_mod.policy_from_mapping(tomllib.loads(text), cfg, text)
+    _guarded(where, lambda: _check_schema(db, where, lock_timeout))
+    return StateStore(where, cfg, policy, lock_timeout, read_only=True)
+
+
+def _check_schema(db: Path, where: Path, lock_timeout: float) -> None:
+    conn = _connect_read_only(db, lock_timeout)
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+    finally:
+        conn.close()
+    if app_id != APPLICATION_ID:
+        raise DataError(f"{db} is not a condorlite state database; it was left untouched",
+                        hint="point --state-dir at another directory")
+    if version != SCHEMA_VERSION:
+        raise DataError(
+            f"{db} has schema version {version}; this condorlite reads version "
+            f"{SCHEMA_VERSION}",
+            hint="a writing command (negotiate, an edit) migrates an older state; "
+                 "a newer one needs a newer condorlite",
         )
-
-
-def _private_file(path: Path) -> None:
-    """Create ``path`` empty and 0600 when it does not exist (SQLite would create it
-    with the umask's mode); never through a symlink."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
-    except FileExistsError:
-        return
-    except OSError as exc:
-        raise StateWriteError(f"cannot create {path}: {exc}") from None
-    os.fchmod(fd, 0o600)
-    os.close(fd)
-
-
-def _write_new(path: Path, text: str) -> None:
-    # Write then rename, so a crash never leaves a half-written config behind; the
-    # temporary file is made by mkstemp (O_EXCL, 0600), so no planted name or symlink
-    # is ever followed.
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise

@@ -12,12 +12,14 @@ import pytest
 from typer.testing import CliRunner
 
 from condorlite.cli import app
+from condorlite.store.db import open_state
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "examples" / "condorlite.toml"
 
 
 def _cycle(tmp_path: Path, slots: Path, jobs: Path) -> dict:
+    open_state(tmp_path / "s", config_path=CONFIG)  # --dry-run reads a state, never makes one
     done = CliRunner().invoke(app, ["negotiate", "--config", str(CONFIG), "--slots", str(slots),
                                     "--jobs", str(jobs), "--state-dir", str(tmp_path / "s"),
                                     "--now", "1760000000", "--json", "--dry-run"])

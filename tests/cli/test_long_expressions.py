@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from condorlite.store.db import open_state
+
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "NO_COLOR": "1"}
 
@@ -48,6 +50,7 @@ def test_a_job_with_a_700_clause_host_list_is_matched(tmp_path: Path) -> None:
     lines = [ln for ln in ads[index].splitlines() if not ln.startswith("Requirements")]
     ads[index] = "\n".join([*lines, "Requirements = " + " || ".join(clauses)])
     path.write_text("\n\n".join(ads))
+    open_state(tmp_path / "s", config_path=ROOT / "examples" / "condorlite.toml")
     done = _run("negotiate", "--config", str(ROOT / "examples" / "condorlite.toml"),
                 "--jobs", str(jobs), "--state-dir", str(tmp_path / "s"),
                 "--now", "1760000000", "--json", "--dry-run")

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from condorlite.cli import app
 from condorlite.cli.negotiate_claims import LiveClaims
 from condorlite.core.model import Claim, Match
+from condorlite.store.db import open_state
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -402,6 +403,7 @@ def test_real_ads_as_slots_and_jobs(state: Path) -> None:
     args += ["--jobs", ADS / "derived-pybind-test.condor_q.json", "--jobs",
              ADS / "synthetic-modern-pslot-dslot-job.ads", "--state-dir", state,
              "--now", str(T0), "--json", "--dry-run"]
+    open_state(state)  # --dry-run reads a state, never makes one
     explained = {}
     for job in ("15.0", "42.0"):
         code, out = run("negotiate", *args, "--explain", job)
@@ -560,6 +562,8 @@ def test_summary_leaves_out_the_per_job_lists(tmp_path):
 
     config = _Path(__file__).resolve().parents[2] / "examples" / "condorlite.toml"
     base = ["negotiate", "--config", str(config), "--now", "1760000000", "--dry-run"]
+    for made in ("a", "b"):  # --dry-run reads a state, never makes one
+        open_state(tmp_path / made, config_path=config)
     full = _Runner().invoke(_app, [*base, "--state-dir", str(tmp_path / "a")])
     short = _Runner().invoke(_app, [*base, "--state-dir", str(tmp_path / "b"), "--summary"])
     assert full.exit_code == short.exit_code == 0

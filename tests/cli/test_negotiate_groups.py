@@ -9,6 +9,7 @@ import sqlite3
 from collections import Counter
 from pathlib import Path
 
+from condorlite.store.db import open_state
 from tests.cli.test_negotiate import DOM, job_ad, negotiate, run, slot_ad, write
 
 T0 = 1_700_000_000
@@ -271,6 +272,7 @@ def test_generated_fifty_group_tree_negotiates_consistently(tmp_path: Path) -> N
 
 def test_example_pool_explains_a_job_waiting_at_its_groups_turn_limit(tmp_path: Path) -> None:
     examples = Path(__file__).resolve().parents[2] / "examples"
+    open_state(tmp_path / "state", config_path=examples / "condorlite.toml")  # a fresh one
     code, out = run("negotiate", "--config", examples / "condorlite.toml", "--state-dir",
                     tmp_path / "state", "--now", "1760000000", "--dry-run", "--explain",
                     "210.5", "--json")
@@ -289,9 +291,10 @@ def test_example_pool_explains_a_job_waiting_at_its_groups_turn_limit(tmp_path: 
 
 
 def test_examples_readme_shows_the_real_groups_table(tmp_path: Path) -> None:
+    # the README's command: the first cycle, which makes the state
     examples = Path(__file__).resolve().parents[2] / "examples"
     code, out = run("negotiate", "--config", examples / "condorlite.toml", "--state-dir",
-                    tmp_path / "state", "--now", "1760000000", "--dry-run")
+                    tmp_path / "state", "--now", "1760000000", "--explain", "210.5")
     assert code == 0, out
     readme = (examples / "README.md").read_text(encoding="utf-8")
     table = out[out.index("Groups ("):].split("\n\n")[0].rstrip("\n")

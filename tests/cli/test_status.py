@@ -23,6 +23,8 @@ def _run(*args: str, input: str | None = None):
 
 @pytest.fixture
 def state(tmp_path: Path) -> Path:
+    """A fresh state: status reads one and never makes one (issue 17, item 8)."""
+    open_state(tmp_path / "state")
     return tmp_path / "state"
 
 
@@ -121,6 +123,7 @@ def test_inputs_come_from_the_config_relative_to_it(tmp_path: Path) -> None:
     state.mkdir()
     shutil.copytree(EXAMPLES / "slots", state / "slots")
     (state / "condorlite.toml").write_text('UID_DOMAIN = "example.org"\nSLOTS = ["slots"]\n')
+    open_state(state)
     result = _run("--state-dir", str(state), "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["data"]["pool"]["total"]["total"] == 34

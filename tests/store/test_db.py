@@ -8,7 +8,7 @@ import time
 import pytest
 
 from condorlite.core.accounting import AccountantState, ClaimRow, Record
-from condorlite.errors import DataError, StateLockedError, StateWriteError
+from condorlite.errors import DataError, InputMissingError, StateLockedError, StateWriteError
 from condorlite.store import paths
 from condorlite.store.db import SCHEMA_VERSION, open_state
 
@@ -125,8 +125,9 @@ def test_unwritable_state_dir_is_73(tmp_path):
 
 
 def test_no_create_on_missing_state(tmp_path):
-    with pytest.raises(StateWriteError, match="no condorlite state"):
+    with pytest.raises(InputMissingError, match="no state at"):
         open_state(tmp_path / "none", create=False)
+    assert not (tmp_path / "none").exists()
 
 
 def test_claim_extra_is_stored_as_sorted_key_json(tmp_path):
@@ -154,3 +155,44 @@ def test_prune_history_keeps_the_newest_row_of_each_kind(tmp_path):
         assert tx.prune_history(35.0) == 2  # cycles 10 and 20; 30 and the edit are newest
         kept = [(r["kind"], r["time"]) for r in tx.history()]
     assert kept == [("setprio", 40.0), ("setfactor", 5.0), ("negotiation_cycle", 30.0)]
+
+
+def _files(where):
+    return {p.name: p.read_bytes() for p in where.iterdir()}
+
+
+@pytest.mark.parametrize("dir_writable", [True, False])
+def test_reading_a_state_never_writes_it(tmp_path, monkeypatch, dir_writable):
+    """Opened to read, a state is read and its database and config are left as they
+    were. In a directory this user cannot write (faked here, as root may write
+    anywhere), SQLite could not make its WAL index, so the database is opened
+    immutable and no file at all appears (issue 17, item 8)."""
+    where = tmp_path / "s"
+    store = open_state(where)
+    with store.transaction() as tx:
+        tx.add_history("setfactor", "a@x factor 2", {}, 1.0)
+    before = _files(where)
+    if not dir_writable:
+        monkeypatch.setattr("condorlite.store.db.os.access", lambda *_a, **_k: False)
+    reader = open_state(where, create=False)
+    with reader.transaction(write=False) as tx:
+        assert [h["what"] for h in tx.history()] == ["a@x factor 2"]
+    with pytest.raises(StateWriteError, match="internal"), reader.transaction(write=True):
+        pass
+    after = _files(where)
+    for name in ("state.db", "condorlite.toml"):
+        assert after[name] == before[name]
+    if not dir_writable:
+        assert after.keys() == before.keys()
+
+
+def test_reading_an_older_schema_asks_for_a_writer(tmp_path):
+    import sqlite3
+
+    where = tmp_path / "s"
+    open_state(where)
+    conn = sqlite3.connect(where / "state.db")
+    conn.execute("PRAGMA user_version = 1")
+    conn.close()
+    with pytest.raises(DataError, match="schema version 1"):
+        open_state(where, create=False)
