@@ -60,6 +60,10 @@ class InputMissingError(CondorliteError):
     kind = "input_missing"
 
 
+class NoStateError(InputMissingError):
+    """A reading command found no state where it looked (it never creates one)."""
+
+
 class StateWriteError(CondorliteError):
     exit_code = 73
     kind = "state_write"

@@ -72,13 +72,13 @@ def open_store(
     return open_state(state_dir, create=write, lock_timeout=wait, config_path=config)
 
 
-def ad_paths(given: list[str] | None, configured: tuple[str, ...], store: StateStore,
+def ad_paths(given: list[str] | None, configured: tuple[str, ...], config_path: Path,
              what: str, option: str) -> list[Any]:
     """The ad paths of ``--slots``/``--jobs`` when given, else the config's SLOTS/JOBS
     (relative to the config file); neither is a usage error naming both."""
     if given:
         return list(given)
     if configured:
-        return configured_paths(configured, store.config_path)
+        return configured_paths(configured, config_path)
     raise UsageError(f"no {what} ads: give {option} or set {option[2:].upper()} in "
-                     f"{store.config_path}")
+                     f"{config_path}")

@@ -152,8 +152,8 @@ def decode(slot_ads: list[LoadedAd], job_ads: list[LoadedAd], policy: Policy) ->
 
 
 def read_inputs(slots: list[str] | None, jobs: list[str] | None, store: StateStore) -> Inputs:
-    slot_paths = ad_paths(slots, store.policy.slots, store, "slot", "--slots")
-    job_paths = ad_paths(jobs, store.policy.jobs, store, "job", "--jobs")
+    slot_paths = ad_paths(slots, store.policy.slots, store.config_path, "slot", "--slots")
+    job_paths = ad_paths(jobs, store.policy.jobs, store.config_path, "job", "--jobs")
     if "-" in [str(p) for p in slot_paths] and "-" in [str(p) for p in job_paths]:
         raise UsageError("'-' (standard input) can be given for --slots or --jobs, not both")
     skipped = skipped_files([*slot_paths, *job_paths])
@@ -443,7 +443,7 @@ def _refuse_empty_pool(tx: Transaction, slots: list[str] | None, store: StateSto
     claims = tx.load_claim_values()
     if not claims:
         return
-    paths = ad_paths(slots, store.policy.slots, store, "slot", "--slots")
+    paths = ad_paths(slots, store.policy.slots, store.config_path, "slot", "--slots")
     files = expand_paths([p for p in paths if str(p) != "-"])
     read = ", ".join(str(p) for p in paths)
     raise DataError(

@@ -49,7 +49,9 @@ from condorlite.core.classad import ClassAd
 from condorlite.core.classad.values import Error, Undefined
 from condorlite.core.model import AdProblem, submitter_of
 from condorlite.core.policy import Policy
+from condorlite.errors import NoStateError
 from condorlite.store.adfiles import read_ads
+from condorlite.store.db import policy_without_state
 
 CYCLE_KIND = "negotiation_cycle"
 #: Totals columns, in condor_status's order; JSON keys are the snake_case names.
@@ -294,6 +296,10 @@ def _draw_negotiator(console: Console, cycle: dict[str, Any] | None) -> None:
 
 
 def _draw_state(console: Console, state: dict[str, Any]) -> None:
+    if state["schema_version"] is None:
+        console.print(f"\nState: none at {state['state_dir']} (no negotiate has run there)",
+                      markup=False, highlight=False)
+        return
     console.print(f"\nState: {state['state_dir']} (schema {state['schema_version']}); "
                   f"last negotiation cycle: {_when(state['last_cycle_time'])}",
                   markup=False, highlight=False)
@@ -306,25 +312,37 @@ def _draw_state(console: Console, state: dict[str, Any]) -> None:
 def _body(slots: list[str] | None, jobs: list[str] | None, show_submitters: bool,
           show_negotiator: bool, state_dir: Path | None, lock_timeout: float,
           config: Path | None = None, show_claims: bool = False) -> Result:
-    store = open_store(state_dir, lock_timeout, config, write=False)
-    with store.transaction(write=False) as tx:
-        cycle = tx.last_history(CYCLE_KIND)
-        claim_rows = tx.load_claims() if show_claims else []
-    data: dict[str, Any] = {
-        "state_dir": str(store.path),
-        "schema_version": store.schema_version,
-        "last_cycle_time": None if cycle is None else cycle["time"],
-    }
+    cycle: dict[str, Any] | None = None
+    claim_rows: list[Any] = []
+    data: dict[str, Any]
+    try:
+        store = open_store(state_dir, lock_timeout, config, write=False)
+    except NoStateError:
+        # The slot and submitter views read ads only, as condor_status needs no
+        # accountant; the negotiator and claims views are the state's.
+        if show_negotiator or show_claims:
+            raise
+        source = policy_without_state(state_dir, config)
+        data = {"state_dir": str(source.state_dir), "schema_version": None,
+                "last_cycle_time": None}
+        policy, config_path = source.policy, source.config_path
+    else:
+        with store.transaction(write=False) as tx:
+            cycle = tx.last_history(CYCLE_KIND)
+            claim_rows = tx.load_claims() if show_claims else []
+        data = {"state_dir": str(store.path), "schema_version": store.schema_version,
+                "last_cycle_time": None if cycle is None else cycle["time"]}
+        policy, config_path = store.policy, store.config_path
     draws: list[Callable[[Console], None]] = []
     if not show_submitters and not show_negotiator and not show_claims:
-        paths = ad_paths(slots, store.policy.slots, store, "slot", "--slots")
+        paths = ad_paths(slots, policy.slots, config_path, "slot", "--slots")
         pool = pool_data([loaded.ad for loaded in read_ads(paths, stdin=sys.stdin)])
         data["pool"] = pool
         draws.append(lambda c: _draw_pool(c, pool))
     if show_submitters:
-        paths = ad_paths(jobs, store.policy.jobs, store, "job", "--jobs")
+        paths = ad_paths(jobs, policy.jobs, config_path, "job", "--jobs")
         subs = submitters_data([loaded.ad for loaded in read_ads(paths, stdin=sys.stdin)],
-                               store.policy)
+                               policy)
         data["submitters"] = subs
         draws.append(lambda c: _draw_submitters(c, subs))
     if show_negotiator:

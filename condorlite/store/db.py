@@ -35,7 +35,7 @@ from typing import Any
 
 from condorlite.core.accounting import AccountantState, ClaimRow, Record
 from condorlite.core.policy import Policy
-from condorlite.errors import DataError, InputMissingError, StateLockedError, StateWriteError
+from condorlite.errors import DataError, NoStateError, StateLockedError, StateWriteError
 from condorlite.store import config as config_mod
 from condorlite.store import paths
 from condorlite.store.private import private_dir, private_file, write_new
@@ -354,7 +354,7 @@ def open_state(
     ``state_dir`` None applies the rule of ``paths.resolve_state_dir``. On creation the
     commented default ``condorlite.toml`` is written (UID_DOMAIN = this machine's FQDN)
     and ``state.db`` gets the current schema. ``config_path`` overrides the config file.
-    Opened to read, a missing state is ``InputMissingError`` (66) and a database of an
+    Opened to read, a missing state is ``NoStateError`` (66) and a database of an
     older schema is read only after a writing command has migrated it.
     """
     where = paths.resolve_state_dir(state_dir)
@@ -376,20 +376,42 @@ def open_state(
     return StateStore(where, cfg, policy, lock_timeout)
 
 
+@dataclass(frozen=True)
+class PolicySource:
+    """The policy a command would use in ``state_dir``, read without opening a state."""
+
+    state_dir: Path
+    config_path: Path
+    policy: Policy
+
+
+def policy_without_state(state_dir: Path | str | None,
+                         config_path: Path | None = None) -> PolicySource:
+    """The config in force for ``state_dir`` (``config_path`` when given), whether or not
+    a state exists there; nothing is created. For views that need no accountant state
+    (``status`` of slot or job ads, as condor_status needs none)."""
+    where = paths.resolve_state_dir(state_dir)
+    cfg = config_path or paths.config_path(where)
+    return PolicySource(where, cfg, _read_policy(cfg))
+
+
+def _read_policy(cfg: Path) -> Policy:
+    if cfg.is_file():
+        return config_mod.load_policy(cfg)
+    # A state made with --config (or none at all) has no condorlite.toml of its own:
+    # reading sees the defaults a writer would have written.
+    text = config_mod.default_config_text(socket.getfqdn() or "localdomain")
+    return config_mod.policy_from_mapping(tomllib.loads(text), cfg, text)
+
+
 def _open_to_read(where: Path, cfg: Path, db: Path, lock_timeout: float) -> StateStore:
     if not db.is_file():
-        raise InputMissingError(
+        raise NoStateError(
             f"no state at {where}",
             hint="check --state-dir (or $CONDORLITE_STATE_DIR); a negotiate or an edit "
                  "makes one",
         )
-    if cfg.is_file():
-        policy = config_mod.load_policy(cfg)
-    else:
-        # A state made with --config has no condorlite.toml of its own; reading it
-        # without --config sees the defaults a writer would have written.
-        text = config_mod.default_config_text(socket.getfqdn() or "localdomain")
-        policy = config_mod.policy_from_mapping(tomllib.loads(text), cfg, text)
+    policy = _read_policy(cfg)
     _guarded(where, lambda: _check_schema(db, where, lock_timeout))
     return StateStore(where, cfg, policy, lock_timeout, read_only=True)
 
