@@ -1,6 +1,7 @@
 """Opening the state from a command's options, and the clock: both belong to the CLI.
 
-``now_or_clock`` is the only place a command reads the real time; ``open_store`` turns
+``now_or_clock`` is the only place a command reads the real time (``Clock`` defers
+that read until a writer holds the lock); ``open_store`` turns
 ``--state-dir`` / ``--lock-timeout`` into an opened ``StateStore`` (the store applies the
 state-dir resolution rule).
 """
@@ -37,6 +38,19 @@ def now_or_clock(given: str | float | None) -> float:
     if now > LATEST_NOW:
         raise UsageError(f"--now {now:.0f} is after the year 9999 (epoch seconds, not ms?)")
     return float(now)
+
+
+class Clock:
+    """A command's time: ``--now`` checked at once (a usage error before anything is
+    opened), the wall clock read only by ``read()``, which writing commands call once
+    they hold the state's lock. A command that waited for another writer then charges
+    up to the moment it really starts, never to a time the other one already passed."""
+
+    def __init__(self, given: str | float | None):
+        self.given = None if given is None else now_or_clock(given)
+
+    def read(self) -> float:
+        return now_or_clock(None) if self.given is None else self.given
 
 
 def _epoch(given: str | float) -> float:

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
-from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, now_or_clock, open_store
+from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, Clock, open_store
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result, print_text, stderr_console
 from condorlite.cli.userprio import record_json
@@ -69,10 +69,11 @@ def run_edit(
     lock_timeout: float, config=None,
 ) -> Result:
     """Apply one edit in one write transaction and describe the outcome."""
-    at = now_or_clock(now)
+    clock = Clock(now)
     store = open_store(state_dir, lock_timeout, config)
     policy = store.policy
     with store.transaction(write=True) as tx:
+        at = clock.read()  # after the lock: see Clock
         state = acct.update_priorities(tx.load_accountant(), policy, at)
         target = _target(spec, name, state, policy)
         twins = _case_twins(state, target)

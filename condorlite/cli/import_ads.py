@@ -28,7 +28,7 @@ from typing import Annotated, Any
 import typer
 
 from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
-from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, now_or_clock, open_store
+from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, Clock, open_store
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result, print_text
 from condorlite.core import accounting as acct
@@ -164,7 +164,7 @@ def merge_imported(
 def build_import(
     file: str, state_dir, now: str | float | None, lock_timeout: float, config=None
 ) -> Result:
-    at = now_or_clock(now)
+    clock = Clock(now)
     text, source = read_text(file)
     store = open_store(state_dir, lock_timeout, config)
     imported: list[tuple[Record, float | None]] = []
@@ -183,6 +183,7 @@ def build_import(
     if not imported:
         raise DataError(f"{source}: no accountant records found")
     with store.transaction(write=True) as tx:
+        at = clock.read()  # after the lock: see Clock
         state = merge_imported(tx.load_accountant(), imported, store.policy, at)
         tx.save_accountant(state)
         names = sorted(r.name for r, _ in imported)

@@ -44,7 +44,7 @@ import typer
 
 from condorlite.cli import negotiate_view as view
 from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
-from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, ad_paths, now_or_clock, open_store
+from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, Clock, ad_paths, open_store
 from condorlite.cli.errors import run_command
 from condorlite.cli.negotiate_claims import LiveClaims, claims_from_values
 from condorlite.cli.render import Result, stderr_console
@@ -378,7 +378,7 @@ def _body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | Non
           lock_timeout: float, config: Path | None, allow_empty: bool = False,
           summary: bool = False) -> Result:
     started = time.perf_counter()
-    at = now_or_clock(now)
+    clock = Clock(now)
     store = open_store(state_dir, lock_timeout, config, write=not dry_run)
     policy = store.policy
     inputs = read_inputs(slots, jobs, store)
@@ -386,6 +386,7 @@ def _body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | Non
         raise DomainError(f"no job {explain} in the job ads",
                           hint="give the job as ClusterId.ProcId, e.g. 123.0")
     with store.transaction(write=not dry_run) as tx:
+        at = clock.read()  # after the lock: see Clock
         if not inputs.slots and not allow_empty:
             _refuse_empty_pool(tx, slots, store)
         outcome = run_in(tx, inputs, policy, at, demand=not dry_run)

@@ -39,7 +39,7 @@ import typer
 from rich.console import Console
 
 from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
-from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, now_or_clock, open_store
+from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, Clock, open_store
 from condorlite.cli.claims_view import claim_json
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result, print_text
@@ -152,10 +152,11 @@ def _body(job_ids: list[str] | None, slots: list[str] | None, state_dir: Path | 
         raise UsageError("give JOBID(s) or --slot NAME, exactly one of the two")
     for ref in job_ids:
         parse_job_ref(ref)  # a malformed id is a usage error before the state is opened
-    at = now_or_clock(now)
+    clock = Clock(now)
     store = open_store(state_dir, lock_timeout, config)
     policy = store.policy
     with store.transaction(write=not dry_run) as tx:
+        at = clock.read()  # after the lock: see Clock
         rows = tx.load_claims()
         released = select(rows, job_ids, slots)
         state = release(tx.load_accountant(), policy, released, at)
