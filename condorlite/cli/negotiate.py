@@ -68,7 +68,7 @@ from condorlite.core.model import (
     slot_from_ad,
 )
 from condorlite.core.policy import Policy
-from condorlite.errors import DataError, DomainError, UsageError
+from condorlite.errors import DataError, UsageError
 from condorlite.store.adfiles import (
     LoadedAd,
     collector_paused,
@@ -382,9 +382,6 @@ def _body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | Non
     store = open_store(state_dir, lock_timeout, config, write=not dry_run)
     policy = store.policy
     inputs = read_inputs(slots, jobs, store)
-    if explain is not None and not any(j.id == explain.strip() for j in inputs.jobs):
-        raise DomainError(f"no job {explain} in the job ads",
-                          hint="give the job as ClusterId.ProcId, e.g. 123.0")
     with store.transaction(write=not dry_run) as tx:
         at = clock.read()  # after the lock: see Clock
         if not inputs.slots and not allow_empty:
@@ -409,9 +406,19 @@ def _body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | Non
             markup=False,
         )
     if explain is not None:
-        job = next(j for j in inputs.jobs if j.id == explain.strip())
-        data["explain"] = explain_job(job, inputs.slots, outcome.result, outcome.live_claims,
-                                      at, group_fact(outcome.groups, job.submitter))
+        job = next((j for j in inputs.jobs if j.id == explain.strip()), None)
+        if job is None:
+            # The cycle is cron's and runs whatever the question; a job that left the
+            # queue (or a typo) is answered "unknown", with a warning.
+            data["explain"] = {"job": explain.strip(), "status": "unknown",
+                               "message": f"no job {explain.strip()} in the job ads"}
+            stderr_console().print(
+                f"condorlite negotiate: warning: no job {explain.strip()} in the job ads "
+                f"(give it as ClusterId.ProcId, e.g. 123.0); the cycle ran", markup=False)
+        else:
+            data["explain"] = explain_job(job, inputs.slots, outcome.result,
+                                          outcome.live_claims, at,
+                                          group_fact(outcome.groups, job.submitter))
     return Result("negotiate", data, lambda console: view.draw(console, data, summary),
                   sources=(inputs, outcome))
 

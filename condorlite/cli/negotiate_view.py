@@ -142,6 +142,8 @@ def _problems(data: dict[str, Any]) -> list[str]:
 
 def explain_lines(ex: dict[str, Any]) -> list[str]:
     """The ``--explain`` section."""
+    if ex["status"] == "unknown":
+        return ["", f"Job {ex['job']}: unknown ({ex['message']})"]
     cluster = "-" if ex["autocluster"] is None else str(ex["autocluster"])
     out = ["", f"Job {ex['job']} ({ex['submitter']}): {ex['status']}, autocluster {cluster}"]
     fig = ex["submitter_figures"]

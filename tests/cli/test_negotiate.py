@@ -371,20 +371,32 @@ def test_explain_names_the_failing_clause(tmp_path: Path, state: Path) -> None:
     assert "outcome: not negotiated: it already holds a claim on big@m" in out
 
 
-def test_explain_unknown_job_exits_1(tmp_path: Path, state: Path) -> None:
+def test_explain_unknown_job_still_runs_the_cycle(tmp_path: Path, state: Path) -> None:
+    """The cycle is cron's: a job that left the queue (or a typo) in --explain is answered
+    "unknown" with a warning on stderr, and the cycle runs and is recorded, exit 0
+    (issue 17, item 9)."""
     slots = write(tmp_path / "slots.ads", [slot_ad("slot1@m")])
     jobs = write(tmp_path / "jobs.ads", [job_ad(1, 0, "alice")])
-    code, out = run("negotiate", "--slots", slots, "--jobs", jobs, "--state-dir", state,
-                    "--now", str(T0), "--explain", "9.9", "--json")
-    assert code == 1
-    doc = json.loads(out)
-    assert doc["errors"][0]["message"] == "no job 9.9 in the job ads"
+    done = runner.invoke(app, ["negotiate", "--slots", str(slots), "--jobs", str(jobs),
+                               "--state-dir", str(state), "--now", str(T0), "--explain",
+                               "9.9", "--json"])
+    assert done.exit_code == 0, done.output
+    doc = json.loads(done.stdout)
+    assert doc["errors"] == []
+    assert doc["data"]["explain"] == {"job": "9.9", "status": "unknown",
+                                      "message": "no job 9.9 in the job ads"}
+    assert len(doc["data"]["matches"]) == 1
+    assert "warning: no job 9.9 in the job ads" in done.stderr
+    human = runner.invoke(app, ["negotiate", "--slots", str(slots), "--jobs", str(jobs),
+                                "--state-dir", str(state), "--now", str(T0 + 60),
+                                "--explain", "9.9", "--dry-run"])
+    assert human.exit_code == 0
+    assert "Job 9.9: unknown (no job 9.9 in the job ads)" in human.stdout
     conn = sqlite3.connect(state / "state.db")
     try:
-        assert conn.execute("SELECT count(*) FROM history").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM history").fetchone()[0] == 1
     finally:
         conn.close()
-
 
 # -- real ads and the example pool ---------------------------------------------------------
 
