@@ -28,7 +28,6 @@ DIFFERENT = {
     "f5_all/t1_sfs_false": "the same 999999.99... against 1000000.0",
     "s6_usage_users/t0_running": "the scheduler had not seen a running task's usage yet "
     "(test_recorded.RACES)",
-    "rnd_1795649100/t0": "an open share-tree difference (test_recorded.RACES)",
 }
 
 

@@ -21,15 +21,9 @@ def _dispatched(snapshot: Path) -> bool:
     return started.exists() and started.read_text().strip() != ""
 
 
-#: Recordings expected to disagree, with the reason: where the real scheduler's view of
-#: a job lagged the dump, and open differences the live check found (strictly: a fix
-#: that makes one agree must say so here).
+#: Recordings where the real scheduler's view of a job lagged the dump, with the reason;
+#: they are expected to disagree (strictly: a fix that makes one agree must say so here).
 RACES = {
-    "rnd_1795649100/t0": "an open difference found by the live check in CI (2026-11-25): "
-    "share-tree tickets of pending jobs in project p2 (whose default node holds dave and "
-    "erin) and of carol under the non-project node grp1 (carol also a user node in p2 and "
-    "p3) differ, e.g. "
-    "job 16320: 21739 against 38461; not yet explained",
     "s6_usage_users/t0_running": "bob's running task reported 0.54 s of cpu in the dump "
     "(45 s after it started), but the scheduler's run priced both running users as having "
     "no usage: its copy of the job had not received the execd's usage report yet",

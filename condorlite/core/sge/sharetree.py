@@ -377,9 +377,12 @@ def pending_tickets(
 def _rank(root: Node, node: Node, total: float) -> list[PendingEntry]:
     """``sge_sort_pending_job_nodes`` (module doc)."""
     if node is root and not node.pending:
-        waiting = [c for c in node.children if c.waiting > 0]
-        if len(waiting) == 1:
-            return _rank(waiting[0], waiting[0], total)
+        # A root with one active child (running or pending jobs) hands the ranking down
+        # to it; a child with only running jobs counts (rnd_1795649100: p3 running, p2
+        # pending, ranked at p2's level; rnd_11: p2 alone, ranked below it).
+        active = [c for c in node.children if c.job_ref_count > 0]
+        if len(active) == 1:
+            return _rank(active[0], active[0], total)
     entries = list(node.pending)
     for child in node.children:
         if child.waiting > 0:
