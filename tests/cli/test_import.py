@@ -220,3 +220,33 @@ def test_a_bad_figure_refuses_the_whole_import(tmp_path, attribute, value):
                                       "--now", "1760000000", "--json"])
     assert listed.exit_code == 0
     assert '"good@x.org"' not in listed.output  # the good record was not written either
+
+
+def test_imported_in_use_ends_at_the_next_cycle(tmp_path):
+    """An import brings "in use" without the claims behind it; the next negotiate ends
+    it at its time, charged up to then, and lists it as released, so it stops accruing
+    (issue 17, item 3; before, it accrued for ever and nothing could end it)."""
+    from pathlib import Path
+
+    config = str(Path(__file__).resolve().parents[2] / "examples" / "condorlite.toml")
+    up = tmp_path / "up.txt"
+    up.write_text('Name = "zed@example.org"\nPriority = 50.0\nResourcesUsed = 3\n'
+                  "WeightedResourcesUsed = 6.0\nAccumulatedUsage = 100.0\n"
+                  "WeightedAccumulatedUsage = 200.0\nPriorityFactor = 1000.0\n"
+                  "LastUpdate = 1760000000\n")
+    state = str(tmp_path / "s")
+    common = ["--config", config, "--state-dir", state, "--json"]
+    assert CliRunner().invoke(app, ["import", str(up), *common, "--now", "1760000000"]
+                              ).exit_code == 0
+    first = CliRunner().invoke(app, ["negotiate", *common, "--now", "1760003600"])
+    assert first.exit_code == 0, first.output
+    released = [r for r in json.loads(first.stdout)["data"]["released"] if r["slot"] == "-"]
+    assert released == [{"slot": "-", "job": None, "submitter": "zed@example.org",
+                         "reason": "in use without a claim: 3 slots, weight 6 (imported)"}]
+    second = CliRunner().invoke(app, ["negotiate", *common, "--now", "1760007200"])
+    assert json.loads(second.stdout)["data"]["released"] == []
+    with open_state(state, create=False).transaction(write=False) as tx:
+        zed = tx.load_accountant().records["zed@example.org"]
+    assert (zed.resources_used, zed.weighted_resources_used) == (0, 0.0)
+    assert zed.accumulated_usage == 100.0 + 3 * 3600
+    assert zed.weighted_accumulated_usage == 200.0 + 6 * 3600
