@@ -46,7 +46,7 @@ from condorlite.cli import negotiate_view as view
 from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, Clock, ad_paths, open_store
 from condorlite.cli.errors import run_command
-from condorlite.cli.negotiate_claims import LiveClaims, claims_from_values
+from condorlite.cli.negotiate_claims import LiveClaims, claims_from_values, unbacked_in_use
 from condorlite.cli.render import Result, stderr_console
 from condorlite.cli.status import CYCLE_KIND, JobsOpt, SlotsOpt
 from condorlite.core import accounting as acct
@@ -220,45 +220,6 @@ def _stored_rr_time(tx: Transaction) -> dict[str, float]:
             if isinstance(t, int | float) and not isinstance(t, bool)}
 
 
-@dataclass(frozen=True)
-class Unbacked:
-    """A submitter's in-use that no live claim holds (an import of ``condor_userprio
-    -l`` brings "in use" without its claims): ended at the cycle's time, as ``count``
-    claims of ``weight`` in all would be, so it stops accruing usage."""
-
-    submitter: str
-    count: int
-    weight: float
-
-    @property
-    def moves(self) -> list[tuple[str, int, float]]:
-        return [(self.submitter, -1, self.weight / self.count)] * self.count
-
-    def row(self) -> dict[str, Any]:
-        return {"slot": "-", "job": None, "submitter": self.submitter,
-                "reason": f"in use without a claim: {self.count} slots, weight "
-                          f"{self.weight:g} (imported)"}
-
-
-def _unbacked_in_use(state: acct.AccountantState, live: list[Any]) -> list[Unbacked]:
-    """Submitters whose ResourcesUsed exceeds their live claims (module doc of Unbacked);
-    group records follow their submitters through ``charge_moves``."""
-    held: dict[str, tuple[int, float]] = {}
-    for claim in live:
-        count, weight = held.get(claim.submitter, (0, 0.0))
-        held[claim.submitter] = (count + 1, weight + claim.weight)
-    out = []
-    for name in sorted(state.records):
-        record = state.records[name]
-        if "@" not in name:
-            continue
-        count, weight = held.get(name, (0, 0.0))
-        extra = record.resources_used - count
-        if extra > 0 and record.weighted_resources_used - weight > 0:
-            out.append(Unbacked(name, extra, record.weighted_resources_used - weight))
-    return out
-
-
 def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float,
            demand: bool = True) -> Outcome:
     """Steps 2-4 of the module doc against one transaction's state (nothing saved).
@@ -278,7 +239,7 @@ def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float,
     state = acct.charge_moves(
         state, policy, [(c.submitter, -1, c.weight) for c, _ in rec.ended]
         + [(c.submitter, 1, c.weight) for c in rec.added], now)
-    unbacked = _unbacked_in_use(state, rec.live)
+    unbacked = unbacked_in_use(state, rec.live)
     if unbacked:
         state = acct.charge_moves(state, policy, [m for u in unbacked for m in u.moves], now)
         released += [u.row() for u in unbacked]

@@ -1,4 +1,5 @@
-"""The claims of ``condorlite negotiate``: as the store keeps them, and after a cycle.
+"""The claims of ``condorlite negotiate``: as the store keeps them, after a cycle, and
+the in-use no claim backs (``Unbacked``).
 
 A claim row's ``extra`` (``claim_to_row``) holds ``observed``, and for a piece of a
 partitionable slot ``partitionable`` and ``resources`` (a name -> amount object), and
@@ -18,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from condorlite.core.accounting import ClaimRow
+from condorlite.core.accounting import AccountantState, ClaimRow
 from condorlite.core.model import Claim, Match
 
 #: A claim's fields in ``Claim`` order: slot, job, submitter, weight, start_time,
@@ -189,3 +190,42 @@ class LiveClaims:
                  extra(observed, partitionable, resources, pending))
                 for (slot, job, submitter, weight, start, partitionable, resources,
                      observed, pending) in self._all_fields()]
+
+
+@dataclass(frozen=True)
+class Unbacked:
+    """A submitter's in-use that no live claim holds (an import of ``condor_userprio
+    -l`` brings "in use" without its claims): ended at the cycle's time, as ``count``
+    claims of ``weight`` in all would be, so it stops accruing usage."""
+
+    submitter: str
+    count: int
+    weight: float
+
+    @property
+    def moves(self) -> list[tuple[str, int, float]]:
+        return [(self.submitter, -1, self.weight / self.count)] * self.count
+
+    def row(self) -> dict[str, Any]:
+        return {"slot": "-", "job": None, "submitter": self.submitter,
+                "reason": f"in use without a claim: {self.count} slots, weight "
+                          f"{self.weight:g} (imported)"}
+
+
+def unbacked_in_use(state: AccountantState, live: Iterable[Claim]) -> list[Unbacked]:
+    """Submitters whose ResourcesUsed exceeds their live claims (module doc of Unbacked);
+    group records follow their submitters through ``charge_moves``."""
+    held: dict[str, tuple[int, float]] = {}
+    for claim in live:
+        count, weight = held.get(claim.submitter, (0, 0.0))
+        held[claim.submitter] = (count + 1, weight + claim.weight)
+    out = []
+    for name in sorted(state.records):
+        record = state.records[name]
+        if "@" not in name:
+            continue
+        count, weight = held.get(name, (0, 0.0))
+        extra = record.resources_used - count
+        if extra > 0 and record.weighted_resources_used - weight > 0:
+            out.append(Unbacked(name, extra, record.weighted_resources_used - weight))
+    return out
