@@ -5,7 +5,7 @@ _condorlite() {
     prev="${COMP_WORDS[COMP_CWORD-1]}"
     cmd="${COMP_WORDS[1]}"
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "delete eval import negotiate release resetall resetusage setaccum setbegin setceiling setfactor setfloor setlast setprio sge status userprio --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "delete eval history import negotiate release resetall resetusage setaccum setbegin setceiling setfactor setfloor setlast setprio sge status userprio --help --version" -- "$cur"))
         return
     fi
     case "$cmd" in
@@ -44,7 +44,17 @@ _condorlite() {
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--activefrom --all --allusers --config --flat --grouporder --grouprollup --help --hierarchical --json --lock-timeout --long --now --priority --quotas --sortkey --state-dir --surplus --usage -h -l" -- "$cur"))
+            COMPREPLY=($(compgen -W "--activefrom --all --allusers --config --flat --grouporder --grouprollup --help --hierarchical --json --lock-timeout --long --now --priority --quotas --recover --sortkey --state-dir --surplus --to --usage -h -l" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -f -- "$cur"))
+        fi
+        ;;
+    history)
+        case "$prev" in --config|--plot|--state-dir)
+            COMPREPLY=($(compgen -f -- "$cur")); return;;
+        esac
+        if [[ "$cur" == -* ]]; then
+            COMPREPLY=($(compgen -W "--chart --config --cycles --group --help --json --lock-timeout --metric --no-chart --plot --since --state-dir --submitter --top --until -h" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi

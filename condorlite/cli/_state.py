@@ -35,11 +35,17 @@ def now_or_clock(given: str | float | None) -> float:
     10000), else the wall clock."""
     if given is None:
         return float(int(time.time()))
-    now = _epoch(given)
+    return parse_when(given, "--now")
+
+
+def parse_when(given: str | float, option: str) -> float:
+    """A time option's value (``now_or_clock``'s rules) as epoch seconds; a bad one is
+    a usage error naming ``option``."""
+    now = _epoch(given, option)
     if now != now or now in (float("inf"), float("-inf")) or now < 0:
-        raise UsageError(f"--now must be epoch seconds >= 0, not {now}")
+        raise UsageError(f"{option} must be epoch seconds >= 0, not {now}")
     if now > LATEST_NOW:
-        raise UsageError(f"--now {now:.0f} is after the year 9999 (epoch seconds, not ms?)")
+        raise UsageError(f"{option} {now:.0f} is after the year 9999 (epoch seconds, not ms?)")
     return float(now)
 
 
@@ -56,7 +62,7 @@ class Clock:
         return now_or_clock(None) if self.given is None else self.given
 
 
-def _epoch(given: str | float) -> float:
+def _epoch(given: str | float, option: str) -> float:
     if isinstance(given, int | float):
         return float(given)
     text = given.strip()
@@ -68,7 +74,7 @@ def _epoch(given: str | float) -> float:
         return datetime.fromisoformat(text).timestamp()
     except (ValueError, OverflowError, OSError):
         raise UsageError(
-            f"--now must be epoch seconds or an ISO 8601 date or time "
+            f"{option} must be epoch seconds or an ISO 8601 date or time "
             f"(2025-10-09T08:53:20Z), not {given!r}"
         ) from None
 

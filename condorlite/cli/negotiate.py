@@ -46,9 +46,10 @@ from condorlite.cli import negotiate_view as view
 from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, Clock, ad_paths, open_store
 from condorlite.cli.errors import run_command
+from condorlite.cli.history_rows import CYCLE_KIND, accounts_of
 from condorlite.cli.negotiate_claims import LiveClaims, claims_from_values, unbacked_in_use
 from condorlite.cli.render import Result, stderr_console
-from condorlite.cli.status import CYCLE_KIND, JobsOpt, SlotsOpt
+from condorlite.cli.status import JobsOpt, SlotsOpt
 from condorlite.core import accounting as acct
 from condorlite.core import adeval
 from condorlite.core.accounting import AccountantState
@@ -397,7 +398,10 @@ def _body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | Non
         if not dry_run:
             tx.save_accountant(outcome.accountant)
             tx.save_claim_values(outcome.live.row_values())
-            row: dict[str, Any] = {"cycle": data["cycle"], "demand": outcome.demand}
+            row: dict[str, Any] = {
+                "cycle": data["cycle"], "demand": outcome.demand,
+                "accounts": accounts_of(outcome.accountant, data["submitters"],
+                                        data["rejections"])}
             if outcome.groups is not None:
                 row["group_rr_time"] = outcome.rr_time
             tx.add_history(CYCLE_KIND, _history_what(cycle), row, at)

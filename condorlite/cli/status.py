@@ -44,6 +44,7 @@ from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, StateDirO
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, ad_paths, open_store
 from condorlite.cli.claims_view import claims_data, draw_claims
 from condorlite.cli.errors import run_command
+from condorlite.cli.history_rows import CYCLE_KIND
 from condorlite.cli.render import Result, print_text
 from condorlite.core.classad import ClassAd
 from condorlite.core.classad.values import Error, Undefined
@@ -53,7 +54,6 @@ from condorlite.errors import NoStateError
 from condorlite.store.adfiles import read_ads
 from condorlite.store.db import policy_without_state
 
-CYCLE_KIND = "negotiation_cycle"
 #: Totals columns, in condor_status's order; JSON keys are the snake_case names.
 TOTAL_COLUMNS: tuple[tuple[str, str], ...] = (
     ("Total", "total"), ("Owner", "owner"), ("Claimed", "claimed"),

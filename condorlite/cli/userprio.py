@@ -18,9 +18,10 @@ import typer
 from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, now_or_clock, open_store
 from condorlite.cli.errors import run_command
+from condorlite.cli.history_rows import CYCLE_KIND
 from condorlite.cli.render import Result, visible
-from condorlite.cli.status import CYCLE_KIND
 from condorlite.cli.userprio_groups import arrange, build_rows, group_context
+from condorlite.cli.userprio_recover import build_recover
 from condorlite.cli.userprio_table import (
     ALL_FLAGS,
     DEFAULT_FLAGS,
@@ -270,6 +271,12 @@ def build_userprio(
     return Result(command="userprio", data=data, human=human)
 
 
+def _usage(message: str):  # type: ignore[no-untyped-def]
+    def fail() -> Result:
+        raise UsageError(message)
+    return fail
+
+
 def register(app: typer.Typer) -> None:
     @app.command("userprio")
     def userprio(
@@ -309,6 +316,12 @@ def register(app: typer.Typer) -> None:
             "--surplus", help="Show the groups' surplus policy.")] = False,
         sortkey: Annotated[bool, typer.Option(
             "--sortkey", help="Show the groups' GROUP_SORT_EXPR values.")] = False,
+        recover: Annotated[str | None, typer.Option(
+            "--recover", metavar="NAME", help="When does NAME's real priority get back "
+            "to --to? (with its slots kept in use, and released now)")] = None,
+        to: Annotated[float | None, typer.Option(
+            "--to", metavar="VALUE", help="The real priority --recover asks about.")
+        ] = None,
         state_dir: StateDirOpt = None,
         config: ConfigOpt = None,
         now: NowOpt = None,
@@ -316,6 +329,15 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Show user priorities and usage, as condor_userprio does."""
+        if recover is not None or to is not None:
+            if recover is None:
+                run_command("userprio", as_json, _usage("--to needs --recover NAME"))
+            if names or long:
+                run_command("userprio", as_json,
+                            _usage("--recover shows one record: give no NAME or --long"))
+            run_command("userprio", as_json, lambda: build_recover(
+                state_dir, now, recover or "", to, lock_timeout, config))
+            return
         run_command(
             "userprio",
             as_json,

@@ -193,6 +193,16 @@ class Transaction:
         ).fetchone()
         return None if row is None else _history_dict(row)
 
+    def history_between(self, since: float, until: float) -> list[dict[str, Any]]:
+        """Every history row with ``since <= time <= until``, oldest first (by id, the
+        order they were written in)."""
+        rows = self.conn.execute(
+            "SELECT id, time, kind, who, what, data FROM history "
+            "WHERE time >= ? AND time <= ? ORDER BY id",
+            (since, until),
+        )
+        return [_history_dict(r) for r in rows]
+
     def history(self, limit: int = 100) -> list[dict[str, Any]]:
         """The most recent ``limit`` history rows, newest first."""
         rows = self.conn.execute(
