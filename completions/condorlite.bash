@@ -5,7 +5,7 @@ _condorlite() {
     prev="${COMP_WORDS[COMP_CWORD-1]}"
     cmd="${COMP_WORDS[1]}"
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "delete eval history import negotiate release resetall resetusage setaccum setbegin setceiling setfactor setfloor setlast setprio sge status userprio --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "delete eval history import metrics negotiate release resetall resetusage setaccum setbegin setceiling setfactor setfloor setlast setprio sge status userprio --help --version" -- "$cur"))
         return
     fi
     case "$cmd" in
@@ -55,6 +55,16 @@ _condorlite() {
         esac
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--chart --config --cycles --group --help --json --lock-timeout --metric --no-chart --plot --since --state-dir --submitter --top --until -h" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -f -- "$cur"))
+        fi
+        ;;
+    metrics)
+        case "$prev" in --config|--output|--state-dir|-o)
+            COMPREPLY=($(compgen -f -- "$cur")); return;;
+        esac
+        if [[ "$cur" == -* ]]; then
+            COMPREPLY=($(compgen -W "--allusers --config --help --json --lock-timeout --now --output --state-dir -h -o" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi
