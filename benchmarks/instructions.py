@@ -42,7 +42,7 @@ NOW = 1_700_000_000
 _CHILD = """\
 import gc, os, subprocess, sys
 from pathlib import Path
-from condorlite.cli.negotiate import decode
+from condorlite.cli.negotiate_inputs import decode
 from condorlite.core import negotiator
 from condorlite.core.policy import Policy
 from condorlite.store.adfiles import read_ads

@@ -24,7 +24,7 @@ _condorlite() {
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--allow-empty --config --dry-run --explain --help --jobs --json --lock-timeout --now --slots --state-dir --summary -h" -- "$cur"))
+            COMPREPLY=($(compgen -W "--allow-empty --config --dry-run --explain --help --jobs --json --lock-timeout --now --slots --state-dir --summary --what-if -h" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi

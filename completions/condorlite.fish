@@ -18,6 +18,7 @@ complete -c condorlite -n '__fish_seen_subcommand_from negotiate' -l explain -r 
 complete -c condorlite -n '__fish_seen_subcommand_from negotiate' -l lock-timeout -r -d 'Seconds to wait for another command holding the state before exiting 75 (inf: wait until it is done).'
 complete -c condorlite -n '__fish_seen_subcommand_from negotiate' -l allow-empty -d 'Accept reading no slot ad at all (every recorded claim then ends).'
 complete -c condorlite -n '__fish_seen_subcommand_from negotiate' -l summary -d 'Print totals, submitters and problems, not every match (for cron).'
+complete -c condorlite -n '__fish_seen_subcommand_from negotiate' -l what-if -r -d 'Run the cycle as it is and after CHANGE (an edit such as \'setfactor NAME 500\', or KNOB=VALUE; repeatable) and print the difference; writes nothing.'
 complete -c condorlite -n '__fish_seen_subcommand_from negotiate' -l json -d 'Print one JSON document (the versioned envelope) on stdout.'
 complete -c condorlite -n '__fish_seen_subcommand_from negotiate' -l help -s h -d 'Show the command\'s help.'
 complete -c condorlite -n 'not __fish_seen_subcommand_from delete eval history import metrics negotiate release resetall resetusage setaccum setbegin setceiling setfactor setfloor setlast setprio sge status userprio' -a release -d 'End stored claims by hand: charge the accountant and forget them.'

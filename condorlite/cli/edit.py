@@ -75,7 +75,7 @@ def run_edit(
     with store.transaction(write=True) as tx:
         at = clock.read()  # after the lock: see Clock
         state = acct.update_priorities(tx.load_accountant(), policy, at)
-        target = _target(spec, name, state, policy)
+        target = target_of(spec, name, state, policy)
         twins = _case_twins(state, target)
         if target is None:  # resetall
             state = acct.reset_all(state, at)
@@ -109,7 +109,7 @@ def run_edit(
     return Result(command=spec.command, data=data, human=human)
 
 
-def _target(spec: EditSpec, name: str | None, state: Any, policy: Any) -> str | None:
+def target_of(spec: EditSpec, name: str | None, state: Any, policy: Any) -> str | None:
     """The record an edit names. ``delete`` takes any existing record by its exact
     name, so that every record that exists can be removed, even one an older version
     let in with a name the rules now refuse."""

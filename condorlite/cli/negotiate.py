@@ -28,15 +28,12 @@ durations (``duration``: the whole command; ``matchmaking_duration``: the
 ``cycle`` object and the history row, never in the human output, so that the same
 state, ads, config and ``--now`` print the same text byte for byte.
 """
-
 from __future__ import annotations
 
 import gc
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -47,311 +44,18 @@ from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, S
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, Clock, ad_paths, open_store
 from condorlite.cli.errors import run_command
 from condorlite.cli.history_rows import CYCLE_KIND, accounts_of
-from condorlite.cli.negotiate_claims import LiveClaims, claims_from_values, unbacked_in_use
+from condorlite.cli.negotiate_inputs import decode, load_ads, read_inputs
+from condorlite.cli.negotiate_run import cycle_data, group_fact, result_data, run_in
+from condorlite.cli.negotiate_whatif import apply_edits, changed_policy, compare, parse_what_ifs
 from condorlite.cli.render import Result, stderr_console
 from condorlite.cli.status import JobsOpt, SlotsOpt
-from condorlite.core import accounting as acct
-from condorlite.core import adeval
-from condorlite.core.accounting import AccountantState
-from condorlite.core.claims import reconcile
 from condorlite.core.explain import explain_job
-from condorlite.core.group_cycle import GroupOutcome, demand_of, negotiate
-from condorlite.core.groups import group_of
-from condorlite.core.model import (
-    AdProblem,
-    Claim,
-    CycleResult,
-    Job,
-    Match,
-    Slot,
-    Submitter,
-    job_from_ad,
-    slot_from_ad,
-)
-from condorlite.core.policy import Policy
 from condorlite.errors import DataError, UsageError
 from condorlite.store.adfiles import (
-    LoadedAd,
     collector_paused,
     expand_paths,
-    read_ads,
-    skipped_files,
 )
 from condorlite.store.db import StateStore, Transaction
-
-# -- reading and decoding the ads ------------------------------------------------------
-
-
-@dataclass
-class Inputs:
-    """The decoded ads of one run and what was skipped."""
-
-    slots: list[Slot] = field(default_factory=list)
-    jobs: list[Job] = field(default_factory=list)
-    problems: list[dict[str, Any]] = field(default_factory=list)
-
-
-def _problem(kind: str, loaded: LoadedAd, message: str) -> dict[str, Any]:
-    # "ad" counts from 1 within its file, as a person would point at it.
-    return {"kind": kind, "source": loaded.source, "ad": loaded.index + 1, "problem": message}
-
-
-#: MyType values that mark an ad as the other kind (a mixed file is read for both).
-_FOREIGN = {"slot": frozenset({"job"}), "job": frozenset({"machine", "slot"})}
-
-
-def _foreign(kind: str, loaded: LoadedAd) -> dict[str, Any] | None:
-    my_type = adeval.attr(loaded.ad, "MyType")
-    text = getattr(my_type, "value", None)
-    if isinstance(text, str) and text.lower() in _FOREIGN[kind]:
-        return _problem(kind, loaded, f'a {text} ad (MyType "{text}"), not a {kind} ad')
-    return None
-
-
-def _decode_kind(
-    kind: str,
-    ads: list[LoadedAd],
-    convert: Callable[[Any, Policy, int], Any],
-    what: str,
-    policy: Policy,
-    problems: list[dict[str, Any]],
-) -> list[Any]:
-    """The ads of one kind converted in order; foreign, bad and duplicate ads become
-    problems (the first ad with a given identity wins)."""
-    out: list[Any] = []
-    seen: dict[str, LoadedAd] = {}  # identity -> the ad that first had it
-    for loaded in ads:
-        if (foreign := _foreign(kind, loaded)) is not None:
-            problems.append(foreign)
-            continue
-        try:
-            item = convert(loaded.ad, policy, len(out))
-        except AdProblem as exc:
-            problems.append(_problem(kind, loaded, str(exc)))
-            continue
-        key = item.name if kind == "slot" else item.id
-        first = seen.setdefault(key, loaded)
-        if first is not loaded:
-            problems.append(_problem(kind, loaded, f"duplicate {what} {key} (first in "
-                                     f"{first.source} ad {first.index + 1}); skipped"))
-            continue
-        out.append(item)
-    return out
-
-
-def decode(slot_ads: list[LoadedAd], job_ads: list[LoadedAd], policy: Policy) -> Inputs:
-    """Slots and jobs from their ads; bad or duplicate ads become problems.
-
-    The first ad with a given slot Name or job id wins; later ones are skipped. An ad
-    whose MyType names the other kind (a job among the slots, a Machine among the jobs)
-    is skipped too, so one ``condor_status``/``condor_q`` mix can be given to both.
-    """
-    out = Inputs()
-    out.slots = _decode_kind("slot", slot_ads, slot_from_ad, "slot Name", policy, out.problems)
-    out.jobs = _decode_kind("job", job_ads, job_from_ad, "job", policy, out.problems)
-    return out
-
-
-def read_inputs(slots: list[str] | None, jobs: list[str] | None, store: StateStore) -> Inputs:
-    slot_paths = ad_paths(slots, store.policy.slots, store.config_path, "slot", "--slots")
-    job_paths = ad_paths(jobs, store.policy.jobs, store.config_path, "job", "--jobs")
-    if "-" in [str(p) for p in slot_paths] and "-" in [str(p) for p in job_paths]:
-        raise UsageError("'-' (standard input) can be given for --slots or --jobs, not both")
-    skipped = skipped_files([*slot_paths, *job_paths])
-    if skipped:
-        stderr_console().print(
-            f"condorlite negotiate: skipped {len(skipped)} file(s) that are not ad files "
-            f"(*.ad, *.ads, *.json): " + ", ".join(str(p) for p in skipped[:10])
-            + (" ..." if len(skipped) > 10 else ""),
-            markup=False,
-        )
-    slot_ads = read_ads(slot_paths, stdin=sys.stdin)
-    job_ads = read_ads(job_paths, stdin=sys.stdin)
-    return decode(slot_ads, job_ads, store.policy)
-
-
-# -- the cycle inside the transaction --------------------------------------------------
-
-
-@dataclass
-class Outcome:
-    """What one cycle decided and what it changed in the state."""
-
-    result: CycleResult
-    released: list[dict[str, Any]]
-    observed: int
-    live: LiveClaims
-    accountant: AccountantState
-    matchmaking_duration: float
-    demand: dict[str, float]
-    groups: GroupOutcome | None = None
-    rr_time: dict[str, float] = field(default_factory=dict)
-    #: Seconds ``--now`` lies before the state's last update (0 when not): such a run
-    #: charges and decays nothing (``accounting.update_priorities``).
-    clock_behind: float = 0.0
-
-    @property
-    def live_claims(self) -> list[Claim]:
-        return self.live.claims()
-
-
-def submitter_view(state: AccountantState, jobs: list[Job], policy: Policy,
-                   now: float) -> dict[str, Submitter]:
-    """Every record's figures, plus those of a new record for a job's submitter that
-    has none yet (so a newcomer starts at EUP 0.5 x its initial factor)."""
-    records = dict(state.records)
-    for name in sorted({j.submitter for j in jobs} - set(records)):
-        records[name] = acct.new_record(name, policy, now)
-    return {
-        name: Submitter(name, eup=acct.effective_priority(rec),
-                        usage=rec.weighted_resources_used, floor=float(rec.floor),
-                        ceiling=None if rec.ceiling < 0 else float(rec.ceiling))
-        for name, rec in sorted(records.items())
-    }
-
-
-def _stored_rr_time(tx: Transaction) -> dict[str, float]:
-    """The groups' round-robin times of the last cycle row (empty when none is valid)."""
-    last = tx.last_history(CYCLE_KIND) or {}
-    data = last.get("data") if isinstance(last.get("data"), dict) else {}
-    times = data.get("group_rr_time") if isinstance(data, dict) else None
-    if not isinstance(times, dict):
-        return {}
-    return {str(g): float(t) for g, t in times.items()
-            if isinstance(t, int | float) and not isinstance(t, bool)}
-
-
-def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float,
-           demand: bool = True) -> Outcome:
-    """Steps 2-4 of the module doc against one transaction's state (nothing saved).
-
-    Each batch of charges (the claims reconciled; then the preemptions and matches) is
-    applied by one ``acct.charge_moves``, in the order of the single calls it stands
-    for. ``demand`` False leaves ``Outcome.demand`` empty without groups: only the
-    history row of a real run reads it, and it walks every job."""
-    loaded = tx.load_accountant()
-    last = loaded.last_update_time
-    behind = last - now if last is not None and now < last else 0.0
-    state = acct.update_priorities(loaded, policy, now)
-    stored = claims_from_values(tx.load_claim_values())
-    rec = reconcile(stored, inputs.slots, inputs.jobs, now)
-    released = [{"slot": c.slot, "job": c.job, "submitter": c.submitter, "reason": reason}
-                for c, reason in rec.ended]
-    state = acct.charge_moves(
-        state, policy, [(c.submitter, -1, c.weight) for c, _ in rec.ended]
-        + [(c.submitter, 1, c.weight) for c in rec.added], now)
-    unbacked = unbacked_in_use(state, rec.live)
-    if unbacked:
-        state = acct.charge_moves(state, policy, [m for u in unbacked for m in u.moves], now)
-        released += [u.row() for u in unbacked]
-    submitters = submitter_view(state, inputs.jobs, policy, now)
-    live = rec.live
-    started = time.perf_counter()
-    rr_time = _stored_rr_time(tx) if policy.group_names else {}
-    result, groups = negotiate(inputs.slots, inputs.jobs, submitters, live, policy, now,
-                               rr_time)
-    matchmaking = time.perf_counter() - started
-    if groups is not None:
-        rr_time.update(dict.fromkeys(groups.cycle.rr_touched, now))
-    state = acct.charge_moves(
-        state, policy, [(g.submitter, -1, g.weight) for g in result.preempted]
-        + [(m.submitter, 1, m.weight) for m in result.matches], now)
-    claims = LiveClaims({c.slot: c for c in live}, result.matches, result.preempted, now)
-    if groups is not None:
-        wanted = groups.demand
-    else:
-        wanted = demand_of(inputs.jobs, submitters, live, policy) if demand else {}
-    return Outcome(result, released, len(rec.added), claims, state, matchmaking,
-                   dict(wanted), groups, {g: rr_time[g] for g in sorted(rr_time)}, behind)
-
-
-# -- the JSON data -----------------------------------------------------------------------
-
-
-def _num(value: float) -> int | float:
-    return int(value) if float(value).is_integer() else value
-
-
-def cycle_data(outcome: Outcome, inputs: Inputs, now: float, dry_run: bool) -> dict[str, Any]:
-    """The ``cycle`` statistics (HTCondor's LastNegotiationCycle* figures and more)."""
-    stats = dict(outcome.result.stats)
-    stats.update(
-        time=_num(now), dry_run=dry_run, problems=len(inputs.problems),
-        claims_released=len(outcome.released), claims_observed=outcome.observed,
-        claims_live=outcome.live.count(),
-        matchmaking_duration=round(outcome.matchmaking_duration, 6),
-        clock_behind=_num(outcome.clock_behind),
-    )
-    return {k: stats[k] for k in sorted(stats)}
-
-
-class _Nums(dict):
-    """``_num`` of each value met, computed once: a cycle's tens of thousands of matches
-    share a handful of weights and amounts. (Equal keys give equal ``_num``: 1, 1.0
-    and True all give 1; 0.0 and -0.0 give 0.)"""
-
-    def __missing__(self, value: float) -> int | float:
-        out = self[value] = _num(value)
-        return out
-
-
-def matches_data(matches: list[Match]) -> list[dict[str, Any]]:
-    """One JSON object per match, in the order made; ``resources`` is a new object per
-    match, its amounts converted once per distinct resources tuple."""
-    nums = _Nums()
-    shapes: dict[tuple[tuple[str, float], ...], dict[str, int | float]] = {}
-    out = []
-    for m in matches:
-        shape = shapes.get(m.resources)
-        if shape is None:
-            shape = shapes[m.resources] = {k: nums[v] for k, v in m.resources}
-        out.append({
-            "job": m.job, "submitter": m.submitter, "slot": m.slot, "reason": m.reason,
-            "preempting": m.preempting, "preempted_job": m.preempted_job,
-            "weight": nums[m.weight], "autocluster": m.autocluster, "spin": m.spin,
-            "partitionable": m.partitionable, "resources": dict(shape),
-        })
-    return out
-
-
-def result_data(outcome: Outcome, inputs: Inputs, cycle: dict[str, Any]) -> dict[str, Any]:
-    res = outcome.result
-    return {
-        "cycle": cycle,
-        "matches": matches_data(res.matches),
-        "rejections": [{"job": r.job, "submitter": r.submitter, "reason": r.reason,
-                        "autocluster": r.autocluster} for r in res.rejections],
-        "submitters": [{
-            "name": s.name, "effective_priority": s.effective_priority, "share": s.share,
-            "limit": s.limit, "usage": _num(s.usage), "matched": _num(s.matched),
-            "matched_jobs": s.matched_jobs, "idle_jobs": s.idle_jobs,
-        } for s in res.submitters],
-        "groups": groups_data(outcome.groups),
-        "group_turns": [] if outcome.groups is None else [{
-            "group": r.turn.group, "round": r.turn.round, "step": r.turn.step,
-            "limit": _num(r.turn.limit), "usage_before": _num(r.usage_before),
-            "matched": _num(r.matched), "submitters": list(r.turn.submitters),
-        } for r in outcome.groups.turns],
-        "released": outcome.released,
-        "problems": inputs.problems,
-    }
-
-
-def groups_data(groups: GroupOutcome | None) -> list[dict[str, Any]]:
-    """One object per group (``GroupView.to_json()``, the first round's figures) plus
-    ``usage_after`` (weighted usage after the cycle), ``matched`` (what its turns
-    matched), ``turns`` and ``at_quota``; empty without GROUP_NAMES."""
-    if groups is None:
-        return []
-    out = []
-    for gv in groups.views:
-        mine = [r for r in groups.turns if r.turn.group == gv.name]
-        item = gv.to_json()
-        item.update(usage_after=_num(groups.usage_after.get(gv.name, 0.0)),
-                    matched=_num(sum(r.matched for r in mine)), turns=len(mine),
-                    at_quota=groups.capped_by(gv.name) is not None)
-        out.append(item)
-    return out
 
 
 def _history_what(cycle: dict[str, Any]) -> str:
@@ -359,23 +63,31 @@ def _history_what(cycle: dict[str, Any]) -> str:
             f"{cycle['idle_jobs']} idle jobs, {cycle['active_submitters']} submitters")
 
 
-def group_fact(groups: GroupOutcome | None, submitter: str) -> dict[str, Any] | None:
-    """The ``--explain`` facts of the submitter's group (None without groups)."""
-    if groups is None:
-        return None
-    name = group_of(submitter, groups.tree)
-    gv = next(v for v in groups.views if v.name == name)
-    last = groups.last_turn(name)
-    return {"name": name, "effective_quota": gv.effective_quota,
-            "allocated": gv.allocated, "requested": gv.requested, "usage": gv.usage,
-            "usage_after": groups.usage_after.get(name, 0.0),
-            "accept_surplus": gv.accept_surplus, "capped_by": groups.capped_by(name),
-            "last_turn_limit": None if last is None else _num(last.turn.limit),
-            "limit_reached": last is not None and (
-                last.usage_before + last.matched >= last.turn.limit)}
-
-
 # -- the command -------------------------------------------------------------------------
+
+
+def _what_if_body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | None,
+                  now: str | float | None, texts: list[str], lock_timeout: float,
+                  config: Path | None, allow_empty: bool) -> Result:
+    """``--what-if``: both cycles in one read transaction (``negotiate_whatif``)."""
+    what = parse_what_ifs(texts)
+    clock = Clock(now)
+    store = open_store(state_dir, lock_timeout, config, write=False)
+    changed = changed_policy(what, store.config_path, store.policy)
+    loaded = load_ads(slots, jobs, store)
+    sides = []
+    with store.transaction(write=False) as tx:
+        at = clock.read()
+        for policy, edit in ((store.policy, None),
+                             (changed, apply_edits(what, changed, at))):
+            inputs = decode(loaded.slots, loaded.jobs, policy)
+            if not inputs.slots and not allow_empty:
+                _refuse_empty_pool(tx, slots, store)
+            outcome = run_in(tx, inputs, policy, at, demand=False, edit=edit)
+            sides.append(result_data(outcome, inputs, cycle_data(outcome, inputs, at, True)))
+    data = compare(sides[0], sides[1], what)
+    return Result("negotiate", data, lambda console: view.draw_what_if(console, data),
+                  sources=(loaded,))
 
 
 def _body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | None,
@@ -469,6 +181,12 @@ def _refuse_empty_pool(tx: Transaction, slots: list[str] | None, store: StateSto
     )
 
 
+def _refuse(message: str):  # type: ignore[no-untyped-def]
+    def fail() -> Result:
+        raise UsageError(message)
+    return fail
+
+
 def register(app: typer.Typer) -> None:
     @app.command("negotiate")
     def negotiate(
@@ -491,9 +209,23 @@ def register(app: typer.Typer) -> None:
             "--summary",
             help="Print totals, submitters and problems, not every match (for cron).",
         )] = False,
+        what_if: Annotated[list[str] | None, typer.Option(
+            "--what-if", metavar="CHANGE",
+            help="Run the cycle as it is and after CHANGE (an edit such as 'setfactor "
+            "NAME 500', or KNOB=VALUE; repeatable) and print the difference; writes "
+            "nothing.")] = None,
         as_json: JsonOpt = False,
     ) -> None:
         """Run one negotiation cycle: match idle jobs to slots in fair-share order."""
+        if what_if:
+            if explain is not None:
+                run_command("negotiate", as_json, _refuse("--what-if and --explain "
+                                                          "exclude each other"))
+            with _collector_paused_aging():
+                run_command("negotiate", as_json, lambda: _what_if_body(
+                    slots, jobs, state_dir, now, list(what_if), lock_timeout, config,
+                    allow_empty))
+            return
         with _collector_paused_aging():
             run_command("negotiate", as_json, lambda: _body(
                 slots, jobs, state_dir, now, dry_run, explain, lock_timeout, config,

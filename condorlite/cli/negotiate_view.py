@@ -200,3 +200,71 @@ def draw(console: Console, data: dict[str, Any], summary: bool = False) -> None:
     if "explain" in data:
         lines += explain_lines(data["explain"])
     print_text(console, "\n".join(lines))
+
+
+# -- negotiate --what-if ---------------------------------------------------------------
+
+
+def _change(before: float | None, after: float | None) -> str:
+    if before is None and after is None:
+        return "-"
+    return f"{_n(before)} -> {_n(after)}" if before != after else _n(after)
+
+
+def _outcome(o: dict[str, Any] | None) -> str:
+    if o is None:
+        return "not reached"
+    if o["status"] == "matched":
+        return f"{o['slot']} ({o['reason']})"
+    return f"rejected: {o['reason']}"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.2f}%"
+
+
+def draw_what_if(console: Console, data: dict[str, Any]) -> None:
+    """The difference a ``--what-if`` run found (``negotiate_whatif``): the changes,
+    the totals, then per submitter, per group and per job what moved."""
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(data["time"]))
+    b, a = data["cycles"]["before"], data["cycles"]["after"]
+    lines = [f"What if: {'; '.join(data['what_if'])}",
+             f"Both cycles at {stamp} on the same state and ads (nothing written): "
+             f"matches {_change(b['matches'], a['matches'])}, rejections "
+             f"{_change(b['rejections'], a['rejections'])}, pie spins "
+             f"{_change(b['pie_spins'], a['pie_spins'])}", "", "Submitters:"]
+    rows = []
+    for s in data["submitters"]:
+        sb, sa = s["before"] or {}, s["after"] or {}
+        eup_b, eup_a = sb.get("effective_priority"), sa.get("effective_priority")
+        rows.append([s["name"],
+                     "-" if eup_b is None else f"{eup_b:.2f}",
+                     "-" if eup_a is None else f"{eup_a:.2f}",
+                     f"{_pct(sb.get('share'))} -> {_pct(sa.get('share'))}",
+                     _change(sb.get("matched"), sa.get("matched")),
+                     f"{s['gained']:+g}",
+                     _change(sb.get("rejected_jobs"), sa.get("rejected_jobs"))])
+    lines += _table(["Submitter", "EUP before", "EUP after", "Share", "Matched", "Gained",
+                     "Rejected jobs"], rows, {1, 2, 4, 5, 6})
+    if data["groups"]:
+        rows = [[g["name"],
+                 _change((g["before"] or {}).get("effective_quota"),
+                         (g["after"] or {}).get("effective_quota")),
+                 _change((g["before"] or {}).get("allocated"),
+                         (g["after"] or {}).get("allocated")),
+                 _change((g["before"] or {}).get("matched"), (g["after"] or {}).get("matched")),
+                 f"{g['gained']:+g}"] for g in data["groups"]]
+        lines += ["", "Groups:", *_table(["Group", "Quota", "Allocated", "Matched", "Gained"],
+                                         rows, {1, 2, 3, 4})]
+    status = [j for j in data["jobs"] if j["change"] == "status"]
+    moved = len(data["jobs"]) - len(status)
+    lines += ["", f"Jobs matched in one cycle and not the other, or rejected otherwise: "
+              f"{len(status)}"]
+    if status:
+        rows = [[j["job"], (j["after"] or j["before"])["submitter"], _outcome(j["before"]),
+                 _outcome(j["after"])] for j in status]
+        lines += _table(["Job", "Submitter", "Before", "After"], rows, set())
+    if moved:
+        lines += ["", f"Jobs matched in both cycles but to another slot: {moved} "
+                  f"(listed in --json)"]
+    print_text(console, "\n".join(lines))

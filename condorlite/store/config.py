@@ -246,6 +246,33 @@ def _toml_hint(text: str, exc: tomllib.TOMLDecodeError) -> str | None:
     return None
 
 
+def override_value(text: str) -> Any:
+    """A ``KNOB=VALUE`` override's value: a TOML value when it reads as one (``40``,
+    ``true``, ``"x"``, ``["a", "b"]``), else the text itself (an expression such as
+    ``RemoteUserPrio > SubmitterUserPrio * 1.2`` needs no quotes on a command line)."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text.strip()
+
+
+def policy_with(path: Path, overrides: dict[str, str]) -> Policy:
+    """The policy of ``condorlite.toml`` at ``path`` (the defaults when there is none)
+    with ``overrides`` (knob -> value text, ``override_value``) put in place of, or
+    beside, its knobs: validated as a whole, so a bad override is a ConfigError
+    naming it."""
+    text = ""
+    data: dict[str, Any] = {}
+    if path.is_file():
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    for knob, value in overrides.items():
+        for key in [k for k in data if k.upper() == knob.upper()]:
+            del data[key]
+        data[knob] = override_value(value)
+    return policy_from_mapping(data, path)
+
+
 def load_policy(path: Path) -> Policy:
     """Read and validate ``condorlite.toml`` at ``path``."""
     try:

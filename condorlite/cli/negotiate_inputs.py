@@ -1,0 +1,134 @@
+"""Reading and decoding ``negotiate``'s slot and job ads (step 1 of ``negotiate``'s module
+doc): ``load_ads`` reads the files once (standard input included), ``decode`` turns
+them into slots and jobs under a policy, so ``--what-if`` decodes the same ads twice.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from condorlite.cli._state import ad_paths
+from condorlite.cli.render import stderr_console
+from condorlite.core import adeval
+from condorlite.core.model import (
+    AdProblem,
+    Job,
+    Slot,
+    job_from_ad,
+    slot_from_ad,
+)
+from condorlite.core.policy import Policy
+from condorlite.errors import UsageError
+from condorlite.store.adfiles import (
+    LoadedAd,
+    read_ads,
+    skipped_files,
+)
+from condorlite.store.db import StateStore
+
+# -- reading and decoding the ads ------------------------------------------------------
+
+
+@dataclass
+class Inputs:
+    """The decoded ads of one run and what was skipped."""
+
+    slots: list[Slot] = field(default_factory=list)
+    jobs: list[Job] = field(default_factory=list)
+    problems: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _problem(kind: str, loaded: LoadedAd, message: str) -> dict[str, Any]:
+    # "ad" counts from 1 within its file, as a person would point at it.
+    return {"kind": kind, "source": loaded.source, "ad": loaded.index + 1, "problem": message}
+
+
+#: MyType values that mark an ad as the other kind (a mixed file is read for both).
+_FOREIGN = {"slot": frozenset({"job"}), "job": frozenset({"machine", "slot"})}
+
+
+def _foreign(kind: str, loaded: LoadedAd) -> dict[str, Any] | None:
+    my_type = adeval.attr(loaded.ad, "MyType")
+    text = getattr(my_type, "value", None)
+    if isinstance(text, str) and text.lower() in _FOREIGN[kind]:
+        return _problem(kind, loaded, f'a {text} ad (MyType "{text}"), not a {kind} ad')
+    return None
+
+
+def _decode_kind(
+    kind: str,
+    ads: list[LoadedAd],
+    convert: Callable[[Any, Policy, int], Any],
+    what: str,
+    policy: Policy,
+    problems: list[dict[str, Any]],
+) -> list[Any]:
+    """The ads of one kind converted in order; foreign, bad and duplicate ads become
+    problems (the first ad with a given identity wins)."""
+    out: list[Any] = []
+    seen: dict[str, LoadedAd] = {}  # identity -> the ad that first had it
+    for loaded in ads:
+        if (foreign := _foreign(kind, loaded)) is not None:
+            problems.append(foreign)
+            continue
+        try:
+            item = convert(loaded.ad, policy, len(out))
+        except AdProblem as exc:
+            problems.append(_problem(kind, loaded, str(exc)))
+            continue
+        key = item.name if kind == "slot" else item.id
+        first = seen.setdefault(key, loaded)
+        if first is not loaded:
+            problems.append(_problem(kind, loaded, f"duplicate {what} {key} (first in "
+                                     f"{first.source} ad {first.index + 1}); skipped"))
+            continue
+        out.append(item)
+    return out
+
+
+def decode(slot_ads: list[LoadedAd], job_ads: list[LoadedAd], policy: Policy) -> Inputs:
+    """Slots and jobs from their ads; bad or duplicate ads become problems.
+
+    The first ad with a given slot Name or job id wins; later ones are skipped. An ad
+    whose MyType names the other kind (a job among the slots, a Machine among the jobs)
+    is skipped too, so one ``condor_status``/``condor_q`` mix can be given to both.
+    """
+    out = Inputs()
+    out.slots = _decode_kind("slot", slot_ads, slot_from_ad, "slot Name", policy, out.problems)
+    out.jobs = _decode_kind("job", job_ads, job_from_ad, "job", policy, out.problems)
+    return out
+
+
+@dataclass(frozen=True)
+class LoadedAds:
+    """The slot and job ads of one run as read, before decoding."""
+
+    slots: list[LoadedAd]
+    jobs: list[LoadedAd]
+
+
+def load_ads(slots: list[str] | None, jobs: list[str] | None, store: StateStore) -> LoadedAds:
+    """Read the ads of ``--slots``/``--jobs`` (else the config's SLOTS/JOBS); '-' is
+    standard input, for one of the two."""
+    slot_paths = ad_paths(slots, store.policy.slots, store.config_path, "slot", "--slots")
+    job_paths = ad_paths(jobs, store.policy.jobs, store.config_path, "job", "--jobs")
+    if "-" in [str(p) for p in slot_paths] and "-" in [str(p) for p in job_paths]:
+        raise UsageError("'-' (standard input) can be given for --slots or --jobs, not both")
+    skipped = skipped_files([*slot_paths, *job_paths])
+    if skipped:
+        stderr_console().print(
+            f"condorlite negotiate: skipped {len(skipped)} file(s) that are not ad files "
+            f"(*.ad, *.ads, *.json): " + ", ".join(str(p) for p in skipped[:10])
+            + (" ..." if len(skipped) > 10 else ""),
+            markup=False,
+        )
+    return LoadedAds(read_ads(slot_paths, stdin=sys.stdin), read_ads(job_paths, stdin=sys.stdin))
+
+
+def read_inputs(slots: list[str] | None, jobs: list[str] | None, store: StateStore) -> Inputs:
+    """``load_ads`` decoded under the store's policy."""
+    loaded = load_ads(slots, jobs, store)
+    return decode(loaded.slots, loaded.jobs, store.policy)

@@ -1,0 +1,233 @@
+"""One cycle against one transaction's state (steps 2-4 of ``negotiate``'s module doc),
+and its outcome as JSON-ready data: ``run_in``, ``cycle_data``, ``result_data``.
+Nothing here writes; ``negotiate`` saves the outcome of a real run.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from condorlite.cli.history_rows import CYCLE_KIND
+from condorlite.cli.negotiate_claims import LiveClaims, claims_from_values, unbacked_in_use
+from condorlite.cli.negotiate_inputs import Inputs
+from condorlite.core import accounting as acct
+from condorlite.core.accounting import AccountantState
+from condorlite.core.claims import reconcile
+from condorlite.core.group_cycle import GroupOutcome, demand_of, negotiate
+from condorlite.core.groups import group_of
+from condorlite.core.model import (
+    Claim,
+    CycleResult,
+    Job,
+    Match,
+    Submitter,
+)
+from condorlite.core.policy import Policy
+from condorlite.store.db import Transaction
+
+
+@dataclass
+class Outcome:
+    """What one cycle decided and what it changed in the state."""
+
+    result: CycleResult
+    released: list[dict[str, Any]]
+    observed: int
+    live: LiveClaims
+    accountant: AccountantState
+    matchmaking_duration: float
+    demand: dict[str, float]
+    groups: GroupOutcome | None = None
+    rr_time: dict[str, float] = field(default_factory=dict)
+    #: Seconds ``--now`` lies before the state's last update (0 when not): such a run
+    #: charges and decays nothing (``accounting.update_priorities``).
+    clock_behind: float = 0.0
+
+    @property
+    def live_claims(self) -> list[Claim]:
+        return self.live.claims()
+
+
+def submitter_view(state: AccountantState, jobs: list[Job], policy: Policy,
+                   now: float) -> dict[str, Submitter]:
+    """Every record's figures, plus those of a new record for a job's submitter that
+    has none yet (so a newcomer starts at EUP 0.5 x its initial factor)."""
+    records = dict(state.records)
+    for name in sorted({j.submitter for j in jobs} - set(records)):
+        records[name] = acct.new_record(name, policy, now)
+    return {
+        name: Submitter(name, eup=acct.effective_priority(rec),
+                        usage=rec.weighted_resources_used, floor=float(rec.floor),
+                        ceiling=None if rec.ceiling < 0 else float(rec.ceiling))
+        for name, rec in sorted(records.items())
+    }
+
+
+def _stored_rr_time(tx: Transaction) -> dict[str, float]:
+    """The groups' round-robin times of the last cycle row (empty when none is valid)."""
+    last = tx.last_history(CYCLE_KIND) or {}
+    data = last.get("data") if isinstance(last.get("data"), dict) else {}
+    times = data.get("group_rr_time") if isinstance(data, dict) else None
+    if not isinstance(times, dict):
+        return {}
+    return {str(g): float(t) for g, t in times.items()
+            if isinstance(t, int | float) and not isinstance(t, bool)}
+
+
+def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float,
+           demand: bool = True,
+           edit: Callable[[AccountantState], AccountantState] | None = None) -> Outcome:
+    """Steps 2-4 of the module doc against one transaction's state (nothing saved).
+
+    Each batch of charges (the claims reconciled; then the preemptions and matches) is
+    applied by one ``acct.charge_moves``, in the order of the single calls it stands
+    for. ``demand`` False leaves ``Outcome.demand`` empty without groups: only the
+    history row of a real run reads it, and it walks every job. ``edit`` changes the
+    accountant once it is brought up to ``now``, as an edit command at ``now`` would
+    (``--what-if``)."""
+    loaded = tx.load_accountant()
+    last = loaded.last_update_time
+    behind = last - now if last is not None and now < last else 0.0
+    state = acct.update_priorities(loaded, policy, now)
+    if edit is not None:
+        state = edit(state)
+    stored = claims_from_values(tx.load_claim_values())
+    rec = reconcile(stored, inputs.slots, inputs.jobs, now)
+    released = [{"slot": c.slot, "job": c.job, "submitter": c.submitter, "reason": reason}
+                for c, reason in rec.ended]
+    state = acct.charge_moves(
+        state, policy, [(c.submitter, -1, c.weight) for c, _ in rec.ended]
+        + [(c.submitter, 1, c.weight) for c in rec.added], now)
+    unbacked = unbacked_in_use(state, rec.live)
+    if unbacked:
+        state = acct.charge_moves(state, policy, [m for u in unbacked for m in u.moves], now)
+        released += [u.row() for u in unbacked]
+    submitters = submitter_view(state, inputs.jobs, policy, now)
+    live = rec.live
+    started = time.perf_counter()
+    rr_time = _stored_rr_time(tx) if policy.group_names else {}
+    result, groups = negotiate(inputs.slots, inputs.jobs, submitters, live, policy, now,
+                               rr_time)
+    matchmaking = time.perf_counter() - started
+    if groups is not None:
+        rr_time.update(dict.fromkeys(groups.cycle.rr_touched, now))
+    state = acct.charge_moves(
+        state, policy, [(g.submitter, -1, g.weight) for g in result.preempted]
+        + [(m.submitter, 1, m.weight) for m in result.matches], now)
+    claims = LiveClaims({c.slot: c for c in live}, result.matches, result.preempted, now)
+    if groups is not None:
+        wanted = groups.demand
+    else:
+        wanted = demand_of(inputs.jobs, submitters, live, policy) if demand else {}
+    return Outcome(result, released, len(rec.added), claims, state, matchmaking,
+                   dict(wanted), groups, {g: rr_time[g] for g in sorted(rr_time)}, behind)
+
+
+# -- the JSON data -----------------------------------------------------------------------
+
+
+def _num(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
+
+
+def cycle_data(outcome: Outcome, inputs: Inputs, now: float, dry_run: bool) -> dict[str, Any]:
+    """The ``cycle`` statistics (HTCondor's LastNegotiationCycle* figures and more)."""
+    stats = dict(outcome.result.stats)
+    stats.update(
+        time=_num(now), dry_run=dry_run, problems=len(inputs.problems),
+        claims_released=len(outcome.released), claims_observed=outcome.observed,
+        claims_live=outcome.live.count(),
+        matchmaking_duration=round(outcome.matchmaking_duration, 6),
+        clock_behind=_num(outcome.clock_behind),
+    )
+    return {k: stats[k] for k in sorted(stats)}
+
+
+class _Nums(dict):
+    """``_num`` of each value met, computed once: a cycle's tens of thousands of matches
+    share a handful of weights and amounts. (Equal keys give equal ``_num``: 1, 1.0
+    and True all give 1; 0.0 and -0.0 give 0.)"""
+
+    def __missing__(self, value: float) -> int | float:
+        out = self[value] = _num(value)
+        return out
+
+
+def matches_data(matches: list[Match]) -> list[dict[str, Any]]:
+    """One JSON object per match, in the order made; ``resources`` is a new object per
+    match, its amounts converted once per distinct resources tuple."""
+    nums = _Nums()
+    shapes: dict[tuple[tuple[str, float], ...], dict[str, int | float]] = {}
+    out = []
+    for m in matches:
+        shape = shapes.get(m.resources)
+        if shape is None:
+            shape = shapes[m.resources] = {k: nums[v] for k, v in m.resources}
+        out.append({
+            "job": m.job, "submitter": m.submitter, "slot": m.slot, "reason": m.reason,
+            "preempting": m.preempting, "preempted_job": m.preempted_job,
+            "weight": nums[m.weight], "autocluster": m.autocluster, "spin": m.spin,
+            "partitionable": m.partitionable, "resources": dict(shape),
+        })
+    return out
+
+
+def result_data(outcome: Outcome, inputs: Inputs, cycle: dict[str, Any]) -> dict[str, Any]:
+    res = outcome.result
+    return {
+        "cycle": cycle,
+        "matches": matches_data(res.matches),
+        "rejections": [{"job": r.job, "submitter": r.submitter, "reason": r.reason,
+                        "autocluster": r.autocluster} for r in res.rejections],
+        "submitters": [{
+            "name": s.name, "effective_priority": s.effective_priority, "share": s.share,
+            "limit": s.limit, "usage": _num(s.usage), "matched": _num(s.matched),
+            "matched_jobs": s.matched_jobs, "idle_jobs": s.idle_jobs,
+        } for s in res.submitters],
+        "groups": groups_data(outcome.groups),
+        "group_turns": [] if outcome.groups is None else [{
+            "group": r.turn.group, "round": r.turn.round, "step": r.turn.step,
+            "limit": _num(r.turn.limit), "usage_before": _num(r.usage_before),
+            "matched": _num(r.matched), "submitters": list(r.turn.submitters),
+        } for r in outcome.groups.turns],
+        "released": outcome.released,
+        "problems": inputs.problems,
+    }
+
+
+def groups_data(groups: GroupOutcome | None) -> list[dict[str, Any]]:
+    """One object per group (``GroupView.to_json()``, the first round's figures) plus
+    ``usage_after`` (weighted usage after the cycle), ``matched`` (what its turns
+    matched), ``turns`` and ``at_quota``; empty without GROUP_NAMES."""
+    if groups is None:
+        return []
+    out = []
+    for gv in groups.views:
+        mine = [r for r in groups.turns if r.turn.group == gv.name]
+        item = gv.to_json()
+        item.update(usage_after=_num(groups.usage_after.get(gv.name, 0.0)),
+                    matched=_num(sum(r.matched for r in mine)), turns=len(mine),
+                    at_quota=groups.capped_by(gv.name) is not None)
+        out.append(item)
+    return out
+
+
+def group_fact(groups: GroupOutcome | None, submitter: str) -> dict[str, Any] | None:
+    """The ``--explain`` facts of the submitter's group (None without groups)."""
+    if groups is None:
+        return None
+    name = group_of(submitter, groups.tree)
+    gv = next(v for v in groups.views if v.name == name)
+    last = groups.last_turn(name)
+    return {"name": name, "effective_quota": gv.effective_quota,
+            "allocated": gv.allocated, "requested": gv.requested, "usage": gv.usage,
+            "usage_after": groups.usage_after.get(name, 0.0),
+            "accept_surplus": gv.accept_surplus, "capped_by": groups.capped_by(name),
+            "last_turn_limit": None if last is None else _num(last.turn.limit),
+            "limit_reached": last is not None and (
+                last.usage_before + last.matched >= last.turn.limit)}
+
+
