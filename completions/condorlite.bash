@@ -5,7 +5,7 @@ _condorlite() {
     prev="${COMP_WORDS[COMP_CWORD-1]}"
     cmd="${COMP_WORDS[1]}"
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "delete eval history import metrics negotiate release resetall resetusage setaccum setbegin setceiling setfactor setfloor setlast setprio sge status userprio --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "delete eval export history import metrics negotiate release resetall resetusage setaccum setbegin setceiling setfactor setfloor setlast setprio sge status userprio --help --version" -- "$cur"))
         return
     fi
     case "$cmd" in
@@ -185,6 +185,16 @@ _condorlite() {
         esac
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--claims --config --help --jobs --json --lock-timeout --negotiator --slots --state-dir --submitters -h" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -f -- "$cur"))
+        fi
+        ;;
+    export)
+        case "$prev" in --config|--state-dir)
+            COMPREPLY=($(compgen -f -- "$cur")); return;;
+        esac
+        if [[ "$cur" == -* ]]; then
+            COMPREPLY=($(compgen -W "--config --help --json --lock-timeout --now --state-dir -h" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi
