@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from condorlite.cli.render import visible
+from condorlite.cli.render import visible, zone_name
 from condorlite.errors import DomainError, OutputError, UsageError
 
 #: Markers that tell series apart without colour, in series order.
@@ -41,7 +41,7 @@ class Series:
 
 def _time_label(epoch: float, span: float) -> str:
     fmt = "%Y-%m-%d %H:%M" if span < 3 * 86400 else "%Y-%m-%d"
-    return time.strftime(fmt, time.gmtime(epoch))
+    return time.strftime(fmt, time.localtime(epoch))
 
 
 def _ticks(series: list[Series], epochs: bool) -> tuple[list[float], list[str]]:
@@ -94,7 +94,8 @@ def terminal_chart(series: list[Series], title: str, width: int, height: int,
         plt.yscale("log")
         decades = _decades(series)
         plt.yticks(decades, [f"{d:g}" for d in decades])
-    notes = [n for n, on in (("UTC", epochs), ("log scale", log)) if on]
+    zone = zone_name(max(max(s.xs) for s in series)) if series else ""
+    notes = [n for n, on in ((zone, epochs), ("log scale", log)) if on]
     plt.title(visible(title) + (f" ({', '.join(notes)})" if notes else ""))
     where, labels = _ticks(series, epochs)
     plt.xticks(where, labels)
@@ -120,12 +121,13 @@ def plot_figure(series: list[Series], title: str, ylabel: str, epochs: bool = Tr
     fig = Figure(figsize=(10, 5.5), layout="constrained")
     ax = fig.add_subplot()
     for line in series:
-        xs: list[Any] = ([dt.datetime.fromtimestamp(x, dt.UTC) for x in line.xs]
+        xs: list[Any] = ([dt.datetime.fromtimestamp(x).astimezone() for x in line.xs]
                          if epochs else [x / 3600 for x in line.xs])
         ax.plot(xs, line.ys, label=visible(line.label), marker="." if len(xs) < 50 else None)
     ax.set_title(visible(title))
     ax.set_ylabel(ylabel)
-    ax.set_xlabel("time (UTC)" if epochs else "hours from now")
+    last = max((max(s.xs) for s in series), default=0.0)
+    ax.set_xlabel(f"time ({zone_name(last)})" if epochs else "hours from now")
     ax.grid(True, alpha=0.3)
     if wants_log(series):
         ax.set_yscale("log")

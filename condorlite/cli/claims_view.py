@@ -8,19 +8,18 @@ A claim row is one of three kinds, shown in the ``State`` column:
   that user at the last cycle (``core.claims``); charged to the new user only.
 
 Rows are listed by slot name, digit runs compared as numbers (``slot2`` before
-``slot10``), then by the name itself. Times print in UTC so the table does not depend
-on the machine's time zone.
+``slot10``), then by the name itself. Times print in local time labelled with the
+zone (``render.local_stamp``).
 """
 
 from __future__ import annotations
 
 import re
-import time
 from typing import Any
 
 from rich.console import Console
 
-from condorlite.cli.render import print_text
+from condorlite.cli.render import local_stamp, print_text
 from condorlite.core.accounting import ClaimRow
 
 
@@ -58,7 +57,7 @@ def state_of(claim: dict[str, Any]) -> str:
 
 
 def _stamp(epoch: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(epoch))
+    return local_stamp(epoch)
 
 
 def draw_claims(console: Console, data: dict[str, Any]) -> None:
@@ -68,7 +67,7 @@ def draw_claims(console: Console, data: dict[str, Any]) -> None:
         return
     cells = [(c["slot"], c["job"] or "-", c["submitter"], str(c["weight"]),
               _stamp(c["since"]), state_of(c)) for c in claims]
-    head = ("Slot", "Job", "Submitter", "Weight", "Since (UTC)", "State")
+    head = ("Slot", "Job", "Submitter", "Weight", "Since", "State")
     widths = [max(len(head[i]), *(len(row[i]) for row in cells)) for i in range(5)]
 
     def line(row: tuple[str, ...]) -> str:

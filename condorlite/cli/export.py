@@ -33,7 +33,6 @@ import os
 import re
 import shlex
 import tempfile
-import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -42,7 +41,7 @@ import typer
 from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, now_or_clock, open_store
 from condorlite.cli.errors import run_command
-from condorlite.cli.render import Result, visible
+from condorlite.cli.render import Result, local_stamp, visible
 from condorlite.core.accounting import MIN_PRIORITY, Record, update_priorities
 from condorlite.core.policy import Policy
 from condorlite.errors import OutputError
@@ -102,7 +101,7 @@ def _setters(rec: Record) -> list[tuple[str, str]]:
 
 def script_lines(records: dict[str, Record], at: float) -> list[str]:
     """The condor_userprio script (module doc)."""
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(at))
+    stamp = local_stamp(at)
     lines = ["#!/bin/sh", f"# Exported by condorlite: the accountant as of {stamp}.",
              "# Run as a condor administrator against the pool's negotiator.", "set -e"]
     for name in sorted(records):

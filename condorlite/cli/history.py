@@ -17,12 +17,12 @@ account (submitter or group record; ``history_rows`` says what a cycle row keeps
 ``--submitter`` (repeatable; ``user@domain``, or a user name, which also finds the
 user's submitters in groups: ``carol`` finds ``group_physics.carol@example.org``)
 and ``--group`` (the group, its subgroups and their submitters) choose the accounts
-(and the edits, imports and releases shown). Nothing is written. Times are UTC.
+(and the edits, imports and releases shown). Nothing is written. Times are local
+(``TZ``) and labelled with the zone, as in every human output.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
@@ -34,7 +34,7 @@ from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, LATEST_NOW, open_store, 
 from condorlite.cli.charts import Series, terminal_chart, write_plot
 from condorlite.cli.errors import run_command
 from condorlite.cli.history_rows import CYCLE_KIND, Figures
-from condorlite.cli.render import Result, visible
+from condorlite.cli.render import Result, local_stamp, visible
 from condorlite.errors import UsageError
 
 #: --metric name -> (Figures field, what it is, unit for the plot's axis).
@@ -197,7 +197,7 @@ def history_data(period: Period, accs: list[Account], metric: str) -> dict[str, 
 
 
 def _stamp(epoch: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(epoch))
+    return local_stamp(epoch)
 
 
 def _fmt(value: float) -> str:
@@ -230,12 +230,12 @@ def account_table(accs: list[Account], metric: str) -> list[str]:
 
 
 def cycle_lines(period: Period) -> list[str]:
-    head = (f"{'Cycle (UTC)':<19} {'Matches':>8} {'Rejected':>8} {'Idle jobs':>9} "
+    head = (f"{'Cycle':<23} {'Matches':>8} {'Rejected':>8} {'Idle jobs':>9} "
             f"{'Submitters':>10} {'Pool weight':>11}")
     lines = [head, "-" * len(head)]
     for row in period.cycles:
         c = _cycle_json(row)
-        lines.append(f"{_stamp(row['time']):<19} {c['matches'] or 0:>8} "
+        lines.append(f"{_stamp(row['time']):<23} {c['matches'] or 0:>8} "
                      f"{c['rejections'] or 0:>8} {c['idle_jobs'] or 0:>9} "
                      f"{c['active_submitters'] or 0:>10} {_fmt(c['pool_weight'] or 0):>11}")
     return lines
@@ -250,7 +250,7 @@ def summary_line(period: Period, where: str) -> str:
     if not period.cycles:
         return f"No negotiation cycle in the history of {where} in this period."
     first, last = period.cycles[0]["time"], period.cycles[-1]["time"]
-    return (f"{len(period.cycles)} cycles from {_stamp(first)} to {_stamp(last)} UTC "
+    return (f"{len(period.cycles)} cycles from {_stamp(first)} to {_stamp(last)} "
             f"in {where}")
 
 
@@ -310,7 +310,7 @@ def build_history(state_dir, lock_timeout: float, config, opts: HistoryOptions  
         if opts.cycles and period.cycles:
             out.extend(["", *cycle_lines(period)])
         if period.events:
-            out.extend(["", "Edits, imports and releases (UTC):", *event_lines(period)])
+            out.extend(["", "Edits, imports and releases:", *event_lines(period)])
         if opts.plot is not None:
             out.extend(["", f"Plot written to {visible(str(opts.plot))}"])
         console.file.write("\n".join(out) + "\n")
@@ -356,7 +356,7 @@ def register(app: typer.Typer) -> None:
         import and release): a chart of --metric per account (in the terminal when
         stdout is one; --plot FILE writes PNG, SVG or PDF and needs matplotlib,
         the "plot" extra), a table per account, the edits, and with --cycles one
-        line per cycle. Times are UTC."""
+        line per cycle. Times are local (TZ), labelled."""
         opts = HistoryOptions(since, until, tuple(submitter or ()), group, metric, top,
                               chart, plot, cycles)
         run_command("history", as_json,

@@ -27,10 +27,9 @@ depends only on the state, the ads, the config and ``--now``.
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Any
 
-from condorlite.cli.render import print_text
+from condorlite.cli.render import local_stamp, print_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -63,7 +62,7 @@ def _section(title: str, body: list[str]) -> list[str]:
 
 
 def _header(cycle: dict[str, Any]) -> list[str]:
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(cycle["time"]))
+    stamp = local_stamp(cycle["time"])
     dry = "  (dry run: nothing written)" if cycle.get("dry_run") else ""
     return [
         f"Negotiation cycle at {stamp} ({cycle['time']}){dry}",
@@ -226,7 +225,7 @@ def _pct(value: float | None) -> str:
 def draw_what_if(console: Console, data: dict[str, Any]) -> None:
     """The difference a ``--what-if`` run found (``negotiate_whatif``): the changes,
     the totals, then per submitter, per group and per job what moved."""
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(data["time"]))
+    stamp = local_stamp(data["time"])
     b, a = data["cycles"]["before"], data["cycles"]["after"]
     lines = [f"What if: {'; '.join(data['what_if'])}",
              f"Both cycles at {stamp} on the same state and ads (nothing written): "

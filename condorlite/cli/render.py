@@ -23,6 +23,7 @@ import json
 import math
 import re
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -60,6 +61,23 @@ def retain_results() -> None:
     process exits; only ``cli.main``, which exits without freeing them, asks for it."""
     global _retained
     _retained = []
+
+
+def local_stamp(epoch: float, fmt: str = "%Y-%m-%d %H:%M:%S") -> str:
+    """``epoch`` as a person reads it: local time (``TZ``), labelled with its zone
+    (``2025-10-09 08:53:20 UTC``, ``... EDT``).
+
+    The one rule of the human output (DESIGN.md 2.3): times are local and labelled,
+    as ``date``, condor_q and condor_userprio show them; JSON carries epoch seconds.
+    Only a layout copied byte for byte from a real tool keeps that tool's unlabelled
+    form (``sge qstat``'s submit/start column)."""
+    tm = time.localtime(epoch)
+    return f"{time.strftime(fmt, tm)} {time.strftime('%Z', tm)}"
+
+
+def zone_name(epoch: float) -> str:
+    """The local zone's abbreviation at ``epoch`` (``UTC``, ``CEST``)."""
+    return time.strftime("%Z", time.localtime(epoch))
 
 
 def stdout_console() -> Console:

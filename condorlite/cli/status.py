@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -45,7 +44,7 @@ from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, ad_paths, open_store
 from condorlite.cli.claims_view import claims_data, draw_claims
 from condorlite.cli.errors import run_command
 from condorlite.cli.history_rows import CYCLE_KIND
-from condorlite.cli.render import Result, print_text
+from condorlite.cli.render import Result, local_stamp, print_text
 from condorlite.core.classad import ClassAd
 from condorlite.core.classad.values import Error, Undefined
 from condorlite.core.model import AdProblem, submitter_of
@@ -275,7 +274,7 @@ def _flatten(data: Any, prefix: str = "") -> list[tuple[str, Any]]:
 def _when(epoch: float | None) -> str:
     if epoch is None:
         return "never"
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(epoch))
+    stamp = local_stamp(epoch)
     # Whole epoch seconds print as integers; a fractional --now keeps its fraction.
     shown = int(epoch) if float(epoch).is_integer() else epoch
     return f"{stamp} ({shown})"

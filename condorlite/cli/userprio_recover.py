@@ -10,12 +10,11 @@ curves over that time (at least one half-life; three when neither case gets ther
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from condorlite.cli._state import now_or_clock, open_store
 from condorlite.cli.charts import Series, terminal_chart
-from condorlite.cli.render import Result, visible
+from condorlite.cli.render import Result, local_stamp, visible
 from condorlite.core.accounting import MIN_PRIORITY, Record, update_priorities
 from condorlite.core.recovery import Recovery, curve, recovery
 from condorlite.errors import DomainError, UsageError
@@ -68,7 +67,7 @@ def _sentence(case: str, answer: Recovery, at: float) -> str:
             text += (f", but it rises towards {answer.usage:g}, its weighted usage, and "
                      f"passes {answer.target:g} in {duration(answer.rises_past)}")
         return text
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(at + answer.seconds))
+    stamp = local_stamp(at + answer.seconds)
     return f"  {case}: in {duration(answer.seconds)}, at {stamp}"
 
 

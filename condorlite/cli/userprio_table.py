@@ -2,7 +2,8 @@
 
 Layout rules (from HTCondor's ``user_prio.cpp``):
 
-* a ``Last Priority Update: MM/DD HH:MM`` line (local time), then any ``notes``;
+* a ``Last Priority Update: MM/DD HH:MM ZONE`` line (condor_userprio's local time,
+  labelled with the zone as every time condorlite prints), then any ``notes``;
 * two heading rows, each heading centred in its column, then a row of dashes;
 * the name column is as wide as the longest name of a row passing the usage filter
   (a user shown under its group counts ``len(name) + 2 - len(group)``), at least 10,
@@ -28,6 +29,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from condorlite.cli.render import zone_name
 
 #: Column flags (HTCondor's DetailXxx).
 PRIORITY, REAL_PRIO, FACTOR, RES_USED, WT_RES_USED = "prio", "real", "factor", "inuse", "usage"
@@ -288,7 +291,8 @@ def render_table(
         title = "Name" if layout.hierarchical else "Group Name"
     else:
         title = "  User Name" if layout.hierarchical else "User Name"
-    out = [f"Last Priority Update: {format_date(last_update)}", *(notes or [])]
+    out = [f"Last Priority Update: {format_date(last_update)} {zone_name(last_update)}",
+           *(notes or [])]
     out.append(line(pad("Group" if layout.hierarchical else "", name_w),
                     [pad(c.head1, c.width, align="center") for c in cols]))
     out.append(line(pad(title, name_w), [pad(c.head2, c.width, align="center")

@@ -7,9 +7,10 @@ import time
 import pytest
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def utc(monkeypatch):
-    """Tables print local time; pin it to UTC so the golden files hold anywhere."""
+    """Human output prints local time, labelled; pin it to UTC so the golden files hold
+    anywhere (a test that wants another zone sets TZ itself)."""
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
     yield

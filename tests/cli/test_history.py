@@ -87,7 +87,7 @@ def test_filters_and_period(state):
 def test_human_output_and_chart(state):
     code, out = run("history", "--state-dir", str(state), "--chart", "--cycles")
     assert code == 0, out
-    assert "6 cycles from 2025-10-09 08:53:20 to 2025-10-09 13:53:20 UTC" in out
+    assert "6 cycles from 2025-10-09 08:53:20 UTC to 2025-10-09 13:53:20 UTC" in out
     assert "effective priority over time (UTC, log scale)" in out  # nice-user's 1e10 factor
     assert "bob@example.org" in out and "(group)" in out
     assert "The priority factor of bob@example.org was set to 2000" in out
@@ -155,3 +155,21 @@ def test_recover_matches_the_curve_and_the_accountant(state):
 ])
 def test_recover_usage_errors(state, args, code):
     assert run("userprio", "--state-dir", str(state), *args)[0] == code
+
+
+def test_times_are_local_and_labelled(state, monkeypatch):
+    import time
+
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        code, out = run("history", "--state-dir", str(state), "--chart")
+        assert code == 0
+        assert "6 cycles from 2025-10-09 04:53:20 EDT to 2025-10-09 09:53:20 EDT" in out
+        assert "over time (EDT, log scale)" in out
+        code, out = run("userprio", "--state-dir", str(state), "--now", str(T0 + 6 * HOUR))
+        assert code == 0
+        assert out.startswith("Last Priority Update: 10/9  10:53 EDT")  # at T0 + 6 h
+    finally:
+        monkeypatch.undo()
+        time.tzset()

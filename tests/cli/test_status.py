@@ -190,13 +190,13 @@ def test_claims_view_lists_the_stored_claims(state: Path) -> None:
     assert claims["total_weight"] == 4.5
     human = _run("--claims", "--state-dir", str(state))
     assert human.output.splitlines()[:7] == [
-        "Slot     Job Submitter         Weight Since (UTC)         State",
+        "Slot     Job Submitter         Weight Since                   State",
         "",
-        "p1@m#4.0 4.0 alice@example.org    0.5 2023-11-14 22:13:22 matched",
-        "slot2@m  -   bob@example.org        1 2023-11-14 22:13:21 observed",
-        "slot3@m  5.0 carol@example.org      1 2023-11-14 22:14:20 pending (preempting "
+        "p1@m#4.0 4.0 alice@example.org    0.5 2023-11-14 22:13:22 UTC matched",
+        "slot2@m  -   bob@example.org        1 2023-11-14 22:13:21 UTC observed",
+        "slot3@m  5.0 carol@example.org      1 2023-11-14 22:14:20 UTC pending (preempting "
         "bob@example.org)",
-        "slot10@m 3.0 alice@example.org      2 2023-11-14 22:13:20 matched",
+        "slot10@m 3.0 alice@example.org      2 2023-11-14 22:13:20 UTC matched",
         "",
     ]
     assert "4 claims, total weight 4.5" in human.output

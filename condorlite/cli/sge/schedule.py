@@ -10,7 +10,6 @@ Engine appends each run to ``$SGE_ROOT/$SGE_CELL/common/schedule``.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -19,7 +18,7 @@ from rich.console import Console
 
 from condorlite.cli._params import ConfigOpt, JsonOpt, NowOpt, StateDirOpt
 from condorlite.cli.errors import run_command
-from condorlite.cli.render import Result, print_text
+from condorlite.cli.render import Result, local_stamp, print_text
 from condorlite.cli.sge._cell import CellOpt, cell_dir, run_time
 from condorlite.core.sge.dispatch import Grant, Reservation, Resource, Run, Started, schedule
 from condorlite.core.sge.priority import prioritise
@@ -84,7 +83,7 @@ def run_data(run: Run, warnings: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _when(epoch: int) -> str:
-    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M:%S")
+    return local_stamp(epoch)
 
 
 def _where(grants: tuple[Grant, ...]) -> str:
@@ -96,7 +95,7 @@ def _uses(items: tuple[Resource, ...]) -> str:
 
 
 def run_text(run: Run) -> list[str]:
-    lines = [f"Scheduling run at {run.now} ({_when(run.now)} UTC), dry run"]
+    lines = [f"Scheduling run at {run.now} ({_when(run.now)}), dry run"]
     lines += ["", f"Started ({len(run.started)}):"]
     lines += [
         f"  {s.job}.{s.task} {s.owner} {s.slots} slot(s) in {_where(s.grants)}  "
@@ -105,7 +104,7 @@ def run_text(run: Run) -> list[str]:
     ] or ["  none"]
     lines += ["", f"Reserving ({len(run.reservations)}):"]
     lines += [
-        f"  {r.job}.{r.task} {r.owner} from {r.start} ({_when(r.start)} UTC) for {r.duration} s, "
+        f"  {r.job}.{r.task} {r.owner} from {r.start} ({_when(r.start)}) for {r.duration} s, "
         f"{r.slots} slot(s) in {_where(r.grants)}  {_uses(r.resources)}"
         for r in run.reservations
     ] or ["  none"]
