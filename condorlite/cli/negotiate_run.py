@@ -14,7 +14,7 @@ from condorlite.cli.history_rows import CYCLE_KIND
 from condorlite.cli.negotiate_claims import LiveClaims, claims_from_values, unbacked_in_use
 from condorlite.cli.negotiate_inputs import Inputs
 from condorlite.core import accounting as acct
-from condorlite.core.accounting import AccountantState
+from condorlite.core.accounting import NO_GROUP, AccountantState
 from condorlite.core.claims import reconcile
 from condorlite.core.group_cycle import GroupOutcome, demand_of, negotiate
 from condorlite.core.groups import group_of
@@ -175,6 +175,21 @@ def matches_data(matches: list[Match]) -> list[dict[str, Any]]:
     return out
 
 
+def _pool_share(name: str, share: float, groups: GroupOutcome | None,
+                pool_weight: float | None) -> dict[str, Any]:
+    """``group`` (the submitter's accounting group, "<none>" without one) and
+    ``pool_share``: its ``share`` (of its group's pie, by 1/EUP among the group's
+    submitters) times the group's effective quota over the pool's weight; without
+    GROUP_NAMES the pie is the pool and ``pool_share`` equals ``share``."""
+    if groups is None:
+        return {"group": NO_GROUP, "pool_share": share}
+    group = group_of(name, groups.tree)
+    view = next(v for v in groups.views if v.name == group)
+    pool = pool_weight or 0.0
+    return {"group": group,
+            "pool_share": share * view.effective_quota / pool if pool > 0 else 0.0}
+
+
 def result_data(outcome: Outcome, inputs: Inputs, cycle: dict[str, Any]) -> dict[str, Any]:
     res = outcome.result
     return {
@@ -184,6 +199,7 @@ def result_data(outcome: Outcome, inputs: Inputs, cycle: dict[str, Any]) -> dict
                         "autocluster": r.autocluster} for r in res.rejections],
         "submitters": [{
             "name": s.name, "effective_priority": s.effective_priority, "share": s.share,
+            **_pool_share(s.name, s.share, outcome.groups, cycle.get("pool_weight")),
             "limit": s.limit, "usage": _num(s.usage), "matched": _num(s.matched),
             "matched_jobs": s.matched_jobs, "idle_jobs": s.idle_jobs,
         } for s in res.submitters],

@@ -10,7 +10,9 @@ Sections, in order (an empty section is left out, except Matches):
   and the user preempted, in the order the cycle made them;
 * ``Rejections``: Job, Submitter, Reason, in submitter order then queue order;
 * ``Submitters``: as condor_userprio orders them for negotiation (best EUP first):
-  EffectivePriority, Share (of the pool, percent), Limit (first pie spin), Usage
+  EffectivePriority, with GROUP_NAMES the Group and the Group share (of the group's
+  pie, by 1/EUP), the Pool share (group share x the group's effective quota / the
+  pool's weight; the share itself without groups), Limit (first pie spin), Usage
   (weighted slots in use after the cycle), Matched (weight matched this cycle) and
   jobs matched of idle;
 * ``Groups`` (with GROUP_NAMES), in the tree's breadth-first order: Group, Quota
@@ -94,14 +96,18 @@ def _rejections(data: dict[str, Any]) -> list[str]:
 
 
 def _submitters(data: dict[str, Any]) -> list[str]:
-    rows = [[s["name"], f"{s['effective_priority']:.2f}", f"{100 * s['share']:.2f}%",
-             f"{s['limit']:.2f}", _n(s["usage"]), _n(s["matched"]),
-             f"{s['matched_jobs']}/{s['idle_jobs']}"] for s in data["submitters"]]
+    grouped = bool(data.get("groups"))
+    rows = [[s["name"], f"{s['effective_priority']:.2f}",
+             *([s["group"], f"{100 * s['share']:.2f}%"] if grouped else []),
+             f"{100 * s['pool_share']:.2f}%", f"{s['limit']:.2f}", _n(s["usage"]),
+             _n(s["matched"]), f"{s['matched_jobs']}/{s['idle_jobs']}"]
+            for s in data["submitters"]]
     if not rows:
         return []
-    heads = ["Submitter", "EffectivePriority", "Share", "Limit", "Usage", "Matched",
-             "Jobs matched/idle"]
-    return _section("Submitters (negotiation order)", _table(heads, rows, {1, 2, 3, 4, 5, 6}))
+    heads = ["Submitter", "EffectivePriority", *(["Group", "Group share"] if grouped else []),
+             "Pool share", "Limit", "Usage", "Matched", "Jobs matched/idle"]
+    right = set(range(1, len(heads))) - ({2} if grouped else set())
+    return _section("Submitters (negotiation order)", _table(heads, rows, right))
 
 
 def _groups(data: dict[str, Any]) -> list[str]:
