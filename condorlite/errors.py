@@ -20,6 +20,18 @@ ConfigError           78    condorlite.toml is invalid
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where in an input a failure is: ``file`` as messages name it, 1-based ``line``
+    and ``column`` when known."""
+
+    file: str
+    line: int | None = None
+    column: int | None = None
+
 
 class CondorliteError(Exception):
     """Base of every deliberate condorlite failure."""
@@ -27,16 +39,35 @@ class CondorliteError(Exception):
     exit_code: int = 1
     kind: str = "error"
 
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
+    def __init__(self, message: str, *, hint: str | None = None,
+                 location: Location | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+        self.location = location
+
+    @classmethod
+    def at(cls, file: str, line: int | None, message: str, *, column: int | None = None,
+           hint: str | None = None):  # type: ignore[no-untyped-def]
+        """The error with its place: the message reads ``FILE:LINE[:COLUMN]: message``
+        and ``location`` holds the same fields for ``--json``."""
+        where = file + ("" if line is None else f":{line}") + (
+            "" if line is None or column is None else f":{column}")
+        return cls(f"{where}: {message}", hint=hint,
+                   location=Location(file, line, None if line is None else column))
 
     def to_json(self) -> dict[str, object]:
-        """The entry this error contributes to the JSON envelope's ``errors`` list."""
+        """The entry this error contributes to the JSON envelope's ``errors`` list:
+        ``kind``, ``message``, ``hint`` when there is one, and ``file``, ``line``,
+        ``column`` when the failure has a place (those known)."""
         out: dict[str, object] = {"kind": self.kind, "message": self.message}
         if self.hint:
             out["hint"] = self.hint
+        if self.location is not None:
+            for key in ("file", "line", "column"):
+                value = getattr(self.location, key)
+                if value is not None:
+                    out[key] = value
         return out
 
 

@@ -19,12 +19,8 @@ from typing import Any
 
 from rich.console import Console
 
-from condorlite.cli.render import local_stamp, print_text
+from condorlite.cli.render import local_stamp, plain, print_text, real
 from condorlite.core.accounting import ClaimRow
-
-
-def _num(value: float) -> int | float:
-    return int(value) if float(value).is_integer() else value
 
 
 def _natural(text: str) -> tuple[Any, ...]:
@@ -37,7 +33,7 @@ def claim_json(row: ClaimRow) -> dict[str, Any]:
     of a piece, else null) and ``preempted_user`` (null unless pending)."""
     extra = row.extra or {}
     return {"slot": row.slot, "job": row.job or None, "submitter": row.submitter,
-            "weight": _num(row.weight), "since": _num(row.start_time),
+            "weight": real(row.weight), "since": real(row.start_time),
             "observed": bool(extra.get("observed", False)),
             "partitionable": extra.get("partitionable"),
             "preempted_user": extra.get("preempted_user")}
@@ -47,7 +43,7 @@ def claims_data(rows: list[ClaimRow]) -> dict[str, Any]:
     """Every claim (sorted, module doc) and the total weight they charge."""
     ordered = sorted(rows, key=lambda r: (_natural(r.slot), r.slot))
     return {"claims": [claim_json(r) for r in ordered],
-            "total_weight": _num(sum(r.weight for r in ordered))}
+            "total_weight": real(sum(r.weight for r in ordered))}
 
 
 def state_of(claim: dict[str, Any]) -> str:
@@ -65,7 +61,7 @@ def draw_claims(console: Console, data: dict[str, Any]) -> None:
     if not claims:
         console.print("No stored claims.", markup=False, highlight=False)
         return
-    cells = [(c["slot"], c["job"] or "-", c["submitter"], str(c["weight"]),
+    cells = [(c["slot"], c["job"] or "-", c["submitter"], plain(c['weight']),
               _stamp(c["since"]), state_of(c)) for c in claims]
     head = ("Slot", "Job", "Submitter", "Weight", "Since", "State")
     widths = [max(len(head[i]), *(len(row[i]) for row in cells)) for i in range(5)]
@@ -77,5 +73,5 @@ def draw_claims(console: Console, data: dict[str, Any]) -> None:
 
     lines = [line(head), "", *(line(row) for row in cells), ""]
     lines.append(f"{len(claims)} claim{'s' if len(claims) != 1 else ''}, "
-                 f"total weight {data['total_weight']}")
+                 f"total weight {plain(data['total_weight'])}")
     print_text(console, "\n".join(lines))

@@ -31,11 +31,15 @@ EX_SOFTWARE = 70
 EX_PIPE = 141
 
 
-def _report(command: str, as_json: bool, kind: str, message: str, code: int, hint=None) -> None:
+def _report(command: str, as_json: bool, kind: str, message: str, code: int, hint=None,
+            entry: dict | None = None) -> None:
+    """Say what failed (one JSON envelope, or a line on stderr) and exit ``code``;
+    ``entry`` is the error's own ``to_json()`` (its place included) when it has one."""
     if as_json:
-        entry = {"kind": kind, "message": message}
-        if hint:
-            entry["hint"] = hint
+        if entry is None:
+            entry = {"kind": kind, "message": message}
+            if hint:
+                entry["hint"] = hint
         try:
             print_json(envelope(command, None, [entry]))
             sys.stdout.flush()
@@ -56,7 +60,8 @@ def run_command(command: str, as_json: bool, body: Callable[[], Result]) -> None
     try:
         result = body()
     except CondorliteError as exc:
-        _report(command, as_json, exc.kind, exc.message, exc.exit_code, exc.hint)
+        _report(command, as_json, exc.kind, exc.message, exc.exit_code, exc.hint,
+                exc.to_json())
         return
     except KeyboardInterrupt:
         _report(command, as_json, "interrupted", "interrupted", 130)

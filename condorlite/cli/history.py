@@ -34,7 +34,7 @@ from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, LATEST_NOW, open_store, 
 from condorlite.cli.charts import Series, terminal_chart, write_plot
 from condorlite.cli.errors import run_command
 from condorlite.cli.history_rows import CYCLE_KIND, Figures
-from condorlite.cli.render import Result, local_stamp, visible
+from condorlite.cli.render import Result, local_stamp, real, visible
 from condorlite.errors import UsageError
 
 #: --metric name -> (Figures field, what it is, unit for the plot's axis).
@@ -160,13 +160,9 @@ def charted(accs: list[Account], metric: str, top: int, groups: bool) -> list[Se
             for a in sorted(ranked, key=lambda a: a.name)]
 
 
-def _num(value: float) -> int | float:
-    return int(value) if float(value).is_integer() and abs(value) < 2**53 else value
-
-
 def _cycle_json(row: dict[str, Any]) -> dict[str, Any]:
     cycle = row["data"].get("cycle", {})
-    out: dict[str, Any] = {"time": _num(row["time"])}
+    out: dict[str, Any] = {"time": real(row["time"])}
     out.update({k: cycle.get(k) for k in CYCLE_FIELDS})
     out["has_accounts"] = "accounts" in row["data"]
     return out
@@ -179,16 +175,16 @@ def _point_figures(point: Point) -> dict[str, Any]:
 
 def history_data(period: Period, accs: list[Account], metric: str) -> dict[str, Any]:
     return {
-        "since": None if period.since <= 0 else _num(period.since),
-        "until": None if period.until >= LATEST_NOW else _num(period.until),
+        "since": None if period.since <= 0 else real(period.since),
+        "until": None if period.until >= LATEST_NOW else real(period.until),
         "metric": metric,
         "cycles": [_cycle_json(r) for r in period.cycles],
         "cycles_without_accounts": period.without_accounts,
         "accounts": [{
             "name": a.name, "is_group": a.is_group, "group": a.group,
-            "points": [{"time": _num(p.time), **_point_figures(p)} for p in a.points],
+            "points": [{"time": real(p.time), **_point_figures(p)} for p in a.points],
         } for a in accs],
-        "events": [{"time": _num(r["time"]), "kind": r["kind"], "who": r["who"],
+        "events": [{"time": real(r["time"]), "kind": r["kind"], "who": r["who"],
                     "what": r["what"]} for r in period.events],
     }
 

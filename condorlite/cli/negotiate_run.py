@@ -13,6 +13,7 @@ from typing import Any
 from condorlite.cli.history_rows import CYCLE_KIND
 from condorlite.cli.negotiate_claims import LiveClaims, claims_from_values, unbacked_in_use
 from condorlite.cli.negotiate_inputs import Inputs
+from condorlite.cli.render import real
 from condorlite.core import accounting as acct
 from condorlite.core.accounting import NO_GROUP, AccountantState
 from condorlite.core.claims import reconcile
@@ -129,47 +130,32 @@ def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float,
 # -- the JSON data -----------------------------------------------------------------------
 
 
-def _num(value: float) -> int | float:
-    return int(value) if float(value).is_integer() else value
-
-
 def cycle_data(outcome: Outcome, inputs: Inputs, now: float, dry_run: bool) -> dict[str, Any]:
     """The ``cycle`` statistics (HTCondor's LastNegotiationCycle* figures and more)."""
     stats = dict(outcome.result.stats)
     stats.update(
-        time=_num(now), dry_run=dry_run, problems=len(inputs.problems),
+        time=real(now), dry_run=dry_run, problems=len(inputs.problems),
         claims_released=len(outcome.released), claims_observed=outcome.observed,
         claims_live=outcome.live.count(),
         matchmaking_duration=round(outcome.matchmaking_duration, 6),
-        clock_behind=_num(outcome.clock_behind),
+        clock_behind=real(outcome.clock_behind),
     )
     return {k: stats[k] for k in sorted(stats)}
 
 
-class _Nums(dict):
-    """``_num`` of each value met, computed once: a cycle's tens of thousands of matches
-    share a handful of weights and amounts. (Equal keys give equal ``_num``: 1, 1.0
-    and True all give 1; 0.0 and -0.0 give 0.)"""
-
-    def __missing__(self, value: float) -> int | float:
-        out = self[value] = _num(value)
-        return out
-
-
 def matches_data(matches: list[Match]) -> list[dict[str, Any]]:
     """One JSON object per match, in the order made; ``resources`` is a new object per
-    match, its amounts converted once per distinct resources tuple."""
-    nums = _Nums()
-    shapes: dict[tuple[tuple[str, float], ...], dict[str, int | float]] = {}
+    match, its amounts (JSON reals) converted once per distinct resources tuple."""
+    shapes: dict[tuple[tuple[str, float], ...], dict[str, float]] = {}
     out = []
     for m in matches:
         shape = shapes.get(m.resources)
         if shape is None:
-            shape = shapes[m.resources] = {k: nums[v] for k, v in m.resources}
+            shape = shapes[m.resources] = {k: float(v) for k, v in m.resources}
         out.append({
             "job": m.job, "submitter": m.submitter, "slot": m.slot, "reason": m.reason,
             "preempting": m.preempting, "preempted_job": m.preempted_job,
-            "weight": nums[m.weight], "autocluster": m.autocluster, "spin": m.spin,
+            "weight": float(m.weight), "autocluster": m.autocluster, "spin": m.spin,
             "partitionable": m.partitionable, "resources": dict(shape),
         })
     return out
@@ -200,14 +186,14 @@ def result_data(outcome: Outcome, inputs: Inputs, cycle: dict[str, Any]) -> dict
         "submitters": [{
             "name": s.name, "effective_priority": s.effective_priority, "share": s.share,
             **_pool_share(s.name, s.share, outcome.groups, cycle.get("pool_weight")),
-            "limit": s.limit, "usage": _num(s.usage), "matched": _num(s.matched),
+            "limit": s.limit, "usage": real(s.usage), "matched": real(s.matched),
             "matched_jobs": s.matched_jobs, "idle_jobs": s.idle_jobs,
         } for s in res.submitters],
         "groups": groups_data(outcome.groups),
         "group_turns": [] if outcome.groups is None else [{
             "group": r.turn.group, "round": r.turn.round, "step": r.turn.step,
-            "limit": _num(r.turn.limit), "usage_before": _num(r.usage_before),
-            "matched": _num(r.matched), "submitters": list(r.turn.submitters),
+            "limit": real(r.turn.limit), "usage_before": real(r.usage_before),
+            "matched": real(r.matched), "submitters": list(r.turn.submitters),
         } for r in outcome.groups.turns],
         "released": outcome.released,
         "problems": inputs.problems,
@@ -224,8 +210,8 @@ def groups_data(groups: GroupOutcome | None) -> list[dict[str, Any]]:
     for gv in groups.views:
         mine = [r for r in groups.turns if r.turn.group == gv.name]
         item = gv.to_json()
-        item.update(usage_after=_num(groups.usage_after.get(gv.name, 0.0)),
-                    matched=_num(sum(r.matched for r in mine)), turns=len(mine),
+        item.update(usage_after=real(groups.usage_after.get(gv.name, 0.0)),
+                    matched=real(sum(r.matched for r in mine)), turns=len(mine),
                     at_quota=groups.capped_by(gv.name) is not None)
         out.append(item)
     return out
@@ -242,7 +228,7 @@ def group_fact(groups: GroupOutcome | None, submitter: str) -> dict[str, Any] | 
             "allocated": gv.allocated, "requested": gv.requested, "usage": gv.usage,
             "usage_after": groups.usage_after.get(name, 0.0),
             "accept_surplus": gv.accept_surplus, "capped_by": groups.capped_by(name),
-            "last_turn_limit": None if last is None else _num(last.turn.limit),
+            "last_turn_limit": None if last is None else real(last.turn.limit),
             "limit_reached": last is not None and (
                 last.usage_before + last.matched >= last.turn.limit)}
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from condorlite.cli.render import local_stamp, print_text
+from condorlite.cli.render import local_stamp, plain, print_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -67,7 +67,7 @@ def _header(cycle: dict[str, Any]) -> list[str]:
     stamp = local_stamp(cycle["time"])
     dry = "  (dry run: nothing written)" if cycle.get("dry_run") else ""
     return [
-        f"Negotiation cycle at {stamp} ({cycle['time']}){dry}",
+        f"Negotiation cycle at {stamp} ({plain(cycle['time'])}){dry}",
         f"  pool: {cycle['slots']} slot ads, total weight {_n(cycle['pool_weight'])}; "
         f"{cycle['idle_jobs']} idle jobs from {cycle['active_submitters']} submitters "
         f"in {cycle['autoclusters']} autoclusters",

@@ -42,7 +42,7 @@ from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, S
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, Clock, open_store
 from condorlite.cli.claims_view import claim_json
 from condorlite.cli.errors import run_command
-from condorlite.cli.render import Result, print_text
+from condorlite.cli.render import Result, plain, print_text, real
 from condorlite.core import accounting as acct
 from condorlite.core.accounting import AccountantState, ClaimRow
 from condorlite.core.policy import Policy
@@ -122,10 +122,6 @@ def release(state: AccountantState, policy: Policy, released: list[ClaimRow],
     return state
 
 
-def _num(value: float) -> int | float:
-    return int(value) if float(value).is_integer() else value
-
-
 def usage_json(state: AccountantState, names: list[str]) -> list[dict[str, Any]]:
     """Each named record's usage after the release (a record may have been recreated)."""
     out = []
@@ -134,7 +130,7 @@ def usage_json(state: AccountantState, names: list[str]) -> list[dict[str, Any]]
         out.append({"name": name,
                     "resources_used": 0 if rec is None else rec.resources_used,
                     "weighted_resources_used": 0 if rec is None
-                    else _num(rec.weighted_resources_used)})
+                    else real(rec.weighted_resources_used)})
     return out
 
 
@@ -178,9 +174,9 @@ def _draw(console: Console, data: dict[str, Any]) -> None:
     lines = []
     for claim in data["released"]:
         lines.append(f"{verb} the claim of {claim['slot']} (job {claim['job'] or '-'}, "
-                     f"{claim['submitter']}, weight {claim['weight']})")
+                     f"{claim['submitter']}, weight {plain(claim['weight'])})")
     for use in data["usage"]:
-        lines.append(f"{use['name']} now uses {use['weighted_resources_used']} (weighted) "
+        lines.append(f"{use['name']} now uses {plain(use['weighted_resources_used'])} (weighted) "
                      f"in {use['resources_used']} slot(s)")
     observed = [c["slot"] for c in data["released"] if c["observed"]]
     if observed:

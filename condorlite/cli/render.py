@@ -63,6 +63,18 @@ def retain_results() -> None:
     _retained = []
 
 
+def real(value: float) -> float:
+    """A quantity or a time for ``--json``: always a JSON real (``8.0``, never ``8``),
+    so a field has one type whatever its value (DESIGN.md 2.3); counts stay integers."""
+    return float(value)
+
+
+def plain(value: float) -> str:
+    """A number for a person, as JSON used to print it: whole numbers bare (``8``),
+    others as Python's shortest repr (``0.5``)."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
 def local_stamp(epoch: float, fmt: str = "%Y-%m-%d %H:%M:%S") -> str:
     """``epoch`` as a person reads it: local time (``TZ``), labelled with its zone
     (``2025-10-09 08:53:20 UTC``, ``... EDT``).

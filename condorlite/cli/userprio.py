@@ -19,7 +19,7 @@ from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, S
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, now_or_clock, open_store
 from condorlite.cli.errors import run_command
 from condorlite.cli.history_rows import CYCLE_KIND
-from condorlite.cli.render import Result, visible
+from condorlite.cli.render import Result, real, visible
 from condorlite.cli.userprio_groups import arrange, build_rows, group_context
 from condorlite.cli.userprio_recover import build_recover
 from condorlite.cli.userprio_table import (
@@ -46,11 +46,7 @@ DAY = 86400
 
 
 def _epoch_or_none(value: float) -> int | float | None:
-    return None if value <= 0 else _num(value)
-
-
-def _num(value: float) -> int | float:
-    return int(value) if float(value).is_integer() else value
+    return None if value <= 0 else real(value)
 
 
 def record_json(rec: Record) -> dict[str, Any]:
@@ -240,14 +236,14 @@ def build_userprio(
     # table leaves out (users with --quotas alone, groups with priorities alone).
     ordered = [view.records[r.name] for r in laid.visible]
     data: dict[str, Any] = {
-        "last_update": _num(at),
+        "last_update": real(at),
         "state_last_update": None if stored.last_update_time is None
-        else _num(stored.last_update_time),
+        else real(stored.last_update_time),
         "records": [record_json(r) for r in ordered],
         "layout": "hierarchical" if laid.layout.hierarchical
         else "grouporder" if opts.group_order else "flat",
         "groups": [] if ctx is None else [ctx.views[g].to_json() for g in ctx.tree.order],
-        "pool_size": None if ctx is None else _num(ctx.pool_size),
+        "pool_size": None if ctx is None else real(ctx.pool_size),
         "pool_size_source": None if ctx is None else ctx.pool_source,
         "requested_source": None if ctx is None else ctx.demand_source,
     }

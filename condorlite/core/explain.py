@@ -114,6 +114,10 @@ def _outcome(job: Job, result: CycleResult, claims: list[Claim]) -> str:
             "before this job came up")
 
 
+def _plain(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
 def explain_job(job: Job, slots: list[Slot], result: CycleResult, claims: list[Claim],
                 now: float, group: dict[str, Any] | None = None) -> dict[str, Any]:
     """Where ``job`` stands after ``result`` (JSON-ready; see the module doc).
@@ -159,7 +163,7 @@ def explain_job(job: Job, slots: list[Slot], result: CycleResult, claims: list[C
         # comes from the group's demand (requested cores): wide slots can fill it first.
         detail = outcome
         outcome = (f"waiting: its group {group['name']} reached its turn limit of "
-                   f"{group['last_turn_limit']} (allocation {group['allocated']:g} from "
+                   f"{_plain(group['last_turn_limit'])} (allocation {group['allocated']:g} from "
                    f"a demand of {group['requested']:g})")
     return {
         "job": job.id,

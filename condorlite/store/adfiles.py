@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TextIO
 
 from condorlite.core.classad import ClassAd, ClassAdSyntaxError, parse_ads
-from condorlite.errors import DataError, InputMissingError, UsageError
+from condorlite.errors import DataError, InputMissingError, Location, UsageError
 
 #: File name endings read from a directory (case-insensitive).
 AD_SUFFIXES: tuple[str, ...] = (".ad", ".ads", ".json")
@@ -132,7 +132,9 @@ def _parse_stream(stream: TextIO, source: str) -> Iterator[LoadedAd]:
             set_index(loaded, index)
             yield loaded
     except ClassAdSyntaxError as exc:
-        raise DataError(_syntax_message(exc, source)) from None
+        raise DataError(_syntax_message(exc, source), location=Location(
+            getattr(exc, "filename", None) or source, getattr(exc, "line", None),
+            getattr(exc, "column", None))) from None
     except UnicodeDecodeError as exc:
         raise DataError(f"{source}: not UTF-8 text (byte {exc.start}): {exc.reason}") from None
 

@@ -111,8 +111,7 @@ _BY_NAME = {k.name: k for k in KNOBS}
 
 def _fail(path: Path, key: str, message: str, text: str | None = None) -> ConfigError:
     line = _line_of(text, key) if text is not None else None
-    where = f"{path}:{line}" if line else str(path)
-    return ConfigError(f"{where}: {key}: {message}")
+    return ConfigError.at(str(path), line, f"{key}: {message}")
 
 
 def _line_of(text: str, key: str) -> int | None:

@@ -62,7 +62,7 @@ class _Dump:
             return data.decode("utf-8")
         except UnicodeDecodeError as exc:
             line = data.count(b"\n", 0, exc.start) + 1
-            raise DataError(f"{self.source(name)}:{line}: not UTF-8 text "
+            raise DataError.at(self.source(name), line, f"not UTF-8 text "
                             f"(byte {exc.start}): {exc.reason}") from None
 
     def xml(self, name: str, what: str, read: Callable[[ET.Element], T],
@@ -87,7 +87,7 @@ def _now(text: str | None, source: str) -> int | None:
         return None
     value = text.strip()
     if not value.isdigit():
-        raise DataError(f"{source}:1: expected the scheduler run's time in epoch "
+        raise DataError.at(source, 1, f"expected the scheduler run's time in epoch "
                         f"seconds, found {value[:40]!r}")
     return int(value)
 
@@ -103,7 +103,7 @@ def _modified(text: str | None, source: str) -> tuple[int, ...]:
         if not value:
             continue
         if not value.isdigit():
-            raise DataError(f"{source}:{number}: expected a job number, found {value[:40]!r}")
+            raise DataError.at(source, number, f"expected a job number, found {value[:40]!r}")
         out.append(int(value))
     return tuple(out)
 

@@ -31,7 +31,6 @@ from condorlite.core.sge.objects import (
     QueueInstance,
     RunningGrant,
 )
-from condorlite.errors import DataError
 
 from . import _lines as L
 from ._lines import Expected, Line
@@ -87,7 +86,7 @@ def read_hosts(text: str, source: str, notes: Notes) -> dict[str, ExecHost]:
         values = _fields(block, HOST, notes)  # type: ignore[arg-type]
         name = str(values["name"])
         if name in out:
-            raise DataError(f"{block[0].where}: host {name!r} given twice")
+            raise block[0].error(f"host {name!r} given twice")
         out[name] = ExecHost(**values)  # type: ignore[arg-type]
     return out
 
@@ -138,7 +137,7 @@ def _convert(line: Line, text: str, converter) -> object:
     try:
         return converter(text)
     except Expected as exc:
-        raise DataError(f"{line.where}: {line.key}: expected {exc}, found {text!r}") from None
+        raise line.error(f"{line.key}: expected {exc}, found {text!r}") from None
 
 
 def _queue(block: list[Line]) -> ClusterQueue:
@@ -167,7 +166,7 @@ def read_queues(text: str, source: str) -> dict[str, ClusterQueue]:
     for block in L.split_objects(L.key_lines(text, source), "qname"):
         queue = _queue(block)
         if queue.name in out:
-            raise DataError(f"{block[0].where}: queue {queue.name!r} given twice")
+            raise block[0].error(f"queue {queue.name!r} given twice")
         out[queue.name] = queue
     return out
 

@@ -133,7 +133,7 @@ def scan_pending(data: bytes, source: str) -> list[PendingEntry]:
         except (ValueError, UnicodeDecodeError) as exc:
             line = data.count(b"\n", 0, match.start()) + 1
             found = (tasks.group(1) if tasks else block[:60]).decode("utf-8", "replace")
-            raise DataError(f"{source}:{line}: tasks: expected task ids like 1-4:1 or "
+            raise DataError.at(source, line, f"tasks: expected task ids like 1-4:1 or "
                             f"1,4,5, found {found!r} ({exc})") from None
     return out
 

@@ -122,7 +122,7 @@ class _Scan:
                 offset = match.start()
                 break
         line = self.data.count(b"\n", 0, offset) + 1
-        return DataError(f"{self.source}:{line}: {problem}")
+        return DataError.at(self.source, line, f"{problem}")
 
     def string(self, item: tuple[int, bytes] | None) -> str:
         """A text value, decoded and unescaped ('' when absent)."""

@@ -41,9 +41,13 @@ class Line:
     def where(self) -> str:
         return f"{self.source}:{self.number}"
 
+    def error(self, message: str) -> DataError:
+        """A DataError at this line (``FILE:LINE: message``, its location for --json)."""
+        return DataError.at(self.source, self.number, message)
+
     def fail(self, expected: str) -> DataError:
         """The error for a value that is not what the key wants."""
-        return DataError(f"{self.where}: {self.key}: expected {expected}, found {self.value!r}")
+        return self.error(f"{self.key}: expected {expected}, found {self.value!r}")
 
     def convert(self, converter: Callable[[str], object]) -> object:
         try:
@@ -84,7 +88,7 @@ def key_lines(text: str, source: str, *, separator: str | None = None) -> list[L
         else:
             key, found, value = line.partition(separator)
             if not found:
-                raise DataError(f"{source}:{number}: expected key{separator}value, found {line!r}")
+                raise DataError.at(source, number, f"expected key{separator}value, found {line!r}")
         out.append(Line(source, number, key.strip(), value.strip()))
     return out
 
@@ -99,10 +103,10 @@ def split_objects(lines: list[Line], first_key: str) -> list[list[Line]]:
             objects.append([])
             seen = set()
         elif not objects:
-            raise DataError(f"{line.where}: expected {first_key!r} to start an object, "
+            raise line.error(f"expected {first_key!r} to start an object, "
                             f"found {line.key!r}")
         if line.key in seen:
-            raise DataError(f"{line.where}: {line.key}: given twice in one object")
+            raise line.error(f"{line.key}: given twice in one object")
         seen.add(line.key)
         objects[-1].append(line)
     return objects

@@ -60,7 +60,7 @@ def _no_duplicate_keys(lines: list[Line]) -> None:
     seen: set[str] = set()
     for line in lines:
         if line.key in seen:
-            raise DataError(f"{line.where}: {line.key}: given twice")
+            raise line.error(f"{line.key}: given twice")
         seen.add(line.key)
 
 
@@ -134,9 +134,8 @@ _COMPLEX_COLUMNS = "name shortcut type relop requestable consumable default urge
 
 def _complex(number: int, line: str, source: str) -> Complex:
     parts = line.split()
-    where = f"{source}:{number}"
     if len(parts) != 8:
-        raise DataError(f"{where}: expected 8 columns ({_COMPLEX_COLUMNS}), "
+        raise DataError.at(source, number, f"expected 8 columns ({_COMPLEX_COLUMNS}), "
                         f"found {len(parts)}: {line!r}")
     name, shortcut, kind, relop, requestable, consumable, default, urgency = parts
     checks = (("type", kind.upper(), _TYPES), ("relop", relop, _RELOPS),
@@ -144,7 +143,7 @@ def _complex(number: int, line: str, source: str) -> Complex:
               ("consumable", consumable.upper(), {"YES", "NO", "JOB"}))
     for column, value, allowed in checks:
         if value not in allowed:
-            raise DataError(f"{where}: {name}: {column}: expected one of "
+            raise DataError.at(source, number, f"{name}: {column}: expected one of "
                             f"{', '.join(sorted(allowed))}, found {value!r}")
     number_urgency = Line(source, number, f"{name}: urgency", urgency).convert(L.to_float)
     return Complex(name, shortcut, kind.upper(), relop, requestable.upper(),
@@ -161,9 +160,9 @@ def read_complexes(text: str, source: str) -> dict[str, Complex]:
             continue
         item = _complex(number, line, source)
         if item.name in out:
-            raise DataError(f"{source}:{number}: complex {item.name!r} given twice")
+            raise DataError.at(source, number, f"complex {item.name!r} given twice")
         if item.shortcut in shortcuts:
-            raise DataError(f"{source}:{number}: shortcut {item.shortcut!r} of "
+            raise DataError.at(source, number, f"shortcut {item.shortcut!r} of "
                             f"{item.name!r} is already {shortcuts[item.shortcut]!r}'s")
         out[item.name] = item
         shortcuts[item.shortcut] = item.name
@@ -244,6 +243,6 @@ def read_objects(text: str, source: str, kind: Kind, notes: Notes) -> dict[str, 
         values = _fields(block, kind.schema, notes)
         name = values["name"]
         if name in out:
-            raise DataError(f"{block[0].where}: {kind.label} {name!r} given twice")
+            raise block[0].error(f"{kind.label} {name!r} given twice")
         out[name] = kind.make(**values)  # type: ignore[arg-type]
     return out

@@ -71,7 +71,7 @@ def _read_node(block: list[Line], notes: Notes) -> _Node:
         if line.key == "childnodes":
             children_line = line
     if "name" not in values:
-        raise DataError(f"{block[0].where}: node {values['id']}: expected a name= line")
+        raise block[0].error(f"node {values['id']}: expected a name= line")
     return _Node(values["id"], values["name"], values.get("type", 0),  # type: ignore[arg-type]
                  values.get("shares", 0), values.get("childnodes", ()),  # type: ignore[arg-type]
                  block[0], children_line)
@@ -86,18 +86,19 @@ def _tree_order(nodes: dict[int, _Node], root: _Node) -> list[_Node]:
         node = stack.pop()
         order.append(node)
         for child in node.children:
-            where = (node.children_line or node.line).where
+            at = node.children_line or node.line
             if child not in nodes:
-                raise DataError(f"{where}: node {node.id} ({node.name}): child {child} "
+                raise at.error(f"node {node.id} ({node.name}): child {child} "
                                 f"does not exist")
             if child in reached:
-                raise DataError(f"{where}: node {node.id} ({node.name}): child {child} is "
+                raise at.error(f"node {node.id} ({node.name}): "
+                                   f"child {child} is "
                                 f"reached twice (a cycle or a shared child)")
             reached.add(child)
             stack.append(nodes[child])
     for node in nodes.values():
         if node.id not in reached:
-            raise DataError(f"{node.line.where}: node {node.id} ({node.name}) is not "
+            raise node.line.error(f"node {node.id} ({node.name}) is not "
                             f"below the root (node {root.id})")
     return order
 
@@ -110,7 +111,7 @@ def read_share_tree(text: str, source: str, notes: Notes) -> ShareTreeNode | Non
     for block in blocks:
         node = _read_node(block, notes)
         if node.id in nodes:
-            raise DataError(f"{node.line.where}: node id {node.id} given twice")
+            raise node.line.error(f"node id {node.id} given twice")
         nodes[node.id] = node
     root = next(iter(nodes.values()))
     built: dict[int, ShareTreeNode] = {}
@@ -155,7 +156,7 @@ def _usage_row(number: int, line: str, header: list[str], source: str,
     elif header and len(cells) == len(header):  # -h without -n: values in header order
         items = list(zip(header, cells, strict=True))
     else:
-        raise DataError(f"{source}:{number}: expected tab separated name=value fields "
+        raise DataError.at(source, number, f"expected tab separated name=value fields "
                         f"(sge_share_mon -n), found {line!r}")
     values: dict[str, object] = {}
     for name, value in items:
@@ -167,7 +168,7 @@ def _usage_row(number: int, line: str, header: list[str], source: str,
     missing = [name for name, (field, _) in _USAGE_FIELDS.items()
                if field not in values and name not in ("curr_time", "usage_time")]
     if missing:
-        raise DataError(f"{source}:{number}: expected the fields {', '.join(missing)}, "
+        raise DataError.at(source, number, f"expected the fields {', '.join(missing)}, "
                         f"found none")
     return ShareUsage(**values)  # type: ignore[arg-type]
 
@@ -188,6 +189,6 @@ def read_share_mon(text: str, source: str, notes: Notes) -> dict[str, ShareUsage
     for number, line in lines:
         row = _usage_row(number, line, header, source, notes)
         if row.node in out:
-            raise DataError(f"{source}:{number}: node {row.node!r} given twice")
+            raise DataError.at(source, number, f"node {row.node!r} given twice")
         out[row.node] = row
     return out

@@ -46,9 +46,9 @@ def _refuse_doctype(data: bytes, source: str) -> None:
     rest = data[position:].lstrip()
     if rest[:9].upper() == b"<!DOCTYPE":
         line = data.count(b"\n", 0, len(data) - len(rest)) + 1
-        raise DataError(f"{source}:{line}: a document type declaration (<!DOCTYPE): "
-                        f"qstat never writes one, and entity definitions can make a "
-                        f"parser expand text without end; refused")
+        raise DataError.at(source, line, "a document type declaration (<!DOCTYPE): "
+                        "qstat never writes one, and entity definitions can make a "
+                        "parser expand text without end; refused")
 
 
 def check_prolog(data: bytes, source: str, what: str) -> None:
@@ -58,7 +58,7 @@ def check_prolog(data: bytes, source: str, what: str) -> None:
     first = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     if first != b"<":
         line = data.lstrip().split(b"\n", 1)[0].decode("utf-8", "replace")[:80]
-        raise DataError(f"{source}:1: expected the XML of {what}, found {line!r}")
+        raise DataError.at(source, 1, f"expected the XML of {what}, found {line!r}")
     _refuse_doctype(data, source)
 
 
@@ -70,8 +70,8 @@ def parse(data: bytes, source: str, what: str) -> ET.Element:
     except ET.ParseError as exc:
         line, column = exc.position
         message = str(exc).split(": line ")[0]
-        raise DataError(f"{source}:{line}:{column + 1}: not well-formed XML: "
-                        f"{message}") from None
+        raise DataError.at(source, line, f"not well-formed XML: {message}",
+                           column=column + 1) from None
 
 
 def _index_path(root: ET.Element, target: ET.Element) -> list[int]:
@@ -117,4 +117,4 @@ def line_of(data: bytes, root: ET.Element, target: ET.Element) -> int:
 
 
 def value_error(data: bytes, root: ET.Element, exc: XmlValueError, source: str) -> DataError:
-    return DataError(f"{source}:{line_of(data, root, exc.element)}: {exc.problem}")
+    return DataError.at(source, line_of(data, root, exc.element), exc.problem)
