@@ -160,26 +160,68 @@ def pool_totals(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[
     return per_key, grand, malformed
 
 
-def pool_data(ads: list[ClassAd]) -> dict[str, Any]:
-    rows = sorted((slot_row(ad) for ad in ads),
+def recorded_claims(claims: list[Any]) -> dict[str, dict[str, Any]]:
+    """The state's claims per slot name, as the pool view shows them beside the ad:
+    a piece ``<pslot>#<job>`` counts under its partitionable slot. Each value:
+    ``jobs`` (in slot order), ``submitters`` (sorted, distinct), ``weight`` (summed)."""
+    out: dict[str, dict[str, Any]] = {}
+    for row in claims:
+        slot = row.slot.partition("#")[0]
+        entry = out.setdefault(slot, {"jobs": [], "submitters": [], "weight": 0.0})
+        if row.job:
+            entry["jobs"].append(row.job)
+        if row.submitter not in entry["submitters"]:
+            entry["submitters"] = sorted([*entry["submitters"], row.submitter])
+        entry["weight"] += float(row.weight)
+    return out
+
+
+def pool_data(ads: list[ClassAd], claims: list[Any] | None = None) -> dict[str, Any]:
+    """The pool view: a row per slot ad (with ``recorded_claim``, the state's claim on
+    it, null when none: the ads predate the last cycle, so a slot the cycle matched
+    still says Unclaimed), totals per platform and in all."""
+    recorded = recorded_claims(claims or [])
+    rows = sorted(({**slot_row(ad), "recorded_claim": None} for ad in ads),
                   key=lambda r: (_natural(r["machine"] or ""), _natural(r["name"] or "")))
+    for row in rows:
+        row["recorded_claim"] = recorded.get(row["name"] or "")
     per_key, grand, malformed = pool_totals(rows)
     return {"slots": rows, "totals": per_key, "total": grand, "malformed": malformed}
 
 
+def _claim_cell(claim: dict[str, Any] | None) -> str:
+    if claim is None:
+        return ""
+    jobs = claim["jobs"]
+    who = ", ".join(claim["submitters"])
+    if len(jobs) > 1:
+        return f"{len(jobs)} pieces: {who}"
+    return f"{jobs[0] if jobs else '-'} {who}"
+
+
 def _draw_pool(console: Console, data: dict[str, Any]) -> None:
     rows = data["slots"]
-    width = max([len("Name")] + [len(r["name"] or "") for r in rows])
+
+    def wide(key: str, title: str, least: int) -> int:
+        return max([least, len(title)] + [len(r[key] or "") for r in rows])
+
+    width, os_w, arch_w = wide("name", "Name", 4), wide("opsys", "OpSys", 10), \
+        wide("arch", "Arch", 6)
+    state_w, act_w = wide("state", "State", 9), wide("activity", "Activity", 8)
     mem_width = max([4] + [len(str(r["memory"])) for r in rows if r["memory"] is not None])
-    lines = [f"{'Name':<{width}} {'OpSys':<10} {'Arch':<6} {'State':<9} {'Activity':<8} "
-             f"{'LoadAv':>6} {'Mem':>{mem_width}} {'ActvtyTime':>12}", ""]
+    claimed = any(r["recorded_claim"] for r in rows)
+    lines = [(f"{'Name':<{width}} {'OpSys':<{os_w}} {'Arch':<{arch_w}} {'State':<{state_w}} "
+              f"{'Activity':<{act_w}} {'LoadAv':>6} {'Mem':>{mem_width}} {'ActvtyTime':>12}"
+              + ("  Claim in the state" if claimed else "")), ""]
     for r in rows:
         load = "" if r["load_avg"] is None else f"{r['load_avg']:.3f}"
         mem = "" if r["memory"] is None else str(r["memory"])
         age = "" if r["activity_time"] is None else format_duration(r["activity_time"])
-        lines.append(f"{r['name'] or '':<{width}} {r['opsys'] or '':<10} {r['arch'] or '':<6} "
-                     f"{r['state'] or '':<9} {r['activity'] or '':<8} {load:>6} "
-                     f"{mem:>{mem_width}} {age:>12}".rstrip())
+        claim = _claim_cell(r["recorded_claim"]) if claimed else ""
+        lines.append(f"{r['name'] or '':<{width}} {r['opsys'] or '':<{os_w}} "
+                     f"{r['arch'] or '':<{arch_w}} {r['state'] or '':<{state_w}} "
+                     f"{r['activity'] or '':<{act_w}} {load:>6} "
+                     f"{mem:>{mem_width}} {age:>12}  {claim}".rstrip())
     lines.append("")
     key_width = 2 + max([5] + [len(t["platform"]) for t in data["totals"]])
     head = f"{'Total':>6} {'Owner':>5} {'Claimed':>7} {'Unclaimed':>9} {'Matched':>7} " \
@@ -328,14 +370,15 @@ def _body(slots: list[str] | None, jobs: list[str] | None, show_submitters: bool
     else:
         with store.transaction(write=False) as tx:
             cycle = tx.last_history(CYCLE_KIND)
-            claim_rows = tx.load_claims() if show_claims else []
+            claim_rows = tx.load_claims()
         data = {"state_dir": str(store.path), "schema_version": store.schema_version,
                 "last_cycle_time": None if cycle is None else cycle["time"]}
         policy, config_path = store.policy, store.config_path
     draws: list[Callable[[Console], None]] = []
     if not show_submitters and not show_negotiator and not show_claims:
         paths = ad_paths(slots, policy.slots, config_path, "slot", "--slots")
-        pool = pool_data([loaded.ad for loaded in read_ads(paths, stdin=sys.stdin)])
+        pool = pool_data([loaded.ad for loaded in read_ads(paths, stdin=sys.stdin)],
+                         claim_rows)
         data["pool"] = pool
         draws.append(lambda c: _draw_pool(c, pool))
     if show_submitters:

@@ -73,7 +73,7 @@ def test_pool_view_json(state: Path) -> None:
     assert gpu == {"name": "slot1_1@gpu01.example.org", "machine": "gpu01.example.org",
                    "opsys": "LINUX", "arch": "X86_64", "state": "Claimed", "activity": "Busy",
                    "load_avg": 3.92, "memory": 32768, "activity_time": 9000,
-                   "slot_type": "Dynamic", "backfill": False}
+                   "slot_type": "Dynamic", "backfill": False, "recorded_claim": None}
     assert pool["malformed"] == 0
 
 
@@ -201,3 +201,28 @@ def test_claims_view_lists_the_stored_claims(state: Path) -> None:
     ]
     assert "4 claims, total weight 4.5" in human.output
     assert f"State: {state}" in human.output
+
+
+def test_pool_view_shows_the_state_claim_beside_the_ad(tmp_path):
+    """The ads predate the cycle: a slot the cycle matched still says Unclaimed, so the
+    view puts the recorded claim beside it; columns fit their widest value."""
+    root = Path(__file__).resolve().parents[2] / "examples"
+    shutil.copytree(root, tmp_path / "ex")
+    cfg, sd = tmp_path / "ex" / "condorlite.toml", tmp_path / "s"
+    done = runner.invoke(app, ["negotiate", "--config", str(cfg), "--state-dir", str(sd), "--now",
+                "1760000000", "--json"])
+    assert done.exit_code == 0, done.output
+    matched = {m["slot"]: m for m in json.loads(done.output)["data"]["matches"]}
+    out = _run("--config", str(cfg), "--state-dir", str(sd))
+    lines = out.output.splitlines()
+    assert lines[0].endswith("Claim in the state")
+    row = next(x for x in lines if x.startswith("slot3@desk01.example.org "))
+    m = matched["slot3@desk01.example.org"]
+    assert " Unclaimed " in row and row.endswith(f"{m['job']} {m['submitter']}")
+    arm = next(x for x in lines if x.startswith("slot1@arm01"))
+    assert arm.index("Unclaimed") == lines[0].index("State")  # aarch64 no longer shifts it
+    data = json.loads(_run("--config", str(cfg), "--state-dir", str(sd), "--json").output)
+    rows = {r["name"]: r for r in data["data"]["pool"]["slots"]}
+    assert rows["slot3@desk01.example.org"]["recorded_claim"] == {
+        "jobs": [m["job"]], "submitters": [m["submitter"]], "weight": m["weight"]}
+    assert rows["slot1@desk01.example.org"]["recorded_claim"] is None
