@@ -49,6 +49,7 @@ from condorlite.cli.negotiate_run import cycle_data, group_fact, result_data, ru
 from condorlite.cli.negotiate_whatif import apply_edits, changed_policy, compare, parse_what_ifs
 from condorlite.cli.render import Result, stderr_console
 from condorlite.cli.status import JobsOpt, SlotsOpt
+from condorlite.core.accounting import effective_priority
 from condorlite.core.explain import explain_job
 from condorlite.errors import DataError, UsageError
 from condorlite.store.adfiles import (
@@ -138,7 +139,10 @@ def _body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | Non
         else:
             data["explain"] = explain_job(job, inputs.slots, outcome.result,
                                           outcome.live_claims, at,
-                                          group_fact(outcome.groups, job.submitter))
+                                          group_fact(outcome.groups, job.submitter),
+                                          policy.preemption_requirements,
+                                          {n: effective_priority(r) for n, r in
+                                           outcome.accountant.records.items()})
     return Result("negotiate", data, lambda console: view.draw(console, data, summary),
                   sources=(inputs, outcome))
 

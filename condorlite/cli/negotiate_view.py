@@ -176,6 +176,38 @@ def explain_lines(ex: dict[str, Any]) -> list[str]:
     out.append(f"  outcome: {ex['outcome']}")
     if ex.get("detail"):
         out.append(f"  negotiator: {ex['detail']}")
+    return out + held_lines(ex.get("held"), ex["submitter"])
+
+
+def held_lines(held: dict[str, Any] | None, submitter: str) -> list[str]:
+    """Who holds the slots the job matches, and what would free one."""
+    if held is None:
+        return []
+    whole = "all" if held["slots"] == held["matching"] else f"{held['slots']} of"
+    out = [f"  held: {whole} the {held['matching']} slots that match it both ways are "
+           f"claimed after the cycle:"]
+    for h in held["by"]:
+        eup = "-" if h["effective_priority"] is None else f"{h['effective_priority']:.2f}"
+        note = (" (this submitter: never preempted by its own jobs)"
+                if h["submitter"] == submitter
+                else " (worse than this submitter's)" if h["worse"] else "")
+        out.append(f"    {h['submitter']}: {h['slots']} slot{'' if h['slots'] == 1 else 's'}"
+                   f", effective priority {eup}{note}")
+    worse = sum(h["slots"] for h in held["by"] if h["worse"])
+    if not worse:
+        out.append("  to free one: no holder has a worse (higher) effective priority, so "
+                   "priority preemption could not take one; a holder's jobs must end, or a "
+                   "slot's Rank must prefer this job")
+    elif not held["priority_preemption"]:
+        out.append("  to free one: priority preemption is off (PREEMPTION_REQUIREMENTS = "
+                   "False); a policy such as RemoteUserPrio > SubmitterUserPrio * 1.2 would "
+                   f"let {submitter} preempt the {worse} slot(s) held by worse "
+                   "priorities; else a slot whose Rank prefers this job, or a holder's "
+                   "jobs ending")
+    elif worse:
+        out.append(f"  to free one: {worse} slot(s) are held by worse priorities, but "
+                   f"PREEMPTION_REQUIREMENTS ({held['preemption_requirements']}) was not "
+                   "true for them this cycle")
     return out
 
 

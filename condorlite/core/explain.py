@@ -118,8 +118,44 @@ def _plain(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
+def holders(job: Job, matching: list[str], result: CycleResult, claims: list[Claim],
+            preemption_requirements: str | None,
+            priorities: dict[str, float] | None = None) -> dict[str, Any] | None:
+    """Who holds the slots that match ``job`` both ways, after the cycle (None when the
+    job was matched, or no matching slot is held).
+
+    ``slots``: how many of the ``matching`` slot names a claim names; ``by``: per
+    holder (most slots first, then name) its slot count and effective priority (from
+    ``priorities``, every record's EUP, else from the cycle's submitters; null when
+    neither knows it), and ``worse``: whether that EUP is higher
+    (worse) than the job's submitter's, which priority preemption needs;
+    ``preemption_requirements`` the policy text, and ``priority_preemption`` false when
+    it is the literal False (HTCondor's default: only a slot's Rank can preempt)."""
+    if any(m.job == job.id for m in result.matches):
+        return None
+    names = set(matching)
+    counts: dict[str, int] = {}
+    for claim in claims:
+        if claim.slot in names and claim.job != job.id:
+            counts[claim.submitter] = counts.get(claim.submitter, 0) + 1
+    if not counts:
+        return None
+    eup = {s.name: s.effective_priority for s in result.submitters}
+    eup.update(priorities or {})
+    mine = eup.get(job.submitter)
+    by = [{"submitter": who, "slots": n, "effective_priority": eup.get(who),
+           "worse": mine is not None and eup.get(who) is not None and eup[who] > mine}
+          for who, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    text = preemption_requirements
+    off = text is not None and text.strip().lower() == "false"
+    return {"slots": sum(counts.values()), "matching": len(matching), "by": by,
+            "preemption_requirements": text, "priority_preemption": not off}
+
+
 def explain_job(job: Job, slots: list[Slot], result: CycleResult, claims: list[Claim],
-                now: float, group: dict[str, Any] | None = None) -> dict[str, Any]:
+                now: float, group: dict[str, Any] | None = None,
+                preemption_requirements: str | None = None,
+                priorities: dict[str, float] | None = None) -> dict[str, Any]:
     """Where ``job`` stands after ``result`` (JSON-ready; see the module doc).
 
     ``group`` (with accounting groups) holds the figures of the job's group,
@@ -130,11 +166,13 @@ def explain_job(job: Job, slots: list[Slot], result: CycleResult, claims: list[C
     outcome says so, and ``detail`` keeps the negotiator's own note."""
     counts: dict[tuple[str, str, str], int] = {}
     job_true = matching = 0
+    matching_names: list[str] = []
     for slot in slots:
         failure = _slot_failure(job, slot, now)
         if failure is None:
             matching += 1
             job_true += 1
+            matching_names.append(slot.name)
             continue
         if failure[0] == "slot":
             job_true += 1
@@ -179,4 +217,6 @@ def explain_job(job: Job, slots: list[Slot], result: CycleResult, claims: list[C
         "outcome": outcome,
         "detail": detail,
         "group": group,
+        "held": holders(job, matching_names, result, claims, preemption_requirements,
+                        priorities) if job.idle else None,
     }

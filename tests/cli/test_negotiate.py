@@ -585,3 +585,30 @@ def test_summary_leaves_out_the_per_job_lists(tmp_path):
     as_json = [_Runner().invoke(_app, [*base, "--state-dir", str(tmp_path / d), "--json", *x])
                for d, x in (("c", []), ("d", ["--summary"]))]
     assert as_json[0].output.count('"job"') == as_json[1].output.count('"job"')
+
+
+def test_explain_says_who_holds_the_matching_slots_and_the_advice_works(tmp_path):
+    """--explain of a job whose matching slots are all claimed names the holders with
+    their EUPs, and the policy it suggests does free slots (checked with --what-if)."""
+    import shutil
+
+    root = Path(__file__).resolve().parents[2] / "examples"
+    shutil.copytree(root, tmp_path / "ex")
+    cfg, sd = str(tmp_path / "ex" / "condorlite.toml"), str(tmp_path / "s")
+    invoke = CliRunner().invoke
+    assert invoke(app, ["negotiate", "--config", cfg, "--state-dir", sd,
+                        "--now", "1760000000"]).exit_code == 0
+    assert invoke(app, ["setfactor", "alice@example.org", "100000", "--state-dir", sd,
+                        "--now", "1760000060"]).exit_code == 0
+    base = ["negotiate", "--config", cfg, "--state-dir", sd, "--now", "1760000120"]
+    done = invoke(app, [*base, "--dry-run", "--explain", "190.3", "--json"])
+    held = json.loads(done.output)["data"]["explain"]["held"]
+    assert held["slots"] == held["matching"] == 18 and held["priority_preemption"] is False
+    alice = next(h for h in held["by"] if h["submitter"] == "alice@example.org")
+    assert alice["worse"] and alice["slots"] == 13 and alice["effective_priority"] > 50000
+    text = invoke(app, [*base, "--dry-run", "--explain", "190.3"]).output
+    assert "would let bob@example.org preempt the 13 slot(s) held by worse" in text
+    policy = "PREEMPTION_REQUIREMENTS=RemoteUserPrio > SubmitterUserPrio * 1.2"
+    diff = json.loads(invoke(app, [*base, "--what-if", policy, "--json"]).output)["data"]
+    job = next(j for j in diff["jobs"] if j["job"] == "190.3")
+    assert job["after"]["status"] == "matched" and job["after"]["reason"] == "priority"
