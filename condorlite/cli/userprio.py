@@ -267,6 +267,20 @@ def build_userprio(
     return Result(command="userprio", data=data, human=human)
 
 
+def record_names(state_dir, config) -> Result:  # type: ignore[no-untyped-def]
+    """Every record's name, for shell completion: read-only, a short lock wait, names
+    with control characters left out (a terminal would act on them)."""
+    store = open_store(state_dir, 1.0, config, write=False)
+    with store.transaction(write=False) as tx:
+        names = sorted(tx.load_accountant().records)
+    names = [n for n in names if visible(n) == n and not any(c.isspace() for c in n)]
+
+    def human(console) -> None:  # type: ignore[no-untyped-def]
+        console.file.write("".join(f"{n}\n" for n in names))
+
+    return Result(command="userprio", data={"names": names}, human=human)
+
+
 def _usage(message: str):  # type: ignore[no-untyped-def]
     def fail() -> Result:
         raise UsageError(message)
@@ -318,6 +332,9 @@ def register(app: typer.Typer) -> None:
         to: Annotated[float | None, typer.Option(
             "--to", metavar="VALUE", help="The real priority --recover asks about.")
         ] = None,
+        complete_names: Annotated[bool, typer.Option(
+            "--complete-names", hidden=True,
+            help="Print every record name, one per line (for shell completion).")] = False,
         state_dir: StateDirOpt = None,
         config: ConfigOpt = None,
         now: NowOpt = None,
@@ -325,6 +342,9 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Show user priorities and usage, as condor_userprio does."""
+        if complete_names:
+            run_command("userprio", as_json, lambda: record_names(state_dir, config))
+            return
         if recover is not None or to is not None:
             if recover is None:
                 run_command("userprio", as_json, _usage("--to needs --recover NAME"))
