@@ -12,7 +12,7 @@ _condorlite() {
     prev="${COMP_WORDS[COMP_CWORD-1]}"
     cmd="${COMP_WORDS[1]}"
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "delete eval export history import metrics negotiate release resetall resetusage setaccum setbegin setceiling setfactor setfloor setlast setprio sge status userprio --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "delete eval export history import metrics negotiate release replay resetall resetusage setaccum setbegin setceiling setfactor setfloor setlast setprio sge status userprio --help --version" -- "$cur"))
         return
     fi
     case "$cmd" in
@@ -71,6 +71,16 @@ _condorlite() {
         esac
         if [[ "$cur" == -* ]]; then
             COMPREPLY=($(compgen -W "--chart --config --cycles --group --help --json --lock-timeout --metric --no-chart --plot --since --state-dir --submitter --top --until -h" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -f -- "$cur"))
+        fi
+        ;;
+    replay)
+        case "$prev" in --config|--plot|--state-dir)
+            COMPREPLY=($(compgen -f -- "$cur")); return;;
+        esac
+        if [[ "$cur" == -* ]]; then
+            COMPREPLY=($(compgen -W "--chart --config --every --from --help --jobs --json --lock-timeout --metric --no-chart --plot --slots --state-dir --to --top --what-if -h" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi

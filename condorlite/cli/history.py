@@ -160,7 +160,7 @@ def charted(accs: list[Account], metric: str, top: int, groups: bool) -> list[Se
             for a in sorted(ranked, key=lambda a: a.name)]
 
 
-def _cycle_json(row: dict[str, Any]) -> dict[str, Any]:
+def cycle_json(row: dict[str, Any]) -> dict[str, Any]:
     cycle = row["data"].get("cycle", {})
     out: dict[str, Any] = {"time": real(row["time"])}
     out.update({k: cycle.get(k) for k in CYCLE_FIELDS})
@@ -168,7 +168,7 @@ def _cycle_json(row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _point_figures(point: Point) -> dict[str, Any]:
+def point_figures(point: Point) -> dict[str, Any]:
     # group and is_group are the account's, not the point's
     return {k: v for k, v in asdict(point.figures).items() if k not in ("group", "is_group")}
 
@@ -178,11 +178,11 @@ def history_data(period: Period, accs: list[Account], metric: str) -> dict[str, 
         "since": None if period.since <= 0 else real(period.since),
         "until": None if period.until >= LATEST_NOW else real(period.until),
         "metric": metric,
-        "cycles": [_cycle_json(r) for r in period.cycles],
+        "cycles": [cycle_json(r) for r in period.cycles],
         "cycles_without_accounts": period.without_accounts,
         "accounts": [{
             "name": a.name, "is_group": a.is_group, "group": a.group,
-            "points": [{"time": real(p.time), **_point_figures(p)} for p in a.points],
+            "points": [{"time": real(p.time), **point_figures(p)} for p in a.points],
         } for a in accs],
         "events": [{"time": real(r["time"]), "kind": r["kind"], "who": r["who"],
                     "what": r["what"]} for r in period.events],
@@ -230,7 +230,7 @@ def cycle_lines(period: Period) -> list[str]:
             f"{'Submitters':>10} {'Pool weight':>11}")
     lines = [head, "-" * len(head)]
     for row in period.cycles:
-        c = _cycle_json(row)
+        c = cycle_json(row)
         lines.append(f"{_stamp(row['time']):<23} {c['matches'] or 0:>8} "
                      f"{c['rejections'] or 0:>8} {c['idle_jobs'] or 0:>9} "
                      f"{c['active_submitters'] or 0:>10} {_fmt(c['pool_weight'] or 0):>11}")

@@ -67,6 +67,13 @@ def _history_what(cycle: dict[str, Any]) -> str:
 # -- the command -------------------------------------------------------------------------
 
 
+def run_cycle(slots: list[Any] | None, jobs: list[Any] | None, state_dir: Path,
+              now: float, lock_timeout: float, config: Path | None) -> Result:
+    """One real cycle at ``now`` (``replay`` runs them on a copy of the state)."""
+    return _body(slots, jobs, state_dir, now, False, None, lock_timeout, config,
+                 summary=True)
+
+
 def _what_if_body(slots: list[str] | None, jobs: list[str] | None, state_dir: Path | None,
                   now: str | float | None, texts: list[str], lock_timeout: float,
                   config: Path | None, allow_empty: bool) -> Result:

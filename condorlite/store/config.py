@@ -255,21 +255,30 @@ def override_value(text: str) -> Any:
         return text.strip()
 
 
+def _overridden(path: Path, overrides: dict[str, str]) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    if path.is_file():
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    for knob, value in overrides.items():
+        for key in [k for k in data if k.upper() == knob.upper()]:
+            del data[key]
+        data[knob] = override_value(value)
+    return data
+
+
 def policy_with(path: Path, overrides: dict[str, str]) -> Policy:
     """The policy of ``condorlite.toml`` at ``path`` (the defaults when there is none)
     with ``overrides`` (knob -> value text, ``override_value``) put in place of, or
     beside, its knobs: validated as a whole, so a bad override is a ConfigError
     naming it."""
-    text = ""
-    data: dict[str, Any] = {}
-    if path.is_file():
-        text = path.read_text(encoding="utf-8")
-        data = tomllib.loads(text)
-    for knob, value in overrides.items():
-        for key in [k for k in data if k.upper() == knob.upper()]:
-            del data[key]
-        data[knob] = override_value(value)
-    return policy_from_mapping(data, path)
+    return policy_from_mapping(_overridden(path, overrides), path)
+
+
+def config_text_with(path: Path, overrides: dict[str, str]) -> str:
+    """``policy_with``'s configuration as a TOML text (one ``KNOB = value`` line per
+    knob set), for a command that needs the changed policy as a file."""
+    data = _overridden(path, overrides)
+    return "".join(f"{key} = {_toml_value(value)}\n" for key, value in data.items())
 
 
 def load_policy(path: Path) -> Policy:

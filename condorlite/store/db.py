@@ -280,6 +280,21 @@ class StateStore:
                 conn.close()
 
 
+    def copy_to(self, folder: Path) -> None:
+        """A consistent copy of the database into ``folder`` (a private directory made
+        by the caller), read in one read transaction with SQLite's backup API: the
+        state itself is only read."""
+        source = _connect_read_only(self.db_path, self.lock_timeout)
+        target = sqlite3.connect(paths.db_path(folder))
+        try:
+            source.backup(target)
+        except sqlite3.Error as exc:
+            raise _translate(exc, self.path) from None
+        finally:
+            target.close()
+            source.close()
+
+
 def _connect_read_only(db: Path, lock_timeout: float) -> sqlite3.Connection:
     """A connection that cannot write (``mode=ro``). In a directory this user cannot
     write, SQLite could not make the WAL index (``-shm``) a reader needs, and nobody
