@@ -33,6 +33,20 @@ Groups
     (``group_config``): GROUP_NAMES, each group's GROUP_QUOTA_DYNAMIC = 1 / (its number
     of siblings, itself included) and GROUP_ACCEPT_SURPLUS = true.
 
+Real pools (issue 18; every property off by default, and then the files are what they
+always were; each property draws from its own seeded stream)
+    ``realistic``: slot ads of ~160 attributes and job ads of ~85 (``realads.py``),
+    sorted by name as ``-long`` prints them; what matchmaking reads stays the
+    generator's. ``unique``: per-slot KFlops, Mips, LoadAvg, KeyboardIdle,
+    EnteredCurrentState, per-machine free disk (TotalDisk). ``rank_fraction``: that
+    fraction of shapes ranks on one of ``rank_on`` (``UNIQUE_RANKS``), the rest on
+    ``NEUTRAL_RANKS``. ``partitionable_fraction``: each machine partitionable with that
+    chance, else static. ``owner_start_fraction``: desktops whose ``Start`` reads
+    KeyboardIdle and ``TARGET.Owner`` (``OWNER_START``, ``OWNER_RANK``).
+    ``disk_share``: a slot's Disk is its share of the machine's free disk, read at its
+    own moment. ``preemption_requirements``: the knob in ``pool.toml`` and spread
+    submitter priorities in ``userprio.ads`` (``submitter_records``).
+
 Determinism: the same ``PoolSpec`` gives byte-identical files; only ``random.Random
 (seed)`` instances are used, never the global generator or the clock.
 

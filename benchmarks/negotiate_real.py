@@ -364,11 +364,10 @@ def main(argv: list[str] | None = None) -> int:
                 row = measure(name, spec, work_dir, args.command.split(), args.repeat,
                               args.timeout, sample)
                 rows.append(row)
-                if not args.json:
-                    print(f"done {slots}x{jobs} {name}: matchmaking "
-                          f"{_num(row.match_s, '.2f')} s, wall {_num(row.wall_s, '.2f')} s"
-                          + (f" (timed out after {row.timeout_s} s)"
-                             if row.exit_code is None else ""), file=sys.stderr)
+                print(f"done {slots}x{jobs} {name}: matchmaking "
+                      f"{_num(row.match_s, '.2f')} s, wall {_num(row.wall_s, '.2f')} s"
+                      + (f" (timed out after {row.timeout_s} s)"
+                         if row.exit_code is None else ""), file=sys.stderr, flush=True)
                 for example in row.pairs.examples if row.pairs else ():
                     print(f"disagreement ({name}): {example}", file=sys.stderr)
     finally:
