@@ -33,6 +33,20 @@ Groups
     (``group_config``): GROUP_NAMES, each group's GROUP_QUOTA_DYNAMIC = 1 / (its number
     of siblings, itself included) and GROUP_ACCEPT_SURPLUS = true.
 
+Real pools (issue 18; every property off by default, and then the files are what they
+always were; each property draws from its own seeded stream)
+    ``realistic``: slot ads of ~160 attributes and job ads of ~85 (``realads.py``),
+    sorted by name as ``-long`` prints them; what matchmaking reads stays the
+    generator's. ``unique``: per-slot KFlops, Mips, LoadAvg, KeyboardIdle,
+    EnteredCurrentState, per-machine free disk (TotalDisk). ``rank_fraction``: that
+    fraction of shapes ranks on one of ``rank_on`` (``UNIQUE_RANKS``), the rest on
+    ``NEUTRAL_RANKS``. ``partitionable_fraction``: each machine partitionable with that
+    chance, else static. ``owner_start_fraction``: desktops whose ``Start`` reads
+    KeyboardIdle and ``TARGET.Owner`` (``OWNER_START``, ``OWNER_RANK``).
+    ``disk_share``: a slot's Disk is its share of the machine's free disk, read at its
+    own moment. ``preemption_requirements``: the knob in ``pool.toml`` and spread
+    submitter priorities in ``userprio.ads`` (``submitter_records``).
+
 Determinism: the same ``PoolSpec`` gives byte-identical files; only ``random.Random
 (seed)`` instances are used, never the global generator or the clock.
 
@@ -53,11 +67,12 @@ import math
 import random
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-#: One ad: attribute name -> value, in the order the ad prints them.
-Ad = list[tuple[str, object]]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import realads  # a sibling script, not an installed package
+from realads import Ad, Expr
 
 BASE_TIME = 1_700_000_000  # a fixed "now" so that the files never depend on the clock
 DOMAIN = "example.org"
@@ -68,12 +83,6 @@ WITHIN_RESOURCE_LIMITS = (
     "TARGET.RequestMemory <= MY.Memory && MY.Disk > 0 && TARGET.RequestDisk <= MY.Disk && "
     "(TARGET.RequestGPUs =?= undefined || MY.GPUs >= TARGET.RequestGPUs)"
 )
-
-
-class Expr(str):
-    """An attribute value that is an expression, printed unquoted (``/Expr()/`` in JSON)."""
-
-    __slots__ = ()
 
 
 @dataclass(frozen=True)
@@ -92,6 +101,11 @@ class MachineType:
     cuda_capability: float | None = None
     static_slots: int = 0  # 0 = one partitionable slot; N = N static slots
     singularity: bool = True
+
+    @property
+    def mips(self) -> int:
+        """The Dhrystone figure of the type (real ratios of KFlops to Mips are ~100)."""
+        return self.kflops // 100
 
 
 MACHINE_TYPES: tuple[MachineType, ...] = (
@@ -150,6 +164,17 @@ RANK_VARIANTS: tuple[str, ...] = (
     "TARGET.Memory",
     '(TARGET.OpSysAndVer == "AlmaLinux9") * 100',
 )
+#: The unique per-slot attributes a ranked autocluster may rank on (``rank_fraction``).
+UNIQUE_RANKS: tuple[str, ...] = ("KFlops", "Mips", "-LoadAvg", "Memory")
+#: With ``rank_fraction`` set, the autoclusters that do not rank on a unique attribute
+#: take the rank of this list at the index of the one ``RANK_VARIANTS`` gave them (so
+#: shapes stay distinct): each reads attributes with a few values per machine type.
+NEUTRAL_RANKS: tuple[str, ...] = (
+    "0.0",
+    '(TARGET.Arch == "X86_64") * 10',
+    "(TARGET.HasSingularity =?= true) * 10",
+    '(TARGET.OpSysAndVer == "AlmaLinux9") * 100',
+)
 REQUEST_CPUS = (1, 2, 4, 8, 16)
 REQUEST_MEMORY = (1024, 2048, 3072, 4096, 8192, 16384, 32768)
 REQUEST_DISK = (1_000_000, 4_000_000, 20_000_000)
@@ -170,7 +195,10 @@ class JobShape:
 @dataclass(frozen=True)
 class PoolSpec:
     """What to generate. ``groups`` (accounting group names) are handed to submitters
-    round-robin; empty means no AccountingGroup attribute on any job."""
+    round-robin; empty means no AccountingGroup attribute on any job.
+
+    The real-pool properties (module doc, "Real pools") are off by default, and then
+    the files are byte for byte what they were before the properties existed."""
 
     slots: int
     jobs: int
@@ -179,6 +207,14 @@ class PoolSpec:
     seed: int = 0
     claimed_fraction: float = 0.15
     groups: tuple[str, ...] = ()
+    realistic: bool = False  # ~160-attribute slot ads, ~85-attribute job ads
+    unique: bool = False  # per-slot KFlops, Mips, LoadAvg, KeyboardIdle, free disk...
+    rank_fraction: float | None = None  # autoclusters ranking on UNIQUE_RANKS
+    rank_on: tuple[str, ...] = UNIQUE_RANKS
+    partitionable_fraction: float | None = None  # None: the machine type decides
+    owner_start_fraction: float = 0.0  # machines whose START reads KeyboardIdle, Owner
+    disk_share: bool = False  # Disk = the slot's share of the machine's free disk
+    preemption_requirements: str = ""  # written to the pool's config with priorities
 
     def __post_init__(self) -> None:
         for name in ("slots", "jobs", "autoclusters"):
@@ -188,8 +224,19 @@ class PoolSpec:
             raise ValueError("submitters must be >= 1")
         if self.jobs and self.autoclusters < 1:
             raise ValueError("autoclusters must be >= 1 when there are jobs")
-        if not 0.0 <= self.claimed_fraction <= 1.0:
-            raise ValueError("claimed_fraction must be within [0, 1]")
+        for name in ("claimed_fraction", "rank_fraction", "partitionable_fraction",
+                     "owner_start_fraction"):
+            value = getattr(self, name)
+            if value is not None and not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be within [0, 1]")
+        if not self.rank_on or not set(self.rank_on) <= set(UNIQUE_RANKS):
+            raise ValueError(f"rank_on must name some of {', '.join(UNIQUE_RANKS)}")
+
+    @property
+    def slot_properties(self) -> bool:
+        """True when a slot property is on (the slots then go through ``_Realism``)."""
+        return (self.realistic or self.unique or self.partitionable_fraction is not None
+                or self.owner_start_fraction > 0 or self.disk_share)
 
 
 def submitter_names(spec: PoolSpec) -> list[str]:
@@ -221,7 +268,38 @@ def job_shapes(spec: PoolSpec) -> list[JobShape]:
         layer, pos = divmod(k, len(order))
         req, rank, cpus, memory, disk = combos[order[pos]]
         shapes.append(JobShape(req[1], rank, cpus, memory + 64 * layer, disk, req[2]))
+    if spec.rank_fraction is not None:
+        shapes = _unique_ranks(spec, shapes)
     return shapes
+
+
+def rank_text(attribute: str, qualified: bool) -> str:
+    """``Rank`` on one of ``UNIQUE_RANKS``: ``TARGET.KFlops`` or the textbook
+    ``KFlops`` (unqualified: the job has no such attribute, so it is the slot's);
+    ``-LoadAvg`` prefers the least loaded slot."""
+    sign, name = ("-", attribute[1:]) if attribute.startswith("-") else ("", attribute)
+    return f"{sign}TARGET.{name}" if qualified else f"{sign}{name}"
+
+
+def _unique_ranks(spec: PoolSpec, shapes: list[JobShape]) -> list[JobShape]:
+    """Exactly round(rank_fraction x K) shapes (a seeded sample) rank on an attribute
+    of ``spec.rank_on``; the others take ``NEUTRAL_RANKS``. A shape that became equal
+    to an earlier one takes 64 MB more memory until it is distinct."""
+    rng = random.Random(f"{spec.seed}:ranks")
+    ranked = set(rng.sample(range(len(shapes)), round(spec.rank_fraction * len(shapes))))
+    out: list[JobShape] = []
+    seen: set[JobShape] = set()
+    for k, shape in enumerate(shapes):
+        if k in ranked:
+            rank = rank_text(rng.choice(spec.rank_on), rng.random() < 0.5)
+        else:
+            rank = NEUTRAL_RANKS[RANK_VARIANTS.index(shape.rank)]
+        shape = replace(shape, rank=rank)
+        while shape in seen:
+            shape = replace(shape, memory=shape.memory + 64)
+        seen.add(shape)
+        out.append(shape)
+    return out
 
 
 def _apportion(total: int, weights: list[float]) -> list[int]:
@@ -303,6 +381,127 @@ def _idle_attrs(rng: random.Random) -> Ad:
     return [("State", "Unclaimed"), ("Activity", "Idle"), ("EnteredCurrentActivity", entered)]
 
 
+def _get(ad: Ad, name: str) -> object:
+    return next((value for key, value in ad if key == name), None)
+
+
+def _set(ad: Ad, name: str, value: object) -> None:
+    """Replace the value of ``name`` in place, or append it."""
+    for i, (key, _value) in enumerate(ad):
+        if key == name:
+            ad[i] = (name, value)
+            return
+    ad.append((name, value))
+
+
+@dataclass(frozen=True)
+class _Machine:
+    """What the slots of one machine share (``_Realism``)."""
+
+    mt: MachineType
+    host: str
+    number: int  # the machine's position in the pool (for its address)
+    free_disk: int  # KB free on the execute partition, as the startd reports TotalDisk
+    keyboard: int  # seconds since the console was last used
+    owner: str | None  # the desktop owner of an owner-START machine
+
+
+#: A desktop owner's policy (HTCondor manual, "desktop" policies): run jobs when the
+#: keyboard has been idle for 15 minutes, the owner's own jobs at any time; prefer them.
+OWNER_START = '(KeyboardIdle > 15 * 60) || (TARGET.Owner == "{owner}")'
+OWNER_RANK = 'TARGET.Owner == "{owner}"'
+
+
+class _Realism:
+    """The real-pool slot properties (module doc, "Real pools"): each draws from its own
+    seeded stream, created only when the property is on, so that the default pool
+    consumes exactly the random numbers it always did."""
+
+    def __init__(self, spec: PoolSpec) -> None:
+        self.spec = spec
+        self.users = submitter_names(spec)
+        self.layout = random.Random(f"{spec.seed}:layout")
+        self.numbers = random.Random(f"{spec.seed}:unique")
+        self.owners = random.Random(f"{spec.seed}:owners")
+        self.disk = random.Random(f"{spec.seed}:disk")
+        self.filler = random.Random(f"{spec.seed}:filler")
+        self.machines = 0
+        self.running = 0  # running jobs seen in claimed slots (their JobIds)
+
+    def machine_type(self, mt: MachineType) -> MachineType:
+        """With ``partitionable_fraction``: a partitionable machine with that chance,
+        else static slots (one per GPU, else one per 4 cores)."""
+        fraction = self.spec.partitionable_fraction
+        if fraction is None:
+            return mt
+        if self.layout.random() < fraction:
+            return replace(mt, static_slots=0)
+        return mt if mt.static_slots else replace(mt, static_slots=mt.gpus or mt.cpus // 4)
+
+    def machine(self, mt: MachineType, host: str) -> _Machine:
+        self.machines += 1
+        spec = self.spec
+        free, keyboard = mt.disk, 14 * 86_400
+        if spec.unique:
+            free = int(mt.disk * self.numbers.uniform(0.35, 0.98))
+            keyboard = self.numbers.randrange(86_400, 60 * 86_400)
+        owner = None
+        if spec.owner_start_fraction and self.owners.random() < spec.owner_start_fraction:
+            owner = self.users[self.owners.randrange(len(self.users))]
+            # somebody is at the desktop a third of the time
+            keyboard = (self.owners.randrange(0, 900) if self.owners.random() < 1 / 3
+                        else self.owners.randrange(900, 5 * 86_400))
+        return _Machine(mt, host, self.machines, free, keyboard, owner)
+
+    def finish(self, ad: Ad, m: _Machine) -> Ad:
+        """The slot ad with the properties applied, in place of the generator's values."""
+        spec, mt = self.spec, m.mt
+        claimed = _get(ad, "State") == "Claimed"
+        if spec.disk_share:  # the slot's part of the free disk, read at its own update
+            share = int(m.free_disk * (_get(ad, "Disk") / mt.disk))
+            _set(ad, "Disk", share - self.disk.randrange(0, max(1, share // 100)))
+        keyboard = m.keyboard
+        if spec.unique:
+            rng = self.numbers
+            _set(ad, "KFlops", int(mt.kflops * rng.uniform(0.85, 1.1)))
+            _set(ad, "Mips", int(mt.mips * rng.uniform(0.85, 1.1)))
+            load = _get(ad, "LoadAvg") or 0.0
+            _set(ad, "LoadAvg", round(load * rng.uniform(0.85, 1.05) + rng.uniform(0, 0.3), 4))
+            keyboard += rng.randrange(0, 600)  # each slot's own update time
+            entered = _get(ad, "EnteredCurrentActivity") - rng.randrange(0, 86_400)
+            _set(ad, "EnteredCurrentState", entered)
+            _set(ad, "TotalDisk", m.free_disk)
+        if spec.unique or m.owner or spec.realistic:
+            _set(ad, "KeyboardIdle", keyboard)
+            _set(ad, "ConsoleIdle", keyboard)
+        if m.owner:
+            _set(ad, "Start", Expr(OWNER_START.format(owner=m.owner)))
+            _set(ad, "Rank", Expr(OWNER_RANK.format(owner=m.owner)))
+            mine = claimed and str(_get(ad, "RemoteOwner")).startswith(f"{m.owner}@")
+            _set(ad, "CurrentRank", 1.0 if mine else 0.0)
+            _set(ad, "MachineOwner", m.owner)
+        if spec.realistic:
+            ad = self._filled(ad, m, claimed)
+        return ad
+
+    def _filled(self, ad: Ad, m: _Machine, claimed: bool) -> Ad:
+        mt, rng = m.mt, self.filler
+        if claimed:
+            self.running += 1
+            start = _get(ad, "JobStart")
+            ad = realads.fill(ad, realads.claim_extras(
+                rng, job_id=f"{self.spec.jobs + self.running}.0", start=start,
+                now=BASE_TIME, submit_host=f"submit01.{DOMAIN}"))
+        ad = realads.fill(ad, [("Mips", mt.mips)])
+        n = m.number
+        ad = realads.fill(ad, realads.slot_extras(
+            rng, host=m.host, ip=f"10.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}",
+            arch=mt.arch, opsys=mt.opsys_and_ver, cpus=mt.cpus, memory=mt.memory,
+            disk=m.free_disk, gpus=mt.gpus, slots=mt.static_slots or 1, busy=claimed,
+            entered=_get(ad, "EnteredCurrentActivity"), now=BASE_TIME))
+        return realads.ordered(ad)
+
+
 class _SlotMaker:
     """Turns one machine into its slot ads (a stateful helper so the generator stays short)."""
 
@@ -310,6 +509,7 @@ class _SlotMaker:
         self.spec = spec
         self.rng = rng
         self.users = submitter_names(spec)
+        self.realism = _Realism(spec) if spec.slot_properties else None
 
     def _claimant(self) -> tuple[str, str | None]:
         i = self.rng.randrange(len(self.users))
@@ -321,10 +521,16 @@ class _SlotMaker:
                 ("LastHeardFrom", BASE_TIME)]
 
     def machine(self, mt: MachineType, host: str) -> Iterator[Ad]:
-        if mt.static_slots:
-            yield from self._static(mt, host)
-        else:
-            yield from self._partitionable(mt, host)
+        realism = self.realism
+        if realism is not None:
+            mt = realism.machine_type(mt)
+        ads = self._static(mt, host) if mt.static_slots else self._partitionable(mt, host)
+        if realism is None:
+            yield from ads
+            return
+        facts = realism.machine(mt, host)
+        for ad in ads:
+            yield realism.finish(ad, facts)
 
     def _static(self, mt: MachineType, host: str) -> Iterator[Ad]:
         n = mt.static_slots
@@ -469,6 +675,7 @@ def generate_jobs(spec: PoolSpec) -> Iterator[Ad]:
     if spec.jobs == 0:
         return
     rng = random.Random(f"{spec.seed}:jobs")
+    filler = random.Random(f"{spec.seed}:jobfiller") if spec.realistic else None
     shapes = job_shapes(spec)
     users = submitter_names(spec)
     qdate0 = BASE_TIME - 7 * 86_400
@@ -476,8 +683,15 @@ def generate_jobs(spec: PoolSpec) -> Iterator[Ad]:
         group = spec.groups[user % len(spec.groups)] if spec.groups else None
         prio = rng.choice((0, 0, 0, 0, 0, 0, 5, -5, 10))
         qdate = qdate0 + 7 * n
+        cluster_seed = filler.getrandbits(32) if filler is not None else 0
         for proc in range(procs):
-            yield _job_ad(spec, users[user], group, shapes[shape_index], n, proc, qdate, prio)
+            ad = _job_ad(spec, users[user], group, shapes[shape_index], n, proc, qdate, prio)
+            if filler is not None:
+                ad = realads.ordered(realads.fill(ad, realads.job_extras(
+                    filler, owner=users[user], cluster=n, proc=proc, qdate=qdate,
+                    procs=procs, submit_host=f"submit01.{DOMAIN}",
+                    cluster_seed=cluster_seed)))
+            yield ad
 
 
 # -- writers ---------------------------------------------------------------------
@@ -529,6 +743,7 @@ class PoolFiles:
     slots: int
     jobs: int
     config_path: Path | None = None
+    priorities_path: Path | None = None  # condor_userprio -long, for ``condorlite import``
 
 
 _TREE_PREFIXES = "gst"
@@ -567,19 +782,62 @@ def group_config(groups: Iterable[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def config_name(spec: PoolSpec) -> str | None:
+    """The pool's config file: ``groups.toml`` with groups only, ``pool.toml`` when the
+    spec sets a negotiator knob (groups, if any, in it too), else none."""
+    if spec.preemption_requirements:
+        return "pool.toml"
+    return "groups.toml" if spec.groups else None
+
+
+def pool_config(spec: PoolSpec) -> str:
+    """The text of the pool's config file (``config_name``)."""
+    if not spec.preemption_requirements:
+        return group_config(spec.groups)
+    lines = ["# Generated by benchmarks/genpool.py: the pool's negotiator knobs.",
+             f'UID_DOMAIN = "{DOMAIN}"',
+             f"PREEMPTION_REQUIREMENTS = {json.dumps(spec.preemption_requirements)}"]
+    if spec.groups:
+        lines += group_config(spec.groups).splitlines()[2:]
+    return "\n".join(lines) + "\n"
+
+
+def submitter_records(spec: PoolSpec) -> Iterator[Ad]:
+    """One ``condor_userprio -allusers -long`` record per submitter, with priorities
+    spread over three and a half decades (seeded), so that a PREEMPTION_REQUIREMENTS
+    comparing ``RemoteUserPrio`` with ``SubmitterUserPrio`` has both answers."""
+    rng = random.Random(f"{spec.seed}:priorities")
+    for i, user in enumerate(submitter_names(spec)):
+        group = spec.groups[i % len(spec.groups)] if spec.groups else None
+        name = f"{group}.{user}@{DOMAIN}" if group else f"{user}@{DOMAIN}"
+        real = round(0.5 * 10 ** rng.uniform(0.0, 3.5), 3)
+        used = float(rng.randrange(0, 50_000_000))
+        yield [("Name", name), ("Priority", round(real * 1000.0, 3)),
+               ("PriorityFactor", 1000.0), ("RealPriority", real),
+               ("ResourcesUsed", 0), ("WeightedResourcesUsed", 0.0),
+               ("AccumulatedUsage", used), ("WeightedAccumulatedUsage", used),
+               ("BeginUsageTime", BASE_TIME - 90 * 86_400),
+               ("LastUsageTime", BASE_TIME - rng.randrange(0, 86_400)),
+               ("LastUpdate", BASE_TIME)]
+
+
 def write_pool(spec: PoolSpec, out_dir: Path, fmt: str = "old") -> PoolFiles:
-    """Write ``slots.<ext>`` and ``jobs.<ext>`` into ``out_dir`` (created if needed), and
-    ``groups.toml`` when the spec has groups."""
+    """Write ``slots.<ext>`` and ``jobs.<ext>`` into ``out_dir`` (created if needed), the
+    config file ``config_name`` names, and with PREEMPTION_REQUIREMENTS the submitters'
+    priorities as ``userprio.ads``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     ext = "ads" if fmt == "old" else "json"
     slots_path, jobs_path = out_dir / f"slots.{ext}", out_dir / f"jobs.{ext}"
     n_slots = write_ads(generate_slots(spec), slots_path, fmt)
     n_jobs = write_ads(generate_jobs(spec), jobs_path, fmt)
-    config = None
-    if spec.groups:
-        config = out_dir / "groups.toml"
-        config.write_text(group_config(spec.groups), encoding="utf-8")
-    return PoolFiles(slots_path, jobs_path, n_slots, n_jobs, config)
+    config = priorities = None
+    if (name := config_name(spec)) is not None:
+        config = out_dir / name
+        config.write_text(pool_config(spec), encoding="utf-8")
+    if spec.preemption_requirements:
+        priorities = out_dir / "userprio.ads"
+        write_ads(submitter_records(spec), priorities, "old")
+    return PoolFiles(slots_path, jobs_path, n_slots, n_jobs, config, priorities)
 
 
 def groups_from_args(flat: str, tree: str) -> tuple[str, ...]:
@@ -606,6 +864,7 @@ def main(argv: list[str] | None = None) -> int:
                              "(50 groups in 3 levels); replaces --groups")
     parser.add_argument("--format", choices=("old", "json"), default="old")
     parser.add_argument("--out", type=Path, required=True, help="output directory")
+    add_property_arguments(parser)
     args = parser.parse_args(argv)
     try:
         spec = PoolSpec(
@@ -613,6 +872,7 @@ def main(argv: list[str] | None = None) -> int:
             autoclusters=args.autoclusters, seed=args.seed,
             claimed_fraction=args.claimed_fraction,
             groups=groups_from_args(args.groups, args.group_tree),
+            **property_fields(args),
         )
     except ValueError as exc:
         parser.error(str(exc))
@@ -620,8 +880,48 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{files.slots} slots -> {files.slots_path}")
     print(f"{files.jobs} jobs -> {files.jobs_path}")
     if files.config_path is not None:
-        print(f"{len(spec.groups)} groups -> {files.config_path}")
+        print(f"config -> {files.config_path}")
+    if files.priorities_path is not None:
+        print(f"{spec.submitters} submitter priorities -> {files.priorities_path}")
     return 0
+
+
+def add_property_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags of the real-pool properties (``PoolSpec``; all off by default)."""
+    group = parser.add_argument_group("real-pool properties (each independent; off by default)")
+    group.add_argument("--realistic", action="store_true",
+                       help="slot ads of ~160 attributes, job ads of ~85 (realads.py)")
+    group.add_argument("--unique-numbers", action="store_true",
+                       help="KFlops, Mips, LoadAvg, KeyboardIdle, EnteredCurrentState and "
+                            "the machine's free disk (TotalDisk) differ slot by slot")
+    group.add_argument("--rank-fraction", type=float, default=None, metavar="F",
+                       help="this fraction of autoclusters rank on a unique attribute "
+                            "(--rank-on), the others on few-valued ones")
+    group.add_argument("--rank-on", default=",".join(UNIQUE_RANKS), metavar="ATTRS",
+                       help="what the ranked autoclusters rank on (default: %(default)s)")
+    group.add_argument("--partitionable-fraction", type=float, default=None, metavar="F",
+                       help="this fraction of machines is partitionable, the rest static "
+                            "(default: the machine type decides)")
+    group.add_argument("--owner-start-fraction", type=float, default=0.0, metavar="F",
+                       help="this fraction of machines has an owner's START "
+                            "(KeyboardIdle, TARGET.Owner) and Rank")
+    group.add_argument("--disk-share", action="store_true",
+                       help="Disk = the slot's share of the machine's free disk")
+    group.add_argument("--preemption-requirements", default="", metavar="EXPR",
+                       help="PREEMPTION_REQUIREMENTS for the pool's config (pool.toml), "
+                            "with spread submitter priorities (userprio.ads)")
+
+
+def property_fields(args: argparse.Namespace) -> dict[str, object]:
+    """``PoolSpec`` keyword arguments from ``add_property_arguments``' flags."""
+    return dict(
+        realistic=args.realistic, unique=args.unique_numbers,
+        rank_fraction=args.rank_fraction,
+        rank_on=tuple(a.strip() for a in args.rank_on.split(",") if a.strip()),
+        partitionable_fraction=args.partitionable_fraction,
+        owner_start_fraction=args.owner_start_fraction, disk_share=args.disk_share,
+        preemption_requirements=args.preemption_requirements,
+    )
 
 
 if __name__ == "__main__":
