@@ -87,7 +87,10 @@ else:
         {var} = eval_found({holder}, {p}, x, env)
     elif h[2] is not VARIES:
         {var} = h[2]
+    elif env.steps >= MAX_STEPS:
+        {var} = eval_found({holder}, {p}, x, env)
     else:
+        env.steps += 1
         env.depth += 1
         {var} = h[1]({holder}, env)
         env.depth -= 1"""
@@ -340,6 +343,7 @@ _NAMESPACE: dict[str, object] = {
     "VARIES": ev.VARIES,
     "MAXD": ev.MAX_DEPTH,
     "eval_found": ev._eval_found,
+    "MAX_STEPS": ev.MAX_STEPS,
     "found_in": ev.found_in,
     "unscoped_miss": ev.unscoped_miss,
     "Undefined": Undefined,

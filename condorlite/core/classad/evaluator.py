@@ -50,6 +50,13 @@ MAX_DEPTH = 500
 """Nested attribute references beyond this depth evaluate to error (HTCondor has a
 similar limit); it also keeps Python's recursion limit out of reach."""
 
+MAX_STEPS = 20_000
+"""Attribute evaluations one evaluation may make (``Env.steps``); past it every further
+one is error, so the whole is error. Evaluation does not memoise attribute values (as
+HTCondor's does not), so ``A1 = A0 + A0; ... A60 = A59 + A59`` (or the same with
+``strcat``, building 2**61-byte strings) would never end; HTCondor's library gives up
+with an error after a few million steps. Realistic policies make a few hundred."""
+
 Compiled = Callable[["object", "Env"], object]
 
 # Names the lookup treats specially once no attribute of that name exists.
@@ -64,13 +71,14 @@ class Env:
     """One evaluation's context: the match pair, the clock and the cycle guard.
 
     ``my``/``target`` are the two top-level ads of a match (``target`` None outside a
-    match); ``depth`` counts the attribute evaluations in progress. A *guarded* context
+    match); ``depth`` counts the attribute evaluations in progress, ``steps`` all those
+    made (``MAX_STEPS``). A *guarded* context
     keeps in ``active`` the (id(ad), lower-case name) of each of them; an unguarded one
     (``active`` None, the fast first attempt) only counts and gives up beyond
     ``FAST_DEPTH`` (see ``_eval_found``).
     """
 
-    __slots__ = ("active", "depth", "my", "now", "target")
+    __slots__ = ("active", "depth", "my", "now", "steps", "target")
 
     def __init__(
         self,
@@ -87,6 +95,8 @@ class Env:
         # derive from the one they were given (they do not know about the modes).
         self.active: set[tuple[int, str]] | None = set() if guarded or _GUARDED_RUNS[0] else None
         self.depth = 0
+        #: attribute evaluations made so far (``MAX_STEPS``)
+        self.steps = 0
 
     def other(self, ad: object) -> object | None:
         """The alternate scope of a top-level ad in a match, else None."""
@@ -191,6 +201,9 @@ def _eval_found(holder: object, lname: str, expr: object, env: Env) -> object:
         hit = _entry(expr, root=True)  # type: ignore[arg-type]
     if hit[2] is not VARIES:
         return hit[2] if env.depth < MAX_DEPTH else Error
+    env.steps += 1
+    if env.steps > MAX_STEPS:
+        return Error
     active = env.active
     if active is None:
         depth = env.depth

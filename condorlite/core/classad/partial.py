@@ -63,7 +63,7 @@ from .ast import (
     Unary,
 )
 from .builtins import REGISTRY
-from .evaluator import MAX_DEPTH, Env, current_time
+from .evaluator import MAX_DEPTH, MAX_STEPS, Env, current_time
 from .reference import _find
 from .values import Error, Undefined
 
@@ -102,7 +102,7 @@ def _holds_ad(value: object) -> bool:
 
 
 class _State:
-    __slots__ = ("active", "depth", "env", "free", "reads")
+    __slots__ = ("active", "depth", "env", "free", "reads", "steps")
 
     def __init__(self, env: Env, free: dict[tuple[int, str], int],
                  reads: set[tuple[int, str]] | None) -> None:
@@ -110,6 +110,8 @@ class _State:
         self.free = free
         self.active: set[tuple[int, str]] = set()
         self.depth = 0
+        #: attribute evaluations made so far (``evaluator.MAX_STEPS``)
+        self.steps = 0
         #: (id(ad), name) of every lookup made, when the caller asked for them
         self.reads = reads
 
@@ -183,6 +185,9 @@ def _evaluate_in(holder: object, lname: str, expr: Expr, st: _State) -> object:
     if key in st.active:
         return Undefined
     if st.depth >= MAX_DEPTH:
+        return Error
+    st.steps += 1
+    if st.steps > MAX_STEPS:
         return Error
     st.active.add(key)
     st.depth += 1

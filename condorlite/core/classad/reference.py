@@ -46,7 +46,7 @@ from .ast import (
     Subscript,
     Unary,
 )
-from .evaluator import _GUARDED_RUNS, MAX_DEPTH, Env, current_time
+from .evaluator import _GUARDED_RUNS, MAX_DEPTH, MAX_STEPS, Env, current_time
 from .values import Error, Undefined
 
 
@@ -80,6 +80,9 @@ def _evaluate_in(holder: object, lname: str, expr: Expr, env: Env) -> object:
     if key in env.active:
         return Undefined
     if env.depth >= MAX_DEPTH:
+        return Error
+    env.steps += 1
+    if env.steps > MAX_STEPS:
         return Error
     env.active.add(key)
     env.depth += 1
