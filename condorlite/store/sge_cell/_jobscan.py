@@ -31,7 +31,7 @@ from condorlite.core.sge.objects import Complex, Job, ResourceRequest, SlotRange
 from condorlite.errors import DataError
 
 from . import _xml
-from ._jobs import JOBS_COMMAND, Departments, JobRead
+from ._jobs import JOBS_COMMAND, Departments, Pending, held
 
 CONTAINERS = (
     "JB_hard_resource_list",
@@ -76,8 +76,26 @@ FIELDS = (
 )
 
 
-def _alternatives(tags: tuple[str, ...]) -> bytes:
-    return b"|".join(t.encode() for t in tags)
+def _alternatives(tags: tuple[str, ...] | list[str]) -> bytes:
+    """The tags as one alternation shaped as a trie (``JB_(?:job_(?:name|number)|...)``):
+    ``re`` tries a plain alternation's branches one by one at every ``<``, a trie's
+    only along the characters that match, which halves the scan."""
+    heads: dict[str, list[str]] = {}
+    ends = False
+    for tag in sorted(set(tags)):
+        if tag:
+            heads.setdefault(tag[0], []).append(tag[1:])
+        else:
+            ends = True
+    branches = []
+    for head, tails in heads.items():
+        inner = _alternatives(tails)
+        several = len(tails) > 1 or any(not t for t in tails)
+        branches.append(re.escape(head).encode() + (b"(?:" + inner + b")" if several else inner))
+    if ends:
+        # an empty alternative last: the longer tags are tried first
+        return b"|".join(branches) + b"|"
+    return b"|".join(branches)
 
 
 #: An opening tag of interest with its text, or the closing tag of a container (other
@@ -261,7 +279,8 @@ def _job(
     complexes: dict[str, Complex],
     shortcuts: dict[str, str],
     departments: Departments,
-) -> JobRead:
+    pending: Pending,
+) -> Job:
     s, records = draft.scalars, draft.records
     if b"JB_owner" not in s:
         raise scan.fail(draft.start, "expected a <JB_owner> element, found none")
@@ -271,8 +290,11 @@ def _job(
         raise scan.fail(
             s[b"JB_reserve"][0], f"JB_reserve: expected true or false, found {reserve!r}"
         )
-    job = Job(
-        number=scan.int(s[b"JB_job_number"], "JB_job_number"),
+    number = scan.int(s[b"JB_job_number"], "JB_job_number")
+    tasks = pending.tasks(number, _tasks(scan, draft),
+                          scan.ranges(records.get(b"JB_ja_structure", [])))
+    return Job(
+        number=number,
         name=scan.string(s.get(b"JB_job_name")),
         owner=owner,
         group=group,
@@ -297,7 +319,8 @@ def _job(
         pe=scan.string(s.get(b"JB_pe")) or None,
         pe_range=scan.ranges(records.get(b"JB_pe_range", [])),
         reserve=reserve == "true",
-        tasks=_tasks(scan, draft),
+        tasks=tasks,
+        hold=held(tasks),
         execution_time=scan.int(s.get(b"JB_execution_time"), "JB_execution_time"),
         predecessors=tuple(
             scan.int(r[b"JRE_job_number"], "JRE_job_number")
@@ -305,13 +328,16 @@ def _job(
             if b"JRE_job_number" in r
         ),
     )
-    return JobRead(job, scan.ranges(records.get(b"JB_ja_structure", [])))
 
 
 def read_jobs(
-    data: bytes, source: str, complexes: dict[str, Complex], usersets: dict[str, Userset]
-) -> list[JobRead]:
-    """Every job of ``jobs.xml`` (module doc)."""
+    data: bytes,
+    source: str,
+    complexes: dict[str, Complex],
+    usersets: dict[str, Userset],
+    pending: Pending,
+) -> list[Job]:
+    """Every job of ``jobs.xml`` (module doc), with every task (``Pending.tasks``)."""
     _xml.check_prolog(data, source, JOBS_COMMAND)
     head = data[:4096]
     if b"<unknown_jobs" in head and b"<detailed_job_info" not in head:
@@ -320,7 +346,7 @@ def read_jobs(
         raise DataError(
             f"{source}:1: expected <detailed_job_info> or <unknown_jobs> ({JOBS_COMMAND})"
         )
-    if not data.rstrip().endswith(b"</detailed_job_info>"):
+    if not data[-4096:].rstrip().endswith(b"</detailed_job_info>"):
         line = data.count(b"\n") + 1
         raise DataError(
             f"{source}:{line}: the document does not end with </detailed_job_info> (truncated?)"
@@ -328,12 +354,12 @@ def read_jobs(
     scan = _Scan(data, source)
     departments = Departments(usersets)
     shortcuts = {c.shortcut: c.name for c in complexes.values()}
-    out: list[JobRead] = []
+    out: list[Job] = []
     seen: set[int] = set()
     for draft in scan.drafts():
-        read = _job(scan, draft, complexes, shortcuts, departments)
-        if read.job.number in seen:
-            raise scan.fail(draft.start, f"job {read.job.number} given twice")
-        seen.add(read.job.number)
-        out.append(read)
+        job = _job(scan, draft, complexes, shortcuts, departments, pending)
+        if job.number in seen:
+            raise scan.fail(draft.start, f"job {job.number} given twice")
+        seen.add(job.number)
+        out.append(job)
     return out
