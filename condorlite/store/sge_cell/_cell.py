@@ -16,7 +16,7 @@ from condorlite.core.sge.objects import (
 )
 from condorlite.errors import DataError, InputMissingError
 
-from . import _dispatch, _jobs, _jobscan, _objects, _sharetree, _xml
+from . import _dispatch, _jobfast, _jobs, _objects, _sharetree, _xml
 from ._objects import Notes
 
 T = TypeVar("T")
@@ -151,7 +151,7 @@ def read_cell(path: Path | str) -> Cell:
     instances = dump.data("queue_instances.xml")
     pending = _jobs.Pending(None if instances is None else _jobs.scan_pending(
         instances, dump.source("queue_instances.xml")))
-    jobs = _jobscan.read_jobs(jobs_xml, dump.source("jobs.xml"), complexes, usersets, pending)
+    jobs = _jobfast.read_jobs(jobs_xml, dump.source("jobs.xml"), complexes, usersets, pending)
     if not pending.known and jobs:
         notes.add(f"{dump.source('queue_instances.xml')}: missing: pending tasks taken "
                   f"from JB_ja_structure (finished array tasks count as pending), "

@@ -187,5 +187,10 @@ def _pending_of(known: dict[int, Task], task_ids: tuple[SlotRange, ...],
 
 def held(tasks: tuple[Task, ...]) -> bool:
     """A job is held when it has waiting tasks and every one of them is held."""
-    waiting = [t for t in tasks if t.status == JIDLE]
-    return bool(waiting) and all(t.held for t in waiting)
+    waiting = False
+    for task in tasks:
+        if task.status == JIDLE:
+            if not task.held:
+                return False
+            waiting = True
+    return waiting

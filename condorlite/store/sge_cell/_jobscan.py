@@ -100,13 +100,13 @@ def _alternatives(tags: tuple[str, ...] | list[str]) -> bytes:
 
 #: An opening tag of interest with its text, or the closing tag of a container (other
 #: closing tags are not tokens: that keeps the scan at one candidate per '<' of interest).
-_TOKEN = re.compile(
+TOKEN = re.compile(
     rb"<(" + _alternatives(CONTAINERS + SCALARS + FIELDS) + rb")>([^<]*)"
     rb"|</(" + _alternatives(CONTAINERS) + rb")>"
 )
-_CONTAINER = frozenset(t.encode() for t in CONTAINERS)
+CONTAINER_TAGS = frozenset(t.encode() for t in CONTAINERS)
 #: The first field of a record: it starts a new one.
-_RECORD_STARTS = frozenset({b"CE_name", b"RN_min", b"UA_name"})
+RECORD_STARTS = frozenset({b"CE_name", b"RN_min", b"UA_name"})
 
 
 #: A record's fields: tag -> (token index, raw text).
@@ -135,7 +135,7 @@ class _Scan:
 
     def fail(self, index: int, problem: str) -> DataError:
         offset = len(self.data)
-        for number, match in enumerate(_TOKEN.finditer(self.data)):
+        for number, match in enumerate(TOKEN.finditer(self.data)):
             if number == index:
                 offset = match.start()
                 break
@@ -159,8 +159,8 @@ class _Scan:
         # The record being filled in each open container (a task stays current while
         # its usage list opens and closes inside it).
         current: dict[bytes, _Record] = {}
-        containers, starts = _CONTAINER, _RECORD_STARTS
-        for index, (tag, raw, closed) in enumerate(_TOKEN.findall(self.data)):
+        containers, starts = CONTAINER_TAGS, RECORD_STARTS
+        for index, (tag, raw, closed) in enumerate(TOKEN.findall(self.data)):
             if closed:
                 if not stack or stack[-1] != closed:
                     raise self.fail(index, f"</{closed.decode()}> closes nothing open")
@@ -338,19 +338,8 @@ def read_jobs(
     pending: Pending,
 ) -> list[Job]:
     """Every job of ``jobs.xml`` (module doc), with every task (``Pending.tasks``)."""
-    _xml.check_prolog(data, source, JOBS_COMMAND)
-    head = data[:4096]
-    if b"<unknown_jobs" in head and b"<detailed_job_info" not in head:
+    if not check_document(data, source):
         return []
-    if b"<detailed_job_info" not in head:
-        raise DataError(
-            f"{source}:1: expected <detailed_job_info> or <unknown_jobs> ({JOBS_COMMAND})"
-        )
-    if not data[-4096:].rstrip().endswith(b"</detailed_job_info>"):
-        line = data.count(b"\n") + 1
-        raise DataError(
-            f"{source}:{line}: the document does not end with </detailed_job_info> (truncated?)"
-        )
     scan = _Scan(data, source)
     departments = Departments(usersets)
     shortcuts = {c.shortcut: c.name for c in complexes.values()}
@@ -363,3 +352,22 @@ def read_jobs(
         seen.add(job.number)
         out.append(job)
     return out
+
+
+def check_document(data: bytes, source: str) -> bool:
+    """The prolog, root and end of ``jobs.xml`` (module doc); False when the document
+    is ``<unknown_jobs>`` (no job)."""
+    _xml.check_prolog(data, source, JOBS_COMMAND)
+    head = data[:4096]
+    if b"<unknown_jobs" in head and b"<detailed_job_info" not in head:
+        return False
+    if b"<detailed_job_info" not in head:
+        raise DataError(
+            f"{source}:1: expected <detailed_job_info> or <unknown_jobs> ({JOBS_COMMAND})"
+        )
+    if not data[-4096:].rstrip().endswith(b"</detailed_job_info>"):
+        line = data.count(b"\n") + 1
+        raise DataError(
+            f"{source}:{line}: the document does not end with </detailed_job_info> (truncated?)"
+        )
+    return True
