@@ -111,7 +111,12 @@ class _Reader:
     def ranges(self, records: list[_Fields] | None) -> tuple[SlotRange, ...]:
         if not records:
             return ()
-        key = tuple((r[b"RN_min"], r[b"RN_max"], r.get(b"RN_step", b"1")) for r in records)
+        if len(records) == 1:  # the common case, without a generator
+            r = records[0]
+            key: tuple[tuple[bytes, ...], ...] = (
+                (r[b"RN_min"], r[b"RN_max"], r.get(b"RN_step", b"1")),)
+        else:
+            key = tuple((r[b"RN_min"], r[b"RN_max"], r.get(b"RN_step", b"1")) for r in records)
         found = self._ranges.get(key)
         if found is None:
             out = []
