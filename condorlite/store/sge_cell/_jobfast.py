@@ -19,6 +19,7 @@ request tuple for every job that gives the same text (they are frozen).
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 
 from condorlite.core.sge.objects import Complex, Job, ResourceRequest, SlotRange, Task, Userset
 
@@ -160,8 +161,11 @@ class _Reader:
         if reserve not in ("true", "false"):
             raise Irregular
         number = int(s[b"JB_job_number"])
-        tasks = self.pending.tasks(number, _tasks(records),
-                                   self.ranges(records.get(b"JB_ja_structure")))
+        structure = self.ranges(records.get(b"JB_ja_structure"))
+        # the plain job lists nothing but its task ids: no request, queue, PE, task
+        plain = len(records) == (b"JB_ja_structure" in records)
+        parts = _NO_PARTS if plain else self.parts(records)
+        tasks = self.pending.tasks(number, parts.tasks, structure)
         return Job(
             number=number,
             name=text(s.get(b"JB_job_name")),
@@ -174,21 +178,47 @@ class _Reader:
             deadline=int(s.get(b"JB_deadline", b"0")),
             override_tickets=int(s.get(b"JB_override_tickets", b"0")),
             jobshare=int(s.get(b"JB_jobshare", b"0")),
+            hard_requests=parts.hard_requests,
+            soft_requests=parts.soft_requests,
+            hard_queues=parts.hard_queues,
+            pe=text(s.get(b"JB_pe")) or None,
+            pe_range=parts.pe_range,
+            reserve=reserve == "true",
+            tasks=tasks,
+            hold=held(tasks),
+            execution_time=int(s.get(b"JB_execution_time", b"0")),
+            predecessors=parts.predecessors,
+        )
+
+    def parts(self, records: dict[bytes, list[_Fields]]) -> _Parts:
+        """What a job's containers other than ``JB_ja_structure`` give."""
+        return _Parts(
             hard_requests=self.requests(records.get(b"JB_hard_resource_list")),
             soft_requests=self.requests(records.get(b"JB_soft_resource_list")),
             hard_queues=tuple(_text(r[b"QR_name"])
                               for r in records.get(b"JB_hard_queue_list", ())
                               if b"QR_name" in r),
-            pe=text(s.get(b"JB_pe")) or None,
             pe_range=self.ranges(records.get(b"JB_pe_range")),
-            reserve=reserve == "true",
-            tasks=tasks,
-            hold=held(tasks),
-            execution_time=int(s.get(b"JB_execution_time", b"0")),
             predecessors=tuple(int(r[b"JRE_job_number"])
                                for r in records.get(b"JB_jid_predecessor_list", ())
                                if b"JRE_job_number" in r),
+            tasks=_tasks(records),
         )
+
+
+@dataclass(frozen=True)
+class _Parts:
+    """A job's fields read from its containers (``_Reader.parts``)."""
+
+    hard_requests: tuple[ResourceRequest, ...] = ()
+    soft_requests: tuple[ResourceRequest, ...] = ()
+    hard_queues: tuple[str, ...] = ()
+    pe_range: tuple[SlotRange, ...] = ()
+    predecessors: tuple[int, ...] = ()
+    tasks: tuple[Task, ...] = ()
+
+
+_NO_PARTS = _Parts()
 
 
 def _tasks(records: dict[bytes, list[_Fields]]) -> tuple[Task, ...]:
