@@ -75,22 +75,14 @@ def build_categories(
     categories: list[Category] = []
     index: dict[tuple[int, int, int, int], Category] = {}
     count = 0
-    # an entity's share, once per entity (0: it counts as none)
-    share_of: dict[int, int] = {}
-
-    def share(entity: Entity | None) -> int:
-        if entity is None:
-            return 0
-        found = share_of.get(id(entity))
-        if found is None:
-            found = share_of[id(entity)] = entity_share(entity)
-        return found
-
     for ref in refs:
         if not ref.queued:
             continue
         user, project, dept = ref.user, ref.project, ref.dept
-        u_share, p_share, d_share = share(user), share(project), share(dept)
+        # an entity with no share counts as none
+        u_share = entity_share(user) if user is not None else 0
+        p_share = entity_share(project) if project is not None else 0
+        d_share = entity_share(dept) if dept is not None else 0
         own = job_share(ref)
         if not (own or u_share or p_share or d_share):
             continue

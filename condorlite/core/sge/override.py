@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from condorlite.core.sge.categories import Auction, Category, build_categories
-from condorlite.core.sge.refs import JobRef, OverridePart
+from condorlite.core.sge.refs import Entity, JobRef, OverridePart
 
 
 def running_override(ref: JobRef, shared: bool) -> float:
@@ -45,17 +45,6 @@ def _set(ref: JobRef, parts: list[OverridePart]) -> float:
     return ref.oticket
 
 
-def _priced(ref: JobRef) -> float:
-    """``calc_pjob_override_tickets_shared``: the tickets ``ref`` would get next."""
-    total = 0.0
-    for entity in ref.entities:
-        if entity is not None and entity.oticket > 0:
-            total += entity.oticket / (entity.job_cnt + 1)
-    total += ref.job.override_tickets
-    ref.oticket = total
-    return total
-
-
 def _explained(ref: JobRef) -> None:
     """Record where the winner's tickets came from (before it counts as running)."""
     parts = [
@@ -66,10 +55,27 @@ def _explained(ref: JobRef) -> None:
     _set(ref, parts)
 
 
-def _priced_first(category: Category) -> float:
-    ref = category.first
-    assert ref is not None
-    return _priced(ref)
+class _FirstPrice:
+    """``calc_pjob_override_tickets_shared``: the tickets a category's first job would
+    get next (set as its ``oticket``); the category's entities that have override
+    tickets are found once (a category's jobs share their entities)."""
+
+    def __init__(self) -> None:
+        self._entities: dict[int, tuple[Entity, ...]] = {}
+
+    def __call__(self, category: Category) -> float:
+        ref = category.first
+        assert ref is not None
+        entities = self._entities.get(id(category))
+        if entities is None:
+            entities = self._entities[id(category)] = tuple(
+                e for e in ref.entities if e is not None and e.oticket > 0)
+        total = 0.0
+        for entity in entities:
+            total += entity.oticket / (entity.job_cnt + 1)
+        total += ref.job.override_tickets
+        ref.oticket = total
+        return total
 
 
 def pending_override(refs: Sequence[JobRef], *, shared: bool, dependent: bool) -> None:
@@ -88,7 +94,7 @@ def pending_override(refs: Sequence[JobRef], *, shared: bool, dependent: bool) -
         job_share=lambda r: r.job.override_tickets,
         entity_share=lambda e: e.oticket,
     )
-    auction = Auction(categories, _priced_first, lambda r: (r.job.number, r.task))
+    auction = Auction(categories, _FirstPrice(), lambda r: (r.job.number, r.task))
     placed: list[JobRef] = []
     for _ in range(count):
         best = auction.pop_best()
