@@ -146,6 +146,11 @@ _USAGE_FIELDS = {
 }
 
 
+#: The ShareUsage fields every row must give (all but the two times).
+_REQUIRED_USAGE = frozenset(field for name, (field, _) in _USAGE_FIELDS.items()
+                            if name not in ("curr_time", "usage_time"))
+
+
 def _usage_row(number: int, line: str, header: list[str], source: str,
                notes: Notes) -> ShareUsage:
     cells = line.split("\t")  # the trailing delimiter went with the line's blanks
@@ -168,6 +173,8 @@ def _usage_row(number: int, line: str, header: list[str], source: str,
             values[field] = converter(value)
         except L.Expected:  # again through Line, for the message with the line
             values[field] = Line(source, number, name, value).convert(converter)
+    if values.keys() >= _REQUIRED_USAGE:
+        return ShareUsage(**values)  # type: ignore[arg-type]
     missing = [name for name, (field, _) in _USAGE_FIELDS.items()
                if field not in values and name not in ("curr_time", "usage_time")]
     if missing:
