@@ -1,5 +1,6 @@
-"""What ``jobs.xml`` (``qstat -xml -j '*'``, scanned by ``_jobscan``) holds, and the
-pending tasks of ``queue_instances.xml``.
+"""What ``jobs.xml`` (``qstat -xml -j '*'``, read by ``_jobfast`` or ``_jobscan``)
+holds, and the pending tasks of ``queue_instances.xml`` (``Pending``: read first, so
+that each job is built once with every task).
 
 ``qstat -xml -j '*'`` prints ``<detailed_job_info><djob_info>`` with one ``<element>``
 per job, or, when no job exists, ``<unknown_jobs><ST_name>*</ST_name></unknown_jobs>``
