@@ -45,13 +45,10 @@ def _set(ref: JobRef, parts: list[OverridePart]) -> float:
     return ref.oticket
 
 
-def _explained(ref: JobRef) -> None:
-    """Record where the winner's tickets came from (before it counts as running)."""
-    parts = [
-        OverridePart(e.kind, e.name, e.oticket / (e.job_cnt + 1))
-        for e in ref.entities
-        if e is not None and e.oticket > 0
-    ]
+def _explained(ref: JobRef, entities: tuple[Entity, ...]) -> None:
+    """Record where the winner's tickets came from (before it counts as running);
+    ``entities`` are its entities with override tickets (``_FirstPrice.entities``)."""
+    parts = [OverridePart(e.kind, e.name, e.oticket / (e.job_cnt + 1)) for e in entities]
     _set(ref, parts)
 
 
@@ -63,13 +60,18 @@ class _FirstPrice:
     def __init__(self) -> None:
         self._entities: dict[int, tuple[Entity, ...]] = {}
 
+    def entities(self, category: Category, ref: JobRef) -> tuple[Entity, ...]:
+        """The entities of ``ref`` (a job of ``category``) that have override tickets."""
+        found = self._entities.get(id(category))
+        if found is None:
+            found = self._entities[id(category)] = tuple(
+                e for e in ref.entities if e is not None and e.oticket > 0)
+        return found
+
     def __call__(self, category: Category) -> float:
         ref = category.first
         assert ref is not None
-        entities = self._entities.get(id(category))
-        if entities is None:
-            entities = self._entities[id(category)] = tuple(
-                e for e in ref.entities if e is not None and e.oticket > 0)
+        entities = self.entities(category, ref)
         total = 0.0
         for entity in entities:
             total += entity.oticket / (entity.job_cnt + 1)
@@ -94,7 +96,8 @@ def pending_override(refs: Sequence[JobRef], *, shared: bool, dependent: bool) -
         job_share=lambda r: r.job.override_tickets,
         entity_share=lambda e: e.oticket,
     )
-    auction = Auction(categories, _FirstPrice(), lambda r: (r.job.number, r.task))
+    first_price = _FirstPrice()
+    auction = Auction(categories, first_price, lambda r: (r.job.number, r.task))
     placed: list[JobRef] = []
     for _ in range(count):
         best = auction.pop_best()
@@ -103,7 +106,7 @@ def pending_override(refs: Sequence[JobRef], *, shared: bool, dependent: bool) -
         category, tickets = best
         winner = category.first
         assert winner is not None
-        _explained(winner)
+        _explained(winner, first_price.entities(category, winner))
         winner.oticket = tickets
         winner.count(queued=False)
         # The real scheduler adds the tickets whether or not a policy depends on them;
