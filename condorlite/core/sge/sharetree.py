@@ -54,10 +54,6 @@ def decay_factor(halftime_hours: float, elapsed: float) -> float:
     return constant ** (elapsed / USAGE_INTERVAL)
 
 
-_ORDER = attrgetter("order")
-_SORT = attrgetter("sort")
-
-
 @dataclass(eq=False)
 class PendingEntry:
     """A pending job hung under its node while the pending tickets are ranked."""
@@ -69,8 +65,7 @@ class PendingEntry:
     shr: float = 0.0
     #: The level that set ``shr`` last: its node path, target and the job's fraction.
     level: TreePart | None = None
-    #: Seniority among equal ``sort``: (job number, task).
-    order: tuple[int, int] = (0, 0)
+    order: tuple[int, int] = (0, 0)  # (job number, task): seniority among equal sort
 
 
 @dataclass(eq=False)
@@ -400,8 +395,8 @@ def _rank(root: Node, node: Node, total: float) -> list[PendingEntry]:
             entries.extend(_rank(root, child, total))
     if node is not root or node.pending:
         # by sort, most first, then job and task: two stable sorts with C keys
-        entries.sort(key=_ORDER)
-        entries.sort(key=_SORT, reverse=True)
+        entries.sort(key=attrgetter("order"))
+        entries.sort(key=attrgetter("sort"), reverse=True)
         count = node.active_job_ref_count
         for entry in entries:
             entry.shr = node.stt / (count + 1)
