@@ -513,3 +513,14 @@ def test_fast_and_careful_job_readers_agree_on_odd_documents(dump, edit) -> None
             return exc.message
 
     assert outcome(_jobfast.read_jobs) == outcome(_jobscan.read_jobs)
+
+
+def test_fast_reader_tokens_by_stretches_are_the_whole_scan(monkeypatch) -> None:
+    """``_jobfast`` takes tokens a stretch at a time; with stretches of 100 bytes (a
+    cut at nearly every job) they are still those of one scan of the document."""
+    from condorlite.store.sge_cell import _jobfast
+
+    monkeypatch.setattr(_jobfast, "CHUNK", 100)
+    for dump in EVERY_DUMP[:30]:
+        data = (dump / "jobs.xml").read_bytes()
+        assert list(_jobfast._tokens(data)) == _jobfast.TOKEN.findall(data)

@@ -19,6 +19,7 @@ request tuple for every job that gives the same text (they are frozen).
 from __future__ import annotations
 
 import html
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from condorlite.core.sge.objects import Complex, Job, ResourceRequest, SlotRange, Task, Userset
@@ -45,6 +46,22 @@ class _Draft:
         self.records: dict[bytes, list[_Fields]] = {}
 
 
+#: The scan's stretch: tokens are taken this many bytes at a time, not all at once.
+CHUNK = 8 << 20
+
+
+def _tokens(data: bytes) -> Iterator[tuple[bytes, bytes, bytes]]:
+    """``TOKEN.findall(data)``, a stretch at a time: a stretch ends where a
+    ``<JB_job_number>`` starts (a token never spans a ``<``), so the tokens are the
+    same, and the 2 million token tuples of a 100,000-job dump are never all alive."""
+    start, size = 0, len(data)
+    while start < size:
+        end = data.find(b"<JB_job_number>", start + CHUNK)
+        end = size if end < 0 else end
+        yield from TOKEN.findall(data, start, end)
+        start = end
+
+
 def _drafts(data: bytes) -> list[_Draft]:
     """The jobs' raw texts, as ``_jobscan._Scan.drafts`` assembles them."""
     jobs: list[_Draft] = []
@@ -53,7 +70,7 @@ def _drafts(data: bytes) -> list[_Draft]:
     containers, starts = CONTAINER_TAGS, RECORD_STARTS
     draft: _Draft | None = None
     scalars: _Fields = {}
-    for tag, raw, closed in TOKEN.findall(data):
+    for tag, raw, closed in _tokens(data):
         if closed:
             if not stack or stack[-1] != closed:
                 raise Irregular
