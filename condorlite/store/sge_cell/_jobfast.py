@@ -50,15 +50,16 @@ class _Draft:
 CHUNK = 8 << 20
 
 
-def _tokens(data: bytes) -> Iterator[tuple[bytes, bytes, bytes]]:
-    """``TOKEN.findall(data)``, a stretch at a time: a stretch ends where a
-    ``<JB_job_number>`` starts (a token never spans a ``<``), so the tokens are the
-    same, and the 2 million token tuples of a 100,000-job dump are never all alive."""
+def _stretches(data: bytes) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each stretch of about ``CHUNK`` bytes the tokens are taken
+    from: a stretch ends where a ``<JB_job_number>`` starts (a token never spans a
+    ``<``), so the tokens are those of one scan, and the 2 million token tuples of a
+    100,000-job dump are never all alive."""
     start, size = 0, len(data)
     while start < size:
         end = data.find(b"<JB_job_number>", start + CHUNK)
         end = size if end < 0 else end
-        yield from TOKEN.findall(data, start, end)
+        yield start, end
         start = end
 
 
@@ -70,35 +71,37 @@ def _drafts(data: bytes) -> list[_Draft]:
     containers, starts = CONTAINER_TAGS, RECORD_STARTS
     draft: _Draft | None = None
     scalars: _Fields = {}
-    for tag, raw, closed in _tokens(data):
-        if closed:
-            if not stack or stack[-1] != closed:
-                raise Irregular
-            stack.pop()
-        elif tag in containers:
-            stack.append(tag)
-            current.pop(tag, None)
-        elif not stack:
-            if tag == b"JB_job_number":
-                draft = _Draft()
-                jobs.append(draft)
-                scalars = draft.scalars
-            elif draft is None:
-                raise Irregular
-            if tag not in scalars:
-                scalars[tag] = raw
-        else:
-            if draft is None:
-                raise Irregular
-            container = stack[-1]
-            record = current.get(container)
-            if record is None or tag in record or tag in starts:
-                record = current[container] = {}
-                draft.records.setdefault(container, []).append(record)
-                if container == b"JAT_scaled_usage_list":
-                    # usage belongs to the task being read (its index; -1: none yet)
-                    record[b"_task"] = b"%d" % (len(draft.records.get(b"JB_ja_tasks", ())) - 1)
-            record[tag] = raw
+    for stretch_start, stretch_end in _stretches(data):
+        for tag, raw, closed in TOKEN.findall(data, stretch_start, stretch_end):
+            if closed:
+                if not stack or stack[-1] != closed:
+                    raise Irregular
+                stack.pop()
+            elif tag in containers:
+                stack.append(tag)
+                current.pop(tag, None)
+            elif not stack:
+                if tag == b"JB_job_number":
+                    draft = _Draft()
+                    jobs.append(draft)
+                    scalars = draft.scalars
+                elif draft is None:
+                    raise Irregular
+                if tag not in scalars:
+                    scalars[tag] = raw
+            else:
+                if draft is None:
+                    raise Irregular
+                container = stack[-1]
+                record = current.get(container)
+                if record is None or tag in record or tag in starts:
+                    record = current[container] = {}
+                    draft.records.setdefault(container, []).append(record)
+                    if container == b"JAT_scaled_usage_list":
+                        # usage belongs to the task being read (its index; -1: none yet)
+                        tasks = draft.records.get(b"JB_ja_tasks", ())
+                        record[b"_task"] = b"%d" % (len(tasks) - 1)
+                record[tag] = raw
     if stack:
         raise Irregular
     return jobs
