@@ -153,8 +153,13 @@ class _Reader:
     def requests(self, records: list[_Fields] | None) -> tuple[ResourceRequest, ...]:
         if not records:
             return ()
-        key = tuple((r[b"CE_name"], r.get(b"CE_stringval"), r.get(b"CE_doubleval"))
-                    for r in records)
+        if len(records) == 1:  # the common case, without a generator
+            r = records[0]
+            key: tuple[tuple[bytes | None, ...], ...] = (
+                (r[b"CE_name"], r.get(b"CE_stringval"), r.get(b"CE_doubleval")),)
+        else:
+            key = tuple((r[b"CE_name"], r.get(b"CE_stringval"), r.get(b"CE_doubleval"))
+                        for r in records)
         found = self._requests.get(key)
         if found is None:
             out = []
@@ -212,23 +217,24 @@ class _Reader:
 
     def parts(self, records: dict[bytes, list[_Fields]]) -> _Parts:
         """What a job's containers other than ``JB_ja_structure`` give."""
+        queues = records.get(b"JB_hard_queue_list")
+        predecessors = records.get(b"JB_jid_predecessor_list")
         return _Parts(
             hard_requests=self.requests(records.get(b"JB_hard_resource_list")),
             soft_requests=self.requests(records.get(b"JB_soft_resource_list")),
-            hard_queues=tuple(_text(r[b"QR_name"])
-                              for r in records.get(b"JB_hard_queue_list", ())
-                              if b"QR_name" in r),
+            hard_queues=() if queues is None else tuple(
+                _text(r[b"QR_name"]) for r in queues if b"QR_name" in r),
             pe_range=self.ranges(records.get(b"JB_pe_range")),
-            predecessors=tuple(int(r[b"JRE_job_number"])
-                               for r in records.get(b"JB_jid_predecessor_list", ())
-                               if b"JRE_job_number" in r),
+            predecessors=() if predecessors is None else tuple(
+                int(r[b"JRE_job_number"]) for r in predecessors if b"JRE_job_number" in r),
             tasks=_tasks(records),
         )
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Parts:
-    """A job's fields read from its containers (``_Reader.parts``)."""
+    """A job's fields read from its containers (``_Reader.parts``; never changed once
+    made: the fields go into the job)."""
 
     hard_requests: tuple[ResourceRequest, ...] = ()
     soft_requests: tuple[ResourceRequest, ...] = ()
