@@ -6,7 +6,8 @@ Generated cells (``gensge.py``, kept in ``--work-dir`` and reused when present):
 runs ``--repeat`` (3) times as a child process; the table gives the best wall time, the
 CPU time (user + system) of that run and the largest peak RSS (``ru_maxrss`` of the
 child from ``os.wait4``, the figure ``getrusage(RUSAGE_CHILDREN)`` reports for it). Then,
-in a fresh child per size, the same work in-process, timed part by part: ``read_cell``,
+in a fresh child per size, the same work in-process (with the garbage collector paused,
+as the command pauses it), timed part by part: ``read_cell``,
 ``prioritise``, render (the JSON rows, the envelope and ``json.dumps``, written to
 /dev/null); the rest of the command's wall time is start-up (interpreter, imports,
 Typer). ``--profile`` adds a cProfile of the in-process run of the largest size (top
@@ -121,18 +122,20 @@ from condorlite.cli.render import envelope, _dumps
 from condorlite.cli.sge.qstat import job_data
 from condorlite.core.sge.priority import prioritise
 from condorlite.store.sge_cell import read_cell
+from condorlite.cli.sge._cell import collector_paused
 t1 = time.perf_counter()
 def work(path, now):
-    a = time.perf_counter()
-    cell = read_cell(Path(path))
-    b = time.perf_counter()
-    result = prioritise(cell, now if now is not None else cell.now)
-    c = time.perf_counter()
-    data = {"now": result.now, "max_tickets": result.max_tickets,
-            "jobs": [job_data(r) for r in result.jobs], "warnings": list(cell.warnings)}
-    with open(os.devnull, "w") as out:
-        out.write(_dumps(envelope("sge qstat", data, [], safe=False)) + "\\n")
-    d = time.perf_counter()
+    with collector_paused():  # as the sge commands run (cli/sge/_cell.py)
+        a = time.perf_counter()
+        cell = read_cell(Path(path))
+        b = time.perf_counter()
+        result = prioritise(cell, now if now is not None else cell.now)
+        c = time.perf_counter()
+        data = {"now": result.now, "max_tickets": result.max_tickets,
+                "jobs": [job_data(r) for r in result.jobs], "warnings": list(cell.warnings)}
+        with open(os.devnull, "w") as out:
+            out.write(_dumps(envelope("sge qstat", data, [], safe=False)) + "\\n")
+        d = time.perf_counter()
     return {"read": b - a, "prioritise": c - b, "render": d - c, "jobs": len(cell.jobs),
             "rows": len(result.jobs)}
 path, now, prof = sys.argv[1], (int(sys.argv[2]) if sys.argv[2] != "-" else None), sys.argv[3]

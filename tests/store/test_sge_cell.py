@@ -467,3 +467,63 @@ def test_continuation_keeps_first_line_number():
     assert [(line.number, line.key, line.value) for line in lines] == [
         (1, "name", "x"), (2, "entries", "a,b,          c,d"), (4, "fshare", "1")]
     assert L.to_names(lines[1].value) == ("a", "b", "c", "d")
+
+
+@pytest.mark.parametrize("dump", EVERY_DUMP, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_fast_job_reader_takes_every_recorded_dump_and_agrees(dump: Path) -> None:
+    """``_jobfast`` reads every recorded jobs.xml itself (none falls back to
+    ``_jobscan``) and gives the very jobs ``_jobscan`` gives."""
+    from condorlite.store.sge_cell import _jobfast, _jobs, _jobscan, _objects
+
+    data = (dump / "jobs.xml").read_bytes()
+    complexes = _objects.read_complexes((dump / "complexes").read_text(), "complexes")
+    cell = read_cell(dump)
+    instances = dump / "queue_instances.xml"
+    pending = _jobs.Pending(
+        _jobs.scan_pending(instances.read_bytes(), "q") if instances.exists() else None)
+    strict = _jobscan.read_jobs(data, "jobs.xml", complexes, cell.usersets, pending)
+    if not strict:
+        return
+    reader = _jobfast._Reader(complexes, _jobs.Departments(cell.usersets), pending)
+    fast = [reader.job(draft) for draft in _jobfast._drafts(data)]
+    assert fast == strict
+    assert tuple(fast) == cell.jobs
+
+
+@pytest.mark.parametrize("edit", [
+    ("<JB_owner>dave</JB_owner>", "<JB_owner>dave</JB_owner><JB_owner>x</JB_owner>"),
+    ("<RN_min>1</RN_min>", "<RN_min>1</RN_min><RN_min>2</RN_min>"),
+    ("<JB_priority>924</JB_priority>", "<JB_priority> 924 </JB_priority>"),
+    ("<JB_reserve>false</JB_reserve>", "<JB_reserve>FALSE</JB_reserve>"),
+])
+def test_fast_and_careful_job_readers_agree_on_odd_documents(dump, edit) -> None:
+    """Whatever the fast reader does not take, the careful one reads or refuses."""
+    from condorlite.store.sge_cell import _jobfast, _jobs, _jobscan, _objects
+
+    _edit(dump / "jobs.xml", *edit)
+    data = (dump / "jobs.xml").read_bytes()
+    complexes = _objects.read_complexes((dump / "complexes").read_text(), "complexes")
+    pending = _jobs.Pending(_jobs.scan_pending((dump / "queue_instances.xml").read_bytes(), "q"))
+    usersets = {}
+
+    def outcome(read):
+        try:
+            return read(data, "jobs.xml", complexes, usersets, pending)
+        except DataError as exc:
+            return exc.message
+
+    assert outcome(_jobfast.read_jobs) == outcome(_jobscan.read_jobs)
+
+
+def test_fast_reader_tokens_by_stretches_are_the_whole_scan(monkeypatch) -> None:
+    """``_jobfast`` takes tokens a stretch at a time; with stretches of 100 bytes (a
+    cut at nearly every job) they are still those of one scan of the document."""
+    from condorlite.store.sge_cell import _jobfast
+
+    monkeypatch.setattr(_jobfast, "CHUNK", 100)
+    for dump in EVERY_DUMP[:30]:
+        data = (dump / "jobs.xml").read_bytes()
+        stretches = list(_jobfast._stretches(data))
+        assert len(stretches) > 1
+        tokens = [t for a, b in stretches for t in _jobfast.TOKEN.findall(data, a, b)]
+        assert tokens == _jobfast.TOKEN.findall(data)

@@ -4,11 +4,15 @@
 (``--config``, ``$CONDORLITE_CONFIG``, else ``STATE_DIR/condorlite.toml`` when it
 exists; a relative path is taken from the file's directory). These commands only read:
 they never create a state directory. The time is ``--now``, else the dump's own ``now``
-(the time the real scheduler ran on it), else the clock.
+(the time the real scheduler ran on it), else the clock. A command runs with Python's
+cyclic garbage collector paused (``collector_paused``).
 """
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -51,3 +55,24 @@ def run_time(now: str | float | None, dumped: int | None) -> int:
     if now is None and dumped is not None:
         return dumped
     return int(now_or_clock(now))
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused for one command. A cell is read and
+    priced into millions of small objects (jobs, tasks, refs, rows) that all live to
+    the end of the command, and the collector's passes kept walking them: a third of a
+    100,000-job ``sge qstat``. Reference counting still frees everything that is not a
+    cycle; the few cycles these commands make (share-tree nodes and their parents) live
+    to the end anyway. On the way out every object is moved to the oldest generation
+    (``freeze`` then ``unfreeze``, no walk): re-enabled as they were, the first
+    allocation would have walked them all at once (0.6 s)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.unfreeze()
+        if enabled:
+            gc.enable()

@@ -12,7 +12,7 @@ from rich.console import Console
 from condorlite.cli._params import ConfigOpt, JsonOpt, NowOpt, StateDirOpt
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result, print_text
-from condorlite.cli.sge._cell import CellOpt, cell_dir, run_time
+from condorlite.cli.sge._cell import CellOpt, cell_dir, collector_paused, run_time
 from condorlite.cli.sge.qstat import job_data
 from condorlite.core.sge.explain import Explanation, explain
 from condorlite.core.sge.priority import prioritise
@@ -158,4 +158,5 @@ def register(app: typer.Typer) -> None:
         state_dir: StateDirOpt = None,
     ) -> None:
         """One job's priority taken apart: urgency terms, ticket sources, what lifts it."""
-        run_command("sge explain", as_json, lambda: _explain(cell, config, state_dir, now, job))
+        with collector_paused():
+            run_command("sge explain", as_json, lambda: _explain(cell, config, state_dir, now, job))

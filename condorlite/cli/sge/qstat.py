@@ -23,7 +23,7 @@ from rich.console import Console
 from condorlite.cli._params import ConfigOpt, JsonOpt, NowOpt, StateDirOpt
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result, print_text
-from condorlite.cli.sge._cell import CellOpt, cell_dir, run_time
+from condorlite.cli.sge._cell import CellOpt, cell_dir, collector_paused, run_time
 from condorlite.core.sge.objects import Cell
 from condorlite.core.sge.priority import JobPriority, Prioritisation, prioritise
 from condorlite.store.sge_cell import read_cell
@@ -257,8 +257,9 @@ def register(app: typer.Typer) -> None:
         state_dir: StateDirOpt = None,
     ) -> None:
         """Jobs of a cell dump with priority, urgency and tickets, in scheduling order."""
-        run_command(
-            "sge qstat",
-            as_json,
-            lambda: _qstat(cell, config, state_dir, now, users, ext, urg, pri),
-        )
+        with collector_paused():
+            run_command(
+                "sge qstat",
+                as_json,
+                lambda: _qstat(cell, config, state_dir, now, users, ext, urg, pri),
+            )

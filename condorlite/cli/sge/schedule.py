@@ -19,7 +19,7 @@ from rich.console import Console
 from condorlite.cli._params import ConfigOpt, JsonOpt, NowOpt, StateDirOpt
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result, local_stamp, print_text
-from condorlite.cli.sge._cell import CellOpt, cell_dir, run_time
+from condorlite.cli.sge._cell import CellOpt, cell_dir, collector_paused, run_time
 from condorlite.core.sge.dispatch import Grant, Reservation, Resource, Run, Started, schedule
 from condorlite.core.sge.priority import prioritise
 from condorlite.errors import CondorliteError, UsageError
@@ -178,8 +178,9 @@ def register(app: typer.Typer) -> None:
         state_dir: StateDirOpt = None,
     ) -> None:
         """One scheduling run (dry run): jobs started, reservations, why the rest wait."""
-        run_command(
-            "sge schedule",
-            as_json,
-            lambda: _schedule(cell, config, state_dir, now, dry_run, schedule_file),
-        )
+        with collector_paused():
+            run_command(
+                "sge schedule",
+                as_json,
+                lambda: _schedule(cell, config, state_dir, now, dry_run, schedule_file),
+            )

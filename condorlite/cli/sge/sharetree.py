@@ -20,7 +20,7 @@ from rich.console import Console
 from condorlite.cli._params import ConfigOpt, JsonOpt, NowOpt, StateDirOpt
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result, print_text
-from condorlite.cli.sge._cell import CellOpt, cell_dir, run_time
+from condorlite.cli.sge._cell import CellOpt, cell_dir, collector_paused, run_time
 from condorlite.core.sge.priority import prioritise
 from condorlite.core.sge.sharetree import Node
 from condorlite.errors import DomainError
@@ -103,4 +103,5 @@ def register(app: typer.Typer) -> None:
         state_dir: StateDirOpt = None,
     ) -> None:
         """The share tree: shares, usage, long- and short-term targets, actual share."""
-        run_command("sge sharetree", as_json, lambda: _sharetree(cell, config, state_dir, now))
+        with collector_paused():
+            run_command("sge sharetree", as_json, lambda: _sharetree(cell, config, state_dir, now))

@@ -78,31 +78,47 @@ def build_categories(
     for ref in refs:
         if not ref.queued:
             continue
-        shares = [0, 0, 0]
-        owners: list[Entity | None] = [None, None, None]
-        for i, entity in enumerate(ref.entities):
-            if entity is not None and entity_share(entity):
-                shares[i] = entity_share(entity)
-                owners[i] = entity
+        user, project, dept = ref.user, ref.project, ref.dept
+        # an entity with no share counts as none
+        u_share = entity_share(user) if user is not None else 0
+        p_share = entity_share(project) if project is not None else 0
+        d_share = entity_share(dept) if dept is not None else 0
         own = job_share(ref)
-        if not own and not any(shares):
+        if not (own or u_share or p_share or d_share):
             continue
         count += 1
-        key = (own, id(owners[0]), id(owners[1]), id(owners[2]))
+        key = (
+            own,
+            id(user) if u_share else 0,
+            id(project) if p_share else 0,
+            id(dept) if d_share else 0,
+        )
         category = index.get(key)
         if category is None:
-            category = Category(own, owners[0], owners[1], owners[2], *shares)
+            category = Category(
+                own,
+                user if u_share else None,
+                project if p_share else None,
+                dept if d_share else None,
+                u_share,
+                p_share,
+                d_share,
+            )
             index[key] = category
             categories.append(category)
-        _insert(category.refs, ref, dependent)
+        members = category.refs
+        if dependent and members and not _goes_after(members[-1], ref):
+            _insert(members, ref)
+        else:
+            members.append(ref)
     return categories, count
 
 
-def _insert(refs: list[JobRef], ref: JobRef, dependent: bool) -> None:
+def _insert(refs: list[JobRef], ref: JobRef) -> None:
+    """Insert ``ref`` in a dependent category: after the last ref it goes after."""
     at = len(refs)
-    if dependent:
-        while at > 0 and not _goes_after(refs[at - 1], ref):
-            at -= 1
+    while at > 0 and not _goes_after(refs[at - 1], ref):
+        at -= 1
     refs.insert(at, ref)
 
 

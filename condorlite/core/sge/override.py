@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from condorlite.core.sge.categories import Auction, Category, build_categories
-from condorlite.core.sge.refs import JobRef, OverridePart
+from condorlite.core.sge.refs import Entity, JobRef, OverridePart
 
 
 def running_override(ref: JobRef, shared: bool) -> float:
@@ -45,31 +45,39 @@ def _set(ref: JobRef, parts: list[OverridePart]) -> float:
     return ref.oticket
 
 
-def _priced(ref: JobRef) -> float:
-    """``calc_pjob_override_tickets_shared``: the tickets ``ref`` would get next."""
-    total = 0.0
-    for entity in ref.entities:
-        if entity is not None and entity.oticket > 0:
-            total += entity.oticket / (entity.job_cnt + 1)
-    total += ref.job.override_tickets
-    ref.oticket = total
-    return total
-
-
-def _explained(ref: JobRef) -> None:
-    """Record where the winner's tickets came from (before it counts as running)."""
-    parts = [
-        OverridePart(e.kind, e.name, e.oticket / (e.job_cnt + 1))
-        for e in ref.entities
-        if e is not None and e.oticket > 0
-    ]
+def _explained(ref: JobRef, entities: tuple[Entity, ...]) -> None:
+    """Record where the winner's tickets came from (before it counts as running);
+    ``entities`` are its entities with override tickets (``_FirstPrice.entities``)."""
+    parts = [OverridePart(e.kind, e.name, e.oticket / (e.job_cnt + 1)) for e in entities]
     _set(ref, parts)
 
 
-def _priced_first(category: Category) -> float:
-    ref = category.first
-    assert ref is not None
-    return _priced(ref)
+class _FirstPrice:
+    """``calc_pjob_override_tickets_shared``: the tickets a category's first job would
+    get next (set as its ``oticket``); the category's entities that have override
+    tickets are found once (a category's jobs share their entities)."""
+
+    def __init__(self) -> None:
+        self._entities: dict[int, tuple[Entity, ...]] = {}
+
+    def entities(self, category: Category, ref: JobRef) -> tuple[Entity, ...]:
+        """The entities of ``ref`` (a job of ``category``) that have override tickets."""
+        found = self._entities.get(id(category))
+        if found is None:
+            found = self._entities[id(category)] = tuple(
+                e for e in ref.entities if e is not None and e.oticket > 0)
+        return found
+
+    def __call__(self, category: Category) -> float:
+        ref = category.first
+        assert ref is not None
+        entities = self.entities(category, ref)
+        total = 0.0
+        for entity in entities:
+            total += entity.oticket / (entity.job_cnt + 1)
+        total += ref.job.override_tickets
+        ref.oticket = total
+        return total
 
 
 def pending_override(refs: Sequence[JobRef], *, shared: bool, dependent: bool) -> None:
@@ -88,7 +96,8 @@ def pending_override(refs: Sequence[JobRef], *, shared: bool, dependent: bool) -
         job_share=lambda r: r.job.override_tickets,
         entity_share=lambda e: e.oticket,
     )
-    auction = Auction(categories, _priced_first, lambda r: (r.job.number, r.task))
+    first_price = _FirstPrice()
+    auction = Auction(categories, first_price, lambda r: (r.job.number, r.task))
     placed: list[JobRef] = []
     for _ in range(count):
         best = auction.pop_best()
@@ -97,7 +106,7 @@ def pending_override(refs: Sequence[JobRef], *, shared: bool, dependent: bool) -
         category, tickets = best
         winner = category.first
         assert winner is not None
-        _explained(winner)
+        _explained(winner, first_price.entities(category, winner))
         winner.oticket = tickets
         winner.count(queued=False)
         # The real scheduler adds the tickets whether or not a policy depends on them;

@@ -156,19 +156,27 @@ def _grouped(cell: Cell, rows: list[JobPriority], now: int) -> list[JobPriority]
     out of its calculation. (A pending task the qmaster has enrolled, e.g. a rescheduled
     one, is a line of its own in qstat; the dump does not say which are.)"""
     priced: dict[int, list[JobPriority]] = {}
+    out: list[JobPriority] = []
     for row in rows:
-        priced.setdefault(row.job.number, []).append(row)
+        if row.running:
+            out.append(row)
+        else:
+            priced.setdefault(row.job.number, []).append(row)
     entities = Entities.of(cell)
-    out: list[JobPriority] = [r for r in rows if r.running]
     for job in sorted(cell.jobs, key=lambda j: j.number):
-        mine = [r for r in priced.get(job.number, []) if not r.running]
+        mine = priced.get(job.number, ())
         waiting = [t for t in job.tasks if t.status == JIDLE]
         due = not job.hold and job.execution_time <= now
         ready = tuple(t.number for t in waiting if t.pending and due)
-        best = max(mine, key=lambda r: r.tickets, default=None)
+        if len(mine) == 1:
+            best: JobPriority | None = mine[0]
+        else:
+            best = max(mine, key=lambda r: r.tickets, default=None)
         if ready and best is not None:
             same = best.task == ready[0] and best.tasks == ready
             out.append(best if same else replace(best, task=ready[0], tasks=ready))
+        if len(ready) == len(waiting):
+            continue  # nothing left out
         for state, ids in _excluded(waiting, ready):
             zero = Urgency(0.0, 0.0, 0.0, urgency_slots(job, cell.pes), ())
             department = job.department or entities.department_of(job)

@@ -34,6 +34,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from condorlite.core.sge.objects import Cell, SchedConf, ShareTreeNode, ShareUsage
 from condorlite.core.sge.refs import JobRef, TreePart
@@ -64,6 +65,7 @@ class PendingEntry:
     shr: float = 0.0
     #: The level that set ``shr`` last: its node path, target and the job's fraction.
     level: TreePart | None = None
+    order: tuple[int, int] = (0, 0)  # (job number, task): seniority among equal sort
 
 
 @dataclass(eq=False)
@@ -266,7 +268,11 @@ def add_job_usage(finder: Finder, cell: Cell) -> None:
     per_node: dict[int, tuple[Node, float]] = {}
     ancestry = _ancestry(finder.root)
     for job in cell.jobs:
-        used = sum(combined(t.usage, weights) for t in job.tasks if t.running or t.finished)
+        # status 0: pending, neither running nor finished (most tasks)
+        active = [t for t in job.tasks if t.status and (t.running or t.finished)]
+        if not active:
+            continue
+        used = sum(combined(t.usage, weights) for t in active)
         if used <= 0:
             continue
         user = job.owner if job.owner in cell.users else None
@@ -365,7 +371,7 @@ def pending_tickets(
                 sort, before = ref.tickets + 0.01 * ref.job.jobshare, ref.tickets
             else:
                 sort, before = float(ref.job.jobshare), 0.0
-            entry = PendingEntry(ref, sort, before, slots(ref))
+            entry = PendingEntry(ref, sort, before, slots(ref), order=(ref.job.number, ref.task))
             ref.node.pending.append(entry)
     for entry in _rank(root, root, total):
         entry.ref.sticket = entry.shr * total
@@ -388,7 +394,9 @@ def _rank(root: Node, node: Node, total: float) -> list[PendingEntry]:
         if child.waiting > 0:
             entries.extend(_rank(root, child, total))
     if node is not root or node.pending:
-        entries.sort(key=lambda e: (-e.sort, e.ref.job.number, e.ref.task))
+        # by sort, most first, then job and task: two stable sorts with C keys
+        entries.sort(key=attrgetter("order"))
+        entries.sort(key=attrgetter("sort"), reverse=True)
         count = node.active_job_ref_count
         for entry in entries:
             entry.shr = node.stt / (count + 1)

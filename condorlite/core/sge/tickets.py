@@ -83,7 +83,7 @@ def _refs(
         entities.ref(job, task.number, queued=False)
         for job in jobs
         for task in job.tasks
-        if task.running
+        if task.status and task.running  # status 0: pending (most tasks)
     ]
     if with_pending:
         limit = min(cell.sched_conf.max_pending_tasks_per_job, free_slots + 1)

@@ -154,18 +154,29 @@ def resource_terms(
     return slots, tuple(terms)
 
 
+@dataclass(frozen=True)
+class _Resources:
+    """The resource part of a job's urgency, shared by the jobs of one request."""
+
+    slots: int
+    terms: tuple[UrgencyTerm, ...]
+    rrcontr: float
+
+
+def _resources(slots: int, terms: tuple[UrgencyTerm, ...]) -> _Resources:
+    return _Resources(slots, terms, sum(t.contribution for t in terms))
+
+
 def _urgency(
     job: Job,
     now: int,
-    slots: int,
-    terms: tuple[UrgencyTerm, ...],
+    resources: _Resources,
     weight_waiting_time: float,
     weight_deadline: float,
 ) -> Urgency:
     wtcontr = weight_waiting_time * (now - job.submission_time)
     dlcontr = weight_deadline / max(job.deadline - now, 1) if job.deadline else 0.0
-    rrcontr = sum(t.contribution for t in terms)
-    return Urgency(rrcontr, wtcontr, dlcontr, slots, terms)
+    return Urgency(resources.rrcontr, wtcontr, dlcontr, resources.slots, resources.terms)
 
 
 class Urgencies:
@@ -182,15 +193,25 @@ class Urgencies:
     ) -> None:
         self._complexes = complexes
         self._pes = pes
-        self._weights = (weight_waiting_time, weight_deadline)
-        self._terms: dict[tuple, tuple[int, tuple[UrgencyTerm, ...]]] = {}
+        self._weight_waiting_time = weight_waiting_time
+        self._weight_deadline = weight_deadline
+        self._terms: dict[tuple, _Resources] = {}
+        # The reader gives jobs with equal ranges and requests the same tuples, so most
+        # are found by identity before their (slower) hash by value is taken; the
+        # tuples are kept alive in the entry so that no identity is reused meanwhile.
+        self._same: dict[tuple[str | None, int, int], tuple[_Resources, tuple, tuple]] = {}
 
     def of(self, job: Job, now: int) -> Urgency:
-        key = (job.pe, job.pe_range, job.hard_requests)
-        found = self._terms.get(key)
-        if found is None:
-            found = self._terms[key] = resource_terms(job, self._complexes, self._pes)
-        return _urgency(job, now, found[0], found[1], *self._weights)
+        same = (job.pe, id(job.pe_range), id(job.hard_requests))
+        entry = self._same.get(same)
+        if entry is None:
+            key = (job.pe, job.pe_range, job.hard_requests)
+            found = self._terms.get(key)
+            if found is None:
+                found = self._terms[key] = _resources(
+                    *resource_terms(job, self._complexes, self._pes))
+            entry = self._same[same] = (found, job.pe_range, job.hard_requests)
+        return _urgency(job, now, entry[0], self._weight_waiting_time, self._weight_deadline)
 
 
 def _by_shortcut(complexes: dict[str, Complex], name: str) -> Complex | None:

@@ -25,7 +25,8 @@ makes it; a bad line is ``DataError`` (exit 65) as ``file:line: key: expected ..
 found ...``; a key a newer Grid Engine adds is kept out with a warning in
 ``Cell.warnings``. The formats: ``_lines`` (qconf text), ``_objects`` (each object
 kind), ``_sharetree`` (share tree and share_mon), ``_jobs`` and ``_xml`` (qstat XML,
-and why a ``<!DOCTYPE`` is refused).
+and why a ``<!DOCTYPE`` is refused); jobs.xml is read by ``_jobfast`` when it is
+regular, else by the careful ``_jobscan``, which says where it is not.
 """
 
 from ._cell import read_cell

@@ -16,7 +16,7 @@ from condorlite.core.sge.objects import (
 )
 from condorlite.errors import DataError, InputMissingError
 
-from . import _dispatch, _jobs, _jobscan, _objects, _sharetree, _xml
+from . import _dispatch, _jobfast, _jobs, _objects, _sharetree, _xml
 from ._objects import Notes
 
 T = TypeVar("T")
@@ -145,16 +145,20 @@ def read_cell(path: Path | str) -> Cell:
     usersets = cast(dict[str, Userset], _objects_of(dump, "usersets", notes))
     pes = _objects_of(dump, "pes", notes)
     tree, usage = _share(dump, notes)
-    reads = _jobscan.read_jobs(cast(bytes, dump.data("jobs.xml")), dump.source("jobs.xml"),
-                               complexes, usersets)
+    # queue_instances.xml's pending lines are scanned first: a job is built once, with
+    # every task (a missing jobs.xml is still said before anything of that file)
+    jobs_xml = cast(bytes, dump.data("jobs.xml"))
     instances = dump.data("queue_instances.xml")
-    pending = None if instances is None else _jobs.scan_pending(
-        instances, dump.source("queue_instances.xml"))
-    if pending is None and reads:
+    pending = _jobs.Pending(None if instances is None else _jobs.scan_pending(
+        instances, dump.source("queue_instances.xml")))
+    jobs = _jobfast.read_jobs(jobs_xml, dump.source("jobs.xml"), complexes, usersets, pending)
+    if not pending.known and jobs:
         notes.add(f"{dump.source('queue_instances.xml')}: missing: pending tasks taken "
                   f"from JB_ja_structure (finished array tasks count as pending), "
                   f"holds unknown")
-    jobs = _jobs.with_pending(reads, pending, notes, dump.source("queue_instances.xml"))
+    for number in pending.unmatched({job.number for job in jobs}):
+        notes.add(f"{dump.source('queue_instances.xml')}: job {number} is pending there "
+                  f"but not in jobs.xml; ignored")
     dispatch = _dispatch_of(dump, notes)
     return Cell(
         sched_conf=sched_conf,
@@ -163,7 +167,7 @@ def read_cell(path: Path | str) -> Cell:
         projects=cast(dict[str, Project], projects),
         usersets=usersets,
         pes=cast(dict[str, ParallelEnvironment], pes),
-        jobs=jobs,
+        jobs=tuple(jobs),
         share_tree=tree,  # type: ignore[arg-type]
         share_usage=usage,
         now=_now(dump.text("now"), dump.source("now")),

@@ -1,5 +1,6 @@
-"""What ``jobs.xml`` (``qstat -xml -j '*'``, scanned by ``_jobscan``) holds, and the
-pending tasks of ``queue_instances.xml``.
+"""What ``jobs.xml`` (``qstat -xml -j '*'``, read by ``_jobfast`` or ``_jobscan``)
+holds, and the pending tasks of ``queue_instances.xml`` (``Pending``: read first, so
+that each job is built once with every task).
 
 ``qstat -xml -j '*'`` prints ``<detailed_job_info><djob_info>`` with one ``<element>``
 per job, or, when no job exists, ``<unknown_jobs><ST_name>*</ST_name></unknown_jobs>``
@@ -40,7 +41,6 @@ from dataclasses import dataclass, replace
 
 from condorlite.core.sge.objects import (
     JIDLE,
-    Job,
     SlotRange,
     Task,
     Userset,
@@ -48,7 +48,6 @@ from condorlite.core.sge.objects import (
 from condorlite.errors import DataError
 
 from . import _xml
-from ._objects import Notes
 
 JOBS_COMMAND = "qstat -xml -j '*'"
 QUEUE_INSTANCES_COMMAND = "qstat -f -xml -u '*'"
@@ -86,15 +85,6 @@ class Departments:
         if found is None:
             found = self._by_member.get(f"@{group}")
         return found if found is not None else self._default
-
-
-@dataclass(frozen=True)
-class JobRead:
-    """A job of jobs.xml with its materialised tasks only, and every task id it was
-    submitted with."""
-
-    job: Job
-    task_ids: tuple[SlotRange, ...]
 
 
 # --- pending tasks from queue_instances.xml ------------------------------------------------
@@ -147,9 +137,40 @@ def queue_info(data: bytes) -> bytes:
     return data[: end + len(b"</queue_info>")] + b"\n</job_info>\n"
 
 
-def _pending_of(read: JobRead, entries: list[PendingEntry] | None) -> dict[int, Task]:
-    known = {t.number: t for t in read.job.tasks}
-    every = [n for r in read.task_ids for n in r.values()]
+class Pending:
+    """The pending lines of queue_instances.xml by job, or ``None`` when the dump has
+    no such file; ``tasks`` completes one job's tasks (module docstring)."""
+
+    def __init__(self, entries: list[PendingEntry] | None) -> None:
+        self.known = entries is not None
+        self.by_job: dict[int, list[PendingEntry]] = {}
+        for entry in entries or ():
+            self.by_job.setdefault(entry.job, []).append(entry)
+
+    def tasks(self, number: int, materialised: tuple[Task, ...],
+              task_ids: tuple[SlotRange, ...]) -> tuple[Task, ...]:
+        """Every task of job ``number``, in task order: the materialised ones, those of
+        its pending lines (held ``h``, error ``E``; a line without ids: every id of
+        ``task_ids`` not materialised) or, without queue_instances.xml, every id of
+        ``task_ids`` not materialised, none held."""
+        entries = self.by_job.get(number, []) if self.known else None
+        if not materialised and entries and len(entries) == 1 and len(task_ids) == 1:
+            # the common job: nothing materialised, one pending line
+            entry, ids = entries[0], task_ids[0]
+            if entry.tasks is None and ids.min == ids.max:
+                return (Task(ids.min, held="h" in entry.state, error="E" in entry.state),)
+        known = {t.number: t for t in materialised}
+        tasks = known | _pending_of(known, task_ids, entries)
+        return tuple(tasks[n] for n in sorted(tasks))
+
+    def unmatched(self, numbers: set[int]) -> list[int]:
+        """Jobs with pending lines that jobs.xml does not have, in order."""
+        return sorted(set(self.by_job) - numbers)
+
+
+def _pending_of(known: dict[int, Task], task_ids: tuple[SlotRange, ...],
+                entries: list[PendingEntry] | None) -> dict[int, Task]:
+    every = [n for r in task_ids for n in r.values()]
     if entries is None:  # no queue_instances.xml: all not materialised, none held
         return {n: Task(n) for n in every if n not in known}
     out: dict[int, Task] = {}
@@ -165,21 +186,12 @@ def _pending_of(read: JobRead, entries: list[PendingEntry] | None) -> dict[int, 
     return out
 
 
-def with_pending(reads: list[JobRead], pending: list[PendingEntry] | None,
-                 notes: Notes, source: str) -> tuple[Job, ...]:
-    """Each job with every task: materialised ones and pending ones (module docstring)."""
-    by_job: dict[int, list[PendingEntry]] = {}
-    for entry in pending or ():
-        by_job.setdefault(entry.job, []).append(entry)
-    numbers = {read.job.number for read in reads}
-    for job in sorted(set(by_job) - numbers):
-        notes.add(f"{source}: job {job} is pending there but not in jobs.xml; ignored")
-    out = []
-    for read in reads:
-        entries = None if pending is None else by_job.get(read.job.number, [])
-        tasks = {t.number: t for t in read.job.tasks} | _pending_of(read, entries)
-        ordered = tuple(tasks[n] for n in sorted(tasks))
-        waiting = [t for t in ordered if t.status == JIDLE]
-        out.append(replace(read.job, tasks=ordered,
-                           hold=bool(waiting) and all(t.held for t in waiting)))
-    return tuple(out)
+def held(tasks: tuple[Task, ...]) -> bool:
+    """A job is held when it has waiting tasks and every one of them is held."""
+    waiting = False
+    for task in tasks:
+        if task.status == JIDLE:
+            if not task.held:
+                return False
+            waiting = True
+    return waiting

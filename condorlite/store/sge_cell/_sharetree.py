@@ -147,6 +147,11 @@ _USAGE_FIELDS = {
 }
 
 
+#: The ShareUsage fields every row must give (all but the two times).
+_REQUIRED_USAGE = frozenset(field for name, (field, _) in _USAGE_FIELDS.items()
+                            if name not in ("curr_time", "usage_time"))
+
+
 def _usage_row(number: int, line: str, header: list[str], source: str,
                notes: Notes) -> ShareUsage:
     cells = line.split("\t")  # the trailing delimiter went with the line's blanks
@@ -160,11 +165,17 @@ def _usage_row(number: int, line: str, header: list[str], source: str,
                         f"(sge_share_mon -n), found {line!r}")
     values: dict[str, object] = {}
     for name, value in items:
-        if name not in _USAGE_FIELDS:
+        known = _USAGE_FIELDS.get(name)
+        if known is None:
             notes.add(f"{source}:{number}: unknown field {name!r} ignored")
             continue
-        field, converter = _USAGE_FIELDS[name]
-        values[field] = Line(source, number, name, value).convert(converter)
+        field, converter = known
+        try:
+            values[field] = converter(value)
+        except L.Expected:  # again through Line, for the message with the line
+            values[field] = Line(source, number, name, value).convert(converter)
+    if values.keys() >= _REQUIRED_USAGE:
+        return ShareUsage(**values)  # type: ignore[arg-type]
     missing = [name for name, (field, _) in _USAGE_FIELDS.items()
                if field not in values and name not in ("curr_time", "usage_time")]
     if missing:
