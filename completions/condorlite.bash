@@ -243,11 +243,11 @@ _condorlite() {
         fi
         ;;
     export)
-        case "$prev" in --config|--state-dir)
+        case "$prev" in --cell|--config|--state-dir)
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--config --help --json --lock-timeout --now --state-dir -h" -- "$cur"))
+            COMPREPLY=($(compgen -W "--cell --config --help --json --lock-timeout --now --state-dir --what-if -h" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi
@@ -257,7 +257,7 @@ _condorlite() {
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--cell --config --dry-run --ext --help --json --now --pri --schedule-file --state-dir --urg --user -ext -h -pri -u -urg" -- "$cur"))
+            COMPREPLY=($(compgen -W "--cell --config --dry-run --ext --help --json --now --pri --schedule-file --state-dir --urg --user --what-if -ext -h -pri -u -urg" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi

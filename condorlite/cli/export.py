@@ -25,6 +25,14 @@ then renamed into place):
 Round trip (tests): running the script's commands as the condorlite edits of the same
 names on an empty state at ``--now`` gives the same records (those fields), and reading
 the config back gives the same policy.
+
+``condorlite export sge DIR --cell DUMP [--what-if CHANGE]...`` writes a Grid Engine
+cell's policy objects as ``qconf -M...`` input files, from the dump's own text (the
+formats are the same: what ``qconf -s...`` prints, ``qconf -M...`` reads), after the
+changes of ``sge qstat --what-if`` when given: ``sched_conf`` (``-Msconf``),
+``share_tree`` (``-Mstree``), ``users/NAME`` (``-Muser``), ``projects/NAME``
+(``-Mprj``), ``usersets/NAME`` (``-Mu``), and ``apply.sh`` running those commands. The
+tests put the files back together into a dump and read the same objects.
 """
 
 from __future__ import annotations
@@ -42,10 +50,13 @@ from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, S
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, now_or_clock, open_store
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result, local_stamp, visible
+from condorlite.cli.sge._cell import CellOpt
+from condorlite.cli.sge._cell import cell_dir as sge_cell_dir
 from condorlite.core.accounting import MIN_PRIORITY, Record, update_priorities
 from condorlite.core.policy import Policy
-from condorlite.errors import OutputError
+from condorlite.errors import DataError, OutputError
 from condorlite.store.config import GROUP_KNOBS, KNOBS
+from condorlite.store.sge_cell import changed_dump, parse_change, read_cell
 
 CONFIG_FILE = "condor_config.condorlite"
 SCRIPT_FILE = "condor_userprio.sh"
@@ -158,6 +169,99 @@ def build_export(folder: Path, state_dir, now, lock_timeout: float, config) -> R
     return Result(command="export", data=data, human=human)
 
 
+# -- Grid Engine -------------------------------------------------------------------------
+
+#: dump file -> (the folder its objects go to, the qconf option that loads one).
+SGE_OBJECTS = {"users": ("users", "-Muser"), "projects": ("projects", "-Mprj"),
+               "usersets": ("usersets", "-Mu")}
+
+
+def _blocks(text: str) -> list[tuple[str, str]]:
+    """(name, text) of each object of a ``qconf -s...`` file of several objects: each
+    starts at a ``name`` line, and keeps its lines as they are."""
+    out: list[tuple[str, list[str]]] = []
+    for line in text.splitlines():
+        if line.split(None, 1)[:1] == ["name"]:
+            out.append((line.split(None, 1)[1].strip(), []))
+        if out:
+            out[-1][1].append(line)
+    return [(name, "\n".join(lines) + "\n") for name, lines in out]
+
+
+def sge_files(dump: Path) -> dict[str, str]:
+    """Relative path -> text of every ``qconf -M...`` input of the dump (module doc of
+    ``export sge``), and ``apply.sh`` running them."""
+    files: dict[str, str] = {}
+    commands = []
+    conf = dump / "sched_conf"
+    files["sched_conf"] = conf.read_text(encoding="utf-8")
+    commands.append("qconf -Msconf sched_conf")
+    for name, (folder, option) in SGE_OBJECTS.items():
+        path = dump / name
+        if not path.is_file():
+            continue
+        for obj, text in _blocks(path.read_text(encoding="utf-8")):
+            if "/" in obj or obj in ("", ".", ".."):
+                raise DataError(f"{path}: object name {obj!r} cannot be a file name")
+            files[f"{folder}/{obj}"] = text
+            commands.append(f"qconf {option} {shlex.quote(f'{folder}/{obj}')}")
+    tree = dump / "share_tree"
+    if tree.is_file() and tree.read_text(encoding="utf-8").strip():
+        files["share_tree"] = tree.read_text(encoding="utf-8")
+        commands.append("qconf -Mstree share_tree")
+    files["apply.sh"] = "\n".join([
+        "#!/bin/sh", "# Exported by condorlite: load the cell's policy objects.",
+        "# Run from this directory as a Grid Engine manager.", "set -e",
+        'cd "$(dirname "$0")"', *commands]) + "\n"
+    return files
+
+
+def build_export_sge(folder: Path, cell, config, state_dir, what_if: list[str]  # type: ignore[no-untyped-def]
+                     ) -> Result:
+    dump = sge_cell_dir(cell, config, state_dir)
+    read_cell(dump)  # the dump must read: nothing is exported from a bad one
+    with tempfile.TemporaryDirectory(prefix="condorlite-export-sge-") as tmp:
+        if what_if:
+            changed_dump(dump, [parse_change(t) for t in what_if], Path(tmp))
+            read_cell(Path(tmp))
+            dump = Path(tmp)
+        files = sge_files(dump)
+    _write_tree(folder, files)
+    data = {"directory": str(folder), "files": sorted(files), "what_if": what_if}
+
+    def human(console) -> None:  # type: ignore[no-untyped-def]
+        console.file.write(visible(
+            f"Wrote {len(files) - 1} qconf input files and apply.sh to {folder}\n"))
+
+    return Result(command="export", data=data, human=human)
+
+
+def _write_tree(folder: Path, files: dict[str, str]) -> None:
+    """Write ``files`` under ``folder`` all or nothing: every file to a temporary
+    name first, then the renames (``apply.sh`` executable)."""
+    try:
+        for rel in sorted({str(Path(r).parent) for r in files} - {"."}):
+            (folder / rel).mkdir(parents=True, exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{folder}: cannot create it: {exc.strerror}") from None
+    temps: dict[str, str] = {}
+    try:
+        for rel, text in files.items():
+            target = folder / rel
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+            temps[rel] = tmp
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(text)
+            os.chmod(tmp, 0o755 if rel.endswith(".sh") else 0o644)
+        for rel, tmp in temps.items():
+            os.replace(tmp, folder / rel)
+    except OSError as exc:
+        for tmp in temps.values():
+            Path(tmp).unlink(missing_ok=True)
+        raise OutputError(f"{folder}: {exc.strerror or exc}") from None
+
+
 def register(app: typer.Typer) -> None:
     sub = typer.Typer(name="export", no_args_is_help=True,
                       help="Write the policy and the accountant for a real scheduler.")
@@ -177,5 +281,24 @@ def register(app: typer.Typer) -> None:
         condor_userprio script, for moving to a real HTCondor pool."""
         run_command("export", as_json,
                     lambda: build_export(folder, state_dir, now, lock_timeout, config))
+
+    @sub.command("sge")
+    def sge(
+        folder: Annotated[Path, typer.Argument(
+            metavar="DIR", help="Directory to write the qconf input files and apply.sh "
+            "into (created if missing).", file_okay=False)],
+        cell: CellOpt = None,
+        what_if: Annotated[list[str] | None, typer.Option(
+            "--what-if", metavar="CHANGE",
+            help="Export the cell after CHANGE (as sge qstat --what-if; repeatable).")
+        ] = None,
+        state_dir: StateDirOpt = None,
+        config: ConfigOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Write a Grid Engine cell dump's sched_conf, share tree, users, projects and
+        usersets as qconf -M... input files, with apply.sh to load them."""
+        run_command("export", as_json, lambda: build_export_sge(
+            folder, cell, config, state_dir, list(what_if or ())))
 
     app.add_typer(sub, name="export")

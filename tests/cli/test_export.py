@@ -105,3 +105,36 @@ def test_names_are_quoted_and_writing_is_all_or_nothing(tmp_path):
     assert code == 74
     assert run("export", "htcondor", str(tmp_path / "x"), "--state-dir",
                str(tmp_path / "none"))[0] == 66
+
+
+def test_sge_export_reads_back_to_the_changed_cell(tmp_path):
+    from condorlite.store.sge_cell import changed_dump, parse_change, read_cell
+
+    cell = EXAMPLES / "sge-cell"
+    changes = ["weight_tickets_share=5000", "user alice fshare=500",
+               "sharetree /alice shares=7"]
+    out = tmp_path / "out"
+    args = ["export", "sge", str(out), "--cell", str(cell)]
+    for change in changes:
+        args += ["--what-if", change]
+    code, msg = run(*args)
+    assert code == 0, msg
+    script = (out / "apply.sh").read_text()
+    assert "qconf -Msconf sched_conf" in script and "qconf -Mstree share_tree" in script
+    assert "qconf -Muser users/alice" in script
+    # the files put back together into a dump read as the changed cell
+    want_dir = tmp_path / "want"
+    want_dir.mkdir()
+    changed_dump(cell, [parse_change(c) for c in changes], want_dir)
+    back = tmp_path / "back"
+    shutil.copytree(cell, back)
+    (back / "sched_conf").write_text((out / "sched_conf").read_text())
+    (back / "share_tree").write_text((out / "share_tree").read_text())
+    for folder in ("users", "projects", "usersets"):
+        parts = sorted((out / folder).iterdir()) if (out / folder).exists() else []
+        if parts:
+            (back / folder).write_text("".join(p.read_text() for p in parts))
+    got, want = read_cell(back), read_cell(want_dir)
+    for field in ("sched_conf", "users", "projects", "usersets", "share_tree"):
+        assert getattr(got, field) == getattr(want, field), field
+    assert got.users["alice"].fshare == 500 and got.sched_conf.weight_tickets_share == 5000

@@ -23,6 +23,7 @@ from rich.console import Console
 from condorlite.cli._params import ConfigOpt, JsonOpt, NowOpt, StateDirOpt
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result, print_text
+from condorlite.cli.sge import whatif
 from condorlite.cli.sge._cell import CellOpt, cell_dir, collector_paused, run_time
 from condorlite.core.sge.objects import Cell
 from condorlite.core.sge.priority import JobPriority, Prioritisation, prioritise
@@ -239,6 +240,13 @@ def _qstat(
     )
 
 
+def _what_if(cell: Path | None, config: Path | None, state_dir: Path | None,
+             now: str | float | None, texts: list[str]) -> Result:
+    dump_dir = cell_dir(cell, config, state_dir)
+    dumped = read_cell(dump_dir).now
+    return whatif.result(whatif.what_if(dump_dir, texts, run_time(now, dumped)))
+
+
 def register(app: typer.Typer) -> None:
     @app.command("qstat")
     def qstat(
@@ -252,11 +260,21 @@ def register(app: typer.Typer) -> None:
         pri: Annotated[
             bool, typer.Option("--pri", "-pri", help="Normalised priorities, ppri.")
         ] = False,
+        what_if: Annotated[list[str] | None, typer.Option(
+            "--what-if", metavar="CHANGE",
+            help="Show how the order and tickets move after CHANGE: KEY=VALUE of "
+            "sched_conf, 'user|project|userset NAME KEY=VALUE', or 'sharetree PATH "
+            "shares=N' (repeatable).")] = None,
         as_json: JsonOpt = False,
         config: ConfigOpt = None,
         state_dir: StateDirOpt = None,
     ) -> None:
         """Jobs of a cell dump with priority, urgency and tickets, in scheduling order."""
+        if what_if:
+            with collector_paused():
+                run_command("sge qstat", as_json,
+                            lambda: _what_if(cell, config, state_dir, now, list(what_if)))
+            return
         with collector_paused():
             run_command(
                 "sge qstat",

@@ -26,9 +26,11 @@ found ...``; a key a newer Grid Engine adds is kept out with a warning in
 ``Cell.warnings``. The formats: ``_lines`` (qconf text), ``_objects`` (each object
 kind), ``_sharetree`` (share tree and share_mon), ``_jobs`` and ``_xml`` (qstat XML,
 and why a ``<!DOCTYPE`` is refused); jobs.xml is read by ``_jobfast`` when it is
-regular, else by the careful ``_jobscan``, which says where it is not.
+regular, else by the careful ``_jobscan``, which says where it is not. ``_changes``
+makes a changed copy of a dump (``sge qstat --what-if``, ``export sge``).
 """
 
 from ._cell import read_cell
+from ._changes import CellChange, changed_dump, parse_change
 
-__all__ = ["read_cell"]
+__all__ = ["CellChange", "changed_dump", "parse_change", "read_cell"]
