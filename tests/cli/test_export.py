@@ -138,3 +138,24 @@ def test_sge_export_reads_back_to_the_changed_cell(tmp_path):
     for field in ("sched_conf", "users", "projects", "usersets", "share_tree"):
         assert getattr(got, field) == getattr(want, field), field
     assert got.users["alice"].fshare == 500 and got.sched_conf.weight_tickets_share == 5000
+
+
+def test_sge_export_was_loaded_by_the_real_qconf():
+    """tools/sge/export_roundtrip.sh: a real cell dumped, exported with changes, loaded
+    with the exported apply.sh (qconf -M...), dumped again: the second dump holds the
+    changed objects, as condorlite's what-if makes them."""
+    import tempfile
+
+    from condorlite.store.sge_cell import changed_dump, parse_change, read_cell
+
+    data = Path(__file__).resolve().parents[1] / "data" / "sge_export"
+    tools = Path(__file__).resolve().parents[2] / "tools" / "sge"
+    changes = (tools / "export_changes.txt").read_text().splitlines()
+    with tempfile.TemporaryDirectory() as tmp:
+        changed_dump(data / "before", [parse_change(c) for c in changes], Path(tmp))
+        want = read_cell(Path(tmp))
+    got = read_cell(data / "after")
+    assert got.sched_conf.raw == want.sched_conf.raw
+    for field in ("users", "projects", "usersets", "share_tree"):
+        assert getattr(got, field) == getattr(want, field), field
+    assert got.users["alice"].fshare == 500 and got.projects["p1"].oticket == 7
