@@ -4,10 +4,10 @@
 # real qconf loads the files (apply.sh), and the cell is dumped again ("after").
 # tests/cli/test_export.py then holds read_cell(after) equal to "before" changed by
 # the same CHANGES: the real qconf accepted every exported file as written.
-#   sudo bash tools/sge/export_roundtrip.sh OUTDIR      (the cell of ../shared/sge running)
+#   sudo bash tools/sge/export_roundtrip.sh OUTDIR      (the cell of tools/sge/setup.sh running)
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
-source /work/shared/sge/lib.sh
+source "$here/lib.sh"
 OUT="${1:?usage: export_roundtrip.sh OUTDIR}"
 begin sge_export
 mkprj p1 40 0
