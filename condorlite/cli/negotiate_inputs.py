@@ -13,6 +13,7 @@ from typing import Any
 from condorlite.cli._state import ad_paths
 from condorlite.cli.render import stderr_console
 from condorlite.core import adeval
+from condorlite.core.classad.evaluator import MAX_STEPS
 from condorlite.core.model import (
     AdProblem,
     Job,
@@ -65,9 +66,12 @@ def _decode_kind(
     what: str,
     policy: Policy,
     problems: list[dict[str, Any]],
+    check: adeval.RunawayCheck,
 ) -> list[Any]:
     """The ads of one kind converted in order; foreign, bad and duplicate ads become
-    problems (the first ad with a given identity wins)."""
+    problems (the first ad with a given identity wins), and so does an ad whose
+    Requirements, Rank or START exceeds the evaluation budget on its own
+    (``adeval.RunawayCheck``): HTCondor would evaluate it to an error every time."""
     out: list[Any] = []
     seen: dict[str, LoadedAd] = {}  # identity -> the ad that first had it
     for loaded in ads:
@@ -78,6 +82,12 @@ def _decode_kind(
             item = convert(loaded.ad, policy, len(out))
         except AdProblem as exc:
             problems.append(_problem(kind, loaded, str(exc)))
+            continue
+        runaway = check.runaway(loaded.ad)
+        if runaway is not None:
+            problems.append(_problem(kind, loaded, f"{runaway} needs more than "
+                                     f"{MAX_STEPS:,} attribute evaluations (attributes "
+                                     f"that multiply each other's cost); skipped"))
             continue
         key = item.name if kind == "slot" else item.id
         first = seen.setdefault(key, loaded)
@@ -97,8 +107,10 @@ def decode(slot_ads: list[LoadedAd], job_ads: list[LoadedAd], policy: Policy) ->
     is skipped too, so one ``condor_status``/``condor_q`` mix can be given to both.
     """
     out = Inputs()
-    out.slots = _decode_kind("slot", slot_ads, slot_from_ad, "slot Name", policy, out.problems)
-    out.jobs = _decode_kind("job", job_ads, job_from_ad, "job", policy, out.problems)
+    check = adeval.RunawayCheck()
+    out.slots = _decode_kind("slot", slot_ads, slot_from_ad, "slot Name", policy,
+                             out.problems, check)
+    out.jobs = _decode_kind("job", job_ads, job_from_ad, "job", policy, out.problems, check)
     return out
 
 

@@ -461,7 +461,10 @@ def _checked_weight(ad: ClassAd, table: dict | None, policy: Policy) -> float:
 def _slot_weight(ad: ClassAd, table: dict | None, policy: Policy) -> float:
     if not policy.negotiator_use_slot_weights:
         return 1.0
-    weight = _as_float(_value(ad, table, "slotweight"))
+    raw = _value(ad, table, "slotweight")
+    if type(raw) is float and raw != raw:
+        return raw  # NaN: ``_checked_weight`` makes the slot a problem, as for inf
+    weight = _as_float(raw)
     if weight is None:
         expr = _policy_expr(policy.slot_weight)
         weight = adeval.as_float(

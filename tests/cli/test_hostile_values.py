@@ -40,7 +40,7 @@ def _with(tmp_path: Path, kind: str, extra: str) -> Path:
     return target
 
 
-@pytest.mark.parametrize("weight", ['real("inf")', "1e308", "-real(\"inf\")"])
+@pytest.mark.parametrize("weight", ['real("inf")', "1e308", "-real(\"inf\")", 'real("nan")'])
 def test_a_slot_with_an_absurd_weight_is_a_problem(tmp_path: Path, weight: str) -> None:
     slots = _with(tmp_path, "slots", f"SlotWeight = {weight}")
     data = _cycle(tmp_path, slots, ROOT / "examples" / "jobs")

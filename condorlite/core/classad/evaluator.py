@@ -417,6 +417,28 @@ def evaluate_attribute(
     return _run(lambda cur, env: resolve(cur, lname, env), my, my, target, now)
 
 
+def exhausts_budget(ad: object, name: str, *, now: int | None = None) -> bool:
+    """Whether attribute ``name`` of ``ad``, evaluated alone (no TARGET), makes more
+    than ``MAX_STEPS`` attribute evaluations: an ad whose attributes multiply each
+    other's cost. False when the ad has no such attribute."""
+    lname = name.lower()
+    try:
+        entry = ad._attrs.get(lname)  # type: ignore[attr-defined]
+    except AttributeError:
+        return False
+    if entry is None:
+        return False
+    env = Env(ad, None, now, guarded=True)
+    _GUARDED_RUNS[0] += 1
+    try:
+        _eval_found(ad, lname, entry[1], env)
+    except RecursionError:
+        return False
+    finally:
+        _GUARDED_RUNS[0] -= 1
+    return env.steps > MAX_STEPS
+
+
 def requirements_hold(my: object, target: object, *, now: int | None = None) -> bool:
     """Whether ``my.Requirements``, evaluated with MY = ``my`` and TARGET = ``target``,
     is true: a true boolean, or a non-zero integer or real (NaN counts as non-zero),
