@@ -12,7 +12,7 @@ from __future__ import annotations
 from . import operators as ops
 from .ast import AttrRef, Expr
 from .builtins import _is_ad, _plain_number, register
-from .values import Error, Undefined
+from .values import Error, Undefined, utf8
 
 
 def _list_numbers(values: object) -> list[int | float] | object:
@@ -102,7 +102,7 @@ def size(value):  # type: ignore[no-untyped-def]
     if value is Undefined:
         return Undefined
     if type(value) is str:
-        return len(value) if value.isascii() else len(value.encode())
+        return len(value) if value.isascii() else len(utf8(value))
     if type(value) is list:
         return len(value)
     if _is_ad(value):

@@ -35,7 +35,7 @@ from typing import Any
 import pcre2
 
 from .builtins import register
-from .values import Error, Undefined
+from .values import Error, Undefined, from_utf8, utf8
 
 _FLAGS = {"i": pcre2.I, "m": pcre2.M, "s": pcre2.S, "x": pcre2.X}
 #: PCRE2_ALT_BSUX and PCRE2_NEVER_BACKSLASH_C (pcre2.h): the binding turns both on (for
@@ -177,8 +177,8 @@ def substitute(
     """HTCondor's substitution loop (see the module docstring) over UTF-8 bytes: the
     string result, or Error. (A result that cuts a character in two is decoded with
     replacement characters; classad2 cannot return such a string at all.)"""
-    data = target.encode()
-    pattern_text = template.encode()
+    data = utf8(target)
+    pattern_text = utf8(template)
     try:
         return _substitute(compiled, data, pattern_text, full=full, every=every)
     except MatchFailed:
@@ -217,7 +217,7 @@ def _substitute(compiled: Any, data: bytes, pattern_text: bytes, *, full: bool,
             break
     if full:
         out.append(data[idx:])
-    return b"".join(out).decode(errors="replace")
+    return from_utf8(b"".join(out))
 
 
 def _options_or_special(args: tuple[object, ...], options: object | None) -> object:
@@ -244,7 +244,7 @@ def regexp(pattern, target, options=None):  # type: ignore[no-untyped-def]
     if compiled is None:
         return Error
     try:
-        return compiled.search(target.encode()) is not None
+        return compiled.search(utf8(target)) is not None
     except MatchFailed:
         return Error
 
@@ -300,7 +300,7 @@ def regexp_member(pattern, values, options=None):  # type: ignore[no-untyped-def
             maybe_undefined = True
         elif compiled is not None:
             try:
-                if compiled.search(item.encode()) is not None:
+                if compiled.search(utf8(item)) is not None:
                     return True
             except MatchFailed:
                 return Error

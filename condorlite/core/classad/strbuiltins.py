@@ -11,7 +11,7 @@ from __future__ import annotations
 from .builtins import register
 from .operators import ascii_lower, int_index
 from .textfuncs import ascii_upper, natural_cmp, to_text
-from .values import Error, Undefined
+from .values import Error, Undefined, from_utf8, utf8
 
 
 def _text_or_special(value: object) -> object:
@@ -97,7 +97,7 @@ def substr(text, offset, length=None):  # type: ignore[no-untyped-def]
         return Error
     if length is not None and type(length) is not int:
         return Error
-    data = text.encode()
+    data = utf8(text)
     size = len(data)
     start = int_index(offset)
     count = 0 if length is None else int_index(length)
@@ -111,7 +111,7 @@ def substr(text, offset, length=None):  # type: ignore[no-untyped-def]
         count = size - start
     if length is not None and int_index(length) == 0:
         count = 0
-    return data[start : start + count].decode(errors="replace")
+    return from_utf8(data[start : start + count])
 
 
 def _compare_strings(name: str, fold) -> None:  # type: ignore[no-untyped-def]
@@ -120,8 +120,8 @@ def _compare_strings(name: str, fold) -> None:  # type: ignore[no-untyped-def]
             return Undefined
         if a is Error or b is Error:
             return Error
-        x = fold(to_text(a)).encode()
-        y = fold(to_text(b)).encode()
+        x = utf8(fold(to_text(a)))
+        y = utf8(fold(to_text(b)))
         return (x > y) - (x < y)
 
     compare_strings.__doc__ = (

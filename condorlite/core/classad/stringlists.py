@@ -19,7 +19,7 @@ from .builtins import register
 from .operators import ascii_lower
 from .regexbuiltins import MatchFailed, compile_pattern, first_special
 from .textfuncs import c_double_to_int, string_list, strtod
-from .values import Error, Undefined
+from .values import Error, Undefined, utf8
 
 DEFAULT_DELIMS = ", "
 MEMBER_DELIMS = ", \t\r\n"
@@ -145,7 +145,7 @@ def string_list_regexp_member(pattern, text, delims=DEFAULT_DELIMS, options=""):
     if not items:
         return Undefined
     try:
-        return any(compiled.search(item.encode()) is not None for item in items)
+        return any(compiled.search(utf8(item)) is not None for item in items)
     except MatchFailed:
         return Error
 

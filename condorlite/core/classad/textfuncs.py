@@ -18,7 +18,7 @@ import re
 
 from .printer import format_real, unparse_value
 from .timevalues import time_text
-from .values import INT64_MIN, AbsTime, RelTime, wrap_int64
+from .values import INT64_MIN, AbsTime, RelTime, utf8, wrap_int64
 
 _STRTOD = re.compile(
     r"[ \t\n\v\f\r]*([+-]?(?:"
@@ -106,10 +106,16 @@ def string_list(text: str, delims: str = DEFAULT_DELIMS) -> list[str]:
     return items
 
 
+def _signed(byte: int) -> int:
+    """A byte as C's signed ``char``."""
+    return byte - 256 if byte > 127 else byte
+
+
 def natural_cmp(a: str, b: str) -> int:
-    """HTCondor's ``natural_cmp`` (strverscmp-like) on the UTF-8 bytes of a and b."""
-    s1 = a.encode()
-    s2 = b.encode()
+    """HTCondor's ``natural_cmp`` (strverscmp-like) on the bytes of a and b; a byte's
+    difference is taken as C's signed ``char`` does (0xC3 is -61), as HTCondor's is."""
+    s1 = utf8(a)
+    s2 = utf8(b)
     n = min(len(s1), len(s2))
     i = 0
     while i < n and s1[i] == s2[i]:
@@ -122,7 +128,7 @@ def natural_cmp(a: str, b: str) -> int:
     while beg > 0 and _isdigit(s1[beg - 1]):
         beg -= 1
     if beg == i and (not _isdigit(c1) or not _isdigit(c2)):
-        return c1 - c2
+        return _signed(c1) - _signed(c2)
     z1 = _skip(s1, beg, lambda c: c == 0x30)
     z2 = _skip(s2, beg, lambda c: c == 0x30)
     # A final zero that ends the number is not a leading zero.
@@ -133,12 +139,12 @@ def natural_cmp(a: str, b: str) -> int:
     if z1 - beg != z2 - beg:
         return (z2 - beg) - (z1 - beg)
     if z1 > beg:
-        return c1 - c2
+        return _signed(c1) - _signed(c2)
     e1 = _skip(s1, z1, _isdigit)
     e2 = _skip(s2, z2, _isdigit)
     if e1 - beg != e2 - beg:
         return (e1 - beg) - (e2 - beg)
-    return c1 - c2
+    return _signed(c1) - _signed(c2)
 
 
 def _isdigit(c: int) -> bool:

@@ -91,6 +91,21 @@ class RelTime(float):
         return f"RelTime({float(self)!r})"
 
 
+def utf8(text: str) -> bytes:
+    """A ClassAd string's bytes. Strings are byte strings in HTCondor; here a byte that
+    is not part of valid UTF-8 is held as a lone surrogate (``surrogateescape``, as the
+    lexer reads ``"\\377"`` and as files are decoded), so this gives back the very bytes."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that stands for no byte: keep its code point
+        return text.encode("utf-8", "surrogatepass")
+
+
+def from_utf8(data: bytes) -> str:
+    """``utf8``'s inverse: bytes (a cut through a character included) as a string."""
+    return data.decode("utf-8", "surrogateescape")
+
+
 def type_name(value: object) -> str:
     """The ClassAd type name of a value, as ``condorlite eval --json`` reports it:
     one of integer, real, string, boolean, undefined, error, list, classad, abstime,
