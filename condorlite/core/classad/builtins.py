@@ -93,8 +93,10 @@ def if_then_else(cur, env, args):  # type: ignore[no-untyped-def]
 @register("eval", 1, 1, lazy=True)
 def eval_(cur, env, args):  # type: ignore[no-untyped-def]
     """eval(s): parse string s as an expression and evaluate it here; error if it does
-    not parse, or if s is undefined. A time value is parsed from its string form; any
-    other non-string is returned as it is."""
+    not parse, or if s is undefined. A time value is parsed from its string form, and a
+    finite real goes through its 16-digit string form as in HTCondor (so it may round:
+    ``eval(197257.59898832173)`` is 197257.5989883217); any other non-string is
+    returned as it is."""
     from .errors import ClassAdSyntaxError
     from .evaluator import compile_expr
     from .parser import parse_expr
@@ -104,6 +106,8 @@ def eval_(cur, env, args):  # type: ignore[no-untyped-def]
         return Error
     if type(text) is AbsTime or type(text) is RelTime:
         text = to_text(text)  # HTCondor parses the string form (rarely an expression)
+    if type(text) is float and math.isfinite(text):
+        return float(f"{text:.16G}")  # HTCondor parses the real's printed form back
     if type(text) is not str:
         return text
     try:

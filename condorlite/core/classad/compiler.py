@@ -368,11 +368,22 @@ def _build_elvis(left: Compiled, right: Compiled) -> Compiled:
 
 
 def _build_record(attrs: tuple[tuple[str, Expr], ...]) -> Compiled:
+    """A record literal's ad, made once per (literal, enclosing ad) in one evaluation
+    (``Env.records``): HTCondor's nested ad is one object, so a reference cycle through
+    it (``[Sub = [x = Sub.x]]``) meets the cycle guard and is undefined, not a descent
+    through ever new copies to the depth limit (error)."""
     from .ad import ClassAd
 
     def record(cur: object, env: ev.Env) -> object:
-        ad = ClassAd(attrs)
-        ad.parent = cur
+        memo = env.records
+        if memo is None:
+            memo = env.records = {}
+        key = (id(attrs), id(cur))
+        ad = memo.get(key)
+        if ad is None:
+            ad = ClassAd(attrs)
+            ad.parent = cur
+            memo[key] = ad
         return ad
 
     return record

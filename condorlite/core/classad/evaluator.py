@@ -78,7 +78,7 @@ class Env:
     ``FAST_DEPTH`` (see ``_eval_found``).
     """
 
-    __slots__ = ("active", "depth", "my", "now", "steps", "target")
+    __slots__ = ("active", "depth", "my", "now", "records", "steps", "target")
 
     def __init__(
         self,
@@ -97,6 +97,9 @@ class Env:
         self.depth = 0
         #: attribute evaluations made so far (``MAX_STEPS``)
         self.steps = 0
+        #: (id(record literal), id(enclosing ad)) -> its ad, made on first use
+        #: (``compiler._build_record``)
+        self.records: dict[tuple[int, int], object] | None = None
 
     def other(self, ad: object) -> object | None:
         """The alternate scope of a top-level ad in a match, else None."""

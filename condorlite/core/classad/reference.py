@@ -207,8 +207,14 @@ def walk(node: Expr, cur: object, env: Env) -> object:
         case RecordExpr(attrs=attrs):
             from .ad import ClassAd
 
-            record = ClassAd(attrs)
-            record.parent = cur
+            # one ad per (literal, enclosing ad) in an evaluation, as the compiler's
+            if env.records is None:
+                env.records = {}
+            record = env.records.get((id(attrs), id(cur)))
+            if record is None:
+                record = ClassAd(attrs)
+                record.parent = cur
+                env.records[(id(attrs), id(cur))] = record
             return record
     raise TypeError(f"not a ClassAd expression node: {node!r}")
 

@@ -15,6 +15,8 @@ so ``stringListRegexpMember`` is an unknown function (error) there and here.
 
 from __future__ import annotations
 
+import re
+
 from .builtins import register
 from .operators import ascii_lower
 from .regexbuiltins import MatchFailed, compile_pattern, first_special
@@ -41,6 +43,11 @@ def string_list_size(text, delims=DEFAULT_DELIMS):  # type: ignore[no-untyped-de
     return Error if items is None else len(items)
 
 
+#: glibc's sscanf("%lf") takes "0x" as the start of a hex number and fails when no hex
+#: digit (or point) follows, where strtod would read the 0: HTCondor's answer is error.
+_HEX_WITHOUT_DIGITS = re.compile(r"\s*[+-]?0[xX](?![0-9a-fA-F.])")
+
+
 def _summarize(name: str, start: float, step, empty: object, average: bool) -> None:  # type: ignore[no-untyped-def]
     def summarize(text, delims=DEFAULT_DELIMS):  # type: ignore[no-untyped-def]
         items = _items(text, delims)
@@ -52,7 +59,7 @@ def _summarize(name: str, start: float, step, empty: object, average: bool) -> N
         is_real = False
         for item in items:
             number = strtod(item)  # C's sscanf("%lf"): the longest numeric prefix
-            if number is None:
+            if number is None or _HEX_WITHOUT_DIGITS.match(item):
                 return Error
             if item.lstrip("+-0123456789"):  # C: strspn(item, "+-0-9") < strlen
                 is_real = True
