@@ -50,3 +50,9 @@ def test_a_cycle_through_a_nested_record_is_undefined():
     ad = next(iter(parse_ads(text, "new")))
     for expr in ("MY.Sub.x", "Sub.x"):
         assert _same(evaluate(expr, ad), _theirs(expr, text)), expr
+
+
+@pytest.mark.parametrize("expr", ["self", "MY", "isClassAd(self)", "isUndefined(MY)",
+                                  "self.x", "[a = 1].a"])
+def test_self_without_a_my_ad_is_undefined(expr):
+    assert _same(evaluate(expr), _theirs(expr)), expr

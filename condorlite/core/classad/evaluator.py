@@ -137,7 +137,7 @@ def _lookup_in_scope(start: object, lname: str, env: Env) -> tuple[object, objec
             return ad, expr
         parent = ad.parent  # type: ignore[attr-defined]
         if lname in _SELF_NAMES:
-            return None, ad
+            return None, Undefined if _NO_AD and ad is _NO_AD[0] else ad
         if lname == "parent":
             # Above a top-level ad in a match sits HTCondor's scaffolding; it holds no
             # user attribute, so it is represented here by undefined.
@@ -353,11 +353,22 @@ def folded(node: Expr) -> object:
 # --- public API ----------------------------------------------------------------------
 
 
-def _context(my: object | None, target: object | None) -> tuple[object, object | None]:
-    if my is None:
+_NO_AD: list[object] = []
+"""The one empty ad that stands for "no MY ad" (made on first use): names resolve in it
+to nothing, and ``self``/``my`` there are undefined, as in HTCondor."""
+
+
+def _no_ad() -> object:
+    if not _NO_AD:
         from .ad import ClassAd
 
-        my = ClassAd()
+        _NO_AD.append(ClassAd())
+    return _NO_AD[0]
+
+
+def _context(my: object | None, target: object | None) -> tuple[object, object | None]:
+    if my is None:
+        my = _no_ad()
     return my, None if target is my else target
 
 
