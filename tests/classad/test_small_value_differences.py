@@ -56,3 +56,18 @@ def test_a_cycle_through_a_nested_record_is_undefined():
                                   "self.x", "[a = 1].a"])
 def test_self_without_a_my_ad_is_undefined(expr):
     assert _same(evaluate(expr), _theirs(expr)), expr
+
+
+@pytest.mark.parametrize("text", [
+    "[ d = ifThenElse(true, [z = 1; a = 2; Bb = 3; c = 4], 0); f = [y = [q = 1; b = 2]] ]",
+    "[ e = { [ z = 1; a = 2 ], x + [ k = 1; c = 2 ] } ]",
+])
+def test_json_sorted_sorts_records_inside_expressions(text):
+    ours = next(iter(parse_ads(text, "new"))).to_json(sort=True)
+    assert ours == classad2.parseOne(text).printJson()
+
+
+@pytest.mark.parametrize("text", ["[ 'é' = 1; 'a b' = 2; 'x\\'y' = 3 ]",
+                                  "[ 'a\\\\b' = 1; 'tab\\tx' = 2 ]"])
+def test_old_writer_quotes_names_as_htcondor(text):
+    assert next(iter(parse_ads(text, "new"))).to_old() == classad2.parseOne(text).printOld()

@@ -150,7 +150,8 @@ class ClassAd(MutableMapping[str, Expr]):
 
         pairs = self._sorted_items() if sort else self.items()
         return "".join(
-            f"{format_name(name)} = {unparse(expr, old=True, sort=sort)}\n" for name, expr in pairs
+            f"{format_name(name, old=True)} = {unparse(expr, old=True, sort=sort)}\n"
+            for name, expr in pairs
         )
 
     def to_new(self, *, pretty: bool = True, sort: bool = False) -> str:

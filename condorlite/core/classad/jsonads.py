@@ -101,7 +101,7 @@ def _write_expr(out: list[str], expr: Expr, indent: int, sort: bool) -> None:
     elif isinstance(expr, ListExpr):
         _write_list(out, expr.items, indent, sort, _write_expr)
     else:
-        out.append(_quoted_expr(unparse(expr)))
+        out.append(_quoted_expr(unparse(expr, sort=sort)))
 
 
 def _write_value(out: list[str], value: object, indent: int, sort: bool) -> None:

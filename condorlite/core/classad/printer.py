@@ -133,10 +133,14 @@ def quote_old_string(value: str) -> str:
     return '"' + value.replace('"', '\\"') + '"'
 
 
-def format_name(name: str) -> str:
-    """An attribute name, quoted with ``'`` when it is not a plain identifier."""
+def format_name(name: str, *, old: bool = False) -> str:
+    """An attribute name, quoted with ``'`` when it is not a plain identifier. The old
+    format (HTCondor's printOld) escapes only the quote itself and writes every other
+    character as it is (``'é'``); the new one escapes as string literals do."""
     if _PLAIN_NAME.match(name) and name.lower() not in _RESERVED_NAMES:
         return name
+    if old:
+        return "'" + name.replace("'", "\\'") + "'"
     return quote_string(name, "'")
 
 
