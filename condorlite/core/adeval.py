@@ -17,14 +17,16 @@ from collections.abc import MutableMapping
 from typing import Any
 
 from condorlite.core.classad.ad import ClassAd as _ClassAd
-from condorlite.core.classad.ast import Expr, Literal
+from condorlite.core.classad.ast import Call, Expr, Literal
 from condorlite.core.classad.evaluator import (
     evaluate,
     evaluate_attribute,
     exhausts_budget,
     requirements_hold,
 )
+from condorlite.core.classad.refs import children as expr_children
 from condorlite.core.classad.refs import names as expr_names
+from condorlite.core.classad.regexbuiltins import PATTERN_CALLS, exceeds_match_limit
 from condorlite.core.classad.values import Error, Undefined
 
 #: A ClassAd: a case-insensitive mapping of attribute name to expression.
@@ -194,8 +196,28 @@ class RunawayCheck:
         if hit is None:
             verdict = next((spelling(ad, n) or n for n in PROBED if exhausts_budget(ad, n)),
                            None)
+            if verdict is None:
+                verdict = next((found for expr in held
+                                if (found := _runaway_pattern(expr)) is not None), None)
             hit = self._verdicts[key] = (held, verdict)
         return hit[1]
+
+
+def _runaway_pattern(expr: Expr) -> str | None:
+    """The first call in ``expr`` of a pattern built-in with a literal pattern and a
+    literal string that stops at PCRE2's match limit (``regexp("(a+)+$", "aaa...!")``),
+    as its function name; None when there is none."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if type(node) is Call and node.name.lower() in PATTERN_CALLS and len(node.args) >= 2:
+            pattern, target = node.args[0], node.args[1]
+            if (type(pattern) is Literal and type(target) is Literal
+                    and type(pattern.value) is str and type(target.value) is str
+                    and exceeds_match_limit(pattern.value, target.value)):
+                return f"{node.name}(...)"
+        stack.extend(expr_children(node))
+    return None
 
 
 def eval_expr(expr: Expr, my: ClassAd, target: ClassAd | None, now: float | None = None):

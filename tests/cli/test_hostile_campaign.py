@@ -8,12 +8,9 @@ as its kind says:
 
 * ``problem``: listed under the cycle's problems and left out (bad values, names with
   control characters, attributes that multiply each other's cost past the evaluation
-  budget);
-* ``unmatched``: read, but its Requirements or START is ``error`` or false against
-  every slot, as HTCondor evaluates it (a runaway regular expression stops at PCRE2's
-  match limit and is ``error`` there too), so it is not matched; ``--explain`` names
-  the clause (a hostile slot still counts in the pool's size, as in HTCondor, so with
-  one the others' shares grow: only "nothing matched to it" is checked);
+  budget, a regular expression that meets PCRE2's match limit);
+* ``unmatched``: read, but its Requirements is ``error`` against every slot, as
+  HTCondor evaluates it, so it is not matched; ``--explain`` names the clause;
 * ``ordinary``: valid if extreme (a 5,000-clause host list, huge strings, absurd
   arguments to the built-ins): the cycle simply goes on, whatever it decides for it;
 * ``refused``: a file that does not parse (a NUL inside a string ends it, for
@@ -76,15 +73,15 @@ CASES: list[tuple[str, str, str, str]] = [
     # and the run stops before anything is touched, naming file, line and column
     ("group-nul", "refused", "job", 'AccountingGroup = "ev\x00il.user"'),
     # error or false everywhere, as in HTCondor
-    ("regexp-bomb-requirements", "unmatched", "job",
+    ("regexp-bomb-requirements", "problem", "job",
      f'Requirements = regexp("(a+)+$", {BOMB}) || TARGET.Memory < 0'),
-    ("regexps-bomb-requirements", "unmatched", "job",
+    ("regexps-bomb-requirements", "problem", "job",
      f'Requirements = regexps("(a+)+$", {BOMB}, "x") == "x" && TARGET.Memory > 0'),
-    ("replaceall-bomb-requirements", "unmatched", "job",
+    ("replaceall-bomb-requirements", "problem", "job",
      f'Requirements = size(replaceall("(a+)+$", {BOMB}, "b")) > 1000'),
     ("split-type-error", "unmatched", "job", 'Requirements = split(1) == "x"'),
     ("division-by-zero", "unmatched", "job", "Requirements = 1 / 0 > 0"),
-    ("regexp-bomb-slot-start", "unmatched", "slot",
+    ("regexp-bomb-slot-start", "problem", "slot",
      f'Start = regexp("(a+)+$", {BOMB})'),
     # extreme but valid
     ("host-list-5000", "ordinary", "job", f"Requirements = TARGET.Memory > 0 && ({HOSTS})"),

@@ -8,6 +8,10 @@ The public API::
     )
 """
 
+# The built-ins first: their modules register into builtins.REGISTRY from its end, so
+# the registry must be the one to load them (a module such as regexbuiltins imported
+# on its own first would meet its siblings half-loaded).
+from condorlite.core.classad import builtins  # noqa: F401
 from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.evaluator import evaluate, symmetric_match

@@ -33,7 +33,8 @@ from condorlite.core.classad.ast import (
 Ref = tuple[str | None, str]
 
 
-def _children(node: Expr) -> tuple[Expr, ...]:
+def children(node: Expr) -> tuple[Expr, ...]:
+    """The direct sub-expressions of ``node``, left to right."""
     match node:
         case Literal() | AttrRef():
             return ()
@@ -71,7 +72,7 @@ def references(expr: Expr | None) -> frozenset[Ref]:
         if isinstance(node, AttrRef):
             found.add((node.scope, node.name.lower()))
             continue
-        stack.extend(_children(node))
+        stack.extend(children(node))
     return frozenset(found)
 
 

@@ -308,3 +308,21 @@ def regexp_member(pattern, values, options=None):  # type: ignore[no-untyped-def
 
 
 __all__ = ["MatchFailed", "compile_pattern", "first_special", "substitute"]
+
+
+#: The built-ins whose first argument is a pattern matched against the second.
+PATTERN_CALLS = frozenset({"regexp", "regexps", "replace", "replaceall"})
+
+
+def exceeds_match_limit(pattern: str, target: str) -> bool:
+    """Whether matching ``pattern`` against ``target`` (no options) stops at PCRE2's
+    match limit: the call is ``error`` in HTCondor too, and an ad that makes such a
+    call can be told apart from one whose pattern simply does not match."""
+    compiled = compile_pattern(pattern, "")
+    if compiled is None:
+        return False
+    try:
+        compiled.search(utf8(target))
+    except MatchFailed:
+        return True
+    return False
