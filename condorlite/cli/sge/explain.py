@@ -1,4 +1,7 @@
-"""``condorlite sge explain JOB``: one job's priority taken apart (``core.sge.explain``)."""
+"""``condorlite sge explain JOB``: one job's priority taken apart (``core.sge.explain``),
+and where the next scheduling run puts it (``core.sge.dispatch``, as ``sge schedule
+--dry-run``): the queue instances it starts in, the reservation it makes, or why it
+waits."""
 
 from __future__ import annotations
 
@@ -11,11 +14,14 @@ from rich.console import Console
 
 from condorlite.cli._params import ConfigOpt, JsonOpt, NowOpt, StateDirOpt
 from condorlite.cli.errors import run_command
-from condorlite.cli.render import Result, print_text
+from condorlite.cli.render import Result, local_stamp, print_text
 from condorlite.cli.sge._cell import CellOpt, cell_dir, collector_paused, run_time
 from condorlite.cli.sge.qstat import job_data
+from condorlite.cli.sge.schedule import placed
+from condorlite.core.sge.dispatch import schedule
 from condorlite.core.sge.explain import Explanation, explain
-from condorlite.core.sge.priority import prioritise
+from condorlite.core.sge.objects import Cell
+from condorlite.core.sge.priority import Prioritisation, prioritise
 from condorlite.store.sge_cell import read_cell
 
 
@@ -130,6 +136,49 @@ def _ticket_lines(e: Explanation) -> list[str]:
     return out
 
 
+def placement(dump: Cell, result: Prioritisation, job: int, at: int) -> dict[str, Any]:
+    """Where the next scheduling run (``sge schedule --dry-run``) puts ``job``:
+    ``status`` ``starts`` (with ``started``: its tasks' placements), ``reserves``
+    (``reservations``: start time, duration, queue instances), ``waits`` (``reasons``,
+    as ``qstat -j`` gives them), ``running``, or ``unknown`` when the dump has no
+    hosts and queues to dispatch on (a policy-only dump)."""
+    if not dump.queues:
+        return {"status": "unknown",
+                "why": "the dump has no hosts and queues (make it with dump-cell.sh)"}
+    run = schedule(dump, result, at)
+    started = [placed(s) for s in run.started if s.job == job]
+    reserved = [placed(r) for r in run.reservations if r.job == job]
+    waiting = [w for w in run.waiting if w.job == job]
+    if started:
+        return {"status": "starts", "started": started, "reservations": reserved}
+    if reserved:
+        return {"status": "reserves", "reservations": reserved,
+                "reasons": [r for w in waiting for r in w.reasons]}
+    if waiting:
+        return {"status": "waits", "reasons": [r for w in waiting for r in w.reasons]}
+    return {"status": "running"}
+
+
+def _placement_lines(p: dict[str, Any]) -> list[str]:
+    if p["status"] == "unknown":
+        return [f"  where: not computed: {p['why']}"]
+    if p["status"] == "running":
+        return ["  where: running; the next run leaves it where it is"]
+    out = []
+    for s in p.get("started", []):
+        where = ", ".join(f"{g['queue_instance']}={g['slots']}" for g in s["queue_instances"])
+        out.append(f"  where: the next run starts task {s['task']} now in {where}")
+    for r in p.get("reservations", []):
+        where = ", ".join(f"{g['queue_instance']}={g['slots']}" for g in r["queue_instances"])
+        out.append(f"  where: task {r['task']} reserves {where} from {local_stamp(r['start_time'])}"
+                   f" for {r['duration']} s")
+    if p["status"] in ("waits", "reserves"):
+        out.append("  waits because:" if p.get("reasons")
+                   else "  waits; the run records no reason for it")
+        out += [f"    {reason}" for reason in p.get("reasons", [])]
+    return out
+
+
 def _explain(
     cell: Path | None,
     config: Path | None,
@@ -138,13 +187,16 @@ def _explain(
     job: int,
 ) -> Result:
     dump = read_cell(cell_dir(cell, config, state_dir))
-    result = prioritise(dump, run_time(now, dump.now))
+    at = run_time(now, dump.now)
+    result = prioritise(dump, at)
     e = explain(result, dump, job)
+    data = explain_data(e)
+    data["placement"] = placement(dump, result, job, at)
 
     def human(console: Console) -> None:
-        print_text(console, "\n".join(_text(e)))
+        print_text(console, "\n".join([*_text(e), *_placement_lines(data["placement"])]))
 
-    return Result("sge explain", explain_data(e), human)
+    return Result("sge explain", data, human)
 
 
 def register(app: typer.Typer) -> None:

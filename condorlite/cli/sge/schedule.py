@@ -46,7 +46,8 @@ def _grants(items: tuple[Grant, ...]) -> list[dict[str, Any]]:
     return [{"queue_instance": g.queue_instance, "host": g.host, "slots": g.slots} for g in items]
 
 
-def _placed(p: Started | Reservation) -> dict[str, Any]:
+def placed(p: Started | Reservation) -> dict[str, Any]:
+    """A started task or a reservation as JSON (``data.started``, ``data.reservations``)."""
     return {
         "job": p.job,
         "task": p.task,
@@ -64,8 +65,8 @@ def run_data(run: Run, warnings: tuple[str, ...]) -> dict[str, Any]:
     return {
         "now": run.now,
         "dry_run": True,
-        "started": [_placed(s) for s in run.started],
-        "reservations": [_placed(r) for r in run.reservations],
+        "started": [placed(s) for s in run.started],
+        "reservations": [placed(r) for r in run.reservations],
         "waiting": [
             {
                 "job": w.job,
