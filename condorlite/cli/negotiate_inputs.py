@@ -83,6 +83,11 @@ def _decode_kind(
         except AdProblem as exc:
             problems.append(_problem(kind, loaded, str(exc)))
             continue
+        absurd = adeval.absurd_request(loaded.ad) if kind == "job" else None
+        if absurd is not None:
+            problems.append(_problem(kind, loaded, f"{absurd} is not a finite number up to "
+                                     f"{adeval.MAX_REQUEST:g}; skipped"))
+            continue
         runaway = check.runaway(loaded.ad)
         if runaway is not None:
             problems.append(_problem(kind, loaded, f"{runaway} needs more than "

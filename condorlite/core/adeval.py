@@ -22,6 +22,7 @@ from condorlite.core.classad.evaluator import (
     evaluate,
     evaluate_attribute,
     exhausts_budget,
+    folded,
     requirements_hold,
 )
 from condorlite.core.classad.refs import children as expr_children
@@ -201,6 +202,38 @@ class RunawayCheck:
                                 if (found := _runaway_pattern(expr)) is not None), None)
             hit = self._verdicts[key] = (held, verdict)
         return hit[1]
+
+
+#: The requests every job states; a literal one that is not finite, or past any
+#: machine, is the job's problem (issue 17: bad values in ads are the ad's problem).
+REQUESTS = ("requestcpus", "requestmemory", "requestdisk", "requestgpus")
+#: Larger than any machine's cores, MB of memory or KB of disk.
+MAX_REQUEST = 1e15
+
+
+def absurd_request(ad: ClassAd) -> str | None:
+    """``Name = value`` of the first of ``REQUESTS`` bound to a constant number (a
+    literal, a cast of one such as ``real("inf")``, or operators on literals) that is
+    NaN, infinite or beyond ``MAX_REQUEST`` either way; None when none is. (A 5,000-digit
+    integer literal reads as 0, as HTCondor reads it, and is no problem.)"""
+    table = ad._attrs if type(ad) is _ClassAd else None  # type: ignore[attr-defined]
+    if table is None:
+        return None
+    for name in REQUESTS:
+        entry = table.get(name)
+        if entry is None:
+            continue
+        expr = entry[1]
+        if type(expr) is Literal:
+            value = expr.value
+        elif (type(expr) is Call and expr.name.lower() in ("real", "int")
+              and all(type(a) is Literal for a in expr.args)):
+            value = evaluate(expr)  # real("inf"): a constant written as a cast
+        else:
+            value = folded(expr)  # operators on literals; anything else varies
+        if type(value) in (int, float) and not -MAX_REQUEST <= value <= MAX_REQUEST:
+            return f"{entry[0]} = {value!r}"
+    return None
 
 
 def _runaway_pattern(expr: Expr) -> str | None:
