@@ -95,6 +95,15 @@ CASES: list[tuple[str, str, str, str]] = [
     ("request-negative-huge", "problem", "job", "RequestGPUs = -1e300"),
     ("request-negative", "ordinary", "job", "RequestDisk = -5"),
     ("jobprio-huge", "ordinary", "job", "JobPrio = 99999999999999999999"),
+    ("qdate-negative-huge", "ordinary", "job", "QDate = -99999999999999999999"),
+    # Cpus is the slot weight (SLOT_WEIGHT = Cpus): absurd, the slot is a problem
+    *[(f"slot-cpus-{tag}", "problem", "slot", f"Cpus = {value}")
+      for tag, value in (("huge", "1e308"), ("inf", 'real("inf")'), ("nan", 'real("nan")'))],
+    ("slot-cpus-negative", "ordinary", "slot", "Cpus = -1e300"),  # weight 0, as HTCondor's
+    *[(f"slot-{name.lower()}-{tag}", "ordinary", "slot", f"{name} = {value}")
+      for name in ("Memory", "Disk", "KFlops", "CurrentRank", "LoadAvg")
+      for tag, value in (("huge", "1e308"), ("inf", 'real("inf")'), ("nan", 'real("nan")'),
+                         ("negative", "-1e300"))],
     ("strcat-200-long", "ordinary", "job",
      "Requirements = size(strcat(" + ", ".join(['"' + "x" * 1000 + '"'] * 200)
      + ")) > 0 && TARGET.Memory > 0"),
