@@ -13,15 +13,14 @@ they are made visible (control characters escaped) before any library sees them.
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from condorlite.cli.outfiles import OutFile, write_all
 from condorlite.cli.render import visible, zone_name
-from condorlite.errors import DomainError, OutputError, UsageError
+from condorlite.errors import DomainError, UsageError
 
 #: Markers that tell series apart without colour, in series order.
 PLAIN_MARKERS = "•+x*o#@%&="
@@ -138,8 +137,8 @@ def plot_figure(series: list[Series], title: str, ylabel: str, epochs: bool = Tr
 
 def write_plot(series: list[Series], title: str, ylabel: str, path: Path,
                epochs: bool = True) -> None:
-    """Write the chart to ``path`` (its suffix picks the format), all or nothing: a
-    temporary file in the same directory, renamed into place."""
+    """Write the chart to ``path`` (its suffix picks the format), all or nothing
+    (``outfiles``)."""
     suffix = path.suffix.lower()
     if suffix not in PLOT_FORMATS:
         raise UsageError(f"--plot {path}: the file name must end in "
@@ -150,22 +149,5 @@ def write_plot(series: list[Series], title: str, ylabel: str, path: Path,
     matplotlib.rcParams["svg.hashsalt"] = "condorlite"
     metadata: dict[str, Any] = {".png": {}, ".svg": {"Date": None},
                                 ".pdf": {"CreationDate": None}}[suffix]
-    folder = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".condorlite-plot-", suffix=suffix, dir=folder)
-    except OSError as exc:
-        raise OutputError(f"--plot {path}: cannot write there: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as out:
-            fig.savefig(out, format=suffix[1:], metadata=metadata)
-        # mkstemp makes the file 0600; a report gets what the umask gives a new file.
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise OutputError(f"--plot {path}: {exc.strerror or exc}") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_all([OutFile(path, lambda out: fig.savefig(out, format=suffix[1:],
+                                                     metadata=metadata))], f"--plot {path}")

@@ -23,7 +23,7 @@ from condorlite.cli.render import (
     stderr_console,
     visible,
 )
-from condorlite.errors import CondorliteError, DataError, OutputError
+from condorlite.errors import CondorliteError, DataError, OutputError, UsageError
 
 EX_SOFTWARE = 70
 #: What a shell reports for a process killed by SIGPIPE (128 + 13): ``| head`` closed
@@ -53,6 +53,14 @@ def _report(command: str, as_json: bool, kind: str, message: str, code: int, hin
         if hint:
             err.print(f"hint: {visible(hint)}", markup=False)
     raise typer.Exit(code)
+
+
+def usage_failure(message: str) -> Callable[[], Result]:
+    """A command body that fails with a usage error (2): for option combinations a
+    command refuses before doing anything (``run_command`` reports it as usual)."""
+    def fail() -> Result:
+        raise UsageError(message)
+    return fail
 
 
 def run_command(command: str, as_json: bool, body: Callable[[], Result]) -> None:

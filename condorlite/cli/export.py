@@ -37,7 +37,6 @@ tests put the files back together into a dump and read the same objects.
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import tempfile
@@ -49,12 +48,13 @@ import typer
 from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, now_or_clock, open_store
 from condorlite.cli.errors import run_command
+from condorlite.cli.outfiles import OutFile, write_all
 from condorlite.cli.render import Result, local_stamp, visible
 from condorlite.cli.sge._cell import CellOpt
 from condorlite.cli.sge._cell import cell_dir as sge_cell_dir
 from condorlite.core.accounting import MIN_PRIORITY, Record, update_priorities
 from condorlite.core.policy import Policy
-from condorlite.errors import DataError, OutputError
+from condorlite.errors import DataError
 from condorlite.store.config import GROUP_KNOBS, KNOBS
 from condorlite.store.sge_cell import changed_dump, parse_change, read_cell
 
@@ -125,28 +125,6 @@ def script_lines(records: dict[str, Record], at: float) -> list[str]:
     return lines
 
 
-def _write_all(folder: Path, files: dict[str, str]) -> None:
-    """Write every file or none: temporaries first, then the renames."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"{folder}: cannot create it: {exc.strerror}") from None
-    temps: dict[str, str] = {}
-    try:
-        for name, text in files.items():
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=folder)
-            temps[name] = tmp
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(text)
-            os.chmod(tmp, 0o755 if name.endswith(".sh") else 0o644)
-        for name, tmp in temps.items():
-            os.replace(tmp, folder / name)
-    except OSError as exc:
-        for tmp in temps.values():
-            Path(tmp).unlink(missing_ok=True)
-        raise OutputError(f"{folder}: {exc.strerror or exc}") from None
-
-
 def build_export(folder: Path, state_dir, now, lock_timeout: float, config) -> Result:  # type: ignore[no-untyped-def]
     at = now_or_clock(now)
     store = open_store(state_dir, lock_timeout, config, write=False)
@@ -155,7 +133,8 @@ def build_export(folder: Path, state_dir, now, lock_timeout: float, config) -> R
     records = update_priorities(stored, store.policy, at).records
     config_text = "\n".join(config_lines(store.policy, str(store.config_path))) + "\n"
     script = "\n".join(script_lines(records, at)) + "\n"
-    _write_all(folder, {CONFIG_FILE: config_text, SCRIPT_FILE: script})
+    write_all([OutFile(folder / CONFIG_FILE, config_text),
+               OutFile(folder / SCRIPT_FILE, script, executable=True)], str(folder))
     commands = sum(1 for line in script.splitlines() if line.startswith("condor_userprio"))
     data = {"directory": str(folder), "config_file": str(folder / CONFIG_FILE),
             "script_file": str(folder / SCRIPT_FILE), "records": len(records),
@@ -226,7 +205,8 @@ def build_export_sge(folder: Path, cell, config, state_dir, what_if: list[str]  
             read_cell(Path(tmp))
             dump = Path(tmp)
         files = sge_files(dump)
-    _write_tree(folder, files)
+    write_all([OutFile(folder / rel, text, executable=rel.endswith(".sh"))
+               for rel, text in files.items()], str(folder))
     data = {"directory": str(folder), "files": sorted(files), "what_if": what_if}
 
     def human(console) -> None:  # type: ignore[no-untyped-def]
@@ -234,32 +214,6 @@ def build_export_sge(folder: Path, cell, config, state_dir, what_if: list[str]  
             f"Wrote {len(files) - 1} qconf input files and apply.sh to {folder}\n"))
 
     return Result(command="export", data=data, human=human)
-
-
-def _write_tree(folder: Path, files: dict[str, str]) -> None:
-    """Write ``files`` under ``folder`` all or nothing: every file to a temporary
-    name first, then the renames (``apply.sh`` executable)."""
-    try:
-        for rel in sorted({str(Path(r).parent) for r in files} - {"."}):
-            (folder / rel).mkdir(parents=True, exist_ok=True)
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"{folder}: cannot create it: {exc.strerror}") from None
-    temps: dict[str, str] = {}
-    try:
-        for rel, text in files.items():
-            target = folder / rel
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-            temps[rel] = tmp
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(text)
-            os.chmod(tmp, 0o755 if rel.endswith(".sh") else 0o644)
-        for rel, tmp in temps.items():
-            os.replace(tmp, folder / rel)
-    except OSError as exc:
-        for tmp in temps.values():
-            Path(tmp).unlink(missing_ok=True)
-        raise OutputError(f"{folder}: {exc.strerror or exc}") from None
 
 
 def register(app: typer.Typer) -> None:

@@ -28,8 +28,6 @@ temporary file renamed into place, so a collector never reads half a file.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -40,6 +38,7 @@ from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, S
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, now_or_clock, open_store
 from condorlite.cli.errors import run_command
 from condorlite.cli.history_rows import CYCLE_KIND
+from condorlite.cli.outfiles import OutFile, write_all
 from condorlite.cli.render import Result, visible
 from condorlite.cli.userprio import DAY, in_use_counts_as_used, select_records
 from condorlite.cli.userprio_groups import group_context
@@ -49,7 +48,6 @@ from condorlite.core.accounting import (
     has_groups,
     update_priorities,
 )
-from condorlite.errors import OutputError
 
 PREFIX = "condorlite"
 #: (metric suffix, help, Record -> value) for the per-submitter gauges.
@@ -148,24 +146,6 @@ def exposition(collector: _Collector) -> tuple[str, list[dict[str, Any]]]:
     return generate_latest(registry).decode("utf-8"), samples
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    folder = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".condorlite-metrics-", dir=folder)
-    except OSError as exc:
-        raise OutputError(f"--output {path}: cannot write there: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)  # a collector running as another user reads it
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise OutputError(f"--output {path}: {exc.strerror or exc}") from None
-
-
 def build_metrics(state_dir, now, allusers: bool, output: Path | None,  # type: ignore[no-untyped-def]
                   lock_timeout: float, config) -> Result:
     at = now_or_clock(now)
@@ -187,7 +167,7 @@ def build_metrics(state_dir, now, allusers: bool, output: Path | None,  # type: 
     text, samples = exposition(_Collector(records, accounts, cycle, groups,
                                           stored.last_update_time))
     if output is not None:
-        _write_atomically(output, text)
+        write_all([OutFile(output, text)], f"--output {output}")
 
     def human(console) -> None:  # type: ignore[no-untyped-def]
         if output is None:

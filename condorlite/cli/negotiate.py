@@ -42,7 +42,7 @@ import typer
 from condorlite.cli import negotiate_view as view
 from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, Clock, ad_paths, open_store
-from condorlite.cli.errors import run_command
+from condorlite.cli.errors import run_command, usage_failure
 from condorlite.cli.history_rows import CYCLE_KIND, accounts_of
 from condorlite.cli.negotiate_inputs import decode, load_ads, read_inputs
 from condorlite.cli.negotiate_run import cycle_data, group_fact, result_data, run_in
@@ -51,7 +51,7 @@ from condorlite.cli.render import Result, stderr_console
 from condorlite.cli.status import JobsOpt, SlotsOpt
 from condorlite.core.accounting import effective_priority
 from condorlite.core.explain import explain_job
-from condorlite.errors import DataError, UsageError
+from condorlite.errors import DataError
 from condorlite.store.adfiles import (
     collector_paused,
     expand_paths,
@@ -192,12 +192,6 @@ def _refuse_empty_pool(tx: Transaction, slots: list[str] | None, store: StateSto
     )
 
 
-def _refuse(message: str):  # type: ignore[no-untyped-def]
-    def fail() -> Result:
-        raise UsageError(message)
-    return fail
-
-
 def register(app: typer.Typer) -> None:
     @app.command("negotiate")
     def negotiate(
@@ -230,8 +224,8 @@ def register(app: typer.Typer) -> None:
         """Run one negotiation cycle: match idle jobs to slots in fair-share order."""
         if what_if:
             if explain is not None:
-                run_command("negotiate", as_json, _refuse("--what-if and --explain "
-                                                          "exclude each other"))
+                run_command("negotiate", as_json,
+                            usage_failure("--what-if and --explain exclude each other"))
             with _collector_paused_aging():
                 run_command("negotiate", as_json, lambda: _what_if_body(
                     slots, jobs, state_dir, now, list(what_if), lock_timeout, config,

@@ -17,7 +17,7 @@ import typer
 
 from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, StateDirOpt
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, now_or_clock, open_store
-from condorlite.cli.errors import run_command
+from condorlite.cli.errors import run_command, usage_failure
 from condorlite.cli.history_rows import CYCLE_KIND
 from condorlite.cli.render import Result, real, visible
 from condorlite.cli.userprio_groups import arrange, build_rows, group_context
@@ -281,12 +281,6 @@ def record_names(state_dir, config) -> Result:  # type: ignore[no-untyped-def]
     return Result(command="userprio", data={"names": names}, human=human)
 
 
-def _usage(message: str):  # type: ignore[no-untyped-def]
-    def fail() -> Result:
-        raise UsageError(message)
-    return fail
-
-
 def register(app: typer.Typer) -> None:
     @app.command("userprio")
     def userprio(
@@ -347,10 +341,11 @@ def register(app: typer.Typer) -> None:
             return
         if recover is not None or to is not None:
             if recover is None:
-                run_command("userprio", as_json, _usage("--to needs --recover NAME"))
+                run_command("userprio", as_json, usage_failure("--to needs --recover NAME"))
             if names or long:
                 run_command("userprio", as_json,
-                            _usage("--recover shows one record: give no NAME or --long"))
+                            usage_failure("--recover shows one record: give no NAME or "
+                                          "--long"))
             run_command("userprio", as_json, lambda: build_recover(
                 state_dir, now, recover or "", to, lock_timeout, config))
             return
