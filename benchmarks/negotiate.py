@@ -141,7 +141,8 @@ def ensure_pool(spec: genpool.PoolSpec, fmt: str, work_dir: Path) -> tuple[genpo
     return files, time.perf_counter() - start
 
 
-#: Runs the command as its own child and reports that child's wall time and peak RSS.
+#: Runs the command as its own child and reports that child's wall time, CPU time (user
+#: + system) and peak RSS (negotiate_real.py reads the CPU time too).
 #: A process's ru_maxrss starts from the memory of the process it was forked from, so
 #: forking condorlite from this (bigger) harness would inflate the figure; forking it
 #: from a fresh, small interpreter keeps the inherited part to a few MiB.
@@ -158,7 +159,7 @@ if pid == 0:
 _pid, status, usage = os.wait4(pid, 0)
 wall = time.perf_counter() - start
 with open(report, "w") as out:
-    out.write(f"{wall} {usage.ru_maxrss}")
+    out.write(f"{wall} {usage.ru_utime + usage.ru_stime} {usage.ru_maxrss}")
 sys.exit(os.waitstatus_to_exitcode(status))
 """
 
@@ -182,7 +183,7 @@ def run_once(command: list[str], files: genpool.PoolFiles) -> tuple[float, float
                 doc = json.loads(out.read().decode("utf-8"))
             except (ValueError, UnicodeDecodeError):
                 doc = {}
-        wall, maxrss_kib = (float(x) for x in report.read_text().split())
+        wall, _cpu, maxrss_kib = (float(x) for x in report.read_text().split())
         report.unlink()
         return wall, maxrss_kib / 1024.0, proc.returncode, doc
     finally:

@@ -124,26 +124,6 @@ def ensure_pool(row: str, spec: genpool.PoolSpec, work_dir: Path) -> tuple[genpo
     return files, time.perf_counter() - start
 
 
-#: negotiate.LAUNCHER, reporting CPU time too: the child is forked from a small fresh
-#: interpreter so that its ru_maxrss is its own.
-LAUNCHER = """
-import os, sys, time
-report, argv = sys.argv[1], sys.argv[2:]
-start = time.perf_counter()
-pid = os.fork()
-if pid == 0:
-    try:
-        os.execvp(argv[0], argv)
-    finally:
-        os._exit(127)
-_pid, status, usage = os.wait4(pid, 0)
-wall = time.perf_counter() - start
-with open(report, "w") as out:
-    out.write(f"{wall} {usage.ru_utime + usage.ru_stime} {usage.ru_maxrss}")
-sys.exit(os.waitstatus_to_exitcode(status))
-"""
-
-
 @dataclass
 class Once:
     """One child run: None figures when it timed out."""
@@ -183,7 +163,7 @@ def run_once(command: list[str], files: genpool.PoolFiles, timeout: float) -> On
         with tempfile.TemporaryFile() as out:
             start = time.perf_counter()
             # its own session, so that a timeout ends the launcher and its child together
-            proc = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(report), *argv],
+            proc = subprocess.Popen([sys.executable, "-c", negotiate.LAUNCHER, str(report), *argv],
                                     stdout=out, stderr=subprocess.DEVNULL, cwd=state,
                                     start_new_session=True)
             try:

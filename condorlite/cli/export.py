@@ -198,12 +198,11 @@ def sge_files(dump: Path) -> dict[str, str]:
 def build_export_sge(folder: Path, cell, config, state_dir, what_if: list[str]  # type: ignore[no-untyped-def]
                      ) -> Result:
     dump = sge_cell_dir(cell, config, state_dir)
-    read_cell(dump)  # the dump must read: nothing is exported from a bad one
     with tempfile.TemporaryDirectory(prefix="condorlite-export-sge-") as tmp:
         if what_if:
             changed_dump(dump, [parse_change(t) for t in what_if], Path(tmp))
-            read_cell(Path(tmp))
             dump = Path(tmp)
+        read_cell(dump)  # it must read (the changed copy: every file): nothing from a bad one
         files = sge_files(dump)
     write_all([OutFile(folder / rel, text, executable=rel.endswith(".sh"))
                for rel, text in files.items()], str(folder))

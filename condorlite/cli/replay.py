@@ -36,7 +36,6 @@ from condorlite.cli import negotiate as negotiate_cmd
 from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, StateDirOpt
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, ad_paths, open_store, parse_when
 from condorlite.cli.charts import Series, terminal_chart, write_plot
-from condorlite.cli.edit import run_edit
 from condorlite.cli.errors import run_command
 from condorlite.cli.history import (
     METRICS,
@@ -46,7 +45,7 @@ from condorlite.cli.history import (
     load_period,
     point_figures,
 )
-from condorlite.cli.negotiate_whatif import WhatIf, parse_what_ifs
+from condorlite.cli.negotiate_whatif import WhatIf, apply_edits, parse_what_ifs
 from condorlite.cli.render import Result, local_stamp, visible
 from condorlite.cli.status import JobsOpt, SlotsOpt
 from condorlite.core import accounting as acct
@@ -96,17 +95,16 @@ def _copy(store, folder: Path) -> Path:  # type: ignore[no-untyped-def]
 
 
 def _apply_edits(what: WhatIf, state: Path, config: Path, at: float, lock: float) -> None:
-    for change in what.edits:
-        try:
-            if change.spec is None:
-                policy = load_policy(config)
-                with open_store(state, lock, config).transaction(write=True) as tx:
-                    tx.save_accountant(acct.reset_all(acct.update_priorities(
-                        tx.load_accountant(), policy, at), at))
-            else:
-                run_edit(change.spec, change.name, change.value, state, at, lock, config)
-        except CondorliteError as exc:
-            raise UsageError(f"--what-if {change.text!r}: {exc.message}") from None
+    """The edits of ``what`` made in the copy at ``at``, as ``negotiate --what-if``
+    makes them (``negotiate_whatif.apply_edits``: priorities brought up to ``at``
+    first, as an edit command does)."""
+    store = open_store(state, lock, config)
+    edit = apply_edits(what, store.policy, at)
+    if edit is None:
+        return
+    with store.transaction(write=True) as tx:
+        tx.save_accountant(edit(acct.update_priorities(tx.load_accountant(), store.policy,
+                                                       at)))
 
 
 def _run(label: str, state: Path, config: Path, slots: list[Any], jobs: list[Any],

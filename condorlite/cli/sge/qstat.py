@@ -243,8 +243,8 @@ def _qstat(
 def _what_if(cell: Path | None, config: Path | None, state_dir: Path | None,
              now: str | float | None, texts: list[str]) -> Result:
     dump_dir = cell_dir(cell, config, state_dir)
-    dumped = read_cell(dump_dir).now
-    return whatif.result(whatif.what_if(dump_dir, texts, run_time(now, dumped)))
+    dump = read_cell(dump_dir)
+    return whatif.result(whatif.what_if(dump_dir, dump, texts, run_time(now, dump.now)))
 
 
 def register(app: typer.Typer) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from condorlite.cli.render import Result, print_text
+from condorlite.core.sge.objects import Cell
 from condorlite.core.sge.priority import JobPriority, prioritise
 from condorlite.store.sge_cell import changed_dump, parse_change, read_cell
 
@@ -47,10 +48,10 @@ def _by_user(rows: tuple[JobPriority, ...]) -> dict[str, float]:
     return out
 
 
-def what_if(dump_dir: Path, texts: list[str], now: int) -> dict[str, Any]:
-    """The difference (module doc) as JSON-ready data."""
+def what_if(dump_dir: Path, dump: Cell, texts: list[str], now: int) -> dict[str, Any]:
+    """The difference (module doc) as JSON-ready data; ``dump`` is ``dump_dir`` read."""
     changes = [parse_change(t) for t in texts]
-    before = prioritise(read_cell(dump_dir), now)
+    before = prioritise(dump, now)
     with tempfile.TemporaryDirectory(prefix="condorlite-sge-what-if-") as tmp:
         changed_dump(dump_dir, changes, Path(tmp))
         after = prioritise(read_cell(Path(tmp)), now)
