@@ -351,47 +351,6 @@ CONTEXT_EXPRS = (
     "Inner + 0",
     "MY.Shared",
 )
-# Functions that turn a list argument into text. HTCondor prints a list's element
-# expressions unevaluated (string({1 + 1}) is "{ 1 + 1 }") where condorlite's eager
-# lists print values (a documented difference), so list literals generated anywhere
-# inside their arguments hold plain literals only.
-STRINGIFYING = frozenset(
-    name.lower()
-    for name in (
-        "string",
-        "strcat",
-        "join",
-        "toLower",
-        "toUpper",
-        "strcmp",
-        "stricmp",
-        "versioncmp",
-        "versionGT",
-        "versionGE",
-        "versionLT",
-        "versionLE",
-        "versionEQ",
-        "version_in_range",
-        "eval",
-    )
-)
-# Functions whose list results HTCondor types apart from written lists: =?= between
-# the two kinds is false there but error for two written lists (condorlite cannot tell
-# them apart: a documented difference), so they stay out of =?= =!= is isnt operands.
-LIST_MAKERS = frozenset(
-    [
-        "split",
-        "split2",
-        "splitUserName",
-        "splitSlotName",
-        "evalInEachContext",
-        "argsToList",
-        "argsToList2",
-    ]
-)
-META_OPS = frozenset(["=?=", "=!=", "is", "isnt"])
-META_FUNCTIONS = frozenset(["identicalmember", "anycompare", "allcompare"])
-PLAIN_LITERALS = ("0", "1", "7", "1024", "1.5", "0.0", "2.5", '"abc"', '""', '"a,b"', "true")
 RECORD_LISTS = (
     "{ [Cpus = 2], [Cpus = 8] }",
     "{ [a = 1], [a = true], 3, undefined }",
@@ -471,8 +430,6 @@ class Generator(_TimeArguments):
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
-        self.plain_lists = 0  # > 0 while generating a stringifying call's arguments
-        self.no_list_makers = 0  # > 0 while generating operands of =?= and kin
 
     def expr(self, depth: int) -> str:
         r = self.rng.random()
@@ -532,18 +489,11 @@ class Generator(_TimeArguments):
 
     def binary(self, depth: int) -> str:
         op = self.rng.choice(BINARY)
-        meta = op in META_OPS
-        self.no_list_makers += meta
-        text = f"({self.expr(depth - 1)}) {op} ({self.expr(depth - 1)})"
-        self.no_list_makers -= meta
-        return text
+        return f"({self.expr(depth - 1)}) {op} ({self.expr(depth - 1)})"
 
     def list_(self, depth: int) -> str:
         count = self.rng.randint(0, 3)
-        if self.plain_lists:
-            items = [self.rng.choice(PLAIN_LITERALS) for _ in range(count)]
-        else:
-            items = [self.expr(depth - 1) for _ in range(count)]
+        items = [self.expr(depth - 1) for _ in range(count)]
         return "{ " + ", ".join(items) + " }"
 
     def record(self, depth: int) -> str:
@@ -553,19 +503,11 @@ class Generator(_TimeArguments):
 
     def call(self, depth: int) -> str:
         name = self.rng.choice(CORPUS_FUNCTIONS)
-        while self.no_list_makers and name in LIST_MAKERS:
-            name = self.rng.choice(CORPUS_FUNCTIONS)
         kinds = FUNCTIONS[name]
         spelled = name.rstrip("1234")
         if self.rng.random() < 0.1:
             spelled = spelled.upper() if self.rng.random() < 0.5 else spelled.lower()
-        plain = spelled.lower() in STRINGIFYING
-        meta = spelled.lower() in META_FUNCTIONS
-        self.plain_lists += plain
-        self.no_list_makers += meta
         args = [self.argument(kind, depth, name) for kind in kinds]
-        self.plain_lists -= plain
-        self.no_list_makers -= meta
         if self.rng.random() < 0.03:  # wrong arity
             args.append("1")
         return f"{spelled}({', '.join(args)})"

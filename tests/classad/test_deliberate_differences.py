@@ -12,20 +12,6 @@ from condorlite.core.classad import evaluate, parse_ad, parse_expr
 from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.values import Undefined
 
-SELF_LIST = "[a = { a }; b = size(a); c = a[0]; d = string({1 + 1})]"
-
-
-def test_lists_are_evaluated_eagerly(classad2):
-    """A list's elements are evaluated where the list is: an element naming the list
-    itself is a cycle (undefined) here, while HTCondor keeps the element unevaluated."""
-    theirs = classad2.ClassAd(SELF_LIST)
-    ours = parse_ad(SELF_LIST)
-    assert theirs.eval("b") == 1 and ours.evaluate("b") == 1
-    assert ours.evaluate("c") is Undefined
-    assert isinstance(theirs.eval("c"), list)  # HTCondor: the list { a } itself
-    assert theirs.eval("d") == "{ 1 + 1 }"
-    assert ours.evaluate("d") == "{ 2 }"
-
 
 def test_dot_dot_five_is_a_syntax_error(classad2):
     """classad2 reads ``..5`` as 0.0; condorlite refuses it."""

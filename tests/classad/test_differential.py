@@ -10,14 +10,8 @@ element: classad2 hands back list elements unevaluated, so both sides are asked 
 attribute names are compared (see ``oracle_worker.py``).
 
 Every built-in function is in the corpus (``gen_exprs.FUNCTIONS``); their edge cases
-are checked one by one in ``test_builtins.py``. Deliberate differences, kept out of the
-corpus by the generator and pinned by tests:
-* a list that contains itself (``a = { a }``) evaluates eagerly in condorlite;
-* converting a list to text prints its elements' values, where HTCondor prints their
-  expressions (string({1 + 1})): list literals inside stringifying calls hold plain
-  literals only (test_builtins);
-* =?= and kin between a list a function built (split...) and a written list: classad2
-  false/true, condorlite error: such calls stay out of those operands (test_builtins);
+are checked one by one in ``test_builtins.py``, lists in ``test_lazy_lists.py``.
+Deliberate differences, kept out of the corpus by the generator and pinned by tests:
 * countMatches/evalInEachContext with a first argument naming a missing attribute (or
   one found outside MY) leave HTCondor's evaluation state moved for the rest of the
   expression; the generator names attributes MY defines (test_builtins).

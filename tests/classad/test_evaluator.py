@@ -20,11 +20,12 @@ from condorlite.core.classad.evaluator import (
     evaluate,
     evaluate_attribute,
     requirements_hold,
+    settle,
     symmetric_match,
 )
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.classad.timevalues import time_text
-from condorlite.core.classad.values import AbsTime, Error, RelTime, Undefined
+from condorlite.core.classad.values import AbsTime, Error, ExprList, RelTime, Undefined
 
 from .gen_exprs import JOB_AD, SLOT_AD, generate
 
@@ -34,7 +35,10 @@ def ad(text: str) -> ClassAd:
 
 
 def canonical(value: object) -> object:
-    """A comparable form: reals bit for bit (NaN equal to NaN), records by content."""
+    """A comparable form: reals bit for bit (NaN equal to NaN), records by content;
+    a list literal's value (a residual's) by its elements' values."""
+    if type(value) is ExprList:
+        value = settle(value)
     if isinstance(value, float):
         return ("real", "nan" if math.isnan(value) else value.hex())
     if isinstance(value, list):

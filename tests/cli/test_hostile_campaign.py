@@ -54,7 +54,10 @@ CASES: list[tuple[str, str, str, str]] = [
     ("numbers-rank", "problem", "job", f"A0 = 1\n{CHAIN}Rank = A60"),
     ("strcat-requirements", "problem", "job",
      f'S0 = "ab"\n{STRCAT}Requirements = size(S60) > 0'),
-    ("lists-requirements", "problem", "job", f"L0 = 1\n{LISTS}Requirements = size(L60) > 0"),
+    # a list literal keeps its elements unevaluated (as HTCondor's): size() reads none
+    # of them, so 60 doubling lists cost nothing and the job is an ordinary one
+    ("lists-requirements", "ordinary", "job", f"L0 = 1\n{LISTS}Requirements = size(L60) > 0"),
+    ("lists-sum-requirements", "ordinary", "job", f"L0 = 1\n{LISTS}Requirements = sum(L60) > 0"),
     ("numbers-slot-start", "problem", "slot", f"A0 = 1\n{CHAIN}Start = A60 > 0"),
     ("numbers-slot-rank", "problem", "slot", f"A0 = 1\n{CHAIN}Rank = A60"),
     # bad values

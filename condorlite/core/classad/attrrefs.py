@@ -34,7 +34,7 @@ def build_attr(lname: str, scope: str | None) -> Compiled:
     if scope == "my":
         return _build_my(lname)
     # PARENT.x: the scope word is itself an unscoped name.
-    return lambda cur, env: ev.select(ev.resolve_unscoped(cur, scope, env), lname, env)
+    return lambda cur, env: ev.select(ev.resolve_unscoped(cur, scope, env), lname, env, cur)
 
 
 def _build_unscoped(lname: str) -> Compiled:
@@ -71,7 +71,7 @@ def _build_target(lname: str) -> Compiled:
     found_in = ev.found_in
 
     def general(cur: object, env: ev.Env) -> object:
-        return ev.select(ev.resolve_unscoped(cur, "target", env), lname, env)
+        return ev.select(ev.resolve_unscoped(cur, "target", env), lname, env, cur)
 
     def target(cur: object, env: ev.Env) -> object:
         try:
@@ -86,7 +86,7 @@ def _build_target(lname: str) -> Compiled:
         try:
             entry = other._attrs.get(lname)  # type: ignore[attr-defined]
         except AttributeError:
-            return ev.select(other, lname, env)
+            return ev.select(other, lname, env, cur)
         if entry is None:
             return found_in(other, lname, env)
         expr = entry[1]
@@ -102,7 +102,7 @@ def _build_my(lname: str) -> Compiled:
     """``MY.x``: from an ad with no attribute ``my`` the scope word is that ad."""
 
     def general(cur: object, env: ev.Env) -> object:
-        return ev.select(ev.resolve_unscoped(cur, "my", env), lname, env)
+        return ev.select(ev.resolve_unscoped(cur, "my", env), lname, env, cur)
 
     def my(cur: object, env: ev.Env) -> object:
         try:

@@ -23,31 +23,40 @@ from . import operators as ops
 from .ast import AttrRef, Expr
 from .textfuncs import c_double_to_int, strtod, to_text
 from .timevalues import rel_secs
-from .values import AbsTime, Error, RelTime, Undefined, wrap_int64
+from .values import AbsTime, Error, ExprList, RelTime, Undefined, is_list, list_values, wrap_int64
 
 INFINITE_ARITY = 1 << 30
 
 
 @dataclass(frozen=True, slots=True)
 class Builtin:
-    """One built-in: ``fn``, its arity bounds (inclusive) and what it does."""
+    """One built-in: ``fn``, its arity bounds (inclusive) and what it does.
+
+    ``lazy``: ``fn(cur, env, args)`` gets the argument expressions; ``reads_lists``:
+    ``fn`` evaluates the elements of list arguments, so a list literal's value passed
+    to it is re-homed to the calling expression's ad first (``values.ExprList``)."""
 
     fn: Callable[..., object]
     min_arity: int
     max_arity: int
     doc: str
     lazy: bool = False
+    reads_lists: bool = False
 
 
 REGISTRY: dict[str, Builtin] = {}
 
 
-def register(name: str, min_arity: int, max_arity: int, *, lazy: bool = False):  # type: ignore[no-untyped-def]
+def register(  # type: ignore[no-untyped-def]
+    name: str, min_arity: int, max_arity: int, *, lazy: bool = False, reads_lists: bool = False
+):
     """Decorator: add a function to the registry under ``name`` (lower-cased); its
     docstring becomes the registry entry's doc."""
 
     def add(fn: Callable[..., object]) -> Callable[..., object]:
-        REGISTRY[name.lower()] = Builtin(fn, min_arity, max_arity, fn.__doc__ or "", lazy)
+        REGISTRY[name.lower()] = Builtin(
+            fn, min_arity, max_arity, fn.__doc__ or "", lazy, reads_lists
+        )
         return fn
 
     return add
@@ -64,10 +73,20 @@ def compile_call(name: str, args: tuple[Expr, ...]):  # type: ignore[no-untyped-
     if spec.lazy:
         return lambda cur, env: fn(cur, env, args)
     fns = tuple(compile_expr(arg) for arg in args)
+    if spec.reads_lists:
+        return lambda cur, env: fn(*[rehome(f(cur, env), cur, env) for f in fns])
     if len(fns) == 1:
         (only,) = fns
         return lambda cur, env: fn(only(cur, env))
     return lambda cur, env: fn(*[f(cur, env) for f in fns])
+
+
+def rehome(value: object, cur: object, env: object) -> object:
+    """An argument of a built-in that reads list elements: a list literal's value is
+    read in the calling expression's ad ``cur``, as HTCondor reads it."""
+    if type(value) is ExprList:
+        return value.rehomed(cur, env)  # type: ignore[union-attr]
+    return value
 
 
 def _is_ad(value: object) -> bool:
@@ -165,7 +184,7 @@ _predicate("isString", lambda v: type(v) is str, "a string")
 _predicate("isInteger", lambda v: type(v) is int, "an integer")
 _predicate("isReal", lambda v: type(v) is float, "a real")
 _predicate("isBoolean", lambda v: type(v) is bool, "a boolean")
-_predicate("isList", lambda v: type(v) is list, "a list")
+_predicate("isList", is_list, "a list")
 _predicate("isClassAd", _is_ad, "a record (ClassAd)")
 _predicate("isAbstime", lambda v: type(v) is AbsTime, "an absolute time")
 _predicate("isReltime", lambda v: type(v) is RelTime, "a relative time")
@@ -306,7 +325,7 @@ def _c_div(a: int, b: int) -> int:
     return wrap_int64(q if (a < 0) == (b < 0) else -q)
 
 
-@register("quantize", 2, 2)
+@register("quantize", 2, 2, reads_lists=True)
 def quantize(value, step):  # type: ignore[no-untyped-def]
     """quantize(a, b): a rounded up to a multiple of b, exactly as HTCondor does it.
 
@@ -323,9 +342,9 @@ def quantize(value, step):  # type: ignore[no-untyped-def]
     if a is None:
         return Error
     a = float(a)
-    if type(step) is list:
+    if is_list(step):
         base: object = 0.0
-        for element in step:
+        for element in list_values(step):
             base = element
             b = _as_number(element)
             if b is None:

@@ -45,7 +45,7 @@ from .ast import (
 )
 from .attrrefs import build_attr
 from .fused import fused_compare
-from .values import Error, Undefined, wrap_int64
+from .values import Error, ExprList, Undefined, home_of, wrap_int64
 
 Compiled = Callable[[object, "ev.Env"], object]
 
@@ -77,8 +77,8 @@ def constant(node: Expr) -> bool:
 def build(node: Expr) -> tuple[Compiled, object]:
     """The closure for ``node`` and its folded value (``ev.VARIES`` unless constant).
 
-    Only scalar, undefined and error values are folded: a list is a fresh mutable
-    Python list at each evaluation, as in the reference.
+    Only scalar, undefined and error values are folded: a list literal's value
+    belongs to the evaluation that made it (``values.ExprList``).
     """
     fn = _build(node)
     if type(node) is not Literal and constant(node):
@@ -137,7 +137,7 @@ def _build(node: Expr) -> Compiled:
             base_fn = compile_expr(base)
             lname = name.lower()
             select = ev.select
-            return lambda cur, env: select(base_fn(cur, env), lname, env)
+            return lambda cur, env: select(base_fn(cur, env), lname, env, cur)
         case Subscript(base=base, index=index):
             return _build_subscript(compile_expr(base), compile_expr(index))
         case Unary(op=op, operand=operand):
@@ -165,7 +165,9 @@ def _build(node: Expr) -> Compiled:
             return compile_call(name, args)
         case ListExpr(items=items):
             fns = tuple(compile_expr(item) for item in items)
-            return lambda cur, env: [fn(cur, env) for fn in fns]
+            return lambda cur, env: ExprList(
+                items, fns, cur if env.home is None else home_of(cur, env), env
+            )
         case RecordExpr(attrs=attrs):
             return _build_record(attrs)
     raise TypeError(f"not a ClassAd expression node: {node!r}")
@@ -181,11 +183,14 @@ def _build_subscript(base_fn: Compiled, index_fn: Compiled) -> Compiled:
         special = ops.strict2(base, index)
         if special is not None:
             return special
-        if type(base) is list:
+        kind = type(base)
+        if kind is ExprList or kind is list:
             if type(index) is not int:
                 return Error
             i = ops.int_index(index)
-            return base[i] if 0 <= i < len(base) else Error
+            if not 0 <= i < len(base):
+                return Error
+            return base.item(i) if kind is ExprList else base[i]
         if type(index) is str and hasattr(base, "lookup"):
             lname = index.lower()
             # A record subscript reads only the record's own attributes.
@@ -375,6 +380,8 @@ def _build_record(attrs: tuple[tuple[str, Expr], ...]) -> Compiled:
     from .ad import ClassAd
 
     def record(cur: object, env: ev.Env) -> object:
+        if env.home is not None:
+            cur = home_of(cur, env)
         memo = env.records
         if memo is None:
             memo = env.records = {}

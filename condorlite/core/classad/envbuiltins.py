@@ -20,7 +20,7 @@ An environment is a map sorted by name (later entries win); every entry needs a
 from __future__ import annotations
 
 from .builtins import INFINITE_ARITY, register
-from .values import Error, Undefined
+from .values import Error, Undefined, list_values
 
 _BLANKS = " \t\n\r"
 _V1_DELIMS = "!#$%&*+,-/:;<>?@^`|~\x1f"
@@ -213,13 +213,13 @@ def _split_v1(text: str) -> list[str]:
     return words
 
 
-@register("listToArgs", 1, 2)
+@register("listToArgs", 1, 2, reads_lists=True)
 def list_to_args(*args):  # type: ignore[no-untyped-def]
     """listToArgs(list [, version]): a list of strings as one argument string (V2
     syntax by default, quoting as needed; V1 with version 1, where an argument holding
     a blank is error); a non-list, a non-string element or a bad version is error."""
     version = _version(args)
-    words = args[0]
+    words = list_values(args[0])
     if version is None or type(words) is not list:
         return Error
     if any(type(w) is not str for w in words):

@@ -26,14 +26,17 @@ Scopes (as HTCondor's ``MatchClassAd`` sets them up when both MY and TARGET are 
   ``TARGET.x`` looks it up in the other ad of the match; ``PARENT.x`` in the ad
   enclosing ``cur``; ``.x`` in the outermost ad (undefined in a match, whose root is
   HTCondor's match scaffolding). ``base.x`` on a record looks ``x`` up from that
-  record and its enclosing ads; on a list it maps over the elements.
+  record and its enclosing ads; on a list it maps over the elements (a list literal's
+  read in ``cur``, see ``values.ExprList``).
 * ``CurrentTime`` (when no attribute has that name) is ``time()``.
 * A reference to an attribute whose evaluation is already in progress (a circular
   reference) is undefined; evaluation deeper than ``MAX_DEPTH`` references is error.
 
+A list literal's value is a ``values.ExprList`` (element expressions evaluated when
+read, as HTCondor's); the entry points hand back plain lists of values (``settle``), so
+a list that contains itself (``a = { a }``) comes back as ``[undefined]``.
+
 Deliberate differences from classad2 (documented and tested in the differential tests):
-a list value is evaluated eagerly to a Python list of values, so a list that contains
-itself (``a = { a }``) gives ``[undefined]`` where HTCondor builds an endless structure;
 the names of HTCondor's match scaffolding (``lCtx``, ``LEFT``...) other than ``target``,
 ``other`` and ``ad`` are not visible; MY absent with a TARGET given still lets
 ``TARGET.x`` read TARGET (classad2 ignores the target then).
@@ -44,7 +47,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .ast import Expr
-from .values import Error, Undefined
+from .values import Error, ExprList, Undefined
 
 MAX_DEPTH = 500
 """Nested attribute references beyond this depth evaluate to error (HTCondor has a
@@ -78,7 +81,7 @@ class Env:
     ``FAST_DEPTH`` (see ``_eval_found``).
     """
 
-    __slots__ = ("active", "depth", "my", "now", "records", "steps", "target")
+    __slots__ = ("active", "depth", "home", "my", "now", "records", "steps", "target")
 
     def __init__(
         self,
@@ -100,6 +103,9 @@ class Env:
         #: (id(record literal), id(enclosing ad)) -> its ad, made on first use
         #: (``compiler._build_record``)
         self.records: dict[tuple[int, int], object] | None = None
+        #: (ad, depth) while a list literal's elements are read in another ad: the
+        #: literals among them belong to that ad (``values.home_of``)
+        self.home: tuple[object, int] | None = None
 
     def other(self, ad: object) -> object | None:
         """The alternate scope of a top-level ad in a match, else None."""
@@ -280,16 +286,46 @@ def unscoped_miss(cur: object, lname: str, env: Env) -> object:
     return Undefined if other is None else found_in(other, lname, env)
 
 
-def select(base: object, lname: str, env: Env) -> object:
-    """``base.name`` on an evaluated base: records look it up, lists map over their
-    elements, undefined/error propagate, anything else is error."""
+def select(base: object, lname: str, env: Env, cur: object) -> object:
+    """``base.name`` on an evaluated base, in an expression evaluated in ``cur``:
+    records look it up, lists map over their elements (a list literal's evaluated in
+    ``cur``, as HTCondor does), undefined/error propagate, anything else is error."""
     if base is Undefined or base is Error:
         return base
-    if type(base) is list:
-        return [select(item, lname, env) for item in base]
+    kind = type(base)
+    if kind is ExprList:
+        items = base.evaluated_in(cur, env)  # type: ignore[union-attr]
+        return [select(item, lname, env, cur) for item in items]
+    if kind is list:
+        return [select(item, lname, env, cur) for item in base]  # type: ignore[union-attr]
     if hasattr(base, "lookup"):
         return resolve(base, lname, env)
     return Error
+
+
+def settle(value: object, _open: set[tuple[int, int]] | None = None) -> object:
+    """A value as the public entry points hand it back: every list literal's value
+    (``ExprList``) replaced by the plain list of its elements' values, recursively.
+
+    A list literal whose element evaluates to the same literal in the same ad (``a = {
+    a }``) would unfold forever; inside its own unfolding that element is undefined,
+    as a cycle is. ``_open`` holds the (literal, ad) pairs being unfolded.
+    """
+    kind = type(value)
+    if kind is ExprList:
+        key = (id(value.exprs), id(value.cur))  # type: ignore[union-attr]
+        if _open is None:
+            _open = set()
+        elif key in _open:
+            return Undefined
+        _open.add(key)
+        try:
+            return [settle(item, _open) for item in value.evaluated()]  # type: ignore[union-attr]
+        finally:
+            _open.discard(key)
+    if kind is list:
+        return [settle(item, _open) for item in value]  # type: ignore[union-attr]
+    return value
 
 
 # --- compilation ---------------------------------------------------------------------
@@ -376,12 +412,12 @@ def _run(fn: Compiled, cur: object, my: object, target: object | None, now: int 
     """``fn(cur, env)``: first unguarded, then, if that went too deep, guarded."""
     try:
         try:
-            return fn(cur, Env(my, target, now))
+            return settle(fn(cur, Env(my, target, now)))
         except _TooDeep:
             pass
         _GUARDED_RUNS[0] += 1
         try:
-            return fn(cur, Env(my, target, now, guarded=True))
+            return settle(fn(cur, Env(my, target, now, guarded=True)))
         finally:
             _GUARDED_RUNS[0] -= 1
     except RecursionError:
@@ -423,7 +459,7 @@ def evaluate_attribute(
         if target is ad:
             target = None
         try:
-            return _eval_found(ad, lname, entry[1], Env(ad, target, now))
+            return settle(_eval_found(ad, lname, entry[1], Env(ad, target, now)))
         except (_TooDeep, RecursionError):
             # Too deep for the unguarded fast path: the general way below settles it.
             pass

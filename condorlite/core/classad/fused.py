@@ -90,7 +90,7 @@ def _fetch(kind: str, var: str, slot: str) -> list[str]:
         return [
             "attrs = getattr(cur, '_attrs', None)",
             "if attrs is None or 'my' in attrs:",
-            f"    {var} = select(resolve_unscoped(cur, 'my', env), {slot}, env)",
+            f"    {var} = select(resolve_unscoped(cur, 'my', env), {slot}, env, cur)",
             "else:",
             *["    " + line for line in body],
         ]
@@ -100,14 +100,14 @@ def _fetch(kind: str, var: str, slot: str) -> list[str]:
     return [
         "attrs = getattr(cur, '_attrs', None)",
         "if attrs is None or 'target' in attrs or cur.parent is not None:",
-        f"    {var} = select(resolve_unscoped(cur, 'target', env), {slot}, env)",
+        f"    {var} = select(resolve_unscoped(cur, 'target', env), {slot}, env, cur)",
         "else:",
         "    o = env.other(cur)",
         "    oattrs = None if o is None else getattr(o, '_attrs', None)",
         "    if o is None:",
         f"        {var} = Undefined",
         "    elif oattrs is None:",
-        f"        {var} = select(o, {slot}, env)",
+        f"        {var} = select(o, {slot}, env, cur)",
         "    else:",
         *["        " + line for line in body],
     ]

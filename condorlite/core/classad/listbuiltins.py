@@ -12,11 +12,12 @@ from __future__ import annotations
 from . import operators as ops
 from .ast import AttrRef, Expr
 from .builtins import _is_ad, _plain_number, register
-from .values import Error, Undefined, utf8
+from .values import Error, ExprList, Undefined, is_list, list_values, utf8
 
 
 def _list_numbers(values: object) -> list[int | float] | object:
     """The numeric elements of a list (undefined skipped, booleans as 0/1), or error."""
+    values = list_values(values)
     if type(values) is not list:
         return Undefined if values is Undefined else Error
     numbers: list[int | float] = []
@@ -30,11 +31,12 @@ def _list_numbers(values: object) -> list[int | float] | object:
     return numbers
 
 
-@register("sum", 1, 1)
+@register("sum", 1, 1, reads_lists=True)
 def sum_(values):  # type: ignore[no-untyped-def]
     """sum(list): the sum of the numbers in list (undefined elements skipped; 0 if
     none, the element itself if one); an integer unless a real is present; a
     non-number is error."""
+    values = list_values(values)
     if type(values) is not list:
         return Undefined if values is Undefined else Error
     kept = [item for item in values if item is not Undefined]
@@ -48,7 +50,7 @@ def sum_(values):  # type: ignore[no-untyped-def]
     return total
 
 
-@register("avg", 1, 1)
+@register("avg", 1, 1, reads_lists=True)
 def avg(values):  # type: ignore[no-untyped-def]
     """avg(list): the mean of the numbers in list as a real (0 if none): the sum
     starts from the first number itself (so the sign of a lone -0.0 survives) and is
@@ -68,6 +70,7 @@ def avg(values):  # type: ignore[no-untyped-def]
 
 def _extreme(name: str, better: str) -> None:
     def extreme(values):  # type: ignore[no-untyped-def]
+        values = list_values(values)
         if type(values) is not list:
             return Undefined if values is Undefined else Error
         kept = [item for item in values if item is not Undefined]
@@ -89,7 +92,7 @@ def _extreme(name: str, better: str) -> None:
         f"{name}(list): the {name}imum of the numbers in list (undefined elements "
         "skipped, undefined if none); real if any element is real; non-number is error."
     )
-    register(name, 1, 1)(extreme)
+    register(name, 1, 1, reads_lists=True)(extreme)
 
 
 _extreme("min", "<")
@@ -103,14 +106,14 @@ def size(value):  # type: ignore[no-untyped-def]
         return Undefined
     if type(value) is str:
         return len(value) if value.isascii() else len(utf8(value))
-    if type(value) is list:
+    if is_list(value):
         return len(value)
     if _is_ad(value):
         return len(value)  # type: ignore[arg-type]
     return Error
 
 
-@register("member", 2, 2)
+@register("member", 2, 2, reads_lists=True)
 def member(item, values):  # type: ignore[no-untyped-def]
     """member(x, list): true if some element == x is true (=='s promotion,
     case-insensitive strings; elements whose comparison is undefined or error are
@@ -119,7 +122,7 @@ def member(item, values):  # type: ignore[no-untyped-def]
     return _member(item, values, identical=False)
 
 
-@register("identicalMember", 2, 2)
+@register("identicalMember", 2, 2, reads_lists=True)
 def identical_member(item, values):  # type: ignore[no-untyped-def]
     """identicalMember(x, list): true if some element =?= x; as member, except that
     an undefined or error x is compared like any other value."""
@@ -129,8 +132,9 @@ def identical_member(item, values):  # type: ignore[no-untyped-def]
 def _member(item, values, *, identical):  # type: ignore[no-untyped-def]
     if values is Undefined or (not identical and item is Undefined):
         return Undefined
-    if type(values) is not list or type(item) is list or _is_ad(item):
+    if not is_list(values) or is_list(item) or _is_ad(item):
         return Error
+    values = list_values(values)
     if not identical and item is Error:
         return Error
     for element in values:
@@ -152,13 +156,13 @@ def _compare_any(op: str, a: object, b: object) -> object:
     return ops.compare(op, a, b)
 
 
-@register("anyCompare", 3, 3)
+@register("anyCompare", 3, 3, reads_lists=True)
 def any_compare(op, values, target):  # type: ignore[no-untyped-def]
     """anyCompare(op, list, v): true if (element op v) is true for some element."""
     return _list_compare(op, values, target, any_of=True)
 
 
-@register("allCompare", 3, 3)
+@register("allCompare", 3, 3, reads_lists=True)
 def all_compare(op, values, target):  # type: ignore[no-untyped-def]
     """allCompare(op, list, v): true if (element op v) is true for every element."""
     return _list_compare(op, values, target, any_of=False)
@@ -176,6 +180,7 @@ def _list_compare(op, values, target, *, any_of):  # type: ignore[no-untyped-def
         return Error
     if values is Undefined:
         return Undefined
+    values = list_values(values)
     if type(values) is not list:
         return Error
     for element in values:
@@ -273,6 +278,10 @@ def _list_argument(node: Expr, cur, scope, env):  # type: ignore[no-untyped-def]
     if isinstance(node, ListExpr):
         return [value_of(item) for item in node.items]
     value = value_of(node)
+    if type(value) is ExprList:
+        # A list literal's elements are read where the lookup left the evaluation
+        # (``scope``), as HTCondor reads them.
+        value = value.evaluated_in(scope, env_here)
     if blank is not None and type(value) is list:
         for item in value:
             if _is_ad(item) and getattr(item, "parent", None) is blank:

@@ -14,7 +14,9 @@ Contract (``vals`` a tuple of values, one per free attribute, in the order given
         == evaluate(node, my', target', now)
 
 where ``my'``/``target'`` bind each free attribute ``(ad, name)`` to the literal
-``vals[i]`` and are otherwise the same ads. It holds because the walk below is the
+``vals[i]`` and are otherwise the same ads (a residual hands a list literal's value
+back as a ``values.ExprList``; ``evaluator.settle`` makes it the plain list
+``evaluate`` gives). It holds because the walk below is the
 reference walker's (``reference.py``) rule for rule, with one change: a value that
 depends on a free attribute is not computed but kept as a closure applying the same
 operator (``operators.py``) or built-in to the same operands. A free attribute must be
@@ -38,7 +40,8 @@ of its two values; a caller may then decide some atoms without evaluating them
 uses what a residual cannot reproduce exactly: nested record literals, a record or an
 ad flowing into an operator or a function (it could be read later, free attributes
 included), the lazy built-ins other than ``ifThenElse``, ``debug`` and ``time``
-(``eval`` parses text computed at run time), lists of records, and absolute
+(``eval`` parses text computed at run time), lists of records, a list literal
+whose elements meet a cycle, and absolute
 references outside a match.
 """
 
@@ -63,9 +66,9 @@ from .ast import (
     Unary,
 )
 from .builtins import REGISTRY
-from .evaluator import MAX_DEPTH, MAX_STEPS, Env, current_time
+from .evaluator import MAX_DEPTH, MAX_STEPS, Env, current_time, settle
 from .reference import _find
-from .values import Error, Undefined
+from .values import Error, ExprList, Undefined
 
 Residual = Callable[[Sequence[object]], object]
 
@@ -90,12 +93,14 @@ def _is_ad(value: object) -> bool:
 def _plain(value: object) -> object:
     """A known value about to be consumed by an operator or a function: an ad (or a
     list holding one) could be read later, free attributes included."""
-    if _is_ad(value) or (type(value) is list and any(_holds_ad(v) for v in value)):
+    if _is_ad(value) or ((type(value) is list or type(value) is ExprList) and _holds_ad(value)):
         raise _Bail
     return value
 
 
 def _holds_ad(value: object) -> bool:
+    if type(value) is ExprList:
+        value = value.evaluated()
     if type(value) is list:
         return any(_holds_ad(v) for v in value)
     return _is_ad(value)
@@ -156,7 +161,7 @@ def _top(run, my, target, free, now, reads) -> Residual | None:  # type: ignore[
         _plain(result)
     except (_Bail, RecursionError):
         return None
-    return Constant(result)
+    return Constant(settle(result))
 
 
 class Constant:
@@ -230,7 +235,7 @@ def _select(base: object, lname: str, st: _State) -> object:
         raise _Bail
     if base is Undefined or base is Error:
         return base
-    if isinstance(base, list):
+    if isinstance(base, list) or type(base) is ExprList:
         raise _Bail
     if _is_ad(base):
         return _scoped(base, lname, st)
@@ -270,8 +275,10 @@ def _walk(node: Expr, cur: object, st: _State) -> object:
     if kind is Call:
         return _call(node, cur, st)  # type: ignore[arg-type]
     if kind is ListExpr:
-        items = [_walk(item, cur, st) for item in node.items]  # type: ignore[attr-defined]
-        return _apply(lambda *values: list(values), items)
+        # A list literal's value keeps its element expressions (values.ExprList), read
+        # later in the state and ad of the reader: only a subscript straight on the
+        # literal is walked (``_literal_subscript``).
+        raise _Bail
     if kind is Subscript:
         return _subscript(node, cur, st)  # type: ignore[arg-type]
     raise _Bail  # records, and any node kind this walk does not know
@@ -516,6 +523,11 @@ def _call(node: Call, cur: object, st: _State) -> object:
 
 
 def _subscript(node: Subscript, cur: object, st: _State) -> object:
+    literal = node.base
+    while type(literal) is Paren:
+        literal = literal.inner  # type: ignore[attr-defined]
+    if type(literal) is ListExpr:
+        return _literal_subscript(literal, node.index, cur, st)  # type: ignore[arg-type]
     base = _walk(node.base, cur, st)
     index = _walk(node.index, cur, st)
     if type(base) is not _Res and _is_ad(base):
@@ -523,14 +535,34 @@ def _subscript(node: Subscript, cur: object, st: _State) -> object:
     return _apply(_list_subscript, (base, index))
 
 
+def _literal_subscript(literal: ListExpr, index_node: Expr, cur: object, st: _State) -> object:
+    """``{ e0, e1, ... }[i]``: the literal evaluates none of its elements; the
+    subscript then evaluates element i alone, in this ad and state, as the walk is
+    now. A residual index could pick any element: refused."""
+    index = _walk(index_node, cur, st)
+    if type(index) is _Res:
+        raise _Bail
+    if index is Undefined or index is Error:
+        return index
+    if type(index) is not int:
+        return Error
+    i = ops.int_index(index)
+    if not 0 <= i < len(literal.items):
+        return Error
+    return _walk(literal.items[i], cur, st)
+
+
 def _list_subscript(base: object, index: object) -> object:
     """The reference walker's subscript for everything but records."""
     special = ops.strict2(base, index)
     if special is not None:
         return special
-    if isinstance(base, list):
+    if type(base) is ExprList or type(base) is list:
         if type(index) is not int:
             return Error
         i = ops.int_index(index)
-        return base[i] if 0 <= i < len(base) else Error
+        if not 0 <= i < len(base):
+            return Error
+        return base.item(i) if type(base) is ExprList else base[i]  # type: ignore[union-attr]
     return Error
+

@@ -46,7 +46,7 @@ from condorlite.core.classad.ast import (
     Unary,
 )
 from condorlite.core.classad.timevalues import time_literal_text
-from condorlite.core.classad.values import AbsTime, Error, RelTime, Undefined
+from condorlite.core.classad.values import AbsTime, Error, ExprList, RelTime, Undefined
 
 _TIME_CALLS = frozenset({"abstime", "reltime"})
 
@@ -258,6 +258,9 @@ class _Printer:
             out.append(format_real(value, old=self.old))
         elif isinstance(value, str):
             out.append(quote_old_string(value) if self.old else quote_string(value))
+        elif type(value) is ExprList:
+            # A list literal's value prints its element expressions, as HTCondor's does.
+            self.list_(value.exprs, self.expr)
         elif isinstance(value, (list, tuple)):
             self.list_(value, self.value)
         elif hasattr(value, "items") and callable(value.items):

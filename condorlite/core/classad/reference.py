@@ -46,8 +46,8 @@ from .ast import (
     Subscript,
     Unary,
 )
-from .evaluator import _GUARDED_RUNS, MAX_DEPTH, MAX_STEPS, Env, current_time
-from .values import Error, Undefined
+from .evaluator import _GUARDED_RUNS, MAX_DEPTH, MAX_STEPS, Env, current_time, settle
+from .values import Error, ExprList, Undefined, home_of
 
 
 def _find(start: object, lname: str, env: Env) -> tuple[object | None, object]:
@@ -107,11 +107,13 @@ def _unscoped(cur: object, lname: str, env: Env) -> object:
     return found
 
 
-def _select(base: object, lname: str, env: Env) -> object:
+def _select(base: object, lname: str, env: Env, cur: object) -> object:
     if base is Undefined or base is Error:
         return base
+    if type(base) is ExprList:
+        base = base.evaluated_in(cur, env)  # read where the selection is, as HTCondor
     if isinstance(base, list):
-        return [_select(item, lname, env) for item in base]
+        return [_select(item, lname, env, cur) for item in base]
     if hasattr(base, "lookup"):
         return _scoped(base, lname, env)
     return Error
@@ -121,11 +123,13 @@ def _subscript(base: object, index: object, env: Env) -> object:
     special = ops.strict2(base, index)
     if special is not None:
         return special
-    if isinstance(base, list):
+    if isinstance(base, (list, ExprList)):
         if type(index) is not int:
             return Error
         i = ops.int_index(index)
-        return base[i] if 0 <= i < len(base) else Error
+        if not 0 <= i < len(base):
+            return Error
+        return base.item(i) if type(base) is ExprList else base[i]
     if isinstance(index, str) and hasattr(base, "lookup"):
         # A record subscript reads only the record's own attributes.
         expr = base.lookup(index.lower())
@@ -166,7 +170,12 @@ def _call(name: str, args: tuple[Expr, ...], cur: object, env: Env) -> object:
         return Error
     if spec.lazy:
         return spec.fn(cur, env, args)
-    return spec.fn(*[walk(arg, cur, env) for arg in args])
+    values = [walk(arg, cur, env) for arg in args]
+    if spec.reads_lists:
+        from .builtins import rehome
+
+        values = [rehome(value, cur, env) for value in values]
+    return spec.fn(*values)
 
 
 def walk(node: Expr, cur: object, env: Env) -> object:
@@ -180,9 +189,9 @@ def walk(node: Expr, cur: object, env: Env) -> object:
             root = env.root(cur)
             return Undefined if root is None else _scoped(root, name.lower(), env)
         case AttrRef(name=name, scope=scope):
-            return _select(_unscoped(cur, scope, env), name.lower(), env)
+            return _select(_unscoped(cur, scope, env), name.lower(), env, cur)
         case Select(base=base, name=name):
-            return _select(walk(base, cur, env), name.lower(), env)
+            return _select(walk(base, cur, env), name.lower(), env, cur)
         case Subscript(base=base, index=index):
             return _subscript(walk(base, cur, env), walk(index, cur, env), env)
         case Unary(op=op, operand=operand):
@@ -203,11 +212,15 @@ def walk(node: Expr, cur: object, env: Env) -> object:
         case Call(name=name, args=args):
             return _call(name, args, cur, env)
         case ListExpr(items=items):
-            return [walk(item, cur, env) for item in items]
+            # Unevaluated, as the fast evaluator's (values.ExprList): each element is
+            # walked when it is read.
+            fns = tuple(_walker(item) for item in items)
+            return ExprList(items, fns, home_of(cur, env), env)
         case RecordExpr(attrs=attrs):
             from .ad import ClassAd
 
             # one ad per (literal, enclosing ad) in an evaluation, as the compiler's
+            cur = home_of(cur, env)
             if env.records is None:
                 env.records = {}
             record = env.records.get((id(attrs), id(cur)))
@@ -217,6 +230,11 @@ def walk(node: Expr, cur: object, env: Env) -> object:
                 env.records[(id(attrs), id(cur))] = record
             return record
     raise TypeError(f"not a ClassAd expression node: {node!r}")
+
+
+def _walker(item: Expr):  # type: ignore[no-untyped-def]
+    """A list element's evaluation ``fn(cur, env)``, by walking it."""
+    return lambda cur, env: walk(item, cur, env)
 
 
 def _context(my: object | None, target: object | None, now: int | None) -> tuple[object, Env]:
@@ -251,7 +269,7 @@ def evaluate(
 
         expr_or_text = parse_expr(expr_or_text)
     cur, env = _context(my, target, now)
-    return _guarded(walk, expr_or_text, cur, env)
+    return _guarded(lambda: settle(walk(expr_or_text, cur, env)))
 
 
 def evaluate_attribute(
@@ -259,7 +277,7 @@ def evaluate_attribute(
 ) -> object:
     """Like ``evaluator.evaluate_attribute``, by walking the tree."""
     cur, env = _context(ad, target, now)
-    return _guarded(_scoped, cur, name.lower(), env)
+    return _guarded(lambda: settle(_scoped(cur, name.lower(), env)))
 
 
 def requirements_hold(my: object, target: object, *, now: int | None = None) -> bool:

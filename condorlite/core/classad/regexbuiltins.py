@@ -35,7 +35,7 @@ from typing import Any
 import pcre2
 
 from .builtins import register
-from .values import Error, Undefined, from_utf8, utf8
+from .values import Error, Undefined, from_utf8, list_values, utf8
 
 _FLAGS = {"i": pcre2.I, "m": pcre2.M, "s": pcre2.S, "x": pcre2.X}
 #: PCRE2_ALT_BSUX and PCRE2_NEVER_BACKSLASH_C (pcre2.h): the binding turns both on (for
@@ -281,7 +281,7 @@ def replaceall(pattern, target, template, options=None):  # type: ignore[no-unty
     return _substitute_call(pattern, target, template, options, "fg")
 
 
-@register("regexpMember", 2, 3)
+@register("regexpMember", 2, 3, reads_lists=True)
 def regexp_member(pattern, values, options=None):  # type: ignore[no-untyped-def]
     """regexpMember(pattern, list[, options]): true if some string element matches.
     A non-string element is error, except undefined elements: with no match the
@@ -289,6 +289,7 @@ def regexp_member(pattern, values, options=None):  # type: ignore[no-untyped-def
     opts = _options_or_special((pattern, values), options)
     if type(opts) is not str:
         return opts
+    values = list_values(values)
     if type(pattern) is not str or type(values) is not list:
         return Error
     compiled = compile_pattern(pattern, opts)

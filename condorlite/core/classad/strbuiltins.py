@@ -11,7 +11,7 @@ from __future__ import annotations
 from .builtins import register
 from .operators import ascii_lower, int_index
 from .textfuncs import ascii_upper, natural_cmp, to_text
-from .values import Error, Undefined, from_utf8, utf8
+from .values import Error, Undefined, from_utf8, is_list, list_values, utf8
 
 
 def _text_or_special(value: object) -> object:
@@ -32,7 +32,7 @@ def strcat(*values):  # type: ignore[no-untyped-def]
     return "".join(to_text(v) for v in values)
 
 
-@register("join", 0, 1 << 30)
+@register("join", 0, 1 << 30, reads_lists=True)
 def join(*values):  # type: ignore[no-untyped-def]
     """join(sep, a, b, ...), join(sep, list) or join(list): the string forms of the
     items, with sep between two items when something has already been written (so
@@ -43,8 +43,8 @@ def join(*values):  # type: ignore[no-untyped-def]
     are skipped; the result is undefined if nothing defined was joined but something
     was undefined; any error argument or item gives error.
     """
-    if 0 < len(values) <= 2 and type(values[-1]) is list:
-        values = ("" if len(values) == 1 else values[0], *values[-1])
+    if 0 < len(values) <= 2 and is_list(values[-1]):
+        values = ("" if len(values) == 1 else values[0], *list_values(values[-1]))
     sep = ""
     out: list[str] = []
     written = False  # some defined item was joined

@@ -1,7 +1,7 @@
 """ClassAd values and the two special values, Undefined and Error.
 
 A ClassAd value is one of: ``bool``, ``int`` (64-bit, wrapping), ``float``, ``str``,
-``list`` (of values), a ``ClassAd`` (a nested record), ``Undefined``, ``Error``, or one
+a list, a ``ClassAd`` (a nested record), ``Undefined``, ``Error``, or one
 of HTCondor's two time types: ``AbsTime`` (epoch seconds and a zone offset) and
 ``RelTime`` (a duration in seconds, a double), made by the time built-ins
 (``timebuiltins.py``).
@@ -10,6 +10,15 @@ The time types subclass ``int`` and ``float`` so that code outside the language 
 output, policy numbers) sees epoch seconds and seconds, but inside the language they are
 types of their own: every operator and built-in tests ``type(v) is int`` (never
 ``isinstance``), so a time value is never taken for a number by accident.
+
+Lists come in two kinds, as in HTCondor. A list literal (``{ 1 + 1, Memory }``)
+evaluates to an ``ExprList``: its element expressions, unevaluated, each evaluated
+when something reads it (``list_values``, a subscript), so ``string({1 + 1})`` prints
+``{ 1 + 1 }`` and ``a = { a }`` is a list whose element is ``a``. A list a built-in
+makes (``split``, ``evalInEachContext``, ``.x`` over a list) is a Python ``list`` of
+values. ``=?=`` between the two kinds is false (their types differ), as in HTCondor.
+The public entry points (``evaluator.evaluate`` ...) hand back plain lists, the
+elements evaluated (``evaluator.settle``).
 
 Undefined and Error are enum singletons (the habit of classad2's ``_value.py``), and
 they refuse Python truthiness: ``if value:`` on either raises ``TypeError``, so every
@@ -39,6 +48,98 @@ class Special(enum.Enum):
 
 Undefined = Special.UNDEFINED
 Error = Special.ERROR
+
+class ExprList:
+    """The value of a list literal: the element expressions and where to evaluate them.
+
+    ``exprs`` are the elements' syntax trees (printing shows them), ``fns`` their
+    compiled closures ``fn(cur, env)``; ``cur`` is the ad the literal belongs to (the
+    one it was evaluated in) and ``env`` that evaluation's context. An element is
+    evaluated each time it is read (HTCondor keeps no value either), with ``env`` as
+    it is then: its cycle guard and
+    step count are those of the read, so ``a = { a }; a[0]`` is the list again rather
+    than a cycle.
+
+    Where, as HTCondor does it: a subscript (``l[i]``) evaluates the element in the
+    literal's own ad (``item``); everything else that reads the elements (the list
+    built-ins, ``l.x``) evaluates them in the ad of the expression reading them
+    (``evaluated_in``; the built-ins get a copy re-homed there, ``builtins.compile_call``).
+    So ``sum([c = 5; l = { c }].l)`` reads the outer ``c``, ``[c = 5; l = { c }].l[0]``
+    the inner one. Record and list literals among the elements still belong to the
+    literal's ad (their scope is fixed where they are written): while elements are
+    read elsewhere, ``env.home`` says so (see ``home_of``).
+    """
+
+    __slots__ = ("cur", "env", "exprs", "fns", "reader")
+
+    def __init__(
+        self, exprs: tuple, fns: tuple, cur: object, env: object, reader: object = None
+    ) -> None:
+        self.exprs = exprs
+        self.fns = fns
+        self.cur = cur
+        self.env = env
+        #: the ad a re-homed copy's elements are read in (None: ``cur``)
+        self.reader = reader
+
+    def __len__(self) -> int:
+        return len(self.fns)
+
+    def item(self, index: int) -> object:
+        """Element ``index`` (in range), evaluated now."""
+        return self.fns[index](self.cur, self.env)
+
+    def evaluated(self) -> list:
+        """Every element, evaluated now in the literal's own ad (or, for a re-homed
+        copy, in its reader's)."""
+        if self.reader is not None:
+            return self.evaluated_in(self.reader, self.env)
+        cur, env = self.cur, self.env
+        return [fn(cur, env) for fn in self.fns]
+
+    def evaluated_in(self, cur: object, env: object) -> list:
+        """Every element, evaluated now in ``cur`` with ``env``; literals among them
+        still belong to this literal's ad (``env.home``)."""
+        if cur is self.cur:
+            return [fn(cur, env) for fn in self.fns]
+        saved = env.home  # type: ignore[attr-defined]
+        env.home = (self.cur, env.depth)  # type: ignore[attr-defined]
+        try:
+            return [fn(cur, env) for fn in self.fns]
+        finally:
+            env.home = saved  # type: ignore[attr-defined]
+
+    def rehomed(self, cur: object, env: object) -> ExprList:
+        """The same elements, to be read in ``cur`` with ``env``."""
+        return ExprList(self.exprs, self.fns, self.cur, env, cur)
+
+    def __repr__(self) -> str:
+        return f"ExprList({len(self.fns)} elements)"
+
+
+def home_of(cur: object, env: object) -> object:
+    """The ad a record or list literal evaluated in ``cur`` belongs to: ``cur``,
+    unless it is an element of a list literal being read in another ad (at the depth
+    of that read: a literal inside an attribute the element refers to belongs to that
+    attribute's ad, which is ``cur`` there)."""
+    home = env.home  # type: ignore[attr-defined]
+    if home is not None and home[1] == env.depth:  # type: ignore[attr-defined]
+        return home[0]
+    return cur
+
+
+def is_list(value: object) -> bool:
+    """Whether ``value`` is a list of either kind."""
+    kind = type(value)
+    return kind is list or kind is ExprList
+
+
+def list_values(value: object) -> list:
+    """The elements of a list of either kind, evaluated (a plain list as it is)."""
+    if type(value) is ExprList:
+        return value.evaluated()  # type: ignore[union-attr]
+    return value  # type: ignore[return-value]
+
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -126,6 +227,6 @@ def type_name(value: object) -> str:
         return "real"
     if isinstance(value, str):
         return "string"
-    if isinstance(value, list):
+    if isinstance(value, list) or type(value) is ExprList:
         return "list"
     return "classad"
