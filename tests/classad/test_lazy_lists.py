@@ -82,6 +82,12 @@ PROBES = [
     "string([Nested = [a = 7]; l = { Nested }].l.a)",
     "string(evalInEachContext(x, [RequestCpus = 5; l = { [x = RequestCpus], Nested }].l))",
     "string(evalInEachContext(a, [Nested = [a = 7]; l = { Nested }].l))",
+    # a selection through a list makes a list of the literal's kind, of values
+    "{ [a = 1] }.a =?= { 1 }",
+    '{ [a = 1] }.a =?= split("a")',
+    'evalInEachContext(1, { [a = 1] }) =?= split("a")',
+    "string({ [a = 1 + 1], [a = RequestCpus] }.a)",
+    "sum({ [a = 1 + 1], [a = 2] }.a)",
 ]
 
 

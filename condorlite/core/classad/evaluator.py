@@ -47,7 +47,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .ast import Expr
-from .values import Error, ExprList, Undefined
+from .values import Error, ExprList, Undefined, known_list
 
 MAX_DEPTH = 500
 """Nested attribute references beyond this depth evaluate to error (HTCondor has a
@@ -294,8 +294,9 @@ def select(base: object, lname: str, env: Env, cur: object) -> object:
         return base
     kind = type(base)
     if kind is ExprList:
+        # (a list of the literal's kind, as HTCondor makes it: see values.ExprList)
         items = base.evaluated_in(cur, env)  # type: ignore[union-attr]
-        return [select(item, lname, env, cur) for item in items]
+        return known_list([select(item, lname, env, cur) for item in items])
     if kind is list:
         return [select(item, lname, env, cur) for item in base]  # type: ignore[union-attr]
     if hasattr(base, "lookup"):

@@ -260,7 +260,10 @@ class _Printer:
             out.append(quote_old_string(value) if self.old else quote_string(value))
         elif type(value) is ExprList:
             # A list literal's value prints its element expressions, as HTCondor's does.
-            self.list_(value.exprs, self.expr)
+            if value.known is not None:
+                self.list_(value.known, self.value)
+            else:
+                self.list_(value.exprs, self.expr)
         elif isinstance(value, (list, tuple)):
             self.list_(value, self.value)
         elif hasattr(value, "items") and callable(value.items):

@@ -47,7 +47,7 @@ from .ast import (
     Unary,
 )
 from .evaluator import _GUARDED_RUNS, MAX_DEPTH, MAX_STEPS, Env, current_time, settle
-from .values import Error, ExprList, Undefined, home_of
+from .values import Error, ExprList, Undefined, home_of, known_list
 
 
 def _find(start: object, lname: str, env: Env) -> tuple[object | None, object]:
@@ -111,7 +111,8 @@ def _select(base: object, lname: str, env: Env, cur: object) -> object:
     if base is Undefined or base is Error:
         return base
     if type(base) is ExprList:
-        base = base.evaluated_in(cur, env)  # read where the selection is, as HTCondor
+        items = base.evaluated_in(cur, env)  # read where the selection is, as HTCondor
+        return known_list([_select(item, lname, env, cur) for item in items])
     if isinstance(base, list):
         return [_select(item, lname, env, cur) for item in base]
     if hasattr(base, "lookup"):

@@ -68,9 +68,13 @@ class ExprList:
     the inner one. Record and list literals among the elements still belong to the
     literal's ad (their scope is fixed where they are written): while elements are
     read elsewhere, ``env.home`` says so (see ``home_of``).
+
+    A selection through a list (``l.x``) makes a list of the same kind (``=?=`` with a
+    written list is error, as between two written ones) whose elements are known
+    values: ``known`` holds them (``known_list``), and it prints them.
     """
 
-    __slots__ = ("cur", "env", "exprs", "fns", "reader")
+    __slots__ = ("cur", "env", "exprs", "fns", "known", "reader")
 
     def __init__(
         self, exprs: tuple, fns: tuple, cur: object, env: object, reader: object = None
@@ -81,17 +85,23 @@ class ExprList:
         self.env = env
         #: the ad a re-homed copy's elements are read in (None: ``cur``)
         self.reader = reader
+        #: the element values of a list of known values (``known_list``), else None
+        self.known: tuple | None = None
 
     def __len__(self) -> int:
-        return len(self.fns)
+        return len(self.fns) if self.known is None else len(self.known)
 
     def item(self, index: int) -> object:
         """Element ``index`` (in range), evaluated now."""
+        if self.known is not None:
+            return self.known[index]
         return self.fns[index](self.cur, self.env)
 
     def evaluated(self) -> list:
         """Every element, evaluated now in the literal's own ad (or, for a re-homed
         copy, in its reader's)."""
+        if self.known is not None:
+            return list(self.known)
         if self.reader is not None:
             return self.evaluated_in(self.reader, self.env)
         cur, env = self.cur, self.env
@@ -100,6 +110,8 @@ class ExprList:
     def evaluated_in(self, cur: object, env: object) -> list:
         """Every element, evaluated now in ``cur`` with ``env``; literals among them
         still belong to this literal's ad (``env.home``)."""
+        if self.known is not None:
+            return list(self.known)
         if cur is self.cur:
             return [fn(cur, env) for fn in self.fns]
         saved = env.home  # type: ignore[attr-defined]
@@ -111,10 +123,19 @@ class ExprList:
 
     def rehomed(self, cur: object, env: object) -> ExprList:
         """The same elements, to be read in ``cur`` with ``env``."""
+        if self.known is not None:
+            return self
         return ExprList(self.exprs, self.fns, self.cur, env, cur)
 
     def __repr__(self) -> str:
         return f"ExprList({len(self.fns)} elements)"
+
+
+def known_list(values: list) -> ExprList:
+    """A list literal's kind of list holding known values (see ``ExprList``)."""
+    made = ExprList((), (), None, None)
+    made.known = tuple(values)
+    return made
 
 
 def home_of(cur: object, env: object) -> object:
