@@ -19,8 +19,8 @@ from condorlite.cli._params import JsonOpt, NowOpt
 from condorlite.cli._state import now_or_clock
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result
-from condorlite.core.classad import ClassAd, ClassAdSyntaxError, evaluate, parse_expr
-from condorlite.core.classad.printer import unparse_value
+from condorlite.core.classad import ClassAd, ClassAdSyntaxError, parse_expr
+from condorlite.core.classad.evaluator import evaluate_printed
 from condorlite.core.classad.values import Error, Undefined, type_name
 from condorlite.errors import DataError, InputMissingError
 from condorlite.store.adfiles import read_ads
@@ -104,8 +104,8 @@ def evaluate_all(
         except ClassAdSyntaxError as exc:
             entries.append(_syntax_entry(text, exc, file_line, indent) | {"_exc": exc})
             continue
-        value = evaluate(tree, my, target, now=int(now))
-        entries.append({"expr": text, **typed_value(value, now), "_value": value})
+        value, printed = evaluate_printed(tree, my, target, now=int(now))
+        entries.append({"expr": text, **typed_value(value, now), "_text": printed})
     return entries
 
 
@@ -126,7 +126,7 @@ def _human(entries: list[dict[str, Any]]):
     def draw(console: Console) -> None:
         for entry in entries:
             if "error" not in entry:
-                console.print(unparse_value(entry["_value"]), markup=False)
+                console.print(entry["_text"], markup=False)
 
     return draw
 

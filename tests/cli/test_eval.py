@@ -116,3 +116,17 @@ def test_malformed_ad_file_exits_65(tmp_path):
     result = run("--my", str(bad), "A")
     assert result.exit_code == 65
     assert "bad.ad" in result.stderr and ":2" in result.stderr
+
+
+def test_a_list_prints_its_element_expressions_as_classad_eval_does(tmp_path):
+    """A list literal's value keeps its element expressions (as HTCondor's): printed,
+    they show; in JSON each element's value is given."""
+    ad = tmp_path / "my.ad"
+    ad.write_text("[ a = { a }; b = { 1 + 1, Memory } ]\n")
+    result = run("--my", str(ad), "{ 1 + 1 }", "a", "b", "a[0]", "{ [x = 1 + 1] }.x")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [
+        "{ 1 + 1 }", "{ a }", "{ 1 + 1,Memory }", "{ a }", "{ 2 }"]
+    _, doc = run_json("--my", str(ad), "b")
+    assert doc["data"]["results"][0]["value"] == [
+        {"type": "integer", "value": 2}, {"type": "undefined", "value": None}]

@@ -409,16 +409,23 @@ def _context(my: object | None, target: object | None) -> tuple[object, object |
     return my, None if target is my else target
 
 
-def _run(fn: Compiled, cur: object, my: object, target: object | None, now: int | None) -> object:
-    """``fn(cur, env)``: first unguarded, then, if that went too deep, guarded."""
+def _run(
+    fn: Compiled,
+    cur: object,
+    my: object,
+    target: object | None,
+    now: int | None,
+    finish: Callable[[object], object] = settle,
+) -> object:
+    """``finish(fn(cur, env))``: first unguarded, then, if that went too deep, guarded."""
     try:
         try:
-            return settle(fn(cur, Env(my, target, now)))
+            return finish(fn(cur, Env(my, target, now)))
         except _TooDeep:
             pass
         _GUARDED_RUNS[0] += 1
         try:
-            return settle(fn(cur, Env(my, target, now, guarded=True)))
+            return finish(fn(cur, Env(my, target, now, guarded=True)))
         finally:
             _GUARDED_RUNS[0] -= 1
     except RecursionError:
@@ -444,6 +451,21 @@ def evaluate(
         expr_or_text = parse_expr(expr_or_text)
     my, target = _context(my, target)
     return _run(_entry(expr_or_text, root=True)[1], my, my, target, now)
+
+
+def evaluate_printed(
+    expr: Expr, my: object | None = None, target: object | None = None, *, now: int | None = None
+) -> tuple[object, str]:
+    """``evaluate``'s value and the value's text as HTCondor prints it (a list
+    literal's value shows its element expressions: ``{ 1 + 1 }``), for ``condorlite
+    eval``, which prints what ``classad_eval`` prints."""
+    from .printer import unparse_value
+
+    def finish(value: object) -> tuple[object, str]:
+        return settle(value), unparse_value(value)
+
+    my, target = _context(my, target)
+    return _run(_entry(expr, root=True)[1], my, my, target, now, finish)  # type: ignore[return-value]
 
 
 def evaluate_attribute(
