@@ -200,8 +200,10 @@ class Autoclusters:
     ``target_names`` every name the classes' own expressions refer to (what a job can
     read from a slot, before following the slot's attributes).
     ``build_closed`` gives both maps as ``row_maps.RowMap`` (aligned lists over the
-    jobs it was given, a dict built only when read), and ``blocks``, the queue
-    order's blocks of those jobs (``queue_blocks``; None from the other builders).
+    jobs it was given, a dict built only when read), ``blocks``, the queue
+    order's blocks of those jobs (``queue_blocks``; None from the other builders), and
+    ``binding_refs``, every name some slot's or job's binding of a significant name
+    refers to (None from the other builders: not worked out).
     """
 
     significant: frozenset[str]
@@ -212,6 +214,7 @@ class Autoclusters:
     job_names: frozenset[str]
     target_names: frozenset[str] = frozenset()
     blocks: QueueBlocks | None = None
+    binding_refs: frozenset[str] | None = None
 
     @property
     def count(self) -> int:

@@ -60,6 +60,7 @@ from condorlite.core.candidates import (
 from condorlite.core.carving import PairProgram
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.parser import parse_expr
+from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.first_states import FirstStates
 from condorlite.core.held_groups import HeldGroups
 from condorlite.core.literal_ranks import LiteralRanks
@@ -135,6 +136,7 @@ class Matchmaker(RequestLists, OfferShapes):
         job_names: frozenset[str],
         job_defined: frozenset[str],
         target_names: frozenset[str] | None = None,
+        binding_refs: frozenset[str] | None = None,
     ) -> None:
         self.policy = policy
         self.now = now
@@ -175,10 +177,13 @@ class Matchmaker(RequestLists, OfferShapes):
         #: rank signature -> its ranks' programs, as ``_carved_ranks`` runs them
         self._rank_plans: dict[int, list[tuple[str, object, float | None]]] = {}
         # A job class is evaluated with the submitter's attributes in the job ad; when
-        # any expression can read one of them, a class's pair results are kept per
+        # a pair evaluation can read one of them, a class's pair results are kept per
         # value of those attributes (they differ between submitters, and usage changes
-        # during the cycle).
-        self.per_submitter = any(n.startswith(SUBMITTER_PREFIXES) for n in job_names)
+        # during the cycle). PREEMPTION_REQUIREMENTS is no pair evaluation (its results
+        # are kept per value anyway): what only it reads (SubmitterUserPrio, most
+        # often) does not split the pair results (``pair_reads``).
+        self.per_submitter = any(n.startswith(SUBMITTER_PREFIXES)
+                                 for n in self.pair_reads(job_names, binding_refs))
         self._shapes: dict[tuple, int] = {}
         #: (class, Submitter* bindings or ()) -> pair shape -> its result (nested, so
         #: the shape walk looks a class's table up once, not a tuple key per shape)
@@ -234,6 +239,21 @@ class Matchmaker(RequestLists, OfferShapes):
         self._walked: dict[int, tuple] = {}
         #: the classes' lists of unheld static offers (``static_lists``)
         self._static = StaticLists(self._registry, self._members, self._pair_of_shape)
+
+    def pair_reads(self, job_names: frozenset[str], binding_refs: frozenset[str] | None
+                   ) -> frozenset[str]:
+        """The job-side names a pair evaluation (Requirements both ways, Rank, the
+        policy ranks, the fit) may read, as far as the cycle knows them: every name a
+        policy rank names or some slot's or job's binding of a significant name refers
+        to (``Autoclusters.binding_refs``; a pair evaluation starts from names that
+        are not the negotiator's and reads on only through bindings). Without
+        ``binding_refs``: ``job_names``, every name the classes were keyed on."""
+        if binding_refs is None:
+            return job_names
+        named = set(binding_refs)
+        for expr in (self.exprs.pre, self.exprs.post, self.exprs.preemption_rank):
+            named |= expr_names(expr)
+        return frozenset(named)
 
     # -- one pair -----------------------------------------------------------------------
     def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()) -> PairEval:

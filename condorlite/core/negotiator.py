@@ -144,7 +144,7 @@ class Cycle(ListScan):
         for rep in self.ac.representative.values():
             defined |= {k.lower() for k in rep.ad}
         self.mm = Matchmaker(policy, now, self.ac.job_names, frozenset(defined),
-                             self.ac.target_names)
+                             self.ac.target_names, self.ac.binding_refs)
         for offer in self.offers:
             self.mm.prepare(offer)
         self.costs = PieceCosts(self.offers, self.mm, policy)

@@ -144,6 +144,8 @@ class _Sweep:
         self._before: set[str] = set()
         #: (name, end): a name that joined S after rows before ``end`` binding it were read
         self._late: list[tuple[str, int]] = []
+        #: every name a slot's or a read job's binding of a name of S refers to
+        self.referenced: set[str] = set()
         self._join(roots, 0)
         for first in range(0, len(idle), CHUNK):
             self._chunk(idle[first:first + CHUNK], first)
@@ -161,7 +163,9 @@ class _Sweep:
         while new:
             self.significant |= new
             self._late.extend((name, end) for name in sorted(new & self._before))
-            new = self.slots.reached(new) - self.significant
+            reached = self.slots.reached(new)
+            self.referenced |= reached
+            new = reached - self.significant
 
     def _chunk(self, jobs: list[Job], first: int) -> None:
         """Read one chunk (rows ``first`` on): its tables, names, entries for S and
@@ -179,7 +183,9 @@ class _Sweep:
             done |= todo
             cuts, entries = _cuts(tables, sorted(todo))
             starts |= cuts
-            self._join(_names_in(entries), first)
+            found = _names_in(entries)
+            self.referenced |= found
+            self._join(found, first)
             todo = self.significant & names - done
         # (the queue order's blocks are cut, and the ids read, while the chunk's jobs
         # are in the cache)
@@ -194,7 +200,9 @@ class _Sweep:
             name, end = self._late.pop()
             cuts, entries = _cuts(self.tables[:end], [name])
             self._starts.update(cuts)
-            self._join(_names_in(entries), len(self.tables))
+            found = _names_in(entries)
+            self.referenced |= found
+            self._join(found, len(self.tables))
 
 
 class _Distinct:
@@ -330,7 +338,8 @@ def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
     else:
         cluster_of = match_class_of  # one map serves both: neither is ever changed
     return Autoclusters(significant, configured, cluster_of, match_class_of, representative,
-                        significant, frozenset(target_names), rows.blocks)
+                        significant, frozenset(target_names), rows.blocks,
+                        frozenset(rows.referenced))
 
 
 def _ends(starts: list[int], rows: list) -> list[int]:
