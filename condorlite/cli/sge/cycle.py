@@ -29,7 +29,7 @@ from condorlite.cli._state import Clock, open_store
 from condorlite.cli.render import Result, print_text, real, stderr_console
 from condorlite.cli.sge._cell import cell_dir
 from condorlite.cli.sge._run_view import append_schedule, run_data, run_text
-from condorlite.core.sge.cycle import Advance, SgeState, advance, priced_with, record_starts
+from condorlite.core.sge.cycle import FINISHED, Advance, SgeState, advance, priced_with, record_starts
 from condorlite.core.sge.dispatch import Run, schedule
 from condorlite.core.sge.objects import Cell
 from condorlite.core.sge.priority import prioritise
@@ -72,11 +72,13 @@ def cycle_json(adv: Advance, previous: int | None, at: int, source: str) -> dict
 
 
 def runs_json(state: SgeState) -> list[dict[str, Any]]:
+    """The running tasks after the cycle (``data.running``)."""
     return [{"job": r.job, "task": r.task, "user": r.owner, "project": r.project,
              "source": r.source, "start_time": r.start_time, "slots": r.slots,
              "queue_instances": [g.queue_instance for g in r.grants],
              "charged_cpu": real(r.debited.cpu), "charged_mem": real(r.debited.mem),
-             "charged_io": real(r.debited.io)} for _, r in sorted(state.runs.items())]
+             "charged_io": real(r.debited.io)} for _, r in sorted(state.runs.items())
+            if r.source != FINISHED]
 
 
 def cycle_text(data: dict[str, Any]) -> list[str]:

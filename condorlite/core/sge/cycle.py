@@ -15,7 +15,8 @@ Per task it keeps the usage already charged (``debited``, Grid Engine's
      ``max(usage_k - debited_k, 0)`` per type, ``debited`` = its usage (exactly as the
      real scheduler's ``decay_and_sum_usage``); without figures yet: nothing;
    * finished in the input (``JFINISHED``, kept until the scheduler saw it): its
-     final figures charged the same way, and its run ends;
+     final figures charged the same way, and its run ends (kept as ``finished``, not
+     running, while the input lists it, so it is charged once);
    * pending in the input but started by condorlite: still running, as the input does
      not know it (a site that feeds condorlite's own cycle): its usage is estimated
      from the run itself, ``cpu = slots x (now - start)`` (mem and io 0), charged the
@@ -41,6 +42,10 @@ from condorlite.core.sge.objects import JRUNNING, Cell, Job, RunningGrant, Task
 
 INPUT = "input"
 CONDORLITE = "condorlite"
+#: A task the input shows finished and that was charged for it: kept (not running)
+#: while the input still lists it, so that the same final figures are never charged
+#: twice (Grid Engine marks such a task with a ``finished_jobs`` usage entry).
+FINISHED = "finished"
 
 
 @dataclass(frozen=True)
@@ -143,13 +148,14 @@ def _reconcile(runs: dict[tuple[int, int], RunRecord], cell: Cell, now: int,
                 if not delta.zero:
                     keys = U.charge_keys(job.owner, job.project, users, projects)
                     charges.append(Charge(job.number, task.number, job.owner, delta, keys))
-            if task.finished:
+            if task.finished and run.source != FINISHED:
                 ended.append(Ended(job.number, task.number, job.owner, "finished"))
-            else:
-                kept[key] = run
+                run = replace(run, source=FINISHED)
+            kept[key] = run
     for key in sorted(set(runs) - seen):
         gone = runs[key]
-        ended.append(Ended(gone.job, gone.task, gone.owner, "gone from the input"))
+        if gone.source != FINISHED:
+            ended.append(Ended(gone.job, gone.task, gone.owner, "gone from the input"))
     return kept, charges, ended
 
 
@@ -158,6 +164,8 @@ def _observe(run: RunRecord | None, job: Job, task: Task, now: int, slots: int
     """The task's run after this input (None: it has none), its usage figures to
     charge from (None: nothing to charge), and why a run ended ("" when none did)."""
     measured = U.UsageVector.of(task.usage) if task.usage else None
+    if run is not None and run.source == FINISHED:
+        return (run, None, "") if task.finished else (None, None, "")
     if task.running or task.finished:
         if run is None or run.source != INPUT:
             start = task.start_time or (run.start_time if run else now)
