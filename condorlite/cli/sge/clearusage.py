@@ -62,7 +62,7 @@ def register(app: typer.Typer) -> None:
     @app.command("clearusage")
     def clearusage(
         names: Annotated[list[str] | None, typer.Argument(
-            metavar="[NAME]...", help="Users or projects to reset (default: all).")] = None,
+            metavar="NAME", help="Users or projects to reset (default: all).")] = None,
         now: NowOpt = None,
         lock_timeout: LockTimeoutOpt = DEFAULT_LOCK_TIMEOUT,
         as_json: JsonOpt = False,
