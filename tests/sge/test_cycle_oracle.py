@@ -23,7 +23,8 @@ time stamps within 2 s for the same reason.
 
 from __future__ import annotations
 
-from dataclasses import replace
+import itertools
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -56,13 +57,23 @@ def _runs() -> list[Path]:
     return sorted(p for p in SCENARIO.iterdir() if (p / "now").is_file())
 
 
-def _cycles() -> list[tuple[Path, Path, C.SgeState, C.Advance]]:
-    """(run, next run, state after the run's cycle, the cycle) for each run but the
-    last, the state cleared as the scenario cleared the real one."""
+@dataclass(frozen=True)
+class Cycle:
+    """One run fed to condorlite's cycle: the run, the next run (whose share_mon shows
+    what this run charged), the state after the cycle, the cycle itself."""
+
+    run: Path
+    following: Path
+    state: C.SgeState
+    advance: C.Advance
+
+
+def _cycles() -> list[Cycle]:
+    """Every run but the last, fed in order; the state cleared as the scenario cleared
+    the real one."""
     out = []
     state = C.SgeState()
-    runs = _runs()
-    for run, following in zip(runs, runs[1:], strict=False):
+    for run, following in itertools.pairwise(_runs()):
         cell = replace(read_cell(run), share_usage={})
         adv = C.advance(state, cell, cell.now)
         priced = C.priced_with(adv.cell, adv.state.records)
@@ -72,7 +83,7 @@ def _cycles() -> list[tuple[Path, Path, C.SgeState, C.Advance]]:
         if following.name == CLEARED_BEFORE:
             records, _ = cleared(state.records, ())
             state = replace(state, records=records)
-        out.append((run, following, state, adv))
+        out.append(Cycle(run, following, state, adv))
     return out
 
 
@@ -88,15 +99,15 @@ def _marked(cycles, name):
             if (key := name(c)) in RACES else c for c in cycles]
 
 
-def _pair(c) -> str:
-    return f"{c[0].name}->{c[1].name}"
+def _pair(c: Cycle) -> str:
+    return f"{c.run.name}->{c.following.name}"
 
 
 @pytest.mark.parametrize("cycle", _marked(CYCLES, _pair), ids=_pair)
-def test_usage_after_each_run_matches_share_mon(cycle) -> None:
-    run, following, state, _ = cycle
-    real = read_cell(following)
-    ours = node_rows(real.share_tree, state.records, real.sched_conf, set(real.projects))
+def test_usage_after_each_run_matches_share_mon(cycle: Cycle) -> None:
+    real = read_cell(cycle.following)
+    ours = node_rows(real.share_tree, cycle.state.records, real.sched_conf,
+                     set(real.projects))
     compared = 0
     for path, theirs in real.share_usage.items():
         if path == "/":
@@ -115,24 +126,25 @@ def test_usage_after_each_run_matches_share_mon(cycle) -> None:
 def test_some_runs_charge_and_decay() -> None:
     """The scenario exercises what it is for: charges of running and finished tasks,
     decay of usage that stopped growing, and the clear."""
-    charged = [c for _, _, _, adv in CYCLES for c in adv.charges]
+    charged = [c for cycle in CYCLES for c in cycle.advance.charges]
     assert {c.owner for c in charged} >= {"alice", "carol", "dave"}
-    ended = {e.reason for _, _, _, adv in CYCLES for e in adv.ended}
+    ended = {e.reason for cycle in CYCLES for e in cycle.advance.ended}
     assert "finished" in ended or "gone from the input" in ended
 
 
-QUIET = [c for c in CYCLES if not (c[0] / "expected" / "started.txt").read_text().strip()]
+QUIET = [c for c in CYCLES if not (c.run / "expected" / "started.txt").read_text().strip()]
 
 
-@pytest.mark.parametrize("cycle", _marked(QUIET, lambda c: c[0].name),
-                         ids=lambda c: c[0].name)
-def test_tickets_priced_with_recorded_usage_match_qstat(cycle) -> None:
-    run, _, _, adv = cycle
+@pytest.mark.parametrize("cycle", _marked(QUIET, lambda c: c.run.name),
+                         ids=lambda c: c.run.name)
+def test_tickets_priced_with_recorded_usage_match_qstat(cycle: Cycle) -> None:
+    adv = cycle.advance
     priced = C.priced_with(adv.cell, adv.state.records)
     result = prioritise(priced, priced.now)
     ours = {}
     for row in result.jobs:
         ours.setdefault(row.job.number, {"tckts": row.tickets, "stckt": row.stckt,
                                          "ntckts": row.ntckts, "prio": row.prio})
-    problems = [d for p in printed(run) if p.job in ours for d in differences(ours[p.job], p)]
+    problems = [d for p in printed(cycle.run) if p.job in ours
+                for d in differences(ours[p.job], p)]
     assert problems == []

@@ -29,7 +29,14 @@ from condorlite.cli._state import Clock, open_store
 from condorlite.cli.render import Result, print_text, real, stderr_console
 from condorlite.cli.sge._cell import cell_dir
 from condorlite.cli.sge._run_view import append_schedule, run_data, run_text
-from condorlite.core.sge.cycle import FINISHED, Advance, SgeState, advance, priced_with, record_starts
+from condorlite.core.sge.cycle import (
+    FINISHED,
+    Advance,
+    SgeState,
+    advance,
+    priced_with,
+    record_starts,
+)
 from condorlite.core.sge.dispatch import Run, schedule
 from condorlite.core.sge.objects import Cell
 from condorlite.core.sge.priority import prioritise

@@ -114,72 +114,88 @@ def advance(state: SgeState, cell: Cell, now: int) -> Advance:
     if not behind:
         constants = U.decay_constants(cell.sched_conf)
         records = {k: U.decayed(r, constants, now) for k, r in records.items()}
-    runs, charges, ended = _reconcile(state.runs, cell, now, charge=not behind)
-    for c in charges:
+    done = _reconcile(state.runs, cell, now, charge=not behind)
+    for c in done.charges:
         for key in c.keys:
             record = records.get(key) or U.UsageRecord(key, usage_time=now)
             records[key] = U.charged(record, c.delta)
-    new = SgeState(now if last is None else max(last, now), records, runs)
-    return Advance(new, overlay(cell, runs), tuple(charges), tuple(ended), behind)
+    new = SgeState(now if last is None else max(last, now), records, done.runs)
+    return Advance(new, overlay(cell, done.runs), tuple(done.charges), tuple(done.ended),
+                   behind)
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """One input task against its run: the run after this input (None: none), the
+    usage figures to charge from (None: nothing to charge), why a run ended ("")."""
+
+    run: RunRecord | None
+    used: U.UsageVector | None = None
+    ended: str = ""
+
+
+@dataclass
+class _Reconciled:
+    runs: dict[tuple[int, int], RunRecord] = field(default_factory=dict)
+    charges: list[Charge] = field(default_factory=list)
+    ended: list[Ended] = field(default_factory=list)
 
 
 def _reconcile(runs: dict[tuple[int, int], RunRecord], cell: Cell, now: int,
-               charge: bool) -> tuple[dict[tuple[int, int], RunRecord], list[Charge],
-                                      list[Ended]]:
+               charge: bool) -> _Reconciled:
+    """Step 2 of the module doc for every task of the input, then the runs whose task
+    the input no longer has."""
     users, projects = set(cell.users), set(cell.projects)
-    kept: dict[tuple[int, int], RunRecord] = {}
-    charges: list[Charge] = []
-    ended: list[Ended] = []
+    out = _Reconciled()
     seen: set[tuple[int, int]] = set()
     slots_of = _slots_by_task(cell)
     for job in cell.jobs:
         for task in job.tasks:
             key = (job.number, task.number)
             seen.add(key)
-            run = runs.get(key)
-            run, figures, why = _observe(run, job, task, now, slots_of.get(key, 1))
+            found = _observe(runs.get(key), job, task, now, slots_of.get(key, 1))
+            run = found.run
             if run is None:
-                if why:
-                    ended.append(Ended(job.number, task.number, job.owner, why))
+                if found.ended:
+                    out.ended.append(Ended(job.number, task.number, job.owner, found.ended))
                 continue
-            if charge and figures is not None:
-                delta = figures.growth_over(run.debited)
-                run = replace(run, debited=figures)
+            if charge and found.used is not None:
+                delta = found.used.growth_over(run.debited)
+                run = replace(run, debited=found.used)
                 if not delta.zero:
                     keys = U.charge_keys(job.owner, job.project, users, projects)
-                    charges.append(Charge(job.number, task.number, job.owner, delta, keys))
+                    out.charges.append(Charge(job.number, task.number, job.owner, delta,
+                                              keys))
             if task.finished and run.source != FINISHED:
-                ended.append(Ended(job.number, task.number, job.owner, "finished"))
+                out.ended.append(Ended(job.number, task.number, job.owner, "finished"))
                 run = replace(run, source=FINISHED)
-            kept[key] = run
+            out.runs[key] = run
     for key in sorted(set(runs) - seen):
         gone = runs[key]
         if gone.source != FINISHED:
-            ended.append(Ended(gone.job, gone.task, gone.owner, "gone from the input"))
-    return kept, charges, ended
+            out.ended.append(Ended(gone.job, gone.task, gone.owner, "gone from the input"))
+    return out
 
 
-def _observe(run: RunRecord | None, job: Job, task: Task, now: int, slots: int
-             ) -> tuple[RunRecord | None, U.UsageVector | None, str]:
-    """The task's run after this input (None: it has none), its usage figures to
-    charge from (None: nothing to charge), and why a run ended ("" when none did)."""
+def _observe(run: RunRecord | None, job: Job, task: Task, now: int, slots: int) -> _Seen:
+    """How the input shows ``task`` and what that makes of its run (module doc)."""
     measured = U.UsageVector.of(task.usage) if task.usage else None
     if run is not None and run.source == FINISHED:
-        return (run, None, "") if task.finished else (None, None, "")
+        # charged for its end already: kept while the input lists it finished
+        return _Seen(run if task.finished else None)
     if task.running or task.finished:
         if run is None or run.source != INPUT:
             start = task.start_time or (run.start_time if run else now)
-            debited = run.debited if run else U.ZERO
             run = RunRecord(job.number, task.number, job.owner, job.project, INPUT, start,
                             slots, run.grants if run else (), run.resources if run else (),
-                            debited)
-        return run, measured, ""
+                            run.debited if run else U.ZERO)
+        return _Seen(run, measured)
     if run is None:
-        return None, None, ""
+        return _Seen(None)
     if run.source == CONDORLITE and task.status == 0:
-        used = U.UsageVector(cpu=float(run.slots * max(now - run.start_time, 0)))
-        return run, used, ""
-    return None, None, "pending again in the input"
+        # the input does not know condorlite started it: the run's own wall clock
+        return _Seen(run, U.UsageVector(cpu=float(run.slots * max(now - run.start_time, 0))))
+    return _Seen(None, ended="pending again in the input")
 
 
 def _slots_by_task(cell: Cell) -> dict[tuple[int, int], int]:
