@@ -40,7 +40,7 @@ from condorlite.store import config as config_mod
 from condorlite.store import paths
 from condorlite.store.private import private_dir, private_file, write_new
 
-__all__ = ["ClaimRow", "StateStore", "Transaction", "open_state"]
+__all__ = ["ClaimRow", "OlderSchemaError", "StateStore", "Transaction", "open_state"]
 
 #: "CLit" as a 32-bit integer: marks a database as condorlite's.
 APPLICATION_ID = 0x434C6974
@@ -95,6 +95,11 @@ INSERT INTO meta(key, value) VALUES ('sge_last_cycle', NULL);
 
 #: version -> SQL script that upgrades from version-1 to version.
 MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2, 3: _SCHEMA_V3}
+
+
+class OlderSchemaError(DataError):
+    """A state of an older schema opened to read: only a writing command migrates it
+    (65, as any unreadable state; a reader that can do without the state catches it)."""
 
 
 def _translate(exc: sqlite3.Error, where: Path) -> Exception:
@@ -471,6 +476,12 @@ def _check_schema(db: Path, where: Path, lock_timeout: float) -> None:
     if app_id != APPLICATION_ID:
         raise DataError(f"{db} is not a condorlite state database; it was left untouched",
                         hint="point --state-dir at another directory")
+    if version < SCHEMA_VERSION:
+        raise OlderSchemaError(
+            f"{db} has schema version {version}; this condorlite reads version "
+            f"{SCHEMA_VERSION}",
+            hint="a writing command (negotiate, an edit) migrates an older state",
+        )
     if version != SCHEMA_VERSION:
         raise DataError(
             f"{db} has schema version {version}; this condorlite reads version "

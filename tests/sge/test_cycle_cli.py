@@ -184,3 +184,41 @@ def test_reading_commands_use_recorded_usage_without_share_mon(tmp_path: Path) -
     # a dump with share_mon keeps it
     real = ("--cell", str(RUNNING), "--state-dir", str(state))
     assert _json("sharetree", *real)["data"]["usage_source"] == "share_mon"
+
+
+def test_a_second_writer_waits_then_exits_75(tmp_path: Path) -> None:
+    cell, state = _without_share_mon(RUNNING, tmp_path), tmp_path / "state"
+    _json("schedule", "--cell", str(cell), "--state-dir", str(state))
+    before = _rows(state, "sge_usage")
+    holder = sqlite3.connect(state / "state.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        out = _cli("schedule", "--cell", str(cell), "--state-dir", str(state), "--now",
+                   "1795650000", "--lock-timeout", "0.2", "--json")
+        assert out.exit_code == 75, out.output
+        cleared = _cli("clearusage", "--state-dir", str(state), "--lock-timeout", "0.2")
+        assert cleared.exit_code == 75
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert _rows(state, "sge_usage") == before
+
+
+def test_dry_run_prices_with_the_state_and_writes_nothing(tmp_path: Path) -> None:
+    cell, state = _without_share_mon(RUNNING, tmp_path), tmp_path / "state"
+    _json("schedule", "--cell", str(cell), "--state-dir", str(state))
+    before = {t: _rows(state, t) for t in ("sge_usage", "sge_runs", "history")}
+    dry = _json("schedule", "--cell", str(cell), "--state-dir", str(state), "--dry-run",
+                "--now", "1795650000")["data"]
+    assert dry["dry_run"] is True and dry["usage_source"] == "state"
+    assert {t: _rows(state, t) for t in before} == before
+
+
+def test_a_state_of_an_older_schema_is_read_as_no_usage(tmp_path: Path) -> None:
+    cell, state = _without_share_mon(RUNNING, tmp_path), tmp_path / "state"
+    _json("schedule", "--cell", str(cell), "--state-dir", str(state))
+    conn = sqlite3.connect(state / "state.db")
+    conn.execute("PRAGMA user_version = 2")
+    conn.close()
+    tree = _json("sharetree", "--cell", str(cell), "--state-dir", str(state))["data"]
+    assert tree["usage_source"] == "none"

@@ -9,8 +9,8 @@ Precedence, first that applies:
    the command's time as the next cycle would bring it (decayed, the running tasks'
    usage since the last cycle charged; ``state``), with condorlite's own runs
    running; nothing is written;
-3. none: every node has usage 0 (``none``; no state directory, or one that never
-   recorded a cycle).
+3. none: every node has usage 0 (``none``; no state directory, one that never
+   recorded a cycle, or one of an older schema, which cannot hold a cycle).
 
 The state is opened to read only: a missing state directory is case 3, never created.
 """
@@ -26,6 +26,7 @@ from condorlite.core.sge.cycle import advance, priced_with
 from condorlite.core.sge.objects import Cell
 from condorlite.errors import NoStateError
 from condorlite.store import sge_state
+from condorlite.store.db import OlderSchemaError
 from condorlite.store.sge_cell import read_cell
 
 SHARE_MON = "share_mon"
@@ -48,7 +49,7 @@ def with_recorded_usage(dump: Cell, dump_dir: Path, state_dir: Path | None,
         return PricedCell(dump, SHARE_MON)
     try:
         store = open_store(state_dir, config=config, write=False)
-    except NoStateError:
+    except (NoStateError, OlderSchemaError):
         return PricedCell(dump, NONE)
     with store.transaction(write=False) as tx:
         state = sge_state.load(tx)

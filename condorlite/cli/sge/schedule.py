@@ -41,15 +41,17 @@ def _dry_run(
     dump_dir = cell_dir(cell, config, state_dir)
     dump = read_cell(dump_dir)
     at = run_time(now, dump.now)
-    priced = with_recorded_usage(dump, dump_dir, state_dir, config, at).cell
-    run = schedule(priced, prioritise(priced, at), at)
+    priced = with_recorded_usage(dump, dump_dir, state_dir, config, at)
+    run = schedule(priced.cell, prioritise(priced.cell, at), at)
     if schedule_file is not None:
         append_schedule(schedule_file, run.schedule)
+    data = run_data(run, dump.warnings)
+    data["usage_source"] = priced.usage_source
 
     def human(console: Console) -> None:
         print_text(console, "\n".join(run_text(run)))
 
-    return Result("sge schedule", run_data(run, dump.warnings), human)
+    return Result("sge schedule", data, human)
 
 
 def register(app: typer.Typer) -> None:
