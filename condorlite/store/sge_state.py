@@ -1,6 +1,7 @@
 """The Grid Engine cycle's state in ``state.db`` (schema version 3, ``db.MIGRATIONS``):
 ``sge_usage`` (one row per ``UsageKey``), ``sge_runs`` (one row per running task, its
-queue instances and granted resources as JSON) and ``meta.sge_last_cycle``.
+queue instances and granted resources as JSON), ``meta.sge_last_cycle`` and
+``meta.sge_halftime`` (the halftime the last cycle decayed with).
 
 Read and written inside a ``db.Transaction`` (its connection; sqlite errors reach the
 transaction's single translation point). ``save`` replaces everything, so what is
@@ -25,8 +26,7 @@ _RUN_COLUMNS = ("job, task, owner, project, source, start_time, slots, grants, r
 def load(tx: Transaction) -> SgeState:
     """The stored state (empty before the first cycle)."""
     conn = tx.conn
-    row = conn.execute("SELECT value FROM meta WHERE key = 'sge_last_cycle'").fetchone()
-    last = None if row is None or row[0] is None else int(row[0])
+    last, halftime = _meta_int(tx, "sge_last_cycle"), _meta_int(tx, "sge_halftime")
     records = {}
     for v in conn.execute(f"SELECT {_USAGE_COLUMNS} FROM sge_usage "
                           "ORDER BY kind, name, project"):
@@ -43,7 +43,7 @@ def load(tx: Transaction) -> SgeState:
             resources=_resources(v[8]),
             debited=UsageVector(float(v[9]), float(v[10]), float(v[11])))
         runs[(run.job, run.task)] = run
-    return SgeState(last, records, runs)
+    return SgeState(last, records, runs, halftime)
 
 
 def save(tx: Transaction, state: SgeState) -> None:
@@ -51,8 +51,9 @@ def save(tx: Transaction, state: SgeState) -> None:
     conn = tx.conn
     if not tx.write:
         raise AssertionError("sge_state.save inside a read-only transaction")
-    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('sge_last_cycle', ?)",
-                 (None if state.last_cycle is None else str(state.last_cycle),))
+    for key, value in (("sge_last_cycle", state.last_cycle), ("sge_halftime", state.halftime)):
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                     (key, None if value is None else str(value)))
     conn.execute("DELETE FROM sge_usage")
     conn.executemany(
         f"INSERT INTO sge_usage ({_USAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -67,6 +68,11 @@ def save(tx: Transaction, state: SgeState) -> None:
           json.dumps([_resource_json(x) for x in r.resources]),
           r.debited.cpu, r.debited.mem, r.debited.io)
          for _, r in sorted(state.runs.items())))
+
+
+def _meta_int(tx: Transaction, key: str) -> int | None:
+    row = tx.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None or row[0] is None else int(row[0])
 
 
 def _grant_json(g: Grant) -> dict[str, Any]:

@@ -146,3 +146,21 @@ def test_node_rows_map_records_to_the_tree():
     rows = U.node_rows(cell.share_tree, records, cell.sched_conf, set(cell.projects))
     assert set(rows) == {"/p1", "/p1/alice", "/p2/default/carol"}
     assert rows["/p2/default/carol"].usage_time == 7 and rows["/p1"].cpu == 10
+
+
+def test_a_changed_halftime_decays_the_interval_with_the_old_one():
+    """sgeee.c: when halftime changed since the last run, usage is decayed up to now
+    with the old half-life (unless it was 0); the new one applies from then on."""
+    cell = _cell()
+    fast = replace(cell, sched_conf=replace(cell.sched_conf, halftime=1))
+    slow = replace(cell, sched_conf=replace(cell.sched_conf, halftime=168))
+    first = C.advance(C.SgeState(), fast, cell.now)
+    key = next(iter(first.state.records))
+    before = first.state.records[key].usage.cpu
+    changed = C.advance(first.state, slow, cell.now + 600)
+    assert changed.state.halftime == 168
+    assert changed.state.records[key].usage.cpu == pytest.approx(
+        before * (1 - math.log(2) / 60) ** 10)
+    after = C.advance(changed.state, slow, cell.now + 1200)
+    assert after.state.records[key].usage.cpu == pytest.approx(
+        changed.state.records[key].usage.cpu * (1 - math.log(2) / (168 * 60)) ** 10)

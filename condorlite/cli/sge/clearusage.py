@@ -12,6 +12,7 @@ history row at ``--now``.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,7 +23,6 @@ from condorlite.cli._params import ConfigOpt, JsonOpt, LockTimeoutOpt, NowOpt, S
 from condorlite.cli._state import DEFAULT_LOCK_TIMEOUT, Clock, open_store
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result, print_text
-from condorlite.core.sge.cycle import SgeState
 from condorlite.core.sge.usage import cleared
 from condorlite.errors import DomainError
 from condorlite.store import sge_state
@@ -44,7 +44,7 @@ def _clear(names: tuple[str, ...], state_dir: Path | None, config: Path | None,
                 f"no recorded usage for {', '.join(unknown)}",
                 hint=f"recorded: {', '.join(sorted(known)) or 'nobody'}")
         records, touched = cleared(state.records, names)
-        sge_state.save(tx, SgeState(state.last_cycle, records, state.runs))
+        sge_state.save(tx, replace(state, records=records))
         rows: list[dict[str, Any]] = [
             {"kind": k.kind, "name": k.name, "project": k.project or None} for k in touched]
         data = {"time": at, "names": list(names), "cleared": rows}

@@ -8,7 +8,9 @@ A *run* is one task condorlite knows to be running: seen running in the input
 Per task it keeps the usage already charged (``debited``, Grid Engine's
 ``UU_debited_job_usage``). At cycle time ``now`` (after ``last`` the previous one):
 
-1. every usage record is decayed to ``now`` (``usage.decayed``);
+1. every usage record is decayed to ``now`` (``usage.decayed``), with the ``halftime``
+   the last cycle used when sched_conf's changed since (and was not 0): the real
+   scheduler decays up to the change with the old half-life;
 2. each task of the input is matched with its run:
 
    * running in the input, with usage figures (``JAT_scaled_usage_list``): charged
@@ -72,6 +74,8 @@ class SgeState:
     last_cycle: int | None = None
     records: dict[U.UsageKey, U.UsageRecord] = field(default_factory=dict)
     runs: dict[tuple[int, int], RunRecord] = field(default_factory=dict)
+    #: sched_conf's ``halftime`` (hours) at the last cycle (None before the first).
+    halftime: int | None = None
 
 
 @dataclass(frozen=True)
@@ -111,15 +115,18 @@ def advance(state: SgeState, cell: Cell, now: int) -> Advance:
     last = state.last_cycle
     behind = last - now if last is not None and now < last else 0
     records = dict(state.records)
+    halftime = cell.sched_conf.halftime
     if not behind:
-        constants = U.decay_constants(cell.sched_conf)
+        # sgeee.c: a changed halftime decays up to now with the old one (unless it was 0)
+        constants = U.decay_constants(cell.sched_conf, state.halftime or halftime)
         records = {k: U.decayed(r, constants, now) for k, r in records.items()}
     done = _reconcile(state.runs, cell, now, charge=not behind)
     for c in done.charges:
         for key in c.keys:
             record = records.get(key) or U.UsageRecord(key, usage_time=now)
             records[key] = U.charged(record, c.delta)
-    new = SgeState(now if last is None else max(last, now), records, done.runs)
+    new = SgeState(now if last is None else max(last, now), records, done.runs,
+                   state.halftime if behind else halftime)
     return Advance(new, overlay(cell, done.runs), tuple(done.charges), tuple(done.ended),
                    behind)
 

@@ -105,12 +105,14 @@ class UsageRecord:
     usage_time: int = 0
 
 
-def decay_constants(conf: SchedConf) -> dict[str, float]:
-    """Per type, the factor usage keeps over one ``SGE_USAGE_INTERVAL`` (module doc)."""
+def decay_constants(conf: SchedConf, halftime: float | None = None) -> dict[str, float]:
+    """Per type, the factor usage keeps over one ``SGE_USAGE_INTERVAL`` (module doc);
+    ``halftime`` (hours) replaces sched_conf's for the types the list does not name."""
     named = decay_halftimes(conf)
+    default = float(conf.halftime if halftime is None else halftime)
     out = {}
     for kind in TYPES:
-        hours = named.get(kind, float(conf.halftime))
+        hours = named.get(kind, default)
         if hours < 0:
             out[kind] = 0.0
         elif hours == 0:
