@@ -58,6 +58,7 @@ def test_a_cycle_records_runs_usage_and_history(tmp_path: Path) -> None:
     assert cycle["usage_source"] == "state" and cycle["clock_behind"] == 0
     assert [(c["job"], c["user"], c["cpu"]) for c in cycle["charged"]] == [
         (15042, "alice", 33.04), (15043, "bob", 39.042554)]
+    assert cycle["charged"][0]["to"] == [{"kind": "user", "name": "alice", "project": None}]
     assert cycle["ended"] == [{"job": 15043, "task": 1, "user": "bob", "reason": "finished"}]
     assert [(r["job"], r["start_time"], r["source"]) for r in data["running"]] == [
         (15042, 1795642651, "input")]

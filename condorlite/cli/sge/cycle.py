@@ -70,8 +70,9 @@ def cycle_json(adv: Advance, previous: int | None, at: int, source: str) -> dict
         "usage_source": source,
         "charged": [{"job": c.job, "task": c.task, "user": c.owner,
                      "cpu": real(c.delta.cpu), "mem": real(c.delta.mem),
-                     "io": real(c.delta.io), "to": [k.label if k.kind == "user"
-                                                    else f"project {k.name}" for k in c.keys]}
+                     "io": real(c.delta.io),
+                     "to": [{"kind": k.kind, "name": k.name, "project": k.project or None}
+                            for k in c.keys]}
                     for c in adv.charges],
         "ended": [{"job": e.job, "task": e.task, "user": e.owner, "reason": e.reason}
                   for e in adv.ended],
@@ -88,13 +89,20 @@ def runs_json(state: SgeState) -> list[dict[str, Any]]:
             if r.source != FINISHED]
 
 
+def _whom(keys: list[dict[str, Any]]) -> str:
+    """The records a charge went to: ``alice``, ``dave@p1``, ``project p1``."""
+    names = [k["name"] + (f"@{k['project']}" if k["project"] else "") if k["kind"] == "user"
+             else f"project {k['name']}" for k in keys]
+    return ", ".join(names) or "nobody (no user or project object)"
+
+
 def cycle_text(data: dict[str, Any]) -> list[str]:
     """The recorded part of the human output (after the run's own lines)."""
     cycle = data["cycle"]
     lines = ["", f"Recorded cycle at {cycle['time']} (previous: {cycle['previous']}), "
              f"usage priced from {cycle['usage_source']}"]
     lines += [f"  charged {c['job']}.{c['task']} {c['user']}: cpu {c['cpu']:.6f} mem "
-              f"{c['mem']:.6f} io {c['io']:.6f} to {', '.join(c['to']) or 'nobody'}"
+              f"{c['mem']:.6f} io {c['io']:.6f} to {_whom(c['to'])}"
               for c in cycle["charged"]] or ["  charged nothing"]
     lines += [f"  ended {e['job']}.{e['task']} {e['user']}: {e['reason']}"
               for e in cycle["ended"]]

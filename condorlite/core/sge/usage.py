@@ -89,10 +89,6 @@ class UsageKey:
     name: str
     project: str = ""
 
-    @property
-    def label(self) -> str:
-        return f"{self.name}@{self.project}" if self.project else self.name
-
 
 @dataclass(frozen=True)
 class UsageRecord:
