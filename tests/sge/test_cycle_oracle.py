@@ -24,15 +24,22 @@ time stamps within 2 s for the same reason.
 from __future__ import annotations
 
 import itertools
+import json
+import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from condorlite.cli import app
+from condorlite.cli.sge.cycle import usage_rows
 from condorlite.core.sge import cycle as C
 from condorlite.core.sge.dispatch import schedule
 from condorlite.core.sge.priority import prioritise
 from condorlite.core.sge.usage import cleared, node_rows
+from condorlite.store import sge_state
+from condorlite.store.db import open_state
 from condorlite.store.sge_cell import read_cell
 from tests.sge.recorded import DATA, differences, printed
 
@@ -148,3 +155,46 @@ def test_tickets_priced_with_recorded_usage_match_qstat(cycle: Cycle) -> None:
     problems = [d for p in printed(cycle.run) if p.job in ours
                 for d in differences(ours[p.job], p)]
     assert problems == []
+
+
+def test_end_to_end_commands_match_share_mon(tmp_path: Path) -> None:
+    """The same through the commands: ``sge schedule`` on r0..r6 (copies without
+    share_mon), then the recorded usage against r7's share_mon; ``sge schedule`` on r7,
+    ``sge clearusage``, then against r8's."""
+    runner, state = CliRunner(), tmp_path / "state"
+
+    def cycle(run: Path) -> dict:
+        copy = tmp_path / run.name
+        shutil.copytree(run, copy)
+        (copy / "share_mon").unlink()
+        out = runner.invoke(app, ["sge", "schedule", "--cell", str(copy), "--state-dir",
+                                  str(state), "--json"])
+        assert out.exit_code == 0, out.output
+        return json.loads(out.output)["data"]
+
+    def against(data: dict, snapshot: str) -> None:
+        real = read_cell(SCENARIO / snapshot).share_usage
+        mine = {(u["kind"], u["name"], u["project"]): u for u in data["usage"]}
+        for path, row in real.items():
+            if path == "/":
+                continue
+            name = path.rsplit("/", 1)[1]
+            key = (("project", name, None) if row.user == "" else
+                   ("user", name, "p1" if path.startswith("/p1/") else None))
+            got = mine.get(key, {"cpu": 0.0, "ltcpu": 0.0})
+            assert got["cpu"] == pytest.approx(row.cpu, rel=REL, abs=ABS), path
+            assert got["ltcpu"] == pytest.approx(row.ltcpu, rel=REL, abs=ABS), path
+
+    runs = _runs()
+    for run in runs[:7]:
+        data = cycle(run)
+    against(data, "r7")
+    cycle(runs[7])
+    out = runner.invoke(app, ["sge", "clearusage", "--state-dir", str(state), "--json"])
+    assert out.exit_code == 0, out.output
+    usage = runner.invoke(app, ["sge", "sharetree", "--cell", str(tmp_path / "r7"),
+                                "--state-dir", str(state), "--json"])
+    assert json.loads(usage.output)["data"]["usage_source"] == "state"
+
+    with open_state(state, create=False).transaction(write=False) as tx:
+        against({"usage": usage_rows(sge_state.load(tx))}, "r8")
