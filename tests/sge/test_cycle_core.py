@@ -164,3 +164,16 @@ def test_a_changed_halftime_decays_the_interval_with_the_old_one():
     after = C.advance(changed.state, slow, cell.now + 1200)
     assert after.state.records[key].usage.cpu == pytest.approx(
         changed.state.records[key].usage.cpu * (1 - math.log(2) / (168 * 60)) ** 10)
+
+
+def test_a_task_that_finishes_while_the_clock_is_behind_is_charged_next_cycle():
+    cell = _cell()
+    job = next(j for j in cell.jobs if any(t.running for t in j.tasks))
+    start = C.advance(C.SgeState(), cell, cell.now)
+    done = _with_task(cell, job.number, Task(1, JFINISHED, job.tasks[0].start_time,
+                                             {"cpu": 500.0}))
+    behind = C.advance(start.state, done, cell.now - 10)
+    assert behind.charges == () and behind.state.runs[(job.number, 1)].source == C.INPUT
+    later = C.advance(behind.state, done, cell.now + 10)
+    assert [c.delta.cpu for c in later.charges if c.job == job.number] == [
+        pytest.approx(500.0 - start.state.runs[(job.number, 1)].debited.cpu)]

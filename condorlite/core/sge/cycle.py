@@ -173,7 +173,8 @@ def _reconcile(runs: dict[tuple[int, int], RunRecord], cell: Cell, now: int,
                     keys = U.charge_keys(job.owner, job.project, users, projects)
                     out.charges.append(Charge(job.number, task.number, job.owner, delta,
                                               keys))
-            if task.finished and run.source != FINISHED:
+            if task.finished and run.source != FINISHED and charge:
+                # (a cycle that charges nothing leaves the end to the next one)
                 out.ended.append(Ended(job.number, task.number, job.owner, "finished"))
                 run = replace(run, source=FINISHED)
             out.runs[key] = run
