@@ -7,8 +7,10 @@ h, so usage decays by about 1 % a minute), then ``qconf -clearusage``. Each snap
 and decayed. The test feeds condorlite's cycle the runs in order, each dump without its
 ``share_mon`` (so only the recorded state prices), and checks after each cycle:
 
-* every share-tree node's usage (combined, cpu, mem, io, long-term cpu) against the next
-  snapshot's ``share_mon``;
+* every share-tree node's usage (combined, cpu, mem, io, long-term cpu) and actual
+  share (its usage over the root's) against the next snapshot's ``share_mon`` (whose
+  target columns print 0 for every node but the root: the targets are checked through
+  the share-tree tickets below, ``stckt = ostt x weight_tickets_share``);
 * the stamp of every user record against the next snapshot's ``usage_time``;
 * the tickets and priorities of the jobs against the run's own ``expected/qstat.xml``
   (runs that started nothing: a dispatch changes what qstat reports), priced with the
@@ -128,6 +130,14 @@ def test_usage_after_each_run_matches_share_mon(cycle: Cycle) -> None:
             assert abs(mine.usage_time - theirs.usage_time) <= 2, path
         compared += 1
     assert compared >= 4
+    # actual share: a node's usage over the root's (the sum of the top level's)
+    top = [p for p in real.share_usage if p.count("/") == 1 and p != "/"]
+    total = sum(ours[p].usage for p in top if p in ours)
+    for path, theirs in real.share_usage.items():
+        share = ours[path].usage / total if path in ours and total > 0 else 0.0
+        if path != "/":
+            # a ratio of two figures each within REL
+            assert share == pytest.approx(theirs.actual_share, rel=2 * REL, abs=ABS), path
 
 
 def test_some_runs_charge_and_decay() -> None:
