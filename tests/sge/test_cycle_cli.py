@@ -223,3 +223,10 @@ def test_a_state_of_an_older_schema_is_read_as_no_usage(tmp_path: Path) -> None:
     conn.close()
     tree = _json("sharetree", "--cell", str(cell), "--state-dir", str(state))["data"]
     assert tree["usage_source"] == "none"
+
+
+def test_a_dump_with_share_mon_prices_with_it_and_the_cycle_still_charges(tmp_path):
+    state = tmp_path / "state"
+    data = _json("schedule", "--cell", str(RUNNING), "--state-dir", str(state))["data"]
+    assert data["cycle"]["usage_source"] == "share_mon"
+    assert {u["name"] for u in data["usage"]} == {"alice", "bob"}
