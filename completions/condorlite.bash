@@ -257,7 +257,7 @@ _condorlite() {
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         esac
         if [[ "$cur" == -* ]]; then
-            COMPREPLY=($(compgen -W "--cell --config --dry-run --ext --help --json --now --pri --schedule-file --state-dir --urg --user --what-if -ext -h -pri -u -urg" -- "$cur"))
+            COMPREPLY=($(compgen -W "--cell --config --dry-run --ext --help --json --lock-timeout --now --pri --schedule-file --state-dir --urg --user --what-if -ext -h -pri -u -urg" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi

@@ -211,6 +211,7 @@ complete -c condorlite -n '__fish_seen_subcommand_from sge' -l what-if -r -d 'Sh
 complete -c condorlite -n '__fish_seen_subcommand_from sge' -l json -d 'Print one JSON document (the versioned envelope) on stdout.'
 complete -c condorlite -n '__fish_seen_subcommand_from sge' -l config -r -F -d 'Policy file to use instead of STATE_DIR/condorlite.toml.'
 complete -c condorlite -n '__fish_seen_subcommand_from sge' -l state-dir -r -F -d 'State directory (default: $CONDORLITE_STATE_DIR, else the user state dir).'
-complete -c condorlite -n '__fish_seen_subcommand_from sge' -l dry-run -d 'Compute the run and print it; write no state (the only mode built so far: without it the command exits 2).'
+complete -c condorlite -n '__fish_seen_subcommand_from sge' -l dry-run -d 'Compute the run and print it; write no state (without it the run is recorded in the state directory: runs, share-tree usage, history).'
 complete -c condorlite -n '__fish_seen_subcommand_from sge' -l schedule-file -r -F -d 'Append the run\'s schedule-file section (MONITOR=1 format) to PATH.'
+complete -c condorlite -n '__fish_seen_subcommand_from sge' -l lock-timeout -r -d 'Seconds to wait for another command holding the state before exiting 75 (inf: wait until it is done).'
 complete -c condorlite -n '__fish_seen_subcommand_from sge' -l help -s h -d 'Show the command\'s help.'

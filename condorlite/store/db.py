@@ -40,11 +40,11 @@ from condorlite.store import config as config_mod
 from condorlite.store import paths
 from condorlite.store.private import private_dir, private_file, write_new
 
-__all__ = ["ClaimRow", "StateStore", "Transaction", "open_state"]
+__all__ = ["ClaimRow", "OlderSchemaError", "StateStore", "Transaction", "open_state"]
 
 #: "CLit" as a 32-bit integer: marks a database as condorlite's.
 APPLICATION_ID = 0x434C6974
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _RECORD_FIELDS = tuple(f.name for f in fields(Record))
 #: The record columns of schema version 1, frozen: later fields come by migration.
@@ -73,8 +73,33 @@ _SCHEMA_V2 = """
 ALTER TABLE records ADD COLUMN hier_weighted_resources_used REAL NOT NULL DEFAULT 0;
 """
 
+#: Version 3: Grid Engine's cycle (``store/sge_state.py``): share-tree usage per user,
+#: user in a project, and project; the running tasks with what was charged for them;
+#: the last cycle's time.
+_SCHEMA_V3 = """
+CREATE TABLE sge_usage (
+    kind TEXT NOT NULL, name TEXT NOT NULL, project TEXT NOT NULL DEFAULT '',
+    cpu REAL NOT NULL, mem REAL NOT NULL, io REAL NOT NULL,
+    lt_cpu REAL NOT NULL, lt_mem REAL NOT NULL, lt_io REAL NOT NULL,
+    usage_time INTEGER NOT NULL, PRIMARY KEY (kind, name, project)
+);
+CREATE TABLE sge_runs (
+    job INTEGER NOT NULL, task INTEGER NOT NULL, owner TEXT NOT NULL, project TEXT,
+    source TEXT NOT NULL, start_time INTEGER NOT NULL, slots INTEGER NOT NULL,
+    grants TEXT NOT NULL, resources TEXT NOT NULL,
+    debited_cpu REAL NOT NULL, debited_mem REAL NOT NULL, debited_io REAL NOT NULL,
+    PRIMARY KEY (job, task)
+);
+INSERT INTO meta(key, value) VALUES ('sge_last_cycle', NULL);
+"""
+
 #: version -> SQL script that upgrades from version-1 to version.
-MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2}
+MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2, 3: _SCHEMA_V3}
+
+
+class OlderSchemaError(DataError):
+    """A state of an older schema opened to read: only a writing command migrates it
+    (65, as any unreadable state; a reader that can do without the state catches it)."""
 
 
 def _translate(exc: sqlite3.Error, where: Path) -> Exception:
@@ -451,6 +476,12 @@ def _check_schema(db: Path, where: Path, lock_timeout: float) -> None:
     if app_id != APPLICATION_ID:
         raise DataError(f"{db} is not a condorlite state database; it was left untouched",
                         hint="point --state-dir at another directory")
+    if version < SCHEMA_VERSION:
+        raise OlderSchemaError(
+            f"{db} has schema version {version}; this condorlite reads version "
+            f"{SCHEMA_VERSION}",
+            hint="a writing command (negotiate, an edit) migrates an older state",
+        )
     if version != SCHEMA_VERSION:
         raise DataError(
             f"{db} has schema version {version}; this condorlite reads version "

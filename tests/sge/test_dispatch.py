@@ -205,10 +205,14 @@ def test_command_text_and_schedule_file(tmp_path: Path) -> None:
     assert target.read_text() == expected * 2
 
 
-def test_command_needs_dry_run() -> None:
-    out = _cli("--cell", str(DATA / "d3_backfill" / "t0"), "--json")
-    assert out.exit_code == 2
-    assert "not built yet; use --dry-run" in json.loads(out.output)["errors"][0]["message"]
+def test_command_without_dry_run_records_a_cycle(tmp_path: Path) -> None:
+    """Without --dry-run the run is recorded (tests/sge/test_cycle_cli.py has the rest)."""
+    state = tmp_path / "state"
+    out = _cli("--cell", str(DATA / "d3_backfill" / "t0"), "--state-dir", str(state), "--json")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)["data"]
+    assert data["dry_run"] is False and len(data["started"]) == 2
+    assert (state / "state.db").is_file()
 
 
 def test_command_unwritable_schedule_file(tmp_path: Path) -> None:

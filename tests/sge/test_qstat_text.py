@@ -28,6 +28,8 @@ DIFFERENT = {
     "f5_all/t1_sfs_false": "the same 999999.99... against 1000000.0",
     "s6_usage_users/t0_running": "the scheduler had not seen a running task's usage yet "
     "(test_recorded.RACES)",
+    "c1_cycle_usage/r1": "the same race (test_recorded.RACES)",
+    "c1_cycle_usage/r3": "share_mon's estimate of booked usage (test_recorded.RACES)",
 }
 
 

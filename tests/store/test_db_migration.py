@@ -35,7 +35,7 @@ def test_a_version_1_state_is_migrated_and_keeps_its_records(tmp_path):
     make_v1(tmp_path)
     store = open_state(tmp_path)
     conn = sqlite3.connect(tmp_path / "state.db")
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
     with store.transaction(write=False) as tx:
         state = tx.load_accountant()
     rec = state.records["physics"]

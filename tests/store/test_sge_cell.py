@@ -523,6 +523,8 @@ def test_fast_reader_tokens_by_stretches_are_the_whole_scan(monkeypatch) -> None
     monkeypatch.setattr(_jobfast, "CHUNK", 100)
     for dump in EVERY_DUMP[:30]:
         data = (dump / "jobs.xml").read_bytes()
+        if len(data) <= 2 * 100:
+            continue  # no jobs (c1_cycle_usage/r6-r8): one stretch is the whole scan
         stretches = list(_jobfast._stretches(data))
         assert len(stretches) > 1
         tokens = [t for a, b in stretches for t in _jobfast.TOKEN.findall(data, a, b)]

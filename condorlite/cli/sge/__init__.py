@@ -10,7 +10,7 @@ import importlib
 
 import typer
 
-MODULES: tuple[str, ...] = ("qstat", "explain", "sharetree", "schedule")
+MODULES: tuple[str, ...] = ("qstat", "explain", "sharetree", "schedule", "clearusage")
 
 
 def register(app: typer.Typer) -> None:

@@ -15,14 +15,14 @@ from rich.console import Console
 from condorlite.cli._params import ConfigOpt, JsonOpt, NowOpt, StateDirOpt
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result, local_stamp, print_text
-from condorlite.cli.sge._cell import CellOpt, cell_dir, collector_paused, run_time
+from condorlite.cli.sge._cell import CellOpt, collector_paused
+from condorlite.cli.sge._recorded import read_priced
+from condorlite.cli.sge._run_view import placed
 from condorlite.cli.sge.qstat import job_data
-from condorlite.cli.sge.schedule import placed
 from condorlite.core.sge.dispatch import schedule
 from condorlite.core.sge.explain import Explanation, explain
 from condorlite.core.sge.objects import Cell
 from condorlite.core.sge.priority import Prioritisation, prioritise
-from condorlite.store.sge_cell import read_cell
 
 
 def explain_data(e: Explanation) -> dict[str, Any]:
@@ -186,11 +186,12 @@ def _explain(
     now: str | float | None,
     job: int,
 ) -> Result:
-    dump = read_cell(cell_dir(cell, config, state_dir))
-    at = run_time(now, dump.now)
+    priced = read_priced(cell, config, state_dir, now)
+    dump, at = priced.cell, priced.at
     result = prioritise(dump, at)
     e = explain(result, dump, job)
     data = explain_data(e)
+    data["usage_source"] = priced.usage_source
     data["placement"] = placement(dump, result, job, at)
 
     def human(console: Console) -> None:

@@ -25,6 +25,7 @@ from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result, print_text
 from condorlite.cli.sge import whatif
 from condorlite.cli.sge._cell import CellOpt, cell_dir, collector_paused, run_time
+from condorlite.cli.sge._recorded import read_priced
 from condorlite.core.sge.objects import Cell
 from condorlite.core.sge.priority import JobPriority, Prioritisation, prioritise
 from condorlite.store.sge_cell import read_cell
@@ -217,8 +218,9 @@ def _qstat(
     urg: bool,
     pri: bool,
 ) -> Result:
-    dump = read_cell(cell_dir(cell, config, state_dir))
-    result: Prioritisation = prioritise(dump, run_time(now, dump.now))
+    priced = read_priced(cell, config, state_dir, now)
+    dump = priced.cell
+    result: Prioritisation = prioritise(dump, priced.at)
     wanted = set(users or ())
     where = placements(dump)
     rows = _qstat_order(
@@ -233,6 +235,7 @@ def _qstat(
         "now": result.now,
         "max_tickets": result.max_tickets,
         "jobs": jobs,
+        "usage_source": priced.usage_source,
         "warnings": list(dump.warnings),
     }
     return Result(

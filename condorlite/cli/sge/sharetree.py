@@ -20,11 +20,11 @@ from rich.console import Console
 from condorlite.cli._params import ConfigOpt, JsonOpt, NowOpt, StateDirOpt
 from condorlite.cli.errors import run_command
 from condorlite.cli.render import Result, print_text
-from condorlite.cli.sge._cell import CellOpt, cell_dir, collector_paused, run_time
+from condorlite.cli.sge._cell import CellOpt, collector_paused
+from condorlite.cli.sge._recorded import read_priced
 from condorlite.core.sge.priority import prioritise
 from condorlite.core.sge.sharetree import Node
 from condorlite.errors import DomainError
-from condorlite.store.sge_cell import read_cell
 
 
 def tree_rows(root: Node) -> list[dict[str, Any]]:
@@ -84,12 +84,13 @@ def render_tree(console: Console, rows: list[dict[str, Any]]) -> None:
 def _sharetree(
     cell: Path | None, config: Path | None, state_dir: Path | None, now: str | float | None
 ) -> Result:
-    dump = read_cell(cell_dir(cell, config, state_dir))
-    result = prioritise(dump, run_time(now, dump.now))
+    priced = read_priced(cell, config, state_dir, now)
+    result = prioritise(priced.cell, priced.at)
     if result.tree is None:
         raise DomainError("the cell has no share tree (qconf -sstree printed none)")
     rows = tree_rows(result.tree)
-    data = {"now": result.now, "nodes": rows, "warnings": list(dump.warnings)}
+    data = {"now": result.now, "nodes": rows, "usage_source": priced.usage_source,
+            "warnings": list(priced.cell.warnings)}
     return Result("sge sharetree", data, lambda console: render_tree(console, rows))
 
 

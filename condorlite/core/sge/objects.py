@@ -312,6 +312,10 @@ class Cell:
     queue_instances: dict[str, QueueInstance] = field(default_factory=dict)
     running: tuple[RunningGrant, ...] = ()
     global_conf: dict[str, str] = field(default_factory=dict)
+    #: ``share_usage`` already holds every running task's usage up to the run's time
+    #: (it comes from condorlite's own cycle, which charged them), so the ticket
+    #: calculation must not add the tasks' usage on top (``sharetree.add_job_usage``).
+    usage_booked: bool = False
 
     @property
     def departments(self) -> dict[str, Userset]:

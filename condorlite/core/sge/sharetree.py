@@ -263,7 +263,10 @@ def add_job_usage(finder: Finder, cell: Cell) -> None:
     booked first: the node gains ``max(0, sum of its tasks' usage - stored usage)``,
     and so do its ancestors. Exact when nothing was booked yet (a fresh user, or no
     scheduler run since the tasks started) and when everything was; between the two it
-    under-counts by at most what accrued since the last run."""
+    under-counts by at most what accrued since the last run. A cell whose usage
+    condorlite's cycle booked (``Cell.usage_booked``) gets nothing added."""
+    if cell.usage_booked:
+        return
     weights = cell.sched_conf.usage_weight_list
     per_node: dict[int, tuple[Node, float]] = {}
     ancestry = _ancestry(finder.root)
