@@ -240,6 +240,44 @@ def test_submitter_attributes_are_not_shared_between_submitters(monkeypatch):
     assert by_owner["10.0"] == "slot0@m0" and by_owner["11.0"] == "slot3@m3"
 
 
+#: where a Submitter* name is read -> (policy knobs, slot extras, job extras, whether
+#: a class's pair results must be kept per Submitter* binding)
+SUBMITTER_READERS = {
+    "preemption-requirements-only": (
+        dict(preemption_requirements="RemoteUserPrio > SubmitterUserPrio"), {}, {}, False),
+    "job-requirements": ({}, {}, dict(Requirements="SubmitterUserPrio < 600"), True),
+    "slot-requirements": ({}, dict(Requirements="TARGET.SubmitterUserPrio < 600"), {}, True),
+    "slot-binding": ({}, dict(Requirements="START", START="Who < 600",
+                              Who="TARGET.SubmitterUserPrio"), {}, True),
+    "preemption-rank": (dict(preemption_rank="SubmitterUserResourcesInUse"), {}, {}, True),
+}
+
+
+@pytest.mark.parametrize("where", sorted(SUBMITTER_READERS))
+def test_pair_results_are_per_submitter_only_when_a_pair_reads_one(monkeypatch, where):
+    """Pair results are kept per Submitter* binding only when a pair evaluation can
+    read one (``Matchmaker.pair_reads``): PREEMPTION_REQUIREMENTS alone does not split
+    them (its own results are kept per binding anyway). Either way the cycle is the
+    plain one's."""
+    from tests.core._pool import job, slot, user
+
+    knobs, slot_extra, job_extra, expected = SUBMITTER_READERS[where]
+    policy = Policy(uid_domain="example.org", **knobs)
+    slots = [slot(f"slot{i}@m{i}", Memory=1024 * (i + 1), index=i, policy=policy,
+                  **slot_extra) for i in range(4)]
+    jobs = [job(10 + k, 0, name, index=k, policy=policy, **job_extra)
+            for k, name in enumerate(["alice", "bob", "alice", "bob"])]
+    subs = {user("alice"): Submitter(user("alice"), eup=500.0, usage=0.0),
+            user("bob"): Submitter(user("bob"), eup=700.0, usage=0.0)}
+    cycle = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
+    assert cycle.mm.per_submitter is expected
+    fast, plain = _both(monkeypatch, slots, jobs, subs, policy)
+    assert _fingerprint(fast) == _fingerprint(plain)
+    owners = {m.job for m in fast.matches}
+    if where in ("job-requirements", "slot-requirements", "slot-binding"):
+        assert owners == {"10.0", "12.0"}  # only alice (EUP 500) matches
+
+
 def test_rank_preemption_and_mixed_holders(monkeypatch):
     """Busy static slots held by several users whose Rank prefers some jobs (rank
     preemption), identical slots held by different users (one pair shape, several
