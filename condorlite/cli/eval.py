@@ -66,7 +66,8 @@ def _expressions(args: list[str], file: Path | None) -> list[tuple[str, int, int
     exprs = [(text, 0, 0) for text in args]
     if file is not None:
         try:
-            lines = Path(file).read_text(encoding="utf-8").splitlines()
+            # (stray bytes kept, as in ad files: ClassAd strings are bytes)
+            lines = Path(file).read_text(encoding="utf-8", errors="surrogateescape").splitlines()
         except FileNotFoundError:
             raise InputMissingError(f"--file {file}: no such file") from None
         except (OSError, UnicodeDecodeError) as exc:

@@ -14,21 +14,25 @@ Ads come back in input order: paths in the order given, files of a directory by 
 ads of a file in file order. ``LoadedAd.index`` is the ad's 0-based position within
 its source, so a message can say "the 3rd ad of slots/gpu.ads".
 
-Files are opened as text and handed to the parser as file objects, and the parser
+Files are opened as text and handed to the parser as file objects (UTF-8, a byte
+that is not part of UTF-8 kept as itself, ``surrogateescape``: ClassAd strings are
+bytes, as in HTCondor, so ``"\xff"`` written raw is a one-byte string), and the parser
 streams all three formats (see ``core/classad/formats.py``), so ``iter_ads`` never
 holds a whole dump in memory; ``read_ads`` keeps the ads, not the text. Failures are
 condorlite errors:
 
 * a path that does not exist or cannot be read -> ``InputMissingError`` (exit 66)
   naming it;
-* a syntax error, or bytes that are not UTF-8 -> ``DataError`` (exit 65) as
-  ``FILE:LINE:COLUMN: problem``.
+* a syntax error (a stray byte outside a string literal is one) -> ``DataError``
+  (exit 65) as ``FILE:LINE:COLUMN: problem``; a stream given by a caller that cannot
+  decode its bytes -> ``DataError`` naming the byte.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import io
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -163,11 +167,12 @@ def iter_ads(paths: Iterable[str | Path], *, stdin: TextIO | None = None) -> Ite
         raise UsageError("'-' (standard input) can be given only once")
     for entry in files:
         if entry == "-":
-            yield from _parse_stream(stdin if stdin is not None else sys.stdin, STDIN_NAME)
+            yield from _parse_stream(_as_files_are(stdin if stdin is not None else sys.stdin),
+                                     STDIN_NAME)
             continue
         path = Path(entry)
         try:
-            handle = path.open(encoding="utf-8", newline="\n")
+            handle = path.open(encoding="utf-8", errors="surrogateescape", newline="\n")
         except FileNotFoundError:
             raise InputMissingError(f"{path}: no such file or directory") from None
         except IsADirectoryError:
@@ -179,6 +184,18 @@ def iter_ads(paths: Iterable[str | Path], *, stdin: TextIO | None = None) -> Ite
                 yield from _parse_stream(handle, str(path))
             except OSError as exc:  # an I/O error while reading, after a good open
                 raise InputMissingError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _as_files_are(stream: TextIO) -> TextIO:
+    """A text stream (standard input) set to read as the files are: stray bytes kept
+    and lines ended by ``\n`` alone (HTCondor's readers split on nothing else). A
+    stream that cannot be set so (not a text wrapper, or read from already) is read
+    as it is."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        with contextlib.suppress(ValueError, io.UnsupportedOperation):
+            reconfigure(errors="surrogateescape", newline="\n")
+    return stream
 
 
 def read_ads(paths: Iterable[str | Path], *, stdin: TextIO | None = None) -> list[LoadedAd]:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from condorlite.core.classad.printer import unparse
 from condorlite.errors import DataError, InputMissingError, UsageError
 from condorlite.store.adfiles import configured_paths, read_ads
 
@@ -108,11 +109,28 @@ def test_stdin_errors_name_stdin() -> None:
         read_ads(["-"], stdin=io.StringIO('Name = "a"\nCpus = = 3\n'))
 
 
-def test_bytes_that_are_not_utf8_are_exit_65(tmp_path: Path) -> None:
-    bad = tmp_path / "latin1.ads"
-    bad.write_bytes(b'Name = "caf\xe9"\n')
-    with pytest.raises(DataError, match=r"latin1\.ads: not UTF-8"):
+def test_bytes_that_are_not_utf8_stay_bytes_in_strings(tmp_path: Path) -> None:
+    """ClassAd strings are bytes (HTCondor's reader takes any byte in a string): a
+    Latin-1 "\xe9" is one byte, printed as its octal escape; outside a string a stray
+    byte is a syntax error with its line."""
+    latin1 = tmp_path / "latin1.ads"
+    latin1.write_bytes(b'Name = "caf\xe9"\nSize = size(Name)\n')
+    (ad,) = read_ads([latin1])
+    assert ad.ad.evaluate("Size") == 4
+    assert unparse(ad.ad.lookup("name")) == '"caf\\351"'
+    bad = tmp_path / "name.ads"
+    bad.write_bytes(b'Na\xe9me = 1\n')
+    with pytest.raises(DataError, match=r"name\.ads:1:"):
         read_ads([bad])
+
+
+def test_stdin_is_read_as_files_are(tmp_path: Path) -> None:
+    """Standard input keeps stray bytes and ends lines at \\n only, as files do."""
+    raw = io.BytesIO(b'A = "x\xffy"\nB = "p\rq"\n')
+    stream = io.TextIOWrapper(raw, encoding="utf-8")
+    (ad,) = read_ads(["-"], stdin=stream)
+    assert ad.ad.evaluate("A") == "x\udcffy"
+    assert ad.ad.evaluate("B") == "p\rq"
 
 
 def test_configured_paths_are_relative_to_the_config_file(tmp_path: Path) -> None:
