@@ -10,7 +10,9 @@ scheduler places jobs, makes reservations and writes the schedule file. Besides
 ``sge_qstat.py``'s files, ``expected/schedule`` holds the run's schedule-file section.
 
 Then, on the dump, ``condorlite sge schedule --dry-run --json`` is timed (best of
-``--repeat``, CPU and wall) and its started jobs compared with the real run's. As root,
+``--repeat``, CPU and wall) and its started jobs compared with the real run's. ``all.q``
+has no load threshold for the run (the submission loops load the cores past the default
+``np_load_avg=1.75``, which puts it in alarm). As root,
 with the cell started (``tools/sge/setup.sh``)::
 
     python benchmarks/sge_dispatch_real.py --record 600 --out /tmp/sgedisp
@@ -39,8 +41,12 @@ CHANGES = (
     ("  [ $((i % 211)) = 0 ] && a=\"$a -dl $dl\"\n",
      "  [ $((i % 211)) = 0 ] && a=\"$a -dl $dl\"\n"
      "  [ $((i % 20)) = 0 ] && a=\"$a -R y -l h_rt=$(( i % 50 * 60 + 60 ))\"\n"),
-    # (enabled before the dump, so the dump shows the queue the run sees)
-    ("d=$SCN/t0; mkdir -p $d/expected\n", "mgr qmod -e all.q\nd=$SCN/t0; mkdir -p $d/expected\n"),
+    # (enabled before the dump, so the dump shows the queue the run sees; no load
+    # threshold: the submission loops and the burner load the 2 cores past the default
+    # np_load_avg=1.75, and a queue in alarm dispatches nothing)
+    ("d=$SCN/t0; mkdir -p $d/expected\n",
+     "mgr qconf -rattr queue load_thresholds NONE all.q\nmgr qmod -e all.q\n"
+     "d=$SCN/t0; mkdir -p $d/expected\n"),
     ("msz=$(stat -c %s $MSG)\n",
      "msz=$(stat -c %s $MSG)\nssz=$(stat -c %s $COMMON/schedule 2>/dev/null || echo 0)\n"),
     ("cp $COMMON/schedd_runlog $d/expected/schedd_runlog\n",
