@@ -21,7 +21,7 @@ from condorlite.core.classad import reference
 from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.evaluator import evaluate
 from condorlite.core.classad.parser import parse_expr
-from condorlite.core.classad.values import Undefined
+from condorlite.core.classad.values import Error, Undefined
 
 from .gen_exprs import JOB_AD, SLOT_AD
 from .test_builtins import canonical, render
@@ -124,3 +124,16 @@ def test_a_self_naming_list_settles_with_a_cycle() -> None:
     assert ad.evaluate("a") == [Undefined]
     assert ad.evaluate("c") == [Undefined]
     assert ad.evaluate("d") == "{ a }"
+
+
+def test_selecting_through_a_list_that_holds_itself_is_a_cycle() -> None:
+    """``V = { V, 1 }; V.l`` maps ``.l`` over V's elements, one of which is V again:
+    classad2 recurses until its stack overflows (docs/classad.md); here the inner
+    selection is a cycle, undefined, in both evaluators."""
+    text = "[ V = { V, 1 }; W = { X }; X = W ]"
+    ad = ClassAd(parse_expr(text).attrs)  # type: ignore[attr-defined]
+    for expr in ("V.l", "W.l", "{ [l = 1], V }.l", "size(V)", "string(V.l)"):
+        assert reference.evaluate(expr, ad) == evaluate(expr, ad), expr
+    assert evaluate("V.l", ad) == [Undefined, Error]
+    assert evaluate("W.l", ad) == [Undefined]
+    assert evaluate("string(V.l)", ad) == "{ undefined,error }"

@@ -81,7 +81,8 @@ class Env:
     ``FAST_DEPTH`` (see ``_eval_found``).
     """
 
-    __slots__ = ("active", "depth", "home", "my", "now", "records", "steps", "target")
+    __slots__ = ("active", "depth", "home", "my", "now", "records", "selecting", "steps",
+                 "target")
 
     def __init__(
         self,
@@ -106,6 +107,9 @@ class Env:
         #: (ad, depth) while a list literal's elements are read in another ad: the
         #: literals among them belong to that ad (``values.home_of``)
         self.home: tuple[object, int] | None = None
+        #: the (literal, ad) of each list literal a selection is mapping over now
+        #: (``select``: a list that holds itself is a cycle there)
+        self.selecting: set[tuple[int, int]] | None = None
 
     def other(self, ad: object) -> object | None:
         """The alternate scope of a top-level ad in a match, else None."""
@@ -295,8 +299,20 @@ def select(base: object, lname: str, env: Env, cur: object) -> object:
     kind = type(base)
     if kind is ExprList:
         # (a list of the literal's kind, as HTCondor makes it: see values.ExprList)
-        items = base.evaluated_in(cur, env)  # type: ignore[union-attr]
-        return known_list([select(item, lname, env, cur) for item in items])
+        key = (id(base.exprs), id(base.cur))  # type: ignore[union-attr]
+        selecting = env.selecting
+        if selecting is None:
+            selecting = env.selecting = set()
+        elif key in selecting:
+            # The list holds itself (V = { V, 1 }; V.x): a cycle, undefined, where
+            # HTCondor recurses until its stack overflows.
+            return Undefined
+        selecting.add(key)
+        try:
+            items = base.evaluated_in(cur, env)  # type: ignore[union-attr]
+            return known_list([select(item, lname, env, cur) for item in items])
+        finally:
+            selecting.discard(key)
     if kind is list:
         return [select(item, lname, env, cur) for item in base]  # type: ignore[union-attr]
     if hasattr(base, "lookup"):

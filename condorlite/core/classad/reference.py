@@ -111,8 +111,17 @@ def _select(base: object, lname: str, env: Env, cur: object) -> object:
     if base is Undefined or base is Error:
         return base
     if type(base) is ExprList:
-        items = base.evaluated_in(cur, env)  # read where the selection is, as HTCondor
-        return known_list([_select(item, lname, env, cur) for item in items])
+        key = (id(base.exprs), id(base.cur))
+        if env.selecting is None:
+            env.selecting = set()
+        if key in env.selecting:
+            return Undefined  # the list holds itself: a cycle (evaluator.select)
+        env.selecting.add(key)
+        try:
+            items = base.evaluated_in(cur, env)  # read where the selection is, as HTCondor
+            return known_list([_select(item, lname, env, cur) for item in items])
+        finally:
+            env.selecting.discard(key)
     if isinstance(base, list):
         return [_select(item, lname, env, cur) for item in base]
     if hasattr(base, "lookup"):
