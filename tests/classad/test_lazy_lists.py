@@ -88,6 +88,17 @@ PROBES = [
     'evalInEachContext(1, { [a = 1] }) =?= split("a")',
     "string({ [a = 1 + 1], [a = RequestCpus] }.a)",
     "sum({ [a = 1 + 1], [a = 2] }.a)",
+    # a list literal's value inside a selection's list has lost its ad (subscripts find
+    # nothing); read by a built-in, it is read in the reader's ad
+    "{ [a = { b }; b = 3] }.a[0][0]",
+    "{ [a = { 1 + 1 }] }.a[0][0]",
+    "{ [a = { TARGET.Cpus }] }.a[0][0]",
+    "{ [a = { RequestCpus }] }.a[0][0]",
+    "string({ [a = { b }; b = 3] }.a)",
+    "sum({ [a = { b }; b = 3] }.a[0])",
+    "string({ { b } }.a)",
+    "{ { 1 }, 2 }.a",
+    "{ [a = [b = 1]], [a = [b = 2]] }.a.b",
 ]
 
 

@@ -297,6 +297,10 @@ def select(base: object, lname: str, env: Env, cur: object) -> object:
     if base is Undefined or base is Error:
         return base
     kind = type(base)
+    if kind is ExprList and base.known is not None:  # type: ignore[union-attr]
+        # (known values: no literal to unfold, so no cycle)
+        return known_list([unscoped(select(item, lname, env, cur))
+                           for item in base.known])  # type: ignore[union-attr]
     if kind is ExprList:
         # (a list of the literal's kind, as HTCondor makes it: see values.ExprList)
         key = (id(base.exprs), id(base.cur))  # type: ignore[union-attr]
@@ -310,7 +314,7 @@ def select(base: object, lname: str, env: Env, cur: object) -> object:
         selecting.add(key)
         try:
             items = base.evaluated_in(cur, env)  # type: ignore[union-attr]
-            return known_list([select(item, lname, env, cur) for item in items])
+            return known_list([unscoped(select(item, lname, env, cur)) for item in items])
         finally:
             selecting.discard(key)
     if kind is list:
@@ -318,6 +322,15 @@ def select(base: object, lname: str, env: Env, cur: object) -> object:
     if hasattr(base, "lookup"):
         return resolve(base, lname, env)
     return Error
+
+
+def unscoped(value: object) -> object:
+    """An element of the list a selection through a list makes: a list literal's value
+    there has lost its ad, as HTCondor copies it (``{ [a = { b }; b = 3] }.a[0][0]``
+    is undefined; what reads it in its own ad, ``sum`` for one, still finds names)."""
+    if type(value) is ExprList and value.known is None:  # type: ignore[union-attr]
+        return ExprList(value.exprs, value.fns, _no_ad(), value.env)  # type: ignore[union-attr]
+    return value
 
 
 def settle(value: object, _open: set[tuple[int, int]] | None = None) -> object:
@@ -329,6 +342,8 @@ def settle(value: object, _open: set[tuple[int, int]] | None = None) -> object:
     as a cycle is. ``_open`` holds the (literal, ad) pairs being unfolded.
     """
     kind = type(value)
+    if kind is ExprList and value.known is not None:  # type: ignore[union-attr]
+        return [settle(item, _open) for item in value.known]  # type: ignore[union-attr]
     if kind is ExprList:
         key = (id(value.exprs), id(value.cur))  # type: ignore[union-attr]
         if _open is None:

@@ -46,7 +46,7 @@ from .ast import (
     Subscript,
     Unary,
 )
-from .evaluator import _GUARDED_RUNS, MAX_DEPTH, MAX_STEPS, Env, current_time, settle
+from .evaluator import _GUARDED_RUNS, MAX_DEPTH, MAX_STEPS, Env, current_time, settle, unscoped
 from .values import Error, ExprList, Undefined, home_of, known_list
 
 
@@ -110,6 +110,8 @@ def _unscoped(cur: object, lname: str, env: Env) -> object:
 def _select(base: object, lname: str, env: Env, cur: object) -> object:
     if base is Undefined or base is Error:
         return base
+    if type(base) is ExprList and base.known is not None:
+        return known_list([unscoped(_select(item, lname, env, cur)) for item in base.known])
     if type(base) is ExprList:
         key = (id(base.exprs), id(base.cur))
         if env.selecting is None:
@@ -119,7 +121,7 @@ def _select(base: object, lname: str, env: Env, cur: object) -> object:
         env.selecting.add(key)
         try:
             items = base.evaluated_in(cur, env)  # read where the selection is, as HTCondor
-            return known_list([_select(item, lname, env, cur) for item in items])
+            return known_list([unscoped(_select(item, lname, env, cur)) for item in items])
         finally:
             env.selecting.discard(key)
     if isinstance(base, list):
