@@ -4,7 +4,7 @@ with ``adeval.eval_attr`` for every read)."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from condorlite.core import adeval
@@ -84,7 +84,10 @@ def ref_slot(ad, policy, index):
     if not policy.negotiator_use_slot_weights:
         weight = 1.0
     else:
-        weight = adeval.as_float(_ev(ad, "SlotWeight"))
+        raw = _ev(ad, "SlotWeight")
+        if type(raw) is float and raw != raw:  # NaN given: a problem, as inf is
+            raise AdProblem(f"slot weight {raw!r} is not a finite number up to 1e+09")
+        weight = adeval.as_float(raw)
         if weight is None:
             weight = adeval.as_float(adeval.eval_expr(parse_expr(policy.slot_weight), ad, None))
         weight = max(1.0 if weight is None else weight, 0.0)
@@ -159,6 +162,8 @@ def test_job_decoding_matches_evaluating_every_attribute(ad, policy):
 
 @settings(max_examples=300, deadline=None)
 @given(_ads(SLOT_NAMES), st.sampled_from(POLICIES))
+@example(ClassAd({"SlotWeight": parse_expr('real("NaN")'), "Name": parse_expr('"alice"')}),
+         POLICIES[0])  # a NaN SlotWeight is a problem (issue 17); the reference once missed it
 def test_slot_decoding_matches_evaluating_every_attribute(ad, policy):
     mine = _outcome(slot_from_ad, ad, policy)
     assert _fields(mine) == _fields(_outcome(ref_slot, ad, policy))
