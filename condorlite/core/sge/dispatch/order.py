@@ -125,8 +125,10 @@ def host_value(cell: Cell, host: str, correction: float) -> float:
 
 def ranked(cell: Cell, instances: list[Instance], values: dict[str, float]) -> list[Instance]:
     """Instances in the order they are tried (module doc)."""
-    distinct = sorted(set(values.values()))
-    rank = {host: distinct.index(v) for host, v in values.items()}
+    # each distinct value's place, looked up once (``distinct.index`` per host was
+    # quadratic: 1,000 hosts made every ranking a million comparisons)
+    place = {v: i for i, v in enumerate(sorted(set(values.values())))}
+    rank = {host: place[v] for host, v in values.items()}
     by_load = cell.sched_conf.queue_sort_method.lower() != "seqno"
 
     def key(i: Instance) -> tuple[int, int]:

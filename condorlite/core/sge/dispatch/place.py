@@ -71,6 +71,22 @@ def _shortfall(attempt: Attempt, job: Job, s: Shortfall) -> None:
     attempt.add(shortfall_text(job, s))
 
 
+def category(world: World, job: Job) -> tuple:
+    """What placing ``job`` reads of it (Grid Engine's job category: jobs alike in it
+    fit, or do not, in the same places): its owner and group when an access list
+    exists, its project when a project list does, its PE and range, ``-q`` and its
+    hard and soft requests (amounts, and so its run time, included)."""
+    return (
+        (job.owner, job.group) if world.reads_user else (),
+        job.project if world.reads_project else None,
+        job.pe,
+        job.pe_range,
+        job.hard_queues,
+        job.hard_requests,
+        job.soft_requests,
+    )
+
+
 def static_failure(world: World, cell: Cell, job: Job, inst: Instance) -> str | None:
     """``static.static_failure``, once per kind of job and instance in a run."""
     who = (job.owner, job.group) if world.reads_user else ()

@@ -49,6 +49,7 @@ from .outcome import (
 from .place import (
     Attempt,
     Placement,
+    category,
     parallel_later,
     parallel_now,
     sequential_later,
@@ -85,6 +86,10 @@ class _Run:
         self.values: dict[str, tuple[float, float]] = {}
         self.full_noted: set[str] = set()
         self.dis_list: set[str] = set()
+        #: categories turned down for a start now, with the reasons of the job that
+        #: was turned down first; those whose reservation failed too (``take``)
+        self.rejected: dict[tuple, list[str]] = {}
+        self.reservation_rejected: set[tuple] = set()
 
     # --- booking ------------------------------------------------------------------
 
@@ -245,10 +250,26 @@ class _Run:
 
     def take(self, job: Job, task: int, rest: tuple[int, ...], reserve: bool) -> str:
         """Place one pending task: ``started``, ``reserved`` or ``waits`` (then the
-        job's ``rest`` of tasks wait with the reasons)."""
+        job's ``rest`` of tasks wait with the reasons).
+
+        Categories, as the real scheduler keeps them (dispatch_jobs,
+        ``sge_reject_category``): once a job of a category (``category``) did not
+        start, later jobs of that category are not tried for a start in this run, and
+        once one also found no reservation, they are not tried for one either. A run
+        only takes resources away (starts and reservations debit, load adjustments
+        add), so the attempt would fail again; such a job waits with the first one's
+        reasons, as ``schedd_mes_commit`` gives the category's messages to all its
+        jobs. On 100,000 jobs this spares tens of thousands of attempts over every
+        queue instance."""
         conf = self.cell.sched_conf
         if conf.maxujobs and self.running[job.owner] >= conf.maxujobs:
             self.wait(job, rest, [USER_LIMIT])
+            return "waits"
+        kind = category(self.world, job)
+        turned_down = self.rejected.get(kind)
+        reserve = reserve and kind not in self.reservation_rejected
+        if turned_down is not None and not reserve:
+            self.wait(job, rest, list(turned_down))
             return "waits"
         if reserve:  # a reservation may use the full (and lately overloaded) ones
             self.queue_list |= self.dis_list
@@ -256,21 +277,25 @@ class _Run:
         order = self.ranked(self.queue_list)
         span = duration(self.world, job)
         attempt = Attempt([])
-        now_place = (parallel_now if job.pe else sequential_now)(
-            self.world, self.cell, job, order, span, attempt
-        )
-        if now_place is not None:
-            self.start(job, task, now_place, span)
-            self.resplit(now_place)
-            return "started"
+        if turned_down is None:
+            now_place = (parallel_now if job.pe else sequential_now)(
+                self.world, self.cell, job, order, span, attempt
+            )
+            if now_place is not None:
+                self.start(job, task, now_place, span)
+                self.resplit(now_place)
+                return "started"
+            turned_down = self.rejected[kind] = attempt.reasons
         later = None
         if reserve:
             later_of = parallel_later if job.pe else sequential_later
             later = later_of(self.world, self.cell, job, order, *((span,) if job.pe else ()))
             if later is not None:
                 self.reserve(job, task, later, span)
+            else:
+                self.reservation_rejected.add(kind)
             self.resplit(later)
-        self.wait(job, rest, attempt.reasons, later is not None)
+        self.wait(job, rest, list(turned_down), later is not None)
         return "waits" if later is None else "reserved"
 
     def start(self, job: Job, task: int, placed: Placement, span: int) -> None:
