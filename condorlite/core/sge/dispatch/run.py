@@ -90,6 +90,17 @@ class _Run:
         #: was turned down first; those whose reservation failed too (``take``)
         self.rejected: dict[tuple, list[str]] = {}
         self.reservation_rejected: set[tuple] = set()
+        #: instances whose free slots or load may have changed since ``resplit`` last
+        #: looked at them (``resplit``), and each host's instances
+        self.maybe_full: set[str] = set()
+        self.unchecked: set[str] = set()
+        self.on_host: dict[str, list[str]] = {}
+        #: every instance in the order jobs try them (``order.Ranking``), built at the
+        #: first job; hosts whose load correction changed since
+        self.ranking: ordering.Ranking | None = None
+        self.moved: set[str] = set()
+        for inst in self.world.instances:
+            self.on_host.setdefault(inst.host, []).append(inst.name)
 
     # --- booking ------------------------------------------------------------------
 
@@ -162,6 +173,17 @@ class _Run:
         values = {h: self.host_value(h) for h in {i.host for i in instances}}
         return ordering.ranked(self.cell, instances, values)
 
+    def order(self) -> list[Instance]:
+        """``ranked(queue_list)``, from the whole ranking kept up to date."""
+        if self.ranking is None:
+            self.ranking = ordering.Ranking(self.cell, self.world.instances, self.host_value)
+        for host in self.moved:
+            self.ranking.update(host)
+        self.moved.clear()
+        if not self.ranking.exact:
+            return self.ranked(self.queue_list)
+        return self.ranking.among(self.queue_list)
+
     def host_value(self, host: str) -> float:
         """The host's load formula value, worked out again only when its load
         correction has changed."""
@@ -216,19 +238,28 @@ class _Run:
         ``dis_list`` ("full" said once per instance in a run); then, when
         job_load_adjustments are set or nothing was granted, those now over a load
         threshold on a granted host (on any host when nothing was granted) move too,
-        each time with the message (sge_split_queue_slots_free, sge_split_queue_load)."""
-        for inst in self.ranked(self.queue_list):
+        each time with the message (sge_split_queue_slots_free, sge_split_queue_load).
+
+        Only instances that can have changed are looked at, in the order of the whole
+        list (an instance's place in it does not depend on the others): a start fills
+        its grants (``maybe_full``) and loads its hosts (``unchecked``); a reservation
+        brings back the full and overloaded ones (``take``). Every other instance of
+        ``queue_list`` was found neither full nor overloaded before and nothing of it
+        has changed since, so the messages and moves are those of a pass over all."""
+        for inst in self.ranked(self.maybe_full & self.queue_list):
             if inst.free_slots() <= 0:
                 self._full(inst)
                 self.queue_list.discard(inst.name)
                 self.dis_list.add(inst.name)
+        self.maybe_full.clear()
         adjusted = bool(ordering.parse_adjustments(self.cell.sched_conf.job_load_adjustments))
         if granted is not None and not adjusted:
             return
         hosts = None if granted is None else {i.host for i, _ in granted.grants}
-        for inst in self.ranked(self.queue_list):
+        for inst in self.ranked(self.unchecked & self.queue_list):
             if hosts is not None and inst.host not in hosts:
                 continue
+            self.unchecked.discard(inst.name)
             why = self._alarm(inst)
             if why is not None:
                 self._drop(inst, f"overloaded: {why}")
@@ -273,8 +304,10 @@ class _Run:
             return "waits"
         if reserve:  # a reservation may use the full (and lately overloaded) ones
             self.queue_list |= self.dis_list
+            self.maybe_full |= self.dis_list
+            self.unchecked |= self.dis_list
             self.dis_list.clear()
-        order = self.ranked(self.queue_list)
+        order = self.order()
         span = duration(self.world, job)
         attempt = Attempt([])
         if turned_down is None:
@@ -303,6 +336,9 @@ class _Run:
         self.running[job.owner] += 1
         for inst, n in placed.grants:
             self.corrections[inst.host] += n
+            self.moved.add(inst.host)
+            self.maybe_full.add(inst.name)
+            self.unchecked.update(self.on_host[inst.host])
         self.started.append(
             Started(
                 job.number,
