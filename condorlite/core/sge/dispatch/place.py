@@ -87,20 +87,33 @@ def category(world: World, job: Job) -> tuple:
     )
 
 
-def static_failure(world: World, cell: Cell, job: Job, inst: Instance) -> str | None:
-    """``static.static_failure``, once per kind of job and instance in a run."""
-    who = (job.owner, job.group) if world.reads_user else ()
-    key = (
-        who,
+def static_verdicts(world: World, job: Job) -> dict[str, str | None]:
+    """The static verdicts (``static.static_failure``) known for jobs of ``job``'s kind
+    (what the static checks read of it), by instance name: each is worked out once
+    per kind and instance in a run. The kind is found once per job, not per instance."""
+    kind = (
+        (job.owner, job.group) if world.reads_user else (),
         job.project if world.reads_project else None,
         job.pe,
         job.hard_queues,
         tuple((r.name, r.value) for r in job.hard_requests),
-        inst.name,
     )
-    if key not in world.static_cache:
-        world.static_cache[key] = _static_failure(cell, job, inst)
-    return world.static_cache[key]
+    found = world.static_cache.get(kind)
+    if found is None:
+        found = world.static_cache[kind] = {}
+    return found
+
+
+def static_failure(world: World, cell: Cell, job: Job, inst: Instance,
+                   verdicts: dict[str, str | None] | None = None) -> str | None:
+    """``static.static_failure``, once per kind of job and instance in a run
+    (``verdicts``: ``static_verdicts`` of the job, when the caller has them)."""
+    if verdicts is None:
+        verdicts = static_verdicts(world, job)
+    name = inst.name
+    if name not in verdicts:
+        verdicts[name] = _static_failure(cell, job, inst)
+    return verdicts[name]
 
 
 def sequential_now(
@@ -150,8 +163,9 @@ def sequential_later(world: World, cell: Cell, job: Job, order: list[Instance]) 
     if t_global is None:
         return None
     best: Placement | None = None
+    verdicts = static_verdicts(world, job)
     for inst in order:
-        if static_failure(world, cell, job, inst) is not None:
+        if static_failure(world, cell, job, inst, verdicts) is not None:
             continue
         times = [t_global]
         for level in (world.hosts.get(inst.host), inst.level):
@@ -274,8 +288,9 @@ def _usable(
 ) -> list[Instance]:
     """The instances that pass the static checks, each refusal's reason added once."""
     out = []
+    verdicts = static_verdicts(world, job)
     for inst in order:
-        reason = static_failure(world, cell, job, inst)
+        reason = static_failure(world, cell, job, inst, verdicts)
         if reason is None:
             out.append(inst)
         else:

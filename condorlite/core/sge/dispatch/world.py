@@ -96,9 +96,9 @@ class World:
     default_duration: int
     interval: int
     offset: int = DURATION_OFFSET
-    #: static verdicts by (what a job's static checks read, instance): jobs alike in
+    #: static verdicts by what a job's static checks read, then by instance: jobs alike in
     #: owner, project, PE, -q and -l get the same answer (Grid Engine's categories)
-    static_cache: dict[tuple, str | None] = field(default_factory=dict)
+    static_cache: dict[tuple, dict[str, str | None]] = field(default_factory=dict)
     #: whether any queue or host has access lists / project lists (else the static
     #: verdicts do not depend on the job's user / project)
     reads_user: bool = True
