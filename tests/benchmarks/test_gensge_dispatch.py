@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from condorlite.core.sge.dispatch import order, place, schedule
+from condorlite.core.sge.dispatch import later, order, place, schedule
 from condorlite.core.sge.dispatch.run import _Run
 from condorlite.core.sge.priority import prioritise
 from condorlite.store.sge_cell import read_cell
@@ -72,19 +72,19 @@ def test_feasible_says_what_allocate_finds(cell_dir: Path) -> None:
     assert parallel
     outcomes: set[bool] = set()
     for job in parallel:
-        usable = place._usable(world, cell, job, order_now, place.Attempt([]))
+        usable = place.usable_instances(world, cell, job, order_now, place.Attempt([]))
         by_host: dict[str, list] = {}
         for inst in usable:
             by_host.setdefault(inst.host, []).append(inst)
         span = 3600
-        for pe in place._pes(cell, job):
-            counts = place._counts(job, cell.pes[pe].slots)
+        for pe in place.matching_pes(cell, job):
+            counts = place.slot_counts(job, cell.pes[pe].slots)
             for n in counts[:1] + counts[-1:]:
-                times = place._candidate_times(world)
+                times = later._candidate_times(world)
                 for t in times[:20] + times[-20:]:  # the latest and the earliest
                     found = place.allocate(world, cell, job, pe, n, usable, span, t,
                                            place.Attempt([]))
-                    feasible = place._feasible(world, cell, job, pe, n, by_host, span, t)
+                    feasible = later._feasible(world, cell, job, pe, n, by_host, span, t)
                     assert feasible == (found is not None), (job.number, pe, n, t)
                     outcomes.add(feasible)
     assert outcomes == {True, False}

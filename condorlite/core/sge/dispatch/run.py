@@ -36,6 +36,7 @@ from condorlite.core.sge.objects import Cell, Job
 from condorlite.core.sge.priority import JobPriority, Prioritisation
 
 from . import order as ordering
+from .later import parallel_later
 from .outcome import (
     SEPARATOR,
     Grant,
@@ -50,7 +51,6 @@ from .place import (
     Attempt,
     Placement,
     category,
-    parallel_later,
     parallel_now,
     sequential_later,
     sequential_now,
