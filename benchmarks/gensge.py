@@ -81,6 +81,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 REPO = Path(__file__).resolve().parents[1]
 RECORDING = REPO / "tests" / "data" / "sge" / "o5_all" / "t0_share_true"
@@ -173,6 +174,9 @@ class CellSpec:
     max_functional: int = 200
     functional_tickets: int = 500_000
     share_tickets: int = 1_000_000
+    #: fraction of all jobs with ``-R y`` (0: about 30 % of the PE jobs, the qstat
+    #: cells' rule); drawn from a stream of its own, so the other draws stay the same
+    reserve: float = 0.0
 
 
 @dataclass
@@ -545,6 +549,7 @@ def write_jobs(cell: _Cell, out: Path) -> JobCounts:
     t = spec.now - span
     step = span / max(1, spec.jobs)
     deadline_users = [u for u in users if u.deadline]
+    reserving = random.Random(spec.seed + 3)
     with open(out / "jobs.xml", "w", buffering=1 << 20) as f:
         f.write(XML_HEAD)
         for i in range(spec.jobs):
@@ -600,6 +605,8 @@ def write_jobs(cell: _Cell, out: Path) -> JobCounts:
                     hi = lo * 2
                 counts.pe += 1
             reserve = pe is not None and r() < 0.3
+            if spec.reserve:
+                reserve = reserving.random() < spec.reserve
             ntasks, tstep = 1, 1
             if r() < 0.015:
                 ntasks = rng.randint(2, 60)
@@ -770,20 +777,26 @@ def write_queue_instances(counts: JobCounts, out: Path) -> None:
             if array:
                 f.write(f"        <tasks>{task}</tasks>\n")
             f.write("      </job_list>\n")
-        f.write("    </Queue-List>\n  </queue_info>\n  <job_info>\n")
-        for number, name, owner, submitted, slots, ids in counts.pending:
-            f.write("    <job_list state=\"pending\">\n"
-                    f"      <JB_job_number>{number}</JB_job_number>\n"
-                    "      <JAT_prio>0.00000</JAT_prio>\n"
-                    f"      <JB_name>{name}</JB_name>\n"
-                    f"      <JB_owner>{owner}</JB_owner>\n"
-                    "      <state>qw</state>\n"
-                    f"      <JB_submission_time>{_stamp(submitted)}</JB_submission_time>\n"
-                    f"      <slots>{slots}</slots>\n")
-            if ids is not None:
-                f.write(f"      <tasks>{ids}</tasks>\n")
-            f.write("    </job_list>\n")
-        f.write("  </job_info>\n</job_info>\n")
+        f.write("    </Queue-List>\n  </queue_info>\n")
+        write_pending(counts, f)
+
+
+def write_pending(counts: JobCounts, f: TextIO) -> None:
+    """The ``<job_info>`` part of ``qstat -f -xml``: one pending line per job."""
+    f.write("  <job_info>\n")
+    for number, name, owner, submitted, slots, ids in counts.pending:
+        f.write("    <job_list state=\"pending\">\n"
+                f"      <JB_job_number>{number}</JB_job_number>\n"
+                "      <JAT_prio>0.00000</JAT_prio>\n"
+                f"      <JB_name>{name}</JB_name>\n"
+                f"      <JB_owner>{owner}</JB_owner>\n"
+                "      <state>qw</state>\n"
+                f"      <JB_submission_time>{_stamp(submitted)}</JB_submission_time>\n"
+                f"      <slots>{slots}</slots>\n")
+        if ids is not None:
+            f.write(f"      <tasks>{ids}</tasks>\n")
+        f.write("    </job_list>\n")
+    f.write("  </job_info>\n</job_info>\n")
 
 
 def write_cell(spec: CellSpec, out: Path) -> JobCounts:

@@ -19,7 +19,6 @@ time, memory the operating system reclaims at once on exit anyway.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import sys
@@ -27,6 +26,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from condorlite.cli import jsontext
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -169,7 +170,9 @@ def envelope(command: str, data: Any, errors: list[dict[str, Any]],
 
 
 def _dumps(doc: dict[str, Any]) -> str:
-    return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    """``json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":"))``,
+    by orjson when that gives the same text (``jsontext``)."""
+    return jsontext.dumps(doc)
 
 
 def print_json(doc: dict[str, Any]) -> None:

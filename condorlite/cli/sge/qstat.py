@@ -22,6 +22,7 @@ from rich.console import Console
 
 from condorlite.cli._params import ConfigOpt, JsonOpt, NowOpt, StateDirOpt
 from condorlite.cli.errors import run_command
+from condorlite.cli.jsontext import real
 from condorlite.cli.render import Result, print_text
 from condorlite.cli.sge import whatif
 from condorlite.cli.sge._cell import CellOpt, cell_dir, collector_paused, run_time
@@ -40,26 +41,27 @@ UsersOpt = Annotated[
 
 
 def job_data(row: JobPriority) -> dict[str, Any]:
-    """One job line as JSON: qstat's column names as keys, numbers at full precision."""
-    job = row.job
+    """One job line as JSON: qstat's column names as keys, numbers at full precision
+    (floats go through ``jsontext.real``: the large documents are written by orjson)."""
+    job, u = row.job, row.urgency
     return {
         "job": job.number,
         "task": row.task,
-        "prio": row.prio,
-        "nurg": row.nurg,
-        "npprior": row.npprior,
-        "ntckts": row.ntckts,
-        "urg": row.urgency.urg,
-        "rrcontr": row.urgency.rrcontr,
-        "wtcontr": row.urgency.wtcontr,
-        "dlcontr": row.urgency.dlcontr,
+        "prio": real(row.prio),
+        "nurg": real(row.nurg),
+        "npprior": real(row.npprior),
+        "ntckts": real(row.ntckts),
+        "urg": real(u.urg),
+        "rrcontr": real(u.rrcontr),
+        "wtcontr": real(u.wtcontr),
+        "dlcontr": real(u.dlcontr),
         "ppri": job.ppri,
-        "tckts": row.tickets,
-        "ovrts": row.ovrts,
-        "otckt": row.otckt,
-        "ftckt": row.ftckt,
-        "stckt": row.stckt,
-        "share": row.share,
+        "tckts": real(row.tickets),
+        "ovrts": job.override_tickets,
+        "otckt": real(row.otckt),
+        "ftckt": real(row.ftckt),
+        "stckt": real(row.stckt),
+        "share": real(row.share),
         "name": job.name,
         "user": job.owner,
         "project": job.project,
@@ -67,15 +69,11 @@ def job_data(row: JobPriority) -> dict[str, Any]:
         "state": row.state,
         "tasks": list(row.tasks),
         "submission_time": job.submission_time,
-        "start_time": _start(row),
+        "start_time": row.start_time,
         "deadline": job.deadline or None,
         "slots": _slots(row),
         "sharetree_node": row.node,
     }
-
-
-def _start(row: JobPriority) -> int | None:
-    return row.start_time
 
 
 def task_label(ids: tuple[int, ...]) -> str:
@@ -131,7 +129,7 @@ def _line(row: JobPriority, ext: bool, urg: bool, pri: bool, where: Placement) -
     out.append(f"{job.name[:10]:<10} {job.owner[:12]:<12}")
     if ext:
         out.append(f"{(job.project or 'NA')[:16]:<16} {(row.department or 'NA')[:10]:<10}")
-    out.append(f"{row.state:<5} {_when(_start(row) or job.submission_time):<19}")
+    out.append(f"{row.state:<5} {_when(row.start_time or job.submission_time):<19}")
     if urg:
         out.append(f"{_when(job.deadline):<19}")
     if ext:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from condorlite.core.sge.refs import Entity, JobRef
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Category:
     """Jobs that a policy would treat alike; ``refs[pos:]`` are those not yet placed."""
 

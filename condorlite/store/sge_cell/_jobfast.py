@@ -22,7 +22,15 @@ import html
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from condorlite.core.sge.objects import Complex, Job, ResourceRequest, SlotRange, Task, Userset
+from condorlite.core.sge.objects import (
+    Complex,
+    Job,
+    ResourceRequest,
+    SlotRange,
+    Task,
+    Userset,
+    construct,
+)
 
 from . import _jobscan
 from ._jobs import Departments, Pending, held
@@ -191,29 +199,29 @@ class _Reader:
         plain = len(records) == (b"JB_ja_structure" in records)
         parts = _NO_PARTS if plain else self.parts(records)
         tasks = self.pending.tasks(number, parts.tasks, structure)
-        return Job(
-            number=number,
-            name=text(s.get(b"JB_job_name")),
-            owner=owner,
-            group=group,
-            submission_time=int(s.get(b"JB_submission_time", b"0")),
-            project=text(s.get(b"JB_project")) or None,
-            department=text(s.get(b"JB_department")) or self.departments.of(owner, group),
-            ppri=int(s.get(b"JB_priority", b"1024")) - 1024,
-            deadline=int(s.get(b"JB_deadline", b"0")),
-            override_tickets=int(s.get(b"JB_override_tickets", b"0")),
-            jobshare=int(s.get(b"JB_jobshare", b"0")),
-            hard_requests=parts.hard_requests,
-            soft_requests=parts.soft_requests,
-            hard_queues=parts.hard_queues,
-            pe=text(s.get(b"JB_pe")) or None,
-            pe_range=parts.pe_range,
-            reserve=reserve == "true",
-            tasks=tasks,
-            hold=held(tasks),
-            execution_time=int(s.get(b"JB_execution_time", b"0")),
-            predecessors=parts.predecessors,
-        )
+        return construct(Job, {
+            "number": number,
+            "name": text(s.get(b"JB_job_name")),
+            "owner": owner,
+            "group": group,
+            "submission_time": int(s.get(b"JB_submission_time", b"0")),
+            "project": text(s.get(b"JB_project")) or None,
+            "department": text(s.get(b"JB_department")) or self.departments.of(owner, group),
+            "ppri": int(s.get(b"JB_priority", b"1024")) - 1024,
+            "deadline": int(s.get(b"JB_deadline", b"0")),
+            "override_tickets": int(s.get(b"JB_override_tickets", b"0")),
+            "jobshare": int(s.get(b"JB_jobshare", b"0")),
+            "hard_requests": parts.hard_requests,
+            "soft_requests": parts.soft_requests,
+            "hard_queues": parts.hard_queues,
+            "pe": text(s.get(b"JB_pe")) or None,
+            "pe_range": parts.pe_range,
+            "reserve": reserve == "true",
+            "tasks": tasks,
+            "hold": held(tasks),
+            "execution_time": int(s.get(b"JB_execution_time", b"0")),
+            "predecessors": parts.predecessors,
+        })
 
     def parts(self, records: dict[bytes, list[_Fields]]) -> _Parts:
         """What a job's containers other than ``JB_ja_structure`` give."""

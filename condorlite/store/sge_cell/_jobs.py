@@ -44,6 +44,7 @@ from condorlite.core.sge.objects import (
     SlotRange,
     Task,
     Userset,
+    construct,
 )
 from condorlite.errors import DataError
 
@@ -158,7 +159,10 @@ class Pending:
             # the common job: nothing materialised, one pending line
             entry, ids = entries[0], task_ids[0]
             if entry.tasks is None and ids.min == ids.max:
-                return (Task(ids.min, held="h" in entry.state, error="E" in entry.state),)
+                state = entry.state
+                return (construct(Task, {"number": ids.min, "status": 0, "start_time": 0,
+                                         "usage": {}, "held": "h" in state,
+                                         "error": "E" in state}),)
         known = {t.number: t for t in materialised}
         tasks = known | _pending_of(known, task_ids, entries)
         return tuple(tasks[n] for n in sorted(tasks))

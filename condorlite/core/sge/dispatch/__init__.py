@@ -5,7 +5,7 @@ Entry point: ``schedule(cell, prioritise(cell, now), now) -> Run`` (``run``); th
 outcome's types are in ``outcome``. The rest is private: ``world`` (levels of
 consumables, queue instances, debits), ``diagram`` (use over time), ``order``
 (queue instance order), ``assign`` (fit and static checks), ``place`` (sequential
-and parallel placement).
+and parallel placement), ``later`` (a parallel job's reservation).
 """
 
 from .outcome import SEPARATOR, Grant, Reservation, Resource, Run, Started, Waiting

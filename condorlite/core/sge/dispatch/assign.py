@@ -57,7 +57,21 @@ def shortfall_text(job: Job, s: Shortfall) -> str:
 def _needs(
     world: World, job: Job, level: Level, slots: int, master: bool
 ) -> list[tuple[str, float]]:
-    out: list[tuple[str, float]] = []
+    return [(name, need) for name, need, _ in _demands(world, job, level, slots, master)]
+
+
+def _demands(
+    world: World, job: Job, level: Level, slots: int, master: bool
+) -> tuple[tuple[str, float, bool], ...]:
+    """``(resource, need, per slot)`` of ``slots`` slots of ``job`` on ``level``, in the
+    level's order: consumables with a need, JOB ones (not per slot) on the master only.
+    Kept for the job being placed by the level's kind (``world.NeedsCache``)."""
+    cache = world.needs.of(job)
+    key = (level.signature, slots, master)
+    found = cache.get(key)
+    if found is not None:
+        return found
+    out: list[tuple[str, float, bool]] = []
     for name in level.capacity:
         c = world.complexes.get(name)
         if c is None or c.consumable == "NO":
@@ -70,8 +84,9 @@ def _needs(
             n = slots
         need = contribution(job, c) * n
         if need != 0.0:
-            out.append((name, need))
-    return out
+            out.append((name, need, c.consumable != "JOB"))
+    found = cache[key] = tuple(out)
+    return found
 
 
 def _short(
@@ -162,13 +177,20 @@ def most_slots(
     start: int | None = None,
 ) -> int:
     """The most slots (up to ``limit``) of ``job`` that fit on ``level``: per-slot
-    needs divide what is left, a JOB consumable (master only) must fit once."""
-    if limit <= 0 or fits(world, job, level, 1, master, span, start) is not None:
+    needs divide what is left, a JOB consumable (master only) must fit once. (One pass
+    over the needs: one slot must fit, as ``fits`` would find, and each per-slot need
+    bounds the count.)"""
+    if limit <= 0:
         return 0
     at = world.now if start is None else start
+    end = end_time(at, span)
+    based = world.schedule_based
     most = limit
-    for name, per in _needs(world, job, level, 1, False):
+    for name, need, per_slot in _demands(world, job, level, 1, master):
         d = level.diagram(name)
-        used = d.max_over(at, end_time(at, span)) if world.schedule_based else d.now_used
-        most = min(most, int((level.capacity[name] - used) // per + 1e-9))
+        left = level.capacity[name] - (d.max_over(at, end) if based else d.now_used)
+        if need > left:
+            return 0
+        if per_slot:
+            most = min(most, int(left // need + 1e-9))
     return max(0, most)

@@ -71,20 +71,49 @@ def _shortfall(attempt: Attempt, job: Job, s: Shortfall) -> None:
     attempt.add(shortfall_text(job, s))
 
 
-def static_failure(world: World, cell: Cell, job: Job, inst: Instance) -> str | None:
-    """``static.static_failure``, once per kind of job and instance in a run."""
-    who = (job.owner, job.group) if world.reads_user else ()
-    key = (
-        who,
+def category(world: World, job: Job) -> tuple:
+    """What placing ``job`` reads of it (Grid Engine's job category: jobs alike in it
+    fit, or do not, in the same places): its owner and group when an access list
+    exists, its project when a project list does, its PE and range, ``-q`` and its
+    hard and soft requests (amounts, and so its run time, included)."""
+    return (
+        (job.owner, job.group) if world.reads_user else (),
+        job.project if world.reads_project else None,
+        job.pe,
+        job.pe_range,
+        job.hard_queues,
+        job.hard_requests,
+        job.soft_requests,
+    )
+
+
+def static_verdicts(world: World, job: Job) -> dict[str, str | None]:
+    """The static verdicts (``static.static_failure``) known for jobs of ``job``'s kind
+    (what the static checks read of it), by instance name: each is worked out once
+    per kind and instance in a run. The kind is found once per job, not per instance."""
+    kind = (
+        (job.owner, job.group) if world.reads_user else (),
         job.project if world.reads_project else None,
         job.pe,
         job.hard_queues,
         tuple((r.name, r.value) for r in job.hard_requests),
-        inst.name,
     )
-    if key not in world.static_cache:
-        world.static_cache[key] = _static_failure(cell, job, inst)
-    return world.static_cache[key]
+    found = world.static_cache.get(kind)
+    if found is None:
+        found = world.static_cache[kind] = {}
+    return found
+
+
+def static_failure(world: World, cell: Cell, job: Job, inst: Instance,
+                   verdicts: dict[str, str | None] | None = None) -> str | None:
+    """``static.static_failure``, once per kind of job and instance in a run
+    (``verdicts``: ``static_verdicts`` of the job, when the caller has them)."""
+    if verdicts is None:
+        verdicts = static_verdicts(world, job)
+    name = inst.name
+    if name not in verdicts:
+        verdicts[name] = _static_failure(cell, job, inst)
+    return verdicts[name]
 
 
 def sequential_now(
@@ -134,8 +163,9 @@ def sequential_later(world: World, cell: Cell, job: Job, order: list[Instance]) 
     if t_global is None:
         return None
     best: Placement | None = None
+    verdicts = static_verdicts(world, job)
     for inst in order:
-        if static_failure(world, cell, job, inst) is not None:
+        if static_failure(world, cell, job, inst, verdicts) is not None:
             continue
         times = [t_global]
         for level in (world.hosts.get(inst.host), inst.level):
@@ -152,11 +182,11 @@ def sequential_later(world: World, cell: Cell, job: Job, order: list[Instance]) 
 # --- parallel jobs --------------------------------------------------------------------
 
 
-def _pes(cell: Cell, job: Job) -> list[str]:
+def matching_pes(cell: Cell, job: Job) -> list[str]:
     return [name for name in cell.pes if fnmatch.fnmatchcase(name, job.pe or "")]
 
 
-def _counts(job: Job, pe_slots: int) -> list[int]:
+def slot_counts(job: Job, pe_slots: int) -> list[int]:
     values = {n for r in job.pe_range for n in r.values() if 0 < n <= pe_slots}
     if not values and job.pe_range:
         values = {n for r in job.pe_range for n in range(r.min, min(r.max, pe_slots) + 1) if n > 0}
@@ -253,13 +283,14 @@ def _offered(rule: str, n: int, room: dict[str, int]) -> int:
     return min(n, sum(room.values()))
 
 
-def _usable(
+def usable_instances(
     world: World, cell: Cell, job: Job, order: list[Instance], attempt: Attempt
 ) -> list[Instance]:
     """The instances that pass the static checks, each refusal's reason added once."""
     out = []
+    verdicts = static_verdicts(world, job)
     for inst in order:
-        reason = static_failure(world, cell, job, inst)
+        reason = static_failure(world, cell, job, inst, verdicts)
         if reason is None:
             out.append(inst)
         else:
@@ -298,9 +329,9 @@ def _bound(
 def parallel_now(
     world: World, cell: Cell, job: Job, order: list[Instance], span: int, attempt: Attempt
 ) -> Placement | None:
-    usable = _usable(world, cell, job, order, attempt)
-    for pe in _pes(cell, job):
-        counts = _counts(job, cell.pes[pe].slots)
+    usable = usable_instances(world, cell, job, order, attempt)
+    for pe in matching_pes(cell, job):
+        counts = slot_counts(job, cell.pes[pe].slots)
         if not counts:
             continue
         bound = _bound(world, cell, job, pe, usable, span, counts[-1])
@@ -312,44 +343,6 @@ def parallel_now(
             attempt.add(
                 f'cannot run in PE "{pe}" because it only offers {attempt.offered[pe]} slots'
             )
-    if not _pes(cell, job):
+    if not matching_pes(cell, job):
         attempt.add("no matching pe found")
-    return None
-
-
-def _candidate_times(world: World) -> list[int]:
-    times = {world.now}
-    levels = [
-        world.global_level,
-        *world.hosts.values(),
-        *world.pes.values(),
-        *(i.level for i in world.instances),
-    ]
-    for level in levels:
-        for d in level.diagrams.values():
-            times.update(t for t, _ in d.points if world.now < t < INFINITY)
-    return sorted(times, reverse=True)
-
-
-def parallel_later(
-    world: World, cell: Cell, job: Job, order: list[Instance], span: int
-) -> Placement | None:
-    usable = _usable(world, cell, job, order, Attempt([]))
-    for pe in _pes(cell, job):
-        counts = _counts(job, cell.pes[pe].slots)
-        if not counts:
-            continue
-        best: Placement | None = None
-        for t in _candidate_times(world):
-            placed = allocate(world, cell, job, pe, counts[0], usable, span, t, Attempt([]))
-            if placed is None:
-                break
-            best = placed
-        if best is None:
-            continue
-        for n in reversed(counts[1:]):  # then as many slots as fit at that time
-            more = allocate(world, cell, job, pe, n, usable, span, best.start, Attempt([]))
-            if more is not None:
-                return more
-        return best
     return None

@@ -47,7 +47,17 @@ class Level:
     diagrams: dict[str, Diagram] = field(default_factory=dict)
 
     def diagram(self, resource: str) -> Diagram:
-        return self.diagrams.setdefault(resource, Diagram())
+        # not setdefault: that built a Diagram on every call (millions in a large run)
+        found = self.diagrams.get(resource)
+        if found is None:
+            found = self.diagrams[resource] = Diagram()
+        return found
+
+    @functools.cached_property
+    def signature(self) -> tuple[str, ...]:
+        """The names of its consumables, in order (read once the world is built):
+        levels alike in it ask a job for the same amounts (``assign._needs``)."""
+        return tuple(self.capacity)
 
 
 @dataclass
@@ -86,13 +96,33 @@ class World:
     default_duration: int
     interval: int
     offset: int = DURATION_OFFSET
-    #: static verdicts by (what a job's static checks read, instance): jobs alike in
+    #: static verdicts by what a job's static checks read, then by instance: jobs alike in
     #: owner, project, PE, -q and -l get the same answer (Grid Engine's categories)
-    static_cache: dict[tuple, str | None] = field(default_factory=dict)
+    static_cache: dict[tuple, dict[str, str | None]] = field(default_factory=dict)
     #: whether any queue or host has access lists / project lists (else the static
     #: verdicts do not depend on the job's user / project)
     reads_user: bool = True
     reads_project: bool = True
+    #: what the job being placed needs of each kind of level (``assign._needs``)
+    needs: NeedsCache = field(default_factory=lambda: NeedsCache())
+
+
+@dataclass
+class NeedsCache:
+    """A job's needs by (level signature, slots, master), for one job at a time: the
+    placement of a parallel job asks again for every queue instance at every
+    candidate time, and a job's needs depend only on its requests and the kind of
+    level. Another job empties it."""
+
+    job: Job | None = None
+    found: dict[tuple[tuple[str, ...], int, bool], tuple[tuple[str, float, bool], ...]] = field(
+        default_factory=dict)
+
+    def of(self, job: Job) -> dict[tuple[tuple[str, ...], int, bool],
+                                   tuple[tuple[str, float, bool], ...]]:
+        if self.job is not job:
+            self.job, self.found = job, {}
+        return self.found
 
 
 def _capacity(

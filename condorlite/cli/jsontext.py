@@ -1,0 +1,84 @@
+"""One JSON document as text, byte for byte what ``json.dumps`` writes, in a tenth of the time.
+
+``json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":"))`` is the
+format of every ``--json`` document (``render``). Its C encoder still costs 0.8 s for
+the 100,000 rows of a large ``sge qstat``; orjson writes the same document in 0.07 s.
+The two agree on everything a document holds (strings and their escapes, integers,
+``true``/``false``/``null``, floats from 1e-4 up, nesting, key order) except floats
+closer to zero than 1e-4 (other than 0): Python writes ``1e-05`` and ``3.2e-06``,
+orjson ``0.00001`` and ``3.2e-6``. Hence:
+
+* ``real(x)`` marks such a float (``Tiny``, a ``float`` subclass: equal to ``x``,
+  printed by ``json`` as ``x``); orjson hands a marked float to ``_default``, which
+  writes Python's ``repr``. A producer marks the floats of its large documents;
+* ``dumps`` then encodes with orjson and looks for the two ways an unmarked tiny float
+  shows (``De-N`` with a one-digit exponent; ``0.0000...`` first or after ``:``, ``,``,
+  ``[`` or ``-``).
+  If either shows (or orjson refuses something: a surrogate, an integer past 64 bits,
+  a non-string key, a type it does not know), the document is written by ``json``
+  instead: the bytes are always ``json.dumps``'s, only the time differs. A string that
+  happens to hold ``5e-3`` costs the slow way, never a wrong byte.
+
+Non-finite floats: ``json`` refuses them (``allow_nan=False``) and ``render`` then
+writes them as null; orjson writes null directly. The document is the same.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import orjson
+
+
+class Tiny(float):
+    """A float with 0 < |x| < 1e-4, marked for ``_default`` (module doc)."""
+
+    __slots__ = ()
+
+
+def real(value: float) -> float:
+    """``value``, marked when orjson would print it unlike ``json`` (module doc)."""
+    if -1e-4 < value < 1e-4 and value != 0:
+        return Tiny(value)
+    return value
+
+
+def _default(value: object) -> object:
+    if type(value) is Tiny:
+        return orjson.Fragment(float.__repr__(value).encode())
+    raise TypeError(f"{type(value).__name__} is left to json")
+
+
+#: How a float that nobody marked shows in orjson's text (module doc). Two patterns, each
+#: starting with its literal so that ``re`` looks for that first (one alternation with a
+#: character class in front tried every byte: 0.75 s on a 57 MB document, these 0.06 s).
+_UNMARKED = (
+    re.compile(rb"e-\d(?!\d)(?<=\de-\d)"),
+    re.compile(rb"0\.0000(?<![^:,\[-]0\.0000)"),  # also at the very start
+)
+
+#: orjson's own handling of these would differ from json's: they go to ``_default``,
+#: which refuses them, and ``json`` then writes (or refuses) them as before.
+_OPTIONS = (
+    orjson.OPT_PASSTHROUGH_SUBCLASS
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+)
+
+
+def _slow(doc: Any) -> str:
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def dumps(doc: Any) -> str:
+    """``doc`` as ``json.dumps`` writes it (module doc); ValueError for a non-finite
+    float when orjson refused the document too, as ``json.dumps`` raises it."""
+    try:
+        text = orjson.dumps(doc, default=_default, option=_OPTIONS)
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return _slow(doc)
+    if any(pattern.search(text) is not None for pattern in _UNMARKED):
+        return _slow(doc)
+    return text.decode()

@@ -1,0 +1,90 @@
+"""The dispatch cell generator, and the dispatch shortcuts checked on what it makes.
+
+A generated cell of 20 hosts (45 queue instances) and 1,500 jobs is small enough to
+run in a test and large enough for load-ordered hosts, full instances, categories and
+parallel reservations: the kept ranking must equal a fresh ranking of any subset, and
+``_feasible`` must say what ``allocate`` finds, at every candidate time.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from condorlite.core.sge.dispatch import later, order, place, schedule
+from condorlite.core.sge.dispatch.run import _Run
+from condorlite.core.sge.priority import prioritise
+from condorlite.store.sge_cell import read_cell
+from tests.benchmarks._load import load
+
+gensge = load("gensge")
+gensge_dispatch = load("gensge_dispatch")
+
+
+@pytest.fixture(scope="module")
+def cell_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dispatch")
+    spec = gensge.CellSpec(jobs=1500, users=40, projects=5, seed=2, reserve=0.05)
+    gensge_dispatch.write_dispatch_cell(spec, gensge_dispatch.DispatchSpec(hosts=20), out)
+    return out
+
+
+def test_the_cell_reads_and_runs(cell_dir: Path) -> None:
+    cell = read_cell(cell_dir)
+    assert len(cell.hosts) == 21 and len(cell.queue_instances) == 45
+    assert cell.sched_conf.max_reservation == 50
+    assert not cell.warnings
+    run = schedule(cell, prioritise(cell, cell.now), cell.now)
+    assert run.started and run.reservations and run.waiting
+    # the jobs of one category that were not tried wait with its first job's reasons
+    by_reasons: dict[tuple[str, ...], int] = {}
+    for w in run.waiting:
+        by_reasons[w.reasons] = by_reasons.get(w.reasons, 0) + 1
+    assert max(by_reasons.values()) > 1
+
+
+def test_kept_ranking_is_a_fresh_ranking(cell_dir: Path) -> None:
+    cell = read_cell(cell_dir)
+    run = _Run(cell, cell.now)
+    run.book_running()
+    ranking = order.Ranking(cell, run.world.instances, run.host_value)
+    rng = random.Random(1)
+    names = [i.name for i in run.world.instances]
+    hosts = sorted({i.host for i in run.world.instances})
+    for _ in range(30):
+        host = rng.choice(hosts)
+        run.corrections[host] += rng.choice((1, 2, 8))
+        ranking.update(host)
+        subset = set(rng.sample(names, rng.randint(1, len(names))))
+        assert ranking.exact
+        assert ranking.among(subset) == run.ranked(subset)
+
+
+def test_feasible_says_what_allocate_finds(cell_dir: Path) -> None:
+    cell = read_cell(cell_dir)
+    run = _Run(cell, cell.now)
+    run.book_running()
+    world = run.world
+    order_now = run.ranked({i.name for i in world.instances})
+    parallel = [j for j in cell.jobs if j.pe and j.pe_range][:25]
+    assert parallel
+    outcomes: set[bool] = set()
+    for job in parallel:
+        usable = place.usable_instances(world, cell, job, order_now, place.Attempt([]))
+        by_host: dict[str, list] = {}
+        for inst in usable:
+            by_host.setdefault(inst.host, []).append(inst)
+        span = 3600
+        for pe in place.matching_pes(cell, job):
+            counts = place.slot_counts(job, cell.pes[pe].slots)
+            for n in counts[:1] + counts[-1:]:
+                times = later._candidate_times(world)
+                for t in times[:20] + times[-20:]:  # the latest and the earliest
+                    found = place.allocate(world, cell, job, pe, n, usable, span, t,
+                                           place.Attempt([]))
+                    feasible = later._feasible(world, cell, job, pe, n, by_host, span, t)
+                    assert feasible == (found is not None), (job.number, pe, n, t)
+                    outcomes.add(feasible)
+    assert outcomes == {True, False}

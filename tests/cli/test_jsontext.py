@@ -1,0 +1,72 @@
+"""``jsontext.dumps`` writes exactly what ``json.dumps`` writes, whichever way it goes."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from condorlite.cli import jsontext
+
+
+def reference(doc: object) -> str:
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def marked(value: object) -> object:
+    """``value`` with every float marked as a producer marks them (``real``)."""
+    if isinstance(value, float):
+        return jsontext.real(value)
+    if isinstance(value, dict):
+        return {k: marked(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [marked(v) for v in value]
+    return value
+
+
+#: floats of every magnitude, the tiny ones (where orjson prints otherwise) often
+floats = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.floats(min_value=-1e-4, max_value=1e-4, allow_nan=False),
+    st.sampled_from([1e-5, 2.5e-5, 9.999999999999999e-5, 1e-4, 1e-7, -3e-6, 1e16, 1e15]),
+)
+#: strings that look like what the fast path looks for, and control characters
+texts = st.one_of(
+    st.text(),
+    st.sampled_from(["5e-3", "a:0.00001,", "e-1", "0.0000", "\x00\x1f\x7f\u2028", "\\\""]),
+)
+leaves = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1), floats, texts)
+documents = st.recursive(
+    leaves,
+    lambda inner: st.one_of(st.lists(inner, max_size=5),
+                            st.dictionaries(texts, inner, max_size=5)),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(documents)
+def test_marked_documents_are_json_dumps_text(doc: object) -> None:
+    assert jsontext.dumps(marked(doc)) == reference(doc)
+
+
+@settings(max_examples=400, deadline=None)
+@given(documents)
+def test_unmarked_documents_are_json_dumps_text(doc: object) -> None:
+    assert jsontext.dumps(doc) == reference(doc)
+
+
+def test_tiny_floats_take_the_fast_way_when_marked() -> None:
+    doc = {"share": jsontext.real(3.244236571508317e-05), "x": [jsontext.real(-7e-9)]}
+    assert jsontext.dumps(doc) == '{"share":3.244236571508317e-05,"x":[-7e-09]}'
+    assert jsontext.real(0.0) == 0.0 and type(jsontext.real(0.0)) is float
+    assert type(jsontext.real(1e-4)) is float
+    assert math.isnan(jsontext.real(math.nan))
+
+
+def test_what_orjson_refuses_goes_to_json() -> None:
+    assert jsontext.dumps({1: 2}) == reference({1: 2})  # a key that is no string
+    assert jsontext.dumps([2**70]) == reference([2**70])  # past 64 bits
+    assert jsontext.dumps(["\ud800"]) == reference(["\ud800"])  # a lone surrogate
