@@ -99,6 +99,13 @@ PROBES = [
     "string({ { b } }.a)",
     "{ { 1 }, 2 }.a",
     "{ [a = [b = 1]], [a = [b = 2]] }.a.b",
+    # ... and a record there has lost its enclosing ad (names, TARGET.x included)
+    "{ [a = [b = x]; x = 5] }.a[0].b",
+    "{ [a = [b = x]; x = 5] }.a.b",
+    "{ [a = [b = 1]; x = 5] }.a[0].b",
+    "{ [a = [b = TARGET.Cpus]] }.a[0].b",
+    "evalInEachContext(a, { [a = [b = x]; x = 5] })[0].b",
+    "string({ [a = [b = x]; x = 5] }.a)",
 ]
 
 

@@ -325,11 +325,20 @@ def select(base: object, lname: str, env: Env, cur: object) -> object:
 
 
 def unscoped(value: object) -> object:
-    """An element of the list a selection through a list makes: a list literal's value
-    there has lost its ad, as HTCondor copies it (``{ [a = { b }; b = 3] }.a[0][0]``
-    is undefined; what reads it in its own ad, ``sum`` for one, still finds names)."""
-    if type(value) is ExprList and value.known is None:  # type: ignore[union-attr]
+    """An element of a list a selection through a list (or ``evalInEachContext``)
+    makes: HTCondor copies the value into the new list, and a copy has lost its place.
+    A list literal's value no longer has an ad (``{ [a = { b }; b = 3] }.a[0][0]`` is
+    undefined; what reads it in its own ad, ``sum`` for one, still finds names); a
+    record no longer has an enclosing ad (``{ [a = [b = x]; x = 5] }.a[0].b`` is
+    undefined, and so is ``TARGET.x`` inside it)."""
+    kind = type(value)
+    if kind is ExprList and value.known is None:  # type: ignore[union-attr]
         return ExprList(value.exprs, value.fns, _no_ad(), value.env)  # type: ignore[union-attr]
+    if getattr(value, "parent", None) is not None:
+        from .ad import ClassAd
+
+        if isinstance(value, ClassAd):
+            return ClassAd._from_attrs(value._attrs)
     return value
 
 

@@ -292,7 +292,7 @@ def _list_argument(node: Expr, cur, scope, env):  # type: ignore[no-untyped-def]
 def _in_each_context(cur, env, args, *, count):  # type: ignore[no-untyped-def]
     """countMatches/evalInEachContext (see their docstrings)."""
     from .ast import Select
-    from .evaluator import MAX_DEPTH, compile_expr
+    from .evaluator import MAX_DEPTH, compile_expr, unscoped
 
     found = _deref(args[0], cur, env)
     if found is not None:
@@ -313,7 +313,8 @@ def _in_each_context(cur, env, args, *, count):  # type: ignore[no-untyped-def]
     results = []
     for element in values:
         if _is_ad(element):
-            results.append(fn(element, _NESTED_ENV[0](env, element)))
+            # (a value copied into the result list, as HTCondor's: evaluator.unscoped)
+            results.append(unscoped(fn(element, _NESTED_ENV[0](env, element))))
         else:
             results.append(Undefined if element is Undefined else Error)
     if count:
