@@ -1,0 +1,220 @@
+"""Running campaign cases through both libraries and sorting the disagreements.
+
+``run_cases`` asks classad2 (``fuzz_oracle`` in a child process, restarted after a
+crash) and condorlite (``fuzz_ours``, in this process) and returns the findings: each a
+case, the field that differs and both answers. ``classify`` names a finding's class
+by the construct it comes from: for an evaluation, the smallest subexpression of the
+case that still disagrees on its own (``reduce_eval``) gives the construct (its
+function name, operator or node kind), so a disagreement deep inside a random
+expression is counted once per cause, not once per expression. Disagreements of
+HTCondor's eager-versus-lazy list semantics (being built on main) are set apart as
+"lazy lists".
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from condorlite.core.classad import ast
+from condorlite.core.classad.evaluator import evaluate
+from condorlite.core.classad.parser import parse_expr
+from condorlite.core.classad.printer import unparse
+from condorlite.core.classad.values import AbsTime, RelTime
+
+from . import fuzz_ours
+from . import gen_exprs as gx
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+FIELDS = ("unparsable", "value", "print", "shown", "match", "old", "new", "compact", "json",
+          "old_back", "new_back", "json_back")  # fmt: skip
+LIST_SENSITIVE = frozenset(
+    {*gx.STRINGIFYING, *gx.META_OPS, *gx.META_FUNCTIONS, "unparse", "subscript", "select",
+     "list", "attr", "member", "size", "literal", "?:", "cond", "paren"}
+)  # fmt: skip
+
+
+@dataclass
+class Finding:
+    case: dict
+    field: str
+    theirs: object
+    ours: object
+
+
+def oracle_answers(cases: list[dict]) -> tuple[list[dict], int]:
+    """classad2's answers (``{"oracle_crash": true}`` where it crashed) and the number
+    of crashes."""
+    answers: list[dict] = []
+    crashes = 0
+    pending = list(cases)
+    while pending:
+        proc = subprocess.run(
+            [sys.executable, "-m", "tests.classad.fuzz_oracle"],
+            input="".join(json.dumps(c) + "\n" for c in pending),
+            capture_output=True, text=True, cwd=ROOT, check=False,
+        )  # fmt: skip
+        lines = proc.stdout.splitlines()
+        answers.extend(json.loads(line) for line in lines)
+        pending = pending[len(lines) :]
+        if pending:
+            answers.append({"oracle_crash": True})
+            crashes += 1
+            pending = pending[1:]
+    return answers, crashes
+
+
+def differences(theirs: dict, ours: dict) -> list[tuple[str, object, object]]:
+    """The fields on which two answers disagree. A field classad2's binding could not
+    hand back is not compared; condorlite refusing or crashing is a difference."""
+    if "binding" in theirs or "oracle_crash" in theirs:
+        return []
+    if "crash" in ours:
+        return [("crash", None, ours["crash"])]
+    if theirs.get("unparsable") or ours.get("unparsable"):
+        same = theirs.get("unparsable") == ours.get("unparsable")
+        return [] if same else [("unparsable", bool(theirs.get("unparsable")), bool(ours.get("unparsable")))]
+    normal = json.loads(json.dumps(ours))
+    return [(f, theirs[f], normal.get(f)) for f in FIELDS if f in theirs and theirs[f] != normal.get(f)]
+
+
+def run_cases(cases: list[dict]) -> tuple[list[Finding], dict[str, int]]:
+    """Both libraries' answers to ``cases``; the findings and counters (cases, crashes
+    of classad2, binding-limited answers, refusals by both)."""
+    theirs, crashes = oracle_answers(cases)
+    findings = []
+    counts = {"cases": len(cases), "oracle_crash": crashes, "binding": 0, "both_refused": 0}
+    for case, answer in zip(cases, theirs, strict=True):
+        mine = fuzz_ours.answer(case)
+        counts["binding"] += "binding" in answer
+        counts["both_refused"] += bool(answer.get("unparsable") and mine.get("unparsable"))
+        findings += [Finding(case, *diff) for diff in differences(answer, mine)]
+    return findings, counts
+
+
+def children(node: ast.Expr) -> list[ast.Expr]:
+    match node:
+        case ast.Select(base=b) | ast.Paren(inner=b) | ast.Unary(operand=b):
+            return [b]
+        case ast.Subscript(base=b, index=i):
+            return [b, i]
+        case ast.Binary(left=a, right=b) | ast.Elvis(left=a, right=b):
+            return [a, b]
+        case ast.Conditional(cond=a, then=b, otherwise=c):
+            return [a, b, c]
+        case ast.Call(args=args) | ast.ListExpr(items=args):
+            return list(args)
+        case ast.RecordExpr(attrs=attrs):
+            return [e for _, e in attrs]
+    return []
+
+
+def label(node: ast.Expr) -> str:
+    """The construct a node stands for: a function name, an operator, a node kind."""
+    match node:
+        case ast.Call(name=name):
+            return name.lower()
+        case ast.Binary(op=op) | ast.Unary(op=op):
+            return op
+        case ast.Conditional():
+            return "cond"
+        case ast.Elvis():
+            return "?:"
+    return {ast.ListExpr: "list", ast.RecordExpr: "record", ast.Select: "select",
+            ast.Subscript: "subscript", ast.AttrRef: "attr", ast.Literal: "literal",
+            ast.Paren: "paren"}.get(type(node), type(node).__name__)  # fmt: skip
+
+
+def subexpressions(tree: ast.Expr) -> list[ast.Expr]:
+    """Every node of ``tree`` (without recursion: trees may be 250 deep)."""
+    out, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(children(node))
+    return out
+
+
+def tree_depth(text: str) -> int:
+    """The nesting depth of condorlite's tree for ``text`` (0 when it does not parse)."""
+    try:
+        tree = parse_expr(text)
+    except Exception:
+        return 0
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in children(node))
+    return deepest
+
+
+def reduce_eval(finding: Finding) -> tuple[ast.Expr, Finding]:
+    """The smallest subexpression of an eval finding that disagrees on its own (the
+    whole expression when none does), with its own finding."""
+    tree = parse_expr(finding.case["text"])
+    nodes = sorted(subexpressions(tree), key=lambda n: len(unparse(n)))[:-1][:400]
+    cases = [{**finding.case, "text": unparse(n)} for n in nodes]
+    found, _ = run_cases(cases)
+    by_text = {f.case["text"]: f for f in found if f.field == finding.field}
+    for node in nodes:
+        if unparse(node) in by_text:
+            return node, by_text[unparse(node)]
+    return tree, finding
+
+
+def lists_involved(node: ast.Expr, case: dict) -> bool:
+    """Whether a list reaches ``node``: one of its operands evaluates (in condorlite,
+    eagerly) to a list, or holds a list literal."""
+    my, target = fuzz_ours.ad(case["my"]), fuzz_ours.ad(case["target"])
+    for child in [node, *children(node)]:
+        if any(isinstance(n, ast.ListExpr) for n in subexpressions(child)):
+            return True
+        if isinstance(evaluate(child, my, target, now=None), list):
+            return True
+    return False
+
+
+def context_moved(case: dict) -> bool:
+    """Whether a countMatches/evalInEachContext call's first argument reads a name MY
+    does not define: HTCondor then evaluates the rest of the enclosing expression in
+    another ad (a deliberate difference, docs/classad.md)."""
+    my = fuzz_ours.ad(case["my"])
+    for node in subexpressions(parse_expr(case["text"])):
+        if isinstance(node, ast.Call) and node.name.lower() in ("countmatches", "evalineachcontext"):
+            refs = [n for n in subexpressions(node.args[0]) if isinstance(n, ast.AttrRef)] if node.args else []
+            if any(r.scope is None and r.name not in my for r in refs):
+                return True
+    return False
+
+
+def time_valued_requirements(case: dict) -> bool:
+    """Whether either ad's Requirements is a time value, no match in condorlite (as in
+    HTCondor's negotiator) where classad2's Python symmetricMatch reads a non-zero
+    reltime as true (a deliberate difference, docs/classad.md)."""
+    my, target = fuzz_ours.ad(case["my"]), fuzz_ours.ad(case["target"])
+    values = (evaluate("MY.Requirements", my, target), evaluate("MY.Requirements", target, my))
+    return any(type(v) in (AbsTime, RelTime) for v in values)
+
+
+def classify(finding: Finding) -> tuple[str, Finding]:
+    """A finding's class name and the smallest case that shows it."""
+    case = finding.case
+    if finding.field == "old_back" and finding.ours == "refused":
+        return "deliberate (old reader refuses a bad line)", finding
+    if finding.field == "match" and time_valued_requirements(case):
+        return "deliberate (time-valued Requirements)", finding
+    if finding.field == "unparsable" and tree_depth(case["text"]) > 150:
+        return "parse depth", finding
+    if finding.field in ("crash", "unparsable", "match") or case["kind"] != "eval":
+        return f"{case['kind']}:{finding.field}", finding
+    if context_moved(case):
+        return "deliberate (countMatches/evalInEachContext context)", finding
+    node, small = reduce_eval(finding)
+    name = label(node)
+    if finding.field in ("value", "shown") and name in LIST_SENSITIVE and lists_involved(node, case):
+        return f"lazy lists ({name})", small
+    return f"{finding.field}:{name}", small
