@@ -70,7 +70,9 @@ def random_name(rng: random.Random) -> str:
         name = rng.choice(NAME_POOL)
         return name.upper() if rng.random() < 0.1 else name
     first = rng.choice("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
-    rest = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789_") for _ in range(rng.randint(0, 8)))
+    rest = "".join(
+        rng.choice("abcdefghijklmnopqrstuvwxyz0123456789_") for _ in range(rng.randint(0, 8))
+    )
     return first + rest
 
 
@@ -100,8 +102,19 @@ def ad_names(rng: random.Random) -> list[str]:
     wanted = rng.randint(4, 14)
     while len(names) < wanted:
         name = random_name(rng)
-        if name.lower() not in ("requirements", "my", "target", "true", "false", "undefined",
-                                "error", "is", "isnt", "parent", "self"):
+        if name.lower() not in (
+            "requirements",
+            "my",
+            "target",
+            "true",
+            "false",
+            "undefined",
+            "error",
+            "is",
+            "isnt",
+            "parent",
+            "self",
+        ):
             names.setdefault(name.lower(), name)
     return list(names.values())
 
@@ -112,7 +125,9 @@ def requirements(gen: FuzzGenerator) -> str:
         return " || ".join(gen.clause() for _ in range(199))
     if r < 0.3:
         return "true"
-    return " && ".join(gen.clause() for _ in range(gen.rng.randint(1, 4))) if r < 0.6 else gen.expr(3)
+    return (
+        " && ".join(gen.clause() for _ in range(gen.rng.randint(1, 4))) if r < 0.6 else gen.expr(3)
+    )
 
 
 def scenario(seed: int, exprs: int = EXPRS_PER_SCENARIO) -> list[dict]:
@@ -134,6 +149,11 @@ def fixed_ad_cases(seed: int, count: int) -> list[dict]:
     """``count`` eval cases of the fuzz generator over gen_exprs' two real-looking ads."""
     gen = FuzzGenerator(seed)
     return [
-        {"kind": "eval", "my": gx.JOB_AD, "target": gx.SLOT_AD, "text": gen.expr(gen.rng.randint(1, 4))}
+        {
+            "kind": "eval",
+            "my": gx.JOB_AD,
+            "target": gx.SLOT_AD,
+            "text": gen.expr(gen.rng.randint(1, 4)),
+        }
         for _ in range(count)
     ]

@@ -76,9 +76,15 @@ def differences(theirs: dict, ours: dict) -> list[tuple[str, object, object]]:
         return [("crash", None, ours["crash"])]
     if theirs.get("unparsable") or ours.get("unparsable"):
         same = theirs.get("unparsable") == ours.get("unparsable")
-        return [] if same else [("unparsable", bool(theirs.get("unparsable")), bool(ours.get("unparsable")))]
+        return (
+            []
+            if same
+            else [("unparsable", bool(theirs.get("unparsable")), bool(ours.get("unparsable")))]
+        )
     normal = json.loads(json.dumps(ours))
-    return [(f, theirs[f], normal.get(f)) for f in FIELDS if f in theirs and theirs[f] != normal.get(f)]
+    return [
+        (f, theirs[f], normal.get(f)) for f in FIELDS if f in theirs and theirs[f] != normal.get(f)
+    ]
 
 
 def run_cases(cases: list[dict]) -> tuple[list[Finding], dict[str, int]]:
@@ -90,6 +96,8 @@ def run_cases(cases: list[dict]) -> tuple[list[Finding], dict[str, int]]:
     for case, answer in zip(cases, theirs, strict=True):
         mine = fuzz_ours.answer(case)
         counts["binding"] += "binding" in answer
+        if "oracle_crash" in answer:
+            findings.append(Finding(case, "classad2 crash", None, None))
         counts["both_refused"] += bool(answer.get("unparsable") and mine.get("unparsable"))
         findings += [Finding(case, *diff) for diff in differences(answer, mine)]
     return findings, counts
@@ -184,8 +192,15 @@ def context_moved(case: dict) -> bool:
     another ad (a deliberate difference, docs/classad.md)."""
     my = fuzz_ours.ad(case["my"])
     for node in subexpressions(parse_expr(case["text"])):
-        if isinstance(node, ast.Call) and node.name.lower() in ("countmatches", "evalineachcontext"):
-            refs = [n for n in subexpressions(node.args[0]) if isinstance(n, ast.AttrRef)] if node.args else []
+        if isinstance(node, ast.Call) and node.name.lower() in (
+            "countmatches",
+            "evalineachcontext",
+        ):
+            refs = (
+                [n for n in subexpressions(node.args[0]) if isinstance(n, ast.AttrRef)]
+                if node.args
+                else []
+            )
             if any(r.scope is None and r.name not in my for r in refs):
                 return True
     return False
@@ -209,12 +224,19 @@ def classify(finding: Finding) -> tuple[str, Finding]:
         return "deliberate (time-valued Requirements)", finding
     if finding.field == "unparsable" and tree_depth(case["text"]) > 150:
         return "parse depth", finding
-    if finding.field in ("crash", "unparsable", "match") or case["kind"] != "eval":
+    if (
+        finding.field in ("crash", "unparsable", "match", "classad2 crash")
+        or case["kind"] != "eval"
+    ):
         return f"{case['kind']}:{finding.field}", finding
     if context_moved(case):
         return "deliberate (countMatches/evalInEachContext context)", finding
     node, small = reduce_eval(finding)
     name = label(node)
-    if finding.field in ("value", "shown") and name in LIST_SENSITIVE and lists_involved(node, case):
+    if (
+        finding.field in ("value", "shown")
+        and name in LIST_SENSITIVE
+        and lists_involved(node, case)
+    ):
         return f"lazy lists ({name})", small
     return f"{finding.field}:{name}", small

@@ -22,7 +22,6 @@ import htcondor2  # noqa: F401  (daemon-mode semantics for classad2)
 from tests.classad.fuzz_cases import LIST_DEPTH, element_text
 
 
-
 class Unparsable(Exception):
     """classad2 refused the text."""
 
@@ -52,7 +51,10 @@ def value_of(text: str, my, target, level: int = 0) -> object:
     if isinstance(value, list):
         if level >= LIST_DEPTH:
             return ["list", len(value)]
-        return ["list", [value_of(element_text(text, i), my, target, level + 1) for i in range(len(value))]]
+        return [
+            "list",
+            [value_of(element_text(text, i), my, target, level + 1) for i in range(len(value))],
+        ]
     if isinstance(value, classad2.ClassAd):
         return ["ad", sorted(k.lower() for k in value)]
     if isinstance(value, float):

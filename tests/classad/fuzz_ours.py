@@ -47,7 +47,10 @@ def value_of(text: str, my, target, level: int = 0) -> object:
     if isinstance(value, list):
         if level >= LIST_DEPTH:
             return ["list", len(value)]
-        return ["list", [value_of(element_text(text, i), my, target, level + 1) for i in range(len(value))]]
+        return [
+            "list",
+            [value_of(element_text(text, i), my, target, level + 1) for i in range(len(value))],
+        ]
     if isinstance(value, ClassAd):
         return ["ad", sorted(k.lower() for k in value)]
     if type(value) is AbsTime:
