@@ -18,8 +18,9 @@ true / false / null        true / false / undefined
 Writing: literals print as JSON values (reals ``%.16G``, zero ``0.0``), undefined as
 ``null``; a ``relTime("...")`` of written text is a reltime literal in HTCondor, and
 prints as its seconds, a real (an ``absTime("...")`` stays an expression); anything
-else (a reference, an operation, a call, ``error``, a non-finite real) as ``"\\/Expr(E)\\/"`` with E in compact new syntax. Objects and arrays are
-indented by two spaces per level, one member per line, as ``printJson()`` does.
+else (a reference, an operation, a call, ``error``, a non-finite real) as
+``"\\/Expr(E)\\/"`` with E in compact new syntax. Objects and arrays are indented
+by two spaces per level, one member per line, as ``printJson()`` does.
 
 Accepted input: one object, several objects one after the other, or one array of
 objects (the ``condor_status -json`` layout). ``NaN``/``Infinity`` and NUL characters
