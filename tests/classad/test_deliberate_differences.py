@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from condorlite.core.classad import evaluate, parse_ad, parse_expr
+from condorlite.core.classad import evaluate, parse_ad, parse_ads, parse_expr
 from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.values import Undefined
 
@@ -48,3 +48,16 @@ def test_parent_at_the_top_of_a_match_is_undefined(classad2):
     theirs = classad2.ExprTree("PARENT.y").eval(classad2.ClassAd(my), classad2.ClassAd(target))
     assert theirs == classad2.Value.Undefined
     assert evaluate("PARENT.y", parse_ad(my), parse_ad(target)) is Undefined
+
+
+def test_old_form_text_with_a_bad_line_is_refused(classad2):
+    """HTCondor's old writer prints a string holding a newline as it is; reading that
+    back, classad2 silently stops at the broken line and keeps the attributes before
+    it, condorlite refuses the text (docs/classad.md, Reading)."""
+    text = '[ a = 1; b = "x\\ny" ]'
+    old = classad2.ClassAd(text).printOld()
+    assert old == parse_ad(text).to_old(sort=True) == 'a = 1\nb = "x\ny"\n'
+    theirs = list(classad2.parseAds(old, classad2.ParserType.Old))
+    assert [dict(ad) for ad in theirs] == [{"a": 1}]
+    with pytest.raises(ClassAdSyntaxError):
+        list(parse_ads(old, "old"))
