@@ -109,4 +109,5 @@ def test_generator_reaches_what_issue_19_asks_for() -> None:
     chains = [gen.long_chain() for _ in range(60)]
     assert any(t.count(" || ") == 198 for t in chains)
     assert any(t.startswith("{" * 199) for t in chains)
+    assert any(t.startswith("{" * 165) and not t.startswith("{" * 166) for t in chains)
     assert any(t.count("[0]") + t.count(".x") > 50 for t in chains)
