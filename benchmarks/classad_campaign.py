@@ -81,7 +81,8 @@ def main() -> int:
             for name, case, theirs, ours in found:
                 classes[name].append((case, theirs, ours))
             if done % 25 == 0:
-                print(f"... {totals['cases']:,} cases, {len(classes)} classes", file=sys.stderr)
+                counts = ", ".join(f"{k}: {len(v)}" for k, v in sorted(classes.items()))
+                print(f"... {totals['cases']:,} cases; {counts}", file=sys.stderr, flush=True)
     report(classes, totals, time.monotonic() - start)
     return int(any(not name.startswith(TOLERATED) for name in classes))
 

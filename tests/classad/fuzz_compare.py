@@ -14,6 +14,7 @@ HTCondor's eager-versus-lazy list semantics (being built on main) are set apart 
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from . import fuzz_ours
 from . import gen_exprs as gx
 
 ROOT = Path(__file__).resolve().parent.parent.parent
+TIME_LIMIT = 5.0
 FIELDS = ("unparsable", "value", "print", "shown", "match", "old", "new", "compact", "json",
           "old_back", "new_back", "json_back")  # fmt: skip
 LIST_SENSITIVE = frozenset(
@@ -72,8 +74,9 @@ def differences(theirs: dict, ours: dict) -> list[tuple[str, object, object]]:
     hand back is not compared; condorlite refusing or crashing is a difference."""
     if "binding" in theirs or "oracle_crash" in theirs:
         return []
-    if "crash" in ours:
-        return [("crash", None, ours["crash"])]
+    for trouble in ("crash", "timeout"):
+        if trouble in ours:
+            return [(trouble, None, ours[trouble])]
     if theirs.get("unparsable") or ours.get("unparsable"):
         same = theirs.get("unparsable") == ours.get("unparsable")
         return (
@@ -87,6 +90,28 @@ def differences(theirs: dict, ours: dict) -> list[tuple[str, object, object]]:
     ]
 
 
+class _Late(BaseException):
+    """condorlite took longer than ``TIME_LIMIT`` on one case."""
+
+
+def _late(signum, frame) -> None:
+    raise _Late
+
+
+def answer_in_time(case: dict) -> dict:
+    """condorlite's answer, or ``{"timeout": ...}`` past ``TIME_LIMIT`` seconds of
+    CPU time (classad2 answers every generated case in well under a second)."""
+    previous = signal.signal(signal.SIGPROF, _late)
+    signal.setitimer(signal.ITIMER_PROF, TIME_LIMIT)
+    try:
+        return fuzz_ours.answer(case)
+    except _Late:
+        return {"timeout": f"more than {TIME_LIMIT} s of CPU time"}
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
+
+
 def run_cases(cases: list[dict]) -> tuple[list[Finding], dict[str, int]]:
     """Both libraries' answers to ``cases``; the findings and counters (cases, crashes
     of classad2, binding-limited answers, refusals by both)."""
@@ -94,7 +119,7 @@ def run_cases(cases: list[dict]) -> tuple[list[Finding], dict[str, int]]:
     findings = []
     counts = {"cases": len(cases), "oracle_crash": crashes, "binding": 0, "both_refused": 0}
     for case, answer in zip(cases, theirs, strict=True):
-        mine = fuzz_ours.answer(case)
+        mine = answer_in_time(case)
         counts["binding"] += "binding" in answer
         if "oracle_crash" in answer:
             findings.append(Finding(case, "classad2 crash", None, None))
@@ -224,10 +249,9 @@ def classify(finding: Finding) -> tuple[str, Finding]:
         return "deliberate (time-valued Requirements)", finding
     if finding.field == "unparsable" and tree_depth(case["text"]) > 150:
         return "parse depth", finding
-    if (
-        finding.field in ("crash", "unparsable", "match", "classad2 crash")
-        or case["kind"] != "eval"
-    ):
+    if finding.field in ("crash", "timeout", "unparsable", "match", "classad2 crash"):
+        return f"{case['kind']}:{finding.field}", finding
+    if case["kind"] != "eval":
         return f"{case['kind']}:{finding.field}", finding
     if context_moved(case):
         return "deliberate (countMatches/evalInEachContext context)", finding

@@ -6,6 +6,10 @@ so it fails if either side changes: a difference that disappears should leave th
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
+
 import pytest
 
 from condorlite.core.classad import evaluate, parse_ad, parse_ads, parse_expr
@@ -61,3 +65,23 @@ def test_old_form_text_with_a_bad_line_is_refused(classad2):
     assert [dict(ad) for ad in theirs] == [{"a": 1}]
     with pytest.raises(ClassAdSyntaxError):
         list(parse_ads(old, "old"))
+
+
+SELF_CONTEXT = "[ Rank = countMatches(Rank, { [a = 1], [a = 2] }) ]"
+
+
+def test_countmatches_of_the_attribute_holding_it(classad2):
+    """countMatches/evalInEachContext whose expression is the attribute that holds
+    the call recurse len(list) times a level: classad2 crashes (stack overflow, a
+    segmentation fault), condorlite stops at its evaluation budget (MAX_STEPS)."""
+    code = f"import htcondor2, classad2; classad2.ClassAd({SELF_CONTEXT!r}).eval('Rank')"
+    crashed = subprocess.run([sys.executable, "-c", code], capture_output=True, check=False)
+    assert crashed.returncode < 0  # killed by a signal
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(20_000)
+    try:
+        start = time.process_time()
+        assert parse_ad(SELF_CONTEXT).evaluate("Rank") == 0
+        assert time.process_time() - start < 30
+    finally:
+        sys.setrecursionlimit(limit)
