@@ -14,7 +14,7 @@ import pytest
 
 from condorlite.core.classad import evaluate, parse_ad, parse_ads, parse_expr
 from condorlite.core.classad.errors import ClassAdSyntaxError
-from condorlite.core.classad.values import Undefined
+from condorlite.core.classad.values import Error, Undefined
 
 SELF_LIST = "[a = { a }; b = size(a); c = a[0]; d = string({1 + 1})]"
 
@@ -85,3 +85,14 @@ def test_countmatches_of_the_attribute_holding_it(classad2):
         assert time.process_time() - start < 30
     finally:
         sys.setrecursionlimit(limit)
+
+
+def test_selection_from_a_list_a_function_built(classad2):
+    """Selecting an attribute from a list that a function built crashes classad2 (a
+    segmentation fault); condorlite selects from each element, as from a written list."""
+    text = '[ Rank = splitUserName(""); x = Rank.Disk; y = { "", "" }.Disk ]'
+    code = f"import htcondor2, classad2; classad2.ClassAd({text!r}).eval('x')"
+    crashed = subprocess.run([sys.executable, "-c", code], capture_output=True, check=False)
+    assert crashed.returncode < 0  # killed by a signal
+    assert classad2.ClassAd(text).eval("y") == [classad2.Value.Error] * 2
+    assert parse_ad(text).evaluate("x") == parse_ad(text).evaluate("y") == [Error, Error]
