@@ -240,6 +240,16 @@ def time_valued_requirements(case: dict) -> bool:
     return any(type(v) in (AbsTime, RelTime) for v in values)
 
 
+def crash_class(node: ast.Expr, case: dict) -> str:
+    """The class of a crash of classad2 by its smallest crashing subexpression: a
+    selection from a list (one that holds itself or that a function built) is on the
+    deliberate list; anything else is a new finding."""
+    my, target = fuzz_ours.ad(case["my"]), fuzz_ours.ad(case["target"])
+    if isinstance(node, ast.Select) and isinstance(evaluate(node.base, my, target), list):
+        return "deliberate (classad2 crash: selection from a list)"
+    return f"classad2 crash ({label(node)})"
+
+
 def classify(finding: Finding) -> tuple[str, Finding]:
     """A finding's class name and the smallest case that shows it."""
     case = finding.case
@@ -249,6 +259,9 @@ def classify(finding: Finding) -> tuple[str, Finding]:
         return "deliberate (time-valued Requirements)", finding
     if finding.field == "unparsable" and tree_depth(case["text"]) > 150:
         return "parse depth", finding
+    if finding.field == "classad2 crash" and case["kind"] == "eval":
+        node, small = reduce_eval(finding)
+        return crash_class(node, case), small
     if finding.field in ("crash", "timeout", "unparsable", "match", "classad2 crash"):
         return f"{case['kind']}:{finding.field}", finding
     if case["kind"] != "eval":

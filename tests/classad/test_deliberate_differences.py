@@ -96,3 +96,25 @@ def test_selection_from_a_list_a_function_built(classad2):
     assert crashed.returncode < 0  # killed by a signal
     assert classad2.ClassAd(text).eval("y") == [classad2.Value.Error] * 2
     assert parse_ad(text).evaluate("x") == parse_ad(text).evaluate("y") == [Error, Error]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[ V = { V, 1 }; x = V.l ]",
+        "[ V = { W, 1 }; W = V; x = V.l ]",
+        "[ R = [ x = 1 ]; x = evalInEachContext(R, { [a = 1], 3 })[0] ]",
+    ],
+)
+def test_classad2_crashes_on_lists_that_hold_themselves(classad2, text):
+    """Selecting from a list that holds itself recurses in classad2 until its stack
+    overflows, and so does subscripting the list evalInEachContext returns; condorlite
+    evaluates lists eagerly and answers (a cycle is undefined)."""
+    code = f"import htcondor2, classad2; classad2.ClassAd({text!r}).eval('x')"
+    crashed = subprocess.run([sys.executable, "-c", code], capture_output=True, check=False)
+    assert crashed.returncode < 0  # killed by a signal
+    value = parse_ad(text).evaluate("x")
+    if "evalInEachContext" in text:
+        assert value == parse_ad("[ x = 1 ]")  # the first element's value: R's record
+    else:
+        assert value == [Undefined, Error]  # { V }.l: V is a cycle; 1.l is error

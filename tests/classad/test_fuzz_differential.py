@@ -97,11 +97,16 @@ def test_generator_reaches_what_issue_19_asks_for() -> None:
     assert {c["kind"] for c in cases} == {"eval", "match", "write"}
     assert len({c["my"] for c in cases}) == 600, "each scenario has its own two ads"
     assert sum(map(unparenthesised, texts)) > len(texts) // 4
-    missing = {f.rstrip("1234").lower() for f in CORPUS_FUNCTIONS} - {
-        f.rstrip("1234").lower()
-        for f in CORPUS_FUNCTIONS
-        if f.rstrip("1234").lower() + "(" in joined
-    }
+    # evalInEachContext is left to gen_exprs' corpus: see FuzzGenerator.call
+    missing = (
+        {f.rstrip("1234").lower() for f in CORPUS_FUNCTIONS}
+        - {"evalineachcontext"}
+        - {
+            f.rstrip("1234").lower()
+            for f in CORPUS_FUNCTIONS
+            if f.rstrip("1234").lower() + "(" in joined
+        }
+    )
     assert not missing, f"built-ins never generated: {sorted(missing)}"
     assert any(b.lower() in joined for b in BYTE_STRINGS[:3])
     assert any(len(token) > 4300 for c in cases for token in c["my"].split())
