@@ -213,8 +213,8 @@ def lists_involved(node: ast.Expr, case: dict) -> bool:
 
 def context_moved(case: dict) -> bool:
     """Whether a countMatches/evalInEachContext call's first argument reads a name MY
-    does not define: HTCondor then evaluates the rest of the enclosing expression in
-    another ad (a deliberate difference, docs/classad.md)."""
+    does not define, or one outside MY: HTCondor then evaluates the rest of the
+    enclosing expression in another ad (a deliberate difference, docs/classad.md)."""
     my = fuzz_ours.ad(case["my"])
     for node in subexpressions(parse_expr(case["text"])):
         if isinstance(node, ast.Call) and node.name.lower() in (
@@ -226,7 +226,7 @@ def context_moved(case: dict) -> bool:
                 if node.args
                 else []
             )
-            if any(r.scope is None and r.name not in my for r in refs):
+            if any(r.scope not in (None, "my") or r.name not in my for r in refs):
                 return True
     return False
 
