@@ -250,6 +250,44 @@ def crash_class(node: ast.Expr, case: dict) -> str:
     return f"classad2 crash ({label(node)})"
 
 
+def reaches_cycle(expr: ast.Expr, here: int, ads: tuple) -> bool:
+    """Whether evaluating ``expr`` in ad ``ads[here]`` (MY 0, TARGET 1) may come back
+    to an attribute already being evaluated: a cycle, whose value HTCondor takes from
+    its evaluation state (a deliberate difference, docs/classad.md). References are
+    followed as written (unscoped: this ad, else the other; MY.; TARGET.), records
+    and selections not at all; a superset of the real cycles is good enough here."""
+    stack, on_path, done = [(expr, here, None)], set(), set()
+    while stack:
+        node, side, key = stack.pop()
+        if node is None:  # all of key's references explored
+            on_path.discard(key)
+            done.add(key)
+            continue
+        for ref in (n for n in subexpressions(node) if isinstance(n, ast.AttrRef)):
+            target_side = {None: side, "my": side, "target": 1 - side}.get(ref.scope)
+            if target_side is None:
+                continue
+            lname = ref.name.lower()
+            if ref.scope is None and ads[side].lookup(lname) is None:
+                target_side = 1 - side
+            found = ads[target_side].lookup(lname)
+            step = (target_side, lname)
+            if found is None or step in done:
+                continue
+            if step in on_path:
+                return True
+            on_path.add(step)
+            stack += [(None, target_side, step), (found, target_side, step)]
+    return False
+
+
+def in_cycle(case: dict, node: ast.Expr) -> bool:
+    """Whether ``node`` reaches a cycle from MY, or (a match) from either ad."""
+    ads = (fuzz_ours.ad(case["my"]), fuzz_ours.ad(case["target"]))
+    sides = (0, 1) if case["kind"] == "match" else (0,)
+    return any(reaches_cycle(node, side, ads) for side in sides)
+
+
 def classify(finding: Finding) -> tuple[str, Finding]:
     """A finding's class name and the smallest case that shows it."""
     case = finding.case
@@ -257,6 +295,8 @@ def classify(finding: Finding) -> tuple[str, Finding]:
         return "deliberate (old reader refuses a bad line)", finding
     if finding.field == "match" and time_valued_requirements(case):
         return "deliberate (time-valued Requirements)", finding
+    if finding.field == "match" and in_cycle(case, ast.AttrRef("Requirements", "my")):
+        return "deliberate (cycle)", finding
     if finding.field == "unparsable" and tree_depth(case["text"]) > 150:
         return "parse depth", finding
     if finding.field == "classad2 crash" and case["kind"] == "eval":
@@ -270,6 +310,8 @@ def classify(finding: Finding) -> tuple[str, Finding]:
         return "deliberate (countMatches/evalInEachContext context)", finding
     node, small = reduce_eval(finding)
     name = label(node)
+    if in_cycle(case, node):
+        return "deliberate (cycle)", small
     if (
         finding.field in ("value", "shown")
         and name in LIST_SENSITIVE

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from condorlite.core.classad import evaluate, parse_ad, parse_ads, parse_expr
+from condorlite.core.classad import evaluate, parse_ad, parse_ads, parse_expr, symmetric_match
 from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.values import Error, Undefined
 
@@ -118,3 +118,19 @@ def test_classad2_crashes_on_lists_that_hold_themselves(classad2, text):
         assert value == parse_ad("[ x = 1 ]")  # the first element's value: R's record
     else:
         assert value == [Undefined, Error]  # { V }.l: V is a cycle; 1.l is error
+
+
+def test_a_cycle_is_undefined(classad2):
+    """An attribute whose value depends on itself: condorlite's inner reference is
+    undefined; HTCondor's answer depends on its evaluation state (cached values), so
+    the same ad gives one value alone and another with a target."""
+    text = "[ Requirements = false =?= Requirements ]"
+    other = "[ Requirements = true ]"
+    theirs = classad2.ClassAd(text)
+    assert theirs.eval("Requirements") is True
+    assert classad2.ExprTree("MY.Requirements").eval(theirs, classad2.ClassAd(other)) is False
+    assert theirs.symmetricMatch(classad2.ClassAd(other)) is True
+    ours = parse_ad(text)
+    assert ours.evaluate("Requirements") is False
+    assert ours.evaluate("Requirements", parse_ad(other)) is False
+    assert symmetric_match(ours, parse_ad(other)) is False
