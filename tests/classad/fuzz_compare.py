@@ -201,8 +201,14 @@ def reduce_eval(finding: Finding) -> tuple[ast.Expr, Finding]:
 
 def lists_involved(node: ast.Expr, case: dict) -> bool:
     """Whether a list reaches ``node``: one of its operands evaluates (in condorlite,
-    eagerly) to a list, or holds a list literal."""
+    eagerly) to a list, or holds a list literal; for a reference, the attribute's
+    expression holds one."""
     my, target = fuzz_ours.ad(case["my"]), fuzz_ours.ad(case["target"])
+    if isinstance(node, ast.AttrRef):  # a list in the attribute's own expression
+        ad = target if node.scope == "target" else my
+        definition = ad.lookup(node.name) or (node.scope is None and target.lookup(node.name))
+        if definition and any(isinstance(n, ast.ListExpr) for n in subexpressions(definition)):
+            return True
     for child in [node, *children(node)]:
         if any(isinstance(n, ast.ListExpr) for n in subexpressions(child)):
             return True
