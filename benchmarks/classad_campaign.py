@@ -29,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.setrecursionlimit(20000)
 
 from tests.classad.fuzz_cases import EXPRS_PER_SCENARIO, scenario  # noqa: E402
-from tests.classad.fuzz_compare import classify, run_cases  # noqa: E402
+from tests.classad.fuzz_classify import classify  # noqa: E402
+from tests.classad.fuzz_compare import run_cases  # noqa: E402
 
 CASES_PER_SCENARIO = EXPRS_PER_SCENARIO + 3
 SCENARIOS_PER_BATCH = 40

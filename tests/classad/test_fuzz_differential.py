@@ -24,7 +24,8 @@ from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.parser import parse_expr
 
 from .fuzz_cases import EXPRS_PER_SCENARIO, fixed_ad_cases, scenario
-from .fuzz_compare import children, classify, run_cases, subexpressions
+from .fuzz_classify import children, classify, subexpressions
+from .fuzz_compare import run_cases
 from .fuzz_exprs import BYTE_STRINGS, FuzzGenerator
 from .gen_exprs import CORPUS_FUNCTIONS
 
