@@ -242,12 +242,12 @@ def classify(finding: Finding) -> tuple[str, Finding]:
         return "deliberate (countMatches/evalInEachContext context)", finding
     node, small = reduce_eval(finding)
     name = label(node)
-    if in_cycle(case, node):
-        return "deliberate (cycle)", small
     if (
         finding.field in ("value", "shown")
         and name in LIST_SENSITIVE
         and lists_involved(node, case)
     ):
         return f"lazy lists ({name})", small
+    if in_cycle(case, node):
+        return "deliberate (cycle)", small
     return f"{finding.field}:{name}", small
