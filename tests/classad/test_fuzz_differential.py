@@ -29,7 +29,7 @@ from .fuzz_compare import run_cases
 from .fuzz_exprs import BYTE_STRINGS, FuzzGenerator
 from .gen_exprs import CORPUS_FUNCTIONS
 
-SCENARIOS = int(os.environ.get("CONDORLITE_FUZZ_SCENARIOS", "220"))
+SCENARIOS = int(os.environ.get("CONDORLITE_FUZZ_SCENARIOS", "400"))
 TOLERATED = ("lazy lists", "deliberate")
 
 
