@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -22,7 +23,7 @@ from condorlite.core.classad.ast import (
 )
 from condorlite.core.classad.errors import KINDS, ClassAdSyntaxError
 from condorlite.core.classad.lexer import tokenize
-from condorlite.core.classad.parser import MAX_DEPTH, parse_expr, parse_records
+from condorlite.core.classad.parser import parse_expr, parse_records
 from condorlite.core.classad.printer import unparse
 from condorlite.core.classad.values import Error, Undefined
 
@@ -230,8 +231,40 @@ def test_too_deep_nesting_is_a_syntax_error():
         with pytest.raises(ClassAdSyntaxError) as info:
             parse_expr(text)
         assert info.value.kind in {"too_deep", "unexpected_end"}
-    nested = "(" * (MAX_DEPTH - 5) + "1" + ")" * (MAX_DEPTH - 5)
+    nested = "(" * 165 + "1" + ")" * 165
     assert unparse(parse_expr(nested)) == nested
+
+
+# HTCondor's parser counts a whole expression, an operand and its postfix part
+# (source.cpp, MAX_PARSER_DEPTH = 500): the deepest text of each shape it accepts.
+DEEPEST = {
+    lambda n: "{" * n + "1" + "}" * n: 165,
+    lambda n: "int(" * n + "1" + ")" * n: 165,
+    lambda n: "(" * n + "1" + ")" * n: 165,
+    lambda n: "[a=" * n + "1" + "]" * n: 165,
+    lambda n: "x[" * n + "1" + "]" * n: 165,
+    lambda n: "!" * n + "a": 497,
+    lambda n: "a ? b : " * n + "c": 497,
+    lambda n: "a" + " ?: b" * n: 497,
+}
+
+
+@pytest.mark.parametrize("shape", list(DEEPEST), ids=lambda f: f(2))
+def test_nesting_limit_is_htcondors(shape):
+    classad2 = pytest.importorskip("classad2")
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(20_000)  # as the CLI does: the limit is HTCondor's, not Python's
+    try:
+        deepest = DEEPEST[shape]
+        assert parse_expr(shape(deepest))
+        with pytest.raises(ClassAdSyntaxError) as info:
+            parse_expr(shape(deepest + 1))
+        assert info.value.kind == "too_deep"
+    finally:
+        sys.setrecursionlimit(limit)
+    classad2.ExprTree(shape(deepest))
+    with pytest.raises(Exception):  # noqa: B017 (classad2 raises a bare ClassAdException)
+        classad2.ExprTree(shape(deepest + 1))
 
 
 def test_parse_records_reads_a_sequence_with_comments():

@@ -44,7 +44,9 @@ LISTS = "".join(f"L{k} = {{ L{k - 1}, L{k - 1} }}\n" for k in range(1, 61))
 HOSTS = " || ".join(f'TARGET.Machine == "host{i:05d}.example.org"' for i in range(5000))
 PLUS = " + ".join(["1"] * 3000)
 NESTED = "(" * 150 + "TARGET.Memory > 0" + ")" * 150
-CALLS = "".join("ifThenElse(true, " for _ in range(190)) + "TARGET.Memory > 0" + ")" * 190
+CALLS = "".join("ifThenElse(true, " for _ in range(165)) + "TARGET.Memory > 0" + ")" * 165
+# HTCondor's parser refuses nesting past 165 levels (parser.py): so does condorlite
+TOO_DEEP = "".join("ifThenElse(true, " for _ in range(190)) + "TARGET.Memory > 0" + ")" * 190
 BOMB = '"' + "a" * 60 + '!"'
 
 #: (case id, kind, ad, extra attribute lines)
@@ -90,7 +92,8 @@ CASES: list[tuple[str, str, str, str]] = [
     ("host-list-5000", "ordinary", "job", f"Requirements = TARGET.Memory > 0 && ({HOSTS})"),
     ("plus-chain-3000", "ordinary", "job", f"Requirements = TARGET.Memory > ({PLUS}) - 3000"),
     ("nested-150", "ordinary", "job", f"Requirements = {NESTED}"),
-    ("calls-190", "ordinary", "job", f"Requirements = {CALLS}"),
+    ("calls-165", "ordinary", "job", f"Requirements = {CALLS}"),
+    ("calls-190", "refused", "job", f"Requirements = {TOO_DEEP}"),
     ("request-5000-digits", "ordinary", "job", "RequestMemory = " + "7" * 5000),
     ("request-huge-real", "problem", "job", "RequestMemory = 1e308"),
     ("request-inf", "problem", "job", 'RequestCpus = real("inf")'),

@@ -16,9 +16,11 @@ true / false / null        true / false / undefined
 =========================  ==========================================================
 
 Writing: literals print as JSON values (reals ``%.16G``, zero ``0.0``), undefined as
-``null``; anything else (a reference, an operation, a call, ``error``, a non-finite
-real) as ``"\\/Expr(E)\\/"`` with E in compact new syntax. Objects and arrays are
-indented by two spaces per level, one member per line, as ``printJson()`` does.
+``null``; a ``relTime("...")`` of written text is a reltime literal in HTCondor, and
+prints as its seconds, a real (an ``absTime("...")`` stays an expression); anything
+else (a reference, an operation, a call, ``error``, a non-finite real) as
+``"\\/Expr(E)\\/"`` with E in compact new syntax. Objects and arrays are indented
+by two spaces per level, one member per line, as ``printJson()`` does.
 
 Accepted input: one object, several objects one after the other, or one array of
 objects (the ``condor_status -json`` layout). ``NaN``/``Infinity`` and NUL characters
@@ -32,9 +34,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from condorlite.core.classad.ad import ClassAd
-from condorlite.core.classad.ast import Expr, ListExpr, Literal, RecordExpr
+from condorlite.core.classad.ast import Call, Expr, ListExpr, Literal, RecordExpr
 from condorlite.core.classad.jsonread import read_json_ads
 from condorlite.core.classad.printer import format_real, htcondor_order, unparse
+from condorlite.core.classad.timetext import parse_rel_time
 from condorlite.core.classad.values import Error, Undefined
 
 __all__ = ["ad_to_json", "escape_json", "read_json_ads", "write_json_ads"]
@@ -100,8 +103,22 @@ def _write_expr(out: list[str], expr: Expr, indent: int, sort: bool) -> None:
         _write_object(out, expr.attrs, indent, sort)
     elif isinstance(expr, ListExpr):
         _write_list(out, expr.items, indent, sort, _write_expr)
+    elif (seconds := _reltime_literal(expr)) is not None:
+        _write_value(out, seconds, indent, sort)
     else:
         out.append(_quoted_expr(unparse(expr, sort=sort)))
+
+
+def _reltime_literal(expr: Expr) -> float | None:
+    """The seconds of ``relTime("text")`` (HTCondor's parser makes it a reltime
+    literal, which its JSON writer prints as a real), else None."""
+    if not (isinstance(expr, Call) and expr.name.lower() == "reltime" and len(expr.args) == 1):
+        return None
+    arg = expr.args[0]
+    if not (isinstance(arg, Literal) and type(arg.value) is str):
+        return None
+    seconds = parse_rel_time(arg.value)
+    return None if seconds is None else float(seconds)
 
 
 def _write_value(out: list[str], value: object, indent: int, sort: bool) -> None:

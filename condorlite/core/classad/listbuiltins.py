@@ -210,6 +210,7 @@ def _nested_env_class():  # type: ignore[no-untyped-def]
         def __init__(self, base: Env, nested: object) -> None:
             super().__init__(base.my, base.target, base.now)
             self.depth = base.depth + 1
+            self.steps = base.steps  # one budget (MAX_STEPS) for the whole evaluation
             self.nested = nested
             top = nested
             while getattr(top, "parent", None) is not None:
@@ -292,7 +293,7 @@ def _list_argument(node: Expr, cur, scope, env):  # type: ignore[no-untyped-def]
 def _in_each_context(cur, env, args, *, count):  # type: ignore[no-untyped-def]
     """countMatches/evalInEachContext (see their docstrings)."""
     from .ast import Select
-    from .evaluator import MAX_DEPTH, compile_expr, unscoped
+    from .evaluator import MAX_DEPTH, MAX_STEPS, compile_expr, unscoped
 
     found = _deref(args[0], cur, env)
     if found is not None:
@@ -313,8 +314,15 @@ def _in_each_context(cur, env, args, *, count):  # type: ignore[no-untyped-def]
     results = []
     for element in values:
         if _is_ad(element):
-            # (a value copied into the result list, as HTCondor's: evaluator.unscoped)
-            results.append(unscoped(fn(element, _NESTED_ENV[0](env, element))))
+            # Each record's evaluation is a step of the evaluation's budget, as an
+            # attribute's is: countMatches(Rank, L) inside Rank recurses through no
+            # attribute evaluation, len(L) times a level. (A value is copied into the
+            # result list, as HTCondor's: evaluator.unscoped.)
+            nested = _NESTED_ENV[0](env, element)
+            nested.steps += 1
+            results.append(unscoped(fn(element, nested)) if nested.steps <= MAX_STEPS
+                           else Error)
+            env.steps = nested.steps
         else:
             results.append(Undefined if element is Undefined else Error)
     if count:

@@ -38,7 +38,7 @@ import operator
 from collections.abc import Callable
 
 from . import timevalues as _times
-from .values import INT64_MAX, INT64_MIN, AbsTime, Error, RelTime, Undefined, wrap_int64
+from .values import INT64_MAX, INT64_MIN, AbsTime, Error, RelTime, Undefined, utf8, wrap_int64
 
 _INF = float("inf")
 _py_add, _py_sub, _py_mul = operator.add, operator.sub, operator.mul
@@ -243,6 +243,10 @@ def compare(op: str, a: object, b: object) -> object:
             return Error
         la = ascii_lower(a)  # type: ignore[arg-type]
         lb = ascii_lower(b)  # type: ignore[arg-type]
+        if not (la.isascii() and lb.isascii()):
+            # strcasecmp compares bytes: a stray byte (a lone surrogate) sorts by its
+            # value, not by its code point
+            la, lb = utf8(la), utf8(lb)  # type: ignore[assignment]
         return _ordered(op, (la > lb) - (la < lb))
     x = _number(a)
     y = _number(b)

@@ -34,8 +34,13 @@ Other rules, all as HTCondor parses them:
   error.
 * ``[ a = 1; ; b = 2; ]`` tolerates extra semicolons; a repeated name keeps its first
   spelling and position and takes the last value.
-* Nesting deeper than ``MAX_DEPTH`` is a ``too_deep`` error (HTCondor stops at 1000;
-  Python's stack is the limit here).
+* Nesting is limited as HTCondor's parser limits it (src/classad/source.cpp): a
+  counter goes up on entering a whole expression (an argument, a list item, an
+  attribute value, a parenthesised or subscript expression, a branch of ``? :``), an
+  operand (once per prefix operator, once more for the operand itself) and the
+  operand's postfix part (``.x``, ``[i]``, and the right side of ``?:``); past
+  ``MAX_DEPTH`` (500) the text is a ``too_deep`` error. That allows 165 nested
+  parentheses, lists, calls or records, 497 prefix operators in a row.
 """
 
 from __future__ import annotations
@@ -90,7 +95,7 @@ BINDING_POWER: dict[str, int] = {
     "?:": 13,
 }
 PREFIX_BINDING = 12
-MAX_DEPTH = 200
+MAX_DEPTH = 500  # HTCondor's MAX_PARSER_DEPTH
 _PREFIX_OPS = frozenset({"-", "+", "!", "~"})
 SCOPES = frozenset({"my", "target", "parent"})
 
@@ -215,20 +220,47 @@ class _Parser:
 
     # -- the Pratt loop ---------------------------------------------------------------
 
-    def expression(self, rbp: int) -> Expr:
+    def enter(self) -> None:
+        """One level of HTCondor's parser depth counter (see the module docstring)."""
         self.depth += 1
         if self.depth > MAX_DEPTH:
             raise self.error("too_deep", "expression is nested too deeply", self.peek())
+
+    def expression(self, rbp: int) -> Expr:
+        """An expression whose operators bind tighter than ``rbp``: a whole one
+        (``rbp`` 0), the right operand of a binary operator, or a prefix operand."""
+        whole = rbp == 0
+        if whole:
+            self.enter()
+        self.enter()  # the operand (HTCondor's parseUnaryExpression)
+        if self.peek().kind in _PREFIX_OPS:
+            tok = self.take()
+            left: Expr = Unary(tok.kind, self.expression(PREFIX_BINDING))
+        else:
+            left = self.postfix_operand()
+        self.depth -= 1
+        tokens = self.tokens
+        while True:
+            kind = tokens[self.i].kind
+            if BINDING_POWER.get(kind, 0) <= rbp:
+                break
+            self.i += 1
+            left = _LED[kind](self, kind, left)
+        self.depth -= whole
+        return left
+
+    def postfix_operand(self) -> Expr:
+        """A primary and its ``.x``, ``[i]`` and ``?:`` postfixes (HTCondor's
+        parsePostfixExpression)."""
+        self.enter()
         tok = self.take()
         nud = _NUD.get(tok.kind)
         if nud is None:
             raise self.unexpected(tok, "an expression")
         left = nud(self, tok)
         tokens = self.tokens
-        while True:
+        while BINDING_POWER.get(tokens[self.i].kind, 0) > PREFIX_BINDING:
             kind = tokens[self.i].kind
-            if BINDING_POWER.get(kind, 0) <= rbp:
-                break
             self.i += 1
             left = _LED[kind](self, kind, left)
         self.depth -= 1
@@ -298,9 +330,6 @@ class _Parser:
                 raise self.unexpected(sep, "',' or '}' in the list")
 
     def record(self, tok: Token) -> RecordExpr:
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise self.error("too_deep", "expression is nested too deeply", tok)
         names: list[str] = []
         values: list[Expr] = []
         index: dict[str, int] = {}
@@ -324,11 +353,7 @@ class _Parser:
             follow = self.peek()
             if follow.kind not in (";", "]"):
                 raise self.unexpected(follow, "';' or ']' after the attribute")
-        self.depth -= 1
         return RecordExpr(tuple(zip(names, values, strict=True)))
-
-    def prefix(self, tok: Token) -> Expr:
-        return Unary(tok.kind, self.expression(PREFIX_BINDING))
 
     # -- infix and postfix handlers (led) ---------------------------------------------
 
@@ -355,7 +380,7 @@ class _Parser:
         nxt = self.peek()
         if nxt.kind in _PREFIX_OPS:
             raise self.unexpected(nxt, "an operand without a prefix operator after '?:'")
-        return Elvis(left, self.expression(PREFIX_BINDING))
+        return Elvis(left, self.postfix_operand())
 
 
 _NUD: dict[str, Callable[[_Parser, Token], Expr]] = {
@@ -370,10 +395,6 @@ _NUD: dict[str, Callable[[_Parser, Token], Expr]] = {
     "(": _Parser.paren,
     "{": _Parser.list_,
     "[": _Parser.record,
-    "-": _Parser.prefix,
-    "+": _Parser.prefix,
-    "!": _Parser.prefix,
-    "~": _Parser.prefix,
 }
 
 _LED: dict[str, Callable[[_Parser, str, Expr], Expr]] = {
