@@ -137,14 +137,8 @@ class FuzzGenerator(gx.Generator):
             return f"{self.primary(depth - 1)}[{self.index(depth)}]"
         return f"{self.select_base(depth)}.{self.rng.choice(self.names)}"
 
-    def select_base(self, depth: int) -> str:
-        # No selection on a list a function built: classad2 segfaults (gen_exprs).
-        r = self.rng.random()
-        if r < 0.5:
-            return self.attr()
-        if r < 0.8:
-            return self.record(depth)
-        return "{ " + ", ".join(self.record(depth) for _ in range(2)) + " }"
+    # (``select_base`` is gen_exprs': no selection on a list a function built, where
+    # classad2 segfaults)
 
     # -- leaves ---------------------------------------------------------------
     def leaf(self) -> str:
