@@ -137,6 +137,20 @@ def crash_class(node: ast.Expr, case: dict) -> str:
     return f"classad2 crash ({label(node)})"
 
 
+def selects_from_a_list(case: dict) -> bool:
+    """Whether an attribute of either ad of a match selects a name from a list (seen
+    from that ad, the other as TARGET): where classad2 crashes on a list that holds
+    itself or that a function built, reached through the match."""
+    my, target = fuzz_ours.ad(case["my"]), fuzz_ours.ad(case["target"])
+    for here, other in ((my, target), (target, my)):
+        for name in here:
+            for node in subexpressions(here.lookup(name)):
+                if isinstance(node, ast.Select) and isinstance(
+                        evaluate(node.base, here, other), list):
+                    return True
+    return False
+
+
 def references(node: ast.Expr) -> list[ast.AttrRef]:
     """The attribute references in ``node``, a selection of a name a written record
     lacks (``[ b = 1 ].x``: looked up in the record's parent) counted as one."""
@@ -207,7 +221,8 @@ def classify(finding: Finding) -> tuple[str, Finding]:
     if finding.field == "unparsable" and tree_depth(case["text"]) > 150:
         return "parse depth", finding
     crashed = finding.field == "classad2 crash"
-    if crashed and case["kind"] == "match" and in_cycle(case, ast.AttrRef("Requirements", "my")):
+    if crashed and case["kind"] == "match" and (
+            in_cycle(case, ast.AttrRef("Requirements", "my")) or selects_from_a_list(case)):
         return LIST_CRASH, finding
     if finding.field == "classad2 crash" and case["kind"] == "eval":
         node, small = reduce_eval(finding)

@@ -106,6 +106,12 @@ PROBES = [
     "{ [a = [b = TARGET.Cpus]] }.a[0].b",
     "evalInEachContext(a, { [a = [b = x]; x = 5] })[0].b",
     "string({ [a = [b = x]; x = 5] }.a)",
+    # ... and so has what a record subscript gives (r.x does not copy)
+    '[r = [x = { b }; b = 3]; y = r["x"][0]].y',
+    "[r = [x = { b }; b = 3]; y = r.x[0]].y",
+    '[r = [x = [c = b]; b = 3]; y = r["x"].c].y',
+    '[r = [x = { b }; b = 3]; y = sum(r["x"])].y',
+    '[r = [x = { x, 1 }]; y = r["x"][0]].y',
 ]
 
 

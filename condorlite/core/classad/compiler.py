@@ -193,11 +193,12 @@ def _build_subscript(base_fn: Compiled, index_fn: Compiled) -> Compiled:
             return base.item(i) if kind is ExprList else base[i]
         if type(index) is str and hasattr(base, "lookup"):
             lname = index.lower()
-            # A record subscript reads only the record's own attributes.
+            # A record subscript reads only the record's own attributes, and hands back
+            # a copy, as HTCondor's does (a list or record there has lost its place).
             expr = base.lookup(lname)  # type: ignore[attr-defined]
             if expr is None:
                 return Undefined
-            return ev._eval_found(base, lname, expr, env)
+            return ev.unscoped(ev._eval_found(base, lname, expr, env))
         return Error
 
     return subscript

@@ -326,7 +326,8 @@ def select(base: object, lname: str, env: Env, cur: object) -> object:
 
 def unscoped(value: object) -> object:
     """An element of a list a selection through a list (or ``evalInEachContext``)
-    makes: HTCondor copies the value into the new list, and a copy has lost its place.
+    makes, or what a record subscript (``r["x"]``) gives: HTCondor copies the value,
+    and a copy has lost its place.
     A list literal's value no longer has an ad (``{ [a = { b }; b = 3] }.a[0][0]`` is
     undefined; what reads it in its own ad, ``sum`` for one, still finds names); a
     record no longer has an enclosing ad (``{ [a = [b = x]; x = 5] }.a[0].b`` is

@@ -143,9 +143,12 @@ def _subscript(base: object, index: object, env: Env) -> object:
             return Error
         return base.item(i) if type(base) is ExprList else base[i]
     if isinstance(index, str) and hasattr(base, "lookup"):
-        # A record subscript reads only the record's own attributes.
+        # A record subscript reads only the record's own attributes, and hands back
+        # a copy, as HTCondor's does (evaluator.unscoped).
         expr = base.lookup(index.lower())
-        return Undefined if expr is None else _evaluate_in(base, index.lower(), expr, env)
+        if expr is None:
+            return Undefined
+        return unscoped(_evaluate_in(base, index.lower(), expr, env))
     return Error
 
 
