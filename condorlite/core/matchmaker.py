@@ -184,6 +184,12 @@ class Matchmaker(RequestLists, OfferShapes):
         # often) does not split the pair results (``pair_reads``).
         self.per_submitter = any(n.startswith(SUBMITTER_PREFIXES)
                                  for n in self.pair_reads(job_names, binding_refs))
+        # PREEMPTION_REQUIREMENTS results are kept per binding of the Submitter* names
+        # it can read (SubmitterUserPrio, fixed for the cycle), not of all of them
+        # (SubmitterUserResourcesInUse changes with every match).
+        preq_reads = expr_names(self.exprs.preemption_requirements) | (
+            job_names if binding_refs is None else binding_refs)
+        self._preq_names = frozenset(n for n in preq_reads if n.startswith(SUBMITTER_PREFIXES))
         self._shapes: dict[tuple, int] = {}
         #: (class, Submitter* bindings or ()) -> pair shape -> its result (nested, so
         #: the shape walk looks a class's table up once, not a tuple key per shape)
@@ -372,10 +378,11 @@ class Matchmaker(RequestLists, OfferShapes):
         self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple
     ) -> bool:
         """PREEMPTION_REQUIREMENTS for this job class in this offer (cached per shape
-        and Submitter* bindings)."""
+        and binding of the Submitter* names it can read, ``_preq_names``)."""
         if self.preemption_off:
             return False
-        key = (class_id, offer.shape, signature)
+        names = self._preq_names
+        key = (class_id, offer.shape, tuple(b for b in signature if b[0] in names))
         found = self._preq.get(key)
         if found is None:
             self.evaluations += 1

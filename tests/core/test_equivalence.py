@@ -271,6 +271,10 @@ def test_pair_results_are_per_submitter_only_when_a_pair_reads_one(monkeypatch, 
             user("bob"): Submitter(user("bob"), eup=700.0, usage=0.0)}
     cycle = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
     assert cycle.mm.per_submitter is expected
+    if where == "preemption-requirements-only":
+        # its own results are kept per SubmitterUserPrio alone, which is fixed for the
+        # cycle, not per SubmitterUserResourcesInUse, which changes with every match
+        assert cycle.mm._preq_names == frozenset({"submitteruserprio"})
     fast, plain = _both(monkeypatch, slots, jobs, subs, policy)
     assert _fingerprint(fast) == _fingerprint(plain)
     owners = {m.job for m in fast.matches}
