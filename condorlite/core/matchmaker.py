@@ -179,17 +179,14 @@ class Matchmaker(RequestLists, OfferShapes):
         # A job class is evaluated with the submitter's attributes in the job ad; when
         # a pair evaluation can read one of them, a class's pair results are kept per
         # value of those attributes (they differ between submitters, and usage changes
-        # during the cycle). PREEMPTION_REQUIREMENTS is no pair evaluation (its results
-        # are kept per value anyway): what only it reads (SubmitterUserPrio, most
-        # often) does not split the pair results (``pair_reads``).
-        self.per_submitter = any(n.startswith(SUBMITTER_PREFIXES)
-                                 for n in self.pair_reads(job_names, binding_refs))
-        # PREEMPTION_REQUIREMENTS results are kept per binding of the Submitter* names
-        # it can read (SubmitterUserPrio, fixed for the cycle), not of all of them
+        # during the cycle). PREEMPTION_REQUIREMENTS is no pair evaluation: its own
+        # results are kept per value of the Submitter* names it can read
+        # (SubmitterUserPrio, fixed for the cycle), not of all of them
         # (SubmitterUserResourcesInUse changes with every match).
-        preq_reads = expr_names(self.exprs.preemption_requirements) | (
-            job_names if binding_refs is None else binding_refs)
-        self._preq_names = frozenset(n for n in preq_reads if n.startswith(SUBMITTER_PREFIXES))
+        pair_exprs = (self.exprs.pre, self.exprs.post, self.exprs.preemption_rank)
+        self.per_submitter = bool(submitter_reads(pair_exprs, job_names, binding_refs))
+        self._preq_names = submitter_reads(
+            (self.exprs.preemption_requirements,), job_names, binding_refs)
         self._shapes: dict[tuple, int] = {}
         #: (class, Submitter* bindings or ()) -> pair shape -> its result (nested, so
         #: the shape walk looks a class's table up once, not a tuple key per shape)
@@ -245,21 +242,6 @@ class Matchmaker(RequestLists, OfferShapes):
         self._walked: dict[int, tuple] = {}
         #: the classes' lists of unheld static offers (``static_lists``)
         self._static = StaticLists(self._registry, self._members, self._pair_of_shape)
-
-    def pair_reads(self, job_names: frozenset[str], binding_refs: frozenset[str] | None
-                   ) -> frozenset[str]:
-        """The job-side names a pair evaluation (Requirements both ways, Rank, the
-        policy ranks, the fit) may read, as far as the cycle knows them: every name a
-        policy rank names or some slot's or job's binding of a significant name refers
-        to (``Autoclusters.binding_refs``; a pair evaluation starts from names that
-        are not the negotiator's and reads on only through bindings). Without
-        ``binding_refs``: ``job_names``, every name the classes were keyed on."""
-        if binding_refs is None:
-            return job_names
-        named = set(binding_refs)
-        for expr in (self.exprs.pre, self.exprs.post, self.exprs.preemption_rank):
-            named |= expr_names(expr)
-        return frozenset(named)
 
     # -- one pair -----------------------------------------------------------------------
     def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()) -> PairEval:
@@ -382,7 +364,8 @@ class Matchmaker(RequestLists, OfferShapes):
         if self.preemption_off:
             return False
         names = self._preq_names
-        key = (class_id, offer.shape, tuple(b for b in signature if b[0] in names))
+        key = (class_id, offer.shape,
+               tuple(b for b in signature if b[0] in names) if names else ())
         found = self._preq.get(key)
         if found is None:
             self.evaluations += 1
@@ -401,6 +384,19 @@ class Matchmaker(RequestLists, OfferShapes):
             vector.weight_key = (policy.slot_weight, names,
                                  self._shape_keys.canon.key(offer.ad, names))
         return vector.weight_key
+
+
+def submitter_reads(exprs: tuple[Expr, ...], job_names: frozenset[str],
+                    binding_refs: frozenset[str] | None) -> frozenset[str]:
+    """The Submitter* names that evaluating ``exprs`` in a match may read, as far as the
+    cycle knows: what they name, and what some slot's or job's binding of a significant
+    name refers to (``Autoclusters.binding_refs``: an evaluation starts from names that
+    are not the negotiator's and reads on only through bindings); without
+    ``binding_refs``, every name the classes were keyed on (``job_names``)."""
+    named = set(job_names if binding_refs is None else binding_refs)
+    for expr in exprs:
+        named |= expr_names(expr)
+    return frozenset(n for n in named if n.startswith(SUBMITTER_PREFIXES))
 
 
 def _int(now: float | None) -> int | None:

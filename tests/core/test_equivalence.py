@@ -256,7 +256,7 @@ SUBMITTER_READERS = {
 @pytest.mark.parametrize("where", sorted(SUBMITTER_READERS))
 def test_pair_results_are_per_submitter_only_when_a_pair_reads_one(monkeypatch, where):
     """Pair results are kept per Submitter* binding only when a pair evaluation can
-    read one (``Matchmaker.pair_reads``): PREEMPTION_REQUIREMENTS alone does not split
+    read one (``matchmaker.submitter_reads``): PREEMPTION_REQUIREMENTS alone does not split
     them (its own results are kept per binding anyway). Either way the cycle is the
     plain one's."""
     from tests.core._pool import job, slot, user
