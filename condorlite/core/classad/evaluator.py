@@ -335,11 +335,8 @@ def unscoped(value: object) -> object:
     kind = type(value)
     if kind is ExprList and value.known is None:  # type: ignore[union-attr]
         return ExprList(value.exprs, value.fns, _no_ad(), value.env)  # type: ignore[union-attr]
-    if getattr(value, "parent", None) is not None:
-        from .ad import ClassAd
-
-        if isinstance(value, ClassAd):
-            return ClassAd._from_attrs(value._attrs)
+    if getattr(value, "parent", None) is not None and hasattr(value, "_from_attrs"):
+        return type(value)._from_attrs(value._attrs)  # type: ignore[attr-defined]
     return value
 
 

@@ -14,9 +14,7 @@ Contract (``vals`` a tuple of values, one per free attribute, in the order given
         == evaluate(node, my', target', now)
 
 where ``my'``/``target'`` bind each free attribute ``(ad, name)`` to the literal
-``vals[i]`` and are otherwise the same ads (a residual hands a list literal's value
-back as a ``values.ExprList``; ``evaluator.settle`` makes it the plain list
-``evaluate`` gives). It holds because the walk below is the
+``vals[i]`` and are otherwise the same ads. It holds because the walk below is the
 reference walker's (``reference.py``) rule for rule, with one change: a value that
 depends on a free attribute is not computed but kept as a closure applying the same
 operator (``operators.py``) or built-in to the same operands. A free attribute must be
@@ -66,9 +64,9 @@ from .ast import (
     Unary,
 )
 from .builtins import REGISTRY
-from .evaluator import MAX_DEPTH, MAX_STEPS, Env, current_time, settle
+from .evaluator import MAX_DEPTH, MAX_STEPS, Env, current_time
 from .reference import _find
-from .values import Error, ExprList, Undefined
+from .values import Error, Undefined
 
 Residual = Callable[[Sequence[object]], object]
 
@@ -93,14 +91,12 @@ def _is_ad(value: object) -> bool:
 def _plain(value: object) -> object:
     """A known value about to be consumed by an operator or a function: an ad (or a
     list holding one) could be read later, free attributes included."""
-    if _is_ad(value) or ((type(value) is list or type(value) is ExprList) and _holds_ad(value)):
+    if _is_ad(value) or (type(value) is list and any(_holds_ad(v) for v in value)):
         raise _Bail
     return value
 
 
 def _holds_ad(value: object) -> bool:
-    if type(value) is ExprList:
-        value = value.evaluated()
     if type(value) is list:
         return any(_holds_ad(v) for v in value)
     return _is_ad(value)
@@ -161,7 +157,7 @@ def _top(run, my, target, free, now, reads) -> Residual | None:  # type: ignore[
         _plain(result)
     except (_Bail, RecursionError):
         return None
-    return Constant(settle(result))
+    return Constant(result)
 
 
 class Constant:
@@ -235,7 +231,7 @@ def _select(base: object, lname: str, st: _State) -> object:
         raise _Bail
     if base is Undefined or base is Error:
         return base
-    if isinstance(base, list) or type(base) is ExprList:
+    if isinstance(base, list):
         raise _Bail
     if _is_ad(base):
         return _scoped(base, lname, st)
@@ -557,12 +553,12 @@ def _list_subscript(base: object, index: object) -> object:
     special = ops.strict2(base, index)
     if special is not None:
         return special
-    if type(base) is ExprList or type(base) is list:
+    if type(base) is list:
         if type(index) is not int:
             return Error
         i = ops.int_index(index)
         if not 0 <= i < len(base):
             return Error
-        return base.item(i) if type(base) is ExprList else base[i]  # type: ignore[union-attr]
+        return base[i]  # type: ignore[index]
     return Error
 
