@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar, cast
+from typing import Generic, TypeVar, cast
 
 from condorlite.core.sge.objects import (
     Cell,
@@ -14,9 +14,9 @@ from condorlite.core.sge.objects import (
     User,
     Userset,
 )
-from condorlite.errors import DataError, InputMissingError
+from condorlite.errors import CondorliteError, DataError, InputMissingError
 
-from . import _dispatch, _jobfast, _jobs, _objects, _sharetree, _xml
+from . import _dispatch, _jobfast, _jobs, _jobscan, _objects, _sharetree, _xml
 from ._objects import Notes
 
 T = TypeVar("T")
@@ -144,14 +144,30 @@ def read_cell(path: Path | str) -> Cell:
     projects = _objects_of(dump, "projects", notes)
     usersets = cast(dict[str, Userset], _objects_of(dump, "usersets", notes))
     pes = _objects_of(dump, "pes", notes)
-    tree, usage = _share(dump, notes)
-    # queue_instances.xml's pending lines are scanned first: a job is built once, with
-    # every task (a missing jobs.xml is still said before anything of that file)
-    jobs_xml = cast(bytes, dump.data("jobs.xml"))
-    instances = dump.data("queue_instances.xml")
-    pending = _jobs.Pending(None if instances is None else _jobs.scan_pending(
-        instances, dump.source("queue_instances.xml")))
-    jobs = _jobfast.read_jobs(jobs_xml, dump.source("jobs.xml"), complexes, usersets, pending)
+    # The files are read in this order, and an error is that of the first bad one; but
+    # jobs.xml's tail is read by a second process (_jobfast.JobsRead) while this one
+    # reads share_mon and the dispatch files, so those two run early and keep their
+    # error (and the dispatch files their notes) until their turn.
+    share = _Later(lambda: _share(dump, notes))
+    dispatch_notes = Notes()
+    dispatch = _Later(lambda: _dispatch_of(dump, dispatch_notes))
+    try:
+        # queue_instances.xml's pending lines are scanned first: a job is built once,
+        # with every task (a missing jobs.xml is still said before anything of that file)
+        jobs_xml = cast(bytes, dump.data("jobs.xml"))
+        instances = dump.data("queue_instances.xml")
+        pending = _jobs.Pending(None if instances is None else _jobs.scan_pending(
+            instances, dump.source("queue_instances.xml")))
+        checked = _jobscan.check_document(jobs_xml, dump.source("jobs.xml"))
+    except CondorliteError:
+        share.value()  # an error in the share files comes first
+        raise
+    with _jobfast.JobsRead(jobs_xml if checked else b"", dump.source("jobs.xml"),
+                           complexes, usersets, pending, head_share=0.3) as read:
+        share.run()
+        dispatch.run()
+        tree, usage = share.value()
+        jobs = read.jobs()
     if not pending.known and jobs:
         notes.add(f"{dump.source('queue_instances.xml')}: missing: pending tasks taken "
                   f"from JB_ja_structure (finished array tasks count as pending), "
@@ -159,7 +175,8 @@ def read_cell(path: Path | str) -> Cell:
     for number in pending.unmatched({job.number for job in jobs}):
         notes.add(f"{dump.source('queue_instances.xml')}: job {number} is pending there "
                   f"but not in jobs.xml; ignored")
-    dispatch = _dispatch_of(dump, notes)
+    files = dispatch.value()
+    notes.items.extend(dispatch_notes.items)
     return Cell(
         sched_conf=sched_conf,
         complexes=complexes,
@@ -173,8 +190,32 @@ def read_cell(path: Path | str) -> Cell:
         now=_now(dump.text("now"), dump.source("now")),
         modified_jobs=_modified(dump.text("modified_jobs"), dump.source("modified_jobs")),
         warnings=tuple(notes.items),
-        **dispatch,
+        **files,
     )
+
+
+class _Later(Generic[T]):
+    """A part of the reading run early, its error kept until ``value`` (``read_cell``)."""
+
+    def __init__(self, work: Callable[[], T]) -> None:
+        self._work = work
+        self._done = False
+        self._value: T | None = None
+        self._error: CondorliteError | None = None
+
+    def run(self) -> None:
+        if not self._done:
+            self._done = True
+            try:
+                self._value = self._work()
+            except CondorliteError as error:
+                self._error = error
+
+    def value(self) -> T:
+        self.run()
+        if self._error is not None:
+            raise self._error
+        return cast(T, self._value)
 
 
 def _dispatch_of(dump: _Dump, notes: Notes) -> dict[str, object]:

@@ -12,7 +12,8 @@ given twice) raises ``Irregular``; the caller then reads the document again with
 ``_jobscan``, which gives the error with its line.
 
 Invariant: when ``read_jobs`` returns, its jobs are equal, field by field, to those
-``_jobscan`` returns for the same bytes. Equal values are shared: one ``SlotRange`` or
+``_jobscan`` returns for the same bytes. Equal values are shared within each part read
+(``JobsRead``: a large document is read in two parts at once): one ``SlotRange`` or
 request tuple for every job that gives the same text (they are frozen).
 """
 
@@ -31,6 +32,7 @@ from condorlite.core.sge.objects import (
     Userset,
     construct,
 )
+from condorlite.forked import ChildFailed, Forked
 
 from . import _jobscan
 from ._jobs import Departments, Pending, held
@@ -58,28 +60,32 @@ class _Draft:
 CHUNK = 8 << 20
 
 
-def _stretches(data: bytes) -> Iterator[tuple[int, int]]:
-    """``(start, end)`` of each stretch of about ``CHUNK`` bytes the tokens are taken
-    from: a stretch ends where a ``<JB_job_number>`` starts (a token never spans a
-    ``<``), so the tokens are those of one scan, and the 2 million token tuples of a
-    100,000-job dump are never all alive."""
-    start, size = 0, len(data)
+def _stretches(data: bytes, start: int = 0, size: int | None = None
+               ) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each stretch of about ``CHUNK`` bytes of ``data[start:size]``
+    the tokens are taken from: a stretch ends where a ``<JB_job_number>`` starts (a
+    token never spans a ``<``), so the tokens are those of one scan, and the 2 million
+    token tuples of a 100,000-job dump are never all alive."""
+    size = len(data) if size is None else size
     while start < size:
-        end = data.find(b"<JB_job_number>", start + CHUNK)
+        end = data.find(b"<JB_job_number>", start + CHUNK, size)
         end = size if end < 0 else end
         yield start, end
         start = end
 
 
-def _drafts(data: bytes) -> list[_Draft]:
-    """The jobs' raw texts, as ``_jobscan._Scan.drafts`` assembles them."""
+def _drafts(data: bytes, start: int = 0, end: int | None = None) -> list[_Draft]:
+    """The jobs' raw texts in ``data[start:end]``, as ``_jobscan._Scan.drafts``
+    assembles them. A part that starts at a ``<JB_job_number>`` and ends with every
+    container closed gives the drafts the whole scan gives for it (the scan's state
+    between jobs is the empty stack); any other part is ``Irregular``."""
     jobs: list[_Draft] = []
     stack: list[bytes] = []
     current: dict[bytes, _Fields] = {}
     containers, starts = CONTAINER_TAGS, RECORD_STARTS
     draft: _Draft | None = None
     scalars: _Fields = {}
-    for stretch_start, stretch_end in _stretches(data):
+    for stretch_start, stretch_end in _stretches(data, start, end):
         for tag, raw, closed in TOKEN.findall(data, stretch_start, stretch_end):
             if closed:
                 if not stack or stack[-1] != closed:
@@ -273,17 +279,77 @@ def _tasks(records: dict[bytes, list[_Fields]]) -> tuple[Task, ...]:
     return tuple(sorted(tasks, key=lambda t: t.number))
 
 
+#: Below this size jobs.xml is read in one part: forking costs more than it saves.
+PARALLEL_BYTES = 16 << 20
+
+
+class JobsRead:
+    """``jobs.xml`` read the fast way, in two parts at once when it is large.
+
+    Made, it forks a child (``condorlite.forked``) that reads the jobs from the first
+    ``<JB_job_number>`` past ``head_share`` of the bytes to the end; the caller may
+    read other files meanwhile; ``jobs()`` reads the head, takes the tail's jobs from
+    the child, or reads the tail itself when the child gave none. The two parts give
+    the whole scan's jobs (``_drafts``: the state between jobs is the empty stack; a
+    part that does not end with every container closed is ``Irregular``), so the
+    jobs are those of one part read whole, in the same order. Anything irregular
+    sends the whole document to ``_jobscan``, whose error names the line. Use it as a
+    context manager: leaving the block reaps a child whose jobs were never taken.
+    """
+
+    def __init__(self, data: bytes, source: str, complexes: dict[str, Complex],
+                 usersets: dict[str, Userset], pending: Pending,
+                 head_share: float = 0.5) -> None:
+        self.data, self.source = data, source
+        self.complexes, self.usersets, self.pending = complexes, usersets, pending
+        self._reader = _Reader(complexes, Departments(usersets), pending)
+        size = len(data)
+        split = data.find(b"<JB_job_number>", int(size * head_share))
+        self._split = size if size < PARALLEL_BYTES or split < 0 else split
+        self._child: Forked[list[Job]] | None = None
+        if self._split < size:
+            self._child = Forked(lambda: self._part(self._split, size))
+
+    def _part(self, start: int, end: int) -> list[Job]:
+        return [self._reader.job(draft) for draft in _drafts(self.data, start, end)]
+
+    def _tail(self) -> list[Job]:
+        if self._child is None:
+            return []
+        try:
+            return self._child.result()
+        except ChildFailed:  # no second core, or the tail is irregular: read it here
+            return self._part(self._split, len(self.data))
+
+    def jobs(self) -> list[Job]:
+        """Every job of the document, each with every task (class doc)."""
+        try:
+            jobs = self._part(0, self._split)
+            jobs.extend(self._tail())
+            if len({job.number for job in jobs}) != len(jobs):
+                raise Irregular
+        except (Irregular, KeyError, ValueError):  # UnicodeDecodeError is a ValueError
+            self.close()
+            return _jobscan.read_jobs(self.data, self.source, self.complexes, self.usersets,
+                                      self.pending)
+        return jobs
+
+    def close(self) -> None:
+        if self._child is not None:
+            self._child.close()
+
+    def __enter__(self) -> JobsRead:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def read_jobs(data: bytes, source: str, complexes: dict[str, Complex],
               usersets: dict[str, Userset], pending: Pending) -> list[Job]:
     """Every job of ``jobs.xml``, each with every task: this module's way when the
     document is regular, else ``_jobscan``'s (module doc)."""
     if not _jobscan.check_document(data, source):
         return []
-    reader = _Reader(complexes, Departments(usersets), pending)
-    try:
-        jobs = [reader.job(draft) for draft in _drafts(data)]
-        if len({job.number for job in jobs}) != len(jobs):
-            raise Irregular
-    except (Irregular, KeyError, ValueError):  # UnicodeDecodeError is a ValueError
-        return _jobscan.read_jobs(data, source, complexes, usersets, pending)
-    return jobs
+    with JobsRead(data, source, complexes, usersets, pending) as read:
+        return read.jobs()
