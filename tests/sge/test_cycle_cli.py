@@ -230,3 +230,33 @@ def test_a_dump_with_share_mon_prices_with_it_and_the_cycle_still_charges(tmp_pa
     data = _json("schedule", "--cell", str(RUNNING), "--state-dir", str(state))["data"]
     assert data["cycle"]["usage_source"] == "share_mon"
     assert {u["name"] for u in data["usage"]} == {"alice", "bob"}
+
+
+def test_what_if_prices_both_sides_with_the_recorded_usage(tmp_path: Path) -> None:
+    """Without share_mon, ``qstat --what-if`` takes the state's recorded usage, as plain
+    qstat does: its "before" is plain qstat's figures, its "after" plain qstat's on the
+    dump changed for real, both priced with the same recorded usage."""
+    from condorlite.store.sge_cell import changed_dump, parse_change
+
+    cell, state = _without_share_mon(RUNNING, tmp_path), tmp_path / "state"
+    args = ("--cell", str(cell), "--state-dir", str(state))
+    _json("schedule", *args)
+    change = "sharetree /bob shares=5"
+    diff = _json("qstat", *args, "--what-if", change)["data"]
+    assert diff["usage_source"] == "state"
+    assert diff["moved"], "the change moves nothing: the test proves nothing"
+    changed = tmp_path / "changed"
+    changed.mkdir()
+    changed_dump(cell, [parse_change(change)], changed)
+    plain = {"before": _json("qstat", *args)["data"],
+             "after": _json("qstat", "--cell", str(changed), "--state-dir", str(state))["data"]}
+    for side, data in plain.items():
+        assert data["usage_source"] == "state"
+        rows = {(j["job"], j["task"]): j for j in data["jobs"] if j["state"] != "r"}
+        for moved in diff["moved"]:
+            figures = moved[side]
+            if figures is None:
+                continue
+            row = rows[(moved["job"], moved["task"])]
+            assert (figures["prio"], figures["tckts"], figures["stckt"]) == (
+                row["prio"], row["tckts"], row["stckt"]), (side, moved)

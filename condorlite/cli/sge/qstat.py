@@ -26,7 +26,7 @@ from condorlite.cli.jsontext import real
 from condorlite.cli.render import Result, print_text
 from condorlite.cli.sge import whatif
 from condorlite.cli.sge._cell import CellOpt, cell_dir, collector_paused, run_time
-from condorlite.cli.sge._recorded import read_priced
+from condorlite.cli.sge._recorded import PricedCell, read_priced, with_recorded_usage
 from condorlite.core.sge.objects import Cell
 from condorlite.core.sge.priority import JobPriority, Prioritisation, prioritise
 from condorlite.store.sge_cell import read_cell
@@ -245,7 +245,12 @@ def _what_if(cell: Path | None, config: Path | None, state_dir: Path | None,
              now: str | float | None, texts: list[str]) -> Result:
     dump_dir = cell_dir(cell, config, state_dir)
     dump = read_cell(dump_dir)
-    return whatif.result(whatif.what_if(dump_dir, dump, texts, run_time(now, dump.now)))
+    at = run_time(now, dump.now)
+
+    def priced(side: Cell, directory: Path) -> PricedCell:
+        return with_recorded_usage(side, directory, state_dir, config, at)
+
+    return whatif.result(whatif.what_if(dump_dir, dump, texts, at, priced))
 
 
 def register(app: typer.Typer) -> None:

@@ -7,16 +7,19 @@ the dump's. Both are prioritised; the difference is per job line (job and its fi
 task, as qstat groups a job's pending tasks): its place in the scheduling order, prio
 and tickets before and after, for every line whose place or figures moved, ordered by
 the size of the move (then job number); and per user, the tickets of their pending
-lines summed. Nothing is written but the temporary copy, removed at the end.
+lines summed. Both sides are priced with the share-tree usage plain ``sge qstat`` would
+use (``_recorded``; ``usage_source`` in the answer). Nothing is written but the temporary copy, removed at the end.
 """
 
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from condorlite.cli.render import Result, print_text
+from condorlite.cli.sge._recorded import PricedCell
 from condorlite.core.sge.objects import Cell
 from condorlite.core.sge.priority import JobPriority, prioritise
 from condorlite.store.sge_cell import changed_dump, parse_change, read_cell
@@ -48,13 +51,18 @@ def _by_user(rows: tuple[JobPriority, ...]) -> dict[str, float]:
     return out
 
 
-def what_if(dump_dir: Path, dump: Cell, texts: list[str], now: int) -> dict[str, Any]:
-    """The difference (module doc) as JSON-ready data; ``dump`` is ``dump_dir`` read."""
+def what_if(dump_dir: Path, dump: Cell, texts: list[str], now: int,
+            priced: Callable[[Cell, Path], PricedCell]) -> dict[str, Any]:
+    """The difference (module doc) as JSON-ready data; ``dump`` is ``dump_dir`` read.
+    ``priced(cell, directory)`` gives a side its share-tree usage (``_recorded``: the
+    dump's share_mon, else the state's recorded usage, else none); both sides take it
+    from the same place, since the changed copy links the dump's share_mon."""
     changes = [parse_change(t) for t in texts]
-    before = prioritise(dump, now)
+    current = priced(dump, dump_dir)
+    before = prioritise(current.cell, now)
     with tempfile.TemporaryDirectory(prefix="condorlite-sge-what-if-") as tmp:
         changed_dump(dump_dir, changes, Path(tmp))
-        after = prioritise(read_cell(Path(tmp)), now)
+        after = prioritise(priced(read_cell(Path(tmp)), Path(tmp)).cell, now)
     old, new = _pending(before.jobs), _pending(after.jobs)
     moved = []
     for key in old.keys() | new.keys():
@@ -71,7 +79,7 @@ def what_if(dump_dir: Path, dump: Cell, texts: list[str], now: int) -> dict[str,
              for u in sorted(users_b.keys() | users_a.keys())
              if users_b.get(u, 0.0) != users_a.get(u, 0.0)]
     return {"what_if": texts, "now": now, "pending_lines": len(new), "moved": moved,
-            "users": users}
+            "users": users, "usage_source": current.usage_source}
 
 
 def result(data: dict[str, Any]) -> Result:
