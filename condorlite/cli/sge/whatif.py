@@ -8,7 +8,8 @@ task, as qstat groups a job's pending tasks): its place in the scheduling order,
 and tickets before and after, for every line whose place or figures moved, ordered by
 the size of the move (then job number); and per user, the tickets of their pending
 lines summed. Both sides are priced with the share-tree usage plain ``sge qstat`` would
-use (``_recorded``; ``usage_source`` in the answer). Nothing is written but the temporary copy, removed at the end.
+use (``_recorded``; ``usage_source`` in the answer). Nothing is written but the
+temporary copy, removed at the end.
 """
 
 from __future__ import annotations
