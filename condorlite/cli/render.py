@@ -147,6 +147,8 @@ def _json_safe(value: Any) -> Any:
     """Replace non-finite floats (not valid JSON) by null; callers add their own flag."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
+    if isinstance(value, jsontext.Rows):
+        value = value.materialised()
     if isinstance(value, dict):
         return {k: _json_safe(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

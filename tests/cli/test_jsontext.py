@@ -70,3 +70,44 @@ def test_what_orjson_refuses_goes_to_json() -> None:
     assert jsontext.dumps({1: 2}) == reference({1: 2})  # a key that is no string
     assert jsontext.dumps([2**70]) == reference([2**70])  # past 64 bits
     assert jsontext.dumps(["\ud800"]) == reference(["\ud800"])  # a lone surrogate
+
+
+# --- Rows: a long list encoded in two halves at once ----------------------------------
+
+
+def _rows(items: list, monkeypatch=None) -> jsontext.Rows:
+    return jsontext.Rows(items, lambda x: {"n": x, "v": marked(x / 7 if x else 1e-6)})
+
+
+def test_rows_are_the_plain_list_text_whatever_the_split(monkeypatch) -> None:
+    """Below, at and above PARALLEL_ROWS (lowered), odd and even lengths: the text is
+    json.dumps's of the materialised list, inside a document."""
+    from condorlite import forked
+
+    monkeypatch.setattr(forked, "two_cores", lambda: True)
+    monkeypatch.setattr(jsontext, "PARALLEL_ROWS", 4)
+    for size in (0, 1, 3, 4, 5, 8, 101):
+        items = list(range(size))
+        plain = [{"n": x, "v": x / 7 if x else 1e-6} for x in items]
+        doc = {"jobs": _rows(items), "after": [1, 2]}
+        assert jsontext.dumps(doc) == reference({"jobs": plain, "after": [1, 2]}), size
+
+
+def test_rows_that_orjson_refuses_go_to_json_whole(monkeypatch) -> None:
+    """A value orjson refuses (past 64 bits) in the child's half: the document is
+    json's, with the list materialised."""
+    monkeypatch.setattr(jsontext, "PARALLEL_ROWS", 4)
+    items = [1, 2, 3, 4, 5, 2**70]
+    rows = jsontext.Rows(items, lambda x: [x])
+    assert jsontext.dumps({"r": rows}) == reference({"r": [[x] for x in items]})
+
+
+def test_rows_with_a_non_finite_number_print_as_null(monkeypatch, capsys) -> None:
+    """render.print_json's non-finite path walks into Rows."""
+    from condorlite.cli import render
+
+    monkeypatch.setattr(jsontext, "PARALLEL_ROWS", 2)
+    rows = jsontext.Rows([1.0, math.inf, 2.0], lambda x: {"x": x})
+    render.print_json({"data": {"rows": rows}})
+    assert json.loads(capsys.readouterr().out) == {"data": {"rows": [
+        {"x": 1.0}, {"x": None}, {"x": 2.0}]}}

@@ -22,7 +22,7 @@ from rich.console import Console
 
 from condorlite.cli._params import ConfigOpt, JsonOpt, NowOpt, StateDirOpt
 from condorlite.cli.errors import run_command
-from condorlite.cli.jsontext import real
+from condorlite.cli.jsontext import Rows, real
 from condorlite.cli.render import Result, print_text
 from condorlite.cli.sge import whatif
 from condorlite.cli.sge._cell import CellOpt, cell_dir, collector_paused, run_time
@@ -224,15 +224,16 @@ def _qstat(
     rows = _qstat_order(
         [r for r in result.jobs if not wanted or r.job.owner in wanted], where, dump
     )
-    jobs = []
-    for row in rows:
+
+    def line(row: JobPriority) -> dict[str, Any]:
         job = job_data(row)
         job["queue"], job["slots"] = where.get((row.job.number, row.task), (None, job["slots"]))
-        jobs.append(job)
+        return job
+
     data = {
         "now": result.now,
         "max_tickets": result.max_tickets,
-        "jobs": jobs,
+        "jobs": Rows(rows, line),  # 100,000 lines on a large cell: two halves at once
         "usage_source": priced.usage_source,
         "warnings": list(dump.warnings),
     }
