@@ -1,13 +1,14 @@
 """The optimised negotiation cycle decides exactly what the plain reference cycle does.
 
-The reference cycle is the same ``run_cycle`` with its two sharing layers swapped for
-their plain versions: ``autocluster.build_reference`` (every job its own match class,
-evaluated with its own ad; autoclusters keyed on expression trees) and
-``reference_matchmaker.ReferenceMatchmaker`` (every offer its own shape, every pair and policy
-rank evaluated afresh). Pools come from ``benchmarks/genpool.py`` (partitionable and
-static slots, claimed slots, several job shapes per submitter) and are read through
-the real ad reader, so expressions are interned as in production; one case parses
-every ad separately so that no expression objects are shared at all.
+The reference is ``tests/core/reference`` (``run_reference_cycle``): a whole cycle
+written from HTCondor's documented semantics that shares nothing with the optimised
+engine but the data model and the ClassAd language: its own significant attributes
+and autoclusters, its own offers, carving and piece weights, every request evaluated
+against every slot in full, its own match lists, limits and pie spins. Pools come from
+``benchmarks/genpool.py`` (partitionable and static slots, claimed slots, several job
+shapes per submitter) and are read through the real ad reader, so expressions are
+interned as in production; one case parses every ad separately so that no expression
+objects are shared at all.
 
 Compared: every match (slot, reason, weight, autocluster, spin, preemption, pieces),
 every rejection, every submitter figure, the preempted claims, the autocluster of
@@ -23,15 +24,13 @@ from pathlib import Path
 import pytest
 
 from condorlite.core import negotiator
-from condorlite.core.autocluster import build_reference
 from condorlite.core.candidates import Candidates
 from condorlite.core.matchmaker import Matchmaker
 from condorlite.core.model import Submitter, slot_from_ad
 from condorlite.core.policy import Policy
-from condorlite.core.reference_matchmaker import ReferenceMatchmaker
-from condorlite.core.significant import build_widening
 from tests.core._pool import decoded_pool, job
 from tests.core._pool import slot as make_slot
+from tests.core.reference import run_reference_cycle
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import genpool  # a script directory, not a package
@@ -66,30 +65,17 @@ def _fingerprint(result) -> tuple:
     )
 
 
-def _plain_autoclusters(slots, idle, exprs, configured):
-    """The widening loop over ``build_reference``: nothing shared, nothing skipped."""
-    return build_widening(slots, idle, exprs, configured, build_reference)
-
-
 def _both(monkeypatch, slots, jobs, subs, policy):
+    """The optimised cycle's result and the reference's (no live claims)."""
     fast = negotiator.run_cycle(slots, jobs, subs, [], policy, NOW)
-    with monkeypatch.context() as patch:
-        patch.setattr(negotiator, "build_closed", _plain_autoclusters)
-        patch.setattr(negotiator, "Matchmaker", ReferenceMatchmaker)
-        plain = negotiator.run_cycle(slots, jobs, subs, [], policy, NOW)
-    return fast, plain
+    return fast, run_reference_cycle(slots, jobs, subs, policy, NOW)
 
 
 def _both_cycles(monkeypatch, slots, jobs, subs, policy):
-    """``_both``, the two ``Cycle`` objects run (for what they counted on the way)."""
+    """``_both``, the optimised ``Cycle`` object run (for what it counted on the way)."""
     fast = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
     fast.run()
-    with monkeypatch.context() as patch:
-        patch.setattr(negotiator, "build_closed", _plain_autoclusters)
-        patch.setattr(negotiator, "Matchmaker", ReferenceMatchmaker)
-        plain = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
-        plain.run()
-    return fast, plain
+    return fast, run_reference_cycle(slots, jobs, subs, policy, NOW)
 
 
 PREEMPTIVE = dict(
@@ -172,8 +158,8 @@ def test_walks_the_limit_refuses_are_cut_short_alike(tmp_path, monkeypatch):
     slots, jobs = _load(tmp_path, spec, policy, shared=True)
     subs = _submitters(slots, jobs)
     fast, plain = _both_cycles(monkeypatch, slots, jobs, subs, policy)
-    assert fast.walks_cut > 0 and plain.walks_cut == 0
-    assert _fingerprint(fast.result()) == _fingerprint(plain.result())
+    assert fast.walks_cut > 0
+    assert _fingerprint(fast.result()) == _fingerprint(plain)
 
 
 def _cheap_slots_pool(policy: Policy):
@@ -205,7 +191,7 @@ def test_the_cost_floor_counts_only_static_slots_the_list_holds(monkeypatch):
     slots, jobs, subs = _cheap_slots_pool(policy)
     fast, plain = _both_cycles(monkeypatch, slots, jobs, subs, policy)
     assert fast.walks_cut > 0
-    assert _fingerprint(fast.result()) == _fingerprint(plain.result())
+    assert _fingerprint(fast.result()) == _fingerprint(plain)
 
 
 def test_the_cost_floor_counts_held_slots_preemption_may_take(monkeypatch):
@@ -416,7 +402,7 @@ def test_a_static_too_small_for_a_class_gets_no_program(monkeypatch):
     wide, narrow = (fast.ac.cluster_of[j] for j in ("1.0", "2.0"))
     built = {klass for (klass, _part), _static in fast.mm._programs}
     assert wide in built and narrow not in built
-    assert _fingerprint(fast.result()) == _fingerprint(plain.result())
+    assert _fingerprint(fast.result()) == _fingerprint(plain)
     assert [r.job for r in fast.result().rejections] == ["2.0"]
 
 
@@ -435,6 +421,18 @@ def test_a_negative_zero_amount_is_its_own_state(monkeypatch):
     assert {m.partitionable for m in fast.matches} == {"slot1@node1", "slot1@node3"}
 
 
+#: The optimised grouping merges jobs whose significant attributes differ only in a
+#: literal's type (``1`` / ``1.0`` / ``true``, ``0.0`` / ``-0.0``) into one match class
+#: and one autocluster: ``significant._changes`` cuts the runs of rows with ``!=`` on
+#: the table entries, and ``Literal(1) == Literal(1.0) == Literal(True)`` in Python, so
+#: rows binding those are one run (``_numbered`` only keys each run's first row, by
+#: typed numbers). The second job is then evaluated with the first one's ad.
+LITERAL_TYPES_MERGED = pytest.mark.xfail(strict=True, reason=(
+    "engine bug: significant._changes cuts runs with Python ==, which makes 1, 1.0 "
+    "and true (and 0.0 and -0.0) one binding, so such jobs share a match class"))
+
+
+@LITERAL_TYPES_MERGED
 def test_literals_of_different_types_are_not_one_binding(monkeypatch):
     """``1``, ``1.0`` and ``true`` are equal Python values but three ClassAd values
     (``=?=``, ``isInteger`` and ``string`` tell them apart): slots or jobs that differ
@@ -453,6 +451,35 @@ def test_literals_of_different_types_are_not_one_binding(monkeypatch):
     # RequestCpus get one
     assert sorted((m.job, m.slot) for m in fast.matches) == [
         ("1.0", "slot1@node1"), ("1.1", "slot1@node4")]
+
+
+#: (first job's X, second job's X, the slots' START): the START holds for the first
+#: job's X only (classad2 agrees: ``isInteger(1.0)``, ``true =?= 1`` are false,
+#: ``string(-0.0)`` is "-0.0")
+TYPED_BINDINGS = {
+    "int-real": ("1", "1.0", "isInteger(TARGET.X)"),
+    "int-bool": ("1", "true", "TARGET.X =?= 1"),
+    "zero-negative-zero": ("0.0", "-0.0", 'string(TARGET.X) == "0.0"'),
+}
+
+
+@LITERAL_TYPES_MERGED
+@pytest.mark.parametrize("case", sorted(TYPED_BINDINGS))
+def test_a_job_binding_another_literal_type_is_its_own_request(monkeypatch, case):
+    """A job whose significant attribute differs from an earlier job's only in the
+    literal's type is another request: the slots' START holds for the first job only,
+    so the second must be rejected, not matched as the first one's class."""
+    first, second, start = TYPED_BINDINGS[case]
+    policy = Policy(uid_domain="example.org")
+    slots = [make_slot(f"slot1@node{i}", policy=policy, index=i, START=start)
+             for i in range(4)]
+    jobs = [job(1, 0, "u", policy=policy, index=0, X=first),
+            job(2, 0, "u", policy=policy, index=1, X=second)]
+    subs = _submitters(slots, jobs)
+    fast, plain = _both(monkeypatch, slots, jobs, subs, policy)
+    assert [m.job for m in plain.matches] == ["1.0"]
+    assert [(r.job, r.reason) for r in plain.rejections] == [("2.0", "no match found")]
+    assert _fingerprint(fast) == _fingerprint(plain)
 
 
 def test_an_entry_another_class_carved_is_evaluated_again(monkeypatch):
@@ -520,4 +547,4 @@ def test_a_walk_is_cut_only_when_the_floor_is_refused_without_preemption_too(mon
         ("1.0", "held0@m", 1), ("1.1", "held1@m", 1), ("2.0", "tiny@m", 1),
         ("3.0", "small@m", 1), ("3.1", "big@m", 2)]
     assert fast.walks_cut == 0
-    assert _fingerprint(result) == _fingerprint(plain.result())
+    assert _fingerprint(result) == _fingerprint(plain)
