@@ -548,3 +548,98 @@ def test_a_walk_is_cut_only_when_the_floor_is_refused_without_preemption_too(mon
         ("3.0", "small@m", 1), ("3.1", "big@m", 2)]
     assert fast.walks_cut == 0
     assert _fingerprint(result) == _fingerprint(plain)
+
+
+def test_a_submitter_at_its_limit_with_no_held_slot_left_waits(monkeypatch):
+    """In spin 1 a submitter at its limit goes on only for rank preemption, and only
+    while some held slot is left: with none, its turn ends and its last jobs are
+    neither rejected nor noted (they wait for the next spin, which has no room)."""
+    from tests.core._pool import user
+
+    policy = Policy(uid_domain="example.org")
+    slots = [make_slot(f"slot{i}@m", policy=policy, index=i) for i in range(4)]
+    jobs = [job(10 + k, p, name, policy=policy, index=4 * k + p)
+            for k, name in enumerate(["alice", "bob"]) for p in range(4)]
+    subs = {user(n): Submitter(user(n), eup=500.0, usage=0.0) for n in ("alice", "bob")}
+    fast, plain = _both(monkeypatch, slots, jobs, subs, policy)
+    assert _fingerprint(fast) == _fingerprint(plain)
+    assert sorted(m.job for m in plain.matches) == ["10.0", "10.1", "11.0", "11.1"]
+    assert not plain.rejections
+    assert not set(plain.notes) & {"10.2", "10.3", "11.2", "11.3"}
+
+
+@pytest.mark.parametrize("name", ["default", "preemption"])
+def test_floors_and_ceilings(tmp_path, monkeypatch, name):
+    """Submitters with a Floor above their usage (a floor round first) and with
+    Ceilings, some fractional (worked out in whole numbers), some below what they
+    hold: both cycles run the same rounds."""
+    policy = replace(Policy(uid_domain="example.org"), **POLICIES[name])
+    spec = genpool.PoolSpec(slots=60, jobs=240, submitters=6, autoclusters=14, seed=4,
+                            claimed_fraction=0.3)
+    slots, jobs = _load(tmp_path, spec, policy, shared=True)
+    subs = _submitters(slots, jobs)
+    shaped = {}
+    for i, (n, s) in enumerate(sorted(subs.items())):
+        floor = [0.0, s.usage + 6.0, 0.0, 25.5][i % 4]
+        ceiling = [None, None, s.usage + 7.5, max(0.0, s.usage - 2.0), 12.0, 3.9][i % 6]
+        shaped[n] = replace(s, floor=floor, ceiling=ceiling)
+    fast, plain = _both(monkeypatch, slots, jobs, shaped, policy)
+    assert _fingerprint(fast) == _fingerprint(plain)
+    assert fast.stats["pies"] == 2  # the floor round ran
+    # the ceilings bind: without them the capped submitters get more
+    free = {n: replace(s, ceiling=None) for n, s in shaped.items()}
+    uncapped = run_reference_cycle(slots, jobs, free, policy, NOW)
+    capped = {n for n, s in shaped.items() if s.ceiling is not None}
+
+    def capped_weight(result):
+        return sum(r.matched for r in result.submitters if r.name in capped)
+
+    assert capped_weight(plain) < capped_weight(uncapped)
+
+
+def test_a_fraction_of_a_slot_left_after_spin_one_is_not_handed_out(monkeypatch):
+    """Three submitters with a third of five slots each (1.67): in spin 1 each takes
+    one free slot and is refused a second by its limit; the held slot is refused by
+    PREEMPTION_REQUIREMENTS, which names the rejection (it comes before the limit).
+    In spin 2 each has 0.67 left, below the least slot weight, so all wait and the
+    fourth free slot stays free (the round-up rule would have handed it out)."""
+    from tests.core._pool import user
+
+    policy = Policy(uid_domain="example.org")
+    slots = [make_slot(f"free{i}@m", policy=policy, index=i) for i in range(4)]
+    slots.append(make_slot("held@m", policy=policy, index=4, state="Claimed",
+                           user=user("carol")))
+    names = ["alice", "bob", "dave"]
+    jobs = [job(10 + k, p, name, policy=policy, index=2 * k + p)
+            for k, name in enumerate(names) for p in range(2)]
+    subs = {user(n): Submitter(user(n), eup=500.0, usage=0.0) for n in names}
+    subs[user("carol")] = Submitter(user("carol"), eup=5000.0, usage=1.0)
+    fast, plain = _both(monkeypatch, slots, jobs, subs, policy)
+    assert _fingerprint(fast) == _fingerprint(plain)
+    assert sorted(m.slot for m in plain.matches) == ["free0@m", "free1@m", "free2@m"]
+    assert {(r.job, r.reason) for r in plain.rejections} == {
+        (f"{c}.1", "PREEMPTION_REQUIREMENTS == False") for c in (10, 11, 12)}
+
+
+def test_partitionable_requests_undefined_custom_and_unfit(monkeypatch):
+    """What a piece takes: an undefined RequestCpus is 1 and an undefined RequestDisk
+    0; a Request<R> the slot advertises (Gpus) is taken, one it does not (Foo) is
+    not; a request that is not a number, or more than is left, does not fit."""
+    policy = Policy(uid_domain="example.org")
+    pslot = dict(SlotType='"Partitionable"', PartitionableSlot="true", Cpus=8,
+                 Memory=16384, Disk=100000, Gpus=2)
+    slots = [make_slot(f"slot1@node{i}", policy=policy, index=i, **pslot) for i in range(2)]
+    asks = [dict(RequestCpus="undefined", RequestDisk="undefined"),
+            dict(RequestCpus=2, RequestGpus=1), dict(RequestFoo=5),
+            dict(RequestCpus='"two"'), dict(RequestGpus=3)]
+    jobs = [job(1 + k, 0, "u", policy=policy, index=k, **extra)
+            for k, extra in enumerate(asks)]
+    subs = _submitters(slots, jobs)
+    fast, plain = _both(monkeypatch, slots, jobs, subs, policy)
+    assert _fingerprint(fast) == _fingerprint(plain)
+    taken = {m.job: dict(m.resources) for m in plain.matches}
+    assert taken == {
+        "1.0": {"Cpus": 1.0, "Memory": 1024.0, "Disk": 0.0},
+        "2.0": {"Cpus": 2.0, "Memory": 1024.0, "Disk": 1000.0, "Gpus": 1.0},
+        "3.0": {"Cpus": 1.0, "Memory": 1024.0, "Disk": 1000.0}}
+    assert [r.job for r in plain.rejections] == ["4.0", "5.0"]
