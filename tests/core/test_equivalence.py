@@ -643,3 +643,48 @@ def test_partitionable_requests_undefined_custom_and_unfit(monkeypatch):
         "2.0": {"Cpus": 2.0, "Memory": 1024.0, "Disk": 1000.0, "Gpus": 1.0},
         "3.0": {"Cpus": 1.0, "Memory": 1024.0, "Disk": 1000.0}}
     assert [r.job for r in plain.rejections] == ["4.0", "5.0"]
+
+
+#: The optimised cycle reads a held slot's ``Rank`` of a job as a number, 0 when it is
+#: undefined (``PairEval.slot_rank``, ``Slot.current_rank``), and compares it with
+#: CurrentRank in Python. HTCondor evaluates ``MY.Rank > MY.CurrentRank`` (rank
+#: preemption) and ``MY.Rank >= MY.CurrentRank`` (required for priority preemption)
+#: in the slot ad and wants boolean true: a Rank undefined for the job gives neither.
+UNDEFINED_RANK_IS_ZERO = pytest.mark.xfail(strict=True, reason=(
+    "engine bug: a held slot's Rank undefined for the job counts as 0 in the rank "
+    "conditions; HTCondor's MY.Rank > MY.CurrentRank / >= are undefined, so neither "
+    "rank nor priority preemption may take the slot"))
+
+#: case -> (the held slot's CurrentRank, PREEMPTION_REQUIREMENTS)
+UNDEFINED_RANK_CASES = {
+    "priority": ("0.0", "True"),  # 0 >= 0 lets the engine preempt by priority
+    "rank": ("-1.0", "False"),  # 0 > -1 lets the engine preempt by rank
+}
+
+
+@UNDEFINED_RANK_IS_ZERO
+@pytest.mark.parametrize("case", sorted(UNDEFINED_RANK_CASES))
+def test_a_rank_undefined_for_the_job_preempts_nothing(monkeypatch, case):
+    """A machine owner's ``Rank = TARGET.Department == "physics"`` is undefined for a
+    job without ``Department``: that job may not preempt the slot's running job, by
+    rank or by priority (classad2, HTCondor's own library, gives undefined)."""
+    from tests.core._pool import user
+
+    classad2 = pytest.importorskip("classad2")
+    current, preq = UNDEFINED_RANK_CASES[case]
+    policy = Policy(uid_domain="example.org", preemption_requirements=preq)
+    slots = [make_slot("held@m", policy=policy, index=0, state="Claimed",
+                       user=user("carol"), Rank='TARGET.Department == "physics"',
+                       CurrentRank=current, TotalJobRunTime=100)]
+    jobs = [job(1, 0, "alice", policy=policy, index=0)]
+    subs = {user("alice"): Submitter(user("alice"), eup=500.0, usage=0.0),
+            user("carol"): Submitter(user("carol"), eup=5000.0, usage=1.0)}
+    slot_ad = classad2.ClassAd({"Rank": classad2.ExprTree('TARGET.Department == "physics"'),
+                                "CurrentRank": float(current)})
+    job_ad = classad2.ClassAd({"Owner": "alice"})
+    for condition in ("MY.Rank > MY.CurrentRank", "MY.Rank >= MY.CurrentRank"):
+        value = classad2.ExprTree(condition).eval(slot_ad, job_ad)
+        assert value is classad2.Value.Undefined
+    fast, plain = _both(monkeypatch, slots, jobs, subs, policy)
+    assert not plain.matches
+    assert _fingerprint(fast) == _fingerprint(plain)

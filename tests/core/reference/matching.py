@@ -7,11 +7,12 @@ each available offer O:
    ``Disk`` and every ``Request<R>`` whose ``R`` O advertises; ``RequestCpus``
    undefined means 1, others 0; a request that is not a number does not fit).
 2. Both ``Requirements`` hold (each ad as MY, the other as TARGET).
-3. The reason: O nobody holds is *no preemption*; O held by H is *rank* when O's
-   ``Rank`` of J is greater than its ``CurrentRank``; else, when H is not S, *priority*
-   if ``PREEMPTION_REQUIREMENTS`` (MY = O, TARGET = J) is true, counted as refused by
-   the policy if it is not, and refused by rank if O's Rank of J is below
-   ``CurrentRank``. When only rank preemption is considered (a submitter over its
+3. The reason: O nobody holds is *no preemption*; O held by H is *rank* when
+   ``MY.Rank > MY.CurrentRank`` (MY = O, TARGET = J) is true; else, when H is not S,
+   *priority* if ``PREEMPTION_REQUIREMENTS`` is true (counted as refused by the policy
+   if it is not) and ``MY.Rank >= MY.CurrentRank`` is true. "True" is boolean true:
+   a Rank that is undefined for J neither preempts by rank nor lets J preempt by
+   priority (HTCondor's ``rankCondStd`` / ``rankCondPrioPreempt``). When only rank preemption is considered (a submitter over its
    limit in the first spin) only *rank* candidates count.
 4. The order, best first: ``NEGOTIATOR_PRE_JOB_RANK``, J's ``Rank``,
    ``NEGOTIATOR_POST_JOB_RANK``, the reason (no preemption > rank > priority),
@@ -38,6 +39,7 @@ from typing import NamedTuple
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr
+from condorlite.core.classad.parser import parse_expr
 from condorlite.core.model import (
     NO_PREEMPTION,
     PRIO_PREEMPTION,
@@ -49,6 +51,10 @@ from condorlite.core.model import (
 from condorlite.core.policy import Policy
 
 FLT_MAX = 3.4028234663852886e38
+#: HTCondor's ``rankCondStd`` and ``rankCondPrioPreempt`` (``Matchmaker::Matchmaker``),
+#: evaluated in the slot ad with TARGET = the job; each holds only when boolean true
+RANK_ABOVE = parse_expr("MY.Rank > MY.CurrentRank")
+RANK_AT_LEAST = parse_expr("MY.Rank >= MY.CurrentRank")
 BASE_RESOURCES = ("Cpus", "Memory", "Disk")
 
 
@@ -172,20 +178,18 @@ class Matchmaking:
         if not (adeval.requirements_hold(job_ad, offer.ad, now=now)
                 and adeval.requirements_hold(offer.ad, job_ad, now=now)):
             return None
-        slot_rank = adeval.as_float(adeval.eval_attr(offer.ad, "Rank", job_ad, self.now)) or 0.0
         if offer.holder is None:
             if only_rank:
                 return None
             reason = NO_PREEMPTION
-        elif slot_rank > offer.current_rank:
+        elif self._holds(RANK_ABOVE, offer, job_ad):
             reason = RANK_PREEMPTION
         elif only_rank or offer.holder == submitter:
             return None
-        elif not adeval.as_bool(adeval.eval_expr(self.exprs.preemption_requirements,
-                                                 offer.ad, job_ad, self.now)):
+        elif not self._holds(self.exprs.preemption_requirements, offer, job_ad):
             counts.policy += 1
             return None
-        elif slot_rank < offer.current_rank:
+        elif not self._holds(RANK_AT_LEAST, offer, job_ad):
             return None
         else:
             reason = PRIO_PREEMPTION
@@ -196,6 +200,10 @@ class Matchmaking:
             adeval.eval_expr(self.exprs.preemption_rank, offer.ad, job_ad, self.now))
         return Entry(-pre, -job_rank, -post, -REASON_ORDER[reason], -prank, offer.name,
                      position, offer.version, reason)
+
+    def _holds(self, expr: Expr, offer: Offer, job_ad: ClassAd) -> bool:
+        """Whether ``expr`` (MY = the slot, TARGET = the job) is boolean true."""
+        return adeval.as_bool(adeval.eval_expr(expr, offer.ad, job_ad, self.now))
 
     def entries(self, job_ad: ClassAd, submitter: str, offers: list[Offer],
                 positions: list[int], only_rank: bool, counts: RejectCounts) -> list[Entry]:
