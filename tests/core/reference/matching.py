@@ -12,8 +12,9 @@ each available offer O:
    *priority* if ``PREEMPTION_REQUIREMENTS`` is true (counted as refused by the policy
    if it is not) and ``MY.Rank >= MY.CurrentRank`` is true. "True" is boolean true:
    a Rank that is undefined for J neither preempts by rank nor lets J preempt by
-   priority (HTCondor's ``rankCondStd`` / ``rankCondPrioPreempt``). When only rank preemption is considered (a submitter over its
-   limit in the first spin) only *rank* candidates count.
+   priority (HTCondor's ``rankCondStd`` / ``rankCondPrioPreempt``). When only rank
+   preemption is considered (a submitter over its limit in the first spin) only
+   *rank* candidates count.
 4. The order, best first: ``NEGOTIATOR_PRE_JOB_RANK``, J's ``Rank``,
    ``NEGOTIATOR_POST_JOB_RANK``, the reason (no preemption > rank > priority),
    ``PREEMPTION_RANK`` (preempting candidates only), then slot Name. Negotiator ranks
