@@ -688,3 +688,23 @@ def test_a_rank_undefined_for_the_job_preempts_nothing(monkeypatch, case):
     fast, plain = _both(monkeypatch, slots, jobs, subs, policy)
     assert not plain.matches
     assert _fingerprint(fast) == _fingerprint(plain)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "engine: without slots build_closed groups by each job's own closure of the roots "
+    "(significant.build_closed's special case), not by the set closed under every "
+    "job's bindings it uses whenever there is a slot"))
+def test_autoclusters_do_not_depend_on_the_pool_being_empty(monkeypatch):
+    """Job 2's Requirements reads ``Bar``, so ``Bar`` is significant and jobs 1.0 and
+    1.1 (Bar 5 and 6) are two autoclusters: with one slot (that nobody matches) the
+    engine says so, with none it makes them one."""
+    policy = Policy(uid_domain="example.org")
+    jobs = [job(1, 0, "u", policy=policy, index=0, Bar=5),
+            job(1, 1, "u", policy=policy, index=1, Bar=6),
+            job(2, 0, "u", policy=policy, index=2, Requirements="Bar > 1", Bar=1)]
+    subs = _submitters([], jobs)
+    unmatched = [make_slot("arm@m", policy=policy, index=0, Arch='"ARM"')]
+    for slots in (unmatched, []):
+        fast, plain = _both(monkeypatch, slots, jobs, subs, policy)
+        assert dict(plain.autocluster_of) == {"1.0": 1, "1.1": 2, "2.0": 3}
+        assert _fingerprint(fast) == _fingerprint(plain)

@@ -19,6 +19,10 @@ after a rejection); otherwise an autocluster is a match class.
 
 Ids count from 1 in (submitter, queue order) order: JobPrio descending, then QDate,
 ClusterId, ProcId, then input position.
+
+A name only an ``eval()`` reads (``eval("MY.Hidden")``) is in no expression's names,
+so it is not significant here, in the engine or in HTCondor's autoclusters: jobs that
+differ only there are one request, evaluated with the first one's ad.
 """
 
 from __future__ import annotations
