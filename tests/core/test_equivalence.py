@@ -487,8 +487,7 @@ def test_an_entry_another_class_carved_is_evaluated_again(monkeypatch):
     queued between X's jobs) carves the partitionable slot. X's second job meets the
     entry of the slot's old state, evaluates the new one (``ListScan._refresh_entry``)
     and takes it: dropping the entry would reject the job while the slot still fits it.
-    (The plain cycle walks lists with the same ``ListScan``: the expected matches are
-    written out.)"""
+    (The expected matches are written out too, not only compared with the reference.)"""
     policy = Policy(uid_domain="example.org")
     slots = [make_slot("a-static@m", policy=policy, index=0, Memory=4096),
              make_slot("slot1@p", policy=policy, index=1, SlotType='"Partitionable"',
