@@ -1,6 +1,7 @@
 """The fair-share walk of one negotiation cycle (HTCondor's ``negotiationTime`` /
-``negotiateWithGroup`` / ``negotiate``), plainly, without accounting groups or live
-claims: busy slots are held by the users their ads name.
+``negotiateWithGroup`` / ``negotiate``), plainly, without live claims: busy slots are
+held by the users their ads name. With accounting groups, the group turns are given
+(``run_turn``: which submitters, the turn's limit and room) rather than planned here.
 
 1. Offers: every slot ad by Name; a busy static slot is held by its user, with the
    negotiator's ``RemoteUserPrio``, ``RemoteUserResourcesInUse`` and ``RemoteGroup``
@@ -31,10 +32,18 @@ claims: busy slots are held by the users their ads name.
 5. A match: a static slot is taken (its holder preempted: the holder's usage goes
    down by the slot's weight); a partitionable slot is carved. The submitter's usage
    goes up by the match's weight.
+6. With accounting groups, each given group turn runs steps 3-5 among its submitters
+   on the same offers, with the pool taken as ``min(pool, the turn's limit)``, the
+   pie left and each unclaimed limit never above the group's room (what it may still
+   take, less each match of the turn). The negotiator's group attributes (fixed at the
+   cycle's start): ``SubmitterGroup``, ``SubmitterGroupQuota``,
+   ``SubmitterGroupResourcesInUse``, ``RemoteGroup*`` alike for a slot's holder, and
+   the turn's ``SubmitterNegotiatingGroup`` and ``SubmitterAutoregroup``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from condorlite.core import adeval
@@ -68,6 +77,27 @@ from tests.core.reference.matching import (
 NO_GROUP = "<none>"
 
 
+@dataclass(frozen=True)
+class AccountingGroups:
+    """What a grouped cycle knows of the accounting groups at its start: each
+    submitter's group (``<none>`` for a name not given), each group's quota and
+    usage; fixed for the cycle, as HTCondor's PREEMPTION_REQUIREMENTS_STABLE."""
+
+    group_of: Mapping[str, str]
+    quota: Mapping[str, float]
+    usage: Mapping[str, float]
+
+
+@dataclass
+class GroupTurn:
+    """The group turn under way: the negotiating group, whether it is the root
+    negotiating for several groups (autoregroup), and the weight it may still take."""
+
+    group: str
+    autoregroup: bool
+    room: float
+
+
 @dataclass
 class Turn:
     """A submitter across the cycle."""
@@ -85,8 +115,11 @@ class ReferenceCycle:
     """One cycle (module doc); ``run`` then ``result``."""
 
     def __init__(self, slots: list[Slot], jobs: list[Job],
-                 submitters: dict[str, Submitter], policy: Policy, now: float) -> None:
+                 submitters: dict[str, Submitter], policy: Policy, now: float,
+                 accounting: AccountingGroups | None = None) -> None:
         self.policy, self.now = policy, now
+        self.accounting = accounting
+        self.group_turn: GroupTurn | None = None
         self.eup = {name: s.eup for name, s in submitters.items()}
         self.usage = {name: s.usage for name, s in submitters.items()}
         exprs = PolicyExprs(*(parse_expr(text) for text in (
@@ -97,7 +130,7 @@ class ReferenceCycle:
         self.pool = sum(s.weight for s in slots)
         self.min_weight = min([o.weight for o in self.offers] or [1.0])
         self.idle = [j for j in jobs if j.status == IDLE]
-        self.groups = group_jobs(slots, self.idle, (exprs.pre, exprs.post, exprs.preemption_rank,
+        self.grouping = group_jobs(slots, self.idle, (exprs.pre, exprs.post, exprs.preemption_rank,
                                                     exprs.preemption_requirements),
                                  policy.significant_attributes)
         self.turns = []
@@ -125,18 +158,55 @@ class ReferenceCycle:
                 ad = adeval.with_literals(ad, {
                     "RemoteUserPrio": self.eup.get(holder, 0.5),
                     "RemoteUserResourcesInUse": self.usage.get(holder, 0.0),
-                    "RemoteGroup": NO_GROUP})
+                    **self._group_attrs("Remote", holder)})
             offers.append(Offer(slot, ad, holder, slot.remote_job, slot.current_rank,
                                 slot.weight))
         return offers
 
+    def _group_of(self, name: str) -> str:
+        return NO_GROUP if self.accounting is None else self.accounting.group_of.get(
+            name, NO_GROUP)
+
+    def _group_attrs(self, prefix: str, name: str) -> dict[str, object]:
+        """``<prefix>Group``, and with accounting groups ``<prefix>GroupQuota`` and
+        ``<prefix>GroupResourcesInUse`` of ``name``'s group."""
+        group = self._group_of(name)
+        values: dict[str, object] = {prefix + "Group": group}
+        if self.accounting is not None:
+            values[prefix + "GroupQuota"] = self.accounting.quota[group]
+            values[prefix + "GroupResourcesInUse"] = self.accounting.usage[group]
+        return values
+
     # -- spins ---------------------------------------------------------------------------
     def run(self) -> None:
-        below = [t for t in self.turns
+        self._rounds(list(self.turns))
+
+    def run_turn(self, names: frozenset[str], pool_limit: float, room: float, group: str,
+                 autoregroup: bool) -> dict[str, float]:
+        """One group turn: the rounds among the submitters ``names`` only, with the
+        pool taken as ``min(pool, pool_limit)``, the pie left never above ``room``
+        (what the group may still take, less what the turn matched) and each
+        submitter's unclaimed limit within it too. Returns each name's change of
+        usage (sorted, zeros left out)."""
+        before, whole = dict(self.usage), self.pool
+        self.pool = min(whole, max(0.0, pool_limit))
+        self.group_turn = GroupTurn(group, autoregroup, max(0.0, room))
+        try:
+            self._rounds([t for t in self.turns if t.info.name in names])
+        finally:
+            self.pool, self.group_turn = whole, None
+        changes = {n: self.usage.get(n, 0.0) - before.get(n, 0.0)
+                   for n in sorted(set(before) | set(self.usage))}
+        return {n: change for n, change in changes.items() if change}
+
+    def _rounds(self, active: list[Turn]) -> None:
+        """The floor round (if any submitter is below its floor), then the main one."""
+        below = [t for t in active
                  if t.info.floor > 0 and self.usage[t.info.name] < t.info.floor]
         if below:
             self._pie(below, floor_round=True)
-        self._pie(list(self.turns), floor_round=False)
+        if active:
+            self._pie(active, floor_round=False)
 
     def _shares(self, active: list[Turn]) -> dict[str, float]:
         """``share_i`` of step 3, as HTCondor's calculateNormalizationFactor works it
@@ -155,12 +225,16 @@ class ReferenceCycle:
             spin += 1
             shares = self._shares(active)
             pie_left = sum(self._limit(shares[t.info.name], t) for t in active)
+            if self.group_turn is not None:
+                pie_left = min(pie_left, self.group_turn.room)
             pie_before, count_before = pie_left, len(active)
             for turn in list(active):
                 name = turn.info.name
                 # (usage now: matches earlier in the spin, and preemptions of this
                 # submitter's slots, changed it since the pie was worked out)
                 limit = unclaimed = self._limit(shares[name], turn)
+                if self.group_turn is not None:
+                    unclaimed = min(limit, self.group_turn.room)
                 if floor_round:
                     limit = min(turn.info.floor, limit)
                 elif turn.share is None:
@@ -204,11 +278,11 @@ class ReferenceCycle:
                 only_rank = True
             if ceiling is not None and used >= ceiling:
                 return False, pie_left
-            cluster = self.groups.cluster_of[job.id]
+            cluster = self.grouping.cluster_of[job.id]
             if cluster in rejected_clusters:
                 self.notes[job.id] = f"skipped: autocluster {cluster} was rejected earlier"
                 continue
-            klass = self.groups.match_class_of[job.id]
+            klass = self.grouping.match_class_of[job.id]
             own_ad = adeval.with_literals(job.ad, self._submitter_attrs(name))
             if klass not in job_ads:
                 job_ads[klass] = own_ad
@@ -235,11 +309,12 @@ class ReferenceCycle:
         return not (used >= limit or limited), pie_left
 
     def _submitter_attrs(self, name: str) -> dict[str, object]:
-        eup = self.eup[name]
+        eup, turn = self.eup[name], self.group_turn
         return {"SubmitterUserPrio": eup, "SubmittorPrio": eup,
                 "SubmitterUserResourcesInUse": self.usage[name],
-                "SubmitterGroup": NO_GROUP, "SubmitterNegotiatingGroup": NO_GROUP,
-                "SubmitterAutoregroup": False}
+                "SubmitterNegotiatingGroup": NO_GROUP if turn is None else turn.group,
+                "SubmitterAutoregroup": turn is not None and turn.autoregroup,
+                **self._group_attrs("Submitter", name)}
 
     def _reject(self, job: Job, name: str, mlist: MatchList, cluster: int) -> None:
         if mlist.counts.policy:
@@ -268,6 +343,8 @@ class ReferenceCycle:
                 self.preempted.append(Claim(offer.name, preempted_job, preempting,
                                             offer.weight, self.now))
         self.usage[name] = self.usage.get(name, 0.0) + pick.cost
+        if self.group_turn is not None:
+            self.group_turn.room -= pick.cost
         turn.done.add(job.id)
         turn.matched_weight += pick.cost
         turn.matched_jobs += 1
@@ -291,7 +368,7 @@ class ReferenceCycle:
         stats = dict(evaluations=self.mm.evaluations, matches=len(self.matches),
                      rejections=len(rejections))
         return CycleResult(self.matches, rejections, reports, stats, self.preempted,
-                           dict(self.groups.cluster_of), self._final_notes())
+                           dict(self.grouping.cluster_of), self._final_notes())
 
     def _final_notes(self) -> dict[str, str]:
         """A matched job's note is its match, whatever was noted before."""
