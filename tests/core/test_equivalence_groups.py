@@ -24,7 +24,6 @@ import pytest
 
 from condorlite.core import group_cycle
 from condorlite.core.model import Submitter
-from condorlite.core.policy import Policy
 from condorlite.store.config import load_policy
 from tests.core._pool import decoded_pool
 from tests.core.reference.cycle import AccountingGroups, ReferenceCycle
