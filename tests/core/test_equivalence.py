@@ -707,3 +707,36 @@ def test_autoclusters_do_not_depend_on_the_pool_being_empty(monkeypatch):
         fast, plain = _both(monkeypatch, slots, jobs, subs, policy)
         assert dict(plain.autocluster_of) == {"1.0": 1, "1.1": 2, "2.0": 3}
         assert _fingerprint(fast) == _fingerprint(plain)
+
+
+@pytest.mark.parametrize("name", ["default", "preemption"])
+def test_a_second_cycle_on_the_claims_of_the_first(tmp_path, monkeypatch, name):
+    """The claims a cycle leaves (``LiveClaims``, reconciled against the same ads, not
+    updated yet) are live in the next, which sees the whole queue: pieces taken from partitionable slots, static
+    slots held by their claims (pending ones still showing the preempted user), idle
+    jobs holding a claim not negotiated, usage charged. Both cycles agree again."""
+    from condorlite.cli.negotiate_claims import LiveClaims
+    from condorlite.core.claims import reconcile
+
+    policy = replace(Policy(uid_domain="example.org"), **POLICIES[name])
+    spec = genpool.PoolSpec(slots=60, jobs=300, submitters=6, autoclusters=14, seed=8,
+                            claimed_fraction=0.3, partitionable_fraction=0.5)
+    slots, jobs = _load(tmp_path, spec, policy, shared=True)
+    subs = _submitters(slots, jobs)
+    # (the first cycle sees part of the queue, so that the second has slots left)
+    first, _plain = _both(monkeypatch, slots, jobs[:120], subs, policy)
+    later = NOW + 300
+    claims = reconcile(LiveClaims({}, first.matches, first.preempted, NOW).claims(),
+                       slots, jobs, later).live
+    usage = {n: s.usage for n, s in subs.items()}
+    for m in first.matches:
+        usage[m.submitter] = usage.get(m.submitter, 0.0) + m.weight
+    for c in first.preempted:
+        usage[c.submitter] = max(0.0, usage[c.submitter] - c.weight)
+    subs2 = {n: replace(s, usage=usage[n]) for n, s in subs.items()}
+    fast = negotiator.run_cycle(slots, jobs, subs2, claims, policy, later)
+    plain = run_reference_cycle(slots, jobs, subs2, policy, later, claims)
+    assert any(c.partitionable for c in claims)
+    assert any(c.preempted_user for c in claims) or name == "default"
+    assert fast.matches
+    assert _fingerprint(fast) == _fingerprint(plain)

@@ -1,15 +1,19 @@
 """The fair-share walk of one negotiation cycle (HTCondor's ``negotiationTime`` /
-``negotiateWithGroup`` / ``negotiate``), plainly, without live claims: busy slots are
-held by the users their ads name. With accounting groups, the group turns are given
-(``run_turn``: which submitters, the turn's limit and room) rather than planned here.
+``negotiateWithGroup`` / ``negotiate``), plainly. Busy slots are held by the users
+their ads name, slots condorlite matched in earlier cycles by their live claims. With
+accounting groups, the group turns are given (``run_turn``: which submitters, the
+turn's limit and room) rather than planned here.
 
-1. Offers: every slot ad by Name; a busy static slot is held by its user, with the
-   negotiator's ``RemoteUserPrio``, ``RemoteUserResourcesInUse`` and ``RemoteGroup``
-   (fixed at the start of the cycle) in its ad; a busy slot without a user is not
-   offered. The pool is the sum of every slot ad's weight.
+1. Offers: every slot ad by Name. A partitionable slot offers what its live claims'
+   pieces left; a static slot whose live claim holds it is held by the claim's
+   submitter (at CurrentRank 0) while its ad is idle or still shows the user the
+   claim preempted; any other busy static slot is held by its ad's user, and is not
+   offered without one. A held slot's ad gets the negotiator's ``RemoteUserPrio``,
+   ``RemoteUserResourcesInUse`` and ``RemoteGroup`` (fixed at the start of the
+   cycle). The pool is the sum of every slot ad's weight.
 2. Submitters with idle jobs, by (EUP, name); one without an accountant record has
-   EUP 0.5 x DEFAULT_PRIO_FACTOR and no usage. Each submitter's idle jobs are taken
-   in queue order.
+   EUP 0.5 x DEFAULT_PRIO_FACTOR and no usage. Each submitter's idle jobs that hold
+   no live claim are taken in queue order.
 3. A floor round (submitters whose Floor is above their usage): one spin with
    ``limit = min(Floor, limit)``; then pie spins over every submitter. In each spin:
    ``share_i = (1/EUP_i) / sum_j 1/EUP_j``, ``limit_i = max(0, share_i x pool -
@@ -72,6 +76,7 @@ from tests.core.reference.matching import (
     RejectCounts,
     best,
     carved_ad,
+    number,
 )
 
 NO_GROUP = "<none>"
@@ -116,7 +121,8 @@ class ReferenceCycle:
 
     def __init__(self, slots: list[Slot], jobs: list[Job],
                  submitters: dict[str, Submitter], policy: Policy, now: float,
-                 accounting: AccountingGroups | None = None) -> None:
+                 accounting: AccountingGroups | None = None,
+                 claims: list[Claim] | None = None) -> None:
         self.policy, self.now = policy, now
         self.accounting = accounting
         self.group_turn: GroupTurn | None = None
@@ -126,10 +132,11 @@ class ReferenceCycle:
             policy.negotiator_pre_job_rank, policy.negotiator_post_job_rank,
             policy.preemption_rank, policy.preemption_requirements)))
         self.mm = Matchmaking(exprs, policy, now)
-        self.offers = self._offers(slots)
+        self.offers = self._offers(slots, claims or [])
         self.pool = sum(s.weight for s in slots)
         self.min_weight = min([o.weight for o in self.offers] or [1.0])
-        self.idle = [j for j in jobs if j.status == IDLE]
+        holding = {c.job for c in claims or [] if c.job}
+        self.idle = [j for j in jobs if j.status == IDLE and j.id not in holding]
         self.grouping = group_jobs(slots, self.idle, (exprs.pre, exprs.post, exprs.preemption_rank,
                                                     exprs.preemption_requirements),
                                  policy.significant_attributes)
@@ -148,20 +155,40 @@ class ReferenceCycle:
         self.last_reject: dict[str, Rejection] = {}
         self.notes: dict[str, str] = {}
 
-    def _offers(self, slots: list[Slot]) -> list[Offer]:
+    def _offers(self, slots: list[Slot], claims: list[Claim]) -> list[Offer]:
+        """Step 1, with the live claims condorlite made in earlier cycles: a piece's
+        claim leaves its partitionable slot what the piece did not take; a static
+        slot's claim holds the slot (at CurrentRank 0) while its ad is idle, or still
+        shows the user the claim preempted."""
         offers = []
         for slot in sorted(slots, key=lambda s: s.name):
-            ad, holder = slot.ad, slot.remote_user
-            if holder is None and slot.busy:
+            ad, holder, job, rank = slot.ad, slot.remote_user, slot.remote_job, slot.current_rank
+            pieces = [c for c in claims if c.partitionable == slot.name]
+            mine = [c for c in claims if c.partitionable is None and c.slot == slot.name]
+            if slot.kind == "partitionable" and pieces:
+                ad = adeval.with_literals(ad, self._left(ad, pieces))
+            elif mine and (not slot.busy or (mine[0].preempted_user is not None
+                                             and mine[0].preempted_user == holder)):
+                holder, job, rank = mine[0].submitter, mine[0].job, 0.0
+            elif holder is None and slot.busy:
                 continue
             if holder is not None:
                 ad = adeval.with_literals(ad, {
                     "RemoteUserPrio": self.eup.get(holder, 0.5),
                     "RemoteUserResourcesInUse": self.usage.get(holder, 0.0),
                     **self._group_attrs("Remote", holder)})
-            offers.append(Offer(slot, ad, holder, slot.remote_job, slot.current_rank,
-                                slot.weight))
+            offers.append(Offer(slot, ad, holder, job, rank, slot.weight))
         return offers
+
+    def _left(self, ad: adeval.ClassAd, pieces: list[Claim]) -> dict[str, int | float]:
+        """What the partitionable slot has left of each resource the pieces took."""
+        left: dict[str, float] = {}
+        for claim in pieces:
+            for res, amount in claim.resources:
+                if res not in left:
+                    left[res] = adeval.as_float(adeval.eval_attr(ad, res, None, self.now)) or 0.0
+                left[res] -= amount
+        return {res: number(value) for res, value in left.items()}
 
     def _group_of(self, name: str) -> str:
         return NO_GROUP if self.accounting is None else self.accounting.group_of.get(
@@ -380,8 +407,8 @@ class ReferenceCycle:
 
 def run_reference_cycle(slots: list[Slot], jobs: list[Job],
                         submitters: dict[str, Submitter], policy: Policy,
-                        now: float) -> CycleResult:
+                        now: float, claims: list[Claim] | None = None) -> CycleResult:
     """One cycle, the plain way (module doc)."""
-    cycle = ReferenceCycle(slots, jobs, submitters, policy, now)
+    cycle = ReferenceCycle(slots, jobs, submitters, policy, now, claims=claims)
     cycle.run()
     return cycle.result()
