@@ -23,7 +23,9 @@ from pathlib import Path
 
 import pytest
 
+from condorlite.cli.negotiate_claims import LiveClaims
 from condorlite.core import negotiator
+from condorlite.core.claims import reconcile
 from condorlite.core.candidates import Candidates
 from condorlite.core.matchmaker import Matchmaker
 from condorlite.core.model import Submitter, slot_from_ad
@@ -712,12 +714,10 @@ def test_autoclusters_do_not_depend_on_the_pool_being_empty(monkeypatch):
 @pytest.mark.parametrize("name", ["default", "preemption"])
 def test_a_second_cycle_on_the_claims_of_the_first(tmp_path, monkeypatch, name):
     """The claims a cycle leaves (``LiveClaims``, reconciled against the same ads, not
-    updated yet) are live in the next, which sees the whole queue: pieces taken from partitionable slots, static
-    slots held by their claims (pending ones still showing the preempted user), idle
-    jobs holding a claim not negotiated, usage charged. Both cycles agree again."""
-    from condorlite.cli.negotiate_claims import LiveClaims
-    from condorlite.core.claims import reconcile
-
+    updated yet) are live in the next, which sees the whole queue: pieces taken from
+    partitionable slots, static slots held by their claims (pending ones still
+    showing the preempted user), idle jobs holding a claim not negotiated, usage
+    charged. Both cycles agree again."""
     policy = replace(Policy(uid_domain="example.org"), **POLICIES[name])
     spec = genpool.PoolSpec(slots=60, jobs=300, submitters=6, autoclusters=14, seed=8,
                             claimed_fraction=0.3, partitionable_fraction=0.5)
