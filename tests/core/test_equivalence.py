@@ -25,8 +25,8 @@ import pytest
 
 from condorlite.cli.negotiate_claims import LiveClaims
 from condorlite.core import negotiator
-from condorlite.core.claims import reconcile
 from condorlite.core.candidates import Candidates
+from condorlite.core.claims import reconcile
 from condorlite.core.matchmaker import Matchmaker
 from condorlite.core.model import Submitter, slot_from_ad
 from condorlite.core.policy import Policy
