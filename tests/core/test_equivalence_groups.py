@@ -26,7 +26,8 @@ from condorlite.core import group_cycle
 from condorlite.core.model import Submitter
 from condorlite.store.config import load_policy
 from tests.core._pool import decoded_pool
-from tests.core.reference.cycle import AccountingGroups, ReferenceCycle
+from tests.core.reference.cycle import ReferenceCycle
+from tests.core.reference.pool import AccountingGroups
 from tests.core.test_equivalence import NOW, _fingerprint
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))

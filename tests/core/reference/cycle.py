@@ -4,13 +4,9 @@ their ads name, slots condorlite matched in earlier cycles by their live claims.
 accounting groups, the group turns are given (``run_turn``: which submitters, the
 turn's limit and room) rather than planned here.
 
-1. Offers: every slot ad by Name. A partitionable slot offers what its live claims'
-   pieces left; a static slot whose live claim holds it is held by the claim's
-   submitter (at CurrentRank 0) while its ad is idle or still shows the user the
-   claim preempted; any other busy static slot is held by its ad's user, and is not
-   offered without one. A held slot's ad gets the negotiator's ``RemoteUserPrio``,
-   ``RemoteUserResourcesInUse`` and ``RemoteGroup`` (fixed at the start of the
-   cycle). The pool is the sum of every slot ad's weight.
+1. Offers: every slot ad by Name (``pool``: busy slots held by their users, live
+   claims, the negotiator's ``Remote*`` attributes). The pool is the sum of every
+   slot ad's weight.
 2. Submitters with idle jobs, by (EUP, name); one without an accountant record has
    EUP 0.5 x DEFAULT_PRIO_FACTOR and no usage. Each submitter's idle jobs that hold
    no live claim are taken in queue order.
@@ -47,7 +43,6 @@ turn's limit and room) rather than planned here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from condorlite.core import adeval
@@ -69,28 +64,14 @@ from tests.core.reference.grouping import group_jobs
 from tests.core.reference.matching import (
     MatchList,
     Matchmaking,
-    Offer,
     Permit,
     Pick,
     PolicyExprs,
     RejectCounts,
     best,
     carved_ad,
-    number,
 )
-
-NO_GROUP = "<none>"
-
-
-@dataclass(frozen=True)
-class AccountingGroups:
-    """What a grouped cycle knows of the accounting groups at its start: each
-    submitter's group (``<none>`` for a name not given), each group's quota and
-    usage; fixed for the cycle, as HTCondor's PREEMPTION_REQUIREMENTS_STABLE."""
-
-    group_of: Mapping[str, str]
-    quota: Mapping[str, float]
-    usage: Mapping[str, float]
+from tests.core.reference.pool import NO_GROUP, AccountingGroups, group_attrs, make_offers
 
 
 @dataclass
@@ -132,7 +113,7 @@ class ReferenceCycle:
             policy.negotiator_pre_job_rank, policy.negotiator_post_job_rank,
             policy.preemption_rank, policy.preemption_requirements)))
         self.mm = Matchmaking(exprs, policy, now)
-        self.offers = self._offers(slots, claims or [])
+        self.offers = make_offers(slots, claims or [], self.eup, self.usage, accounting, now)
         self.pool = sum(s.weight for s in slots)
         self.min_weight = min([o.weight for o in self.offers] or [1.0])
         holding = {c.job for c in claims or [] if c.job}
@@ -154,55 +135,6 @@ class ReferenceCycle:
         self.preempted: list[Claim] = []
         self.last_reject: dict[str, Rejection] = {}
         self.notes: dict[str, str] = {}
-
-    def _offers(self, slots: list[Slot], claims: list[Claim]) -> list[Offer]:
-        """Step 1, with the live claims condorlite made in earlier cycles: a piece's
-        claim leaves its partitionable slot what the piece did not take; a static
-        slot's claim holds the slot (at CurrentRank 0) while its ad is idle, or still
-        shows the user the claim preempted."""
-        offers = []
-        for slot in sorted(slots, key=lambda s: s.name):
-            ad, holder, job, rank = slot.ad, slot.remote_user, slot.remote_job, slot.current_rank
-            pieces = [c for c in claims if c.partitionable == slot.name]
-            mine = [c for c in claims if c.partitionable is None and c.slot == slot.name]
-            if slot.kind == "partitionable" and pieces:
-                ad = adeval.with_literals(ad, self._left(ad, pieces))
-            elif mine and (not slot.busy or (mine[0].preempted_user is not None
-                                             and mine[0].preempted_user == holder)):
-                holder, job, rank = mine[0].submitter, mine[0].job, 0.0
-            elif holder is None and slot.busy:
-                continue
-            if holder is not None:
-                ad = adeval.with_literals(ad, {
-                    "RemoteUserPrio": self.eup.get(holder, 0.5),
-                    "RemoteUserResourcesInUse": self.usage.get(holder, 0.0),
-                    **self._group_attrs("Remote", holder)})
-            offers.append(Offer(slot, ad, holder, job, rank, slot.weight))
-        return offers
-
-    def _left(self, ad: adeval.ClassAd, pieces: list[Claim]) -> dict[str, int | float]:
-        """What the partitionable slot has left of each resource the pieces took."""
-        left: dict[str, float] = {}
-        for claim in pieces:
-            for res, amount in claim.resources:
-                if res not in left:
-                    left[res] = adeval.as_float(adeval.eval_attr(ad, res, None, self.now)) or 0.0
-                left[res] -= amount
-        return {res: number(value) for res, value in left.items()}
-
-    def _group_of(self, name: str) -> str:
-        return NO_GROUP if self.accounting is None else self.accounting.group_of.get(
-            name, NO_GROUP)
-
-    def _group_attrs(self, prefix: str, name: str) -> dict[str, object]:
-        """``<prefix>Group``, and with accounting groups ``<prefix>GroupQuota`` and
-        ``<prefix>GroupResourcesInUse`` of ``name``'s group."""
-        group = self._group_of(name)
-        values: dict[str, object] = {prefix + "Group": group}
-        if self.accounting is not None:
-            values[prefix + "GroupQuota"] = self.accounting.quota[group]
-            values[prefix + "GroupResourcesInUse"] = self.accounting.usage[group]
-        return values
 
     # -- spins ---------------------------------------------------------------------------
     def run(self) -> None:
@@ -341,7 +273,7 @@ class ReferenceCycle:
                 "SubmitterUserResourcesInUse": self.usage[name],
                 "SubmitterNegotiatingGroup": NO_GROUP if turn is None else turn.group,
                 "SubmitterAutoregroup": turn is not None and turn.autoregroup,
-                **self._group_attrs("Submitter", name)}
+                **group_attrs(self.accounting, "Submitter", name)}
 
     def _reject(self, job: Job, name: str, mlist: MatchList, cluster: int) -> None:
         if mlist.counts.policy:
