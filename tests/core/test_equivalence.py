@@ -423,18 +423,6 @@ def test_a_negative_zero_amount_is_its_own_state(monkeypatch):
     assert {m.partitionable for m in fast.matches} == {"slot1@node1", "slot1@node3"}
 
 
-#: The optimised grouping merges jobs whose significant attributes differ only in a
-#: literal's type (``1`` / ``1.0`` / ``true``, ``0.0`` / ``-0.0``) into one match class
-#: and one autocluster: ``significant._changes`` cuts the runs of rows with ``!=`` on
-#: the table entries, and ``Literal(1) == Literal(1.0) == Literal(True)`` in Python, so
-#: rows binding those are one run (``_numbered`` only keys each run's first row, by
-#: typed numbers). The second job is then evaluated with the first one's ad.
-LITERAL_TYPES_MERGED = pytest.mark.xfail(strict=True, reason=(
-    "engine bug: significant._changes cuts runs with Python ==, which makes 1, 1.0 "
-    "and true (and 0.0 and -0.0) one binding, so such jobs share a match class"))
-
-
-@LITERAL_TYPES_MERGED
 def test_literals_of_different_types_are_not_one_binding(monkeypatch):
     """``1``, ``1.0`` and ``true`` are equal Python values but three ClassAd values
     (``=?=``, ``isInteger`` and ``string`` tell them apart): slots or jobs that differ
@@ -465,7 +453,6 @@ TYPED_BINDINGS = {
 }
 
 
-@LITERAL_TYPES_MERGED
 @pytest.mark.parametrize("case", sorted(TYPED_BINDINGS))
 def test_a_job_binding_another_literal_type_is_its_own_request(monkeypatch, case):
     """A job whose significant attribute differs from an earlier job's only in the

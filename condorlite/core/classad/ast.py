@@ -12,6 +12,7 @@ parser maps ``is``/``isnt`` spellings case-insensitively to ``"is"``/``"isnt"``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import copysign
 
 
 class Expr:
@@ -22,9 +23,26 @@ class Expr:
 
 @dataclass(frozen=True, slots=True)
 class Literal(Expr):
-    """A literal: bool, int, float, str, or the Undefined/Error singletons."""
+    """A literal: bool, int, float, str, or the Undefined/Error singletons.
+
+    Two literals are equal only when they are interchangeable in the language: values
+    of one Python type that are equal, and for reals the same sign of zero. Python's
+    own ``1 == 1.0 == True`` and ``0.0 == -0.0`` would merge what ClassAds tell apart
+    (``isInteger``, ``isReal``, ``=?=``, ``string()``, ``1 / -0.0``), and equal trees
+    are taken as one (jobs with equal attributes share a match class). The hash is the
+    value's: equal literals have equal hashes."""
 
     value: object
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Literal:
+            return NotImplemented
+        a, b = self.value, other.value
+        if type(a) is not type(b):
+            return False
+        if type(a) is float and a == 0.0:
+            return b == 0.0 and copysign(1.0, a) == copysign(1.0, b)  # type: ignore[arg-type]
+        return a == b
 
 
 @dataclass(frozen=True, slots=True)
