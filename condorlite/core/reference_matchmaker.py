@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.candidates import PairEval
-from condorlite.core.matchmaker import Matchmaker
-from condorlite.core.offers import Offer, requested
+from condorlite.core.matching.candidates import PairEval
+from condorlite.core.matching.matchmaker import Matchmaker
+from condorlite.core.matching.offers import Offer, requested
 
 
 class ReferenceMatchmaker(Matchmaker):

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.autocluster import same_walks
-from condorlite.core.candidates import as_rank
-from condorlite.core.carving import left, rank_program, rest_of, typed, vector_of
 from condorlite.core.classad.ast import Expr
 from condorlite.core.classad.partial import Constant
-from condorlite.core.first_states import FirstState
-from condorlite.core.lazy_ranks import LazyRanks
-from condorlite.core.offers import Offer
+from condorlite.core.matching.autocluster import same_walks
+from condorlite.core.matching.candidates import as_rank
+from condorlite.core.matching.carving import left, rank_program, rest_of, typed, vector_of
+from condorlite.core.matching.first_states import FirstState
+from condorlite.core.matching.lazy_ranks import LazyRanks
+from condorlite.core.matching.offers import Offer
 
 #: "not in the table" for tables whose values may be None
 MISSING = object()

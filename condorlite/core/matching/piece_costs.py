@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 
 from condorlite.core.adeval import ClassAd
-from condorlite.core.matchmaker import Matchmaker
-from condorlite.core.offers import Offer, piece_weight, vector_piece_weight, weight_reads
+from condorlite.core.matching.matchmaker import Matchmaker
+from condorlite.core.matching.offers import Offer, piece_weight, vector_piece_weight, weight_reads
 from condorlite.core.policy import Policy
 
 

@@ -15,8 +15,8 @@ from functools import partial
 from typing import NamedTuple
 
 from condorlite.core import adeval
+from condorlite.core.matching.offers import Offer
 from condorlite.core.model import NO_PREEMPTION, REASON_ORDER
-from condorlite.core.offers import Offer
 
 FLT_MAX = 3.4028234663852886e38
 

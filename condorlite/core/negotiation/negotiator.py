@@ -28,7 +28,7 @@ The cycle:
 5. After a job is rejected, the rest of its autocluster is skipped for the rest of that
    submitter's turn in this spin, unless NEGOTIATE_ALL_JOBS_IN_CLUSTER.
 
-With accounting groups (GROUP_NAMES), ``core.group_cycle`` builds one ``Cycle`` (one
+With accounting groups (GROUP_NAMES), ``core.negotiation.group_cycle`` builds one ``Cycle`` (one
 pool of offers) and calls ``run_turn`` once per group turn instead of ``run``: steps 3-4
 among that turn's submitters only, the pool size taken as ``min(pool, turn limit)`` and
 the pie left capped by the group's room (turn limit minus the group's usage).
@@ -53,15 +53,17 @@ from itertools import compress, islice, repeat
 from operator import attrgetter, eq
 from types import MappingProxyType
 
-from condorlite.core import limits as lim
-from condorlite.core.accounting import NO_GROUP
+from condorlite.core.accounting.accountant import NO_GROUP
 from condorlite.core.adeval import ClassAd
-from condorlite.core.autocluster import Autoclusters
-from condorlite.core.candidates import Candidates
-from condorlite.core.claims import claims_left
-from condorlite.core.cycle_notes import CycleNotes
-from condorlite.core.list_scan import ListScan
-from condorlite.core.matchmaker import REMOTE_ATTRS, Matchmaker, PolicyExprs
+from condorlite.core.matching.autocluster import Autoclusters
+from condorlite.core.matching.candidates import Candidates
+from condorlite.core.matching.list_scan import ListScan
+from condorlite.core.matching.matchmaker import REMOTE_ATTRS, Matchmaker, PolicyExprs
+from condorlite.core.matching.offers import Offer, carve, with_attrs
+from condorlite.core.matching.piece_costs import PieceCosts
+from condorlite.core.matching.queue_blocks import QueueBlocks
+from condorlite.core.matching.row_maps import turn_rows
+from condorlite.core.matching.significant import build_closed
 from condorlite.core.model import (
     IDLE,
     NO_PREEMPTION,
@@ -75,12 +77,10 @@ from condorlite.core.model import (
     SubmitterReport,
     make_match,
 )
-from condorlite.core.offers import Offer, carve, with_attrs
-from condorlite.core.piece_costs import PieceCosts
+from condorlite.core.negotiation import limits as lim
+from condorlite.core.negotiation.claims import claims_left
+from condorlite.core.negotiation.cycle_notes import CycleNotes
 from condorlite.core.policy import Policy
-from condorlite.core.queue_blocks import QueueBlocks
-from condorlite.core.row_maps import turn_rows
-from condorlite.core.significant import build_closed
 
 DONE, RESUME = "done", "resume"
 

@@ -21,7 +21,8 @@ from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.candidates import (
+from condorlite.core.classad.ast import Literal
+from condorlite.core.matching.candidates import (
     ENTRY_REASON,
     Candidates,
     PairEval,
@@ -30,14 +31,13 @@ from condorlite.core.candidates import (
     make_entry,
     make_pair,
 )
-from condorlite.core.carving import PairProgram
-from condorlite.core.classad.ast import Literal
+from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.offers import Offer
 from condorlite.core.model import (
     NO_PREEMPTION,
     PRIO_PREEMPTION,
     RANK_PREEMPTION,
 )
-from condorlite.core.offers import Offer
 
 #: How the names the negotiator inserts into job ads begin (``Submitter*``,
 #: ``SubmittorPrio``), lower-cased.

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from bisect import bisect_right, insort
 
-from condorlite.core.candidates import ENTRY_IDX, ENTRY_REASON, ENTRY_VERSION, Candidates
+from condorlite.core.matching.candidates import ENTRY_IDX, ENTRY_REASON, ENTRY_VERSION, Candidates
 from condorlite.core.model import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION
 
 

@@ -47,8 +47,11 @@ from dataclasses import dataclass
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.autocluster import ALWAYS_SIGNIFICANT, ShapeKeys
-from condorlite.core.candidates import (
+from condorlite.core.classad.ast import Expr, Literal
+from condorlite.core.classad.parser import parse_expr
+from condorlite.core.classad.refs import names as expr_names
+from condorlite.core.matching.autocluster import ALWAYS_SIGNIFICANT, ShapeKeys
+from condorlite.core.matching.candidates import (
     NO_MATCH,
     POST,
     PRANK,
@@ -57,27 +60,24 @@ from condorlite.core.candidates import (
     as_rank,
     make_pair,
 )
-from condorlite.core.carving import PairProgram
-from condorlite.core.classad.ast import Expr, Literal
-from condorlite.core.classad.parser import parse_expr
-from condorlite.core.classad.refs import names as expr_names
-from condorlite.core.first_states import FirstStates
-from condorlite.core.held_groups import HeldGroups
-from condorlite.core.literal_ranks import LiteralRanks
-from condorlite.core.offer_shapes import MISSING, OfferShapes
-from condorlite.core.offers import (
+from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.first_states import FirstStates
+from condorlite.core.matching.held_groups import HeldGroups
+from condorlite.core.matching.literal_ranks import LiteralRanks
+from condorlite.core.matching.offer_shapes import MISSING, OfferShapes
+from condorlite.core.matching.offers import (
     BASE_RESOURCES,
     Offer,
     requested_in,
     resource_names,
     weight_names,
 )
-from condorlite.core.pair_programs import ResidualCache, job_params, pair_program
+from condorlite.core.matching.pair_programs import ResidualCache, job_params, pair_program
+from condorlite.core.matching.request_lists import SUBMITTER_PREFIXES, RequestLists, box_pair
+from condorlite.core.matching.slot_walks import SlotWalks
+from condorlite.core.matching.spent_statics import SpentStatics
+from condorlite.core.matching.static_lists import StaticLists
 from condorlite.core.policy import Policy
-from condorlite.core.request_lists import SUBMITTER_PREFIXES, RequestLists, box_pair
-from condorlite.core.slot_walks import SlotWalks
-from condorlite.core.spent_statics import SpentStatics
-from condorlite.core.static_lists import StaticLists
 
 #: Names the negotiator inserts into job ads before matching.
 SUBMITTER_ATTRS = (
