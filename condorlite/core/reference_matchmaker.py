@@ -19,15 +19,15 @@ class ReferenceMatchmaker(Matchmaker):
     use_vectors = False
     bounds_costs = False  # every refused entry is walked
 
-    def prepare(self, offer: Offer) -> None:
-        self._shapes[("offer", len(self._shapes))] = len(self._shapes) + 1
-        offer.pair_shape = len(self._shapes)
-        self._pair_of_shape[offer.pair_shape] = offer.pair_shape
-        self._place(offer, len(self._shapes))
-        offer.independent = {}
+    lists_by_shape = False  # always offer by offer
 
-    def _is_full(self, offers: list[Offer]) -> bool:
-        return False  # always offer by offer
+    def prepare(self, offer: Offer) -> None:
+        shapes = self.shapes
+        shapes.shape_numbers[("offer", len(shapes.shape_numbers))] = len(shapes.shape_numbers) + 1
+        offer.pair_shape = len(shapes.shape_numbers)
+        shapes.pair_of_shape[offer.pair_shape] = offer.pair_shape
+        shapes.place(offer, len(shapes.shape_numbers))
+        offer.independent = {}
 
     def fit(self, class_id: int, job_ad: ClassAd, offer: Offer) -> dict[str, float] | None:
         return requested(offer.ad, job_ad, self.now)

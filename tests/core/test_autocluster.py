@@ -25,7 +25,7 @@ from condorlite.core.matching.autocluster import (
     request_names,
     slot_side_names,
 )
-from condorlite.core.matching.matchmaker import PolicyExprs
+from condorlite.core.matching.policy_exprs import PolicyExprs
 from condorlite.core.matching.significant import build_closed, build_widening
 from condorlite.core.model import Job, job_from_ad, slot_from_ad
 from condorlite.core.policy import Policy

@@ -136,7 +136,7 @@ def _prepared(cycle: negotiator.Cycle) -> list[tuple]:
         vec = None if vector is None else (
             vector.names, vector.vals, vector.index, vector.static,
             vector.rank_keys, vector.rank_sig)
-        walk = cycle.mm._walked[id(offer)][2]
+        walk = cycle.mm.shapes.walked[id(offer)][2]
         out.append((offer.name, offer.shape, offer.pair_shape, offer.independent, vec, walk,
                     offer.ad_vals))
     return out

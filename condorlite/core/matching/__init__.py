@@ -22,8 +22,9 @@ accountant (``core.negotiation`` drives it).
 from condorlite.core.matching.autocluster import Autoclusters
 from condorlite.core.matching.candidates import Candidates
 from condorlite.core.matching.list_scan import ListScan
-from condorlite.core.matching.matchmaker import REMOTE_ATTRS, Matchmaker, PolicyExprs
+from condorlite.core.matching.matchmaker import REMOTE_ATTRS, Matchmaker
 from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.policy_exprs import PolicyExprs
 
 __all__ = ["REMOTE_ATTRS", "Autoclusters", "Candidates", "ListScan", "Matchmaker", "Offer",
            "PolicyExprs"]

@@ -33,7 +33,8 @@ has a resource vector (``carving``): its states are one static part and a vector
 a pair with such a slot is answered by the (class, static part) program at the
 state's vector. Offers are prepared, carved and kept in their shapes by
 ``offer_shapes.OfferShapes``, and a request's list is made by
-``request_lists.RequestLists``; the matchmaker inherits both. Candidate entries are
+``request_lists.RequestLists``; the matchmaker owns one of each (``shapes``,
+``lists``) and is itself the match table they ask. Candidate entries are
 built as ``candidates`` describes and kept per shape for reuse; the unheld static
 offers' entries are made once per class (``static_lists``) and the held offers are
 settled a group at a time (``held_groups``).
@@ -43,28 +44,20 @@ the two to the same outcome.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
-from condorlite.core.classad.parser import parse_expr
 from condorlite.core.classad.refs import names as expr_names
-from condorlite.core.matching.autocluster import ALWAYS_SIGNIFICANT, ShapeKeys
+from condorlite.core.matching.autocluster import ALWAYS_SIGNIFICANT
 from condorlite.core.matching.candidates import (
     NO_MATCH,
-    POST,
-    PRANK,
-    PRE,
+    Candidates,
     PairEval,
     as_rank,
     make_pair,
 )
 from condorlite.core.matching.carving import PairProgram
-from condorlite.core.matching.first_states import FirstStates
-from condorlite.core.matching.held_groups import HeldGroups
-from condorlite.core.matching.literal_ranks import LiteralRanks
-from condorlite.core.matching.offer_shapes import MISSING, OfferShapes
+from condorlite.core.matching.offer_shapes import MISSING, EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import (
     BASE_RESOURCES,
     Offer,
@@ -73,10 +66,9 @@ from condorlite.core.matching.offers import (
     weight_names,
 )
 from condorlite.core.matching.pair_programs import ResidualCache, job_params, pair_program
+from condorlite.core.matching.policy_exprs import PolicyExprs
 from condorlite.core.matching.request_lists import SUBMITTER_PREFIXES, RequestLists, box_pair
 from condorlite.core.matching.slot_walks import SlotWalks
-from condorlite.core.matching.spent_statics import SpentStatics
-from condorlite.core.matching.static_lists import StaticLists
 from condorlite.core.policy import Policy
 
 #: Names the negotiator inserts into job ads before matching.
@@ -92,42 +84,22 @@ def _is_false_literal(expr: Expr | None) -> bool:
     return isinstance(expr, Literal) and expr.value is False
 
 
-@dataclass(frozen=True)
-class PolicyExprs:
-    """The policy expressions, parsed once per cycle."""
+class Matchmaker:
+    """Evaluates requests against offers for one cycle, sharing what can be shared.
 
-    pre: Expr
-    post: Expr
-    preemption_rank: Expr
-    preemption_requirements: Expr
-
-    @classmethod
-    def from_policy(cls, policy: Policy) -> PolicyExprs:
-        return cls(
-            pre=parse_expr(policy.negotiator_pre_job_rank),
-            post=parse_expr(policy.negotiator_post_job_rank),
-            preemption_rank=parse_expr(policy.preemption_rank),
-            preemption_requirements=parse_expr(policy.preemption_requirements),
-        )
-
-    def all(self) -> tuple[Expr, ...]:
-        return (self.pre, self.post, self.preemption_rank, self.preemption_requirements)
-
-    def ranks(self, held: bool) -> tuple[tuple[str, Expr], ...]:
-        """The policy ranks a slot gets, as (key, expression): PRE_JOB_RANK and
-        POST_JOB_RANK, and PREEMPTION_RANK when the slot is held (only a held slot's
-        job can be preempted)."""
-        both = ((PRE, self.pre), (POST, self.post))
-        return (*both, (PRANK, self.preemption_rank)) if held else both
-
-
-class Matchmaker(RequestLists, OfferShapes):
-    """Evaluates requests against offers for one cycle, sharing what can be shared."""
+    The matchmaker is the match table (``pair``, ``program``, ``preemption_allowed``,
+    ``fit``: results kept per class and shape) and owns the two parts that use it:
+    ``shapes`` (``offer_shapes.OfferShapes``: the offers, prepared and kept in their
+    shapes) and ``lists`` (``request_lists.RequestLists``: a request's candidate
+    list), both made here and reached through the methods below."""
 
     #: whether partitionable offers get resource vectors (``carving``)
     use_vectors = True
     #: whether the cycle may bound what a class's entries cost (``PieceCosts.floor``)
     bounds_costs = True
+    #: whether a list of every prepared offer is walked a shape at a time (else offer
+    #: by offer, ``RequestLists.candidates``)
+    lists_by_shape = True
 
     def __init__(
         self,
@@ -153,29 +125,6 @@ class Matchmaker(RequestLists, OfferShapes):
         self.slot_names = frozenset(reads | requests | {r.lower() for r in BASE_RESOURCES})
         #: the names carving can rebind in a partitionable slot (``carving``)
         self.resource_names = frozenset(requests | {r.lower() for r in BASE_RESOURCES})
-        #: pair-static key -> id; (class, bindings, static) -> pair program or None;
-        #: rank program key -> residual or None (see ``carving``)
-        self._statics: dict[tuple, int] = {}
-        #: (rank, names, ids of an ad's entries for them) -> (value, the entries);
-        #: id(reach set) -> (the set, its names sorted)
-        self._rank_by_ids: dict[tuple, tuple] = {}
-        self._sorted_reach: dict[int, tuple[set[str], tuple[str, ...]]] = {}
-        #: (rank program keys, typed state) -> independent ranks (``prepare_carved``)
-        self._independent_memo: dict[tuple, dict[str, float]] = {}
-        self._rank_exprs = {PRE: self.exprs.pre, POST: self.exprs.post,
-                            PRANK: self.exprs.preemption_rank}
-        self._programs: dict[tuple, PairProgram | None] = {}
-        #: rank program keys -> a small number (``SlotVector.rank_sig``)
-        self._rank_sigs: dict[tuple, int] = {}
-        #: carving transitions (``carve``)
-        self._transitions: dict[tuple, tuple] = {}
-        #: (class, bindings, pair shape) -> the slot's Rank of the class (``_slot_rank``)
-        self._slot_ranks: dict[tuple, float] = {}
-        #: pair-static id -> the residuals its programs share (``pair_programs.ResidualCache``)
-        self._residuals: dict[int, ResidualCache] = {}
-        self._rank_programs: dict[tuple, object] = {}
-        #: rank signature -> its ranks' programs, as ``_carved_ranks`` runs them
-        self._rank_plans: dict[int, list[tuple[str, object, float | None]]] = {}
         # A job class is evaluated with the submitter's attributes in the job ad; when
         # a pair evaluation can read one of them, a class's pair results are kept per
         # value of those attributes (they differ between submitters, and usage changes
@@ -187,61 +136,75 @@ class Matchmaker(RequestLists, OfferShapes):
         self.per_submitter = bool(submitter_reads(pair_exprs, job_names, binding_refs))
         self._preq_names = submitter_reads(
             (self.exprs.preemption_requirements,), job_names, binding_refs)
-        self._shapes: dict[tuple, int] = {}
+        self.counts = EvaluationCount()
         #: (class, Submitter* bindings or ()) -> pair shape -> its result (nested, so
         #: the shape walk looks a class's table up once, not a tuple key per shape)
         self._pairs: dict[tuple, dict[int, PairEval]] = {}
+        #: (class, shape, the Submitter* bindings PREEMPTION_REQUIREMENTS reads) -> it
         self._preq: dict[tuple, bool] = {}
-        #: (class, bindings, id(deferred list)) -> (the list, what it adds to
-        #: ``rej_policy``), for ``settle_deferred``
-        self._settled: dict[tuple, tuple[list, int]] = {}
-        #: held pair shape -> how many classes ``settle_deferred`` found it matching
-        self._held_hits: dict[int, int] = {}
-        self.evaluations = 0
-        #: the carving clock (``stamp``)
-        self.clock = 0
-        #: every prepared offer, in the order first prepared (``Offer.seq``)
-        self._registry: list[Offer] = []
-        #: shape -> the ``seq`` of its available offers (a dict: ordered); an offer
-        #: leaves when it becomes unavailable (``retire``)
-        self._members: dict[int, dict[int, None]] = {}
-        #: the same for the partitionable offers among them (no vector: placed again
-        #: whenever carved); ``_members`` keeps the static ones, which never gain a
-        #: member after they are first placed
-        self._pmembers: dict[int, dict[int, None]] = {}
-        #: the same for offers with a resource vector, grouped by pair-static id, and
-        #: each of their shapes' resource amounts as ``carving.left`` reads them
-        self._groups: dict[int, dict[int, dict[int, None]]] = {}
-        #: the same for held offers without a vector, grouped by pair shape, with
-        #: the classes' plans of them (``held_groups``)
-        self._held = HeldGroups(self._registry)
-        #: (shape, job rank, dependent ranks, reason) -> (joins, sorted entries), for
-        #: held shapes and shapes of offers with a vector (``_shape_candidates``)
-        self._kept_entries: dict[tuple, tuple[int, list[tuple]]] = {}
-        #: shape -> how many times an offer was placed in it (``_kept_entries``)
-        self._joins: dict[int, int] = {}
-        self._shape_left: dict[int, tuple[float, ...]] = {}
-        #: fixed requests (position, amount)... -> shape -> whether the shape holds them
-        self._fitting: dict[tuple, dict[int, bool]] = {}
-        self._full: list[Offer] | None = None
-        #: statics left too small for a set of literal requests (``outgrown``)
-        self._spent = SpentStatics()
+        #: (class, bindings, pair-static id) -> pair program or None (``carving``)
+        self._programs: dict[tuple, PairProgram | None] = {}
+        #: pair-static id -> the residuals its programs share (``pair_programs.ResidualCache``)
+        self._residuals: dict[int, ResidualCache] = {}
         #: (class, static) -> the class's literal requests as ``outgrown`` asks them
         self._asked: dict[tuple, tuple] = {}
-        self._shape_keys = ShapeKeys()
-        self._pair_shapes: dict[tuple, int] = {}
-        self._walks = SlotWalks(self.slot_names, self.exprs, self.job_defined,
-                                self.preemption_off)
-        #: what first states of slots gave, shared by entry identity (``first_states``)
-        self._first = FirstStates()
-        #: job-independent policy ranks by their literal bindings (``literal_ranks``)
-        self._literal_ranks = LiteralRanks(self._shape_keys.canon.number, now, as_rank)
-        #: shape -> its pair shape (a shape's offers all have the same one)
-        self._pair_of_shape: dict[int, int] = {}
-        #: id(offer) -> (ad walked, busy, (flags, walked names), offer)
-        self._walked: dict[int, tuple] = {}
-        #: the classes' lists of unheld static offers (``static_lists``)
-        self._static = StaticLists(self._registry, self._members, self._pair_of_shape)
+        walks = SlotWalks(self.slot_names, self.exprs, self.job_defined, self.preemption_off)
+        self.shapes = OfferShapes(now, self.exprs, walks, self.resource_names,
+                                  self.use_vectors, self.counts)
+        self.lists = RequestLists(
+            self.shapes, self._pairs, self.counts, now=now, per_submitter=self.per_submitter,
+            preemption_off=self.preemption_off, by_shape=self.lists_by_shape,
+            pair=self.pair, preemption_allowed=self.preemption_allowed,
+            program=self.program, outgrown=self.outgrown)
+
+    @property
+    def evaluations(self) -> int:
+        """Evaluations made so far this cycle, by the table and its parts."""
+        return self.counts.evaluations
+
+    @evaluations.setter
+    def evaluations(self, value: int) -> None:
+        self.counts.evaluations = value
+
+    # -- the offers (``shapes``) and a request's list (``lists``) -----------------------
+    def prepare(self, offer: Offer) -> None:
+        """``OfferShapes.prepare``: (re)compute an offer's shape and its
+        job-independent policy ranks."""
+        self.shapes.prepare(offer)
+
+    def carve(self, offer: Offer, taken: dict[str, float]) -> None:
+        """``OfferShapes.carve``: move an offer with a resource vector to the state a
+        match of ``taken`` leaves."""
+        self.shapes.carve(offer, taken)
+
+    def stamp(self, offer: Offer) -> None:
+        """``OfferShapes.stamp``: a new version for an offer whose state changed."""
+        self.shapes.stamp(offer)
+
+    def retire(self, offer: Offer) -> None:
+        """``OfferShapes.retire``: forget an offer that has become unavailable."""
+        self.shapes.retire(offer)
+
+    @property
+    def shape_count(self) -> int:
+        return self.shapes.shape_count
+
+    def candidates(self, class_id: int, job_ad: ClassAd, submitter: str, offers: list[Offer],
+                   only_rank: bool, positions: list[int] | None = None,
+                   signature: tuple | None = None) -> Candidates:
+        """``RequestLists.candidates``: every candidate offer for the request, best
+        first."""
+        return self.lists.candidates(class_id, job_ad, submitter, offers, only_rank,
+                                     positions, signature)
+
+    def refresh(self, cands: Candidates, class_id: int, job_ad: ClassAd, submitter: str,
+                offer: Offer, idx: int, only_rank: bool) -> tuple | None:
+        """``RequestLists.refresh``: one offer's entry in its current state."""
+        return self.lists.refresh(cands, class_id, job_ad, submitter, offer, idx, only_rank)
+
+    def settle_deferred(self, cands: Candidates, class_id: int, job_ad: ClassAd) -> None:
+        """``RequestLists.settle_deferred``: count the held offers left unevaluated."""
+        self.lists.settle_deferred(cands, class_id, job_ad)
 
     # -- one pair -----------------------------------------------------------------------
     def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()) -> PairEval:
@@ -266,7 +229,7 @@ class Matchmaker(RequestLists, OfferShapes):
         program = self.program(klass, job_ad, offer)
         if program is None:
             return self._evaluate_pair(job_ad, offer)
-        self.evaluations += 1
+        self.counts.evaluations += 1
         out = program.run(offer.vector.vals, as_rank)  # type: ignore[union-attr]
         if not out[0]:
             return NO_MATCH
@@ -287,7 +250,7 @@ class Matchmaker(RequestLists, OfferShapes):
             cache = self._residuals.get(vector.static)  # type: ignore[union-attr]
             if cache is None:
                 cache = self._residuals[vector.static] = ResidualCache(  # type: ignore[union-attr]
-                    self._shape_keys.canon.key)
+                    self.shapes.shape_keys.canon.key)
             # (any state's ad will do, the resources being left free: the one at hand,
             # ``state_ad``, rather than one rebuilt for the current vector)
             slot_ad = offer.state_ad
@@ -314,12 +277,13 @@ class Matchmaker(RequestLists, OfferShapes):
                 for name, value in zip(names, values, strict=True))
         if not asked:
             return False
-        return self._spent.holds_none(vector.static, asked,  # type: ignore[union-attr]
-                                      self._groups.get(vector.static, ()),  # type: ignore[union-attr]
-                                      self._shape_left)
+        shapes = self.shapes
+        return shapes.spent.holds_none(vector.static, asked,  # type: ignore[union-attr]
+                                       shapes.groups.get(vector.static, ()),  # type: ignore[union-attr]
+                                       shapes.shape_left)
 
     def _evaluate_pair(self, job_ad: ClassAd, offer: Offer) -> PairEval:
-        self.evaluations += 1
+        self.counts.evaluations += 1
         slot_ad, now = offer.ad, self.now
         # Evaluations have no side effects, so the order of the three tests is free:
         # the fit of a partitionable slot (a few small request expressions) goes first,
@@ -368,7 +332,7 @@ class Matchmaker(RequestLists, OfferShapes):
                tuple(b for b in signature if b[0] in names) if names else ())
         found = self._preq.get(key)
         if found is None:
-            self.evaluations += 1
+            self.counts.evaluations += 1
             value = adeval.eval_expr(self.exprs.preemption_requirements, offer.ad, job_ad, self.now)
             found = self._preq[key] = adeval.as_bool(value)
         return found
@@ -382,7 +346,7 @@ class Matchmaker(RequestLists, OfferShapes):
         if vector.weight_key is None:
             names = tuple(n for n in weight_names(offer, policy) or () if n not in vector.index)
             vector.weight_key = (policy.slot_weight, names,
-                                 self._shape_keys.canon.key(offer.ad, names))
+                                 self.shapes.shape_keys.canon.key(offer.ad, names))
         return vector.weight_key
 
 
