@@ -53,8 +53,8 @@ from itertools import compress, islice, repeat
 from operator import attrgetter, eq
 from types import MappingProxyType
 
-from condorlite.core.accounting.accountant import NO_GROUP
 from condorlite.core.adeval import ClassAd
+from condorlite.core.groups.quotas import ROOT
 from condorlite.core.matching.autocluster import Autoclusters
 from condorlite.core.matching.candidates import Candidates
 from condorlite.core.matching.list_scan import ListScan
@@ -173,7 +173,7 @@ class Cycle:
         return values
 
     def _group_of(self, name: str) -> str:
-        return NO_GROUP if self.groups is None else self.groups.group_of(name)
+        return ROOT if self.groups is None else self.groups.group_of(name)
 
     def _offers(self, slots: list[Slot], claims: list[Claim]) -> list[Offer]:
         pending: dict[str, list[Claim]] = {}
@@ -413,7 +413,7 @@ class Cycle:
 
     def _submitter_attrs(self, name: str) -> dict[str, object]:
         eup = self.eup[name]
-        negotiating, autoregroup = NO_GROUP, False
+        negotiating, autoregroup = ROOT, False
         if self.group_turn is not None:
             negotiating, autoregroup = self.group_turn[0], self.group_turn[1]
         values: dict[str, object] = {
