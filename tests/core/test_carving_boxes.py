@@ -110,7 +110,7 @@ def test_classes_differing_only_in_requests_share_residuals() -> None:
 
 
 def _full(job_ad, slot_ad, vals):
-    """The pair evaluated in full in the state ``vals`` (as ``Matchmaker._evaluate_pair``
+    """The pair evaluated in full in the state ``vals`` (as ``MatchTable._evaluate_pair``
     does without programs): (match, job Rank, taken)."""
     from condorlite.core import adeval
     from condorlite.core.matching.offers import requested, with_attrs

@@ -10,7 +10,8 @@ Data flows one way through the stages of this package:
   ``spent_statics``, ``offer_shapes`` (the offers kept in their shapes);
 * the match table and candidate lists: ``candidates`` (entries, ``Candidates``),
   ``request_lists`` (one request's ordered list), ``static_lists``, ``held_groups``;
-  ``matchmaker.Matchmaker`` owns these parts and answers ``candidates(job, ...)``;
+  ``match_table`` (a class against a shape, kept); ``matchmaker.Matchmaker`` owns the
+  shapes, the table and the lists and answers ``candidates(job, ...)``;
 * consuming a list under a budget: ``list_scan`` (the first entry a job may take) and
   ``piece_costs`` (what an entry costs against a limit).
 

@@ -15,6 +15,7 @@ from functools import partial
 from typing import NamedTuple
 
 from condorlite.core import adeval
+from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.offers import Offer
 from condorlite.core.model import NO_PREEMPTION, REASON_ORDER
 
@@ -222,3 +223,11 @@ def make_entries(registry: list[Offer], members, pe: PairEval, reason: str,
         append((pre, job_rank, post, order, prank, offer.name,
                 k if position is None else position, offer.version, reason))
     return out
+
+
+def box_pair(program: PairProgram) -> PairEval:
+    """The one pair result of a box program with constant ranks (``carving``), made
+    once per program."""
+    if program.pair is None:
+        program.pair = make_pair(program.result)
+    return program.pair  # type: ignore[return-value]

@@ -33,41 +33,28 @@ has a resource vector (``carving``): its states are one static part and a vector
 a pair with such a slot is answered by the (class, static part) program at the
 state's vector. Offers are prepared, carved and kept in their shapes by
 ``offer_shapes.OfferShapes``, and a request's list is made by
-``request_lists.RequestLists``; the matchmaker owns one of each (``shapes``,
-``lists``) and is itself the match table they ask. Candidate entries are
-built as ``candidates`` describes and kept per shape for reuse; the unheld static
-offers' entries are made once per class (``static_lists``) and the held offers are
-settled a group at a time (``held_groups``).
+``request_lists.RequestLists``, from the pair results ``match_table.MatchTable``
+keeps; the matchmaker owns one of each (``shapes``, ``table``, ``lists``). Candidate
+entries are built as ``candidates`` describes and kept per shape for reuse; the unheld
+static offers' entries are made once per class (``static_lists``) and the held offers
+are settled a group at a time (``held_groups``).
 ``reference_matchmaker.ReferenceMatchmaker`` shares nothing; the equivalence tests hold
 the two to the same outcome.
 """
 
 from __future__ import annotations
 
-from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.matching.autocluster import ALWAYS_SIGNIFICANT
-from condorlite.core.matching.candidates import (
-    NO_MATCH,
-    Candidates,
-    PairEval,
-    as_rank,
-    make_pair,
-)
+from condorlite.core.matching.candidates import Candidates, PairEval
 from condorlite.core.matching.carving import PairProgram
-from condorlite.core.matching.offer_shapes import MISSING, EvaluationCount, OfferShapes
-from condorlite.core.matching.offers import (
-    BASE_RESOURCES,
-    Offer,
-    requested_in,
-    resource_names,
-    weight_names,
-)
-from condorlite.core.matching.pair_programs import ResidualCache, job_params, pair_program
+from condorlite.core.matching.match_table import MatchTable
+from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
+from condorlite.core.matching.offers import BASE_RESOURCES, Offer
 from condorlite.core.matching.policy_exprs import PolicyExprs
-from condorlite.core.matching.request_lists import SUBMITTER_PREFIXES, RequestLists, box_pair
+from condorlite.core.matching.request_lists import SUBMITTER_PREFIXES, RequestLists
 from condorlite.core.matching.slot_walks import SlotWalks
 from condorlite.core.policy import Policy
 
@@ -87,11 +74,12 @@ def _is_false_literal(expr: Expr | None) -> bool:
 class Matchmaker:
     """Evaluates requests against offers for one cycle, sharing what can be shared.
 
-    The matchmaker is the match table (``pair``, ``program``, ``preemption_allowed``,
-    ``fit``: results kept per class and shape) and owns the two parts that use it:
+    It owns the cycle's three parts, made here and reached through the methods below:
     ``shapes`` (``offer_shapes.OfferShapes``: the offers, prepared and kept in their
-    shapes) and ``lists`` (``request_lists.RequestLists``: a request's candidate
-    list), both made here and reached through the methods below."""
+    shapes), ``table`` (``match_table.MatchTable``: a class against a shape, kept) and
+    ``lists`` (``request_lists.RequestLists``: a request's candidate list, from the
+    other two). The parts refer to one another in that order only, never back to the
+    matchmaker, so a cycle's tables are freed as soon as the cycle is."""
 
     #: whether partitionable offers get resource vectors (``carving``)
     use_vectors = True
@@ -100,6 +88,8 @@ class Matchmaker:
     #: whether a list of every prepared offer is walked a shape at a time (else offer
     #: by offer, ``RequestLists.candidates``)
     lists_by_shape = True
+    #: the match table's class (the plain reference's answers every pair afresh)
+    table_class: type[MatchTable] = MatchTable
 
     def __init__(
         self,
@@ -137,34 +127,23 @@ class Matchmaker:
         self._preq_names = submitter_reads(
             (self.exprs.preemption_requirements,), job_names, binding_refs)
         self.counts = EvaluationCount()
-        #: (class, Submitter* bindings or ()) -> pair shape -> its result (nested, so
-        #: the shape walk looks a class's table up once, not a tuple key per shape)
-        self._pairs: dict[tuple, dict[int, PairEval]] = {}
-        #: (class, shape, the Submitter* bindings PREEMPTION_REQUIREMENTS reads) -> it
-        self._preq: dict[tuple, bool] = {}
-        #: (class, bindings, pair-static id) -> pair program or None (``carving``)
-        self._programs: dict[tuple, PairProgram | None] = {}
-        #: pair-static id -> the residuals its programs share (``pair_programs.ResidualCache``)
-        self._residuals: dict[int, ResidualCache] = {}
-        #: (class, static) -> the class's literal requests as ``outgrown`` asks them
-        self._asked: dict[tuple, tuple] = {}
         walks = SlotWalks(self.slot_names, self.exprs, self.job_defined, self.preemption_off)
         self.shapes = OfferShapes(now, self.exprs, walks, self.resource_names,
                                   self.use_vectors, self.counts)
-        self.lists = RequestLists(
-            self.shapes, self._pairs, self.counts, now=now, per_submitter=self.per_submitter,
-            preemption_off=self.preemption_off, by_shape=self.lists_by_shape,
-            pair=self.pair, preemption_allowed=self.preemption_allowed,
-            program=self.program, outgrown=self.outgrown)
+        self.table = self.table_class(now, self.exprs, self.shapes, self.counts,
+                                      preemption_off=self.preemption_off,
+                                      per_submitter=self.per_submitter,
+                                      preq_names=self._preq_names)
+        self.lists = RequestLists(self.shapes, self.table, self.counts,
+                                  by_shape=self.lists_by_shape)
+        #: the table's pair programs, (class, bindings, pair-static id) -> program or
+        #: None: the classes that got one (the equivalence tests read it)
+        self._programs = self.table.programs
 
     @property
     def evaluations(self) -> int:
-        """Evaluations made so far this cycle, by the table and its parts."""
+        """Evaluations made so far this cycle, by all three parts."""
         return self.counts.evaluations
-
-    @evaluations.setter
-    def evaluations(self, value: int) -> None:
-        self.counts.evaluations = value
 
     # -- the offers (``shapes``) and a request's list (``lists``) -----------------------
     def prepare(self, offer: Offer) -> None:
@@ -206,148 +185,31 @@ class Matchmaker:
         """``RequestLists.settle_deferred``: count the held offers left unevaluated."""
         self.lists.settle_deferred(cands, class_id, job_ad)
 
-    # -- one pair -----------------------------------------------------------------------
+    # -- the match table (``table``) ----------------------------------------------------
     def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()) -> PairEval:
-        """Match and job-dependent ranks of a job class in an offer's shape (cached;
-        per ``signature``, the job ad's Submitter* bindings, when those are read)."""
-        part = signature if self.per_submitter else ()
-        table = self._pairs.get((class_id, part))
-        if table is None:
-            table = self._pairs[(class_id, part)] = {}
-        found = table.get(offer.pair_shape)
-        if found is None:
-            if offer.vector is not None:
-                found = self._vector_pair((class_id, part), job_ad, offer)
-            else:
-                found = self._evaluate_pair(job_ad, offer)
-            table[offer.pair_shape] = found
-        return found
-
-    def _vector_pair(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairEval:
-        """``_evaluate_pair`` by the (class, pair-static) program at the offer's vector;
-        in full when no program can be made."""
-        program = self.program(klass, job_ad, offer)
-        if program is None:
-            return self._evaluate_pair(job_ad, offer)
-        self.counts.evaluations += 1
-        out = program.run(offer.vector.vals, as_rank)  # type: ignore[union-attr]
-        if not out[0]:
-            return NO_MATCH
-        if program.result is not None:
-            return box_pair(program)
-        return make_pair(out)  # (a program's outcome: match, ranks, dependent, taken)
+        """``MatchTable.pair``: match and job-dependent ranks of a class in a shape."""
+        return self.table.pair(class_id, job_ad, offer, signature)
 
     def program(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairProgram | None:
-        """The (class, pair-static) program of an offer with a resource vector (made
-        from any state's ad: every state of the static binds the rest alike, and the
-        resources are left free), or None when the pair cannot be specialised."""
-        vector = offer.vector
-        key = (klass, vector.static)  # type: ignore[union-attr]
-        program = self._programs.get(key, MISSING)
-        if program is MISSING:
-            dependent = [(rank, expr) for rank, expr in self.exprs.ranks(offer.holder is not None)
-                         if rank not in offer.independent]
-            cache = self._residuals.get(vector.static)  # type: ignore[union-attr]
-            if cache is None:
-                cache = self._residuals[vector.static] = ResidualCache(  # type: ignore[union-attr]
-                    self.shapes.shape_keys.canon.key)
-            # (any state's ad will do, the resources being left free: the one at hand,
-            # ``state_ad``, rather than one rebuilt for the current vector)
-            slot_ad = offer.state_ad
-            program = self._programs[key] = pair_program(
-                job_ad, slot_ad, vector, resource_names(slot_ad, job_ad),  # type: ignore[arg-type]
-                dependent, self.now, as_rank, cache)
-        return program  # type: ignore[return-value]
+        """``MatchTable.program``: the class's program for an offer's vector static."""
+        return self.table.program(klass, job_ad, offer)
 
     def outgrown(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> bool:
-        """Whether no state of the vector static of ``offer`` can hold the class's
-        literal requests any more (``spent_statics``). Asked only while the class has
-        no program for the static: one made is used as it is."""
-        vector = offer.vector
-        key = (klass, vector.static)  # type: ignore[union-attr]
-        if key in self._programs:
-            return False
-        asked = self._asked.get(key)
-        if asked is None:
-            # (a class's requests are the same in every list of it: worked out once)
-            names, values = job_params(job_ad, vector)  # type: ignore[arg-type]
-            index = vector.index  # type: ignore[union-attr]
-            asked = self._asked[key] = tuple(
-                (index[name[len("request"):]], value)
-                for name, value in zip(names, values, strict=True))
-        if not asked:
-            return False
-        shapes = self.shapes
-        return shapes.spent.holds_none(vector.static, asked,  # type: ignore[union-attr]
-                                       shapes.groups.get(vector.static, ()),  # type: ignore[union-attr]
-                                       shapes.shape_left)
-
-    def _evaluate_pair(self, job_ad: ClassAd, offer: Offer) -> PairEval:
-        self.counts.evaluations += 1
-        slot_ad, now = offer.ad, self.now
-        # Evaluations have no side effects, so the order of the three tests is free:
-        # the fit of a partitionable slot (a few small request expressions) goes first,
-        # since most carved slot states are too small for most classes.
-        taken = self._fit_of(offer, job_ad) if offer.partitionable else None
-        ok = not offer.partitionable or taken is not None
-        ok = ok and adeval.requirements_hold(job_ad, slot_ad, now=_int(now)) and (
-            adeval.requirements_hold(slot_ad, job_ad, now=_int(now)))
-        if not ok:
-            return PairEval(False)
-        job_rank = adeval.as_float(adeval.eval_attr(job_ad, "Rank", slot_ad, now))
-        slot_rank = adeval.as_float(adeval.eval_attr(slot_ad, "Rank", job_ad, now))
-        dependent = {}
-        for key, expr in self.exprs.ranks(offer.holder is not None):
-            if key not in offer.independent:
-                dependent[key] = as_rank(adeval.eval_expr(expr, slot_ad, job_ad, now))
-        return PairEval(True, job_rank or 0.0, slot_rank or 0.0, dependent, taken)
-
-    def _fit_of(self, offer: Offer, job_ad: ClassAd) -> dict[str, float] | None:
-        return requested_in(offer, job_ad, self.now)
+        """``MatchTable.outgrown``: no state of the static holds the class's requests."""
+        return self.table.outgrown(klass, job_ad, offer)
 
     def fit(self, class_id: int, job_ad: ClassAd, offer: Offer) -> dict[str, float] | None:
-        """``offers.requested`` of a job of class ``class_id`` in a partitionable offer.
+        """``MatchTable.fit``: what a job of the class takes of a partitionable offer."""
+        return self.table.fit(class_id, job_ad, offer)
 
-        What a job takes is read from the slot's walked bindings, so the class's pair
-        result for the offer's pair shape already holds it: jobs of one class bind
-        their ``Request*`` and everything those reach alike. Not shared when some
-        expression reads the Submitter* attributes (the job's own ad lacks them, a
-        class's ad has them), nor before the pair was evaluated."""
-        if not self.per_submitter:
-            table = self._pairs.get((class_id, ()))
-            known = None if table is None else table.get(offer.pair_shape)
-            if known is not None and known.match and known.taken is not None:
-                return known.taken  # shared: callers only read it
-        return requested_in(offer, job_ad, self.now)
-
-    def preemption_allowed(
-        self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple
-    ) -> bool:
-        """PREEMPTION_REQUIREMENTS for this job class in this offer (cached per shape
-        and binding of the Submitter* names it can read, ``_preq_names``)."""
-        if self.preemption_off:
-            return False
-        names = self._preq_names
-        key = (class_id, offer.shape,
-               tuple(b for b in signature if b[0] in names) if names else ())
-        found = self._preq.get(key)
-        if found is None:
-            self.counts.evaluations += 1
-            value = adeval.eval_expr(self.exprs.preemption_requirements, offer.ad, job_ad, self.now)
-            found = self._preq[key] = adeval.as_bool(value)
-        return found
+    def preemption_allowed(self, class_id: int, job_ad: ClassAd, offer: Offer,
+                           signature: tuple) -> bool:
+        """``MatchTable.preemption_allowed``: PREEMPTION_REQUIREMENTS for the class."""
+        return self.table.preemption_allowed(class_id, job_ad, offer, signature)
 
     def weight_key(self, offer: Offer, policy: Policy) -> tuple:
-        """What fixes a piece's weight besides the amounts taken, for an offer whose
-        weight reads only resources every piece takes (``SlotVector.weight_reads``):
-        its bindings of the other names the weight expressions reach."""
-        vector = offer.vector
-        assert vector is not None
-        if vector.weight_key is None:
-            names = tuple(n for n in weight_names(offer, policy) or () if n not in vector.index)
-            vector.weight_key = (policy.slot_weight, names,
-                                 self.shapes.shape_keys.canon.key(offer.ad, names))
-        return vector.weight_key
+        """``MatchTable.weight_key``: what fixes a piece's weight but the amounts."""
+        return self.table.weight_key(offer, policy)
 
 
 def submitter_reads(exprs: tuple[Expr, ...], job_names: frozenset[str],
@@ -361,7 +223,3 @@ def submitter_reads(exprs: tuple[Expr, ...], job_names: frozenset[str],
     for expr in exprs:
         named |= expr_names(expr)
     return frozenset(n for n in named if n.startswith(SUBMITTER_PREFIXES))
-
-
-def _int(now: float | None) -> int | None:
-    return None if now is None else int(now)

@@ -2,7 +2,7 @@
 candidate offers.
 
 ``offer_shapes.OfferShapes`` keeps the offers (their shapes, walks and carved states)
-and ``matchmaker.Matchmaker`` answers one pair at a time (the match table); one
+and ``match_table.MatchTable`` answers one pair at a time; one
 ``RequestLists`` per cycle, owned by the matchmaker, turns those answers into a
 request's sorted list (``candidates``): the whole offer list a shape at a time
 (``_by_shape``: static offers through ``static_lists``, held offers a group at a time
@@ -11,8 +11,8 @@ reuse), or a few offers one by one; plus the reason an offer is a candidate
 (``_reason``) and the counts behind a rejection reason (``settle_deferred``). The list
 is merged only as far as a scan reads it (``Candidates.merge_more``).
 
-It reads the shapes' tables (never changes them) and asks the table through the
-functions it is given (``pair``, ``preemption_allowed``, ``program``, ``outgrown``);
+It reads the shapes' tables (never changes them) and asks the match table
+(``match_table.MatchTable``: ``pair``, ``preemption_allowed``, ``program``, ``outgrown``);
 what it keeps is its own: entries kept per shape, settled rejection counts, which
 shapes hold a set of fixed requests, the slots' Ranks of a class, the static lists.
 The module doc of ``matchmaker`` states the rules (match, reasons, order).
@@ -21,7 +21,6 @@ The module doc of ``matchmaker`` states the rules (match, reasons, order).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import NamedTuple
 
 from condorlite.core import adeval
@@ -32,11 +31,11 @@ from condorlite.core.matching.candidates import (
     Candidates,
     PairEval,
     RejectCounts,
+    box_pair,
     make_entries,
     make_entry,
-    make_pair,
 )
-from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.static_lists import StaticLists
@@ -70,28 +69,22 @@ class _Build(NamedTuple):
 class RequestLists:
     """A cycle's candidate lists (see the module doc).
 
-    ``shapes``: the offers in their shapes (read only); ``pairs``: the table's pair
-    results, (class, Submitter* bindings or ()) -> pair shape -> result (read, and
-    filled with the results of box programs, as ``pair`` would); ``counts``: the
-    cycle's evaluation count. ``pair``, ``preemption_allowed``, ``program`` and
-    ``outgrown`` are the table's (``Matchmaker``); ``by_shape`` False lists every
-    offer one by one (the plain reference)."""
+    ``shapes``: the offers in their shapes (read only); ``table``: the pair results
+    (``match_table.MatchTable``: ``pair``, ``preemption_allowed``, ``program``,
+    ``outgrown``; its ``pairs`` are read here, and filled with the results of box
+    programs as ``pair`` would); ``counts``: the cycle's evaluation count;
+    ``by_shape`` False lists every offer one by one (the plain reference)."""
 
-    def __init__(self, shapes: OfferShapes, pairs: dict[tuple, dict[int, PairEval]],
-                 counts: EvaluationCount, *, now: float | None, per_submitter: bool,
-                 preemption_off: bool, by_shape: bool,
-                 pair: Callable[[int, ClassAd, Offer, tuple], PairEval],
-                 preemption_allowed: Callable[[int, ClassAd, Offer, tuple], bool],
-                 program: Callable[[tuple, ClassAd, Offer], PairProgram | None],
-                 outgrown: Callable[[tuple, ClassAd, Offer], bool]) -> None:
-        self.now = now
-        self.per_submitter = per_submitter
-        self.preemption_off = preemption_off
+    def __init__(self, shapes: OfferShapes, table: MatchTable, counts: EvaluationCount, *,
+                 by_shape: bool) -> None:
+        self.now = table.now
+        self.per_submitter = table.per_submitter
+        self.preemption_off = table.preemption_off
         self._by_shape_ok = by_shape
         self._counts = counts
-        self._pair, self._preemption_allowed = pair, preemption_allowed
-        self._program, self._outgrown = program, outgrown
-        self._pairs = pairs
+        self._pair, self._preemption_allowed = table.pair, table.preemption_allowed
+        self._program, self._outgrown = table.program, table.outgrown
+        self._pairs = table.pairs
         # The shapes' tables, read here (the objects themselves: never rebound there).
         self._shapes = shapes
         self._registry = shapes.registry
@@ -477,14 +470,6 @@ class RequestLists:
         return PRIO_PREEMPTION
 
 
-
-
-def box_pair(program: PairProgram) -> PairEval:
-    """The one pair result of a box program with constant ranks (``carving``), made
-    once per program."""
-    if program.pair is None:
-        program.pair = make_pair(program.result)
-    return program.pair  # type: ignore[return-value]
 
 
 def _fits(fixed: list[tuple[str, float, int]], have: tuple[float, ...]) -> bool:
