@@ -43,7 +43,7 @@ _CHILD = """\
 import gc, os, subprocess, sys
 from pathlib import Path
 from condorlite.cli.negotiate_inputs import decode
-from condorlite.core import negotiator
+from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import Policy
 from condorlite.store.adfiles import read_ads
 pool, now = Path(sys.argv[1]), float(sys.argv[2])

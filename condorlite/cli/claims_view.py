@@ -5,7 +5,7 @@ A claim row is one of three kinds, shown in the ``State`` column:
 * ``matched``: made by ``negotiate`` (a match), charged from the match on;
 * ``observed``: read from a busy slot ad (a claim condorlite did not make);
 * ``pending``: a match that preempted ``preempted_user``, whose slot ad still showed
-  that user at the last cycle (``core.claims``); charged to the new user only.
+  that user at the last cycle (``core.negotiation.claims``); charged to the new user only.
 
 Rows are listed by slot name, digit runs compared as numbers (``slot2`` before
 ``slot10``), then by the name itself. Times print in local time labelled with the

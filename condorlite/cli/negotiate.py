@@ -8,9 +8,9 @@ What one run does (the contract of ``docs/negotiate.md``, "The command"):
    ClusterId/ProcId, no Requirements, no Owner, a duplicate) is listed under
    ``problems`` and skipped;
 2. in one transaction: bring the accountant up to ``now``; reconcile the stored claims
-   with the ads (``core.claims.reconcile``), charging ``remove_match`` for every claim
+   with the ads (``core.negotiation.claims.reconcile``), charging ``remove_match`` for every claim
    that ended and ``add_match`` for every claim newly seen in a busy slot ad;
-3. run the cycle (``core.group_cycle.negotiate``: ``run_cycle``, or with GROUP_NAMES
+3. run the cycle (``core.negotiation.group_cycle.negotiate``: ``run_cycle``, or with GROUP_NAMES
    the group turns on one pool) with each submitter's EUP, usage, floor and ceiling
    from the accountant (a submitter without a record gets a new one's figures); the
    groups' round-robin times come from the last cycle's history row;
@@ -50,7 +50,7 @@ from condorlite.cli.negotiate_whatif import apply_edits, changed_policy, compare
 from condorlite.cli.render import Result, stderr_console
 from condorlite.cli.status import JobsOpt, SlotsOpt
 from condorlite.core.accounting import effective_priority
-from condorlite.core.explain import explain_job
+from condorlite.core.negotiation.explain import explain_job
 from condorlite.errors import DataError
 from condorlite.store.adfiles import (
     collector_paused,

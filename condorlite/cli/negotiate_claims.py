@@ -141,7 +141,7 @@ class LiveClaims:
     """The claims after the cycle: those live at its start (``before``, by slot) less
     the preempted, plus one per match at ``now`` (a piece of a partitionable slot is
     ``<slot>#<job>``; a match by preemption waits for the slot ad to stop showing the
-    preempted user, ``core.claims``: pending). The match claims are built only when
+    preempted user, ``core.negotiation.claims``: pending). The match claims are built only when
     asked for: a dry run without ``--explain`` needs their number only, a real run
     their rows only."""
 

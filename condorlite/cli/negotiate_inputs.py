@@ -13,7 +13,7 @@ from typing import Any
 from condorlite.cli._state import ad_paths
 from condorlite.cli.render import stderr_console
 from condorlite.core import adeval
-from condorlite.core.classad.evaluator import MAX_STEPS
+from condorlite.core.classad.scope import MAX_STEPS
 from condorlite.core.model import (
     AdProblem,
     Job,

@@ -16,9 +16,7 @@ from condorlite.cli.negotiate_inputs import Inputs
 from condorlite.cli.render import real
 from condorlite.core import accounting as acct
 from condorlite.core.accounting import NO_GROUP, AccountantState
-from condorlite.core.claims import reconcile
-from condorlite.core.group_cycle import GroupOutcome, demand_of, negotiate
-from condorlite.core.groups import group_of
+from condorlite.core.groups.tree import group_of
 from condorlite.core.model import (
     Claim,
     CycleResult,
@@ -26,6 +24,8 @@ from condorlite.core.model import (
     Match,
     Submitter,
 )
+from condorlite.core.negotiation.claims import reconcile
+from condorlite.core.negotiation.group_cycle import GroupOutcome, demand_of, negotiate
 from condorlite.core.policy import Policy
 from condorlite.store.db import Transaction
 

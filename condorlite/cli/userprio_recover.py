@@ -1,7 +1,7 @@
 """``condorlite userprio --recover NAME --to VALUE``: when a priority gets back to a value.
 
 The record is taken as an update at ``--now`` would leave it (as ``userprio`` shows
-it); its real priority then follows ``core.recovery``'s curve under the current
+it); its real priority then follows ``core.accounting.recovery``'s curve under the current
 ``PRIORITY_HALFLIFE``, in two cases: its weighted slots in use stay in use, or they are
 all released now. For each, the time until the real priority reaches ``--to`` (a real
 priority; the effective one is that times the record's factor), and a chart of both
@@ -16,7 +16,7 @@ from condorlite.cli._state import now_or_clock, open_store
 from condorlite.cli.charts import Series, terminal_chart
 from condorlite.cli.render import Result, local_stamp, visible
 from condorlite.core.accounting import MIN_PRIORITY, Record, update_priorities
-from condorlite.core.recovery import Recovery, curve, recovery
+from condorlite.core.accounting.recovery import Recovery, curve, recovery
 from condorlite.errors import DomainError, UsageError
 
 #: Points of each curve in the JSON and the chart.

@@ -18,11 +18,11 @@ from typing import Any
 
 from condorlite.core.classad.ad import ClassAd as _ClassAd
 from condorlite.core.classad.ast import Call, Expr, Literal
+from condorlite.core.classad.cache import folded
 from condorlite.core.classad.evaluator import (
     evaluate,
     evaluate_attribute,
     exhausts_budget,
-    folded,
     requirements_hold,
 )
 from condorlite.core.classad.refs import children as expr_children
@@ -156,7 +156,7 @@ PROBED = ("requirements", "rank", "start")
 
 class RunawayCheck:
     """Which ads of one reading pass exceed the evaluation budget when their
-    ``PROBED`` attributes are evaluated alone (``evaluator.MAX_STEPS``: attributes that
+    ``PROBED`` attributes are evaluated alone (``scope.MAX_STEPS``: attributes that
     multiply each other's cost, ``A60 = A59 + A59``).
 
     An ad is probed once per *key*: the expressions of ``PROBED`` and of the ad's

@@ -111,7 +111,7 @@ class Claim:
     partitionable slot (``partitionable`` then names the parent and ``resources`` holds
     what was taken). ``observed`` is True for claims read from busy slot ads rather than
     made by condorlite. ``preempted_user`` names the user a match by preemption took the
-    slot from, until the slot ad shows the claim's own user (``core.claims``).
+    slot from, until the slot ad shows the claim's own user (``core.negotiation.claims``).
     """
 
     slot: str

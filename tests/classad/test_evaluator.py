@@ -1,9 +1,10 @@
 """The evaluator: scoping rules, cycles, time(), and the fast evaluator against the
 reference tree walker (and the reference against classad2).
 
-The fast evaluator (``evaluator.py`` + ``compiler.py`` + ``fused.py``) must give the
-reference walker's value for every expression; both are run on the differential corpus
-(every generated expression, MY = job and MY = slot) and on every fixture pair.
+The fast evaluator (``evaluator.py`` + ``scope.py`` + ``cache.py`` + ``compiler.py`` +
+``fused.py``) must give the reference walker's value for every expression; both are
+run on the differential corpus (every generated expression, MY = job and MY = slot)
+and on every fixture pair.
 """
 
 from __future__ import annotations
@@ -16,14 +17,13 @@ import pytest
 from condorlite.core.classad import reference
 from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.evaluator import (
-    MAX_DEPTH,
     evaluate,
     evaluate_attribute,
     requirements_hold,
-    settle,
     symmetric_match,
 )
 from condorlite.core.classad.parser import parse_expr
+from condorlite.core.classad.scope import MAX_DEPTH, settle
 from condorlite.core.classad.timevalues import time_text
 from condorlite.core.classad.values import AbsTime, Error, ExprList, RelTime, Undefined
 
@@ -236,7 +236,8 @@ def test_generated_code_agrees_with_reference_on_the_corpus(monkeypatch, swap: b
 
 def test_requirements_get_generated_code() -> None:
     from condorlite.core.classad import codegen
-    from condorlite.core.classad.evaluator import Env, compile_expr
+    from condorlite.core.classad.cache import compile_expr
+    from condorlite.core.classad.scope import Env
 
     req = parse_expr('TARGET.Memory >= RequestMemory && TARGET.Arch == "X86_64" || MY.x')
     fn = codegen.generate(req, compile_expr(req))

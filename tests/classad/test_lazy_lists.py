@@ -9,7 +9,7 @@ built-in made (``split``) from a written one (false), while two written lists, o
 made ones, are error. Selecting through a list (``{...}.x``) and the built-ins that
 build lists give lists of values, which print as values.
 
-The public entry points hand back plain lists of values (``evaluator.settle``): there
+The public entry points hand back plain lists of values (``scope.settle``): there
 an element that unfolds into the same literal again is undefined, as a cycle is.
 """
 

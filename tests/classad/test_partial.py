@@ -17,13 +17,8 @@ from condorlite.core.classad import reference
 from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.evaluator import evaluate
 from condorlite.core.classad.parser import parse_expr
-from condorlite.core.classad.partial import (
-    FreeRef,
-    bound_test,
-    compare_numbers,
-    specialize,
-    specialize_attribute,
-)
+from condorlite.core.classad.partial import specialize, specialize_attribute
+from condorlite.core.classad.residuals import FreeRef, bound_test, compare_numbers
 from condorlite.core.classad.values import Error, Undefined
 
 from .gen_exprs import JOB_AD, SLOT_AD, generate

@@ -1,6 +1,6 @@
 """Bounded evaluation (issue 17, item 1): an ad whose attributes multiply each other's
 cost (``A60 = A59 + A59``, or the same with ``strcat``) is error within the step
-budget (``evaluator.MAX_STEPS``), in ``eval`` and in a cycle, and every other job of
+budget (``scope.MAX_STEPS``), in ``eval`` and in a cycle, and every other job of
 the cycle is matched as without it."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from condorlite.cli import app
 from condorlite.core.classad import evaluate, parse_ads
-from condorlite.core.classad.evaluator import MAX_STEPS
+from condorlite.core.classad.scope import MAX_STEPS
 from condorlite.core.classad.values import Error
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from condorlite.cli import app
 from condorlite.cli.charts import Series, plot_figure, terminal_chart
-from condorlite.core.recovery import rup_after
+from condorlite.core.accounting.recovery import rup_after
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 T0 = 1_760_000_000

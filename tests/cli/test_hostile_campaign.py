@@ -30,7 +30,7 @@ import pytest
 from typer.testing import CliRunner
 
 from condorlite.cli import app
-from condorlite.core.classad.evaluator import MAX_STEPS
+from condorlite.core.classad.scope import MAX_STEPS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import genpool  # a script directory, not a package

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from condorlite.core import accounting as A
 from condorlite.core.accounting import AccountantState
 from condorlite.core.policy import Policy
+from condorlite.errors import UsageError
 
 T0 = 1000.0
 POLICY = Policy(
@@ -145,7 +146,7 @@ def test_the_tree_is_cached_per_policy_object():
 def test_edit_names_accept_configured_groups_and_none():
     assert A.parse_submitter_name("PHYSICS.HEP", POLICY) == "physics.hep"
     assert A.parse_submitter_name("<none>", POLICY) == "<none>"
-    with pytest.raises(A.UsageError):
+    with pytest.raises(UsageError):
         A.parse_submitter_name("<none>", Policy())
 
 

@@ -12,7 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from condorlite.core.autocluster import (
+from condorlite.core.classad import parse_ad, parse_ads
+from condorlite.core.classad.parser import parse_expr
+from condorlite.core.matching.autocluster import (
     ShapeKeys,
     _Canon,
     build,
@@ -23,12 +25,10 @@ from condorlite.core.autocluster import (
     request_names,
     slot_side_names,
 )
-from condorlite.core.classad import parse_ad, parse_ads
-from condorlite.core.classad.parser import parse_expr
-from condorlite.core.matchmaker import PolicyExprs
+from condorlite.core.matching.policy_exprs import PolicyExprs
+from condorlite.core.matching.significant import build_closed, build_widening
 from condorlite.core.model import Job, job_from_ad, slot_from_ad
 from condorlite.core.policy import Policy
-from condorlite.core.significant import build_closed, build_widening
 from tests.core._pool import UID, decoded_pool, decoded_texts, job, slot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from condorlite.core.candidates import (
+from condorlite.core.matching.candidates import (
     ENTRY_IDX,
     POST,
     PRANK,
@@ -15,8 +15,8 @@ from condorlite.core.candidates import (
     make_entries,
     make_entry,
 )
+from condorlite.core.matching.offers import Offer
 from condorlite.core.model import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION
-from condorlite.core.offers import Offer
 from tests.core._pool import slot
 
 #: which policy ranks the offer knows without the job (the rest come from the pair)
@@ -44,7 +44,7 @@ def test_one_entry_is_the_entries_of_one_offer(known, reason) -> None:
 def test_the_pending_runs_merge_into_the_sorted_whole_a_part_at_a_time(seed) -> None:
     import random
 
-    from condorlite.core.candidates import Candidates
+    from condorlite.core.matching.candidates import Candidates
 
     rng = random.Random(seed)
     runs = [sorted((rng.randrange(50), f"slot{rng.randrange(10**6)}", k, n)

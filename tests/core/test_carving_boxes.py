@@ -13,10 +13,10 @@ import itertools
 
 import pytest
 
-from condorlite.core.candidates import as_rank
-from condorlite.core.carving import vector_of
-from condorlite.core.offers import resource_names
-from condorlite.core.pair_programs import ResidualCache, pair_program
+from condorlite.core.matching.candidates import as_rank
+from condorlite.core.matching.carving import vector_of
+from condorlite.core.matching.offers import resource_names
+from condorlite.core.matching.pair_programs import ResidualCache, pair_program
 
 from ._pool import ad
 
@@ -84,7 +84,7 @@ def test_classes_differing_only_in_requests_share_residuals() -> None:
     """The job's literal requests are left free: a second class asking for other
     amounts reuses the first one's residuals (no new specialisation) and still gets
     its own fit, bounds and outcome in every state."""
-    from condorlite.core.autocluster import ShapeKeys
+    from condorlite.core.matching.autocluster import ShapeKeys
 
     cache = ResidualCache(ShapeKeys().canon.key)
     slot_ad = ad(**SLOT)
@@ -110,10 +110,10 @@ def test_classes_differing_only_in_requests_share_residuals() -> None:
 
 
 def _full(job_ad, slot_ad, vals):
-    """The pair evaluated in full in the state ``vals`` (as ``Matchmaker._evaluate_pair``
+    """The pair evaluated in full in the state ``vals`` (as ``MatchTable._evaluate_pair``
     does without programs): (match, job Rank, taken)."""
     from condorlite.core import adeval
-    from condorlite.core.offers import requested, with_attrs
+    from condorlite.core.matching.offers import requested, with_attrs
 
     state = with_attrs(slot_ad, dict(zip(("Cpus", "Disk", "Memory"), vals, strict=True)))
     taken = requested(state, job_ad, None)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from condorlite.core.claims import claims_left, reconcile
 from condorlite.core.model import Claim
+from condorlite.core.negotiation.claims import claims_left, reconcile
 from tests.core._pool import job, slot, user
 
 NOW = 1_700_000_000.0

@@ -24,11 +24,11 @@ from pathlib import Path
 import pytest
 
 from condorlite.cli.negotiate_claims import LiveClaims
-from condorlite.core import negotiator
-from condorlite.core.candidates import Candidates
-from condorlite.core.claims import reconcile
-from condorlite.core.matchmaker import Matchmaker
+from condorlite.core.matching.candidates import Candidates
+from condorlite.core.matching.matchmaker import Matchmaker
 from condorlite.core.model import Submitter, slot_from_ad
+from condorlite.core.negotiation import negotiator
+from condorlite.core.negotiation.claims import reconcile
 from condorlite.core.policy import Policy
 from tests.core._pool import decoded_pool, job
 from tests.core._pool import slot as make_slot
@@ -301,7 +301,7 @@ def test_rank_preemption_and_mixed_holders(monkeypatch):
 def test_shared_slot_closures_equal_plain_ones(tmp_path, shared):
     """``closure_union`` (walks shared between slots binding every visited name alike)
     gives the plain union of each slot's own closure, for the roots the cycle uses."""
-    from condorlite.core.autocluster import closure, closure_union
+    from condorlite.core.matching.autocluster import closure, closure_union
 
     policy = Policy(uid_domain="example.org")
     spec = genpool.PoolSpec(slots=60, jobs=60, submitters=3, autoclusters=6, seed=7,

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from condorlite.core import group_cycle
 from condorlite.core.model import Submitter
+from condorlite.core.negotiation import group_cycle
 from condorlite.store.config import load_policy
 from tests.core._pool import decoded_pool
 from tests.core.reference.cycle import ReferenceCycle

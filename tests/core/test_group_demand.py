@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from condorlite.core.group_cycle import demand_of, job_weight
 from condorlite.core.model import Claim, Submitter
+from condorlite.core.negotiation.group_cycle import demand_of, job_weight
 from condorlite.core.policy import Policy
 from tests.core._pool import UID, job
 

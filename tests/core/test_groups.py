@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from condorlite.core.classad import parse_expr
-from condorlite.core.group_plan import (
+from condorlite.core.groups.plan import (
     NO_ALLOCATION,
     NO_SUBMITTERS,
     Turn,
@@ -19,8 +19,8 @@ from condorlite.core.group_plan import (
     negotiate_groups,
     plan_group_negotiation,
 )
-from condorlite.core.group_quotas import ROOT, allocate, assign_quotas
-from condorlite.core.groups import (
+from condorlite.core.groups.quotas import ROOT, allocate, assign_quotas
+from condorlite.core.groups.tree import (
     DEFAULT_GROUP_SORT_EXPR,
     FLT_MAX,
     build_tree,

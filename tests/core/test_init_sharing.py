@@ -16,15 +16,17 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from condorlite.core import adeval, negotiator, row_maps
-from condorlite.core.autocluster import _Canon
-from condorlite.core.candidates import as_rank
+from condorlite.core import adeval
 from condorlite.core.classad import parse_ad
 from condorlite.core.classad.parser import parse_expr
-from condorlite.core.first_states import FirstStates
-from condorlite.core.literal_ranks import LiteralRanks, typed_values
+from condorlite.core.matching import row_maps
+from condorlite.core.matching.autocluster import _Canon
+from condorlite.core.matching.candidates import as_rank
+from condorlite.core.matching.first_states import FirstStates
+from condorlite.core.matching.literal_ranks import LiteralRanks, typed_values
+from condorlite.core.matching.row_maps import RowMap
+from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import DEFAULT_POST_JOB_RANK, DEFAULT_PRE_JOB_RANK, Policy
-from condorlite.core.row_maps import RowMap
 from tests.core._pool import decoded_pool
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -71,7 +73,7 @@ def _ad(bindings: dict[str, object], derived: bool):
 
 def _reach(ad, expr) -> tuple[str, ...]:
     """Every name the rank can read in ``ad`` (as ``slot_walks.reads_job`` finds)."""
-    from condorlite.core.slot_walks import reads_job
+    from condorlite.core.matching.slot_walks import reads_job
     return tuple(sorted(reads_job(ad, expr, frozenset())[1]))
 
 
@@ -134,7 +136,7 @@ def _prepared(cycle: negotiator.Cycle) -> list[tuple]:
         vec = None if vector is None else (
             vector.names, vector.vals, vector.index, vector.static,
             vector.rank_keys, vector.rank_sig)
-        walk = cycle.mm._walked[id(offer)][2]
+        walk = cycle.mm.shapes.walked[id(offer)][2]
         out.append((offer.name, offer.shape, offer.pair_shape, offer.independent, vec, walk,
                     offer.ad_vals))
     return out

@@ -4,9 +4,9 @@ a full ``prepare`` gives, which order the preemption candidates."""
 
 from __future__ import annotations
 
-from condorlite.core import negotiator
-from condorlite.core.first_states import FirstStates
-from condorlite.core.lazy_ranks import LazyRanks
+from condorlite.core.matching.first_states import FirstStates
+from condorlite.core.matching.lazy_ranks import LazyRanks
+from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import Policy
 
 from ._pool import UID, decoded_texts

@@ -4,7 +4,7 @@ carving partitionable slots."""
 from __future__ import annotations
 
 from condorlite.core.model import Claim, Submitter
-from condorlite.core.negotiator import run_cycle
+from condorlite.core.negotiation.negotiator import run_cycle
 from condorlite.core.policy import Policy
 from tests.core._pool import UID, job, slot, user
 
@@ -137,7 +137,7 @@ def test_requested_remembered_per_slot_state_equals_evaluating_afresh() -> None:
     """offers.requested shares results between job ads with equal literal requests;
     every answer must equal a fresh evaluation, including requests that are not
     literals (not shared), absent ones and custom resources the slot lacks."""
-    from condorlite.core.offers import _requested, requested
+    from condorlite.core.matching.offers import _requested, requested
     from tests.core._pool import ad
 
     pslots = [ad(Cpus=c, Memory=m, Disk=1000, GPUs=g) for c in (1, 4) for m in (1024, 4096)
@@ -164,8 +164,8 @@ def test_piece_weight_remembered_equals_weighing_the_dynamic_ad() -> None:
     dynamic slot ad and weighing it, across carved states of the slot."""
     from dataclasses import replace
 
+    from condorlite.core.matching.offers import Offer, _dynamic, carve, piece_weight
     from condorlite.core.model import slot_weight
-    from condorlite.core.offers import Offer, _dynamic, carve, piece_weight
 
     weights = {
         "cpus": "Cpus",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from condorlite.core.model import Submitter
-from condorlite.core.negotiator import run_cycle
+from condorlite.core.negotiation.negotiator import run_cycle
 from condorlite.core.policy import Policy
 from tests.core._pool import UID, job, slot, user
 

@@ -1,4 +1,4 @@
-"""The grouped cycle (``core.group_cycle``) in the core: no change without groups, the
+"""The grouped cycle (``core.negotiation.group_cycle``) in the core: no change without groups, the
 group attributes of PREEMPTION_REQUIREMENTS, one pool across turns (partitionable
 leftovers included), and a property test over random flat group setups."""
 
@@ -9,9 +9,9 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from condorlite.core.group_cycle import demand_of, negotiate
 from condorlite.core.model import Submitter
-from condorlite.core.negotiator import run_cycle
+from condorlite.core.negotiation.group_cycle import demand_of, negotiate
+from condorlite.core.negotiation.negotiator import run_cycle
 from condorlite.core.policy import Policy
 from tests.core._pool import UID, job, slot
 

@@ -10,14 +10,14 @@ import itertools
 
 import pytest
 
-from condorlite.core import pair_programs
-from condorlite.core.autocluster import _Canon
-from condorlite.core.candidates import as_rank
-from condorlite.core.carving import vector_of
 from condorlite.core.classad import operators as ops
 from condorlite.core.classad.values import INT64_MAX, INT64_MIN, Error, Undefined
-from condorlite.core.offers import resource_names
-from condorlite.core.pair_programs import ResidualCache, pair_program
+from condorlite.core.matching import pair_programs
+from condorlite.core.matching.autocluster import _Canon
+from condorlite.core.matching.candidates import as_rank
+from condorlite.core.matching.carving import vector_of
+from condorlite.core.matching.offers import resource_names
+from condorlite.core.matching.pair_programs import ResidualCache, pair_program
 
 from ._pool import ad
 from .test_carving_boxes import GRID, JOB, SLOT

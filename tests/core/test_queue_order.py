@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from condorlite.core import queue_blocks
+from condorlite.core.matching import queue_blocks
+from condorlite.core.matching.queue_blocks import QueueBlocks, chunk_heads, queue_key
 from condorlite.core.model import Job
-from condorlite.core.queue_blocks import QueueBlocks, chunk_heads, queue_key
 
 small = st.integers(min_value=-2, max_value=2)
 #: (submitter, prio, qdate, cluster, proc, index): few values, so runs, ties, equal

@@ -1,4 +1,4 @@
-"""``core.recovery``: the RUP curve is the accountant's own update, and the crossing
+"""``core.accounting.recovery``: the RUP curve is the accountant's own update, and the crossing
 time lands on the target."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from condorlite.core.accounting import AccountantState, Record, update_priorities
+from condorlite.core.accounting.recovery import curve, recovery, rup_after
 from condorlite.core.policy import Policy
-from condorlite.core.recovery import curve, recovery, rup_after
 
 T0 = 0.0  # the epoch: times near 1.7e9 would round the interval by 2e-7 s
 

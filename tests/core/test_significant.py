@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from condorlite.core import significant
 from condorlite.core.classad import parse_ad
+from condorlite.core.matching import significant
+from condorlite.core.matching.significant import build_closed
 from condorlite.core.model import job_from_ad
 from condorlite.core.policy import Policy
-from condorlite.core.significant import build_closed
 from tests.core._pool import decoded_texts, job, slot
 from tests.core.test_autocluster import (
     BINDINGS,

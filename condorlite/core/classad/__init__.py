@@ -8,10 +8,11 @@ The public API::
     )
 """
 
-# The built-ins first: their modules register into builtins.REGISTRY from its end, so
-# the registry must be the one to load them (a module such as regexbuiltins imported
-# on its own first would meet its siblings half-loaded).
-from condorlite.core.classad import builtins  # noqa: F401
+# The compiler installs itself as the compile cache's builder when imported (see
+# ``cache.py``); importing it here makes that happen before any evaluation, whichever
+# module of the package a caller imports first. It also loads ``functions``, which
+# registers every built-in function.
+from condorlite.core.classad import compiler  # noqa: F401
 from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.evaluator import evaluate, symmetric_match

@@ -25,7 +25,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 
 from condorlite.core.classad.ast import Expr, ListExpr, Literal, RecordExpr
-from condorlite.core.classad.printer import unparse_attrs
+from condorlite.core.classad.evaluator import evaluate_attribute
+from condorlite.core.classad.jsonads import ad_to_json
+from condorlite.core.classad.printer import format_name, htcondor_order, unparse, unparse_attrs
+from condorlite.core.classad.scope import install_no_ad
 from condorlite.core.classad.values import INT64_MAX, INT64_MIN, Special
 
 
@@ -138,16 +141,12 @@ class ClassAd(MutableMapping[str, Expr]):
 
     def evaluate(self, name: str, target: ClassAd | None = None, *, now: int | None = None):
         """The value of attribute ``name`` with this ad as MY and ``target`` as TARGET."""
-        from condorlite.core.classad.evaluator import evaluate_attribute
-
         return evaluate_attribute(self, name, target, now=now)
 
     # -- writers ----------------------------------------------------------------------
 
     def to_old(self, *, sort: bool = False) -> str:
         """Old syntax, one ``Name = expr`` line each (classad2's ``printOld()``)."""
-        from condorlite.core.classad.printer import format_name, unparse
-
         pairs = self._sorted_items() if sort else self.items()
         return "".join(
             f"{format_name(name, old=True)} = {unparse(expr, old=True, sort=sort)}\n"
@@ -161,13 +160,9 @@ class ClassAd(MutableMapping[str, Expr]):
 
     def to_json(self, *, sort: bool = False) -> str:
         """JSON object (classad2's ``printJson()``)."""
-        from condorlite.core.classad.jsonads import ad_to_json
-
         return ad_to_json(self, sort=sort)
 
     def _sorted_items(self) -> list[tuple[str, Expr]]:
-        from condorlite.core.classad.printer import htcondor_order
-
         return sorted(self.items(), key=lambda pair: htcondor_order(pair[0]))
 
     # -- comparison and display -------------------------------------------------------
@@ -191,3 +186,6 @@ class ClassAd(MutableMapping[str, Expr]):
 
     def __str__(self) -> str:
         return unparse_attrs(self.items())
+
+
+install_no_ad(ClassAd())  # the empty ad that stands for "no MY ad" (``scope._no_ad``)

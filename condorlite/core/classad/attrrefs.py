@@ -1,22 +1,23 @@
 """Closures for attribute references: ``x``, ``MY.x``, ``TARGET.x``, ``PARENT.x``, ``.x``.
 
 ``build_attr(lname, scope)`` returns ``fn(cur, env)`` giving exactly the value of the
-general lookups in ``evaluator.py`` (``resolve_unscoped``, ``select``...), with a
+general lookups in ``scope.py`` (``resolve_unscoped``, ``select``...), with a
 direct read of the ad's storage (``ClassAd._attrs``: lower-case name -> (spelling,
 expr)) for the common cases: a name found in ``cur`` itself (or, when ``cur`` lacks
-it, in the other ad of the match, see ``evaluator.unscoped_miss``); ``TARGET.x`` from
+it, in the other ad of the match, see ``scope.unscoped_miss``); ``TARGET.x`` from
 a top-level ad with no attribute named ``target``; ``MY.x`` from an ad with no
 attribute named ``my``. A found attribute whose expression is a constant is answered
-from ``evaluator``'s constant table, without the cycle guard (a constant refers to
+from ``cache``'s constant table, without the cycle guard (a constant refers to
 nothing, so it cannot be part of a cycle); the depth limit still applies.
 """
 
 from __future__ import annotations
 
-from . import evaluator as ev
+from . import cache
+from . import scope as sc
 from .values import Undefined
 
-Compiled = ev.Compiled
+Compiled = cache.Compiled
 
 
 def build_attr(lname: str, scope: str | None) -> Compiled:
@@ -24,9 +25,9 @@ def build_attr(lname: str, scope: str | None) -> Compiled:
         return _build_unscoped(lname)
     if scope == "absolute":
 
-        def absolute(cur: object, env: ev.Env) -> object:
+        def absolute(cur: object, env: sc.Env) -> object:
             root = env.root(cur)
-            return Undefined if root is None else ev.resolve(root, lname, env)
+            return Undefined if root is None else sc.resolve(root, lname, env)
 
         return absolute
     if scope == "target":
@@ -34,18 +35,18 @@ def build_attr(lname: str, scope: str | None) -> Compiled:
     if scope == "my":
         return _build_my(lname)
     # PARENT.x: the scope word is itself an unscoped name.
-    return lambda cur, env: ev.select(ev.resolve_unscoped(cur, scope, env), lname, env, cur)
+    return lambda cur, env: sc.select(sc.resolve_unscoped(cur, scope, env), lname, env, cur)
 
 
 def _build_unscoped(lname: str) -> Compiled:
-    consts_get = ev.consts_get
-    varies = ev.VARIES
-    max_depth = ev.MAX_DEPTH
-    eval_found = ev._eval_found
-    general = ev.resolve_unscoped
-    unscoped_miss = ev.unscoped_miss
+    consts_get = cache.consts_get
+    varies = cache.VARIES
+    max_depth = sc.MAX_DEPTH
+    eval_found = sc._eval_found
+    general = sc.resolve_unscoped
+    unscoped_miss = sc.unscoped_miss
 
-    def unscoped(cur: object, env: ev.Env) -> object:
+    def unscoped(cur: object, env: sc.Env) -> object:
         try:
             entry = cur._attrs.get(lname)  # type: ignore[attr-defined]
         except AttributeError:
@@ -64,16 +65,16 @@ def _build_unscoped(lname: str) -> Compiled:
 def _build_target(lname: str) -> Compiled:
     """``TARGET.x``. From a top-level ad with no attribute ``target``, the scope word
     names the other ad of the match (undefined outside one), and ``x`` is read there."""
-    consts_get = ev.consts_get
-    varies = ev.VARIES
-    max_depth = ev.MAX_DEPTH
-    eval_found = ev._eval_found
-    found_in = ev.found_in
+    consts_get = cache.consts_get
+    varies = cache.VARIES
+    max_depth = sc.MAX_DEPTH
+    eval_found = sc._eval_found
+    found_in = sc.found_in
 
-    def general(cur: object, env: ev.Env) -> object:
-        return ev.select(ev.resolve_unscoped(cur, "target", env), lname, env, cur)
+    def general(cur: object, env: sc.Env) -> object:
+        return sc.select(sc.resolve_unscoped(cur, "target", env), lname, env, cur)
 
-    def target(cur: object, env: ev.Env) -> object:
+    def target(cur: object, env: sc.Env) -> object:
         try:
             attrs = cur._attrs  # type: ignore[attr-defined]
         except AttributeError:
@@ -86,7 +87,7 @@ def _build_target(lname: str) -> Compiled:
         try:
             entry = other._attrs.get(lname)  # type: ignore[attr-defined]
         except AttributeError:
-            return ev.select(other, lname, env, cur)
+            return sc.select(other, lname, env, cur)
         if entry is None:
             return found_in(other, lname, env)
         expr = entry[1]
@@ -101,16 +102,16 @@ def _build_target(lname: str) -> Compiled:
 def _build_my(lname: str) -> Compiled:
     """``MY.x``: from an ad with no attribute ``my`` the scope word is that ad."""
 
-    def general(cur: object, env: ev.Env) -> object:
-        return ev.select(ev.resolve_unscoped(cur, "my", env), lname, env, cur)
+    def general(cur: object, env: sc.Env) -> object:
+        return sc.select(sc.resolve_unscoped(cur, "my", env), lname, env, cur)
 
-    def my(cur: object, env: ev.Env) -> object:
+    def my(cur: object, env: sc.Env) -> object:
         try:
             attrs = cur._attrs  # type: ignore[attr-defined]
         except AttributeError:
             return general(cur, env)
         if "my" in attrs:
             return general(cur, env)
-        return ev.found_in(cur, lname, env)
+        return sc.found_in(cur, lname, env)
 
     return my

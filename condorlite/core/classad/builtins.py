@@ -8,9 +8,13 @@ and evaluates what it needs: ``ifThenElse`` (only the chosen branch), ``eval``,
 ``unparse``, ``debug``, and the time functions that read the clock.
 
 Function names are case-insensitive. Calling an unknown function, or one with the
-wrong number of arguments, evaluates to error (as in HTCondor). String functions live
-in ``strbuiltins.py``, time functions in ``timebuiltins.py``, environment and argument
-functions in ``envbuiltins.py``; they register themselves into the same table.
+wrong number of arguments, evaluates to error (as in HTCondor). This module holds the
+table, the control functions and the type predicates; string functions live in
+``strbuiltins.py`` (regular expressions in ``regexbuiltins.py``, string lists in
+``stringlists.py``), list functions in ``listbuiltins.py``, time functions in
+``timebuiltins.py``, environment and argument functions in ``envbuiltins.py``; each
+registers into the same table when imported, and ``functions.py`` imports them all,
+so the table is complete wherever it is read from there.
 """
 
 from __future__ import annotations
@@ -20,7 +24,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import operators as ops
-from .ast import AttrRef, Expr
+from .ast import AttrRef, Expr, Select
+from .cache import compile_expr
+from .errors import ClassAdSyntaxError
+from .parser import parse_expr
+from .printer import unparse as unparse_expr
 from .textfuncs import c_double_to_int, strtod, to_text
 from .timevalues import rel_secs
 from .values import AbsTime, Error, ExprList, RelTime, Undefined, is_list, list_values, wrap_int64
@@ -64,8 +72,6 @@ def register(  # type: ignore[no-untyped-def]
 
 def compile_call(name: str, args: tuple[Expr, ...]):  # type: ignore[no-untyped-def]
     """The closure evaluating ``name(args...)``; error for unknown names or arities."""
-    from .evaluator import compile_expr
-
     spec = REGISTRY.get(name.lower())
     if spec is None or not spec.min_arity <= len(args) <= spec.max_arity:
         return lambda cur, env: Error
@@ -100,8 +106,6 @@ def _is_ad(value: object) -> bool:
 def if_then_else(cur, env, args):  # type: ignore[no-untyped-def]
     """ifThenElse(c, a, b): a if c is true (non-zero), b if false; undefined if c is
     undefined, error otherwise. Only the chosen branch is evaluated."""
-    from .evaluator import compile_expr
-
     cond = compile_expr(args[0])(cur, env)
     choice = ops.bool_equiv(cond)
     if choice is None:
@@ -116,10 +120,6 @@ def eval_(cur, env, args):  # type: ignore[no-untyped-def]
     finite real goes through its 16-digit string form as in HTCondor (so it may round:
     ``eval(197257.59898832173)`` is 197257.5989883217); any other non-string is
     returned as it is."""
-    from .errors import ClassAdSyntaxError
-    from .evaluator import compile_expr
-    from .parser import parse_expr
-
     text = compile_expr(args[0])(cur, env)
     if text is Undefined:
         return Error
@@ -146,9 +146,6 @@ def unparse(cur, env, args):  # type: ignore[no-untyped-def]
     (not its enclosing ads), so only a plain name ever finds a definition; "" when
     nothing is found. Any argument that is not an attribute reference or a selection
     is error."""
-    from .ast import Select
-    from .printer import unparse as unparse_expr
-
     arg = args[0]
     if not isinstance(arg, (AttrRef, Select)) or not hasattr(cur, "lookup"):
         return Error
@@ -162,8 +159,6 @@ def unparse(cur, env, args):  # type: ignore[no-untyped-def]
 def debug(cur, env, args):  # type: ignore[no-untyped-def]
     """debug(e): the value of e (HTCondor also logs the evaluation; condorlite does not
     log from the core)."""
-    from .evaluator import compile_expr
-
     return compile_expr(args[0])(cur, env)
 
 
@@ -377,7 +372,3 @@ def _plain_number(value: object) -> int | float | None:
 
 
 __all__ = ["REGISTRY", "Builtin", "compile_call", "register"]
-
-# The list, string, time and environment functions register themselves into REGISTRY on
-# import.
-from . import envbuiltins, listbuiltins, strbuiltins, timebuiltins  # noqa: E402, F401

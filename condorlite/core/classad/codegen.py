@@ -23,10 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import evaluator as ev
+from . import cache
 from . import operators as ops
+from . import scope as sc
 from .ast import AttrRef, Binary, Call, Conditional, Elvis, Expr, Literal, Paren, Unary
-from .compiler import and_chain
+from .functions import REGISTRY
+from .refs import and_chain
 from .values import Error, Undefined, wrap_int64
 
 MAX_NODES = 120
@@ -99,7 +101,7 @@ else:
 def _found(var: str, holder: str, p: str) -> str:
     """``var`` = the value of entry ``x`` held by ``holder``: a literal (always a
     scalar, undefined or error) or a folded constant at once; any other expression
-    evaluated in ``holder`` as ``evaluator._eval_found`` does in an unguarded run
+    evaluated in ``holder`` as ``scope._eval_found`` does in an unguarded run
     (which it calls when the expression is not compiled yet, or at ``FAST_DEPTH``,
     where it gives up)."""
     return _FOUND.format(var=var, holder=holder, p=p)
@@ -113,8 +115,8 @@ def _gen(w: _Writer, node: Expr, ind: int) -> str:
         raise _TooBig
     while type(node) is Paren:
         node = node.inner
-    value = ev.folded(node)
-    if value is not ev.VARIES:
+    value = cache.folded(node)
+    if value is not cache.VARIES:
         return w.param(value)
     kind = type(node)
     if kind is AttrRef and node.scope in (None, "my", "target"):
@@ -134,8 +136,6 @@ def _gen(w: _Writer, node: Expr, ind: int) -> str:
     if kind is Conditional:
         return _gen_choice(w, node.cond, node.then, node.otherwise, ind)
     if kind is Call and node.name.lower() == "ifthenelse" and len(node.args) == 3:
-        from .builtins import REGISTRY
-
         spec = REGISTRY.get("ifthenelse")
         if spec is not None and spec.lazy:
             return _gen_choice(w, *node.args, ind)
@@ -146,7 +146,7 @@ def _gen(w: _Writer, node: Expr, ind: int) -> str:
         right = _gen(w, node.right, ind + 1)
         w.emit(ind, f"    {out} = {right}", "else:", f"    {out} = {left}")
         return out
-    fn = w.param(ev.compile_expr(node))
+    fn = w.param(cache.compile_expr(node))
     out = w.temp()
     w.emit(ind, f"{out} = {fn}(cur, env)")
     return out
@@ -158,7 +158,7 @@ def _gen_ref(w: _Writer, node: AttrRef, ind: int) -> str:
     out = w.temp()
     if node.scope is None:
         w.scopes.add("other")
-        if lname in ev.SPECIAL_NAMES:
+        if lname in sc.SPECIAL_NAMES:
             miss = [f"{out} = unscoped_miss(cur, {p}, env)"]
         else:
             # Not in cur (a top-level ad of the match): the other ad's own attribute,
@@ -186,7 +186,7 @@ def _gen_ref(w: _Writer, node: AttrRef, ind: int) -> str:
 def _gen_binary(w: _Writer, node: Binary, ind: int) -> str:
     op = node.op
     a = _gen(w, node.left, ind)
-    right = ev.folded(node.right)
+    right = cache.folded(node.right)
     b = _gen(w, node.right, ind)
     out = w.temp()
     if op in _META:
@@ -336,16 +336,16 @@ _PROLOGUE_OTHER = [
 _PROLOGUE_TARGET = ["if oattrs is None or 'target' in attrs:", "    return slow(cur, env)"]
 
 _NAMESPACE: dict[str, object] = {
-    "Env": ev.Env,
-    "cache_get": ev._CACHE.get,
-    "FAST_DEPTH": ev.FAST_DEPTH,
+    "Env": sc.Env,
+    "cache_get": cache._CACHE.get,
+    "FAST_DEPTH": sc.FAST_DEPTH,
     "Literal": Literal,
-    "VARIES": ev.VARIES,
-    "MAXD": ev.MAX_DEPTH,
-    "eval_found": ev._eval_found,
-    "MAX_STEPS": ev.MAX_STEPS,
-    "found_in": ev.found_in,
-    "unscoped_miss": ev.unscoped_miss,
+    "VARIES": cache.VARIES,
+    "MAXD": sc.MAX_DEPTH,
+    "eval_found": sc._eval_found,
+    "MAX_STEPS": sc.MAX_STEPS,
+    "found_in": sc.found_in,
+    "unscoped_miss": sc.unscoped_miss,
     "Undefined": Undefined,
     "Error": Error,
     "compare": ops.compare,
@@ -357,11 +357,11 @@ _NAMESPACE: dict[str, object] = {
     "logical_and": ops.logical_and,
     "logical_or": ops.logical_or,
 }
-_FACTORIES: dict[str, Callable[..., ev.Compiled]] = {}
+_FACTORIES: dict[str, Callable[..., cache.Compiled]] = {}
 _FACTORY_LIMIT = 5_000
 
 
-def generate(node: Expr, slow: ev.Compiled) -> ev.Compiled | None:
+def generate(node: Expr, slow: cache.Compiled) -> cache.Compiled | None:
     """The generated function for ``node`` (``slow``: its closure, for the unusual
     situations), or None when code generation does not pay (a plain reference or
     constant, a tree too big)."""

@@ -1,7 +1,7 @@
 """Compiling expression nodes into closures ``fn(cur, env) -> value``.
 
 ``build(node)`` returns the closure for one node (children are compiled through
-``evaluator.compile_expr``, so shared subtrees are compiled once). Every closure gives
+``cache.compile_expr``, so shared subtrees are compiled once). Every closure gives
 exactly the value ``reference.walk`` gives; the speed comes from doing at compile time
 what the reference does at every evaluation:
 
@@ -26,8 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import evaluator as ev
+from . import cache
 from . import operators as ops
+from . import scope as sc
+from .ad import ClassAd
 from .ast import (
     AttrRef,
     Binary,
@@ -44,16 +46,19 @@ from .ast import (
     Unary,
 )
 from .attrrefs import build_attr
+from .codegen import generate
+from .functions import REGISTRY, compile_call
 from .fused import fused_compare
+from .refs import and_chain
 from .values import Error, ExprList, Undefined, home_of, wrap_int64
 
-Compiled = Callable[[object, "ev.Env"], object]
+Compiled = Callable[[object, "sc.Env"], object]
 
 _SCALARS = (bool, int, float, str)
 
 
 def constant(node: Expr) -> bool:
-    """Whether ``node`` is an operator whose operands all fold (``ev.folded``): then it is
+    """Whether ``node`` is an operator whose operands all fold (``cache.folded``): then it is
     built only of literals and operators (no attribute reference, no call, no list or
     record) and its value never depends on the context. One level is looked at, the
     operands' own answers being in the compile cache, so deciding is linear in the tree
@@ -71,11 +76,11 @@ def constant(node: Expr) -> bool:
             operands = (inner,)
         case _:
             return False
-    return all(ev.folded(operand) is not ev.VARIES for operand in operands)
+    return all(cache.folded(operand) is not cache.VARIES for operand in operands)
 
 
 def build(node: Expr) -> tuple[Compiled, object]:
-    """The closure for ``node`` and its folded value (``ev.VARIES`` unless constant).
+    """The closure for ``node`` and its folded value (``cache.VARIES`` unless constant).
 
     Only scalar, undefined and error values are folded: a list literal's value
     belongs to the evaluation that made it (``values.ExprList``).
@@ -83,17 +88,17 @@ def build(node: Expr) -> tuple[Compiled, object]:
     fn = _build(node)
     if type(node) is not Literal and constant(node):
         try:
-            value = fn(None, ev.Env(None, None, None))
+            value = fn(None, sc.Env(None, None, None))
         except RecursionError:  # an absurdly deep literal expression: leave it alone
-            return fn, ev.VARIES
+            return fn, cache.VARIES
         if type(value) in _SCALARS or value is Undefined or value is Error:
             return (lambda cur, env: value), value
-        return fn, ev.VARIES
+        return fn, cache.VARIES
     if type(node) is Literal:
         value = node.value
         if type(value) in _SCALARS or value is Undefined or value is Error:
             return fn, value
-    return fn, ev.VARIES
+    return fn, cache.VARIES
 
 
 WARM_UP = 200
@@ -109,25 +114,23 @@ def build_root(node: Expr) -> tuple[Compiled, object]:
     evaluations the closure is replaced (in the cache) by a generated function
     (``codegen.py``), if code generation applies to the tree."""
     fn, value = build(node)
-    if value is not ev.VARIES or type(node) is AttrRef:
+    if value is not cache.VARIES or type(node) is AttrRef:
         return fn, value
     slow = fn
     count = 0
 
-    def warming(cur: object, env: ev.Env) -> object:
+    def warming(cur: object, env: sc.Env) -> object:
         nonlocal count
         count += 1
         if count == WARM_UP:
-            from .codegen import generate
-
-            ev.replace_compiled(node, generate(node, slow) or slow)
+            cache.replace_compiled(node, generate(node, slow) or slow)
         return slow(cur, env)
 
     return warming, value
 
 
 def _build(node: Expr) -> Compiled:
-    compile_expr = ev.compile_expr
+    compile_expr = cache.compile_expr
     match node:
         case Literal(value=value):
             return lambda cur, env: value
@@ -136,7 +139,7 @@ def _build(node: Expr) -> Compiled:
         case Select(base=base, name=name):
             base_fn = compile_expr(base)
             lname = name.lower()
-            select = ev.select
+            select = sc.select
             return lambda cur, env: select(base_fn(cur, env), lname, env, cur)
         case Subscript(base=base, index=index):
             return _build_subscript(compile_expr(base), compile_expr(index))
@@ -155,8 +158,6 @@ def _build(node: Expr) -> Compiled:
         case Paren(inner=inner):
             return compile_expr(inner)
         case Call(name=name, args=args):
-            from .builtins import REGISTRY, compile_call
-
             spec = REGISTRY.get(name.lower())
             if name.lower() == "ifthenelse" and spec is not None and spec.lazy and len(args) == 3:
                 # ifThenElse(c, a, b) is the conditional operator spelled as a call: the
@@ -177,7 +178,7 @@ def _build(node: Expr) -> Compiled:
 
 
 def _build_subscript(base_fn: Compiled, index_fn: Compiled) -> Compiled:
-    def subscript(cur: object, env: ev.Env) -> object:
+    def subscript(cur: object, env: sc.Env) -> object:
         base = base_fn(cur, env)
         index = index_fn(cur, env)
         special = ops.strict2(base, index)
@@ -198,7 +199,7 @@ def _build_subscript(base_fn: Compiled, index_fn: Compiled) -> Compiled:
             expr = base.lookup(lname)  # type: ignore[attr-defined]
             if expr is None:
                 return Undefined
-            return ev.unscoped(ev._eval_found(base, lname, expr, env))
+            return sc.unscoped(sc._eval_found(base, lname, expr, env))
         return Error
 
     return subscript
@@ -220,8 +221,8 @@ def _build_binary(op: str, left_node: Expr, right_node: Expr) -> Compiled:
     fused = fused_compare(op, left_node, right_node)
     if fused is not None:
         return fused
-    left = ev.compile_expr(left_node)
-    right = ev.compile_expr(right_node)
+    left = cache.compile_expr(left_node)
+    right = cache.compile_expr(right_node)
     if op == "||":
         return _build_or(left, right)
     if op in ("=?=", "is"):
@@ -229,7 +230,7 @@ def _build_binary(op: str, left_node: Expr, right_node: Expr) -> Compiled:
     if op in ("=!=", "isnt"):
         return lambda cur, env: ops.meta_not_equal(left(cur, env), right(cur, env))
     if op in _COMPARE_OPS:
-        value = ev.folded(right_node)
+        value = cache.folded(right_node)
         if type(value) is str:
             return _COMPARE_STR_CONST[op](left, value, ops.ascii_lower(value), ops.compare)
         return _COMPARE[op](left, right, ops.compare)
@@ -294,31 +295,15 @@ _COMPARE_STR_CONST = _factories(_COMPARE_STR_CONST_TEMPLATE, _COMPARE_OPS)
 _ARITH = _factories(_ARITH_TEMPLATE, ("+", "-", "*"))
 
 
-def and_chain(node: Expr) -> list[Expr]:
-    """The operands of a left-leaning ``&&`` chain, in evaluation order; parentheses
-    around a left operand are transparent (``(a && b) && c`` is the same chain)."""
-    operands: list[Expr] = []
-    while True:
-        while type(node) is Paren:
-            node = node.inner
-        if type(node) is not Binary or node.op != "&&":
-            operands.append(node)
-            break
-        operands.append(node.right)
-        node = node.left
-    operands.reverse()
-    return operands
-
-
 def _build_and_chain(operands: list[Expr]) -> Compiled:
     """``o1 && o2 && ... && on`` evaluated left to right, ``acc = acc && next``:
     a false accumulator ends the chain (false && anything is false)."""
-    first = ev.compile_expr(operands[0])
-    rest = tuple(ev.compile_expr(item) for item in operands[1:])
+    first = cache.compile_expr(operands[0])
+    rest = tuple(cache.compile_expr(item) for item in operands[1:])
     bool_equiv = ops.bool_equiv
     logical_and = ops.logical_and
 
-    def and_chain(cur: object, env: ev.Env) -> object:
+    def and_chain(cur: object, env: sc.Env) -> object:
         acc = first(cur, env)
         for fn in rest:
             if acc is True:
@@ -337,7 +322,7 @@ def _build_or(left: Compiled, right: Compiled) -> Compiled:
     bool_equiv = ops.bool_equiv
     logical_or = ops.logical_or
 
-    def logical_or_(cur: object, env: ev.Env) -> object:
+    def logical_or_(cur: object, env: sc.Env) -> object:
         a = left(cur, env)
         if a is True or bool_equiv(a) is True:  # short circuit: true || anything
             return True
@@ -353,7 +338,7 @@ def _build_or(left: Compiled, right: Compiled) -> Compiled:
 
 
 def _build_conditional(cond: Compiled, then: Compiled, otherwise: Compiled) -> Compiled:
-    def conditional(cur: object, env: ev.Env) -> object:
+    def conditional(cur: object, env: sc.Env) -> object:
         selector = cond(cur, env)
         choice = ops.bool_equiv(selector)
         if choice is True:
@@ -366,7 +351,7 @@ def _build_conditional(cond: Compiled, then: Compiled, otherwise: Compiled) -> C
 
 
 def _build_elvis(left: Compiled, right: Compiled) -> Compiled:
-    def elvis(cur: object, env: ev.Env) -> object:
+    def elvis(cur: object, env: sc.Env) -> object:
         a = left(cur, env)
         return right(cur, env) if a is Undefined else a
 
@@ -378,9 +363,7 @@ def _build_record(attrs: tuple[tuple[str, Expr], ...]) -> Compiled:
     (``Env.records``): HTCondor's nested ad is one object, so a reference cycle through
     it (``[Sub = [x = Sub.x]]``) meets the cycle guard and is undefined, not a descent
     through ever new copies to the depth limit (error)."""
-    from .ad import ClassAd
-
-    def record(cur: object, env: ev.Env) -> object:
+    def record(cur: object, env: sc.Env) -> object:
         if env.home is not None:
             cur = home_of(cur, env)
         memo = env.records
@@ -395,3 +378,6 @@ def _build_record(attrs: tuple[tuple[str, Expr], ...]) -> Compiled:
         return ad
 
     return record
+
+
+cache.install_builder(build, build_root)  # the cache compiles with this module (``cache.py``)

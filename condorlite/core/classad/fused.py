@@ -5,7 +5,7 @@ attribute references and constants (``TARGET.Memory >= RequestMemory``,
 One closure does both operand lookups and the comparison, instead of three closure
 calls. Each operand is one of:
 
-* ``const``: a folded constant (``evaluator.folded``);
+* ``const``: a folded constant (``cache.folded``);
 * ``name``: an unscoped reference, read from ``cur``'s own attributes when there;
 * ``my``: ``MY.x``, read from ``cur`` when it has no attribute named ``my``;
 * ``target``: ``TARGET.x``, read from the other ad of the match when ``cur`` is a
@@ -13,7 +13,7 @@ calls. Each operand is one of:
 * ``fn``: anything else, through its compiled closure.
 
 Whenever a fast read does not apply, the operand takes exactly the general lookup of
-``evaluator.py`` (the same fallbacks as the closures of ``attrrefs.py``), so
+``scope.py`` (the same fallbacks as the closures of ``attrrefs.py``), so
 the value is always the reference's. The closure source is generated from the operand
 kinds and the operator only (attribute names and constants are closure variables,
 never source text), one factory per combination, made on first use and kept.
@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import evaluator as ev
+from . import cache
 from . import operators as ops
+from . import scope as sc
 from .ast import AttrRef, Expr, Paren
 from .values import Error, Undefined
 
@@ -42,15 +43,15 @@ def operand(node: Expr) -> tuple[str, object]:
     """The kind of an operand and what its closure variable holds."""
     while type(node) is Paren:
         node = node.inner
-    value = ev.folded(node)
-    if value is not ev.VARIES:
+    value = cache.folded(node)
+    if value is not cache.VARIES:
         return "const", value
     if type(node) is AttrRef:
         if node.scope is None:
             return "name", node.name.lower()
         if node.scope in ("my", "target"):
             return node.scope, node.name.lower()
-    return "fn", ev.compile_expr(node)
+    return "fn", cache.compile_expr(node)
 
 
 def _read(attrs: str, holder: str, var: str, slot: str) -> list[str]:
@@ -132,14 +133,14 @@ def _tail(op: str, right_kind: str, right_value: object) -> list[str]:
 
 
 _NAMESPACE: dict[str, object] = {
-    "consts_get": ev.consts_get,
-    "VARIES": ev.VARIES,
-    "MAXD": ev.MAX_DEPTH,
-    "eval_found": ev._eval_found,
-    "found_in": ev.found_in,
-    "unscoped_miss": ev.unscoped_miss,
-    "resolve_unscoped": ev.resolve_unscoped,
-    "select": ev.select,
+    "consts_get": cache.consts_get,
+    "VARIES": cache.VARIES,
+    "MAXD": sc.MAX_DEPTH,
+    "eval_found": sc._eval_found,
+    "found_in": sc.found_in,
+    "unscoped_miss": sc.unscoped_miss,
+    "resolve_unscoped": sc.resolve_unscoped,
+    "select": sc.select,
     "Undefined": Undefined,
     "Error": Error,
     "NO_ATTRS": {},
@@ -147,10 +148,10 @@ _NAMESPACE: dict[str, object] = {
     "meta_equal": ops.meta_equal,
     "meta_not_equal": ops.meta_not_equal,
 }
-_FACTORIES: dict[tuple[str, str, str, bool], Callable[..., ev.Compiled]] = {}
+_FACTORIES: dict[tuple[str, str, str, bool], Callable[..., cache.Compiled]] = {}
 
 
-def _factory(op: str, left: str, right: str, str_const: bool) -> Callable[..., ev.Compiled]:
+def _factory(op: str, left: str, right: str, str_const: bool) -> Callable[..., cache.Compiled]:
     key = (op, left, right, str_const)
     made = _FACTORIES.get(key)
     if made is not None:
@@ -169,7 +170,7 @@ def _factory(op: str, left: str, right: str, str_const: bool) -> Callable[..., e
     return made  # type: ignore[return-value]
 
 
-def fused_compare(op: str, left_node: Expr, right_node: Expr) -> ev.Compiled | None:
+def fused_compare(op: str, left_node: Expr, right_node: Expr) -> cache.Compiled | None:
     """A fused closure for ``left op right``, or None when neither operand is an
     attribute reference (then the generic closures are as good)."""
     if op not in FUSABLE_OPS:

@@ -24,23 +24,22 @@ by two spaces per level, one member per line, as ``printJson()`` does.
 
 Accepted input: one object, several objects one after the other, or one array of
 objects (the ``condor_status -json`` layout). ``NaN``/``Infinity`` and NUL characters
-are rejected. Reading (streamed, with interning) is ``jsonread.py``; ``read_json_ads``
-is re-exported here. ``parse_ads`` reads the ``condor_status -json`` layout line by
-line first (``jsonfast.py``), handing anything else to ``jsonread``.
+are rejected. Reading (streamed, with interning) is ``jsonread.py``; this module only
+writes, and reads ads as mappings, so ``ClassAd.to_json`` can use it. ``parse_ads``
+reads the ``condor_status -json`` layout line by line first (``jsonfast.py``), handing
+anything else to ``jsonread``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
-from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.ast import Call, Expr, ListExpr, Literal, RecordExpr
-from condorlite.core.classad.jsonread import read_json_ads
 from condorlite.core.classad.printer import format_real, htcondor_order, unparse
 from condorlite.core.classad.timetext import parse_rel_time
 from condorlite.core.classad.values import Error, Undefined
 
-__all__ = ["ad_to_json", "escape_json", "read_json_ads", "write_json_ads"]
+__all__ = ["ad_to_json", "escape_json", "write_json_ads"]
 
 # -- writing ------------------------------------------------------------------------
 
@@ -64,14 +63,14 @@ def escape_json(text: str) -> str:
 _CONTROL = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-def ad_to_json(ad: ClassAd, *, sort: bool = False) -> str:
+def ad_to_json(ad: Mapping[str, Expr], *, sort: bool = False) -> str:
     """One ad as a JSON object, exactly as classad2's ``printJson()`` (with ``sort``)."""
     out: list[str] = []
     _write_object(out, ad.items(), 0, sort)
     return "".join(out)
 
 
-def write_json_ads(ads: Iterable[ClassAd], *, sort: bool = False) -> str:
+def write_json_ads(ads: Iterable[Mapping[str, Expr]], *, sort: bool = False) -> str:
     """Ads as ``condor_status -json`` prints them (src/condor_status.V6/prettyPrint.cpp):
     a ``[`` line, each ad followed by a newline with a ``,`` line between ads, a ``]``
     line."""

@@ -10,8 +10,11 @@ pin these against classad2).
 from __future__ import annotations
 
 from . import operators as ops
-from .ast import AttrRef, Expr
+from .ad import ClassAd
+from .ast import AttrRef, Expr, ListExpr, RecordExpr, Select
 from .builtins import _is_ad, _plain_number, register
+from .cache import compile_expr
+from .scope import MAX_DEPTH, MAX_STEPS, Env, _lookup_in_scope, resolve_unscoped, unscoped
 from .values import Error, ExprList, Undefined, is_list, list_values, utf8
 
 
@@ -195,37 +198,27 @@ def _list_compare(op, values, target, *, any_of):  # type: ignore[no-untyped-def
 # --- nested-ad contexts --------------------------------------------------------------
 
 
-def _nested_env_class():  # type: ignore[no-untyped-def]
-    """The Env subclass for evaluating in a nested ad (built on first use, so that this
-    module does not import the evaluator at import time)."""
-    from .evaluator import Env
+class NestedEnv(Env):
+    """HTCondor evaluates countMatches' expression in a fresh state whose root is the
+    nested ad, with the nested ad's alternate scope set to that of the top-level ad of
+    the match it belongs to (MY's is TARGET and back)."""
 
-    class NestedEnv(Env):
-        """HTCondor evaluates countMatches' expression in a fresh state whose root is
-        the nested ad, with the nested ad's alternate scope set to that of the
-        top-level ad of the match it belongs to (MY's is TARGET and back)."""
+    __slots__ = ("alternate", "nested")
 
-        __slots__ = ("alternate", "nested")
+    def __init__(self, base: Env, nested: object) -> None:
+        super().__init__(base.my, base.target, base.now)
+        self.depth = base.depth + 1
+        self.steps = base.steps  # one budget (MAX_STEPS) for the whole evaluation
+        self.nested = nested
+        top = nested
+        while getattr(top, "parent", None) is not None:
+            top = top.parent  # type: ignore[attr-defined]
+        self.alternate = base.other(top)
 
-        def __init__(self, base: Env, nested: object) -> None:
-            super().__init__(base.my, base.target, base.now)
-            self.depth = base.depth + 1
-            self.steps = base.steps  # one budget (MAX_STEPS) for the whole evaluation
-            self.nested = nested
-            top = nested
-            while getattr(top, "parent", None) is not None:
-                top = top.parent  # type: ignore[attr-defined]
-            self.alternate = base.other(top)
-
-        def other(self, ad: object) -> object | None:
-            if ad is self.nested:
-                return self.alternate
-            return Env.other(self, ad)
-
-    return NestedEnv
-
-
-_NESTED_ENV: list[type] = []
+    def other(self, ad: object) -> object | None:
+        if ad is self.nested:
+            return self.alternate
+        return Env.other(self, ad)
 
 
 def _deref(node: Expr, cur, env):  # type: ignore[no-untyped-def]
@@ -233,8 +226,6 @@ def _deref(node: Expr, cur, env):  # type: ignore[no-untyped-def]
     that defines it, or None. A plain name is looked up from ``cur`` outwards, then in
     the alternate scope; ``MY.x``/``TARGET.x``/``PARENT.x`` in the ad the scope
     names."""
-    from .evaluator import _lookup_in_scope, resolve_unscoped
-
     if not isinstance(node, AttrRef) or node.scope == "absolute":
         return None
     lname = node.name.lower()
@@ -258,10 +249,6 @@ def _list_argument(node: Expr, cur, scope, env):  # type: ignore[no-untyped-def]
     first argument was found; None after a failed lookup, when every reference is
     undefined), while records written out in a list literal still belong to ``cur``
     (their parent scope is fixed when they are parsed)."""
-    from .ad import ClassAd
-    from .ast import ListExpr, RecordExpr
-    from .evaluator import Env, compile_expr
-
     if scope is None:
         blank = ClassAd()
         scope, env_here = blank, Env(blank, None, env.now)
@@ -292,9 +279,6 @@ def _list_argument(node: Expr, cur, scope, env):  # type: ignore[no-untyped-def]
 
 def _in_each_context(cur, env, args, *, count):  # type: ignore[no-untyped-def]
     """countMatches/evalInEachContext (see their docstrings)."""
-    from .ast import Select
-    from .evaluator import MAX_DEPTH, MAX_STEPS, compile_expr, unscoped
-
     found = _deref(args[0], cur, env)
     if found is not None:
         scope, expr = found
@@ -308,8 +292,6 @@ def _in_each_context(cur, env, args, *, count):  # type: ignore[no-untyped-def]
         return Error
     if env.depth >= MAX_DEPTH:
         return Error
-    if not _NESTED_ENV:
-        _NESTED_ENV.append(_nested_env_class())
     fn = compile_expr(expr)
     results = []
     for element in values:
@@ -317,8 +299,8 @@ def _in_each_context(cur, env, args, *, count):  # type: ignore[no-untyped-def]
             # Each record's evaluation is a step of the evaluation's budget, as an
             # attribute's is: countMatches(Rank, L) inside Rank recurses through no
             # attribute evaluation, len(L) times a level. (A value is copied into the
-            # result list, as HTCondor's: evaluator.unscoped.)
-            nested = _NESTED_ENV[0](env, element)
+            # result list, as HTCondor's: scope.unscoped.)
+            nested = NestedEnv(env, element)
             nested.steps += 1
             results.append(unscoped(fn(element, nested)) if nested.steps <= MAX_STEPS
                            else Error)

@@ -65,6 +65,7 @@ from condorlite.core.classad.ast import (
 )
 from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.lexer import Token, tokenize
+from condorlite.core.classad.timetext import parse_abs_time, parse_rel_time
 from condorlite.core.classad.values import Error, Undefined, int_literal
 
 BINDING_POWER: dict[str, int] = {
@@ -300,8 +301,6 @@ class _Parser:
         the time when it parses the call and refuses text that names none."""
         if not isinstance(arg, Literal) or type(arg.value) is not str:
             return
-        from .timetext import parse_abs_time, parse_rel_time
-
         lname = tok.value.lower()
         read = parse_abs_time if lname == "abstime" else parse_rel_time
         if read(arg.value) is None:

@@ -22,17 +22,8 @@ bound to a literal in every state (a literal reads nothing, so its name reaches
 nothing else), and the other bindings must not change between states: the caller
 keys a residual by everything the walk can read.
 
-*Bounds.* A residual that is a conjunction (``&&``; ``true && b`` and ``false || b``
-count as ``b``) of comparisons between one free attribute and a number literal or
-another free attribute carries them as ``fn.atoms``: a tuple of
-``(index, op, operand, test)``, read as ``vals[index] op operand`` (``op`` one of
-``< <= > >= == !=``, the attribute on the left; ``operand`` a number, or a
-``FreeRef`` for ``vals[operand.index]``), ``test`` the comparison's own residual.
-Whenever every free value is an integer or a real, ``fn(vals)`` is the boolean
-``all(test(vals) for ..., test in fn.atoms)``, each atom being ``compare_numbers``
-of its two values; a caller may then decide some atoms without evaluating them
-(``carving`` does, from what a fit already checked) or make new tests of them
-(``bound_test``).
+The values that depend on free attributes (``Res``), the operators on them and their
+bounds are in ``residuals.py``.
 
 ``specialize`` returns None (the caller then evaluates in full) when the expression
 uses what a residual cannot reproduce exactly: nested record literals, a record or an
@@ -45,8 +36,7 @@ references outside a match.
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from . import operators as ops
 from .ast import (
@@ -63,43 +53,26 @@ from .ast import (
     Subscript,
     Unary,
 )
-from .builtins import REGISTRY
-from .evaluator import MAX_DEPTH, MAX_STEPS, Env, current_time
+from .functions import REGISTRY
 from .reference import _find
+from .residuals import (
+    BINARY_FNS,
+    PY_COMPARE,
+    UNARY,
+    Bail,
+    Res,
+    Residual,
+    apply_fn,
+    atoms_of,
+    binary_fn,
+    carry_atoms,
+    comparison,
+    getter,
+    is_ad,
+    plain,
+)
+from .scope import MAX_DEPTH, MAX_STEPS, Env, current_time
 from .values import Error, Undefined
-
-Residual = Callable[[Sequence[object]], object]
-
-
-class _Bail(Exception):
-    """The expression cannot be specialised exactly (see the module doc)."""
-
-
-class _Res:
-    """A value that depends on the free attributes: ``fn(vals)`` computes it."""
-
-    __slots__ = ("fn",)
-
-    def __init__(self, fn: Residual) -> None:
-        self.fn = fn
-
-
-def _is_ad(value: object) -> bool:
-    return hasattr(value, "lookup") and not isinstance(value, (str, list))
-
-
-def _plain(value: object) -> object:
-    """A known value about to be consumed by an operator or a function: an ad (or a
-    list holding one) could be read later, free attributes included."""
-    if _is_ad(value) or (type(value) is list and any(_holds_ad(v) for v in value)):
-        raise _Bail
-    return value
-
-
-def _holds_ad(value: object) -> bool:
-    if type(value) is list:
-        return any(_holds_ad(v) for v in value)
-    return _is_ad(value)
 
 
 class _State:
@@ -111,7 +84,7 @@ class _State:
         self.free = free
         self.active: set[tuple[int, str]] = set()
         self.depth = 0
-        #: attribute evaluations made so far (``evaluator.MAX_STEPS``)
+        #: attribute evaluations made so far (``scope.MAX_STEPS``)
         self.steps = 0
         #: (id(ad), name) of every lookup made, when the caller asked for them
         self.reads = reads
@@ -152,10 +125,10 @@ def _top(run, my, target, free, now, reads) -> Residual | None:  # type: ignore[
                    reads)
     try:
         result = run(state)
-        if type(result) is _Res:
+        if type(result) is Res:
             return result.fn
-        _plain(result)
-    except (_Bail, RecursionError):
+        plain(result)
+    except (Bail, RecursionError):
         return None
     return Constant(result)
 
@@ -180,8 +153,8 @@ def _evaluate_in(holder: object, lname: str, expr: Expr, st: _State) -> object:
     index = st.free.get((id(holder), lname))
     if index is not None:
         if type(expr) is not Literal:
-            raise _Bail  # the contract: a free attribute is a literal in every state
-        return _Res(_free_value(index))
+            raise Bail  # the contract: a free attribute is a literal in every state
+        return Res(_free_value(index))
     key = (id(holder), lname)
     if key in st.active:
         return Undefined
@@ -203,7 +176,7 @@ def _free_value(index: int) -> Residual:
     def free_value(vals):  # type: ignore[no-untyped-def]
         return vals[index]
 
-    free_value.free_index = index  # type: ignore[attr-defined]  # (read by _comparison)
+    free_value.free_index = index  # type: ignore[attr-defined]  # (read by comparison)
     return free_value
 
 
@@ -227,13 +200,13 @@ def _unscoped(cur: object, lname: str, st: _State) -> object:
 
 
 def _select(base: object, lname: str, st: _State) -> object:
-    if type(base) is _Res:
-        raise _Bail
+    if type(base) is Res:
+        raise Bail
     if base is Undefined or base is Error:
         return base
     if isinstance(base, list):
-        raise _Bail
-    if _is_ad(base):
+        raise Bail
+    if is_ad(base):
         return _scoped(base, lname, st)
     return Error
 
@@ -252,7 +225,7 @@ def _walk(node: Expr, cur: object, st: _State) -> object:
         if scope == "absolute":
             root = st.env.root(cur)
             if root is not None:
-                raise _Bail
+                raise Bail
             return Undefined
         return _select(_unscoped(cur, scope, st), lname, st)
     if kind is Paren:
@@ -260,8 +233,8 @@ def _walk(node: Expr, cur: object, st: _State) -> object:
     if kind is Binary:
         return _binary(node, cur, st)  # type: ignore[arg-type]
     if kind is Unary:
-        fn = _UNARY[node.op]  # type: ignore[attr-defined]
-        return _apply(fn, (_walk(node.operand, cur, st),))  # type: ignore[attr-defined]
+        fn = UNARY[node.op]  # type: ignore[attr-defined]
+        return apply_fn(fn, (_walk(node.operand, cur, st),))  # type: ignore[attr-defined]
     if kind is Select:
         return _select(_walk(node.base, cur, st), node.name.lower(), st)  # type: ignore[attr-defined]
     if kind is Conditional:
@@ -274,33 +247,10 @@ def _walk(node: Expr, cur: object, st: _State) -> object:
         # A list literal's value keeps its element expressions (values.ExprList), read
         # later in the state and ad of the reader: only a subscript straight on the
         # literal is walked (``_literal_subscript``).
-        raise _Bail
+        raise Bail
     if kind is Subscript:
         return _subscript(node, cur, st)  # type: ignore[arg-type]
-    raise _Bail  # records, and any node kind this walk does not know
-
-
-def _apply(fn: Callable[..., object], operands: Sequence[object]) -> object:
-    """``fn(*operands)`` now when every operand is known, else a residual applying it."""
-    parts = [p if type(p) is _Res else _plain(p) for p in operands]
-    if not any(type(p) is _Res for p in parts):
-        return fn(*parts)
-    getters = tuple(p.fn if type(p) is _Res else _const(p) for p in parts)  # type: ignore[union-attr]
-    if len(getters) == 1:
-        (only,) = getters
-        return _Res(lambda vals: fn(only(vals)))
-    if len(getters) == 2:
-        first, second = getters
-        return _Res(lambda vals: fn(first(vals), second(vals)))
-    return _Res(lambda vals: fn(*[g(vals) for g in getters]))
-
-
-def _const(value: object) -> Residual:
-    return lambda vals: value
-
-
-def _getter(part: object) -> Residual:
-    return part.fn if type(part) is _Res else _const(_plain(part))  # type: ignore[union-attr]
+    raise Bail  # records, and any node kind this walk does not know
 
 
 def _binary(node: Binary, cur: object, st: _State) -> object:
@@ -309,18 +259,18 @@ def _binary(node: Binary, cur: object, st: _State) -> object:
     if op == "&&" or op == "||":
         stop = op == "||"  # the left value that settles the answer without the right
         combine = ops.logical_or if stop else ops.logical_and
-        if type(left) is not _Res:
-            if ops.bool_equiv(_plain(left)) is stop:
+        if type(left) is not Res:
+            if ops.bool_equiv(plain(left)) is stop:
                 return stop
             right = _walk(node.right, cur, st)
-            out = _apply(lambda b: combine(left, b), (right,))
-            if left is (not stop) and type(right) is _Res:
+            out = apply_fn(lambda b: combine(left, b), (right,))
+            if left is (not stop) and type(right) is Res:
                 # true && b and false || b are b for a boolean b: the bounds of b are
                 # those of the whole
-                _carry_atoms(out, _atoms_of(right))
+                carry_atoms(out, atoms_of(right))
             return out
         right = _walk(node.right, cur, st)
-        right_fn = _getter(right)
+        right_fn = getter(right)
         left_fn = left.fn
         go_on = not stop  # the boolean left value that leaves the answer to the right
 
@@ -338,145 +288,28 @@ def _binary(node: Binary, cur: object, st: _State) -> object:
         if not stop:
             # a && b of two conjunctions of bounds (b true: a itself, for a boolean a)
             first = getattr(left_fn, "atoms", None)
-            second = () if right is True else _atoms_of(right)
+            second = () if right is True else atoms_of(right)
             if first is not None and second is not None:
                 junction.atoms = first + second  # type: ignore[attr-defined]
-        return _Res(junction)
+        return Res(junction)
     right = _walk(node.right, cur, st)
-    if op in _PY_COMPARE:
-        return _comparison(op, left, right)
-    return _apply(_BINARY_FNS.get(op) or _binary_fn(op), (left, right))
-
-
-_PY_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-               "==": operator.eq, "!=": operator.ne}
-#: ``c op x`` is ``x FLIPPED[op] c``
-FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
-
-
-def _atoms_of(value: object) -> tuple | None:
-    """The bounds a value carries (module doc): those of a residual, else None."""
-    return getattr(value.fn, "atoms", None) if type(value) is _Res else None  # type: ignore[attr-defined]
-
-
-def _carry_atoms(out: object, atoms: tuple | None) -> None:
-    if atoms is not None and type(out) is _Res:
-        out.fn.atoms = atoms  # type: ignore[attr-defined]
-
-
-class FreeRef:
-    """An atom's operand that is a free value: ``vals[index]``."""
-
-    __slots__ = ("index",)
-
-    def __init__(self, index: int) -> None:
-        self.index = index
-
-    def __repr__(self) -> str:
-        return f"FreeRef({self.index})"
-
-
-def compare_numbers(op: str, a: object, b: object) -> object:
-    """``a op b`` as the comparison residuals compute it: Python's operator for two
-    integers or two reals (exact, as ClassAd), ``operators.compare`` otherwise."""
-    kind = type(a)
-    if kind is type(b) and (kind is int or kind is float):
-        return _PY_COMPARE[op](a, b)
-    return ops.compare(op, a, b)
-
-
-def bound_test(index: int, op: str, number: int | float) -> Residual:
-    """The residual of ``vals[index] op number`` (a comparison with a number literal),
-    carrying its atom."""
-    fn, general, const_type = _PY_COMPARE[op], ops.compare, type(number)
-
-    def against_right(vals):  # type: ignore[no-untyped-def]
-        a = vals[index]
-        return fn(a, number) if type(a) is const_type else general(op, a, number)
-
-    against_right.atoms = ((index, op, number, against_right),)  # type: ignore[attr-defined]
-    return against_right
-
-
-def _bound(test: Residual, get: Residual, op: str, const: object) -> Residual:
-    """``test`` (a comparison of ``get``'s value with ``const``), with its bound as an
-    atom when ``get`` is a free attribute itself."""
-    index = getattr(get, "free_index", None)
-    if index is not None:
-        test.atoms = ((index, op, const, test),)  # type: ignore[attr-defined]
-    return test
-
-
-def _comparison(op: str, left: object, right: object) -> object:
-    """A numeric comparison, with a direct path for two operands of one numeric type
-    (two integers or two reals compare in Python exactly as in ClassAd; anything
-    else, mixed int/real included, goes through ``operators.compare``)."""
-    if type(left) is not _Res and type(right) is not _Res:
-        return ops.compare(op, _plain(left), _plain(right))
-    fn = _PY_COMPARE[op]
-    general = ops.compare
-    if type(right) is not _Res:
-        const, const_type, get = _plain(right), type(right), left.fn  # type: ignore[union-attr]
-        if const_type is int or const_type is float:
-            def against_right(vals):  # type: ignore[no-untyped-def]
-                a = get(vals)
-                return fn(a, const) if type(a) is const_type else general(op, a, const)
-            return _Res(_bound(against_right, get, op, const))
-    elif type(left) is not _Res:
-        const, const_type, get = _plain(left), type(left), right.fn  # type: ignore[union-attr]
-        if const_type is int or const_type is float:
-            def against_left(vals):  # type: ignore[no-untyped-def]
-                b = get(vals)
-                return fn(const, b) if type(b) is const_type else general(op, const, b)
-            return _Res(_bound(against_left, get, FLIPPED[op], const))
-    first, second = _getter(left), _getter(right)
-
-    def both(vals):  # type: ignore[no-untyped-def]
-        a, b = first(vals), second(vals)
-        kind = type(a)
-        if kind is type(b) and (kind is int or kind is float):
-            return fn(a, b)
-        return general(op, a, b)
-
-    index, other = getattr(first, "free_index", None), getattr(second, "free_index", None)
-    if index is not None and other is not None:
-        both.atoms = ((index, op, FreeRef(other), both),)  # type: ignore[attr-defined]
-    return _Res(both)
-
-
-def _binary_fn(op: str) -> Callable[[object, object], object]:
-    if op in ("==", "!=", "<", "<=", ">", ">="):
-        return lambda a, b: ops.compare(op, a, b)
-    if op in ("+", "-", "*"):
-        return ops.arithmetic_fn(op)
-    if op in ("/", "%"):
-        return lambda a, b: ops.arithmetic(op, a, b)
-    return lambda a, b: ops.bitwise(op, a, b)
-
-
-_BINARY_FNS: dict[str, Callable[[object, object], object]] = {
-    "=?=": ops.meta_equal, "is": ops.meta_equal,
-    "=!=": ops.meta_not_equal, "isnt": ops.meta_not_equal,
-}
-_BINARY_FNS.update({op: _binary_fn(op) for op in (
-    "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>",
-    ">>>")})
-
-_UNARY = {"-": ops.unary_minus, "+": ops.unary_plus, "!": ops.logical_not, "~": ops.bitwise_not}
+    if op in PY_COMPARE:
+        return comparison(op, left, right)
+    return apply_fn(BINARY_FNS.get(op) or binary_fn(op), (left, right))
 
 
 def _choose(selector: object, then: Expr, otherwise: Expr, cur: object, st: _State) -> object:
     """``cond ? then : otherwise`` (and ``ifThenElse``) with ``selector`` the condition's
     value: only the chosen branch when the condition is known, both as residuals
     otherwise (walking a branch has no effect on the other)."""
-    if type(selector) is not _Res:
-        choice = ops.bool_equiv(_plain(selector))
+    if type(selector) is not Res:
+        choice = ops.bool_equiv(plain(selector))
         if choice is None:
             return Undefined if selector is Undefined else Error
         return _walk(then if choice else otherwise, cur, st)
     cond_fn = selector.fn
-    then_fn = _getter(_walk(then, cur, st))
-    else_fn = _getter(_walk(otherwise, cur, st))
+    then_fn = getter(_walk(then, cur, st))
+    else_fn = getter(_walk(otherwise, cur, st))
 
     def choose(vals):  # type: ignore[no-untyped-def]
         value = cond_fn(vals)
@@ -485,20 +318,20 @@ def _choose(selector: object, then: Expr, otherwise: Expr, cur: object, st: _Sta
             return Undefined if value is Undefined else Error
         return then_fn(vals) if choice else else_fn(vals)
 
-    return _Res(choose)
+    return Res(choose)
 
 
 def _elvis(node: Elvis, cur: object, st: _State) -> object:
     left = _walk(node.left, cur, st)
-    if type(left) is not _Res:
+    if type(left) is not Res:
         return _walk(node.right, cur, st) if left is Undefined else left
-    left_fn, right_fn = left.fn, _getter(_walk(node.right, cur, st))
+    left_fn, right_fn = left.fn, getter(_walk(node.right, cur, st))
 
     def elvis(vals):  # type: ignore[no-untyped-def]
         value = left_fn(vals)
         return right_fn(vals) if value is Undefined else value
 
-    return _Res(elvis)
+    return Res(elvis)
 
 
 def _call(node: Call, cur: object, st: _State) -> object:
@@ -514,8 +347,8 @@ def _call(node: Call, cur: object, st: _State) -> object:
             return _walk(node.args[0], cur, st)
         if lname == "time":
             return current_time(st.env)
-        raise _Bail
-    return _apply(spec.fn, [_walk(arg, cur, st) for arg in node.args])
+        raise Bail
+    return apply_fn(spec.fn, [_walk(arg, cur, st) for arg in node.args])
 
 
 def _subscript(node: Subscript, cur: object, st: _State) -> object:
@@ -526,9 +359,9 @@ def _subscript(node: Subscript, cur: object, st: _State) -> object:
         return _literal_subscript(literal, node.index, cur, st)  # type: ignore[arg-type]
     base = _walk(node.base, cur, st)
     index = _walk(node.index, cur, st)
-    if type(base) is not _Res and _is_ad(base):
-        raise _Bail  # a record subscript evaluates the record's attribute: not here
-    return _apply(_list_subscript, (base, index))
+    if type(base) is not Res and is_ad(base):
+        raise Bail  # a record subscript evaluates the record's attribute: not here
+    return apply_fn(_list_subscript, (base, index))
 
 
 def _literal_subscript(literal: ListExpr, index_node: Expr, cur: object, st: _State) -> object:
@@ -536,8 +369,8 @@ def _literal_subscript(literal: ListExpr, index_node: Expr, cur: object, st: _St
     subscript then evaluates element i alone, in this ad and state, as the walk is
     now. A residual index could pick any element: refused."""
     index = _walk(index_node, cur, st)
-    if type(index) is _Res:
-        raise _Bail
+    if type(index) is Res:
+        raise Bail
     if index is Undefined or index is Error:
         return index
     if type(index) is not int:
@@ -561,4 +394,3 @@ def _list_subscript(base: object, index: object) -> object:
             return Error
         return base[i]  # type: ignore[index]
     return Error
-

@@ -45,6 +45,7 @@ from condorlite.core.classad.ast import (
     Subscript,
     Unary,
 )
+from condorlite.core.classad.timetext import parse_abs_time, parse_rel_time
 from condorlite.core.classad.timevalues import time_literal_text
 from condorlite.core.classad.values import AbsTime, Error, ExprList, RelTime, Undefined
 
@@ -56,8 +57,6 @@ def time_call_text(name: str, text: str) -> str:
     prints the time literal its parser makes of it: normalised (``relTime("90")`` is
     ``relTime("01:30")``), the zone read when printing; text that names no time (which
     the parser refuses) prints as written."""
-    from condorlite.core.classad.timetext import parse_abs_time, parse_rel_time
-
     if name.lower() == "abstime":
         value: object = parse_abs_time(text)
     else:

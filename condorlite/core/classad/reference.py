@@ -31,6 +31,7 @@ in progress, see ``Env``), as the rules above say.
 from __future__ import annotations
 
 from . import operators as ops
+from .ad import ClassAd
 from .ast import (
     AttrRef,
     Binary,
@@ -46,7 +47,9 @@ from .ast import (
     Subscript,
     Unary,
 )
-from .evaluator import _GUARDED_RUNS, MAX_DEPTH, MAX_STEPS, Env, current_time, settle, unscoped
+from .functions import REGISTRY, rehome
+from .parser import parse_expr
+from .scope import _GUARDED_RUNS, MAX_DEPTH, MAX_STEPS, Env, current_time, settle, unscoped
 from .values import Error, ExprList, Undefined, home_of, known_list
 
 
@@ -178,8 +181,6 @@ _UNARY = {"-": ops.unary_minus, "+": ops.unary_plus, "!": ops.logical_not, "~": 
 
 
 def _call(name: str, args: tuple[Expr, ...], cur: object, env: Env) -> object:
-    from .builtins import REGISTRY
-
     spec = REGISTRY.get(name.lower())
     if spec is None or not spec.min_arity <= len(args) <= spec.max_arity:
         return Error
@@ -187,8 +188,6 @@ def _call(name: str, args: tuple[Expr, ...], cur: object, env: Env) -> object:
         return spec.fn(cur, env, args)
     values = [walk(arg, cur, env) for arg in args]
     if spec.reads_lists:
-        from .builtins import rehome
-
         values = [rehome(value, cur, env) for value in values]
     return spec.fn(*values)
 
@@ -232,8 +231,6 @@ def walk(node: Expr, cur: object, env: Env) -> object:
             fns = tuple(_walker(item) for item in items)
             return ExprList(items, fns, home_of(cur, env), env)
         case RecordExpr(attrs=attrs):
-            from .ad import ClassAd
-
             # one ad per (literal, enclosing ad) in an evaluation, as the compiler's
             cur = home_of(cur, env)
             if env.records is None:
@@ -254,8 +251,6 @@ def _walker(item: Expr):  # type: ignore[no-untyped-def]
 
 def _context(my: object | None, target: object | None, now: int | None) -> tuple[object, Env]:
     if my is None:
-        from .ad import ClassAd
-
         my = ClassAd()
     return my, Env(my, None if target is my else target, now, guarded=True)
 
@@ -280,8 +275,6 @@ def evaluate(
 ) -> object:
     """Like ``evaluator.evaluate``, by walking the tree."""
     if isinstance(expr_or_text, str):
-        from .parser import parse_expr
-
         expr_or_text = parse_expr(expr_or_text)
     cur, env = _context(my, target, now)
     return _guarded(lambda: settle(walk(expr_or_text, cur, env)))

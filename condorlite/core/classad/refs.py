@@ -79,3 +79,19 @@ def references(expr: Expr | None) -> frozenset[Ref]:
 def names(expr: Expr | None) -> frozenset[str]:
     """The lower-cased names the expression refers to, whatever their scope."""
     return frozenset(name for _, name in references(expr))
+
+
+def and_chain(node: Expr) -> list[Expr]:
+    """The operands of a left-leaning ``&&`` chain, in evaluation order; parentheses
+    around a left operand are transparent (``(a && b) && c`` is the same chain)."""
+    operands: list[Expr] = []
+    while True:
+        while type(node) is Paren:
+            node = node.inner
+        if type(node) is not Binary or node.op != "&&":
+            operands.append(node)
+            break
+        operands.append(node.right)
+        node = node.left
+    operands.reverse()
+    return operands

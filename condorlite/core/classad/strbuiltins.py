@@ -230,6 +230,3 @@ def version_in_range(version, low, high):  # type: ignore[no-untyped-def]
     v, lo, hi = texts
     return natural_cmp(lo, v) <= 0 and natural_cmp(v, hi) <= 0  # type: ignore[arg-type]
 
-
-# The regular-expression and string-list functions register on import.
-from . import regexbuiltins, stringlists  # noqa: E402, F401

@@ -15,8 +15,13 @@ handed to ``relTime`` is kept whole. ``splitTime`` and ``formatTime`` read integ
 
 from __future__ import annotations
 
+from . import operators as ops
+from .ad import ClassAd
 from .ast import Literal
 from .builtins import _as_number, register
+from .cache import compile_expr
+from .scope import current_time as evaluation_time
+from .scope import resolve
 from .textfuncs import c_double_to_int, interval_text
 from .timetext import parse_abs_time, parse_rel_time, strftime
 from .timevalues import (
@@ -37,9 +42,7 @@ from .values import AbsTime, Error, RelTime, Undefined
 
 
 def _now(env) -> int:  # type: ignore[no-untyped-def]
-    from .evaluator import current_time
-
-    return current_time(env)
+    return evaluation_time(env)
 
 
 def _current(env) -> object:  # type: ignore[no-untyped-def]
@@ -95,8 +98,6 @@ def abs_time(cur, env, args):  # type: ignore[no-untyped-def]
     ``offset`` seconds east of UTC (an integer, real or reltime). A reltime: its whole
     seconds; an abstime: itself (a given offset is ignored); any other string: itself.
     Undefined gives undefined; booleans, lists and records error."""
-    from .evaluator import compile_expr
-
     if not args:
         return _current(env)
     if len(args) == 1:
@@ -145,8 +146,6 @@ def rel_time(cur, env, args):  # type: ignore[no-untyped-def]
     text that names none). An integer: its seconds (cast to a 32-bit int); a real: its
     seconds; an abstime: its epoch seconds; a reltime: itself; any other string: the
     zero reltime. Undefined gives undefined; booleans, lists and records error."""
-    from .evaluator import compile_expr
-
     text = _string_literal(args[0])
     if text is not None:
         parsed = parse_rel_time(text)
@@ -243,8 +242,6 @@ for _name in (
 def _split(value: object) -> object:
     """HTCondor's ``doSplitTime``: a record of the fields, or None if ``value`` is not a
     time (an integer or real counts as epoch seconds in the local zone)."""
-    from .ad import ClassAd
-
     kind = type(value)
     if kind is int or kind is float:
         secs = value if kind is int else c_int(value)  # type: ignore[arg-type]
@@ -271,8 +268,6 @@ def _split(value: object) -> object:
 
 
 def _split_rel(rsecs: float) -> object:
-    from .ad import ClassAd
-
     days, hrs, mins, secs = rel_fields(rsecs)
     ad = ClassAd()
     ad["Type"] = "RelativeTime"
@@ -301,8 +296,6 @@ def split_time(value):  # type: ignore[no-untyped-def]
 def _int_field(ad: object, name: str, env: object) -> int | None:
     """``EvaluateAttrInt``: the attribute's value if it is an integer (cast to a 32-bit
     int), else None."""
-    from .evaluator import resolve
-
     value = resolve(ad, name.lower(), env)  # type: ignore[arg-type]
     return c_int_of_long(value) if type(value) is int else None
 
@@ -326,8 +319,6 @@ def format_time(cur, env, args):  # type: ignore[no-untyped-def]
     default ``"%c"``). t is an abstime (formatted in its own offset), an integer or real
     (epoch seconds, local zone) or a record of splitTime's fields; a reltime, undefined,
     error or anything else is error, and so is a format that is not a string."""
-    from .evaluator import compile_expr
-
     if not args:
         t = local_fields(_now(env))
         if t is None:
@@ -363,8 +354,6 @@ def interval(value):  # type: ignore[no-untyped-def]
     """interval(secs): seconds as "[days+]hh:mm:ss" (e.g. 3661 -> "1:01:01"); the
     seconds are truncated to a 32-bit C int first, as HTCondor does; undefined and
     non-numbers give error."""
-    from . import operators as ops
-
     number = _as_number(value)
     if number is None:
         return Error

@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from condorlite.core.accounting import MIN_PRIORITY
+from condorlite.core.accounting.accountant import MIN_PRIORITY
 
 
 @dataclass(frozen=True, slots=True)

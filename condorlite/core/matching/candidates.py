@@ -15,8 +15,9 @@ from functools import partial
 from typing import NamedTuple
 
 from condorlite.core import adeval
+from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.offers import Offer
 from condorlite.core.model import NO_PREEMPTION, REASON_ORDER
-from condorlite.core.offers import Offer
 
 FLT_MAX = 3.4028234663852886e38
 
@@ -119,7 +120,7 @@ class Candidates:
     rej_rank: int = 0
     rej_limit: int = 0
     position: int = 0
-    #: indexes of partitionable offers this list handed out (see ``ListScan._picks``)
+    #: indexes of partitionable offers this list handed out (see ``ListScan.picks``)
     carved: list[int] = field(default_factory=list)
     #: (offer, count): held groups whose PREEMPTION_REQUIREMENTS count waits for the
     #: pair's match (``Matchmaker.settle_deferred``; the list may be shared between
@@ -222,3 +223,11 @@ def make_entries(registry: list[Offer], members, pe: PairEval, reason: str,
         append((pre, job_rank, post, order, prank, offer.name,
                 k if position is None else position, offer.version, reason))
     return out
+
+
+def box_pair(program: PairProgram) -> PairEval:
+    """The one pair result of a box program with constant ranks (``carving``), made
+    once per program."""
+    if program.pair is None:
+        program.pair = make_pair(program.result)
+    return program.pair  # type: ignore[return-value]

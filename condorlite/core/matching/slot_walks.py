@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.autocluster import closure
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.refs import references
+from condorlite.core.matching.autocluster import closure
 
 
 def reads_job(slot_ad: ClassAd, expr: Expr, job_defined: frozenset[str]) -> tuple[bool, set[str]]:

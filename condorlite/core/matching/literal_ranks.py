@@ -28,7 +28,8 @@ from operator import attrgetter
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
-from condorlite.core.classad.partial import Residual, specialize
+from condorlite.core.classad.partial import specialize
+from condorlite.core.classad.residuals import Residual
 
 _MISSING = object()
 

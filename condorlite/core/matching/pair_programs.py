@@ -25,14 +25,10 @@ from collections.abc import Callable, Sequence
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.carving import PairProgram, SlotVector, free_pairs, holds, int_now
 from condorlite.core.classad.ast import Expr, Literal
-from condorlite.core.classad.partial import (
-    Constant,
-    Residual,
-    specialize,
-    specialize_attribute,
-)
+from condorlite.core.classad.partial import Constant, specialize, specialize_attribute
+from condorlite.core.classad.residuals import Residual
+from condorlite.core.matching.carving import PairProgram, SlotVector, free_pairs, holds, int_now
 
 #: "not in the table" (a residual may be None: cannot be specialised)
 _MISSING = object()

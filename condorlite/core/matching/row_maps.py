@@ -16,13 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from itertools import chain
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from condorlite.core.model import Job
+from condorlite.core.model import Job
 
 #: rows of stretches of idle rows: ``(jobs, [(id, autocluster, match class, job)])``
-Rows = Callable[[list[tuple[int, int]]], tuple[list["Job"], list[tuple]]]
+Rows = Callable[[list[tuple[int, int]]], tuple[list[Job], list[tuple]]]
 
 
 class RowMap(Mapping[str, int]):

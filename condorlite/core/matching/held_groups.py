@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from condorlite.core import adeval
-from condorlite.core.candidates import HeldGroup
 from condorlite.core.classad.ast import Literal
-from condorlite.core.offers import Offer
+from condorlite.core.matching.candidates import HeldGroup
+from condorlite.core.matching.offers import Offer
 
 
 class HeldGroups:

@@ -4,7 +4,7 @@ A static offer costs its weight. A piece of a partitionable offer costs the weig
 the dynamic slot it makes (``offers.piece_weight``), worked out as cheaply as the slot
 allows (``cost``). ``floor`` is what lets a scan stop early: when the submitter limit
 refuses an entry and the class's floor too, every entry left is refused
-(``list_scan.ListScan._picks``).
+(``list_scan.ListScan.picks``).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 
 from condorlite.core.adeval import ClassAd
-from condorlite.core.matchmaker import Matchmaker
-from condorlite.core.offers import Offer, piece_weight, vector_piece_weight, weight_reads
+from condorlite.core.matching.matchmaker import Matchmaker
+from condorlite.core.matching.offers import Offer, piece_weight, vector_piece_weight, weight_reads
 from condorlite.core.policy import Policy
 
 

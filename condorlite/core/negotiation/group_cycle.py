@@ -1,5 +1,5 @@
-"""A negotiation cycle with accounting groups: ``core.group_plan`` decides the turns,
-``core.negotiator.Cycle`` runs each of them on ONE pool of offers, pure.
+"""A negotiation cycle with accounting groups: ``core.groups.plan`` decides the turns,
+``core.negotiation.negotiator.Cycle`` runs each of them on ONE pool of offers, pure.
 
 ``negotiate(slots, jobs, submitters, claims, policy, now)`` is the entry point the CLI
 calls. Without GROUP_NAMES it is ``run_cycle`` exactly (same result, no group data).
@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from condorlite.core import adeval
-from condorlite.core.group_plan import (
+from condorlite.core.groups.plan import (
     NO_ALLOCATION,
     GroupCycle,
     GroupView,
@@ -44,10 +44,10 @@ from condorlite.core.group_plan import (
     group_views,
     negotiate_groups,
 )
-from condorlite.core.group_quotas import ROOT, GroupTree, assign_quotas
-from condorlite.core.groups import build_tree, group_of, group_totals
+from condorlite.core.groups.quotas import ROOT, GroupTree, assign_quotas
+from condorlite.core.groups.tree import build_tree, group_of, group_totals
 from condorlite.core.model import IDLE, Claim, CycleResult, Job, Slot, Submitter
-from condorlite.core.negotiator import Cycle, GroupFacts, run_cycle
+from condorlite.core.negotiation.negotiator import Cycle, GroupFacts, run_cycle
 from condorlite.core.policy import Policy
 
 

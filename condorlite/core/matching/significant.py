@@ -26,7 +26,9 @@ from itertools import chain, compress, count, islice, repeat
 from operator import is_not, itemgetter, ne, sub
 from typing import TypeVar
 
-from condorlite.core.autocluster import (
+from condorlite.core.classad.ast import Expr, Literal
+from condorlite.core.classad.refs import names as expr_names
+from condorlite.core.matching.autocluster import (
     _IS_REQUEST,
     ALWAYS_SIGNIFICANT,
     Autoclusters,
@@ -38,11 +40,9 @@ from condorlite.core.autocluster import (
     referenced,
     slot_side_names,
 )
-from condorlite.core.classad.ast import Expr, Literal
-from condorlite.core.classad.refs import names as expr_names
+from condorlite.core.matching.queue_blocks import QueueBlocks, chunk_heads
+from condorlite.core.matching.row_maps import RowMap
 from condorlite.core.model import Job, Slot
-from condorlite.core.queue_blocks import QueueBlocks, chunk_heads
-from condorlite.core.row_maps import RowMap
 
 T = TypeVar("T")
 

@@ -1,5 +1,5 @@
-"""Walking a request's candidate list: the part of ``negotiator.Cycle`` that finds the
-first entry a job may take.
+"""Walking a request's candidate list: finding the first entry a job may take (one
+``ListScan`` per cycle, owned by ``negotiation.negotiator.Cycle``).
 
 A list (``candidates.Candidates``) is consumed from the front, as HTCondor consumes its
 match list: an entry passed over (an offer taken since, a piece that does not fit or
@@ -14,16 +14,23 @@ from __future__ import annotations
 
 from bisect import bisect_right, insort
 
-from condorlite.core.candidates import ENTRY_IDX, ENTRY_REASON, ENTRY_VERSION, Candidates
+from condorlite.core.matching.candidates import ENTRY_IDX, ENTRY_REASON, ENTRY_VERSION, Candidates
+from condorlite.core.matching.matchmaker import Matchmaker
+from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.piece_costs import PieceCosts
 from condorlite.core.model import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION
 
 
 class ListScan:
-    """The list walk of ``negotiator.Cycle`` (see the module doc): a mixin with no
-    state of its own; it reads the cycle's offers, matchmaker and costs and counts
-    ``walks_cut``."""
+    """The list walks of one cycle (see the module doc): it reads the cycle's offers,
+    matchmaker and piece costs, and counts ``walks_cut``."""
 
-    def _picks(self, cands: Candidates, klass, job_ad, name, only_rank):
+    def __init__(self, offers: list[Offer], mm: Matchmaker, costs: PieceCosts) -> None:
+        self.offers, self.mm, self.costs = offers, mm, costs
+        #: scans the cost floor ended early (for tests: the shortcut is taken)
+        self.walks_cut = 0
+
+    def picks(self, cands: Candidates, klass, job_ad, name, only_rank):
         """The walk of one request's list, as a generator: sent ``(permit, job)`` for
         each job of the class in turn, it answers the best candidate the job may
         take, as (offer, reason, taken, cost), or None. ``permit``: (used by no

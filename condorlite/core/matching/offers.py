@@ -18,14 +18,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from condorlite.core import adeval, carving
+from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.autocluster import closure, same_walks
-from condorlite.core.carving import SlotVector
 from condorlite.core.classad.ast import Call, Expr, Literal
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.classad.partial import specialize, specialize_attribute
 from condorlite.core.classad.refs import names as expr_names
+from condorlite.core.matching import carving
+from condorlite.core.matching.autocluster import closure, same_walks
+from condorlite.core.matching.carving import SlotVector
 from condorlite.core.model import Slot, slot_weight
 from condorlite.core.policy import Policy
 

@@ -1,7 +1,7 @@
 """Accounting groups: the tree from the configuration, membership, and group order.
 
 ``build_tree(policy)`` reads GROUP_NAMES and the per-group knobs into a ``GroupTree``
-(``core.group_quotas``), as HTCondor's ``hgq_construct_tree`` does:
+(``core.groups.quotas``), as HTCondor's ``hgq_construct_tree`` does:
 
 * names are case-insensitive and sorted that way before the tree is built, so a
   parent always comes before its children and the children of a node are in
@@ -37,7 +37,7 @@ from collections.abc import Mapping
 
 from condorlite.core.classad import ClassAd, ClassAdSyntaxError, evaluate, parse_expr
 from condorlite.core.classad.ast import Expr
-from condorlite.core.group_quotas import ROOT, Allocation, GroupNode, GroupTree
+from condorlite.core.groups.quotas import ROOT, Allocation, GroupNode, GroupTree
 from condorlite.core.policy import Policy
 from condorlite.errors import ConfigError
 

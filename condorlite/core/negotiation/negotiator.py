@@ -28,7 +28,7 @@ The cycle:
 5. After a job is rejected, the rest of its autocluster is skipped for the rest of that
    submitter's turn in this spin, unless NEGOTIATE_ALL_JOBS_IN_CLUSTER.
 
-With accounting groups (GROUP_NAMES), ``core.group_cycle`` builds one ``Cycle`` (one
+With accounting groups (GROUP_NAMES), ``core.negotiation.group_cycle`` builds one ``Cycle`` (one
 pool of offers) and calls ``run_turn`` once per group turn instead of ``run``: steps 3-4
 among that turn's submitters only, the pool size taken as ``min(pool, turn limit)`` and
 the pie left capped by the group's room (turn limit minus the group's usage).
@@ -37,7 +37,7 @@ Statistics: ``rejections`` is the number of jobs left rejected at the end (the l
 the list); ``rejection_events`` counts every rejection, a job rejected in several spins
 or turns counting each time (HTCondor's LastNegotiationCycleRejections).
 
-A job's candidate list is walked by ``list_scan.ListScan`` (which ``Cycle`` inherits),
+A job's candidate list is walked by ``list_scan.ListScan`` (``Cycle.scan``),
 and the per-job notes are worded when read (``cycle_notes``).
 
 Ties: submitters by (EUP, name); jobs by (-JobPrio, QDate, ClusterId, ProcId, input
@@ -53,15 +53,18 @@ from itertools import compress, islice, repeat
 from operator import attrgetter, eq
 from types import MappingProxyType
 
-from condorlite.core import limits as lim
-from condorlite.core.accounting import NO_GROUP
 from condorlite.core.adeval import ClassAd
-from condorlite.core.autocluster import Autoclusters
-from condorlite.core.candidates import Candidates
-from condorlite.core.claims import claims_left
-from condorlite.core.cycle_notes import CycleNotes
-from condorlite.core.list_scan import ListScan
-from condorlite.core.matchmaker import REMOTE_ATTRS, Matchmaker, PolicyExprs
+from condorlite.core.groups.quotas import ROOT
+from condorlite.core.matching.autocluster import Autoclusters
+from condorlite.core.matching.candidates import Candidates
+from condorlite.core.matching.list_scan import ListScan
+from condorlite.core.matching.matchmaker import REMOTE_ATTRS, Matchmaker
+from condorlite.core.matching.offers import Offer, carve, with_attrs
+from condorlite.core.matching.piece_costs import PieceCosts
+from condorlite.core.matching.policy_exprs import PolicyExprs
+from condorlite.core.matching.queue_blocks import QueueBlocks
+from condorlite.core.matching.row_maps import turn_rows
+from condorlite.core.matching.significant import build_closed
 from condorlite.core.model import (
     IDLE,
     NO_PREEMPTION,
@@ -75,12 +78,10 @@ from condorlite.core.model import (
     SubmitterReport,
     make_match,
 )
-from condorlite.core.offers import Offer, carve, with_attrs
-from condorlite.core.piece_costs import PieceCosts
+from condorlite.core.negotiation import limits as lim
+from condorlite.core.negotiation.claims import claims_left
+from condorlite.core.negotiation.cycle_notes import CycleNotes
 from condorlite.core.policy import Policy
-from condorlite.core.queue_blocks import QueueBlocks
-from condorlite.core.row_maps import turn_rows
-from condorlite.core.significant import build_closed
 
 DONE, RESUME = "done", "resume"
 
@@ -100,7 +101,7 @@ class _Turn:
     limit: float | None = None
 
 
-class Cycle(ListScan):
+class Cycle:
     """The mutable state of one cycle; ``run_cycle`` is its only public entry."""
 
     def __init__(self, slots, jobs, submitters, claims, policy: Policy, now: float,
@@ -124,8 +125,6 @@ class Cycle(ListScan):
                           rejection_events=0, naive_evaluations=0)
         self.claims = claims
         self.offers = self._offers(slots, claims)
-        #: scans the cost floor ended early (for tests: the shortcut is taken)
-        self.walks_cut = 0
         #: offers still available (kept as a count: summing per job costs jobs x slots),
         #: and how many of them are held
         self.available = len(self.offers)
@@ -148,7 +147,14 @@ class Cycle(ListScan):
         for offer in self.offers:
             self.mm.prepare(offer)
         self.costs = PieceCosts(self.offers, self.mm, policy)
+        #: the walks of the candidate lists (``list_scan``)
+        self.scan = ListScan(self.offers, self.mm, self.costs)
         self.turns = self._turns(idle, submitters)
+
+    @property
+    def walks_cut(self) -> int:
+        """Scans the cost floor ended early (``ListScan.walks_cut``)."""
+        return self.scan.walks_cut
 
     # -- setup ----------------------------------------------------------------------------
     def _autoclusters(self, slots: list[Slot], idle: list[Job]) -> Autoclusters:
@@ -167,7 +173,7 @@ class Cycle(ListScan):
         return values
 
     def _group_of(self, name: str) -> str:
-        return NO_GROUP if self.groups is None else self.groups.group_of(name)
+        return ROOT if self.groups is None else self.groups.group_of(name)
 
     def _offers(self, slots: list[Slot], claims: list[Claim]) -> list[Offer]:
         pending: dict[str, list[Claim]] = {}
@@ -300,7 +306,7 @@ class Cycle(ListScan):
                    spin):
         """One submitter's turn in one spin (module doc, steps 4-5): its rows in queue
         order, each job given the first entry of its class's list that the limits
-        permit (``ListScan._picks``: ``unclaimed`` for slots nobody holds, ``limit``
+        permit (``ListScan.picks``: ``unclaimed`` for slots nobody holds, ``limit``
         for priority preemption) or rejected, until what it used reaches ``limit`` or
         ``ceiling``. Returns (DONE or RESUME, the pie left after what it matched)."""
         name = turn.info.name
@@ -308,7 +314,7 @@ class Cycle(ListScan):
         limited = False
         skipped: set[int] = set()
         cache: dict[tuple[int, bool], Candidates] = {}
-        #: the walk of each list (``ListScan._picks``), kept between the class's jobs
+        #: the walk of each list (``ListScan.picks``), kept between the class's jobs
         walks: dict[tuple[int, bool], Generator] = {}
         job_ads: dict[int, ClassAd] = {}
         any_held = self.held_available > 0
@@ -322,7 +328,7 @@ class Cycle(ListScan):
         at = 0  # the position in ``rows`` of the row after the current one
         # (the per-row statistics are summed in locals and added on the way out)
         considered = naive = 0
-        # what the walk needs of the limit (``ListScan._picks``): changed by a match only
+        # what the walk needs of the limit (``ListScan.picks``): changed by a match only
         permit = (used_unclaimed, used, free_bound, bound,
                   used_unclaimed <= 0 and free_positive, used <= 0 and positive)
         # the list last walked, looked up again only when the row's class or mode differs
@@ -377,14 +383,14 @@ class Cycle(ListScan):
                     walks: dict[tuple[int, bool], Generator]) -> Generator:
         """The list of a class in a submitter's turn (its job ad: the class's first
         job with the submitter's attributes, made once per turn), and its walk
-        (``ListScan._picks``), primed; both kept under (class, only_rank)."""
+        (``ListScan.picks``), primed; both kept under (class, only_rank)."""
         job_ad = job_ads.get(klass)
         if job_ad is None:
             job_ad = job_ads[klass] = with_attrs(self.ac.representative[klass].ad,
                                                  self._submitter_attrs(name))
         key = (klass, only_rank)
         cands = cache[key] = self.mm.candidates(klass, job_ad, name, self.offers, only_rank)
-        walk = walks[key] = self._picks(cands, klass, job_ad, name, only_rank)
+        walk = walks[key] = self.scan.picks(cands, klass, job_ad, name, only_rank)
         next(walk)
         return walk
 
@@ -407,7 +413,7 @@ class Cycle(ListScan):
 
     def _submitter_attrs(self, name: str) -> dict[str, object]:
         eup = self.eup[name]
-        negotiating, autoregroup = NO_GROUP, False
+        negotiating, autoregroup = ROOT, False
         if self.group_turn is not None:
             negotiating, autoregroup = self.group_turn[0], self.group_turn[1]
         values: dict[str, object] = {
@@ -424,7 +430,7 @@ class Cycle(ListScan):
 
     def _apply(self, turn: _Turn, job: Job, offer: Offer, reason, taken, cost: float, spin,
                cluster) -> None:
-        """Record the match of ``job`` to ``offer`` at ``cost`` (what ``_picks`` found
+        """Record the match of ``job`` to ``offer`` at ``cost`` (what ``ListScan.picks`` found
         it weighs): carve a partitionable slot, take a static one (preempting its
         holder), charge the submitter."""
         name = turn.info.name

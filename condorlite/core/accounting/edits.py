@@ -1,13 +1,15 @@
 """Admin edits of accountant records (``condor_userprio -setprio``, ``-setfactor`` ...).
 
-Pure, as the rest of ``core.accounting``: each edit returns a NEW ``AccountantState``.
+Pure, as the accountant (``core.accounting.accountant``): each edit returns a NEW
+``AccountantState``.
 The set* edits create the record when it does not exist yet, as HTCondor's
 SetAttribute does (admins pre-set factors for users who have not submitted yet);
 ``reset_usage`` and ``delete`` name an existing record and refuse an unknown one.
 Values are checked as ``condor_userprio`` checks them: a factor >= 1, a priority,
 usage or time >= 0, a ceiling >= -1, a floor >= 0.
 
-``condorlite.core.accounting`` serves every public name here too (its ``__getattr__``).
+The package (``condorlite.core.accounting``) names every public edit next to the
+accountant's updates.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from condorlite.core.accounting import (
+from condorlite.core.accounting.accountant import (
     MIN_PRIORITY_FACTOR,
     AccountantState,
     Record,

@@ -62,9 +62,9 @@ from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.refs import names as expr_names
+from condorlite.core.matching.queue_blocks import QueueBlocks
+from condorlite.core.matching.row_maps import RowMap
 from condorlite.core.model import Job, Slot
-from condorlite.core.queue_blocks import QueueBlocks
-from condorlite.core.row_maps import RowMap
 
 REQUEST_PREFIX = "request"
 #: ``startswith(REQUEST_PREFIX)`` as a C-level test (the filter runs over every name of

@@ -5,7 +5,7 @@ module says who negotiates when, and with what limit.
 
 What the caller must do (``negotiate_groups`` does the bookkeeping)::
 
-    tree = build_tree(policy)                           # core.groups
+    tree = build_tree(policy)                           # core.groups.tree
     cycle = negotiate_groups(tree, pool_size, demand, usage, policy, run_turn)
 
 * ``pool_size``: the sum of the slot weights of the pool (HTCondor's hgq_total_quota).
@@ -14,7 +14,7 @@ What the caller must do (``negotiate_groups`` does the bookkeeping)::
   takes part in its group's turns.
 * ``usage``: per submitter, its current weighted usage (its accountant record's
   WeightedResourcesUsed). A group's usage is the sum of its submitters'.
-* ``run_turn(turn)`` runs the fair-share cycle (``core.negotiator.run_cycle``) among
+* ``run_turn(turn)`` runs the fair-share cycle (``core.negotiation.negotiator.run_cycle``) among
   ``turn.submitters`` only, with the pool size taken as ``min(pool_size, turn.limit)``
   and the group's new matches capped at ``turn.limit - turn.group_usage`` (so each
   submitter's limit is its share of that pool minus its usage, as in
@@ -55,8 +55,8 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from condorlite.core.group_quotas import ROOT, Allocation, GroupTree, allocate, assign_quotas
-from condorlite.core.groups import (
+from condorlite.core.groups.quotas import ROOT, Allocation, GroupTree, allocate, assign_quotas
+from condorlite.core.groups.tree import (
     build_tree,
     group_of,
     group_totals,

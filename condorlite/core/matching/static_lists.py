@@ -21,9 +21,9 @@ import math
 from collections.abc import Callable
 from itertools import chain
 
-from condorlite.core.candidates import ENTRY_IDX, PairEval, make_entries
+from condorlite.core.matching.candidates import ENTRY_IDX, PairEval, make_entries
+from condorlite.core.matching.offers import Offer
 from condorlite.core.model import NO_PREEMPTION
-from condorlite.core.offers import Offer
 
 
 class StaticLists:

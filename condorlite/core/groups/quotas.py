@@ -4,7 +4,7 @@ This is the arithmetic of HTCondor's hierarchical group quotas (``GroupEntry``:
 ``hgq_assign_quotas``, ``hgq_fairshare``, ``hgq_allocate_surplus``,
 ``hgq_recover_remainders``, ``hgq_round_robin``), pure and deterministic. Building the
 tree from the configuration, membership, ordering and the negotiation plan live in
-``condorlite.core.groups``. All amounts are in weighted slots (SLOT_WEIGHT units).
+``condorlite.core.groups.tree``. All amounts are in weighted slots (SLOT_WEIGHT units).
 
 Quota assignment, top-down from the root ``<none>`` receiving Q = pool size. A node
 receiving subtree quota Q (Q <= 0: the node and its whole subtree keep quota 0)::
@@ -48,8 +48,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-#: The root group, where every submitter without a configured group belongs.
-from condorlite.core.accounting import NO_GROUP as ROOT
+ROOT = "<none>"
+"""The root group, where every submitter without a configured group belongs (the
+accountant's ``NO_GROUP``)."""
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
-"""Candidate lists for one request: the part of ``matchmaker.Matchmaker`` that lists,
-orders and counts a request's candidate offers.
+"""Candidate lists for one request: listing, ordering and counting a request's
+candidate offers.
 
-``Matchmaker`` keeps the offers (their shapes, walks and carved states) and answers one
-pair at a time; ``RequestLists``, which it inherits, turns those answers into a
+``offer_shapes.OfferShapes`` keeps the offers (their shapes, walks and carved states)
+and ``match_table.MatchTable`` answers one pair at a time; one
+``RequestLists`` per cycle, owned by the matchmaker, turns those answers into a
 request's sorted list (``candidates``): the whole offer list a shape at a time
 (``_by_shape``: static offers through ``static_lists``, held offers a group at a time
 through ``held_groups``, carved states by their programs, entries kept per shape for
@@ -10,7 +11,10 @@ reuse), or a few offers one by one; plus the reason an offer is a candidate
 (``_reason``) and the counts behind a rejection reason (``settle_deferred``). The list
 is merged only as far as a scan reads it (``Candidates.merge_more``).
 
-It reads the matchmaker's state and calls its pair methods; it keeps nothing of its own.
+It reads the shapes' tables (never changes them) and asks the match table
+(``match_table.MatchTable``: ``pair``, ``preemption_allowed``, ``program``, ``outgrown``);
+what it keeps is its own: entries kept per shape, settled rejection counts, which
+shapes hold a set of fixed requests, the slots' Ranks of a class, the static lists.
 The module doc of ``matchmaker`` states the rules (match, reasons, order).
 """
 
@@ -21,23 +25,25 @@ from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.candidates import (
+from condorlite.core.classad.ast import Literal
+from condorlite.core.matching.candidates import (
     ENTRY_REASON,
     Candidates,
     PairEval,
     RejectCounts,
+    box_pair,
     make_entries,
     make_entry,
-    make_pair,
 )
-from condorlite.core.carving import PairProgram
-from condorlite.core.classad.ast import Literal
+from condorlite.core.matching.match_table import MatchTable
+from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
+from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.static_lists import StaticLists
 from condorlite.core.model import (
     NO_PREEMPTION,
     PRIO_PREEMPTION,
     RANK_PREEMPTION,
 )
-from condorlite.core.offers import Offer
 
 #: How the names the negotiator inserts into job ads begin (``Submitter*``,
 #: ``SubmittorPrio``), lower-cased.
@@ -61,8 +67,44 @@ class _Build(NamedTuple):
 
 
 class RequestLists:
-    """The request methods of ``matchmaker.Matchmaker`` (see the module doc): a mixin
-    with no state of its own, inherited by the matchmaker only."""
+    """A cycle's candidate lists (see the module doc).
+
+    ``shapes``: the offers in their shapes (read only); ``table``: the pair results
+    (``match_table.MatchTable``: ``pair``, ``preemption_allowed``, ``program``,
+    ``outgrown``; its ``pairs`` are read here, and filled with the results of box
+    programs as ``pair`` would); ``counts``: the cycle's evaluation count;
+    ``by_shape`` False lists every offer one by one (the plain reference)."""
+
+    def __init__(self, shapes: OfferShapes, table: MatchTable, counts: EvaluationCount, *,
+                 by_shape: bool) -> None:
+        self.now = table.now
+        self.per_submitter = table.per_submitter
+        self.preemption_off = table.preemption_off
+        self._by_shape_ok = by_shape
+        self._counts = counts
+        self._pair, self._preemption_allowed = table.pair, table.preemption_allowed
+        self._program, self._outgrown = table.program, table.outgrown
+        self._pairs = table.pairs
+        # The shapes' tables, read here (the objects themselves: never rebound there).
+        self._shapes = shapes
+        self._registry = shapes.registry
+        self._pmembers, self._groups, self._held = shapes.pmembers, shapes.groups, shapes.held
+        self._shape_left, self._pair_of_shape = shapes.shape_left, shapes.pair_of_shape
+        self._joins, self._spent = shapes.joins, shapes.spent
+        #: (shape, job rank, dependent ranks, reason) -> (joins, sorted entries), for
+        #: held shapes and shapes of offers with a vector (``_shape_candidates``)
+        self._kept_entries: dict[tuple, tuple[int, list[tuple]]] = {}
+        #: (class, bindings, id(deferred list)) -> (the list, what it adds to
+        #: ``rej_policy``), for ``settle_deferred``
+        self._settled: dict[tuple, tuple[list, int]] = {}
+        #: held pair shape -> how many classes ``settle_deferred`` found it matching
+        self._held_hits: dict[int, int] = {}
+        #: fixed requests (position, amount)... -> shape -> whether the shape holds them
+        self._fitting: dict[tuple, dict[int, bool]] = {}
+        #: (class, bindings, pair shape) -> the slot's Rank of the class (``_slot_rank``)
+        self._slot_ranks: dict[tuple, float] = {}
+        #: the classes' lists of unheld static offers (``static_lists``)
+        self._static = StaticLists(shapes.registry, shapes.members, shapes.pair_of_shape)
 
     def candidates(
         self,
@@ -82,11 +124,11 @@ class RequestLists:
         the order is the same). The whole list is walked by slot shape (one pair per
         shape, then the shape's available offers); a short list offer by offer.
         ``signature``: the job ad's ``submitter_signature`` when the caller has it."""
-        if offers is self._full or self._is_full(offers):
+        if self._by_shape_ok and self._shapes.is_full(offers):
             return self._by_shape(class_id, job_ad, submitter, only_rank)
         if signature is None:
             signature = submitter_signature(job_ad)
-        out = Candidates([], signature=signature, built=self.clock)
+        out = Candidates([], signature=signature, built=self._shapes.clock)
         registry = self._registry
         if positions is not None and all(
                 offer.seq == idx and offer.available
@@ -107,7 +149,7 @@ class RequestLists:
                     out.entries.append(entry)
                     if len(seqs) > 1:
                         out.entries.extend(make_entries(
-                            registry, seqs[1:], self.pair(class_id, job_ad, registry[seqs[0]],
+                            registry, seqs[1:], self._pair(class_id, job_ad, registry[seqs[0]],
                                                           signature), reason))
                     out.has_rank = out.has_rank or reason == RANK_PREEMPTION
         else:
@@ -135,7 +177,7 @@ class RequestLists:
             return None
         if signature is None:
             signature = out.signature
-        pe = self.pair(class_id, job_ad, offer, signature)
+        pe = self._pair(class_id, job_ad, offer, signature)
         if not pe.match:
             return None
         if offer.holder is None:  # ``_reason`` of an offer nobody holds, without the call
@@ -143,14 +185,6 @@ class RequestLists:
         reason = self._reason(class_id, job_ad, offer, submitter, signature, pe, only_rank,
                               out)
         return None if reason is None else make_entry(offer, idx, pe, reason)
-
-    def _is_full(self, offers: list[Offer]) -> bool:
-        registry = self._registry
-        if len(offers) != len(registry) or not all(
-                a is b for a, b in zip(offers, registry, strict=True)):
-            return False
-        self._full = offers
-        return True
 
     def _by_shape(self, class_id: int, job_ad: ClassAd, submitter: str,
                   only_rank: bool) -> Candidates:
@@ -162,7 +196,7 @@ class RequestLists:
         Unavailable offers have left their shapes (``retire``), so a shape's members
         are its available offers."""
         signature = submitter_signature(job_ad)
-        out = Candidates([], signature=signature, built=self.clock)
+        out = Candidates([], signature=signature, built=self._shapes.clock)
         pair_of = self._pair_of_shape
         part = signature if self.per_submitter else ()
         known_pairs = self._pairs.setdefault((class_id, part), {})
@@ -174,7 +208,7 @@ class RequestLists:
         if not only_rank:
             out.static, out.spos, out.static_floor = self._static.entries(
                 (class_id, part), known_pairs,
-                lambda offer: self.pair(class_id, job_ad, offer, signature))
+                lambda offer: self._pair(class_id, job_ad, offer, signature))
         else:
             out.static_floor = math.inf
         # Nothing below adds or removes shapes or members, so the dicts are walked as is.
@@ -227,7 +261,7 @@ class RequestLists:
                     if count:  # (a new list: the plan's may be shared)
                         out.deferred = [*out.deferred, (first, count)]
                     continue
-                known = self.pair(class_id, job_ad, first, signature)
+                known = self._pair(class_id, job_ad, first, signature)
             if not known.match:
                 continue
             if self.preemption_off and known.slot_rank <= group.lowest_rank():
@@ -251,9 +285,9 @@ class RequestLists:
             if not shapes:
                 continue
             first = registry[next(iter(next(iter(shapes.values()))))]
-            if self.outgrown((class_id, part), job_ad, first):
+            if self._outgrown((class_id, part), job_ad, first):
                 continue  # no state left holds the class's requests: no program needed
-            program = self.program((class_id, part), job_ad, first)
+            program = self._program((class_id, part), job_ad, first)
             if program is not None and program.never:  # type: ignore[attr-defined]
                 continue  # no state of these slots can match the class
             # A state with less of a resource than the class's fixed request cannot
@@ -299,7 +333,7 @@ class RequestLists:
             if boxed is not None:
                 pair_shape = pair_of[shape]
                 if pair_shape not in known_pairs:
-                    self.evaluations += 1
+                    self._counts.evaluations += 1
                     known_pairs[pair_shape] = boxed
                 if box_free:
                     kept_runs.append(self._kept(shape, members, boxed, NO_PREEMPTION,
@@ -329,7 +363,7 @@ class RequestLists:
         carving, which stamps it: the scan passes over such entries too (``stamp``)."""
         registry = self._registry
         first = registry[next(iter(members))]
-        pe = known if known is not None else self.pair(class_id, job_ad, first, signature)
+        pe = known if known is not None else self._pair(class_id, job_ad, first, signature)
         if not pe.match:
             return
         if first.holder is None:  # ``_reason`` of offers nobody holds, without the call
@@ -384,7 +418,7 @@ class RequestLists:
         key = (class_id, part, offer.pair_shape)
         found = self._slot_ranks.get(key)
         if found is None:
-            self.evaluations += 1
+            self._counts.evaluations += 1
             value = adeval.eval_attr(offer.ad, "Rank", job_ad, self.now)
             found = self._slot_ranks[key] = adeval.as_float(value) or 0.0
         return found
@@ -411,7 +445,7 @@ class RequestLists:
             count = 0
             for offer, group_count in sorted(deferred,
                                              key=lambda g: -hits.get(g[0].pair_shape, 0)):
-                if self.pair(class_id, job_ad, offer, signature).match:
+                if self._pair(class_id, job_ad, offer, signature).match:
                     count = group_count
                     hits[offer.pair_shape] = hits.get(offer.pair_shape, 0) + 1
                     break
@@ -427,7 +461,7 @@ class RequestLists:
             return RANK_PREEMPTION
         if only_rank or offer.holder == submitter:
             return None
-        if not self.preemption_allowed(class_id, job_ad, offer, signature):
+        if not self._preemption_allowed(class_id, job_ad, offer, signature):
             out.rej_policy += 1
             return None
         if not pe.slot_rank >= offer.current_rank:
@@ -436,14 +470,6 @@ class RequestLists:
         return PRIO_PREEMPTION
 
 
-
-
-def box_pair(program: PairProgram) -> PairEval:
-    """The one pair result of a box program with constant ranks (``carving``), made
-    once per program."""
-    if program.pair is None:
-        program.pair = make_pair(program.result)
-    return program.pair  # type: ignore[return-value]
 
 
 def _fits(fixed: list[tuple[str, float, int]], have: tuple[float, ...]) -> bool:

@@ -38,8 +38,8 @@ from dataclasses import dataclass
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.carving import SlotVector
 from condorlite.core.classad.ast import Literal
+from condorlite.core.matching.carving import SlotVector
 
 #: at most this many records are kept in a cycle: slots with entries of their own
 #: (a held slot's RemoteUserPrio, TotalJobRunTime) never share theirs, so the memo

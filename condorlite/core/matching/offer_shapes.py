@@ -1,10 +1,10 @@
-"""Offers in shapes: the part of ``matchmaker.Matchmaker`` that prepares offers and
-keeps them in their shapes as the cycle changes them.
+"""Offers in shapes: preparing offers and keeping them in their shapes as the cycle
+changes them (one ``OfferShapes`` per cycle, owned by ``matchmaker.Matchmaker``).
 
 ``prepare`` works out an offer's walks, its job-independent policy ranks and its pair
 shape and shape (first states shared through ``first_states``); ``carve`` moves an
 offer with a resource vector to the state a match leaves (``carving``), remembered per
-transition; ``_place`` and ``retire`` keep the members of each shape, which the
+transition; ``place`` and ``retire`` keep the members of each shape, which the
 request lists walk (``request_lists``). Shapes are numbered from 1 in order of first
 sight, so the numbering is a function of the order offers are prepared in.
 
@@ -12,30 +12,125 @@ Invariant: an available offer is a member of exactly one shape, in its box
 (``Offer.box``: the static, partitionable, held or vector-static table the matchmaker
 keeps), and ``Offer.shape`` names it; an unavailable offer is in none.
 
-Like ``request_lists.RequestLists``, ``OfferShapes`` is a mixin with no state of its
-own: the matchmaker's ``__init__`` documents the tables it reads and writes.
+``OfferShapes`` owns these tables (``__init__`` documents them); the request lists
+(``request_lists.RequestLists``) and the static and held lists read them and never
+change them. The matchmaker owns one ``OfferShapes`` per cycle.
 """
 
 from __future__ import annotations
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.autocluster import same_walks
-from condorlite.core.candidates import as_rank
-from condorlite.core.carving import left, rank_program, rest_of, typed, vector_of
 from condorlite.core.classad.ast import Expr
 from condorlite.core.classad.partial import Constant
-from condorlite.core.first_states import FirstState
-from condorlite.core.lazy_ranks import LazyRanks
-from condorlite.core.offers import Offer
+from condorlite.core.matching.autocluster import ShapeKeys, same_walks
+from condorlite.core.matching.candidates import POST, PRANK, PRE, as_rank
+from condorlite.core.matching.carving import left, rank_program, rest_of, typed, vector_of
+from condorlite.core.matching.first_states import FirstState, FirstStates
+from condorlite.core.matching.held_groups import HeldGroups
+from condorlite.core.matching.lazy_ranks import LazyRanks
+from condorlite.core.matching.literal_ranks import LiteralRanks
+from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.policy_exprs import PolicyExprs
+from condorlite.core.matching.slot_walks import SlotWalks
+from condorlite.core.matching.spent_statics import SpentStatics
 
 #: "not in the table" for tables whose values may be None
 MISSING = object()
 
 
+class EvaluationCount:
+    """The cycle's count of evaluations (pair, rank and policy evaluations alike), one
+    counter shared by the matchmaker and the parts it owns."""
+
+    __slots__ = ("evaluations",)
+
+    def __init__(self) -> None:
+        self.evaluations = 0
+
+
 class OfferShapes:
-    """The offer methods of ``matchmaker.Matchmaker`` (see the module doc): a mixin
-    with no state of its own, inherited by the matchmaker only."""
+    """A cycle's prepared offers, their shapes and the members of each (see the module
+    doc). ``walks`` finds what a slot's evaluations can read (``slot_walks``),
+    ``shape_keys`` numbers bindings (``autocluster.ShapeKeys``); ``exprs`` are the
+    policy expressions, ``resource_names`` the names carving rebinds, ``use_vectors``
+    whether partitionable offers get resource vectors (``carving``)."""
+
+    def __init__(self, now: float | None, exprs: PolicyExprs, walks: SlotWalks,
+                 resource_names: frozenset[str], use_vectors: bool,
+                 counts: EvaluationCount) -> None:
+        self.now = now
+        self.exprs = exprs
+        self.resource_names = resource_names
+        self.use_vectors = use_vectors
+        self.counts = counts
+        self._walks = walks
+        self.shape_keys = ShapeKeys()
+        #: every prepared offer, in the order first prepared (``Offer.seq``)
+        self.registry: list[Offer] = []
+        #: ``registry`` itself once a caller's list was found to be it (``is_full``)
+        self.full: list[Offer] | None = None
+        #: the carving clock (``stamp``)
+        self.clock = 0
+        #: shape -> the ``seq`` of its available offers (a dict: ordered); an offer
+        #: leaves when it becomes unavailable (``retire``)
+        self.members: dict[int, dict[int, None]] = {}
+        #: the same for the partitionable offers among them (no vector: placed again
+        #: whenever carved); ``members`` keeps the static ones, which never gain a
+        #: member after they are first placed
+        self.pmembers: dict[int, dict[int, None]] = {}
+        #: the same for offers with a resource vector, grouped by pair-static id
+        self.groups: dict[int, dict[int, dict[int, None]]] = {}
+        #: the same for held offers without a vector, grouped by pair shape, with
+        #: the classes' plans of them (``held_groups``)
+        self.held = HeldGroups(self.registry)
+        #: each vector shape's resource amounts as ``carving.left`` reads them
+        self.shape_left: dict[int, tuple[float, ...]] = {}
+        #: shape -> how many times an offer was placed in it (kept entries are
+        #: valid while it is unchanged, ``request_lists``)
+        self.joins: dict[int, int] = {}
+        #: shape -> its pair shape (a shape's offers all have the same one)
+        self.pair_of_shape: dict[int, int] = {}
+        #: (pair shape, holder, CurrentRank when held) -> shape; pair key -> pair shape
+        self.shape_numbers: dict[tuple, int] = {}
+        self._pair_shapes: dict[tuple, int] = {}
+        #: statics left too small for a set of literal requests (``spent_statics``)
+        self.spent = SpentStatics()
+        #: id(offer) -> (ad walked, busy, (flags, walked names, reaches), offer)
+        self.walked: dict[int, tuple] = {}
+        #: what first states of slots gave, shared by entry identity (``first_states``)
+        self._first = FirstStates()
+        #: job-independent policy ranks by their literal bindings (``literal_ranks``)
+        self._literal_ranks = LiteralRanks(self.shape_keys.canon.number, now, as_rank)
+        #: pair-static key -> id (``SlotVector.static``)
+        self._statics: dict[tuple, int] = {}
+        #: (rank, names, ids of an ad's entries for them) -> (value, the entries);
+        #: id(reach set) -> (the set, its names sorted)
+        self._rank_by_ids: dict[tuple, tuple] = {}
+        self._sorted_reach: dict[int, tuple[set[str], tuple[str, ...]]] = {}
+        #: (rank program keys, typed state) -> independent ranks (``prepare_carved``)
+        self._independent_memo: dict[tuple, dict[str, float]] = {}
+        self._rank_exprs = {PRE: exprs.pre, POST: exprs.post, PRANK: exprs.preemption_rank}
+        #: rank program keys -> a small number (``SlotVector.rank_sig``)
+        self._rank_sigs: dict[tuple, int] = {}
+        #: carving transitions (``carve``)
+        self._transitions: dict[tuple, tuple] = {}
+        #: rank program key -> its residual program (``carving.rank_program``)
+        self._rank_programs: dict[tuple, object] = {}
+        #: rank signature -> its ranks' programs, as ``_carved_ranks`` runs them
+        self._rank_plans: dict[int, list[tuple[str, object, float | None]]] = {}
+
+    def is_full(self, offers: list[Offer]) -> bool:
+        """Whether ``offers`` is the list of every prepared offer, in order (then
+        remembered as ``full``, so the next call with it is one identity test)."""
+        if offers is self.full:
+            return True
+        registry = self.registry
+        if len(offers) != len(registry) or not all(
+                a is b for a, b in zip(offers, registry, strict=True)):
+            return False
+        self.full = offers
+        return True
 
     def stamp(self, offer: Offer) -> None:
         """Give an offer whose state changed a new ``Offer.version``: the cycle's
@@ -56,7 +151,7 @@ class OfferShapes:
         walk and pair shape key, its own ranks), before it is worked out in full."""
         ad = offer.ad
         busy = offer.holder is not None
-        prev = self._walked.get(id(offer))
+        prev = self.walked.get(id(offer))
         if prev is None:
             first = self._first.find(ad, busy, offer.slot.kind)
             if first is not None:
@@ -82,7 +177,7 @@ class OfferShapes:
                     independent[key] = before[key]
                     continue
                 independent[key] = self._independent_rank(key, expr, ad, reaches[key])
-        self._walked[id(offer)] = (ad, busy, (flags, walked, reaches), offer)
+        self.walked[id(offer)] = (ad, busy, (flags, walked, reaches), offer)
         # Pair results do not depend on who holds the slot or its CurrentRank (only on
         # the walked bindings, RemoteUserPrio and the like included when read): the
         # pair shape leaves them out; the shape (reasons, PREEMPTION_REQUIREMENTS,
@@ -90,7 +185,7 @@ class OfferShapes:
         extra = (offer.slot.kind, busy, flags)
         vector = self._vector(offer, walked, extra, reaches, independent)
         if vector is None:
-            pair_key = self._shape_keys.key(ad, walked, extra)
+            pair_key = self.shape_keys.key(ad, walked, extra)
         else:
             pair_key = ("vector", vector.static, typed(vector.vals))
         offer.independent = independent
@@ -107,7 +202,7 @@ class OfferShapes:
         vector = offer.vector = first.new_vector()
         if vector is not None:
             offer.ad_vals = vector.vals  # the ad holds these values already
-        self._walked[id(offer)] = (ad, busy, first.walk, offer)
+        self.walked[id(offer)] = (ad, busy, first.walk, offer)
         offer.independent = dict(first.independent)
         self._reshape(offer, first.pair_key, first.pair_shape)
 
@@ -130,7 +225,7 @@ class OfferShapes:
                 if key not in flags:
                     independent[key] = self._independent_rank(key, expr, ad, reaches[key])
         offer.vector = None
-        self._walked[id(offer)] = (ad, busy, first.walk, offer)
+        self.walked[id(offer)] = (ad, busy, first.walk, offer)
         offer.independent = independent
         self._reshape(offer, first.pair_key, first.pair_shape)
         if not busy:
@@ -164,7 +259,7 @@ class OfferShapes:
         ranks = self._literal_ranks
         before = ranks.evaluations
         value = ranks.value(key, expr, ad, names, bound)
-        self.evaluations += ranks.evaluations - before
+        self.counts.evaluations += ranks.evaluations - before
         if table is not None:
             self._rank_by_ids[by_ids] = (value, entries)
         return value
@@ -180,11 +275,11 @@ class OfferShapes:
         busy = offer.holder is not None
         # (pair shapes number pair keys one to one: the small number keys the shape)
         key = (pair_shape, offer.holder, offer.current_rank if busy else None)
-        shape = self._shapes.setdefault(key, len(self._shapes) + 1)
-        self._pair_of_shape[shape] = offer.pair_shape
-        if offer.vector is not None and shape not in self._shape_left:
-            self._shape_left[shape] = tuple(map(left, offer.vector.vals))
-        self._place(offer, shape)
+        shape = self.shape_numbers.setdefault(key, len(self.shape_numbers) + 1)
+        self.pair_of_shape[shape] = offer.pair_shape
+        if offer.vector is not None and shape not in self.shape_left:
+            self.shape_left[shape] = tuple(map(left, offer.vector.vals))
+        self.place(offer, shape)
 
     def _vector(self, offer: Offer, walked: tuple[str, ...], extra: tuple,
                 reaches: dict[str, set[str]], independent: dict) -> object:
@@ -201,11 +296,11 @@ class OfferShapes:
         offer.ad_vals = vector.vals  # the ad holds these values already
         free = set(vector.names)
         static = tuple(n for n in walked if n not in free)
-        key = self._shape_keys.key(offer.ad, static, (*extra, vector.names))
+        key = self.shape_keys.key(offer.ad, static, (*extra, vector.names))
         vector.static = self._statics.setdefault(key, len(self._statics) + 1)
         for rank in independent:
             reach = tuple(sorted(set(reaches[rank]) - free))
-            vector.rank_keys[rank] = (rank, self._shape_keys.key(offer.ad, reach, vector.names))
+            vector.rank_keys[rank] = (rank, self.shape_keys.key(offer.ad, reach, vector.names))
         # (kept as a small number: it is part of keys hashed on every carve)
         vector.rank_sig = self._rank_sigs.setdefault(tuple(vector.rank_keys.values()),
                                                      len(self._rank_sigs))
@@ -249,7 +344,7 @@ class OfferShapes:
                                       offer.pair_shape, offer.shape)
             return
         _, vector.vals, offer.independent, offer.pair_shape, shape = found  # type: ignore[union-attr]
-        # ``_place`` for an offer with a vector, written out (one per match): it stays
+        # ``place`` for an offer with a vector, written out (one per match): it stays
         # in its static's box (``_groups``) and moves from its shape to ``shape``.
         box, seq, before = offer.box, offer.seq, offer.shape
         members = box[before]  # type: ignore[index]
@@ -257,7 +352,7 @@ class OfferShapes:
         if not members:
             del box[before]  # type: ignore[union-attr]
         offer.shape = shape
-        joins = self._joins
+        joins = self.joins
         joins[shape] = joins.get(shape, 0) + 1
         members = box.get(shape)  # type: ignore[union-attr]
         if members is None:
@@ -272,7 +367,7 @@ class OfferShapes:
         plan = self._rank_plans.get(vector.rank_sig)  # type: ignore[union-attr]
         if plan is None:
             plan = self._rank_plans[vector.rank_sig] = self._rank_plan(offer)  # type: ignore[union-attr]
-        self.evaluations += len(plan)
+        self.counts.evaluations += len(plan)
         independent: dict[str, float] = {}
         for rank, program, value in plan:
             if value is None:
@@ -298,23 +393,23 @@ class OfferShapes:
             plan.append((rank, program, value))
         return plan
 
-    def _place(self, offer: Offer, shape: int) -> None:
+    def place(self, offer: Offer, shape: int) -> None:
         """Record ``offer`` under ``shape`` (moving it from its previous one)."""
         if offer.seq < 0:
-            offer.seq = len(self._registry)
-            self._registry.append(offer)
-            self._full = None
+            offer.seq = len(self.registry)
+            self.registry.append(offer)
+            self.full = None
         else:
             self.retire(offer)
         offer.shape = shape
         if offer.vector is not None:
-            box = self._groups.setdefault(offer.vector.static, {})
+            box = self.groups.setdefault(offer.vector.static, {})
         elif offer.holder is not None:
-            box = self._held.add(offer)
+            box = self.held.add(offer)
         else:
-            box = self._pmembers if offer.partitionable else self._members
+            box = self.pmembers if offer.partitionable else self.members
         offer.box = box
-        self._joins[shape] = self._joins.get(shape, 0) + 1
+        self.joins[shape] = self.joins.get(shape, 0) + 1
         members = box.get(shape)
         if members is None:  # (not setdefault: no dict made per call)
             members = box[shape] = {}
@@ -330,11 +425,11 @@ class OfferShapes:
             if not members:
                 del box[offer.shape]
             if offer.vector is None and offer.holder is not None:
-                self._held.remove(offer)
+                self.held.remove(offer)
 
     @property
     def shape_count(self) -> int:
-        return len(self._shapes)
+        return len(self.shape_numbers)
 
 
 

@@ -40,7 +40,7 @@ one interval by ``StartTime - L``; condorlite credits ``now - L`` so the sum is 
 
 Accounting groups (only when GROUP_NAMES configures at least one group). Every group,
 and the root ``<none>``, has its own record named after the group (no ``@``). With
-``G`` the submitter's group (``groups.group_of``) and ``w`` the slot weight::
+``G`` the submitter's group (``groups.tree.group_of``) and ``w`` the slot weight::
 
     add_match     charges the submitter AND record G as above (ResourcesUsed,
                   WeightedResourcesUsed, uncharged times); then
@@ -73,13 +73,12 @@ import re
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from condorlite.core.groups.quotas import ROOT, GroupTree
+from condorlite.core.groups.tree import build_tree, group_of
 from condorlite.core.policy import Policy
 from condorlite.errors import DomainError, UsageError
-
-if TYPE_CHECKING:
-    from condorlite.core.group_quotas import GroupTree
 
 #: The best (lowest) real priority a submitter can have.
 MIN_PRIORITY = 0.5
@@ -87,8 +86,9 @@ MIN_PRIORITY = 0.5
 MIN_PRIORITY_FACTOR = 1.0
 #: Prefix HTCondor gives the submitter of ``nice_user`` jobs.
 NICE_USER_PREFIX = "nice-user."
-#: Accounting-group name of submitters that belong to no configured group.
-NO_GROUP = "<none>"
+#: Accounting-group name of submitters that belong to no configured group: the root of
+#: the group tree.
+NO_GROUP = ROOT
 
 _USER_AT_DOMAIN = re.compile(r"^[^@\s]+@[^@\s]+$")
 #: Characters no submitter name may hold: C0 and C1 controls and DEL (a name is data,
@@ -166,10 +166,6 @@ def group_tree(policy: Policy) -> GroupTree:
     cached = _TREES.get(id(policy))
     if cached is not None and cached[0]() is policy:
         return cached[1]
-    # Imported here: core.groups imports this module (for NO_GROUP) through
-    # core.group_quotas, so a module-level import would be circular.
-    from condorlite.core.groups import build_tree
-
     tree = build_tree(policy)
     _TREES[id(policy)] = (weakref.ref(policy, lambda _r, key=id(policy): _TREES.pop(key, None)),
                           tree)
@@ -190,10 +186,8 @@ def assigned_group(name: str, policy: Policy) -> tuple[str, bool]:
     A name without ``@`` is a group record: its group is itself when configured, else
     ``<none>`` (a defunct group). For ``g1.g2.user@dom`` the dotted prefix is walked
     down the configured groups (case-insensitively) as far as they are defined
-    (``groups.group_of``); a user with no defined group belongs to ``<none>``.
+    (``groups.tree.group_of``); a user with no defined group belongs to ``<none>``.
     """
-    from condorlite.core.groups import group_of
-
     return group_of(name, group_tree(policy)), "@" not in name
 
 
@@ -463,20 +457,3 @@ def remove_match(
     HTCondor does, so the time used since the last update is still charged.
     """
     return charge_moves(state, policy, [(submitter, -1, weight)], now)
-
-
-# The admin edits live in ``core.accounting_edits``, which builds on this module; they
-# are served from here too (PEP 562), so callers keep one import and neither module
-# has to be imported first.
-_EDITS = frozenset({
-    "delete", "reset_all", "reset_usage", "set_accumulated_usage", "set_begin_usage_time",
-    "set_ceiling", "set_factor", "set_floor", "set_last_usage_time", "set_priority",
-})
-
-
-def __getattr__(name: str) -> Any:
-    if name in _EDITS:
-        from condorlite.core import accounting_edits
-
-        return getattr(accounting_edits, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -49,14 +49,13 @@ from math import copysign
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
-from condorlite.core.classad.partial import (
+from condorlite.core.classad.partial import Constant, specialize
+from condorlite.core.classad.residuals import (
     FLIPPED,
-    Constant,
     FreeRef,
     Residual,
     bound_test,
     compare_numbers,
-    specialize,
 )
 from condorlite.core.classad.values import Undefined
 

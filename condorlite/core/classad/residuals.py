@@ -1,0 +1,206 @@
+"""Residuals: values of a partial evaluation that depend on the free attributes.
+
+``partial.specialize`` walks an expression once; a value that depends on a free
+attribute is kept as a ``Res`` whose ``fn(vals)`` computes it from the free values
+(``vals``, one per free attribute). This module holds those values and the operators
+that combine them: ``apply_fn`` applies an operator or a built-in to known and
+residual operands alike (calling it now when every operand is known), ``comparison``
+makes a numeric comparison with direct paths for one numeric type, ``plain`` refuses
+a known value a residual could not reproduce (``Bail``: an ad, or a list holding one,
+could be read later, free attributes included).
+
+*Bounds.* A residual that is a conjunction (``&&``; ``true && b`` and ``false || b``
+count as ``b``) of comparisons between one free attribute and a number literal or
+another free attribute carries them as ``fn.atoms``: a tuple of
+``(index, op, operand, test)``, read as ``vals[index] op operand`` (``op`` one of
+``< <= > >= == !=``, the attribute on the left; ``operand`` a number, or a
+``FreeRef`` for ``vals[operand.index]``), ``test`` the comparison's own residual.
+Whenever every free value is an integer or a real, ``fn(vals)`` is the boolean
+``all(test(vals) for ..., test in fn.atoms)``, each atom being ``compare_numbers``
+of its two values; a caller may then decide some atoms without evaluating them
+(``carving`` does, from what a fit already checked) or make new tests of them
+(``bound_test``).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+
+from . import operators as ops
+
+Residual = Callable[[Sequence[object]], object]
+
+
+class Bail(Exception):
+    """The expression cannot be specialised exactly (see the module doc)."""
+
+
+class Res:
+    """A value that depends on the free attributes: ``fn(vals)`` computes it."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Residual) -> None:
+        self.fn = fn
+
+
+def is_ad(value: object) -> bool:
+    return hasattr(value, "lookup") and not isinstance(value, (str, list))
+
+
+def plain(value: object) -> object:
+    """A known value about to be consumed by an operator or a function: an ad (or a
+    list holding one) could be read later, free attributes included."""
+    if is_ad(value) or (type(value) is list and any(_holds_ad(v) for v in value)):
+        raise Bail
+    return value
+
+
+def _holds_ad(value: object) -> bool:
+    if type(value) is list:
+        return any(_holds_ad(v) for v in value)
+    return is_ad(value)
+
+
+def apply_fn(fn: Callable[..., object], operands: Sequence[object]) -> object:
+    """``fn(*operands)`` now when every operand is known, else a residual applying it."""
+    parts = [p if type(p) is Res else plain(p) for p in operands]
+    if not any(type(p) is Res for p in parts):
+        return fn(*parts)
+    getters = tuple(p.fn if type(p) is Res else const(p) for p in parts)  # type: ignore[union-attr]
+    if len(getters) == 1:
+        (only,) = getters
+        return Res(lambda vals: fn(only(vals)))
+    if len(getters) == 2:
+        first, second = getters
+        return Res(lambda vals: fn(first(vals), second(vals)))
+    return Res(lambda vals: fn(*[g(vals) for g in getters]))
+
+
+def const(value: object) -> Residual:
+    return lambda vals: value
+
+
+def getter(part: object) -> Residual:
+    return part.fn if type(part) is Res else const(plain(part))  # type: ignore[union-attr]
+
+
+PY_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+               "==": operator.eq, "!=": operator.ne}
+
+
+#: ``c op x`` is ``x FLIPPED[op] c``
+FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+def atoms_of(value: object) -> tuple | None:
+    """The bounds a value carries (module doc): those of a residual, else None."""
+    return getattr(value.fn, "atoms", None) if type(value) is Res else None  # type: ignore[attr-defined]
+
+
+def carry_atoms(out: object, atoms: tuple | None) -> None:
+    if atoms is not None and type(out) is Res:
+        out.fn.atoms = atoms  # type: ignore[attr-defined]
+
+
+class FreeRef:
+    """An atom's operand that is a free value: ``vals[index]``."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"FreeRef({self.index})"
+
+
+def compare_numbers(op: str, a: object, b: object) -> object:
+    """``a op b`` as the comparison residuals compute it: Python's operator for two
+    integers or two reals (exact, as ClassAd), ``operators.compare`` otherwise."""
+    kind = type(a)
+    if kind is type(b) and (kind is int or kind is float):
+        return PY_COMPARE[op](a, b)
+    return ops.compare(op, a, b)
+
+
+def bound_test(index: int, op: str, number: int | float) -> Residual:
+    """The residual of ``vals[index] op number`` (a comparison with a number literal),
+    carrying its atom."""
+    fn, general, const_type = PY_COMPARE[op], ops.compare, type(number)
+
+    def against_right(vals):  # type: ignore[no-untyped-def]
+        a = vals[index]
+        return fn(a, number) if type(a) is const_type else general(op, a, number)
+
+    against_right.atoms = ((index, op, number, against_right),)  # type: ignore[attr-defined]
+    return against_right
+
+
+def _bound(test: Residual, get: Residual, op: str, const: object) -> Residual:
+    """``test`` (a comparison of ``get``'s value with ``const``), with its bound as an
+    atom when ``get`` is a free attribute itself."""
+    index = getattr(get, "free_index", None)
+    if index is not None:
+        test.atoms = ((index, op, const, test),)  # type: ignore[attr-defined]
+    return test
+
+
+def comparison(op: str, left: object, right: object) -> object:
+    """A numeric comparison, with a direct path for two operands of one numeric type
+    (two integers or two reals compare in Python exactly as in ClassAd; anything
+    else, mixed int/real included, goes through ``operators.compare``)."""
+    if type(left) is not Res and type(right) is not Res:
+        return ops.compare(op, plain(left), plain(right))
+    fn = PY_COMPARE[op]
+    general = ops.compare
+    if type(right) is not Res:
+        const, const_type, get = plain(right), type(right), left.fn  # type: ignore[union-attr]
+        if const_type is int or const_type is float:
+            def against_right(vals):  # type: ignore[no-untyped-def]
+                a = get(vals)
+                return fn(a, const) if type(a) is const_type else general(op, a, const)
+            return Res(_bound(against_right, get, op, const))
+    elif type(left) is not Res:
+        const, const_type, get = plain(left), type(left), right.fn  # type: ignore[union-attr]
+        if const_type is int or const_type is float:
+            def against_left(vals):  # type: ignore[no-untyped-def]
+                b = get(vals)
+                return fn(const, b) if type(b) is const_type else general(op, const, b)
+            return Res(_bound(against_left, get, FLIPPED[op], const))
+    first, second = getter(left), getter(right)
+
+    def both(vals):  # type: ignore[no-untyped-def]
+        a, b = first(vals), second(vals)
+        kind = type(a)
+        if kind is type(b) and (kind is int or kind is float):
+            return fn(a, b)
+        return general(op, a, b)
+
+    index, other = getattr(first, "free_index", None), getattr(second, "free_index", None)
+    if index is not None and other is not None:
+        both.atoms = ((index, op, FreeRef(other), both),)  # type: ignore[attr-defined]
+    return Res(both)
+
+
+def binary_fn(op: str) -> Callable[[object, object], object]:
+    if op in ("==", "!=", "<", "<=", ">", ">="):
+        return lambda a, b: ops.compare(op, a, b)
+    if op in ("+", "-", "*"):
+        return ops.arithmetic_fn(op)
+    if op in ("/", "%"):
+        return lambda a, b: ops.arithmetic(op, a, b)
+    return lambda a, b: ops.bitwise(op, a, b)
+
+
+BINARY_FNS: dict[str, Callable[[object, object], object]] = {
+    "=?=": ops.meta_equal, "is": ops.meta_equal,
+    "=!=": ops.meta_not_equal, "isnt": ops.meta_not_equal,
+}
+BINARY_FNS.update({op: binary_fn(op) for op in (
+    "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>",
+    ">>>")})
+
+
+UNARY = {"-": ops.unary_minus, "+": ops.unary_plus, "!": ops.logical_not, "~": ops.bitwise_not}

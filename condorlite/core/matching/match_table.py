@@ -1,0 +1,200 @@
+"""The match table: one request class against one offer shape, answered once.
+
+``MatchTable.pair`` is the match and the job-dependent ranks of a job class in an
+offer's pair shape (kept per class, Submitter* bindings when read, and pair shape);
+``program`` the class's residual program for a vector static (``carving``,
+``pair_programs``); ``outgrown`` whether no state of a static can hold the class's
+literal requests any more; ``preemption_allowed`` PREEMPTION_REQUIREMENTS per (class,
+shape, the Submitter* bindings it reads); ``fit`` what a job takes of a partitionable
+offer. The rules are in ``matchmaker``'s module doc. One table per cycle, owned by the
+``Matchmaker``; it reads the offers' shapes (``offer_shapes.OfferShapes``: their
+shape keys, spent statics and resource amounts) and counts its evaluations in the
+cycle's ``EvaluationCount``.
+"""
+
+from __future__ import annotations
+
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.matching.candidates import NO_MATCH, PairEval, as_rank, box_pair, make_pair
+from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.offer_shapes import MISSING, EvaluationCount, OfferShapes
+from condorlite.core.matching.offers import Offer, requested_in, resource_names, weight_names
+from condorlite.core.matching.pair_programs import ResidualCache, job_params, pair_program
+from condorlite.core.matching.policy_exprs import PolicyExprs
+from condorlite.core.policy import Policy
+
+
+class MatchTable:
+    """A cycle's pair results (see the module doc). ``per_submitter``: pair results are
+    kept per binding of the Submitter* attributes (some pair evaluation reads them);
+    ``preq_names``: the Submitter* names PREEMPTION_REQUIREMENTS can read."""
+
+    def __init__(self, now: float | None, exprs: PolicyExprs, shapes: OfferShapes,
+                 counts: EvaluationCount, *, preemption_off: bool, per_submitter: bool,
+                 preq_names: frozenset[str]) -> None:
+        self.now = now
+        self.exprs = exprs
+        self.preemption_off = preemption_off
+        self.per_submitter = per_submitter
+        self.counts = counts
+        self._preq_names = preq_names
+        self._shapes = shapes
+        #: (class, Submitter* bindings or ()) -> pair shape -> its result (nested, so
+        #: the shape walk looks a class's table up once, not a tuple key per shape)
+        self.pairs: dict[tuple, dict[int, PairEval]] = {}
+        #: (class, shape, the Submitter* bindings PREEMPTION_REQUIREMENTS reads) -> it
+        self._preq: dict[tuple, bool] = {}
+        #: (class, bindings, pair-static id) -> pair program or None (``carving``)
+        self.programs: dict[tuple, PairProgram | None] = {}
+        #: pair-static id -> the residuals its programs share (``pair_programs.ResidualCache``)
+        self._residuals: dict[int, ResidualCache] = {}
+        #: (class, static) -> the class's literal requests as ``outgrown`` asks them
+        self._asked: dict[tuple, tuple] = {}
+
+    # -- one pair -----------------------------------------------------------------------
+    def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()) -> PairEval:
+        """Match and job-dependent ranks of a job class in an offer's shape (cached;
+        per ``signature``, the job ad's Submitter* bindings, when those are read)."""
+        part = signature if self.per_submitter else ()
+        table = self.pairs.get((class_id, part))
+        if table is None:
+            table = self.pairs[(class_id, part)] = {}
+        found = table.get(offer.pair_shape)
+        if found is None:
+            if offer.vector is not None:
+                found = self._vector_pair((class_id, part), job_ad, offer)
+            else:
+                found = self._evaluate_pair(job_ad, offer)
+            table[offer.pair_shape] = found
+        return found
+
+    def _vector_pair(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairEval:
+        """``_evaluate_pair`` by the (class, pair-static) program at the offer's vector;
+        in full when no program can be made."""
+        program = self.program(klass, job_ad, offer)
+        if program is None:
+            return self._evaluate_pair(job_ad, offer)
+        self.counts.evaluations += 1
+        out = program.run(offer.vector.vals, as_rank)  # type: ignore[union-attr]
+        if not out[0]:
+            return NO_MATCH
+        if program.result is not None:
+            return box_pair(program)
+        return make_pair(out)  # (a program's outcome: match, ranks, dependent, taken)
+
+    def program(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairProgram | None:
+        """The (class, pair-static) program of an offer with a resource vector (made
+        from any state's ad: every state of the static binds the rest alike, and the
+        resources are left free), or None when the pair cannot be specialised."""
+        vector = offer.vector
+        key = (klass, vector.static)  # type: ignore[union-attr]
+        program = self.programs.get(key, MISSING)
+        if program is MISSING:
+            dependent = [(rank, expr) for rank, expr in self.exprs.ranks(offer.holder is not None)
+                         if rank not in offer.independent]
+            cache = self._residuals.get(vector.static)  # type: ignore[union-attr]
+            if cache is None:
+                cache = self._residuals[vector.static] = ResidualCache(  # type: ignore[union-attr]
+                    self._shapes.shape_keys.canon.key)
+            # (any state's ad will do, the resources being left free: the one at hand,
+            # ``state_ad``, rather than one rebuilt for the current vector)
+            slot_ad = offer.state_ad
+            program = self.programs[key] = pair_program(
+                job_ad, slot_ad, vector, resource_names(slot_ad, job_ad),  # type: ignore[arg-type]
+                dependent, self.now, as_rank, cache)
+        return program  # type: ignore[return-value]
+
+    def outgrown(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> bool:
+        """Whether no state of the vector static of ``offer`` can hold the class's
+        literal requests any more (``spent_statics``). Asked only while the class has
+        no program for the static: one made is used as it is."""
+        vector = offer.vector
+        key = (klass, vector.static)  # type: ignore[union-attr]
+        if key in self.programs:
+            return False
+        asked = self._asked.get(key)
+        if asked is None:
+            # (a class's requests are the same in every list of it: worked out once)
+            names, values = job_params(job_ad, vector)  # type: ignore[arg-type]
+            index = vector.index  # type: ignore[union-attr]
+            asked = self._asked[key] = tuple(
+                (index[name[len("request"):]], value)
+                for name, value in zip(names, values, strict=True))
+        if not asked:
+            return False
+        shapes = self._shapes
+        return shapes.spent.holds_none(vector.static, asked,  # type: ignore[union-attr]
+                                       shapes.groups.get(vector.static, ()),  # type: ignore[union-attr]
+                                       shapes.shape_left)
+
+    def _evaluate_pair(self, job_ad: ClassAd, offer: Offer) -> PairEval:
+        self.counts.evaluations += 1
+        slot_ad, now = offer.ad, self.now
+        # Evaluations have no side effects, so the order of the three tests is free:
+        # the fit of a partitionable slot (a few small request expressions) goes first,
+        # since most carved slot states are too small for most classes.
+        taken = self._fit_of(offer, job_ad) if offer.partitionable else None
+        ok = not offer.partitionable or taken is not None
+        ok = ok and adeval.requirements_hold(job_ad, slot_ad, now=_int(now)) and (
+            adeval.requirements_hold(slot_ad, job_ad, now=_int(now)))
+        if not ok:
+            return PairEval(False)
+        job_rank = adeval.as_float(adeval.eval_attr(job_ad, "Rank", slot_ad, now))
+        slot_rank = adeval.as_float(adeval.eval_attr(slot_ad, "Rank", job_ad, now))
+        dependent = {}
+        for key, expr in self.exprs.ranks(offer.holder is not None):
+            if key not in offer.independent:
+                dependent[key] = as_rank(adeval.eval_expr(expr, slot_ad, job_ad, now))
+        return PairEval(True, job_rank or 0.0, slot_rank or 0.0, dependent, taken)
+
+    def _fit_of(self, offer: Offer, job_ad: ClassAd) -> dict[str, float] | None:
+        return requested_in(offer, job_ad, self.now)
+
+    def fit(self, class_id: int, job_ad: ClassAd, offer: Offer) -> dict[str, float] | None:
+        """``offers.requested`` of a job of class ``class_id`` in a partitionable offer.
+
+        What a job takes is read from the slot's walked bindings, so the class's pair
+        result for the offer's pair shape already holds it: jobs of one class bind
+        their ``Request*`` and everything those reach alike. Not shared when some
+        expression reads the Submitter* attributes (the job's own ad lacks them, a
+        class's ad has them), nor before the pair was evaluated."""
+        if not self.per_submitter:
+            table = self.pairs.get((class_id, ()))
+            known = None if table is None else table.get(offer.pair_shape)
+            if known is not None and known.match and known.taken is not None:
+                return known.taken  # shared: callers only read it
+        return requested_in(offer, job_ad, self.now)
+
+    def preemption_allowed(
+        self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple
+    ) -> bool:
+        """PREEMPTION_REQUIREMENTS for this job class in this offer (cached per shape
+        and binding of the Submitter* names it can read, ``_preq_names``)."""
+        if self.preemption_off:
+            return False
+        names = self._preq_names
+        key = (class_id, offer.shape,
+               tuple(b for b in signature if b[0] in names) if names else ())
+        found = self._preq.get(key)
+        if found is None:
+            self.counts.evaluations += 1
+            value = adeval.eval_expr(self.exprs.preemption_requirements, offer.ad, job_ad, self.now)
+            found = self._preq[key] = adeval.as_bool(value)
+        return found
+
+    def weight_key(self, offer: Offer, policy: Policy) -> tuple:
+        """What fixes a piece's weight besides the amounts taken, for an offer whose
+        weight reads only resources every piece takes (``SlotVector.weight_reads``):
+        its bindings of the other names the weight expressions reach."""
+        vector = offer.vector
+        assert vector is not None
+        if vector.weight_key is None:
+            names = tuple(n for n in weight_names(offer, policy) or () if n not in vector.index)
+            vector.weight_key = (policy.slot_weight, names,
+                                 self._shapes.shape_keys.canon.key(offer.ad, names))
+        return vector.weight_key
+
+
+def _int(now: float | None) -> int | None:
+    return None if now is None else int(now)
