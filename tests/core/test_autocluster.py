@@ -18,7 +18,6 @@ from condorlite.core.matching.autocluster import (
     ShapeKeys,
     _Canon,
     build,
-    build_reference,
     closure,
     closure_union,
     referenced,
@@ -26,10 +25,11 @@ from condorlite.core.matching.autocluster import (
     slot_side_names,
 )
 from condorlite.core.matching.policy_exprs import PolicyExprs
-from condorlite.core.matching.significant import build_closed, build_widening
+from condorlite.core.matching.significant import build_closed
 from condorlite.core.model import Job, job_from_ad, slot_from_ad
 from condorlite.core.policy import Policy
 from tests.core._pool import UID, decoded_pool, decoded_texts, job, slot
+from tests.core.autocluster_references import build_reference, build_widening
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import genpool  # a script directory, not a package

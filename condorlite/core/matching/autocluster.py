@@ -46,9 +46,8 @@ one (spelling, expression) entry object between all ads holding the same line, s
 whose entries for the visited names are the same objects walk as one group
 (``_walks``, ``significant._Sweep``): identical objects are equal expressions, and groups that are
 equal without being identical are still merged by ``_Canon`` numbers before any id is
-given. ``build_reference`` is the plain build the equivalence tests hold ``build`` to;
-``significant.build_closed`` (what the cycle calls) is held to the widening loop of
-``build`` rounds (``significant.build_widening``).
+given. The plain builds ``build`` and ``significant.build_closed`` (what the cycle
+calls) are held to are test code: ``tests/core/autocluster_references.py``.
 """
 
 from __future__ import annotations
@@ -453,35 +452,3 @@ class ShapeKeys:
             packed = (numbers, bound, tuple(k for k in numbers if k))
             self._packed[id(numbers)] = packed
         return (extra, packed[1], packed[2])
-
-
-def build_reference(
-    jobs: list[Job], significant: frozenset[str], configured: tuple[str, ...] | None,
-    requests: dict[str, tuple[str, ...]] | None = None,
-) -> Autoclusters:
-    """The plain grouping ``build`` must agree with, for the equivalence tests: each
-    job's own closure walked in full and projected onto its expression trees (no walks
-    shared, no numbering; ``requests`` is accepted, as ``build`` takes it, and
-    ignored). Match classes are part of the semantics (a class shares one
-    candidate list per submitter turn), so they are formed here too, the plain way."""
-    ordered = sorted(jobs, key=lambda j: (j.submitter, j.queue_key(), j.index))
-    class_ids: dict[object, int] = {}
-    cluster_ids: dict[object, int] = {}
-    cluster_of: dict[str, int] = {}
-    match_class_of: dict[str, int] = {}
-    representative: dict[int, Job] = {}
-    job_names: set[str] = set()
-    target_names: set[str] = set()
-    configured_lower = tuple(n.lower() for n in configured) if configured else None
-    for job in ordered:
-        reach = closure(job.ad, significant | request_names(job.ad))
-        job_names |= reach
-        target_names |= referenced(job.ad, reach)
-        key = project(job.ad, reach)
-        cid = class_ids.setdefault(key, len(class_ids) + 1)
-        match_class_of[job.id] = cid
-        representative.setdefault(cid, job)
-        cluster_key = key if configured_lower is None else project(job.ad, configured_lower)
-        cluster_of[job.id] = cluster_ids.setdefault(cluster_key, len(cluster_ids) + 1)
-    return Autoclusters(significant, configured, cluster_of, match_class_of, representative,
-                        frozenset(job_names), frozenset(target_names))

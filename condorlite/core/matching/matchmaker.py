@@ -38,8 +38,8 @@ keeps; the matchmaker owns one of each (``shapes``, ``table``, ``lists``). Candi
 entries are built as ``candidates`` describes and kept per shape for reuse; the unheld
 static offers' entries are made once per class (``static_lists``) and the held offers
 are settled a group at a time (``held_groups``).
-``reference_matchmaker.ReferenceMatchmaker`` shares nothing; the equivalence tests hold
-the two to the same outcome.
+The plain reference cycle (``tests/core/reference``) shares nothing with it; the
+equivalence tests hold the two to the same outcome.
 """
 
 from __future__ import annotations
@@ -81,16 +81,6 @@ class Matchmaker:
     other two). The parts refer to one another in that order only, never back to the
     matchmaker, so a cycle's tables are freed as soon as the cycle is."""
 
-    #: whether partitionable offers get resource vectors (``carving``)
-    use_vectors = True
-    #: whether the cycle may bound what a class's entries cost (``PieceCosts.floor``)
-    bounds_costs = True
-    #: whether a list of every prepared offer is walked a shape at a time (else offer
-    #: by offer, ``RequestLists.candidates``)
-    lists_by_shape = True
-    #: the match table's class (the plain reference's answers every pair afresh)
-    table_class: type[MatchTable] = MatchTable
-
     def __init__(
         self,
         policy: Policy,
@@ -128,14 +118,12 @@ class Matchmaker:
             (self.exprs.preemption_requirements,), job_names, binding_refs)
         self.counts = EvaluationCount()
         walks = SlotWalks(self.slot_names, self.exprs, self.job_defined, self.preemption_off)
-        self.shapes = OfferShapes(now, self.exprs, walks, self.resource_names,
-                                  self.use_vectors, self.counts)
-        self.table = self.table_class(now, self.exprs, self.shapes, self.counts,
-                                      preemption_off=self.preemption_off,
-                                      per_submitter=self.per_submitter,
-                                      preq_names=self._preq_names)
-        self.lists = RequestLists(self.shapes, self.table, self.counts,
-                                  by_shape=self.lists_by_shape)
+        self.shapes = OfferShapes(now, self.exprs, walks, self.resource_names, self.counts)
+        self.table = MatchTable(now, self.exprs, self.shapes, self.counts,
+                                preemption_off=self.preemption_off,
+                                per_submitter=self.per_submitter,
+                                preq_names=self._preq_names)
+        self.lists = RequestLists(self.shapes, self.table, self.counts)
         #: the table's pair programs, (class, bindings, pair-static id) -> program or
         #: None: the classes that got one (the equivalence tests read it)
         self._programs = self.table.programs

@@ -53,16 +53,14 @@ class OfferShapes:
     """A cycle's prepared offers, their shapes and the members of each (see the module
     doc). ``walks`` finds what a slot's evaluations can read (``slot_walks``),
     ``shape_keys`` numbers bindings (``autocluster.ShapeKeys``); ``exprs`` are the
-    policy expressions, ``resource_names`` the names carving rebinds, ``use_vectors``
-    whether partitionable offers get resource vectors (``carving``)."""
+    policy expressions, ``resource_names`` the names carving rebinds (a partitionable
+    offer gets a resource vector over them, ``carving``)."""
 
     def __init__(self, now: float | None, exprs: PolicyExprs, walks: SlotWalks,
-                 resource_names: frozenset[str], use_vectors: bool,
-                 counts: EvaluationCount) -> None:
+                 resource_names: frozenset[str], counts: EvaluationCount) -> None:
         self.now = now
         self.exprs = exprs
         self.resource_names = resource_names
-        self.use_vectors = use_vectors
         self.counts = counts
         self._walks = walks
         self.shape_keys = ShapeKeys()
@@ -288,7 +286,7 @@ class OfferShapes:
         the resources, and each independent policy rank gets a program key made of
         the bindings it reaches other than the resources. None for any other offer."""
         vector = None
-        if offer.partitionable and self.use_vectors:
+        if offer.partitionable:
             vector = vector_of(offer.ad, self.resource_names)
         offer.vector = vector
         if vector is None:

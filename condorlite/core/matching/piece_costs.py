@@ -50,8 +50,6 @@ class PieceCosts:
         signature when it matters). Any other partitionable offer (no vector,
         requests that read the slot, a weight reading the whole vector, a holder)
         leaves the floor unknown: 0."""
-        if not self.mm.bounds_costs:
-            return 0.0
         if self._floor_reps is None:
             self._floor_reps = self._floor_representatives()
         any_static, held_static, reps = self._floor_reps

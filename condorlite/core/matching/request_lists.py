@@ -72,15 +72,13 @@ class RequestLists:
     ``shapes``: the offers in their shapes (read only); ``table``: the pair results
     (``match_table.MatchTable``: ``pair``, ``preemption_allowed``, ``program``,
     ``outgrown``; its ``pairs`` are read here, and filled with the results of box
-    programs as ``pair`` would); ``counts``: the cycle's evaluation count;
-    ``by_shape`` False lists every offer one by one (the plain reference)."""
+    programs as ``pair`` would); ``counts``: the cycle's evaluation count."""
 
-    def __init__(self, shapes: OfferShapes, table: MatchTable, counts: EvaluationCount, *,
-                 by_shape: bool) -> None:
+    def __init__(self, shapes: OfferShapes, table: MatchTable, counts: EvaluationCount
+                 ) -> None:
         self.now = table.now
         self.per_submitter = table.per_submitter
         self.preemption_off = table.preemption_off
-        self._by_shape_ok = by_shape
         self._counts = counts
         self._pair, self._preemption_allowed = table.pair, table.preemption_allowed
         self._program, self._outgrown = table.program, table.outgrown
@@ -124,7 +122,7 @@ class RequestLists:
         the order is the same). The whole list is walked by slot shape (one pair per
         shape, then the shape's available offers); a short list offer by offer.
         ``signature``: the job ad's ``submitter_signature`` when the caller has it."""
-        if self._by_shape_ok and self._shapes.is_full(offers):
+        if self._shapes.is_full(offers):
             return self._by_shape(class_id, job_ad, submitter, only_rank)
         if signature is None:
             signature = submitter_signature(job_ad)

@@ -4,8 +4,8 @@
 attributes can lead back into slot attributes that read the job again, so the set of
 ``autocluster``'s steps 1-3 is widened until no ad's walk leaves it. ``build_closed``
 finds that set in one sweep over the jobs and splits them by it as it goes;
-``build_widening`` is the plain loop it must agree with (the equivalence tests run the
-cycle with it and ``autocluster.build_reference``).
+the plain widening loop it must agree with is ``build_widening`` in
+``tests/core/autocluster_references.py``.
 
 Speed (100,000 jobs): the jobs are read once, in input order, a chunk of ``CHUNK`` rows
 at a time, and everything a row gives is taken while its chunk is in the CPU cache
@@ -36,7 +36,6 @@ from condorlite.core.matching.autocluster import (
     _names_of,
     _tables,
     build,
-    closure_union,
     referenced,
     slot_side_names,
 )
@@ -49,23 +48,6 @@ T = TypeVar("T")
 #: rows read together: a chunk's tables (about 1 KiB an ad) stay in the CPU cache
 #: between the passes over it
 CHUNK = 1024
-
-
-def build_widening(
-    slots: list[Slot], idle: list[Job], policy_exprs: tuple[Expr, ...],
-    configured: tuple[str, ...] | None, build_fn: Callable[..., Autoclusters] = build,
-) -> Autoclusters:
-    """The plain way to the same grouping as ``build_closed``: ``build_fn`` over the
-    slot-side names, widened by every name the classes' walks reach in the slots,
-    until the set stops growing."""
-    significant = slot_side_names(slots, policy_exprs)
-    requests: dict[str, tuple[str, ...]] = {}
-    while True:
-        ac = build_fn(idle, significant, configured, requests)
-        wider = significant | slot_side_names(slots, ()) | closure_union(slots, ac.job_names)
-        if wider <= significant:
-            return ac
-        significant = wider
 
 
 def build_closed(
