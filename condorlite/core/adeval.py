@@ -275,6 +275,18 @@ def as_float(value: object) -> float | None:
     return None
 
 
+def slot_rank(value: object) -> float:
+    """A slot's ``Rank`` of a job as the negotiator's rank conditions read it: the
+    number, or NaN when it is none (undefined, error, a string). HTCondor decides rank
+    preemption by ``MY.Rank > MY.CurrentRank`` and allows priority preemption only
+    when ``MY.Rank >= MY.CurrentRank``, both evaluated in the slot ad and holding only
+    when true; a Rank that is no number makes both undefined, and NaN makes both Python
+    comparisons false (never read it as 0). Callers compare with ``>``/``>=`` or
+    ``not ... >``, never with ``<=``."""
+    number = as_float(value)
+    return math.nan if number is None else number
+
+
 def as_int(value: object) -> int | None:
     """A ClassAd integer (reals truncated toward zero, as HTCondor's LookupInteger)."""
     number = as_float(value)

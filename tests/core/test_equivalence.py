@@ -633,16 +633,6 @@ def test_partitionable_requests_undefined_custom_and_unfit(monkeypatch):
     assert [r.job for r in plain.rejections] == ["4.0", "5.0"]
 
 
-#: The optimised cycle reads a held slot's ``Rank`` of a job as a number, 0 when it is
-#: undefined (``PairEval.slot_rank``, ``Slot.current_rank``), and compares it with
-#: CurrentRank in Python. HTCondor evaluates ``MY.Rank > MY.CurrentRank`` (rank
-#: preemption) and ``MY.Rank >= MY.CurrentRank`` (required for priority preemption)
-#: in the slot ad and wants boolean true: a Rank undefined for the job gives neither.
-UNDEFINED_RANK_IS_ZERO = pytest.mark.xfail(strict=True, reason=(
-    "engine bug: a held slot's Rank undefined for the job counts as 0 in the rank "
-    "conditions; HTCondor's MY.Rank > MY.CurrentRank / >= are undefined, so neither "
-    "rank nor priority preemption may take the slot"))
-
 #: case -> (the held slot's CurrentRank, PREEMPTION_REQUIREMENTS)
 UNDEFINED_RANK_CASES = {
     "priority": ("0.0", "True"),  # 0 >= 0 lets the engine preempt by priority
@@ -650,7 +640,6 @@ UNDEFINED_RANK_CASES = {
 }
 
 
-@UNDEFINED_RANK_IS_ZERO
 @pytest.mark.parametrize("case", sorted(UNDEFINED_RANK_CASES))
 def test_a_rank_undefined_for_the_job_preempts_nothing(monkeypatch, case):
     """A machine owner's ``Rank = TARGET.Department == "physics"`` is undefined for a

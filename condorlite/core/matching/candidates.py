@@ -48,7 +48,7 @@ class PairEval(NamedTuple):
 
     match: bool
     job_rank: float = 0.0
-    slot_rank: float = 0.0
+    slot_rank: float = 0.0  # NaN when the slot's Rank is no number (adeval.slot_rank)
     dependent: dict[str, float] = _NO_RANKS
     #: what a job of the class takes from a partitionable slot of the shape
     taken: dict[str, float] | None = None

@@ -198,7 +198,7 @@ class PairProgram:
             else:
                 self.tests.append(fn)
         self.job_rank = _settled(job_rank, lambda v: adeval.as_float(v) or 0.0)
-        self.slot_rank = _settled(slot_rank, lambda v: adeval.as_float(v) or 0.0)
+        self.slot_rank = _settled(slot_rank, adeval.slot_rank)
         self.dependent = [(key, _settled(fn, as_rank)) for key, fn in dependent]
         #: a box (module doc): the match is holding the fixed requests (``taken``)
         #: and ``bounds`` (the tests of the bounds a fit does not imply); ``result``
@@ -306,7 +306,7 @@ class PairProgram:
         if type(job_rank) is not float:
             job_rank = adeval.as_float(job_rank(full)) or 0.0
         if type(slot_rank) is not float:
-            slot_rank = adeval.as_float(slot_rank(full)) or 0.0
+            slot_rank = adeval.slot_rank(slot_rank(full))
         dependent = {key: fn if type(fn) is float else as_rank(fn(full))
                      for key, fn in self.dependent}
         return (True, job_rank, slot_rank, dependent, taken)

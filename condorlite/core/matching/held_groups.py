@@ -71,7 +71,7 @@ class HeldGroups:
             return found[1]
         deferred, rest = list(deferred), list(rest)
         for pair_shape, group, first in others:
-            if slot_rank(first) <= group.lowest_rank():
+            if not slot_rank(first) > group.lowest_rank():  # (NaN: no rank preference)
                 deferred.append((first, group))
             else:
                 rest.append((pair_shape, group))
@@ -107,7 +107,7 @@ class HeldGroups:
             expr = adeval.attr(first.ad, "Rank")
             if type(expr) is not Literal:
                 others.append((pair_shape, group, first))
-            elif (adeval.as_float(expr.value) or 0.0) <= group.lowest_rank():
+            elif not adeval.slot_rank(expr.value) > group.lowest_rank():
                 deferred.append((first, group))
             else:
                 rest.append((pair_shape, group))

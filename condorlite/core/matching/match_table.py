@@ -141,12 +141,12 @@ class MatchTable:
         if not ok:
             return PairEval(False)
         job_rank = adeval.as_float(adeval.eval_attr(job_ad, "Rank", slot_ad, now))
-        slot_rank = adeval.as_float(adeval.eval_attr(slot_ad, "Rank", job_ad, now))
+        slot_rank = adeval.slot_rank(adeval.eval_attr(slot_ad, "Rank", job_ad, now))
         dependent = {}
         for key, expr in self.exprs.ranks(offer.holder is not None):
             if key not in offer.independent:
                 dependent[key] = as_rank(adeval.eval_expr(expr, slot_ad, job_ad, now))
-        return PairEval(True, job_rank or 0.0, slot_rank or 0.0, dependent, taken)
+        return PairEval(True, job_rank or 0.0, slot_rank, dependent, taken)
 
     def _fit_of(self, offer: Offer, job_ad: ClassAd) -> dict[str, float] | None:
         return requested_in(offer, job_ad, self.now)

@@ -250,8 +250,8 @@ class RequestLists:
             if known is None:
                 first = registry[next(iter(next(iter(group.shapes.values()))))]
                 if (self.preemption_off and not only_rank
-                        and self._slot_rank(class_id, part, job_ad, first)
-                        <= group.lowest_rank()):
+                        and not self._slot_rank(class_id, part, job_ad, first)
+                        > group.lowest_rank()):
                     # Whether it matches or not, no offer here can be listed: the match
                     # only decides the PREEMPTION_REQUIREMENTS count below, which a
                     # rejection reads (``settle_deferred``) and a match never does.
@@ -262,7 +262,7 @@ class RequestLists:
                 known = self._pair(class_id, job_ad, first, signature)
             if not known.match:
                 continue
-            if self.preemption_off and known.slot_rank <= group.lowest_rank():
+            if self.preemption_off and not known.slot_rank > group.lowest_rank():
                 # No held offer here prefers the job by rank, and preemption by
                 # priority is off: each offer not the submitter's own is refused by
                 # PREEMPTION_REQUIREMENTS (as ``_reason`` counts it), none is listed.
@@ -412,13 +412,13 @@ class RequestLists:
         ``_evaluate_pair`` computes it (whether or not the pair matches)."""
         expr = adeval.attr(offer.ad, "Rank")
         if type(expr) is Literal:
-            return adeval.as_float(expr.value) or 0.0  # the same for every job
+            return adeval.slot_rank(expr.value)  # the same for every job
         key = (class_id, part, offer.pair_shape)
         found = self._slot_ranks.get(key)
         if found is None:
             self._counts.evaluations += 1
             value = adeval.eval_attr(offer.ad, "Rank", job_ad, self.now)
-            found = self._slot_ranks[key] = adeval.as_float(value) or 0.0
+            found = self._slot_ranks[key] = adeval.slot_rank(value)
         return found
 
     def settle_deferred(self, cands: Candidates, class_id: int, job_ad: ClassAd) -> None:
