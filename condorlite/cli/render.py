@@ -182,7 +182,18 @@ def print_json(doc: dict[str, Any]) -> None:
     pure-Python encoder, ten times slower on a cycle's tens of thousands of matches;
     ``jq .`` indents it for a person. The encoder refuses non-finite numbers
     (``allow_nan=False``): only then is the data walked to make them null, so a
-    document without any is not walked twice."""
+    document without any is not walked twice. What orjson writes (``jsontext``) goes
+    out as its UTF-8 bytes, the rest as text through ``sys.stdout``."""
+    fast = jsontext.fast_utf8(doc)
+    buffer = getattr(sys.stdout, "buffer", None)
+    if fast is not None and buffer is not None:
+        # JSON is UTF-8 (RFC 8259): the bytes go straight to the byte layer, after
+        # whatever the text layer holds
+        sys.stdout.flush()
+        buffer.write(fast)
+        buffer.write(b"\n")
+        buffer.flush()
+        return
     try:
         text = _dumps(doc)
     except ValueError:

@@ -97,3 +97,23 @@ def test_table_lines_pad_as_ljust_and_rjust(table):
 
     headers, rows, right = table
     assert _table(headers, rows, right) == _reference_table(headers, rows, right)
+
+
+def test_json_goes_out_as_utf8_bytes_after_pending_text(monkeypatch) -> None:
+    """What orjson writes goes to stdout's byte layer in UTF-8, whatever the text
+    layer's encoding, after the text the layer still holds; what only json can write
+    (a lone surrogate) goes through the text layer as before."""
+    import io
+    import sys
+
+    from condorlite.cli import render
+
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="ascii", errors="backslashreplace")
+    monkeypatch.setattr(sys, "stdout", out)
+    out.write("before\n")  # held by the text layer
+    render.print_json({"name": "é", "n": 1.5})
+    assert raw.getvalue() == 'before\n{"name":"é","n":1.5}\n'.encode()
+    render.print_json({"name": "\udcff"})  # orjson refuses a surrogate: json writes it
+    out.flush()
+    assert raw.getvalue().endswith(b'{"name":"\\udcff"}\n')
