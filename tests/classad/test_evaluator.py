@@ -2,7 +2,7 @@
 reference tree walker (and the reference against classad2).
 
 The fast evaluator (``evaluator.py`` + ``scope.py`` + ``cache.py`` + ``compiler.py`` +
-``fused.py``) must give the reference walker's value for every expression; both are
+``codegen.py``) must give the reference walker's value for every expression; both are
 run on the differential corpus (every generated expression, MY = job and MY = slot)
 and on every fixture pair.
 """

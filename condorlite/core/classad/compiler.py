@@ -9,10 +9,10 @@ what the reference does at every evaluation:
   call) whose value is a scalar is evaluated once; ``constant(node)`` tells which;
 * attribute references keep their lower-cased name and read the ad's storage
   directly in the common cases (``attrrefs.py``);
-* a comparison whose operand is an attribute reference is one fused closure
-  (``fused.py``); other comparisons have type-specialised fast paths (two ints, two
-  strs, two floats) made from one template per operator, and a constant string
-  operand is lower-cased once;
+* comparisons have type-specialised fast paths (two ints, two strs, two floats) made
+  from one template per operator, and a constant string operand is lower-cased once
+  (a closure fusing an attribute read with its comparison, ``fused.py``, was removed:
+  0.7 % of a rank-heavy cycle's instructions, ``benchmarks/RESULTS.md``);
 * ``ifThenElse(c, a, b)`` compiles as the conditional operator it is;
 * ``a && b && c ...`` (a left-leaning chain, as the parser builds it) is one loop;
 * the whole expression of an attribute evaluated often (``build_root``, ``WARM_UP``)
@@ -48,7 +48,6 @@ from .ast import (
 from .attrrefs import build_attr
 from .codegen import generate
 from .functions import REGISTRY, compile_call
-from .fused import fused_compare
 from .refs import and_chain
 from .values import Error, ExprList, Undefined, home_of, wrap_int64
 
@@ -218,9 +217,6 @@ _BITWISE_OPS = frozenset({"&", "|", "^", "<<", ">>", ">>>"})
 
 
 def _build_binary(op: str, left_node: Expr, right_node: Expr) -> Compiled:
-    fused = fused_compare(op, left_node, right_node)
-    if fused is not None:
-        return fused
     left = cache.compile_expr(left_node)
     right = cache.compile_expr(right_node)
     if op == "||":

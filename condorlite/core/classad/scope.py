@@ -3,7 +3,7 @@
 Each expression node is compiled once into a Python closure ``fn(cur, env) -> value``
 (cached per node, ``cache.compile_expr``), where ``cur`` is the ad in which the
 expression is being evaluated (HTCondor's ``state.curAd``) and ``env`` holds the match
-context (``Env``). The closures are built by ``compiler.py`` (with ``fused.py``), and
+context (``Env``). The closures are built by ``compiler.py``, and
 the whole expression of a hot attribute becomes one generated function
 (``codegen.py``); ``reference.py`` is the plain tree walker all of them must agree
 with. The public entry points (``evaluate``, ``evaluate_attribute``,
