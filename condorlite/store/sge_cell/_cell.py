@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar, cast
 
 from condorlite.core.sge.objects import (
     Cell,
+    Complex,
+    Job,
     ParallelEnvironment,
     Project,
     User,
@@ -144,10 +147,42 @@ def read_cell(path: Path | str) -> Cell:
     projects = _objects_of(dump, "projects", notes)
     usersets = cast(dict[str, Userset], _objects_of(dump, "usersets", notes))
     pes = _objects_of(dump, "pes", notes)
-    # The files are read in this order, and an error is that of the first bad one; but
-    # jobs.xml's tail is read by a second process (_jobfast.JobsRead) while this one
-    # reads share_mon and the dispatch files, so those two run early and keep their
-    # error (and the dispatch files their notes) until their turn.
+    read = _read_jobs_and_rest(dump, notes, complexes, usersets)
+    return Cell(
+        sched_conf=sched_conf,
+        complexes=complexes,
+        users=cast(dict[str, User], users),
+        projects=cast(dict[str, Project], projects),
+        usersets=usersets,
+        pes=cast(dict[str, ParallelEnvironment], pes),
+        jobs=tuple(read.jobs),
+        share_tree=read.tree,  # type: ignore[arg-type]
+        share_usage=read.usage,
+        now=_now(dump.text("now"), dump.source("now")),
+        modified_jobs=_modified(dump.text("modified_jobs"), dump.source("modified_jobs")),
+        warnings=tuple(notes.items),
+        **read.files,
+    )
+
+
+@dataclass(frozen=True)
+class _JobsAndRest:
+    """What ``_read_jobs_and_rest`` reads: the jobs, the share tree with its usage, the
+    dispatch files."""
+
+    jobs: list[Job]
+    tree: object
+    usage: dict
+    files: dict[str, object]
+
+
+def _read_jobs_and_rest(dump: _Dump, notes: Notes, complexes: dict[str, Complex],
+                        usersets: dict[str, Userset]) -> _JobsAndRest:
+    """share_tree and share_mon, queue_instances.xml's pending lines, jobs.xml, the
+    dispatch files: read in this order, and an error is that of the first bad one; but
+    jobs.xml's tail is read by a second process (``_jobfast.JobsRead``) while this one
+    reads share_mon and the dispatch files, so those two run early and keep their
+    error (and the dispatch files their notes, added last) until their turn."""
     share = _Later(lambda: _share(dump, notes))
     dispatch_notes = Notes()
     dispatch = _Later(lambda: _dispatch_of(dump, dispatch_notes))
@@ -177,21 +212,7 @@ def read_cell(path: Path | str) -> Cell:
                   f"but not in jobs.xml; ignored")
     files = dispatch.value()
     notes.items.extend(dispatch_notes.items)
-    return Cell(
-        sched_conf=sched_conf,
-        complexes=complexes,
-        users=cast(dict[str, User], users),
-        projects=cast(dict[str, Project], projects),
-        usersets=usersets,
-        pes=cast(dict[str, ParallelEnvironment], pes),
-        jobs=tuple(jobs),
-        share_tree=tree,  # type: ignore[arg-type]
-        share_usage=usage,
-        now=_now(dump.text("now"), dump.source("now")),
-        modified_jobs=_modified(dump.text("modified_jobs"), dump.source("modified_jobs")),
-        warnings=tuple(notes.items),
-        **files,
-    )
+    return _JobsAndRest(jobs, tree, usage, files)
 
 
 class _Later(Generic[T]):
