@@ -46,20 +46,35 @@ def test_the_cell_reads_and_runs(cell_dir: Path) -> None:
 
 
 def test_kept_ranking_is_a_fresh_ranking(cell_dir: Path) -> None:
+    """Host values moving and instances entering and leaving the active set in any
+    order: the kept members, in order, are a fresh ``ranked`` of the set."""
     cell = read_cell(cell_dir)
     run = _Run(cell, cell.now)
     run.book_running()
-    ranking = order.Ranking(cell, run.world.instances, run.host_value)
+    lists = run.lists
     rng = random.Random(1)
-    names = [i.name for i in run.world.instances]
+    active = set(rng.sample([i.name for i in run.world.instances], 20))
+    ranking = order.Ranking(cell, run.world.instances, lists.host_value, active)
+    fresh = order.ranked(cell, [i for i in run.world.instances if i.name in active],
+                         {i.host: lists.host_value(i.host) for i in run.world.instances})
+    assert ranking.active() == fresh
     hosts = sorted({i.host for i in run.world.instances})
-    for _ in range(30):
+    for _ in range(60):
         host = rng.choice(hosts)
-        run.corrections[host] += rng.choice((1, 2, 8))
+        lists.corrections[host] += rng.choice((1, 2, 8))
         ranking.update(host)
-        subset = set(rng.sample(names, rng.randint(1, len(names))))
+        inst = rng.choice(run.world.instances)
+        if inst.name in active:
+            active.discard(inst.name)
+            ranking.leave(inst)
+        else:
+            active.add(inst.name)
+            ranking.enter(inst)
         assert ranking.exact
-        assert ranking.among(subset) == run.ranked(subset)
+        members = [i for i in run.world.instances if i.name in active]
+        values = {i.host: lists.host_value(i.host) for i in members}
+        assert ranking.active() == order.ranked(cell, members, values)
+        assert lists.ranked(active) == ranking.active()
 
 
 def test_feasible_says_what_allocate_finds(cell_dir: Path) -> None:
@@ -67,7 +82,7 @@ def test_feasible_says_what_allocate_finds(cell_dir: Path) -> None:
     run = _Run(cell, cell.now)
     run.book_running()
     world = run.world
-    order_now = run.ranked({i.name for i in world.instances})
+    order_now = run.lists.ranked({i.name for i in world.instances})
     parallel = [j for j in cell.jobs if j.pe and j.pe_range][:25]
     assert parallel
     outcomes: set[bool] = set()
