@@ -2,8 +2,9 @@
 
 A generated cell of 20 hosts (45 queue instances) and 1,500 jobs is small enough to
 run in a test and large enough for load-ordered hosts, full instances, categories and
-parallel reservations: the kept ranking must equal a fresh ranking of any subset, and
-``_feasible`` must say what ``allocate`` finds, at every candidate time.
+parallel reservations: the kept ranking must equal a fresh ranking of any subset,
+``_feasible`` must say what ``allocate`` finds, at every candidate time, and the static
+verdicts kept per cluster queue, host and request must be ``static_failure``'s.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import pytest
 
 from condorlite.core.sge.dispatch import later, order, place, schedule
 from condorlite.core.sge.dispatch.run import _Run
+from condorlite.core.sge.dispatch.static import static_failure
+from condorlite.core.sge.dispatch.verdicts import Verdicts
+from condorlite.core.sge.dispatch.world import build
 from condorlite.core.sge.priority import prioritise
 from condorlite.store.sge_cell import read_cell
 from tests.benchmarks._load import load
@@ -103,3 +107,22 @@ def test_feasible_says_what_allocate_finds(cell_dir: Path) -> None:
                     assert feasible == (found is not None), (job.number, pe, n, t)
                     outcomes.add(feasible)
     assert outcomes == {True, False}
+
+
+def test_kept_verdicts_are_static_failure(cell_dir: Path) -> None:
+    """Every job against every instance, in an order that mixes kinds (each kind's
+    parts are kept at its first question): the same text or None as the check."""
+    cell = read_cell(cell_dir)
+    world = build(cell, cell.now)
+    verdicts = Verdicts(world, cell)
+    rng = random.Random(3)
+    jobs = list(cell.jobs)
+    rng.shuffle(jobs)
+    seen: set[str | None] = set()
+    for job in jobs[:400]:
+        kind = verdicts.of(job)
+        for inst in rng.sample(world.instances, len(world.instances)):
+            expected = static_failure(cell, job, inst)
+            assert kind.of(inst) == expected, (job.number, inst.name)
+            seen.add(expected)
+    assert None in seen and len(seen) > 5

@@ -40,7 +40,7 @@ from condorlite.core.sge.objects import Cell, Job
 from .assign import Shortfall, earliest, fits, level_reason, most_slots, shortfall_text
 from .diagram import INFINITY
 from .static import cqueue_reason, host_reason, request_text, unknown
-from .static import static_failure as _static_failure
+from .verdicts import KindVerdicts, Verdicts
 from .world import Instance, World
 
 
@@ -61,9 +61,15 @@ class Attempt:
     reasons: list[str]
     #: per PE, the slots the last allocation tried could gather
     offered: dict[str, int] = field(default_factory=dict)
+    #: the reasons, as a set (a failed parallel job can give one per host)
+    known: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.known.update(self.reasons)
 
     def add(self, text: str) -> None:
-        if text not in self.reasons:
+        if text not in self.known:
+            self.known.add(text)
             self.reasons.append(text)
 
 
@@ -87,33 +93,12 @@ def category(world: World, job: Job) -> tuple:
     )
 
 
-def static_verdicts(world: World, job: Job) -> dict[str, str | None]:
-    """The static verdicts (``static.static_failure``) known for jobs of ``job``'s kind
-    (what the static checks read of it), by instance name: each is worked out once
-    per kind and instance in a run. The kind is found once per job, not per instance."""
-    kind = (
-        (job.owner, job.group) if world.reads_user else (),
-        job.project if world.reads_project else None,
-        job.pe,
-        job.hard_queues,
-        tuple((r.name, r.value) for r in job.hard_requests),
-    )
-    found = world.static_cache.get(kind)
-    if found is None:
-        found = world.static_cache[kind] = {}
-    return found
-
-
-def static_failure(world: World, cell: Cell, job: Job, inst: Instance,
-                   verdicts: dict[str, str | None] | None = None) -> str | None:
-    """``static.static_failure``, once per kind of job and instance in a run
-    (``verdicts``: ``static_verdicts`` of the job, when the caller has them)."""
-    if verdicts is None:
-        verdicts = static_verdicts(world, job)
-    name = inst.name
-    if name not in verdicts:
-        verdicts[name] = _static_failure(cell, job, inst)
-    return verdicts[name]
+def static_verdicts(world: World, cell: Cell, job: Job) -> KindVerdicts:
+    """The static verdicts (``static.static_failure``) of jobs of ``job``'s kind, by
+    instance, each worked out once in a run (``verdicts``)."""
+    if world.verdicts is None:
+        world.verdicts = Verdicts(world, cell)
+    return world.verdicts.of(job)
 
 
 def sequential_now(
@@ -163,9 +148,9 @@ def sequential_later(world: World, cell: Cell, job: Job, order: list[Instance]) 
     if t_global is None:
         return None
     best: Placement | None = None
-    verdicts = static_verdicts(world, job)
+    verdicts = static_verdicts(world, cell, job)
     for inst in order:
-        if static_failure(world, cell, job, inst, verdicts) is not None:
+        if verdicts.of(inst) is not None:
             continue
         times = [t_global]
         for level in (world.hosts.get(inst.host), inst.level):
@@ -288,13 +273,14 @@ def usable_instances(
 ) -> list[Instance]:
     """The instances that pass the static checks, each refusal's reason added once."""
     out = []
-    verdicts = static_verdicts(world, job)
+    of = static_verdicts(world, cell, job).of
+    add = attempt.add
     for inst in order:
-        reason = static_failure(world, cell, job, inst, verdicts)
+        reason = of(inst)
         if reason is None:
             out.append(inst)
         else:
-            attempt.add(reason)
+            add(reason)
     return out
 
 

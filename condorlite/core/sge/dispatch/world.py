@@ -28,10 +28,14 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from condorlite.core.sge.objects import Cell, Complex, Job, QueueConf
 
 from .diagram import DURATION_OFFSET, INFINITY, Diagram, add_offset, amount, end_time
+
+if TYPE_CHECKING:  # the verdicts read the world's instances; the world only holds them
+    from .verdicts import Verdicts
 
 #: state letters that keep a queue instance out of the run.
 UNAVAILABLE = frozenset("dsSEAuCDoc")
@@ -70,6 +74,8 @@ class Instance:
     conf: QueueConf
     level: Level
     state: str = ""
+    #: its place in the world's list of instances
+    position: int = -1
 
     @property
     def available(self) -> bool:
@@ -96,9 +102,8 @@ class World:
     default_duration: int
     interval: int
     offset: int = DURATION_OFFSET
-    #: static verdicts by what a job's static checks read, then by instance: jobs alike in
-    #: owner, project, PE, -q and -l get the same answer (Grid Engine's categories)
-    static_cache: dict[tuple, dict[str, str | None]] = field(default_factory=dict)
+    #: the run's static verdicts (``verdicts.Verdicts``), made at the first question
+    verdicts: Verdicts | None = None
     #: whether any queue or host has access lists / project lists (else the static
     #: verdicts do not depend on the job's user / project)
     reads_user: bool = True
@@ -166,7 +171,8 @@ def _instances(cell: Cell, levels: dict[str, Level]) -> list[Instance]:
         capacity["slots"] = float(conf.slots)
         qi = cell.queue_instances.get(full)
         out.append(
-            Instance(full, queue, host, conf, Level("Q", full, capacity), qi.state if qi else "")
+            Instance(full, queue, host, conf, Level("Q", full, capacity), qi.state if qi else "",
+                     len(out))
         )
         levels.setdefault(host, Level("H", host))
     return out
