@@ -28,6 +28,8 @@ from .diagram import end_time
 from .static import request_failure, request_text
 from .world import Instance, Level, World, contribution
 
+#: ``most_slots`` without a limit (more than any slot count)
+_UNLIMITED = 2**62
 _WHERE = {"G": "globally", "H": "at host {name}", "Q": "in queue {name}"}
 _DOMINANCE = {"G": "gc", "H": "hc", "Q": "qc", "P": "pc"}
 
@@ -179,14 +181,35 @@ def most_slots(
     """The most slots (up to ``limit``) of ``job`` that fit on ``level``: per-slot
     needs divide what is left, a JOB consumable (master only) must fit once. (One pass
     over the needs: one slot must fit, as ``fits`` would find, and each per-slot need
-    bounds the count.)"""
+    bounds the count.)
+
+    With ``Q`` the least of ``left // need`` over the per-slot needs, the answer is 0
+    when a need exceeds what is left, else ``max(0, min(limit, Q))``: the answer
+    without a limit, ``most(inf)``, gives every other as ``min(limit, most(inf))``.
+    Starting now, it is kept on the level by (demands, span) until the level is
+    debited (``Level.slots_known``): a parallel job's bound and allocations ask it of
+    every instance, and jobs alike in their demands and run time ask it again (a
+    reservation's walk over later times asks each time once: those are not kept)."""
     if limit <= 0:
         return 0
-    at = world.now if start is None else start
+    demands = _demands(world, job, level, 1, master)
+    if start is not None and start != world.now:
+        most = _most_slots(world, level, demands, start, span)
+    else:
+        key = (demands, span)
+        most = level.slots_known.get(key)
+        if most is None:
+            most = level.slots_known[key] = _most_slots(world, level, demands, world.now, span)
+    return most if most < limit else limit
+
+
+def _most_slots(
+    world: World, level: Level, demands: tuple[tuple[str, float, bool], ...], at: int, span: int
+) -> int:
     end = end_time(at, span)
     based = world.schedule_based
-    most = limit
-    for name, need, per_slot in _demands(world, job, level, 1, master):
+    most = _UNLIMITED
+    for name, need, per_slot in demands:
         d = level.diagram(name)
         left = level.capacity[name] - (d.max_over(at, end) if based else d.now_used)
         if need > left:

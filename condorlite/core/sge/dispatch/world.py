@@ -49,6 +49,9 @@ class Level:
     name: str
     capacity: dict[str, float] = field(default_factory=dict)
     diagrams: dict[str, Diagram] = field(default_factory=dict)
+    #: ``assign.most_slots`` answers from now while nothing is debited here, by (a
+    #: job's demands on this level, span); ``debit`` empties it
+    slots_known: dict[tuple, int] = field(default_factory=dict)
 
     def diagram(self, resource: str) -> Diagram:
         # not setdefault: that built a Diagram on every call (millions in a large run)
@@ -102,6 +105,8 @@ class World:
     default_duration: int
     interval: int
     offset: int = DURATION_OFFSET
+    #: each instance's level by the instance's name
+    instance_levels: dict[str, Level] = field(default_factory=dict)
     #: the run's static verdicts (``verdicts.Verdicts``), made at the first question
     verdicts: Verdicts | None = None
     #: whether any queue or host has access lists / project lists (else the static
@@ -208,6 +213,7 @@ def build(cell: Cell, now: int) -> World:
         offset=int(offset) if offset and offset.isdigit() else DURATION_OFFSET,
         reads_user=reads_user,
         reads_project=reads_project,
+        instance_levels={i.name: i.level for i in instances},
     )
 
 
@@ -301,7 +307,7 @@ def level_of(world: World, use: Use) -> Level:
         return world.hosts[use.object]
     if use.level == "P":
         return world.pes[use.object]
-    return next(i.level for i in world.instances if i.name == use.object)
+    return world.instance_levels[use.object]
 
 
 def debit(world: World, found: list[Use], start: int, span: int, now: bool) -> None:
@@ -309,7 +315,9 @@ def debit(world: World, found: list[Use], start: int, span: int, now: bool) -> N
     based) and, for a running or starting job, in the amounts in use now."""
     end = end_time(start, span)
     for use in found:
-        d = level_of(world, use).diagram(use.resource)
+        level = level_of(world, use)
+        level.slots_known.clear()
+        d = level.diagram(use.resource)
         if world.schedule_based and span > 0:
             d.add(start, end, use.amount)
         if now:
