@@ -103,6 +103,45 @@ def _short(
     return None
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """``level_reason``'s checks for one job on one kind of level, in order: the
+    consumables it does not request with a need (``defaults``), then its requests
+    (``steps``: the name, its need when the level has it as a consumable with a need,
+    else None when the level lacks the name and the request is compared as static
+    does, with the value compared), then ``slots`` when not requested."""
+
+    defaults: tuple[tuple[str, float], ...]
+    steps: tuple[tuple[str, float | None, str], ...]
+    slots: float | None
+
+
+def _plan(world: World, job: Job, level: Level | None) -> _Plan:
+    cache = world.needs.plans_of(job)
+    key = None if level is None else level.signature
+    found = cache.get(key)
+    if isinstance(found, _Plan):
+        return found
+    needs = dict(_needs(world, job, level, 1, True)) if level is not None else {}
+    requested = {r.name for r in job.hard_requests}
+    first: dict[str, str] = {}
+    for r in job.hard_requests:
+        first.setdefault(r.name, r.value)
+    steps = []
+    for r in job.hard_requests:
+        if r.name in needs:
+            steps.append((r.name, needs[r.name], first[r.name]))
+        elif level is None or r.name not in level.capacity:
+            steps.append((r.name, None, first[r.name]))
+    plan = _Plan(
+        tuple((n, need) for n, need in needs.items() if n != "slots" and n not in requested),
+        tuple(steps),
+        needs["slots"] if "slots" in needs and "slots" not in requested else None,
+    )
+    cache[key] = plan
+    return plan
+
+
 def level_reason(
     world: World,
     cell: Cell,
@@ -114,29 +153,35 @@ def level_reason(
     start: int | None = None,
 ) -> str | None:
     """Why one slot of a sequential job does not fit a level of kind ``G``, ``H`` or
-    ``Q`` (``level`` None: a host without consumables), in the module doc's order."""
-    name = "global" if inst is None else (inst.host if kind == "H" else inst.name)
-    needs = dict(_needs(world, job, level, 1, True)) if level is not None else {}
-    requested = {r.name for r in job.hard_requests}
-    for resource, need in needs.items():
-        if resource != "slots" and resource not in requested:
-            s = _short(world, level, resource, need, span, start)  # type: ignore[arg-type]
-            if s is not None:
-                return cannot_run(job, kind, name, "for default request " + offers_only(s))
-    for r in job.hard_requests:
-        if r.name in needs:
-            s = _short(world, level, r.name, needs[r.name], span, start)  # type: ignore[arg-type]
-            if s is not None:
-                return cannot_run(job, kind, name, offers_only(s))
-        elif level is None or r.name not in level.capacity:
-            why = request_failure(cell, job, kind, inst, r.name)
-            if why is not None:
-                return cannot_run(job, kind, name, why)
-    if "slots" in needs and "slots" not in requested:
-        s = _short(world, level, "slots", needs["slots"], span, start)  # type: ignore[arg-type]
+    ``Q`` (``level`` None: a host without consumables), in the module doc's order.
+    The order of checks is worked out once per job and kind of level (``_Plan``); a
+    request the level lacks is compared as ``static.request_failure`` does, through
+    the run's kept answers (``verdicts.Requests``) when there are some."""
+    plan = _plan(world, job, level)
+    for resource, need in plan.defaults:
+        s = _short(world, level, resource, need, span, start)  # type: ignore[arg-type]
         if s is not None:
-            return cannot_run(job, kind, name, offers_only(s))
+            why = "for default request " + offers_only(s)
+            return cannot_run(job, kind, _where(kind, inst), why)
+    for name, need, value in plan.steps:
+        if need is not None:
+            s = _short(world, level, name, need, span, start)  # type: ignore[arg-type]
+            if s is not None:
+                return cannot_run(job, kind, _where(kind, inst), offers_only(s))
+        else:
+            why = (request_failure(cell, job, kind, inst, name) if world.verdicts is None else
+                   world.verdicts.requests.failure(job, kind, inst, name, value))
+            if why is not None:
+                return cannot_run(job, kind, _where(kind, inst), why)
+    if plan.slots is not None:
+        s = _short(world, level, "slots", plan.slots, span, start)  # type: ignore[arg-type]
+        if s is not None:
+            return cannot_run(job, kind, _where(kind, inst), offers_only(s))
     return None
+
+
+def _where(kind: str, inst: Instance | None) -> str:
+    return "global" if inst is None else (inst.host if kind == "H" else inst.name)
 
 
 def fits(
@@ -201,6 +246,26 @@ def most_slots(
         if most is None:
             most = level.slots_known[key] = _most_slots(world, level, demands, world.now, span)
     return most if most < limit else limit
+
+
+def most_slots_each(
+    world: World, job: Job, levels: list[Level], master: bool, span: int
+) -> list[int]:
+    """``most_slots`` from now without a limit for each of ``levels`` (the answer for
+    a limit ``n`` > 0 is ``min(n, this)``): a job's demands are looked up once per
+    kind of level, the answers kept on the levels as ``most_slots`` keeps them."""
+    keys: dict[tuple[str, ...], tuple] = {}
+    out = []
+    now = world.now
+    for level in levels:
+        key = keys.get(level.signature)
+        if key is None:
+            key = keys[level.signature] = (_demands(world, job, level, 1, master), span)
+        most = level.slots_known.get(key)
+        if most is None:
+            most = level.slots_known[key] = _most_slots(world, level, key[0], now, span)
+        out.append(most)
+    return out
 
 
 def _most_slots(

@@ -37,9 +37,16 @@ from dataclasses import dataclass, field
 
 from condorlite.core.sge.objects import Cell, Job
 
-from .assign import Shortfall, earliest, fits, level_reason, most_slots, shortfall_text
+from .assign import (
+    Shortfall,
+    earliest,
+    fits,
+    level_reason,
+    most_slots,
+    most_slots_each,
+    shortfall_text,
+)
 from .diagram import INFINITY
-from .static import cqueue_reason, host_reason, request_text, unknown
 from .verdicts import KindVerdicts, Verdicts
 from .world import Instance, World
 
@@ -114,15 +121,16 @@ def sequential_now(
         return None
     skip_queues: set[str] = set()
     skip_hosts: set[str] = set()
+    kind = static_verdicts(world, cell, job)  # the static parts, kept (``verdicts``)
     for inst in order:
         if inst.queue in skip_queues or inst.host in skip_hosts:
             continue
-        why = cqueue_reason(cell, job, inst)
+        why = kind.queue_said(inst)
         if why is not None:
             skip_queues.add(inst.queue)
             attempt.add(why)
             continue
-        why = host_reason(cell, job, cell.hosts.get(inst.host)) or level_reason(
+        why = kind.host_said(inst.host) or level_reason(
             world, cell, job, "H", world.hosts.get(inst.host), inst, span
         )
         if why is not None:
@@ -130,10 +138,10 @@ def sequential_now(
             attempt.add(why)
             continue
         why = level_reason(world, cell, job, "Q", inst.level, inst, span)
-        name = None if why else unknown(cell, job, inst)
+        name = None if why else kind.unknown(inst)
         if name is not None:
             why = (
-                f'(-l {request_text(job)}) cannot run in queue "{inst.name}" because job '
+                f'(-l {kind.text}) cannot run in queue "{inst.name}" because job '
                 f"requests unknown resource ({name})"
             )
         if why is not None:
@@ -198,8 +206,13 @@ def allocate(
             attempt.offered[pe] = most_slots(world, job, level, True, span, n, start)
             return None
     hosts: dict[str, list[tuple[Instance, int]]] = {}
-    for inst in usable:
-        k = most_slots(world, job, inst.level, not hosts, span, n, start)
+    each = (most_slots_each(world, job, [i.level for i in usable], False, span)
+            if start == world.now else None)
+    for index, inst in enumerate(usable):
+        if not hosts or each is None:  # the first instance with room is the master
+            k = most_slots(world, job, inst.level, not hosts, span, n, start)
+        else:
+            k = min(n, each[index])
         if k > 0:
             hosts.setdefault(inst.host, []).append((inst, k))
     room: dict[str, int] = {}
@@ -272,16 +285,12 @@ def usable_instances(
     world: World, cell: Cell, job: Job, order: list[Instance], attempt: Attempt
 ) -> list[Instance]:
     """The instances that pass the static checks, each refusal's reason added once."""
-    out = []
-    of = static_verdicts(world, cell, job).of
-    add = attempt.add
-    for inst in order:
-        reason = of(inst)
-        if reason is None:
-            out.append(inst)
-        else:
-            add(reason)
-    return out
+    verdicts = static_verdicts(world, cell, job).all()
+    said = [verdicts[inst.position] for inst in order]
+    for reason in dict.fromkeys(said):  # the distinct reasons, in order
+        if reason is not None:
+            attempt.add(reason)
+    return [inst for inst, reason in zip(order, said, strict=True) if reason is None]
 
 
 def _bound(
@@ -294,10 +303,9 @@ def _bound(
         most_slots(world, job, world.global_level, True, span, limit),
     )
     room: dict[str, int] = {}
-    for inst in usable:
-        room[inst.host] = room.get(inst.host, 0) + most_slots(
-            world, job, inst.level, False, span, limit
-        )
+    each = most_slots_each(world, job, [i.level for i in usable], False, span)
+    for inst, k in zip(usable, each, strict=True):
+        room[inst.host] = room.get(inst.host, 0) + (0 if limit <= 0 else min(limit, k))
     for host, total in room.items():
         level = world.hosts.get(host)
         if level is not None:

@@ -56,6 +56,7 @@ from .place import (
     sequential_now,
 )
 from .tasks import task_order
+from .verdicts import Verdicts
 from .world import World, build, debit, duration, uses
 
 USER_LIMIT = "job dropped because of user limitations"
@@ -67,6 +68,7 @@ class _Run:
     def __init__(self, cell: Cell, now: int) -> None:
         self.cell, self.now = cell, now
         self.world: World = build(cell, now)
+        self.world.verdicts = Verdicts(self.world, cell)
         self.lines: list[str] = [SEPARATOR]
         self.running: Counter[str] = Counter()
         self.started: list[Started] = []

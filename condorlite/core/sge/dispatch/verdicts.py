@@ -67,9 +67,15 @@ class Requests:
         self.failures: dict[tuple, str | None] = {}
         self.offered: dict[tuple, bool] = {}
 
-    def failure(self, job: Job, level: str, inst: Instance, name: str, value: str) -> str | None:
+    def failure(
+        self, job: Job, level: str, inst: Instance | None, name: str, value: str
+    ) -> str | None:
+        """``static.request_failure`` of ``job``'s request ``name`` (its first value,
+        ``value``) at a level of the instance (global: ``inst`` may be None)."""
         if level == "G":
             key: tuple = ("G", name, value)
+        elif inst is None:
+            return request_failure(self.cell, job, level, inst, name)
         elif level == "H":
             key = ("H", inst.host, name, value)
         else:
@@ -104,73 +110,198 @@ def kind_of(world: World, job: Job) -> tuple:
 
 
 class KindVerdicts:
-    """The static verdicts of one kind of job, by instance (its position in the
-    world's list), each worked out from the kept parts at the first question."""
+    """The static verdicts of one kind of job for every instance, by the instance's
+    position in the world's list, worked out at the first question: part by part
+    over all instances at once (``_all``), in ``static_failure``'s order, each part
+    over the instances no earlier part refused, so that an instance keeps the first
+    part that refuses it. The queue parts are asked once per cluster-queue class, the
+    request parts read from the run's columns (``Verdicts.column``, ``offered``);
+    only texts naming an instance or host are made per instance."""
 
-    def __init__(self, world: World, cell: Cell, requests: Requests, job: Job) -> None:
-        self.cell, self.requests, self.job = cell, requests, job
-        self.by_host = any("@" in q for q in job.hard_queues)
-        self.by_position: list[object] = [_NOT_YET] * len(world.instances)
-        self.queues: dict[tuple, str | None] = {}
-        self.hosts: dict[str, str | None] = {}
+    def __init__(self, verdicts: Verdicts, job: Job) -> None:
+        self.verdicts, self.cell, self.requests, self.job = (
+            verdicts, verdicts.cell, verdicts.requests, job)
         self.text = request_text(job)
         # the value request_failure compares: the first request of that name
         first: dict[str, str] = {}
         for r in job.hard_requests:
             first.setdefault(r.name, r.value)
         self.asked = [(r.name, first[r.name]) for r in job.hard_requests]
+        self.by_position: list[str | None] | None = None
+        self.by_host = any("@" in q for q in job.hard_queues)
+        self.queues: dict[int, str | None] = {}
+        self.hosts: dict[str, str | None] = {}
+        self.unoffered: list[tuple[str, list[bool]]] | None = None
+
+    def queue_said(self, inst: Instance) -> str | None:
+        """``static.cqueue_reason``: the cluster queue's part once per class."""
+        if self.by_host:
+            return queue_reason(self.cell, self.job, inst) or batch_reason(self.job, inst)
+        c = self.verdicts.class_of[inst.position]
+        said = self.queues.get(c, _NOT_YET)
+        if said is _NOT_YET:
+            said = self.queues[c] = queue_reason(self.cell, self.job, inst)
+        return said or batch_reason(self.job, inst)  # type: ignore[return-value]
+
+    def host_said(self, host: str) -> str | None:
+        """``static.host_reason``, once per host (none without host lists)."""
+        if not self.verdicts.host_lists:
+            return None
+        said = self.hosts.get(host, _NOT_YET)
+        if said is _NOT_YET:
+            said = self.hosts[host] = host_reason(self.cell, self.job, self.cell.hosts.get(host))
+        return said  # type: ignore[return-value]
+
+    def unknown(self, inst: Instance) -> str | None:
+        """``static.unknown``: the first request no level offers."""
+        if self.unoffered is None:
+            names = [n for n, _ in self.asked if n != "slots"]
+            if names:
+                g = self.verdicts.world.instances[0]
+                names = [n for n in names if not self.requests.offers("G", g, n)]
+            self.unoffered = [(n, self.verdicts.offered(n)) for n in names]
+        for name, offered in self.unoffered:
+            if not offered[inst.position]:
+                return name
+        return None
 
     def of(self, inst: Instance) -> str | None:
-        found = self.by_position[inst.position]
-        if found is _NOT_YET:
-            found = self.by_position[inst.position] = self._work_out(inst)
-        return found  # type: ignore[return-value]
+        if self.by_position is None:
+            self.by_position = self._all()
+        return self.by_position[inst.position]
 
-    def _work_out(self, inst: Instance) -> str | None:
-        job, cell = self.job, self.cell
-        key = _queue_key(inst, self.by_host)
-        why = self.queues.get(key, _NOT_YET)
-        if why is _NOT_YET:
-            why = self.queues[key] = queue_reason(cell, job, inst)
-        if why is not None:
-            return why  # type: ignore[return-value]
-        why = batch_reason(job, inst)
-        if why is not None:
-            return why
-        host = inst.host
-        why = self.hosts.get(host, _NOT_YET)
-        if why is _NOT_YET:
-            why = self.hosts[host] = host_reason(cell, job, cell.hosts.get(host))
-        if why is not None:
-            return why  # type: ignore[return-value]
-        requests = self.requests
+    def all(self) -> list[str | None]:
+        """Every instance's verdict, by position."""
+        if self.by_position is None:
+            self.by_position = self._all()
+        return self.by_position
+
+    def _all(self) -> list[str | None]:
+        v, job, cell = self.verdicts, self.job, self.cell
+        instances = v.world.instances
+        out: list[str | None] = [None] * len(instances)
+        pending: list[Instance] = []
+        if self.by_host:  # -q names hosts: per instance
+            for inst in instances:
+                out[inst.position] = queue_reason(cell, job, inst) or batch_reason(job, inst)
+            pending = [i for i in instances if out[i.position] is None]
+        else:
+            for rep, members in zip(v.representatives, v.members, strict=True):
+                said = queue_reason(cell, job, rep)
+                if said is None and (job.pe is not None or "BATCH" in rep.conf.qtype):
+                    pending += members
+                    continue
+                for inst in members:
+                    out[inst.position] = said or batch_reason(job, inst)
+        if v.host_lists:
+            hosts: dict[str, str | None] = {}
+            for inst in pending:
+                if inst.host not in hosts:
+                    hosts[inst.host] = host_reason(cell, job, cell.hosts.get(inst.host))
+                out[inst.position] = hosts[inst.host]
+            pending = [i for i in pending if out[i.position] is None]
+        pending = self._requests(pending, out)
+        self._unknown(pending, out)
+        return out
+
+    def _requests(self, pending: list[Instance], out: list[str | None]) -> list[Instance]:
+        """Each request in the job's order at global, host, then queue instance level,
+        over the instances no earlier part refused; those it refuses get the text."""
+        v, prefix = self.verdicts, f"(-l {self.text}) cannot run"
         for name, value in self.asked:
-            for level in "GHQ":
-                failure = requests.failure(job, level, inst, name, value)
-                if failure is not None:
-                    where = ("globally" if level == "G" else f'at host "{host}"'
-                             if level == "H" else f'in queue "{inst.name}"')
-                    return f"(-l {self.text}) cannot run {where} because {failure}"
-        for name, _ in self.asked:
-            if name != "slots" and not any(requests.offers(k, inst, name) for k in "GHQ"):
-                return (
-                    f'(-l {self.text}) cannot run in queue "{inst.name}" because job '
-                    f"requests unknown resource ({name})"
-                )
-        return None
+            if not pending:
+                break
+            g = self.requests.failure(self.job, "G", pending[0], name, value)
+            if g is not None:
+                for inst in pending:
+                    out[inst.position] = f"{prefix} globally because {g}"
+                return []
+            column = v.column(self.job, "H", name, value)
+            if column is not None:
+                for inst in pending:
+                    h = column[inst.position]
+                    if h is not None:
+                        out[inst.position] = f'{prefix} at host "{inst.host}" because {h}'
+                pending = [i for i in pending if out[i.position] is None]
+            column = v.column(self.job, "Q", name, value)
+            if column is not None:
+                for inst in pending:
+                    q = column[inst.position]
+                    if q is not None:
+                        out[inst.position] = f'{prefix} in queue "{inst.name}" because {q}'
+                pending = [i for i in pending if out[i.position] is None]
+        return pending
+
+    def _unknown(self, pending: list[Instance], out: list[str | None]) -> None:
+        """The first request no level offers, per instance (``static.unknown``)."""
+        names = [n for n, _ in self.asked if n != "slots"]
+        if not pending or not names:
+            return
+        names = [n for n in names if not self.requests.offers("G", pending[0], n)]
+        columns = [(n, self.verdicts.offered(n)) for n in names]
+        for inst in pending:
+            for name, offered in columns:
+                if not offered[inst.position]:
+                    out[inst.position] = (
+                        f'(-l {self.text}) cannot run in queue "{inst.name}" because job '
+                        f"requests unknown resource ({name})"
+                    )
+                    break
 
 
 class Verdicts:
-    """The run's static verdicts: the request parts, and each kind's verdicts."""
+    """The run's static verdicts: the request parts, and each kind's verdicts.
+    ``members`` are the instances by cluster-queue class (alike in what
+    ``queue_reason`` and ``batch_reason``'s test read), ``representatives`` the first
+    of each; ``column`` and ``offered`` the request parts of every instance."""
 
     def __init__(self, world: World, cell: Cell) -> None:
         self.world, self.cell = world, cell
         self.requests = Requests(cell)
         self.kinds: dict[tuple, KindVerdicts] = {}
+        found: dict[tuple, int] = {}
+        self.representatives: list[Instance] = []
+        self.members: list[list[Instance]] = []
+        self.class_of: list[int] = []
+        for inst in world.instances:
+            key = _queue_key(inst, False)
+            if key not in found:
+                found[key] = len(self.representatives)
+                self.representatives.append(inst)
+                self.members.append([])
+            self.members[found[key]].append(inst)
+            self.class_of.append(found[key])
+        self.host_lists = any(
+            h.user_lists or h.xuser_lists or h.projects or h.xprojects
+            for h in cell.hosts.values()
+        )
+        self._columns: dict[tuple, list[str | None] | None] = {}
+        self._offered: dict[str, list[bool]] = {}
+
+    def column(self, job: Job, level: str, name: str, value: str) -> list[str | None] | None:
+        """A request's failure at the host (``H``) or queue instance (``Q``) level of
+        every instance, by position; None when no instance's level refuses it. Kept
+        for every kind that asks the same request."""
+        key = (level, name, value)
+        if key not in self._columns:
+            failure = self.requests.failure
+            found = [failure(job, level, i, name, value) for i in self.world.instances]
+            self._columns[key] = found if any(f is not None for f in found) else None
+        return self._columns[key]
+
+    def offered(self, name: str) -> list[bool]:
+        """Whether each instance's host or the instance offers ``name``, by position."""
+        found = self._offered.get(name)
+        if found is None:
+            offers = self.requests.offers
+            found = self._offered[name] = [
+                offers("H", i, name) or offers("Q", i, name) for i in self.world.instances
+            ]
+        return found
 
     def of(self, job: Job) -> KindVerdicts:
         kind = kind_of(self.world, job)
         found = self.kinds.get(kind)
         if found is None:
-            found = self.kinds[kind] = KindVerdicts(self.world, self.cell, self.requests, job)
+            found = self.kinds[kind] = KindVerdicts(self, job)
         return found
