@@ -196,32 +196,37 @@ def allocate(
     span: int,
     start: int,
     attempt: Attempt,
+    now: RoomNow | None = None,
 ) -> Placement | None:
     """``n`` slots of ``job`` in ``pe`` from ``start`` over the instances that pass
-    the static checks (module doc), or None."""
+    the static checks (module doc), or None; ``now``: what ``usable`` and their hosts
+    take from now, read once for the attempt (only when ``start`` is now)."""
     for level in (world.pes[pe], world.global_level):
         s = fits(world, job, level, n, True, span, start)
         if s is not None:
             _shortfall(attempt, job, s)
             attempt.offered[pe] = most_slots(world, job, level, True, span, n, start)
             return None
+    if start != world.now:
+        now = None
     hosts: dict[str, list[tuple[Instance, int]]] = {}
-    each = (most_slots_each(world, job, [i.level for i in usable], False, span)
-            if start == world.now else None)
     for index, inst in enumerate(usable):
-        if not hosts or each is None:  # the first instance with room is the master
+        if not hosts or now is None:  # the first instance with room is the master
             k = most_slots(world, job, inst.level, not hosts, span, n, start)
         else:
-            k = min(n, each[index])
+            k = min(n, now.each[index])
         if k > 0:
             hosts.setdefault(inst.host, []).append((inst, k))
     room: dict[str, int] = {}
     for host, items in hosts.items():
         level = world.hosts.get(host)
         total = sum(k for _, k in items)
-        room[host] = (
-            total if level is None else most_slots(world, job, level, not room, span, total, start)
-        )
+        if level is None:
+            room[host] = total
+        elif room and now is not None:  # not the master's host
+            room[host] = min(total, now.hosts[host])
+        else:
+            room[host] = most_slots(world, job, level, not room, span, total, start)
     rule = cell.pes[pe].allocation_rule
     wanted = _by_rule(rule, n, room)
     if wanted is None:
@@ -293,8 +298,29 @@ def usable_instances(
     return [inst for inst, reason in zip(order, said, strict=True) if reason is None]
 
 
+@dataclass
+class RoomNow:
+    """What each usable instance (``each``, in their order) and each of their hosts
+    with a level (``hosts``) take of a job from now, without a limit and not as the
+    master (``assign.most_slots_each``; ``most_slots`` with a limit ``n`` is
+    ``min(n, this)``). Nothing is debited while one job is placed, so the bound and
+    every allocation of the attempt read the same."""
+
+    each: list[int]
+    hosts: dict[str, int]
+
+    @classmethod
+    def read(cls, world: World, job: Job, usable: list[Instance], span: int) -> RoomNow:
+        each = most_slots_each(world, job, [i.level for i in usable], False, span)
+        levels = [(h, lv) for h in dict.fromkeys(i.host for i in usable)
+                  if (lv := world.hosts.get(h)) is not None]
+        found = most_slots_each(world, job, [lv for _, lv in levels], False, span)
+        return cls(each, {h: k for (h, _), k in zip(levels, found, strict=True)})
+
+
 def _bound(
-    world: World, cell: Cell, job: Job, pe: str, usable: list[Instance], span: int, limit: int
+    world: World, cell: Cell, job: Job, pe: str, usable: list[Instance], span: int, limit: int,
+    now: RoomNow,
 ) -> int:
     """At most how many slots ``pe`` could allocate now (an upper bound that spares
     trying every count of a wide range)."""
@@ -303,13 +329,11 @@ def _bound(
         most_slots(world, job, world.global_level, True, span, limit),
     )
     room: dict[str, int] = {}
-    each = most_slots_each(world, job, [i.level for i in usable], False, span)
-    for inst, k in zip(usable, each, strict=True):
+    for inst, k in zip(usable, now.each, strict=True):
         room[inst.host] = room.get(inst.host, 0) + (0 if limit <= 0 else min(limit, k))
     for host, total in room.items():
-        level = world.hosts.get(host)
-        if level is not None:
-            room[host] = most_slots(world, job, level, False, span, total)
+        if host in now.hosts:
+            room[host] = 0 if total <= 0 else min(total, now.hosts[host])
     rule = cell.pes[pe].allocation_rule
     if rule == "$pe_slots":
         by_rule = max(room.values(), default=0)
@@ -324,13 +348,17 @@ def parallel_now(
     world: World, cell: Cell, job: Job, order: list[Instance], span: int, attempt: Attempt
 ) -> Placement | None:
     usable = usable_instances(world, cell, job, order, attempt)
+    now = RoomNow.read(world, job, usable, span)
     for pe in matching_pes(cell, job):
         counts = slot_counts(job, cell.pes[pe].slots)
         if not counts:
             continue
-        bound = _bound(world, cell, job, pe, usable, span, counts[-1])
-        for n in [n for n in reversed(counts) if n <= bound] or counts[:1]:
-            placed = allocate(world, cell, job, pe, n, usable, span, world.now, attempt)
+        tried = counts  # one count is tried whatever the bound
+        if len(counts) > 1:
+            bound = _bound(world, cell, job, pe, usable, span, counts[-1], now)
+            tried = [n for n in reversed(counts) if n <= bound] or counts[:1]
+        for n in tried:
+            placed = allocate(world, cell, job, pe, n, usable, span, world.now, attempt, now)
             if placed is not None:
                 return placed
         if pe in attempt.offered:
