@@ -16,7 +16,7 @@ import pytest
 
 from condorlite.core.sge.dispatch import later, order, place, schedule
 from condorlite.core.sge.dispatch.run import _Run
-from condorlite.core.sge.dispatch.static import static_failure
+from condorlite.core.sge.dispatch.static import cqueue_reason, static_failure, unknown
 from condorlite.core.sge.dispatch.verdicts import Verdicts
 from condorlite.core.sge.dispatch.world import build
 from condorlite.core.sge.priority import prioritise
@@ -124,5 +124,8 @@ def test_kept_verdicts_are_static_failure(cell_dir: Path) -> None:
         for inst in rng.sample(world.instances, len(world.instances)):
             expected = static_failure(cell, job, inst)
             assert kind.of(inst) == expected, (job.number, inst.name)
+            assert kind.queue_said(inst) == cqueue_reason(cell, job, inst)
+            assert kind.unknown(inst) == unknown(cell, job, inst)
             seen.add(expected)
     assert None in seen and len(seen) > 5
+    assert any(s and "is not in pe list" in s for s in seen)

@@ -18,7 +18,8 @@
    or waits.
 4. After a start or a reservation attempt, full instances (said once) and, on the
    granted hosts, those the load adjustment of the jobs started so far puts over a
-   threshold (said each time) move from ``queue_list`` to ``dis_list``. When
+   threshold (said each time) move from ``queue_list`` to ``dis_list``
+   (``lists.QueueLists`` keeps the lists of steps 2 and 4). When
    ``queue_list`` is empty the run stops: later jobs are neither started nor reserved
    (Grid Engine leaves its loop there).
 
