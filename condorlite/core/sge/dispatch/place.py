@@ -210,11 +210,12 @@ def allocate(
     if start != world.now:
         now = None
     hosts: dict[str, list[tuple[Instance, int]]] = {}
+    each = None if now is None else now.each
     for index, inst in enumerate(usable):
-        if not hosts or now is None:  # the first instance with room is the master
+        if not hosts or each is None:  # the first instance with room is the master
             k = most_slots(world, job, inst.level, not hosts, span, n, start)
         else:
-            k = min(n, now.each[index])
+            k = min(n, each[index])
         if k > 0:
             hosts.setdefault(inst.host, []).append((inst, k))
     room: dict[str, int] = {}
@@ -298,42 +299,60 @@ def usable_instances(
     return [inst for inst, reason in zip(order, said, strict=True) if reason is None]
 
 
-@dataclass
 class RoomNow:
     """What each usable instance (``each``, in their order) and each of their hosts
     with a level (``hosts``) take of a job from now, without a limit and not as the
     master (``assign.most_slots_each``; ``most_slots`` with a limit ``n`` is
     ``min(n, this)``). Nothing is debited while one job is placed, so the bound and
-    every allocation of the attempt read the same."""
+    every allocation of the attempt read the same; read at the first need (an attempt
+    the PE or the global level already turns down needs none)."""
 
-    each: list[int]
-    hosts: dict[str, int]
+    def __init__(self, world: World, job: Job, usable: list[Instance], span: int) -> None:
+        self._asked = (world, job, usable, span)
+        self._each: list[int] | None = None
+        self._hosts: dict[str, int] = {}
 
-    @classmethod
-    def read(cls, world: World, job: Job, usable: list[Instance], span: int) -> RoomNow:
-        each = most_slots_each(world, job, [i.level for i in usable], False, span)
+    def _read(self) -> list[int]:
+        world, job, usable, span = self._asked
+        self._each = most_slots_each(world, job, [i.level for i in usable], False, span)
         levels = [(h, lv) for h in dict.fromkeys(i.host for i in usable)
                   if (lv := world.hosts.get(h)) is not None]
         found = most_slots_each(world, job, [lv for _, lv in levels], False, span)
-        return cls(each, {h: k for (h, _), k in zip(levels, found, strict=True)})
+        self._hosts = {h: k for (h, _), k in zip(levels, found, strict=True)}
+        return self._each
+
+    @property
+    def each(self) -> list[int]:
+        return self._each if self._each is not None else self._read()
+
+    @property
+    def hosts(self) -> dict[str, int]:
+        if self._each is None:
+            self._read()
+        return self._hosts
 
 
 def _bound(
     world: World, cell: Cell, job: Job, pe: str, usable: list[Instance], span: int, limit: int,
-    now: RoomNow,
+    now: RoomNow, least: int,
 ) -> int:
     """At most how many slots ``pe`` could allocate now (an upper bound that spares
-    trying every count of a wide range)."""
+    trying every count of a wide range). Only which counts it admits matters: when
+    the PE and global levels admit none (``most < least``), neither does the bound,
+    whatever the hosts hold, and they are not read."""
     most = min(
         most_slots(world, job, world.pes[pe], True, span, limit),
         most_slots(world, job, world.global_level, True, span, limit),
     )
+    if most < least:
+        return most
     room: dict[str, int] = {}
     for inst, k in zip(usable, now.each, strict=True):
         room[inst.host] = room.get(inst.host, 0) + (0 if limit <= 0 else min(limit, k))
+    levels = now.hosts
     for host, total in room.items():
-        if host in now.hosts:
-            room[host] = 0 if total <= 0 else min(total, now.hosts[host])
+        if host in levels:
+            room[host] = 0 if total <= 0 else min(total, levels[host])
     rule = cell.pes[pe].allocation_rule
     if rule == "$pe_slots":
         by_rule = max(room.values(), default=0)
@@ -348,14 +367,14 @@ def parallel_now(
     world: World, cell: Cell, job: Job, order: list[Instance], span: int, attempt: Attempt
 ) -> Placement | None:
     usable = usable_instances(world, cell, job, order, attempt)
-    now = RoomNow.read(world, job, usable, span)
+    now = RoomNow(world, job, usable, span)
     for pe in matching_pes(cell, job):
         counts = slot_counts(job, cell.pes[pe].slots)
         if not counts:
             continue
         tried = counts  # one count is tried whatever the bound
         if len(counts) > 1:
-            bound = _bound(world, cell, job, pe, usable, span, counts[-1], now)
+            bound = _bound(world, cell, job, pe, usable, span, counts[-1], now, counts[0])
             tried = [n for n in reversed(counts) if n <= bound] or counts[:1]
         for n in tried:
             placed = allocate(world, cell, job, pe, n, usable, span, world.now, attempt, now)
