@@ -129,3 +129,31 @@ def test_kept_verdicts_are_static_failure(cell_dir: Path) -> None:
             seen.add(expected)
     assert None in seen and len(seen) > 5
     assert any(s and "is not in pe list" in s for s in seen)
+
+
+def test_candidate_times_are_the_diagrams_points(cell_dir: Path) -> None:
+    """The times kept at each debit are every diagram's points, after running jobs
+    are booked and after jobs are started and reserved."""
+    cell = read_cell(cell_dir)
+    prioritisation = prioritise(cell, cell.now)
+    run = _Run(cell, cell.now)
+    run.book_running()
+    run.lists.split_initial()
+
+    def points() -> list[int]:
+        world = run.world
+        levels = [world.global_level, *world.hosts.values(), *world.pes.values(),
+                  *(i.level for i in world.instances)]
+        times = {world.now} | {t for level in levels for d in level.diagrams.values()
+                               for t, _ in d.points if world.now < t < later.INFINITY}
+        return sorted(times, reverse=True)
+
+    assert len(points()) > 10
+    assert later._candidate_times(run.world) == points()
+    outcomes = set()
+    for row in prioritisation.jobs[:300]:
+        if row.running or row.state != "qw" or row.job.hold:
+            continue
+        outcomes.add(run.take(row.job, row.task, (row.task,), row.job.reserve))
+    assert {"started", "reserved"} <= outcomes
+    assert later._candidate_times(run.world) == points()

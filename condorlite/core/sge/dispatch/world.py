@@ -105,6 +105,9 @@ class World:
     default_duration: int
     interval: int
     offset: int = DURATION_OFFSET
+    #: the times of every point of every diagram (each debit's start and end):
+    #: a reservation's candidate times (``later``)
+    times: set[int] = field(default_factory=set)
     #: each instance's level by the instance's name
     instance_levels: dict[str, Level] = field(default_factory=dict)
     #: the run's static verdicts (``verdicts.Verdicts``), made at the first question
@@ -320,6 +323,8 @@ def debit(world: World, found: list[Use], start: int, span: int, now: bool) -> N
     """Book ``found`` on ``[start, start + span)`` (diagrams only when schedule
     based) and, for a running or starting job, in the amounts in use now."""
     end = end_time(start, span)
+    if world.schedule_based and span > 0 and end > start and found:
+        world.times.update((start, end))  # Diagram.add puts a point at each
     for use in found:
         level = level_of(world, use)
         level.slots_known.clear()
