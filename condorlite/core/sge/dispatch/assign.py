@@ -20,6 +20,7 @@ list is every hard request, sorted by name (``NONE`` without any).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from condorlite.core.sge.objects import Cell, Job
@@ -103,22 +104,28 @@ def _short(
     return None
 
 
+#: a static step no instance's level refuses (``Verdicts.column`` found none)
+_NEVER: tuple[()] = ()
+
+
 @dataclass(frozen=True)
 class _Plan:
     """``level_reason``'s checks for one job on one kind of level, in order: the
     consumables it does not request with a need (``defaults``), then its requests
     (``steps``: the name, its need when the level has it as a consumable with a need,
     else None when the level lacks the name and the request is compared as static
-    does, with the value compared), then ``slots`` when not requested."""
+    does, with the value compared, and for a host or instance level the run's column
+    of that comparison's answers by instance, ``_NEVER`` when none refuses it), then
+    ``slots`` when not requested."""
 
     defaults: tuple[tuple[str, float], ...]
-    steps: tuple[tuple[str, float | None, str], ...]
+    steps: tuple[tuple[str, float | None, str, Sequence[str | None] | None], ...]
     slots: float | None
 
 
-def _plan(world: World, job: Job, level: Level | None) -> _Plan:
+def _plan(world: World, job: Job, kind: str, level: Level | None) -> _Plan:
     cache = world.needs.plans_of(job)
-    key = None if level is None else level.signature
+    key = (kind, None if level is None else level.signature)
     found = cache.get(key)
     if isinstance(found, _Plan):
         return found
@@ -127,12 +134,15 @@ def _plan(world: World, job: Job, level: Level | None) -> _Plan:
     first: dict[str, str] = {}
     for r in job.hard_requests:
         first.setdefault(r.name, r.value)
-    steps = []
+    steps: list[tuple[str, float | None, str, Sequence[str | None] | None]] = []
     for r in job.hard_requests:
         if r.name in needs:
-            steps.append((r.name, needs[r.name], first[r.name]))
+            steps.append((r.name, needs[r.name], first[r.name], None))
         elif level is None or r.name not in level.capacity:
-            steps.append((r.name, None, first[r.name]))
+            column: Sequence[str | None] | None = None
+            if world.verdicts is not None and kind in ("H", "Q"):
+                column = world.verdicts.column(job, kind, r.name, first[r.name]) or _NEVER
+            steps.append((r.name, None, first[r.name], column))
     plan = _Plan(
         tuple((n, need) for n, need in needs.items() if n != "slots" and n not in requested),
         tuple(steps),
@@ -155,24 +165,30 @@ def level_reason(
     """Why one slot of a sequential job does not fit a level of kind ``G``, ``H`` or
     ``Q`` (``level`` None: a host without consumables), in the module doc's order.
     The order of checks is worked out once per job and kind of level (``_Plan``); a
-    request the level lacks is compared as ``static.request_failure`` does, through
-    the run's kept answers (``verdicts.Requests``) when there are some."""
-    plan = _plan(world, job, level)
+    request the level lacks is compared as ``static.request_failure`` does, read from
+    the run's kept answers (``verdicts``) when there are some."""
+    plan = _plan(world, job, kind, level)
     for resource, need in plan.defaults:
         s = _short(world, level, resource, need, span, start)  # type: ignore[arg-type]
         if s is not None:
             why = "for default request " + offers_only(s)
             return cannot_run(job, kind, _where(kind, inst), why)
-    for name, need, value in plan.steps:
+    for name, need, value, column in plan.steps:
         if need is not None:
             s = _short(world, level, name, need, span, start)  # type: ignore[arg-type]
             if s is not None:
                 return cannot_run(job, kind, _where(kind, inst), offers_only(s))
+            continue
+        if column is _NEVER:
+            continue
+        if column is not None and inst is not None:
+            why = column[inst.position]
+        elif world.verdicts is not None:
+            why = world.verdicts.requests.failure(job, kind, inst, name, value)
         else:
-            why = (request_failure(cell, job, kind, inst, name) if world.verdicts is None else
-                   world.verdicts.requests.failure(job, kind, inst, name, value))
-            if why is not None:
-                return cannot_run(job, kind, _where(kind, inst), why)
+            why = request_failure(cell, job, kind, inst, name)
+        if why is not None:
+            return cannot_run(job, kind, _where(kind, inst), why)
     if plan.slots is not None:
         s = _short(world, level, "slots", plan.slots, span, start)  # type: ignore[arg-type]
         if s is not None:

@@ -130,8 +130,8 @@ class NeedsCache:
     job: Job | None = None
     found: dict[tuple[tuple[str, ...], int, bool], tuple[tuple[str, float, bool], ...]] = field(
         default_factory=dict)
-    #: ``assign.level_reason``'s plans for the job, by level signature (None: no level)
-    plans: dict[tuple[str, ...] | None, object] = field(default_factory=dict)
+    #: ``assign.level_reason``'s plans for the job, by kind and level signature
+    plans: dict[tuple, object] = field(default_factory=dict)
 
     def of(self, job: Job) -> dict[tuple[tuple[str, ...], int, bool],
                                    tuple[tuple[str, float, bool], ...]]:
@@ -139,7 +139,7 @@ class NeedsCache:
             self.job, self.found, self.plans = job, {}, {}
         return self.found
 
-    def plans_of(self, job: Job) -> dict[tuple[str, ...] | None, object]:
+    def plans_of(self, job: Job) -> dict[tuple, object]:
         self.of(job)
         return self.plans
 
