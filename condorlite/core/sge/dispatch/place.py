@@ -233,6 +233,14 @@ def allocate(
     if wanted is None:
         attempt.offered[pe] = _offered(rule, n, room)
         return None
+    return Placement(_master_first(wanted, hosts), n, start, pe)
+
+
+def _master_first(
+    wanted: dict[str, int], hosts: dict[str, list[tuple[Instance, int]]]
+) -> list[tuple[Instance, int]]:
+    """The slots each host gives (``wanted``) taken from its instances in order, the
+    master first."""
     grants: list[tuple[Instance, int]] = []
     for index, (host, count) in enumerate(wanted.items()):
         mine = []
@@ -245,7 +253,7 @@ def allocate(
         # (the scheduler puts the master queue first, and every one of them qualifies),
         # so the last one taken there is the master
         grants += mine[::-1] if index == 0 else mine
-    return Placement(grants, n, start, pe)
+    return grants
 
 
 def _by_rule(rule: str, n: int, room: dict[str, int]) -> dict[str, int] | None:
