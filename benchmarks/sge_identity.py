@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Byte identity of ``condorlite sge qstat`` between two builds, on every cell.
+"""Byte identity of ``condorlite sge qstat`` (and ``sge schedule``) between two builds,
+on every cell.
 
 Speed work on the Grid Engine path must not move one byte of what a command prints.
 This runs the same commands with a reference build and a candidate build and compares
@@ -8,7 +9,12 @@ stdout, stderr and the exit code:
 * every recorded cell under ``tests/data/sge`` (each directory holding a ``jobs.xml``):
   ``sge qstat --json`` and ``sge qstat --ext --urg --pri`` (the widest text layout);
 * each ``--cell`` given (the generated 10k/100k cells of ``gensge.py``): ``--json``,
-  and the text layout when ``--text`` is given (it is slow on 100,000 jobs).
+  and the text layout when ``--text`` is given (it is slow on 100,000 jobs);
+* with ``--schedule``, ``sge schedule --dry-run --json`` (jobs started, reservations,
+  waiting reasons, the schedule file's lines) and its text on every recorded cell that
+  has a ``queues`` file, and ``sge schedule --dry-run --json`` on each ``--cell`` (the
+  generated dispatch cells of ``gensge_dispatch.py``); ``--schedule-only`` leaves the
+  qstat commands out.
 
 A build is a Python interpreter whose ``import condorlite`` finds that build, named
 ``PYTHON[:PYTHONPATH]`` (``/tmp/venv/bin/python:/tmp/export-main``: a ``git archive``
@@ -60,16 +66,25 @@ def _run(spec: str, args: list[str]) -> tuple[int, str, str]:
             hashlib.sha256(out.stderr).hexdigest())
 
 
-def cases(cells: list[Path], text_for_given: bool) -> list[list[str]]:
+def cases(cells: list[Path], text_for_given: bool, schedule: bool = False,
+          qstat: bool = True) -> list[list[str]]:
     out = []
+    dry = ["sge", "schedule", "--dry-run", "--cell"]
     for jobs in sorted(RECORDED.rglob("jobs.xml")):
         cell = str(jobs.parent)
-        out.append(["sge", "qstat", "--cell", cell, "--json"])
-        out.append(["sge", "qstat", "--cell", cell, *TEXT])
+        if qstat:
+            out.append(["sge", "qstat", "--cell", cell, "--json"])
+            out.append(["sge", "qstat", "--cell", cell, *TEXT])
+        if schedule and (jobs.parent / "queues").exists():
+            out.append([*dry, cell, "--json"])
+            out.append([*dry, cell])
     for cell in cells:
-        out.append(["sge", "qstat", "--cell", str(cell), "--json"])
-        if text_for_given:
-            out.append(["sge", "qstat", "--cell", str(cell), *TEXT])
+        if qstat:
+            out.append(["sge", "qstat", "--cell", str(cell), "--json"])
+            if text_for_given:
+                out.append(["sge", "qstat", "--cell", str(cell), *TEXT])
+        if schedule:
+            out.append([*dry, str(cell), "--json"])
     return out
 
 
@@ -80,9 +95,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cell", type=Path, action="append", default=[],
                     help="a further cell (repeatable), e.g. a generated one")
     ap.add_argument("--text", action="store_true", help="the text layout on --cell cells too")
+    ap.add_argument("--schedule", action="store_true",
+                    help="sge schedule --dry-run on recorded dispatch cells and --cell cells")
+    ap.add_argument("--schedule-only", action="store_true",
+                    help="as --schedule, without the qstat commands")
     a = ap.parse_args(argv)
     differ = 0
-    todo = cases(a.cell, a.text)
+    todo = cases(a.cell, a.text, a.schedule or a.schedule_only, not a.schedule_only)
     for args in todo:
         ref, new = _run(a.reference, args), _run(a.candidate, args)
         if ref != new:
@@ -90,9 +109,9 @@ def main(argv: list[str] | None = None) -> int:
             what = [name for name, x, y in zip(("exit", "stdout", "stderr"), ref, new,
                                                strict=True) if x != y]
             print(f"DIFFERS ({', '.join(what)}): condorlite {' '.join(args)}", flush=True)
+    on_given = sum(1 for c in todo if str(c[c.index("--cell") + 1]) in map(str, a.cell))
     print(f"{len(todo) - differ} identical, {differ} differ "
-          f"({len(todo)} commands: {len(todo) - len(a.cell) * (2 if a.text else 1)} on "
-          f"recorded cells)")
+          f"({len(todo)} commands: {len(todo) - on_given} on recorded cells)")
     return 1 if differ else 0
 
 

@@ -4,8 +4,10 @@ reserve resources for later, why the others wait, and the schedule file's lines.
 Entry point: ``schedule(cell, prioritise(cell, now), now) -> Run`` (``run``); the
 outcome's types are in ``outcome``. The rest is private: ``world`` (levels of
 consumables, queue instances, debits), ``diagram`` (use over time), ``order``
-(queue instance order), ``assign`` (fit and static checks), ``place`` (sequential
-and parallel placement), ``later`` (a parallel job's reservation).
+(queue instance order), ``lists`` (the run's queue lists and their messages),
+``static`` (the static checks), ``verdicts`` (their answers, kept per cluster queue,
+host and request), ``assign`` (fit), ``place`` (sequential and parallel placement),
+``later`` (a parallel job's reservation).
 """
 
 from .outcome import SEPARATOR, Grant, Reservation, Resource, Run, Started, Waiting

@@ -20,6 +20,7 @@ list is every hard request, sorted by name (``NONE`` without any).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from condorlite.core.sge.objects import Cell, Job
@@ -28,6 +29,8 @@ from .diagram import end_time
 from .static import request_failure, request_text
 from .world import Instance, Level, World, contribution
 
+#: ``most_slots`` without a limit (more than any slot count)
+_UNLIMITED = 2**62
 _WHERE = {"G": "globally", "H": "at host {name}", "Q": "in queue {name}"}
 _DOMINANCE = {"G": "gc", "H": "hc", "Q": "qc", "P": "pc"}
 
@@ -101,6 +104,54 @@ def _short(
     return None
 
 
+#: a static step no instance's level refuses (``Verdicts.column`` found none)
+_NEVER: tuple[()] = ()
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """``level_reason``'s checks for one job on one kind of level, in order: the
+    consumables it does not request with a need (``defaults``), then its requests
+    (``steps``: the name, its need when the level has it as a consumable with a need,
+    else None when the level lacks the name and the request is compared as static
+    does, with the value compared, and for a host or instance level the run's column
+    of that comparison's answers by instance, ``_NEVER`` when none refuses it), then
+    ``slots`` when not requested."""
+
+    defaults: tuple[tuple[str, float], ...]
+    steps: tuple[tuple[str, float | None, str, Sequence[str | None] | None], ...]
+    slots: float | None
+
+
+def _plan(world: World, job: Job, kind: str, level: Level | None) -> _Plan:
+    cache = world.needs.plans_of(job)
+    key = (kind, None if level is None else level.signature)
+    found = cache.get(key)
+    if isinstance(found, _Plan):
+        return found
+    needs = dict(_needs(world, job, level, 1, True)) if level is not None else {}
+    requested = {r.name for r in job.hard_requests}
+    first: dict[str, str] = {}
+    for r in job.hard_requests:
+        first.setdefault(r.name, r.value)
+    steps: list[tuple[str, float | None, str, Sequence[str | None] | None]] = []
+    for r in job.hard_requests:
+        if r.name in needs:
+            steps.append((r.name, needs[r.name], first[r.name], None))
+        elif level is None or r.name not in level.capacity:
+            column: Sequence[str | None] | None = None
+            if world.verdicts is not None and kind in ("H", "Q"):
+                column = world.verdicts.column(job, kind, r.name, first[r.name]) or _NEVER
+            steps.append((r.name, None, first[r.name], column))
+    plan = _Plan(
+        tuple((n, need) for n, need in needs.items() if n != "slots" and n not in requested),
+        tuple(steps),
+        needs["slots"] if "slots" in needs and "slots" not in requested else None,
+    )
+    cache[key] = plan
+    return plan
+
+
 def level_reason(
     world: World,
     cell: Cell,
@@ -112,29 +163,41 @@ def level_reason(
     start: int | None = None,
 ) -> str | None:
     """Why one slot of a sequential job does not fit a level of kind ``G``, ``H`` or
-    ``Q`` (``level`` None: a host without consumables), in the module doc's order."""
-    name = "global" if inst is None else (inst.host if kind == "H" else inst.name)
-    needs = dict(_needs(world, job, level, 1, True)) if level is not None else {}
-    requested = {r.name for r in job.hard_requests}
-    for resource, need in needs.items():
-        if resource != "slots" and resource not in requested:
-            s = _short(world, level, resource, need, span, start)  # type: ignore[arg-type]
-            if s is not None:
-                return cannot_run(job, kind, name, "for default request " + offers_only(s))
-    for r in job.hard_requests:
-        if r.name in needs:
-            s = _short(world, level, r.name, needs[r.name], span, start)  # type: ignore[arg-type]
-            if s is not None:
-                return cannot_run(job, kind, name, offers_only(s))
-        elif level is None or r.name not in level.capacity:
-            why = request_failure(cell, job, kind, inst, r.name)
-            if why is not None:
-                return cannot_run(job, kind, name, why)
-    if "slots" in needs and "slots" not in requested:
-        s = _short(world, level, "slots", needs["slots"], span, start)  # type: ignore[arg-type]
+    ``Q`` (``level`` None: a host without consumables), in the module doc's order.
+    The order of checks is worked out once per job and kind of level (``_Plan``); a
+    request the level lacks is compared as ``static.request_failure`` does, read from
+    the run's kept answers (``verdicts``) when there are some."""
+    plan = _plan(world, job, kind, level)
+    for resource, need in plan.defaults:
+        s = _short(world, level, resource, need, span, start)  # type: ignore[arg-type]
         if s is not None:
-            return cannot_run(job, kind, name, offers_only(s))
+            why = "for default request " + offers_only(s)
+            return cannot_run(job, kind, _where(kind, inst), why)
+    for name, need, value, column in plan.steps:
+        if need is not None:
+            s = _short(world, level, name, need, span, start)  # type: ignore[arg-type]
+            if s is not None:
+                return cannot_run(job, kind, _where(kind, inst), offers_only(s))
+            continue
+        if column is _NEVER:
+            continue
+        if column is not None and inst is not None:
+            why = column[inst.position]
+        elif world.verdicts is not None:
+            why = world.verdicts.requests.failure(job, kind, inst, name, value)
+        else:
+            why = request_failure(cell, job, kind, inst, name)
+        if why is not None:
+            return cannot_run(job, kind, _where(kind, inst), why)
+    if plan.slots is not None:
+        s = _short(world, level, "slots", plan.slots, span, start)  # type: ignore[arg-type]
+        if s is not None:
+            return cannot_run(job, kind, _where(kind, inst), offers_only(s))
     return None
+
+
+def _where(kind: str, inst: Instance | None) -> str:
+    return "global" if inst is None else (inst.host if kind == "H" else inst.name)
 
 
 def fits(
@@ -179,14 +242,55 @@ def most_slots(
     """The most slots (up to ``limit``) of ``job`` that fit on ``level``: per-slot
     needs divide what is left, a JOB consumable (master only) must fit once. (One pass
     over the needs: one slot must fit, as ``fits`` would find, and each per-slot need
-    bounds the count.)"""
+    bounds the count.)
+
+    With ``Q`` the least of ``left // need`` over the per-slot needs, the answer is 0
+    when a need exceeds what is left, else ``max(0, min(limit, Q))``: the answer
+    without a limit, ``most(inf)``, gives every other as ``min(limit, most(inf))``.
+    Starting now, it is kept on the level by (demands, span) until the level is
+    debited (``Level.slots_known``): a parallel job's bound and allocations ask it of
+    every instance, and jobs alike in their demands and run time ask it again (a
+    reservation's walk over later times asks each time once: those are not kept)."""
     if limit <= 0:
         return 0
-    at = world.now if start is None else start
+    demands = _demands(world, job, level, 1, master)
+    if start is not None and start != world.now:
+        most = _most_slots(world, level, demands, start, span)
+    else:
+        key = (demands, span)
+        most = level.slots_known.get(key)
+        if most is None:
+            most = level.slots_known[key] = _most_slots(world, level, demands, world.now, span)
+    return most if most < limit else limit
+
+
+def most_slots_each(
+    world: World, job: Job, levels: list[Level], master: bool, span: int
+) -> list[int]:
+    """``most_slots`` from now without a limit for each of ``levels`` (the answer for
+    a limit ``n`` > 0 is ``min(n, this)``): a job's demands are looked up once per
+    kind of level, the answers kept on the levels as ``most_slots`` keeps them."""
+    keys: dict[tuple[str, ...], tuple] = {}
+    out = []
+    now = world.now
+    for level in levels:
+        key = keys.get(level.signature)
+        if key is None:
+            key = keys[level.signature] = (_demands(world, job, level, 1, master), span)
+        most = level.slots_known.get(key)
+        if most is None:
+            most = level.slots_known[key] = _most_slots(world, level, key[0], now, span)
+        out.append(most)
+    return out
+
+
+def _most_slots(
+    world: World, level: Level, demands: tuple[tuple[str, float, bool], ...], at: int, span: int
+) -> int:
     end = end_time(at, span)
     based = world.schedule_based
-    most = limit
-    for name, need, per_slot in _demands(world, job, level, 1, master):
+    most = _UNLIMITED
+    for name, need, per_slot in demands:
         d = level.diagram(name)
         left = level.capacity[name] - (d.max_over(at, end) if based else d.now_used)
         if need > left:

@@ -18,16 +18,10 @@ from .world import Instance, World
 
 
 def _candidate_times(world: World) -> list[int]:
+    """Now and every time a diagram changes after it, latest first (the diagrams'
+    points are the debits' starts and ends, kept in ``World.times``)."""
     times = {world.now}
-    levels = [
-        world.global_level,
-        *world.hosts.values(),
-        *world.pes.values(),
-        *(i.level for i in world.instances),
-    ]
-    for level in levels:
-        for d in level.diagrams.values():
-            times.update(t for t, _ in d.points if world.now < t < INFINITY)
+    times.update(t for t in world.times if world.now < t < INFINITY)
     return sorted(times, reverse=True)
 
 

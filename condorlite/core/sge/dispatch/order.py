@@ -140,20 +140,32 @@ def ranked(cell: Cell, instances: list[Instance], values: dict[str, float]) -> l
     return sorted(instances, key=key)
 
 
-class Ranking:
-    """Every queue instance in the order ``ranked`` gives, kept up to date as host
-    values change one host at a time (a start's load correction), instead of sorting
-    them all again for each job (2,250 instances, thousands of jobs).
+def sort_key(by_load: bool, value: float, seq_no: int, position: int) -> tuple:
+    """An instance's place in ``ranked``'s order when no value is NaN: a host's rank
+    grows with its value, so (value, seq_no, position) orders as (rank, seq_no) with
+    ties in the instances' order ((seq_no, value, position) for ``seqno``)."""
+    return (value, seq_no, position) if by_load else (seq_no, value, position)
 
-    ``ranked`` orders by (host rank, seq_no) or (seq_no, host rank), ties in the
-    instances' order; a host's rank grows with its value, so ordering by (value,
-    seq_no, position) or (seq_no, value, position) is the same order, whatever the
-    other hosts' values, and ``among`` (a subset, in this order) is ``ranked`` of that
-    subset. Values that do not order (NaN) make ``exact`` false: the caller then ranks
-    with ``ranked``."""
+
+class Ranking:
+    """The instances of an active set (the run's ``queue_list``) in the order
+    ``ranked`` gives, kept up to date as host values change one host at a time (a
+    start's load correction) and as instances enter and leave the set, instead of
+    sorting or filtering all of them again for each job (2,250 instances, 18,000
+    attempts at 1,000 hosts).
+
+    Ordering by ``sort_key`` is ``ranked``'s order whatever the other hosts' values,
+    so ``active()`` (the members, sorted by key) is ``ranked`` of the set. Values that
+    do not order (NaN) make ``exact`` false: the caller then ranks with ``ranked``.
+    The members are two parallel lists, keys and instances, kept sorted by bisection;
+    every instance's current key is known, members or not."""
 
     def __init__(
-        self, cell: Cell, instances: list[Instance], value_of: Callable[[str], float]
+        self,
+        cell: Cell,
+        instances: list[Instance],
+        value_of: Callable[[str], float],
+        active: set[str] = frozenset(),  # type: ignore[assignment]
     ) -> None:
         self._by_load = cell.sched_conf.queue_sort_method.lower() != "seqno"
         self._value_of = value_of
@@ -163,12 +175,13 @@ class Ranking:
             self._on_host.setdefault(inst.host, []).append(inst)
         self._values = {host: value_of(host) for host in self._on_host}
         self.exact = all(v == v for v in self._values.values())
-        self._entries = sorted(self._entry(i, self._values[i.host]) for i in instances)
+        self._key = {i.name: self._entry(i, self._values[i.host]) for i in instances}
+        members = sorted((self._key[i.name], i) for i in instances if i.name in active)
+        self._keys = [k for k, _ in members]
+        self._members = [i for _, i in members]
 
     def _entry(self, inst: Instance, value: float) -> tuple:
-        seq = inst.conf.seq_no
-        first, second = (value, seq) if self._by_load else (seq, value)
-        return (first, second, self._position[inst.name], inst)
+        return sort_key(self._by_load, value, inst.conf.seq_no, self._position[inst.name])
 
     def update(self, host: str) -> None:
         """Take ``host``'s value again; move its instances if it changed."""
@@ -180,9 +193,33 @@ class Ranking:
         if not self.exact:
             return
         for inst in self._on_host[host]:
-            gone = self._entry(inst, old)
-            del self._entries[bisect.bisect_left(self._entries, gone[:3])]
-            bisect.insort(self._entries, self._entry(inst, new))
+            member = self._leave(inst)
+            self._key[inst.name] = self._entry(inst, new)
+            if member:
+                self.enter(inst)
 
-    def among(self, names: set[str]) -> list[Instance]:
-        return [e[3] for e in self._entries if e[3].name in names]
+    def enter(self, inst: Instance) -> None:
+        """``inst`` joins the active set (nothing when it is a member)."""
+        key = self._key[inst.name]
+        k = bisect.bisect_left(self._keys, key)
+        if k < len(self._keys) and self._keys[k] == key:
+            return
+        self._keys.insert(k, key)
+        self._members.insert(k, inst)
+
+    def _leave(self, inst: Instance) -> bool:
+        key = self._key[inst.name]
+        k = bisect.bisect_left(self._keys, key)
+        if k < len(self._keys) and self._keys[k] == key:
+            del self._keys[k]
+            del self._members[k]
+            return True
+        return False
+
+    def leave(self, inst: Instance) -> None:
+        """``inst`` leaves the active set (nothing when it is not a member)."""
+        self._leave(inst)
+
+    def active(self) -> list[Instance]:
+        """The members in order (a copy)."""
+        return list(self._members)

@@ -37,10 +37,17 @@ from dataclasses import dataclass, field
 
 from condorlite.core.sge.objects import Cell, Job
 
-from .assign import Shortfall, earliest, fits, level_reason, most_slots, shortfall_text
+from .assign import (
+    Shortfall,
+    earliest,
+    fits,
+    level_reason,
+    most_slots,
+    most_slots_each,
+    shortfall_text,
+)
 from .diagram import INFINITY
-from .static import cqueue_reason, host_reason, request_text, unknown
-from .static import static_failure as _static_failure
+from .verdicts import KindVerdicts, Verdicts
 from .world import Instance, World
 
 
@@ -61,9 +68,15 @@ class Attempt:
     reasons: list[str]
     #: per PE, the slots the last allocation tried could gather
     offered: dict[str, int] = field(default_factory=dict)
+    #: the reasons, as a set (a failed parallel job can give one per host)
+    known: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.known.update(self.reasons)
 
     def add(self, text: str) -> None:
-        if text not in self.reasons:
+        if text not in self.known:
+            self.known.add(text)
             self.reasons.append(text)
 
 
@@ -87,33 +100,12 @@ def category(world: World, job: Job) -> tuple:
     )
 
 
-def static_verdicts(world: World, job: Job) -> dict[str, str | None]:
-    """The static verdicts (``static.static_failure``) known for jobs of ``job``'s kind
-    (what the static checks read of it), by instance name: each is worked out once
-    per kind and instance in a run. The kind is found once per job, not per instance."""
-    kind = (
-        (job.owner, job.group) if world.reads_user else (),
-        job.project if world.reads_project else None,
-        job.pe,
-        job.hard_queues,
-        tuple((r.name, r.value) for r in job.hard_requests),
-    )
-    found = world.static_cache.get(kind)
-    if found is None:
-        found = world.static_cache[kind] = {}
-    return found
-
-
-def static_failure(world: World, cell: Cell, job: Job, inst: Instance,
-                   verdicts: dict[str, str | None] | None = None) -> str | None:
-    """``static.static_failure``, once per kind of job and instance in a run
-    (``verdicts``: ``static_verdicts`` of the job, when the caller has them)."""
-    if verdicts is None:
-        verdicts = static_verdicts(world, job)
-    name = inst.name
-    if name not in verdicts:
-        verdicts[name] = _static_failure(cell, job, inst)
-    return verdicts[name]
+def static_verdicts(world: World, cell: Cell, job: Job) -> KindVerdicts:
+    """The static verdicts (``static.static_failure``) of jobs of ``job``'s kind, by
+    instance, each worked out once in a run (``verdicts``)."""
+    if world.verdicts is None:
+        world.verdicts = Verdicts(world, cell)
+    return world.verdicts.of(job)
 
 
 def sequential_now(
@@ -129,15 +121,16 @@ def sequential_now(
         return None
     skip_queues: set[str] = set()
     skip_hosts: set[str] = set()
+    kind = static_verdicts(world, cell, job)  # the static parts, kept (``verdicts``)
     for inst in order:
         if inst.queue in skip_queues or inst.host in skip_hosts:
             continue
-        why = cqueue_reason(cell, job, inst)
+        why = kind.queue_said(inst)
         if why is not None:
             skip_queues.add(inst.queue)
             attempt.add(why)
             continue
-        why = host_reason(cell, job, cell.hosts.get(inst.host)) or level_reason(
+        why = kind.host_said(inst.host) or level_reason(
             world, cell, job, "H", world.hosts.get(inst.host), inst, span
         )
         if why is not None:
@@ -145,10 +138,10 @@ def sequential_now(
             attempt.add(why)
             continue
         why = level_reason(world, cell, job, "Q", inst.level, inst, span)
-        name = None if why else unknown(cell, job, inst)
+        name = None if why else kind.unknown(inst)
         if name is not None:
             why = (
-                f'(-l {request_text(job)}) cannot run in queue "{inst.name}" because job '
+                f'(-l {kind.text}) cannot run in queue "{inst.name}" because job '
                 f"requests unknown resource ({name})"
             )
         if why is not None:
@@ -163,9 +156,9 @@ def sequential_later(world: World, cell: Cell, job: Job, order: list[Instance]) 
     if t_global is None:
         return None
     best: Placement | None = None
-    verdicts = static_verdicts(world, job)
+    verdicts = static_verdicts(world, cell, job)
     for inst in order:
-        if static_failure(world, cell, job, inst, verdicts) is not None:
+        if verdicts.of(inst) is not None:
             continue
         times = [t_global]
         for level in (world.hosts.get(inst.host), inst.level):
@@ -203,32 +196,51 @@ def allocate(
     span: int,
     start: int,
     attempt: Attempt,
+    now: RoomNow | None = None,
 ) -> Placement | None:
     """``n`` slots of ``job`` in ``pe`` from ``start`` over the instances that pass
-    the static checks (module doc), or None."""
+    the static checks (module doc), or None; ``now``: what ``usable`` and their hosts
+    take from now, read once for the attempt (only when ``start`` is now)."""
     for level in (world.pes[pe], world.global_level):
         s = fits(world, job, level, n, True, span, start)
         if s is not None:
             _shortfall(attempt, job, s)
             attempt.offered[pe] = most_slots(world, job, level, True, span, n, start)
             return None
+    if start != world.now:
+        now = None
     hosts: dict[str, list[tuple[Instance, int]]] = {}
-    for inst in usable:
-        k = most_slots(world, job, inst.level, not hosts, span, n, start)
+    each = None if now is None else now.each
+    for index, inst in enumerate(usable):
+        if not hosts or each is None:  # the first instance with room is the master
+            k = most_slots(world, job, inst.level, not hosts, span, n, start)
+        else:
+            k = min(n, each[index])
         if k > 0:
             hosts.setdefault(inst.host, []).append((inst, k))
     room: dict[str, int] = {}
     for host, items in hosts.items():
         level = world.hosts.get(host)
         total = sum(k for _, k in items)
-        room[host] = (
-            total if level is None else most_slots(world, job, level, not room, span, total, start)
-        )
+        if level is None:
+            room[host] = total
+        elif room and now is not None:  # not the master's host
+            room[host] = min(total, now.hosts[host])
+        else:
+            room[host] = most_slots(world, job, level, not room, span, total, start)
     rule = cell.pes[pe].allocation_rule
     wanted = _by_rule(rule, n, room)
     if wanted is None:
         attempt.offered[pe] = _offered(rule, n, room)
         return None
+    return Placement(_master_first(wanted, hosts), n, start, pe)
+
+
+def _master_first(
+    wanted: dict[str, int], hosts: dict[str, list[tuple[Instance, int]]]
+) -> list[tuple[Instance, int]]:
+    """The slots each host gives (``wanted``) taken from its instances in order, the
+    master first."""
     grants: list[tuple[Instance, int]] = []
     for index, (host, count) in enumerate(wanted.items()):
         mine = []
@@ -241,7 +253,7 @@ def allocate(
         # (the scheduler puts the master queue first, and every one of them qualifies),
         # so the last one taken there is the master
         grants += mine[::-1] if index == 0 else mine
-    return Placement(grants, n, start, pe)
+    return grants
 
 
 def _by_rule(rule: str, n: int, room: dict[str, int]) -> dict[str, int] | None:
@@ -287,35 +299,68 @@ def usable_instances(
     world: World, cell: Cell, job: Job, order: list[Instance], attempt: Attempt
 ) -> list[Instance]:
     """The instances that pass the static checks, each refusal's reason added once."""
-    out = []
-    verdicts = static_verdicts(world, job)
-    for inst in order:
-        reason = static_failure(world, cell, job, inst, verdicts)
-        if reason is None:
-            out.append(inst)
-        else:
+    verdicts = static_verdicts(world, cell, job).all()
+    said = [verdicts[inst.position] for inst in order]
+    for reason in dict.fromkeys(said):  # the distinct reasons, in order
+        if reason is not None:
             attempt.add(reason)
-    return out
+    return [inst for inst, reason in zip(order, said, strict=True) if reason is None]
+
+
+class RoomNow:
+    """What each usable instance (``each``, in their order) and each of their hosts
+    with a level (``hosts``) take of a job from now, without a limit and not as the
+    master (``assign.most_slots_each``; ``most_slots`` with a limit ``n`` is
+    ``min(n, this)``). Nothing is debited while one job is placed, so the bound and
+    every allocation of the attempt read the same; read at the first need (an attempt
+    the PE or the global level already turns down needs none)."""
+
+    def __init__(self, world: World, job: Job, usable: list[Instance], span: int) -> None:
+        self._asked = (world, job, usable, span)
+        self._each: list[int] | None = None
+        self._hosts: dict[str, int] = {}
+
+    def _read(self) -> list[int]:
+        world, job, usable, span = self._asked
+        self._each = most_slots_each(world, job, [i.level for i in usable], False, span)
+        levels = [(h, lv) for h in dict.fromkeys(i.host for i in usable)
+                  if (lv := world.hosts.get(h)) is not None]
+        found = most_slots_each(world, job, [lv for _, lv in levels], False, span)
+        self._hosts = {h: k for (h, _), k in zip(levels, found, strict=True)}
+        return self._each
+
+    @property
+    def each(self) -> list[int]:
+        return self._each if self._each is not None else self._read()
+
+    @property
+    def hosts(self) -> dict[str, int]:
+        if self._each is None:
+            self._read()
+        return self._hosts
 
 
 def _bound(
-    world: World, cell: Cell, job: Job, pe: str, usable: list[Instance], span: int, limit: int
+    world: World, cell: Cell, job: Job, pe: str, usable: list[Instance], span: int, limit: int,
+    now: RoomNow, least: int,
 ) -> int:
     """At most how many slots ``pe`` could allocate now (an upper bound that spares
-    trying every count of a wide range)."""
+    trying every count of a wide range). Only which counts it admits matters: when
+    the PE and global levels admit none (``most < least``), neither does the bound,
+    whatever the hosts hold, and they are not read."""
     most = min(
         most_slots(world, job, world.pes[pe], True, span, limit),
         most_slots(world, job, world.global_level, True, span, limit),
     )
+    if most < least:
+        return most
     room: dict[str, int] = {}
-    for inst in usable:
-        room[inst.host] = room.get(inst.host, 0) + most_slots(
-            world, job, inst.level, False, span, limit
-        )
+    for inst, k in zip(usable, now.each, strict=True):
+        room[inst.host] = room.get(inst.host, 0) + (0 if limit <= 0 else min(limit, k))
+    levels = now.hosts
     for host, total in room.items():
-        level = world.hosts.get(host)
-        if level is not None:
-            room[host] = most_slots(world, job, level, False, span, total)
+        if host in levels:
+            room[host] = 0 if total <= 0 else min(total, levels[host])
     rule = cell.pes[pe].allocation_rule
     if rule == "$pe_slots":
         by_rule = max(room.values(), default=0)
@@ -330,13 +375,17 @@ def parallel_now(
     world: World, cell: Cell, job: Job, order: list[Instance], span: int, attempt: Attempt
 ) -> Placement | None:
     usable = usable_instances(world, cell, job, order, attempt)
+    now = RoomNow(world, job, usable, span)
     for pe in matching_pes(cell, job):
         counts = slot_counts(job, cell.pes[pe].slots)
         if not counts:
             continue
-        bound = _bound(world, cell, job, pe, usable, span, counts[-1])
-        for n in [n for n in reversed(counts) if n <= bound] or counts[:1]:
-            placed = allocate(world, cell, job, pe, n, usable, span, world.now, attempt)
+        tried = counts  # one count is tried whatever the bound
+        if len(counts) > 1:
+            bound = _bound(world, cell, job, pe, usable, span, counts[-1], now, counts[0])
+            tried = [n for n in reversed(counts) if n <= bound] or counts[:1]
+        for n in tried:
+            placed = allocate(world, cell, job, pe, n, usable, span, world.now, attempt, now)
             if placed is not None:
                 return placed
         if pe in attempt.offered:

@@ -18,7 +18,8 @@
    or waits.
 4. After a start or a reservation attempt, full instances (said once) and, on the
    granted hosts, those the load adjustment of the jobs started so far puts over a
-   threshold (said each time) move from ``queue_list`` to ``dis_list``. When
+   threshold (said each time) move from ``queue_list`` to ``dis_list``
+   (``lists.QueueLists`` keeps the lists of steps 2 and 4). When
    ``queue_list`` is empty the run stops: later jobs are neither started nor reserved
    (Grid Engine leaves its loop there).
 
@@ -35,8 +36,8 @@ from collections import Counter
 from condorlite.core.sge.objects import Cell, Job
 from condorlite.core.sge.priority import JobPriority, Prioritisation
 
-from . import order as ordering
 from .later import parallel_later
+from .lists import QueueLists
 from .outcome import (
     SEPARATOR,
     Grant,
@@ -56,16 +57,10 @@ from .place import (
     sequential_now,
 )
 from .tasks import task_order
-from .world import Instance, World, build, debit, duration, uses
+from .verdicts import Verdicts
+from .world import World, build, debit, duration, uses
 
 USER_LIMIT = "job dropped because of user limitations"
-#: states the scheduler's data preparation leaves out ("temporarily not available"):
-#: suspended, suspended on subordinate, error, ambiguous, unknown, orphaned, suspend
-#: alarm; then calendar suspended
-_NOT_AVAILABLE = frozenset("sSEcuoA")
-_CALENDAR_SUSPENDED = "C"
-#: states dispatch_jobs drops as disabled (calendar disabled, disabled)
-_DISABLED = frozenset("Dd")
 
 
 class _Run:
@@ -74,33 +69,19 @@ class _Run:
     def __init__(self, cell: Cell, now: int) -> None:
         self.cell, self.now = cell, now
         self.world: World = build(cell, now)
+        self.world.verdicts = Verdicts(self.world, cell)
         self.lines: list[str] = [SEPARATOR]
         self.running: Counter[str] = Counter()
-        self.corrections: Counter[str] = Counter()
         self.started: list[Started] = []
         self.reservations: list[Reservation] = []
         self.waiting: list[Waiting] = []
         self.messages: list[str] = []
-        #: instances that may take a job now, and those kept for reservations only
-        self.queue_list: set[str] = set()
-        self.values: dict[str, tuple[float, float]] = {}
-        self.full_noted: set[str] = set()
-        self.dis_list: set[str] = set()
+        #: queue_list, dis_list, the load corrections and the instance order
+        self.lists = QueueLists(cell, self.world, self.messages)
         #: categories turned down for a start now, with the reasons of the job that
         #: was turned down first; those whose reservation failed too (``take``)
         self.rejected: dict[tuple, list[str]] = {}
         self.reservation_rejected: set[tuple] = set()
-        #: instances whose free slots or load may have changed since ``resplit`` last
-        #: looked at them (``resplit``), and each host's instances
-        self.maybe_full: set[str] = set()
-        self.unchecked: set[str] = set()
-        self.on_host: dict[str, list[str]] = {}
-        #: every instance in the order jobs try them (``order.Ranking``), built at the
-        #: first job; hosts whose load correction changed since
-        self.ranking: ordering.Ranking | None = None
-        self.moved: set[str] = set()
-        for inst in self.world.instances:
-            self.on_host.setdefault(inst.host, []).append(inst.name)
 
     # --- booking ------------------------------------------------------------------
 
@@ -154,7 +135,7 @@ class _Run:
             decay = self.cell.sched_conf.load_adjustment_decay_time
             if decay and self.now - start <= decay:
                 for inst, n in insts:
-                    self.corrections[inst.host] += n * (decay - (self.now - start)) / decay
+                    self.lists.corrections[inst.host] += n * (decay - (self.now - start)) / decay
 
     def _started_order(self, jobs: dict[int, Job], item: tuple) -> tuple:
         """Running tasks in the order they started: start time, then decreasing prio
@@ -164,112 +145,6 @@ class _Run:
         job = jobs.get(number)
         start = next((t.start_time for t in job.tasks if t.number == task), 0) if job else 0
         return (start, -max(g.prio for g in grants), number, task)
-
-    # --- queue lists ------------------------------------------------------------
-
-    def ranked(self, names: set[str]) -> list[Instance]:
-        """The named instances in the order they are tried."""
-        instances = [i for i in self.world.instances if i.name in names]
-        values = {h: self.host_value(h) for h in {i.host for i in instances}}
-        return ordering.ranked(self.cell, instances, values)
-
-    def order(self) -> list[Instance]:
-        """``ranked(queue_list)``, from the whole ranking kept up to date."""
-        if self.ranking is None:
-            self.ranking = ordering.Ranking(self.cell, self.world.instances, self.host_value)
-        for host in self.moved:
-            self.ranking.update(host)
-        self.moved.clear()
-        if not self.ranking.exact:
-            return self.ranked(self.queue_list)
-        return self.ranking.among(self.queue_list)
-
-    def host_value(self, host: str) -> float:
-        """The host's load formula value, worked out again only when its load
-        correction has changed."""
-        correction = self.corrections[host]
-        known = self.values.get(host)
-        if known is None or known[0] != correction:
-            known = (correction, ordering.host_value(self.cell, host, correction))
-            self.values[host] = known
-        return known[1]
-
-    def _drop(self, inst: Instance, why: str) -> None:
-        self.messages.append(f'queue instance "{inst.name}" dropped because it is {why}')
-
-    def _alarm(self, inst: Instance) -> str | None:
-        if not inst.conf.load_thresholds:
-            return None
-        return ordering.load_alarm(
-            self.cell, inst.host, inst.conf.load_thresholds, self.corrections[inst.host]
-        )
-
-    def split_initial(self) -> None:
-        """The lists before the first job, in the scheduler's order: instances in a
-        state its data preparation leaves out (then calendar suspended ones) are
-        "temporarily not available"; of the rest, those over a load threshold are
-        "overloaded", then (calendar) disabled ones "disabled"; full ones wait in
-        ``dis_list`` (reservations may use them); the rest is ``queue_list``."""
-        instances = self.world.instances
-        first = [i for i in instances if set(i.state) & _NOT_AVAILABLE]
-        then = [i for i in instances if _CALENDAR_SUSPENDED in i.state and i not in first]
-        for inst in first + then:
-            self._drop(inst, "temporarily not available")
-        gone = {i.name for i in first + then}
-        left = []
-        for inst in (i for i in instances if i.name not in gone):
-            why = self._alarm(inst)
-            if why is not None:
-                self._drop(inst, f"overloaded: {why}")
-            elif set(inst.state) & _DISABLED:
-                self._drop(inst, "disabled")
-            else:
-                left.append(inst)
-        for inst in left:
-            if inst.free_slots() <= 0:
-                self._full(inst)
-                self.dis_list.add(inst.name)
-            else:
-                self.queue_list.add(inst.name)
-
-    def resplit(self, granted: Placement | None) -> None:
-        """After a job started or a reservation was looked for (``granted``: where,
-        None when nothing was found): instances now full move from ``queue_list`` to
-        ``dis_list`` ("full" said once per instance in a run); then, when
-        job_load_adjustments are set or nothing was granted, those now over a load
-        threshold on a granted host (on any host when nothing was granted) move too,
-        each time with the message (sge_split_queue_slots_free, sge_split_queue_load).
-
-        Only instances that can have changed are looked at, in the order of the whole
-        list (an instance's place in it does not depend on the others): a start fills
-        its grants (``maybe_full``) and loads its hosts (``unchecked``); a reservation
-        brings back the full and overloaded ones (``take``). Every other instance of
-        ``queue_list`` was found neither full nor overloaded before and nothing of it
-        has changed since, so the messages and moves are those of a pass over all."""
-        for inst in self.ranked(self.maybe_full & self.queue_list):
-            if inst.free_slots() <= 0:
-                self._full(inst)
-                self.queue_list.discard(inst.name)
-                self.dis_list.add(inst.name)
-        self.maybe_full.clear()
-        adjusted = bool(ordering.parse_adjustments(self.cell.sched_conf.job_load_adjustments))
-        if granted is not None and not adjusted:
-            return
-        hosts = None if granted is None else {i.host for i, _ in granted.grants}
-        for inst in self.ranked(self.unchecked & self.queue_list):
-            if hosts is not None and inst.host not in hosts:
-                continue
-            self.unchecked.discard(inst.name)
-            why = self._alarm(inst)
-            if why is not None:
-                self._drop(inst, f"overloaded: {why}")
-                self.queue_list.discard(inst.name)
-                self.dis_list.add(inst.name)
-
-    def _full(self, inst: Instance) -> None:
-        if inst.name not in self.full_noted:
-            self.full_noted.add(inst.name)
-            self._drop(inst, "full")
 
     # --- jobs -----------------------------------------------------------------------
 
@@ -303,11 +178,8 @@ class _Run:
             self.wait(job, rest, list(turned_down))
             return "waits"
         if reserve:  # a reservation may use the full (and lately overloaded) ones
-            self.queue_list |= self.dis_list
-            self.maybe_full |= self.dis_list
-            self.unchecked |= self.dis_list
-            self.dis_list.clear()
-        order = self.order()
+            self.lists.open_all()
+        order = self.lists.order()
         span = duration(self.world, job)
         attempt = Attempt([])
         if turned_down is None:
@@ -316,7 +188,7 @@ class _Run:
             )
             if now_place is not None:
                 self.start(job, task, now_place, span)
-                self.resplit(now_place)
+                self.lists.resplit(now_place.grants)
                 return "started"
             turned_down = self.rejected[kind] = attempt.reasons
         later = None
@@ -327,18 +199,14 @@ class _Run:
                 self.reserve(job, task, later, span)
             else:
                 self.reservation_rejected.add(kind)
-            self.resplit(later)
+            self.lists.resplit(None if later is None else later.grants)
         self.wait(job, rest, list(turned_down), later is not None)
         return "waits" if later is None else "reserved"
 
     def start(self, job: Job, task: int, placed: Placement, span: int) -> None:
         granted = self.book(job, task, placed, span, "STARTING", True)
         self.running[job.owner] += 1
-        for inst, n in placed.grants:
-            self.corrections[inst.host] += n
-            self.moved.add(inst.host)
-            self.maybe_full.add(inst.name)
-            self.unchecked.update(self.on_host[inst.host])
+        self.lists.started(placed.grants)
         self.started.append(
             Started(
                 job.number,
@@ -397,13 +265,14 @@ def schedule(cell: Cell, prioritisation: Prioritisation, now: int) -> Run:
     """One scheduling run over ``cell`` at ``now`` (module doc)."""
     run = _Run(cell, now)
     run.book_running()
-    run.split_initial()
+    run.lists.split_initial()
     conf = cell.sched_conf
     rows = [r for r in prioritisation.jobs if _dispatchable(r, now)]
     for row in prioritisation.jobs:
         if not row.running and not _dispatchable(row, now):
             run.wait(row.job, row.tasks or (row.task,), [_left_out(row, now)])
-    stopped = not run.queue_list and (conf.max_reservation == 0 or not run.dis_list)
+    lists = run.lists
+    stopped = not lists.queue_list and (conf.max_reservation == 0 or not lists.dis_list)
     if stopped:
         run.messages.append("All queues dropped because of overload or full")
     reservations, done = 0, set()
@@ -423,7 +292,7 @@ def schedule(cell: Cell, prioritisation: Prioritisation, now: int) -> Run:
         if outcome != "started":
             done.add(job.number)
         reservations += outcome == "reserved"
-        stopped = not run.queue_list
+        stopped = not lists.queue_list
     started = {(s.job, s.task) for s in run.started}
     for row in rows:  # tasks past max_pending_tasks_per_job of jobs still going
         left = tuple(t for t in row.tasks or (row.task,) if (row.job.number, t) not in started)

@@ -92,6 +92,13 @@ def compare(c: Complex, request: str, offer: str) -> bool:
 
 
 def cqueue_reason(cell: Cell, job: Job, inst: Instance) -> str | None:
+    """The cluster queue's reason to refuse ``job``, then the instance's type's."""
+    return queue_reason(cell, job, inst) or batch_reason(job, inst)
+
+
+def queue_reason(cell: Cell, job: Job, inst: Instance) -> str | None:
+    """What the cluster queue's settings (as they apply on the instance's host) say:
+    ``-q``, queue limits, projects, access lists, PE list (module doc)."""
     conf, cq = inst.conf, f'"{inst.queue}"'
     if not in_hard_queue_list(job, inst):
         return f"cannot run in queue {cq} because it is not contained in its hard queue list (-q)"
@@ -112,7 +119,12 @@ def cqueue_reason(cell: Cell, job: Job, inst: Instance) -> str | None:
         return f"has no permission for cluster queue {cq}"
     if job.pe is not None and not any(fnmatch.fnmatchcase(p, job.pe) for p in conf.pe_list):
         return f'cannot run in queue {cq} because PE "{job.pe}" is not in pe list'
-    if job.pe is None and "BATCH" not in conf.qtype:
+    return None
+
+
+def batch_reason(job: Job, inst: Instance) -> str | None:
+    """A sequential job in an instance that is not of type BATCH."""
+    if job.pe is None and "BATCH" not in inst.conf.qtype:
         return f'cannot run in queue instance "{inst.name}" because it is not of type batch'
     return None
 

@@ -28,10 +28,14 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from condorlite.core.sge.objects import Cell, Complex, Job, QueueConf
 
 from .diagram import DURATION_OFFSET, INFINITY, Diagram, add_offset, amount, end_time
+
+if TYPE_CHECKING:  # the verdicts read the world's instances; the world only holds them
+    from .verdicts import Verdicts
 
 #: state letters that keep a queue instance out of the run.
 UNAVAILABLE = frozenset("dsSEAuCDoc")
@@ -45,6 +49,9 @@ class Level:
     name: str
     capacity: dict[str, float] = field(default_factory=dict)
     diagrams: dict[str, Diagram] = field(default_factory=dict)
+    #: ``assign.most_slots`` answers from now while nothing is debited here, by (a
+    #: job's demands on this level, span); ``debit`` empties it
+    slots_known: dict[tuple, int] = field(default_factory=dict)
 
     def diagram(self, resource: str) -> Diagram:
         # not setdefault: that built a Diagram on every call (millions in a large run)
@@ -70,6 +77,8 @@ class Instance:
     conf: QueueConf
     level: Level
     state: str = ""
+    #: its place in the world's list of instances
+    position: int = -1
 
     @property
     def available(self) -> bool:
@@ -96,9 +105,13 @@ class World:
     default_duration: int
     interval: int
     offset: int = DURATION_OFFSET
-    #: static verdicts by what a job's static checks read, then by instance: jobs alike in
-    #: owner, project, PE, -q and -l get the same answer (Grid Engine's categories)
-    static_cache: dict[tuple, dict[str, str | None]] = field(default_factory=dict)
+    #: the times of every point of every diagram (each debit's start and end):
+    #: a reservation's candidate times (``later``)
+    times: set[int] = field(default_factory=set)
+    #: each instance's level by the instance's name
+    instance_levels: dict[str, Level] = field(default_factory=dict)
+    #: the run's static verdicts (``verdicts.Verdicts``), made at the first question
+    verdicts: Verdicts | None = None
     #: whether any queue or host has access lists / project lists (else the static
     #: verdicts do not depend on the job's user / project)
     reads_user: bool = True
@@ -117,12 +130,18 @@ class NeedsCache:
     job: Job | None = None
     found: dict[tuple[tuple[str, ...], int, bool], tuple[tuple[str, float, bool], ...]] = field(
         default_factory=dict)
+    #: ``assign.level_reason``'s plans for the job, by kind and level signature
+    plans: dict[tuple, object] = field(default_factory=dict)
 
     def of(self, job: Job) -> dict[tuple[tuple[str, ...], int, bool],
                                    tuple[tuple[str, float, bool], ...]]:
         if self.job is not job:
-            self.job, self.found = job, {}
+            self.job, self.found, self.plans = job, {}, {}
         return self.found
+
+    def plans_of(self, job: Job) -> dict[tuple, object]:
+        self.of(job)
+        return self.plans
 
 
 def _capacity(
@@ -166,7 +185,8 @@ def _instances(cell: Cell, levels: dict[str, Level]) -> list[Instance]:
         capacity["slots"] = float(conf.slots)
         qi = cell.queue_instances.get(full)
         out.append(
-            Instance(full, queue, host, conf, Level("Q", full, capacity), qi.state if qi else "")
+            Instance(full, queue, host, conf, Level("Q", full, capacity), qi.state if qi else "",
+                     len(out))
         )
         levels.setdefault(host, Level("H", host))
     return out
@@ -202,6 +222,7 @@ def build(cell: Cell, now: int) -> World:
         offset=int(offset) if offset and offset.isdigit() else DURATION_OFFSET,
         reads_user=reads_user,
         reads_project=reads_project,
+        instance_levels={i.name: i.level for i in instances},
     )
 
 
@@ -295,15 +316,19 @@ def level_of(world: World, use: Use) -> Level:
         return world.hosts[use.object]
     if use.level == "P":
         return world.pes[use.object]
-    return next(i.level for i in world.instances if i.name == use.object)
+    return world.instance_levels[use.object]
 
 
 def debit(world: World, found: list[Use], start: int, span: int, now: bool) -> None:
     """Book ``found`` on ``[start, start + span)`` (diagrams only when schedule
     based) and, for a running or starting job, in the amounts in use now."""
     end = end_time(start, span)
+    if world.schedule_based and span > 0 and end > start and found:
+        world.times.update((start, end))  # Diagram.add puts a point at each
     for use in found:
-        d = level_of(world, use).diagram(use.resource)
+        level = level_of(world, use)
+        level.slots_known.clear()
+        d = level.diagram(use.resource)
         if world.schedule_based and span > 0:
             d.add(start, end, use.amount)
         if now:
