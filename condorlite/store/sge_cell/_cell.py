@@ -198,7 +198,7 @@ def _read_jobs_and_rest(dump: _Dump, notes: Notes, complexes: dict[str, Complex]
         share.value()  # an error in the share files comes first
         raise
     with _jobfast.JobsRead(jobs_xml if checked else b"", dump.source("jobs.xml"),
-                           complexes, usersets, pending, head_share=0.3) as read:
+                           complexes, usersets, pending, head_share=0.45) as read:
         share.run()
         dispatch.run()
         tree, usage = share.value()
