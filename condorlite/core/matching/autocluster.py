@@ -47,7 +47,7 @@ whose entries for the visited names are the same objects walk as one group
 (``_walks``, ``significant._Sweep``): identical objects are equal expressions, and groups that are
 equal without being identical are still merged by ``_Canon`` numbers before any id is
 given. The plain builds ``build`` and ``significant.build_closed`` (what the cycle
-calls) are held to are test code: ``tests/core/autocluster_references.py``.
+calls) are held to are test code: ``tests/core/matching/autocluster_references.py``.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ attributes can lead back into slot attributes that read the job again, so the se
 ``autocluster``'s steps 1-3 is widened until no ad's walk leaves it. ``build_closed``
 finds that set in one sweep over the jobs and splits them by it as it goes;
 the plain widening loop it must agree with is ``build_widening`` in
-``tests/core/autocluster_references.py``.
+``tests/core/matching/autocluster_references.py``.
 
 Speed (100,000 jobs): the jobs are read once, in input order, a chunk of ``CHUNK`` rows
 at a time, and everything a row gives is taken while its chunk is in the CPU cache

@@ -8,8 +8,7 @@ from condorlite.core.matching.first_states import FirstStates
 from condorlite.core.matching.lazy_ranks import LazyRanks
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import Policy
-
-from ._pool import UID, decoded_texts
+from tests.core._pool import UID, decoded_texts
 
 NOW = 1_700_000_000
 

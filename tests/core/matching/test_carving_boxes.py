@@ -17,8 +17,7 @@ from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.carving import vector_of
 from condorlite.core.matching.offers import resource_names
 from condorlite.core.matching.pair_programs import ResidualCache, pair_program
-
-from ._pool import ad
+from tests.core._pool import ad
 
 SLOT = dict(
     Name='"slot1@m1"', PartitionableSlot="true", Cpus=8, Memory=16384, Disk=100000,

@@ -29,9 +29,9 @@ from condorlite.core.matching.significant import build_closed
 from condorlite.core.model import Job, job_from_ad, slot_from_ad
 from condorlite.core.policy import Policy
 from tests.core._pool import UID, decoded_pool, decoded_texts, job, slot
-from tests.core.autocluster_references import build_reference, build_widening
+from tests.core.matching.autocluster_references import build_reference, build_widening
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 import genpool  # a script directory, not a package
 
 POLICY = Policy(uid_domain=UID)

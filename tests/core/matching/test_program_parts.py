@@ -18,8 +18,8 @@ from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.carving import vector_of
 from condorlite.core.matching.offers import resource_names
 from condorlite.core.matching.pair_programs import ResidualCache, pair_program
+from tests.core._pool import ad
 
-from ._pool import ad
 from .test_carving_boxes import GRID, JOB, SLOT
 
 

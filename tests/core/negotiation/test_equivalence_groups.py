@@ -26,11 +26,11 @@ from condorlite.core.model import Submitter
 from condorlite.core.negotiation import group_cycle
 from condorlite.store.config import load_policy
 from tests.core._pool import decoded_pool
+from tests.core.negotiation.test_equivalence import NOW, _fingerprint
 from tests.core.reference.cycle import ReferenceCycle
 from tests.core.reference.pool import AccountingGroups
-from tests.core.test_equivalence import NOW, _fingerprint
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 import genpool  # a script directory, not a package
 
 GROUPS = ("group_a", "group_b", "group_b.sub", "group_c")

@@ -34,7 +34,7 @@ from tests.core._pool import decoded_pool, job
 from tests.core._pool import slot as make_slot
 from tests.core.reference import run_reference_cycle
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 import genpool  # a script directory, not a package
 
 NOW = float(genpool.BASE_TIME)

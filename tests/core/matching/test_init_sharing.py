@@ -29,7 +29,7 @@ from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import DEFAULT_POST_JOB_RANK, DEFAULT_PRE_JOB_RANK, Policy
 from tests.core._pool import decoded_pool
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 import genpool  # a script directory, not a package
 
 NOW = 1_700_000_000

@@ -1,4 +1,4 @@
-"""The plain groupings the engine's are held to (``tests/core/test_autocluster.py``).
+"""The plain groupings the engine's are held to (``tests/core/matching/test_autocluster.py``).
 
 ``build_reference``: each job's own closure walked in full and projected onto its
 expression trees, no walk shared and no numbering. ``build_widening``: the engine's

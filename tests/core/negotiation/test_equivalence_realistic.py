@@ -25,9 +25,9 @@ from condorlite.core.classad import parse_ads
 from condorlite.core.model import Submitter
 from condorlite.store.config import load_policy
 from tests.core._pool import decoded_pool
-from tests.core.test_equivalence import _both, _fingerprint
+from tests.core.negotiation.test_equivalence import _both, _fingerprint
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 import genpool  # a script directory, not a package
 
 PREEMPTION = "RemoteUserPrio > SubmitterUserPrio * 1.2"

@@ -16,7 +16,7 @@ from condorlite.core.matching.significant import build_closed
 from condorlite.core.model import job_from_ad
 from condorlite.core.policy import Policy
 from tests.core._pool import decoded_texts, job, slot
-from tests.core.test_autocluster import (
+from tests.core.matching.test_autocluster import (
     BINDINGS,
     GENPOOL_POLICIES,
     POLICY,
@@ -26,7 +26,7 @@ from tests.core.test_autocluster import (
     _text,
     _widening,
 )
-from tests.core.test_autocluster import genpool as gen
+from tests.core.matching.test_autocluster import genpool as gen
 
 
 def _closed(slots, idle, exprs, configured, chunk: int):
