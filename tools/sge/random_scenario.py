@@ -50,8 +50,8 @@ class Tree:
         ids = {id(n): i for i, n in enumerate(order)}
         for n in order:
             kids = ",".join(str(ids[id(c)]) for c in n.children) or "NONE"
-            out += ["id=%d" % ids[id(n)], "name=%s" % n.name, "type=%d" % n.kind,
-                    "shares=%d" % n.shares, "childnodes=%s" % kids]
+            out += ["id=%d" % ids[id(n)], f"name={n.name}", "type=%d" % n.kind,
+                    "shares=%d" % n.shares, f"childnodes={kids}"]
         return out
 
 
@@ -65,7 +65,7 @@ def random_tree(rng, users, projects):
             kids = []
             for u in rng.sample(users, rng.randint(0, len(users))):
                 kids.append(Tree(u, rng.choice([1, 1, 2, 3, 5, 10])))
-            if rng.random() < 0.5 or not kids and rng.random() < 0.5:
+            if rng.random() < 0.5 or (not kids and rng.random() < 0.5):
                 kids.append(Tree("default", rng.choice([1, 2, 5])))
             top.append(Tree(p, rng.choice([10, 20, 30, 50, 100]), 1, kids))
     # user nodes outside projects: each user at most once, directly or in a group
@@ -107,8 +107,8 @@ def generate(seed, kit):
     w = L.append
     w("#!/bin/bash")
     w("# Random scenario, seed %d (tools/sge/random_scenario.py --seed %d)." % (seed, seed))
-    w('. "${SGE_KIT:-%s}/lib.sh"' % kit)
-    w("begin %s" % name)
+    w(f'. "${{SGE_KIT:-{kit}}}/lib.sh"')
+    w(f"begin {name}")
 
     users = sorted(rng.sample(USERS, rng.randint(2, 5)))
     projects = ["p%d" % (i + 1) for i in range(rng.randint(0, 3))]
@@ -120,7 +120,7 @@ def generate(seed, kit):
         k = rng.randint(1, max(1, len(pool) - (ndept - i - 1)))
         members, pool = pool[:k], pool[k:]
         if members:
-            depts.append(("dept_%s" % "ab"[i], members))
+            depts.append(("dept_{}".format("ab"[i]), members))
 
     # extra consumables (global) and PEs
     cons = []
@@ -130,21 +130,21 @@ def generate(seed, kit):
             cons.append((cname, rng.choice([4, 10, 40])))
             w('add_complex "%s %s INT <= YES YES 0 %d"' % (cname, cname, urg))
     if cons:
-        w("mgr qconf -mattr exechost complex_values %s global"
-          % ",".join("%s=%d" % c for c in cons))
+        values = ",".join("%s=%d" % c for c in cons)
+        w(f"mgr qconf -mattr exechost complex_values {values} global")
     pes = ["smp"]
     for us in ("max", "avg", str(rng.randint(1, 8))):
         if rng.random() < 0.5:
-            pe = "pe_%s" % us
+            pe = f"pe_{us}"
             pes.append(pe)
             w('sed -e "s/^pe_name .*/pe_name %s/" -e "s/^urgency_slots .*/urgency_slots %s/" '
               '-e "s/^slots .*/slots %d/" $HERE_SGE/default_pe_smp.txt > $TMPD/%s'
               % (pe, us, rng.choice([8, 16, 999]), pe))
-            w("mgr qconf -Ap $TMPD/%s" % pe)
+            w(f"mgr qconf -Ap $TMPD/{pe}")
     if rng.random() < 0.5:
-        w("mgr qconf -mattr pe urgency_slots %s smp" % rng.choice(["min", "max", "avg", "2"]))
+        w("mgr qconf -mattr pe urgency_slots {} smp".format(rng.choice(["min", "max", "avg", "2"])))
     if len(pes) > 1:
-        w('mgr qconf -mattr queue pe_list "%s" all.q' % " ".join(pes))
+        w('mgr qconf -mattr queue pe_list "{}" all.q'.format(" ".join(pes)))
 
     # users, projects, departments
     def fshare():
@@ -187,7 +187,7 @@ def generate(seed, kit):
         ("weight_waiting_time", rng.choice([0, 0, 0.278, 1])),
         ("weight_deadline", rng.choice([3600000, 3600000, 0, 100000])),
     ]
-    w("sconf " + " ".join("%s %s" % kv for kv in knobs))
+    w("sconf " + " ".join("{} {}".format(*kv) for kv in knobs))
 
     # sometimes a few running jobs first (running jobs get tickets too)
     if rng.random() < 0.3:
@@ -195,14 +195,14 @@ def generate(seed, kit):
         for _ in range(rng.randint(1, 2)):
             u = rng.choice(users)
             args = ["-P " + rng.choice(projects)] if projects and rng.random() < 0.5 else []
-            w("sub %s %s >/dev/null" % (u, " ".join(args)))
+            w("sub {} {} >/dev/null".format(u, " ".join(args)))
         w("tsm")
         w("mgr qmod -d all.q")
 
     # pending jobs
     njobs = rng.randint(5, 30)
     w("JOBS=()")
-    for i in range(njobs):
+    for _ in range(njobs):
         u = rng.choice(users)
         a = []
         if projects and rng.random() < 0.5:
@@ -217,18 +217,20 @@ def generate(seed, kit):
             lo = rng.randint(1, 4)
             form = rng.choice(["%d", "%d-%d", "%d-%d", "%d-"])
             rng_s = form % ((lo,) if form in ("%d", "%d-") else (lo, lo + rng.randint(1, 6)))
-            a.append("-pe %s %s" % (rng.choice(pes), rng_s))
+            a.append(f"-pe {rng.choice(pes)} {rng_s}")
         if rng.random() < 0.15:
-            a.append("-dl $(date -u -d '+%d min' +%%Y%%m%%d%%H%%M.%%S)" % rng.choice([3, 10, 30, 120]))
+            minutes = rng.choice([3, 10, 30, 120])
+            a.append("-dl $(date -u -d '+%d min' +%%Y%%m%%d%%H%%M.%%S)" % minutes)
         if rng.random() < 0.2:
             a.append("-js %d" % rng.choice([1, 10, 50, 100]))
         if rng.random() < 0.1:
             a.append("-t 1-%d" % rng.randint(2, 5))
-        w('JOBS+=($(sub %s %s))' % (u, " ".join(a)))
+        w('JOBS+=($(sub {} {}))'.format(u, " ".join(a)))
     for i in range(njobs):
         r = rng.random()
         if r < 0.15:
-            w("mgr qalter -ot %d ${JOBS[%d]%%%%.*}" % (rng.choice([10000, 50000, 100000, 300000]), i))
+            tickets = rng.choice([10000, 50000, 100000, 300000])
+            w("mgr qalter -ot %d ${JOBS[%d]%%%%.*}" % (tickets, i))
         elif r < 0.22:
             w("mgr qalter -p %d ${JOBS[%d]%%%%.*}" % (rng.choice([1, 100, 500, 1024]), i))
     w("snap t0")
