@@ -19,7 +19,7 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import NO_MATCH, PairEval, as_rank, box_pair, make_pair
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.offer_shapes import MISSING, EvaluationCount, OfferShapes
-from condorlite.core.matching.offers import Offer, requested_in, resource_names, weight_names
+from condorlite.core.matching.offers import Fits, Offer, weight_names
 from condorlite.core.matching.pair_programs import ResidualCache, job_params, pair_program
 from condorlite.core.matching.policy_exprs import PolicyExprs
 from condorlite.core.policy import Policy
@@ -34,6 +34,8 @@ class MatchTable:
                  counts: EvaluationCount, *, preemption_off: bool, per_submitter: bool,
                  preq_names: frozenset[str]) -> None:
         self.now = now
+        #: what jobs take from partitionable slot states, for this cycle's ``now``
+        self.fits = Fits(now)
         self.exprs = exprs
         self.preemption_off = preemption_off
         self.per_submitter = per_submitter
@@ -101,7 +103,7 @@ class MatchTable:
             # ``state_ad``, rather than one rebuilt for the current vector)
             slot_ad = offer.state_ad
             program = self.programs[key] = pair_program(
-                job_ad, slot_ad, vector, resource_names(slot_ad, job_ad),  # type: ignore[arg-type]
+                job_ad, slot_ad, vector, self.fits.resource_names(slot_ad, job_ad),  # type: ignore[arg-type]
                 dependent, self.now, as_rank, cache)
         return program  # type: ignore[return-value]
 
@@ -149,7 +151,7 @@ class MatchTable:
         return PairEval(True, job_rank or 0.0, slot_rank, dependent, taken)
 
     def _fit_of(self, offer: Offer, job_ad: ClassAd) -> dict[str, float] | None:
-        return requested_in(offer, job_ad, self.now)
+        return self.fits.requested_in(offer, job_ad)
 
     def fit(self, class_id: int, job_ad: ClassAd, offer: Offer) -> dict[str, float] | None:
         """``offers.requested`` of a job of class ``class_id`` in a partitionable offer.
@@ -164,7 +166,7 @@ class MatchTable:
             known = None if table is None else table.get(offer.pair_shape)
             if known is not None and known.match and known.taken is not None:
                 return known.taken  # shared: callers only read it
-        return requested_in(offer, job_ad, self.now)
+        return self.fits.requested_in(offer, job_ad)
 
     def preemption_allowed(
         self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple

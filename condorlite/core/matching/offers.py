@@ -70,7 +70,7 @@ class Offer:
     #: position in the matchmaker's registry of prepared offers (-1: not yet prepared)
     seq: int = -1
     independent: dict[str, float | None] = field(default_factory=dict)
-    #: literal request signatures that cannot fit any later state (``requested_in``)
+    #: literal request signatures that cannot fit any later state (``Fits.requested_in``)
     no_fit: set[tuple] = field(default_factory=set)
     #: a partitionable offer's resource vector when its states are evaluated by
     #: residual programs (``carving``; set by ``Matchmaker.prepare``), else None
@@ -106,25 +106,15 @@ class Offer:
 
 
 
-#: id(job ad) -> (the ad, its Request<R> suffixes as spelled, sorted by lower-cased
-#: name, and its literal signature). The cycle asks for the same few job ads' requests
-#: again and again (a class's ad for every slot state it meets); holding the ad keeps
-#: its id from being reused. Ads are never changed once built (``with_attrs``
-#: copies), so an entry stays true.
-_REQUESTS: dict[int, tuple[ClassAd, tuple[str, ...], tuple | None]] = {}
-#: id(partitionable slot ad) -> (the ad, literal signature -> ``requested`` result)
-_FITS: dict[int, tuple[ClassAd, dict[tuple, dict[str, float] | None]]] = {}
+#: Entries a ``Fits`` table holds before it starts again (memory, not correctness).
 _CACHE_LIMIT = 20_000
 
 
-def _requests_of(job_ad: ClassAd) -> tuple[tuple[str, ...], tuple | None]:
+def _requests(job_ad: ClassAd) -> tuple[tuple[str, ...], tuple | None]:
     """The job's Request<R> suffixes, and its *literal signature*: every Request*
     binding as (name, spelling, type, value), plus which of RequestCpus/Memory/Disk
     are absent, when all its Request* bindings are literals (else None). Two job ads
     with equal signatures take the same from any slot state."""
-    found = _REQUESTS.get(id(job_ad))
-    if found is not None and found[0] is job_ad:
-        return found[1], found[2]
     lows = sorted(k for k in adeval.lower_names(job_ad) if k.startswith("request") and len(k) > 7)
     suffixes = tuple(adeval.spelling(job_ad, low)[7:] for low in lows)
     signature: tuple | None = None
@@ -134,10 +124,85 @@ def _requests_of(job_ad: ClassAd) -> tuple[tuple[str, ...], tuple | None]:
                           for low, suffix, e in zip(lows, suffixes, exprs, strict=True))
         signature += tuple(("request" + b.lower(),) for b in BASE_RESOURCES
                            if ("request" + b.lower()) not in lows)
-    if len(_REQUESTS) >= _CACHE_LIMIT:
-        _REQUESTS.clear()
-    _REQUESTS[id(job_ad)] = (job_ad, suffixes, signature)
     return suffixes, signature
+
+
+class Fits:
+    """What jobs take from partitionable slot states, remembered for one cycle.
+
+    A cycle asks for the same few job ads' requests again and again (a class's ad for
+    every slot state it meets), and many classes ask for the same literal amounts: per
+    job ad its ``_requests``, per slot state the ``_requested`` answer of each literal
+    signature. Both tables are keyed by the ad's id and hold the ad, so an id is never
+    reused while its entry lives; ads are never changed once built (``with_attrs``
+    copies). An answer reads the slot's resources at ``now`` (they may be
+    expressions), so a table belongs to one ``now``: the cycle's match table owns one,
+    and nothing outlives the cycle."""
+
+    def __init__(self, now: float | None) -> None:
+        self.now = now
+        self._requests: dict[int, tuple[ClassAd, tuple[str, ...], tuple | None]] = {}
+        self._fits: dict[int, tuple[ClassAd, dict[tuple, dict[str, float] | None]]] = {}
+
+    def requests_of(self, job_ad: ClassAd) -> tuple[tuple[str, ...], tuple | None]:
+        """``_requests(job_ad)``, remembered."""
+        found = self._requests.get(id(job_ad))
+        if found is not None and found[0] is job_ad:
+            return found[1], found[2]
+        suffixes, signature = _requests(job_ad)
+        if len(self._requests) >= _CACHE_LIMIT:
+            self._requests.clear()
+        self._requests[id(job_ad)] = (job_ad, suffixes, signature)
+        return suffixes, signature
+
+    def resource_names(self, pslot_ad: ClassAd, job_ad: ClassAd) -> list[str]:
+        return resource_names(pslot_ad, job_ad, self.requests_of(job_ad)[0])
+
+    def requested(self, pslot_ad: ClassAd, job_ad: ClassAd) -> dict[str, float] | None:
+        """What the job would take from the partitionable slot, or None if it does
+        not fit (``requested``); remembered per slot state for job ads whose requests
+        are all literals (by their literal signature)."""
+        suffixes, signature = self.requests_of(job_ad)
+        if signature is None:
+            return _requested(pslot_ad, job_ad, self.now, suffixes)
+        taken = self._remembered(pslot_ad, job_ad, suffixes, signature)
+        return None if taken is None else dict(taken)
+
+    def requested_in(self, offer: Offer, job_ad: ClassAd) -> dict[str, float] | None:
+        """``requested(offer.ad, job_ad)``, remembering per offer the literal request
+        signatures that did not fit.
+
+        Invariant: a state whose resource bindings (Cpus, Memory, Disk and the job's
+        other requested resources) are all literals or absent only ever becomes
+        states with those bindings equal or lower (carving binds ``left - amount``
+        with ``0 <= amount <= left``; nothing else changes an offer's ad). Literal
+        requests read nothing from the slot, so a signature that did not fit such a
+        state never fits a later one."""
+        suffixes, signature = self.requests_of(job_ad)
+        if signature is None:
+            return _requested(offer.ad, job_ad, self.now, suffixes)
+        if signature in offer.no_fit:
+            return None
+        taken = self._remembered(offer.ad, job_ad, suffixes, signature)
+        if taken is None:
+            if _literal_resources(offer.ad, suffixes):
+                offer.no_fit.add(signature)
+            return None
+        return dict(taken)
+
+    def _remembered(self, pslot_ad: ClassAd, job_ad: ClassAd, suffixes: tuple[str, ...],
+                    signature: tuple) -> dict[str, float] | None:
+        """``_requested`` per (slot state, literal signature); the answer is shared:
+        copy it before handing it out."""
+        found = self._fits.get(id(pslot_ad))
+        if found is None or found[0] is not pslot_ad:
+            if len(self._fits) >= _CACHE_LIMIT:
+                self._fits.clear()
+            found = self._fits[id(pslot_ad)] = (pslot_ad, {})
+        table = found[1]
+        if signature not in table:
+            table[signature] = _requested(pslot_ad, job_ad, self.now, suffixes)
+        return table[signature]
 
 
 def resource_names(pslot_ad: ClassAd, job_ad: ClassAd,
@@ -147,7 +212,7 @@ def resource_names(pslot_ad: ClassAd, job_ad: ClassAd,
     ``R`` the slot has. ``suffixes``: the job's, when the caller has them."""
     names = list(BASE_RESOURCES)
     seen = {"cpus", "memory", "disk"}
-    for res in _requests_of(job_ad)[0] if suffixes is None else suffixes:
+    for res in _requests(job_ad)[0] if suffixes is None else suffixes:
         low = res.lower()
         if low not in seen and adeval.attr(pslot_ad, res) is not None:
             names.append(res)
@@ -157,53 +222,9 @@ def resource_names(pslot_ad: ClassAd, job_ad: ClassAd,
 
 def requested(pslot_ad: ClassAd, job_ad: ClassAd, now: float | None) -> dict[str, float] | None:
     """What the job would take from the partitionable slot, or None if it does not
-    fit (an amount larger than what is left, or a non-numeric request).
-
-    Remembered per slot state for job ads whose requests are all literals (by their
-    literal signature): many classes ask for the same amounts."""
-    suffixes, signature = _requests_of(job_ad)
-    if signature is None:
-        return _requested(pslot_ad, job_ad, now, suffixes)
-    taken = _remembered(pslot_ad, job_ad, now, suffixes, signature)
-    return None if taken is None else dict(taken)
-
-
-def _remembered(pslot_ad: ClassAd, job_ad: ClassAd, now: float | None,
-                suffixes: tuple[str, ...], signature: tuple) -> dict[str, float] | None:
-    """``_requested`` per (slot state, literal signature); the answer is shared: copy
-    it before handing it out."""
-    found = _FITS.get(id(pslot_ad))
-    if found is None or found[0] is not pslot_ad:
-        if len(_FITS) >= _CACHE_LIMIT:
-            _FITS.clear()
-        found = _FITS[id(pslot_ad)] = (pslot_ad, {})
-    table = found[1]
-    if signature not in table:
-        table[signature] = _requested(pslot_ad, job_ad, now, suffixes)
-    return table[signature]
-
-
-def requested_in(offer: Offer, job_ad: ClassAd, now: float | None) -> dict[str, float] | None:
-    """``requested(offer.ad, job_ad, now)``, remembering per offer the literal request
-    signatures that did not fit.
-
-    Invariant: a state whose resource bindings (Cpus, Memory, Disk and the job's other
-    requested resources) are all literals or absent only ever becomes states with
-    those bindings equal or lower (carving binds ``left - amount`` with
-    ``0 <= amount <= left``; nothing else changes an offer's ad). Literal requests
-    read nothing from the slot, so a signature that did not fit such a state never
-    fits a later one."""
-    suffixes, signature = _requests_of(job_ad)
-    if signature is None:
-        return _requested(offer.ad, job_ad, now, suffixes)
-    if signature in offer.no_fit:
-        return None
-    taken = _remembered(offer.ad, job_ad, now, suffixes, signature)
-    if taken is None:
-        if _literal_resources(offer.ad, suffixes):
-            offer.no_fit.add(signature)
-        return None
-    return dict(taken)
+    fit (an amount larger than what is left, or a non-numeric request). Nothing is
+    remembered: a cycle asks its ``Fits``."""
+    return _requested(pslot_ad, job_ad, now)
 
 
 def _literal_resources(pslot_ad: ClassAd, suffixes: tuple[str, ...]) -> bool:

@@ -1,6 +1,6 @@
 """Partitionable slot statics left too small for a request, passed over for good.
 
-Carving only ever lowers a state's amounts (``offers.requested_in``'s invariant: it
+Carving only ever lowers a state's amounts (``offers.Fits.requested_in``'s invariant: it
 binds ``left - amount`` with ``0 <= amount <= left``), and the states of a vector
 static (``Matchmaker._groups``) come only from its own slots and their carvings. So
 once no state of a static holds a request's literal amounts (for some resource the

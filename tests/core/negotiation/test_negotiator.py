@@ -262,3 +262,18 @@ def test_the_floor_round_holds_priority_preemption_to_the_share():
     result = run_cycle(slots, jobs, people, [], policy, NOW)
     assert got(result) == {"alice": 2, "bob": 2}
     assert {m.reason for m in result.matches} == {"priority"}
+
+
+def test_what_a_job_takes_is_read_at_each_cycles_own_time():
+    """A partitionable slot whose Memory depends on time(): two cycles over the same ad
+    objects at two times (as ``replay`` runs them) each read it at their own ``now``.
+    The remembered fits belong to one cycle (``offers.Fits``); a process-wide table
+    answered the second cycle with the first one's fit."""
+    pslot = slot("slot1@m", PartitionableSlot="true", SlotType='"Partitionable"', Cpus=4,
+                 Memory=f"ifThenElse(time() < {NOW + 100}, 8192, 1024)")
+    # (Requirements that do not read Memory: only the fit can turn the job down)
+    jobs = [job(1, 0, "a", RequestMemory=4096, Requirements='TARGET.Arch == "X86_64"')]
+    early = run_cycle([pslot], jobs, subs(a=(1, 0)), [], POLICY, NOW)
+    late = run_cycle([pslot], jobs, subs(a=(1, 0)), [], POLICY, NOW + 200)
+    assert [m.job for m in early.matches] == ["1.0"]
+    assert late.matches == [] and [r.job for r in late.rejections] == ["1.0"]
