@@ -267,9 +267,11 @@ def schedule(cell: Cell, prioritisation: Prioritisation, now: int) -> Run:
     run.book_running()
     run.lists.split_initial()
     conf = cell.sched_conf
-    rows = [r for r in prioritisation.jobs if _dispatchable(r, now)]
+    rows = []
     for row in prioritisation.jobs:
-        if not row.running and not _dispatchable(row, now):
+        if _dispatchable(row, now):
+            rows.append(row)
+        elif not row.running:
             run.wait(row.job, row.tasks or (row.task,), [_left_out(row, now)])
     lists = run.lists
     stopped = not lists.queue_list and (conf.max_reservation == 0 or not lists.dis_list)
@@ -279,10 +281,13 @@ def schedule(cell: Cell, prioritisation: Prioritisation, now: int) -> Run:
     limit = conf.max_pending_tasks_per_job
     for row, task in task_order(cell, prioritisation, rows):
         job = row.job
-        tasks = row.tasks or (row.task,)
-        if job.number in done or (limit and tasks.index(task) >= limit):
+        if job.number in done:
             continue
-        rest = tasks[tasks.index(task) :]
+        tasks = row.tasks or (row.task,)
+        place = tasks.index(task)
+        if limit and place >= limit:
+            continue
+        rest = tasks[place:]
         if stopped:
             run.wait(job, rest, [])
             done.add(job.number)
