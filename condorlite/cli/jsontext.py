@@ -81,7 +81,7 @@ class Rows:
     def encoded(self) -> bytes:
         """The list's orjson text (TypeError when orjson refuses a value)."""
         size = len(self.items)
-        if size < PARALLEL_ROWS:
+        if size < max(PARALLEL_ROWS, 2):  # two halves, neither empty
             return self._text(0, size)
         half = size // 2
         with Forked(lambda: self._text(half, size)) as child:
@@ -124,7 +124,9 @@ _OPTIONS = (
 )
 
 
-def _slow(doc: Any) -> str:
+def json_text(doc: Any) -> str:
+    """``doc`` as ``json.dumps`` writes it, by ``json`` itself (ValueError for a
+    non-finite float)."""
     return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":"),
                       default=_materialised)
 
@@ -146,4 +148,4 @@ def dumps(doc: Any) -> str:
     """``doc`` as ``json.dumps`` writes it (module doc); ValueError for a non-finite
     float when orjson refused the document too, as ``json.dumps`` raises it."""
     text = fast_utf8(doc)
-    return _slow(doc) if text is None else text.decode()
+    return json_text(doc) if text is None else text.decode()

@@ -194,10 +194,13 @@ def print_json(doc: dict[str, Any]) -> None:
         buffer.write(b"\n")
         buffer.flush()
         return
-    try:
-        text = _dumps(doc)
-    except ValueError:
-        text = _dumps({**doc, "data": _json_safe(doc["data"])})
+    if fast is not None:
+        text = fast.decode()
+    else:  # only json can write it (orjson was asked once already)
+        try:
+            text = jsontext.json_text(doc)
+        except ValueError:
+            text = _dumps({**doc, "data": _json_safe(doc["data"])})
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
 

@@ -111,3 +111,11 @@ def test_rows_with_a_non_finite_number_print_as_null(monkeypatch, capsys) -> Non
     render.print_json({"data": {"rows": rows}})
     assert json.loads(capsys.readouterr().out) == {"data": {"rows": [
         {"x": 1.0}, {"x": None}, {"x": 2.0}]}}
+
+
+def test_rows_of_one_are_never_cut(monkeypatch) -> None:
+    """Whatever PARALLEL_ROWS says, a list is cut only into two non-empty halves."""
+    monkeypatch.setattr(jsontext, "PARALLEL_ROWS", 1)
+    for size in (0, 1, 2):
+        rows = jsontext.Rows(list(range(size)), lambda x: {"n": x})
+        assert jsontext.dumps({"r": rows}) == reference({"r": [{"n": x} for x in range(size)]})
