@@ -17,6 +17,7 @@ from typing import NamedTuple
 from condorlite.core import adeval
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.model import NO_PREEMPTION, REASON_ORDER
 
 FLT_MAX = 3.4028234663852886e38
@@ -182,26 +183,30 @@ class Candidates:
 ENTRY_IDX, ENTRY_VERSION, ENTRY_REASON = 6, 7, 8
 
 
-def make_entry(offer: Offer, idx: int, pe: PairEval, reason: str) -> tuple:
+def make_entry(offer: Offer, idx: int, pe: PairEval, reason: str,
+               column: RankColumn | None = None) -> tuple:
     """A candidate list entry, flat so that sorting compares one level of tuple:
     (-pre, -job rank, -post, -reason order, -preemption rank, slot Name, position,
     offer version, reason). One offer's ``make_entries``, written out: the scan makes
-    one for every offer changed since its list was made."""
+    one for every offer changed since its list was made. With ``column`` the job rank
+    is the column's value for the offer (``rank_columns``), else the pair's."""
     values, dependent = offer.independent, pe.dependent
     pre = values[PRE] if PRE in values else dependent[PRE]
     post = values[POST] if POST in values else dependent[POST]
     prank = (-FLT_MAX if reason == NO_PREEMPTION
              else values[PRANK] if PRANK in values else dependent[PRANK])
-    return (-pre, -pe.job_rank, -post, -REASON_ORDER[reason], -prank, offer.name, idx,
+    job_rank = pe.job_rank if column is None else column.value(offer)
+    return (-pre, -job_rank, -post, -REASON_ORDER[reason], -prank, offer.name, idx,
             offer.version, reason)
 
 
 def make_entries(registry: list[Offer], members, pe: PairEval, reason: str,
-             position: int | None = None) -> list[tuple]:
+                 position: int | None = None, column: RankColumn | None = None
+                 ) -> list[tuple]:
     """``make_entry`` for each offer ``registry[k]``, k in ``members`` (offers of one shape,
     so one pair result and reason; ``position``: the position to record instead of
-    k). Offers whose independent ranks are one dict (states that share them, see
-    ``prepare_carved``) share the key's prefix."""
+    k; ``column``: the job ranks, per offer). Offers whose independent ranks are one
+    dict (states that share them, see ``prepare_carved``) share the key's prefix."""
     dependent = pe.dependent
     job_rank, order = -pe.job_rank, -REASON_ORDER[reason]
     free = reason == NO_PREEMPTION
@@ -220,6 +225,8 @@ def make_entries(registry: list[Offer], members, pe: PairEval, reason: str,
             post = -(values[POST] if POST in values else dependent[POST])
             prank = -(-FLT_MAX if free
                       else values[PRANK] if PRANK in values else dependent[PRANK])
+        if column is not None:
+            job_rank = -column.value(offer)
         append((pre, job_rank, post, order, prank, offer.name,
                 k if position is None else position, offer.version, reason))
     return out

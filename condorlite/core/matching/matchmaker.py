@@ -44,16 +44,19 @@ equivalence tests hold the two to the same outcome.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.refs import names as expr_names
-from condorlite.core.matching.autocluster import ALWAYS_SIGNIFICANT
+from condorlite.core.matching.autocluster import ALWAYS_SIGNIFICANT, referenced
 from condorlite.core.matching.candidates import Candidates, PairEval
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import BASE_RESOURCES, Offer
 from condorlite.core.matching.policy_exprs import PolicyExprs
+from condorlite.core.matching.rank_columns import RankColumns, rank_only_names, rank_reach
 from condorlite.core.matching.request_lists import SUBMITTER_PREFIXES, RequestLists
 from condorlite.core.matching.slot_walks import SlotWalks
 from condorlite.core.policy import Policy
@@ -89,6 +92,7 @@ class Matchmaker:
         job_defined: frozenset[str],
         target_names: frozenset[str] | None = None,
         binding_refs: frozenset[str] | None = None,
+        representatives: Iterable[ClassAd] = (),
     ) -> None:
         self.policy = policy
         self.now = now
@@ -102,9 +106,12 @@ class Matchmaker:
         # Names only a job-independent policy rank reads are left out: those ranks are
         # evaluated per slot, so slots differing only there still share a shape.
         reads = job_names if target_names is None else target_names | set(ALWAYS_SIGNIFICANT)
-        self.slot_names = frozenset(reads | requests | {r.lower() for r in BASE_RESOURCES})
         #: the names carving can rebind in a partitionable slot (``carving``)
         self.resource_names = frozenset(requests | {r.lower() for r in BASE_RESOURCES})
+        # Names only jobs' Rank reads (``rank_columns``) do not split shapes: the
+        # classes whose Rank reads them take their job rank per offer from a column.
+        self.rank_names = self._rank_only(representatives, job_names, binding_refs)
+        self.slot_names = frozenset((reads | self.resource_names) - self.rank_names)
         # A job class is evaluated with the submitter's attributes in the job ad; when
         # a pair evaluation can read one of them, a class's pair results are kept per
         # value of those attributes (they differ between submitters, and usage changes
@@ -123,10 +130,30 @@ class Matchmaker:
                                 preemption_off=self.preemption_off,
                                 per_submitter=self.per_submitter,
                                 preq_names=self._preq_names)
-        self.lists = RequestLists(self.shapes, self.table, self.counts)
+        self.columns = RankColumns(self.rank_names, self.shapes.shape_keys.canon.key, now,
+                                   self.counts)
+        self.lists = RequestLists(self.shapes, self.table, self.columns, self.counts)
         #: the table's pair programs, (class, bindings, pair-static id) -> program or
         #: None: the classes that got one (the equivalence tests read it)
         self._programs = self.table.programs
+
+    def _rank_only(self, representatives: Iterable[ClassAd], job_names: frozenset[str],
+                   binding_refs: frozenset[str] | None) -> frozenset[str]:
+        """``rank_columns.rank_only_names`` of the classes' representative ads: what
+        each one's Rank reaches against what its other significant bindings refer
+        to; the resources, requests and inserted names are never rank-only."""
+        others = tuple(sorted(job_names - {"rank"}))
+        rank_refs, other_refs = [], []
+        for ad in representatives:
+            reach = rank_reach(ad)
+            other = referenced(ad, others)
+            rank_refs.append(reach)
+            other_refs.append(other | reach if "rank" in other else other)
+        # (a policy rank needs no exclusion: one that reads the job is walked with
+        # the pair's names, ``slot_walks``, and one that does not is per offer)
+        excluded = set(self.resource_names)
+        excluded |= {n.lower() for n in (*SUBMITTER_ATTRS, *REMOTE_ATTRS)}
+        return rank_only_names(rank_refs, other_refs, excluded, binding_refs)
 
     @property
     def evaluations(self) -> int:

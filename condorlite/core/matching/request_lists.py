@@ -38,6 +38,7 @@ from condorlite.core.matching.candidates import (
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.rank_columns import RankColumn, RankColumns
 from condorlite.core.matching.static_lists import StaticLists
 from condorlite.core.model import (
     NO_PREEMPTION,
@@ -53,7 +54,8 @@ SUBMITTER_PREFIXES = ("submitter", "submittor")
 class _Build(NamedTuple):
     """One ``_by_shape`` call: the request (class, job ad, submitter, its Submitter*
     bindings, rank-only mode and the key part they make), the class's known pair
-    results, and what is being built: the list and its kept runs."""
+    results, what is being built (the list and its kept runs) and the class's rank
+    column (``rank_columns``; None: the pair results' job rank holds)."""
 
     out: Candidates
     class_id: int
@@ -64,6 +66,7 @@ class _Build(NamedTuple):
     part: tuple
     known_pairs: dict[int, PairEval]
     kept_runs: list[list[tuple]]
+    column: RankColumn | None
 
 
 class RequestLists:
@@ -72,10 +75,12 @@ class RequestLists:
     ``shapes``: the offers in their shapes (read only); ``table``: the pair results
     (``match_table.MatchTable``: ``pair``, ``preemption_allowed``, ``program``,
     ``outgrown``; its ``pairs`` are read here, and filled with the results of box
-    programs as ``pair`` would); ``counts``: the cycle's evaluation count."""
+    programs as ``pair`` would); ``columns``: the classes' job ranks per offer
+    (``rank_columns``: a class with a column takes its entries' job rank from it,
+    never from a pair result); ``counts``: the cycle's evaluation count."""
 
-    def __init__(self, shapes: OfferShapes, table: MatchTable, counts: EvaluationCount
-                 ) -> None:
+    def __init__(self, shapes: OfferShapes, table: MatchTable, columns: RankColumns,
+                 counts: EvaluationCount) -> None:
         self.now = table.now
         self.per_submitter = table.per_submitter
         self.preemption_off = table.preemption_off
@@ -83,6 +88,8 @@ class RequestLists:
         self._pair, self._preemption_allowed = table.pair, table.preemption_allowed
         self._program, self._outgrown = table.program, table.outgrown
         self._pairs = table.pairs
+        #: each class's job ranks per offer, when its Rank reads rank-only names
+        self._column = columns.of_class
         # The shapes' tables, read here (the objects themselves: never rebound there).
         self._shapes = shapes
         self._registry = shapes.registry
@@ -128,6 +135,7 @@ class RequestLists:
             signature = submitter_signature(job_ad)
         out = Candidates([], signature=signature, built=self._shapes.clock)
         registry = self._registry
+        column = self._column(class_id, job_ad)
         if positions is not None and all(
                 offer.seq == idx and offer.available
                 for idx, offer in zip(positions, offers, strict=True)):
@@ -139,7 +147,8 @@ class RequestLists:
             for seqs in by_shape.values():
                 counts = RejectCounts()  # (one offer's counts, for each of the shape's)
                 entry = self._offer_entry(counts, class_id, job_ad, submitter,
-                                          registry[seqs[0]], seqs[0], only_rank, signature)
+                                          registry[seqs[0]], seqs[0], only_rank, signature,
+                                          column)
                 out.rej_policy += counts.rej_policy * len(seqs)
                 out.rej_rank += counts.rej_rank * len(seqs)
                 if entry is not None:
@@ -148,12 +157,12 @@ class RequestLists:
                     if len(seqs) > 1:
                         out.entries.extend(make_entries(
                             registry, seqs[1:], self._pair(class_id, job_ad, registry[seqs[0]],
-                                                          signature), reason))
+                                                          signature), reason, column=column))
                     out.has_rank = out.has_rank or reason == RANK_PREEMPTION
         else:
             for idx, offer in zip(positions or range(len(offers)), offers, strict=True):
                 entry = self._offer_entry(out, class_id, job_ad, submitter, offer, idx,
-                                          only_rank)
+                                          only_rank, column=column)
                 if entry is not None:
                     out.entries.append(entry)
                     out.has_rank = out.has_rank or entry[ENTRY_REASON] == RANK_PREEMPTION
@@ -166,11 +175,12 @@ class RequestLists:
         position ``idx``), or None: ``candidates(..., [offer], ...)`` for one offer,
         the request's signature taken from ``cands``; rejection counts not kept."""
         return self._offer_entry(RejectCounts(), class_id, job_ad, submitter, offer, idx,
-                                 only_rank, cands.signature)
+                                 only_rank, cands.signature, self._column(class_id, job_ad))
 
     def _offer_entry(self, out: Candidates | RejectCounts, class_id: int, job_ad: ClassAd,
                      submitter: str, offer: Offer, idx: int, only_rank: bool,
-                     signature: tuple | None = None) -> tuple | None:
+                     signature: tuple | None = None, column: RankColumn | None = None
+                     ) -> tuple | None:
         if not offer.available:
             return None
         if signature is None:
@@ -179,10 +189,10 @@ class RequestLists:
         if not pe.match:
             return None
         if offer.holder is None:  # ``_reason`` of an offer nobody holds, without the call
-            return None if only_rank else make_entry(offer, idx, pe, NO_PREEMPTION)
+            return None if only_rank else make_entry(offer, idx, pe, NO_PREEMPTION, column)
         reason = self._reason(class_id, job_ad, offer, submitter, signature, pe, only_rank,
                               out)
-        return None if reason is None else make_entry(offer, idx, pe, reason)
+        return None if reason is None else make_entry(offer, idx, pe, reason, column)
 
     def _by_shape(self, class_id: int, job_ad: ClassAd, submitter: str,
                   only_rank: bool) -> Candidates:
@@ -195,6 +205,7 @@ class RequestLists:
         are its available offers."""
         signature = submitter_signature(job_ad)
         out = Candidates([], signature=signature, built=self._shapes.clock)
+        column = self._column(class_id, job_ad)
         pair_of = self._pair_of_shape
         part = signature if self.per_submitter else ()
         known_pairs = self._pairs.setdefault((class_id, part), {})
@@ -206,7 +217,7 @@ class RequestLists:
         if not only_rank:
             out.static, out.spos, out.static_floor = self._static.entries(
                 (class_id, part), known_pairs,
-                lambda offer: self._pair(class_id, job_ad, offer, signature))
+                lambda offer: self._pair(class_id, job_ad, offer, signature), column)
         else:
             out.static_floor = math.inf
         # Nothing below adds or removes shapes or members, so the dicts are walked as is.
@@ -215,9 +226,9 @@ class RequestLists:
             if known is not None and not known.match:
                 continue  # no need to look at the shape's offers at all
             self._shape_candidates(out, class_id, job_ad, submitter, signature, only_rank,
-                                   members, known, shape, kept_runs)
+                                   members, known, shape, kept_runs, column)
         build = _Build(out, class_id, job_ad, submitter, signature, only_rank, part,
-                       known_pairs, kept_runs)
+                       known_pairs, kept_runs, column)
         self._held_candidates(build)
         self._carved_candidates(build)
         # The kept lists come sorted, and so does the rest once sorted alone: they are
@@ -234,7 +245,7 @@ class RequestLists:
         shape) at a time (``held_groups``): a group whose offers cannot be listed is
         counted for the rejection reason, or deferred to ``settle_deferred``."""
         out, class_id, job_ad, submitter, signature, only_rank, part, known_pairs, \
-            kept_runs = build
+            kept_runs, column = build
         registry = self._registry
         held = self._held.groups.items()
         if self.preemption_off and not only_rank:
@@ -271,7 +282,7 @@ class RequestLists:
                 continue
             for shape, members in group.shapes.items():
                 self._shape_candidates(out, class_id, job_ad, submitter, signature,
-                                       only_rank, members, known, shape, kept_runs)
+                                       only_rank, members, known, shape, kept_runs, column)
 
     def _carved_candidates(self, build: _Build) -> None:
         """``_by_shape`` over the offers with a resource vector, a static (box) at a
@@ -309,7 +320,7 @@ class RequestLists:
         evaluation); with ``boxed``, each fitting shape's pair is that one result.
         Returns whether any shape holds them."""
         out, class_id, job_ad, submitter, signature, only_rank, _, known_pairs, \
-            kept_runs = build
+            kept_runs, column = build
         pair_of, shape_left = self._pair_of_shape, self._shape_left
         # (a state never changes: whether it holds a set of fixed requests is kept
         # per set, for every class asking for the same amounts)
@@ -320,7 +331,8 @@ class RequestLists:
         # box's ranks, no preemption), ``_shape_candidates`` written out.
         box_free = boxed is not None and first.holder is None and not only_rank
         if box_free:
-            job_rank, dependent = boxed.job_rank, tuple(boxed.dependent.items())
+            job_rank = boxed.job_rank if column is None else column
+            dependent = tuple(boxed.dependent.items())
         for shape, members in shapes.items():
             fit = fitting.get(shape)
             if fit is None:
@@ -335,26 +347,29 @@ class RequestLists:
                     known_pairs[pair_shape] = boxed
                 if box_free:
                     kept_runs.append(self._kept(shape, members, boxed, NO_PREEMPTION,
-                                                (shape, job_rank, dependent, NO_PREEMPTION)))
+                                                (shape, job_rank, dependent, NO_PREEMPTION),
+                                                column))
                     continue
                 self._shape_candidates(out, class_id, job_ad, submitter, signature,
-                                       only_rank, members, boxed, shape, kept_runs)
+                                       only_rank, members, boxed, shape, kept_runs, column)
                 continue
             known = known_pairs.get(pair_of[shape])
             if known is not None and not known.match:
                 continue
             self._shape_candidates(out, class_id, job_ad, submitter, signature,
-                                   only_rank, members, known, shape, kept_runs)
+                                   only_rank, members, known, shape, kept_runs, column)
         return any_fit
 
     def _shape_candidates(self, out: Candidates, class_id, job_ad, submitter, signature,
                           only_rank, members, known: PairEval | None,
                           shape: int | None = None,
-                          kept_runs: list[list[tuple]] | None = None) -> None:
+                          kept_runs: list[list[tuple]] | None = None,
+                          column: RankColumn | None = None) -> None:
         """Add the entries (and rejection counts) of one shape's offers to ``out``.
 
         With ``shape`` the entries are kept per (shape, the pair result's ranks, reason)
-        and reused by every class that gives the same, until an offer enters the shape
+        and reused by every class that gives the same (the column stands for the
+        job rank when the class has one), until an offer enters the shape
         (``_joins``). Entries of offers that have become unavailable (held static
         slots taken by preemption) stay in (the scan passes over them) until they are
         half of the list. A slot with a resource vector leaves its shape only by
@@ -382,21 +397,21 @@ class RequestLists:
         vector = first.vector is not None
         if shape is None or kept_runs is None or (first.partitionable and not vector):
             # (a partitionable slot without a vector is placed again when carved)
-            out.entries.extend(make_entries(registry, members, pe, reason))
+            out.entries.extend(make_entries(registry, members, pe, reason, column=column))
             return
         kept_runs.append(self._kept(shape, members, pe, reason,
-                                    (shape, pe.job_rank, tuple(pe.dependent.items()),
-                                     reason)))
+                                    (shape, pe.job_rank if column is None else column,
+                                     tuple(pe.dependent.items()), reason), column))
 
-    def _kept(self, shape: int, members, pe: PairEval, reason: str, key: tuple
-              ) -> list[tuple]:
+    def _kept(self, shape: int, members, pe: PairEval, reason: str, key: tuple,
+              column: RankColumn | None) -> list[tuple]:
         """The sorted entries of a shape's offers for a pair result and reason, kept
-        under ``key`` (shape, job rank, dependent ranks, reason) until an offer enters
-        the shape or half of them have left (``_shape_candidates``)."""
+        under ``key`` (shape, job rank or column, dependent ranks, reason) until an
+        offer enters the shape or half of them have left (``_shape_candidates``)."""
         joins = self._joins[shape]
         found = self._kept_entries.get(key)
         if found is None or found[0] != joins or len(members) * 2 < len(found[1]):
-            kept = make_entries(self._registry, members, pe, reason)
+            kept = make_entries(self._registry, members, pe, reason, column=column)
             kept.sort()
             self._kept_entries[key] = (joins, kept)
             return kept

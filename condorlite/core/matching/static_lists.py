@@ -23,6 +23,7 @@ from itertools import chain
 
 from condorlite.core.matching.candidates import ENTRY_IDX, PairEval, make_entries
 from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.model import NO_PREEMPTION
 
 
@@ -44,16 +45,18 @@ class StaticLists:
         self._runs: dict[tuple, tuple[list[tuple], float]] = {}
 
     def entries(self, key: tuple, known_pairs: dict[int, PairEval],
-                pair: Callable[[Offer], PairEval]) -> tuple[list[tuple], int, float]:
+                pair: Callable[[Offer], PairEval], column: RankColumn | None = None
+                ) -> tuple[list[tuple], int, float]:
         """The sorted entries of the class ``key`` (class, Submitter* part), the
         position of the first still available and the least weight of any offer the
         entries were made of (a static offer costs its weight: no entry of the list
         costs less). ``known_pairs``: the class's pair results by pair shape;
-        ``pair(offer)``: the pair of a shape not known yet."""
+        ``pair(offer)``: the pair of a shape not known yet; ``column``: the class's
+        job ranks per offer (``rank_columns``), standing for its pairs' job rank."""
         holder = self._of_class.get(key)
         registry = self.registry
         if holder is None:
-            holder = self._of_class[key] = self._holder(known_pairs, pair)
+            holder = self._of_class[key] = self._holder(known_pairs, pair, column)
         entries, shapes, start, least = holder
         members = self.members
         alive = sum(len(members[shape]) for shape in shapes if shape in members)
@@ -68,7 +71,7 @@ class StaticLists:
         return entries, start, least
 
     def _holder(self, known_pairs: dict[int, PairEval],
-                pair: Callable[[Offer], PairEval]) -> list:
+                pair: Callable[[Offer], PairEval], column: RankColumn | None) -> list:
         """[entries, their shapes, 0, least weight] for a class: the list of another class whose
         pairs rank every static shape alike, else a new one."""
         registry, pair_of = self.registry, self.pair_of
@@ -79,11 +82,12 @@ class StaticLists:
                 pe = pair(registry[next(iter(members))])
             if pe.match:
                 matched.append((shape, pe))
-        same = tuple((shape, pe.job_rank, tuple(pe.dependent.items())) for shape, pe in matched)
+        same = tuple((shape, pe.job_rank if column is None else column,
+                      tuple(pe.dependent.items())) for shape, pe in matched)
         holder = self._shared.get(same)
         if holder is None:
-            runs = [self._run(shape, pe, key) for (shape, pe), key in zip(matched, same,
-                                                                          strict=True)]
+            runs = [self._run(shape, pe, key, column)
+                    for (shape, pe), key in zip(matched, same, strict=True)]
             if len(runs) == 1:
                 entries = runs[0][0]  # (shared as it is: a list handed out never changes)
             else:
@@ -93,16 +97,17 @@ class StaticLists:
             holder = self._shared[same] = [entries, [s for s, _ in matched], 0, least]
         return holder
 
-    def _run(self, shape: int, pe: PairEval, key: tuple) -> tuple[list[tuple], float]:
+    def _run(self, shape: int, pe: PairEval, key: tuple, column: RankColumn | None
+             ) -> tuple[list[tuple], float]:
         """The sorted entries of one static shape for a pair result (``key``: the shape,
-        the pair's job rank and dependent ranks) and the least weight of their offers,
+        the pair's job rank or the class's column, and dependent ranks) and the least weight of their offers,
         made once and shared by every list built of it, until half of the offers it
         was made of have left (as a list is compacted, ``entries``)."""
         members = self.members[shape]
         found = self._runs.get(key)
         if found is None or len(members) * 2 < len(found[0]):
             registry = self.registry
-            run = make_entries(registry, members, pe, NO_PREEMPTION)
+            run = make_entries(registry, members, pe, NO_PREEMPTION, column=column)
             run.sort()
             least = min((registry[k].weight for k in members), default=math.inf)
             found = self._runs[key] = (run, least)

@@ -143,7 +143,8 @@ class Cycle:
         for rep in self.ac.representative.values():
             defined |= {k.lower() for k in rep.ad}
         self.mm = Matchmaker(policy, now, self.ac.job_names, frozenset(defined),
-                             self.ac.target_names, self.ac.binding_refs)
+                             self.ac.target_names, self.ac.binding_refs,
+                             [rep.ad for rep in self.ac.representative.values()])
         for offer in self.offers:
             self.mm.prepare(offer)
         self.costs = PieceCosts(self.offers, self.mm, policy)

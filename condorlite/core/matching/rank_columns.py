@@ -1,0 +1,144 @@
+"""Job ranks per offer, shared by every class with the same rank ("rank columns").
+
+A slot attribute that differs on every slot (``KFlops``, ``Mips``, ``LoadAvg``) makes
+every slot its own shape once any pair evaluation reads it, and then every class is
+evaluated against every slot. When such a name is read only by jobs' ``Rank``
+(HTCondor's textbook ``Rank = KFlops``), it need not split shapes at all: the match,
+the slot's Rank, the policy ranks and what a piece takes never read it, so they are
+evaluated per shape as before, and the job's Rank alone is read per offer.
+
+**Rank-only names** (``rank_only_names``): the names some class's job ``Rank``
+refers to, less every name anything else of a pair can read: the names the job's
+other significant bindings refer to (all of the Rank's names when one of them reads
+the job's ``Rank``), the resources and requests, the negotiator's inserted names, and
+``Requirements`` and ``Rank`` themselves. Policy expressions need no exclusion: a
+policy rank that reads the job is walked with the pair's names (``slot_walks``), and
+one that does not is evaluated per offer. Nothing is
+rank-only when a binding of some slot or job refers to a name ``rank`` other than the
+job's own Requirements chain (a slot's ``Requirements`` may read ``TARGET.Rank``),
+or when the cycle does not know what bindings refer to. The matchmaker leaves these
+names out of the names a slot's walk starts from, so slots that differ only in them
+share a shape; a slot expression that reads one of them still walks to it and keeps
+its slots apart.
+
+**Columns** (``RankColumns``): a class whose job ``Rank`` refers (through the job's
+own bindings) to a rank-only name gets a ``RankColumn``, shared by every class whose
+Rank is the same expression with the same job bindings of everything it reaches (so
+all ``Rank = TARGET.KFlops`` classes share one). A column evaluates the Rank once per
+(column, offer state): ``as_float(Rank) or 0.0``, as a pair evaluation does, kept per
+offer ``seq`` with the offer's ``version`` (every state change stamps a new version).
+Entries of a column's class take their job rank from the column, per offer
+(``candidates.make_entries``); the class's pair results' own ``job_rank`` is not read.
+A Rank that reaches a ``Submitter*`` name gets no column (it may differ between the
+submitters of a class).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.refs import names as expr_names
+from condorlite.core.matching.offers import Offer
+
+#: names no column may read per offer: what every pair evaluation reads
+_NEVER = frozenset({"requirements", "rank"})
+
+
+def rank_only_names(rank_refs: Iterable[frozenset[str]], other_refs: Iterable[frozenset[str]],
+                    excluded: Iterable[str], binding_refs: frozenset[str] | None
+                    ) -> frozenset[str]:
+    """The rank-only names (module doc): the union of ``rank_refs`` (each class's
+    names its job ``Rank`` refers to, through the job's bindings) less the union of
+    ``other_refs`` (the names each class's other significant bindings refer to) and
+    ``excluded``; empty when ``binding_refs`` is unknown or names ``rank``."""
+    if binding_refs is None or "rank" in binding_refs:
+        return frozenset()
+    ranked: set[str] = set()
+    for refs in rank_refs:
+        ranked |= refs
+    for refs in other_refs:
+        ranked -= refs
+    ranked.difference_update(excluded)
+    ranked -= _NEVER
+    return frozenset(ranked)
+
+
+def rank_reach(ad: ClassAd) -> frozenset[str]:
+    """Every name the job ad's ``Rank`` reaches: its names, and the names of the
+    ad's own bindings of those, followed to the end."""
+    expr = adeval.attr(ad, "rank")
+    if expr is None:
+        return frozenset()
+    seen: set[str] = set()
+    todo = list(expr_names(expr))
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        bound = adeval.attr(ad, name)
+        if bound is not None:
+            todo.extend(expr_names(bound))
+    return frozenset(seen)
+
+
+class RankColumn:
+    """One Rank's values per offer state (module doc). ``job_ad`` is the ad of the
+    first class that asked for it: every class sharing the column evaluates alike."""
+
+    __slots__ = ("_values", "counts", "job_ad", "now")
+
+    def __init__(self, job_ad: ClassAd, now: float | None, counts) -> None:
+        self.job_ad = job_ad
+        self.now = now
+        self.counts = counts
+        #: offer seq -> (offer version, the Rank's value in that state)
+        self._values: dict[int, tuple[int, float]] = {}
+
+    def value(self, offer: Offer) -> float:
+        """The job's Rank of the offer in its current state (``as_float`` or 0.0)."""
+        found = self._values.get(offer.seq)
+        if found is not None and found[0] == offer.version:
+            return found[1]
+        self.counts.evaluations += 1
+        value = adeval.as_float(adeval.eval_attr(self.job_ad, "Rank", offer.ad, self.now))
+        value = value or 0.0
+        self._values[offer.seq] = (offer.version, value)
+        return value
+
+
+class RankColumns:
+    """A cycle's rank columns: each class's (or None), by class id. ``rank_names``:
+    the cycle's rank-only names; ``key_of(ad, names)``: the numbers of an ad's
+    bindings of ``names`` (``autocluster._Canon.key``), equal exactly when the
+    bindings are the same expressions."""
+
+    def __init__(self, rank_names: frozenset[str], key_of, now: float | None, counts) -> None:
+        self.rank_names = rank_names
+        self._key_of = key_of
+        self.now = now
+        self.counts = counts
+        #: class id -> its column or None
+        self._of_class: dict[int, RankColumn | None] = {}
+        #: (the Rank's reach, the job's bindings of it) -> column
+        self._columns: dict[tuple, RankColumn] = {}
+
+    def of_class(self, class_id: int, job_ad: ClassAd) -> RankColumn | None:
+        """The class's column, or None when its Rank reads no rank-only name (or
+        reaches a Submitter* name): its pair results' job rank then holds."""
+        if class_id in self._of_class:
+            return self._of_class[class_id]
+        column = None
+        if self.rank_names:
+            reach = rank_reach(job_ad)
+            if reach & self.rank_names and not any(
+                    n.startswith(("submitter", "submittor")) for n in reach):
+                names = ("rank", *sorted(reach))
+                key = (names, self._key_of(job_ad, names))
+                column = self._columns.get(key)
+                if column is None:
+                    column = self._columns[key] = RankColumn(job_ad, self.now, self.counts)
+        self._of_class[class_id] = column
+        return column
