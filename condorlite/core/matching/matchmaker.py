@@ -148,7 +148,12 @@ class Matchmaker:
             reach = rank_reach(ad)
             other = referenced(ad, others)
             rank_refs.append(reach)
-            other_refs.append(other | reach if "rank" in other else other)
+            # A Rank another binding reads, or one that reads a Submitter* name (no
+            # column: ``RankColumns.of_class``), is evaluated per shape: its names
+            # must split shapes.
+            if "rank" in other or any(n.startswith(SUBMITTER_PREFIXES) for n in reach):
+                other = other | reach
+            other_refs.append(other)
         # (a policy rank needs no exclusion: one that reads the job is walked with
         # the pair's names, ``slot_walks``, and one that does not is per offer)
         excluded = set(self.resource_names)

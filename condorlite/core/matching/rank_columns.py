@@ -10,7 +10,7 @@ evaluated per shape as before, and the job's Rank alone is read per offer.
 **Rank-only names** (``rank_only_names``): the names some class's job ``Rank``
 refers to, less every name anything else of a pair can read: the names the job's
 other significant bindings refer to (all of the Rank's names when one of them reads
-the job's ``Rank``), the resources and requests, the negotiator's inserted names, and
+the job's ``Rank`` or the Rank reaches a ``Submitter*`` name), the resources and requests, the negotiator's inserted names, and
 ``Requirements`` and ``Rank`` themselves. Policy expressions need no exclusion: a
 policy rank that reads the job is walked with the pair's names (``slot_walks``), and
 one that does not is evaluated per offer. Nothing is
@@ -30,7 +30,8 @@ offer ``seq`` with the offer's ``version`` (every state change stamps a new vers
 Entries of a column's class take their job rank from the column, per offer
 (``candidates.make_entries``); the class's pair results' own ``job_rank`` is not read.
 A Rank that reaches a ``Submitter*`` name gets no column (it may differ between the
-submitters of a class).
+submitters of a class), and its names are never rank-only: every class whose Rank
+reaches a rank-only name has a column.
 """
 
 from __future__ import annotations

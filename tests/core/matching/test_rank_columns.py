@@ -1,0 +1,238 @@
+"""Rank columns (``core/matching/rank_columns.py``): names only jobs' Rank reads do not
+split slot shapes, and a class whose Rank reads them takes its job rank per offer.
+
+Each case runs the optimised cycle and the plain reference cycle
+(``tests/core/reference``) and requires the same outcome (``test_equivalence``'s
+fingerprint), and checks that the column was (or was not) used, so that the case
+tests what it says. The traps: a job that binds the name its Rank reads itself (MY
+before TARGET), a slot START that reads the name (the walk must keep those slots
+apart), a job Requirements that reads the job's own Rank, a slot Requirements that
+reads ``TARGET.Rank``, a Rank that reads a carved resource too (partitionable slots:
+the column is read again per state), a Rank that reads a ``Submitter*`` name, a slot
+attribute bound to an expression, and held slots preempted by rank.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from condorlite.core.matching.rank_columns import rank_only_names, rank_reach
+from condorlite.core.model import Submitter
+from condorlite.core.negotiation import negotiator
+from condorlite.core.policy import Policy
+from tests.core._pool import ad, decoded_texts, user
+from tests.core.negotiation.test_equivalence import _fingerprint
+from tests.core.negotiation.test_equivalence_realistic import PREEMPTION, _pool
+from tests.core.reference import run_reference_cycle
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
+import genpool  # a script directory, not a package
+
+NOW = float(genpool.BASE_TIME)
+POLICY = Policy(uid_domain="example.org")
+
+
+# -- the names ------------------------------------------------------------------------
+
+
+def test_rank_only_names_are_what_rank_alone_reads():
+    rank = [frozenset({"kflops", "mips"}), frozenset({"loadavg"})]
+    other = [frozenset({"memory", "mips"}), frozenset({"arch"})]
+    assert rank_only_names(rank, other, {"memory"}, frozenset()) == {"kflops", "loadavg"}
+    # unknown bindings, or something that reads a job's Rank: nothing is rank-only
+    assert rank_only_names(rank, other, (), None) == frozenset()
+    assert rank_only_names(rank, other, (), frozenset({"rank"})) == frozenset()
+    # excluded names and Requirements / Rank themselves never are
+    assert rank_only_names([frozenset({"rank", "cpus", "x"})], [], {"cpus"},
+                           frozenset()) == {"x"}
+
+
+def test_rank_reach_follows_the_jobs_own_bindings():
+    job = ad(Rank="W * TARGET.KFlops", W="V + 1", V="TARGET.Mips")
+    assert rank_reach(job) == {"w", "kflops", "v", "mips"}
+    assert rank_reach(ad(Owner='"a"')) == frozenset()
+
+
+# -- whole cycles against the reference -----------------------------------------------
+
+
+def _slot_text(i: int, **extra: object) -> str:
+    attrs = dict(Name=f'"slot{i}@m{i}"', Machine=f'"m{i}"', State='"Unclaimed"',
+                 Activity='"Idle"', Cpus=1, Memory=2048 + 512 * (i % 3), Disk=100000,
+                 Arch='"X86_64"', OpSys='"LINUX"', Requirements="START", START="true",
+                 Rank="0.0", CurrentRank="0.0", SlotWeight="Cpus",
+                 KFlops=1000 + (i * 7919) % 997, Mips=100 + (i * 31) % 89,
+                 LoadAvg=f"{(i * 13) % 17 / 10!r}")
+    attrs.update(extra)
+    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+
+
+def _job_text(cluster: int, proc: int, owner: str, **extra: object) -> str:
+    attrs = dict(ClusterId=cluster, ProcId=proc, Owner=f'"{owner}"', JobStatus=1, JobPrio=0,
+                 QDate=1000 + cluster, RequestCpus=1, RequestMemory=1024, RequestDisk=1000,
+                 Requirements='(TARGET.Arch == "X86_64") && (TARGET.Memory >= RequestMemory)')
+    attrs.update(extra)
+    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+
+
+def _jobs(ranks: list[dict[str, object]], per: int = 4) -> list[str]:
+    """``per`` jobs of each rank variant, the variants spread over three owners."""
+    out = []
+    for c, extra in enumerate(ranks, 1):
+        for p in range(per):
+            out.append(_job_text(c, p, ("alice", "bob", "carol")[c % 3], **extra))
+    return out
+
+
+def _run(slot_texts: list[str], job_texts: list[str], policy: Policy = POLICY,
+         subs: dict[str, Submitter] | None = None):
+    slots, jobs = decoded_texts(slot_texts, job_texts, policy, shared=True)
+    if subs is None:
+        names = sorted({j.submitter for j in jobs} | {s.remote_user for s in slots
+                                                       if s.remote_user})
+        subs = {n: Submitter(n, eup=500.0 * (1 + i), usage=0.0) for i, n in enumerate(names)}
+    fast = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
+    fast.run()
+    result = fast.result()
+    assert _fingerprint(result) == _fingerprint(
+        run_reference_cycle(slots, jobs, subs, policy, NOW))
+    assert result.matches
+    return fast, result
+
+
+RANKS = [dict(Rank="TARGET.KFlops"), dict(Rank="KFlops"), dict(Rank="Mips"),
+         dict(Rank="-LoadAvg"), dict(Rank="TARGET.KFlops + 0"), {}]
+
+
+def test_unique_rank_names_collapse_shapes_and_keep_the_order():
+    slots = [_slot_text(i) for i in range(40)]
+    fast, result = _run(slots, _jobs(RANKS, per=3))
+    assert fast.mm.rank_names >= {"kflops", "mips", "loadavg"}
+    # every slot differs in KFlops, Mips and LoadAvg, yet only Memory splits shapes
+    assert fast.mm.shape_count <= 3
+    # NEGOTIATOR_PRE_JOB_RANK prefers the least Memory; among those slots, the best
+    # KFlops went to a job ranking on KFlops
+    best = max(range(0, 40, 3), key=lambda i: 1000 + (i * 7919) % 997)
+    assert any(m.slot == f"slot{best}@m{best}" for m in result.matches)
+
+
+def test_a_job_that_binds_the_name_reads_its_own():
+    ranks = [dict(Rank="KFlops", KFlops=5), dict(Rank="KFlops"), dict(Rank="MY.KFlops * 0 + Mips")]
+    _run([_slot_text(i) for i in range(20)], _jobs(ranks, per=6))
+
+
+def test_a_start_that_reads_the_name_keeps_slots_apart():
+    slots = [_slot_text(i, START="KFlops > 1300" if i % 2 else "true") for i in range(30)]
+    fast, _ = _run(slots, _jobs(RANKS, per=4))
+    assert "kflops" in fast.mm.rank_names  # still rank-only on the job side
+    assert fast.mm.shape_count > 3  # the START's slots are split by their KFlops
+
+
+def test_requirements_that_read_the_jobs_rank_make_its_names_matter():
+    ranks = [dict(Rank="TARGET.KFlops", Requirements="MY.Rank > 1400 && TARGET.Memory >= 1024"),
+             dict(Rank="Mips")]
+    fast, _ = _run([_slot_text(i) for i in range(30)], _jobs(ranks, per=5))
+    # (a job binding that reads ``rank`` turns columns off for the cycle: the rule
+    # does not tell a job's own Requirements from a slot's TARGET.Rank)
+    assert fast.mm.rank_names == frozenset()
+
+
+def test_a_slot_that_reads_target_rank_turns_columns_off():
+    slots = [_slot_text(i, START="TARGET.Rank > 1300 || TARGET.Rank == 0") for i in range(30)]
+    fast, _ = _run(slots, _jobs(RANKS, per=4))
+    assert fast.mm.rank_names == frozenset()
+
+
+def test_a_slot_attribute_bound_to_an_expression():
+    slots = [_slot_text(i, KFlops=f"Mips * {i % 5 + 1}") for i in range(30)]
+    _run(slots, _jobs(RANKS, per=4))
+
+
+def test_a_rank_that_reads_a_submitter_name_gets_no_column():
+    ranks = [dict(Rank="TARGET.KFlops * SubmitterUserPrio"), dict(Rank="TARGET.KFlops"),
+             dict(Rank="Mips")]
+    fast, _ = _run([_slot_text(i) for i in range(20)], _jobs(ranks, per=5))
+    # the KFlops a Submitter* rank reads splits shapes again; Mips alone is rank-only
+    assert fast.mm.rank_names == {"mips"}
+    job_ads = {cid: rep.ad for cid, rep in fast.ac.representative.items()}
+    with_column = {cid for cid, a in job_ads.items()
+                   if fast.mm.columns.of_class(cid, a) is not None}
+    assert with_column and len(with_column) < len(job_ads)
+
+
+def _pslot_text(i: int) -> str:
+    return _slot_text(i, Name=f'"slot1@p{i}"', Machine=f'"p{i}"', PartitionableSlot="true",
+                      SlotType='"Partitionable"', Cpus=8, Memory=16384, Disk=800000)
+
+
+def test_partitionable_slots_read_the_column_per_carved_state():
+    ranks = [dict(Rank="TARGET.Memory + TARGET.KFlops / 10000.0"), dict(Rank="KFlops"),
+             dict(Rank="Mips", RequestMemory=3000), dict(Rank="-LoadAvg", RequestCpus=2)]
+    slots = [_pslot_text(i) for i in range(8)] + [_slot_text(i) for i in range(8, 14)]
+    # (no PRE_JOB_RANK: its -Memory would order the carved states before the Rank does)
+    policy = Policy(uid_domain="example.org", negotiator_pre_job_rank="0")
+    fast, result = _run(slots, _jobs(ranks, per=10), policy)
+    assert "kflops" in fast.mm.rank_names and "memory" not in fast.mm.rank_names
+    assert sum(1 for m in result.matches if m.partitionable) > 8  # carved repeatedly
+
+
+def test_held_slots_preempted_by_rank_with_columns():
+    held = [_slot_text(i, State='"Claimed"', Activity='"Busy"', RemoteUser='"dave@example.org"',
+                       RemoteOwner='"dave@example.org"', Rank="TARGET.JobPrio",
+                       CurrentRank="0.0") for i in range(10)]
+    free = [_slot_text(i) for i in range(10, 16)]
+    ranks = [dict(Rank="KFlops", JobPrio=5), dict(Rank="Mips"), dict(Rank="-LoadAvg", JobPrio=1)]
+    subs = {user(n): Submitter(user(n), eup=500.0 * (1 + i), usage=0.0)
+            for i, n in enumerate(("alice", "bob", "carol", "dave"))}
+    subs[user("dave")] = Submitter(user("dave"), eup=500.0, usage=10.0)
+    fast, result = _run(held + free, [t.replace('"alice"', '"alice@example.org"')
+                                      .replace('"bob"', '"bob@example.org"')
+                                      .replace('"carol"', '"carol@example.org"')
+                                      for t in _jobs(ranks, per=8)], subs=subs)
+    assert any(m.reason == "rank" for m in result.matches)
+
+
+# -- realistic pools where ranks are the only unique reads ------------------------------
+
+RANKS_ONLY = dict(realistic=True, unique=True, rank_fraction=0.65, claimed_fraction=0.3,
+                  preemption_requirements=PREEMPTION)
+
+
+@pytest.mark.parametrize("fraction", [0.0, 1.0, 0.5], ids=["static", "partitionable", "half"])
+def test_realistic_pools_ranking_on_unique_numbers(tmp_path, fraction):
+    spec = genpool.PoolSpec(slots=80 if fraction else 150, jobs=300, submitters=8,
+                            autoclusters=40, seed=7, partitionable_fraction=fraction,
+                            **RANKS_ONLY)
+    slots, jobs, subs, policy = _pool(tmp_path, spec)
+    fast = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
+    fast.run()
+    result = fast.result()
+    assert fast.mm.rank_names & {"kflops", "mips", "loadavg"}
+    assert _fingerprint(result) == _fingerprint(
+        run_reference_cycle(slots, jobs, subs, policy, NOW))
+    assert result.matches
+
+
+def test_a_column_is_read_again_after_its_offer_is_carved():
+    """alice's list reads the memory rank of every partitionable slot whole; bob's
+    two jobs then carve the two best-KFlops slots to about 8 GB (a turn's list
+    offers a slot once); carol's list, of alice's column, must see the carved states
+    (the values kept from alice's list would send her job to the best-KFlops slot
+    instead of the whole slot with the best KFlops)."""
+    memory_rank = "TARGET.Memory + TARGET.KFlops / 10000.0"
+    slots = [_pslot_text(i) for i in range(4)]  # KFlops 1000, 1940, 1883, 1826
+    jobs = [_job_text(1, 0, "alice@example.org", Rank=memory_rank, RequestMemory=100),
+            _job_text(2, 0, "bob@example.org", Rank="KFlops", RequestMemory=8000),
+            _job_text(2, 1, "bob@example.org", Rank="KFlops", RequestMemory=8000),
+            _job_text(3, 0, "carol@example.org", Rank=memory_rank, RequestMemory=100)]
+    subs = {user(n): Submitter(user(n), eup=500.0 * (1 + i), usage=0.0)
+            for i, n in enumerate(("alice", "bob", "carol"))}
+    policy = Policy(uid_domain="example.org", negotiator_pre_job_rank="0")
+    _, result = _run(slots, jobs, policy, subs)
+    by_job = {m.job: m.slot for m in result.matches}
+    assert by_job["1.0"] == by_job["2.0"] == "slot1@p1"
+    assert by_job["2.1"] == "slot1@p2"
+    assert by_job["3.0"] == "slot1@p3"
