@@ -10,8 +10,9 @@ evaluated per shape as before, and the job's Rank alone is read per offer.
 **Rank-only names** (``rank_only_names``): the names some class's job ``Rank``
 refers to, less every name anything else of a pair can read: the names the job's
 other significant bindings refer to (all of the Rank's names when one of them reads
-the job's ``Rank`` or the Rank reaches a ``Submitter*`` name), the resources and requests, the negotiator's inserted names, and
-``Requirements`` and ``Rank`` themselves. Policy expressions need no exclusion: a
+the job's ``Rank`` or the Rank reaches a ``Submitter*`` name), the resources and
+requests, the negotiator's inserted names, and ``Requirements`` and ``Rank``
+themselves. Policy expressions need no exclusion: a
 policy rank that reads the job is walked with the pair's names (``slot_walks``), and
 one that does not is evaluated per offer. Nothing is
 rank-only when a binding of some slot or job refers to a name ``rank`` other than the

@@ -100,9 +100,10 @@ class StaticLists:
     def _run(self, shape: int, pe: PairEval, key: tuple, column: RankColumn | None
              ) -> tuple[list[tuple], float]:
         """The sorted entries of one static shape for a pair result (``key``: the shape,
-        the pair's job rank or the class's column, and dependent ranks) and the least weight of their offers,
-        made once and shared by every list built of it, until half of the offers it
-        was made of have left (as a list is compacted, ``entries``)."""
+        the pair's job rank or the class's column, and dependent ranks) and the least
+        weight of their offers, made once and shared by every list built of it, until
+        half of the offers it was made of have left (as a list is compacted,
+        ``entries``)."""
         members = self.members[shape]
         found = self._runs.get(key)
         if found is None or len(members) * 2 < len(found[0]):

@@ -188,7 +188,7 @@ def test_held_slots_preempted_by_rank_with_columns():
     subs = {user(n): Submitter(user(n), eup=500.0 * (1 + i), usage=0.0)
             for i, n in enumerate(("alice", "bob", "carol", "dave"))}
     subs[user("dave")] = Submitter(user("dave"), eup=500.0, usage=10.0)
-    fast, result = _run(held + free, [t.replace('"alice"', '"alice@example.org"')
+    _, result = _run(held + free, [t.replace('"alice"', '"alice@example.org"')
                                       .replace('"bob"', '"bob@example.org"')
                                       .replace('"carol"', '"carol@example.org"')
                                       for t in _jobs(ranks, per=8)], subs=subs)
