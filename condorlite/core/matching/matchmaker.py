@@ -24,7 +24,10 @@ lowest (-FLT_MAX), and each is rounded to single precision as HTCondor stores it
 ``Rank`` that is not a number is 0.
 
 Evaluations are shared: a pair (match, ranks) is evaluated once per (match class,
-pair shape, Submitter* bindings when any expression reads them), reasons and
+pair shape, Submitter* bindings when any expression reads them), except the job's
+Rank of a class that reads names only jobs' Rank reads, which is read per offer and
+shared by the classes with the same Rank (``rank_columns``: those names do not split
+shapes), reasons and
 ``PREEMPTION_REQUIREMENTS`` once per (match class, shape, Submitter* bindings) (see
 ``autocluster``), and a policy rank that reads nothing from the job once per binding of
 what it reads. The whole offer list is walked a shape at a time (``slot_walks`` finds
@@ -77,12 +80,14 @@ def _is_false_literal(expr: Expr | None) -> bool:
 class Matchmaker:
     """Evaluates requests against offers for one cycle, sharing what can be shared.
 
-    It owns the cycle's three parts, made here and reached through the methods below:
+    It owns the cycle's four parts, made here and reached through the methods below:
     ``shapes`` (``offer_shapes.OfferShapes``: the offers, prepared and kept in their
-    shapes), ``table`` (``match_table.MatchTable``: a class against a shape, kept) and
-    ``lists`` (``request_lists.RequestLists``: a request's candidate list, from the
-    other two). The parts refer to one another in that order only, never back to the
-    matchmaker, so a cycle's tables are freed as soon as the cycle is."""
+    shapes), ``table`` (``match_table.MatchTable``: a class against a shape, kept),
+    ``columns`` (``rank_columns.RankColumns``: the job ranks per offer of classes whose
+    Rank reads ``rank_names``) and ``lists`` (``request_lists.RequestLists``: a
+    request's candidate list, from the other three). The parts refer to one another
+    in that order only, never back to the matchmaker, so a cycle's tables are freed
+    as soon as the cycle is."""
 
     def __init__(
         self,
