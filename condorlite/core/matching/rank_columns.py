@@ -41,6 +41,7 @@ from collections.abc import Iterable
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.ast import Literal
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.matching.offers import Offer
 
@@ -88,37 +89,66 @@ def rank_reach(ad: ClassAd) -> frozenset[str]:
 
 class RankColumn:
     """One Rank's values per offer state (module doc). ``job_ad`` is the ad of the
-    first class that asked for it: every class sharing the column evaluates alike."""
+    first class that asked for it: every class sharing the column evaluates alike;
+    ``reach`` what its Rank reaches (``rank_reach``), ``carved`` the names carving
+    rebinds.
 
-    __slots__ = ("_values", "counts", "job_ad", "now")
+    A carved state differs from the slot's first state only in the carved names
+    (``carving``), so when the Rank reaches none of them and the slot binds every
+    name it reaches to a literal (or not at all), the value is the same in every
+    state: it is read once, in whichever ad the offer holds (a carved state's ad
+    is then not rebuilt to read it), and kept for every version."""
 
-    def __init__(self, job_ad: ClassAd, now: float | None, counts) -> None:
+    __slots__ = ("_values", "counts", "job_ad", "now", "reach", "stateless")
+
+    def __init__(self, job_ad: ClassAd, now: float | None, counts, reach: frozenset[str],
+                 carved: frozenset[str]) -> None:
         self.job_ad = job_ad
         self.now = now
         self.counts = counts
-        #: offer seq -> (offer version, the Rank's value in that state)
-        self._values: dict[int, tuple[int, float]] = {}
+        self.reach = tuple(sorted(reach))
+        #: whether the Rank reaches no carved name (the offer's bindings decide the rest)
+        self.stateless = not reach & carved
+        #: offer seq -> (offer version, or None for every version; the Rank's value)
+        self._values: dict[int, tuple[int | None, float]] = {}
 
     def value(self, offer: Offer) -> float:
         """The job's Rank of the offer in its current state (``as_float`` or 0.0)."""
         found = self._values.get(offer.seq)
-        if found is not None and found[0] == offer.version:
+        if found is not None and (found[0] is None or found[0] == offer.version):
             return found[1]
         self.counts.evaluations += 1
-        value = adeval.as_float(adeval.eval_attr(self.job_ad, "Rank", offer.ad, self.now))
+        ad = offer.state_ad
+        if self.stateless and self._literal_reach(ad):
+            version = None
+        else:
+            ad, version = offer.ad, offer.version
+        value = adeval.as_float(adeval.eval_attr(self.job_ad, "Rank", ad, self.now))
         value = value or 0.0
-        self._values[offer.seq] = (offer.version, value)
+        self._values[offer.seq] = (version, value)
         return value
+
+    def _literal_reach(self, ad: ClassAd) -> bool:
+        """Whether the slot ad binds every name the Rank reaches to a literal, or not
+        at all (so nothing it reads in the slot can lead on to a carved name)."""
+        for name in self.reach:
+            bound = adeval.attr(ad, name)
+            if bound is not None and type(bound) is not Literal:
+                return False
+        return True
 
 
 class RankColumns:
     """A cycle's rank columns: each class's (or None), by class id. ``rank_names``:
-    the cycle's rank-only names; ``key_of(ad, names)``: the numbers of an ad's
+    the cycle's rank-only names; ``carved``: the names carving rebinds (the
+    matchmaker's ``resource_names``); ``key_of(ad, names)``: the numbers of an ad's
     bindings of ``names`` (``autocluster._Canon.key``), equal exactly when the
     bindings are the same expressions."""
 
-    def __init__(self, rank_names: frozenset[str], key_of, now: float | None, counts) -> None:
+    def __init__(self, rank_names: frozenset[str], key_of, now: float | None, counts,
+                 carved: frozenset[str]) -> None:
         self.rank_names = rank_names
+        self._carved = carved
         self._key_of = key_of
         self.now = now
         self.counts = counts
@@ -141,6 +171,7 @@ class RankColumns:
                 key = (names, self._key_of(job_ad, names))
                 column = self._columns.get(key)
                 if column is None:
-                    column = self._columns[key] = RankColumn(job_ad, self.now, self.counts)
+                    column = self._columns[key] = RankColumn(job_ad, self.now, self.counts,
+                                                             reach, self._carved)
         self._of_class[class_id] = column
         return column

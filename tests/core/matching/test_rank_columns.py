@@ -236,3 +236,23 @@ def test_a_column_is_read_again_after_its_offer_is_carved():
     assert by_job["1.0"] == by_job["2.0"] == "slot1@p1"
     assert by_job["2.1"] == "slot1@p2"
     assert by_job["3.0"] == "slot1@p3"
+
+
+def test_a_slot_number_bound_to_a_carved_resource_is_read_per_state():
+    """KFlops is rank-only, but each partitionable slot binds it to ``Memory + i``:
+    the column must read it again in every carved state, not once per slot."""
+    slots = [_pslot_text(i).replace(f"KFlops = {1000 + (i * 7919) % 997}",
+                                    f"KFlops = Memory + {i}") for i in range(4)]
+    assert all("KFlops = Memory" in text for text in slots)
+    jobs = [_job_text(1, 0, "alice@example.org", Rank="KFlops", RequestMemory=100),
+            _job_text(2, 0, "bob@example.org", Rank="KFlops", RequestMemory=8000),
+            _job_text(2, 1, "bob@example.org", Rank="KFlops", RequestMemory=8000),
+            _job_text(3, 0, "carol@example.org", Rank="KFlops", RequestMemory=100)]
+    subs = {user(n): Submitter(user(n), eup=500.0 * (1 + i), usage=0.0)
+            for i, n in enumerate(("alice", "bob", "carol"))}
+    policy = Policy(uid_domain="example.org", negotiator_pre_job_rank="0")
+    fast, result = _run(slots, jobs, policy, subs)
+    assert "kflops" in fast.mm.rank_names
+    by_job = {m.job: m.slot for m in result.matches}
+    assert by_job == {"1.0": "slot1@p3", "2.0": "slot1@p2", "2.1": "slot1@p1",
+                      "3.0": "slot1@p0"}
