@@ -22,6 +22,7 @@ from condorlite.core.matching.offer_shapes import MISSING, EvaluationCount, Offe
 from condorlite.core.matching.offers import Fits, Offer, weight_names
 from condorlite.core.matching.pair_programs import ResidualCache, job_params, pair_program
 from condorlite.core.matching.policy_exprs import PolicyExprs
+from condorlite.core.matching.static_programs import StaticNumbers
 from condorlite.core.policy import Policy
 
 
@@ -32,7 +33,7 @@ class MatchTable:
 
     def __init__(self, now: float | None, exprs: PolicyExprs, shapes: OfferShapes,
                  counts: EvaluationCount, *, preemption_off: bool, per_submitter: bool,
-                 preq_names: frozenset[str]) -> None:
+                 preq_names: frozenset[str], resource_names: frozenset[str]) -> None:
         self.now = now
         #: what jobs take from partitionable slot states, for this cycle's ``now``
         self.fits = Fits(now)
@@ -53,6 +54,12 @@ class MatchTable:
         self._residuals: dict[int, ResidualCache] = {}
         #: (class, static) -> the class's literal requests as ``outgrown`` asks them
         self._asked: dict[tuple, tuple] = {}
+        #: static offers of shared static parts, as vectors (``static_programs``), and
+        #: their (class, part) programs and residuals, as ``programs`` and
+        #: ``_residuals`` keep those of partitionable statics
+        self._numbers = StaticNumbers(shapes, resource_names)
+        self._static_programs: dict[tuple, PairProgram | None] = {}
+        self._static_residuals: dict[int, ResidualCache] = {}
 
     # -- one pair -----------------------------------------------------------------------
     def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()) -> PairEval:
@@ -66,10 +73,39 @@ class MatchTable:
         if found is None:
             if offer.vector is not None:
                 found = self._vector_pair((class_id, part), job_ad, offer)
-            else:
+            elif offer.partitionable:
                 found = self._evaluate_pair(job_ad, offer)
+            else:
+                found = self._static_pair((class_id, part), job_ad, offer)
             table[offer.pair_shape] = found
         return found
+
+    def _static_pair(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairEval:
+        """``_evaluate_pair`` of a static offer: by the (class, static part) program at
+        the offer's numbers when the part is shared (``static_programs``), else (or
+        when no program can be made) in full."""
+        vector = self._numbers.of(offer)
+        if vector is None:
+            return self._evaluate_pair(job_ad, offer)
+        key = (klass, vector.static)
+        program = self._static_programs.get(key, MISSING)
+        if program is MISSING:
+            dependent = [(rank, expr) for rank, expr in self.exprs.ranks(offer.holder is not None)
+                         if rank not in offer.independent]
+            cache = self._static_residuals.get(vector.static)
+            if cache is None:
+                cache = self._static_residuals[vector.static] = ResidualCache(
+                    self._shapes.shape_keys.canon.key)
+            # (no resources: a static slot is matched, never carved, so no fit)
+            program = self._static_programs[key] = pair_program(
+                job_ad, offer.ad, vector, (), dependent, self.now, as_rank, cache)
+        if program is None:
+            return self._evaluate_pair(job_ad, offer)
+        self.counts.evaluations += 1
+        out = program.run(vector.vals, as_rank)  # type: ignore[union-attr]
+        if not out[0]:
+            return NO_MATCH
+        return PairEval(True, out[1], out[2], out[3], None)
 
     def _vector_pair(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairEval:
         """``_evaluate_pair`` by the (class, pair-static) program at the offer's vector;

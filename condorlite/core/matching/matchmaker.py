@@ -134,9 +134,10 @@ class Matchmaker:
         self.table = MatchTable(now, self.exprs, self.shapes, self.counts,
                                 preemption_off=self.preemption_off,
                                 per_submitter=self.per_submitter,
-                                preq_names=self._preq_names)
+                                preq_names=self._preq_names,
+                                resource_names=self.resource_names)
         self.columns = RankColumns(self.rank_names, self.shapes.shape_keys.canon.key, now,
-                                   self.counts)
+                                   self.counts, self.resource_names)
         self.lists = RequestLists(self.shapes, self.table, self.columns, self.counts)
         #: the table's pair programs, (class, bindings, pair-static id) -> program or
         #: None: the classes that got one (the equivalence tests read it)

@@ -1,0 +1,78 @@
+"""Static slots that differ only in their resource numbers, evaluated by programs.
+
+Real startds report numbers that differ on every slot: a static slot's ``Disk`` is
+its share of the machine's free disk, its ``Memory`` what the machine has left. Such
+a slot is its own shape as soon as a job's ``Requirements`` reads the number
+(``TARGET.Disk >= RequestDisk``), so every class is evaluated against it in full.
+Partitionable slots have long been evaluated by residual programs over their
+resource vector (``carving``); a static slot can be too: its *static part* is its
+walked bindings other than the resources (``Cpus``, ``Memory``, ``Disk`` and every
+requested ``R``), and a (class, static part) program answers every slot of the part
+at its own numbers (a box: a few bound tests).
+
+A program only pays when its part is shared: a slot whose static part no other
+slot has (a desktop whose ``START`` names its owner) is evaluated in full as before.
+``StaticNumbers`` decides once per cycle, over every prepared static offer, which
+parts hold at least ``SHARED`` pair shapes (a pair is evaluated once per shape, so a
+part whose slots share one shape gains nothing). The pair result is the one
+``match_table.MatchTable._evaluate_pair`` gives, without ``taken`` (a static slot is
+never carved): the program's parts are specialised with the same ``partial``
+contract (a residual equals the full evaluation for every vector), and a program
+that cannot be made falls back to the full evaluation.
+"""
+
+from __future__ import annotations
+
+from condorlite.core.matching.carving import SlotVector, vector_of
+from condorlite.core.matching.offers import Offer
+
+#: the least number of pair shapes a static part must hold for its programs to be
+#: made (below it, full evaluations, one per shape, cost less than the programs)
+SHARED = 4
+
+
+class StaticNumbers:
+    """Which static offers are evaluated by programs, and their vectors (module doc).
+    ``shapes`` is the cycle's ``offer_shapes.OfferShapes`` (its registry, walks and
+    shape keys are read, never changed); ``resource_names`` the names a vector
+    holds."""
+
+    def __init__(self, shapes, resource_names: frozenset[str]) -> None:  # type: ignore[no-untyped-def]
+        self._shapes = shapes
+        self._resource_names = resource_names
+        #: offer seq -> its vector (``SlotVector.static``: the part's id), for the
+        #: offers of shared parts only; None until worked out (first ``of``)
+        self._vectors: dict[int, SlotVector] | None = None
+
+    def of(self, offer: Offer) -> SlotVector | None:
+        """The vector of a static offer whose part is shared, else None (evaluate
+        in full). Worked out for every static offer at the first call, when the
+        cycle's offers are all prepared (static offers are never prepared again)."""
+        vectors = self._vectors
+        if vectors is None:
+            vectors = self._vectors = self._work_out()
+        return vectors.get(offer.seq)
+
+    def _work_out(self) -> dict[int, SlotVector]:
+        shapes = self._shapes
+        ids: dict[tuple, int] = {}
+        found: list[tuple[int, SlotVector]] = []
+        #: part -> the pair shapes of its offers (a pair is evaluated once per shape:
+        #: a program pays only where it stands for several)
+        shapes_of: dict[int, set[int]] = {}
+        for offer in shapes.registry:
+            if offer.partitionable or offer.vector is not None or not offer.available:
+                continue
+            vector = vector_of(offer.ad, self._resource_names)
+            walk = shapes.walked.get(id(offer))
+            if vector is None or walk is None:
+                continue
+            flags, walked, _ = walk[2]
+            static = tuple(n for n in walked if n not in vector.index)
+            key = shapes.shape_keys.key(offer.ad, static, ("static", offer.holder is not None,
+                                                          flags, vector.names))
+            vector.static = ids.setdefault(key, len(ids) + 1)
+            shapes_of.setdefault(vector.static, set()).add(offer.pair_shape)
+            found.append((offer.seq, vector))
+        return {seq: vector for seq, vector in found
+                if len(shapes_of[vector.static]) >= SHARED}
