@@ -28,7 +28,7 @@ from condorlite.core.matching.offers import Offer
 
 #: the least number of pair shapes a static part must hold for its programs to be
 #: made (below it, full evaluations, one per shape, cost less than the programs)
-SHARED = 4
+SHARED = 16
 
 
 class StaticNumbers:

@@ -1,0 +1,122 @@
+"""Static slots evaluated by (class, static part) programs (``static_programs``).
+
+Each case runs the optimised cycle and the plain reference cycle and requires the
+same outcome, and checks that programs were made, so that the case tests them:
+static slots whose ``Disk`` differs on every slot, jobs that compare with it as a
+bound, compute with it, test its type (``1`` and ``1.0`` are different values), or
+rank on it, held slots among them, and the realistic generator's disk share.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from condorlite.core.matching import static_programs
+from condorlite.core.model import Submitter
+from condorlite.core.negotiation import negotiator
+from condorlite.core.policy import Policy
+from tests.core._pool import decoded_texts
+from tests.core.negotiation.test_equivalence import _fingerprint
+from tests.core.negotiation.test_equivalence_realistic import PREEMPTION, _pool
+from tests.core.reference import run_reference_cycle
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
+import genpool  # a script directory, not a package
+
+NOW = float(genpool.BASE_TIME)
+POLICY = Policy(uid_domain="example.org")
+
+
+def _slot(i: int, **extra: object) -> str:
+    disk = 40000 + (i * 7919) % 60000
+    attrs = dict(Name=f'"slot{i}@m{i // 4}"', Machine=f'"m{i // 4}"', State='"Unclaimed"',
+                 Activity='"Idle"', Cpus=1, Memory=2048 + 1024 * (i % 2),
+                 Disk=f"{disk}.0" if i % 5 == 0 else disk, Arch='"X86_64"', OpSys='"LINUX"',
+                 Requirements="START", START="TARGET.RequestDisk < MY.Disk",
+                 Rank="0.0", CurrentRank="0.0", SlotWeight="Cpus")
+    attrs.update(extra)
+    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+
+
+def _job(cluster: int, proc: int, owner: str, **extra: object) -> str:
+    attrs = dict(ClusterId=cluster, ProcId=proc, Owner=f'"{owner}@example.org"', JobStatus=1,
+                 JobPrio=0, QDate=1000 + cluster, RequestCpus=1, RequestMemory=1024,
+                 RequestDisk=1000,
+                 Requirements='(TARGET.Arch == "X86_64") && (TARGET.Disk >= RequestDisk)')
+    attrs.update(extra)
+    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+
+
+VARIANTS = [
+    dict(RequestDisk=50000),
+    dict(RequestDisk=90000, Rank="TARGET.Disk"),
+    dict(Requirements="TARGET.Disk % 3 == 0 && TARGET.Memory >= RequestMemory"),
+    dict(Requirements="isInteger(TARGET.Disk)"),
+    dict(Requirements="TARGET.Disk > 2 * RequestDisk", RequestDisk=30000, Rank="-TARGET.Disk"),
+    dict(RequestMemory=3000),
+    {},
+]
+
+
+def _cycle(slot_texts, job_texts, policy=POLICY, subs=None):
+    slots, jobs = decoded_texts(slot_texts, job_texts, policy, shared=True)
+    if subs is None:
+        names = sorted({j.submitter for j in jobs} | {s.remote_user for s in slots
+                                                       if s.remote_user})
+        subs = {n: Submitter(n, eup=500.0 * (1 + i), usage=0.0) for i, n in enumerate(names)}
+    fast = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
+    fast.run()
+    result = fast.result()
+    assert _fingerprint(result) == _fingerprint(
+        run_reference_cycle(slots, jobs, subs, policy, NOW))
+    assert result.matches
+    return fast, result
+
+
+def _jobs(per: int = 5) -> list[str]:
+    return [_job(c, p, ("alice", "bob", "carol")[c % 3]) if not VARIANTS[c - 1] else
+            _job(c, p, ("alice", "bob", "carol")[c % 3], **VARIANTS[c - 1])
+            for c in range(1, len(VARIANTS) + 1) for p in range(per)]
+
+
+def test_static_slots_with_unique_numbers_match_as_in_full():
+    fast, _ = _cycle([_slot(i) for i in range(60)], _jobs())
+    programs = fast.mm.table._static_programs
+    assert any(p is not None for p in programs.values())
+
+
+def test_held_static_slots_among_them():
+    held = [_slot(i, State='"Claimed"', Activity='"Busy"', RemoteUser='"dave@example.org"',
+                  RemoteOwner='"dave@example.org"', Rank="TARGET.RequestDisk / 1000",
+                  CurrentRank="10.0") for i in range(60, 100)]
+    subs = {f"{n}@example.org": Submitter(f"{n}@example.org", eup=500.0 * (1 + i), usage=0.0)
+            for i, n in enumerate(("alice", "bob", "carol"))}
+    subs["dave@example.org"] = Submitter("dave@example.org", eup=50000.0, usage=40.0)
+    policy = Policy(uid_domain="example.org", preemption_requirements="true")
+    fast, result = _cycle([_slot(i) for i in range(40)] + held, _jobs(8), policy, subs)
+    assert {m.reason for m in result.matches} >= {"no preemption", "rank"}
+    assert any(p is not None for p in fast.mm.table._static_programs.values())
+
+
+def test_parts_below_the_threshold_are_evaluated_in_full(monkeypatch):
+    monkeypatch.setattr(static_programs, "SHARED", 10**9)
+    fast, _ = _cycle([_slot(i) for i in range(60)], _jobs())
+    assert not fast.mm.table._static_programs
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_realistic_static_pools_with_a_disk_share(tmp_path, seed):
+    spec = genpool.PoolSpec(slots=200, jobs=300, submitters=8, autoclusters=40, seed=seed,
+                            partitionable_fraction=0.0, realistic=True, unique=True,
+                            disk_share=True, rank_fraction=0.3, claimed_fraction=0.3,
+                            preemption_requirements=PREEMPTION)
+    slots, jobs, subs, policy = _pool(tmp_path, spec)
+    fast = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
+    fast.run()
+    result = fast.result()
+    assert any(p is not None for p in fast.mm.table._static_programs.values())
+    assert _fingerprint(result) == _fingerprint(
+        run_reference_cycle(slots, jobs, subs, policy, NOW))
