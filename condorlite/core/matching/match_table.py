@@ -1,7 +1,9 @@
 """The match table: one request class against one offer shape, answered once.
 
 ``MatchTable.pair`` is the match and the job-dependent ranks of a job class in an
-offer's pair shape (kept per class, Submitter* bindings when read, and pair shape);
+offer's pair shape (kept per class, Submitter* bindings when read, and pair shape),
+by full evaluation or by a residual program (a partitionable slot's vector static;
+a static slot of a shared static part, ``static_programs``);
 ``program`` the class's residual program for a vector static (``carving``,
 ``pair_programs``); ``outgrown`` whether no state of a static can hold the class's
 literal requests any more; ``preemption_allowed`` PREEMPTION_REQUIREMENTS per (class,
