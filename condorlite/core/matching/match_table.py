@@ -61,6 +61,7 @@ class MatchTable:
         #: ``_residuals`` keep those of partitionable statics
         self._numbers = StaticNumbers(shapes, resource_names)
         self._static_programs: dict[tuple, PairProgram | None] = {}
+        self._static_counts: dict[int, int] | None = None
         self._static_residuals: dict[int, ResidualCache] = {}
 
     # -- one pair -----------------------------------------------------------------------
@@ -130,6 +131,8 @@ class MatchTable:
         vector = offer.vector
         key = (klass, vector.static)  # type: ignore[union-attr]
         program = self.programs.get(key, MISSING)
+        if program is MISSING and self._alone(vector.static):  # type: ignore[union-attr]
+            program = self.programs[key] = None
         if program is MISSING:
             dependent = [(rank, expr) for rank, expr in self.exprs.ranks(offer.holder is not None)
                          if rank not in offer.independent]
@@ -144,6 +147,17 @@ class MatchTable:
                 job_ad, slot_ad, vector, self.fits.resource_names(slot_ad, job_ad),  # type: ignore[arg-type]
                 dependent, self.now, as_rank, cache)
         return program  # type: ignore[return-value]
+
+    def _alone(self, static: int) -> bool:
+        """Whether only one partitionable slot has this static part (worked out for
+        every static at the first call, when the offers are all prepared)."""
+        counts = self._static_counts
+        if counts is None:
+            counts = self._static_counts = {}
+            for other in self._shapes.registry:
+                if other.vector is not None:
+                    counts[other.vector.static] = counts.get(other.vector.static, 0) + 1
+        return counts.get(static, 0) < 2
 
     def outgrown(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> bool:
         """Whether no state of the vector static of ``offer`` can hold the class's

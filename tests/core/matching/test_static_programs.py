@@ -120,3 +120,25 @@ def test_realistic_static_pools_with_a_disk_share(tmp_path, seed):
     assert any(p is not None for p in fast.mm.table._static_programs.values())
     assert _fingerprint(result) == _fingerprint(
         run_reference_cycle(slots, jobs, subs, policy, NOW))
+
+
+def _pslot(i: int, **extra: object) -> str:
+    return _slot(i, Name=f'"slot1@p{i}"', Machine=f'"p{i}"', PartitionableSlot="true",
+                 SlotType='"Partitionable"', Cpus=8, Memory=16384, Disk=800000, **extra)
+
+
+def test_a_partitionable_slot_alone_in_its_static_part_is_evaluated_in_full():
+    """Programs are made for static parts of two slots or more; a desktop whose START
+    names its owner is alone in its part, and its states are evaluated in full (a
+    program per class would cost more than the few states it serves)."""
+    owner = '(KeyboardIdle > 900) || (TARGET.Owner == "carol@example.org")'
+    slots = [_pslot(i) for i in range(4)] + [_pslot(4, START=owner, KeyboardIdle=30)]
+    fast, result = _cycle(slots, _jobs(8))  # (56 jobs: more than the 32 cores of p0-p3)
+    statics = {o.name: o.vector.static for o in fast.offers if o.vector is not None}
+    alone = statics.pop("slot1@p4")
+    assert alone not in statics.values() and len(set(statics.values())) == 1
+    programs = fast.mm.table.programs
+    assert all(p is None for (_, static), p in programs.items() if static == alone)
+    assert any(p is not None for (_, static), p in programs.items() if static != alone)
+    assert any(m.slot == "slot1@p4" and m.submitter == "carol@example.org"
+               for m in result.matches)
