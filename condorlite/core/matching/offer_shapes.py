@@ -118,6 +118,10 @@ class OfferShapes:
         #: rank signature -> its ranks' programs, as ``_carved_ranks`` runs them
         self._rank_plans: dict[int, list[tuple[str, object, float | None]]] = {}
 
+    def pair_names(self, ad: ClassAd, busy: bool) -> tuple[str, ...]:
+        """``SlotWalks.pair_names``: what a pair evaluation can read in the ad."""
+        return self._walks.pair_names(ad, busy)
+
     def is_full(self, offers: list[Offer]) -> bool:
         """Whether ``offers`` is the list of every prepared offer, in order (then
         remembered as ``full``, so the next call with it is one identity test)."""

@@ -141,6 +141,18 @@ class SlotWalks:
             out.append(UNBOUND if expr is None else self._references(expr))
         return tuple(out)
 
+    def pair_names(self, ad: ClassAd, busy: bool) -> tuple[str, ...]:
+        """The slot names a pair evaluation (both Requirements, both Ranks, the
+        policy ranks that read the job) can reach, sorted: ``walk``'s ``walked``
+        less what only PREEMPTION_REQUIREMENTS reaches (a held slot's
+        ``RemoteUserPrio``, say), which is evaluated per shape, not per pair."""
+        names = set(self.slot_names)
+        for _, expr in self.exprs.ranks(busy):
+            reads, reach = reads_job(ad, expr, self.job_defined)
+            if reads:
+                names |= reach
+        return tuple(sorted(closure(ad, names)))
+
     def _walk(self, ad: ClassAd, busy: bool) -> tuple:
         """The policy ranks that read the job in this slot (``flags``), every slot
         name a pair evaluation can reach (sorted), and the slot names each policy rank

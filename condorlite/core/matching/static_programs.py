@@ -68,6 +68,10 @@ class StaticNumbers:
             if vector is None or walk is None:
                 continue
             flags, walked, _ = walk[2]
+            if offer.holder is not None:
+                # (the program is no PREEMPTION_REQUIREMENTS: what only that reads,
+                # its holder's RemoteUserPrio, does not split the parts)
+                walked = shapes.pair_names(offer.ad, True)
             static = tuple(n for n in walked if n not in vector.index)
             key = shapes.shape_keys.key(offer.ad, static, ("static", offer.holder is not None,
                                                           flags, vector.names))

@@ -142,3 +142,28 @@ def test_a_partitionable_slot_alone_in_its_static_part_is_evaluated_in_full():
     assert any(p is not None for (_, static), p in programs.items() if static != alone)
     assert any(m.slot == "slot1@p4" and m.submitter == "carol@example.org"
                for m in result.matches)
+
+
+def test_held_slots_of_many_holders_share_a_part():
+    """Held static slots of four holders, each with its RemoteUserPrio: the program's
+    part leaves out what only PREEMPTION_REQUIREMENTS reads, so they share parts,
+    while PREEMPTION_REQUIREMENTS (reading RemoteUserPrio and the slot's own Disk)
+    is still decided per slot."""
+    holders = ["dave", "erin", "frank", "gina"]
+    held = [_slot(i, State='"Claimed"', Activity='"Busy"',
+                  RemoteUser=f'"{holders[i % 4]}@example.org"',
+                  RemoteOwner=f'"{holders[i % 4]}@example.org"', RemoteUserPrio=500.0 * (i % 4 + 1),
+                  Rank="0.0", CurrentRank="0.0") for i in range(100, 180)]
+    subs = {f"{n}@example.org": Submitter(f"{n}@example.org", eup=500.0 * (1 + i), usage=0.0)
+            for i, n in enumerate(("alice", "bob", "carol"))}
+    for i, n in enumerate(holders):
+        subs[f"{n}@example.org"] = Submitter(f"{n}@example.org", eup=500.0 * (i + 1),
+                                             usage=20.0)
+    policy = Policy(uid_domain="example.org",
+                    preemption_requirements="RemoteUserPrio > SubmitterUserPrio && MY.Disk > 60000")
+    fast, result = _cycle([_slot(i) for i in range(10)] + held, _jobs(12), policy, subs)
+    assert "priority" in {m.reason for m in result.matches}
+    parts = {v.static for seq, v in fast.mm.table._numbers._vectors.items()
+             if fast.mm.shapes.registry[seq].holder is not None}
+    assert len(parts) < len(holders)  # held slots of different holders share parts
+    assert any(p is not None for p in fast.mm.table._static_programs.values())
