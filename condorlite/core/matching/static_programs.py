@@ -60,6 +60,8 @@ class StaticNumbers:
         #: part -> the pair shapes of its offers (a pair is evaluated once per shape:
         #: a program pays only where it stands for several)
         shapes_of: dict[int, set[int]] = {}
+        #: id(a walk) -> (the walk, its pair names), for held offers
+        pair_names: dict[int, tuple] = {}
         for offer in shapes.registry:
             if offer.partitionable or offer.vector is not None or not offer.available:
                 continue
@@ -70,8 +72,13 @@ class StaticNumbers:
             flags, walked, _ = walk[2]
             if offer.holder is not None:
                 # (the program is no PREEMPTION_REQUIREMENTS: what only that reads,
-                # its holder's RemoteUserPrio, does not split the parts)
-                walked = shapes.pair_names(offer.ad, True)
+                # its holder's RemoteUserPrio, does not split the parts). Slots with
+                # one walk share it: a walk is kept per structure of the references
+                # of what it visited, which decides the pair's names too.
+                known = pair_names.get(id(walk[2]))
+                if known is None:
+                    known = pair_names[id(walk[2])] = (walk[2], shapes.pair_names(offer.ad, True))
+                walked = known[1]
             static = tuple(n for n in walked if n not in vector.index)
             key = shapes.shape_keys.key(offer.ad, static, ("static", offer.holder is not None,
                                                           flags, vector.names))
