@@ -84,17 +84,17 @@ _FOUND = """x = x[1]
 if type(x) is Literal:
     {var} = x.value
 else:
-    h = cache_get(id(x))
-    if h is None or h[0] is not x or env.depth >= FAST_DEPTH:
+    h = getattr(x, '_folded', UNCOMPILED)
+    if h is UNCOMPILED or env.depth >= FAST_DEPTH:
         {var} = eval_found({holder}, {p}, x, env)
-    elif h[2] is not VARIES:
-        {var} = h[2]
+    elif h is not VARIES:
+        {var} = h
     elif env.steps >= MAX_STEPS:
         {var} = eval_found({holder}, {p}, x, env)
     else:
         env.steps += 1
         env.depth += 1
-        {var} = h[1]({holder}, env)
+        {var} = x._fn({holder}, env)
         env.depth -= 1"""
 
 
@@ -337,7 +337,7 @@ _PROLOGUE_TARGET = ["if oattrs is None or 'target' in attrs:", "    return slow(
 
 _NAMESPACE: dict[str, object] = {
     "Env": sc.Env,
-    "cache_get": cache._CACHE.get,
+    "UNCOMPILED": cache.UNCOMPILED,
     "FAST_DEPTH": sc.FAST_DEPTH,
     "Literal": Literal,
     "VARIES": cache.VARIES,
