@@ -70,7 +70,6 @@ from __future__ import annotations
 
 import math
 import re
-import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -157,22 +156,9 @@ def domain_of(name: str) -> str:
 
 
 def group_tree(policy: Policy) -> GroupTree:
-    """The group tree of ``policy`` (``groups.build_tree``), built once per policy object.
-
-    The cache is keyed by the object's identity (a Policy holds dicts, so it cannot be
-    hashed) and checked through a weak reference, so a new policy never sees a stale
-    tree.
-    """
-    cached = _TREES.get(id(policy))
-    if cached is not None and cached[0]() is policy:
-        return cached[1]
-    tree = build_tree(policy)
-    _TREES[id(policy)] = (weakref.ref(policy, lambda _r, key=id(policy): _TREES.pop(key, None)),
-                          tree)
-    return tree
-
-
-_TREES: dict[int, tuple[weakref.ref, GroupTree]] = {}
+    """The group tree of ``policy`` (``groups.build_tree``), built once per policy object
+    and kept on it (``Policy.derived``)."""
+    return policy.derived(build_tree)
 
 
 def has_groups(policy: Policy) -> bool:

@@ -3,7 +3,8 @@
 The tree keeps what HTCondor's unparser needs to print an expression back as it was
 written: parentheses are a node (``Paren``), attribute references keep their spelling
 and their scope prefix, and literals keep their kind. Evaluation never changes a node's
-fields (it only compiles it once, ``cache.py``), so a parsed expression can be shared between ads and cached.
+fields (it only compiles it once, ``cache.py``), so a parsed expression can be shared
+between ads and cached.
 
 Operators are stored as their canonical text (``"+"``, ``"=?="``, ``"is"`` ...); the
 parser maps ``is``/``isnt`` spellings case-insensitively to ``"is"``/``"isnt"``.
@@ -18,11 +19,13 @@ from math import copysign
 class Expr:
     """Base of every node. Nodes are immutable and hashable.
 
-    ``_fn`` and ``_folded`` are the node's compiled closure and folded value, set once
-    by the compile cache (``cache.py``) and absent until then; they are not fields, so
-    equality, hashing, printing and pickling ignore them."""
+    Facts worked out from a node are kept on it, each set once and absent until then:
+    ``_fn`` and ``_folded``, its compiled closure and folded value (the compile cache,
+    ``cache.py``), and ``_names``, the names it refers to (``refs.names``). They are
+    not fields, so equality, hashing, printing and pickling ignore them, and they live
+    and die with the node."""
 
-    __slots__ = ("_fn", "_folded")
+    __slots__ = ("_fn", "_folded", "_names")
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from math import copysign
 
 from condorlite.core import adeval
@@ -72,24 +72,6 @@ _IS_REQUEST = re.compile(re.escape(REQUEST_PREFIX)).match
 ALWAYS_SIGNIFICANT = ("requirements", "rank")
 
 
-#: id(expr) -> (expr, its names). Ads read from files share their expression objects
-#: (the readers intern them), so thousands of jobs ask for the names of the same few
-#: hundred expressions; holding the expr keeps its id from being reused.
-_NAMES: dict[int, tuple[Expr, frozenset[str]]] = {}
-_NAMES_LIMIT = 200_000
-
-
-def _names_of(expr: Expr) -> frozenset[str]:
-    found = _NAMES.get(id(expr))
-    if found is not None and found[0] is expr:
-        return found[1]
-    if len(_NAMES) >= _NAMES_LIMIT:
-        _NAMES.clear()
-    names = frozenset(expr_names(expr))
-    _NAMES[id(expr)] = (expr, names)
-    return names
-
-
 def closure(ad: ClassAd, start: Iterable[str]) -> frozenset[str]:
     """``start`` plus every name reached by following the ad's own attributes."""
     seen: set[str] = set()
@@ -101,7 +83,7 @@ def closure(ad: ClassAd, start: Iterable[str]) -> frozenset[str]:
         seen.add(name)
         expr = adeval.attr(ad, name)
         if expr is not None:
-            todo.extend(_names_of(expr) - seen)
+            todo.extend(expr_names(expr) - seen)
     return frozenset(seen)
 
 
@@ -158,7 +140,7 @@ def _walks(tables: list[dict], roots: Iterable[str]) -> set[str]:
             for name in frontier:
                 entry = entries.get(name)
                 if entry is not None:
-                    reached |= _names_of(entry[1])
+                    reached |= expr_names(entry[1])
             reached -= visited
             if reached:
                 found |= reached
@@ -242,18 +224,9 @@ def typed_key(expr: Expr) -> tuple:
         elif kind is tuple:
             stack.extend(node)  # type: ignore[arg-type]
         elif isinstance(node, Expr):
-            stack.extend(getattr(node, name) for name in _field_names(kind))
+            # a node's fields, in order (a dataclass's ``__match_args__``)
+            stack.extend(getattr(node, name) for name in kind.__match_args__)  # type: ignore[attr-defined]
     return (expr, tuple(types))
-
-
-def _field_names(kind: type) -> tuple[str, ...]:
-    names = _FIELDS.get(kind)
-    if names is None:
-        names = _FIELDS[kind] = tuple(f.name for f in fields(kind))
-    return names
-
-
-_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 class _Canon:
@@ -418,7 +391,7 @@ def referenced(ad: ClassAd, reach: Iterable[str]) -> set[str]:
     for name in reach:
         expr = adeval.attr(ad, name)
         if expr is not None:
-            found |= _names_of(expr)
+            found |= expr_names(expr)
     return found
 
 
@@ -429,7 +402,7 @@ def same_walks(ad: ClassAd, old: ClassAd, diff: list | None = None) -> bool:
     ``diff`` is ``adeval.changed(ad, old)`` when the caller has it."""
     for name, expr in adeval.changed(ad, old) if diff is None else diff:
         before = adeval.attr(old, name)
-        if expr is None or before is None or _names_of(expr) != _names_of(before):
+        if expr is None or before is None or expr_names(expr) != expr_names(before):
             return False
     return True
 

@@ -33,7 +33,6 @@ from condorlite.core.matching.autocluster import (
     ALWAYS_SIGNIFICANT,
     Autoclusters,
     _Canon,
-    _names_of,
     _tables,
     build,
     referenced,
@@ -250,7 +249,7 @@ def _names_in(entries: Iterable[tuple[str, Expr] | None]) -> set[str]:
     found: set[str] = set()
     for entry in entries:
         if entry is not None and type(entry[1]) is not Literal:
-            found |= _names_of(entry[1])
+            found |= expr_names(entry[1])
     return found
 
 
