@@ -16,7 +16,6 @@ from condorlite.core.classad import parse_ad, parse_ads
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.matching.autocluster import (
     ShapeKeys,
-    _Canon,
     build,
     closure,
     closure_union,
@@ -24,6 +23,7 @@ from condorlite.core.matching.autocluster import (
     request_names,
     slot_side_names,
 )
+from condorlite.core.matching.expr_numbers import Canon
 from condorlite.core.matching.policy_exprs import PolicyExprs
 from condorlite.core.matching.significant import build_closed
 from condorlite.core.model import Job, job_from_ad, slot_from_ad
@@ -44,7 +44,7 @@ def _views(ac):
 
 
 def test_canon_numbers_equal_trees_equally_and_absent_as_zero() -> None:
-    canon = _Canon()
+    canon = Canon()
     a, b = parse_expr("Memory > 2 * RequestMemory"), parse_expr("Memory > 2 * RequestMemory")
     assert a is not b
     assert canon.number(a) == canon.number(b) == 1
