@@ -69,12 +69,11 @@ def build_closed(
     representatives and names come out as ``build`` gives them. The per-job maps are
     in input order (``build``'s are in queue order).
 
-    Without slots the first round is already closed (S is the roots and a job's
-    closure varies): that is ``build`` over the roots. Without idle jobs S is the
-    roots and the slots' own walks from them (``slot_side_names``), job side empty.
+    Without slots S is the same least set, closed under the jobs' bindings alone, so
+    the grouping of a queue does not depend on whether any slot is offered (one slot
+    that reads nothing changes nothing). Without idle jobs S is the roots and the
+    slots' own walks from them (``slot_side_names``), job side empty.
     """
-    if not slots:
-        return build(idle, _roots(policy_exprs), configured)
     if not idle:
         return build([], slot_side_names(slots, policy_exprs), configured)
     sweep = _Sweep(idle, _Distinct(_tables([slot.ad for slot in slots])), _roots(policy_exprs))
