@@ -361,10 +361,11 @@ _NAMESPACE: dict[str, object] = {
 #: (the node's values are the factory's arguments, not part of the text), like ``re``'s
 #: own cache of patterns, so it may outlive a cycle: what it holds is right for any
 #: node that generates that text. It stays because it pays: on the realistic pools at
-#: 1,000 x 10,000 (``benchmarks/RESULTS.md``, 2026-11-26) 37 and 50 generations compile
-#: only 13 and 11 texts (expressions that differ only in literals share one), and one
-#: compile costs about 1 ms, so without it the static mix's cycle (0.9 s) pays 24 ms
-#: more. Bounded: cleared whole at ``_FACTORY_LIMIT`` texts.
+#: 1,000 x 10,000 (``benchmarks/RESULTS.md``, 2026-11-26) the static mix's 37 and the
+#: partitionable mix's 98 generations compile only 13 texts each (expressions that
+#: differ only in literals share one), and one compile costs 1.2-1.4 ms, so without it
+#: their cycles (1.3 and 2.6 s) pay about 30 and 110 ms more. Bounded: cleared whole at
+#: ``_FACTORY_LIMIT`` texts.
 _FACTORIES: dict[str, Callable[..., cache.Compiled]] = {}
 _FACTORY_LIMIT = 5_000
 
