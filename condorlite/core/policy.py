@@ -13,7 +13,11 @@ differ, the seed's value is one setting away; the README lists each difference.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
+
+T = TypeVar("T")
 
 #: HTCondor's default NEGOTIATOR_PRE_JOB_RANK (param_info.in, modern releases):
 #: prefer slots whose Rank prefers the job, then unclaimed slots, then the slot that
@@ -73,3 +77,21 @@ class Policy:
     group_quota_max_allocation_rounds: int = 3
     group_quota_round_robin_rate: float | None = None
     negotiator_allow_quota_oversubscription: bool = True
+
+    # -- what is worked out from the knobs ------------------------------------------
+    _derived: dict[Callable, object] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
+
+    def derived(self, make: Callable[[Policy], T]) -> T:
+        """``make(self)``, worked out once per policy object and kept on it: the group
+        tree (``groups.build_tree``), a knob's parsed expression. ``make`` must be a
+        pure function of the policy named at module level (it is the key). The policy
+        is immutable and owned by the command that loaded it, so what is derived from
+        it lives exactly as long (``dataclasses.replace`` starts a new policy afresh);
+        this is why no package keeps a table of policies."""
+        memo = self._derived
+        try:
+            return memo[make]  # type: ignore[return-value]
+        except KeyError:
+            value = memo[make] = make(self)
+            return value

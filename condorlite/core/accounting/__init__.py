@@ -1,8 +1,9 @@
 """The accountant: per-submitter records, their pure updates, admin edits, recovery.
 
-``accountant`` holds the records and the updates a cycle makes (decay, charges, matches
-added and removed); ``edits`` the admin edits (``condor_userprio -set*``); ``recovery``
-when a real user priority gets back to a value. All of it is pure (``now`` is an
+``accountant`` holds the records, their names and factors, and their decay as time
+passes; ``charges`` the charges between updates (matches added and removed); ``edits``
+the admin edits (``condor_userprio -set*``); ``recovery`` when a real user priority
+gets back to a value. All of it is pure (``now`` is an
 argument). The accountant reads the group tree (``core.groups``) to find a record's
 group and factor; nothing here knows about matching or the negotiation cycle.
 
@@ -19,10 +20,7 @@ from condorlite.core.accounting.accountant import (
     AccountantState,
     ClaimRow,
     Record,
-    add_match,
-    add_matches,
     assigned_group,
-    charge_moves,
     domain_of,
     effective_priority,
     group_tree,
@@ -31,9 +29,9 @@ from condorlite.core.accounting.accountant import (
     new_record,
     parse_submitter_name,
     priority_at,
-    remove_match,
     update_priorities,
 )
+from condorlite.core.accounting.charges import add_match, add_matches, charge_moves, remove_match
 from condorlite.core.accounting.edits import (
     delete,
     reset_all,

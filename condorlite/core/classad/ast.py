@@ -2,8 +2,9 @@
 
 The tree keeps what HTCondor's unparser needs to print an expression back as it was
 written: parentheses are a node (``Paren``), attribute references keep their spelling
-and their scope prefix, and literals keep their kind. Evaluation never mutates a node,
-so a parsed expression can be shared between ads and cached.
+and their scope prefix, and literals keep their kind. Evaluation never changes a node's
+fields (it only compiles it once, ``cache.py``), so a parsed expression can be shared
+between ads and cached.
 
 Operators are stored as their canonical text (``"+"``, ``"=?="``, ``"is"`` ...); the
 parser maps ``is``/``isnt`` spellings case-insensitively to ``"is"``/``"isnt"``.
@@ -16,9 +17,15 @@ from math import copysign
 
 
 class Expr:
-    """Base of every node. Nodes are immutable and hashable."""
+    """Base of every node. Nodes are immutable and hashable.
 
-    __slots__ = ()
+    Facts worked out from a node are kept on it, each set once and absent until then:
+    ``_fn`` and ``_folded``, its compiled closure and folded value (the compile cache,
+    ``cache.py``), and ``_names``, the names it refers to (``refs.names``). They are
+    not fields, so equality, hashing, printing and pickling ignore them, and they live
+    and die with the node."""
+
+    __slots__ = ("_fn", "_folded", "_names")
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ expr)) for the common cases: a name found in ``cur`` itself (or, when ``cur`` la
 it, in the other ad of the match, see ``scope.unscoped_miss``); ``TARGET.x`` from
 a top-level ad with no attribute named ``target``; ``MY.x`` from an ad with no
 attribute named ``my``. A found attribute whose expression is a constant is answered
-from ``cache``'s constant table, without the cycle guard (a constant refers to
+from the value folded on its node (``cache.py``), without the cycle guard (a constant refers to
 nothing, so it cannot be part of a cycle); the depth limit still applies.
 """
 
@@ -39,7 +39,6 @@ def build_attr(lname: str, scope: str | None) -> Compiled:
 
 
 def _build_unscoped(lname: str) -> Compiled:
-    consts_get = cache.consts_get
     varies = cache.VARIES
     max_depth = sc.MAX_DEPTH
     eval_found = sc._eval_found
@@ -54,7 +53,7 @@ def _build_unscoped(lname: str) -> Compiled:
         if entry is None:
             return unscoped_miss(cur, lname, env)
         expr = entry[1]
-        value = consts_get(id(expr), varies)
+        value = getattr(expr, "_folded", varies)
         if value is not varies and env.depth < max_depth:
             return value
         return eval_found(cur, lname, expr, env)
@@ -65,7 +64,6 @@ def _build_unscoped(lname: str) -> Compiled:
 def _build_target(lname: str) -> Compiled:
     """``TARGET.x``. From a top-level ad with no attribute ``target``, the scope word
     names the other ad of the match (undefined outside one), and ``x`` is read there."""
-    consts_get = cache.consts_get
     varies = cache.VARIES
     max_depth = sc.MAX_DEPTH
     eval_found = sc._eval_found
@@ -91,7 +89,7 @@ def _build_target(lname: str) -> Compiled:
         if entry is None:
             return found_in(other, lname, env)
         expr = entry[1]
-        value = consts_get(id(expr), varies)
+        value = getattr(expr, "_folded", varies)
         if value is not varies and env.depth < max_depth:
             return value
         return eval_found(other, lname, expr, env)

@@ -1,4 +1,4 @@
-"""The compile cache: each expression node's closure, built once and kept by node identity.
+"""The compile cache: each expression node's closure, built once and kept on the node.
 
 ``compile_expr(node)`` is the closure ``fn(cur, env) -> value`` of ``node`` (``cur`` the
 ad the expression is evaluated in, ``env`` a ``scope.Env``); ``folded(node)`` its value
@@ -10,9 +10,13 @@ finds through this cache, so the cache is the one place both depend on and it de
 on neither. The package ``__init__`` imports the compiler, so the builder is installed
 before any evaluation.
 
-Invariant: an entry keeps its node alive, so an ``id`` found in ``_CACHE`` (or in
-``_CONSTS``, the constant entries only, cleared with it) is a live node's. The cache is
-cleared whole when it reaches ``_CACHE_LIMIT`` entries.
+Where the entries live: in two slots every node has (``ast.Expr``), ``_fn`` (the
+closure) and ``_folded`` (the folded value or ``VARIES``), set once, ``_fn`` first, so
+a node whose ``_folded`` is set has its closure too. A node is immutable and its
+closure a pure function of it, so the entry is a fact about the node: it lives and
+dies with the node, whoever holds it (an ad read by one command, a residual program
+of one cycle), and no table keyed by ``id`` outlives the objects it describes. The
+slots are not fields: equality, hashing, printing and pickling ignore them.
 """
 
 from __future__ import annotations
@@ -27,15 +31,10 @@ Compiled = Callable[["object", "object"], object]
 VARIES = object()
 """The folded value of a node whose value depends on the context (see ``folded``)."""
 
-# id(node) -> (node, closure, folded value or VARIES). The node is kept alive in the
-# entry, so its id cannot be reused while the entry exists.
-_CACHE: dict[int, tuple[Expr, Compiled, object]] = {}
-_CACHE_LIMIT = 200_000
+UNCOMPILED = object()
+"""What ``getattr(node, "_folded", UNCOMPILED)`` gives for a node not compiled yet."""
 
-# id(node) -> folded value, for the constant nodes in _CACHE only (cleared with it), so
-# an id found here is a live node's: the attribute reads check it with one dict access.
-_CONSTS: dict[int, object] = {}
-consts_get = _CONSTS.get
+_set = object.__setattr__  # the nodes are frozen dataclasses; the slots are not fields
 
 
 class _Builder:
@@ -63,41 +62,40 @@ def install_builder(build: Callable[[Expr], tuple[Compiled, object]],
     _BUILDER.root = build_root
 
 
-def _entry(node: Expr, root: bool = False) -> tuple[Expr, Compiled, object]:
-    """The cache entry of ``node``, made on first use. A *root* (the whole expression
-    of an attribute, or of an ``evaluate`` call) is compiled by ``compiler.build_root``:
-    closures first, one generated function once it has been evaluated a few times."""
-    hit = _CACHE.get(id(node))
-    if hit is not None and hit[0] is node:
-        return hit
+def compile_node(node: Expr, root: bool = False) -> Compiled:
+    """Compile ``node`` unless it is compiled, and give its closure. A *root* (the whole
+    expression of an attribute, or of an ``evaluate`` call) is compiled by
+    ``compiler.build_root``: closures first, one generated function once it has been
+    evaluated a few times. Whichever way a node is compiled first stays."""
+    try:
+        return node._fn  # type: ignore[attr-defined]
+    except AttributeError:
+        pass
     fn, value = (_BUILDER.root if root else _BUILDER.node)(node)
-    if len(_CACHE) >= _CACHE_LIMIT:
-        _CACHE.clear()
-        _CONSTS.clear()
-    hit = (node, fn, value)
-    _CACHE[id(node)] = hit
-    if value is not VARIES:
-        _CONSTS[id(node)] = value
-    return hit
+    _set(node, "_fn", fn)
+    _set(node, "_folded", value)
+    return fn
 
 
 def compile_expr(node: Expr) -> Compiled:
     """The closure ``fn(cur, env) -> value`` for ``node``, built once (``compiler.py``)
-    and cached by node identity."""
-    hit = _CACHE.get(id(node))
-    if hit is not None and hit[0] is node:
-        return hit[1]
-    return _entry(node)[1]
+    and kept on the node."""
+    try:
+        return node._fn  # type: ignore[attr-defined]
+    except AttributeError:
+        return compile_node(node)
 
 
 def replace_compiled(node: Expr, fn: Compiled) -> None:
-    """Swap in a faster closure for ``node`` (same values), if it is still cached."""
-    hit = _CACHE.get(id(node))
-    if hit is not None and hit[0] is node:
-        _CACHE[id(node)] = (node, fn, hit[2])
+    """Swap in a faster closure for ``node`` (same values)."""
+    _set(node, "_fn", fn)
 
 
 def folded(node: Expr) -> object:
     """The value of a constant node (literals and operators only, scalar result),
     computed once; ``VARIES`` for any other node."""
-    return _entry(node)[2]
+    try:
+        return node._folded  # type: ignore[attr-defined]
+    except AttributeError:
+        compile_node(node)
+        return node._folded  # type: ignore[attr-defined]

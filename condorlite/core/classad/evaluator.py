@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .ast import Expr
-from .cache import Compiled, _entry
+from .cache import Compiled, compile_node
 from .parser import parse_expr
 from .printer import unparse_value
 from .scope import (
@@ -84,7 +84,7 @@ def evaluate(
     if isinstance(expr_or_text, str):
         expr_or_text = parse_expr(expr_or_text)
     my, target = _context(my, target)
-    return _run(_entry(expr_or_text, root=True)[1], my, my, target, now)
+    return _run(compile_node(expr_or_text, root=True), my, my, target, now)
 
 
 def evaluate_printed(
@@ -97,7 +97,7 @@ def evaluate_printed(
         return settle(value), unparse_value(value)
 
     my, target = _context(my, target)
-    return _run(_entry(expr, root=True)[1], my, my, target, now, finish)  # type: ignore[return-value]
+    return _run(compile_node(expr, root=True), my, my, target, now, finish)  # type: ignore[return-value]
 
 
 def evaluate_attribute(

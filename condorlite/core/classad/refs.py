@@ -77,8 +77,24 @@ def references(expr: Expr | None) -> frozenset[Ref]:
 
 
 def names(expr: Expr | None) -> frozenset[str]:
-    """The lower-cased names the expression refers to, whatever their scope."""
-    return frozenset(name for _, name in references(expr))
+    """The lower-cased names the expression refers to, whatever their scope.
+
+    Worked out once per node and kept on it (the ``_names`` slot of ``ast.Expr``, set
+    once, never a field): ads read from files share their expression objects, so a
+    cycle asks for the names of the same few hundred nodes for thousands of ads, and
+    the answer is a fact about an immutable node that lives and dies with it."""
+    if expr is None:
+        return _NO_NAMES
+    try:
+        return expr._names  # type: ignore[attr-defined]
+    except AttributeError:
+        found = frozenset(name for _, name in references(expr))
+        _set(expr, "_names", found)
+        return found
+
+
+_NO_NAMES: frozenset[str] = frozenset()
+_set = object.__setattr__  # the nodes are frozen dataclasses; the slot is not a field
 
 
 def and_chain(node: Expr) -> list[Expr]:

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import time
 
-from .cache import _CACHE, _CONSTS, VARIES, _entry
+from .cache import UNCOMPILED, VARIES, compile_node
 from .values import Error, ExprList, Undefined, known_list
 
 MAX_DEPTH = 500
@@ -212,11 +212,12 @@ def _eval_found(holder: object, lname: str, expr: object, env: Env) -> object:
     re-entered nothing and took the guarded run's path; one that does not finish is
     abandoned (``_TooDeep``) and the entry point evaluates again with the guard.
     """
-    hit = _CACHE.get(id(expr))
-    if hit is None or hit[0] is not expr:
-        hit = _entry(expr, root=True)  # type: ignore[arg-type]
-    if hit[2] is not VARIES:
-        return hit[2] if env.depth < MAX_DEPTH else Error
+    value = getattr(expr, "_folded", UNCOMPILED)
+    if value is UNCOMPILED:
+        compile_node(expr, root=True)  # type: ignore[arg-type]
+        value = expr._folded  # type: ignore[attr-defined]
+    if value is not VARIES:
+        return value if env.depth < MAX_DEPTH else Error
     env.steps += 1
     if env.steps > MAX_STEPS:
         return Error
@@ -226,7 +227,7 @@ def _eval_found(holder: object, lname: str, expr: object, env: Env) -> object:
         if depth >= FAST_DEPTH:
             raise _TooDeep
         env.depth = depth + 1
-        value = hit[1](holder, env)
+        value = expr._fn(holder, env)  # type: ignore[attr-defined]
         env.depth = depth
         return value
     key = (id(holder), lname)
@@ -237,7 +238,7 @@ def _eval_found(holder: object, lname: str, expr: object, env: Env) -> object:
     active.add(key)
     env.depth += 1
     try:
-        return hit[1](holder, env)
+        return expr._fn(holder, env)  # type: ignore[attr-defined]
     finally:
         env.depth -= 1
         active.discard(key)
@@ -278,7 +279,7 @@ def found_in(ad: object, lname: str, env: Env) -> object:
             return Undefined  # nowhere else to look
         return resolve(ad, lname, env)
     expr = entry[1]
-    value = _CONSTS.get(id(expr), VARIES)
+    value = getattr(expr, "_folded", VARIES)
     if value is not VARIES and env.depth < MAX_DEPTH:
         return value
     return _eval_found(ad, lname, expr, env)

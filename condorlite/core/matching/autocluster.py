@@ -39,28 +39,28 @@ are one *pair shape*; held by the same user at the same CurrentRank as well, one
 *shape* (``ShapeKeys``; the names come from ``matchmaker.Matchmaker.prepare``).
 
 Sharing, and why it is exact: expressions are numbered by structural equality
-(``_Canon``), so keys are tuples of small ints; a closure walk is reused by any ad that
-binds every name the walk visited to equal expressions (``_Reach``), or, between states
-of one slot, to expressions naming the same names (``same_walks``). The readers share
-one (spelling, expression) entry object between all ads holding the same line, so ads
-whose entries for the visited names are the same objects walk as one group
-(``_walks``, ``significant._Sweep``): identical objects are equal expressions, and groups that are
-equal without being identical are still merged by ``_Canon`` numbers before any id is
-given. The plain builds ``build`` and ``significant.build_closed`` (what the cycle
-calls) are held to are test code: ``tests/core/matching/autocluster_references.py``.
+(``expr_numbers.Canon``), so keys are tuples of small ints; a closure walk is reused by
+any ad that binds every name the walk visited to equal expressions (``_Reach``), or,
+between states of one slot, to expressions naming the same names (``same_walks``). The
+readers share one (spelling, expression) entry object between all ads holding the same
+line, so ads whose entries for the visited names are the same objects walk as one group
+(``_walks``, ``significant._Sweep``): identical objects are equal expressions, and
+groups that are equal without being identical are still merged by ``Canon`` numbers
+before any id is given. The plain builds ``build`` and ``significant.build_closed``
+(what the cycle calls) are held to are test code: ``tests/core/matching/autocluster_references.py``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields
-from math import copysign
+from dataclasses import dataclass
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.classad.ast import Expr, Literal
+from condorlite.core.classad.ast import Expr
 from condorlite.core.classad.refs import names as expr_names
+from condorlite.core.matching.expr_numbers import Canon
 from condorlite.core.matching.queue_blocks import QueueBlocks
 from condorlite.core.matching.row_maps import RowMap
 from condorlite.core.model import Job, Slot
@@ -70,24 +70,6 @@ REQUEST_PREFIX = "request"
 #: every idle job, twice per cycle)
 _IS_REQUEST = re.compile(re.escape(REQUEST_PREFIX)).match
 ALWAYS_SIGNIFICANT = ("requirements", "rank")
-
-
-#: id(expr) -> (expr, its names). Ads read from files share their expression objects
-#: (the readers intern them), so thousands of jobs ask for the names of the same few
-#: hundred expressions; holding the expr keeps its id from being reused.
-_NAMES: dict[int, tuple[Expr, frozenset[str]]] = {}
-_NAMES_LIMIT = 200_000
-
-
-def _names_of(expr: Expr) -> frozenset[str]:
-    found = _NAMES.get(id(expr))
-    if found is not None and found[0] is expr:
-        return found[1]
-    if len(_NAMES) >= _NAMES_LIMIT:
-        _NAMES.clear()
-    names = frozenset(expr_names(expr))
-    _NAMES[id(expr)] = (expr, names)
-    return names
 
 
 def closure(ad: ClassAd, start: Iterable[str]) -> frozenset[str]:
@@ -101,7 +83,7 @@ def closure(ad: ClassAd, start: Iterable[str]) -> frozenset[str]:
         seen.add(name)
         expr = adeval.attr(ad, name)
         if expr is not None:
-            todo.extend(_names_of(expr) - seen)
+            todo.extend(expr_names(expr) - seen)
     return frozenset(seen)
 
 
@@ -158,7 +140,7 @@ def _walks(tables: list[dict], roots: Iterable[str]) -> set[str]:
             for name in frontier:
                 entry = entries.get(name)
                 if entry is not None:
-                    reached |= _names_of(entry[1])
+                    reached |= expr_names(entry[1])
             reached -= visited
             if reached:
                 found |= reached
@@ -224,103 +206,6 @@ class Autoclusters:
         return len(set(of.values()))
 
 
-def typed_key(expr: Expr) -> tuple:
-    """A key equal for two expressions exactly when they are the same ClassAd
-    expression: the tree (whose equality is Python's, so ``1``, ``1.0`` and ``true``
-    are one literal, as are ``0.0`` and ``-0.0``) with the type of each literal, in
-    the order of a walk, and the sign of each real (``=?=``, ``isInteger`` and
-    ``string`` tell those apart)."""
-    types: list[object] = []
-    stack: list[object] = [expr]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind is Literal:
-            value = node.value  # type: ignore[attr-defined]
-            types.append(kind if type(value) is not float else copysign(1.0, value))
-            types.append(type(value))
-        elif kind is tuple:
-            stack.extend(node)  # type: ignore[arg-type]
-        elif isinstance(node, Expr):
-            stack.extend(getattr(node, name) for name in _field_names(kind))
-    return (expr, tuple(types))
-
-
-def _field_names(kind: type) -> tuple[str, ...]:
-    names = _FIELDS.get(kind)
-    if names is None:
-        names = _FIELDS[kind] = tuple(f.name for f in fields(kind))
-    return names
-
-
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-class _Canon:
-    """Numbers expressions by structural equality, hashing each distinct object once.
-
-    ``number(expr)`` is equal for two expressions exactly when they are the same
-    ClassAd expression (``typed_key``; 0 for an absent binding). The readers intern
-    expression texts, so a queue of 100,000 jobs holds a few hundred distinct
-    objects: keying by object identity first makes a job's key a tuple of small ints
-    instead of a hash of trees.
-    The objects are held, so an id cannot be reused while the numbering lives.
-    """
-
-    def __init__(self) -> None:
-        self._by_id: dict[int, tuple[Expr, int]] = {}
-        self._by_value: dict[Expr, int] = {}
-        #: names tuple -> {entry ids -> (entries, key)}; ``_memos`` finds that dict
-        #: by the identity of the names tuple (callers pass the same tuple again)
-        self._by_names: dict[tuple[str, ...], dict[tuple, tuple[tuple, tuple]]] = {}
-        self._memos: dict[int, tuple[tuple[str, ...], dict]] = {}
-
-    def number(self, expr: Expr | None) -> int:
-        if expr is None:
-            return 0
-        found = self._by_id.get(id(expr))
-        if found is not None:
-            return found[1]
-        number = self._by_value.setdefault(typed_key(expr), len(self._by_value) + 1)
-        self._by_id[id(expr)] = (expr, number)
-        return number
-
-    def key(self, ad: ClassAd, names: tuple[str, ...]) -> tuple[int, ...]:
-        """The numbers of the ad's bindings of ``names`` (lower-cased), in order."""
-        entries = adeval.table(ad)
-        if entries is None:
-            return tuple([self.number(adeval.attr(ad, name)) for name in names])
-        # The per-job hot loop of ``build``: straight table reads, no lower-casing.
-        by_id, number, get = self._by_id, self.number, entries.get
-        out = []
-        for name in names:
-            entry = get(name)
-            if entry is None:
-                out.append(0)
-                continue
-            found = by_id.get(id(entry[1]))
-            out.append(found[1] if found is not None else number(entry[1]))
-        return tuple(out)
-
-    def entry_key(self, ad: ClassAd, names: tuple[str, ...]) -> tuple[int, ...]:
-        """``key``, remembered by the identities of the ad's table entries: the
-        readers share one (spelling, expression) entry between every ad holding the
-        same line, so most jobs' keys come from one C-level pass of lookups. The
-        entries are held with the answer, so their ids stay theirs."""
-        entries = adeval.table(ad)
-        if entries is None:
-            return self.key(ad, names)
-        # ``names`` and the entries are held in the memos, so their ids stay theirs
-        memo = self._memos.get(id(names))
-        if memo is None:
-            memo = self._memos[id(names)] = (names, self._by_names.setdefault(names, {}))
-        ids = tuple(map(id, map(entries.get, names)))
-        found = memo[1].get(ids)
-        if found is None:
-            found = memo[1][ids] = (tuple(map(entries.get, names)), self.key(ad, names))
-        return found[1]
-
-
 class _Reach:
     """Job closures, shared between jobs that bind the same names the same way.
 
@@ -330,7 +215,7 @@ class _Reach:
     job whose start bindings are equal (first key) and whose bindings of the names
     reached beyond the start are equal (checked per remembered walk)."""
 
-    def __init__(self, canon: _Canon, significant: frozenset[str]) -> None:
+    def __init__(self, canon: Canon, significant: frozenset[str]) -> None:
         self.canon = canon
         self.significant = tuple(sorted(significant))
         self._walks: dict[tuple, list[tuple[tuple[str, ...], tuple[int, ...], tuple]]] = {}
@@ -372,7 +257,7 @@ def build(
     if requests is None:
         requests = {}
     ordered = sorted(jobs, key=lambda j: (j.submitter, j.queue_key(), j.index))
-    canon = _Canon()
+    canon = Canon()
     reach_of = _Reach(canon, significant)
     class_ids: dict[object, int] = {}
     cluster_ids: dict[object, int] = {}
@@ -418,7 +303,7 @@ def referenced(ad: ClassAd, reach: Iterable[str]) -> set[str]:
     for name in reach:
         expr = adeval.attr(ad, name)
         if expr is not None:
-            found |= _names_of(expr)
+            found |= expr_names(expr)
     return found
 
 
@@ -429,7 +314,7 @@ def same_walks(ad: ClassAd, old: ClassAd, diff: list | None = None) -> bool:
     ``diff`` is ``adeval.changed(ad, old)`` when the caller has it."""
     for name, expr in adeval.changed(ad, old) if diff is None else diff:
         before = adeval.attr(old, name)
-        if expr is None or before is None or _names_of(expr) != _names_of(before):
+        if expr is None or before is None or expr_names(expr) != expr_names(before):
             return False
     return True
 
@@ -439,7 +324,7 @@ class ShapeKeys:
     expression numbers (equal numbers = equal expressions), absent names left out."""
 
     def __init__(self) -> None:
-        self.canon = _Canon()
+        self.canon = Canon()
         #: id(numbers) -> (numbers, bound names, non-zero numbers). A numbers tuple
         #: from ``entry_key`` is one object per (walked names, bindings), held here.
         self._packed: dict[int, tuple[tuple, tuple, tuple]] = {}

@@ -7,7 +7,7 @@ A policy rank that reads nothing from the job (``NEGOTIATOR_POST_JOB_RANK`` read
 their own, so a memo keyed by the bindings misses for most of them.
 
 The *layout* of a slot's bindings of the reached names says, name by name: absent
-(0), a literal (-1), or else the expression's ``_Canon`` number (equal numbers, equal
+(0), a literal (-1), or else the expression's ``expr_numbers.Canon`` number (equal numbers, equal
 expressions). Two slots with one layout evaluate the rank alike except for the
 values of those literals, so the rank is specialised once per (rank, names, layout)
 with the literal bindings as the free attributes (``classad.partial.specialize``:
@@ -50,7 +50,7 @@ class LiteralRanks:
 
     def __init__(self, number: Callable[[Expr], int], now: float | None,
                  as_rank: Callable[[object], float]) -> None:
-        #: ``_Canon.number`` of the matchmaker's shape keys
+        #: ``Canon.number`` of the matchmaker's shape keys
         self._number = number
         self._now = None if now is None else int(now)
         self._as_rank = as_rank

@@ -16,13 +16,14 @@ what is left. It fits only if every amount is at most what is left.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Call, Expr, Literal
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.classad.partial import specialize, specialize_attribute
+from condorlite.core.classad.refs import children
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.matching import carving
 from condorlite.core.matching.autocluster import closure, same_walks
@@ -288,7 +289,11 @@ def piece_weight(offer: Offer, taken: dict[str, float], policy: Policy) -> float
 
 #: Functions that look attributes up by a computed name: a walk cannot see what they read.
 _DYNAMIC_CALLS = frozenset({"eval"})
-_PARSED_WEIGHTS: dict[str, Expr] = {}
+
+
+def _parsed_weight(policy: Policy) -> Expr:
+    """SLOT_WEIGHT parsed, once per policy (``Policy.derived``)."""
+    return parse_expr(policy.slot_weight)
 
 
 #: What a dynamic slot binds whatever it holds, as ``_value_key`` writes them.
@@ -330,9 +335,7 @@ def weight_names(offer: Offer, policy: Policy) -> tuple[str, ...] | None:
     if offer.weight_names and offer.weight_names[0] == policy.slot_weight:
         return offer.weight_names[1]
     text = policy.slot_weight
-    if text not in _PARSED_WEIGHTS:
-        _PARSED_WEIGHTS[text] = parse_expr(text)
-    fallback = _PARSED_WEIGHTS[text]
+    fallback = policy.derived(_parsed_weight)
     walk = closure(offer.slot.ad, {"slotweight"} | expr_names(fallback))
     exprs = [fallback] + [adeval.attr(offer.slot.ad, name) for name in sorted(walk)]
     dynamic = any(e is not None and _calls_dynamic(e) for e in exprs)
@@ -341,39 +344,15 @@ def weight_names(offer: Offer, policy: Policy) -> tuple[str, ...] | None:
     return plan
 
 
-#: id(expr) -> (expr, ``_calls_dynamic(expr)``): the slots of one machine type share
-#: their expression objects, so a pool's few hundred are walked once, not once per
-#: slot; the expression is held so its id stays its own (cleared when large)
-_DYNAMIC: dict[int, tuple[Expr, bool]] = {}
-
-
 def _calls_dynamic(expr: Expr) -> bool:
-    found = _DYNAMIC.get(id(expr))
-    if found is not None and found[0] is expr:
-        return found[1]
-    if len(_DYNAMIC) >= 4096:
-        _DYNAMIC.clear()
-    result = _walk_calls_dynamic(expr)
-    _DYNAMIC[id(expr)] = (expr, result)
-    return result
-
-
-def _walk_calls_dynamic(expr: Expr) -> bool:
+    """Whether ``expr`` calls a function of ``_DYNAMIC_CALLS`` anywhere in its tree.
+    (Asked once per offer, when its weight's names are first needed: no memo pays.)"""
     stack = [expr]
     while stack:
         node = stack.pop()
         if type(node) is Call and node.name.lower() in _DYNAMIC_CALLS:
             return True
-        for item in fields(node):
-            value = getattr(node, item.name)
-            if isinstance(value, Expr):
-                stack.append(value)
-            elif isinstance(value, tuple):
-                for part in value:
-                    if isinstance(part, Expr):
-                        stack.append(part)
-                    elif isinstance(part, tuple):  # a record's (name, expr) pairs
-                        stack.extend(x for x in part if isinstance(x, Expr))
+        stack.extend(children(node))
     return False
 
 
@@ -417,11 +396,8 @@ def vector_piece_weight(offer: Offer, taken: dict[str, float], policy: Policy) -
 
     def weight_exprs(ad: ClassAd) -> tuple:
         free = carving.free_pairs(ad, vector)
-        text = policy.slot_weight
-        if text not in _PARSED_WEIGHTS:
-            _PARSED_WEIGHTS[text] = parse_expr(text)
         return (specialize_attribute(ad, "SlotWeight", None, free, None),
-                specialize(_PARSED_WEIGHTS[text], ad, None, free, None))
+                specialize(policy.derived(_parsed_weight), ad, None, free, None))
 
     weight_reads(offer, policy)  # (the caller keys weights by their amounts, if any)
     return carving.piece_weight(vector, taken, lambda: _dynamic(offer, taken),

@@ -2,7 +2,7 @@
 
 ``significant.build_closed`` numbers a cycle's idle jobs run by run, so each job's
 match class and autocluster come out as lists aligned with the idle jobs. The cycle
-itself reads them through those lists (``turn_rows``, for ``negotiator.Cycle._turns``);
+itself reads them through those lists (``turn_rows``, for ``negotiation.turns.build_turns``);
 the job id -> number mapping (``Autoclusters.cluster_of``, a cycle result's
 ``autocluster_of``) is read by ``--explain`` and the tests, if at all. Building a
 dict of a million job ids costs more than the rest of the grouping, so ``RowMap``
@@ -66,7 +66,7 @@ class RowMap(Mapping[str, int]):
 
 def turn_rows(cluster_of: Mapping[str, int], class_of: Mapping[str, int],
               idle: list[Job]) -> Rows:
-    """The rows of a submitter's turn (``negotiator._Turn``) from its stretches of
+    """The rows of a submitter's turn (``negotiation.turns.Turn``) from its stretches of
     ``idle`` rows in queue order: each job's (id, autocluster, match class, job),
     read from the aligned lists when the numbers are ``RowMap``s of ``idle`` itself,
     else looked up by job id."""

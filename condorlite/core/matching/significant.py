@@ -32,13 +32,12 @@ from condorlite.core.matching.autocluster import (
     _IS_REQUEST,
     ALWAYS_SIGNIFICANT,
     Autoclusters,
-    _Canon,
-    _names_of,
     _tables,
     build,
     referenced,
     slot_side_names,
 )
+from condorlite.core.matching.expr_numbers import Canon
 from condorlite.core.matching.queue_blocks import QueueBlocks, chunk_heads
 from condorlite.core.matching.row_maps import RowMap
 from condorlite.core.model import Job, Slot
@@ -66,16 +65,15 @@ def build_closed(
     (``_Distinct``) or a job binding it has read refers to it, so it ends at S; then
     every job's closure is S itself: two jobs are one match class exactly when they
     bind S alike. Only the names some job binds can tell jobs apart; jobs are cut into
-    runs that bind those names alike and each run is keyed once (``_Canon``), so ids,
+    runs that bind those names alike and each run is keyed once (``Canon``), so ids,
     representatives and names come out as ``build`` gives them. The per-job maps are
     in input order (``build``'s are in queue order).
 
-    Without slots the first round is already closed (S is the roots and a job's
-    closure varies): that is ``build`` over the roots. Without idle jobs S is the
-    roots and the slots' own walks from them (``slot_side_names``), job side empty.
+    Without slots S is the same least set, closed under the jobs' bindings alone, so
+    the grouping of a queue does not depend on whether any slot is offered (one slot
+    that reads nothing changes nothing). Without idle jobs S is the roots and the
+    slots' own walks from them (``slot_side_names``), job side empty.
     """
-    if not slots:
-        return build(idle, _roots(policy_exprs), configured)
     if not idle:
         return build([], slot_side_names(slots, policy_exprs), configured)
     sweep = _Sweep(idle, _Distinct(_tables([slot.ad for slot in slots])), _roots(policy_exprs))
@@ -101,7 +99,7 @@ class _Sweep:
 
     Invariant (runs): rows ``starts[i] <= r < starts[i+1]`` have ``==`` entries for
     every name of ``names``, so a run's first row stands for all of its rows: equal
-    expressions refer to the same names and get the same ``_Canon`` numbers. A chunk
+    expressions refer to the same names and get the same ``Canon`` numbers. A chunk
     reads the names of S it binds (the others are absent from all of its rows), every
     chunk starts a run, and a name that joins S after rows that bind it were read is
     read over those rows again (``_late``).
@@ -250,7 +248,7 @@ def _names_in(entries: Iterable[tuple[str, Expr] | None]) -> set[str]:
     found: set[str] = set()
     for entry in entries:
         if entry is not None and type(entry[1]) is not Literal:
-            found |= _names_of(entry[1])
+            found |= expr_names(entry[1])
     return found
 
 
@@ -301,7 +299,7 @@ def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
     """The Autoclusters of ``idle`` (the rows of ``rows``): match classes by the runs
     of ``rows``, autoclusters by runs cut by the configured names (or the classes),
     both numbered in queue order."""
-    canon = _Canon()
+    canon = Canon()
     significant = frozenset(rows.significant)
     class_of_run, class_firsts = _numbered(idle, rows.starts, rows.firsts, rows.names, canon)
     representative = dict(enumerate(class_firsts, 1))
@@ -329,7 +327,7 @@ def _ends(starts: list[int], rows: list) -> list[int]:
 
 
 def _numbered(idle: list[Job], starts: list[int], firsts: list[tuple],
-              names: tuple[str, ...], canon: _Canon) -> tuple[list[int], list[Job]]:
+              names: tuple[str, ...], canon: Canon) -> tuple[list[int], list[Job]]:
     """Groups of runs whose first rows bind ``names`` to equal expressions, numbered
     from 1 in the queue order of each group's first job: (number of each run, first
     job of each number, in number order). ``firsts``: each run's least

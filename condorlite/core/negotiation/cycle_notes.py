@@ -1,5 +1,11 @@
-"""A cycle's per-job notes (what ``negotiate --explain`` tells of a job), worded only
-when read.
+"""What a cycle says of each job: its rejections and its note (what ``negotiate
+--explain`` tells of it), the note worded only when read.
+
+A rejection's reason is HTCondor's wording (``rejection_reason``): "PREEMPTION_REQUIREMENTS
+== False" when the policy refused a slot that would have matched, else "submitter limit
+exceeded" when a limit refused one (or only rank preemption was open to the job), else
+"no match found". ``Rejections`` keeps each job's last rejection; the ones that stand at
+the end are those of jobs no later spin or turn matched, in (turn order, queue order).
 
 The cycle keeps one raw note per job it looked at: a rejection's words, or the number of
 the autocluster whose rejection made it pass the job over (jobs are passed over in every
@@ -11,7 +17,43 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from condorlite.core.model import Match
+from condorlite.core.matching.candidates import Candidates
+from condorlite.core.model import Job, Match, Rejection
+from condorlite.core.negotiation.turns import Turn
+
+
+def rejection_reason(cands: Candidates, only_rank: bool) -> str:
+    """The reason a job whose list ``cands`` gave it nothing is rejected (module doc)."""
+    if cands.rej_policy:
+        return "PREEMPTION_REQUIREMENTS == False"
+    if cands.rej_limit or only_rank:
+        return "submitter limit exceeded"
+    return "no match found"
+
+
+class Rejections:
+    """Each job's last rejection in a cycle, and which stand at the end (module doc)."""
+
+    __slots__ = ("_queue", "last")
+
+    def __init__(self) -> None:
+        self.last: dict[str, Rejection] = {}
+        #: job id -> (queue key, input index) of every job ever rejected
+        self._queue: dict[str, tuple] = {}
+
+    def add(self, job: Job, submitter: str, reason: str, cluster: int) -> None:
+        self.last[job.id] = Rejection(job.id, submitter, reason, cluster)
+        self._queue[job.id] = (job.queue_key(), job.index)
+
+    def standing(self, turns: list[Turn]) -> list[Rejection]:
+        """The rejections of jobs no later spin or turn matched, in (turn order,
+        queue order)."""
+        order = {t.info.name: i for i, t in enumerate(turns)}
+        done = {t.info.name: t.done for t in turns}
+        queue = self._queue
+        return sorted(
+            (r for r in self.last.values() if r.job not in done[r.submitter]),
+            key=lambda r: (order[r.submitter], queue[r.job]))
 
 #: The note of a job passed over because its autocluster was rejected (the cycle keeps
 #: the autocluster's number, worded only when read: jobs are passed over in every

@@ -47,7 +47,8 @@ from condorlite.core.groups.plan import (
 from condorlite.core.groups.quotas import ROOT, GroupTree, assign_quotas
 from condorlite.core.groups.tree import build_tree, group_of, group_totals
 from condorlite.core.model import IDLE, Claim, CycleResult, Job, Slot, Submitter
-from condorlite.core.negotiation.negotiator import Cycle, GroupFacts, run_cycle
+from condorlite.core.negotiation.negotiator import Cycle, run_cycle
+from condorlite.core.negotiation.submitter_attrs import GroupFacts
 from condorlite.core.policy import Policy
 
 

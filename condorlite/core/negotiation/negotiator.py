@@ -5,11 +5,13 @@ ceiling), the live claims, the policy and ``now``. Output: a ``CycleResult``.
 
 The cycle:
 
-1. Offers are built from the slots: a busy slot is held by its user; a slot or piece of
-   a partitionable slot condorlite already matched (a live claim) is held by that claim
-   (a partitionable slot offers only what its claims left). Pool size = sum of the
-   weights of all slot ads. Idle jobs that already hold a claim are not negotiated.
-2. Submitters with idle jobs are ordered by EUP, best (lowest) first; ties by name.
+1. Offers are built from the slots (``offer_pool``): a busy slot is held by its user;
+   a slot or piece of a partitionable slot condorlite already matched (a live claim) is
+   held by that claim (a partitionable slot offers only what its claims left). Pool
+   size = sum of the weights of all slot ads. Idle jobs that already hold a claim are
+   not negotiated.
+2. Submitters with idle jobs are ordered by EUP, best (lowest) first; ties by name
+   (``turns``).
 3. A floor round, when some submitter has a ``Floor`` above its usage: one pie spin
    among those submitters with ``limit = min(Floor, limit)``.
 4. The main round: pie spins over every submitter with idle jobs. Each spin recomputes
@@ -38,7 +40,8 @@ the list); ``rejection_events`` counts every rejection, a job rejected in severa
 or turns counting each time (HTCondor's LastNegotiationCycleRejections).
 
 A job's candidate list is walked by ``list_scan.ListScan`` (``Cycle.scan``),
-and the per-job notes are worded when read (``cycle_notes``).
+and the per-job notes are worded when read (``cycle_notes``). The ``Remote*`` and
+``Submitter*`` attributes the ads get are ``submitter_attrs``'s.
 
 Ties: submitters by (EUP, name); jobs by (-JobPrio, QDate, ClusterId, ProcId, input
 order); candidates as ``matchmaker`` says (slot Name last). Nothing depends on hashing
@@ -47,23 +50,19 @@ or input order otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Generator
 from itertools import compress, islice, repeat
 from operator import attrgetter, eq
 from types import MappingProxyType
 
 from condorlite.core.adeval import ClassAd
-from condorlite.core.groups.quotas import ROOT
 from condorlite.core.matching.autocluster import Autoclusters
 from condorlite.core.matching.candidates import Candidates
 from condorlite.core.matching.list_scan import ListScan
-from condorlite.core.matching.matchmaker import REMOTE_ATTRS, Matchmaker
-from condorlite.core.matching.offers import Offer, carve, with_attrs
+from condorlite.core.matching.matchmaker import Matchmaker
+from condorlite.core.matching.offers import Offer, with_attrs
 from condorlite.core.matching.piece_costs import PieceCosts
 from condorlite.core.matching.policy_exprs import PolicyExprs
-from condorlite.core.matching.queue_blocks import QueueBlocks
-from condorlite.core.matching.row_maps import turn_rows
 from condorlite.core.matching.significant import build_closed
 from condorlite.core.model import (
     IDLE,
@@ -72,33 +71,22 @@ from condorlite.core.model import (
     CycleResult,
     Job,
     Match,
-    Rejection,
     Slot,
     Submitter,
-    SubmitterReport,
     make_match,
 )
 from condorlite.core.negotiation import limits as lim
-from condorlite.core.negotiation.claims import claims_left
-from condorlite.core.negotiation.cycle_notes import CycleNotes
+from condorlite.core.negotiation.cycle_notes import CycleNotes, Rejections, rejection_reason
+from condorlite.core.negotiation.offer_pool import OfferPool, build_offers
+from condorlite.core.negotiation.submitter_attrs import (
+    GroupFacts,
+    remote_attrs,
+    submitter_attrs,
+)
+from condorlite.core.negotiation.turns import Turn, build_turns, submitter_reports
 from condorlite.core.policy import Policy
 
 DONE, RESUME = "done", "resume"
-
-
-@dataclass
-class _Turn:
-    """One submitter's state across the cycle."""
-
-    info: Submitter
-    jobs: list[Job]
-    done: set[str] = field(default_factory=set)
-    #: (job id, autocluster, match class, job) of ``jobs``, in their order
-    rows: list[tuple[str, int, int, Job]] = field(default_factory=list)
-    matched_weight: float = 0.0
-    matched_jobs: int = 0
-    share: float | None = None
-    limit: float | None = None
 
 
 class Cycle:
@@ -115,23 +103,16 @@ class Cycle:
         self.known = submitters
         self.matches: list[Match] = []
         self.preempted: list[Claim] = []
-        self.last_reject: dict[str, Rejection] = {}
-        #: id(taken) -> (taken, its items sorted), for ``Match.resources``
-        self._resources_of: dict[int, tuple] = {}
-        #: job id -> (queue key, input index) of every job ever rejected
-        self._reject_order: dict[str, tuple] = {}
+        self.rejections = Rejections()
         self.notes: dict[str, str | int | tuple] = {}
         self.stats = dict(pies=0, pie_spins=0, jobs_considered=0, matches=0,
                           rejection_events=0, naive_evaluations=0)
         self.claims = claims
-        self.offers = self._offers(slots, claims)
-        #: offers still available (kept as a count: summing per job costs jobs x slots),
-        #: and how many of them are held
-        self.available = len(self.offers)
-        self.held_available = sum(1 for o in self.offers if o.holder is not None)
+        #: the offers and what is left of them (``offer_pool``)
+        self.offer_pool = OfferPool(build_offers(slots, claims, now, self._remote_attrs))
+        self.offers = self.offer_pool.offers
+        self.min_weight = self.offer_pool.min_weight
         self.pool = sum(s.weight for s in slots)
-        weights = [o.weight for o in self.offers] or [1.0]
-        self.min_weight = min(weights)
         held = {c.job for c in claims if c.job}
         # (a C-level pass: the status test runs over every job of the queue)
         idle = list(compress(jobs, map(eq, map(_STATUS, jobs), repeat(IDLE))))
@@ -150,7 +131,7 @@ class Cycle:
         self.costs = PieceCosts(self.offers, self.mm, policy)
         #: the walks of the candidate lists (``list_scan``)
         self.scan = ListScan(self.offers, self.mm, self.costs)
-        self.turns = self._turns(idle, submitters)
+        self.turns = build_turns(idle, submitters, self.ac, policy, self.eup, self.usage)
 
     @property
     def walks_cut(self) -> int:
@@ -165,62 +146,7 @@ class Cycle:
                             self.policy.significant_attributes)
 
     def _remote_attrs(self, holder: str) -> dict[str, object]:
-        values = dict(zip(REMOTE_ATTRS, (self.eup.get(holder, 0.5), self.usage.get(holder, 0.0),
-                                         self._group_of(holder)), strict=True))
-        if self.groups is not None:
-            group = self._group_of(holder)
-            values["RemoteGroupQuota"] = self.groups.quota[group]
-            values["RemoteGroupResourcesInUse"] = self.groups.usage[group]
-        return values
-
-    def _group_of(self, name: str) -> str:
-        return ROOT if self.groups is None else self.groups.group_of(name)
-
-    def _offers(self, slots: list[Slot], claims: list[Claim]) -> list[Offer]:
-        pending: dict[str, list[Claim]] = {}
-        for claim in claims:
-            pending.setdefault(claim.partitionable or claim.slot, []).append(claim)
-        offers = []
-        remote: dict[str, dict[str, object]] = {}  # holder -> its Remote* values
-        for slot in sorted(slots, key=_NAME):
-            mine = pending.get(slot.name, ())
-            ad, holder, job, rank = slot.ad, slot.remote_user, slot.remote_job, slot.current_rank
-            if slot.kind == "partitionable":
-                left = claims_left(ad, [c for c in mine if c.partitionable], self.now)
-                if left:
-                    ad = with_attrs(ad, left)
-            elif mine and (not slot.busy or (mine[0].preempted_user is not None
-                                             and mine[0].preempted_user == holder)):
-                # condorlite's claim holds the slot: an idle ad not updated yet, or
-                # an ad still showing the user the claim preempted (claims.reconcile)
-                holder, job, rank = mine[0].submitter, mine[0].job, 0.0
-            elif holder is None and slot.busy:
-                continue  # claimed but nobody to attribute it to: not offered
-            if holder is not None:
-                values = remote.get(holder)
-                if values is None:
-                    values = remote[holder] = self._remote_attrs(holder)
-                ad = with_attrs(ad, values)
-            offers.append(Offer(slot, ad, holder, job, rank, slot.weight))
-        return offers
-
-    def _turns(self, idle: list[Job], submitters: dict[str, Submitter]) -> list[_Turn]:
-        # Queue order a block of rows at a time (``queue_blocks``): the grouping cut
-        # the blocks while it read the jobs; other groupings have them cut here.
-        blocks = self.ac.blocks
-        if blocks is None or blocks.jobs is not idle:
-            blocks = QueueBlocks(idle)
-        rows_of = turn_rows(self.ac.cluster_of, self.ac.match_class_of, idle)
-        turns = []
-        for name, spans in blocks.spans().items():
-            fresh = Submitter(name, eup=0.5 * self.policy.default_prio_factor, usage=0.0)
-            info = submitters.get(name) or fresh
-            self.eup.setdefault(name, info.eup)
-            self.usage.setdefault(name, info.usage)
-            jobs, rows = rows_of(spans)
-            turns.append(_Turn(info, jobs, rows=rows))
-        turns.sort(key=lambda t: (self.eup[t.info.name], t.info.name))
-        return turns
+        return remote_attrs(holder, self.eup, self.usage, self.groups)
 
     # -- rounds ---------------------------------------------------------------------------
     def run(self) -> None:
@@ -257,7 +183,7 @@ class Cycle:
                 changes[name] = change
         return changes
 
-    def _pie(self, active: list[_Turn], floor_round: bool) -> None:
+    def _pie(self, active: list[Turn], floor_round: bool) -> None:
         self.stats["pies"] += 1
         spin = 0
         while True:
@@ -303,7 +229,7 @@ class Cycle:
                 return
 
     # -- one submitter's turn -------------------------------------------------------------
-    def _negotiate(self, turn: _Turn, limit, unclaimed, ceiling, ignore_limit, pie_left,
+    def _negotiate(self, turn: Turn, limit, unclaimed, ceiling, ignore_limit, pie_left,
                    spin):
         """One submitter's turn in one spin (module doc, steps 4-5): its rows in queue
         order, each job given the first entry of its class's list that the limits
@@ -318,7 +244,8 @@ class Cycle:
         #: the walk of each list (``ListScan.picks``), kept between the class's jobs
         walks: dict[tuple[int, bool], Generator] = {}
         job_ads: dict[int, ClassAd] = {}
-        any_held = self.held_available > 0
+        offer_pool = self.offer_pool
+        any_held = offer_pool.held_available > 0
         # limits.permits(used, cost, limit) is used + cost <= bound, or the round-up
         # rule: the bounds of the two limits are fixed for the turn
         bound, positive = lim.permit_bound(limit), limit > 0
@@ -350,7 +277,7 @@ class Cycle:
                     notes[job_id] = cluster  # worded when read (``cycle_notes``)
                     continue
                 considered += 1
-                naive += self.available
+                naive += offer_pool.available
                 if klass != last_key or only_rank:
                     walk = walks.get((klass, only_rank))
                     if walk is None:
@@ -413,53 +340,21 @@ class Cycle:
         return end
 
     def _submitter_attrs(self, name: str) -> dict[str, object]:
-        eup = self.eup[name]
-        negotiating, autoregroup = ROOT, False
-        if self.group_turn is not None:
-            negotiating, autoregroup = self.group_turn[0], self.group_turn[1]
-        values: dict[str, object] = {
-            "SubmitterUserPrio": eup, "SubmittorPrio": eup,
-            "SubmitterUserResourcesInUse": self.usage[name],
-            "SubmitterGroup": self._group_of(name),
-            "SubmitterNegotiatingGroup": negotiating, "SubmitterAutoregroup": autoregroup}
-        if self.groups is not None:
-            # Fixed at the start of the cycle, as RemoteGroup* (PREEMPTION_REQUIREMENTS_STABLE).
-            group = self._group_of(name)
-            values["SubmitterGroupQuota"] = self.groups.quota[group]
-            values["SubmitterGroupResourcesInUse"] = self.groups.usage[group]
-        return values
+        return submitter_attrs(name, self.eup, self.usage, self.groups, self.group_turn)
 
-    def _apply(self, turn: _Turn, job: Job, offer: Offer, reason, taken, cost: float, spin,
+    def _apply(self, turn: Turn, job: Job, offer: Offer, reason, taken, cost: float, spin,
                cluster) -> None:
         """Record the match of ``job`` to ``offer`` at ``cost`` (what ``ListScan.picks`` found
         it weighs): carve a partitionable slot, take a static one (preempting its
         holder), charge the submitter."""
         name = turn.info.name
         preempting = preempted_job = None
-        if offer.partitionable:
-            if offer.vector is not None:
-                self.mm.carve(offer, taken)  # (which stamps it)
-            else:
-                _cost, _dynamic, offer.ad = carve(offer, taken, self.policy, self.now)
-                self.mm.stamp(offer)
-                self.mm.prepare(offer)
-            # (pair results share one ``taken`` dict per class and shape: the entry
-            # holds it, so its id stays its own)
-            found = self._resources_of.get(id(taken))
-            if found is None or found[0] is not taken:
-                found = self._resources_of[id(taken)] = (taken, tuple(sorted(taken.items())))
-            resources = found[1]
-        else:
-            resources = ()
-            offer.available = False
-            self.mm.retire(offer)
-            self.available -= 1
-            if offer.holder is not None:
-                self.held_available -= 1
-                preempting, preempted_job = offer.holder, offer.holder_job
-                self.usage[preempting] = max(0.0, self.usage.get(preempting, 0.0) - offer.weight)
-                self.preempted.append(Claim(offer.name, preempted_job, preempting, offer.weight,
-                                            self.now))
+        resources = self.offer_pool.take(offer, taken, self.mm, self.policy, self.now)
+        if not offer.partitionable and offer.holder is not None:
+            preempting, preempted_job = offer.holder, offer.holder_job
+            self.usage[preempting] = max(0.0, self.usage.get(preempting, 0.0) - offer.weight)
+            self.preempted.append(Claim(offer.name, preempted_job, preempting, offer.weight,
+                                        self.now))
         self.usage[name] = self.usage.get(name, 0.0) + cost
         if self.group_turn is not None:
             group, regroup, room = self.group_turn
@@ -478,32 +373,22 @@ class Cycle:
     def _reject_row(self, cands: Candidates, klass: int, job_ad: ClassAd, job: Job,
                     name: str, cluster: int, only_rank: bool) -> None:
         """Reject a job whose class's list gave it nothing, for the reason the list's
-        counts give (``_reason``; the deferred held groups settled first when the
+        counts give (``rejection_reason``; the deferred held groups settled first when the
         reason depends on them)."""
         if cands.deferred and not cands.rej_policy:
             self.mm.settle_deferred(cands, klass, job_ad)
-        self._reject(job, name, _reason(cands, only_rank), cluster)
+        self._reject(job, name, rejection_reason(cands, only_rank), cluster)
 
     def _reject(self, job: Job, name: str, reason: str, cluster: int) -> None:
         self.stats["rejection_events"] += 1
-        self.last_reject[job.id] = Rejection(job.id, name, reason, cluster)
-        self._reject_order[job.id] = (job.queue_key(), job.index)
+        self.rejections.add(job, name, reason, cluster)
         self.notes[job.id] = f"rejected: {reason}"
 
     # -- result ---------------------------------------------------------------------------
     def result(self) -> CycleResult:
-        order = {t.info.name: i for i, t in enumerate(self.turns)}
-        queue = self._reject_order  # (every rejected job's, not every idle job's)
         # A job rejected in one spin and matched in a later one is no rejection.
-        done = {t.info.name: t.done for t in self.turns}
-        rejections = sorted(
-            (r for r in self.last_reject.values() if r.job not in done[r.submitter]),
-            key=lambda r: (order[r.submitter], queue[r.job]))
-        reports = [SubmitterReport(
-            name=t.info.name, effective_priority=self.eup[t.info.name],
-            share=t.share or 0.0, limit=t.limit or 0.0, usage=self.usage[t.info.name],
-            matched=t.matched_weight, matched_jobs=t.matched_jobs, idle_jobs=len(t.jobs))
-            for t in self.turns]
+        rejections = self.rejections.standing(self.turns)
+        reports = submitter_reports(self.turns, self.eup, self.usage)
         stats = dict(self.stats)
         stats.update(
             rejections=len(rejections),
@@ -518,28 +403,7 @@ class Cycle:
                            CycleNotes(self.notes, self.matches))
 
 
-@dataclass(frozen=True)
-class GroupFacts:
-    """What a grouped cycle knows of the groups at its start: each submitter's group
-    (``group_of``), each group's quota (``assign_quotas``) and its usage (the sum of its
-    own submitters' usage, as HTCondor's group record). These feed the Remote*/Submitter*
-    group attributes of PREEMPTION_REQUIREMENTS."""
-
-    group_of: Callable[[str], str]
-    quota: Mapping[str, float]
-    usage: Mapping[str, float]
-
-
 _STATUS = attrgetter("status")
-_NAME = attrgetter("name")
-
-
-def _reason(cands: Candidates, only_rank: bool) -> str:
-    if cands.rej_policy:
-        return "PREEMPTION_REQUIREMENTS == False"
-    if cands.rej_limit or only_rank:
-        return "submitter limit exceeded"
-    return "no match found"
 
 
 def run_cycle(

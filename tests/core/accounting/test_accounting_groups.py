@@ -6,6 +6,8 @@ worked by hand with PRIORITY_HALFLIFE = 100 s, so one interval of 100 s gives be
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -174,3 +176,15 @@ def test_hier_usage_is_the_subtree_sum_of_its_users(matches):
         rec = state.records[group]
         assert rec.weighted_resources_used == pytest.approx(own)
         assert rec.hier_weighted_resources_used == pytest.approx(sub)
+
+
+def test_the_group_tree_is_kept_on_its_policy() -> None:
+    """``group_tree`` is built once per policy object (``Policy.derived``); a policy made
+    from it by ``replace`` builds its own, so an edit never reads a stale tree."""
+    policy = Policy(group_names=("a", "b"), group_quota={"a": 1.0, "b": 2.0})
+    tree = A.group_tree(policy)
+    assert A.group_tree(policy) is tree
+    wider = replace(policy, group_names=("a", "b", "c"),
+                    group_quota={"a": 1.0, "b": 2.0, "c": 3.0})
+    assert "c" in A.group_tree(wider).order and "c" not in tree.order
+    assert policy == Policy(group_names=("a", "b"), group_quota={"a": 1.0, "b": 2.0})

@@ -3,7 +3,7 @@
 ``build_reference``: each job's own closure walked in full and projected onto its
 expression trees, no walk shared and no numbering. ``build_widening``: the engine's
 ``build`` over the slot-side names, widened by every name the classes' walks reach in
-the slots until the set stops growing, which ``significant.build_closed`` computes
+the jobs and the slots until the set stops growing, which ``significant.build_closed`` computes
 directly. They lived beside the engine; they are test code.
 """
 
@@ -30,13 +30,14 @@ def build_widening(
     configured: tuple[str, ...] | None, build_fn: Callable[..., Autoclusters] = build,
 ) -> Autoclusters:
     """The plain way to the same grouping as ``build_closed``: ``build_fn`` over the
-    slot-side names, widened by every name the classes' walks reach in the slots,
-    until the set stops growing."""
+    slot-side names, widened by every name the classes' walks reach in the jobs (so
+    with or without slots) and in the slots, until the set stops growing."""
     significant = slot_side_names(slots, policy_exprs)
     requests: dict[str, tuple[str, ...]] = {}
     while True:
         ac = build_fn(idle, significant, configured, requests)
-        wider = significant | slot_side_names(slots, ()) | closure_union(slots, ac.job_names)
+        wider = (significant | ac.job_names | slot_side_names(slots, ())
+                 | closure_union(slots, ac.job_names))
         if wider <= significant:
             return ac
         significant = wider

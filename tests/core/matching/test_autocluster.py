@@ -16,7 +16,6 @@ from condorlite.core.classad import parse_ad, parse_ads
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.matching.autocluster import (
     ShapeKeys,
-    _Canon,
     build,
     closure,
     closure_union,
@@ -24,6 +23,7 @@ from condorlite.core.matching.autocluster import (
     request_names,
     slot_side_names,
 )
+from condorlite.core.matching.expr_numbers import Canon
 from condorlite.core.matching.policy_exprs import PolicyExprs
 from condorlite.core.matching.significant import build_closed
 from condorlite.core.model import Job, job_from_ad, slot_from_ad
@@ -44,7 +44,7 @@ def _views(ac):
 
 
 def test_canon_numbers_equal_trees_equally_and_absent_as_zero() -> None:
-    canon = _Canon()
+    canon = Canon()
     a, b = parse_expr("Memory > 2 * RequestMemory"), parse_expr("Memory > 2 * RequestMemory")
     assert a is not b
     assert canon.number(a) == canon.number(b) == 1
@@ -156,7 +156,7 @@ def _widening(slots, idle, exprs, configured, rounds: int | None = 4):
     while rounds is None or done < rounds:
         done += 1
         ac = build(idle, significant, configured, requests)
-        wider = (significant | slot_side_names(slots, ())
+        wider = (significant | ac.job_names | slot_side_names(slots, ())
                  | closure_union(slots, ac.job_names))
         if wider <= significant:
             return ac
@@ -255,8 +255,12 @@ def test_build_closed_without_slots_or_without_jobs() -> None:
         ac = build_closed(s, j, exprs, None)
         assert _every(ac) == _every(_widening(s, j, exprs, None))
     no_slots = build_closed([], idle, exprs, None)
-    assert "needmem" not in no_slots.significant  # only a slot's Start reads it
+    # S is closed under the jobs' bindings with or without slots: the jobs' own
+    # Requirements read NeedMem and Other, so both are significant for every job
+    assert {"needmem", "other"} <= no_slots.significant
     assert "other" in no_slots.job_names and len(no_slots.representative) == 2
+    with_slot = build_closed(slots, idle, exprs, None)
+    assert with_slot.match_class_of == no_slots.match_class_of
     no_jobs = build_closed(slots, [], exprs, ("Owner",))
     assert {"start", "needmem"} <= no_jobs.significant and no_jobs.count == 0
 

@@ -20,8 +20,8 @@ from condorlite.core import adeval
 from condorlite.core.classad import parse_ad
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.matching import row_maps
-from condorlite.core.matching.autocluster import _Canon
 from condorlite.core.matching.candidates import as_rank
+from condorlite.core.matching.expr_numbers import Canon
 from condorlite.core.matching.first_states import FirstStates
 from condorlite.core.matching.literal_ranks import LiteralRanks, typed_values
 from condorlite.core.matching.row_maps import RowMap
@@ -79,7 +79,7 @@ def _reach(ad, expr) -> tuple[str, ...]:
 
 # One memo for every example: residuals made for one ad are reused by later ads of
 # the same layout with other literal values, which is what must be exact.
-_SHARED = LiteralRanks(_Canon().number, NOW, as_rank)
+_SHARED = LiteralRanks(Canon().number, NOW, as_rank)
 
 
 def _same(a: float, b: float) -> bool:
@@ -104,7 +104,7 @@ def test_a_rank_by_its_literal_residual_equals_the_full_evaluation(text, binding
 def test_types_and_the_sign_of_zero_are_part_of_the_key():
     """``1``, ``1.0`` and ``true`` (one Python key) are three ClassAd values, as are
     ``0.0`` and ``-0.0`` (printed apart): each is evaluated on its own."""
-    ranks = LiteralRanks(_Canon().number, NOW, as_rank)
+    ranks = LiteralRanks(Canon().number, NOW, as_rank)
     text = "isReal(X) * 10 + isBoolean(X) * 100 + size(string(Z))"
     expr = parse_expr(text)
     got = {}

@@ -13,9 +13,9 @@ import pytest
 from condorlite.core.classad import operators as ops
 from condorlite.core.classad.values import INT64_MAX, INT64_MIN, Error, Undefined
 from condorlite.core.matching import pair_programs
-from condorlite.core.matching.autocluster import _Canon
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.carving import vector_of
+from condorlite.core.matching.expr_numbers import Canon
 from condorlite.core.matching.offers import resource_names
 from condorlite.core.matching.pair_programs import ResidualCache, pair_program
 from tests.core._pool import ad
@@ -42,7 +42,7 @@ def _programs(jobs: list[dict]) -> list:
     slot_ad = ad(**SLOT)
     vector = vector_of(slot_ad, frozenset({"cpus", "memory", "disk"}))
     assert vector is not None
-    cache = ResidualCache(_Canon().key)
+    cache = ResidualCache(Canon().key)
     out = []
     for changes in jobs:
         job_ad = ad(**{**JOB, **changes})

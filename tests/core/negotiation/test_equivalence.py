@@ -667,10 +667,6 @@ def test_a_rank_undefined_for_the_job_preempts_nothing(monkeypatch, case):
     assert _fingerprint(fast) == _fingerprint(plain)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine: without slots build_closed groups by each job's own closure of the roots "
-    "(significant.build_closed's special case), not by the set closed under every "
-    "job's bindings it uses whenever there is a slot"))
 def test_autoclusters_do_not_depend_on_the_pool_being_empty(monkeypatch):
     """Job 2's Requirements reads ``Bar``, so ``Bar`` is significant and jobs 1.0 and
     1.1 (Bar 5 and 6) are two autoclusters: with one slot (that nobody matches) the

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from condorlite.core.model import Submitter
-from condorlite.core.negotiation.negotiator import run_cycle
+from condorlite.core.negotiation.negotiator import Cycle, run_cycle
 from condorlite.core.policy import Policy
 from tests.core._pool import UID, job, slot, user
 
@@ -277,3 +277,24 @@ def test_what_a_job_takes_is_read_at_each_cycles_own_time():
     late = run_cycle([pslot], jobs, subs(a=(1, 0)), [], POLICY, NOW + 200)
     assert [m.job for m in early.matches] == ["1.0"]
     assert late.matches == [] and [r.job for r in late.rejections] == ["1.0"]
+
+
+def test_offer_pool_counts_follow_the_offers_taken():
+    """``OfferPool``'s counts stay those of its offers (the turn reads the counts, not
+    the offers): a held static slot taken by priority preemption leaves both counts,
+    an unheld one only ``available``, a busy slot that names nobody is not offered."""
+    pref = "RemoteUserPrio > SubmitterUserPrio"
+    policy = Policy(uid_domain=UID, preemption_requirements=pref)
+    slots = [slot("slot1@m", state="Claimed", user=user("bob")),
+             slot("slot2@m"), slot("slot3@m"),
+             slot("slot4@m", state="Claimed", user=None)]
+    jobs = [job(1, p, "alice") for p in range(3)]
+    cycle = Cycle(slots, jobs, subs(alice=(500, 0), bob=(5000, 1)), [], policy, NOW)
+    pool = cycle.offer_pool
+    assert [o.name for o in pool.offers] == ["slot1@m", "slot2@m", "slot3@m"]
+    assert (pool.available, pool.held_available) == (3, 1)
+    cycle.run()
+    result = cycle.result()
+    assert len(result.matches) == 3 and len(result.preempted) == 1
+    assert (pool.available, pool.held_available) == (0, 0)
+    assert pool.available == sum(o.available for o in pool.offers)

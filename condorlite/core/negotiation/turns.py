@@ -1,0 +1,70 @@
+"""The submitters' turns: each one's queue of rows going in, its report coming out.
+
+``build_turns`` makes one ``Turn`` per submitter with idle jobs: its jobs in queue order
+(JobPrio desc, QDate, ClusterId, ProcId, input order; ``queue_blocks``) as rows of
+(job id, autocluster, match class, job) (``row_maps.turn_rows``), the turns sorted by
+(EUP, name). A submitter the accountant does not know gets EUP
+``0.5 x DEFAULT_PRIO_FACTOR`` and usage 0, entered in the cycle's ``eup`` and ``usage``.
+
+At the end, ``submitter_reports`` gives each turn's ``SubmitterReport`` (share and limit
+of its first main-round spin, usage after the cycle, what it matched).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from condorlite.core.matching.autocluster import Autoclusters
+from condorlite.core.matching.queue_blocks import QueueBlocks
+from condorlite.core.matching.row_maps import turn_rows
+from condorlite.core.model import Job, Submitter, SubmitterReport
+from condorlite.core.policy import Policy
+
+
+@dataclass
+class Turn:
+    """One submitter's state across the cycle."""
+
+    info: Submitter
+    jobs: list[Job]
+    done: set[str] = field(default_factory=set)
+    #: (job id, autocluster, match class, job) of ``jobs``, in their order
+    rows: list[tuple[str, int, int, Job]] = field(default_factory=list)
+    matched_weight: float = 0.0
+    matched_jobs: int = 0
+    share: float | None = None
+    limit: float | None = None
+
+
+def build_turns(idle: list[Job], submitters: Mapping[str, Submitter], ac: Autoclusters,
+                policy: Policy, eup: dict[str, float], usage: dict[str, float]
+                ) -> list[Turn]:
+    """The turns of the submitters of ``idle`` (module doc), sorted by (EUP, name)."""
+    # Queue order a block of rows at a time (``queue_blocks``): the grouping cut
+    # the blocks while it read the jobs; other groupings have them cut here.
+    blocks = ac.blocks
+    if blocks is None or blocks.jobs is not idle:
+        blocks = QueueBlocks(idle)
+    rows_of = turn_rows(ac.cluster_of, ac.match_class_of, idle)
+    turns = []
+    for name, spans in blocks.spans().items():
+        fresh = Submitter(name, eup=0.5 * policy.default_prio_factor, usage=0.0)
+        info = submitters.get(name) or fresh
+        eup.setdefault(name, info.eup)
+        usage.setdefault(name, info.usage)
+        jobs, rows = rows_of(spans)
+        turns.append(Turn(info, jobs, rows=rows))
+    turns.sort(key=lambda t: (eup[t.info.name], t.info.name))
+    return turns
+
+
+def submitter_reports(turns: list[Turn], eup: Mapping[str, float],
+                      usage: Mapping[str, float]) -> list[SubmitterReport]:
+    """Each turn's report, in turn order."""
+    return [SubmitterReport(
+        name=t.info.name, effective_priority=eup[t.info.name],
+        share=t.share or 0.0, limit=t.limit or 0.0, usage=usage[t.info.name],
+        matched=t.matched_weight, matched_jobs=t.matched_jobs, idle_jobs=len(t.jobs))
+        for t in turns]
+
