@@ -29,14 +29,17 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable, Iterator
-from itertools import islice
+from collections.abc import Generator, Iterable, Iterator
+from functools import partial
+from itertools import compress, islice
+from operator import is_
 from typing import TextIO
 
 from condorlite.core.classad.ad import ClassAd
-from condorlite.core.classad.ast import Expr, Literal
+from condorlite.core.classad.ast import Literal
 from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.interning import OLD_LINES, OLD_NAMES, OLD_VALUES
+from condorlite.core.classad.oldbulk import PLAIN_LINE, Pair, new_name, plain_pairs
 from condorlite.core.classad.parser import parse_expr, quick_literal
 from condorlite.core.classad.values import int_literal
 
@@ -44,13 +47,10 @@ from condorlite.core.classad.values import int_literal
 CHUNK = 1 << 16
 
 _OLD_LINE = re.compile(r"[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=(?!=)[ \t]*")
-_HEAD = re.compile(r"[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*")
 _BLANK = " \t\r\n\f\v"
 
-Pair = tuple[str, tuple[str, Expr]]
-
 _NAMES = OLD_NAMES
-_NAMES_MAX = 10_000
+_is_none = partial(is_, None)
 
 _new = object.__new__
 # Literal's slot setter: a value new to the caches (a job's GlobalJobId, a slot's
@@ -92,64 +92,113 @@ def read_old_ads(batches: Iterable[list[str]], filename: str | None) -> Iterator
             _resolve_new(new)
             young = cache.young  # a generation roll replaces it
         hits = list(map(young.get, batch))
-        index = hits.index
+        find = batch.index
         end = len(batch)
         pos = 0
         while pos < end:
             try:
-                miss = index(None, pos)
+                stop = find("\n", pos)  # the next empty line: the usual end of an ad
             except ValueError:
-                pairs += hits[pos:]
-                break
-            if pairs:
-                pairs += hits[pos:miss]
+                stop = end
+            held = len(pairs)
+            if held:
+                pairs += hits[pos:stop]
             else:
-                pairs = hits[pos:miss]
-            pos = miss + 1
-            raw = batch[miss]
-            if not raw.strip(_BLANK):  # a blank line ends the ad (if any)
-                if pairs:
-                    # old_ad(pairs), its common case inline: no name repeats.
-                    attrs = dict(pairs)
-                    yield from_attrs(attrs) if len(attrs) == len(pairs) else old_ad(pairs)
-                    pairs = []
-                continue
-            hit = cache.get(raw)
-            if hit is None:
-                hit = old_line(raw, before + pos, filename)
-                if hit is None:  # a comment
-                    continue
-                cache.put(raw, hit)
-            pairs.append(hit)
+                pairs = hits[pos:stop]
+            if stop == end:
+                if None in pairs:
+                    del pairs[held:]
+                    pairs = yield from _by_line(batch, hits, pos, stop, pairs, before, filename)
+                break
+            try:
+                attrs = dict(pairs)
+            except TypeError:  # a None: a line the cache did not answer (step 3)
+                del pairs[held:]
+                pairs = yield from _by_line(batch, hits, pos, stop, pairs, before, filename)
+                attrs = dict(pairs)
+            if pairs:
+                # old_ad(pairs), its common case inline: no name repeats.
+                yield from_attrs(attrs) if len(attrs) == len(pairs) else old_ad(pairs)
+                pairs = []
+            pos = stop + 1
         before += end
     if pairs:
         yield old_ad(pairs)
+
+
+def _by_line(batch: list[str], hits: list[Pair | None], start: int, stop: int,
+             pairs: list[Pair], before: int, filename: str | None
+             ) -> Generator[ClassAd, None, list[Pair]]:
+    """Step 3 of the module docstring for ``batch[start:stop]``, whose ``hits`` hold
+    a None: the lines the cache answered are taken as they are, the others one by one
+    (a blank line ends the ad, yielded; a comment is skipped; any other line is
+    parsed, or raises with its line number). Returns the pairs of the ad still open."""
+    from_attrs = ClassAd._from_attrs
+    index = hits.index
+    pos = start
+    while pos < stop:
+        try:
+            miss = index(None, pos, stop)
+        except ValueError:
+            pairs += hits[pos:stop]
+            break
+        if pairs:
+            pairs += hits[pos:miss]
+        else:
+            pairs = hits[pos:miss]
+        pos = miss + 1
+        raw = batch[miss]
+        if not raw.strip(_BLANK):  # a blank line ends the ad (if any)
+            if pairs:
+                # old_ad(pairs), its common case inline: no name repeats.
+                attrs = dict(pairs)
+                yield from_attrs(attrs) if len(attrs) == len(pairs) else old_ad(pairs)
+                pairs = []
+            continue
+        hit = OLD_LINES.get(raw)
+        if hit is None:
+            hit = old_line(raw, before + pos, filename)
+            if hit is None:  # a comment
+                continue
+            OLD_LINES.put(raw, hit)
+        pairs.append(hit)
+    return pairs
 
 
 def _resolve_new(new: list[str]) -> None:
     """Store in ``OLD_LINES`` each line of ``new`` (distinct lines its young
     generation lacks) that parses (step 1 of the module docstring). Errors are left for
     the caller, which meets the line in order; blank and comment lines are never
-    stored."""
+    stored.
+
+    Lines the old generation holds keep their stored pair; of the others, lines
+    whose value is a plain literal (``oldbulk.PLAIN_LINE``) are converted all at once
+    (``oldbulk.plain_pairs``), and only the rest go through ``old_line`` one by one. The
+    batch's pairs then enter the young generation together (``TextCache.put_many``),
+    so that the caller's lookup of the whole batch finds every one of them."""
     cache = OLD_LINES
-    young = cache.young
-    old_get = cache.old.get
-    limit = cache.limit
-    for raw in new:
-        hit = old_get(raw)
-        if hit is None:
-            try:
-                hit = old_line(raw, 0, None)
-            except ClassAdSyntaxError:
-                continue
-            if hit is None:
-                continue
-        if len(young) < limit:  # TextCache.put, inline but for a generation roll
-            young[raw] = hit
+    found = list(map(cache.old.get, new))
+    if None in found:
+        rest = list(compress(new, map(_is_none, found)))
+        lines, pairs = [*compress(new, found)], [*filter(None, found)]
+        plain = list(map(PLAIN_LINE.fullmatch, rest))
+        if None in plain:
+            for raw in compress(rest, map(_is_none, plain)):
+                try:
+                    hit = old_line(raw, 0, None)
+                except ClassAdSyntaxError:
+                    continue
+                if hit is not None:
+                    lines.append(raw)
+                    pairs.append(hit)
+            lines += compress(rest, plain)
+            pairs += plain_pairs(list(filter(None, plain)))
         else:
-            cache.put(raw, hit)
-            young = cache.young
-            old_get = cache.old.get
+            lines += rest
+            pairs += plain_pairs(plain)
+        cache.put_many(lines, pairs)
+    else:
+        cache.put_many(new, found)
 
 
 def old_ad(pairs: list[Pair]) -> ClassAd:
@@ -178,7 +227,7 @@ def old_line(raw: str, lineno: int, filename: str | None) -> Pair | None:
     head, eq, rest = raw.partition("=")
     if not head or not eq or rest[:1] == "=":
         return _old_line_slow(raw, lineno, filename)
-    named = _NAMES.get(head) or _new_name(head)
+    named = _NAMES.get(head) or new_name(head)
     if named is None:
         return _old_line_slow(raw, lineno, filename)
     text = rest.lstrip(" \t").rstrip(_BLANK)
@@ -196,19 +245,6 @@ def old_line(raw: str, lineno: int, filename: str | None) -> Pair | None:
         else:
             values.put(text, expr)
     return named[0], (named[1], expr)
-
-
-def _new_name(head: str) -> tuple[str, str] | None:
-    """Remember ``head`` (the text before ``=``) when it is a plain name between
-    spaces or tabs."""
-    m = _HEAD.fullmatch(head)
-    if m is None:
-        return None
-    if len(_NAMES) >= _NAMES_MAX:
-        _NAMES.clear()
-    name = m.group(1)
-    named = _NAMES[head] = (sys.intern(name.lower()), sys.intern(name))
-    return named
 
 
 def _plain_literal(text: str) -> Literal | None:
