@@ -46,7 +46,7 @@ from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.jsonads import write_json_ads
 from condorlite.core.classad.jsonfast import read_json_fast
 from condorlite.core.classad.newform import read_new_ads
-from condorlite.core.classad.oldform import old_batches, read_old_ads
+from condorlite.core.classad.oldform import old_batches, read_old_ad_lists
 
 FORMATS = ("auto", "old", "new", "json")
 
@@ -67,17 +67,38 @@ def parse_ads(
 
 
 def _parse_ads(source: str | TextIO, format: str, filename: str | None) -> Iterator[ClassAd]:
+    return chain.from_iterable(parse_ad_lists(source, format, filename=filename))
+
+
+def parse_ad_lists(source: str | TextIO, format: str = "auto", *,
+                   filename: str | None = None) -> Iterator[list[ClassAd]]:
+    """``parse_ads`` in lists: the same ads in the same order, several at a time (old
+    form: the ads each batch of lines completes; the other forms: one by one), for a
+    caller that keeps them all (``store.adfiles.read_ads``). On bad input, the ads
+    before the error come first, then the error, as with ``parse_ads``."""
+    if format not in FORMATS:
+        raise ValueError(f"unknown ClassAd format {format!r}; expected one of {FORMATS}")
+    return _parse_ad_lists(source, format, filename)
+
+
+def _parse_ad_lists(source: str | TextIO, format: str, filename: str | None
+                    ) -> Iterator[list[ClassAd]]:
     lines = _lines(source)
     head: list[str] = []
     if format == "auto":
         format = _detect(lines, head)
     if format == "old":
-        yield from read_old_ads(old_batches(source, head, lines), filename)
+        yield from read_old_ad_lists(old_batches(source, head, lines), filename)
         return
     if format == "json":
-        yield from read_json_fast(old_batches(source, head, lines), filename)
-        return
-    yield from read_new_ads(chain(head, lines), filename)
+        ads = read_json_fast(old_batches(source, head, lines), filename)
+    else:
+        ads = read_new_ads(chain(head, lines), filename)
+    yield from map(_one, ads)
+
+
+def _one(ad: ClassAd) -> list[ClassAd]:
+    return [ad]
 
 
 def parse_ad(source: str | TextIO, format: str = "auto", *, filename: str | None = None):

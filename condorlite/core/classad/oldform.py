@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from functools import partial
-from itertools import compress, islice
+from itertools import chain, compress, filterfalse, islice
 from operator import is_
 from typing import TextIO
 
@@ -79,61 +79,87 @@ def old_batches(source: str | TextIO, head: list[str], lines: Iterator[str]
 
 
 def read_old_ads(batches: Iterable[list[str]], filename: str | None) -> Iterator[ClassAd]:
-    """The ads of an old-form input given as batches of lines (see the module
-    docstring for the three steps)."""
-    cache = OLD_LINES
-    from_attrs = ClassAd._from_attrs
+    """The ads of an old-form input given as batches of lines, one at a time."""
+    return chain.from_iterable(read_old_ad_lists(batches, filename))
+
+
+def read_old_ad_lists(batches: Iterable[list[str]], filename: str | None
+                      ) -> Iterator[list[ClassAd]]:
+    """The ads of an old-form input given as batches of lines: a list for each batch
+    of the ads it completes (see the module docstring for the three steps). On a bad
+    line, the ads before it are yielded first, then the error is raised."""
+    done: list[ClassAd] = []
     pairs: list[Pair] = []  # the current ad's lines, in order
     before = 0  # lines in the batches already done
-    for batch in batches:
-        young = cache.young
-        new = [raw for raw in dict.fromkeys(batch) if raw not in young]
-        if new:
-            _resolve_new(new)
-            young = cache.young  # a generation roll replaces it
-        hits = list(map(young.get, batch))
-        find = batch.index
-        end = len(batch)
-        pos = 0
-        while pos < end:
-            try:
-                stop = find("\n", pos)  # the next empty line: the usual end of an ad
-            except ValueError:
-                stop = end
-            held = len(pairs)
-            if held:
-                pairs += hits[pos:stop]
-            else:
-                pairs = hits[pos:stop]
-            if stop == end:
-                if None in pairs:
-                    del pairs[held:]
-                    pairs = yield from _by_line(batch, hits, pos, stop, pairs, before, filename)
-                break
-            try:
-                attrs = dict(pairs)
-            except TypeError:  # a None: a line the cache did not answer (step 3)
+    try:
+        for batch in batches:
+            pairs = _read_batch(batch, pairs, done, before, filename)
+            before += len(batch)
+            if done:
+                yield done
+                done = []
+        if pairs:
+            done.append(old_ad(pairs))
+    except ClassAdSyntaxError:
+        if done:
+            yield done
+        raise
+    if done:
+        yield done
+
+
+def _read_batch(batch: list[str], pairs: list[Pair], done: list[ClassAd], before: int,
+                filename: str | None) -> list[Pair]:
+    """Append to ``done`` the ads ``batch`` completes (``pairs``: the lines of the ad
+    the batches before left open); return the lines of the ad it leaves open."""
+    cache = OLD_LINES
+    from_attrs = ClassAd._from_attrs
+    young = cache.young
+    new = list(filterfalse(young.__contains__, dict.fromkeys(batch)))
+    if new:
+        _resolve_new(new)
+        young = cache.young  # a generation roll replaces it
+    hits = list(map(young.get, batch))
+    find = batch.index
+    end = len(batch)
+    pos = 0
+    while pos < end:
+        try:
+            stop = find("\n", pos)  # the next empty line: the usual end of an ad
+        except ValueError:
+            stop = end
+        held = len(pairs)
+        if held:
+            pairs += hits[pos:stop]
+        else:
+            pairs = hits[pos:stop]
+        if stop == end:
+            if None in pairs:
                 del pairs[held:]
-                pairs = yield from _by_line(batch, hits, pos, stop, pairs, before, filename)
-                attrs = dict(pairs)
-            if pairs:
-                # old_ad(pairs), its common case inline: no name repeats.
-                yield from_attrs(attrs) if len(attrs) == len(pairs) else old_ad(pairs)
-                pairs = []
-            pos = stop + 1
-        before += end
-    if pairs:
-        yield old_ad(pairs)
+                pairs = _by_line(batch, hits, pos, stop, pairs, done, before, filename)
+            break
+        try:
+            attrs = dict(pairs)
+        except TypeError:  # a None: a line the cache did not answer (step 3)
+            del pairs[held:]
+            pairs = _by_line(batch, hits, pos, stop, pairs, done, before, filename)
+            attrs = dict(pairs)
+        if pairs:
+            # old_ad(pairs), its common case inline: no name repeats.
+            done.append(from_attrs(attrs) if len(attrs) == len(pairs) else old_ad(pairs))
+            pairs = []
+        pos = stop + 1
+    return pairs
 
 
 def _by_line(batch: list[str], hits: list[Pair | None], start: int, stop: int,
-             pairs: list[Pair], before: int, filename: str | None
-             ) -> Generator[ClassAd, None, list[Pair]]:
+             pairs: list[Pair], done: list[ClassAd], before: int, filename: str | None
+             ) -> list[Pair]:
     """Step 3 of the module docstring for ``batch[start:stop]``, whose ``hits`` hold
     a None: the lines the cache answered are taken as they are, the others one by one
-    (a blank line ends the ad, yielded; a comment is skipped; any other line is
-    parsed, or raises with its line number). Returns the pairs of the ad still open."""
-    from_attrs = ClassAd._from_attrs
+    (a blank line ends the ad, appended to ``done``; a comment is skipped; any other
+    line is parsed, or raises with its line number). Returns the pairs of the ad
+    still open."""
     index = hits.index
     pos = start
     while pos < stop:
@@ -150,9 +176,7 @@ def _by_line(batch: list[str], hits: list[Pair | None], start: int, stop: int,
         raw = batch[miss]
         if not raw.strip(_BLANK):  # a blank line ends the ad (if any)
             if pairs:
-                # old_ad(pairs), its common case inline: no name repeats.
-                attrs = dict(pairs)
-                yield from_attrs(attrs) if len(attrs) == len(pairs) else old_ad(pairs)
+                done.append(old_ad(pairs))
                 pairs = []
             continue
         hit = OLD_LINES.get(raw)
