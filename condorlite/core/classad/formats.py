@@ -27,12 +27,25 @@ whole). A text given as a ``str`` is split into lines first.
 Reading is interned (``interning.py``): each distinct line or value text is parsed once
 per process, and every ad holding it shares the same expression object (and, for a
 whole repeated line, the same ``(spelling, expr)`` pair), which also lets the evaluator
-compile it once. Parsing is eager, not lazy: every value is parsed (or found parsed)
-when its ad is read, so a syntax error is raised, with file, line and column, when
-the iteration reaches its line; ``store/adfiles.read_ads`` reads every file whole before
-returning, so a bad file is refused before any work is done. (Lazy parsing was
-measured and does not pay: with interning, parsing the distinct expressions of the
-100,000-job benchmark pool takes a few milliseconds of a 2-second read.)
+compile it once. Old-form lines seen for the first time whose value is a literal (a
+job's ``GlobalJobId``, a slot's ``KFlops`` or ``AddressV1``: most of the lines real
+ads do not repeat) are read without the parser (``oldform._plain_literal``).
+
+Parsing is eager, not lazy: every value is parsed (or found parsed) when its ad is
+read, so a syntax error is raised, with file, line and column, when the iteration
+reaches its line; ``store/adfiles.read_ads`` reads every file whole before returning,
+so a bad file is refused before any work is done. Lazy parsing was measured twice and
+does not pay. On the genpool ads, parsing the distinct expressions of 100,000 jobs
+takes a few milliseconds of a 2-second read. On realistic ads (issue 18: 160-attribute
+slots, 85-attribute jobs, about 36 and 6 lines per ad seen nowhere else), what laziness
+could put off is converting those values: about 0.14 s of 0.84 s for 10,000 slots and
+0.21 s of 2.4 s for 100,000 jobs (``benchmarks/RESULTS.md``), and every line must still be
+checked (the error contract) and named (``ClassAd`` keeps every name; the negotiator
+reads the table directly, iterates its names, and keys caches on expression
+identity), so an unparsed entry would have to be understood by every reader of an ad.
+
+``parse_ad_lists`` gives the ads in lists (the old-form reader's per-batch lists), for
+a caller that keeps them all; ``parse_ads`` gives them one at a time.
 """
 
 from __future__ import annotations

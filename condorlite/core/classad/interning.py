@@ -55,17 +55,6 @@ class TextCache:
             young = self.young = {}
         young[text] = value
 
-    def put_many(self, texts: list[str], values: list[Any]) -> None:
-        """Store ``values[i]`` (never None) for ``texts[i]``, all in the young
-        generation: it rolls first when they would not fit, so a batch's entries are
-        all found young afterwards (a batch of more than ``limit`` new texts makes the
-        young generation that large until the next roll)."""
-        young = self.young
-        if len(young) + len(texts) > self.limit:
-            self.old = young
-            young = self.young = {}
-        young.update(zip(texts, values, strict=True))
-
     def clear(self) -> None:
         self.young = {}
         self.old = {}

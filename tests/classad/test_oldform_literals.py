@@ -1,8 +1,8 @@
-"""Old-form lines converted a batch at a time (``oldbulk.py``) against the
-line-by-line path (``oldform._old_line_slow``: the line regex, then ``quick_literal``
-or the parser): every line the bulk path takes must give the same name, spelling and
-value (same type too), and every line it leaves must still be read, or refused with
-the same file, line and column, by the reader."""
+"""The old-form reader's literal fast path (``oldform._plain_literal``, reached through
+``old_line``: strings with ``\\"`` escapes, integers, reals, the values real ads do not
+repeat) against the line regex and parser path (``oldform._old_line_slow``): every
+line must give the same name, spelling and value (same type too), and a bad line must
+be refused with the same file, line and column through the reader."""
 
 from __future__ import annotations
 
@@ -16,8 +16,7 @@ from hypothesis import strategies as st
 from condorlite.core.classad import ClassAdSyntaxError, parse_ads
 from condorlite.core.classad.ast import Literal
 from condorlite.core.classad.interning import clear_all
-from condorlite.core.classad.oldbulk import PLAIN_LINE, plain_pairs
-from condorlite.core.classad.oldform import _old_line_slow
+from condorlite.core.classad.oldform import _old_line_slow, old_line
 from condorlite.errors import DataError
 from condorlite.store.adfiles import read_ads
 
@@ -38,11 +37,11 @@ NUMBERS = st.one_of(
 TAILS = st.sampled_from(["\n", "", " \n", "\t\r\n", "\r\n", "\f\n", " x\n", '"\n'])
 
 
-def _slow(raw: str):
+def _outcome(read, raw: str):
     try:
-        hit = _old_line_slow(raw, 3, "f.ads")
-    except ClassAdSyntaxError:
-        return "error"
+        hit = read(raw, 3, "f.ads")
+    except ClassAdSyntaxError as exc:
+        return ("error", exc.kind, exc.message, exc.line, exc.column)
     if hit is None:
         return None
     key, (spelling, expr) = hit
@@ -50,32 +49,21 @@ def _slow(raw: str):
 
 
 @settings(max_examples=600, deadline=None)
-@given(HEADS, st.one_of(STRINGS, NUMBERS), TAILS)
-@example("A = ", '"a\\"b"', "\n")
-@example("A = ", '"ends with a backslash\\"', "\n")
-@example("A = ", '"\\"\\""', "\n")
-@example("A = ", '"x"y"', "\n")
-@example("A = ", '"nul\x00"', "\n")
-def test_a_line_the_bulk_path_takes_reads_as_the_line_path_reads_it(head, value, tail):
+@given(HEADS, st.one_of(STRINGS, NUMBERS), TAILS, st.booleans())
+@example("A = ", '"a\\"b"', "\n", True)
+@example("A = ", '"ends with a backslash\\"', "\n", True)
+@example("A = ", '"\\"\\""', "\n", True)
+@example("A = ", '"x"y"', "\n", True)
+@example("A = ", '"nul\x00"', "\n", True)
+@example("A = ", "-0", "\n", True)
+@example("A = ", "1234567890123456789", "\n", True)
+def test_a_literal_line_reads_as_the_line_regex_and_parser_read_it(head, value, tail, cold):
+    if cold:
+        clear_all()
     raw = head + value + tail
-    match = PLAIN_LINE.fullmatch(raw)
-    if match is None:
-        return  # left to old_line, whose own tests compare it with the slow path
-    expected = _slow(raw)
-    assert expected not in (None, "error"), raw
-    (key, (spelling, expr)), = plain_pairs([match])
-    assert (key, spelling, expr, type(expr.value)) == expected, raw
-    assert type(expr) is Literal
-
-
-def test_values_repeated_in_a_batch_share_one_literal():
-    clear_all()
-    raws = ['GlobalJobId = "s#1.0#17"\n', 'SubmitterGlobalJobId = "s#1.0#17"\n',
-            "KeyboardIdle = 4523697\n", "ConsoleIdle = 4523697\n"]
-    pairs = plain_pairs([PLAIN_LINE.fullmatch(raw) for raw in raws])
-    assert pairs[0][1][1] is pairs[1][1][1]
-    assert pairs[2][1][1] is pairs[3][1][1]
-    assert pairs[0][1][1] is not pairs[2][1][1]
+    expected = _outcome(_old_line_slow, raw)
+    assert _outcome(old_line, raw) == expected, raw
+    assert _outcome(old_line, raw) == expected, raw  # again, from the caches
 
 
 def _ads(text: str, cold: bool):
