@@ -14,13 +14,7 @@ from condorlite.cli._state import ad_paths
 from condorlite.cli.render import stderr_console
 from condorlite.core import adeval
 from condorlite.core.classad.scope import MAX_STEPS
-from condorlite.core.model import (
-    AdProblem,
-    Job,
-    Slot,
-    job_from_ad,
-    slot_from_ad,
-)
+from condorlite.core.model import AdDecoder, AdProblem, Job, Slot
 from condorlite.core.policy import Policy
 from condorlite.errors import UsageError
 from condorlite.store.adfiles import (
@@ -62,9 +56,8 @@ def _foreign(kind: str, loaded: LoadedAd) -> dict[str, Any] | None:
 def _decode_kind(
     kind: str,
     ads: list[LoadedAd],
-    convert: Callable[[Any, Policy, int], Any],
+    convert: Callable[[Any, int], Any],
     what: str,
-    policy: Policy,
     problems: list[dict[str, Any]],
     check: adeval.RunawayCheck,
 ) -> list[Any]:
@@ -79,7 +72,7 @@ def _decode_kind(
             problems.append(foreign)
             continue
         try:
-            item = convert(loaded.ad, policy, len(out))
+            item = convert(loaded.ad, len(out))
         except AdProblem as exc:
             problems.append(_problem(kind, loaded, str(exc)))
             continue
@@ -113,9 +106,10 @@ def decode(slot_ads: list[LoadedAd], job_ads: list[LoadedAd], policy: Policy) ->
     """
     out = Inputs()
     check = adeval.RunawayCheck()
-    out.slots = _decode_kind("slot", slot_ads, slot_from_ad, "slot Name", policy,
-                             out.problems, check)
-    out.jobs = _decode_kind("job", job_ads, job_from_ad, "job", policy, out.problems, check)
+    decoder = AdDecoder(policy)  # one per pass: its memo goes with it
+    out.slots = _decode_kind("slot", slot_ads, decoder.slot, "slot Name", out.problems,
+                             check)
+    out.jobs = _decode_kind("job", job_ads, decoder.job, "job", out.problems, check)
     return out
 
 

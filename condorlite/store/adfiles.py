@@ -34,13 +34,16 @@ import contextlib
 import gc
 import io
 import sys
+from collections import deque
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import chain, repeat
 from pathlib import Path
 from typing import TextIO
 
-from condorlite.core.classad import ClassAd, ClassAdSyntaxError, parse_ads
+from condorlite.core.classad import ClassAd, ClassAdSyntaxError
+from condorlite.core.classad.formats import parse_ad_lists
 from condorlite.errors import DataError, InputMissingError, Location, UsageError
 
 #: File name endings read from a directory (case-insensitive).
@@ -59,9 +62,9 @@ class LoadedAd:
 
 
 _new = object.__new__
-# The slots' setters: ``_parse_stream`` builds a LoadedAd per ad with these three C
-# calls rather than the frozen dataclass ``__init__`` (three ``object.__setattr__``
-# calls through Python).
+# The slots' setters: ``_parse_stream`` builds the LoadedAds of a list of ads with these
+# (three ``map`` calls) rather than the frozen dataclass ``__init__`` (three
+# ``object.__setattr__`` calls through Python per ad).
 _SET_AD, _SET_SOURCE, _SET_INDEX = (
     getattr(LoadedAd, name).__set__ for name in LoadedAd.__dataclass_fields__)
 
@@ -126,14 +129,20 @@ def configured_paths(paths: Iterable[str], config_file: Path) -> list[Path | str
     return out
 
 
-def _parse_stream(stream: TextIO, source: str) -> Iterator[LoadedAd]:
-    new, set_ad, set_source, set_index = _new, _SET_AD, _SET_SOURCE, _SET_INDEX
+def _parse_stream(stream: TextIO, source: str) -> Iterator[list[LoadedAd]]:
+    """The ads of one stream as LoadedAds, in the parser's lists; parser errors as
+    condorlite errors (module docstring)."""
+    index = 0
     try:
-        for index, ad in enumerate(parse_ads(stream, "auto", filename=source)):
-            loaded = new(LoadedAd)  # LoadedAd(ad, source, index), through its slots
-            set_ad(loaded, ad)
-            set_source(loaded, source)
-            set_index(loaded, index)
+        for ads in parse_ad_lists(stream, "auto", filename=source):
+            count = len(ads)
+            # LoadedAd(ad, source, index) for each, through its slots, in C: a pool
+            # holds one per ad.
+            loaded = list(map(_new, repeat(LoadedAd, count)))
+            deque(map(_SET_AD, loaded, ads), maxlen=0)
+            deque(map(_SET_SOURCE, loaded, repeat(source, count)), maxlen=0)
+            deque(map(_SET_INDEX, loaded, range(index, index + count)), maxlen=0)
+            index += count
             yield loaded
     except ClassAdSyntaxError as exc:
         raise DataError(_syntax_message(exc, source), location=Location(
@@ -160,8 +169,15 @@ def _syntax_message(exc: ClassAdSyntaxError, source: str) -> str:
 
 
 def iter_ads(paths: Iterable[str | Path], *, stdin: TextIO | None = None) -> Iterator[LoadedAd]:
-    """Like ``read_ads`` but lazy: one ad at a time, one file open at a time. Every path
-    is checked before the first ad is yielded, so a missing file fails early."""
+    """Like ``read_ads`` but lazy: a few ads at a time (the parser's lists), one file
+    open at a time. Every path is checked before the first ad is yielded, so a
+    missing file fails early."""
+    for loaded in _loaded_lists(paths, stdin):
+        yield from loaded
+
+
+def _loaded_lists(paths: Iterable[str | Path], stdin: TextIO | None
+                  ) -> Iterator[list[LoadedAd]]:
     files = expand_paths(paths)
     if sum(1 for f in files if f == "-") > 1:
         raise UsageError("'-' (standard input) can be given only once")
@@ -205,7 +221,7 @@ def read_ads(paths: Iterable[str | Path], *, stdin: TextIO | None = None) -> lis
     The cyclic garbage collector is paused while reading (see ``collector_paused``).
     """
     with collector_paused():
-        return list(iter_ads(paths, stdin=stdin))
+        return list(chain.from_iterable(_loaded_lists(paths, stdin)))
 
 
 @contextmanager

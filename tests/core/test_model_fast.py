@@ -12,6 +12,7 @@ from condorlite.core.classad import ClassAd, parse_expr
 from condorlite.core.model import (
     IDLE,
     NICE_USER_PREFIX,
+    AdDecoder,
     AdProblem,
     Job,
     Slot,
@@ -222,11 +223,17 @@ def test_jobs_sharing_entries_decode_as_evaluating_every_attribute(variants, pol
         + "".join(f"{k} = {v}\n" for k, v in attrs.items()) + "\n"
         for c, attrs in enumerate(variants, 1) for p in range(3))
     ads = list(parse_ads(text, "old"))
+    other = POLICIES[(POLICIES.index(policy) + 1) % len(POLICIES)]
+    # One decoder per policy, kept across both rounds: the second round decodes
+    # from its memo; and a fresh decoder per ad (``job_from_ad``) decodes the same.
+    decoders = {id(pol): AdDecoder(pol) for pol in (policy, other)}
     for rounds in range(2):
-        for pol in (policy, POLICIES[(POLICIES.index(policy) + 1) % len(POLICIES)]):
+        for pol in (policy, other):
             for one in ads:
-                mine = _outcome(job_from_ad, one, pol)
-                assert _fields(mine) == _fields(_outcome(ref_job, one, pol)), rounds
+                want = _fields(_outcome(ref_job, one, pol))
+                mine = _outcome(lambda ad, p, i: decoders[id(p)].job(ad, i), one, pol)
+                assert _fields(mine) == want, rounds
+                assert _fields(_outcome(job_from_ad, one, pol)) == want, rounds
 
 
 def test_fast_builders_give_the_dataclass_objects():
@@ -255,9 +262,26 @@ def test_jobs_differing_in_one_shared_attribute_decode_apart():
         f"ClusterId = 1\nProcId = {p}\nRequirements = true\n"
         + "".join(f"{k} = {v}\n" for k, v in attrs.items()) + "\n"
         for p, attrs in enumerate(variants * 2))
+    decoder = AdDecoder(POLICIES[0])  # one for all: its memo is what is tested
     for one in parse_ads(text, "old"):
-        assert _fields(job_from_ad(one, POLICIES[0], 0)) == _fields(
-            ref_job(one, POLICIES[0], 0))
+        assert _fields(decoder.job(one, 0)) == _fields(ref_job(one, POLICIES[0], 0))
+
+
+def test_a_decoders_memo_is_its_own():
+    """The memo of shared attributes belongs to one decoder (one policy, one pass):
+    the same ads under another UID_DOMAIN, decoded after, get their own domain, and
+    a new decoder starts empty."""
+    from condorlite.core.classad import parse_ads
+
+    text = "".join(f"ClusterId = 1\nProcId = {p}\nRequirements = true\n"
+                   f'Owner = "alice"\nQDate = 5\n\n' for p in range(3))
+    ads = list(parse_ads(text, "old"))
+    first = AdDecoder(Policy(uid_domain="one.org"))
+    assert {first.job(ad, 0).submitter for ad in ads} == {"alice@one.org"}
+    assert len(first._shared) == 1
+    second = AdDecoder(Policy(uid_domain="two.org"))
+    assert len(second._shared) == 0
+    assert {second.job(ad, 0).submitter for ad in ads} == {"alice@two.org"}
 
 
 def test_make_match_is_the_constructor() -> None:

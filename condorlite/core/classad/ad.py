@@ -17,7 +17,8 @@ Storage is one dict: lower-cased name -> (spelling, expr). The readers intern wh
 they parse (``interning.py``), so the ``(spelling, expr)`` tuples and the expressions
 in them are shared between ads: they are immutable, and assignment replaces an entry,
 never changes one. (The evaluator reads the dict directly, so the entry layout is a
-contract; parsing is eager, see ``formats.py`` for why lazy parsing was not kept.)
+contract; parsing is eager, see ``formats.py`` for why lazy parsing was measured not
+to pay.)
 """
 
 from __future__ import annotations

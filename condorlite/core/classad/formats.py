@@ -27,12 +27,25 @@ whole). A text given as a ``str`` is split into lines first.
 Reading is interned (``interning.py``): each distinct line or value text is parsed once
 per process, and every ad holding it shares the same expression object (and, for a
 whole repeated line, the same ``(spelling, expr)`` pair), which also lets the evaluator
-compile it once. Parsing is eager, not lazy: every value is parsed (or found parsed)
-when its ad is read, so a syntax error is raised, with file, line and column, when
-the iteration reaches its line; ``store/adfiles.read_ads`` reads every file whole before
-returning, so a bad file is refused before any work is done. (Lazy parsing was
-measured and does not pay: with interning, parsing the distinct expressions of the
-100,000-job benchmark pool takes a few milliseconds of a 2-second read.)
+compile it once. Old-form lines seen for the first time whose value is a literal (a
+job's ``GlobalJobId``, a slot's ``KFlops`` or ``AddressV1``: most of the lines real
+ads do not repeat) are read without the parser (``oldform._plain_literal``).
+
+Parsing is eager, not lazy: every value is parsed (or found parsed) when its ad is
+read, so a syntax error is raised, with file, line and column, when the iteration
+reaches its line; ``store/adfiles.read_ads`` reads every file whole before returning,
+so a bad file is refused before any work is done. Lazy parsing was measured twice and
+does not pay. On the genpool ads, parsing the distinct expressions of 100,000 jobs
+takes a few milliseconds of a 2-second read. On realistic ads (issue 18: 160-attribute
+slots, 85-attribute jobs, about 36 and 6 lines per ad seen nowhere else), what laziness
+could put off is converting those values: about 0.14 s of 0.84 s for 10,000 slots and
+0.21 s of 2.4 s for 100,000 jobs (``benchmarks/RESULTS.md``), and every line must still be
+checked (the error contract) and named (``ClassAd`` keeps every name; the negotiator
+reads the table directly, iterates its names, and keys caches on expression
+identity), so an unparsed entry would have to be understood by every reader of an ad.
+
+``parse_ad_lists`` gives the ads in lists (the old-form reader's per-batch lists), for
+a caller that keeps them all; ``parse_ads`` gives them one at a time.
 """
 
 from __future__ import annotations
@@ -46,7 +59,7 @@ from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.jsonads import write_json_ads
 from condorlite.core.classad.jsonfast import read_json_fast
 from condorlite.core.classad.newform import read_new_ads
-from condorlite.core.classad.oldform import old_batches, read_old_ads
+from condorlite.core.classad.oldform import old_batches, read_old_ad_lists
 
 FORMATS = ("auto", "old", "new", "json")
 
@@ -67,17 +80,38 @@ def parse_ads(
 
 
 def _parse_ads(source: str | TextIO, format: str, filename: str | None) -> Iterator[ClassAd]:
+    return chain.from_iterable(parse_ad_lists(source, format, filename=filename))
+
+
+def parse_ad_lists(source: str | TextIO, format: str = "auto", *,
+                   filename: str | None = None) -> Iterator[list[ClassAd]]:
+    """``parse_ads`` in lists: the same ads in the same order, several at a time (old
+    form: the ads each batch of lines completes; the other forms: one by one), for a
+    caller that keeps them all (``store.adfiles.read_ads``). On bad input, the ads
+    before the error come first, then the error, as with ``parse_ads``."""
+    if format not in FORMATS:
+        raise ValueError(f"unknown ClassAd format {format!r}; expected one of {FORMATS}")
+    return _parse_ad_lists(source, format, filename)
+
+
+def _parse_ad_lists(source: str | TextIO, format: str, filename: str | None
+                    ) -> Iterator[list[ClassAd]]:
     lines = _lines(source)
     head: list[str] = []
     if format == "auto":
         format = _detect(lines, head)
     if format == "old":
-        yield from read_old_ads(old_batches(source, head, lines), filename)
+        yield from read_old_ad_lists(old_batches(source, head, lines), filename)
         return
     if format == "json":
-        yield from read_json_fast(old_batches(source, head, lines), filename)
-        return
-    yield from read_new_ads(chain(head, lines), filename)
+        ads = read_json_fast(old_batches(source, head, lines), filename)
+    else:
+        ads = read_new_ads(chain(head, lines), filename)
+    yield from map(_one, ads)
+
+
+def _one(ad: ClassAd) -> list[ClassAd]:
+    return [ad]
 
 
 def parse_ad(source: str | TextIO, format: str = "auto", *, filename: str | None = None):
