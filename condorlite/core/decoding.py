@@ -201,7 +201,7 @@ def _slot_weight(ad: ClassAd, table: dict | None, policy: Policy) -> float:
         return raw  # NaN: ``checked_weight`` makes the slot a problem, as for inf
     weight = as_float(raw)
     if weight is None:
-        expr = _policy_expr(policy.slot_weight)
+        expr = policy.derived(_parsed_slot_weight)
         weight = adeval.as_float(
             bare_ref_value(ad, table, expr) if table is not None and type(expr) is AttrRef
             else adeval.eval_expr(expr, ad, None))
@@ -210,24 +210,11 @@ def _slot_weight(ad: ClassAd, table: dict | None, policy: Policy) -> float:
     return max(weight, 0.0)
 
 
-#: ``SLOT_WEIGHT`` texts -> their parsed expression. A function cache over
-#: configuration texts, not state of a cycle: matching weighs every piece it carves
-#: from a partitionable slot through ``slot_weight(ad, policy)``, which has no
-#: cycle context to hold the parse, and parsing again per piece costs more than the
-#: weighing. One entry per distinct text (a process sees one or two policies);
-#: cleared past ``_PARSED_MAX`` texts, so it stays small whatever a caller does.
-_PARSED: dict[str, Any] = {}
-_PARSED_MAX = 64
-
-
-def _policy_expr(text: str):
-    """``text`` parsed (the config loader validated it), once while it is cached."""
-    expr = _PARSED.get(text)
-    if expr is None:
-        if len(_PARSED) >= _PARSED_MAX:
-            _PARSED.clear()
-        expr = _PARSED[text] = parse_expr(text)
-    return expr
+def _parsed_slot_weight(policy) -> Any:
+    """The policy's ``SLOT_WEIGHT`` parsed (the config loader validated it): kept on
+    the policy (``Policy.derived``), since every piece carved from a partitionable
+    slot is weighed through ``slot_weight(ad, policy)``."""
+    return parse_expr(policy.slot_weight)
 
 
 #: Who holds a busy slot, in the order HTCondor's accountant looks.
