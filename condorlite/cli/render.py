@@ -149,6 +149,8 @@ def _json_safe(value: Any) -> Any:
         return None
     if isinstance(value, jsontext.Rows):
         value = value.materialised()
+    if isinstance(value, jsontext.Encoded):
+        value = value.value
     if isinstance(value, dict):
         return {k: _json_safe(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

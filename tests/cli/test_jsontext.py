@@ -119,3 +119,85 @@ def test_rows_of_one_are_never_cut(monkeypatch) -> None:
     for size in (0, 1, 2):
         rows = jsontext.Rows(list(range(size)), lambda x: {"n": x})
         assert jsontext.dumps({"r": rows}) == reference({"r": [{"n": x} for x in range(size)]})
+
+
+# --- Encoded: a repeated value written and checked once --------------------------------
+
+
+def wrapped(value: object, draw_wrap: list[bool]) -> object:
+    """``value`` with its lists, dicts and strings wrapped in ``Encoded`` where
+    ``draw_wrap`` says (cycled), the plain value elsewhere."""
+    wrap = draw_wrap.pop(0) if draw_wrap else False
+    draw_wrap.append(wrap)
+    if isinstance(value, dict):
+        inner: object = {k: wrapped(v, draw_wrap) for k, v in value.items()}
+    elif isinstance(value, list):
+        inner = [wrapped(v, draw_wrap) for v in value]
+    else:
+        inner = value
+    if wrap and isinstance(inner, list | dict | str):
+        return jsontext.Encoded(inner)
+    return inner
+
+
+@settings(max_examples=400, deadline=None)
+@given(documents, st.lists(st.booleans(), min_size=1, max_size=7))
+def test_documents_with_encoded_values_are_json_dumps_text(doc: object, wraps: list) -> None:
+    """Marked or not, whatever is wrapped (strings that look like tiny floats, refused
+    values, nested wraps): the text is json.dumps's of the plain document."""
+    assert jsontext.dumps(wrapped(marked(doc), list(wraps))) == reference(doc)
+    assert jsontext.dumps(wrapped(doc, list(wraps))) == reference(doc)
+
+
+def test_a_shared_encoded_value_takes_the_fast_way() -> None:
+    reasons = jsontext.Encoded(["cannot run in queue \"a.q\"", "(-l lic=3) offers 0.000000"])
+    doc = {"waiting": [{"job": n, "reasons": reasons} for n in range(5)], "x": 0.5}
+    plain = {"waiting": [{"job": n, "reasons": reasons.value} for n in range(5)], "x": 0.5}
+    assert jsontext.fast_utf8(doc) == reference(plain).encode()
+
+
+def test_an_encoded_value_that_looks_tiny_or_is_refused_goes_to_json() -> None:
+    for value in (["5e-3"], [1e-05], {"a": [0.00001]}, [2**70], "a:0.00001,"):
+        encoded = jsontext.Encoded(value)
+        assert encoded.text is None
+        assert jsontext.fast_utf8({"v": encoded}) is None
+        assert jsontext.dumps({"v": [encoded, encoded]}) == reference({"v": [value, value]})
+    # the check of the text around them still applies
+    clean = jsontext.Encoded(["x"])
+    assert clean.text == b'["x"]'
+    assert jsontext.fast_utf8({"v": clean, "w": 1e-05}) is None
+    assert jsontext.dumps({"v": clean, "w": 1e-05}) == reference({"v": ["x"], "w": 1e-05})
+
+
+def test_only_lists_dicts_and_strings_are_encoded() -> None:
+    """A number's text could end or start a pattern at its edges (module doc)."""
+    for value in (1, 1.5, None, True, ("a",)):
+        try:
+            jsontext.Encoded(value)  # type: ignore[arg-type]
+        except TypeError:
+            continue
+        raise AssertionError(f"{value!r} was encoded")
+
+
+def test_rows_beside_encoded_values_are_converted_once(monkeypatch) -> None:
+    """The document is written twice; its Rows are converted and encoded once."""
+    monkeypatch.setattr(jsontext, "PARALLEL_ROWS", 10**9)
+    calls = []
+
+    def convert(x: int) -> dict:
+        calls.append(x)
+        return {"n": x}
+
+    doc = {"rows": jsontext.Rows([1, 2, 3], convert), "e": jsontext.Encoded({"k": "v"})}
+    assert jsontext.fast_utf8(doc) == b'{"rows":[{"n":1},{"n":2},{"n":3}],"e":{"k":"v"}}'
+    assert calls == [1, 2, 3]
+
+
+def test_encoded_non_finite_numbers_print_as_null(capsys) -> None:
+    """render.print_json's non-finite path unwraps Encoded values."""
+    from condorlite.cli import render
+
+    encoded = jsontext.Encoded([1.0, math.inf])
+    render.print_json({"data": {"a": encoded, "b": [encoded], "c": math.nan}})
+    assert json.loads(capsys.readouterr().out) == {
+        "data": {"a": [1.0, None], "b": [[1.0, None]], "c": None}}

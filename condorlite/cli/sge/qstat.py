@@ -238,7 +238,8 @@ def _qstat(
         "warnings": list(dump.warnings),
     }
     return Result(
-        "sge qstat", data, lambda console: render_table(console, rows, ext, urg, pri, where)
+        "sge qstat", data, lambda console: render_table(console, rows, ext, urg, pri, where),
+        sources=(dump, result),  # freed by the process's end, not object by object here
     )
 
 

@@ -42,7 +42,8 @@ def _dry_run(
     dump = read_cell(dump_dir)
     at = run_time(now, dump.now)
     priced = with_recorded_usage(dump, dump_dir, state_dir, config, at)
-    run = schedule(priced.cell, prioritise(priced.cell, at), at)
+    prioritisation = prioritise(priced.cell, at)
+    run = schedule(priced.cell, prioritisation, at)
     if schedule_file is not None:
         append_schedule(schedule_file, run.schedule)
     data = run_data(run, dump.warnings)
@@ -51,7 +52,9 @@ def _dry_run(
     def human(console: Console) -> None:
         print_text(console, "\n".join(run_text(run)))
 
-    return Result("sge schedule", data, human)
+    # the cell and its priorities live on to the process's end, never freed object by
+    # object on the way out of this function (0.15 s at 100,000 jobs; ``Result.sources``)
+    return Result("sge schedule", data, human, sources=(dump, priced.cell, prioritisation))
 
 
 def register(app: typer.Typer) -> None:

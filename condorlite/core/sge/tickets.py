@@ -22,7 +22,6 @@ it (``priority``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from condorlite.core.sge import functional, override, sharetree
@@ -49,21 +48,6 @@ def hierarchy(value: str) -> list[tuple[str, bool]]:
     return order
 
 
-def pending_tasks(job: Job, limit: int, now: int) -> Iterator[int]:
-    """The first ``limit`` dispatchable pending task numbers of ``job``: not held, not
-    in error, and not waiting for a start time (``qsub -a``) still to come; the real
-    scheduler keeps such jobs out of the ticket calculation."""
-    if job.hold or job.execution_time > now:
-        return
-    taken = 0
-    for task in job.tasks:
-        if taken >= limit:
-            return
-        if task.pending:
-            taken += 1
-            yield task.number
-
-
 def scheduler_order(cell: Cell) -> list[Job]:
     """The scheduler's job list: by job number, except that jobs changed by ``qalter``
     come last, in the order they were changed (``Cell.modified_jobs``; its event mirror
@@ -75,20 +59,46 @@ def scheduler_order(cell: Cell) -> list[Job]:
     )
 
 
+@dataclass(frozen=True)
+class _Tasks:
+    """What both passes take from the cell, found once: the jobs in the scheduler's
+    order and their running tasks as (job, task number), in that order."""
+
+    jobs: list[Job]
+    running: list[tuple[Job, int]]
+
+    @classmethod
+    def of(cls, cell: Cell) -> _Tasks:
+        jobs = scheduler_order(cell)
+        running = [
+            (job, task.number)
+            for job in jobs
+            for task in job.tasks
+            if task.status and task.running  # status 0: pending (most tasks)
+        ]
+        return cls(jobs, running)
+
+
 def _refs(
-    cell: Cell, entities: Entities, free_slots: int, with_pending: bool, now: int
+    tasks: _Tasks, entities: Entities, limit: int, with_pending: bool, now: int
 ) -> list[JobRef]:
-    jobs = scheduler_order(cell)
-    refs = [
-        entities.ref(job, task.number, queued=False)
-        for job in jobs
-        for task in job.tasks
-        if task.status and task.running  # status 0: pending (most tasks)
-    ]
+    """Step 1: the running refs, then (``with_pending``) the first ``limit``
+    dispatchable pending tasks of each job: not held, not in error, and not waiting
+    for a start time (``qsub -a``) still to come; the real scheduler keeps such jobs
+    out of the ticket calculation."""
+    ref = entities.ref
+    refs = [ref(job, number, queued=False) for job, number in tasks.running]
     if with_pending:
-        limit = min(cell.sched_conf.max_pending_tasks_per_job, free_slots + 1)
-        for job in jobs:
-            refs.extend(entities.ref(job, n, queued=True) for n in pending_tasks(job, limit, now))
+        for job in tasks.jobs:
+            if job.hold or job.execution_time > now:
+                continue
+            taken = 0
+            for task in job.tasks:
+                if taken >= limit:
+                    break
+                if task.pending:
+                    taken += 1
+                    refs.append(ref(job, task.number, queued=True))
     return refs
 
 
@@ -161,9 +171,10 @@ def _totals(refs: list[JobRef]) -> float:
     return max((r.ticket for r in refs), default=-1.0)
 
 
-def _pass(cell: Cell, now: int, free_slots: int, with_pending: bool) -> TicketRun:
+def _pass(cell: Cell, tasks: _Tasks, now: int, free_slots: int, with_pending: bool) -> TicketRun:
     entities = Entities.of(cell)
-    refs = _refs(cell, entities, free_slots, with_pending, now)
+    limit = min(cell.sched_conf.max_pending_tasks_per_job, free_slots + 1)
+    refs = _refs(tasks, entities, limit, with_pending, now)
     tree = _tree(cell, refs, now)
     for ref in refs:
         ref.count(ref.queued)
@@ -177,8 +188,9 @@ def calculate(cell: Cell, now: int, free_slots: int = 0) -> TicketRun:
     """The tickets of every running task and of the pending tasks the scheduler
     considers, at ``now`` (module doc). ``free_slots`` is the number of free slots in
     enabled queue instances (it bounds how many tasks of a pending array job count)."""
-    first = _pass(cell, now, free_slots, with_pending=True)
-    second = _pass(cell, now, free_slots, with_pending=False)
+    tasks = _Tasks.of(cell)
+    first = _pass(cell, tasks, now, free_slots, with_pending=True)
+    second = _pass(cell, tasks, now, free_slots, with_pending=False)
     pending = tuple(r for r in first.refs if r.queued)
     max_tickets = max(first.max_tickets, second.max_tickets, 0.0)
     return TicketRun(second.refs + pending, max_tickets, first.tree)

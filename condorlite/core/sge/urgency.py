@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from condorlite.core.sge.objects import Complex, Job, ParallelEnvironment, SlotRange
+from condorlite.core.sge.objects import Complex, Job, ParallelEnvironment, SlotRange, construct
 
 #: Grid Engine's SGE_EPSILON: a value range narrower than this normalises to 0.5.
 EPSILON = 0.000001
@@ -179,7 +179,13 @@ def _urgency(
 ) -> Urgency:
     wtcontr = weight_waiting_time * (now - job.submission_time)
     dlcontr = weight_deadline / max(job.deadline - now, 1) if job.deadline else 0.0
-    return Urgency(resources.rrcontr, wtcontr, dlcontr, resources.slots, resources.terms)
+    return construct(Urgency, {  # one per job: 100,000 on a large cell
+        "rrcontr": resources.rrcontr,
+        "wtcontr": wtcontr,
+        "dlcontr": dlcontr,
+        "slots": resources.slots,
+        "terms": resources.terms,
+    })
 
 
 class Urgencies:

@@ -110,8 +110,13 @@ _TASKS = re.compile(rb"<tasks>([^<]*)</tasks>")
 def scan_pending(data: bytes, source: str) -> list[PendingEntry]:
     """The pending lines of ``qstat -f -xml`` (its ``<job_info>``), scanned rather than
     parsed: the list holds every pending job, 30 MB for 100,000 of them, and a full
-    parse took seconds (``_xml.check_prolog`` guards the document first)."""
+    parse took seconds (``_xml.check_prolog`` guards the document first). A regular
+    list is read by ``_pending_plain``; anything else (and any error) by the regular
+    expressions, whose error names the line."""
     _xml.check_prolog(data, source, QUEUE_INSTANCES_COMMAND)
+    plain = _pending_plain(data)
+    if plain is not None:
+        return plain
     out = []
     for match in _PENDING.finditer(data):
         block = match.group(1)
@@ -127,6 +132,57 @@ def scan_pending(data: bytes, source: str) -> list[PendingEntry]:
             raise DataError.at(source, line, f"tasks: expected task ids like 1-4:1 or "
                             f"1,4,5, found {found!r} ({exc})") from None
     return out
+
+
+_OPEN = b'<job_list state="pending">'
+_CLOSE = b"</job_list>"
+
+
+def _pending_plain(data: bytes) -> list[PendingEntry] | None:
+    """``scan_pending``'s entries found with ``bytes.find`` (half the time of the
+    regular expressions on 100,000 jobs), or None when the list is not plain: a block
+    not closed before the next one opens, a field missing or not closed right after
+    its text, a value that does not convert. When it returns, the entries are those
+    of the regular expressions: each block runs from its opening tag to the first
+    ``</job_list>`` (no opening tag between them), and each field is the first of its
+    tag in the block, its text up to the next ``<``, which closes it."""
+    first = data.find(_OPEN)
+    if first < 0:
+        return []
+    out = []
+    try:
+        for part in data[first + len(_OPEN):].split(_OPEN):
+            end = part.find(_CLOSE)
+            if end < 0:
+                return None
+            number = _field(part, b"<JB_job_number>", b"</JB_job_number>", end)
+            state = _field(part, b"<state>", b"</state>", end)
+            if number is None or state is None:
+                return None
+            tasks = None
+            if part.find(b"<tasks>", 0, end) >= 0:
+                text = _field(part, b"<tasks>", b"</tasks>", end)
+                if text is None:
+                    return None
+                tasks = task_ids(text.decode())
+            out.append(construct(PendingEntry, {
+                "job": int(number), "tasks": tasks, "state": state.decode().strip()}))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return out
+
+
+def _field(part: bytes, opening: bytes, closing: bytes, end: int) -> bytes | None:
+    """The text of the first ``opening`` in ``part[:end]`` when ``closing`` follows it
+    at the next ``<``; None otherwise."""
+    start = part.find(opening, 0, end)
+    if start < 0:
+        return None
+    start += len(opening)
+    close = part.find(b"<", start, end)
+    if close < 0 or not part.startswith(closing, close):
+        return None
+    return part[start:close]
 
 
 def queue_info(data: bytes) -> bytes:

@@ -290,11 +290,14 @@ def _most_slots(
     end = end_time(at, span)
     based = world.schedule_based
     most = _UNLIMITED
-    for name, need, per_slot in demands:
-        d = level.diagram(name)
-        left = level.capacity[name] - (d.max_over(at, end) if based else d.now_used)
+    diagrams, capacity = level.diagrams, level.capacity
+    for name, need, per_slot in demands:  # half a million times in a large run
+        d = diagrams.get(name) or level.diagram(name)
+        left = capacity[name] - (d.max_over(at, end) if based else d.now_used)
         if need > left:
             return 0
         if per_slot:
-            most = min(most, int(left // need + 1e-9))
+            count = int(left // need + 1e-9)
+            if count < most:  # min(most, count)
+                most = count
     return max(0, most)

@@ -30,6 +30,9 @@ INFINITY = 2**32 - 1
 #: Seconds added to every job's duration in the resource schedule (sched_conf(5)
 #: ``params DURATION_OFFSET``, default 60).
 DURATION_OFFSET = 60
+#: Amounts above and below any other: ``(time, _ABOVE)`` sorts after every point at
+#: ``time``, ``(time, _BELOW)`` before them.
+_ABOVE, _BELOW = float("inf"), float("-inf")
 
 
 def add_offset(duration: int, offset: int) -> int:
@@ -53,7 +56,7 @@ class Diagram:
     def _index(self, time: int) -> int:
         """The index of the point at ``time``, inserting one with the amount that
         held there."""
-        i = bisect.bisect_left(self.points, (time, float("-inf")))
+        i = bisect.bisect_left(self.points, (time, _BELOW))
         if i < len(self.points) and self.points[i][0] == time:
             return i
         before = self.points[i - 1][1] if i > 0 else 0.0
@@ -70,14 +73,22 @@ class Diagram:
             self.points[i] = (t, a + amount)
 
     def amount_at(self, time: int) -> float:
-        i = bisect.bisect_right(self.points, (time, float("inf")))
+        i = bisect.bisect_right(self.points, (time, _ABOVE))
         return self.points[i - 1][1] if i > 0 else 0.0
 
     def max_over(self, start: int, end: int) -> float:
-        i = bisect.bisect_right(self.points, (start, float("inf")))
-        best = self.points[i - 1][1] if i > 0 else 0.0
-        while i < len(self.points) and self.points[i][0] < end:
-            best = max(best, self.points[i][1])
+        # ``best = max(best, amount)`` written out: asked about a million times in a
+        # large run
+        points = self.points
+        i = bisect.bisect_right(points, (start, _ABOVE))
+        best = points[i - 1][1] if i > 0 else 0.0
+        size = len(points)
+        while i < size:
+            time, used = points[i]
+            if time >= end:
+                break
+            if used > best:
+                best = used
             i += 1
         return best
 

@@ -32,6 +32,7 @@ A waiting job's reasons are its own; ``qstat -j`` shows the run's messages befor
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from condorlite.core.sge.objects import Cell, Job
 from condorlite.core.sge.priority import JobPriority, Prioritisation
@@ -80,7 +81,7 @@ class _Run:
         self.lists = QueueLists(cell, self.world, self.messages)
         #: categories turned down for a start now, with the reasons of the job that
         #: was turned down first; those whose reservation failed too (``take``)
-        self.rejected: dict[tuple, list[str]] = {}
+        self.rejected: dict[tuple, tuple[str, ...]] = {}
         self.reservation_rejected: set[tuple] = set()
 
     # --- booking ------------------------------------------------------------------
@@ -149,9 +150,10 @@ class _Run:
     # --- jobs -----------------------------------------------------------------------
 
     def wait(
-        self, job: Job, tasks: tuple[int, ...], reasons: list[str], reserved: bool = False
+        self, job: Job, tasks: tuple[int, ...], reasons: Sequence[str], reserved: bool = False
     ) -> None:
-        """A job left waiting with its own reasons."""
+        """A job left waiting with its own reasons (a tuple is kept as it is: the jobs
+        of a category turned down share their first one's)."""
         self.waiting.append(Waiting(job.number, tasks, job.owner, tuple(reasons), reserved))
 
     def take(self, job: Job, task: int, rest: tuple[int, ...], reserve: bool) -> str:
@@ -175,7 +177,7 @@ class _Run:
         turned_down = self.rejected.get(kind)
         reserve = reserve and kind not in self.reservation_rejected
         if turned_down is not None and not reserve:
-            self.wait(job, rest, list(turned_down))
+            self.wait(job, rest, turned_down)
             return "waits"
         if reserve:  # a reservation may use the full (and lately overloaded) ones
             self.lists.open_all()
@@ -190,7 +192,7 @@ class _Run:
                 self.start(job, task, now_place, span)
                 self.lists.resplit(now_place.grants)
                 return "started"
-            turned_down = self.rejected[kind] = attempt.reasons
+            turned_down = self.rejected[kind] = tuple(attempt.reasons)
         later = None
         if reserve:
             later_of = parallel_later if job.pe else sequential_later
@@ -200,7 +202,7 @@ class _Run:
             else:
                 self.reservation_rejected.add(kind)
             self.lists.resplit(None if later is None else later.grants)
-        self.wait(job, rest, list(turned_down), later is not None)
+        self.wait(job, rest, turned_down, later is not None)
         return "waits" if later is None else "reserved"
 
     def start(self, job: Job, task: int, placed: Placement, span: int) -> None:
@@ -300,8 +302,11 @@ def schedule(cell: Cell, prioritisation: Prioritisation, now: int) -> Run:
         stopped = not lists.queue_list
     started = {(s.job, s.task) for s in run.started}
     for row in rows:  # tasks past max_pending_tasks_per_job of jobs still going
-        left = tuple(t for t in row.tasks or (row.task,) if (row.job.number, t) not in started)
-        if row.job.number not in done and left:
+        number = row.job.number
+        if number in done:  # most of them on a large cell: said already
+            continue
+        left = tuple([t for t in row.tasks or (row.task,) if (number, t) not in started])
+        if left:
             run.wait(row.job, left, [])
     return Run(
         now,
