@@ -19,7 +19,7 @@ from __future__ import annotations
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import NO_MATCH, PairEval, as_rank, box_pair, make_pair
-from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.carving import PairProgram, SlotVector
 from condorlite.core.matching.offer_shapes import MISSING, EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import Fits, Offer, weight_names
 from condorlite.core.matching.pair_programs import ResidualCache, job_params, pair_program
@@ -93,15 +93,9 @@ class MatchTable:
         key = (klass, vector.static)
         program = self._static_programs.get(key, MISSING)
         if program is MISSING:
-            dependent = [(rank, expr) for rank, expr in self.exprs.ranks(offer.holder is not None)
-                         if rank not in offer.independent]
-            cache = self._static_residuals.get(vector.static)
-            if cache is None:
-                cache = self._static_residuals[vector.static] = ResidualCache(
-                    self._shapes.shape_keys.canon.key)
             # (no resources: a static slot is matched, never carved, so no fit)
-            program = self._static_programs[key] = pair_program(
-                job_ad, offer.ad, vector, (), dependent, self.now, as_rank, cache)
+            program = self._static_programs[key] = self._new_program(
+                job_ad, offer.ad, offer, vector, (), self._static_residuals)
         if program is None:
             return self._evaluate_pair(job_ad, offer)
         self.counts.evaluations += 1
@@ -134,19 +128,27 @@ class MatchTable:
         if program is MISSING and self._alone(vector.static):  # type: ignore[union-attr]
             program = self.programs[key] = None
         if program is MISSING:
-            dependent = [(rank, expr) for rank, expr in self.exprs.ranks(offer.holder is not None)
-                         if rank not in offer.independent]
-            cache = self._residuals.get(vector.static)  # type: ignore[union-attr]
-            if cache is None:
-                cache = self._residuals[vector.static] = ResidualCache(  # type: ignore[union-attr]
-                    self._shapes.shape_keys.canon.key)
             # (any state's ad will do, the resources being left free: the one at hand,
             # ``state_ad``, rather than one rebuilt for the current vector)
             slot_ad = offer.state_ad
-            program = self.programs[key] = pair_program(
-                job_ad, slot_ad, vector, self.fits.resource_names(slot_ad, job_ad),  # type: ignore[arg-type]
-                dependent, self.now, as_rank, cache)
+            program = self.programs[key] = self._new_program(
+                job_ad, slot_ad, offer, vector, self.fits.resource_names(slot_ad, job_ad),  # type: ignore[arg-type]
+                self._residuals)
         return program  # type: ignore[return-value]
+
+    def _new_program(self, job_ad: ClassAd, slot_ad: ClassAd, offer: Offer,
+                     vector: SlotVector, resources: tuple[str, ...] | list[str],
+                     residuals: dict[int, ResidualCache]) -> PairProgram | None:
+        """``pair_programs.pair_program`` of the class against ``slot_ad`` (a state of
+        ``offer``, whose part ``vector.static`` names), with the policy ranks that
+        read the job in this offer and the part's residuals in ``residuals``."""
+        dependent = [(rank, expr) for rank, expr in self.exprs.ranks(offer.holder is not None)
+                     if rank not in offer.independent]
+        cache = residuals.get(vector.static)
+        if cache is None:
+            cache = residuals[vector.static] = ResidualCache(self._shapes.shape_keys.canon.key)
+        return pair_program(job_ad, slot_ad, vector, resources, dependent, self.now, as_rank,
+                            cache)
 
     def _alone(self, static: int) -> bool:
         """Whether only one partitionable slot has this static part (worked out for

@@ -57,10 +57,10 @@ from condorlite.core.matching.candidates import Candidates, PairEval
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
-from condorlite.core.matching.offers import BASE_RESOURCES, Offer
+from condorlite.core.matching.offers import BASE_RESOURCES, SUBMITTER_PREFIXES, Offer
 from condorlite.core.matching.policy_exprs import PolicyExprs
 from condorlite.core.matching.rank_columns import RankColumns, rank_only_names, rank_reach
-from condorlite.core.matching.request_lists import SUBMITTER_PREFIXES, RequestLists
+from condorlite.core.matching.request_lists import RequestLists
 from condorlite.core.matching.slot_walks import SlotWalks
 from condorlite.core.policy import Policy
 

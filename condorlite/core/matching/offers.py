@@ -32,6 +32,9 @@ from condorlite.core.model import Slot, slot_weight
 from condorlite.core.policy import Policy
 
 BASE_RESOURCES = ("Cpus", "Memory", "Disk")
+#: How the names the negotiator inserts into job ads begin (``Submitter*``,
+#: ``SubmittorPrio``), lower-cased.
+SUBMITTER_PREFIXES = ("submitter", "submittor")
 
 
 def with_attrs(ad: ClassAd, values: dict[str, object]) -> ClassAd:

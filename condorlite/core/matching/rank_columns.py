@@ -43,7 +43,7 @@ from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Literal
 from condorlite.core.classad.refs import names as expr_names
-from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.offers import SUBMITTER_PREFIXES, Offer
 
 #: names no column may read per offer: what every pair evaluation reads
 _NEVER = frozenset({"requirements", "rank"})
@@ -166,7 +166,7 @@ class RankColumns:
         if self.rank_names:
             reach = rank_reach(job_ad)
             if reach & self.rank_names and not any(
-                    n.startswith(("submitter", "submittor")) for n in reach):
+                    n.startswith(SUBMITTER_PREFIXES) for n in reach):
                 names = ("rank", *sorted(reach))
                 key = (names, self._key_of(job_ad, names))
                 column = self._columns.get(key)

@@ -37,7 +37,7 @@ from condorlite.core.matching.candidates import (
 )
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
-from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.offers import SUBMITTER_PREFIXES, Offer
 from condorlite.core.matching.rank_columns import RankColumn, RankColumns
 from condorlite.core.matching.static_lists import StaticLists
 from condorlite.core.model import (
@@ -45,10 +45,6 @@ from condorlite.core.model import (
     PRIO_PREEMPTION,
     RANK_PREEMPTION,
 )
-
-#: How the names the negotiator inserts into job ads begin (``Submitter*``,
-#: ``SubmittorPrio``), lower-cased.
-SUBMITTER_PREFIXES = ("submitter", "submittor")
 
 
 class _Build(NamedTuple):

@@ -24,6 +24,7 @@ that cannot be made falls back to the full evaluation.
 from __future__ import annotations
 
 from condorlite.core.matching.carving import SlotVector, vector_of
+from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.offers import Offer
 
 #: the least number of pair shapes a static part must hold for its programs to be
@@ -37,7 +38,7 @@ class StaticNumbers:
     shape keys are read, never changed); ``resource_names`` the names a vector
     holds."""
 
-    def __init__(self, shapes, resource_names: frozenset[str]) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, shapes: OfferShapes, resource_names: frozenset[str]) -> None:
         self._shapes = shapes
         self._resource_names = resource_names
         #: offer seq -> its vector (``SlotVector.static``: the part's id), for the
