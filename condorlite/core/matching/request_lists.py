@@ -7,14 +7,14 @@ and ``match_table.MatchTable`` answers one pair at a time; one
 request's sorted list (``candidates``): the whole offer list a shape at a time
 (``_by_shape``: static offers through ``static_lists``, held offers a group at a time
 through ``held_groups``, carved states by their programs, entries kept per shape for
-reuse), or a few offers one by one; plus the reason an offer is a candidate
-(``_reason``) and the counts behind a rejection reason (``settle_deferred``). The list
+reuse), or a few offers one by one, each with the reason it is a candidate
+(``reasons.Reasons``, which also keeps the counts behind a rejection reason). The list
 is merged only as far as a scan reads it (``Candidates.merge_more``).
 
 It reads the shapes' tables (never changes them) and asks the match table
 (``match_table.MatchTable``: ``pair``, ``preemption_allowed``, ``program``, ``outgrown``);
-what it keeps is its own: entries kept per shape, settled rejection counts, which
-shapes hold a set of fixed requests, the slots' Ranks of a class, the static lists.
+what it keeps is its own: entries kept per shape, which shapes hold a set of fixed
+requests, the static lists, and its ``Reasons``.
 The module doc of ``matchmaker`` states the rules (match, reasons, order).
 """
 
@@ -25,7 +25,6 @@ from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.classad.ast import Literal
 from condorlite.core.matching.candidates import (
     ENTRY_REASON,
     Candidates,
@@ -39,10 +38,10 @@ from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import SUBMITTER_PREFIXES, Offer
 from condorlite.core.matching.rank_columns import RankColumn, RankColumns
+from condorlite.core.matching.reasons import Reasons
 from condorlite.core.matching.static_lists import StaticLists
 from condorlite.core.model import (
     NO_PREEMPTION,
-    PRIO_PREEMPTION,
     RANK_PREEMPTION,
 )
 
@@ -95,15 +94,12 @@ class RequestLists:
         #: (shape, job rank, dependent ranks, reason) -> (joins, sorted entries), for
         #: held shapes and shapes of offers with a vector (``_shape_candidates``)
         self._kept_entries: dict[tuple, tuple[int, list[tuple]]] = {}
-        #: (class, bindings, id(deferred list)) -> (the list, what it adds to
-        #: ``rej_policy``), for ``settle_deferred``
-        self._settled: dict[tuple, tuple[list, int]] = {}
-        #: held pair shape -> how many classes ``settle_deferred`` found it matching
-        self._held_hits: dict[int, int] = {}
         #: fixed requests (position, amount)... -> shape -> whether the shape holds them
         self._fitting: dict[tuple, dict[int, bool]] = {}
-        #: (class, bindings, pair shape) -> the slot's Rank of the class (``_slot_rank``)
-        self._slot_ranks: dict[tuple, float] = {}
+        #: why an offer is a candidate, the slots' Ranks of a class, the counts behind
+        #: a rejection (``reasons``)
+        self.reasons = Reasons(table, counts)
+        self._reason_of, self._slot_rank = self.reasons.reason, self.reasons.slot_rank
         #: the classes' lists of unheld static offers (``static_lists``)
         self._static = StaticLists(shapes.registry, shapes.members, shapes.pair_of_shape)
 
@@ -186,7 +182,7 @@ class RequestLists:
             return None
         if offer.holder is None:  # ``_reason`` of an offer nobody holds, without the call
             return None if only_rank else make_entry(offer, idx, pe, NO_PREEMPTION, column)
-        reason = self._reason(class_id, job_ad, offer, submitter, signature, pe, only_rank,
+        reason = self._reason_of(class_id, job_ad, offer, submitter, signature, pe, only_rank,
                               out)
         return None if reason is None else make_entry(offer, idx, pe, reason, column)
 
@@ -381,7 +377,7 @@ class RequestLists:
             reason = NO_PREEMPTION
         else:
             counts = RejectCounts()
-            reason = self._reason(class_id, job_ad, first, submitter, signature, pe,
+            reason = self._reason_of(class_id, job_ad, first, submitter, signature, pe,
                                   only_rank, counts)
             if counts.rej_policy or counts.rej_rank:
                 out.rej_policy += counts.rej_policy * len(members)
@@ -418,67 +414,9 @@ class RequestLists:
         # then has its own entry in the list, or none.
         return found[1]
 
-    def _slot_rank(self, class_id: int, part: tuple, job_ad: ClassAd, offer: Offer) -> float:
-        """The slot's ``Rank`` of the class's job in the offer's pair shape, as
-        ``_evaluate_pair`` computes it (whether or not the pair matches)."""
-        expr = adeval.attr(offer.ad, "Rank")
-        if type(expr) is Literal:
-            return adeval.slot_rank(expr.value)  # the same for every job
-        key = (class_id, part, offer.pair_shape)
-        found = self._slot_ranks.get(key)
-        if found is None:
-            self._counts.evaluations += 1
-            value = adeval.eval_attr(offer.ad, "Rank", job_ad, self.now)
-            found = self._slot_ranks[key] = adeval.slot_rank(value)
-        return found
-
     def settle_deferred(self, cands: Candidates, class_id: int, job_ad: ClassAd) -> None:
-        """Add to ``cands.rej_policy`` the held offers whose pair with the class was left
-        unevaluated when the list was made (see ``_by_shape``): a group counts if its
-        pair matches. A rejection reads only whether the count is positive, so the
-        groups are evaluated until one matches (which one is left open: the count
-        added is that group's). Call before reading ``rej_policy``."""
-        signature, deferred = cands.signature, cands.deferred
-        # The answer is a function of the class and the list: remembered per (class,
-        # list object), the lists being shared between a submitter's lists of a
-        # class (``HeldGroups.deferred_counts``); the entry holds the list, so its
-        # id stays its own.
-        key = (class_id, signature if self.per_submitter else (), id(deferred))
-        found = self._settled.get(key)
-        if found is None or found[0] is not deferred:
-            # A rejection only asks whether any offer was refused by the policy: any
-            # matching group will do, so the groups that matched other classes are
-            # tried first (classes that run on the same machines match the same
-            # groups), each evaluation being a full one.
-            hits = self._held_hits
-            count = 0
-            for offer, group_count in sorted(deferred,
-                                             key=lambda g: -hits.get(g[0].pair_shape, 0)):
-                if self._pair(class_id, job_ad, offer, signature).match:
-                    count = group_count
-                    hits[offer.pair_shape] = hits.get(offer.pair_shape, 0) + 1
-                    break
-            found = self._settled[key] = (deferred, count)
-        cands.rej_policy += found[1]
-        cands.deferred = []  # (the list may be shared: ``HeldGroups.deferred_counts``)
-
-    def _reason(self, class_id, job_ad, offer, submitter, signature, pe, only_rank,
-                out) -> str | None:
-        if offer.holder is None:
-            return None if only_rank else NO_PREEMPTION
-        if pe.slot_rank > offer.current_rank:
-            return RANK_PREEMPTION
-        if only_rank or offer.holder == submitter:
-            return None
-        if not self._preemption_allowed(class_id, job_ad, offer, signature):
-            out.rej_policy += 1
-            return None
-        if not pe.slot_rank >= offer.current_rank:
-            out.rej_rank += 1
-            return None
-        return PRIO_PREEMPTION
-
-
+        """``Reasons.settle_deferred``: count the held offers left unevaluated."""
+        self.reasons.settle_deferred(cands, class_id, job_ad)
 
 
 def _fits(fixed: list[tuple[str, float, int]], have: tuple[float, ...]) -> bool:

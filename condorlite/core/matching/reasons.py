@@ -1,0 +1,104 @@
+"""Why an offer is a candidate for a request, and the counts behind a rejection.
+
+``Reasons.reason`` is HTCondor's rule for one offer (``matchmaker``'s module doc): an
+offer nobody holds, by no preemption; a held one by rank when the slot's ``Rank`` of
+the job beats its ``CurrentRank``, else by priority when the holder is another
+submitter, ``PREEMPTION_REQUIREMENTS`` holds and the Rank is at least
+``CurrentRank``; each refusal counted for the rejection reason. ``slot_rank`` is the
+slot's Rank of a class's job per pair shape (kept), and ``settle_deferred`` counts the
+held groups whose pair a list left unevaluated (``held_groups``). One per cycle,
+owned by the request lists (``request_lists.RequestLists``); it asks the match table
+(``pair``, ``preemption_allowed``) and never the lists.
+"""
+
+from __future__ import annotations
+
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.ast import Literal
+from condorlite.core.matching.candidates import Candidates, PairEval, RejectCounts
+from condorlite.core.matching.match_table import MatchTable
+from condorlite.core.matching.offer_shapes import EvaluationCount
+from condorlite.core.matching.offers import Offer
+from condorlite.core.model import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION
+
+
+class Reasons:
+    """A cycle's reasons and rejection counts (see the module doc)."""
+
+    def __init__(self, table: MatchTable, counts: EvaluationCount) -> None:
+        self.now = table.now
+        self.per_submitter = table.per_submitter
+        self._counts = counts
+        self._pair, self._preemption_allowed = table.pair, table.preemption_allowed
+        #: (class, bindings, id(deferred list)) -> (the list, what it adds to
+        #: ``rej_policy``), for ``settle_deferred``
+        self._settled: dict[tuple, tuple[list, int]] = {}
+        #: held pair shape -> how many classes ``settle_deferred`` found it matching
+        self._held_hits: dict[int, int] = {}
+        #: (class, bindings, pair shape) -> the slot's Rank of the class (``slot_rank``)
+        self._slot_ranks: dict[tuple, float] = {}
+
+    def slot_rank(self, class_id: int, part: tuple, job_ad: ClassAd, offer: Offer) -> float:
+        """The slot's ``Rank`` of the class's job in the offer's pair shape, as
+        ``_evaluate_pair`` computes it (whether or not the pair matches)."""
+        expr = adeval.attr(offer.ad, "Rank")
+        if type(expr) is Literal:
+            return adeval.slot_rank(expr.value)  # the same for every job
+        key = (class_id, part, offer.pair_shape)
+        found = self._slot_ranks.get(key)
+        if found is None:
+            self._counts.evaluations += 1
+            value = adeval.eval_attr(offer.ad, "Rank", job_ad, self.now)
+            found = self._slot_ranks[key] = adeval.slot_rank(value)
+        return found
+
+    def settle_deferred(self, cands: Candidates, class_id: int, job_ad: ClassAd) -> None:
+        """Add to ``cands.rej_policy`` the held offers whose pair with the class was left
+        unevaluated when the list was made (see ``_by_shape``): a group counts if its
+        pair matches. A rejection reads only whether the count is positive, so the
+        groups are evaluated until one matches (which one is left open: the count
+        added is that group's). Call before reading ``rej_policy``."""
+        signature, deferred = cands.signature, cands.deferred
+        # The answer is a function of the class and the list: remembered per (class,
+        # list object), the lists being shared between a submitter's lists of a
+        # class (``HeldGroups.deferred_counts``); the entry holds the list, so its
+        # id stays its own.
+        key = (class_id, signature if self.per_submitter else (), id(deferred))
+        found = self._settled.get(key)
+        if found is None or found[0] is not deferred:
+            # A rejection only asks whether any offer was refused by the policy: any
+            # matching group will do, so the groups that matched other classes are
+            # tried first (classes that run on the same machines match the same
+            # groups), each evaluation being a full one.
+            hits = self._held_hits
+            count = 0
+            for offer, group_count in sorted(deferred,
+                                             key=lambda g: -hits.get(g[0].pair_shape, 0)):
+                if self._pair(class_id, job_ad, offer, signature).match:
+                    count = group_count
+                    hits[offer.pair_shape] = hits.get(offer.pair_shape, 0) + 1
+                    break
+            found = self._settled[key] = (deferred, count)
+        cands.rej_policy += found[1]
+        cands.deferred = []  # (the list may be shared: ``HeldGroups.deferred_counts``)
+
+    def reason(self, class_id: int, job_ad: ClassAd, offer: Offer, submitter: str,
+               signature: tuple, pe: PairEval, only_rank: bool,
+               out: Candidates | RejectCounts) -> str | None:
+        """Why ``offer`` is a candidate for the request (``matchmaker``'s module doc):
+        no preemption, rank or priority, or None; a refusal by
+        PREEMPTION_REQUIREMENTS or by the slot's Rank is counted in ``out``."""
+        if offer.holder is None:
+            return None if only_rank else NO_PREEMPTION
+        if pe.slot_rank > offer.current_rank:
+            return RANK_PREEMPTION
+        if only_rank or offer.holder == submitter:
+            return None
+        if not self._preemption_allowed(class_id, job_ad, offer, signature):
+            out.rej_policy += 1
+            return None
+        if not pe.slot_rank >= offer.current_rank:
+            out.rej_rank += 1
+            return None
+        return PRIO_PREEMPTION
