@@ -91,7 +91,7 @@ class HeldGroup:
 
 
 class RejectCounts:
-    """The rejection counts of one look at one offer (``Matchmaker._reason`` adds to
+    """The rejection counts of one look at one offer (``Reasons.reason`` adds to
     them); a plain object, made for every shape of every list."""
 
     __slots__ = ("rej_policy", "rej_rank")

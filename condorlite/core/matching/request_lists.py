@@ -180,7 +180,7 @@ class RequestLists:
         pe = self._pair(class_id, job_ad, offer, signature)
         if not pe.match:
             return None
-        if offer.holder is None:  # ``_reason`` of an offer nobody holds, without the call
+        if offer.holder is None:  # ``Reasons.reason`` of an offer nobody holds, without the call
             return None if only_rank else make_entry(offer, idx, pe, NO_PREEMPTION, column)
         reason = self._reason_of(class_id, job_ad, offer, submitter, signature, pe, only_rank,
                               out)
@@ -268,7 +268,7 @@ class RequestLists:
             if self.preemption_off and not known.slot_rank > group.lowest_rank():
                 # No held offer here prefers the job by rank, and preemption by
                 # priority is off: each offer not the submitter's own is refused by
-                # PREEMPTION_REQUIREMENTS (as ``_reason`` counts it), none is listed.
+                # PREEMPTION_REQUIREMENTS (as ``Reasons.reason`` counts it), none is listed.
                 if not only_rank:
                     out.rej_policy += group.total - group.by_holder.get(submitter, 0)
                 continue
@@ -371,7 +371,7 @@ class RequestLists:
         pe = known if known is not None else self._pair(class_id, job_ad, first, signature)
         if not pe.match:
             return
-        if first.holder is None:  # ``_reason`` of offers nobody holds, without the call
+        if first.holder is None:  # ``Reasons.reason`` of offers nobody holds, without the call
             if only_rank:
                 return
             reason = NO_PREEMPTION
