@@ -319,7 +319,7 @@ def bitwise_not(a: object) -> object:
 # --- logic ---------------------------------------------------------------------------
 
 
-def _logical_operand(value: object) -> object:
+def logical_operand(value: object) -> object:
     """A logical operand as bool, Undefined or Error; None if it is none of these."""
     b = bool_equiv(value)
     if b is not None:
@@ -346,8 +346,8 @@ def logical_and(a: object, b: object) -> object:
     true: T F U E; false: F F F F; undefined: U F U E; error: E E E E.
     A non-logical operand (string, list, record) is error.
     """
-    x = _logical_operand(a)
-    y = _logical_operand(b)
+    x = logical_operand(a)
+    y = logical_operand(b)
     if x is None or y is None:
         return Error
     if x is False:
@@ -368,8 +368,8 @@ def logical_or(a: object, b: object) -> object:
     Table (rows a, columns b: true false undefined error):
     true: T T T T; false: T F U E; undefined: T U U E; error: E E E E.
     """
-    x = _logical_operand(a)
-    y = _logical_operand(b)
+    x = logical_operand(a)
+    y = logical_operand(b)
     if x is None or y is None:
         return Error
     if x is True:

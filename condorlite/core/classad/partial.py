@@ -268,6 +268,9 @@ def _binary(node: Binary, cur: object, st: _State) -> object:
                 # true && b and false || b are b for a boolean b: the bounds of b are
                 # those of the whole
                 carry_atoms(out, atoms_of(right))
+            if type(out) is Res and (_never_true(left, None) if not stop
+                                     else _never_true(right, None)):
+                out.fn.never_true = True  # type: ignore[attr-defined]
             return out
         right = _walk(node.right, cur, st)
         right_fn = getter(right)
@@ -291,11 +294,27 @@ def _binary(node: Binary, cur: object, st: _State) -> object:
             second = () if right is True else atoms_of(right)
             if first is not None and second is not None:
                 junction.atoms = first + second  # type: ignore[attr-defined]
+            if _never_true(left, left_fn) or _never_true(right, right_fn):
+                junction.never_true = True  # type: ignore[attr-defined]
+        elif _never_true(left, left_fn) and _never_true(right, right_fn):
+            junction.never_true = True  # type: ignore[attr-defined]
         return Res(junction)
     right = _walk(node.right, cur, st)
     if op in PY_COMPARE:
         return comparison(op, left, right)
     return apply_fn(BINARY_FNS.get(op) or binary_fn(op), (left, right))
+
+
+def _never_true(part: object, fn: object) -> bool:
+    """Whether an operand of ``&&`` or ``||`` can never be ``true`` for any vector: a
+    constant that is not logically true (false, undefined, error, or no logical
+    value at all), or a residual so marked. ``a && b`` with such an operand is never
+    ``true`` (the table of ``operators.logical_and``), nor ``a || b`` with two: the
+    residual is marked ``never_true``, which a ``Requirements`` test reads as "never
+    holds" (``carving.PairProgram``): an ``&&`` or ``||`` is never a number."""
+    if type(part) is not Res:
+        return ops.logical_operand(plain(part)) is not True
+    return getattr(fn if fn is not None else part.fn, "never_true", False)
 
 
 def _choose(selector: object, then: Expr, otherwise: Expr, cur: object, st: _State) -> object:

@@ -195,6 +195,10 @@ class PairProgram:
         for fn in tests:
             if type(fn) is Constant:
                 self.never = self.never or not holds(fn.value)
+            elif getattr(fn, "never_true", False):
+                # (an && or || with an operand never true: never true itself, and
+                # never a number, so the test never holds, ``partial._never_true``)
+                self.never = True
             else:
                 self.tests.append(fn)
         self.job_rank = _settled(job_rank, lambda v: adeval.as_float(v) or 0.0)
