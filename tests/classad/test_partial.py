@@ -259,8 +259,8 @@ def test_a_junction_that_can_never_be_true_is_marked(slot_is_my: bool) -> None:
              "(Memory > 2 && undefined) || (Cpus > 1 && false)", "undefined && Cpus > 1",
              "Cpus > 1 && Memory > 2 && (Disk > 3 && NoSuchName)"]
     maybe = ["Memory >= 2048 && 1", "NoSuchName || Cpus > 1",
-             "(Memory > 2 && undefined) || Cpus > 1", "Memory > 2 && Cpus > 1", "!(Memory > 2 && undefined)",
-             "ifThenElse(Memory > 2 && undefined, true, true)"]
+             "(Memory > 2 && undefined) || Cpus > 1", "Memory > 2 && Cpus > 1",
+             "!(Memory > 2 && undefined)", "ifThenElse(Memory > 2 && undefined, true, true)"]
     assert _never_true_agrees(never, slot_is_my) == len(never)
     assert _never_true_agrees(maybe, slot_is_my) == 0
     # on the generated corpus, every marked residual keeps both promises
