@@ -43,6 +43,7 @@ from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Literal
 from condorlite.core.classad.refs import names as expr_names
+from condorlite.core.matching.autocluster import closure
 from condorlite.core.matching.offers import SUBMITTER_PREFIXES, Offer
 
 #: names no column may read per offer: what every pair evaluation reads
@@ -70,21 +71,9 @@ def rank_only_names(rank_refs: Iterable[frozenset[str]], other_refs: Iterable[fr
 
 def rank_reach(ad: ClassAd) -> frozenset[str]:
     """Every name the job ad's ``Rank`` reaches: its names, and the names of the
-    ad's own bindings of those, followed to the end."""
+    ad's own bindings of those, followed to the end (``autocluster.closure``)."""
     expr = adeval.attr(ad, "rank")
-    if expr is None:
-        return frozenset()
-    seen: set[str] = set()
-    todo = list(expr_names(expr))
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        bound = adeval.attr(ad, name)
-        if bound is not None:
-            todo.extend(expr_names(bound))
-    return frozenset(seen)
+    return frozenset() if expr is None else closure(ad, expr_names(expr))
 
 
 class RankColumn:

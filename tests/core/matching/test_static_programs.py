@@ -18,7 +18,7 @@ from condorlite.core.matching import static_programs
 from condorlite.core.model import Submitter
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import Policy
-from tests.core._pool import decoded_texts
+from tests.core.matching._against_reference import run_both
 from tests.core.negotiation.test_equivalence import _fingerprint
 from tests.core.negotiation.test_equivalence_realistic import PREEMPTION, _pool
 from tests.core.reference import run_reference_cycle
@@ -61,19 +61,9 @@ VARIANTS = [
 ]
 
 
-def _cycle(slot_texts, job_texts, policy=POLICY, subs=None):
-    slots, jobs = decoded_texts(slot_texts, job_texts, policy, shared=True)
-    if subs is None:
-        names = sorted({j.submitter for j in jobs} | {s.remote_user for s in slots
-                                                       if s.remote_user})
-        subs = {n: Submitter(n, eup=500.0 * (1 + i), usage=0.0) for i, n in enumerate(names)}
-    fast = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
-    fast.run()
-    result = fast.result()
-    assert _fingerprint(result) == _fingerprint(
-        run_reference_cycle(slots, jobs, subs, policy, NOW))
-    assert result.matches
-    return fast, result
+def _cycle(slot_texts: list[str], job_texts: list[str], policy: Policy = POLICY,
+           subs: dict[str, Submitter] | None = None):
+    return run_both(slot_texts, job_texts, policy, subs)
 
 
 def _jobs(per: int = 5) -> list[str]:

@@ -1,0 +1,34 @@
+"""One cycle run both ways, for the matching tests: the optimised ``Cycle`` and the
+plain reference cycle (``tests/core/reference``) on the same ads, required to decide
+the same (``test_equivalence``'s fingerprint)."""
+
+from __future__ import annotations
+
+from condorlite.core.model import Submitter
+from condorlite.core.negotiation import negotiator
+from condorlite.core.policy import Policy
+from tests.core._pool import decoded_texts
+from tests.core.negotiation.test_equivalence import _fingerprint
+from tests.core.reference import run_reference_cycle
+
+#: the ``--now`` of the generated pools (``genpool.BASE_TIME``)
+NOW = 1_700_000_000.0
+
+
+def run_both(slot_texts: list[str], job_texts: list[str], policy: Policy,
+             subs: dict[str, Submitter] | None = None):
+    """The optimised ``Cycle`` (run) and its result, once the reference agreed and some
+    job matched. ``subs``: default, every submitter and holder with EUPs 500, 1000,
+    ... in name order and no usage."""
+    slots, jobs = decoded_texts(slot_texts, job_texts, policy, shared=True)
+    if subs is None:
+        names = sorted({j.submitter for j in jobs} | {s.remote_user for s in slots
+                                                       if s.remote_user})
+        subs = {n: Submitter(n, eup=500.0 * (1 + i), usage=0.0) for i, n in enumerate(names)}
+    fast = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
+    fast.run()
+    result = fast.result()
+    assert _fingerprint(result) == _fingerprint(
+        run_reference_cycle(slots, jobs, subs, policy, NOW))
+    assert result.matches
+    return fast, result
