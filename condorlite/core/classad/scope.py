@@ -39,14 +39,8 @@ Scopes (as HTCondor's ``MatchClassAd`` sets them up when both MY and TARGET are 
 * A reference to an attribute whose evaluation is already in progress (a circular
   reference) is undefined; evaluation deeper than ``MAX_DEPTH`` references is error.
 
-A list literal's value is a ``values.ExprList`` (element expressions evaluated when
-read, as HTCondor's); the entry points hand back plain lists of values (``settle``), so
-a list that contains itself (``a = { a }``) comes back as ``[undefined]``.
-
-Deliberate differences from classad2 (documented and tested in the differential tests):
-the names of HTCondor's match scaffolding (``lCtx``, ``LEFT``...) other than ``target``,
-``other`` and ``ad`` are not visible; MY absent with a TARGET given still lets
-``TARGET.x`` read TARGET (classad2 ignores the target then).
+How list values are handed back and the deliberate differences from classad2 are in
+``evaluator``'s module doc (the entry points).
 """
 
 from __future__ import annotations
