@@ -209,18 +209,26 @@ def unknown(cell: Cell, job: Job, inst: Instance) -> str | None:
     return None
 
 
+def level_words(kind: str, inst: Instance) -> str:
+    """How ``qstat -j`` names the place of a level (``G``, ``H`` or ``Q``) in a
+    request's reason: ``globally``, ``at host "h"``, ``in queue "q"``."""
+    if kind == "G":
+        return "globally"
+    return f'at host "{inst.host}"' if kind == "H" else f'in queue "{inst.name}"'
+
+
 def static_failure(cell: Cell, job: Job, inst: Instance) -> str | None:
     """Every reason the instance is never usable by ``job`` (``refused``, a request
     no level matches or offers), as ``qstat -j`` words it; None when usable."""
     why = refused(cell, job, inst)
     if why is not None:
         return why
-    names = {"G": "globally", "H": f'at host "{inst.host}"', "Q": f'in queue "{inst.name}"'}
     for r in job.hard_requests:
         for kind in "GHQ":
             failure = request_failure(cell, job, kind, inst, r.name)
             if failure is not None:
-                return f"(-l {request_text(job)}) cannot run {names[kind]} because {failure}"
+                return (f"(-l {request_text(job)}) cannot run {level_words(kind, inst)} "
+                        f"because {failure}")
     name = unknown(cell, job, inst)
     if name is not None:
         return (

@@ -35,6 +35,7 @@ from condorlite.core.sge.objects import Cell, Job
 from .static import (
     batch_reason,
     host_reason,
+    level_words,
     offer,
     queue_reason,
     request_failure,
@@ -43,6 +44,7 @@ from .static import (
 from .world import Instance, World
 
 _NOT_YET = object()
+
 
 
 def _queue_key(inst: Instance, by_host: bool) -> tuple:
@@ -216,19 +218,14 @@ class KindVerdicts:
                 for inst in pending:
                     out[inst.position] = f"{prefix} globally because {g}"
                 return []
-            column = v.column(self.job, "H", name, value)
-            if column is not None:
+            for kind in "HQ":
+                column = v.column(self.job, kind, name, value)
+                if column is None:
+                    continue
                 for inst in pending:
-                    h = column[inst.position]
-                    if h is not None:
-                        out[inst.position] = f'{prefix} at host "{inst.host}" because {h}'
-                pending = [i for i in pending if out[i.position] is None]
-            column = v.column(self.job, "Q", name, value)
-            if column is not None:
-                for inst in pending:
-                    q = column[inst.position]
-                    if q is not None:
-                        out[inst.position] = f'{prefix} in queue "{inst.name}" because {q}'
+                    why = column[inst.position]
+                    if why is not None:
+                        out[inst.position] = f"{prefix} {level_words(kind, inst)} because {why}"
                 pending = [i for i in pending if out[i.position] is None]
         return pending
 
