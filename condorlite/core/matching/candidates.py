@@ -121,7 +121,7 @@ class Candidates:
     rej_rank: int = 0
     rej_limit: int = 0
     position: int = 0
-    #: indexes of partitionable offers this list handed out (see ``ListScan.picks``)
+    #: indexes of partitionable offers this list handed out (see ``list_scan.ListWalk``)
     carved: list[int] = field(default_factory=list)
     #: (offer, count): held groups whose PREEMPTION_REQUIREMENTS count waits for the
     #: pair's match (``Matchmaker.settle_deferred``; the list may be shared between

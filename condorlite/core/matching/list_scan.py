@@ -1,5 +1,6 @@
 """Walking a request's candidate list: finding the first entry a job may take (one
-``ListScan`` per cycle, owned by ``negotiation.negotiator.Cycle``).
+``ListScan`` per cycle, owned by ``negotiation.negotiator.Cycle``; one ``ListWalk`` per
+list, kept by the submitter's turn between the jobs of the class).
 
 A list (``candidates.Candidates``) is consumed from the front, as HTCondor consumes its
 match list: an entry passed over (an offer taken since, a piece that does not fit or
@@ -13,12 +14,50 @@ handed out, evaluated in their new states.
 from __future__ import annotations
 
 from bisect import bisect_right, insort
+from functools import partial
+from typing import NamedTuple
 
+from condorlite.core.classad import ClassAd
 from condorlite.core.matching.candidates import ENTRY_IDX, ENTRY_REASON, ENTRY_VERSION, Candidates
 from condorlite.core.matching.matchmaker import Matchmaker
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.piece_costs import PieceCosts
-from condorlite.core.model import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION
+from condorlite.core.model import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, Job
+
+
+class Permit(NamedTuple):
+    """What a walk needs of a submitter's limits for one job (``limits.permits`` worked
+    out for the turn's limits): an entry that takes a slot nobody holds is allowed when
+    ``free_used + cost <= free_bound or free_round``, a priority preemption when
+    ``prio_used + cost <= prio_bound or prio_round``, a rank preemption always
+    (HTCondor's ``matchmakingAlgorithm``). A match changes it, nothing else."""
+
+    #: used so far this spin by slots nobody held, and in all
+    free_used: float
+    prio_used: float
+    #: the most ``used + cost`` may reach under each limit (``limits.permit_bound``)
+    free_bound: float
+    prio_bound: float
+    #: whether the round-up rule lets any cost through (``limits.permits_any``)
+    free_round: bool
+    prio_round: bool
+
+
+class Pick(NamedTuple):
+    """The entry a job takes: its offer, why it is free to the job (a reason of
+    ``model``), what the job takes of a partitionable offer (else None), and its cost
+    against the limits (the piece's or the slot's weight)."""
+
+    offer: Offer
+    reason: str
+    taken: dict[str, float] | None
+    cost: float
+
+
+#: ``Pick(*fields)`` of a 4-tuple in one C call (a pick is made for every match)
+_make_pick = partial(tuple.__new__, Pick)
+#: ``Permit(*fields)`` of a 6-tuple in one C call (a turn makes one after every match)
+make_permit = partial(tuple.__new__, Permit)
 
 
 class ListScan:
@@ -30,35 +69,53 @@ class ListScan:
         #: scans the cost floor ended early (for tests: the shortcut is taken)
         self.walks_cut = 0
 
-    def picks(self, cands: Candidates, klass, job_ad, name, only_rank):
-        """The walk of one request's list, as a generator: sent ``(permit, job)`` for
-        each job of the class in turn, it answers the best candidate the job may
-        take, as (offer, reason, taken, cost), or None. ``permit``: (used by no
-        preemption, used in all, the bound of each of the two limits, and whether the
-        round-up rule lets either through), ``limits.permits`` worked out for the
-        turn's limits: a slot nobody holds is held to the unclaimed limit, a priority
-        preemption to the limit, and a rank preemption to neither (HTCondor's
-        ``matchmakingAlgorithm``).
-        Prime it with ``next``. Its place in the list is kept between jobs (and in
-        ``cands.position`` / ``cands.spos``), so the walk is not set up again per job.
+    def walk(self, cands: Candidates, klass: int, job_ad: ClassAd, name: str,
+             only_rank: bool) -> ListWalk:
+        """The walk of one request's list for the jobs of its class, one after another
+        (``ListWalk``)."""
+        return ListWalk(self, cands, klass, job_ad, name, only_rank)
 
-        From that place, the first entry the job may take is consumed with
-        everything before it. Entries of unavailable offers are passed over; an offer
-        changed since its entry was made is evaluated again and put back in its place
-        (see the stamps below); a piece that does not fit, or whose cost the limit
-        refuses (``limits.permits``), is passed over (the latter counted in
-        ``rej_limit``), and so is every entry left once the limit refuses the
-        class's cost floor.
 
-        A partitionable slot this list handed out leaves the list, so the class's
-        next jobs spread over the other slots first (HTCondor hands a pslot to a
-        request group once, NEGOTIATOR_DEPTH_FIRST = False). When the list runs out,
-        the slots it carved are evaluated again for what they have left and
-        appended, best first, so a job is never rejected while a carved slot still
-        fits it.
-        """
-        entries, offers, mm, piece_cost = cands.entries, self.offers, self.mm, self.costs.cost
-        pairs = cands.pairs  # what mm.fit would read, looked up here
+class ListWalk:
+    """The walk of one request's list: ``pick`` answers, for each job of the class in
+    turn, the best candidate the job may take, or None.
+
+    Its place in the list is kept between jobs (in ``cands.position`` and
+    ``cands.spos``): from that place the first entry the job may take is consumed with
+    everything before it. Entries of unavailable offers are passed over; an offer
+    changed since its entry was made is evaluated again and put back in its place
+    (``_stale``); a piece that does not fit, or whose cost the limit refuses
+    (``Permit``), is passed over (the latter counted in ``rej_limit``), and so
+    is every entry left once the limit refuses the class's cost floor.
+
+    A partitionable slot this list handed out leaves the list, so the class's next
+    jobs spread over the other slots first (HTCondor hands a pslot to a request group
+    once, NEGOTIATOR_DEPTH_FIRST = False). When the list runs out, the slots it carved
+    are evaluated again for what they have left and appended, best first, so a job is
+    never rejected while a carved slot still fits it.
+    """
+
+    __slots__ = ("cands", "job_ad", "klass", "name", "only_rank", "scan")
+
+    def __init__(self, scan: ListScan, cands: Candidates, klass: int, job_ad: ClassAd,
+                 name: str, only_rank: bool) -> None:
+        self.scan, self.cands, self.klass = scan, cands, klass
+        self.job_ad, self.name, self.only_rank = job_ad, name, only_rank
+
+    def pick(self, permit: Permit, job: Job) -> Pick | None:
+        """The entry ``job`` takes under ``permit`` (class doc), or None."""
+        cands = self.cands
+        while True:
+            picked = self._first(permit, job)
+            if picked is not None or not cands.carved:
+                return picked
+            self._take_back_carved()
+
+    def _first(self, permit: Permit, job: Job) -> Pick | None:
+        """The first entry from the walk's place that ``job`` may take, consumed with
+        everything before it (class doc); None when the list runs out."""
+        cands, scan, klass = self.cands, self.scan, self.klass
+        entries, offers, mm, pairs = cands.entries, scan.offers, scan.mm, cands.pairs
         pos, end = cands.position, len(entries)
         # The static entries are a second sorted list (``Candidates.static``): the
         # next entry is the smaller of the two heads.
@@ -66,97 +123,98 @@ class ListScan:
         send = len(static)
         # The runs not merged yet (``Candidates.merge_more``): merged on reaching the end.
         pending = cands.pending
-        picked = None
-        while True:
-            cands.position, cands.spos = pos, spos
-            (free_used, prio_used, free_bound, prio_bound, free_round, prio_round), job = (
-                yield picked)
-            end = len(entries)  # (nothing else grows the list; read again all the same)
+        free_used, prio_used, free_bound, prio_bound, free_round, prio_round = permit
+        try:
             while True:
-                picked = None
-                while True:
-                    if pos >= end and pending:
-                        cands.merge_more()
-                        end = len(entries)
-                    if spos < send and (pos >= end or static[spos] < entries[pos]):
-                        entry = static[spos]
-                        spos += 1
-                    elif pos < end:
-                        entry = entries[pos]
-                        pos += 1
+                if pos >= end and pending:
+                    cands.merge_more()
+                    end = len(entries)
+                if spos < send and (pos >= end or static[spos] < entries[pos]):
+                    entry = static[spos]
+                    spos += 1
+                elif pos < end:
+                    entry = entries[pos]
+                    pos += 1
+                else:
+                    return None
+                idx, version, reason = (entry[ENTRY_IDX], entry[ENTRY_VERSION],
+                                        entry[ENTRY_REASON])
+                offer = offers[idx]
+                if not offer.available:
+                    continue
+                if offer.version != version:
+                    if not _stale(offer, version, built):
+                        end = self._refresh(offer, idx, pos, end)
+                    continue
+                if offer.partitionable:
+                    # what ``Matchmaker.fit`` answers, read from the class's pair
+                    # result when it holds it (this loop is the cycle's hottest)
+                    known = None if pairs is None else pairs.get(offer.pair_shape)
+                    if known is not None and known.taken is not None:
+                        taken = known.taken
                     else:
-                        break
-                    idx, version, reason = (entry[ENTRY_IDX], entry[ENTRY_VERSION],
-                                            entry[ENTRY_REASON])
-                    offer = offers[idx]
-                    if not offer.available:
-                        continue
-                    if offer.version != version:
-                        # An entry made with the list (stamped no later than ``built``)
-                        # whose offer had already left that state is passed over: the
-                        # offer's state then had its own entry, or none. An entry of
-                        # the state the offer had when the list was made, or one added
-                        # since (always stamped later), is evaluated again.
-                        if offer.version <= built or (
-                                version <= built
-                                and version != _stamp_at(offer.stamps, built)):
+                        taken = mm.fit(klass, job.ad, offer)
+                        if taken is None:
                             continue
-                        end = self._refresh_entry(cands, klass, job_ad, name, only_rank,
-                                                  offer, idx, pos, end)
-                        continue
-                    if offer.partitionable:
-                        known = None if pairs is None else pairs.get(offer.pair_shape)
-                        if known is not None and known.taken is not None:
-                            taken = known.taken  # what mm.fit answers, without the call
-                        else:
-                            taken = mm.fit(klass, job.ad, offer)
-                            if taken is None:
-                                continue
-                        # ``PieceCosts.cost``'s first lookup, made here: the weight of
-                        # a piece by the one amount it reads (SlotWeight = Cpus)
-                        vector = offer.vector
-                        reads = None if vector is None else vector.weight_reads
-                        cost = (vector.weights.get(taken[reads[0]])  # type: ignore[union-attr]
-                                if reads and len(reads) == 1 else None)
-                        if cost is None:
-                            cost = piece_cost(idx, offer, taken)
-                    else:
-                        taken, cost = None, offer.weight
-                    if reason == NO_PREEMPTION:
-                        ok = free_used + cost <= free_bound or free_round
-                    elif reason == PRIO_PREEMPTION:
-                        ok = prio_used + cost <= prio_bound or prio_round
-                    else:
-                        ok = True
-                    if not ok:
-                        cands.rej_limit += 1
-                        if not (cands.has_rank or free_round or prio_round) and (
-                                self._refuses_floor(cands, klass, job_ad, free_used,
-                                                    prio_used, free_bound, prio_bound)):
-                            # Every entry left costs at least the class's floor, which
-                            # the limit refuses too: it refuses them all (the reason is
-                            # settled: this refusal counted), so the walk stops here.
-                            self.walks_cut += 1
-                            pos, spos = end, send
-                            pending.clear()
-                            break
-                        continue
+                    cost = self._piece_cost(idx, offer, taken)
+                else:
+                    taken, cost = None, offer.weight
+                # the permit's rule (``Permit``)
+                if reason == NO_PREEMPTION:
+                    ok = free_used + cost <= free_bound or free_round
+                elif reason == PRIO_PREEMPTION:
+                    ok = prio_used + cost <= prio_bound or prio_round
+                else:
+                    ok = True
+                if ok:
                     if taken is not None:
                         cands.carved.append(idx)
-                    picked = offer, reason, taken, cost
-                    break
-                if picked is not None or not cands.carved:
-                    break
-                self._take_back_carved(cands, klass, job_ad, name, only_rank)
-                end = len(entries)
+                    return _make_pick((offer, reason, taken, cost))
+                cands.rej_limit += 1
+                if not (cands.has_rank or free_round or prio_round) and (
+                        self._floor_refused(permit)):
+                    # Every entry left costs at least the class's floor, which the
+                    # limit refuses too: it refuses them all (the reason is settled:
+                    # this refusal counted), so the walk stops here.
+                    scan.walks_cut += 1
+                    pos, spos = end, send
+                    pending.clear()
+                    return None
+        finally:
+            cands.position, cands.spos = pos, spos
 
-    def _refresh_entry(self, cands: Candidates, klass, job_ad, name, only_rank, offer,
-                       idx: int, pos: int, end: int) -> int:
-        """Put right a list entry whose offer changed after the entry was made
-        (``_picks``): the offer's entry in its current state, if it has one, goes
-        into its place after ``pos`` among the merged entries (``end`` of them), or
-        to the runs not merged yet when it sorts beyond them. Returns the new end."""
-        fresh = self.mm.refresh(cands, klass, job_ad, name, offer, idx, only_rank)
+    def _piece_cost(self, idx: int, offer: Offer, taken: dict[str, float]) -> float:
+        """``PieceCosts.cost`` of a piece, its first lookup made here: the weight of a
+        piece by the one amount it reads (SlotWeight = Cpus)."""
+        vector = offer.vector
+        reads = None if vector is None else vector.weight_reads
+        if reads and len(reads) == 1:
+            cost = vector.weights.get(taken[reads[0]])  # type: ignore[union-attr]
+            if cost is not None:
+                return cost
+        return self.scan.costs.cost(idx, offer, taken)
+
+    def _floor_refused(self, permit: Permit) -> bool:
+        """Whether the limits refuse the class's cost floor (the least any of its
+        entries costs, ``PieceCosts.floor``, worked out once per list) both without
+        preemption and by priority. Asked only when that can end the walk: no rank
+        preemption in the list and no round-up rule in force."""
+        cands = self.cands
+        floor = cands.floor
+        if floor is None:
+            floor = cands.floor = self.scan.costs.floor(self.klass, self.job_ad,
+                                                        cands.signature, cands.static_floor)
+        return (permit.free_used + floor > permit.free_bound
+                and permit.prio_used + floor > permit.prio_bound)
+
+    def _refresh(self, offer: Offer, idx: int, pos: int, end: int) -> int:
+        """Put right an entry whose offer changed after the entry was made: the
+        offer's entry in its current state, if it has one, goes into its place after
+        ``pos`` among the merged entries (``end`` of them), or to the runs not merged
+        yet when it sorts beyond them. Returns the new end."""
+        cands = self.cands
+        fresh = self.scan.mm.refresh(cands, self.klass, self.job_ad, self.name, offer, idx,
+                                     self.only_rank)
         if fresh is None:
             return end
         entries = cands.entries
@@ -169,27 +227,27 @@ class ListScan:
             cands.has_rank = True
         return end
 
-    def _refuses_floor(self, cands: Candidates, klass, job_ad, free_used: float,
-                       prio_used: float, free_bound: float, prio_bound: float) -> bool:
-        """Whether the limits refuse the class's cost floor (the least any of its
-        entries costs, ``PieceCosts.floor``, worked out once per list) both without
-        preemption (``free_bound``) and by priority (``prio_bound``), the round-up
-        rule aside."""
-        floor = cands.floor
-        if floor is None:
-            floor = cands.floor = self.costs.floor(klass, job_ad, cands.signature,
-                                                   cands.static_floor)
-        return free_used + floor > free_bound and prio_used + floor > prio_bound
-
-    def _take_back_carved(self, cands: Candidates, klass, job_ad, name, only_rank) -> None:
+    def _take_back_carved(self) -> None:
         """Append to a list that ran out the partitionable slots it handed out,
-        evaluated in their new states, best first (``_picks``)."""
+        evaluated in their new states, best first."""
+        cands, offers = self.cands, self.scan.offers
         indices = sorted(set(cands.carved))
         cands.carved.clear()
-        fresh = self.mm.candidates(klass, job_ad, name, [self.offers[i] for i in indices],
-                                   only_rank, positions=indices, signature=cands.signature)
+        fresh = self.scan.mm.candidates(self.klass, self.job_ad, self.name,
+                                        [offers[i] for i in indices], self.only_rank,
+                                        positions=indices, signature=cands.signature)
         cands.entries.extend(fresh.entries)
         cands.has_rank = cands.has_rank or fresh.has_rank
+
+
+def _stale(offer: Offer, version: int, built: int) -> bool:
+    """Whether an entry made at ``version`` of an offer that has changed since is
+    passed over rather than evaluated again: an entry made with the list (stamped no
+    later than ``built``) whose offer had already left that state (the offer's state
+    then had its own entry, or none). An entry of the state the offer had when the
+    list was made, or one added since (always stamped later), is evaluated again."""
+    return offer.version <= built or (
+        version <= built and version != _stamp_at(offer.stamps, built))
 
 
 def _stamp_at(stamps: list[int], clock: int) -> int:

@@ -4,7 +4,7 @@ A static offer costs its weight. A piece of a partitionable offer costs the weig
 the dynamic slot it makes (``offers.piece_weight``), worked out as cheaply as the slot
 allows (``cost``). ``floor`` is what lets a scan stop early: when the submitter limit
 refuses an entry and the class's floor too, every entry left is refused
-(``list_scan.ListScan.picks``).
+(``list_scan.ListWalk.pick``).
 """
 
 from __future__ import annotations

@@ -15,12 +15,27 @@ wins, as in that dict); the lists are never changed once handed over.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 from itertools import chain
+from typing import NamedTuple
 
 from condorlite.core.model import Job
 
-#: rows of stretches of idle rows: ``(jobs, [(id, autocluster, match class, job)])``
-Rows = Callable[[list[tuple[int, int]]], tuple[list[Job], list[tuple]]]
+
+class Row(NamedTuple):
+    """One idle job in a submitter's turn, with the numbers the turn's loop reads."""
+
+    job_id: str
+    cluster: int  # its autocluster
+    klass: int  # its match class
+    job: Job
+
+
+#: ``Row(*fields)`` of a 4-tuple in one C call (``map`` over a stretch's ``zip``)
+_make_row = partial(tuple.__new__, Row)
+
+#: rows of stretches of idle rows: ``(jobs, [Row])``
+Rows = Callable[[list[tuple[int, int]]], tuple[list[Job], list[Row]]]
 
 
 class RowMap(Mapping[str, int]):
@@ -68,7 +83,7 @@ def turn_rows(cluster_of: Mapping[str, int], class_of: Mapping[str, int],
               idle: list[Job]) -> Rows:
     """The rows of a submitter's turn (``negotiation.turns.Turn``) from its stretches of
     ``idle`` rows in queue order: each job's (id, autocluster, match class, job),
-    read from the aligned lists when the numbers are ``RowMap``s of ``idle`` itself,
+    as ``Row``s, read from the aligned lists when the numbers are ``RowMap``s of ``idle`` itself,
     else looked up by job id."""
     return (_rows_by_row(cluster_of, class_of, idle)
             or _rows_by_id(cluster_of, class_of, idle))
@@ -78,9 +93,9 @@ def _rows_by_id(cluster_of: Mapping[str, int], class_of: Mapping[str, int],
                 idle: list[Job]) -> Rows:
     """``turn_rows`` with the numbers looked up by job id."""
 
-    def rows(spans: list[tuple[int, int]]) -> tuple[list[Job], list[tuple]]:
+    def rows(spans: list[tuple[int, int]]) -> tuple[list[Job], list[Row]]:
         jobs = list(chain.from_iterable(idle[start:end] for start, end in spans))
-        return jobs, [(j.id, cluster_of[j.id], class_of[j.id], j) for j in jobs]
+        return jobs, [Row(j.id, cluster_of[j.id], class_of[j.id], j) for j in jobs]
 
     return rows
 
@@ -97,14 +112,14 @@ def _rows_by_row(cluster_of: Mapping[str, int], class_of: Mapping[str, int],
         return None
     ids, clusters, classes = class_of.ids, cluster_of.values_by_row, class_of.values_by_row
 
-    def rows(spans: list[tuple[int, int]]) -> tuple[list[Job], list[tuple]]:
+    def rows(spans: list[tuple[int, int]]) -> tuple[list[Job], list[Row]]:
         jobs: list[Job] = []
-        out: list[tuple] = []
+        out: list[Row] = []
         for start, end in spans:
             part = idle[start:end]
             jobs += part
-            out += zip(ids[start:end], clusters[start:end], classes[start:end], part,
-                       strict=True)
+            out += map(_make_row, zip(ids[start:end], clusters[start:end],
+                                      classes[start:end], part, strict=True))
         return jobs, out
 
     return rows

@@ -39,7 +39,7 @@ Statistics: ``rejections`` is the number of jobs left rejected at the end (the l
 the list); ``rejection_events`` counts every rejection, a job rejected in several spins
 or turns counting each time (HTCondor's LastNegotiationCycleRejections).
 
-A job's candidate list is walked by ``list_scan.ListScan`` (``Cycle.scan``),
+A job's candidate list is walked by a ``list_scan.ListWalk`` (made by ``Cycle.scan``),
 and the per-job notes are worded when read (``cycle_notes``). The ``Remote*`` and
 ``Submitter*`` attributes the ads get are ``submitter_attrs``'s.
 
@@ -50,7 +50,6 @@ or input order otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Generator
 from itertools import compress, islice, repeat
 from operator import attrgetter, eq
 from types import MappingProxyType
@@ -58,11 +57,12 @@ from types import MappingProxyType
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.autocluster import Autoclusters
 from condorlite.core.matching.candidates import Candidates
-from condorlite.core.matching.list_scan import ListScan
+from condorlite.core.matching.list_scan import ListScan, ListWalk, Pick, make_permit
 from condorlite.core.matching.matchmaker import Matchmaker
-from condorlite.core.matching.offers import Offer, with_attrs
+from condorlite.core.matching.offers import with_attrs
 from condorlite.core.matching.piece_costs import PieceCosts
 from condorlite.core.matching.policy_exprs import PolicyExprs
+from condorlite.core.matching.row_maps import Row
 from condorlite.core.matching.significant import build_closed
 from condorlite.core.model import (
     IDLE,
@@ -233,7 +233,7 @@ class Cycle:
                    spin):
         """One submitter's turn in one spin (module doc, steps 4-5): its rows in queue
         order, each job given the first entry of its class's list that the limits
-        permit (``ListScan.picks``: ``unclaimed`` for slots nobody holds, ``limit``
+        permit (``ListWalk.pick``: ``unclaimed`` for slots nobody holds, ``limit``
         for priority preemption) or rejected, until what it used reaches ``limit`` or
         ``ceiling``. Returns (DONE or RESUME, the pie left after what it matched)."""
         name = turn.info.name
@@ -241,8 +241,8 @@ class Cycle:
         limited = False
         skipped: set[int] = set()
         cache: dict[tuple[int, bool], Candidates] = {}
-        #: the walk of each list (``ListScan.picks``), kept between the class's jobs
-        walks: dict[tuple[int, bool], Generator] = {}
+        #: the walk of each list (``ListWalk``), kept between the class's jobs
+        walks: dict[tuple[int, bool], ListWalk] = {}
         job_ads: dict[int, ClassAd] = {}
         offer_pool = self.offer_pool
         any_held = offer_pool.held_available > 0
@@ -256,9 +256,9 @@ class Cycle:
         at = 0  # the position in ``rows`` of the row after the current one
         # (the per-row statistics are summed in locals and added on the way out)
         considered = naive = 0
-        # what the walk needs of the limit (``ListScan.picks``): changed by a match only
-        permit = (used_unclaimed, used, free_bound, bound,
-                  used_unclaimed <= 0 and free_positive, used <= 0 and positive)
+        # what the walk needs of the limits (a ``list_scan.Permit``): changed by a match only
+        permit = make_permit((used_unclaimed, used, free_bound, bound,
+                              used_unclaimed <= 0 and free_positive, used <= 0 and positive))
         # the list last walked, looked up again only when the row's class or mode differs
         last_key, walk = None, None
         try:
@@ -283,7 +283,7 @@ class Cycle:
                     if walk is None:
                         walk = self._start_walk(klass, only_rank, name, job_ads, cache, walks)
                     last_key = None if only_rank else klass
-                picked = walk.send((permit, job))
+                picked = walk.pick(permit, job)
                 if picked is None:
                     cands = cache[(klass, only_rank)]
                     limited = limited or cands.rej_limit > 0 or only_rank
@@ -293,14 +293,15 @@ class Cycle:
                         skipped.add(cluster)
                         at = self._skip_run(rows, at, row_iter, cluster, done)
                     continue
-                offer, reason, taken, cost = picked
-                self._apply(turn, job, offer, reason, taken, cost, spin, cluster)
+                self._apply(turn, job, picked, spin, cluster)
+                cost = picked.cost
                 used += cost
-                if reason == NO_PREEMPTION:
+                if picked.reason == NO_PREEMPTION:
                     used_unclaimed += cost
                 pie_left -= cost
-                permit = (used_unclaimed, used, free_bound, bound,
-                          used_unclaimed <= 0 and free_positive, used <= 0 and positive)
+                permit = make_permit((used_unclaimed, used, free_bound, bound,
+                                      used_unclaimed <= 0 and free_positive,
+                                      used <= 0 and positive))
             return (RESUME if used >= limit or limited else DONE), pie_left
         finally:
             stats["jobs_considered"] += considered
@@ -308,21 +309,20 @@ class Cycle:
 
     def _start_walk(self, klass: int, only_rank: bool, name: str,
                     job_ads: dict[int, ClassAd], cache: dict[tuple[int, bool], Candidates],
-                    walks: dict[tuple[int, bool], Generator]) -> Generator:
+                    walks: dict[tuple[int, bool], ListWalk]) -> ListWalk:
         """The list of a class in a submitter's turn (its job ad: the class's first
         job with the submitter's attributes, made once per turn), and its walk
-        (``ListScan.picks``), primed; both kept under (class, only_rank)."""
+        (``ListWalk``); both kept under (class, only_rank)."""
         job_ad = job_ads.get(klass)
         if job_ad is None:
             job_ad = job_ads[klass] = with_attrs(self.ac.representative[klass].ad,
                                                  self._submitter_attrs(name))
         key = (klass, only_rank)
         cands = cache[key] = self.mm.candidates(klass, job_ad, name, self.offers, only_rank)
-        walk = walks[key] = self.scan.picks(cands, klass, job_ad, name, only_rank)
-        next(walk)
+        walk = walks[key] = self.scan.walk(cands, klass, job_ad, name, only_rank)
         return walk
 
-    def _skip_run(self, rows: list[tuple], at: int, row_iter, cluster: int,
+    def _skip_run(self, rows: list[Row], at: int, row_iter, cluster: int,
                   done: set[str]) -> int:
         """Pass over the run of rows from ``at`` on that belong to the autocluster
         ``cluster`` (an autocluster's jobs mostly come in runs in queue order: the
@@ -331,22 +331,22 @@ class Cycle:
         cluster is skipped (no match, no charge), so the loop's limit checks would
         pass them all. Returns the position after them."""
         end, count = at, len(rows)
-        while end < count and rows[end][1] == cluster:
+        while end < count and rows[end].cluster == cluster:
             end += 1
         if end > at:
             self.notes.update(dict.fromkeys(
-                [row[0] for row in rows[at:end] if row[0] not in done], cluster))
+                [row.job_id for row in rows[at:end] if row.job_id not in done], cluster))
             next(islice(row_iter, end - at - 1, None), None)  # (advances end - at rows)
         return end
 
     def _submitter_attrs(self, name: str) -> dict[str, object]:
         return submitter_attrs(name, self.eup, self.usage, self.groups, self.group_turn)
 
-    def _apply(self, turn: Turn, job: Job, offer: Offer, reason, taken, cost: float, spin,
-               cluster) -> None:
-        """Record the match of ``job`` to ``offer`` at ``cost`` (what ``ListScan.picks`` found
-        it weighs): carve a partitionable slot, take a static one (preempting its
-        holder), charge the submitter."""
+    def _apply(self, turn: Turn, job: Job, picked: Pick, spin, cluster) -> None:
+        """Record the match of ``job`` to the offer ``ListWalk.pick`` found, at its cost:
+        carve a partitionable slot, take a static one (preempting its holder), charge
+        the submitter."""
+        offer, reason, taken, cost = picked.offer, picked.reason, picked.taken, picked.cost
         name = turn.info.name
         preempting = preempted_job = None
         resources = self.offer_pool.take(offer, taken, self.mm, self.policy, self.now)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from condorlite.core.matching.autocluster import Autoclusters
 from condorlite.core.matching.queue_blocks import QueueBlocks
-from condorlite.core.matching.row_maps import turn_rows
+from condorlite.core.matching.row_maps import Row, turn_rows
 from condorlite.core.model import Job, Submitter, SubmitterReport
 from condorlite.core.policy import Policy
 
@@ -29,8 +29,8 @@ class Turn:
     info: Submitter
     jobs: list[Job]
     done: set[str] = field(default_factory=set)
-    #: (job id, autocluster, match class, job) of ``jobs``, in their order
-    rows: list[tuple[str, int, int, Job]] = field(default_factory=list)
+    #: a ``Row`` (job id, autocluster, match class, job) of each of ``jobs``, in order
+    rows: list[Row] = field(default_factory=list)
     matched_weight: float = 0.0
     matched_jobs: int = 0
     share: float | None = None

@@ -474,7 +474,7 @@ def test_a_job_binding_another_literal_type_is_its_own_request(monkeypatch, case
 def test_an_entry_another_class_carved_is_evaluated_again(monkeypatch):
     """Class X lists a static slot, then a partitionable one; class Y (same submitter,
     queued between X's jobs) carves the partitionable slot. X's second job meets the
-    entry of the slot's old state, evaluates the new one (``ListScan._refresh_entry``)
+    entry of the slot's old state, evaluates the new one (``ListWalk._refresh``)
     and takes it: dropping the entry would reject the job while the slot still fits it.
     (The expected matches are written out too, not only compared with the reference.)"""
     policy = Policy(uid_domain="example.org")
@@ -505,7 +505,7 @@ def test_a_walk_is_cut_only_when_the_floor_is_refused_without_preemption_too(mon
     limitUsedUnclaimed): alice, having preempted 10 cores and taken 1 free one under a
     limit of 11.5, is refused the 16-core slot her class ranks first, but a 1-core
     free slot is still permitted (1 + 1 <= 11.5) though 11 + 1 is not. The walk must
-    not be cut there (``ListScan._refuses_floor``): she takes the 1-core slot in the
+    not be cut there (``ListWalk._floor_refused``): she takes the 1-core slot in the
     first spin, and the 16-core one only in the second."""
     from tests.core._pool import user
 
