@@ -345,7 +345,7 @@ def rank_program(expr: Expr, slot_ad: ClassAd, vector: SlotVector,
 
 
 def rest_of(vector: SlotVector, taken: dict[str, float]) -> tuple:
-    """The vals carving ``taken`` leaves (``offers.carve``: left minus amount, an
+    """The vals carving ``taken`` leaves (``pieces.carve``: left minus amount, an
     integral amount as an int)."""
     vals = list(vector.vals)
     index = vector.index

@@ -21,8 +21,9 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import NO_MATCH, PairEval, as_rank, box_pair, make_pair
 from condorlite.core.matching.carving import PairProgram, SlotVector
 from condorlite.core.matching.offer_shapes import MISSING, EvaluationCount, OfferShapes
-from condorlite.core.matching.offers import Fits, Offer, weight_names
+from condorlite.core.matching.offers import Fits, Offer
 from condorlite.core.matching.pair_programs import ResidualCache, job_params, pair_program
+from condorlite.core.matching.pieces import weight_names
 from condorlite.core.matching.policy_exprs import PolicyExprs
 from condorlite.core.matching.static_programs import StaticNumbers
 from condorlite.core.policy import Policy

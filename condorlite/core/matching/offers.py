@@ -11,7 +11,7 @@ asks for with ``Request<R>``, the value of ``Request<R>`` (evaluated with MY = j
 TARGET = slot; ``RequestCpus`` undefined means 1, other undefined requests take 0).
 The match is charged the slot weight of a slot holding exactly what was taken (the
 slot's ``SlotWeight`` evaluated with those amounts), and the partitionable slot keeps
-what is left. It fits only if every amount is at most what is left.
+what is left (``pieces``). It fits only if every amount is at most what is left.
 """
 
 from __future__ import annotations
@@ -20,16 +20,9 @@ from dataclasses import dataclass, field
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.classad.ast import Call, Expr, Literal
-from condorlite.core.classad.parser import parse_expr
-from condorlite.core.classad.partial import specialize, specialize_attribute
-from condorlite.core.classad.refs import children
-from condorlite.core.classad.refs import names as expr_names
-from condorlite.core.matching import carving
-from condorlite.core.matching.autocluster import closure, same_walks
+from condorlite.core.classad.ast import Literal
 from condorlite.core.matching.carving import SlotVector
-from condorlite.core.model import Slot, slot_weight
-from condorlite.core.policy import Policy
+from condorlite.core.model import Slot
 
 BASE_RESOURCES = ("Cpus", "Memory", "Disk")
 #: How the names the negotiator inserts into job ads begin (``Submitter*``,
@@ -254,177 +247,3 @@ def _requested(pslot_ad: ClassAd, job_ad: ClassAd, now: float | None,
             return None
         taken[res] = amount
     return taken
-
-
-def piece_weight(offer: Offer, taken: dict[str, float], policy: Policy) -> float:
-    """The weight charged for ``taken``: the slot weight of the dynamic slot ad, the
-    offer's ad with the amounts taken bound in place of the resources (and
-    ``PartitionableSlot = false``, ``SlotType = "Dynamic"``).
-
-    Remembered per offer, under the bindings that fix it: when the slot's weight
-    expressions (``SlotWeight``, ``SLOT_WEIGHT``) reach a known set of names in every
-    state of the slot (no ``eval``, carving only swapped literals), the key is the
-    dynamic ad's bindings of those names; otherwise it is everything the cycle changed
-    in the slot's ad plus the amounts taken."""
-    if not policy.negotiator_use_slot_weights:
-        return 1.0  # what slot_weight answers, whatever the ad
-    plan = weight_names(offer, policy)
-    if not offer.changes or offer.changes[0] is not offer.ad:
-        raw = adeval.changed(offer.ad, offer.slot.ad)
-        diff = tuple(sorted((name, _literal_key(expr)) for name, expr in raw))
-        bound = None
-        if plan is not None and same_walks(offer.ad, offer.slot.ad, raw):
-            # this state's bindings of the names the weight reaches
-            bound = tuple((name, _literal_key(adeval.attr(offer.ad, name))) for name in plan)
-        offer.changes = (offer.ad, diff, bound, {})
-    bound = offer.changes[2]
-    if bound is not None:
-        key: tuple = ("names", _bound_key(offer.changes, taken))
-    else:
-        overridden = {r.lower() for r in taken}
-        others = tuple(item for item in offer.changes[1] if item[0] not in overridden)
-        key = (tuple(sorted((r.lower(), r, v) for r, v in taken.items())), others)
-    found = offer.weights.get(key)
-    if found is None:
-        found = offer.weights[key] = slot_weight(_dynamic(offer, taken), policy)
-    return found
-
-
-#: Functions that look attributes up by a computed name: a walk cannot see what they read.
-_DYNAMIC_CALLS = frozenset({"eval"})
-
-
-def _parsed_weight(policy: Policy) -> Expr:
-    """SLOT_WEIGHT parsed, once per policy (``Policy.derived``)."""
-    return parse_expr(policy.slot_weight)
-
-
-#: What a dynamic slot binds whatever it holds, as ``_value_key`` writes them.
-_PIECE_CONSTANTS = {"partitionableslot": ("bool", False), "slottype": ("str", "Dynamic")}
-
-
-def _bound_key(changes: tuple, taken: dict[str, float]) -> tuple:
-    """The dynamic ad's bindings of the weight's names: the state's binding, except
-    a taken resource's amount and the two constants of a dynamic slot (which win).
-
-    The layout (which positions a taken resource fills) depends only on the state and
-    the resources' names, so it is worked out once per (state, names) and each piece
-    fills in its amounts."""
-    bound, layouts = changes[2], changes[3]
-    names = tuple(taken)
-    layout = layouts.get(names)
-    if layout is None:
-        lowered = {r.lower(): r for r in names}  # a later spelling wins, as in a dict
-        template, holes = [], []
-        for pos, (name, value) in enumerate(bound):
-            if name in _PIECE_CONSTANTS:
-                value = _PIECE_CONSTANTS[name]
-            elif name in lowered:
-                holes.append((pos, lowered[name]))
-            template.append(value)
-        layout = layouts[names] = (template, tuple(holes))
-    template, holes = layout
-    if not holes:
-        return tuple(template)
-    values = list(template)
-    for pos, res in holes:
-        values[pos] = _value_key(carving.number(taken[res]))
-    return tuple(values)
-
-
-def weight_names(offer: Offer, policy: Policy) -> tuple[str, ...] | None:
-    """Every name the weight expressions reach in the slot's original ad (sorted), or
-    None when one of them calls a function that reads names it computes."""
-    if offer.weight_names and offer.weight_names[0] == policy.slot_weight:
-        return offer.weight_names[1]
-    text = policy.slot_weight
-    fallback = policy.derived(_parsed_weight)
-    walk = closure(offer.slot.ad, {"slotweight"} | expr_names(fallback))
-    exprs = [fallback] + [adeval.attr(offer.slot.ad, name) for name in sorted(walk)]
-    dynamic = any(e is not None and _calls_dynamic(e) for e in exprs)
-    plan = None if dynamic else tuple(sorted(walk))
-    offer.weight_names = (text, plan)
-    return plan
-
-
-def _calls_dynamic(expr: Expr) -> bool:
-    """Whether ``expr`` calls a function of ``_DYNAMIC_CALLS`` anywhere in its tree.
-    (Asked once per offer, when its weight's names are first needed: no memo pays.)"""
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if type(node) is Call and node.name.lower() in _DYNAMIC_CALLS:
-            return True
-        stack.extend(children(node))
-    return False
-
-
-def _value_key(value: object) -> tuple:
-    return (type(value).__name__, value)
-
-
-def _literal_key(expr: Expr | None) -> object:
-    # A literal by type and value (1, 1.0 and True are equal Python values but not the
-    # same ClassAd value); any other expression as itself (compared by structure).
-    if type(expr) is Literal:
-        return _value_key(expr.value)
-    return expr
-
-
-def _dynamic(offer: Offer, taken: dict[str, float]) -> ClassAd:
-    pieces: dict[str, object] = {r: carving.number(v) for r, v in taken.items()}
-    pieces.update(PartitionableSlot=False, SlotType="Dynamic")
-    return with_attrs(offer.ad, pieces)
-
-
-def carve(offer: Offer, taken: dict[str, float], policy: Policy, now: float | None):
-    """Return ``(cost, dynamic_ad, rest_ad)``: the weight charged for ``taken``, an ad
-    of the dynamic slot holding it, and the partitionable slot's ad with it removed."""
-    cost = piece_weight(offer, taken, policy)
-    rest_values = {}
-    for res, amount in taken.items():
-        left = adeval.as_float(adeval.attr_value(offer.ad, res, None, now)) or 0.0
-        rest_values[res] = carving.number(left - amount)
-    return cost, _dynamic(offer, taken), with_attrs(offer.ad, rest_values)
-
-
-def vector_piece_weight(offer: Offer, taken: dict[str, float], policy: Policy) -> float:
-    """``piece_weight`` of an offer with a resource vector: the same value, remembered
-    per combined vector and computed by residuals of the weight expressions
-    (``carving.piece_weight``)."""
-    if not policy.negotiator_use_slot_weights:
-        return 1.0
-    vector = offer.vector
-    assert vector is not None
-
-    def weight_exprs(ad: ClassAd) -> tuple:
-        free = carving.free_pairs(ad, vector)
-        return (specialize_attribute(ad, "SlotWeight", None, free, None),
-                specialize(policy.derived(_parsed_weight), ad, None, free, None))
-
-    weight_reads(offer, policy)  # (the caller keys weights by their amounts, if any)
-    return carving.piece_weight(vector, taken, lambda: _dynamic(offer, taken),
-                                lambda ad: slot_weight(ad, policy), weight_exprs)
-
-
-def weight_reads(offer: Offer, policy: Policy) -> tuple[str, ...]:
-    """``SlotVector.weight_reads`` of an offer with a resource vector, worked out once."""
-    vector = offer.vector
-    assert vector is not None
-    if vector.weight_reads is None:
-        vector.weight_reads = _base_reads(offer, vector, policy)
-    return vector.weight_reads
-
-
-def _base_reads(offer: Offer, vector: SlotVector, policy: Policy) -> tuple[str, ...]:
-    """The spellings (as ``taken`` keys them) of the resources the weight expressions
-    reach, when those are all among Cpus, Memory and Disk (every piece takes those);
-    () when they reach another resource or the reach is unknown (``eval``)."""
-    plan = weight_names(offer, policy)
-    if plan is None:
-        return ()
-    spelled = {r.lower(): r for r in BASE_RESOURCES}
-    reads = [name for name in plan if name in vector.index]
-    if not reads or any(name not in spelled for name in reads):
-        return ()
-    return tuple(spelled[name] for name in reads)

@@ -1,7 +1,7 @@
 """What a match costs the submitter, and the least any entry of a class can cost.
 
 A static offer costs its weight. A piece of a partitionable offer costs the weight of
-the dynamic slot it makes (``offers.piece_weight``), worked out as cheaply as the slot
+the dynamic slot it makes (``pieces.piece_weight``), worked out as cheaply as the slot
 allows (``cost``). ``floor`` is what lets a scan stop early: when the submitter limit
 refuses an entry and the class's floor too, every entry left is refused
 (``list_scan.ListWalk.pick``).
@@ -13,7 +13,8 @@ import math
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.matchmaker import Matchmaker
-from condorlite.core.matching.offers import Offer, piece_weight, vector_piece_weight, weight_reads
+from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.pieces import piece_weight, vector_piece_weight, weight_reads
 from condorlite.core.policy import Policy
 
 

@@ -29,7 +29,8 @@ from collections.abc import Callable
 from operator import attrgetter
 
 from condorlite.core.matching.matchmaker import Matchmaker
-from condorlite.core.matching.offers import Offer, carve, with_attrs
+from condorlite.core.matching.offers import Offer, with_attrs
+from condorlite.core.matching.pieces import carve
 from condorlite.core.model import Claim, Slot
 from condorlite.core.negotiation.claims import claims_left
 from condorlite.core.policy import Policy

@@ -159,12 +159,13 @@ def test_requested_remembered_per_slot_state_equals_evaluating_afresh() -> None:
 
 
 def test_piece_weight_remembered_equals_weighing_the_dynamic_ad() -> None:
-    """offers.piece_weight keys its memory on the names the weight expressions reach
+    """pieces.piece_weight keys its memory on the names the weight expressions reach
     (or, with eval(), on everything changed); each answer must equal building the
     dynamic slot ad and weighing it, across carved states of the slot."""
     from dataclasses import replace
 
-    from condorlite.core.matching.offers import Offer, _dynamic, carve, piece_weight
+    from condorlite.core.matching.offers import Offer
+    from condorlite.core.matching.pieces import _dynamic, carve, piece_weight
     from condorlite.core.model import slot_weight
 
     weights = {
