@@ -134,6 +134,23 @@ def with_literals(ad: ClassAd, values: dict[str, object]) -> ClassAd:
     return new
 
 
+def with_entries(ad: ClassAd, entries: dict[str, tuple[str, Expr]]) -> ClassAd:
+    """A copy of ``ad`` with each lower-case name of ``entries`` bound to its
+    (spelling, expression) entry, the very object given: the readers share entry
+    objects between ads, and ``first_states`` tells shared bindings by identity."""
+    if type(ad) is _ClassAd:
+        table = dict(ad._attrs)
+        table.update(entries)
+        new = _ClassAd._from_attrs(table)
+        new.parent = ad.parent
+        return new
+    new = type(ad)()
+    new.update(ad)
+    for spelled, expr in entries.values():
+        new[spelled] = expr
+    return new
+
+
 def attr_value(ad: ClassAd, name: str, target: ClassAd | None = None,
                now: float | None = None):
     """``eval_attr``, answered without the evaluator when the attribute is bound to a

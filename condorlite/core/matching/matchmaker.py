@@ -58,6 +58,7 @@ from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import BASE_RESOURCES, SUBMITTER_PREFIXES, Offer
+from condorlite.core.matching.own_policy import OwnPolicy
 from condorlite.core.matching.policy_exprs import PolicyExprs
 from condorlite.core.matching.rank_columns import RankColumns, rank_only_names, rank_reach
 from condorlite.core.matching.request_lists import RequestLists
@@ -129,6 +130,10 @@ class Matchmaker:
         self._preq_names = submitter_reads(
             (self.exprs.preemption_requirements,), job_names, binding_refs)
         self.counts = EvaluationCount()
+        # what a slot's own numbers decide in its START is folded in before its walks:
+        # never what the cycle rebinds (resources, a claimed slot's Remote* names)
+        self.own_policy = OwnPolicy(self.resource_names
+                                    | {n.lower() for n in REMOTE_ATTRS})
         walks = SlotWalks(self.slot_names, self.exprs, self.job_defined, self.preemption_off)
         self.shapes = OfferShapes(now, self.exprs, walks, self.resource_names, self.counts)
         self.table = MatchTable(now, self.exprs, self.shapes, self.counts,
@@ -174,7 +179,10 @@ class Matchmaker:
     # -- the offers (``shapes``) and a request's list (``lists``) -----------------------
     def prepare(self, offer: Offer) -> None:
         """``OfferShapes.prepare``: (re)compute an offer's shape and its
-        job-independent policy ranks."""
+        job-independent policy ranks; before its first shape, the slot's own policy
+        is folded (``own_policy``)."""
+        if offer.seq < 0:
+            self.own_policy.fold(offer)
         self.shapes.prepare(offer)
 
     def carve(self, offer: Offer, taken: dict[str, float]) -> None:

@@ -1,0 +1,177 @@
+"""What an ad's own literal attributes decide in one of its expressions, folded in.
+
+``fold_own(expr, ad, keep)`` gives an expression whose value, evaluated in ``ad`` (a
+top-level ad: ``MY`` is ``ad``), equals the value of ``expr`` there for every TARGET
+and every ``now``. It is ``expr`` with
+
+1. every reference to an attribute that ``ad`` binds to a literal (``x`` or ``MY.x``:
+   each is looked up in ``ad`` first, and ``ad`` has it) replaced by
+   that literal, except the names in ``keep`` (lower-case: those the caller will
+   rebind later, such as a partitionable slot's resources);
+2. then, bottom-up, every operator node whose operands are all literals replaced by
+   its value (``cache.folded``, the evaluator's own constant folding), a
+   parenthesised literal by the literal;
+3. and ``a && b`` or ``a || b`` with one literal operand replaced by a literal when
+   the operator gives that one value whatever the other operand is. That is probed,
+   not assumed: the operator is evaluated with the other operand set to one value of
+   every kind (true, false, undefined, error, integers, reals, strings, a list), and
+   ``&&`` and ``||`` look at nothing of an operand but its kind and truth. So
+   ``true || x`` and ``false && x`` fold, ``false || x`` and ``x && false`` do not
+   (``false || "a"`` is error, ``error && false`` is error).
+
+Nothing else changes: calls (``time()``, ``eval()``), conditionals, selects and
+subscripts keep their shape with their operands folded; a record literal is left whole
+(inside one, a name resolves to the record first). An untouched subtree is returned
+as the same node, so an expression with nothing to fold is ``expr`` itself.
+
+Why: a startd's ``START`` reads the machine's own per-slot numbers (``KeyboardIdle >
+15 * 60 || TARGET.Owner == "alice"``). Folded per slot, it is ``true`` on every idle
+desktop and ``false || TARGET.Owner == "alice"`` on alice's busy ones, so slots that
+differ only in such numbers stop differing in what matching reads.
+
+Invariant: ``evaluate(fold_own(e, ad, keep), ad, target, now=n) ==
+evaluate(e, ad, target, now=n)`` for every ``target`` and ``n``, while the attributes
+of ``ad`` that were folded keep their values (``tests/classad/test_folding.py``). An
+expression nested deeper than ``MAX_DEPTH`` is returned as it is.
+"""
+
+from __future__ import annotations
+
+from condorlite.core.classad.ast import (
+    AttrRef,
+    Binary,
+    Call,
+    Conditional,
+    Elvis,
+    Expr,
+    ListExpr,
+    Literal,
+    Paren,
+    Select,
+    Subscript,
+    Unary,
+)
+from condorlite.core.classad.cache import VARIES, folded
+from condorlite.core.classad.evaluator import evaluate
+from condorlite.core.classad.values import Error, Undefined
+
+#: Deeper expressions are left as they are (hostile ads nest thousands deep).
+MAX_DEPTH = 200
+
+#: One operand of each kind ``&&`` and ``||`` tell apart (module doc, step 3).
+_PROBES = (
+    Literal(True), Literal(False), Literal(Undefined), Literal(Error), Literal(0),
+    Literal(1), Literal(0.0), Literal(2.5), Literal(""), Literal("x"), ListExpr(()),
+)
+_SCALARS = (bool, int, float, str)
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def fold_own(expr: Expr, ad: object, keep: frozenset[str] = frozenset()) -> Expr:
+    """``expr`` with what ``ad``'s own literal attributes decide folded in (module doc)."""
+    if getattr(ad, "parent", None) is not None:
+        return expr  # a nested ad: its names resolve through its parents too
+    try:
+        return _Folder(ad, keep).fold(expr, 0)
+    except _TooDeep:
+        return expr
+
+
+class _Folder:
+    __slots__ = ("ad", "keep")
+
+    def __init__(self, ad: object, keep: frozenset[str]) -> None:
+        self.ad, self.keep = ad, keep
+
+    def fold(self, node: Expr, depth: int) -> Expr:
+        if depth > MAX_DEPTH:
+            raise _TooDeep
+        kind = type(node)
+        if kind is AttrRef:
+            return self._ref(node)  # type: ignore[arg-type]
+        if kind is Binary:
+            return self._binary(node, depth)  # type: ignore[arg-type]
+        if kind is Unary:
+            operand = self.fold(node.operand, depth + 1)  # type: ignore[attr-defined]
+            out = node if operand is node.operand else Unary(node.op, operand)  # type: ignore[attr-defined]
+            return _constant(out) if type(operand) is Literal else out
+        if kind is Paren:
+            inner = self.fold(node.inner, depth + 1)  # type: ignore[attr-defined]
+            if type(inner) is Literal:
+                return inner
+            return node if inner is node.inner else Paren(inner)  # type: ignore[attr-defined]
+        if kind is Conditional:
+            parts = [self.fold(p, depth + 1)
+                     for p in (node.cond, node.then, node.otherwise)]  # type: ignore[attr-defined]
+            return node if _same(parts, (node.cond, node.then, node.otherwise)) else (  # type: ignore[attr-defined]
+                Conditional(*parts))
+        if kind is Elvis:
+            parts = [self.fold(p, depth + 1) for p in (node.left, node.right)]  # type: ignore[attr-defined]
+            return node if _same(parts, (node.left, node.right)) else Elvis(*parts)  # type: ignore[attr-defined]
+        if kind is Call:
+            args = [self.fold(a, depth + 1) for a in node.args]  # type: ignore[attr-defined]
+            return node if _same(args, node.args) else Call(node.name, tuple(args))  # type: ignore[attr-defined]
+        if kind is Select:
+            base = self.fold(node.base, depth + 1)  # type: ignore[attr-defined]
+            return node if base is node.base else Select(base, node.name)  # type: ignore[attr-defined]
+        if kind is Subscript:
+            parts = [self.fold(p, depth + 1) for p in (node.base, node.index)]  # type: ignore[attr-defined]
+            return node if _same(parts, (node.base, node.index)) else Subscript(*parts)  # type: ignore[attr-defined]
+        if kind is ListExpr:
+            items = [self.fold(i, depth + 1) for i in node.items]  # type: ignore[attr-defined]
+            return node if _same(items, node.items) else ListExpr(tuple(items))  # type: ignore[attr-defined]
+        return node  # a literal, a record literal (module doc), anything else
+
+    def _ref(self, node: AttrRef) -> Expr:
+        if node.scope not in (None, "my"):
+            return node
+        name = node.name.lower()
+        if name in self.keep:
+            return node
+        bound = self.ad.lookup(name)  # type: ignore[attr-defined]
+        return bound if type(bound) is Literal else node
+
+    def _binary(self, node: Binary, depth: int) -> Expr:
+        left = self.fold(node.left, depth + 1)
+        right = self.fold(node.right, depth + 1)
+        out = node if left is node.left and right is node.right else Binary(node.op, left, right)
+        lit_left, lit_right = type(left) is Literal, type(right) is Literal
+        if lit_left and lit_right:
+            return _constant(out)
+        if node.op in ("&&", "||") and (lit_left or lit_right):
+            return _decided(out, lit_left)
+        return out
+
+
+def _same(new: list[Expr], old: tuple[Expr, ...]) -> bool:
+    return all(a is b for a, b in zip(new, old, strict=True))
+
+
+def _constant(node: Expr) -> Expr:
+    """``node`` (an operator on literals) as the literal of its value, when that value
+    is one a literal holds; else ``node``."""
+    value = folded(node)
+    return node if value is VARIES or not _holdable(value) else Literal(value)
+
+
+def _holdable(value: object) -> bool:
+    """Whether a literal holds ``value`` (a scalar, undefined or error; no list)."""
+    return type(value) in _SCALARS or value is Undefined or value is Error
+
+
+def _decided(node: Binary, known_left: bool) -> Expr:
+    """``node`` (``&&`` or ``||`` with one literal operand) as a literal when its value
+    is the same whatever the other operand is (module doc, step 3); else ``node``."""
+    values = set()
+    for probe in _PROBES:
+        trial = (Binary(node.op, node.left, probe) if known_left
+                 else Binary(node.op, probe, node.right))
+        value = evaluate(trial)  # (no ad is read: both operands are literals)
+        values.add((type(value), value))
+        if len(values) > 1:
+            return node
+    (_, value), = values
+    return Literal(value) if _holdable(value) else node

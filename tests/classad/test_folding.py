@@ -1,0 +1,145 @@
+"""``folding.fold_own`` against full evaluation.
+
+Every expression of the generated corpus is folded in the slot ad (MY = slot) and
+evaluated, folded and not, against several job ads (each differing in what the corpus
+reads of TARGET) and two ``now``s: the values must be equal (reals bit for bit). The
+folded expression is also put in the slot as an attribute and read from the job side
+(``TARGET.Probe``), where it is evaluated in the slot again. The test also checks that
+folding changes a good part of the corpus, so a folder that changes nothing cannot
+pass, and that names in ``keep`` are never folded.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from condorlite.core.classad.ad import ClassAd
+from condorlite.core.classad.ast import AttrRef, Expr, Literal, Paren
+from condorlite.core.classad.evaluator import evaluate
+from condorlite.core.classad.folding import fold_own
+from condorlite.core.classad.parser import parse_expr
+from condorlite.core.classad.printer import unparse
+
+from .gen_exprs import JOB_AD, SLOT_AD, generate
+from .test_evaluator import ad, canonical
+
+NOWS = (1700000000, 1800000000)
+
+
+def _jobs() -> list[ClassAd]:
+    base = ad(JOB_AD)
+    other = base.copy()
+    other["Owner"] = "bob"
+    other["RequestMemory"] = 9000
+    other["ImageSize"] = -2
+    bare = ClassAd()
+    odd = base.copy()
+    odd["RequestMemory"] = "lots"
+    odd["Owner"] = True
+    return [base, other, bare, odd]
+
+
+def _agree(texts: list[str], keep: frozenset[str]) -> int:
+    slot, jobs = ad(SLOT_AD), _jobs()
+    changed = 0
+    for text in texts:
+        node = parse_expr(text)
+        out = fold_own(node, slot, keep)
+        if out is not node:
+            changed += 1
+        placed = slot.copy()
+        placed["Probe"] = out
+        original = slot.copy()
+        original["Probe"] = node
+        for job in jobs:
+            for now in NOWS:
+                want = canonical(evaluate(node, slot, job, now=now))
+                assert canonical(evaluate(out, slot, job, now=now)) == want, (text, unparse(out))
+                # read from the job's side: evaluated in the slot all the same
+                got = evaluate(parse_expr("TARGET.Probe"), job, placed, now=now)
+                assert canonical(got) == canonical(
+                    evaluate(parse_expr("TARGET.Probe"), job, original, now=now)), text
+    return changed
+
+
+@pytest.mark.parametrize("keep", [frozenset(), frozenset({"memory", "cpus", "disk"})],
+                         ids=["nothing-kept", "resources-kept"])
+def test_folded_corpus_agrees_with_full_evaluation(keep: frozenset[str]) -> None:
+    texts = generate(seed=23, count=1500)
+    changed = _agree(texts, keep)
+    assert changed >= 0.2 * len(texts), changed
+
+
+def _refs(node: object) -> set[str]:
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is AttrRef:
+            out.add(n.name.lower())
+        for field in getattr(n, "__dataclass_fields__", ()):
+            value = getattr(n, field)
+            if isinstance(value, tuple):
+                stack.extend(value)
+            elif hasattr(value, "__dataclass_fields__"):
+                stack.append(value)
+    return out
+
+
+def test_kept_names_stay_references() -> None:
+    slot = ad(SLOT_AD)
+    node = parse_expr("Memory > 1024 && Cpus >= 2 && LoadAvg < 1")
+    out = fold_own(node, slot, frozenset({"memory", "cpus"}))
+    assert _refs(out) == {"memory", "cpus"}
+    assert unparse(out) == "Memory > 1024 && Cpus >= 2 && true"
+
+
+@pytest.mark.parametrize(("text", "folded"), [
+    # an idle desktop: the owner test no longer matters
+    ('(KeyboardIdle > 15 * 60) || (TARGET.Owner == "u043")', "true"),
+    # a busy one: false || x is not x (false || "a" is error), so it is kept
+    ('(KeyboardIdle > 60 * 60) || (TARGET.Owner == "u043")',
+     'false || (TARGET.Owner == "u043")'),
+    ("LoadAvg > 1 || TARGET.Owner", "false || TARGET.Owner"),  # "alice": error, kept
+    ("KeyboardIdle > 15 * 60 && LoadAvg < 0.3", "true"),
+    # x && false is not false (error && false is error)
+    ("TARGET.Owner == \"a\" && LoadAvg > 1", 'TARGET.Owner == "a" && false'),
+    ("MY.LoadAvg * 4", "1.000000000000000E+00"),
+    # TARGET's names, calls, conditionals and records keep their shape
+    ("TARGET.LoadAvg < 1", "TARGET.LoadAvg < 1"),
+    ("time() - KeyboardIdle", "time() - 2000"),
+    ("LoadAvg > 1 ? TARGET.x : KeyboardIdle", "false ? TARGET.x : 2000"),
+    ("[LoadAvg = 9; y = LoadAvg].y", "[ LoadAvg = 9; y = LoadAvg ].y"),
+    # a name the slot does not bind resolves to TARGET: kept
+    ("Owner == \"u043\"", 'Owner == "u043"'),
+])
+def test_the_startd_shapes_fold_as_expected(text: str, folded: str) -> None:
+    slot = ad(SLOT_AD)
+    slot["KeyboardIdle"] = 2000
+    out = fold_own(parse_expr(text), slot)
+    assert unparse(out) == folded
+    job = ad(JOB_AD)
+    assert canonical(evaluate(out, slot, job, now=NOWS[0])) == canonical(
+        evaluate(parse_expr(text), slot, job, now=NOWS[0]))
+
+
+def test_nothing_to_fold_gives_the_node_itself() -> None:
+    slot = ad(SLOT_AD)
+    node = parse_expr('TARGET.RequestMemory <= TARGET.Owner && isUndefined(TARGET.x)')
+    assert fold_own(node, slot) is node
+
+
+def test_a_deep_expression_is_left_as_it_is() -> None:
+    slot = ad(SLOT_AD)
+    node: Expr = AttrRef("LoadAvg")
+    for _ in range(400):  # (deeper than the parser reads: built here)
+        node = Paren(node)
+    assert fold_own(node, slot) is node
+
+
+def test_a_nested_ad_is_left_as_it_is() -> None:
+    outer = ad("[inner = [LoadAvg = 1]; LoadAvg = 5]")
+    inner = evaluate(parse_expr("inner"), outer)
+    node = parse_expr("LoadAvg + 1")
+    assert fold_own(node, inner) is node
+    assert type(fold_own(node, outer)) is Literal
