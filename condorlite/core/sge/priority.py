@@ -15,7 +15,8 @@ lists them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import NamedTuple
 
 from condorlite.core.sge import tickets as ticket_calc
@@ -127,30 +128,46 @@ def prioritise(
     do_nprio = conf.weight_priority != 0 or conf.report_pjob_tickets
     ppris = [r.job.ppri + 1024 for r in run.refs]
     p_low, p_high = (min(ppris), max(ppris)) if npprior_over_jobs and ppris else (0, PRIORITY_RANGE)
-    # the normalisations' range tests done once (``_normalised``), the loop inlined:
-    # 100,000 refs on a large cell
-    u_flat, u_span = _normalised(low, high, do_nurg)
-    p_flat, p_span = _normalised(p_low, p_high, do_nprio)
-    t_flat, t_span = _normalised(0.0, run.max_tickets, True)
-    w_urgency, w_ticket, w_priority = conf.weight_urgency, conf.weight_ticket, conf.weight_priority
-    rows = []
-    for ref in run.refs:
-        urgency, urg = urgencies[ref.job.number]
-        nurg = u_flat if u_flat is not None else (urg - low) / u_span
-        npprior = p_flat if p_flat is not None else (ref.job.ppri + 1024 - p_low) / p_span
-        ntckts = t_flat if t_flat is not None else (ref.ticket - 0.0) / t_span
-        prio = w_urgency * nurg + w_ticket * ntckts + w_priority * npprior
-        rows.append(_row(ref, urgency, prio, nurg, npprior, ntckts))
-    rows = _grouped(cell, rows, now)
-    running = sorted((r for r in rows if r.running), key=lambda r: (r.job.number, r.task))
-    pending = sorted(
-        (r for r in rows if not r.running),
-        key=lambda r: (-r.prio, r.job.submission_time, r.job.number, r.task),
+    rows = _Rows(
+        urgencies,
+        low,
+        _normalised(low, high, do_nurg),
+        p_low,
+        _normalised(p_low, p_high, do_nprio),
+        _normalised(0.0, run.max_tickets, True),
+        conf.weight_urgency,
+        conf.weight_ticket,
+        conf.weight_priority,
     )
+    running = [rows.make(ref, (ref.task,)) for ref in run.refs if not ref.queued]
+    running.sort(key=_running_order)
+    pending = _grouped(cell, _best_refs(run.refs), rows, now)
+    # decreasing prio, then earlier submission, lower job number, task: two stable
+    # sorts with C keys (equal prio keep the second sort's order)
+    pending.sort(key=_seniority)
+    pending.sort(key=_prio, reverse=True)
     priced = {(r.job.number, r.task): r.ticket for r in run.refs if r.queued}
     return Prioritisation(
         now, tuple(running + pending), run.max_tickets, low, high, run.tree, priced
     )
+
+
+_running_order = attrgetter("job.number", "task")
+_seniority = attrgetter("job.submission_time", "job.number", "task")
+_prio = attrgetter("prio")
+
+
+def _best_refs(refs: tuple[JobRef, ...]) -> dict[int, JobRef]:
+    """Each job's pending ref with most tickets (the first of equals, in ref order):
+    the one whose figures its row shows (``_grouped``)."""
+    best: dict[int, JobRef] = {}
+    for ref in refs:
+        if ref.queued:
+            number = ref.job.number
+            held = best.get(number)
+            if held is None or ref.ticket > held.ticket:
+                best[number] = ref
+    return best
 
 
 class _Normalised(NamedTuple):
@@ -168,20 +185,78 @@ def _normalised(low: float, high: float, wanted: bool) -> _Normalised:
     return _Normalised(0.5 if not wanted or span < EPSILON else None, span)
 
 
-def _grouped(cell: Cell, rows: list[JobPriority], now: int) -> list[JobPriority]:
-    """The rows as qstat shows them: each running task; one row per job for its
-    dispatchable pending tasks, with the figures of its best-priced task (the scheduler
+class _Rows:
+    """Makes rows: one ref's figures (module doc) in a ``JobPriority``; the
+    normalisations' range tests are done once (``_normalised``): 100,000 rows on a
+    large cell."""
+
+    def __init__(
+        self,
+        urgencies: dict[int, tuple[Urgency, float]],
+        u_low: float,
+        u_norm: _Normalised,
+        p_low: int,
+        p_norm: _Normalised,
+        t_norm: _Normalised,
+        w_urgency: float,
+        w_ticket: float,
+        w_priority: float,
+    ) -> None:
+        self.urgencies = urgencies
+        self.u_low, self.u_norm = u_low, u_norm
+        self.p_low, self.p_norm = p_low, p_norm
+        self.t_norm = t_norm
+        self.weights = (w_urgency, w_ticket, w_priority)
+
+    def make(self, ref: JobRef, tasks: tuple[int, ...]) -> JobPriority:
+        """The row of ``ref`` standing for ``tasks`` (its own task for a running ref;
+        a job's ready tasks for its best-priced pending ref)."""
+        urgency, urg = self.urgencies[ref.job.number]
+        u_flat, u_span = self.u_norm
+        p_flat, p_span = self.p_norm
+        t_flat, t_span = self.t_norm
+        nurg = u_flat if u_flat is not None else (urg - self.u_low) / u_span
+        npprior = p_flat if p_flat is not None else (ref.job.ppri + 1024 - self.p_low) / p_span
+        ntckts = t_flat if t_flat is not None else (ref.ticket - 0.0) / t_span
+        w_urgency, w_ticket, w_priority = self.weights
+        prio = w_urgency * nurg + w_ticket * ntckts + w_priority * npprior
+        node = ref.node.path if ref.node is not None else None
+        queued = ref.queued
+        return construct(JobPriority, {  # one per row: 100,000 on a large cell
+            "job": ref.job,
+            "task": tasks[0],
+            "running": not queued,
+            "prio": prio,
+            "nurg": nurg,
+            "npprior": npprior,
+            "ntckts": ntckts,
+            "urgency": urgency,
+            "tickets": ref.ticket,
+            "otckt": ref.oticket,
+            "ftckt": ref.fticket,
+            "stckt": ref.sticket,
+            "share": ref.share,
+            "department": ref.department,
+            "node": node,
+            "state": "qw" if queued else "r",
+            "override_parts": ref.override_parts,
+            "functional_parts": ref.functional_parts,
+            "sharetree_part": ref.sharetree_part,
+            "start_time": None if queued else _started(ref),
+            "tasks": tasks,
+        })
+
+
+def _grouped(
+    cell: Cell, best: dict[int, JobRef], rows: _Rows, now: int
+) -> list[JobPriority]:
+    """The pending rows as qstat shows them: one row per job for its dispatchable
+    pending tasks, with the figures of its best-priced task ``best`` (the scheduler
     keeps those in the job's template, and tasks past the per-job limit have no others);
     held, error and not-yet-due tasks with every figure 0, as the scheduler leaves them
     out of its calculation. (A pending task the qmaster has enrolled, e.g. a rescheduled
     one, is a line of its own in qstat; the dump does not say which are.)"""
-    priced: dict[int, list[JobPriority]] = {}
     out: list[JobPriority] = []
-    for row in rows:
-        if row.running:
-            out.append(row)
-        else:
-            priced.setdefault(row.job.number, []).append(row)
     entities: Entities | None = None  # made when a job has tasks left out
     for job in sorted(cell.jobs, key=_number):
         waiting = [t for t in job.tasks if t.status == JIDLE]
@@ -190,11 +265,9 @@ def _grouped(cell: Cell, rows: list[JobPriority], now: int) -> list[JobPriority]
         due = not job.hold and job.execution_time <= now
         # Task.pending of a waiting task, inlined (100,000 jobs on a large cell)
         ready = tuple([t.number for t in waiting if not t.held and not t.error]) if due else ()
-        mine = priced.get(job.number)
-        if ready and mine:
-            best = mine[0] if len(mine) == 1 else max(mine, key=_tickets)
-            same = best.task == ready[0] and best.tasks == ready
-            out.append(best if same else replace(best, task=ready[0], tasks=ready))
+        ref = best.get(job.number)
+        if ready and ref is not None:
+            out.append(rows.make(ref, ready))
         if len(ready) == len(waiting):
             continue  # nothing left out
         if entities is None:
@@ -230,10 +303,6 @@ def _number(job: Job) -> int:
     return job.number
 
 
-def _tickets(row: JobPriority) -> float:
-    return row.tickets
-
-
 def _excluded(waiting: list[Task], ready: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:
     """The left-out tasks grouped by qstat state (``hqw``, ``Eqw``, ``qw``)."""
     groups: dict[str, list[int]] = {}
@@ -250,33 +319,3 @@ def _started(ref: JobRef) -> int | None:
         if task.number == ref.task:
             return task.start_time
     return None
-
-
-def _row(
-    ref: JobRef, urgency: Urgency, prio: float, nurg: float, npprior: float, ntckts: float
-) -> JobPriority:
-    node = ref.node.path if ref.node is not None else None
-    queued = ref.queued
-    return construct(JobPriority, {  # one per row: 100,000 on a large cell
-        "job": ref.job,
-        "task": ref.task,
-        "running": not queued,
-        "prio": prio,
-        "nurg": nurg,
-        "npprior": npprior,
-        "ntckts": ntckts,
-        "urgency": urgency,
-        "tickets": ref.ticket,
-        "otckt": ref.oticket,
-        "ftckt": ref.fticket,
-        "stckt": ref.sticket,
-        "share": ref.share,
-        "department": ref.department,
-        "node": node,
-        "state": "qw" if queued else "r",
-        "override_parts": ref.override_parts,
-        "functional_parts": ref.functional_parts,
-        "sharetree_part": ref.sharetree_part,
-        "start_time": None if queued else _started(ref),
-        "tasks": (ref.task,),
-    })

@@ -160,6 +160,14 @@ class Entities:
             department=department,
         )
 
+    def refs(self, job: Job, tasks: list[int], queued: bool) -> list[JobRef]:
+        """``ref`` for each of ``tasks``, the job's entities looked up once."""
+        department = job.department or self.department_of(job)
+        user = self.users.get(job.owner)
+        project = self.projects.get(job.project) if job.project else None
+        dept = self.depts.get(department)
+        return [JobRef(job, task, queued, user, project, dept, department) for task in tasks]
+
     def department_of(self, job: Job) -> str:
         """The department of a job the dump gives none for: the first department
         (in name order) listing the owner or ``@group``, else ``defaultdepartment``, as

@@ -35,8 +35,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
+from typing import NamedTuple
 
-from condorlite.core.sge.objects import Cell, SchedConf, ShareTreeNode, ShareUsage
+from condorlite.core.sge.objects import Cell, Job, SchedConf, ShareTreeNode, ShareUsage
 from condorlite.core.sge.refs import JobRef, TreePart
 
 #: The share tree's floor on usage, times a node's long-term target (SGE_MIN_USAGE).
@@ -54,7 +55,7 @@ def decay_factor(halftime_hours: float, elapsed: float) -> float:
     return constant ** (elapsed / USAGE_INTERVAL)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class PendingEntry:
     """A pending job hung under its node while the pending tickets are ranked."""
 
@@ -63,9 +64,20 @@ class PendingEntry:
     tickets: float
     slots: int = 1
     shr: float = 0.0
-    #: The level that set ``shr`` last: its node path, target and the job's fraction.
-    level: TreePart | None = None
     order: tuple[int, int] = (0, 0)  # (job number, task): seniority among equal sort
+    #: The level that set ``shr`` last and the count the job's fraction of its target
+    #: was 1 / (count + 1) of (``level``).
+    node: Node | None = None
+    count: int = 0
+
+    @property
+    def level(self) -> TreePart | None:
+        """The level that set ``shr`` last: its node path, target and the job's
+        fraction."""
+        node = self.node
+        if node is None:
+            return None
+        return TreePart(node.path, node.stt, 1.0 / (self.count + 1))
 
 
 @dataclass(eq=False)
@@ -114,11 +126,19 @@ def _child_path(parent: str, name: str) -> str:
 
 
 def search(
-    node: Node, user: str | None, project: str | None, root: Node | None = None
+    node: Node,
+    user: str | None,
+    project: str | None,
+    root: Node | None = None,
+    names: dict[int, ChildIndex] | None = None,
 ) -> tuple[Node | None, Node | None]:
     """``search_userprj_node``: the node of ``user`` (within ``project`` when given) and
     its parent. Project subtrees are searched only for their own project; a user not
-    found anywhere falls back to the ``default`` node."""
+    found anywhere falls back to the ``default`` node.
+
+    ``names`` (``child_index``) lets the search skip a child whose subtree had no node of
+    the name it looks for when the index was made (a match needs one); children added
+    since, and nodes it does not list, are searched."""
     root = root if root is not None else node
     if user is None and project is None:
         return None, None
@@ -128,37 +148,109 @@ def search(
         if node.name == project:
             if not node.children:
                 return node, None
-            return search(node, user, None, node)
-        for child in node.children:
-            found, parent = search(child, user, project, root)
+            return search(node, user, None, node, names)
+        for child in _holding(node, project, names):
+            found, parent = search(child, user, project, root, names)
             if found is not None:
                 return found, (node if parent is None and found is child else parent)
         return None, None
     if node.name == user:
         return node, None
-    for child in node.children:
-        found, parent = search(child, user, None, root)
+    for child in _holding(node, user, names):
+        found, parent = search(child, user, None, root, names)
         if found is not None:
             return found, (node if parent is None and found is child else parent)
     if node is root and user != "default":
-        return search(node, "default", None, node)
+        return search(node, "default", None, node, names)
     return None, None
+
+
+@dataclass(eq=False, slots=True)
+class ChildIndex:
+    """A node's children by the names their subtrees hold (each list in child order),
+    how many children that covers (a node given a child the index was not told of is
+    searched child by child), each child's place, and the node's parent."""
+
+    by_name: dict[str, list[Node]]
+    size: int
+    place: dict[int, int]
+    parent: Node | None
+
+    def hold(self, child: Node, name: str) -> None:
+        """Record that ``child`` (one of the node's children) now holds ``name``."""
+        found = self.by_name.setdefault(name, [])
+        if any(c is child for c in found):
+            return
+        at = len(found)
+        while at > 0 and self.place[id(found[at - 1])] > self.place[id(child)]:
+            at -= 1
+        found.insert(at, child)
+
+
+def _holding(node: Node, name: str | None, index: dict[int, ChildIndex] | None) -> list[Node]:
+    """The children of ``node`` whose subtree may hold a node called ``name``, in child
+    order."""
+    entry = index.get(id(node)) if index is not None else None
+    if entry is None or entry.size != len(node.children):
+        return node.children
+    return entry.by_name.get(name, []) if name is not None else []
+
+
+def child_index(root: Node) -> dict[int, ChildIndex]:
+    """By node id, its ``ChildIndex``."""
+    out: dict[int, ChildIndex] = {}
+
+    def visit(node: Node) -> set[str]:
+        held = {node.name}
+        by_name: dict[str, list[Node]] = {}
+        for child in node.children:
+            below = visit(child)
+            for name in below:
+                by_name.setdefault(name, []).append(child)
+            held |= below
+        place = {id(child): i for i, child in enumerate(node.children)}
+        out[id(node)] = ChildIndex(by_name, len(node.children), place, None)
+        for child in node.children:
+            out[id(child)].parent = node
+        return held
+
+    visit(root)
+    return out
 
 
 class Finder:
     """``search`` with its answers kept for one calculation (the tree does not change
     under it but for the copies of ``default`` that ``attach`` adds, and those change
-    only the answer for their own user, which ``attach`` records)."""
+    only the answer for their own user, which ``attach`` records), and with a
+    ``child_index`` of the tree, told of every copy, so that a search goes straight down
+    to the nodes of the name it looks for (1,000 users a tree level on a large cell)."""
 
     def __init__(self, root: Node) -> None:
         self.root = root
         self.found: dict[tuple[str | None, str | None], tuple[Node | None, Node | None]] = {}
+        self._index = child_index(root)
+
+    def added(self, parent: Node, copy: Node, key: tuple[str | None, str | None]) -> None:
+        """``copy`` (of ``default``, named after its user) was appended to ``parent``'s
+        children for the search ``key``: it is that key's answer from now on."""
+        self.found[key] = (copy, parent)
+        entry = self._index.get(id(parent))
+        if entry is None or entry.size != len(parent.children) - 1:
+            return  # a node the index does not cover: searched child by child
+        entry.place[id(copy)] = entry.size
+        entry.size += 1
+        child, node = copy, parent
+        while entry is not None:  # the copy's name is now in every ancestor's subtree
+            entry.hold(child, copy.name)
+            child, node = node, entry.parent
+            entry = self._index.get(id(node)) if node is not None else None
 
     def find(self, user: str | None, project: str | None) -> tuple[Node | None, Node | None]:
         key = (user, project)
-        if key not in self.found:
-            self.found[key] = search(self.root, user, project)
-        return self.found[key]
+        found = self.found.get(key)
+        if found is None:
+            found = self.found[key] = search(self.root, user, project, names=self._index)
+        return found
 
 
 def attach(finder: Finder, ref: JobRef) -> None:
@@ -175,7 +267,7 @@ def attach(finder: Finder, ref: JobRef) -> None:
         # sge_share_mon shows such a user under the default node, not beside it.
         copy.usage_path = _child_path(node.path, name)
         parent.children.append(copy)
-        finder.found[(user, project)] = (copy, parent)
+        finder.added(parent, copy, (user, project))
         node = copy
     ref.node = node
     if node is not None:
@@ -254,9 +346,37 @@ def combined(usage: dict[str, float], weights: dict[str, float]) -> float:
     return sum(usage.get(name, 0.0) * w for name, w in weights.items()) / total
 
 
-def add_job_usage(finder: Finder, cell: Cell) -> None:
+class JobUsage(NamedTuple):
+    """A job whose running and just-finished tasks used something: their combined
+    usage (``combined``), > 0."""
+
+    job: Job
+    used: float
+
+
+def job_usage(cell: Cell) -> list[JobUsage]:
+    """The jobs ``add_job_usage`` adds usage for, in cell order, with what they used
+    (found once for both passes of a ticket calculation); none when the cell's usage
+    is already booked (``Cell.usage_booked``)."""
+    if cell.usage_booked:
+        return []
+    weights = cell.sched_conf.usage_weight_list
+    out = []
+    for job in cell.jobs:
+        # status 0: pending, neither running nor finished (most tasks)
+        active = [t for t in job.tasks if t.status and (t.running or t.finished)]
+        if not active:
+            continue
+        used = sum(combined(t.usage, weights) for t in active)
+        if used > 0:
+            out.append(JobUsage(job, used))
+    return out
+
+
+def add_job_usage(finder: Finder, cell: Cell, jobs: list[JobUsage] | None = None) -> None:
     """Add what running and just-finished tasks used that the stored usage does not
-    hold yet (the real scheduler adds each task's usage since its last run).
+    hold yet (the real scheduler adds each task's usage since its last run); ``jobs``
+    is ``job_usage(cell)`` when the caller has it.
 
     The dump does not carry how much of a task's usage the qmaster has already booked
     (``UU_debited_job_usage``), so this takes the stored usage of the task's node as
@@ -267,17 +387,9 @@ def add_job_usage(finder: Finder, cell: Cell) -> None:
     condorlite's cycle booked (``Cell.usage_booked``) gets nothing added."""
     if cell.usage_booked:
         return
-    weights = cell.sched_conf.usage_weight_list
     per_node: dict[int, tuple[Node, float]] = {}
     ancestry = _ancestry(finder.root)
-    for job in cell.jobs:
-        # status 0: pending, neither running nor finished (most tasks)
-        active = [t for t in job.tasks if t.status and (t.running or t.finished)]
-        if not active:
-            continue
-        used = sum(combined(t.usage, weights) for t in active)
-        if used <= 0:
-            continue
+    for job, used in job_usage(cell) if jobs is None else jobs:
         user = job.owner if job.owner in cell.users else None
         project = job.project if job.project in cell.projects else None
         node, _ = finder.find(user, project)
@@ -285,8 +397,8 @@ def add_job_usage(finder: Finder, cell: Cell) -> None:
             continue
         held = per_node.get(id(node), (node, 0.0))[1]
         per_node[id(node)] = (node, held + used)
-    for node, used in per_node.values():
-        extra = max(0.0, used - node.usage)
+    for node, extra_used in per_node.values():
+        extra = max(0.0, extra_used - node.usage)
         for member in (node, *ancestry[id(node)][1]):
             member.usage += extra
 
@@ -369,18 +481,21 @@ def pending_tickets(
     """Share-tree tickets of pending refs (module doc); with ``dependent`` they rank by
     the tickets of the policies before and add to them."""
     for ref in refs:
-        if ref.queued and ref.node is not None:
+        node = ref.node
+        if ref.queued and node is not None:
+            job = ref.job
             if dependent:
-                sort, before = ref.tickets + 0.01 * ref.job.jobshare, ref.tickets
+                sort, before = ref.tickets + 0.01 * job.jobshare, ref.tickets
             else:
-                sort, before = float(ref.job.jobshare), 0.0
-            entry = PendingEntry(ref, sort, before, slots(ref), order=(ref.job.number, ref.task))
-            ref.node.pending.append(entry)
+                sort, before = float(job.jobshare), 0.0
+            node.pending.append(PendingEntry(ref, sort, before, slots(ref), 0.0,
+                                             (job.number, ref.task)))
     for entry in _rank(root, root, total):
-        entry.ref.sticket = entry.shr * total
-        entry.ref.sharetree_part = entry.level
+        ref = entry.ref
+        ref.sticket = sticket = entry.shr * total
+        ref.sharetree_part = entry.level  # made once, for the last level only
         if dependent:
-            entry.ref.tickets += entry.ref.sticket
+            ref.tickets += sticket
 
 
 def _rank(root: Node, node: Node, total: float) -> list[PendingEntry]:
@@ -401,10 +516,12 @@ def _rank(root: Node, node: Node, total: float) -> list[PendingEntry]:
         entries.sort(key=attrgetter("order"))
         entries.sort(key=attrgetter("sort"), reverse=True)
         count = node.active_job_ref_count
+        stt = node.stt
         for entry in entries:
-            entry.shr = node.stt / (count + 1)
-            entry.level = TreePart(node.path, node.stt, 1.0 / (count + 1))
-            entry.sort = entry.tickets + entry.shr * total
+            entry.shr = shr = stt / (count + 1)
+            entry.node = node
+            entry.count = count
+            entry.sort = entry.tickets + shr * total
             # SoGE 8.1.9 counts a parallel job's least slot count: the jobs after a
             # 3-slot job divide by 3 more (tests/data/sge/mix_all, rnd_3; the 6.2 code
             # counts 1 a job).
