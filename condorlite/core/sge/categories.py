@@ -17,6 +17,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from condorlite.core.sge.refs import Entity, JobRef
 
@@ -60,6 +61,10 @@ def _goes_after(earlier: JobRef, new: JobRef) -> bool:
     return False
 
 
+#: Marks a combination ``build_categories`` has not met yet (None: no category).
+_NEW = Category(0, None, None, None, 0, 0, 0)
+
+
 def build_categories(
     refs: Iterable[JobRef],
     *,
@@ -75,10 +80,11 @@ def build_categories(
     Refs with the same own figure and the same three entities (by identity) fall in one
     category, so the shares are looked at once per such combination (``_category``),
     not once per ref. In a dependent category each ref is placed after the last one it
-    ``_goes_after``; that relation is "less than" on ``_dependent_key`` (a strict total
-    order: no two refs share job and task), so the insertions leave the list sorted by
-    that key, and a category whose refs did not arrive in that order is sorted once at
-    the end instead (``tests/sge/test_categories.py`` checks both against each other).
+    ``_goes_after``; that relation is "less than" on (-tickets, submission time, job
+    number, task) (a strict total order: no two refs share job and task; tickets are
+    never NaN), so the insertions leave the list sorted by that key, and a category
+    whose refs did not arrive in that order is sorted once at the end instead
+    (``tests/sge/test_priority_shortcuts.py`` checks both against each other).
     """
     categories: list[Category] = []
     index: dict[tuple[int, int, int, int], Category] = {}
@@ -89,13 +95,10 @@ def build_categories(
     for ref in refs:
         if not ref.queued:
             continue
-        user, project, dept = ref.user, ref.project, ref.dept
-        own = job_share(ref)
-        kind = (own, user, project, dept)
-        if kind in kinds:
-            category = kinds[kind]
-        else:
-            category = kinds[kind] = _category(own, user, project, dept, entity_share, index)
+        kind = (job_share(ref), ref.user, ref.project, ref.dept)
+        category = kinds.get(kind, _NEW)
+        if category is _NEW:
+            category = kinds[kind] = _category(*kind, entity_share, index)
             if category is not None and id(category) not in listed:
                 listed.add(id(category))
                 categories.append(category)
@@ -103,11 +106,17 @@ def build_categories(
             continue  # no shares at all: nothing to hand out
         count += 1
         members = category.refs
-        if dependent and members and not _goes_after(members[-1], ref):
-            unsorted[id(category)] = category
+        if dependent and members:
+            last = members[-1]
+            # _goes_after's first test inline (NaN tickets go to the call, as before)
+            if not last.tickets > ref.tickets and not _goes_after(last, ref):
+                unsorted[id(category)] = category
         members.append(ref)
     for category in unsorted.values():
-        category.refs.sort(key=_dependent_key)
+        # by (-tickets, submission time, job number, task) as two stable sorts with C
+        # keys: seniority, then most tickets first (equal tickets keep that order)
+        category.refs.sort(key=_seniority)
+        category.refs.sort(key=_tickets, reverse=True)
     return categories, count
 
 
@@ -147,10 +156,8 @@ def _category(
     return category
 
 
-def _dependent_key(ref: JobRef) -> tuple[float, int, int, int]:
-    """The order of a dependent category: most tickets, then seniority (job number
-    for one submission time, task number within a job), as ``_goes_after``."""
-    return (-ref.tickets, ref.job.submission_time, ref.job.number, ref.task)
+_seniority = attrgetter("job.submission_time", "job.number", "task")
+_tickets = attrgetter("tickets")
 
 
 class Auction:

@@ -76,7 +76,8 @@ class JobRef:
     ``tickets`` accumulates the tickets of the policies that later (dependent) policies
     build on (``policy_hierarchy``); ``ticket`` is the final sum of the three sources.
     ``user_fshare``/``project_fshare``/``dept_fshare``/``job_fshare`` are the shares the
-    functional policy last gave this ref.
+    functional policy last gave this ref while pricing it (working figures of
+    ``functional.price``; a pending ref that takes its category's figures keeps none).
     """
 
     job: Job

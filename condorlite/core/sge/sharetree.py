@@ -65,19 +65,10 @@ class PendingEntry:
     slots: int = 1
     shr: float = 0.0
     order: tuple[int, int] = (0, 0)  # (job number, task): seniority among equal sort
-    #: The level that set ``shr`` last and the count the job's fraction of its target
-    #: was 1 / (count + 1) of (``level``).
+    #: The level that set ``shr`` last, and the count there: the job's fraction of
+    #: that level's target is 1 / (count + 1) (its ``TreePart``).
     node: Node | None = None
     count: int = 0
-
-    @property
-    def level(self) -> TreePart | None:
-        """The level that set ``shr`` last: its node path, target and the job's
-        fraction."""
-        node = self.node
-        if node is None:
-            return None
-        return TreePart(node.path, node.stt, 1.0 / (self.count + 1))
 
 
 @dataclass(eq=False)
@@ -493,7 +484,11 @@ def pending_tickets(
     for entry in _rank(root, root, total):
         ref = entry.ref
         ref.sticket = sticket = entry.shr * total
-        ref.sharetree_part = entry.level  # made once, for the last level only
+        level = entry.node  # the last level's part, made once
+        if level is not None:
+            ref.sharetree_part = TreePart(level.path, level.stt, 1.0 / (entry.count + 1))
+        else:
+            ref.sharetree_part = None
         if dependent:
             ref.tickets += sticket
 

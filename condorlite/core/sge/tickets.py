@@ -23,6 +23,7 @@ it (``priority``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 
 from condorlite.core.sge import functional, override, sharetree
 from condorlite.core.sge.objects import JIDLE, Cell, Job
@@ -53,10 +54,15 @@ def scheduler_order(cell: Cell) -> list[Job]:
     come last, in the order they were changed (``Cell.modified_jobs``; its event mirror
     re-adds a changed job at the end). The order decides which of two equally placed
     jobs of one category gets its tickets first."""
+    if not cell.modified_jobs:
+        return sorted(cell.jobs, key=_job_number)
     last = {number: i for i, number in enumerate(cell.modified_jobs)}
     return sorted(
         cell.jobs, key=lambda j: (1, last[j.number]) if j.number in last else (0, j.number)
     )
+
+
+_job_number = attrgetter("number")
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,11 @@ def _refs(
         for job in tasks.jobs:
             if job.hold or job.execution_time > now:
                 continue
+            if len(job.tasks) == 1:  # the short way for the one-task job (most)
+                task = job.tasks[0]
+                if task.status == JIDLE and not task.held and not task.error:
+                    refs.append(ref(job, task.number, queued=True))
+                continue
             numbers = []
             for task in job.tasks:
                 # Task.pending inlined (100,000 jobs on a large cell)
@@ -102,7 +113,9 @@ def _refs(
                     numbers.append(task.number)
                     if len(numbers) == limit:
                         break
-            if numbers:
+            if len(numbers) == 1:
+                refs.append(ref(job, numbers[0], queued=True))
+            elif numbers:
                 refs.extend(entities.refs(job, numbers, queued=True))
     return refs
 
@@ -165,15 +178,18 @@ def _pending(
 
 
 def _totals(refs: list[JobRef]) -> float:
-    """Step 4: each ref's tickets and share; returns the largest figure."""
-    for ref in refs:
-        ref.ticket = ref.sticket + ref.fticket + ref.oticket
+    """Step 4: each ref's tickets and share; returns the largest figure (-1 with no
+    refs). The sums add in ref order, as a loop per figure would."""
     sums = {True: 0.0, False: 0.0}
+    largest: float | None = None
     for ref in refs:
-        sums[ref.queued] += ref.ticket
+        ref.ticket = ticket = ref.sticket + ref.fticket + ref.oticket
+        sums[ref.queued] += ticket
+        if largest is None or ticket > largest:  # max(): the first of equals
+            largest = ticket
     for ref in refs:
         ref.share = ref.ticket / sums[ref.queued] if ref.ticket > 0 else 0.0
-    return max((r.ticket for r in refs), default=-1.0)
+    return -1.0 if largest is None else largest
 
 
 def _pass(cell: Cell, tasks: _Tasks, now: int, free_slots: int, with_pending: bool) -> TicketRun:
