@@ -2,7 +2,7 @@
 inputs: a dependent category sorted once (``categories.build_categories``) against the
 real scheduler's insertions; the override auction's lazy heap with in-place runs
 (``override._auction``) against a pass over every category each round; the share-tree
-finder's index of names (``sharetree.Finder``) against a plain ``search`` per
+finder's index of names (``treesearch.Finder``) against a plain ``search`` per
 (user, project)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from operator import attrgetter
 
 import pytest
 
-from condorlite.core.sge import override, sharetree
+from condorlite.core.sge import override, sharetree, treesearch
 from condorlite.core.sge.categories import _goes_after, build_categories
 from condorlite.core.sge.objects import Cell, Job, Project, SchedConf, ShareTreeNode, User
 from condorlite.core.sge.refs import Entity, JobRef, OverridePart
@@ -182,7 +182,7 @@ def test_the_finders_index_gives_what_search_gives(seed):
     cell = Cell(SchedConf(raw={}), {}, {u: User(u) for u in users},
                 {p: Project(p) for p in projects}, {}, {}, ())
     ours, plain = sharetree.build(tree, cell), sharetree.build(tree, cell)
-    finder, reference = sharetree.Finder(ours), _PlainFinder(plain)
+    finder, reference = treesearch.Finder(ours), _PlainFinder(plain)
     for _ in range(40):
         user = rng.choice([None, *users, "default"])
         project = rng.choice([None, None, *projects, "nowhere"])
@@ -191,17 +191,17 @@ def test_the_finders_index_gives_what_search_gives(seed):
         job = Job(1, "j", user or "x", "g", 0)
         a = JobRef(job, 1, True, entity, p_entity, None)
         b = JobRef(job, 1, True, entity, p_entity, None)
-        sharetree.attach(finder, a)
-        sharetree.attach(reference, b)
+        treesearch.attach(finder, a)
+        treesearch.attach(reference, b)
         assert _path(a.node) == _path(b.node)
         assert [n.path for n in ours.walk()] == [n.path for n in plain.walk()]
 
 
-class _PlainFinder(sharetree.Finder):
+class _PlainFinder(treesearch.Finder):
     """The finder without its shortcut: ``search`` for every new (user, project)."""
 
     def find(self, user, project):
         key = (user, project)
         if key not in self.found:
-            self.found[key] = sharetree.search(self.root, user, project)
+            self.found[key] = treesearch.search(self.root, user, project)
         return self.found[key]

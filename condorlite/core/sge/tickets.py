@@ -5,7 +5,7 @@ Order of work (each step's formulas are in its module):
 
 1. Refs: every running task, then up to ``min(max_pending_tasks_per_job,
    free_slots + 1)`` pending tasks of each pending job, in the scheduler's list order
-   (``scheduler_order``); each ref's share-tree node (``sharetree.attach``).
+   (``scheduler_order``); each ref's share-tree node (``treesearch.attach``).
 2. Running tasks get their tickets together: share tree (``ostt * T`` of their node),
    functional (sums over running jobs), override (``oticket / job_cnt``).
 3. Pending tasks get theirs one policy at a time in ``policy_hierarchy`` order (a
@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from operator import attrgetter
 
-from condorlite.core.sge import functional, override, sharetree
+from condorlite.core.sge import functional, override, sharetree, treesearch
 from condorlite.core.sge.objects import JIDLE, Cell, Job
 from condorlite.core.sge.refs import Entities, JobRef
 
@@ -124,9 +124,9 @@ def _tree(cell: Cell, tasks: _Tasks, refs: list[JobRef], now: int) -> sharetree.
     if cell.share_tree is None:
         return None
     root = sharetree.build(cell.share_tree, cell)
-    finder = sharetree.Finder(root)
+    finder = treesearch.Finder(root)
     for ref in refs:
-        sharetree.attach(finder, ref)
+        treesearch.attach(finder, ref)
     sharetree.count_jobs(root)
     sharetree.assign_usage(root, cell, now)
     sharetree.add_job_usage(finder, cell, tasks.usage)
