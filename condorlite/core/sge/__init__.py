@@ -2,7 +2,8 @@
 
 Data flows one way: ``objects`` (the cell, as read from a dump) -> ``urgency`` and
 ``tickets`` (which runs ``override``, ``functional`` and ``sharetree`` over the job refs
-of ``refs``, grouping pending jobs with ``categories``) -> ``priority`` (the weighted
+of ``refs``, grouping pending jobs with ``categories`` and finding their share-tree
+nodes with ``treesearch``) -> ``priority`` (the weighted
 priority and the order) -> ``explain`` (one job taken apart). Entry points:
 
 * ``prioritise(cell, now)`` -> ``Prioritisation``: every job's figures, in the

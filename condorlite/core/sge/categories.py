@@ -17,6 +17,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from condorlite.core.sge.refs import Entity, JobRef
 
@@ -60,6 +61,10 @@ def _goes_after(earlier: JobRef, new: JobRef) -> bool:
     return False
 
 
+#: Marks a combination ``build_categories`` has not met yet (None: no category).
+_NEW = Category(0, None, None, None, 0, 0, 0)
+
+
 def build_categories(
     refs: Iterable[JobRef],
     *,
@@ -71,55 +76,88 @@ def build_categories(
 
     ``job_share`` gives a ref's own figure (job share or job override tickets),
     ``entity_share`` an entity's (fshare or oticket).
+
+    Refs with the same own figure and the same three entities (by identity) fall in one
+    category, so the shares are looked at once per such combination (``_category``),
+    not once per ref. In a dependent category each ref is placed after the last one it
+    ``_goes_after``; that relation is "less than" on (-tickets, submission time, job
+    number, task) (a strict total order: no two refs share job and task; tickets are
+    never NaN), so the insertions leave the list sorted by that key, and a category
+    whose refs did not arrive in that order is sorted once at the end instead
+    (``tests/sge/test_priority_shortcuts.py`` checks both against each other).
     """
     categories: list[Category] = []
     index: dict[tuple[int, int, int, int], Category] = {}
+    kinds: dict[tuple, Category | None] = {}  # (own, user, project, dept) -> category
+    listed: set[int] = set()
+    unsorted: dict[int, Category] = {}  # id -> a dependent category out of order
     count = 0
     for ref in refs:
         if not ref.queued:
             continue
-        user, project, dept = ref.user, ref.project, ref.dept
-        # an entity with no share counts as none
-        u_share = entity_share(user) if user is not None else 0
-        p_share = entity_share(project) if project is not None else 0
-        d_share = entity_share(dept) if dept is not None else 0
-        own = job_share(ref)
-        if not (own or u_share or p_share or d_share):
-            continue
-        count += 1
-        key = (
-            own,
-            id(user) if u_share else 0,
-            id(project) if p_share else 0,
-            id(dept) if d_share else 0,
-        )
-        category = index.get(key)
+        kind = (job_share(ref), ref.user, ref.project, ref.dept)
+        category = kinds.get(kind, _NEW)
+        if category is _NEW:
+            category = kinds[kind] = _category(*kind, entity_share, index)
+            if category is not None and id(category) not in listed:
+                listed.add(id(category))
+                categories.append(category)
         if category is None:
-            category = Category(
-                own,
-                user if u_share else None,
-                project if p_share else None,
-                dept if d_share else None,
-                u_share,
-                p_share,
-                d_share,
-            )
-            index[key] = category
-            categories.append(category)
+            continue  # no shares at all: nothing to hand out
+        count += 1
         members = category.refs
-        if dependent and members and not _goes_after(members[-1], ref):
-            _insert(members, ref)
-        else:
-            members.append(ref)
+        if dependent and members:
+            last = members[-1]
+            # _goes_after's first test inline (NaN tickets go to the call, as before)
+            if not last.tickets > ref.tickets and not _goes_after(last, ref):
+                unsorted[id(category)] = category
+        members.append(ref)
+    for category in unsorted.values():
+        # by (-tickets, submission time, job number, task) as two stable sorts with C
+        # keys: seniority, then most tickets first (equal tickets keep that order)
+        category.refs.sort(key=_seniority)
+        category.refs.sort(key=_tickets, reverse=True)
     return categories, count
 
 
-def _insert(refs: list[JobRef], ref: JobRef) -> None:
-    """Insert ``ref`` in a dependent category: after the last ref it goes after."""
-    at = len(refs)
-    while at > 0 and not _goes_after(refs[at - 1], ref):
-        at -= 1
-    refs.insert(at, ref)
+def _category(
+    own: int,
+    user: Entity | None,
+    project: Entity | None,
+    dept: Entity | None,
+    entity_share: Callable[[Entity], int],
+    index: dict[tuple[int, int, int, int], Category],
+) -> Category | None:
+    """The category of refs with figure ``own`` and these entities (made and indexed
+    when new), or None when none of them has a share; an entity with no share counts as
+    none, so refs whose entities differ only in those share a category."""
+    u_share = entity_share(user) if user is not None else 0
+    p_share = entity_share(project) if project is not None else 0
+    d_share = entity_share(dept) if dept is not None else 0
+    if not (own or u_share or p_share or d_share):
+        return None
+    key = (
+        own,
+        id(user) if u_share else 0,
+        id(project) if p_share else 0,
+        id(dept) if d_share else 0,
+    )
+    category = index.get(key)
+    if category is None:
+        category = index[key] = Category(
+            own,
+            user if u_share else None,
+            project if p_share else None,
+            dept if d_share else None,
+            u_share,
+            p_share,
+            d_share,
+        )
+    return category
+
+
+_seniority = attrgetter("job.submission_time", "job.number", "task")
+_tickets = attrgetter("tickets")
 
 
 class Auction:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from condorlite.core.sge.categories import Auction, Category, build_categories
 from condorlite.core.sge.objects import SchedConf
@@ -111,24 +112,30 @@ def _estimate(
     ref: JobRef, category: Category, sums: ShareSums, total: float, weights: Weights, shared: bool
 ) -> float:
     """``calc_intern_pending_job_functional_tickets``: what the category's first job
-    would get if it ran next (module doc)."""
-    trial = ShareSums(
-        *(s + PENDING_SUM_GUARD for s in (sums.user, sums.project, sums.dept, sums.job))
-    )
-    for attr, entity, share in (
-        ("user", ref.user, category.user_share),
-        ("project", ref.project, category.project_share),
-        ("dept", ref.dept, category.dept_share),
-    ):
-        if entity is None:
-            continue
-        value = share / (entity.job_cnt + 1) if shared else float(share)
-        setattr(ref, f"{attr}_fshare", value)
+    would get if it ran next (module doc). Spelled out per entity (no ``setattr`` by
+    name): every category is estimated twice, 5,000 of them on a large cell."""
+    guard = PENDING_SUM_GUARD
+    t_user, t_project = sums.user + guard, sums.project + guard
+    t_dept, t_job = sums.dept + guard, sums.job + guard
+    user, project, dept = ref.user, ref.project, ref.dept
+    if user is not None:
+        share = category.user_share
+        ref.user_fshare = value = share / (user.job_cnt + 1) if shared else float(share)
         if not shared:
-            setattr(trial, attr, getattr(trial, attr) + value)
+            t_user += value
+    if project is not None:
+        share = category.project_share
+        ref.project_fshare = value = share / (project.job_cnt + 1) if shared else float(share)
+        if not shared:
+            t_project += value
+    if dept is not None:
+        share = category.dept_share
+        ref.dept_fshare = value = share / (dept.job_cnt + 1) if shared else float(share)
+        if not shared:
+            t_dept += value
     ref.job_fshare = float(category.job_share)
-    trial.job += ref.job_fshare
-    return price(ref, trial, total, weights)
+    t_job += ref.job_fshare
+    return price(ref, ShareSums(t_user, t_project, t_dept, t_job), total, weights)
 
 
 def _copy_figures(source: JobRef, dest: JobRef) -> None:
@@ -156,8 +163,8 @@ def pending_functional(
     categories, count = build_categories(
         refs,
         dependent=dependent,
-        job_share=lambda r: r.job.jobshare,
-        entity_share=lambda e: e.fshare,
+        job_share=_job_share,
+        entity_share=_fshare,
     )
     rounds = min(conf.max_functional_jobs_to_schedule, count)
 
@@ -200,14 +207,26 @@ def pending_functional(
     _distribute(auction.categories() + leftover, dependent)
 
 
+_job_share = attrgetter("job.jobshare")
+_fshare = attrgetter("fshare")
+
+
 def _distribute(categories: list[Category], dependent: bool) -> None:
     """``destribute_ftickets``: every job left in a category gets its first job's
-    figures (and, when dependent, adds them to its tickets; the first job does not)."""
+    figures (and, when dependent, adds them to its tickets; the first job does not).
+
+    Only the tickets and their parts are copied (``_copy_figures`` also copies the
+    shares): the shares are working figures that only ``price`` reads, for a job being
+    placed, and a job that gets its figures here is never placed after (this is the
+    policy's last step; the next calculation makes new refs). 100,000 refs on a large
+    cell."""
     for category in categories:
         first = category.first
         if first is None:
             continue
+        fticket, parts = first.fticket, first.functional_parts
         for ref in category.rest():
-            _copy_figures(first, ref)
+            ref.fticket = fticket
+            ref.functional_parts = parts
             if dependent:
-                ref.tickets += ref.fticket
+                ref.tickets += fticket

@@ -17,9 +17,12 @@ each entity's full ``oticket``.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
+from operator import attrgetter
+from typing import NamedTuple
 
-from condorlite.core.sge.categories import Auction, Category, build_categories
+from condorlite.core.sge.categories import Category, build_categories
 from condorlite.core.sge.refs import Entity, JobRef, OverridePart
 
 
@@ -45,41 +48,6 @@ def _set(ref: JobRef, parts: list[OverridePart]) -> float:
     return ref.oticket
 
 
-def _explained(ref: JobRef, entities: tuple[Entity, ...]) -> None:
-    """Record where the winner's tickets came from (before it counts as running);
-    ``entities`` are its entities with override tickets (``_FirstPrice.entities``)."""
-    parts = [OverridePart(e.kind, e.name, e.oticket / (e.job_cnt + 1)) for e in entities]
-    _set(ref, parts)
-
-
-class _FirstPrice:
-    """``calc_pjob_override_tickets_shared``: the tickets a category's first job would
-    get next (set as its ``oticket``); the category's entities that have override
-    tickets are found once (a category's jobs share their entities)."""
-
-    def __init__(self) -> None:
-        self._entities: dict[int, tuple[Entity, ...]] = {}
-
-    def entities(self, category: Category, ref: JobRef) -> tuple[Entity, ...]:
-        """The entities of ``ref`` (a job of ``category``) that have override tickets."""
-        found = self._entities.get(id(category))
-        if found is None:
-            found = self._entities[id(category)] = tuple(
-                e for e in ref.entities if e is not None and e.oticket > 0)
-        return found
-
-    def __call__(self, category: Category) -> float:
-        ref = category.first
-        assert ref is not None
-        entities = self.entities(category, ref)
-        total = 0.0
-        for entity in entities:
-            total += entity.oticket / (entity.job_cnt + 1)
-        total += ref.job.override_tickets
-        ref.oticket = total
-        return total
-
-
 def pending_override(refs: Sequence[JobRef], *, shared: bool, dependent: bool) -> None:
     """Set ``oticket`` of every pending ref (module doc); with ``dependent`` the tickets
     are also added to ``ref.tickets`` for the policies after this one."""
@@ -93,27 +61,102 @@ def pending_override(refs: Sequence[JobRef], *, shared: bool, dependent: bool) -
     categories, count = build_categories(
         refs,
         dependent=dependent,
-        job_share=lambda r: r.job.override_tickets,
-        entity_share=lambda e: e.oticket,
+        job_share=_job_oticket,
+        entity_share=_entity_oticket,
     )
-    first_price = _FirstPrice()
-    auction = Auction(categories, first_price, lambda r: (r.job.number, r.task))
-    placed: list[JobRef] = []
-    for _ in range(count):
-        best = auction.pop_best()
-        if best is None:
+    bidders = [_Bidder.of(category) for category in categories]
+    kept = {id(e): (e, e.job_cnt) for bidder in bidders for e in bidder.entities}
+    _auction(bidders, count)
+    # The winners counted as running only while the pending jobs were placed.
+    for entity, job_cnt in kept.values():
+        entity.job_cnt = job_cnt
+
+
+_job_oticket = attrgetter("job.override_tickets")
+_entity_oticket = attrgetter("oticket")
+
+
+class _Bidder(NamedTuple):
+    """A category in the override auction: its jobs, their entities that have override
+    tickets (the category's, shared by all its jobs) and the job tickets each of its
+    jobs has (``qalter -ot``, part of the category's key, so equal for all)."""
+
+    category: Category
+    entities: tuple[Entity, ...]
+    own: int
+
+    @classmethod
+    def of(cls, category: Category) -> _Bidder:
+        found = (category.user, category.project, category.dept)
+        return cls(category, tuple(e for e in found if e is not None and e.oticket > 0),
+                   category.job_share)
+
+    def price(self) -> float:
+        """``calc_pjob_override_tickets_shared``: what the first job left would get
+        next, ``sum oticket / (job_cnt + 1)`` over the entities, then its own."""
+        total = 0.0
+        for entity in self.entities:
+            total += entity.oticket / (entity.job_cnt + 1)
+        return total + self.own
+
+
+def _auction(bidders: list[_Bidder], rounds: int) -> None:
+    """Place ``rounds`` jobs one at a time: each round the first job left of the bidder
+    with the highest price (ties: lower job number, then task) gets that price and
+    counts as running for its entities (module doc).
+
+    A lazy heap of ``(-price, job number, task, bidder)``: prices only fall as jobs are
+    placed, so a stored price is an upper bound, and an entry whose price, worked out
+    again, is unchanged is the best of all. No two entries tie (a ref is one job and
+    task), so the heap's shape does not matter. The winner's bidder goes back in with
+    its next job's price; when that entry is below both of the top's children it is the
+    next winner itself, set in place and taken without a second look (its price is
+    current). Same choices as the real scheduler's pass over every category."""
+    heap = []
+    for i, bidder in enumerate(bidders):
+        first = bidder.category.refs[0]
+        heap.append((-bidder.price(), first.job.number, first.task, i))
+    heapq.heapify(heap)
+    fresh = False  # whether the top entry's price is known current
+    for _ in range(rounds):
+        if not heap:
             break
-        category, tickets = best
-        winner = category.first
-        assert winner is not None
-        _explained(winner, first_price.entities(category, winner))
-        winner.oticket = tickets
-        winner.count(queued=False)
-        # The real scheduler adds the tickets whether or not a policy depends on them;
-        # only dependent policies read ``tickets``, and they come after this one.
-        winner.tickets += tickets
-        placed.append(winner)
+        while not fresh:
+            stored, number, task, i = heap[0]
+            price = bidders[i].price()
+            fresh = price == -stored
+            if not fresh:
+                heapq.heapreplace(heap, (-price, number, task, i))
+        stored, _, _, i = heap[0]
+        bidder = bidders[i]
+        category = bidder.category
+        _win(category.refs[category.pos], bidder, -stored)
         category.pos += 1
-        auction.push(category)
-    for ref in placed:
-        ref.count(queued=False, step=-1)
+        if category.pos == len(category.refs):
+            heapq.heappop(heap)
+            fresh = False
+            continue
+        following = category.refs[category.pos]
+        entry = (-bidder.price(), following.job.number, following.task, i)
+        size = len(heap)
+        fresh = (size < 2 or entry < heap[1]) and (size < 3 or entry < heap[2])
+        if fresh:
+            heap[0] = entry  # the smallest entry: the heap stays a heap
+        else:
+            heapq.heapreplace(heap, entry)
+
+
+def _win(ref: JobRef, bidder: _Bidder, tickets: float) -> None:
+    """The winner gets ``tickets`` (recording where they came from, before it counts
+    as running) and counts as running for its entities with override tickets (the
+    only ones whose count the auction reads; ``pending_override`` restores them)."""
+    parts = [OverridePart(e.kind, e.name, e.oticket / (e.job_cnt + 1)) for e in bidder.entities]
+    if bidder.own:
+        parts.append(OverridePart("job", str(ref.job.number), float(bidder.own)))
+    ref.override_parts = tuple(parts)
+    ref.oticket = tickets
+    # The real scheduler adds the tickets whether or not a policy depends on them;
+    # only dependent policies read ``tickets``, and they come after this one.
+    ref.tickets += tickets
+    for entity in bidder.entities:
+        entity.job_cnt += 1

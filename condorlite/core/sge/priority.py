@@ -15,7 +15,9 @@ lists them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import NamedTuple
 
 from condorlite.core.sge import tickets as ticket_calc
@@ -125,32 +127,57 @@ def prioritise(
     low, high = (min(values), max(values)) if values else (0.0, 0.0)
     do_nurg = conf.weight_urgency != 0 or conf.report_pjob_tickets
     do_nprio = conf.weight_priority != 0 or conf.report_pjob_tickets
-    ppris = [r.job.ppri + 1024 for r in run.refs]
-    p_low, p_high = (min(ppris), max(ppris)) if npprior_over_jobs and ppris else (0, PRIORITY_RANGE)
-    # the normalisations' range tests done once (``_normalised``), the loop inlined:
-    # 100,000 refs on a large cell
-    u_flat, u_span = _normalised(low, high, do_nurg)
-    p_flat, p_span = _normalised(p_low, p_high, do_nprio)
-    t_flat, t_span = _normalised(0.0, run.max_tickets, True)
-    w_urgency, w_ticket, w_priority = conf.weight_urgency, conf.weight_ticket, conf.weight_priority
-    rows = []
-    for ref in run.refs:
-        urgency, urg = urgencies[ref.job.number]
-        nurg = u_flat if u_flat is not None else (urg - low) / u_span
-        npprior = p_flat if p_flat is not None else (ref.job.ppri + 1024 - p_low) / p_span
-        ntckts = t_flat if t_flat is not None else (ref.ticket - 0.0) / t_span
-        prio = w_urgency * nurg + w_ticket * ntckts + w_priority * npprior
-        rows.append(_row(ref, urgency, prio, nurg, npprior, ntckts))
-    rows = _grouped(cell, rows, now)
-    running = sorted((r for r in rows if r.running), key=lambda r: (r.job.number, r.task))
-    pending = sorted(
-        (r for r in rows if not r.running),
-        key=lambda r: (-r.prio, r.job.submission_time, r.job.number, r.task),
+    p_low, p_high = 0, PRIORITY_RANGE
+    if npprior_over_jobs and run.refs:
+        ppris = [r.job.ppri + 1024 for r in run.refs]
+        p_low, p_high = min(ppris), max(ppris)
+    rows = _Rows(
+        urgencies,
+        low,
+        _normalised(low, high, do_nurg),
+        p_low,
+        _normalised(p_low, p_high, do_nprio),
+        _normalised(0.0, run.max_tickets, True),
+        conf.weight_urgency,
+        conf.weight_ticket,
+        conf.weight_priority,
     )
-    priced = {(r.job.number, r.task): r.ticket for r in run.refs if r.queued}
+    running = [rows.make(ref, (ref.task,)) for ref in run.refs if not ref.queued]
+    running.sort(key=_running_order)
+    best, priced = _best_refs(run.refs)
+    pending = _grouped(cell, best, rows, now)
+    # decreasing prio, then earlier submission, lower job number, task: two stable
+    # sorts with C keys (equal prio keep the first sort's order)
+    pending.sort(key=_seniority)
+    pending.sort(key=_prio, reverse=True)
     return Prioritisation(
         now, tuple(running + pending), run.max_tickets, low, high, run.tree, priced
     )
+
+
+_running_order = attrgetter("job.number", "task")
+_number = attrgetter("number")
+_seniority = attrgetter("job.submission_time", "job.number", "task")
+_prio = attrgetter("prio")
+
+
+def _best_refs(
+    refs: tuple[JobRef, ...],
+) -> tuple[dict[int, JobRef], dict[tuple[int, int], float]]:
+    """Each job's pending ref with most tickets (the first of equals, in ref order):
+    the one whose figures its row shows (``_grouped``); and every pending ref's
+    tickets by (job, task)."""
+    best: dict[int, JobRef] = {}
+    priced: dict[tuple[int, int], float] = {}
+    for ref in refs:
+        if ref.queued:
+            number = ref.job.number
+            ticket = ref.ticket
+            priced[number, ref.task] = ticket
+            held = best.get(number)
+            if held is None or ticket > held.ticket:
+                best[number] = ref
+    return best, priced
 
 
 class _Normalised(NamedTuple):
@@ -168,73 +195,128 @@ def _normalised(low: float, high: float, wanted: bool) -> _Normalised:
     return _Normalised(0.5 if not wanted or span < EPSILON else None, span)
 
 
-def _grouped(cell: Cell, rows: list[JobPriority], now: int) -> list[JobPriority]:
-    """The rows as qstat shows them: each running task; one row per job for its
-    dispatchable pending tasks, with the figures of its best-priced task (the scheduler
+class _Rows:
+    """Makes rows: one ref's figures (module doc) in a ``JobPriority``; the
+    normalisations' range tests are done once (``_normalised``): 100,000 rows on a
+    large cell."""
+
+    def __init__(
+        self,
+        urgencies: dict[int, tuple[Urgency, float]],
+        u_low: float,
+        u_norm: _Normalised,
+        p_low: int,
+        p_norm: _Normalised,
+        t_norm: _Normalised,
+        w_urgency: float,
+        w_ticket: float,
+        w_priority: float,
+    ) -> None:
+        self.urgencies = urgencies
+        self.u_low, (self.u_flat, self.u_span) = u_low, u_norm
+        self.p_low, (self.p_flat, self.p_span) = p_low, p_norm
+        self.t_flat, self.t_span = t_norm
+        self.w_urgency, self.w_ticket, self.w_priority = w_urgency, w_ticket, w_priority
+
+    def make(self, ref: JobRef, tasks: tuple[int, ...]) -> JobPriority:
+        """The row of ``ref`` standing for ``tasks`` (its own task for a running ref;
+        a job's ready tasks for its best-priced pending ref)."""
+        job = ref.job
+        urgency, urg = self.urgencies[job.number]
+        nurg = self.u_flat
+        if nurg is None:
+            nurg = (urg - self.u_low) / self.u_span
+        npprior = self.p_flat
+        if npprior is None:
+            npprior = (job.ppri + 1024 - self.p_low) / self.p_span
+        ticket = ref.ticket
+        ntckts = self.t_flat
+        if ntckts is None:
+            ntckts = (ticket - 0.0) / self.t_span
+        prio = self.w_urgency * nurg + self.w_ticket * ntckts + self.w_priority * npprior
+        node = ref.node
+        queued = ref.queued
+        return construct(JobPriority, {  # one per row: 100,000 on a large cell
+            "job": job,
+            "task": tasks[0],
+            "running": not queued,
+            "prio": prio,
+            "nurg": nurg,
+            "npprior": npprior,
+            "ntckts": ntckts,
+            "urgency": urgency,
+            "tickets": ticket,
+            "otckt": ref.oticket,
+            "ftckt": ref.fticket,
+            "stckt": ref.sticket,
+            "share": ref.share,
+            "department": ref.department,
+            "node": node.path if node is not None else None,
+            "state": "qw" if queued else "r",
+            "override_parts": ref.override_parts,
+            "functional_parts": ref.functional_parts,
+            "sharetree_part": ref.sharetree_part,
+            "start_time": None if queued else _started(ref),
+            "tasks": tasks,
+        })
+
+
+def _grouped(
+    cell: Cell, best: dict[int, JobRef], rows: _Rows, now: int
+) -> list[JobPriority]:
+    """The pending rows as qstat shows them: one row per job for its dispatchable
+    pending tasks, with the figures of its best-priced task ``best`` (the scheduler
     keeps those in the job's template, and tasks past the per-job limit have no others);
     held, error and not-yet-due tasks with every figure 0, as the scheduler leaves them
     out of its calculation. (A pending task the qmaster has enrolled, e.g. a rescheduled
     one, is a line of its own in qstat; the dump does not say which are.)"""
-    priced: dict[int, list[JobPriority]] = {}
     out: list[JobPriority] = []
-    for row in rows:
-        if row.running:
-            out.append(row)
-        else:
-            priced.setdefault(row.job.number, []).append(row)
     entities: Entities | None = None  # made when a job has tasks left out
     for job in sorted(cell.jobs, key=_number):
-        waiting = [t for t in job.tasks if t.status == JIDLE]
-        if not waiting:
-            continue  # nothing pending: no row but its running ones
+        # Task.pending of a waiting task inlined, with a short way for the one-task job
+        # (100,000 jobs on a large cell, most of one task)
+        tasks = job.tasks
         due = not job.hold and job.execution_time <= now
-        # Task.pending of a waiting task, inlined (100,000 jobs on a large cell)
-        ready = tuple([t.number for t in waiting if not t.held and not t.error]) if due else ()
-        mine = priced.get(job.number)
-        if ready and mine:
-            best = mine[0] if len(mine) == 1 else max(mine, key=_tickets)
-            same = best.task == ready[0] and best.tasks == ready
-            out.append(best if same else replace(best, task=ready[0], tasks=ready))
+        if len(tasks) == 1:
+            task = tasks[0]
+            if task.status != JIDLE:
+                continue  # nothing pending: no row but its running one
+            waiting: Sequence[Task] = tasks
+            ready = (task.number,) if due and not task.held and not task.error else ()
+        else:
+            waiting = [t for t in tasks if t.status == JIDLE]
+            if not waiting:
+                continue
+            ready = tuple([t.number for t in waiting if not t.held and not t.error]) if due else ()
+        ref = best.get(job.number)
+        if ready and ref is not None:
+            out.append(rows.make(ref, ready))
         if len(ready) == len(waiting):
             continue  # nothing left out
         if entities is None:
             entities = Entities.of(cell)
-        for state, ids in _excluded(waiting, ready):
-            zero = Urgency(0.0, 0.0, 0.0, urgency_slots(job, cell.pes), ())
-            department = job.department or entities.department_of(job)
-            out.append(
-                JobPriority(
-                    job,
-                    ids[0],
-                    False,
-                    0.0,
-                    0.0,
-                    0.0,
-                    0.0,
-                    zero,
-                    0.0,
-                    0.0,
-                    0.0,
-                    0.0,
-                    0.0,
-                    department,
-                    None,
-                    state,
-                    ids,
-                )
-            )
+        out.extend(_left_out(job, waiting, ready, cell, entities))
     return out
 
 
-def _number(job: Job) -> int:
-    return job.number
+def _left_out(
+    job: Job, waiting: Sequence[Task], ready: tuple[int, ...], cell: Cell, entities: Entities
+) -> list[JobPriority]:
+    """The rows of a job's waiting tasks the calculation left out, every figure 0."""
+    out = []
+    for state, ids in _excluded(waiting, ready):
+        zero = Urgency(0.0, 0.0, 0.0, urgency_slots(job, cell.pes), ())
+        department = job.department or entities.department_of(job)
+        out.append(
+            JobPriority(
+                job, ids[0], False, 0.0, 0.0, 0.0, 0.0, zero, 0.0, 0.0, 0.0, 0.0, 0.0,
+                department, None, state, ids,
+            )
+        )
+    return out
 
 
-def _tickets(row: JobPriority) -> float:
-    return row.tickets
-
-
-def _excluded(waiting: list[Task], ready: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:
+def _excluded(waiting: Sequence[Task], ready: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:
     """The left-out tasks grouped by qstat state (``hqw``, ``Eqw``, ``qw``)."""
     groups: dict[str, list[int]] = {}
     for task in waiting:
@@ -250,33 +332,3 @@ def _started(ref: JobRef) -> int | None:
         if task.number == ref.task:
             return task.start_time
     return None
-
-
-def _row(
-    ref: JobRef, urgency: Urgency, prio: float, nurg: float, npprior: float, ntckts: float
-) -> JobPriority:
-    node = ref.node.path if ref.node is not None else None
-    queued = ref.queued
-    return construct(JobPriority, {  # one per row: 100,000 on a large cell
-        "job": ref.job,
-        "task": ref.task,
-        "running": not queued,
-        "prio": prio,
-        "nurg": nurg,
-        "npprior": npprior,
-        "ntckts": ntckts,
-        "urgency": urgency,
-        "tickets": ref.ticket,
-        "otckt": ref.oticket,
-        "ftckt": ref.fticket,
-        "stckt": ref.sticket,
-        "share": ref.share,
-        "department": ref.department,
-        "node": node,
-        "state": "qw" if queued else "r",
-        "override_parts": ref.override_parts,
-        "functional_parts": ref.functional_parts,
-        "sharetree_part": ref.sharetree_part,
-        "start_time": None if queued else _started(ref),
-        "tasks": (ref.task,),
-    })

@@ -76,7 +76,8 @@ class JobRef:
     ``tickets`` accumulates the tickets of the policies that later (dependent) policies
     build on (``policy_hierarchy``); ``ticket`` is the final sum of the three sources.
     ``user_fshare``/``project_fshare``/``dept_fshare``/``job_fshare`` are the shares the
-    functional policy last gave this ref.
+    functional policy last gave this ref while pricing it (working figures of
+    ``functional.price``; a pending ref that takes its category's figures keeps none).
     """
 
     job: Job
@@ -159,6 +160,14 @@ class Entities:
             dept=self.depts.get(department),
             department=department,
         )
+
+    def refs(self, job: Job, tasks: list[int], queued: bool) -> list[JobRef]:
+        """``ref`` for each of ``tasks``, the job's entities looked up once."""
+        department = job.department or self.department_of(job)
+        user = self.users.get(job.owner)
+        project = self.projects.get(job.project) if job.project else None
+        dept = self.depts.get(department)
+        return [JobRef(job, task, queued, user, project, dept, department) for task in tasks]
 
     def department_of(self, job: Job) -> str:
         """The department of a job the dump gives none for: the first department

@@ -35,9 +35,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
+from typing import TYPE_CHECKING, NamedTuple
 
-from condorlite.core.sge.objects import Cell, SchedConf, ShareTreeNode, ShareUsage
+from condorlite.core.sge.objects import Cell, Job, SchedConf, ShareTreeNode, ShareUsage
 from condorlite.core.sge.refs import JobRef, TreePart
+
+if TYPE_CHECKING:  # treesearch finds nodes of this tree; usage is added through it
+    from condorlite.core.sge.treesearch import Finder
 
 #: The share tree's floor on usage, times a node's long-term target (SGE_MIN_USAGE).
 MIN_USAGE = 1.0
@@ -54,7 +58,7 @@ def decay_factor(halftime_hours: float, elapsed: float) -> float:
     return constant ** (elapsed / USAGE_INTERVAL)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class PendingEntry:
     """A pending job hung under its node while the pending tickets are ranked."""
 
@@ -63,9 +67,11 @@ class PendingEntry:
     tickets: float
     slots: int = 1
     shr: float = 0.0
-    #: The level that set ``shr`` last: its node path, target and the job's fraction.
-    level: TreePart | None = None
     order: tuple[int, int] = (0, 0)  # (job number, task): seniority among equal sort
+    #: The level that set ``shr`` last, and the count there: the job's fraction of
+    #: that level's target is 1 / (count + 1) (its ``TreePart``).
+    node: Node | None = None
+    count: int = 0
 
 
 @dataclass(eq=False)
@@ -105,83 +111,13 @@ def build(tree: ShareTreeNode, cell: Cell, path: str = "/") -> Node:
     ``add_job_usage`` fill in the usage once the jobs are attached)."""
     node = Node(tree.name, tree.shares, path, is_project=tree.name in cell.projects)
     for child in tree.children:
-        node.children.append(build(child, cell, _child_path(path, child.name)))
+        node.children.append(build(child, cell, child_path(path, child.name)))
     return node
 
 
-def _child_path(parent: str, name: str) -> str:
+def child_path(parent: str, name: str) -> str:
+    """The path of ``parent``'s child ``name``."""
     return parent.rstrip("/") + "/" + name
-
-
-def search(
-    node: Node, user: str | None, project: str | None, root: Node | None = None
-) -> tuple[Node | None, Node | None]:
-    """``search_userprj_node``: the node of ``user`` (within ``project`` when given) and
-    its parent. Project subtrees are searched only for their own project; a user not
-    found anywhere falls back to the ``default`` node."""
-    root = root if root is not None else node
-    if user is None and project is None:
-        return None, None
-    if node.is_project and node is not root and (project is None or node.name != project):
-        return None, None
-    if project is not None:
-        if node.name == project:
-            if not node.children:
-                return node, None
-            return search(node, user, None, node)
-        for child in node.children:
-            found, parent = search(child, user, project, root)
-            if found is not None:
-                return found, (node if parent is None and found is child else parent)
-        return None, None
-    if node.name == user:
-        return node, None
-    for child in node.children:
-        found, parent = search(child, user, None, root)
-        if found is not None:
-            return found, (node if parent is None and found is child else parent)
-    if node is root and user != "default":
-        return search(node, "default", None, node)
-    return None, None
-
-
-class Finder:
-    """``search`` with its answers kept for one calculation (the tree does not change
-    under it but for the copies of ``default`` that ``attach`` adds, and those change
-    only the answer for their own user, which ``attach`` records)."""
-
-    def __init__(self, root: Node) -> None:
-        self.root = root
-        self.found: dict[tuple[str | None, str | None], tuple[Node | None, Node | None]] = {}
-
-    def find(self, user: str | None, project: str | None) -> tuple[Node | None, Node | None]:
-        key = (user, project)
-        if key not in self.found:
-            self.found[key] = search(self.root, user, project)
-        return self.found[key]
-
-
-def attach(finder: Finder, ref: JobRef) -> None:
-    """Find ``ref``'s node; a user reaching ``default`` gets a copy of it named after
-    the user, added beside it (``sge_set_job_refs``)."""
-    if ref.user is None and ref.project is None:
-        return
-    user = ref.user.name if ref.user else None
-    project = ref.project.name if ref.project else None
-    node, parent = finder.find(user, project)
-    if node is not None and ref.user is not None and parent is not None and node.name == "default":
-        name = ref.user.name
-        copy = Node(name, node.shares, _child_path(parent.path, name), temp=True)
-        # sge_share_mon shows such a user under the default node, not beside it.
-        copy.usage_path = _child_path(node.path, name)
-        parent.children.append(copy)
-        finder.found[(user, project)] = (copy, parent)
-        node = copy
-    ref.node = node
-    if node is not None:
-        node.job_ref_count += 1
-        if not ref.queued:
-            node.active_job_ref_count += 1
 
 
 def count_jobs(node: Node) -> tuple[int, int]:
@@ -254,9 +190,37 @@ def combined(usage: dict[str, float], weights: dict[str, float]) -> float:
     return sum(usage.get(name, 0.0) * w for name, w in weights.items()) / total
 
 
-def add_job_usage(finder: Finder, cell: Cell) -> None:
+class JobUsage(NamedTuple):
+    """A job whose running and just-finished tasks used something: their combined
+    usage (``combined``), > 0."""
+
+    job: Job
+    used: float
+
+
+def job_usage(cell: Cell) -> list[JobUsage]:
+    """The jobs ``add_job_usage`` adds usage for, in cell order, with what they used
+    (found once for both passes of a ticket calculation); none when the cell's usage
+    is already booked (``Cell.usage_booked``)."""
+    if cell.usage_booked:
+        return []
+    weights = cell.sched_conf.usage_weight_list
+    out = []
+    for job in cell.jobs:
+        # status 0: pending, neither running nor finished (most tasks)
+        active = [t for t in job.tasks if t.status and (t.running or t.finished)]
+        if not active:
+            continue
+        used = sum(combined(t.usage, weights) for t in active)
+        if used > 0:
+            out.append(JobUsage(job, used))
+    return out
+
+
+def add_job_usage(finder: Finder, cell: Cell, jobs: list[JobUsage] | None = None) -> None:
     """Add what running and just-finished tasks used that the stored usage does not
-    hold yet (the real scheduler adds each task's usage since its last run).
+    hold yet (the real scheduler adds each task's usage since its last run); ``jobs``
+    is ``job_usage(cell)`` when the caller has it.
 
     The dump does not carry how much of a task's usage the qmaster has already booked
     (``UU_debited_job_usage``), so this takes the stored usage of the task's node as
@@ -267,17 +231,9 @@ def add_job_usage(finder: Finder, cell: Cell) -> None:
     condorlite's cycle booked (``Cell.usage_booked``) gets nothing added."""
     if cell.usage_booked:
         return
-    weights = cell.sched_conf.usage_weight_list
     per_node: dict[int, tuple[Node, float]] = {}
     ancestry = _ancestry(finder.root)
-    for job in cell.jobs:
-        # status 0: pending, neither running nor finished (most tasks)
-        active = [t for t in job.tasks if t.status and (t.running or t.finished)]
-        if not active:
-            continue
-        used = sum(combined(t.usage, weights) for t in active)
-        if used <= 0:
-            continue
+    for job, used in job_usage(cell) if jobs is None else jobs:
         user = job.owner if job.owner in cell.users else None
         project = job.project if job.project in cell.projects else None
         node, _ = finder.find(user, project)
@@ -285,8 +241,8 @@ def add_job_usage(finder: Finder, cell: Cell) -> None:
             continue
         held = per_node.get(id(node), (node, 0.0))[1]
         per_node[id(node)] = (node, held + used)
-    for node, used in per_node.values():
-        extra = max(0.0, used - node.usage)
+    for node, extra_used in per_node.values():
+        extra = max(0.0, extra_used - node.usage)
         for member in (node, *ancestry[id(node)][1]):
             member.usage += extra
 
@@ -369,18 +325,25 @@ def pending_tickets(
     """Share-tree tickets of pending refs (module doc); with ``dependent`` they rank by
     the tickets of the policies before and add to them."""
     for ref in refs:
-        if ref.queued and ref.node is not None:
+        node = ref.node
+        if ref.queued and node is not None:
+            job = ref.job
             if dependent:
-                sort, before = ref.tickets + 0.01 * ref.job.jobshare, ref.tickets
+                sort, before = ref.tickets + 0.01 * job.jobshare, ref.tickets
             else:
-                sort, before = float(ref.job.jobshare), 0.0
-            entry = PendingEntry(ref, sort, before, slots(ref), order=(ref.job.number, ref.task))
-            ref.node.pending.append(entry)
+                sort, before = float(job.jobshare), 0.0
+            node.pending.append(PendingEntry(ref, sort, before, slots(ref), 0.0,
+                                             (job.number, ref.task)))
     for entry in _rank(root, root, total):
-        entry.ref.sticket = entry.shr * total
-        entry.ref.sharetree_part = entry.level
+        ref = entry.ref
+        ref.sticket = sticket = entry.shr * total
+        level = entry.node  # the last level's part, made once
+        if level is not None:
+            ref.sharetree_part = TreePart(level.path, level.stt, 1.0 / (entry.count + 1))
+        else:
+            ref.sharetree_part = None
         if dependent:
-            entry.ref.tickets += entry.ref.sticket
+            ref.tickets += sticket
 
 
 def _rank(root: Node, node: Node, total: float) -> list[PendingEntry]:
@@ -401,10 +364,12 @@ def _rank(root: Node, node: Node, total: float) -> list[PendingEntry]:
         entries.sort(key=attrgetter("order"))
         entries.sort(key=attrgetter("sort"), reverse=True)
         count = node.active_job_ref_count
+        stt = node.stt
         for entry in entries:
-            entry.shr = node.stt / (count + 1)
-            entry.level = TreePart(node.path, node.stt, 1.0 / (count + 1))
-            entry.sort = entry.tickets + entry.shr * total
+            entry.shr = shr = stt / (count + 1)
+            entry.node = node
+            entry.count = count
+            entry.sort = entry.tickets + shr * total
             # SoGE 8.1.9 counts a parallel job's least slot count: the jobs after a
             # 3-slot job divide by 3 more (tests/data/sge/mix_all, rnd_3; the 6.2 code
             # counts 1 a job).

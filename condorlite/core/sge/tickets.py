@@ -5,7 +5,7 @@ Order of work (each step's formulas are in its module):
 
 1. Refs: every running task, then up to ``min(max_pending_tasks_per_job,
    free_slots + 1)`` pending tasks of each pending job, in the scheduler's list order
-   (``scheduler_order``); each ref's share-tree node (``sharetree.attach``).
+   (``scheduler_order``); each ref's share-tree node (``treesearch.attach``).
 2. Running tasks get their tickets together: share tree (``ostt * T`` of their node),
    functional (sums over running jobs), override (``oticket / job_cnt``).
 3. Pending tasks get theirs one policy at a time in ``policy_hierarchy`` order (a
@@ -23,9 +23,10 @@ it (``priority``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 
-from condorlite.core.sge import functional, override, sharetree
-from condorlite.core.sge.objects import Cell, Job
+from condorlite.core.sge import functional, override, sharetree, treesearch
+from condorlite.core.sge.objects import JIDLE, Cell, Job
 from condorlite.core.sge.refs import Entities, JobRef
 
 
@@ -53,19 +54,26 @@ def scheduler_order(cell: Cell) -> list[Job]:
     come last, in the order they were changed (``Cell.modified_jobs``; its event mirror
     re-adds a changed job at the end). The order decides which of two equally placed
     jobs of one category gets its tickets first."""
+    if not cell.modified_jobs:
+        return sorted(cell.jobs, key=_job_number)
     last = {number: i for i, number in enumerate(cell.modified_jobs)}
     return sorted(
         cell.jobs, key=lambda j: (1, last[j.number]) if j.number in last else (0, j.number)
     )
 
 
+_job_number = attrgetter("number")
+
+
 @dataclass(frozen=True)
 class _Tasks:
     """What both passes take from the cell, found once: the jobs in the scheduler's
-    order and their running tasks as (job, task number), in that order."""
+    order, their running tasks as (job, task number), in that order, and the jobs
+    whose usage the share tree adds (``sharetree.job_usage``)."""
 
     jobs: list[Job]
     running: list[tuple[Job, int]]
+    usage: list[sharetree.JobUsage]
 
     @classmethod
     def of(cls, cell: Cell) -> _Tasks:
@@ -76,7 +84,8 @@ class _Tasks:
             for task in job.tasks
             if task.status and task.running  # status 0: pending (most tasks)
         ]
-        return cls(jobs, running)
+        usage = sharetree.job_usage(cell) if cell.share_tree is not None else []
+        return cls(jobs, running, usage)
 
 
 def _refs(
@@ -88,30 +97,39 @@ def _refs(
     out of the ticket calculation."""
     ref = entities.ref
     refs = [ref(job, number, queued=False) for job, number in tasks.running]
-    if with_pending:
+    if with_pending and limit > 0:
         for job in tasks.jobs:
             if job.hold or job.execution_time > now:
                 continue
-            taken = 0
-            for task in job.tasks:
-                if taken >= limit:
-                    break
-                if task.pending:
-                    taken += 1
+            if len(job.tasks) == 1:  # the short way for the one-task job (most)
+                task = job.tasks[0]
+                if task.status == JIDLE and not task.held and not task.error:
                     refs.append(ref(job, task.number, queued=True))
+                continue
+            numbers = []
+            for task in job.tasks:
+                # Task.pending inlined (100,000 jobs on a large cell)
+                if task.status == JIDLE and not task.held and not task.error:
+                    numbers.append(task.number)
+                    if len(numbers) == limit:
+                        break
+            if len(numbers) == 1:
+                refs.append(ref(job, numbers[0], queued=True))
+            elif numbers:
+                refs.extend(entities.refs(job, numbers, queued=True))
     return refs
 
 
-def _tree(cell: Cell, refs: list[JobRef], now: int) -> sharetree.Node | None:
+def _tree(cell: Cell, tasks: _Tasks, refs: list[JobRef], now: int) -> sharetree.Node | None:
     if cell.share_tree is None:
         return None
     root = sharetree.build(cell.share_tree, cell)
-    finder = sharetree.Finder(root)
+    finder = treesearch.Finder(root)
     for ref in refs:
-        sharetree.attach(finder, ref)
+        treesearch.attach(finder, ref)
     sharetree.count_jobs(root)
     sharetree.assign_usage(root, cell, now)
-    sharetree.add_job_usage(finder, cell)
+    sharetree.add_job_usage(finder, cell, tasks.usage)
     sharetree.targets(root, cell.sched_conf.compensation_factor)
     return root
 
@@ -160,24 +178,33 @@ def _pending(
 
 
 def _totals(refs: list[JobRef]) -> float:
-    """Step 4: each ref's tickets and share; returns the largest figure."""
-    for ref in refs:
-        ref.ticket = ref.sticket + ref.fticket + ref.oticket
+    """Step 4: each ref's tickets and share; returns the largest figure (-1 with no
+    refs). The sums add in ref order, as a loop per figure would."""
     sums = {True: 0.0, False: 0.0}
+    largest: float | None = None
     for ref in refs:
-        sums[ref.queued] += ref.ticket
+        ref.ticket = ticket = ref.sticket + ref.fticket + ref.oticket
+        sums[ref.queued] += ticket
+        if largest is None or ticket > largest:  # max(): the first of equals
+            largest = ticket
     for ref in refs:
         ref.share = ref.ticket / sums[ref.queued] if ref.ticket > 0 else 0.0
-    return max((r.ticket for r in refs), default=-1.0)
+    return -1.0 if largest is None else largest
 
 
 def _pass(cell: Cell, tasks: _Tasks, now: int, free_slots: int, with_pending: bool) -> TicketRun:
     entities = Entities.of(cell)
     limit = min(cell.sched_conf.max_pending_tasks_per_job, free_slots + 1)
     refs = _refs(tasks, entities, limit, with_pending, now)
-    tree = _tree(cell, refs, now)
-    for ref in refs:
-        ref.count(ref.queued)
+    tree = _tree(cell, tasks, refs, now)
+    for ref in refs:  # JobRef.count inlined: 150,000 refs on a large cell
+        queued = ref.queued
+        for entity in (ref.user, ref.project, ref.dept):
+            if entity is not None:
+                if queued:
+                    entity.pending_cnt += 1
+                else:
+                    entity.job_cnt += 1
     sums = _running(refs, cell)
     if with_pending:
         _pending(refs, cell, tree, sums)

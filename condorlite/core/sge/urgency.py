@@ -170,24 +170,6 @@ def _resources(slots: int, terms: tuple[UrgencyTerm, ...]) -> _Resources:
     return _Resources(slots, terms, sum(t.contribution for t in terms))
 
 
-def _urgency(
-    job: Job,
-    now: int,
-    resources: _Resources,
-    weight_waiting_time: float,
-    weight_deadline: float,
-) -> Urgency:
-    wtcontr = weight_waiting_time * (now - job.submission_time)
-    dlcontr = weight_deadline / max(job.deadline - now, 1) if job.deadline else 0.0
-    return construct(Urgency, {  # one per job: 100,000 on a large cell
-        "rrcontr": resources.rrcontr,
-        "wtcontr": wtcontr,
-        "dlcontr": dlcontr,
-        "slots": resources.slots,
-        "terms": resources.terms,
-    })
-
-
 class Urgencies:
     """Urgency for the jobs of one run. Like the real scheduler's job categories, jobs
     with the same PE request and hard requests share their resource terms, worked out
@@ -220,7 +202,18 @@ class Urgencies:
                 found = self._terms[key] = _resources(
                     *resource_terms(job, self._complexes, self._pes))
             entry = self._same[same] = (found, job.pe_range, job.hard_requests)
-        return _urgency(job, now, entry[0], self._weight_waiting_time, self._weight_deadline)
+        resources = entry[0]
+        # _urgency inlined (the same operations): one call a job, 100,000 on a large cell
+        wtcontr = self._weight_waiting_time * (now - job.submission_time)
+        deadline = job.deadline
+        dlcontr = self._weight_deadline / max(deadline - now, 1) if deadline else 0.0
+        return construct(Urgency, {
+            "rrcontr": resources.rrcontr,
+            "wtcontr": wtcontr,
+            "dlcontr": dlcontr,
+            "slots": resources.slots,
+            "terms": resources.terms,
+        })
 
 
 def _by_shortcut(complexes: dict[str, Complex], name: str) -> Complex | None:
