@@ -265,18 +265,24 @@ def most_slots(
 
 
 def most_slots_each(
-    world: World, job: Job, levels: list[Level], master: bool, span: int
+    world: World, job: Job, levels: list[Level], master: bool, span: int,
+    start: int | None = None,
 ) -> list[int]:
-    """``most_slots`` from now without a limit for each of ``levels`` (the answer for
-    a limit ``n`` > 0 is ``min(n, this)``): a job's demands are looked up once per
-    kind of level, the answers kept on the levels as ``most_slots`` keeps them."""
+    """``most_slots`` from ``start`` (default now) without a limit for each of
+    ``levels`` (the answer for a limit ``n`` > 0 is ``min(n, this)``): a job's demands
+    are looked up once per kind of level; from now the answers are kept on the levels
+    as ``most_slots`` keeps them."""
     keys: dict[tuple[str, ...], tuple] = {}
     out = []
     now = world.now
+    at = now if start is None else start
     for level in levels:
         key = keys.get(level.signature)
         if key is None:
             key = keys[level.signature] = (_demands(world, job, level, 1, master), span)
+        if at != now:
+            out.append(_most_slots(world, level, key[0], at, span))
+            continue
         most = level.slots_known.get(key)
         if most is None:
             most = level.slots_known[key] = _most_slots(world, level, key[0], now, span)

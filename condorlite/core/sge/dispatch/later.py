@@ -13,7 +13,15 @@ from condorlite.core.sge.objects import Cell, Job
 
 from .assign import fits, most_slots
 from .diagram import INFINITY
-from .place import Attempt, Placement, allocate, matching_pes, slot_counts, usable_instances
+from .place import (
+    Attempt,
+    Placement,
+    Room,
+    allocate,
+    matching_pes,
+    slot_counts,
+    usable_instances,
+)
 from .world import Instance, World
 
 
@@ -27,7 +35,14 @@ def _candidate_times(world: World) -> list[int]:
 
 def _has_job_consumables(world: World) -> bool:
     """Whether a host or queue instance has a JOB consumable (only the master's
-    instance and host give it, so where an allocation starts matters to it)."""
+    instance and host give it, so where an allocation starts matters to it). Read
+    once per run: the levels' capacities do not change in it."""
+    if world.job_consumables is None:
+        world.job_consumables = _any_job_consumable(world)
+    return world.job_consumables
+
+
+def _any_job_consumable(world: World) -> bool:
     levels = [*world.hosts.values(), *(i.level for i in world.instances)]
     return any(
         (c := world.complexes.get(name)) is not None and c.consumable == "JOB"
@@ -109,12 +124,16 @@ def parallel_later(
                 found = t
             else:
                 break
+        at = best.start if found is None and best is not None else found
+        room = None if at is None else Room(world, job, usable, span, at)
         if found is not None:
-            best = allocate(world, cell, job, pe, counts[0], usable, span, found, Attempt([]))
+            best = allocate(world, cell, job, pe, counts[0], usable, span, found, Attempt([]),
+                            room)
         if best is None:
             continue
         for n in reversed(counts[1:]):  # then as many slots as fit at that time
-            more = allocate(world, cell, job, pe, n, usable, span, best.start, Attempt([]))
+            more = allocate(world, cell, job, pe, n, usable, span, best.start, Attempt([]),
+                            room)
             if more is not None:
                 return more
         return best

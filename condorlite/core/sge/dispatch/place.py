@@ -196,18 +196,18 @@ def allocate(
     span: int,
     start: int,
     attempt: Attempt,
-    now: RoomNow | None = None,
+    now: Room | None = None,
 ) -> Placement | None:
     """``n`` slots of ``job`` in ``pe`` from ``start`` over the instances that pass
     the static checks (module doc), or None; ``now``: what ``usable`` and their hosts
-    take from now, read once for the attempt (only when ``start`` is now)."""
+    take from its start, read once for the attempt (used when that is ``start``)."""
     for level in (world.pes[pe], world.global_level):
         s = fits(world, job, level, n, True, span, start)
         if s is not None:
             _shortfall(attempt, job, s)
             attempt.offered[pe] = most_slots(world, job, level, True, span, n, start)
             return None
-    if start != world.now:
+    if now is not None and now.start != start:
         now = None
     hosts: dict[str, list[tuple[Instance, int]]] = {}
     each = None if now is None else now.each
@@ -307,25 +307,32 @@ def usable_instances(
     return [inst for inst, reason in zip(order, said, strict=True) if reason is None]
 
 
-class RoomNow:
+class Room:
     """What each usable instance (``each``, in their order) and each of their hosts
-    with a level (``hosts``) take of a job from now, without a limit and not as the
-    master (``assign.most_slots_each``; ``most_slots`` with a limit ``n`` is
-    ``min(n, this)``). Nothing is debited while one job is placed, so the bound and
-    every allocation of the attempt read the same; read at the first need (an attempt
-    the PE or the global level already turns down needs none)."""
+    with a level (``hosts``) take of a job from ``start`` (default now), without a
+    limit and not as the master (``assign.most_slots_each``; ``most_slots`` with a
+    limit ``n`` is ``min(n, this)``). Nothing is debited while one job is placed, so
+    the bound and every allocation of the attempt at that start read the same (now;
+    or a reservation's time, where ``later`` tries every slot count); read at the
+    first need (an attempt the PE or the global level already turns down needs
+    none)."""
 
-    def __init__(self, world: World, job: Job, usable: list[Instance], span: int) -> None:
+    def __init__(
+        self, world: World, job: Job, usable: list[Instance], span: int,
+        start: int | None = None,
+    ) -> None:
+        self.start = world.now if start is None else start
         self._asked = (world, job, usable, span)
         self._each: list[int] | None = None
         self._hosts: dict[str, int] = {}
 
     def _read(self) -> list[int]:
         world, job, usable, span = self._asked
-        self._each = most_slots_each(world, job, [i.level for i in usable], False, span)
+        self._each = most_slots_each(world, job, [i.level for i in usable], False, span,
+                                     self.start)
         levels = [(h, lv) for h in dict.fromkeys(i.host for i in usable)
                   if (lv := world.hosts.get(h)) is not None]
-        found = most_slots_each(world, job, [lv for _, lv in levels], False, span)
+        found = most_slots_each(world, job, [lv for _, lv in levels], False, span, self.start)
         self._hosts = {h: k for (h, _), k in zip(levels, found, strict=True)}
         return self._each
 
@@ -342,7 +349,7 @@ class RoomNow:
 
 def _bound(
     world: World, cell: Cell, job: Job, pe: str, usable: list[Instance], span: int, limit: int,
-    now: RoomNow, least: int,
+    now: Room, least: int,
 ) -> int:
     """At most how many slots ``pe`` could allocate now (an upper bound that spares
     trying every count of a wide range). Only which counts it admits matters: when
@@ -375,7 +382,7 @@ def parallel_now(
     world: World, cell: Cell, job: Job, order: list[Instance], span: int, attempt: Attempt
 ) -> Placement | None:
     usable = usable_instances(world, cell, job, order, attempt)
-    now = RoomNow(world, job, usable, span)
+    now = Room(world, job, usable, span)
     for pe in matching_pes(cell, job):
         counts = slot_counts(job, cell.pes[pe].slots)
         if not counts:

@@ -116,6 +116,8 @@ class World:
     #: verdicts do not depend on the job's user / project)
     reads_user: bool = True
     reads_project: bool = True
+    #: whether a host or queue instance has a JOB consumable (``later``), read once
+    job_consumables: bool | None = None
     #: what the job being placed needs of each kind of level (``assign._needs``)
     needs: NeedsCache = field(default_factory=lambda: NeedsCache())
 
