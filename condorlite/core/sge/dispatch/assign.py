@@ -196,6 +196,49 @@ def level_reason(
     return None
 
 
+class QuickFit:
+    """Whether ``level_reason`` of one slot of ``job`` from now says nothing, for the
+    levels a sequential job's scan asks (``place.sequential_now``), without its
+    words: ``passes`` True means ``level_reason`` returns None; False means ask it
+    (for the words, or for the answer when the quick pass cannot tell: a host
+    without a level, a request compared without a kept column). The same plans
+    (``_plan``, looked up here once per kind of level) and the same comparisons as
+    ``_short`` (``need > capacity - used``, ``used`` the most on [now, now + span)
+    when schedule based, else what is in use now); nothing is debited while one job
+    is placed, so the plans and the span's end hold for the whole scan."""
+
+    def __init__(self, world: World, job: Job, span: int) -> None:
+        self.world, self.job = world, job
+        self.end = end_time(world.now, span)
+        self.plans: dict[tuple[str, tuple[str, ...]], _Plan] = {}
+
+    def passes(self, kind: str, level: Level | None, inst: Instance) -> bool:
+        if level is None:
+            return False
+        key = (kind, level.signature)
+        plan = self.plans.get(key)
+        if plan is None:
+            plan = self.plans[key] = _plan(self.world, self.job, kind, level)
+        for name, need in plan.defaults:
+            if need > self._left(level, name):
+                return False
+        for name, need, _, column in plan.steps:
+            if need is not None:
+                if need > self._left(level, name):
+                    return False
+            elif column is not _NEVER and (column is None or column[inst.position] is not None):
+                return False
+        return plan.slots is None or plan.slots <= self._left(level, "slots")
+
+    def _left(self, level: Level, name: str) -> float:
+        d = level.diagrams.get(name)
+        if d is None:  # never debited: nothing used
+            return level.capacity[name]
+        world = self.world
+        used = d.max_over(world.now, self.end) if world.schedule_based else d.now_used
+        return level.capacity[name] - used
+
+
 def _where(kind: str, inst: Instance | None) -> str:
     return "global" if inst is None else (inst.host if kind == "H" else inst.name)
 
@@ -257,7 +300,7 @@ def most_slots(
     if start is not None and start != world.now:
         most = _most_slots(world, level, demands, start, span)
     else:
-        key = (demands, span)
+        key = _slots_key(world, demands, span)
         most = level.slots_known.get(key)
         if most is None:
             most = level.slots_known[key] = _most_slots(world, level, demands, world.now, span)
@@ -272,22 +315,51 @@ def most_slots_each(
     ``levels`` (the answer for a limit ``n`` > 0 is ``min(n, this)``): a job's demands
     are looked up once per kind of level; from now the answers are kept on the levels
     as ``most_slots`` keeps them."""
-    keys: dict[tuple[str, ...], tuple] = {}
+    keys: dict[tuple[str, ...], tuple[tuple[tuple[str, float, bool], ...], int]] = {}
     out = []
     now = world.now
     at = now if start is None else start
     for level in levels:
-        key = keys.get(level.signature)
-        if key is None:
-            key = keys[level.signature] = (_demands(world, job, level, 1, master), span)
+        found = keys.get(level.signature)
+        if found is None:
+            demands = _demands(world, job, level, 1, master)
+            found = keys[level.signature] = (demands, _slots_key(world, demands, span))
+        demands, key = found
         if at != now:
-            out.append(_most_slots(world, level, key[0], at, span))
+            out.append(_most_slots(world, level, demands, at, span))
             continue
         most = level.slots_known.get(key)
         if most is None:
-            most = level.slots_known[key] = _most_slots(world, level, key[0], now, span)
+            most = level.slots_known[key] = _most_slots(world, level, demands, now, span)
         out.append(most)
     return out
+
+
+def _slots_key(world: World, demands: tuple[tuple[str, float, bool], ...], span: int) -> int:
+    """(demands, span) as a small number, the same for the whole run
+    (``World.slot_keys``): ``Level.slots_known`` is asked by it for thousands of
+    levels per parallel job, where hashing the nested tuple each time cost more than
+    the answer."""
+    return world.slot_keys.setdefault((demands, span), len(world.slot_keys))
+
+
+class Rooms:
+    """``most_slots`` of one job, not as the master, for one span, at any start and
+    without a limit (with a limit ``n`` > 0 it is ``min(n, this)``): the job's
+    demands looked up once per kind of level, nothing kept between starts. A
+    reservation's walk (``later._feasible``) asks it of instance after instance at
+    time after time, where ``most_slots`` would look the demands up each time."""
+
+    def __init__(self, world: World, job: Job, span: int) -> None:
+        self.world, self.job, self.span = world, job, span
+        self.demands: dict[tuple[str, ...], tuple[tuple[str, float, bool], ...]] = {}
+
+    def most(self, level: Level, start: int) -> int:
+        demands = self.demands.get(level.signature)
+        if demands is None:
+            demands = self.demands[level.signature] = _demands(
+                self.world, self.job, level, 1, False)
+        return _most_slots(self.world, level, demands, start, self.span)
 
 
 def _most_slots(

@@ -33,11 +33,14 @@ of all.q, then 1 of q_b, which is the master and listed first).
 from __future__ import annotations
 
 import fnmatch
+import itertools
+import operator
 from dataclasses import dataclass, field
 
 from condorlite.core.sge.objects import Cell, Job
 
 from .assign import (
+    QuickFit,
     Shortfall,
     earliest,
     fits,
@@ -47,8 +50,9 @@ from .assign import (
     shortfall_text,
 )
 from .diagram import INFINITY
+from .rules import by_rule, master_first, offered
 from .verdicts import KindVerdicts, Verdicts
-from .world import Instance, World
+from .world import Instance, Level, World
 
 
 @dataclass
@@ -122,6 +126,8 @@ def sequential_now(
     skip_queues: set[str] = set()
     skip_hosts: set[str] = set()
     kind = static_verdicts(world, cell, job)  # the static parts, kept (``verdicts``)
+    quick = QuickFit(world, job, span)  # level_reason's None, without its words
+    hosts, host_fits = world.hosts, set()
     for inst in order:
         if inst.queue in skip_queues or inst.host in skip_hosts:
             continue
@@ -130,14 +136,15 @@ def sequential_now(
             skip_queues.add(inst.queue)
             attempt.add(why)
             continue
-        why = kind.host_said(inst.host) or level_reason(
-            world, cell, job, "H", world.hosts.get(inst.host), inst, span
-        )
-        if why is not None:
-            skip_hosts.add(inst.host)
-            attempt.add(why)
-            continue
-        why = level_reason(world, cell, job, "Q", inst.level, inst, span)
+        if inst.host not in host_fits:  # the host's answer holds for its other instances
+            why = kind.host_said(inst.host) or _level_said(
+                world, cell, job, quick, "H", hosts.get(inst.host), inst, span)
+            if why is not None:
+                skip_hosts.add(inst.host)
+                attempt.add(why)
+                continue
+            host_fits.add(inst.host)
+        why = _level_said(world, cell, job, quick, "Q", inst.level, inst, span)
         name = None if why else kind.unknown(inst)
         if name is not None:
             why = (
@@ -149,6 +156,17 @@ def sequential_now(
             continue
         return Placement([(inst, 1)], 1, world.now)
     return None
+
+
+def _level_said(
+    world: World, cell: Cell, job: Job, quick: QuickFit, kind: str, level: Level | None,
+    inst: Instance, span: int,
+) -> str | None:
+    """``level_reason`` of one slot from now, its words asked only when the quick
+    pass cannot say it fits."""
+    if quick.passes(kind, level, inst):
+        return None
+    return level_reason(world, cell, job, kind, level, inst, span)
 
 
 def sequential_later(world: World, cell: Cell, job: Job, order: list[Instance]) -> Placement | None:
@@ -229,70 +247,14 @@ def allocate(
         else:
             room[host] = most_slots(world, job, level, not room, span, total, start)
     rule = cell.pes[pe].allocation_rule
-    wanted = _by_rule(rule, n, room)
+    wanted = by_rule(rule, n, room)
     if wanted is None:
-        attempt.offered[pe] = _offered(rule, n, room)
+        attempt.offered[pe] = offered(rule, n, room)
         return None
-    return Placement(_master_first(wanted, hosts), n, start, pe)
+    return Placement(master_first(wanted, hosts), n, start, pe)
 
 
-def _master_first(
-    wanted: dict[str, int], hosts: dict[str, list[tuple[Instance, int]]]
-) -> list[tuple[Instance, int]]:
-    """The slots each host gives (``wanted``) taken from its instances in order, the
-    master first."""
-    grants: list[tuple[Instance, int]] = []
-    for index, (host, count) in enumerate(wanted.items()):
-        mine = []
-        for inst, k in hosts[host]:
-            take = min(k, count)
-            if take > 0:
-                mine.append((inst, take))
-                count -= take
-        # on the master host each instance taken goes to the front of the grant list
-        # (the scheduler puts the master queue first, and every one of them qualifies),
-        # so the last one taken there is the master
-        grants += mine[::-1] if index == 0 else mine
-    return grants
-
-
-def _by_rule(rule: str, n: int, room: dict[str, int]) -> dict[str, int] | None:
-    if rule == "$pe_slots":
-        host = next((h for h, k in room.items() if k >= n), None)
-        return None if host is None else {host: n}
-    if rule.isdigit():
-        per = int(rule)
-        if per <= 0 or n % per:
-            return None
-        chosen = [h for h, k in room.items() if k >= per][: n // per]
-        return {h: per for h in chosen} if len(chosen) == n // per else None
-    out: dict[str, int] = {}
-    left = n
-    if rule == "$fill_up":
-        for h, k in room.items():
-            take = min(k, left)
-            if take:
-                out[h] = take
-                left -= take
-    elif rule == "$round_robin":
-        while left > 0 and any(room[h] > out.get(h, 0) for h in room):
-            for h in room:
-                if left and room[h] > out.get(h, 0):
-                    out[h] = out.get(h, 0) + 1
-                    left -= 1
-    return out if left == 0 else None
-
-
-def _offered(rule: str, n: int, room: dict[str, int]) -> int:
-    """The slots an allocation rule could gather for ``n`` (what ``qstat -j`` says a PE
-    "only offers"): a host counts only when it has the ``n`` ($pe_slots) or the fixed
-    number it must give."""
-    if rule == "$pe_slots":
-        return n if any(k >= n for k in room.values()) else 0
-    if rule.isdigit():
-        per = int(rule)
-        return per * sum(1 for k in room.values() if k >= per)
-    return min(n, sum(room.values()))
+_POSITION = operator.attrgetter("position")
 
 
 def usable_instances(
@@ -300,11 +262,13 @@ def usable_instances(
 ) -> list[Instance]:
     """The instances that pass the static checks, each refusal's reason added once."""
     verdicts = static_verdicts(world, cell, job).all()
-    said = [verdicts[inst.position] for inst in order]
+    # map and compress rather than comprehensions: a parallel job's attempt reads
+    # every instance (2,250 at 1,000 hosts) twice
+    said = list(map(verdicts.__getitem__, map(_POSITION, order)))
     for reason in dict.fromkeys(said):  # the distinct reasons, in order
         if reason is not None:
             attempt.add(reason)
-    return [inst for inst, reason in zip(order, said, strict=True) if reason is None]
+    return list(itertools.compress(order, map(operator.is_, said, itertools.repeat(None))))
 
 
 class Room:
