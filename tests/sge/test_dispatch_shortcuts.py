@@ -6,7 +6,9 @@ diagrams hold running jobs, starts and reservations:
   count at the reservation's time) gives what ``allocate`` finds without it, and
   each instance's and host's room is ``most_slots`` at that time; so is
   ``assign.Rooms`` (a reservation's walk);
-* ``assign.QuickFit`` passes a level exactly when ``level_reason`` says nothing, and
+* ``assign.QuickFit`` passes a level exactly when ``level_reason`` says nothing
+  (reservations made from later on on instances free now, so that some levels are
+  refused "due to a reservation"), and
   ``place.sequential_now`` (quick passes, a host's answer kept for its other
   instances) gives the placement and the reasons of the plain scan, written out
   here as it was before those shortcuts.
@@ -71,6 +73,21 @@ def midway(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     return run
 
 
+@pytest.fixture(scope="module", params=SEEDS)
+def reserved(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> _Run:
+    """``midway``, then reservations from later on on instances with free slots now
+    (a sequential job's scan then finds levels refused "due to a reservation")."""
+    run, _ = _taken(_cell_dir(tmp_path_factory, request.param), 70)
+    world = run.world
+    free = [i for i in world.instances if i.free_slots() > 0][:10]
+    assert free
+    job = next(j for j in run.cell.jobs if not j.pe)
+    for k, inst in enumerate(free):
+        n = int(inst.free_slots())
+        run.reserve(job, 1, place.Placement([(inst, n)], n, world.now + 300 * (k + 1)), 7200)
+    return run
+
+
 def _parallel(run: _Run) -> list:
     return [j for j in run.cell.jobs if j.pe and j.pe_range][:20]
 
@@ -123,9 +140,9 @@ def _sequential(run: _Run) -> list:
     return asking[:40] + jobs[::9][:30]
 
 
-def test_quick_fit_is_level_reason_saying_nothing(midway: _Run) -> None:
-    run, world, cell = midway, midway.world, midway.cell
-    passed = refused = 0
+def test_quick_fit_is_level_reason_saying_nothing(reserved: _Run) -> None:
+    run, world, cell = reserved, reserved.world, reserved.cell
+    passed = refused = due = 0
     for job in _sequential(run):
         place.static_verdicts(world, cell, job)
         for span in (3600, 86400 * 3):
@@ -137,7 +154,8 @@ def test_quick_fit_is_level_reason_saying_nothing(midway: _Run) -> None:
                         job.number, inst.name, kind, says)
                     passed += says is None
                     refused += says is not None
-    assert passed and refused
+                    due += says is not None and says.endswith("due to a reservation")
+    assert passed and refused and due
 
 
 def _plain_sequential_now(world, cell, job, order, span, attempt):  # type: ignore[no-untyped-def]
@@ -176,7 +194,18 @@ def _plain_sequential_now(world, cell, job, order, span, attempt):  # type: igno
 
 
 def test_sequential_now_is_the_plain_scan(midway: _Run) -> None:
-    run, world, cell = midway, midway.world, midway.cell
+    placed, failed = _same_scans(midway)
+    assert placed and failed
+
+
+def test_sequential_now_is_the_plain_scan_by_reservations(reserved: _Run) -> None:
+    _, failed = _same_scans(reserved)
+    assert failed
+
+
+def _same_scans(run: _Run) -> tuple[int, int]:
+    """Jobs placed, and failed with several reasons, by scans found alike."""
+    world, cell = run.world, run.cell
     order = run.lists.ranked({i.name for i in world.instances})
     placed = failed = 0
     for job in _sequential(run):
@@ -188,7 +217,7 @@ def test_sequential_now_is_the_plain_scan(midway: _Run) -> None:
             assert quick.reasons == plain.reasons, job.number
             placed += got is not None
             failed += got is None and len(plain.reasons) > 3
-    assert placed and failed
+    return placed, failed
 
 
 def _default_on_the_host(tmp_path: Path) -> Path:

@@ -201,42 +201,55 @@ class QuickFit:
     levels a sequential job's scan asks (``place.sequential_now``), without its
     words: ``passes`` True means ``level_reason`` returns None; False means ask it
     (for the words, or for the answer when the quick pass cannot tell: a host
-    without a level, a request compared without a kept column). The same plans
-    (``_plan``, looked up here once per kind of level) and the same comparisons as
-    ``_short`` (``need > capacity - used``, ``used`` the most on [now, now + span)
-    when schedule based, else what is in use now); nothing is debited while one job
-    is placed, so the plans and the span's end hold for the whole scan."""
+    without a level, a request compared without a kept column).
+
+    It says None when every check of the plan (``_plan``) passes, so the order of
+    the checks, which decides only the words, does not matter: per kind of level
+    the consumables with a need (defaults, requests, slots) are one list, the kept
+    columns another. A consumable passes as in ``_short`` (``need <= capacity -
+    used``, ``used`` the most on [now, now + span) when schedule based, else what is
+    in use now; a resource never debited has none used). Nothing is debited while
+    one job is placed, so the plans and the span's end hold for the whole scan."""
 
     def __init__(self, world: World, job: Job, span: int) -> None:
         self.world, self.job = world, job
         self.end = end_time(world.now, span)
-        self.plans: dict[tuple[str, tuple[str, ...]], _Plan] = {}
+        self.checks: dict[tuple[str, tuple[str, ...]], tuple[tuple, tuple]] = {}
+
+    def _checks(self, kind: str, level: Level) -> tuple[tuple, tuple]:
+        plan = _plan(self.world, self.job, kind, level)
+        needs = list(plan.defaults)
+        needs += [(name, need) for name, need, _, _ in plan.steps if need is not None]
+        if plan.slots is not None:
+            needs.append(("slots", plan.slots))
+        columns = tuple(column for _, need, _, column in plan.steps
+                        if need is None and column is not _NEVER)
+        return tuple(needs), columns
 
     def passes(self, kind: str, level: Level | None, inst: Instance) -> bool:
         if level is None:
             return False
         key = (kind, level.signature)
-        plan = self.plans.get(key)
-        if plan is None:
-            plan = self.plans[key] = _plan(self.world, self.job, kind, level)
-        for name, need in plan.defaults:
-            if need > self._left(level, name):
+        found = self.checks.get(key)
+        if found is None:
+            found = self.checks[key] = self._checks(kind, level)
+        needs, columns = found
+        for column in columns:
+            if column is None or column[inst.position] is not None:
                 return False
-        for name, need, _, column in plan.steps:
-            if need is not None:
-                if need > self._left(level, name):
-                    return False
-            elif column is not _NEVER and (column is None or column[inst.position] is not None):
+        world, end = self.world, self.end
+        diagrams, capacity = level.diagrams, level.capacity
+        for name, need in needs:
+            d = diagrams.get(name)
+            if d is None:  # never debited: nothing used
+                left = capacity[name]
+            elif world.schedule_based:
+                left = capacity[name] - d.max_over(world.now, end)
+            else:
+                left = capacity[name] - d.now_used
+            if need > left:
                 return False
-        return plan.slots is None or plan.slots <= self._left(level, "slots")
-
-    def _left(self, level: Level, name: str) -> float:
-        d = level.diagrams.get(name)
-        if d is None:  # never debited: nothing used
-            return level.capacity[name]
-        world = self.world
-        used = d.max_over(world.now, self.end) if world.schedule_based else d.now_used
-        return level.capacity[name] - used
+        return True
 
 
 def _where(kind: str, inst: Instance | None) -> str:

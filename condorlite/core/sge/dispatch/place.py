@@ -52,7 +52,7 @@ from .assign import (
 from .diagram import INFINITY
 from .rules import by_rule, master_first, offered
 from .verdicts import KindVerdicts, Verdicts
-from .world import Instance, Level, World
+from .world import Instance, World
 
 
 @dataclass
@@ -137,14 +137,17 @@ def sequential_now(
             attempt.add(why)
             continue
         if inst.host not in host_fits:  # the host's answer holds for its other instances
-            why = kind.host_said(inst.host) or _level_said(
-                world, cell, job, quick, "H", hosts.get(inst.host), inst, span)
+            host = hosts.get(inst.host)
+            why = kind.host_said(inst.host) or (
+                None if quick.passes("H", host, inst)
+                else level_reason(world, cell, job, "H", host, inst, span))
             if why is not None:
                 skip_hosts.add(inst.host)
                 attempt.add(why)
                 continue
             host_fits.add(inst.host)
-        why = _level_said(world, cell, job, quick, "Q", inst.level, inst, span)
+        why = None if quick.passes("Q", inst.level, inst) else level_reason(
+            world, cell, job, "Q", inst.level, inst, span)
         name = None if why else kind.unknown(inst)
         if name is not None:
             why = (
@@ -156,17 +159,6 @@ def sequential_now(
             continue
         return Placement([(inst, 1)], 1, world.now)
     return None
-
-
-def _level_said(
-    world: World, cell: Cell, job: Job, quick: QuickFit, kind: str, level: Level | None,
-    inst: Instance, span: int,
-) -> str | None:
-    """``level_reason`` of one slot from now, its words asked only when the quick
-    pass cannot say it fits."""
-    if quick.passes(kind, level, inst):
-        return None
-    return level_reason(world, cell, job, kind, level, inst, span)
 
 
 def sequential_later(world: World, cell: Cell, job: Job, order: list[Instance]) -> Placement | None:
