@@ -221,17 +221,23 @@ def allocate(
         now = None
     hosts: dict[str, list[tuple[Instance, int]]] = {}
     each = None if now is None else now.each
-    for index, inst in enumerate(usable):
-        if not hosts or each is None:  # the first instance with room is the master
-            k = most_slots(world, job, inst.level, not hosts, span, n, start)
-        else:
-            k = min(n, each[index])
+    asked = 0  # up to the master (the first instance with room), each asked itself
+    while asked < len(usable) and (not hosts or each is None):
+        inst = usable[asked]
+        k = most_slots(world, job, inst.level, not hosts, span, n, start)
         if k > 0:
             hosts.setdefault(inst.host, []).append((inst, k))
+        asked += 1
+    if each is not None:  # the rest from ``now``
+        for inst, k in zip(usable[asked:], each[asked:], strict=True):
+            if k > 0:  # k capped at n: most_slots with the limit n
+                hosts.setdefault(inst.host, []).append((inst, k if k < n else n))
     room: dict[str, int] = {}
     for host, items in hosts.items():
         level = world.hosts.get(host)
-        total = sum(k for _, k in items)
+        total = 0
+        for _, k in items:
+            total += k
         if level is None:
             room[host] = total
         elif room and now is not None:  # not the master's host
@@ -247,6 +253,7 @@ def allocate(
 
 
 _POSITION = operator.attrgetter("position")
+_LEVEL = operator.attrgetter("level")
 
 
 def usable_instances(
@@ -284,7 +291,7 @@ class Room:
 
     def _read(self) -> list[int]:
         world, job, usable, span = self._asked
-        self._each = most_slots_each(world, job, [i.level for i in usable], False, span,
+        self._each = most_slots_each(world, job, list(map(_LEVEL, usable)), False, span,
                                      self.start)
         levels = [(h, lv) for h in dict.fromkeys(i.host for i in usable)
                   if (lv := world.hosts.get(h)) is not None]
