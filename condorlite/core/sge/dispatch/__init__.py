@@ -7,7 +7,7 @@ consumables, queue instances, debits), ``diagram`` (use over time), ``order``
 (queue instance order), ``lists`` (the run's queue lists and their messages),
 ``static`` (the static checks), ``verdicts`` (their answers, kept per cluster queue,
 host and request), ``assign`` (fit), ``place`` (sequential and parallel placement),
-``later`` (a parallel job's reservation).
+``rules`` (a PE's allocation rule), ``later`` (a parallel job's reservation).
 """
 
 from .outcome import SEPARATOR, Grant, Reservation, Resource, Run, Started, Waiting

@@ -196,6 +196,62 @@ def level_reason(
     return None
 
 
+class QuickFit:
+    """Whether ``level_reason`` of one slot of ``job`` from now says nothing, for the
+    levels a sequential job's scan asks (``place.sequential_now``), without its
+    words: ``passes`` True means ``level_reason`` returns None; False means ask it
+    (for the words, or for the answer when the quick pass cannot tell: a host
+    without a level, a request compared without a kept column).
+
+    It says None when every check of the plan (``_plan``) passes, so the order of
+    the checks, which decides only the words, does not matter: per kind of level
+    the consumables with a need (defaults, requests, slots) are one list, the kept
+    columns another. A consumable passes as in ``_short`` (``need <= capacity -
+    used``, ``used`` the most on [now, now + span) when schedule based, else what is
+    in use now; a resource never debited has none used). Nothing is debited while
+    one job is placed, so the plans and the span's end hold for the whole scan."""
+
+    def __init__(self, world: World, job: Job, span: int) -> None:
+        self.world, self.job = world, job
+        self.end = end_time(world.now, span)
+        self.checks: dict[tuple[str, tuple[str, ...]], tuple[tuple, tuple]] = {}
+
+    def _checks(self, kind: str, level: Level) -> tuple[tuple, tuple]:
+        plan = _plan(self.world, self.job, kind, level)
+        needs = list(plan.defaults)
+        needs += [(name, need) for name, need, _, _ in plan.steps if need is not None]
+        if plan.slots is not None:
+            needs.append(("slots", plan.slots))
+        columns = tuple(column for _, need, _, column in plan.steps
+                        if need is None and column is not _NEVER)
+        return tuple(needs), columns
+
+    def passes(self, kind: str, level: Level | None, inst: Instance) -> bool:
+        if level is None:
+            return False
+        key = (kind, level.signature)
+        found = self.checks.get(key)
+        if found is None:
+            found = self.checks[key] = self._checks(kind, level)
+        needs, columns = found
+        for column in columns:
+            if column is None or column[inst.position] is not None:
+                return False
+        world, end = self.world, self.end
+        diagrams, capacity = level.diagrams, level.capacity
+        for name, need in needs:
+            d = diagrams.get(name)
+            if d is None:  # never debited: nothing used
+                left = capacity[name]
+            elif world.schedule_based:
+                left = capacity[name] - d.max_over(world.now, end)
+            else:
+                left = capacity[name] - d.now_used
+            if need > left:
+                return False
+        return True
+
+
 def _where(kind: str, inst: Instance | None) -> str:
     return "global" if inst is None else (inst.host if kind == "H" else inst.name)
 
@@ -257,7 +313,7 @@ def most_slots(
     if start is not None and start != world.now:
         most = _most_slots(world, level, demands, start, span)
     else:
-        key = (demands, span)
+        key = _slots_key(world, demands, span)
         most = level.slots_known.get(key)
         if most is None:
             most = level.slots_known[key] = _most_slots(world, level, demands, world.now, span)
@@ -265,23 +321,58 @@ def most_slots(
 
 
 def most_slots_each(
-    world: World, job: Job, levels: list[Level], master: bool, span: int
+    world: World, job: Job, levels: list[Level], master: bool, span: int,
+    start: int | None = None,
 ) -> list[int]:
-    """``most_slots`` from now without a limit for each of ``levels`` (the answer for
-    a limit ``n`` > 0 is ``min(n, this)``): a job's demands are looked up once per
-    kind of level, the answers kept on the levels as ``most_slots`` keeps them."""
-    keys: dict[tuple[str, ...], tuple] = {}
+    """``most_slots`` from ``start`` (default now) without a limit for each of
+    ``levels`` (the answer for a limit ``n`` > 0 is ``min(n, this)``): a job's demands
+    are looked up once per kind of level; from now the answers are kept on the levels
+    as ``most_slots`` keeps them."""
+    keys: dict[tuple[str, ...], tuple[tuple[tuple[str, float, bool], ...], int]] = {}
     out = []
     now = world.now
+    at = now if start is None else start
     for level in levels:
-        key = keys.get(level.signature)
-        if key is None:
-            key = keys[level.signature] = (_demands(world, job, level, 1, master), span)
+        found = keys.get(level.signature)
+        if found is None:
+            demands = _demands(world, job, level, 1, master)
+            found = keys[level.signature] = (demands, _slots_key(world, demands, span))
+        demands, key = found
+        if at != now:
+            out.append(_most_slots(world, level, demands, at, span))
+            continue
         most = level.slots_known.get(key)
         if most is None:
-            most = level.slots_known[key] = _most_slots(world, level, key[0], now, span)
+            most = level.slots_known[key] = _most_slots(world, level, demands, now, span)
         out.append(most)
     return out
+
+
+def _slots_key(world: World, demands: tuple[tuple[str, float, bool], ...], span: int) -> int:
+    """(demands, span) as a small number, the same for the whole run
+    (``World.slot_keys``): ``Level.slots_known`` is asked by it for thousands of
+    levels per parallel job, where hashing the nested tuple each time cost more than
+    the answer."""
+    return world.slot_keys.setdefault((demands, span), len(world.slot_keys))
+
+
+class Rooms:
+    """``most_slots`` of one job, not as the master, for one span, at any start and
+    without a limit (with a limit ``n`` > 0 it is ``min(n, this)``): the job's
+    demands looked up once per kind of level, nothing kept between starts. A
+    reservation's walk (``later._feasible``) asks it of instance after instance at
+    time after time, where ``most_slots`` would look the demands up each time."""
+
+    def __init__(self, world: World, job: Job, span: int) -> None:
+        self.world, self.job, self.span = world, job, span
+        self.demands: dict[tuple[str, ...], tuple[tuple[str, float, bool], ...]] = {}
+
+    def most(self, level: Level, start: int) -> int:
+        demands = self.demands.get(level.signature)
+        if demands is None:
+            demands = self.demands[level.signature] = _demands(
+                self.world, self.job, level, 1, False)
+        return _most_slots(self.world, level, demands, start, self.span)
 
 
 def _most_slots(

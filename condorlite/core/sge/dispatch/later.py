@@ -11,9 +11,17 @@ from __future__ import annotations
 
 from condorlite.core.sge.objects import Cell, Job
 
-from .assign import fits, most_slots
+from .assign import Rooms, fits
 from .diagram import INFINITY
-from .place import Attempt, Placement, allocate, matching_pes, slot_counts, usable_instances
+from .place import (
+    Attempt,
+    Placement,
+    Room,
+    allocate,
+    matching_pes,
+    slot_counts,
+    usable_instances,
+)
 from .world import Instance, World
 
 
@@ -27,7 +35,14 @@ def _candidate_times(world: World) -> list[int]:
 
 def _has_job_consumables(world: World) -> bool:
     """Whether a host or queue instance has a JOB consumable (only the master's
-    instance and host give it, so where an allocation starts matters to it)."""
+    instance and host give it, so where an allocation starts matters to it). Read
+    once per run: the levels' capacities do not change in it."""
+    if world.job_consumables is None:
+        world.job_consumables = _any_job_consumable(world)
+    return world.job_consumables
+
+
+def _any_job_consumable(world: World) -> bool:
     levels = [*world.hosts.values(), *(i.level for i in world.instances)]
     return any(
         (c := world.complexes.get(name)) is not None and c.consumable == "JOB"
@@ -45,13 +60,16 @@ def _feasible(
     by_host: dict[str, list[Instance]],
     span: int,
     start: int,
+    rooms: Rooms | None = None,
 ) -> bool:
     """Whether ``allocate`` of ``n`` slots from ``start`` finds an allocation, stopping
     at the first hosts that give one. The same levels, amounts and rules as
     ``allocate``: which host comes first does not change whether ``$pe_slots`` finds a
     host with ``n``, a fixed rule ``n / N`` hosts with ``N``, or ``$fill_up`` and
     ``$round_robin`` ``n`` in all; only where a JOB consumable is (the master) would,
-    and ``parallel_later`` asks ``allocate`` itself then."""
+    and ``parallel_later`` asks ``allocate`` itself then. ``rooms``: ``most_slots``
+    of the job's span, not as the master (``n`` > 0, and a host's ``total`` too),
+    kept by the walk for its demands."""
     for level in (world.pes[pe], world.global_level):
         if fits(world, job, level, n, True, span, start) is not None:
             return False
@@ -61,14 +79,17 @@ def _feasible(
         return False
     if not rule.isdigit() and rule not in ("$pe_slots", "$fill_up", "$round_robin"):
         return False
+    rooms = rooms or Rooms(world, job, span)
     gathered = 0
     for host, instances in by_host.items():
-        total = sum(most_slots(world, job, i.level, False, span, n, start) for i in instances)
+        total = 0
+        for inst in instances:
+            k = rooms.most(inst.level, start)
+            total += k if k < n else n
         if total <= 0:
             continue
         level = world.hosts.get(host)
-        room = total if level is None else most_slots(world, job, level, False, span, total,
-                                                      start)
+        room = total if level is None else min(total, rooms.most(level, start))
         if rule == "$pe_slots":
             if room >= n:
                 return True
@@ -93,6 +114,7 @@ def parallel_later(
     by_host: dict[str, list[Instance]] = {}
     for inst in usable:
         by_host.setdefault(inst.host, []).append(inst)
+    rooms = Rooms(world, job, span)
     for pe in matching_pes(cell, job):
         counts = slot_counts(job, cell.pes[pe].slots)
         if not counts:
@@ -105,16 +127,20 @@ def parallel_later(
                 if placed is None:
                     break
                 best = placed
-            elif _feasible(world, cell, job, pe, counts[0], by_host, span, t):
+            elif _feasible(world, cell, job, pe, counts[0], by_host, span, t, rooms):
                 found = t
             else:
                 break
+        at = best.start if found is None and best is not None else found
+        room = None if at is None else Room(world, job, usable, span, at)
         if found is not None:
-            best = allocate(world, cell, job, pe, counts[0], usable, span, found, Attempt([]))
+            best = allocate(world, cell, job, pe, counts[0], usable, span, found, Attempt([]),
+                            room)
         if best is None:
             continue
         for n in reversed(counts[1:]):  # then as many slots as fit at that time
-            more = allocate(world, cell, job, pe, n, usable, span, best.start, Attempt([]))
+            more = allocate(world, cell, job, pe, n, usable, span, best.start, Attempt([]),
+                            room)
             if more is not None:
                 return more
         return best

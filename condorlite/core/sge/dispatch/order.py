@@ -223,3 +223,9 @@ class Ranking:
     def active(self) -> list[Instance]:
         """The members in order (a copy)."""
         return list(self._members)
+
+    def members(self) -> list[Instance]:
+        """The members in order, not copied: the ranking's own list, which its next
+        change (``update``, ``enter``, ``leave``) changes in place; not to be changed
+        by the caller."""
+        return self._members

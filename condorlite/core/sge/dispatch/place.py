@@ -33,11 +33,14 @@ of all.q, then 1 of q_b, which is the master and listed first).
 from __future__ import annotations
 
 import fnmatch
+import itertools
+import operator
 from dataclasses import dataclass, field
 
 from condorlite.core.sge.objects import Cell, Job
 
 from .assign import (
+    QuickFit,
     Shortfall,
     earliest,
     fits,
@@ -47,6 +50,7 @@ from .assign import (
     shortfall_text,
 )
 from .diagram import INFINITY
+from .rules import by_rule, master_first, offered
 from .verdicts import KindVerdicts, Verdicts
 from .world import Instance, World
 
@@ -122,6 +126,8 @@ def sequential_now(
     skip_queues: set[str] = set()
     skip_hosts: set[str] = set()
     kind = static_verdicts(world, cell, job)  # the static parts, kept (``verdicts``)
+    quick = QuickFit(world, job, span)  # level_reason's None, without its words
+    hosts, host_fits = world.hosts, set()
     for inst in order:
         if inst.queue in skip_queues or inst.host in skip_hosts:
             continue
@@ -130,14 +136,18 @@ def sequential_now(
             skip_queues.add(inst.queue)
             attempt.add(why)
             continue
-        why = kind.host_said(inst.host) or level_reason(
-            world, cell, job, "H", world.hosts.get(inst.host), inst, span
-        )
-        if why is not None:
-            skip_hosts.add(inst.host)
-            attempt.add(why)
-            continue
-        why = level_reason(world, cell, job, "Q", inst.level, inst, span)
+        if inst.host not in host_fits:  # the host's answer holds for its other instances
+            host = hosts.get(inst.host)
+            why = kind.host_said(inst.host) or (
+                None if quick.passes("H", host, inst)
+                else level_reason(world, cell, job, "H", host, inst, span))
+            if why is not None:
+                skip_hosts.add(inst.host)
+                attempt.add(why)
+                continue
+            host_fits.add(inst.host)
+        why = None if quick.passes("Q", inst.level, inst) else level_reason(
+            world, cell, job, "Q", inst.level, inst, span)
         name = None if why else kind.unknown(inst)
         if name is not None:
             why = (
@@ -196,32 +206,38 @@ def allocate(
     span: int,
     start: int,
     attempt: Attempt,
-    now: RoomNow | None = None,
+    now: Room | None = None,
 ) -> Placement | None:
     """``n`` slots of ``job`` in ``pe`` from ``start`` over the instances that pass
     the static checks (module doc), or None; ``now``: what ``usable`` and their hosts
-    take from now, read once for the attempt (only when ``start`` is now)."""
+    take from its start, read once for the attempt (used when that is ``start``)."""
     for level in (world.pes[pe], world.global_level):
         s = fits(world, job, level, n, True, span, start)
         if s is not None:
             _shortfall(attempt, job, s)
             attempt.offered[pe] = most_slots(world, job, level, True, span, n, start)
             return None
-    if start != world.now:
+    if now is not None and now.start != start:
         now = None
     hosts: dict[str, list[tuple[Instance, int]]] = {}
     each = None if now is None else now.each
-    for index, inst in enumerate(usable):
-        if not hosts or each is None:  # the first instance with room is the master
-            k = most_slots(world, job, inst.level, not hosts, span, n, start)
-        else:
-            k = min(n, each[index])
+    asked = 0  # up to the master (the first instance with room), each asked itself
+    while asked < len(usable) and (not hosts or each is None):
+        inst = usable[asked]
+        k = most_slots(world, job, inst.level, not hosts, span, n, start)
         if k > 0:
             hosts.setdefault(inst.host, []).append((inst, k))
+        asked += 1
+    if each is not None:  # the rest from ``now``
+        for inst, k in zip(usable[asked:], each[asked:], strict=True):
+            if k > 0:  # k capped at n: most_slots with the limit n
+                hosts.setdefault(inst.host, []).append((inst, k if k < n else n))
     room: dict[str, int] = {}
     for host, items in hosts.items():
         level = world.hosts.get(host)
-        total = sum(k for _, k in items)
+        total = 0
+        for _, k in items:
+            total += k
         if level is None:
             room[host] = total
         elif room and now is not None:  # not the master's host
@@ -229,70 +245,15 @@ def allocate(
         else:
             room[host] = most_slots(world, job, level, not room, span, total, start)
     rule = cell.pes[pe].allocation_rule
-    wanted = _by_rule(rule, n, room)
+    wanted = by_rule(rule, n, room)
     if wanted is None:
-        attempt.offered[pe] = _offered(rule, n, room)
+        attempt.offered[pe] = offered(rule, n, room)
         return None
-    return Placement(_master_first(wanted, hosts), n, start, pe)
+    return Placement(master_first(wanted, hosts), n, start, pe)
 
 
-def _master_first(
-    wanted: dict[str, int], hosts: dict[str, list[tuple[Instance, int]]]
-) -> list[tuple[Instance, int]]:
-    """The slots each host gives (``wanted``) taken from its instances in order, the
-    master first."""
-    grants: list[tuple[Instance, int]] = []
-    for index, (host, count) in enumerate(wanted.items()):
-        mine = []
-        for inst, k in hosts[host]:
-            take = min(k, count)
-            if take > 0:
-                mine.append((inst, take))
-                count -= take
-        # on the master host each instance taken goes to the front of the grant list
-        # (the scheduler puts the master queue first, and every one of them qualifies),
-        # so the last one taken there is the master
-        grants += mine[::-1] if index == 0 else mine
-    return grants
-
-
-def _by_rule(rule: str, n: int, room: dict[str, int]) -> dict[str, int] | None:
-    if rule == "$pe_slots":
-        host = next((h for h, k in room.items() if k >= n), None)
-        return None if host is None else {host: n}
-    if rule.isdigit():
-        per = int(rule)
-        if per <= 0 or n % per:
-            return None
-        chosen = [h for h, k in room.items() if k >= per][: n // per]
-        return {h: per for h in chosen} if len(chosen) == n // per else None
-    out: dict[str, int] = {}
-    left = n
-    if rule == "$fill_up":
-        for h, k in room.items():
-            take = min(k, left)
-            if take:
-                out[h] = take
-                left -= take
-    elif rule == "$round_robin":
-        while left > 0 and any(room[h] > out.get(h, 0) for h in room):
-            for h in room:
-                if left and room[h] > out.get(h, 0):
-                    out[h] = out.get(h, 0) + 1
-                    left -= 1
-    return out if left == 0 else None
-
-
-def _offered(rule: str, n: int, room: dict[str, int]) -> int:
-    """The slots an allocation rule could gather for ``n`` (what ``qstat -j`` says a PE
-    "only offers"): a host counts only when it has the ``n`` ($pe_slots) or the fixed
-    number it must give."""
-    if rule == "$pe_slots":
-        return n if any(k >= n for k in room.values()) else 0
-    if rule.isdigit():
-        per = int(rule)
-        return per * sum(1 for k in room.values() if k >= per)
-    return min(n, sum(room.values()))
+_POSITION = operator.attrgetter("position")
+_LEVEL = operator.attrgetter("level")
 
 
 def usable_instances(
@@ -300,32 +261,41 @@ def usable_instances(
 ) -> list[Instance]:
     """The instances that pass the static checks, each refusal's reason added once."""
     verdicts = static_verdicts(world, cell, job).all()
-    said = [verdicts[inst.position] for inst in order]
+    # map and compress rather than comprehensions: a parallel job's attempt reads
+    # every instance (2,250 at 1,000 hosts) twice
+    said = list(map(verdicts.__getitem__, map(_POSITION, order)))
     for reason in dict.fromkeys(said):  # the distinct reasons, in order
         if reason is not None:
             attempt.add(reason)
-    return [inst for inst, reason in zip(order, said, strict=True) if reason is None]
+    return list(itertools.compress(order, map(operator.is_, said, itertools.repeat(None))))
 
 
-class RoomNow:
+class Room:
     """What each usable instance (``each``, in their order) and each of their hosts
-    with a level (``hosts``) take of a job from now, without a limit and not as the
-    master (``assign.most_slots_each``; ``most_slots`` with a limit ``n`` is
-    ``min(n, this)``). Nothing is debited while one job is placed, so the bound and
-    every allocation of the attempt read the same; read at the first need (an attempt
-    the PE or the global level already turns down needs none)."""
+    with a level (``hosts``) take of a job from ``start`` (default now), without a
+    limit and not as the master (``assign.most_slots_each``; ``most_slots`` with a
+    limit ``n`` is ``min(n, this)``). Nothing is debited while one job is placed, so
+    the bound and every allocation of the attempt at that start read the same (now;
+    or a reservation's time, where ``later`` tries every slot count); read at the
+    first need (an attempt the PE or the global level already turns down needs
+    none)."""
 
-    def __init__(self, world: World, job: Job, usable: list[Instance], span: int) -> None:
+    def __init__(
+        self, world: World, job: Job, usable: list[Instance], span: int,
+        start: int | None = None,
+    ) -> None:
+        self.start = world.now if start is None else start
         self._asked = (world, job, usable, span)
         self._each: list[int] | None = None
         self._hosts: dict[str, int] = {}
 
     def _read(self) -> list[int]:
         world, job, usable, span = self._asked
-        self._each = most_slots_each(world, job, [i.level for i in usable], False, span)
+        self._each = most_slots_each(world, job, list(map(_LEVEL, usable)), False, span,
+                                     self.start)
         levels = [(h, lv) for h in dict.fromkeys(i.host for i in usable)
                   if (lv := world.hosts.get(h)) is not None]
-        found = most_slots_each(world, job, [lv for _, lv in levels], False, span)
+        found = most_slots_each(world, job, [lv for _, lv in levels], False, span, self.start)
         self._hosts = {h: k for (h, _), k in zip(levels, found, strict=True)}
         return self._each
 
@@ -342,7 +312,7 @@ class RoomNow:
 
 def _bound(
     world: World, cell: Cell, job: Job, pe: str, usable: list[Instance], span: int, limit: int,
-    now: RoomNow, least: int,
+    now: Room, least: int,
 ) -> int:
     """At most how many slots ``pe`` could allocate now (an upper bound that spares
     trying every count of a wide range). Only which counts it admits matters: when
@@ -375,7 +345,7 @@ def parallel_now(
     world: World, cell: Cell, job: Job, order: list[Instance], span: int, attempt: Attempt
 ) -> Placement | None:
     usable = usable_instances(world, cell, job, order, attempt)
-    now = RoomNow(world, job, usable, span)
+    now = Room(world, job, usable, span)
     for pe in matching_pes(cell, job):
         counts = slot_counts(job, cell.pes[pe].slots)
         if not counts:

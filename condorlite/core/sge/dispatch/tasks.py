@@ -33,10 +33,15 @@ def task_order(
     entries = []
     for rank, row in enumerate(rows):
         tasks = row.tasks or (row.task,)
+        job = row.job
+        if len(tasks) == 1:  # most rows: one task at the job's priority
+            entries.append((-row.prio, job.submission_time, job.number, tasks[0], rank))
+            continue
         base, prio = row.prio - weight * row.ntckts, row.prio
         for task in tasks:
-            if len(tasks) > 1 and (row.job.number, task) in priced:
-                prio = base + weight * normalize(priced[row.job.number, task], 0.0, most)
-            entries.append((-prio, row.job.submission_time, row.job.number, task, rank))
+            if (job.number, task) in priced:
+                prio = base + weight * normalize(priced[job.number, task], 0.0, most)
+            entries.append((-prio, job.submission_time, job.number, task, rank))
     entries.sort()
-    return [(rows[rank], task) for *_, task, rank in entries]
+    # by index, not ``*_, task, rank`` (which builds a list per entry)
+    return [(rows[e[4]], e[3]) for e in entries]

@@ -50,8 +50,9 @@ class Level:
     capacity: dict[str, float] = field(default_factory=dict)
     diagrams: dict[str, Diagram] = field(default_factory=dict)
     #: ``assign.most_slots`` answers from now while nothing is debited here, by (a
-    #: job's demands on this level, span); ``debit`` empties it
-    slots_known: dict[tuple, int] = field(default_factory=dict)
+    #: job's demands on this level, span) as numbered in ``World.slot_keys``;
+    #: ``debit`` empties it
+    slots_known: dict[int, int] = field(default_factory=dict)
 
     def diagram(self, resource: str) -> Diagram:
         # not setdefault: that built a Diagram on every call (millions in a large run)
@@ -116,6 +117,10 @@ class World:
     #: verdicts do not depend on the job's user / project)
     reads_user: bool = True
     reads_project: bool = True
+    #: each (demands, span) asked of ``Level.slots_known``, numbered in order
+    slot_keys: dict[tuple, int] = field(default_factory=dict)
+    #: whether a host or queue instance has a JOB consumable (``later``), read once
+    job_consumables: bool | None = None
     #: what the job being placed needs of each kind of level (``assign._needs``)
     needs: NeedsCache = field(default_factory=lambda: NeedsCache())
 
