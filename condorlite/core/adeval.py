@@ -115,23 +115,15 @@ def tables(ads: list[ClassAd]) -> list[dict[str, tuple[str, Expr]]] | None:
 
 def with_literals(ad: ClassAd, values: dict[str, object]) -> ClassAd:
     """A copy of ``ad`` with ``values`` (numbers, booleans, strings) bound as literals;
-    an attribute the ad has keeps its spelling. ``ad`` is not changed."""
-    if type(ad) is _ClassAd:
-        # One table copy and direct entries: the mapping protocol would check and
-        # convert every value again, and this runs for every carved piece of a slot.
-        table = dict(ad._attrs)
-        for name, value in values.items():
-            key = name.lower()
-            old = table.get(key)
-            table[key] = (name if old is None else old[0], Literal(value))
-        new = _ClassAd._from_attrs(table)
-        new.parent = ad.parent
-        return new
-    new = type(ad)()
-    new.update(ad)
+    an attribute the ad has keeps its spelling (``with_entries`` makes the copy).
+    ``ad`` is not changed."""
+    table = ad._attrs if type(ad) is _ClassAd else {}
+    entries: dict[str, tuple[str, Expr]] = {}
     for name, value in values.items():
-        new[name] = Literal(value)
-    return new
+        key = name.lower()
+        old = entries.get(key) or table.get(key)
+        entries[key] = (name if old is None else old[0], Literal(value))
+    return with_entries(ad, entries)
 
 
 def with_entries(ad: ClassAd, entries: dict[str, tuple[str, Expr]]) -> ClassAd:
@@ -139,6 +131,8 @@ def with_entries(ad: ClassAd, entries: dict[str, tuple[str, Expr]]) -> ClassAd:
     (spelling, expression) entry, the very object given: the readers share entry
     objects between ads, and ``first_states`` tells shared bindings by identity."""
     if type(ad) is _ClassAd:
+        # One table copy and direct entries: the mapping protocol would check and
+        # convert every value again, and this runs for every carved piece of a slot.
         table = dict(ad._attrs)
         table.update(entries)
         new = _ClassAd._from_attrs(table)
