@@ -4,8 +4,10 @@ A dump an admin hands over may be truncated by a full disk, edited by hand or ma
 newer Grid Engine. Whatever the damage, reading it, prioritising it, making its JSON
 rows and scheduling it either works or stops with a condorlite error (exit 65/66) whose
 message names the file and, for a syntax error, the line; never another exception,
-never a hang. For ``jobs.xml`` the fast reader (``_jobfast``) and the careful one
-(``_jobscan``) also agree on the damaged bytes: the same jobs, or the same error.
+never a hang; and every ``sge`` command answers with a condorlite exit code, its
+``--json`` envelope saying the same. For ``jobs.xml`` the fast reader (``_jobfast``)
+and the careful one (``_jobscan``) also agree on the damaged bytes: the same jobs, or
+the same error.
 
 The damage is seeded (``random.Random(seed)``), so a failure names the case that
 reproduces it; each case edits one file of one recorded dump one to three times.
@@ -13,6 +15,7 @@ reproduces it; each case edits one file of one recorded dump one to three times.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import shutil
@@ -20,7 +23,9 @@ import signal
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from condorlite.cli import build_app
 from condorlite.cli.sge.qstat import job_data
 from condorlite.core.sge.dispatch import schedule
 from condorlite.core.sge.priority import prioritise
@@ -124,3 +129,40 @@ def test_a_damaged_dump_is_read_or_refused_never_crashes(seed: int, tmp_path: Pa
         data = damaged.read_bytes()
         assert (_jobs_outcome(_jobfast.read_jobs, data, source)
                 == _jobs_outcome(_jobscan.read_jobs, data, source))
+
+
+#: Every command a damaged dump may meet, text and JSON (the job to explain: the first
+#: job number left in jobs.xml).
+COMMANDS = (("qstat", "--ext", "--urg", "--pri"), ("qstat", "--json"),
+            ("qstat", "--what-if", "weight_ticket=0.5", "--json"), ("sharetree",),
+            ("sharetree", "--json"), ("explain", "JOB"), ("explain", "JOB", "--json"),
+            ("schedule", "--dry-run"), ("schedule", "--dry-run", "--json"))
+_runner = CliRunner()
+_app = build_app()
+
+
+@pytest.mark.parametrize("seed", range(1000, 1030))
+def test_every_command_answers_a_damaged_dump_with_an_exit_code(seed: int,
+                                                                 tmp_path: Path) -> None:
+    """A condorlite exit code (0, 1 no such job or tree, 2 a what-if key the damaged
+    sched_conf lacks, 65, 66), never an internal error; with ``--json`` the one
+    envelope, its ``status`` agreeing with the code."""
+    rng = random.Random(seed)
+    dump = tmp_path / "cell"
+    shutil.copytree(rng.choice(DUMPS), dump, ignore=shutil.ignore_patterns("expected"))
+    damaged = rng.choice(sorted(f for f in dump.iterdir() if f.is_file()))
+    for _ in range(rng.choice((1, 1, 2, 3))):
+        damaged.write_text(_damage(damaged.read_text(), rng))
+    jobs = dump / "jobs.xml"
+    found = re.search(rb"<JB_job_number>(\d+)", jobs.read_bytes()) if jobs.exists() else None
+    job = found.group(1).decode() if found else "1"
+    for command in COMMANDS:
+        args = ["sge", *(job if a == "JOB" else a for a in command), "--cell", str(dump),
+                "--state-dir", str(tmp_path / "state")]
+        result = _runner.invoke(_app, args)
+        assert result.exit_code in (0, 1, 2, 65, 66), (args, damaged.name, result.output[-400:])
+        assert "internal error" not in result.output, (args, damaged.name)
+        if "--json" in command:
+            envelope = json.loads(result.stdout)
+            assert envelope["status"] == ("ok" if result.exit_code == 0 else "error"), (
+                args, damaged.name)
