@@ -55,7 +55,8 @@ class MatchTable:
         self.programs: dict[tuple, PairProgram | None] = {}
         #: pair-static id -> the residuals its programs share (``pair_programs.ResidualCache``)
         self._residuals: dict[int, ResidualCache] = {}
-        #: (class, static) -> the class's literal requests as ``outgrown`` asks them
+        #: (class, vector names) -> the class's literal requests as ``outgrown`` asks
+        #: them (positions in the names, amounts)
         self._asked: dict[tuple, tuple] = {}
         #: static offers of shared static parts, as vectors (``static_programs``), and
         #: their (class, part) programs and residuals, as ``programs`` and
@@ -170,20 +171,32 @@ class MatchTable:
         key = (klass, vector.static)  # type: ignore[union-attr]
         if key in self.programs:
             return False
-        asked = self._asked.get(key)
-        if asked is None:
-            # (a class's requests are the same in every list of it: worked out once)
-            names, values = job_params(job_ad, vector)  # type: ignore[arg-type]
-            index = vector.index  # type: ignore[union-attr]
-            asked = self._asked[key] = tuple(
-                (index[name[len("request"):]], value)
-                for name, value in zip(names, values, strict=True))
+        asked = self.literal_requests(klass, job_ad, offer)
         if not asked:
             return False
         shapes = self._shapes
         return shapes.spent.holds_none(vector.static, asked,  # type: ignore[union-attr]
                                        shapes.groups.get(vector.static, ()),  # type: ignore[union-attr]
                                        shapes.shape_left)
+
+    def literal_requests(self, klass: tuple, job_ad: ClassAd, offer: Offer
+                         ) -> tuple[tuple[int, float], ...]:
+        """The class's requests of the resources of ``offer``'s vector that are number
+        literals (``pair_programs.job_params``), as (position in the vector, amount):
+        a state with less of a resource than such an amount cannot hold a job of the
+        class (``spent_statics``)."""
+        vector = offer.vector
+        # (a class's requests are the same in every list of it, and what it asks of
+        # a vector depends only on the vector's names: worked out once per both)
+        key = (klass, vector.names)  # type: ignore[union-attr]
+        asked = self._asked.get(key)
+        if asked is None:
+            names, values = job_params(job_ad, vector)  # type: ignore[arg-type]
+            index = vector.index  # type: ignore[union-attr]
+            asked = self._asked[key] = tuple(
+                (index[name[len("request"):]], value)
+                for name, value in zip(names, values, strict=True))
+        return asked
 
     def _evaluate_pair(self, job_ad: ClassAd, offer: Offer) -> PairEval:
         self.counts.evaluations += 1

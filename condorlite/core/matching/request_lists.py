@@ -82,6 +82,7 @@ class RequestLists:
         self._counts = counts
         self._pair, self._preemption_allowed = table.pair, table.preemption_allowed
         self._program, self._outgrown = table.program, table.outgrown
+        self._literal_requests = table.literal_requests
         self._pairs = table.pairs
         #: each class's job ranks per offer, when its Rank reads rank-only names
         self._column = columns.of_class
@@ -292,8 +293,14 @@ class RequestLists:
             if program is not None and program.never:  # type: ignore[attr-defined]
                 continue  # no state of these slots can match the class
             # A state with less of a resource than the class's fixed request cannot
-            # match: it is passed over without a pair evaluation.
-            fixed = () if program is None else program.fixed  # type: ignore[attr-defined]
+            # match: it is passed over without a pair evaluation. Without a program
+            # (a static of one slot, evaluated in full) the fixed requests are the
+            # class's literal ones, as ``outgrown`` tests them.
+            if program is None:
+                fixed = [("", amount, pos) for pos, amount in self._literal_requests(
+                    (class_id, part), job_ad, first)]
+            else:
+                fixed = program.fixed  # type: ignore[attr-defined]
             # A box without bounds left to test: a state holding the fixed requests
             # matches, with the program's one result (``carving``).
             boxed = (box_pair(program) if program is not None and program.result is not None
