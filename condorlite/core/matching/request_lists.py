@@ -97,6 +97,10 @@ class RequestLists:
         self._kept_entries: dict[tuple, tuple[int, list[tuple]]] = {}
         #: fixed requests (position, amount)... -> shape -> whether the shape holds them
         self._fitting: dict[tuple, dict[int, bool]] = {}
+        #: (class, Submitter* part) -> the vector statics its lists pass over for good:
+        #: no state can match it (a program that never does) or hold its fixed
+        #: requests any more (``spent_statics``: carving only lowers amounts)
+        self._dead: dict[tuple, set[int]] = {}
         #: why an offer is a candidate, the slots' Ranks of a class, the counts behind
         #: a rejection (``reasons``)
         self.reasons = Reasons(table, counts)
@@ -283,14 +287,20 @@ class RequestLists:
         states too small for its fixed requests without a pair evaluation."""
         class_id, job_ad, part = build.class_id, build.job_ad, build.part
         registry = self._registry
+        # (the statics passed over below are passed over for good: kept per class)
+        dead = self._dead.get((class_id, part))
+        if dead is None:
+            dead = self._dead[(class_id, part)] = set()
         for static, shapes in self._groups.items():
-            if not shapes:
+            if not shapes or static in dead:
                 continue
             first = registry[next(iter(next(iter(shapes.values()))))]
             if self._outgrown((class_id, part), job_ad, first):
+                dead.add(static)
                 continue  # no state left holds the class's requests: no program needed
             program = self._program((class_id, part), job_ad, first)
             if program is not None and program.never:  # type: ignore[attr-defined]
+                dead.add(static)
                 continue  # no state of these slots can match the class
             # A state with less of a resource than the class's fixed request cannot
             # match: it is passed over without a pair evaluation. Without a program
@@ -307,9 +317,11 @@ class RequestLists:
                      and not program.bounds else None)
             asked = tuple((p, a) for _, a, p in fixed)
             if self._spent.known(static, asked):
+                dead.add(static)
                 continue  # (no state holds the fixed requests any more: ``spent_statics``)
             if not self._fitting_candidates(build, shapes, first, fixed, asked, boxed):
                 self._spent.note(static, asked)
+                dead.add(static)
 
     def _fitting_candidates(self, build: _Build, shapes: dict[int, dict[int, None]],
                             first: Offer, fixed: list[tuple[str, float, int]], asked: tuple,
