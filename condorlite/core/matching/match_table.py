@@ -18,8 +18,10 @@ from __future__ import annotations
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.partial import Constant
 from condorlite.core.matching.candidates import NO_MATCH, PairEval, as_rank, box_pair, make_pair
 from condorlite.core.matching.carving import PairProgram, SlotVector
+from condorlite.core.matching.never_matches import NeverMatches
 from condorlite.core.matching.offer_shapes import MISSING, EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import Fits, Offer
 from condorlite.core.matching.pair_programs import ResidualCache, job_params, pair_program
@@ -65,6 +67,12 @@ class MatchTable:
         self._static_programs: dict[tuple, PairProgram | None] = {}
         self._static_counts: dict[int, int] | None = None
         self._static_residuals: dict[int, ResidualCache] = {}
+        #: whether the job's Requirements of a class hold in no state of a static,
+        #: shared between statics by what it read (``never_matches``), and the
+        #: program that stands for that verdict (it never matches)
+        self._never = NeverMatches(shapes.shape_keys.canon.key, now)
+        false = Constant(False)
+        self._never_matching = PairProgram([], [false], false, false, [], as_rank)
 
     # -- one pair -----------------------------------------------------------------------
     def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()) -> PairEval:
@@ -127,16 +135,31 @@ class MatchTable:
         vector = offer.vector
         key = (klass, vector.static)  # type: ignore[union-attr]
         program = self.programs.get(key, MISSING)
-        if program is MISSING and self._alone(vector.static):  # type: ignore[union-attr]
-            program = self.programs[key] = None
-        if program is MISSING:
-            # (any state's ad will do, the resources being left free: the one at hand,
-            # ``state_ad``, rather than one rebuilt for the current vector)
-            slot_ad = offer.state_ad
-            program = self.programs[key] = self._new_program(
+        if program is not MISSING:
+            return program  # type: ignore[return-value]
+        # (any state's ad will do, the resources being left free: the one at hand,
+        # ``state_ad``, rather than one rebuilt for the current vector)
+        slot_ad = offer.state_ad
+        never = self._never
+        made = never.made
+        # (a verdict is worked out for a static of one slot, whose states would be
+        # evaluated in full, where it costs less than those evaluations; a program
+        # made works the same out on its way, so other statics only use a verdict
+        # shared with them)
+        alone = self._alone(vector.static)  # type: ignore[union-attr]
+        if never.never(klass, job_ad, slot_ad, vector, alone):  # type: ignore[arg-type]
+            # the job's Requirements hold in no state (``never_matches``): no program
+            # to make, one that never matches stands for it
+            program = self._never_matching
+        elif alone:
+            program = None  # (a static of one slot: its states are evaluated in full)
+        else:
+            program = self._new_program(
                 job_ad, slot_ad, offer, vector, self.fits.resource_names(slot_ad, job_ad),  # type: ignore[arg-type]
                 self._residuals)
-        return program  # type: ignore[return-value]
+        self.counts.evaluations += never.made - made
+        self.programs[key] = program
+        return program
 
     def _new_program(self, job_ad: ClassAd, slot_ad: ClassAd, offer: Offer,
                      vector: SlotVector, resources: tuple[str, ...] | list[str],

@@ -103,8 +103,10 @@ def test_lone_statics_skip_what_cannot_fit(monkeypatch, n_slots, per):
     slots, jobs = [_pslot(i) for i in range(n_slots)], _jobs(per)
     spy = _Spy(monkeypatch)
     fast, result = run_both(slots, jobs, POLICY)
-    # every static is a single slot's, so none has a program: the case tests them
-    assert not any(p is not None for p in fast.mm.table.programs.values())
+    # every static is a single slot's, so none has a program (but the one that stands
+    # for "never matches", ``never_matches``): the case tests them
+    programs = fast.mm.table.programs.values()
+    assert all(p is None or p.never for p in programs) and None in programs
     assert any(fast.mm.lists._dead.values())
     assert spy.too_small == 0
     with monkeypatch.context() as patch:
