@@ -5,7 +5,8 @@ offer's pair shape (kept per class, Submitter* bindings when read, and pair shap
 by full evaluation or by a residual program (a partitionable slot's vector static;
 a static slot of a shared static part, ``static_programs``);
 ``program`` the class's residual program for a vector static (``carving``,
-``pair_programs``); ``outgrown`` whether no state of a static can hold the class's
+``pair_programs``; one that never matches where the class's Requirements rule the
+static out, ``never_matches``); ``outgrown`` whether no state of a static can hold the class's
 literal requests any more; ``preemption_allowed`` PREEMPTION_REQUIREMENTS per (class,
 shape, the Submitter* bindings it reads); ``fit`` what a job takes of a partitionable
 offer. The rules are in ``matchmaker``'s module doc. One table per cycle, owned by the
