@@ -5,7 +5,8 @@ offer's pair shape (kept per class, Submitter* bindings when read, and pair shap
 by full evaluation or by a residual program (a partitionable slot's vector static;
 a static slot of a shared static part, ``static_programs``);
 ``program`` the class's residual program for a vector static (``carving``,
-``pair_programs``); ``outgrown`` whether no state of a static can hold the class's
+``pair_programs``; one that never matches where the class's Requirements rule the
+static out, ``never_matches``); ``outgrown`` whether no state of a static can hold the class's
 literal requests any more; ``preemption_allowed`` PREEMPTION_REQUIREMENTS per (class,
 shape, the Submitter* bindings it reads); ``fit`` what a job takes of a partitionable
 offer. The rules are in ``matchmaker``'s module doc. One table per cycle, owned by the
@@ -18,8 +19,10 @@ from __future__ import annotations
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.partial import Constant
 from condorlite.core.matching.candidates import NO_MATCH, PairEval, as_rank, box_pair, make_pair
 from condorlite.core.matching.carving import PairProgram, SlotVector
+from condorlite.core.matching.never_matches import NeverMatches
 from condorlite.core.matching.offer_shapes import MISSING, EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import Fits, Offer
 from condorlite.core.matching.pair_programs import ResidualCache, job_params, pair_program
@@ -55,7 +58,8 @@ class MatchTable:
         self.programs: dict[tuple, PairProgram | None] = {}
         #: pair-static id -> the residuals its programs share (``pair_programs.ResidualCache``)
         self._residuals: dict[int, ResidualCache] = {}
-        #: (class, static) -> the class's literal requests as ``outgrown`` asks them
+        #: (class, vector names) -> the class's literal requests as ``outgrown`` asks
+        #: them (positions in the names, amounts)
         self._asked: dict[tuple, tuple] = {}
         #: static offers of shared static parts, as vectors (``static_programs``), and
         #: their (class, part) programs and residuals, as ``programs`` and
@@ -64,6 +68,12 @@ class MatchTable:
         self._static_programs: dict[tuple, PairProgram | None] = {}
         self._static_counts: dict[int, int] | None = None
         self._static_residuals: dict[int, ResidualCache] = {}
+        #: whether the job's Requirements of a class hold in no state of a static,
+        #: shared between statics by what it read (``never_matches``), and the
+        #: program that stands for that verdict (it never matches)
+        self._never = NeverMatches(shapes.shape_keys.canon.key, now)
+        false = Constant(False)
+        self._never_matching = PairProgram([], [false], false, false, [], as_rank)
 
     # -- one pair -----------------------------------------------------------------------
     def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()) -> PairEval:
@@ -126,16 +136,31 @@ class MatchTable:
         vector = offer.vector
         key = (klass, vector.static)  # type: ignore[union-attr]
         program = self.programs.get(key, MISSING)
-        if program is MISSING and self._alone(vector.static):  # type: ignore[union-attr]
-            program = self.programs[key] = None
-        if program is MISSING:
-            # (any state's ad will do, the resources being left free: the one at hand,
-            # ``state_ad``, rather than one rebuilt for the current vector)
-            slot_ad = offer.state_ad
-            program = self.programs[key] = self._new_program(
+        if program is not MISSING:
+            return program  # type: ignore[return-value]
+        # (any state's ad will do, the resources being left free: the one at hand,
+        # ``state_ad``, rather than one rebuilt for the current vector)
+        slot_ad = offer.state_ad
+        never = self._never
+        made = never.made
+        # (a verdict is worked out for a static of one slot, whose states would be
+        # evaluated in full, where it costs less than those evaluations; a program
+        # made works the same out on its way, so other statics only use a verdict
+        # shared with them)
+        alone = self._alone(vector.static)  # type: ignore[union-attr]
+        if never.never(klass, job_ad, slot_ad, vector, alone):  # type: ignore[arg-type]
+            # the job's Requirements hold in no state (``never_matches``): no program
+            # to make, one that never matches stands for it
+            program = self._never_matching
+        elif alone:
+            program = None  # (a static of one slot: its states are evaluated in full)
+        else:
+            program = self._new_program(
                 job_ad, slot_ad, offer, vector, self.fits.resource_names(slot_ad, job_ad),  # type: ignore[arg-type]
                 self._residuals)
-        return program  # type: ignore[return-value]
+        self.counts.evaluations += never.made - made
+        self.programs[key] = program
+        return program
 
     def _new_program(self, job_ad: ClassAd, slot_ad: ClassAd, offer: Offer,
                      vector: SlotVector, resources: tuple[str, ...] | list[str],
@@ -170,20 +195,32 @@ class MatchTable:
         key = (klass, vector.static)  # type: ignore[union-attr]
         if key in self.programs:
             return False
-        asked = self._asked.get(key)
-        if asked is None:
-            # (a class's requests are the same in every list of it: worked out once)
-            names, values = job_params(job_ad, vector)  # type: ignore[arg-type]
-            index = vector.index  # type: ignore[union-attr]
-            asked = self._asked[key] = tuple(
-                (index[name[len("request"):]], value)
-                for name, value in zip(names, values, strict=True))
+        asked = self.literal_requests(klass, job_ad, offer)
         if not asked:
             return False
         shapes = self._shapes
         return shapes.spent.holds_none(vector.static, asked,  # type: ignore[union-attr]
                                        shapes.groups.get(vector.static, ()),  # type: ignore[union-attr]
                                        shapes.shape_left)
+
+    def literal_requests(self, klass: tuple, job_ad: ClassAd, offer: Offer
+                         ) -> tuple[tuple[int, float], ...]:
+        """The class's requests of the resources of ``offer``'s vector that are number
+        literals (``pair_programs.job_params``), as (position in the vector, amount):
+        a state with less of a resource than such an amount cannot hold a job of the
+        class (``spent_statics``)."""
+        vector = offer.vector
+        # (a class's requests are the same in every list of it, and what it asks of
+        # a vector depends only on the vector's names: worked out once per both)
+        key = (klass, vector.names)  # type: ignore[union-attr]
+        asked = self._asked.get(key)
+        if asked is None:
+            names, values = job_params(job_ad, vector)  # type: ignore[arg-type]
+            index = vector.index  # type: ignore[union-attr]
+            asked = self._asked[key] = tuple(
+                (index[name[len("request"):]], value)
+                for name, value in zip(names, values, strict=True))
+        return asked
 
     def _evaluate_pair(self, job_ad: ClassAd, offer: Offer) -> PairEval:
         self.counts.evaluations += 1

@@ -82,6 +82,7 @@ class RequestLists:
         self._counts = counts
         self._pair, self._preemption_allowed = table.pair, table.preemption_allowed
         self._program, self._outgrown = table.program, table.outgrown
+        self._literal_requests = table.literal_requests
         self._pairs = table.pairs
         #: each class's job ranks per offer, when its Rank reads rank-only names
         self._column = columns.of_class
@@ -96,6 +97,10 @@ class RequestLists:
         self._kept_entries: dict[tuple, tuple[int, list[tuple]]] = {}
         #: fixed requests (position, amount)... -> shape -> whether the shape holds them
         self._fitting: dict[tuple, dict[int, bool]] = {}
+        #: (class, Submitter* part) -> the vector statics its lists pass over for good:
+        #: no state can match it (a program that never does) or hold its fixed
+        #: requests any more (``spent_statics``: carving only lowers amounts)
+        self._dead: dict[tuple, set[int]] = {}
         #: why an offer is a candidate, the slots' Ranks of a class, the counts behind
         #: a rejection (``reasons``)
         self.reasons = Reasons(table, counts)
@@ -282,27 +287,41 @@ class RequestLists:
         states too small for its fixed requests without a pair evaluation."""
         class_id, job_ad, part = build.class_id, build.job_ad, build.part
         registry = self._registry
+        # (the statics passed over below are passed over for good: kept per class)
+        dead = self._dead.get((class_id, part))
+        if dead is None:
+            dead = self._dead[(class_id, part)] = set()
         for static, shapes in self._groups.items():
-            if not shapes:
+            if not shapes or static in dead:
                 continue
             first = registry[next(iter(next(iter(shapes.values()))))]
             if self._outgrown((class_id, part), job_ad, first):
+                dead.add(static)
                 continue  # no state left holds the class's requests: no program needed
             program = self._program((class_id, part), job_ad, first)
             if program is not None and program.never:  # type: ignore[attr-defined]
+                dead.add(static)
                 continue  # no state of these slots can match the class
             # A state with less of a resource than the class's fixed request cannot
-            # match: it is passed over without a pair evaluation.
-            fixed = () if program is None else program.fixed  # type: ignore[attr-defined]
+            # match: it is passed over without a pair evaluation. Without a program
+            # (a static of one slot, evaluated in full) the fixed requests are the
+            # class's literal ones, as ``outgrown`` tests them.
+            if program is None:
+                fixed = [("", amount, pos) for pos, amount in self._literal_requests(
+                    (class_id, part), job_ad, first)]
+            else:
+                fixed = program.fixed  # type: ignore[attr-defined]
             # A box without bounds left to test: a state holding the fixed requests
             # matches, with the program's one result (``carving``).
             boxed = (box_pair(program) if program is not None and program.result is not None
                      and not program.bounds else None)
             asked = tuple((p, a) for _, a, p in fixed)
             if self._spent.known(static, asked):
+                dead.add(static)
                 continue  # (no state holds the fixed requests any more: ``spent_statics``)
             if not self._fitting_candidates(build, shapes, first, fixed, asked, boxed):
                 self._spent.note(static, asked)
+                dead.add(static)
 
     def _fitting_candidates(self, build: _Build, shapes: dict[int, dict[int, None]],
                             first: Offer, fixed: list[tuple[str, float, int]], asked: tuple,
