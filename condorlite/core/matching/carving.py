@@ -110,9 +110,12 @@ class SlotVector:
     weight_key: tuple | None = None
 
 
-def vector_of(ad: ClassAd, candidates: frozenset[str]) -> SlotVector | None:
+def vector_of(ad: ClassAd, candidates: frozenset[str],
+              literals: tuple[str, ...] = ()) -> SlotVector | None:
     """The vector of the names in ``candidates`` the ad binds, or None when one of
-    them is not a number literal (then the slot is evaluated in full, state by state)."""
+    them is not a number literal (then the slot is evaluated in full, state by state);
+    then the ``literals`` (``own_literals``: names bound to literals that carving
+    never changes, left free like the resources)."""
     names = tuple(sorted(n for n in candidates if adeval.attr(ad, n) is not None))
     vals = []
     for name in names:
@@ -120,6 +123,9 @@ def vector_of(ad: ClassAd, candidates: frozenset[str]) -> SlotVector | None:
         if type(expr) is not Literal or type(expr.value) not in (int, float):
             return None
         vals.append(expr.value)
+    for name in literals:
+        vals.append(adeval.attr(ad, name).value)  # type: ignore[union-attr]
+    names += literals
     return SlotVector(names, tuple(vals), {n: i for i, n in enumerate(names)})
 
 

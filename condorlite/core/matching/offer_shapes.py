@@ -291,7 +291,7 @@ class OfferShapes:
         the bindings it reaches other than the resources. None for any other offer."""
         vector = None
         if offer.partitionable:
-            vector = vector_of(offer.ad, self.resource_names)
+            vector = vector_of(offer.ad, self.resource_names, offer.literals)
         offer.vector = vector
         if vector is None:
             return None
