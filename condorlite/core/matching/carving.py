@@ -12,7 +12,10 @@ and a state costs only the operators that read its numbers.
 Exactness: a residual equals the full evaluation for every vector (the contract of
 ``partial``). A program is shared between states and offers only under a key made of
 every binding the evaluation can read except the resource names (the matchmaker's
-walked names, ``Matchmaker.prepare``), plus the names themselves; values are keyed
+walked names, ``Matchmaker.prepare``), plus the names themselves. The vector may
+also hold a slot's own literals that only a comparison with the job reads
+(``own_literals``: hidden names that carving never rebinds), left free the same way,
+so slots that differ only in them share a static; values are keyed
 with their types (``typed``), since 1 and 1.0 are one Python key but two ClassAd
 values. When an expression cannot be specialised (``specialize`` answers None) the
 caller evaluates the state in full, as for any other slot. This module holds the
