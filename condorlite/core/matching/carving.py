@@ -99,6 +99,9 @@ class SlotVector:
     index: dict[str, int]
     #: the pair-static id (``Matchmaker``): equal ids and equal typed vals, equal pairs
     static: int = 0
+    #: how many names at the end are a slot's own literals (``own_literals``), not
+    #: amounts: values of any type, which carving never changes
+    literals: int = 0
     #: independent policy rank -> its program key (``Matchmaker``), and their values
     rank_keys: dict[str, tuple] = field(default_factory=dict)
     rank_sig: int = 0
@@ -129,7 +132,8 @@ def vector_of(ad: ClassAd, candidates: frozenset[str],
     for name in literals:
         vals.append(adeval.attr(ad, name).value)  # type: ignore[union-attr]
     names += literals
-    return SlotVector(names, tuple(vals), {n: i for i, n in enumerate(names)})
+    return SlotVector(names, tuple(vals), {n: i for i, n in enumerate(names)},
+                      literals=len(literals))
 
 
 def free_pairs(ad: ClassAd, vector: SlotVector) -> list[tuple[object, str]]:
@@ -156,7 +160,12 @@ class PairProgram:
     The residuals read the vector followed by ``params``: the class's own number
     literals that were left free so that classes differing only in them share the
     residuals (``pair_programs.pair_program``); a part that is one of them, or a bound against
-    one, is settled here with the class's value as if it had been a constant."""
+    one, is settled here with the class's value as if it had been a constant.
+
+    The vector's last ``literals`` values are a slot's own literals (``own_literals``),
+    strings mostly: a bound on one of them is no bound on numbers (``residuals``'
+    atoms hold only where every value compared is a number), so a test with such an
+    atom makes no box and is run as it is."""
 
     __slots__ = (
         "bounds",
@@ -164,6 +173,7 @@ class PairProgram:
         "dependent",
         "fixed",
         "job_rank",
+        "literals",
         "never",
         "pair",
         "params",
@@ -179,9 +189,11 @@ class PairProgram:
                  tests: Sequence[Residual], job_rank: Residual, slot_rank: Residual,
                  dependent: Sequence[tuple[str, Residual]],
                  as_rank: Callable[[object], float],
-                 width: int = 0, params: tuple = ()) -> None:
+                 width: int = 0, params: tuple = (), literals: int = 0) -> None:
         #: the vector's length, and the values the residuals read after it
         self.width, self.params = width, params
+        #: the positions ``width - literals`` to ``width`` hold literals, not amounts
+        self.literals = literals
         #: a constant part already rules the match out
         self.never = False
         #: (spelling, amount, position) for requests that are constants
@@ -242,6 +254,8 @@ class PairProgram:
                 return
             for atom in found:
                 settled = self._settled_atom(atom)
+                if settled is None:
+                    return  # a bound on a slot's own literal: no box
                 if settled is False:
                     self.never = True
                 elif settled is not True:
@@ -259,13 +273,18 @@ class PairProgram:
             self.result = (True, self.job_rank, self.slot_rank, dict(self.dependent),
                            self.taken)
 
-    def _settled_atom(self, atom: tuple) -> tuple | bool:
+    def _settled_atom(self, atom: tuple) -> tuple | bool | None:
         """An atom with the params put in: True or False when it reads no vector
-        value, else (index, op, operand, a test reading the vector alone, or None
-        for ``bound_test(index, op, operand)``); the operand is a number, or a
+        value, None when it reads a slot's own literal (no bound on numbers), else
+        (index, op, operand, a test reading the vector alone, or None for
+        ``bound_test(index, op, operand)``); the operand is a number, or a
         ``FreeRef`` into the vector."""
         index, op, operand, test = atom
         width, params = self.width, self.params
+        first_literal = width - self.literals
+        if first_literal <= index < width or (
+                type(operand) is FreeRef and first_literal <= operand.index < width):
+            return None
         if type(operand) is FreeRef and operand.index >= width:
             operand = params[operand.index - width]
             if index < width:

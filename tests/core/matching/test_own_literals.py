@@ -144,3 +144,21 @@ def test_no_text_can_spell_a_hidden_name():
     # a quoted name cannot hold the NUL that every hidden name begins with
     with pytest.raises(Exception):  # noqa: B017 (the lexer's own error class)
         tokenize(f"TARGET.'{HIDDEN}rank0'")
+
+
+def test_a_freed_literal_compared_with_a_number_makes_no_box():
+    # START compares the slot's own string with the job's Kind, which some jobs bind
+    # to a number: "k1" == 5 is error (no match), which a box's bound on numbers
+    # cannot say, so the program runs the test as it is
+    slots = [_desktop(i, Start=f'TARGET.Kind == "k{i % 3}"') for i in range(18)]
+    kinds = ('"k1"', "5", '"k2"')
+    jobs = [text.replace("JobStatus = 1", f"JobStatus = 1\nKind = {kinds[n % 3]}")
+            for n, text in enumerate(_jobs(3))]
+    fast, result = run_both(slots, jobs, POLICY)
+    assert len(fast.mm.shapes._statics) == 2
+    programs = [p for p in fast.mm.table.programs.values() if p is not None and not p.never]
+    assert programs and not any(p.box for p in programs)
+    numbered = {f"{cluster}.{proc}" for n, (cluster, proc) in enumerate(
+        (c, p) for c in range(1, 9) for p in range(3)) if n % 3 == 1}
+    matched = {m.job for m in result.matches}
+    assert matched and not matched & numbered
