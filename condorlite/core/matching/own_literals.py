@@ -50,6 +50,10 @@ class OwnLiterals:
     def __init__(self) -> None:
         #: (spelling, expression) -> the one entry that stands for it this cycle
         self._entries: dict[tuple[str, Expr], tuple[str, Expr]] = {}
+        #: (name, id(expression)) -> (the expression, its rewrite, the literals
+        #: freed): ads read from files share expression objects, so most slots
+        #: find theirs here (the expression is held, so its id stays its own)
+        self._rewrites: dict[tuple[str, int], tuple[Expr, Expr, list]] = {}
 
     def hoist(self, offer: Offer) -> tuple[str, ...]:
         """Rewrite the offer's ``Rank``, ``Start`` and ``Requirements`` (module doc)
@@ -61,8 +65,12 @@ class OwnLiterals:
             expr = adeval.attr(ad, name)
             if expr is None or type(expr) is Literal:
                 continue
-            found: list[tuple[str, Literal]] = []
-            out = _Hoister(HIDDEN + name, found).walk(expr, 0)
+            known = self._rewrites.get((name, id(expr)))
+            if known is None or known[0] is not expr:
+                found: list[tuple[str, Literal]] = []
+                out = _Hoister(HIDDEN + name, found).walk(expr, 0)
+                known = self._rewrites[(name, id(expr))] = (expr, out, found)
+            _, out, found = known
             if not found:
                 continue
             entries = self._entries
