@@ -106,6 +106,7 @@ class SlotVector:
     rank_keys: dict[str, tuple] = field(default_factory=dict)
     rank_sig: int = 0
     #: the piece-weight residuals (SlotWeight, SLOT_WEIGHT) once built, or () to build
+    #: (``pieces.vector_piece_weight``)
     weight: tuple = ()
     #: typed combined vals (or the amounts of ``weight_reads``) -> piece weight
     weights: dict[tuple, float] = field(default_factory=dict)
@@ -381,34 +382,3 @@ def rest_of(vector: SlotVector, taken: dict[str, float]) -> tuple:
         pos = index[res.lower()]
         vals[pos] = number(left(vals[pos]) - amount)
     return tuple(vals)
-
-
-def piece_weight(vector: SlotVector, taken: dict[str, float],
-                 dynamic: Callable[[], ClassAd], weigh: Callable[[ClassAd], float],
-                 weight_exprs: Callable[[ClassAd], tuple[Residual | None, Residual | None]],
-                 ) -> float:
-    """The weight of a piece holding ``taken``: the dynamic slot's ad is the state's ad
-    with the taken amounts in place of the resources (and the dynamic slot's
-    constants), so its weight is a function of those combined values. Remembered per
-    typed combined vector; ``dynamic()`` builds the ad and ``weigh(ad)`` weighs it in
-    full when no residual can be made; ``weight_exprs(ad)`` makes the residuals of
-    ``SlotWeight`` and ``SLOT_WEIGHT`` in a dynamic ad."""
-    vals = list(vector.vals)
-    for res, amount in taken.items():
-        vals[vector.index[res.lower()]] = number(amount)
-    key = typed(vals)
-    found = vector.weights.get(key)
-    if found is not None:
-        return found
-    if not vector.weight:
-        vector.weight = weight_exprs(dynamic())
-    own, fallback = vector.weight
-    if own is None or fallback is None:
-        found = weigh(dynamic())
-    else:
-        weight = adeval.as_float(own(vals))
-        if weight is None:
-            weight = adeval.as_float(fallback(vals))
-        found = max(1.0 if weight is None else weight, 0.0)
-    vector.weights[key] = found
-    return found
