@@ -12,7 +12,10 @@ and a state costs only the operators that read its numbers.
 Exactness: a residual equals the full evaluation for every vector (the contract of
 ``partial``). A program is shared between states and offers only under a key made of
 every binding the evaluation can read except the resource names (the matchmaker's
-walked names, ``Matchmaker.prepare``), plus the names themselves; values are keyed
+walked names, ``Matchmaker.prepare``), plus the names themselves. The vector may
+also hold a slot's own literals that only a comparison with the job reads
+(``own_literals``: hidden names that carving never rebinds), left free the same way,
+so slots that differ only in them share a static; values are keyed
 with their types (``typed``), since 1 and 1.0 are one Python key but two ClassAd
 values. When an expression cannot be specialised (``specialize`` answers None) the
 caller evaluates the state in full, as for any other slot. This module holds the
@@ -96,10 +99,14 @@ class SlotVector:
     index: dict[str, int]
     #: the pair-static id (``Matchmaker``): equal ids and equal typed vals, equal pairs
     static: int = 0
+    #: how many names at the end are a slot's own literals (``own_literals``), not
+    #: amounts: values of any type, which carving never changes
+    literals: int = 0
     #: independent policy rank -> its program key (``Matchmaker``), and their values
     rank_keys: dict[str, tuple] = field(default_factory=dict)
     rank_sig: int = 0
     #: the piece-weight residuals (SlotWeight, SLOT_WEIGHT) once built, or () to build
+    #: (``pieces.vector_piece_weight``)
     weight: tuple = ()
     #: typed combined vals (or the amounts of ``weight_reads``) -> piece weight
     weights: dict[tuple, float] = field(default_factory=dict)
@@ -110,9 +117,12 @@ class SlotVector:
     weight_key: tuple | None = None
 
 
-def vector_of(ad: ClassAd, candidates: frozenset[str]) -> SlotVector | None:
+def vector_of(ad: ClassAd, candidates: frozenset[str],
+              literals: tuple[str, ...] = ()) -> SlotVector | None:
     """The vector of the names in ``candidates`` the ad binds, or None when one of
-    them is not a number literal (then the slot is evaluated in full, state by state)."""
+    them is not a number literal (then the slot is evaluated in full, state by state);
+    then the ``literals`` (``own_literals``: names bound to literals that carving
+    never changes, left free like the resources)."""
     names = tuple(sorted(n for n in candidates if adeval.attr(ad, n) is not None))
     vals = []
     for name in names:
@@ -120,7 +130,11 @@ def vector_of(ad: ClassAd, candidates: frozenset[str]) -> SlotVector | None:
         if type(expr) is not Literal or type(expr.value) not in (int, float):
             return None
         vals.append(expr.value)
-    return SlotVector(names, tuple(vals), {n: i for i, n in enumerate(names)})
+    for name in literals:
+        vals.append(adeval.attr(ad, name).value)  # type: ignore[union-attr]
+    names += literals
+    return SlotVector(names, tuple(vals), {n: i for i, n in enumerate(names)},
+                      literals=len(literals))
 
 
 def free_pairs(ad: ClassAd, vector: SlotVector) -> list[tuple[object, str]]:
@@ -147,7 +161,12 @@ class PairProgram:
     The residuals read the vector followed by ``params``: the class's own number
     literals that were left free so that classes differing only in them share the
     residuals (``pair_programs.pair_program``); a part that is one of them, or a bound against
-    one, is settled here with the class's value as if it had been a constant."""
+    one, is settled here with the class's value as if it had been a constant.
+
+    The vector's last ``literals`` values are a slot's own literals (``own_literals``),
+    strings mostly: a bound on one of them is no bound on numbers (``residuals``'
+    atoms hold only where every value compared is a number), so a test with such an
+    atom makes no box and is run as it is."""
 
     __slots__ = (
         "bounds",
@@ -155,6 +174,7 @@ class PairProgram:
         "dependent",
         "fixed",
         "job_rank",
+        "literals",
         "never",
         "pair",
         "params",
@@ -170,9 +190,11 @@ class PairProgram:
                  tests: Sequence[Residual], job_rank: Residual, slot_rank: Residual,
                  dependent: Sequence[tuple[str, Residual]],
                  as_rank: Callable[[object], float],
-                 width: int = 0, params: tuple = ()) -> None:
+                 width: int = 0, params: tuple = (), literals: int = 0) -> None:
         #: the vector's length, and the values the residuals read after it
         self.width, self.params = width, params
+        #: the positions ``width - literals`` to ``width`` hold literals, not amounts
+        self.literals = literals
         #: a constant part already rules the match out
         self.never = False
         #: (spelling, amount, position) for requests that are constants
@@ -233,6 +255,8 @@ class PairProgram:
                 return
             for atom in found:
                 settled = self._settled_atom(atom)
+                if settled is None:
+                    return  # a bound on a slot's own literal: no box
                 if settled is False:
                     self.never = True
                 elif settled is not True:
@@ -250,13 +274,18 @@ class PairProgram:
             self.result = (True, self.job_rank, self.slot_rank, dict(self.dependent),
                            self.taken)
 
-    def _settled_atom(self, atom: tuple) -> tuple | bool:
+    def _settled_atom(self, atom: tuple) -> tuple | bool | None:
         """An atom with the params put in: True or False when it reads no vector
-        value, else (index, op, operand, a test reading the vector alone, or None
-        for ``bound_test(index, op, operand)``); the operand is a number, or a
+        value, None when it reads a slot's own literal (no bound on numbers), else
+        (index, op, operand, a test reading the vector alone, or None for
+        ``bound_test(index, op, operand)``); the operand is a number, or a
         ``FreeRef`` into the vector."""
         index, op, operand, test = atom
         width, params = self.width, self.params
+        first_literal = width - self.literals
+        if first_literal <= index < width or (
+                type(operand) is FreeRef and first_literal <= operand.index < width):
+            return None
         if type(operand) is FreeRef and operand.index >= width:
             operand = params[operand.index - width]
             if index < width:
@@ -353,34 +382,3 @@ def rest_of(vector: SlotVector, taken: dict[str, float]) -> tuple:
         pos = index[res.lower()]
         vals[pos] = number(left(vals[pos]) - amount)
     return tuple(vals)
-
-
-def piece_weight(vector: SlotVector, taken: dict[str, float],
-                 dynamic: Callable[[], ClassAd], weigh: Callable[[ClassAd], float],
-                 weight_exprs: Callable[[ClassAd], tuple[Residual | None, Residual | None]],
-                 ) -> float:
-    """The weight of a piece holding ``taken``: the dynamic slot's ad is the state's ad
-    with the taken amounts in place of the resources (and the dynamic slot's
-    constants), so its weight is a function of those combined values. Remembered per
-    typed combined vector; ``dynamic()`` builds the ad and ``weigh(ad)`` weighs it in
-    full when no residual can be made; ``weight_exprs(ad)`` makes the residuals of
-    ``SlotWeight`` and ``SLOT_WEIGHT`` in a dynamic ad."""
-    vals = list(vector.vals)
-    for res, amount in taken.items():
-        vals[vector.index[res.lower()]] = number(amount)
-    key = typed(vals)
-    found = vector.weights.get(key)
-    if found is not None:
-        return found
-    if not vector.weight:
-        vector.weight = weight_exprs(dynamic())
-    own, fallback = vector.weight
-    if own is None or fallback is None:
-        found = weigh(dynamic())
-    else:
-        weight = adeval.as_float(own(vals))
-        if weight is None:
-            weight = adeval.as_float(fallback(vals))
-        found = max(1.0 if weight is None else weight, 0.0)
-    vector.weights[key] = found
-    return found

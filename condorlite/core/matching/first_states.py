@@ -57,7 +57,7 @@ class FirstState:
     reaches); ``independent`` the job-independent policy ranks (read-only: copied
     into each offer); ``pair_key`` the pair shape key, numbered ``pair_shape``;
     ``vector`` the resource vector's parts (names, vals, index, static, rank_keys,
-    rank_sig) or None."""
+    rank_sig, literals) or None."""
 
     entries: tuple
     walk: tuple
@@ -72,9 +72,9 @@ class FirstState:
         (each offer carves its own)."""
         if self.vector is None:
             return None
-        names, vals, index, static, rank_keys, rank_sig = self.vector
+        names, vals, index, static, rank_keys, rank_sig, literals = self.vector
         return SlotVector(names, vals, index, static=static, rank_keys=dict(rank_keys),
-                          rank_sig=rank_sig)
+                          rank_sig=rank_sig, literals=literals)
 
 
 class FirstStates:
@@ -146,7 +146,7 @@ class FirstStates:
             entries = tuple(map(table.get, names))
             parts = None if vector is None else (
                 vector.names, vector.vals, vector.index, vector.static,
-                dict(vector.rank_keys), vector.rank_sig)
+                dict(vector.rank_keys), vector.rank_sig, vector.literals)
             records[(kind, tuple(map(id, entries)))] = FirstState(
                 entries, walk, dict(independent), pair_key, pair_shape, parts)
             self._count += 1

@@ -58,6 +58,7 @@ from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import BASE_RESOURCES, SUBMITTER_PREFIXES, Offer
+from condorlite.core.matching.own_literals import OwnLiterals
 from condorlite.core.matching.own_policy import OwnPolicy
 from condorlite.core.matching.policy_exprs import PolicyExprs
 from condorlite.core.matching.rank_columns import RankColumns, rank_only_names, rank_reach
@@ -134,6 +135,9 @@ class Matchmaker:
         # never what the cycle rebinds (resources, a claimed slot's Remote* names)
         self.own_policy = OwnPolicy(self.resource_names
                                     | {n.lower() for n in REMOTE_ATTRS})
+        # a partitionable slot's own literals compared with the job are left free
+        # in its programs, as its resources are (``own_literals``)
+        self.own_literals = OwnLiterals()
         walks = SlotWalks(self.slot_names, self.exprs, self.job_defined, self.preemption_off)
         self.shapes = OfferShapes(now, self.exprs, walks, self.resource_names, self.counts)
         self.table = MatchTable(now, self.exprs, self.shapes, self.counts,
@@ -183,6 +187,8 @@ class Matchmaker:
         is folded (``own_policy``)."""
         if offer.seq < 0:
             self.own_policy.fold(offer)
+            if offer.partitionable:
+                offer.literals = self.own_literals.hoist(offer)
         self.shapes.prepare(offer)
 
     def carve(self, offer: Offer, taken: dict[str, float]) -> None:

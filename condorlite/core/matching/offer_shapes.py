@@ -287,11 +287,13 @@ class OfferShapes:
                 reaches: dict[str, set[str]], independent: dict) -> object:
         """Set up ``offer.vector`` for a partitionable offer whose resources are number
         literals (``carving``): the pair-static id keys its walked bindings other than
-        the resources, and each independent policy rank gets a program key made of
-        the bindings it reaches other than the resources. None for any other offer."""
+        the resources and the offer's hidden literals (``own_literals``: in the
+        vector, so the pair shape still keys their values), and each independent
+        policy rank gets a program key made of the bindings it reaches other than
+        those. None for any other offer."""
         vector = None
         if offer.partitionable:
-            vector = vector_of(offer.ad, self.resource_names)
+            vector = vector_of(offer.ad, self.resource_names, offer.literals)
         offer.vector = vector
         if vector is None:
             return None

@@ -74,6 +74,9 @@ class Offer:
     vector: SlotVector | None = None
     #: the shape -> members table of the matchmaker the offer is placed in
     box: dict | None = None
+    #: the hidden names of the slot's own compared literals (``own_literals``),
+    #: free in its vector like the resources
+    literals: tuple[str, ...] = ()
 
     #: the vector values ``state_ad`` holds (None: no vector, or not yet compared)
     ad_vals: tuple | None = None

@@ -143,7 +143,7 @@ def _pair_program(pair: tuple, free_requests: tuple[tuple[str, ...], tuple],
     if requests is None:  # the job's Requirements, a constant that does not hold
         return PairProgram([], tests, job_rank, slot_rank, [], as_rank)
     return PairProgram(requests, tests, job_rank, slot_rank, ranks, as_rank,
-                       len(vector.names), values)
+                       len(vector.names), values, vector.literals)
 
 
 def _program_parts(pair: tuple, params: tuple[str, ...], used: set[str]) -> tuple | None:

@@ -12,6 +12,8 @@ is remembered per offer under the bindings that fix it (``piece_weight``'s doc);
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Call, Expr, Literal
@@ -19,6 +21,7 @@ from condorlite.core.classad.parser import parse_expr
 from condorlite.core.classad.partial import specialize, specialize_attribute
 from condorlite.core.classad.refs import children
 from condorlite.core.classad.refs import names as expr_names
+from condorlite.core.classad.residuals import Residual
 from condorlite.core.matching import carving
 from condorlite.core.matching.autocluster import closure, same_walks
 from condorlite.core.matching.carving import SlotVector
@@ -162,7 +165,7 @@ def carve(offer: Offer, taken: dict[str, float], policy: Policy, now: float | No
 def vector_piece_weight(offer: Offer, taken: dict[str, float], policy: Policy) -> float:
     """``piece_weight`` of an offer with a resource vector: the same value, remembered
     per combined vector and computed by residuals of the weight expressions
-    (``carving.piece_weight``)."""
+    (``_vector_weight``)."""
     if not policy.negotiator_use_slot_weights:
         return 1.0
     vector = offer.vector
@@ -174,7 +177,7 @@ def vector_piece_weight(offer: Offer, taken: dict[str, float], policy: Policy) -
                 specialize(policy.derived(_parsed_weight), ad, None, free, None))
 
     weight_reads(offer, policy)  # (the caller keys weights by their amounts, if any)
-    return carving.piece_weight(vector, taken, lambda: _dynamic(offer, taken),
+    return _vector_weight(vector, taken, lambda: _dynamic(offer, taken),
                                 lambda ad: slot_weight(ad, policy), weight_exprs)
 
 
@@ -199,3 +202,34 @@ def _base_reads(offer: Offer, vector: SlotVector, policy: Policy) -> tuple[str, 
     if not reads or any(name not in spelled for name in reads):
         return ()
     return tuple(spelled[name] for name in reads)
+
+
+def _vector_weight(vector: SlotVector, taken: dict[str, float],
+                 dynamic: Callable[[], ClassAd], weigh: Callable[[ClassAd], float],
+                 weight_exprs: Callable[[ClassAd], tuple[Residual | None, Residual | None]],
+                 ) -> float:
+    """The weight of a piece holding ``taken``: the dynamic slot's ad is the state's ad
+    with the taken amounts in place of the resources (and the dynamic slot's
+    constants), so its weight is a function of those combined values. Remembered per
+    typed combined vector; ``dynamic()`` builds the ad and ``weigh(ad)`` weighs it in
+    full when no residual can be made; ``weight_exprs(ad)`` makes the residuals of
+    ``SlotWeight`` and ``SLOT_WEIGHT`` in a dynamic ad."""
+    vals = list(vector.vals)
+    for res, amount in taken.items():
+        vals[vector.index[res.lower()]] = carving.number(amount)
+    key = carving.typed(vals)
+    found = vector.weights.get(key)
+    if found is not None:
+        return found
+    if not vector.weight:
+        vector.weight = weight_exprs(dynamic())
+    own, fallback = vector.weight
+    if own is None or fallback is None:
+        found = weigh(dynamic())
+    else:
+        weight = adeval.as_float(own(vals))
+        if weight is None:
+            weight = adeval.as_float(fallback(vals))
+        found = max(1.0 if weight is None else weight, 0.0)
+    vector.weights[key] = found
+    return found

@@ -26,7 +26,9 @@ USERS = ("alice", "bob", "carol")
 
 
 def _pslot(i: int, **extra: object) -> str:
-    # Each slot's Rank names its own owner, so each is a static of its own.
+    # Each slot's Rank names its own owner inside a call, which ``own_literals`` does
+    # not free (it frees a comparison's operand under ``&&``, ``||`` and
+    # parentheses), so each is a static of its own.
     attrs = dict(Name=f'"slot1@m{i}"', Machine=f'"m{i}"', State='"Unclaimed"',
                  Activity='"Idle"', PartitionableSlot="true", Cpus=4 + i % 3,
                  Memory=4096 * (1 + i % 4), Disk=50000 + 1000 * i,
@@ -35,7 +37,8 @@ def _pslot(i: int, **extra: object) -> str:
                  WithinResourceLimits=(
                      "MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus && MY.Memory > 0 && "
                      "TARGET.RequestMemory <= MY.Memory && TARGET.RequestDisk <= MY.Disk"),
-                 Rank=f'TARGET.Owner == "owner{i}"', CurrentRank="0.0", SlotWeight="Cpus")
+                 Rank=f'ifThenElse(TARGET.Owner == "owner{i}", 1, 0)', CurrentRank="0.0",
+                 SlotWeight="Cpus")
     attrs.update(extra)
     return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
 

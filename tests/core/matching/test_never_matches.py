@@ -28,8 +28,8 @@ TYPES = [('"X86_64"', '"LINUX"', "true"), ('"aarch64"', '"LINUX"', "false"),
 
 def _pslot(i: int, lone: bool) -> str:
     arch, opsys, singularity = TYPES[i % len(TYPES)]
-    # A lone slot's Rank names its own owner (a static of its own); the others share
-    # their machine type's static.
+    # A lone slot's Rank names its own owner inside a call, which ``own_literals``
+    # does not free (a static of its own); the others share their machine type's.
     attrs = dict(Name=f'"slot1@m{i}"', Machine=f'"m{i}"', State='"Unclaimed"',
                  Activity='"Idle"', PartitionableSlot="true", Cpus=8, Memory=16384,
                  Disk=100000, Arch=arch, OpSys=opsys, Start="true",
@@ -37,7 +37,8 @@ def _pslot(i: int, lone: bool) -> str:
                  WithinResourceLimits=(
                      "MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus && MY.Memory > 0 && "
                      "TARGET.RequestMemory <= MY.Memory && TARGET.RequestDisk <= MY.Disk"),
-                 Rank=f'TARGET.Owner == "owner{i}"' if lone else "0.0", CurrentRank="0.0",
+                 Rank=f'ifThenElse(TARGET.Owner == "owner{i}", 1, 0)' if lone else "0.0",
+                 CurrentRank="0.0",
                  SlotWeight="Cpus")
     if singularity is not None:
         attrs["HasSingularity"] = singularity

@@ -1,0 +1,129 @@
+"""A partitionable slot's own literals that only a comparison with the job reads,
+made attributes of their own so that programs can leave them free.
+
+A desktop's ``Rank = TARGET.Owner == "alice"`` and its folded ``START`` (``false ||
+TARGET.Owner == "alice"``, ``own_policy``) name its owner. The string is the only
+thing that tells alice's desktops from bob's of the same machine type, but it sits
+inside an expression, so the two bind ``Rank`` to different expressions and get
+different vector statics (``offer_shapes.OfferShapes._vector``), hence a residual
+program per (class, owner) and a candidate-list visit per owner.
+
+``OwnLiterals.hoist`` rewrites such an operand once per offer, before its first
+shape: in the slot's ``Rank``, ``Start`` and ``Requirements``, a string literal
+compared (``==``, ``!=``, ``=?=``, ``=!=``, ``is``, ``isnt``) with a ``TARGET.``
+reference becomes ``MY.<hidden name>``, and the offer's ad binds the hidden name to
+that literal. Every desktop of one machine type then binds those three names to the
+same expressions, and the hidden names join the resource vector as values that
+carving never changes (``carving.vector_of``): the static part is one per machine
+type, the programs read the literal as they read a resource, and the pair shape,
+which keys the vector's values, still tells the owners apart.
+
+Exactness: ``MY.h`` with ``h`` bound to a literal evaluates to that literal wherever
+the rewritten expression is evaluated (MY is the ad the expression lives in), so
+every evaluation in the offer's ad gives what it gave before. Nothing else can read
+a hidden name: it begins with a NUL character, which neither a name nor a quoted
+name can hold (``classad.lexer``), so no expression of a job or slot spells it. The
+slot's original ad (``Offer.slot.ad``) is untouched. Equal rewritten expressions
+(and equal hidden bindings) are one entry for the cycle, so ``first_states`` and the
+shape keys' numbering share them.
+"""
+
+from __future__ import annotations
+
+from condorlite.core import adeval
+from condorlite.core.classad.ast import AttrRef, Binary, Expr, Literal, Paren
+from condorlite.core.matching.offers import Offer
+
+#: The slot expressions rewritten (lower-case).
+NAMES = ("rank", "start", "requirements")
+#: The first character of every hidden name: no ClassAd text can spell it.
+HIDDEN = "\x00"
+#: The comparisons whose string operand is made free.
+_COMPARISONS = frozenset({"==", "!=", "=?=", "=!=", "is", "isnt"})
+#: Deeper expressions are left as they are.
+_MAX_DEPTH = 200
+
+
+class OwnLiterals:
+    """Hoists each partitionable offer's own compared literals once (module doc)."""
+
+    def __init__(self) -> None:
+        #: (spelling, expression) -> the one entry that stands for it this cycle
+        self._entries: dict[tuple[str, Expr], tuple[str, Expr]] = {}
+        #: (name, id(expression)) -> (the expression, its rewrite, the literals
+        #: freed): ads read from files share expression objects, so most slots
+        #: find theirs here (the expression is held, so its id stays its own)
+        self._rewrites: dict[tuple[str, int], tuple[Expr, Expr, list]] = {}
+
+    def hoist(self, offer: Offer) -> tuple[str, ...]:
+        """Rewrite the offer's ``Rank``, ``Start`` and ``Requirements`` (module doc)
+        when one of them compares a string literal with the job; the hidden names
+        bound, sorted (the ad is copied, never changed)."""
+        ad = offer.ad
+        changes: dict[str, tuple[str, Expr]] = {}
+        for name in NAMES:
+            expr = adeval.attr(ad, name)
+            if expr is None or type(expr) is Literal:
+                continue
+            known = self._rewrites.get((name, id(expr)))
+            if known is None or known[0] is not expr:
+                found: list[tuple[str, Literal]] = []
+                out = _Hoister(HIDDEN + name, found).walk(expr, 0)
+                known = self._rewrites[(name, id(expr))] = (expr, out, found)
+            _, out, found = known
+            if not found:
+                continue
+            entries = self._entries
+            entry = (adeval.spelling(ad, name) or name, out)
+            changes[name] = entries.setdefault(entry, entry)
+            for hidden, literal in found:
+                bound = (hidden, literal)
+                changes[hidden] = entries.setdefault(bound, bound)
+        if not changes:
+            return ()
+        offer.ad = adeval.with_entries(ad, changes)
+        return tuple(sorted(n for n in changes if n.startswith(HIDDEN)))
+
+
+class _Hoister:
+    """One expression's rewrite: each hoisted literal gets ``prefix`` and its number
+    in walk order as its hidden name, recorded in ``found``."""
+
+    __slots__ = ("found", "prefix")
+
+    def __init__(self, prefix: str, found: list[tuple[str, Literal]]) -> None:
+        self.prefix, self.found = prefix, found
+
+    def walk(self, node: Expr, depth: int) -> Expr:
+        if depth > _MAX_DEPTH:
+            return node
+        kind = type(node)
+        if kind is Paren:
+            inner = self.walk(node.inner, depth + 1)  # type: ignore[attr-defined]
+            return node if inner is node.inner else Paren(inner)  # type: ignore[attr-defined]
+        if kind is not Binary:
+            return node
+        left, right = node.left, node.right  # type: ignore[attr-defined]
+        if node.op in _COMPARISONS:  # type: ignore[attr-defined]
+            if _is_string(left) and _is_target(right):
+                return Binary(node.op, self._free(left), right)  # type: ignore[attr-defined, arg-type]
+            if _is_string(right) and _is_target(left):
+                return Binary(node.op, left, self._free(right))  # type: ignore[attr-defined, arg-type]
+            return node
+        new_left, new_right = self.walk(left, depth + 1), self.walk(right, depth + 1)
+        if new_left is left and new_right is right:
+            return node
+        return Binary(node.op, new_left, new_right)  # type: ignore[attr-defined]
+
+    def _free(self, literal: Literal) -> AttrRef:
+        name = f"{self.prefix}{len(self.found)}"
+        self.found.append((name, literal))
+        return AttrRef(name, "my", "MY")
+
+
+def _is_string(node: Expr) -> bool:
+    return type(node) is Literal and type(node.value) is str  # type: ignore[attr-defined]
+
+
+def _is_target(node: Expr) -> bool:
+    return type(node) is AttrRef and node.scope == "target"  # type: ignore[attr-defined]
