@@ -9,7 +9,9 @@ Data flows one way through the stages of this package:
   ``slot_walks``, ``first_states``, ``literal_ranks``, ``lazy_ranks``, ``pair_programs``,
   ``spent_statics``, ``offer_shapes`` (the offers kept in their shapes);
 * the match table and candidate lists: ``candidates`` (entries, ``Candidates``),
-  ``request_lists`` (one request's ordered list), ``static_lists``, ``held_groups``;
+  ``request_lists`` (one request's ordered list), ``shape_entries`` (a shape's entries,
+  the runs kept), ``carved_lists`` (the vector statics), ``static_lists``,
+  ``held_groups``;
   ``match_table`` (a class against a shape, kept); ``matchmaker.Matchmaker`` owns the
   shapes, the table and the lists and answers ``candidates(job, ...)``;
 * consuming a list under a budget: ``list_scan`` (the first entry a job may take) and

@@ -6,39 +6,39 @@ and ``match_table.MatchTable`` answers one pair at a time; one
 ``RequestLists`` per cycle, owned by the matchmaker, turns those answers into a
 request's sorted list (``candidates``): the whole offer list a shape at a time
 (``_by_shape``: static offers through ``static_lists``, held offers a group at a time
-through ``held_groups``, carved states by their programs, entries kept per shape for
-reuse), or a few offers one by one, each with the reason it is a candidate
+through ``held_groups``, carved states a static at a time through ``carved_lists``,
+each shape's entries through ``shape_entries``, runs kept per shape for reuse), or a
+few offers one by one, each with the reason it is a candidate
 (``reasons.Reasons``, which also keeps the counts behind a rejection reason). The list
 is merged only as far as a scan reads it (``Candidates.merge_more``).
 
 It reads the shapes' tables (never changes them) and asks the match table
 (``match_table.MatchTable``: ``pair``, ``preemption_allowed``, ``program``, ``outgrown``);
-what it keeps is its own: entries kept per shape, which shapes hold a set of fixed
-requests, the static lists, and its ``Reasons``.
+what it keeps is its own: the shape entries and their kept runs, the carved lists,
+the static lists, and its ``Reasons``.
 The module doc of ``matchmaker`` states the rules (match, reasons, order).
 """
 
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import (
     ENTRY_REASON,
     Candidates,
-    PairEval,
     RejectCounts,
-    box_pair,
     make_entries,
     make_entry,
 )
+from condorlite.core.matching.carved_lists import CarvedLists
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import SUBMITTER_PREFIXES, Offer
 from condorlite.core.matching.rank_columns import RankColumn, RankColumns
 from condorlite.core.matching.reasons import Reasons
+from condorlite.core.matching.shape_entries import ListBuild, ShapeEntries
 from condorlite.core.matching.static_lists import StaticLists
 from condorlite.core.model import (
     NO_PREEMPTION,
@@ -46,65 +46,38 @@ from condorlite.core.model import (
 )
 
 
-class _Build(NamedTuple):
-    """One ``_by_shape`` call: the request (class, job ad, submitter, its Submitter*
-    bindings, rank-only mode and the key part they make), the class's known pair
-    results, what is being built (the list and its kept runs) and the class's rank
-    column (``rank_columns``; None: the pair results' job rank holds)."""
-
-    out: Candidates
-    class_id: int
-    job_ad: ClassAd
-    submitter: str
-    signature: tuple
-    only_rank: bool
-    part: tuple
-    known_pairs: dict[int, PairEval]
-    kept_runs: list[list[tuple]]
-    column: RankColumn | None
-
-
 class RequestLists:
     """A cycle's candidate lists (see the module doc).
 
     ``shapes``: the offers in their shapes (read only); ``table``: the pair results
     (``match_table.MatchTable``: ``pair``, ``preemption_allowed``, ``program``,
-    ``outgrown``; its ``pairs`` are read here, and filled with the results of box
-    programs as ``pair`` would); ``columns``: the classes' job ranks per offer
-    (``rank_columns``: a class with a column takes its entries' job rank from it,
-    never from a pair result); ``counts``: the cycle's evaluation count."""
+    ``outgrown``; its ``pairs`` are read here, and filled by the carved lists with the
+    results of box programs as ``pair`` would); ``columns``: the classes' job ranks
+    per offer (``rank_columns``: a class with a column takes its entries' job rank
+    from it, never from a pair result); ``counts``: the cycle's evaluation count."""
 
     def __init__(self, shapes: OfferShapes, table: MatchTable, columns: RankColumns,
                  counts: EvaluationCount) -> None:
         self.now = table.now
         self.per_submitter = table.per_submitter
         self.preemption_off = table.preemption_off
-        self._counts = counts
-        self._pair, self._preemption_allowed = table.pair, table.preemption_allowed
-        self._program, self._outgrown = table.program, table.outgrown
-        self._literal_requests = table.literal_requests
+        self._pair = table.pair
         self._pairs = table.pairs
         #: each class's job ranks per offer, when its Rank reads rank-only names
         self._column = columns.of_class
         # The shapes' tables, read here (the objects themselves: never rebound there).
         self._shapes = shapes
         self._registry = shapes.registry
-        self._pmembers, self._groups, self._held = shapes.pmembers, shapes.groups, shapes.held
-        self._shape_left, self._pair_of_shape = shapes.shape_left, shapes.pair_of_shape
-        self._joins, self._spent = shapes.joins, shapes.spent
-        #: (shape, job rank, dependent ranks, reason) -> (joins, sorted entries), for
-        #: held shapes and shapes of offers with a vector (``_shape_candidates``)
-        self._kept_entries: dict[tuple, tuple[int, list[tuple]]] = {}
-        #: fixed requests (position, amount)... -> shape -> whether the shape holds them
-        self._fitting: dict[tuple, dict[int, bool]] = {}
-        #: (class, Submitter* part) -> the vector statics its lists pass over for good:
-        #: no state can match it (a program that never does) or hold its fixed
-        #: requests any more (``spent_statics``: carving only lowers amounts)
-        self._dead: dict[tuple, set[int]] = {}
+        self._pmembers, self._held = shapes.pmembers, shapes.held
+        self._pair_of_shape = shapes.pair_of_shape
         #: why an offer is a candidate, the slots' Ranks of a class, the counts behind
         #: a rejection (``reasons``)
         self.reasons = Reasons(table, counts)
         self._reason_of, self._slot_rank = self.reasons.reason, self.reasons.slot_rank
+        #: each shape's entries and the runs kept per shape (``shape_entries``)
+        self._entries = ShapeEntries(shapes, table.pair, self._reason_of)
+        #: the walks over the vector statics (``carved_lists``)
+        self._carved = CarvedLists(shapes, table, counts, self._entries)
         #: the classes' lists of unheld static offers (``static_lists``)
         self._static = StaticLists(shapes.registry, shapes.members, shapes.pair_of_shape)
 
@@ -222,12 +195,12 @@ class RequestLists:
             known = known_pairs.get(pair_of[shape])
             if known is not None and not known.match:
                 continue  # no need to look at the shape's offers at all
-            self._shape_candidates(out, class_id, job_ad, submitter, signature, only_rank,
-                                   members, known, shape, kept_runs, column)
-        build = _Build(out, class_id, job_ad, submitter, signature, only_rank, part,
-                       known_pairs, kept_runs, column)
+            self._entries.add(out, class_id, job_ad, submitter, signature, only_rank,
+                              members, known, shape, kept_runs, column)
+        build = ListBuild(out, class_id, job_ad, submitter, signature, only_rank, part,
+                          known_pairs, kept_runs, column)
         self._held_candidates(build)
-        self._carved_candidates(build)
+        self._carved.add(build)
         # The kept lists come sorted, and so does the rest once sorted alone: they are
         # merged a part at a time, as far as the scan reads (``Candidates.merge_more``).
         rest = out.entries
@@ -237,7 +210,7 @@ class RequestLists:
         out.merge_more()
         return out
 
-    def _held_candidates(self, build: _Build) -> None:
+    def _held_candidates(self, build: ListBuild) -> None:
         """``_by_shape`` over the held offers without a resource vector, a group (pair
         shape) at a time (``held_groups``): a group whose offers cannot be listed is
         counted for the rejection reason, or deferred to ``settle_deferred``."""
@@ -278,174 +251,12 @@ class RequestLists:
                     out.rej_policy += group.total - group.by_holder.get(submitter, 0)
                 continue
             for shape, members in group.shapes.items():
-                self._shape_candidates(out, class_id, job_ad, submitter, signature,
-                                       only_rank, members, known, shape, kept_runs, column)
-
-    def _carved_candidates(self, build: _Build) -> None:
-        """``_by_shape`` over the offers with a resource vector, a static (box) at a
-        time: by the class's program for the static (``carving``), passing over the
-        states too small for its fixed requests without a pair evaluation."""
-        class_id, job_ad, part = build.class_id, build.job_ad, build.part
-        registry = self._registry
-        # (the statics passed over below are passed over for good: kept per class)
-        dead = self._dead.get((class_id, part))
-        if dead is None:
-            dead = self._dead[(class_id, part)] = set()
-        for static, shapes in self._groups.items():
-            if not shapes or static in dead:
-                continue
-            first = registry[next(iter(next(iter(shapes.values()))))]
-            if self._outgrown((class_id, part), job_ad, first):
-                dead.add(static)
-                continue  # no state left holds the class's requests: no program needed
-            program = self._program((class_id, part), job_ad, first)
-            if program is not None and program.never:  # type: ignore[attr-defined]
-                dead.add(static)
-                continue  # no state of these slots can match the class
-            # A state with less of a resource than the class's fixed request cannot
-            # match: it is passed over without a pair evaluation. Without a program
-            # (a static of one slot, evaluated in full) the fixed requests are the
-            # class's literal ones, as ``outgrown`` tests them.
-            if program is None:
-                fixed = [("", amount, pos) for pos, amount in self._literal_requests(
-                    (class_id, part), job_ad, first)]
-            else:
-                fixed = program.fixed  # type: ignore[attr-defined]
-            # A box without bounds left to test: a state holding the fixed requests
-            # matches, with the program's one result (``carving``).
-            boxed = (box_pair(program) if program is not None and program.result is not None
-                     and not program.bounds else None)
-            asked = tuple((p, a) for _, a, p in fixed)
-            if self._spent.known(static, asked):
-                dead.add(static)
-                continue  # (no state holds the fixed requests any more: ``spent_statics``)
-            if not self._fitting_candidates(build, shapes, first, fixed, asked, boxed):
-                self._spent.note(static, asked)
-                dead.add(static)
-
-    def _fitting_candidates(self, build: _Build, shapes: dict[int, dict[int, None]],
-                            first: Offer, fixed: list[tuple[str, float, int]], asked: tuple,
-                            boxed: PairEval | None) -> bool:
-        """``_carved_candidates`` over one static's shapes that hold the class's fixed
-        requests ``asked`` (those that do not are passed over without a pair
-        evaluation); with ``boxed``, each fitting shape's pair is that one result.
-        Returns whether any shape holds them."""
-        out, class_id, job_ad, submitter, signature, only_rank, _, known_pairs, \
-            kept_runs, column = build
-        pair_of, shape_left = self._pair_of_shape, self._shape_left
-        # (a state never changes: whether it holds a set of fixed requests is kept
-        # per set, for every class asking for the same amounts)
-        fitting = self._fitting.setdefault(asked, {})
-        any_fit = False
-        # A box over offers nobody holds (a static's offers are all held or all
-        # not): every fitting shape's entries are the kept ones of (shape, the
-        # box's ranks, no preemption), ``_shape_candidates`` written out.
-        box_free = boxed is not None and first.holder is None and not only_rank
-        if box_free:
-            job_rank = boxed.job_rank if column is None else column
-            dependent = tuple(boxed.dependent.items())
-        for shape, members in shapes.items():
-            fit = fitting.get(shape)
-            if fit is None:
-                fit = fitting[shape] = _fits(fixed, shape_left[shape])
-            if not fit:
-                continue
-            any_fit = True
-            if boxed is not None:
-                pair_shape = pair_of[shape]
-                if pair_shape not in known_pairs:
-                    self._counts.evaluations += 1
-                    known_pairs[pair_shape] = boxed
-                if box_free:
-                    kept_runs.append(self._kept(shape, members, boxed, NO_PREEMPTION,
-                                                (shape, job_rank, dependent, NO_PREEMPTION),
-                                                column))
-                    continue
-                self._shape_candidates(out, class_id, job_ad, submitter, signature,
-                                       only_rank, members, boxed, shape, kept_runs, column)
-                continue
-            known = known_pairs.get(pair_of[shape])
-            if known is not None and not known.match:
-                continue
-            self._shape_candidates(out, class_id, job_ad, submitter, signature,
-                                   only_rank, members, known, shape, kept_runs, column)
-        return any_fit
-
-    def _shape_candidates(self, out: Candidates, class_id, job_ad, submitter, signature,
-                          only_rank, members, known: PairEval | None,
-                          shape: int | None = None,
-                          kept_runs: list[list[tuple]] | None = None,
-                          column: RankColumn | None = None) -> None:
-        """Add the entries (and rejection counts) of one shape's offers to ``out``.
-
-        With ``shape`` the entries are kept per (shape, the pair result's ranks, reason)
-        and reused by every class that gives the same (the column stands for the
-        job rank when the class has one), until an offer enters the shape
-        (``_joins``). Entries of offers that have become unavailable (held static
-        slots taken by preemption) stay in (the scan passes over them) until they are
-        half of the list. A slot with a resource vector leaves its shape only by
-        carving, which stamps it: the scan passes over such entries too (``stamp``)."""
-        registry = self._registry
-        first = registry[next(iter(members))]
-        pe = known if known is not None else self._pair(class_id, job_ad, first, signature)
-        if not pe.match:
-            return
-        if first.holder is None:  # ``Reasons.reason`` of offers nobody holds, without the call
-            if only_rank:
-                return
-            reason = NO_PREEMPTION
-        else:
-            counts = RejectCounts()
-            reason = self._reason_of(class_id, job_ad, first, submitter, signature, pe,
-                                  only_rank, counts)
-            if counts.rej_policy or counts.rej_rank:
-                out.rej_policy += counts.rej_policy * len(members)
-                out.rej_rank += counts.rej_rank * len(members)
-            if reason is None:
-                return
-        if reason == RANK_PREEMPTION:
-            out.has_rank = True
-        vector = first.vector is not None
-        if shape is None or kept_runs is None or (first.partitionable and not vector):
-            # (a partitionable slot without a vector is placed again when carved)
-            out.entries.extend(make_entries(registry, members, pe, reason, column=column))
-            return
-        kept_runs.append(self._kept(shape, members, pe, reason,
-                                    (shape, pe.job_rank if column is None else column,
-                                     tuple(pe.dependent.items()), reason), column))
-
-    def _kept(self, shape: int, members, pe: PairEval, reason: str, key: tuple,
-              column: RankColumn | None) -> list[tuple]:
-        """The sorted entries of a shape's offers for a pair result and reason, kept
-        under ``key`` (shape, job rank or column, dependent ranks, reason) until an
-        offer enters the shape or half of them have left (``_shape_candidates``)."""
-        joins = self._joins[shape]
-        found = self._kept_entries.get(key)
-        if found is None or found[0] != joins or len(members) * 2 < len(found[1]):
-            kept = make_entries(self._registry, members, pe, reason, column=column)
-            kept.sort()
-            self._kept_entries[key] = (joins, kept)
-            return kept
-        # Carving moves an offer to another shape and stamps it (``stamp``); nothing
-        # else leaves a vector shape (an offer entering one counts in ``_joins``).
-        # The scan passes over a kept entry of a state its offer had left before the
-        # list was made (``Candidates.built``, ``Offer.stamps``): the offer's state
-        # then has its own entry in the list, or none.
-        return found[1]
+                self._entries.add(out, class_id, job_ad, submitter, signature, only_rank,
+                                  members, known, shape, kept_runs, column)
 
     def settle_deferred(self, cands: Candidates, class_id: int, job_ad: ClassAd) -> None:
         """``Reasons.settle_deferred``: count the held offers left unevaluated."""
         self.reasons.settle_deferred(cands, class_id, job_ad)
-
-
-def _fits(fixed: list[tuple[str, float, int]], have: tuple[float, ...]) -> bool:
-    """Whether a state with ``have`` (``carving.left`` of each resource) holds every
-    fixed request (spelling, amount, position)."""
-    # A plain loop: all() over a generator costs twice as much on this hot path.
-    for _, amount, pos in fixed:  # noqa: SIM110
-        if amount > have[pos]:
-            return False
-    return True
 
 
 def submitter_signature(job_ad: ClassAd) -> tuple:

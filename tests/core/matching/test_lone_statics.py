@@ -1,4 +1,4 @@
-"""Partitionable slots whose static part no other slot has (``RequestLists._carved_candidates``).
+"""Partitionable slots whose static part no other slot has (``CarvedLists.add``).
 
 Such a static gets no program (its few states are evaluated in full), but its states
 too small for a class's literal requests are passed over without an evaluation, and
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import pytest
 
+from condorlite.core.matching.carved_lists import CarvedLists
 from condorlite.core.matching.carving import left
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.pair_programs import job_params
-from condorlite.core.matching.request_lists import RequestLists
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import run_both
 from tests.core.negotiation.test_equivalence import _fingerprint
@@ -70,13 +70,13 @@ def _jobs(per: int) -> list[str]:
 
 
 class _Spy:
-    """The pair evaluations ``_carved_candidates`` makes in full of states too small
+    """The pair evaluations ``CarvedLists.add`` makes in full of states too small
     for the class's literal requests (``job_params``)."""
 
     def __init__(self, patch: pytest.MonkeyPatch) -> None:
         self.listing = False
         self.too_small = 0
-        carved, evaluate = RequestLists._carved_candidates, MatchTable._evaluate_pair
+        carved, evaluate = CarvedLists.add, MatchTable._evaluate_pair
         spy = self
 
         def listing(lists, build):  # type: ignore[no-untyped-def]
@@ -95,7 +95,7 @@ class _Spy:
                     spy.too_small += 1
             return evaluate(table, job_ad, offer)
 
-        patch.setattr(RequestLists, "_carved_candidates", listing)
+        patch.setattr(CarvedLists, "add", listing)
         patch.setattr(MatchTable, "_evaluate_pair", evaluating)
 
 
@@ -110,7 +110,7 @@ def test_lone_statics_skip_what_cannot_fit(monkeypatch, n_slots, per):
     # for "never matches", ``never_matches``): the case tests them
     programs = fast.mm.table.programs.values()
     assert all(p is None or p.never for p in programs) and None in programs
-    assert any(fast.mm.lists._dead.values())
+    assert any(fast.mm.lists._carved._dead.values())
     assert spy.too_small == 0
     with monkeypatch.context() as patch:
         patch.setattr(MatchTable, "literal_requests", lambda self, klass, job_ad, offer: ())

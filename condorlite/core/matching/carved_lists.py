@@ -1,0 +1,149 @@
+"""A request's candidates among the offers with a resource vector, a static at a time.
+
+The carved states of partitionable slots (and static slots whose numbers are a vector,
+``static_programs``) are grouped by *static*: the bindings their evaluations read
+other than the vector (``OfferShapes.groups``). ``CarvedLists.add`` walks a request's
+statics: a static no state of which can match the class (a program that never does,
+``never_matches``) or hold its literal requests any more (``spent_statics``: carving
+only lowers amounts) is passed over, and kept as passed over for the class for good;
+in the others, a state with less of a resource than the class's fixed request is
+passed over without a pair evaluation (whether a state holds a set of fixed requests
+is kept per set: a state never changes), and the states that hold them are added
+through ``shape_entries.ShapeEntries``, with the program's one result when the
+program is a box without bounds left to test (``carving``).
+
+It owns which shapes hold a set of fixed requests and the statics passed over per
+class; it reads the shapes' tables and asks the match table (``program``,
+``outgrown``, ``literal_requests``).
+"""
+
+from __future__ import annotations
+
+from condorlite.core.matching.candidates import PairEval, box_pair
+from condorlite.core.matching.match_table import MatchTable
+from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
+from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.shape_entries import ListBuild, ShapeEntries
+from condorlite.core.model import NO_PREEMPTION
+
+
+class CarvedLists:
+    """A cycle's walks over the vector statics (module doc)."""
+
+    def __init__(self, shapes: OfferShapes, table: MatchTable, counts: EvaluationCount,
+                 entries: ShapeEntries) -> None:
+        self._counts = counts
+        self._entries = entries
+        self._program, self._outgrown = table.program, table.outgrown
+        self._literal_requests = table.literal_requests
+        # The shapes' tables, read here (the objects themselves: never rebound there).
+        self._registry, self._groups = shapes.registry, shapes.groups
+        self._shape_left, self._pair_of_shape = shapes.shape_left, shapes.pair_of_shape
+        self._spent = shapes.spent
+        #: fixed requests (position, amount)... -> shape -> whether the shape holds them
+        self._fitting: dict[tuple, dict[int, bool]] = {}
+        #: (class, Submitter* part) -> the vector statics its lists pass over for good:
+        #: no state can match it (a program that never does) or hold its fixed
+        #: requests any more (``spent_statics``: carving only lowers amounts)
+        self._dead: dict[tuple, set[int]] = {}
+
+    def add(self, build: ListBuild) -> None:
+        """Add to a request's list (``RequestLists._by_shape``) the offers with a
+        resource vector, a static (box) at a time: by the class's program for the
+        static (``carving``), passing over the states too small for its fixed requests
+        without a pair evaluation."""
+        class_id, job_ad, part = build.class_id, build.job_ad, build.part
+        registry = self._registry
+        # (the statics passed over below are passed over for good: kept per class)
+        dead = self._dead.get((class_id, part))
+        if dead is None:
+            dead = self._dead[(class_id, part)] = set()
+        for static, shapes in self._groups.items():
+            if not shapes or static in dead:
+                continue
+            first = registry[next(iter(next(iter(shapes.values()))))]
+            if self._outgrown((class_id, part), job_ad, first):
+                dead.add(static)
+                continue  # no state left holds the class's requests: no program needed
+            program = self._program((class_id, part), job_ad, first)
+            if program is not None and program.never:  # type: ignore[attr-defined]
+                dead.add(static)
+                continue  # no state of these slots can match the class
+            # A state with less of a resource than the class's fixed request cannot
+            # match: it is passed over without a pair evaluation. Without a program
+            # (a static of one slot, evaluated in full) the fixed requests are the
+            # class's literal ones, as ``outgrown`` tests them.
+            if program is None:
+                fixed = [("", amount, pos) for pos, amount in self._literal_requests(
+                    (class_id, part), job_ad, first)]
+            else:
+                fixed = program.fixed  # type: ignore[attr-defined]
+            # A box without bounds left to test: a state holding the fixed requests
+            # matches, with the program's one result (``carving``).
+            boxed = (box_pair(program) if program is not None and program.result is not None
+                     and not program.bounds else None)
+            asked = tuple((p, a) for _, a, p in fixed)
+            if self._spent.known(static, asked):
+                dead.add(static)
+                continue  # (no state holds the fixed requests any more: ``spent_statics``)
+            if not self._fitting_candidates(build, shapes, first, fixed, asked, boxed):
+                self._spent.note(static, asked)
+                dead.add(static)
+
+    def _fitting_candidates(self, build: ListBuild, shapes: dict[int, dict[int, None]],
+                            first: Offer, fixed: list[tuple[str, float, int]], asked: tuple,
+                            boxed: PairEval | None) -> bool:
+        """``add`` over one static's shapes that hold the class's fixed
+        requests ``asked`` (those that do not are passed over without a pair
+        evaluation); with ``boxed``, each fitting shape's pair is that one result.
+        Returns whether any shape holds them."""
+        out, class_id, job_ad, submitter, signature, only_rank, _, known_pairs, \
+            kept_runs, column = build
+        pair_of, shape_left = self._pair_of_shape, self._shape_left
+        # (a state never changes: whether it holds a set of fixed requests is kept
+        # per set, for every class asking for the same amounts)
+        fitting = self._fitting.setdefault(asked, {})
+        any_fit = False
+        # A box over offers nobody holds (a static's offers are all held or all
+        # not): every fitting shape's entries are the kept ones of (shape, the
+        # box's ranks, no preemption), ``ShapeEntries.add`` written out.
+        box_free = boxed is not None and first.holder is None and not only_rank
+        if box_free:
+            job_rank = boxed.job_rank if column is None else column
+            dependent = tuple(boxed.dependent.items())
+        for shape, members in shapes.items():
+            fit = fitting.get(shape)
+            if fit is None:
+                fit = fitting[shape] = _fits(fixed, shape_left[shape])
+            if not fit:
+                continue
+            any_fit = True
+            if boxed is not None:
+                pair_shape = pair_of[shape]
+                if pair_shape not in known_pairs:
+                    self._counts.evaluations += 1
+                    known_pairs[pair_shape] = boxed
+                if box_free:
+                    kept_runs.append(self._entries.kept(shape, members, boxed, NO_PREEMPTION,
+                                                (shape, job_rank, dependent, NO_PREEMPTION),
+                                                column))
+                    continue
+                self._entries.add(out, class_id, job_ad, submitter, signature,
+                                       only_rank, members, boxed, shape, kept_runs, column)
+                continue
+            known = known_pairs.get(pair_of[shape])
+            if known is not None and not known.match:
+                continue
+            self._entries.add(out, class_id, job_ad, submitter, signature,
+                                   only_rank, members, known, shape, kept_runs, column)
+        return any_fit
+
+
+def _fits(fixed: list[tuple[str, float, int]], have: tuple[float, ...]) -> bool:
+    """Whether a state with ``have`` (``carving.left`` of each resource) holds every
+    fixed request (spelling, amount, position)."""
+    # A plain loop: all() over a generator costs twice as much on this hot path.
+    for _, amount, pos in fixed:  # noqa: SIM110
+        if amount > have[pos]:
+            return False
+    return True
