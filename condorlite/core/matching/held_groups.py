@@ -41,6 +41,11 @@ class HeldGroups:
         self._plans: dict[tuple | None, tuple[int, tuple]] = {}
         #: (id(a plan's deferred list), submitter) -> (epoch, the list, its counts)
         self._counts: dict[tuple, tuple] = {}
+        #: submitter -> (epoch, the counts of the literal-Rank plan's deferred groups);
+        #: id(a class's deferred list) -> (the list, how many of its first entries
+        #: are that plan's, in its order)
+        self._literal_counts: dict[str, tuple[int, list]] = {}
+        self._prefix: dict[int, tuple[list, int]] = {}
 
     def add(self, offer: Offer) -> dict[int, dict[int, None]]:
         """Count a held offer in its pair shape's group; returns the group's shape ->
@@ -63,12 +68,14 @@ class HeldGroups:
         shared = self._plans.get(None)
         if shared is None or shared[0] != epoch:
             shared = self._plans[None] = (epoch, self._literal_plan())
+            self._prefix.clear()  # (the lists of earlier plans are read no more)
         deferred, rest, others = shared[1]
         if not others:
             return deferred, rest
         found = self._plans.get(key)
         if found is not None and found[0] == epoch:
             return found[1]
+        shared_deferred = deferred
         deferred, rest = list(deferred), list(rest)
         for pair_shape, group, first in others:
             if not slot_rank(first) > group.lowest_rank():  # (NaN: no rank preference)
@@ -76,24 +83,41 @@ class HeldGroups:
             else:
                 rest.append((pair_shape, group))
         self._plans[key] = (epoch, (deferred, rest))
+        self._prefix[id(deferred)] = (deferred, len(shared_deferred))
         return deferred, rest
 
     def deferred_counts(self, deferred: list, submitter: str) -> list[tuple[Offer, int]]:
         """(first offer, offers not the submitter's own) of each deferred group with
         any, for ``Candidates.deferred``: shared by the submitter's lists while no
         group changes (never changed in place; ``settle_deferred`` replaces it). The
-        entry holds ``deferred``, so its id in the key stays its own."""
+        entry holds ``deferred``, so its id in the key stays its own. A class's list
+        begins with the literal-Rank plan's deferred groups (``plan``): their counts
+        are worked out once per submitter, shared by every class's list."""
         key = (id(deferred), submitter)
+        epoch = self.epoch
         found = self._counts.get(key)
-        if found is not None and found[0] == self.epoch and found[1] is deferred:
+        if found is not None and found[0] == epoch and found[1] is deferred:
             return found[2]
-        counts = []
-        for first, group in deferred:
-            count = group.total - group.by_holder.get(submitter, 0)
-            if count:
-                counts.append((first, count))
-        self._counts[key] = (self.epoch, deferred, counts)
+        literal = self._plans[None][1][0]
+        if deferred is literal:
+            start, counts = len(deferred), list(self._literal_part(literal, submitter))
+        else:
+            prefix = self._prefix.get(id(deferred))
+            if prefix is not None and prefix[0] is deferred:
+                start, counts = prefix[1], list(self._literal_part(literal, submitter))
+            else:
+                start, counts = 0, []
+        counts.extend(_counts(deferred[start:], submitter))
+        self._counts[key] = (epoch, deferred, counts)
         return counts
+
+    def _literal_part(self, literal: list, submitter: str) -> list[tuple[Offer, int]]:
+        """``_counts`` of the literal-Rank plan's deferred list, kept per submitter
+        while no group changes (the plan is remade at each change)."""
+        found = self._literal_counts.get(submitter)
+        if found is None or found[0] != self.epoch:
+            found = self._literal_counts[submitter] = (self.epoch, _counts(literal, submitter))
+        return found[1]
 
     def _literal_plan(self) -> tuple[list, list, list]:
         """The split of the groups whose slot Rank is a literal, and (pair shape,
@@ -112,3 +136,14 @@ class HeldGroups:
             else:
                 rest.append((pair_shape, group))
         return deferred, rest, others
+
+
+def _counts(deferred: list, submitter: str) -> list[tuple[Offer, int]]:
+    """(first offer, offers not the submitter's own) of each group of ``deferred``
+    with any, in order."""
+    counts = []
+    for first, group in deferred:
+        count = group.total - group.by_holder.get(submitter, 0)
+        if count:
+            counts.append((first, count))
+    return counts
