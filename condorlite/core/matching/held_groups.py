@@ -26,6 +26,9 @@ from condorlite.core.classad.ast import Literal
 from condorlite.core.matching.candidates import HeldGroup
 from condorlite.core.matching.offers import Offer
 
+#: "not in the table" (a table whose values may be None)
+MISSING = object()
+
 
 class HeldGroups:
     """The held groups of one cycle's matchmaker (see the module doc)."""
@@ -46,6 +49,9 @@ class HeldGroups:
         #: are that plan's, in its order)
         self._literal_counts: dict[str, tuple[int, list]] = {}
         self._prefix: dict[int, tuple[list, int]] = {}
+        #: pair shape -> its slot Rank's value when a literal (``adeval.slot_rank``),
+        #: else None
+        self._literal_ranks: dict[int, float | None] = {}
 
     def add(self, offer: Offer) -> dict[int, dict[int, None]]:
         """Count a held offer in its pair shape's group; returns the group's shape ->
@@ -60,14 +66,16 @@ class HeldGroups:
         self.groups[offer.pair_shape].remove(offer)
         self.epoch += 1
 
-    def plan(self, key: tuple, slot_rank: Callable[[Offer], float]) -> tuple[list, list]:
+    def plan(self, key: tuple, slot_rank: Callable[[Offer], float],
+             rank_key: Callable[[Offer], int]) -> tuple[list, list]:
         """The class ``key``'s split: (first offer, group) of each deferred group, and
         (pair shape, group) of the others; ``slot_rank(first)``: the slot's Rank of
-        the class's job in a group whose Rank is not a literal."""
+        the class's job in a group whose Rank is not a literal, the same for groups
+        of one ``rank_key(first)`` (``Reasons.rank_key``): asked once per rank key."""
         epoch = self.epoch
         shared = self._plans.get(None)
         if shared is None or shared[0] != epoch:
-            shared = self._plans[None] = (epoch, self._literal_plan())
+            shared = self._plans[None] = (epoch, self._literal_plan(rank_key))
             self._prefix.clear()  # (the lists of earlier plans are read no more)
         deferred, rest, others = shared[1]
         if not others:
@@ -77,11 +85,13 @@ class HeldGroups:
             return found[1]
         shared_deferred = deferred
         deferred, rest = list(deferred), list(rest)
-        for pair_shape, group, first in others:
-            if not slot_rank(first) > group.lowest_rank():  # (NaN: no rank preference)
-                deferred.append((first, group))
-            else:
-                rest.append((pair_shape, group))
+        for members in others.values():
+            rank = slot_rank(members[0][2])
+            for pair_shape, group, first, lowest in members:
+                if not rank > lowest:  # (NaN: no rank preference)
+                    deferred.append((first, group))
+                else:
+                    rest.append((pair_shape, group))
         self._plans[key] = (epoch, (deferred, rest))
         self._prefix[id(deferred)] = (deferred, len(shared_deferred))
         return deferred, rest
@@ -119,19 +129,29 @@ class HeldGroups:
             found = self._literal_counts[submitter] = (self.epoch, _counts(literal, submitter))
         return found[1]
 
-    def _literal_plan(self) -> tuple[list, list, list]:
-        """The split of the groups whose slot Rank is a literal, and (pair shape,
-        group, first offer) of the others."""
-        registry = self.registry
-        deferred, rest, others = [], [], []
+    def _literal_plan(self, rank_key: Callable[[Offer], int]) -> tuple[list, list, dict]:
+        """The split of the groups whose slot Rank is a literal, and the others by
+        rank key: (pair shape, group, first offer, lowest CurrentRank) of each. A
+        pair shape's Rank (walked: all its offers bind it alike) is read once."""
+        registry, literal_ranks = self.registry, self._literal_ranks
+        deferred: list = []
+        rest: list = []
+        others: dict[int, list] = {}
         for pair_shape, group in self.groups.items():
             if not group.total:
                 continue
             first = registry[next(iter(next(iter(group.shapes.values()))))]
-            expr = adeval.attr(first.ad, "Rank")
-            if type(expr) is not Literal:
-                others.append((pair_shape, group, first))
-            elif not adeval.slot_rank(expr.value) > group.lowest_rank():
+            value = literal_ranks.get(pair_shape, MISSING)
+            if value is MISSING:
+                expr = adeval.attr(first.ad, "Rank")
+                value = literal_ranks[pair_shape] = (
+                    adeval.slot_rank(expr.value) if type(expr) is Literal else None)
+            if value is None:
+                found = others.get(rank_key(first))
+                if found is None:
+                    found = others[rank_key(first)] = []
+                found.append((pair_shape, group, first, group.lowest_rank()))
+            elif not value > group.lowest_rank():
                 deferred.append((first, group))
             else:
                 rest.append((pair_shape, group))

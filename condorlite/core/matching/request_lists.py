@@ -222,7 +222,8 @@ class RequestLists:
             # Groups whose offers cannot prefer the job by rank only count for the
             # rejection reason: deferred (see below) straight from the class's plan.
             deferred, held = self._held.plan(
-                (class_id, part), lambda first: self._slot_rank(class_id, part, job_ad, first))
+                (class_id, part), lambda first: self._slot_rank(class_id, part, job_ad, first),
+                self.reasons.rank_key)
             out.deferred = self._held.deferred_counts(deferred, submitter)
         for pair_shape, group in held:
             if not group.total:
