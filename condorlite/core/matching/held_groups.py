@@ -10,7 +10,8 @@ by rank (the slot's ``Rank`` of the job no more than the lowest ``CurrentRank``)
 never be listed: it only counts, for a rejection, as offers ``PREEMPTION_REQUIREMENTS``
 refused, and only once its pair is found to match (``Matchmaker.settle_deferred``). A
 *plan* splits the groups into those deferred so and the rest. Groups whose slot
-``Rank`` is a literal split alike for every class (planned once), the others per class.
+``Rank`` is a literal split alike for every class (planned once), the others per class
+and rank key (``Reasons.rank_key``: the class's Rank asked once per key).
 Plans and the per-submitter counts of deferred groups are kept while no group gains or
 loses an offer (``epoch``). The order of a plan's lists does not matter, and deferring
 a group whose pair is already known gives the same reason as counting it at once: a

@@ -5,7 +5,8 @@ offer nobody holds, by no preemption; a held one by rank when the slot's ``Rank`
 the job beats its ``CurrentRank``, else by priority when the holder is another
 submitter, ``PREEMPTION_REQUIREMENTS`` holds and the Rank is at least
 ``CurrentRank``; each refusal counted for the rejection reason. ``slot_rank`` is the
-slot's Rank of a class's job per pair shape (kept), and ``settle_deferred`` counts the
+slot's Rank of a class's job, kept per rank key (``rank_key``: the slot's bindings of
+what its Rank reaches, shared by many pair shapes), and ``settle_deferred`` counts the
 held groups whose pair a list left unevaluated (``held_groups``). One per cycle,
 owned by the request lists (``request_lists.RequestLists``); it asks the match table
 (``pair``, ``preemption_allowed``) and never the lists.
