@@ -10,7 +10,8 @@ by rank (the slot's ``Rank`` of the job no more than the lowest ``CurrentRank``)
 never be listed: it only counts, for a rejection, as offers ``PREEMPTION_REQUIREMENTS``
 refused, and only once its pair is found to match (``Matchmaker.settle_deferred``). A
 *plan* splits the groups into those deferred so and the rest. Groups whose slot
-``Rank`` is a literal split alike for every class (planned once), the others per class.
+``Rank`` is a literal split alike for every class (planned once), the others per class
+and rank key (``Reasons.rank_key``: the class's Rank asked once per key).
 Plans and the per-submitter counts of deferred groups are kept while no group gains or
 loses an offer (``epoch``). The order of a plan's lists does not matter, and deferring
 a group whose pair is already known gives the same reason as counting it at once: a
@@ -25,6 +26,9 @@ from condorlite.core import adeval
 from condorlite.core.classad.ast import Literal
 from condorlite.core.matching.candidates import HeldGroup
 from condorlite.core.matching.offers import Offer
+
+#: "not in the table" (a table whose values may be None)
+MISSING = object()
 
 
 class HeldGroups:
@@ -41,6 +45,14 @@ class HeldGroups:
         self._plans: dict[tuple | None, tuple[int, tuple]] = {}
         #: (id(a plan's deferred list), submitter) -> (epoch, the list, its counts)
         self._counts: dict[tuple, tuple] = {}
+        #: submitter -> (epoch, the counts of the literal-Rank plan's deferred groups);
+        #: id(a class's deferred list) -> (the list, how many of its first entries
+        #: are that plan's, in its order)
+        self._literal_counts: dict[str, tuple[int, list]] = {}
+        self._prefix: dict[int, tuple[list, int]] = {}
+        #: pair shape -> its slot Rank's value when a literal (``adeval.slot_rank``),
+        #: else None
+        self._literal_ranks: dict[int, float | None] = {}
 
     def add(self, offer: Offer) -> dict[int, dict[int, None]]:
         """Count a held offer in its pair shape's group; returns the group's shape ->
@@ -55,60 +67,104 @@ class HeldGroups:
         self.groups[offer.pair_shape].remove(offer)
         self.epoch += 1
 
-    def plan(self, key: tuple, slot_rank: Callable[[Offer], float]) -> tuple[list, list]:
+    def plan(self, key: tuple, slot_rank: Callable[[Offer], float],
+             rank_key: Callable[[Offer], int]) -> tuple[list, list]:
         """The class ``key``'s split: (first offer, group) of each deferred group, and
         (pair shape, group) of the others; ``slot_rank(first)``: the slot's Rank of
-        the class's job in a group whose Rank is not a literal."""
+        the class's job in a group whose Rank is not a literal, the same for groups
+        of one ``rank_key(first)`` (``Reasons.rank_key``): asked once per rank key."""
         epoch = self.epoch
         shared = self._plans.get(None)
         if shared is None or shared[0] != epoch:
-            shared = self._plans[None] = (epoch, self._literal_plan())
+            shared = self._plans[None] = (epoch, self._literal_plan(rank_key))
+            self._prefix.clear()  # (the lists of earlier plans are read no more)
         deferred, rest, others = shared[1]
         if not others:
             return deferred, rest
         found = self._plans.get(key)
         if found is not None and found[0] == epoch:
             return found[1]
+        shared_deferred = deferred
         deferred, rest = list(deferred), list(rest)
-        for pair_shape, group, first in others:
-            if not slot_rank(first) > group.lowest_rank():  # (NaN: no rank preference)
-                deferred.append((first, group))
-            else:
-                rest.append((pair_shape, group))
+        for members in others.values():
+            rank = slot_rank(members[0][2])
+            for pair_shape, group, first, lowest in members:
+                if not rank > lowest:  # (NaN: no rank preference)
+                    deferred.append((first, group))
+                else:
+                    rest.append((pair_shape, group))
         self._plans[key] = (epoch, (deferred, rest))
+        self._prefix[id(deferred)] = (deferred, len(shared_deferred))
         return deferred, rest
 
     def deferred_counts(self, deferred: list, submitter: str) -> list[tuple[Offer, int]]:
         """(first offer, offers not the submitter's own) of each deferred group with
         any, for ``Candidates.deferred``: shared by the submitter's lists while no
         group changes (never changed in place; ``settle_deferred`` replaces it). The
-        entry holds ``deferred``, so its id in the key stays its own."""
+        entry holds ``deferred``, so its id in the key stays its own. A class's list
+        begins with the literal-Rank plan's deferred groups (``plan``): their counts
+        are worked out once per submitter, shared by every class's list."""
         key = (id(deferred), submitter)
+        epoch = self.epoch
         found = self._counts.get(key)
-        if found is not None and found[0] == self.epoch and found[1] is deferred:
+        if found is not None and found[0] == epoch and found[1] is deferred:
             return found[2]
-        counts = []
-        for first, group in deferred:
-            count = group.total - group.by_holder.get(submitter, 0)
-            if count:
-                counts.append((first, count))
-        self._counts[key] = (self.epoch, deferred, counts)
+        literal = self._plans[None][1][0]
+        if deferred is literal:
+            start, counts = len(deferred), list(self._literal_part(literal, submitter))
+        else:
+            prefix = self._prefix.get(id(deferred))
+            if prefix is not None and prefix[0] is deferred:
+                start, counts = prefix[1], list(self._literal_part(literal, submitter))
+            else:
+                start, counts = 0, []
+        counts.extend(_counts(deferred[start:], submitter))
+        self._counts[key] = (epoch, deferred, counts)
         return counts
 
-    def _literal_plan(self) -> tuple[list, list, list]:
-        """The split of the groups whose slot Rank is a literal, and (pair shape,
-        group, first offer) of the others."""
-        registry = self.registry
-        deferred, rest, others = [], [], []
+    def _literal_part(self, literal: list, submitter: str) -> list[tuple[Offer, int]]:
+        """``_counts`` of the literal-Rank plan's deferred list, kept per submitter
+        while no group changes (the plan is remade at each change)."""
+        found = self._literal_counts.get(submitter)
+        if found is None or found[0] != self.epoch:
+            found = self._literal_counts[submitter] = (self.epoch, _counts(literal, submitter))
+        return found[1]
+
+    def _literal_plan(self, rank_key: Callable[[Offer], int]) -> tuple[list, list, dict]:
+        """The split of the groups whose slot Rank is a literal, and the others by
+        rank key: (pair shape, group, first offer, lowest CurrentRank) of each. A
+        pair shape's Rank (walked: all its offers bind it alike) is read once."""
+        registry, literal_ranks = self.registry, self._literal_ranks
+        deferred: list = []
+        rest: list = []
+        others: dict[int, list] = {}
         for pair_shape, group in self.groups.items():
             if not group.total:
                 continue
             first = registry[next(iter(next(iter(group.shapes.values()))))]
-            expr = adeval.attr(first.ad, "Rank")
-            if type(expr) is not Literal:
-                others.append((pair_shape, group, first))
-            elif not adeval.slot_rank(expr.value) > group.lowest_rank():
+            value = literal_ranks.get(pair_shape, MISSING)
+            if value is MISSING:
+                expr = adeval.attr(first.ad, "Rank")
+                value = literal_ranks[pair_shape] = (
+                    adeval.slot_rank(expr.value) if type(expr) is Literal else None)
+            if value is None:
+                found = others.get(rank_key(first))
+                if found is None:
+                    found = others[rank_key(first)] = []
+                found.append((pair_shape, group, first, group.lowest_rank()))
+            elif not value > group.lowest_rank():
                 deferred.append((first, group))
             else:
                 rest.append((pair_shape, group))
         return deferred, rest, others
+
+
+def _counts(deferred: list, submitter: str) -> list[tuple[Offer, int]]:
+    """(first offer, offers not the submitter's own) of each group of ``deferred``
+    with any, in order."""
+    counts = []
+    for first, group in deferred:
+        count = group.total - group.by_holder.get(submitter, 0)
+        if count:
+            counts.append((first, count))
+    return counts

@@ -5,7 +5,8 @@ offer nobody holds, by no preemption; a held one by rank when the slot's ``Rank`
 the job beats its ``CurrentRank``, else by priority when the holder is another
 submitter, ``PREEMPTION_REQUIREMENTS`` holds and the Rank is at least
 ``CurrentRank``; each refusal counted for the rejection reason. ``slot_rank`` is the
-slot's Rank of a class's job per pair shape (kept), and ``settle_deferred`` counts the
+slot's Rank of a class's job, kept per rank key (``rank_key``: the slot's bindings of
+what its Rank reaches, shared by many pair shapes), and ``settle_deferred`` counts the
 held groups whose pair a list left unevaluated (``held_groups``). One per cycle,
 owned by the request lists (``request_lists.RequestLists``); it asks the match table
 (``pair``, ``preemption_allowed``) and never the lists.
@@ -16,6 +17,7 @@ from __future__ import annotations
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Literal
+from condorlite.core.matching.autocluster import ShapeKeys, closure
 from condorlite.core.matching.candidates import Candidates, PairEval, RejectCounts
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount
@@ -26,7 +28,8 @@ from condorlite.core.model import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTIO
 class Reasons:
     """A cycle's reasons and rejection counts (see the module doc)."""
 
-    def __init__(self, table: MatchTable, counts: EvaluationCount) -> None:
+    def __init__(self, table: MatchTable, counts: EvaluationCount, shape_keys: ShapeKeys
+                 ) -> None:
         self.now = table.now
         self.per_submitter = table.per_submitter
         self._counts = counts
@@ -36,21 +39,43 @@ class Reasons:
         self._settled: dict[tuple, tuple[list, int]] = {}
         #: held pair shape -> how many classes ``settle_deferred`` found it matching
         self._held_hits: dict[int, int] = {}
-        #: (class, bindings, pair shape) -> the slot's Rank of the class (``slot_rank``)
+        #: (class, bindings, rank key) -> the slot's Rank of the class (``slot_rank``)
         self._slot_ranks: dict[tuple, float] = {}
+        #: pair shape -> its rank key; the slot's bindings of what its Rank reaches ->
+        #: rank key (``rank_key``)
+        self._rank_keys: dict[int, int] = {}
+        self._rank_numbers: dict[tuple, int] = {}
+        self._shape_keys = shape_keys
 
     def slot_rank(self, class_id: int, part: tuple, job_ad: ClassAd, offer: Offer) -> float:
         """The slot's ``Rank`` of the class's job in the offer's pair shape, as
-        ``_evaluate_pair`` computes it (whether or not the pair matches)."""
+        ``_evaluate_pair`` computes it (whether or not the pair matches): kept per
+        rank key (``rank_key``), which held slots of many pair shapes share."""
         expr = adeval.attr(offer.ad, "Rank")
         if type(expr) is Literal:
             return adeval.slot_rank(expr.value)  # the same for every job
-        key = (class_id, part, offer.pair_shape)
+        key = (class_id, part, self.rank_key(offer))
         found = self._slot_ranks.get(key)
         if found is None:
             self._counts.evaluations += 1
             value = adeval.eval_attr(offer.ad, "Rank", job_ad, self.now)
             found = self._slot_ranks[key] = adeval.slot_rank(value)
+        return found
+
+    def rank_key(self, offer: Offer) -> int:
+        """A small number standing for the slot's bindings of every name its ``Rank``
+        reaches (``closure`` of ``Rank``, absent names included): equal numbers, an
+        equal Rank of every job, since the evaluation reads nothing else of the slot.
+        A pair shape keys more (a held dynamic slot's own ``Disk``, say), and all of
+        its offers bind those names alike (they are walked): worked out once per
+        pair shape."""
+        found = self._rank_keys.get(offer.pair_shape)
+        if found is None:
+            ad = offer.ad
+            names = tuple(sorted(closure(ad, ("rank",))))
+            bindings = self._shape_keys.key(ad, names, ())
+            found = self._rank_numbers.setdefault(bindings, len(self._rank_numbers) + 1)
+            self._rank_keys[offer.pair_shape] = found
         return found
 
     def settle_deferred(self, cands: Candidates, class_id: int, job_ad: ClassAd) -> None:

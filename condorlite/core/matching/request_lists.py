@@ -72,7 +72,7 @@ class RequestLists:
         self._pair_of_shape = shapes.pair_of_shape
         #: why an offer is a candidate, the slots' Ranks of a class, the counts behind
         #: a rejection (``reasons``)
-        self.reasons = Reasons(table, counts)
+        self.reasons = Reasons(table, counts, shapes.shape_keys)
         self._reason_of, self._slot_rank = self.reasons.reason, self.reasons.slot_rank
         #: each shape's entries and the runs kept per shape (``shape_entries``)
         self._entries = ShapeEntries(shapes, table.pair, self._reason_of)
@@ -222,7 +222,8 @@ class RequestLists:
             # Groups whose offers cannot prefer the job by rank only count for the
             # rejection reason: deferred (see below) straight from the class's plan.
             deferred, held = self._held.plan(
-                (class_id, part), lambda first: self._slot_rank(class_id, part, job_ad, first))
+                (class_id, part), lambda first: self._slot_rank(class_id, part, job_ad, first),
+                self.reasons.rank_key)
             out.deferred = self._held.deferred_counts(deferred, submitter)
         for pair_shape, group in held:
             if not group.total:
