@@ -4,6 +4,9 @@ the same (``test_equivalence``'s fingerprint)."""
 
 from __future__ import annotations
 
+import pytest
+
+from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.model import Submitter
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import Policy
@@ -32,3 +35,19 @@ def run_both(slot_texts: list[str], job_texts: list[str], policy: Policy,
         run_reference_cycle(slots, jobs, subs, policy, NOW))
     assert result.matches
     return fast, result
+
+
+class ProgramBuilds:
+    """How many residual programs the cycles run after it is made build
+    (``MatchTable._new_program`` calls), counted through ``patch``."""
+
+    def __init__(self, patch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        made = MatchTable._new_program
+        builds = self
+
+        def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+            builds.count += 1
+            return made(*args, **kwargs)
+
+        patch.setattr(MatchTable, "_new_program", counting)

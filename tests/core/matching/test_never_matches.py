@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import pytest
 
-from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.never_matches import NeverMatches
 from condorlite.core.policy import Policy
-from tests.core.matching._against_reference import run_both
+from tests.core.matching._against_reference import ProgramBuilds, run_both
 from tests.core.negotiation.test_equivalence import _fingerprint
 
 POLICY = Policy(uid_domain="example.org")
@@ -75,26 +74,11 @@ def _jobs(per: int) -> list[str]:
     return out
 
 
-class _Builds:
-    """How many programs the cycle made (``MatchTable._new_program`` calls)."""
-
-    def __init__(self, patch: pytest.MonkeyPatch) -> None:
-        self.count = 0
-        made = MatchTable._new_program
-        builds = self
-
-        def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
-            builds.count += 1
-            return made(*args, **kwargs)
-
-        patch.setattr(MatchTable, "_new_program", counting)
-
-
 @pytest.mark.parametrize(("n_slots", "lone_every"), [(18, 2), (24, 3)])
 def test_never_matching_statics_get_no_program(monkeypatch, n_slots, lone_every):
     slots = [_pslot(i, lone=i % lone_every == 0) for i in range(n_slots)]
     jobs = _jobs(4)
-    builds = _Builds(monkeypatch)
+    builds = ProgramBuilds(monkeypatch)
     fast, result = run_both(slots, jobs, POLICY)
     with_verdicts = builds.count
     never = fast.mm.table._never

@@ -18,12 +18,11 @@ from condorlite.core.classad import parse_ads
 from condorlite.core.classad.ast import AttrRef, Literal
 from condorlite.core.classad.lexer import tokenize
 from condorlite.core.classad.printer import unparse
-from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.own_literals import HIDDEN, OwnLiterals
 from condorlite.core.model import slot_from_ad
 from condorlite.core.negotiation.offer_pool import build_offers
 from condorlite.core.policy import Policy
-from tests.core.matching._against_reference import run_both
+from tests.core.matching._against_reference import ProgramBuilds, run_both
 from tests.core.negotiation.test_equivalence import _fingerprint
 
 POLICY = Policy(uid_domain="example.org")
@@ -63,25 +62,10 @@ def _jobs(per: int) -> list[str]:
     return out
 
 
-class _Builds:
-    """How many programs the cycle made (``MatchTable._new_program`` calls)."""
-
-    def __init__(self, patch: pytest.MonkeyPatch) -> None:
-        self.count = 0
-        made = MatchTable._new_program
-        builds = self
-
-        def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
-            builds.count += 1
-            return made(*args, **kwargs)
-
-        patch.setattr(MatchTable, "_new_program", counting)
-
-
 @pytest.mark.parametrize(("n_desktops", "per"), [(24, 6), (40, 10)])
 def test_desktops_of_one_type_share_a_static_whoever_owns_them(monkeypatch, n_desktops, per):
     slots, jobs = [_desktop(i) for i in range(n_desktops)], _jobs(per)
-    builds = _Builds(monkeypatch)
+    builds = ProgramBuilds(monkeypatch)
     fast, result = run_both(slots, jobs, POLICY)
     hoisted_builds, statics = builds.count, len(fast.mm.shapes._statics)
     # two machine types, each idle (START folded to true) or busy (the owner test):
