@@ -35,6 +35,7 @@ ranks, which read ``R``, are worked out again for the slot itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
@@ -51,13 +52,25 @@ SETS = 8
 TRIES = 256
 
 
+class VectorParts(NamedTuple):
+    """A first state's resource vector as ``prepare`` left it: what a later slot's
+    fresh ``SlotVector`` copies (``FirstState.new_vector``)."""
+
+    names: tuple[str, ...]
+    vals: tuple
+    index: dict[str, int]
+    static: int
+    rank_keys: dict[str, tuple]
+    rank_sig: int
+    literals: int
+
+
 @dataclass(frozen=True, slots=True)
 class FirstState:
     """What the first ``prepare`` of a slot gave: ``walk`` is (flags, walked names,
     reaches); ``independent`` the job-independent policy ranks (read-only: copied
     into each offer); ``pair_key`` the pair shape key, numbered ``pair_shape``;
-    ``vector`` the resource vector's parts (names, vals, index, static, rank_keys,
-    rank_sig, literals) or None."""
+    ``vector`` the resource vector's parts or None."""
 
     entries: tuple
     walk: tuple
@@ -65,16 +78,17 @@ class FirstState:
     pair_key: tuple
     #: the matchmaker's number of ``pair_key``
     pair_shape: int
-    vector: tuple | None
+    vector: VectorParts | None
 
     def new_vector(self) -> SlotVector | None:
         """A fresh ``SlotVector`` equal to the first slot's as ``prepare`` left it
         (each offer carves its own)."""
         if self.vector is None:
             return None
-        names, vals, index, static, rank_keys, rank_sig, literals = self.vector
-        return SlotVector(names, vals, index, static=static, rank_keys=dict(rank_keys),
-                          rank_sig=rank_sig, literals=literals)
+        parts = self.vector
+        return SlotVector(parts.names, parts.vals, parts.index, static=parts.static,
+                          rank_keys=dict(parts.rank_keys), rank_sig=parts.rank_sig,
+                          literals=parts.literals)
 
 
 class FirstStates:
@@ -144,7 +158,7 @@ class FirstStates:
         if known[2] is not None:
             names, records = known[2]
             entries = tuple(map(table.get, names))
-            parts = None if vector is None else (
+            parts = None if vector is None else VectorParts(
                 vector.names, vector.vals, vector.index, vector.static,
                 dict(vector.rank_keys), vector.rank_sig, vector.literals)
             records[(kind, tuple(map(id, entries)))] = FirstState(

@@ -148,10 +148,8 @@ class HeldGroups:
                 value = literal_ranks[pair_shape] = (
                     adeval.slot_rank(expr.value) if type(expr) is Literal else None)
             if value is None:
-                found = others.get(rank_key(first))
-                if found is None:
-                    found = others[rank_key(first)] = []
-                found.append((pair_shape, group, first, group.lowest_rank()))
+                others.setdefault(rank_key(first), []).append(
+                    (pair_shape, group, first, group.lowest_rank()))
             elif not value > group.lowest_rank():
                 deferred.append((first, group))
             else:
