@@ -16,7 +16,7 @@ import pytest
 from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.ast import AttrRef, Expr, Literal, Paren
 from condorlite.core.classad.evaluator import evaluate
-from condorlite.core.classad.folding import fold_own
+from condorlite.core.classad.folding import FoldMemo, fold_own
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.classad.printer import unparse
 
@@ -68,6 +68,43 @@ def test_folded_corpus_agrees_with_full_evaluation(keep: frozenset[str]) -> None
     texts = generate(seed=23, count=1500)
     changed = _agree(texts, keep)
     assert changed >= 0.2 * len(texts), changed
+
+
+#: Slot variants whose literals differ only where a memo key could go wrong: the sign
+#: of a zero, an integer against a boolean and a real, a string's case, undefined.
+_VARIANTS = (
+    {}, {"LoadAvg": -0.0}, {"LoadAvg": 0.0}, {"LoadAvg": 0}, {"LoadAvg": False},
+    {"Memory": 0}, {"Memory": True}, {"Memory": -0.0}, {"Memory": 1.0},
+    {"Arch": "x86_64"}, {"Arch": ""}, {"Cpus": float("nan")}, {"Cpus": -1},
+)
+
+
+def test_a_memo_shared_by_many_slots_folds_as_a_fresh_one() -> None:
+    """The memo (``FoldMemo``) is shared by every slot of a cycle: folding with it
+    must give what folding without one gives, on slots whose literals differ only in
+    a zero's sign, a number's type, a string's case; and the values still agree."""
+    texts = [
+        *generate(seed=29, count=400), "1 / LoadAvg", "LoadAvg || TARGET.x",
+        "LoadAvg && TARGET.x", "-Memory / 1",
+        "Memory || TARGET.x", "Arch == \"X86_64\" || TARGET.x", "1 / Memory",
+        "Cpus > 2 || TARGET.x", "Cpus && TARGET.x", "Arch =?= \"X86_64\" && TARGET.x"]
+    nodes = [parse_expr(text) for text in texts]
+    memo, job = FoldMemo(), ad(JOB_AD)
+    differ = set()
+    for changes in _VARIANTS:
+        slot = ad(SLOT_AD)
+        for name, value in changes.items():
+            slot[name] = value
+        for text, node in zip(texts, nodes, strict=True):
+            shared = fold_own(node, slot, frozenset(), memo)
+            fresh = fold_own(node, slot)
+            assert unparse(shared) == unparse(fresh), (changes, text)
+            assert canonical(evaluate(shared, slot, job, now=NOWS[0])) == canonical(
+                evaluate(node, slot, job, now=NOWS[0])), (changes, text)
+            differ.add((text, unparse(fresh)))
+    assert memo.constant and memo.decided
+    # the variants do fold differently (else the keys would never be tested)
+    assert len(differ) > len(texts) + 25, len(differ)
 
 
 def _refs(node: object) -> set[str]:

@@ -29,6 +29,11 @@ Why: a startd's ``START`` reads the machine's own per-slot numbers (``KeyboardId
 desktop and ``false || TARGET.Owner == "alice"`` on alice's busy ones, so slots that
 differ only in such numbers stop differing in what matching reads.
 
+Steps 2 and 3 depend only on the operator and its literal operands' types and values,
+so a caller folding many ads (one per slot of a pool) hands in a ``FoldMemo`` that
+keeps their outcomes for its own lifetime (a cycle): without it each slot's
+``KeyboardIdle > 15 * 60 || ...`` compiles and evaluates the same probes again.
+
 Invariant: ``evaluate(fold_own(e, ad, keep), ad, target, now=n) ==
 evaluate(e, ad, target, now=n)`` for every ``target`` and ``n``, while the attributes
 of ``ad`` that were folded keep their values (``tests/classad/test_folding.py``). An
@@ -64,27 +69,54 @@ _PROBES = (
     Literal(1), Literal(0.0), Literal(2.5), Literal(""), Literal("x"), ListExpr(()),
 )
 _SCALARS = (bool, int, float, str)
+#: "not in the memo" (a memo's value may be None)
+_UNSEEN = object()
 
 
 class _TooDeep(Exception):
     pass
 
 
-def fold_own(expr: Expr, ad: object, keep: frozenset[str] = frozenset()) -> Expr:
-    """``expr`` with what ``ad``'s own literal attributes decide folded in (module doc)."""
+class FoldMemo:
+    """What steps 2 and 3 decided, by operator and literal operands (module doc): the
+    outcome of a fold is a function of (operator, which side is literal, the literals'
+    types and values) alone. Keys hold a float by its ``repr`` (``-0.0`` and ``0.0``
+    are equal Python values that ``1 / x`` tells apart; every NaN is one key). Lives
+    as long as its owner (``OwnPolicy``: one cycle)."""
+
+    __slots__ = ("constant", "decided")
+
+    def __init__(self) -> None:
+        #: (operator, left key, right key) -> the literal a Binary of two literals
+        #: folds to, or None when it stays as it is
+        self.constant: dict[tuple, Literal | None] = {}
+        #: (operator, literal on the left, the literal's key) -> the literal an
+        #: ``&&``/``||`` with that literal operand is whatever the other, or None
+        self.decided: dict[tuple, Literal | None] = {}
+
+
+def _key(value: object) -> tuple:
+    """A literal's value as a memo key: by type, a float by its text (``FoldMemo``)."""
+    return (type(value), repr(value) if type(value) is float else value)
+
+
+def fold_own(expr: Expr, ad: object, keep: frozenset[str] = frozenset(),
+             memo: FoldMemo | None = None) -> Expr:
+    """``expr`` with what ``ad``'s own literal attributes decide folded in (module doc);
+    ``memo``: outcomes of steps 2 and 3 shared between calls (a fresh one if None)."""
     if getattr(ad, "parent", None) is not None:
         return expr  # a nested ad: its names resolve through its parents too
     try:
-        return _Folder(ad, keep).fold(expr, 0)
+        return _Folder(ad, keep, FoldMemo() if memo is None else memo).fold(expr, 0)
     except _TooDeep:
         return expr
 
 
 class _Folder:
-    __slots__ = ("ad", "keep")
+    __slots__ = ("ad", "keep", "memo")
 
-    def __init__(self, ad: object, keep: frozenset[str]) -> None:
-        self.ad, self.keep = ad, keep
+    def __init__(self, ad: object, keep: frozenset[str], memo: FoldMemo) -> None:
+        self.ad, self.keep, self.memo = ad, keep, memo
 
     def fold(self, node: Expr, depth: int) -> Expr:
         if depth > MAX_DEPTH:
@@ -140,9 +172,22 @@ class _Folder:
         out = node if left is node.left and right is node.right else Binary(node.op, left, right)
         lit_left, lit_right = type(left) is Literal, type(right) is Literal
         if lit_left and lit_right:
-            return _constant(out)
+            key = (node.op, _key(left.value), _key(right.value))  # type: ignore[attr-defined]
+            found = self.memo.constant.get(key, _UNSEEN)
+            if found is _UNSEEN:
+                folded_out = _constant(out)
+                found = self.memo.constant[key] = (
+                    folded_out if type(folded_out) is Literal else None)
+            return out if found is None else found
         if node.op in ("&&", "||") and (lit_left or lit_right):
-            return _decided(out, lit_left)
+            known = left if lit_left else right
+            key = (node.op, lit_left, _key(known.value))  # type: ignore[attr-defined]
+            found = self.memo.decided.get(key, _UNSEEN)
+            if found is _UNSEEN:
+                decided = _decided(out, lit_left)
+                found = self.memo.decided[key] = (
+                    decided if type(decided) is Literal else None)
+            return out if found is None else found
         return out
 
 

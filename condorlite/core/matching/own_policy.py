@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from condorlite.core import adeval
 from condorlite.core.classad.ast import Expr, Literal
-from condorlite.core.classad.folding import fold_own
+from condorlite.core.classad.folding import FoldMemo, fold_own
 from condorlite.core.matching.offers import Offer
 
 #: The slot policy expressions folded (lower-case).
@@ -46,6 +46,8 @@ class OwnPolicy:
         #: cycle: slots folded alike hold the same entry (``first_states`` shares
         #: what it works out between slots holding the same entries)
         self._entries: dict[tuple[str, Expr], tuple[str, Expr]] = {}
+        #: what folding decided by operator and literals, shared by every slot
+        self._memo = FoldMemo()
 
     def fold(self, offer: Offer) -> None:
         """Rebind the offer's ``Start`` and ``Requirements`` to their folded forms,
@@ -56,7 +58,7 @@ class OwnPolicy:
             expr = adeval.attr(ad, name)
             if expr is None or type(expr) is Literal:
                 continue
-            out = fold_own(expr, ad, self._keep)
+            out = fold_own(expr, ad, self._keep, self._memo)
             if out is not expr:
                 entry = (adeval.spelling(ad, name) or name, out)
                 changes[name] = self._entries.setdefault(entry, entry)
