@@ -13,6 +13,12 @@ by every list that holds it: classes whose ranks differ in one shape share the
 others' runs. An entry of an offer that has left stays
 (the scan passes over it) until half of the list has left; the list is then made
 again of the rest, as a new object: a list handed out is never changed in place.
+
+Which static shapes a class matches is asked only where it can: the shapes of a
+shared static part are kept sorted by each of the part's numbers (``static_parts``),
+and the class's program of the part (``MatchTable.static_program``) is run here on
+the shapes its bounds leave, none when it never matches; every other shape is asked
+through ``MatchTable.pair``.
 """
 
 from __future__ import annotations
@@ -22,11 +28,12 @@ from collections.abc import Callable
 from itertools import chain
 
 from condorlite.core.adeval import ClassAd
-from condorlite.core.matching.candidates import ENTRY_IDX, PairEval, make_entries
+from condorlite.core.matching.candidates import ENTRY_IDX, PairEval, as_rank, make_entries
+from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.rank_columns import RankColumn
-from condorlite.core.matching.static_parts import StaticParts
+from condorlite.core.matching.static_parts import Part, StaticParts
 from condorlite.core.model import NO_PREEMPTION
 
 
@@ -40,6 +47,7 @@ class StaticLists:
         self.registry, self.members, self.pair_of = registry, members, pair_of
         #: the pair results' table: a class's program for a shared static part
         self._program = table.static_program
+        self._counts = table.counts
         #: the shapes by shared static part, sorted by their numbers (``static_parts``)
         self._parts = StaticParts(registry, members, table.static_vector)
         #: class key -> [entries, their shapes, first position of interest, the least
@@ -88,9 +96,13 @@ class StaticLists:
         registry, pair_of, members = self.registry, self.pair_of, self.members
         walked, parts = self._parts.groups()
         asked = [walked]
+        matched: list[tuple[int, PairEval]] = []
         for part in parts:
-            asked.append(part.within(self._program(key, job_ad, part.offer)))
-        matched = []
+            program = self._program(key, job_ad, part.offer)
+            if program is None:
+                asked.append(part.shapes)  # (no program: each shape evaluated in full)
+            else:
+                self._by_program(part, program, matched)
         for shape in chain.from_iterable(asked):
             seqs = members.get(shape)
             if seqs is None:
@@ -116,6 +128,28 @@ class StaticLists:
             least = min((least for _, least in runs), default=math.inf)
             holder = self._shared[same] = [entries, [s for s, _ in matched], 0, least]
         return holder
+
+    def _by_program(self, part: Part, program: PairProgram,
+                    matched: list[tuple[int, PairEval]]) -> None:
+        """Add to ``matched`` the shapes of ``part`` the class's ``program`` of it
+        matches, with their pair results: of the shapes it may match
+        (``Part.within``), those where it runs true, as ``MatchTable.pair`` runs it
+        (one evaluation each; the results are not kept in the table, no other list
+        reads them). A box of one outcome gives one result, shared."""
+        shapes = part.within(program)
+        if not shapes:
+            return
+        members, run, vals, result = self.members, program.run, part.vals, program.result
+        shared = None if result is None else PairEval(True, result[1], result[2], result[3])
+        runs = 0
+        for shape in shapes:
+            if shape in members:
+                runs += 1
+                out = run(vals[shape], as_rank)
+                if out[0]:
+                    matched.append((shape, shared if out is result else
+                                    PairEval(True, out[1], out[2], out[3])))
+        self._counts.evaluations += runs
 
     def _run(self, shape: int, pe: PairEval, key: tuple, column: RankColumn | None
              ) -> tuple[list[tuple], float]:

@@ -13,8 +13,8 @@ of the vector, and a class takes
 
 * nothing of a part whose program never matches;
 * of a box, only the shapes in the narrowest range its bounds leave on one number,
-  found by bisection; each of those is still asked (the program runs at its numbers:
-  the bounds on the other numbers may rule it out);
+  found by bisection; the program still runs on each of those (``static_lists``:
+  the bounds on the other numbers, or a bound a real cannot tell, may rule it out);
 * every shape of a part whose program is no box or cannot be made, of a part with
   fewer than ``SORTED`` unheld shapes, and of no shared part, as before.
 
@@ -62,10 +62,13 @@ class Part:
     when the part's program is asked for; ``axes[i]``: the shapes by the vector's
     ``i``-th number, or None when those numbers have no order (module doc)."""
 
-    __slots__ = ("axes", "offer", "shapes")
+    __slots__ = ("axes", "offer", "shapes", "vals")
 
-    def __init__(self, offer: Offer, shapes: list[int], axes: list[Axis | None]) -> None:
+    def __init__(self, offer: Offer, shapes: list[int], axes: list[Axis | None],
+                 vals: dict[int, tuple]) -> None:
         self.offer, self.shapes, self.axes = offer, shapes, axes
+        #: shape -> its numbers (``SlotVector.vals``: every offer of it has them)
+        self.vals = vals
 
     def within(self, program: PairProgram | None) -> Sequence[int]:
         """The shapes ``program`` (the part's program of a class, None: none can be
@@ -151,7 +154,8 @@ class StaticParts:
                 walked.extend(shapes)
                 continue
             parts.append(Part(offer, shapes, [_axis(shapes, [v[i] for v in vals])
-                                              for i in range(len(vals[0]))]))
+                                              for i in range(len(vals[0]))],
+                              dict(zip(shapes, vals, strict=True))))
         self._walked, self._parts = walked, parts
         self._prepared, self._grouped = len(registry), len(self._members)
 

@@ -159,21 +159,27 @@ def test_the_pool_tells_a_bound_off_by_one_shape_apart(monkeypatch, bound, patch
 
 
 def test_a_never_matching_part_is_never_asked(monkeypatch):
-    """The X86_64 classes ask no shape of the aarch64 part: their program of it
-    never matches."""
+    """The X86_64 classes ask no shape of the aarch64 part, neither by its program
+    nor in full: their program of it never matches."""
     asked: list[int] = []
-    holder = StaticLists._holder
+    holder, within = StaticLists._holder, static_parts.Part.within
 
     def spying(self, key, job_ad, known_pairs, pair, column):  # type: ignore[no-untyped-def]
         def counted(offer):  # type: ignore[no-untyped-def]
-            asked.append(offer.seq)
+            asked.append(offer.shape)
             return pair(offer)
         return holder(self, key, job_ad, known_pairs, counted, column)
 
+    def listed(self, program):  # type: ignore[no-untyped-def]
+        shapes = within(self, program)
+        asked.extend(shapes)
+        return shapes
+
     monkeypatch.setattr(StaticLists, "_holder", spying)
+    monkeypatch.setattr(static_parts.Part, "within", listed)
     fast, _ = run_both([_slot(i) for i in range(96)], _jobs(2), POLICY)
-    arches = {o.seq: adeval.attr(o.ad, "Arch").value for o in fast.offers}
-    assert asked and all(arches[seq] == "X86_64" for seq in asked)
+    arches = {o.shape: adeval.attr(o.ad, "Arch").value for o in fast.offers}
+    assert asked and all(arches[shape] == "X86_64" for shape in asked)
 
 
 # -- Part.within on its own -----------------------------------------------------------
@@ -193,7 +199,8 @@ def test_within_never_leaves_out_a_matching_shape(vals, bounds):
     program = PairProgram([], tests, zero, zero, [], as_rank, width=2)
     shapes = list(range(len(vals)))
     axes = [static_parts._axis(shapes, [v[i] for v in vals]) for i in range(2)]
-    within = set(static_parts.Part(None, shapes, axes).within(program))  # type: ignore[arg-type]
+    part = static_parts.Part(None, shapes, axes, dict(enumerate(vals)))  # type: ignore[arg-type]
+    within = set(part.within(program))
     for shape, shape_vals in enumerate(vals):
         if program.run(shape_vals, as_rank)[0]:
             assert shape in within
@@ -201,7 +208,8 @@ def test_within_never_leaves_out_a_matching_shape(vals, bounds):
 
 def test_a_program_that_never_matches_leaves_nothing():
     program = PairProgram([], [Constant(False)], Constant(0.0), Constant(0.0), [], as_rank)
-    part = static_parts.Part(None, [1, 2], [static_parts._axis([1, 2], [1, 2])])  # type: ignore[arg-type]
+    part = static_parts.Part(None, [1, 2], [static_parts._axis([1, 2], [1, 2])],  # type: ignore[arg-type]
+                             {1: (1,), 2: (2,)})
     assert program.never and not part.within(program)
     assert list(part.within(None)) == [1, 2]  # (no program: every shape asked)
 
