@@ -10,7 +10,8 @@ Data flows one way through the stages of this package:
   ``spent_statics``, ``offer_shapes`` (the offers kept in their shapes);
 * the match table and candidate lists: ``candidates`` (entries, ``Candidates``),
   ``request_lists`` (one request's ordered list), ``shape_entries`` (a shape's entries,
-  the runs kept), ``carved_lists`` (the vector statics), ``static_lists``,
+  the runs kept), ``carved_lists`` (the vector statics), ``static_lists`` (with
+  ``static_parts``: the static shapes by part, sorted by their numbers),
   ``held_groups``;
   ``match_table`` (a class against a shape, kept); ``matchmaker.Matchmaker`` owns the
   shapes, the table and the lists and answers ``candidates(job, ...)``;

@@ -101,12 +101,7 @@ class MatchTable:
         vector = self._numbers.of(offer)
         if vector is None:
             return self._evaluate_pair(job_ad, offer)
-        key = (klass, vector.static)
-        program = self._static_programs.get(key, MISSING)
-        if program is MISSING:
-            # (no resources: a static slot is matched, never carved, so no fit)
-            program = self._static_programs[key] = self._new_program(
-                job_ad, offer.ad, offer, vector, (), self._static_residuals)
+        program = self._part_program(klass, job_ad, offer, vector)
         if program is None:
             return self._evaluate_pair(job_ad, offer)
         self.counts.evaluations += 1
@@ -114,6 +109,30 @@ class MatchTable:
         if not out[0]:
             return NO_MATCH
         return PairEval(True, out[1], out[2], out[3], None)
+
+    def static_vector(self, offer: Offer) -> SlotVector | None:
+        """The vector of a static offer whose static part is shared (its part:
+        ``SlotVector.static``), else None: its pairs are evaluated in full
+        (``static_programs``)."""
+        return self._numbers.of(offer)
+
+    def static_program(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairProgram | None:
+        """The program ``pair`` runs for the class ``klass`` (class, Submitter*
+        bindings or ()) in every static offer of ``offer``'s shared static part; None
+        when the part is not shared or no program can be made (``pair`` evaluates
+        in full)."""
+        vector = self._numbers.of(offer)
+        return None if vector is None else self._part_program(klass, job_ad, offer, vector)
+
+    def _part_program(self, klass: tuple, job_ad: ClassAd, offer: Offer,
+                      vector: SlotVector) -> PairProgram | None:
+        key = (klass, vector.static)
+        program = self._static_programs.get(key, MISSING)
+        if program is MISSING:
+            # (no resources: a static slot is matched, never carved, so no fit)
+            program = self._static_programs[key] = self._new_program(
+                job_ad, offer.ad, offer, vector, (), self._static_residuals)
+        return program  # type: ignore[return-value]
 
     def _vector_pair(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairEval:
         """``_evaluate_pair`` by the (class, pair-static) program at the offer's vector;

@@ -79,7 +79,8 @@ class RequestLists:
         #: the walks over the vector statics (``carved_lists``)
         self._carved = CarvedLists(shapes, table, counts, self._entries)
         #: the classes' lists of unheld static offers (``static_lists``)
-        self._static = StaticLists(shapes.registry, shapes.members, shapes.pair_of_shape)
+        self._static = StaticLists(shapes.registry, shapes.members, shapes.pair_of_shape,
+                                   table)
 
     def candidates(
         self,
@@ -186,7 +187,7 @@ class RequestLists:
         # their entries are a list of their own (``Candidates.static``).
         if not only_rank:
             out.static, out.spos, out.static_floor = self._static.entries(
-                (class_id, part), known_pairs,
+                (class_id, part), job_ad, known_pairs,
                 lambda offer: self._pair(class_id, job_ad, offer, signature), column)
         else:
             out.static_floor = math.inf

@@ -13,6 +13,12 @@ by every list that holds it: classes whose ranks differ in one shape share the
 others' runs. An entry of an offer that has left stays
 (the scan passes over it) until half of the list has left; the list is then made
 again of the rest, as a new object: a list handed out is never changed in place.
+
+Which static shapes a class matches is asked only where it can: the shapes of a
+shared static part are kept sorted by each of the part's numbers (``static_parts``),
+and the class's program of the part (``MatchTable.static_program``) is run here on
+the shapes its bounds leave, none when it never matches; every other shape is asked
+through ``MatchTable.pair``.
 """
 
 from __future__ import annotations
@@ -21,9 +27,13 @@ import math
 from collections.abc import Callable
 from itertools import chain
 
-from condorlite.core.matching.candidates import ENTRY_IDX, PairEval, make_entries
+from condorlite.core.adeval import ClassAd
+from condorlite.core.matching.candidates import ENTRY_IDX, PairEval, as_rank, make_entries
+from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.rank_columns import RankColumn
+from condorlite.core.matching.static_parts import Part, StaticParts
 from condorlite.core.model import NO_PREEMPTION
 
 
@@ -31,10 +41,15 @@ class StaticLists:
     """The static lists of one cycle's matchmaker (see the module doc)."""
 
     def __init__(self, registry: list[Offer], members: dict[int, dict[int, None]],
-                 pair_of: dict[int, int]) -> None:
+                 pair_of: dict[int, int], table: MatchTable) -> None:
         #: the matchmaker's offers by ``seq``, its static shapes' available members,
         #: and each shape's pair shape (read, never changed here)
         self.registry, self.members, self.pair_of = registry, members, pair_of
+        #: the pair results' table: a class's program for a shared static part
+        self._program = table.static_program
+        self._counts = table.counts
+        #: the shapes by shared static part, sorted by their numbers (``static_parts``)
+        self._parts = StaticParts(registry, members, table.static_vector)
         #: class key -> [entries, their shapes, first position of interest, the least
         #: weight of their offers (inf when there are none)]
         self._of_class: dict[tuple, list] = {}
@@ -44,19 +59,21 @@ class StaticLists:
         #: weight): the runs lists are made of (``_run``)
         self._runs: dict[tuple, tuple[list[tuple], float]] = {}
 
-    def entries(self, key: tuple, known_pairs: dict[int, PairEval],
+    def entries(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None = None
                 ) -> tuple[list[tuple], int, float]:
-        """The sorted entries of the class ``key`` (class, Submitter* part), the
-        position of the first still available and the least weight of any offer the
-        entries were made of (a static offer costs its weight: no entry of the list
-        costs less). ``known_pairs``: the class's pair results by pair shape;
-        ``pair(offer)``: the pair of a shape not known yet; ``column``: the class's
-        job ranks per offer (``rank_columns``), standing for its pairs' job rank."""
+        """The sorted entries of the class ``key`` (class, Submitter* part or (), as
+        ``MatchTable.pair`` keys it; ``job_ad`` its job), the position of the first
+        still available and the least weight of any offer the entries were made of
+        (a static offer costs its weight: no entry of the list costs less).
+        ``known_pairs``: the class's pair results by pair shape; ``pair(offer)``:
+        the pair of a shape not known yet; ``column``: the class's job ranks per
+        offer (``rank_columns``), standing for its pairs' job rank."""
         holder = self._of_class.get(key)
         registry = self.registry
         if holder is None:
-            holder = self._of_class[key] = self._holder(known_pairs, pair, column)
+            holder = self._of_class[key] = self._holder(key, job_ad, known_pairs, pair,
+                                                        column)
         entries, shapes, start, least = holder
         members = self.members
         alive = sum(len(members[shape]) for shape in shapes if shape in members)
@@ -70,18 +87,33 @@ class StaticLists:
         holder[2] = start
         return entries, start, least
 
-    def _holder(self, known_pairs: dict[int, PairEval],
+    def _holder(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None) -> list:
         """[entries, their shapes, 0, least weight] for a class: the list of another class whose
-        pairs rank every static shape alike, else a new one."""
-        registry, pair_of = self.registry, self.pair_of
-        matched = []
-        for shape, members in self.members.items():
+        pairs rank every static shape alike, else a new one. The shapes asked are
+        those of no sorted part and, of each sorted part, those the class's program
+        of the part may match (``static_parts``): the others cannot match."""
+        registry, pair_of, members = self.registry, self.pair_of, self.members
+        walked, parts = self._parts.groups()
+        asked = [walked]
+        matched: list[tuple[int, PairEval]] = []
+        for part in parts:
+            program = self._program(key, job_ad, part.offer)
+            if program is None:
+                asked.append(part.shapes)  # (no program: each shape evaluated in full)
+            else:
+                self._by_program(part, program, matched)
+        for shape in chain.from_iterable(asked):
+            seqs = members.get(shape)
+            if seqs is None:
+                continue  # (every offer of it has left)
             pe = known_pairs.get(pair_of[shape])
             if pe is None:
-                pe = pair(registry[next(iter(members))])
+                pe = pair(registry[next(iter(seqs))])
             if pe.match:
                 matched.append((shape, pe))
+        if parts:
+            matched.sort(key=_shape)  # (one order for one set, so that lists are shared)
         same = tuple((shape, pe.job_rank if column is None else column,
                       tuple(pe.dependent.items())) for shape, pe in matched)
         holder = self._shared.get(same)
@@ -96,6 +128,28 @@ class StaticLists:
             least = min((least for _, least in runs), default=math.inf)
             holder = self._shared[same] = [entries, [s for s, _ in matched], 0, least]
         return holder
+
+    def _by_program(self, part: Part, program: PairProgram,
+                    matched: list[tuple[int, PairEval]]) -> None:
+        """Add to ``matched`` the shapes of ``part`` the class's ``program`` of it
+        matches, with their pair results: of the shapes it may match
+        (``Part.within``), those where it runs true, as ``MatchTable.pair`` runs it
+        (one evaluation each; the results are not kept in the table, no other list
+        reads them). A box of one outcome gives one result, shared."""
+        shapes = part.within(program)
+        if not shapes:
+            return
+        members, run, vals, result = self.members, program.run, part.vals, program.result
+        shared = None if result is None else PairEval(True, result[1], result[2], result[3])
+        runs = 0
+        for shape in shapes:
+            if shape in members:
+                runs += 1
+                out = run(vals[shape], as_rank)
+                if out[0]:
+                    matched.append((shape, shared if out is result else
+                                    PairEval(True, out[1], out[2], out[3])))
+        self._counts.evaluations += runs
 
     def _run(self, shape: int, pe: PairEval, key: tuple, column: RankColumn | None
              ) -> tuple[list[tuple], float]:
@@ -113,3 +167,7 @@ class StaticLists:
             least = min((registry[k].weight for k in members), default=math.inf)
             found = self._runs[key] = (run, least)
         return found
+
+
+def _shape(item: tuple[int, PairEval]) -> int:
+    return item[0]

@@ -1,0 +1,215 @@
+"""Unheld static shapes by shared static part, sorted by their numbers
+(``static_parts``): a class asks only the shapes its part program's bounds leave.
+
+The pool's static slots share two parts (an ``Arch`` each) and differ in ``Disk``
+(integers and reals, one class's bound falling on a slot's number exactly, each
+comparison on both sides of it) and in ``Memory``. Every case runs the cycle with the
+sorted parts and without them (``SORTED`` out of reach: every shape asked, as
+before), requires both to decide as the plain reference cycle does and the sorted
+parts to spare evaluations; the pool is shown to tell a bound off by one shape apart
+(a bisection on the wrong side of equal numbers decides otherwise). ``Part.within``
+is checked on its own against every box of random bounds: it never leaves out a
+shape the program matches.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from condorlite.core import adeval
+from condorlite.core.classad.partial import Constant
+from condorlite.core.classad.residuals import bound_test
+from condorlite.core.matching import static_parts
+from condorlite.core.matching.candidates import as_rank
+from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.static_lists import StaticLists
+from condorlite.core.model import Submitter
+from condorlite.core.policy import Policy
+from tests.core.matching._against_reference import run_both
+
+POLICY = Policy(uid_domain="example.org")
+USERS = ("alice", "bob", "carol")
+
+
+def _slot(i: int, **extra: object) -> str:
+    # Disk 40000 + 1000 i, a real on every fifth slot (50000.0, 60000.0, ...);
+    # every sixth slot another Arch (a second part, never matched by X86_64 jobs)
+    disk = 40000 + 1000 * i
+    attrs = dict(Name=f'"slot{i}@m{i // 4}"', Machine=f'"m{i // 4}"', State='"Unclaimed"',
+                 Activity='"Idle"', Cpus=1, Memory=2048 + 1024 * (i % 3),
+                 Disk=f"{disk}.0" if i % 5 == 0 else disk,
+                 Arch='"aarch64"' if i % 6 == 5 else '"X86_64"', OpSys='"LINUX"',
+                 Requirements="START", START="TARGET.RequestMemory <= MY.Memory",
+                 Rank="0.0", CurrentRank="0.0", SlotWeight="Cpus")
+    attrs.update(extra)
+    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+
+
+def _job(cluster: int, proc: int, requirements: str, arch: str = "X86_64",
+         **extra: object) -> str:
+    attrs = dict(ClusterId=cluster, ProcId=proc, Owner=f'"{USERS[cluster % 3]}@example.org"',
+                 JobStatus=1, JobPrio=0, QDate=1000 + cluster, RequestCpus=1,
+                 RequestMemory=1024, RequestDisk=1000,
+                 Requirements=f'TARGET.Arch == "{arch}" && {requirements}')
+    attrs.update(extra)
+    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+
+
+#: each class's bound, most on a slot's number exactly (a bound off by one shape
+#: lists one slot more or less)
+CLASSES = [
+    ("TARGET.Disk >= 50000", {}),  # slot10: 50000.0, a real against an integer
+    ("TARGET.Disk > 55000", {}),  # slot15: 55000, left out
+    ("TARGET.Disk <= 60000", {}),  # slot20: 60000.0
+    ("TARGET.Disk < 47000", {}),  # slot7: 47000, left out
+    ("TARGET.Disk == 46000", {}),
+    ("TARGET.Disk >= 52000 && TARGET.Disk <= 70000 && TARGET.Memory >= 3072", {}),
+    ("TARGET.Disk >= 50500.5", {}),
+    ("TARGET.Disk % 3 == 0", {}),  # no box: every shape asked
+    ("TARGET.Disk >= 48000", {"Rank": "TARGET.Disk"}),  # a box whose rank varies
+    ("TARGET.Disk >= RequestDisk", {"RequestDisk": 61000}),  # the class's own number
+    ("TARGET.Disk > RequestDisk", {"RequestDisk": 62000.0}),
+    ("TARGET.Memory >= 4096", {}),
+    ("TARGET.Disk != 80000", {}),  # a bound that narrows nothing
+]
+
+
+def _jobs(per: int) -> list[str]:
+    return [_job(c, p, req, **extra) for c, (req, extra) in enumerate(CLASSES, start=1)
+            for p in range(per)]
+
+
+def _aarch64_jobs(per: int) -> list[str]:
+    return [_job(100, p, "TARGET.Disk >= 41000", "aarch64") for p in range(per)]
+
+
+def _both_ways(monkeypatch: pytest.MonkeyPatch, slots: list[str], jobs: list[str],
+               policy: Policy = POLICY, subs: dict[str, Submitter] | None = None
+               ) -> tuple[int, int]:
+    """The evaluations of the cycle with the sorted parts and without them, each
+    required to decide as the reference does."""
+    fast, _ = run_both(slots, jobs, policy, subs)
+    groups = fast.mm.lists._static._parts.groups()[1]
+    assert groups or fast.mm.evaluations == 0  # (the sorted parts were used)
+    with monkeypatch.context() as patch:
+        patch.setattr(static_parts, "SORTED", 10**9)
+        slow, _ = run_both(slots, jobs, policy, subs)
+        assert not slow.mm.lists._static._parts.groups()[1]
+    return fast.mm.evaluations, slow.mm.evaluations
+
+
+def test_bounds_on_a_slots_number_decide_as_in_full(monkeypatch):
+    on, off = _both_ways(monkeypatch, [_slot(i) for i in range(96)],
+                         _jobs(9) + _aarch64_jobs(6))
+    assert on < off
+
+
+def test_held_slots_and_submitter_bindings_among_them(monkeypatch):
+    """Held static slots (not in the lists' parts: they are settled by
+    ``held_groups``) and PREEMPTION_REQUIREMENTS reading SubmitterUserPrio, so the
+    pair results, programs and lists are kept per Submitter* binding."""
+    held = [_slot(i, State='"Claimed"', Activity='"Busy"', RemoteUser='"dave@example.org"',
+                  RemoteOwner='"dave@example.org"') for i in range(96, 130)]
+    subs = {f"{n}@example.org": Submitter(f"{n}@example.org", eup=500.0 * (1 + i), usage=0.0)
+            for i, n in enumerate(USERS)}
+    subs["dave@example.org"] = Submitter("dave@example.org", eup=50000.0, usage=34.0)
+    policy = Policy(uid_domain="example.org",
+                    preemption_requirements="RemoteUserPrio > SubmitterUserPrio * 1.2")
+    on, off = _both_ways(monkeypatch, [_slot(i) for i in range(96)] + held, _jobs(12),
+                         policy, subs)
+    assert on < off
+
+
+def test_parts_are_regrouped_as_their_shapes_leave(monkeypatch):
+    """Classes whose first list comes after most slots were matched: the groups
+    are made again without the shapes that left, and still decide as in full."""
+    regroups = []
+    group = static_parts.StaticParts._group
+
+    def counting(self):  # type: ignore[no-untyped-def]
+        regroups.append(len(self._members))
+        return group(self)
+
+    monkeypatch.setattr(static_parts.StaticParts, "_group", counting)
+    # (alice's first classes take most slots before carol's classes are listed)
+    jobs = [_job(51, p, "TARGET.Disk >= 40000") for p in range(70)] + _jobs(6)
+    subs = {f"{n}@example.org": Submitter(f"{n}@example.org", eup=500.0 * (1 + i), usage=0.0)
+            for i, n in enumerate(USERS)}
+    run_both([_slot(i) for i in range(96)], jobs, POLICY, subs)
+    assert len(regroups) >= 2 and regroups[-1] * 2 < regroups[0]
+
+
+@pytest.mark.parametrize(("bound", "patched", "instead"), [
+    ("TARGET.Disk >= 50000", "bisect_left", "bisect_right"),  # slot10 (50000.0) lost
+    ("TARGET.Disk <= 60000", "bisect_right", "bisect_left"),  # slot20 (60000.0) lost
+])
+def test_the_pool_tells_a_bound_off_by_one_shape_apart(monkeypatch, bound, patched, instead):
+    """A bisection on the wrong side of equal numbers leaves out the slot exactly on
+    the bound: with more jobs than slots, the cycle no longer decides as the
+    reference does."""
+    slots, jobs = [_slot(i) for i in range(96)], [_job(1, p, bound) for p in range(100)]
+    run_both(slots, jobs, POLICY)
+    monkeypatch.setattr(static_parts, patched, getattr(static_parts, instead))
+    with pytest.raises(AssertionError):
+        run_both(slots, jobs, POLICY)
+
+
+def test_a_never_matching_part_is_never_asked(monkeypatch):
+    """The X86_64 classes ask no shape of the aarch64 part, neither by its program
+    nor in full: their program of it never matches."""
+    asked: list[int] = []
+    holder, within = StaticLists._holder, static_parts.Part.within
+
+    def spying(self, key, job_ad, known_pairs, pair, column):  # type: ignore[no-untyped-def]
+        def counted(offer):  # type: ignore[no-untyped-def]
+            asked.append(offer.shape)
+            return pair(offer)
+        return holder(self, key, job_ad, known_pairs, counted, column)
+
+    def listed(self, program):  # type: ignore[no-untyped-def]
+        shapes = within(self, program)
+        asked.extend(shapes)
+        return shapes
+
+    monkeypatch.setattr(StaticLists, "_holder", spying)
+    monkeypatch.setattr(static_parts.Part, "within", listed)
+    fast, _ = run_both([_slot(i) for i in range(96)], _jobs(2), POLICY)
+    arches = {o.shape: adeval.attr(o.ad, "Arch").value for o in fast.offers}
+    assert asked and all(arches[shape] == "X86_64" for shape in asked)
+
+
+# -- Part.within on its own -----------------------------------------------------------
+
+_NUMBERS = st.one_of(
+    st.integers(-5, 5), st.sampled_from([0.0, -0.0, 2.5, -2.5, 3.0, 2**53, 2**53 + 1,
+                                         float(2**53), 2**62, -2**63, math.inf, -math.inf]))
+_OPS = st.sampled_from([">=", ">", "<=", "<", "==", "!="])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_NUMBERS, _NUMBERS), min_size=1, max_size=12),
+       st.lists(st.tuples(st.integers(0, 1), _OPS, _NUMBERS), max_size=4))
+def test_within_never_leaves_out_a_matching_shape(vals, bounds):
+    tests = [bound_test(index, op, number) for index, op, number in bounds]
+    zero = Constant(0.0)
+    program = PairProgram([], tests, zero, zero, [], as_rank, width=2)
+    shapes = list(range(len(vals)))
+    axes = [static_parts._axis(shapes, [v[i] for v in vals]) for i in range(2)]
+    part = static_parts.Part(None, shapes, axes, dict(enumerate(vals)))  # type: ignore[arg-type]
+    within = set(part.within(program))
+    for shape, shape_vals in enumerate(vals):
+        if program.run(shape_vals, as_rank)[0]:
+            assert shape in within
+
+
+def test_a_program_that_never_matches_leaves_nothing():
+    program = PairProgram([], [Constant(False)], Constant(0.0), Constant(0.0), [], as_rank)
+    part = static_parts.Part(None, [1, 2], [static_parts._axis([1, 2], [1, 2])],  # type: ignore[arg-type]
+                             {1: (1,), 2: (2,)})
+    assert program.never and not part.within(program)
+    assert list(part.within(None)) == [1, 2]  # (no program: every shape asked)
+
