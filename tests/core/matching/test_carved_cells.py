@@ -1,0 +1,190 @@
+"""Less work per carved state: a box's outcomes kept per cell, pairs run in the walk,
+no second program build for a test on a slot's own literal.
+
+* ``carving.PairProgram._in_cell``: a box program whose ranks read the vector keeps
+  its outcomes per *cell*, the typed values at the positions its ranks read (carved
+  states that differ only in ``Disk`` share one);
+* ``carved_lists.DIRECT``: a carved shape's pair is the class's program run in the
+  walk and an unheld shape's kept entries are taken there (``MatchTable._vector_pair``
+  and ``ShapeEntries.add`` written out);
+* ``pair_programs.REBUILD_GATED``: a program that is no box because a test reads the
+  slot's own literal (a desktop's owner) is not built again with the requests bound.
+
+Each case runs the cycle with the mechanism on and off, requires both to decide as
+the plain reference cycle does and the mechanism to have done its work; the
+``broken`` cases check that the reference comparison catches a wrong cell or pair.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from condorlite.core.matching import carved_lists, carving, pair_programs
+from condorlite.core.policy import Policy
+from tests.core.matching._against_reference import run_both
+from tests.core.matching.test_own_literals import _desktop
+from tests.core.matching.test_own_literals import _jobs as _desktop_jobs
+from tests.core.negotiation.test_equivalence import _fingerprint
+
+POLICY = Policy(uid_domain="example.org")
+USERS = ("alice", "bob", "carol")
+#: machine types: (Cpus, Memory)
+TYPES = [(8, 16384), (16, 32768), (4, 8192)]
+#: job Ranks that read the carved resources: one position, two, a branch that reads
+#: another position in some states, and a constant (a box with one result)
+RANKS = ["Memory", "TARGET.Cpus * 1000 + TARGET.Memory",
+         "ifThenElse(TARGET.Cpus > 4, TARGET.Memory, TARGET.Disk)", "0.0"]
+
+
+def _pslot(i: int) -> str:
+    cpus, memory = TYPES[i % len(TYPES)]
+    # (each slot its own Disk, as a startd reports its share of the free disk)
+    attrs = dict(Name=f'"slot1@m{i:02d}"', Machine=f'"m{i:02d}"', State='"Unclaimed"',
+                 Activity='"Idle"', PartitionableSlot="true", Cpus=cpus, Memory=memory,
+                 Disk=200000 + 977 * i, Arch='"X86_64"', OpSys='"LINUX"', Start="true",
+                 Requirements="START && WithinResourceLimits",
+                 WithinResourceLimits=(
+                     "MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus && MY.Memory > 0 && "
+                     "TARGET.RequestMemory <= MY.Memory && TARGET.RequestDisk <= MY.Disk"),
+                 Rank="0.0", CurrentRank="0.0", SlotWeight="Cpus")
+    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+
+
+def _jobs(per: int) -> list[str]:
+    out = []
+    for cluster in range(1, 9):
+        attrs = dict(Owner=f'"{USERS[cluster % 3]}@example.org"', JobStatus=1, JobPrio=0,
+                     QDate=1000 + cluster, RequestCpus=1 + cluster % 3,
+                     RequestMemory=1024 * (1 + cluster % 4), RequestDisk=5000 * cluster,
+                     Rank=RANKS[cluster % len(RANKS)],
+                     Requirements="TARGET.Memory >= RequestMemory && TARGET.Disk >= RequestDisk")
+        out.extend("\n".join(f"{k} = {v}" for k, v in dict(
+            ClusterId=cluster, ProcId=proc, **attrs).items()) + "\n" for proc in range(per))
+    return out
+
+
+class _Ranked:
+    """How many box outcomes were asked for (``_in_cell``) and how many were
+    worked out (``_ranked``), counted through ``patch``."""
+
+    def __init__(self, patch: pytest.MonkeyPatch) -> None:
+        self.asked = self.worked = 0
+        in_cell, ranked = carving.PairProgram._in_cell, carving.PairProgram._ranked
+        counts = self
+
+        def counting_cell(program, full, as_rank):  # type: ignore[no-untyped-def]
+            counts.asked += 1
+            return in_cell(program, full, as_rank)
+
+        def counting_ranked(program, full, as_rank, taken):  # type: ignore[no-untyped-def]
+            counts.worked += 1
+            return ranked(program, full, as_rank, taken)
+
+        patch.setattr(carving.PairProgram, "_in_cell", counting_cell)
+        patch.setattr(carving.PairProgram, "_ranked", counting_ranked)
+
+
+@pytest.mark.parametrize(("n_slots", "per"), [(12, 8), (30, 12)])
+def test_box_outcomes_shared_by_cell_decide_as_the_reference(monkeypatch, n_slots, per):
+    slots, jobs = [_pslot(i) for i in range(n_slots)], _jobs(per)
+    counts = _Ranked(monkeypatch)
+    fast, result = run_both(slots, jobs, POLICY)
+    asked, worked = counts.asked, counts.worked
+    assert asked > 0
+    counts.asked = counts.worked = 0
+    with monkeypatch.context() as patch:
+        patch.setattr(carving, "CELLS", False)
+        plain, plain_result = run_both(slots, jobs, POLICY)
+    assert _fingerprint(plain_result) == _fingerprint(result)
+    assert counts.asked == 0
+    # (each outcome asked of a cell is worked out without them, so states shared)
+    assert counts.worked > worked
+    assert plain.mm.evaluations == fast.mm.evaluations
+
+
+def test_a_cell_that_leaves_out_a_read_position_is_caught(monkeypatch):
+    """Broken on purpose: every state of a program in one cell. The job ranks read
+    ``Memory``, which differs between machine types, so the order of the lists, and
+    the matches, are not the reference's."""
+    slots, jobs = [_pslot(i) for i in range(12)], _jobs(8)
+    monkeypatch.setattr(carving, "_cell_key", lambda full, reads: ())
+    with pytest.raises(AssertionError):
+        run_both(slots, jobs, POLICY)
+
+
+@pytest.mark.parametrize("desktops", [False, True])
+def test_pairs_run_in_the_walk_decide_as_the_reference(monkeypatch, desktops):
+    if desktops:
+        slots, jobs = [_desktop(i) for i in range(24)], _desktop_jobs(6)
+    else:
+        slots, jobs = [_pslot(i) for i in range(20)], _jobs(10)
+    fast, result = run_both(slots, jobs, POLICY)
+    with monkeypatch.context() as patch:
+        patch.setattr(carved_lists, "DIRECT", False)
+        plain, plain_result = run_both(slots, jobs, POLICY)
+    assert _fingerprint(plain_result) == _fingerprint(result)
+    # the same pair results, counted as the match table counts them
+    assert plain.mm.evaluations == fast.mm.evaluations
+    assert fast.mm.table.pairs == plain.mm.table.pairs
+
+
+def test_a_wrong_pair_in_the_walk_is_caught(monkeypatch):
+    """Broken on purpose: the walk's pairs without their job rank."""
+    slots, jobs = [_pslot(i) for i in range(12)], _jobs(8)
+
+    def rankless(outcome):  # type: ignore[no-untyped-def]
+        return carving_pair(outcome)._replace(job_rank=0.0)
+
+    carving_pair = carved_lists.make_pair
+    monkeypatch.setattr(carved_lists, "make_pair", rankless)
+    with pytest.raises(AssertionError):
+        run_both(slots, jobs, POLICY)
+
+
+class _Builds:
+    """How many programs ``pair_programs._pair_program`` built (second builds
+    included), counted through ``patch``."""
+
+    def __init__(self, patch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        build = pair_programs._pair_program
+        counts = self
+
+        def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+            counts.count += 1
+            return build(*args, **kwargs)
+
+        patch.setattr(pair_programs, "_pair_program", counting)
+
+
+@pytest.mark.parametrize(("n_desktops", "per"), [(24, 6), (40, 10)])
+def test_programs_gated_by_an_own_literal_are_built_once(monkeypatch, n_desktops, per):
+    """Busy desktops' ``Requirements`` test the job's owner against the slot's own
+    literal: no box with the requests free or bound, so one build is enough."""
+    slots, jobs = [_desktop(i) for i in range(n_desktops)], _desktop_jobs(per)
+    builds = _Builds(monkeypatch)
+    fast, result = run_both(slots, jobs, POLICY)
+    once = builds.count
+    builds.count = 0
+    with monkeypatch.context() as patch:
+        patch.setattr(pair_programs, "REBUILD_GATED", True)
+        plain, plain_result = run_both(slots, jobs, POLICY)
+    assert _fingerprint(plain_result) == _fingerprint(result)
+    assert builds.count > once
+    assert len(fast.mm.table.programs) == len(plain.mm.table.programs)
+
+
+def test_gated_by_literal_reads_the_literal_position():
+    """``gated_by_literal`` is true only for a test without bounds that reads a
+    position of the slot's own literals."""
+    owner = lambda vals: vals[2] == "alice"  # noqa: E731
+    bound = lambda vals: vals[0] >= 4  # noqa: E731
+    gated = carving.PairProgram([], [owner], carving.Constant(0.0), carving.Constant(0.0),
+                                [], float, width=3, literals=1)
+    assert gated.gated_by_literal((8, 1024, "bob"))
+    amounts = carving.PairProgram([], [bound], carving.Constant(0.0), carving.Constant(0.0),
+                                  [], float, width=3, literals=1)
+    assert not amounts.gated_by_literal((8, 1024, "bob"))
+    plain = carving.PairProgram([], [owner], carving.Constant(0.0), carving.Constant(0.0),
+                                [], float, width=3, literals=0)
+    assert not plain.gated_by_literal((8, 1024, "bob"))
