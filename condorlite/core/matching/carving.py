@@ -66,10 +66,6 @@ from condorlite.core.classad.values import Undefined
 TypedVals = tuple
 
 
-#: whether a box's outcomes are kept per cell of the values its ranks read
-#: (``PairProgram._in_cell``; the tests switch it off to compare)
-CELLS = True
-
 #: "no value" where None is a value
 _MISSING = object()
 
@@ -175,7 +171,6 @@ class PairProgram:
     __slots__ = (
         "bounds",
         "box",
-        "cells",
         "dependent",
         "fixed",
         "job_rank",
@@ -183,7 +178,6 @@ class PairProgram:
         "never",
         "pair",
         "params",
-        "reads",
         "requests",
         "result",
         "slot_rank",
@@ -241,9 +235,6 @@ class PairProgram:
         self.result: tuple | None = None
         #: the matchmaker's pair result made of ``result``, once made
         self.pair: object = None
-        #: a box's outcomes by cell, and the positions its ranks read (``_in_cell``)
-        self.cells: dict[TypedVals, tuple] = {}
-        self.reads: tuple[int, ...] | None = None
         self._boxed()
 
     def _settled_value(self, fn: Residual) -> object:
@@ -336,8 +327,6 @@ class PairProgram:
                     return (False,)
             if self.result is not None:
                 return self.result  # (shared: callers only read it)
-            if CELLS:
-                return self._in_cell(full, as_rank)
             return self._ranked(full, as_rank, self.taken)
         taken: dict[str, float] = {}
         for res, amount, pos in self.fixed:
@@ -359,29 +348,6 @@ class PairProgram:
                 return (False,)
         return self._ranked(full, as_rank, taken)
 
-    def _in_cell(self, full: Sequence[object], as_rank: Callable[[object], float]) -> tuple:
-        """``_ranked`` of a state inside the box, kept per *cell*: the typed values
-        (``typed``) at ``reads``, the positions the ranks read. A residual reads its
-        values as ``vals[index]`` and is a function of what it reads, so a run that
-        read only positions of ``reads`` gives the same outcome at every state with the
-        same values there (carved states that differ only in ``Disk`` share one). The
-        positions are those the first run read; a later run that reads others (another
-        branch) is not kept."""
-        reads, cells = self.reads, self.cells
-        if reads is not None:
-            key = _cell_key(full, reads)
-            found = cells.get(key)
-            if found is not None:
-                return found  # (shared: callers only read it)
-        recorder = ReadPositions(full)
-        out = self._ranked(recorder, as_rank, self.taken)
-        if reads is None:
-            reads = self.reads = tuple(sorted(recorder.seen))
-        elif not recorder.seen.issubset(reads):
-            return out
-        cells[_cell_key(full, reads)] = out
-        return out
-
     def _ranked(self, full: Sequence[object], as_rank: Callable[[object], float],
                 taken: dict[str, float]) -> tuple:
         """The outcome of a matching state (``full``: its vector and the params): its
@@ -394,12 +360,6 @@ class PairProgram:
         dependent = {key: fn if type(fn) is float else as_rank(fn(full))
                      for key, fn in self.dependent}
         return (True, job_rank, slot_rank, dependent, taken)
-
-
-def _cell_key(full: Sequence[object], reads: tuple[int, ...]) -> TypedVals:
-    """The typed values (``typed``) of ``full`` at the positions ``reads``."""
-    vals = [full[index] for index in reads]
-    return (tuple(vals), tuple(map(_kind, vals)))
 
 
 class ReadPositions:
