@@ -1,9 +1,6 @@
-"""Less work per carved state: a box's outcomes kept per cell, pairs run in the walk,
-no second program build for a test on a slot's own literal.
+"""Less work per carved state: pairs run in the walk, no second program build for a
+test on a slot's own literal.
 
-* ``carving.PairProgram._in_cell``: a box program whose ranks read the vector keeps
-  its outcomes per *cell*, the typed values at the positions its ranks read (carved
-  states that differ only in ``Disk`` share one);
 * ``carved_lists.DIRECT``: a carved shape's pair is the class's program run in the
   walk and an unheld shape's kept entries are taken there (``MatchTable._vector_pair``
   and ``ShapeEntries.add`` written out);
@@ -12,7 +9,7 @@ no second program build for a test on a slot's own literal.
 
 Each case runs the cycle with the mechanism on and off, requires both to decide as
 the plain reference cycle does and the mechanism to have done its work; the
-``broken`` cases check that the reference comparison catches a wrong cell or pair.
+``broken`` case checks that the reference comparison catches a wrong pair.
 """
 
 from __future__ import annotations
@@ -61,55 +58,6 @@ def _jobs(per: int) -> list[str]:
         out.extend("\n".join(f"{k} = {v}" for k, v in dict(
             ClusterId=cluster, ProcId=proc, **attrs).items()) + "\n" for proc in range(per))
     return out
-
-
-class _Ranked:
-    """How many box outcomes were asked for (``_in_cell``) and how many were
-    worked out (``_ranked``), counted through ``patch``."""
-
-    def __init__(self, patch: pytest.MonkeyPatch) -> None:
-        self.asked = self.worked = 0
-        in_cell, ranked = carving.PairProgram._in_cell, carving.PairProgram._ranked
-        counts = self
-
-        def counting_cell(program, full, as_rank):  # type: ignore[no-untyped-def]
-            counts.asked += 1
-            return in_cell(program, full, as_rank)
-
-        def counting_ranked(program, full, as_rank, taken):  # type: ignore[no-untyped-def]
-            counts.worked += 1
-            return ranked(program, full, as_rank, taken)
-
-        patch.setattr(carving.PairProgram, "_in_cell", counting_cell)
-        patch.setattr(carving.PairProgram, "_ranked", counting_ranked)
-
-
-@pytest.mark.parametrize(("n_slots", "per"), [(12, 8), (30, 12)])
-def test_box_outcomes_shared_by_cell_decide_as_the_reference(monkeypatch, n_slots, per):
-    slots, jobs = [_pslot(i) for i in range(n_slots)], _jobs(per)
-    counts = _Ranked(monkeypatch)
-    fast, result = run_both(slots, jobs, POLICY)
-    asked, worked = counts.asked, counts.worked
-    assert asked > 0
-    counts.asked = counts.worked = 0
-    with monkeypatch.context() as patch:
-        patch.setattr(carving, "CELLS", False)
-        plain, plain_result = run_both(slots, jobs, POLICY)
-    assert _fingerprint(plain_result) == _fingerprint(result)
-    assert counts.asked == 0
-    # (each outcome asked of a cell is worked out without them, so states shared)
-    assert counts.worked > worked
-    assert plain.mm.evaluations == fast.mm.evaluations
-
-
-def test_a_cell_that_leaves_out_a_read_position_is_caught(monkeypatch):
-    """Broken on purpose: every state of a program in one cell. The job ranks read
-    ``Memory``, which differs between machine types, so the order of the lists, and
-    the matches, are not the reference's."""
-    slots, jobs = [_pslot(i) for i in range(12)], _jobs(8)
-    monkeypatch.setattr(carving, "_cell_key", lambda full, reads: ())
-    with pytest.raises(AssertionError):
-        run_both(slots, jobs, POLICY)
 
 
 @pytest.mark.parametrize("desktops", [False, True])
