@@ -113,16 +113,13 @@ class CarvedLists:
         # per set, for every class asking for the same amounts)
         fitting = self._fitting.setdefault(asked, {})
         any_fit = False
-        # A box over offers nobody holds (a static's offers are all held or all
-        # not): every fitting shape's entries are the kept ones of (shape, the
-        # box's ranks, no preemption), ``ShapeEntries.add`` written out.
-        box_free = boxed is not None and first.holder is None and not only_rank
-        if box_free:
+        # Offers nobody holds (a static's offers are all held or all not), listed
+        # by no preemption: each fitting shape's entries are the kept ones of
+        # (shape, its pair's ranks, no preemption), ``ShapeEntries.add`` written out.
+        free = first.holder is None and not only_rank
+        if boxed is not None and free:
             job_rank = boxed.job_rank if column is None else column
             dependent = tuple(boxed.dependent.items())
-        # Offers nobody holds, listed by no preemption: each shape's entries are the
-        # kept ones of (shape, its pair's ranks, no preemption) (``ShapeEntries.add``).
-        free = first.holder is None and not only_rank
         run = None if program is None or not DIRECT else program.run
         registry, kept, counts = self._registry, self._entries.kept, self._counts
         for shape, members in shapes.items():
@@ -135,12 +132,11 @@ class CarvedLists:
             if boxed is not None:
                 pair_shape = pair_of[shape]
                 if pair_shape not in known_pairs:
-                    self._counts.evaluations += 1
+                    counts.evaluations += 1
                     known_pairs[pair_shape] = boxed
-                if box_free:
-                    kept_runs.append(self._entries.kept(shape, members, boxed, NO_PREEMPTION,
-                                                (shape, job_rank, dependent, NO_PREEMPTION),
-                                                column))
+                if free:
+                    kept_runs.append(kept(shape, members, boxed, NO_PREEMPTION,
+                                          (shape, job_rank, dependent, NO_PREEMPTION), column))
                     continue
                 self._entries.add(out, class_id, job_ad, submitter, signature,
                                        only_rank, members, boxed, shape, kept_runs, column)
