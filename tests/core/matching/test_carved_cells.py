@@ -17,6 +17,7 @@ from __future__ import annotations
 import pytest
 
 from condorlite.core.matching import carved_lists, carving, pair_programs
+from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import run_both
 from tests.core.matching.test_own_literals import _desktop
@@ -60,17 +61,37 @@ def _jobs(per: int) -> list[str]:
     return out
 
 
+class _Calls:
+    """How many times ``owner.name`` was called, counted through ``patch``."""
+
+    def __init__(self, patch: pytest.MonkeyPatch, owner: object, name: str) -> None:
+        self.count = 0
+        called = getattr(owner, name)
+        counts = self
+
+        def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+            counts.count += 1
+            return called(*args, **kwargs)
+
+        patch.setattr(owner, name, counting)
+
+
 @pytest.mark.parametrize("desktops", [False, True])
 def test_pairs_run_in_the_walk_decide_as_the_reference(monkeypatch, desktops):
     if desktops:
         slots, jobs = [_desktop(i) for i in range(24)], _desktop_jobs(6)
     else:
         slots, jobs = [_pslot(i) for i in range(20)], _jobs(10)
+    through_table = _Calls(monkeypatch, MatchTable, "_vector_pair")
     fast, result = run_both(slots, jobs, POLICY)
+    direct = through_table.count
+    through_table.count = 0
     with monkeypatch.context() as patch:
         patch.setattr(carved_lists, "DIRECT", False)
         plain, plain_result = run_both(slots, jobs, POLICY)
     assert _fingerprint(plain_result) == _fingerprint(result)
+    # the walk ran the pairs the match table ran without it
+    assert through_table.count > direct
     # the same pair results, counted as the match table counts them
     assert plain.mm.evaluations == fast.mm.evaluations
     assert fast.mm.table.pairs == plain.mm.table.pairs
@@ -89,20 +110,6 @@ def test_a_wrong_pair_in_the_walk_is_caught(monkeypatch):
         run_both(slots, jobs, POLICY)
 
 
-class _Builds:
-    """How many programs ``pair_programs._pair_program`` built (second builds
-    included), counted through ``patch``."""
-
-    def __init__(self, patch: pytest.MonkeyPatch) -> None:
-        self.count = 0
-        build = pair_programs._pair_program
-        counts = self
-
-        def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
-            counts.count += 1
-            return build(*args, **kwargs)
-
-        patch.setattr(pair_programs, "_pair_program", counting)
 
 
 @pytest.mark.parametrize(("n_desktops", "per"), [(24, 6), (40, 10)])
@@ -110,7 +117,8 @@ def test_programs_gated_by_an_own_literal_are_built_once(monkeypatch, n_desktops
     """Busy desktops' ``Requirements`` test the job's owner against the slot's own
     literal: no box with the requests free or bound, so one build is enough."""
     slots, jobs = [_desktop(i) for i in range(n_desktops)], _desktop_jobs(per)
-    builds = _Builds(monkeypatch)
+    # (second builds included)
+    builds = _Calls(monkeypatch, pair_programs, "_pair_program")
     fast, result = run_both(slots, jobs, POLICY)
     once = builds.count
     builds.count = 0
