@@ -66,6 +66,10 @@ from condorlite.core.classad.values import Undefined
 TypedVals = tuple
 
 
+#: whether a box's outcomes are kept per cell of the values its ranks can read
+#: (``PairProgram._in_cell``; the tests switch it off to compare)
+CELLS = True
+
 #: "no value" where None is a value
 _MISSING = object()
 
@@ -171,6 +175,7 @@ class PairProgram:
     __slots__ = (
         "bounds",
         "box",
+        "cells",
         "dependent",
         "fixed",
         "job_rank",
@@ -178,6 +183,7 @@ class PairProgram:
         "never",
         "pair",
         "params",
+        "rank_reads",
         "requests",
         "result",
         "slot_rank",
@@ -190,7 +196,8 @@ class PairProgram:
                  tests: Sequence[Residual], job_rank: Residual, slot_rank: Residual,
                  dependent: Sequence[tuple[str, Residual]],
                  as_rank: Callable[[object], float],
-                 width: int = 0, params: tuple = (), literals: int = 0) -> None:
+                 width: int = 0, params: tuple = (), literals: int = 0,
+                 rank_reads: tuple[int, ...] | None = None) -> None:
         #: the vector's length, and the values the residuals read after it
         self.width, self.params = width, params
         #: the positions ``width - literals`` to ``width`` hold literals, not amounts
@@ -235,6 +242,11 @@ class PairProgram:
         self.result: tuple | None = None
         #: the matchmaker's pair result made of ``result``, once made
         self.pair: object = None
+        #: the positions of the vector the ranks can read (None: not known), and a
+        #: box's outcomes by the typed values there (``_in_cell``)
+        self.rank_reads = rank_reads
+        self.cells: dict[TypedVals, tuple] | None = (
+            None if rank_reads is None or not CELLS else {})
         self._boxed()
 
     def _settled_value(self, fn: Residual) -> object:
@@ -327,6 +339,8 @@ class PairProgram:
                     return (False,)
             if self.result is not None:
                 return self.result  # (shared: callers only read it)
+            if self.cells is not None:
+                return self._in_cell(full, as_rank)
             return self._ranked(full, as_rank, self.taken)
         taken: dict[str, float] = {}
         for res, amount, pos in self.fixed:
@@ -347,6 +361,20 @@ class PairProgram:
             if not holds(test(full)):
                 return (False,)
         return self._ranked(full, as_rank, taken)
+
+    def _in_cell(self, full: Sequence[object], as_rank: Callable[[object], float]) -> tuple:
+        """``_ranked`` of a state inside the box, kept per *cell*: the typed values
+        (``typed``) at ``rank_reads``, every position of the vector the ranks can
+        read (the params are the program's own). A residual is a function of the
+        values it reads, so states with the same values there (carved states that
+        differ only in ``Disk``) share one outcome."""
+        vals = [full[index] for index in self.rank_reads]  # type: ignore[union-attr]
+        key = (tuple(vals), tuple(map(_kind, vals)))
+        cells = self.cells
+        found = cells.get(key)  # type: ignore[union-attr]
+        if found is None:
+            found = cells[key] = self._ranked(full, as_rank, self.taken)  # type: ignore[index]
+        return found  # (shared: callers only read it)
 
     def _ranked(self, full: Sequence[object], as_rank: Callable[[object], float],
                 taken: dict[str, float]) -> tuple:
