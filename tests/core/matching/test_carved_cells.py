@@ -1,6 +1,10 @@
-"""Less work per carved state: pairs run in the walk, no second program build for a
-test on a slot's own literal.
+"""Less work per carved state: a box's outcomes kept per cell, pairs run in the walk,
+no second program build for a test on a slot's own literal.
 
+* ``carving.PairProgram._in_cell``: a box program whose ranks read the vector keeps
+  its outcomes per *cell*, the typed values at the positions its ranks can read
+  (``pair_programs.ResidualCache.read_names``; carved states that differ only in
+  ``Disk`` share one);
 * ``carved_lists.DIRECT``: a carved shape's pair is the class's program run in the
   walk and an unheld shape's kept entries are taken there (``MatchTable._vector_pair``
   and ``ShapeEntries.add`` written out);
@@ -9,13 +13,14 @@ test on a slot's own literal.
 
 Each case runs the cycle with the mechanism on and off, requires both to decide as
 the plain reference cycle does and the mechanism to have done its work; the
-``broken`` case checks that the reference comparison catches a wrong pair.
+``broken`` cases check that the reference comparison catches a wrong cell or pair.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from condorlite.core.classad import parse_ads
 from condorlite.core.matching import carved_lists, carving, pair_programs
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.policy import Policy
@@ -25,6 +30,10 @@ from tests.core.matching.test_own_literals import _jobs as _desktop_jobs
 from tests.core.negotiation.test_equivalence import _fingerprint
 
 POLICY = Policy(uid_domain="example.org")
+#: the job's Rank first: HTCondor's default NEGOTIATOR_PRE_JOB_RANK prefers the
+#: smallest slot (``- 100000 * Cpus - Memory``), which would decide every list of
+#: these pools before any job Rank is read
+RANKED = Policy(uid_domain="example.org", negotiator_pre_job_rank="0")
 USERS = ("alice", "bob", "carol")
 #: machine types: (Cpus, Memory)
 TYPES = [(8, 16384), (16, 32768), (4, 8192)]
@@ -59,6 +68,54 @@ def _jobs(per: int) -> list[str]:
         out.extend("\n".join(f"{k} = {v}" for k, v in dict(
             ClusterId=cluster, ProcId=proc, **attrs).items()) + "\n" for proc in range(per))
     return out
+
+
+@pytest.mark.parametrize(("n_slots", "per"), [(12, 8), (30, 12)])
+def test_box_outcomes_shared_by_cell_decide_as_the_reference(monkeypatch, n_slots, per):
+    slots, jobs = [_pslot(i) for i in range(n_slots)], _jobs(per)
+    asked = _Calls(monkeypatch, carving.PairProgram, "_in_cell")
+    worked = _Calls(monkeypatch, carving.PairProgram, "_ranked")
+    fast, result = run_both(slots, jobs, RANKED)
+    with_cells = (asked.count, worked.count)
+    asked.count = worked.count = 0
+    with monkeypatch.context() as patch:
+        patch.setattr(carving, "CELLS", False)
+        plain, plain_result = run_both(slots, jobs, RANKED)
+    assert _fingerprint(plain_result) == _fingerprint(result)
+    assert with_cells[0] > 0 and asked.count == 0
+    # every outcome asked of a cell is worked out without them: states shared cells
+    assert worked.count > with_cells[1]
+    assert plain.mm.evaluations == fast.mm.evaluations
+    assert fast.mm.table.pairs == plain.mm.table.pairs
+
+
+def test_a_cell_that_leaves_out_a_read_position_is_caught(monkeypatch):
+    """Broken on purpose: the cells keyed without the first position the ranks can
+    read (``Cpus``, before ``Memory``), so states of other machine types share them."""
+    real = pair_programs._rank_reads
+
+    def short(cache, vector, ranks):  # type: ignore[no-untyped-def]
+        reads = real(cache, vector, ranks)
+        return reads if not reads else reads[1:]
+
+    slots, jobs = [_pslot(i) for i in range(12)], _jobs(8)
+    monkeypatch.setattr(pair_programs, "_rank_reads", short)
+    with pytest.raises(AssertionError):
+        run_both(slots, jobs, RANKED)
+
+
+def test_rank_reads_cover_every_branch():
+    """A rank that reads ``Memory`` in some states and ``Disk`` in others can read
+    both (and ``Cpus``, its condition), whichever branch a state takes."""
+    slot = next(iter(parse_ads(_pslot(0))))
+    job = next(iter(parse_ads(_jobs(1)[1])))  # (cluster 2: the ifThenElse rank)
+    vector = carving.vector_of(slot, frozenset({"cpus", "memory", "disk"}))
+    cache = pair_programs.ResidualCache(lambda ad, names: tuple(names))
+    program = pair_programs.pair_program(job, slot, vector, ("Cpus", "Memory", "Disk"), [],
+                                         None, float, cache)
+    assert program is not None and program.box
+    index = vector.index
+    assert program.rank_reads == tuple(sorted(index[n] for n in ("cpus", "memory", "disk")))
 
 
 class _Calls:
