@@ -48,6 +48,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from math import copysign
+from operator import itemgetter
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
@@ -173,6 +174,7 @@ class PairProgram:
     atom makes no box and is run as it is."""
 
     __slots__ = (
+        "_cell_vals",
         "bounds",
         "box",
         "cells",
@@ -247,6 +249,10 @@ class PairProgram:
         self.rank_reads = rank_reads
         self.cells: dict[TypedVals, tuple] | None = (
             None if rank_reads is None or not CELLS else {})
+        #: the values at ``rank_reads`` of a vector (and the params), as a tuple
+        self._cell_vals: Callable[[Sequence[object]], tuple] = (
+            _no_vals if not rank_reads else itemgetter(*rank_reads) if len(rank_reads) > 1
+            else _single(rank_reads[0]))
         self._boxed()
 
     def _settled_value(self, fn: Residual) -> object:
@@ -368,8 +374,10 @@ class PairProgram:
         read (the params are the program's own). A residual is a function of the
         values it reads, so states with the same values there (carved states that
         differ only in ``Disk``) share one outcome."""
-        vals = [full[index] for index in self.rank_reads]  # type: ignore[union-attr]
-        key = (tuple(vals), tuple(map(_kind, vals)))
+        vals = self._cell_vals(full)
+        # (values with their types: 1, 1.0 and true differ; a zero is keyed by
+        # ``_kind``, since 0.0 and -0.0 are equal with one type)
+        key = (vals, tuple(map(type, vals)) if 0 not in vals else tuple(map(_kind, vals)))
         cells = self.cells
         found = cells.get(key)  # type: ignore[union-attr]
         if found is None:
@@ -406,6 +414,16 @@ class ReadPositions:
 
     def __len__(self) -> int:
         return len(self.vals)
+
+
+def _no_vals(vals: Sequence[object]) -> tuple:
+    """No position: ranks that read only the params have one cell."""
+    return ()
+
+
+def _single(index: int) -> Callable[[Sequence[object]], tuple]:
+    """``itemgetter`` of one position, as a 1-tuple."""
+    return lambda vals: (vals[index],)
 
 
 def _implied(amount: float | None, op: str, number: object) -> bool:
