@@ -18,6 +18,8 @@ the plain reference cycle does and the mechanism to have done its work; the
 
 from __future__ import annotations
 
+from math import copysign
+
 import pytest
 
 from condorlite.core.classad import parse_ads
@@ -201,3 +203,22 @@ def test_gated_by_literal_reads_the_literal_position():
     plain = carving.PairProgram([], [owner], carving.Constant(0.0), carving.Constant(0.0),
                                 [], float, width=3, literals=0)
     assert not plain.gated_by_literal((8, 1024, "bob"))
+
+
+def test_cells_tell_apart_values_python_finds_equal():
+    """``1``, ``1.0`` and ``true``, and ``0.0`` and ``-0.0``, are equal Python keys but
+    different ClassAd values: each gets a cell of its own."""
+    def rank(vals):  # type: ignore[no-untyped-def]
+        value = vals[0]
+        return copysign(1.0, value) * (2.0 if type(value) is float else 3.0 if value is True
+                                       else 4.0)
+
+    program = carving.PairProgram([], [], rank, carving.Constant(0.0), [], float, width=2,
+                                  rank_reads=(0,))
+    assert program.box and program.cells is not None
+    seen = {}
+    for value in (0.0, -0.0, 0, 1, 1.0, True, -0.0, 1):
+        seen.setdefault(repr(value), set()).add(program.run((value, 7), float)[1])
+    assert seen == {"0.0": {2.0}, "-0.0": {-2.0}, "0": {4.0}, "1": {4.0}, "1.0": {2.0},
+                    "True": {3.0}}
+    assert len(program.cells) == 6  # one per distinct ClassAd value
