@@ -176,7 +176,9 @@ def _rank_reads(cache: ResidualCache, vector: SlotVector,
     """The positions of the vector the rank residuals can read (``ResidualCache
     .read_names``; the params are the program's own, the same in every state), or
     None when one of them was not made through the cache."""
-    index, positions = vector.index, set()
+    # (names as the walk looks them up, lower-case, as ``partial`` keys the free ones)
+    index = {name.lower(): pos for name, pos in vector.index.items()}
+    positions: set[int] = set()
     for fn in ranks:
         if type(fn) is Constant:
             continue
