@@ -48,7 +48,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from math import copysign
-from operator import itemgetter
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
@@ -66,10 +65,6 @@ from condorlite.core.classad.values import Undefined
 #: A ``vals`` key that keeps ClassAd types apart (``typed``).
 TypedVals = tuple
 
-
-#: whether a box's outcomes are kept per cell of the values its ranks can read
-#: (``PairProgram._in_cell``; the tests switch it off to compare)
-CELLS = True
 
 #: "no value" where None is a value
 _MISSING = object()
@@ -174,10 +169,8 @@ class PairProgram:
     atom makes no box and is run as it is."""
 
     __slots__ = (
-        "_cell_vals",
         "bounds",
         "box",
-        "cells",
         "dependent",
         "fixed",
         "job_rank",
@@ -185,7 +178,6 @@ class PairProgram:
         "never",
         "pair",
         "params",
-        "rank_reads",
         "requests",
         "result",
         "slot_rank",
@@ -198,8 +190,7 @@ class PairProgram:
                  tests: Sequence[Residual], job_rank: Residual, slot_rank: Residual,
                  dependent: Sequence[tuple[str, Residual]],
                  as_rank: Callable[[object], float],
-                 width: int = 0, params: tuple = (), literals: int = 0,
-                 rank_reads: tuple[int, ...] | None = None) -> None:
+                 width: int = 0, params: tuple = (), literals: int = 0) -> None:
         #: the vector's length, and the values the residuals read after it
         self.width, self.params = width, params
         #: the positions ``width - literals`` to ``width`` hold literals, not amounts
@@ -244,15 +235,6 @@ class PairProgram:
         self.result: tuple | None = None
         #: the matchmaker's pair result made of ``result``, once made
         self.pair: object = None
-        #: the positions of the vector the ranks can read (None: not known), and a
-        #: box's outcomes by the typed values there (``_in_cell``)
-        self.rank_reads = rank_reads
-        self.cells: dict[TypedVals, tuple] | None = (
-            None if rank_reads is None or not CELLS else {})
-        #: the values at ``rank_reads`` of a vector (and the params), as a tuple
-        self._cell_vals: Callable[[Sequence[object]], tuple] = (
-            _no_vals if not rank_reads else itemgetter(*rank_reads) if len(rank_reads) > 1
-            else _single(rank_reads[0]))
         self._boxed()
 
     def _settled_value(self, fn: Residual) -> object:
@@ -345,8 +327,6 @@ class PairProgram:
                     return (False,)
             if self.result is not None:
                 return self.result  # (shared: callers only read it)
-            if self.cells is not None:
-                return self._in_cell(full, as_rank)
             return self._ranked(full, as_rank, self.taken)
         taken: dict[str, float] = {}
         for res, amount, pos in self.fixed:
@@ -367,22 +347,6 @@ class PairProgram:
             if not holds(test(full)):
                 return (False,)
         return self._ranked(full, as_rank, taken)
-
-    def _in_cell(self, full: Sequence[object], as_rank: Callable[[object], float]) -> tuple:
-        """``_ranked`` of a state inside the box, kept per *cell*: the typed values
-        (``typed``) at ``rank_reads``, every position of the vector the ranks can
-        read (the params are the program's own). A residual is a function of the
-        values it reads, so states with the same values there (carved states that
-        differ only in ``Disk``) share one outcome."""
-        vals = self._cell_vals(full)
-        # (values with their types: 1, 1.0 and true differ; a zero is keyed by
-        # ``_kind``, since 0.0 and -0.0 are equal with one type)
-        key = (vals, tuple(map(type, vals)) if 0 not in vals else tuple(map(_kind, vals)))
-        cells = self.cells
-        found = cells.get(key)  # type: ignore[union-attr]
-        if found is None:
-            found = cells[key] = self._ranked(full, as_rank, self.taken)  # type: ignore[index]
-        return found  # (shared: callers only read it)
 
     def _ranked(self, full: Sequence[object], as_rank: Callable[[object], float],
                 taken: dict[str, float]) -> tuple:
@@ -414,16 +378,6 @@ class ReadPositions:
 
     def __len__(self) -> int:
         return len(self.vals)
-
-
-def _no_vals(vals: Sequence[object]) -> tuple:
-    """No position: ranks that read only the params have one cell."""
-    return ()
-
-
-def _single(index: int) -> Callable[[Sequence[object]], tuple]:
-    """``itemgetter`` of one position, as a 1-tuple."""
-    return lambda vals: (vals[index],)
 
 
 def _implied(amount: float | None, op: str, number: object) -> bool:

@@ -55,10 +55,6 @@ class ResidualCache:
         self._parts: dict[tuple, dict[tuple[str, ...], dict[tuple, Residual | None]]] = {}
         #: the same for the parts of whole programs (``parts``)
         self._programs: dict[tuple, dict[tuple[str, ...], dict[tuple, object]]] = {}
-        #: id(residual) -> (the residual, every name its specialisation looked up):
-        #: a residual reads a free value only where the walk looked its name up
-        #: (``partial``), so these names hold every one it can read (``read_names``)
-        self._read_names: dict[int, tuple[Residual, frozenset[str]]] = {}
 
     def get(self, part: tuple, job_ad: ClassAd,
             build: Callable[[set[tuple[int, str]]], Residual | None],
@@ -77,9 +73,6 @@ class ResidualCache:
                 return found  # type: ignore[return-value]
         reads: set[tuple[int, str]] = set()
         residual = build(reads)
-        if residual is not None:
-            # (the residual is held here, so its id stays its own)
-            self._read_names[id(residual)] = (residual, frozenset(name for _, name in reads))
         mine = id(job_ad)
         names = tuple(sorted({name for ad, name in reads if ad == mine and name not in params}))
         if used is not None:
@@ -87,13 +80,6 @@ class ResidualCache:
         if len(by_names) < 64:
             by_names.setdefault(names, {})[self.number(job_ad, names)] = residual
         return residual
-
-    def read_names(self, residual: Residual) -> frozenset[str] | None:
-        """Every name (lower-case) ``residual``'s specialisation looked up, of any ad:
-        the free values it can read are among them; None for a residual not made by
-        ``get``."""
-        found = self._read_names.get(id(residual))
-        return None if found is None or found[0] is not residual else found[1]
 
     def parts(self, rest: tuple, job_ad: ClassAd, build: Callable[[set[str]], object],
               params: tuple[str, ...]) -> object:
@@ -166,27 +152,7 @@ def _pair_program(pair: tuple, free_requests: tuple[tuple[str, ...], tuple],
     if requests is None:  # the job's Requirements, a constant that does not hold
         return PairProgram([], tests, job_rank, slot_rank, [], as_rank)
     return PairProgram(requests, tests, job_rank, slot_rank, ranks, as_rank,
-                       len(vector.names), values, vector.literals,
-                       _rank_reads(cache, vector, (job_rank, slot_rank,
-                                                   *(fn for _, fn in ranks))))
-
-
-def _rank_reads(cache: ResidualCache, vector: SlotVector,
-                ranks: tuple[Residual, ...]) -> tuple[int, ...] | None:
-    """The positions of the vector the rank residuals can read (``ResidualCache
-    .read_names``; the params are the program's own, the same in every state), or
-    None when one of them was not made through the cache."""
-    # (names as the walk looks them up, lower-case, as ``partial`` keys the free ones)
-    index = {name.lower(): pos for name, pos in vector.index.items()}
-    positions: set[int] = set()
-    for fn in ranks:
-        if type(fn) is Constant:
-            continue
-        names = cache.read_names(fn)
-        if names is None:
-            return None
-        positions.update(index[name] for name in names if name in index)
-    return tuple(sorted(positions))
+                       len(vector.names), values, vector.literals)
 
 
 def _program_parts(pair: tuple, params: tuple[str, ...], used: set[str]) -> tuple | None:

@@ -1,10 +1,6 @@
-"""Less work per carved state: a box's outcomes kept per cell, pairs run in the walk,
-no second program build for a test on a slot's own literal.
+"""Less work per carved state: pairs run in the walk, no second program build for a
+test on a slot's own literal.
 
-* ``carving.PairProgram._in_cell``: a box program whose ranks read the vector keeps
-  its outcomes per *cell*, the typed values at the positions its ranks can read
-  (``pair_programs.ResidualCache.read_names``; carved states that differ only in
-  ``Disk`` share one);
 * ``carved_lists.DIRECT``: a carved shape's pair is the class's program run in the
   walk and an unheld shape's kept entries are taken there (``MatchTable._vector_pair``
   and ``ShapeEntries.add`` written out);
@@ -13,16 +9,13 @@ no second program build for a test on a slot's own literal.
 
 Each case runs the cycle with the mechanism on and off, requires both to decide as
 the plain reference cycle does and the mechanism to have done its work; the
-``broken`` cases check that the reference comparison catches a wrong cell or pair.
+``broken`` case checks that the reference comparison catches a wrong pair.
 """
 
 from __future__ import annotations
 
-from math import copysign
-
 import pytest
 
-from condorlite.core.classad import parse_ads
 from condorlite.core.matching import carved_lists, carving, pair_programs
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.policy import Policy
@@ -32,10 +25,6 @@ from tests.core.matching.test_own_literals import _jobs as _desktop_jobs
 from tests.core.negotiation.test_equivalence import _fingerprint
 
 POLICY = Policy(uid_domain="example.org")
-#: the job's Rank first: HTCondor's default NEGOTIATOR_PRE_JOB_RANK prefers the
-#: smallest slot (``- 100000 * Cpus - Memory``), which would decide every list of
-#: these pools before any job Rank is read
-RANKED = Policy(uid_domain="example.org", negotiator_pre_job_rank="0")
 USERS = ("alice", "bob", "carol")
 #: machine types: (Cpus, Memory)
 TYPES = [(8, 16384), (16, 32768), (4, 8192)]
@@ -70,54 +59,6 @@ def _jobs(per: int) -> list[str]:
         out.extend("\n".join(f"{k} = {v}" for k, v in dict(
             ClusterId=cluster, ProcId=proc, **attrs).items()) + "\n" for proc in range(per))
     return out
-
-
-@pytest.mark.parametrize(("n_slots", "per"), [(12, 8), (30, 12)])
-def test_box_outcomes_shared_by_cell_decide_as_the_reference(monkeypatch, n_slots, per):
-    slots, jobs = [_pslot(i) for i in range(n_slots)], _jobs(per)
-    asked = _Calls(monkeypatch, carving.PairProgram, "_in_cell")
-    worked = _Calls(monkeypatch, carving.PairProgram, "_ranked")
-    fast, result = run_both(slots, jobs, RANKED)
-    with_cells = (asked.count, worked.count)
-    asked.count = worked.count = 0
-    with monkeypatch.context() as patch:
-        patch.setattr(carving, "CELLS", False)
-        plain, plain_result = run_both(slots, jobs, RANKED)
-    assert _fingerprint(plain_result) == _fingerprint(result)
-    assert with_cells[0] > 0 and asked.count == 0
-    # every outcome asked of a cell is worked out without them: states shared cells
-    assert worked.count > with_cells[1]
-    assert plain.mm.evaluations == fast.mm.evaluations
-    assert fast.mm.table.pairs == plain.mm.table.pairs
-
-
-def test_a_cell_that_leaves_out_a_read_position_is_caught(monkeypatch):
-    """Broken on purpose: the cells keyed without the first position the ranks can
-    read (``Cpus``, before ``Memory``), so states of other machine types share them."""
-    real = pair_programs._rank_reads
-
-    def short(cache, vector, ranks):  # type: ignore[no-untyped-def]
-        reads = real(cache, vector, ranks)
-        return reads if not reads else reads[1:]
-
-    slots, jobs = [_pslot(i) for i in range(12)], _jobs(8)
-    monkeypatch.setattr(pair_programs, "_rank_reads", short)
-    with pytest.raises(AssertionError):
-        run_both(slots, jobs, RANKED)
-
-
-def test_rank_reads_cover_every_branch():
-    """A rank that reads ``Memory`` in some states and ``Disk`` in others can read
-    both (and ``Cpus``, its condition), whichever branch a state takes."""
-    slot = next(iter(parse_ads(_pslot(0))))
-    job = next(iter(parse_ads(_jobs(1)[1])))  # (cluster 2: the ifThenElse rank)
-    vector = carving.vector_of(slot, frozenset({"cpus", "memory", "disk"}))
-    cache = pair_programs.ResidualCache(lambda ad, names: tuple(names))
-    program = pair_programs.pair_program(job, slot, vector, ("Cpus", "Memory", "Disk"), [],
-                                         None, float, cache)
-    assert program is not None and program.box
-    index = vector.index
-    assert program.rank_reads == tuple(sorted(index[n] for n in ("cpus", "memory", "disk")))
 
 
 class _Calls:
@@ -203,22 +144,3 @@ def test_gated_by_literal_reads_the_literal_position():
     plain = carving.PairProgram([], [owner], carving.Constant(0.0), carving.Constant(0.0),
                                 [], float, width=3, literals=0)
     assert not plain.gated_by_literal((8, 1024, "bob"))
-
-
-def test_cells_tell_apart_values_python_finds_equal():
-    """``1``, ``1.0`` and ``true``, and ``0.0`` and ``-0.0``, are equal Python keys but
-    different ClassAd values: each gets a cell of its own."""
-    def rank(vals):  # type: ignore[no-untyped-def]
-        value = vals[0]
-        return copysign(1.0, value) * (2.0 if type(value) is float else 3.0 if value is True
-                                       else 4.0)
-
-    program = carving.PairProgram([], [], rank, carving.Constant(0.0), [], float, width=2,
-                                  rank_reads=(0,))
-    assert program.box and program.cells is not None
-    seen = {}
-    for value in (0.0, -0.0, 0, 1, 1.0, True, -0.0, 1):
-        seen.setdefault(repr(value), set()).add(program.run((value, 7), float)[1])
-    assert seen == {"0.0": {2.0}, "-0.0": {-2.0}, "0": {4.0}, "1": {4.0}, "1.0": {2.0},
-                    "True": {3.0}}
-    assert len(program.cells) == 6  # one per distinct ClassAd value
