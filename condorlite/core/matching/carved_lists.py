@@ -19,12 +19,17 @@ class; it reads the shapes' tables and asks the match table (``program``,
 
 from __future__ import annotations
 
-from condorlite.core.matching.candidates import PairEval, box_pair
+from condorlite.core.matching.candidates import NO_MATCH, PairEval, as_rank, box_pair, make_pair
+from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.shape_entries import ListBuild, ShapeEntries
 from condorlite.core.model import NO_PREEMPTION
+
+#: whether a shape's pair is the program run here, and an unheld shape's entries
+#: taken kept here (``_fitting_candidates``); the tests switch it off to compare
+DIRECT = True
 
 
 class CarvedLists:
@@ -86,17 +91,21 @@ class CarvedLists:
             if self._spent.known(static, asked):
                 dead.add(static)
                 continue  # (no state holds the fixed requests any more: ``spent_statics``)
-            if not self._fitting_candidates(build, shapes, first, fixed, asked, boxed):
+            if not self._fitting_candidates(build, shapes, first, fixed, asked, boxed,
+                                            program):
                 self._spent.note(static, asked)
                 dead.add(static)
 
     def _fitting_candidates(self, build: ListBuild, shapes: dict[int, dict[int, None]],
                             first: Offer, fixed: list[tuple[str, float, int]], asked: tuple,
-                            boxed: PairEval | None) -> bool:
+                            boxed: PairEval | None, program: PairProgram | None) -> bool:
         """``add`` over one static's shapes that hold the class's fixed
         requests ``asked`` (those that do not are passed over without a pair
-        evaluation); with ``boxed``, each fitting shape's pair is that one result.
-        Returns whether any shape holds them."""
+        evaluation); with ``boxed``, each fitting shape's pair is that one result;
+        else a shape's pair not yet known is the class's ``program`` run at its
+        vector (``MatchTable._vector_pair`` written out: the program is the one
+        ``pair`` would take), when there is one. Returns whether any shape holds
+        them."""
         out, class_id, job_ad, submitter, signature, only_rank, _, known_pairs, \
             kept_runs, column = build
         pair_of, shape_left = self._pair_of_shape, self._shape_left
@@ -104,13 +113,15 @@ class CarvedLists:
         # per set, for every class asking for the same amounts)
         fitting = self._fitting.setdefault(asked, {})
         any_fit = False
-        # A box over offers nobody holds (a static's offers are all held or all
-        # not): every fitting shape's entries are the kept ones of (shape, the
-        # box's ranks, no preemption), ``ShapeEntries.add`` written out.
-        box_free = boxed is not None and first.holder is None and not only_rank
-        if box_free:
+        # Offers nobody holds (a static's offers are all held or all not), listed
+        # by no preemption: each fitting shape's entries are the kept ones of
+        # (shape, its pair's ranks, no preemption), ``ShapeEntries.add`` written out.
+        free = first.holder is None and not only_rank
+        if boxed is not None and free:
             job_rank = boxed.job_rank if column is None else column
             dependent = tuple(boxed.dependent.items())
+        run = None if program is None or not DIRECT else program.run
+        registry, kept, counts = self._registry, self._entries.kept, self._counts
         for shape, members in shapes.items():
             fit = fitting.get(shape)
             if fit is None:
@@ -121,19 +132,31 @@ class CarvedLists:
             if boxed is not None:
                 pair_shape = pair_of[shape]
                 if pair_shape not in known_pairs:
-                    self._counts.evaluations += 1
+                    counts.evaluations += 1
                     known_pairs[pair_shape] = boxed
-                if box_free:
-                    kept_runs.append(self._entries.kept(shape, members, boxed, NO_PREEMPTION,
-                                                (shape, job_rank, dependent, NO_PREEMPTION),
-                                                column))
+                if free:
+                    kept_runs.append(kept(shape, members, boxed, NO_PREEMPTION,
+                                          (shape, job_rank, dependent, NO_PREEMPTION), column))
                     continue
                 self._entries.add(out, class_id, job_ad, submitter, signature,
                                        only_rank, members, boxed, shape, kept_runs, column)
                 continue
-            known = known_pairs.get(pair_of[shape])
-            if known is not None and not known.match:
-                continue
+            pair_shape = pair_of[shape]
+            known = known_pairs.get(pair_shape)
+            if known is None and run is not None:
+                counts.evaluations += 1
+                outcome = run(registry[next(iter(members))].vector.vals, as_rank)
+                known = known_pairs[pair_shape] = (
+                    NO_MATCH if not outcome[0] else box_pair(program)  # type: ignore[arg-type]
+                    if program.result is not None else make_pair(outcome))  # type: ignore[union-attr]
+            if known is not None:
+                if not known.match:
+                    continue
+                if free:
+                    kept_runs.append(kept(shape, members, known, NO_PREEMPTION, (
+                        shape, known.job_rank if column is None else column,
+                        tuple(known.dependent.items()), NO_PREEMPTION), column))
+                    continue
             self._entries.add(out, class_id, job_ad, submitter, signature,
                                    only_rank, members, known, shape, kept_runs, column)
         return any_fit
