@@ -1,0 +1,162 @@
+"""A class's matching held groups, found once, with the groups its ``Requirements``
+rule out told apart without a pair evaluation.
+
+With preemption by priority on (``PREEMPTION_REQUIREMENTS`` set), every held group
+(``held_groups``: the held offers of one pair shape) may be a candidate, so a class's
+list walks them all (``RequestLists._held_candidates``). Held dynamic slots are one
+pair shape each (each binds its own ``Disk``, which jobs read by a bound), so a pool of
+a few thousand claimed dynamic slots is a few thousand groups per list, of which a
+class matches a few per cent. Two things make that walk cheaper, each exact:
+
+1. **A class's matching groups, kept.** A class key (class, Submitter* bindings when
+   read) has one pair result per group, so the groups that match it are the same in
+   every list of it. They are kept, with their pair results, after the first walk;
+   a later list walks them alone. Held groups gain offers only while the cycle's
+   offers are prepared (``HeldGroups.added`` counts it: a kept walk is redone when it
+   moved); afterwards they only lose offers, and a group left empty is passed over.
+
+2. **Groups the job's ``Requirements`` rule out.** Before a group's pair is evaluated
+   (in full for a desktop whose static part is its own, by a static part's program
+   otherwise), the class's ``Requirements`` is specialised against the group's first
+   slot with the slot's resources left free (``classad.partial``, as
+   ``never_matches`` does for partitionable statics): a residual that holds for no
+   resource values means no match, whatever the slot's own numbers. The verdict (yes,
+   no match; or not known) depends only on the job ad (fixed for the class key), on
+   the names left free and on the slot's bindings of the names the specialisation
+   read (``partial``'s ``reads``), so it is kept per (class key, names left free)
+   under (names read) ->
+   (the slot's numbers of them, ``expr_numbers``) and shared by every held slot that
+   binds them alike: one specialisation per class and machine type, not one
+   evaluation per class and slot. A slot's numbers of a name set are worked out once
+   per slot. Only a group the verdict rules out is skipped; its pair result is not
+   recorded (nothing reads a pair result of a group without entries).
+
+Equal allocations follow: a group is listed exactly when its pair matches, as before;
+only the number of evaluations changes (a specialisation counts as one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.partial import Constant, specialize_attribute
+from condorlite.core.classad.residuals import Residual
+from condorlite.core.matching.candidates import HeldGroup, PairEval
+from condorlite.core.matching.carving import holds, int_now, vector_of
+from condorlite.core.matching.held_groups import HeldGroups
+from condorlite.core.matching.offer_shapes import EvaluationCount
+from condorlite.core.matching.offers import Offer
+
+#: at most this many sets of read names per class key (a lookup tries each; a class's
+#: verdicts read a few: where its Requirements stop), as ``never_matches`` keeps
+MAX_NAME_SETS = 32
+
+
+class HeldWalks:
+    """The cycle's kept walks and verdicts (module doc). ``held``: the held groups
+    (read only); ``pair``: ``MatchTable.pair``; ``number(ad, names)``: the numbers of
+    the ad's bindings of ``names`` (``expr_numbers.Canon.key``); ``resource_names``:
+    the names a slot's vector holds (left free)."""
+
+    def __init__(self, held: HeldGroups, registry: list[Offer],
+                 pair: Callable[..., PairEval],
+                 number: Callable[[ClassAd, tuple[str, ...]], tuple],
+                 resource_names: frozenset[str], now: float | None,
+                 counts: EvaluationCount) -> None:
+        self._held = held
+        self._registry = registry
+        self._pair = pair
+        self._number = number
+        self._resource_names = resource_names
+        self._now = int_now(now)
+        self._counts = counts
+        #: class key -> (``HeldGroups.added`` when walked, [(group, its pair result)]
+        #: of the groups that matched)
+        self._kept: dict[tuple, tuple[int, list[tuple[HeldGroup, PairEval]]]] = {}
+        #: (class key, names left free) -> names read -> the slot's numbers of them
+        #: -> never holds
+        self._verdicts: dict[tuple, dict[tuple[str, ...], dict[tuple, bool]]] = {}
+        #: names read -> offer seq -> the offer's numbers of them
+        self._numbers: dict[tuple[str, ...], dict[int, tuple]] = {}
+        #: offer seq -> the names left free (its resources bound to number literals)
+        self._free: dict[int, tuple[str, ...]] = {}
+
+    def matching(self, klass: tuple, job_ad: ClassAd, signature: tuple,
+                 known_pairs: dict[int, PairEval]) -> list[tuple[HeldGroup, PairEval]]:
+        """(group, pair result) of every held group whose pair with the class key
+        ``klass`` (whose job ad is ``job_ad``, Submitter* bindings ``signature``,
+        known pair results ``known_pairs``) matches; groups may since have emptied."""
+        added = self._held.added
+        found = self._kept.get(klass)
+        if found is not None and found[0] == added:
+            return found[1]
+        registry, pair = self._registry, self._pair
+        out = []
+        for pair_shape, group in self._held.groups.items():
+            if not group.total:
+                continue  # (no offer to list: and it never gains one again)
+            known = known_pairs.get(pair_shape)
+            if known is None:
+                first = registry[next(iter(next(iter(group.shapes.values()))))]
+                if self.never(klass, job_ad, first):
+                    continue
+                known = pair(klass[0], job_ad, first, signature)
+            if known.match:
+                out.append((group, known))
+        self._kept[klass] = (added, out)
+        return out
+
+    def never(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> bool:
+        """Whether the class key's job ``job_ad`` holds its ``Requirements`` against
+        the held static offer for no values of its resources (module doc, 2)."""
+        slot_ad, seq = offer.ad, offer.seq
+        free = self._free.get(seq)
+        if free is None:
+            vector = vector_of(slot_ad, self._resource_names)
+            free = self._free[seq] = () if vector is None else vector.names
+        # (a verdict holds for any values of the names left free: kept apart per set)
+        by_names = self._verdicts.get((klass, free))
+        if by_names is None:
+            by_names = self._verdicts[(klass, free)] = {}
+        for names, verdicts in by_names.items():
+            found = verdicts.get(self._numbers_of(names, offer))
+            if found is not None:
+                return found
+        reads: set[tuple[int, str]] = set()
+        self._counts.evaluations += 1
+        never = never_holds(specialize_attribute(
+            job_ad, "Requirements", slot_ad, [(slot_ad, name) for name in free],
+            self._now, reads))
+        # (the job's names are the class key's; the free resources are not read as
+        # values, whatever they are; any other ad's names are keyed on the slot's
+        # bindings, which keys more than needed, never less)
+        mine, slot = id(job_ad), id(slot_ad)
+        names = tuple(sorted({name for ad, name in reads
+                              if ad != mine and (ad != slot or name not in free)}))
+        if names in by_names or len(by_names) < MAX_NAME_SETS:
+            by_names.setdefault(names, {})[self._numbers_of(names, offer)] = never
+        return never
+
+    def _numbers_of(self, names: tuple[str, ...], offer: Offer) -> tuple:
+        """The offer's numbers of ``names``, worked out once per offer (a held static
+        offer's ad is never replaced)."""
+        by_seq = self._numbers.get(names)
+        if by_seq is None:
+            by_seq = self._numbers[names] = {}
+        found = by_seq.get(offer.seq)
+        if found is None:
+            found = by_seq[offer.seq] = self._number(offer.ad, names)
+        return found
+
+
+def never_holds(residual: Residual | None) -> bool:
+    """Whether a ``Requirements`` residual holds for no values of the names left
+    free: a constant that does not hold, or one ``partial`` marked never true (None:
+    it could not be made, so nothing is known). ``never_matches`` reads its residuals
+    by the same rule."""
+    if residual is None:
+        return False
+    if type(residual) is Constant:
+        return not holds(residual.value)
+    return bool(getattr(residual, "never_true", False))
