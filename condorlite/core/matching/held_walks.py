@@ -43,10 +43,15 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.partial import Constant, specialize_attribute
 from condorlite.core.classad.residuals import Residual
 from condorlite.core.matching.candidates import HeldGroup, PairEval
-from condorlite.core.matching.carving import holds, int_now, vector_of
+from condorlite.core.matching.carving import SlotVector, holds, int_now, vector_of
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.offers import Offer
+
+#: the verdict "the job's Requirements hold for no values of the free names"
+NEVER = object()
+#: "not in the table" (a table whose values may be None)
+MISSING = object()
 
 #: at most this many sets of read names per class key (a lookup tries each; a class's
 #: verdicts read a few: where its Requirements stop), as ``never_matches`` keeps
@@ -75,12 +80,15 @@ class HeldWalks:
         #: of the groups that matched)
         self._kept: dict[tuple, tuple[int, list[tuple[HeldGroup, PairEval]]]] = {}
         #: (class key, names left free) -> names read -> the slot's numbers of them
-        #: -> never holds
-        self._verdicts: dict[tuple, dict[tuple[str, ...], dict[tuple, bool]]] = {}
+        #: -> verdict (``NEVER``, a residual of the free names, or None: ask the pair)
+        self._verdicts: dict[tuple, dict[tuple[str, ...], dict[tuple, object]]] = {}
         #: names read -> offer seq -> the offer's numbers of them
         self._numbers: dict[tuple[str, ...], dict[int, tuple]] = {}
-        #: offer seq -> the names left free (its resources bound to number literals)
-        self._free: dict[int, tuple[str, ...]] = {}
+        #: offer seq -> its vector (resources bound to number literals) or None
+        self._vectors: dict[int, SlotVector | None] = {}
+        #: (names left free, names read) -> (``added`` when made, numbers -> the pair
+        #: shapes whose first offer has them: the groups one verdict stands for)
+        self._buckets: dict[tuple, tuple[int, dict[tuple, list[int]]]] = {}
 
     def matching(self, klass: tuple, job_ad: ClassAd, signature: tuple,
                  known_pairs: dict[int, PairEval]) -> list[tuple[HeldGroup, PairEval]]:
@@ -92,6 +100,8 @@ class HeldWalks:
         if found is not None and found[0] == added:
             return found[1]
         registry, pair = self._registry, self._pair
+        #: pair shape -> this class's verdict of it (a bucket's groups at once)
+        decided: dict[int, object] = {}
         out = []
         for pair_shape, group in self._held.groups.items():
             if not group.total:
@@ -99,44 +109,103 @@ class HeldWalks:
             known = known_pairs.get(pair_shape)
             if known is None:
                 first = registry[next(iter(next(iter(group.shapes.values()))))]
-                if self.never(klass, job_ad, first):
+                verdict = decided.get(pair_shape, MISSING)
+                if verdict is MISSING:
+                    verdict = self.verdict(klass, job_ad, first, decided)
+                if verdict is NEVER:
                     continue
+                if verdict is not None:
+                    vector = self._vector(first)
+                    if vector is not None and not holds(verdict(vector.vals)):  # type: ignore[operator]
+                        continue  # (the job's Requirements fail at the slot's numbers)
                 known = pair(klass[0], job_ad, first, signature)
             if known.match:
                 out.append((group, known))
         self._kept[klass] = (added, out)
         return out
 
-    def never(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> bool:
-        """Whether the class key's job ``job_ad`` holds its ``Requirements`` against
-        the held static offer for no values of its resources (module doc, 2)."""
-        slot_ad, seq = offer.ad, offer.seq
-        free = self._free.get(seq)
-        if free is None:
-            vector = vector_of(slot_ad, self._resource_names)
-            free = self._free[seq] = () if vector is None else vector.names
+    def verdict(self, klass: tuple, job_ad: ClassAd, offer: Offer,
+                decided: dict[int, object] | None = None) -> object:
+        """The class key's job ``job_ad``'s ``Requirements`` against the held static
+        offer, its resources left free (module doc, 2): ``NEVER`` (it holds for no
+        values of them), its residual (a function of the offer's vector values), or
+        None (nothing known: ask the pair). Also put in ``decided`` under the pair
+        shape of every held group whose first offer binds alike what it read."""
+        slot_ad = offer.ad
+        vector = self._vector(offer)
+        free = () if vector is None else vector.names
         # (a verdict holds for any values of the names left free: kept apart per set)
         by_names = self._verdicts.get((klass, free))
         if by_names is None:
             by_names = self._verdicts[(klass, free)] = {}
         for names, verdicts in by_names.items():
-            found = verdicts.get(self._numbers_of(names, offer))
-            if found is not None:
+            numbers = self._numbers_of(names, offer)
+            found = verdicts.get(numbers, MISSING)
+            if found is not MISSING:
+                self._decide(decided, free, names, numbers, found, offer)
                 return found
         reads: set[tuple[int, str]] = set()
         self._counts.evaluations += 1
-        never = never_holds(specialize_attribute(
-            job_ad, "Requirements", slot_ad, [(slot_ad, name) for name in free],
-            self._now, reads))
+        residual = specialize_attribute(job_ad, "Requirements", slot_ad,
+                                        [(slot_ad, name) for name in free], self._now, reads)
+        if never_holds(residual):
+            found = NEVER
+        elif residual is None or type(residual) is Constant or vector is None:
+            found = None  # (holds whatever the numbers; or nothing known)
+        else:
+            found = residual
         # (the job's names are the class key's; the free resources are not read as
         # values, whatever they are; any other ad's names are keyed on the slot's
         # bindings, which keys more than needed, never less)
         mine, slot = id(job_ad), id(slot_ad)
         names = tuple(sorted({name for ad, name in reads
                               if ad != mine and (ad != slot or name not in free)}))
+        numbers = self._numbers_of(names, offer)
         if names in by_names or len(by_names) < MAX_NAME_SETS:
-            by_names.setdefault(names, {})[self._numbers_of(names, offer)] = never
-        return never
+            by_names.setdefault(names, {})[numbers] = found
+        self._decide(decided, free, names, numbers, found, offer)
+        return found
+
+    def _decide(self, decided: dict[int, object] | None, free: tuple[str, ...],
+                names: tuple[str, ...], numbers: tuple, verdict: object,
+                offer: Offer) -> None:
+        """Put ``verdict`` in ``decided`` for every held group whose first offer
+        leaves ``free`` free and has ``numbers`` of ``names`` (``offer``'s own group
+        among them)."""
+        if decided is None:
+            return
+        decided[offer.pair_shape] = verdict
+        for pair_shape in self._bucket(free, names).get(numbers, ()):
+            decided[pair_shape] = verdict
+
+    def _bucket(self, free: tuple[str, ...], names: tuple[str, ...]) -> dict[tuple, list[int]]:
+        """numbers -> pair shapes of the held groups (with offers) whose first offer
+        leaves ``free`` free and has those numbers of ``names``; made once while no
+        group gains an offer (all offers of a pair shape bind alike what a pair reads)."""
+        added = self._held.added
+        found = self._buckets.get((free, names))
+        if found is not None and found[0] == added:
+            return found[1]
+        registry = self._registry
+        buckets: dict[tuple, list[int]] = {}
+        for pair_shape, group in self._held.groups.items():
+            if not group.total:
+                continue
+            first = registry[next(iter(next(iter(group.shapes.values()))))]
+            vector = self._vector(first)
+            if (() if vector is None else vector.names) != free:
+                continue
+            buckets.setdefault(self._numbers_of(names, first), []).append(pair_shape)
+        self._buckets[(free, names)] = (added, buckets)
+        return buckets
+
+    def _vector(self, offer: Offer) -> SlotVector | None:
+        """The offer's resources bound to number literals (``carving.vector_of``),
+        worked out once per offer (a held static offer's ad is never replaced)."""
+        vectors = self._vectors
+        if offer.seq not in vectors:
+            vectors[offer.seq] = vector_of(offer.ad, self._resource_names)
+        return vectors[offer.seq]
 
     def _numbers_of(self, names: tuple[str, ...], offer: Offer) -> tuple:
         """The offer's numbers of ``names``, worked out once per offer (a held static

@@ -1,13 +1,15 @@
 """``held_walks``: with priority preemption on, a class's matching held groups are
 found once per class key, and groups the job's ``Requirements`` rule out (another
-``OpSys`` or ``Arch``, whatever the slot's own ``Disk``) are told apart once per class
-and machine type, without a pair evaluation. Checked against the plain reference
+``OpSys`` or ``Arch``, whatever the slot's own ``Disk``; a ``Disk`` too small, by the
+residual at the slot's numbers) are told apart once per class and machine type,
+without a pair evaluation. Checked against the plain reference
 cycle with the mechanism on and off, and shown to matter: broken, it decides otherwise."""
 
 from __future__ import annotations
 
 import pytest
 
+from condorlite.core.matching import held_walks
 from condorlite.core.matching.held_walks import HeldWalks
 from condorlite.core.policy import Policy
 from tests.core._pool import UID
@@ -59,11 +61,11 @@ def _mechanism_off(monkeypatch: pytest.MonkeyPatch) -> None:
         return matching(self, *args)
 
     monkeypatch.setattr(HeldWalks, "matching", walk_all)
-    monkeypatch.setattr(HeldWalks, "never", lambda self, klass, job_ad, offer: False)
+    monkeypatch.setattr(HeldWalks, "verdict", lambda self, *args: None)
 
 
 def _preempted(result) -> list[tuple[str, str]]:
-    return sorted((m.job_id, m.slot_name) for m in result.matches)
+    return sorted((m.job, m.slot, m.reason) for m in result.matches)
 
 
 def test_held_walks_decide_as_the_reference_on_and_off(monkeypatch) -> None:
@@ -96,5 +98,12 @@ def test_kept_walks_shared_between_classes_decide_otherwise(monkeypatch) -> None
     matching = HeldWalks.matching
     monkeypatch.setattr(HeldWalks, "matching",
                         lambda self, klass, *args: matching(self, (0, ()), *args))
+    with pytest.raises(AssertionError):
+        run_both(SLOTS, JOBS, POLICY)
+
+
+def test_residuals_read_at_other_numbers_decide_otherwise(monkeypatch) -> None:
+    # A residual that fails at every slot's numbers: the slots that fit are passed over.
+    monkeypatch.setattr(held_walks, "holds", lambda value: False)
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, POLICY)
