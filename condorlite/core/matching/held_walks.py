@@ -79,9 +79,12 @@ class HeldWalks:
         #: class key -> (``HeldGroups.added`` when walked, [(group, its pair result)]
         #: of the groups that matched)
         self._kept: dict[tuple, tuple[int, list[tuple[HeldGroup, PairEval]]]] = {}
-        #: (class key, names left free) -> names read -> the slot's numbers of them
-        #: -> verdict (``NEVER``, a residual of the free names, or None: ask the pair)
-        self._verdicts: dict[tuple, dict[tuple[str, ...], dict[tuple, object]]] = {}
+        #: names left free -> (names read in the job ad, names read in the slot) ->
+        #: (the job's numbers of the first, the slot's of the second) -> verdict
+        #: (``NEVER``, a residual of the free names, or None: ask the pair)
+        self._verdicts: dict[tuple, dict[tuple, dict[tuple, object]]] = {}
+        #: (class key, names) -> the class's job ad's numbers of them
+        self._jobs: dict[tuple, tuple] = {}
         #: names read -> offer seq -> the offer's numbers of them
         self._numbers: dict[tuple[str, ...], dict[int, tuple]] = {}
         #: offer seq -> its vector (resources bound to number literals) or None
@@ -135,14 +138,16 @@ class HeldWalks:
         vector = self._vector(offer)
         free = () if vector is None else vector.names
         # (a verdict holds for any values of the names left free: kept apart per set)
-        by_names = self._verdicts.get((klass, free))
+        by_names = self._verdicts.get(free)
         if by_names is None:
-            by_names = self._verdicts[(klass, free)] = {}
+            by_names = self._verdicts[free] = {}
         for names, verdicts in by_names.items():
-            numbers = self._numbers_of(names, offer)
-            found = verdicts.get(numbers, MISSING)
+            job_names, slot_names = names
+            numbers = self._job_numbers(klass, job_ad, job_names)
+            slot_numbers = self._numbers_of(slot_names, offer)
+            found = verdicts.get((numbers, slot_numbers), MISSING)
             if found is not MISSING:
-                self._decide(decided, free, names, numbers, found, offer)
+                self._decide(decided, free, slot_names, slot_numbers, found, offer)
                 return found
         reads: set[tuple[int, str]] = set()
         self._counts.evaluations += 1
@@ -154,16 +159,27 @@ class HeldWalks:
             found = None  # (holds whatever the numbers; or nothing known)
         else:
             found = residual
-        # (the job's names are the class key's; the free resources are not read as
-        # values, whatever they are; any other ad's names are keyed on the slot's
-        # bindings, which keys more than needed, never less)
+        # (the free resources are not read as values, whatever they are; any other
+        # ad's names, a record's, are keyed on both ads' bindings, which keys more
+        # than needed, never less)
         mine, slot = id(job_ad), id(slot_ad)
-        names = tuple(sorted({name for ad, name in reads
-                              if ad != mine and (ad != slot or name not in free)}))
-        numbers = self._numbers_of(names, offer)
+        job_names = tuple(sorted({name for ad, name in reads if ad != slot}))
+        slot_names = tuple(sorted({name for ad, name in reads
+                                   if ad != mine and (ad != slot or name not in free)}))
+        slot_numbers = self._numbers_of(slot_names, offer)
+        names = (job_names, slot_names)
         if names in by_names or len(by_names) < MAX_NAME_SETS:
-            by_names.setdefault(names, {})[numbers] = found
-        self._decide(decided, free, names, numbers, found, offer)
+            by_names.setdefault(names, {})[
+                (self._job_numbers(klass, job_ad, job_names), slot_numbers)] = found
+        self._decide(decided, free, slot_names, slot_numbers, found, offer)
+        return found
+
+    def _job_numbers(self, klass: tuple, job_ad: ClassAd, names: tuple[str, ...]) -> tuple:
+        """The class key's job ad's numbers of ``names``, worked out once per both."""
+        key = (klass, names)
+        found = self._jobs.get(key)
+        if found is None:
+            found = self._jobs[key] = self._number(job_ad, names)
         return found
 
     def _decide(self, decided: dict[int, object] | None, free: tuple[str, ...],
