@@ -42,8 +42,8 @@ from collections.abc import Callable
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.partial import Constant, specialize_attribute
 from condorlite.core.classad.residuals import Residual
-from condorlite.core.matching.candidates import HeldGroup, PairEval
-from condorlite.core.matching.carving import SlotVector, holds, int_now, vector_of
+from condorlite.core.matching.candidates import HeldGroup, PairEval, as_rank
+from condorlite.core.matching.carving import PairProgram, SlotVector, holds, int_now, vector_of
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.offers import Offer
@@ -52,6 +52,9 @@ from condorlite.core.matching.offers import Offer
 NEVER = object()
 #: "not in the table" (a table whose values may be None)
 MISSING = object()
+
+#: the ranks of a verdict's program (it answers the match by Requirements alone)
+_ZERO = Constant(0.0)
 
 #: at most this many sets of read names per class key (a lookup tries each; a class's
 #: verdicts read a few: where its Requirements stop), as ``never_matches`` keeps
@@ -111,15 +114,17 @@ class HeldWalks:
                 continue  # (no offer to list: and it never gains one again)
             known = known_pairs.get(pair_shape)
             if known is None:
-                first = registry[next(iter(next(iter(group.shapes.values()))))]
                 verdict = decided.get(pair_shape, MISSING)
-                if verdict is MISSING:
-                    verdict = self.verdict(klass, job_ad, first, decided)
                 if verdict is NEVER:
                     continue
+                first = registry[next(iter(next(iter(group.shapes.values()))))]
+                if verdict is MISSING:
+                    verdict = self.verdict(klass, job_ad, first, decided)
+                    if verdict is NEVER:
+                        continue
                 if verdict is not None:
                     vector = self._vector(first)
-                    if vector is not None and not holds(verdict(vector.vals)):  # type: ignore[operator]
+                    if vector is not None and not verdict.run(vector.vals, as_rank)[0]:  # type: ignore[attr-defined]
                         continue  # (the job's Requirements fail at the slot's numbers)
                 known = pair(klass[0], job_ad, first, signature)
             if known.match:
@@ -154,11 +159,14 @@ class HeldWalks:
         residual = specialize_attribute(job_ad, "Requirements", slot_ad,
                                         [(slot_ad, name) for name in free], self._now, reads)
         if never_holds(residual):
-            found = NEVER
+            found: object = NEVER
         elif residual is None or type(residual) is Constant or vector is None:
             found = None  # (holds whatever the numbers; or nothing known)
         else:
-            found = residual
+            # (a program of the one test: a box of bounds when the residual is a
+            # conjunction of them, run as a pair program's box is)
+            found = PairProgram([], [residual], _ZERO, _ZERO, [], as_rank,
+                                width=len(vector.vals), literals=vector.literals)
         # (the free resources are not read as values, whatever they are; any other
         # ad's names, a record's, are keyed on both ads' bindings, which keys more
         # than needed, never less)

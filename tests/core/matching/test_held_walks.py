@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from condorlite.core.matching import held_walks
+from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.held_walks import HeldWalks
 from condorlite.core.policy import Policy
 from tests.core._pool import UID
@@ -104,6 +105,10 @@ def test_kept_walks_shared_between_classes_decide_otherwise(monkeypatch) -> None
 
 def test_residuals_read_at_other_numbers_decide_otherwise(monkeypatch) -> None:
     # A residual that fails at every slot's numbers: the slots that fit are passed over.
-    monkeypatch.setattr(held_walks, "holds", lambda value: False)
+    class Failing(PairProgram):
+        def run(self, vals, as_rank):  # type: ignore[no-untyped-def]
+            return (False,)
+
+    monkeypatch.setattr(held_walks, "PairProgram", Failing)
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, POLICY)
