@@ -38,6 +38,7 @@ only the number of evaluations changes (a specialisation counts as one).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.partial import Constant, specialize_attribute
@@ -59,6 +60,16 @@ _ZERO = Constant(0.0)
 #: at most this many sets of read names per class key (a lookup tries each; a class's
 #: verdicts read a few: where its Requirements stop), as ``never_matches`` keeps
 MAX_NAME_SETS = 32
+
+
+class HeldType(NamedTuple):
+    """Held groups whose first offers leave the same names free and bind alike every
+    name a recorded verdict read (``HeldWalks._typed``)."""
+
+    #: the first offer of the first group (any offer of the type stands for it)
+    first: Offer
+    #: (pair shape, group) of each
+    groups: list[tuple[int, HeldGroup]]
 
 
 class HeldWalks:
@@ -92,53 +103,57 @@ class HeldWalks:
         self._numbers: dict[tuple[str, ...], dict[int, tuple]] = {}
         #: offer seq -> its vector (resources bound to number literals) or None
         self._vectors: dict[int, SlotVector | None] = {}
-        #: (names left free, names read) -> (``added`` when made, numbers -> the pair
-        #: shapes whose first offer has them: the groups one verdict stands for)
-        self._buckets: dict[tuple, tuple[int, dict[tuple, list[int]]]] = {}
+        #: every name of a slot some recorded verdict read (``_typed``)
+        self._union: set[str] = set()
+        #: (``added``, the union's names when made, the same as a set, the types)
+        self._types: tuple[int, tuple[str, ...], frozenset[str], list[HeldType]] | None = None
 
     def matching(self, klass: tuple, job_ad: ClassAd, signature: tuple,
                  known_pairs: dict[int, PairEval]) -> list[tuple[HeldGroup, PairEval]]:
         """(group, pair result) of every held group whose pair with the class key
         ``klass`` (whose job ad is ``job_ad``, Submitter* bindings ``signature``,
-        known pair results ``known_pairs``) matches; groups may since have emptied."""
+        known pair results ``known_pairs``) matches; groups may since have emptied.
+        Found a type at a time (``_typed``): a type whose verdict read only names
+        its groups bind alike is decided at once; the order of the groups found
+        does not matter (a list sorts its entries)."""
         added = self._held.added
         found = self._kept.get(klass)
         if found is not None and found[0] == added:
             return found[1]
-        registry, pair = self._registry, self._pair
-        #: pair shape -> this class's verdict of it (a bucket's groups at once)
-        decided: dict[int, object] = {}
+        registry, pair, verdict_of = self._registry, self._pair, self._verdict
+        union, types = self._typed()
         out = []
-        for pair_shape, group in self._held.groups.items():
-            if not group.total:
-                continue  # (no offer to list: and it never gains one again)
-            known = known_pairs.get(pair_shape)
-            if known is None:
-                verdict = decided.get(pair_shape, MISSING)
-                if verdict is NEVER:
-                    continue
-                first = registry[next(iter(next(iter(group.shapes.values()))))]
-                if verdict is MISSING:
-                    verdict = self.verdict(klass, job_ad, first, decided)
-                    if verdict is NEVER:
+        for held_type in types:
+            verdict, names = verdict_of(klass, job_ad, held_type.first)
+            shared = union.issuperset(names)
+            if verdict is NEVER and shared:
+                continue  # (no group of the type can match)
+            for pair_shape, group in held_type.groups:
+                if not group.total:
+                    continue  # (no offer to list: and it never gains one again)
+                known = known_pairs.get(pair_shape)
+                if known is None:
+                    first = registry[next(iter(next(iter(group.shapes.values()))))]
+                    mine = verdict if shared else verdict_of(klass, job_ad, first)[0]
+                    if mine is NEVER:
                         continue
-                if verdict is not None:
-                    vector = self._vector(first)
-                    if vector is not None and not verdict.run(vector.vals, as_rank)[0]:  # type: ignore[attr-defined]
-                        continue  # (the job's Requirements fail at the slot's numbers)
-                known = pair(klass[0], job_ad, first, signature)
-            if known.match:
-                out.append((group, known))
+                    if mine is not None:
+                        vector = self._vector(first)
+                        if vector is not None and not mine.run(vector.vals, as_rank)[0]:  # type: ignore[attr-defined]
+                            continue  # (the job's Requirements fail at its numbers)
+                    known = pair(klass[0], job_ad, first, signature)
+                if known.match:
+                    out.append((group, known))
         self._kept[klass] = (added, out)
         return out
 
-    def verdict(self, klass: tuple, job_ad: ClassAd, offer: Offer,
-                decided: dict[int, object] | None = None) -> object:
+    def _verdict(self, klass: tuple, job_ad: ClassAd, offer: Offer
+                 ) -> tuple[object, tuple[str, ...]]:
         """The class key's job ``job_ad``'s ``Requirements`` against the held static
         offer, its resources left free (module doc, 2): ``NEVER`` (it holds for no
-        values of them), its residual (a function of the offer's vector values), or
-        None (nothing known: ask the pair). Also put in ``decided`` under the pair
-        shape of every held group whose first offer binds alike what it read."""
+        values of them), a one-test program of its residual (run at the offer's
+        vector values), or None (nothing known: ask the pair); with the names of
+        the slot it read (its verdict stands for any slot binding them alike)."""
         slot_ad = offer.ad
         vector = self._vector(offer)
         free = () if vector is None else vector.names
@@ -148,18 +163,16 @@ class HeldWalks:
             by_names = self._verdicts[free] = {}
         for names, verdicts in by_names.items():
             job_names, slot_names = names
-            numbers = self._job_numbers(klass, job_ad, job_names)
-            slot_numbers = self._numbers_of(slot_names, offer)
-            found = verdicts.get((numbers, slot_numbers), MISSING)
+            found = verdicts.get((self._job_numbers(klass, job_ad, job_names),
+                                  self._numbers_of(slot_names, offer)), MISSING)
             if found is not MISSING:
-                self._decide(decided, free, slot_names, slot_numbers, found, offer)
-                return found
+                return found, slot_names
         reads: set[tuple[int, str]] = set()
         self._counts.evaluations += 1
         residual = specialize_attribute(job_ad, "Requirements", slot_ad,
                                         [(slot_ad, name) for name in free], self._now, reads)
         if never_holds(residual):
-            found: object = NEVER
+            found = NEVER
         elif residual is None or type(residual) is Constant or vector is None:
             found = None  # (holds whatever the numbers; or nothing known)
         else:
@@ -174,13 +187,40 @@ class HeldWalks:
         job_names = tuple(sorted({name for ad, name in reads if ad != slot}))
         slot_names = tuple(sorted({name for ad, name in reads
                                    if ad != mine and (ad != slot or name not in free)}))
-        slot_numbers = self._numbers_of(slot_names, offer)
         names = (job_names, slot_names)
         if names in by_names or len(by_names) < MAX_NAME_SETS:
-            by_names.setdefault(names, {})[
-                (self._job_numbers(klass, job_ad, job_names), slot_numbers)] = found
-        self._decide(decided, free, slot_names, slot_numbers, found, offer)
-        return found
+            by_names.setdefault(names, {})[(self._job_numbers(klass, job_ad, job_names),
+                                            self._numbers_of(slot_names, offer))] = found
+            self._union.update(slot_names)
+        return found, slot_names
+
+    def _typed(self) -> tuple[frozenset[str], list[HeldType]]:
+        """The held groups with offers, split into *types*: the same names left free
+        and the same numbers of every name a recorded verdict read of a slot
+        (``_union``), so that a verdict reading only such names stands for every
+        group of a type. Made again when a group gains an offer or the union grows
+        (it grows a few times a cycle: the names classes' Requirements read). All
+        offers of a pair shape bind alike what a pair reads: the first stands for
+        the group."""
+        added, names = self._held.added, tuple(sorted(self._union))
+        found = self._types
+        if found is not None and found[0] == added and found[1] == names:
+            return found[2], found[3]
+        registry = self._registry
+        by_key: dict[tuple, HeldType] = {}
+        for pair_shape, group in self._held.groups.items():
+            if not group.total:
+                continue
+            first = registry[next(iter(next(iter(group.shapes.values()))))]
+            vector = self._vector(first)
+            key = (() if vector is None else vector.names, self._numbers_of(names, first))
+            held_type = by_key.get(key)
+            if held_type is None:
+                held_type = by_key[key] = HeldType(first, [])
+            held_type.groups.append((pair_shape, group))
+        types = list(by_key.values())
+        self._types = (added, names, frozenset(names), types)
+        return self._types[2], types
 
     def _job_numbers(self, klass: tuple, job_ad: ClassAd, names: tuple[str, ...]) -> tuple:
         """The class key's job ad's numbers of ``names``, worked out once per both."""
@@ -189,39 +229,6 @@ class HeldWalks:
         if found is None:
             found = self._jobs[key] = self._number(job_ad, names)
         return found
-
-    def _decide(self, decided: dict[int, object] | None, free: tuple[str, ...],
-                names: tuple[str, ...], numbers: tuple, verdict: object,
-                offer: Offer) -> None:
-        """Put ``verdict`` in ``decided`` for every held group whose first offer
-        leaves ``free`` free and has ``numbers`` of ``names`` (``offer``'s own group
-        among them)."""
-        if decided is None:
-            return
-        decided[offer.pair_shape] = verdict
-        for pair_shape in self._bucket(free, names).get(numbers, ()):
-            decided[pair_shape] = verdict
-
-    def _bucket(self, free: tuple[str, ...], names: tuple[str, ...]) -> dict[tuple, list[int]]:
-        """numbers -> pair shapes of the held groups (with offers) whose first offer
-        leaves ``free`` free and has those numbers of ``names``; made once while no
-        group gains an offer (all offers of a pair shape bind alike what a pair reads)."""
-        added = self._held.added
-        found = self._buckets.get((free, names))
-        if found is not None and found[0] == added:
-            return found[1]
-        registry = self._registry
-        buckets: dict[tuple, list[int]] = {}
-        for pair_shape, group in self._held.groups.items():
-            if not group.total:
-                continue
-            first = registry[next(iter(next(iter(group.shapes.values()))))]
-            vector = self._vector(first)
-            if (() if vector is None else vector.names) != free:
-                continue
-            buckets.setdefault(self._numbers_of(names, first), []).append(pair_shape)
-        self._buckets[(free, names)] = (added, buckets)
-        return buckets
 
     def _vector(self, offer: Offer) -> SlotVector | None:
         """The offer's resources bound to number literals (``carving.vector_of``),

@@ -62,7 +62,7 @@ def _mechanism_off(monkeypatch: pytest.MonkeyPatch) -> None:
         return matching(self, *args)
 
     monkeypatch.setattr(HeldWalks, "matching", walk_all)
-    monkeypatch.setattr(HeldWalks, "verdict", lambda self, *args: None)
+    monkeypatch.setattr(HeldWalks, "_verdict", lambda self, *args: (None, ()))
 
 
 def _preempted(result) -> list[tuple[str, str]]:
