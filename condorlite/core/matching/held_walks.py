@@ -37,6 +37,7 @@ only the number of evaluations changes (a specialisation counts as one).
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -57,6 +58,10 @@ MISSING = object()
 #: the ranks of a verdict's program (it answers the match by Requirements alone)
 _ZERO = Constant(0.0)
 
+#: the largest magnitude a number is compared at exactly both in Python and as a
+#: ClassAd real (2**53): a column holds numbers within it only
+EXACT = 2**53
+
 #: at most this many sets of read names per class key (a lookup tries each; a class's
 #: verdicts read a few: where its Requirements stop), as ``never_matches`` keeps
 MAX_NAME_SETS = 32
@@ -70,6 +75,10 @@ class HeldType(NamedTuple):
     first: Offer
     #: (pair shape, group) of each
     groups: list[tuple[int, HeldGroup]]
+    #: position in the vector -> (the groups' values there, ascending, and the
+    #: groups in that order), or None when some value is no plain number
+    #: (``HeldWalks._column``)
+    columns: dict[int, tuple[list, list] | None]
 
 
 class HeldWalks:
@@ -128,7 +137,10 @@ class HeldWalks:
             shared = union.issuperset(names)
             if verdict is NEVER and shared:
                 continue  # (no group of the type can match)
-            for pair_shape, group in held_type.groups:
+            groups = held_type.groups
+            if shared and type(verdict) is PairProgram and verdict.box:
+                groups = self._within(held_type, verdict)
+            for pair_shape, group in groups:
                 if not group.total:
                     continue  # (no offer to list: and it never gains one again)
                 known = known_pairs.get(pair_shape)
@@ -216,11 +228,67 @@ class HeldWalks:
             key = (() if vector is None else vector.names, self._numbers_of(names, first))
             held_type = by_key.get(key)
             if held_type is None:
-                held_type = by_key[key] = HeldType(first, [])
+                held_type = by_key[key] = HeldType(first, [], {})
             held_type.groups.append((pair_shape, group))
         types = list(by_key.values())
         self._types = (added, names, frozenset(names), types)
         return self._types[2], types
+
+    def _within(self, held_type: HeldType, program: PairProgram) -> list[tuple[int, HeldGroup]]:
+        """The groups of ``held_type`` within the one bound of the box ``program``
+        that the fewest of them pass (by bisection of a column, ``_column``): a
+        superset of those whose vector passes the box, each still run in full."""
+        best = None
+        for test in program.bounds:
+            atoms = getattr(test, "atoms", None)
+            if atoms is None or len(atoms) != 1:
+                continue
+            index, op, number, _ = atoms[0]
+            if type(number) not in (int, float) or not abs(number) <= EXACT:  # (NaN too)
+                continue
+            column = self._column(held_type, index)
+            if column is None:
+                continue
+            values = column[0]
+            if op == ">=":
+                lo, hi = bisect_left(values, number), len(values)
+            elif op == ">":
+                lo, hi = bisect_right(values, number), len(values)
+            elif op == "<=":
+                lo, hi = 0, bisect_right(values, number)
+            elif op == "<":
+                lo, hi = 0, bisect_left(values, number)
+            else:
+                continue
+            if best is None or hi - lo < best[1] - best[0]:
+                best = (lo, hi, column[1])
+        if best is None:
+            return held_type.groups
+        return best[2][best[0]:best[1]]
+
+    def _column(self, held_type: HeldType, index: int) -> tuple[list, list] | None:
+        """The type's groups sorted by their vectors' value at ``index`` (the first
+        offer's: all offers of a pair shape bind alike what a job's Requirements
+        read), with the values; None when one is no integer or real within
+        ``EXACT`` (there Python's order and ClassAd's comparison might differ)."""
+        columns = held_type.columns
+        if index in columns:
+            return columns[index]
+        registry = self._registry
+        pairs = []
+        for item in held_type.groups:
+            group = item[1]
+            if not group.total:
+                continue  # (an emptied group: never listed again)
+            vector = self._vector(registry[next(iter(next(iter(group.shapes.values()))))])
+            value = vector.vals[index]  # type: ignore[union-attr]  (a type's free names)
+            if type(value) not in (int, float) or not abs(value) <= EXACT:
+                columns[index] = None
+                return None
+            pairs.append((value, len(pairs), item))
+        pairs.sort(key=lambda p: (p[0], p[1]))
+        found = columns[index] = ([p[0] for p in pairs], [p[2] for p in pairs])
+        return found
 
     def _job_numbers(self, klass: tuple, job_ad: ClassAd, names: tuple[str, ...]) -> tuple:
         """The class key's job ad's numbers of ``names``, worked out once per both."""
