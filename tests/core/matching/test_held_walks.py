@@ -43,10 +43,11 @@ def _job(cluster: int, proc: int, opsys: str, arch: str, disk: int) -> str:
 
 
 SLOTS = [_held(m, o, a, n) for m, o, a in MACHINES for n in range(6)]
-# Three classes: Linux x86 jobs wanting 3,500 of disk (slots 3-5 of m1 fit), Windows
-# jobs wanting 5,500 (slot 5 of m2), Linux aarch64 jobs wanting 500 (all of m3).
-JOBS = ([_job(1, p, "LINUX", "X86_64", 3500) for p in range(4)]
-        + [_job(2, p, "WINDOWS", "X86_64", 5500) for p in range(2)]
+# Three classes: Linux x86 jobs wanting 4,000 of disk (slots 3-5 of m1 fit, slot 3's
+# Disk on the bound itself), Windows jobs wanting 6,000 (slot 5 of m2, on the bound),
+# Linux aarch64 jobs wanting 500 (all of m3).
+JOBS = ([_job(1, p, "LINUX", "X86_64", 4000) for p in range(4)]
+        + [_job(2, p, "WINDOWS", "X86_64", 6000) for p in range(2)]
         + [_job(3, p, "LINUX", "aarch64", 500) for p in range(3)])
 #: the new submitter (EUP 500, ``run_both``) preempts the old ones (1,000 and 1,500)
 POLICY = Policy(uid_domain=UID,
@@ -110,5 +111,18 @@ def test_residuals_read_at_other_numbers_decide_otherwise(monkeypatch) -> None:
             return (False,)
 
     monkeypatch.setattr(held_walks, "PairProgram", Failing)
+    with pytest.raises(AssertionError):
+        run_both(SLOTS, JOBS, POLICY)
+
+
+def test_the_groups_within_a_bound_found_by_bisection(monkeypatch) -> None:
+    # The classes walked once the types are known (the first one is walked group by
+    # group) find their groups by bisection: ``TARGET.Disk >= 6000`` takes slot 5 of
+    # m2 (Disk 6,000) in; bisected from the right, the bound would leave it out, and
+    # the reference disagrees.
+    fast, _ = run_both(SLOTS, JOBS, POLICY)
+    columns = [t.columns for t in fast.mm.lists._walks._types[3]]
+    assert any(c for c in columns)  # (the columns were used)
+    monkeypatch.setattr(held_walks, "bisect_left", held_walks.bisect_right)
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, POLICY)
