@@ -1,38 +1,50 @@
-"""A class's matching held groups, found once, with the groups its ``Requirements``
-rule out told apart without a pair evaluation.
+"""A class's matching held groups with priority preemption on, found once, a type of
+slots at a time.
 
 With preemption by priority on (``PREEMPTION_REQUIREMENTS`` set), every held group
 (``held_groups``: the held offers of one pair shape) may be a candidate, so a class's
-list walks them all (``RequestLists._held_candidates``). Held dynamic slots are one
-pair shape each (each binds its own ``Disk``, which jobs read by a bound), so a pool of
-a few thousand claimed dynamic slots is a few thousand groups per list, of which a
-class matches a few per cent. Two things make that walk cheaper, each exact:
+list walked them all (``RequestLists._held_candidates``). Held dynamic slots are one
+pair shape each (each binds its own ``Disk``, which jobs read by a bound), so a pool
+of a few thousand claimed dynamic slots is a few thousand groups per list, of which a
+class matches a few per cent. Three things make that walk cheaper, each exact:
 
 1. **A class's matching groups, kept.** A class key (class, Submitter* bindings when
    read) has one pair result per group, so the groups that match it are the same in
-   every list of it. They are kept, with their pair results, after the first walk;
-   a later list walks them alone. Held groups gain offers only while the cycle's
-   offers are prepared (``HeldGroups.added`` counts it: a kept walk is redone when it
-   moved); afterwards they only lose offers, and a group left empty is passed over.
+   every list of it: kept with their pair results after the first walk, a later list
+   walks them alone. Held groups gain offers only while the cycle's offers are
+   prepared (``HeldGroups.added`` counts it: a kept walk is redone when it moved);
+   afterwards they only lose offers, and a group left empty is passed over.
 
-2. **Groups the job's ``Requirements`` rule out.** Before a group's pair is evaluated
-   (in full for a desktop whose static part is its own, by a static part's program
-   otherwise), the class's ``Requirements`` is specialised against the group's first
-   slot with the slot's resources left free (``classad.partial``, as
-   ``never_matches`` does for partitionable statics): a residual that holds for no
-   resource values means no match, whatever the slot's own numbers. The verdict (yes,
-   no match; or not known) depends only on the job ad (fixed for the class key), on
-   the names left free and on the slot's bindings of the names the specialisation
-   read (``partial``'s ``reads``), so it is kept per (class key, names left free)
-   under (names read) ->
-   (the slot's numbers of them, ``expr_numbers``) and shared by every held slot that
-   binds them alike: one specialisation per class and machine type, not one
-   evaluation per class and slot. A slot's numbers of a name set are worked out once
-   per slot. Only a group the verdict rules out is skipped; its pair result is not
-   recorded (nothing reads a pair result of a group without entries).
+2. **A verdict per class and type.** Before a group's pair is evaluated (in full for
+   a desktop whose static part is its own, else by its part's program), the class's
+   ``Requirements`` is specialised against a slot with the slot's resources (its
+   names bound to number literals: ``carving.vector_of``) left free
+   (``classad.partial``, as ``never_matches`` does for partitionable statics). The
+   residual equals the full evaluation at every value of those names, so: one that
+   holds for none (``NEVER``) rules the slot out whatever its numbers; one that reads
+   them is kept as a one-test program (a box of bounds, ``carving.PairProgram``) and
+   run at the slot's own numbers, ruling out those where it fails; otherwise the pair
+   decides. The verdict depends only on the names left free and on both ads'
+   bindings of the names the specialisation read (``partial``'s ``reads``): it is
+   kept under (names left free) -> (names read of the job, of the slot) -> their
+   numbers (``expr_numbers``), so classes and slots that bind them alike share it
+   (one specialisation per class's Requirements and requests and machine type).
+   The held groups are split into *types* (``_typed``): the same names left free and
+   the same numbers of every slot name some kept verdict read (a few names: ``Arch``,
+   ``OpSys``, ``HasFileTransfer`` ...), remade when that union grows. A class asks one
+   verdict per type; when it read only names of the union it stands for every group
+   of the type, so a type it rules out is passed over whole (else each group asks its
+   own, as the first class walked does).
+
+3. **The groups within a bound.** In a type whose verdict is a box, only the groups
+   within the bound the fewest of them pass are tried (``_within``: the type's groups
+   sorted once by the bound's resource, bisected), each still by the residual and
+   the pair; a group outside a bound of the box fails it.
 
 Equal allocations follow: a group is listed exactly when its pair matches, as before;
-only the number of evaluations changes (a specialisation counts as one).
+a group passed over has a pair that does not match (its pair result is not recorded:
+nothing reads a pair result of a group without entries). Only the evaluations change
+(a specialisation counts as one).
 """
 
 from __future__ import annotations

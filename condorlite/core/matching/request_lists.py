@@ -75,14 +75,14 @@ class RequestLists:
         #: a rejection (``reasons``)
         self.reasons = Reasons(table, counts, shapes.shape_keys)
         self._reason_of, self._slot_rank = self.reasons.reason, self.reasons.slot_rank
-        #: each shape's entries and the runs kept per shape (``shape_entries``)
-        self._entries = ShapeEntries(shapes, table.pair, self._reason_of)
-        #: the walks over the vector statics (``carved_lists``)
-        self._carved = CarvedLists(shapes, table, counts, self._entries)
         #: the held groups a class matches, kept per class key (``held_walks``)
         self._walks = HeldWalks(shapes.held, shapes.registry, table.pair,
                                 shapes.shape_keys.canon.key, shapes.resource_names,
                                 table.now, counts)
+        #: each shape's entries and the runs kept per shape (``shape_entries``)
+        self._entries = ShapeEntries(shapes, table.pair, self._reason_of)
+        #: the walks over the vector statics (``carved_lists``)
+        self._carved = CarvedLists(shapes, table, counts, self._entries)
         #: the classes' lists of unheld static offers (``static_lists``)
         self._static = StaticLists(shapes.registry, shapes.members, shapes.pair_of_shape)
 
@@ -217,8 +217,9 @@ class RequestLists:
 
     def _held_candidates(self, build: ListBuild) -> None:
         """``_by_shape`` over the held offers without a resource vector, a group (pair
-        shape) at a time (``held_groups``): a group whose offers cannot be listed is
-        counted for the rejection reason, or deferred to ``settle_deferred``."""
+        shape) at a time (``held_groups``). With priority preemption on, the class's
+        matching groups (``held_walks``); else a group whose offers cannot be listed
+        is counted for the rejection reason, or deferred to ``settle_deferred``."""
         out, class_id, job_ad, submitter, signature, only_rank, part, known_pairs, \
             kept_runs, column = build
         if not self.preemption_off:
