@@ -23,8 +23,9 @@ class matches a few per cent. Three things make that walk cheaper, each exact:
    residual equals the full evaluation at every value of those names, so: one that
    holds for none (``NEVER``) rules the slot out whatever its numbers; one that reads
    them is kept as a one-test program (a box of bounds, ``carving.PairProgram``) and
-   run at the slot's own numbers, ruling out those where it fails; otherwise the pair
-   decides. The verdict depends only on the names left free and on both ads'
+   run at the slot's own numbers, ruling out those where it fails (while it rules
+   out enough to pay, ``ResidualTest``); otherwise the pair decides. The verdict
+   depends only on the names left free and on both ads'
    bindings of the names the specialisation read (``partial``'s ``reads``): it is
    kept under (names left free) -> (names read of the job, of the slot) -> their
    numbers (``expr_numbers``), so classes and slots that bind them alike share it
@@ -74,6 +75,11 @@ _ZERO = Constant(0.0)
 #: ClassAd real (2**53): a column holds numbers within it only
 EXACT = 2**53
 
+#: a residual test is run on this many groups before it may be left out, and kept
+#: while at least one run in this many rules a group out (``ResidualTest``)
+TRIAL = 64
+WORTH = 8
+
 #: at most this many sets of read names per class key (a lookup tries each; a class's
 #: verdicts read a few: where its Requirements stop), as ``never_matches`` keeps
 MAX_NAME_SETS = 32
@@ -91,6 +97,32 @@ class HeldType(NamedTuple):
     #: groups in that order), or None when some value is no plain number
     #: (``HeldWalks._column``)
     columns: dict[int, tuple[list, list] | None]
+
+
+class ResidualTest:
+    """A verdict's residual as a one-test program (module doc, 2), with how often it
+    ruled a group out: run before the pair only while that pays (``useful``: during
+    the first ``TRIAL`` runs, and then while at least one run in ``WORTH`` fails);
+    where the job's Requirements hold on nearly every slot (claimed static slots of
+    full machines) the pair alone decides. Either way the pair decides what passes."""
+
+    __slots__ = ("fails", "program", "runs")
+
+    def __init__(self, program: PairProgram) -> None:
+        self.program = program
+        self.runs = 0
+        self.fails = 0
+
+    def useful(self) -> bool:
+        return self.runs < TRIAL or self.fails * WORTH >= self.runs
+
+    def passes(self, vals: tuple) -> bool:
+        """Whether the job's Requirements hold at ``vals`` (counted)."""
+        self.runs += 1
+        if self.program.run(vals, as_rank)[0]:
+            return True
+        self.fails += 1
+        return False
 
 
 class HeldWalks:
@@ -150,8 +182,8 @@ class HeldWalks:
             if verdict is NEVER and shared:
                 continue  # (no group of the type can match)
             groups = held_type.groups
-            if shared and type(verdict) is PairProgram and verdict.box:
-                groups = self._within(held_type, verdict)
+            if shared and type(verdict) is ResidualTest and verdict.program.box:
+                groups = self._within(held_type, verdict.program)
             for pair_shape, group in groups:
                 if not group.total:
                     continue  # (no offer to list: and it never gains one again)
@@ -161,9 +193,9 @@ class HeldWalks:
                     mine = verdict if shared else verdict_of(klass, job_ad, first)[0]
                     if mine is NEVER:
                         continue
-                    if mine is not None:
+                    if mine is not None and mine.useful():  # type: ignore[attr-defined]
                         vector = self._vector(first)
-                        if vector is not None and not mine.run(vector.vals, as_rank)[0]:  # type: ignore[attr-defined]
+                        if vector is not None and not mine.passes(vector.vals):  # type: ignore[attr-defined]
                             continue  # (the job's Requirements fail at its numbers)
                     known = pair(klass[0], job_ad, first, signature)
                 if known.match:
@@ -202,8 +234,9 @@ class HeldWalks:
         else:
             # (a program of the one test: a box of bounds when the residual is a
             # conjunction of them, run as a pair program's box is)
-            found = PairProgram([], [residual], _ZERO, _ZERO, [], as_rank,
-                                width=len(vector.vals), literals=vector.literals)
+            found = ResidualTest(PairProgram([], [residual], _ZERO, _ZERO, [], as_rank,
+                                             width=len(vector.vals),
+                                             literals=vector.literals))
         # (the free resources are not read as values, whatever they are; any other
         # ad's names, a record's, are keyed on both ads' bindings, which keys more
         # than needed, never less)
