@@ -11,7 +11,9 @@ For each TREE (a checkout of condorlite; default: the one this script is in) a c
 ``python`` runs under ``valgrind --tool=callgrind --instr-atstart=no``: it reads and
 decodes the pool's ``slots.ads`` and ``jobs.ads`` with instrumentation off, switches it
 on (``callgrind_control --instr=on``) for the cycle alone, ``Cycle`` set-up, run and
-result with the default policy, no accountant records and no claims, and off again.
+result with the default policy, no accountant records and no claims (with
+``--pool-policy``: the pool's ``pool.toml`` and priorities, as ``cycle_cpu.py`` reads
+them), and off again.
 The trees run one after the other, so they do not share the two cores.
 
 Prints a Markdown table (tree, commit, instructions, ratio to the first tree, matches)
@@ -46,13 +48,21 @@ from condorlite.cli.negotiate_inputs import decode
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import Policy
 from condorlite.store.adfiles import read_ads
-pool, now = Path(sys.argv[1]), float(sys.argv[2])
-policy = Policy()
+pool, now, own = Path(sys.argv[1]), float(sys.argv[2]), sys.argv[3] == "own"
+policy, subs = Policy(), {}
+if own:  # the pool's policy and priorities, as ``cycle_cpu.py`` gives them
+    sys.path.insert(0, sys.argv[4])
+    from cycle_cpu import submitters
+    from condorlite.store.config import load_policy
+    if (pool / "pool.toml").exists():
+        policy = load_policy(pool / "pool.toml")
 inputs = decode(read_ads([pool / "slots.ads"]), read_ads([pool / "jobs.ads"]), policy)
+if own:
+    subs = submitters(pool, inputs.slots, inputs.jobs)
 gc.disable()  # as the command does while it negotiates
 control = ["callgrind_control", "--instr=on", str(os.getpid())]
 subprocess.run(control, check=True, capture_output=True)
-cycle = negotiator.Cycle(inputs.slots, inputs.jobs, {}, [], policy, now)
+cycle = negotiator.Cycle(inputs.slots, inputs.jobs, subs, [], policy, now)
 cycle.run()
 result = cycle.result()
 control[1] = "--instr=off"
@@ -93,15 +103,17 @@ def commit_of(tree: Path) -> str:
     return head + ("+" if git("status", "--porcelain", "--untracked-files=no") else "")
 
 
-def count(tree: Path, pool: Path, now: float = NOW) -> Count:
-    """Run one child under callgrind (see the module doc)."""
+def count(tree: Path, pool: Path, now: float = NOW, own: bool = False) -> Count:
+    """Run one child under callgrind (see the module doc); ``own``: with the pool's
+    policy and priorities (``--pool-policy``)."""
     with tempfile.TemporaryDirectory() as work:
         log = Path(work) / "valgrind.log"
         env = dict(os.environ, PYTHONPATH=str(tree), PYTHONHASHSEED="0")
         done = subprocess.run(
             ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--log-file={log}",
              f"--callgrind-out-file={Path(work) / 'callgrind.out'}",
-             sys.executable, "-c", _CHILD, str(pool), str(now)],
+             sys.executable, "-c", _CHILD, str(pool), str(now),
+             "own" if own else "default", str(HERE)],
             cwd=work, env=env, capture_output=True, text=True)
         text = log.read_text() if log.exists() else ""
         if done.returncode != 0:
@@ -127,6 +139,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pool", type=Path, required=True,
                         help="a directory holding slots.ads and jobs.ads (genpool.py)")
     parser.add_argument("--now", type=float, default=NOW)
+    parser.add_argument("--pool-policy", action="store_true",
+                        help="the pool's pool.toml and userprio.ads, as cycle_cpu.py "
+                             "reads them (default: the default policy, no priorities)")
     parser.add_argument("--json", action="store_true", help="print JSON instead")
     args = parser.parse_args(argv)
     for tool in ("valgrind", "callgrind_control"):
@@ -139,7 +154,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"instructions.py: {args.pool / name}: no such file", file=sys.stderr)
             return 2
     try:
-        counts = [count(tree.resolve(), args.pool.resolve(), args.now) for tree in args.trees]
+        counts = [count(tree.resolve(), args.pool.resolve(), args.now, args.pool_policy)
+                  for tree in args.trees]
     except (RuntimeError, ValueError) as exc:
         print(f"instructions.py: {exc}", file=sys.stderr)
         return 1

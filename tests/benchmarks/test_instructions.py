@@ -49,3 +49,20 @@ def test_a_small_cycle_is_counted(tmp_path: Path, capsys) -> None:
     # the cycle alone: far more than nothing, far less than a Python start-up (~10^8)
     assert 10**6 < row["instructions"] < 10**9
     assert Path(row["tree"]) == Path(counter.HERE.parent)
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="needs valgrind")
+def test_the_pools_own_policy_is_read_with_pool_policy(tmp_path: Path, capsys) -> None:
+    spec = genpool.PoolSpec(slots=30, jobs=120, submitters=3, autoclusters=6, seed=1)
+    files = genpool.write_pool(spec, tmp_path)
+    pool = files.slots_path.parent
+    (pool / "pool.toml").write_text('PREEMPTION_REQUIREMENTS = "RemoteUserPrio > 1"\n')
+    assert counter.main(["--pool", str(pool), "--pool-policy", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["matches"] > 0
+    # an unknown knob stops the child only when the pool's policy is read
+    (pool / "pool.toml").write_text("NO_SUCH_KNOB = 1\n")
+    assert counter.main(["--pool", str(pool), "--json"]) == 0
+    capsys.readouterr()
+    assert counter.main(["--pool", str(pool), "--pool-policy", "--json"]) == 1
+    assert "the child failed" in capsys.readouterr().err

@@ -41,6 +41,9 @@ class HeldGroups:
         self.groups: dict[int, HeldGroup] = {}
         #: bumped whenever a group gains or loses an offer
         self.epoch = 0
+        #: bumped whenever a group gains an offer (``held_walks``: a class's matching
+        #: groups stay its matching groups while only offers leave)
+        self.added = 0
         #: None -> (epoch, the literal-Rank plan); class key -> (epoch, its plan)
         self._plans: dict[tuple | None, tuple[int, tuple]] = {}
         #: (id(a plan's deferred list), submitter) -> (epoch, the list, its counts)
@@ -60,6 +63,7 @@ class HeldGroups:
         group = self.groups.setdefault(offer.pair_shape, HeldGroup())
         group.add(offer)
         self.epoch += 1
+        self.added += 1
         return group.shapes
 
     def remove(self, offer: Offer) -> None:

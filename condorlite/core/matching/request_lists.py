@@ -33,6 +33,7 @@ from condorlite.core.matching.candidates import (
     make_entry,
 )
 from condorlite.core.matching.carved_lists import CarvedLists
+from condorlite.core.matching.held_walks import HeldWalks
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import SUBMITTER_PREFIXES, Offer
@@ -74,6 +75,10 @@ class RequestLists:
         #: a rejection (``reasons``)
         self.reasons = Reasons(table, counts, shapes.shape_keys)
         self._reason_of, self._slot_rank = self.reasons.reason, self.reasons.slot_rank
+        #: the held groups a class matches, kept per class key (``held_walks``)
+        self._walks = HeldWalks(shapes.held, shapes.registry, table.pair,
+                                shapes.shape_keys.canon.key, shapes.resource_names,
+                                table.now, counts)
         #: each shape's entries and the runs kept per shape (``shape_entries``)
         self._entries = ShapeEntries(shapes, table.pair, self._reason_of)
         #: the walks over the vector statics (``carved_lists``)
@@ -213,10 +218,22 @@ class RequestLists:
 
     def _held_candidates(self, build: ListBuild) -> None:
         """``_by_shape`` over the held offers without a resource vector, a group (pair
-        shape) at a time (``held_groups``): a group whose offers cannot be listed is
-        counted for the rejection reason, or deferred to ``settle_deferred``."""
+        shape) at a time (``held_groups``). With priority preemption on, the class's
+        matching groups (``held_walks``); else a group whose offers cannot be listed
+        is counted for the rejection reason, or deferred to ``settle_deferred``."""
         out, class_id, job_ad, submitter, signature, only_rank, part, known_pairs, \
             kept_runs, column = build
+        if not self.preemption_off:
+            # Every held group may be listed: the class's matching groups, found
+            # once per class key (``held_walks``), each listed as it stands.
+            for group, known in self._walks.matching((class_id, part), job_ad, signature,
+                                                     known_pairs):
+                if group.total:
+                    for shape, members in group.shapes.items():
+                        self._entries.add(out, class_id, job_ad, submitter, signature,
+                                          only_rank, members, known, shape, kept_runs,
+                                          column)
+            return
         registry = self._registry
         held = self._held.groups.items()
         if self.preemption_off and not only_rank:

@@ -1,0 +1,375 @@
+"""A class's matching held groups with priority preemption on, found once, a type of
+slots at a time.
+
+With preemption by priority on (``PREEMPTION_REQUIREMENTS`` set), every held group
+(``held_groups``: the held offers of one pair shape) may be a candidate, so a class's
+list walked them all (``RequestLists._held_candidates``). Held dynamic slots are one
+pair shape each (each binds its own ``Disk``, which jobs read by a bound), so a pool
+of a few thousand claimed dynamic slots is a few thousand groups per list, of which a
+class matches a few per cent. Three things make that walk cheaper, each exact:
+
+1. **A class's matching groups, kept.** A class key (class, Submitter* bindings when
+   read) has one pair result per group, so the groups that match it are the same in
+   every list of it: kept with their pair results after the first walk, a later list
+   walks them alone. Held groups gain offers only while the cycle's offers are
+   prepared (``HeldGroups.added`` counts it: a kept walk is redone when it moved);
+   afterwards they only lose offers, and a group left empty is passed over.
+
+2. **A verdict per class and type.** Before a group's pair is evaluated (in full for
+   a desktop whose static part is its own, else by its part's program), the class's
+   ``Requirements`` is specialised against a slot with the slot's resources (its
+   names bound to number literals: ``carving.vector_of``) left free
+   (``classad.partial``, as ``never_matches`` does for partitionable statics). The
+   residual equals the full evaluation at every value of those names, so: one that
+   holds for none (``NEVER``) rules the slot out whatever its numbers; one that reads
+   them is kept as a one-test program (a box of bounds, ``carving.PairProgram``) and
+   run at the slot's own numbers, ruling out those where it fails (while it rules
+   out enough to pay, ``ResidualTest``); otherwise the pair decides. The verdict
+   depends only on the names left free and on both ads'
+   bindings of the names the specialisation read (``partial``'s ``reads``): it is
+   kept under (names left free) -> (names read of the job, of the slot) -> their
+   numbers (``expr_numbers``), so classes and slots that bind them alike share it
+   (one specialisation per class's Requirements and requests and machine type).
+   The held groups are split into *types* (``_typed``): the same names left free and
+   the same numbers of every slot name some kept verdict read (a few names: ``Arch``,
+   ``OpSys``, ``HasFileTransfer`` ...), remade when that union grows. A class asks one
+   verdict per type; when it read only names of the union it stands for every group
+   of the type, so a type it rules out is passed over whole (else each group asks its
+   own, as the first class walked does).
+
+3. **The groups within a bound.** In a type whose verdict is a box, only the groups
+   within the bound the fewest of them pass are tried (``_within``: the type's groups
+   sorted once by the bound's resource, bisected), each still by the residual and
+   the pair; a group outside a bound of the box fails it.
+
+Equal allocations follow: a group is listed exactly when its pair matches, as before;
+a group passed over has a pair that does not match (its pair result is not recorded:
+nothing reads a pair result of a group without entries). Only the evaluations change
+(a specialisation counts as one).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable
+from typing import NamedTuple
+
+from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.partial import Constant, specialize_attribute
+from condorlite.core.classad.residuals import Residual
+from condorlite.core.matching.candidates import HeldGroup, PairEval, as_rank
+from condorlite.core.matching.carving import PairProgram, SlotVector, holds, int_now, vector_of
+from condorlite.core.matching.held_groups import HeldGroups
+from condorlite.core.matching.offer_shapes import EvaluationCount
+from condorlite.core.matching.offers import Offer
+
+#: the verdict "the job's Requirements hold for no values of the free names"
+NEVER = object()
+#: "not in the table" (a table whose values may be None)
+MISSING = object()
+
+#: the ranks of a verdict's program (it answers the match by Requirements alone)
+_ZERO = Constant(0.0)
+
+#: the largest magnitude a number is compared at exactly both in Python and as a
+#: ClassAd real (2**53): a column holds numbers within it only
+EXACT = 2**53
+
+#: a residual test is run on this many groups before it may be left out, and kept
+#: while at least one run in this many rules a group out (``ResidualTest``)
+TRIAL = 64
+WORTH = 8
+
+#: at most this many sets of read names per class key (a lookup tries each; a class's
+#: verdicts read a few: where its Requirements stop), as ``never_matches`` keeps
+MAX_NAME_SETS = 32
+
+
+class HeldType(NamedTuple):
+    """Held groups whose first offers leave the same names free and bind alike every
+    name a recorded verdict read (``HeldWalks._typed``)."""
+
+    #: the first offer of the first group (any offer of the type stands for it)
+    first: Offer
+    #: (pair shape, group) of each
+    groups: list[tuple[int, HeldGroup]]
+    #: position in the vector -> (the groups' values there, ascending, and the
+    #: groups in that order), or None when some value is no plain number
+    #: (``HeldWalks._column``)
+    columns: dict[int, tuple[list, list] | None]
+
+
+class ResidualTest:
+    """A verdict's residual as a one-test program (module doc, 2), with how often it
+    ruled a group out: run before the pair only while that pays (``useful``: during
+    the first ``TRIAL`` runs, and then while at least one run in ``WORTH`` fails);
+    where the job's Requirements hold on nearly every slot (claimed static slots of
+    full machines) the pair alone decides. Either way the pair decides what passes."""
+
+    __slots__ = ("fails", "program", "runs")
+
+    def __init__(self, program: PairProgram) -> None:
+        self.program = program
+        self.runs = 0
+        self.fails = 0
+
+    def useful(self) -> bool:
+        return self.runs < TRIAL or self.fails * WORTH >= self.runs
+
+    def passes(self, vals: tuple) -> bool:
+        """Whether the job's Requirements hold at ``vals`` (counted)."""
+        self.runs += 1
+        if self.program.run(vals, as_rank)[0]:
+            return True
+        self.fails += 1
+        return False
+
+
+class HeldWalks:
+    """The cycle's kept walks and verdicts (module doc). ``held``: the held groups
+    (read only); ``pair``: ``MatchTable.pair``; ``number(ad, names)``: the numbers of
+    the ad's bindings of ``names`` (``expr_numbers.Canon.key``); ``resource_names``:
+    the names a slot's vector holds (left free)."""
+
+    def __init__(self, held: HeldGroups, registry: list[Offer],
+                 pair: Callable[..., PairEval],
+                 number: Callable[[ClassAd, tuple[str, ...]], tuple],
+                 resource_names: frozenset[str], now: float | None,
+                 counts: EvaluationCount) -> None:
+        self._held = held
+        self._registry = registry
+        self._pair = pair
+        self._number = number
+        self._resource_names = resource_names
+        self._now = int_now(now)
+        self._counts = counts
+        #: class key -> (``HeldGroups.added`` when walked, [(group, its pair result)]
+        #: of the groups that matched)
+        self._kept: dict[tuple, tuple[int, list[tuple[HeldGroup, PairEval]]]] = {}
+        #: names left free -> (names read in the job ad, names read in the slot) ->
+        #: (the job's numbers of the first, the slot's of the second) -> verdict
+        #: (``NEVER``, a residual of the free names, or None: ask the pair)
+        self._verdicts: dict[tuple, dict[tuple, dict[tuple, object]]] = {}
+        #: (class key, names) -> the class's job ad's numbers of them
+        self._jobs: dict[tuple, tuple] = {}
+        #: names read -> offer seq -> the offer's numbers of them
+        self._numbers: dict[tuple[str, ...], dict[int, tuple]] = {}
+        #: offer seq -> its vector (resources bound to number literals) or None
+        self._vectors: dict[int, SlotVector | None] = {}
+        #: every name of a slot some recorded verdict read (``_typed``)
+        self._union: set[str] = set()
+        #: (``added``, the union's names when made, the same as a set, the types)
+        self._types: tuple[int, tuple[str, ...], frozenset[str], list[HeldType]] | None = None
+
+    def matching(self, klass: tuple, job_ad: ClassAd, signature: tuple,
+                 known_pairs: dict[int, PairEval]) -> list[tuple[HeldGroup, PairEval]]:
+        """(group, pair result) of every held group whose pair with the class key
+        ``klass`` (whose job ad is ``job_ad``, Submitter* bindings ``signature``,
+        known pair results ``known_pairs``) matches; groups may since have emptied.
+        Found a type at a time (``_typed``): a type whose verdict read only names
+        its groups bind alike is decided at once; the order of the groups found
+        does not matter (a list sorts its entries)."""
+        added = self._held.added
+        found = self._kept.get(klass)
+        if found is not None and found[0] == added:
+            return found[1]
+        registry, pair, verdict_of = self._registry, self._pair, self._verdict
+        union, types = self._typed()
+        out = []
+        for held_type in types:
+            verdict, names = verdict_of(klass, job_ad, held_type.first)
+            shared = union.issuperset(names)
+            if verdict is NEVER and shared:
+                continue  # (no group of the type can match)
+            groups = held_type.groups
+            if shared and type(verdict) is ResidualTest and verdict.program.box:
+                groups = self._within(held_type, verdict.program)
+            for pair_shape, group in groups:
+                if not group.total:
+                    continue  # (no offer to list: and it never gains one again)
+                known = known_pairs.get(pair_shape)
+                if known is None:
+                    first = registry[next(iter(next(iter(group.shapes.values()))))]
+                    mine = verdict if shared else verdict_of(klass, job_ad, first)[0]
+                    if mine is NEVER:
+                        continue
+                    if mine is not None and mine.useful():  # type: ignore[attr-defined]
+                        vector = self._vector(first)
+                        if vector is not None and not mine.passes(vector.vals):  # type: ignore[attr-defined]
+                            continue  # (the job's Requirements fail at its numbers)
+                    known = pair(klass[0], job_ad, first, signature)
+                if known.match:
+                    out.append((group, known))
+        self._kept[klass] = (added, out)
+        return out
+
+    def _verdict(self, klass: tuple, job_ad: ClassAd, offer: Offer
+                 ) -> tuple[object, tuple[str, ...]]:
+        """The class key's job ``job_ad``'s ``Requirements`` against the held static
+        offer, its resources left free (module doc, 2): ``NEVER`` (it holds for no
+        values of them), a one-test program of its residual (run at the offer's
+        vector values), or None (nothing known: ask the pair); with the names of
+        the slot it read (its verdict stands for any slot binding them alike)."""
+        slot_ad = offer.ad
+        vector = self._vector(offer)
+        free = () if vector is None else vector.names
+        # (a verdict holds for any values of the names left free: kept apart per set)
+        by_names = self._verdicts.get(free)
+        if by_names is None:
+            by_names = self._verdicts[free] = {}
+        for names, verdicts in by_names.items():
+            job_names, slot_names = names
+            found = verdicts.get((self._job_numbers(klass, job_ad, job_names),
+                                  self._numbers_of(slot_names, offer)), MISSING)
+            if found is not MISSING:
+                return found, slot_names
+        reads: set[tuple[int, str]] = set()
+        self._counts.evaluations += 1
+        residual = specialize_attribute(job_ad, "Requirements", slot_ad,
+                                        [(slot_ad, name) for name in free], self._now, reads)
+        if never_holds(residual):
+            found = NEVER
+        elif residual is None or type(residual) is Constant or vector is None:
+            found = None  # (holds whatever the numbers; or nothing known)
+        else:
+            # (a program of the one test: a box of bounds when the residual is a
+            # conjunction of them, run as a pair program's box is)
+            found = ResidualTest(PairProgram([], [residual], _ZERO, _ZERO, [], as_rank,
+                                             width=len(vector.vals),
+                                             literals=vector.literals))
+        # (the free resources are not read as values, whatever they are; any other
+        # ad's names, a record's, are keyed on both ads' bindings, which keys more
+        # than needed, never less)
+        mine, slot = id(job_ad), id(slot_ad)
+        job_names = tuple(sorted({name for ad, name in reads if ad != slot}))
+        slot_names = tuple(sorted({name for ad, name in reads
+                                   if ad != mine and (ad != slot or name not in free)}))
+        names = (job_names, slot_names)
+        if names in by_names or len(by_names) < MAX_NAME_SETS:
+            by_names.setdefault(names, {})[(self._job_numbers(klass, job_ad, job_names),
+                                            self._numbers_of(slot_names, offer))] = found
+            self._union.update(slot_names)
+        return found, slot_names
+
+    def _typed(self) -> tuple[frozenset[str], list[HeldType]]:
+        """The held groups with offers, split into *types*: the same names left free
+        and the same numbers of every name a recorded verdict read of a slot
+        (``_union``), so that a verdict reading only such names stands for every
+        group of a type. Made again when a group gains an offer or the union grows
+        (it grows a few times a cycle: the names classes' Requirements read). All
+        offers of a pair shape bind alike what a pair reads: the first stands for
+        the group."""
+        added, names = self._held.added, tuple(sorted(self._union))
+        found = self._types
+        if found is not None and found[0] == added and found[1] == names:
+            return found[2], found[3]
+        registry = self._registry
+        by_key: dict[tuple, HeldType] = {}
+        for pair_shape, group in self._held.groups.items():
+            if not group.total:
+                continue
+            first = registry[next(iter(next(iter(group.shapes.values()))))]
+            vector = self._vector(first)
+            key = (() if vector is None else vector.names, self._numbers_of(names, first))
+            held_type = by_key.get(key)
+            if held_type is None:
+                held_type = by_key[key] = HeldType(first, [], {})
+            held_type.groups.append((pair_shape, group))
+        types = list(by_key.values())
+        self._types = (added, names, frozenset(names), types)
+        return self._types[2], types
+
+    def _within(self, held_type: HeldType, program: PairProgram) -> list[tuple[int, HeldGroup]]:
+        """The groups of ``held_type`` within the one bound of the box ``program``
+        that the fewest of them pass (by bisection of a column, ``_column``): a
+        superset of those whose vector passes the box, each still run in full."""
+        best = None
+        for test in program.bounds:
+            atoms = getattr(test, "atoms", None)
+            if atoms is None or len(atoms) != 1:
+                continue
+            index, op, number, _ = atoms[0]
+            if type(number) not in (int, float) or not abs(number) <= EXACT:  # (NaN too)
+                continue
+            column = self._column(held_type, index)
+            if column is None:
+                continue
+            values = column[0]
+            if op == ">=":
+                lo, hi = bisect_left(values, number), len(values)
+            elif op == ">":
+                lo, hi = bisect_right(values, number), len(values)
+            elif op == "<=":
+                lo, hi = 0, bisect_right(values, number)
+            elif op == "<":
+                lo, hi = 0, bisect_left(values, number)
+            else:
+                continue
+            if best is None or hi - lo < best[1] - best[0]:
+                best = (lo, hi, column[1])
+        if best is None:
+            return held_type.groups
+        return best[2][best[0]:best[1]]
+
+    def _column(self, held_type: HeldType, index: int) -> tuple[list, list] | None:
+        """The type's groups sorted by their vectors' value at ``index`` (the first
+        offer's: all offers of a pair shape bind alike what a job's Requirements
+        read), with the values; None when one is no integer or real within
+        ``EXACT`` (there Python's order and ClassAd's comparison might differ)."""
+        columns = held_type.columns
+        if index in columns:
+            return columns[index]
+        registry = self._registry
+        pairs = []
+        for item in held_type.groups:
+            group = item[1]
+            if not group.total:
+                continue  # (an emptied group: never listed again)
+            vector = self._vector(registry[next(iter(next(iter(group.shapes.values()))))])
+            value = vector.vals[index]  # type: ignore[union-attr]  (a type's free names)
+            if type(value) not in (int, float) or not abs(value) <= EXACT:
+                columns[index] = None
+                return None
+            pairs.append((value, len(pairs), item))
+        pairs.sort(key=lambda p: (p[0], p[1]))
+        found = columns[index] = ([p[0] for p in pairs], [p[2] for p in pairs])
+        return found
+
+    def _job_numbers(self, klass: tuple, job_ad: ClassAd, names: tuple[str, ...]) -> tuple:
+        """The class key's job ad's numbers of ``names``, worked out once per both."""
+        key = (klass, names)
+        found = self._jobs.get(key)
+        if found is None:
+            found = self._jobs[key] = self._number(job_ad, names)
+        return found
+
+    def _vector(self, offer: Offer) -> SlotVector | None:
+        """The offer's resources bound to number literals (``carving.vector_of``),
+        worked out once per offer (a held static offer's ad is never replaced)."""
+        vectors = self._vectors
+        if offer.seq not in vectors:
+            vectors[offer.seq] = vector_of(offer.ad, self._resource_names)
+        return vectors[offer.seq]
+
+    def _numbers_of(self, names: tuple[str, ...], offer: Offer) -> tuple:
+        """The offer's numbers of ``names``, worked out once per offer (a held static
+        offer's ad is never replaced)."""
+        by_seq = self._numbers.get(names)
+        if by_seq is None:
+            by_seq = self._numbers[names] = {}
+        found = by_seq.get(offer.seq)
+        if found is None:
+            found = by_seq[offer.seq] = self._number(offer.ad, names)
+        return found
+
+
+def never_holds(residual: Residual | None) -> bool:
+    """Whether a ``Requirements`` residual holds for no values of the names left
+    free: a constant that does not hold, or one ``partial`` marked never true (None:
+    it could not be made, so nothing is known). ``never_matches`` reads its residuals
+    by the same rule."""
+    if residual is None:
+        return False
+    if type(residual) is Constant:
+        return not holds(residual.value)
+    return bool(getattr(residual, "never_true", False))

@@ -1,0 +1,128 @@
+"""``held_walks``: with priority preemption on, a class's matching held groups are
+found once per class key, and groups the job's ``Requirements`` rule out (another
+``OpSys`` or ``Arch``, whatever the slot's own ``Disk``; a ``Disk`` too small, by the
+residual at the slot's numbers) are told apart once per class and machine type,
+without a pair evaluation. Checked against the plain reference
+cycle with the mechanism on and off, and shown to matter: broken, it decides otherwise."""
+
+from __future__ import annotations
+
+import pytest
+
+from condorlite.core.matching import held_walks
+from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.held_walks import HeldWalks
+from condorlite.core.policy import Policy
+from tests.core._pool import UID
+from tests.core.matching._against_reference import run_both
+
+#: (machine, OpSys, Arch) of the three machine types
+MACHINES = [("m1", "LINUX", "X86_64"), ("m2", "WINDOWS", "X86_64"), ("m3", "LINUX", "aarch64")]
+
+
+def _held(machine: str, opsys: str, arch: str, n: int) -> str:
+    # Claimed dynamic slots: each its own Disk (its own pair shape, the jobs reading
+    # TARGET.Disk by a bound), held by two old submitters.
+    return "\n".join([
+        f'Name = "slot1_{n}@{machine}"', f'Machine = "{machine}"', "SlotID = 1",
+        f"SlotID_{n} = 1", 'SlotType = "Dynamic"', "DynamicSlot = true",
+        'State = "Claimed"', 'Activity = "Busy"', "Cpus = 1", "Memory = 2048",
+        f"Disk = {1000 * (n + 1)}", f'Arch = "{arch}"', f'OpSys = "{opsys}"',
+        "Requirements = START", "START = true", "Rank = 0", "CurrentRank = 0",
+        "SlotWeight = Cpus", f'RemoteUser = "old{n % 2}@{UID}"',
+        f'RemoteOwner = "old{n % 2}"', f"TotalJobRunTime = {100 + n}", ""])
+
+
+def _job(cluster: int, proc: int, opsys: str, arch: str, disk: int) -> str:
+    return "\n".join([
+        f"ClusterId = {cluster}", f"ProcId = {proc}", 'Owner = "new"', "JobStatus = 1",
+        "JobPrio = 0", f"QDate = {1000 + cluster}", "RequestCpus = 1",
+        "RequestMemory = 1024", f"RequestDisk = {disk}",
+        f'Requirements = TARGET.OpSys == "{opsys}" && TARGET.Arch == "{arch}" && '
+        "TARGET.Disk >= RequestDisk", ""])
+
+
+SLOTS = [_held(m, o, a, n) for m, o, a in MACHINES for n in range(6)]
+# Three classes: Linux x86 jobs wanting 4,000 of disk (slots 3-5 of m1 fit, slot 3's
+# Disk on the bound itself), Windows jobs wanting 6,000 (slot 5 of m2, on the bound),
+# Linux aarch64 jobs wanting 500 (all of m3).
+JOBS = ([_job(1, p, "LINUX", "X86_64", 4000) for p in range(4)]
+        + [_job(2, p, "WINDOWS", "X86_64", 6000) for p in range(2)]
+        + [_job(3, p, "LINUX", "aarch64", 500) for p in range(3)])
+#: the new submitter (EUP 500, ``run_both``) preempts the old ones (1,000 and 1,500)
+POLICY = Policy(uid_domain=UID,
+                preemption_requirements="RemoteUserPrio > SubmitterUserPrio * 1.2")
+
+
+def _mechanism_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every list walks every held group and evaluates every pair, as before."""
+    matching = HeldWalks.matching
+
+    def walk_all(self, *args):  # type: ignore[no-untyped-def]
+        self._kept.clear()
+        return matching(self, *args)
+
+    monkeypatch.setattr(HeldWalks, "matching", walk_all)
+    monkeypatch.setattr(HeldWalks, "_verdict", lambda self, *args: (None, ()))
+
+
+def _preempted(result) -> list[tuple[str, str]]:
+    return sorted((m.job, m.slot, m.reason) for m in result.matches)
+
+
+def test_held_walks_decide_as_the_reference_on_and_off(monkeypatch) -> None:
+    fast, on = run_both(SLOTS, JOBS, POLICY)
+    walks = fast.mm.lists._walks
+    held = [o for o in fast.offers if o.holder is not None]
+    assert len({o.pair_shape for o in held}) == 18  # (each its own Disk)
+    # One verdict per class and machine type, not one evaluation per slot; the
+    # Windows class reads OpSys alone on both Linux types: one verdict for the two.
+    assert sum(len(v) for by in walks._verdicts.values() for v in by.values()) == 8
+    # 4 + 1 + 3 jobs find a slot: those of m1 by Disk 3-5, m2's slot 5, m3's three
+    assert len(on.matches) == 7
+    with monkeypatch.context() as patch:
+        _mechanism_off(patch)
+        off_cycle, off = run_both(SLOTS, JOBS, POLICY)
+    assert _preempted(off) == _preempted(on)
+    assert not off_cycle.mm.lists._walks._verdicts  # (off: no verdict asked)
+    assert fast.mm.evaluations < off_cycle.mm.evaluations
+
+
+def test_a_verdict_blind_to_the_slots_bindings_decides_otherwise(monkeypatch) -> None:
+    # Every slot's numbers one tuple: the first machine type's verdict stands for all.
+    monkeypatch.setattr(HeldWalks, "_numbers_of", lambda self, names, offer: ())
+    with pytest.raises(AssertionError):
+        run_both(SLOTS, JOBS, POLICY)
+
+
+def test_kept_walks_shared_between_classes_decide_otherwise(monkeypatch) -> None:
+    # One kept walk for every class key: the first class's matching groups for all.
+    matching = HeldWalks.matching
+    monkeypatch.setattr(HeldWalks, "matching",
+                        lambda self, klass, *args: matching(self, (0, ()), *args))
+    with pytest.raises(AssertionError):
+        run_both(SLOTS, JOBS, POLICY)
+
+
+def test_residuals_read_at_other_numbers_decide_otherwise(monkeypatch) -> None:
+    # A residual that fails at every slot's numbers: the slots that fit are passed over.
+    class Failing(PairProgram):
+        def run(self, vals, as_rank):  # type: ignore[no-untyped-def]
+            return (False,)
+
+    monkeypatch.setattr(held_walks, "PairProgram", Failing)
+    with pytest.raises(AssertionError):
+        run_both(SLOTS, JOBS, POLICY)
+
+
+def test_the_groups_within_a_bound_found_by_bisection(monkeypatch) -> None:
+    # The classes walked once the types are known (the first one is walked group by
+    # group) find their groups by bisection: ``TARGET.Disk >= 6000`` takes slot 5 of
+    # m2 (Disk 6,000) in; bisected from the right, the bound would leave it out, and
+    # the reference disagrees.
+    fast, _ = run_both(SLOTS, JOBS, POLICY)
+    columns = [t.columns for t in fast.mm.lists._walks._types[3]]
+    assert any(c for c in columns)  # (the columns were used)
+    monkeypatch.setattr(held_walks, "bisect_left", held_walks.bisect_right)
+    with pytest.raises(AssertionError):
+        run_both(SLOTS, JOBS, POLICY)
