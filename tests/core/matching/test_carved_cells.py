@@ -14,6 +14,8 @@ the plain reference cycle does and the mechanism to have done its work; the
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import pytest
 
 from condorlite.core.matching import carved_lists, carving, pair_programs
@@ -76,22 +78,39 @@ class _Calls:
         patch.setattr(owner, name, counting)
 
 
+class _OnAndOff(NamedTuple):
+    """Two cycles of one pool, each checked against the reference (``run_both``):
+    with a mechanism on and with it off, and how often the counted call ran in each."""
+
+    on: object
+    off: object
+    calls_on: int
+    calls_off: int
+
+
+def _on_and_off(monkeypatch, calls: _Calls, switch: tuple, slots, jobs) -> _OnAndOff:
+    """Run the pool as it is, then with ``switch`` = (module, name, value) set (the
+    mechanism off); both allocations must be the same."""
+    on, result = run_both(slots, jobs, POLICY)
+    calls_on, calls.count = calls.count, 0
+    with monkeypatch.context() as patch:
+        patch.setattr(*switch)
+        off, off_result = run_both(slots, jobs, POLICY)
+    assert _fingerprint(off_result) == _fingerprint(result)
+    return _OnAndOff(on, off, calls_on, calls.count)
+
+
 @pytest.mark.parametrize("desktops", [False, True])
 def test_pairs_run_in_the_walk_decide_as_the_reference(monkeypatch, desktops):
     if desktops:
         slots, jobs = [_desktop(i) for i in range(24)], _desktop_jobs(6)
     else:
         slots, jobs = [_pslot(i) for i in range(20)], _jobs(10)
-    through_table = _Calls(monkeypatch, MatchTable, "_vector_pair")
-    fast, result = run_both(slots, jobs, POLICY)
-    direct = through_table.count
-    through_table.count = 0
-    with monkeypatch.context() as patch:
-        patch.setattr(carved_lists, "DIRECT", False)
-        plain, plain_result = run_both(slots, jobs, POLICY)
-    assert _fingerprint(plain_result) == _fingerprint(result)
+    runs = _on_and_off(monkeypatch, _Calls(monkeypatch, MatchTable, "_vector_pair"),
+                       (carved_lists, "DIRECT", False), slots, jobs)
+    fast, plain = runs.on, runs.off
     # the walk ran the pairs the match table ran without it
-    assert through_table.count > direct
+    assert runs.calls_off > runs.calls_on
     # the same pair results, counted as the match table counts them
     assert plain.mm.evaluations == fast.mm.evaluations
     assert fast.mm.table.pairs == plain.mm.table.pairs
@@ -110,23 +129,16 @@ def test_a_wrong_pair_in_the_walk_is_caught(monkeypatch):
         run_both(slots, jobs, POLICY)
 
 
-
-
 @pytest.mark.parametrize(("n_desktops", "per"), [(24, 6), (40, 10)])
 def test_programs_gated_by_an_own_literal_are_built_once(monkeypatch, n_desktops, per):
     """Busy desktops' ``Requirements`` test the job's owner against the slot's own
     literal: no box with the requests free or bound, so one build is enough."""
     slots, jobs = [_desktop(i) for i in range(n_desktops)], _desktop_jobs(per)
     # (second builds included)
-    builds = _Calls(monkeypatch, pair_programs, "_pair_program")
-    fast, result = run_both(slots, jobs, POLICY)
-    once = builds.count
-    builds.count = 0
-    with monkeypatch.context() as patch:
-        patch.setattr(pair_programs, "REBUILD_GATED", True)
-        plain, plain_result = run_both(slots, jobs, POLICY)
-    assert _fingerprint(plain_result) == _fingerprint(result)
-    assert builds.count > once
+    runs = _on_and_off(monkeypatch, _Calls(monkeypatch, pair_programs, "_pair_program"),
+                       (pair_programs, "REBUILD_GATED", True), slots, jobs)
+    fast, plain = runs.on, runs.off
+    assert runs.calls_off > runs.calls_on
     assert len(fast.mm.table.programs) == len(plain.mm.table.programs)
 
 
