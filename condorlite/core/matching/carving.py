@@ -297,23 +297,6 @@ class PairProgram:
             return compare_numbers(op, value, operand) is True
         return (index, op, operand, test)
 
-    def gated_by_literal(self, vals: Sequence[object]) -> bool:
-        """Whether a test that is no conjunction of bounds (no ``atoms``) reads one of
-        the slot's own literals at the state ``vals``: a bound on an own literal makes
-        no box (``_settled_atom``), so binding the job's requests would not make this
-        program a box either and ``pair_programs`` does not build it again. A
-        heuristic for that choice only: both programs give the same outcomes."""
-        if not self.literals:
-            return False
-        first, width = self.width - self.literals, self.width
-        for test in self.tests:
-            if getattr(test, "atoms", None) is None:
-                reads = ReadPositions((*vals, *self.params))
-                test(reads)
-                if any(first <= index < width for index in reads.seen):
-                    return True
-        return False
-
     def run(self, vals: Sequence[object], as_rank: Callable[[object], float]) -> tuple:
         if self.never:
             return (False,)
@@ -360,24 +343,6 @@ class PairProgram:
         dependent = {key: fn if type(fn) is float else as_rank(fn(full))
                      for key, fn in self.dependent}
         return (True, job_rank, slot_rank, dependent, taken)
-
-
-class ReadPositions:
-    """A vector that records the positions a residual reads of it (residuals read
-    their free values as ``vals[index]`` only, ``partial``)."""
-
-    __slots__ = ("seen", "vals")
-
-    def __init__(self, vals: Sequence[object]) -> None:
-        self.vals = vals
-        self.seen: set[int] = set()
-
-    def __getitem__(self, index: int) -> object:
-        self.seen.add(index)
-        return self.vals[index]
-
-    def __len__(self) -> int:
-        return len(self.vals)
 
 
 def _implied(amount: float | None, op: str, number: object) -> bool:

@@ -124,13 +124,13 @@ def pair_program(
     RequestMemory``) the program is made again with the requests bound, as the
     bounds of a box must compare with numbers; not when a test without bounds reads
     the slot's own literal at the state at hand (a desktop's ``TARGET.Owner ==
-    MY.<owner>``, ``PairProgram.gated_by_literal``): no binding makes that a box, and
+    MY.<owner>``, ``gated_by_literal``): no binding makes that a box, and
     on the 1k partitionable mix 602 of 656 such second builds were of that kind."""
     pair = (job_ad, slot_ad, vector, resources, dependent, now, as_rank, cache)
     program = _pair_program(pair, job_params(job_ad, vector))
     if program is None or program.box or program.never or not program.params:
         return program
-    if not REBUILD_GATED and program.gated_by_literal(vector.vals):
+    if not REBUILD_GATED and gated_by_literal(program, vector.vals):
         return program  # (a test on the slot's own literal: no box either way)
     return _pair_program(pair, ((), ()))
 
@@ -212,3 +212,40 @@ def job_params(job_ad: ClassAd, vector: SlotVector) -> tuple[tuple[str, ...], tu
             names.append("request" + resource)
             values.append(expr.value)
     return tuple(names), tuple(values)
+
+
+def gated_by_literal(program: PairProgram, vals: Sequence[object]) -> bool:
+    """Whether a test of ``program`` that is no conjunction of bounds (no ``atoms``)
+    reads one of the slot's own literals at the state ``vals``: a bound on an own
+    literal makes no box (``carving``'s ``_settled_atom``), so binding the job's
+    requests would not make the program a box either and ``pair_program`` does not
+    build it again. A heuristic for that choice only: both programs give the same
+    outcomes."""
+    if not program.literals:
+        return False
+    first, width = program.width - program.literals, program.width
+    for test in program.tests:
+        if getattr(test, "atoms", None) is None:
+            reads = ReadPositions((*vals, *program.params))
+            test(reads)
+            if any(first <= index < width for index in reads.seen):
+                return True
+    return False
+
+
+class ReadPositions:
+    """A vector that records the positions a residual reads of it (residuals read
+    their free values as ``vals[index]`` only, ``partial``)."""
+
+    __slots__ = ("seen", "vals")
+
+    def __init__(self, vals: Sequence[object]) -> None:
+        self.vals = vals
+        self.seen: set[int] = set()
+
+    def __getitem__(self, index: int) -> object:
+        self.seen.add(index)
+        return self.vals[index]
+
+    def __len__(self) -> int:
+        return len(self.vals)

@@ -149,10 +149,10 @@ def test_gated_by_literal_reads_the_literal_position():
     bound = lambda vals: vals[0] >= 4  # noqa: E731
     gated = carving.PairProgram([], [owner], carving.Constant(0.0), carving.Constant(0.0),
                                 [], float, width=3, literals=1)
-    assert gated.gated_by_literal((8, 1024, "bob"))
+    assert pair_programs.gated_by_literal(gated, (8, 1024, "bob"))
     amounts = carving.PairProgram([], [bound], carving.Constant(0.0), carving.Constant(0.0),
                                   [], float, width=3, literals=1)
-    assert not amounts.gated_by_literal((8, 1024, "bob"))
+    assert not pair_programs.gated_by_literal(amounts, (8, 1024, "bob"))
     plain = carving.PairProgram([], [owner], carving.Constant(0.0), carving.Constant(0.0),
                                 [], float, width=3, literals=0)
-    assert not plain.gated_by_literal((8, 1024, "bob"))
+    assert not pair_programs.gated_by_literal(plain, (8, 1024, "bob"))
