@@ -38,9 +38,9 @@ class matches a few per cent. Three things make that walk cheaper, each exact:
    own, as the first class walked does).
 
 3. **The groups within a bound.** In a type whose verdict is a box, only the groups
-   within the bound the fewest of them pass are tried (``_within``: the type's groups
-   sorted once by the bound's resource, bisected), each still by the residual and
-   the pair; a group outside a bound of the box fails it.
+   within the bound the fewest of them pass are tried (``box_ranges``: the type's
+   groups sorted once by the bound's resource, bisected), each still by the residual
+   and the pair; a group outside a bound of the box fails it.
 
 Equal allocations follow: a group is listed exactly when its pair matches, as before;
 a group passed over has a pair that does not match (its pair result is not recorded:
@@ -50,13 +50,13 @@ nothing reads a pair result of a group without entries). Only the evaluations ch
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.partial import Constant, specialize_attribute
 from condorlite.core.classad.residuals import Residual
+from condorlite.core.matching.box_ranges import Column, column, narrowest
 from condorlite.core.matching.candidates import HeldGroup, PairEval, as_rank
 from condorlite.core.matching.carving import PairProgram, SlotVector, holds, int_now, vector_of
 from condorlite.core.matching.held_groups import HeldGroups
@@ -70,10 +70,6 @@ MISSING = object()
 
 #: the ranks of a verdict's program (it answers the match by Requirements alone)
 _ZERO = Constant(0.0)
-
-#: the largest magnitude a number is compared at exactly both in Python and as a
-#: ClassAd real (2**53): a column holds numbers within it only
-EXACT = 2**53
 
 #: a residual test is run on this many groups before it may be left out, and kept
 #: while at least one run in this many rules a group out (``ResidualTest``)
@@ -93,10 +89,9 @@ class HeldType(NamedTuple):
     first: Offer
     #: (pair shape, group) of each
     groups: list[tuple[int, HeldGroup]]
-    #: position in the vector -> (the groups' values there, ascending, and the
-    #: groups in that order), or None when some value is no plain number
-    #: (``HeldWalks._column``)
-    columns: dict[int, tuple[list, list] | None]
+    #: position in the vector -> the groups by their value there, or None when some
+    #: value has no order (``HeldWalks._column``)
+    columns: dict[int, Column | None]
 
 
 class ResidualTest:
@@ -281,59 +276,25 @@ class HeldWalks:
 
     def _within(self, held_type: HeldType, program: PairProgram) -> list[tuple[int, HeldGroup]]:
         """The groups of ``held_type`` within the one bound of the box ``program``
-        that the fewest of them pass (by bisection of a column, ``_column``): a
-        superset of those whose vector passes the box, each still run in full."""
-        best = None
-        for test in program.bounds:
-            atoms = getattr(test, "atoms", None)
-            if atoms is None or len(atoms) != 1:
-                continue
-            index, op, number, _ = atoms[0]
-            if type(number) not in (int, float) or not abs(number) <= EXACT:  # (NaN too)
-                continue
-            column = self._column(held_type, index)
-            if column is None:
-                continue
-            values = column[0]
-            if op == ">=":
-                lo, hi = bisect_left(values, number), len(values)
-            elif op == ">":
-                lo, hi = bisect_right(values, number), len(values)
-            elif op == "<=":
-                lo, hi = 0, bisect_right(values, number)
-            elif op == "<":
-                lo, hi = 0, bisect_left(values, number)
-            else:
-                continue
-            if best is None or hi - lo < best[1] - best[0]:
-                best = (lo, hi, column[1])
-        if best is None:
-            return held_type.groups
-        return best[2][best[0]:best[1]]
+        that the fewest of them pass (``box_ranges.narrowest``): a superset of those
+        whose vector passes the box, each still run in full."""
+        found = narrowest(program, lambda index: self._column(held_type, index))
+        return held_type.groups if found is None else found
 
-    def _column(self, held_type: HeldType, index: int) -> tuple[list, list] | None:
-        """The type's groups sorted by their vectors' value at ``index`` (the first
-        offer's: all offers of a pair shape bind alike what a job's Requirements
-        read), with the values; None when one is no integer or real within
-        ``EXACT`` (there Python's order and ClassAd's comparison might differ)."""
+    def _column(self, held_type: HeldType, index: int) -> Column | None:
+        """The type's groups with offers sorted by their vectors' value at ``index``
+        (the first offer's: all offers of a pair shape bind alike what a job's
+        Requirements read); None when some value has no order (``box_ranges.column``)."""
         columns = held_type.columns
-        if index in columns:
-            return columns[index]
-        registry = self._registry
-        pairs = []
-        for item in held_type.groups:
-            group = item[1]
-            if not group.total:
-                continue  # (an emptied group: never listed again)
-            vector = self._vector(registry[next(iter(next(iter(group.shapes.values()))))])
-            value = vector.vals[index]  # type: ignore[union-attr]  (a type's free names)
-            if type(value) not in (int, float) or not abs(value) <= EXACT:
-                columns[index] = None
-                return None
-            pairs.append((value, len(pairs), item))
-        pairs.sort(key=lambda p: (p[0], p[1]))
-        found = columns[index] = ([p[0] for p in pairs], [p[2] for p in pairs])
-        return found
+        if index not in columns:
+            registry = self._registry
+            items = [item for item in held_type.groups if item[1].total]
+            # (an emptied group is never listed again)
+            values = [self._vector(registry[next(iter(next(iter(group.shapes.values()))))]
+                                   ).vals[index]  # type: ignore[union-attr]  (a type's free names)
+                      for _, group in items]
+            columns[index] = column(items, values)
+        return columns[index]
 
     def _job_numbers(self, klass: tuple, job_ad: ClassAd, names: tuple[str, ...]) -> tuple:
         """The class key's job ad's numbers of ``names``, worked out once per both."""

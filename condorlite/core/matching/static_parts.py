@@ -19,13 +19,8 @@ of the vector, and a class takes
   fewer than ``SORTED`` unheld shapes, and of no shared part, as before.
 
 Exactness: a shape left out fails a bound of the program, and ``PairProgram.run``
-answers no match where a bound of a box fails. The range holds every number where
-the bound can hold: the keys are the numbers as reals and rounding to a real is
-monotonic, so ``x >= c`` and ``x > c`` (compared exactly, or both as reals, as
-``operators.compare`` does an integer and a real) imply ``float(x) >= float(c)``,
-``x <= c`` and ``x < c`` imply ``float(x) <= float(c)``, ``x == c`` both. A number a
-real cannot hold, a NaN among a part's numbers (no order) or a bound that is no
-number comparison leaves that bound unused.
+answers no match where a bound of a box fails; the range errs on the side of holding
+(``box_ranges``, which ``held_walks`` uses for held groups too).
 
 Static shapes never gain members and lose them only when matched (``OfferShapes``):
 a shape that has left is passed over, and the groups are made again when half of
@@ -35,10 +30,9 @@ cycle's set-up).
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
-from math import isnan
 
+from condorlite.core.matching.box_ranges import Column, column, narrowest
 from condorlite.core.matching.carving import PairProgram, SlotVector
 from condorlite.core.matching.offers import Offer
 
@@ -47,24 +41,14 @@ from condorlite.core.matching.offers import Offer
 SORTED = 2
 
 
-class Axis:
-    """A part's shapes sorted by one number of the vector: ``keys[i]``, the number as
-    a real, of ``shapes[i]``."""
-
-    __slots__ = ("keys", "shapes")
-
-    def __init__(self, keys: list[float], shapes: list[int]) -> None:
-        self.keys, self.shapes = keys, shapes
-
-
 class Part:
     """The unheld shapes of one shared static part: ``offer`` stands for all of them
     when the part's program is asked for; ``axes[i]``: the shapes by the vector's
-    ``i``-th number, or None when those numbers have no order (module doc)."""
+    ``i``-th number (``box_ranges.Column``), or None when those numbers have no order."""
 
     __slots__ = ("axes", "offer", "shapes", "vals")
 
-    def __init__(self, offer: Offer, shapes: list[int], axes: list[Axis | None],
+    def __init__(self, offer: Offer, shapes: list[int], axes: list[Column | None],
                  vals: dict[int, tuple]) -> None:
         self.offer, self.shapes, self.axes = offer, shapes, axes
         #: shape -> its numbers (``SlotVector.vals``: every offer of it has them)
@@ -81,31 +65,9 @@ class Part:
         if not program.box:
             return self.shapes
         axes = self.axes
-        #: axis position -> [low, high) of the shapes its bounds leave
-        ranges: dict[int, list[int]] = {}
-        for test in program.bounds:
-            atoms = getattr(test, "atoms", None)
-            if atoms is None or len(atoms) != 1:
-                continue
-            index, op, operand, _ = atoms[0]
-            axis = axes[index] if 0 <= index < len(axes) else None
-            if axis is None or type(operand) not in (int, float):
-                continue
-            try:
-                number = float(operand)
-            except OverflowError:
-                continue
-            found = ranges.get(index)
-            if found is None:
-                found = ranges[index] = [0, len(axis.keys)]
-            if op in (">=", ">", "=="):
-                found[0] = max(found[0], bisect_left(axis.keys, number))
-            if op in ("<=", "<", "=="):
-                found[1] = min(found[1], bisect_right(axis.keys, number))
-        if not ranges:
-            return self.shapes
-        index, (low, high) = min(ranges.items(), key=lambda item: item[1][1] - item[1][0])
-        return axes[index].shapes[low:high] if low < high else ()  # type: ignore[union-attr]
+        found = narrowest(program, lambda index: axes[index] if 0 <= index < len(axes)
+                          else None)
+        return self.shapes if found is None else found
 
 
 class StaticParts:
@@ -153,26 +115,8 @@ class StaticParts:
             if len(shapes) < SORTED:
                 walked.extend(shapes)
                 continue
-            parts.append(Part(offer, shapes, [_axis(shapes, [v[i] for v in vals])
+            parts.append(Part(offer, shapes, [column(shapes, [v[i] for v in vals])
                                               for i in range(len(vals[0]))],
                               dict(zip(shapes, vals, strict=True))))
         self._walked, self._parts = walked, parts
         self._prepared, self._grouped = len(registry), len(self._members)
-
-
-def _axis(shapes: list[int], numbers: list[object]) -> Axis | None:
-    """``shapes`` sorted by ``numbers`` as reals (ties in shape order), or None when
-    one is no real (not a number, too large, NaN)."""
-    keys = []
-    for value in numbers:
-        if type(value) not in (int, float):
-            return None
-        try:
-            key = float(value)  # type: ignore[arg-type]
-        except OverflowError:
-            return None
-        if isnan(key):
-            return None
-        keys.append(key)
-    order = sorted(range(len(shapes)), key=keys.__getitem__)
-    return Axis([keys[i] for i in order], [shapes[i] for i in order])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from condorlite.core.matching import held_walks
+from condorlite.core.matching import box_ranges, held_walks
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.held_walks import HeldWalks
 from condorlite.core.policy import Policy
@@ -123,6 +123,6 @@ def test_the_groups_within_a_bound_found_by_bisection(monkeypatch) -> None:
     fast, _ = run_both(SLOTS, JOBS, POLICY)
     columns = [t.columns for t in fast.mm.lists._walks._types[3]]
     assert any(c for c in columns)  # (the columns were used)
-    monkeypatch.setattr(held_walks, "bisect_left", held_walks.bisect_right)
+    monkeypatch.setattr(box_ranges, "bisect_left", box_ranges.bisect_right)
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, POLICY)

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from condorlite.core import adeval
 from condorlite.core.classad.partial import Constant
 from condorlite.core.classad.residuals import bound_test
-from condorlite.core.matching import static_parts
+from condorlite.core.matching import box_ranges, static_parts
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.static_lists import StaticLists
@@ -153,7 +153,7 @@ def test_the_pool_tells_a_bound_off_by_one_shape_apart(monkeypatch, bound, patch
     reference does."""
     slots, jobs = [_slot(i) for i in range(96)], [_job(1, p, bound) for p in range(100)]
     run_both(slots, jobs, POLICY)
-    monkeypatch.setattr(static_parts, patched, getattr(static_parts, instead))
+    monkeypatch.setattr(box_ranges, patched, getattr(box_ranges, instead))
     with pytest.raises(AssertionError):
         run_both(slots, jobs, POLICY)
 
@@ -198,7 +198,7 @@ def test_within_never_leaves_out_a_matching_shape(vals, bounds):
     zero = Constant(0.0)
     program = PairProgram([], tests, zero, zero, [], as_rank, width=2)
     shapes = list(range(len(vals)))
-    axes = [static_parts._axis(shapes, [v[i] for v in vals]) for i in range(2)]
+    axes = [box_ranges.column(shapes, [v[i] for v in vals]) for i in range(2)]
     part = static_parts.Part(None, shapes, axes, dict(enumerate(vals)))  # type: ignore[arg-type]
     within = set(part.within(program))
     for shape, shape_vals in enumerate(vals):
@@ -208,7 +208,7 @@ def test_within_never_leaves_out_a_matching_shape(vals, bounds):
 
 def test_a_program_that_never_matches_leaves_nothing():
     program = PairProgram([], [Constant(False)], Constant(0.0), Constant(0.0), [], as_rank)
-    part = static_parts.Part(None, [1, 2], [static_parts._axis([1, 2], [1, 2])],  # type: ignore[arg-type]
+    part = static_parts.Part(None, [1, 2], [box_ranges.column([1, 2], [1, 2])],  # type: ignore[arg-type]
                              {1: (1,), 2: (2,)})
     assert program.never and not part.within(program)
     assert list(part.within(None)) == [1, 2]  # (no program: every shape asked)
