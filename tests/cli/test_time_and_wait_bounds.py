@@ -12,13 +12,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "NO_COLOR": "1"}
 
+#: holds the state's write lock from "holding" until a line arrives on its stdin (not
+#: for a fixed time: under load a command's start-up alone can outlast any sleep)
 HOLD = """
-import sys, time
+import sys
 from condorlite.store.db import open_state
 store = open_state(sys.argv[1])
 with store.transaction(write=True):
     print("holding", flush=True)
-    time.sleep(float(sys.argv[2]))
+    sys.stdin.readline()
 """
 
 
@@ -38,20 +40,29 @@ def test_now_after_year_9999_is_a_usage_error(tmp_path: Path) -> None:
 def test_lock_timeout_inf_waits_for_the_writer(tmp_path: Path) -> None:
     assert _condorlite("setfactor", "a@x.org", "2", "--state-dir", str(tmp_path),
                        "--now", "1760000000").returncode == 0
-    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(tmp_path), "2"],
-                              stdout=subprocess.PIPE, text=True, env=ENV)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(tmp_path)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=ENV)
+    patient = None
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
         quick = _condorlite("setfactor", "a@x.org", "3", "--state-dir", str(tmp_path),
                             "--now", "1760000000", "--lock-timeout", "0.1")
         assert quick.returncode == 75
-        started = time.monotonic()
-        patient = _condorlite("setfactor", "a@x.org", "3", "--state-dir", str(tmp_path),
-                              "--now", "1760000000", "--lock-timeout", "inf")
-        assert patient.returncode == 0, patient.stderr
-        assert time.monotonic() - started > 0.5
+        patient = subprocess.Popen(
+            [sys.executable, "-m", "condorlite", "setfactor", "a@x.org", "3", "--state-dir",
+             str(tmp_path), "--now", "1760000000", "--lock-timeout", "inf"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+        # however long it takes to start, it cannot finish while the lock is held
+        time.sleep(1.0)
+        assert patient.poll() is None
+        holder.communicate("release\n", timeout=30)
+        _, err = patient.communicate(timeout=120)
+        assert patient.returncode == 0, err
     finally:
-        holder.wait(timeout=30)
+        for proc in (holder, patient):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()
 
 
 def test_now_takes_an_iso_8601_date(tmp_path: Path) -> None:
