@@ -17,6 +17,17 @@ from tests.core.reference import run_reference_cycle
 #: the ``--now`` of the generated pools (``genpool.BASE_TIME``)
 NOW = 1_700_000_000.0
 
+#: the ``WithinResourceLimits`` a partitionable slot's ``Requirements`` reads, as the
+#: matching tests' slots write it
+WITHIN_RESOURCE_LIMITS = (
+    "MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus && MY.Memory > 0 && "
+    "TARGET.RequestMemory <= MY.Memory && TARGET.RequestDisk <= MY.Disk")
+
+
+def ad_text(attrs: dict[str, object]) -> str:
+    """The old-form ad of ``attrs`` (each value written as its ClassAd text)."""
+    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+
 
 def run_both(slot_texts: list[str], job_texts: list[str], policy: Policy,
              subs: dict[str, Submitter] | None = None):

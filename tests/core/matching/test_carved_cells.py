@@ -21,7 +21,7 @@ import pytest
 from condorlite.core.matching import carved_lists, carving, pair_programs
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.policy import Policy
-from tests.core.matching._against_reference import run_both
+from tests.core.matching._against_reference import WITHIN_RESOURCE_LIMITS, ad_text, run_both
 from tests.core.matching.test_own_literals import _desktop
 from tests.core.matching.test_own_literals import _jobs as _desktop_jobs
 from tests.core.negotiation.test_equivalence import _fingerprint
@@ -43,11 +43,9 @@ def _pslot(i: int) -> str:
                  Activity='"Idle"', PartitionableSlot="true", Cpus=cpus, Memory=memory,
                  Disk=200000 + 977 * i, Arch='"X86_64"', OpSys='"LINUX"', Start="true",
                  Requirements="START && WithinResourceLimits",
-                 WithinResourceLimits=(
-                     "MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus && MY.Memory > 0 && "
-                     "TARGET.RequestMemory <= MY.Memory && TARGET.RequestDisk <= MY.Disk"),
+                 WithinResourceLimits=WITHIN_RESOURCE_LIMITS,
                  Rank="0.0", CurrentRank="0.0", SlotWeight="Cpus")
-    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+    return ad_text(attrs)
 
 
 def _jobs(per: int) -> list[str]:

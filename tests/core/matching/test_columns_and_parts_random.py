@@ -24,6 +24,7 @@ from condorlite.core.model import Submitter
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import Policy
 from tests.core._pool import decoded_texts
+from tests.core.matching._against_reference import ad_text
 from tests.core.negotiation.test_equivalence import _fingerprint
 from tests.core.reference import run_reference_cycle
 
@@ -71,7 +72,7 @@ def _slot(r: random.Random, i: int, start_choices: list[str]) -> str:
         holder = r.choice(OWNERS)
         attrs.update(RemoteUser=f'"{holder}@example.org"', RemoteOwner=f'"{holder}@example.org"',
                      RemoteUserPrio=500.0 * (OWNERS.index(holder) + 1))
-    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+    return ad_text(attrs)
 
 
 def _job(r: random.Random, cluster: int, proc: int, variant: dict[str, object]) -> str:
@@ -82,7 +83,7 @@ def _job(r: random.Random, cluster: int, proc: int, variant: dict[str, object]) 
         Requirements=variant["requirements"], Rank=variant["rank"], W=3)
     if variant["own_kflops"]:
         attrs["KFlops"] = 42
-    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+    return ad_text(attrs)
 
 
 def _variant(r: random.Random, requirements: list[str]) -> dict[str, object]:

@@ -18,7 +18,7 @@ from condorlite.core.matching.carving import left
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.pair_programs import job_params
 from condorlite.core.policy import Policy
-from tests.core.matching._against_reference import run_both
+from tests.core.matching._against_reference import WITHIN_RESOURCE_LIMITS, ad_text, run_both
 from tests.core.negotiation.test_equivalence import _fingerprint
 
 POLICY = Policy(uid_domain="example.org")
@@ -34,13 +34,11 @@ def _pslot(i: int, **extra: object) -> str:
                  Memory=4096 * (1 + i % 4), Disk=50000 + 1000 * i,
                  Arch='"X86_64"' if i % 5 else '"aarch64"', OpSys='"LINUX"', Start="true",
                  Requirements="START && WithinResourceLimits",
-                 WithinResourceLimits=(
-                     "MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus && MY.Memory > 0 && "
-                     "TARGET.RequestMemory <= MY.Memory && TARGET.RequestDisk <= MY.Disk"),
+                 WithinResourceLimits=WITHIN_RESOURCE_LIMITS,
                  Rank=f'ifThenElse(TARGET.Owner == "owner{i}", 1, 0)', CurrentRank="0.0",
                  SlotWeight="Cpus")
     attrs.update(extra)
-    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+    return ad_text(attrs)
 
 
 def _job(cluster: int, proc: int, **extra: object) -> str:
@@ -48,7 +46,7 @@ def _job(cluster: int, proc: int, **extra: object) -> str:
                  JobPrio=0, QDate=1000 + cluster, RequestCpus=1, RequestMemory=1024,
                  RequestDisk=1000, Requirements='TARGET.Arch == "X86_64"')
     attrs.update(extra)
-    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+    return ad_text(attrs)
 
 
 #: the classes: literal requests of several sizes (some larger than what most states

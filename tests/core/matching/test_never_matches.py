@@ -15,7 +15,12 @@ import pytest
 
 from condorlite.core.matching.never_matches import NeverMatches
 from condorlite.core.policy import Policy
-from tests.core.matching._against_reference import ProgramBuilds, run_both
+from tests.core.matching._against_reference import (
+    WITHIN_RESOURCE_LIMITS,
+    ProgramBuilds,
+    ad_text,
+    run_both,
+)
 from tests.core.negotiation.test_equivalence import _fingerprint
 
 POLICY = Policy(uid_domain="example.org")
@@ -33,15 +38,13 @@ def _pslot(i: int, lone: bool) -> str:
                  Activity='"Idle"', PartitionableSlot="true", Cpus=8, Memory=16384,
                  Disk=100000, Arch=arch, OpSys=opsys, Start="true",
                  Requirements="START && WithinResourceLimits",
-                 WithinResourceLimits=(
-                     "MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus && MY.Memory > 0 && "
-                     "TARGET.RequestMemory <= MY.Memory && TARGET.RequestDisk <= MY.Disk"),
+                 WithinResourceLimits=WITHIN_RESOURCE_LIMITS,
                  Rank=f'ifThenElse(TARGET.Owner == "owner{i}", 1, 0)' if lone else "0.0",
                  CurrentRank="0.0",
                  SlotWeight="Cpus")
     if singularity is not None:
         attrs["HasSingularity"] = singularity
-    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+    return ad_text(attrs)
 
 
 def _job(cluster: int, proc: int, requirements: str, **extra: object) -> str:
@@ -50,7 +53,7 @@ def _job(cluster: int, proc: int, requirements: str, **extra: object) -> str:
                  RequestMemory=1024 * (1 + cluster % 3), RequestDisk=1000,
                  Requirements=requirements)
     attrs.update(extra)
-    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+    return ad_text(attrs)
 
 
 #: job Requirements: on Arch alone, on two names, on a name some slots leave unbound

@@ -22,7 +22,12 @@ from condorlite.core.matching.own_literals import HIDDEN, OwnLiterals
 from condorlite.core.model import slot_from_ad
 from condorlite.core.negotiation.offer_pool import build_offers
 from condorlite.core.policy import Policy
-from tests.core.matching._against_reference import ProgramBuilds, run_both
+from tests.core.matching._against_reference import (
+    WITHIN_RESOURCE_LIMITS,
+    ProgramBuilds,
+    ad_text,
+    run_both,
+)
 from tests.core.negotiation.test_equivalence import _fingerprint
 
 POLICY = Policy(uid_domain="example.org")
@@ -40,13 +45,11 @@ def _desktop(i: int, **extra: object) -> str:
                  KeyboardIdle=3600 if i % 3 else 60,
                  Start=f'(KeyboardIdle > 15 * 60) || (TARGET.Owner == "{owner}@example.org")',
                  Requirements="START && WithinResourceLimits",
-                 WithinResourceLimits=(
-                     "MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus && MY.Memory > 0 && "
-                     "TARGET.RequestMemory <= MY.Memory && TARGET.RequestDisk <= MY.Disk"),
+                 WithinResourceLimits=WITHIN_RESOURCE_LIMITS,
                  Rank=f'TARGET.Owner == "{owner}@example.org"', CurrentRank="0.0",
                  SlotWeight="Cpus")
     attrs.update(extra)
-    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+    return ad_text(attrs)
 
 
 def _jobs(per: int) -> list[str]:

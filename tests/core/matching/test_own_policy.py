@@ -13,7 +13,7 @@ from __future__ import annotations
 from condorlite.core.classad.ast import Literal
 from condorlite.core.matching import own_policy
 from condorlite.core.policy import Policy
-from tests.core.matching._against_reference import run_both
+from tests.core.matching._against_reference import ad_text, run_both
 
 POLICY = Policy(uid_domain="example.org")
 OWNERS = ("alice", "bob", "carol")
@@ -28,7 +28,7 @@ def _desktop(i: int, **extra: object) -> str:
                        f'(TARGET.Owner == "{owner}@example.org")',
                  Requirements="START", Rank="0.0", CurrentRank="0.0", SlotWeight="Cpus")
     attrs.update(extra)
-    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+    return ad_text(attrs)
 
 
 def _job(cluster: int, proc: int, owner: str, **extra: object) -> str:
@@ -36,7 +36,7 @@ def _job(cluster: int, proc: int, owner: str, **extra: object) -> str:
                  JobPrio=0, QDate=1000 + cluster, RequestCpus=1, RequestMemory=1024,
                  RequestDisk=1000, Requirements='TARGET.Arch == "X86_64"')
     attrs.update(extra)
-    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+    return ad_text(attrs)
 
 
 def _jobs(per: int = 6) -> list[str]:

@@ -24,7 +24,7 @@ from condorlite.core.model import Submitter
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import Policy
 from tests.core._pool import ad, user
-from tests.core.matching._against_reference import run_both
+from tests.core.matching._against_reference import ad_text, run_both
 from tests.core.negotiation.test_equivalence import _fingerprint
 from tests.core.negotiation.test_equivalence_realistic import PREEMPTION, _pool
 from tests.core.reference import run_reference_cycle
@@ -68,7 +68,7 @@ def _slot_text(i: int, **extra: object) -> str:
                  KFlops=1000 + (i * 7919) % 997, Mips=100 + (i * 31) % 89,
                  LoadAvg=f"{(i * 13) % 17 / 10!r}")
     attrs.update(extra)
-    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+    return ad_text(attrs)
 
 
 def _job_text(cluster: int, proc: int, owner: str, **extra: object) -> str:
@@ -76,7 +76,7 @@ def _job_text(cluster: int, proc: int, owner: str, **extra: object) -> str:
                  QDate=1000 + cluster, RequestCpus=1, RequestMemory=1024, RequestDisk=1000,
                  Requirements='(TARGET.Arch == "X86_64") && (TARGET.Memory >= RequestMemory)')
     attrs.update(extra)
-    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+    return ad_text(attrs)
 
 
 def _jobs(ranks: list[dict[str, object]], per: int = 4) -> list[str]:

@@ -29,7 +29,7 @@ from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.static_lists import StaticLists
 from condorlite.core.model import Submitter
 from condorlite.core.policy import Policy
-from tests.core.matching._against_reference import run_both
+from tests.core.matching._against_reference import ad_text, run_both
 
 POLICY = Policy(uid_domain="example.org")
 USERS = ("alice", "bob", "carol")
@@ -46,7 +46,7 @@ def _slot(i: int, **extra: object) -> str:
                  Requirements="START", START="TARGET.RequestMemory <= MY.Memory",
                  Rank="0.0", CurrentRank="0.0", SlotWeight="Cpus")
     attrs.update(extra)
-    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+    return ad_text(attrs)
 
 
 def _job(cluster: int, proc: int, requirements: str, arch: str = "X86_64",
@@ -56,7 +56,7 @@ def _job(cluster: int, proc: int, requirements: str, arch: str = "X86_64",
                  RequestMemory=1024, RequestDisk=1000,
                  Requirements=f'TARGET.Arch == "{arch}" && {requirements}')
     attrs.update(extra)
-    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+    return ad_text(attrs)
 
 
 #: each class's bound, most on a slot's number exactly (a bound off by one shape

@@ -18,7 +18,7 @@ from condorlite.core.matching import static_programs
 from condorlite.core.model import Submitter
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import Policy
-from tests.core.matching._against_reference import run_both
+from tests.core.matching._against_reference import ad_text, run_both
 from tests.core.negotiation.test_equivalence import _fingerprint
 from tests.core.negotiation.test_equivalence_realistic import PREEMPTION, _pool
 from tests.core.reference import run_reference_cycle
@@ -38,7 +38,7 @@ def _slot(i: int, **extra: object) -> str:
                  Requirements="START", START="TARGET.RequestDisk < MY.Disk",
                  Rank="0.0", CurrentRank="0.0", SlotWeight="Cpus")
     attrs.update(extra)
-    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+    return ad_text(attrs)
 
 
 def _job(cluster: int, proc: int, owner: str, **extra: object) -> str:
@@ -47,7 +47,7 @@ def _job(cluster: int, proc: int, owner: str, **extra: object) -> str:
                  RequestDisk=1000,
                  Requirements='(TARGET.Arch == "X86_64") && (TARGET.Disk >= RequestDisk)')
     attrs.update(extra)
-    return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
+    return ad_text(attrs)
 
 
 VARIANTS = [
