@@ -129,12 +129,15 @@ def configured_paths(paths: Iterable[str], config_file: Path) -> list[Path | str
     return out
 
 
-def _parse_stream(stream: TextIO, source: str) -> Iterator[list[LoadedAd]]:
+def _parse_stream(stream: TextIO, source: str, newline_only: bool
+                  ) -> Iterator[list[LoadedAd]]:
     """The ads of one stream as LoadedAds, in the parser's lists; parser errors as
-    condorlite errors (module docstring)."""
+    condorlite errors (module docstring). ``newline_only``: the stream ends lines at
+    ``\n`` alone (``formats.parse_ad_lists``)."""
     index = 0
     try:
-        for ads in parse_ad_lists(stream, "auto", filename=source):
+        for ads in parse_ad_lists(stream, "auto", filename=source,
+                                  newline_only=newline_only):
             count = len(ads)
             # LoadedAd(ad, source, index) for each, through its slots, in C: a pool
             # holds one per ad.
@@ -183,8 +186,8 @@ def _loaded_lists(paths: Iterable[str | Path], stdin: TextIO | None
         raise UsageError("'-' (standard input) can be given only once")
     for entry in files:
         if entry == "-":
-            yield from _parse_stream(_as_files_are(stdin if stdin is not None else sys.stdin),
-                                     STDIN_NAME)
+            stream = stdin if stdin is not None else sys.stdin
+            yield from _parse_stream(stream, STDIN_NAME, _as_files_are(stream))
             continue
         path = Path(entry)
         try:
@@ -197,21 +200,24 @@ def _loaded_lists(paths: Iterable[str | Path], stdin: TextIO | None
             raise InputMissingError(f"{path}: cannot read: {exc.strerror or exc}") from None
         with handle:
             try:
-                yield from _parse_stream(handle, str(path))
+                yield from _parse_stream(handle, str(path), True)
             except OSError as exc:  # an I/O error while reading, after a good open
                 raise InputMissingError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
-def _as_files_are(stream: TextIO) -> TextIO:
-    """A text stream (standard input) set to read as the files are: stray bytes kept
-    and lines ended by ``\n`` alone (HTCondor's readers split on nothing else). A
-    stream that cannot be set so (not a text wrapper, or read from already) is read
-    as it is."""
+def _as_files_are(stream: TextIO) -> bool:
+    """Set a text stream (standard input) to read as the files are: stray bytes kept
+    and lines ended by ``\n`` alone (HTCondor's readers split on nothing else); True
+    when it could be. A stream that cannot be set so (not a text wrapper, or read
+    from already) is read as it is."""
     reconfigure = getattr(stream, "reconfigure", None)
-    if reconfigure is not None:
-        with contextlib.suppress(ValueError, io.UnsupportedOperation):
-            reconfigure(errors="surrogateescape", newline="\n")
-    return stream
+    if reconfigure is None:
+        return False
+    try:
+        reconfigure(errors="surrogateescape", newline="\n")
+    except (ValueError, io.UnsupportedOperation):
+        return False
+    return True
 
 
 def read_ads(paths: Iterable[str | Path], *, stdin: TextIO | None = None) -> list[LoadedAd]:

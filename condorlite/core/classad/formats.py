@@ -54,6 +54,7 @@ from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import TextIO
 
+from condorlite.core.classad import oldscan
 from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.jsonads import write_json_ads
@@ -84,24 +85,34 @@ def _parse_ads(source: str | TextIO, format: str, filename: str | None) -> Itera
 
 
 def parse_ad_lists(source: str | TextIO, format: str = "auto", *,
-                   filename: str | None = None) -> Iterator[list[ClassAd]]:
+                   filename: str | None = None, newline_only: bool = False
+                   ) -> Iterator[list[ClassAd]]:
     """``parse_ads`` in lists: the same ads in the same order, several at a time (old
     form: the ads each batch of lines completes; the other forms: one by one), for a
     caller that keeps them all (``store.adfiles.read_ads``). On bad input, the ads
-    before the error come first, then the error, as with ``parse_ads``."""
+    before the error come first, then the error, as with ``parse_ads``.
+
+    ``newline_only`` says that the file object ends lines at ``\n`` alone (opened
+    with ``newline="\n"``, as ``store.adfiles`` opens files), so that old form can be
+    read in pieces by the compiled scanner (``oldscan.py``, when built) instead of line
+    by line; a file object cannot tell its own rule, and a text is split at ``\n``
+    alone anyway."""
     if format not in FORMATS:
         raise ValueError(f"unknown ClassAd format {format!r}; expected one of {FORMATS}")
-    return _parse_ad_lists(source, format, filename)
+    return _parse_ad_lists(source, format, filename, newline_only)
 
 
-def _parse_ad_lists(source: str | TextIO, format: str, filename: str | None
-                    ) -> Iterator[list[ClassAd]]:
+def _parse_ad_lists(source: str | TextIO, format: str, filename: str | None,
+                    newline_only: bool = False) -> Iterator[list[ClassAd]]:
     lines = _lines(source)
     head: list[str] = []
     if format == "auto":
         format = _detect(lines, head)
     if format == "old":
-        yield from read_old_ad_lists(old_batches(source, head, lines), filename)
+        if oldscan.enabled() and (isinstance(source, str) or newline_only):
+            yield from oldscan.scan_old_ad_lists(source, head, filename)
+        else:
+            yield from read_old_ad_lists(old_batches(source, head, lines), filename)
         return
     if format == "json":
         ads = read_json_fast(old_batches(source, head, lines), filename)

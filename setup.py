@@ -1,0 +1,19 @@
+"""Build of condorlite's one compiled module (the rest is in pyproject.toml).
+
+``condorlite.core.classad._oldscan`` reads old-form ad lines in C (see
+``condorlite/core/classad/oldscan.py``). It is optional: where no C compiler is at
+hand the build goes on without it and condorlite reads the same ads, slower, in
+Python (``oldform.py``).
+"""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "condorlite.core.classad._oldscan",
+            sources=["condorlite/core/classad/_oldscan.c"],
+            optional=True,
+        )
+    ]
+)

@@ -1,0 +1,176 @@
+"""The compiled old-form scanner (``oldscan.py``, ``_oldscan.c``) reads what the Python
+reader (``oldform.py``) reads: the same ads (names, spellings, values and their types,
+order), and on bad input the same ads first, then the same error at the same line and
+column. Checked on real ads, on generated realistic pools, and on generated hostile
+text, read whole and from files in pieces as small as a few characters, with tables
+small enough that their generations roll many times."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from condorlite.core.classad import ClassAdSyntaxError, oldscan
+from condorlite.core.classad.formats import parse_ad_lists
+from condorlite.core.classad.interning import clear_all
+from tests.benchmarks._load import load
+
+pytestmark = pytest.mark.skipif(not oldscan.AVAILABLE,
+                                reason="the compiled scanner was not built")
+
+ADS = Path(__file__).resolve().parents[3] / "shared" / "classad-ads"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _outcome(text: str, *, scanner: bool, as_file: bool, monkeypatch) -> tuple:
+    """(ads, error) of reading ``text`` as old form with one reader: each ad as its
+    (key, spelling, repr of the expression) in order (``repr`` tells 1 from 1.0 and
+    True, -0.0 from 0.0, and shows NaN), the error as its fields."""
+    if scanner:
+        monkeypatch.delenv("CONDORLITE_PURE_PYTHON", raising=False)
+    else:
+        monkeypatch.setenv("CONDORLITE_PURE_PYTHON", "1")
+    clear_all()
+    source = io.StringIO(text, newline="\n") if as_file else text
+    ads: list = []
+    error = None
+    try:
+        for batch in parse_ad_lists(source, "old", filename="t.ads", newline_only=True):
+            ads.extend([(key, spelling, repr(expr)) for key, (spelling, expr)
+                        in ad._attrs.items()] for ad in batch)
+    except ClassAdSyntaxError as exc:
+        error = (exc.kind, exc.line, exc.column, exc.message, exc.filename, str(exc))
+    return ads, error
+
+
+def _agree(text: str, monkeypatch, *, chunk: int | None = None,
+           limit: int | None = None) -> tuple:
+    """Assert both readers agree on ``text`` read whole and as a file (in pieces of
+    ``chunk`` characters, with ``limit`` lines a table generation); return the
+    Python reader's outcome."""
+    with monkeypatch.context() as m:
+        if chunk is not None:
+            m.setattr(oldscan, "CHUNK", chunk)
+        if limit is not None:
+            m.setattr(oldscan, "LIMIT", limit)
+        want = _outcome(text, scanner=False, as_file=True, monkeypatch=m)
+        for as_file in (False, True):
+            got = _outcome(text, scanner=True, as_file=as_file, monkeypatch=m)
+            assert got == want, (as_file, chunk, limit)
+    return want
+
+
+def _old_form_files() -> list[Path]:
+    files = sorted(p for p in ADS.glob("*") if p.suffix in (".ads", ".ad", ".txt"))
+    files += sorted(EXAMPLES.glob("*.ads"))
+    return [p for p in files if p.is_file()]
+
+
+@pytest.mark.parametrize("path", _old_form_files(), ids=lambda p: p.name)
+def test_real_ads_read_the_same(path: Path, monkeypatch) -> None:
+    text = path.read_text(encoding="utf-8", errors="surrogateescape")
+    if text.lstrip()[:1] in ("[", "{", "/"):
+        pytest.skip("not old form")
+    _agree(text, monkeypatch)
+    _agree(text, monkeypatch, chunk=97, limit=3)
+
+
+@pytest.mark.parametrize("row", ["static-mix", "partitionable-mix", "claimed-preemption"])
+def test_realistic_pools_read_the_same(row: str, tmp_path: Path, monkeypatch) -> None:
+    """Generated pools with per-slot unique numbers, escaped strings, reals and
+    negative numbers, partitionable and claimed slots (benchmarks/negotiate_real.py)."""
+    real = load("negotiate_real")
+    files, _ = real.ensure_pool(row, real.row_spec(row, 60, 400, 6, 20, 3), tmp_path)
+    for path, count in ((files.slots_path, files.slots), (files.jobs_path, files.jobs)):
+        text = path.read_text()
+        ads, error = _agree(text, monkeypatch)
+        assert error is None and len(ads) == count > 0
+        _agree(text, monkeypatch, chunk=4096, limit=50)
+
+
+def test_values_the_scanner_reads_itself(monkeypatch) -> None:
+    """Strings without a quote inside and short decimal integers: the same Literals
+    the Python reader makes; the rest is left to it."""
+    text = ('S = "plain"\nE = ""\nB = "back\\\\slash"\nT = "tail\\"\nQ = "a\\"b"\n'
+            "I = 42\nZ = 0\nM = 123456789012345678\nN = 1234567890123456789\n"
+            "G = -5\nR = 1.5\n  Pad\t=\t7 \t\r\n")
+    ads, error = _agree(text, monkeypatch)
+    assert error is None
+    assert [(spelling, value) for _, spelling, value in ads[0]] == [
+        ("S", "Literal(value='plain')"), ("E", "Literal(value='')"),
+        ("B", "Literal(value='back\\\\\\\\slash')"), ("T", "Literal(value='tail\\\\')"),
+        ("Q", "Literal(value='a\"b')"), ("I", "Literal(value=42)"), ("Z", "Literal(value=0)"),
+        ("M", "Literal(value=123456789012345678)"),
+        ("N", "Literal(value=1234567890123456789)"), ("G", "Literal(value=-5)"),
+        ("R", "Literal(value=1.5)"), ("Pad", "Literal(value=7)")]
+
+
+def test_lines_repeat_as_one_pair_within_a_read() -> None:
+    text = "".join(f'Name = "s{i}"\nCpus = 1\nArch = "X86_64"\n\n' for i in range(5))
+    ads = [ad for batch in parse_ad_lists(text, "old") for ad in batch]
+    assert len({id(ad._attrs["cpus"]) for ad in ads}) == 1
+    assert len({id(ad._attrs["arch"][1]) for ad in ads}) == 1
+    assert len({ad._attrs["name"][1].value for ad in ads}) == 5
+
+
+def test_errors_come_after_the_ads_before_them(monkeypatch) -> None:
+    good = "A = 1\nB = \"x\"\n\n"
+    for bad in ("C = 1 +\n", "= 3\n", "C == 3\n", "C = \"open\n", "9C = 1\n", "C = 1 2\n"):
+        text = good * 3 + "A = 2\n" + bad + good
+        ads, error = _agree(text, monkeypatch)
+        assert len(ads) == 3 and error is not None and error[1] == 11
+        _agree(text, monkeypatch, chunk=5, limit=1)
+
+
+def test_blank_comment_and_line_end_lines(monkeypatch) -> None:
+    text = ("# a comment\nA = 1\n   \nB = 2\r\n\t\n\nC = 3\n# x\nD = 4\f\n \r\n"
+            "E = \"\\u00e9t\u00e9\"\nF = \"\u20ac\"\nG = \"\udc80\"\nH = 1")
+    ads, error = _agree(text, monkeypatch)
+    assert error is None and [len(ad) for ad in ads] == [1, 1, 2, 4]
+    for chunk in (1, 2, 3, 7):
+        _agree(text, monkeypatch, chunk=chunk, limit=2)
+
+
+def test_repeated_names_keep_first_spelling_last_value(monkeypatch) -> None:
+    text = "aa = 1\nBB = 2\nAA = 3\n\nx = 1\nX = 1\n"
+    ads, _ = _agree(text, monkeypatch)
+    assert ads[0] == [("aa", "aa", "Literal(value=3)"), ("bb", "BB", "Literal(value=2)")]
+    assert ads[1] == [("x", "x", "Literal(value=1)")]
+
+
+def test_a_huge_line_in_small_pieces(monkeypatch) -> None:
+    text = 'A = "' + "x" * 50_000 + '"\nB = 1\n'
+    ads, error = _agree(text, monkeypatch, chunk=10)
+    assert error is None and len(ads[0]) == 2
+
+
+_NAME = st.sampled_from(["A", "b", "Cpus", "cpus", "_x9", "9x", "", " A", "A ", "A\t",
+                         "My.A", "a-b", "\u00e9"])
+_VALUE = st.one_of(
+    st.sampled_from(["1", "0", "007", "-0", "-12", "1.5", "-0.0", "1e3", "1.5e3", ".5",
+                     "123456789012345678", "1234567890123456789", "99999999999999999999",
+                     "true", "undefined", "x + 1", "(", "1 +", '"', '""', '"\\"',
+                     '"a\\"b"', '"a"b"', "\"a\x00b\"", "{1, 2}", "[a = 1]", "== 1",
+                     "= 1", "1 2", "\"\u20ac\"", '"\udc80"']),
+    st.text(st.sampled_from('ab1 "\\=+-.\x00\u00e9\t'), max_size=8),
+)
+_LINE = st.one_of(
+    st.builds(lambda n, sp1, v, sp2, end: f"{n}{sp1}={v}{sp2}{end}", _NAME,
+              st.sampled_from(["", " ", " \t"]), st.builds(lambda s, v: s + v,
+                                                           st.sampled_from(["", " "]), _VALUE),
+              st.sampled_from(["", " ", "\t", "\r", "\f"]), st.sampled_from(["\n", "\r\n"])),
+    st.sampled_from(["\n", "\n", "\n", "  \n", "\r\n", "# c\n", "#\n", "junk\n", "\x00\n",
+                     "A = 1", "\u2028\n"]),
+)
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(_LINE, max_size=30), chunk=st.sampled_from([None, 1, 3, 16]),
+       limit=st.sampled_from([None, 1, 4]))
+def test_generated_text_reads_the_same(lines: list[str], chunk, limit, monkeypatch) -> None:
+    _agree("".join(lines), monkeypatch, chunk=chunk, limit=limit)
