@@ -18,7 +18,10 @@ in HTCondor.
 
 Reading is streamed: a file object is read as far as the ads taken so far need, plus
 at most about one chunk. Old form: batches of whole lines of about 64 KiB
-(``oldform.py``). New form: whole lines, one chunk of complete records at a time
+(``oldform.py``), or, for a text or a file that ends lines at ``\n`` alone
+(``newline_only``) when the compiled scanner is built, pieces of about a million
+characters (``oldscan.py``: the same ads and errors, the per-line work in C). New
+form: whole lines, one chunk of complete records at a time
 (``newform.py``). JSON: the same batches of lines while the text keeps the
 ``condor_status -json`` layout (``jsonfast.py``), then, from the first line that does
 not, a buffer of about one ad (``jsonread.py``; a compact one-line file is held
