@@ -2,8 +2,9 @@
 """Time and memory of reading generated pools: condorlite against ``classad2.parseAds``.
 
 For each pool format (old and JSON, from ``genpool``; kept in ``--work-dir`` and reused
-when the spec is unchanged) and each file (slots, jobs), every library reads the whole
-file into a list of ads in a fresh child process, which reports:
+when the spec is unchanged; or the two files of an existing pool directory, ``--pool``)
+and each file (slots, jobs), every library reads the whole file into a list of ads in
+a fresh child process, which reports:
 
 * ``seconds``: wall time of the read loop (opening the file to the last ad), best of
   ``--repeat`` children;
@@ -13,9 +14,10 @@ file into a list of ads in a fresh child process, which reports:
   resident memory before it, per ad: what reading costs on top of what it keeps.
 
 Both figures come from ``/proc/self/status`` in the child, after its imports, so the
-interpreter and the libraries themselves are not counted. condorlite reads with
-``parse_ads(open(path), "auto")`` (a file object) with the cyclic garbage collector
-paused, as ``store/adfiles.read_ads`` does.
+interpreter and the libraries themselves are not counted. condorlite reads as its
+commands do, with ``store/adfiles.read_ads([path])`` (the old form through the
+compiled line scanner when it is built, ``classad/oldscan.py``); ``condorlite-python``
+is the same with ``CONDORLITE_PURE_PYTHON=1`` (the Python reader alone).
 classad2 (after ``import htcondor2``, for daemon semantics) reads the old form with
 ``parseAds(open(path), ParserType.Old)``; its Python wrapper joins the whole file into
 one string and hands the rest of it to C++ for every ad, so its time grows with the
@@ -27,6 +29,8 @@ The ratio column is classad2's time over condorlite's (above 1: condorlite is fa
 Usage::
 
     python benchmarks/read_ads.py --slots 10000 --jobs 100000 --work-dir /tmp/bench
+    python benchmarks/read_ads.py --pool /tmp/real/static-mix-s10000-j100000-a300-seed0 \
+        --library condorlite --library condorlite-python --repeat 3
 
 Prints a Markdown table. Exit status 1 when a child fails.
 """
@@ -35,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -44,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import genpool  # a sibling script, not an installed package
 from negotiate import ensure_pool
 
-LIBRARIES = ("condorlite", "classad2")
+LIBRARIES = ("condorlite", "condorlite-python", "classad2")
 
 
 def _status_kib(field: str) -> int:
@@ -58,13 +63,11 @@ def _status_kib(field: str) -> int:
 
 def child(library: str, fmt: str, path: str) -> dict[str, float]:
     """Read ``path`` whole with ``library``; the figures described in the docstring."""
-    if library == "condorlite":
-        from condorlite.core.classad import parse_ads
-        from condorlite.store.adfiles import collector_paused
+    if library.startswith("condorlite"):
+        from condorlite.store.adfiles import read_ads
 
         def read(handle):
-            with collector_paused():  # as store/adfiles.read_ads reads
-                return list(parse_ads(handle, "auto", filename=path))
+            return read_ads([path])  # opens the file itself, as the commands do
     else:
         import importlib
 
@@ -98,9 +101,13 @@ def child(library: str, fmt: str, path: str) -> dict[str, float]:
 
 
 def run_child(library: str, fmt: str, path: Path) -> dict[str, float]:
+    env = dict(os.environ)
+    env.pop("CONDORLITE_PURE_PYTHON", None)
+    if library == "condorlite-python":
+        env["CONDORLITE_PURE_PYTHON"] = "1"
     proc = subprocess.run(
         [sys.executable, __file__, "--child", library, fmt, str(path)],
-        capture_output=True, text=True, check=False,
+        capture_output=True, text=True, check=False, env=env,
     )
     if proc.returncode != 0:
         raise RuntimeError(f"{library} on {path} failed:\n{proc.stderr}")
@@ -114,18 +121,25 @@ def measure(library: str, fmt: str, path: Path, repeat: int) -> dict[str, float]
     return min(runs, key=lambda r: r["seconds"])
 
 
-def row(fmt: str, label: str, ours: dict | None, theirs: dict | None) -> str:
-    """One Markdown table row; a library not measured shows ``-``."""
-    def cell(fig: dict | None, key: str, spec: str) -> str:
-        return "-" if fig is None else format(fig[key], spec)
+HEADER = ("| format | file | ads | condorlite s | condorlite-python s | classad2 s "
+          "| classad2 / condorlite | condorlite kept B/ad | condorlite-python kept B/ad "
+          "| classad2 kept B/ad | condorlite peak B/ad | condorlite-python peak B/ad "
+          "| classad2 peak B/ad |")
 
+
+def row(fmt: str, label: str, figures: dict[str, dict | None]) -> str:
+    """One Markdown table row (``HEADER``); a library not measured shows ``-``."""
+    def cells(key: str, spec: str) -> list[str]:
+        return ["-" if figures.get(lib) is None else format(figures[lib][key], spec)
+                for lib in LIBRARIES]
+
+    ours, theirs = figures.get("condorlite"), figures.get("classad2")
     ratio = "-" if ours is None or theirs is None else (
         f"{theirs['seconds'] / ours['seconds']:.2f}x")
-    count = (ours or theirs or {}).get("ads", "-")
-    return (f"| {fmt} | {label} | {count} | {cell(ours, 'seconds', '.2f')} "
-            f"| {cell(theirs, 'seconds', '.2f')} | {ratio} "
-            f"| {cell(ours, 'kept_b_per_ad', ',.0f')} | {cell(theirs, 'kept_b_per_ad', ',.0f')} "
-            f"| {cell(ours, 'peak_b_per_ad', ',.0f')} | {cell(theirs, 'peak_b_per_ad', ',.0f')} |")
+    count = next((fig["ads"] for fig in figures.values() if fig is not None), "-")
+    return " | ".join(["|", fmt, label, str(count), *cells("seconds", ".2f"), ratio,
+                       *cells("kept_b_per_ad", ",.0f"), *cells("peak_b_per_ad", ",.0f")]
+                      ).removeprefix("| ") + " |"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,19 +158,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--library", choices=LIBRARIES, action="append",
                         help="measure only this library (repeatable; default both)")
     parser.add_argument("--repeat", type=int, default=1, help="children per figure (best time)")
-    parser.add_argument("--work-dir", type=Path, required=True,
+    parser.add_argument("--work-dir", type=Path,
                         help="keep generated pools here (reused when the spec is unchanged)")
+    parser.add_argument("--pool", type=Path,
+                        help="read this pool directory's slots.ads and jobs.ads instead")
     opts = parser.parse_args(args)
+    if (opts.pool is None) == (opts.work_dir is None):
+        parser.error("give --work-dir (a generated pool) or --pool (an existing one)")
     spec = genpool.PoolSpec(slots=opts.slots, jobs=opts.jobs, submitters=opts.submitters,
                             autoclusters=opts.autoclusters, seed=opts.seed)
-    print("| format | file | ads | condorlite s | classad2 s | classad2 / condorlite "
-          "| condorlite kept B/ad | classad2 kept B/ad | condorlite peak B/ad "
-          "| classad2 peak B/ad |")
-    print("|" + "---|" * 10)
+    print(HEADER)
+    print("|" + "---|" * HEADER.count(" | ") + "---|")
     failed = False
-    for fmt in opts.format or ["old", "json"]:
-        files, _ = ensure_pool(spec, fmt, opts.work_dir)
-        for label, path in (("slots", files.slots_path), ("jobs", files.jobs_path)):
+    for fmt in opts.format or (["old"] if opts.pool else ["old", "json"]):
+        if opts.pool:
+            paths = (opts.pool / "slots.ads", opts.pool / "jobs.ads")
+        else:
+            files, _ = ensure_pool(spec, fmt, opts.work_dir)
+            paths = (files.slots_path, files.jobs_path)
+        for label, path in zip(("slots", "jobs"), paths, strict=True):
             figures: dict[str, dict[str, float] | None] = {}
             for lib in LIBRARIES:
                 figures[lib] = None
@@ -167,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
                 except RuntimeError as exc:
                     print(exc, file=sys.stderr)
                     failed = True
-            print(row(fmt, label, figures["condorlite"], figures["classad2"]), flush=True)
+            print(row(fmt, label, figures), flush=True)
     return 1 if failed else 0
 
 

@@ -29,9 +29,13 @@ def test_child_reports_counts_and_memory(tmp_path):
 def test_row_marks_a_library_not_measured():
     read_ads = load("read_ads")
     ours = {"ads": 10, "seconds": 0.5, "kept_b_per_ad": 1000.0, "peak_b_per_ad": 1200.0}
-    cells = read_ads.row("old", "slots", ours, None).strip("|").split("|")
-    assert [c.strip() for c in cells] == ["old", "slots", "10", "0.50", "-", "-", "1,000",
-                                          "-", "1,200", "-"]
+    python = {"ads": 10, "seconds": 1.5, "kept_b_per_ad": 1100.0, "peak_b_per_ad": 1300.0}
+    line = read_ads.row("old", "slots", {"condorlite": ours, "condorlite-python": python,
+                                         "classad2": None})
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells == ["old", "slots", "10", "0.50", "1.50", "-", "-", "1,000", "1,100", "-",
+                     "1,200", "1,300", "-"]
+    assert len(cells) == read_ads.HEADER.count("|") - 1
 
 
 @pytest.mark.parametrize("library", [["--library", "condorlite"], []])
@@ -51,6 +55,6 @@ def test_whole_run_on_a_tiny_pool(tmp_path, library):
     for r in rows:
         assert float(r[3]) >= 0
         if library:
-            assert r[4] == "-" and r[5] == "-"
+            assert r[4] == r[5] == r[6] == "-"
         else:
-            assert float(r[4]) >= 0 and r[5].endswith("x")
+            assert float(r[4]) >= 0 and float(r[5]) >= 0 and r[6].endswith("x")
