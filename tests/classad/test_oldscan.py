@@ -22,7 +22,7 @@ from tests.benchmarks._load import load
 pytestmark = pytest.mark.skipif(not oldscan.AVAILABLE,
                                 reason="the compiled scanner was not built")
 
-ADS = Path(__file__).resolve().parents[3] / "shared" / "classad-ads"
+ADS = Path(__file__).resolve().parents[1] / "data" / "classad-ads"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
@@ -65,7 +65,7 @@ def _agree(text: str, monkeypatch, *, chunk: int | None = None,
 
 
 def _old_form_files() -> list[Path]:
-    """The real ad files (shared/classad-ads, examples/) in the old form."""
+    """The real ad files (tests/data/classad-ads, examples/) in the old form."""
     files = sorted(p for p in ADS.glob("*") if p.suffix in (".ads", ".ad", ".txt"))
     files += sorted(EXAMPLES.glob("*.ads"))
     return [p for p in files if p.is_file() and p.read_text(
