@@ -119,7 +119,9 @@ def test_lines_repeat_as_one_pair_within_a_read() -> None:
 
 def test_errors_come_after_the_ads_before_them(monkeypatch) -> None:
     good = "A = 1\nB = \"x\"\n\n"
-    for bad in ("C = 1 +\n", "= 3\n", "C == 3\n", "C = \"open\n", "9C = 1\n", "C = 1 2\n"):
+    for bad in ("C = 1 +\n", "= 3\n", "C == 3\n", "C = \"open\n", "9C = 1\n", "C = 1 2\n",
+                'C = "a"b"\n', 'C = "a\\"b"c"\n', "C = 1.5.5\n", "C = -\n", "C = 1.\n",
+                "C = 1.5e\n", "C = \"a\x00\"\n"):
         text = good * 3 + "A = 2\n" + bad + good
         ads, error = _agree(text, monkeypatch)
         assert len(ads) == 3 and error is not None and error[1] == 11
