@@ -89,10 +89,10 @@ def test_old_form_identical_texts_share_one_expr(fresh):
     assert isinstance(_expr(ads[7], "Requirements"), Binary)
 
 
-def test_same_value_under_another_name_is_shared(monkeypatch):
-    """The Python reader shares a value text's expression between names; the compiled
-    scanner shares it between the ads holding the same line (test_oldscan.py)."""
-    monkeypatch.setenv("CONDORLITE_PURE_PYTHON", "1")
+@pytest.mark.parametrize("pure", ["1", ""], ids=["python", "scanner"])
+def test_same_value_under_another_name_is_shared(pure, monkeypatch):
+    """Both readers (the Python one, and the compiled scanner where built)."""
+    monkeypatch.setenv("CONDORLITE_PURE_PYTHON", pure)
     clear_all()
     (ad,) = parse_ads("TotalCpus = 8\nDetectedCpus = 8\nA = x + 1\nB = x + 1\n", "old")
     assert _expr(ad, "TotalCpus") is _expr(ad, "DetectedCpus")

@@ -18,7 +18,10 @@
  *     returns its pair, None for a line to skip (a comment) or `end` for a line that
  *     ends the ad (blank characters only), or raises (a bad line);
  *   - pairs read here or returned by `miss` are stored in the young generation; when
- *     it holds `limit` lines it becomes the old one (the old one is dropped).
+ *     it holds `limit` lines it becomes the old one (the old one is dropped);
+ *   - the Literals read here are kept the same way by value text, so that one value
+ *     held under several names (GlobalJobId and SubmitterGlobalJobId) is one object,
+ *     as oldform's OLD_VALUES makes it.
  *
  * An ad's dict is built from its pairs in order; when a name repeats (fewer keys than
  * lines) `old_ad(list of pairs)` builds it instead (first spelling and position, last
@@ -42,7 +45,7 @@ typedef struct {
     Py_ssize_t size; /* bytes of text */
     int kind;
     char *text;      /* owned copy, NULL for an empty slot */
-    PyObject *pair;  /* strong reference */
+    PyObject *object;  /* strong reference */
 } Entry;
 
 typedef struct {
@@ -51,11 +54,20 @@ typedef struct {
     size_t used;
 } Table;
 
+/* interning.TextCache's policy: new keys go into the young table; when it holds
+ * `limit` keys it becomes the old one (the old one is dropped); a key found only in
+ * the old table is stored young again, so a key seen within about `limit` new ones
+ * keeps its object. */
 typedef struct {
-    PyObject_HEAD
     Table young;
     Table old;
     size_t limit;
+} Generations;
+
+typedef struct {
+    PyObject_HEAD
+    Generations lines;   /* line text -> (lower-case name, (spelling, expr)) */
+    Generations values;  /* value text -> Literal, for the lines read here */
     uint64_t key;
     PyTypeObject *literal_type;
     PyObject *value_descr;
@@ -119,8 +131,8 @@ table_clear(Table *t)
         for (size_t i = 0; i <= t->mask; i++) {
             Entry *e = &t->slots[i];
             if (e->text != NULL) {
-                PyMem_Free(e->text);
-                Py_DECREF(e->pair);
+                PyMem_RawFree(e->text);
+                Py_DECREF(e->object);
             }
         }
         PyMem_Free(t->slots);
@@ -142,7 +154,7 @@ table_get(Table *t, uint64_t h, const char *text, Py_ssize_t size, int kind)
             return NULL;
         if (e->hash == h && e->size == size && e->kind == kind
                 && memcmp(e->text, text, (size_t)size) == 0)
-            return e->pair;
+            return e->object;
         i = (i + 1) & t->mask;
     }
 }
@@ -173,16 +185,18 @@ table_grow(Table *t)
     return 0;
 }
 
-/* Store a copy of the key and a new reference to pair; the key must be absent. */
+/* Store a copy of the key and a new reference to object; the key must be absent. */
 static int
 table_put(Table *t, uint64_t h, const char *text, Py_ssize_t size, int kind,
-          PyObject *pair)
+          PyObject *object)
 {
     if (t->slots == NULL || (t->used + 1) * 2 > t->mask + 1) {
         if (table_grow(t) < 0)
             return -1;
     }
-    char *copy = PyMem_Malloc(size > 0 ? (size_t)size : 1);
+    /* malloc, not pymalloc: the copies come and go with the generations, and in
+     * pymalloc's pools they would leave holes among the ads, which stay */
+    char *copy = PyMem_RawMalloc(size > 0 ? (size_t)size : 1);
     if (copy == NULL) {
         PyErr_NoMemory();
         return -1;
@@ -196,25 +210,54 @@ table_put(Table *t, uint64_t h, const char *text, Py_ssize_t size, int kind,
     e->size = size;
     e->kind = kind;
     e->text = copy;
-    Py_INCREF(pair);
-    e->pair = pair;
+    Py_INCREF(object);
+    e->object = object;
     t->used++;
     return 0;
 }
 
 /* TextCache.put: roll the generations when the young one is full, then store. */
 static int
-scanner_store(Scanner *s, uint64_t h, const char *text, Py_ssize_t size, int kind,
-              PyObject *pair)
+gen_put(Generations *g, uint64_t h, const char *text, Py_ssize_t size, int kind,
+        PyObject *object)
 {
-    if (s->young.used >= s->limit) {
-        table_clear(&s->old);
-        s->old = s->young;
-        s->young.slots = NULL;
-        s->young.mask = 0;
-        s->young.used = 0;
+    if (g->young.used >= g->limit) {
+        table_clear(&g->old);
+        g->old = g->young;
+        g->young.slots = NULL;
+        g->young.mask = 0;
+        g->young.used = 0;
     }
-    return table_put(&s->young, h, text, size, kind, pair);
+    return table_put(&g->young, h, text, size, kind, object);
+}
+
+/* TextCache.get: the object stored for the key, a new reference (a key found only in
+ * the old table is stored young again); NULL when absent, NULL with an exception on
+ * failure. */
+static PyObject *
+gen_get(Generations *g, uint64_t h, const char *text, Py_ssize_t size, int kind)
+{
+    PyObject *object = table_get(&g->young, h, text, size, kind);
+    if (object != NULL) {
+        Py_INCREF(object);
+        return object;
+    }
+    object = table_get(&g->old, h, text, size, kind);
+    if (object == NULL)
+        return NULL;
+    Py_INCREF(object);  /* the roll in gen_put may drop the old table */
+    if (gen_put(g, h, text, size, kind, object) < 0) {
+        Py_DECREF(object);
+        return NULL;
+    }
+    return object;
+}
+
+static void
+gen_clear(Generations *g)
+{
+    table_clear(&g->young);
+    table_clear(&g->old);
 }
 
 /* -- ads --------------------------------------------------------------------------- */
@@ -400,6 +443,22 @@ plain_value(const unsigned char *v, Py_ssize_t n)
     return PyFloat_FromDouble(value);
 }
 
+/* A new Literal of the value text v (plain_value), a new reference; NULL without an
+ * exception when the text is not plain, NULL with one on failure. */
+static PyObject *
+plain_literal(Scanner *s, const unsigned char *v, Py_ssize_t n)
+{
+    PyObject *value = plain_value(v, n);
+    if (value == NULL)
+        return NULL;
+    PyObject *literal = s->literal_type->tp_alloc(s->literal_type, 0);
+    if (literal != NULL
+            && Py_TYPE(s->value_descr)->tp_descr_set(s->value_descr, literal, value) < 0)
+        Py_CLEAR(literal);
+    Py_DECREF(value);
+    return literal;
+}
+
 /* The pair of a one-byte-per-character line read here, a new reference; NULL without
  * an exception when the line is not of the plain form; NULL with one on failure. */
 static PyObject *
@@ -416,11 +475,25 @@ plain_pair(Scanner *s, const unsigned char *p, Py_ssize_t n)
         v++;
     while (end > v && is_blank(end[-1]))
         end--;
-    PyObject *value = plain_value(v, end - v);
-    if (value == NULL)
-        return NULL;  /* an error from the conversion is propagated by the caller */
+    /* one Literal for a value text however many names hold it (a job's GlobalJobId
+     * and SubmitterGlobalJobId; a slot's Disk and TotalDisk), as OLD_VALUES shares */
+    uint64_t h = hash_bytes((const char *)v, end - v, s->key);
+    PyObject *literal = gen_get(&s->values, h, (const char *)v, end - v,
+                                PyUnicode_1BYTE_KIND);
+    if (literal == NULL) {
+        if (PyErr_Occurred())
+            return NULL;
+        literal = plain_literal(s, v, end - v);
+        if (literal == NULL)
+            return NULL;  /* not plain (no exception), or an error (propagated) */
+        if (gen_put(&s->values, h, (const char *)v, end - v, PyUnicode_1BYTE_KIND,
+                    literal) < 0) {
+            Py_DECREF(literal);
+            return NULL;
+        }
+    }
     PyObject *head = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, p, eq - p);
-    PyObject *named = NULL, *literal = NULL, *entry = NULL, *pair = NULL;
+    PyObject *named = NULL, *entry = NULL, *pair = NULL;
     if (head == NULL)
         goto done;
     named = PyDict_GetItemWithError(s->names, head);
@@ -440,17 +513,11 @@ plain_pair(Scanner *s, const unsigned char *p, Py_ssize_t n)
         PyErr_SetString(PyExc_TypeError, "a name must be a (lower, spelling) pair");
         goto done;
     }
-    literal = s->literal_type->tp_alloc(s->literal_type, 0);
-    if (literal == NULL)
-        goto done;
-    if (Py_TYPE(s->value_descr)->tp_descr_set(s->value_descr, literal, value) < 0)
-        goto done;
     entry = PyTuple_Pack(2, PyTuple_GET_ITEM(named, 1), literal);
     if (entry == NULL)
         goto done;
     pair = PyTuple_Pack(2, PyTuple_GET_ITEM(named, 0), entry);
 done:
-    Py_DECREF(value);
     Py_XDECREF(head);
     Py_XDECREF(named);
     Py_XDECREF(literal);
@@ -485,18 +552,14 @@ feed_line(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t pos
     const char *key = (const char *)data + pos * kind;
     Py_ssize_t size = (stop - pos) * kind;
     uint64_t h = hash_bytes(key, size, s->key);
-    PyObject *pair = table_get(&s->young, h, key, size, kind);
-    if (pair != NULL)
-        return pending_add(s, pair);
-    pair = table_get(&s->old, h, key, size, kind);
+    PyObject *pair = gen_get(&s->lines, h, key, size, kind);
     if (pair != NULL) {
-        Py_INCREF(pair);  /* the roll in scanner_store may drop the old table */
-        int r = scanner_store(s, h, key, size, kind, pair);
-        if (r == 0)
-            r = pending_add(s, pair);
+        int r = pending_add(s, pair);
         Py_DECREF(pair);
         return r;
     }
+    if (PyErr_Occurred())
+        return -1;
     if (kind == PyUnicode_1BYTE_KIND) {
         pair = plain_pair(s, (const unsigned char *)key, size);
         if (pair == NULL && PyErr_Occurred())
@@ -525,7 +588,7 @@ feed_line(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t pos
             return end_ad(s, done);
         }
     }
-    int r = scanner_store(s, h, key, size, kind, pair);
+    int r = gen_put(&s->lines, h, key, size, kind, pair);
     if (r == 0)
         r = pending_add(s, pair);
     Py_DECREF(pair);
@@ -541,8 +604,10 @@ Scanner_feed(Scanner *s, PyObject *const *args, Py_ssize_t nargs)
     }
     PyObject *text = args[0];
     PyObject *done = args[1];
-    if (PyUnicode_READY(text) < 0)
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0)  /* a no-op, deprecated, from 3.12 on */
         return NULL;
+#endif
     const void *data = PyUnicode_DATA(text);
     int kind = PyUnicode_KIND(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
@@ -629,7 +694,8 @@ Scanner_init(Scanner *s, PyObject *args, PyObject *kwds)
     s->old_ad = old_ad;
     Py_INCREF(end);
     s->end = end;
-    s->limit = (size_t)limit;
+    s->lines.limit = (size_t)limit;
+    s->values.limit = (size_t)limit;
     s->key = (uint64_t)key;
     return 0;
 }
@@ -637,8 +703,8 @@ Scanner_init(Scanner *s, PyObject *args, PyObject *kwds)
 static void
 Scanner_dealloc(Scanner *s)
 {
-    table_clear(&s->young);
-    table_clear(&s->old);
+    gen_clear(&s->lines);
+    gen_clear(&s->values);
     pending_clear(s);
     PyMem_Free(s->pending);
     Py_XDECREF(s->literal_type);
@@ -661,7 +727,7 @@ Scanner_lines(Scanner *s, void *closure)
 static PyObject *
 Scanner_stored(Scanner *s, void *closure)
 {
-    return PyLong_FromSize_t(s->young.used + s->old.used);
+    return PyLong_FromSize_t(s->lines.young.used + s->lines.old.used);
 }
 
 static PyMethodDef Scanner_methods[] = {
