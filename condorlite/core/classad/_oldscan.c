@@ -44,14 +44,26 @@ typedef struct {
     uint64_t hash;
     Py_ssize_t size; /* bytes of text */
     int kind;
-    char *text;      /* owned copy, NULL for an empty slot */
+    char *text;      /* the key's copy (in the table's blocks), NULL for an empty slot */
     PyObject *object;  /* strong reference */
 } Entry;
+
+/* The keys' copies, appended to blocks freed together with their table: no allocation
+ * per key, and nothing left behind among the ads when a generation is dropped. */
+typedef struct Block {
+    struct Block *next;
+    size_t used;
+    size_t size;
+    char data[];
+} Block;
+
+#define BLOCK_SIZE ((size_t)1 << 20)
 
 typedef struct {
     Entry *slots;
     size_t mask;     /* capacity - 1 (capacity a power of two) */
     size_t used;
+    Block *blocks;   /* the newest first */
 } Table;
 
 /* interning.TextCache's policy: new keys go into the young table; when it holds
@@ -130,12 +142,15 @@ table_clear(Table *t)
     if (t->slots != NULL) {
         for (size_t i = 0; i <= t->mask; i++) {
             Entry *e = &t->slots[i];
-            if (e->text != NULL) {
-                PyMem_RawFree(e->text);
+            if (e->text != NULL)
                 Py_DECREF(e->object);
-            }
         }
         PyMem_Free(t->slots);
+    }
+    while (t->blocks != NULL) {
+        Block *next = t->blocks->next;
+        PyMem_RawFree(t->blocks);
+        t->blocks = next;
     }
     t->slots = NULL;
     t->mask = 0;
@@ -194,13 +209,21 @@ table_put(Table *t, uint64_t h, const char *text, Py_ssize_t size, int kind,
         if (table_grow(t) < 0)
             return -1;
     }
-    /* malloc, not pymalloc: the copies come and go with the generations, and in
-     * pymalloc's pools they would leave holes among the ads, which stay */
-    char *copy = PyMem_RawMalloc(size > 0 ? (size_t)size : 1);
-    if (copy == NULL) {
-        PyErr_NoMemory();
-        return -1;
+    Block *b = t->blocks;
+    if (b == NULL || b->size - b->used < (size_t)size + 1) {
+        size_t room = (size_t)size + 1 > BLOCK_SIZE ? (size_t)size + 1 : BLOCK_SIZE;
+        b = PyMem_RawMalloc(sizeof(Block) + room);
+        if (b == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        b->next = t->blocks;
+        b->used = 0;
+        b->size = room;
+        t->blocks = b;
     }
+    char *copy = b->data + b->used;  /* +1: an empty key still has a non-NULL copy */
+    b->used += (size_t)size + 1;
     memcpy(copy, text, (size_t)size);
     size_t i = (size_t)h & t->mask;
     while (t->slots[i].text != NULL)
@@ -227,6 +250,7 @@ gen_put(Generations *g, uint64_t h, const char *text, Py_ssize_t size, int kind,
         g->young.slots = NULL;
         g->young.mask = 0;
         g->young.used = 0;
+        g->young.blocks = NULL;
     }
     return table_put(&g->young, h, text, size, kind, object);
 }
