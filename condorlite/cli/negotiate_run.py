@@ -46,6 +46,9 @@ class Outcome:
     #: Seconds ``--now`` lies before the state's last update (0 when not): such a run
     #: charges and decays nothing (``accounting.update_priorities``).
     clock_behind: float = 0.0
+    #: The cycle that decided (``group_cycle.negotiate``'s ``keep``), held so that the
+    #: outcome, a rendered Result's source, takes it to the process's exit unfreed.
+    engine: list[object] = field(default_factory=list)
 
     @property
     def live_claims(self) -> list[Claim]:
@@ -110,8 +113,9 @@ def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float,
     live = rec.live
     started = time.perf_counter()
     rr_time = _stored_rr_time(tx) if policy.group_names else {}
+    engine: list[object] = []
     result, groups = negotiate(inputs.slots, inputs.jobs, submitters, live, policy, now,
-                               rr_time)
+                               rr_time, keep=engine)
     matchmaking = time.perf_counter() - started
     if groups is not None:
         rr_time.update(dict.fromkeys(groups.cycle.rr_touched, now))
@@ -124,7 +128,8 @@ def run_in(tx: Transaction, inputs: Inputs, policy: Policy, now: float,
     else:
         wanted = demand_of(inputs.jobs, submitters, live, policy) if demand else {}
     return Outcome(result, released, len(rec.added), claims, state, matchmaking,
-                   dict(wanted), groups, {g: rr_time[g] for g in sorted(rr_time)}, behind)
+                   dict(wanted), groups, {g: rr_time[g] for g in sorted(rr_time)}, behind,
+                   engine)
 
 
 # -- the JSON data -----------------------------------------------------------------------

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from condorlite.core.model import Submitter
 from condorlite.core.negotiation.group_cycle import demand_of, negotiate
-from condorlite.core.negotiation.negotiator import run_cycle
+from condorlite.core.negotiation.negotiator import Cycle, run_cycle
 from condorlite.core.policy import Policy
 from tests.core._pool import UID, job, slot
 
@@ -42,6 +42,23 @@ def test_without_group_names_it_is_run_cycle_exactly():
     assert result.matches == plain.matches and result.stats == plain.stats
     assert result.rejections == plain.rejections and result.submitters == plain.submitters
     assert "group_turns" not in result.stats
+
+
+def test_keep_receives_the_cycle_with_and_without_groups():
+    """The CLI holds the cycle to the process's exit (``keep``); holding it changes
+    nothing in the result."""
+    policy = Policy(uid_domain=UID)
+    slots = [slot(f"slot{i}@m", index=i) for i in range(3)]
+    jobs = [job(1, p, "alice", index=p) for p in range(4)]
+    kept: list = []
+    result, _ = negotiate(slots, jobs, {}, [], policy, NOW, keep=kept)
+    assert [type(c) for c in kept] == [Cycle]
+    assert result.matches == negotiate(slots, jobs, {}, [], policy, NOW)[0].matches
+    grouped = Policy(uid_domain=UID, group_names=("a",), group_quota={"a": 2.0})
+    kept = []
+    _, groups = negotiate(slots, [grouped_job(1, 0, "a", grouped)], {}, [], grouped, NOW,
+                          keep=kept)
+    assert groups is not None and [type(c) for c in kept] == [Cycle]
 
 
 def _preemption_pool(expr: str):
