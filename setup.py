@@ -12,7 +12,10 @@ setup(
     ext_modules=[
         Extension(
             "condorlite.core.classad._oldscan",
-            sources=["condorlite/core/classad/_oldscan.c"],
+            sources=[f"condorlite/core/classad/_oldscan/{name}.c"
+                     for name in ("scanner", "tables", "values")],
+            depends=[f"condorlite/core/classad/_oldscan/{name}.h"
+                     for name in ("tables", "values")],
             optional=True,
         )
     ]

@@ -1,4 +1,4 @@
-"""The compiled old-form scanner (``oldscan.py``, ``_oldscan.c``) reads what the Python
+"""The compiled old-form scanner (``oldscan.py``, ``_oldscan/``) reads what the Python
 reader (``oldform.py``) reads: the same ads (names, spellings, values and their types,
 order), and on bad input the same ads first, then the same error at the same line and
 column. Checked on real ads, on generated realistic pools, and on generated hostile

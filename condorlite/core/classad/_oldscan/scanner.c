@@ -35,46 +35,14 @@
  * cannot force collisions, and compared in full on a hash match.
  */
 
+
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
 
-typedef struct {
-    uint64_t hash;
-    Py_ssize_t size; /* bytes of text */
-    int kind;
-    char *text;      /* the key's copy (in the table's blocks), NULL for an empty slot */
-    PyObject *object;  /* strong reference */
-} Entry;
-
-/* The keys' copies, appended to blocks freed together with their table: no allocation
- * per key, and nothing left behind among the ads when a generation is dropped. */
-typedef struct Block {
-    struct Block *next;
-    size_t used;
-    size_t size;
-    char data[];
-} Block;
-
-#define BLOCK_SIZE ((size_t)1 << 20)
-
-typedef struct {
-    Entry *slots;
-    size_t mask;     /* capacity - 1 (capacity a power of two) */
-    size_t used;
-    Block *blocks;   /* the newest first */
-} Table;
-
-/* interning.TextCache's policy: new keys go into the young table; when it holds
- * `limit` keys it becomes the old one (the old one is dropped); a key found only in
- * the old table is stored young again, so a key seen within about `limit` new ones
- * keeps its object. */
-typedef struct {
-    Table young;
-    Table old;
-    size_t limit;
-} Generations;
+#include "tables.h"
+#include "values.h"
 
 typedef struct {
     PyObject_HEAD
@@ -94,196 +62,6 @@ typedef struct {
     Py_ssize_t cap;
     Py_ssize_t lineno;  /* lines read so far */
 } Scanner;
-
-/* -- the keyed hash ---------------------------------------------------------------- */
-
-static inline uint64_t
-mix(uint64_t a, uint64_t b)
-{
-#if defined(__SIZEOF_INT128__)
-    /* 64 x 64 -> 128-bit multiply folded: the wyhash/mum mixing step */
-    __uint128_t r = (__uint128_t)a * b;
-    return (uint64_t)r ^ (uint64_t)(r >> 64);
-#else
-    /* compilers without 128-bit integers: a 64-bit multiply and xor-shifts */
-    uint64_t r = (a ^ (b >> 29)) * (b | 1);
-    return r ^ (r >> 32) ^ (b << 7);
-#endif
-}
-
-static uint64_t
-hash_bytes(const char *p, Py_ssize_t n, uint64_t key)
-{
-    uint64_t h = key ^ ((uint64_t)n * 0x9E3779B97F4A7C15ULL);
-    while (n >= 16) {
-        uint64_t a, b;
-        memcpy(&a, p, 8);
-        memcpy(&b, p + 8, 8);
-        h = mix(a ^ h ^ 0xA0761D6478BD642FULL, b ^ 0xE7037ED1A0B428DBULL) ^ h;
-        p += 16;
-        n -= 16;
-    }
-    uint64_t a = 0, b = 0;
-    if (n >= 8) {
-        memcpy(&a, p, 8);
-        memcpy(&b, p + n - 8, 8);
-    }
-    else if (n > 0) {
-        memcpy(&a, p, (size_t)n);
-    }
-    return mix(a ^ h ^ 0x8EBC6AF09C88C6E3ULL, b ^ key ^ 0x589965CC75374CC3ULL);
-}
-
-/* -- tables ------------------------------------------------------------------------ */
-
-static void
-table_clear(Table *t)
-{
-    if (t->slots != NULL) {
-        for (size_t i = 0; i <= t->mask; i++) {
-            Entry *e = &t->slots[i];
-            if (e->text != NULL)
-                Py_DECREF(e->object);
-        }
-        PyMem_Free(t->slots);
-    }
-    while (t->blocks != NULL) {
-        Block *next = t->blocks->next;
-        PyMem_RawFree(t->blocks);
-        t->blocks = next;
-    }
-    t->slots = NULL;
-    t->mask = 0;
-    t->used = 0;
-}
-
-static PyObject *
-table_get(Table *t, uint64_t h, const char *text, Py_ssize_t size, int kind)
-{
-    if (t->slots == NULL)
-        return NULL;
-    size_t i = (size_t)h & t->mask;
-    for (;;) {
-        Entry *e = &t->slots[i];
-        if (e->text == NULL)
-            return NULL;
-        if (e->hash == h && e->size == size && e->kind == kind
-                && memcmp(e->text, text, (size_t)size) == 0)
-            return e->object;
-        i = (i + 1) & t->mask;
-    }
-}
-
-static int
-table_grow(Table *t)
-{
-    size_t capacity = t->slots == NULL ? 1024 : (t->mask + 1) * 2;
-    Entry *slots = PyMem_Calloc(capacity, sizeof(Entry));
-    if (slots == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    if (t->slots != NULL) {
-        for (size_t i = 0; i <= t->mask; i++) {
-            Entry *e = &t->slots[i];
-            if (e->text == NULL)
-                continue;
-            size_t j = (size_t)e->hash & (capacity - 1);
-            while (slots[j].text != NULL)
-                j = (j + 1) & (capacity - 1);
-            slots[j] = *e;
-        }
-        PyMem_Free(t->slots);
-    }
-    t->slots = slots;
-    t->mask = capacity - 1;
-    return 0;
-}
-
-/* Store a copy of the key and a new reference to object; the key must be absent. */
-static int
-table_put(Table *t, uint64_t h, const char *text, Py_ssize_t size, int kind,
-          PyObject *object)
-{
-    if (t->slots == NULL || (t->used + 1) * 2 > t->mask + 1) {
-        if (table_grow(t) < 0)
-            return -1;
-    }
-    Block *b = t->blocks;
-    if (b == NULL || b->size - b->used < (size_t)size + 1) {
-        size_t room = (size_t)size + 1 > BLOCK_SIZE ? (size_t)size + 1 : BLOCK_SIZE;
-        b = PyMem_RawMalloc(sizeof(Block) + room);
-        if (b == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        b->next = t->blocks;
-        b->used = 0;
-        b->size = room;
-        t->blocks = b;
-    }
-    char *copy = b->data + b->used;  /* +1: an empty key still has a non-NULL copy */
-    b->used += (size_t)size + 1;
-    memcpy(copy, text, (size_t)size);
-    size_t i = (size_t)h & t->mask;
-    while (t->slots[i].text != NULL)
-        i = (i + 1) & t->mask;
-    Entry *e = &t->slots[i];
-    e->hash = h;
-    e->size = size;
-    e->kind = kind;
-    e->text = copy;
-    Py_INCREF(object);
-    e->object = object;
-    t->used++;
-    return 0;
-}
-
-/* TextCache.put: roll the generations when the young one is full, then store. */
-static int
-gen_put(Generations *g, uint64_t h, const char *text, Py_ssize_t size, int kind,
-        PyObject *object)
-{
-    if (g->young.used >= g->limit) {
-        table_clear(&g->old);
-        g->old = g->young;
-        g->young.slots = NULL;
-        g->young.mask = 0;
-        g->young.used = 0;
-        g->young.blocks = NULL;
-    }
-    return table_put(&g->young, h, text, size, kind, object);
-}
-
-/* TextCache.get: the object stored for the key, a new reference (a key found only in
- * the old table is stored young again); NULL when absent, NULL with an exception on
- * failure. */
-static PyObject *
-gen_get(Generations *g, uint64_t h, const char *text, Py_ssize_t size, int kind)
-{
-    PyObject *object = table_get(&g->young, h, text, size, kind);
-    if (object != NULL) {
-        Py_INCREF(object);
-        return object;
-    }
-    object = table_get(&g->old, h, text, size, kind);
-    if (object == NULL)
-        return NULL;
-    Py_INCREF(object);  /* the roll in gen_put may drop the old table */
-    if (gen_put(g, h, text, size, kind, object) < 0) {
-        Py_DECREF(object);
-        return NULL;
-    }
-    return object;
-}
-
-static void
-gen_clear(Generations *g)
-{
-    table_clear(&g->young);
-    table_clear(&g->old);
-}
-
 /* -- ads --------------------------------------------------------------------------- */
 
 static void
@@ -362,117 +140,12 @@ end_ad(Scanner *s, PyObject *done)
     return r;
 }
 
-/* -- lines the table lacks ---------------------------------------------------------- */
-
-static int
-is_blank(unsigned char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
-}
-
-/* A string value: the text between the quotes with each \" read as a quote and any
- * other backslash as itself (the old string rule), when every quote inside is written
- * \" and there is no NUL; NULL without an exception otherwise. */
-static PyObject *
-plain_string(const unsigned char *inside, Py_ssize_t m)
-{
-    if (memchr(inside, 0, (size_t)m) != NULL)
-        return NULL;
-    const unsigned char *quote = memchr(inside, '"', (size_t)m);
-    if (quote == NULL)
-        return PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, inside, m);
-    unsigned char small[256];
-    unsigned char *out = m <= (Py_ssize_t)sizeof(small) ? small : PyMem_Malloc((size_t)m);
-    if (out == NULL)
-        return PyErr_NoMemory();
-    Py_ssize_t k = 0;
-    PyObject *value = NULL;
-    for (Py_ssize_t i = 0; i < m; i++) {
-        if (inside[i] == '\\' && i + 1 < m && inside[i + 1] == '"') {
-            out[k++] = '"';
-            i++;
-        }
-        else if (inside[i] == '"') {
-            goto done;  /* a quote not written \" */
-        }
-        else {
-            out[k++] = inside[i];
-        }
-    }
-    value = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, out, k);
-done:
-    if (out != small)
-        PyMem_Free(out);
-    return value;
-}
-
-static Py_ssize_t
-digits(const unsigned char *v, Py_ssize_t i, Py_ssize_t n)
-{
-    Py_ssize_t start = i;
-    while (i < n && v[i] >= '0' && v[i] <= '9')
-        i++;
-    return i - start;
-}
-
-/* The Literal's value of a value text oldform._plain_literal reads the same way, a
- * new reference: a string (plain_string), a decimal integer of at most 18 digits
- * without a leading zero, optionally negative (int), or -?[0-9]+.[0-9]+([eE][+-]?
- * [0-9]+)? (float, as Python's float() reads it, at most 63 characters); NULL without
- * an exception for any other text. */
-static PyObject *
-plain_value(const unsigned char *v, Py_ssize_t n)
-{
-    if (n >= 2 && v[0] == '"' && v[n - 1] == '"')
-        return plain_string(v + 1, n - 2);
-    Py_ssize_t i = (n > 0 && v[0] == '-') ? 1 : 0;
-    Py_ssize_t whole = digits(v, i, n);
-    if (whole == 0)
-        return NULL;
-    if (i + whole == n) {
-        if (whole > 18 || (v[i] == '0' && whole > 1))
-            return NULL;
-        long long value = 0;
-        for (Py_ssize_t j = i; j < n; j++)
-            value = value * 10 + (v[j] - '0');
-        return PyLong_FromLongLong(i ? -value : value);
-    }
-    Py_ssize_t j = i + whole;
-    if (v[j] != '.')
-        return NULL;
-    Py_ssize_t fraction = digits(v, j + 1, n);
-    if (fraction == 0)
-        return NULL;
-    j += 1 + fraction;
-    if (j < n) {
-        if (v[j] != 'e' && v[j] != 'E')
-            return NULL;
-        j++;
-        if (j < n && (v[j] == '+' || v[j] == '-'))
-            j++;
-        Py_ssize_t exponent = digits(v, j, n);
-        if (exponent == 0 || j + exponent != n)
-            return NULL;
-    }
-    char text[64];
-    if (n >= (Py_ssize_t)sizeof(text))
-        return NULL;
-    memcpy(text, v, (size_t)n);
-    text[n] = '\0';
-    double value = PyOS_string_to_double(text, NULL, NULL);
-    if (value == -1.0 && PyErr_Occurred()) {
-        PyErr_Clear();  /* not expected after the check above: the slow way decides */
-        return NULL;
-    }
-    return PyFloat_FromDouble(value);
-}
-
-/* A new Literal of the value text v (plain_value), a new reference; NULL without an
- * exception when the text is not plain, NULL with one on failure. */
+/* A new Literal of the value text v (oldscan_plain_value), a new reference; NULL
+ * without an exception when the text is not plain, NULL with one on failure. */
 static PyObject *
 plain_literal(Scanner *s, const unsigned char *v, Py_ssize_t n)
 {
-    PyObject *value = plain_value(v, n);
+    PyObject *value = oldscan_plain_value(v, n);
     if (value == NULL)
         return NULL;
     PyObject *literal = s->literal_type->tp_alloc(s->literal_type, 0);
@@ -497,12 +170,12 @@ plain_pair(Scanner *s, const unsigned char *p, Py_ssize_t n)
         return NULL;
     while (v < end && (*v == ' ' || *v == '\t'))
         v++;
-    while (end > v && is_blank(end[-1]))
+    while (end > v && oldscan_is_blank(end[-1]))
         end--;
     /* one Literal for a value text however many names hold it (a job's GlobalJobId
      * and SubmitterGlobalJobId; a slot's Disk and TotalDisk), as OLD_VALUES shares */
-    uint64_t h = hash_bytes((const char *)v, end - v, s->key);
-    PyObject *literal = gen_get(&s->values, h, (const char *)v, end - v,
+    uint64_t h = oldscan_hash((const char *)v, end - v, s->key);
+    PyObject *literal = oldscan_get(&s->values, h, (const char *)v, end - v,
                                 PyUnicode_1BYTE_KIND);
     if (literal == NULL) {
         if (PyErr_Occurred())
@@ -510,7 +183,7 @@ plain_pair(Scanner *s, const unsigned char *p, Py_ssize_t n)
         literal = plain_literal(s, v, end - v);
         if (literal == NULL)
             return NULL;  /* not plain (no exception), or an error (propagated) */
-        if (gen_put(&s->values, h, (const char *)v, end - v, PyUnicode_1BYTE_KIND,
+        if (oldscan_put(&s->values, h, (const char *)v, end - v, PyUnicode_1BYTE_KIND,
                     literal) < 0) {
             Py_DECREF(literal);
             return NULL;
@@ -575,8 +248,8 @@ feed_line(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t pos
         return end_ad(s, done);
     const char *key = (const char *)data + pos * kind;
     Py_ssize_t size = (stop - pos) * kind;
-    uint64_t h = hash_bytes(key, size, s->key);
-    PyObject *pair = gen_get(&s->lines, h, key, size, kind);
+    uint64_t h = oldscan_hash(key, size, s->key);
+    PyObject *pair = oldscan_get(&s->lines, h, key, size, kind);
     if (pair != NULL) {
         int r = pending_add(s, pair);
         Py_DECREF(pair);
@@ -612,7 +285,7 @@ feed_line(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t pos
             return end_ad(s, done);
         }
     }
-    int r = gen_put(&s->lines, h, key, size, kind, pair);
+    int r = oldscan_put(&s->lines, h, key, size, kind, pair);
     if (r == 0)
         r = pending_add(s, pair);
     Py_DECREF(pair);
@@ -727,8 +400,8 @@ Scanner_init(Scanner *s, PyObject *args, PyObject *kwds)
 static void
 Scanner_dealloc(Scanner *s)
 {
-    gen_clear(&s->lines);
-    gen_clear(&s->values);
+    oldscan_clear(&s->lines);
+    oldscan_clear(&s->values);
     pending_clear(s);
     PyMem_Free(s->pending);
     Py_XDECREF(s->literal_type);
