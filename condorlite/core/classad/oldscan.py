@@ -1,4 +1,4 @@
-"""Reading old-form ads with the compiled line scanner (``_oldscan/``: ``scanner.c``, ``tables.c``, ``values.c``), when built.
+"""Reading old-form ads with the compiled line scanner (``_oldscan/``), when built.
 
 The rules are ``formats.py``'s and the result is ``oldform.read_old_ad_lists``'s, ad for
 ad and error for error (same ads, names, spellings, values, order; same error at the
