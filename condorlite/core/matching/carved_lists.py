@@ -120,37 +120,31 @@ class CarvedLists:
         if index is None:
             index = self._fitting[key] = FitIndex(set(), set())
         present = index.present(shapes, fixed, shape_left)
+        any_fit = False
         # Offers nobody holds (a static's offers are all held or all not), listed
         # by no preemption: each fitting shape's entries are the kept ones of
         # (shape, its pair's ranks, no preemption), ``ShapeEntries.add`` written out.
         free = first.holder is None and not only_rank
-        counts = self._counts
-        if boxed is not None:
-            if free:
-                # (one pair for every state: its key's ranks made once)
-                job_rank = boxed.job_rank if column is None else column
-                dependent = tuple(boxed.dependent.items())
-            for shape in present:
+        if boxed is not None and free:
+            job_rank = boxed.job_rank if column is None else column
+            dependent = tuple(boxed.dependent.items())
+        run = None if program is None or not DIRECT else program.run
+        registry, kept, counts = self._registry, self._entries.kept, self._counts
+        for shape in present:
+            members = shapes[shape]
+            any_fit = True
+            if boxed is not None:
                 pair_shape = pair_of[shape]
                 if pair_shape not in known_pairs:
                     counts.evaluations += 1
                     known_pairs[pair_shape] = boxed
                 if free:
-                    kept_runs.append(self._entries.kept(
-                        shape, shapes[shape], boxed, NO_PREEMPTION,
-                        (shape, job_rank, dependent, NO_PREEMPTION), column))
-                else:
-                    self._entries.add(out, class_id, job_ad, submitter, signature,
-                                      only_rank, shapes[shape], boxed, shape, kept_runs,
-                                      column)
-            return bool(present)
-        run = None if program is None or not DIRECT else program.run
-        registry, kept = self._registry, self._entries.kept
-        # (pairs share their dependent ranks' dict, ``box_pair``'s above all: the
-        # key's tuple of them is made again only when the dict changes)
-        last_dependent, dependent = None, ()
-        for shape in present:
-            members = shapes[shape]
+                    kept_runs.append(kept(shape, members, boxed, NO_PREEMPTION,
+                                          (shape, job_rank, dependent, NO_PREEMPTION), column))
+                    continue
+                self._entries.add(out, class_id, job_ad, submitter, signature,
+                                       only_rank, members, boxed, shape, kept_runs, column)
+                continue
             pair_shape = pair_of[shape]
             known = known_pairs.get(pair_shape)
             if known is None and run is not None:
@@ -163,16 +157,13 @@ class CarvedLists:
                 if not known.match:
                     continue
                 if free:
-                    if known.dependent is not last_dependent:
-                        last_dependent = known.dependent
-                        dependent = tuple(last_dependent.items())
                     kept_runs.append(kept(shape, members, known, NO_PREEMPTION, (
                         shape, known.job_rank if column is None else column,
-                        dependent, NO_PREEMPTION), column))
+                        tuple(known.dependent.items()), NO_PREEMPTION), column))
                     continue
             self._entries.add(out, class_id, job_ad, submitter, signature,
-                              only_rank, members, known, shape, kept_runs, column)
-        return bool(present)
+                                   only_rank, members, known, shape, kept_runs, column)
+        return any_fit
 
 
 class FitIndex(NamedTuple):
