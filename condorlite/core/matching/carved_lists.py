@@ -19,8 +19,6 @@ class; it reads the shapes' tables and asks the match table (``program``,
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from condorlite.core.matching.candidates import NO_MATCH, PairEval, as_rank, box_pair, make_pair
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.match_table import MatchTable
@@ -47,9 +45,8 @@ class CarvedLists:
         self._registry, self._groups = shapes.registry, shapes.groups
         self._shape_left, self._pair_of_shape = shapes.shape_left, shapes.pair_of_shape
         self._spent = shapes.spent
-        #: (fixed requests (position, amount)..., static) -> the static's states
-        #: classified so far and those of them that hold the requests (``FitIndex``)
-        self._fitting: dict[tuple, FitIndex] = {}
+        #: fixed requests (position, amount)... -> shape -> whether the shape holds them
+        self._fitting: dict[tuple, dict[int, bool]] = {}
         #: (class, Submitter* part) -> the vector statics its lists pass over for good:
         #: no state can match it (a program that never does) or hold its fixed
         #: requests any more (``spent_statics``: carving only lowers amounts)
@@ -112,14 +109,9 @@ class CarvedLists:
         out, class_id, job_ad, submitter, signature, only_rank, _, known_pairs, \
             kept_runs, column = build
         pair_of, shape_left = self._pair_of_shape, self._shape_left
-        # (a state never changes: which states of the static hold a set of fixed
-        # requests is kept per set, for every class asking for the same amounts;
-        # the walk visits only those present now, ``FitIndex``)
-        key = (asked, first.vector.static)  # type: ignore[union-attr]
-        index = self._fitting.get(key)
-        if index is None:
-            index = self._fitting[key] = FitIndex(set(), set())
-        present = index.present(shapes, fixed, shape_left)
+        # (a state never changes: whether it holds a set of fixed requests is kept
+        # per set, for every class asking for the same amounts)
+        fitting = self._fitting.setdefault(asked, {})
         any_fit = False
         # Offers nobody holds (a static's offers are all held or all not), listed
         # by no preemption: each fitting shape's entries are the kept ones of
@@ -130,8 +122,12 @@ class CarvedLists:
             dependent = tuple(boxed.dependent.items())
         run = None if program is None or not DIRECT else program.run
         registry, kept, counts = self._registry, self._entries.kept, self._counts
-        for shape in present:
-            members = shapes[shape]
+        for shape, members in shapes.items():
+            fit = fitting.get(shape)
+            if fit is None:
+                fit = fitting[shape] = _fits(fixed, shape_left[shape])
+            if not fit:
+                continue
             any_fit = True
             if boxed is not None:
                 pair_shape = pair_of[shape]
@@ -164,35 +160,6 @@ class CarvedLists:
             self._entries.add(out, class_id, job_ad, submitter, signature,
                                    only_rank, members, known, shape, kept_runs, column)
         return any_fit
-
-
-class FitIndex(NamedTuple):
-    """Which states of one static hold one set of fixed requests: ``seen``, the
-    states classified so far, ``fit``, those of them that hold the requests. A
-    state's amounts never change, so a state is classified once; a static gains
-    states as its slots are carved and loses them as they empty, so the states
-    present are the static's shapes now, and those to list are the present ones in
-    ``fit``. Both set operations run over the shapes in C: a walk costs a Python
-    step only per state that holds the requests (at 10k slots about half of the
-    1.3 M states visited did not)."""
-
-    seen: set[int]
-    fit: set[int]
-
-    def present(self, shapes: dict[int, dict[int, None]],
-                fixed: list[tuple[str, float, int]],
-                shape_left: dict[int, tuple[float, ...]]) -> set[int]:
-        """The states of ``shapes`` (a static's shapes now) that hold ``fixed``,
-        classifying those not seen before (``_fits``). The order of the set is not
-        the shapes': a list sorts its entries, so the order of its runs does not
-        matter."""
-        seen, fit = self.seen, self.fit
-        if not seen.issuperset(shapes):  # (a state new to the static since)
-            for shape in shapes.keys() - seen:
-                seen.add(shape)
-                if _fits(fixed, shape_left[shape]):
-                    fit.add(shape)
-        return shapes.keys() & fit
 
 
 def _fits(fixed: list[tuple[str, float, int]], have: tuple[float, ...]) -> bool:
