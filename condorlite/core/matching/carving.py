@@ -172,6 +172,8 @@ class PairProgram:
         "bounds",
         "box",
         "dependent",
+        "dependent_keys",
+        "dependents",
         "fixed",
         "job_rank",
         "literals",
@@ -226,6 +228,13 @@ class PairProgram:
         self.job_rank = _settled(job_rank, lambda v: adeval.as_float(v) or 0.0)
         self.slot_rank = _settled(slot_rank, adeval.slot_rank)
         self.dependent = [(key, _settled(fn, as_rank)) for key, fn in dependent]
+        #: the dependent ranks' names, and the dicts of them already made, by their
+        #: values (a value when one, ``_ranked``: states with equal ranks share one
+        #: dict); None and the one dict when they are all constants
+        self.dependent_keys: tuple | None = tuple(key for key, _ in self.dependent)
+        self.dependents: dict = {}
+        if all(type(fn) is float for _, fn in self.dependent):
+            self.dependent_keys, self.dependents = None, dict(self.dependent)
         #: a box (module doc): the match is holding the fixed requests (``taken``)
         #: and ``bounds`` (the tests of the bounds a fit does not imply); ``result``
         #: the one outcome of every such state when the ranks are constants too
@@ -340,8 +349,24 @@ class PairProgram:
             job_rank = adeval.as_float(job_rank(full)) or 0.0
         if type(slot_rank) is not float:
             slot_rank = adeval.slot_rank(slot_rank(full))
-        dependent = {key: fn if type(fn) is float else as_rank(fn(full))
-                     for key, fn in self.dependent}
+        if self.dependent_keys is None:  # (constants, or none: one dict)
+            return (True, job_rank, slot_rank, self.dependents, taken)
+        # One dict per program for the states that give the same values (pair
+        # results only read it); not with a zero: -0.0 and 0.0 are equal keys.
+        if len(self.dependent) == 1:  # (the common case: one value, its own key)
+            fn = self.dependent[0][1]
+            values: object = fn if type(fn) is float else as_rank(fn(full))
+            zero = values == 0.0
+        else:
+            values = tuple([fn if type(fn) is float else as_rank(fn(full))
+                            for _, fn in self.dependent])
+            zero = 0.0 in values  # type: ignore[operator]
+        dependent = None if zero else self.dependents.get(values)
+        if dependent is None:
+            dependent = (dict(zip(self.dependent_keys, values, strict=True))
+                         if type(values) is tuple else {self.dependent_keys[0]: values})
+            if not zero:
+                self.dependents[values] = dependent
         return (True, job_rank, slot_rank, dependent, taken)
 
 
