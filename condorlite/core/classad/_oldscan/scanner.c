@@ -62,6 +62,7 @@ typedef struct {
     Py_ssize_t cap;
     Py_ssize_t lineno;  /* lines read so far */
 } Scanner;
+
 /* -- ads --------------------------------------------------------------------------- */
 
 static void
