@@ -1,0 +1,286 @@
+"""Screening ads before a cycle: the per-ad checks of ``negotiate``'s reading pass,
+worked out once per distinct set of bindings they read.
+
+Three checks decide whether an ad takes part (``cli.negotiate_inputs``):
+
+* *foreign*: its ``MyType`` names the other kind (a ``Job`` among the slots);
+* *absurd* (jobs): a request bound to a constant that is not a finite number up to
+  ``adeval.MAX_REQUEST`` (``adeval.absurd_request``);
+* *runaway*: one of ``PROBED`` (``Requirements``, ``Rank``, ``START``) evaluated in the
+  ad alone exceeds the evaluation budget (``scope.MAX_STEPS``), or calls a pattern
+  built-in that stops at PCRE2's match limit.
+
+Each check is a function of the ad's bindings of a few names: ``MyType`` and the
+requests; for *runaway*, the *closure* of ``PROBED``: those names and every name their
+bindings refer to, transitively (``refs.names``, any scope: a superset of what an
+evaluation reads). The readers share one (spelling, expression) entry object between
+every ad holding the same line, so a queue's jobs hold a few hundred distinct entries,
+and ``AdScreen`` keys the answers by entry identity.
+
+The key is a path through levels: the first level keys the entries of ``ROOT`` names;
+an ad whose closure reaches names no level of its path keyed adds a level keyed by the
+entries of those names, and so on until the closure lies inside the names keyed. Two
+ads that reach the same leaf hold the same entries for every name of their closures
+(the closure is worked out from entries alone), so every check gives both the same
+answer. The entries are held by the levels, so their ids stay theirs while the screen
+lives (one reading pass).
+
+An ad whose closure holds a call of ``eval`` or ``evalInEachContext`` or a subscript
+(which may read names computed at run time) gets the *runaway* probe of its own, as
+does an ad that is not a top-level ClassAd-lite ad.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
+
+from condorlite.core import adeval
+from condorlite.core.adeval import PROBED, ClassAd
+from condorlite.core.classad.ad import ClassAd as _AdClass
+from condorlite.core.classad.ast import Call, Expr, Literal, Subscript
+from condorlite.core.classad.evaluator import exhausts_budget
+from condorlite.core.classad.refs import children, names, references
+
+#: MyType values that mark an ad as the other kind (a mixed file is read for both).
+FOREIGN = {"slot": frozenset({"job"}), "job": frozenset({"machine", "slot"})}
+
+#: The names every ad's key starts with, per kind: what *foreign* and *absurd* read,
+#: and ``PROBED``.
+ROOT = {
+    "slot": ("mytype", *PROBED, "my", "target"),
+    "job": ("mytype", *adeval.REQUESTS, *PROBED, "my", "target"),
+}
+
+#: Built-ins that may read attributes whose names are computed at run time.
+_DYNAMIC_CALLS = frozenset({"eval", "evalineachcontext"})
+
+
+def foreign_type(ad: ClassAd, kind: str) -> str | None:
+    """The ad's ``MyType`` text when it names the other kind, else None."""
+    my_type = adeval.attr(ad, "MyType")
+    text = getattr(my_type, "value", None)
+    if isinstance(text, str) and text.lower() in FOREIGN[kind]:
+        return text
+    return None
+
+
+def runaway_verdict(ad: ClassAd, pattern=adeval.runaway_pattern) -> str | None:  # type: ignore[no-untyped-def]
+    """The first of ``PROBED`` that exceeds the budget in ``ad`` alone, as the ad
+    spells it; else the first pattern call that stops at the match limit
+    (``pattern``: ``adeval.runaway_pattern`` or a memo of it) in the expressions of
+    ``PROBED`` and of the names they refer to directly, in that order; None when there
+    is neither (or the ad is not ClassAd-lite)."""
+    table = adeval.table(ad)
+    if table is None:
+        return None
+    for name in PROBED:
+        if exhausts_budget(ad, name):
+            return adeval.spelling(ad, name) or name
+    for name in PROBED:
+        entry = table.get(name)
+        if entry is None:
+            continue
+        held = [entry[1]]
+        for ref in sorted(names(entry[1])):
+            found = table.get(ref)
+            if found is not None:
+                held.append(found[1])
+        for expr in held:
+            found_call = pattern(expr)
+            if found_call is not None:
+                return found_call
+    return None
+
+
+class Screening:
+    """The checks' answers for every ad of one leaf (see the module doc); the
+    *runaway* probe is made on first request (``runaway``), so an ad that an earlier
+    step skips is never probed."""
+
+    __slots__ = ("_pattern", "_probed", "_runaway", "absurd", "dynamic", "foreign")
+
+    def __init__(self, foreign: str | None, absurd: str | None, dynamic: bool,
+                 pattern) -> None:  # type: ignore[no-untyped-def]
+        #: ``foreign_type``, and ``Name = value`` of an absurd request (jobs)
+        self.foreign = foreign
+        self.absurd = absurd
+        #: whether the closure may read names computed at run time (probe each ad)
+        self.dynamic = dynamic
+        self._pattern = pattern
+        self._probed = False
+        self._runaway: str | None = None
+
+    def runaway(self, ad: ClassAd) -> str | None:
+        """``runaway_verdict(ad)``, probed once for the leaf unless ``dynamic``."""
+        if self.dynamic:
+            return runaway_verdict(ad, self._pattern)
+        if not self._probed:
+            self._runaway = runaway_verdict(ad, self._pattern)
+            self._probed = True
+        return self._runaway
+
+
+class _Level:
+    """One level of the key (module doc): the names it keys, every name keyed on its
+    path, whether the entries of the levels above it refer only to names keyed
+    (``closed``) and whether one of them may read computed names (``dynamic``), and
+    its entries' ids -> (the entries, the next level or the leaf)."""
+
+    __slots__ = ("closed", "dynamic", "keyed", "names", "next")
+
+    def __init__(self, level_names: tuple[str, ...], keyed: frozenset[str],
+                 closed: bool, dynamic: bool) -> None:
+        self.names = level_names
+        self.keyed = keyed
+        self.closed = closed
+        self.dynamic = dynamic
+        self.next: dict[tuple[int, ...], tuple[tuple, _Level | Screening]] = {}
+
+
+class AdScreen:
+    """The screening of one reading pass of one kind of ad (``"slot"`` or ``"job"``)."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        root = ROOT[kind]
+        self._root = _Level(root, frozenset(root), closed=True, dynamic=False)
+        #: id(expression) -> (the expression, ``reads_of`` it)
+        self._known: dict[int, tuple[Expr, Reads]] = {}
+        #: id(expression) -> (the expression, ``adeval.runaway_pattern`` of it): the
+        #: slots of a machine type share their expressions, not their closures
+        self._patterns: dict[int, tuple[object, str | None]] = {}
+
+    def screen(self, ad: ClassAd) -> Screening:
+        """The answers of the checks for ``ad``."""
+        if type(ad) is not _AdClass or ad.parent is not None:  # type: ignore[attr-defined]
+            return self._fresh(ad, dynamic=True)
+        get = ad._attrs.get  # type: ignore[attr-defined]
+        level = self._root
+        while True:
+            entries = tuple(map(get, level.names))
+            found = level.next.get(tuple(map(id, entries)))
+            if found is None:
+                found = self._grow(ad, level, entries)
+            step = found[1]
+            if type(step) is Screening:
+                return step
+            level = step  # type: ignore[assignment]
+
+    def _grow(self, ad: ClassAd, level: _Level, entries: tuple) -> tuple:
+        """The next step of ``ad``'s path from ``level`` (whose entries for it are
+        ``entries``), made and stored: the leaf when the ad's closure lies inside the
+        names keyed so far, else a level keyed by the rest.
+
+        When every entry keyed on the path refers only to names keyed, the closure
+        lies inside them without a walk (the slots of a pool with per-slot numbers
+        each take this step once). ``dynamic`` is decided over every entry keyed on
+        the path, a superset of the closure's: a needless probe per ad at worst."""
+        keyed = level.keyed
+        table = ad._attrs  # type: ignore[attr-defined]
+        # (``target`` is a root name: whether it is bound is the same on the path)
+        targeted = "target" in table
+        closed, dynamic = level.closed, level.dynamic
+        bound = [self._reads(entry[1]) for entry in entries
+                 if entry is not None and type(entry[1]) is not Literal]
+        for reads in bound:
+            if closed and not (reads.plain <= keyed
+                               and (not targeted or reads.targeted <= keyed)):
+                closed = False
+            if not dynamic and reads.computed:
+                dynamic = True
+        step: _Level | Screening
+        if closed:
+            step = self._fresh(ad, dynamic)
+        else:
+            reach = _closure(table, PROBED, self._reads)
+            if reach <= keyed:
+                step = self._fresh(ad, dynamic)
+            else:
+                wider = keyed | reach
+                step = _Level(tuple(sorted(reach - keyed)), wider, level.closed and all(
+                    r.plain <= wider and (not targeted or r.targeted <= wider)
+                    for r in bound), dynamic)
+        found = level.next[tuple(map(id, entries))] = (entries, step)
+        return found
+
+    def _fresh(self, ad: ClassAd, dynamic: bool) -> Screening:
+        absurd = adeval.absurd_request(ad) if self.kind == "job" else None
+        return Screening(foreign_type(ad, self.kind), absurd, dynamic, self._pattern)
+
+    def _pattern(self, expr: object) -> str | None:
+        """``adeval.runaway_pattern(expr)``, remembered per expression."""
+        found = self._patterns.get(id(expr))
+        if found is None or found[0] is not expr:
+            found = self._patterns[id(expr)] = (expr, adeval.runaway_pattern(expr))  # type: ignore[arg-type]
+        return found[1]
+
+    def _reads(self, expr: Expr) -> Reads:
+        """``reads_of(expr)``, remembered per expression."""
+        found = self._known.get(id(expr))
+        if found is None or found[0] is not expr:
+            found = self._known[id(expr)] = (expr, reads_of(expr))
+        return found[1]
+
+
+class Reads(NamedTuple):
+    """The names an expression's evaluation in an ad alone (no TARGET) may look up
+    there: ``plain`` always (a bare, ``MY.``, ``PARENT.`` or absolute name, and the
+    scope word ``my`` or ``parent``, which is looked up first: an ad may bind it);
+    ``targeted`` (the ``TARGET.`` names) only when the ad binds ``target``, from
+    whose value they are selected; without a match and without that binding,
+    ``TARGET.x`` is undefined and reads nothing. ``computed``: the expression holds
+    a call of a built-in in ``_DYNAMIC_CALLS`` or a subscript, which may read names
+    computed at run time."""
+
+    plain: frozenset[str]
+    targeted: frozenset[str]
+    computed: bool
+
+
+def reads_of(expr: Expr) -> Reads:
+    """``Reads`` of ``expr`` (from ``refs.references``)."""
+    plain: set[str] = set()
+    targeted: set[str] = set()
+    for scope, name in references(expr):
+        if scope == "target":
+            targeted.add(name)
+            continue
+        plain.add(name)
+        if scope is not None and scope != "absolute":
+            plain.add(scope)
+    if targeted:
+        plain.add("target")
+    return Reads(frozenset(plain), frozenset(targeted), _computed(expr))
+
+
+def _closure(table: dict, start: Iterable[str], reads: Callable[[Expr], Reads]
+             ) -> frozenset[str]:
+    """``start`` and every name the table's bindings of them may read (``Reads``),
+    transitively."""
+    seen: set[str] = set()
+    todo = list(start)
+    targeted = "target" in table
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        entry = table.get(name)
+        if entry is not None:
+            found = reads(entry[1])
+            todo.extend(found.plain)
+            if targeted:
+                todo.extend(found.targeted)
+    return frozenset(seen)
+
+
+def _computed(expr: object) -> bool:
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is Subscript or (kind is Call and node.name.lower() in _DYNAMIC_CALLS):  # type: ignore[attr-defined]
+            return True
+        stack.extend(children(node))  # type: ignore[arg-type]
+    return False
