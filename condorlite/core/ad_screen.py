@@ -33,14 +33,28 @@ does an ad that is not a top-level ClassAd-lite ad.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from math import inf
 from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.adeval import PROBED, ClassAd
 from condorlite.core.classad.ad import ClassAd as _AdClass
-from condorlite.core.classad.ast import Call, Expr, Literal, Subscript
+from condorlite.core.classad.ast import (
+    AttrRef,
+    Binary,
+    Call,
+    Conditional,
+    Elvis,
+    Expr,
+    Literal,
+    Paren,
+    Select,
+    Subscript,
+    Unary,
+)
 from condorlite.core.classad.evaluator import exhausts_budget
 from condorlite.core.classad.refs import children, names, references
+from condorlite.core.classad.scope import MAX_STEPS
 
 #: MyType values that mark an ad as the other kind (a mixed file is read for both).
 FOREIGN = {"slot": frozenset({"job"}), "job": frozenset({"machine", "slot"})}
@@ -53,7 +67,7 @@ ROOT = {
 }
 
 #: Built-ins that may read attributes whose names are computed at run time.
-_DYNAMIC_CALLS = frozenset({"eval", "evalineachcontext"})
+_DYNAMIC_CALLS = frozenset({"eval", "evalineachcontext", "countmatches"})
 
 
 def foreign_type(ad: ClassAd, kind: str) -> str | None:
@@ -65,16 +79,18 @@ def foreign_type(ad: ClassAd, kind: str) -> str | None:
     return None
 
 
-def runaway_verdict(ad: ClassAd, pattern=adeval.runaway_pattern) -> str | None:  # type: ignore[no-untyped-def]
+def runaway_verdict(ad: ClassAd, pattern=adeval.runaway_pattern,  # type: ignore[no-untyped-def]
+                    budget: bool = True) -> str | None:
     """The first of ``PROBED`` that exceeds the budget in ``ad`` alone, as the ad
     spells it; else the first pattern call that stops at the match limit
     (``pattern``: ``adeval.runaway_pattern`` or a memo of it) in the expressions of
     ``PROBED`` and of the names they refer to directly, in that order; None when there
-    is neither (or the ad is not ClassAd-lite)."""
+    is neither (or the ad is not ClassAd-lite). ``budget`` False skips the probes of
+    the budget (the caller knows they hold: ``step_bound``)."""
     table = adeval.table(ad)
     if table is None:
         return None
-    for name in PROBED:
+    for name in PROBED if budget else ():
         if exhausts_budget(ad, name):
             return adeval.spelling(ad, name) or name
     for name in PROBED:
@@ -98,25 +114,33 @@ class Screening:
     *runaway* probe is made on first request (``runaway``), so an ad that an earlier
     step skips is never probed."""
 
-    __slots__ = ("_pattern", "_probed", "_runaway", "absurd", "dynamic", "foreign")
+    __slots__ = ("_pattern", "_probed", "_runaway", "absurd", "bounded", "dynamic",
+                 "foreign")
 
     def __init__(self, foreign: str | None, absurd: str | None, dynamic: bool,
-                 pattern) -> None:  # type: ignore[no-untyped-def]
+                 pattern, bounded: bool = False) -> None:  # type: ignore[no-untyped-def]
         #: ``foreign_type``, and ``Name = value`` of an absurd request (jobs)
         self.foreign = foreign
         self.absurd = absurd
         #: whether the closure may read names computed at run time (probe each ad)
         self.dynamic = dynamic
+        #: whether ``step_bound`` shows every ad of the leaf within the budget
+        self.bounded = bounded
         self._pattern = pattern
         self._probed = False
         self._runaway: str | None = None
+
+    def settle(self, verdict: str | None) -> None:
+        """Take ``verdict`` as the leaf's runaway answer (known without a probe)."""
+        self._runaway = verdict
+        self._probed = True
 
     def runaway(self, ad: ClassAd) -> str | None:
         """``runaway_verdict(ad)``, probed once for the leaf unless ``dynamic``."""
         if self.dynamic:
             return runaway_verdict(ad, self._pattern)
         if not self._probed:
-            self._runaway = runaway_verdict(ad, self._pattern)
+            self._runaway = runaway_verdict(ad, self._pattern, not self.bounded)
             self._probed = True
         return self._runaway
 
@@ -150,6 +174,10 @@ class AdScreen:
         #: id(expression) -> (the expression, ``adeval.runaway_pattern`` of it): the
         #: slots of a machine type share their expressions, not their closures
         self._patterns: dict[int, tuple[object, str | None]] = {}
+        #: (level, layout of its entries) -> (the entries, whether within the budget)
+        self._bounds: dict[tuple, tuple[tuple, bool]] = {}
+        #: id(expression) -> (the expression, ``shape_of`` it)
+        self._shapes: dict[int, tuple[Expr, tuple | None]] = {}
 
     def screen(self, ad: ClassAd) -> Screening:
         """The answers of the checks for ``ad``."""
@@ -191,11 +219,11 @@ class AdScreen:
                 dynamic = True
         step: _Level | Screening
         if closed:
-            step = self._fresh(ad, dynamic)
+            step = self._leaf(ad, level, entries, dynamic)
         else:
             reach = _closure(table, PROBED, self._reads)
             if reach <= keyed:
-                step = self._fresh(ad, dynamic)
+                step = self._leaf(ad, level, entries, dynamic)
             else:
                 wider = keyed | reach
                 step = _Level(tuple(sorted(reach - keyed)), wider, level.closed and all(
@@ -204,9 +232,42 @@ class AdScreen:
         found = level.next[tuple(map(id, entries))] = (entries, step)
         return found
 
-    def _fresh(self, ad: ClassAd, dynamic: bool) -> Screening:
+    def _fresh(self, ad: ClassAd, dynamic: bool, bounded: bool = False) -> Screening:
         absurd = adeval.absurd_request(ad) if self.kind == "job" else None
-        return Screening(foreign_type(ad, self.kind), absurd, dynamic, self._pattern)
+        return Screening(foreign_type(ad, self.kind), absurd, dynamic, self._pattern,
+                         bounded)
+
+    def _leaf(self, ad: ClassAd, level: _Level, entries: tuple, dynamic: bool
+              ) -> Screening:
+        """The leaf of an ad whose closure lies inside the names keyed on its path,
+        with ``bounded`` from ``step_bound``, kept per (level, *layout* of the
+        level's entries: absent, a literal of any value, or the entry itself). The
+        level stands for its path's entries; a literal costs no step whatever its
+        value, so ads of one layout have one bound (slots that differ only in their
+        own numbers share it)."""
+        if dynamic:
+            return self._fresh(ad, dynamic)
+        layout = (level, tuple([0 if entry is None else 1 if type(entry[1]) is Literal
+                                else id(entry) for entry in entries]))
+        found = self._bounds.get(layout)
+        if found is None:
+            table = ad._attrs  # type: ignore[attr-defined]
+            bounded = step_bound(table, self._shape) <= MAX_STEPS
+            # Within the budget, the verdict is the pattern calls' alone: a function
+            # of the entries that are not literals (a literal holds no call).
+            verdict = runaway_verdict(ad, self._pattern, budget=False) if bounded else None
+            found = self._bounds[layout] = (entries, bounded, verdict)
+        leaf = self._fresh(ad, dynamic, found[1])
+        if found[1]:
+            leaf.settle(found[2])
+        return leaf
+
+    def _shape(self, expr: Expr) -> tuple[tuple[str, int], ...] | None:
+        """``shape_of(expr)``, remembered per expression."""
+        found = self._shapes.get(id(expr))
+        if found is None or found[0] is not expr:
+            found = self._shapes[id(expr)] = (expr, shape_of(expr))
+        return found[1]
 
     def _pattern(self, expr: object) -> str | None:
         """``adeval.runaway_pattern(expr)``, remembered per expression."""
@@ -275,12 +336,77 @@ def _closure(table: dict, start: Iterable[str], reads: Callable[[Expr], Reads]
     return frozenset(seen)
 
 
+#: Nodes that evaluate each operand at most once per evaluation of the node.
+_ONCE = frozenset({Literal, AttrRef, Unary, Binary, Paren, Conditional, Elvis})
+#: Bindings that would make a scope word (``MY.x``, ``TARGET.x``, ``PARENT.x``) select
+#: from a value of the ad's own instead of the ad (or nothing).
+_SCOPE_WORDS = ("my", "target", "parent")
+
+
+def shape_of(expr: Expr) -> tuple[tuple[str, int], ...] | None:
+    """How many times ``expr`` refers to each name that an evaluation in an ad alone
+    may look up (``TARGET.`` names left out: they read nothing there unless the ad
+    binds ``target``, which ``step_bound`` excludes), sorted by name; None when it
+    holds a node outside ``_ONCE`` (a call, a list, a record, a select...)."""
+    counts: dict[str, int] = {}
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind not in _ONCE:
+            return None
+        if kind is AttrRef:
+            if node.scope != "target":  # type: ignore[attr-defined]
+                name = node.name.lower()  # type: ignore[attr-defined]
+                counts[name] = counts.get(name, 0) + 1
+            continue
+        stack.extend(children(node))
+    return tuple(sorted(counts.items()))
+
+
+def step_bound(table: dict, shape: Callable[[Expr], tuple | None]) -> float:
+    """An upper bound on the attribute evaluations (``scope.MAX_STEPS``'s steps) of
+    the worst of ``PROBED`` evaluated alone in the ad whose table this is: a bound
+    name costs 0 when absent or a literal (a constant: no step), else 1 plus, for
+    each reference in its expression (``shape``), that name's cost: every node of
+    ``_ONCE`` evaluates an operand at most once, and a conditional or a
+    short-circuit only fewer. Infinite (no bound) when a binding holds another node,
+    on a circular reference, past a depth of 100, or when the ad binds a scope word."""
+    if any(word in table for word in _SCOPE_WORDS):
+        return inf
+    memo: dict[str, float] = {}
+    return max(_steps(table, name, shape, memo, set(), 0) for name in PROBED)
+
+
+def _steps(table: dict, name: str, shape: Callable[[Expr], tuple | None],
+           memo: dict[str, float], active: set[str], depth: int) -> float:
+    known = memo.get(name)
+    if known is not None:
+        return known
+    entry = table.get(name)
+    if entry is None or type(entry[1]) is Literal:
+        return 0
+    refs = shape(entry[1])
+    if refs is None or name in active or depth > 100:
+        return inf
+    active.add(name)
+    total: float = 1
+    for ref, count in refs:
+        total += count * _steps(table, ref, shape, memo, active, depth + 1)
+        if total > MAX_STEPS:
+            break
+    active.discard(name)
+    memo[name] = total
+    return total
+
+
 def _computed(expr: object) -> bool:
     stack = [expr]
     while stack:
         node = stack.pop()
         kind = type(node)
-        if kind is Subscript or (kind is Call and node.name.lower() in _DYNAMIC_CALLS):  # type: ignore[attr-defined]
+        if kind is Subscript or kind is Select or (
+                kind is Call and node.name.lower() in _DYNAMIC_CALLS):  # type: ignore[attr-defined]
             return True
         stack.extend(children(node))  # type: ignore[arg-type]
     return False

@@ -48,7 +48,8 @@ JOBS = [
 
 
 def _ads(texts: list[str]):
-    return list(parse_ads("\n".join(texts), "old"))
+    return list(parse_ads("\n".join(t.replace("{c}", str(i + 1)) for i, t in enumerate(texts)),
+                          "old"))
 
 
 def _fresh(ad, kind: str) -> tuple:
@@ -112,3 +113,33 @@ def test_slot_ads_are_screened_as_slots():
                   'Name = "s3@m"\nMyType = "Machine"\nStart = A0 > 0\nA0 = 1\n'])
     assert _screened(slots, "slot") == [("Job", None, None), (None, None, "Start"),
                                         (None, None, None)]
+
+
+def _doubling(depth: int) -> str:
+    """``B0 = B1 + B1; ...; B<depth> = 1``: evaluating B0 makes 2**depth - 1 steps."""
+    return "".join(f"B{k} = B{k + 1} + B{k + 1}\n" for k in range(depth)) + f"B{depth} = 1\n"
+
+
+@pytest.mark.parametrize(("depth", "verdict"), [(14, None), (15, "Requirements")])
+def test_the_step_bound_is_tight_at_the_budget(depth, verdict):
+    # 2**14 - 1 = 16,383 steps are within MAX_STEPS (20,000), 2**15 - 1 are not; the
+    # screen decides the first by its bound (no probe) and probes the second.
+    text = JOB + "Requirements = B0 > 0\n" + _doubling(depth)
+    ads = _ads([text.format(c=c) for c in range(3)])
+    assert [_fresh(ad, "job")[2] for ad in ads] == [verdict] * 3
+    screen = AdScreen("job")
+    assert [screen.screen(ad).runaway(ad) for ad in ads] == [verdict] * 3
+    assert screen.screen(ads[0]).bounded is (verdict is None)
+
+
+def test_slots_differing_only_in_their_numbers_share_one_bound():
+    texts = [f'Name = "s{k}@m"\nMyType = "Machine"\nKeyboardIdle = {k * 97}\n'
+             f"LoadAvg = {k / 7}\nStart = KeyboardIdle > 900 && LoadAvg < 0.3\n"
+             f"Requirements = START && TARGET.RequestCpus <= 1\n" for k in range(50)]
+    ads = _ads(texts)
+    screen = AdScreen("slot")
+    leaves = [screen.screen(ad) for ad in ads]
+    assert len({id(leaf) for leaf in leaves}) == 50  # one leaf per slot: own numbers
+    assert all(leaf.bounded for leaf in leaves)
+    assert len(screen._bounds) == 1
+    assert [leaf.runaway(ad) for leaf, ad in zip(leaves, ads, strict=True)] == [None] * 50

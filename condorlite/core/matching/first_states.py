@@ -155,7 +155,9 @@ class FirstStates:
         if known is None or known[0] is not reaches or known[1] is not walked:
             known = self._visited[id(reaches)] = (
                 reaches, walked, *self._records(busy, walked, reaches))
-        if known[2] is not None:
+        if known[2] is not None and self._tries[busy] >= 0:
+            # (once ``find`` has given up for this busy flag it reads no record: a
+            # record kept after that would only cost its making)
             names, records = known[2]
             entries = tuple(map(table.get, names))
             parts = None if vector is None else VectorParts(
