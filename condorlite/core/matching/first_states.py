@@ -128,6 +128,11 @@ class FirstStates:
         tries[busy] = -1 if tries[busy] + 1 >= TRIES else tries[busy] + 1
         return None
 
+    def looking(self, busy: bool) -> bool:
+        """Whether ``find`` still looks up records for this busy flag (it stops for
+        good after ``TRIES`` misses in a row)."""
+        return self._tries[busy] >= 0
+
     def find_loose(self, ad: ClassAd, busy: bool, kind: str) -> FirstState | None:
         """A loose record (module doc) this slot matches, or None. Its
         ``independent`` is empty: the caller works the ranks out."""
