@@ -11,11 +11,12 @@ Three checks decide whether an ad takes part (``cli.negotiate_inputs``):
   built-in that stops at PCRE2's match limit.
 
 Each check is a function of the ad's bindings of a few names: ``MyType`` and the
-requests; for *runaway*, the *closure* of ``PROBED``: those names and every name their
-bindings refer to, transitively (``refs.names``, any scope: a superset of what an
-evaluation reads). The readers share one (spelling, expression) entry object between
-every ad holding the same line, so a queue's jobs hold a few hundred distinct entries,
-and ``AdScreen`` keys the answers by entry identity.
+requests; for *runaway*, the *closure* of ``PROBED``: those names, every name their
+bindings refer to (any scope: the pattern check reads them all), and, transitively,
+every name an evaluation in the ad alone may look up (``Reads``: ``TARGET.`` names only
+when the ad binds ``target``). The readers share one (spelling, expression) entry
+object between every ad holding the same line, so a queue's jobs hold a few hundred
+distinct entries, and ``AdScreen`` keys the answers by entry identity.
 
 The key is a path through levels: the first level keys the entries of ``ROOT`` names;
 an ad whose closure reaches names no level of its path keyed adds a level keyed by the
@@ -209,11 +210,11 @@ class AdScreen:
         # (``target`` is a root name: whether it is bound is the same on the path)
         targeted = "target" in table
         closed, dynamic = level.closed, level.dynamic
-        bound = [self._reads(entry[1]) for entry in entries
+        bound = [(name in PROBED, self._reads(entry[1]))
+                 for name, entry in zip(level.names, entries, strict=True)
                  if entry is not None and type(entry[1]) is not Literal]
-        for reads in bound:
-            if closed and not (reads.plain <= keyed
-                               and (not targeted or reads.targeted <= keyed)):
+        for probed, reads in bound:
+            if closed and not _within(reads, probed, targeted, keyed):
                 closed = False
             if not dynamic and reads.computed:
                 dynamic = True
@@ -227,8 +228,8 @@ class AdScreen:
             else:
                 wider = keyed | reach
                 step = _Level(tuple(sorted(reach - keyed)), wider, level.closed and all(
-                    r.plain <= wider and (not targeted or r.targeted <= wider)
-                    for r in bound), dynamic)
+                    _within(reads, probed, targeted, wider) for probed, reads in bound),
+                    dynamic)
         found = level.next[tuple(map(id, entries))] = (entries, step)
         return found
 
@@ -292,11 +293,14 @@ class Reads(NamedTuple):
     whose value they are selected; without a match and without that binding,
     ``TARGET.x`` is undefined and reads nothing. ``computed``: the expression holds
     a call of a built-in in ``_DYNAMIC_CALLS`` or a subscript, which may read names
-    computed at run time."""
+    computed at run time. ``direct``: ``plain`` and every name of any scope: the
+    pattern check reads the ad's bindings of all the names a probed attribute
+    refers to (``runaway_verdict``), so a probed attribute's ``direct`` are keyed."""
 
     plain: frozenset[str]
     targeted: frozenset[str]
     computed: bool
+    direct: frozenset[str]
 
 
 def reads_of(expr: Expr) -> Reads:
@@ -312,15 +316,30 @@ def reads_of(expr: Expr) -> Reads:
             plain.add(scope)
     if targeted:
         plain.add("target")
-    return Reads(frozenset(plain), frozenset(targeted), _computed(expr))
+    return Reads(frozenset(plain), frozenset(targeted), _computed(expr),
+                 frozenset(plain | targeted))
+
+
+def _within(reads: Reads, probed: bool, targeted: bool, keyed: frozenset[str]) -> bool:
+    """Whether the names a binding leads the closure to are all in ``keyed``: a probed
+    attribute's ``direct`` names, another's ``plain`` and, when the ad binds
+    ``target``, ``targeted`` ones."""
+    if probed:
+        return reads.direct <= keyed
+    return reads.plain <= keyed and (not targeted or reads.targeted <= keyed)
 
 
 def _closure(table: dict, start: Iterable[str], reads: Callable[[Expr], Reads]
              ) -> frozenset[str]:
-    """``start`` and every name the table's bindings of them may read (``Reads``),
-    transitively."""
+    """``start``, every name the table's bindings of them refer to (``Reads.direct``:
+    what the pattern check reads) and every name those bindings may read
+    (``Reads``), transitively."""
     seen: set[str] = set()
     todo = list(start)
+    for name in start:
+        entry = table.get(name)
+        if entry is not None:
+            todo.extend(reads(entry[1]).direct)
     targeted = "target" in table
     while todo:
         name = todo.pop()

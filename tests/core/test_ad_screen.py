@@ -36,6 +36,9 @@ JOBS = [
     # a pattern that stops at the match limit, in a directly referenced attribute
     JOB + 'Requirements = P\nP = regexp("(a+)+$", "' + "a" * 40 + '!")\n',
     JOB + 'Requirements = P\nP = regexp("a", "a")\n',
+    # ... read through TARGET.P too, from the ad's own P (as the check always has)
+    JOB + 'Requirements = TARGET.P > 0\nP = regexp("(a+)+$", "' + "a" * 40 + '!")\n',
+    JOB + 'Requirements = TARGET.P > 0\nP = regexp("a", "a")\n',
     # absurd and foreign
     JOB + "Requirements = true\nRequestMemory = 1e300\n",
     JOB + 'Requirements = true\nRequestMemory = real("inf")\n',
@@ -82,7 +85,7 @@ def test_screened_answers_are_each_ads_own(order):
     if order == "backward":
         ads.reverse()
     elif order == "shuffled":
-        ads = [ads[i] for i in (5, 1, 16, 0, 8, 3, 12, 7, 2, 15, 4, 10, 6, 13, 9, 11, 14)]
+        ads = [ads[i] for i in (5, 1, 16, 0, 8, 18, 3, 12, 7, 2, 15, 4, 10, 17, 6, 13, 9, 11, 14)]
     assert _screened(ads, "job") == [_fresh(ad, "job") for ad in ads]
 
 
