@@ -13,6 +13,7 @@ from typing import Any
 from condorlite.cli._state import ad_paths
 from condorlite.cli.render import stderr_console
 from condorlite.core import adeval
+from condorlite.core.ad_screen import AdScreen
 from condorlite.core.classad.scope import MAX_STEPS
 from condorlite.core.model import AdDecoder, AdProblem, Job, Slot
 from condorlite.core.policy import Policy
@@ -41,48 +42,38 @@ def _problem(kind: str, loaded: LoadedAd, message: str) -> dict[str, Any]:
     return {"kind": kind, "source": loaded.source, "ad": loaded.index + 1, "problem": message}
 
 
-#: MyType values that mark an ad as the other kind (a mixed file is read for both).
-_FOREIGN = {"slot": frozenset({"job"}), "job": frozenset({"machine", "slot"})}
-
-
-def _foreign(kind: str, loaded: LoadedAd) -> dict[str, Any] | None:
-    my_type = adeval.attr(loaded.ad, "MyType")
-    text = getattr(my_type, "value", None)
-    if isinstance(text, str) and text.lower() in _FOREIGN[kind]:
-        return _problem(kind, loaded, f'a {text} ad (MyType "{text}"), not a {kind} ad')
-    return None
-
-
 def _decode_kind(
     kind: str,
     ads: list[LoadedAd],
     convert: Callable[[Any, int], Any],
     what: str,
     problems: list[dict[str, Any]],
-    check: adeval.RunawayCheck,
 ) -> list[Any]:
     """The ads of one kind converted in order; foreign, bad and duplicate ads become
     problems (the first ad with a given identity wins), and so does an ad whose
-    Requirements, Rank or START exceeds the evaluation budget on its own
-    (``adeval.RunawayCheck``): HTCondor would evaluate it to an error every time."""
+    Requirements, Rank or START exceeds the evaluation budget on its own: HTCondor
+    would evaluate it to an error every time. The checks are ``ad_screen``'s, in this
+    order: foreign, then the conversion, then absurd requests (jobs), then runaway."""
     out: list[Any] = []
     seen: dict[str, LoadedAd] = {}  # identity -> the ad that first had it
+    screen = AdScreen(kind).screen
     for loaded in ads:
-        if (foreign := _foreign(kind, loaded)) is not None:
-            problems.append(foreign)
+        ad = loaded.ad
+        screening = screen(ad)
+        if (foreign := screening.foreign) is not None:
+            problems.append(_problem(kind, loaded, f'a {foreign} ad (MyType "{foreign}"), '
+                                     f'not a {kind} ad'))
             continue
         try:
-            item = convert(loaded.ad, len(out))
+            item = convert(ad, len(out))
         except AdProblem as exc:
             problems.append(_problem(kind, loaded, str(exc)))
             continue
-        absurd = adeval.absurd_request(loaded.ad) if kind == "job" else None
-        if absurd is not None:
+        if (absurd := screening.absurd) is not None:
             problems.append(_problem(kind, loaded, f"{absurd} is not a finite number up to "
                                      f"{adeval.MAX_REQUEST:g}; skipped"))
             continue
-        runaway = check.runaway(loaded.ad)
-        if runaway is not None:
+        if (runaway := screening.runaway(ad)) is not None:
             problems.append(_problem(kind, loaded, f"{runaway} needs more than "
                                      f"{MAX_STEPS:,} attribute evaluations (attributes "
                                      f"that multiply each other's cost); skipped"))
@@ -105,11 +96,9 @@ def decode(slot_ads: list[LoadedAd], job_ads: list[LoadedAd], policy: Policy) ->
     is skipped too, so one ``condor_status``/``condor_q`` mix can be given to both.
     """
     out = Inputs()
-    check = adeval.RunawayCheck()
     decoder = AdDecoder(policy)  # one per pass: its memo goes with it
-    out.slots = _decode_kind("slot", slot_ads, decoder.slot, "slot Name", out.problems,
-                             check)
-    out.jobs = _decode_kind("job", job_ads, decoder.job, "job", out.problems, check)
+    out.slots = _decode_kind("slot", slot_ads, decoder.slot, "slot Name", out.problems)
+    out.jobs = _decode_kind("job", job_ads, decoder.job, "job", out.problems)
     return out
 
 

@@ -22,11 +22,9 @@ from condorlite.core.classad.cache import folded
 from condorlite.core.classad.evaluator import (
     evaluate,
     evaluate_attribute,
-    exhausts_budget,
     requirements_hold,
 )
 from condorlite.core.classad.refs import children as expr_children
-from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.classad.regexbuiltins import PATTERN_CALLS, exceeds_match_limit
 from condorlite.core.classad.values import Error, Undefined
 
@@ -160,59 +158,9 @@ def eval_attr(ad: ClassAd, name: str, target: ClassAd | None = None, now: float 
     return evaluate_attribute(ad, name, target, now=None if now is None else int(now))
 
 
-#: The attributes of a job or slot the negotiator evaluates first; ``runaway`` probes
+#: The attributes of a job or slot the negotiator evaluates first; ``ad_screen`` probes
 #: them (each attribute they read is evaluated through them).
 PROBED = ("requirements", "rank", "start")
-
-
-class RunawayCheck:
-    """Which ads of one reading pass exceed the evaluation budget when their
-    ``PROBED`` attributes are evaluated alone (``scope.MAX_STEPS``: attributes that
-    multiply each other's cost, ``A60 = A59 + A59``).
-
-    An ad is probed once per *key*: the expressions of ``PROBED`` and of the ad's
-    attributes they name (expressions are interned, so thousands of jobs share one
-    key and one probe). Lives for one pass: its tables keep the expressions they are
-    keyed by alive."""
-
-    def __init__(self) -> None:
-        #: id(expression) -> (the expression, the names it reads, sorted)
-        self._names: dict[int, tuple[Expr, tuple[str, ...]]] = {}
-        #: key -> (the expressions it holds, the verdict)
-        self._verdicts: dict[tuple[int, ...], tuple[list[Expr], str | None]] = {}
-
-    def _read(self, expr: Expr) -> tuple[str, ...]:
-        hit = self._names.get(id(expr))
-        if hit is None or hit[0] is not expr:
-            hit = self._names[id(expr)] = (expr, tuple(sorted(expr_names(expr))))
-        return hit[1]
-
-    def runaway(self, ad: ClassAd) -> str | None:
-        """The first of ``PROBED`` that exceeds the budget in ``ad`` alone, as the ad
-        spells it; None when none does (or the ad is not ClassAd-lite)."""
-        table = ad._attrs if type(ad) is _ClassAd else None  # type: ignore[attr-defined]
-        if table is None:
-            return None
-        held: list[Expr] = []
-        for name in PROBED:
-            entry = table.get(name)
-            if entry is None:
-                continue
-            held.append(entry[1])
-            for ref in self._read(entry[1]):
-                found = table.get(ref)
-                if found is not None:
-                    held.append(found[1])
-        key = tuple(map(id, held))
-        hit = self._verdicts.get(key)
-        if hit is None:
-            verdict = next((spelling(ad, n) or n for n in PROBED if exhausts_budget(ad, n)),
-                           None)
-            if verdict is None:
-                verdict = next((found for expr in held
-                                if (found := _runaway_pattern(expr)) is not None), None)
-            hit = self._verdicts[key] = (held, verdict)
-        return hit[1]
 
 
 #: The requests every job states; a literal one that is not finite, or past any
@@ -247,7 +195,7 @@ def absurd_request(ad: ClassAd) -> str | None:
     return None
 
 
-def _runaway_pattern(expr: Expr) -> str | None:
+def runaway_pattern(expr: Expr) -> str | None:
     """The first call in ``expr`` of a pattern built-in with a literal pattern and a
     literal string that stops at PCRE2's match limit (``regexp("(a+)+$", "aaa...!")``),
     as its function name; None when there is none."""

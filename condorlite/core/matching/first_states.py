@@ -128,6 +128,11 @@ class FirstStates:
         tries[busy] = -1 if tries[busy] + 1 >= TRIES else tries[busy] + 1
         return None
 
+    def looking(self, busy: bool) -> bool:
+        """Whether ``find`` still looks up records for this busy flag (it stops for
+        good after ``TRIES`` misses in a row)."""
+        return self._tries[busy] >= 0
+
     def find_loose(self, ad: ClassAd, busy: bool, kind: str) -> FirstState | None:
         """A loose record (module doc) this slot matches, or None. Its
         ``independent`` is empty: the caller works the ranks out."""
@@ -155,7 +160,9 @@ class FirstStates:
         if known is None or known[0] is not reaches or known[1] is not walked:
             known = self._visited[id(reaches)] = (
                 reaches, walked, *self._records(busy, walked, reaches))
-        if known[2] is not None:
+        if known[2] is not None and self._tries[busy] >= 0:
+            # (once ``find`` has given up for this busy flag it reads no record: a
+            # record kept after that would only cost its making)
             names, records = known[2]
             entries = tuple(map(table.get, names))
             parts = None if vector is None else VectorParts(

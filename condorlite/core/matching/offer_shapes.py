@@ -230,9 +230,11 @@ class OfferShapes:
         self.walked[id(offer)] = (ad, busy, first.walk, offer)
         offer.independent = independent
         self._reshape(offer, first.pair_key, first.pair_shape)
-        if not busy:
+        if not busy and self._first.looking(busy):
             # (an unheld slot's entries are mostly its machine type's: later slots
-            # may hold them all; a held slot's own literals make that unlikely)
+            # may hold them all; a held slot's own literals make that unlikely. The
+            # loose record it came from is kept already: once ``find`` has stopped
+            # looking, keeping would store nothing that is read)
             self._first.keep(ad, busy, offer.slot.kind, first.walk, independent,
                              first.pair_key, first.pair_shape, None)
 

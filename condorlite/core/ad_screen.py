@@ -1,0 +1,431 @@
+"""Screening ads before a cycle: the per-ad checks of ``negotiate``'s reading pass,
+worked out once per distinct set of bindings they read.
+
+Three checks decide whether an ad takes part (``cli.negotiate_inputs``):
+
+* *foreign*: its ``MyType`` names the other kind (a ``Job`` among the slots);
+* *absurd* (jobs): a request bound to a constant that is not a finite number up to
+  ``adeval.MAX_REQUEST`` (``adeval.absurd_request``);
+* *runaway*: one of ``PROBED`` (``Requirements``, ``Rank``, ``START``) evaluated in the
+  ad alone exceeds the evaluation budget (``scope.MAX_STEPS``), or calls a pattern
+  built-in that stops at PCRE2's match limit.
+
+Each check is a function of the ad's bindings of a few names: ``MyType`` and the
+requests; for *runaway*, the *closure* of ``PROBED``: those names, every name their
+bindings refer to (any scope: the pattern check reads them all), and, transitively,
+every name an evaluation in the ad alone may look up (``Reads``: ``TARGET.`` names only
+when the ad binds ``target``). The readers share one (spelling, expression) entry
+object between every ad holding the same line, so a queue's jobs hold a few hundred
+distinct entries, and ``AdScreen`` keys the answers by entry identity.
+
+The key is a path through levels: the first level keys the entries of ``ROOT`` names;
+an ad whose closure reaches names no level of its path keyed adds a level keyed by the
+entries of those names, and so on until the closure lies inside the names keyed. Two
+ads that reach the same leaf hold the same entries for every name of their closures
+(the closure is worked out from entries alone), so every check gives both the same
+answer. The entries are held by the levels, so their ids stay theirs while the screen
+lives (one reading pass).
+
+An ad whose closure holds a call of ``eval`` or ``evalInEachContext`` or a subscript
+(which may read names computed at run time) gets the *runaway* probe of its own, as
+does an ad that is not a top-level ClassAd-lite ad.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from math import inf
+from typing import NamedTuple
+
+from condorlite.core import adeval
+from condorlite.core.adeval import PROBED, ClassAd
+from condorlite.core.classad.ad import ClassAd as _AdClass
+from condorlite.core.classad.ast import (
+    AttrRef,
+    Binary,
+    Call,
+    Conditional,
+    Elvis,
+    Expr,
+    Literal,
+    Paren,
+    Select,
+    Subscript,
+    Unary,
+)
+from condorlite.core.classad.evaluator import exhausts_budget
+from condorlite.core.classad.refs import children, names, references
+from condorlite.core.classad.scope import MAX_STEPS
+
+#: MyType values that mark an ad as the other kind (a mixed file is read for both).
+FOREIGN = {"slot": frozenset({"job"}), "job": frozenset({"machine", "slot"})}
+
+#: The names every ad's key starts with, per kind: what *foreign* and *absurd* read,
+#: and ``PROBED``.
+ROOT = {
+    "slot": ("mytype", *PROBED, "my", "target"),
+    "job": ("mytype", *adeval.REQUESTS, *PROBED, "my", "target"),
+}
+
+#: Built-ins that may read attributes whose names are computed at run time.
+_DYNAMIC_CALLS = frozenset({"eval", "evalineachcontext", "countmatches"})
+
+
+def foreign_type(ad: ClassAd, kind: str) -> str | None:
+    """The ad's ``MyType`` text when it names the other kind, else None."""
+    my_type = adeval.attr(ad, "MyType")
+    text = getattr(my_type, "value", None)
+    if isinstance(text, str) and text.lower() in FOREIGN[kind]:
+        return text
+    return None
+
+
+def runaway_verdict(ad: ClassAd, pattern=adeval.runaway_pattern,  # type: ignore[no-untyped-def]
+                    budget: bool = True) -> str | None:
+    """The first of ``PROBED`` that exceeds the budget in ``ad`` alone, as the ad
+    spells it; else the first pattern call that stops at the match limit
+    (``pattern``: ``adeval.runaway_pattern`` or a memo of it) in the expressions of
+    ``PROBED`` and of the names they refer to directly, in that order; None when there
+    is neither (or the ad is not ClassAd-lite). ``budget`` False skips the probes of
+    the budget (the caller knows they hold: ``step_bound``)."""
+    table = adeval.table(ad)
+    if table is None:
+        return None
+    for name in PROBED if budget else ():
+        if exhausts_budget(ad, name):
+            return adeval.spelling(ad, name) or name
+    for name in PROBED:
+        entry = table.get(name)
+        if entry is None:
+            continue
+        held = [entry[1]]
+        for ref in sorted(names(entry[1])):
+            found = table.get(ref)
+            if found is not None:
+                held.append(found[1])
+        for expr in held:
+            found_call = pattern(expr)
+            if found_call is not None:
+                return found_call
+    return None
+
+
+class Screening:
+    """The checks' answers for every ad of one leaf (see the module doc); the
+    *runaway* probe is made on first request (``runaway``), so an ad that an earlier
+    step skips is never probed."""
+
+    __slots__ = ("_pattern", "_probed", "_runaway", "absurd", "bounded", "dynamic",
+                 "foreign")
+
+    def __init__(self, foreign: str | None, absurd: str | None, dynamic: bool,
+                 pattern, bounded: bool = False) -> None:  # type: ignore[no-untyped-def]
+        #: ``foreign_type``, and ``Name = value`` of an absurd request (jobs)
+        self.foreign = foreign
+        self.absurd = absurd
+        #: whether the closure may read names computed at run time (probe each ad)
+        self.dynamic = dynamic
+        #: whether ``step_bound`` shows every ad of the leaf within the budget
+        self.bounded = bounded
+        self._pattern = pattern
+        self._probed = False
+        self._runaway: str | None = None
+
+    def settle(self, verdict: str | None) -> None:
+        """Take ``verdict`` as the leaf's runaway answer (known without a probe)."""
+        self._runaway = verdict
+        self._probed = True
+
+    def runaway(self, ad: ClassAd) -> str | None:
+        """``runaway_verdict(ad)``, probed once for the leaf unless ``dynamic``."""
+        if self.dynamic:
+            return runaway_verdict(ad, self._pattern)
+        if not self._probed:
+            self._runaway = runaway_verdict(ad, self._pattern, not self.bounded)
+            self._probed = True
+        return self._runaway
+
+
+class _Level:
+    """One level of the key (module doc): the names it keys, every name keyed on its
+    path, whether the entries of the levels above it refer only to names keyed
+    (``closed``) and whether one of them may read computed names (``dynamic``), and
+    its entries' ids -> (the entries, the next level or the leaf)."""
+
+    __slots__ = ("closed", "dynamic", "keyed", "names", "next")
+
+    def __init__(self, level_names: tuple[str, ...], keyed: frozenset[str],
+                 closed: bool, dynamic: bool) -> None:
+        self.names = level_names
+        self.keyed = keyed
+        self.closed = closed
+        self.dynamic = dynamic
+        self.next: dict[tuple[int, ...], tuple[tuple, _Level | Screening]] = {}
+
+
+class AdScreen:
+    """The screening of one reading pass of one kind of ad (``"slot"`` or ``"job"``)."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        root = ROOT[kind]
+        self._root = _Level(root, frozenset(root), closed=True, dynamic=False)
+        #: id(expression) -> (the expression, ``reads_of`` it)
+        self._known: dict[int, tuple[Expr, Reads]] = {}
+        #: id(expression) -> (the expression, ``adeval.runaway_pattern`` of it): the
+        #: slots of a machine type share their expressions, not their closures
+        self._patterns: dict[int, tuple[object, str | None]] = {}
+        #: (level, layout of its entries) -> (the entries, whether within the budget)
+        self._bounds: dict[tuple, tuple[tuple, bool]] = {}
+        #: id(expression) -> (the expression, ``shape_of`` it)
+        self._shapes: dict[int, tuple[Expr, tuple | None]] = {}
+
+    def screen(self, ad: ClassAd) -> Screening:
+        """The answers of the checks for ``ad``."""
+        if type(ad) is not _AdClass or ad.parent is not None:  # type: ignore[attr-defined]
+            return self._fresh(ad, dynamic=True)
+        get = ad._attrs.get  # type: ignore[attr-defined]
+        level = self._root
+        while True:
+            entries = tuple(map(get, level.names))
+            found = level.next.get(tuple(map(id, entries)))
+            if found is None:
+                found = self._grow(ad, level, entries)
+            step = found[1]
+            if type(step) is Screening:
+                return step
+            level = step  # type: ignore[assignment]
+
+    def _grow(self, ad: ClassAd, level: _Level, entries: tuple) -> tuple:
+        """The next step of ``ad``'s path from ``level`` (whose entries for it are
+        ``entries``), made and stored: the leaf when the ad's closure lies inside the
+        names keyed so far, else a level keyed by the rest.
+
+        When every entry keyed on the path refers only to names keyed, the closure
+        lies inside them without a walk (the slots of a pool with per-slot numbers
+        each take this step once). ``dynamic`` is decided over every entry keyed on
+        the path, a superset of the closure's: a needless probe per ad at worst."""
+        keyed = level.keyed
+        table = ad._attrs  # type: ignore[attr-defined]
+        # (``target`` is a root name: whether it is bound is the same on the path)
+        targeted = "target" in table
+        closed, dynamic = level.closed, level.dynamic
+        bound = [(name in PROBED, self._reads(entry[1]))
+                 for name, entry in zip(level.names, entries, strict=True)
+                 if entry is not None and type(entry[1]) is not Literal]
+        for probed, reads in bound:
+            if closed and not _within(reads, probed, targeted, keyed):
+                closed = False
+            if not dynamic and reads.computed:
+                dynamic = True
+        step: _Level | Screening
+        if closed:
+            step = self._leaf(ad, level, entries, dynamic)
+        else:
+            reach = _closure(table, PROBED, self._reads)
+            if reach <= keyed:
+                step = self._leaf(ad, level, entries, dynamic)
+            else:
+                wider = keyed | reach
+                step = _Level(tuple(sorted(reach - keyed)), wider, level.closed and all(
+                    _within(reads, probed, targeted, wider) for probed, reads in bound),
+                    dynamic)
+        found = level.next[tuple(map(id, entries))] = (entries, step)
+        return found
+
+    def _fresh(self, ad: ClassAd, dynamic: bool, bounded: bool = False) -> Screening:
+        absurd = adeval.absurd_request(ad) if self.kind == "job" else None
+        return Screening(foreign_type(ad, self.kind), absurd, dynamic, self._pattern,
+                         bounded)
+
+    def _leaf(self, ad: ClassAd, level: _Level, entries: tuple, dynamic: bool
+              ) -> Screening:
+        """The leaf of an ad whose closure lies inside the names keyed on its path,
+        with ``bounded`` from ``step_bound``, kept per (level, *layout* of the
+        level's entries: absent, a literal of any value, or the entry itself). The
+        level stands for its path's entries; a literal costs no step whatever its
+        value, so ads of one layout have one bound (slots that differ only in their
+        own numbers share it)."""
+        if dynamic:
+            return self._fresh(ad, dynamic)
+        layout = (level, tuple([0 if entry is None else 1 if type(entry[1]) is Literal
+                                else id(entry) for entry in entries]))
+        found = self._bounds.get(layout)
+        if found is None:
+            table = ad._attrs  # type: ignore[attr-defined]
+            bounded = step_bound(table, self._shape) <= MAX_STEPS
+            # Within the budget, the verdict is the pattern calls' alone: a function
+            # of the entries that are not literals (a literal holds no call).
+            verdict = runaway_verdict(ad, self._pattern, budget=False) if bounded else None
+            found = self._bounds[layout] = (entries, bounded, verdict)
+        leaf = self._fresh(ad, dynamic, found[1])
+        if found[1]:
+            leaf.settle(found[2])
+        return leaf
+
+    def _shape(self, expr: Expr) -> tuple[tuple[str, int], ...] | None:
+        """``shape_of(expr)``, remembered per expression."""
+        found = self._shapes.get(id(expr))
+        if found is None or found[0] is not expr:
+            found = self._shapes[id(expr)] = (expr, shape_of(expr))
+        return found[1]
+
+    def _pattern(self, expr: object) -> str | None:
+        """``adeval.runaway_pattern(expr)``, remembered per expression."""
+        found = self._patterns.get(id(expr))
+        if found is None or found[0] is not expr:
+            found = self._patterns[id(expr)] = (expr, adeval.runaway_pattern(expr))  # type: ignore[arg-type]
+        return found[1]
+
+    def _reads(self, expr: Expr) -> Reads:
+        """``reads_of(expr)``, remembered per expression."""
+        found = self._known.get(id(expr))
+        if found is None or found[0] is not expr:
+            found = self._known[id(expr)] = (expr, reads_of(expr))
+        return found[1]
+
+
+class Reads(NamedTuple):
+    """The names an expression's evaluation in an ad alone (no TARGET) may look up
+    there: ``plain`` always (a bare, ``MY.``, ``PARENT.`` or absolute name, and the
+    scope word ``my`` or ``parent``, which is looked up first: an ad may bind it);
+    ``targeted`` (the ``TARGET.`` names) only when the ad binds ``target``, from
+    whose value they are selected; without a match and without that binding,
+    ``TARGET.x`` is undefined and reads nothing. ``computed``: the expression holds
+    a call of a built-in in ``_DYNAMIC_CALLS`` or a subscript, which may read names
+    computed at run time. ``direct``: ``plain`` and every name of any scope: the
+    pattern check reads the ad's bindings of all the names a probed attribute
+    refers to (``runaway_verdict``), so a probed attribute's ``direct`` are keyed."""
+
+    plain: frozenset[str]
+    targeted: frozenset[str]
+    computed: bool
+    direct: frozenset[str]
+
+
+def reads_of(expr: Expr) -> Reads:
+    """``Reads`` of ``expr`` (from ``refs.references``)."""
+    plain: set[str] = set()
+    targeted: set[str] = set()
+    for scope, name in references(expr):
+        if scope == "target":
+            targeted.add(name)
+            continue
+        plain.add(name)
+        if scope is not None and scope != "absolute":
+            plain.add(scope)
+    if targeted:
+        plain.add("target")
+    return Reads(frozenset(plain), frozenset(targeted), _computed(expr),
+                 frozenset(plain | targeted))
+
+
+def _within(reads: Reads, probed: bool, targeted: bool, keyed: frozenset[str]) -> bool:
+    """Whether the names a binding leads the closure to are all in ``keyed``: a probed
+    attribute's ``direct`` names, another's ``plain`` and, when the ad binds
+    ``target``, ``targeted`` ones."""
+    if probed:
+        return reads.direct <= keyed
+    return reads.plain <= keyed and (not targeted or reads.targeted <= keyed)
+
+
+def _closure(table: dict, start: Iterable[str], reads: Callable[[Expr], Reads]
+             ) -> frozenset[str]:
+    """``start``, every name the table's bindings of them refer to (``Reads.direct``:
+    what the pattern check reads) and every name those bindings may read
+    (``Reads``), transitively."""
+    seen: set[str] = set()
+    todo = list(start)
+    for name in start:
+        entry = table.get(name)
+        if entry is not None:
+            todo.extend(reads(entry[1]).direct)
+    targeted = "target" in table
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        entry = table.get(name)
+        if entry is not None:
+            found = reads(entry[1])
+            todo.extend(found.plain)
+            if targeted:
+                todo.extend(found.targeted)
+    return frozenset(seen)
+
+
+#: Nodes that evaluate each operand at most once per evaluation of the node.
+_ONCE = frozenset({Literal, AttrRef, Unary, Binary, Paren, Conditional, Elvis})
+#: Bindings that would make a scope word (``MY.x``, ``TARGET.x``, ``PARENT.x``) select
+#: from a value of the ad's own instead of the ad (or nothing).
+_SCOPE_WORDS = ("my", "target", "parent")
+
+
+def shape_of(expr: Expr) -> tuple[tuple[str, int], ...] | None:
+    """How many times ``expr`` refers to each name that an evaluation in an ad alone
+    may look up (``TARGET.`` names left out: they read nothing there unless the ad
+    binds ``target``, which ``step_bound`` excludes), sorted by name; None when it
+    holds a node outside ``_ONCE`` (a call, a list, a record, a select...)."""
+    counts: dict[str, int] = {}
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind not in _ONCE:
+            return None
+        if kind is AttrRef:
+            if node.scope != "target":  # type: ignore[attr-defined]
+                name = node.name.lower()  # type: ignore[attr-defined]
+                counts[name] = counts.get(name, 0) + 1
+            continue
+        stack.extend(children(node))
+    return tuple(sorted(counts.items()))
+
+
+def step_bound(table: dict, shape: Callable[[Expr], tuple | None]) -> float:
+    """An upper bound on the attribute evaluations (``scope.MAX_STEPS``'s steps) of
+    the worst of ``PROBED`` evaluated alone in the ad whose table this is: a bound
+    name costs 0 when absent or a literal (a constant: no step), else 1 plus, for
+    each reference in its expression (``shape``), that name's cost: every node of
+    ``_ONCE`` evaluates an operand at most once, and a conditional or a
+    short-circuit only fewer. Infinite (no bound) when a binding holds another node,
+    on a circular reference, past a depth of 100, or when the ad binds a scope word."""
+    if any(word in table for word in _SCOPE_WORDS):
+        return inf
+    memo: dict[str, float] = {}
+    return max(_steps(table, name, shape, memo, set(), 0) for name in PROBED)
+
+
+def _steps(table: dict, name: str, shape: Callable[[Expr], tuple | None],
+           memo: dict[str, float], active: set[str], depth: int) -> float:
+    known = memo.get(name)
+    if known is not None:
+        return known
+    entry = table.get(name)
+    if entry is None or type(entry[1]) is Literal:
+        return 0
+    refs = shape(entry[1])
+    if refs is None or name in active or depth > 100:
+        return inf
+    active.add(name)
+    total: float = 1
+    for ref, count in refs:
+        total += count * _steps(table, ref, shape, memo, active, depth + 1)
+        if total > MAX_STEPS:
+            break
+    active.discard(name)
+    memo[name] = total
+    return total
+
+
+def _computed(expr: object) -> bool:
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is Subscript or kind is Select or (
+                kind is Call and node.name.lower() in _DYNAMIC_CALLS):  # type: ignore[attr-defined]
+            return True
+        stack.extend(children(node))  # type: ignore[arg-type]
+    return False
