@@ -33,10 +33,12 @@ from condorlite.core.matching.candidates import (
     make_entry,
 )
 from condorlite.core.matching.carved_lists import CarvedLists
+from condorlite.core.matching.held_lists import HeldLists
 from condorlite.core.matching.held_walks import HeldWalks
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import SUBMITTER_PREFIXES, Offer
+from condorlite.core.matching.preq_verdicts import PreqVerdicts
 from condorlite.core.matching.rank_columns import RankColumn, RankColumns
 from condorlite.core.matching.reasons import Reasons
 from condorlite.core.matching.shape_entries import ListBuild, ShapeEntries
@@ -79,6 +81,12 @@ class RequestLists:
         self._walks = HeldWalks(shapes.held, shapes.registry, table.pair,
                                 shapes.shape_keys.canon.key, shapes.resource_names,
                                 table.now, counts)
+        #: a class key's held entries per submitter, with preemption on (``held_lists``)
+        self._held_lists = HeldLists(
+            shapes.held, shapes.registry,
+            PreqVerdicts(table.exprs.preemption_requirements, shapes.shape_keys.canon.key,
+                         table.now, counts, table.preemption_allowed),
+            table.preq_names)
         #: each shape's entries and the runs kept per shape (``shape_entries``)
         self._entries = ShapeEntries(shapes, table.pair, self._reason_of)
         #: the walks over the vector statics (``carved_lists``)
@@ -225,14 +233,11 @@ class RequestLists:
             kept_runs, column = build
         if not self.preemption_off:
             # Every held group may be listed: the class's matching groups, found
-            # once per class key (``held_walks``), each listed as it stands.
-            for group, known in self._walks.matching((class_id, part), job_ad, signature,
-                                                     known_pairs):
-                if group.total:
-                    for shape, members in group.shapes.items():
-                        self._entries.add(out, class_id, job_ad, submitter, signature,
-                                          only_rank, members, known, shape, kept_runs,
-                                          column)
+            # once per class key (``held_walks``), their entries made once per
+            # submitter and shared by its lists (``held_lists``).
+            walk = self._walks.matching((class_id, part), job_ad, signature, known_pairs)
+            self._held_lists.add(out, kept_runs, (class_id, part), job_ad, submitter,
+                                 signature, only_rank, walk, column)
             return
         registry = self._registry
         held = self._held.groups.items()
