@@ -98,8 +98,7 @@ class HeldLists:
         Submitter* bindings ``signature``) to the list being built: its runs to
         ``kept_runs``, its refusal counts and ``has_rank`` to ``out``. ``walk``: the
         class key's matching groups (``HeldWalks.matching``)."""
-        names = self._preq_names
-        key = (klass, submitter, tuple(b for b in signature if b[0] in names) if names else ())
+        key = self._key(klass, submitter, signature)
         found = self._lists.get(key)
         if found is None or found.walk is not walk:
             found = self._lists[key] = self._make(submitter, walk, column)
@@ -118,6 +117,12 @@ class HeldLists:
             kept_runs.append(found.by_prio)
         out.rej_policy += len(found.refused_policy)
         out.rej_rank += len(found.refused_rank)
+
+    def _key(self, klass: tuple, submitter: str, signature: tuple) -> tuple:
+        """What a held list depends on besides the walk (module doc): the class key,
+        the submitter and its bindings of the names PREEMPTION_REQUIREMENTS reads."""
+        names = self._preq_names
+        return (klass, submitter, tuple(b for b in signature if b[0] in names) if names else ())
 
     def _make(self, submitter: str, walk: list[tuple[HeldGroup, PairEval]],
               column: RankColumn | None) -> HeldList:
