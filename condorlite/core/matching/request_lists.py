@@ -80,7 +80,8 @@ class RequestLists:
         #: the held groups a class matches, kept per class key (``held_walks``)
         self._walks = HeldWalks(shapes.held, shapes.registry, table.pair,
                                 shapes.shape_keys.canon.key, shapes.resource_names,
-                                table.now, counts)
+                                table.now, counts, table.static_vector,
+                                table.static_program)
         #: a class key's held entries per submitter, with preemption on (``held_lists``)
         self._held_lists = HeldLists(
             shapes.held, shapes.registry,
