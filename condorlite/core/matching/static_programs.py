@@ -11,9 +11,7 @@ requested ``R``), and a (class, static part) program answers every slot of the p
 at its own numbers (a box: a few bound tests).
 
 A program only pays when its part is shared: a slot whose static part no other
-slot has is evaluated in full as before. A desktop whose ``START`` names its owner
-shares its machine type's part: the owner is one of its own literals
-(``own_literals``), in the vector after the resources.
+slot has (a desktop whose ``START`` names its owner) is evaluated in full as before.
 ``StaticNumbers`` decides once per cycle, over every prepared static offer, which
 parts hold at least ``SHARED`` pair shapes (a pair is evaluated once per shape, so a
 part whose slots share one shape gains nothing). The pair result is the one
@@ -68,7 +66,7 @@ class StaticNumbers:
         for offer in shapes.registry:
             if offer.partitionable or offer.vector is not None or not offer.available:
                 continue
-            vector = vector_of(offer.ad, self._resource_names, offer.literals)
+            vector = vector_of(offer.ad, self._resource_names)
             walk = shapes.walked.get(id(offer))
             if vector is None or walk is None:
                 continue
