@@ -1,14 +1,15 @@
-"""Candidate lists for one request: listing, ordering and counting a request's
-candidate offers.
+"""Candidate lists for one request: listing, ordering and counting a request's candidate
+offers.
 
 ``offer_shapes.OfferShapes`` keeps the offers (their shapes, walks and carved states)
-and ``match_table.MatchTable`` answers one pair at a time; one
-``RequestLists`` per cycle, owned by the matchmaker, turns those answers into a
-request's sorted list (``candidates``): the whole offer list a shape at a time
-(``_by_shape``: static offers through ``static_lists``, held offers a group at a time
-through ``held_groups``, carved states a static at a time through ``carved_lists``,
-each shape's entries through ``shape_entries``, runs kept per shape for reuse), or a
-few offers one by one, each with the reason it is a candidate
+and ``match_table.MatchTable`` answers one pair at a time; one ``RequestLists`` per
+cycle, owned by the matchmaker, turns those answers into a request's sorted list
+(``candidates``): the whole offer list a shape at a time (``_by_shape``: static offers
+through ``static_lists``, held offers a group at a time through ``held_groups`` (with
+priority preemption on, a class's matching groups from ``held_walks`` and their entries
+from ``held_lists``, made once per submitter), carved states a static at a time through
+``carved_lists``, each shape's entries through ``shape_entries``, runs kept per shape
+for reuse), or a few offers one by one, each with the reason it is a candidate
 (``reasons.Reasons``, which also keeps the counts behind a rejection reason). The list
 is merged only as far as a scan reads it (``Candidates.merge_more``).
 
