@@ -42,15 +42,6 @@ class matches a few per cent. Three things make that walk cheaper, each exact:
    groups sorted once by the bound's resource, bisected), each still by the residual
    and the pair; a group outside a bound of the box fails it.
 
-4. **A shared static part's program.** Held static slots of one shared static part
-   (``static_programs``: on a pool of claimed whole machines, most of them) have
-   their pair answered by the class's program of the part at the slot's numbers
-   (``MatchTable.static_program``, as ``MatchTable.pair`` runs it). Such groups make
-   types of their own (the part is in the type's key), so the program is looked up
-   once per class and type, not through ``pair`` per group; one that never matches
-   passes the type over, and of a box only the groups within its narrowest bound
-   are run (as in 3).
-
 Equal allocations follow: a group is listed exactly when its pair matches, as before;
 a group passed over has a pair that does not match (its pair result is not recorded:
 nothing reads a pair result of a group without entries). Only the evaluations change
@@ -66,7 +57,7 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.partial import Constant, specialize_attribute
 from condorlite.core.classad.residuals import Residual
 from condorlite.core.matching.box_ranges import Column, column, narrowest
-from condorlite.core.matching.candidates import NO_MATCH, HeldGroup, PairEval, as_rank
+from condorlite.core.matching.candidates import HeldGroup, PairEval, as_rank
 from condorlite.core.matching.carving import PairProgram, SlotVector, holds, int_now, vector_of
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.offer_shapes import EvaluationCount
@@ -101,9 +92,6 @@ class HeldType(NamedTuple):
     #: position in the vector -> the groups by their value there, or None when some
     #: value has no order (``HeldWalks._column``)
     columns: dict[int, Column | None]
-    #: whether the groups' offers are of one shared static part (``static_programs``):
-    #: a class's program of the part answers each group at its numbers
-    shared: bool
 
 
 class ResidualTest:
@@ -142,16 +130,10 @@ class HeldWalks:
                  pair: Callable[..., PairEval],
                  number: Callable[[ClassAd, tuple[str, ...]], tuple],
                  resource_names: frozenset[str], now: float | None,
-                 counts: EvaluationCount,
-                 static_vector: Callable[[Offer], SlotVector | None] = lambda offer: None,
-                 static_program: Callable[..., PairProgram | None] | None = None) -> None:
+                 counts: EvaluationCount) -> None:
         self._held = held
         self._registry = registry
         self._pair = pair
-        #: ``MatchTable.static_vector`` and ``static_program``: the program ``pair``
-        #: runs for a held static offer of a shared static part (module doc, 4)
-        self._static_vector = static_vector
-        self._static_program = static_program
         self._number = number
         self._resource_names = resource_names
         self._now = int_now(now)
@@ -195,14 +177,7 @@ class HeldWalks:
             if verdict is NEVER and shared:
                 continue  # (no group of the type can match)
             groups = held_type.groups
-            # (the class's program of the type's shared static part, as ``pair`` runs it)
-            program = (self._static_program(klass, job_ad, held_type.first)
-                       if held_type.shared and self._static_program is not None else None)
-            if program is not None and program.never:
-                continue  # (it answers no match at any numbers)
-            if program is not None and program.box:
-                groups = self._within(held_type, program)
-            elif shared and type(verdict) is ResidualTest and verdict.program.box:
+            if shared and type(verdict) is ResidualTest and verdict.program.box:
                 groups = self._within(held_type, verdict.program)
             for pair_shape, group in groups:
                 if not group.total:
@@ -217,22 +192,11 @@ class HeldWalks:
                         vector = self._vector(first)
                         if vector is not None and not mine.passes(vector.vals):  # type: ignore[attr-defined]
                             continue  # (the job's Requirements fail at its numbers)
-                    known = (pair(klass[0], job_ad, first, signature) if program is None
-                             else self._run(program, first))
+                    known = pair(klass[0], job_ad, first, signature)
                 if known.match:
                     out.append((group, known))
         self._kept[klass] = (added, out)
         return out
-
-    def _run(self, program: PairProgram, offer: Offer) -> PairEval:
-        """``MatchTable._static_pair`` of a held offer of a shared static part, by the
-        class's ``program`` of the part (not recorded in the table: nothing reads a
-        held group's pair result but its walk)."""
-        self._counts.evaluations += 1
-        out = program.run(self._static_vector(offer).vals, as_rank)  # type: ignore[union-attr]
-        if not out[0]:
-            return NO_MATCH
-        return PairEval(True, out[1], out[2], out[3], None)
 
     def _verdict(self, klass: tuple, job_ad: ClassAd, offer: Offer
                  ) -> tuple[object, tuple[str, ...]]:
@@ -301,12 +265,10 @@ class HeldWalks:
                 continue
             first = registry[next(iter(next(iter(group.shapes.values()))))]
             vector = self._vector(first)
-            static = self._static_vector(first)
-            key = (() if vector is None else vector.names, self._numbers_of(names, first),
-                   None if static is None or vector is None else static.static)
+            key = (() if vector is None else vector.names, self._numbers_of(names, first))
             held_type = by_key.get(key)
             if held_type is None:
-                held_type = by_key[key] = HeldType(first, [], {}, key[2] is not None)
+                held_type = by_key[key] = HeldType(first, [], {})
             held_type.groups.append((pair_shape, group))
         types = list(by_key.values())
         self._types = (added, names, frozenset(names), types)

@@ -81,8 +81,7 @@ class RequestLists:
         #: the held groups a class matches, kept per class key (``held_walks``)
         self._walks = HeldWalks(shapes.held, shapes.registry, table.pair,
                                 shapes.shape_keys.canon.key, shapes.resource_names,
-                                table.now, counts, table.static_vector,
-                                table.static_program)
+                                table.now, counts)
         #: a class key's held entries per submitter, with preemption on (``held_lists``)
         self._held_lists = HeldLists(
             shapes.held, shapes.registry,

@@ -13,10 +13,7 @@ import pytest
 
 from condorlite.core import adeval
 from condorlite.core.classad import parse_ad, parse_expr
-from condorlite.core.matching import box_ranges
-from condorlite.core.matching.candidates import NO_MATCH
 from condorlite.core.matching.held_lists import HeldLists
-from condorlite.core.matching.held_walks import HeldWalks
 from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.preq_verdicts import PreqVerdicts
 from condorlite.core.model import Submitter
@@ -176,63 +173,3 @@ def test_preq_verdicts_equal_the_evaluation_whatever_is_shared(text: str) -> Non
     assert not fallbacks and counts.evaluations < asked  # (shared where reads bind alike)
     if text == EXPRS[0]:
         assert counts.evaluations <= 4 * 3  # (one per distinct pair of priorities)
-
-
-# -- held static slots of one shared static part: the part's program per type ---------
-
-def _machine(n: int) -> str:
-    # Claimed whole machines of one type, each its own Disk (its own pair shape): one
-    # shared static part of 20 pair shapes (``static_programs.SHARED`` is 16).
-    holder = ("old0", "old1")[n % 2]
-    return ad_text({
-        "Name": f'"slot1@w{n}"', "Machine": f'"w{n}"', "SlotID": 1,
-        "State": '"Claimed"', "Activity": '"Busy"', "Cpus": 4, "Memory": 8192,
-        "Disk": 1000 * (n + 1), 'Arch': '"X86_64"', "OpSys": '"LINUX"',
-        "Requirements": "START", "START": "TARGET.RequestMemory <= 4096",
-        "Rank": "0", "CurrentRank": 0, "SlotWeight": "Cpus",
-        "RemoteUser": f'"{holder}@{UID}"', "RemoteOwner": f'"{holder}"',
-        "TotalJobRunTime": 100 + n})
-
-
-MACHINES = [_machine(n) for n in range(20)]
-#: three classes of new's: Disk from 12,000 (machines 11-19, 11 on the bound),
-#: Disk from 3,000 by a real (2-19), and one START refuses (RequestMemory 6,000)
-WHOLE_JOBS = ([_job(1, p, "new", 12000, 5) for p in range(3)]
-              + [_job(2, p, "new", 3000.0, 5) for p in range(3)]
-              + [_job(3, p, "new", 6000, 5).replace("RequestMemory = 1024",
-                                                    "RequestMemory = 6000")
-                 for p in range(2)])
-WHOLE_SUBS = {f"{n}@{UID}": Submitter(f"{n}@{UID}", eup=e, usage=0.0)
-              for n, e in {"old0": 2000.0, "old1": 2500.0, "new": 500.0}.items()}
-
-
-def test_held_static_parts_answered_by_the_parts_program(monkeypatch) -> None:
-    runs = []
-    run = HeldWalks._run
-
-    def counted(self, program, offer):  # type: ignore[no-untyped-def]
-        runs.append(offer.seq)
-        return run(self, program, offer)
-
-    monkeypatch.setattr(HeldWalks, "_run", counted)
-    fast, result = run_both(MACHINES, WHOLE_JOBS, POLICY, WHOLE_SUBS)
-    types = fast.mm.lists._walks._types[3]
-    assert any(t.shared for t in types)
-    # 6 jobs preempt by priority: 3 on Disk >= 12,000, 3 on Disk >= 3,000; the third
-    # class's program never matches (START): its type is passed over, no run
-    assert sorted(m.reason for m in result.matches) == ["priority"] * 6
-    # the first class by bisection of its box: machines 11-19 alone are run
-    assert 0 < len(runs) < 2 * len(MACHINES)
-
-
-def test_held_part_programs_answering_no_decide_otherwise(monkeypatch) -> None:
-    monkeypatch.setattr(HeldWalks, "_run", lambda self, program, offer: NO_MATCH)
-    with pytest.raises(AssertionError):
-        run_both(MACHINES, WHOLE_JOBS, POLICY, WHOLE_SUBS)
-
-
-def test_held_part_bisection_on_the_wrong_side_decides_otherwise(monkeypatch) -> None:
-    # ``Disk >= 12000`` bisected from the right leaves machine 11 (Disk 12,000) out.
-    monkeypatch.setattr(box_ranges, "bisect_left", box_ranges.bisect_right)
-    with pytest.raises(AssertionError):
-        run_both(MACHINES, WHOLE_JOBS, POLICY, WHOLE_SUBS)
