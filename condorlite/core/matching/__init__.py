@@ -13,8 +13,9 @@ Data flows one way through the stages of this package:
   the runs kept), ``carved_lists`` (the vector statics), ``static_lists`` (with
   ``static_parts``: the static shapes by part, sorted by their numbers),
   ``held_groups``, ``held_walks`` (a class's matching held groups with priority
-  preemption on), ``box_ranges`` (items sorted by a number, bisected by a box's
-  bounds: for both);
+  preemption on), ``held_lists`` (their entries, once per submitter),
+  ``preq_verdicts`` (``PREEMPTION_REQUIREMENTS`` kept by what it reads),
+  ``box_ranges`` (items sorted by a number, bisected by a box's bounds: for both);
   ``match_table`` (a class against a shape, kept); ``matchmaker.Matchmaker`` owns the
   shapes, the table and the lists and answers ``candidates(job, ...)``;
 * consuming a list under a budget: ``list_scan`` (the first entry a job may take) and

@@ -48,6 +48,8 @@ class MatchTable:
         self.per_submitter = per_submitter
         self.counts = counts
         self._preq_names = preq_names
+        #: the same, read by the held lists (``held_lists``) to key what it decides
+        self.preq_names = preq_names
         self._shapes = shapes
         #: (class, Submitter* bindings or ()) -> pair shape -> its result (nested, so
         #: the shape walk looks a class's table up once, not a tuple key per shape)

@@ -1,14 +1,15 @@
-"""Candidate lists for one request: listing, ordering and counting a request's
-candidate offers.
+"""Candidate lists for one request: listing, ordering and counting a request's candidate
+offers.
 
 ``offer_shapes.OfferShapes`` keeps the offers (their shapes, walks and carved states)
-and ``match_table.MatchTable`` answers one pair at a time; one
-``RequestLists`` per cycle, owned by the matchmaker, turns those answers into a
-request's sorted list (``candidates``): the whole offer list a shape at a time
-(``_by_shape``: static offers through ``static_lists``, held offers a group at a time
-through ``held_groups``, carved states a static at a time through ``carved_lists``,
-each shape's entries through ``shape_entries``, runs kept per shape for reuse), or a
-few offers one by one, each with the reason it is a candidate
+and ``match_table.MatchTable`` answers one pair at a time; one ``RequestLists`` per
+cycle, owned by the matchmaker, turns those answers into a request's sorted list
+(``candidates``): the whole offer list a shape at a time (``_by_shape``: static offers
+through ``static_lists``, held offers a group at a time through ``held_groups`` (with
+priority preemption on, a class's matching groups from ``held_walks`` and their entries
+from ``held_lists``, made once per submitter), carved states a static at a time through
+``carved_lists``, each shape's entries through ``shape_entries``, runs kept per shape
+for reuse), or a few offers one by one, each with the reason it is a candidate
 (``reasons.Reasons``, which also keeps the counts behind a rejection reason). The list
 is merged only as far as a scan reads it (``Candidates.merge_more``).
 
@@ -33,10 +34,12 @@ from condorlite.core.matching.candidates import (
     make_entry,
 )
 from condorlite.core.matching.carved_lists import CarvedLists
+from condorlite.core.matching.held_lists import HeldLists
 from condorlite.core.matching.held_walks import HeldWalks
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import SUBMITTER_PREFIXES, Offer
+from condorlite.core.matching.preq_verdicts import PreqVerdicts
 from condorlite.core.matching.rank_columns import RankColumn, RankColumns
 from condorlite.core.matching.reasons import Reasons
 from condorlite.core.matching.shape_entries import ListBuild, ShapeEntries
@@ -79,6 +82,12 @@ class RequestLists:
         self._walks = HeldWalks(shapes.held, shapes.registry, table.pair,
                                 shapes.shape_keys.canon.key, shapes.resource_names,
                                 table.now, counts)
+        #: a class key's held entries per submitter, with preemption on (``held_lists``)
+        self._held_lists = HeldLists(
+            shapes.held, shapes.registry,
+            PreqVerdicts(table.exprs.preemption_requirements, shapes.shape_keys.canon.key,
+                         table.now, counts, table.preemption_allowed),
+            table.preq_names)
         #: each shape's entries and the runs kept per shape (``shape_entries``)
         self._entries = ShapeEntries(shapes, table.pair, self._reason_of)
         #: the walks over the vector statics (``carved_lists``)
@@ -225,14 +234,11 @@ class RequestLists:
             kept_runs, column = build
         if not self.preemption_off:
             # Every held group may be listed: the class's matching groups, found
-            # once per class key (``held_walks``), each listed as it stands.
-            for group, known in self._walks.matching((class_id, part), job_ad, signature,
-                                                     known_pairs):
-                if group.total:
-                    for shape, members in group.shapes.items():
-                        self._entries.add(out, class_id, job_ad, submitter, signature,
-                                          only_rank, members, known, shape, kept_runs,
-                                          column)
+            # once per class key (``held_walks``), their entries made once per
+            # submitter and shared by its lists (``held_lists``).
+            walk = self._walks.matching((class_id, part), job_ad, signature, known_pairs)
+            self._held_lists.add(out, kept_runs, (class_id, part), job_ad, submitter,
+                                 signature, only_rank, walk, column)
             return
         registry = self._registry
         held = self._held.groups.items()

@@ -1,0 +1,180 @@
+"""A class's held entries with priority preemption on, made once per submitter and
+shared by its lists.
+
+With ``PREEMPTION_REQUIREMENTS`` set, every held group (``held_groups``) a class
+matches may be listed, and a class's matching groups are found once per class key
+(``held_walks``). Listing them shape by shape in every list (``ShapeEntries.add``:
+a reason, a kept-run lookup and a run per held shape) cost as much again on pools
+of many claimed static slots, where a class matches nearly all of them. What a held
+offer's entry and reason depend on is fixed for a list key (``HeldLists.add``):
+
+* the class key's pair result of the offer's group (the kept walk, the same object
+  while no group gains an offer) and the class's rank column (one per class);
+* the reason (``reasons.Reasons.reason``, written out here): by rank when the
+  pair's slot Rank beats the shape's ``CurrentRank`` (whatever the submitter);
+  else none for the submitter's own offers; else ``PREEMPTION_REQUIREMENTS``
+  (``MatchTable.preemption_allowed``, whose result is kept per class, shape and
+  the Submitter* names it reads: ``MatchTable.preq_names``) and the rank test, each
+  refusal counted.
+
+So the entries are made once per (class key, submitter, the bindings of the names
+``PREEMPTION_REQUIREMENTS`` reads), in two sorted runs: those by rank and those by
+priority; a rank-only list takes the first alone (its other offers give no reason
+and no count, as ``Reasons.reason`` has it). Held offers only leave once the
+cycle's offers are prepared: a run's entry of an offer that has left stays in (the
+scan passes over it, as over any unavailable offer) until half of the runs' offers
+have left, when they are filtered, as new lists (a run handed out is never changed
+in place). The refusal counts are the offers refused that are still available, and
+``has_rank`` whether an offer listed by rank still is: what the shape-by-shape walk
+counted over the groups' members at the list's making.
+
+A shape's reason is its first offer's, applied to all its offers, as the walk did:
+a shape binds alike everything a reason reads (holder, ``CurrentRank``, the names
+``PREEMPTION_REQUIREMENTS`` reads of the slot).
+"""
+
+from __future__ import annotations
+
+from condorlite.core.adeval import ClassAd
+from condorlite.core.matching.candidates import (
+    ENTRY_IDX,
+    Candidates,
+    HeldGroup,
+    PairEval,
+    make_entries,
+)
+from condorlite.core.matching.held_groups import HeldGroups
+from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.preq_verdicts import PreqVerdicts
+from condorlite.core.matching.rank_columns import RankColumn
+from condorlite.core.model import PRIO_PREEMPTION, RANK_PREEMPTION
+
+
+class HeldList:
+    """The held entries of one list key (module doc), and what its lists count."""
+
+    __slots__ = ("by_prio", "by_rank", "epoch", "others", "refused_policy", "refused_rank",
+                 "walk")
+
+    def __init__(self, walk: list, by_rank: list[tuple], others: list[tuple], epoch: int
+                 ) -> None:
+        #: the kept walk (``HeldWalks.matching``) the entries were made of
+        self.walk = walk
+        #: sorted entries of the offers listed by rank
+        self.by_rank = by_rank
+        #: (members, pair result) of the shapes neither listed by rank nor the
+        #: submitter's own, until a list that is not rank-only settles them
+        #: (``HeldLists._settle``: a rank-only list asks no PREEMPTION_REQUIREMENTS)
+        self.others: list[tuple] | None = others
+        #: sorted entries of the offers listed by priority
+        self.by_prio: list[tuple] = []
+        #: the seqs of the offers refused by PREEMPTION_REQUIREMENTS, by the rank
+        #: test; only those still available as of ``epoch``
+        self.refused_policy: list[int] = []
+        self.refused_rank: list[int] = []
+        #: ``HeldGroups.epoch`` when the lists above were last filtered
+        self.epoch = epoch
+
+
+class HeldLists:
+    """The cycle's shared held entries (module doc). ``held``: the held groups (read
+    only); ``registry``: the offers by seq; ``preq``: ``PREEMPTION_REQUIREMENTS``
+    by what it reads (``preq_verdicts``); ``preq_names``: the Submitter* names it
+    can read."""
+
+    def __init__(self, held: HeldGroups, registry: list[Offer], preq: PreqVerdicts,
+                 preq_names: frozenset[str]) -> None:
+        self._held = held
+        self._registry = registry
+        self._allowed = preq.allowed
+        self._preq_names = preq_names
+        #: (class key, submitter, the signature's bindings of ``preq_names``) -> its list
+        self._lists: dict[tuple, HeldList] = {}
+
+    def add(self, out: Candidates, kept_runs: list[list[tuple]], klass: tuple,
+            job_ad: ClassAd, submitter: str, signature: tuple, only_rank: bool,
+            walk: list[tuple[HeldGroup, PairEval]], column: RankColumn | None) -> None:
+        """Add the held entries of the class key ``klass`` (its job ad ``job_ad``,
+        Submitter* bindings ``signature``) to the list being built: its runs to
+        ``kept_runs``, its refusal counts and ``has_rank`` to ``out``. ``walk``: the
+        class key's matching groups (``HeldWalks.matching``)."""
+        key = self._key(klass, submitter, signature)
+        found = self._lists.get(key)
+        if found is None or found.walk is not walk:
+            found = self._lists[key] = self._make(submitter, walk, column)
+        elif found.epoch != self._held.epoch:
+            self._filter(found)
+        if found.by_rank:
+            kept_runs.append(found.by_rank)
+            if not out.has_rank:
+                registry = self._registry
+                out.has_rank = any(registry[e[ENTRY_IDX]].available for e in found.by_rank)
+        if only_rank:
+            return
+        if found.others is not None:
+            self._settle(found, klass[0], job_ad, signature, column)
+        if found.by_prio:
+            kept_runs.append(found.by_prio)
+        out.rej_policy += len(found.refused_policy)
+        out.rej_rank += len(found.refused_rank)
+
+    def _key(self, klass: tuple, submitter: str, signature: tuple) -> tuple:
+        """What a held list depends on besides the walk (module doc): the class key,
+        the submitter and its bindings of the names PREEMPTION_REQUIREMENTS reads."""
+        names = self._preq_names
+        return (klass, submitter, tuple(b for b in signature if b[0] in names) if names else ())
+
+    def _make(self, submitter: str, walk: list[tuple[HeldGroup, PairEval]],
+              column: RankColumn | None) -> HeldList:
+        """The entries by rank of the walk's groups' offers, and the other shapes not
+        the submitter's own (module doc)."""
+        registry = self._registry
+        by_rank: list[tuple] = []
+        others: list[tuple] = []
+        for group, pe in walk:
+            if not group.total:
+                continue
+            slot_rank = pe.slot_rank
+            for members in group.shapes.values():
+                first = registry[next(iter(members))]
+                if slot_rank > first.current_rank:
+                    by_rank.extend(make_entries(registry, members, pe, RANK_PREEMPTION,
+                                                column=column))
+                elif first.holder != submitter:
+                    others.append((members, pe))
+        by_rank.sort()
+        return HeldList(walk, by_rank, others, self._held.epoch)
+
+    def _settle(self, found: HeldList, class_id: int, job_ad: ClassAd, signature: tuple,
+                column: RankColumn | None) -> None:
+        """The entries by priority and the refusals of the shapes ``found`` left
+        open (``HeldList.others``): their offers still available."""
+        registry, allowed = self._registry, self._allowed
+        by_prio = found.by_prio = []
+        jobs: dict[tuple[str, ...], tuple] = {}  # (the job ad's numbers, for ``allowed``)
+        for members, pe in found.others:  # type: ignore[union-attr]
+            seqs = [k for k in members if registry[k].available]
+            if not seqs:
+                continue
+            first = registry[seqs[0]]
+            if not allowed(class_id, job_ad, first, signature, jobs):
+                found.refused_policy.extend(seqs)
+            elif not pe.slot_rank >= first.current_rank:
+                found.refused_rank.extend(seqs)
+            else:
+                by_prio.extend(make_entries(registry, seqs, pe, PRIO_PREEMPTION,
+                                            column=column))
+        by_prio.sort()
+        found.others = None
+
+    def _filter(self, found: HeldList) -> None:
+        """Drop the refused offers that have left, and the entries of those that have
+        left once they are half of the runs (new lists: a run handed out stays)."""
+        registry = self._registry
+        found.refused_policy = [k for k in found.refused_policy if registry[k].available]
+        found.refused_rank = [k for k in found.refused_rank if registry[k].available]
+        runs = (found.by_rank, found.by_prio)
+        alive = [[e for e in run if registry[e[ENTRY_IDX]].available] for run in runs]
+        if 2 * sum(map(len, alive)) < sum(map(len, runs)):
+            found.by_rank, found.by_prio = alive
+        found.epoch = self._held.epoch

@@ -1,0 +1,105 @@
+"""``PREEMPTION_REQUIREMENTS`` of held offers, kept by what it reads of both ads.
+
+The match table keeps the policy's verdict per (class, slot shape, the Submitter*
+bindings it can read) (``MatchTable.preemption_allowed``). On a pool of claimed
+static slots every held slot is its own shape (its own ``Disk``, ``KFlops`` ...) and
+a class is mostly one submitter's, so nearly every (class, held shape) asked is a new
+evaluation, although the usual policy, ``RemoteUserPrio > SubmitterUserPrio * 1.2``,
+reads one name of each ad: a few hundred distinct (holder's priority, submitter's
+priority) answer a hundred thousand questions.
+
+``PreqVerdicts.allowed`` specialises the expression against the slot (MY) and the
+job (TARGET) with nothing left free (``classad.partial.specialize``), which records
+every name it looked up in either ad (found or not, ``reads``); the result is a
+constant equal to the full evaluation (``partial``'s contract) and depends on
+nothing but the bindings of those names and ``now`` (fixed for the cycle). It is
+kept under (names read in the job ad, names read in the slot ad) -> (the job's
+numbers of the first, the slot's of the second) (``expr_numbers.Canon.key``:
+equal numbers, equal expressions), so every later (job, slot) that binds them alike
+takes it without an evaluation. Names looked up in another ad (a nested record's)
+are keyed in both ads, which keys more than needed, never less: a record is reached
+through a binding of one of the two. Where the specialisation cannot be made, the
+match table's evaluation decides, and nothing is kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.ast import Expr
+from condorlite.core.classad.partial import Constant, specialize
+from condorlite.core.matching.carving import int_now
+from condorlite.core.matching.offer_shapes import EvaluationCount
+from condorlite.core.matching.offers import Offer
+
+#: at most this many sets of names read are kept (a lookup tries each; one policy
+#: expression reads one or two sets: where its ``&&`` and ``||`` stop)
+MAX_NAME_SETS = 16
+
+#: "not in the table"
+MISSING = object()
+
+
+class PreqVerdicts:
+    """A cycle's ``PREEMPTION_REQUIREMENTS`` verdicts by what they read (module doc).
+    ``expr``: the policy expression; ``number(ad, names)``: the numbers of the ad's
+    bindings of ``names`` (``expr_numbers.Canon.key``); ``fallback``: the match
+    table's ``preemption_allowed``, for what cannot be specialised."""
+
+    def __init__(self, expr: Expr, number: Callable[[ClassAd, tuple[str, ...]], tuple],
+                 now: float | None, counts: EvaluationCount,
+                 fallback: Callable[[int, ClassAd, Offer, tuple], bool]) -> None:
+        self._expr = expr
+        self._number = number
+        self._now = int_now(now)
+        self._counts = counts
+        self._fallback = fallback
+        #: (job names, slot names) -> (job numbers, slot numbers) -> verdict
+        self._verdicts: dict[tuple, dict[tuple, bool]] = {}
+        #: slot names -> offer seq -> the offer's numbers of them (a held static
+        #: offer's ad is never replaced)
+        self._slots: dict[tuple[str, ...], dict[int, tuple]] = {}
+
+    def allowed(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple,
+                jobs: dict[tuple[str, ...], tuple]) -> bool:
+        """Whether the policy lets the class's job ``job_ad`` preempt ``offer``'s
+        holder. ``jobs``: the caller's table of the job ad's numbers by names (one
+        per job ad: filled here); ``class_id`` and ``signature`` are for the
+        fallback."""
+        slot_ad = offer.ad
+        for names, verdicts in self._verdicts.items():
+            job_names, slot_names = names
+            mine = jobs.get(job_names)
+            if mine is None:
+                mine = jobs[job_names] = self._number(job_ad, job_names)
+            found = verdicts.get((mine, self._slot_numbers(slot_names, offer)), MISSING)
+            if found is not MISSING:
+                return found  # type: ignore[return-value]
+        reads: set[tuple[int, str]] = set()
+        residual = specialize(self._expr, slot_ad, job_ad, (), self._now, reads)
+        if type(residual) is not Constant:
+            return self._fallback(class_id, job_ad, offer, signature)
+        self._counts.evaluations += 1
+        found = adeval.as_bool(residual.value)
+        job, slot = id(job_ad), id(slot_ad)
+        job_names = tuple(sorted({name for ad, name in reads if ad != slot}))
+        slot_names = tuple(sorted({name for ad, name in reads if ad != job}))
+        names = (job_names, slot_names)
+        if names in self._verdicts or len(self._verdicts) < MAX_NAME_SETS:
+            mine = jobs.get(job_names)
+            if mine is None:
+                mine = jobs[job_names] = self._number(job_ad, job_names)
+            self._verdicts.setdefault(names, {})[
+                (mine, self._slot_numbers(slot_names, offer))] = found
+        return found
+
+    def _slot_numbers(self, names: tuple[str, ...], offer: Offer) -> tuple:
+        by_seq = self._slots.get(names)
+        if by_seq is None:
+            by_seq = self._slots[names] = {}
+        found = by_seq.get(offer.seq)
+        if found is None:
+            found = by_seq[offer.seq] = self._number(offer.ad, names)
+        return found

@@ -1,0 +1,175 @@
+"""``held_lists`` and ``preq_verdicts``: with priority preemption on, a class key's
+held entries are made once per submitter (runs by rank and by priority) and shared by
+its lists, and ``PREEMPTION_REQUIREMENTS`` is kept by what it reads of both ads, not
+per (class, slot shape). Checked against the plain reference cycle, and shown to
+matter: each part broken decides otherwise."""
+
+from __future__ import annotations
+
+import itertools
+from types import SimpleNamespace
+
+import pytest
+
+from condorlite.core import adeval
+from condorlite.core.classad import parse_ad, parse_expr
+from condorlite.core.matching.held_lists import HeldLists
+from condorlite.core.matching.offer_shapes import EvaluationCount
+from condorlite.core.matching.preq_verdicts import PreqVerdicts
+from condorlite.core.model import Submitter
+from condorlite.core.policy import Policy
+from tests.core._pool import UID
+from tests.core.matching._against_reference import NOW, ad_text, run_both
+
+#: holders and their EUPs; the new submitters' EUPs (``SUBS``)
+HOLDERS = {"old0": 2000.0, "old1": 700.0, "mid": 1100.0}
+
+
+def _slot(n: int) -> str:
+    holder = sorted(HOLDERS)[n % 3]
+    return ad_text({
+        "Name": f'"slot{n}@m{n}"', "Machine": f'"m{n}"', "SlotID": 1,
+        "State": '"Claimed"', "Activity": '"Busy"', "Cpus": 1, "Memory": 2048,
+        # (each its own Disk: its own pair shape)
+        "Disk": 1000 * (n + 1), 'Arch': '"X86_64"', "OpSys": '"LINUX"',
+        "Requirements": "START", "START": "true",
+        # a third of the slots prefer the long jobs by rank (rank preemption)
+        "Rank": "TARGET.JobLength > 10" if n % 3 == 1 else "0",
+        "CurrentRank": 0, "SlotWeight": "Cpus",
+        "RemoteUser": f'"{holder}@{UID}"', "RemoteOwner": f'"{holder}"',
+        "TotalJobRunTime": 100 + n})
+
+
+def _job(cluster: int, proc: int, owner: str, disk: int, length: int) -> str:
+    return ad_text({
+        "ClusterId": cluster, "ProcId": proc, "Owner": f'"{owner}"', "JobStatus": 1,
+        "JobPrio": 0, "QDate": 1000 + cluster, "RequestCpus": 1, "RequestMemory": 1024,
+        "RequestDisk": disk, "JobLength": length,
+        "Requirements": "TARGET.OpSys == \"LINUX\" && TARGET.Disk >= RequestDisk"})
+
+
+SLOTS = [_slot(n) for n in range(12)]
+# Two submitters, two classes each (disk and length differ), more jobs than slots so
+# that a class's list is made again in later spins.
+JOBS = ([_job(1, p, "new", 3000, 20) for p in range(2)]
+        + [_job(2, p, "new", 500, 5) for p in range(5)]
+        + [_job(3, p, "mid", 3000, 20) for p in range(2)]
+        + [_job(4, p, "mid", 8000, 5) for p in range(3)])
+#: new (EUP 600) may preempt old0 and mid; mid (1,100) old0 only; old1 (700) nobody
+SUBS = {n: Submitter(n + "@" + UID, eup=e, usage=0.0)
+        for n, e in {**HOLDERS, "new": 600.0}.items()}
+SUBS = {s.name: s for s in SUBS.values()}
+POLICY = Policy(uid_domain=UID,
+                preemption_requirements="RemoteUserPrio > SubmitterUserPrio * 1.2")
+
+
+def _matches(result) -> list[tuple[str, str, str]]:
+    return sorted((m.job, m.slot, m.reason) for m in result.matches)
+
+
+def test_held_lists_decide_as_the_reference_and_are_shared() -> None:
+    fast, result = run_both(SLOTS, JOBS, POLICY, SUBS)
+    lists = fast.mm.lists._held_lists
+    made = lists._lists
+    # one held list per (class key, submitter, SubmitterUserPrio), fewer than lists made
+    assert {key[1] for key in made} == {"new@" + UID, "mid@" + UID}
+    reasons = {m.reason for m in result.matches}
+    assert len(reasons) >= 2  # (by rank and by priority, or none, both seen)
+    # PREEMPTION_REQUIREMENTS read RemoteUserPrio and SubmitterUserPrio alone: one
+    # verdict per (holder's, submitter's) priority, not per (class, slot shape)
+    verdicts = lists._allowed.__self__._verdicts
+    # (the unscoped SubmitterUserPrio is looked up in the slot first: absent there)
+    assert list(verdicts) == [(("submitteruserprio",), ("remoteuserprio", "submitteruserprio"))]
+    assert len(next(iter(verdicts.values()))) <= 3 * 2
+
+
+def test_a_verdict_blind_to_the_slots_priority_decides_otherwise(monkeypatch) -> None:
+    # Every slot one key: the first holder's verdict stands for all holders.
+    monkeypatch.setattr(PreqVerdicts, "_slot_numbers", lambda self, names, offer: ())
+    with pytest.raises(AssertionError):
+        run_both(SLOTS, JOBS, POLICY, SUBS)
+
+
+def test_a_list_shared_between_submitters_decides_otherwise(monkeypatch) -> None:
+    # One held list per class key whatever the submitter: new's and mid's jobs of
+    # one class would share new's list (mid's own slots listed for it, new's
+    # verdicts taken for mid's).
+    monkeypatch.setattr(HeldLists, "_key", lambda self, klass, submitter, signature: klass)
+    with pytest.raises(AssertionError):
+        run_both(SLOTS, JOBS, POLICY, SUBS)
+
+
+def test_refusals_left_uncounted_decide_otherwise(monkeypatch) -> None:
+    # A class whose held slots PREEMPTION_REQUIREMENTS refuses is rejected for it:
+    # with the refusals not counted, its rejection reads "no match found".
+    monkeypatch.setattr(HeldLists, "_settle", _settle_without_refusals)
+    with pytest.raises(AssertionError):
+        run_both(SLOTS, JOBS, POLICY, SUBS)
+
+
+_settle = HeldLists._settle
+
+
+def _settle_without_refusals(self, found, *args):  # type: ignore[no-untyped-def]
+    _settle(self, found, *args)
+    found.refused_policy = []
+
+
+#: policy expressions and the ads' values they read, for ``PreqVerdicts`` alone
+EXPRS = [
+    "RemoteUserPrio > SubmitterUserPrio * 1.2",
+    "MY.RemoteUserPrio > TARGET.SubmitterUserPrio && TARGET.JobPrio >= 0",
+    "TARGET.JobPrio > 0 || MY.Owned =?= undefined",
+    "ifThenElse(MY.Big, TARGET.JobPrio > 1, RemoteUserPrio >= 700)",
+    # (Other bound in the job only, unscoped: no specialisation is made, the match
+    # table's evaluation decides every pair)
+    "RemoteUserPrio > Other",
+]
+SLOT_VALUES = [{"RemoteUserPrio": p, "Big": b, "Owned": o}
+               for p, b, o in itertools.product((700, 700.0, 2000, "x"), (True, False, None),
+                                                (1, None))]
+JOB_VALUES = [{"SubmitterUserPrio": p, "JobPrio": j, "Other": x}
+              for p, j, x in itertools.product((500.0, 600, 1000), (-1, 0, 2), (650, None))]
+
+
+def _ad(values: dict) -> object:
+    return parse_ad(ad_text({k: repr(v).lower() if isinstance(v, bool) else
+                             f'"{v}"' if isinstance(v, str) else v
+                             for k, v in values.items() if v is not None}))
+
+
+@pytest.mark.parametrize("text", EXPRS)
+def test_preq_verdicts_equal_the_evaluation_whatever_is_shared(text: str) -> None:
+    # One table for every (slot, job): each answer must be the full evaluation's,
+    # whether it was evaluated or taken from an earlier pair binding alike.
+    expr = parse_expr(text)
+    counts = EvaluationCount()
+    canon: dict = {}
+
+    def number(ad, names):  # type: ignore[no-untyped-def]
+        return tuple(canon.setdefault(repr(adeval.attr(ad, n)), len(canon)) for n in names)
+
+    fallbacks = []
+
+    def fallback(class_id, job_ad, offer, signature):  # type: ignore[no-untyped-def]
+        fallbacks.append(offer.seq)  # (the match table's evaluation)
+        return adeval.as_bool(adeval.eval_expr(expr, offer.ad, job_ad, NOW))
+
+    verdicts = PreqVerdicts(expr, number, NOW, counts, fallback)
+    slots = [_ad(v) for v in SLOT_VALUES]
+    jobs = [_ad(v) for v in JOB_VALUES]
+    asked = 0
+    for job in jobs:
+        mine: dict = {}
+        for seq, slot_ad in enumerate(slots):
+            offer = SimpleNamespace(ad=slot_ad, seq=seq)  # (what it reads of an offer)
+            got = verdicts.allowed(0, job, offer, (), mine)
+            assert got == adeval.as_bool(adeval.eval_expr(expr, slot_ad, job, NOW)), (
+                text, SLOT_VALUES[seq], JOB_VALUES[jobs.index(job)])
+            asked += 1
+    if text == EXPRS[-1]:
+        assert len(fallbacks) == asked and not counts.evaluations
+        return
+    assert not fallbacks and counts.evaluations < asked  # (shared where reads bind alike)
+    if text == EXPRS[0]:
+        assert counts.evaluations <= 4 * 3  # (one per distinct pair of priorities)
