@@ -95,13 +95,10 @@ pending_add(Scanner *s, PyObject *pair)
 static PyObject *
 build_ad(Scanner *s)
 {
-#if PY_VERSION_HEX < 0x030D0000
-    /* sized for its lines at once, not grown four times: 4 % of a read's instructions
-     * (private, exported up to 3.12) */
-    PyObject *attrs = _PyDict_NewPresized(s->npending);
-#else
+    /* Not _PyDict_NewPresized: 4 % fewer instructions, but its tables take keys of any
+     * type (24-byte entries, not the 16 of a str-keyed table grown from empty): 300 MB
+     * more for 100,000 job ads. */
     PyObject *attrs = PyDict_New();
-#endif
     PyObject *ad = NULL;
     if (attrs == NULL)
         goto done;
