@@ -15,8 +15,8 @@ from condorlite.core import adeval
 from condorlite.core.classad import parse_ad, parse_expr
 from condorlite.core.matching import preq_verdicts
 from condorlite.core.matching.held_lists import HeldLists
-from condorlite.core.matching.preq_reads import static_reads
 from condorlite.core.matching.offer_shapes import EvaluationCount
+from condorlite.core.matching.preq_reads import static_reads
 from condorlite.core.matching.preq_verdicts import PreqVerdicts
 from condorlite.core.model import Submitter
 from condorlite.core.policy import Policy
@@ -228,7 +228,7 @@ def test_static_reads_are_the_names_of_the_tree(text: str, names) -> None:
 #: slots whose RemoteUserPrio is an expression reading Base: their bindings of the
 #: static names are alike, what those read is not
 DERIVED_SLOTS = [_ad({"Base": b, "Own": 1}) for b in (100, 400, 900)]
-for _slot_ad, _b in zip(DERIVED_SLOTS, (100, 400, 900), strict=True):
+for _slot_ad in DERIVED_SLOTS:
     _slot_ad["RemoteUserPrio"] = parse_expr("Base * 2")
 
 
@@ -243,7 +243,7 @@ def _ask_derived(expr_text: str) -> tuple[PreqVerdicts, list[tuple[bool, bool]]]
                             lambda *args: pytest.fail("no fallback expected"))
     job = _ad({"SubmitterUserPrio": 500.0})
     answers = []
-    for seq, slot_ad in enumerate(DERIVED_SLOTS + [_ad({"RemoteUserPrio": 2000})]):
+    for seq, slot_ad in enumerate([*DERIVED_SLOTS, _ad({"RemoteUserPrio": 2000})]):
         got = verdicts.allowed(0, job, SimpleNamespace(ad=slot_ad, seq=seq), (), {})
         answers.append((got, adeval.as_bool(adeval.eval_expr(expr, slot_ad, job, NOW))))
     return verdicts, answers
