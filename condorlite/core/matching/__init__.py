@@ -14,7 +14,8 @@ Data flows one way through the stages of this package:
   ``static_parts``: the static shapes by part, sorted by their numbers),
   ``held_groups``, ``held_walks`` (a class's matching held groups with priority
   preemption on), ``held_lists`` (their entries, once per submitter),
-  ``preq_verdicts`` (``PREEMPTION_REQUIREMENTS`` kept by what it reads),
+  ``preq_verdicts`` (``PREEMPTION_REQUIREMENTS`` kept by what it reads; with
+  ``preq_reads``: the names it reads, from its tree),
   ``box_ranges`` (items sorted by a number, bisected by a box's bounds: for both);
   ``match_table`` (a class against a shape, kept); ``matchmaker.Matchmaker`` owns the
   shapes, the table and the lists and answers ``candidates(job, ...)``;

@@ -151,7 +151,7 @@ class HeldLists:
         open (``HeldList.others``): their offers still available."""
         registry, allowed = self._registry, self._allowed
         by_prio = found.by_prio = []
-        jobs: dict[tuple[str, ...], tuple] = {}  # (the job ad's numbers, for ``allowed``)
+        jobs: dict = {}  # (the job ad's numbers, for ``allowed``)
         for members, pe in found.others:  # type: ignore[union-attr]
             seqs = [k for k in members if registry[k].available]
             if not seqs:

@@ -13,8 +13,10 @@ import pytest
 
 from condorlite.core import adeval
 from condorlite.core.classad import parse_ad, parse_expr
+from condorlite.core.matching import preq_verdicts
 from condorlite.core.matching.held_lists import HeldLists
 from condorlite.core.matching.offer_shapes import EvaluationCount
+from condorlite.core.matching.preq_reads import static_reads
 from condorlite.core.matching.preq_verdicts import PreqVerdicts
 from condorlite.core.model import Submitter
 from condorlite.core.policy import Policy
@@ -77,7 +79,20 @@ def test_held_lists_decide_as_the_reference_and_are_shared() -> None:
     assert len(reasons) >= 2  # (by rank and by priority, or none, both seen)
     # PREEMPTION_REQUIREMENTS read RemoteUserPrio and SubmitterUserPrio alone: one
     # verdict per (holder's, submitter's) priority, not per (class, slot shape)
-    verdicts = lists._allowed.__self__._verdicts
+    preq = lists._allowed.__self__
+    # (both names read off the tree, bound to literals: every verdict by the static
+    # table, none specialised)
+    assert preq._static == ("remoteuserprio", "submitteruserprio")
+    assert not preq._verdicts
+    assert 2 <= len(preq._by_static) <= 3 * 2
+
+
+def test_specialised_verdicts_decide_as_the_reference(monkeypatch) -> None:
+    # With no names read off the tree, the verdicts are specialised and kept by the
+    # names the specialisations read.
+    monkeypatch.setattr(preq_verdicts, "static_reads", lambda expr: None)
+    fast, _ = run_both(SLOTS, JOBS, POLICY, SUBS)
+    verdicts = fast.mm.lists._held_lists._allowed.__self__._verdicts
     # (the unscoped SubmitterUserPrio is looked up in the slot first: absent there)
     assert list(verdicts) == [(("submitteruserprio",), ("remoteuserprio", "submitteruserprio"))]
     assert len(next(iter(verdicts.values()))) <= 3 * 2
@@ -85,7 +100,17 @@ def test_held_lists_decide_as_the_reference_and_are_shared() -> None:
 
 def test_a_verdict_blind_to_the_slots_priority_decides_otherwise(monkeypatch) -> None:
     # Every slot one key: the first holder's verdict stands for all holders.
+    monkeypatch.setattr(preq_verdicts, "static_reads", lambda expr: None)
     monkeypatch.setattr(PreqVerdicts, "_slot_numbers", lambda self, names, offer: ())
+    with pytest.raises(AssertionError):
+        run_both(SLOTS, JOBS, POLICY, SUBS)
+
+
+def test_a_static_verdict_blind_to_the_slots_priority_decides_otherwise(monkeypatch) -> None:
+    # The same by the static table: every slot's numbers one key.
+    monkeypatch.setattr(PreqVerdicts, "_literal_numbers",
+                        lambda self, ad: () if "remoteuserprio" in ad else (
+                            self._number(ad, self._static)))
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, POLICY, SUBS)
 
@@ -122,8 +147,10 @@ EXPRS = [
     "TARGET.JobPrio > 0 || MY.Owned =?= undefined",
     "ifThenElse(MY.Big, TARGET.JobPrio > 1, RemoteUserPrio >= 700)",
     # (Other bound in the job only, unscoped: no specialisation is made, the match
-    # table's evaluation decides every pair)
+    # table's evaluation decides every pair where the names are not read off the tree)
     "RemoteUserPrio > Other",
+    # (read through eval: no names read off the tree, specialised)
+    'eval("RemoteUserPrio") > SubmitterUserPrio',
 ]
 SLOT_VALUES = [{"RemoteUserPrio": p, "Big": b, "Owned": o}
                for p, b, o in itertools.product((700, 700.0, 2000, "x"), (True, False, None),
@@ -138,8 +165,10 @@ def _ad(values: dict) -> object:
                              for k, v in values.items() if v is not None}))
 
 
+@pytest.mark.parametrize("static", [True, False])
 @pytest.mark.parametrize("text", EXPRS)
-def test_preq_verdicts_equal_the_evaluation_whatever_is_shared(text: str) -> None:
+def test_preq_verdicts_equal_the_evaluation_whatever_is_shared(text: str, static: bool,
+                                                               monkeypatch) -> None:
     # One table for every (slot, job): each answer must be the full evaluation's,
     # whether it was evaluated or taken from an earlier pair binding alike.
     expr = parse_expr(text)
@@ -155,6 +184,8 @@ def test_preq_verdicts_equal_the_evaluation_whatever_is_shared(text: str) -> Non
         fallbacks.append(offer.seq)  # (the match table's evaluation)
         return adeval.as_bool(adeval.eval_expr(expr, offer.ad, job_ad, NOW))
 
+    if not static:
+        monkeypatch.setattr(preq_verdicts, "static_reads", lambda expr: None)
     verdicts = PreqVerdicts(expr, number, NOW, counts, fallback)
     slots = [_ad(v) for v in SLOT_VALUES]
     jobs = [_ad(v) for v in JOB_VALUES]
@@ -167,9 +198,70 @@ def test_preq_verdicts_equal_the_evaluation_whatever_is_shared(text: str) -> Non
             assert got == adeval.as_bool(adeval.eval_expr(expr, slot_ad, job, NOW)), (
                 text, SLOT_VALUES[seq], JOB_VALUES[jobs.index(job)])
             asked += 1
-    if text == EXPRS[-1]:
+    # (eval reads a name that is neither read off the tree nor specialised)
+    if text == EXPRS[-1] or (text == EXPRS[-2] and not static):
         assert len(fallbacks) == asked and not counts.evaluations
+        assert not verdicts._by_static and not verdicts._verdicts
         return
     assert not fallbacks and counts.evaluations < asked  # (shared where reads bind alike)
+    # every verdict by one table: the static one where the names were read off the tree
+    assert bool(verdicts._by_static) == static
+    assert bool(verdicts._verdicts) != static
     if text == EXPRS[0]:
         assert counts.evaluations <= 4 * 3  # (one per distinct pair of priorities)
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("RemoteUserPrio > SubmitterUserPrio * 1.2", ("remoteuserprio", "submitteruserprio")),
+    ("MY.A > TARGET.b && -C =?= {D, 1}", ("a", "b", "c", "d", "my", "target")),
+    ("ifThenElse(isUndefined(A), B ?: 1, c ? D : E)", ("a", "b", "c", "d", "e")),
+    ("true", ()),
+    # (roads to a name or a value not read off the tree)
+    ('eval("A") > 1', None), ("PARENT.A > 1", None), (".A > 1", None),
+    ("A.b > 1", None), ('A["b"] > 1', None), ("[x = A].x > 1", None),
+    ("time() > A", None), ("noSuchFunction(A)", None),
+])
+def test_static_reads_are_the_names_of_the_tree(text: str, names) -> None:
+    assert static_reads(parse_expr(text)) == names
+
+
+#: slots whose RemoteUserPrio is an expression reading Base: their bindings of the
+#: static names are alike, what those read is not
+DERIVED_SLOTS = [_ad({"Base": b, "Own": 1}) for b in (100, 400, 900)]
+for _slot_ad in DERIVED_SLOTS:
+    _slot_ad["RemoteUserPrio"] = parse_expr("Base * 2")
+
+
+def _ask_derived(expr_text: str) -> tuple[PreqVerdicts, list[tuple[bool, bool]]]:
+    expr = parse_expr(expr_text)
+    canon: dict = {}
+
+    def number(ad, names):  # type: ignore[no-untyped-def]
+        return tuple(canon.setdefault(repr(adeval.attr(ad, n)), len(canon)) for n in names)
+
+    verdicts = PreqVerdicts(expr, number, NOW, EvaluationCount(),
+                            lambda *args: pytest.fail("no fallback expected"))
+    job = _ad({"SubmitterUserPrio": 500.0})
+    answers = []
+    for seq, slot_ad in enumerate([*DERIVED_SLOTS, _ad({"RemoteUserPrio": 2000})]):
+        got = verdicts.allowed(0, job, SimpleNamespace(ad=slot_ad, seq=seq), (), {})
+        answers.append((got, adeval.as_bool(adeval.eval_expr(expr, slot_ad, job, NOW))))
+    return verdicts, answers
+
+
+def test_non_literal_bindings_are_specialised() -> None:
+    # RemoteUserPrio bound to an expression: the slots take the specialisation (by
+    # Base), the literal one the static table.
+    verdicts, answers = _ask_derived("RemoteUserPrio > SubmitterUserPrio * 1.2")
+    assert all(got == want for got, want in answers)
+    assert {want for _, want in answers} == {True, False}
+    assert len(verdicts._by_static) == 1 and verdicts._verdicts
+
+
+def test_static_keys_over_non_literals_decide_otherwise(monkeypatch) -> None:
+    # Without the literal test, the three derived slots share one static key (their
+    # bindings are one expression), and the first one's verdict stands for all.
+    monkeypatch.setattr(PreqVerdicts, "_literal_numbers",
+                        lambda self, ad: self._number(ad, self._static))
+    _, answers = _ask_derived("RemoteUserPrio > SubmitterUserPrio * 1.2")
+    assert any(got != want for got, want in answers)
