@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 
 import pytest
 
@@ -293,3 +295,16 @@ def test_undecodable_file_error_is_left_to_the_opener():
     handle = io.TextIOWrapper(io.BytesIO(b'A = 1\nB = "\xff\xfe"\n'), encoding="utf-8")
     with pytest.raises(UnicodeDecodeError):
         list(parse_ads(handle, "old", filename="bin.ads"))
+
+
+def test_millions_of_blank_lines_before_the_first_ad_are_read_in_linear_time(tmp_path):
+    """Format detection once gathered every blank line it passed and stripped the whole
+    gathering again for each new one: 3 million blank lines took hours. Read in a
+    child with a deadline far above the linear time (well under a second)."""
+    path = tmp_path / "blank.ads"
+    path.write_bytes(b"\n" * 3_000_000 + b"A = 1\n")
+    code = ("import sys; from condorlite.store.adfiles import read_ads; "
+            "ads = read_ads([sys.argv[1]]); print(len(ads), ads[0].ad['A'].value)")
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                          text=True, timeout=120, check=True)
+    assert done.stdout.split() == ["1", "1"]

@@ -191,22 +191,26 @@ def _split_at_newlines(text: str) -> list[str]:
 
 def _detect(lines: Iterator[str], head: list[str]) -> str:
     """Decide the format from the first non-blank characters; consumed lines go to
-    ``head``."""
-    text = ""
+    ``head``. Each line is looked at once, alone: blank lines before the first
+    character (or after a first ``[``) are not gathered, so a file of millions of
+    blank lines costs its length, not its length squared."""
+    bracket = False  # a "[" seen, and only blanks after it so far
     for line in lines:
         head.append(line)
-        text += line
-        stripped = text.lstrip(_BLANK)
+        stripped = line.lstrip(_BLANK)
         if not stripped:
             continue
-        first = stripped[0]
-        if first == "{":
-            return "json"
-        if first == "/":
-            return "new"
-        if first != "[":
-            return "old"
-        after = stripped[1:].lstrip(_BLANK)
-        if after:
-            return "json" if after[0] == "{" else "new"
-    return "new" if text.strip(_BLANK) else "old"
+        if not bracket:
+            first = stripped[0]
+            if first == "{":
+                return "json"
+            if first == "/":
+                return "new"
+            if first != "[":
+                return "old"
+            bracket = True
+            stripped = stripped[1:].lstrip(_BLANK)
+            if not stripped:
+                continue
+        return "json" if stripped[0] == "{" else "new"
+    return "new" if bracket else "old"
