@@ -21,7 +21,13 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
-from condorlite.core.matching.candidates import Candidates, PairEval, RejectCounts, make_entries
+from condorlite.core.matching.candidates import (
+    Candidates,
+    PairEval,
+    RejectCounts,
+    make_entries,
+    make_entry,
+)
 from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.model import NO_PREEMPTION, RANK_PREEMPTION
@@ -94,6 +100,12 @@ class ShapeEntries:
         if reason == RANK_PREEMPTION:
             out.has_rank = True
         vector = first.vector is not None
+        if len(members) == 1:
+            # (one offer: its entry is made into the list, a kept run of one would
+            # cost its key and look-up for no sort saved)
+            idx = next(iter(members))
+            out.entries.append(make_entry(first, idx, pe, reason, column))
+            return
         if shape is None or kept_runs is None or (first.partitionable and not vector):
             # (a partitionable slot without a vector is placed again when carved)
             out.entries.extend(make_entries(registry, members, pe, reason, column=column))
