@@ -10,7 +10,9 @@ in the others, a state with less of a resource than the class's fixed request is
 passed over without a pair evaluation (whether a state holds a set of fixed requests
 is kept per set: a state never changes), and the states that hold them are added
 through ``shape_entries.ShapeEntries``, with the program's one result when the
-program is a box without bounds left to test (``carving``).
+program is a box without bounds left to test (``carving``); a state of one offer
+nobody holds has its entry made into the list's rest (a kept run of one entry would
+cost its key and look-up and the list's merge a run to bisect, for no sort saved).
 
 It owns which shapes hold a set of fixed requests and the statics passed over per
 class; it reads the shapes' tables and asks the match table (``program``,

@@ -3,9 +3,11 @@
 The offers of one shape share their pair result, reason and ranks for a request:
 ``ShapeEntries.add`` works them out once for the shape (the reason through
 ``reasons.Reasons`` for held offers, with the rejection counts of each offer) and adds
-an entry per offer to the list being built. The sorted entries of a held shape or of a
-shape of offers with a resource vector are kept as a *run* per (shape, the class's job
-rank or rank column, dependent ranks, reason) and handed to every class that gives the
+an entry per offer to the list being built. A shape of one offer (every carved state
+of a partitionable slot) has its entry made into the list's unsorted rest. The sorted
+entries of a held shape of more offers, or of a shape of offers with a resource
+vector, are kept as a *run* per (shape, the class's job rank or rank column,
+dependent ranks, reason) and handed to every class that gives the
 same, until an offer enters the shape (``OfferShapes.joins``) or half of the run's
 offers have left it; the list merges its runs as far as a scan reads
 (``Candidates.merge_more``).
