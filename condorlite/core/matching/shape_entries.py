@@ -74,7 +74,8 @@ class ShapeEntries:
             column: RankColumn | None = None) -> None:
         """Add the entries (and rejection counts) of one shape's offers to ``out``.
 
-        With ``shape`` the entries are kept per (shape, the pair result's ranks, reason)
+        A shape of one offer has its entry made into ``out`` (no run is kept). With
+        ``shape`` the entries are kept per (shape, the pair result's ranks, reason)
         and reused by every class that gives the same (the column stands for the
         job rank when the class has one), until an offer enters the shape
         (``_joins``). Entries of offers that have become unavailable (held static
