@@ -3,14 +3,13 @@
 The offers of one shape share their pair result, reason and ranks for a request:
 ``ShapeEntries.add`` works them out once for the shape (the reason through
 ``reasons.Reasons`` for held offers, with the rejection counts of each offer) and adds
-an entry per offer to the list being built. A shape of one offer (every carved state
-of a partitionable slot) has its entry made into the list's unsorted rest. The sorted
-entries of a held shape of more offers, or of a shape of offers with a resource
-vector, are kept as a *run* per (shape, the class's job rank or rank column,
-dependent ranks, reason) and handed to every class that gives the
+an entry per offer to the list being built. The sorted entries of a held shape or of a
+shape of offers with a resource vector are kept as a *run* per (shape, the class's job
+rank or rank column, dependent ranks, reason) and handed to every class that gives the
 same, until an offer enters the shape (``OfferShapes.joins``) or half of the run's
 offers have left it; the list merges its runs as far as a scan reads
-(``Candidates.merge_more``).
+(``Candidates.merge_more``). (A carved state of one offer nobody holds does not come
+here: ``carved_lists`` makes its entry into the list.)
 
 It owns the kept runs; it reads the shapes' registry and joins and asks the match
 table for pair results (``match_table.MatchTable.pair``). The request lists
@@ -23,13 +22,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
-from condorlite.core.matching.candidates import (
-    Candidates,
-    PairEval,
-    RejectCounts,
-    make_entries,
-    make_entry,
-)
+from condorlite.core.matching.candidates import Candidates, PairEval, RejectCounts, make_entries
 from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.model import NO_PREEMPTION, RANK_PREEMPTION
@@ -74,8 +67,7 @@ class ShapeEntries:
             column: RankColumn | None = None) -> None:
         """Add the entries (and rejection counts) of one shape's offers to ``out``.
 
-        A shape of one offer has its entry made into ``out`` (no run is kept). With
-        ``shape`` the entries are kept per (shape, the pair result's ranks, reason)
+        With ``shape`` the entries are kept per (shape, the pair result's ranks, reason)
         and reused by every class that gives the same (the column stands for the
         job rank when the class has one), until an offer enters the shape
         (``_joins``). Entries of offers that have become unavailable (held static
@@ -103,12 +95,6 @@ class ShapeEntries:
         if reason == RANK_PREEMPTION:
             out.has_rank = True
         vector = first.vector is not None
-        if len(members) == 1:
-            # (one offer: its entry is made into the list, a kept run of one would
-            # cost its key and look-up for no sort saved)
-            idx = next(iter(members))
-            out.entries.append(make_entry(first, idx, pe, reason, column))
-            return
         if shape is None or kept_runs is None or (first.partitionable and not vector):
             # (a partitionable slot without a vector is placed again when carved)
             out.entries.extend(make_entries(registry, members, pe, reason, column=column))

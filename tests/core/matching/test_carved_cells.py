@@ -157,9 +157,9 @@ def test_gated_by_literal_reads_the_literal_position():
 
 
 def test_a_state_of_one_offer_keeps_no_run(monkeypatch):
-    """Every carved state of a partitionable slot is one offer's: its entry is made
-    into the list (``carved_lists``, ``ShapeEntries.add``), no run of one entry is
-    kept, and the cycle still decides as the reference does."""
+    """Every carved state of a partitionable slot nobody holds is one offer's: its
+    entry is made into the list (``carved_lists``), no run of one entry is kept, and
+    the cycle still decides as the reference does."""
     kept: list[int] = []
     made = shape_entries.ShapeEntries.kept
 
