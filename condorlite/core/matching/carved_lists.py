@@ -10,7 +10,9 @@ in the others, a state with less of a resource than the class's fixed request is
 passed over without a pair evaluation (whether a state holds a set of fixed requests
 is kept per set: a state never changes), and the states that hold them are added
 through ``shape_entries.ShapeEntries``, with the program's one result when the
-program is a box without bounds left to test (``carving``).
+program is a box without bounds left to test (``carving``); a state of one offer
+nobody holds has its entry made into the list's rest (a kept run of one entry would
+cost its key and look-up and the list's merge a run to bisect, for no sort saved).
 
 It owns which shapes hold a set of fixed requests and the statics passed over per
 class; it reads the shapes' tables and asks the match table (``program``,
@@ -19,7 +21,14 @@ class; it reads the shapes' tables and asks the match table (``program``,
 
 from __future__ import annotations
 
-from condorlite.core.matching.candidates import NO_MATCH, PairEval, as_rank, box_pair, make_pair
+from condorlite.core.matching.candidates import (
+    NO_MATCH,
+    PairEval,
+    as_rank,
+    box_pair,
+    make_entry,
+    make_pair,
+)
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
@@ -122,6 +131,7 @@ class CarvedLists:
             dependent = tuple(boxed.dependent.items())
         run = None if program is None or not DIRECT else program.run
         registry, kept, counts = self._registry, self._entries.kept, self._counts
+        rest = out.entries
         for shape, members in shapes.items():
             fit = fitting.get(shape)
             if fit is None:
@@ -135,6 +145,11 @@ class CarvedLists:
                     counts.evaluations += 1
                     known_pairs[pair_shape] = boxed
                 if free:
+                    if len(members) == 1:  # (one offer: its entry made, not kept)
+                        idx = next(iter(members))
+                        rest.append(make_entry(registry[idx], idx, boxed, NO_PREEMPTION,
+                                               column))
+                        continue
                     kept_runs.append(kept(shape, members, boxed, NO_PREEMPTION,
                                           (shape, job_rank, dependent, NO_PREEMPTION), column))
                     continue
@@ -153,6 +168,11 @@ class CarvedLists:
                 if not known.match:
                     continue
                 if free:
+                    if len(members) == 1:  # (one offer: its entry made, not kept)
+                        idx = next(iter(members))
+                        rest.append(make_entry(registry[idx], idx, known, NO_PREEMPTION,
+                                               column))
+                        continue
                     kept_runs.append(kept(shape, members, known, NO_PREEMPTION, (
                         shape, known.job_rank if column is None else column,
                         tuple(known.dependent.items()), NO_PREEMPTION), column))

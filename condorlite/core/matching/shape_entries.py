@@ -8,7 +8,8 @@ shape of offers with a resource vector are kept as a *run* per (shape, the class
 rank or rank column, dependent ranks, reason) and handed to every class that gives the
 same, until an offer enters the shape (``OfferShapes.joins``) or half of the run's
 offers have left it; the list merges its runs as far as a scan reads
-(``Candidates.merge_more``).
+(``Candidates.merge_more``). (A carved state of one offer nobody holds does not come
+here: ``carved_lists`` makes its entry into the list.)
 
 It owns the kept runs; it reads the shapes' registry and joins and asks the match
 table for pair results (``match_table.MatchTable.pair``). The request lists

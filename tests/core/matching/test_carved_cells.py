@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import pytest
 
-from condorlite.core.matching import carved_lists, carving, pair_programs
+from condorlite.core.matching import carved_lists, carving, pair_programs, shape_entries
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import WITHIN_RESOURCE_LIMITS, ad_text, run_both
@@ -154,3 +154,21 @@ def test_gated_by_literal_reads_the_literal_position():
     plain = carving.PairProgram([], [owner], carving.Constant(0.0), carving.Constant(0.0),
                                 [], float, width=3, literals=0)
     assert not pair_programs.gated_by_literal(plain, (8, 1024, "bob"))
+
+
+def test_a_state_of_one_offer_keeps_no_run(monkeypatch):
+    """Every carved state of a partitionable slot nobody holds is one offer's: its
+    entry is made into the list (``carved_lists``), no run of one entry is kept, and
+    the cycle still decides as the reference does."""
+    kept: list[int] = []
+    made = shape_entries.ShapeEntries.kept
+
+    def counting(self, shape, members, *args):  # type: ignore[no-untyped-def]
+        kept.append(len(members))
+        return made(self, shape, members, *args)
+
+    monkeypatch.setattr(shape_entries.ShapeEntries, "kept", counting)
+    fast, _ = run_both([_pslot(i) for i in range(20)], _jobs(10), POLICY)
+    assert fast.mm.evaluations > 0
+    assert all(n > 1 for n in kept)
+    assert all(len(run) > 1 for _, run in fast.mm.lists._entries._kept_entries.values())
