@@ -1,12 +1,15 @@
-"""A partitionable slot's own literals that only a comparison with the job reads,
-made attributes of their own so that programs can leave them free.
+"""A slot's own literals that only a comparison with the job reads, made attributes
+of their own so that programs can leave them free.
 
 A desktop's ``Rank = TARGET.Owner == "alice"`` and its folded ``START`` (``false ||
 TARGET.Owner == "alice"``, ``own_policy``) name its owner. The string is the only
 thing that tells alice's desktops from bob's of the same machine type, but it sits
 inside an expression, so the two bind ``Rank`` to different expressions and get
 different vector statics (``offer_shapes.OfferShapes._vector``), hence a residual
-program per (class, owner) and a candidate-list visit per owner.
+program per (class, owner) and a candidate-list visit per owner. A static desktop
+likewise made a static part of its own (``static_programs``), evaluated in full for
+every class; hoisted, the desktops of one machine type share a part, whose program
+reads the owner from the vector (``StaticNumbers`` passes ``Offer.literals``).
 
 ``OwnLiterals.hoist`` rewrites such an operand once per offer, before its first
 shape: in the slot's ``Rank``, ``Start`` and ``Requirements``, a string literal
@@ -45,7 +48,7 @@ _MAX_DEPTH = 200
 
 
 class OwnLiterals:
-    """Hoists each partitionable offer's own compared literals once (module doc)."""
+    """Hoists each offer's own compared literals once (module doc)."""
 
     def __init__(self) -> None:
         #: (spelling, expression) -> the one entry that stands for it this cycle
