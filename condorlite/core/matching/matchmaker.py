@@ -145,7 +145,8 @@ class Matchmaker:
                                 preemption_off=self.preemption_off,
                                 per_submitter=self.per_submitter,
                                 preq_names=self._preq_names,
-                                resource_names=self.resource_names)
+                                resource_names=self.resource_names,
+                                unhoist=self.own_literals.unhoist)
         self.columns = RankColumns(self.rank_names, self.shapes.shape_keys.canon.key, now,
                                    self.counts, self.resource_names)
         self.lists = RequestLists(self.shapes, self.table, self.columns, self.counts)

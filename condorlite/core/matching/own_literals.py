@@ -10,6 +10,10 @@ program per (class, owner) and a candidate-list visit per owner. A static deskto
 likewise made a static part of its own (``static_programs``), evaluated in full for
 every class; hoisted, the desktops of one machine type share a part, whose program
 reads the owner from the vector (``StaticNumbers`` passes ``Offer.literals``).
+A static desktop whose part is too small for programs is evaluated in full, and
+there the hoisted reference costs more than the literal (the literal's comparison
+is compiled with its operand lowered once): ``unhoist`` puts its ad back as it was
+before the rewrite, which evaluates to the same everywhere.
 
 ``OwnLiterals.hoist`` rewrites such an operand once per offer, before its first
 shape: in the slot's ``Rank``, ``Start`` and ``Requirements``, a string literal
@@ -57,6 +61,8 @@ class OwnLiterals:
         #: freed): ads read from files share expression objects, so most slots
         #: find theirs here (the expression is held, so its id stays its own)
         self._rewrites: dict[tuple[str, int], tuple[Expr, Expr, list]] = {}
+        #: id(a rewritten static offer) -> (the offer, its ad before the rewrite)
+        self._before: dict[int, tuple[Offer, adeval.ClassAd]] = {}
 
     def hoist(self, offer: Offer) -> tuple[str, ...]:
         """Rewrite the offer's ``Rank``, ``Start`` and ``Requirements`` (module doc)
@@ -85,7 +91,17 @@ class OwnLiterals:
         if not changes:
             return ()
         offer.ad = adeval.with_entries(ad, changes)
+        if not offer.partitionable:
+            self._before[id(offer)] = (offer, ad)
         return tuple(sorted(n for n in changes if n.startswith(HIDDEN)))
+
+    def unhoist(self, offer: Offer) -> None:
+        """Put a rewritten static offer's ad back as it was before ``hoist`` (module
+        doc: the same value for every evaluation; its shapes stay as they are). An
+        offer not rewritten is left alone."""
+        found = self._before.pop(id(offer), None)
+        if found is not None and found[0] is offer:
+            offer.ad = found[1]
 
 
 class _Hoister:

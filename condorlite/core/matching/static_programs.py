@@ -25,6 +25,8 @@ that cannot be made falls back to the full evaluation.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from condorlite.core.matching.carving import SlotVector, vector_of
 from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.offers import Offer
@@ -45,11 +47,14 @@ class StaticNumbers:
     """Which static offers are evaluated by programs, and their vectors (module doc).
     ``shapes`` is the cycle's ``offer_shapes.OfferShapes`` (its registry, walks and
     shape keys are read, never changed); ``resource_names`` the names a vector
-    holds."""
+    holds; ``unhoist(offer)`` puts back the ad of a desktop whose part gets no
+    programs (``own_literals.OwnLiterals.unhoist``)."""
 
-    def __init__(self, shapes: OfferShapes, resource_names: frozenset[str]) -> None:
+    def __init__(self, shapes: OfferShapes, resource_names: frozenset[str],
+                 unhoist: Callable[[Offer], None] = lambda offer: None) -> None:
         self._shapes = shapes
         self._resource_names = resource_names
+        self._unhoist = unhoist
         #: offer seq -> its vector (``SlotVector.static``: the part's id), for the
         #: offers of shared parts only; None until worked out (first ``of``)
         self._vectors: dict[int, SlotVector] | None = None
@@ -66,7 +71,7 @@ class StaticNumbers:
     def _work_out(self) -> dict[int, SlotVector]:
         shapes = self._shapes
         ids: dict[tuple, int] = {}
-        found: list[tuple[int, SlotVector]] = []
+        found: list[tuple[Offer, SlotVector]] = []
         #: part -> the pair shapes of its offers (a pair is evaluated once per shape:
         #: a program pays only where it stands for several)
         shapes_of: dict[int, set[int]] = {}
@@ -94,7 +99,12 @@ class StaticNumbers:
                                                           flags, vector.names))
             vector.static = ids.setdefault(key, len(ids) + 1)
             shapes_of.setdefault(vector.static, set()).add(offer.pair_shape)
-            found.append((offer.seq, vector))
-        return {seq: vector for seq, vector in found
-                if len(shapes_of[vector.static]) >= (SHARED_LITERALS if vector.literals
-                                                     else SHARED)}
+            found.append((offer, vector))
+        kept: dict[int, SlotVector] = {}
+        for offer, vector in found:
+            if len(shapes_of[vector.static]) >= (SHARED_LITERALS if vector.literals
+                                                 else SHARED):
+                kept[offer.seq] = vector
+            elif vector.literals:
+                self._unhoist(offer)  # (evaluated in full: the literal is cheaper)
+        return kept

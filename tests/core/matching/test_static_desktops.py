@@ -34,14 +34,17 @@ def _job(cluster: int, proc: int, owner: str, disk: int) -> str:
         Requirements='TARGET.OpSys == "LINUX" && TARGET.Disk >= RequestDisk'))
 
 
-SLOTS = [_desktop(i) for i in range(60)]  # (20 busy: ``static_programs.SHARED`` is 16)
+SLOTS = [_desktop(i) for i in range(60)]  # 20 busy, 40 idle
 #: alice's, bob's and erin's jobs (erin owns no desktop), the Disk bound on the way
 JOBS = ([_job(1, p, "alice", 60000) for p in range(8)]
         + [_job(2, p, "bob", 80000) for p in range(6)]
         + [_job(3, p, "erin", 51000) for p in range(30)])
 
 
-def test_static_desktops_share_their_types_part_and_decide_as_the_reference() -> None:
+def test_static_desktops_share_their_types_part_and_decide_as_the_reference(
+        monkeypatch) -> None:
+    # (a part of desktops gets programs from SHARED_LITERALS pair shapes; 20 here)
+    monkeypatch.setattr(static_programs, "SHARED_LITERALS", 16)
     fast, result = run_both(SLOTS, JOBS, POLICY)
     numbers = fast.mm.table._numbers
     parts = {numbers.of(o).static for o in fast.offers
@@ -58,6 +61,7 @@ def test_static_desktops_share_their_types_part_and_decide_as_the_reference() ->
 
 def test_without_the_owner_in_the_vector_each_busy_desktop_is_its_own_part(
         monkeypatch) -> None:
+    monkeypatch.setattr(static_programs, "SHARED_LITERALS", 16)
     monkeypatch.setattr(static_programs, "vector_of",
                         lambda ad, names, literals=(): vector_of(ad, names))
     fast, _ = run_both(SLOTS, JOBS, POLICY)
@@ -65,3 +69,16 @@ def test_without_the_owner_in_the_vector_each_busy_desktop_is_its_own_part(
     shared = [o for o in fast.offers if numbers.of(o) is not None]
     # (the idle desktops still share one; the busy ones, an owner each, do not)
     assert len(shared) < len(SLOTS)
+
+
+def test_a_part_of_desktops_below_shared_literals_is_evaluated_in_full() -> None:
+    # 20 busy desktops (20 pair shapes) share a part, below SHARED_LITERALS (64):
+    # no program for it; the 40 idle ones (no literal in their vector) have one
+    assert static_programs.SHARED_LITERALS > 20 >= static_programs.SHARED
+    fast, result = run_both(SLOTS, JOBS, POLICY)
+    numbers = fast.mm.table._numbers
+    shared = [o for o in fast.offers if numbers.of(o) is not None]
+    assert len(shared) == 40
+    assert all(numbers.of(o).literals == 0 for o in shared)
+    busy = {f"slot1@desk{i}" for i in range(0, 60, 3)}
+    assert all(m.slot not in busy for m in result.matches if m.job.startswith("3."))
