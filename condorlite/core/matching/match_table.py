@@ -252,10 +252,17 @@ class MatchTable:
         # Evaluations have no side effects, so the order of the three tests is free:
         # the fit of a partitionable slot (a few small request expressions) goes first,
         # since most carved slot states are too small for most classes.
+        # A slot that compares literals of its own with the job (a desktop's folded
+        # START naming its owner, ``own_literals``) fails most classes on that test:
+        # its Requirements go before the job's.
         taken = self._fit_of(offer, job_ad) if offer.partitionable else None
         ok = not offer.partitionable or taken is not None
-        ok = ok and adeval.requirements_hold(job_ad, slot_ad, now=_int(now)) and (
-            adeval.requirements_hold(slot_ad, job_ad, now=_int(now)))
+        if offer.literals:
+            ok = ok and adeval.requirements_hold(slot_ad, job_ad, now=_int(now)) and (
+                adeval.requirements_hold(job_ad, slot_ad, now=_int(now)))
+        else:
+            ok = ok and adeval.requirements_hold(job_ad, slot_ad, now=_int(now)) and (
+                adeval.requirements_hold(slot_ad, job_ad, now=_int(now)))
         if not ok:
             return PairEval(False)
         job_rank = adeval.as_float(adeval.eval_attr(job_ad, "Rank", slot_ad, now))
