@@ -6,7 +6,9 @@ owner in the vector every desktop is a part of its own again."""
 
 from __future__ import annotations
 
+from condorlite.core import adeval
 from condorlite.core.matching import static_programs
+from condorlite.core.matching.own_literals import HIDDEN
 from condorlite.core.matching.carving import vector_of
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import ad_text, run_both
@@ -52,6 +54,9 @@ def test_static_desktops_share_their_types_part_and_decide_as_the_reference(
     # the busy desktops' folded START names the owner: one part for them all, and
     # one for the idle ones (START true), not one per owner
     assert 1 <= len(parts) <= 2
+    # (programmed desktops keep the hoisted ad: their programs read the owner)
+    assert all(adeval.attr(o.ad, o.literals[0]) is not None
+               for o in fast.offers if o.literals)
     assert sum(numbers.of(o) is not None for o in fast.offers) == len(SLOTS)
     # erin's jobs find only idle desktops
     busy = {f"slot1@desk{i}" for i in range(0, 60, 3)}
@@ -80,5 +85,11 @@ def test_a_part_of_desktops_below_shared_literals_is_evaluated_in_full() -> None
     shared = [o for o in fast.offers if numbers.of(o) is not None]
     assert len(shared) == 40
     assert all(numbers.of(o).literals == 0 for o in shared)
+    # the busy desktops were hoisted, then given their ads back (``unhoist``): their
+    # full evaluations read the owner's literal, not the hidden reference
+    busy_offers = [o for o in fast.offers if o.literals]
+    assert len(busy_offers) == 20
+    assert all(adeval.attr(o.ad, o.literals[0]) is None for o in busy_offers)
+    assert all(HIDDEN not in repr(adeval.attr(o.ad, "start")) for o in busy_offers)
     busy = {f"slot1@desk{i}" for i in range(0, 60, 3)}
     assert all(m.slot not in busy for m in result.matches if m.job.startswith("3."))
