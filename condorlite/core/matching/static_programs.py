@@ -15,8 +15,10 @@ slot has is evaluated in full as before. A desktop whose ``START`` names its own
 shares its machine type's part: the owner is one of its own literals
 (``own_literals``), in the vector after the resources.
 ``StaticNumbers`` decides once per cycle, over every prepared static offer, which
-parts hold at least ``SHARED`` pair shapes (a pair is evaluated once per shape, so a
-part whose slots share one shape gains nothing). The pair result is the one
+parts hold at least ``SHARED`` pair shapes, ``SHARED_LITERALS`` for a part of
+desktops (a pair is evaluated once per shape, so a part whose slots share one shape
+gains nothing); a desktop of a smaller part gets its ad back as it was before the
+rewrite (``OwnLiterals.unhoist``), which a full evaluation reads faster. The pair result is the one
 ``match_table.MatchTable._evaluate_pair`` gives, without ``taken`` (a static slot is
 never carved): the program's parts are specialised with the same ``partial``
 contract (a residual equals the full evaluation for every vector), and a program
