@@ -1,15 +1,17 @@
 """Static desktops whose ``START`` names their owner share their machine type's static
 part (``own_literals`` hoisted for static slots too, ``static_programs`` keeping the
 owner in the vector): their pairs are answered by the (class, part) program instead
-of a full evaluation each. Checked against the plain reference cycle; without the
-owner in the vector every desktop is a part of its own again."""
+of a full evaluation each, once their part holds ``SHARED_LITERALS`` pair shapes (a
+smaller part's desktops get their ads back, ``OwnLiterals.unhoist``). Checked against
+the plain reference cycle; without the owner in the vector every desktop is a part of
+its own again."""
 
 from __future__ import annotations
 
 from condorlite.core import adeval
 from condorlite.core.matching import static_programs
-from condorlite.core.matching.own_literals import HIDDEN
 from condorlite.core.matching.carving import vector_of
+from condorlite.core.matching.own_literals import HIDDEN
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import ad_text, run_both
 
