@@ -17,6 +17,8 @@ cycle's ``EvaluationCount``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.partial import Constant
@@ -39,7 +41,8 @@ class MatchTable:
 
     def __init__(self, now: float | None, exprs: PolicyExprs, shapes: OfferShapes,
                  counts: EvaluationCount, *, preemption_off: bool, per_submitter: bool,
-                 preq_names: frozenset[str], resource_names: frozenset[str]) -> None:
+                 preq_names: frozenset[str], resource_names: frozenset[str],
+                 unhoist: Callable[[Offer], None] = lambda offer: None) -> None:
         self.now = now
         #: what jobs take from partitionable slot states, for this cycle's ``now``
         self.fits = Fits(now)
@@ -66,7 +69,7 @@ class MatchTable:
         #: static offers of shared static parts, as vectors (``static_programs``), and
         #: their (class, part) programs and residuals, as ``programs`` and
         #: ``_residuals`` keep those of partitionable statics
-        self._numbers = StaticNumbers(shapes, resource_names)
+        self._numbers = StaticNumbers(shapes, resource_names, unhoist)
         self._static_programs: dict[tuple, PairProgram | None] = {}
         self._static_counts: dict[int, int] | None = None
         self._static_residuals: dict[int, ResidualCache] = {}
@@ -249,10 +252,17 @@ class MatchTable:
         # Evaluations have no side effects, so the order of the three tests is free:
         # the fit of a partitionable slot (a few small request expressions) goes first,
         # since most carved slot states are too small for most classes.
+        # A slot that compares literals of its own with the job (a desktop's folded
+        # START naming its owner, ``own_literals``) fails most classes on that test:
+        # its Requirements go before the job's.
         taken = self._fit_of(offer, job_ad) if offer.partitionable else None
         ok = not offer.partitionable or taken is not None
-        ok = ok and adeval.requirements_hold(job_ad, slot_ad, now=_int(now)) and (
-            adeval.requirements_hold(slot_ad, job_ad, now=_int(now)))
+        if offer.literals:
+            ok = ok and adeval.requirements_hold(slot_ad, job_ad, now=_int(now)) and (
+                adeval.requirements_hold(job_ad, slot_ad, now=_int(now)))
+        else:
+            ok = ok and adeval.requirements_hold(job_ad, slot_ad, now=_int(now)) and (
+                adeval.requirements_hold(slot_ad, job_ad, now=_int(now)))
         if not ok:
             return PairEval(False)
         job_rank = adeval.as_float(adeval.eval_attr(job_ad, "Rank", slot_ad, now))

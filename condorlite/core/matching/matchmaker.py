@@ -135,8 +135,9 @@ class Matchmaker:
         # never what the cycle rebinds (resources, a claimed slot's Remote* names)
         self.own_policy = OwnPolicy(self.resource_names
                                     | {n.lower() for n in REMOTE_ATTRS})
-        # a partitionable slot's own literals compared with the job are left free
-        # in its programs, as its resources are (``own_literals``)
+        # a slot's own literals compared with the job are left free in its
+        # programs, as its resources are (``own_literals``; a static slot's in
+        # its static part's, ``static_programs``)
         self.own_literals = OwnLiterals()
         walks = SlotWalks(self.slot_names, self.exprs, self.job_defined, self.preemption_off)
         self.shapes = OfferShapes(now, self.exprs, walks, self.resource_names, self.counts)
@@ -144,7 +145,8 @@ class Matchmaker:
                                 preemption_off=self.preemption_off,
                                 per_submitter=self.per_submitter,
                                 preq_names=self._preq_names,
-                                resource_names=self.resource_names)
+                                resource_names=self.resource_names,
+                                unhoist=self.own_literals.unhoist)
         self.columns = RankColumns(self.rank_names, self.shapes.shape_keys.canon.key, now,
                                    self.counts, self.resource_names)
         self.lists = RequestLists(self.shapes, self.table, self.columns, self.counts)
@@ -187,8 +189,7 @@ class Matchmaker:
         is folded (``own_policy``)."""
         if offer.seq < 0:
             self.own_policy.fold(offer)
-            if offer.partitionable:
-                offer.literals = self.own_literals.hoist(offer)
+            offer.literals = self.own_literals.hoist(offer)
         self.shapes.prepare(offer)
 
     def carve(self, offer: Offer, taken: dict[str, float]) -> None:

@@ -1,12 +1,19 @@
-"""A partitionable slot's own literals that only a comparison with the job reads,
-made attributes of their own so that programs can leave them free.
+"""A slot's own literals that only a comparison with the job reads, made attributes
+of their own so that programs can leave them free.
 
 A desktop's ``Rank = TARGET.Owner == "alice"`` and its folded ``START`` (``false ||
 TARGET.Owner == "alice"``, ``own_policy``) name its owner. The string is the only
 thing that tells alice's desktops from bob's of the same machine type, but it sits
 inside an expression, so the two bind ``Rank`` to different expressions and get
 different vector statics (``offer_shapes.OfferShapes._vector``), hence a residual
-program per (class, owner) and a candidate-list visit per owner.
+program per (class, owner) and a candidate-list visit per owner. A static desktop
+likewise made a static part of its own (``static_programs``), evaluated in full for
+every class; hoisted, the desktops of one machine type share a part, whose program
+reads the owner from the vector (``StaticNumbers`` passes ``Offer.literals``).
+A static desktop whose part is too small for programs is evaluated in full, and
+there the hoisted reference costs more than the literal (the literal's comparison
+is compiled with its operand lowered once): ``unhoist`` puts its ad back as it was
+before the rewrite, which evaluates to the same everywhere.
 
 ``OwnLiterals.hoist`` rewrites such an operand once per offer, before its first
 shape: in the slot's ``Rank``, ``Start`` and ``Requirements``, a string literal
@@ -45,7 +52,7 @@ _MAX_DEPTH = 200
 
 
 class OwnLiterals:
-    """Hoists each partitionable offer's own compared literals once (module doc)."""
+    """Hoists each offer's own compared literals once (module doc)."""
 
     def __init__(self) -> None:
         #: (spelling, expression) -> the one entry that stands for it this cycle
@@ -54,6 +61,8 @@ class OwnLiterals:
         #: freed): ads read from files share expression objects, so most slots
         #: find theirs here (the expression is held, so its id stays its own)
         self._rewrites: dict[tuple[str, int], tuple[Expr, Expr, list]] = {}
+        #: id(a rewritten static offer) -> (the offer, its ad before the rewrite)
+        self._before: dict[int, tuple[Offer, adeval.ClassAd]] = {}
 
     def hoist(self, offer: Offer) -> tuple[str, ...]:
         """Rewrite the offer's ``Rank``, ``Start`` and ``Requirements`` (module doc)
@@ -82,7 +91,17 @@ class OwnLiterals:
         if not changes:
             return ()
         offer.ad = adeval.with_entries(ad, changes)
+        if not offer.partitionable:
+            self._before[id(offer)] = (offer, ad)
         return tuple(sorted(n for n in changes if n.startswith(HIDDEN)))
+
+    def unhoist(self, offer: Offer) -> None:
+        """Put a rewritten static offer's ad back as it was before ``hoist`` (module
+        doc: the same value for every evaluation; its shapes stay as they are). An
+        offer not rewritten is left alone."""
+        found = self._before.pop(id(offer), None)
+        if found is not None and found[0] is offer:
+            offer.ad = found[1]
 
 
 class _Hoister:
