@@ -13,7 +13,7 @@ Three checks decide whether an ad takes part (``cli.negotiate_inputs``):
 Each check is a function of the ad's bindings of a few names: ``MyType`` and the
 requests; for *runaway*, the *closure* of ``PROBED``: those names, every name their
 bindings refer to (any scope: the pattern check reads them all), and, transitively,
-every name an evaluation in the ad alone may look up (``Reads``: ``TARGET.`` names only
+every name an evaluation in the ad alone may look up (``ad_reads.Reads``: ``TARGET.`` names only
 when the ad binds ``target``). The readers share one (spelling, expression) entry
 object between every ad holding the same line, so a queue's jobs hold a few hundred
 distinct entries, and ``AdScreen`` keys the answers by entry identity.
@@ -33,28 +33,13 @@ does an ad that is not a top-level ClassAd-lite ad.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from math import inf
-from typing import NamedTuple
-
 from condorlite.core import adeval
+from condorlite.core.ad_reads import Reads, closure, reads_of, shape_of, step_bound, within
 from condorlite.core.adeval import PROBED, ClassAd
 from condorlite.core.classad.ad import ClassAd as _AdClass
-from condorlite.core.classad.ast import (
-    AttrRef,
-    Binary,
-    Call,
-    Conditional,
-    Elvis,
-    Expr,
-    Literal,
-    Paren,
-    Select,
-    Subscript,
-    Unary,
-)
+from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.evaluator import exhausts_budget
-from condorlite.core.classad.refs import children, names, references
+from condorlite.core.classad.refs import names
 from condorlite.core.classad.scope import MAX_STEPS
 
 #: MyType values that mark an ad as the other kind (a mixed file is read for both).
@@ -66,9 +51,6 @@ ROOT = {
     "slot": ("mytype", *PROBED, "my", "target"),
     "job": ("mytype", *adeval.REQUESTS, *PROBED, "my", "target"),
 }
-
-#: Built-ins that may read attributes whose names are computed at run time.
-_DYNAMIC_CALLS = frozenset({"eval", "evalineachcontext", "countmatches"})
 
 
 def foreign_type(ad: ClassAd, kind: str) -> str | None:
@@ -214,7 +196,7 @@ class AdScreen:
                  for name, entry in zip(level.names, entries, strict=True)
                  if entry is not None and type(entry[1]) is not Literal]
         for probed, reads in bound:
-            if closed and not _within(reads, probed, targeted, keyed):
+            if closed and not within(reads, probed, targeted, keyed):
                 closed = False
             if not dynamic and reads.computed:
                 dynamic = True
@@ -222,13 +204,13 @@ class AdScreen:
         if closed:
             step = self._leaf(ad, level, entries, dynamic)
         else:
-            reach = _closure(table, PROBED, self._reads)
+            reach = closure(table, PROBED, self._reads)
             if reach <= keyed:
                 step = self._leaf(ad, level, entries, dynamic)
             else:
                 wider = keyed | reach
                 step = _Level(tuple(sorted(reach - keyed)), wider, level.closed and all(
-                    _within(reads, probed, targeted, wider) for probed, reads in bound),
+                    within(reads, probed, targeted, wider) for probed, reads in bound),
                     dynamic)
         found = level.next[tuple(map(id, entries))] = (entries, step)
         return found
@@ -283,149 +265,3 @@ class AdScreen:
         if found is None or found[0] is not expr:
             found = self._known[id(expr)] = (expr, reads_of(expr))
         return found[1]
-
-
-class Reads(NamedTuple):
-    """The names an expression's evaluation in an ad alone (no TARGET) may look up
-    there: ``plain`` always (a bare, ``MY.``, ``PARENT.`` or absolute name, and the
-    scope word ``my`` or ``parent``, which is looked up first: an ad may bind it);
-    ``targeted`` (the ``TARGET.`` names) only when the ad binds ``target``, from
-    whose value they are selected; without a match and without that binding,
-    ``TARGET.x`` is undefined and reads nothing. ``computed``: the expression holds
-    a call of a built-in in ``_DYNAMIC_CALLS`` or a subscript, which may read names
-    computed at run time. ``direct``: ``plain`` and every name of any scope: the
-    pattern check reads the ad's bindings of all the names a probed attribute
-    refers to (``runaway_verdict``), so a probed attribute's ``direct`` are keyed."""
-
-    plain: frozenset[str]
-    targeted: frozenset[str]
-    computed: bool
-    direct: frozenset[str]
-
-
-def reads_of(expr: Expr) -> Reads:
-    """``Reads`` of ``expr`` (from ``refs.references``)."""
-    plain: set[str] = set()
-    targeted: set[str] = set()
-    for scope, name in references(expr):
-        if scope == "target":
-            targeted.add(name)
-            continue
-        plain.add(name)
-        if scope is not None and scope != "absolute":
-            plain.add(scope)
-    if targeted:
-        plain.add("target")
-    return Reads(frozenset(plain), frozenset(targeted), _computed(expr),
-                 frozenset(plain | targeted))
-
-
-def _within(reads: Reads, probed: bool, targeted: bool, keyed: frozenset[str]) -> bool:
-    """Whether the names a binding leads the closure to are all in ``keyed``: a probed
-    attribute's ``direct`` names, another's ``plain`` and, when the ad binds
-    ``target``, ``targeted`` ones."""
-    if probed:
-        return reads.direct <= keyed
-    return reads.plain <= keyed and (not targeted or reads.targeted <= keyed)
-
-
-def _closure(table: dict, start: Iterable[str], reads: Callable[[Expr], Reads]
-             ) -> frozenset[str]:
-    """``start``, every name the table's bindings of them refer to (``Reads.direct``:
-    what the pattern check reads) and every name those bindings may read
-    (``Reads``), transitively."""
-    seen: set[str] = set()
-    todo = list(start)
-    for name in start:
-        entry = table.get(name)
-        if entry is not None:
-            todo.extend(reads(entry[1]).direct)
-    targeted = "target" in table
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        entry = table.get(name)
-        if entry is not None:
-            found = reads(entry[1])
-            todo.extend(found.plain)
-            if targeted:
-                todo.extend(found.targeted)
-    return frozenset(seen)
-
-
-#: Nodes that evaluate each operand at most once per evaluation of the node.
-_ONCE = frozenset({Literal, AttrRef, Unary, Binary, Paren, Conditional, Elvis})
-#: Bindings that would make a scope word (``MY.x``, ``TARGET.x``, ``PARENT.x``) select
-#: from a value of the ad's own instead of the ad (or nothing).
-_SCOPE_WORDS = ("my", "target", "parent")
-
-
-def shape_of(expr: Expr) -> tuple[tuple[str, int], ...] | None:
-    """How many times ``expr`` refers to each name that an evaluation in an ad alone
-    may look up (``TARGET.`` names left out: they read nothing there unless the ad
-    binds ``target``, which ``step_bound`` excludes), sorted by name; None when it
-    holds a node outside ``_ONCE`` (a call, a list, a record, a select...)."""
-    counts: dict[str, int] = {}
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind not in _ONCE:
-            return None
-        if kind is AttrRef:
-            if node.scope != "target":  # type: ignore[attr-defined]
-                name = node.name.lower()  # type: ignore[attr-defined]
-                counts[name] = counts.get(name, 0) + 1
-            continue
-        stack.extend(children(node))
-    return tuple(sorted(counts.items()))
-
-
-def step_bound(table: dict, shape: Callable[[Expr], tuple | None]) -> float:
-    """An upper bound on the attribute evaluations (``scope.MAX_STEPS``'s steps) of
-    the worst of ``PROBED`` evaluated alone in the ad whose table this is: a bound
-    name costs 0 when absent or a literal (a constant: no step), else 1 plus, for
-    each reference in its expression (``shape``), that name's cost: every node of
-    ``_ONCE`` evaluates an operand at most once, and a conditional or a
-    short-circuit only fewer. Infinite (no bound) when a binding holds another node,
-    on a circular reference, past a depth of 100, or when the ad binds a scope word."""
-    if any(word in table for word in _SCOPE_WORDS):
-        return inf
-    memo: dict[str, float] = {}
-    return max(_steps(table, name, shape, memo, set(), 0) for name in PROBED)
-
-
-def _steps(table: dict, name: str, shape: Callable[[Expr], tuple | None],
-           memo: dict[str, float], active: set[str], depth: int) -> float:
-    known = memo.get(name)
-    if known is not None:
-        return known
-    entry = table.get(name)
-    if entry is None or type(entry[1]) is Literal:
-        return 0
-    refs = shape(entry[1])
-    if refs is None or name in active or depth > 100:
-        return inf
-    active.add(name)
-    total: float = 1
-    for ref, count in refs:
-        total += count * _steps(table, ref, shape, memo, active, depth + 1)
-        if total > MAX_STEPS:
-            break
-    active.discard(name)
-    memo[name] = total
-    return total
-
-
-def _computed(expr: object) -> bool:
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind is Subscript or kind is Select or (
-                kind is Call and node.name.lower() in _DYNAMIC_CALLS):  # type: ignore[attr-defined]
-            return True
-        stack.extend(children(node))  # type: ignore[arg-type]
-    return False
