@@ -33,6 +33,8 @@ does an ad that is not a top-level ClassAd-lite ad.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from condorlite.core import adeval
 from condorlite.core.ad_reads import Reads, closure, reads_of, shape_of, step_bound, within
 from condorlite.core.adeval import PROBED, ClassAd
@@ -152,15 +154,14 @@ class AdScreen:
         self.kind = kind
         root = ROOT[kind]
         self._root = _Level(root, frozenset(root), closed=True, dynamic=False)
-        #: id(expression) -> (the expression, ``reads_of`` it)
-        self._known: dict[int, tuple[Expr, Reads]] = {}
-        #: id(expression) -> (the expression, ``adeval.runaway_pattern`` of it): the
-        #: slots of a machine type share their expressions, not their closures
-        self._patterns: dict[int, tuple[object, str | None]] = {}
-        #: (level, layout of its entries) -> (the entries, whether within the budget)
-        self._bounds: dict[tuple, tuple[tuple, bool]] = {}
-        #: id(expression) -> (the expression, ``shape_of`` it)
-        self._shapes: dict[int, tuple[Expr, tuple | None]] = {}
+        #: what the checks work out of an expression, per expression: the slots of a
+        #: machine type share their expressions, not their closures
+        self._reads: Callable[[Expr], Reads] = _PerExpression(reads_of)
+        self._shape = _PerExpression(shape_of)
+        self._pattern = _PerExpression(adeval.runaway_pattern)
+        #: (level, layout of its entries) -> (the entries, whether within the budget,
+        #: the runaway verdict when it is)
+        self._bounds: dict[tuple, tuple[tuple, bool, str | None]] = {}
 
     def screen(self, ad: ClassAd) -> Screening:
         """The answers of the checks for ``ad``."""
@@ -245,23 +246,19 @@ class AdScreen:
             leaf.settle(found[2])
         return leaf
 
-    def _shape(self, expr: Expr) -> tuple[tuple[str, int], ...] | None:
-        """``shape_of(expr)``, remembered per expression."""
-        found = self._shapes.get(id(expr))
-        if found is None or found[0] is not expr:
-            found = self._shapes[id(expr)] = (expr, shape_of(expr))
-        return found[1]
 
-    def _pattern(self, expr: object) -> str | None:
-        """``adeval.runaway_pattern(expr)``, remembered per expression."""
-        found = self._patterns.get(id(expr))
-        if found is None or found[0] is not expr:
-            found = self._patterns[id(expr)] = (expr, adeval.runaway_pattern(expr))  # type: ignore[arg-type]
-        return found[1]
+class _PerExpression:
+    """``fn(expr)`` remembered per expression for one screen: keyed by id, with the
+    expression held, so that its id stays its own while the screen lives."""
 
-    def _reads(self, expr: Expr) -> Reads:
-        """``reads_of(expr)``, remembered per expression."""
+    __slots__ = ("_fn", "_known")
+
+    def __init__(self, fn: Callable) -> None:  # type: ignore[type-arg]
+        self._fn = fn
+        self._known: dict[int, tuple[object, object]] = {}
+
+    def __call__(self, expr):  # type: ignore[no-untyped-def]
         found = self._known.get(id(expr))
         if found is None or found[0] is not expr:
-            found = self._known[id(expr)] = (expr, reads_of(expr))
+            found = self._known[id(expr)] = (expr, self._fn(expr))
         return found[1]
