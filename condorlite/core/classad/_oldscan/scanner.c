@@ -4,6 +4,13 @@
  * not) and does, for every line, what oldform._read_batch and oldform._by_line do:
  *
  *   - a line that is exactly "\n" ends the current ad (an ad with no line is none);
+ *   - a line equal to the previous ad's line at the same position (the n-th pair of
+ *     each) takes that line's pair without a table lookup: the ads of a job cluster or
+ *     of one machine's slots repeat most of their lines in order, and comparing with
+ *     the previous ad's copy, still in cache, costs a fraction of hashing the line and
+ *     probing a table (RESULTS.md, session 17). Equal text gives an equal pair, so the
+ *     ads are the same; a line kept this way is not refreshed in the table, which can
+ *     only make a later ad hold an equal pair that is another object;
  *   - any other line is looked up, by its exact text (line end included), in a
  *     two-generation table of lines read before (the young one first; a line found
  *     only in the old one is copied into the young one), and its stored pair
@@ -41,6 +48,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "adlines.h"
 #include "tables.h"
 #include "values.h"
 
@@ -57,9 +65,8 @@ typedef struct {
     PyObject *from_attrs;
     PyObject *old_ad;
     PyObject *end;
-    PyObject **pending; /* the current ad's pairs, strong references */
-    Py_ssize_t npending;
-    Py_ssize_t cap;
+    AdLines pending;    /* the current ad's pairs and lines */
+    AdLines previous;   /* the previous ad's, for the comparison by position */
     Py_ssize_t lineno;  /* lines read so far */
 } Scanner;
 
@@ -68,30 +75,27 @@ typedef struct {
 static void
 pending_clear(Scanner *s)
 {
-    for (Py_ssize_t i = 0; i < s->npending; i++)
-        Py_DECREF(s->pending[i]);
-    s->npending = 0;
+    adlines_clear(&s->pending);
 }
 
-static int
-pending_add(Scanner *s, PyObject *pair)
+static inline int
+pending_add(Scanner *s, PyObject *pair, const char *key, Py_ssize_t size, int kind)
 {
-    if (s->npending == s->cap) {
-        Py_ssize_t cap = s->cap ? s->cap * 2 : 256;
-        PyObject **grown = PyMem_Realloc(s->pending, (size_t)cap * sizeof(PyObject *));
-        if (grown == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        s->pending = grown;
-        s->cap = cap;
-    }
-    Py_INCREF(pair);
-    s->pending[s->npending++] = pair;
-    return 0;
+    return adlines_add(&s->pending, pair, key, size, kind);
 }
 
-/* The current ad, or NULL with an exception; its pairs are released either way. */
+/* The current ad is done: its lines become the previous ad's. */
+static void
+rotate(Scanner *s)
+{
+    adlines_clear(&s->previous);
+    AdLines done = s->previous;
+    s->previous = s->pending;
+    s->pending = done;
+}
+
+/* The current ad, or NULL with an exception; its lines become the previous ad's
+ * either way. */
 static PyObject *
 build_ad(Scanner *s)
 {
@@ -102,8 +106,8 @@ build_ad(Scanner *s)
     PyObject *ad = NULL;
     if (attrs == NULL)
         goto done;
-    for (Py_ssize_t i = 0; i < s->npending; i++) {
-        PyObject *pair = s->pending[i];
+    for (Py_ssize_t i = 0; i < s->pending.n; i++) {
+        PyObject *pair = s->pending.pairs[i];
         if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2) {
             PyErr_SetString(PyExc_TypeError, "a line's pair must be a 2-tuple");
             goto done;
@@ -111,30 +115,30 @@ build_ad(Scanner *s)
         if (PyDict_SetItem(attrs, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1)) < 0)
             goto done;
     }
-    if (PyDict_GET_SIZE(attrs) == s->npending) {
+    if (PyDict_GET_SIZE(attrs) == s->pending.n) {
         ad = PyObject_CallOneArg(s->from_attrs, attrs);
     }
     else {
-        PyObject *pairs = PyList_New(s->npending);
+        PyObject *pairs = PyList_New(s->pending.n);
         if (pairs == NULL)
             goto done;
-        for (Py_ssize_t i = 0; i < s->npending; i++) {
-            Py_INCREF(s->pending[i]);
-            PyList_SET_ITEM(pairs, i, s->pending[i]);
+        for (Py_ssize_t i = 0; i < s->pending.n; i++) {
+            Py_INCREF(s->pending.pairs[i]);
+            PyList_SET_ITEM(pairs, i, s->pending.pairs[i]);
         }
         ad = PyObject_CallOneArg(s->old_ad, pairs);
         Py_DECREF(pairs);
     }
 done:
     Py_XDECREF(attrs);
-    pending_clear(s);
+    rotate(s);
     return ad;
 }
 
 static int
 end_ad(Scanner *s, PyObject *done)
 {
-    if (s->npending == 0)
+    if (s->pending.n == 0)
         return 0;
     PyObject *ad = build_ad(s);
     if (ad == NULL)
@@ -252,10 +256,13 @@ feed_line(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t pos
         return end_ad(s, done);
     const char *key = (const char *)data + pos * kind;
     Py_ssize_t size = (stop - pos) * kind;
+    PyObject *pair = adlines_same(&s->previous, s->pending.n, key, size, kind);
+    if (pair != NULL)
+        return pending_add(s, pair, key, size, kind);
     uint64_t h = oldscan_hash(key, size, s->key);
-    PyObject *pair = oldscan_get(&s->lines, h, key, size, kind);
+    pair = oldscan_get(&s->lines, h, key, size, kind);
     if (pair != NULL) {
-        int r = pending_add(s, pair);
+        int r = pending_add(s, pair, key, size, kind);
         Py_DECREF(pair);
         return r;
     }
@@ -291,7 +298,7 @@ feed_line(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t pos
     }
     int r = oldscan_put(&s->lines, h, key, size, kind, pair);
     if (r == 0)
-        r = pending_add(s, pair);
+        r = pending_add(s, pair, key, size, kind);
     Py_DECREF(pair);
     return r;
 }
@@ -329,15 +336,15 @@ Scanner_finish(Scanner *s, PyObject *done)
         PyErr_SetString(PyExc_TypeError, "finish(done: list)");
         return NULL;
     }
-    if (s->npending == 0)
+    if (s->pending.n == 0)
         Py_RETURN_NONE;
     /* the last ad ends at the end of the input: old_ad, as oldform does */
-    PyObject *pairs = PyList_New(s->npending);
+    PyObject *pairs = PyList_New(s->pending.n);
     if (pairs == NULL)
         return NULL;
-    for (Py_ssize_t i = 0; i < s->npending; i++) {
-        Py_INCREF(s->pending[i]);
-        PyList_SET_ITEM(pairs, i, s->pending[i]);
+    for (Py_ssize_t i = 0; i < s->pending.n; i++) {
+        Py_INCREF(s->pending.pairs[i]);
+        PyList_SET_ITEM(pairs, i, s->pending.pairs[i]);
     }
     pending_clear(s);
     PyObject *ad = PyObject_CallOneArg(s->old_ad, pairs);
@@ -398,8 +405,8 @@ Scanner_dealloc(Scanner *s)
 {
     oldscan_clear(&s->lines);
     oldscan_clear(&s->values);
-    pending_clear(s);
-    PyMem_Free(s->pending);
+    adlines_free(&s->pending);
+    adlines_free(&s->previous);
     Py_XDECREF(s->literal_type);
     Py_XDECREF(s->value_descr);
     Py_XDECREF(s->names);

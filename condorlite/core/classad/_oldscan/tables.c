@@ -45,6 +45,12 @@ oldscan_hash(const char *p, Py_ssize_t n, uint64_t key)
 
 /* -- tables ------------------------------------------------------------------------ */
 
+static inline uint32_t
+tag_of(uint64_t h)
+{
+    return (uint32_t)(h >> 32) | 1u;
+}
+
 static void
 table_clear(Table *t)
 {
@@ -55,6 +61,7 @@ table_clear(Table *t)
                 Py_DECREF(e->object);
         }
         PyMem_Free(t->slots);
+        PyMem_Free(t->tags);
     }
     while (t->blocks != NULL) {
         Block *next = t->blocks->next;
@@ -62,6 +69,7 @@ table_clear(Table *t)
         t->blocks = next;
     }
     t->slots = NULL;
+    t->tags = NULL;
     t->mask = 0;
     t->used = 0;
 }
@@ -71,14 +79,18 @@ table_get(Table *t, uint64_t h, const char *text, Py_ssize_t size, int kind)
 {
     if (t->slots == NULL)
         return NULL;
+    uint32_t tag = tag_of(h);
     size_t i = (size_t)h & t->mask;
     for (;;) {
-        Entry *e = &t->slots[i];
-        if (e->text == NULL)
+        uint32_t found = t->tags[i];
+        if (found == 0)
             return NULL;
-        if (e->hash == h && e->size == size && e->kind == kind
-                && memcmp(e->text, text, (size_t)size) == 0)
-            return e->object;
+        if (found == tag) {
+            Entry *e = &t->slots[i];
+            if (e->hash == h && e->size == size && e->kind == kind
+                    && memcmp(e->text, text, (size_t)size) == 0)
+                return e->object;
+        }
         i = (i + 1) & t->mask;
     }
 }
@@ -88,7 +100,10 @@ table_grow(Table *t)
 {
     size_t capacity = t->slots == NULL ? 1024 : (t->mask + 1) * 2;
     Entry *slots = PyMem_Calloc(capacity, sizeof(Entry));
-    if (slots == NULL) {
+    uint32_t *tags = PyMem_Calloc(capacity, sizeof(uint32_t));
+    if (slots == NULL || tags == NULL) {
+        PyMem_Free(slots);
+        PyMem_Free(tags);
         PyErr_NoMemory();
         return -1;
     }
@@ -98,13 +113,16 @@ table_grow(Table *t)
             if (e->text == NULL)
                 continue;
             size_t j = (size_t)e->hash & (capacity - 1);
-            while (slots[j].text != NULL)
+            while (tags[j] != 0)
                 j = (j + 1) & (capacity - 1);
             slots[j] = *e;
+            tags[j] = t->tags[i];
         }
         PyMem_Free(t->slots);
+        PyMem_Free(t->tags);
     }
     t->slots = slots;
+    t->tags = tags;
     t->mask = capacity - 1;
     return 0;
 }
@@ -135,8 +153,9 @@ table_put(Table *t, uint64_t h, const char *text, Py_ssize_t size, int kind,
     b->used += (size_t)size + 1;
     memcpy(copy, text, (size_t)size);
     size_t i = (size_t)h & t->mask;
-    while (t->slots[i].text != NULL)
+    while (t->tags[i] != 0)
         i = (i + 1) & t->mask;
+    t->tags[i] = tag_of(h);
     Entry *e = &t->slots[i];
     e->hash = h;
     e->size = size;
@@ -157,6 +176,7 @@ oldscan_put(Generations *g, uint64_t h, const char *text, Py_ssize_t size, int k
         table_clear(&g->old);
         g->old = g->young;
         g->young.slots = NULL;
+        g->young.tags = NULL;
         g->young.mask = 0;
         g->young.used = 0;
         g->young.blocks = NULL;

@@ -35,6 +35,10 @@ typedef struct Block {
 
 typedef struct {
     Entry *slots;
+    /* per slot, 32 bits of its key's hash with the low bit set (0: empty): probes read
+     * these 4-byte tags, which stay in cache where the 40-byte slots do not, and touch
+     * a slot only on a tag match (most lookups of a new line touch none) */
+    uint32_t *tags;
     size_t mask;     /* capacity - 1 (capacity a power of two) */
     size_t used;
     Block *blocks;   /* the newest first */

@@ -1,0 +1,50 @@
+/* The lines of one ad as the old-form scanner (scanner.c) read them: each line's pair
+ * and a copy of the line's text, so that the next ad's lines can be compared with them
+ * by position (adlines_same). */
+
+#ifndef OLDSCAN_ADLINES_H
+#define OLDSCAN_ADLINES_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+/* Where a pair's line text was copied: offset and bytes in its AdLines' text, and the
+ * text's kind; off -1 when the line was too long to keep (it is never compared). */
+typedef struct {
+    Py_ssize_t off;
+    Py_ssize_t size;
+    int kind;
+} LineRef;
+
+/* An ad's pairs (strong references), where each pair's line text was copied, and the
+ * copies. All zero is an empty AdLines. */
+typedef struct {
+    PyObject **pairs;
+    LineRef *lines;   /* parallel to pairs */
+    Py_ssize_t n;
+    Py_ssize_t cap;
+    char *text;
+    size_t used;
+    size_t text_cap;
+} AdLines;
+
+/* Lines longer than this many bytes are not copied: a hostile 100 MB line would
+ * otherwise be held once more. */
+#define ADLINES_KEEP_MAX 4096
+
+/* Append pair (a new reference is taken) and a copy of its line (size bytes of key,
+ * of the given kind); 0, or -1 with an exception. */
+int adlines_add(AdLines *a, PyObject *pair, const char *key, Py_ssize_t size, int kind);
+
+/* The pair of line i when its text is that of key (size bytes, kind), a borrowed
+ * reference; else NULL (never an exception). */
+PyObject *adlines_same(const AdLines *a, Py_ssize_t i, const char *key, Py_ssize_t size,
+                       int kind);
+
+/* Release the pairs; the buffers are kept for the next ad. */
+void adlines_clear(AdLines *a);
+
+/* Release the pairs and the buffers. */
+void adlines_free(AdLines *a);
+
+#endif
