@@ -117,6 +117,30 @@ def test_lines_repeat_as_one_pair_within_a_read() -> None:
     assert len({ad._attrs["name"][1].value for ad in ads}) == 5
 
 
+def test_lines_repeated_at_their_position(monkeypatch) -> None:
+    """A line equal to the previous ad's line at the same position takes that line's
+    pair; lines of equal length that differ at their end, a comment in between, a line
+    too long to keep, non-Latin-1 text (pieces of another kind) and a shifted layout
+    read as the Python reader reads them."""
+    long = 'L = "' + "y" * 5000 + '"\n'
+    text = "".join(
+        f'A = 1\nB = "v{i % 2}"\n# c\nC = "same"\n{long}D = {i}\n'
+        f'E = "\u20ac{i % 3}"\nF = "abcdefghijklmnopqrstuvwxyz{i}"\n'
+        + ('Z = 0\n' if i == 3 else '') + 'G = "end"\n\n'
+        for i in range(7))
+    ads, error = _agree(text, monkeypatch)
+    assert error is None and len(ads) == 7
+    assert [ad[4][2] for ad in ads] == [f"Literal(value={i})" for i in range(7)]
+    assert [ad[6][2] for ad in ads] == [f"Literal(value='abcdefghijklmnopqrstuvwxyz{i}')"
+                                        for i in range(7)]
+    for chunk in (7, 64, 5003):
+        _agree(text, monkeypatch, chunk=chunk, limit=1)
+    monkeypatch.delenv("CONDORLITE_PURE_PYTHON", raising=False)
+    read = [ad for batch in parse_ad_lists(text, "old") for ad in batch]
+    assert len({id(ad._attrs["a"]) for ad in read}) == 1
+    assert len({id(ad._attrs["g"]) for ad in read}) == 1
+
+
 def test_errors_come_after_the_ads_before_them(monkeypatch) -> None:
     good = "A = 1\nB = \"x\"\n\n"
     for bad in ("C = 1 +\n", "= 3\n", "C == 3\n", "C = \"open\n", "9C = 1\n", "C = 1 2\n",
