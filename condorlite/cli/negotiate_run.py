@@ -150,17 +150,19 @@ def cycle_data(outcome: Outcome, inputs: Inputs, now: float, dry_run: bool) -> d
 
 def matches_data(matches: list[Match]) -> list[dict[str, Any]]:
     """One JSON object per match, in the order made; ``resources`` is a new object per
-    match, its amounts (JSON reals) converted once per distinct resources tuple."""
+    match, its amounts (JSON reals) converted once per distinct resources tuple. Every
+    float is marked (``jsontext.real``): one tiny unmarked float sends the whole
+    document to the ``json`` module's encoder."""
     shapes: dict[tuple[tuple[str, float], ...], dict[str, float]] = {}
     out = []
     for m in matches:
         shape = shapes.get(m.resources)
         if shape is None:
-            shape = shapes[m.resources] = {k: float(v) for k, v in m.resources}
+            shape = shapes[m.resources] = {k: real(v) for k, v in m.resources}
         out.append({
             "job": m.job, "submitter": m.submitter, "slot": m.slot, "reason": m.reason,
             "preempting": m.preempting, "preempted_job": m.preempted_job,
-            "weight": float(m.weight), "autocluster": m.autocluster, "spin": m.spin,
+            "weight": real(m.weight), "autocluster": m.autocluster, "spin": m.spin,
             "partitionable": m.partitionable, "resources": dict(shape),
         })
     return out
@@ -173,15 +175,18 @@ def _pool_share(name: str, share: float, groups: GroupOutcome | None,
     submitters) times the group's effective quota over the pool's weight; without
     GROUP_NAMES the pie is the pool and ``pool_share`` equals ``share``."""
     if groups is None:
-        return {"group": NO_GROUP, "pool_share": share}
+        return {"group": NO_GROUP, "pool_share": real(share)}
     group = group_of(name, groups.tree)
     view = next(v for v in groups.views if v.name == group)
     pool = pool_weight or 0.0
     return {"group": group,
-            "pool_share": share * view.effective_quota / pool if pool > 0 else 0.0}
+            "pool_share": real(share * view.effective_quota / pool) if pool > 0 else 0.0}
 
 
 def result_data(outcome: Outcome, inputs: Inputs, cycle: dict[str, Any]) -> dict[str, Any]:
+    """The ``data`` of ``negotiate --json``; its floats are marked (``jsontext.real``)
+    so that a submitter's share under 1e-4 (a pool of a few thousand submitters, or
+    one EUP far above the rest) does not send the document to the slow encoder."""
     res = outcome.result
     return {
         "cycle": cycle,
@@ -189,9 +194,10 @@ def result_data(outcome: Outcome, inputs: Inputs, cycle: dict[str, Any]) -> dict
         "rejections": [{"job": r.job, "submitter": r.submitter, "reason": r.reason,
                         "autocluster": r.autocluster} for r in res.rejections],
         "submitters": [{
-            "name": s.name, "effective_priority": s.effective_priority, "share": s.share,
+            "name": s.name, "effective_priority": real(s.effective_priority),
+            "share": real(s.share),
             **_pool_share(s.name, s.share, outcome.groups, cycle.get("pool_weight")),
-            "limit": s.limit, "usage": real(s.usage), "matched": real(s.matched),
+            "limit": real(s.limit), "usage": real(s.usage), "matched": real(s.matched),
             "matched_jobs": s.matched_jobs, "idle_jobs": s.idle_jobs,
         } for s in res.submitters],
         "groups": groups_data(outcome.groups),
@@ -214,7 +220,7 @@ def groups_data(groups: GroupOutcome | None) -> list[dict[str, Any]]:
     out = []
     for gv in groups.views:
         mine = [r for r in groups.turns if r.turn.group == gv.name]
-        item = gv.to_json()
+        item = {k: real(v) if type(v) is float else v for k, v in gv.to_json().items()}
         item.update(usage_after=real(groups.usage_after.get(gv.name, 0.0)),
                     matched=real(sum(r.matched for r in mine)), turns=len(mine),
                     at_quota=groups.capped_by(gv.name) is not None)

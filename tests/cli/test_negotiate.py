@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from condorlite.cli import app
+from condorlite.cli import app, jsontext
 from condorlite.cli.negotiate_claims import LiveClaims
 from condorlite.core.model import Claim, Match
 from condorlite.store.db import open_state
@@ -488,6 +488,19 @@ def test_example_pool(state: Path) -> None:
     assert data["explain"]["failing"][0] == {
         "side": "job", "clause": 'TARGET.OpSysAndVer == "CentOS7"', "value": "false",
         "slots": 13}
+
+
+def test_tiny_shares_keep_the_document_on_the_fast_encoder(state: Path, monkeypatch) -> None:
+    """The example's nice user has a share near 1e-6: every float of the document is
+    marked (``jsontext.real``), so orjson writes it; the ``json`` module's encoder (ten
+    times slower on a large cycle) is never asked."""
+    def refuse(doc):  # type: ignore[no-untyped-def]
+        raise AssertionError("the document went to the json module's encoder")
+    monkeypatch.setattr(jsontext, "json_text", refuse)
+    data = negotiate(state, EXAMPLES / "slots", EXAMPLES / "jobs", 1760000000,
+                     "--config", str(EXAMPLES / "condorlite.toml"))
+    tiny = [s["share"] for s in data["submitters"] if 0 < s["share"] < 1e-4]
+    assert tiny and all(isinstance(x, float) for x in tiny)
 
 
 def test_jobs_from_stdin_and_a_locked_state(tmp_path: Path, state: Path) -> None:
