@@ -119,14 +119,18 @@ def test_lines_repeat_as_one_pair_within_a_read() -> None:
 
 def test_lines_repeated_at_their_position(monkeypatch) -> None:
     """A line equal to the previous ad's line at the same position takes that line's
-    pair; lines of equal length that differ at their end, a comment in between, a line
-    too long to keep, non-Latin-1 text (pieces of another kind) and a shifted layout
-    read as the Python reader reads them."""
+    pair, and a new line whose head is the last one's at its position takes that
+    name; lines of equal length that differ at their end, a comment in between, a line
+    too long to keep, non-Latin-1 text (pieces of another kind), a shifted layout, a
+    name spelled another way, a long name and another name read as the Python reader
+    reads them."""
     long = 'L = "' + "y" * 5000 + '"\n'
     text = "".join(
         f'A = 1\nB = "v{i % 2}"\n# c\nC = "same"\n{long}D = {i}\n'
         f'E = "\u20ac{i % 3}"\nF = "abcdefghijklmnopqrstuvwxyz{i}"\n'
-        + ('Z = 0\n' if i == 3 else '') + 'G = "end"\n\n'
+        + ('Z = 0\n' if i == 3 else '') + 'G = "end"\n'
+        + f'{"Cpus" if i % 2 else "CPUS"} = {i}\n{"N" * 60} = {i}\n'
+        + f'{"MyA" if i == 4 else "MyB"} = {i}\n\n'
         for i in range(7))
     ads, error = _agree(text, monkeypatch)
     assert error is None and len(ads) == 7
@@ -139,6 +143,8 @@ def test_lines_repeated_at_their_position(monkeypatch) -> None:
     read = [ad for batch in parse_ad_lists(text, "old") for ad in batch]
     assert len({id(ad._attrs["a"]) for ad in read}) == 1
     assert len({id(ad._attrs["g"]) for ad in read}) == 1
+    assert [next(k for k in ad._attrs.values() if k[0] in ("Cpus", "CPUS"))[0]
+            for ad in read] == ["CPUS", "Cpus"] * 3 + ["CPUS"]
 
 
 def test_errors_come_after_the_ads_before_them(monkeypatch) -> None:

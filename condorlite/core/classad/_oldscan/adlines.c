@@ -98,3 +98,36 @@ adlines_free(AdLines *a)
     a->cap = 0;
     a->text_cap = 0;
 }
+
+PyObject *
+heads_get(const Head *heads, Py_ssize_t i, const char *p, Py_ssize_t n)
+{
+    if (heads == NULL || i >= HEADS_POSITIONS || n > HEADS_MAX)
+        return NULL;
+    const Head *h = &heads[i];
+    if (h->named == NULL || h->size != n || memcmp(h->text, p, (size_t)n) != 0)
+        return NULL;
+    return h->named;
+}
+
+void
+heads_put(Head *heads, Py_ssize_t i, const char *p, Py_ssize_t n, PyObject *named)
+{
+    if (heads == NULL || i >= HEADS_POSITIONS || n > HEADS_MAX || n < 1)
+        return;
+    Head *h = &heads[i];
+    Py_INCREF(named);
+    Py_XSETREF(h->named, named);
+    memcpy(h->text, p, (size_t)n);
+    h->size = n;
+}
+
+void
+heads_free(Head *heads)
+{
+    if (heads == NULL)
+        return;
+    for (Py_ssize_t i = 0; i < HEADS_POSITIONS; i++)
+        Py_XDECREF(heads[i].named);
+    PyMem_Free(heads);
+}

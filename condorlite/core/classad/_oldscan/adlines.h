@@ -41,6 +41,32 @@ int adlines_add(AdLines *a, PyObject *pair, const char *key, Py_ssize_t size, in
 PyObject *adlines_same(const AdLines *a, Py_ssize_t i, const char *key, Py_ssize_t size,
                        int kind);
 
+/* The names of the last plain lines read at each position of an ad (a line's
+ * position is its pair's index in its ad): the head (the bytes before '=') and what
+ * the scanner's name table gave for it, a (lower-case name, spelling) pair. A slot's
+ * per-slot numbers and a job's per-job values are new lines at the same positions ad
+ * after ad: their heads repeat, and comparing a head here costs less than making its
+ * string and looking it up. */
+#define HEADS_POSITIONS 512
+#define HEADS_MAX 48
+
+typedef struct {
+    Py_ssize_t size;             /* bytes of text; 0: none kept */
+    char text[HEADS_MAX];
+    PyObject *named;             /* strong reference, NULL when none kept */
+} Head;
+
+/* The name kept for position i when its head is the n bytes at p, a borrowed
+ * reference; else NULL (never an exception). heads may be NULL. */
+PyObject *heads_get(const Head *heads, Py_ssize_t i, const char *p, Py_ssize_t n);
+
+/* Keep named (a new reference is taken) for the head of n bytes at p at position i,
+ * when both fit (a no-op otherwise). */
+void heads_put(Head *heads, Py_ssize_t i, const char *p, Py_ssize_t n, PyObject *named);
+
+/* Release the names kept (HEADS_POSITIONS of them) and the array. */
+void heads_free(Head *heads);
+
 /* Release the pairs; the buffers are kept for the next ad. */
 void adlines_clear(AdLines *a);
 

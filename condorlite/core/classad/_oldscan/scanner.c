@@ -67,6 +67,7 @@ typedef struct {
     PyObject *end;
     AdLines pending;    /* the current ad's pairs and lines */
     AdLines previous;   /* the previous ad's, for the comparison by position */
+    Head *heads;        /* HEADS_POSITIONS of them (adlines.h) */
     Py_ssize_t lineno;  /* lines read so far */
 } Scanner;
 
@@ -197,26 +198,34 @@ plain_pair(Scanner *s, const unsigned char *p, Py_ssize_t n)
             return NULL;
         }
     }
-    PyObject *head = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, p, eq - p);
-    PyObject *named = NULL, *entry = NULL, *pair = NULL;
-    if (head == NULL)
-        goto done;
-    named = PyDict_GetItemWithError(s->names, head);
+    PyObject *head = NULL, *named = NULL, *entry = NULL, *pair = NULL;
+    Py_ssize_t position = s->pending.n;
+    named = heads_get(s->heads, position, (const char *)p, eq - p);
     if (named != NULL) {
         Py_INCREF(named);
     }
     else {
-        if (PyErr_Occurred())
+        head = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, p, eq - p);
+        if (head == NULL)
             goto done;
-        named = PyObject_CallOneArg(s->new_name, head);
-        if (named == NULL)
+        named = PyDict_GetItemWithError(s->names, head);
+        if (named != NULL) {
+            Py_INCREF(named);
+        }
+        else {
+            if (PyErr_Occurred())
+                goto done;
+            named = PyObject_CallOneArg(s->new_name, head);
+            if (named == NULL)
+                goto done;
+        }
+        if (named == Py_None)
+            goto done;  /* not a plain name: the slow way decides */
+        if (!PyTuple_CheckExact(named) || PyTuple_GET_SIZE(named) != 2) {
+            PyErr_SetString(PyExc_TypeError, "a name must be a (lower, spelling) pair");
             goto done;
-    }
-    if (named == Py_None)
-        goto done;  /* not a plain name: the slow way decides */
-    if (!PyTuple_CheckExact(named) || PyTuple_GET_SIZE(named) != 2) {
-        PyErr_SetString(PyExc_TypeError, "a name must be a (lower, spelling) pair");
-        goto done;
+        }
+        heads_put(s->heads, position, (const char *)p, eq - p, named);
     }
     entry = PyTuple_Pack(2, PyTuple_GET_ITEM(named, 1), literal);
     if (entry == NULL)
@@ -394,6 +403,11 @@ Scanner_init(Scanner *s, PyObject *args, PyObject *kwds)
     s->from_attrs = Py_NewRef(from_attrs);
     s->old_ad = Py_NewRef(old_ad);
     s->end = Py_NewRef(end);
+    s->heads = PyMem_Calloc(HEADS_POSITIONS, sizeof(Head));
+    if (s->heads == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
     s->lines.limit = (size_t)limit;
     s->values.limit = (size_t)limit;
     s->key = (uint64_t)key;
@@ -407,6 +421,7 @@ Scanner_dealloc(Scanner *s)
     oldscan_clear(&s->values);
     adlines_free(&s->pending);
     adlines_free(&s->previous);
+    heads_free(s->heads);
     Py_XDECREF(s->literal_type);
     Py_XDECREF(s->value_descr);
     Py_XDECREF(s->names);
