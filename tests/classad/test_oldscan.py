@@ -147,6 +147,27 @@ def test_lines_repeated_at_their_position(monkeypatch) -> None:
             for ad in read] == ["CPUS", "Cpus"] * 3 + ["CPUS"]
 
 
+def test_per_ad_values_then_repeats_at_one_position(monkeypatch) -> None:
+    """A position whose lines were new, values and all, is read without the line
+    table; when its values start to repeat (an owner alternating after a run of new
+    ones), the lines are found again and shared, and the ads read as the Python
+    reader reads them."""
+    owners = [f"n{i}" for i in range(5)] + ["u1", "u2"] * 4 + ["n2", "n9"]
+    text = "".join(f'ProcId = {i}\nOwner = "{o}"\nX = {i}.5\nQ = "{o}"\n\n'
+                   for i, o in enumerate(owners))
+    ads, error = _agree(text, monkeypatch)
+    assert error is None and [ad[1][2] for ad in ads] == [
+        f"Literal(value='{o}')" for o in owners]
+    _agree(text, monkeypatch, chunk=9, limit=2)
+    monkeypatch.delenv("CONDORLITE_PURE_PYTHON", raising=False)
+    clear_all()
+    read = [ad for batch in parse_ad_lists(text, "old") for ad in batch]
+    late = [(ad._attrs["owner"][1].value, id(ad._attrs["owner"])) for ad in read[9:13]]
+    assert late[0][1] == late[2][1] and late[1][1] == late[3][1]
+    # a value held under two names is one Literal, read either way
+    assert all(ad._attrs["owner"][1] is ad._attrs["q"][1] for ad in read)
+
+
 def test_errors_come_after_the_ads_before_them(monkeypatch) -> None:
     good = "A = 1\nB = \"x\"\n\n"
     for bad in ("C = 1 +\n", "= 3\n", "C == 3\n", "C = \"open\n", "9C = 1\n", "C = 1 2\n",

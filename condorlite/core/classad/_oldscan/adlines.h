@@ -54,7 +54,26 @@ typedef struct {
     Py_ssize_t size;             /* bytes of text; 0: none kept */
     char text[HEADS_MAX];
     PyObject *named;             /* strong reference, NULL when none kept */
+    /* the last line at this position was new to the line table and its value new to
+     * the value table: a per-ad value (ProcId, GlobalJobId, a slot's KFlops), whose
+     * line the next ad will not repeat (scanner.c: feed_line) */
+    int fresh;
 } Head;
+
+/* Whether the last line at position i was fresh (Head.fresh); 0 when untracked. */
+static inline int
+heads_fresh(const Head *heads, Py_ssize_t i)
+{
+    return heads != NULL && i < HEADS_POSITIONS && heads[i].fresh;
+}
+
+/* Record whether the line at position i was fresh. */
+static inline void
+heads_set_fresh(Head *heads, Py_ssize_t i, int fresh)
+{
+    if (heads != NULL && i < HEADS_POSITIONS)
+        heads[i].fresh = fresh;
+}
 
 /* The name kept for position i when its head is the n bytes at p, a borrowed
  * reference; else NULL (never an exception). heads may be NULL. */

@@ -11,6 +11,12 @@
  *     probing a table (RESULTS.md, session 17). Equal text gives an equal pair, so the
  *     ads are the same; a line kept this way is not refreshed in the table, which can
  *     only make a later ad hold an equal pair that is another object;
+ *   - at a position whose last line was new with a new value (a per-ad value: ProcId,
+ *     GlobalJobId, a slot's KFlops), a plain line is read without the line table; if
+ *     its value turns out to be known, the table is asked after all (and the pair it
+ *     holds is taken), so values that repeat keep their lines shared;
+ *   - a new plain line whose head is that of the last line read at its position
+ *     takes that line's name (adlines.h: Head) without a lookup;
  *   - any other line is looked up, by its exact text (line end included), in a
  *     two-generation table of lines read before (the young one first; a line found
  *     only in the old one is copied into the young one), and its stored pair
@@ -168,7 +174,7 @@ plain_literal(Scanner *s, const unsigned char *v, Py_ssize_t n)
 /* The pair of a one-byte-per-character line read here, a new reference; NULL without
  * an exception when the line is not of the plain form; NULL with one on failure. */
 static PyObject *
-plain_pair(Scanner *s, const unsigned char *p, Py_ssize_t n)
+plain_pair(Scanner *s, const unsigned char *p, Py_ssize_t n, int *value_new)
 {
     const unsigned char *eq = memchr(p, '=', (size_t)n);
     if (eq == NULL || eq == p)
@@ -186,6 +192,7 @@ plain_pair(Scanner *s, const unsigned char *p, Py_ssize_t n)
     uint64_t h = oldscan_hash((const char *)v, end - v, s->key);
     PyObject *literal = oldscan_get(&s->values, h, (const char *)v, end - v,
                                 PyUnicode_1BYTE_KIND);
+    *value_new = literal == NULL;
     if (literal == NULL) {
         if (PyErr_Occurred())
             return NULL;
@@ -265,23 +272,54 @@ feed_line(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t pos
         return end_ad(s, done);
     const char *key = (const char *)data + pos * kind;
     Py_ssize_t size = (stop - pos) * kind;
-    PyObject *pair = adlines_same(&s->previous, s->pending.n, key, size, kind);
-    if (pair != NULL)
+    Py_ssize_t position = s->pending.n;
+    PyObject *pair = adlines_same(&s->previous, position, key, size, kind);
+    if (pair != NULL) {
+        heads_set_fresh(s->heads, position, 0);
         return pending_add(s, pair, key, size, kind);
+    }
+    int value_new = 0;
+    PyObject *made = NULL;  /* a pair plain_pair made for a fresh position */
+    if (kind == PyUnicode_1BYTE_KIND && heads_fresh(s->heads, position)) {
+        /* The last line here was a per-ad value: this one most likely is too, so it is
+         * read without looking it up or storing it in the line table (a lookup that
+         * misses and a store the roll drops were a third of reading a job queue). A
+         * line that repeats after all is found by its value: the value table still
+         * gives its Literal, and the position is tracked again. */
+        pair = plain_pair(s, (const unsigned char *)key, size, &value_new);
+        if (pair == NULL && PyErr_Occurred())
+            return -1;
+        if (pair != NULL && value_new) {
+            int r = pending_add(s, pair, key, size, kind);
+            Py_DECREF(pair);
+            return r;
+        }
+        /* a value seen before: the line may be stored, and its pair is the one to
+         * share (the ads keep the pair's entry) */
+        made = pair;
+    }
     uint64_t h = oldscan_hash(key, size, s->key);
     pair = oldscan_get(&s->lines, h, key, size, kind);
     if (pair != NULL) {
+        Py_XDECREF(made);
+        heads_set_fresh(s->heads, position, 0);
         int r = pending_add(s, pair, key, size, kind);
         Py_DECREF(pair);
         return r;
     }
-    if (PyErr_Occurred())
+    if (PyErr_Occurred()) {
+        Py_XDECREF(made);
         return -1;
-    if (kind == PyUnicode_1BYTE_KIND) {
-        pair = plain_pair(s, (const unsigned char *)key, size);
+    }
+    if (made != NULL) {
+        pair = made;
+    }
+    else if (kind == PyUnicode_1BYTE_KIND) {
+        pair = plain_pair(s, (const unsigned char *)key, size, &value_new);
         if (pair == NULL && PyErr_Occurred())
             return -1;
     }
+    heads_set_fresh(s->heads, position, pair != NULL && value_new);
     if (pair == NULL) {
         PyObject *line = PyUnicode_Substring(text, pos, stop);
         if (line == NULL)
