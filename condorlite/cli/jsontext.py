@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import orjson
@@ -54,6 +54,8 @@ from condorlite.forked import ChildFailed, Forked
 
 #: Rows below this many are encoded in one process: forking costs more than it saves.
 PARALLEL_ROWS = 20_000
+#: Rows converted and encoded at a time (``Rows._text``).
+CHUNK_ROWS = 8_192
 
 
 class Tiny(float):
@@ -88,9 +90,12 @@ class Encoded:
 
 class Rows:
     """The list ``[convert(x) for x in items]``, encoded in two halves at once when
-    long (module doc). ``convert`` must read nothing that changes while the document
-    is written (the child converts a copy). Its text is made once (a document with
-    ``Encoded`` values is written twice)."""
+    long (module doc), each half ``CHUNK_ROWS`` rows at a time, so that the converted
+    rows never all exist at once (655,000 matches of a large cycle are 570 MB as
+    dicts, 200 MB as text). ``convert`` must read nothing that changes while the
+    document is written (the child converts a copy). Its text is made once (a document
+    with ``Encoded`` values is written twice). Iterating gives the converted rows (the
+    human views read them so)."""
 
     __slots__ = ("_text_made", "convert", "items")
 
@@ -103,29 +108,38 @@ class Rows:
         convert = self.convert
         return [convert(x) for x in self.items]
 
-    def _text(self, start: int, end: int) -> bytes:
-        convert = self.convert
-        return orjson.dumps([convert(x) for x in self.items[start:end]], default=_default,
-                            option=_OPTIONS)
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self) -> Iterator[Any]:
+        return map(self.convert, self.items)
+
+    def _inner(self, start: int, end: int) -> list[bytes]:
+        """The orjson texts of rows [start, end) without their brackets,
+        ``CHUNK_ROWS`` rows a text."""
+        convert, items = self.convert, self.items
+        return [orjson.dumps([convert(x) for x in items[at:min(at + CHUNK_ROWS, end)]],
+                             default=_default, option=_OPTIONS)[1:-1]
+                for at in range(start, end, CHUNK_ROWS)]
 
     def encoded(self) -> bytes:
         """The list's orjson text (TypeError when orjson refuses a value)."""
         if self._text_made is None:
-            self._text_made = self._encode()
+            self._text_made = b"[" + b",".join(self._encode()) + b"]"
         return self._text_made
 
-    def _encode(self) -> bytes:
+    def _encode(self) -> list[bytes]:
         size = len(self.items)
         if size < max(PARALLEL_ROWS, 2):  # two halves, neither empty
-            return self._text(0, size)
+            return self._inner(0, size)
         half = size // 2
-        with Forked(lambda: self._text(half, size)) as child:
-            head = self._text(0, half)
+        with Forked(lambda: b",".join(self._inner(half, size))) as child:
+            head = self._inner(0, half)
             try:
-                tail = child.result()
+                tail = [child.result()]
             except ChildFailed:  # no second core, or orjson refused: again, here
-                tail = self._text(half, size)
-        return head[:-1] + b"," + tail[1:]  # "[a,b]" + "[c]" -> "[a,b,c]"
+                tail = self._inner(half, size)
+        return head + tail
 
 
 def _default(value: object) -> object:

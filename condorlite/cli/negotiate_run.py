@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from condorlite.cli.history_rows import CYCLE_KIND
+from condorlite.cli.jsontext import Rows
 from condorlite.cli.negotiate_claims import LiveClaims, claims_from_values, unbacked_in_use
 from condorlite.cli.negotiate_inputs import Inputs
 from condorlite.cli.render import real
@@ -148,24 +149,27 @@ def cycle_data(outcome: Outcome, inputs: Inputs, now: float, dry_run: bool) -> d
     return {k: stats[k] for k in sorted(stats)}
 
 
-def matches_data(matches: list[Match]) -> list[dict[str, Any]]:
-    """One JSON object per match, in the order made; ``resources`` is a new object per
-    match, its amounts (JSON reals) converted once per distinct resources tuple. Every
-    float is marked (``jsontext.real``): one tiny unmarked float sends the whole
-    document to the ``json`` module's encoder."""
+def matches_data(matches: list[Match]) -> Rows:
+    """One JSON object per match, in the order made, as ``jsontext.Rows``: a large
+    cycle's matches are converted and encoded a chunk at a time (two halves at once)
+    instead of all held as dicts. ``resources`` is a new object per match, its
+    amounts (JSON reals) converted once per distinct resources tuple. Every float is
+    marked (``real``): one tiny unmarked float sends the whole document to the
+    ``json`` module's encoder."""
     shapes: dict[tuple[tuple[str, float], ...], dict[str, float]] = {}
-    out = []
-    for m in matches:
+
+    def row(m: Match) -> dict[str, Any]:
         shape = shapes.get(m.resources)
         if shape is None:
             shape = shapes[m.resources] = {k: real(v) for k, v in m.resources}
-        out.append({
+        return {
             "job": m.job, "submitter": m.submitter, "slot": m.slot, "reason": m.reason,
             "preempting": m.preempting, "preempted_job": m.preempted_job,
             "weight": real(m.weight), "autocluster": m.autocluster, "spin": m.spin,
             "partitionable": m.partitionable, "resources": dict(shape),
-        })
-    return out
+        }
+
+    return Rows(matches, row)
 
 
 def _pool_share(name: str, share: float, groups: GroupOutcome | None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -86,11 +87,44 @@ def test_rows_are_the_plain_list_text_whatever_the_split(monkeypatch) -> None:
 
     monkeypatch.setattr(forked, "two_cores", lambda: True)
     monkeypatch.setattr(jsontext, "PARALLEL_ROWS", 4)
-    for size in (0, 1, 3, 4, 5, 8, 101):
-        items = list(range(size))
-        plain = [{"n": x, "v": x / 7 if x else 1e-6} for x in items]
-        doc = {"jobs": _rows(items), "after": [1, 2]}
-        assert jsontext.dumps(doc) == reference({"jobs": plain, "after": [1, 2]}), size
+    for chunk in (1, 2, 3, 8192):
+        monkeypatch.setattr(jsontext, "CHUNK_ROWS", chunk)
+        for size in (0, 1, 3, 4, 5, 8, 101):
+            items = list(range(size))
+            plain = [{"n": x, "v": x / 7 if x else 1e-6} for x in items]
+            doc = {"jobs": _rows(items), "after": [1, 2]}
+            assert jsontext.dumps(doc) == reference({"jobs": plain, "after": [1, 2]}), (
+                chunk, size)
+
+
+def test_rows_convert_a_chunk_at_a_time_and_iterate(monkeypatch) -> None:
+    """Rows are converted and encoded CHUNK_ROWS at a time (so the converted rows of a
+    large list never all exist at once); iterating and len give the rows as the views
+    read them."""
+    monkeypatch.setattr(jsontext, "CHUNK_ROWS", 4)
+    converted: list[int] = [0]
+    bursts: list[int] = []
+    real_dumps = jsontext.orjson.dumps
+
+    class Counting:
+        def __getattr__(self, name: str) -> object:
+            return getattr(orjson, name)
+
+        @staticmethod
+        def dumps(*args, **kwargs):  # type: ignore[no-untyped-def]
+            bursts.append(converted[0])
+            converted[0] = 0
+            return real_dumps(*args, **kwargs)
+
+    def convert(x: int) -> dict:
+        converted[0] += 1
+        return {"n": x}
+
+    monkeypatch.setattr(jsontext, "orjson", Counting())
+    rows = jsontext.Rows(list(range(10)), convert)
+    assert jsontext.dumps({"r": rows}) == reference({"r": [{"n": x} for x in range(10)]})
+    assert sorted(b for b in bursts if b) == [2, 4, 4]
+    assert len(rows) == 10 and [r["n"] for r in rows] == list(range(10))
 
 
 def test_rows_that_orjson_refuses_go_to_json_whole(monkeypatch) -> None:
