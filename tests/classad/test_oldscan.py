@@ -168,6 +168,25 @@ def test_per_ad_values_then_repeats_at_one_position(monkeypatch) -> None:
     assert all(ad._attrs["owner"][1] is ad._attrs["q"][1] for ad in read)
 
 
+def test_ads_with_the_previous_ads_names(monkeypatch) -> None:
+    """An ad holding the previous ad's names in the same order starts from a copy of
+    its dict; the same names in another order, another name at one position, a name
+    repeated, or one line more or fewer read as the Python reader reads them (order
+    of the names included)."""
+    layouts = [("A", "B", "C"), ("A", "B", "C"), ("B", "A", "C"), ("A", "B", "D"),
+               ("A", "B", "C"), ("A", "B", "B"), ("A", "B", "C"), ("A", "B"),
+               ("A", "B", "C", "E"), ("A", "B", "C")]
+    text = "".join("".join(f"{name} = {i * 10 + k}\n" for k, name in enumerate(names))
+                   + "\n" for i, names in enumerate(layouts))
+    ads, error = _agree(text, monkeypatch)
+    assert error is None
+    assert [[key for key, _, _ in ad] for ad in ads] == [
+        ["a", "b", "c"], ["a", "b", "c"], ["b", "a", "c"], ["a", "b", "d"], ["a", "b", "c"],
+        ["a", "b"], ["a", "b", "c"], ["a", "b"], ["a", "b", "c", "e"], ["a", "b", "c"]]
+    for chunk in (5, 11):
+        _agree(text, monkeypatch, chunk=chunk, limit=1)
+
+
 def test_errors_come_after_the_ads_before_them(monkeypatch) -> None:
     good = "A = 1\nB = \"x\"\n\n"
     for bad in ("C = 1 +\n", "= 3\n", "C == 3\n", "C = \"open\n", "9C = 1\n", "C = 1 2\n",
