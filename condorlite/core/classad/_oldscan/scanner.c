@@ -51,267 +51,9 @@
  */
 
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <stdint.h>
 #include <string.h>
 
-#include "adlines.h"
-#include "tables.h"
-#include "values.h"
-
-typedef struct {
-    PyObject_HEAD
-    Generations lines;   /* line text -> (lower-case name, (spelling, expr)) */
-    Generations values;  /* value text -> Literal, for the lines read here */
-    uint64_t key;
-    PyTypeObject *literal_type;
-    PyObject *value_descr;
-    PyObject *names;
-    PyObject *new_name;
-    PyObject *miss;
-    PyObject *from_attrs;
-    PyObject *old_ad;
-    PyObject *end;
-    AdLines pending;    /* the current ad's pairs and lines */
-    AdLines previous;   /* the previous ad's, for the comparison by position */
-    Head *heads;        /* HEADS_POSITIONS of them (adlines.h) */
-    /* the previous ad's dict while one feed() runs, when from_attrs took it: an ad
-     * with the previous ad's names in the same order starts from its copy */
-    PyObject *template;
-    Py_ssize_t lineno;  /* lines read so far */
-} Scanner;
-
-/* -- ads --------------------------------------------------------------------------- */
-
-static void
-pending_clear(Scanner *s)
-{
-    adlines_clear(&s->pending);
-}
-
-static inline int
-pending_add(Scanner *s, PyObject *pair, const char *key, Py_ssize_t size, int kind)
-{
-    return adlines_add(&s->pending, pair, key, size, kind);
-}
-
-/* The current ad is done: its lines become the previous ad's. */
-static void
-rotate(Scanner *s)
-{
-    adlines_clear(&s->previous);
-    AdLines done = s->previous;
-    s->previous = s->pending;
-    s->pending = done;
-}
-
-/* Whether the current ad holds the previous ad's names in the same order (the same
- * key objects) and the previous ad's dict is at hand: a cluster's jobs, a machine
- * type's slots. */
-static int
-same_names(Scanner *s)
-{
-    if (s->template == NULL || s->previous.n != s->pending.n)
-        return 0;
-    for (Py_ssize_t i = 0; i < s->pending.n; i++) {
-        PyObject *pair = s->pending.pairs[i];
-        PyObject *before = s->previous.pairs[i];
-        if (pair == before)
-            continue;
-        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2
-                || PyTuple_GET_ITEM(pair, 0) != PyTuple_GET_ITEM(before, 0))
-            return 0;
-    }
-    return 1;
-}
-
-/* The current ad's dict as a copy of the previous ad's with the values that differ
- * set: the copy takes its table whole (str-keyed, the size the pairs would have grown
- * it to), where inserting the pairs one by one grows it step by step. */
-static PyObject *
-attrs_from_template(Scanner *s)
-{
-    PyObject *attrs = PyDict_Copy(s->template);
-    if (attrs == NULL)
-        return NULL;
-    for (Py_ssize_t i = 0; i < s->pending.n; i++) {
-        PyObject *pair = s->pending.pairs[i];
-        if (pair == s->previous.pairs[i])
-            continue;
-        if (PyDict_SetItem(attrs, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1)) < 0) {
-            Py_DECREF(attrs);
-            return NULL;
-        }
-    }
-    return attrs;
-}
-
-/* The current ad's dict built from its pairs in order; a name that repeats keeps its
- * first position and takes the last value (the caller sees fewer keys than pairs). */
-static PyObject *
-attrs_from_pairs(Scanner *s)
-{
-    /* Not _PyDict_NewPresized: 4 % fewer instructions, but its tables take keys of any
-     * type (24-byte entries, not the 16 of a str-keyed table grown from empty): 300 MB
-     * more for 100,000 job ads. */
-    PyObject *attrs = PyDict_New();
-    if (attrs == NULL)
-        return NULL;
-    for (Py_ssize_t i = 0; i < s->pending.n; i++) {
-        PyObject *pair = s->pending.pairs[i];
-        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2) {
-            PyErr_SetString(PyExc_TypeError, "a line's pair must be a 2-tuple");
-            Py_DECREF(attrs);
-            return NULL;
-        }
-        if (PyDict_SetItem(attrs, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1)) < 0) {
-            Py_DECREF(attrs);
-            return NULL;
-        }
-    }
-    return attrs;
-}
-
-/* The current ad, or NULL with an exception; its lines become the previous ad's
- * either way. */
-static PyObject *
-build_ad(Scanner *s)
-{
-    PyObject *attrs = same_names(s) ? attrs_from_template(s) : attrs_from_pairs(s);
-    PyObject *ad = NULL;
-    if (attrs == NULL)
-        goto done;
-    if (PyDict_GET_SIZE(attrs) == s->pending.n) {
-        ad = PyObject_CallOneArg(s->from_attrs, attrs);
-        if (ad != NULL) {
-            Py_INCREF(attrs);
-            Py_XSETREF(s->template, attrs);
-        }
-    }
-    else {
-        Py_CLEAR(s->template);
-        PyObject *pairs = PyList_New(s->pending.n);
-        if (pairs == NULL)
-            goto done;
-        for (Py_ssize_t i = 0; i < s->pending.n; i++) {
-            Py_INCREF(s->pending.pairs[i]);
-            PyList_SET_ITEM(pairs, i, s->pending.pairs[i]);
-        }
-        ad = PyObject_CallOneArg(s->old_ad, pairs);
-        Py_DECREF(pairs);
-    }
-done:
-    if (ad == NULL)
-        Py_CLEAR(s->template);
-    Py_XDECREF(attrs);
-    rotate(s);
-    return ad;
-}
-
-static int
-end_ad(Scanner *s, PyObject *done)
-{
-    if (s->pending.n == 0)
-        return 0;
-    PyObject *ad = build_ad(s);
-    if (ad == NULL)
-        return -1;
-    int r = PyList_Append(done, ad);
-    Py_DECREF(ad);
-    return r;
-}
-
-/* A new Literal of the value text v (oldscan_plain_value), a new reference; NULL
- * without an exception when the text is not plain, NULL with one on failure. */
-static PyObject *
-plain_literal(Scanner *s, const unsigned char *v, Py_ssize_t n)
-{
-    PyObject *value = oldscan_plain_value(v, n);
-    if (value == NULL)
-        return NULL;
-    PyObject *literal = s->literal_type->tp_alloc(s->literal_type, 0);
-    if (literal != NULL
-            && Py_TYPE(s->value_descr)->tp_descr_set(s->value_descr, literal, value) < 0)
-        Py_CLEAR(literal);
-    Py_DECREF(value);
-    return literal;
-}
-
-/* The pair of a one-byte-per-character line read here, a new reference; NULL without
- * an exception when the line is not of the plain form; NULL with one on failure. */
-static PyObject *
-plain_pair(Scanner *s, const unsigned char *p, Py_ssize_t n, int *value_new)
-{
-    const unsigned char *eq = memchr(p, '=', (size_t)n);
-    if (eq == NULL || eq == p)
-        return NULL;
-    const unsigned char *v = eq + 1;
-    const unsigned char *end = p + n;
-    if (v < end && *v == '=')
-        return NULL;
-    while (v < end && (*v == ' ' || *v == '\t'))
-        v++;
-    while (end > v && oldscan_is_blank(end[-1]))
-        end--;
-    /* one Literal for a value text however many names hold it (a job's GlobalJobId
-     * and SubmitterGlobalJobId; a slot's Disk and TotalDisk), as OLD_VALUES shares */
-    uint64_t h = oldscan_hash((const char *)v, end - v, s->key);
-    PyObject *literal = oldscan_get(&s->values, h, (const char *)v, end - v,
-                                PyUnicode_1BYTE_KIND);
-    *value_new = literal == NULL;
-    if (literal == NULL) {
-        if (PyErr_Occurred())
-            return NULL;
-        literal = plain_literal(s, v, end - v);
-        if (literal == NULL)
-            return NULL;  /* not plain (no exception), or an error (propagated) */
-        if (oldscan_put(&s->values, h, (const char *)v, end - v, PyUnicode_1BYTE_KIND,
-                    literal) < 0) {
-            Py_DECREF(literal);
-            return NULL;
-        }
-    }
-    PyObject *head = NULL, *named = NULL, *entry = NULL, *pair = NULL;
-    Py_ssize_t position = s->pending.n;
-    named = heads_get(s->heads, position, (const char *)p, eq - p);
-    if (named != NULL) {
-        Py_INCREF(named);
-    }
-    else {
-        head = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, p, eq - p);
-        if (head == NULL)
-            goto done;
-        named = PyDict_GetItemWithError(s->names, head);
-        if (named != NULL) {
-            Py_INCREF(named);
-        }
-        else {
-            if (PyErr_Occurred())
-                goto done;
-            named = PyObject_CallOneArg(s->new_name, head);
-            if (named == NULL)
-                goto done;
-        }
-        if (named == Py_None)
-            goto done;  /* not a plain name: the slow way decides */
-        if (!PyTuple_CheckExact(named) || PyTuple_GET_SIZE(named) != 2) {
-            PyErr_SetString(PyExc_TypeError, "a name must be a (lower, spelling) pair");
-            goto done;
-        }
-        heads_put(s->heads, position, (const char *)p, eq - p, named);
-    }
-    entry = PyTuple_Pack(2, PyTuple_GET_ITEM(named, 1), literal);
-    if (entry == NULL)
-        goto done;
-    pair = PyTuple_Pack(2, PyTuple_GET_ITEM(named, 0), entry);
-done:
-    Py_XDECREF(head);
-    Py_XDECREF(named);
-    Py_XDECREF(literal);
-    Py_XDECREF(entry);
-    return pair;
-}
+#include "scanner.h"
 
 /* -- feeding ---------------------------------------------------------------------- */
 
@@ -336,7 +78,7 @@ feed_line(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t pos
 {
     s->lineno++;
     if (stop - pos == 1 && PyUnicode_READ(kind, data, pos) == '\n')
-        return end_ad(s, done);
+        return scanner_end_ad(s, done);
     const char *key = (const char *)data + pos * kind;
     Py_ssize_t size = (stop - pos) * kind;
     Py_ssize_t position = s->pending.n;
@@ -353,7 +95,7 @@ feed_line(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t pos
          * misses and a store the roll drops were a third of reading a job queue). A
          * line that repeats after all is found by its value: the value table still
          * gives its Literal, and the position is tracked again. */
-        pair = plain_pair(s, (const unsigned char *)key, size, &value_new);
+        pair = scanner_plain_pair(s, (const unsigned char *)key, size, &value_new);
         if (pair == NULL && PyErr_Occurred())
             return -1;
         if (pair != NULL && value_new) {
@@ -382,7 +124,7 @@ feed_line(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t pos
         pair = made;
     }
     else if (kind == PyUnicode_1BYTE_KIND) {
-        pair = plain_pair(s, (const unsigned char *)key, size, &value_new);
+        pair = scanner_plain_pair(s, (const unsigned char *)key, size, &value_new);
         if (pair == NULL && PyErr_Occurred())
             return -1;
     }
@@ -407,7 +149,7 @@ feed_line(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t pos
         }
         if (pair == s->end) {
             Py_DECREF(pair);
-            return end_ad(s, done);
+            return scanner_end_ad(s, done);
         }
     }
     int r = oldscan_put(&s->lines, h, key, size, kind, pair);
