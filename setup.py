@@ -13,9 +13,9 @@ setup(
         Extension(
             "condorlite.core.classad._oldscan",
             sources=[f"condorlite/core/classad/_oldscan/{name}.c"
-                     for name in ("scanner", "ads", "plain", "adlines", "tables", "values")],
+                     for name in ("scanner", "ads", "plain", "adlines", "tables", "values", "keys")],
             depends=[f"condorlite/core/classad/_oldscan/{name}.h"
-                     for name in ("scanner", "adlines", "tables", "values")],
+                     for name in ("scanner", "adlines", "tables", "values", "keys")],
             optional=True,
         )
     ]

@@ -33,7 +33,7 @@ does an ad that is not a top-level ClassAd-lite ad.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 from condorlite.core import adeval
 from condorlite.core.ad_reads import Reads, closure, reads_of, shape_of, step_bound, within
@@ -43,6 +43,7 @@ from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.evaluator import exhausts_budget
 from condorlite.core.classad.refs import names
 from condorlite.core.classad.scope import MAX_STEPS
+from condorlite.core.entry_keys import entry_key
 
 #: MyType values that mark an ad as the other kind (a mixed file is read for both).
 FOREIGN = {"slot": frozenset({"job"}), "job": frozenset({"machine", "slot"})}
@@ -144,7 +145,7 @@ class _Level:
         self.keyed = keyed
         self.closed = closed
         self.dynamic = dynamic
-        self.next: dict[tuple[int, ...], tuple[tuple, _Level | Screening]] = {}
+        self.next: dict[Hashable, tuple[tuple, _Level | Screening]] = {}
 
 
 class AdScreen:
@@ -167,22 +168,23 @@ class AdScreen:
         """The answers of the checks for ``ad``."""
         if type(ad) is not _AdClass or ad.parent is not None:  # type: ignore[attr-defined]
             return self._fresh(ad, dynamic=True)
-        get = ad._attrs.get  # type: ignore[attr-defined]
+        table = ad._attrs  # type: ignore[attr-defined]
         level = self._root
         while True:
-            entries = tuple(map(get, level.names))
-            found = level.next.get(tuple(map(id, entries)))
+            key = entry_key(table, level.names)
+            found = level.next.get(key)
             if found is None:
-                found = self._grow(ad, level, entries)
+                found = self._grow(ad, level, key)
             step = found[1]
             if type(step) is Screening:
                 return step
             level = step  # type: ignore[assignment]
 
-    def _grow(self, ad: ClassAd, level: _Level, entries: tuple) -> tuple:
-        """The next step of ``ad``'s path from ``level`` (whose entries for it are
-        ``entries``), made and stored: the leaf when the ad's closure lies inside the
-        names keyed so far, else a level keyed by the rest.
+    def _grow(self, ad: ClassAd, level: _Level, key: Hashable) -> tuple:
+        """The next step of ``ad``'s path from ``level`` (``key``: the ``entry_key``
+        of its entries there), made and stored with the entries (held, so that the
+        key stays theirs): the leaf when the ad's closure lies inside the names keyed
+        so far, else a level keyed by the rest.
 
         When every entry keyed on the path refers only to names keyed, the closure
         lies inside them without a walk (the slots of a pool with per-slot numbers
@@ -190,6 +192,7 @@ class AdScreen:
         the path, a superset of the closure's: a needless probe per ad at worst."""
         keyed = level.keyed
         table = ad._attrs  # type: ignore[attr-defined]
+        entries = tuple(map(table.get, level.names))
         # (``target`` is a root name: whether it is bound is the same on the path)
         targeted = "target" in table
         closed, dynamic = level.closed, level.dynamic
@@ -213,7 +216,7 @@ class AdScreen:
                 step = _Level(tuple(sorted(reach - keyed)), wider, level.closed and all(
                     within(reads, probed, targeted, wider) for probed, reads in bound),
                     dynamic)
-        found = level.next[tuple(map(id, entries))] = (entries, step)
+        found = level.next[key] = (entries, step)
         return found
 
     def _fresh(self, ad: ClassAd, dynamic: bool, bounded: bool = False) -> Screening:

@@ -17,7 +17,7 @@ as the decoder, never past the pass that made it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, NamedTuple
@@ -45,6 +45,7 @@ from condorlite.core.decoding import (
     value_of,
     values_of,
 )
+from condorlite.core.entry_keys import entry_key
 from condorlite.core.policy import Policy
 
 #: Names ``core.decoding`` defines, kept importable from here (callers read the data
@@ -246,11 +247,11 @@ class AdDecoder:
 
     It keeps what a cluster's jobs share: the shared attributes' table entries ->
     their decoded (status, submitter, prio, qdate), for entries that are all
-    literals or absent (then the decoding depends on nothing else). Keys are the ids
-    of the entries (None's for an absent one): the readers share one entry object
+    literals or absent (then the decoding depends on nothing else). Keys are the
+    entries' ``entry_key`` (their identities): the readers share one entry object
     between every ad holding the same line (``interning``), so a cluster's jobs,
     which repeat these lines, hit one key. Each value keeps its entries alive, so an
-    id in a key cannot be reused by another object while the key is stored; the
+    identity in a key cannot be reused by another object while the key is stored; the
     memo is cleared when it holds ``SHARED_MAX`` keys, and goes with the decoder."""
 
     __slots__ = ("_shared", "policy")
@@ -259,7 +260,7 @@ class AdDecoder:
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
-        self._shared: dict[tuple[int, ...], tuple[tuple, tuple]] = {}
+        self._shared: dict[Hashable, tuple[tuple, tuple]] = {}
 
     def job(self, ad: ClassAd, index: int) -> Job:
         """Decode one job ad; raises AdProblem for one that cannot be negotiated
@@ -286,16 +287,19 @@ class AdDecoder:
         if (type(cluster) is not int or type(proc) is not int
                 or not -_EXACT < cluster < _EXACT or not -_EXACT < proc < _EXACT):
             return self._decode(ad, index)
-        hit = self._shared.get(tuple(map(id, map(get, _SHARED_NAMES))))
+        key = entry_key(table, _SHARED_NAMES)
+        hit = self._shared.get(key)
         if hit is None:
-            return self._decode(ad, index, tuple(map(get, _SHARED_NAMES)))
+            return self._decode(ad, index, (key, tuple(map(get, _SHARED_NAMES))))
         return _new_job(f"{cluster}.{proc}", cluster, proc, index, ad, *hit[1])
 
-    def _decode(self, ad: ClassAd, index: int, shared: tuple | None = None) -> Job:
+    def _decode(self, ad: ClassAd, index: int,
+                shared: tuple[Hashable, tuple] | None = None) -> Job:
         """``job`` for any ad: each attribute read by ``values_of`` (literals from the
         table, the rest evaluated). ``shared`` is the table entries of
         ``_SHARED_NAMES`` when the caller has them: when they are all literals or
-        absent, their decoding is remembered (see the class docstring)."""
+        absent, their decoding is remembered (see the class docstring); ``shared`` is
+        (their ``entry_key``, the entries)."""
         table = adeval.table(ad)
         cluster, proc, status, prio, qdate, group, owner, nice, user = values_of(
             ad, table, _JOB_NAMES)
@@ -315,11 +319,11 @@ class AdDecoder:
                    submitter_from(group, owner, nice, user, self.policy), prio or 0,
                    qdate or 0)
         if shared is not None and all(
-                entry is None or type(entry[1]) is Literal for entry in shared):
+                entry is None or type(entry[1]) is Literal for entry in shared[1]):
             known = self._shared
             if len(known) >= self.SHARED_MAX:
                 known.clear()
-            known[tuple(map(id, shared))] = (shared, decoded)
+            known[shared[0]] = (shared[1], decoded)
         return _new_job(ident, cluster, proc, index, ad, *decoded)
 
     def slot(self, ad: ClassAd, index: int) -> Slot:

@@ -53,6 +53,7 @@
 
 #include <string.h>
 
+#include "keys.h"
 #include "scanner.h"
 
 /* -- feeding ---------------------------------------------------------------------- */
@@ -326,11 +327,20 @@ static PyTypeObject ScannerType = {
     .tp_getset = Scanner_getset,
 };
 
+static PyMethodDef module_methods[] = {
+    {"entry_key", (PyCFunction)(void (*)(void))oldscan_entry_key, METH_FASTCALL,
+     "entry_key(table, names): the identities of table's values for names, as bytes "
+     "(see condorlite/core/entry_keys.py)."},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "condorlite.core.classad._oldscan",
-    .m_doc = "Old-form ad reading, the per-line part (see oldscan.py).",
+    .m_doc = "Old-form ad reading, the per-line part (see oldscan.py), and the keys of "
+             "the reading pass's memos (entry_keys.py).",
     .m_size = -1,
+    .m_methods = module_methods,
 };
 
 PyMODINIT_FUNC

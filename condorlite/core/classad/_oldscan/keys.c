@@ -1,0 +1,35 @@
+/* entry_key: the identities of an ad's entries for a few names, as one bytes object
+ * (see condorlite/core/entry_keys.py). */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+#include "keys.h"
+
+PyObject *
+oldscan_entry_key(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyDict_CheckExact(args[0]) || !PyTuple_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "entry_key(table: dict, names: tuple)");
+        return NULL;
+    }
+    PyObject *table = args[0];
+    PyObject *names = args[1];
+    Py_ssize_t n = PyTuple_GET_SIZE(names);
+    PyObject *key = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(void *));
+    if (key == NULL)
+        return NULL;
+    char *out = PyBytes_AS_STRING(key);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *entry = PyDict_GetItemWithError(table, PyTuple_GET_ITEM(names, i));
+        if (entry == NULL && PyErr_Occurred()) {
+            Py_DECREF(key);
+            return NULL;
+        }
+        /* the entry's address (NULL when absent): the caller holds the entries of
+         * every key it keeps, so an address stays that entry's */
+        memcpy(out + i * (Py_ssize_t)sizeof(void *), &entry, sizeof(void *));
+    }
+    return key;
+}
