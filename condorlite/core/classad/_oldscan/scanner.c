@@ -40,9 +40,10 @@
  * ad's names in the same order within one feed(), copied from the previous ad's dict
  * with the values that differ set: the same dict, made in one piece); when a name
  * repeats (fewer keys than lines) `old_ad(list of pairs)` builds it instead (first
- * spelling and position, last value), else `from_attrs(dict)`. Finished ads are appended to the list given to
- * feed(); when `miss` raises, the ads finished before the bad line are in that list,
- * the current ad's pairs are kept, and the error propagates.
+ * spelling and position, last value), else `from_attrs(dict)`. Finished ads are
+ * appended to the list given to feed(); when `miss` raises, the ads finished before
+ * the bad line are in that list, the current ad's pairs are kept, and the error
+ * propagates.
  *
  * Nothing here interprets ClassAd syntax beyond the two literal forms above; every
  * other decision is the Python callbacks'. Table keys are the line's characters in the
