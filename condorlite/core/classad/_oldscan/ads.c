@@ -12,6 +12,13 @@ rotate(Scanner *s)
     s->pending = done;
 }
 
+/* attrs[name] = entry for a (name, entry) pair; 0, or -1 with an exception. */
+static inline int
+set_pair(PyObject *attrs, PyObject *pair)
+{
+    return PyDict_SetItem(attrs, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
+}
+
 /* Whether the current ad holds the previous ad's names in the same order (the same
  * key objects) and the previous ad's dict is at hand: a cluster's jobs, a machine
  * type's slots. */
@@ -45,7 +52,7 @@ attrs_from_template(Scanner *s)
         PyObject *pair = s->pending.pairs[i];
         if (pair == s->previous.pairs[i])
             continue;
-        if (PyDict_SetItem(attrs, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1)) < 0) {
+        if (set_pair(attrs, pair) < 0) {
             Py_DECREF(attrs);
             return NULL;
         }
@@ -71,7 +78,7 @@ attrs_from_pairs(Scanner *s)
             Py_DECREF(attrs);
             return NULL;
         }
-        if (PyDict_SetItem(attrs, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1)) < 0) {
+        if (set_pair(attrs, pair) < 0) {
             Py_DECREF(attrs);
             return NULL;
         }
