@@ -185,6 +185,8 @@ class CarvedLists:
                     offer = registry[idx]
                     values = offer.independent
                     pre = values.get(PRE)
+                    if pre is None:  # (the key reads the job: the program's rank)
+                        pre = program.dependent_rank(PRE, offer.vector.vals, as_rank)
                     if pre is not None and pre == pre:  # (NaN: no order, not deferred)
                         deferred.append(_make_deferred((
                             -pre, idx, offer.version, offer.name, offer.vector.vals,

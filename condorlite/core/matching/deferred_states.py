@@ -61,6 +61,9 @@ class Deferred(NamedTuple):
     program: PairProgram
 
 
+GROW = 4
+
+
 class DeferredStates(list):
     """The entries of a list's deferred states made so far (the list's items, sorted),
     and the records not made yet (module doc). A pending run of ``Candidates``:
@@ -83,6 +86,7 @@ class DeferredStates(list):
         return self._at >= len(self._records)
 
     def grow(self, start: int, bound: tuple | None, chunk: int) -> tuple | None:
+        chunk = min(chunk, GROW)
         """Make the entries of every record whose first key is at most ``bound``'s
         (all of them when there is no bound, until more than ``chunk`` wait beyond
         ``start``, the merge's place in this run); a group of equal first keys is
