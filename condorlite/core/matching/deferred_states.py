@@ -61,7 +61,7 @@ class Deferred(NamedTuple):
     program: PairProgram
 
 
-GROW = 4
+GROW = 64
 
 
 class DeferredStates(list):
