@@ -155,32 +155,21 @@ class Candidates:
         bound, which then sort together after ``entries``, and every entry left
         sorts after them, so ``entries`` stays the sorted prefix of the whole list.
         A scan usually takes only the first few entries of a list of thousands:
-        the rest is never merged. The chunk doubles at each call.
-
-        A run that is not a plain list makes its entries as the bound reaches them
-        (``deferred_states.DeferredStates``): asked after the plain runs, it makes
-        every entry up to the bound (lowering it to its own ``chunk``-th entry) and
-        stays pending while it has entries not made."""
+        the rest is never merged. The chunk doubles at each call."""
         pending, chunk = self.pending, self.chunk
         bound = None
-        growing = []
-        for item in pending:
-            run, start = item
-            if type(run) is not list:
-                growing.append(item)
-            elif len(run) - start > chunk:
+        for run, start in pending:
+            if len(run) - start > chunk:
                 mark = run[start + chunk - 1]
                 if bound is None or mark < bound:
                     bound = mark
-        for run, start in growing:
-            bound = run.grow(start, bound, chunk)
         merged: list[tuple] = []
         left = []
         for item in pending:
             run, start = item
             cut = len(run) if bound is None else bisect_right(run, bound, start)
             merged.extend(run[start:cut])
-            if cut < len(run) or (type(run) is not list and not run.done):
+            if cut < len(run):
                 item[1] = cut
                 left.append(item)
         merged.sort()

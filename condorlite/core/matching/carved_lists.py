@@ -21,11 +21,8 @@ class; it reads the shapes' tables and asks the match table (``program``,
 
 from __future__ import annotations
 
-from functools import partial
-
 from condorlite.core.matching.candidates import (
     NO_MATCH,
-    PRE,
     PairEval,
     as_rank,
     box_pair,
@@ -33,7 +30,6 @@ from condorlite.core.matching.candidates import (
     make_pair,
 )
 from condorlite.core.matching.carving import PairProgram
-from condorlite.core.matching.deferred_states import Deferred, DeferredStates
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import Offer
@@ -43,13 +39,6 @@ from condorlite.core.model import NO_PREEMPTION
 #: whether a shape's pair is the program run here, and an unheld shape's entries
 #: taken kept here (``_fitting_candidates``); the tests switch it off to compare
 DIRECT = True
-#: whether a state of one offer nobody holds whose pair is not known is deferred
-#: until a scan reaches it (``deferred_states``), when its first key reads nothing
-#: of the job; the tests switch it off to compare
-DEFER = True
-
-#: ``Deferred(*fields)`` of an 8-tuple in one C call (one per state deferred)
-_make_deferred = partial(tuple.__new__, Deferred)
 
 
 class CarvedLists:
@@ -72,14 +61,12 @@ class CarvedLists:
         #: requests any more (``spent_statics``: carving only lowers amounts)
         self._dead: dict[tuple, set[int]] = {}
 
-    def add(self, build: ListBuild) -> DeferredStates | None:
+    def add(self, build: ListBuild) -> None:
         """Add to a request's list (``RequestLists._by_shape``) the offers with a
         resource vector, a static (box) at a time: by the class's program for the
         static (``carving``), passing over the states too small for its fixed requests
-        without a pair evaluation. Returns the states deferred (``deferred_states``),
-        a pending run for the list, or None when there are none."""
+        without a pair evaluation."""
         class_id, job_ad, part = build.class_id, build.job_ad, build.part
-        deferred: list[Deferred] = []
         registry = self._registry
         # (the statics passed over below are passed over for good: kept per class)
         dead = self._dead.get((class_id, part))
@@ -114,26 +101,20 @@ class CarvedLists:
                 dead.add(static)
                 continue  # (no state holds the fixed requests any more: ``spent_statics``)
             if not self._fitting_candidates(build, shapes, first, fixed, asked, boxed,
-                                            program, deferred):
+                                            program):
                 self._spent.note(static, asked)
                 dead.add(static)
-        if not deferred:
-            return None
-        return DeferredStates(deferred, build.known_pairs, self._counts)
 
     def _fitting_candidates(self, build: ListBuild, shapes: dict[int, dict[int, None]],
                             first: Offer, fixed: list[tuple[str, float, int]], asked: tuple,
-                            boxed: PairEval | None, program: PairProgram | None,
-                            deferred: list[Deferred]) -> bool:
+                            boxed: PairEval | None, program: PairProgram | None) -> bool:
         """``add`` over one static's shapes that hold the class's fixed
         requests ``asked`` (those that do not are passed over without a pair
         evaluation); with ``boxed``, each fitting shape's pair is that one result;
         else a shape's pair not yet known is the class's ``program`` run at its
         vector (``MatchTable._vector_pair`` written out: the program is the one
-        ``pair`` would take), when there is one, or, for a state of one offer nobody
-        holds whose ``-pre`` key reads nothing of the job (and no rank column),
-        deferred into ``deferred`` (``deferred_states``). Returns whether any shape
-        holds them."""
+        ``pair`` would take), when there is one. Returns whether any shape holds
+        them."""
         out, class_id, job_ad, submitter, signature, only_rank, _, known_pairs, \
             kept_runs, column = build
         pair_of, shape_left = self._pair_of_shape, self._shape_left
@@ -149,8 +130,6 @@ class CarvedLists:
             job_rank = boxed.job_rank if column is None else column
             dependent = tuple(boxed.dependent.items())
         run = None if program is None or not DIRECT else program.run
-        # (a deferred entry is ``make_entry`` by no preemption and the pair's job rank)
-        defer = DEFER and free and column is None and run is not None
         registry, kept, counts = self._registry, self._entries.kept, self._counts
         rest = out.entries
         for shape, members in shapes.items():
@@ -180,18 +159,6 @@ class CarvedLists:
             pair_shape = pair_of[shape]
             known = known_pairs.get(pair_shape)
             if known is None and run is not None:
-                if defer and len(members) == 1:
-                    idx = next(iter(members))
-                    offer = registry[idx]
-                    values = offer.independent
-                    pre = values.get(PRE)
-                    if pre is None:  # (the key reads the job: the program's rank)
-                        pre = program.dependent_rank(PRE, offer.vector.vals, as_rank)
-                    if pre is not None and pre == pre:  # (NaN: no order, not deferred)
-                        deferred.append(_make_deferred((
-                            -pre, idx, offer.version, offer.name, offer.vector.vals,
-                            values, pair_shape, program)))
-                        continue
                 counts.evaluations += 1
                 outcome = run(registry[next(iter(members))].vector.vals, as_rank)
                 known = known_pairs[pair_shape] = (

@@ -340,18 +340,6 @@ class PairProgram:
                 return (False,)
         return self._ranked(full, as_rank, taken)
 
-    def dependent_rank(self, key: str, vals: Sequence[object],
-                       as_rank: Callable[[object], float]) -> float | None:
-        """The dependent rank ``key`` at ``vals``, as ``run`` gives it in a matching
-        state's outcome (``dependent[key]``), without the rest of the run; None when
-        the program has no such rank."""
-        for name, fn in self.dependent:
-            if name == key:
-                if type(fn) is float:
-                    return fn
-                return as_rank(fn((*vals, *self.params) if self.params else vals))
-        return None
-
     def _ranked(self, full: Sequence[object], as_rank: Callable[[object], float],
                 taken: dict[str, float]) -> tuple:
         """The outcome of a matching state (``full``: its vector and the params): its

@@ -215,16 +215,13 @@ class RequestLists:
         build = ListBuild(out, class_id, job_ad, submitter, signature, only_rank, part,
                           known_pairs, kept_runs, column)
         self._held_candidates(build)
-        deferred = self._carved.add(build)
+        self._carved.add(build)
         # The kept lists come sorted, and so does the rest once sorted alone: they are
-        # merged a part at a time, as far as the scan reads (``Candidates.merge_more``);
-        # the deferred carved states make their entries as the merge reaches them.
+        # merged a part at a time, as far as the scan reads (``Candidates.merge_more``).
         rest = out.entries
         rest.sort()
         out.entries = []
         out.pending = [[run, 0] for run in (*kept_runs, rest) if run]
-        if deferred is not None:
-            out.pending.append([deferred, 0])
         out.merge_more()
         return out
 
