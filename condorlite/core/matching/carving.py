@@ -175,6 +175,7 @@ class PairProgram:
         "dependent_keys",
         "dependents",
         "fixed",
+        "fixed_taken",
         "job_rank",
         "literals",
         "never",
@@ -215,6 +216,9 @@ class PairProgram:
             if amount < 0:
                 self.never = True
             self.fixed.append((res, amount, pos))
+        #: the fixed requests as a ``taken`` dict (shared by the outcomes of states
+        #: run with no other request, ``run_fitted``: outcomes are only read)
+        self.fixed_taken = {res: amount for res, amount, _ in self.fixed}
         self.tests = []
         for fn in tests:
             if type(fn) is Constant:
@@ -335,6 +339,41 @@ class PairProgram:
             if amount < 0 or amount > left(vals[pos]):
                 return (False,)
             taken[res] = amount
+        for test in self.tests:
+            if not holds(test(full)):
+                return (False,)
+        return self._ranked(full, as_rank, taken)
+
+    def run_fitted(self, vals: Sequence[object], as_rank: Callable[[object], float]
+                   ) -> tuple:
+        """``run`` at a state known to hold the fixed requests (``carved_lists`` tests
+        them per shape, by ``left`` as ``run`` does, before it runs a state): the same
+        outcome, without testing them again. The ``taken`` of a state is the fixed
+        requests' dict itself when there are no other requests."""
+        if self.never:
+            return (False,)
+        full = (*vals, *self.params) if self.params else vals
+        if self.box:
+            for test in self.bounds:
+                if not test(vals):
+                    return (False,)
+            if self.result is not None:
+                return self.result  # (shared: callers only read it)
+            return self._ranked(full, as_rank, self.taken)
+        if not self.requests:
+            taken = self.fixed_taken
+        else:
+            taken = dict(self.fixed_taken)
+            for res, request, pos, default in self.requests:
+                value = request(full)
+                amount = adeval.as_float(value)
+                if amount is None:
+                    if value is not Undefined:
+                        return (False,)
+                    amount = default
+                if amount < 0 or amount > left(vals[pos]):
+                    return (False,)
+                taken[res] = amount
         for test in self.tests:
             if not holds(test(full)):
                 return (False,)
