@@ -385,9 +385,9 @@ class PairProgram:
         ranks, with ``taken``."""
         job_rank, slot_rank = self.job_rank, self.slot_rank
         if type(job_rank) is not float:
-            job_rank = adeval.as_float(job_rank(full)) or 0.0
+            job_rank = _job_rank(job_rank(full))
         if type(slot_rank) is not float:
-            slot_rank = adeval.slot_rank(slot_rank(full))
+            slot_rank = _slot_rank(slot_rank(full))
         if self.dependent_keys is None:  # (constants, or none: one dict)
             return (True, job_rank, slot_rank, self.dependents, taken)
         # One dict per program for the states that give the same values (pair
@@ -407,6 +407,24 @@ class PairProgram:
             if not zero:
                 self.dependents[values] = dependent
         return (True, job_rank, slot_rank, dependent, taken)
+
+
+def _job_rank(value: object) -> float:
+    """``adeval.as_float(value) or 0.0``, a plain number's case inline (the job's Rank
+    of every matching state run): NaN and -0.0 give 0.0 as there."""
+    kind = type(value)
+    if kind is float or kind is int:
+        number = float(value)  # type: ignore[arg-type]
+        return number if number == number and number else 0.0
+    return adeval.as_float(value) or 0.0
+
+
+def _slot_rank(value: object) -> float:
+    """``adeval.slot_rank(value)``, a plain number's case inline (NaN stays NaN)."""
+    kind = type(value)
+    if kind is float or kind is int:
+        return float(value)  # type: ignore[arg-type]
+    return adeval.slot_rank(value)
 
 
 def _implied(amount: float | None, op: str, number: object) -> bool:
