@@ -12,7 +12,9 @@ is kept per set: a state never changes), and the states that hold them are added
 through ``shape_entries.ShapeEntries``, with the program's one result when the
 program is a box without bounds left to test (``carving``); a state of one offer
 nobody holds has its entry made into the list's rest (a kept run of one entry would
-cost its key and look-up and the list's merge a run to bisect, for no sort saved).
+cost its key and look-up and the list's merge a run to bisect, for no sort saved;
+``candidates.make_entry`` written out in the walk, the list's hottest loop on a
+partitionable pool: 1.3 million states visited at 10,000 slots).
 
 It owns which shapes hold a set of fixed requests and the statics passed over per
 class; it reads the shapes' tables and asks the match table (``program``,
@@ -118,8 +120,8 @@ class CarvedLists:
         evaluation); with ``boxed``, each fitting shape's pair is that one result;
         else a shape's pair not yet known is the class's ``program`` run at its
         vector (``MatchTable._vector_pair`` written out: the program is the one
-        ``pair`` would take), when there is one. Returns whether any shape holds
-        them."""
+        ``pair`` would take), when there is one, without testing the fixed requests
+        again (``PairProgram.run_fitted``). Returns whether any shape holds them."""
         out, class_id, job_ad, submitter, signature, only_rank, _, known_pairs, \
             kept_runs, column = build
         pair_of, shape_left = self._pair_of_shape, self._shape_left
