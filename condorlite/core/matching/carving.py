@@ -352,15 +352,14 @@ class PairProgram:
         requests' dict itself when there are no other requests."""
         if self.never:
             return (False,)
+        full = (*vals, *self.params) if self.params else vals
         if self.box:
             for test in self.bounds:
                 if not test(vals):
                     return (False,)
             if self.result is not None:
                 return self.result  # (shared: callers only read it)
-            return self._ranked((*vals, *self.params) if self.params else vals, as_rank,
-                                self.taken)
-        full = (*vals, *self.params) if self.params else vals
+            return self._ranked(full, as_rank, self.taken)
         if not self.requests:
             taken = self.fixed_taken
         else:
