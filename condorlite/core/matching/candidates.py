@@ -27,15 +27,22 @@ PRE, POST, PRANK = "pre", "post", "prank"
 
 def as_rank(value: object) -> float:
     """A negotiator rank: a number rounded to single precision, else -FLT_MAX."""
-    number = adeval.as_float(value)
-    if number is None:
-        return -FLT_MAX
+    kind = type(value)
+    if kind is float or kind is int:  # (``adeval.as_float`` of a plain number, inline)
+        number = float(value)  # type: ignore[arg-type]
+        if number != number:
+            return -FLT_MAX
+    else:
+        number = adeval.as_float(value)  # type: ignore[assignment]
+        if number is None:
+            return -FLT_MAX
     if abs(number) > FLT_MAX:
         return FLT_MAX if number > 0 else -FLT_MAX
-    return _SINGLE.unpack(_SINGLE.pack(number))[0]
+    return _unpack(_pack(number))[0]
 
 
 _SINGLE = struct.Struct("f")
+_pack, _unpack = _SINGLE.pack, _SINGLE.unpack
 
 
 #: the dependent ranks of a pair without any (shared: a pair's dicts are only read)

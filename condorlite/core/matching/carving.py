@@ -175,6 +175,7 @@ class PairProgram:
         "dependent_keys",
         "dependents",
         "fixed",
+        "fixed_taken",
         "job_rank",
         "literals",
         "never",
@@ -215,6 +216,9 @@ class PairProgram:
             if amount < 0:
                 self.never = True
             self.fixed.append((res, amount, pos))
+        #: the fixed requests as a ``taken`` dict (shared by the outcomes of states
+        #: run with no other request, ``run_fitted``: outcomes are only read)
+        self.fixed_taken = {res: amount for res, amount, _ in self.fixed}
         self.tests = []
         for fn in tests:
             if type(fn) is Constant:
@@ -340,15 +344,50 @@ class PairProgram:
                 return (False,)
         return self._ranked(full, as_rank, taken)
 
+    def run_fitted(self, vals: Sequence[object], as_rank: Callable[[object], float]
+                   ) -> tuple:
+        """``run`` at a state known to hold the fixed requests (``carved_lists`` tests
+        them per shape, by ``left`` as ``run`` does, before it runs a state): the same
+        outcome, without testing them again. The ``taken`` of a state is the fixed
+        requests' dict itself when there are no other requests."""
+        if self.never:
+            return (False,)
+        full = (*vals, *self.params) if self.params else vals
+        if self.box:
+            for test in self.bounds:
+                if not test(vals):
+                    return (False,)
+            if self.result is not None:
+                return self.result  # (shared: callers only read it)
+            return self._ranked(full, as_rank, self.taken)
+        if not self.requests:
+            taken = self.fixed_taken
+        else:
+            taken = dict(self.fixed_taken)
+            for res, request, pos, default in self.requests:
+                value = request(full)
+                amount = adeval.as_float(value)
+                if amount is None:
+                    if value is not Undefined:
+                        return (False,)
+                    amount = default
+                if amount < 0 or amount > left(vals[pos]):
+                    return (False,)
+                taken[res] = amount
+        for test in self.tests:
+            if not holds(test(full)):
+                return (False,)
+        return self._ranked(full, as_rank, taken)
+
     def _ranked(self, full: Sequence[object], as_rank: Callable[[object], float],
                 taken: dict[str, float]) -> tuple:
         """The outcome of a matching state (``full``: its vector and the params): its
         ranks, with ``taken``."""
         job_rank, slot_rank = self.job_rank, self.slot_rank
         if type(job_rank) is not float:
-            job_rank = adeval.as_float(job_rank(full)) or 0.0
+            job_rank = _job_rank(job_rank(full))
         if type(slot_rank) is not float:
-            slot_rank = adeval.slot_rank(slot_rank(full))
+            slot_rank = _slot_rank(slot_rank(full))
         if self.dependent_keys is None:  # (constants, or none: one dict)
             return (True, job_rank, slot_rank, self.dependents, taken)
         # One dict per program for the states that give the same values (pair
@@ -368,6 +407,24 @@ class PairProgram:
             if not zero:
                 self.dependents[values] = dependent
         return (True, job_rank, slot_rank, dependent, taken)
+
+
+def _job_rank(value: object) -> float:
+    """``adeval.as_float(value) or 0.0``, a plain number's case inline (the job's Rank
+    of every matching state run): NaN and -0.0 give 0.0 as there."""
+    kind = type(value)
+    if kind is float or kind is int:
+        number = float(value)  # type: ignore[arg-type]
+        return number if number == number and number else 0.0
+    return adeval.as_float(value) or 0.0
+
+
+def _slot_rank(value: object) -> float:
+    """``adeval.slot_rank(value)``, a plain number's case inline (NaN stays NaN)."""
+    kind = type(value)
+    if kind is float or kind is int:
+        return float(value)  # type: ignore[arg-type]
+    return adeval.slot_rank(value)
 
 
 def _implied(amount: float | None, op: str, number: object) -> bool:
