@@ -60,6 +60,7 @@ from condorlite.core.matching.box_ranges import Column, column, narrowest
 from condorlite.core.matching.candidates import HeldGroup, PairEval, as_rank
 from condorlite.core.matching.carving import PairProgram, SlotVector, holds, int_now, vector_of
 from condorlite.core.matching.held_groups import HeldGroups
+from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.offers import Offer
 
@@ -81,14 +82,30 @@ WORTH = 8
 MAX_NAME_SETS = 32
 
 
+class HeldSlot:
+    """One held group as a walk reads it, worked out when the types are made
+    (``HeldWalks._typed``): its pair shape, its first offer (any offer of the group
+    stands for it: all bind alike what a pair reads, and a held static offer's ad is
+    never replaced), that offer's resources as numbers (``vals``: its vector's, None
+    without one) and its shared static part (``part``: ``MatchTable.static_vector``,
+    None when its pairs are evaluated otherwise)."""
+
+    __slots__ = ("first", "group", "pair_shape", "part", "vals")
+
+    def __init__(self, pair_shape: int, group: HeldGroup, first: Offer,
+                 vals: tuple | None, part: SlotVector | None) -> None:
+        self.pair_shape, self.group, self.first = pair_shape, group, first
+        self.vals, self.part = vals, part
+
+
 class HeldType(NamedTuple):
     """Held groups whose first offers leave the same names free and bind alike every
     name a recorded verdict read (``HeldWalks._typed``)."""
 
     #: the first offer of the first group (any offer of the type stands for it)
     first: Offer
-    #: (pair shape, group) of each
-    groups: list[tuple[int, HeldGroup]]
+    #: the type's groups
+    slots: list[HeldSlot]
     #: position in the vector -> the groups by their value there, or None when some
     #: value has no order (``HeldWalks._column``)
     columns: dict[int, Column | None]
@@ -126,14 +143,16 @@ class HeldWalks:
     the ad's bindings of ``names`` (``expr_numbers.Canon.key``); ``resource_names``:
     the names a slot's vector holds (left free)."""
 
-    def __init__(self, held: HeldGroups, registry: list[Offer],
-                 pair: Callable[..., PairEval],
+    def __init__(self, held: HeldGroups, registry: list[Offer], table: MatchTable,
                  number: Callable[[ClassAd, tuple[str, ...]], tuple],
                  resource_names: frozenset[str], now: float | None,
                  counts: EvaluationCount) -> None:
         self._held = held
         self._registry = registry
-        self._pair = pair
+        self._pair = table.pair
+        self._part_of = table.static_vector
+        self._part_program = table.static_program
+        self._run_part = table.run_part
         self._number = number
         self._resource_names = resource_names
         self._now = int_now(now)
@@ -160,43 +179,71 @@ class HeldWalks:
                  known_pairs: dict[int, PairEval]) -> list[tuple[HeldGroup, PairEval]]:
         """(group, pair result) of every held group whose pair with the class key
         ``klass`` (whose job ad is ``job_ad``, Submitter* bindings ``signature``,
-        known pair results ``known_pairs``) matches; groups may since have emptied.
-        Found a type at a time (``_typed``): a type whose verdict read only names
-        its groups bind alike is decided at once; the order of the groups found
-        does not matter (a list sorts its entries)."""
+        known pair results ``known_pairs``: the match table's of the class key)
+        matches; groups may since have emptied. Found a type at a time
+        (``_typed``): a type whose verdict read only names its groups bind alike is
+        decided at once; the order of the groups found does not matter (a list sorts
+        its entries)."""
         added = self._held.added
         found = self._kept.get(klass)
         if found is not None and found[0] == added:
             return found[1]
-        registry, pair, verdict_of = self._registry, self._pair, self._verdict
+        verdict_of = self._verdict
         union, types = self._typed()
-        out = []
+        out: list[tuple[HeldGroup, PairEval]] = []
+        #: static part -> the class key's program of it (``MatchTable.static_program``)
+        programs: dict[int, PairProgram | None] = {}
         for held_type in types:
             verdict, names = verdict_of(klass, job_ad, held_type.first)
             shared = union.issuperset(names)
             if verdict is NEVER and shared:
                 continue  # (no group of the type can match)
-            groups = held_type.groups
+            slots = held_type.slots
             if shared and type(verdict) is ResidualTest and verdict.program.box:
-                groups = self._within(held_type, verdict.program)
-            for pair_shape, group in groups:
-                if not group.total:
-                    continue  # (no offer to list: and it never gains one again)
-                known = known_pairs.get(pair_shape)
-                if known is None:
-                    first = registry[next(iter(next(iter(group.shapes.values()))))]
-                    mine = verdict if shared else verdict_of(klass, job_ad, first)[0]
-                    if mine is NEVER:
-                        continue
-                    if mine is not None and mine.useful():  # type: ignore[attr-defined]
-                        vector = self._vector(first)
-                        if vector is not None and not mine.passes(vector.vals):  # type: ignore[attr-defined]
-                            continue  # (the job's Requirements fail at its numbers)
-                    known = pair(klass[0], job_ad, first, signature)
-                if known.match:
-                    out.append((group, known))
+                slots = self._within(held_type, verdict.program)
+            self._walk(klass, job_ad, signature, known_pairs, slots,
+                       verdict if shared else MISSING, programs, out)
         self._kept[klass] = (added, out)
         return out
+
+    def _walk(self, klass: tuple, job_ad: ClassAd, signature: tuple,
+              known_pairs: dict[int, PairEval], slots: list[HeldSlot], verdict: object,
+              programs: dict[int, PairProgram | None],
+              out: list[tuple[HeldGroup, PairEval]]) -> None:
+        """Add to ``out`` the groups of ``slots`` whose pair with the class key
+        matches: each by its known pair result, else unless its verdict (the type's
+        ``verdict``; MISSING: each group's own) rules it out, by its pair. A group of
+        a shared static part runs the class key's program of the part at its
+        numbers, as ``MatchTable.pair`` would (the same result, kept in the same
+        table: ``known_pairs``), without the table's look-ups per group."""
+        verdict_of = self._verdict
+        for slot in slots:
+            group = slot.group
+            if not group.total:
+                continue  # (no offer to list: and it never gains one again)
+            known = known_pairs.get(slot.pair_shape)
+            if known is None:
+                mine = verdict if verdict is not MISSING else verdict_of(
+                    klass, job_ad, slot.first)[0]
+                if mine is NEVER:
+                    continue
+                if (mine is not None and slot.vals is not None
+                        and mine.useful()  # type: ignore[attr-defined]
+                        and not mine.passes(slot.vals)):  # type: ignore[attr-defined]
+                    continue  # (the job's Requirements fail at its numbers)
+                part = slot.part
+                program = None
+                if part is not None:
+                    program = programs.get(part.static, MISSING)  # type: ignore[arg-type]
+                    if program is MISSING:
+                        program = programs[part.static] = self._part_program(  # type: ignore[index]
+                            klass, job_ad, slot.first)
+                if program is not None:
+                    known = known_pairs[slot.pair_shape] = self._run_part(program, part)
+                else:
+                    known = self._pair(klass[0], job_ad, slot.first, signature)
+            if known.match:
+                out.append((group, known))
 
     def _verdict(self, klass: tuple, job_ad: ClassAd, offer: Offer
                  ) -> tuple[object, tuple[str, ...]]:
@@ -258,7 +305,7 @@ class HeldWalks:
         found = self._types
         if found is not None and found[0] == added and found[1] == names:
             return found[2], found[3]
-        registry = self._registry
+        registry, part_of = self._registry, self._part_of
         by_key: dict[tuple, HeldType] = {}
         for pair_shape, group in self._held.groups.items():
             if not group.total:
@@ -269,31 +316,30 @@ class HeldWalks:
             held_type = by_key.get(key)
             if held_type is None:
                 held_type = by_key[key] = HeldType(first, [], {})
-            held_type.groups.append((pair_shape, group))
+            held_type.slots.append(HeldSlot(pair_shape, group, first,
+                                            None if vector is None else vector.vals,
+                                            part_of(first)))
         types = list(by_key.values())
         self._types = (added, names, frozenset(names), types)
         return self._types[2], types
 
-    def _within(self, held_type: HeldType, program: PairProgram) -> list[tuple[int, HeldGroup]]:
+    def _within(self, held_type: HeldType, program: PairProgram) -> list[HeldSlot]:
         """The groups of ``held_type`` within the one bound of the box ``program``
         that the fewest of them pass (``box_ranges.narrowest``): a superset of those
         whose vector passes the box, each still run in full."""
         found = narrowest(program, lambda index: self._column(held_type, index))
-        return held_type.groups if found is None else found
+        return held_type.slots if found is None else found
 
     def _column(self, held_type: HeldType, index: int) -> Column | None:
         """The type's groups with offers sorted by their vectors' value at ``index``
-        (the first offer's: all offers of a pair shape bind alike what a job's
-        Requirements read); None when some value has no order (``box_ranges.column``)."""
+        (all offers of a pair shape bind alike what a job's Requirements read);
+        None when some value has no order (``box_ranges.column``)."""
         columns = held_type.columns
         if index not in columns:
-            registry = self._registry
-            items = [item for item in held_type.groups if item[1].total]
-            # (an emptied group is never listed again)
-            values = [self._vector(registry[next(iter(next(iter(group.shapes.values()))))]
-                                   ).vals[index]  # type: ignore[union-attr]  (a type's free names)
-                      for _, group in items]
-            columns[index] = column(items, values)
+            # (an emptied group is never listed again; a type's groups all have
+            # vectors of the same names)
+            items = [slot for slot in held_type.slots if slot.group.total]
+            columns[index] = column(items, [slot.vals[index] for slot in items])  # type: ignore[index]
         return columns[index]
 
     def _job_numbers(self, klass: tuple, job_ad: ClassAd, names: tuple[str, ...]) -> tuple:

@@ -109,8 +109,14 @@ class MatchTable:
         program = self._part_program(klass, job_ad, offer, vector)
         if program is None:
             return self._evaluate_pair(job_ad, offer)
+        return self.run_part(program, vector)
+
+    def run_part(self, program: PairProgram, vector: SlotVector) -> PairEval:
+        """The pair result of a static offer of a shared part (``vector``, its
+        numbers) by the class's program of the part (``static_program``), counted
+        as one evaluation: what ``pair`` gives for it."""
         self.counts.evaluations += 1
-        out = program.run(vector.vals, as_rank)  # type: ignore[union-attr]
+        out = program.run(vector.vals, as_rank)
         if not out[0]:
             return NO_MATCH
         return PairEval(True, out[1], out[2], out[3], None)
