@@ -119,7 +119,7 @@ class MatchTable:
         out = program.run(vector.vals, as_rank)
         if not out[0]:
             return NO_MATCH
-        return PairEval(True, out[1], out[2], out[3], None)
+        return make_pair((True, out[1], out[2], out[3], None))  # (no fit: never carved)
 
     def static_vector(self, offer: Offer) -> SlotVector | None:
         """The vector of a static offer whose static part is shared (its part:
