@@ -87,15 +87,17 @@ class HeldSlot:
     (``HeldWalks._typed``): its pair shape, its first offer (any offer of the group
     stands for it: all bind alike what a pair reads, and a held static offer's ad is
     never replaced), that offer's resources as numbers (``vals``: its vector's, None
-    without one) and its shared static part (``part``: ``MatchTable.static_vector``,
-    None when its pairs are evaluated otherwise)."""
+    without one) and, once a pair is asked, its shared static part (``part``:
+    ``MatchTable.static_vector``, None when its pairs are evaluated otherwise)."""
 
     __slots__ = ("first", "group", "pair_shape", "part", "vals")
 
     def __init__(self, pair_shape: int, group: HeldGroup, first: Offer,
-                 vals: tuple | None, part: SlotVector | None) -> None:
+                 vals: tuple | None) -> None:
         self.pair_shape, self.group, self.first = pair_shape, group, first
-        self.vals, self.part = vals, part
+        self.vals = vals
+        #: MISSING until the group's first pair is asked (``HeldWalks._walk``)
+        self.part: SlotVector | object | None = MISSING
 
 
 class HeldType(NamedTuple):
@@ -232,6 +234,10 @@ class HeldWalks:
                         and not mine.passes(slot.vals)):  # type: ignore[attr-defined]
                     continue  # (the job's Requirements fail at its numbers)
                 part = slot.part
+                if part is MISSING:
+                    # (worked out at the first pair asked, as ``MatchTable.pair`` did:
+                    # the first call works out every static offer's part)
+                    part = slot.part = self._part_of(slot.first)
                 program = None
                 if part is not None:
                     program = programs.get(part.static, MISSING)  # type: ignore[arg-type]
@@ -305,7 +311,7 @@ class HeldWalks:
         found = self._types
         if found is not None and found[0] == added and found[1] == names:
             return found[2], found[3]
-        registry, part_of = self._registry, self._part_of
+        registry = self._registry
         by_key: dict[tuple, HeldType] = {}
         for pair_shape, group in self._held.groups.items():
             if not group.total:
@@ -317,8 +323,7 @@ class HeldWalks:
             if held_type is None:
                 held_type = by_key[key] = HeldType(first, [], {})
             held_type.slots.append(HeldSlot(pair_shape, group, first,
-                                            None if vector is None else vector.vals,
-                                            part_of(first)))
+                                            None if vector is None else vector.vals))
         types = list(by_key.values())
         self._types = (added, names, frozenset(names), types)
         return self._types[2], types
