@@ -174,6 +174,10 @@ class HeldWalks:
         self._vectors: dict[int, SlotVector | None] = {}
         #: every name of a slot some recorded verdict read (``_typed``)
         self._union: set[str] = set()
+        #: offers removed from held groups when the types were last made or left
+        #: without their emptied groups (``_compact``), and how many groups they held
+        self._removed = 0
+        self._slots = 0
         #: (``added``, the union's names when made, the same as a set, the types)
         self._types: tuple[int, tuple[str, ...], frozenset[str], list[HeldType]] | None = None
 
@@ -192,6 +196,7 @@ class HeldWalks:
             return found[1]
         verdict_of = self._verdict
         union, types = self._typed()
+        self._compact(types)
         out: list[tuple[HeldGroup, PairEval]] = []
         #: static part -> the class key's program of it (``MatchTable.static_program``)
         programs: dict[int, PairProgram | None] = {}
@@ -325,8 +330,28 @@ class HeldWalks:
             held_type.slots.append(HeldSlot(pair_shape, group, first,
                                             None if vector is None else vector.vals))
         types = list(by_key.values())
+        self._removed = self._held.epoch - self._held.added
+        self._slots = sum(len(held_type.slots) for held_type in types)
         self._types = (added, names, frozenset(names), types)
         return self._types[2], types
+
+    def _compact(self, types: list[HeldType]) -> None:
+        """Leave the groups that have emptied out of the types (and their columns,
+        made again when asked) once offers have left as many times as half the
+        groups the types hold: an emptied group never gains an offer again, and
+        most held groups empty as their offers are preempted (every offer's leaving
+        counts once: ``HeldGroups.epoch`` moves at each add and each removal)."""
+        held = self._held
+        removed = held.epoch - held.added
+        if 2 * (removed - self._removed) <= self._slots:
+            return
+        count = 0
+        for held_type in types:
+            slots = held_type.slots
+            slots[:] = [slot for slot in slots if slot.group.total]
+            held_type.columns.clear()
+            count += len(slots)
+        self._removed, self._slots = removed, count
 
     def _within(self, held_type: HeldType, program: PairProgram) -> list[HeldSlot]:
         """The groups of ``held_type`` within the one bound of the box ``program``
