@@ -150,8 +150,11 @@ class HeldLists:
         """The entries by priority and the refusals of the shapes ``found`` left
         open (``HeldList.others``): their offers still available."""
         registry, allowed = self._registry, self._allowed
-        by_prio = found.by_prio = []
         jobs: dict = {}  # (the job ad's numbers, for ``allowed``)
+        #: id(pair result) -> (it, the seqs listed with it): the entries of the
+        #: offers that share a pair result (a box program's, ``MatchTable.run_part``)
+        #: are made together
+        listed: dict[int, tuple[PairEval, list[int]]] = {}
         for members, pe in found.others:  # type: ignore[union-attr]
             seqs = [k for k in members if registry[k].available]
             if not seqs:
@@ -162,8 +165,14 @@ class HeldLists:
             elif not pe.slot_rank >= first.current_rank:
                 found.refused_rank.extend(seqs)
             else:
-                by_prio.extend(make_entries(registry, seqs, pe, PRIO_PREEMPTION,
-                                            column=column))
+                same = listed.get(id(pe))
+                if same is None:
+                    listed[id(pe)] = (pe, seqs)
+                else:
+                    same[1].extend(seqs)
+        by_prio = found.by_prio = []
+        for pe, seqs in listed.values():
+            by_prio.extend(make_entries(registry, seqs, pe, PRIO_PREEMPTION, column=column))
         by_prio.sort()
         found.others = None
 
