@@ -13,7 +13,11 @@ at its own numbers (a box: a few bound tests).
 A program only pays when its part is shared: a slot whose static part no other
 slot has is evaluated in full as before. A desktop whose ``START`` names its owner
 shares its machine type's part: the owner is one of its own literals
-(``own_literals``), in the vector after the resources.
+(``own_literals``), in the vector after the resources. A held slot's holder
+(``RemoteOwner``), which the default ``NEGOTIATOR_PRE_JOB_RANK`` reads wherever it
+reads the job (a desktop's ``Rank`` names its owner), is left free the same way
+(``HOLDER``): the held desktops of one machine type share a part whoever holds
+them, not one part per holder (the pair shape still keys the holder).
 ``StaticNumbers`` decides once per cycle, over every prepared static offer, which
 parts hold at least ``SHARED`` pair shapes, ``SHARED_LITERALS`` for a part of
 desktops (a pair is evaluated once per shape, so a part whose slots share one shape
@@ -118,10 +122,12 @@ class StaticNumbers:
             found.append((offer, vector))
         kept: dict[int, SlotVector] = {}
         for offer, vector in found:
-            if len(shapes_of[vector.static]) >= (SHARED_LITERALS if vector.literals
+            # (the threshold of desktops is for their own literals: a part whose only
+            # literal is the holder is one of plain held slots)
+            if len(shapes_of[vector.static]) >= (SHARED_LITERALS if offer.literals
                                                  else SHARED):
                 kept[offer.seq] = vector
-            elif vector.literals:
+            elif offer.literals:
                 self._unhoist(offer)  # (evaluated in full: the literal is cheaper)
         return kept
 
