@@ -28,6 +28,11 @@ in place). The refusal counts are the offers refused that are still available, a
 ``has_rank`` whether an offer listed by rank still is: what the shape-by-shape walk
 counted over the groups' members at the list's making.
 
+The entries by priority of the offers that share one pair result (a box program's
+with constant ranks, ``MatchTable.run_part``: every slot of a part it passes) are
+made together, one ``make_entries`` per result (an entry depends on its offer and
+the pair result alone; a list's runs are sorted).
+
 A shape's reason is its first offer's, applied to all its offers, as the walk did:
 a shape binds alike everything a reason reads (holder, ``CurrentRank``, the names
 ``PREEMPTION_REQUIREMENTS`` reads of the slot).

@@ -42,6 +42,15 @@ class matches a few per cent. Three things make that walk cheaper, each exact:
    groups sorted once by the bound's resource, bisected), each still by the residual
    and the pair; a group outside a bound of the box fails it.
 
+4. **Less per group.** Each group's first offer, its numbers and (at its first pair)
+   its shared static part are worked out once per types made (``HeldSlot``); a group
+   of a shared part runs the class key's program of the part at its numbers
+   (``MatchTable.run_part``, the result ``MatchTable.pair`` gives, kept in the same
+   table) without the table's look-ups per group. Once offers have left as many
+   times as half the groups the types hold, the emptied groups (most held groups
+   empty as their offers are preempted, and never gain one again) are left out of
+   the types (``_compact``).
+
 Equal allocations follow: a group is listed exactly when its pair matches, as before;
 a group passed over has a pair that does not match (its pair result is not recorded:
 nothing reads a pair result of a group without entries). Only the evaluations change
