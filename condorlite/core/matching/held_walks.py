@@ -24,7 +24,7 @@ class matches a few per cent. Three things make that walk cheaper, each exact:
    holds for none (``NEVER``) rules the slot out whatever its numbers; one that reads
    them is kept as a one-test program (a box of bounds, ``carving.PairProgram``) and
    run at the slot's own numbers, ruling out those where it fails (while it rules
-   out enough to pay, ``ResidualTest``); otherwise the pair decides. The verdict
+   out enough to pay, ``held_types.ResidualTest``); otherwise the pair decides. The verdict
    depends only on the names left free and on both ads'
    bindings of the names the specialisation read (``partial``'s ``reads``): it is
    kept under (names left free) -> (names read of the job, of the slot) -> their
@@ -60,92 +60,33 @@ nothing reads a pair result of a group without entries). Only the evaluations ch
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.partial import Constant, specialize_attribute
-from condorlite.core.classad.residuals import Residual
 from condorlite.core.matching.box_ranges import Column, column, narrowest
 from condorlite.core.matching.candidates import HeldGroup, PairEval, as_rank
-from condorlite.core.matching.carving import PairProgram, SlotVector, holds, int_now, vector_of
+from condorlite.core.matching.carving import PairProgram, SlotVector, int_now, vector_of
 from condorlite.core.matching.held_groups import HeldGroups
+from condorlite.core.matching.held_types import (
+    MISSING,
+    HeldSlot,
+    HeldType,
+    ResidualTest,
+    never_holds,
+)
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.offers import Offer
 
 #: the verdict "the job's Requirements hold for no values of the free names"
 NEVER = object()
-#: "not in the table" (a table whose values may be None)
-MISSING = object()
 
 #: the ranks of a verdict's program (it answers the match by Requirements alone)
 _ZERO = Constant(0.0)
 
-#: a residual test is run on this many groups before it may be left out, and kept
-#: while at least one run in this many rules a group out (``ResidualTest``)
-TRIAL = 64
-WORTH = 8
-
 #: at most this many sets of read names per class key (a lookup tries each; a class's
 #: verdicts read a few: where its Requirements stop), as ``never_matches`` keeps
 MAX_NAME_SETS = 32
-
-
-class HeldSlot:
-    """One held group as a walk reads it, worked out when the types are made
-    (``HeldWalks._typed``): its pair shape, its first offer (any offer of the group
-    stands for it: all bind alike what a pair reads, and a held static offer's ad is
-    never replaced), that offer's resources as numbers (``vals``: its vector's, None
-    without one) and, once a pair is asked, its shared static part (``part``:
-    ``MatchTable.static_vector``, None when its pairs are evaluated otherwise)."""
-
-    __slots__ = ("first", "group", "pair_shape", "part", "vals")
-
-    def __init__(self, pair_shape: int, group: HeldGroup, first: Offer,
-                 vals: tuple | None) -> None:
-        self.pair_shape, self.group, self.first = pair_shape, group, first
-        self.vals = vals
-        #: MISSING until the group's first pair is asked (``HeldWalks._walk``)
-        self.part: SlotVector | object | None = MISSING
-
-
-class HeldType(NamedTuple):
-    """Held groups whose first offers leave the same names free and bind alike every
-    name a recorded verdict read (``HeldWalks._typed``)."""
-
-    #: the first offer of the first group (any offer of the type stands for it)
-    first: Offer
-    #: the type's groups
-    slots: list[HeldSlot]
-    #: position in the vector -> the groups by their value there, or None when some
-    #: value has no order (``HeldWalks._column``)
-    columns: dict[int, Column | None]
-
-
-class ResidualTest:
-    """A verdict's residual as a one-test program (module doc, 2), with how often it
-    ruled a group out: run before the pair only while that pays (``useful``: during
-    the first ``TRIAL`` runs, and then while at least one run in ``WORTH`` fails);
-    where the job's Requirements hold on nearly every slot (claimed static slots of
-    full machines) the pair alone decides. Either way the pair decides what passes."""
-
-    __slots__ = ("fails", "program", "runs")
-
-    def __init__(self, program: PairProgram) -> None:
-        self.program = program
-        self.runs = 0
-        self.fails = 0
-
-    def useful(self) -> bool:
-        return self.runs < TRIAL or self.fails * WORTH >= self.runs
-
-    def passes(self, vals: tuple) -> bool:
-        """Whether the job's Requirements hold at ``vals`` (counted)."""
-        self.runs += 1
-        if self.program.run(vals, as_rank)[0]:
-            return True
-        self.fails += 1
-        return False
 
 
 class HeldWalks:
@@ -407,15 +348,3 @@ class HeldWalks:
         if found is None:
             found = by_seq[offer.seq] = self._number(offer.ad, names)
         return found
-
-
-def never_holds(residual: Residual | None) -> bool:
-    """Whether a ``Requirements`` residual holds for no values of the names left
-    free: a constant that does not hold, or one ``partial`` marked never true (None:
-    it could not be made, so nothing is known). ``never_matches`` reads its residuals
-    by the same rule."""
-    if residual is None:
-        return False
-    if type(residual) is Constant:
-        return not holds(residual.value)
-    return bool(getattr(residual, "never_true", False))
