@@ -313,7 +313,6 @@ class PairProgram:
     def run(self, vals: Sequence[object], as_rank: Callable[[object], float]) -> tuple:
         if self.never:
             return (False,)
-        full = (*vals, *self.params) if self.params else vals
         if self.box:
             for _, amount, pos in self.fixed:
                 if amount > left(vals[pos]):
@@ -323,7 +322,10 @@ class PairProgram:
                     return (False,)
             if self.result is not None:
                 return self.result  # (shared: callers only read it)
-            return self._ranked(full, as_rank, self.taken)
+            # (the vector and the params made one only for the ranks that read them)
+            return self._ranked((*vals, *self.params) if self.params else vals, as_rank,
+                                self.taken)
+        full = (*vals, *self.params) if self.params else vals
         taken: dict[str, float] = {}
         for res, amount, pos in self.fixed:
             if amount > left(vals[pos]):

@@ -28,6 +28,11 @@ in place). The refusal counts are the offers refused that are still available, a
 ``has_rank`` whether an offer listed by rank still is: what the shape-by-shape walk
 counted over the groups' members at the list's making.
 
+The entries by priority of the offers that share one pair result (a box program's
+with constant ranks, ``MatchTable.run_part``: every slot of a part it passes) are
+made together, one ``make_entries`` per result (an entry depends on its offer and
+the pair result alone; a list's runs are sorted).
+
 A shape's reason is its first offer's, applied to all its offers, as the walk did:
 a shape binds alike everything a reason reads (holder, ``CurrentRank``, the names
 ``PREEMPTION_REQUIREMENTS`` reads of the slot).
@@ -150,8 +155,11 @@ class HeldLists:
         """The entries by priority and the refusals of the shapes ``found`` left
         open (``HeldList.others``): their offers still available."""
         registry, allowed = self._registry, self._allowed
-        by_prio = found.by_prio = []
         jobs: dict = {}  # (the job ad's numbers, for ``allowed``)
+        #: id(pair result) -> (it, the seqs listed with it): the entries of the
+        #: offers that share a pair result (a box program's, ``MatchTable.run_part``)
+        #: are made together
+        listed: dict[int, tuple[PairEval, list[int]]] = {}
         for members, pe in found.others:  # type: ignore[union-attr]
             seqs = [k for k in members if registry[k].available]
             if not seqs:
@@ -162,8 +170,14 @@ class HeldLists:
             elif not pe.slot_rank >= first.current_rank:
                 found.refused_rank.extend(seqs)
             else:
-                by_prio.extend(make_entries(registry, seqs, pe, PRIO_PREEMPTION,
-                                            column=column))
+                same = listed.get(id(pe))
+                if same is None:
+                    listed[id(pe)] = (pe, seqs)
+                else:
+                    same[1].extend(seqs)
+        by_prio = found.by_prio = []
+        for pe, seqs in listed.values():
+            by_prio.extend(make_entries(registry, seqs, pe, PRIO_PREEMPTION, column=column))
         by_prio.sort()
         found.others = None
 

@@ -24,7 +24,7 @@ class matches a few per cent. Three things make that walk cheaper, each exact:
    holds for none (``NEVER``) rules the slot out whatever its numbers; one that reads
    them is kept as a one-test program (a box of bounds, ``carving.PairProgram``) and
    run at the slot's own numbers, ruling out those where it fails (while it rules
-   out enough to pay, ``ResidualTest``); otherwise the pair decides. The verdict
+   out enough to pay, ``held_types.ResidualTest``); otherwise the pair decides. The verdict
    depends only on the names left free and on both ads'
    bindings of the names the specialisation read (``partial``'s ``reads``): it is
    kept under (names left free) -> (names read of the job, of the slot) -> their
@@ -42,6 +42,15 @@ class matches a few per cent. Three things make that walk cheaper, each exact:
    groups sorted once by the bound's resource, bisected), each still by the residual
    and the pair; a group outside a bound of the box fails it.
 
+4. **Less per group.** Each group's first offer, its numbers and (at its first pair)
+   its shared static part are worked out once per types made (``HeldSlot``); a group
+   of a shared part runs the class key's program of the part at its numbers
+   (``MatchTable.run_part``, the result ``MatchTable.pair`` gives, kept in the same
+   table) without the table's look-ups per group. Once offers have left as many
+   times as half the groups the types hold, the emptied groups (most held groups
+   empty as their offers are preempted, and never gain one again) are left out of
+   the types (``_compact``).
+
 Equal allocations follow: a group is listed exactly when its pair matches, as before;
 a group passed over has a pair that does not match (its pair result is not recorded:
 nothing reads a pair result of a group without entries). Only the evaluations change
@@ -51,73 +60,33 @@ nothing reads a pair result of a group without entries). Only the evaluations ch
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.partial import Constant, specialize_attribute
-from condorlite.core.classad.residuals import Residual
 from condorlite.core.matching.box_ranges import Column, column, narrowest
 from condorlite.core.matching.candidates import HeldGroup, PairEval, as_rank
-from condorlite.core.matching.carving import PairProgram, SlotVector, holds, int_now, vector_of
+from condorlite.core.matching.carving import PairProgram, SlotVector, int_now, vector_of
 from condorlite.core.matching.held_groups import HeldGroups
+from condorlite.core.matching.held_types import (
+    MISSING,
+    HeldSlot,
+    HeldType,
+    ResidualTest,
+    never_holds,
+)
+from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.offers import Offer
 
 #: the verdict "the job's Requirements hold for no values of the free names"
 NEVER = object()
-#: "not in the table" (a table whose values may be None)
-MISSING = object()
 
 #: the ranks of a verdict's program (it answers the match by Requirements alone)
 _ZERO = Constant(0.0)
 
-#: a residual test is run on this many groups before it may be left out, and kept
-#: while at least one run in this many rules a group out (``ResidualTest``)
-TRIAL = 64
-WORTH = 8
-
 #: at most this many sets of read names per class key (a lookup tries each; a class's
 #: verdicts read a few: where its Requirements stop), as ``never_matches`` keeps
 MAX_NAME_SETS = 32
-
-
-class HeldType(NamedTuple):
-    """Held groups whose first offers leave the same names free and bind alike every
-    name a recorded verdict read (``HeldWalks._typed``)."""
-
-    #: the first offer of the first group (any offer of the type stands for it)
-    first: Offer
-    #: (pair shape, group) of each
-    groups: list[tuple[int, HeldGroup]]
-    #: position in the vector -> the groups by their value there, or None when some
-    #: value has no order (``HeldWalks._column``)
-    columns: dict[int, Column | None]
-
-
-class ResidualTest:
-    """A verdict's residual as a one-test program (module doc, 2), with how often it
-    ruled a group out: run before the pair only while that pays (``useful``: during
-    the first ``TRIAL`` runs, and then while at least one run in ``WORTH`` fails);
-    where the job's Requirements hold on nearly every slot (claimed static slots of
-    full machines) the pair alone decides. Either way the pair decides what passes."""
-
-    __slots__ = ("fails", "program", "runs")
-
-    def __init__(self, program: PairProgram) -> None:
-        self.program = program
-        self.runs = 0
-        self.fails = 0
-
-    def useful(self) -> bool:
-        return self.runs < TRIAL or self.fails * WORTH >= self.runs
-
-    def passes(self, vals: tuple) -> bool:
-        """Whether the job's Requirements hold at ``vals`` (counted)."""
-        self.runs += 1
-        if self.program.run(vals, as_rank)[0]:
-            return True
-        self.fails += 1
-        return False
 
 
 class HeldWalks:
@@ -126,14 +95,16 @@ class HeldWalks:
     the ad's bindings of ``names`` (``expr_numbers.Canon.key``); ``resource_names``:
     the names a slot's vector holds (left free)."""
 
-    def __init__(self, held: HeldGroups, registry: list[Offer],
-                 pair: Callable[..., PairEval],
+    def __init__(self, held: HeldGroups, registry: list[Offer], table: MatchTable,
                  number: Callable[[ClassAd, tuple[str, ...]], tuple],
                  resource_names: frozenset[str], now: float | None,
                  counts: EvaluationCount) -> None:
         self._held = held
         self._registry = registry
-        self._pair = pair
+        self._pair = table.pair
+        self._part_of = table.static_vector
+        self._part_program = table.static_program
+        self._run_part = table.run_part
         self._number = number
         self._resource_names = resource_names
         self._now = int_now(now)
@@ -153,6 +124,10 @@ class HeldWalks:
         self._vectors: dict[int, SlotVector | None] = {}
         #: every name of a slot some recorded verdict read (``_typed``)
         self._union: set[str] = set()
+        #: offers removed from held groups when the types were last made or left
+        #: without their emptied groups (``_compact``), and how many groups they held
+        self._removed = 0
+        self._slots = 0
         #: (``added``, the union's names when made, the same as a set, the types)
         self._types: tuple[int, tuple[str, ...], frozenset[str], list[HeldType]] | None = None
 
@@ -160,43 +135,76 @@ class HeldWalks:
                  known_pairs: dict[int, PairEval]) -> list[tuple[HeldGroup, PairEval]]:
         """(group, pair result) of every held group whose pair with the class key
         ``klass`` (whose job ad is ``job_ad``, Submitter* bindings ``signature``,
-        known pair results ``known_pairs``) matches; groups may since have emptied.
-        Found a type at a time (``_typed``): a type whose verdict read only names
-        its groups bind alike is decided at once; the order of the groups found
-        does not matter (a list sorts its entries)."""
+        known pair results ``known_pairs``: the match table's of the class key)
+        matches; groups may since have emptied. Found a type at a time
+        (``_typed``): a type whose verdict read only names its groups bind alike is
+        decided at once; the order of the groups found does not matter (a list sorts
+        its entries)."""
         added = self._held.added
         found = self._kept.get(klass)
         if found is not None and found[0] == added:
             return found[1]
-        registry, pair, verdict_of = self._registry, self._pair, self._verdict
+        verdict_of = self._verdict
         union, types = self._typed()
-        out = []
+        self._compact(types)
+        out: list[tuple[HeldGroup, PairEval]] = []
+        #: static part -> the class key's program of it (``MatchTable.static_program``)
+        programs: dict[int, PairProgram | None] = {}
         for held_type in types:
             verdict, names = verdict_of(klass, job_ad, held_type.first)
             shared = union.issuperset(names)
             if verdict is NEVER and shared:
                 continue  # (no group of the type can match)
-            groups = held_type.groups
+            slots = held_type.slots
             if shared and type(verdict) is ResidualTest and verdict.program.box:
-                groups = self._within(held_type, verdict.program)
-            for pair_shape, group in groups:
-                if not group.total:
-                    continue  # (no offer to list: and it never gains one again)
-                known = known_pairs.get(pair_shape)
-                if known is None:
-                    first = registry[next(iter(next(iter(group.shapes.values()))))]
-                    mine = verdict if shared else verdict_of(klass, job_ad, first)[0]
-                    if mine is NEVER:
-                        continue
-                    if mine is not None and mine.useful():  # type: ignore[attr-defined]
-                        vector = self._vector(first)
-                        if vector is not None and not mine.passes(vector.vals):  # type: ignore[attr-defined]
-                            continue  # (the job's Requirements fail at its numbers)
-                    known = pair(klass[0], job_ad, first, signature)
-                if known.match:
-                    out.append((group, known))
+                slots = self._within(held_type, verdict.program)
+            self._walk(klass, job_ad, signature, known_pairs, slots,
+                       verdict if shared else MISSING, programs, out)
         self._kept[klass] = (added, out)
         return out
+
+    def _walk(self, klass: tuple, job_ad: ClassAd, signature: tuple,
+              known_pairs: dict[int, PairEval], slots: list[HeldSlot], verdict: object,
+              programs: dict[int, PairProgram | None],
+              out: list[tuple[HeldGroup, PairEval]]) -> None:
+        """Add to ``out`` the groups of ``slots`` whose pair with the class key
+        matches: each by its known pair result, else unless its verdict (the type's
+        ``verdict``; MISSING: each group's own) rules it out, by its pair. A group of
+        a shared static part runs the class key's program of the part at its
+        numbers, as ``MatchTable.pair`` would (the same result, kept in the same
+        table: ``known_pairs``), without the table's look-ups per group."""
+        verdict_of = self._verdict
+        for slot in slots:
+            group = slot.group
+            if not group.total:
+                continue  # (no offer to list: and it never gains one again)
+            known = known_pairs.get(slot.pair_shape)
+            if known is None:
+                mine = verdict if verdict is not MISSING else verdict_of(
+                    klass, job_ad, slot.first)[0]
+                if mine is NEVER:
+                    continue
+                if (mine is not None and slot.vals is not None
+                        and mine.useful()  # type: ignore[attr-defined]
+                        and not mine.passes(slot.vals)):  # type: ignore[attr-defined]
+                    continue  # (the job's Requirements fail at its numbers)
+                part = slot.part
+                if part is MISSING:
+                    # (worked out at the first pair asked, as ``MatchTable.pair`` did:
+                    # the first call works out every static offer's part)
+                    part = slot.part = self._part_of(slot.first)
+                program = None
+                if part is not None:
+                    program = programs.get(part.static, MISSING)  # type: ignore[arg-type]
+                    if program is MISSING:
+                        program = programs[part.static] = self._part_program(  # type: ignore[index]
+                            klass, job_ad, slot.first)
+                if program is not None:
+                    known = known_pairs[slot.pair_shape] = self._run_part(program, part)
+                else:
+                    known = self._pair(klass[0], job_ad, slot.first, signature)
+            if known.match:
+                out.append((group, known))
 
     def _verdict(self, klass: tuple, job_ad: ClassAd, offer: Offer
                  ) -> tuple[object, tuple[str, ...]]:
@@ -269,31 +277,49 @@ class HeldWalks:
             held_type = by_key.get(key)
             if held_type is None:
                 held_type = by_key[key] = HeldType(first, [], {})
-            held_type.groups.append((pair_shape, group))
+            held_type.slots.append(HeldSlot(pair_shape, group, first,
+                                            None if vector is None else vector.vals))
         types = list(by_key.values())
+        self._removed = self._held.epoch - self._held.added
+        self._slots = sum(len(held_type.slots) for held_type in types)
         self._types = (added, names, frozenset(names), types)
         return self._types[2], types
 
-    def _within(self, held_type: HeldType, program: PairProgram) -> list[tuple[int, HeldGroup]]:
+    def _compact(self, types: list[HeldType]) -> None:
+        """Leave the groups that have emptied out of the types (and their columns,
+        made again when asked) once offers have left as many times as half the
+        groups the types hold: an emptied group never gains an offer again, and
+        most held groups empty as their offers are preempted (every offer's leaving
+        counts once: ``HeldGroups.epoch`` moves at each add and each removal)."""
+        held = self._held
+        removed = held.epoch - held.added
+        if 2 * (removed - self._removed) <= self._slots:
+            return
+        count = 0
+        for held_type in types:
+            slots = held_type.slots
+            slots[:] = [slot for slot in slots if slot.group.total]
+            held_type.columns.clear()
+            count += len(slots)
+        self._removed, self._slots = removed, count
+
+    def _within(self, held_type: HeldType, program: PairProgram) -> list[HeldSlot]:
         """The groups of ``held_type`` within the one bound of the box ``program``
         that the fewest of them pass (``box_ranges.narrowest``): a superset of those
         whose vector passes the box, each still run in full."""
         found = narrowest(program, lambda index: self._column(held_type, index))
-        return held_type.groups if found is None else found
+        return held_type.slots if found is None else found
 
     def _column(self, held_type: HeldType, index: int) -> Column | None:
         """The type's groups with offers sorted by their vectors' value at ``index``
-        (the first offer's: all offers of a pair shape bind alike what a job's
-        Requirements read); None when some value has no order (``box_ranges.column``)."""
+        (all offers of a pair shape bind alike what a job's Requirements read);
+        None when some value has no order (``box_ranges.column``)."""
         columns = held_type.columns
         if index not in columns:
-            registry = self._registry
-            items = [item for item in held_type.groups if item[1].total]
-            # (an emptied group is never listed again)
-            values = [self._vector(registry[next(iter(next(iter(group.shapes.values()))))]
-                                   ).vals[index]  # type: ignore[union-attr]  (a type's free names)
-                      for _, group in items]
-            columns[index] = column(items, values)
+            # (an emptied group is never listed again; a type's groups all have
+            # vectors of the same names)
+            items = [slot for slot in held_type.slots if slot.group.total]
+            columns[index] = column(items, [slot.vals[index] for slot in items])  # type: ignore[index]
         return columns[index]
 
     def _job_numbers(self, klass: tuple, job_ad: ClassAd, names: tuple[str, ...]) -> tuple:
@@ -322,15 +348,3 @@ class HeldWalks:
         if found is None:
             found = by_seq[offer.seq] = self._number(offer.ad, names)
         return found
-
-
-def never_holds(residual: Residual | None) -> bool:
-    """Whether a ``Requirements`` residual holds for no values of the names left
-    free: a constant that does not hold, or one ``partial`` marked never true (None:
-    it could not be made, so nothing is known). ``never_matches`` reads its residuals
-    by the same rule."""
-    if residual is None:
-        return False
-    if type(residual) is Constant:
-        return not holds(residual.value)
-    return bool(getattr(residual, "never_true", False))

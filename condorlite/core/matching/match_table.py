@@ -71,6 +71,9 @@ class MatchTable:
         #: ``_residuals`` keep those of partitionable statics
         self._numbers = StaticNumbers(shapes, resource_names, unhoist)
         self._static_programs: dict[tuple, PairProgram | None] = {}
+        #: id(a program of ``_static_programs``, which keeps it) -> its one pair
+        #: result when a box with constant ranks (``run_part``)
+        self._part_pairs: dict[int, PairEval] = {}
         self._static_counts: dict[int, int] | None = None
         self._static_residuals: dict[int, ResidualCache] = {}
         #: whether the job's Requirements of a class hold in no state of a static,
@@ -109,11 +112,25 @@ class MatchTable:
         program = self._part_program(klass, job_ad, offer, vector)
         if program is None:
             return self._evaluate_pair(job_ad, offer)
+        return self.run_part(program, vector)
+
+    def run_part(self, program: PairProgram, vector: SlotVector) -> PairEval:
+        """The pair result of a static offer of a shared part (``vector``, its
+        numbers) by the class's program of the part (``static_program``), counted
+        as one evaluation: what ``pair`` gives for it."""
         self.counts.evaluations += 1
-        out = program.run(vector.vals, as_rank)  # type: ignore[union-attr]
+        out = program.run(vector.vals, as_rank)
         if not out[0]:
             return NO_MATCH
-        return PairEval(True, out[1], out[2], out[3], None)
+        if out is program.result:
+            # (a box with constant ranks: one result for every slot it passes, made
+            # once, so lists of a class can make the entries of those slots together)
+            found = self._part_pairs.get(id(program))
+            if found is None:
+                found = self._part_pairs[id(program)] = make_pair(
+                    (True, out[1], out[2], out[3], None))
+            return found
+        return make_pair((True, out[1], out[2], out[3], None))  # (no fit: never carved)
 
     def static_vector(self, offer: Offer) -> SlotVector | None:
         """The vector of a static offer whose static part is shared (its part:

@@ -79,7 +79,7 @@ class RequestLists:
         self.reasons = Reasons(table, counts, shapes.shape_keys)
         self._reason_of, self._slot_rank = self.reasons.reason, self.reasons.slot_rank
         #: the held groups a class matches, kept per class key (``held_walks``)
-        self._walks = HeldWalks(shapes.held, shapes.registry, table.pair,
+        self._walks = HeldWalks(shapes.held, shapes.registry, table,
                                 shapes.shape_keys.canon.key, shapes.resource_names,
                                 table.now, counts)
         #: a class key's held entries per submitter, with preemption on (``held_lists``)

@@ -13,7 +13,11 @@ at its own numbers (a box: a few bound tests).
 A program only pays when its part is shared: a slot whose static part no other
 slot has is evaluated in full as before. A desktop whose ``START`` names its owner
 shares its machine type's part: the owner is one of its own literals
-(``own_literals``), in the vector after the resources.
+(``own_literals``), in the vector after the resources. A held slot's holder
+(``RemoteOwner``), which the default ``NEGOTIATOR_PRE_JOB_RANK`` reads wherever it
+reads the job (a desktop's ``Rank`` names its owner), is left free the same way
+(``HOLDER``): the held desktops of one machine type share a part whoever holds
+them, not one part per holder (the pair shape still keys the holder).
 ``StaticNumbers`` decides once per cycle, over every prepared static offer, which
 parts hold at least ``SHARED`` pair shapes, ``SHARED_LITERALS`` for a part of
 desktops (a pair is evaluated once per shape, so a part whose slots share one shape
@@ -29,6 +33,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from condorlite.core import adeval
+from condorlite.core.classad.ast import Literal
 from condorlite.core.matching.carving import SlotVector, vector_of
 from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.offers import Offer
@@ -43,6 +49,12 @@ SHARED = 16
 #: shapes a part on the 1k static mix cost +4 % instructions, a few hundred at 10k
 #: saved 5.5 %)
 SHARED_LITERALS = 64
+#: a held slot's holder, which the default ``NEGOTIATOR_PRE_JOB_RANK`` reads
+#: (``RemoteOwner =?= UNDEFINED``) wherever that rank reads the job (a desktop's
+#: ``Rank`` names its owner): bound to a string, it is left free like an own
+#: literal, so the held desktops of one machine type share a part instead of one
+#: part per holder
+HOLDER = "remoteowner"
 
 
 class StaticNumbers:
@@ -82,11 +94,11 @@ class StaticNumbers:
         for offer in shapes.registry:
             if offer.partitionable or offer.vector is not None or not offer.available:
                 continue
-            vector = vector_of(offer.ad, self._resource_names, offer.literals)
             walk = shapes.walked.get(id(offer))
-            if vector is None or walk is None:
+            if walk is None:
                 continue
             flags, walked, _ = walk[2]
+            literals = offer.literals
             if offer.holder is not None:
                 # (the program is no PREEMPTION_REQUIREMENTS: what only that reads,
                 # its holder's RemoteUserPrio, does not split the parts). Slots with
@@ -94,8 +106,14 @@ class StaticNumbers:
                 # of what it visited, which decides the pair's names too.
                 known = pair_names.get(id(walk[2]))
                 if known is None:
-                    known = pair_names[id(walk[2])] = (walk[2], shapes.pair_names(offer.ad, True))
+                    names = shapes.pair_names(offer.ad, True)
+                    known = pair_names[id(walk[2])] = (walk[2], names, HOLDER in names)
                 walked = known[1]
+                if known[2] and _is_string(offer.ad, HOLDER):
+                    literals = (*literals, HOLDER)
+            vector = vector_of(offer.ad, self._resource_names, literals)
+            if vector is None:
+                continue
             static = tuple(n for n in walked if n not in vector.index)
             key = shapes.shape_keys.key(offer.ad, static, ("static", offer.holder is not None,
                                                           flags, vector.names))
@@ -104,9 +122,18 @@ class StaticNumbers:
             found.append((offer, vector))
         kept: dict[int, SlotVector] = {}
         for offer, vector in found:
-            if len(shapes_of[vector.static]) >= (SHARED_LITERALS if vector.literals
+            # (the threshold of desktops is for their own literals: a part whose only
+            # literal is the holder is one of plain held slots)
+            if len(shapes_of[vector.static]) >= (SHARED_LITERALS if offer.literals
                                                  else SHARED):
                 kept[offer.seq] = vector
-            elif vector.literals:
+            elif offer.literals:
                 self._unhoist(offer)  # (evaluated in full: the literal is cheaper)
         return kept
+
+
+def _is_string(ad: object, name: str) -> bool:
+    """Whether ``ad`` binds ``name`` to a string literal (a value the vector holds
+    as an own literal, ``carving.vector_of``)."""
+    expr = adeval.attr(ad, name)  # type: ignore[arg-type]
+    return type(expr) is Literal and type(expr.value) is str

@@ -126,3 +126,56 @@ def test_the_groups_within_a_bound_found_by_bisection(monkeypatch) -> None:
     monkeypatch.setattr(box_ranges, "bisect_left", box_ranges.bisect_right)
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, POLICY)
+
+
+#: one machine type of 12 held slots: two jobs, then six of another class, that fit
+#: any of them, then three of a third class that need a Disk of 2,000 (slots 1 to 11)
+COMPACT_SLOTS = [_held("m1", "LINUX", "X86_64", n) for n in range(12)]
+COMPACT_JOBS = ([_job(1, p, "LINUX", "X86_64", 500) for p in range(2)]
+                + [_job(2, p, "LINUX", "X86_64", 600) for p in range(6)]
+                + [_job(3, p, "LINUX", "X86_64", 2000) for p in range(3)])
+
+
+def _compact_walks(fast) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+    walks = fast.mm.lists._walks
+    return walks._removed, sum(len(t.slots) for t in walks._types[3])
+
+
+def test_emptied_groups_left_out_of_the_types_decide_as_the_reference() -> None:
+    # The types are made again for the second class (the first class's verdict read
+    # new names), of the 10 groups left; the third class is walked after the second
+    # class's six preemptions: more than half of them have emptied, and are left
+    # out (the types are not made again: nothing was added, no new name read).
+    compactions = []
+    compact = HeldWalks._compact
+
+    def counting(self, types):  # type: ignore[no-untyped-def]
+        before = self._removed
+        compact(self, types)
+        compactions.extend([self._slots] if self._removed != before else [])
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(HeldWalks, "_compact", counting)
+        fast, result = run_both(COMPACT_SLOTS, COMPACT_JOBS, POLICY)
+    assert compactions == [4]
+    removed, kept = _compact_walks(fast)
+    assert removed == 8 and kept == 4  # (as of the third class's walk)
+    assert len(result.matches) == 11
+
+
+def test_groups_left_out_while_they_hold_offers_decide_otherwise(monkeypatch) -> None:
+    # A compaction that also leaves out groups that still hold offers: the second
+    # class misses slots it could preempt.
+    def keep_one(self, types):  # type: ignore[no-untyped-def]
+        held = self._held
+        removed = held.epoch - held.added
+        if 2 * (removed - self._removed) <= self._slots:
+            return
+        for held_type in types:
+            held_type.slots[:] = [s for s in held_type.slots if s.group.total][:1]
+            held_type.columns.clear()
+        self._removed, self._slots = removed, len(types)
+
+    monkeypatch.setattr(HeldWalks, "_compact", keep_one)
+    with pytest.raises(AssertionError):
+        run_both(COMPACT_SLOTS, COMPACT_JOBS, POLICY)

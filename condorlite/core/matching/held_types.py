@@ -1,0 +1,91 @@
+"""What a held walk (``held_walks``) keeps of the held groups and of a verdict: each
+group as a walk reads it (``HeldSlot``), the groups of one *type* (``HeldType``), and
+a verdict's residual run as a one-test program while it pays (``ResidualTest``)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from condorlite.core.classad.partial import Constant
+from condorlite.core.classad.residuals import Residual
+from condorlite.core.matching.box_ranges import Column
+from condorlite.core.matching.candidates import HeldGroup, as_rank
+from condorlite.core.matching.carving import PairProgram, SlotVector, holds
+from condorlite.core.matching.offers import Offer
+
+#: "not in the table" (a table whose values may be None)
+MISSING = object()
+
+#: a residual test is run on this many groups before it may be left out, and kept
+#: while at least one run in this many rules a group out (``ResidualTest``)
+TRIAL = 64
+WORTH = 8
+
+
+class HeldSlot:
+    """One held group as a walk reads it, worked out when the types are made
+    (``HeldWalks._typed``): its pair shape, its first offer (any offer of the group
+    stands for it: all bind alike what a pair reads, and a held static offer's ad is
+    never replaced), that offer's resources as numbers (``vals``: its vector's, None
+    without one) and, once a pair is asked, its shared static part (``part``:
+    ``MatchTable.static_vector``, None when its pairs are evaluated otherwise)."""
+
+    __slots__ = ("first", "group", "pair_shape", "part", "vals")
+
+    def __init__(self, pair_shape: int, group: HeldGroup, first: Offer,
+                 vals: tuple | None) -> None:
+        self.pair_shape, self.group, self.first = pair_shape, group, first
+        self.vals = vals
+        #: MISSING until the group's first pair is asked (``HeldWalks._walk``)
+        self.part: SlotVector | object | None = MISSING
+
+
+class HeldType(NamedTuple):
+    """Held groups whose first offers leave the same names free and bind alike every
+    name a recorded verdict read (``HeldWalks._typed``)."""
+
+    #: the first offer of the first group (any offer of the type stands for it)
+    first: Offer
+    #: the type's groups
+    slots: list[HeldSlot]
+    #: position in the vector -> the groups by their value there, or None when some
+    #: value has no order (``HeldWalks._column``)
+    columns: dict[int, Column | None]
+
+
+class ResidualTest:
+    """A verdict's residual as a one-test program (module doc, 2), with how often it
+    ruled a group out: run before the pair only while that pays (``useful``: during
+    the first ``TRIAL`` runs, and then while at least one run in ``WORTH`` fails);
+    where the job's Requirements hold on nearly every slot (claimed static slots of
+    full machines) the pair alone decides. Either way the pair decides what passes."""
+
+    __slots__ = ("fails", "program", "runs")
+
+    def __init__(self, program: PairProgram) -> None:
+        self.program = program
+        self.runs = 0
+        self.fails = 0
+
+    def useful(self) -> bool:
+        return self.runs < TRIAL or self.fails * WORTH >= self.runs
+
+    def passes(self, vals: tuple) -> bool:
+        """Whether the job's Requirements hold at ``vals`` (counted)."""
+        self.runs += 1
+        if self.program.run(vals, as_rank)[0]:
+            return True
+        self.fails += 1
+        return False
+
+
+def never_holds(residual: Residual | None) -> bool:
+    """Whether a ``Requirements`` residual holds for no values of the names left
+    free: a constant that does not hold, or one ``partial`` marked never true (None:
+    it could not be made, so nothing is known). ``never_matches`` reads its residuals
+    by the same rule."""
+    if residual is None:
+        return False
+    if type(residual) is Constant:
+        return not holds(residual.value)
+    return bool(getattr(residual, "never_true", False))
