@@ -2,8 +2,9 @@
 
 The readers share one ``(spelling, expression)`` entry object between every ad holding
 the same line, so the memos that decode and screen a pass's ads (``ad_screen``,
-``model.AdDecoder``) key what they work out by the *identity* of an ad's entries for
-the names they read: ads holding the same entries get the same answer. ``entry_key``
+``model.AdDecoder``) and the cycle's expression numbers (``expr_numbers.Canon``) key
+what they work out by the *identity* of an ad's entries for the names they read: ads
+holding the same entries get the same answer. ``entry_key``
 is that key: compiled (``_oldscan``'s ``entry_key``: the entries' addresses, absent
 ones as 0, in one bytes object), or in Python a tuple of ``id``s (an absent entry is
 ``id(None)``). The two are never mixed: which one is used is settled at import
@@ -18,7 +19,7 @@ Why compiled: screening and decoding 100,000 job ads built these keys 200,000 ti
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 
 try:
     from condorlite.core.classad._oldscan import entry_key as _compiled
@@ -26,13 +27,13 @@ except ImportError:  # built without a C compiler
     _compiled = None
 
 
-def python_entry_key(table: dict, names: tuple[str, ...]) -> tuple[int, ...]:
+def python_entry_key(table: dict, names: Sequence[str]) -> tuple[int, ...]:
     """The ids of ``table``'s values for ``names`` (``id(None)`` for an absent one)."""
     return tuple(map(id, map(table.get, names)))
 
 
 #: ``entry_key(table, names)``: the key of ``table``'s entries for ``names`` (see the
-#: module doc); ``table`` a dict, ``names`` a tuple of lower-case names.
-entry_key: Callable[[dict, tuple[str, ...]], Hashable] = (
+#: module doc); ``table`` a dict, ``names`` a sequence of lower-case names.
+entry_key: Callable[[dict, Sequence[str]], Hashable] = (
     python_entry_key if _compiled is None or os.environ.get("CONDORLITE_PURE_PYTHON")
     else _compiled)

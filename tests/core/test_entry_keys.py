@@ -40,9 +40,10 @@ def test_compiled_and_python_keys_tell_the_same_tables_apart(one, other, names) 
 
 
 @pytest.mark.skipif(not oldscan.AVAILABLE, reason="the compiled module was not built")
-def test_compiled_key_refuses_what_is_not_a_dict_and_a_tuple() -> None:
+def test_compiled_key_refuses_what_is_not_a_dict_and_a_sequence() -> None:
+    assert entry_keys._compiled({"a": None}, ["a"]) == entry_keys._compiled({"a": None}, ("a",))
     with pytest.raises(TypeError):
-        entry_keys._compiled({}, ["a"])
+        entry_keys._compiled({}, 3)
     with pytest.raises(TypeError):
         entry_keys._compiled([], ("a",))
     with pytest.raises(TypeError):  # an unhashable name is the dict's error

@@ -16,6 +16,7 @@ from math import copysign
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
+from condorlite.core.entry_keys import entry_key
 
 
 def typed_key(expr: Expr) -> tuple:
@@ -99,7 +100,7 @@ class Canon:
         memo = self._memos.get(id(names))
         if memo is None:
             memo = self._memos[id(names)] = (names, self._by_names.setdefault(names, {}))
-        ids = tuple(map(id, map(entries.get, names)))
+        ids = entry_key(entries, names)
         found = memo[1].get(ids)
         if found is None:
             found = memo[1][ids] = (tuple(map(entries.get, names)), self.key(ad, names))

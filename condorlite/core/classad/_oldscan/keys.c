@@ -10,26 +10,33 @@
 PyObject *
 oldscan_entry_key(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2 || !PyDict_CheckExact(args[0]) || !PyTuple_CheckExact(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "entry_key(table: dict, names: tuple)");
+    if (nargs != 2 || !PyDict_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "entry_key(table: dict, names: sequence)");
         return NULL;
     }
     PyObject *table = args[0];
-    PyObject *names = args[1];
-    Py_ssize_t n = PyTuple_GET_SIZE(names);
-    PyObject *key = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(void *));
-    if (key == NULL)
+    PyObject *names = PySequence_Fast(args[1], "entry_key: names must be a sequence");
+    if (names == NULL)
         return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(names);
+    PyObject **items = PySequence_Fast_ITEMS(names);
+    PyObject *key = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(void *));
+    if (key == NULL) {
+        Py_DECREF(names);
+        return NULL;
+    }
     char *out = PyBytes_AS_STRING(key);
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *entry = PyDict_GetItemWithError(table, PyTuple_GET_ITEM(names, i));
+        PyObject *entry = PyDict_GetItemWithError(table, items[i]);
         if (entry == NULL && PyErr_Occurred()) {
             Py_DECREF(key);
+            Py_DECREF(names);
             return NULL;
         }
         /* the entry's address (NULL when absent): the caller holds the entries of
          * every key it keeps, so an address stays that entry's */
         memcpy(out + i * (Py_ssize_t)sizeof(void *), &entry, sizeof(void *));
     }
+    Py_DECREF(names);
     return key;
 }
