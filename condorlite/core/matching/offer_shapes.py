@@ -29,7 +29,7 @@ from condorlite.core.matching.carving import left, rank_program, rest_of, typed,
 from condorlite.core.matching.first_states import FirstState, FirstStates
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.lazy_ranks import LazyRanks
-from condorlite.core.matching.literal_ranks import LiteralRanks
+from condorlite.core.matching.literal_ranks import LiteralRanks, RankPlan
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.policy_exprs import PolicyExprs
 from condorlite.core.matching.slot_walks import SlotWalks
@@ -106,6 +106,8 @@ class OfferShapes:
         #: id(reach set) -> (the set, its names sorted)
         self._rank_by_ids: dict[tuple, tuple] = {}
         self._sorted_reach: dict[int, tuple[set[str], tuple[str, ...]]] = {}
+        #: id(loose record) -> (the record, its ranks' plans) (``_loose_plans``)
+        self._plans: dict[int, tuple[FirstState, dict[str, RankPlan]]] = {}
         #: (rank program keys, typed state) -> independent ranks (``prepare_carved``)
         self._independent_memo: dict[tuple, dict[str, float]] = {}
         self._rank_exprs = {PRE: exprs.pre, POST: exprs.post, PRANK: exprs.preemption_rank}
@@ -211,21 +213,20 @@ class OfferShapes:
     def _prepare_loose(self, offer: Offer, ad: ClassAd, busy: bool, first: FirstState
                        ) -> None:
         """``prepare`` of a slot's first state from a loose record (``first_states``):
-        the same walk and pair shape key; the job-independent ranks its own."""
-        flags, _, reaches = first.walk
+        the same walk and pair shape key; the job-independent ranks its own, each
+        from the record's plan (``_loose_plans``): a read of the slot's literal
+        values."""
+        flags = first.walk[0]
+        plans = self._loose_plans(first, ad, busy)
         independent: dict[str, float | None]
         if busy:
             # A held slot's ranks read literals of its own and are read only if the
             # slot is ever listed (by preemption): worked out then (``lazy_ranks``).
-            exprs = dict(self.exprs.ranks(busy))
             independent = LazyRanks(
-                [key for key in exprs if key not in flags],
-                lambda key: self._independent_rank(key, exprs[key], ad, reaches[key]))
+                [key for key, _ in self.exprs.ranks(busy) if key not in flags],
+                lambda key: self._planned_rank(plans[key], ad))
         else:
-            independent = {}
-            for key, expr in self.exprs.ranks(busy):
-                if key not in flags:
-                    independent[key] = self._independent_rank(key, expr, ad, reaches[key])
+            independent = {key: self._planned_rank(plan, ad) for key, plan in plans.items()}
         offer.vector = None
         self.walked[id(offer)] = (ad, busy, first.walk, offer)
         offer.independent = independent
@@ -238,15 +239,49 @@ class OfferShapes:
             self._first.keep(ad, busy, offer.slot.kind, first.walk, independent,
                              first.pair_key, first.pair_shape, None)
 
+    def _loose_plans(self, first: FirstState, ad: ClassAd, busy: bool) -> dict[str, RankPlan]:
+        """The plans (``literal_ranks.RankPlan``) of a loose record's job-independent
+        ranks, made from the first slot that matched it (``ad``): every slot the
+        record matches binds each name a rank reaches alike (the same entry, or
+        alike absent or a literal), so it has the record's layout."""
+        found = self._plans.get(id(first))
+        if found is not None and found[0] is first:
+            return found[1]
+        flags, _, reaches = first.walk
+        table = adeval.table(ad)
+        plans = {}
+        for key, expr in self.exprs.ranks(busy):
+            if key not in flags:
+                names = self._sorted_names(reaches[key])
+                bound = tuple(map(_entry_expr, map(table.get, names)))  # type: ignore[union-attr]
+                plans[key] = self._literal_ranks.plan(key, expr, ad, names, bound)
+        self._plans[id(first)] = (first, plans)
+        return plans
+
+    def _planned_rank(self, plan: RankPlan, ad: ClassAd) -> float:
+        """A job-independent rank of a slot from its loose record's plan, counting
+        the evaluations (``literal_ranks.LiteralRanks.planned``)."""
+        table = adeval.table(ad)
+        vals = [table[name][1].value for name in plan.literals]  # type: ignore[index]
+        ranks = self._literal_ranks
+        before = ranks.evaluations
+        value = ranks.planned(plan, ad, vals)
+        self.counts.evaluations += ranks.evaluations - before
+        return value
+
+    def _sorted_names(self, reach: set[str]) -> tuple[str, ...]:
+        """``reach`` sorted, remembered per reach set (walks share their sets)."""
+        found = self._sorted_reach.get(id(reach))
+        if found is None or found[0] is not reach:
+            found = self._sorted_reach[id(reach)] = (reach, tuple(sorted(reach)))
+        return found[1]
+
     def _independent_rank(self, key: str, expr: Expr, ad: ClassAd, reach: set[str]) -> float:
         """A policy rank that reads nothing from the job, evaluated in ``ad``: once per
         binding of the names it reaches (slots of one machine type share most), by
         the residual of its literal bindings (``literal_ranks``), which counts the
         evaluations (one per distinct layout and typed literal values)."""
-        found = self._sorted_reach.get(id(reach))
-        if found is None or found[0] is not reach:
-            found = self._sorted_reach[id(reach)] = (reach, tuple(sorted(reach)))
-        names = found[1]
+        names = self._sorted_names(reach)
         table = adeval.table(ad)
         if table is not None:
             # Ads read from files share their entry objects: the same entries, the

@@ -101,6 +101,32 @@ def test_a_rank_by_its_literal_residual_equals_the_full_evaluation(text, binding
     assert _same(got, want)
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(RANKS), st.sets(st.sampled_from(NAMES)), st.data(), st.booleans())
+def test_a_plan_made_in_one_ad_serves_every_ad_of_its_layout(text, names, data, derived):
+    """``LiteralRanks.plan`` made in one ad and run (``planned``) in another that
+    binds the same names to literals of other values and types gives the full
+    evaluation there, and counts as ``value`` does."""
+    expr = parse_expr(text)
+    # (``real("INF")`` is written as a call, not a literal: another layout)
+    plain = literals.filter(lambda value: value != float("inf"))
+    ads = [_ad({name: data.draw(plain) for name in sorted(names)}, derived)
+           for _ in range(3)]
+    reach = _reach(ads[0], expr)
+    bound = tuple(adeval.attr(ads[0], name) for name in reach)
+    planned = LiteralRanks(Canon().number, NOW, as_rank)
+    valued = LiteralRanks(Canon().number, NOW, as_rank)
+    plan = planned.plan(text, expr, ads[0], reach, bound)
+    assert {n.lower() for n in plan.literals} == {n.lower() for n in names} & set(reach)
+    for ad in ads:
+        vals = [adeval.attr(ad, name).value for name in plan.literals]
+        got = planned.planned(plan, ad, vals)
+        assert _same(got, as_rank(adeval.eval_expr(expr, ad, None, NOW)))
+        own = tuple(adeval.attr(ad, name) for name in reach)
+        assert _same(got, valued.value(text, expr, ad, reach, own))
+    assert planned.evaluations == valued.evaluations
+
+
 def test_types_and_the_sign_of_zero_are_part_of_the_key():
     """``1``, ``1.0`` and ``true`` (one Python key) are three ClassAd values, as are
     ``0.0`` and ``-0.0`` (printed apart): each is evaluated on its own."""
