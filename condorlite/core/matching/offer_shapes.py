@@ -25,7 +25,14 @@ from condorlite.core.classad.ast import Expr
 from condorlite.core.classad.partial import Constant
 from condorlite.core.matching.autocluster import ShapeKeys, same_walks
 from condorlite.core.matching.candidates import POST, PRANK, PRE, as_rank
-from condorlite.core.matching.carving import left, rank_program, rest_of, typed, vector_of
+from condorlite.core.matching.carving import (
+    SlotVector,
+    left,
+    rank_program,
+    rest_of,
+    typed,
+    vector_of,
+)
 from condorlite.core.matching.first_states import FirstState, FirstStates
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.lazy_ranks import LazyRanks
@@ -106,6 +113,8 @@ class OfferShapes:
         #: id(reach set) -> (the set, its names sorted)
         self._rank_by_ids: dict[tuple, tuple] = {}
         self._sorted_reach: dict[int, tuple[set[str], tuple[str, ...]]] = {}
+        #: (id(reach set), vector names) -> (the set, its names less those, sorted)
+        self._free_reaches: dict[tuple, tuple[set[str], tuple[str, ...]]] = {}
         #: id(loose record) -> (the record, its ranks' plans) (``_loose_plans``)
         self._plans: dict[int, tuple[FirstState, dict[str, RankPlan]]] = {}
         #: (rank program keys, typed state) -> independent ranks (``prepare_carved``)
@@ -227,7 +236,11 @@ class OfferShapes:
                 lambda key: self._planned_rank(plans[key], ad))
         else:
             independent = {key: self._planned_rank(plan, ad) for key, plan in plans.items()}
-        offer.vector = None
+        vector = offer.vector = first.new_vector()
+        if vector is not None:
+            # (the record's vals, static and pair shape: they read only walked names)
+            offer.ad_vals = vector.vals
+            self._rank_keys(ad, vector, first.walk[2], independent)
         self.walked[id(offer)] = (ad, busy, first.walk, offer)
         offer.independent = independent
         self._reshape(offer, first.pair_key, first.pair_shape)
@@ -237,7 +250,7 @@ class OfferShapes:
             # loose record it came from is kept already: once ``find`` has stopped
             # looking, keeping would store nothing that is read)
             self._first.keep(ad, busy, offer.slot.kind, first.walk, independent,
-                             first.pair_key, first.pair_shape, None)
+                             first.pair_key, first.pair_shape, vector)
 
     def _loose_plans(self, first: FirstState, ad: ClassAd, busy: bool) -> dict[str, RankPlan]:
         """The plans (``literal_ranks.RankPlan``) of a loose record's job-independent
@@ -339,13 +352,27 @@ class OfferShapes:
         static = tuple(n for n in walked if n not in free)
         key = self.shape_keys.key(offer.ad, static, (*extra, vector.names))
         vector.static = self._statics.setdefault(key, len(self._statics) + 1)
-        for rank in independent:
-            reach = tuple(sorted(set(reaches[rank]) - free))
-            vector.rank_keys[rank] = (rank, self.shape_keys.key(offer.ad, reach, vector.names))
-        # (kept as a small number: it is part of keys hashed on every carve)
-        vector.rank_sig = self._rank_sigs.setdefault(tuple(vector.rank_keys.values()),
-                                                     len(self._rank_sigs))
+        self._rank_keys(offer.ad, vector, reaches, independent)
         return vector
+
+    def _rank_keys(self, ad: ClassAd, vector: SlotVector, reaches: dict[str, set[str]],
+                   independent: dict) -> None:
+        """Each independent policy rank's program key, the bindings it reaches other
+        than the vector's names, and the vector's ``rank_sig`` (a small number: it is
+        part of keys hashed on every carve)."""
+        keys = vector.rank_keys = {}
+        for rank in independent:
+            reach = self._free_reach(reaches[rank], vector.names)
+            keys[rank] = (rank, self.shape_keys.key(ad, reach, vector.names))
+        vector.rank_sig = self._rank_sigs.setdefault(tuple(keys.values()), len(self._rank_sigs))
+
+    def _free_reach(self, reach: set[str], free: tuple[str, ...]) -> tuple[str, ...]:
+        """``reach`` less ``free``, sorted; remembered per (reach set, free names)."""
+        found = self._free_reaches.get((id(reach), free))
+        if found is None or found[0] is not reach:
+            found = self._free_reaches[(id(reach), free)] = (
+                reach, tuple(sorted(reach.difference(free))))
+        return found[1]
 
     def prepare_carved(self, offer: Offer, vals: tuple) -> None:
         """``prepare`` for the state carving made of an offer with a resource vector:

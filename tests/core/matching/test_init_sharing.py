@@ -213,6 +213,44 @@ def test_first_states_prepare_slots_as_a_full_prepare_does(tmp_path, monkeypatch
     assert one.matches == two.matches and one.rejections == two.rejections
 
 
+def test_partitionable_slots_with_numbers_of_their_own_share_loose_records(tmp_path,
+                                                                           monkeypatch):
+    """Realistic partitionable slots (every slot its own KFlops and SlotID, read by
+    the default post-job rank) are prepared from loose records that carry the
+    resource vector: each gets the record's vector, static and pair shape and its
+    own ranks and rank keys, exactly as a full ``prepare`` gives them, and the cycles
+    decide the same."""
+    policy = Policy(uid_domain="example.org")
+    spec = genpool.PoolSpec(slots=120, jobs=400, submitters=4, autoclusters=12, seed=3,
+                            realistic=True, unique=True, partitionable_fraction=1.0)
+    slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
+    hits: list[bool] = []
+    method = FirstStates.find_loose
+
+    def counting(self, ad, busy, kind):
+        found = method(self, ad, busy, kind)
+        hits.append(found is not None and found.vector is not None)
+        return found
+
+    with monkeypatch.context() as patch:
+        patch.setattr(FirstStates, "find_loose", counting)
+        shared = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    with monkeypatch.context() as patch:
+        patch.setattr(FirstStates, "find", lambda self, ad, busy, kind: None)
+        patch.setattr(FirstStates, "find_loose", lambda self, ad, busy, kind: None)
+        full = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    assert sum(hits) > len(hits) // 2, "most slots should share a loose record"
+    assert _prepared(shared) == _prepared(full)
+    assert shared.mm.evaluations == full.mm.evaluations
+    vectors = [o.vector for o in shared.offers if o.vector is not None]
+    assert len({id(v.rank_keys) for v in vectors}) == len(vectors) > 0
+    shared.run()
+    full.run()
+    one, two = shared.result(), full.result()
+    assert one.matches and one.matches == two.matches and one.rejections == two.rejections
+    assert shared.mm.evaluations == full.mm.evaluations
+
+
 def test_row_map_reads_as_the_dict_of_its_rows():
     ids, values = ["1.0", "1.1", "2.0", "1.1"], [1, 2, 1, 3]
     rows = RowMap(ids, values)
