@@ -359,11 +359,23 @@ class OfferShapes:
                    independent: dict) -> None:
         """Each independent policy rank's program key, the bindings it reaches other
         than the vector's names, and the vector's ``rank_sig`` (a small number: it is
-        part of keys hashed on every carve)."""
+        part of keys hashed on every carve).
+
+        A rank that reaches none of the vector's names (the default post-job rank
+        reads ``KFlops`` and ``SlotID``) has, in every state carving makes (states
+        differ only in those names), its value in this one, ``independent[rank]``;
+        and every slot with its key binds all it reaches alike. Its program
+        (``_rank_plan``) is that value as a ``Constant``, set here: no residual is
+        made for it, although slots with numbers of their own each have a key."""
         keys = vector.rank_keys = {}
+        programs = self._rank_programs
         for rank in independent:
-            reach = self._free_reach(reaches[rank], vector.names)
-            keys[rank] = (rank, self.shape_keys.key(ad, reach, vector.names))
+            reach = reaches[rank]
+            free_reach = self._free_reach(reach, vector.names)
+            key = keys[rank] = (rank, self.shape_keys.key(ad, free_reach, vector.names))
+            if (len(free_reach) == len(reach) and type(independent) is dict
+                    and key not in programs):
+                programs[key] = Constant(independent[rank])
         vector.rank_sig = self._rank_sigs.setdefault(tuple(keys.values()), len(self._rank_sigs))
 
     def _free_reach(self, reach: set[str], free: tuple[str, ...]) -> tuple[str, ...]:

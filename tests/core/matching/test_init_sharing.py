@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from condorlite.core import adeval
 from condorlite.core.classad import parse_ad
 from condorlite.core.classad.parser import parse_expr
-from condorlite.core.matching import row_maps
+from condorlite.core.matching import offer_shapes, row_maps
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.expr_numbers import Canon
 from condorlite.core.matching.first_states import FirstStates
@@ -249,6 +249,41 @@ def test_partitionable_slots_with_numbers_of_their_own_share_loose_records(tmp_p
     one, two = shared.result(), full.result()
     assert one.matches and one.matches == two.matches and one.rejections == two.rejections
     assert shared.mm.evaluations == full.mm.evaluations
+
+
+def test_a_rank_that_reads_no_resource_is_its_first_value_in_every_state(tmp_path,
+                                                                        monkeypatch):
+    """The default post-job rank reads a partitionable slot's own KFlops and SlotID,
+    none of its resources: its program is the prepared value (``_rank_keys``), not
+    a residual per slot, and it equals the residual's value in every carved state."""
+    policy = Policy(uid_domain="example.org")
+    spec = genpool.PoolSpec(slots=80, jobs=600, submitters=4, autoclusters=12, seed=5,
+                            realistic=True, unique=True, partitionable_fraction=1.0)
+    slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
+    made: list[str] = []
+    original = offer_shapes.rank_program
+
+    def counting(expr, slot_ad, vector, now):
+        made.append(str(expr))
+        return original(expr, slot_ad, vector, now)
+
+    monkeypatch.setattr(offer_shapes, "rank_program", counting)
+    cycle = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    cycle.run()
+    vectors = [o for o in cycle.offers if o.vector is not None]
+    carved = [o for o in vectors if len(o.stamps) > 0]
+    assert len(vectors) > 40 and len(carved) > 10
+    post = parse_expr(DEFAULT_POST_JOB_RANK)
+    assert str(post) not in made  # no residual made for it
+    shapes = cycle.mm.shapes
+    for offer in carved:
+        key = offer.vector.rank_keys["post"]
+        program = shapes._rank_programs[key]
+        residual = original(post, offer.ad, offer.vector, NOW)
+        assert _same(as_rank(program(offer.vector.vals)),
+                     as_rank(residual(offer.vector.vals)))
+        assert _same(offer.independent["post"],
+                     as_rank(adeval.eval_expr(post, offer.ad, None, NOW)))
 
 
 def test_row_map_reads_as_the_dict_of_its_rows():
