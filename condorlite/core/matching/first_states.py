@@ -53,6 +53,10 @@ LIMIT = 1 << 15
 SETS = 8
 #: lookups in a row without a hit after which ``find`` stops looking for a flag
 TRIES = 256
+#: ``find_loose`` stops for a busy flag once it has missed ``TRIES`` times and hit
+#: fewer than one lookup in ``LOOSE_SHARE`` (slots whose walked names hold numbers of
+#: their own, a free ``Disk`` share: each would keep a record no later slot matches)
+LOOSE_SHARE = 8
 
 
 class VectorParts(NamedTuple):
@@ -104,6 +108,8 @@ class FirstStates:
         self._count = 0
         #: busy -> lookups since the last hit (``find``), or -1 once given up
         self._tries: dict[bool, int] = {False: 0, True: 0}
+        #: busy -> [loose hits, loose misses], or None once ``find_loose`` has given up
+        self._loose_counts: dict[bool, list[int] | None] = {False: [0, 0], True: [0, 0]}
         #: id(a walk's reaches) -> (the reaches, the walked names, (visited names,
         #: their records) or None, (W, R, their loose records) or None), for ``keep``
         self._visited: dict[int, tuple] = {}
@@ -139,16 +145,24 @@ class FirstStates:
     def find_loose(self, ad: ClassAd, busy: bool, kind: str) -> FirstState | None:
         """A loose record (module doc) this slot matches, or None. Its
         ``independent`` is empty and its vector's rank keys are the recorded slot's:
-        the caller works the ranks and their keys out."""
+        the caller works the ranks and their keys out. Gives up for good for a busy
+        flag after ``TRIES`` misses when fewer than one lookup in ``LOOSE_SHARE``
+        hit (then ``keep`` keeps no loose record for it either): a miss only sends
+        the slot down a longer way to the same outcome."""
         table = adeval.table(ad)
-        if table is None:
+        counts = self._loose_counts[busy]
+        if table is None or counts is None:
             return None
         get = table.get
         for walked, others, records in self._loose[busy]:
             found = records.get((kind, tuple(map(id, map(get, walked))),
                                  tuple(map(_kind, map(get, others)))))
             if found is not None:
+                counts[0] += 1
                 return found
+        counts[1] += 1
+        if counts[1] >= TRIES and counts[0] * LOOSE_SHARE < counts[1]:
+            self._loose_counts[busy] = None
         return None
 
     def keep(self, ad: ClassAd, busy: bool, kind: str, walk: tuple, independent: dict,
@@ -175,7 +189,7 @@ class FirstStates:
             records[(kind, tuple(map(id, entries)))] = FirstState(
                 entries, walk, dict(independent), pair_key, pair_shape, parts)
             self._count += 1
-        if known[3] is not None:
+        if known[3] is not None and self._loose_counts[busy] is not None:
             names, others, records = known[3]
             entries = tuple(map(table.get, names)) + tuple(map(table.get, others))
             key = (kind, tuple(map(id, entries[:len(names)])),

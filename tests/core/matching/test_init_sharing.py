@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from condorlite.core import adeval
 from condorlite.core.classad import parse_ad
 from condorlite.core.classad.parser import parse_expr
-from condorlite.core.matching import offer_shapes, row_maps
+from condorlite.core.matching import first_states, offer_shapes, row_maps
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.expr_numbers import Canon
 from condorlite.core.matching.first_states import FirstStates
@@ -315,3 +315,31 @@ def test_turn_rows_by_row_equal_rows_by_id(tmp_path):
     # the lists are read only for the very jobs they were made from
     assert row_maps._rows_by_row(cycle.ac.cluster_of, cycle.ac.match_class_of,
                                   list(cycle.idle)) is None
+
+
+def _loose_record_count(states: FirstStates) -> int:
+    return sum(len(records) for _, _, records in states._loose[False])
+
+
+def test_loose_lookups_stop_when_almost_every_slot_misses():
+    """Slots whose walked names hold numbers of their own (``Disk`` = a share of the
+    free disk) never match a loose record: after ``TRIES`` misses with fewer than
+    one hit in ``LOOSE_SHARE``, ``find_loose`` stops looking and ``keep`` stops
+    keeping loose records; slots that do share records keep being looked up."""
+    walk = (frozenset(), ("disk", "requirements"), {"post": {"kflops"}})
+    lone = FirstStates()
+    for i in range(first_states.TRIES + 10):
+        ad = parse_ad(f"Requirements = Disk > 0\nDisk = {i}\nKFlops = {i}")
+        assert lone.find_loose(ad, False, "static") is None
+        lone.keep(ad, False, "static", walk, {}, ("key", i), i, None)
+    # (the TRIES-th miss gives up before its slot is kept)
+    assert _loose_record_count(lone) == first_states.TRIES - 1
+    shared = FirstStates()
+    for i in range(first_states.TRIES + 10):
+        ad = parse_ad(f"Requirements = Disk > 0\nDisk = {i}\nKFlops = {i}")
+        assert shared.find_loose(ad, False, "static") is None
+        shared.keep(ad, False, "static", walk, {}, ("key", i), i, None)
+        # the same entries again: one slot in LOOSE_SHARE holding a kept record
+        found = shared.find_loose(ad, False, "static")
+        assert found is not None and found.pair_shape == i
+    assert _loose_record_count(shared) == first_states.TRIES + 10
