@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.classad.ast import Expr
 from condorlite.core.classad.partial import Constant
 from condorlite.core.matching.autocluster import ShapeKeys, same_walks
 from condorlite.core.matching.candidates import POST, PRANK, PRE, as_rank
@@ -33,10 +32,10 @@ from condorlite.core.matching.carving import (
     typed,
     vector_of,
 )
+from condorlite.core.matching.first_ranks import FirstRanks
 from condorlite.core.matching.first_states import FirstState, FirstStates
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.lazy_ranks import LazyRanks
-from condorlite.core.matching.literal_ranks import LiteralRanks, RankPlan
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.policy_exprs import PolicyExprs
 from condorlite.core.matching.slot_walks import SlotWalks
@@ -105,18 +104,12 @@ class OfferShapes:
         self.walked: dict[int, tuple] = {}
         #: what first states of slots gave, shared by entry identity (``first_states``)
         self._first = FirstStates()
-        #: job-independent policy ranks by their literal bindings (``literal_ranks``)
-        self._literal_ranks = LiteralRanks(self.shape_keys.canon.number, now, as_rank)
+        #: a first state's job-independent policy ranks (``first_ranks``)
+        self.ranks = FirstRanks(self.shape_keys.canon.number, now, counts)
         #: pair-static key -> id (``SlotVector.static``)
         self._statics: dict[tuple, int] = {}
-        #: (rank, names, ids of an ad's entries for them) -> (value, the entries);
-        #: id(reach set) -> (the set, its names sorted)
-        self._rank_by_ids: dict[tuple, tuple] = {}
-        self._sorted_reach: dict[int, tuple[set[str], tuple[str, ...]]] = {}
         #: (id(reach set), vector names) -> (the set, its names less those, sorted)
         self._free_reaches: dict[tuple, tuple[set[str], tuple[str, ...]]] = {}
-        #: id(loose record) -> (the record, its ranks' plans) (``_loose_plans``)
-        self._plans: dict[int, tuple[FirstState, dict[str, RankPlan]]] = {}
         #: (rank program keys, typed state) -> independent ranks (``prepare_carved``)
         self._independent_memo: dict[tuple, dict[str, float]] = {}
         self._rank_exprs = {PRE: exprs.pre, POST: exprs.post, PRANK: exprs.preemption_rank}
@@ -189,7 +182,7 @@ class OfferShapes:
                     # nothing this rank reaches changed since the last state
                     independent[key] = before[key]
                     continue
-                independent[key] = self._independent_rank(key, expr, ad, reaches[key])
+                independent[key] = self.ranks.value(key, expr, ad, reaches[key])
         self.walked[id(offer)] = (ad, busy, (flags, walked, reaches), offer)
         # Pair results do not depend on who holds the slot or its CurrentRank (only on
         # the walked bindings, RemoteUserPrio and the like included when read): the
@@ -222,20 +215,20 @@ class OfferShapes:
     def _prepare_loose(self, offer: Offer, ad: ClassAd, busy: bool, first: FirstState
                        ) -> None:
         """``prepare`` of a slot's first state from a loose record (``first_states``):
-        the same walk and pair shape key; the job-independent ranks its own, each
-        from the record's plan (``_loose_plans``): a read of the slot's literal
+        the same walk, pair shape key and vector; the job-independent ranks its own,
+        each from the record's plan (``first_ranks``): a read of the slot's literal
         values."""
         flags = first.walk[0]
-        plans = self._loose_plans(first, ad, busy)
+        plans = self.ranks.plans(first, ad, self.exprs.ranks(busy))
         independent: dict[str, float | None]
         if busy:
             # A held slot's ranks read literals of its own and are read only if the
             # slot is ever listed (by preemption): worked out then (``lazy_ranks``).
             independent = LazyRanks(
                 [key for key, _ in self.exprs.ranks(busy) if key not in flags],
-                lambda key: self._planned_rank(plans[key], ad))
+                lambda key: self.ranks.planned(plans[key], ad))
         else:
-            independent = {key: self._planned_rank(plan, ad) for key, plan in plans.items()}
+            independent = {key: self.ranks.planned(plan, ad) for key, plan in plans.items()}
         vector = offer.vector = first.new_vector()
         if vector is not None:
             # (the record's vals, static and pair shape: they read only walked names)
@@ -251,70 +244,6 @@ class OfferShapes:
             # looking, keeping would store nothing that is read)
             self._first.keep(ad, busy, offer.slot.kind, first.walk, independent,
                              first.pair_key, first.pair_shape, vector)
-
-    def _loose_plans(self, first: FirstState, ad: ClassAd, busy: bool) -> dict[str, RankPlan]:
-        """The plans (``literal_ranks.RankPlan``) of a loose record's job-independent
-        ranks, made from the first slot that matched it (``ad``): every slot the
-        record matches binds each name a rank reaches alike (the same entry, or
-        alike absent or a literal), so it has the record's layout."""
-        found = self._plans.get(id(first))
-        if found is not None and found[0] is first:
-            return found[1]
-        flags, _, reaches = first.walk
-        table = adeval.table(ad)
-        plans = {}
-        for key, expr in self.exprs.ranks(busy):
-            if key not in flags:
-                names = self._sorted_names(reaches[key])
-                bound = tuple(map(_entry_expr, map(table.get, names)))  # type: ignore[union-attr]
-                plans[key] = self._literal_ranks.plan(key, expr, ad, names, bound)
-        self._plans[id(first)] = (first, plans)
-        return plans
-
-    def _planned_rank(self, plan: RankPlan, ad: ClassAd) -> float:
-        """A job-independent rank of a slot from its loose record's plan, counting
-        the evaluations (``literal_ranks.LiteralRanks.planned``)."""
-        table = adeval.table(ad)
-        vals = [table[name][1].value for name in plan.literals]  # type: ignore[index]
-        ranks = self._literal_ranks
-        before = ranks.evaluations
-        value = ranks.planned(plan, ad, vals)
-        self.counts.evaluations += ranks.evaluations - before
-        return value
-
-    def _sorted_names(self, reach: set[str]) -> tuple[str, ...]:
-        """``reach`` sorted, remembered per reach set (walks share their sets)."""
-        found = self._sorted_reach.get(id(reach))
-        if found is None or found[0] is not reach:
-            found = self._sorted_reach[id(reach)] = (reach, tuple(sorted(reach)))
-        return found[1]
-
-    def _independent_rank(self, key: str, expr: Expr, ad: ClassAd, reach: set[str]) -> float:
-        """A policy rank that reads nothing from the job, evaluated in ``ad``: once per
-        binding of the names it reaches (slots of one machine type share most), by
-        the residual of its literal bindings (``literal_ranks``), which counts the
-        evaluations (one per distinct layout and typed literal values)."""
-        names = self._sorted_names(reach)
-        table = adeval.table(ad)
-        if table is not None:
-            # Ads read from files share their entry objects: the same entries, the
-            # same value, found by one C-level pass (the entries are held, so their
-            # ids stay theirs); other entries go through their literal values.
-            entries = tuple(map(table.get, names))
-            by_ids = (key, names, tuple(map(id, entries)))
-            known = self._rank_by_ids.get(by_ids)
-            if known is not None:
-                return known[0]
-            bound = tuple(map(_entry_expr, entries))
-        else:
-            bound = tuple(adeval.attr(ad, name) for name in names)
-        ranks = self._literal_ranks
-        before = ranks.evaluations
-        value = ranks.value(key, expr, ad, names, bound)
-        self.counts.evaluations += ranks.evaluations - before
-        if table is not None:
-            self._rank_by_ids[by_ids] = (value, entries)
-        return value
 
     def _reshape(self, offer: Offer, pair_key: tuple, pair_shape: int = 0) -> None:
         """Number the offer's pair shape (``pair_shape`` when the caller knows it:
@@ -510,9 +439,3 @@ class OfferShapes:
     @property
     def shape_count(self) -> int:
         return len(self.shape_numbers)
-
-
-
-def _entry_expr(entry: tuple | None) -> Expr | None:
-    """The expression of a table entry (None for an absent name)."""
-    return None if entry is None else entry[1]
