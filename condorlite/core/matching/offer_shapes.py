@@ -292,19 +292,23 @@ class OfferShapes:
 
         A rank that reaches none of the vector's names (the default post-job rank
         reads ``KFlops`` and ``SlotID``) has, in every state carving makes (states
-        differ only in those names), its value in this one, ``independent[rank]``;
-        and every slot with its key binds all it reaches alike. Its program
-        (``_rank_plan``) is that value as a ``Constant``, set here: no residual is
-        made for it, although slots with numbers of their own each have a key."""
+        differ only in those names), its value in this one, ``independent[rank]``.
+        Its key is that value (``repr``: the type and the sign of a zero are part of
+        it), and its program (``_rank_plan``) the value as a ``Constant``, set here:
+        slots with numbers of their own need neither a residual nor their bindings
+        numbered, and slots with equal values share the key."""
         keys = vector.rank_keys = {}
         programs = self._rank_programs
         for rank in independent:
             reach = reaches[rank]
             free_reach = self._free_reach(reach, vector.names)
-            key = keys[rank] = (rank, self.shape_keys.key(ad, free_reach, vector.names))
-            if (len(free_reach) == len(reach) and type(independent) is dict
-                    and key not in programs):
-                programs[key] = Constant(independent[rank])
+            if len(free_reach) == len(reach) and type(independent) is dict:
+                value = independent[rank]
+                key = keys[rank] = ("value", rank, repr(value))
+                if key not in programs:
+                    programs[key] = Constant(value)
+            else:
+                keys[rank] = (rank, self.shape_keys.key(ad, free_reach, vector.names))
         vector.rank_sig = self._rank_sigs.setdefault(tuple(keys.values()), len(self._rank_sigs))
 
     def _free_reach(self, reach: set[str], free: tuple[str, ...]) -> tuple[str, ...]:

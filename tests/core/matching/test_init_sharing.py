@@ -275,6 +275,9 @@ def test_a_rank_that_reads_no_resource_is_its_first_value_in_every_state(tmp_pat
     assert len(vectors) > 40 and len(carved) > 10
     post = parse_expr(DEFAULT_POST_JOB_RANK)
     assert str(post) not in made  # no residual made for it
+    # keyed by its value: one key per distinct value, not per slot's bindings
+    prepared = {repr(o.independent["post"]) for o in vectors}
+    assert len({o.vector.rank_keys["post"] for o in vectors}) == len(prepared)
     shapes = cycle.mm.shapes
     for offer in carved:
         key = offer.vector.rank_keys["post"]
