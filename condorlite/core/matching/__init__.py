@@ -6,8 +6,9 @@ Data flows one way through the stages of this package:
   and ``autocluster`` (jobs grouped by the attributes matchmaking can read), ``row_maps``;
 * slots into offers and shapes: ``offers`` (an ``Offer`` per slot, carving pieces),
   ``carving`` (partitionable slots as resource vectors, ``PairProgram``),
-  ``slot_walks``, ``first_states``, ``literal_ranks``, ``lazy_ranks``, ``pair_programs``,
-  ``spent_statics``, ``offer_shapes`` (the offers kept in their shapes);
+  ``slot_walks``, ``first_states``, ``first_ranks``, ``literal_ranks``, ``lazy_ranks``,
+  ``pair_programs``, ``spent_statics``, ``offer_shapes`` (the offers kept in their
+  shapes);
 * the match table and candidate lists: ``candidates`` (entries, ``Candidates``),
   ``request_lists`` (one request's ordered list), ``shape_entries`` (a shape's entries,
   the runs kept), ``carved_lists`` (the vector statics), ``static_lists`` (with

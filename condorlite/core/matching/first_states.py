@@ -21,15 +21,18 @@ record lives.
 Who holds a slot and its CurrentRank are not in the record: the shape is made from
 them per offer (``Matchmaker._reshape``).
 
-*Loose records* (``find_loose``), for slots without a resource vector: a held slot
-binds names only its job-independent ranks read (``TotalJobRunTime``,
-``RemoteUserPrio``) to literals of its own, so no other slot holds its entries.
-The walk reads, of each visited name, only whether it is bound and the references
-of its binding, and a literal refers to nothing; so a slot that holds the same
-entries for the walked names ``W`` and, for each other visited name ``R``, is alike
-absent, a literal (any value) or the same entry, walks as the recorded slot, and
-its pair shape key (made of ``W``'s bindings) is the same. Its job-independent
-ranks, which read ``R``, are worked out again for the slot itself.
+*Loose records* (``find_loose``): a held slot binds names only its job-independent
+ranks read (``TotalJobRunTime``, ``RemoteUserPrio``) to literals of its own, and
+every slot binds ``KFlops`` and ``SlotID`` (read by the default post-job rank) to
+its own numbers, so no other slot holds its entries. The walk reads, of each
+visited name, only whether it is bound and the references of its binding, and a
+literal refers to nothing; so a slot that holds the same entries for the walked
+names ``W`` and, for each other visited name ``R``, is alike absent, a literal (any
+value) or the same entry, walks as the recorded slot, and its pair shape key and
+resource vector (made of ``W``'s bindings: the resources and hidden literals are
+walked names) are the same. Its job-independent ranks and, with a vector, their
+program keys (``rank_keys``, ``rank_sig``), which read ``R``, are worked out again
+for the slot itself.
 """
 
 from __future__ import annotations
@@ -50,6 +53,10 @@ LIMIT = 1 << 15
 SETS = 8
 #: lookups in a row without a hit after which ``find`` stops looking for a flag
 TRIES = 256
+#: ``find_loose`` stops for a busy flag once it has missed ``TRIES`` times and hit
+#: fewer than one lookup in ``LOOSE_SHARE`` (slots whose walked names hold numbers of
+#: their own, a free ``Disk`` share: each would keep a record no later slot matches)
+LOOSE_SHARE = 8
 
 
 class VectorParts(NamedTuple):
@@ -101,6 +108,8 @@ class FirstStates:
         self._count = 0
         #: busy -> lookups since the last hit (``find``), or -1 once given up
         self._tries: dict[bool, int] = {False: 0, True: 0}
+        #: busy -> [loose hits, loose misses], or None once ``find_loose`` has given up
+        self._loose_counts: dict[bool, list[int] | None] = {False: [0, 0], True: [0, 0]}
         #: id(a walk's reaches) -> (the reaches, the walked names, (visited names,
         #: their records) or None, (W, R, their loose records) or None), for ``keep``
         self._visited: dict[int, tuple] = {}
@@ -135,16 +144,25 @@ class FirstStates:
 
     def find_loose(self, ad: ClassAd, busy: bool, kind: str) -> FirstState | None:
         """A loose record (module doc) this slot matches, or None. Its
-        ``independent`` is empty: the caller works the ranks out."""
+        ``independent`` is empty and its vector's rank keys are the recorded slot's:
+        the caller works the ranks and their keys out. Gives up for good for a busy
+        flag after ``TRIES`` misses when fewer than one lookup in ``LOOSE_SHARE``
+        hit (then ``keep`` keeps no loose record for it either): a miss only sends
+        the slot down a longer way to the same outcome."""
         table = adeval.table(ad)
-        if table is None:
+        counts = self._loose_counts[busy]
+        if table is None or counts is None:
             return None
         get = table.get
         for walked, others, records in self._loose[busy]:
             found = records.get((kind, tuple(map(id, map(get, walked))),
                                  tuple(map(_kind, map(get, others)))))
             if found is not None:
+                counts[0] += 1
                 return found
+        counts[1] += 1
+        if counts[1] >= TRIES and counts[0] * LOOSE_SHARE < counts[1]:
+            self._loose_counts[busy] = None
         return None
 
     def keep(self, ad: ClassAd, busy: bool, kind: str, walk: tuple, independent: dict,
@@ -160,24 +178,24 @@ class FirstStates:
         if known is None or known[0] is not reaches or known[1] is not walked:
             known = self._visited[id(reaches)] = (
                 reaches, walked, *self._records(busy, walked, reaches))
+        parts = None if vector is None else VectorParts(
+            vector.names, vector.vals, vector.index, vector.static,
+            dict(vector.rank_keys), vector.rank_sig, vector.literals)
         if known[2] is not None and self._tries[busy] >= 0:
             # (once ``find`` has given up for this busy flag it reads no record: a
             # record kept after that would only cost its making)
             names, records = known[2]
             entries = tuple(map(table.get, names))
-            parts = None if vector is None else VectorParts(
-                vector.names, vector.vals, vector.index, vector.static,
-                dict(vector.rank_keys), vector.rank_sig, vector.literals)
             records[(kind, tuple(map(id, entries)))] = FirstState(
                 entries, walk, dict(independent), pair_key, pair_shape, parts)
             self._count += 1
-        if known[3] is not None and vector is None:
+        if known[3] is not None and self._loose_counts[busy] is not None:
             names, others, records = known[3]
             entries = tuple(map(table.get, names)) + tuple(map(table.get, others))
             key = (kind, tuple(map(id, entries[:len(names)])),
                    tuple(map(_kind, entries[len(names):])))
             if key not in records:
-                records[key] = FirstState(entries, walk, {}, pair_key, pair_shape, None)
+                records[key] = FirstState(entries, walk, {}, pair_key, pair_shape, parts)
                 self._count += 1
 
     def _records(self, busy: bool, walked: tuple[str, ...], reaches: dict) -> tuple:

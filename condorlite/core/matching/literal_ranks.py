@@ -18,12 +18,19 @@ key (``1``, ``1.0`` and ``true`` are one Python key but three ClassAd values) an
 is the sign of a real zero. When every binding is a literal or absent, the layout
 is the tuple of the bindings' types (a form no other layout takes). When no
 residual can be made, the rank is evaluated in full (``adeval.eval_expr``).
+
+*Plans* (``plan``, ``planned``): slots that share a ``first_states`` loose record
+bind a rank's reached names with one layout (the same entries, or alike absent or a
+literal), so the layout, the residual and the names bound to literals are worked
+out once per (record, rank); each such slot then costs a read of its literal values
+and a memo lookup (``planned``), with the same memo and count as ``value``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from operator import attrgetter
+from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
@@ -40,6 +47,18 @@ def typed_values(vals: list) -> tuple:
     ``Undefined``) and between reals of different bits (``-0.0`` and ``0.0``; a NaN
     is ``nan`` whatever its payload, and no rank can tell NaN payloads apart)."""
     return tuple(map(repr, vals))
+
+
+class RankPlan(NamedTuple):
+    """``value``'s work for one (rank, names, layout), done once: ``shape`` keys the
+    value memo, ``literals`` are the names bound to literals (in ``names`` order: the
+    order of the residual's free values), ``program`` the residual (None: evaluate
+    in full), ``expr`` the rank."""
+
+    shape: tuple
+    literals: tuple[str, ...]
+    program: Residual | None
+    expr: Expr
 
 
 class LiteralRanks:
@@ -83,12 +102,43 @@ class LiteralRanks:
         found = self._values.get(key)
         if found is not None:
             return found
-        self.evaluations += 1
+        return self._evaluate(key, self._program(shape, expr, ad, names, bound), expr, ad,
+                              vals)
+
+    def plan(self, rank: str, expr: Expr, ad: ClassAd, names: tuple[str, ...],
+             bound: tuple) -> RankPlan:
+        """What ``value(rank, expr, ad, names, bound)`` works out before it reads
+        the literal values; it holds for every ad whose bindings of ``names`` have
+        the layout of ``bound`` (module doc)."""
+        kinds = tuple(map(type, bound))
+        layout = kinds if set(kinds) <= _PLAIN else self._layout(bound)[0]
+        shape = (rank, names, layout)
+        literals = tuple(name for name, b in zip(names, bound, strict=True)
+                         if type(b) is Literal)
+        return RankPlan(shape, literals, self._program(shape, expr, ad, names, bound), expr)
+
+    def planned(self, plan: RankPlan, ad: ClassAd, vals: list) -> float:
+        """``value`` in ``ad``, whose bindings have the layout ``plan`` was made for
+        and bind ``plan.literals`` to literals of the values ``vals``, in order."""
+        key = (plan.shape, typed_values(vals))
+        found = self._values.get(key)
+        if found is not None:
+            return found
+        return self._evaluate(key, plan.program, plan.expr, ad, vals)
+
+    def _program(self, shape: tuple, expr: Expr, ad: ClassAd, names: tuple[str, ...],
+                 bound: tuple) -> Residual | None:
         program = self._programs.get(shape, _MISSING)
         if program is _MISSING:
             free = [name for name, b in zip(names, bound, strict=True) if type(b) is Literal]
             program = self._programs[shape] = specialize(
                 expr, ad, None, [(ad, name) for name in free], self._now)
+        return program  # type: ignore[return-value]
+
+    def _evaluate(self, key: tuple, program: Residual | None, expr: Expr, ad: ClassAd,
+                  vals: list) -> float:
+        """One evaluation (a residual run, or in full), counted and remembered."""
+        self.evaluations += 1
         value = (adeval.eval_expr(expr, ad, None, self._now) if program is None
                  else program(vals))
         found = self._values[key] = self._as_rank(value)

@@ -21,15 +21,21 @@ from __future__ import annotations
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.classad.ast import Expr
 from condorlite.core.classad.partial import Constant
 from condorlite.core.matching.autocluster import ShapeKeys, same_walks
 from condorlite.core.matching.candidates import POST, PRANK, PRE, as_rank
-from condorlite.core.matching.carving import left, rank_program, rest_of, typed, vector_of
+from condorlite.core.matching.carving import (
+    SlotVector,
+    left,
+    rank_program,
+    rest_of,
+    typed,
+    vector_of,
+)
+from condorlite.core.matching.first_ranks import FirstRanks
 from condorlite.core.matching.first_states import FirstState, FirstStates
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.lazy_ranks import LazyRanks
-from condorlite.core.matching.literal_ranks import LiteralRanks
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.policy_exprs import PolicyExprs
 from condorlite.core.matching.slot_walks import SlotWalks
@@ -98,14 +104,12 @@ class OfferShapes:
         self.walked: dict[int, tuple] = {}
         #: what first states of slots gave, shared by entry identity (``first_states``)
         self._first = FirstStates()
-        #: job-independent policy ranks by their literal bindings (``literal_ranks``)
-        self._literal_ranks = LiteralRanks(self.shape_keys.canon.number, now, as_rank)
+        #: a first state's job-independent policy ranks (``first_ranks``)
+        self.ranks = FirstRanks(self.shape_keys.canon.number, now, counts)
         #: pair-static key -> id (``SlotVector.static``)
         self._statics: dict[tuple, int] = {}
-        #: (rank, names, ids of an ad's entries for them) -> (value, the entries);
-        #: id(reach set) -> (the set, its names sorted)
-        self._rank_by_ids: dict[tuple, tuple] = {}
-        self._sorted_reach: dict[int, tuple[set[str], tuple[str, ...]]] = {}
+        #: (id(reach set), vector names) -> (the set, its names less those, sorted)
+        self._free_reaches: dict[tuple, tuple[set[str], tuple[str, ...]]] = {}
         #: (rank program keys, typed state) -> independent ranks (``prepare_carved``)
         self._independent_memo: dict[tuple, dict[str, float]] = {}
         self._rank_exprs = {PRE: exprs.pre, POST: exprs.post, PRANK: exprs.preemption_rank}
@@ -178,7 +182,7 @@ class OfferShapes:
                     # nothing this rank reaches changed since the last state
                     independent[key] = before[key]
                     continue
-                independent[key] = self._independent_rank(key, expr, ad, reaches[key])
+                independent[key] = self.ranks.value(key, expr, ad, reaches[key])
         self.walked[id(offer)] = (ad, busy, (flags, walked, reaches), offer)
         # Pair results do not depend on who holds the slot or its CurrentRank (only on
         # the walked bindings, RemoteUserPrio and the like included when read): the
@@ -211,22 +215,25 @@ class OfferShapes:
     def _prepare_loose(self, offer: Offer, ad: ClassAd, busy: bool, first: FirstState
                        ) -> None:
         """``prepare`` of a slot's first state from a loose record (``first_states``):
-        the same walk and pair shape key; the job-independent ranks its own."""
-        flags, _, reaches = first.walk
+        the same walk, pair shape key and vector; the job-independent ranks its own,
+        each from the record's plan (``first_ranks``): a read of the slot's literal
+        values."""
+        flags = first.walk[0]
+        plans = self.ranks.plans(first, ad, self.exprs.ranks(busy))
         independent: dict[str, float | None]
         if busy:
             # A held slot's ranks read literals of its own and are read only if the
             # slot is ever listed (by preemption): worked out then (``lazy_ranks``).
-            exprs = dict(self.exprs.ranks(busy))
             independent = LazyRanks(
-                [key for key in exprs if key not in flags],
-                lambda key: self._independent_rank(key, exprs[key], ad, reaches[key]))
+                [key for key, _ in self.exprs.ranks(busy) if key not in flags],
+                lambda key: self.ranks.planned(plans[key], ad))
         else:
-            independent = {}
-            for key, expr in self.exprs.ranks(busy):
-                if key not in flags:
-                    independent[key] = self._independent_rank(key, expr, ad, reaches[key])
-        offer.vector = None
+            independent = {key: self.ranks.planned(plan, ad) for key, plan in plans.items()}
+        vector = offer.vector = first.new_vector()
+        if vector is not None:
+            # (the record's vals, static and pair shape: they read only walked names)
+            offer.ad_vals = vector.vals
+            self._rank_keys(ad, vector, first.walk[2], independent)
         self.walked[id(offer)] = (ad, busy, first.walk, offer)
         offer.independent = independent
         self._reshape(offer, first.pair_key, first.pair_shape)
@@ -236,37 +243,7 @@ class OfferShapes:
             # loose record it came from is kept already: once ``find`` has stopped
             # looking, keeping would store nothing that is read)
             self._first.keep(ad, busy, offer.slot.kind, first.walk, independent,
-                             first.pair_key, first.pair_shape, None)
-
-    def _independent_rank(self, key: str, expr: Expr, ad: ClassAd, reach: set[str]) -> float:
-        """A policy rank that reads nothing from the job, evaluated in ``ad``: once per
-        binding of the names it reaches (slots of one machine type share most), by
-        the residual of its literal bindings (``literal_ranks``), which counts the
-        evaluations (one per distinct layout and typed literal values)."""
-        found = self._sorted_reach.get(id(reach))
-        if found is None or found[0] is not reach:
-            found = self._sorted_reach[id(reach)] = (reach, tuple(sorted(reach)))
-        names = found[1]
-        table = adeval.table(ad)
-        if table is not None:
-            # Ads read from files share their entry objects: the same entries, the
-            # same value, found by one C-level pass (the entries are held, so their
-            # ids stay theirs); other entries go through their literal values.
-            entries = tuple(map(table.get, names))
-            by_ids = (key, names, tuple(map(id, entries)))
-            known = self._rank_by_ids.get(by_ids)
-            if known is not None:
-                return known[0]
-            bound = tuple(map(_entry_expr, entries))
-        else:
-            bound = tuple(adeval.attr(ad, name) for name in names)
-        ranks = self._literal_ranks
-        before = ranks.evaluations
-        value = ranks.value(key, expr, ad, names, bound)
-        self.counts.evaluations += ranks.evaluations - before
-        if table is not None:
-            self._rank_by_ids[by_ids] = (value, entries)
-        return value
+                             first.pair_key, first.pair_shape, vector)
 
     def _reshape(self, offer: Offer, pair_key: tuple, pair_shape: int = 0) -> None:
         """Number the offer's pair shape (``pair_shape`` when the caller knows it:
@@ -304,13 +281,43 @@ class OfferShapes:
         static = tuple(n for n in walked if n not in free)
         key = self.shape_keys.key(offer.ad, static, (*extra, vector.names))
         vector.static = self._statics.setdefault(key, len(self._statics) + 1)
-        for rank in independent:
-            reach = tuple(sorted(set(reaches[rank]) - free))
-            vector.rank_keys[rank] = (rank, self.shape_keys.key(offer.ad, reach, vector.names))
-        # (kept as a small number: it is part of keys hashed on every carve)
-        vector.rank_sig = self._rank_sigs.setdefault(tuple(vector.rank_keys.values()),
-                                                     len(self._rank_sigs))
+        self._rank_keys(offer.ad, vector, reaches, independent)
         return vector
+
+    def _rank_keys(self, ad: ClassAd, vector: SlotVector, reaches: dict[str, set[str]],
+                   independent: dict) -> None:
+        """Each independent policy rank's program key, the bindings it reaches other
+        than the vector's names, and the vector's ``rank_sig`` (a small number: it is
+        part of keys hashed on every carve).
+
+        A rank that reaches none of the vector's names (the default post-job rank
+        reads ``KFlops`` and ``SlotID``) has, in every state carving makes (states
+        differ only in those names), its value in this one, ``independent[rank]``.
+        Its key is that value (``repr``: the type and the sign of a zero are part of
+        it), and its program (``_rank_plan``) the value as a ``Constant``, set here:
+        slots with numbers of their own need neither a residual nor their bindings
+        numbered, and slots with equal values share the key."""
+        keys = vector.rank_keys = {}
+        programs = self._rank_programs
+        for rank in independent:
+            reach = reaches[rank]
+            free_reach = self._free_reach(reach, vector.names)
+            if len(free_reach) == len(reach) and type(independent) is dict:
+                value = independent[rank]
+                key = keys[rank] = ("value", rank, repr(value))
+                if key not in programs:
+                    programs[key] = Constant(value)
+            else:
+                keys[rank] = (rank, self.shape_keys.key(ad, free_reach, vector.names))
+        vector.rank_sig = self._rank_sigs.setdefault(tuple(keys.values()), len(self._rank_sigs))
+
+    def _free_reach(self, reach: set[str], free: tuple[str, ...]) -> tuple[str, ...]:
+        """``reach`` less ``free``, sorted; remembered per (reach set, free names)."""
+        found = self._free_reaches.get((id(reach), free))
+        if found is None or found[0] is not reach:
+            found = self._free_reaches[(id(reach), free)] = (
+                reach, tuple(sorted(reach.difference(free))))
+        return found[1]
 
     def prepare_carved(self, offer: Offer, vals: tuple) -> None:
         """``prepare`` for the state carving made of an offer with a resource vector:
@@ -436,9 +443,3 @@ class OfferShapes:
     @property
     def shape_count(self) -> int:
         return len(self.shape_numbers)
-
-
-
-def _entry_expr(entry: tuple | None) -> Expr | None:
-    """The expression of a table entry (None for an absent name)."""
-    return None if entry is None else entry[1]

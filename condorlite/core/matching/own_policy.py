@@ -25,6 +25,9 @@ closures and the shape keys' numbering are shared.
 
 from __future__ import annotations
 
+from operator import is_
+from typing import NamedTuple
+
 from condorlite.core import adeval
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.folding import FoldMemo, fold_own
@@ -35,6 +38,17 @@ from condorlite.core.matching.offers import Offer
 POLICY_NAMES = ("start", "requirements")
 #: What a dynamic slot's ad binds (``pieces._dynamic``), never folded.
 DYNAMIC_NAMES = frozenset({"partitionableslot", "slottype"})
+
+
+class _Plan(NamedTuple):
+    """How one pair of policy entries (``Start``, ``Requirements``: the ad's entry
+    objects, None when absent) is folded: ``reads`` are the names folding may look up
+    in them (``_reads``); ``folds`` maps the ids of an ad's entries for ``reads`` to
+    (those entries, held so their ids stay theirs; the changed policy entries)."""
+
+    policy: tuple
+    reads: tuple[str, ...]
+    folds: dict[tuple, tuple[tuple, dict[str, tuple[str, Expr]]]]
 
 
 class OwnPolicy:
@@ -49,44 +63,64 @@ class OwnPolicy:
         self._entries: dict[tuple[str, Expr], tuple[str, Expr]] = {}
         #: what folding decided by operator and literals, shared by every slot
         self._memo = FoldMemo()
-        #: id(expression) -> (the expression, the names folding may look up in it,
-        #: {ids of an ad's entries for them -> (the entries, the folded expression)})
-        self._folds: dict[int, tuple[Expr, tuple[str, ...], dict[tuple, tuple]]] = {}
+        #: ids of an ad's policy entries -> their plan (``_fold_table``)
+        self._plans: dict[tuple, _Plan] = {}
 
     def fold(self, offer: Offer) -> None:
         """Rebind the offer's ``Start`` and ``Requirements`` to their folded forms,
         when folding changes them (the ad is copied, never changed)."""
         ad = offer.ad
         table = adeval.table(ad) if getattr(ad, "parent", None) is None else None
-        changes: dict[str, tuple[str, Expr]] = {}
-        for name in POLICY_NAMES:
-            expr = adeval.attr(ad, name)
-            if expr is None or type(expr) is Literal:
-                continue
-            out = (fold_own(expr, ad, self._keep, self._memo) if table is None
-                   else self._fold(expr, ad, table))
-            if out is not expr:
-                entry = (adeval.spelling(ad, name) or name, out)
-                changes[name] = self._entries.setdefault(entry, entry)
+        if table is not None:
+            changes = self._fold_table(ad, table)
+        else:
+            changes = {}
+            for name in POLICY_NAMES:
+                expr = adeval.attr(ad, name)
+                if expr is None or type(expr) is Literal:
+                    continue
+                out = fold_own(expr, ad, self._keep, self._memo)
+                if out is not expr:
+                    entry = (adeval.spelling(ad, name) or name, out)
+                    changes[name] = self._entries.setdefault(entry, entry)
         if changes:
             offer.ad = adeval.with_entries(ad, changes)
 
-    def _fold(self, expr: Expr, ad: object, table: dict) -> Expr:
-        """``fold_own(expr, ad, ...)`` for a top-level ClassAd-lite ad, remembered by
-        the ad's entries for the names folding may look up in ``expr``: step 1 reads,
-        of the ad, only its bindings of the bare and ``MY.`` names of ``expr`` not in
-        ``keep`` (it follows no binding), and steps 2 and 3 only what step 1 gave; so
-        slots holding the same entries for those names (the readers share entry
-        objects between ads holding the same line) fold ``expr`` alike. The entries
-        are held, so their ids stay theirs for the cycle."""
-        plan = self._folds.get(id(expr))
-        if plan is None or plan[0] is not expr:
-            read = sorted({name for scope, name in references(expr)
-                           if scope in (None, "my") and name not in self._keep})
-            plan = self._folds[id(expr)] = (expr, tuple(read), {})
-        entries = tuple(map(table.get, plan[1]))
-        key = tuple(map(id, entries))
-        found = plan[2].get(key)
+    def _fold_table(self, ad: object, table: dict) -> dict[str, tuple[str, Expr]]:
+        """The changed policy entries of a top-level ClassAd-lite ad, remembered by
+        the ad's policy entries and its entries for the names folding may look up in
+        them: ``fold_own`` step 1 reads, of the ad, only its bindings of the bare
+        and ``MY.`` names of the expression not in ``keep`` (it follows no binding),
+        and steps 2 and 3 only what step 1 gave; so slots holding the same entries
+        for those names (the readers share entry objects between ads holding the
+        same line) fold alike. Entries are held by the memo, so their ids stay
+        theirs for the cycle."""
+        get = table.get
+        policy = tuple(map(get, POLICY_NAMES))
+        plan = self._plans.get(tuple(map(id, policy)))
+        if plan is None or not all(map(is_, plan.policy, policy)):
+            plan = self._plans[tuple(map(id, policy))] = _Plan(
+                policy, self._reads(policy), {})
+        entries = tuple(map(get, plan.reads))
+        found = plan.folds.get(tuple(map(id, entries)))
         if found is None:
-            found = plan[2][key] = (entries, fold_own(expr, ad, self._keep, self._memo))
+            changes: dict[str, tuple[str, Expr]] = {}
+            for name, entry in zip(POLICY_NAMES, policy, strict=True):
+                if entry is None or type(entry[1]) is Literal:
+                    continue
+                out = fold_own(entry[1], ad, self._keep, self._memo)
+                if out is not entry[1]:
+                    new = (entry[0], out)
+                    changes[name] = self._entries.setdefault(new, new)
+            found = plan.folds[tuple(map(id, entries))] = (entries, changes)
         return found[1]
+
+    def _reads(self, policy: tuple) -> tuple[str, ...]:
+        """The names ``fold_own`` may look up in the ad while folding the policy
+        entries' expressions: their bare and ``MY.`` names not in ``keep``."""
+        read: set[str] = set()
+        for entry in policy:
+            if entry is not None and type(entry[1]) is not Literal:
+                read.update(name for scope, name in references(entry[1])
+                            if scope in (None, "my") and name not in self._keep)
+        return tuple(sorted(read))

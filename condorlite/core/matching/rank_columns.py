@@ -42,12 +42,17 @@ from collections.abc import Iterable
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Literal
+from condorlite.core.classad.partial import specialize_attribute
 from condorlite.core.classad.refs import names as expr_names
+from condorlite.core.classad.residuals import Residual
 from condorlite.core.matching.autocluster import closure
+from condorlite.core.matching.carving import int_now
 from condorlite.core.matching.offers import SUBMITTER_PREFIXES, Offer
 
 #: names no column may read per offer: what every pair evaluation reads
 _NEVER = frozenset({"requirements", "rank"})
+#: "no program made yet" (a layout's program may be None)
+_MISSING = object()
 
 
 def rank_only_names(rank_refs: Iterable[frozenset[str]], other_refs: Iterable[frozenset[str]],
@@ -86,9 +91,15 @@ class RankColumn:
     (``carving``), so when the Rank reaches none of them and the slot binds every
     name it reaches to a literal (or not at all), the value is the same in every
     state: it is read once, in whichever ad the offer holds (a carved state's ad
-    is then not rebuilt to read it), and kept for every version."""
+    is then not rebuilt to read it), and kept for every version.
 
-    __slots__ = ("_values", "counts", "job_ad", "now", "reach", "stateless")
+    Then the evaluation reads, of the slot, only those literals (the job ad is the
+    column's): the Rank is specialised once per *layout* (which reached names the
+    slot binds) with the bound ones free (``classad.partial.specialize_attribute``,
+    whose residual equals the full evaluation for any values of them), and each
+    slot costs one run of the residual on its literal values."""
+
+    __slots__ = ("_programs", "_values", "counts", "job_ad", "now", "reach", "stateless")
 
     def __init__(self, job_ad: ClassAd, now: float | None, counts, reach: frozenset[str],
                  carved: frozenset[str]) -> None:
@@ -100,6 +111,8 @@ class RankColumn:
         self.stateless = not reach & carved
         #: offer seq -> (offer version, or None for every version; the Rank's value)
         self._values: dict[int, tuple[int | None, float]] = {}
+        #: layout (which reached names the slot binds) -> residual, None: evaluate
+        self._programs: dict[tuple[bool, ...], Residual | None] = {}
 
     def value(self, offer: Offer) -> float:
         """The job's Rank of the offer in its current state (``as_float`` or 0.0)."""
@@ -108,23 +121,39 @@ class RankColumn:
             return found[1]
         self.counts.evaluations += 1
         ad = offer.state_ad
-        if self.stateless and self._literal_reach(ad):
+        bound = self._literal_bindings(ad) if self.stateless else None
+        if bound is not None:
+            value = self._literal_value(ad, bound)
             version = None
         else:
             ad, version = offer.ad, offer.version
-        value = adeval.as_float(adeval.eval_attr(self.job_ad, "Rank", ad, self.now))
+            value = adeval.as_float(adeval.eval_attr(self.job_ad, "Rank", ad, self.now))
         value = value or 0.0
         self._values[offer.seq] = (version, value)
         return value
 
-    def _literal_reach(self, ad: ClassAd) -> bool:
-        """Whether the slot ad binds every name the Rank reaches to a literal, or not
-        at all (so nothing it reads in the slot can lead on to a carved name)."""
-        for name in self.reach:
-            bound = adeval.attr(ad, name)
-            if bound is not None and type(bound) is not Literal:
-                return False
-        return True
+    def _literal_bindings(self, ad: ClassAd) -> list | None:
+        """The ad's bindings of the names the Rank reaches (None where absent), or
+        None when one is not a literal (it may lead on to a carved name)."""
+        bound = [adeval.attr(ad, name) for name in self.reach]
+        for expr in bound:
+            if expr is not None and type(expr) is not Literal:
+                return None
+        return bound
+
+    def _literal_value(self, ad: ClassAd, bound: list) -> float | None:
+        """The Rank in ``ad``, whose bindings of ``reach`` are ``bound`` (literals or
+        None), by the residual of its layout."""
+        layout = tuple(expr is not None for expr in bound)
+        program = self._programs.get(layout, _MISSING)
+        if program is _MISSING:
+            free = [(ad, name) for name, present in zip(self.reach, layout, strict=True)
+                    if present]
+            program = self._programs[layout] = specialize_attribute(
+                self.job_ad, "Rank", ad, free, int_now(self.now))
+        if program is None:
+            return adeval.as_float(adeval.eval_attr(self.job_ad, "Rank", ad, self.now))
+        return adeval.as_float(program([expr.value for expr in bound if expr is not None]))
 
 
 class RankColumns:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from condorlite.core import adeval
 from condorlite.core.classad import parse_ad
 from condorlite.core.classad.parser import parse_expr
-from condorlite.core.matching import row_maps
+from condorlite.core.matching import first_states, offer_shapes, row_maps
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.expr_numbers import Canon
 from condorlite.core.matching.first_states import FirstStates
@@ -99,6 +99,32 @@ def test_a_rank_by_its_literal_residual_equals_the_full_evaluation(text, binding
     got = _SHARED.value(text, expr, ad, names, bound)
     want = as_rank(adeval.eval_expr(expr, ad, None, NOW))
     assert _same(got, want)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(RANKS), st.sets(st.sampled_from(NAMES)), st.data(), st.booleans())
+def test_a_plan_made_in_one_ad_serves_every_ad_of_its_layout(text, names, data, derived):
+    """``LiteralRanks.plan`` made in one ad and run (``planned``) in another that
+    binds the same names to literals of other values and types gives the full
+    evaluation there, and counts as ``value`` does."""
+    expr = parse_expr(text)
+    # (``real("INF")`` is written as a call, not a literal: another layout)
+    plain = literals.filter(lambda value: value != float("inf"))
+    ads = [_ad({name: data.draw(plain) for name in sorted(names)}, derived)
+           for _ in range(3)]
+    reach = _reach(ads[0], expr)
+    bound = tuple(adeval.attr(ads[0], name) for name in reach)
+    planned = LiteralRanks(Canon().number, NOW, as_rank)
+    valued = LiteralRanks(Canon().number, NOW, as_rank)
+    plan = planned.plan(text, expr, ads[0], reach, bound)
+    assert {n.lower() for n in plan.literals} == {n.lower() for n in names} & set(reach)
+    for ad in ads:
+        vals = [adeval.attr(ad, name).value for name in plan.literals]
+        got = planned.planned(plan, ad, vals)
+        assert _same(got, as_rank(adeval.eval_expr(expr, ad, None, NOW)))
+        own = tuple(adeval.attr(ad, name) for name in reach)
+        assert _same(got, valued.value(text, expr, ad, reach, own))
+    assert planned.evaluations == valued.evaluations
 
 
 def test_types_and_the_sign_of_zero_are_part_of_the_key():
@@ -187,6 +213,82 @@ def test_first_states_prepare_slots_as_a_full_prepare_does(tmp_path, monkeypatch
     assert one.matches == two.matches and one.rejections == two.rejections
 
 
+def test_partitionable_slots_with_numbers_of_their_own_share_loose_records(tmp_path,
+                                                                           monkeypatch):
+    """Realistic partitionable slots (every slot its own KFlops and SlotID, read by
+    the default post-job rank) are prepared from loose records that carry the
+    resource vector: each gets the record's vector, static and pair shape and its
+    own ranks and rank keys, exactly as a full ``prepare`` gives them, and the cycles
+    decide the same."""
+    policy = Policy(uid_domain="example.org")
+    spec = genpool.PoolSpec(slots=120, jobs=400, submitters=4, autoclusters=12, seed=3,
+                            realistic=True, unique=True, partitionable_fraction=1.0)
+    slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
+    hits: list[bool] = []
+    method = FirstStates.find_loose
+
+    def counting(self, ad, busy, kind):
+        found = method(self, ad, busy, kind)
+        hits.append(found is not None and found.vector is not None)
+        return found
+
+    with monkeypatch.context() as patch:
+        patch.setattr(FirstStates, "find_loose", counting)
+        shared = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    with monkeypatch.context() as patch:
+        patch.setattr(FirstStates, "find", lambda self, ad, busy, kind: None)
+        patch.setattr(FirstStates, "find_loose", lambda self, ad, busy, kind: None)
+        full = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    assert sum(hits) > len(hits) // 2, "most slots should share a loose record"
+    assert _prepared(shared) == _prepared(full)
+    assert shared.mm.evaluations == full.mm.evaluations
+    vectors = [o.vector for o in shared.offers if o.vector is not None]
+    assert len({id(v.rank_keys) for v in vectors}) == len(vectors) > 0
+    shared.run()
+    full.run()
+    one, two = shared.result(), full.result()
+    assert one.matches and one.matches == two.matches and one.rejections == two.rejections
+    assert shared.mm.evaluations == full.mm.evaluations
+
+
+def test_a_rank_that_reads_no_resource_is_its_first_value_in_every_state(tmp_path,
+                                                                        monkeypatch):
+    """The default post-job rank reads a partitionable slot's own KFlops and SlotID,
+    none of its resources: its program is the prepared value (``_rank_keys``), not
+    a residual per slot, and it equals the residual's value in every carved state."""
+    policy = Policy(uid_domain="example.org")
+    spec = genpool.PoolSpec(slots=80, jobs=600, submitters=4, autoclusters=12, seed=5,
+                            realistic=True, unique=True, partitionable_fraction=1.0)
+    slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
+    made: list[str] = []
+    original = offer_shapes.rank_program
+
+    def counting(expr, slot_ad, vector, now):
+        made.append(str(expr))
+        return original(expr, slot_ad, vector, now)
+
+    monkeypatch.setattr(offer_shapes, "rank_program", counting)
+    cycle = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    cycle.run()
+    vectors = [o for o in cycle.offers if o.vector is not None]
+    carved = [o for o in vectors if len(o.stamps) > 0]
+    assert len(vectors) > 40 and len(carved) > 10
+    post = parse_expr(DEFAULT_POST_JOB_RANK)
+    assert str(post) not in made  # no residual made for it
+    # keyed by its value: one key per distinct value, not per slot's bindings
+    prepared = {repr(o.independent["post"]) for o in vectors}
+    assert len({o.vector.rank_keys["post"] for o in vectors}) == len(prepared)
+    shapes = cycle.mm.shapes
+    for offer in carved:
+        key = offer.vector.rank_keys["post"]
+        program = shapes._rank_programs[key]
+        residual = original(post, offer.ad, offer.vector, NOW)
+        assert _same(as_rank(program(offer.vector.vals)),
+                     as_rank(residual(offer.vector.vals)))
+        assert _same(offer.independent["post"],
+                     as_rank(adeval.eval_expr(post, offer.ad, None, NOW)))
+
+
 def test_row_map_reads_as_the_dict_of_its_rows():
     ids, values = ["1.0", "1.1", "2.0", "1.1"], [1, 2, 1, 3]
     rows = RowMap(ids, values)
@@ -216,3 +318,31 @@ def test_turn_rows_by_row_equal_rows_by_id(tmp_path):
     # the lists are read only for the very jobs they were made from
     assert row_maps._rows_by_row(cycle.ac.cluster_of, cycle.ac.match_class_of,
                                   list(cycle.idle)) is None
+
+
+def _loose_record_count(states: FirstStates) -> int:
+    return sum(len(records) for _, _, records in states._loose[False])
+
+
+def test_loose_lookups_stop_when_almost_every_slot_misses():
+    """Slots whose walked names hold numbers of their own (``Disk`` = a share of the
+    free disk) never match a loose record: after ``TRIES`` misses with fewer than
+    one hit in ``LOOSE_SHARE``, ``find_loose`` stops looking and ``keep`` stops
+    keeping loose records; slots that do share records keep being looked up."""
+    walk = (frozenset(), ("disk", "requirements"), {"post": {"kflops"}})
+    lone = FirstStates()
+    for i in range(first_states.TRIES + 10):
+        ad = parse_ad(f"Requirements = Disk > 0\nDisk = {i}\nKFlops = {i}")
+        assert lone.find_loose(ad, False, "static") is None
+        lone.keep(ad, False, "static", walk, {}, ("key", i), i, None)
+    # (the TRIES-th miss gives up before its slot is kept)
+    assert _loose_record_count(lone) == first_states.TRIES - 1
+    shared = FirstStates()
+    for i in range(first_states.TRIES + 10):
+        ad = parse_ad(f"Requirements = Disk > 0\nDisk = {i}\nKFlops = {i}")
+        assert shared.find_loose(ad, False, "static") is None
+        shared.keep(ad, False, "static", walk, {}, ("key", i), i, None)
+        # the same entries again: one slot in LOOSE_SHARE holding a kept record
+        found = shared.find_loose(ad, False, "static")
+        assert found is not None and found.pair_shape == i
+    assert _loose_record_count(shared) == first_states.TRIES + 10

@@ -14,12 +14,17 @@ attribute bound to an expression, and held slots preempted by rank.
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from condorlite.core.matching.rank_columns import rank_only_names, rank_reach
+from condorlite.core import adeval
+from condorlite.core.classad import parse_ad
+from condorlite.core.matching.rank_columns import RankColumn, rank_only_names, rank_reach
 from condorlite.core.model import Submitter
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import Policy
@@ -246,3 +251,45 @@ def test_a_slot_number_bound_to_a_carved_resource_is_read_per_state():
     by_job = {m.job: m.slot for m in result.matches}
     assert by_job == {"1.0": "slot1@p3", "2.0": "slot1@p2", "2.1": "slot1@p1",
                       "3.0": "slot1@p0"}
+
+
+# -- a column's values by the residual of its layout -----------------------------------
+
+_RANKS = ["KFlops", "-LoadAvg", "TARGET.Mips * 2 + KFlops", "Scale * TARGET.KFlops",
+          'ifThenElse(isUndefined(TARGET.Mips), 7, TARGET.Mips) + size(string(KFlops))',
+          "real(TARGET.KFlops) / (LoadAvg + 1)", "time() - TARGET.KFlops"]
+_LITERALS = st.one_of(
+    st.integers(-5, 5), st.sampled_from(["0.0", "-0.0", "1.5", "2.5e300", "true", "false",
+                                         '"x"', '""', "undefined", "error"]))
+
+
+class _Counts:
+    evaluations = 0
+
+
+class _Offer:
+    """What ``RankColumn.value`` reads of an offer."""
+
+    def __init__(self, seq: int, ad) -> None:
+        self.seq, self.version, self.state_ad, self.ad = seq, 1, ad, ad
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(_RANKS),
+       st.lists(st.dictionaries(st.sampled_from(["KFlops", "Mips", "LoadAvg"]), _LITERALS),
+                min_size=1, max_size=6))
+def test_a_column_by_its_layouts_residual_equals_the_full_evaluation(rank, bindings):
+    """Slots that bind the names a Rank reaches to literals of any type, or not at
+    all, get the full evaluation's ``as_float or 0.0`` from the column's residuals
+    (made once per layout, run per slot), one evaluation counted per slot."""
+    job = parse_ad(f"Rank = {rank}\nScale = 3")
+    counts = _Counts()
+    column = RankColumn(job, NOW, counts, rank_reach(job), frozenset({"cpus", "memory"}))
+    for seq, binding in enumerate(bindings):
+        slot = parse_ad("\n".join(["Cpus = 1", *(f"{k} = {v}" for k, v in binding.items())]))
+        want = adeval.as_float(adeval.eval_attr(job, "Rank", slot, NOW)) or 0.0
+        got = column.value(_Offer(seq, slot))
+        assert got == want or (math.isnan(got) and math.isnan(want))
+        assert column.value(_Offer(seq, slot)) is got  # kept for every version
+    assert counts.evaluations == len(bindings)
+    assert column._programs, "the values came from residuals"

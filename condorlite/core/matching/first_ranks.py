@@ -1,0 +1,114 @@
+"""A slot's job-independent policy ranks in its first state (one ``FirstRanks`` per
+cycle, owned by ``offer_shapes.OfferShapes``).
+
+A policy rank that reads nothing from the job (``NEGOTIATOR_POST_JOB_RANK`` reading
+``KFlops`` and ``SlotID``, ``PREEMPTION_RANK`` reading ``RemoteUserPrio``) has one
+value per slot, and slots bind what it reads to numbers of their own. Two ways:
+
+* ``value``: any slot. The value is remembered by the ids of the ad's entries for
+  the names the rank reaches (the readers share entry objects between ads holding
+  the same line, so slots of one machine type find it with one C-level pass), else
+  worked out by the residual of the slot's literal bindings (``literal_ranks``).
+* ``plans`` and ``planned``: the slots of one ``first_states`` loose record, which
+  bind every name a rank reaches alike (the same entry, or alike absent or a
+  literal), so the rank's layout, residual and literal names are the record's
+  (``literal_ranks.RankPlan``, made once per record); each slot then costs a read
+  of its literal values and a lookup in the same value memo, which ``value`` uses
+  too. A per-slot number is a column read once, not a reason to work the slot out
+  in full.
+
+Both count, in the cycle's ``EvaluationCount``, the evaluations the value memo
+missed (one per distinct layout and typed literal values), whichever way a value was
+asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.ast import Expr
+from condorlite.core.matching.candidates import as_rank
+from condorlite.core.matching.first_states import FirstState
+from condorlite.core.matching.literal_ranks import LiteralRanks, RankPlan
+
+
+class FirstRanks:
+    """The cycle's job-independent ranks of first states (module doc). ``number``:
+    the shape keys' ``Canon.number``; ``counts``: the cycle's ``EvaluationCount``."""
+
+    def __init__(self, number: Callable[[Expr], int], now: float | None, counts) -> None:
+        self.counts = counts
+        self._literal_ranks = LiteralRanks(number, now, as_rank)
+        #: (rank, names, ids of an ad's entries for them) -> (value, the entries)
+        self._by_ids: dict[tuple, tuple] = {}
+        #: id(reach set) -> (the set, its names sorted)
+        self._sorted: dict[int, tuple[set[str], tuple[str, ...]]] = {}
+        #: id(loose record) -> (the record, its ranks' plans)
+        self._plans: dict[int, tuple[FirstState, dict[str, RankPlan]]] = {}
+
+    def value(self, key: str, expr: Expr, ad: ClassAd, reach: set[str]) -> float:
+        """The rank ``expr`` (named ``key``) in ``ad``, where it reaches ``reach``."""
+        names = self._sorted_names(reach)
+        table = adeval.table(ad)
+        if table is not None:
+            # (the entries are held with the value, so their ids stay theirs)
+            entries = tuple(map(table.get, names))
+            by_ids = (key, names, tuple(map(id, entries)))
+            known = self._by_ids.get(by_ids)
+            if known is not None:
+                return known[0]
+            bound = tuple(map(_entry_expr, entries))
+        else:
+            bound = tuple(adeval.attr(ad, name) for name in names)
+        ranks = self._literal_ranks
+        before = ranks.evaluations
+        value = ranks.value(key, expr, ad, names, bound)
+        self.counts.evaluations += ranks.evaluations - before
+        if table is not None:
+            self._by_ids[by_ids] = (value, entries)
+        return value
+
+    def plans(self, first: FirstState, ad: ClassAd, ranks: Iterable[tuple[str, Expr]]
+              ) -> dict[str, RankPlan]:
+        """The plans of a loose record's job-independent ranks (those of ``ranks``,
+        (key, expression) pairs, its walk does not flag as reading the job), made
+        from the first slot that matched it (``ad``, a ClassAd-lite ad: loose
+        records hold only those)."""
+        found = self._plans.get(id(first))
+        if found is not None and found[0] is first:
+            return found[1]
+        flags, _, reaches = first.walk
+        table = adeval.table(ad)
+        plans = {}
+        for key, expr in ranks:
+            if key not in flags:
+                names = self._sorted_names(reaches[key])
+                bound = tuple(map(_entry_expr, map(table.get, names)))  # type: ignore[union-attr]
+                plans[key] = self._literal_ranks.plan(key, expr, ad, names, bound)
+        self._plans[id(first)] = (first, plans)
+        return plans
+
+    def planned(self, plan: RankPlan, ad: ClassAd) -> float:
+        """A rank of a slot of the loose record ``plan`` was made for, from the
+        slot's literal values (``literal_ranks.LiteralRanks.planned``)."""
+        table = adeval.table(ad)
+        vals = [table[name][1].value for name in plan.literals]  # type: ignore[index]
+        ranks = self._literal_ranks
+        before = ranks.evaluations
+        value = ranks.planned(plan, ad, vals)
+        self.counts.evaluations += ranks.evaluations - before
+        return value
+
+    def _sorted_names(self, reach: set[str]) -> tuple[str, ...]:
+        """``reach`` sorted, remembered per reach set (walks share their sets)."""
+        found = self._sorted.get(id(reach))
+        if found is None or found[0] is not reach:
+            found = self._sorted[id(reach)] = (reach, tuple(sorted(reach)))
+        return found[1]
+
+
+def _entry_expr(entry: tuple | None) -> Expr | None:
+    """The expression of a table entry (None for an absent name)."""
+    return None if entry is None else entry[1]
