@@ -102,9 +102,14 @@ class SlotVector:
     #: how many names at the end are a slot's own literals (``own_literals``), not
     #: amounts: values of any type, which carving never changes
     literals: int = 0
-    #: independent policy rank -> its program key (``Matchmaker``), and their values
+    #: independent policy rank -> its program key (``Matchmaker``); ``rank_sig``
+    #: numbers them with the values of the constant ones left out, which
+    #: ``constants`` holds (rank -> its value in every state: one that reads none of
+    #: the vector's names), so slots whose only difference is such a value (their
+    #: own KFlops) share what their carved states work out
     rank_keys: dict[str, tuple] = field(default_factory=dict)
     rank_sig: int = 0
+    constants: dict[str, float] = field(default_factory=dict)
     #: the piece-weight residuals (SlotWeight, SLOT_WEIGHT) once built, or () to build
     #: (``pieces.vector_piece_weight``)
     weight: tuple = ()

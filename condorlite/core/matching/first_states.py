@@ -69,6 +69,7 @@ class VectorParts(NamedTuple):
     static: int
     rank_keys: dict[str, tuple]
     rank_sig: int
+    constants: dict[str, float]
     literals: int
 
 
@@ -95,7 +96,7 @@ class FirstState:
         parts = self.vector
         return SlotVector(parts.names, parts.vals, parts.index, static=parts.static,
                           rank_keys=dict(parts.rank_keys), rank_sig=parts.rank_sig,
-                          literals=parts.literals)
+                          constants=dict(parts.constants), literals=parts.literals)
 
 
 class FirstStates:
@@ -180,7 +181,8 @@ class FirstStates:
                 reaches, walked, *self._records(busy, walked, reaches))
         parts = None if vector is None else VectorParts(
             vector.names, vector.vals, vector.index, vector.static,
-            dict(vector.rank_keys), vector.rank_sig, vector.literals)
+            dict(vector.rank_keys), vector.rank_sig, dict(vector.constants),
+            vector.literals)
         if known[2] is not None and self._tries[busy] >= 0:
             # (once ``find`` has given up for this busy flag it reads no record: a
             # record kept after that would only cost its making)

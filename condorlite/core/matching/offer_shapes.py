@@ -292,24 +292,27 @@ class OfferShapes:
 
         A rank that reaches none of the vector's names (the default post-job rank
         reads ``KFlops`` and ``SlotID``) has, in every state carving makes (states
-        differ only in those names), its value in this one, ``independent[rank]``.
-        Its key is that value (``repr``: the type and the sign of a zero are part of
-        it), and its program (``_rank_plan``) the value as a ``Constant``, set here:
-        slots with numbers of their own need neither a residual nor their bindings
-        numbered, and slots with equal values share the key."""
+        differ only in those names), its value in this one, ``independent[rank]``:
+        it goes to ``vector.constants``, its key is that value (``repr``: the type
+        and the sign of a zero are part of it), and ``rank_sig`` numbers the other
+        ranks' keys with only the names of the constant ones. So slots that differ
+        in such a value alone (each its own KFlops) share one signature, and with it
+        their carved states' ranks and transitions (``prepare_carved``, ``carve``),
+        with no residual made and no binding numbered for the constant."""
         keys = vector.rank_keys = {}
-        programs = self._rank_programs
+        constants = vector.constants = {}
+        signature = []
         for rank in independent:
             reach = reaches[rank]
             free_reach = self._free_reach(reach, vector.names)
             if len(free_reach) == len(reach) and type(independent) is dict:
-                value = independent[rank]
-                key = keys[rank] = ("value", rank, repr(value))
-                if key not in programs:
-                    programs[key] = Constant(value)
+                value = constants[rank] = independent[rank]
+                keys[rank] = ("value", rank, repr(value))
+                signature.append(("value", rank))
             else:
-                keys[rank] = (rank, self.shape_keys.key(ad, free_reach, vector.names))
-        vector.rank_sig = self._rank_sigs.setdefault(tuple(keys.values()), len(self._rank_sigs))
+                key = keys[rank] = (rank, self.shape_keys.key(ad, free_reach, vector.names))
+                signature.append(key)
+        vector.rank_sig = self._rank_sigs.setdefault(tuple(signature), len(self._rank_sigs))
 
     def _free_reach(self, reach: set[str], free: tuple[str, ...]) -> tuple[str, ...]:
         """``reach`` less ``free``, sorted; remembered per (reach set, free names)."""
@@ -319,29 +322,34 @@ class OfferShapes:
                 reach, tuple(sorted(reach.difference(free))))
         return found[1]
 
-    def prepare_carved(self, offer: Offer, vals: tuple) -> None:
+    def prepare_carved(self, offer: Offer, vals: tuple) -> dict[str, float]:
         """``prepare`` for the state carving made of an offer with a resource vector:
         the vector moves to ``vals`` (``Offer.ad`` follows), the independent policy
-        ranks come from their programs, the shapes from the vector."""
+        ranks come from their programs, the shapes from the vector. Returns the
+        ranks that read the vector (shared read-only by the slots of the vector's
+        rank signature)."""
         vector = offer.vector
         assert vector is not None
         vector.vals = vals
         state = typed(vals)
         # Slots of one static and equal rank bindings pass through the same states:
-        # their ranks are remembered per (rank program keys, state). Read-only dicts.
+        # their ranks that read the vector are remembered per (rank signature,
+        # state). Read-only dicts.
         memo_key = (vector.rank_sig, state)
-        independent = self._independent_memo.get(memo_key)
-        if independent is None:
-            independent = self._independent_memo[memo_key] = self._carved_ranks(offer, vals)
-        offer.independent = independent
+        computed = self._independent_memo.get(memo_key)
+        if computed is None:
+            computed = self._independent_memo[memo_key] = self._carved_ranks(offer, vals)
+        offer.independent = _with_constants(computed, vector)
         self._reshape(offer, ("vector", vector.static, state))
+        return computed
 
     def carve(self, offer: Offer, taken: dict[str, float]) -> None:
         """``prepare_carved(offer, rest_of(offer.vector, taken))``, remembered per
-        transition: the outcome (the new vals, independent ranks, pair shape and
-        shape) is a function of the vector's static and typed vals, of the holder
-        and CurrentRank (all four fixed by the offer's shape, ``_reshape``), of the
-        rank signature and of the amounts taken. ``taken`` is keyed by identity
+        transition: the outcome (the new vals, the ranks that read the vector, pair
+        shape and shape) is a function of the vector's static and typed vals, of the
+        holder and CurrentRank (all four fixed by the offer's shape, ``_reshape``),
+        of the rank signature and of the amounts taken; the offer's constant ranks
+        are its own (``_with_constants``). ``taken`` is keyed by identity
         (pair results share one dict per class and shape) and held by the entry, so
         its id cannot be reused while the entry lives. The offer is stamped first
         (``stamp``, written out)."""
@@ -352,11 +360,12 @@ class OfferShapes:
         key = (offer.shape, vector.rank_sig, id(taken))  # type: ignore[union-attr]
         found = self._transitions.get(key)
         if found is None or found[0] is not taken:
-            self.prepare_carved(offer, rest_of(vector, taken))  # type: ignore[arg-type]
-            self._transitions[key] = (taken, vector.vals, offer.independent,  # type: ignore[union-attr]
+            computed = self.prepare_carved(offer, rest_of(vector, taken))  # type: ignore[arg-type]
+            self._transitions[key] = (taken, vector.vals, computed,  # type: ignore[union-attr]
                                       offer.pair_shape, offer.shape)
             return
-        _, vector.vals, offer.independent, offer.pair_shape, shape = found  # type: ignore[union-attr]
+        _, vector.vals, computed, offer.pair_shape, shape = found  # type: ignore[union-attr]
+        offer.independent = _with_constants(computed, vector)  # type: ignore[arg-type]
         # ``place`` for an offer with a vector, written out (one per match): it stays
         # in its static's box (``_groups``) and moves from its shape to ``shape``.
         box, seq, before = offer.box, offer.seq, offer.shape
@@ -373,9 +382,9 @@ class OfferShapes:
         members[seq] = None
 
     def _carved_ranks(self, offer: Offer, vals: tuple) -> dict[str, float]:
-        """The job-independent policy ranks of a carved state, by their programs (one
-        evaluation each; a program that reads nothing of the vector is a constant,
-        converted once)."""
+        """The job-independent policy ranks of a carved state that read the vector,
+        by their programs (one evaluation each); the constant ones are the offer's
+        (``vector.constants``), added by ``_with_constants``."""
         vector = offer.vector
         plan = self._rank_plans.get(vector.rank_sig)  # type: ignore[union-attr]
         if plan is None:
@@ -394,10 +403,13 @@ class OfferShapes:
 
     def _rank_plan(self, offer: Offer) -> list[tuple[str, object, float | None]]:
         """(rank, its program or None, its value when the program is a constant) for
-        each independent rank of a vector's rank signature (``_carved_ranks``)."""
+        each independent rank of a vector's rank signature that is not one of the
+        offer's constants (``_carved_ranks``)."""
         vector = offer.vector
         plan = []
         for rank, key in vector.rank_keys.items():  # type: ignore[union-attr]
+            if rank in vector.constants:  # type: ignore[union-attr]
+                continue
             program = self._rank_programs.get(key, MISSING)
             if program is MISSING:
                 program = self._rank_programs[key] = rank_program(
@@ -443,3 +455,15 @@ class OfferShapes:
     @property
     def shape_count(self) -> int:
         return len(self.shape_numbers)
+
+
+def _with_constants(computed: dict[str, float], vector: SlotVector) -> dict[str, float]:
+    """An offer's independent ranks in a carved state: ``computed`` (the ranks that
+    read the vector, shared read-only by the slots of one signature) with the
+    vector's constant ranks, in the order of ``vector.rank_keys`` (the policy's);
+    ``computed`` itself when there are none."""
+    constants = vector.constants
+    if not constants:
+        return computed
+    return {rank: constants[rank] if rank in constants else computed[rank]
+            for rank in vector.rank_keys}
