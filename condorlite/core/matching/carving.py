@@ -336,16 +336,8 @@ class PairProgram:
             if amount > left(vals[pos]):
                 return (False,)
             taken[res] = amount
-        for res, request, pos, default in self.requests:
-            value = request(full)
-            amount = adeval.as_float(value)
-            if amount is None:
-                if value is not Undefined:
-                    return (False,)
-                amount = default
-            if amount < 0 or amount > left(vals[pos]):
-                return (False,)
-            taken[res] = amount
+        if self.requests and not self._requested(full, vals, taken):
+            return (False,)
         for test in self.tests:
             if not holds(test(full)):
                 return (False,)
@@ -371,20 +363,29 @@ class PairProgram:
             taken = self.fixed_taken
         else:
             taken = dict(self.fixed_taken)
-            for res, request, pos, default in self.requests:
-                value = request(full)
-                amount = adeval.as_float(value)
-                if amount is None:
-                    if value is not Undefined:
-                        return (False,)
-                    amount = default
-                if amount < 0 or amount > left(vals[pos]):
-                    return (False,)
-                taken[res] = amount
+            if not self._requested(full, vals, taken):
+                return (False,)
         for test in self.tests:
             if not holds(test(full)):
                 return (False,)
         return self._ranked(full, as_rank, taken)
+
+    def _requested(self, full: Sequence[object], vals: Sequence[object],
+                   taken: dict[str, float]) -> bool:
+        """Add each request that is not a constant amount to ``taken``, evaluated at
+        ``full``; False when one is neither a number nor undefined (its default),
+        is negative, or is more than the state has left."""
+        for res, request, pos, default in self.requests:
+            value = request(full)
+            amount = adeval.as_float(value)
+            if amount is None:
+                if value is not Undefined:
+                    return False
+                amount = default
+            if amount < 0 or amount > left(vals[pos]):
+                return False
+            taken[res] = amount
+        return True
 
     def _ranked(self, full: Sequence[object], as_rank: Callable[[object], float],
                 taken: dict[str, float]) -> tuple:
