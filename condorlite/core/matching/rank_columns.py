@@ -99,7 +99,8 @@ class RankColumn:
     whose residual equals the full evaluation for any values of them), and each
     slot costs one run of the residual on its literal values."""
 
-    __slots__ = ("_programs", "_values", "counts", "job_ad", "now", "reach", "stateless")
+    __slots__ = ("_lower", "_programs", "_values", "counts", "job_ad", "now", "reach",
+                 "stateless")
 
     def __init__(self, job_ad: ClassAd, now: float | None, counts, reach: frozenset[str],
                  carved: frozenset[str]) -> None:
@@ -107,6 +108,8 @@ class RankColumn:
         self.now = now
         self.counts = counts
         self.reach = tuple(sorted(reach))
+        #: ``reach`` as the ad tables key it
+        self._lower = tuple(name.lower() for name in self.reach)
         #: whether the Rank reaches no carved name (the offer's bindings decide the rest)
         self.stateless = not reach & carved
         #: offer seq -> (offer version, or None for every version; the Rank's value)
@@ -135,7 +138,12 @@ class RankColumn:
     def _literal_bindings(self, ad: ClassAd) -> list | None:
         """The ad's bindings of the names the Rank reaches (None where absent), or
         None when one is not a literal (it may lead on to a carved name)."""
-        bound = [adeval.attr(ad, name) for name in self.reach]
+        table = adeval.table(ad)
+        if table is None:
+            bound = [adeval.attr(ad, name) for name in self.reach]
+        else:  # (one C-level pass of lookups: this runs for every slot of a column)
+            bound = [None if entry is None else entry[1]
+                     for entry in map(table.get, self._lower)]
         for expr in bound:
             if expr is not None and type(expr) is not Literal:
                 return None
