@@ -124,14 +124,19 @@ class SlotVector:
 
 def vector_of(ad: ClassAd, candidates: frozenset[str],
               literals: tuple[str, ...] = ()) -> SlotVector | None:
-    """The vector of the names in ``candidates`` the ad binds, or None when one of
-    them is not a number literal (then the slot is evaluated in full, state by state);
-    then the ``literals`` (``own_literals``: names bound to literals that carving
-    never changes, left free like the resources)."""
-    names = tuple(sorted(n for n in candidates if adeval.attr(ad, n) is not None))
+    """The vector of the names in ``candidates`` (lower-case) the ad binds, or None
+    when one of them is not a number literal (then the slot is evaluated in full,
+    state by state); then the ``literals`` (``own_literals``: names bound to literals
+    that carving never changes, left free like the resources)."""
+    table = adeval.table(ad)
+    if table is None:
+        bound = {n: expr for n in candidates if (expr := adeval.attr(ad, n)) is not None}
+    else:  # (lower-case names, as the table keys them: one lookup each)
+        bound = {n: entry[1] for n in candidates if (entry := table.get(n)) is not None}
+    names = tuple(sorted(bound))
     vals = []
     for name in names:
-        expr = adeval.attr(ad, name)
+        expr = bound[name]
         if type(expr) is not Literal or type(expr.value) not in (int, float):
             return None
         vals.append(expr.value)
