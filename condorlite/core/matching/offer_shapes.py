@@ -110,10 +110,12 @@ class OfferShapes:
         self._statics: dict[tuple, int] = {}
         #: (id(reach set), vector names) -> (the set, its names less those, sorted)
         self._free_reaches: dict[tuple, tuple[set[str], tuple[str, ...]]] = {}
-        #: (rank program keys, typed state) -> independent ranks (``prepare_carved``)
+        #: (rank signature, typed state) -> the independent ranks that read the vector
+        #: (``prepare_carved``; the constant ones are each offer's, ``_with_constants``)
         self._independent_memo: dict[tuple, dict[str, float]] = {}
         self._rank_exprs = {PRE: exprs.pre, POST: exprs.post, PRANK: exprs.preemption_rank}
-        #: rank program keys -> a small number (``SlotVector.rank_sig``)
+        #: rank program keys, constants' values left out -> a small number
+        #: (``SlotVector.rank_sig``)
         self._rank_sigs: dict[tuple, int] = {}
         #: carving transitions (``carve``)
         self._transitions: dict[tuple, tuple] = {}
