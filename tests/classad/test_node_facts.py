@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import copy
 import pickle
+import sys
+
+import pytest
 
 from condorlite.core.classad import cache
 from condorlite.core.classad.ad import ClassAd
+from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.compiler import WARM_UP
 from condorlite.core.classad.evaluator import evaluate
 from condorlite.core.classad.parser import parse_expr
@@ -53,3 +57,17 @@ def test_names_are_worked_out_once_per_node() -> None:
     assert found == {"memory", "requestmemory", "foo", "baz"}
     assert names(node) is found
     assert names(None) == frozenset()
+
+
+def test_a_literal_keeps_no_facts_of_its_own() -> None:
+    """A literal's folded value is its value and it names nothing, so it has no slots
+    for facts (ads hold millions of unshared literals: 48 bytes each, not 64)."""
+    assert Expr.__slots__ == () and Literal.__slots__ == ("value",)
+    assert sys.getsizeof(Literal(1)) < sys.getsizeof(parse_expr("A"))
+    for value in (7, 2.5, "x", True):
+        node = Literal(value)
+        assert cache.folded(node) == value and names(node) == frozenset()
+        assert cache.compile_expr(node)(None, None) == value
+        with pytest.raises(AttributeError):
+            object.__setattr__(node, "_fn", None)  # nothing to keep it in
+    assert evaluate(parse_expr('ifThenElse(A > 1, "big", 0)'), ClassAd({"A": 2})) == "big"
