@@ -24,15 +24,17 @@ writes them as null; orjson writes null directly. The document is the same.
 
 ``Rows(items, convert)`` stands in a document for the list ``[convert(x) for x in
 items]``: a long one (``PARALLEL_ROWS``) is converted and encoded in two halves at once,
-the second by a forked child (``condorlite.forked``) that sends back its bytes; the two
-texts are joined into the list's text, which orjson takes as it is (``Fragment``). The
-checks above then run on the whole document, and the ``json`` way gets the list itself
+the second by a forked child (``condorlite.forked``) that sends back its bytes.
+``write_utf8`` writes the document around the list and then the list's pieces as they
+are, never joined (``fast_utf8`` joins what it writes); inside an ``Encoded`` the
+pieces are joined into the list's text, which orjson takes as it is (``Fragment``).
+The checks above run on every text written, and the ``json`` way gets the list itself
 (``materialised``), so the bytes are still ``json.dumps``'s of the plain list.
 
 ``Encoded(value)`` stands for a list, dict or string written once by orjson and checked
 once, for a value a document repeats (``sge schedule``'s waiting jobs share their
 category's reasons: 1,624 lists among 86,928 jobs, 378 of its 384 MB). A document with
-any is written twice: first with ``null`` for each (``_Placeholders``), and that text is
+any is written twice: first with ``null`` for each (``_Marks``), and that text is
 checked; then with their texts, not checked again. The verdict is the whole text's: an
 encoded text starts with ``[``, ``{`` or ``"`` and ends with ``]``, ``}`` or ``"``,
 none of which either pattern can match or look at as part of a number, and ``null``
@@ -123,19 +125,22 @@ class Rows:
                 for at in range(start, end, CHUNK_ROWS)]
 
     def encoded(self) -> bytes:
-        """The list's orjson text (TypeError when orjson refuses a value)."""
+        """The list's orjson text (TypeError when orjson refuses a value), for a
+        ``Rows`` inside an ``Encoded`` (``write_utf8`` writes the pieces as they are)."""
         if self._text_made is None:
             # one join of "[", the pieces with "," between them, and "]": the text is
-            # copied once (a join then two concatenations copied it three times,
-            # hundreds of MB for a large cycle's matches)
-            pieces = self._encode()
+            # copied once (a join then two concatenations copied it three times)
+            pieces = self.pieces()
             parts = [b","] * (2 * len(pieces) + 1)
             parts[1::2] = pieces
             parts[0], parts[-1] = b"[", b"]"
             self._text_made = b"".join(parts) if pieces else b"[]"
         return self._text_made
 
-    def _encode(self) -> list[bytes]:
+    def pieces(self) -> list[bytes]:
+        """The orjson texts of the rows without the list's brackets, a text per
+        ``CHUNK_ROWS`` rows (or per half of a long list, module doc), to be written
+        with ``,`` between them (TypeError when orjson refuses a value)."""
         size = len(self.items)
         if size < max(PARALLEL_ROWS, 2):  # two halves, neither empty
             return self._inner(0, size)
@@ -159,20 +164,32 @@ def _default(value: object) -> object:
     raise TypeError(f"{type(value).__name__} is left to json")
 
 
-class _Placeholders:
-    """``_default`` for the first writing of a document: ``null`` for each ``Encoded``
-    that has a text (``met`` says whether one was met; module doc)."""
+class _Marks:
+    """``_default`` for a writing that leaves the lists of ``Rows`` out: each is a NUL
+    byte in the text (orjson escapes every control character in a string, so a raw
+    NUL is nothing else), taken in ``rows`` in the order of the text. With
+    ``placeholders``, each ``Encoded`` that has a text is ``null`` (``met`` says
+    whether one was met; module doc), else its text."""
 
-    __slots__ = ("met",)
+    __slots__ = ("met", "placeholders", "rows")
 
-    def __init__(self) -> None:
+    def __init__(self, placeholders: bool) -> None:
+        self.placeholders = placeholders
         self.met = False
+        self.rows: list[Rows] = []
 
     def __call__(self, value: object) -> object:
-        if type(value) is Encoded and value.text is not None:
+        if type(value) is Rows:
+            self.rows.append(value)
+            return orjson.Fragment(_MARK)
+        if self.placeholders and type(value) is Encoded and value.text is not None:
             self.met = True
             return None
         return _default(value)
+
+
+#: where a ``Rows`` list stands in a text written by ``_Marks``
+_MARK = b"\x00"
 
 
 def _materialised(value: object) -> object:
@@ -211,19 +228,45 @@ def fast_utf8(doc: Any) -> bytes | None:
     """``json.dumps``'s text of ``doc`` encoded in UTF-8, when orjson writes it (module
     doc); None when only ``json`` can. Written as it is, a large document skips the
     decode and the encode again on its way out (0.5 s each for a 384 MB one)."""
-    placeholders = _Placeholders()
+    pieces: list[bytes] = []
+    return b"".join(pieces) if write_utf8(doc, pieces.append) else None
+
+
+def write_utf8(doc: Any, write: Callable[[bytes], object]) -> bool:
+    """``fast_utf8``'s text given to ``write`` a piece at a time, when orjson writes it;
+    False, and nothing written, when only ``json`` can.
+
+    The document is written with each ``Rows`` left out (``_Marks``), then each
+    ``Rows``' pieces are made (``Rows.pieces``), and every text is checked before the
+    first byte goes out; the pieces are written between the texts around them, never
+    joined. A cycle's matches are the document's bulk (190 MB at 100,000 slots):
+    joining them, then copying the join into the whole text held the bulk three
+    times at once; now it is held once, as its pieces. The checks cover the same
+    bytes: a piece holds whole rows, so no pattern crosses its edges (module doc)."""
+    marks = _Marks(placeholders=True)
     try:
-        text = orjson.dumps(doc, default=placeholders, option=_OPTIONS)
+        text = orjson.dumps(doc, default=marks, option=_OPTIONS)
+        if _suspect(text):
+            return False
+        if marks.met:  # the checked texts in place of their placeholders (module doc)
+            marks = _Marks(placeholders=False)
+            text = orjson.dumps(doc, default=marks, option=_OPTIONS)
+        lists = [rows.pieces() for rows in marks.rows]
     except TypeError:  # orjson.JSONEncodeError is a TypeError
-        return None
-    if _suspect(text):
-        return None
-    if not placeholders.met:
-        return text
-    try:  # the checked texts in place of their placeholders (module doc)
-        return orjson.dumps(doc, default=_default, option=_OPTIONS)
-    except TypeError:
-        return None
+        return False
+    if any(_suspect(piece) for pieces in lists for piece in pieces):
+        return False
+    around = text.split(_MARK)
+    write(around[0])
+    for pieces, after in zip(lists, around[1:], strict=True):
+        write(b"[")
+        for at, piece in enumerate(pieces):
+            if at:
+                write(b",")
+            write(piece)
+        write(b"]")
+        write(after)
+    return True
 
 
 def _suspect(text: bytes) -> bool:

@@ -188,17 +188,20 @@ def print_json(doc: dict[str, Any]) -> None:
     ``jq .`` indents it for a person. The encoder refuses non-finite numbers
     (``allow_nan=False``): only then is the data walked to make them null, so a
     document without any is not walked twice. What orjson writes (``jsontext``) goes
-    out as its UTF-8 bytes, the rest as text through ``sys.stdout``."""
-    fast = jsontext.fast_utf8(doc)
+    out as its UTF-8 bytes, a piece at a time (``jsontext.write_utf8``: a large
+    cycle's matches are never one text), the rest as text through ``sys.stdout``."""
     buffer = getattr(sys.stdout, "buffer", None)
-    if fast is not None and buffer is not None:
+    if buffer is not None:
         # JSON is UTF-8 (RFC 8259): the bytes go straight to the byte layer, after
         # whatever the text layer holds
         sys.stdout.flush()
-        buffer.write(fast)
-        buffer.write(b"\n")
-        buffer.flush()
-        return
+        if jsontext.write_utf8(doc, buffer.write):
+            buffer.write(b"\n")
+            buffer.flush()
+            return
+        fast = None  # (nothing was written)
+    else:
+        fast = jsontext.fast_utf8(doc)
     if fast is not None:
         text = fast.decode()
     else:  # only json can write it (orjson was asked once already)

@@ -235,3 +235,45 @@ def test_encoded_non_finite_numbers_print_as_null(capsys) -> None:
     render.print_json({"data": {"a": encoded, "b": [encoded], "c": math.nan}})
     assert json.loads(capsys.readouterr().out) == {
         "data": {"a": [1.0, None], "b": [[1.0, None]], "c": None}}
+
+
+# --- write_utf8: the document a piece at a time ---------------------------------------
+
+
+def test_rows_are_written_as_their_pieces_never_joined(monkeypatch) -> None:
+    """Two lists of several pieces each, beside an Encoded value: the writes are the
+    texts around the lists, the brackets, the pieces and their commas; together they
+    are json.dumps's text, and no write holds more than one piece of rows."""
+    monkeypatch.setattr(jsontext, "CHUNK_ROWS", 3)
+    monkeypatch.setattr(jsontext, "PARALLEL_ROWS", 10**9)
+    doc = {"a": jsontext.Rows(list(range(10)), lambda x: {"n": x}), "e": jsontext.Encoded(["v"]),
+           "b": jsontext.Rows([], lambda x: x), "c": jsontext.Rows([0.5, 2.0], lambda x: [x])}
+    plain = {"a": [{"n": x} for x in range(10)], "e": ["v"], "b": [], "c": [[0.5], [2.0]]}
+    writes: list[bytes] = []
+    assert jsontext.write_utf8(doc, writes.append)
+    assert b"".join(writes) == reference(plain).encode() == jsontext.fast_utf8(doc)
+    assert b'{"n":0},{"n":1},{"n":2}' in writes and b'{"n":9}' in writes
+    assert max(len(w) for w in writes) < len(b'{"n":0},{"n":1},{"n":2},{"n":3}')
+
+
+def test_nothing_is_written_when_only_json_can_write_it(monkeypatch) -> None:
+    """A tiny float unmarked in the last piece of rows, or a value orjson refuses:
+    no byte goes out, and the document goes to json whole."""
+    monkeypatch.setattr(jsontext, "CHUNK_ROWS", 2)
+    for bad in (1e-05, 2**70):
+        doc = {"head": 1, "r": jsontext.Rows([1, 2, 3, bad], lambda x: {"x": x})}
+        writes: list[bytes] = []
+        assert not jsontext.write_utf8(doc, writes.append)
+        assert writes == []
+        plain = {"head": 1, "r": [{"x": x} for x in (1, 2, 3, bad)]}
+        assert jsontext.dumps(doc) == reference(plain)
+
+
+def test_print_json_streams_to_the_byte_layer(monkeypatch, capsysbinary) -> None:
+    from condorlite.cli import render
+
+    monkeypatch.setattr(jsontext, "CHUNK_ROWS", 4)
+    doc = {"data": {"rows": jsontext.Rows(list(range(9)), lambda x: {"x": x / 3})}}
+    render.print_json(doc)
+    out = capsysbinary.readouterr().out
+    assert out == (reference({"data": {"rows": [{"x": x / 3} for x in range(9)]}}) + "\n").encode()
