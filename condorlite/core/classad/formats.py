@@ -57,7 +57,7 @@ from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import TextIO
 
-from condorlite.core.classad import oldscan
+from condorlite.core.classad import jsonscan, oldscan
 from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.jsonads import write_json_ads
@@ -118,6 +118,9 @@ def _parse_ad_lists(source: str | TextIO, format: str, filename: str | None,
             yield from read_old_ad_lists(old_batches(source, head, lines), filename)
         return
     if format == "json":
+        if oldscan.enabled() and (isinstance(source, str) or newline_only):
+            yield from jsonscan.scan_json_ad_lists(source, head, filename)
+            return
         ads = read_json_fast(old_batches(source, head, lines), filename)
     else:
         ads = read_new_ads(chain(head, lines), filename)

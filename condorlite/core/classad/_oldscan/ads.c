@@ -123,9 +123,9 @@ done:
 }
 
 int
-scanner_end_ad(Scanner *s, PyObject *done)
+scanner_end_ad(Scanner *s, PyObject *done, int empty)
 {
-    if (s->pending.n == 0)
+    if (s->pending.n == 0 && !empty)
         return 0;
     PyObject *ad = build_ad(s);
     if (ad == NULL)

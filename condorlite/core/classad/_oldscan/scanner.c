@@ -73,14 +73,48 @@ next_line_end(const void *data, int kind, Py_ssize_t pos, Py_ssize_t n)
     return n;
 }
 
-/* One line [pos, stop) of text; 0 on success, -1 with an exception. */
+/* One old-form line [pos, stop) of text; 0 on success, -1 with an exception. */
 static int
 feed_line(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t pos,
           Py_ssize_t stop, PyObject *done)
 {
     s->lineno++;
     if (stop - pos == 1 && PyUnicode_READ(kind, data, pos) == '\n')
-        return scanner_end_ad(s, done);
+        return scanner_end_ad(s, done, 0);
+    return scanner_feed_member(s, text, data, kind, pos, stop, done, -1);
+}
+
+/* The plain pair of a new line: the old form's (plain.c) or JSON's (jsonlines.c). */
+static inline PyObject *
+plain_pair(Scanner *s, const unsigned char *p, Py_ssize_t n, int *value_new)
+{
+    return s->json ? scanner_json_pair(s, p, n, value_new)
+                   : scanner_plain_pair(s, p, n, value_new);
+}
+
+/* `miss` for a line no table holds: (line, lineno) for the old form, (line, comma)
+ * for JSON; a new reference, or NULL with an exception. */
+static PyObject *
+call_miss(Scanner *s, PyObject *text, Py_ssize_t pos, Py_ssize_t stop, int comma)
+{
+    PyObject *line = PyUnicode_Substring(text, pos, stop);
+    if (line == NULL)
+        return NULL;
+    PyObject *second = comma < 0 ? PyLong_FromSsize_t(s->lineno) : PyBool_FromLong(comma);
+    if (second == NULL) {
+        Py_DECREF(line);
+        return NULL;
+    }
+    PyObject *pair = PyObject_CallFunctionObjArgs(s->miss, line, second, NULL);
+    Py_DECREF(line);
+    Py_DECREF(second);
+    return pair;
+}
+
+int
+scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
+                    Py_ssize_t pos, Py_ssize_t stop, PyObject *done, int comma)
+{
     const char *key = (const char *)data + pos * kind;
     Py_ssize_t size = (stop - pos) * kind;
     Py_ssize_t position = s->pending.n;
@@ -97,7 +131,7 @@ feed_line(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t pos
          * misses and a store the roll drops were a third of reading a job queue). A
          * line that repeats after all is found by its value: the value table still
          * gives its Literal, and the position is tracked again. */
-        pair = scanner_plain_pair(s, (const unsigned char *)key, size, &value_new);
+        pair = plain_pair(s, (const unsigned char *)key, size, &value_new);
         if (pair == NULL && PyErr_Occurred())
             return -1;
         if (pair != NULL && value_new) {
@@ -126,32 +160,22 @@ feed_line(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t pos
         pair = made;
     }
     else if (kind == PyUnicode_1BYTE_KIND) {
-        pair = scanner_plain_pair(s, (const unsigned char *)key, size, &value_new);
+        pair = plain_pair(s, (const unsigned char *)key, size, &value_new);
         if (pair == NULL && PyErr_Occurred())
             return -1;
     }
     heads_set_fresh(s->heads, position, pair != NULL && value_new);
     if (pair == NULL) {
-        PyObject *line = PyUnicode_Substring(text, pos, stop);
-        if (line == NULL)
-            return -1;
-        PyObject *lineno = PyLong_FromSsize_t(s->lineno);
-        if (lineno == NULL) {
-            Py_DECREF(line);
-            return -1;
-        }
-        pair = PyObject_CallFunctionObjArgs(s->miss, line, lineno, NULL);
-        Py_DECREF(line);
-        Py_DECREF(lineno);
+        pair = call_miss(s, text, pos, stop, comma);
         if (pair == NULL)
             return -1;
-        if (pair == Py_None) {
+        if (pair == Py_None) {  /* old form: a comment; JSON: not a plain member */
             Py_DECREF(pair);
-            return 0;
+            return s->json ? scanner_hand_over(s, s->lineno) : 0;
         }
-        if (pair == s->end) {
+        if (pair == s->end && !s->json) {
             Py_DECREF(pair);
-            return scanner_end_ad(s, done);
+            return scanner_end_ad(s, done, 0);
         }
     }
     int r = oldscan_put(&s->lines, h, key, size, kind, pair);
@@ -178,13 +202,22 @@ Scanner_feed(Scanner *s, PyObject *const *args, Py_ssize_t nargs)
     int kind = PyUnicode_KIND(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     Py_ssize_t pos = 0;
+    if (s->stopped) {
+        PyErr_SetString(PyExc_RuntimeError, "the scanner handed over: it reads no more");
+        return NULL;
+    }
     /* the ads handed out before this call are the caller's: none is copied */
     Py_CLEAR(s->template);
     while (pos < n) {
         Py_ssize_t stop = next_line_end(data, kind, pos, n);
-        if (feed_line(s, text, data, kind, pos, stop, done) < 0) {
+        int r = s->json ? scanner_json_line(s, text, data, kind, pos, stop, done)
+                        : feed_line(s, text, data, kind, pos, stop, done);
+        if (r != 0) {
             Py_CLEAR(s->template);
-            return NULL;
+            if (r < 0)
+                return NULL;
+            s->stopped = 1;
+            return PyLong_FromSsize_t(s->handover);
         }
         pos = stop;
     }
@@ -198,6 +231,16 @@ Scanner_finish(Scanner *s, PyObject *done)
     if (!PyList_Check(done)) {
         PyErr_SetString(PyExc_TypeError, "finish(done: list)");
         return NULL;
+    }
+    if (s->json) {
+        /* an input that ended early: the general reader reads its end and says so */
+        Py_ssize_t line;
+        int blank;
+        if (s->stopped || !scanner_json_at_end(s, &line, &blank))
+            Py_RETURN_NONE;
+        pending_clear(s);
+        s->stopped = 1;
+        return Py_BuildValue("(nsO)", line, scanner_json_mode(s), blank ? Py_True : Py_False);
     }
     if (s->pending.n == 0)
         Py_RETURN_NONE;
@@ -227,15 +270,16 @@ static int
 Scanner_init(Scanner *s, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"literal_type", "value_descr", "names", "new_name", "miss",
-                             "from_attrs", "old_ad", "end", "limit", "key", NULL};
+                             "from_attrs", "old_ad", "end", "limit", "key", "json", NULL};
     PyObject *literal_type, *value_descr, *names, *new_name, *miss, *from_attrs, *old_ad,
         *end;
     Py_ssize_t limit;
     unsigned long long key;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OO!OOOOOnK", kwlist, &PyType_Type,
+    int json = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OO!OOOOOnK|p", kwlist, &PyType_Type,
                                      &literal_type, &value_descr, &PyDict_Type, &names,
                                      &new_name, &miss, &from_attrs, &old_ad, &end, &limit,
-                                     &key))
+                                     &key, &json))
         return -1;
     if (limit < 1) {
         PyErr_SetString(PyExc_ValueError, "limit must be positive");
@@ -265,6 +309,7 @@ Scanner_init(Scanner *s, PyObject *args, PyObject *kwds)
     s->lines.limit = (size_t)limit;
     s->values.limit = (size_t)limit;
     s->key = (uint64_t)key;
+    s->json = json;
     return 0;
 }
 
@@ -303,13 +348,31 @@ Scanner_stored(Scanner *s, void *closure)
 static PyMethodDef Scanner_methods[] = {
     {"feed", (PyCFunction)(void (*)(void))Scanner_feed, METH_FASTCALL,
      "feed(text, done): read the lines of text (ending at a line end, but for an "
-     "input's last piece), appending finished ads to done."},
+     "input's last piece), appending finished ads to done; None, or (JSON) the line "
+     "the general reader is to resume at."},
     {"finish", (PyCFunction)Scanner_finish, METH_O,
-     "finish(done): append the ad the input's last lines left open, if any."},
+     "finish(done): append the ad the input's last lines left open, if any; JSON: "
+     "None, or (line, mode, blank) for an input that ended early."},
     {NULL, NULL, 0, NULL},
 };
 
+static PyObject *
+Scanner_mode(Scanner *s, void *closure)
+{
+    return PyUnicode_FromString(scanner_json_mode(s));
+}
+
+static PyObject *
+Scanner_keep_from(Scanner *s, void *closure)
+{
+    return PyLong_FromSsize_t(scanner_json_keep_from(s));
+}
+
 static PyGetSetDef Scanner_getset[] = {
+    {"mode", (getter)Scanner_mode, NULL,
+     "JSON: the general reader's state at this scanner's", NULL},
+    {"keep_from", (getter)Scanner_keep_from, NULL,
+     "JSON: the first line a hand over can resume at", NULL},
     {"lines", (getter)Scanner_lines, NULL, "lines read so far", NULL},
     {"stored", (getter)Scanner_stored, NULL, "lines held in both generations", NULL},
     {NULL, NULL, NULL, NULL, NULL},

@@ -31,7 +31,17 @@ typedef struct {
      * with the previous ad's names in the same order starts from its copy */
     PyObject *template;
     Py_ssize_t lineno;  /* lines read so far */
+    /* JSON mode (jsonlines.c) */
+    int json;               /* the lines are condor_status -json's layout */
+    int state;              /* where in the array the reader is */
+    int stopped;            /* handed over: the general reader reads the rest */
+    Py_ssize_t ad_line;     /* the open ad's "{" line */
+    Py_ssize_t token_line;  /* the last structural line */
+    Py_ssize_t handover;    /* the line the general reader resumes at */
 } Scanner;
+
+/* What a line's reading returns when the JSON reader hands over (jsonlines.c). */
+#define SCANNER_HAND_OVER 1
 
 static inline void
 pending_clear(Scanner *s)
@@ -45,9 +55,42 @@ pending_add(Scanner *s, PyObject *pair, const char *key, Py_ssize_t size, int ki
     return adlines_add(&s->pending, pair, key, size, kind);
 }
 
-/* End the current ad: build it (ads.c) and append it to done; 0, or -1 with an
- * exception. Its lines become the previous ad's either way. */
-int scanner_end_ad(Scanner *s, PyObject *done);
+/* End the current ad: build it (ads.c) and append it to done (an ad of no line only
+ * when `empty`); 0, or -1 with an exception. Its lines become the previous ad's either
+ * way. */
+int scanner_end_ad(Scanner *s, PyObject *done, int empty);
+
+/* A member line [pos, stop) of text (scanner.c): the previous ad's line at its
+ * position, the line table, a line read in C, else `miss`. `comma` is -1 for the old
+ * form, else whether the JSON member ends with a comma. 0, -1 with an exception, or
+ * SCANNER_HAND_OVER (JSON: `miss` returned None). */
+int scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
+                        Py_ssize_t pos, Py_ssize_t stop, PyObject *done, int comma);
+
+/* One line of a JSON input (jsonlines.c): 0, -1 with an exception, or
+ * SCANNER_HAND_OVER with s->handover set. */
+int scanner_json_line(Scanner *s, PyObject *text, const void *data, int kind,
+                      Py_ssize_t pos, Py_ssize_t stop, PyObject *done);
+
+/* Stop the JSON reader at `line` (inside an ad: at its "{" line); returns
+ * SCANNER_HAND_OVER. */
+int scanner_hand_over(Scanner *s, Py_ssize_t line);
+
+/* The general reader's state at the JSON reader's (jsonread._Reader.resume). */
+const char *scanner_json_mode(const Scanner *s);
+
+/* At the end of a JSON input: 0 when it ended where an input may end, else 1 with the
+ * line the general reader is to read from and whether that line's token is blanked
+ * out (between ads: it is the last structural line, read again only for its place). */
+int scanner_json_at_end(const Scanner *s, Py_ssize_t *line, int *blank);
+
+/* The first line a JSON hand over can resume at, now or at the end of the input: the
+ * open ad's "{" line, else the last structural line, else the next line. */
+Py_ssize_t scanner_json_keep_from(const Scanner *s);
+
+/* The pair of a plain JSON member line (jsonlines.c), as scanner_plain_pair. */
+PyObject *scanner_json_pair(Scanner *s, const unsigned char *p, Py_ssize_t n,
+                            int *value_new);
 
 /* The pair of a one-byte-per-character line read in C (plain.c), a new reference;
  * NULL without an exception when the line is not of the plain form, NULL with one on
