@@ -2,7 +2,9 @@
 """Time and memory of reading generated pools: condorlite against ``classad2.parseAds``.
 
 For each pool format (old and JSON, from ``genpool``; kept in ``--work-dir`` and reused
-when the spec is unchanged; or the two files of an existing pool directory, ``--pool``)
+when the spec is unchanged; or the two files of an existing pool directory, ``--pool``,
+whose ``slots.json`` and ``jobs.json`` for ``--format json`` are written from its
+``.ads`` files as ``condor_status -json`` prints them, once)
 and each file (slots, jobs), every library reads the whole file into a list of ads in
 a fresh child process, which reports:
 
@@ -16,7 +18,8 @@ a fresh child process, which reports:
 Both figures come from ``/proc/self/status`` in the child, after its imports, so the
 interpreter and the libraries themselves are not counted. condorlite reads as its
 commands do, with ``store/adfiles.read_ads([path])`` (the old form through the
-compiled line scanner when it is built, ``classad/oldscan.py``); ``condorlite-python``
+compiled line scanner when it is built, ``classad/oldscan.py``, and JSON through its
+JSON mode, ``classad/jsonscan.py``); ``condorlite-python``
 is the same with ``CONDORLITE_PURE_PYTHON=1`` (the Python reader alone).
 classad2 (after ``import htcondor2``, for daemon semantics) reads the old form with
 ``parseAds(open(path), ParserType.Old)``; its Python wrapper joins the whole file into
@@ -30,7 +33,7 @@ Usage::
 
     python benchmarks/read_ads.py --slots 10000 --jobs 100000 --work-dir /tmp/bench
     python benchmarks/read_ads.py --pool /tmp/real/static-mix-s10000-j100000-a300-seed0 \
-        --library condorlite --library condorlite-python --repeat 3
+        --library condorlite --library condorlite-python --repeat 3 [--format json]
 
 Prints a Markdown table. Exit status 1 when a child fails.
 """
@@ -44,6 +47,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from condorlite.core.classad.jsonads import write_json_ads
+from condorlite.store.adfiles import read_ads
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import genpool  # a sibling script, not an installed package
@@ -64,8 +70,6 @@ def _status_kib(field: str) -> int:
 def child(library: str, fmt: str, path: str) -> dict[str, float]:
     """Read ``path`` whole with ``library``; the figures described in the docstring."""
     if library.startswith("condorlite"):
-        from condorlite.store.adfiles import read_ads
-
         def read(handle):
             return read_ads([path])  # opens the file itself, as the commands do
     else:
@@ -173,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     for fmt in opts.format or (["old"] if opts.pool else ["old", "json"]):
         if opts.pool:
             paths = (opts.pool / "slots.ads", opts.pool / "jobs.ads")
+            if fmt == "json":
+                paths = tuple(json_twin(path) for path in paths)
         else:
             files, _ = ensure_pool(spec, fmt, opts.work_dir)
             paths = (files.slots_path, files.jobs_path)
@@ -189,6 +195,16 @@ def main(argv: list[str] | None = None) -> int:
                     failed = True
             print(row(fmt, label, figures), flush=True)
     return 1 if failed else 0
+
+
+def json_twin(path: Path) -> Path:
+    """``path``'s ads as ``condor_status -json`` prints them, in the same directory
+    (``slots.ads`` -> ``slots.json``), written once."""
+    twin = path.with_suffix(".json")
+    if not twin.exists():
+        ads = [loaded.ad for loaded in read_ads([path])]
+        twin.write_text(write_json_ads(ads), encoding="utf-8")
+    return twin
 
 
 if __name__ == "__main__":
