@@ -11,6 +11,10 @@ kills and reaps a child whose result was never taken (an error or an interrupt i
 parent). Without ``fork`` or a second core nothing is forked and ``result()`` raises
 ``ChildFailed`` at once.
 
+``ForkedBytes(work)`` is the same for a ``work`` that makes a list of bytes: they
+come back as they are, not pickled (``chunks()``), for a large text its caller writes
+out.
+
 Invariant: the value ``result()`` returns equals ``work()`` run in the parent at the
 moment of the fork (the child has a copy of the parent's memory; ``work`` must read
 nothing the parent changes afterwards, and its value must pickle).
@@ -41,10 +45,10 @@ def two_cores() -> bool:
         return (os.cpu_count() or 1) >= 2
 
 
-class Forked(Generic[T]):
-    """``work()`` run in a forked child (module doc)."""
+class _Child:
+    """A forked child that sends back the bytes ``produce()`` gives, as they are."""
 
-    def __init__(self, work: Callable[[], T]) -> None:
+    def __init__(self, produce: Callable[[], list[bytes]]) -> None:
         self._pid: int | None = None
         self._read = -1
         if not hasattr(os, "fork") or not two_cores():
@@ -60,10 +64,12 @@ class Forked(Generic[T]):
             status = 1
             try:
                 os.close(read)
-                payload = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
-                view = memoryview(payload)
-                while view:
-                    view = view[os.write(write, view):]
+                # (all made before the first write: the pipe holds 64 KB, and the
+                # parent reads only once its own share of the work is done)
+                for payload in produce():
+                    view = memoryview(payload)
+                    while view:
+                        view = view[os.write(write, view):]
                 status = 0
             except BaseException:
                 pass
@@ -72,8 +78,14 @@ class Forked(Generic[T]):
         os.close(write)
         self._pid, self._read = pid, read
 
-    def result(self) -> T:
-        """The child's value (module doc); ``ChildFailed`` when there is none."""
+    @property
+    def pid(self) -> int | None:
+        """The child's process id while it runs unreaped; None otherwise."""
+        return self._pid
+
+    def chunks(self) -> list[bytes]:
+        """What the child sent, in chunks of at most 1 MiB, once it has left with
+        success; ``ChildFailed`` when it did not (or never started)."""
         if self._pid is None:
             raise ChildFailed("no child")
         chunks = []
@@ -83,9 +95,9 @@ class Forked(Generic[T]):
                 chunks.append(chunk)
         _, status = os.waitpid(self._pid, 0)
         self._pid = None
-        if status != 0 or not chunks:
+        if status != 0:
             raise ChildFailed(f"child status {status}")
-        return pickle.loads(b"".join(chunks))
+        return chunks
 
     def close(self) -> None:
         """Kill and reap a child whose result was not taken."""
@@ -98,7 +110,57 @@ class Forked(Generic[T]):
             os.waitpid(self._pid, 0)
             self._pid = None
 
+
+class Forked(Generic[T]):
+    """``work()`` run in a forked child (module doc)."""
+
+    def __init__(self, work: Callable[[], T]) -> None:
+        self._child = _Child(
+            lambda: [pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)])
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id while it runs unreaped; None otherwise."""
+        return self._child.pid
+
+    def result(self) -> T:
+        """The child's value (module doc); ``ChildFailed`` when there is none."""
+        chunks = self._child.chunks()
+        if not chunks:
+            raise ChildFailed("no value")
+        return pickle.loads(b"".join(chunks))
+
+    def close(self) -> None:
+        """Kill and reap a child whose result was not taken."""
+        self._child.close()
+
     def __enter__(self) -> Forked[T]:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.close()
+
+
+class ForkedBytes:
+    """``work()``'s pieces of bytes made in a forked child and sent back as they are,
+    not pickled: ``chunks()`` gives them again in chunks of at most 1 MiB, for a
+    caller that writes them out. A large text is then held once by the parent, as
+    chunks, where a pickled value was held as chunks, their join and the value.
+    ``chunks()`` raises ``ChildFailed`` as ``Forked.result()`` does: only a child
+    that left with success sent all of it."""
+
+    def __init__(self, work: Callable[[], list[bytes]]) -> None:
+        self._child = _Child(work)
+
+    def chunks(self) -> list[bytes]:
+        return self._child.chunks()
+
+    def close(self) -> None:
+        """Kill and reap a child whose result was not taken."""
+        self._child.close()
+
+    def __enter__(self) -> ForkedBytes:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,

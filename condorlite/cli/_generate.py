@@ -169,7 +169,7 @@ def man_page(app) -> str:
         _roff("Seconds to wait for the state when --lock-timeout is not given."),
         ".TP", ".B CONDORLITE_DEBUG", _roff("Show a traceback on internal errors."),
         ".TP", ".B CONDORLITE_PURE_PYTHON",
-        _roff("When set to a non-empty value, read old-form ad files and key the "
+        _roff("When set to a non-empty value, read old-form and JSON ad files and key the "
               "reading pass's checks in Python even where the compiled module was built "
               "(the same ads, errors and results, several times slower; for comparing "
               "the two)."),

@@ -23,13 +23,18 @@ Non-finite floats: ``json`` refuses them (``allow_nan=False``) and ``render`` th
 writes them as null; orjson writes null directly. The document is the same.
 
 ``Rows(items, convert)`` stands in a document for the list ``[convert(x) for x in
-items]``: a long one (``PARALLEL_ROWS``) is converted and encoded in two halves at once,
-the second by a forked child (``condorlite.forked``) that sends back its bytes.
-``write_utf8`` writes the document around the list and then the list's pieces as they
-are, never joined (``fast_utf8`` joins what it writes); inside an ``Encoded`` the
-pieces are joined into the list's text, which orjson takes as it is (``Fragment``).
-The checks above run on every text written, and the ``json`` way gets the list itself
-(``materialised``), so the bytes are still ``json.dumps``'s of the plain list.
+items]``, converted and encoded ``CHUNK_ROWS`` rows at a time; a long one
+(``PARALLEL_ROWS``) in two halves at once, the second by a forked child
+(``condorlite.forked.ForkedBytes``) that sends back its bytes as they are. Each piece
+is checked on its own and, when orjson refuses it or it shows a pattern, written by
+``json`` instead (``_exact``): ``json.dumps`` of a list of rows gives the same bytes
+alone as inside the document (no indentation), so a piece is exact whichever way it
+went, and the document's verdict is the text around its lists'. ``write_utf8`` writes
+that text and the lists' pieces as they come, never joined (``fast_utf8`` joins what
+it writes); inside an ``Encoded`` a list's pieces are joined into its text, which
+orjson takes as it is (``Fragment``). The ``json`` way for the whole document gets the
+list itself (``materialised``), so the bytes are still ``json.dumps``'s of the plain
+list.
 
 ``Encoded(value)`` stands for a list, dict or string written once by orjson and checked
 once, for a value a document repeats (``sge schedule``'s waiting jobs share their
@@ -46,13 +51,14 @@ text shows a pattern sends the document to ``json``, which writes its value.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import orjson
 
-from condorlite.forked import ChildFailed, Forked
+from condorlite.forked import ChildFailed, ForkedBytes
 
 #: Rows below this many are encoded in one process: forking costs more than it saves.
 PARALLEL_ROWS = 20_000
@@ -91,13 +97,14 @@ class Encoded:
 
 
 class Rows:
-    """The list ``[convert(x) for x in items]``, encoded in two halves at once when
-    long (module doc), each half ``CHUNK_ROWS`` rows at a time, so that the converted
-    rows never all exist at once (655,000 matches of a large cycle are 570 MB as
-    dicts, 200 MB as text). ``convert`` must read nothing that changes while the
-    document is written (the child converts a copy). Its text is made once (a document
-    with ``Encoded`` values is written twice). Iterating gives the converted rows (the
-    human views read them so)."""
+    """The list ``[convert(x) for x in items]``, written ``CHUNK_ROWS`` rows at a time,
+    in two halves at once when long (module doc), so that the converted rows never all
+    exist at once (655,000 matches of a large cycle are 570 MB as dicts, 200 MB as
+    text), nor does the list's whole text: ``write`` gives its pieces out as they are
+    made. Each piece is exactly ``json.dumps``'s text of its rows (``_exact``), so no
+    piece can send the document to ``json``. ``convert`` must read nothing that
+    changes while the document is written (the child converts a copy). Iterating
+    gives the converted rows (the human views read them so)."""
 
     __slots__ = ("_text_made", "convert", "items")
 
@@ -116,42 +123,76 @@ class Rows:
     def __iter__(self) -> Iterator[Any]:
         return map(self.convert, self.items)
 
-    def _inner(self, start: int, end: int) -> list[bytes]:
-        """The orjson texts of rows [start, end) without their brackets,
-        ``CHUNK_ROWS`` rows a text."""
+    def _pieces(self, start: int, end: int) -> Iterator[bytes]:
+        """The texts of rows [start, end) without their brackets, ``CHUNK_ROWS`` rows a
+        text, each with a ``,`` before it but the first."""
         convert, items = self.convert, self.items
-        return [orjson.dumps([convert(x) for x in items[at:min(at + CHUNK_ROWS, end)]],
-                             default=_default, option=_OPTIONS)[1:-1]
-                for at in range(start, end, CHUNK_ROWS)]
+        for at in range(start, end, CHUNK_ROWS):
+            text = _exact([convert(x) for x in items[at:min(at + CHUNK_ROWS, end)]])
+            yield text[1:-1] if at == start else b"," + text[1:-1]
+
+    def write(self, write: Callable[[bytes], object]) -> None:
+        """Give the list's text to ``write`` a piece at a time (module doc): the first
+        half's pieces as they are made here; the second half's from a forked child
+        (``forked.ForkedBytes``), or made here when it failed."""
+        size = len(self.items)
+        write(b"[")
+        if size < max(PARALLEL_ROWS, 2):  # two halves, neither empty
+            for piece in self._pieces(0, size):
+                write(piece)
+        else:
+            half = size // 2
+            with ForkedBytes(lambda: list(self._pieces(half, size))) as child:
+                for piece in self._pieces(0, half):
+                    write(piece)
+                try:
+                    tail = child.chunks()
+                except ChildFailed:  # no second core, or it failed: again, here
+                    tail = self._pieces(half, size)  # type: ignore[assignment]
+                write(b",")
+                for piece in tail:
+                    write(piece)
+        write(b"]")
 
     def encoded(self) -> bytes:
-        """The list's orjson text (TypeError when orjson refuses a value), for a
-        ``Rows`` inside an ``Encoded`` (``write_utf8`` writes the pieces as they are)."""
+        """The list's text, joined once, for a ``Rows`` inside an ``Encoded`` (a
+        document writes its own ``Rows`` a piece at a time, ``write_utf8``)."""
         if self._text_made is None:
-            # one join of "[", the pieces with "," between them, and "]": the text is
-            # copied once (a join then two concatenations copied it three times)
-            pieces = self.pieces()
-            parts = [b","] * (2 * len(pieces) + 1)
-            parts[1::2] = pieces
-            parts[0], parts[-1] = b"[", b"]"
-            self._text_made = b"".join(parts) if pieces else b"[]"
+            parts: list[bytes] = []
+            self.write(parts.append)
+            self._text_made = b"".join(parts)
         return self._text_made
 
-    def pieces(self) -> list[bytes]:
-        """The orjson texts of the rows without the list's brackets, a text per
-        ``CHUNK_ROWS`` rows (or per half of a long list, module doc), to be written
-        with ``,`` between them (TypeError when orjson refuses a value)."""
-        size = len(self.items)
-        if size < max(PARALLEL_ROWS, 2):  # two halves, neither empty
-            return self._inner(0, size)
-        half = size // 2
-        with Forked(lambda: b",".join(self._inner(half, size))) as child:
-            head = self._inner(0, half)
-            try:
-                tail = [child.result()]
-            except ChildFailed:  # no second core, or orjson refused: again, here
-                tail = self._inner(half, size)
-        return head + tail
+
+def _exact(rows: list[Any]) -> bytes:
+    """``json.dumps``'s text of ``rows`` in UTF-8: orjson's, unless orjson refuses a
+    value or its text shows an unmarked tiny float (module doc), then ``json``'s; a
+    non-finite float is null, as in a document that holds one (``render``)."""
+    try:
+        text = orjson.dumps(rows, default=_default, option=_OPTIONS)
+        if not _suspect(text):
+            return text
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        pass
+    try:
+        return json_text(rows).encode()
+    except ValueError:
+        return json_text(_finite(rows)).encode()
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every non-finite float null (``render``'s rule for a document)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Rows):
+        value = value.materialised()
+    if isinstance(value, Encoded):
+        value = value.value
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _default(value: object) -> object:
@@ -236,13 +277,13 @@ def write_utf8(doc: Any, write: Callable[[bytes], object]) -> bool:
     """``fast_utf8``'s text given to ``write`` a piece at a time, when orjson writes it;
     False, and nothing written, when only ``json`` can.
 
-    The document is written with each ``Rows`` left out (``_Marks``), then each
-    ``Rows``' pieces are made (``Rows.pieces``), and every text is checked before the
-    first byte goes out; the pieces are written between the texts around them, never
-    joined. A cycle's matches are the document's bulk (190 MB at 100,000 slots):
-    joining them, then copying the join into the whole text held the bulk three
-    times at once; now it is held once, as its pieces. The checks cover the same
-    bytes: a piece holds whole rows, so no pattern crosses its edges (module doc)."""
+    The document is written with each ``Rows`` left out (``_Marks``) and checked; then
+    the texts around the lists are written, and each list a piece at a time
+    (``Rows.write``: each piece is exact on its own, so the verdict is the text
+    around the lists'). A cycle's matches are the document's bulk (190 MB at 100,000
+    slots): joined, then copied into the whole text, and half of them pickled back
+    from the child, they were held three to four times at once; now once at most
+    (the child's half, as it came), and the rest a piece at a time."""
     marks = _Marks(placeholders=True)
     try:
         text = orjson.dumps(doc, default=marks, option=_OPTIONS)
@@ -251,20 +292,12 @@ def write_utf8(doc: Any, write: Callable[[bytes], object]) -> bool:
         if marks.met:  # the checked texts in place of their placeholders (module doc)
             marks = _Marks(placeholders=False)
             text = orjson.dumps(doc, default=marks, option=_OPTIONS)
-        lists = [rows.pieces() for rows in marks.rows]
     except TypeError:  # orjson.JSONEncodeError is a TypeError
-        return False
-    if any(_suspect(piece) for pieces in lists for piece in pieces):
         return False
     around = text.split(_MARK)
     write(around[0])
-    for pieces, after in zip(lists, around[1:], strict=True):
-        write(b"[")
-        for at, piece in enumerate(pieces):
-            if at:
-                write(b",")
-            write(piece)
-        write(b"]")
+    for rows, after in zip(marks.rows, around[1:], strict=True):
+        rows.write(write)
         write(after)
     return True
 

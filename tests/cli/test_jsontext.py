@@ -241,9 +241,10 @@ def test_encoded_non_finite_numbers_print_as_null(capsys) -> None:
 
 
 def test_rows_are_written_as_their_pieces_never_joined(monkeypatch) -> None:
-    """Two lists of several pieces each, beside an Encoded value: the writes are the
-    texts around the lists, the brackets, the pieces and their commas; together they
-    are json.dumps's text, and no write holds more than one piece of rows."""
+    """Three lists of several pieces each, beside an Encoded value: the writes are the
+    texts around the lists, the brackets and the pieces (a comma before each but the
+    first); together they are json.dumps's text, and no write holds more than one
+    piece of rows."""
     monkeypatch.setattr(jsontext, "CHUNK_ROWS", 3)
     monkeypatch.setattr(jsontext, "PARALLEL_ROWS", 10**9)
     doc = {"a": jsontext.Rows(list(range(10)), lambda x: {"n": x}), "e": jsontext.Encoded(["v"]),
@@ -252,21 +253,43 @@ def test_rows_are_written_as_their_pieces_never_joined(monkeypatch) -> None:
     writes: list[bytes] = []
     assert jsontext.write_utf8(doc, writes.append)
     assert b"".join(writes) == reference(plain).encode() == jsontext.fast_utf8(doc)
-    assert b'{"n":0},{"n":1},{"n":2}' in writes and b'{"n":9}' in writes
-    assert max(len(w) for w in writes) < len(b'{"n":0},{"n":1},{"n":2},{"n":3}')
+    assert b'{"n":0},{"n":1},{"n":2}' in writes and b',{"n":9}' in writes
+    assert max(len(w) for w in writes) < len(b',{"n":0},{"n":1},{"n":2},{"n":3}')
 
 
-def test_nothing_is_written_when_only_json_can_write_it(monkeypatch) -> None:
-    """A tiny float unmarked in the last piece of rows, or a value orjson refuses:
-    no byte goes out, and the document goes to json whole."""
+def test_a_piece_orjson_cannot_write_alone_goes_to_json_alone(monkeypatch) -> None:
+    """An unmarked tiny float, an integer past 64 bits, a non-finite float: only the
+    piece that holds it is written by json (the non-finite float as null, as render
+    writes it); the rest, and the text around, by orjson; the bytes are json's."""
     monkeypatch.setattr(jsontext, "CHUNK_ROWS", 2)
+    values = [1, 2, 3, 1e-05, 2**70, 5, math.inf, 0.5]
+    doc = {"head": 1, "r": jsontext.Rows(values, lambda x: {"x": x})}
+    safe = [None if isinstance(x, float) and math.isinf(x) else x for x in values]
+    writes: list[bytes] = []
+    assert jsontext.write_utf8(doc, writes.append)
+    assert b"".join(writes) == reference({"head": 1, "r": [{"x": x} for x in safe]}).encode()
+    assert b',{"x":3},{"x":1e-05}' in writes and b',{"x":null},{"x":0.5}' in writes
+
+
+def test_nothing_is_written_when_only_json_can_write_the_text_around(monkeypatch) -> None:
+    """An unmarked tiny float or a refused value outside the lists: no byte goes out,
+    and the document goes to json whole."""
     for bad in (1e-05, 2**70):
-        doc = {"head": 1, "r": jsontext.Rows([1, 2, 3, bad], lambda x: {"x": x})}
+        doc = {"head": bad, "r": jsontext.Rows([1, 2, 3], lambda x: {"x": x})}
         writes: list[bytes] = []
         assert not jsontext.write_utf8(doc, writes.append)
         assert writes == []
-        plain = {"head": 1, "r": [{"x": x} for x in (1, 2, 3, bad)]}
-        assert jsontext.dumps(doc) == reference(plain)
+        assert jsontext.dumps(doc) == reference({"head": bad, "r": [{"x": x} for x in (1, 2, 3)]})
+
+
+def test_the_childs_half_comes_back_as_bytes(monkeypatch) -> None:
+    """A long list: the second half made by the forked child (or here, without a
+    second core) is the same text."""
+    monkeypatch.setattr(jsontext, "PARALLEL_ROWS", 4)
+    monkeypatch.setattr(jsontext, "CHUNK_ROWS", 3)
+    rows = jsontext.Rows(list(range(11)), lambda x: {"x": x / 7})
+    assert jsontext.fast_utf8({"r": rows}) == reference(
+        {"r": [{"x": x / 7} for x in range(11)]}).encode()
 
 
 def test_print_json_streams_to_the_byte_layer(monkeypatch, capsysbinary) -> None:

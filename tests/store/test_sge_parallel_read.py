@@ -167,7 +167,7 @@ def test_forked_child_that_raises_is_child_failed() -> None:
 def test_leaving_the_block_kills_a_child_never_asked() -> None:
     started = time.monotonic()
     with forked.Forked(lambda: time.sleep(60)) as child:
-        pid = child._pid
+        pid = child.pid
     assert time.monotonic() - started < 10
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # reaped already
@@ -178,3 +178,16 @@ def test_without_a_second_core_nothing_is_forked(monkeypatch) -> None:
     child = forked.Forked(lambda: 1)
     with pytest.raises(forked.ChildFailed):
         child.result()
+
+
+def test_a_childs_bytes_come_back_as_they_are() -> None:
+    """``ForkedBytes``: the pieces the child made, in chunks of at most 1 MiB that join
+    to them (several chunks for a text past 1 MiB); a child that raised gives none."""
+    pieces = [b"x" * 700_000, b"", b"y" * 900_000, b"end"]
+    with forked.ForkedBytes(lambda: list(pieces)) as child:
+        chunks = child.chunks()
+    if forked.two_cores():
+        assert b"".join(chunks) == b"".join(pieces) and max(map(len, chunks)) <= 1 << 20
+    with forked.ForkedBytes(lambda: [b"a", 1 / 0]) as child, pytest.raises(  # type: ignore[list-item]
+            forked.ChildFailed):
+        child.chunks()
