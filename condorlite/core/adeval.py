@@ -143,6 +143,21 @@ def with_entries(ad: ClassAd, entries: dict[str, tuple[str, Expr]]) -> ClassAd:
     return new
 
 
+def with_restored(ad: ClassAd, entries: dict[str, tuple[str, Expr] | None]) -> ClassAd:
+    """A copy of the ClassAd-lite ad ``ad`` with each lower-case name of ``entries``
+    bound to its entry, or unbound where the entry is None: ``with_entries`` undone,
+    given the entries it replaced. ``ad`` is not changed."""
+    table = dict(ad._attrs)  # type: ignore[attr-defined]
+    for name, entry in entries.items():
+        if entry is None:
+            table.pop(name, None)
+        else:
+            table[name] = entry
+    new = _ClassAd._from_attrs(table)
+    new.parent = ad.parent
+    return new
+
+
 def attr_value(ad: ClassAd, name: str, target: ClassAd | None = None,
                now: float | None = None):
     """``eval_attr``, answered without the evaluator when the attribute is bound to a

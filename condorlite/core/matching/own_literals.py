@@ -61,8 +61,10 @@ class OwnLiterals:
         #: freed): ads read from files share expression objects, so most slots
         #: find theirs here (the expression is held, so its id stays its own)
         self._rewrites: dict[tuple[str, int], tuple[Expr, Expr, list]] = {}
-        #: id(a rewritten static offer) -> (the offer, its ad before the rewrite)
-        self._before: dict[int, tuple[Offer, adeval.ClassAd]] = {}
+        #: id(a rewritten static offer) -> (the offer, what puts its ad back as it
+        #: was before the rewrite: the entries the rewrite replaced, None for a
+        #: hidden name it added; or, for an ad that is not ClassAd-lite, that ad)
+        self._before: dict[int, tuple[Offer, dict | adeval.ClassAd]] = {}
 
     def hoist(self, offer: Offer) -> tuple[str, ...]:
         """Rewrite the offer's ``Rank``, ``Start`` and ``Requirements`` (module doc)
@@ -92,7 +94,11 @@ class OwnLiterals:
             return ()
         offer.ad = adeval.with_entries(ad, changes)
         if not offer.partitionable:
-            self._before[id(offer)] = (offer, ad)
+            # (the replaced entries, not the whole ad: a copy of a desktop's 6 KB ad
+            # for each rewritten one was 100 MB of a 100,000-slot pool)
+            table = adeval.table(ad)
+            self._before[id(offer)] = (offer, ad if table is None else {
+                name: table.get(name) for name in changes})
         return tuple(sorted(n for n in changes if n.startswith(HIDDEN)))
 
     def unhoist(self, offer: Offer) -> None:
@@ -101,7 +107,12 @@ class OwnLiterals:
         offer not rewritten is left alone."""
         found = self._before.pop(id(offer), None)
         if found is not None and found[0] is offer:
-            offer.ad = found[1]
+            before = found[1]
+            # A static offer's ad is the rewritten one until then (nothing carves it),
+            # so restoring the replaced entries gives the ad before the rewrite: the
+            # same entries in the same order (the hidden names were added last).
+            offer.ad = adeval.with_restored(offer.ad, before) if type(before) is dict \
+                else before  # type: ignore[assignment]
 
 
 class _Hoister:

@@ -120,6 +120,25 @@ def test_hoist_frees_target_comparisons_only_and_keeps_the_values():
     assert '"bob@example.org"' in unparse(adeval.attr(offer.slot.ad, "rank"))
 
 
+def test_unhoist_puts_back_the_ad_before_the_rewrite_entry_for_entry():
+    """A static desktop's ad after ``unhoist``: the entries it held before ``hoist``
+    (the very objects), in the same order, and no hidden name."""
+    offer = _offer(_desktop(3, Rank='TARGET.Owner == "bob"', PartitionableSlot="false",
+                            Start='("alice" =?= TARGET.Owner) || (TARGET.Group is "g")'))
+    assert not offer.partitionable
+    before = adeval.table(offer.ad)
+    assert before is not None
+    literals = OwnLiterals()
+    assert literals.hoist(offer)
+    assert adeval.table(offer.ad) != before
+    literals.unhoist(offer)
+    after = adeval.table(offer.ad)
+    assert list(after) == list(before)  # type: ignore[arg-type]
+    assert all(after[name] is entry for name, entry in before.items())  # type: ignore[index]
+    literals.unhoist(offer)  # (once only: the second leaves it as it is)
+    assert adeval.table(offer.ad) is after
+
+
 def test_hoist_leaves_an_offer_without_such_literals_alone():
     offer = _offer(_desktop(2, Rank="0.0", Start="true"))
     before = offer.ad
