@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import orjson
 from hypothesis import given, settings
@@ -300,3 +301,20 @@ def test_print_json_streams_to_the_byte_layer(monkeypatch, capsysbinary) -> None
     render.print_json(doc)
     out = capsysbinary.readouterr().out
     assert out == (reference({"data": {"rows": [{"x": x / 3} for x in range(9)]}}) + "\n").encode()
+
+
+def test_a_child_that_fails_leaves_its_half_to_the_parent(monkeypatch) -> None:
+    """The child dies making its half (its conversion raises there only): the parent
+    makes that half itself, after its own, and the text is the same."""
+    monkeypatch.setattr(jsontext, "PARALLEL_ROWS", 4)
+    monkeypatch.setattr(jsontext, "CHUNK_ROWS", 2)
+    parent = os.getpid()
+
+    def convert(x: int) -> dict:
+        if os.getpid() != parent:
+            raise RuntimeError("the child fails")
+        return {"x": x}
+
+    writes: list[bytes] = []
+    assert jsontext.write_utf8({"r": jsontext.Rows(list(range(9)), convert)}, writes.append)
+    assert b"".join(writes) == reference({"r": [{"x": x} for x in range(9)]}).encode()
