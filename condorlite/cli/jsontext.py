@@ -283,7 +283,9 @@ def write_utf8(doc: Any, write: Callable[[bytes], object]) -> bool:
     around the lists'). A cycle's matches are the document's bulk (190 MB at 100,000
     slots): joined, then copied into the whole text, and half of them pickled back
     from the child, they were held three to four times at once; now once at most
-    (the child's half, as it came), and the rest a piece at a time."""
+    (the child's half, as it came), and the rest a piece at a time. An exception
+    while a list is converted (a bug: a conversion only builds rows) leaves the
+    document cut short, and the command fails with its internal error."""
     marks = _Marks(placeholders=True)
     try:
         text = orjson.dumps(doc, default=marks, option=_OPTIONS)
