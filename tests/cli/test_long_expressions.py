@@ -57,3 +57,26 @@ def test_a_job_with_a_700_clause_host_list_is_matched(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)["data"]
     assert data["problems"] == [] and len(data["matches"]) == 48
+
+
+def test_deeply_nested_json_fails_cleanly_and_moderate_nesting_reads(tmp_path: Path) -> None:
+    """JSON's decoder recurses on the C stack along nested arrays and objects, which
+    the commands' deep recursion limit does not size: 30,000 nested ``[`` (and
+    ``{"a":``) are "JSON nested too deeply" (65), never a crash, with the compiled
+    reader and without it; 1,500 levels read."""
+    for depth, code in ((30_000, 65), (1_500, 0)):
+        path = tmp_path / f"deep{depth}.json"
+        path.write_text('[\n{\n  "Name": "s1",\n  "A": ' + "[" * depth + "]" * depth
+                        + ',\n  "R": ' + '{"a": ' * depth + "1" + "}" * depth + "\n}\n]\n")
+        for pure in ("", "1"):
+            state = tmp_path / f"s{depth}{pure}"
+            open_state(state)
+            done = subprocess.run(
+                [sys.executable, "-m", "condorlite", "negotiate", "--json", "--dry-run",
+                 "--slots", str(path), "--jobs", str(ROOT / "examples" / "jobs"),
+                 "--state-dir", str(state), "--now", "1760000000"],
+                capture_output=True, text=True,
+                env={**ENV, "CONDORLITE_PURE_PYTHON": pure}, timeout=300)
+            assert done.returncode == code, (depth, pure, done.stdout[:300], done.stderr[:300])
+            if code:
+                assert "nested too deeply" in json.loads(done.stdout)["errors"][0]["message"]

@@ -41,7 +41,13 @@ from itertools import chain
 from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.interning import JSON_LAST_LINES, JSON_MEMBER_LINES, TextCache
-from condorlite.core.classad.jsonread import _EXPR_MARKED, _EXPR_RAW, _Object, _Reader
+from condorlite.core.classad.jsonread import (
+    _EXPR_MARKED,
+    _EXPR_RAW,
+    _Object,
+    _Reader,
+    raw_decode,
+)
 from condorlite.core.classad.oldform import Pair, old_ad
 from condorlite.core.classad.values import int_literal
 
@@ -311,7 +317,7 @@ class _MemberLines:
         else:
             text = "{" + body.replace(_EXPR_RAW, _EXPR_MARKED) + "}"
             try:
-                item, end = reader.decoder.raw_decode(text)
+                item, end = raw_decode(reader.decoder, text)
             except (ValueError, RecursionError):
                 return None
             if end != len(text) or type(item) is not _Object or len(item) != 1:

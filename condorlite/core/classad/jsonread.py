@@ -46,6 +46,14 @@ _WS = " \t\n\r"
 #: Characters read into the buffer at a time (at least; whole lines are read).
 CHUNK = 1 << 16
 
+#: The recursion limit while the JSON decoder runs. Its recursion along nested arrays
+#: and objects is C recursion, on the C stack, which the limit counts but does not
+#: size: under the commands' deep limit (``cli.RECURSION_LIMIT``, for the parser's
+#: and evaluator's Python recursion) 20,000 nested ``[`` overflowed the stack.
+#: Reading runs a few dozen frames deep, so a few thousand levels of JSON nesting stay
+#: readable and deeper is "JSON nested too deeply".
+DECODE_RECURSION_LIMIT = 4_000
+
 _TRUE, _FALSE, _UNDEFINED = Literal(True), Literal(False), Literal(Undefined)
 _new = object.__new__
 _set_value = Literal.value.__set__  # type: ignore[attr-defined]
@@ -65,6 +73,22 @@ def read_json_ads(source: str | Iterable[str], *, filename: str | None = None
     objects. ``ClassAdSyntaxError`` for anything else."""
     pieces = iter((source,)) if isinstance(source, str) else iter(source)
     yield from _Reader(pieces, filename).ads()
+
+
+def raw_decode(decoder: json.JSONDecoder, text: str, pos: int = 0) -> tuple[object, int]:
+    """``decoder.raw_decode(text, pos)`` under ``DECODE_RECURSION_LIMIT`` when the
+    limit is higher (``RecursionError`` past it, as ``json`` raises it)."""
+    limit = sys.getrecursionlimit()
+    if limit <= DECODE_RECURSION_LIMIT:
+        return decoder.raw_decode(text, pos)
+    try:
+        sys.setrecursionlimit(DECODE_RECURSION_LIMIT)
+    except RecursionError:  # deeper than that already (not when reading): as it is
+        return decoder.raw_decode(text, pos)
+    try:
+        return decoder.raw_decode(text, pos)
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 class _Reader:
@@ -175,7 +199,7 @@ class _Reader:
         (each retry at least doubles what is buffered after ``pos``)."""
         while True:
             try:
-                return self.decoder.raw_decode(self.text, pos)
+                return raw_decode(self.decoder, self.text, pos)
             except json.JSONDecodeError as exc:
                 if self.eof or not self.fill(max(CHUNK, len(self.text) - pos)):
                     raise self.fail(f"invalid JSON: {exc.msg}", exc.pos) from None
