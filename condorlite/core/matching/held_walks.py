@@ -71,6 +71,7 @@ from condorlite.core.matching.held_types import (
     MISSING,
     HeldSlot,
     HeldType,
+    HeldWalk,
     ResidualTest,
     never_holds,
 )
@@ -98,8 +99,10 @@ class HeldWalks:
     def __init__(self, held: HeldGroups, registry: list[Offer], table: MatchTable,
                  number: Callable[[ClassAd, tuple[str, ...]], tuple],
                  resource_names: frozenset[str], now: float | None,
-                 counts: EvaluationCount) -> None:
+                 counts: EvaluationCount,
+                 policy_key: Callable[[int, HeldGroup, Offer], int | None]) -> None:
         self._held = held
+        self._policy_key = policy_key
         self._registry = registry
         self._pair = table.pair
         self._part_of = table.static_vector
@@ -109,9 +112,9 @@ class HeldWalks:
         self._resource_names = resource_names
         self._now = int_now(now)
         self._counts = counts
-        #: class key -> (``HeldGroups.added`` when walked, [(group, its pair result)]
-        #: of the groups that matched)
-        self._kept: dict[tuple, tuple[int, list[tuple[HeldGroup, PairEval]]]] = {}
+        #: (class key, refused policy keys) -> (``HeldGroups.added`` when walked, the
+        #: walk)
+        self._kept: dict[tuple, tuple[int, HeldWalk]] = {}
         #: names left free -> (names read in the job ad, names read in the slot) ->
         #: (the job's numbers of the first, the slot's of the second) -> verdict
         #: (``NEVER``, a residual of the free names, or None: ask the pair)
@@ -132,22 +135,26 @@ class HeldWalks:
         self._types: tuple[int, tuple[str, ...], frozenset[str], list[HeldType]] | None = None
 
     def matching(self, klass: tuple, job_ad: ClassAd, signature: tuple,
-                 known_pairs: dict[int, PairEval]) -> list[tuple[HeldGroup, PairEval]]:
+                 known_pairs: dict[int, PairEval],
+                 refused: frozenset[int] = frozenset()) -> HeldWalk:
         """(group, pair result) of every held group whose pair with the class key
         ``klass`` (whose job ad is ``job_ad``, Submitter* bindings ``signature``,
         known pair results ``known_pairs``: the match table's of the class key)
-        matches; groups may since have emptied. Found a type at a time
+        matches, but for the groups of the policy keys ``refused``
+        (``held_refusals``: the list can never list them), passed over without
+        their pair; groups may since have emptied. Found a type at a time
         (``_typed``): a type whose verdict read only names its groups bind alike is
         decided at once; the order of the groups found does not matter (a list sorts
         its entries)."""
         added = self._held.added
-        found = self._kept.get(klass)
+        kept_key = (klass, refused)
+        found = self._kept.get(kept_key)
         if found is not None and found[0] == added:
             return found[1]
         verdict_of = self._verdict
         union, types = self._typed()
         self._compact(types)
-        out: list[tuple[HeldGroup, PairEval]] = []
+        out = HeldWalk([], [])
         #: static part -> the class key's program of it (``MatchTable.static_program``)
         programs: dict[int, PairProgram | None] = {}
         for held_type in types:
@@ -159,25 +166,30 @@ class HeldWalks:
             if shared and type(verdict) is ResidualTest and verdict.program.box:
                 slots = self._within(held_type, verdict.program)
             self._walk(klass, job_ad, signature, known_pairs, slots,
-                       verdict if shared else MISSING, programs, out)
-        self._kept[klass] = (added, out)
+                       verdict if shared else MISSING, programs, refused, out)
+        self._kept[kept_key] = (added, out)
         return out
 
     def _walk(self, klass: tuple, job_ad: ClassAd, signature: tuple,
               known_pairs: dict[int, PairEval], slots: list[HeldSlot], verdict: object,
-              programs: dict[int, PairProgram | None],
-              out: list[tuple[HeldGroup, PairEval]]) -> None:
+              programs: dict[int, PairProgram | None], refused: frozenset[int],
+              out: HeldWalk) -> None:
         """Add to ``out`` the groups of ``slots`` whose pair with the class key
         matches: each by its known pair result, else unless its verdict (the type's
-        ``verdict``; MISSING: each group's own) rules it out, by its pair. A group of
+        ``verdict``; MISSING: each group's own) rules it out, by its pair; those of
+        a ``refused`` policy key to ``out.passed``, without their pair. A group of
         a shared static part runs the class key's program of the part at its
         numbers, as ``MatchTable.pair`` would (the same result, kept in the same
         table: ``known_pairs``), without the table's look-ups per group."""
         verdict_of = self._verdict
+        matched, passed = out
         for slot in slots:
             group = slot.group
             if not group.total:
                 continue  # (no offer to list: and it never gains one again)
+            if slot.policy in refused:
+                passed.append(slot)
+                continue
             known = known_pairs.get(slot.pair_shape)
             if known is None:
                 mine = verdict if verdict is not MISSING else verdict_of(
@@ -204,7 +216,7 @@ class HeldWalks:
                 else:
                     known = self._pair(klass[0], job_ad, slot.first, signature)
             if known.match:
-                out.append((group, known))
+                matched.append((group, known))
 
     def _verdict(self, klass: tuple, job_ad: ClassAd, offer: Offer
                  ) -> tuple[object, tuple[str, ...]]:
@@ -278,7 +290,8 @@ class HeldWalks:
             if held_type is None:
                 held_type = by_key[key] = HeldType(first, [], {})
             held_type.slots.append(HeldSlot(pair_shape, group, first,
-                                            None if vector is None else vector.vals))
+                                            None if vector is None else vector.vals,
+                                            self._policy_key(pair_shape, group, first)))
         types = list(by_key.values())
         self._removed = self._held.epoch - self._held.added
         self._slots = sum(len(held_type.slots) for held_type in types)
