@@ -67,8 +67,10 @@ class HeldList:
         self.walk = walk
         #: sorted entries of the offers listed by rank
         self.by_rank = by_rank
-        #: (members, pair result) of the shapes neither listed by rank nor the
-        #: submitter's own, until a list that is not rank-only settles them
+        #: (members, pair result, whether the policy is known to allow them: their
+        #: group's policy key was not refused, ``held_refusals``) of the shapes
+        #: neither listed by rank nor the submitter's own, until a list that is not
+        #: rank-only settles them
         #: (``HeldLists._settle``: a rank-only list asks no PREEMPTION_REQUIREMENTS)
         self.others: list[tuple] | None = others
         #: sorted entries of the offers listed by priority
@@ -159,8 +161,13 @@ class HeldLists:
         registry = self._registry
         by_rank: list[tuple] = []
         others: list[tuple] = []
-        for group, pe in walk.matched:
+        for group, pe, allowed in walk.matched:
             if not group.total:
+                continue
+            if allowed:
+                # (a policy key the walk did not refuse: no offer listed by rank,
+                # none the submitter's own, each allowed by the policy)
+                others.extend((members, pe, True) for members in group.shapes.values())
                 continue
             slot_rank = pe.slot_rank
             for members in group.shapes.values():
@@ -169,7 +176,7 @@ class HeldLists:
                     by_rank.extend(make_entries(registry, members, pe, RANK_PREEMPTION,
                                                 column=column))
                 elif first.holder != submitter:
-                    others.append((members, pe))
+                    others.append((members, pe, False))
         by_rank.sort()
         return HeldList(walk, by_rank, others, self._held.epoch)
 
@@ -183,12 +190,12 @@ class HeldLists:
         #: offers that share a pair result (a box program's, ``MatchTable.run_part``)
         #: are made together
         listed: dict[int, tuple[PairEval, list[int]]] = {}
-        for members, pe in found.others:  # type: ignore[union-attr]
+        for members, pe, allowed_known in found.others:  # type: ignore[union-attr]
             seqs = [k for k in members if registry[k].available]
             if not seqs:
                 continue
             first = registry[seqs[0]]
-            if not allowed(class_id, job_ad, first, signature, jobs):
+            if not allowed_known and not allowed(class_id, job_ad, first, signature, jobs):
                 found.refused_policy.extend(seqs)
             elif not pe.slot_rank >= first.current_rank:
                 found.refused_rank.extend(seqs)

@@ -20,7 +20,8 @@ to be refused. What decides it is known without the pair:
   shared by every class of equal numbers).
 
 Such a group is given a *policy key* (``key_of``: a small number for (holder, the
-slot's numbers)), and a list key's *refused keys* (``refused``) are the keys whose
+slot's numbers)), and a list key's *refusals* (``refusals``: one ``Refusals`` per
+submitter and job numbers) tell, a key at a time as a walk meets it, the keys whose
 groups it can never list. A walk passes over the groups of refused keys without their
 pair (``HeldWalks.matching``); they can only count, for a rejection, as offers
 ``PREEMPTION_REQUIREMENTS`` refused, and only if their pair matches: exactly the
@@ -30,6 +31,8 @@ them at a rejection until one matches). So the lists decide and count as before.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Literal
@@ -38,8 +41,33 @@ from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.preq_verdicts import PreqVerdicts
 
-#: the refused keys of a list key whose verdicts cannot be keyed by numbers
-NONE_REFUSED: frozenset[int] = frozenset()
+
+class Refusals:
+    """Which policy keys a submitter's job (of given numbers of the names the policy
+    reads) can never take a group of (module doc), worked out a key at a time: the
+    submitter's own, and those the policy refuses. ``allowed(offer)``: the policy's
+    verdict for the job against an offer of the key (``PreqVerdicts.allowed``, by
+    the numbers alone); ``standing``: the holder and an offer of each key."""
+
+    __slots__ = ("_allowed", "_standing", "_submitter", "verdicts")
+
+    def __init__(self, submitter: str, allowed: Callable[[Offer], bool],
+                 standing: list[tuple[str, Offer]]) -> None:
+        self._submitter = submitter
+        self._allowed = allowed
+        self._standing = standing
+        #: policy key -> whether it is refused
+        self.verdicts: dict[int, bool] = {}
+
+    def refuses(self, key: int) -> bool:
+        """Whether the groups of ``key`` can never be listed (kept per key)."""
+        found = self.verdicts.get(key)
+        if found is None:
+            holder, offer = self._standing[key]
+            found = self.verdicts[key] = (holder == self._submitter
+                                          or not self._allowed(offer))
+        return found
+
 
 
 class HeldRefusals:
@@ -57,8 +85,8 @@ class HeldRefusals:
         #: of the key: it stands for all, the verdict reading those numbers alone)
         self._numbering: dict[tuple, int] = {}
         self._standing: list[tuple[str, Offer]] = []
-        #: (submitter, the job's numbers) -> (how many keys there were, refused keys)
-        self._refused: dict[tuple, tuple[int, frozenset[int]]] = {}
+        #: (submitter, the job's numbers) -> its refusals
+        self._refusals: dict[tuple, Refusals] = {}
 
     def key_of(self, pair_shape: int, group: HeldGroup, first: Offer) -> int | None:
         """The group's policy key (module doc), or None: its offers may be listed by
@@ -99,26 +127,22 @@ class HeldRefusals:
             self._standing.append((found[0], stands))
         return key
 
-    def refused(self, class_id: int, job_ad: ClassAd, submitter: str, signature: tuple,
-                jobs: dict) -> frozenset[int]:
-        """The policy keys whose groups the class's lists of ``submitter`` can never
-        list (module doc): the submitter's own, and those the policy refuses the
-        job. ``jobs``: the caller's table of the job ad's numbers
-        (``PreqVerdicts.allowed``). Kept per (submitter, the job's numbers of the
-        policy's names) while no key is added; none when the job binds one of them
-        to anything but a literal."""
+    def refusals(self, class_id: int, job_ad: ClassAd, submitter: str, signature: tuple
+                 ) -> Refusals | None:
+        """The refusals of the class's lists of ``submitter`` (module doc), shared
+        by every job of the same numbers of the policy's names (the verdicts read
+        nothing else); None when the job binds one of them to anything but a
+        literal (then nothing is known before the pair)."""
         preq = self._preq
+        jobs: dict = {}  # (the job ad's numbers, for ``allowed``)
         numbers = preq.job_key(job_ad, jobs)
         if numbers is None:
-            return NONE_REFUSED
-        standing = self._standing
+            return None
         cache_key = (submitter, numbers)
-        found = self._refused.get(cache_key)
-        if found is not None and found[0] == len(standing):
-            return found[1]
-        allowed = preq.allowed
-        out = frozenset(
-            key for key, (holder, offer) in enumerate(standing)
-            if holder == submitter or not allowed(class_id, job_ad, offer, signature, jobs))
-        self._refused[cache_key] = (len(standing), out)
-        return out
+        found = self._refusals.get(cache_key)
+        if found is None:
+            allowed = preq.allowed
+            found = self._refusals[cache_key] = Refusals(
+                submitter, lambda offer: allowed(class_id, job_ad, offer, signature, jobs),
+                self._standing)
+        return found

@@ -46,8 +46,9 @@ class HeldWalk(NamedTuple):
     """A class key's walk of the held groups for one set of refused policy keys
     (``HeldWalks.matching``): kept, and compared by identity (``held_lists``)."""
 
-    #: (group, its pair result) of the groups whose pair matches
-    matched: list[tuple[HeldGroup, PairEval]]
+    #: (group, its pair result, whether the policy allows its offers: a policy key
+    #: the list's refusals do not refuse) of the groups whose pair matches
+    matched: list[tuple[HeldGroup, PairEval, bool]]
     #: the groups of refused policy keys passed over, their pairs not asked: any
     #: may match (``held_refusals``; the groups a verdict rules out are not here)
     passed: list[HeldSlot]

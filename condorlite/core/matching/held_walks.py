@@ -67,6 +67,7 @@ from condorlite.core.matching.box_ranges import Column, column, narrowest
 from condorlite.core.matching.candidates import HeldGroup, PairEval, as_rank
 from condorlite.core.matching.carving import PairProgram, SlotVector, int_now, vector_of
 from condorlite.core.matching.held_groups import HeldGroups
+from condorlite.core.matching.held_refusals import Refusals
 from condorlite.core.matching.held_types import (
     MISSING,
     HeldSlot,
@@ -112,8 +113,8 @@ class HeldWalks:
         self._resource_names = resource_names
         self._now = int_now(now)
         self._counts = counts
-        #: (class key, refused policy keys) -> (``HeldGroups.added`` when walked, the
-        #: walk)
+        #: (class key, its list's refusals or None) -> (``HeldGroups.added`` when
+        #: walked, the walk)
         self._kept: dict[tuple, tuple[int, HeldWalk]] = {}
         #: names left free -> (names read in the job ad, names read in the slot) ->
         #: (the job's numbers of the first, the slot's of the second) -> verdict
@@ -136,18 +137,18 @@ class HeldWalks:
 
     def matching(self, klass: tuple, job_ad: ClassAd, signature: tuple,
                  known_pairs: dict[int, PairEval],
-                 refused: frozenset[int] = frozenset()) -> HeldWalk:
+                 refusals: Refusals | None = None) -> HeldWalk:
         """(group, pair result) of every held group whose pair with the class key
         ``klass`` (whose job ad is ``job_ad``, Submitter* bindings ``signature``,
         known pair results ``known_pairs``: the match table's of the class key)
-        matches, but for the groups of the policy keys ``refused``
+        matches, but for the groups of the policy keys ``refusals`` refuses
         (``held_refusals``: the list can never list them), passed over without
         their pair; groups may since have emptied. Found a type at a time
         (``_typed``): a type whose verdict read only names its groups bind alike is
         decided at once; the order of the groups found does not matter (a list sorts
         its entries)."""
         added = self._held.added
-        kept_key = (klass, refused)
+        kept_key = (klass, refusals)
         found = self._kept.get(kept_key)
         if found is not None and found[0] == added:
             return found[1]
@@ -166,30 +167,42 @@ class HeldWalks:
             if shared and type(verdict) is ResidualTest and verdict.program.box:
                 slots = self._within(held_type, verdict.program)
             self._walk(klass, job_ad, signature, known_pairs, slots,
-                       verdict if shared else MISSING, programs, refused, out)
+                       verdict if shared else MISSING, programs, refusals, out)
         self._kept[kept_key] = (added, out)
         return out
 
     def _walk(self, klass: tuple, job_ad: ClassAd, signature: tuple,
               known_pairs: dict[int, PairEval], slots: list[HeldSlot], verdict: object,
-              programs: dict[int, PairProgram | None], refused: frozenset[int],
+              programs: dict[int, PairProgram | None], refusals: Refusals | None,
               out: HeldWalk) -> None:
         """Add to ``out`` the groups of ``slots`` whose pair with the class key
         matches: each by its known pair result, else unless its verdict (the type's
         ``verdict``; MISSING: each group's own) rules it out, by its pair; those of
-        a ``refused`` policy key to ``out.passed``, without their pair. A group of
+        a policy key ``refusals`` refuses to ``out.passed``, without their pair
+        (with a key it does not refuse, the group's offers are allowed by the
+        policy: marked so in ``out.matched``). A group of
         a shared static part runs the class key's program of the part at its
         numbers, as ``MatchTable.pair`` would (the same result, kept in the same
         table: ``known_pairs``), without the table's look-ups per group."""
         verdict_of = self._verdict
         matched, passed = out
+        verdicts, refuses = ({}, None) if refusals is None else (refusals.verdicts,
+                                                                 refusals.refuses)
         for slot in slots:
             group = slot.group
             if not group.total:
                 continue  # (no offer to list: and it never gains one again)
-            if slot.policy in refused:
-                passed.append(slot)
-                continue
+            policy = slot.policy
+            if policy is not None and refuses is not None:
+                refused = verdicts.get(policy)
+                if refused is None:
+                    refused = refuses(policy)
+                if refused:
+                    passed.append(slot)
+                    continue
+                allowed = True
+            else:
+                allowed = False
             known = known_pairs.get(slot.pair_shape)
             if known is None:
                 mine = verdict if verdict is not MISSING else verdict_of(
@@ -216,7 +229,7 @@ class HeldWalks:
                 else:
                     known = self._pair(klass[0], job_ad, slot.first, signature)
             if known.match:
-                matched.append((group, known))
+                matched.append((group, known, allowed))
 
     def _verdict(self, klass: tuple, job_ad: ClassAd, offer: Offer
                  ) -> tuple[object, tuple[str, ...]]:

@@ -238,9 +238,9 @@ class RequestLists:
             # can (``held_refusals``): the class's matching groups, found once per
             # class key and refused keys (``held_walks``), their entries made once
             # per submitter and shared by its lists (``held_lists``).
-            refused = self._refusals.refused(class_id, job_ad, submitter, signature, {})
+            refusals = self._refusals.refusals(class_id, job_ad, submitter, signature)
             walk = self._walks.matching((class_id, part), job_ad, signature, known_pairs,
-                                        refused)
+                                        refusals)
             self._held_lists.add(out, kept_runs, (class_id, part), job_ad, submitter,
                                  signature, only_rank, walk, column)
             return

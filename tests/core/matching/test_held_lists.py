@@ -15,7 +15,7 @@ from condorlite.core import adeval
 from condorlite.core.classad import parse_ad, parse_expr
 from condorlite.core.matching import preq_verdicts
 from condorlite.core.matching.held_lists import HeldLists
-from condorlite.core.matching.held_refusals import NONE_REFUSED, HeldRefusals
+from condorlite.core.matching.held_refusals import HeldRefusals
 from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.preq_reads import static_reads
 from condorlite.core.matching.preq_verdicts import PreqVerdicts
@@ -108,7 +108,10 @@ def test_a_verdict_blind_to_the_slots_priority_decides_otherwise(monkeypatch) ->
 
 
 def test_a_static_verdict_blind_to_the_slots_priority_decides_otherwise(monkeypatch) -> None:
-    # The same by the static table: every slot's numbers one key.
+    # The same by the static table: every slot's numbers one key. (The refused
+    # groups passed over by their holder's key, ``held_refusals``, ask one verdict
+    # per holder, which stays right: off, each shape asks its own.)
+    monkeypatch.setattr(HeldRefusals, "refusals", lambda self, *args: None)
     monkeypatch.setattr(PreqVerdicts, "_literal_numbers",
                         lambda self, ad: () if "remoteuserprio" in ad else (
                             self._number(ad, self._static)))
@@ -122,7 +125,7 @@ def test_a_list_shared_between_submitters_decides_otherwise(monkeypatch) -> None
     # verdicts taken for mid's). (With the refused groups passed over, the two
     # submitters' walks differ and the list is made again: refusals off, they do not.)
     monkeypatch.setattr(HeldLists, "_key", lambda self, klass, submitter, signature: klass)
-    monkeypatch.setattr(HeldRefusals, "refused", lambda self, *args: NONE_REFUSED)
+    monkeypatch.setattr(HeldRefusals, "refusals", lambda self, *args: None)
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, POLICY, SUBS)
 
@@ -132,7 +135,7 @@ def test_refusals_left_uncounted_decide_otherwise(monkeypatch) -> None:
     # with the refusals not counted, its rejection reads "no match found". (Walked,
     # with the refused groups not passed over: ``held_refusals`` off.)
     monkeypatch.setattr(HeldLists, "_settle", _settle_without_refusals)
-    monkeypatch.setattr(HeldRefusals, "refused", lambda self, *args: NONE_REFUSED)
+    monkeypatch.setattr(HeldRefusals, "refusals", lambda self, *args: None)
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, POLICY, SUBS)
 
