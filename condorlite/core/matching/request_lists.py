@@ -245,13 +245,14 @@ class RequestLists:
                                  signature, only_rank, walk, column)
             return
         registry = self._registry
-        held = self._held.groups.items()
-        if self.preemption_off and not only_rank:
-            # Groups whose offers cannot prefer the job by rank only count for the
-            # rejection reason: deferred (see below) straight from the class's plan.
-            deferred, held = self._held.plan(
-                (class_id, part), lambda first: self._slot_rank(class_id, part, job_ad, first),
-                self.reasons.rank_key)
+        # Groups whose offers cannot prefer the job by rank only count for the
+        # rejection reason: deferred (see below) straight from the class's plan; a
+        # rank-only list, which lists offers by rank alone and counts nothing, passes
+        # them over.
+        deferred, held = self._held.plan(
+            (class_id, part), lambda first: self._slot_rank(class_id, part, job_ad, first),
+            self.reasons.rank_key)
+        if not only_rank:
             out.deferred = self._held.deferred_counts(deferred, submitter)
         for pair_shape, group in held:
             if not group.total:
