@@ -33,6 +33,13 @@ with constant ranks, ``MatchTable.run_part``: every slot of a part it passes) ar
 made together, one ``make_entries`` per result (an entry depends on its offer and
 the pair result alone; a list's runs are sorted).
 
+The groups the walk passed over (``held_refusals``: the submitter's own or refused by
+the policy, none listed by rank) are the list's deferred groups (``Candidates.deferred``,
+with their offers not the submitter's own as of the list's making): a rejection
+settles them (``Reasons.settle_deferred``), counting a matching one as the refusals
+of a settled shape would be counted. A shape of a group whose policy key the walk did
+not refuse is allowed by the policy without asking it.
+
 A shape's reason is its first offer's, applied to all its offers, as the walk did:
 a shape binds alike everything a reason reads (holder, ``CurrentRank``, the names
 ``PREEMPTION_REQUIREMENTS`` reads of the slot).

@@ -51,6 +51,13 @@ class matches a few per cent. Three things make that walk cheaper, each exact:
    empty as their offers are preempted, and never gain one again) are left out of
    the types (``_compact``).
 
+5. **Groups the list can never list, passed over.** A group whose policy key the
+   list's submitter and job refuse (``held_refusals``: its own, or refused by
+   ``PREEMPTION_REQUIREMENTS``, and a literal slot Rank that prefers no job) gives no
+   entry whether its pair matches or not: the walk passes over it without the pair
+   (``HeldWalk.passed``; it counts for a rejection through ``settle_deferred``). The
+   walks are kept per class key and refusals.
+
 Equal allocations follow: a group is listed exactly when its pair matches, as before;
 a group passed over has a pair that does not match (its pair result is not recorded:
 nothing reads a pair result of a group without entries). Only the evaluations change
