@@ -11,7 +11,9 @@ never be listed: it only counts, for a rejection, as offers ``PREEMPTION_REQUIRE
 refused, and only once its pair is found to match (``Matchmaker.settle_deferred``). A
 *plan* splits the groups into those deferred so and the rest. Groups whose slot
 ``Rank`` is a literal split alike for every class (planned once), the others per class
-and rank key (``Reasons.rank_key``: the class's Rank asked once per key).
+and rank key (``Reasons.rank_key``: the class's Rank asked once per key). A rank-only
+list passes over the deferred groups (``RequestLists._held_candidates``): it lists by
+rank alone and counts nothing.
 Plans and the per-submitter counts of deferred groups are kept while no group gains or
 loses an offer (``epoch``). The order of a plan's lists does not matter, and deferring
 a group whose pair is already known gives the same reason as counting it at once: a

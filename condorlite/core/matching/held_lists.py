@@ -33,6 +33,13 @@ with constant ranks, ``MatchTable.run_part``: every slot of a part it passes) ar
 made together, one ``make_entries`` per result (an entry depends on its offer and
 the pair result alone; a list's runs are sorted).
 
+The groups the walk passed over (``held_refusals``: the submitter's own or refused by
+the policy, none listed by rank) are the list's deferred groups (``Candidates.deferred``,
+with their offers not the submitter's own as of the list's making): a rejection
+settles them (``Reasons.settle_deferred``), counting a matching one as the refusals
+of a settled shape would be counted. A shape of a group whose policy key the walk did
+not refuse is allowed by the policy without asking it.
+
 A shape's reason is its first offer's, applied to all its offers, as the walk did:
 a shape binds alike everything a reason reads (holder, ``CurrentRank``, the names
 ``PREEMPTION_REQUIREMENTS`` reads of the slot).
@@ -44,11 +51,11 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import (
     ENTRY_IDX,
     Candidates,
-    HeldGroup,
     PairEval,
     make_entries,
 )
 from condorlite.core.matching.held_groups import HeldGroups
+from condorlite.core.matching.held_types import HeldWalk
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.preq_verdicts import PreqVerdicts
 from condorlite.core.matching.rank_columns import RankColumn
@@ -58,17 +65,19 @@ from condorlite.core.model import PRIO_PREEMPTION, RANK_PREEMPTION
 class HeldList:
     """The held entries of one list key (module doc), and what its lists count."""
 
-    __slots__ = ("by_prio", "by_rank", "epoch", "others", "refused_policy", "refused_rank",
-                 "walk")
+    __slots__ = ("by_prio", "by_rank", "deferred", "epoch", "others", "refused_policy",
+                 "refused_rank", "walk")
 
-    def __init__(self, walk: list, by_rank: list[tuple], others: list[tuple], epoch: int
+    def __init__(self, walk: HeldWalk, by_rank: list[tuple], others: list[tuple], epoch: int
                  ) -> None:
         #: the kept walk (``HeldWalks.matching``) the entries were made of
         self.walk = walk
         #: sorted entries of the offers listed by rank
         self.by_rank = by_rank
-        #: (members, pair result) of the shapes neither listed by rank nor the
-        #: submitter's own, until a list that is not rank-only settles them
+        #: (members, pair result, whether the policy is known to allow them: their
+        #: group's policy key was not refused, ``held_refusals``) of the shapes
+        #: neither listed by rank nor the submitter's own, until a list that is not
+        #: rank-only settles them
         #: (``HeldLists._settle``: a rank-only list asks no PREEMPTION_REQUIREMENTS)
         self.others: list[tuple] | None = others
         #: sorted entries of the offers listed by priority
@@ -79,6 +88,9 @@ class HeldList:
         self.refused_rank: list[int] = []
         #: ``HeldGroups.epoch`` when the lists above were last filtered
         self.epoch = epoch
+        #: (``HeldGroups.epoch``, (first offer, offers not the submitter's own) of
+        #: each group the walk passed over with any), for ``Candidates.deferred``
+        self.deferred: tuple[int, list[tuple[Offer, int]]] | None = None
 
 
 class HeldLists:
@@ -98,11 +110,13 @@ class HeldLists:
 
     def add(self, out: Candidates, kept_runs: list[list[tuple]], klass: tuple,
             job_ad: ClassAd, submitter: str, signature: tuple, only_rank: bool,
-            walk: list[tuple[HeldGroup, PairEval]], column: RankColumn | None) -> None:
+            walk: HeldWalk, column: RankColumn | None) -> None:
         """Add the held entries of the class key ``klass`` (its job ad ``job_ad``,
         Submitter* bindings ``signature``) to the list being built: its runs to
-        ``kept_runs``, its refusal counts and ``has_rank`` to ``out``. ``walk``: the
-        class key's matching groups (``HeldWalks.matching``)."""
+        ``kept_runs``, its refusal counts and ``has_rank`` to ``out``, and the groups
+        the walk passed over (``held_refusals``) to ``out.deferred``, with the offers
+        of each not the submitter's own, for ``Reasons.settle_deferred``. ``walk``:
+        the class key's walk (``HeldWalks.matching``)."""
         key = self._key(klass, submitter, signature)
         found = self._lists.get(key)
         if found is None or found.walk is not walk:
@@ -122,6 +136,25 @@ class HeldLists:
             kept_runs.append(found.by_prio)
         out.rej_policy += len(found.refused_policy)
         out.rej_rank += len(found.refused_rank)
+        if walk.passed:
+            out.deferred = self._deferred(found, submitter)
+
+    def _deferred(self, found: HeldList, submitter: str) -> list[tuple[Offer, int]]:
+        """(first offer, offers not the submitter's own) of each group the walk
+        passed over with any, as of now: shared by the lists made while no group
+        changes (never changed in place: ``settle_deferred`` replaces it)."""
+        epoch = self._held.epoch
+        known = found.deferred
+        if known is not None and known[0] == epoch:
+            return known[1]
+        counts = []
+        for slot in found.walk.passed:
+            group = slot.group
+            count = group.total - group.by_holder.get(submitter, 0)
+            if count:
+                counts.append((slot.first, count))
+        found.deferred = (epoch, counts)
+        return counts
 
     def _key(self, klass: tuple, submitter: str, signature: tuple) -> tuple:
         """What a held list depends on besides the walk (module doc): the class key,
@@ -129,15 +162,19 @@ class HeldLists:
         names = self._preq_names
         return (klass, submitter, tuple(b for b in signature if b[0] in names) if names else ())
 
-    def _make(self, submitter: str, walk: list[tuple[HeldGroup, PairEval]],
-              column: RankColumn | None) -> HeldList:
+    def _make(self, submitter: str, walk: HeldWalk, column: RankColumn | None) -> HeldList:
         """The entries by rank of the walk's groups' offers, and the other shapes not
         the submitter's own (module doc)."""
         registry = self._registry
         by_rank: list[tuple] = []
         others: list[tuple] = []
-        for group, pe in walk:
+        for group, pe, allowed in walk.matched:
             if not group.total:
+                continue
+            if allowed:
+                # (a policy key the walk did not refuse: no offer listed by rank,
+                # none the submitter's own, each allowed by the policy)
+                others.extend((members, pe, True) for members in group.shapes.values())
                 continue
             slot_rank = pe.slot_rank
             for members in group.shapes.values():
@@ -146,7 +183,7 @@ class HeldLists:
                     by_rank.extend(make_entries(registry, members, pe, RANK_PREEMPTION,
                                                 column=column))
                 elif first.holder != submitter:
-                    others.append((members, pe))
+                    others.append((members, pe, False))
         by_rank.sort()
         return HeldList(walk, by_rank, others, self._held.epoch)
 
@@ -160,12 +197,12 @@ class HeldLists:
         #: offers that share a pair result (a box program's, ``MatchTable.run_part``)
         #: are made together
         listed: dict[int, tuple[PairEval, list[int]]] = {}
-        for members, pe in found.others:  # type: ignore[union-attr]
+        for members, pe, allowed_known in found.others:  # type: ignore[union-attr]
             seqs = [k for k in members if registry[k].available]
             if not seqs:
                 continue
             first = registry[seqs[0]]
-            if not allowed(class_id, job_ad, first, signature, jobs):
+            if not allowed_known and not allowed(class_id, job_ad, first, signature, jobs):
                 found.refused_policy.extend(seqs)
             elif not pe.slot_rank >= first.current_rank:
                 found.refused_rank.extend(seqs)

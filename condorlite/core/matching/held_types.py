@@ -9,7 +9,7 @@ from typing import NamedTuple
 from condorlite.core.classad.partial import Constant
 from condorlite.core.classad.residuals import Residual
 from condorlite.core.matching.box_ranges import Column
-from condorlite.core.matching.candidates import HeldGroup, as_rank
+from condorlite.core.matching.candidates import HeldGroup, PairEval, as_rank
 from condorlite.core.matching.carving import PairProgram, SlotVector, holds
 from condorlite.core.matching.offers import Offer
 
@@ -27,17 +27,31 @@ class HeldSlot:
     (``HeldWalks._typed``): its pair shape, its first offer (any offer of the group
     stands for it: all bind alike what a pair reads, and a held static offer's ad is
     never replaced), that offer's resources as numbers (``vals``: its vector's, None
-    without one) and, once a pair is asked, its shared static part (``part``:
+    without one), its policy key (``held_refusals.HeldRefusals.key_of``, or None)
+    and, once a pair is asked, its shared static part (``part``:
     ``MatchTable.static_vector``, None when its pairs are evaluated otherwise)."""
 
-    __slots__ = ("first", "group", "pair_shape", "part", "vals")
+    __slots__ = ("first", "group", "pair_shape", "part", "policy", "vals")
 
     def __init__(self, pair_shape: int, group: HeldGroup, first: Offer,
-                 vals: tuple | None) -> None:
+                 vals: tuple | None, policy: int | None) -> None:
         self.pair_shape, self.group, self.first = pair_shape, group, first
         self.vals = vals
+        self.policy = policy
         #: MISSING until the group's first pair is asked (``HeldWalks._walk``)
         self.part: SlotVector | object | None = MISSING
+
+
+class HeldWalk(NamedTuple):
+    """A class key's walk of the held groups for one set of refused policy keys
+    (``HeldWalks.matching``): kept, and compared by identity (``held_lists``)."""
+
+    #: (group, its pair result, whether the policy allows its offers: a policy key
+    #: the list's refusals do not refuse) of the groups whose pair matches
+    matched: list[tuple[HeldGroup, PairEval, bool]]
+    #: the groups of refused policy keys passed over, their pairs not asked: any
+    #: may match (``held_refusals``; the groups a verdict rules out are not here)
+    passed: list[HeldSlot]
 
 
 class HeldType(NamedTuple):

@@ -51,6 +51,13 @@ class matches a few per cent. Three things make that walk cheaper, each exact:
    empty as their offers are preempted, and never gain one again) are left out of
    the types (``_compact``).
 
+5. **Groups the list can never list, passed over.** A group whose policy key the
+   list's submitter and job refuse (``held_refusals``: its own, or refused by
+   ``PREEMPTION_REQUIREMENTS``, and a literal slot Rank that prefers no job) gives no
+   entry whether its pair matches or not: the walk passes over it without the pair
+   (``HeldWalk.passed``; it counts for a rejection through ``settle_deferred``). The
+   walks are kept per class key and refusals.
+
 Equal allocations follow: a group is listed exactly when its pair matches, as before;
 a group passed over has a pair that does not match (its pair result is not recorded:
 nothing reads a pair result of a group without entries). Only the evaluations change
@@ -67,10 +74,12 @@ from condorlite.core.matching.box_ranges import Column, column, narrowest
 from condorlite.core.matching.candidates import HeldGroup, PairEval, as_rank
 from condorlite.core.matching.carving import PairProgram, SlotVector, int_now, vector_of
 from condorlite.core.matching.held_groups import HeldGroups
+from condorlite.core.matching.held_refusals import Refusals
 from condorlite.core.matching.held_types import (
     MISSING,
     HeldSlot,
     HeldType,
+    HeldWalk,
     ResidualTest,
     never_holds,
 )
@@ -98,8 +107,10 @@ class HeldWalks:
     def __init__(self, held: HeldGroups, registry: list[Offer], table: MatchTable,
                  number: Callable[[ClassAd, tuple[str, ...]], tuple],
                  resource_names: frozenset[str], now: float | None,
-                 counts: EvaluationCount) -> None:
+                 counts: EvaluationCount,
+                 policy_key: Callable[[int, HeldGroup, Offer], int | None]) -> None:
         self._held = held
+        self._policy_key = policy_key
         self._registry = registry
         self._pair = table.pair
         self._part_of = table.static_vector
@@ -109,9 +120,9 @@ class HeldWalks:
         self._resource_names = resource_names
         self._now = int_now(now)
         self._counts = counts
-        #: class key -> (``HeldGroups.added`` when walked, [(group, its pair result)]
-        #: of the groups that matched)
-        self._kept: dict[tuple, tuple[int, list[tuple[HeldGroup, PairEval]]]] = {}
+        #: (class key, its list's refusals or None) -> (``HeldGroups.added`` when
+        #: walked, the walk)
+        self._kept: dict[tuple, tuple[int, HeldWalk]] = {}
         #: names left free -> (names read in the job ad, names read in the slot) ->
         #: (the job's numbers of the first, the slot's of the second) -> verdict
         #: (``NEVER``, a residual of the free names, or None: ask the pair)
@@ -132,22 +143,26 @@ class HeldWalks:
         self._types: tuple[int, tuple[str, ...], frozenset[str], list[HeldType]] | None = None
 
     def matching(self, klass: tuple, job_ad: ClassAd, signature: tuple,
-                 known_pairs: dict[int, PairEval]) -> list[tuple[HeldGroup, PairEval]]:
+                 known_pairs: dict[int, PairEval],
+                 refusals: Refusals | None = None) -> HeldWalk:
         """(group, pair result) of every held group whose pair with the class key
         ``klass`` (whose job ad is ``job_ad``, Submitter* bindings ``signature``,
         known pair results ``known_pairs``: the match table's of the class key)
-        matches; groups may since have emptied. Found a type at a time
+        matches, but for the groups of the policy keys ``refusals`` refuses
+        (``held_refusals``: the list can never list them), passed over without
+        their pair; groups may since have emptied. Found a type at a time
         (``_typed``): a type whose verdict read only names its groups bind alike is
         decided at once; the order of the groups found does not matter (a list sorts
         its entries)."""
         added = self._held.added
-        found = self._kept.get(klass)
+        kept_key = (klass, refusals)
+        found = self._kept.get(kept_key)
         if found is not None and found[0] == added:
             return found[1]
         verdict_of = self._verdict
         union, types = self._typed()
         self._compact(types)
-        out: list[tuple[HeldGroup, PairEval]] = []
+        out = HeldWalk([], [])
         #: static part -> the class key's program of it (``MatchTable.static_program``)
         programs: dict[int, PairProgram | None] = {}
         for held_type in types:
@@ -159,25 +174,42 @@ class HeldWalks:
             if shared and type(verdict) is ResidualTest and verdict.program.box:
                 slots = self._within(held_type, verdict.program)
             self._walk(klass, job_ad, signature, known_pairs, slots,
-                       verdict if shared else MISSING, programs, out)
-        self._kept[klass] = (added, out)
+                       verdict if shared else MISSING, programs, refusals, out)
+        self._kept[kept_key] = (added, out)
         return out
 
     def _walk(self, klass: tuple, job_ad: ClassAd, signature: tuple,
               known_pairs: dict[int, PairEval], slots: list[HeldSlot], verdict: object,
-              programs: dict[int, PairProgram | None],
-              out: list[tuple[HeldGroup, PairEval]]) -> None:
+              programs: dict[int, PairProgram | None], refusals: Refusals | None,
+              out: HeldWalk) -> None:
         """Add to ``out`` the groups of ``slots`` whose pair with the class key
         matches: each by its known pair result, else unless its verdict (the type's
-        ``verdict``; MISSING: each group's own) rules it out, by its pair. A group of
+        ``verdict``; MISSING: each group's own) rules it out, by its pair; those of
+        a policy key ``refusals`` refuses to ``out.passed``, without their pair
+        (with a key it does not refuse, the group's offers are allowed by the
+        policy: marked so in ``out.matched``). A group of
         a shared static part runs the class key's program of the part at its
         numbers, as ``MatchTable.pair`` would (the same result, kept in the same
         table: ``known_pairs``), without the table's look-ups per group."""
         verdict_of = self._verdict
+        matched, passed = out
+        verdicts, refuses = ({}, None) if refusals is None else (refusals.verdicts,
+                                                                 refusals.refuses)
         for slot in slots:
             group = slot.group
             if not group.total:
                 continue  # (no offer to list: and it never gains one again)
+            policy = slot.policy
+            if policy is not None and refuses is not None:
+                refused = verdicts.get(policy)
+                if refused is None:
+                    refused = refuses(policy)
+                if refused:
+                    passed.append(slot)
+                    continue
+                allowed = True
+            else:
+                allowed = False
             known = known_pairs.get(slot.pair_shape)
             if known is None:
                 mine = verdict if verdict is not MISSING else verdict_of(
@@ -204,7 +236,7 @@ class HeldWalks:
                 else:
                     known = self._pair(klass[0], job_ad, slot.first, signature)
             if known.match:
-                out.append((group, known))
+                matched.append((group, known, allowed))
 
     def _verdict(self, klass: tuple, job_ad: ClassAd, offer: Offer
                  ) -> tuple[object, tuple[str, ...]]:
@@ -278,7 +310,8 @@ class HeldWalks:
             if held_type is None:
                 held_type = by_key[key] = HeldType(first, [], {})
             held_type.slots.append(HeldSlot(pair_shape, group, first,
-                                            None if vector is None else vector.vals))
+                                            None if vector is None else vector.vals,
+                                            self._policy_key(pair_shape, group, first)))
         types = list(by_key.values())
         self._removed = self._held.epoch - self._held.added
         self._slots = sum(len(held_type.slots) for held_type in types)

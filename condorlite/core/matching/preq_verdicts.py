@@ -124,6 +124,28 @@ class PreqVerdicts:
                 (mine, self._slot_numbers(slot_names, offer))] = found
         return found
 
+    def slot_key(self, offer: Offer) -> tuple | None:
+        """The offer's numbers of the names the policy can read (``static_reads``),
+        when it binds each to a literal or not at all; else None. A verdict of a job
+        with a ``job_key`` depends on nothing of the slot but these (module doc)."""
+        if self._static is None:
+            return None
+        seq = offer.seq
+        theirs = self._static_slots.get(seq)
+        if theirs is None:
+            theirs = self._static_slots[seq] = self._literal_numbers(offer.ad)
+        return None if theirs is NOT_LITERAL else theirs  # type: ignore[return-value]
+
+    def job_key(self, job_ad: ClassAd, jobs: dict) -> tuple | None:
+        """The job ad's numbers of the names the policy can read, as ``slot_key``
+        (kept in the caller's ``jobs`` table, as ``allowed`` keeps them)."""
+        if self._static is None:
+            return None
+        mine = jobs.get(STATIC_JOB, MISSING)
+        if mine is MISSING:
+            mine = jobs[STATIC_JOB] = self._literal_numbers(job_ad)
+        return None if mine is NOT_LITERAL else mine  # type: ignore[return-value]
+
     def _slot_numbers(self, names: tuple[str, ...], offer: Offer) -> tuple:
         by_seq = self._slots.get(names)
         if by_seq is None:

@@ -16,13 +16,18 @@ from __future__ import annotations
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.classad.ast import Literal
+from condorlite.core.classad.ast import AttrRef, Binary, Expr, Literal, Paren
 from condorlite.core.matching.autocluster import ShapeKeys, closure
 from condorlite.core.matching.candidates import Candidates, PairEval, RejectCounts
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.own_literals import HIDDEN
+from condorlite.core.matching.own_literals import NAMES as REWRITTEN
 from condorlite.core.model import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION
+
+#: ``unhoisted`` walks no deeper (``own_literals`` rewrites no deeper than 200 either)
+MAX_DEPTH = 200
 
 
 class Reasons:
@@ -68,11 +73,16 @@ class Reasons:
         equal Rank of every job, since the evaluation reads nothing else of the slot.
         A pair shape keys more (a held dynamic slot's own ``Disk``, say), and all of
         its offers bind those names alike (they are walked): worked out once per
-        pair shape."""
+        pair shape. A desktop whose own literals were hoisted (``own_literals``) is
+        keyed by its bindings with them put back (``unhoisted``): the same Rank of
+        every job, and the key of a desktop of the same owner left as it was."""
         found = self._rank_keys.get(offer.pair_shape)
         if found is None:
             ad = offer.ad
             names = tuple(sorted(closure(ad, ("rank",))))
+            if offer.literals:
+                ad = unhoisted(ad, names)
+                names = tuple(sorted(closure(ad, ("rank",))))
             bindings = self._shape_keys.key(ad, names, ())
             found = self._rank_numbers.setdefault(bindings, len(self._rank_numbers) + 1)
             self._rank_keys[offer.pair_shape] = found
@@ -127,3 +137,48 @@ class Reasons:
             out.rej_rank += 1
             return None
         return PRIO_PREEMPTION
+
+
+def unhoisted(ad: ClassAd, names: tuple[str, ...]) -> ClassAd:
+    """``ad`` with each of ``names`` that ``own_literals`` rewrote bound again to its
+    form before the rewrite: every hidden reference (``MY.<hidden name>``, made only
+    as an operand of a comparison, inside comparisons and parentheses) put back as
+    the literal the ad binds it to. Evaluated, the two forms give the same value
+    everywhere (``own_literals``' exactness); put back, the expression is the one the
+    slot's ad held (equal by structure: ``expr_numbers.Canon``)."""
+    changes: dict[str, tuple[str, Expr]] = {}
+    for name in names:
+        if name not in REWRITTEN:
+            continue
+        expr = adeval.attr(ad, name)
+        if expr is None:
+            continue
+        back = _put_back(expr, ad, 0)
+        if back is not expr:
+            changes[name] = (adeval.spelling(ad, name) or name, back)
+    return adeval.with_entries(ad, changes) if changes else ad
+
+
+def _put_back(node: Expr, ad: ClassAd, depth: int) -> Expr:
+    """``node`` with its hidden references replaced by the ad's literals (the
+    rewrite's inverse: the forms ``own_literals._Hoister`` walks)."""
+    kind = type(node)
+    if kind is AttrRef:
+        name = node.name  # type: ignore[attr-defined]
+        if name.startswith(HIDDEN):
+            bound = adeval.attr(ad, name)
+            if type(bound) is Literal:
+                return bound
+        return node
+    if depth > MAX_DEPTH:
+        return node
+    if kind is Paren:
+        inner = _put_back(node.inner, ad, depth + 1)  # type: ignore[attr-defined]
+        return node if inner is node.inner else Paren(inner)  # type: ignore[attr-defined]
+    if kind is Binary:
+        left = _put_back(node.left, ad, depth + 1)  # type: ignore[attr-defined]
+        right = _put_back(node.right, ad, depth + 1)  # type: ignore[attr-defined]
+        if left is node.left and right is node.right:  # type: ignore[attr-defined]
+            return node
+        return Binary(node.op, left, right)  # type: ignore[attr-defined]
+    return node

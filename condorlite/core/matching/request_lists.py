@@ -35,6 +35,7 @@ from condorlite.core.matching.candidates import (
 )
 from condorlite.core.matching.carved_lists import CarvedLists
 from condorlite.core.matching.held_lists import HeldLists
+from condorlite.core.matching.held_refusals import HeldRefusals
 from condorlite.core.matching.held_walks import HeldWalks
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
@@ -78,16 +79,16 @@ class RequestLists:
         #: a rejection (``reasons``)
         self.reasons = Reasons(table, counts, shapes.shape_keys)
         self._reason_of, self._slot_rank = self.reasons.reason, self.reasons.slot_rank
+        preq = PreqVerdicts(table.exprs.preemption_requirements, shapes.shape_keys.canon.key,
+                            table.now, counts, table.preemption_allowed)
+        #: the held groups a submitter's lists can never list (``held_refusals``)
+        self._refusals = HeldRefusals(shapes.held, shapes.registry, preq)
         #: the held groups a class matches, kept per class key (``held_walks``)
         self._walks = HeldWalks(shapes.held, shapes.registry, table,
                                 shapes.shape_keys.canon.key, shapes.resource_names,
-                                table.now, counts)
+                                table.now, counts, self._refusals.key_of)
         #: a class key's held entries per submitter, with preemption on (``held_lists``)
-        self._held_lists = HeldLists(
-            shapes.held, shapes.registry,
-            PreqVerdicts(table.exprs.preemption_requirements, shapes.shape_keys.canon.key,
-                         table.now, counts, table.preemption_allowed),
-            table.preq_names)
+        self._held_lists = HeldLists(shapes.held, shapes.registry, preq, table.preq_names)
         #: each shape's entries and the runs kept per shape (``shape_entries``)
         self._entries = ShapeEntries(shapes, table.pair, self._reason_of)
         #: the walks over the vector statics (``carved_lists``)
@@ -233,21 +234,25 @@ class RequestLists:
         out, class_id, job_ad, submitter, signature, only_rank, part, known_pairs, \
             kept_runs, column = build
         if not self.preemption_off:
-            # Every held group may be listed: the class's matching groups, found
-            # once per class key (``held_walks``), their entries made once per
-            # submitter and shared by its lists (``held_lists``).
-            walk = self._walks.matching((class_id, part), job_ad, signature, known_pairs)
+            # Every held group may be listed but those the submitter's lists never
+            # can (``held_refusals``): the class's matching groups, found once per
+            # class key and refused keys (``held_walks``), their entries made once
+            # per submitter and shared by its lists (``held_lists``).
+            refusals = self._refusals.refusals(class_id, job_ad, submitter, signature)
+            walk = self._walks.matching((class_id, part), job_ad, signature, known_pairs,
+                                        refusals)
             self._held_lists.add(out, kept_runs, (class_id, part), job_ad, submitter,
                                  signature, only_rank, walk, column)
             return
         registry = self._registry
-        held = self._held.groups.items()
-        if self.preemption_off and not only_rank:
-            # Groups whose offers cannot prefer the job by rank only count for the
-            # rejection reason: deferred (see below) straight from the class's plan.
-            deferred, held = self._held.plan(
-                (class_id, part), lambda first: self._slot_rank(class_id, part, job_ad, first),
-                self.reasons.rank_key)
+        # Groups whose offers cannot prefer the job by rank only count for the
+        # rejection reason: deferred (see below) straight from the class's plan; a
+        # rank-only list, which lists offers by rank alone and counts nothing, passes
+        # them over.
+        deferred, held = self._held.plan(
+            (class_id, part), lambda first: self._slot_rank(class_id, part, job_ad, first),
+            self.reasons.rank_key)
+        if not only_rank:
             out.deferred = self._held.deferred_counts(deferred, submitter)
         for pair_shape, group in held:
             if not group.total:

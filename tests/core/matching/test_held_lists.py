@@ -15,6 +15,7 @@ from condorlite.core import adeval
 from condorlite.core.classad import parse_ad, parse_expr
 from condorlite.core.matching import preq_verdicts
 from condorlite.core.matching.held_lists import HeldLists
+from condorlite.core.matching.held_refusals import HeldRefusals
 from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.preq_reads import static_reads
 from condorlite.core.matching.preq_verdicts import PreqVerdicts
@@ -107,7 +108,10 @@ def test_a_verdict_blind_to_the_slots_priority_decides_otherwise(monkeypatch) ->
 
 
 def test_a_static_verdict_blind_to_the_slots_priority_decides_otherwise(monkeypatch) -> None:
-    # The same by the static table: every slot's numbers one key.
+    # The same by the static table: every slot's numbers one key. (The refused
+    # groups passed over by their holder's key, ``held_refusals``, ask one verdict
+    # per holder, which stays right: off, each shape asks its own.)
+    monkeypatch.setattr(HeldRefusals, "refusals", lambda self, *args: None)
     monkeypatch.setattr(PreqVerdicts, "_literal_numbers",
                         lambda self, ad: () if "remoteuserprio" in ad else (
                             self._number(ad, self._static)))
@@ -118,16 +122,28 @@ def test_a_static_verdict_blind_to_the_slots_priority_decides_otherwise(monkeypa
 def test_a_list_shared_between_submitters_decides_otherwise(monkeypatch) -> None:
     # One held list per class key whatever the submitter: new's and mid's jobs of
     # one class would share new's list (mid's own slots listed for it, new's
-    # verdicts taken for mid's).
+    # verdicts taken for mid's). (With the refused groups passed over, the two
+    # submitters' walks differ and the list is made again: refusals off, they do not.)
     monkeypatch.setattr(HeldLists, "_key", lambda self, klass, submitter, signature: klass)
+    monkeypatch.setattr(HeldRefusals, "refusals", lambda self, *args: None)
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, POLICY, SUBS)
 
 
 def test_refusals_left_uncounted_decide_otherwise(monkeypatch) -> None:
     # A class whose held slots PREEMPTION_REQUIREMENTS refuses is rejected for it:
-    # with the refusals not counted, its rejection reads "no match found".
+    # with the refusals not counted, its rejection reads "no match found". (Walked,
+    # with the refused groups not passed over: ``held_refusals`` off.)
     monkeypatch.setattr(HeldLists, "_settle", _settle_without_refusals)
+    monkeypatch.setattr(HeldRefusals, "refusals", lambda self, *args: None)
+    with pytest.raises(AssertionError):
+        run_both(SLOTS, JOBS, POLICY, SUBS)
+
+
+def test_passed_groups_left_uncounted_decide_otherwise(monkeypatch) -> None:
+    # The same refusals, by the groups the walks pass over (``held_refusals``): left
+    # out of the lists' deferred counts, the rejection reads "no match found".
+    monkeypatch.setattr(HeldLists, "_deferred", lambda self, found, submitter: [])
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, POLICY, SUBS)
 

@@ -1,0 +1,148 @@
+"""Held groups a submitter's lists can never list, known before any pair is asked.
+
+With priority preemption on, a class's list walks every held group the class matches
+(``held_walks``), and then settles the reason of each of their shapes
+(``held_lists``). On a pool of claimed desktops the usual policy,
+``RemoteUserPrio > SubmitterUserPrio * 1.2``, refuses every offer of a holder whose
+priority is good enough, whatever the job: about a third of the groups a class matches
+there (and every one, for the submitters of the best priority) are walked and run only
+to be refused. What decides it is known without the pair:
+
+* a group whose slot ``Rank`` is a literal ``r`` with ``not r > CurrentRank`` of its
+  lowest offer gives no entry by rank to any job (``Reasons.reason``; the group only
+  loses offers once the cycle's offers are prepared, so its lowest ``CurrentRank``
+  only rises);
+* when all of the group's offers have one holder ``h`` and bind the names
+  ``PREEMPTION_REQUIREMENTS`` reads alike, to literals (``PreqVerdicts.slot_key``),
+  they give no entry by priority to submitter ``s`` when ``h == s`` (its own) or when
+  the policy refuses the job's numbers of those names against the slot's
+  (``PreqVerdicts.allowed``, by those numbers alone: one verdict per holder's key,
+  shared by every class of equal numbers).
+
+Such a group is given a *policy key* (``key_of``: a small number for (holder, the
+slot's numbers)), and a list key's *refusals* (``refusals``: one ``Refusals`` per
+submitter and job numbers) tell, a key at a time as a walk meets it, the keys whose
+groups it can never list. A walk passes over the groups of refused keys without their
+pair (``HeldWalks.matching``); they can only count, for a rejection, as offers
+``PREEMPTION_REQUIREMENTS`` refused, and only if their pair matches: exactly the
+preemption-off lists' deferred groups (``Reasons.settle_deferred``, which evaluates
+them at a rejection until one matches). So the lists decide and count as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.ast import Literal
+from condorlite.core.matching.candidates import HeldGroup
+from condorlite.core.matching.held_groups import HeldGroups
+from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.preq_verdicts import PreqVerdicts
+
+
+class Refusals:
+    """Which policy keys a submitter's job (of given numbers of the names the policy
+    reads) can never take a group of (module doc), worked out a key at a time: the
+    submitter's own, and those the policy refuses. ``allowed(offer)``: the policy's
+    verdict for the job against an offer of the key (``PreqVerdicts.allowed``, by
+    the numbers alone); ``standing``: the holder and an offer of each key."""
+
+    __slots__ = ("_allowed", "_standing", "_submitter", "verdicts")
+
+    def __init__(self, submitter: str, allowed: Callable[[Offer], bool],
+                 standing: list[tuple[str, Offer]]) -> None:
+        self._submitter = submitter
+        self._allowed = allowed
+        self._standing = standing
+        #: policy key -> whether it is refused
+        self.verdicts: dict[int, bool] = {}
+
+    def refuses(self, key: int) -> bool:
+        """Whether the groups of ``key`` can never be listed (kept per key)."""
+        found = self.verdicts.get(key)
+        if found is None:
+            holder, offer = self._standing[key]
+            found = self.verdicts[key] = (holder == self._submitter
+                                          or not self._allowed(offer))
+        return found
+
+
+
+class HeldRefusals:
+    """The policy keys of the held groups and the refused keys of each submitter
+    (module doc). ``held``: the held groups (read only); ``registry``: the offers by
+    seq; ``preq``: ``PREEMPTION_REQUIREMENTS`` by what it reads."""
+
+    def __init__(self, held: HeldGroups, registry: list[Offer], preq: PreqVerdicts) -> None:
+        self._held = held
+        self._registry = registry
+        self._preq = preq
+        #: pair shape -> (``HeldGroups.added`` when worked out, its policy key or None)
+        self._keys: dict[int, tuple[int, int | None]] = {}
+        #: (holder, the slot's numbers) -> policy key; policy key -> (holder, an offer
+        #: of the key: it stands for all, the verdict reading those numbers alone)
+        self._numbering: dict[tuple, int] = {}
+        self._standing: list[tuple[str, Offer]] = []
+        #: (submitter, the job's numbers) -> its refusals
+        self._refusals: dict[tuple, Refusals] = {}
+
+    def key_of(self, pair_shape: int, group: HeldGroup, first: Offer) -> int | None:
+        """The group's policy key (module doc), or None: its offers may be listed by
+        rank, have several holders, or bind the policy's names otherwise than to
+        literals alike. Worked out once per pair shape while no group gains an
+        offer (``HeldGroups.added``)."""
+        added = self._held.added
+        found = self._keys.get(pair_shape)
+        if found is not None and found[0] == added:
+            return found[1]
+        key = self._work_out(group, first)
+        self._keys[pair_shape] = (added, key)
+        return key
+
+    def _work_out(self, group: HeldGroup, first: Offer) -> int | None:
+        expr = adeval.attr(first.ad, "Rank")
+        if type(expr) is not Literal or adeval.slot_rank(expr.value) > group.lowest_rank():
+            return None  # (listed by rank for some job, or it cannot be told here)
+        registry, slot_key = self._registry, self._preq.slot_key
+        found: tuple | None = None
+        stands: Offer | None = None
+        for members in group.shapes.values():
+            for seq in members:
+                offer = registry[seq]
+                numbers = slot_key(offer)
+                if numbers is None:
+                    return None
+                mine = (offer.holder, numbers)
+                if found is None:
+                    found, stands = mine, offer
+                elif mine != found:
+                    return None
+        if found is None or stands is None:
+            return None  # (no offer left: the walk passes over it anyway)
+        key = self._numbering.get(found)
+        if key is None:
+            key = self._numbering[found] = len(self._standing)
+            self._standing.append((found[0], stands))
+        return key
+
+    def refusals(self, class_id: int, job_ad: ClassAd, submitter: str, signature: tuple
+                 ) -> Refusals | None:
+        """The refusals of the class's lists of ``submitter`` (module doc), shared
+        by every job of the same numbers of the policy's names (the verdicts read
+        nothing else); None when the job binds one of them to anything but a
+        literal (then nothing is known before the pair)."""
+        preq = self._preq
+        jobs: dict = {}  # (the job ad's numbers, for ``allowed``)
+        numbers = preq.job_key(job_ad, jobs)
+        if numbers is None:
+            return None
+        cache_key = (submitter, numbers)
+        found = self._refusals.get(cache_key)
+        if found is None:
+            allowed = preq.allowed
+            found = self._refusals[cache_key] = Refusals(
+                submitter, lambda offer: allowed(class_id, job_ad, offer, signature, jobs),
+                self._standing)
+        return found
