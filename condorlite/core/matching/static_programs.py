@@ -89,7 +89,8 @@ class StaticNumbers:
         #: part -> the pair shapes of its offers (a pair is evaluated once per shape:
         #: a program pays only where it stands for several)
         shapes_of: dict[int, set[int]] = {}
-        #: id(a walk) -> (the walk, its pair names), for held offers
+        #: id(a walk's walked names) -> (them, the walk's pair names, whether they
+        #: hold the holder), for held offers
         pair_names: dict[int, tuple] = {}
         for offer in shapes.registry:
             if offer.partitionable or offer.vector is not None or not offer.available:
@@ -103,11 +104,14 @@ class StaticNumbers:
                 # (the program is no PREEMPTION_REQUIREMENTS: what only that reads,
                 # its holder's RemoteUserPrio, does not split the parts). Slots with
                 # one walk share it: a walk is kept per structure of the references
-                # of what it visited, which decides the pair's names too.
-                known = pair_names.get(id(walk[2]))
+                # of what it visited (``SlotWalks.walk``), which decides the pair's
+                # names too. Each offer's walk is a tuple of its own, made of the
+                # shared walk's parts: its walked names (one tuple per walk made,
+                # kept in the memo here, so its id stays its own) stand for it.
+                known = pair_names.get(id(walked))
                 if known is None:
                     names = shapes.pair_names(offer.ad, True)
-                    known = pair_names[id(walk[2])] = (walk[2], names, HOLDER in names)
+                    known = pair_names[id(walked)] = (walked, names, HOLDER in names)
                 walked = known[1]
                 if known[2] and _is_string(offer.ad, HOLDER):
                     literals = (*literals, HOLDER)
