@@ -78,3 +78,47 @@ def test_pair_names_once_per_walk_and_each_kind_its_own(monkeypatch: pytest.Monk
     assert not any(static_programs.HOLDER in vectors[o.name].names
                    for o in held if o.name.startswith("slot1@plain"))
     assert len(result.matches) == len(JOBS)
+
+
+def _static(i: int, disk: int) -> str:
+    return ad_text(dict(
+        Name=f'"slot1@node{i}"', Machine=f'"node{i}"', State='"Unclaimed"',
+        Activity='"Idle"', Cpus=4, Memory=8192, Disk=disk, Arch='"X86_64"',
+        OpSys='"LINUX"', Start="true", Requirements="START", Rank="0.0",
+        SlotWeight="Cpus"))
+
+
+def test_one_vector_per_pair_shape_each_offer_its_own_numbers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # 30 slots of one pair shape (one Disk), 30 of one each, 48 claimed desktops
+    # (their holders' names in their vectors): a vector is made per pair shape, and
+    # every offer's vector holds its own numbers and holder
+    monkeypatch.setattr(static_programs, "SHARED_LITERALS", 16)
+    made: list[object] = []
+    vector_of = static_programs.vector_of
+
+    def counting(ad, names, literals=()):  # type: ignore[no-untyped-def]
+        made.append(ad)
+        return vector_of(ad, names, literals)
+
+    monkeypatch.setattr(static_programs, "vector_of", counting)
+    slots = ([_static(i, 90000) for i in range(30)]
+             + [_static(100 + i, 70000 + 100 * i) for i in range(30)] + SLOTS)
+    fast, result = run_both(slots, JOBS, POLICY)
+    numbers = fast.mm.table._numbers
+    statics = [o for o in fast.offers if not o.partitionable]
+    vectors = {o.seq: numbers.of(o) for o in statics}
+    assert all(v is not None for v in vectors.values())
+    pair_shapes = {o.pair_shape for o in statics}
+    assert len(made) == len(pair_shapes) < len(statics)
+    for offer in statics:
+        vector = vectors[offer.seq]
+        for name in ("cpus", "memory", "disk"):
+            assert vector.vals[vector.index[name]] == offer.ad.evaluate(name)
+        if static_programs.HOLDER in vector.index:
+            assert vector.vals[vector.index[static_programs.HOLDER]] == \
+                offer.ad.evaluate("RemoteOwner")
+    same = {id(vectors[o.seq]) for o in statics if o.name.startswith("slot1@node")
+            and o.ad.evaluate("Disk") == 90000}
+    assert len(same) == 1
+    assert len(result.matches) == len(JOBS)
