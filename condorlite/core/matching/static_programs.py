@@ -47,8 +47,10 @@ SHARED = 16
 #: ``START`` and ``Rank`` read the owner) and most classes fail the owner test early
 #: in a full evaluation, so such a part pays only from more shapes (measured: 16-30
 #: shapes a part on the 1k static mix cost +4 % instructions, a few hundred at 10k
-#: saved 5.5 %)
-SHARED_LITERALS = 64
+#: saved 5.5 %; session 18, the vectors worked out per pair shape: 32 against 64
+#: saved 3.3 % of the 10k owner-start cycle and 0.8 % of the 10k static mix, the
+#: same at 1k; 16 cost 1-2 % at 1k)
+SHARED_LITERALS = 32
 #: a held slot's holder, which the default ``NEGOTIATOR_PRE_JOB_RANK`` reads
 #: (``RemoteOwner =?= UNDEFINED``) wherever that rank reads the job (a desktop's
 #: ``Rank`` names its owner): bound to a string, it is left free like an own
