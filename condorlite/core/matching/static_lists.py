@@ -7,10 +7,11 @@ every list of the class, less those that have left. So the sorted list is made o
 shared by every class whose pairs rank each static shape alike (an entry is made of
 the offer and the pair's job rank and dependent ranks, ``candidates.make_entries``),
 and handed to the scan as a second sorted list (``Candidates.static``) with the
-position of its first entry still available. A list is made of one sorted run per
-static shape, and a run is made once per (shape, job rank, dependent ranks) and shared
-by every list that holds it: classes whose ranks differ in one shape share the
-others' runs. An entry of an offer that has left stays
+position of its first entry still available. A shape of several offers gives the list
+a sorted run, made once per (shape, job rank, dependent ranks) and shared by every
+list that holds it: classes whose ranks differ in one shape share the others' runs.
+The offers of one-offer shapes (most shapes where every slot differs) get their
+entries made together, per equal ranks (``_made``). An entry of an offer that has left stays
 (the scan passes over it) until half of the list has left; the list is then made
 again of the rest, as a new object: a list handed out is never changed in place.
 
