@@ -11,9 +11,10 @@ position of its first entry still available. A shape of several offers gives the
 a sorted run, made once per (shape, job rank, dependent ranks) and shared by every
 list that holds it: classes whose ranks differ in one shape share the others' runs.
 The offers of one-offer shapes (most shapes where every slot differs) get their
-entries made together, per equal ranks (``_made``). An entry of an offer that has left stays
-(the scan passes over it) until half of the list has left; the list is then made
-again of the rest, as a new object: a list handed out is never changed in place.
+entries made together, per equal ranks (``_made``). An entry of an offer that has
+left stays (the scan passes over it) until half of the list has left; the list is
+then made again of the rest, as a new object: a list handed out is never changed in
+place.
 
 Which static shapes a class matches is asked only where it can: the shapes of a
 shared static part are kept sorted by each of the part's numbers (``static_parts``),
