@@ -7,12 +7,14 @@ every list of the class, less those that have left. So the sorted list is made o
 shared by every class whose pairs rank each static shape alike (an entry is made of
 the offer and the pair's job rank and dependent ranks, ``candidates.make_entries``),
 and handed to the scan as a second sorted list (``Candidates.static``) with the
-position of its first entry still available. A list is made of one sorted run per
-static shape, and a run is made once per (shape, job rank, dependent ranks) and shared
-by every list that holds it: classes whose ranks differ in one shape share the
-others' runs. An entry of an offer that has left stays
-(the scan passes over it) until half of the list has left; the list is then made
-again of the rest, as a new object: a list handed out is never changed in place.
+position of its first entry still available. A shape of several offers gives the list
+a sorted run, made once per (shape, job rank, dependent ranks) and shared by every
+list that holds it: classes whose ranks differ in one shape share the others' runs.
+The offers of one-offer shapes (most shapes where every slot differs) get their
+entries made together, per equal ranks (``_made``). An entry of an offer that has
+left stays (the scan passes over it) until half of the list has left; the list is
+then made again of the rest, as a new object: a list handed out is never changed in
+place.
 
 Which static shapes a class matches is asked only where it can: the shapes of a
 shared static part are kept sorted by each of the part's numbers (``static_parts``),
@@ -114,20 +116,54 @@ class StaticLists:
                 matched.append((shape, pe))
         if parts:
             matched.sort(key=_shape)  # (one order for one set, so that lists are shared)
-        same = tuple((shape, pe.job_rank if column is None else column,
-                      tuple(pe.dependent.items())) for shape, pe in matched)
+        # What the list is made of, as a key: the shapes, and each one's ranks (the
+        # job rank or the column, the dependent ranks), worked out once per pair
+        # result (a box of constant ranks gives one result to all its shapes).
+        rank_of: dict[int, tuple] = {}
+        ranks = []
+        for _, pe in matched:
+            found = rank_of.get(id(pe))
+            if found is None:
+                found = rank_of[id(pe)] = (pe.job_rank if column is None else column,
+                                           tuple(pe.dependent.items()))
+            ranks.append(found)
+        same = (tuple([shape for shape, _ in matched]), tuple(ranks))
         holder = self._shared.get(same)
         if holder is None:
-            runs = [self._run(shape, pe, key, column)
-                    for (shape, pe), key in zip(matched, same, strict=True)]
-            if len(runs) == 1:
-                entries = runs[0][0]  # (shared as it is: a list handed out never changes)
-            else:
-                # (sorted runs, concatenated: the sort merges them)
-                entries = sorted(chain.from_iterable(run for run, _ in runs))
-            least = min((least for _, least in runs), default=math.inf)
-            holder = self._shared[same] = [entries, [s for s, _ in matched], 0, least]
+            holder = self._shared[same] = self._made(matched, ranks, column)
         return holder
+
+    def _made(self, matched: list[tuple[int, PairEval]], ranks: list[tuple],
+              column: RankColumn | None) -> list:
+        """A new holder of the entries of the ``matched`` shapes (``ranks``: each
+        one's ranks, as ``_holder`` keys them). A shape of several offers takes its
+        run (``_run``, shared between lists); the entries of the shapes of one offer
+        are made here, those of equal ranks in one ``make_entries`` call (a run
+        of one entry would cost a call, a sort and a key of its own)."""
+        registry, members = self.registry, self.members
+        runs: list[list[tuple]] = []
+        least = math.inf
+        #: ranks -> (a pair result of them, the offers of its one-offer shapes)
+        singles: dict[tuple, tuple[PairEval, list[int]]] = {}
+        for (shape, pe), rank in zip(matched, ranks, strict=True):
+            seqs = members[shape]
+            if len(seqs) == 1:
+                group = singles.get(rank)
+                if group is None:
+                    group = singles[rank] = (pe, [])
+                group[1].extend(seqs)
+                continue
+            run, run_least = self._run(shape, pe, (shape, *rank), column)
+            runs.append(run)
+            least = min(least, run_least)
+        for pe, seqs in singles.values():
+            runs.append(make_entries(registry, seqs, pe, NO_PREEMPTION, column=column))
+            least = min(least, min(registry[k].weight for k in seqs))
+        # (one run is shared as it is, a list handed out never changing; else the
+        # sorted runs and unsorted groups, concatenated: the sort merges them)
+        entries = (runs[0] if len(runs) == 1 and not singles
+                   else sorted(chain.from_iterable(runs)))
+        return [entries, [shape for shape, _ in matched], 0, least]
 
     def _by_program(self, part: Part, program: PairProgram,
                     matched: list[tuple[int, PairEval]]) -> None:

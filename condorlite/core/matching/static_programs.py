@@ -35,7 +35,7 @@ from collections.abc import Callable
 
 from condorlite.core import adeval
 from condorlite.core.classad.ast import Literal
-from condorlite.core.matching.carving import SlotVector, vector_of
+from condorlite.core.matching.carving import SlotVector, typed, vector_of
 from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.offers import Offer
 
@@ -47,8 +47,10 @@ SHARED = 16
 #: ``START`` and ``Rank`` read the owner) and most classes fail the owner test early
 #: in a full evaluation, so such a part pays only from more shapes (measured: 16-30
 #: shapes a part on the 1k static mix cost +4 % instructions, a few hundred at 10k
-#: saved 5.5 %)
-SHARED_LITERALS = 64
+#: saved 5.5 %; session 18, the vectors worked out per pair shape: 32 against 64
+#: saved 3.3 % of the 10k owner-start cycle and 0.8 % of the 10k static mix, the
+#: same at 1k; 16 cost 1-2 % at 1k)
+SHARED_LITERALS = 32
 #: a held slot's holder, which the default ``NEGOTIATOR_PRE_JOB_RANK`` reads
 #: (``RemoteOwner =?= UNDEFINED``) wherever that rank reads the job (a desktop's
 #: ``Rank`` names its owner): bound to a string, it is left free like an own
@@ -84,40 +86,39 @@ class StaticNumbers:
 
     def _work_out(self) -> dict[int, SlotVector]:
         shapes = self._shapes
+        #: static key -> part id
         ids: dict[tuple, int] = {}
         found: list[tuple[Offer, SlotVector]] = []
         #: part -> the pair shapes of its offers (a pair is evaluated once per shape:
         #: a program pays only where it stands for several)
         shapes_of: dict[int, set[int]] = {}
-        #: id(a walk) -> (the walk, its pair names), for held offers
+        #: id(a walk's walked names) -> (them, the walk's pair names, whether they
+        #: hold the holder), for held offers
         pair_names: dict[int, tuple] = {}
+        #: (pair shape, id(walked names), own literals, their typed values, holder) -> the
+        #: vector of its offers, None for none (``_vector``): offers of one pair
+        #: shape bind every walked name alike, the resources among them, so one
+        #: vector and one part stand for them all (shared: a static offer's vector
+        #: is only read); the literals' values and the holder are keyed too, which
+        #: the pair shape already tells apart wherever a pair reads them
+        by_pair: dict[tuple, SlotVector | None] = {}
         for offer in shapes.registry:
             if offer.partitionable or offer.vector is not None or not offer.available:
                 continue
             walk = shapes.walked.get(id(offer))
             if walk is None:
                 continue
-            flags, walked, _ = walk[2]
             literals = offer.literals
-            if offer.holder is not None:
-                # (the program is no PREEMPTION_REQUIREMENTS: what only that reads,
-                # its holder's RemoteUserPrio, does not split the parts). Slots with
-                # one walk share it: a walk is kept per structure of the references
-                # of what it visited, which decides the pair's names too.
-                known = pair_names.get(id(walk[2]))
-                if known is None:
-                    names = shapes.pair_names(offer.ad, True)
-                    known = pair_names[id(walk[2])] = (walk[2], names, HOLDER in names)
-                walked = known[1]
-                if known[2] and _is_string(offer.ad, HOLDER):
-                    literals = (*literals, HOLDER)
-            vector = vector_of(offer.ad, self._resource_names, literals)
+            ad = offer.ad
+            memo = (offer.pair_shape, id(walk[2][1]), literals,
+                    typed([adeval.attr(ad, name).value  # type: ignore[union-attr]
+                           for name in literals]), offer.holder)
+            if memo in by_pair:
+                vector = by_pair[memo]
+            else:
+                vector = by_pair[memo] = self._vector(offer, walk[2], pair_names, ids)
             if vector is None:
                 continue
-            static = tuple(n for n in walked if n not in vector.index)
-            key = shapes.shape_keys.key(offer.ad, static, ("static", offer.holder is not None,
-                                                          flags, vector.names))
-            vector.static = ids.setdefault(key, len(ids) + 1)
             shapes_of.setdefault(vector.static, set()).add(offer.pair_shape)
             found.append((offer, vector))
         kept: dict[int, SlotVector] = {}
@@ -130,6 +131,40 @@ class StaticNumbers:
             elif offer.literals:
                 self._unhoist(offer)  # (evaluated in full: the literal is cheaper)
         return kept
+
+    def _vector(self, offer: Offer, walk: tuple, pair_names: dict[int, tuple],
+                ids: dict[tuple, int]) -> SlotVector | None:
+        """The offer's vector (``carving.vector_of``) with its part's id
+        (``SlotVector.static``, numbered in ``ids`` by the part's key), or None when
+        its resources are not all number literals. ``walk``: the offer's (flags,
+        walked names, reaches); ``pair_names``: ``_work_out``'s memo of held
+        offers' pair names."""
+        shapes = self._shapes
+        flags, walked, _ = walk
+        literals = offer.literals
+        if offer.holder is not None:
+            # (the program is no PREEMPTION_REQUIREMENTS: what only that reads,
+            # its holder's RemoteUserPrio, does not split the parts). Slots with
+            # one walk share it: a walk is kept per structure of the references
+            # of what it visited (``SlotWalks.walk``), which decides the pair's
+            # names too. Each offer's walk is a tuple of its own, made of the
+            # shared walk's parts: its walked names (one tuple per walk made,
+            # kept in the memo, so its id stays its own) stand for it.
+            known = pair_names.get(id(walked))
+            if known is None:
+                names = shapes.pair_names(offer.ad, True)
+                known = pair_names[id(walked)] = (walked, names, HOLDER in names)
+            walked = known[1]
+            if known[2] and _is_string(offer.ad, HOLDER):
+                literals = (*literals, HOLDER)
+        vector = vector_of(offer.ad, self._resource_names, literals)
+        if vector is None:
+            return None
+        static = tuple(n for n in walked if n not in vector.index)
+        key = shapes.shape_keys.key(offer.ad, static, ("static", offer.holder is not None,
+                                                      flags, vector.names))
+        vector.static = ids.setdefault(key, len(ids) + 1)
+        return vector
 
 
 def _is_string(ad: object, name: str) -> bool:
