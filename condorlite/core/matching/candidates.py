@@ -162,10 +162,19 @@ class Candidates:
         bound, which then sort together after ``entries``, and every entry left
         sorts after them, so ``entries`` stays the sorted prefix of the whole list.
         A scan usually takes only the first few entries of a list of thousands:
-        the rest is never merged. The chunk doubles at each call."""
+        the rest is never merged. The chunk doubles at each call.
+
+        A run made on demand (``pending_states.PendingStates``, as [its entries,
+        start, itself]) first makes more than ``chunk`` entries past its start (or
+        all it has), then every entry whose first key is at most the bound's: its
+        entries are the sorted prefix of its whole run, and every entry it has not
+        made sorts after them."""
         pending, chunk = self.pending, self.chunk
         bound = None
-        for run, start in pending:
+        for item in pending:
+            run, start = item[0], item[1]
+            if len(item) > 2:
+                item[2].grow(start + chunk)
             if len(run) - start > chunk:
                 mark = run[start + chunk - 1]
                 if bound is None or mark < bound:
@@ -173,10 +182,13 @@ class Candidates:
         merged: list[tuple] = []
         left = []
         for item in pending:
-            run, start = item
+            run, start = item[0], item[1]
+            lazy = len(item) > 2
+            if lazy and bound is not None:
+                item[2].through(bound[0])
             cut = len(run) if bound is None else bisect_right(run, bound, start)
             merged.extend(run[start:cut])
-            if cut < len(run):
+            if cut < len(run) or (lazy and not item[2].done):
                 item[1] = cut
                 left.append(item)
         merged.sort()

@@ -37,12 +37,17 @@ from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.pending_states import PendingStates
 from condorlite.core.matching.shape_entries import ListBuild, ShapeEntries
 from condorlite.core.model import NO_PREEMPTION, REASON_ORDER
 
 #: whether a shape's pair is the program run here, and an unheld shape's entries
 #: taken kept here (``_fitting_candidates``); the tests switch it off to compare
 DIRECT = True
+
+#: whether states may wait for the list's merge (``pending_states``); the tests switch
+#: it off to compare
+PENDING = True
 
 #: an entry's reason-order key by no preemption (``candidates.make_entry``)
 _FREE_ORDER = -REASON_ORDER[NO_PREEMPTION]
@@ -68,13 +73,15 @@ class CarvedLists:
         #: requests any more (``spent_statics``: carving only lowers amounts)
         self._dead: dict[tuple, set[int]] = {}
 
-    def add(self, build: ListBuild) -> None:
+    def add(self, build: ListBuild) -> PendingStates | None:
         """Add to a request's list (``RequestLists._by_shape``) the offers with a
         resource vector, a static (box) at a time: by the class's program for the
         static (``carving``), passing over the states too small for its fixed requests
-        without a pair evaluation."""
+        without a pair evaluation. Returns the states whose entries are made as the
+        list's merge reaches them (``pending_states``), or None when there are none."""
         class_id, job_ad, part = build.class_id, build.job_ad, build.part
         registry = self._registry
+        pending = PendingStates(registry, build.known_pairs, self._counts)
         # (the statics passed over below are passed over for good: kept per class)
         dead = self._dead.get((class_id, part))
         if dead is None:
@@ -108,20 +115,25 @@ class CarvedLists:
                 dead.add(static)
                 continue  # (no state holds the fixed requests any more: ``spent_statics``)
             if not self._fitting_candidates(build, shapes, first, fixed, asked, boxed,
-                                            program):
+                                            program, pending.records):
                 self._spent.note(static, asked)
                 dead.add(static)
+        return pending if pending.records else None
 
     def _fitting_candidates(self, build: ListBuild, shapes: dict[int, dict[int, None]],
                             first: Offer, fixed: list[tuple[str, float, int]], asked: tuple,
-                            boxed: PairEval | None, program: PairProgram | None) -> bool:
+                            boxed: PairEval | None, program: PairProgram | None,
+                            records: list[tuple]) -> bool:
         """``add`` over one static's shapes that hold the class's fixed
         requests ``asked`` (those that do not are passed over without a pair
         evaluation); with ``boxed``, each fitting shape's pair is that one result;
         else a shape's pair not yet known is the class's ``program`` run at its
         vector (``MatchTable._vector_pair`` written out: the program is the one
         ``pair`` would take), when there is one, without testing the fixed requests
-        again (``PairProgram.run_fitted``). Returns whether any shape holds them."""
+        again (``PairProgram.run_fitted``). A state of one offer nobody holds whose
+        pair is not known and whose pre-job rank reads nothing of the job is not run
+        here: its record goes to ``records`` (``pending_states``), run when the
+        list's merge reaches it. Returns whether any shape holds them."""
         out, class_id, job_ad, submitter, signature, only_rank, _, known_pairs, \
             kept_runs, column = build
         pair_of, shape_left = self._pair_of_shape, self._shape_left
@@ -137,6 +149,7 @@ class CarvedLists:
             job_rank = boxed.job_rank if column is None else column
             dependent = tuple(boxed.dependent.items())
         run = None if program is None or not DIRECT else program.run_fitted
+        defer = free and run is not None and PENDING and PRE in first.independent
         registry, kept, counts = self._registry, self._entries.kept, self._counts
         rest = out.entries
         append = rest.append
@@ -177,9 +190,16 @@ class CarvedLists:
                         self._entries.add(out, class_id, job_ad, submitter, signature,
                                           only_rank, members, None, shape, kept_runs, column)
                         continue
-                    counts.evaluations += 1
                     for idx in members:  # noqa: B007 (the first: its offers share the state)
                         break
+                    if defer and len(members) == 1:
+                        offer = registry[idx]
+                        values = offer.independent
+                        records.append((-values[PRE], idx, offer.version, offer.vector.vals,
+                                        values, pair_shape, program,
+                                        None if column is None else column.value(offer)))
+                        continue
+                    counts.evaluations += 1
                     outcome = run(registry[idx].vector.vals, as_rank)
                     known = known_pairs[pair_shape] = (
                         NO_MATCH if not outcome[0] else box_pair(program)  # type: ignore[arg-type]
