@@ -98,6 +98,9 @@ class OfferShapes:
         #: (pair shape, holder, CurrentRank when held) -> shape; pair key -> pair shape
         self.shape_numbers: dict[tuple, int] = {}
         self._pair_shapes: dict[tuple, int] = {}
+        #: the offers with a resource vector placed, carved or retired since the
+        #: carved lists last read it (``ordered_states``; None: nobody reads it)
+        self.moved: list[Offer] | None = None
         #: statics left too small for a set of literal requests (``spent_statics``)
         self.spent = SpentStatics()
         #: id(offer) -> (ad walked, busy, (flags, walked names, reaches), offer)
@@ -382,6 +385,8 @@ class OfferShapes:
         if members is None:
             members = box[shape] = {}  # type: ignore[index]
         members[seq] = None
+        if self.moved is not None:
+            self.moved.append(offer)
 
     def _carved_ranks(self, offer: Offer, vals: tuple) -> dict[str, float]:
         """The job-independent policy ranks of a carved state that read the vector,
@@ -431,6 +436,8 @@ class OfferShapes:
         offer.shape = shape
         if offer.vector is not None:
             box = self.groups.setdefault(offer.vector.static, {})
+            if self.moved is not None:
+                self.moved.append(offer)
         elif offer.holder is not None:
             box = self.held.add(offer)
         else:
@@ -453,6 +460,8 @@ class OfferShapes:
                 del box[offer.shape]
             if offer.vector is None and offer.holder is not None:
                 self.held.remove(offer)
+            elif offer.vector is not None and self.moved is not None:
+                self.moved.append(offer)
 
     @property
     def shape_count(self) -> int:

@@ -215,7 +215,7 @@ class RequestLists:
         build = ListBuild(out, class_id, job_ad, submitter, signature, only_rank, part,
                           known_pairs, kept_runs, column)
         self._held_candidates(build)
-        states = self._carved.add(build)
+        sources = self._carved.add(build)
         # The kept lists come sorted, and so does the rest once sorted alone: they are
         # merged a part at a time, as far as the scan reads (``Candidates.merge_more``),
         # with the carved states whose entries are made as the merge reaches them.
@@ -223,8 +223,7 @@ class RequestLists:
         rest.sort()
         out.entries = []
         out.pending = [[run, 0] for run in (*kept_runs, rest) if run]
-        if states is not None:
-            out.pending.append([states.entries, 0, states])
+        out.pending.extend([source.entries, 0, source] for source in sources)
         out.merge_more()
         return out
 
