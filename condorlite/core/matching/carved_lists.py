@@ -96,7 +96,8 @@ class CarvedLists:
         self._orders.sync()
         sources: list = []
         # (a static's offers are all nobody's or all held)
-        ordered = ORDERED and DIRECT and not build.only_rank
+        only_rank = build.only_rank
+        ordered = ORDERED and DIRECT and not only_rank
         column = build.column
         # (the statics passed over below are passed over for good: kept per class)
         dead = self._dead.get((class_id, part))
@@ -106,6 +107,10 @@ class CarvedLists:
             if not shapes or static in dead:
                 continue
             first = registry[next(iter(next(iter(shapes.values()))))]
+            if only_rank and first.holder is None:
+                # (nobody's offers are never listed by rank alone, ``Reasons.reason``:
+                # no pair of them is needed; passing over a static is never noted)
+                continue
             if self._outgrown((class_id, part), job_ad, first):
                 dead.add(static)
                 continue  # no state left holds the class's requests: no program needed
