@@ -225,7 +225,7 @@ def make_entries(registry: list[Offer], members, pe: PairEval, reason: str,
     """``make_entry`` for each offer ``registry[k]``, k in ``members`` (offers of one shape,
     so one pair result and reason; ``position``: the position to record instead of
     k; ``column``: the job ranks, per offer). Offers whose independent ranks are one
-    dict (states that share them, see ``prepare_carved``) share the key's prefix."""
+    dict (states that share them, see ``carved_states``) share the key's prefix."""
     dependent = pe.dependent
     job_rank, order = -pe.job_rank, -REASON_ORDER[reason]
     free = reason == NO_PREEMPTION
