@@ -57,8 +57,11 @@ class StaticOrders:
     """Each vector static's available offers sorted by (-pre, position), for the
     statics whose offers are nobody's and rank ``pre`` without the job (module doc).
 
-    An item is (-pre, position, version, shape, independent ranks, vector values);
-    ``shared`` holds the statics whose list a snapshot holds (changed on a copy)."""
+    An item is (-pre, position, version, shape, independent ranks, vector values).
+    A static is walked for good (``walked``: no order kept) once one of its shapes
+    holds two offers (their entries are a kept run, ``shape_entries``), or when its
+    offers are held or their ``pre`` reads the job; ``shared`` holds the statics whose
+    list a snapshot holds (changed on a copy)."""
 
     def __init__(self, shapes: OfferShapes) -> None:
         self._groups = shapes.groups
@@ -69,8 +72,7 @@ class StaticOrders:
         self._orders: dict[int, list[tuple]] = {}
         #: offer position -> its item (in ``_orders[static]``)
         self._items: dict[int, tuple] = {}
-        #: static -> its shapes with more than one member (such a static is walked)
-        self._crowded: dict[int, set[int]] = {}
+        self._walked: set[int] = set()
         self._shared: set[int] = set()
 
     def sync(self) -> None:
@@ -78,47 +80,39 @@ class StaticOrders:
         moved = self._moved
         if not moved:
             return
-        items, orders, groups = self._items, self._orders, self._groups
+        items, orders, groups, walked = self._items, self._orders, self._groups, self._walked
         for offer in {offer.seq: offer for offer in moved}.values():
             static = offer.vector.static  # (an offer's static never changes)
-            old = items.pop(offer.seq, None)
-            order = orders.get(static)
-            if order is not None and static in self._shared:
-                order = orders[static] = list(order)
-                self._shared.discard(static)
-            if old is not None:
-                del order[bisect_left(order, old)]  # type: ignore[arg-type]
-                self._count(static, old[3], groups[static])
-            values = offer.independent
-            if not offer.available or offer.holder is not None or PRE not in values:
+            if static in walked:
                 continue
-            item = items[offer.seq] = (-values[PRE], offer.seq, offer.version, offer.shape,
-                                       values, offer.vector.vals)
+            values = offer.independent
+            members = groups[static].get(offer.shape) if offer.available else None
+            if (offer.holder is not None or PRE not in values
+                    or (members is not None and len(members) > 1)):
+                walked.add(static)
+                orders.pop(static, None)
+                continue
+            order = orders.get(static)
             if order is None:
                 order = orders[static] = []
-            insort(order, item)
-            self._count(static, offer.shape, groups[static])
+            elif static in self._shared:
+                order = orders[static] = list(order)
+                self._shared.discard(static)
+            old = items.pop(offer.seq, None)
+            if old is not None:
+                del order[bisect_left(order, old)]
+            if members is not None:
+                item = items[offer.seq] = (-values[PRE], offer.seq, offer.version,
+                                           offer.shape, values, offer.vector.vals)
+                insort(order, item)
         moved.clear()
-
-    def _count(self, static: int, shape: int, group: dict[int, dict[int, None]]) -> None:
-        """Note whether ``shape`` holds more than one offer of ``static`` now."""
-        members = group.get(shape)
-        crowded = self._crowded.get(static)
-        if members is not None and len(members) > 1:
-            if crowded is None:
-                crowded = self._crowded[static] = set()
-            crowded.add(shape)
-        elif crowded:
-            crowded.discard(shape)
 
     def snapshot(self, static: int) -> list[tuple] | None:
         """The static's items as they are now (shared: never changed in place
-        afterwards), or None when the static is not ordered or one of its shapes
-        holds more than one offer."""
+        afterwards), or None when the static is walked."""
         order = self._orders.get(static)
-        if order is None or self._crowded.get(static):
-            return None
-        self._shared.add(static)
+        if order is not None:
+            self._shared.add(static)
         return order
 
 
