@@ -64,6 +64,7 @@ class StaticOrders:
     list a snapshot holds (changed on a copy)."""
 
     def __init__(self, shapes: OfferShapes) -> None:
+        self._shapes = shapes
         self._groups = shapes.groups
         # (the vector offers prepared so far, then every one placed, carved or retired)
         self._moved = shapes.moved = [offer for offer in shapes.registry
@@ -106,6 +107,9 @@ class StaticOrders:
                                            offer.shape, values, offer.vector.vals)
                 insort(order, item)
         moved.clear()
+        if len(walked) == len(groups):
+            # (every static is walked: nothing reads the offers' moves any more)
+            self._shapes.moved = None
 
     def snapshot(self, static: int) -> list[tuple] | None:
         """The static's items as they are now (shared: never changed in place
