@@ -164,19 +164,25 @@ class Candidates:
         A scan usually takes only the first few entries of a list of thousands:
         the rest is never merged. The chunk doubles at each call.
 
-        A run made on demand (``pending_states.PendingStates``, as [its entries,
-        start, itself]) first makes more than ``chunk`` entries past its start (or
-        all it has), then every entry whose first key is at most the bound's: its
-        entries are the sorted prefix of its whole run, and every entry it has not
-        made sorts after them."""
+        A run made on demand (``ordered_states.OrderedStates``, as [its entries,
+        start, itself]) first makes more than its share of the chunk past its start
+        (the chunk over the number of such runs, at least 1; or all it has), its
+        mark the last entry of that share, then every entry whose first key is at
+        most the bound's: its entries are the sorted prefix of its whole run, and
+        every entry it has not made sorts after them. (Any bound keeps the merged
+        entries the sorted prefix; the chunk only says how far a merge goes.)"""
         pending, chunk = self.pending, self.chunk
+        lazy_runs = sum(len(item) > 2 for item in pending)
+        share = max(1, chunk // lazy_runs) if lazy_runs else chunk
         bound = None
         for item in pending:
             run, start = item[0], item[1]
+            size = chunk
             if len(item) > 2:
-                item[2].grow(start + chunk)
-            if len(run) - start > chunk:
-                mark = run[start + chunk - 1]
+                size = share
+                item[2].grow(start + size)
+            if len(run) - start > size:
+                mark = run[start + size - 1]
                 if bound is None or mark < bound:
                     bound = mark
         merged: list[tuple] = []

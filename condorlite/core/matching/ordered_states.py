@@ -165,42 +165,36 @@ class OrderedStates:
         return fit
 
     def grow(self, count: int) -> None:
-        """Make entries until there are more than ``count`` or no item is left."""
-        at, end = self._at, len(self.items)
-        batch: list[tuple] = []
-        while at < end and len(self.entries) + len(batch) <= count:
-            at = self._group(at, batch)
-        self._settle(batch, at)
+        """Make entries until there are more than ``count`` or no item is left (a
+        whole group of equal -pre at a time)."""
+        self._make(count, None)
 
     def through(self, key: float) -> None:
         """Make every item whose -pre is at most ``key`` (the first key of the
         merge's bound) into its entry."""
-        items, at, end = self.items, self._at, len(self.items)
-        batch: list[tuple] = []
-        while at < end and items[at][0] <= key:
-            at = self._group(at, batch)
-        self._settle(batch, at)
+        self._make(None, key)
 
-    def _settle(self, batch: list[tuple], at: int) -> None:
-        if batch:
-            batch.sort()
-            self.entries.extend(batch)
-        self._at = at
-        self.done = at >= len(self.items)
-
-    def _group(self, at: int, batch: list[tuple]) -> int:
-        """Make the items of equal -pre from ``at`` on into ``batch`` (those whose
-        state fits and matches); returns the position after them."""
+    def _make(self, count: int | None, last: float | None) -> None:
+        """Make items into entries, in order, stopping at the first group (of equal
+        -pre) that starts with more than ``count`` entries made (when given) or
+        with its -pre over ``last`` (when given); the entries made (those whose
+        state fits and matches) are sorted onto ``entries``."""
         items, known_pairs, pair_of = self.items, self._known, self._pair_of
         fitting, fits, boxed = self._fitting, self._fits, self._boxed
-        registry, column = self._registry, self._column
-        end = len(items)
-        first = items[at][0]
+        registry, column, entries = self._registry, self._column, self.entries
+        at, end = self._at, len(items)
+        batch: list[tuple] = []
         append = batch.append
+        group = None  # (the -pre of the group being made)
         while at < end:
             key, idx, version, shape, values, vals = items[at]
-            if key != first:
-                break
+            if key != group:
+                # (a group's first item: the place to stop)
+                if count is not None and len(entries) + len(batch) > count:
+                    break
+                if last is not None and key > last:
+                    break
+                group = key
             at += 1
             fit = fitting.get(shape)
             if not (fits(shape) if fit is None else fit):
@@ -226,4 +220,8 @@ class OrderedStates:
                            else column.value(registry[idx])),
                     -(values[POST] if POST in values else known.dependent[POST]),
                     _FREE_ORDER, FLT_MAX, registry[idx].name, idx, version, NO_PREEMPTION))
-        return at
+        if batch:
+            batch.sort()
+            entries.extend(batch)
+        self._at = at
+        self.done = at >= end
