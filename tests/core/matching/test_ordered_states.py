@@ -16,10 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from condorlite.core.matching import carved_lists
-from condorlite.core.matching.candidates import PRE, Candidates
+from condorlite.core.matching.candidates import FLT_MAX, PRE, Candidates, PairEval
 from condorlite.core.matching.match_table import MatchTable
+from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.ordered_states import OrderedStates, StaticOrders
-from condorlite.core.model import Submitter
+from condorlite.core.model import NO_PREEMPTION, REASON_ORDER, Submitter
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import WITHIN_RESOURCE_LIMITS, ad_text, run_both
 from tests.core.matching.test_carved_cells import _jobs, _pslot
@@ -254,3 +255,46 @@ def test_merge_with_sources_made_on_demand_is_one_sort(runs, lazies, chunk) -> N
         assert len(cands.entries) >= before
     assert cands.entries == sorted(every)
 
+
+
+class _Named:
+    """An offer as an ordered source reads one: its Name."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+_ITEM = st.tuples(st.integers(0, 6), st.integers(0, 4), st.booleans())
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_ITEM, max_size=120),
+       st.lists(st.tuples(st.integers(-6, 0), st.integers(-3, 0), st.integers(0, 9)),
+                max_size=60),
+       st.integers(1, 8))
+def test_an_ordered_source_merges_as_its_entries_sorted(items, run, chunk) -> None:
+    """An ``OrderedStates`` of items with ties of -pre, some states not fitting,
+    merged beside an eager run: the merged list is the sort of every fitting item's
+    entry and the run's, whatever the chunk."""
+    registry = [_Named(f"slot{i:03d}") for i in range(len(items))]
+    order, left, pair_of = [], {}, {}
+    for seq, (pre, post, fits) in enumerate(items):
+        shape = seq + 1
+        left[shape] = (4.0 if fits else 1.0,)
+        pair_of[shape] = shape
+        order.append((float(-pre), seq, 7, shape, {"post": float(post)}, ()))
+    order.sort()
+    boxed = PairEval(True, 2.0)
+    source = OrderedStates(order, registry, pair_of, left, [("cpus", 2.0, 0)], {}, boxed,
+                           None, {}, EvaluationCount(), None)
+    want = sorted([(float(-pre), -2.0, -float(post), -REASON_ORDER[NO_PREEMPTION], FLT_MAX,
+                    f"slot{seq:03d}", seq, 7, NO_PREEMPTION)
+                   for seq, (pre, post, fits) in enumerate(items) if fits]
+                  + [tuple(map(float, e)) for e in run])
+    cands = Candidates([], chunk=chunk)
+    cands.pending = [[sorted(tuple(map(float, e)) for e in run), 0]] if run else []
+    cands.pending.append([source.entries, 0, source])
+    while cands.pending:
+        cands.merge_more()
+        assert cands.entries == want[:len(cands.entries)]
+    assert cands.entries == want
