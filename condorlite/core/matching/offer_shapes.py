@@ -118,6 +118,9 @@ class OfferShapes:
         #: the carved states' ranks and the carving transitions (``carved_states``)
         self._carved = CarvedStates(self, {PRE: exprs.pre, POST: exprs.post,
                                            PRANK: exprs.preemption_rank})
+        #: ``carve(offer, taken)``: move an offer with a resource vector to the state
+        #: a match leaves (``CarvedStates.carve`` itself: one call per match)
+        self.carve = self._carved.carve
 
     def pair_names(self, ad: ClassAd, busy: bool) -> tuple[str, ...]:
         """``SlotWalks.pair_names``: what a pair evaluation can read in the ad."""
@@ -318,11 +321,6 @@ class OfferShapes:
             found = self._free_reaches[(id(reach), free)] = (
                 reach, tuple(sorted(reach.difference(free))))
         return found[1]
-
-    def carve(self, offer: Offer, taken: dict[str, float]) -> None:
-        """``carved_states.CarvedStates.carve``: move an offer with a resource vector
-        to the state a match leaves."""
-        self._carved.carve(offer, taken)
 
     def place(self, offer: Offer, shape: int) -> None:
         """Record ``offer`` under ``shape`` (moving it from its previous one)."""
