@@ -153,6 +153,9 @@ class Candidates:
     #: the next ``merge_more`` merges at least this many entries (of the run whose
     #: ``chunk``-th entry bounds it), or everything left
     chunk: int = 64
+    #: how many of the pending runs are made on demand (``merge_more``), when the
+    #: list was made: their share of a chunk
+    lazy_runs: int = 0
 
     def merge_more(self) -> None:
         """Merge the next part of the pending runs onto the end of ``entries``.
@@ -165,20 +168,19 @@ class Candidates:
         the rest is never merged. The chunk doubles at each call.
 
         A run made on demand (``ordered_states.OrderedStates``, as [its entries,
-        start, itself]) first makes more than its share of the chunk past its start
-        (the chunk over the number of such runs, at least 1; or all it has), its
+        start, itself; ``lazy_runs`` of them) first makes more than its share of the
+        chunk past its start (the chunk over ``lazy_runs``, at least 1; or all it has), its
         mark the last entry of that share, then every entry whose first key is at
         most the bound's: its entries are the sorted prefix of its whole run, and
         every entry it has not made sorts after them. (Any bound keeps the merged
         entries the sorted prefix; the chunk only says how far a merge goes.)"""
-        pending, chunk = self.pending, self.chunk
-        lazy_runs = sum(len(item) > 2 for item in pending)
+        pending, chunk, lazy_runs = self.pending, self.chunk, self.lazy_runs
         share = max(1, chunk // lazy_runs) if lazy_runs else chunk
         bound = None
         for item in pending:
             run, start = item[0], item[1]
             size = chunk
-            if len(item) > 2:
+            if lazy_runs and len(item) > 2:
                 size = share
                 item[2].grow(start + size)
             if len(run) - start > size:
@@ -189,7 +191,7 @@ class Candidates:
         left = []
         for item in pending:
             run, start = item[0], item[1]
-            lazy = len(item) > 2
+            lazy = lazy_runs and len(item) > 2
             if lazy and bound is not None:
                 item[2].through(bound[0])
             cut = len(run) if bound is None else bisect_right(run, bound, start)

@@ -223,7 +223,9 @@ class RequestLists:
         rest.sort()
         out.entries = []
         out.pending = [[run, 0] for run in (*kept_runs, rest) if run]
-        out.pending.extend([source.entries, 0, source] for source in sources)
+        if sources:
+            out.pending.extend([source.entries, 0, source] for source in sources)
+            out.lazy_runs = len(sources)
         out.merge_more()
         return out
 

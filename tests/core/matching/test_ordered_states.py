@@ -247,6 +247,7 @@ def test_merge_with_sources_made_on_demand_is_one_sort(runs, lazies, chunk) -> N
     cands.pending = [[sorted(run), 0] for run in runs if run]
     sources = [_Lazy(lazy) for lazy in lazies]
     cands.pending.extend([s.entries, 0, s] for s in sources)
+    cands.lazy_runs = len(sources)
     while cands.pending:
         before = len(cands.entries)
         cands.merge_more()
@@ -294,6 +295,7 @@ def test_an_ordered_source_merges_as_its_entries_sorted(items, run, chunk) -> No
     cands = Candidates([], chunk=chunk)
     cands.pending = [[sorted(tuple(map(float, e)) for e in run), 0]] if run else []
     cands.pending.append([source.entries, 0, source])
+    cands.lazy_runs = 1
     while cands.pending:
         cands.merge_more()
         assert cands.entries == want[:len(cands.entries)]
