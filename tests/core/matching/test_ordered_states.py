@@ -12,10 +12,11 @@ demand is checked against one sort of everything (hypothesis).
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from condorlite.core.matching import carved_lists
+from condorlite.core.matching import carved_lists, ordered_states
 from condorlite.core.matching.candidates import FLT_MAX, PRE, Candidates, PairEval
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount
@@ -27,6 +28,12 @@ from tests.core.matching.test_carved_cells import _jobs, _pslot
 from tests.core.negotiation.test_equivalence import _fingerprint
 
 POLICY = Policy(uid_domain="example.org")
+
+
+@pytest.fixture(autouse=True)
+def _small_statics_ordered(monkeypatch) -> None:
+    # (these pools' statics hold a few dozen offers: ordered all the same here)
+    monkeypatch.setattr(ordered_states, "ORDER_MIN", 1)
 
 
 class _Made:
@@ -300,3 +307,15 @@ def test_an_ordered_source_merges_as_its_entries_sorted(items, run, chunk) -> No
         cands.merge_more()
         assert cands.entries == want[:len(cands.entries)]
     assert cands.entries == want
+
+
+def test_a_static_smaller_than_the_least_order_is_walked(monkeypatch) -> None:
+    """With ``ORDER_MIN`` above every static's size no list is made from an order,
+    every static is walked for good and the shapes stop logging moves."""
+    monkeypatch.setattr(ordered_states, "ORDER_MIN", 10**6)
+    made = _Made(monkeypatch)
+    fast, result = _cycle([_pslot(i) for i in range(40)], _jobs(6), True, monkeypatch)
+    assert not made.sources
+    assert fast.mm.shapes.moved is None
+    _, walked = _cycle([_pslot(i) for i in range(40)], _jobs(6), False, monkeypatch)
+    assert _fingerprint(result) == _fingerprint(walked)
