@@ -22,7 +22,10 @@ the offer had then, so the entry is the same whatever the offer becomes meanwhil
 
 The orders follow the offers through ``OfferShapes.moved``, the vector offers placed,
 carved or retired since the last ``sync`` (each carve is one append there); ``sync``
-moves their items before any list is made.
+moves their items before any list is made. A static is walked for good (its order
+dropped) once one of its shapes holds two offers, when its offers are held or their
+pre-job rank reads the job, or when a list first asks for it with fewer than
+``ORDER_MIN`` offers; once every static is walked the shapes stop logging.
 
 Invariant (what ``Candidates.merge_more`` relies on): ``OrderedStates.entries`` is
 the sorted prefix of the sorted entries of the whole snapshot: every item left has
