@@ -153,6 +153,9 @@ class Candidates:
     #: the next ``merge_more`` merges at least this many entries (of the run whose
     #: ``chunk``-th entry bounds it), or everything left
     chunk: int = 64
+    #: how many of the pending runs are made on demand (``merge_more``), when the
+    #: list was made: their share of a chunk
+    lazy_runs: int = 0
 
     def merge_more(self) -> None:
         """Merge the next part of the pending runs onto the end of ``entries``.
@@ -162,21 +165,38 @@ class Candidates:
         bound, which then sort together after ``entries``, and every entry left
         sorts after them, so ``entries`` stays the sorted prefix of the whole list.
         A scan usually takes only the first few entries of a list of thousands:
-        the rest is never merged. The chunk doubles at each call."""
-        pending, chunk = self.pending, self.chunk
+        the rest is never merged. The chunk doubles at each call.
+
+        A run made on demand (``ordered_states.OrderedStates``, as [its entries,
+        start, itself; ``lazy_runs`` of them) first makes more than its share of the
+        chunk past its start (the chunk over ``lazy_runs``, at least 1; or all it has), its
+        mark the last entry of that share, then every entry whose first key is at
+        most the bound's: its entries are the sorted prefix of its whole run, and
+        every entry it has not made sorts after them. (Any bound keeps the merged
+        entries the sorted prefix; the chunk only says how far a merge goes.)"""
+        pending, chunk, lazy_runs = self.pending, self.chunk, self.lazy_runs
+        share = max(1, chunk // lazy_runs) if lazy_runs else chunk
         bound = None
-        for run, start in pending:
-            if len(run) - start > chunk:
-                mark = run[start + chunk - 1]
+        for item in pending:
+            run, start = item[0], item[1]
+            size = chunk
+            if lazy_runs and len(item) > 2:
+                size = share
+                item[2].grow(start + size)
+            if len(run) - start > size:
+                mark = run[start + size - 1]
                 if bound is None or mark < bound:
                     bound = mark
         merged: list[tuple] = []
         left = []
         for item in pending:
-            run, start = item
+            run, start = item[0], item[1]
+            lazy = lazy_runs and len(item) > 2
+            if lazy and bound is not None:
+                item[2].through(bound[0])
             cut = len(run) if bound is None else bisect_right(run, bound, start)
             merged.extend(run[start:cut])
-            if cut < len(run):
+            if cut < len(run) or (lazy and not item[2].done):
                 item[1] = cut
                 left.append(item)
         merged.sort()
@@ -213,7 +233,7 @@ def make_entries(registry: list[Offer], members, pe: PairEval, reason: str,
     """``make_entry`` for each offer ``registry[k]``, k in ``members`` (offers of one shape,
     so one pair result and reason; ``position``: the position to record instead of
     k; ``column``: the job ranks, per offer). Offers whose independent ranks are one
-    dict (states that share them, see ``prepare_carved``) share the key's prefix."""
+    dict (states that share them, see ``carved_states``) share the key's prefix."""
     dependent = pe.dependent
     job_rank, order = -pe.job_rank, -REASON_ORDER[reason]
     free = reason == NO_PREEMPTION

@@ -3,10 +3,11 @@ changes them (one ``OfferShapes`` per cycle, owned by ``matchmaker.Matchmaker``)
 
 ``prepare`` works out an offer's walks, its job-independent policy ranks and its pair
 shape and shape (first states shared through ``first_states``); ``carve`` moves an
-offer with a resource vector to the state a match leaves (``carving``), remembered per
-transition; ``place`` and ``retire`` keep the members of each shape, which the
-request lists walk (``request_lists``). Shapes are numbered from 1 in order of first
-sight, so the numbering is a function of the order offers are prepared in.
+offer with a resource vector to the state a match leaves (``carved_states``: its
+ranks and the transitions remembered); ``place`` and ``retire`` keep the members
+of each shape, which the request lists walk (``request_lists``). Shapes are numbered
+from 1 in order of first sight, so the numbering is a function of the order offers
+are prepared in.
 
 Invariant: an available offer is a member of exactly one shape, in its box
 (``Offer.box``: the static, partitionable, held or vector-static table the matchmaker
@@ -21,14 +22,12 @@ from __future__ import annotations
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.classad.partial import Constant
 from condorlite.core.matching.autocluster import ShapeKeys, same_walks
-from condorlite.core.matching.candidates import POST, PRANK, PRE, as_rank
+from condorlite.core.matching.candidates import POST, PRANK, PRE
+from condorlite.core.matching.carved_states import CarvedStates
 from condorlite.core.matching.carving import (
     SlotVector,
     left,
-    rank_program,
-    rest_of,
     typed,
     vector_of,
 )
@@ -98,6 +97,9 @@ class OfferShapes:
         #: (pair shape, holder, CurrentRank when held) -> shape; pair key -> pair shape
         self.shape_numbers: dict[tuple, int] = {}
         self._pair_shapes: dict[tuple, int] = {}
+        #: the offers with a resource vector placed, carved or retired since the
+        #: carved lists last read it (``ordered_states``; None: nobody reads it)
+        self.moved: list[Offer] | None = None
         #: statics left too small for a set of literal requests (``spent_statics``)
         self.spent = SpentStatics()
         #: id(offer) -> (ad walked, busy, (flags, walked names, reaches), offer)
@@ -110,19 +112,15 @@ class OfferShapes:
         self._statics: dict[tuple, int] = {}
         #: (id(reach set), vector names) -> (the set, its names less those, sorted)
         self._free_reaches: dict[tuple, tuple[set[str], tuple[str, ...]]] = {}
-        #: (rank signature, typed state) -> the independent ranks that read the vector
-        #: (``prepare_carved``; the constant ones are each offer's, ``_with_constants``)
-        self._independent_memo: dict[tuple, dict[str, float]] = {}
-        self._rank_exprs = {PRE: exprs.pre, POST: exprs.post, PRANK: exprs.preemption_rank}
         #: rank program keys, constants' values left out -> a small number
         #: (``SlotVector.rank_sig``)
         self._rank_sigs: dict[tuple, int] = {}
-        #: carving transitions (``carve``)
-        self._transitions: dict[tuple, tuple] = {}
-        #: rank program key -> its residual program (``carving.rank_program``)
-        self._rank_programs: dict[tuple, object] = {}
-        #: rank signature -> its ranks' programs, as ``_carved_ranks`` runs them
-        self._rank_plans: dict[int, list[tuple[str, object, float | None]]] = {}
+        #: the carved states' ranks and the carving transitions (``carved_states``)
+        self._carved = CarvedStates(self, {PRE: exprs.pre, POST: exprs.post,
+                                           PRANK: exprs.preemption_rank})
+        #: ``carve(offer, taken)``: move an offer with a resource vector to the state
+        #: a match leaves (``CarvedStates.carve`` itself: one call per match)
+        self.carve = self._carved.carve
 
     def pair_names(self, ad: ClassAd, busy: bool) -> tuple[str, ...]:
         """``SlotWalks.pair_names``: what a pair evaluation can read in the ad."""
@@ -197,7 +195,7 @@ class OfferShapes:
         else:
             pair_key = ("vector", vector.static, typed(vector.vals))
         offer.independent = independent
-        self._reshape(offer, pair_key)
+        self.reshape(offer, pair_key)
         if prev is None:
             self._first.keep(ad, busy, offer.slot.kind, (flags, walked, reaches),
                              independent, pair_key, offer.pair_shape,
@@ -212,7 +210,7 @@ class OfferShapes:
             offer.ad_vals = vector.vals  # the ad holds these values already
         self.walked[id(offer)] = (ad, busy, first.walk, offer)
         offer.independent = dict(first.independent)
-        self._reshape(offer, first.pair_key, first.pair_shape)
+        self.reshape(offer, first.pair_key, first.pair_shape)
 
     def _prepare_loose(self, offer: Offer, ad: ClassAd, busy: bool, first: FirstState
                        ) -> None:
@@ -238,7 +236,7 @@ class OfferShapes:
             self._rank_keys(ad, vector, first.walk[2], independent)
         self.walked[id(offer)] = (ad, busy, first.walk, offer)
         offer.independent = independent
-        self._reshape(offer, first.pair_key, first.pair_shape)
+        self.reshape(offer, first.pair_key, first.pair_shape)
         if not busy and self._first.looking(busy):
             # (an unheld slot's entries are mostly its machine type's: later slots
             # may hold them all; a held slot's own literals make that unlikely. The
@@ -247,7 +245,7 @@ class OfferShapes:
             self._first.keep(ad, busy, offer.slot.kind, first.walk, independent,
                              first.pair_key, first.pair_shape, vector)
 
-    def _reshape(self, offer: Offer, pair_key: tuple, pair_shape: int = 0) -> None:
+    def reshape(self, offer: Offer, pair_key: tuple, pair_shape: int = 0) -> None:
         """Number the offer's pair shape (``pair_shape`` when the caller knows it:
         the number ``pair_key`` was given) and its shape, (pair shape, holder,
         CurrentRank when held), each numbered from 1 in order of first sight, and
@@ -299,7 +297,7 @@ class OfferShapes:
         and the sign of a zero are part of it), and ``rank_sig`` numbers the other
         ranks' keys with only the names of the constant ones. So slots that differ
         in such a value alone (each its own KFlops) share one signature, and with it
-        their carved states' ranks and transitions (``prepare_carved``, ``carve``),
+        their carved states' ranks and transitions (``carved_states``),
         with no residual made and no binding numbered for the constant."""
         keys = vector.rank_keys = {}
         constants = vector.constants = {}
@@ -324,102 +322,6 @@ class OfferShapes:
                 reach, tuple(sorted(reach.difference(free))))
         return found[1]
 
-    def prepare_carved(self, offer: Offer, vals: tuple) -> dict[str, float]:
-        """``prepare`` for the state carving made of an offer with a resource vector:
-        the vector moves to ``vals`` (``Offer.ad`` follows), the independent policy
-        ranks come from their programs, the shapes from the vector. Returns the
-        ranks that read the vector (shared read-only by the slots of the vector's
-        rank signature)."""
-        vector = offer.vector
-        assert vector is not None
-        vector.vals = vals
-        state = typed(vals)
-        # Slots of one static and equal rank bindings pass through the same states:
-        # their ranks that read the vector are remembered per (rank signature,
-        # state). Read-only dicts.
-        memo_key = (vector.rank_sig, state)
-        computed = self._independent_memo.get(memo_key)
-        if computed is None:
-            computed = self._independent_memo[memo_key] = self._carved_ranks(offer, vals)
-        offer.independent = _with_constants(computed, vector)
-        self._reshape(offer, ("vector", vector.static, state))
-        return computed
-
-    def carve(self, offer: Offer, taken: dict[str, float]) -> None:
-        """``prepare_carved(offer, rest_of(offer.vector, taken))``, remembered per
-        transition: the outcome (the new vals, the ranks that read the vector, pair
-        shape and shape) is a function of the vector's static and typed vals, of the
-        holder and CurrentRank (all four fixed by the offer's shape, ``_reshape``),
-        of the rank signature and of the amounts taken; the offer's constant ranks
-        are its own (``_with_constants``). ``taken`` is keyed by identity
-        (pair results share one dict per class and shape) and held by the entry, so
-        its id cannot be reused while the entry lives. The offer is stamped first
-        (``stamp``, written out)."""
-        clock = self.clock = self.clock + 1
-        offer.version = clock
-        offer.stamps.append(clock)
-        vector = offer.vector
-        key = (offer.shape, vector.rank_sig, id(taken))  # type: ignore[union-attr]
-        found = self._transitions.get(key)
-        if found is None or found[0] is not taken:
-            computed = self.prepare_carved(offer, rest_of(vector, taken))  # type: ignore[arg-type]
-            self._transitions[key] = (taken, vector.vals, computed,  # type: ignore[union-attr]
-                                      offer.pair_shape, offer.shape)
-            return
-        _, vector.vals, computed, offer.pair_shape, shape = found  # type: ignore[union-attr]
-        offer.independent = _with_constants(computed, vector)  # type: ignore[arg-type]
-        # ``place`` for an offer with a vector, written out (one per match): it stays
-        # in its static's box (``_groups``) and moves from its shape to ``shape``.
-        box, seq, before = offer.box, offer.seq, offer.shape
-        members = box[before]  # type: ignore[index]
-        del members[seq]
-        if not members:
-            del box[before]  # type: ignore[union-attr]
-        offer.shape = shape
-        joins = self.joins
-        joins[shape] = joins.get(shape, 0) + 1
-        members = box.get(shape)  # type: ignore[union-attr]
-        if members is None:
-            members = box[shape] = {}  # type: ignore[index]
-        members[seq] = None
-
-    def _carved_ranks(self, offer: Offer, vals: tuple) -> dict[str, float]:
-        """The job-independent policy ranks of a carved state that read the vector,
-        by their programs (one evaluation each); the constant ones are the offer's
-        (``vector.constants``), added by ``_with_constants``."""
-        vector = offer.vector
-        plan = self._rank_plans.get(vector.rank_sig)  # type: ignore[union-attr]
-        if plan is None:
-            plan = self._rank_plans[vector.rank_sig] = self._rank_plan(offer)  # type: ignore[union-attr]
-        self.counts.evaluations += len(plan)
-        independent: dict[str, float] = {}
-        for rank, program, value in plan:
-            if value is None:
-                if program is None:
-                    value = as_rank(adeval.eval_expr(self._rank_exprs[rank], offer.ad, None,
-                                                     self.now))
-                else:
-                    value = as_rank(program(vals))
-            independent[rank] = value
-        return independent
-
-    def _rank_plan(self, offer: Offer) -> list[tuple[str, object, float | None]]:
-        """(rank, its program or None, its value when the program is a constant) for
-        each independent rank of a vector's rank signature that is not one of the
-        offer's constants (``_carved_ranks``)."""
-        vector = offer.vector
-        plan = []
-        for rank, key in vector.rank_keys.items():  # type: ignore[union-attr]
-            if rank in vector.constants:  # type: ignore[union-attr]
-                continue
-            program = self._rank_programs.get(key, MISSING)
-            if program is MISSING:
-                program = self._rank_programs[key] = rank_program(
-                    self._rank_exprs[rank], offer.ad, vector, self.now)  # type: ignore[arg-type]
-            value = as_rank(program.value) if type(program) is Constant else None
-            plan.append((rank, program, value))
-        return plan
-
     def place(self, offer: Offer, shape: int) -> None:
         """Record ``offer`` under ``shape`` (moving it from its previous one)."""
         if offer.seq < 0:
@@ -431,6 +333,8 @@ class OfferShapes:
         offer.shape = shape
         if offer.vector is not None:
             box = self.groups.setdefault(offer.vector.static, {})
+            if self.moved is not None:
+                self.moved.append(offer)
         elif offer.holder is not None:
             box = self.held.add(offer)
         else:
@@ -453,19 +357,10 @@ class OfferShapes:
                 del box[offer.shape]
             if offer.vector is None and offer.holder is not None:
                 self.held.remove(offer)
+            elif offer.vector is not None and self.moved is not None:
+                self.moved.append(offer)
 
     @property
     def shape_count(self) -> int:
         return len(self.shape_numbers)
 
-
-def _with_constants(computed: dict[str, float], vector: SlotVector) -> dict[str, float]:
-    """An offer's independent ranks in a carved state: ``computed`` (the ranks that
-    read the vector, shared read-only by the slots of one signature) with the
-    vector's constant ranks, in the order of ``vector.rank_keys`` (the policy's);
-    ``computed`` itself when there are none."""
-    constants = vector.constants
-    if not constants:
-        return computed
-    return {rank: constants[rank] if rank in constants else computed[rank]
-            for rank in vector.rank_keys}

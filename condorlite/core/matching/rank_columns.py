@@ -135,6 +135,15 @@ class RankColumn:
         self._values[offer.seq] = (version, value)
         return value
 
+    def same_in_every_state(self, offer: Offer) -> bool:
+        """Whether the offer's value is kept for every version (the Rank reaches no
+        carved name and the slot binds what it reaches to literals, class doc): the
+        value of every state the offer passes through."""
+        if not self.stateless:
+            return False
+        self.value(offer)
+        return self._values[offer.seq][0] is None
+
     def _literal_bindings(self, ad: ClassAd) -> list | None:
         """The ad's bindings of the names the Rank reaches (None where absent), or
         None when one is not a literal (it may lead on to a carved name)."""

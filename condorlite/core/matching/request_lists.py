@@ -216,13 +216,17 @@ class RequestLists:
         build = ListBuild(out, class_id, job_ad, submitter, signature, only_rank, part,
                           known_pairs, kept_runs, column)
         self._held_candidates(build)
-        self._carved.add(build)
+        sources = self._carved.add(build)
         # The kept lists come sorted, and so does the rest once sorted alone: they are
-        # merged a part at a time, as far as the scan reads (``Candidates.merge_more``).
+        # merged a part at a time, as far as the scan reads (``Candidates.merge_more``),
+        # with the carved states whose entries are made as the merge reaches them.
         rest = out.entries
         rest.sort()
         out.entries = []
         out.pending = [[run, 0] for run in (*kept_runs, rest) if run]
+        if sources:
+            out.pending.extend([source.entries, 0, source] for source in sources)
+            out.lazy_runs = len(sources)
         out.merge_more()
         return out
 

@@ -18,7 +18,13 @@ from typing import NamedTuple
 
 import pytest
 
-from condorlite.core.matching import carved_lists, carving, pair_programs, shape_entries
+from condorlite.core.matching import (
+    carved_lists,
+    carving,
+    ordered_states,
+    pair_programs,
+    shape_entries,
+)
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import WITHIN_RESOURCE_LIMITS, ad_text, run_both
@@ -123,6 +129,8 @@ def test_a_wrong_pair_in_the_walk_is_caught(monkeypatch):
 
     carving_pair = carved_lists.make_pair
     monkeypatch.setattr(carved_lists, "make_pair", rankless)
+    # (and where a static's entries are made from its order, ``ordered_states``)
+    monkeypatch.setattr(ordered_states, "make_pair", rankless)
     with pytest.raises(AssertionError):
         run_both(slots, jobs, POLICY)
 

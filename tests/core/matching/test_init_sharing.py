@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from condorlite.core import adeval
 from condorlite.core.classad import parse_ad
 from condorlite.core.classad.parser import parse_expr
-from condorlite.core.matching import first_states, offer_shapes, row_maps
+from condorlite.core.matching import carved_states, first_states, row_maps
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.expr_numbers import Canon
 from condorlite.core.matching.first_states import FirstStates
@@ -262,13 +262,13 @@ def test_a_rank_that_reads_no_resource_is_its_first_value_in_every_state(tmp_pat
                             realistic=True, unique=True, partitionable_fraction=1.0)
     slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
     made: list[str] = []
-    original = offer_shapes.rank_program
+    original = carved_states.rank_program
 
     def counting(expr, slot_ad, vector, now):
         made.append(str(expr))
         return original(expr, slot_ad, vector, now)
 
-    monkeypatch.setattr(offer_shapes, "rank_program", counting)
+    monkeypatch.setattr(carved_states, "rank_program", counting)
     cycle = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
     cycle.run()
     vectors = [o for o in cycle.offers if o.vector is not None]

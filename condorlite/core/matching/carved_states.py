@@ -1,0 +1,160 @@
+"""Carved states: what a match leaves of an offer with a resource vector, its ranks,
+and the transitions remembered (one ``CarvedStates`` per cycle, owned by
+``offer_shapes.OfferShapes``).
+
+``carve`` moves an offer to the state a match leaves (``carving.rest_of``): its
+vector's values, the job-independent policy ranks that read them (by their programs,
+``carving.rank_program``; remembered per rank signature and state, shared read-only
+by the slots of one signature), its pair shape and shape (``OfferShapes.reshape``),
+and its place among the members of its static's shapes. A transition (the offer's
+shape, rank signature and the dict of amounts taken) is remembered with its outcome,
+so a second offer making the same one does none of that work.
+
+It owns the ranks' memo, plans and programs and the transitions; it reads and
+advances the shapes' carving clock and places the offer in the shapes' tables.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from condorlite.core import adeval
+from condorlite.core.classad.partial import Constant
+from condorlite.core.matching.candidates import as_rank
+from condorlite.core.matching.carving import SlotVector, rank_program, rest_of, typed
+from condorlite.core.matching.offers import Offer
+
+if TYPE_CHECKING:  # (the owner, for its type: it makes this object)
+    from condorlite.core.matching.offer_shapes import OfferShapes
+
+#: "not in the table" (a rank's program may be None)
+_MISSING = object()
+
+
+class CarvedStates:
+    """A cycle's carved states (module doc). ``shapes``: the owner, whose tables a
+    carve updates; ``rank_exprs``: the policy ranks by key (``candidates.PRE`` ...)."""
+
+    def __init__(self, shapes: OfferShapes, rank_exprs: dict[str, object]) -> None:
+        self._shapes = shapes
+        self._rank_exprs = rank_exprs
+        #: (rank signature, typed state) -> the independent ranks that read the vector
+        #: (``prepare``; the constant ones are each offer's, ``with_constants``)
+        self._independent_memo: dict[tuple, dict[str, float]] = {}
+        #: carving transitions (``carve``)
+        self._transitions: dict[tuple, tuple] = {}
+        #: rank program key -> its residual program (``carving.rank_program``)
+        self._rank_programs: dict[tuple, object] = {}
+        #: rank signature -> its ranks' programs, as ``_carved_ranks`` runs them
+        self._rank_plans: dict[int, list[tuple[str, object, float | None]]] = {}
+
+    def prepare(self, offer: Offer, vals: tuple) -> dict[str, float]:
+        """``OfferShapes.prepare`` for the state carving made of an offer with a resource vector:
+        the vector moves to ``vals`` (``Offer.ad`` follows), the independent policy
+        ranks come from their programs, the shapes from the vector. Returns the
+        ranks that read the vector (shared read-only by the slots of the vector's
+        rank signature)."""
+        vector = offer.vector
+        assert vector is not None
+        vector.vals = vals
+        state = typed(vals)
+        # Slots of one static and equal rank bindings pass through the same states:
+        # their ranks that read the vector are remembered per (rank signature,
+        # state). Read-only dicts.
+        memo_key = (vector.rank_sig, state)
+        computed = self._independent_memo.get(memo_key)
+        if computed is None:
+            computed = self._independent_memo[memo_key] = self._carved_ranks(offer, vals)
+        offer.independent = with_constants(computed, vector)
+        self._shapes.reshape(offer, ("vector", vector.static, state))
+        return computed
+
+    def carve(self, offer: Offer, taken: dict[str, float]) -> None:
+        """``prepare(offer, rest_of(offer.vector, taken))``, remembered per
+        transition: the outcome (the new vals, the ranks that read the vector, pair
+        shape and shape) is a function of the vector's static and typed vals, of the
+        holder and CurrentRank (all four fixed by the offer's shape, ``OfferShapes.reshape``),
+        of the rank signature and of the amounts taken; the offer's constant ranks
+        are its own (``_with_constants``). ``taken`` is keyed by identity
+        (pair results share one dict per class and shape) and held by the entry, so
+        its id cannot be reused while the entry lives. The offer is stamped first
+        (``OfferShapes.stamp``, written out)."""
+        shapes = self._shapes
+        clock = shapes.clock = shapes.clock + 1
+        offer.version = clock
+        offer.stamps.append(clock)
+        vector = offer.vector
+        key = (offer.shape, vector.rank_sig, id(taken))  # type: ignore[union-attr]
+        found = self._transitions.get(key)
+        if found is None or found[0] is not taken:
+            computed = self.prepare(offer, rest_of(vector, taken))  # type: ignore[arg-type]
+            self._transitions[key] = (taken, vector.vals, computed,  # type: ignore[union-attr]
+                                      offer.pair_shape, offer.shape)
+            return
+        _, vector.vals, computed, offer.pair_shape, shape = found  # type: ignore[union-attr]
+        offer.independent = with_constants(computed, vector)  # type: ignore[arg-type]
+        # ``OfferShapes.place`` for an offer with a vector, written out (one per match): it stays
+        # in its static's box (``_groups``) and moves from its shape to ``shape``.
+        box, seq, before = offer.box, offer.seq, offer.shape
+        members = box[before]  # type: ignore[index]
+        del members[seq]
+        if not members:
+            del box[before]  # type: ignore[union-attr]
+        offer.shape = shape
+        joins = shapes.joins
+        joins[shape] = joins.get(shape, 0) + 1
+        members = box.get(shape)  # type: ignore[union-attr]
+        if members is None:
+            members = box[shape] = {}  # type: ignore[index]
+        members[seq] = None
+        if shapes.moved is not None:
+            shapes.moved.append(offer)
+
+    def _carved_ranks(self, offer: Offer, vals: tuple) -> dict[str, float]:
+        """The job-independent policy ranks of a carved state that read the vector,
+        by their programs (one evaluation each); the constant ones are the offer's
+        (``vector.constants``), added by ``with_constants``."""
+        vector = offer.vector
+        plan = self._rank_plans.get(vector.rank_sig)  # type: ignore[union-attr]
+        if plan is None:
+            plan = self._rank_plans[vector.rank_sig] = self._rank_plan(offer)  # type: ignore[union-attr]
+        self._shapes.counts.evaluations += len(plan)
+        independent: dict[str, float] = {}
+        for rank, program, value in plan:
+            if value is None:
+                if program is None:
+                    value = as_rank(adeval.eval_expr(self._rank_exprs[rank], offer.ad, None,
+                                                     self._shapes.now))
+                else:
+                    value = as_rank(program(vals))
+            independent[rank] = value
+        return independent
+
+    def _rank_plan(self, offer: Offer) -> list[tuple[str, object, float | None]]:
+        """(rank, its program or None, its value when the program is a constant) for
+        each independent rank of a vector's rank signature that is not one of the
+        offer's constants (``_carved_ranks``)."""
+        vector = offer.vector
+        plan = []
+        for rank, key in vector.rank_keys.items():  # type: ignore[union-attr]
+            if rank in vector.constants:  # type: ignore[union-attr]
+                continue
+            program = self._rank_programs.get(key, _MISSING)
+            if program is _MISSING:
+                program = self._rank_programs[key] = rank_program(
+                    self._rank_exprs[rank], offer.ad, vector, self._shapes.now)  # type: ignore[arg-type]
+            value = as_rank(program.value) if type(program) is Constant else None
+            plan.append((rank, program, value))
+        return plan
+
+
+def with_constants(computed: dict[str, float], vector: SlotVector) -> dict[str, float]:
+    """An offer's independent ranks in a carved state: ``computed`` (the ranks that
+    read the vector, shared read-only by the slots of one signature) with the
+    vector's constant ranks, in the order of ``vector.rank_keys`` (the policy's);
+    ``computed`` itself when there are none."""
+    constants = vector.constants
+    if not constants:
+        return computed
+    return {rank: constants[rank] if rank in constants else computed[rank]
+            for rank in vector.rank_keys}

@@ -1,0 +1,321 @@
+"""Carved entries made from each static's offers in pre-job-rank order, as far as a
+list's merge reads (``ordered_states``), and only-rank lists that pass over the
+statics of offers nobody holds (``carved_lists``).
+
+Each cycle runs with the order on and off (``carved_lists.ORDERED``); both must decide
+as the plain reference cycle does, and the order must have done its work (lists made
+from it, fewer entries made than offers it held). The order itself is checked against
+the offers' current states after every ``sync``, and a list's snapshot must not
+change when the order moves on. ``Candidates.merge_more`` with sources made on
+demand is checked against one sort of everything (hypothesis).
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from condorlite.core.matching import carved_lists, ordered_states
+from condorlite.core.matching.candidates import FLT_MAX, PRE, Candidates, PairEval
+from condorlite.core.matching.match_table import MatchTable
+from condorlite.core.matching.offer_shapes import EvaluationCount
+from condorlite.core.matching.ordered_states import OrderedStates, StaticOrders
+from condorlite.core.model import NO_PREEMPTION, REASON_ORDER, Submitter
+from condorlite.core.policy import Policy
+from tests.core.matching._against_reference import WITHIN_RESOURCE_LIMITS, ad_text, run_both
+from tests.core.matching.test_carved_cells import _jobs, _pslot
+from tests.core.negotiation.test_equivalence import _fingerprint
+
+POLICY = Policy(uid_domain="example.org")
+
+
+@pytest.fixture(autouse=True)
+def _small_statics_ordered(monkeypatch) -> None:
+    # (these pools' statics hold a few dozen offers: ordered all the same here)
+    monkeypatch.setattr(ordered_states, "ORDER_MIN", 1)
+
+
+class _Made:
+    """The ordered sources made in a cycle (``OrderedStates``), kept through ``patch``,
+    and every order checked against the offers' states after each ``sync``."""
+
+    def __init__(self, patch) -> None:
+        self.sources: list[OrderedStates] = []
+        self.syncs = 0
+        made = OrderedStates.__init__
+        sync = StaticOrders.sync
+        kept = self
+
+        def init(source, *args, **kwargs):  # type: ignore[no-untyped-def]
+            made(source, *args, **kwargs)
+            kept.sources.append(source)
+
+        def checked_sync(orders):  # type: ignore[no-untyped-def]
+            sync(orders)
+            kept.syncs += 1
+            _check_orders(orders)
+
+        patch.setattr(OrderedStates, "__init__", init)
+        patch.setattr(StaticOrders, "sync", checked_sync)
+
+
+def _check_orders(orders: StaticOrders) -> None:
+    """Each ordered static's items are its available offers nobody holds, in their
+    current states, sorted by (-pre, position)."""
+    assert orders._moved == []
+    for static, order in orders._orders.items():
+        assert order == sorted(order)
+        want = []
+        for members in orders._groups.get(static, {}).values():
+            for seq in members:
+                item = orders._items[seq]
+                assert item[1] == seq
+                want.append(item)
+        assert sorted(want) == order
+        for item in order:
+            key, seq, _, _, values, _ = item
+            assert key == -values[PRE]
+
+
+def _cycle(slots, jobs, ordered: bool, monkeypatch, subs=None):
+    monkeypatch.setattr(carved_lists, "ORDERED", ordered)
+    return run_both(slots, jobs, POLICY, subs)
+
+
+def _ranked_pslot(i: int, kflops: str) -> str:
+    """A partitionable slot with its own ``KFlops`` (a rank column's name)."""
+    attrs = dict(Name=f'"slot1@k{i:02d}"', Machine=f'"k{i:02d}"', State='"Unclaimed"',
+                 Activity='"Idle"', PartitionableSlot="true", Cpus=8 + 8 * (i % 2),
+                 Memory=16384, Disk=200000 + 977 * i, Arch='"X86_64"', OpSys='"LINUX"',
+                 Start="true", Requirements="START && WithinResourceLimits",
+                 WithinResourceLimits=WITHIN_RESOURCE_LIMITS, KFlops=kflops,
+                 Rank="0.0", CurrentRank="0.0", SlotWeight="Cpus")
+    return ad_text(attrs)
+
+
+def _kflops_jobs(per: int) -> list[str]:
+    out = []
+    for cluster in range(1, 7):
+        attrs = dict(Owner=f'"u{cluster % 3}@example.org"', JobStatus=1, JobPrio=0,
+                     QDate=1000 + cluster, RequestCpus=1 + cluster % 2,
+                     RequestMemory=1024 * cluster, RequestDisk=1000,
+                     Rank="KFlops" if cluster % 2 else "0.0",
+                     Requirements="TARGET.Memory >= RequestMemory")
+        out.extend(ad_text(dict(ClusterId=cluster, ProcId=proc, **attrs))
+                   for proc in range(per))
+    return out
+
+
+def test_ordered_statics_decide_as_the_walk_and_make_fewer_entries(monkeypatch) -> None:
+    # (over 64 offers a static: a list's first merge reads 64 entries of each source)
+    slots, jobs = [_pslot(i) for i in range(240)], _jobs(3)
+    made = _Made(monkeypatch)
+    _, result = _cycle(slots, jobs, True, monkeypatch)
+    _, walked = _cycle(slots, jobs, False, monkeypatch)
+    assert _fingerprint(result) == _fingerprint(walked)
+    assert made.sources and made.syncs
+    items = sum(len(s.items) for s in made.sources)
+    reached = sum(s._at for s in made.sources)
+    # (the merge read only part of what the lists were made with)
+    assert reached < items
+
+
+def test_rank_column_of_literals_is_read_in_order(monkeypatch) -> None:
+    """Classes ranking by ``KFlops`` (a rank column whose value is the same in every
+    state of a slot binding it to a literal) take their statics from the order."""
+    slots = [_ranked_pslot(i, str(1000 + 37 * (i % 7))) for i in range(24)]
+    made = _Made(monkeypatch)
+    _, result = _cycle(slots, _kflops_jobs(10), True, monkeypatch)
+    assert any(s._column is not None for s in made.sources)
+    # each source's entries are sorted, ties of -pre among them by the column's value
+    assert all(s.entries == sorted(s.entries) for s in made.sources)
+    assert any(a[0] == b[0] and a[1] != b[1] for s in made.sources
+               for a, b in zip(s.entries, s.entries[1:], strict=False))
+    _, walked = _cycle(slots, _kflops_jobs(10), False, monkeypatch)
+    assert _fingerprint(result) == _fingerprint(walked)
+
+
+def test_rank_column_that_reads_the_state_is_walked(monkeypatch) -> None:
+    """A ``KFlops`` bound to an expression of ``Cpus`` is no literal: the column's
+    value may change with the state, so the class's statics are walked."""
+    slots = [_ranked_pslot(i, "Cpus * 1000") for i in range(24)]
+    made = _Made(monkeypatch)
+    _, result = _cycle(slots, _kflops_jobs(10), True, monkeypatch)
+    assert made.sources  # (the classes without a column)
+    assert all(s._column is None for s in made.sources)
+    _, walked = _cycle(slots, _kflops_jobs(10), False, monkeypatch)
+    assert _fingerprint(result) == _fingerprint(walked)
+
+
+def test_a_snapshot_does_not_change_when_the_order_moves_on(monkeypatch) -> None:
+    slots, jobs = [_pslot(i) for i in range(30)], _jobs(10)
+    snapshots: list[tuple[list, list]] = []
+    take = StaticOrders.snapshot
+
+    def kept(orders, static):  # type: ignore[no-untyped-def]
+        items = take(orders, static)
+        if items is not None:
+            snapshots.append((items, list(items)))
+        return items
+
+    monkeypatch.setattr(StaticOrders, "snapshot", kept)
+    _cycle(slots, jobs, True, monkeypatch)
+    assert snapshots
+    assert all(items == copy for items, copy in snapshots)
+    # (the orders moved on after some snapshot: the check above had work to do)
+    assert len({id(items) for items, _ in snapshots}) > 1
+
+
+def test_only_rank_lists_pass_over_nobodys_offers(monkeypatch) -> None:
+    """A submitter over its limit while some slot is held gets only-rank lists;
+    nobody's carved offers are never listed there, so no program is asked for them
+    (the same decisions either way)."""
+    # (carol's share is less than one job: the round-up rule lets her first job
+    # through, and her later rows get only-rank lists while held slots are left)
+    slots = [_pslot(i) for i in range(20)] + [_held(i) for i in range(8)]
+    jobs = _jobs(20)
+    subs = {f"{name}@example.org": Submitter(f"{name}@example.org", eup=eup, usage=0.0)
+            for name, eup in (("alice", 500.0), ("bob", 1000.0), ("carol", 1e7),
+                              ("old0", 1e6), ("old1", 1e6))}
+    seen: list[bool] = []
+    #: programs asked for nobody's offers while an only-rank list was made
+    asked: list[int] = []
+    add = carved_lists.CarvedLists.add
+    program = MatchTable.program
+
+    inside: list[bool] = []
+
+    def counted(lists, build):  # type: ignore[no-untyped-def]
+        seen.append(build.only_rank)
+        inside.append(build.only_rank)
+        try:
+            return add(lists, build)
+        finally:
+            inside.pop()
+
+    def watched(table, klass, job_ad, offer):  # type: ignore[no-untyped-def]
+        if inside and inside[-1] and offer.vector is not None and offer.holder is None:
+            asked.append(offer.seq)
+        return program(table, klass, job_ad, offer)
+
+    monkeypatch.setattr(carved_lists.CarvedLists, "add", counted)
+    monkeypatch.setattr(MatchTable, "program", watched)
+    _, result = _cycle(slots, jobs, True, monkeypatch, subs)
+    assert any(seen) and not asked
+    _, walked = _cycle(slots, jobs, False, monkeypatch, subs)
+    assert _fingerprint(result) == _fingerprint(walked)
+
+
+def _held(i: int) -> str:
+    """A claimed static slot (so a submitter over its limit still gets a list)."""
+    return ad_text(dict(
+        Name=f'"slot1@old{i}"', Machine=f'"old{i}"', State='"Claimed"',
+        Activity='"Busy"', Cpus=2, Memory=4096, Disk=50000, Arch='"X86_64"',
+        OpSys='"LINUX"', Start="true", Requirements="START", Rank="0.0",
+        CurrentRank="0.0", SlotWeight="Cpus", RemoteUser=f'"old{i % 2}@example.org"',
+        RemoteOwner=f'"old{i % 2}"', TotalJobRunTime=100 + i))
+
+
+class _Lazy:
+    """A source made on demand, as ``merge_more`` reads one: its entries are made a
+    whole group of equal first key at a time, in key order."""
+
+    def __init__(self, entries: list[tuple]) -> None:
+        self._all = sorted(entries)
+        self.entries: list[tuple] = []
+        self.done = not entries
+
+    def _make_group(self) -> None:
+        first = self._all[len(self.entries)][0]
+        while len(self.entries) < len(self._all) and self._all[len(self.entries)][0] == first:
+            self.entries.append(self._all[len(self.entries)])
+        self.done = len(self.entries) == len(self._all)
+
+    def grow(self, count: int) -> None:
+        while not self.done and len(self.entries) <= count:
+            self._make_group()
+
+    def through(self, key: float) -> None:
+        while not self.done and self._all[len(self.entries)][0] <= key:
+            self._make_group()
+
+
+_ENTRY = st.tuples(st.integers(0, 12), st.integers(0, 3), st.integers(0, 10**6))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(_ENTRY, max_size=90), max_size=4),
+       st.lists(st.lists(_ENTRY, max_size=200), max_size=3),
+       st.integers(1, 8))
+def test_merge_with_sources_made_on_demand_is_one_sort(runs, lazies, chunk) -> None:
+    every = [e for run in runs for e in run] + [e for lazy in lazies for e in lazy]
+    cands = Candidates([], chunk=chunk)
+    cands.pending = [[sorted(run), 0] for run in runs if run]
+    sources = [_Lazy(lazy) for lazy in lazies]
+    cands.pending.extend([s.entries, 0, s] for s in sources)
+    cands.lazy_runs = len(sources)
+    while cands.pending:
+        before = len(cands.entries)
+        cands.merge_more()
+        # (each merge is the sorted prefix of everything so far)
+        assert cands.entries == sorted(every)[:len(cands.entries)]
+        assert len(cands.entries) >= before
+    assert cands.entries == sorted(every)
+
+
+
+class _Named:
+    """An offer as an ordered source reads one: its Name."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+_ITEM = st.tuples(st.integers(0, 6), st.integers(0, 4), st.booleans())
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_ITEM, max_size=120),
+       st.lists(st.tuples(st.integers(-6, 0), st.integers(-3, 0), st.integers(0, 9)),
+                max_size=60),
+       st.integers(1, 8))
+def test_an_ordered_source_merges_as_its_entries_sorted(items, run, chunk) -> None:
+    """An ``OrderedStates`` of items with ties of -pre, some states not fitting,
+    merged beside an eager run: the merged list is the sort of every fitting item's
+    entry and the run's, whatever the chunk."""
+    registry = [_Named(f"slot{i:03d}") for i in range(len(items))]
+    order, left, pair_of = [], {}, {}
+    for seq, (pre, post, fits) in enumerate(items):
+        shape = seq + 1
+        left[shape] = (4.0 if fits else 1.0,)
+        pair_of[shape] = shape
+        order.append((float(-pre), seq, 7, shape, {"post": float(post)}, ()))
+    order.sort()
+    boxed = PairEval(True, 2.0)
+    source = OrderedStates(order, registry, pair_of, left, [("cpus", 2.0, 0)], {}, boxed,
+                           None, {}, EvaluationCount(), None)
+    want = sorted([(float(-pre), -2.0, -float(post), -REASON_ORDER[NO_PREEMPTION], FLT_MAX,
+                    f"slot{seq:03d}", seq, 7, NO_PREEMPTION)
+                   for seq, (pre, post, fits) in enumerate(items) if fits]
+                  + [tuple(map(float, e)) for e in run])
+    cands = Candidates([], chunk=chunk)
+    cands.pending = [[sorted(tuple(map(float, e)) for e in run), 0]] if run else []
+    cands.pending.append([source.entries, 0, source])
+    cands.lazy_runs = 1
+    while cands.pending:
+        cands.merge_more()
+        assert cands.entries == want[:len(cands.entries)]
+    assert cands.entries == want
+
+
+def test_a_static_smaller_than_the_least_order_is_walked(monkeypatch) -> None:
+    """With ``ORDER_MIN`` above every static's size no list is made from an order,
+    every static is walked for good and the shapes stop logging moves."""
+    monkeypatch.setattr(ordered_states, "ORDER_MIN", 10**6)
+    made = _Made(monkeypatch)
+    fast, result = _cycle([_pslot(i) for i in range(40)], _jobs(6), True, monkeypatch)
+    assert not made.sources
+    assert fast.mm.shapes.moved is None
+    _, walked = _cycle([_pslot(i) for i in range(40)], _jobs(6), False, monkeypatch)
+    assert _fingerprint(result) == _fingerprint(walked)
