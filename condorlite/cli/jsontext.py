@@ -167,7 +167,7 @@ class Rows:
 def _exact(rows: list[Any]) -> bytes:
     """``json.dumps``'s text of ``rows`` in UTF-8: orjson's, unless orjson refuses a
     value or its text shows an unmarked tiny float (module doc), then ``json``'s; a
-    non-finite float is null, as in a document that holds one (``render``)."""
+    non-finite float is null, as in a document that holds one (``json_safe``)."""
     try:
         text = orjson.dumps(rows, default=_default, option=_OPTIONS)
         if not _suspect(text):
@@ -177,11 +177,12 @@ def _exact(rows: list[Any]) -> bytes:
     try:
         return json_text(rows).encode()
     except ValueError:
-        return json_text(_finite(rows)).encode()
+        return json_text(json_safe(rows)).encode()
 
 
-def _finite(value: Any) -> Any:
-    """``value`` with every non-finite float null (``render``'s rule for a document)."""
+def json_safe(value: Any) -> Any:
+    """``value`` with every non-finite float (not valid JSON) null, ``Rows`` and
+    ``Encoded`` as their plain values; callers add their own flag."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, Rows):
@@ -189,9 +190,9 @@ def _finite(value: Any) -> Any:
     if isinstance(value, Encoded):
         value = value.value
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
+        return {k: json_safe(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
+        return [json_safe(v) for v in value]
     return value
 
 

@@ -19,7 +19,6 @@ time, memory the operating system reclaims at once on exit anyway.
 
 from __future__ import annotations
 
-import math
 import re
 import sys
 import time
@@ -146,21 +145,6 @@ def print_text(console: Console, text: str) -> None:
     out.flush()
 
 
-def _json_safe(value: Any) -> Any:
-    """Replace non-finite floats (not valid JSON) by null; callers add their own flag."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, jsontext.Rows):
-        value = value.materialised()
-    if isinstance(value, jsontext.Encoded):
-        value = value.value
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_safe(v) for v in value]
-    return value
-
-
 def envelope(command: str, data: Any, errors: list[dict[str, Any]],
              safe: bool = True) -> dict[str, Any]:
     """The JSON document; keys starting with "_" are human-only and left out.
@@ -171,7 +155,7 @@ def envelope(command: str, data: Any, errors: list[dict[str, Any]],
         "schema_version": SCHEMA_VERSION,
         "command": command,
         "status": "error" if errors else "ok",
-        "data": _json_safe(data) if safe else data,
+        "data": jsontext.json_safe(data) if safe else data,
         "errors": errors,
     }
 
@@ -208,7 +192,7 @@ def print_json(doc: dict[str, Any]) -> None:
         try:
             text = jsontext.json_text(doc)
         except ValueError:
-            text = _dumps({**doc, "data": _json_safe(doc["data"])})
+            text = _dumps({**doc, "data": jsontext.json_safe(doc["data"])})
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
 
