@@ -106,14 +106,7 @@ json_literal(Scanner *s, const unsigned char *v, Py_ssize_t n)
             return NULL;
         value = oldscan_plain_value(v, n);  /* NULL (no exception) past its forms */
     }
-    if (value == NULL)
-        return NULL;
-    PyObject *literal = s->literal_type->tp_alloc(s->literal_type, 0);
-    if (literal != NULL
-            && Py_TYPE(s->value_descr)->tp_descr_set(s->value_descr, literal, value) < 0)
-        Py_CLEAR(literal);
-    Py_DECREF(value);
-    return literal;
+    return value == NULL ? NULL : scanner_literal(s, value);
 }
 
 PyObject *
@@ -151,59 +144,11 @@ scanner_json_pair(Scanner *s, const unsigned char *p, Py_ssize_t n, int *value_n
     }
     if (end == v)
         return NULL;
-    /* one Literal per value text, as the old form's lines share them (plain.c) */
-    uint64_t h = oldscan_hash((const char *)v, end - v, s->key);
-    PyObject *literal = oldscan_get(&s->values, h, (const char *)v, end - v,
-                                    PyUnicode_1BYTE_KIND);
-    *value_new = literal == NULL;
-    if (literal == NULL) {
-        if (PyErr_Occurred())
-            return NULL;
-        literal = json_literal(s, v, end - v);
-        if (literal == NULL)
-            return NULL;
-        if (oldscan_put(&s->values, h, (const char *)v, end - v, PyUnicode_1BYTE_KIND,
-                        literal) < 0) {
-            Py_DECREF(literal);
-            return NULL;
-        }
-    }
-    PyObject *key = NULL, *named = NULL, *entry = NULL, *pair = NULL;
-    Py_ssize_t position = s->pending.n;
-    named = heads_get(s->heads, position, (const char *)p, head_end - p);
-    if (named != NULL) {
-        Py_INCREF(named);
-    }
-    else {
-        key = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, name, name_end - name);
-        if (key == NULL)
-            goto done;
-        named = PyDict_GetItemWithError(s->names, key);
-        if (named != NULL) {
-            Py_INCREF(named);
-        }
-        else {
-            if (PyErr_Occurred())
-                goto done;
-            named = PyObject_CallOneArg(s->new_name, key);
-            if (named == NULL)
-                goto done;
-        }
-        if (!PyTuple_CheckExact(named) || PyTuple_GET_SIZE(named) != 2) {
-            PyErr_SetString(PyExc_TypeError, "a name must be a (lower, spelling) pair");
-            goto done;
-        }
-        heads_put(s->heads, position, (const char *)p, head_end - p, named);
-    }
-    entry = PyTuple_Pack(2, PyTuple_GET_ITEM(named, 1), literal);
-    if (entry == NULL)
-        goto done;
-    pair = PyTuple_Pack(2, PyTuple_GET_ITEM(named, 0), entry);
-done:
-    Py_XDECREF(key);
-    Py_XDECREF(named);
-    Py_XDECREF(literal);
-    Py_XDECREF(entry);
+    PyObject *literal = scanner_value(s, v, end - v, json_literal, value_new);
+    if (literal == NULL)
+        return NULL;
+    PyObject *pair = scanner_named_pair(s, p, head_end - p, name, name_end - name, literal);
+    Py_DECREF(literal);
     return pair;
 }
 

@@ -92,6 +92,29 @@ Py_ssize_t scanner_json_keep_from(const Scanner *s);
 PyObject *scanner_json_pair(Scanner *s, const unsigned char *p, Py_ssize_t n,
                             int *value_new);
 
+/* A Literal holding `value` (a reference stolen), a new reference; NULL with an
+ * exception on failure (plain.c). */
+PyObject *scanner_literal(Scanner *s, PyObject *value);
+
+/* Makes the Literal of a value text: NULL without an exception when not plain. */
+typedef PyObject *(*literal_maker)(Scanner *s, const unsigned char *v, Py_ssize_t n);
+
+/* The Literal of the value text v[0..n) through the scanner's value table (one per
+ * text), made by `make` when the table lacks it, a new reference; NULL without an
+ * exception when `make` finds it not plain. *value_new: whether the table lacked it
+ * (plain.c). */
+PyObject *scanner_value(Scanner *s, const unsigned char *v, Py_ssize_t n,
+                        literal_maker make, int *value_new);
+
+/* The pair (lower-case name, (spelling, literal)) of a line whose head (the text
+ * before its "=" or ":") is head[0..head_n) and whose name text name[0..name_n): the
+ * last name read at its position when the head is the same (adlines.h: Head), else
+ * `names` or `new_name` by the name text. A new reference; NULL without an exception
+ * when `new_name` returns None (not a plain name), with one on failure (plain.c). */
+PyObject *scanner_named_pair(Scanner *s, const unsigned char *head, Py_ssize_t head_n,
+                             const unsigned char *name, Py_ssize_t name_n,
+                             PyObject *literal);
+
 /* The pair of a one-byte-per-character line read in C (plain.c), a new reference;
  * NULL without an exception when the line is not of the plain form, NULL with one on
  * failure. *value_new says whether its value was new to the value table. */
