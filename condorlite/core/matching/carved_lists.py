@@ -203,7 +203,7 @@ class CarvedLists:
             fit = fitting.get(shape)
             if fit is None:
                 # (whether the state holds every fixed request (spelling, amount,
-                # position), by ``carving.left`` of each resource: a plain loop here,
+                # position), by ``slot_vectors.left`` of each resource: a plain loop here,
                 # where a new state meets each set on every walk)
                 have = shape_left[shape]
                 fit = True

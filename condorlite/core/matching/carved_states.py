@@ -2,9 +2,9 @@
 and the transitions remembered (one ``CarvedStates`` per cycle, owned by
 ``offer_shapes.OfferShapes``).
 
-``carve`` moves an offer to the state a match leaves (``carving.rest_of``): its
+``carve`` moves an offer to the state a match leaves (``slot_vectors.rest_of``): its
 vector's values, the job-independent policy ranks that read them (by their programs,
-``carving.rank_program``; remembered per rank signature and state, shared read-only
+``slot_vectors.rank_program``; remembered per rank signature and state, shared read-only
 by the slots of one signature), its pair shape and shape (``OfferShapes.reshape``),
 and its place among the members of its static's shapes. A transition (the offer's
 shape, rank signature and the dict of amounts taken) is remembered with its outcome,
@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 from condorlite.core import adeval
 from condorlite.core.classad.partial import Constant
 from condorlite.core.matching.candidates import as_rank
-from condorlite.core.matching.carving import SlotVector, rank_program, rest_of, typed
 from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.slot_vectors import SlotVector, rank_program, rest_of, typed
 
 if TYPE_CHECKING:  # (the owner, for its type: it makes this object)
     from condorlite.core.matching.offer_shapes import OfferShapes
@@ -43,7 +43,7 @@ class CarvedStates:
         self._independent_memo: dict[tuple, dict[str, float]] = {}
         #: carving transitions (``carve``)
         self._transitions: dict[tuple, tuple] = {}
-        #: rank program key -> its residual program (``carving.rank_program``)
+        #: rank program key -> its residual program (``slot_vectors.rank_program``)
         self._rank_programs: dict[tuple, object] = {}
         #: rank signature -> its ranks' programs, as ``_carved_ranks`` runs them
         self._rank_plans: dict[int, list[tuple[str, object, float | None]]] = {}

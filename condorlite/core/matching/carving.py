@@ -1,26 +1,14 @@
-"""Partitionable slots as resource vectors, evaluated by residual programs.
+"""The residual program of a (job class, slot static) pair, run at a state's vector.
 
-During a cycle a partitionable offer's ad changes only by carving, and carving only
-rebinds the slot's *resource names* (``Cpus``, ``Memory``, ``Disk`` and every other
-``R`` some job asks for with ``Request<R>``) to new number literals. Every state of
-the slot is therefore the first state's ad with another vector of those numbers
-(``SlotVector.vals``), and whatever a job class and the slot evaluate to is a
-function of that vector. ``classad.partial.specialize`` turns each such evaluation
-into a *residual*: everything that does not depend on the vector is evaluated once,
-and a state costs only the operators that read its numbers.
-
-Exactness: a residual equals the full evaluation for every vector (the contract of
-``partial``). A program is shared between states and offers only under a key made of
-every binding the evaluation can read except the resource names (the matchmaker's
-walked names, ``Matchmaker.prepare``), plus the names themselves. The vector may
-also hold a slot's own literals that only a comparison with the job reads
-(``own_literals``: hidden names that carving never rebinds), left free the same way,
-so slots that differ only in them share a static; values are keyed
-with their types (``typed``), since 1 and 1.0 are one Python key but two ClassAd
-values. When an expression cannot be specialised (``specialize`` answers None) the
-caller evaluates the state in full, as for any other slot. This module holds the
-vector and the program's run (``PairProgram``); ``pair_programs`` makes the programs
-and shares their residuals between classes.
+A partitionable offer's states differ only in their resource vector
+(``slot_vectors``), so whatever a job class and the slot evaluate to is a function of
+that vector. ``classad.partial.specialize`` turns each such evaluation into a
+*residual*: everything that does not depend on the vector is evaluated once, and a
+state costs only the operators that read its numbers. Exactness: a residual equals the
+full evaluation for every vector (the contract of ``partial``); when an expression
+cannot be specialised (``specialize`` answers None) the caller evaluates the state in
+full, as for any other slot. This module holds the program's run (``PairProgram``);
+``pair_programs`` makes the programs and shares their residuals between classes.
 
 What a program gives for a (job class, slot) pair at ``vals`` (as ``matchmaker``'s
 ``_evaluate_pair`` does in full):
@@ -46,13 +34,9 @@ kept within 2**53, where a real represents every integer).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from math import copysign
 
 from condorlite.core import adeval
-from condorlite.core.adeval import ClassAd
-from condorlite.core.classad.ast import Expr, Literal
-from condorlite.core.classad.partial import Constant, specialize
+from condorlite.core.classad.partial import Constant
 from condorlite.core.classad.residuals import (
     FLIPPED,
     FreeRef,
@@ -61,106 +45,10 @@ from condorlite.core.classad.residuals import (
     compare_numbers,
 )
 from condorlite.core.classad.values import Undefined
-
-#: A ``vals`` key that keeps ClassAd types apart (``typed``).
-TypedVals = tuple
-
+from condorlite.core.matching.slot_vectors import holds, left
 
 #: "no value" where None is a value
 _MISSING = object()
-
-
-def typed(vals: Sequence[object]) -> TypedVals:
-    """``vals`` as a dict key: each value with its kind, 0 for an integer, 1 for a
-    real and -1 for a negative zero real (``1`` and ``1.0``, ``0.0`` and ``-0.0`` are
-    equal in Python, not in ClassAds: ``string`` and ``=?=`` tell them apart)."""
-    return (tuple(vals), tuple(map(_kind, vals)))
-
-
-def _kind(value: object) -> int:
-    if type(value) is not float:
-        return 0
-    return -1 if value == 0 and copysign(1.0, value) < 0 else 1  # type: ignore[arg-type]
-
-
-def number(value: float) -> int | float:
-    """How carving binds an amount: an integral amount as an integer literal."""
-    return int(value) if float(value).is_integer() else value
-
-
-@dataclass
-class SlotVector:
-    """A partitionable offer's resource names (lower-case, sorted) and their values in
-    the offer's current state."""
-
-    names: tuple[str, ...]
-    vals: tuple
-    #: lower-case name -> position in ``names``
-    index: dict[str, int]
-    #: the pair-static id (``Matchmaker``): equal ids and equal typed vals, equal pairs
-    static: int = 0
-    #: how many names at the end are a slot's own literals (``own_literals``), not
-    #: amounts: values of any type, which carving never changes
-    literals: int = 0
-    #: independent policy rank -> its program key (``Matchmaker``); ``rank_sig``
-    #: numbers them with the values of the constant ones left out, which
-    #: ``constants`` holds (rank -> its value in every state: one that reads none of
-    #: the vector's names), so slots whose only difference is such a value (their
-    #: own KFlops) share what their carved states work out
-    rank_keys: dict[str, tuple] = field(default_factory=dict)
-    rank_sig: int = 0
-    constants: dict[str, float] = field(default_factory=dict)
-    #: the piece-weight residuals (SlotWeight, SLOT_WEIGHT) once built, or () to build
-    #: (``pieces.vector_piece_weight``)
-    weight: tuple = ()
-    #: typed combined vals (or the amounts of ``weight_reads``) -> piece weight
-    weights: dict[tuple, float] = field(default_factory=dict)
-    #: the base resources the weight reads, as ``taken`` spells them; () when the
-    #: weight needs the whole vector; None until worked out (``offers``)
-    weight_reads: tuple[str, ...] | None = None
-    #: ``Matchmaker.weight_key`` once worked out
-    weight_key: tuple | None = None
-
-
-def vector_of(ad: ClassAd, candidates: frozenset[str],
-              literals: tuple[str, ...] = ()) -> SlotVector | None:
-    """The vector of the names in ``candidates`` (lower-case) the ad binds, or None
-    when one of them is not a number literal (then the slot is evaluated in full,
-    state by state); then the ``literals`` (``own_literals``: names bound to literals
-    that carving never changes, left free like the resources)."""
-    table = adeval.table(ad)
-    if table is None:
-        bound = {n: expr for n in candidates if (expr := adeval.attr(ad, n)) is not None}
-    else:  # (lower-case names, as the table keys them: one lookup each)
-        bound = {n: entry[1] for n in candidates if (entry := table.get(n)) is not None}
-    names = tuple(sorted(bound))
-    vals = []
-    for name in names:
-        expr = bound[name]
-        if type(expr) is not Literal or type(expr.value) not in (int, float):
-            return None
-        vals.append(expr.value)
-    for name in literals:
-        vals.append(adeval.attr(ad, name).value)  # type: ignore[union-attr]
-    names += literals
-    return SlotVector(names, tuple(vals), {n: i for i, n in enumerate(names)},
-                      literals=len(literals))
-
-
-def free_pairs(ad: ClassAd, vector: SlotVector) -> list[tuple[object, str]]:
-    return [(ad, name) for name in vector.names]
-
-
-def int_now(now: float | None) -> int | None:
-    return None if now is None else int(now)
-
-
-def holds(value: object) -> bool:
-    """``Requirements`` holds: true, or a non-zero integer or real."""
-    if value is True:
-        return True
-    kind = type(value)
-    return (kind is int or kind is float) and value != 0
 
 
 class PairProgram:
@@ -451,29 +339,3 @@ def _implied(amount: float | None, op: str, number: object) -> bool:
 def _settled(fn: Residual, convert: Callable[[object], float]) -> Residual | float:
     """A constant residual converted once (a float), else the residual."""
     return float(convert(fn.value)) if type(fn) is Constant else fn
-
-
-def left(value: object) -> float:
-    """What a state has of a resource (``as_float`` or 0, as ``offers._requested``)."""
-    kind = type(value)
-    if kind is int or kind is float:
-        number = float(value)  # type: ignore[arg-type]
-        return number if number == number else 0.0
-    return adeval.as_float(value) or 0.0
-
-
-def rank_program(expr: Expr, slot_ad: ClassAd, vector: SlotVector,
-                 now: float | None) -> Residual | None:
-    """A policy rank that reads nothing from the job, as a residual of the vector."""
-    return specialize(expr, slot_ad, None, free_pairs(slot_ad, vector), int_now(now))
-
-
-def rest_of(vector: SlotVector, taken: dict[str, float]) -> tuple:
-    """The vals carving ``taken`` leaves (``pieces.carve``: left minus amount, an
-    integral amount as an int)."""
-    vals = list(vector.vals)
-    index = vector.index
-    for res, amount in taken.items():
-        pos = index[res.lower()]
-        vals[pos] = number(left(vals[pos]) - amount)
-    return tuple(vals)

@@ -43,7 +43,7 @@ from typing import NamedTuple
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Literal
-from condorlite.core.matching.carving import SlotVector
+from condorlite.core.matching.slot_vectors import SlotVector
 
 #: at most this many records are kept in a cycle: slots with entries of their own
 #: (a held slot's RemoteUserPrio, TotalJobRunTime) never share theirs, so the memo

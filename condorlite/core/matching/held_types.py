@@ -10,8 +10,9 @@ from condorlite.core.classad.partial import Constant
 from condorlite.core.classad.residuals import Residual
 from condorlite.core.matching.box_ranges import Column
 from condorlite.core.matching.candidates import HeldGroup, PairEval, as_rank
-from condorlite.core.matching.carving import PairProgram, SlotVector, holds
+from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.slot_vectors import SlotVector, holds
 
 #: "not in the table" (a table whose values may be None)
 MISSING = object()

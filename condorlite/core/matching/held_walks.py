@@ -18,7 +18,7 @@ class matches a few per cent. Three things make that walk cheaper, each exact:
 2. **A verdict per class and type.** Before a group's pair is evaluated (in full for
    a desktop whose static part is its own, else by its part's program), the class's
    ``Requirements`` is specialised against a slot with the slot's resources (its
-   names bound to number literals: ``carving.vector_of``) left free
+   names bound to number literals: ``slot_vectors.vector_of``) left free
    (``classad.partial``, as ``never_matches`` does for partitionable statics). The
    residual equals the full evaluation at every value of those names, so: one that
    holds for none (``NEVER``) rules the slot out whatever its numbers; one that reads
@@ -72,7 +72,7 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.partial import Constant, specialize_attribute
 from condorlite.core.matching.box_ranges import Column, column, narrowest
 from condorlite.core.matching.candidates import HeldGroup, PairEval, as_rank
-from condorlite.core.matching.carving import PairProgram, SlotVector, int_now, vector_of
+from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.held_refusals import Refusals
 from condorlite.core.matching.held_types import (
@@ -86,6 +86,7 @@ from condorlite.core.matching.held_types import (
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.slot_vectors import SlotVector, int_now, vector_of
 
 #: the verdict "the job's Requirements hold for no values of the free names"
 NEVER = object()
@@ -364,7 +365,7 @@ class HeldWalks:
         return found
 
     def _vector(self, offer: Offer) -> SlotVector | None:
-        """The offer's resources bound to number literals (``carving.vector_of``),
+        """The offer's resources bound to number literals (``slot_vectors.vector_of``),
         worked out once per offer (a held static offer's ad is never replaced)."""
         vectors = self._vectors
         if offer.seq not in vectors:

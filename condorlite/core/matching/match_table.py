@@ -23,13 +23,14 @@ from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.partial import Constant
 from condorlite.core.matching.candidates import NO_MATCH, PairEval, as_rank, box_pair, make_pair
-from condorlite.core.matching.carving import PairProgram, SlotVector
+from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.never_matches import NeverMatches
 from condorlite.core.matching.offer_shapes import MISSING, EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import Fits, Offer
 from condorlite.core.matching.pair_programs import ResidualCache, job_params, pair_program
 from condorlite.core.matching.pieces import weight_names
 from condorlite.core.matching.policy_exprs import PolicyExprs
+from condorlite.core.matching.slot_vectors import SlotVector
 from condorlite.core.matching.static_programs import StaticNumbers
 from condorlite.core.policy import Policy
 

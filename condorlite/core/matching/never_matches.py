@@ -36,7 +36,7 @@ from collections.abc import Callable
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.partial import Constant, specialize_attribute
 from condorlite.core.classad.residuals import Residual
-from condorlite.core.matching.carving import SlotVector, free_pairs, holds, int_now
+from condorlite.core.matching.slot_vectors import SlotVector, free_pairs, holds, int_now
 
 #: at most this many sets of read names per (class, resource names); a lookup tries
 #: each (a class's verdicts read a few: where its Requirements stop)

@@ -25,18 +25,13 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.autocluster import ShapeKeys, same_walks
 from condorlite.core.matching.candidates import POST, PRANK, PRE
 from condorlite.core.matching.carved_states import CarvedStates
-from condorlite.core.matching.carving import (
-    SlotVector,
-    left,
-    typed,
-    vector_of,
-)
 from condorlite.core.matching.first_ranks import FirstRanks
 from condorlite.core.matching.first_states import FirstState, FirstStates
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.lazy_ranks import LazyRanks
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.policy_exprs import PolicyExprs
+from condorlite.core.matching.slot_vectors import SlotVector, left, typed, vector_of
 from condorlite.core.matching.slot_walks import SlotWalks
 from condorlite.core.matching.spent_statics import SpentStatics
 
@@ -87,7 +82,7 @@ class OfferShapes:
         #: the same for held offers without a vector, grouped by pair shape, with
         #: the classes' plans of them (``held_groups``)
         self.held = HeldGroups(self.registry)
-        #: each vector shape's resource amounts as ``carving.left`` reads them
+        #: each vector shape's resource amounts as ``slot_vectors.left`` reads them
         self.shape_left: dict[int, tuple[float, ...]] = {}
         #: shape -> how many times an offer was placed in it (kept entries are
         #: valid while it is unchanged, ``request_lists``)

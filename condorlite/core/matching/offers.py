@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Literal
-from condorlite.core.matching.carving import SlotVector
+from condorlite.core.matching.slot_vectors import SlotVector
 from condorlite.core.model import Slot
 
 BASE_RESOURCES = ("Cpus", "Memory", "Disk")

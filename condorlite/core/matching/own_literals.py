@@ -21,7 +21,7 @@ compared (``==``, ``!=``, ``=?=``, ``=!=``, ``is``, ``isnt``) with a ``TARGET.``
 reference becomes ``MY.<hidden name>``, and the offer's ad binds the hidden name to
 that literal. Every desktop of one machine type then binds those three names to the
 same expressions, and the hidden names join the resource vector as values that
-carving never changes (``carving.vector_of``): the static part is one per machine
+carving never changes (``slot_vectors.vector_of``): the static part is one per machine
 type, the programs read the literal as they read a resource, and the pair shape,
 which keys the vector's values, still tells the owners apart.
 

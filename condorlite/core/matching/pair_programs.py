@@ -28,7 +28,8 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.partial import Constant, specialize, specialize_attribute
 from condorlite.core.classad.residuals import Residual
-from condorlite.core.matching.carving import PairProgram, SlotVector, free_pairs, holds, int_now
+from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.slot_vectors import SlotVector, free_pairs, holds, int_now
 
 #: whether a program that is no box for a test on the slot's own literal is built
 #: again with the requests bound all the same (``pair_program``; the tests switch it)

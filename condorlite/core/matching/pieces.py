@@ -22,10 +22,10 @@ from condorlite.core.classad.partial import specialize, specialize_attribute
 from condorlite.core.classad.refs import children
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.classad.residuals import Residual
-from condorlite.core.matching import carving
+from condorlite.core.matching import slot_vectors
 from condorlite.core.matching.autocluster import closure, same_walks
-from condorlite.core.matching.carving import SlotVector
 from condorlite.core.matching.offers import BASE_RESOURCES, Offer, with_attrs
+from condorlite.core.matching.slot_vectors import SlotVector
 from condorlite.core.model import slot_weight
 from condorlite.core.policy import Policy
 
@@ -102,7 +102,7 @@ def _bound_key(changes: tuple, taken: dict[str, float]) -> tuple:
         return tuple(template)
     values = list(template)
     for pos, res in holes:
-        values[pos] = _value_key(carving.number(taken[res]))
+        values[pos] = _value_key(slot_vectors.number(taken[res]))
     return tuple(values)
 
 
@@ -146,7 +146,7 @@ def _literal_key(expr: Expr | None) -> object:
 
 
 def _dynamic(offer: Offer, taken: dict[str, float]) -> ClassAd:
-    pieces: dict[str, object] = {r: carving.number(v) for r, v in taken.items()}
+    pieces: dict[str, object] = {r: slot_vectors.number(v) for r, v in taken.items()}
     pieces.update(PartitionableSlot=False, SlotType="Dynamic")
     return with_attrs(offer.ad, pieces)
 
@@ -158,7 +158,7 @@ def carve(offer: Offer, taken: dict[str, float], policy: Policy, now: float | No
     rest_values = {}
     for res, amount in taken.items():
         left = adeval.as_float(adeval.attr_value(offer.ad, res, None, now)) or 0.0
-        rest_values[res] = carving.number(left - amount)
+        rest_values[res] = slot_vectors.number(left - amount)
     return cost, _dynamic(offer, taken), with_attrs(offer.ad, rest_values)
 
 
@@ -172,7 +172,7 @@ def vector_piece_weight(offer: Offer, taken: dict[str, float], policy: Policy) -
     assert vector is not None
 
     def weight_exprs(ad: ClassAd) -> tuple:
-        free = carving.free_pairs(ad, vector)
+        free = slot_vectors.free_pairs(ad, vector)
         return (specialize_attribute(ad, "SlotWeight", None, free, None),
                 specialize(policy.derived(_parsed_weight), ad, None, free, None))
 
@@ -216,8 +216,8 @@ def _vector_weight(vector: SlotVector, taken: dict[str, float],
     ``SlotWeight`` and ``SLOT_WEIGHT`` in a dynamic ad."""
     vals = list(vector.vals)
     for res, amount in taken.items():
-        vals[vector.index[res.lower()]] = carving.number(amount)
-    key = carving.typed(vals)
+        vals[vector.index[res.lower()]] = slot_vectors.number(amount)
+    key = slot_vectors.typed(vals)
     found = vector.weights.get(key)
     if found is not None:
         return found

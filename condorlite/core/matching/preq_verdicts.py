@@ -40,10 +40,10 @@ from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.partial import Constant, specialize
-from condorlite.core.matching.carving import int_now
 from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.preq_reads import static_reads
+from condorlite.core.matching.slot_vectors import int_now
 
 #: at most this many sets of names read are kept (a lookup tries each; one policy
 #: expression reads one or two sets: where its ``&&`` and ``||`` stop)

@@ -46,8 +46,8 @@ from condorlite.core.classad.partial import specialize_attribute
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.classad.residuals import Residual
 from condorlite.core.matching.autocluster import closure
-from condorlite.core.matching.carving import int_now
 from condorlite.core.matching.offers import SUBMITTER_PREFIXES, Offer
+from condorlite.core.matching.slot_vectors import int_now
 
 #: names no column may read per offer: what every pair evaluation reads
 _NEVER = frozenset({"requirements", "rank"})

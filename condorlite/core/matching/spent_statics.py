@@ -32,7 +32,7 @@ class SpentStatics:
                    states: Iterable[int], left: dict[int, tuple[float, ...]]) -> bool:
         """Whether no state of ``static`` (``states``: its states with members) holds
         every (position, amount) of ``asked``: some amount is more than the state has
-        left (``left[state]``, as ``carving.left`` reads the amounts). Remembered once
+        left (``left[state]``, as ``slot_vectors.left`` reads the amounts). Remembered once
         true (see the module doc)."""
         key = (static, asked)
         if key in self._spent:

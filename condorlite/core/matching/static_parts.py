@@ -33,8 +33,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from condorlite.core.matching.box_ranges import Column, column, narrowest
-from condorlite.core.matching.carving import PairProgram, SlotVector
+from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.slot_vectors import SlotVector
 
 #: the least number of unheld shapes a part must hold to be sorted (below it every
 #: shape is asked, as for a part that is not shared)

@@ -35,9 +35,9 @@ from collections.abc import Callable
 
 from condorlite.core import adeval
 from condorlite.core.classad.ast import Literal
-from condorlite.core.matching.carving import SlotVector, typed, vector_of
 from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.slot_vectors import SlotVector, typed, vector_of
 
 #: the least number of pair shapes a static part must hold for its programs to be
 #: made (below it, full evaluations, one per shape, cost less than the programs)
@@ -134,7 +134,7 @@ class StaticNumbers:
 
     def _vector(self, offer: Offer, walk: tuple, pair_names: dict[int, tuple],
                 ids: dict[tuple, int]) -> SlotVector | None:
-        """The offer's vector (``carving.vector_of``) with its part's id
+        """The offer's vector (``slot_vectors.vector_of``) with its part's id
         (``SlotVector.static``, numbered in ``ids`` by the part's key), or None when
         its resources are not all number literals. ``walk``: the offer's (flags,
         walked names, reaches); ``pair_names``: ``_work_out``'s memo of held
@@ -169,6 +169,6 @@ class StaticNumbers:
 
 def _is_string(ad: object, name: str) -> bool:
     """Whether ``ad`` binds ``name`` to a string literal (a value the vector holds
-    as an own literal, ``carving.vector_of``)."""
+    as an own literal, ``slot_vectors.vector_of``)."""
     expr = adeval.attr(ad, name)  # type: ignore[arg-type]
     return type(expr) is Literal and type(expr.value) is str

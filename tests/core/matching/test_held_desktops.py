@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from condorlite.core.matching import static_programs
-from condorlite.core.matching.carving import vector_of
+from condorlite.core.matching.slot_vectors import vector_of
 from condorlite.core.policy import DEFAULT_PRE_JOB_RANK, Policy
 from tests.core.matching._against_reference import ad_text, run_both
 

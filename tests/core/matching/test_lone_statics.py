@@ -14,9 +14,9 @@ from __future__ import annotations
 import pytest
 
 from condorlite.core.matching.carved_lists import CarvedLists
-from condorlite.core.matching.carving import left
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.pair_programs import job_params
+from condorlite.core.matching.slot_vectors import left
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import WITHIN_RESOURCE_LIMITS, ad_text, run_both
 from tests.core.negotiation.test_equivalence import _fingerprint

@@ -14,10 +14,10 @@ from condorlite.core.classad import operators as ops
 from condorlite.core.classad.values import INT64_MAX, INT64_MIN, Error, Undefined
 from condorlite.core.matching import pair_programs
 from condorlite.core.matching.candidates import as_rank
-from condorlite.core.matching.carving import vector_of
 from condorlite.core.matching.expr_numbers import Canon
 from condorlite.core.matching.offers import resource_names
 from condorlite.core.matching.pair_programs import ResidualCache, pair_program
+from condorlite.core.matching.slot_vectors import vector_of
 from tests.core._pool import ad
 
 from .test_carving_boxes import GRID, JOB, SLOT

@@ -13,9 +13,9 @@ import math
 
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.matching.candidates import as_rank
-from condorlite.core.matching.carving import vector_of
 from condorlite.core.matching.offers import resource_names
 from condorlite.core.matching.pair_programs import ResidualCache, pair_program
+from condorlite.core.matching.slot_vectors import vector_of
 from tests.core._pool import ad
 from tests.core.matching.test_carving_boxes import JOB, SLOT
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from condorlite.core import adeval
 from condorlite.core.matching import static_programs
-from condorlite.core.matching.carving import vector_of
 from condorlite.core.matching.own_literals import HIDDEN
+from condorlite.core.matching.slot_vectors import vector_of
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import ad_text, run_both
 
