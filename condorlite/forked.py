@@ -28,7 +28,7 @@ import pickle
 import signal
 from collections.abc import Callable
 from types import TracebackType
-from typing import Generic, TypeVar
+from typing import Generic, Self, TypeVar
 
 T = TypeVar("T")
 
@@ -111,17 +111,35 @@ class _Child:
             self._pid = None
 
 
-class Forked(Generic[T]):
-    """``work()`` run in a forked child (module doc)."""
+class _Owned:
+    """What ``Forked`` and ``ForkedBytes`` share: their child, killed and reaped on
+    leaving the ``with`` block when its result was not taken."""
 
-    def __init__(self, work: Callable[[], T]) -> None:
-        self._child = _Child(
-            lambda: [pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)])
+    _child: _Child
 
     @property
     def pid(self) -> int | None:
         """The child's process id while it runs unreaped; None otherwise."""
         return self._child.pid
+
+    def close(self) -> None:
+        """Kill and reap a child whose result was not taken."""
+        self._child.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.close()
+
+
+class Forked(_Owned, Generic[T]):
+    """``work()`` run in a forked child (module doc)."""
+
+    def __init__(self, work: Callable[[], T]) -> None:
+        self._child = _Child(
+            lambda: [pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)])
 
     def result(self) -> T:
         """The child's value (module doc); ``ChildFailed`` when there is none."""
@@ -130,19 +148,8 @@ class Forked(Generic[T]):
             raise ChildFailed("no value")
         return pickle.loads(b"".join(chunks))
 
-    def close(self) -> None:
-        """Kill and reap a child whose result was not taken."""
-        self._child.close()
 
-    def __enter__(self) -> Forked[T]:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
-        self.close()
-
-
-class ForkedBytes:
+class ForkedBytes(_Owned):
     """``work()``'s pieces of bytes made in a forked child and sent back as they are,
     not pickled: ``chunks()`` gives them again in chunks of at most 1 MiB, for a
     caller that writes them out. A large text is then held once by the parent, as
@@ -155,14 +162,3 @@ class ForkedBytes:
 
     def chunks(self) -> list[bytes]:
         return self._child.chunks()
-
-    def close(self) -> None:
-        """Kill and reap a child whose result was not taken."""
-        self._child.close()
-
-    def __enter__(self) -> ForkedBytes:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
-        self.close()

@@ -31,6 +31,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
+from itertools import chain
 from typing import TextIO
 
 from condorlite.core.classad.ad import ClassAd
@@ -90,14 +91,9 @@ def _resume(rest: str, pieces: Iterator[str], filename: str | None, line: int, m
             ) -> Iterator[list[ClassAd]]:
     """The general reader's ads from ``rest`` (the text from line ``line`` on) and the
     pieces after it, in state ``mode``, an ad at a time."""
-    reader = _Reader(_chain_first(rest, pieces), filename, line)
+    reader = _Reader(chain((rest,), pieces), filename, line)
     for ad in reader.resume(mode):
         yield [ad]
-
-
-def _chain_first(first: str, rest: Iterator[str]) -> Iterator[str]:
-    yield first
-    yield from rest
 
 
 class _Kept:

@@ -166,6 +166,15 @@ token_is(const void *data, int kind, Py_ssize_t a, Py_ssize_t b, const char *t)
     return 1;
 }
 
+/* A structural line read: the reader moves to `state` (0). */
+static inline int
+move_to(Scanner *s, int state)
+{
+    s->state = state;
+    s->token_line = s->lineno;
+    return 0;
+}
+
 int
 scanner_json_line(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t pos,
                   Py_ssize_t stop, PyObject *done)
@@ -197,40 +206,31 @@ scanner_json_line(Scanner *s, PyObject *text, const void *data, int kind, Py_ssi
             goto close;
         break;
     case FIRST:
-        if (token_is(data, kind, a, b, "]")) {
-            s->state = END;
-            s->token_line = s->lineno;
-            return 0;
-        }
+        if (token_is(data, kind, a, b, "]"))
+            return move_to(s, END);
         /* fall through */
     case OPEN:
         if (token_is(data, kind, a, b, "{")) {
-            s->state = MEMBERS;
-            s->ad_line = s->token_line = s->lineno;
-            return 0;
+            s->ad_line = s->lineno;
+            return move_to(s, MEMBERS);
         }
         break;
     case SEP:
-        if (token_is(data, kind, a, b, ",") || token_is(data, kind, a, b, "]")) {
-            s->state = token_is(data, kind, a, b, ",") ? OPEN : END;
-            s->token_line = s->lineno;
-            return 0;
-        }
+        if (token_is(data, kind, a, b, ","))
+            return move_to(s, OPEN);
+        if (token_is(data, kind, a, b, "]"))
+            return move_to(s, END);
         break;
     case START:
-        if (token_is(data, kind, a, b, "[")) {
-            s->state = FIRST;
-            s->token_line = s->lineno;
-            return 0;
-        }
+        if (token_is(data, kind, a, b, "["))
+            return move_to(s, FIRST);
         break;
     default:
         break;
     }
     return scanner_hand_over(s, s->lineno);
 close:
-    s->state = b - a == 1 ? SEP : OPEN;
-    s->token_line = s->lineno;
+    move_to(s, b - a == 1 ? SEP : OPEN);
     return scanner_end_ad(s, done, 1);
 }
 
