@@ -43,7 +43,12 @@ from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import Offer
-from condorlite.core.matching.ordered_states import OrderedStates, StaticOrders, class_items
+from condorlite.core.matching.ordered_states import (
+    ORDER_MIN,
+    OrderedStates,
+    StaticOrders,
+    class_items,
+)
 from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.matching.shape_entries import ListBuild, ShapeEntries
 from condorlite.core.model import NO_PREEMPTION, REASON_ORDER
@@ -159,7 +164,8 @@ class CarvedLists:
                     dead.add(static)
                 continue
             if (ordered and CLASS_ORDERED and first.holder is None and boxed is None
-                    and program is not None and PRE not in first.independent):
+                    and program is not None and PRE not in first.independent
+                    and len(shapes) >= ORDER_MIN):
                 source = self._class_order(build, static, shapes, fixed, asked, program)
                 if source is not None:
                     if not source.done:
