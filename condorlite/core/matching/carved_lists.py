@@ -43,12 +43,7 @@ from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import Offer
-from condorlite.core.matching.ordered_states import (
-    ORDER_MIN,
-    OrderedStates,
-    StaticOrders,
-    class_items,
-)
+from condorlite.core.matching.ordered_states import OrderedStates, StaticOrders, class_items
 from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.matching.shape_entries import ListBuild, ShapeEntries
 from condorlite.core.model import NO_PREEMPTION, REASON_ORDER
@@ -64,6 +59,11 @@ ORDERED = True
 #: entries made from the class's own order of -pre as the merge reads them
 #: (``ordered_states.class_items``), rather than walked whole
 CLASS_ORDERED = True
+
+#: the fewest shapes a static is taken in class order with: a smaller one is read
+#: whole by its lists anyway (10k partitionable mix: statics of 100-150 shapes read
+#: to 99 % of their items, of 450-500 to 35 %), and its items would cost their -pre
+CLASS_ORDER_MIN = 128
 
 #: an entry's reason-order key by no preemption (``candidates.make_entry``)
 _FREE_ORDER = -REASON_ORDER[NO_PREEMPTION]
@@ -165,7 +165,7 @@ class CarvedLists:
                 continue
             if (ordered and CLASS_ORDERED and first.holder is None and boxed is None
                     and program is not None and PRE not in first.independent
-                    and len(shapes) >= ORDER_MIN):
+                    and len(shapes) >= CLASS_ORDER_MIN):
                 source = self._class_order(build, static, shapes, fixed, asked, program)
                 if source is not None:
                     if not source.done:
