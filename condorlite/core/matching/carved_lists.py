@@ -208,7 +208,8 @@ class CarvedLists:
             self._spent.note(static, asked)
             self._dead[(build.class_id, build.part)].add(static)
             return source
-        items = class_items(shapes, self._registry, self._pair_of_shape, fits, program,
+        items = class_items(shapes, self._registry, self._pair_of_shape,
+                            self._fitting[asked], fits, program,
                             build.known_pairs, pre)
         if items is None:
             return None

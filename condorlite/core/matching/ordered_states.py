@@ -252,14 +252,16 @@ class OrderedStates:
 
 
 def class_items(shapes: dict[int, dict[int, None]], registry: list[Offer],
-                pair_of: dict[int, int], fits: Callable[[int], bool], program: PairProgram,
+                pair_of: dict[int, int], fitting: dict[int, bool],
+                fits: Callable[[int], bool], program: PairProgram,
                 known_pairs: dict[int, PairEval], pre: object) -> list[tuple] | None:
     """A static's available offers as ``StaticOrders`` items, sorted, for one class
     whose pre-job rank reads the job (the desktops' ``10000000 * My.Rank``, the
     slot's Rank of the job's Owner): the key is the class's own -pre of the state,
     the program's ``pre`` residual at its vector (``pre``: that residual, or its
     constant value), or the known pair's, so a state is run in full only when the
-    list's merge reads it. States that do not hold the fixed requests (``fits``),
+    list's merge reads it. States that do not hold the fixed requests (``fits``;
+    ``fitting``: what it found so far),
     and those whose pair is known not to match, are left out. None when a shape
     holds two offers (their entries are a kept run, ``shape_entries``).
 
@@ -273,7 +275,8 @@ def class_items(shapes: dict[int, dict[int, None]], registry: list[Offer],
     for shape, members in shapes.items():
         if len(members) != 1:
             return None
-        if not fits(shape):
+        fit = fitting.get(shape)
+        if not (fits(shape) if fit is None else fit):
             continue
         for idx in members:  # noqa: B007 (the one offer)
             break
