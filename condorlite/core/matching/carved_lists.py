@@ -43,7 +43,7 @@ from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import Offer
-from condorlite.core.matching.ordered_states import OrderedStates, StaticOrders, class_items
+from condorlite.core.matching.ordered_states import OrderedStates, StaticOrders
 from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.matching.shape_entries import ListBuild, ShapeEntries
 from condorlite.core.model import NO_PREEMPTION, REASON_ORDER
@@ -54,16 +54,6 @@ DIRECT = True
 
 #: whether a static's entries may be made from its offers' order (``ordered_states``)
 ORDERED = True
-
-#: whether a static of nobody's offers whose pre-job rank reads the job has its
-#: entries made from the class's own order of -pre as the merge reads them
-#: (``ordered_states.class_items``), rather than walked whole
-CLASS_ORDERED = True
-
-#: the fewest shapes a static is taken in class order with: a smaller one is read
-#: whole by its lists anyway (10k partitionable mix: statics of 100-150 shapes read
-#: to 99 % of their items, of 450-500 to 35 %), and its items would cost their -pre
-CLASS_ORDER_MIN = 128
 
 #: an entry's reason-order key by no preemption (``candidates.make_entry``)
 _FREE_ORDER = -REASON_ORDER[NO_PREEMPTION]
@@ -163,58 +153,11 @@ class CarvedLists:
                     self._spent.note(static, asked)
                     dead.add(static)
                 continue
-            if (ordered and CLASS_ORDERED and first.holder is None and boxed is None
-                    and program is not None and PRE not in first.independent
-                    and len(shapes) >= CLASS_ORDER_MIN):
-                source = self._class_order(build, static, shapes, fixed, asked, program)
-                if source is not None:
-                    if not source.done:
-                        sources.append(source)
-                    continue
             if not self._fitting_candidates(build, shapes, first, fixed, asked, boxed,
                                             program):
                 self._spent.note(static, asked)
                 dead.add(static)
         return sources
-
-    def _class_order(self, build: ListBuild, static: int, shapes: dict[int, dict[int, None]],
-                     fixed: list[tuple[str, float, int]], asked: tuple,
-                     program: PairProgram) -> OrderedStates | None:
-        """The class's entries of a static of offers nobody holds whose pre-job rank
-        reads the job, made as the list's merge reads them, in the class's own order
-        of -pre (``ordered_states.class_items``); None when the static is walked
-        instead (a shape of two offers, or no pre-job rank among the program's
-        dependent ranks, or a rank column not the same in every state). The static
-        is noted spent when no state holds the fixed requests, as the walk notes it."""
-        pre = next((fn for key, fn in program.dependent if key == PRE), None)
-        if pre is None:
-            return None
-        source = OrderedStates([], self._registry, self._pair_of_shape, self._shape_left,
-                               fixed, self._fitting.setdefault(asked, {}), None, program,
-                               build.known_pairs, self._counts, build.column)
-        column = build.column
-        if column is not None:
-            key = (column, static)
-            same = self._column_fixed.get(key)
-            if same is None:
-                registry = self._registry
-                same = self._column_fixed[key] = all(
-                    column.same_in_every_state(registry[idx])
-                    for members in shapes.values() for idx in members)
-            if not same:
-                return None
-        fits = source.fits
-        if not any(fits(shape) for shape in shapes):
-            self._spent.note(static, asked)
-            self._dead[(build.class_id, build.part)].add(static)
-            return source
-        items = class_items(shapes, self._registry, self._pair_of_shape,
-                            self._fitting[asked], fits, program,
-                            build.known_pairs, pre)
-        if items is None:
-            return None
-        source.take(items)
-        return source
 
     def _same_everywhere(self, column: RankColumn, static: int, items: list[tuple]) -> bool:
         """Whether ``column``'s value of each offer of ``static`` (``items``: its

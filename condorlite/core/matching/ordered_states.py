@@ -35,7 +35,6 @@ a larger -pre than every entry made, so its entry sorts after them.
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Callable
 
 from condorlite.core.matching.candidates import (
     FLT_MAX,
@@ -165,18 +164,12 @@ class OrderedStates:
         self.entries: list[tuple] = []
         self.done = not items
 
-    def take(self, items: list[tuple]) -> None:
-        """Make entries from ``items`` (sorted, as ``class_items`` gives them)."""
-        self.items = items
-        self.done = not items
-
     def any_fits(self) -> bool:
         """Whether some item's state holds the fixed requests (stops at the first)."""
-        fits = self.fits
+        fits = self._fits
         return any(fits(item[3]) for item in self.items)
 
-    def fits(self, shape: int) -> bool:
-        """Whether ``shape``'s state holds the fixed requests (kept per set)."""
+    def _fits(self, shape: int) -> bool:
         fit = self._fitting.get(shape)
         if fit is None:
             have = self._left[shape]
@@ -204,7 +197,7 @@ class OrderedStates:
         with its -pre over ``last`` (when given); the entries made (those whose
         state fits and matches) are sorted onto ``entries``."""
         items, known_pairs, pair_of = self.items, self._known, self._pair_of
-        fitting, fits, boxed = self._fitting, self.fits, self._boxed
+        fitting, fits, boxed = self._fitting, self._fits, self._boxed
         registry, column, entries = self._registry, self._column, self.entries
         at, end = self._at, len(items)
         batch: list[tuple] = []
@@ -249,51 +242,3 @@ class OrderedStates:
             entries.extend(batch)
         self._at = at
         self.done = at >= end
-
-
-def class_items(shapes: dict[int, dict[int, None]], registry: list[Offer],
-                pair_of: dict[int, int], fitting: dict[int, bool],
-                fits: Callable[[int], bool], program: PairProgram,
-                known_pairs: dict[int, PairEval], pre: object) -> list[tuple] | None:
-    """A static's available offers as ``StaticOrders`` items, sorted, for one class
-    whose pre-job rank reads the job (the desktops' ``10000000 * My.Rank``, the
-    slot's Rank of the job's Owner): the key is the class's own -pre of the state,
-    the program's ``pre`` residual at its vector (``pre``: that residual, or its
-    constant value), or the known pair's, so a state is run in full only when the
-    list's merge reads it. States that do not hold the fixed requests (``fits``;
-    ``fitting``: what it found so far),
-    and those whose pair is known not to match, are left out. None when a shape
-    holds two offers (their entries are a kept run, ``shape_entries``).
-
-    Exactness: an item's key is the value ``PairProgram._ranked`` gives the state's
-    pre-job rank (the same residual at the same values), so its entry's first key
-    is the item's, as ``OrderedStates`` requires."""
-    items: list[tuple] = []
-    append = items.append
-    params = program.params
-    constant = type(pre) is float
-    for shape, members in shapes.items():
-        if len(members) != 1:
-            return None
-        fit = fitting.get(shape)
-        if not (fits(shape) if fit is None else fit):
-            continue
-        for idx in members:  # noqa: B007 (the one offer)
-            break
-        offer = registry[idx]
-        vals = offer.vector.vals  # type: ignore[union-attr]
-        values = offer.independent
-        known = known_pairs.get(pair_of[shape])
-        if known is not None and not known.match:
-            continue
-        if PRE in values:
-            value = values[PRE]
-        elif known is not None:
-            value = known.dependent[PRE]
-        elif constant:
-            value = pre
-        else:
-            value = as_rank(pre((*vals, *params) if params else vals))  # type: ignore[operator]
-        append((-value, idx, offer.version, shape, values, vals))
-    items.sort()
-    return items
