@@ -1,0 +1,61 @@
+"""``slot_vectors.typed`` and ``rest_of``, written out for speed (one of each per
+carve), against their definitions: a value's kind (0 an integer or any non-real, 1 a
+real, -1 a negative zero real) and ``number(left(value) - amount)``."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from condorlite.core.classad.values import Undefined
+from condorlite.core.matching.slot_vectors import SlotVector, left, number, rest_of, typed
+
+
+def _kind(value: object) -> int:
+    if type(value) is not float:
+        return 0
+    return -1 if value == 0 and math.copysign(1.0, value) < 0 else 1
+
+
+_VALUES = st.one_of(st.integers(-10**6, 10**6), st.floats(allow_nan=True, allow_infinity=True),
+                    st.sampled_from([0.0, -0.0, 1, 1.0, True, "u046", Undefined]))
+
+
+@given(st.lists(_VALUES, max_size=8))
+def test_typed_keeps_the_kinds_apart(vals) -> None:
+    assert typed(vals) == (tuple(vals), tuple(_kind(v) for v in vals))
+
+
+def test_typed_tells_zeros_and_integers_apart() -> None:
+    assert typed((0.0,)) != typed((-0.0,))
+    assert typed((1,)) != typed((1.0,))
+    assert typed((True,))[1] == (0,)
+
+
+@given(st.lists(_VALUES, min_size=3, max_size=3),
+       st.dictionaries(st.sampled_from(["Cpus", "Memory", "Disk"]),
+                       st.one_of(st.integers(0, 64).map(float),
+                                 st.floats(0, 1e6, allow_nan=False)), max_size=3))
+def test_rest_of_is_left_minus_the_amount(vals, taken) -> None:
+    names = ("cpus", "disk", "memory")
+    vector = SlotVector(names, tuple(vals), {n: i for i, n in enumerate(names)})
+    want = list(vals)
+    for res, amount in taken.items():
+        pos = vector.index[res.lower()]
+        want[pos] = number(left(want[pos]) - amount)
+    got = rest_of(vector, taken)
+    assert typed(got) == typed(tuple(want))
+    # (kinds too: an integral rest is an integer literal, else a real)
+    assert [type(v) for v in got] == [type(v) for v in want]
+
+
+def test_rest_of_a_nan_or_a_string_is_what_is_left_of_none() -> None:
+    names = ("cpus", "memory", "owner")
+    vector = SlotVector(names, (math.nan, "x", "u046"), {n: i for i, n in enumerate(names)},
+                        literals=1)
+    got = rest_of(vector, {"Cpus": 1.0, "Memory": 2.5})
+    assert typed(got) == typed((-1, -2.5, "u046"))
+    assert rest_of(SlotVector(names[:1], (8,), {"cpus": 0}), {"Cpus": 2.0}) == (6,)
+    assert type(rest_of(SlotVector(names[:1], (8.0,), {"cpus": 0}), {"Cpus": 0.5})[0]) is float
