@@ -35,6 +35,10 @@ from condorlite.core.matching.slot_vectors import SlotVector, free_pairs, holds,
 #: again with the requests bound all the same (``pair_program``; the tests switch it)
 REBUILD_GATED = False
 
+#: whether a program of a vector with the slot's own literals runs the slot's
+#: Requirements before the job's (``_pair_program``; the tests switch it)
+SLOT_FIRST = True
+
 #: "not in the table" (a residual may be None: cannot be specialised)
 _MISSING = object()
 
@@ -152,6 +156,12 @@ def _pair_program(pair: tuple, free_requests: tuple[tuple[str, ...], tuple],
     requests, tests, job_rank, slot_rank, ranks = parts  # type: ignore[misc]
     if requests is None:  # the job's Requirements, a constant that does not hold
         return PairProgram([], tests, job_rank, slot_rank, [], as_rank)
+    if vector.literals and SLOT_FIRST:
+        # A slot that compares literals of its own with the job (a desktop's START
+        # naming its owner) fails most classes on its own test: it goes first, as
+        # ``MatchTable._evaluate_pair`` orders the full evaluation (the outcome is
+        # the same in either order: tests have no side effects).
+        tests = tests[::-1]
     return PairProgram(requests, tests, job_rank, slot_rank, ranks, as_rank,
                        len(vector.names), values, vector.literals)
 
