@@ -37,10 +37,13 @@ def typed(vals: Sequence[object]) -> TypedVals:
     """``vals`` as a dict key: each value with its kind, 0 for an integer, 1 for a
     real and -1 for a negative zero real (``1`` and ``1.0``, ``0.0`` and ``-0.0`` are
     equal in Python, not in ClassAds: ``string`` and ``=?=`` tell them apart)."""
-    # (the kinds in one comprehension: a key per carve and per state prepared)
-    return (tuple(vals), tuple([0 if type(value) is not float
-                                else -1 if value == 0 and copysign(1.0, value) < 0 else 1
-                                for value in vals]))
+    return (tuple(vals), tuple(map(_kind, vals)))
+
+
+def _kind(value: object) -> int:
+    if type(value) is not float:
+        return 0
+    return -1 if value == 0 and copysign(1.0, value) < 0 else 1  # type: ignore[arg-type]
 
 
 def number(value: float) -> int | float:
@@ -145,13 +148,5 @@ def rest_of(vector: SlotVector, taken: dict[str, float]) -> tuple:
     index = vector.index
     for res, amount in taken.items():
         pos = index[res.lower()]
-        # (``number(left(value) - amount)`` written out: one per resource and carve)
-        value = vals[pos]
-        kind = type(value)
-        if kind is int or kind is float:
-            value = float(value)
-            rest = (value if value == value else 0.0) - amount
-        else:
-            rest = left(value) - amount
-        vals[pos] = int(rest) if rest.is_integer() else rest
+        vals[pos] = number(left(vals[pos]) - amount)
     return tuple(vals)

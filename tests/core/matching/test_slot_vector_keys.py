@@ -1,6 +1,7 @@
-"""``slot_vectors.typed`` and ``rest_of``, written out for speed (one of each per
-carve), against their definitions: a value's kind (0 an integer or any non-real, 1 a
-real, -1 a negative zero real) and ``number(left(value) - amount)``."""
+"""``slot_vectors.typed`` and ``rest_of`` (one of each per carve) against their
+definitions: a value's kind (0 an integer or any non-real, 1 a real, -1 a negative
+zero real) and ``number(left(value) - amount)``, a NaN or a string having nothing
+left."""
 
 from __future__ import annotations
 
