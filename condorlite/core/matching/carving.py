@@ -231,11 +231,8 @@ class PairProgram:
             taken[res] = amount
         if self.requests and not self._requested(full, vals, taken):
             return (False,)
-        tests = self.tests
-        for test in tests:
+        for test in self.tests:
             if not holds(test(full)):
-                if test is not tests[0]:
-                    self._first(test)
                 return (False,)
         return self._ranked(full, as_rank, taken)
 
@@ -261,22 +258,10 @@ class PairProgram:
             taken = dict(self.fixed_taken)
             if not self._requested(full, vals, taken):
                 return (False,)
-        tests = self.tests
-        for test in tests:
+        for test in self.tests:
             if not holds(test(full)):
-                if test is not tests[0]:
-                    self._first(test)
                 return (False,)
         return self._ranked(full, as_rank, taken)
-
-    def _first(self, test: Residual) -> None:
-        """Move a test that failed to the front of ``tests``: the test that ruled
-        the last state out is tried first on the next (tests have no side effects,
-        so their order never changes an outcome; on a pool of desktops one of the
-        two Requirements rules out almost every state a class meets)."""
-        tests = self.tests
-        tests.remove(test)
-        tests.insert(0, test)
 
     def _requested(self, full: Sequence[object], vals: Sequence[object],
                    taken: dict[str, float]) -> bool:
