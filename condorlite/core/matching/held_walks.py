@@ -116,8 +116,7 @@ class HeldWalks:
         self._pair = table.pair
         self._part_of = table.static_vector
         self._part_program = table.static_program
-        #: id(a box program of constant ranks, kept by the table) -> its one pair
-        #: result, shared by every group it passes (``_walk``)
+        #: id(a box program of constant ranks, the table's) -> its one pair result
         self._box_pairs: dict[int, PairEval] = {}
         self._number = number
         self._resource_names = resource_names
@@ -237,8 +236,7 @@ class HeldWalks:
                         program = programs[part.static] = self._part_program(  # type: ignore[index]
                             klass, job_ad, slot.first)
                 if program is not None:
-                    # (``MatchTable.run_part`` written out, counted once per walk: it
-                    # runs for about every group a class matches)
+                    # (``MatchTable.run_part`` written out, counted once per walk)
                     runs += 1
                     ran = program.run(part.vals, as_rank)  # type: ignore[union-attr]
                     if not ran[0]:
