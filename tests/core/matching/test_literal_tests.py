@@ -84,3 +84,8 @@ def test_parts_group_their_shapes_by_own_literals_only_when_they_share_them() ->
     assert part.by_literals(2, 3) is part.by_literals(2, 3)  # (kept)
     # one group per shape on the numbers: none (a probe each would cost a run each)
     assert part.by_literals(1, 3) is None
+
+
+def test_a_test_that_wants_more_than_positions_proves_nothing() -> None:
+    # (a residual that asked the vector for a tuple's method: no probe, the run decides)
+    assert not fails_on_literals(_program(lambda v: v.count("bob") == 0), (0, 0, "bob"))
