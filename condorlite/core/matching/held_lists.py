@@ -198,10 +198,17 @@ class HeldLists:
         #: are made together
         listed: dict[int, tuple[PairEval, list[int]]] = {}
         for members, pe, allowed_known in found.others:  # type: ignore[union-attr]
-            seqs = [k for k in members if registry[k].available]
-            if not seqs:
-                continue
-            first = registry[seqs[0]]
+            if len(members) == 1:  # (most held shapes: one slot each)
+                (seq,) = members
+                first = registry[seq]
+                if not first.available:
+                    continue
+                seqs = [seq]
+            else:
+                seqs = [k for k in members if registry[k].available]
+                if not seqs:
+                    continue
+                first = registry[seqs[0]]
             if not allowed_known and not allowed(class_id, job_ad, first, signature, jobs):
                 found.refused_policy.extend(seqs)
             elif not pe.slot_rank >= first.current_rank:

@@ -71,7 +71,7 @@ from collections.abc import Callable
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.partial import Constant, specialize_attribute
 from condorlite.core.matching.box_ranges import Column, column, narrowest
-from condorlite.core.matching.candidates import HeldGroup, PairEval, as_rank
+from condorlite.core.matching.candidates import NO_MATCH, HeldGroup, PairEval, as_rank, make_pair
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.held_refusals import Refusals
@@ -116,7 +116,8 @@ class HeldWalks:
         self._pair = table.pair
         self._part_of = table.static_vector
         self._part_program = table.static_program
-        self._run_part = table.run_part
+        #: id(a box program of constant ranks, the table's) -> its one pair result
+        self._box_pairs: dict[int, PairEval] = {}
         self._number = number
         self._resource_names = resource_names
         self._now = int_now(now)
@@ -193,7 +194,9 @@ class HeldWalks:
         numbers, as ``MatchTable.pair`` would (the same result, kept in the same
         table: ``known_pairs``), without the table's look-ups per group."""
         verdict_of = self._verdict
+        box_pairs = self._box_pairs
         matched, passed = out
+        runs = 0
         verdicts, refuses = ({}, None) if refusals is None else (refusals.verdicts,
                                                                  refusals.refuses)
         for slot in slots:
@@ -233,11 +236,24 @@ class HeldWalks:
                         program = programs[part.static] = self._part_program(  # type: ignore[index]
                             klass, job_ad, slot.first)
                 if program is not None:
-                    known = known_pairs[slot.pair_shape] = self._run_part(program, part)
+                    # (``MatchTable.run_part`` written out, counted once per walk)
+                    runs += 1
+                    ran = program.run(part.vals, as_rank)  # type: ignore[union-attr]
+                    if not ran[0]:
+                        known = NO_MATCH
+                    elif ran is program.result:
+                        known = box_pairs.get(id(program))
+                        if known is None:
+                            known = box_pairs[id(program)] = make_pair(
+                                (True, ran[1], ran[2], ran[3], None))
+                    else:
+                        known = make_pair((True, ran[1], ran[2], ran[3], None))
+                    known_pairs[slot.pair_shape] = known
                 else:
                     known = self._pair(klass[0], job_ad, slot.first, signature)
             if known.match:
                 matched.append((group, known, allowed))
+        self._counts.evaluations += runs
 
     def _verdict(self, klass: tuple, job_ad: ClassAd, offer: Offer
                  ) -> tuple[object, tuple[str, ...]]:

@@ -32,6 +32,7 @@ from itertools import chain
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import ENTRY_IDX, PairEval, as_rank, make_entries
 from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.literal_tests import fails_on_literals
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.rank_columns import RankColumn
@@ -175,6 +176,10 @@ class StaticLists:
         shapes = part.within(program)
         if not shapes:
             return
+        if not program.box and program.literals:
+            groups = part.by_literals(program.width - program.literals, program.width)
+            if groups is not None:
+                shapes = self._sieved(part, program, groups)
         members, run, vals, result = self.members, program.run, part.vals, program.result
         shared = None if result is None else PairEval(True, result[1], result[2], result[3])
         runs = 0
@@ -186,6 +191,25 @@ class StaticLists:
                     matched.append((shape, shared if out is result else
                                     PairEval(True, out[1], out[2], out[3])))
         self._counts.evaluations += runs
+
+    def _sieved(self, part: Part, program: PairProgram, groups: list[list[int]]
+                ) -> list[int]:
+        """The shapes of ``part`` (all of them: ``program`` is no box) but for the
+        groups of equal own literals where one of the program's tests fails on the
+        literals alone (``literal_tests``: one probe per group, counted as one
+        evaluation, stands for every shape of the group)."""
+        members, vals = self.members, part.vals
+        kept: list[int] = []
+        probes = 0
+        for group in groups:
+            alive = [shape for shape in group if shape in members]
+            if not alive:
+                continue
+            probes += 1
+            if not fails_on_literals(program, vals[alive[0]]):
+                kept.extend(alive)
+        self._counts.evaluations += probes
+        return kept
 
     def _run(self, shape: int, pe: PairEval, key: tuple, column: RankColumn | None
              ) -> tuple[list[tuple], float]:

@@ -47,13 +47,31 @@ class Part:
     when the part's program is asked for; ``axes[i]``: the shapes by the vector's
     ``i``-th number (``box_ranges.Column``), or None when those numbers have no order."""
 
-    __slots__ = ("axes", "offer", "shapes", "vals")
+    __slots__ = ("_literals", "axes", "offer", "shapes", "vals")
 
     def __init__(self, offer: Offer, shapes: list[int], axes: list[Column | None],
                  vals: dict[int, tuple]) -> None:
         self.offer, self.shapes, self.axes = offer, shapes, axes
         #: shape -> its numbers (``SlotVector.vals``: every offer of it has them)
         self.vals = vals
+        #: (first literal position, width) -> ``by_literals``' answer, once made
+        self._literals: tuple[tuple[int, int], list[list[int]] | None] | None = None
+
+    def by_literals(self, first: int, width: int) -> list[list[int]] | None:
+        """The part's shapes grouped by their own literals (their vectors' values at
+        positions ``first`` to ``width``), in the part's order; None when the groups
+        would be more than half as many as the shapes (a probe per group would then
+        cost about what it saves: ``literal_tests``)."""
+        known = self._literals
+        if known is not None and known[0] == (first, width):
+            return known[1]
+        groups: dict[tuple, list[int]] = {}
+        vals = self.vals
+        for shape in self.shapes:
+            groups.setdefault(vals[shape][first:width], []).append(shape)
+        found = list(groups.values()) if 2 * len(groups) <= len(self.shapes) else None
+        self._literals = ((first, width), found)
+        return found
 
     def within(self, program: PairProgram | None) -> Sequence[int]:
         """The shapes ``program`` (the part's program of a class, None: none can be

@@ -74,6 +74,9 @@ class StaticNumbers:
         #: offer seq -> its vector (``SlotVector.static``: the part's id), for the
         #: offers of shared parts only; None until worked out (first ``of``)
         self._vectors: dict[int, SlotVector] | None = None
+        #: (id(walked names), vector names) -> (the walked names, those not in the
+        #: vector), while the vectors are worked out (``_vector``)
+        self._statics: dict[tuple, tuple[tuple, tuple]] = {}
 
     def of(self, offer: Offer) -> SlotVector | None:
         """The vector of a static offer whose part is shared, else None (evaluate
@@ -82,6 +85,7 @@ class StaticNumbers:
         vectors = self._vectors
         if vectors is None:
             vectors = self._vectors = self._work_out()
+            self._statics.clear()
         return vectors.get(offer.seq)
 
     def _work_out(self) -> dict[int, SlotVector]:
@@ -160,7 +164,15 @@ class StaticNumbers:
         vector = vector_of(offer.ad, self._resource_names, literals)
         if vector is None:
             return None
-        static = tuple(n for n in walked if n not in vector.index)
+        # (the walked names but the vector's, the same for every offer of one walk
+        # and vector names: kept per both, with the walked names kept alive for
+        # their id)
+        statics = self._statics
+        found = statics.get((id(walked), vector.names))
+        if found is None:
+            found = statics[id(walked), vector.names] = (
+                walked, tuple(n for n in walked if n not in vector.index))
+        static = found[1]
         key = shapes.shape_keys.key(offer.ad, static, ("static", offer.holder is not None,
                                                       flags, vector.names))
         vector.static = ids.setdefault(key, len(ids) + 1)

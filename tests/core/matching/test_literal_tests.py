@@ -1,0 +1,91 @@
+"""A static part's program that is no box is probed once per group of shapes with
+equal own literals (``literal_tests``, ``StaticLists._sieved``): a test that fails
+reading nothing but the literals and the params fails at every shape of the group,
+which is passed over without its runs. Checked against the plain reference cycle on
+desktops whose folded ``START`` is their owner's test alone, and on the probe itself
+with tests that read a number, a param or a negative position."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from condorlite.core.matching import static_programs
+from condorlite.core.matching.literal_tests import fails_on_literals
+from condorlite.core.matching.static_lists import StaticLists
+from condorlite.core.matching.static_parts import Part
+from tests.core.matching._against_reference import run_both
+from tests.core.matching.test_static_desktops import POLICY, SLOTS, _job
+
+
+def _program(*tests, width: int = 3, literals: int = 1, params: tuple = ()):
+    """What ``fails_on_literals`` reads of a program: positions ``width - literals``
+    to ``width`` are the literals, the params follow."""
+    return SimpleNamespace(width=width, literals=literals, params=params, tests=list(tests))
+
+
+def test_a_failing_test_of_the_literals_alone_fails_the_group() -> None:
+    program = _program(lambda v: v[0] > 1, lambda v: v[2] == "alice")
+    assert fails_on_literals(program, (5, 7, "bob"))
+    assert not fails_on_literals(program, (5, 7, "alice"))
+
+
+def test_a_failing_test_that_reads_a_number_proves_nothing() -> None:
+    # (the same failure, but the test read position 0, a number: the run decides)
+    program = _program(lambda v: v[2] == "alice" and v[0] > 1)
+    assert not fails_on_literals(program, (0, 7, "alice"))
+    # read through a negative position (a param, but not known as one): no proof
+    assert not fails_on_literals(_program(lambda v: v[-1] == 9, params=(1,)), (0, 7, "x"))
+
+
+def test_params_count_as_fixed_and_holding_tests_fail_nothing() -> None:
+    program = _program(lambda v: v[2] == v[3], params=("alice",))
+    assert fails_on_literals(program, (0, 0, "bob"))
+    assert not fails_on_literals(program, (0, 0, "alice"))
+    assert not fails_on_literals(_program(lambda v: True), (0, 0, "bob"))
+
+
+#: jobs of a submitter who owns no desktop (every busy desktop refuses them on its
+#: owner's test alone) and of one who owns some
+JOBS = ([_job(1, p, "alice", 60000) for p in range(8)]
+        + [_job(3, p, "erin", 51000) for p in range(30)])
+
+
+def _evaluations(monkeypatch: pytest.MonkeyPatch, sieve: bool) -> tuple[int, int]:
+    monkeypatch.setattr(static_programs, "SHARED_LITERALS", 16)
+    if not sieve:
+        monkeypatch.setattr(Part, "by_literals", lambda self, first, width: None)
+    probes: list[int] = []
+    sieved = StaticLists._sieved
+
+    def counting(self, part, program, groups):  # type: ignore[no-untyped-def]
+        probes.append(len(groups))
+        return sieved(self, part, program, groups)
+
+    monkeypatch.setattr(StaticLists, "_sieved", counting)
+    fast, _ = run_both(SLOTS, JOBS, POLICY)
+    return fast.mm.evaluations, len(probes)
+
+
+def test_sieved_desktops_decide_as_the_reference_with_fewer_evaluations(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    with monkeypatch.context() as patch:
+        plain, none = _evaluations(patch, sieve=False)
+    sieved, calls = _evaluations(monkeypatch, sieve=True)
+    assert none == 0 and calls > 0
+    assert sieved < plain
+
+
+def test_parts_group_their_shapes_by_own_literals_only_when_they_share_them() -> None:
+    vals = {1: (4, 10, "a"), 2: (4, 11, "b"), 3: (8, 12, "a"), 4: (8, 13, "a")}
+    part = Part(None, [1, 2, 3, 4], [], vals)  # type: ignore[arg-type]
+    assert part.by_literals(2, 3) == [[1, 3, 4], [2]]
+    assert part.by_literals(2, 3) is part.by_literals(2, 3)  # (kept)
+    # one group per shape on the numbers: none (a probe each would cost a run each)
+    assert part.by_literals(1, 3) is None
+
+
+def test_a_test_that_wants_more_than_positions_proves_nothing() -> None:
+    # (a residual that asked the vector for a tuple's method: no probe, the run decides)
+    assert not fails_on_literals(_program(lambda v: v.count("bob") == 0), (0, 0, "bob"))
