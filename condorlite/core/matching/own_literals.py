@@ -76,11 +76,18 @@ class OwnLiterals:
         copied once; what ``unhoist`` puts back is the ad with them made."""
         ad = offer.ad
         pending = folded or {}
+        table = adeval.table(ad)
         changes: dict[str, tuple[str, Expr]] = {}
         for name in NAMES:
             entry = pending.get(name)
-            expr = adeval.attr(ad, name) if entry is None else entry[1]
-            if expr is None or type(expr) is Literal:
+            if entry is None:
+                # (a ClassAd-lite ad's table entry, read directly: it holds the
+                # spelling ``adeval.spelling`` gives)
+                entry = table.get(name) if table is not None else _entry(ad, name)
+                if entry is None:
+                    continue
+            expr = entry[1]
+            if type(expr) is Literal:
                 continue
             known = self._rewrites.get((name, id(expr)))
             if known is None or known[0] is not expr:
@@ -91,8 +98,7 @@ class OwnLiterals:
             if not found:
                 continue
             entries = self._entries
-            spelled = adeval.spelling(ad, name) if entry is None else entry[0]
-            new = (spelled or name, out)
+            new = (entry[0] or name, out)
             changes[name] = entries.setdefault(new, new)
             for hidden, literal in found:
                 bound = (hidden, literal)
@@ -105,7 +111,6 @@ class OwnLiterals:
         if not offer.partitionable:
             # (the replaced entries, not the whole ad: a copy of a desktop's 6 KB ad
             # for each rewritten one was 100 MB of a 100,000-slot pool)
-            table = adeval.table(ad)
             if table is None:
                 before: dict | adeval.ClassAd = ad if not pending else \
                     adeval.with_entries(ad, pending)
@@ -127,6 +132,12 @@ class OwnLiterals:
             # same entries in the same order (the hidden names were added last).
             offer.ad = adeval.with_restored(offer.ad, before) if type(before) is dict \
                 else before  # type: ignore[assignment]
+
+
+def _entry(ad: adeval.ClassAd, name: str) -> tuple[str, Expr] | None:
+    """(spelling, expression) of ``name`` in an ad that is not ClassAd-lite."""
+    expr = adeval.attr(ad, name)
+    return None if expr is None else (adeval.spelling(ad, name) or name, expr)
 
 
 class _Hoister:
