@@ -58,7 +58,7 @@ from dataclasses import dataclass
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.classad.ast import Expr
+from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.matching.expr_numbers import Canon
 from condorlite.core.matching.queue_blocks import QueueBlocks
@@ -300,10 +300,26 @@ def build(
 def referenced(ad: ClassAd, reach: Iterable[str]) -> set[str]:
     """Every name the ad's bindings of ``reach`` refer to (any scope)."""
     found: set[str] = set()
+    table = adeval.table(ad)
+    if table is None:
+        for name in reach:
+            expr = adeval.attr(ad, name)
+            if expr is not None:
+                found |= expr_names(expr)
+        return found
+    # (a ClassAd-lite ad's table, read directly: the names asked are lower-case,
+    # and a literal refers to nothing)
+    get = table.get
     for name in reach:
-        expr = adeval.attr(ad, name)
-        if expr is not None:
-            found |= expr_names(expr)
+        entry = get(name)
+        if entry is None:
+            if name.islower():
+                continue
+            entry = get(name.lower())
+            if entry is None:
+                continue
+        if type(entry[1]) is not Literal:
+            found |= expr_names(entry[1])
     return found
 
 

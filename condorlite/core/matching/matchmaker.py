@@ -188,8 +188,9 @@ class Matchmaker:
         job-independent policy ranks; before its first shape, the slot's own policy
         is folded (``own_policy``)."""
         if offer.seq < 0:
-            self.own_policy.fold(offer)
-            offer.literals = self.own_literals.hoist(offer)
+            # (one copy of the ad for both rewrites: ``OwnLiterals.hoist`` makes the
+            # folded entries with its own)
+            offer.literals = self.own_literals.hoist(offer, self.own_policy.changes(offer))
         self.shapes.prepare(offer)
 
     def carve(self, offer: Offer, taken: dict[str, float]) -> None:

@@ -66,15 +66,28 @@ class OwnLiterals:
         #: hidden name it added; or, for an ad that is not ClassAd-lite, that ad)
         self._before: dict[int, tuple[Offer, dict | adeval.ClassAd]] = {}
 
-    def hoist(self, offer: Offer) -> tuple[str, ...]:
+    def hoist(self, offer: Offer, folded: dict[str, tuple[str, Expr]] | None = None
+              ) -> tuple[str, ...]:
         """Rewrite the offer's ``Rank``, ``Start`` and ``Requirements`` (module doc)
         when one of them compares a string literal with the job; the hidden names
-        bound, sorted (the ad is copied, never changed)."""
+        bound, sorted (the ad is copied, never changed). ``folded``: rebindings
+        (``OwnPolicy.changes``) the ad is to have first: they are read in its
+        place and made in the same copy, so an offer whose ad both change is
+        copied once; what ``unhoist`` puts back is the ad with them made."""
         ad = offer.ad
+        pending = folded or {}
+        table = adeval.table(ad)
         changes: dict[str, tuple[str, Expr]] = {}
         for name in NAMES:
-            expr = adeval.attr(ad, name)
-            if expr is None or type(expr) is Literal:
+            entry = pending.get(name)
+            if entry is None:
+                # (a ClassAd-lite ad's table entry, read directly: it holds the
+                # spelling ``adeval.spelling`` gives)
+                entry = table.get(name) if table is not None else _entry(ad, name)
+                if entry is None:
+                    continue
+            expr = entry[1]
+            if type(expr) is Literal:
                 continue
             known = self._rewrites.get((name, id(expr)))
             if known is None or known[0] is not expr:
@@ -85,20 +98,26 @@ class OwnLiterals:
             if not found:
                 continue
             entries = self._entries
-            entry = (adeval.spelling(ad, name) or name, out)
-            changes[name] = entries.setdefault(entry, entry)
+            new = (entry[0] or name, out)
+            changes[name] = entries.setdefault(new, new)
             for hidden, literal in found:
                 bound = (hidden, literal)
                 changes[hidden] = entries.setdefault(bound, bound)
         if not changes:
+            if pending:
+                offer.ad = adeval.with_entries(ad, pending)
             return ()
-        offer.ad = adeval.with_entries(ad, changes)
+        offer.ad = adeval.with_entries(ad, {**pending, **changes} if pending else changes)
         if not offer.partitionable:
             # (the replaced entries, not the whole ad: a copy of a desktop's 6 KB ad
             # for each rewritten one was 100 MB of a 100,000-slot pool)
-            table = adeval.table(ad)
-            self._before[id(offer)] = (offer, ad if table is None else {
-                name: table.get(name) for name in changes})
+            if table is None:
+                before: dict | adeval.ClassAd = ad if not pending else \
+                    adeval.with_entries(ad, pending)
+            else:
+                before = {name: pending[name] if name in pending else table.get(name)
+                          for name in changes}
+            self._before[id(offer)] = (offer, before)
         return tuple(sorted(n for n in changes if n.startswith(HIDDEN)))
 
     def unhoist(self, offer: Offer) -> None:
@@ -113,6 +132,12 @@ class OwnLiterals:
             # same entries in the same order (the hidden names were added last).
             offer.ad = adeval.with_restored(offer.ad, before) if type(before) is dict \
                 else before  # type: ignore[assignment]
+
+
+def _entry(ad: adeval.ClassAd, name: str) -> tuple[str, Expr] | None:
+    """(spelling, expression) of ``name`` in an ad that is not ClassAd-lite."""
+    expr = adeval.attr(ad, name)
+    return None if expr is None else (adeval.spelling(ad, name) or name, expr)
 
 
 class _Hoister:

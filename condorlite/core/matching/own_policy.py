@@ -25,7 +25,6 @@ closures and the shape keys' numbering are shared.
 
 from __future__ import annotations
 
-from operator import is_
 from typing import NamedTuple
 
 from condorlite.core import adeval
@@ -36,19 +35,21 @@ from condorlite.core.matching.offers import Offer
 
 #: The slot policy expressions folded (lower-case).
 POLICY_NAMES = ("start", "requirements")
+#: "not in the memo" (a memo's value may be None)
+_UNSEEN = object()
 #: What a dynamic slot's ad binds (``pieces._dynamic``), never folded.
 DYNAMIC_NAMES = frozenset({"partitionableslot", "slottype"})
 
 
 class _Plan(NamedTuple):
-    """How one pair of policy entries (``Start``, ``Requirements``: the ad's entry
-    objects, None when absent) is folded: ``reads`` are the names folding may look up
-    in them (``_reads``); ``folds`` maps the ids of an ad's entries for ``reads`` to
-    (those entries, held so their ids stay theirs; the changed policy entries)."""
+    """How one policy entry (the ad's ``Start`` or ``Requirements`` entry object) is
+    folded: ``reads`` are the names folding may look up in it (``_reads``); ``folds``
+    maps the ids of an ad's entries for ``reads`` to (those entries, held so their
+    ids stay theirs; the folded entry, or None when folding changes nothing)."""
 
     policy: tuple
     reads: tuple[str, ...]
-    folds: dict[tuple, tuple[tuple, dict[str, tuple[str, Expr]]]]
+    folds: dict[tuple, tuple[tuple, tuple[str, Expr] | None]]
 
 
 class OwnPolicy:
@@ -63,64 +64,74 @@ class OwnPolicy:
         self._entries: dict[tuple[str, Expr], tuple[str, Expr]] = {}
         #: what folding decided by operator and literals, shared by every slot
         self._memo = FoldMemo()
-        #: ids of an ad's policy entries -> their plan (``_fold_table``)
-        self._plans: dict[tuple, _Plan] = {}
+        #: (policy name, id of an ad's entry for it) -> its plan (``_fold_table``)
+        self._plans: dict[tuple[str, int], _Plan] = {}
 
     def fold(self, offer: Offer) -> None:
         """Rebind the offer's ``Start`` and ``Requirements`` to their folded forms,
         when folding changes them (the ad is copied, never changed)."""
+        changes = self.changes(offer)
+        if changes:
+            offer.ad = adeval.with_entries(offer.ad, changes)
+
+    def changes(self, offer: Offer) -> dict[str, tuple[str, Expr]]:
+        """The (lower-case name -> entry) rebindings ``fold`` makes in the offer's ad,
+        the ad left as it is: ``Matchmaker.prepare`` copies the ad once for these
+        and ``own_literals``'s together."""
         ad = offer.ad
         table = adeval.table(ad) if getattr(ad, "parent", None) is None else None
         if table is not None:
-            changes = self._fold_table(ad, table)
-        else:
-            changes = {}
-            for name in POLICY_NAMES:
-                expr = adeval.attr(ad, name)
-                if expr is None or type(expr) is Literal:
-                    continue
-                out = fold_own(expr, ad, self._keep, self._memo)
-                if out is not expr:
-                    entry = (adeval.spelling(ad, name) or name, out)
-                    changes[name] = self._entries.setdefault(entry, entry)
-        if changes:
-            offer.ad = adeval.with_entries(ad, changes)
+            return self._fold_table(ad, table)
+        changes = {}
+        for name in POLICY_NAMES:
+            expr = adeval.attr(ad, name)
+            if expr is None or type(expr) is Literal:
+                continue
+            out = fold_own(expr, ad, self._keep, self._memo)
+            if out is not expr:
+                entry = (adeval.spelling(ad, name) or name, out)
+                changes[name] = self._entries.setdefault(entry, entry)
+        return changes
 
     def _fold_table(self, ad: object, table: dict) -> dict[str, tuple[str, Expr]]:
-        """The changed policy entries of a top-level ClassAd-lite ad, remembered by
-        the ad's policy entries and its entries for the names folding may look up in
-        them: ``fold_own`` step 1 reads, of the ad, only its bindings of the bare
+        """The changed policy entries of a top-level ClassAd-lite ad, each remembered
+        by the policy entry and the ad's entries for the names folding may look up
+        in it: ``fold_own`` step 1 reads, of the ad, only its bindings of the bare
         and ``MY.`` names of the expression not in ``keep`` (it follows no binding),
         and steps 2 and 3 only what step 1 gave; so slots holding the same entries
         for those names (the readers share entry objects between ads holding the
-        same line) fold alike. Entries are held by the memo, so their ids stay
-        theirs for the cycle."""
+        same line) fold alike. Each policy entry is keyed on its own names, so a
+        ``Requirements`` that reads ``START`` is not folded again for every slot
+        whose ``START`` reads a number of its own (``KeyboardIdle``). Entries are
+        held by the memo, so their ids stay theirs for the cycle."""
         get = table.get
-        policy = tuple(map(get, POLICY_NAMES))
-        plan = self._plans.get(tuple(map(id, policy)))
-        if plan is None or not all(map(is_, plan.policy, policy)):
-            plan = self._plans[tuple(map(id, policy))] = _Plan(
-                policy, self._reads(policy), {})
-        entries = tuple(map(get, plan.reads))
-        found = plan.folds.get(tuple(map(id, entries)))
-        if found is None:
-            changes: dict[str, tuple[str, Expr]] = {}
-            for name, entry in zip(POLICY_NAMES, policy, strict=True):
-                if entry is None or type(entry[1]) is Literal:
-                    continue
+        changes: dict[str, tuple[str, Expr]] = {}
+        for name in POLICY_NAMES:
+            entry = get(name)
+            if entry is None or type(entry[1]) is Literal:
+                continue
+            plan = self._plans.get((name, id(entry)))
+            if plan is None or plan.policy is not entry:
+                plan = self._plans[(name, id(entry))] = _Plan(
+                    entry, self._reads(entry), {})
+            entries = tuple(map(get, plan.reads))
+            found = plan.folds.get(tuple(map(id, entries)), _UNSEEN)
+            if found is _UNSEEN:
                 out = fold_own(entry[1], ad, self._keep, self._memo)
                 if out is not entry[1]:
                     new = (entry[0], out)
-                    changes[name] = self._entries.setdefault(new, new)
-            found = plan.folds[tuple(map(id, entries))] = (entries, changes)
-        return found[1]
+                    found = self._entries.setdefault(new, new)
+                else:
+                    found = None
+                plan.folds[tuple(map(id, entries))] = (entries, found)
+            else:
+                found = found[1]
+            if found is not None:
+                changes[name] = found
+        return changes
 
-    def _reads(self, policy: tuple) -> tuple[str, ...]:
+    def _reads(self, entry: tuple) -> tuple[str, ...]:
         """The names ``fold_own`` may look up in the ad while folding the policy
-        entries' expressions: their bare and ``MY.`` names not in ``keep``."""
-        read: set[str] = set()
-        for entry in policy:
-            if entry is not None and type(entry[1]) is not Literal:
-                read.update(name for scope, name in references(entry[1])
-                            if scope in (None, "my") and name not in self._keep)
-        return tuple(sorted(read))
+        entry's expression: its bare and ``MY.`` names not in ``keep``."""
+        return tuple(sorted({name for scope, name in references(entry[1])
+                             if scope in (None, "my") and name not in self._keep}))

@@ -191,19 +191,23 @@ class _Distinct:
     Only the distinct entries of each name matter (no runs), and slots of one machine
     differ in many names (``SlotID``, ``KFlops``), so each name's column is
     deduplicated on its own, by identity (C-level passes, no ``==``). Each name is
-    read once; ``bound`` is every name some slot binds (a name outside it costs no
-    pass)."""
+    read once. A name no slot binds is found so by a pass of ``in`` tests that stops
+    at the first slot binding it, not by a set of every name the slots bind: that
+    union costs a pass over every entry of every slot (160 names a slot), and the
+    cycle asks for a few dozen names."""
 
     def __init__(self, tables: list[dict]) -> None:
         self.tables = tables
-        self.bound: set[str] = set().union(*tables)
         self.names: set[str] = set()
 
     def reached(self, names: set[str]) -> set[str]:
-        new = sorted(names & self.bound - self.names)
+        tables = self.tables
+        new = sorted(names - self.names)
         self.names.update(new)
+        new = [name for name in new
+               if any(map(dict.__contains__, tables, repeat(name)))]
         entries: list = []
-        for column in _columns(self.tables, new):
+        for column in _columns(tables, new):
             changed = compress(islice(column, 1, None),
                                map(is_not, islice(column, 1, None), column))
             heads = [column[0], *changed]

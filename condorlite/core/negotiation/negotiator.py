@@ -54,6 +54,7 @@ from itertools import compress, islice, repeat
 from operator import attrgetter, eq
 from types import MappingProxyType
 
+from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.autocluster import Autoclusters
 from condorlite.core.matching.candidates import Candidates
@@ -120,9 +121,9 @@ class Cycle:
             idle = [j for j in idle if j.id not in held]
         self.idle = idle
         self.ac = self._autoclusters(slots, idle)
-        defined = set()
+        defined: set[str] = set()
         for rep in self.ac.representative.values():
-            defined |= {k.lower() for k in rep.ad}
+            defined.update(adeval.lower_names(rep.ad))  # (ClassAd-lite: its table's keys)
         self.mm = Matchmaker(policy, now, self.ac.job_names, frozenset(defined),
                              self.ac.target_names, self.ac.binding_refs,
                              [rep.ad for rep in self.ac.representative.values()])

@@ -12,7 +12,8 @@ per slot that can be negotiated, in slot Name order:
 * a partitionable slot offers only what its live claims left (``claims.claims_left``).
 
 A held offer's ad carries the holder's ``Remote*`` attributes (``remote_of(holder)``,
-``submitter_attrs.remote_attrs``), worked out once per holder.
+``submitter_attrs.remote_attrs``), worked out once per holder, as one set of entry
+objects that every ad the holder holds shares (``with_remote``).
 
 ``OfferPool`` holds them while the cycle consumes them (``take``): a static offer taken
 is no longer available, and leaves the matchmaker's tables (``Matchmaker.retire``); a
@@ -28,6 +29,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from operator import attrgetter
 
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.matching.matchmaker import Matchmaker
 from condorlite.core.matching.offers import Offer, with_attrs
 from condorlite.core.matching.pieces import carve
@@ -45,7 +49,7 @@ def build_offers(slots: list[Slot], claims: list[Claim], now: float,
     for claim in claims:
         pending.setdefault(claim.partitionable or claim.slot, []).append(claim)
     offers = []
-    remote: dict[str, dict[str, object]] = {}  # holder -> its Remote* values
+    remote: dict[str, dict[str, tuple[str, Expr]]] = {}  # holder -> its Remote* entries
     for slot in sorted(slots, key=_NAME):
         mine = pending.get(slot.name, ())
         ad, holder, job, rank = slot.ad, slot.remote_user, slot.remote_job, slot.current_rank
@@ -61,12 +65,34 @@ def build_offers(slots: list[Slot], claims: list[Claim], now: float,
         elif holder is None and slot.busy:
             continue  # claimed but nobody to attribute it to: not offered
         if holder is not None:
-            values = remote.get(holder)
-            if values is None:
-                values = remote[holder] = remote_of(holder)
-            ad = with_attrs(ad, values)
+            entries = remote.get(holder)
+            if entries is None:
+                entries = remote[holder] = remote_entries(remote_of(holder))
+            ad = with_remote(ad, entries)
         offers.append(Offer(slot, ad, holder, job, rank, slot.weight))
     return offers
+
+
+def remote_entries(values: dict[str, object]) -> dict[str, tuple[str, Expr]]:
+    """A holder's ``Remote*`` values as table entries (lower-case name -> (spelling,
+    literal)), made once per holder and shared by every ad it holds."""
+    return {name.lower(): (name, Literal(value)) for name, value in values.items()}
+
+
+def with_remote(ad: ClassAd, entries: dict[str, tuple[str, Expr]]) -> ClassAd:
+    """A copy of ``ad`` with the holder's ``Remote*`` ``entries`` bound: the very
+    entry objects, shared by every slot the holder holds (as the readers share an
+    entry between ads holding the same line: ``first_states`` and the shape keys
+    then find those slots alike), unless the ad spells one of the names otherwise,
+    when its spelling is kept (``with_attrs``)."""
+    table = adeval.table(ad)
+    if table is None:
+        return with_attrs(ad, {entry[0]: entry[1].value for entry in entries.values()})
+    for name, entry in entries.items():
+        old = table.get(name)
+        if old is not None and old[0] != entry[0]:
+            return with_attrs(ad, {e[0]: e[1].value for e in entries.values()})
+    return adeval.with_entries(ad, entries)
 
 
 class OfferPool:

@@ -344,3 +344,11 @@ def test_closure_union_is_the_union_of_each_slots_closure(kinds, picks, roots) -
     for s in slots:
         plain |= closure(s.ad, roots)
     assert closure_union(slots, roots) == plain
+
+
+def test_referenced_reads_the_bindings_of_the_names_asked():
+    ad = parse_ad("NeedMem = Scale + MY.Base\nScale = 3\nMixedCase = TARGET.Foo\nLone = Bar")
+    assert referenced(ad, ["needmem", "scale", "absent"]) == {"scale", "base"}
+    # a name asked in another case is found as the ad's lookup finds it
+    assert referenced(ad, ["MixedCase"]) == {"foo"}
+    assert referenced(ad, ["lone", "mixedcase"]) == {"bar", "foo"}

@@ -19,6 +19,7 @@ from condorlite.core.classad.ast import AttrRef, Literal
 from condorlite.core.classad.lexer import tokenize
 from condorlite.core.classad.printer import unparse
 from condorlite.core.matching.own_literals import HIDDEN, OwnLiterals
+from condorlite.core.matching.own_policy import OwnPolicy
 from condorlite.core.model import slot_from_ad
 from condorlite.core.negotiation.offer_pool import build_offers
 from condorlite.core.policy import Policy
@@ -77,7 +78,7 @@ def test_desktops_of_one_type_share_a_static_whoever_owns_them(monkeypatch, n_de
     assert all(o.vector is not None and o.literals for o in fast.offers)
     builds.count = 0
     with monkeypatch.context() as patch:
-        patch.setattr(OwnLiterals, "hoist", lambda self, offer: ())
+        patch.setattr(OwnLiterals, "hoist", _fold_only)
         plain, plain_result = run_both(slots, jobs, POLICY)
     assert len(plain.mm.shapes._statics) > 2 * statics
     assert builds.count > hoisted_builds
@@ -92,6 +93,14 @@ def test_busy_desktops_owned_by_a_submitter_go_to_their_owner():
     assert result.matches
     assert all(m.submitter.startswith(owner[m.slot.split("#")[0]]) for m in result.matches)
     assert len(fast.mm.shapes._statics) == 2
+
+
+def _fold_only(self, offer, folded=None) -> tuple:
+    """``OwnLiterals.hoist`` that hoists nothing: only the folded rebindings it is
+    handed are made (``Matchmaker.prepare`` has it make them)."""
+    if folded:
+        offer.ad = adeval.with_entries(offer.ad, folded)
+    return ()
 
 
 def _offer(text: str):
@@ -137,6 +146,35 @@ def test_unhoist_puts_back_the_ad_before_the_rewrite_entry_for_entry():
     assert all(after[name] is entry for name, entry in before.items())  # type: ignore[index]
     literals.unhoist(offer)  # (once only: the second leaves it as it is)
     assert adeval.table(offer.ad) is after
+
+
+@pytest.mark.parametrize("idle", [60, 3600])
+def test_folding_and_hoisting_in_one_copy_give_the_two_step_ad(idle):
+    """``hoist`` handed the folded rebindings (``Matchmaker.prepare``): one copy of
+    the ad, with the same entries (the very objects, in the same order) as folding
+    then hoisting gives, and ``unhoist`` puts back the folded ad, not the slot's."""
+    text = _desktop(4, PartitionableSlot="false", KeyboardIdle=idle)
+    folding, literals = OwnPolicy(frozenset({"cpus", "memory", "disk"})), OwnLiterals()
+    two_step, one_copy = _offer(text), _offer(text)
+    folding.fold(two_step)
+    folded = adeval.table(two_step.ad)
+    assert literals.hoist(two_step)
+    changes = folding.changes(one_copy)
+    assert changes and one_copy.ad is one_copy.slot.ad
+    assert literals.hoist(one_copy, changes)
+    ta, tb = adeval.table(two_step.ad), adeval.table(one_copy.ad)
+    assert list(ta) == list(tb) and ta == tb  # type: ignore[arg-type]
+    # (the two offers' ads were parsed apart: only the rewritten entries are shared)
+    rewritten = [n for n in tb if n in changes or n.startswith(HIDDEN) or n == "rank"]
+    assert all(ta[n] is tb[n] for n in rewritten)  # type: ignore[index]
+    # the slot's own ad is untouched, the folded START is what both hold
+    assert "KeyboardIdle" in unparse(adeval.attr(one_copy.slot.ad, "start"))
+    assert "KeyboardIdle" not in unparse(adeval.attr(one_copy.ad, "start"))
+    for offer in (two_step, one_copy):
+        literals.unhoist(offer)
+        after = adeval.table(offer.ad)
+        assert list(after) == list(folded) and after == folded  # type: ignore[arg-type]
+    assert adeval.table(two_step.ad)["start"] is adeval.table(one_copy.ad)["start"]
 
 
 def test_hoist_leaves_an_offer_without_such_literals_alone():

@@ -61,7 +61,7 @@ def test_desktops_fold_their_own_numbers_and_match_as_in_full():
 
 
 def test_without_folding_every_desktop_is_a_shape(monkeypatch):
-    monkeypatch.setattr(own_policy.OwnPolicy, "fold", lambda self, offer: None)
+    monkeypatch.setattr(own_policy.OwnPolicy, "changes", lambda self, offer: {})
     fast, _ = run_both([_desktop(i) for i in range(40)], _jobs(), POLICY)
     assert fast.mm.shape_count >= 30
 

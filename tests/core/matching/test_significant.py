@@ -136,3 +136,24 @@ def test_small_chunks_agree_with_the_loop_on_random_webs(slot_kinds, job_kinds, 
     conf = policy.significant_attributes
     assert _every(_closed(slots, idle, exprs, conf, chunk)) == _every(
         _widening(slots, idle, exprs, conf, rounds=None))
+
+
+def test_the_slots_side_reads_only_names_some_slot_binds(monkeypatch):
+    """``_Distinct.reached``: what the slots' bindings of the asked names refer to,
+    a name bound by one slot of many included; a name no slot binds gives nothing
+    and is never read as a column; a name asked again is not read again."""
+    ads = [parse_ad(f"SlotID = {i}\nScale = {i % 3}\nStart = true") for i in range(40)]
+    ads[17] = parse_ad("SlotID = 17\nScale = Base * 2\nStart = KeyboardIdle > 5")
+    tables = [ad._attrs for ad in ads]
+    distinct = significant._Distinct(tables)
+    read: list[list[str]] = []
+    columns = significant._columns
+
+    def spy(tables, names):
+        read.append(list(names))
+        return columns(tables, names)
+
+    monkeypatch.setattr(significant, "_columns", spy)
+    assert distinct.reached({"scale", "start", "nobody"}) == {"base", "keyboardidle"}
+    assert distinct.reached({"scale", "slotid"}) == set()
+    assert read == [["scale", "start"], ["slotid"]]
