@@ -71,7 +71,7 @@ from collections.abc import Callable
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.partial import Constant, specialize_attribute
 from condorlite.core.matching.box_ranges import Column, column, narrowest
-from condorlite.core.matching.candidates import NO_MATCH, HeldGroup, PairEval, as_rank, make_pair
+from condorlite.core.matching.candidates import NO_MATCH, HeldGroup, PairEval, as_rank
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.held_refusals import Refusals
@@ -116,8 +116,7 @@ class HeldWalks:
         self._pair = table.pair
         self._part_of = table.static_vector
         self._part_program = table.static_program
-        #: id(a box program of constant ranks, the table's) -> its one pair result
-        self._box_pairs: dict[int, PairEval] = {}
+        self._part_pair = table.part_pair
         self._number = number
         self._resource_names = resource_names
         self._now = int_now(now)
@@ -194,7 +193,7 @@ class HeldWalks:
         numbers, as ``MatchTable.pair`` would (the same result, kept in the same
         table: ``known_pairs``), without the table's look-ups per group."""
         verdict_of = self._verdict
-        box_pairs = self._box_pairs
+        part_pair = self._part_pair
         matched, passed = out
         runs = 0
         verdicts, refuses = ({}, None) if refusals is None else (refusals.verdicts,
@@ -236,19 +235,11 @@ class HeldWalks:
                         program = programs[part.static] = self._part_program(  # type: ignore[index]
                             klass, job_ad, slot.first)
                 if program is not None:
-                    # (``MatchTable.run_part`` written out, counted once per walk)
+                    # (``MatchTable.run_part``, its runs counted once per walk)
                     runs += 1
                     ran = program.run(part.vals, as_rank)  # type: ignore[union-attr]
-                    if not ran[0]:
-                        known = NO_MATCH
-                    elif ran is program.result:
-                        known = box_pairs.get(id(program))
-                        if known is None:
-                            known = box_pairs[id(program)] = make_pair(
-                                (True, ran[1], ran[2], ran[3], None))
-                    else:
-                        known = make_pair((True, ran[1], ran[2], ran[3], None))
-                    known_pairs[slot.pair_shape] = known
+                    known = known_pairs[slot.pair_shape] = (
+                        part_pair(program, ran) if ran[0] else NO_MATCH)
                 else:
                     known = self._pair(klass[0], job_ad, slot.first, signature)
             if known.match:

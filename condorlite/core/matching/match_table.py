@@ -120,7 +120,12 @@ class MatchTable:
         numbers) by the class's program of the part (``static_program``), counted
         as one evaluation: what ``pair`` gives for it."""
         self.counts.evaluations += 1
-        out = program.run(vector.vals, as_rank)
+        return self.part_pair(program, program.run(vector.vals, as_rank))
+
+    def part_pair(self, program: PairProgram, out: tuple) -> PairEval:
+        """The pair result of ``out``, what ``program.run`` gave for a static offer
+        (``run_part``; the held walks run their programs themselves and count the
+        runs once per walk)."""
         if not out[0]:
             return NO_MATCH
         if out is program.result:
