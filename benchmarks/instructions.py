@@ -6,6 +6,9 @@ Wall-clock figures on this machine move by up to 2x between its fast and slow ph
 Callgrind counts the instructions the process executes instead: the same for the same
 code and inputs whatever else the machine is doing, up to about 1 % between runs
 (``PYTHONHASHSEED`` is fixed, but dicts keyed by ``id()`` still follow the addresses).
+The addresses move with the length of a tree's path (the same commit at two paths of
+different length: 1.5 % apart, RESULTS.md session 19), so compare trees at paths of
+equal length (``/tmp/base9`` and ``/tmp/main9``, say).
 
 For each TREE (a checkout of condorlite; default: the one this script is in) a child
 ``python`` runs under ``valgrind --tool=callgrind --instr-atstart=no``: it reads and
