@@ -70,8 +70,14 @@ class CarvedStates:
         found = self._transitions.get(key)
         if found is None or found[0] is not taken:
             found = self._transitions[key] = self._step(offer, vector, taken)  # type: ignore[arg-type]
-        _, vector.vals, computed, offer.pair_shape, shape = found  # type: ignore[union-attr]
-        offer.independent = with_constants(computed, vector)  # type: ignore[arg-type]
+        _, vector.vals, computed, offer.pair_shape, shape, tail = found  # type: ignore[union-attr]
+        constants = vector.constants  # type: ignore[union-attr]
+        if not constants:
+            offer.independent = computed
+        elif tail:  # (``with_constants``: the constant ranks come last, one merge)
+            offer.independent = {**computed, **constants}
+        else:
+            offer.independent = with_constants(computed, vector)  # type: ignore[arg-type]
         # ``OfferShapes.place`` for an offer with a vector, written out (one per match): it stays
         # in its static's box (``_groups``) and moves from its shape to ``shape``.
         box, seq, before = offer.box, offer.seq, offer.shape
@@ -91,7 +97,7 @@ class CarvedStates:
 
     def _step(self, offer: Offer, vector: SlotVector, taken: dict[str, float]) -> tuple:
         """A transition's outcome, worked out (``carve``): (taken, the new vals, the
-        ranks that read the vector, pair shape, shape). The ranks come from their
+        ranks that read the vector, pair shape, shape, ``RankPlan.tail``). The ranks come from their
         programs, remembered per (rank signature, the typed values of the positions
         they read: ``RankPlan.reads``), shared read-only by the slots of the
         signature; the shapes from the vector (``OfferShapes.shape_of``)."""
@@ -107,7 +113,7 @@ class CarvedStates:
         if computed is None:
             computed = self._independent_memo[memo_key] = self._carved_ranks(offer, plan, vals)
         shape = self._shapes.shape_of(offer, ("vector", vector.static, state))
-        return (taken, vals, computed, offer.pair_shape, shape)
+        return (taken, vals, computed, offer.pair_shape, shape, plan.tail)
 
     def _carved_ranks(self, offer: Offer, plan: RankPlan, vals: tuple) -> dict[str, float]:
         """The job-independent policy ranks of a carved state that read the vector,
@@ -153,7 +159,8 @@ class CarvedStates:
                 reach = reaches[rank]
                 read.update(pos for pos, name in enumerate(vector.names)  # type: ignore[union-attr]
                             if name in reach)
-        return RankPlan(ranks, read)
+        order = list(vector.rank_keys)  # type: ignore[union-attr]
+        return RankPlan(ranks, read, order[:len(ranks)] == [rank for rank, _, _ in ranks])
 
 
 class RankPlan:
@@ -162,13 +169,16 @@ class RankPlan:
     when the program is a constant); ``reads(values)``, the values at the positions
     those programs read (sorted), or None when one of the ranks is evaluated on the
     whole ad (then a state's ranks are keyed by the whole typed state). States that
-    agree at those positions, kinds included, get the same ranks."""
+    agree at those positions, kinds included, get the same ranks. ``tail``: the
+    signature's constant ranks all come after these in the policy's order, so
+    ``with_constants`` is one merge of the two dicts."""
 
-    __slots__ = ("ranks", "reads")
+    __slots__ = ("ranks", "reads", "tail")
 
     def __init__(self, ranks: list[tuple[str, object, float | None]],
-                 read: set[int] | None) -> None:
+                 read: set[int] | None, tail: bool) -> None:
         self.ranks = ranks
+        self.tail = tail
         self.reads: Callable[[tuple], object] | None
         if read is None:
             self.reads = None
