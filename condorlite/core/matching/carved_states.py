@@ -4,11 +4,18 @@ and the transitions remembered (one ``CarvedStates`` per cycle, owned by
 
 ``carve`` moves an offer to the state a match leaves (``slot_vectors.rest_of``): its
 vector's values, the job-independent policy ranks that read them (by their programs,
-``slot_vectors.rank_program``; remembered per rank signature and state, shared read-only
-by the slots of one signature), its pair shape and shape (``OfferShapes.reshape``),
+``slot_vectors.rank_program``), its pair shape and shape (``OfferShapes.shape_of``),
 and its place among the members of its static's shapes. A transition (the offer's
 shape, rank signature and the dict of amounts taken) is remembered with its outcome,
 so a second offer making the same one does none of that work.
+
+The ranks are remembered per (rank signature, the typed values at the vector
+positions their programs read: ``RankPlan.reads``) and shared read-only by the slots
+of one signature. Sound because a rank key fixes every binding the rank reaches but
+the vector's names (``OfferShapes._rank_keys``), so its program (made from one slot
+of the key, shared by all) reads only the positions of the names in that slot's
+reach: states equal there, kinds included, give equal values. A rank evaluated on
+the whole ad (no program) keys the signature's ranks by the whole typed state.
 
 It owns the ranks' memo, plans and programs and the transitions; it reads and
 advances the shapes' carving clock and places the offer in the shapes' tables.
