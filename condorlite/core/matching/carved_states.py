@@ -4,11 +4,18 @@ and the transitions remembered (one ``CarvedStates`` per cycle, owned by
 
 ``carve`` moves an offer to the state a match leaves (``slot_vectors.rest_of``): its
 vector's values, the job-independent policy ranks that read them (by their programs,
-``slot_vectors.rank_program``; remembered per rank signature and state, shared read-only
-by the slots of one signature), its pair shape and shape (``OfferShapes.reshape``),
+``slot_vectors.rank_program``), its pair shape and shape (``OfferShapes.shape_of``),
 and its place among the members of its static's shapes. A transition (the offer's
 shape, rank signature and the dict of amounts taken) is remembered with its outcome,
 so a second offer making the same one does none of that work.
+
+The ranks are remembered per (rank signature, the typed values at the vector
+positions their programs read: ``RankPlan.reads``) and shared read-only by the slots
+of one signature. Sound because a rank key fixes every binding the rank reaches but
+the vector's names (``OfferShapes._rank_keys``), so its program (made from one slot
+of the key, shared by all) reads only the positions of the names in that slot's
+reach: states equal there, kinds included, give equal values. A rank evaluated on
+the whole ad (no program) keys the signature's ranks by the whole typed state.
 
 It owns the ranks' memo, plans and programs and the transitions; it reads and
 advances the shapes' carving clock and places the offer in the shapes' tables.
@@ -16,6 +23,8 @@ advances the shapes' carving clock and places the offer in the shapes' tables.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from condorlite.core import adeval
@@ -38,47 +47,27 @@ class CarvedStates:
     def __init__(self, shapes: OfferShapes, rank_exprs: dict[str, object]) -> None:
         self._shapes = shapes
         self._rank_exprs = rank_exprs
-        #: (rank signature, typed state) -> the independent ranks that read the vector
-        #: (``prepare``; the constant ones are each offer's, ``with_constants``)
+        #: (rank signature, the typed values the ranks read, ``RankPlan.reads``) ->
+        #: the independent ranks that read the vector (``_step``; the constant ones
+        #: are each offer's, ``with_constants``)
         self._independent_memo: dict[tuple, dict[str, float]] = {}
         #: carving transitions (``carve``)
         self._transitions: dict[tuple, tuple] = {}
         #: rank program key -> its residual program (``slot_vectors.rank_program``)
         self._rank_programs: dict[tuple, object] = {}
         #: rank signature -> its ranks' programs, as ``_carved_ranks`` runs them
-        self._rank_plans: dict[int, list[tuple[str, object, float | None]]] = {}
-
-    def prepare(self, offer: Offer, vals: tuple) -> dict[str, float]:
-        """``OfferShapes.prepare`` for the state carving made of an offer with a resource vector:
-        the vector moves to ``vals`` (``Offer.ad`` follows), the independent policy
-        ranks come from their programs, the shapes from the vector. Returns the
-        ranks that read the vector (shared read-only by the slots of the vector's
-        rank signature)."""
-        vector = offer.vector
-        assert vector is not None
-        vector.vals = vals
-        state = typed(vals)
-        # Slots of one static and equal rank bindings pass through the same states:
-        # their ranks that read the vector are remembered per (rank signature,
-        # state). Read-only dicts.
-        memo_key = (vector.rank_sig, state)
-        computed = self._independent_memo.get(memo_key)
-        if computed is None:
-            computed = self._independent_memo[memo_key] = self._carved_ranks(offer, vals)
-        offer.independent = with_constants(computed, vector)
-        self._shapes.reshape(offer, ("vector", vector.static, state))
-        return computed
+        self._rank_plans: dict[int, RankPlan] = {}
 
     def carve(self, offer: Offer, taken: dict[str, float]) -> None:
-        """``prepare(offer, rest_of(offer.vector, taken))``, remembered per
-        transition: the outcome (the new vals, the ranks that read the vector, pair
-        shape and shape) is a function of the vector's static and typed vals, of the
-        holder and CurrentRank (all four fixed by the offer's shape, ``OfferShapes.reshape``),
-        of the rank signature and of the amounts taken; the offer's constant ranks
-        are its own (``_with_constants``). ``taken`` is keyed by identity
-        (pair results share one dict per class and shape) and held by the entry, so
-        its id cannot be reused while the entry lives. The offer is stamped first
-        (``OfferShapes.stamp``, written out)."""
+        """Move ``offer`` to the state a match of ``taken`` leaves (module doc),
+        remembered per transition: the outcome (the new vals, the ranks that read the
+        vector, pair shape and shape) is a function of the vector's static and typed
+        vals, of the holder and CurrentRank (all four fixed by the offer's shape,
+        ``OfferShapes.reshape``), of the rank signature and of the amounts taken; the
+        offer's constant ranks are its own (``with_constants``). ``taken`` is keyed by
+        identity (pair results share one dict per class and shape) and held by the
+        entry, so its id cannot be reused while the entry lives. The offer is stamped
+        first (``OfferShapes.stamp``, written out)."""
         shapes = self._shapes
         clock = shapes.clock = shapes.clock + 1
         offer.version = clock
@@ -87,12 +76,15 @@ class CarvedStates:
         key = (offer.shape, vector.rank_sig, id(taken))  # type: ignore[union-attr]
         found = self._transitions.get(key)
         if found is None or found[0] is not taken:
-            computed = self.prepare(offer, rest_of(vector, taken))  # type: ignore[arg-type]
-            self._transitions[key] = (taken, vector.vals, computed,  # type: ignore[union-attr]
-                                      offer.pair_shape, offer.shape)
-            return
-        _, vector.vals, computed, offer.pair_shape, shape = found  # type: ignore[union-attr]
-        offer.independent = with_constants(computed, vector)  # type: ignore[arg-type]
+            found = self._transitions[key] = self._step(offer, vector, taken)  # type: ignore[arg-type]
+        _, vector.vals, computed, offer.pair_shape, shape, tail = found  # type: ignore[union-attr]
+        constants = vector.constants  # type: ignore[union-attr]
+        if not constants:
+            offer.independent = computed
+        elif tail:  # (``with_constants``: the constant ranks come last, one merge)
+            offer.independent = {**computed, **constants}
+        else:
+            offer.independent = with_constants(computed, vector)  # type: ignore[arg-type]
         # ``OfferShapes.place`` for an offer with a vector, written out (one per match): it stays
         # in its static's box (``_groups``) and moves from its shape to ``shape``.
         box, seq, before = offer.box, offer.seq, offer.shape
@@ -110,32 +102,53 @@ class CarvedStates:
         if shapes.moved is not None:
             shapes.moved.append(offer)
 
-    def _carved_ranks(self, offer: Offer, vals: tuple) -> dict[str, float]:
+    def _step(self, offer: Offer, vector: SlotVector, taken: dict[str, float]) -> tuple:
+        """A transition's outcome, worked out (``carve``): (taken, the new vals, the
+        ranks that read the vector, pair shape, shape, ``RankPlan.tail``). The ranks come from their
+        programs, remembered per (rank signature, the typed values of the positions
+        they read: ``RankPlan.reads``), shared read-only by the slots of the
+        signature; the shapes from the vector (``OfferShapes.shape_of``)."""
+        vals = vector.vals = rest_of(vector, taken)  # (``Offer.ad`` follows)
+        state = typed(vals)
+        plan = self._rank_plans.get(vector.rank_sig)
+        if plan is None:
+            plan = self._rank_plans[vector.rank_sig] = self._rank_plan(offer)
+        reads = plan.reads
+        memo_key = (vector.rank_sig, state if reads is None else
+                    (reads(state[0]), reads(state[1])))
+        computed = self._independent_memo.get(memo_key)
+        if computed is None:
+            computed = self._independent_memo[memo_key] = self._carved_ranks(offer, plan, vals)
+        shape = self._shapes.shape_of(offer, ("vector", vector.static, state))
+        return (taken, vals, computed, offer.pair_shape, shape, plan.tail)
+
+    def _carved_ranks(self, offer: Offer, plan: RankPlan, vals: tuple) -> dict[str, float]:
         """The job-independent policy ranks of a carved state that read the vector,
         by their programs (one evaluation each); the constant ones are the offer's
         (``vector.constants``), added by ``with_constants``."""
-        vector = offer.vector
-        plan = self._rank_plans.get(vector.rank_sig)  # type: ignore[union-attr]
-        if plan is None:
-            plan = self._rank_plans[vector.rank_sig] = self._rank_plan(offer)  # type: ignore[union-attr]
-        self._shapes.counts.evaluations += len(plan)
+        ranks = plan.ranks
+        self._shapes.counts.evaluations += len(ranks)
         independent: dict[str, float] = {}
-        for rank, program, value in plan:
+        for rank, program, value in ranks:
             if value is None:
                 if program is None:
                     value = as_rank(adeval.eval_expr(self._rank_exprs[rank], offer.ad, None,
                                                      self._shapes.now))
                 else:
-                    value = as_rank(program(vals))
+                    value = as_rank(program(vals))  # type: ignore[operator]
             independent[rank] = value
         return independent
 
-    def _rank_plan(self, offer: Offer) -> list[tuple[str, object, float | None]]:
-        """(rank, its program or None, its value when the program is a constant) for
-        each independent rank of a vector's rank signature that is not one of the
-        offer's constants (``_carved_ranks``)."""
+    def _rank_plan(self, offer: Offer) -> RankPlan:
+        """The ``RankPlan`` of a vector's rank signature: (rank, its program or None,
+        its value when the program is a constant) for each independent rank that is
+        not one of the offer's constants, and the positions of the vector those
+        programs read (the vector's names in the ranks' reaches, ``OfferShapes.walked``:
+        the programs of a rank key are shared, as its reach is)."""
         vector = offer.vector
-        plan = []
+        reaches = self._shapes.walked[id(offer)][2][2]
+        ranks = []
+        read: set[int] | None = set()
         for rank, key in vector.rank_keys.items():  # type: ignore[union-attr]
             if rank in vector.constants:  # type: ignore[union-attr]
                 continue
@@ -144,8 +157,47 @@ class CarvedStates:
                 program = self._rank_programs[key] = rank_program(
                     self._rank_exprs[rank], offer.ad, vector, self._shapes.now)  # type: ignore[arg-type]
             value = as_rank(program.value) if type(program) is Constant else None
-            plan.append((rank, program, value))
-        return plan
+            ranks.append((rank, program, value))
+            if value is not None:
+                continue
+            if program is None or read is None:
+                read = None  # (evaluated on the whole ad: keyed by the whole state)
+            else:
+                reach = reaches[rank]
+                read.update(pos for pos, name in enumerate(vector.names)  # type: ignore[union-attr]
+                            if name in reach)
+        order = list(vector.rank_keys)  # type: ignore[union-attr]
+        return RankPlan(ranks, read, order[:len(ranks)] == [rank for rank, _, _ in ranks])
+
+
+class RankPlan:
+    """How a rank signature's carved states get the ranks that read the vector
+    (``CarvedStates._carved_ranks``): ``ranks``, (rank, its program or None, its value
+    when the program is a constant); ``reads(values)``, the values at the positions
+    those programs read (sorted), or None when one of the ranks is evaluated on the
+    whole ad (then a state's ranks are keyed by the whole typed state). States that
+    agree at those positions, kinds included, get the same ranks. ``tail``: the
+    signature's constant ranks all come after these in the policy's order, so
+    ``with_constants`` is one merge of the two dicts."""
+
+    __slots__ = ("ranks", "reads", "tail")
+
+    def __init__(self, ranks: list[tuple[str, object, float | None]],
+                 read: set[int] | None, tail: bool) -> None:
+        self.ranks = ranks
+        self.tail = tail
+        self.reads: Callable[[tuple], object] | None
+        if read is None:
+            self.reads = None
+        elif read:
+            self.reads = itemgetter(*sorted(read))
+        else:
+            self.reads = _nothing
+
+
+def _nothing(_values: tuple) -> tuple:
+    """``RankPlan.reads`` when no program reads the vector."""
+    return ()
 
 
 def with_constants(computed: dict[str, float], vector: SlotVector) -> dict[str, float]:

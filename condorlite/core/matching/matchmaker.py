@@ -150,6 +150,9 @@ class Matchmaker:
         self.columns = RankColumns(self.rank_names, self.shapes.shape_keys.canon.key, now,
                                    self.counts, self.resource_names)
         self.lists = RequestLists(self.shapes, self.table, self.columns, self.counts)
+        #: ``carve(offer, taken)``: ``OfferShapes.carve`` itself (one call per match),
+        #: move an offer with a resource vector to the state a match of ``taken`` leaves
+        self.carve = self.shapes.carve
         #: the table's pair programs, (class, bindings, pair-static id) -> program or
         #: None: the classes that got one (the equivalence tests read it)
         self._programs = self.table.programs
@@ -192,11 +195,6 @@ class Matchmaker:
             # folded entries with its own)
             offer.literals = self.own_literals.hoist(offer, self.own_policy.changes(offer))
         self.shapes.prepare(offer)
-
-    def carve(self, offer: Offer, taken: dict[str, float]) -> None:
-        """``OfferShapes.carve``: move an offer with a resource vector to the state a
-        match of ``taken`` leaves."""
-        self.shapes.carve(offer, taken)
 
     def stamp(self, offer: Offer) -> None:
         """``OfferShapes.stamp``: a new version for an offer whose state changed."""

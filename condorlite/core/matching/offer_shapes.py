@@ -31,7 +31,7 @@ from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.lazy_ranks import LazyRanks
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.policy_exprs import PolicyExprs
-from condorlite.core.matching.slot_vectors import SlotVector, left, typed, vector_of
+from condorlite.core.matching.slot_vectors import SlotVector, lefts, typed, vector_of
 from condorlite.core.matching.slot_walks import SlotWalks
 from condorlite.core.matching.spent_statics import SpentStatics
 
@@ -241,10 +241,14 @@ class OfferShapes:
                              first.pair_key, first.pair_shape, vector)
 
     def reshape(self, offer: Offer, pair_key: tuple, pair_shape: int = 0) -> None:
+        """Number the offer's pair shape and shape (``shape_of``) and place it."""
+        self.place(offer, self.shape_of(offer, pair_key, pair_shape))
+
+    def shape_of(self, offer: Offer, pair_key: tuple, pair_shape: int = 0) -> int:
         """Number the offer's pair shape (``pair_shape`` when the caller knows it:
-        the number ``pair_key`` was given) and its shape, (pair shape, holder,
-        CurrentRank when held), each numbered from 1 in order of first sight, and
-        place it."""
+        the number ``pair_key`` was given; set as ``Offer.pair_shape``) and its shape,
+        (pair shape, holder, CurrentRank when held), each numbered from 1 in order of
+        first sight; returns the shape (not placed)."""
         if not pair_shape:
             pair_shape = self._pair_shapes.setdefault(pair_key, len(self._pair_shapes) + 1)
         offer.pair_shape = pair_shape
@@ -254,8 +258,8 @@ class OfferShapes:
         shape = self.shape_numbers.setdefault(key, len(self.shape_numbers) + 1)
         self.pair_of_shape[shape] = offer.pair_shape
         if offer.vector is not None and shape not in self.shape_left:
-            self.shape_left[shape] = tuple(map(left, offer.vector.vals))
-        self.place(offer, shape)
+            self.shape_left[shape] = lefts(offer.vector.vals)
+        return shape
 
     def _vector(self, offer: Offer, walked: tuple[str, ...], extra: tuple,
                 reaches: dict[str, set[str]], independent: dict) -> object:

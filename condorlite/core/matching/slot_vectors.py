@@ -37,13 +37,10 @@ def typed(vals: Sequence[object]) -> TypedVals:
     """``vals`` as a dict key: each value with its kind, 0 for an integer, 1 for a
     real and -1 for a negative zero real (``1`` and ``1.0``, ``0.0`` and ``-0.0`` are
     equal in Python, not in ClassAds: ``string`` and ``=?=`` tell them apart)."""
-    return (tuple(vals), tuple(map(_kind, vals)))
-
-
-def _kind(value: object) -> int:
-    if type(value) is not float:
-        return 0
-    return -1 if value == 0 and copysign(1.0, value) < 0 else 1  # type: ignore[arg-type]
+    # (one comprehension, not a call per value: a carve makes one key per new state)
+    return (tuple(vals), tuple([0 if type(v) is not float
+                                else 1 if v or copysign(1.0, v) > 0  # type: ignore[arg-type]
+                                else -1 for v in vals]))
 
 
 def number(value: float) -> int | float:
@@ -141,12 +138,26 @@ def rank_program(expr: Expr, slot_ad: ClassAd, vector: SlotVector,
     return specialize(expr, slot_ad, None, free_pairs(slot_ad, vector), int_now(now))
 
 
+def lefts(vals: Sequence[object]) -> tuple[float, ...]:
+    """``left`` of each value (``OfferShapes.shape_left``), a number inline."""
+    return tuple([float(v) if (type(v) is int or type(v) is float) and v == v  # type: ignore[arg-type]
+                  else left(v) for v in vals])
+
+
 def rest_of(vector: SlotVector, taken: dict[str, float]) -> tuple:
     """The vals carving ``taken`` leaves (``pieces.carve``: left minus amount, an
-    integral amount as an int)."""
+    integral amount as an int; ``left`` and ``number`` inline: one call per carve)."""
     vals = list(vector.vals)
     index = vector.index
     for res, amount in taken.items():
         pos = index[res.lower()]
-        vals[pos] = number(left(vals[pos]) - amount)
+        value = vals[pos]
+        if type(value) is int or type(value) is float:
+            have = float(value)  # type: ignore[arg-type]
+            if have != have:
+                have = 0.0
+        else:
+            have = left(value)
+        rest = have - amount
+        vals[pos] = int(rest) if float(rest).is_integer() else rest
     return tuple(vals)

@@ -1,7 +1,7 @@
-"""``slot_vectors.typed`` and ``rest_of`` (one of each per carve) against their
-definitions: a value's kind (0 an integer or any non-real, 1 a real, -1 a negative
-zero real) and ``number(left(value) - amount)``, a NaN or a string having nothing
-left."""
+"""``slot_vectors.typed``, ``rest_of`` and ``lefts`` (one of each per carved state)
+against their definitions: a value's kind (0 an integer or any non-real, 1 a real,
+-1 a negative zero real), ``number(left(value) - amount)`` and ``left`` of each
+value, a NaN or a string having nothing left."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from condorlite.core.classad.values import Undefined
-from condorlite.core.matching.slot_vectors import SlotVector, left, number, rest_of, typed
+from condorlite.core.matching.slot_vectors import SlotVector, left, lefts, number, rest_of, typed
 
 
 def _kind(value: object) -> int:
@@ -60,3 +60,10 @@ def test_rest_of_a_nan_or_a_string_is_what_is_left_of_none() -> None:
     assert typed(got) == typed((-1, -2.5, "u046"))
     assert rest_of(SlotVector(names[:1], (8,), {"cpus": 0}), {"Cpus": 2.0}) == (6,)
     assert type(rest_of(SlotVector(names[:1], (8.0,), {"cpus": 0}), {"Cpus": 0.5})[0]) is float
+
+
+@given(st.lists(_VALUES, max_size=8))
+def test_lefts_is_left_of_each_value(vals) -> None:
+    got, want = lefts(vals), tuple(left(v) for v in vals)
+    assert got == want and [type(v) for v in got] == [float] * len(vals)
+    assert all(not math.isnan(v) for v in got)

@@ -1,0 +1,115 @@
+"""``carved_states``: what a match leaves of an offer with a resource vector.
+
+A carved state's job-independent ranks are remembered per (rank signature, the typed
+values of the vector positions the rank programs read, ``RankPlan.reads``), so states
+that differ only in a resource no rank reads (each slot's own Disk share) share them.
+Whatever the policy ranks read, every carved offer's ranks must equal the full
+evaluation of each rank on its current ad, in the policy's order, and the cycle's
+answer must be the plain cycle's; the constant ranks merge in one step only when
+they come last (``RankPlan.tail``).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+from condorlite.core import adeval
+from condorlite.core.matching import carved_states
+from condorlite.core.matching.candidates import as_rank
+from condorlite.core.matching.policy_exprs import PolicyExprs
+from condorlite.core.negotiation import negotiator
+from condorlite.core.policy import DEFAULT_POST_JOB_RANK, DEFAULT_PRE_JOB_RANK, Policy
+from tests.core._pool import decoded_pool
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
+import genpool  # a script directory, not a package
+
+NOW = 1_700_000_000
+
+#: (pre, post): the default pair (pre reads Cpus and Memory, post no resource), a
+#: pre that reads Disk alone, one that reads every resource, and a constant pre
+#: ahead of a post that reads Memory (the constant rank first: no single merge)
+POLICIES = [
+    (DEFAULT_PRE_JOB_RANK, DEFAULT_POST_JOB_RANK),
+    ("Disk / 1000", DEFAULT_POST_JOB_RANK),
+    ("Cpus * 1000000 + Memory * 1000 - Disk", "KFlops"),
+    ("SlotID", "Memory - Cpus"),
+]
+
+
+def _same(a: float, b: float) -> bool:
+    return a == b or (math.isnan(a) and math.isnan(b))
+
+
+def _pool(tmp_path: Path, policy: Policy):
+    spec = genpool.PoolSpec(slots=60, jobs=900, submitters=4, autoclusters=14, seed=3,
+                            realistic=True, unique=True, partitionable_fraction=1.0,
+                            disk_share=True)
+    return decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
+
+
+@pytest.mark.parametrize(("pre", "post"), POLICIES)
+def test_carved_ranks_are_the_full_evaluation(tmp_path, monkeypatch, pre, post) -> None:
+    """Every carved offer's ranks equal their evaluation on its ad, in the policy's
+    order; under the default ranks, which read no Disk, carved states share their
+    ranks (fewer evaluations than states)."""
+    policy = Policy(uid_domain="example.org", negotiator_pre_job_rank=pre,
+                    negotiator_post_job_rank=post)
+    slots, jobs = _pool(tmp_path, policy)
+    runs: list[int] = []
+    steps: list[tuple] = []
+    original, step = carved_states.CarvedStates._carved_ranks, carved_states.CarvedStates._step
+
+    def counting(self, offer, plan, vals):
+        runs.append(1)
+        return original(self, offer, plan, vals)
+
+    def stepping(self, offer, vector, taken):
+        found = step(self, offer, vector, taken)
+        steps.append((vector.rank_sig, found[1]))
+        return found
+
+    monkeypatch.setattr(carved_states.CarvedStates, "_carved_ranks", counting)
+    monkeypatch.setattr(carved_states.CarvedStates, "_step", stepping)
+    cycle = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    cycle.run()
+    exprs = PolicyExprs.from_policy(policy)
+    carved = [o for o in cycle.offers if o.vector is not None and o.stamps]
+    assert len(carved) > 20
+    for offer in carved:
+        assert list(offer.independent) == list(offer.vector.rank_keys)
+        for key, expr in exprs.ranks(offer.holder is not None):
+            want = as_rank(adeval.eval_expr(expr, offer.ad, None, NOW))
+            assert _same(offer.independent[key], want), (offer.name, key)
+    if pre == DEFAULT_PRE_JOB_RANK:
+        # (no rank reads Disk, every slot's own share: states share their ranks)
+        assert len(runs) < len(set(steps))
+
+
+def test_the_plan_reads_the_positions_the_ranks_reach(tmp_path) -> None:
+    """The default pre-job rank reads Cpus and Memory of the vector, not Disk; the
+    post-job rank is each slot's constant. A pre that reads Disk reads only it."""
+    for pre, names in ((DEFAULT_PRE_JOB_RANK, ["cpus", "memory"]), ("Disk / 1000", ["disk"])):
+        policy = Policy(uid_domain="example.org", negotiator_pre_job_rank=pre)
+        slots, jobs = _pool(tmp_path / pre[:4], policy)
+        cycle = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+        cycle.run()
+        carved = cycle.mm.shapes._carved
+        assert carved._rank_plans
+        for offer in (o for o in cycle.offers if o.vector is not None and o.stamps):
+            plan = carved._rank_plans[offer.vector.rank_sig]
+            assert [rank for rank, _, _ in plan.ranks] == ["pre"] and plan.tail
+            read = plan.reads(offer.vector.names)
+            assert (list(read) if isinstance(read, tuple) else [read]) == names
+
+
+def test_a_plan_of_constants_reads_nothing() -> None:
+    plan = carved_states.RankPlan([("pre", None, 1.0)], set(), True)
+    assert plan.reads((5, 6)) == ()
+    assert carved_states.RankPlan([("pre", None, None)], None, False).reads is None
+    two = carved_states.RankPlan([], {2, 0}, True)
+    assert two.reads(("a", "b", "c")) == ("a", "c")
