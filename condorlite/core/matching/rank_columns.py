@@ -25,7 +25,9 @@ its slots apart.
 **Columns** (``RankColumns``): a class whose job ``Rank`` refers (through the job's
 own bindings) to a rank-only name gets a ``RankColumn``, shared by every class whose
 Rank is the same expression with the same job bindings of everything it reaches (so
-all ``Rank = TARGET.KFlops`` classes share one). A column evaluates the Rank once per
+all ``Rank = TARGET.KFlops`` classes share one); the expression compared as it reads
+the slot (``slot_spelled``: ``Rank = KFlops`` of a job that does not bind ``KFlops``
+is ``TARGET.KFlops``). A column evaluates the Rank once per
 (column, offer state): ``as_float(Rank) or 0.0``, as a pair evaluation does, kept per
 offer ``seq`` with the offer's ``version`` (every state change stamps a new version).
 Entries of a column's class take their job rank from the column, per offer
