@@ -25,7 +25,9 @@ its slots apart.
 **Columns** (``RankColumns``): a class whose job ``Rank`` refers (through the job's
 own bindings) to a rank-only name gets a ``RankColumn``, shared by every class whose
 Rank is the same expression with the same job bindings of everything it reaches (so
-all ``Rank = TARGET.KFlops`` classes share one). A column evaluates the Rank once per
+all ``Rank = TARGET.KFlops`` classes share one); the expression compared as it reads
+the slot (``slot_spelled``: ``Rank = KFlops`` of a job that does not bind ``KFlops``
+is ``TARGET.KFlops``). A column evaluates the Rank once per
 (column, offer state): ``as_float(Rank) or 0.0``, as a pair evaluation does, kept per
 offer ``seq`` with the offer's ``version`` (every state change stamps a new version).
 Entries of a column's class take their job rank from the column, per offer
@@ -41,10 +43,20 @@ from collections.abc import Iterable
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.classad.ast import Literal
+from condorlite.core.classad.ast import (
+    AttrRef,
+    Binary,
+    Conditional,
+    Elvis,
+    Expr,
+    Literal,
+    Paren,
+    Unary,
+)
 from condorlite.core.classad.partial import specialize_attribute
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.classad.residuals import Residual
+from condorlite.core.classad.scope import SPECIAL_NAMES
 from condorlite.core.matching.autocluster import closure
 from condorlite.core.matching.offers import SUBMITTER_PREFIXES, Offer
 from condorlite.core.matching.slot_vectors import int_now
@@ -72,6 +84,44 @@ def rank_only_names(rank_refs: Iterable[frozenset[str]], other_refs: Iterable[fr
     ranked.difference_update(excluded)
     ranked -= _NEVER
     return frozenset(ranked)
+
+
+def slot_spelled(expr: Expr, job_ad: ClassAd) -> Expr | None:
+    """``expr`` (a job's ``Rank``) with the same value in any match of ``job_ad``,
+    spelled so that Ranks that read the slot alike are equal trees: every
+    unqualified name the job does not bind (and no special name) becomes
+    ``TARGET.<name>``, as a top-level ad's lookup of a name it lacks is the other
+    ad's (``scope.unscoped_miss``), and every name is lower-cased without its
+    prefix's spelling (lookups ignore case). So ``Rank = KFlops`` and ``Rank =
+    TARGET.KFlops`` of jobs that do not bind ``KFlops`` are one tree. None when
+    ``expr`` holds a node other than literals, names, operators, parentheses and
+    conditionals (a call, a list, a record, a selection or a subscript may read
+    names in another scope): the Rank is then keyed as written."""
+    kind = type(expr)
+    if kind is Literal:
+        return expr
+    if kind is AttrRef:
+        lname = expr.name.lower()  # type: ignore[attr-defined]
+        scope = expr.scope  # type: ignore[attr-defined]
+        if scope is None and lname not in SPECIAL_NAMES and adeval.attr(job_ad, lname) is None:
+            scope = "target"
+        return AttrRef(lname, scope)
+    if kind is Paren:
+        return slot_spelled(expr.inner, job_ad)  # type: ignore[attr-defined]
+    if kind is Unary:
+        inner = slot_spelled(expr.operand, job_ad)  # type: ignore[attr-defined]
+        return None if inner is None else Unary(expr.op, inner)  # type: ignore[attr-defined]
+    if kind is Binary or kind is Elvis:
+        left = slot_spelled(expr.left, job_ad)  # type: ignore[attr-defined]
+        right = slot_spelled(expr.right, job_ad)  # type: ignore[attr-defined]
+        if left is None or right is None:
+            return None
+        return Binary(expr.op, left, right) if kind is Binary else Elvis(left, right)  # type: ignore[attr-defined]
+    if kind is Conditional:
+        parts = [slot_spelled(part, job_ad) for part in (
+            expr.cond, expr.then, expr.otherwise)]  # type: ignore[attr-defined]
+        return None if None in parts else Conditional(*parts)  # type: ignore[arg-type]
+    return None
 
 
 def rank_reach(ad: ClassAd) -> frozenset[str]:
@@ -202,8 +252,13 @@ class RankColumns:
             reach = rank_reach(job_ad)
             if reach & self.rank_names and not any(
                     n.startswith(SUBMITTER_PREFIXES) for n in reach):
-                names = ("rank", *sorted(reach))
-                key = (names, self._key_of(job_ad, names))
+                # (keyed by the Rank spelled as it reads the slot, when it can be,
+                # and the job's bindings of what it reaches: classes whose Ranks
+                # differ only in spelling share the column)
+                spelled = slot_spelled(adeval.attr(job_ad, "rank"), job_ad)
+                names = tuple(sorted(reach)) if spelled is not None else (
+                    "rank", *sorted(reach))
+                key = (spelled, names, self._key_of(job_ad, names))
                 column = self._columns.get(key)
                 if column is None:
                     column = self._columns[key] = RankColumn(job_ad, self.now, self.counts,

@@ -24,7 +24,12 @@ from hypothesis import strategies as st
 
 from condorlite.core import adeval
 from condorlite.core.classad import parse_ad
-from condorlite.core.matching.rank_columns import RankColumn, rank_only_names, rank_reach
+from condorlite.core.matching.rank_columns import (
+    RankColumn,
+    rank_only_names,
+    rank_reach,
+    slot_spelled,
+)
 from condorlite.core.model import Submitter
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import Policy
@@ -60,6 +65,47 @@ def test_rank_reach_follows_the_jobs_own_bindings():
     job = ad(Rank="W * TARGET.KFlops", W="V + 1", V="TARGET.Mips")
     assert rank_reach(job) == {"w", "kflops", "v", "mips"}
     assert rank_reach(ad(Owner='"a"')) == frozenset()
+
+
+@pytest.mark.parametrize(("a", "b", "same"), [
+    ("KFlops", "TARGET.KFlops", True),
+    ("kflops", "target.KFLOPS", True),
+    ("-LoadAvg", "-(TARGET.LoadAvg)", True),
+    ("Mips ?: 0 + (KFlops > 5 ? 1 : 2)", "TARGET.Mips ?: 0 + (TARGET.KFlops > 5 ? 1 : 2)",
+     True),
+    ("KFlops * 1", "KFlops * 1.0", False),  # (an integer and a real literal)
+    ("KFlops * 1", "KFlops * true", False),
+    ("KFlops", "MY.KFlops", False),
+    ("KFlops", "TARGET.Mips", False),
+])
+def test_ranks_spelled_as_they_read_the_slot(a, b, same):
+    job = ad(Owner='"a"')
+    spelled = [slot_spelled(adeval.attr(ad(Rank=rank), "rank"), job) for rank in (a, b)]
+    assert (spelled[0] == spelled[1]) is same
+
+
+def test_a_name_the_job_binds_or_a_call_is_kept_as_written():
+    own = ad(Rank="KFlops", KFlops=5)
+    bound = slot_spelled(adeval.attr(own, "rank"), own)
+    free = slot_spelled(adeval.attr(ad(Rank="TARGET.KFlops"), "rank"), ad(Owner='"a"'))
+    assert bound != free  # (the job's own KFlops is read first)
+    # (special names are never the slot's; calls, lists and selections may read
+    # names in another scope: no spelling)
+    assert slot_spelled(adeval.attr(ad(Rank="CurrentTime"), "rank"), ad(Owner='"a"')) == \
+        adeval.attr(ad(Rank="currenttime"), "rank")
+    for rank in ("max({KFlops, 1})", "{KFlops}[0]", "[a = KFlops].a", "eval(\"KFlops\")"):
+        assert slot_spelled(adeval.attr(ad(Rank=rank), "rank"), ad(Owner='"a"')) is None
+
+
+def test_ranks_of_one_meaning_share_a_column():
+    """``Rank = KFlops`` and ``Rank = TARGET.KFlops`` classes read one column (one
+    value per slot for both); a job that binds ``KFlops`` keeps its own."""
+    slots = [_slot_text(i) for i in range(30)]
+    ranks = [dict(Rank="TARGET.KFlops"), dict(Rank="KFlops"), dict(Rank="kflops + 0"),
+             dict(Rank="TARGET.KFlops + 0"), dict(Rank="KFlops", KFlops=5)]
+    fast, _ = _run(slots, _jobs(ranks, per=3))
+    columns = {id(c): c for c in fast.mm.columns._of_class.values() if c is not None}
+    assert len(columns) == 3
 
 
 # -- whole cycles against the reference -----------------------------------------------
