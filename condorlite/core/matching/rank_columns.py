@@ -200,7 +200,13 @@ class RankColumn:
         table = adeval.table(ad)
         if table is None:
             bound = [adeval.attr(ad, name) for name in self.reach]
-        else:  # (one C-level pass of lookups: this runs for every slot of a column)
+        elif len(self._lower) == 1:
+            # (the usual column, ``Rank = KFlops``: one look-up, no comprehension;
+            # this runs for every slot of a column)
+            entry = table.get(self._lower[0])
+            expr = None if entry is None else entry[1]
+            return [expr] if expr is None or type(expr) is Literal else None
+        else:  # (one C-level pass of lookups)
             bound = [None if entry is None else entry[1]
                      for entry in map(table.get, self._lower)]
         for expr in bound:
@@ -211,7 +217,8 @@ class RankColumn:
     def _literal_value(self, ad: ClassAd, bound: list) -> float | None:
         """The Rank in ``ad``, whose bindings of ``reach`` are ``bound`` (literals or
         None), by the residual of its layout."""
-        layout = tuple(expr is not None for expr in bound)
+        layout = ((bound[0] is not None,) if len(bound) == 1
+                  else tuple(expr is not None for expr in bound))
         program = self._programs.get(layout, _MISSING)
         if program is _MISSING:
             free = [(ad, name) for name, present in zip(self.reach, layout, strict=True)
@@ -220,6 +227,8 @@ class RankColumn:
                 self.job_ad, "Rank", ad, free, int_now(self.now))
         if program is None:
             return adeval.as_float(adeval.eval_attr(self.job_ad, "Rank", ad, self.now))
+        if len(bound) == 1:
+            return adeval.as_float(program([] if bound[0] is None else [bound[0].value]))
         return adeval.as_float(program([expr.value for expr in bound if expr is not None]))
 
 
