@@ -208,9 +208,8 @@ class _Distinct:
                if any(map(dict.__contains__, tables, repeat(name)))]
         entries: list = []
         for column in _columns(tables, new):
-            changed = compress(islice(column, 1, None),
-                               map(is_not, islice(column, 1, None), column))
-            heads = [column[0], *changed]
+            later = column[1:]
+            heads = [column[0], *compress(later, map(is_not, later, column))]
             entries.extend(dict(zip(map(id, heads), heads, strict=True)).values())
         return _names_in(entries)
 
@@ -295,7 +294,7 @@ def _changes(tables: list[dict], names: Iterable[str]) -> list[tuple[list, int, 
 
 
 def _changed(differ: Callable[[object, object], bool], column: list) -> list[int]:
-    return list(compress(count(1), map(differ, islice(column, 1, None), column)))
+    return list(compress(count(1), map(differ, column[1:], column)))
 
 
 def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
