@@ -131,7 +131,8 @@ class _Sweep:
             self._chunk(idle[first:first + CHUNK], first)
         self._before = self.bound
         self._read_late()
-        self.names = tuple(sorted(self.significant & self.bound))
+        # (as the tables' own key objects, like each chunk's names: ``_chunk``)
+        self.names = tuple(sorted(filter(self.significant.__contains__, self.bound)))
         self.starts = sorted(self._starts)
         self.blocks = QueueBlocks(idle, self.heads)
         self.firsts = list(map(self.blocks.least, self.starts, _ends(self.starts, idle)))
@@ -158,7 +159,10 @@ class _Sweep:
         self.bound |= names
         starts = {0}
         done: set[str] = set()
-        todo = self.significant & names
+        # (the names as the tables' own key objects, taken from ``names``: a lookup
+        # by the very object the table holds is an identity hit, no string compare)
+        significant = self.significant.__contains__
+        todo = set(filter(significant, names))
         while todo:
             done |= todo
             cuts, entries = _cuts(tables, sorted(todo))
@@ -166,7 +170,7 @@ class _Sweep:
             found = _names_in(entries)
             self.referenced |= found
             self._join(found, first)
-            todo = self.significant & names - done
+            todo = set(filter(significant, names - done))
         # (the queue order's blocks are cut, and the ids read, while the chunk's jobs
         # are in the cache)
         self.heads.extend(chunk_heads(jobs, first))
@@ -199,10 +203,15 @@ class _Distinct:
     def __init__(self, tables: list[dict]) -> None:
         self.tables = tables
         self.names: set[str] = set()
+        #: the first slot's names, each as its table's own key object (the readers
+        #: share one object per name between ads): a lookup by it is an identity hit
+        self.keys: dict[str, str] = {name: name for name in tables[0]} if tables else {}
 
     def reached(self, names: set[str]) -> set[str]:
         tables = self.tables
-        new = sorted(names - self.names)
+        keys = self.keys
+        fresh = names - self.names
+        new = sorted(map(keys.get, fresh, fresh))
         self.names.update(new)
         new = [name for name in new
                if any(map(dict.__contains__, tables, repeat(name)))]
