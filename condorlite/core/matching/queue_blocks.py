@@ -64,7 +64,7 @@ def chunk_heads(jobs: list[Job], first: int) -> list[int]:
     if not jobs:
         return []
     fields = [(job.submitter, job.prio, job.qdate, job.cluster, job.proc) for job in jobs]
-    cuts = [0, *compress(count(1), map(le, islice(fields, 1, None), fields))]
+    cuts = [0, *compress(count(1), map(le, fields[1:], fields))]
     heads = []
     for start, end in zip(cuts, [*islice(cuts, 1, None), len(fields)], strict=True):
         # Along a stretch that only increases the (submitter, prio) pairs ascend:

@@ -157,3 +157,56 @@ def test_the_slots_side_reads_only_names_some_slot_binds(monkeypatch):
     assert distinct.reached({"scale", "start", "nobody"}) == {"base", "keyboardidle"}
     assert distinct.reached({"scale", "slotid"}) == set()
     assert read == [["scale", "start"], ["slotid"]]
+
+
+def test_the_slots_side_reads_names_as_the_tables_own_objects(monkeypatch):
+    """``_Distinct`` looks names up by the first slot table's own key objects (an
+    identity hit) and by the name itself when the first slot does not bind it: a name
+    asked as an equal string of another object, or bound by later slots only, reads
+    the same entries."""
+    ads = [parse_ad("SlotID = 1\nScale = Base * 2\nStart = true"),
+           parse_ad("SlotID = 2\nScale = 3\nStart = true\nExtra = Deep + 1")]
+    tables = [ad._attrs for ad in ads]
+    first_key = next(key for key in tables[0] if key == "scale")
+    asked = "".join(["sca", "le"])  # equal to "scale", another object
+    assert asked == first_key and asked is not first_key
+    distinct = significant._Distinct(tables)
+    read: list[list[str]] = []
+    columns = significant._columns
+
+    def spy(tables, names):
+        read.append(list(names))
+        return columns(tables, names)
+
+    monkeypatch.setattr(significant, "_columns", spy)
+    assert distinct.reached({asked, "extra"}) == {"base", "deep"}
+    assert read == [["extra", "scale"]]
+    assert read[0][1] is first_key
+    assert distinct.reached({"".join(["ex", "tra"])}) == set()  # asked before: not read
+
+
+def test_the_sweep_cuts_by_the_tables_own_key_objects() -> None:
+    """The names a chunk is cut by, and the names the classes are keyed on, are the
+    job tables' own key objects (taken from the chunk's union), whatever objects the
+    expressions that made them significant hold; the grouping is the loop's."""
+    padding = {f"Pad{i}": i for i in range(40)}  # (more names than S: see ``_chunk``)
+    idle = [job(1, p, "alice", index=p, Foo=p % 2, Requirements="Foo > 0", **padding)
+            for p in range(5)]
+    slots = [slot("slot1@m")]
+    exprs = _exprs(POLICY)
+    cut_by: list[list[str]] = []
+    cuts = significant._cuts
+
+    def spy(tables, names):
+        cut_by.append(list(names))
+        return cuts(tables, names)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(significant, "_cuts", spy)
+        ac = _closed(slots, idle, exprs, None, 2)
+        sweep = significant._Sweep(idle, significant._Distinct([]), significant._roots(exprs))
+    own = {key: key for job_ in idle for key in job_.ad._attrs}
+    assert cut_by and all(own[name] is name for names in cut_by for name in names)
+    assert "foo" in sweep.names and all(own[name] is name for name in sweep.names)
+    assert ac.match_class_of == {"1.0": 1, "1.1": 2, "1.2": 1, "1.3": 2, "1.4": 1}
+    assert _every(ac) == _every(_widening(slots, idle, exprs, None, None))
