@@ -111,6 +111,15 @@ def tables(ads: list[ClassAd]) -> list[dict[str, tuple[str, Expr]]] | None:
     return [ad._attrs for ad in ads]
 
 
+def layouts(ads: list[ClassAd]) -> list[object] | None:
+    """Each ad's reader mark (``ClassAd.layout``: ads with the same mark bind the
+    same names; None where the ad has none), or None unless every ad is
+    ClassAd-lite: one type test pass and one attribute pass, as ``tables``."""
+    if not set(map(type, ads)) <= {_ClassAd}:
+        return None
+    return [ad.layout for ad in ads]
+
+
 def with_literals(ad: ClassAd, values: dict[str, object]) -> ClassAd:
     """A copy of ``ad`` with ``values`` (numbers, booleans, strings) bound as literals;
     an attribute the ad has keeps its spelling (``with_entries`` makes the copy).

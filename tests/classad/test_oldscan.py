@@ -38,12 +38,22 @@ def _outcome(text: str, *, scanner: bool, as_file: bool, monkeypatch) -> tuple:
     source = io.StringIO(text, newline="\n") if as_file else text
     ads: list = []
     error = None
+    #: each reader mark (``ClassAd.layout``) -> the names of the first ad with it
+    marks: dict[int, list[str]] = {}
+    kept = []  # (the marks stay alive, so their ids are never reused)
     try:
         for batch in parse_ad_lists(source, "old", filename="t.ads", newline_only=True):
             ads.extend([(key, spelling, repr(expr)) for key, (spelling, expr)
                         in ad._attrs.items()] for ad in batch)
+            for ad in batch:
+                if ad.layout is not None:
+                    kept.append(ad.layout)
+                    # the invariant the grouping relies on: one mark, one list of names
+                    assert marks.setdefault(id(ad.layout), list(ad._attrs)) == list(ad._attrs)
     except ClassAdSyntaxError as exc:
         error = (exc.kind, exc.line, exc.column, exc.message, exc.filename, str(exc))
+    if not scanner:
+        assert not marks  # (the Python reader marks nothing)
     return ads, error
 
 
@@ -185,6 +195,29 @@ def test_ads_with_the_previous_ads_names(monkeypatch) -> None:
         ["a", "b"], ["a", "b", "c"], ["a", "b"], ["a", "b", "c", "e"], ["a", "b", "c"]]
     for chunk in (5, 11):
         _agree(text, monkeypatch, chunk=chunk, limit=1)
+
+
+def test_ads_of_one_run_of_names_share_a_mark(monkeypatch) -> None:
+    """Consecutive ads with the same names in the same order share their reader mark
+    (``ClassAd.layout``), whatever their values; another list of names starts a new
+    one, and a change of an ad drops its mark."""
+    monkeypatch.delenv("CONDORLITE_PURE_PYTHON", raising=False)
+    clear_all()
+    layouts = [("A", "B"), ("A", "B"), ("A", "B"), ("B", "A"), ("B", "A"), ("A", "B"),
+               ("A", "B", "C"), ("A", "B")]
+    text = "".join("".join(f"{name} = {i * 10 + k}\n" for k, name in enumerate(names))
+                   + "\n" for i, names in enumerate(layouts))
+    ads = [ad for batch in parse_ad_lists(text, "old", filename="t.ads", newline_only=True)
+           for ad in batch]
+    marks = [ad.layout for ad in ads]
+    assert all(mark is not None for mark in marks[:-1])
+    assert marks[0] is marks[1] is marks[2]
+    assert marks[3] is marks[4] and marks[3] is not marks[0]
+    assert len({id(mark) for mark in (marks[0], marks[3], marks[5], marks[6])}) == 4
+    ads[1]["D"] = 1
+    assert ads[1].layout is None and ads[0].layout is marks[0]
+    del ads[3]["A"]
+    assert ads[3].layout is None
 
 
 def test_errors_come_after_the_ads_before_them(monkeypatch) -> None:

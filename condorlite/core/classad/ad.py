@@ -61,7 +61,7 @@ def _check_name(name: object) -> str:
 class ClassAd(MutableMapping[str, Expr]):
     """An ad: ordered, case-insensitive attributes holding expressions."""
 
-    __slots__ = ("_attrs", "parent")
+    __slots__ = ("_attrs", "layout", "parent")
 
     def __init__(
         self,
@@ -71,6 +71,9 @@ class ClassAd(MutableMapping[str, Expr]):
     ) -> None:
         self._attrs: dict[str, tuple[str, Expr]] = {}
         self.parent: ClassAd | None = None
+        #: what the ad shares with the ads read just before it that bind the very
+        #: same names (the reader's mark, ``_from_attrs``), or None
+        self.layout: object | None = None
         if attrs is not None:
             pairs = attrs.items() if isinstance(attrs, Mapping) else attrs
             for name, value in pairs:
@@ -79,12 +82,21 @@ class ClassAd(MutableMapping[str, Expr]):
             self[name] = value
 
     @classmethod
-    def _from_attrs(cls, attrs: dict[str, tuple[str, Expr]]) -> ClassAd:
+    def _from_attrs(cls, attrs: dict[str, tuple[str, Expr]], layout: object | None = None
+                    ) -> ClassAd:
         """An ad that takes ``attrs`` (lower-case name -> (spelling, expr)) as its
-        storage, unchecked and uncopied: for readers that built it correctly."""
+        storage, unchecked and uncopied: for readers that built it correctly.
+
+        ``layout``: a mark the reader gives every ad of one run of consecutive ads
+        whose tables hold the very same names (the same key objects), or None.
+        Invariant: two ads with the same mark (``is``) bind the same names, so a
+        reader of many tables may take the names of one of them for all (the
+        grouping's sweep does, ``matching.significant``); any change of the ad's
+        attributes drops its mark."""
         ad = cls.__new__(cls)
         ad._attrs = attrs
         ad.parent = None
+        ad.layout = layout
         return ad
 
     # -- mapping protocol -------------------------------------------------------------
@@ -106,12 +118,14 @@ class ClassAd(MutableMapping[str, Expr]):
         entry = self._attrs.get(key)
         spelling = name if entry is None else entry[0]
         self._attrs[key] = (spelling, to_expr(value))
+        self.layout = None
 
     def __delitem__(self, name: str) -> None:
         key = name.lower() if isinstance(name, str) else name
         if key not in self._attrs:
             raise KeyError(name)
         del self._attrs[key]
+        self.layout = None
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name.lower() in self._attrs

@@ -22,14 +22,15 @@ a lookup by the very object is an identity hit, where a name taken from an expre
 costs a string compare in every row. Each row is compared with the one before through
 a slice of its column, not ``islice`` (an iterator call less per row).
 
-Where the time goes (100,000 jobs of 85 names, 10,000 slots; ``benchmarks/closed_cpu.py``):
-about half is each chunk's ``set().union(*tables)``, a ``dict`` walk and a ``set``
-insertion per name of every job (about 100 instructions a name, the least any exact
-way found costs: RESULTS, session 20), needed for the ``Request*`` roots; then the
-cuts (a row's entries for the significant names, a few lookups a row), the slots' side
-(memory-bound column reads over 10,000 tables of 160 names) and the queue blocks.
-The union would go if the reader handed over which ads share one list of names (its
-scanner already starts an ad with the previous ad's names from a copy of its dict).
+A chunk's names (needed for the ``Request*`` roots) are the union of one table per
+run of ads that the reader marked as binding the very same names (``ClassAd.layout``:
+its compiled scanner starts such an ad from a copy of the previous ad's dict, and a
+cluster's jobs are such a run), not of every table: a union walks a ``dict`` and
+inserts into a ``set`` per name, about 100 instructions a name, the least any exact
+way found costs (RESULTS, session 20), and was half of the grouping when every job's
+85 names were walked. Then the time goes to the cuts (a row's entries for the
+significant names, a few lookups a row), the slots' side (memory-bound column reads
+over 10,000 tables of 160 names) and the queue blocks (``benchmarks/closed_cpu.py``).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from itertools import chain, compress, count, islice, repeat
 from operator import is_not, itemgetter, ne, sub
 from typing import TypeVar
 
+from condorlite.core import adeval
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.matching.autocluster import (
@@ -91,6 +93,25 @@ def build_closed(
         return build([], slot_side_names(slots, policy_exprs), configured)
     sweep = _Sweep(idle, _Distinct(_tables([slot.ad for slot in slots])), _roots(policy_exprs))
     return _grouped(idle, sweep, configured)
+
+
+def _one_per_layout(ads: list, tables: list[dict]) -> Iterable[dict]:
+    """``tables`` (the tables of ``ads``) less those whose names an earlier one
+    already stands for: of the ads that share a reader's mark (``ClassAd.layout``:
+    the same names, the same key objects), one table each. All of them when some ad
+    has no mark (an ad that is not ClassAd-lite). The union of the names of what it
+    returns is that of ``tables``: with the marks, a chunk's union walks a table per
+    run of a cluster's jobs, not a table per job (about half of the grouping's
+    instructions). An ad without a mark (the last ad of a file, one read by the
+    Python reader or changed since) stands for itself."""
+    marks = adeval.layouts(ads)
+    if marks is None:
+        return tables
+    if None in marks:
+        # (keyed by the table's identity instead: an int, never equal to a mark)
+        marks = [id(table) if mark is None else mark
+                 for mark, table in zip(marks, tables, strict=True)]
+    return dict(zip(marks, tables, strict=True)).values()
 
 
 def _roots(policy_exprs: Iterable[Expr]) -> frozenset[str]:
@@ -164,9 +185,10 @@ class _Sweep:
     def _chunk(self, jobs: list[Job], first: int) -> None:
         """Read one chunk (rows ``first`` on): its tables, names, entries for S and
         queue blocks. A ``Request*`` name first bound here is a root from here on."""
-        tables = _tables([job.ad for job in jobs])
+        ads = [job.ad for job in jobs]
+        tables = _tables(ads)
         self.tables.extend(tables)
-        names = set().union(*tables)
+        names = set().union(*_one_per_layout(ads, tables))
         self._before = set(self.bound)
         self._join(filter(_IS_REQUEST, names - self.bound), first)
         self.bound |= names

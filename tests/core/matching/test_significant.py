@@ -210,3 +210,33 @@ def test_the_sweep_cuts_by_the_tables_own_key_objects() -> None:
     assert "foo" in sweep.names and all(own[name] is name for name in sweep.names)
     assert ac.match_class_of == {"1.0": 1, "1.1": 2, "1.2": 1, "1.3": 2, "1.4": 1}
     assert _every(ac) == _every(_widening(slots, idle, exprs, None, None))
+
+
+@pytest.mark.parametrize("chunk", [7, 1024])
+def test_the_readers_marks_stand_for_their_runs(tmp_path, chunk) -> None:
+    """A chunk's names come from one table per reader mark (``ClassAd.layout``: a run
+    of a cluster's jobs with the very same names): the grouping is the one made from
+    every table, and the loop's."""
+    spec = gen.PoolSpec(slots=40, jobs=400, submitters=5, autoclusters=20, seed=12,
+                        claimed_fraction=0.3, realistic=True)
+    slots, idle = _genpool(tmp_path, spec, POLICY, shared=True)
+    marks = [j.ad.layout for j in idle]
+    assert sum(mark is not None for mark in marks) > len(idle) // 2
+    assert len({id(mark) for mark in marks}) < len(idle) // 4  # (runs, not one per job)
+    exprs, walked = _exprs(POLICY), []
+    one = significant._one_per_layout
+
+    def spy(ads, tables):
+        out = list(one(ads, tables))
+        walked.append(len(out))
+        return out
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(significant, "_one_per_layout", spy)
+        marked = _closed(slots, idle, exprs, None, chunk)
+    assert sum(walked) < len(idle) // 2
+    for j in idle:
+        j.ad.layout = None
+    plain = _closed(slots, idle, exprs, None, chunk)
+    assert _every(marked) == _every(plain) == _every(
+        _widening(slots, idle, exprs, None, None))

@@ -91,12 +91,21 @@ attrs_from_pairs(Scanner *s)
 static PyObject *
 build_ad(Scanner *s)
 {
-    PyObject *attrs = same_names(s) ? attrs_from_template(s) : attrs_from_pairs(s);
+    int same = same_names(s);
+    PyObject *attrs = same ? attrs_from_template(s) : attrs_from_pairs(s);
     PyObject *ad = NULL;
     if (attrs == NULL)
         goto done;
     if (PyDict_GET_SIZE(attrs) == s->pending.n) {
-        ad = PyObject_CallOneArg(s->from_attrs, attrs);
+        if (!same || s->layout == NULL) {
+            /* a run of ads of one set of names starts: its mark (ClassAd.layout) */
+            PyObject *mark = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type);
+            if (mark == NULL)
+                goto done;
+            Py_XSETREF(s->layout, mark);
+        }
+        PyObject *args[2] = {attrs, s->layout};
+        ad = PyObject_Vectorcall(s->from_attrs, args, 2, NULL);
         if (ad != NULL) {
             Py_INCREF(attrs);
             Py_XSETREF(s->template, attrs);

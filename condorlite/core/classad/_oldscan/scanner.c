@@ -40,7 +40,9 @@
  * ad's names in the same order within one feed(), copied from the previous ad's dict
  * with the values that differ set: the same dict, made in one piece); when a name
  * repeats (fewer keys than lines) `old_ad(list of pairs)` builds it instead (first
- * spelling and position, last value), else `from_attrs(dict)`. Finished ads are
+ * spelling and position, last value), else `from_attrs(dict, layout)`, where layout
+ * is one object for a run of ads each built from the previous one's copy (the same
+ * names, the same key objects), a new one when a run starts. Finished ads are
  * appended to the list given to feed(); when `miss` raises, the ads finished before
  * the bad line are in that list, the current ad's pairs are kept, and the error
  * propagates.
@@ -322,6 +324,7 @@ Scanner_dealloc(Scanner *s)
     adlines_free(&s->previous);
     heads_free(s->heads);
     Py_XDECREF(s->template);
+    Py_XDECREF(s->layout);
     Py_XDECREF(s->literal_type);
     Py_XDECREF(s->value_descr);
     Py_XDECREF(s->names);
