@@ -40,6 +40,7 @@ from condorlite.core.matching.candidates import (
     make_pair,
 )
 from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.literal_orders import LiteralOrders
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import Offer
@@ -79,7 +80,8 @@ class CarvedLists:
         #: requests any more (``spent_statics``: carving only lowers amounts)
         self._dead: dict[tuple, set[int]] = {}
         #: each static's offers in order of their pre-job rank (``ordered_states``)
-        self._orders = StaticOrders(shapes)
+        self._orders = StaticOrders(shapes, LiteralOrders(
+            shapes.exprs.pre, shapes.job_defined, shapes.now))
         #: (rank column, static) -> whether the column's value of each of the
         #: static's offers is the same in every state
         self._column_fixed: dict[tuple, bool] = {}
@@ -136,9 +138,15 @@ class CarvedLists:
             if self._spent.known(static, asked):
                 dead.add(static)
                 continue  # (no state holds the fixed requests any more: ``spent_statics``)
-            items = (self._orders.snapshot(static) if ordered and first.holder is None
-                     and PRE in first.independent
-                     and (boxed is not None or program is not None) else None)
+            items = literal = None
+            if ordered and first.holder is None and (boxed is not None or program is not None):
+                if PRE in first.independent:
+                    items = self._orders.snapshot(static)
+                else:
+                    # (a pre-job rank that reads the job through literal tests alone:
+                    # ordered by one tests' values, the class's offsets apart)
+                    literal = self._orders.literal(first, job_ad)
+                    items = None if literal is None else literal.items
             if items is not None and column is not None and not self._same_everywhere(
                     column, static, items):
                 items = None
@@ -146,7 +154,7 @@ class CarvedLists:
                 source = OrderedStates(items, registry, self._pair_of_shape,
                                        self._shape_left, fixed,  # type: ignore[arg-type]
                                        self._fitting.setdefault(asked, {}), boxed, program,
-                                       build.known_pairs, self._counts, column)
+                                       build.known_pairs, self._counts, column, literal)
                 if source.any_fits():
                     sources.append(source)
                 else:

@@ -35,7 +35,10 @@ a larger -pre than every entry made, so its entry sorts after them.
 from __future__ import annotations
 
 from bisect import bisect_left, insort
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
+from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import (
     FLT_MAX,
     NO_MATCH,
@@ -47,6 +50,7 @@ from condorlite.core.matching.candidates import (
     make_pair,
 )
 from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.literal_orders import LiteralOrders, LiteralSplit, exact
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.rank_columns import RankColumn
@@ -71,9 +75,10 @@ class StaticOrders:
     offers are held or their ``pre`` reads the job; ``shared`` holds the statics whose
     list a snapshot holds (changed on a copy)."""
 
-    def __init__(self, shapes: OfferShapes) -> None:
+    def __init__(self, shapes: OfferShapes, literal: LiteralOrders) -> None:
         self._shapes = shapes
         self._groups = shapes.groups
+        self._literal = literal
         # (the vector offers prepared so far, then every one placed, carved or retired)
         self._moved = shapes.moved = [offer for offer in shapes.registry
                                       if offer.vector is not None]
@@ -83,6 +88,12 @@ class StaticOrders:
         self._items: dict[int, tuple] = {}
         self._walked: set[int] = set()
         self._shared: set[int] = set()
+        #: a static whose pre-job rank reads the job through literal tests alone
+        #: (``literal_orders``), once ordered: (its split, the rank's program its
+        #: items are keyed by, that program's tests' values as ``exact`` keys them)
+        self._keyed: dict[int, tuple[LiteralSplit, object, tuple]] = {}
+        #: such a static's available offers by group (``LiteralSplit.group``)
+        self._by_group: dict[int, dict[object, dict[int, None]]] = {}
 
     def sync(self) -> None:
         """Move the items of the offers moved since the last call (module doc)."""
@@ -90,16 +101,22 @@ class StaticOrders:
         if not moved:
             return
         items, orders, groups, walked = self._items, self._orders, self._groups, self._walked
+        keyed = self._keyed
         for offer in {offer.seq: offer for offer in moved}.values():
             static = offer.vector.static  # (an offer's static never changes)
             if static in walked:
                 continue
             values = offer.independent
             members = groups[static].get(offer.shape) if offer.available else None
-            if (offer.holder is not None or PRE not in values
+            split = None
+            if PRE not in values:
+                split = self._literal.split(offer) if offer.holder is None else None
+                if split is not None and static not in keyed and offer.holder is None and (
+                        members is None or len(members) == 1):
+                    continue  # (ordered when a list first asks for it, ``literal``)
+            if (offer.holder is not None or (PRE not in values and split is None)
                     or (members is not None and len(members) > 1)):
-                walked.add(static)
-                orders.pop(static, None)
+                self._walk(static)
                 continue
             order = orders.get(static)
             if order is None:
@@ -110,13 +127,32 @@ class StaticOrders:
             old = items.pop(offer.seq, None)
             if old is not None:
                 del order[bisect_left(order, old)]
+            by_group = self._by_group.get(static) if split is not None else None
             if members is not None:
-                item = items[offer.seq] = (-values[PRE], offer.seq, offer.version,
-                                           offer.shape, values, offer.vector.vals)
+                vals = offer.vector.vals
+                if split is None:
+                    key = -values[PRE]
+                else:
+                    key = split.key(keyed[static][1], vals)
+                    if old is None:
+                        by_group.setdefault(split.group(vals), {})[offer.seq] = None  # type: ignore[union-attr]
+                item = items[offer.seq] = (key, offer.seq, offer.version, offer.shape, values,
+                                           vals)
                 insort(order, item)
+            elif by_group is not None and old is not None:
+                del by_group[split.group(old[5])][offer.seq]  # type: ignore[union-attr]
         moved.clear()
         if len(walked) == len(groups):
             # (every static is walked: nothing reads the offers' moves any more)
+            self._shapes.moved = None
+
+    def _walk(self, static: int) -> None:
+        """Walk ``static`` for good from now on: its order, if any, is dropped."""
+        self._walked.add(static)
+        self._orders.pop(static, None)
+        self._keyed.pop(static, None)
+        self._by_group.pop(static, None)
+        if len(self._walked) == len(self._groups):
             self._shapes.moved = None
 
     def snapshot(self, static: int) -> list[tuple] | None:
@@ -125,16 +161,111 @@ class StaticOrders:
         ``ORDER_MIN`` available offers is walked for good from then on (a static
         never gains an offer)."""
         order = self._orders.get(static)
-        if order is None:
+        if order is None or static in self._keyed:
             return None
         if len(order) < ORDER_MIN:
-            self._walked.add(static)
-            del self._orders[static]
-            if len(self._walked) == len(self._groups):
-                self._shapes.moved = None
+            self._walk(static)
             return None
         self._shared.add(static)
         return order
+
+    def literal(self, first: Offer, job_ad: ClassAd) -> LiteralSnapshot | None:
+        """For a static whose pre-job rank reads the job through literal tests alone
+        (``literal_orders``; ``first``: one of its offers, nobody's): its items as
+        ``snapshot`` gives them, keyed by one tests' values (the ones most offers
+        have for the first class that asks), and the class's offsets; None when the
+        static or this class is walked. The order is made at the first ask, from
+        the static's offers then (the moves before are passed over in ``sync``)."""
+        static = first.vector.static  # type: ignore[union-attr]
+        split = self._literal.split(first)
+        if split is None or static in self._walked:
+            return None
+        registry = self._shapes.registry
+        keyed = self._keyed.get(static)
+        if keyed is None:
+            keyed = self._ordered(static, split, job_ad)
+            if keyed is None:
+                return None
+        order = self._orders[static]
+        if len(order) < ORDER_MIN:
+            self._walk(static)
+            return None
+        by_group = self._by_group[static]
+        plan = self._literal.offsets(static, split, job_ad, keyed[2], by_group, registry)
+        if plan is None:
+            return None
+        extra: list[tuple] = []
+        items = self._items
+        for group, sigma in plan.items():
+            members = by_group.get(group)
+            if not members:
+                continue
+            program = split.rank(sigma)
+            if program is None:
+                return None
+            key = split.key
+            for seq in members:
+                item = items[seq]
+                extra.append((key(program, item[5]), *item[1:]))
+        if 2 * len(extra) > len(order):
+            return None  # (most offers are offsets: the walk costs no more)
+        extra.sort()
+        self._shared.add(static)
+        return LiteralSnapshot(order, extra, split.group, frozenset(plan))
+
+    def _ordered(self, static: int, split: LiteralSplit, job_ad: ClassAd
+                 ) -> tuple[LiteralSplit, object, tuple] | None:
+        """Order a static of ``split`` by the tests' values most of its offers have
+        for the class of ``job_ad`` (module doc of ``literal_orders``): its items and
+        groups made from its available offers, kept from then on by ``sync``. None
+        when it cannot be (walked for good, or the class reads the tests otherwise
+        than through literals)."""
+        registry = self._shapes.registry
+        shapes = self._groups[static]
+        if sum(map(len, shapes.values())) < ORDER_MIN or any(
+                len(members) > 1 for members in shapes.values()):
+            self._walk(static)
+            return None
+        by_group: dict[object, dict[int, None]] = {}
+        for members in shapes.values():
+            for seq in members:
+                by_group.setdefault(split.group(registry[seq].vector.vals), {})[seq] = None  # type: ignore[union-attr]
+        sigmas = self._literal.sigmas(split, job_ad, by_group, registry)
+        if sigmas is None:
+            return None
+        counts: dict[tuple, list] = {}
+        for group, sigma in sigmas.items():
+            counts.setdefault(exact(sigma), [0, sigma])[0] += len(by_group[group])
+        sigma = max(counts.values(), key=lambda found: found[0])[1]
+        program = split.rank(sigma)
+        if program is None:
+            self._walk(static)
+            return None
+        order = []
+        for members in by_group.values():
+            for seq in members:
+                offer = registry[seq]
+                vals = offer.vector.vals  # type: ignore[union-attr]
+                item = self._items[seq] = (split.key(program, vals), seq, offer.version,
+                                           offer.shape, offer.independent, vals)
+                order.append(item)
+        order.sort()
+        self._orders[static] = order
+        self._by_group[static] = by_group
+        keyed = self._keyed[static] = (split, program, exact(sigma))
+        return keyed
+
+
+class LiteralSnapshot(NamedTuple):
+    """``StaticOrders.literal``'s answer: the static's items (shared, as ``snapshot``
+    gives them), the class's offsets' items (sorted: their own ranks), what tells an
+    item's group from its vector's values, and the offsets' groups (their items in
+    ``items`` are passed over)."""
+
+    items: list[tuple]
+    extra: list[tuple]
+    group: Callable[[Sequence[object]], object]
+    skip: frozenset
 
 
 class OrderedStates:
@@ -146,14 +277,16 @@ class OrderedStates:
     requests, ``carved_lists``); ``boxed``: the program's one result, else
     ``program`` is run at a state whose pair is not in ``known_pairs``."""
 
-    __slots__ = ("_at", "_boxed", "_column", "_counts", "_fitting", "_fixed", "_known",
-                 "_left", "_pair_of", "_program", "_registry", "done", "entries", "items")
+    __slots__ = ("_at", "_boxed", "_column", "_counts", "_extra", "_fitting", "_fixed",
+                 "_group", "_known", "_left", "_pair_of", "_program", "_registry", "_skip",
+                 "_xat", "done", "entries", "items")
 
     def __init__(self, items: list[tuple], registry: list[Offer], pair_of: dict[int, int],
                  left: dict[int, tuple], fixed: list[tuple[str, float, int]],
                  fitting: dict[int, bool], boxed: PairEval | None,
                  program: PairProgram | None, known_pairs: dict[int, PairEval],
-                 counts: EvaluationCount, column: RankColumn | None) -> None:
+                 counts: EvaluationCount, column: RankColumn | None,
+                 literal: LiteralSnapshot | None = None) -> None:
         self.items = items
         self._registry, self._pair_of, self._left = registry, pair_of, left
         self._fixed, self._fitting = fixed, fitting
@@ -161,6 +294,12 @@ class OrderedStates:
         self._known, self._counts = known_pairs, counts
         self._column = column
         self._at = 0
+        # (a class's offsets, ``StaticOrders.literal``: their own items, merged in
+        # by key; theirs in ``items`` passed over)
+        self._extra: list[tuple] = [] if literal is None else literal.extra
+        self._xat = 0
+        self._group = None if literal is None else literal.group
+        self._skip = None if literal is None else literal.skip
         self.entries: list[tuple] = []
         self.done = not items
 
@@ -200,11 +339,20 @@ class OrderedStates:
         fitting, fits, boxed = self._fitting, self._fits, self._boxed
         registry, column, entries = self._registry, self._column, self.entries
         at, end = self._at, len(items)
+        extra, xat, skip, group_of = self._extra, self._xat, self._skip, self._group
+        xend = len(extra)
         batch: list[tuple] = []
         append = batch.append
         group = None  # (the -pre of the group being made)
-        while at < end:
-            key, idx, version, shape, values, vals = items[at]
+        while at < end or xat < xend:
+            # (the next item of the merge of ``items`` and the offsets' ``extra``)
+            if xat < xend and (at >= end or extra[xat][0] <= items[at][0]):
+                item = extra[xat]
+                taken = False
+            else:
+                item = items[at]
+                taken = True
+            key, idx, version, shape, values, vals = item
             if key != group:
                 # (a group's first item: the place to stop)
                 if count is not None and len(entries) + len(batch) > count:
@@ -212,7 +360,12 @@ class OrderedStates:
                 if last is not None and key > last:
                     break
                 group = key
-            at += 1
+            if taken:
+                at += 1
+                if skip is not None and group_of(vals) in skip:  # type: ignore[misc]
+                    continue  # (an offset: its own item is in ``extra``)
+            else:
+                xat += 1
             fit = fitting.get(shape)
             if not (fits(shape) if fit is None else fit):
                 continue
@@ -240,5 +393,5 @@ class OrderedStates:
         if batch:
             batch.sort()
             entries.extend(batch)
-        self._at = at
-        self.done = at >= end
+        self._at, self._xat = at, xat
+        self.done = at >= end and xat >= xend
