@@ -19,7 +19,10 @@ nobody holds, none sharing its state, whose pre-job rank reads nothing of the jo
 (and whose class's rank column, if any, is the same in every state of its offers)
 is not walked: its offers' order by that rank (``ordered_states``) is handed to the
 list, which makes their entries only as far as its merge reads (about a quarter of
-a list's carved entries were ever read). An only-rank list passes over the statics
+a list's carved entries were ever read); so is one whose pre-job rank reads the job
+only through the slots' own literal tests (``literal_orders``), with the class's
+offsets (the offers its tests give other values) merged in. An only-rank list
+passes over the statics
 of offers nobody holds: none of them can be listed by rank alone.
 
 It owns which shapes hold a set of fixed requests and the statics passed over per

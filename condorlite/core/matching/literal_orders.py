@@ -39,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from math import copysign
 from operator import itemgetter
+from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
@@ -214,6 +215,18 @@ def _exact(value: object) -> tuple:
     if type(value) is float and value == 0.0:
         return (float, copysign(1.0, value))
     return (type(value), value)
+
+
+class LiteralSnapshot(NamedTuple):
+    """``ordered_states.StaticOrders.literal``'s answer: the static's items (shared, as ``snapshot``
+    gives them), the class's offsets' items (sorted: their own ranks), what tells an
+    item's group from its vector's values, and the offsets' groups (their items in
+    ``items`` are passed over)."""
+
+    items: list[tuple]
+    extra: list[tuple]
+    group: Callable[[Sequence[object]], object]
+    skip: frozenset
 
 
 class LiteralOrders:

@@ -20,23 +20,35 @@ or the program run at the item's values) and, if it matches, the entry the walk
 would have made when the list was made (``carved_lists``): the item keeps the state
 the offer had then, so the entry is the same whatever the offer becomes meanwhile.
 
+A pre-job rank that reads the job only through the slots' own literal tests (the
+default rank's ``My.Rank`` of a desktop ranking its owner, ``literal_orders``) is
+split: the static is ordered by the rank with the tests replaced by the values most
+offers have for the first class that asks (``StaticOrders.literal``, made then from
+the static's offers, kept by ``sync`` from then on), and a class's *offsets*, the
+groups of offers whose tests give it other values (its owner's desktops), are left
+out of that order and merged in from items of their own, keyed by their own rank
+(``LiteralSnapshot``); a class for which more than half of the offers are offsets,
+or whose tests read more than literals of the job, walks the static as before.
+
 The orders follow the offers through ``OfferShapes.moved``, the vector offers placed,
 carved or retired since the last ``sync`` (each carve is one append there); ``sync``
 moves their items before any list is made. A static is walked for good (its order
 dropped) once one of its shapes holds two offers, when its offers are held or their
-pre-job rank reads the job, or when a list first asks for it with fewer than
-``ORDER_MIN`` offers; once every static is walked the shapes stop logging.
+pre-job rank reads the job (other than through literal tests alone), or when a list
+first asks for it with fewer than ``ORDER_MIN`` offers; once every static is walked
+the shapes stop logging.
 
 Invariant (what ``Candidates.merge_more`` relies on): ``OrderedStates.entries`` is
 the sorted prefix of the sorted entries of the whole snapshot: every item left has
-a larger -pre than every entry made, so its entry sorts after them.
+a larger -pre than every entry made, so its entry sorts after them. With offsets the
+items are taken from the merge of the two sorted lists by -pre, each offset's item in
+the order passed over, so the same holds of the class's entries: each offer's -pre is
+its rank for the class (``literal_orders``: exact).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Callable, Sequence
-from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import (
@@ -50,7 +62,12 @@ from condorlite.core.matching.candidates import (
     make_pair,
 )
 from condorlite.core.matching.carving import PairProgram
-from condorlite.core.matching.literal_orders import LiteralOrders, LiteralSplit, exact
+from condorlite.core.matching.literal_orders import (
+    LiteralOrders,
+    LiteralSnapshot,
+    LiteralSplit,
+    exact,
+)
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.rank_columns import RankColumn
@@ -254,18 +271,6 @@ class StaticOrders:
         self._by_group[static] = by_group
         keyed = self._keyed[static] = (split, program, exact(sigma))
         return keyed
-
-
-class LiteralSnapshot(NamedTuple):
-    """``StaticOrders.literal``'s answer: the static's items (shared, as ``snapshot``
-    gives them), the class's offsets' items (sorted: their own ranks), what tells an
-    item's group from its vector's values, and the offsets' groups (their items in
-    ``items`` are passed over)."""
-
-    items: list[tuple]
-    extra: list[tuple]
-    group: Callable[[Sequence[object]], object]
-    skip: frozenset
 
 
 class OrderedStates:

@@ -21,9 +21,10 @@ from condorlite.core.classad.parser import parse_expr
 from condorlite.core.matching import carved_lists, ordered_states
 from condorlite.core.matching.candidates import PRE, as_rank
 from condorlite.core.matching.literal_orders import split_of
-from condorlite.core.matching.ordered_states import OrderedStates
+from condorlite.core.matching.ordered_states import OrderedStates, StaticOrders
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import run_both
+from tests.core.matching.test_ordered_states import _check_orders
 from tests.core.matching.test_own_literals import _desktop, _jobs
 from tests.core.negotiation.test_equivalence import _fingerprint
 
@@ -37,11 +38,13 @@ def _slots(count: int) -> list[str]:
 
 class _Checked:
     """Every ordered source made in a cycle; each entry it makes is checked against
-    the pair result of its state (its key is the class's -pre-job rank there)."""
+    the pair result of its state (its key is the class's -pre-job rank there), and
+    the orders after every ``sync`` (``test_ordered_states._check_orders``)."""
 
     def __init__(self, patch: pytest.MonkeyPatch) -> None:
         self.sources: list[OrderedStates] = []
         self.checked = 0
+        self.syncs = 0
         made, make = OrderedStates.__init__, OrderedStates._make
         kept = self
 
@@ -63,6 +66,14 @@ class _Checked:
 
         patch.setattr(OrderedStates, "__init__", init)
         patch.setattr(OrderedStates, "_make", checked)
+        sync = StaticOrders.sync
+
+        def checked_sync(orders):  # type: ignore[no-untyped-def]
+            sync(orders)
+            kept.syncs += 1
+            _check_orders(orders)
+
+        patch.setattr(StaticOrders, "sync", checked_sync)
 
 
 @pytest.mark.parametrize(("count", "per"), [(48, 6), (80, 12)])
@@ -75,7 +86,7 @@ def test_owner_ranked_desktops_are_listed_in_order_with_offsets(monkeypatch, cou
     # (the owners' classes had their own desktops as offsets, made and checked)
     assert literal and any(s._extra for s in literal)
     assert any(s._xat for s in literal)
-    assert checked.checked
+    assert checked.checked and checked.syncs
     monkeypatch.setattr(carved_lists, "ORDERED", False)
     _, walked = run_both(slots, jobs, POLICY)
     assert _fingerprint(result) == _fingerprint(walked)
