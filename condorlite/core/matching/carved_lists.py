@@ -44,6 +44,7 @@ from condorlite.core.matching.candidates import (
 )
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.literal_orders import LiteralOrders
+from condorlite.core.matching.literal_states import LiteralStates
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import Offer
@@ -154,10 +155,11 @@ class CarvedLists:
                     column, static, items):
                 items = None
             if items is not None:
-                source = OrderedStates(items, registry, self._pair_of_shape,
-                                       self._shape_left, fixed,  # type: ignore[arg-type]
-                                       self._fitting.setdefault(asked, {}), boxed, program,
-                                       build.known_pairs, self._counts, column, literal)
+                args = (registry, self._pair_of_shape, self._shape_left, fixed,
+                        self._fitting.setdefault(asked, {}), boxed, program,
+                        build.known_pairs, self._counts, column)
+                source = (OrderedStates(items, *args) if literal is None  # type: ignore[arg-type]
+                          else LiteralStates(literal, *args))
                 if source.any_fits():
                     sources.append(source)
                 else:

@@ -27,7 +27,7 @@ offers have for the first class that asks (``StaticOrders.literal``, made then f
 the static's offers, kept by ``sync`` from then on), and a class's *offsets*, the
 groups of offers whose tests give it other values (its owner's desktops), are left
 out of that order and merged in from items of their own, keyed by their own rank
-(``LiteralSnapshot``); a class for which more than half of the offers are offsets,
+(``literal_states.LiteralStates``); a class for which more than half of the offers are offsets,
 or whose tests read more than literals of the job, walks the static as before.
 
 The orders follow the offers through ``OfferShapes.moved``, the vector offers placed,
@@ -40,10 +40,8 @@ the shapes stop logging.
 
 Invariant (what ``Candidates.merge_more`` relies on): ``OrderedStates.entries`` is
 the sorted prefix of the sorted entries of the whole snapshot: every item left has
-a larger -pre than every entry made, so its entry sorts after them. With offsets the
-items are taken from the merge of the two sorted lists by -pre, each offset's item in
-the order passed over, so the same holds of the class's entries: each offer's -pre is
-its rank for the class (``literal_orders``: exact).
+a larger -pre than every entry made, so its entry sorts after them (and of the merge
+of the order and a class's offsets, ``literal_states``).
 """
 
 from __future__ import annotations
@@ -127,12 +125,18 @@ class StaticOrders:
             members = groups[static].get(offer.shape) if offer.available else None
             split = None
             if PRE not in values:
-                split = self._literal.split(offer) if offer.holder is None else None
-                if split is not None and static not in keyed and offer.holder is None and (
-                        members is None or len(members) == 1):
-                    continue  # (ordered when a list first asks for it, ``literal``)
-            if (offer.holder is not None or (PRE not in values and split is None)
-                    or (members is not None and len(members) > 1)):
+                found = keyed.get(static)
+                if found is None:
+                    # (a static split on literal tests is ordered when a list first
+                    # asks for it, ``literal``; one too small never will be)
+                    if offer.holder is None and (members is None or len(members) == 1) \
+                            and len(groups[static]) >= ORDER_MIN \
+                            and self._literal.split(offer) is not None:
+                        continue
+                    self._walk(static)
+                    continue
+                split = found[0]
+            if offer.holder is not None or (members is not None and len(members) > 1):
                 self._walk(static)
                 continue
             order = orders.get(static)
@@ -150,7 +154,7 @@ class StaticOrders:
                 if split is None:
                     key = -values[PRE]
                 else:
-                    key = split.key(keyed[static][1], vals)
+                    key = split.key(found[1], vals)
                     if old is None:
                         by_group.setdefault(split.group(vals), {})[offer.seq] = None  # type: ignore[union-attr]
                 item = items[offer.seq] = (key, offer.seq, offer.version, offer.shape, values,
@@ -282,16 +286,14 @@ class OrderedStates:
     requests, ``carved_lists``); ``boxed``: the program's one result, else
     ``program`` is run at a state whose pair is not in ``known_pairs``."""
 
-    __slots__ = ("_at", "_boxed", "_column", "_counts", "_extra", "_fitting", "_fixed",
-                 "_group", "_known", "_left", "_pair_of", "_program", "_registry", "_skip",
-                 "_xat", "done", "entries", "items")
+    __slots__ = ("_at", "_boxed", "_column", "_counts", "_fitting", "_fixed", "_known",
+                 "_left", "_pair_of", "_program", "_registry", "done", "entries", "items")
 
     def __init__(self, items: list[tuple], registry: list[Offer], pair_of: dict[int, int],
                  left: dict[int, tuple], fixed: list[tuple[str, float, int]],
                  fitting: dict[int, bool], boxed: PairEval | None,
                  program: PairProgram | None, known_pairs: dict[int, PairEval],
-                 counts: EvaluationCount, column: RankColumn | None,
-                 literal: LiteralSnapshot | None = None) -> None:
+                 counts: EvaluationCount, column: RankColumn | None) -> None:
         self.items = items
         self._registry, self._pair_of, self._left = registry, pair_of, left
         self._fixed, self._fitting = fixed, fitting
@@ -299,12 +301,6 @@ class OrderedStates:
         self._known, self._counts = known_pairs, counts
         self._column = column
         self._at = 0
-        # (a class's offsets, ``StaticOrders.literal``: their own items, merged in
-        # by key; theirs in ``items`` passed over)
-        self._extra: list[tuple] = [] if literal is None else literal.extra
-        self._xat = 0
-        self._group = None if literal is None else literal.group
-        self._skip = None if literal is None else literal.skip
         self.entries: list[tuple] = []
         self.done = not items
 
@@ -344,20 +340,11 @@ class OrderedStates:
         fitting, fits, boxed = self._fitting, self._fits, self._boxed
         registry, column, entries = self._registry, self._column, self.entries
         at, end = self._at, len(items)
-        extra, xat, skip, group_of = self._extra, self._xat, self._skip, self._group
-        xend = len(extra)
         batch: list[tuple] = []
         append = batch.append
         group = None  # (the -pre of the group being made)
-        while at < end or xat < xend:
-            # (the next item of the merge of ``items`` and the offsets' ``extra``)
-            if xat < xend and (at >= end or extra[xat][0] <= items[at][0]):
-                item = extra[xat]
-                taken = False
-            else:
-                item = items[at]
-                taken = True
-            key, idx, version, shape, values, vals = item
+        while at < end:
+            key, idx, version, shape, values, vals = items[at]
             if key != group:
                 # (a group's first item: the place to stop)
                 if count is not None and len(entries) + len(batch) > count:
@@ -365,12 +352,7 @@ class OrderedStates:
                 if last is not None and key > last:
                     break
                 group = key
-            if taken:
-                at += 1
-                if skip is not None and group_of(vals) in skip:  # type: ignore[misc]
-                    continue  # (an offset: its own item is in ``extra``)
-            else:
-                xat += 1
+            at += 1
             fit = fitting.get(shape)
             if not (fits(shape) if fit is None else fit):
                 continue
@@ -398,5 +380,5 @@ class OrderedStates:
         if batch:
             batch.sort()
             entries.extend(batch)
-        self._at, self._xat = at, xat
-        self.done = at >= end and xat >= xend
+        self._at = at
+        self.done = at >= end

@@ -21,6 +21,7 @@ from condorlite.core.classad.parser import parse_expr
 from condorlite.core.matching import carved_lists, ordered_states
 from condorlite.core.matching.candidates import PRE, as_rank
 from condorlite.core.matching.literal_orders import split_of
+from condorlite.core.matching.literal_states import LiteralStates
 from condorlite.core.matching.ordered_states import OrderedStates, StaticOrders
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import run_both
@@ -45,7 +46,7 @@ class _Checked:
         self.sources: list[OrderedStates] = []
         self.checked = 0
         self.syncs = 0
-        made, make = OrderedStates.__init__, OrderedStates._make
+        made = OrderedStates.__init__
         kept = self
 
         def init(source, *args, **kwargs):  # type: ignore[no-untyped-def]
@@ -54,8 +55,8 @@ class _Checked:
 
         def checked(source, count, last):  # type: ignore[no-untyped-def]
             before = len(source.entries)
-            make(source, count, last)
-            shapes = {item[1]: item[3] for item in (*source.items, *source._extra)}
+            makes[type(source)](source, count, last)
+            shapes = {item[1]: item[3] for item in (*source.items, *getattr(source, "_extra", ()))}
             for entry in source.entries[before:]:
                 pair = source._known[source._pair_of[shapes[entry[6]]]]
                 want = pair.dependent.get(PRE)
@@ -65,7 +66,9 @@ class _Checked:
             assert source.entries == sorted(source.entries)
 
         patch.setattr(OrderedStates, "__init__", init)
+        makes = {kind: kind._make for kind in (OrderedStates, LiteralStates)}
         patch.setattr(OrderedStates, "_make", checked)
+        patch.setattr(LiteralStates, "_make", checked)
         sync = StaticOrders.sync
 
         def checked_sync(orders):  # type: ignore[no-untyped-def]
@@ -82,7 +85,7 @@ def test_owner_ranked_desktops_are_listed_in_order_with_offsets(monkeypatch, cou
     slots, jobs = _slots(count), _jobs(per)
     checked = _Checked(monkeypatch)
     _, result = run_both(slots, jobs, POLICY)
-    literal = [s for s in checked.sources if s._skip is not None]
+    literal = [s for s in checked.sources if type(s) is LiteralStates]
     # (the owners' classes had their own desktops as offsets, made and checked)
     assert literal and any(s._extra for s in literal)
     assert any(s._xat for s in literal)
