@@ -198,8 +198,10 @@ class StaticOrders:
         static or this class is walked. The order is made at the first ask, from
         the static's offers then (the moves before are passed over in ``sync``)."""
         static = first.vector.static  # type: ignore[union-attr]
+        if static in self._walked:
+            return None
         split = self._literal.split(first)
-        if split is None or static in self._walked:
+        if split is None:
             return None
         registry = self._shapes.registry
         keyed = self._keyed.get(static)
