@@ -106,6 +106,7 @@ class CarvedLists:
         only_rank = build.only_rank
         ordered = ORDERED and DIRECT and not only_rank
         column = build.column
+        walked = self._orders.walked
         # (the statics passed over below are passed over for good: kept per class)
         dead = self._dead.get((class_id, part))
         if dead is None:
@@ -146,7 +147,7 @@ class CarvedLists:
             if ordered and first.holder is None and (boxed is not None or program is not None):
                 if PRE in first.independent:
                     items = self._orders.snapshot(static)
-                else:
+                elif static not in walked:
                     # (a pre-job rank that reads the job through literal tests alone:
                     # ordered by one tests' values, the class's offsets apart)
                     literal = self._orders.literal(first, job_ad)

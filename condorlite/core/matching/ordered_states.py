@@ -101,7 +101,8 @@ class StaticOrders:
         self._orders: dict[int, list[tuple]] = {}
         #: offer position -> its item (in ``_orders[static]``)
         self._items: dict[int, tuple] = {}
-        self._walked: set[int] = set()
+        #: the statics walked for good (read by ``carved_lists`` before it asks)
+        self.walked: set[int] = set()
         self._shared: set[int] = set()
         #: a static whose pre-job rank reads the job through literal tests alone
         #: (``literal_orders``), once ordered: (its split, the rank's program its
@@ -115,7 +116,7 @@ class StaticOrders:
         moved = self._moved
         if not moved:
             return
-        items, orders, groups, walked = self._items, self._orders, self._groups, self._walked
+        items, orders, groups, walked = self._items, self._orders, self._groups, self.walked
         keyed = self._keyed
         for offer in {offer.seq: offer for offer in moved}.values():
             static = offer.vector.static  # (an offer's static never changes)
@@ -169,11 +170,11 @@ class StaticOrders:
 
     def _walk(self, static: int) -> None:
         """Walk ``static`` for good from now on: its order, if any, is dropped."""
-        self._walked.add(static)
+        self.walked.add(static)
         self._orders.pop(static, None)
         self._keyed.pop(static, None)
         self._by_group.pop(static, None)
-        if len(self._walked) == len(self._groups):
+        if len(self.walked) == len(self._groups):
             self._shapes.moved = None
 
     def snapshot(self, static: int) -> list[tuple] | None:
@@ -182,7 +183,7 @@ class StaticOrders:
         ``ORDER_MIN`` available offers is walked for good from then on (a static
         never gains an offer)."""
         order = self._orders.get(static)
-        if order is None or static in self._keyed:
+        if order is None:
             return None
         if len(order) < ORDER_MIN:
             self._walk(static)
@@ -198,7 +199,7 @@ class StaticOrders:
         static or this class is walked. The order is made at the first ask, from
         the static's offers then (the moves before are passed over in ``sync``)."""
         static = first.vector.static  # type: ignore[union-attr]
-        if static in self._walked:
+        if static in self.walked:
             return None
         split = self._literal.split(first)
         if split is None:
