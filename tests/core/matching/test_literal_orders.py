@@ -134,6 +134,9 @@ def test_the_split_keys_a_state_as_the_rank_evaluated_in_full():
             assert sigma == ((user == owner),)
             want = as_rank(adeval.eval_expr(pre, offer.state_ad, job, shapes.now))
             assert split.key(split.rank(sigma), offer.vector.vals) == -want
+        # (a job whose Owner is an expression could read the slot: no values, walked)
+        computed = next(iter(parse_ads('Owner = strcat("al", "ice@example.org")\n')))
+        assert split.sigma(computed, offer, {}) is None
 
 
 @pytest.mark.parametrize("pre", [
