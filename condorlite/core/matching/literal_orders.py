@@ -65,7 +65,8 @@ class LiteralSplit:
 
     ``tests``: the tests, in a fixed order, each with the job name it reads;
     ``group``: an offer's group from its vector's values (the hidden literals the tests
-    read); ``bound``: the slot names (lower-case, with their spelling and expression)
+    read: strings, as ``own_literals`` hoists only those, so equal keys are equal
+    values); ``bound``: the slot names (lower-case, with their spelling and expression)
     whose expressions hold tests."""
 
     __slots__ = ("_ad", "_now", "_pre", "_programs", "_vector", "bound", "group", "tests")
