@@ -19,7 +19,10 @@ nobody holds, none sharing its state, whose pre-job rank reads nothing of the jo
 (and whose class's rank column, if any, is the same in every state of its offers)
 is not walked: its offers' order by that rank (``ordered_states``) is handed to the
 list, which makes their entries only as far as its merge reads (about a quarter of
-a list's carved entries were ever read). An only-rank list passes over the statics
+a list's carved entries were ever read); so is one whose pre-job rank reads the job
+only through the slots' own literal tests (``literal_orders``), with the class's
+offsets (the offers its tests give other values) merged in. An only-rank list
+passes over the statics
 of offers nobody holds: none of them can be listed by rank alone.
 
 It owns which shapes hold a set of fixed requests and the statics passed over per
@@ -40,6 +43,8 @@ from condorlite.core.matching.candidates import (
     make_pair,
 )
 from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.literal_orders import LiteralOrders
+from condorlite.core.matching.literal_states import LiteralStates
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import Offer
@@ -79,7 +84,8 @@ class CarvedLists:
         #: requests any more (``spent_statics``: carving only lowers amounts)
         self._dead: dict[tuple, set[int]] = {}
         #: each static's offers in order of their pre-job rank (``ordered_states``)
-        self._orders = StaticOrders(shapes)
+        self._orders = StaticOrders(shapes, LiteralOrders(
+            shapes.exprs.pre, shapes.job_defined, shapes.now))
         #: (rank column, static) -> whether the column's value of each of the
         #: static's offers is the same in every state
         self._column_fixed: dict[tuple, bool] = {}
@@ -100,6 +106,7 @@ class CarvedLists:
         only_rank = build.only_rank
         ordered = ORDERED and DIRECT and not only_rank
         column = build.column
+        walked = self._orders.walked
         # (the statics passed over below are passed over for good: kept per class)
         dead = self._dead.get((class_id, part))
         if dead is None:
@@ -136,17 +143,24 @@ class CarvedLists:
             if self._spent.known(static, asked):
                 dead.add(static)
                 continue  # (no state holds the fixed requests any more: ``spent_statics``)
-            items = (self._orders.snapshot(static) if ordered and first.holder is None
-                     and PRE in first.independent
-                     and (boxed is not None or program is not None) else None)
+            items = literal = None
+            if ordered and first.holder is None and (boxed is not None or program is not None):
+                if PRE in first.independent:
+                    items = self._orders.snapshot(static)
+                elif static not in walked:
+                    # (a pre-job rank that reads the job through literal tests alone:
+                    # ordered by one tests' values, the class's offsets apart)
+                    literal = self._orders.literal(first, job_ad)
+                    items = None if literal is None else literal.items
             if items is not None and column is not None and not self._same_everywhere(
                     column, static, items):
                 items = None
             if items is not None:
-                source = OrderedStates(items, registry, self._pair_of_shape,
-                                       self._shape_left, fixed,  # type: ignore[arg-type]
-                                       self._fitting.setdefault(asked, {}), boxed, program,
-                                       build.known_pairs, self._counts, column)
+                args = (registry, self._pair_of_shape, self._shape_left, fixed,
+                        self._fitting.setdefault(asked, {}), boxed, program,
+                        build.known_pairs, self._counts, column)
+                source = (OrderedStates(items, *args) if literal is None  # type: ignore[arg-type]
+                          else LiteralStates(literal, *args))
                 if source.any_fits():
                     sources.append(source)
                 else:

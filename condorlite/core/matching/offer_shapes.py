@@ -63,6 +63,8 @@ class OfferShapes:
         self.resource_names = resource_names
         self.counts = counts
         self._walks = walks
+        #: the names some job binds (the walks' alternate scope, ``literal_orders``)
+        self.job_defined = walks.job_defined
         self.shape_keys = ShapeKeys()
         #: every prepared offer, in the order first prepared (``Offer.seq``)
         self.registry: list[Offer] = []

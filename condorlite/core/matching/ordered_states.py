@@ -20,22 +20,35 @@ or the program run at the item's values) and, if it matches, the entry the walk
 would have made when the list was made (``carved_lists``): the item keeps the state
 the offer had then, so the entry is the same whatever the offer becomes meanwhile.
 
+A pre-job rank that reads the job only through the slots' own literal tests (the
+default rank's ``My.Rank`` of a desktop ranking its owner, ``literal_orders``) is
+split: the static is ordered by the rank with the tests replaced by the values most
+offers have for the first class that asks (``StaticOrders.literal``, made then from
+the static's offers, kept by ``sync`` from then on), and a class's *offsets*, the
+groups of offers whose tests give it other values (its owner's desktops), are left
+out of that order and merged in from items of their own, keyed by their own rank
+(``literal_states.LiteralStates``); a class for which more than half of the offers are offsets,
+or whose tests read more than literals of the job, walks the static as before.
+
 The orders follow the offers through ``OfferShapes.moved``, the vector offers placed,
 carved or retired since the last ``sync`` (each carve is one append there); ``sync``
 moves their items before any list is made. A static is walked for good (its order
 dropped) once one of its shapes holds two offers, when its offers are held or their
-pre-job rank reads the job, or when a list first asks for it with fewer than
-``ORDER_MIN`` offers; once every static is walked the shapes stop logging.
+pre-job rank reads the job (other than through literal tests alone), or when a list
+first asks for it with fewer than ``ORDER_MIN`` offers; once every static is walked
+the shapes stop logging.
 
 Invariant (what ``Candidates.merge_more`` relies on): ``OrderedStates.entries`` is
 the sorted prefix of the sorted entries of the whole snapshot: every item left has
-a larger -pre than every entry made, so its entry sorts after them.
+a larger -pre than every entry made, so its entry sorts after them (and of the merge
+of the order and a class's offsets, ``literal_states``).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, insort
 
+from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import (
     FLT_MAX,
     NO_MATCH,
@@ -47,6 +60,12 @@ from condorlite.core.matching.candidates import (
     make_pair,
 )
 from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.literal_orders import (
+    LiteralOrders,
+    LiteralSnapshot,
+    LiteralSplit,
+    exact,
+)
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.rank_columns import RankColumn
@@ -71,9 +90,10 @@ class StaticOrders:
     offers are held or their ``pre`` reads the job; ``shared`` holds the statics whose
     list a snapshot holds (changed on a copy)."""
 
-    def __init__(self, shapes: OfferShapes) -> None:
+    def __init__(self, shapes: OfferShapes, literal: LiteralOrders) -> None:
         self._shapes = shapes
         self._groups = shapes.groups
+        self._literal = literal
         # (the vector offers prepared so far, then every one placed, carved or retired)
         self._moved = shapes.moved = [offer for offer in shapes.registry
                                       if offer.vector is not None]
@@ -81,25 +101,44 @@ class StaticOrders:
         self._orders: dict[int, list[tuple]] = {}
         #: offer position -> its item (in ``_orders[static]``)
         self._items: dict[int, tuple] = {}
-        self._walked: set[int] = set()
+        #: the statics walked for good (read by ``carved_lists`` before it asks)
+        self.walked: set[int] = set()
         self._shared: set[int] = set()
+        #: a static whose pre-job rank reads the job through literal tests alone
+        #: (``literal_orders``), once ordered: (its split, the rank's program its
+        #: items are keyed by, that program's tests' values as ``exact`` keys them)
+        self._keyed: dict[int, tuple[LiteralSplit, object, tuple]] = {}
+        #: such a static's available offers by group (``LiteralSplit.group``)
+        self._by_group: dict[int, dict[object, dict[int, None]]] = {}
 
     def sync(self) -> None:
         """Move the items of the offers moved since the last call (module doc)."""
         moved = self._moved
         if not moved:
             return
-        items, orders, groups, walked = self._items, self._orders, self._groups, self._walked
+        items, orders, groups, walked = self._items, self._orders, self._groups, self.walked
+        keyed = self._keyed
         for offer in {offer.seq: offer for offer in moved}.values():
             static = offer.vector.static  # (an offer's static never changes)
             if static in walked:
                 continue
             values = offer.independent
             members = groups[static].get(offer.shape) if offer.available else None
-            if (offer.holder is not None or PRE not in values
-                    or (members is not None and len(members) > 1)):
-                walked.add(static)
-                orders.pop(static, None)
+            split = None
+            if PRE not in values:
+                found = keyed.get(static)
+                if found is None:
+                    # (a static split on literal tests is ordered when a list first
+                    # asks for it, ``literal``; one too small never will be)
+                    if offer.holder is None and (members is None or len(members) == 1) \
+                            and len(groups[static]) >= ORDER_MIN \
+                            and self._literal.split(offer) is not None:
+                        continue
+                    self._walk(static)
+                    continue
+                split = found[0]
+            if offer.holder is not None or (members is not None and len(members) > 1):
+                self._walk(static)
                 continue
             order = orders.get(static)
             if order is None:
@@ -110,13 +149,32 @@ class StaticOrders:
             old = items.pop(offer.seq, None)
             if old is not None:
                 del order[bisect_left(order, old)]
+            by_group = self._by_group.get(static) if split is not None else None
             if members is not None:
-                item = items[offer.seq] = (-values[PRE], offer.seq, offer.version,
-                                           offer.shape, values, offer.vector.vals)
+                vals = offer.vector.vals
+                if split is None:
+                    key = -values[PRE]
+                else:
+                    key = split.key(found[1], vals)
+                    if old is None:
+                        by_group.setdefault(split.group(vals), {})[offer.seq] = None  # type: ignore[union-attr]
+                item = items[offer.seq] = (key, offer.seq, offer.version, offer.shape, values,
+                                           vals)
                 insort(order, item)
+            elif by_group is not None and old is not None:
+                del by_group[split.group(old[5])][offer.seq]  # type: ignore[union-attr]
         moved.clear()
         if len(walked) == len(groups):
             # (every static is walked: nothing reads the offers' moves any more)
+            self._shapes.moved = None
+
+    def _walk(self, static: int) -> None:
+        """Walk ``static`` for good from now on: its order, if any, is dropped."""
+        self.walked.add(static)
+        self._orders.pop(static, None)
+        self._keyed.pop(static, None)
+        self._by_group.pop(static, None)
+        if len(self.walked) == len(self._groups):
             self._shapes.moved = None
 
     def snapshot(self, static: int) -> list[tuple] | None:
@@ -128,13 +186,98 @@ class StaticOrders:
         if order is None:
             return None
         if len(order) < ORDER_MIN:
-            self._walked.add(static)
-            del self._orders[static]
-            if len(self._walked) == len(self._groups):
-                self._shapes.moved = None
+            self._walk(static)
             return None
         self._shared.add(static)
         return order
+
+    def literal(self, first: Offer, job_ad: ClassAd) -> LiteralSnapshot | None:
+        """For a static whose pre-job rank reads the job through literal tests alone
+        (``literal_orders``; ``first``: one of its offers, nobody's): its items as
+        ``snapshot`` gives them, keyed by one tests' values (the ones most offers
+        have for the first class that asks), and the class's offsets; None when the
+        static or this class is walked. The order is made at the first ask, from
+        the static's offers then (the moves before are passed over in ``sync``)."""
+        static = first.vector.static  # type: ignore[union-attr]
+        if static in self.walked:
+            return None
+        split = self._literal.split(first)
+        if split is None:
+            return None
+        registry = self._shapes.registry
+        keyed = self._keyed.get(static)
+        if keyed is None:
+            keyed = self._ordered(static, split, job_ad)
+            if keyed is None:
+                return None
+        order = self._orders[static]
+        if len(order) < ORDER_MIN:
+            self._walk(static)
+            return None
+        by_group = self._by_group[static]
+        plan = self._literal.offsets(static, split, job_ad, keyed[2], by_group, registry)
+        if plan is None:
+            return None
+        extra: list[tuple] = []
+        items = self._items
+        for group, sigma in plan.items():
+            members = by_group.get(group)
+            if not members:
+                continue
+            program = split.rank(sigma)
+            if program is None:
+                return None
+            key = split.key
+            for seq in members:
+                item = items[seq]
+                extra.append((key(program, item[5]), *item[1:]))
+        if 2 * len(extra) > len(order):
+            return None  # (most offers are offsets: the walk costs no more)
+        extra.sort()
+        self._shared.add(static)
+        return LiteralSnapshot(order, extra, split.group, frozenset(plan))
+
+    def _ordered(self, static: int, split: LiteralSplit, job_ad: ClassAd
+                 ) -> tuple[LiteralSplit, object, tuple] | None:
+        """Order a static of ``split`` by the tests' values most of its offers have
+        for the class of ``job_ad`` (module doc of ``literal_orders``): its items and
+        groups made from its available offers, kept from then on by ``sync``. None
+        when it cannot be (walked for good, or the class reads the tests otherwise
+        than through literals)."""
+        registry = self._shapes.registry
+        shapes = self._groups[static]
+        if sum(map(len, shapes.values())) < ORDER_MIN or any(
+                len(members) > 1 for members in shapes.values()):
+            self._walk(static)
+            return None
+        by_group: dict[object, dict[int, None]] = {}
+        for members in shapes.values():
+            for seq in members:
+                by_group.setdefault(split.group(registry[seq].vector.vals), {})[seq] = None  # type: ignore[union-attr]
+        sigmas = self._literal.sigmas(split, job_ad, by_group, registry)
+        if sigmas is None:
+            return None
+        counts: dict[tuple, list] = {}
+        for group, sigma in sigmas.items():
+            counts.setdefault(exact(sigma), [0, sigma])[0] += len(by_group[group])
+        sigma = max(counts.values(), key=lambda found: found[0])[1]
+        program = split.rank(sigma)
+        if program is None:
+            self._walk(static)
+            return None
+        order = []
+        for members in by_group.values():
+            for seq in members:
+                offer = registry[seq]
+                vals = offer.vector.vals  # type: ignore[union-attr]
+                item = self._items[seq] = (split.key(program, vals), seq, offer.version,
+                                           offer.shape, offer.independent, vals)
+                order.append(item)
+        order.sort()
+        self._orders[static] = order
+        self._by_group[static] = by_group
+        keyed = self._keyed[static] = (split, program, exact(sigma))
+        return keyed
 
 
 class OrderedStates:

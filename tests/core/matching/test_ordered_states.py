@@ -62,7 +62,8 @@ class _Made:
 
 def _check_orders(orders: StaticOrders) -> None:
     """Each ordered static's items are its available offers nobody holds, in their
-    current states, sorted by (-pre, position)."""
+    current states, sorted by (-pre, position); a static split on literal tests
+    (``literal_orders``) has its offers by group too."""
     assert orders._moved == []
     for static, order in orders._orders.items():
         assert order == sorted(order)
@@ -73,9 +74,18 @@ def _check_orders(orders: StaticOrders) -> None:
                 assert item[1] == seq
                 want.append(item)
         assert sorted(want) == order
+        by_group = orders._by_group.get(static)
+        if by_group is not None:
+            split = orders._keyed[static][0]
+            assert sorted(seq for members in by_group.values() for seq in members) == sorted(
+                item[1] for item in order)
+            assert all(split.group(orders._items[seq][5]) == group
+                       for group, members in by_group.items() for seq in members)
+        keyed = orders._keyed.get(static)
         for item in order:
-            key, seq, _, _, values, _ = item
-            assert key == -values[PRE]
+            key, seq, _, _, values, vals = item
+            # (a static split on literal tests is keyed by its order's program)
+            assert key == (-values[PRE] if keyed is None else keyed[0].key(keyed[1], vals))
 
 
 def _cycle(slots, jobs, ordered: bool, monkeypatch, subs=None):

@@ -1,0 +1,108 @@
+"""One list's entries of a static split on literal tests (``literal_orders``): the
+static's shared order with the class's offsets passed over, merged with the offsets'
+own items, made as the list's merge reads them.
+
+``LiteralStates`` is an ``ordered_states.OrderedStates`` whose items come from the
+merge, by key, of the snapshot's ``items`` and the class's ``extra`` items (sorted,
+each keyed by its own rank for the class); an item of ``items`` whose group
+(``LiteralSplit.group`` of its vector's values) is an offset's is passed over, its
+offer's item being in ``extra``. An item's state, fit, pair and entry are made as
+``OrderedStates`` makes them, a whole group of equal key at a time, so its invariant
+holds of the merged items: the entries made are the sorted prefix of the sorted
+entries of every item the class reads (each offer once, keyed by its rank for the
+class: exact, ``literal_orders``).
+"""
+
+from __future__ import annotations
+
+from condorlite.core.matching.candidates import (
+    FLT_MAX,
+    NO_MATCH,
+    POST,
+    as_rank,
+    box_pair,
+    make_pair,
+)
+from condorlite.core.matching.literal_orders import LiteralSnapshot
+from condorlite.core.matching.ordered_states import OrderedStates
+from condorlite.core.model import NO_PREEMPTION, REASON_ORDER
+
+#: an entry's reason-order key by no preemption (``candidates.make_entry``)
+_FREE_ORDER = -REASON_ORDER[NO_PREEMPTION]
+
+
+class LiteralStates(OrderedStates):
+    """``OrderedStates`` over the merge of a static's order and a class's offsets
+    (module doc); ``literal``: what ``StaticOrders.literal`` gave, the rest as
+    ``OrderedStates`` takes it."""
+
+    __slots__ = ("_extra", "_group", "_skip", "_xat")
+
+    def __init__(self, literal: LiteralSnapshot, *args) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(literal.items, *args)
+        self._extra, self._group, self._skip = literal.extra, literal.group, literal.skip
+        self._xat = 0
+
+    def _make(self, count: int | None, last: float | None) -> None:
+        """``OrderedStates._make`` over the merged items (module doc)."""
+        items, known_pairs, pair_of = self.items, self._known, self._pair_of
+        fitting, fits, boxed = self._fitting, self._fits, self._boxed
+        registry, column, entries = self._registry, self._column, self.entries
+        at, end = self._at, len(items)
+        extra, xat, skip, group_of = self._extra, self._xat, self._skip, self._group
+        xend = len(extra)
+        batch: list[tuple] = []
+        append = batch.append
+        group = None  # (the -pre of the group being made)
+        while at < end or xat < xend:
+            # (the next item of the merge: an offset's first on equal keys, any order
+            # will do within a group)
+            if xat < xend and (at >= end or extra[xat][0] <= items[at][0]):
+                item = extra[xat]
+                taken = False
+            else:
+                item = items[at]
+                taken = True
+            key, idx, version, shape, values, vals = item
+            if key != group:
+                # (a group's first item: the place to stop)
+                if count is not None and len(entries) + len(batch) > count:
+                    break
+                if last is not None and key > last:
+                    break
+                group = key
+            if taken:
+                at += 1
+                if group_of(vals) in skip:
+                    continue  # (an offset: its own item is in ``extra``)
+            else:
+                xat += 1
+            fit = fitting.get(shape)
+            if not (fits(shape) if fit is None else fit):
+                continue
+            pair_shape = pair_of[shape]
+            if boxed is not None:
+                known = boxed
+                if pair_shape not in known_pairs:
+                    self._counts.evaluations += 1
+                    known_pairs[pair_shape] = boxed
+            else:
+                known = known_pairs.get(pair_shape)
+                if known is None:
+                    self._counts.evaluations += 1
+                    program = self._program
+                    outcome = program.run_fitted(vals, as_rank)  # type: ignore[union-attr]
+                    known = known_pairs[pair_shape] = (
+                        NO_MATCH if not outcome[0] else box_pair(program)  # type: ignore[arg-type]
+                        if program.result is not None else make_pair(outcome))  # type: ignore[union-attr]
+            if not known.match:
+                continue
+            append((key, -(known.job_rank if column is None
+                           else column.value(registry[idx])),
+                    -(values[POST] if POST in values else known.dependent[POST]),
+                    _FREE_ORDER, FLT_MAX, registry[idx].name, idx, version, NO_PREEMPTION))
+        if batch:
+            batch.sort()
+            entries.extend(batch)
+        self._at, self._xat = at, xat
+        self.done = at >= end and xat >= xend

@@ -1,0 +1,149 @@
+"""Vector statics whose pre-job rank reads the job only through the slot's own literal
+tests (``literal_orders``), kept in order by one set of the tests' values, a class's
+other groups (its owner's desktops) made from their own ranks (``ordered_states``).
+
+The cycle cases run with the order on and off (``carved_lists.ORDERED``), both
+deciding as the plain reference cycle does; every entry an ordered source makes is
+checked against the class's pair result for its state (its first key must be the
+-pre-job rank the walk would have put there: a wrong offset or order key fails), and
+each source's entries must be sorted. The unit cases check the split itself: the
+tests' values per owner, the key of a state against the rank evaluated in full, and
+the ranks that read the job otherwise, which have no split.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from condorlite.core import adeval
+from condorlite.core.classad import parse_ads
+from condorlite.core.classad.parser import parse_expr
+from condorlite.core.matching import carved_lists, ordered_states
+from condorlite.core.matching.candidates import PRE, as_rank
+from condorlite.core.matching.literal_orders import split_of
+from condorlite.core.matching.literal_states import LiteralStates
+from condorlite.core.matching.ordered_states import OrderedStates, StaticOrders
+from condorlite.core.policy import Policy
+from tests.core.matching._against_reference import run_both
+from tests.core.matching.test_ordered_states import _check_orders
+from tests.core.matching.test_own_literals import _desktop, _jobs
+from tests.core.negotiation.test_equivalence import _fingerprint
+
+POLICY = Policy(uid_domain="example.org")
+
+
+def _slots(count: int) -> list[str]:
+    # (memory varies within a type, so the ranks of one type's desktops differ)
+    return [_desktop(i, Memory=8192 + 512 * (i % 7)) for i in range(count)]
+
+
+class _Checked:
+    """Every ordered source made in a cycle; each entry it makes is checked against
+    the pair result of its state (its key is the class's -pre-job rank there), and
+    the orders after every ``sync`` (``test_ordered_states._check_orders``)."""
+
+    def __init__(self, patch: pytest.MonkeyPatch) -> None:
+        self.sources: list[OrderedStates] = []
+        self.checked = 0
+        self.syncs = 0
+        made = OrderedStates.__init__
+        kept = self
+
+        def init(source, *args, **kwargs):  # type: ignore[no-untyped-def]
+            made(source, *args, **kwargs)
+            kept.sources.append(source)
+
+        def checked(source, count, last):  # type: ignore[no-untyped-def]
+            before = len(source.entries)
+            makes[type(source)](source, count, last)
+            shapes = {item[1]: item[3] for item in (*source.items, *getattr(source, "_extra", ()))}
+            for entry in source.entries[before:]:
+                pair = source._known[source._pair_of[shapes[entry[6]]]]
+                want = pair.dependent.get(PRE)
+                if want is not None:
+                    assert entry[0] == -want
+                    kept.checked += 1
+            assert source.entries == sorted(source.entries)
+
+        patch.setattr(OrderedStates, "__init__", init)
+        makes = {kind: kind._make for kind in (OrderedStates, LiteralStates)}
+        patch.setattr(OrderedStates, "_make", checked)
+        patch.setattr(LiteralStates, "_make", checked)
+        sync = StaticOrders.sync
+
+        def checked_sync(orders):  # type: ignore[no-untyped-def]
+            sync(orders)
+            kept.syncs += 1
+            _check_orders(orders)
+
+        patch.setattr(StaticOrders, "sync", checked_sync)
+
+
+@pytest.mark.parametrize(("count", "per"), [(48, 6), (80, 12)])
+def test_owner_ranked_desktops_are_listed_in_order_with_offsets(monkeypatch, count, per):
+    monkeypatch.setattr(ordered_states, "ORDER_MIN", 1)
+    slots, jobs = _slots(count), _jobs(per)
+    checked = _Checked(monkeypatch)
+    _, result = run_both(slots, jobs, POLICY)
+    literal = [s for s in checked.sources if type(s) is LiteralStates]
+    # (the owners' classes had their own desktops as offsets, made and checked)
+    assert literal and any(s._extra for s in literal)
+    assert any(s._xat for s in literal)
+    assert checked.checked and checked.syncs
+    monkeypatch.setattr(carved_lists, "ORDERED", False)
+    _, walked = run_both(slots, jobs, POLICY)
+    assert _fingerprint(result) == _fingerprint(walked)
+
+
+def test_with_the_order_too_large_every_static_is_walked(monkeypatch):
+    monkeypatch.setattr(ordered_states, "ORDER_MIN", 10**6)
+    checked = _Checked(monkeypatch)
+    fast, result = run_both(_slots(40), _jobs(6), POLICY)
+    assert not checked.sources
+    assert fast.mm.shapes.moved is None
+    monkeypatch.setattr(carved_lists, "ORDERED", False)
+    assert _fingerprint(run_both(_slots(40), _jobs(6), POLICY)[1]) == _fingerprint(result)
+
+
+def _job(owner: str):
+    return next(iter(parse_ads(f'Owner = "{owner}@example.org"\nRequestCpus = 1\n'
+                               'RequestMemory = 1024\n')))
+
+
+def _split_offers(pre: str):
+    policy = Policy(uid_domain="example.org", negotiator_pre_job_rank=pre)
+    fast, _ = run_both(_slots(24), _jobs(4), policy)
+    shapes = fast.mm.shapes
+    offers = [o for o in fast.offers if o.vector is not None and o.holder is None
+              and o.literals and o.available]
+    return shapes, offers, parse_expr(pre)
+
+
+def test_the_split_keys_a_state_as_the_rank_evaluated_in_full():
+    shapes, offers, pre = _split_offers(POLICY.negotiator_pre_job_rank)
+    assert offers
+    for offer in offers:
+        split = split_of(offer, pre, shapes.job_defined, shapes.now)
+        assert split is not None and len(split.tests) == 1
+        owner = adeval.attr(offer.ad, split.tests[0][0].left.name
+                            if split.tests[0][0].left.scope == "my"
+                            else split.tests[0][0].right.name).value.split("@")[0]
+        for user in ("alice", "bob", "erin"):
+            job = _job(user)
+            sigma = split.sigma(job, offer, {})
+            assert sigma == ((user == owner),)
+            want = as_rank(adeval.eval_expr(pre, offer.state_ad, job, shapes.now))
+            assert split.key(split.rank(sigma), offer.vector.vals) == -want
+        # (a job whose Owner is an expression could read the slot: no values, walked)
+        computed = next(iter(parse_ads('Owner = strcat("al", "ice@example.org")\n')))
+        assert split.sigma(computed, offer, {}) is None
+
+
+@pytest.mark.parametrize("pre", [
+    "10000000 * My.Rank + TARGET.RequestCpus - Memory",  # (the job read directly)
+    "RequestMemory - Memory",  # (a name only jobs bind)
+])
+def test_a_rank_that_reads_the_job_otherwise_has_no_split(pre):
+    shapes, offers, expr = _split_offers(pre)
+    assert offers
+    assert all(split_of(o, expr, shapes.job_defined, shapes.now) is None for o in offers)
