@@ -39,15 +39,13 @@ from itertools import compress, repeat
 from operator import eq
 from pathlib import Path
 
-from condorlite.cli.negotiate_inputs import decode
+from cycle_cpu import load_pool  # a sibling script, not an installed package
+
 from condorlite.core.matching import significant
 from condorlite.core.matching.autocluster import _tables
 from condorlite.core.matching.queue_blocks import chunk_heads
 from condorlite.core.model import IDLE
 from condorlite.core.negotiation.negotiator import PolicyExprs
-from condorlite.core.policy import Policy
-from condorlite.store.adfiles import read_ads
-from condorlite.store.config import load_policy
 
 
 def seconds(call: Callable[[], object], repeat_count: int) -> list[float]:
@@ -87,10 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parts", action="store_true")
     parser.add_argument("--instr", action="store_true")
     args = parser.parse_args(argv)
-    pool = args.pool
-    config = pool / "pool.toml"
-    policy = load_policy(config) if config.exists() else Policy()
-    inputs = decode(read_ads([pool / "slots.ads"]), read_ads([pool / "jobs.ads"]), policy)
+    policy, inputs = load_pool(args.pool)
     jobs = inputs.jobs
     idle = list(compress(jobs, map(eq, (job.status for job in jobs), repeat(IDLE))))
     policy_exprs = PolicyExprs.from_policy(policy).all()

@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from condorlite.cli.negotiate_inputs import decode
+from condorlite.cli.negotiate_inputs import Inputs, decode
 from condorlite.core.classad import parse_ads
 from condorlite.core.model import Submitter
 from condorlite.core.negotiation import negotiator
@@ -50,15 +50,22 @@ def submitters(pool: Path, slots: list, jobs: list) -> dict[str, Submitter]:
     return {n: Submitter(n, eup=eup.get(n, 500.0), usage=usage.get(n, 0.0)) for n in sorted(names)}
 
 
+def load_pool(pool: Path) -> tuple[Policy, Inputs]:
+    """The pool's policy (``pool.toml``, else the default) and its slots and jobs
+    read and decoded as the command does (shared by ``closed_cpu.py``)."""
+    config = pool / "pool.toml"
+    policy = load_policy(config) if config.exists() else Policy()
+    inputs = decode(read_ads([pool / "slots.ads"]), read_ads([pool / "jobs.ads"]), policy)
+    return policy, inputs
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pool", type=Path)
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args(argv)
     pool = args.pool
-    config = pool / "pool.toml"
-    policy = load_policy(config) if config.exists() else Policy()
-    inputs = decode(read_ads([pool / "slots.ads"]), read_ads([pool / "jobs.ads"]), policy)
+    policy, inputs = load_pool(pool)
     subs = submitters(pool, inputs.slots, inputs.jobs)
     gc.disable()
     profile = cProfile.Profile() if args.profile else None

@@ -138,14 +138,8 @@ def test_small_chunks_agree_with_the_loop_on_random_webs(slot_kinds, job_kinds, 
         _widening(slots, idle, exprs, conf, rounds=None))
 
 
-def test_the_slots_side_reads_only_names_some_slot_binds(monkeypatch):
-    """``_Distinct.reached``: what the slots' bindings of the asked names refer to,
-    a name bound by one slot of many included; a name no slot binds gives nothing
-    and is never read as a column; a name asked again is not read again."""
-    ads = [parse_ad(f"SlotID = {i}\nScale = {i % 3}\nStart = true") for i in range(40)]
-    ads[17] = parse_ad("SlotID = 17\nScale = Base * 2\nStart = KeyboardIdle > 5")
-    tables = [ad._attrs for ad in ads]
-    distinct = significant._Distinct(tables)
+def _columns_read(monkeypatch) -> list[list[str]]:
+    """The names of each ``significant._columns`` call from now on, in order."""
     read: list[list[str]] = []
     columns = significant._columns
 
@@ -154,6 +148,18 @@ def test_the_slots_side_reads_only_names_some_slot_binds(monkeypatch):
         return columns(tables, names)
 
     monkeypatch.setattr(significant, "_columns", spy)
+    return read
+
+
+def test_the_slots_side_reads_only_names_some_slot_binds(monkeypatch):
+    """``_Distinct.reached``: what the slots' bindings of the asked names refer to,
+    a name bound by one slot of many included; a name no slot binds gives nothing
+    and is never read as a column; a name asked again is not read again."""
+    ads = [parse_ad(f"SlotID = {i}\nScale = {i % 3}\nStart = true") for i in range(40)]
+    ads[17] = parse_ad("SlotID = 17\nScale = Base * 2\nStart = KeyboardIdle > 5")
+    tables = [ad._attrs for ad in ads]
+    distinct = significant._Distinct(tables)
+    read = _columns_read(monkeypatch)
     assert distinct.reached({"scale", "start", "nobody"}) == {"base", "keyboardidle"}
     assert distinct.reached({"scale", "slotid"}) == set()
     assert read == [["scale", "start"], ["slotid"]]
@@ -171,14 +177,7 @@ def test_the_slots_side_reads_names_as_the_tables_own_objects(monkeypatch):
     asked = "".join(["sca", "le"])  # equal to "scale", another object
     assert asked == first_key and asked is not first_key
     distinct = significant._Distinct(tables)
-    read: list[list[str]] = []
-    columns = significant._columns
-
-    def spy(tables, names):
-        read.append(list(names))
-        return columns(tables, names)
-
-    monkeypatch.setattr(significant, "_columns", spy)
+    read = _columns_read(monkeypatch)
     assert distinct.reached({asked, "extra"}) == {"base", "deep"}
     assert read == [["extra", "scale"]]
     assert read[0][1] is first_key
