@@ -1,5 +1,6 @@
 /* The ad lines of adlines.h. */
 
+#include <stdint.h>
 #include <string.h>
 
 #include "adlines.h"
@@ -74,6 +75,80 @@ adlines_same(const AdLines *a, Py_ssize_t i, const char *key, Py_ssize_t size, i
             || memcmp(a->text + ref->off, key, (size_t)size) != 0)
         return NULL;
     return a->pairs[i];
+}
+
+/* The number of leading bytes a[0..n) and b[0..n) have in common: eight bytes at a
+ * time, then the byte that differs. */
+static Py_ssize_t
+common_prefix(const char *a, const char *b, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+    while (i + 8 <= n) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y)
+            break;
+        i += 8;
+    }
+    while (i < n && a[i] == b[i])
+        i++;
+    return i;
+}
+
+Py_ssize_t
+adlines_run(const AdLines *from, Py_ssize_t i, const char *key, Py_ssize_t room,
+            Py_ssize_t *bytes)
+{
+    *bytes = 0;
+    if (i >= from->n || from->lines[i].off < 0)
+        return 0;
+    /* the kept lines from i on are the copies from lines[i].off to the end of the
+     * text, in order, unless a line was too long to keep (off -1: the run stops
+     * there, as adlines_same would not take it) */
+    Py_ssize_t start = from->lines[i].off;
+    Py_ssize_t avail = (Py_ssize_t)from->used - start;
+    Py_ssize_t same = common_prefix(from->text + start, key, avail < room ? avail : room);
+    Py_ssize_t j = i, end = start;
+    while (j < from->n) {
+        const LineRef *ref = &from->lines[j];
+        /* a line that does not end at a line end (an input's last) is taken alone:
+         * the text after it would be compared as the start of the next line */
+        if (ref->off != end || ref->kind != PyUnicode_1BYTE_KIND
+                || end + ref->size - start > same || ref->size == 0
+                || from->text[end + ref->size - 1] != '\n')
+            break;
+        end += ref->size;
+        j++;
+    }
+    *bytes = end - start;
+    return j - i;
+}
+
+int
+adlines_add_run(AdLines *a, const AdLines *from, Py_ssize_t i, Py_ssize_t count,
+                const char *key, Py_ssize_t bytes)
+{
+    while (a->cap - a->n < count) {
+        if (grow_refs(a) < 0)
+            return -1;
+    }
+    if (grow_text(a, (size_t)bytes) < 0)
+        return -1;
+    memcpy(a->text + a->used, key, (size_t)bytes);
+    Py_ssize_t shift = (Py_ssize_t)a->used - from->lines[i].off;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        const LineRef *ref = &from->lines[i + k];
+        LineRef *to = &a->lines[a->n];
+        to->off = ref->off + shift;
+        to->size = ref->size;
+        to->kind = ref->kind;
+        PyObject *pair = from->pairs[i + k];
+        Py_INCREF(pair);
+        a->pairs[a->n++] = pair;
+    }
+    a->used += (size_t)bytes;
+    return 0;
 }
 
 void

@@ -41,6 +41,20 @@ int adlines_add(AdLines *a, PyObject *pair, const char *key, Py_ssize_t size, in
 PyObject *adlines_same(const AdLines *a, Py_ssize_t i, const char *key, Py_ssize_t size,
                        int kind);
 
+/* The number of whole lines, from line i of `from` on, that the text at key (at most
+ * room bytes, one byte per character) repeats in order: the run of `from`'s lines
+ * that were kept (adlines_add) contiguously from line i and are one byte per
+ * character, compared with the text in one pass (adlines_run). *bytes is set to the
+ * bytes those lines take. Never an exception. */
+Py_ssize_t adlines_run(const AdLines *from, Py_ssize_t i, const char *key, Py_ssize_t room,
+                       Py_ssize_t *bytes);
+
+/* Append lines [i, i + count) of `from` (their pairs, a new reference each) with
+ * their text, which is the `bytes` bytes at key (adlines_run's run): one copy for
+ * the run, not one per line. 0, or -1 with an exception. */
+int adlines_add_run(AdLines *a, const AdLines *from, Py_ssize_t i, Py_ssize_t count,
+                    const char *key, Py_ssize_t bytes);
+
 /* The names of the last plain lines read at each position of an ad (a line's
  * position is its pair's index in its ad): the head (the bytes before '=') and what
  * the scanner's name table gave for it, a (lower-case name, spelling) pair. A slot's

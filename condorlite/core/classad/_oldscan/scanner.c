@@ -75,6 +75,28 @@ next_line_end(const void *data, int kind, Py_ssize_t pos, Py_ssize_t n)
     return n;
 }
 
+/* The lines from pos on (one byte per character, n - pos bytes left) that repeat the
+ * previous ad's lines at their positions, taken as a run (adlines_run): for each, what
+ * scanner_feed_member does for a line equal to the previous ad's (its pair, the
+ * position not fresh), with one comparison and one copy for the run. The bytes taken
+ * (whole lines; 0: none), or -1 with an exception. */
+static Py_ssize_t
+feed_run(Scanner *s, const void *data, Py_ssize_t pos, Py_ssize_t n)
+{
+    Py_ssize_t i = s->pending.n;
+    Py_ssize_t bytes;
+    const char *key = (const char *)data + pos;
+    Py_ssize_t count = adlines_run(&s->previous, i, key, n - pos, &bytes);
+    if (count == 0)
+        return 0;
+    for (Py_ssize_t k = 0; k < count; k++)
+        heads_set_fresh(s->heads, i + k, 0);
+    s->lineno += count;
+    if (adlines_add_run(&s->pending, &s->previous, i, count, key, bytes) < 0)
+        return -1;
+    return bytes;
+}
+
 /* One old-form line [pos, stop) of text; 0 on success, -1 with an exception. */
 static int
 feed_line(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t pos,
@@ -210,7 +232,24 @@ Scanner_feed(Scanner *s, PyObject *const *args, Py_ssize_t nargs)
     }
     /* the ads handed out before this call are the caller's: none is copied */
     Py_CLEAR(s->template);
+    int after_run = 0;
     while (pos < n) {
+        if (!s->json && kind == PyUnicode_1BYTE_KIND && !after_run
+                && s->pending.n < s->previous.n) {
+            /* the next lines may repeat the previous ad's: a cluster's jobs, a
+             * machine's slots (the line after a run differs: it is read alone) */
+            Py_ssize_t taken = feed_run(s, data, pos, n);
+            if (taken < 0) {
+                Py_CLEAR(s->template);
+                return NULL;
+            }
+            if (taken > 0) {
+                pos += taken;
+                after_run = 1;
+                continue;
+            }
+        }
+        after_run = 0;
         Py_ssize_t stop = next_line_end(data, kind, pos, n);
         int r = s->json ? scanner_json_line(s, text, data, kind, pos, stop, done)
                         : feed_line(s, text, data, kind, pos, stop, done);
