@@ -26,8 +26,11 @@ ADS = Path(__file__).resolve().parents[1] / "data" / "classad-ads"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def _outcome(text: str, *, scanner: bool, as_file: bool, monkeypatch) -> tuple:
-    """(ads, error) of reading ``text`` as old form with one reader: each ad as its
+def _outcome(text: str, *, scanner: bool, as_file: bool, monkeypatch,
+             as_bytes: bool = False) -> tuple:
+    """(ads, error) of reading ``text`` as old form with one reader (``as_bytes``:
+    from a ``FileText`` over its UTF-8 bytes, as ``store.adfiles`` opens files): each
+    ad as its
     (key, spelling, repr of the expression) in order (``repr`` tells 1 from 1.0 and
     True, -0.0 from 0.0, and shows NaN), the error as its fields."""
     if scanner:
@@ -35,7 +38,11 @@ def _outcome(text: str, *, scanner: bool, as_file: bool, monkeypatch) -> tuple:
     else:
         monkeypatch.setenv("CONDORLITE_PURE_PYTHON", "1")
     clear_all()
-    source = io.StringIO(text, newline="\n") if as_file else text
+    if as_bytes:
+        source = oldscan.FileText(io.BytesIO(text.encode("utf-8", "surrogateescape")),
+                                  encoding="utf-8", errors="surrogateescape", newline="\n")
+    else:
+        source = io.StringIO(text, newline="\n") if as_file else text
     ads: list = []
     error = None
     #: each reader mark (``ClassAd.layout``) -> the names of the first ad with it
@@ -68,9 +75,10 @@ def _agree(text: str, monkeypatch, *, chunk: int | None = None,
         if limit is not None:
             m.setattr(oldscan, "LIMIT", limit)
         want = _outcome(text, scanner=False, as_file=True, monkeypatch=m)
-        for as_file in (False, True):
-            got = _outcome(text, scanner=True, as_file=as_file, monkeypatch=m)
-            assert got == want, (as_file, chunk, limit)
+        for as_file, as_bytes in ((False, False), (True, False), (True, True)):
+            got = _outcome(text, scanner=True, as_file=as_file, monkeypatch=m,
+                           as_bytes=as_bytes)
+            assert got == want, (as_file, as_bytes, chunk, limit)
     return want
 
 
@@ -281,3 +289,44 @@ _LINE = st.one_of(
        limit=st.sampled_from([None, 1, 4]))
 def test_generated_text_reads_the_same(lines: list[str], chunk, limit, monkeypatch) -> None:
     _agree("".join(lines), monkeypatch, chunk=chunk, limit=limit)
+
+
+def test_runs_of_the_previous_ads_lines(monkeypatch) -> None:
+    """Ads that repeat the previous ad's lines in runs (``feed_run``) broken by a
+    changed value, a comment, a line too long to keep (``ADLINES_KEEP_MAX``), a
+    non-ASCII value and a changed name, read whole, as text and as bytes in pieces
+    that cut runs anywhere; the last ad has no line end."""
+    long = 'L = "' + "x" * 5000 + '"\n'
+    base = ["A = 1\n", 'B = "two"\n', long, "C = x + 1\n", 'D = "\u00e9"\n', "E = 5\n"]
+    ads = []
+    for k in range(14):
+        lines = list(base)
+        lines[k % len(base)] = lines[k % len(base)].replace("1", str(k), 1)
+        if k % 4 == 3:
+            lines.insert(2, "# a comment\n")
+        if k % 5 == 4:
+            lines[5] = "F = 5\n"
+        ads.append("".join(lines))
+    text = "\n".join(ads) + "\n" + "".join(base).rstrip("\n")
+    got, error = _agree(text, monkeypatch)
+    assert error is None and len(got) == 15
+    for chunk in (7, 64, 700, 6000):
+        _agree(text, monkeypatch, chunk=chunk, limit=3)
+
+
+def test_file_text_is_read_as_bytes(monkeypatch) -> None:
+    """A ``FileText`` decoding UTF-8 with surrogateescape is read as bytes after its
+    head lines; any other text file object is read as text."""
+    data = b"A = 1\n\nB = 2\n"
+    wanted = oldscan.FileText(io.BytesIO(data), encoding="utf-8", errors="surrogateescape",
+                              newline="\n")
+    head = [wanted.readline()]
+    raw = oldscan._bytes_of(wanted, head)
+    assert raw is not None and raw.read() == b"\nB = 2\n"
+    for other in (io.StringIO("A = 1\n"),
+                  io.TextIOWrapper(io.BytesIO(data), encoding="utf-8",
+                                   errors="surrogateescape", newline="\n"),
+                  oldscan.FileText(io.BytesIO(data), encoding="latin-1",
+                                   errors="surrogateescape", newline="\n"),
+                  oldscan.FileText(io.BytesIO(data), encoding="utf-8", newline="\n")):
+        assert oldscan._bytes_of(other, []) is None

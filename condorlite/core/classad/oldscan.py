@@ -24,6 +24,15 @@ spends its time on what every line costs however it is cached (making the line's
 string, hashing and looking it up twice, ``benchmarks/RESULTS.md``); the scanner looks
 each line up once in its own text and makes a string only for a line it has not seen.
 
+A file opened as a ``FileText`` (``store/adfiles.py`` opens files so) is read as
+bytes past the lines format detection took (their byte length is known: the file was
+read from its start, and UTF-8 with ``surrogateescape`` gives every byte back): a piece
+of ASCII text goes to the scanner as it is, which reads it as the str it would decode
+to; any other piece is decoded first, as the text file object would (pieces end after
+a ``\n``, which no UTF-8 sequence holds, so each decodes alone as in the stream).
+Decoding a realistic job queue as text cost about as much as the C scanner's reading of
+a fifth of it (``benchmarks/RESULTS.md``, session 21).
+
 ``AVAILABLE`` says whether the module was built (``pip install`` builds it where a C
 compiler is at hand; otherwise the Python reader does all the work). Setting the
 environment variable ``CONDORLITE_PURE_PYTHON`` to a non-empty value turns the scanner
@@ -32,9 +41,11 @@ off (the tests run both readers on the same inputs).
 
 from __future__ import annotations
 
+import codecs
+import io
 import os
 from collections.abc import Iterator
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.ast import Literal
@@ -55,6 +66,13 @@ CHUNK = 1 << 20
 _BLANK = " \t\r\n\f\v"
 #: What ``_miss`` returns for a line of blanks: it ends the ad, as an empty line does.
 _END = object()
+
+
+class FileText(io.TextIOWrapper):
+    """A text file object over a file read from its start (``store.adfiles`` opens
+    files as these): the old-form reader may read its bytes (module doc)."""
+
+    __slots__ = ()
 
 
 def enabled() -> bool:
@@ -84,7 +102,12 @@ def scan_old_ad_lists(source: str | TextIO, head: list[str], filename: str | Non
         new_name=_new_name, miss=miss, from_attrs=ClassAd._from_attrs, old_ad=old_ad,
         end=_END, limit=LIMIT, key=int.from_bytes(os.urandom(8), "little"),
     )
-    pieces = iter((source,)) if isinstance(source, str) else _pieces(source, head)
+    pieces: Iterator[str | memoryview]
+    if isinstance(source, str):
+        pieces = iter((source,))
+    else:
+        raw = _bytes_of(source, head)
+        pieces = _pieces(source, head) if raw is None else _byte_pieces(raw, head)
     feed = scanner.feed
     for text in pieces:
         done: list[ClassAd] = []
@@ -125,3 +148,49 @@ def _pieces(source: TextIO, head: list[str]) -> Iterator[str]:
             parts = [piece[cut:]] if cut < len(piece) else []
     if parts:
         yield "".join(parts)
+
+
+def _bytes_of(source: TextIO, head: list[str]) -> BinaryIO | None:
+    """The byte stream under ``source``, positioned after ``head``, when ``source`` is
+    a ``FileText`` that decodes UTF-8 with ``surrogateescape`` over a seekable
+    buffer; else None (the text is read through ``source``)."""
+    if type(source) is not FileText or source.errors != "surrogateescape":
+        return None
+    try:
+        if codecs.lookup(source.encoding).name != "utf-8":
+            return None
+    except LookupError:
+        return None
+    raw = source.buffer
+    if not raw.seekable():
+        return None
+    # the bytes the head lines were decoded from: surrogateescape gives each back
+    raw.seek(len("".join(head).encode("utf-8", "surrogateescape")))
+    return raw
+
+
+def _byte_pieces(raw: BinaryIO, head: list[str]) -> Iterator[str | memoryview]:
+    """``_pieces`` of a ``FileText``'s bytes (``_bytes_of``): ``head`` as text, then
+    views of about ``CHUNK`` bytes that end after a ``\n`` (the last may not), each
+    read into one buffer reused from piece to piece (a view is valid until the next
+    is asked for: the scanner copies what it keeps). A line longer than the buffer
+    doubles it."""
+    if head:
+        yield "".join(head)
+    buffer = bytearray(CHUNK)
+    view = memoryview(buffer)
+    kept = 0  # bytes of a line begun in the last read, moved to the front
+    while got := raw.readinto(view[kept:]):
+        end = kept + got
+        cut = buffer.rfind(b"\n", 0, end) + 1
+        if not cut:
+            kept = end
+            if kept == len(buffer):
+                buffer = buffer + bytes(len(buffer))
+                view = memoryview(buffer)
+            continue
+        yield view[:cut]
+        kept = end - cut
+        buffer[:kept] = buffer[cut:end]
+    if kept:
+        yield view[:kept]

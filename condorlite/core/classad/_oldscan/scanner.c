@@ -1,7 +1,9 @@
 /* Old-form ad reading, the per-line part in C (see oldscan.py for the contract).
  *
  * A Scanner takes text pieces that end at a line end (the last piece of an input may
- * not) and does, for every line, what oldform._read_batch and oldform._by_line do:
+ * not; old form: a str, or a bytes-like object of UTF-8 text, read as the str it
+ * decodes to with surrogateescape: as it is when ASCII, decoded first otherwise) and
+ * does, for every line, what oldform._read_batch and oldform._by_line do:
  *
  *   - a line that is exactly "\n" ends the current ad (an ad with no line is none);
  *   - a line equal to the previous ad's line at the same position (the n-th pair of
@@ -10,7 +12,10 @@
  *     the previous ad's copy, still in cache, costs a fraction of hashing the line and
  *     probing a table (RESULTS.md, session 17). Equal text gives an equal pair, so the
  *     ads are the same; a line kept this way is not refreshed in the table, which can
- *     only make a later ad hold an equal pair that is another object;
+ *     only make a later ad hold an equal pair that is another object. In a one-byte
+ *     text the lines that repeat the previous ad's in a row are taken as a run
+ *     (feed_run: the text compared with the previous ad's copy in one pass, copied
+ *     once), which does for each line what the line-by-line comparison does;
  *   - at a position whose last line was new with a new value (a per-ad value: ProcId,
  *     GlobalJobId, a slot's KFlops), a plain line is read without the line table; if
  *     its value turns out to be known, the table is asked after all (and the pair it
@@ -54,6 +59,7 @@
  */
 
 
+#include <stdint.h>
 #include <string.h>
 
 #include "keys.h"
@@ -119,9 +125,13 @@ plain_pair(Scanner *s, const unsigned char *p, Py_ssize_t n, int *value_new)
 /* `miss` for a line no table holds: (line, lineno) for the old form, (line, comma)
  * for JSON; a new reference, or NULL with an exception. */
 static PyObject *
-call_miss(Scanner *s, PyObject *text, Py_ssize_t pos, Py_ssize_t stop, int comma)
+call_miss(Scanner *s, PyObject *text, const void *data, Py_ssize_t pos, Py_ssize_t stop,
+          int comma)
 {
-    PyObject *line = PyUnicode_Substring(text, pos, stop);
+    /* text NULL: ASCII bytes (Scanner_feed), whose line decodes as it is */
+    PyObject *line = text != NULL
+        ? PyUnicode_Substring(text, pos, stop)
+        : PyUnicode_DecodeASCII((const char *)data + pos, stop - pos, NULL);
     if (line == NULL)
         return NULL;
     PyObject *second = comma < 0 ? PyLong_FromSsize_t(s->lineno) : PyBool_FromLong(comma);
@@ -190,7 +200,7 @@ scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
     }
     heads_set_fresh(s->heads, position, pair != NULL && value_new);
     if (pair == NULL) {
-        pair = call_miss(s, text, pos, stop, comma);
+        pair = call_miss(s, text, data, pos, stop, comma);
         if (pair == NULL)
             return -1;
         if (pair == Py_None) {  /* old form: a comment; JSON: not a plain member */
@@ -209,27 +219,29 @@ scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
     return r;
 }
 
-static PyObject *
-Scanner_feed(Scanner *s, PyObject *const *args, Py_ssize_t nargs)
+/* Whether n bytes at p are all ASCII: eight at a time. */
+static int
+all_ascii(const char *p, Py_ssize_t n)
 {
-    if (nargs != 2 || !PyUnicode_Check(args[0]) || !PyList_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "feed(text: str, done: list)");
-        return NULL;
+    Py_ssize_t i = 0;
+    uint64_t high = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        high |= w;
     }
-    PyObject *text = args[0];
-    PyObject *done = args[1];
-#if PY_VERSION_HEX < 0x030C0000
-    if (PyUnicode_READY(text) < 0)  /* a no-op, deprecated, from 3.12 on */
-        return NULL;
-#endif
-    const void *data = PyUnicode_DATA(text);
-    int kind = PyUnicode_KIND(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    for (; i < n; i++)
+        high |= (unsigned char)p[i];
+    return (high & 0x8080808080808080ULL) == 0;
+}
+
+/* The lines of text (str: data, kind, n given; NULL: ASCII bytes at data) fed one by
+ * one (see Scanner_feed). */
+static PyObject *
+feed_text(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t n,
+          PyObject *done)
+{
     Py_ssize_t pos = 0;
-    if (s->stopped) {
-        PyErr_SetString(PyExc_RuntimeError, "the scanner handed over: it reads no more");
-        return NULL;
-    }
     /* the ads handed out before this call are the caller's: none is copied */
     Py_CLEAR(s->template);
     int after_run = 0;
@@ -264,6 +276,52 @@ Scanner_feed(Scanner *s, PyObject *const *args, Py_ssize_t nargs)
     }
     Py_CLEAR(s->template);
     Py_RETURN_NONE;
+}
+
+static PyObject *
+Scanner_feed(Scanner *s, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyList_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "feed(text: str | bytes-like, done: list)");
+        return NULL;
+    }
+    PyObject *text = args[0];
+    PyObject *done = args[1];
+    if (s->stopped) {
+        PyErr_SetString(PyExc_RuntimeError, "the scanner handed over: it reads no more");
+        return NULL;
+    }
+    if (PyUnicode_Check(text)) {
+#if PY_VERSION_HEX < 0x030C0000
+        if (PyUnicode_READY(text) < 0)  /* a no-op, deprecated, from 3.12 on */
+            return NULL;
+#endif
+        return feed_text(s, text, PyUnicode_DATA(text), PyUnicode_KIND(text),
+                         PyUnicode_GET_LENGTH(text), done);
+    }
+    /* UTF-8 bytes (old form): ASCII read as they are (its characters are its bytes,
+     * as in a one-byte str, so every line reads as it would from the decoded str),
+     * anything else decoded first, as a text file object decodes them */
+    if (s->json) {
+        PyErr_SetString(PyExc_TypeError, "feed: JSON text must be a str");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(text, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    PyObject *result;
+    if (all_ascii(view.buf, view.len)) {
+        result = feed_text(s, NULL, view.buf, PyUnicode_1BYTE_KIND, view.len, done);
+    }
+    else {
+        PyObject *decoded = PyUnicode_DecodeUTF8(view.buf, view.len, "surrogateescape");
+        result = decoded == NULL ? NULL
+            : feed_text(s, decoded, PyUnicode_DATA(decoded), PyUnicode_KIND(decoded),
+                        PyUnicode_GET_LENGTH(decoded), done);
+        Py_XDECREF(decoded);
+    }
+    PyBuffer_Release(&view);
+    return result;
 }
 
 static PyObject *
@@ -390,8 +448,9 @@ Scanner_stored(Scanner *s, void *closure)
 static PyMethodDef Scanner_methods[] = {
     {"feed", (PyCFunction)(void (*)(void))Scanner_feed, METH_FASTCALL,
      "feed(text, done): read the lines of text (ending at a line end, but for an "
-     "input's last piece), appending finished ads to done; None, or (JSON) the line "
-     "the general reader is to resume at."},
+     "input's last piece; old form: a str, or UTF-8 bytes read as surrogateescape "
+     "decodes them), appending finished ads to done; None, or (JSON) the line the "
+     "general reader is to resume at."},
     {"finish", (PyCFunction)Scanner_finish, METH_O,
      "finish(done): append the ad the input's last lines left open, if any; JSON: "
      "None, or (line, mode, blank) for an input that ended early."},
