@@ -330,3 +330,20 @@ def test_file_text_is_read_as_bytes(monkeypatch) -> None:
                                    errors="surrogateescape", newline="\n"),
                   oldscan.FileText(io.BytesIO(data), encoding="utf-8", newline="\n")):
         assert oldscan._bytes_of(other, []) is None
+
+
+def test_one_mark_for_a_run_across_pieces_to_the_last_ad(monkeypatch) -> None:
+    """Ads with the previous ad's names in the same order share one mark
+    (``ClassAd.layout``) across the pieces a file is read in, the input's last ad
+    (no line end) included; an ad with other names starts a new run."""
+    text = "".join(f"A = {k}\nB = {k + 1}\n\n" for k in range(5)) + "C = 1\n\nC = 2"
+    monkeypatch.delenv("CONDORLITE_PURE_PYTHON", raising=False)
+    for chunk in (8, 1 << 20):
+        monkeypatch.setattr(oldscan, "CHUNK", chunk)
+        source = oldscan.FileText(io.BytesIO(text.encode()), encoding="utf-8",
+                                  errors="surrogateescape", newline="\n")
+        ads = [ad for batch in parse_ad_lists(source, "old", newline_only=True)
+               for ad in batch]
+        marks = [ad.layout for ad in ads]
+        assert len(ads) == 7 and None not in marks
+        assert len({id(m) for m in marks[:5]}) == 1 and marks[5] is marks[6] is not marks[0]

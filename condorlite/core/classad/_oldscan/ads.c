@@ -20,12 +20,11 @@ set_pair(PyObject *attrs, PyObject *pair)
 }
 
 /* Whether the current ad holds the previous ad's names in the same order (the same
- * key objects) and the previous ad's dict is at hand: a cluster's jobs, a machine
- * type's slots. */
+ * key objects): a cluster's jobs, a machine type's slots. */
 static int
 same_names(Scanner *s)
 {
-    if (s->template == NULL || s->previous.n != s->pending.n)
+    if (s->previous.n != s->pending.n)
         return 0;
     for (Py_ssize_t i = 0; i < s->pending.n; i++) {
         PyObject *pair = s->pending.pairs[i];
@@ -91,8 +90,10 @@ attrs_from_pairs(Scanner *s)
 static PyObject *
 build_ad(Scanner *s)
 {
+    /* the previous ad's dict is at hand within one feed() (see scanner.h) */
     int same = same_names(s);
-    PyObject *attrs = same ? attrs_from_template(s) : attrs_from_pairs(s);
+    PyObject *attrs = same && s->template != NULL ? attrs_from_template(s)
+                                                  : attrs_from_pairs(s);
     PyObject *ad = NULL;
     if (attrs == NULL)
         goto done;

@@ -46,8 +46,9 @@
  * with the values that differ set: the same dict, made in one piece); when a name
  * repeats (fewer keys than lines) `old_ad(list of pairs)` builds it instead (first
  * spelling and position, last value), else `from_attrs(dict, layout)`, where layout
- * is one object for a run of ads each built from the previous one's copy (the same
- * names, the same key objects), a new one when a run starts. Finished ads are
+ * is one object for a run of ads each holding the previous one's names in the same
+ * order (the same key objects), across feed() calls and up to the input's last ad
+ * (finish), a new one when a run starts. Finished ads are
  * appended to the list given to feed(); when `miss` raises, the ads finished before
  * the bad line are in that list, the current ad's pairs are kept, and the error
  * propagates.
@@ -341,24 +342,10 @@ Scanner_finish(Scanner *s, PyObject *done)
         s->stopped = 1;
         return Py_BuildValue("(nsO)", line, scanner_json_mode(s), blank ? Py_True : Py_False);
     }
-    if (s->pending.n == 0)
-        Py_RETURN_NONE;
-    /* the last ad ends at the end of the input: old_ad, as oldform does */
-    PyObject *pairs = PyList_New(s->pending.n);
-    if (pairs == NULL)
-        return NULL;
-    for (Py_ssize_t i = 0; i < s->pending.n; i++) {
-        Py_INCREF(s->pending.pairs[i]);
-        PyList_SET_ITEM(pairs, i, s->pending.pairs[i]);
-    }
-    pending_clear(s);
-    PyObject *ad = PyObject_CallOneArg(s->old_ad, pairs);
-    Py_DECREF(pairs);
-    if (ad == NULL)
-        return NULL;
-    int r = PyList_Append(done, ad);
-    Py_DECREF(ad);
-    if (r < 0)
+    /* the last ad ends at the end of the input: built as any other, so it keeps the
+     * mark of the run it ends (no template: the ads before it are the caller's) */
+    Py_CLEAR(s->template);
+    if (scanner_end_ad(s, done, 0) < 0)
         return NULL;
     Py_RETURN_NONE;
 }
