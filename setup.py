@@ -14,9 +14,9 @@ setup(
             "condorlite.core.classad._oldscan",
             sources=[f"condorlite/core/classad/_oldscan/{name}.c"
                      for name in ("scanner", "ads", "plain", "jsonlines", "adlines",
-                                  "tables", "values", "keys")],
+                                  "tables", "values", "keys", "slotted")],
             depends=[f"condorlite/core/classad/_oldscan/{name}.h"
-                     for name in ("scanner", "adlines", "tables", "values", "keys")],
+                     for name in ("scanner", "adlines", "tables", "values", "keys", "slotted")],
             optional=True,
         )
     ]

@@ -35,11 +35,13 @@ from __future__ import annotations
 import contextlib
 import gc
 import io
+import os
 import sys
 from collections import deque
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from itertools import chain, repeat
 from pathlib import Path
 from typing import TextIO
@@ -48,6 +50,11 @@ from condorlite.core.classad import ClassAd, ClassAdSyntaxError
 from condorlite.core.classad.formats import parse_ad_lists
 from condorlite.core.classad.oldscan import FileText
 from condorlite.errors import DataError, InputMissingError, Location, UsageError
+
+try:
+    from condorlite.core.classad._oldscan import slotted as _slotted
+except ImportError:  # built without a C compiler
+    _slotted = None
 
 #: File name endings read from a directory (case-insensitive).
 AD_SUFFIXES: tuple[str, ...] = (".ad", ".ads", ".json")
@@ -65,11 +72,15 @@ class LoadedAd:
 
 
 _new = object.__new__
+#: LoadedAd's slots (member descriptors), in field order.
+_MEMBERS = tuple(getattr(LoadedAd, name) for name in LoadedAd.__dataclass_fields__)
 # The slots' setters: ``_parse_stream`` builds the LoadedAds of a list of ads with these
 # (three ``map`` calls) rather than the frozen dataclass ``__init__`` (three
-# ``object.__setattr__`` calls through Python per ad).
-_SET_AD, _SET_SOURCE, _SET_INDEX = (
-    getattr(LoadedAd, name).__set__ for name in LoadedAd.__dataclass_fields__)
+# ``object.__setattr__`` calls through Python per ad), or, with the compiled
+# ``slotted`` (``_oldscan``), with one C call per ad (``_LOADED``).
+_SET_AD, _SET_SOURCE, _SET_INDEX = (member.__set__ for member in _MEMBERS)
+_LOADED = (None if _slotted is None or os.environ.get("CONDORLITE_PURE_PYTHON")
+           else partial(_slotted, _MEMBERS, LoadedAd))
 
 
 def expand_paths(paths: Iterable[str | Path]) -> list[str | Path]:
@@ -144,10 +155,14 @@ def _parse_stream(stream: TextIO, source: str, newline_only: bool
             count = len(ads)
             # LoadedAd(ad, source, index) for each, through its slots, in C: a pool
             # holds one per ad.
-            loaded = list(map(_new, repeat(LoadedAd, count)))
-            deque(map(_SET_AD, loaded, ads), maxlen=0)
-            deque(map(_SET_SOURCE, loaded, repeat(source, count)), maxlen=0)
-            deque(map(_SET_INDEX, loaded, range(index, index + count)), maxlen=0)
+            if _LOADED is not None:
+                loaded = list(map(_LOADED, ads, repeat(source, count),
+                                  range(index, index + count)))
+            else:
+                loaded = list(map(_new, repeat(LoadedAd, count)))
+                deque(map(_SET_AD, loaded, ads), maxlen=0)
+                deque(map(_SET_SOURCE, loaded, repeat(source, count)), maxlen=0)
+                deque(map(_SET_INDEX, loaded, range(index, index + count)), maxlen=0)
             index += count
             yield loaded
     except ClassAdSyntaxError as exc:

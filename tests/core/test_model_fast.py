@@ -4,6 +4,9 @@ with ``adeval.eval_attr`` for every read)."""
 
 from __future__ import annotations
 
+import functools
+
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -237,12 +240,19 @@ def test_jobs_sharing_entries_decode_as_evaluating_every_attribute(variants, pol
 
 
 def test_fast_builders_give_the_dataclass_objects():
-    from condorlite.core.model import _new_job, _new_slot
+    from condorlite.core import model
+    from condorlite.core.model import _new_job, _new_slot, _set_job
 
     ad = ClassAd()
     job = Job("1.2", 1, 2, 7, ad, 1, "u@d", 3, 4)
-    fast = _new_job("1.2", 1, 2, 7, ad, 1, "u@d", 3, 4)
-    assert fast == job and repr(fast) == repr(job) and fast.ad is ad
+    # the builder in use, the Python one, and the compiled one (when built)
+    builders = [_new_job, _set_job]
+    if model._slotted is not None:
+        builders.append(functools.partial(model._slotted, model._JOB_MEMBERS, Job))
+    for build in builders:
+        fast = build("1.2", 1, 2, 7, ad, 1, "u@d", 3, 4)
+        assert type(fast) is Job and fast == job and repr(fast) == repr(job)
+        assert fast.ad is ad and hash(fast) == hash(job)
     slot = Slot("s@m", 2, ad, "Claimed", "Busy", "static", 1.5, "u@d", "3.4", 0.0, "m")
     assert _new_slot("s@m", 2, ad, "Claimed", "Busy", "static", 1.5, "u@d", "3.4", 0.0,
                      "m") == slot
@@ -293,3 +303,17 @@ def test_make_match_is_the_constructor() -> None:
     assert type(built) is Match and built == made and hash(built) == hash(made)
     assert repr(built) == repr(made) and built.resources == (("Cpus", 2.0),)
     assert len(Match._fields) == len(values)  # (every field, in order)
+
+
+def test_slotted_refuses_what_is_not_the_types_own_slots():
+    from condorlite.core import model
+
+    if model._slotted is None:
+        return
+    members = model._JOB_MEMBERS
+    with pytest.raises(TypeError):
+        model._slotted(members, Job, "1.2")  # a value per member
+    with pytest.raises(TypeError):
+        model._slotted(members, Slot, *range(9))  # another type's slots
+    with pytest.raises(TypeError):
+        model._slotted((Job.__init__,) * 9, Job, *range(9))  # not member descriptors

@@ -180,3 +180,18 @@ def test_loaded_ads_are_the_dataclass_records(tmp_path):
     assert first == LoadedAd(first.ad, str(path), 0)
     assert (second.source, second.index, second.ad["A"].value) == (str(path), 1, 2)
     assert not hasattr(first, "__dict__")  # slotted: one per ad of a pool
+
+
+def test_loaded_ads_are_the_same_built_either_way(tmp_path: Path, monkeypatch) -> None:
+    """``LoadedAd``s built by the compiled ``slotted`` (``_LOADED``) and by the slot
+    setters are the same records."""
+    from condorlite.store import adfiles
+
+    path = tmp_path / "a.ads"
+    path.write_text("".join(f"A = {k}\n\n" for k in range(5)))
+    got = read_ads([path])
+    monkeypatch.setattr(adfiles, "_LOADED", None)
+    want = read_ads([path])
+    assert [type(one) for one in got] == [adfiles.LoadedAd] * 5
+    assert [(one.source, one.index, repr(one.ad)) for one in got] == [
+        (one.source, one.index, repr(one.ad)) for one in want]

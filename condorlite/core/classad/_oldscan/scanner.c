@@ -64,6 +64,7 @@
 #include <string.h>
 
 #include "keys.h"
+#include "slotted.h"
 #include "scanner.h"
 
 /* -- feeding ---------------------------------------------------------------------- */
@@ -483,6 +484,9 @@ static PyMethodDef module_methods[] = {
     {"entry_key", (PyCFunction)(void (*)(void))oldscan_entry_key, METH_FASTCALL,
      "entry_key(table, names): the identities of table's values for names, as bytes "
      "(see condorlite/core/entry_keys.py)."},
+    {"slotted", (PyCFunction)(void (*)(void))oldscan_slotted, METH_FASTCALL,
+     "slotted(members, type, *values): a new instance of type (no __init__ run) with "
+     "its member descriptors set to values in order (see condorlite/core/model.py)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,0 +1,12 @@
+/* slotted(members, type, *values): an instance of a slotted type with its members set,
+ * in C; see condorlite/core/model.py (_new_job). */
+
+#ifndef OLDSCAN_SLOTTED_H
+#define OLDSCAN_SLOTTED_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+PyObject *oldscan_slotted(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
+#endif
