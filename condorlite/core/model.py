@@ -374,16 +374,23 @@ def slot_from_ad(ad: ClassAd, policy: Policy, index: int) -> Slot:
     )
 
 
-# As _SET_JOB: Slot's slot setters, in field order.
-_SET_SLOT = tuple(getattr(Slot, name).__set__ for name in Slot.__dataclass_fields__)
+# As _JOB_MEMBERS and _SET_JOB: Slot's slots and their setters, in field order.
+_SLOT_MEMBERS = tuple(getattr(Slot, name) for name in Slot.__dataclass_fields__)
+_SET_SLOT = tuple(member.__set__ for member in _SLOT_MEMBERS)
 
 
-def _new_slot(*values: object) -> Slot:
+def _set_slot(*values: object) -> Slot:
     """``Slot(*values)`` (all eleven fields, in order), built through its slots."""
     slot = _new(Slot)
     for setter, value in zip(_SET_SLOT, values, strict=True):
         setter(slot, value)
     return slot
+
+
+#: ``_new_slot(*values)``: ``_set_slot``, or the same in one C call, as ``_new_job``.
+_new_slot: Callable[..., Slot] = (
+    _set_slot if _slotted is None or os.environ.get("CONDORLITE_PURE_PYTHON")
+    else partial(_slotted, _SLOT_MEMBERS, Slot))
 
 
 #: ``make_match(values)``: the Match of a tuple of all its fields, in order (the

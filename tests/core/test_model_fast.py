@@ -254,8 +254,12 @@ def test_fast_builders_give_the_dataclass_objects():
         assert type(fast) is Job and fast == job and repr(fast) == repr(job)
         assert fast.ad is ad and hash(fast) == hash(job)
     slot = Slot("s@m", 2, ad, "Claimed", "Busy", "static", 1.5, "u@d", "3.4", 0.0, "m")
-    assert _new_slot("s@m", 2, ad, "Claimed", "Busy", "static", 1.5, "u@d", "3.4", 0.0,
-                     "m") == slot
+    builders = [_new_slot, model._set_slot]
+    if model._slotted is not None:
+        builders.append(functools.partial(model._slotted, model._SLOT_MEMBERS, Slot))
+    for build in builders:
+        fast = build("s@m", 2, ad, "Claimed", "Busy", "static", 1.5, "u@d", "3.4", 0.0, "m")
+        assert type(fast) is Slot and fast == slot and repr(fast) == repr(slot)
 
 
 def test_jobs_differing_in_one_shared_attribute_decode_apart():
