@@ -347,3 +347,17 @@ def test_one_mark_for_a_run_across_pieces_to_the_last_ad(monkeypatch) -> None:
         marks = [ad.layout for ad in ads]
         assert len(ads) == 7 and None not in marks
         assert len({id(m) for m in marks[:5]}) == 1 and marks[5] is marks[6] is not marks[0]
+
+
+def test_the_scanners_ads_are_built_as_from_attrs_builds_them() -> None:
+    """``oldscan._FROM_ATTRS`` sets ClassAd's three slots (a slot added to ClassAd
+    must be added there too)."""
+    from condorlite.core.classad.ad import ClassAd
+
+    assert sorted(ClassAd.__slots__) == ["_attrs", "layout", "parent"]
+    mark = object()
+    attrs = {"a": ("A", None)}
+    ad = oldscan._FROM_ATTRS(attrs, mark)
+    want = ClassAd._from_attrs(attrs, mark)
+    assert type(ad) is ClassAd and ad._attrs is attrs and ad.layout is mark
+    assert ad.parent is None and want.parent is None

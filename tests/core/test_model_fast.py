@@ -316,7 +316,9 @@ def test_slotted_refuses_what_is_not_the_types_own_slots():
         return
     members = model._JOB_MEMBERS
     with pytest.raises(TypeError):
-        model._slotted(members, Job, "1.2")  # a value per member
+        model._slotted(members[:2], Job, *range(9))  # more values than members
+    # members past the values are set to None
+    assert model._slotted(members, Job, "1.2").ad is None
     with pytest.raises(TypeError):
         model._slotted(members, Slot, *range(9))  # another type's slots
     with pytest.raises(TypeError):

@@ -92,7 +92,8 @@ class ClassAd(MutableMapping[str, Expr]):
         Invariant: two ads with the same mark (``is``) bind the same names, so a
         reader of many tables may take the names of one of them for all (the
         grouping's sweep does, ``matching.significant``); any change of the ad's
-        attributes drops its mark."""
+        attributes drops its mark. (The compiled scanner builds its ads as this does,
+        in C: ``oldscan._FROM_ATTRS``, which sets the three slots.)"""
         ad = cls.__new__(cls)
         ad._attrs = attrs
         ad.parent = None

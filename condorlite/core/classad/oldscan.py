@@ -45,6 +45,7 @@ import codecs
 import io
 import os
 from collections.abc import Iterator
+from functools import partial
 from typing import BinaryIO, TextIO
 
 from condorlite.core.classad.ad import ClassAd
@@ -54,9 +55,9 @@ from condorlite.core.classad.interning import LIMIT, OLD_LINES, OLD_NAMES
 from condorlite.core.classad.oldform import _new_name, old_ad, old_line
 
 try:
-    from condorlite.core.classad._oldscan import Scanner
+    from condorlite.core.classad._oldscan import Scanner, slotted
 except ImportError:  # built without a C compiler: the Python reader reads everything
-    Scanner = None
+    Scanner = slotted = None
 
 AVAILABLE = Scanner is not None
 
@@ -73,6 +74,13 @@ class FileText(io.TextIOWrapper):
     files as these): the old-form reader may read its bytes (module doc)."""
 
     __slots__ = ()
+
+
+#: ``ClassAd._from_attrs(attrs, layout)`` in one C call (``_oldscan.slotted``: the
+#: slots past the two given, ``parent``, set to None), for the ads the scanner builds.
+_FROM_ATTRS = (ClassAd._from_attrs if Scanner is None else partial(
+    slotted, tuple(ClassAd.__dict__[name] for name in ("_attrs", "layout", "parent")),
+    ClassAd))
 
 
 def enabled() -> bool:
@@ -99,7 +107,7 @@ def scan_old_ad_lists(source: str | TextIO, head: list[str], filename: str | Non
 
     scanner = Scanner(
         literal_type=Literal, value_descr=Literal.__dict__["value"], names=OLD_NAMES,
-        new_name=_new_name, miss=miss, from_attrs=ClassAd._from_attrs, old_ad=old_ad,
+        new_name=_new_name, miss=miss, from_attrs=_FROM_ATTRS, old_ad=old_ad,
         end=_END, limit=LIMIT, key=int.from_bytes(os.urandom(8), "little"),
     )
     pieces: Iterator[str | memoryview]

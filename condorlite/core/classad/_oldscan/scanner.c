@@ -486,7 +486,7 @@ static PyMethodDef module_methods[] = {
      "(see condorlite/core/entry_keys.py)."},
     {"slotted", (PyCFunction)(void (*)(void))oldscan_slotted, METH_FASTCALL,
      "slotted(members, type, *values): a new instance of type (no __init__ run) with "
-     "its member descriptors set to values in order (see condorlite/core/model.py)."},
+     "its member descriptors set to values in order, those past them to None."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,9 +1,10 @@
 /* slotted(members, type, *values): a new instance of `type` (allocated, no __new__ or
- * __init__ run) whose member descriptors `members` (a tuple, one per value, each
- * type's own slot) are set to `values` in order, as calling each descriptor's
- * __set__ does, without a Python call per member. For the records a reading pass
- * makes one per ad (model.Job): nine __set__ calls through Python were most of
- * building one. */
+ * __init__ run) whose member descriptors `members` (a tuple of the type's own slots,
+ * at least one per value) are set to `values` in order, and the members past the
+ * values to None, as calling each descriptor's __set__ does, without a Python call per
+ * member. For the objects a reading pass makes one per ad (model.Job, adfiles.LoadedAd,
+ * the scanner's ClassAds): nine __set__ calls through Python were most of building a
+ * Job. */
 
 #include "slotted.h"
 
@@ -19,11 +20,12 @@ oldscan_slotted(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *members = args[0];
     PyTypeObject *type = (PyTypeObject *)args[1];
     Py_ssize_t n = nargs - 2;
-    if (PyTuple_GET_SIZE(members) != n) {
-        PyErr_SetString(PyExc_TypeError, "slotted: one value per member");
+    Py_ssize_t m = PyTuple_GET_SIZE(members);
+    if (m < n) {
+        PyErr_SetString(PyExc_TypeError, "slotted: more values than members");
         return NULL;
     }
-    for (Py_ssize_t i = 0; i < n; i++) {
+    for (Py_ssize_t i = 0; i < m; i++) {
         PyObject *member = PyTuple_GET_ITEM(members, i);
         if (!PyObject_TypeCheck(member, &PyMemberDescr_Type)
                 || !PyType_IsSubtype(type, ((PyDescrObject *)member)->d_type)) {
@@ -34,9 +36,10 @@ oldscan_slotted(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *obj = type->tp_alloc(type, 0);
     if (obj == NULL)
         return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
+    for (Py_ssize_t i = 0; i < m; i++) {
         PyObject *member = PyTuple_GET_ITEM(members, i);
-        if (Py_TYPE(member)->tp_descr_set(member, obj, args[i + 2]) < 0) {
+        PyObject *value = i < n ? args[i + 2] : Py_None;
+        if (Py_TYPE(member)->tp_descr_set(member, obj, value) < 0) {
             Py_DECREF(obj);
             return NULL;
         }

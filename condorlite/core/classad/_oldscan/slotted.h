@@ -1,5 +1,5 @@
-/* slotted(members, type, *values): an instance of a slotted type with its members set,
- * in C; see condorlite/core/model.py (_new_job). */
+/* slotted(members, type, *values): an instance of a slotted type with its members set
+ * (those past the values to None), in C; see slotted.c. */
 
 #ifndef OLDSCAN_SLOTTED_H
 #define OLDSCAN_SLOTTED_H
