@@ -14,8 +14,8 @@ Ads come back in input order: paths in the order given, files of a directory by 
 ads of a file in file order. ``LoadedAd.index`` is the ad's 0-based position within
 its source, so a message can say "the 3rd ad of slots/gpu.ads".
 
-Files are opened as text (``oldscan.FileText``: a file read from its start, whose
-bytes the compiled old-form reader reads past format detection) and handed to the
+Files are opened as text (over an ``oldscan.FileBytes``: a file read from its start,
+whose bytes the compiled old-form reader reads past format detection) and handed to the
 parser as file objects (UTF-8, a byte
 that is not part of UTF-8 kept as itself, ``surrogateescape``: ClassAd strings are
 bytes, as in HTCondor, so ``"\xff"`` written raw is a one-byte string), and the parser
@@ -48,7 +48,7 @@ from typing import TextIO
 
 from condorlite.core.classad import ClassAd, ClassAdSyntaxError
 from condorlite.core.classad.formats import parse_ad_lists
-from condorlite.core.classad.oldscan import FileText
+from condorlite.core.classad.oldscan import FileBytes
 from condorlite.errors import DataError, InputMissingError, Location, UsageError
 
 try:
@@ -209,9 +209,9 @@ def _loaded_lists(paths: Iterable[str | Path], stdin: TextIO | None
             continue
         path = Path(entry)
         try:
-            # a FileText: the old-form reader may read its bytes (oldscan.py)
-            handle = FileText(path.open("rb"), encoding="utf-8", errors="surrogateescape",
-                              newline="\n")
+            # over FileBytes: the old-form reader may read its bytes (oldscan.py)
+            handle = io.TextIOWrapper(FileBytes(io.FileIO(path)), encoding="utf-8",
+                                      errors="surrogateescape", newline="\n")
         except FileNotFoundError:
             raise InputMissingError(f"{path}: no such file or directory") from None
         except IsADirectoryError:

@@ -26,10 +26,18 @@ ADS = Path(__file__).resolve().parents[1] / "data" / "classad-ads"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
+def _file(data: bytes, encoding: str = "utf-8", errors: str = "surrogateescape"
+          ) -> io.TextIOWrapper:
+    """A text file object over ``data`` as ``store.adfiles`` opens files."""
+    return io.TextIOWrapper(oldscan.FileBytes(io.BytesIO(data)), encoding=encoding,
+                            errors=errors, newline="\n")
+
+
 def _outcome(text: str, *, scanner: bool, as_file: bool, monkeypatch,
              as_bytes: bool = False) -> tuple:
     """(ads, error) of reading ``text`` as old form with one reader (``as_bytes``:
-    from a ``FileText`` over its UTF-8 bytes, as ``store.adfiles`` opens files): each
+    from a text file object over ``FileBytes`` of its UTF-8 bytes, as
+    ``store.adfiles`` opens files): each
     ad as its
     (key, spelling, repr of the expression) in order (``repr`` tells 1 from 1.0 and
     True, -0.0 from 0.0, and shows NaN), the error as its fields."""
@@ -39,8 +47,7 @@ def _outcome(text: str, *, scanner: bool, as_file: bool, monkeypatch,
         monkeypatch.setenv("CONDORLITE_PURE_PYTHON", "1")
     clear_all()
     if as_bytes:
-        source = oldscan.FileText(io.BytesIO(text.encode("utf-8", "surrogateescape")),
-                                  encoding="utf-8", errors="surrogateescape", newline="\n")
+        source = _file(text.encode("utf-8", "surrogateescape"))
     else:
         source = io.StringIO(text, newline="\n") if as_file else text
     ads: list = []
@@ -315,20 +322,17 @@ def test_runs_of_the_previous_ads_lines(monkeypatch) -> None:
 
 
 def test_file_text_is_read_as_bytes(monkeypatch) -> None:
-    """A ``FileText`` decoding UTF-8 with surrogateescape is read as bytes after its
-    head lines; any other text file object is read as text."""
+    """A text file object decoding UTF-8 with surrogateescape over ``FileBytes`` is
+    read as bytes after its head lines; any other text file object is read as text."""
     data = b"A = 1\n\nB = 2\n"
-    wanted = oldscan.FileText(io.BytesIO(data), encoding="utf-8", errors="surrogateescape",
-                              newline="\n")
+    wanted = _file(data)
     head = [wanted.readline()]
     raw = oldscan._bytes_of(wanted, head)
     assert raw is not None and raw.read() == b"\nB = 2\n"
     for other in (io.StringIO("A = 1\n"),
                   io.TextIOWrapper(io.BytesIO(data), encoding="utf-8",
                                    errors="surrogateescape", newline="\n"),
-                  oldscan.FileText(io.BytesIO(data), encoding="latin-1",
-                                   errors="surrogateescape", newline="\n"),
-                  oldscan.FileText(io.BytesIO(data), encoding="utf-8", newline="\n")):
+                  _file(data, encoding="latin-1"), _file(data, errors="strict")):
         assert oldscan._bytes_of(other, []) is None
 
 
@@ -340,8 +344,7 @@ def test_one_mark_for_a_run_across_pieces_to_the_last_ad(monkeypatch) -> None:
     monkeypatch.delenv("CONDORLITE_PURE_PYTHON", raising=False)
     for chunk in (8, 1 << 20):
         monkeypatch.setattr(oldscan, "CHUNK", chunk)
-        source = oldscan.FileText(io.BytesIO(text.encode()), encoding="utf-8",
-                                  errors="surrogateescape", newline="\n")
+        source = _file(text.encode())
         ads = [ad for batch in parse_ad_lists(source, "old", newline_only=True)
                for ad in batch]
         marks = [ad.layout for ad in ads]

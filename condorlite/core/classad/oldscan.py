@@ -25,9 +25,9 @@ spends its time on what every line costs however it is cached (making the line's
 string, hashing and looking it up twice, ``benchmarks/RESULTS.md``); the scanner looks
 each line up once in its own text and makes a string only for a line it has not seen.
 
-A file opened as a ``FileText`` (``store/adfiles.py`` opens files so) is read as
-bytes past the lines format detection took (their byte length is known: the file was
-read from its start, and UTF-8 with ``surrogateescape`` gives every byte back): a piece
+A text file object over a ``FileBytes`` (``store/adfiles.py`` opens files so) is read
+as bytes past the lines format detection took (their byte length is known: the file
+was read from its start, and UTF-8 with ``surrogateescape`` gives every byte back): a piece
 of ASCII text goes to the scanner as it is, which reads it as the str it would decode
 to; any other piece is decoded first, as the text file object would (pieces end after
 a ``\n``, which no UTF-8 sequence holds, so each decodes alone as in the stream).
@@ -70,9 +70,11 @@ _BLANK = " \t\r\n\f\v"
 _END = object()
 
 
-class FileText(io.TextIOWrapper):
-    """A text file object over a file read from its start (``store.adfiles`` opens
-    files as these): the old-form reader may read its bytes (module doc)."""
+class FileBytes(io.BufferedReader):
+    """The bytes of a file read from its start, under a text file object
+    (``store.adfiles`` opens files so): the old-form reader may read them past format
+    detection (module doc). A mark on the buffer, not on the text file object, whose
+    line-by-line reading is fast only for the exact ``TextIOWrapper``."""
 
     __slots__ = ()
 
@@ -161,9 +163,10 @@ def _pieces(source: TextIO, head: list[str]) -> Iterator[str]:
 
 def _bytes_of(source: TextIO, head: list[str]) -> BinaryIO | None:
     """The byte stream under ``source``, positioned after ``head``, when ``source`` is
-    a ``FileText`` that decodes UTF-8 with ``surrogateescape`` over a seekable
-    buffer; else None (the text is read through ``source``)."""
-    if type(source) is not FileText or source.errors != "surrogateescape":
+    a ``TextIOWrapper`` that decodes UTF-8 with ``surrogateescape`` over a seekable
+    ``FileBytes``; else None (the text is read through ``source``)."""
+    if (type(source) is not io.TextIOWrapper or type(source.buffer) is not FileBytes
+            or source.errors != "surrogateescape"):
         return None
     try:
         if codecs.lookup(source.encoding).name != "utf-8":
@@ -179,7 +182,7 @@ def _bytes_of(source: TextIO, head: list[str]) -> BinaryIO | None:
 
 
 def _byte_pieces(raw: BinaryIO, head: list[str]) -> Iterator[str | memoryview]:
-    """``_pieces`` of a ``FileText``'s bytes (``_bytes_of``): ``head`` as text, then
+    """``_pieces`` of a ``FileBytes`` (``_bytes_of``): ``head`` as text, then
     views of about ``CHUNK`` bytes that end after a ``\n`` (the last may not), each
     read into one buffer reused from piece to piece (a view is valid until the next
     is asked for: the scanner copies what it keeps). A line longer than the buffer
