@@ -195,3 +195,24 @@ def test_loaded_ads_are_the_same_built_either_way(tmp_path: Path, monkeypatch) -
     assert [type(one) for one in got] == [adfiles.LoadedAd] * 5
     assert [(one.source, one.index, repr(one.ad)) for one in got] == [
         (one.source, one.index, repr(one.ad)) for one in want]
+
+
+def test_old_form_files_are_read_as_bytes_by_the_scanner(tmp_path: Path, monkeypatch) -> None:
+    """Files are opened over ``oldscan.FileBytes``, so the compiled scanner reads their
+    bytes past format detection (and the ads are what the text path reads)."""
+    from condorlite.core.classad import oldscan
+
+    if not oldscan.AVAILABLE:
+        pytest.skip("the compiled scanner was not built")
+    monkeypatch.delenv("CONDORLITE_PURE_PYTHON", raising=False)
+    path = tmp_path / "a.ads"
+    path.write_text("".join(f'A = {k}\nB = "\u00e9{k}"\n\n' for k in range(5)),
+                    encoding="utf-8")
+    read = []
+    pieces = oldscan._byte_pieces
+    monkeypatch.setattr(oldscan, "_byte_pieces",
+                        lambda raw, head: read.append(raw) or pieces(raw, head))
+    got = [repr(one.ad) for one in read_ads([path])]
+    assert len(read) == 1 and type(read[0]) is oldscan.FileBytes
+    monkeypatch.setattr(oldscan, "_bytes_of", lambda source, head: None)
+    assert [repr(one.ad) for one in read_ads([path])] == got
