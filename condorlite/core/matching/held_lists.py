@@ -174,7 +174,8 @@ class HeldLists:
             if allowed:
                 # (a policy key the walk did not refuse: no offer listed by rank,
                 # none the submitter's own, each allowed by the policy)
-                others.extend((members, pe, True) for members in group.shapes.values())
+                for members in group.shapes.values():
+                    others.append((members, pe, True))
                 continue
             slot_rank = pe.slot_rank
             for members in group.shapes.values():

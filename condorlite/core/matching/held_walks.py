@@ -196,6 +196,8 @@ class HeldWalks:
         part_pair = self._part_pair
         matched, passed = out
         runs = 0
+        #: id(a program of ``programs``, which holds it) -> its one pair result
+        boxed: dict[int, PairEval] = {}
         verdicts, refuses = ({}, None) if refusals is None else (refusals.verdicts,
                                                                  refusals.refuses)
         for slot in slots:
@@ -219,27 +221,39 @@ class HeldWalks:
                     klass, job_ad, slot.first)[0]
                 if mine is NEVER:
                     continue
-                if (mine is not None and slot.vals is not None
-                        and mine.useful()  # type: ignore[attr-defined]
-                        and not mine.passes(slot.vals)):  # type: ignore[attr-defined]
-                    continue  # (the job's Requirements fail at its numbers)
                 part = slot.part
                 if part is MISSING:
                     # (worked out at the first pair asked, as ``MatchTable.pair`` did:
                     # the first call works out every static offer's part)
                     part = slot.part = self._part_of(slot.first)
-                program = None
-                if part is not None:
-                    program = programs.get(part.static, MISSING)  # type: ignore[arg-type]
-                    if program is MISSING:
-                        program = programs[part.static] = self._part_program(  # type: ignore[index]
-                            klass, job_ad, slot.first)
+                program = None if part is None else programs.get(
+                    part.static, MISSING)  # type: ignore[union-attr]
+                if ((program is None or program is MISSING
+                     or not program.box)  # type: ignore[union-attr]
+                        and mine is not None and slot.vals is not None
+                        and mine.useful()  # type: ignore[attr-defined]
+                        and not mine.passes(slot.vals)):  # type: ignore[attr-defined]
+                    # (the job's Requirements fail at its numbers; a box program
+                    # made already tests the same bounds at no greater cost)
+                    continue
+                if program is MISSING:
+                    program = programs[part.static] = self._part_program(  # type: ignore[union-attr]
+                        klass, job_ad, slot.first)
                 if program is not None:
                     # (``MatchTable.run_part``, its runs counted once per walk)
                     runs += 1
                     ran = program.run(part.vals, as_rank)  # type: ignore[union-attr]
-                    known = known_pairs[slot.pair_shape] = (
-                        part_pair(program, ran) if ran[0] else NO_MATCH)
+                    if not ran[0]:
+                        known = NO_MATCH
+                    elif ran is program.result:  # type: ignore[union-attr]
+                        # (a box of constant ranks: its one pair result, looked up
+                        # once per walk)
+                        known = boxed.get(id(program))
+                        if known is None:
+                            known = boxed[id(program)] = part_pair(program, ran)
+                    else:
+                        known = part_pair(program, ran)
+                    known_pairs[slot.pair_shape] = known
                 else:
                     known = self._pair(klass[0], job_ad, slot.first, signature)
             if known.match:
