@@ -50,6 +50,7 @@ from __future__ import annotations
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import (
     ENTRY_IDX,
+    ENTRY_VERSION,
     Candidates,
     PairEval,
     make_entries,
@@ -107,6 +108,9 @@ class HeldLists:
         self._preq_names = preq_names
         #: (class key, submitter, the signature's bindings of ``preq_names``) -> its list
         self._lists: dict[tuple, HeldList] = {}
+        #: where a job rank comes from (a rank column, or a pair's job rank) -> offer
+        #: seq -> its entry by priority without dependent ranks (``_shared``)
+        self._by_source: dict[object, dict[int, tuple]] = {}
 
     def add(self, out: Candidates, kept_runs: list[list[tuple]], klass: tuple,
             job_ad: ClassAd, submitter: str, signature: tuple, only_rank: bool,
@@ -215,16 +219,48 @@ class HeldLists:
             elif not pe.slot_rank >= first.current_rank:
                 found.refused_rank.extend(seqs)
             else:
-                same = listed.get(id(pe))
+                # (an entry without dependent ranks depends on its offer and its job
+                # rank alone: listed by where that rank comes from)
+                key = id(pe) if pe.dependent else (
+                    column if column is not None else pe.job_rank)
+                same = listed.get(key)
                 if same is None:
-                    listed[id(pe)] = (pe, seqs)
+                    listed[key] = (pe, seqs)
                 else:
                     same[1].extend(seqs)
         by_prio = found.by_prio = []
-        for pe, seqs in listed.values():
-            by_prio.extend(make_entries(registry, seqs, pe, PRIO_PREEMPTION, column=column))
+        for key, (pe, seqs) in listed.items():
+            if pe.dependent:
+                by_prio.extend(make_entries(registry, seqs, pe, PRIO_PREEMPTION,
+                                            column=column))
+            else:
+                by_prio.extend(self._shared(key, pe, seqs, column))
         by_prio.sort()
         found.others = None
+
+    def _shared(self, source: object, pe: PairEval, seqs: list[int],
+                column: RankColumn | None) -> list[tuple]:
+        """The entries by priority of the offers ``seqs`` under a pair result ``pe``
+        without dependent ranks, whose job rank comes from ``source`` (the class's
+        column, else the pair's job rank): such an entry is a function of its offer
+        (its independent ranks, name, version) and that rank alone, so it is made
+        once per (source, offer) and shared by every list that lists the offer by
+        priority (classes of one rank column, or of one constant job rank), while
+        the offer keeps its version."""
+        made = self._by_source.get(source)
+        if made is None:
+            made = self._by_source[source] = {}
+        registry = self._registry
+        fresh = []
+        for k in seqs:
+            entry = made.get(k)
+            if entry is None or entry[ENTRY_VERSION] != registry[k].version:
+                fresh.append(k)
+        if fresh:
+            for k, entry in zip(fresh, make_entries(registry, fresh, pe, PRIO_PREEMPTION,
+                                                    column=column), strict=True):
+                made[k] = entry
+        return [made[k] for k in seqs]
 
     def _filter(self, found: HeldList) -> None:
         """Drop the refused offers that have left, and the entries of those that have
