@@ -31,7 +31,10 @@ counted over the groups' members at the list's making.
 The entries by priority of the offers that share one pair result (a box program's
 with constant ranks, ``MatchTable.run_part``: every slot of a part it passes) are
 made together, one ``make_entries`` per result (an entry depends on its offer and
-the pair result alone; a list's runs are sorted).
+the pair result alone; a list's runs are sorted). Those of a result without
+dependent ranks depend on the offer and the job rank alone (the class's column's
+value, else the pair's): they are made once per (that rank's source, offer) and
+shared by every list that lists the offer by priority (``candidates.SharedEntries``).
 
 The groups the walk passed over (``held_refusals``: the submitter's own or refused by
 the policy, none listed by rank) are the list's deferred groups (``Candidates.deferred``,
@@ -50,9 +53,9 @@ from __future__ import annotations
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import (
     ENTRY_IDX,
-    ENTRY_VERSION,
     Candidates,
     PairEval,
+    SharedEntries,
     make_entries,
 )
 from condorlite.core.matching.held_groups import HeldGroups
@@ -98,19 +101,20 @@ class HeldLists:
     """The cycle's shared held entries (module doc). ``held``: the held groups (read
     only); ``registry``: the offers by seq; ``preq``: ``PREEMPTION_REQUIREMENTS``
     by what it reads (``preq_verdicts``); ``preq_names``: the Submitter* names it
-    can read."""
+    can read; ``shared``: the cycle's entries shared between lists
+    (``candidates.SharedEntries``)."""
 
     def __init__(self, held: HeldGroups, registry: list[Offer], preq: PreqVerdicts,
-                 preq_names: frozenset[str]) -> None:
+                 preq_names: frozenset[str], shared: SharedEntries) -> None:
         self._held = held
         self._registry = registry
         self._allowed = preq.allowed
         self._preq_names = preq_names
         #: (class key, submitter, the signature's bindings of ``preq_names``) -> its list
         self._lists: dict[tuple, HeldList] = {}
-        #: where a job rank comes from (a rank column, or a pair's job rank) -> offer
-        #: seq -> its entry by priority without dependent ranks (``_shared``)
-        self._by_source: dict[object, dict[int, tuple]] = {}
+        #: the entries by priority without dependent ranks, made once per (job rank
+        #: source, offer) (``candidates.SharedEntries``)
+        self._shared = shared
 
     def add(self, out: Candidates, kept_runs: list[list[tuple]], klass: tuple,
             job_ad: ClassAd, submitter: str, signature: tuple, only_rank: bool,
@@ -229,38 +233,14 @@ class HeldLists:
                 else:
                     same[1].extend(seqs)
         by_prio = found.by_prio = []
-        for key, (pe, seqs) in listed.items():
+        for pe, seqs in listed.values():
             if pe.dependent:
                 by_prio.extend(make_entries(registry, seqs, pe, PRIO_PREEMPTION,
                                             column=column))
             else:
-                by_prio.extend(self._shared(key, pe, seqs, column))
+                by_prio.extend(self._shared.entries(seqs, pe, PRIO_PREEMPTION, column))
         by_prio.sort()
         found.others = None
-
-    def _shared(self, source: object, pe: PairEval, seqs: list[int],
-                column: RankColumn | None) -> list[tuple]:
-        """The entries by priority of the offers ``seqs`` under a pair result ``pe``
-        without dependent ranks, whose job rank comes from ``source`` (the class's
-        column, else the pair's job rank): such an entry is a function of its offer
-        (its independent ranks, name, version) and that rank alone, so it is made
-        once per (source, offer) and shared by every list that lists the offer by
-        priority (classes of one rank column, or of one constant job rank), while
-        the offer keeps its version."""
-        made = self._by_source.get(source)
-        if made is None:
-            made = self._by_source[source] = {}
-        registry = self._registry
-        fresh = []
-        for k in seqs:
-            entry = made.get(k)
-            if entry is None or entry[ENTRY_VERSION] != registry[k].version:
-                fresh.append(k)
-        if fresh:
-            for k, entry in zip(fresh, make_entries(registry, fresh, pe, PRIO_PREEMPTION,
-                                                    column=column), strict=True):
-                made[k] = entry
-        return [made[k] for k in seqs]
 
     def _filter(self, found: HeldList) -> None:
         """Drop the refused offers that have left, and the entries of those that have
