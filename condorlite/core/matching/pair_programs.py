@@ -12,7 +12,9 @@ shared between classes through the static's ``ResidualCache``:
 * a whole program's parts are kept the same way (``ResidualCache.parts``), with the
   job's literal requests of the vector's resources left free as parameters
   (``job_params``): classes that differ only in those numbers share every part, and
-  each settles them with its own values (``PairProgram``).
+  each settles them with its own values (``PairProgram``);
+* but the job's ``Rank``, kept as a single part: classes that differ only in their
+  Rank (``Rank = KFlops`` against ``Rank = Memory``) share the rest.
 
 Exactness rests on ``partial``'s contract (a residual equals the full evaluation for
 every vector) and on the keys: a part is reused only by a job ad that binds every
@@ -88,7 +90,8 @@ class ResidualCache:
 
     def parts(self, rest: tuple, job_ad: ClassAd, build: Callable[[set[str]], object],
               params: tuple[str, ...]) -> object:
-        """All the residuals of one pair program (``_program_parts``), kept as
+        """All the residuals of one pair program but the job's Rank
+        (``_program_parts``), kept as
         ``get`` keeps one: under the job names ``build(used)`` put in ``used`` (less
         ``params``) and ``rest``, what else the parts depend on (the resources, the
         dependent ranks and the params' names). Classes that differ only in the
@@ -144,8 +147,9 @@ def _pair_program(pair: tuple, free_requests: tuple[tuple[str, ...], tuple],
                   ) -> PairProgram | None:
     """``pair_program`` of ``pair`` (its arguments, in order) with the job names of
     ``free_requests`` (names, values) left free: its parts (``_program_parts``,
-    shared between classes through the static's ``ResidualCache.parts``), then the
-    program of this class's values."""
+    shared between classes through the static's ``ResidualCache.parts``) and the
+    job's ``Rank`` (a part of its own, ``_attribute``: classes that differ only in
+    their Rank share the rest), then the program of this class's values."""
     job_ad, _, vector, resources, dependent, _, as_rank, cache = pair
     params, values = free_requests
     rest = (tuple(resources), tuple(key for key, _ in dependent), params)
@@ -153,9 +157,12 @@ def _pair_program(pair: tuple, free_requests: tuple[tuple[str, ...], tuple],
                         params)
     if parts is None:
         return None
-    requests, tests, job_rank, slot_rank, ranks = parts  # type: ignore[misc]
+    requests, tests, slot_rank, ranks = parts  # type: ignore[misc]
     if requests is None:  # the job's Requirements, a constant that does not hold
-        return PairProgram([], tests, job_rank, slot_rank, [], as_rank)
+        return PairProgram([], tests, tests[0], slot_rank, [], as_rank)
+    job_rank = _attribute(pair, params, job_ad, "Rank", set())
+    if job_rank is None:
+        return None
     if vector.literals and SLOT_FIRST:
         # A slot that compares literals of its own with the job (a desktop's START
         # naming its owner) fails most classes on its own test: it goes first, as
@@ -167,50 +174,62 @@ def _pair_program(pair: tuple, free_requests: tuple[tuple[str, ...], tuple],
 
 
 def _program_parts(pair: tuple, params: tuple[str, ...], used: set[str]) -> tuple | None:
-    """The residuals of a program, ``(requests, tests, job_rank, slot_rank, ranks)``
-    as ``PairProgram`` takes them, or None when a part cannot be specialised. When
-    the job's ``Requirements`` is a constant that does not hold, no state can match:
-    ``requests`` is None and the constant stands in for every other part. The job
-    names each residual is kept under, and the names of the job's own parts, go
-    into ``used``."""
+    """The residuals of a program but the job's ``Rank``, ``(requests, tests,
+    slot_rank, ranks)`` as ``PairProgram`` takes them, or None when a part cannot be
+    specialised. When the job's ``Requirements`` is a constant that does not hold,
+    no state can match: ``requests`` is None and the constant stands in for every
+    other part. The job names each residual is kept under, and the names of the
+    job's own parts, go into ``used``."""
     job_ad, slot_ad, vector, resources, dependent, now, _, cache = pair
-    free = [*free_pairs(slot_ad, vector), *((job_ad, name) for name in params)]
-    at = int_now(now)
-
-    def attribute(ad: ClassAd, name: str, other: ClassAd) -> Residual | None:
-        # A job-side part is kept under the job's binding of the name too, so the
-        # classes sharing a part are looked up among those that bind it alike.
-        own = None
-        if ad is job_ad:
-            low = name.lower()
-            own = cache.number(job_ad, (low,))
-            used.add(low)
-        part = (name, ad is job_ad, own, params)
-        return cache.get(part, job_ad, lambda reads: specialize_attribute(
-            ad, name, other, free, at, reads), params, used)
-
-    job_requirements = attribute(job_ad, "Requirements", slot_ad)
+    job_requirements = _attribute(pair, params, job_ad, "Requirements", used)
     if type(job_requirements) is Constant and not holds(job_requirements.value):
         # No state can match (another OpSys, say): nothing else needs specialising.
-        return (None, [job_requirements], job_requirements, job_requirements, [])
+        return (None, [job_requirements], job_requirements, [])
     requests = []
     for res in resources:
         pos = vector.index.get(res.lower())
-        fn = attribute(job_ad, "Request" + res, slot_ad)
+        fn = _attribute(pair, params, job_ad, "Request" + res, used)
         if pos is None or fn is None:
             return None
         requests.append((res, fn, pos, 1.0 if res == "Cpus" else 0.0))
     parts = [
         job_requirements,
-        attribute(slot_ad, "Requirements", job_ad),
-        attribute(job_ad, "Rank", slot_ad),
-        attribute(slot_ad, "Rank", job_ad),
+        _attribute(pair, params, slot_ad, "Requirements", used),
+        _attribute(pair, params, slot_ad, "Rank", used),
     ]
     ranks = [(key, cache.get(("policy", key, params), job_ad, lambda reads, e=expr: specialize(
-        e, slot_ad, job_ad, free, at, reads), params, used)) for key, expr in dependent]
+        e, slot_ad, job_ad, _free(pair, params), int_now(now), reads), params, used))
+        for key, expr in dependent]
     if any(p is None for p in parts) or any(fn is None for _, fn in ranks):
         return None
-    return (requests, parts[:2], parts[2], parts[3], ranks)
+    return (requests, parts[:2], parts[2], ranks)
+
+
+def _attribute(pair: tuple, params: tuple[str, ...], ad: ClassAd, name: str,
+               used: set[str]) -> Residual | None:
+    """The residual of ``ad``'s ``name`` (one ad of ``pair``, against the other),
+    kept in the static's cache (``ResidualCache.get``): a job-side part under the
+    job's binding of the name too, so the classes sharing a part are looked up
+    among those that bind it alike. The job names it is kept under go into
+    ``used``."""
+    job_ad, slot_ad, _, _, _, now, _, cache = pair
+    other = slot_ad if ad is job_ad else job_ad
+    own = None
+    if ad is job_ad:
+        low = name.lower()
+        own = cache.number(job_ad, (low,))
+        used.add(low)
+    return cache.get((name, ad is job_ad, own, params), job_ad,
+                     lambda reads: specialize_attribute(ad, name, other, _free(pair, params),
+                                                        int_now(now), reads),
+                     params, used)
+
+
+def _free(pair: tuple, params: tuple[str, ...]) -> list[tuple[ClassAd, str]]:
+    """The names left free in a program of ``pair``: the slot's vector's and the
+    job's ``params``."""
+    job_ad, slot_ad, vector = pair[0], pair[1], pair[2]
+    return [*free_pairs(slot_ad, vector), *((job_ad, name) for name in params)]
 
 
 def job_params(job_ad: ClassAd, vector: SlotVector) -> tuple[tuple[str, ...], tuple]:
