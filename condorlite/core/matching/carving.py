@@ -62,7 +62,9 @@ class PairProgram:
     The residuals read the vector followed by ``params``: the class's own number
     literals that were left free so that classes differing only in them share the
     residuals (``pair_programs.pair_program``); a part that is one of them, or a bound against
-    one, is settled here with the class's value as if it had been a constant.
+    one, is settled here with the class's value as if it had been a constant. A param
+    that is no number (a desktop's job ``Owner``, ``pair_programs._with_owner``)
+    bounds nothing: a test comparing it with the vector is run as it is.
 
     The vector's last ``literals`` values are a slot's own literals (``own_literals``),
     strings mostly: a bound on one of them is no bound on numbers (``residuals``'
@@ -203,11 +205,14 @@ class PairProgram:
         if type(operand) is FreeRef and operand.index >= width:
             operand = params[operand.index - width]
             if index < width:
-                return (index, op, operand, None)
+                # (a param that is no number, the job's Owner, bounds nothing: the
+                # test is run as it is)
+                return (index, op, operand, None) if type(operand) in _NUMBERS else None
         if index >= width:
             value = params[index - width]
             if type(operand) is FreeRef:  # a param against the vector: the other way round
-                return (operand.index, FLIPPED[op], value, None)
+                return ((operand.index, FLIPPED[op], value, None) if type(value) in _NUMBERS
+                        else None)
             return compare_numbers(op, value, operand) is True
         return (index, op, operand, test)
 
@@ -334,10 +339,14 @@ def _slot_rank(value: object) -> float:
 def _implied(amount: float | None, op: str, number: object) -> bool:
     """Whether ``x op number`` holds wherever a fit of a fixed ``amount`` of ``x`` does
     (the module doc's Boxes)."""
-    if amount is None or not amount > 0 or abs(number) > 2**53:  # type: ignore[arg-type]
+    if amount is None or not amount > 0 or type(number) not in _NUMBERS or (
+            abs(number) > 2**53):  # type: ignore[arg-type]
         return False
     return (op == ">=" and amount >= number) or (op == ">" and amount > number)  # type: ignore[operator]
 
+
+#: the types of a number a bound compares with
+_NUMBERS = (int, float)
 
 #: the operators of a lower bound and of an upper bound, each with its strict one
 _LOWER = {">=": False, ">": True}

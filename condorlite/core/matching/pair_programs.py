@@ -14,7 +14,11 @@ shared between classes through the static's ``ResidualCache``:
   (``job_params``): classes that differ only in those numbers share every part, and
   each settles them with its own values (``PairProgram``);
 * but the job's ``Rank``, kept as a single part: classes that differ only in their
-  Rank (``Rank = KFlops`` against ``Rank = Memory``) share the rest.
+  Rank (``Rank = KFlops`` against ``Rank = Memory``) share the rest;
+* a desktop's static (its own owner literal in the vector, ``own_literals``) leaves
+  the job's ``Owner`` free too (``_with_owner``): its START and Rank compare the two,
+  and the jobs of every owner share its parts (at 10k x 100k of the static mix,
+  1,596 parts built of 3,039 programs with the Owner bound, 143 free).
 
 Exactness rests on ``partial``'s contract (a residual equals the full evaluation for
 every vector) and on the keys: a part is reused only by a job ad that binds every
@@ -29,7 +33,7 @@ from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.partial import Constant, specialize, specialize_attribute
-from condorlite.core.classad.residuals import Residual
+from condorlite.core.classad.residuals import FreeRef, Residual
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.slot_vectors import SlotVector, free_pairs, holds, int_now
 
@@ -135,7 +139,7 @@ def pair_program(
     MY.<owner>``, ``gated_by_literal``): no binding makes that a box, and
     on the 1k partitionable mix 602 of 656 such second builds were of that kind."""
     pair = (job_ad, slot_ad, vector, resources, dependent, now, as_rank, cache)
-    program = _pair_program(pair, job_params(job_ad, vector))
+    program = _pair_program(pair, _with_owner(job_ad, vector, job_params(job_ad, vector)))
     if program is None or program.box or program.never or not program.params:
         return program
     if not REBUILD_GATED and gated_by_literal(program, vector.vals):
@@ -244,22 +248,45 @@ def job_params(job_ad: ClassAd, vector: SlotVector) -> tuple[tuple[str, ...], tu
     return tuple(names), tuple(values)
 
 
+def _with_owner(job_ad: ClassAd, vector: SlotVector, params: tuple[tuple[str, ...], tuple]
+                ) -> tuple[tuple[str, ...], tuple]:
+    """``params`` and, for a vector with the slot's own literals (a desktop's owner
+    made free, ``own_literals``), the job's ``Owner`` when it is a string literal:
+    what the slot compares its own literal with (``TARGET.Owner == MY.<owner>``) is
+    then left free as well, so the parts of a desktop's static serve the jobs of
+    every owner (a string param bounds nothing: ``PairProgram`` runs its tests as
+    they are)."""
+    if not vector.literals:
+        return params
+    expr = adeval.attr(job_ad, "owner")
+    if type(expr) is not Literal or type(expr.value) is not str:
+        return params
+    names, values = params
+    return (*names, "owner"), (*values, expr.value)
+
+
 def gated_by_literal(program: PairProgram, vals: Sequence[object]) -> bool:
     """Whether a test of ``program`` that is no conjunction of bounds (no ``atoms``)
-    reads one of the slot's own literals at the state ``vals``: a bound on an own
-    literal makes no box (``carving``'s ``_settled_atom``), so binding the job's
-    requests would not make the program a box either and ``pair_program`` does not
-    build it again. A heuristic for that choice only: both programs give the same
-    outcomes."""
+    reads one of the slot's own literals at the state ``vals``, or one whose atoms
+    compare one (the job's Owner left free against the slot's, ``_with_owner``): a
+    bound on an own literal makes no box (``carving``'s ``_settled_atom``), so
+    binding the job's requests would not make the program a box either and
+    ``pair_program`` does not build it again. A heuristic for that choice only: both
+    programs give the same outcomes."""
     if not program.literals:
         return False
     first, width = program.width - program.literals, program.width
     for test in program.tests:
-        if getattr(test, "atoms", None) is None:
+        atoms = getattr(test, "atoms", None)
+        if atoms is None:
             reads = ReadPositions((*vals, *program.params))
             test(reads)
             if any(first <= index < width for index in reads.seen):
                 return True
+        elif any(first <= index < width
+                 or (type(operand) is FreeRef and first <= operand.index < width)
+                 for index, _, operand, _ in atoms):
+            return True
     return False
 
 
