@@ -259,6 +259,44 @@ def make_entries(registry: list[Offer], members, pe: PairEval, reason: str,
     return out
 
 
+class SharedEntries:
+    """Entries made once per (reason, where the job rank comes from, offer) and
+    shared by every list that lists the offer so: an entry of a pair result without
+    dependent ranks is a function of its offer (its independent ranks, name,
+    version), its reason and its job rank alone, and that rank is the class's
+    column's value for the offer (``rank_columns``), else the pair's job rank. So
+    the classes of one rank column, or of one constant job rank, take the same
+    tuples. An entry is made again when its offer's version has moved. One per
+    cycle's lists (held by ``held_lists`` and ``static_lists``)."""
+
+    __slots__ = ("_made", "_registry")
+
+    def __init__(self, registry: list[Offer]) -> None:
+        self._registry = registry
+        #: (reason, the column or the job rank) -> offer seq -> its entry
+        self._made: dict[tuple, dict[int, tuple]] = {}
+
+    def entries(self, seqs: list[int], pe: PairEval, reason: str,
+                column: RankColumn | None) -> list[tuple]:
+        """``make_entries(registry, seqs, pe, reason, column=column)`` for a pair
+        result ``pe`` without dependent ranks, the entries made before reused."""
+        key = (reason, column if column is not None else pe.job_rank)
+        made = self._made.get(key)
+        if made is None:
+            made = self._made[key] = {}
+        registry = self._registry
+        fresh = []
+        for k in seqs:
+            entry = made.get(k)
+            if entry is None or entry[ENTRY_VERSION] != registry[k].version:
+                fresh.append(k)
+        if fresh:
+            for k, entry in zip(fresh, make_entries(registry, fresh, pe, reason,
+                                                    column=column), strict=True):
+                made[k] = entry
+        return [made[k] for k in seqs]
+
+
 def box_pair(program: PairProgram) -> PairEval:
     """The one pair result of a box program with constant ranks (``carving``), made
     once per program."""

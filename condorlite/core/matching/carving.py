@@ -28,7 +28,10 @@ when it holds the fixed requests and the bounds a fit does not already imply
 (``PairProgram.bounds``): a bound ``x >= c`` (or ``x > c``) on a resource of which the
 class takes a fixed ``amount > 0`` with ``amount >= c`` (``amount > c``) holds in every
 state the fit admits, since there ``x >= amount`` (integers compared exactly: ``c`` is
-kept within 2**53, where a real represents every integer).
+kept within 2**53, where a real represents every integer). Nor are the bounds another
+bound implies (``_strongest``): a slot's ``WithinResourceLimits`` repeats the job's
+``Memory >= RequestMemory`` and adds ``Memory > 0``, and a static slot's program
+(no fit: nothing is taken) would test nine bounds for three.
 """
 
 from __future__ import annotations
@@ -59,7 +62,9 @@ class PairProgram:
     The residuals read the vector followed by ``params``: the class's own number
     literals that were left free so that classes differing only in them share the
     residuals (``pair_programs.pair_program``); a part that is one of them, or a bound against
-    one, is settled here with the class's value as if it had been a constant.
+    one, is settled here with the class's value as if it had been a constant. A param
+    that is no number (a desktop's job ``Owner``, ``pair_programs._with_owner``)
+    bounds nothing: a test comparing it with the vector is run as it is.
 
     The vector's last ``literals`` values are a slot's own literals (``own_literals``),
     strings mostly: a bound on one of them is no bound on numbers (``residuals``'
@@ -176,7 +181,7 @@ class PairProgram:
             return
         amounts = {pos: amount for _, amount, pos in self.fixed}
         self.bounds = [bound_test(index, op, number) if test is None else test
-                       for index, op, number, test in atoms
+                       for index, op, number, test in _strongest(atoms)
                        if not _implied(amounts.get(index), op, number)]
         self.taken = {res: amount for res, amount, _ in self.fixed}
         self.box = True
@@ -200,11 +205,14 @@ class PairProgram:
         if type(operand) is FreeRef and operand.index >= width:
             operand = params[operand.index - width]
             if index < width:
-                return (index, op, operand, None)
+                # (a param that is no number, the job's Owner, bounds nothing: the
+                # test is run as it is)
+                return (index, op, operand, None) if type(operand) in _NUMBERS else None
         if index >= width:
             value = params[index - width]
             if type(operand) is FreeRef:  # a param against the vector: the other way round
-                return (operand.index, FLIPPED[op], value, None)
+                return ((operand.index, FLIPPED[op], value, None) if type(value) in _NUMBERS
+                        else None)
             return compare_numbers(op, value, operand) is True
         return (index, op, operand, test)
 
@@ -331,9 +339,62 @@ def _slot_rank(value: object) -> float:
 def _implied(amount: float | None, op: str, number: object) -> bool:
     """Whether ``x op number`` holds wherever a fit of a fixed ``amount`` of ``x`` does
     (the module doc's Boxes)."""
-    if amount is None or not amount > 0 or abs(number) > 2**53:  # type: ignore[arg-type]
+    if amount is None or not amount > 0 or type(number) not in _NUMBERS or (
+            abs(number) > 2**53):  # type: ignore[arg-type]
         return False
     return (op == ">=" and amount >= number) or (op == ">" and amount > number)  # type: ignore[operator]
+
+
+#: the types of a number a bound compares with
+_NUMBERS = (int, float)
+
+#: the operators of a lower bound and of an upper bound, each with its strict one
+_LOWER = {">=": False, ">": True}
+_UPPER = {"<=": False, "<": True}
+
+
+def _strongest(atoms: list[tuple]) -> list[tuple]:
+    """The atoms of a box less those another of them implies (the module doc's
+    Boxes): a bound repeated (a job's ``Memory >= RequestMemory`` and a slot's
+    ``WithinResourceLimits`` read alike) and, of the lower (upper) bounds of one
+    position against numbers of one type, all but the tightest (``Cpus >= 4``
+    implies ``Cpus > 0``). Exact: a comparison with a number holds only where the
+    value is a number (``operators.compare``: anything else gives undefined or an
+    error, and gives the same to every such comparison), and then numbers are
+    totally ordered; integers are kept within 2**53, where a real represents every
+    integer. The order of the atoms kept is theirs (a box's tests are pure: the
+    order only decides which failing test ends a run)."""
+    kept: list[tuple] = []
+    #: (position, lower or upper, the number's type) -> where its tightest is kept
+    tightest: dict[tuple, int] = {}
+    #: the atoms kept whatever else holds, by what they test
+    same: set[tuple] = set()
+    for atom in atoms:
+        index, op, number, _ = atom
+        kind = type(number)
+        if kind is not int and kind is not float:
+            kept.append(atom)  # (against another value of the vector: kept as it is)
+            continue
+        lower = op in _LOWER
+        if (not lower and op not in _UPPER) or number != number or abs(number) > 2**53:
+            key = (index, op, kind, number)
+            if key not in same:
+                same.add(key)
+                kept.append(atom)
+            continue
+        key = (index, lower, kind)
+        at = tightest.get(key)
+        if at is None:
+            tightest[key] = len(kept)
+            kept.append(atom)
+            continue
+        _, old_op, old, _ = kept[at]
+        strict = (_LOWER if lower else _UPPER)[op]
+        old_strict = (_LOWER if lower else _UPPER)[old_op]
+        if (number > old if lower else number < old) or (number == old and strict
+                                                           and not old_strict):
+            kept[at] = atom  # (tighter: it takes the place of the first)
+    return kept
 
 
 def _settled(fn: Residual, convert: Callable[[object], float]) -> Residual | float:

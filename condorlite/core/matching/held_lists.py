@@ -31,7 +31,10 @@ counted over the groups' members at the list's making.
 The entries by priority of the offers that share one pair result (a box program's
 with constant ranks, ``MatchTable.run_part``: every slot of a part it passes) are
 made together, one ``make_entries`` per result (an entry depends on its offer and
-the pair result alone; a list's runs are sorted).
+the pair result alone; a list's runs are sorted). Those of a result without
+dependent ranks depend on the offer and the job rank alone (the class's column's
+value, else the pair's): they are made once per (that rank's source, offer) and
+shared by every list that lists the offer by priority (``candidates.SharedEntries``).
 
 The groups the walk passed over (``held_refusals``: the submitter's own or refused by
 the policy, none listed by rank) are the list's deferred groups (``Candidates.deferred``,
@@ -52,6 +55,7 @@ from condorlite.core.matching.candidates import (
     ENTRY_IDX,
     Candidates,
     PairEval,
+    SharedEntries,
     make_entries,
 )
 from condorlite.core.matching.held_groups import HeldGroups
@@ -97,16 +101,20 @@ class HeldLists:
     """The cycle's shared held entries (module doc). ``held``: the held groups (read
     only); ``registry``: the offers by seq; ``preq``: ``PREEMPTION_REQUIREMENTS``
     by what it reads (``preq_verdicts``); ``preq_names``: the Submitter* names it
-    can read."""
+    can read; ``shared``: the cycle's entries shared between lists
+    (``candidates.SharedEntries``)."""
 
     def __init__(self, held: HeldGroups, registry: list[Offer], preq: PreqVerdicts,
-                 preq_names: frozenset[str]) -> None:
+                 preq_names: frozenset[str], shared: SharedEntries) -> None:
         self._held = held
         self._registry = registry
         self._allowed = preq.allowed
         self._preq_names = preq_names
         #: (class key, submitter, the signature's bindings of ``preq_names``) -> its list
         self._lists: dict[tuple, HeldList] = {}
+        #: the entries by priority without dependent ranks, made once per (job rank
+        #: source, offer) (``candidates.SharedEntries``)
+        self._shared = shared
 
     def add(self, out: Candidates, kept_runs: list[list[tuple]], klass: tuple,
             job_ad: ClassAd, submitter: str, signature: tuple, only_rank: bool,
@@ -174,7 +182,8 @@ class HeldLists:
             if allowed:
                 # (a policy key the walk did not refuse: no offer listed by rank,
                 # none the submitter's own, each allowed by the policy)
-                others.extend((members, pe, True) for members in group.shapes.values())
+                for members in group.shapes.values():
+                    others.append((members, pe, True))
                 continue
             slot_rank = pe.slot_rank
             for members in group.shapes.values():
@@ -214,14 +223,22 @@ class HeldLists:
             elif not pe.slot_rank >= first.current_rank:
                 found.refused_rank.extend(seqs)
             else:
-                same = listed.get(id(pe))
+                # (an entry without dependent ranks depends on its offer and its job
+                # rank alone: listed by where that rank comes from)
+                key = id(pe) if pe.dependent else (
+                    column if column is not None else pe.job_rank)
+                same = listed.get(key)
                 if same is None:
-                    listed[id(pe)] = (pe, seqs)
+                    listed[key] = (pe, seqs)
                 else:
                     same[1].extend(seqs)
         by_prio = found.by_prio = []
         for pe, seqs in listed.values():
-            by_prio.extend(make_entries(registry, seqs, pe, PRIO_PREEMPTION, column=column))
+            if pe.dependent:
+                by_prio.extend(make_entries(registry, seqs, pe, PRIO_PREEMPTION,
+                                            column=column))
+            else:
+                by_prio.extend(self._shared.entries(seqs, pe, PRIO_PREEMPTION, column))
         by_prio.sort()
         found.others = None
 

@@ -30,6 +30,7 @@ from condorlite.core.matching.candidates import (
     ENTRY_REASON,
     Candidates,
     RejectCounts,
+    SharedEntries,
     make_entries,
     make_entry,
 )
@@ -88,14 +89,17 @@ class RequestLists:
                                 shapes.shape_keys.canon.key, shapes.resource_names,
                                 table.now, counts, self._refusals.key_of)
         #: a class key's held entries per submitter, with preemption on (``held_lists``)
-        self._held_lists = HeldLists(shapes.held, shapes.registry, preq, table.preq_names)
+        #: entries shared between lists (of one reason, job rank source and offer)
+        shared = SharedEntries(shapes.registry)
+        self._held_lists = HeldLists(shapes.held, shapes.registry, preq, table.preq_names,
+                                     shared)
         #: each shape's entries and the runs kept per shape (``shape_entries``)
         self._entries = ShapeEntries(shapes, table.pair, self._reason_of)
         #: the walks over the vector statics (``carved_lists``)
         self._carved = CarvedLists(shapes, table, counts, self._entries)
         #: the classes' lists of unheld static offers (``static_lists``)
         self._static = StaticLists(shapes.registry, shapes.members, shapes.pair_of_shape,
-                                   table)
+                                   table, shared)
 
     def candidates(
         self,

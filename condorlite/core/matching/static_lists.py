@@ -11,8 +11,9 @@ position of its first entry still available. A shape of several offers gives the
 a sorted run, made once per (shape, job rank, dependent ranks) and shared by every
 list that holds it: classes whose ranks differ in one shape share the others' runs.
 The offers of one-offer shapes (most shapes where every slot differs) get their
-entries made together, per equal ranks (``_made``). An entry of an offer that has
-left stays (the scan passes over it) until half of the list has left; the list is
+entries made together, per equal ranks (``_made``); without dependent ranks, once per
+(job rank source, offer) for every list (``candidates.SharedEntries``). An entry of an
+offer that has left stays (the scan passes over it) until half of the list has left; the list is
 then made again of the rest, as a new object: a list handed out is never changed in
 place.
 
@@ -30,7 +31,13 @@ from collections.abc import Callable
 from itertools import chain
 
 from condorlite.core.adeval import ClassAd
-from condorlite.core.matching.candidates import ENTRY_IDX, PairEval, as_rank, make_entries
+from condorlite.core.matching.candidates import (
+    ENTRY_IDX,
+    PairEval,
+    SharedEntries,
+    as_rank,
+    make_entries,
+)
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.literal_tests import fails_on_literals
 from condorlite.core.matching.match_table import MatchTable
@@ -44,7 +51,8 @@ class StaticLists:
     """The static lists of one cycle's matchmaker (see the module doc)."""
 
     def __init__(self, registry: list[Offer], members: dict[int, dict[int, None]],
-                 pair_of: dict[int, int], table: MatchTable) -> None:
+                 pair_of: dict[int, int], table: MatchTable,
+                 shared: SharedEntries | None = None) -> None:
         #: the matchmaker's offers by ``seq``, its static shapes' available members,
         #: and each shape's pair shape (read, never changed here)
         self.registry, self.members, self.pair_of = registry, members, pair_of
@@ -61,6 +69,9 @@ class StaticLists:
         #: (shape, job rank, dependent ranks) -> (its sorted entries, their least
         #: weight): the runs lists are made of (``_run``)
         self._runs: dict[tuple, tuple[list[tuple], float]] = {}
+        #: the entries of one-offer shapes without dependent ranks, shared between
+        #: lists (``candidates.SharedEntries``)
+        self._entries = SharedEntries(registry) if shared is None else shared
 
     def entries(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None = None
@@ -158,7 +169,9 @@ class StaticLists:
             runs.append(run)
             least = min(least, run_least)
         for pe, seqs in singles.values():
-            runs.append(make_entries(registry, seqs, pe, NO_PREEMPTION, column=column))
+            runs.append(self._entries.entries(seqs, pe, NO_PREEMPTION, column)
+                        if not pe.dependent else
+                        make_entries(registry, seqs, pe, NO_PREEMPTION, column=column))
             least = min(least, min(registry[k].weight for k in seqs))
         # (one run is shared as it is, a list handed out never changing; else the
         # sorted runs and unsorted groups, concatenated: the sort merges them)

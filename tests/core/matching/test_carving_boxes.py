@@ -36,8 +36,12 @@ CASES = {
     "all implied by the fit": ({}, True, True, 0),
     "a bound above the request": (
         {"Requirements": "TARGET.Memory >= 2 * RequestMemory && TARGET.Cpus > 1"}, True, True, 1),
-    # (a fit of nothing implies nothing: Cpus > 0 and 0 <= Cpus stay)
-    "a request of zero leaves Cpus > 0": ({"RequestCpus": 0}, True, True, 2),
+    # (a fit of nothing implies nothing: Cpus > 0 stays, and implies 0 <= Cpus)
+    "a request of zero leaves Cpus > 0": ({"RequestCpus": 0}, True, True, 1),
+    # (the slot's Memory > 0 and RequestMemory <= Memory, implied by the job's tighter bound)
+    "bounds implied by a tighter one": (
+        {"Requirements": "TARGET.Memory >= 8192 && TARGET.Memory >= 4096 && TARGET.Cpus > 0",
+         "RequestCpus": 0, "RequestMemory": 0}, True, True, 2),
     "an upper bound": ({"Requirements": "TARGET.Memory <= 8192"}, True, True, 1),
     "a rank reading the state": ({"Rank": "TARGET.Memory"}, True, False, 0),
     "a disjunction is no box": (

@@ -14,6 +14,7 @@ import pytest
 from condorlite.core import adeval
 from condorlite.core.classad import parse_ad, parse_expr
 from condorlite.core.matching import preq_verdicts
+from condorlite.core.matching.candidates import SharedEntries, make_entries
 from condorlite.core.matching.held_lists import HeldLists
 from condorlite.core.matching.held_refusals import HeldRefusals
 from condorlite.core.matching.offer_shapes import EvaluationCount
@@ -86,6 +87,27 @@ def test_held_lists_decide_as_the_reference_and_are_shared() -> None:
     assert preq._static == ("remoteuserprio", "submitteruserprio")
     assert not preq._verdicts
     assert 2 <= len(preq._by_static) <= 3 * 2
+
+
+def test_entries_by_priority_are_shared_between_lists_and_equal_made_ones(monkeypatch) -> None:
+    """Entries without dependent ranks are made once per (reason, job rank source,
+    offer) (``candidates.SharedEntries``): each equals the entry made afresh, and
+    the classes of one job rank take the same tuples (their lists share them)."""
+    calls = {"entries": 0, "shared": 0}
+    real = SharedEntries.entries
+
+    def spy(self, seqs, pe, reason, column):
+        key = (reason, column if column is not None else pe.job_rank)
+        before = dict(self._made.get(key, {}))
+        out = real(self, seqs, pe, reason, column)
+        assert out == make_entries(self._registry, seqs, pe, reason, column=column)
+        calls["entries"] += len(out)
+        calls["shared"] += sum(entry is before.get(k) for k, entry in zip(seqs, out, strict=True))
+        return out
+
+    monkeypatch.setattr(SharedEntries, "entries", spy)
+    run_both(SLOTS, JOBS, POLICY, SUBS)
+    assert calls["entries"] and calls["shared"]
 
 
 def test_specialised_verdicts_decide_as_the_reference(monkeypatch) -> None:

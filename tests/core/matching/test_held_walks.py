@@ -179,3 +179,38 @@ def test_groups_left_out_while_they_hold_offers_decide_otherwise(monkeypatch) ->
     monkeypatch.setattr(HeldWalks, "_compact", keep_one)
     with pytest.raises(AssertionError):
         run_both(COMPACT_SLOTS, COMPACT_JOBS, POLICY)
+
+
+#: Linux x86 classes that differ only in their literal RequestDisk
+DISKS = (4000, 2500, 5500)
+JOBS_OF_DISKS = [_job(c, p, "LINUX", "X86_64", disk)
+                 for c, disk in enumerate(DISKS, start=1) for p in range(2)]
+
+
+def _verdicts(walks: HeldWalks) -> int:
+    return sum(len(v) for by in walks._verdicts.values() for v in by.values())
+
+
+def test_classes_of_other_requests_share_the_verdicts() -> None:
+    """The job's literal requests are left free in a verdict (as in pair programs):
+    classes that differ only in their RequestDisk ask as many verdicts as one of
+    them, and each runs the residual at its own amount."""
+    fast, _ = run_both(SLOTS, JOBS_OF_DISKS, POLICY)
+    one, _ = run_both(SLOTS, JOBS_OF_DISKS[:2], POLICY)
+    walks = fast.mm.lists._walks
+    assert _verdicts(walks) == _verdicts(one.mm.lists._walks)
+    assert {values[1] for _, values, _ in walks._tests} == set(DISKS)
+
+
+def test_a_verdict_run_at_another_class_s_requests_decides_otherwise(monkeypatch) -> None:
+    # Each residual run at the amounts of the first class that asked it: the
+    # 2,500 class's residual bounds Disk at 4,000 and passes over the slots between.
+    real = HeldWalks._test_of
+    first: dict[int, tuple] = {}
+
+    def at_first(self, found, vector, values):  # type: ignore[no-untyped-def]
+        return real(self, found, vector, first.setdefault(id(found), values))
+
+    monkeypatch.setattr(HeldWalks, "_test_of", at_first)
+    with pytest.raises(AssertionError):
+        run_both(SLOTS, JOBS_OF_DISKS, POLICY)

@@ -72,7 +72,6 @@ def test_classes_differing_in_literal_requests_share_the_parts(builds: list[int]
 @pytest.mark.parametrize("other", [
     {"RequestCpus": "1 + 1"},  # the same amount, not a literal: no param, its own parts
     {"Requirements": 'TARGET.Arch == "X86_64" && TARGET.Memory >= 2 * RequestMemory'},
-    {"Rank": "TARGET.Memory"},
 ])
 def test_a_class_reading_something_else_gets_parts_of_its_own(
         builds: list[int], other: dict) -> None:
@@ -85,6 +84,22 @@ def test_a_class_reading_something_else_gets_parts_of_its_own(
     # (and the first program is untouched by the second)
     assert first.run((8, 100000, 16384), as_rank)[4] == {"Cpus": 2, "Memory": 4096,
                                                           "Disk": 1000}
+
+
+@pytest.mark.parametrize("rank", ["TARGET.Memory", "Memory", "2 * RequestCpus", "0"])
+def test_a_class_of_another_rank_shares_the_parts_and_takes_its_own_rank(
+        builds: list[int], rank: str) -> None:
+    """The job's Rank is kept apart from the other parts (``pair_programs._pair_program``):
+    a class that differs only in its Rank reuses them, and its program gives what
+    its own program, nothing shared, gives."""
+    first, second = _programs([{"RequestCpus": 2}, {"RequestCpus": 2, "Rank": rank}])
+    assert builds[0] == 1
+    assert second.tests == first.tests  # the same residual objects
+    alone = _alone({"RequestCpus": 2, "Rank": rank})
+    for cpus, memory, disk in GRID:
+        vals = (cpus, disk, memory)
+        assert second.run(vals, as_rank) == alone.run(vals, as_rank), (rank, vals)
+    assert first.run((8, 100000, 16384), as_rank)[1] == 0.0
 
 
 def test_a_job_that_cannot_match_shares_the_never_program(builds: list[int]) -> None:

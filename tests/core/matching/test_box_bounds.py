@@ -1,0 +1,63 @@
+"""A box's bounds less those another implies (``carving._strongest``): the box run
+gives what the conjunction of all its bounds gives, at every vector of numbers.
+
+Atoms are made as ``PairProgram`` makes them (``residuals.bound_test``), on two
+positions, with every comparison operator and numbers of both types (integers
+beyond 2**53, infinities and NaN among them); the vectors hold integers, reals and
+booleans, around the bounds' numbers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+from condorlite.core.classad.residuals import bound_test
+from condorlite.core.matching.carving import _strongest
+
+OPS = (">=", ">", "<=", "<", "==", "!=")
+NUMBERS = (0, 1, 4, 4.0, 4.5, -3, 2**53, 2**53 + 1, 2**60, float(2**53), float("inf"),
+           float("nan"))
+VALUES = (0, 1, 3, 4, 5, 4.0, 4.5, 3.999, -3, -3.5, True, False, 2**53, 2**53 + 1,
+          2**53 + 2, 2**60, float(2**53), float("inf"), float("-inf"), float("nan"))
+
+
+def _atom(index: int, op: str, number: object) -> tuple:
+    test = bound_test(index, op, number)  # type: ignore[arg-type]
+    return test.atoms[0]  # type: ignore[attr-defined]
+
+
+def _holds(atoms: list[tuple], vals: tuple) -> bool:
+    return all(test(vals) for _, _, _, test in atoms)
+
+
+def test_kept_bounds_decide_as_all_of_them() -> None:
+    rng = random.Random(18)
+    pairs = list(itertools.product(VALUES, repeat=2))
+    for _ in range(400):
+        atoms = [_atom(rng.randrange(2), rng.choice(OPS), rng.choice(NUMBERS))
+                 for _ in range(rng.randrange(1, 7))]
+        kept = _strongest(atoms)
+        assert len(kept) <= len(atoms)
+        assert all(atom in atoms for atom in kept)
+        for vals in pairs:
+            assert _holds(kept, vals) == _holds(atoms, vals), (atoms, kept, vals)
+
+
+def test_repeated_and_weaker_bounds_are_dropped() -> None:
+    """A slot's ``WithinResourceLimits`` repeats the job's bounds and adds ``x > 0``:
+    one lower bound per position is left, the tightest, in its first place."""
+    atoms = [_atom(1, ">=", 1000000), _atom(2, ">=", 3072), _atom(0, ">=", 4),
+             _atom(0, ">", 0), _atom(0, ">=", 4), _atom(2, ">", 0), _atom(2, ">=", 3072),
+             _atom(1, ">", 0), _atom(1, ">=", 1000000)]
+    kept = _strongest(atoms)
+    assert [(index, op, number) for index, op, number, _ in kept] == [
+        (1, ">=", 1000000), (2, ">=", 3072), (0, ">=", 4)]
+    # (a strict bound of the same number is the tighter; the other type is apart)
+    kept = _strongest([_atom(0, ">=", 4), _atom(0, ">", 4), _atom(0, ">=", 4.0)])
+    assert [(op, number) for _, op, number, _ in kept] == [(">", 4), (">=", 4.0)]
+    # (an upper bound, an equality and a NaN are no lower bound)
+    kept = _strongest([_atom(0, "<=", 8), _atom(0, "<", 8), _atom(0, "==", 2),
+                       _atom(0, "==", 2), _atom(0, ">", float("nan"))])
+    assert [(op, number) for _, op, number, _ in kept][:2] == [("<", 8), ("==", 2)]
+    assert len(kept) == 3
