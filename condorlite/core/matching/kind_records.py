@@ -1,0 +1,114 @@
+"""Slots that differ from an earlier slot only in the values of literals: its walk
+and its ranks' plans, shared (one ``KindRecords`` per cycle, owned by
+``offer_shapes.OfferShapes``).
+
+``first_states`` shares a slot's first findings with a later slot that holds the
+very same entries for the names the walk visited (a *record*), or the same entries
+for the walked names and alike ones for the rest (a *loose record*). Where every
+slot binds a walked name to a number of its own (a free ``Disk`` share as startds
+report it, ``KeyboardIdle`` folded into a desktop's ``START``, a partitionable
+slot's resources), neither ever matches, and each slot was worked out in full: its
+walk, its job-independent ranks (a residual per layout, ``literal_ranks``), its
+pair shape key.
+
+The walk reads, of each visited name, only whether it is bound and the references
+of its binding, and a literal refers to nothing (``slot_walks``); a job-independent
+rank's plan (``first_ranks``) holds for every slot whose bindings of the names it
+reaches have one layout (the same entry, or alike absent or a literal). So a slot
+that holds, for each visited name of a record kept here, the same entry where the
+recorded slot held an expression, and is alike absent or a literal (any value)
+where the recorded slot was, walks as the recorded slot did and its ranks follow
+the same plans. What reads the values, the pair shape key, the resource vector and
+the ranks' values, is worked out for the slot itself (``OfferShapes._prepare_kinds``).
+
+The test is two C-level passes of lookups per kept name split (a few per cycle).
+The entries compared by identity are held with the record, so their ids stay theirs.
+After ``TRIES`` misses with fewer than one lookup in ``SHARE`` hitting, a busy flag
+is looked up no more (a miss only sends the slot the longer way to the same end).
+"""
+
+from __future__ import annotations
+
+from itertools import repeat
+from operator import itemgetter
+
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.ast import Literal
+from condorlite.core.matching.first_states import FirstState
+
+#: at most this many name splits per busy flag (a few in practice)
+SETS = 8
+#: at most this many records in a cycle
+LIMIT = 1 << 14
+#: lookups before a busy flag may be given up, and the hit share it must keep
+TRIES = 256
+SHARE = 8
+
+#: what an absent name's entry reads as: its expression None
+_ABSENT = (None, None)
+_EXPR = itemgetter(1)
+
+
+class KindRecords:
+    """The cycle's records of walks by the kinds of their bindings (module doc)."""
+
+    def __init__(self) -> None:
+        #: busy -> [(names held alike by identity, names alike absent or literal,
+        #: {(kind, ids, types) -> the record})]
+        self._sets: dict[bool, list[tuple[tuple, tuple, dict[tuple, FirstState]]]] = {
+            False: [], True: []}
+        #: busy -> [hits, misses], or None once given up
+        self._counts: dict[bool, list[int] | None] = {False: [0, 0], True: [0, 0]}
+        self._count = 0
+
+    def find(self, ad: ClassAd, busy: bool, kind: str) -> FirstState | None:
+        """A record whose walk and rank plans hold for this slot (module doc), or
+        None. The record's ``walk`` is the slot's; its ``independent``, pair key
+        and vector are empty: the caller works them out."""
+        table = adeval.table(ad)
+        counts = self._counts[busy]
+        if table is None or counts is None:
+            return None
+        get = table.get
+        for same, alike, records in self._sets[busy]:
+            found = records.get((
+                kind, tuple(map(id, map(get, same))),
+                tuple(map(type, map(_EXPR, map(get, alike, repeat(_ABSENT)))))))
+            if found is not None:
+                counts[0] += 1
+                return found
+        counts[1] += 1
+        if counts[1] >= TRIES and counts[0] * SHARE < counts[1]:
+            self._counts[busy] = None
+        return None
+
+    def keep(self, ad: ClassAd, busy: bool, kind: str, walk: tuple) -> None:
+        """Remember a slot's walk (as ``SlotWalks.walk`` returned it) under the
+        kinds of its bindings of the names the walk visited."""
+        table = adeval.table(ad)
+        if table is None or self._counts[busy] is None or self._count >= LIMIT:
+            return
+        _, walked, reaches = walk
+        visited = set(walked)
+        for reach in reaches.values():
+            visited |= reach
+        names = sorted(visited)
+        entries = list(map(table.get, names))
+        same = tuple(n for n, e in zip(names, entries, strict=True)
+                     if e is not None and type(e[1]) is not Literal)
+        alike = tuple(n for n, e in zip(names, entries, strict=True)
+                      if e is None or type(e[1]) is Literal)
+        sets = self._sets[busy]
+        records = next((r for s, a, r in sets if s == same and a == alike), None)
+        if records is None:
+            if len(sets) >= SETS:
+                return
+            records = {}
+            sets.append((same, alike, records))
+        held = tuple(map(table.get, same))
+        key = (kind, tuple(map(id, held)),
+               tuple(map(type, map(_EXPR, map(table.get, alike, repeat(_ABSENT))))))
+        if key not in records:
+            records[key] = FirstState(held, walk, {}, (), 0, None)
+            self._count += 1
