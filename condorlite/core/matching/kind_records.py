@@ -19,7 +19,13 @@ that holds, for each visited name of a record kept here, the same entry where th
 recorded slot held an expression, and is alike absent or a literal (any value)
 where the recorded slot was, walks as the recorded slot did and its ranks follow
 the same plans. What reads the values, the pair shape key, the resource vector and
-the ranks' values, is worked out for the slot itself (``OfferShapes._prepare_kinds``).
+the ranks' values, is worked out for the slot itself (``OfferShapes._prepare_kinds``);
+a static slot's pair shape key (``autocluster.ShapeKeys.key``: the numbers of its
+walked bindings, absent names left out) from the record's *key plan*: the slots of
+a record bind each walked name alike absent, to the same entry (the same number) or
+to a literal, so only the literals are numbered (``pair_key``), where a key made
+anew would number every walked binding and remember the slot's entries, which no
+other slot shares.
 
 The test is two C-level passes of lookups per kept name split (a few per cycle).
 The entries compared by identity are held with the record, so their ids stay theirs.
@@ -29,12 +35,14 @@ is looked up no more (a miss only sends the slot the longer way to the same end)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import repeat
 from operator import itemgetter
+from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.classad.ast import Literal
+from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.matching.first_states import FirstState
 
 #: at most this many name splits per busy flag (a few in practice)
@@ -50,21 +58,45 @@ _ABSENT = (None, None)
 _EXPR = itemgetter(1)
 
 
-class KindRecords:
-    """The cycle's records of walks by the kinds of their bindings (module doc)."""
+class KeyPlan(NamedTuple):
+    """A record's pair shape keys (module doc): the walked names its slots bind, the
+    numbers of their bindings with the literals' places to fill, and those places
+    (position in ``numbers``, name)."""
 
-    def __init__(self) -> None:
+    bound: tuple[str, ...]
+    numbers: tuple[int, ...]
+    literals: tuple[tuple[int, str], ...]
+
+
+class KindRecord:
+    """One record: ``state`` holds the walk (a ``first_states.FirstState``, which
+    ``first_ranks`` keys its plans by), ``key_plan`` is made on the first hit."""
+
+    __slots__ = ("key_plan", "state")
+
+    def __init__(self, state: FirstState) -> None:
+        self.state = state
+        self.key_plan: KeyPlan | None = None
+
+
+class KindRecords:
+    """The cycle's records of walks by the kinds of their bindings (module doc).
+    ``number`` and ``key`` are the shape keys' ``Canon.number`` and ``Canon.key``."""
+
+    def __init__(self, number: Callable[[Expr | None], int],
+                 key: Callable[[ClassAd, tuple[str, ...]], tuple[int, ...]]) -> None:
+        self._number, self._key = number, key
         #: busy -> [(names held alike by identity, names alike absent or literal,
         #: {(kind, ids, types) -> the record})]
-        self._sets: dict[bool, list[tuple[tuple, tuple, dict[tuple, FirstState]]]] = {
+        self._sets: dict[bool, list[tuple[tuple, tuple, dict[tuple, KindRecord]]]] = {
             False: [], True: []}
         #: busy -> [hits, misses], or None once given up
         self._counts: dict[bool, list[int] | None] = {False: [0, 0], True: [0, 0]}
         self._count = 0
 
-    def find(self, ad: ClassAd, busy: bool, kind: str) -> FirstState | None:
+    def find(self, ad: ClassAd, busy: bool, kind: str) -> KindRecord | None:
         """A record whose walk and rank plans hold for this slot (module doc), or
-        None. The record's ``walk`` is the slot's; its ``independent``, pair key
+        None. Its state's ``walk`` is the slot's; its ``independent``, pair key
         and vector are empty: the caller works them out."""
         table = adeval.table(ad)
         counts = self._counts[busy]
@@ -110,5 +142,24 @@ class KindRecords:
         key = (kind, tuple(map(id, held)),
                tuple(map(type, map(_EXPR, map(table.get, alike, repeat(_ABSENT))))))
         if key not in records:
-            records[key] = FirstState(held, walk, {}, (), 0, None)
+            records[key] = KindRecord(FirstState(held, walk, {}, (), 0, None))
             self._count += 1
+
+    def pair_key(self, record: KindRecord, ad: ClassAd, extra: tuple) -> tuple:
+        """``ShapeKeys.key(ad, walked, extra)`` of a slot that found ``record``
+        (module doc: only its literals numbered; the plan made from the first)."""
+        plan = record.key_plan
+        walked = record.state.walk[1]
+        table = ad._attrs  # type: ignore[attr-defined]  # (found: ClassAd-lite)
+        if plan is None:
+            numbers = self._key(ad, walked)
+            bound = tuple(n for n, k in zip(walked, numbers, strict=True) if k)
+            literals = tuple((i, name) for i, name in enumerate(bound)
+                             if type(table[name][1]) is Literal)
+            plan = record.key_plan = KeyPlan(bound, tuple(k for k in numbers if k), literals)
+            return (extra, plan.bound, plan.numbers)
+        numbers = list(plan.numbers)
+        number = self._number
+        for i, name in plan.literals:
+            numbers[i] = number(table[name][1])
+        return (extra, plan.bound, tuple(numbers))

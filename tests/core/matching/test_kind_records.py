@@ -16,6 +16,8 @@ from pathlib import Path
 
 from condorlite.core.classad import parse_ad
 from condorlite.core.matching import kind_records
+from condorlite.core.matching.autocluster import ShapeKeys
+from condorlite.core.matching.expr_numbers import Canon
 from condorlite.core.matching.first_states import FirstStates
 from condorlite.core.matching.kind_records import KindRecords
 from condorlite.core.negotiation import negotiator
@@ -35,19 +37,19 @@ def _slot(disk: str, kflops: str = "10", extra: str = "") -> object:
 
 
 def test_a_slot_differing_only_in_literal_values_finds_the_record():
-    records = KindRecords()
+    records = KindRecords(Canon().number, Canon().key)
     first = _slot("100")
     assert records.find(first, False, "static") is None
     records.keep(first, False, "static", WALK)
     found = records.find(_slot("200", "7.5"), False, "static")
-    assert found is not None and found.walk is WALK
+    assert found is not None and found.state.walk is WALK
     # another busy flag or kind of slot: no record
     assert records.find(_slot("200"), True, "static") is None
     assert records.find(_slot("200"), False, "partitionable") is None
 
 
 def test_a_binding_of_another_kind_misses():
-    records = KindRecords()
+    records = KindRecords(Canon().number, Canon().key)
     records.keep(_slot("100"), False, "static", WALK)
     assert records.find(_slot("TotalDisk / 2"), False, "static") is None  # an expression
     absent = parse_ad(f"{REQUIREMENTS}KFlops = 1\nSlotID = 1")
@@ -60,7 +62,7 @@ def test_a_binding_of_another_kind_misses():
 
 
 def test_lookups_stop_when_almost_every_slot_misses():
-    records = KindRecords()
+    records = KindRecords(Canon().number, Canon().key)
     for i in range(kind_records.TRIES + 5):
         ad = _slot(f"TotalDisk / {i + 1}")  # an expression of its own: never shared
         assert records.find(ad, False, "static") is None
@@ -99,3 +101,21 @@ def test_disk_share_slots_are_prepared_as_a_full_prepare_does(tmp_path, monkeypa
     full.run()
     one, two = shared.result(), full.result()
     assert one.matches and one.matches == two.matches and one.rejections == two.rejections
+
+
+def test_the_key_plan_gives_the_shape_keys_key():
+    """A record's pair shape keys (its literals numbered, the rest from the plan)
+    equal ``ShapeKeys.key`` of every slot that finds it, absent names left out."""
+    keys = ShapeKeys()
+    records = KindRecords(keys.canon.number, keys.canon.key)
+    walk = ((), ("disk", "memory", "requirements", "start"), {"post": {"kflops"}})
+    first = _slot("100", extra="Memory = 5")
+    records.keep(first, False, "static", walk)
+    values = ["100", "7", "7.0", "true", '"7"', "-0.0", "0.0", "100"]
+    for i, disk in enumerate(values):
+        ad = _slot(disk, extra=f"Memory = {i % 3}")
+        record = records.find(ad, False, "static")
+        assert record is not None
+        extra = ("static", False, ())
+        assert records.pair_key(record, ad, extra) == keys.key(ad, walk[1], extra)
+    assert len({keys.key(_slot(d, extra="Memory = 1"), walk[1], ()) for d in values}) == 7
