@@ -27,7 +27,9 @@ to a literal, so only the literals are numbered (``pair_key``), where a key made
 anew would number every walked binding and remember the slot's entries, which no
 other slot shares.
 
-The test is two C-level passes of lookups per kept name split (a few per cycle).
+The test is a lookup by the ids of the entries compared by identity and C-level
+passes over the other names, per kept name split (a few per cycle, the last one
+found first).
 The entries compared by identity are held with the record, so their ids stay theirs.
 After ``TRIES`` misses with fewer than one lookup in ``SHARE`` hitting, a busy flag
 is looked up no more (a miss only sends the slot the longer way to the same end).
@@ -36,7 +38,6 @@ is looked up no more (a miss only sends the slot the longer way to the same end)
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import repeat
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -53,9 +54,16 @@ LIMIT = 1 << 14
 TRIES = 256
 SHARE = 8
 
-#: what an absent name's entry reads as: its expression None
-_ABSENT = (None, None)
 _EXPR = itemgetter(1)
+
+
+def _types(get: Callable, names: tuple[str, ...]) -> tuple[type, ...] | None:
+    """The types of the expressions ``get`` (a table's ``get``) gives for ``names``,
+    or None when one is absent."""
+    try:
+        return tuple(map(type, map(_EXPR, map(get, names))))
+    except TypeError:  # (an absent name: its entry is None)
+        return None
 
 
 class KeyPlan(NamedTuple):
@@ -79,6 +87,19 @@ class KindRecord:
         self.key_plan: KeyPlan | None = None
 
 
+class _Split(NamedTuple):
+    """A split of a record's visited names by the recorded slot's bindings: ``same``
+    bound to expressions (compared by entry identity), ``literal`` bound to literals,
+    ``absent`` not bound; ``types`` is ``literal``'s types, (``Literal``,) each; the
+    records kept under it, by (kind of slot, ids of the ``same`` entries)."""
+
+    same: tuple[str, ...]
+    literal: tuple[str, ...]
+    absent: tuple[str, ...]
+    types: tuple[type, ...]
+    records: dict[tuple, KindRecord]
+
+
 class KindRecords:
     """The cycle's records of walks by the kinds of their bindings (module doc).
     ``number`` and ``key`` are the shape keys' ``Canon.number`` and ``Canon.key``."""
@@ -86,10 +107,9 @@ class KindRecords:
     def __init__(self, number: Callable[[Expr | None], int],
                  key: Callable[[ClassAd, tuple[str, ...]], tuple[int, ...]]) -> None:
         self._number, self._key = number, key
-        #: busy -> [(names held alike by identity, names alike absent or literal,
-        #: {(kind, ids, types) -> the record})]
-        self._sets: dict[bool, list[tuple[tuple, tuple, dict[tuple, KindRecord]]]] = {
-            False: [], True: []}
+        #: busy -> its splits, the last one a slot was found under first (slots of
+        #: one machine type come together)
+        self._splits: dict[bool, list[_Split]] = {False: [], True: []}
         #: busy -> [hits, misses], or None once given up
         self._counts: dict[bool, list[int] | None] = {False: [0, 0], True: [0, 0]}
         self._count = 0
@@ -97,18 +117,22 @@ class KindRecords:
     def find(self, ad: ClassAd, busy: bool, kind: str) -> KindRecord | None:
         """A record whose walk and rank plans hold for this slot (module doc), or
         None. Its state's ``walk`` is the slot's; its ``independent``, pair key
-        and vector are empty: the caller works them out."""
+        and vector are empty: the caller works them out. The record is looked up
+        by the ``same`` entries, then the slot's other bindings checked: one C call
+        a name for the absent ones, three for the literals."""
         table = adeval.table(ad)
         counts = self._counts[busy]
         if table is None or counts is None:
             return None
         get = table.get
-        for same, alike, records in self._sets[busy]:
-            found = records.get((
-                kind, tuple(map(id, map(get, same))),
-                tuple(map(type, map(_EXPR, map(get, alike, repeat(_ABSENT)))))))
-            if found is not None:
+        splits = self._splits[busy]
+        for at, split in enumerate(splits):
+            found = split.records.get((kind, tuple(map(id, map(get, split.same)))))
+            if (found is not None and not any(map(table.__contains__, split.absent))
+                    and _types(get, split.literal) == split.types):
                 counts[0] += 1
+                if at:
+                    splits.insert(0, splits.pop(at))
                 return found
         counts[1] += 1
         if counts[1] >= TRIES and counts[0] * SHARE < counts[1]:
@@ -129,20 +153,21 @@ class KindRecords:
         entries = list(map(table.get, names))
         same = tuple(n for n, e in zip(names, entries, strict=True)
                      if e is not None and type(e[1]) is not Literal)
-        alike = tuple(n for n, e in zip(names, entries, strict=True)
-                      if e is None or type(e[1]) is Literal)
-        sets = self._sets[busy]
-        records = next((r for s, a, r in sets if s == same and a == alike), None)
-        if records is None:
-            if len(sets) >= SETS:
+        literal = tuple(n for n, e in zip(names, entries, strict=True)
+                        if e is not None and type(e[1]) is Literal)
+        absent = tuple(n for n, e in zip(names, entries, strict=True) if e is None)
+        splits = self._splits[busy]
+        split = next((s for s in splits if s.same == same and s.literal == literal
+                      and s.absent == absent), None)
+        if split is None:
+            if len(splits) >= SETS:
                 return
-            records = {}
-            sets.append((same, alike, records))
+            split = _Split(same, literal, absent, (Literal,) * len(literal), {})
+            splits.append(split)
         held = tuple(map(table.get, same))
-        key = (kind, tuple(map(id, held)),
-               tuple(map(type, map(_EXPR, map(table.get, alike, repeat(_ABSENT))))))
-        if key not in records:
-            records[key] = KindRecord(FirstState(held, walk, {}, (), 0, None))
+        key = (kind, tuple(map(id, held)))
+        if key not in split.records:
+            split.records[key] = KindRecord(FirstState(held, walk, {}, (), 0, None))
             self._count += 1
 
     def pair_key(self, record: KindRecord, ad: ClassAd, extra: tuple) -> tuple:
