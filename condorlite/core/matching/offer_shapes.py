@@ -154,7 +154,9 @@ class OfferShapes:
         state reuses its previous state's walks. A slot's first state is taken from
         the record of an earlier slot holding the same entries (``first_states``:
         same walk, ranks, vector and pair shape key), or from a loose record (same
-        walk and pair shape key, its own ranks), before it is worked out in full."""
+        walk and pair shape key, its own ranks), or from a record of ``kind_records``
+        (same walk and rank plans: its bindings differ only in literal values),
+        before it is worked out in full."""
         ad = offer.ad
         busy = offer.holder is not None
         prev = self.walked.get(id(offer))
