@@ -55,6 +55,8 @@ class HeldGroups:
         #: are that plan's, in its order)
         self._literal_counts: dict[str, tuple[int, list]] = {}
         self._prefix: dict[int, tuple[list, int]] = {}
+        #: (epoch, the literal-Rank plan's deferred list, its ``DeferredCounts``)
+        self._columns: tuple[int, list, DeferredCounts] | None = None
         #: pair shape -> its slot Rank's value when a literal (``adeval.slot_rank``),
         #: else None
         self._literal_ranks: dict[int, float | None] = {}
@@ -117,23 +119,29 @@ class HeldGroups:
             return found[2]
         literal = self._plans[None][1][0]
         if deferred is literal:
-            start, counts = len(deferred), list(self._literal_part(literal, submitter))
+            counts = self._literal_part(literal, submitter)
         else:
             prefix = self._prefix.get(id(deferred))
             if prefix is not None and prefix[0] is deferred:
-                start, counts = prefix[1], list(self._literal_part(literal, submitter))
+                counts = [*self._literal_part(literal, submitter),
+                          *_counts(deferred[prefix[1]:], submitter)]
             else:
-                start, counts = 0, []
-        counts.extend(_counts(deferred[start:], submitter))
+                counts = _counts(deferred, submitter)
         self._counts[key] = (epoch, deferred, counts)
         return counts
 
     def _literal_part(self, literal: list, submitter: str) -> list[tuple[Offer, int]]:
         """``_counts`` of the literal-Rank plan's deferred list, kept per submitter
-        while no group changes (the plan is remade at each change)."""
+        while no group changes (the plan is remade at each change): from one
+        ``DeferredCounts`` of the list per change, so a submitter that holds none of
+        its offers gets the list every such submitter gets."""
+        epoch = self.epoch
         found = self._literal_counts.get(submitter)
-        if found is None or found[0] != self.epoch:
-            found = self._literal_counts[submitter] = (self.epoch, _counts(literal, submitter))
+        if found is None or found[0] != epoch:
+            columns = self._columns
+            if columns is None or columns[0] != epoch or columns[1] is not literal:
+                columns = self._columns = (epoch, literal, DeferredCounts(literal))
+            found = self._literal_counts[submitter] = (epoch, columns[2].of(submitter))
         return found[1]
 
     def _literal_plan(self, rank_key: Callable[[Offer], int]) -> tuple[list, list, dict]:
@@ -161,6 +169,54 @@ class HeldGroups:
             else:
                 rest.append((pair_shape, group))
         return deferred, rest, others
+
+
+class DeferredCounts:
+    """``_counts`` of one deferred list for any submitter, from one pass over its
+    groups: ``base`` is every group with offers and all of them (a submitter that
+    holds none of the list's offers gets this very list), ``held`` each holder's
+    positions in it, where its count is less. A disk-share pool has a group per held
+    slot and a hundred submitters: one pass instead of one per submitter. Valid
+    while no group changes (``HeldGroups.epoch``)."""
+
+    __slots__ = ("base", "groups", "held")
+
+    def __init__(self, deferred: list) -> None:
+        base: list[tuple[Offer, int]] = []
+        groups: list[HeldGroup] = []
+        held: dict[str, list[int]] = {}
+        for first, group in deferred:
+            total = group.total
+            if total:
+                for holder, own in group.by_holder.items():
+                    if own:
+                        positions = held.get(holder)
+                        if positions is None:
+                            held[holder] = [len(base)]
+                        else:
+                            positions.append(len(base))
+                base.append((first, total))
+                groups.append(group)
+        self.base, self.groups, self.held = base, groups, held
+
+    def of(self, submitter: str) -> list[tuple[Offer, int]]:
+        """``_counts(deferred, submitter)`` (never to be changed in place: it may be
+        ``base``)."""
+        positions = self.held.get(submitter)
+        if positions is None:
+            return self.base
+        base, groups = self.base, self.groups
+        out: list[tuple[Offer, int]] = []
+        start = 0
+        for i in positions:
+            out += base[start:i]
+            first, total = base[i]
+            count = total - groups[i].by_holder[submitter]
+            if count:
+                out.append((first, count))
+            start = i + 1
+        out += base[start:]
+        return out
 
 
 def _counts(deferred: list, submitter: str) -> list[tuple[Offer, int]]:

@@ -28,6 +28,7 @@ from condorlite.core.matching.carved_states import CarvedStates
 from condorlite.core.matching.first_ranks import FirstRanks
 from condorlite.core.matching.first_states import FirstState, FirstStates
 from condorlite.core.matching.held_groups import HeldGroups
+from condorlite.core.matching.kind_records import KindRecord, KindRecords
 from condorlite.core.matching.lazy_ranks import LazyRanks
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.policy_exprs import PolicyExprs
@@ -103,6 +104,8 @@ class OfferShapes:
         self.walked: dict[int, tuple] = {}
         #: what first states of slots gave, shared by entry identity (``first_states``)
         self._first = FirstStates()
+        #: walks shared by the kinds of the bindings, values aside (``kind_records``)
+        self._kinds = KindRecords(self.shape_keys.canon.number, self.shape_keys.canon.key)
         #: a first state's job-independent policy ranks (``first_ranks``)
         self.ranks = FirstRanks(self.shape_keys.canon.number, now, counts)
         #: pair-static key -> id (``SlotVector.static``)
@@ -151,7 +154,9 @@ class OfferShapes:
         state reuses its previous state's walks. A slot's first state is taken from
         the record of an earlier slot holding the same entries (``first_states``:
         same walk, ranks, vector and pair shape key), or from a loose record (same
-        walk and pair shape key, its own ranks), before it is worked out in full."""
+        walk and pair shape key, its own ranks), or from a record of ``kind_records``
+        (same walk and rank plans: its bindings differ only in literal values),
+        before it is worked out in full."""
         ad = offer.ad
         busy = offer.holder is not None
         prev = self.walked.get(id(offer))
@@ -163,6 +168,10 @@ class OfferShapes:
             first = self._first.find_loose(ad, busy, offer.slot.kind)
             if first is not None:
                 self._prepare_loose(offer, ad, busy, first)
+                return
+            record = self._kinds.find(ad, busy, offer.slot.kind)
+            if record is not None:
+                self._prepare_kinds(offer, ad, busy, record)
                 return
         diff = None if prev is None else adeval.changed(ad, prev[0])
         if prev is not None and prev[1] == busy and same_walks(ad, prev[0], diff):
@@ -180,23 +189,47 @@ class OfferShapes:
                     independent[key] = before[key]
                     continue
                 independent[key] = self.ranks.value(key, expr, ad, reaches[key])
-        self.walked[id(offer)] = (ad, busy, (flags, walked, reaches), offer)
+        self._shape_walked(offer, ad, busy, (flags, walked, reaches), independent,
+                           prev is None)
+        if prev is None:
+            self._kinds.keep(ad, busy, offer.slot.kind, (flags, walked, reaches))
+
+    def _shape_walked(self, offer: Offer, ad: ClassAd, busy: bool, walk: tuple,
+                      independent: dict, first: bool, record: KindRecord | None = None
+                      ) -> None:
+        """``prepare``'s end, once the walk and the ranks are known: the vector, the
+        pair shape key (from the ``kind_records`` record the walk came from, if
+        any), the shape; a slot's ``first`` state is kept for later slots
+        (``first_states``)."""
+        flags, walked, reaches = walk
+        self.walked[id(offer)] = (ad, busy, walk, offer)
         # Pair results do not depend on who holds the slot or its CurrentRank (only on
         # the walked bindings, RemoteUserPrio and the like included when read): the
         # pair shape leaves them out; the shape (reasons, PREEMPTION_REQUIREMENTS,
         # grouping) adds them.
         extra = (offer.slot.kind, busy, flags)
         vector = self._vector(offer, walked, extra, reaches, independent)
-        if vector is None:
-            pair_key = self.shape_keys.key(ad, walked, extra)
-        else:
+        if vector is not None:
             pair_key = ("vector", vector.static, typed(vector.vals))
+        elif record is not None:
+            pair_key = self._kinds.pair_key(record, ad, extra)
+        else:
+            pair_key = self.shape_keys.key(ad, walked, extra)
         offer.independent = independent
         self.reshape(offer, pair_key)
-        if prev is None:
-            self._first.keep(ad, busy, offer.slot.kind, (flags, walked, reaches),
-                             independent, pair_key, offer.pair_shape,
-                             vector)  # type: ignore[arg-type]
+        if first:
+            self._first.keep(ad, busy, offer.slot.kind, walk, independent, pair_key,
+                             offer.pair_shape, vector)  # type: ignore[arg-type]
+
+    def _prepare_kinds(self, offer: Offer, ad: ClassAd, busy: bool, record: KindRecord
+                       ) -> None:
+        """``prepare`` of a slot's first state from a record of ``kind_records``:
+        the record's walk, the job-independent ranks from its plans (``first_ranks``:
+        a read of the slot's literal values), the rest worked out as ``prepare``
+        does (the pair shape key and the vector read the slot's own values)."""
+        plans = self.ranks.plans(record.state, ad, self.exprs.ranks(busy))
+        independent = {key: self.ranks.planned(plan, ad) for key, plan in plans.items()}
+        self._shape_walked(offer, ad, busy, record.state.walk, independent, True, record)
 
     def _prepare_as(self, offer: Offer, ad: ClassAd, busy: bool, first: FirstState) -> None:
         """``prepare`` of a slot's first state from the record of an earlier slot

@@ -37,6 +37,8 @@ shape keys' numbering share them.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from condorlite.core import adeval
 from condorlite.core.classad.ast import AttrRef, Binary, Expr, Literal, Paren
 from condorlite.core.matching.offers import Offer
@@ -51,16 +53,28 @@ _COMPARISONS = frozenset({"==", "!=", "=?=", "=!=", "is", "isnt"})
 _MAX_DEPTH = 200
 
 
+class _Rewrite(NamedTuple):
+    """One slot expression's rewrite: the expression, its rewritten form, its hidden
+    bindings (hidden name -> the cycle's entry; empty: nothing to hoist) and the
+    cycle's entry of the rewritten form per spelling of the name, so a slot whose
+    expression was met before costs no hash of a tree."""
+
+    expr: Expr
+    out: Expr
+    hidden: dict[str, tuple[str, Expr]]
+    spelled: dict[str, tuple[str, Expr]]
+
+
 class OwnLiterals:
     """Hoists each offer's own compared literals once (module doc)."""
 
     def __init__(self) -> None:
         #: (spelling, expression) -> the one entry that stands for it this cycle
         self._entries: dict[tuple[str, Expr], tuple[str, Expr]] = {}
-        #: (name, id(expression)) -> (the expression, its rewrite, the literals
-        #: freed): ads read from files share expression objects, so most slots
-        #: find theirs here (the expression is held, so its id stays its own)
-        self._rewrites: dict[tuple[str, int], tuple[Expr, Expr, list]] = {}
+        #: (name, id(expression)) -> its ``_Rewrite``: ads read from files share
+        #: expression objects, so most slots find theirs here (the expression is
+        #: held, so its id stays its own)
+        self._rewrites: dict[tuple[str, int], _Rewrite] = {}
         #: id(a rewritten static offer) -> (the offer, what puts its ad back as it
         #: was before the rewrite: the entries the rewrite replaced, None for a
         #: hidden name it added; or, for an ad that is not ClassAd-lite, that ad)
@@ -78,6 +92,7 @@ class OwnLiterals:
         pending = folded or {}
         table = adeval.table(ad)
         changes: dict[str, tuple[str, Expr]] = {}
+        hidden: list[str] = []
         for name in NAMES:
             entry = pending.get(name)
             if entry is None:
@@ -90,19 +105,18 @@ class OwnLiterals:
             if type(expr) is Literal:
                 continue
             known = self._rewrites.get((name, id(expr)))
-            if known is None or known[0] is not expr:
-                found: list[tuple[str, Literal]] = []
-                out = _Hoister(HIDDEN + name, found).walk(expr, 0)
-                known = self._rewrites[(name, id(expr))] = (expr, out, found)
-            _, out, found = known
-            if not found:
+            if known is None or known.expr is not expr:
+                known = self._rewrites[(name, id(expr))] = self._rewrite(name, expr)
+            if not known.hidden:
                 continue
-            entries = self._entries
-            new = (entry[0] or name, out)
-            changes[name] = entries.setdefault(new, new)
-            for hidden, literal in found:
-                bound = (hidden, literal)
-                changes[hidden] = entries.setdefault(bound, bound)
+            spelled = entry[0] or name
+            new = known.spelled.get(spelled)
+            if new is None:
+                new = (spelled, known.out)
+                new = known.spelled[spelled] = self._entries.setdefault(new, new)
+            changes[name] = new
+            changes.update(known.hidden)
+            hidden.extend(known.hidden)
         if not changes:
             if pending:
                 offer.ad = adeval.with_entries(ad, pending)
@@ -118,7 +132,16 @@ class OwnLiterals:
                 before = {name: pending[name] if name in pending else table.get(name)
                           for name in changes}
             self._before[id(offer)] = (offer, before)
-        return tuple(sorted(n for n in changes if n.startswith(HIDDEN)))
+        return tuple(sorted(hidden))
+
+    def _rewrite(self, name: str, expr: Expr) -> _Rewrite:
+        """The rewrite of ``expr`` bound to ``name`` (module doc), its hidden
+        bindings already the cycle's entries."""
+        found: list[tuple[str, Literal]] = []
+        out = _Hoister(HIDDEN + name, found).walk(expr, 0)
+        entries = self._entries
+        hidden = {bound[0]: entries.setdefault(bound, bound) for bound in found}
+        return _Rewrite(expr, out, hidden, {})
 
     def unhoist(self, offer: Offer) -> None:
         """Put a rewritten static offer's ad back as it was before ``hoist`` (module

@@ -14,6 +14,9 @@ owned by the request lists (``request_lists.RequestLists``); it asks the match t
 
 from __future__ import annotations
 
+from itertools import count
+from operator import attrgetter, itemgetter
+
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import AttrRef, Binary, Expr, Literal, Paren
@@ -26,6 +29,8 @@ from condorlite.core.matching.own_literals import HIDDEN
 from condorlite.core.matching.own_literals import NAMES as REWRITTEN
 from condorlite.core.model import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION
 
+_FIRST = itemgetter(0)
+_PAIR_SHAPE = attrgetter("pair_shape")
 #: ``unhoisted`` walks no deeper (``own_literals`` rewrites no deeper than 200 either)
 MAX_DEPTH = 200
 
@@ -44,6 +49,9 @@ class Reasons:
         self._settled: dict[tuple, tuple[list, int]] = {}
         #: held pair shape -> how many classes ``settle_deferred`` found it matching
         self._held_hits: dict[int, int] = {}
+        #: id(a deferred list) -> (the list, each group's pair shape, pair shape ->
+        #: position), for ``_matching_count``
+        self._lists: dict[int, tuple[list, list[int], dict[int, int]]] = {}
         #: (class, bindings, rank key) -> the slot's Rank of the class (``slot_rank``)
         self._slot_ranks: dict[tuple, float] = {}
         #: pair shape -> its rank key; the slot's bindings of what its Rank reaches ->
@@ -102,21 +110,50 @@ class Reasons:
         key = (class_id, signature if self.per_submitter else (), id(deferred))
         found = self._settled.get(key)
         if found is None or found[0] is not deferred:
-            # A rejection only asks whether any offer was refused by the policy: any
-            # matching group will do, so the groups that matched other classes are
-            # tried first (classes that run on the same machines match the same
-            # groups), each evaluation being a full one.
-            hits = self._held_hits
-            count = 0
-            for offer, group_count in sorted(deferred,
-                                             key=lambda g: -hits.get(g[0].pair_shape, 0)):
-                if self._pair(class_id, job_ad, offer, signature).match:
-                    count = group_count
-                    hits[offer.pair_shape] = hits.get(offer.pair_shape, 0) + 1
-                    break
-            found = self._settled[key] = (deferred, count)
+            found = (deferred, self._matching_count(class_id, job_ad, signature, deferred))
+            self._settled[key] = found
         cands.rej_policy += found[1]
         cands.deferred = []  # (the list may be shared: ``HeldGroups.deferred_counts``)
+
+    def _matching_count(self, class_id: int, job_ad: ClassAd, signature: tuple,
+                        deferred: list[tuple[Offer, int]]) -> int:
+        """The count of the first group of ``deferred`` whose pair with the class
+        matches, 0 when none does. A rejection only asks whether any offer was
+        refused by the policy: any matching group will do, so the groups that
+        matched other classes are tried first, most hits first, ties in the list's
+        order (classes that run on the same machines match the same groups), then
+        the rest in the list's order, each evaluation being a full one. The hit
+        groups are found through the list's ``_positions`` (a few hundred hits; a
+        disk-share list holds a group per held slot, and ordering the whole list
+        by hits was a Python call per group on every rejection)."""
+        hits = self._held_hits
+        shapes, at = self._positions(deferred)
+        pair = self._pair
+        if hits:
+            tried = sorted(i for i in map(at.get, hits) if i is not None)
+            for i in sorted(tried, key=lambda i: -hits[shapes[i]]):
+                offer, group_count = deferred[i]
+                if pair(class_id, job_ad, offer, signature).match:
+                    hits[offer.pair_shape] += 1
+                    return group_count
+        for offer, group_count in deferred:
+            if offer.pair_shape not in hits and pair(class_id, job_ad, offer,
+                                                     signature).match:
+                hits[offer.pair_shape] = 1
+                return group_count
+        return 0
+
+    def _positions(self, deferred: list[tuple[Offer, int]]
+                   ) -> tuple[list[int], dict[int, int]]:
+        """The pair shape of each group of ``deferred`` and each one's position,
+        made once per list (C-level passes; the lists are shared and never changed
+        in place: ``HeldGroups.deferred_counts``)."""
+        found = self._lists.get(id(deferred))
+        if found is None or found[0] is not deferred:
+            shapes = list(map(_PAIR_SHAPE, map(_FIRST, deferred)))
+            found = self._lists[id(deferred)] = (deferred, shapes,
+                                                 dict(zip(shapes, count())))
+        return found[1], found[2]
 
     def reason(self, class_id: int, job_ad: ClassAd, offer: Offer, submitter: str,
                signature: tuple, pe: PairEval, only_rank: bool,

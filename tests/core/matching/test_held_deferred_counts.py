@@ -6,9 +6,12 @@ against the plain count of every deferred group, and against the reference cycle
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from condorlite.core.matching import held_groups
+from condorlite.core.matching.candidates import HeldGroup
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.policy import Policy
 from tests.core._pool import UID
@@ -73,3 +76,29 @@ def test_a_literal_part_blind_to_the_submitter_is_caught(monkeypatch) -> None:
                         lambda self, literal, submitter: held_groups._counts(literal, "-"))
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, Policy(uid_domain=UID, preemption_requirements="False"))
+
+
+class _Held:
+    def __init__(self, holder: str) -> None:
+        self.holder, self.current_rank = holder, 0.0
+
+
+def test_deferred_counts_of_every_submitter_from_one_pass():
+    """``DeferredCounts.of`` is ``_counts`` for every submitter, groups emptied or
+    left by their holders included; a submitter holding none of the offers gets the
+    one shared list."""
+    rng = random.Random(5)
+    for _ in range(200):
+        deferred = []
+        for _ in range(rng.randint(0, 25)):
+            group = HeldGroup()
+            offers = [_Held(rng.choice("abcd")) for _ in range(rng.randint(0, 4))]
+            for offer in offers:
+                group.add(offer)
+            for offer in offers[:rng.randint(0, len(offers))]:
+                group.remove(offer)
+            deferred.append((object(), group))
+        counts = held_groups.DeferredCounts(deferred)
+        for submitter in "abcdef":
+            assert counts.of(submitter) == held_groups._counts(deferred, submitter)
+        assert counts.of("e") is counts.of("f") is counts.base

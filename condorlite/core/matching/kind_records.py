@@ -1,0 +1,190 @@
+"""Slots that differ from an earlier slot only in the values of literals: its walk
+and its ranks' plans, shared (one ``KindRecords`` per cycle, owned by
+``offer_shapes.OfferShapes``).
+
+``first_states`` shares a slot's first findings with a later slot that holds the
+very same entries for the names the walk visited (a *record*), or the same entries
+for the walked names and alike ones for the rest (a *loose record*). Where every
+slot binds a walked name to a number of its own (a free ``Disk`` share as startds
+report it, ``KeyboardIdle`` folded into a desktop's ``START``, a partitionable
+slot's resources), neither ever matches, and each slot was worked out in full: its
+walk, its job-independent ranks (a residual per layout, ``literal_ranks``), its
+pair shape key.
+
+The walk reads, of each visited name, only whether it is bound and the references
+of its binding, and a literal refers to nothing (``slot_walks``); a job-independent
+rank's plan (``first_ranks``) holds for every slot whose bindings of the names it
+reaches have one layout (the same entry, or alike absent or a literal). So a slot
+that holds, for each visited name of a record kept here, the same entry where the
+recorded slot held an expression, and is alike absent or a literal (any value)
+where the recorded slot was, walks as the recorded slot did and its ranks follow
+the same plans. What reads the values, the pair shape key, the resource vector and
+the ranks' values, is worked out for the slot itself (``OfferShapes._prepare_kinds``);
+a static slot's pair shape key (``autocluster.ShapeKeys.key``: the numbers of its
+walked bindings, absent names left out) from the record's *key plan*: the slots of
+a record bind each walked name alike absent, to the same entry (the same number) or
+to a literal, so only the literals are numbered (``pair_key``), where a key made
+anew would number every walked binding and remember the slot's entries, which no
+other slot shares.
+
+The test is a lookup by the ids of the entries compared by identity and C-level
+passes over the other names, per kept name split (a few per cycle, the last one
+found first).
+The entries compared by identity are held with the record, so their ids stay theirs.
+After ``TRIES`` misses with fewer than one lookup in ``SHARE`` hitting, a busy flag
+is looked up no more (a miss only sends the slot the longer way to the same end).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from operator import itemgetter
+from typing import NamedTuple
+
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.ast import Expr, Literal
+from condorlite.core.matching.first_states import FirstState
+
+#: at most this many name splits per busy flag (a few in practice)
+SETS = 8
+#: at most this many records in a cycle
+LIMIT = 1 << 14
+#: lookups before a busy flag may be given up, and the hit share it must keep
+TRIES = 256
+SHARE = 8
+
+_EXPR = itemgetter(1)
+
+
+def _types(get: Callable, names: tuple[str, ...]) -> tuple[type, ...] | None:
+    """The types of the expressions ``get`` (a table's ``get``) gives for ``names``,
+    or None when one is absent."""
+    try:
+        return tuple(map(type, map(_EXPR, map(get, names))))
+    except TypeError:  # (an absent name: its entry is None)
+        return None
+
+
+class KeyPlan(NamedTuple):
+    """A record's pair shape keys (module doc): the walked names its slots bind, the
+    numbers of their bindings with the literals' places to fill, and those places
+    (position in ``numbers``, name)."""
+
+    bound: tuple[str, ...]
+    numbers: tuple[int, ...]
+    literals: tuple[tuple[int, str], ...]
+
+
+class KindRecord:
+    """One record: ``state`` holds the walk (a ``first_states.FirstState``, which
+    ``first_ranks`` keys its plans by), ``key_plan`` is made on the first hit."""
+
+    __slots__ = ("key_plan", "state")
+
+    def __init__(self, state: FirstState) -> None:
+        self.state = state
+        self.key_plan: KeyPlan | None = None
+
+
+class _Split(NamedTuple):
+    """A split of a record's visited names by the recorded slot's bindings: ``same``
+    bound to expressions (compared by entry identity), ``literal`` bound to literals,
+    ``absent`` not bound; ``types`` is ``literal``'s types, (``Literal``,) each; the
+    records kept under it, by (kind of slot, ids of the ``same`` entries)."""
+
+    same: tuple[str, ...]
+    literal: tuple[str, ...]
+    absent: tuple[str, ...]
+    types: tuple[type, ...]
+    records: dict[tuple, KindRecord]
+
+
+class KindRecords:
+    """The cycle's records of walks by the kinds of their bindings (module doc).
+    ``number`` and ``key`` are the shape keys' ``Canon.number`` and ``Canon.key``."""
+
+    def __init__(self, number: Callable[[Expr | None], int],
+                 key: Callable[[ClassAd, tuple[str, ...]], tuple[int, ...]]) -> None:
+        self._number, self._key = number, key
+        #: busy -> its splits, the last one a slot was found under first (slots of
+        #: one machine type come together)
+        self._splits: dict[bool, list[_Split]] = {False: [], True: []}
+        #: busy -> [hits, misses], or None once given up
+        self._counts: dict[bool, list[int] | None] = {False: [0, 0], True: [0, 0]}
+        self._count = 0
+
+    def find(self, ad: ClassAd, busy: bool, kind: str) -> KindRecord | None:
+        """A record whose walk and rank plans hold for this slot (module doc), or
+        None. Its state's ``walk`` is the slot's; its ``independent``, pair key
+        and vector are empty: the caller works them out. The record is looked up
+        by the ``same`` entries, then the slot's other bindings checked: one C call
+        a name for the absent ones, three for the literals."""
+        table = adeval.table(ad)
+        counts = self._counts[busy]
+        if table is None or counts is None:
+            return None
+        get = table.get
+        splits = self._splits[busy]
+        for at, split in enumerate(splits):
+            found = split.records.get((kind, tuple(map(id, map(get, split.same)))))
+            if (found is not None and not any(map(table.__contains__, split.absent))
+                    and _types(get, split.literal) == split.types):
+                counts[0] += 1
+                if at:
+                    splits.insert(0, splits.pop(at))
+                return found
+        counts[1] += 1
+        if counts[1] >= TRIES and counts[0] * SHARE < counts[1]:
+            self._counts[busy] = None
+        return None
+
+    def keep(self, ad: ClassAd, busy: bool, kind: str, walk: tuple) -> None:
+        """Remember a slot's walk (as ``SlotWalks.walk`` returned it) under the
+        kinds of its bindings of the names the walk visited."""
+        table = adeval.table(ad)
+        if table is None or self._counts[busy] is None or self._count >= LIMIT:
+            return
+        _, walked, reaches = walk
+        visited = set(walked)
+        for reach in reaches.values():
+            visited |= reach
+        names = sorted(visited)
+        entries = list(map(table.get, names))
+        same = tuple(n for n, e in zip(names, entries, strict=True)
+                     if e is not None and type(e[1]) is not Literal)
+        literal = tuple(n for n, e in zip(names, entries, strict=True)
+                        if e is not None and type(e[1]) is Literal)
+        absent = tuple(n for n, e in zip(names, entries, strict=True) if e is None)
+        splits = self._splits[busy]
+        split = next((s for s in splits if s.same == same and s.literal == literal
+                      and s.absent == absent), None)
+        if split is None:
+            if len(splits) >= SETS:
+                return
+            split = _Split(same, literal, absent, (Literal,) * len(literal), {})
+            splits.append(split)
+        held = tuple(map(table.get, same))
+        key = (kind, tuple(map(id, held)))
+        if key not in split.records:
+            split.records[key] = KindRecord(FirstState(held, walk, {}, (), 0, None))
+            self._count += 1
+
+    def pair_key(self, record: KindRecord, ad: ClassAd, extra: tuple) -> tuple:
+        """``ShapeKeys.key(ad, walked, extra)`` of a slot that found ``record``
+        (module doc: only its literals numbered; the plan made from the first)."""
+        plan = record.key_plan
+        walked = record.state.walk[1]
+        table = ad._attrs  # type: ignore[attr-defined]  # (found: ClassAd-lite)
+        if plan is None:
+            numbers = self._key(ad, walked)
+            bound = tuple(n for n, k in zip(walked, numbers, strict=True) if k)
+            literals = tuple((i, name) for i, name in enumerate(bound)
+                             if type(table[name][1]) is Literal)
+            plan = record.key_plan = KeyPlan(bound, tuple(k for k in numbers if k), literals)
+            return (extra, plan.bound, plan.numbers)
+        numbers = list(plan.numbers)
+        number = self._number
+        for i, name in plan.literals:
+            numbers[i] = number(table[name][1])
+        return (extra, plan.bound, tuple(numbers))

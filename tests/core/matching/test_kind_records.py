@@ -1,0 +1,121 @@
+"""Slots that differ from an earlier slot only in literal values share its walk and
+rank plans (``kind_records``), and end up exactly as a full ``prepare`` leaves them.
+
+Unit: which slots find a record (the same entries where the recorded slot held an
+expression; alike absent or a literal, any value, elsewhere), and the give-up rule.
+Whole: on a pool whose slots each bind ``Disk`` to a number of their own (the
+disk-share row: neither kind of ``first_states`` record ever matches), with claimed
+and partitionable slots and owner-ranked desktops, every offer is prepared as a full
+``prepare`` prepares it and the cycles decide the same.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from condorlite.core.classad import parse_ad
+from condorlite.core.matching import kind_records
+from condorlite.core.matching.autocluster import ShapeKeys
+from condorlite.core.matching.expr_numbers import Canon
+from condorlite.core.matching.first_states import FirstStates
+from condorlite.core.matching.kind_records import KindRecords
+from condorlite.core.negotiation import negotiator
+from condorlite.core.policy import Policy
+from tests.core._pool import decoded_pool
+from tests.core.matching.test_init_sharing import NOW, _prepared
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
+import genpool  # a script directory, not a package
+
+WALK = ((), ("disk", "requirements", "start"), {"post": {"kflops", "slotid"}})
+REQUIREMENTS = "Requirements = START && Disk > 0\nStart = true\n"
+
+
+def _slot(disk: str, kflops: str = "10", extra: str = "") -> object:
+    return parse_ad(f"{REQUIREMENTS}Disk = {disk}\nKFlops = {kflops}\nSlotID = 1\n{extra}")
+
+
+def test_a_slot_differing_only_in_literal_values_finds_the_record():
+    records = KindRecords(Canon().number, Canon().key)
+    first = _slot("100")
+    assert records.find(first, False, "static") is None
+    records.keep(first, False, "static", WALK)
+    found = records.find(_slot("200", "7.5"), False, "static")
+    assert found is not None and found.state.walk is WALK
+    # another busy flag or kind of slot: no record
+    assert records.find(_slot("200"), True, "static") is None
+    assert records.find(_slot("200"), False, "partitionable") is None
+
+
+def test_a_binding_of_another_kind_misses():
+    records = KindRecords(Canon().number, Canon().key)
+    records.keep(_slot("100"), False, "static", WALK)
+    assert records.find(_slot("TotalDisk / 2"), False, "static") is None  # an expression
+    absent = parse_ad(f"{REQUIREMENTS}KFlops = 1\nSlotID = 1")
+    assert records.find(absent, False, "static") is None  # Disk absent
+    # an expression the recorded slot held must be the same entry (the readers share
+    # one entry between the ads holding the same line): another Requirements misses
+    other = parse_ad("Requirements = START && Disk > 1\nStart = true\nDisk = 1\n"
+                     "KFlops = 1\nSlotID = 1")
+    assert records.find(other, False, "static") is None
+
+
+def test_lookups_stop_when_almost_every_slot_misses():
+    records = KindRecords(Canon().number, Canon().key)
+    for i in range(kind_records.TRIES + 5):
+        ad = _slot(f"TotalDisk / {i + 1}")  # an expression of its own: never shared
+        assert records.find(ad, False, "static") is None
+        records.keep(ad, False, "static", WALK)
+    assert records._counts[False] is None
+    assert records.find(_slot("1"), False, "static") is None
+
+
+def test_disk_share_slots_are_prepared_as_a_full_prepare_does(tmp_path, monkeypatch):
+    policy = Policy(uid_domain="example.org")
+    spec = genpool.PoolSpec(slots=160, jobs=500, submitters=5, autoclusters=14, seed=11,
+                            realistic=True, unique=True, disk_share=True,
+                            claimed_fraction=0.3, partitionable_fraction=0.3,
+                            owner_start_fraction=0.3)
+    slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
+    hits: list[bool] = []
+    method = KindRecords.find
+
+    def counting(self, ad, busy, kind):
+        found = method(self, ad, busy, kind)
+        hits.append(found is not None)
+        return found
+
+    with monkeypatch.context() as patch:
+        patch.setattr(KindRecords, "find", counting)
+        shared = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    with monkeypatch.context() as patch:
+        patch.setattr(KindRecords, "find", lambda self, ad, busy, kind: None)
+        patch.setattr(FirstStates, "find", lambda self, ad, busy, kind: None)
+        patch.setattr(FirstStates, "find_loose", lambda self, ad, busy, kind: None)
+        full = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    assert sum(hits) > len(hits) // 2, "most slots should share a walk record"
+    assert _prepared(shared) == _prepared(full)
+    assert shared.mm.evaluations == full.mm.evaluations
+    shared.run()
+    full.run()
+    one, two = shared.result(), full.result()
+    assert one.matches and one.matches == two.matches and one.rejections == two.rejections
+
+
+def test_the_key_plan_gives_the_shape_keys_key():
+    """A record's pair shape keys (its literals numbered, the rest from the plan)
+    equal ``ShapeKeys.key`` of every slot that finds it, absent names left out."""
+    keys = ShapeKeys()
+    records = KindRecords(keys.canon.number, keys.canon.key)
+    walk = ((), ("disk", "memory", "requirements", "start"), {"post": {"kflops"}})
+    first = _slot("100", extra="Memory = 5")
+    records.keep(first, False, "static", walk)
+    values = ["100", "7", "7.0", "true", '"7"', "-0.0", "0.0", "100"]
+    for i, disk in enumerate(values):
+        ad = _slot(disk, extra=f"Memory = {i % 3}")
+        record = records.find(ad, False, "static")
+        assert record is not None
+        extra = ("static", False, ())
+        assert records.pair_key(record, ad, extra) == keys.key(ad, walk[1], extra)
+    assert len({keys.key(_slot(d, extra="Memory = 1"), walk[1], ()) for d in values}) == 7
