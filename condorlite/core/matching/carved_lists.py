@@ -43,6 +43,7 @@ from condorlite.core.matching.candidates import (
     make_pair,
 )
 from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.literal_matches import LiteralMatches
 from condorlite.core.matching.literal_orders import LiteralOrders
 from condorlite.core.matching.literal_states import LiteralStates
 from condorlite.core.matching.match_table import MatchTable
@@ -59,6 +60,10 @@ DIRECT = True
 
 #: whether a static's entries may be made from its offers' order (``ordered_states``)
 ORDERED = True
+
+#: whether the groups of offers whose Requirements cannot hold for a class are left
+#: out of its walk (``literal_matches``); the tests switch it off to compare
+MATCHES = True
 
 #: an entry's reason-order key by no preemption (``candidates.make_entry``)
 _FREE_ORDER = -REASON_ORDER[NO_PREEMPTION]
@@ -84,8 +89,11 @@ class CarvedLists:
         #: requests any more (``spent_statics``: carving only lowers amounts)
         self._dead: dict[tuple, set[int]] = {}
         #: each static's offers in order of their pre-job rank (``ordered_states``)
-        self._orders = StaticOrders(shapes, LiteralOrders(
-            shapes.exprs.pre, shapes.job_defined, shapes.now))
+        literal = LiteralOrders(shapes.exprs.pre, shapes.job_defined, shapes.now)
+        self._orders = StaticOrders(shapes, literal)
+        #: the groups of offers whose Requirements cannot hold for a class, by
+        #: their literal tests (``literal_matches``)
+        self._matches = LiteralMatches(shapes.registry, literal.known, shapes.now)
         #: (rank column, static) -> whether the column's value of each of the
         #: static's offers is the same in every state
         self._column_fixed: dict[tuple, bool] = {}
@@ -143,6 +151,17 @@ class CarvedLists:
             if self._spent.known(static, asked):
                 dead.add(static)
                 continue  # (no state holds the fixed requests any more: ``spent_statics``)
+            if MATCHES and not only_rank and boxed is None:
+                # (the groups of offers whose Requirements cannot hold for the class,
+                # by their literal tests, left out: ``literal_matches``)
+                live = self._matches.live(static, first, job_ad, shapes)
+                if live is not None:
+                    if not self._fitting_candidates(build, live, first, fixed, asked,
+                                                    boxed, program):
+                        # (no live state holds the requests, nor ever will: for this
+                        # class only, the dead groups may still fit others)
+                        dead.add(static)
+                    continue
             items = literal = None
             if ordered and first.holder is None and (boxed is not None or program is not None):
                 if PRE in first.independent:

@@ -49,7 +49,7 @@ from condorlite.core.classad.refs import references
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.own_literals import HIDDEN
-from condorlite.core.matching.slot_vectors import rank_program
+from condorlite.core.matching.slot_vectors import SlotVector, rank_program
 from condorlite.core.matching.slot_walks import reads_job
 
 #: the comparisons ``own_literals`` hoists a literal out of
@@ -83,6 +83,11 @@ class LiteralSplit:
         #: rank cannot be specialised, the static is walked for that sigma)
         self._programs: dict[tuple, object] = {}
 
+    @property
+    def vector(self) -> SlotVector:
+        """The first offer's vector (the static's names and positions)."""
+        return self._vector  # type: ignore[return-value]
+
     def sigma(self, job_ad: ClassAd, offer: Offer, known: dict) -> tuple | None:
         """The tests' values for the class of ``job_ad`` at ``offer`` (any offer of
         a group stands for it), or None when the job binds a name a test reads to
@@ -107,13 +112,16 @@ class LiteralSplit:
         key = exact(sigma)
         found = self._programs.get(key, self)
         if found is self:
-            values = dict(zip((id(test) for test, _, _ in self.tests), sigma, strict=True))
-            entries = {name: (spelling, _replaced(expr, lambda t: _literal(values, t)))
-                       for name, spelling, expr in self.bound}
             found = self._programs[key] = rank_program(
-                self._pre, adeval.with_entries(self._ad, entries), self._vector,  # type: ignore[arg-type]
-                self._now)
+                self._pre, self.replaced(sigma), self._vector, self._now)  # type: ignore[arg-type]
         return found
+
+    def replaced(self, sigma: tuple) -> ClassAd:
+        """The first offer's ad with each test replaced by its value in ``sigma``."""
+        values = dict(zip((id(test) for test, _, _ in self.tests), sigma, strict=True))
+        entries = {name: (spelling, _replaced(expr, lambda t: _literal(values, t)))
+                   for name, spelling, expr in self.bound}
+        return adeval.with_entries(self._ad, entries)  # type: ignore[arg-type]
 
     def key(self, program: object, vals: Sequence[object]) -> float:
         """-rank of a state (an entry's first key) by ``rank(sigma)``."""
@@ -127,6 +135,25 @@ def split_of(offer: Offer, pre: Expr, job_defined: frozenset[str], now: float | 
     """The split of ``pre`` in the static of ``offer`` (an offer nobody holds, with a
     vector and hidden literals), or None when ``pre`` reads the job otherwise than
     through literal tests (module doc)."""
+    found = literal_tests(offer, pre)
+    if found is None:
+        return None
+    tests, bound = found
+    ad = offer.ad
+    placeholders = dict.fromkeys((id(test) for test, _, _ in tests), _PLACEHOLDER.value)
+    entries = {name: (spelling, _replaced(expr, lambda t: _literal(placeholders, t)))
+               for name, spelling, expr in bound}
+    if reads_job(adeval.with_entries(ad, entries), pre, job_defined)[0]:
+        return None
+    return LiteralSplit(offer, pre, now, tests, bound)
+
+
+def literal_tests(offer: Offer, expr: Expr
+                  ) -> tuple[list[tuple[Binary, str, int]], list[tuple[str, str, Expr]]] | None:
+    """The literal tests ``expr`` reaches in the ad of ``offer`` (each with the job
+    name it reads and its literal's position in the vector) and the slot names whose
+    expressions hold them (lower-case, with their spelling and expression), as
+    ``LiteralSplit`` takes them; None when there are none."""
     vector = offer.vector
     if vector is None or not vector.literals:
         return None
@@ -134,21 +161,14 @@ def split_of(offer: Offer, pre: Expr, job_defined: frozenset[str], now: float | 
     hidden = {name: vector.index[name] for name in vector.names[-vector.literals:]}
     tests: list[tuple[Binary, str, int]] = []
     bound: list[tuple[str, str, Expr]] = []
-    for name in sorted(_reached(ad, pre)):
-        expr = adeval.attr(ad, name)
+    for name in sorted(_reached(ad, expr)):
+        bound_expr = adeval.attr(ad, name)
         found: list[tuple[Binary, str, int]] = []
-        _replaced(expr, lambda t: _PLACEHOLDER, hidden, found)  # type: ignore[arg-type]
+        _replaced(bound_expr, lambda t: _PLACEHOLDER, hidden, found)  # type: ignore[arg-type]
         if found:
             tests.extend(found)
-            bound.append((name, adeval.spelling(ad, name) or name, expr))  # type: ignore[arg-type]
-    if not tests:
-        return None
-    placeholders = dict.fromkeys((id(test) for test, _, _ in tests), _PLACEHOLDER.value)
-    entries = {name: (spelling, _replaced(expr, lambda t: _literal(placeholders, t)))
-               for name, spelling, expr in bound}
-    if reads_job(adeval.with_entries(ad, entries), pre, job_defined)[0]:
-        return None
-    return LiteralSplit(offer, pre, now, tests, bound)
+            bound.append((name, adeval.spelling(ad, name) or name, bound_expr))  # type: ignore[arg-type]
+    return (tests, bound) if tests else None
 
 
 def _reached(ad: ClassAd, expr: Expr) -> set[str]:
@@ -239,7 +259,7 @@ class LiteralOrders:
         #: static -> its split, None when it has none
         self._splits: dict[int, LiteralSplit | None] = {}
         #: (id(test), the job's binding, the literal) -> the test's value
-        self._known: dict[tuple, object] = {}
+        self.known: dict[tuple, object] = {}
         #: (static, the job's bindings the tests read) -> the offsets' groups and
         #: their sigma (``offsets``), or None when the class walks the static
         self._plans: dict[tuple, dict | None] = {}
@@ -262,7 +282,7 @@ class LiteralOrders:
                 break
             else:
                 continue
-            sigma = split.sigma(job_ad, registry[seq], self._known)
+            sigma = split.sigma(job_ad, registry[seq], self.known)
             if sigma is None:
                 return None
             out[group] = sigma

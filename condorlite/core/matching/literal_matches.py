@@ -1,0 +1,129 @@
+"""A slot ``Requirements`` that reads the job through the slot's own literal tests:
+the groups of a static's offers where it cannot hold for a class, passed over.
+
+A busy desktop's ``START = false || TARGET.Owner == "alice"`` is hoisted
+(``own_literals``) to ``TARGET.Owner == MY.<hidden>``, the owner a literal of the
+vector, so the desktops of many owners share one static; every list walked all of
+them (or all of their order, ``ordered_states``) to find its owner's few, one program
+run per state (10,000-slot partitionable mix: static 6, 143 desktops, 467 lists,
+66,781 states read for 604 entries). The literal tests the slot's ``Requirements``
+reaches (``literal_orders.literal_tests``) take, for a class, values ``sigma`` that
+depend only on the job's bindings of the names they read (each a literal, or unbound:
+checked per class) and the offer's hidden literals they read (its *group*); for each
+``sigma`` the ``Requirements`` with the tests replaced by ``sigma`` is specialised once
+per static (the vector free, the job an empty ad): when that is a constant that does
+not hold and the walk read nothing of the job, the group is *dead* for every class
+with that ``sigma`` there, and ``LiteralMatches.live`` leaves its shapes out of the
+class's walk (``carved_lists``).
+
+Exactness: the pair matches only if the slot's ``Requirements`` holds with MY the
+state's ad and TARGET the job (``requirements_hold``, as ``MatchTable`` and the pair
+programs test it). A test's value is a pure function of what it reads (the job's
+literal binding and the offer's hidden literal, which carving keeps), so replacing
+it by that value changes no value of ``Requirements``; every offer of a static binds
+alike every name ``Requirements`` reaches but the vector's (a static's offers share
+one program, made from its first offer), so the residual made at the first offer
+holds at every state of every offer (``partial``'s contract); a residual that read
+no name of the target has the same value for every job. So a dead group's states
+never match the class: the walk over them makes no entry (a pair that does not match
+makes none, held or not) and needs no pair. A class for which no group is dead, or
+whose tests read more than a literal of the job, walks the static as before.
+"""
+
+from __future__ import annotations
+
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.ad import ClassAd as EmptyAd
+from condorlite.core.classad.ast import AttrRef
+from condorlite.core.classad.partial import Constant, specialize
+from condorlite.core.matching.literal_orders import LiteralSplit, exact, literal_tests
+from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.slot_vectors import free_pairs, holds, int_now
+
+#: the slot's side of a match, as the tests' finder reaches it
+_REQUIREMENTS = AttrRef("Requirements", "my", "MY")
+
+#: a shape whose group is not known yet
+_UNKNOWN = object()
+
+
+class LiteralMatches:
+    """The cycle's splits of the slots' ``Requirements`` on their literal tests, per
+    static, and which groups are dead for which class (module doc). ``registry``:
+    the offers by position (``OfferShapes.registry``); ``known``: the tests' values
+    by (id(test), the job's binding, the literal), shared with ``literal_orders``."""
+
+    def __init__(self, registry: list[Offer], known: dict, now: float | None) -> None:
+        self._registry, self._known, self._now = registry, known, now
+        #: static -> its split, None when its Requirements reach no literal test
+        self._splits: dict[int, LiteralSplit | None] = {}
+        #: (static, exact sigma) -> whether Requirements cannot hold there
+        self._dead: dict[tuple, bool] = {}
+        #: (static, the job's bindings the tests read) -> group -> whether some
+        #: state of it may match; None when the class walks the static whole
+        self._live: dict[tuple, dict[object, bool] | None] = {}
+        #: shape -> its group (a shape's literals never change)
+        self._group_of: dict[int, object] = {}
+        #: the job of the specialisation: an ad that binds nothing (its reads tell
+        #: whether a residual depends on the job)
+        self._empty = EmptyAd()
+
+    def live(self, static: int, first: Offer, job_ad: ClassAd,
+             shapes: dict[int, dict[int, None]]) -> dict[int, dict[int, None]] | None:
+        """``shapes`` (shape -> its offers, of the static of ``first``) without the
+        shapes of the groups dead for the class of ``job_ad``, in their order; None
+        when none is dead (or the class's tests read more than literals)."""
+        split = self._splits.get(static, self)
+        if split is self:
+            found = literal_tests(first, _REQUIREMENTS)
+            split = self._splits[static] = None if found is None else LiteralSplit(
+                first, _REQUIREMENTS, self._now, *found)
+        if split is None:
+            return None
+        key = (static, tuple([adeval.attr(job_ad, name) for _, name, _ in split.tests]))
+        verdicts = self._live.get(key, self)
+        if verdicts is self:
+            verdicts = self._live[key] = {}
+        if verdicts is None:
+            return None
+        registry, group_of, group = self._registry, self._group_of, split.group
+        out = {}
+        dead = False
+        for shape, members in shapes.items():
+            mark = group_of.get(shape, _UNKNOWN)
+            if mark is _UNKNOWN:
+                for seq in members:  # noqa: B007 (the first: a shape's offers share it)
+                    break
+                mark = group_of[shape] = group(registry[seq].vector.vals)  # type: ignore[union-attr]
+            alive = verdicts.get(mark)
+            if alive is None:
+                for seq in members:  # noqa: B007 (any offer of the group stands for it)
+                    break
+                sigma = split.sigma(job_ad, registry[seq], self._known)
+                if sigma is None:
+                    self._live[key] = None
+                    return None
+                alive = verdicts[mark] = not self._is_dead(static, split, sigma)
+            if alive:
+                out[shape] = members
+            else:
+                dead = True
+        return out if dead else None
+
+    def _is_dead(self, static: int, split: LiteralSplit, sigma: tuple) -> bool:
+        """Whether ``Requirements`` with the tests replaced by ``sigma`` is a constant
+        that does not hold, read nothing of the job (module doc): once per (static,
+        sigma)."""
+        key = (static, exact(sigma))
+        found = self._dead.get(key)
+        if found is None:
+            ad = split.replaced(sigma)
+            reads: set[tuple[int, str]] = set()
+            empty = self._empty
+            residual = specialize(_REQUIREMENTS, ad, empty, free_pairs(
+                ad, split.vector), int_now(self._now), reads)
+            found = self._dead[key] = (
+                type(residual) is Constant and not holds(residual.value)  # type: ignore[attr-defined]
+                and not any(ad_id == id(empty) for ad_id, _ in reads))
+        return found
