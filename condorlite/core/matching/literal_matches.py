@@ -42,7 +42,7 @@ from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.slot_vectors import free_pairs, holds, int_now
 
 #: the slot's side of a match, as the tests' finder reaches it
-_REQUIREMENTS = AttrRef("Requirements", "my", "MY")
+REQUIREMENTS = AttrRef("Requirements", "my", "MY")
 
 #: a shape whose group is not known yet
 _UNKNOWN = object()
@@ -76,9 +76,9 @@ class LiteralMatches:
         when none is dead (or the class's tests read more than literals)."""
         split = self._splits.get(static, self)
         if split is self:
-            found = literal_tests(first, _REQUIREMENTS)
+            found = literal_tests(first, REQUIREMENTS)
             split = self._splits[static] = None if found is None else LiteralSplit(
-                first, _REQUIREMENTS, self._now, *found)
+                first, REQUIREMENTS, self._now, *found)
         if split is None:
             return None
         key = (static, tuple([adeval.attr(job_ad, name) for _, name, _ in split.tests]))
@@ -121,7 +121,7 @@ class LiteralMatches:
             ad = split.replaced(sigma)
             reads: set[tuple[int, str]] = set()
             empty = self._empty
-            residual = specialize(_REQUIREMENTS, ad, empty, free_pairs(
+            residual = specialize(REQUIREMENTS, ad, empty, free_pairs(
                 ad, split.vector), int_now(self._now), reads)
             found = self._dead[key] = (
                 type(residual) is Constant and not holds(residual.value)  # type: ignore[attr-defined]
