@@ -130,6 +130,13 @@ class CarvedLists:
             if self._outgrown((class_id, part), job_ad, first):
                 dead.add(static)
                 continue  # no state left holds the class's requests: no program needed
+            live = (self._matches.live(static, first, job_ad, shapes)
+                    if MATCHES and not only_rank else None)
+            if live is not None and not live:
+                # (no state of the static can match the class, nor ever will: the
+                # groups of a static are its offers', ``literal_matches``)
+                dead.add(static)
+                continue
             program = self._program((class_id, part), job_ad, first)
             if program is not None and program.never:  # type: ignore[attr-defined]
                 dead.add(static)
@@ -151,17 +158,15 @@ class CarvedLists:
             if self._spent.known(static, asked):
                 dead.add(static)
                 continue  # (no state holds the fixed requests any more: ``spent_statics``)
-            if MATCHES and not only_rank and boxed is None:
+            if live is not None:
                 # (the groups of offers whose Requirements cannot hold for the class,
                 # by their literal tests, left out: ``literal_matches``)
-                live = self._matches.live(static, first, job_ad, shapes)
-                if live is not None:
-                    if not self._fitting_candidates(build, live, first, fixed, asked,
-                                                    boxed, program):
-                        # (no live state holds the requests, nor ever will: for this
-                        # class only, the dead groups may still fit others)
-                        dead.add(static)
-                    continue
+                if not self._fitting_candidates(build, live, first, fixed, asked,
+                                                boxed, program):
+                    # (no live state holds the requests, nor ever will: for this
+                    # class only, the dead groups may still fit others)
+                    dead.add(static)
+                continue
             items = literal = None
             if ordered and first.holder is None and (boxed is not None or program is not None):
                 if PRE in first.independent:
@@ -180,11 +185,12 @@ class CarvedLists:
                         build.known_pairs, self._counts, column)
                 source = (OrderedStates(items, *args) if literal is None  # type: ignore[arg-type]
                           else LiteralStates(literal, *args))
-                if source.any_fits():
-                    sources.append(source)
-                else:
-                    self._spent.note(static, asked)
+                # (the items are the static's available offers, one per shape: some
+                # holds the requests when some shape does, ``spent_statics``)
+                if self._spent.holds_none(static, asked, shapes, self._shape_left):
                     dead.add(static)
+                else:
+                    sources.append(source)
                 continue
             if not self._fitting_candidates(build, shapes, first, fixed, asked, boxed,
                                             program):

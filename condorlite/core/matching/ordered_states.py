@@ -307,11 +307,6 @@ class OrderedStates:
         self.entries: list[tuple] = []
         self.done = not items
 
-    def any_fits(self) -> bool:
-        """Whether some item's state holds the fixed requests (stops at the first)."""
-        fits = self._fits
-        return any(fits(item[3]) for item in self.items)
-
     def _fits(self, shape: int) -> bool:
         fit = self._fitting.get(shape)
         if fit is None:
