@@ -32,7 +32,6 @@ whose tests read more than a literal of the job, walks the static as before.
 
 from __future__ import annotations
 
-from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ad import ClassAd as EmptyAd
 from condorlite.core.classad.ast import AttrRef
@@ -52,7 +51,8 @@ class LiteralMatches:
     """The cycle's splits of the slots' ``Requirements`` on their literal tests, per
     static, and which groups are dead for which class (module doc). ``registry``:
     the offers by position (``OfferShapes.registry``); ``known``: the tests' values
-    by (id(test), the job's binding, the literal), shared with ``literal_orders``."""
+    by (the test's form, the job's binding, the literal), shared with
+    ``literal_orders`` (``LiteralSplit.sigma_of``)."""
 
     def __init__(self, registry: list[Offer], known: dict, now: float | None) -> None:
         self._registry, self._known, self._now = registry, known, now
@@ -61,8 +61,8 @@ class LiteralMatches:
         #: (static, exact sigma) -> whether Requirements cannot hold there
         self._dead: dict[tuple, bool] = {}
         #: (static, the job's bindings the tests read) -> group -> whether some
-        #: state of it may match; None when the class walks the static whole
-        self._live: dict[tuple, dict[object, bool] | None] = {}
+        #: state of it may match
+        self._live: dict[tuple, dict[object, bool]] = {}
         #: shape -> its group (a shape's literals never change)
         self._group_of: dict[int, object] = {}
         #: the job of the specialisation: an ad that binds nothing (its reads tell
@@ -81,12 +81,13 @@ class LiteralMatches:
                 first, REQUIREMENTS, self._now, *found)
         if split is None:
             return None
-        key = (static, tuple([adeval.attr(job_ad, name) for _, name, _ in split.tests]))
-        verdicts = self._live.get(key, self)
-        if verdicts is self:
-            verdicts = self._live[key] = {}
-        if verdicts is None:
+        bindings = split.bindings(job_ad)
+        if bindings is None:
             return None
+        key = (static, bindings)
+        verdicts = self._live.get(key)
+        if verdicts is None:
+            verdicts = self._live[key] = {}
         registry, group_of, group = self._registry, self._group_of, split.group
         out = {}
         dead = False
@@ -100,10 +101,7 @@ class LiteralMatches:
             if alive is None:
                 for seq in members:  # noqa: B007 (any offer of the group stands for it)
                     break
-                sigma = split.sigma(job_ad, registry[seq], self._known)
-                if sigma is None:
-                    self._live[key] = None
-                    return None
+                sigma = split.sigma_of(bindings, job_ad, registry[seq], self._known)
                 alive = verdicts[mark] = not self._is_dead(static, split, sigma)
             if alive:
                 out[shape] = members

@@ -69,7 +69,8 @@ class LiteralSplit:
     values); ``bound``: the slot names (lower-case, with their spelling and expression)
     whose expressions hold tests."""
 
-    __slots__ = ("_ad", "_now", "_pre", "_programs", "_vector", "bound", "group", "tests")
+    __slots__ = ("_ad", "_forms", "_now", "_pre", "_programs", "_vector", "bound", "group",
+                 "tests")
 
     def __init__(self, offer: Offer, pre: Expr, now: float | None,
                  tests: list[tuple[Binary, str, int]],
@@ -79,6 +80,7 @@ class LiteralSplit:
         self.bound = bound
         self.group: Callable[[Sequence[object]], object] = itemgetter(
             *sorted({pos for _, _, pos in tests}))
+        self._forms = [_form(test, name) for test, name, _ in tests]
         #: sigma -> the rank's residual with the tests replaced by sigma (None: the
         #: rank cannot be specialised, the static is walked for that sigma)
         self._programs: dict[tuple, object] = {}
@@ -88,18 +90,33 @@ class LiteralSplit:
         """The first offer's vector (the static's names and positions)."""
         return self._vector  # type: ignore[return-value]
 
+    def bindings(self, job_ad: ClassAd) -> tuple | None:
+        """The job's bindings of the names the tests read (each a literal or None:
+        unbound), or None when one is something other than a literal (its value
+        could read the slot)."""
+        out = tuple([adeval.attr(job_ad, name) for _, name, _ in self.tests])
+        for binding in out:
+            if binding is not None and type(binding) is not Literal:
+                return None
+        return out
+
     def sigma(self, job_ad: ClassAd, offer: Offer, known: dict) -> tuple | None:
         """The tests' values for the class of ``job_ad`` at ``offer`` (any offer of
         a group stands for it), or None when the job binds a name a test reads to
-        something other than a literal (its value could read the slot). ``known``:
-        (id(test), the job's binding, the literal) -> value, shared by the cycle."""
+        something other than a literal (``bindings``)."""
+        bindings = self.bindings(job_ad)
+        return None if bindings is None else self.sigma_of(bindings, job_ad, offer, known)
+
+    def sigma_of(self, bindings: tuple, job_ad: ClassAd, offer: Offer, known: dict) -> tuple:
+        """``sigma`` with the job's ``bindings`` given. ``known``: (the test's form,
+        the job's binding, the literal) -> value, shared by the cycle: a test's value
+        is a pure function of its operator, which side its literal is on, the job
+        name it reads, the job's binding of it and the literal, whatever static or
+        expression it is in (``_form``)."""
         out = []
         vals = offer.vector.vals  # type: ignore[union-attr]
-        for test, name, pos in self.tests:
-            binding = adeval.attr(job_ad, name)
-            if binding is not None and type(binding) is not Literal:
-                return None
-            key = (id(test), binding, _exact(vals[pos]))
+        for (test, _, pos), form, binding in zip(self.tests, self._forms, bindings, strict=True):
+            key = (form, binding, _exact(vals[pos]))
             value = known.get(key, known)
             if value is known:
                 value = known[key] = adeval.eval_expr(test, offer.ad, job_ad, self._now)
@@ -226,6 +243,12 @@ def _literal(values: dict[int, object], test: Binary) -> Literal | None:
     return Literal(values[id(test)]) if id(test) in values else None
 
 
+def _form(test: Binary, name: str) -> tuple[str, bool, str]:
+    """What a test's value depends on besides the job's binding and the literal: its
+    operator, whether the literal is its left operand, the job name it reads."""
+    return (test.op, _is_hidden(test.left), name)
+
+
 def _is_hidden(node: Expr) -> bool:
     return (type(node) is AttrRef and node.scope == "my"  # type: ignore[attr-defined]
             and node.name.startswith(HIDDEN))  # type: ignore[attr-defined]
@@ -258,7 +281,8 @@ class LiteralOrders:
         self._pre, self._job_defined, self._now = pre, job_defined, now
         #: static -> its split, None when it has none
         self._splits: dict[int, LiteralSplit | None] = {}
-        #: (id(test), the job's binding, the literal) -> the test's value
+        #: (the test's form, the job's binding, the literal) -> the test's value
+        #: (``LiteralSplit.sigma_of``)
         self.known: dict[tuple, object] = {}
         #: (static, the job's bindings the tests read) -> the offsets' groups and
         #: their sigma (``offsets``), or None when the class walks the static
