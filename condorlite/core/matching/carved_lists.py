@@ -44,7 +44,7 @@ from condorlite.core.matching.candidates import (
 )
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.literal_matches import LiteralMatches
-from condorlite.core.matching.literal_orders import LiteralOrders
+from condorlite.core.matching.literal_orders import LiteralOrders, LiteralSnapshot
 from condorlite.core.matching.literal_states import LiteralStates
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
@@ -167,30 +167,26 @@ class CarvedLists:
                     # class only, the dead groups may still fit others)
                     dead.add(static)
                 continue
-            items = literal = None
+            tiers = literal = None
             if ordered and first.holder is None and (boxed is not None or program is not None):
                 if PRE in first.independent:
-                    items = self._orders.snapshot(static)
+                    tiers = self._orders.snapshot(static)
                 elif static not in walked:
                     # (a pre-job rank that reads the job through literal tests alone:
                     # ordered by one tests' values, the class's offsets apart)
                     literal = self._orders.literal(first, job_ad)
-                    items = None if literal is None else literal.items
-            if items is not None and column is not None and not self._same_everywhere(
-                    column, static, items):
-                items = None
-            if items is not None:
-                args = (registry, self._pair_of_shape, self._shape_left, fixed,
-                        self._fitting.setdefault(asked, {}), boxed, program,
-                        build.known_pairs, self._counts, column)
-                source = (OrderedStates(items, *args) if literal is None  # type: ignore[arg-type]
-                          else LiteralStates(literal, *args))
+                    tiers = None if literal is None else literal.items
+            if tiers is not None and column is not None and not self._same_everywhere(
+                    column, static, tiers):
+                tiers = None
+            if tiers is not None:
                 # (the items are the static's available offers, one per shape: some
                 # holds the requests when some shape does, ``spent_statics``)
                 if self._spent.holds_none(static, asked, shapes, self._shape_left):
                     dead.add(static)
                 else:
-                    sources.append(source)
+                    self._ordered_sources(sources, build, tiers, literal, fixed, asked,
+                                          boxed, program)
                 continue
             if not self._fitting_candidates(build, shapes, first, fixed, asked, boxed,
                                             program):
@@ -198,8 +194,36 @@ class CarvedLists:
                 dead.add(static)
         return sources
 
-    def _same_everywhere(self, column: RankColumn, static: int, items: list[tuple]) -> bool:
-        """Whether ``column``'s value of each offer of ``static`` (``items``: its
+    def _ordered_sources(self, sources: list, build: ListBuild,
+                         tiers: dict[tuple, list[tuple]], literal: LiteralSnapshot | None,
+                         fixed: list[tuple[str, float, int]], asked: tuple,
+                         boxed: PairEval | None, program: PairProgram | None) -> None:
+        """Add to ``sources`` a static's ordered sources for a class: one per tier
+        (``StaticOrders.tier_of``) where its fixed requests ask nothing of a
+        position with nothing left (a tier where one does holds no state for it:
+        passed over, its items unread), the offsets (``literal``) with the first."""
+        args = (self._registry, self._pair_of_shape, self._shape_left, fixed,
+                self._fitting.setdefault(asked, {}), boxed, program,
+                build.known_pairs, self._counts, build.column)
+        asking = {pos for _, amount, pos in fixed if amount > 0}
+        extra = None if literal is None else literal.extra
+        for tier, items in tiers.items():
+            if not items or not asking.isdisjoint(tier):
+                continue
+            if literal is None:
+                sources.append(OrderedStates(items, *args))  # type: ignore[arg-type]
+            else:
+                sources.append(LiteralStates(literal._replace(items=items, extra=extra),
+                                             *args))  # type: ignore[arg-type]
+                extra = []
+        if extra:
+            # (every tier passed over or empty: the offsets alone)
+            sources.append(LiteralStates(literal._replace(items=[], extra=extra),  # type: ignore[union-attr]
+                                         *args))  # type: ignore[arg-type]
+
+    def _same_everywhere(self, column: RankColumn, static: int,
+                         tiers: dict[tuple, list[tuple]]) -> bool:
+        """Whether ``column``'s value of each offer of ``static`` (``tiers``: its
         available offers, ``ordered_states``) is the same in every state: kept per
         (column, static), as a static never gains an offer."""
         key = (column, static)
@@ -207,7 +231,8 @@ class CarvedLists:
         if found is None:
             registry = self._registry
             found = self._column_fixed[key] = all(
-                column.same_in_every_state(registry[item[1]]) for item in items)
+                column.same_in_every_state(registry[item[1]])
+                for items in tiers.values() for item in items)
         return found
 
     def _fitting_candidates(self, build: ListBuild, shapes: dict[int, dict[int, None]],

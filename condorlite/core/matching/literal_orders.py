@@ -262,12 +262,13 @@ def _exact(value: object) -> tuple:
 
 
 class LiteralSnapshot(NamedTuple):
-    """``ordered_states.StaticOrders.literal``'s answer: the static's items (shared, as ``snapshot``
-    gives them), the class's offsets' items (sorted: their own ranks), what tells an
-    item's group from its vector's values, and the offsets' groups (their items in
+    """``ordered_states.StaticOrders.literal``'s answer: the static's items (shared, as
+    ``snapshot`` gives them: by tier, or one tier's list as ``LiteralStates`` takes
+    it), the class's offsets' items (sorted: their own ranks), what tells an item's
+    group from its vector's values, and the offsets' groups (their items in
     ``items`` are passed over)."""
 
-    items: list[tuple]
+    items: dict[tuple, list[tuple]] | list[tuple]
     extra: list[tuple]
     group: Callable[[Sequence[object]], object]
     skip: frozenset
