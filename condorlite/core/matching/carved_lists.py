@@ -21,9 +21,13 @@ is not walked: its offers' order by that rank (``ordered_states``) is handed to 
 list, which makes their entries only as far as its merge reads (about a quarter of
 a list's carved entries were ever read); so is one whose pre-job rank reads the job
 only through the slots' own literal tests (``literal_orders``), with the class's
-offsets (the offers its tests give other values) merged in. An only-rank list
-passes over the statics
-of offers nobody holds: none of them can be listed by rank alone.
+offsets (the offers its tests give other values) merged in; each tier of the order
+where the class's fixed requests ask for a resource the states have none of is passed
+over. The groups of a static whose ``Requirements`` cannot hold for the class by the
+slots' own literal tests (``literal_matches``: other owners' busy desktops) are left
+out of its walk, and a static whose groups all are is passed over before its program
+is made. An only-rank list passes over the statics of offers nobody holds: none of
+them can be listed by rank alone.
 
 It owns which shapes hold a set of fixed requests and the statics passed over per
 class; it reads the shapes' tables and asks the match table (``program``,

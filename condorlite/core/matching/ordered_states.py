@@ -30,6 +30,13 @@ out of that order and merged in from items of their own, keyed by their own rank
 (``literal_states.LiteralStates``); a class for which more than half of the offers are offsets,
 or whose tests read more than literals of the job, walks the static as before.
 
+A static's items are kept by *tier*: the vector positions where the item's state has
+nothing left (``left`` at most 0; ``StaticOrders.tier_of``), each tier's list sorted.
+A class whose fixed requests ask more than nothing of one of a tier's positions holds
+no state of it (``amount > 0 >= left``), so its list takes only the other tiers, one
+source each (``carved_lists``): on the 10,000-slot partitionable mix three of four
+items the lists read were slots carved down to no Cpus, every one passed over.
+
 The orders follow the offers through ``OfferShapes.moved``, the vector offers placed,
 carved or retired since the last ``sync`` (each carve is one append there); ``sync``
 moves their items before any list is made. A static is walked for good (its order
@@ -39,7 +46,7 @@ first asks for it with fewer than ``ORDER_MIN`` offers; once every static is wal
 the shapes stop logging.
 
 Invariant (what ``Candidates.merge_more`` relies on): ``OrderedStates.entries`` is
-the sorted prefix of the sorted entries of the whole snapshot: every item left has
+the sorted prefix of the sorted entries of the whole snapshot (a tier's): every item left has
 a larger -pre than every entry made, so its entry sorts after them (and of the merge
 of the order and a class's offsets, ``literal_states``).
 """
@@ -81,8 +88,9 @@ _FREE_ORDER = -REASON_ORDER[NO_PREEMPTION]
 
 
 class StaticOrders:
-    """Each vector static's available offers sorted by (-pre, position), for the
-    statics whose offers are nobody's and rank ``pre`` without the job (module doc).
+    """Each vector static's available offers sorted by (-pre, position) in each tier,
+    for the statics whose offers are nobody's and rank ``pre`` without the job (module
+    doc).
 
     An item is (-pre, position, version, shape, independent ranks, vector values).
     A static is walked for good (``walked``: no order kept) once one of its shapes
