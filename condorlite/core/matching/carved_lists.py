@@ -81,6 +81,8 @@ class CarvedLists:
         self._counts = counts
         self._entries = entries
         self._program, self._outgrown = table.program, table.outgrown
+        #: ((class, Submitter* part), static) -> its program, once made (read only)
+        self._programs = table.programs
         self._literal_requests = table.literal_requests
         # The shapes' tables, read here (the objects themselves: never rebound there).
         self._registry, self._groups = shapes.registry, shapes.groups
@@ -131,9 +133,20 @@ class CarvedLists:
                 # (nobody's offers are never listed by rank alone, ``Reasons.reason``:
                 # no pair of them is needed; passing over a static is never noted)
                 continue
-            if self._outgrown((class_id, part), job_ad, first):
-                dead.add(static)
-                continue  # no state left holds the class's requests: no program needed
+            # (an ordered static's states by tier: whether one holds a request is
+            # found without reading the tiers that cannot, ``_holds_any``)
+            tiers = (self._orders.tiers(static) if ordered and first.holder is None
+                     else None)
+            if tiers is None or ((class_id, part), static) in self._programs:
+                if self._outgrown((class_id, part), job_ad, first):
+                    dead.add(static)
+                    continue  # no state left holds the class's requests: no program needed
+            else:
+                # (``MatchTable.outgrown`` by the tiers)
+                requests = self._literal_requests((class_id, part), job_ad, first)
+                if requests and not self._holds_any(static, tiers, requests):
+                    dead.add(static)
+                    continue
             live = (self._matches.live(static, first, job_ad, shapes)
                     if MATCHES and not only_rank else None)
             if live is not None and not live:
@@ -184,9 +197,7 @@ class CarvedLists:
                     column, static, tiers):
                 tiers = None
             if tiers is not None:
-                # (the items are the static's available offers, one per shape: some
-                # holds the requests when some shape does, ``spent_statics``)
-                if self._spent.holds_none(static, asked, shapes, self._shape_left):
+                if not self._holds_any(static, tiers, asked):
                     dead.add(static)
                 else:
                     self._ordered_sources(sources, build, tiers, literal, fixed, asked,
@@ -197,6 +208,30 @@ class CarvedLists:
                 self._spent.note(static, asked)
                 dead.add(static)
         return sources
+
+    def _holds_any(self, static: int, tiers: dict[tuple, list[tuple]],
+                   asked: tuple[tuple[int, float], ...]) -> bool:
+        """Whether a state of an ordered static (``tiers``: its items, the available
+        offers, one per shape) holds every (position, amount) of ``asked``, the tiers
+        with nothing left where an amount is more than nothing passed over unread
+        (``ordered_states``); when none does, noted for good (``spent_statics``)."""
+        spent = self._spent
+        if spent.known(static, asked):
+            return False
+        shape_left = self._shape_left
+        asking = {pos for pos, amount in asked if amount > 0}
+        for tier, items in tiers.items():
+            if not asking.isdisjoint(tier):
+                continue
+            for item in items:
+                have = shape_left[item[3]]
+                for pos, amount in asked:
+                    if amount > have[pos]:
+                        break
+                else:
+                    return True
+        spent.note(static, asked)
+        return False
 
     def _ordered_sources(self, sources: list, build: ListBuild,
                          tiers: dict[tuple, list[tuple]], literal: LiteralSnapshot | None,

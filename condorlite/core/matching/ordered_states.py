@@ -209,6 +209,11 @@ class StaticOrders:
         if len(self.walked) == len(self._groups):
             self._shapes.moved = None
 
+    def tiers(self, static: int) -> dict[tuple, list[tuple]] | None:
+        """The static's items by tier as they are now, to read at once (a snapshot
+        is ``snapshot``'s), or None when it has no order."""
+        return self._orders.get(static)
+
     def snapshot(self, static: int) -> dict[tuple, list[tuple]] | None:
         """The static's items by tier as they are now (shared: never changed in
         place afterwards), or None when the static is walked. A static of fewer than
