@@ -43,10 +43,6 @@ from condorlite.core.matching.slot_vectors import free_pairs, holds, int_now
 #: the slot's side of a match, as the tests' finder reaches it
 REQUIREMENTS = AttrRef("Requirements", "my", "MY")
 
-#: a shape whose group is not known yet
-_UNKNOWN = object()
-
-
 class LiteralMatches:
     """The cycle's splits of the slots' ``Requirements`` on their literal tests, per
     static, and which groups are dead for which class (module doc). ``registry``:
@@ -60,54 +56,74 @@ class LiteralMatches:
         self._splits: dict[int, LiteralSplit | None] = {}
         #: (static, exact sigma) -> whether Requirements cannot hold there
         self._dead: dict[tuple, bool] = {}
-        #: (static, the job's bindings the tests read) -> group -> whether some
-        #: state of it may match
-        self._live: dict[tuple, dict[object, bool]] = {}
-        #: shape -> its group (a shape's literals never change)
-        self._group_of: dict[int, object] = {}
+        #: static -> its offers by group, as they were at its first list (a static
+        #: never gains an offer, an offer's literals never change)
+        self._members: dict[int, dict[object, list[int]]] = {}
+        #: (static, the job's bindings the tests read) -> the groups where some state
+        #: may match, or None when none is dead
+        self._live: dict[tuple, list[object] | None] = {}
         #: the job of the specialisation: an ad that binds nothing (its reads tell
         #: whether a residual depends on the job)
         self._empty = EmptyAd()
 
     def live(self, static: int, first: Offer, job_ad: ClassAd,
              shapes: dict[int, dict[int, None]]) -> dict[int, dict[int, None]] | None:
-        """``shapes`` (shape -> its offers, of the static of ``first``) without the
-        shapes of the groups dead for the class of ``job_ad``, in their order; None
-        when none is dead (or the class's tests read more than literals)."""
+        """``shapes`` (shape -> its offers, of the static of ``first``) with only the
+        shapes of the groups not dead for the class of ``job_ad`` (made from those
+        groups' offers: their order is not ``shapes``', and the list sorts what the
+        walk adds); None when no group is dead (or the class's tests read more than
+        literals)."""
         split = self._splits.get(static, self)
         if split is self:
-            found = literal_tests(first, REQUIREMENTS)
-            split = self._splits[static] = None if found is None else LiteralSplit(
-                first, REQUIREMENTS, self._now, *found)
+            split = self._split(static, first, shapes)
         if split is None:
             return None
         bindings = split.bindings(job_ad)
         if bindings is None:
             return None
         key = (static, bindings)
-        verdicts = self._live.get(key)
-        if verdicts is None:
-            verdicts = self._live[key] = {}
-        registry, group_of, group = self._registry, self._group_of, split.group
+        alive = self._live.get(key, self)
+        if alive is self:
+            alive = self._live[key] = self._alive(static, split, bindings, job_ad)
+        if alive is None:
+            return None
+        registry, members = self._registry, self._members[static]
         out = {}
-        dead = False
-        for shape, members in shapes.items():
-            mark = group_of.get(shape, _UNKNOWN)
-            if mark is _UNKNOWN:
-                for seq in members:  # noqa: B007 (the first: a shape's offers share it)
-                    break
-                mark = group_of[shape] = group(registry[seq].vector.vals)  # type: ignore[union-attr]
-            alive = verdicts.get(mark)
-            if alive is None:
-                for seq in members:  # noqa: B007 (any offer of the group stands for it)
-                    break
-                sigma = split.sigma_of(bindings, job_ad, registry[seq], self._known)
-                alive = verdicts[mark] = not self._is_dead(static, split, sigma)
-            if alive:
-                out[shape] = members
-            else:
-                dead = True
-        return out if dead else None
+        for group in alive:
+            for seq in members[group]:
+                shape = registry[seq].shape
+                found = shapes.get(shape)
+                if found is not None and seq in found:
+                    out[shape] = found
+        return out
+
+    def _split(self, static: int, first: Offer, shapes: dict[int, dict[int, None]]
+               ) -> LiteralSplit | None:
+        """The static's split (``literal_orders.literal_tests`` of ``Requirements``)
+        and its offers by group, at its first list."""
+        found = literal_tests(first, REQUIREMENTS)
+        split = self._splits[static] = None if found is None else LiteralSplit(
+            first, REQUIREMENTS, self._now, *found)
+        if split is not None:
+            registry, group = self._registry, split.group
+            by_group: dict[object, list[int]] = {}
+            for offers in shapes.values():
+                for seq in offers:
+                    by_group.setdefault(group(registry[seq].vector.vals), []).append(seq)  # type: ignore[union-attr]
+            self._members[static] = by_group
+        return split
+
+    def _alive(self, static: int, split: LiteralSplit, bindings: tuple, job_ad: ClassAd
+               ) -> list[object] | None:
+        """The groups of the static where ``Requirements`` may hold for a class whose
+        jobs bind the tests' names to ``bindings``, None when that is every group."""
+        registry, known = self._registry, self._known
+        alive = []
+        for group, offers in self._members[static].items():
+            sigma = split.sigma_of(bindings, job_ad, registry[offers[0]], known)
+            if not self._is_dead(static, split, sigma):
+                alive.append(group)
+        return None if len(alive) == len(self._members[static]) else alive
 
     def _is_dead(self, static: int, split: LiteralSplit, sigma: tuple) -> bool:
         """Whether ``Requirements`` with the tests replaced by ``sigma`` is a constant
