@@ -186,15 +186,18 @@ class CarvedLists:
                 continue
             tiers = literal = None
             if ordered and first.holder is None and (boxed is not None or program is not None):
+                # (the positions the class asks more than nothing of: a tier with
+                # nothing left at one of them holds no state for it, ``ordered_states``)
+                asking = {pos for _, amount, pos in fixed if amount > 0}
                 if PRE in first.independent:
-                    tiers = self._orders.snapshot(static)
+                    tiers = self._orders.snapshot(static, asking)
                 elif static not in walked:
                     # (a pre-job rank that reads the job through literal tests alone:
                     # ordered by one tests' values, the class's offsets apart)
-                    literal = self._orders.literal(first, job_ad)
+                    literal = self._orders.literal(first, job_ad, asking)
                     tiers = None if literal is None else literal.items
             if tiers is not None and column is not None and not self._same_everywhere(
-                    column, static, tiers):
+                    column, static, self._orders.tiers(static)):  # type: ignore[arg-type]
                 tiers = None
             if tiers is not None:
                 if not self._holds_any(static, tiers, asked):
@@ -238,17 +241,15 @@ class CarvedLists:
                          fixed: list[tuple[str, float, int]], asked: tuple,
                          boxed: PairEval | None, program: PairProgram | None) -> None:
         """Add to ``sources`` a static's ordered sources for a class: one per tier
-        (``StaticOrders.tier_of``) where its fixed requests ask nothing of a
-        position with nothing left (a tier where one does holds no state for it:
-        passed over, its items unread), the offsets (``literal``) with the first."""
+        ``tiers`` holds (``StaticOrders.snapshot``: those where its fixed requests ask
+        nothing of a position with nothing left; a tier where one does holds no state
+        for it: passed over, its items unread), the offsets (``literal``) with the
+        first."""
         args = (self._registry, self._pair_of_shape, self._shape_left, fixed,
                 self._fitting.setdefault(asked, {}), boxed, program,
                 build.known_pairs, self._counts, build.column)
-        asking = {pos for _, amount, pos in fixed if amount > 0}
         extra = None if literal is None else literal.extra
-        for tier, items in tiers.items():
-            if not items or not asking.isdisjoint(tier):
-                continue
+        for items in tiers.values():
             if literal is None:
                 sources.append(OrderedStates(items, *args))  # type: ignore[arg-type]
             else:

@@ -214,27 +214,36 @@ class StaticOrders:
         is ``snapshot``'s), or None when it has no order."""
         return self._orders.get(static)
 
-    def snapshot(self, static: int) -> dict[tuple, list[tuple]] | None:
-        """The static's items by tier as they are now (shared: never changed in
-        place afterwards), or None when the static is walked. A static of fewer than
-        ``ORDER_MIN`` available offers is walked for good from then on (a static
-        never gains an offer)."""
+    def snapshot(self, static: int, asking: set[int]) -> dict[tuple, list[tuple]] | None:
+        """The static's items as they are now, of the tiers none of whose positions is
+        in ``asking`` (shared: never changed in place afterwards; a class asking more
+        than nothing of the positions ``asking`` holds no state of the others), or
+        None when the static is walked. A static of fewer than ``ORDER_MIN``
+        available offers is walked for good from then on (a static never gains an
+        offer)."""
         tiers = self._orders.get(static)
         if tiers is None:
             return None
         if sum(map(len, tiers.values())) < ORDER_MIN:
             self._walk(static)
             return None
-        return self._share(static, tiers)
+        return self._share(static, tiers, asking)
 
-    def _share(self, static: int, tiers: dict[tuple, list[tuple]]
+    def _share(self, static: int, tiers: dict[tuple, list[tuple]], asking: set[int]
                ) -> dict[tuple, list[tuple]]:
+        """The tiers ``snapshot`` hands out, marked shared (the others are not: the
+        tier of the states with nothing left grows with every carve that empties a
+        slot, and a copy of it per list made would cost what passing it over saves)."""
         shared = self._shared
-        for tier in tiers:
-            shared.add((static, tier))
-        return dict(tiers)
+        out = {}
+        for tier, items in tiers.items():
+            if items and asking.isdisjoint(tier):
+                shared.add((static, tier))
+                out[tier] = items
+        return out
 
-    def literal(self, first: Offer, job_ad: ClassAd) -> LiteralSnapshot | None:
+    def literal(self, first: Offer, job_ad: ClassAd, asking: set[int]
+                ) -> LiteralSnapshot | None:
         """For a static whose pre-job rank reads the job through literal tests alone
         (``literal_orders``; ``first``: one of its offers, nobody's): its items as
         ``snapshot`` gives them, keyed by one tests' values (the ones most offers
@@ -278,7 +287,7 @@ class StaticOrders:
         if 2 * len(extra) > count:
             return None  # (most offers are offsets: the walk costs no more)
         extra.sort()
-        return LiteralSnapshot(self._share(static, tiers), extra, split.group,
+        return LiteralSnapshot(self._share(static, tiers, asking), extra, split.group,
                                frozenset(plan))
 
     def _ordered(self, static: int, split: LiteralSplit, job_ad: ClassAd
