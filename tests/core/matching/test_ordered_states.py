@@ -6,7 +6,8 @@ Each cycle runs with the order on and off (``carved_lists.ORDERED``); both must 
 as the plain reference cycle does, and the order must have done its work (lists made
 from it, fewer entries made than offers it held). The order itself is checked against
 the offers' current states after every ``sync``, and a list's snapshot must not
-change when the order moves on. ``Candidates.merge_more`` with sources made on
+change when the order moves on; a tier of states with nothing left of a resource a
+class asks for is never handed to its list. ``Candidates.merge_more`` with sources made on
 demand is checked against one sort of everything (hypothesis).
 """
 
