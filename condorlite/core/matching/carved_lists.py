@@ -121,6 +121,8 @@ class CarvedLists:
         ordered = ORDERED and DIRECT and not only_rank
         column = build.column
         walked = self._orders.walked
+        # (read here for each static: the tables themselves, never rebound there)
+        ordered_tiers, unsplit = self._orders.orders, self._matches.unsplit
         # (the statics passed over below are passed over for good: kept per class)
         dead = self._dead.get((class_id, part))
         if dead is None:
@@ -135,7 +137,7 @@ class CarvedLists:
                 continue
             # (an ordered static's states by tier: whether one holds a request is
             # found without reading the tiers that cannot, ``_holds_any``)
-            tiers = (self._orders.tiers(static) if ordered and first.holder is None
+            tiers = (ordered_tiers.get(static) if ordered and first.holder is None
                      else None)
             if tiers is None or ((class_id, part), static) in self._programs:
                 if self._outgrown((class_id, part), job_ad, first):
@@ -148,7 +150,7 @@ class CarvedLists:
                     dead.add(static)
                     continue
             live = (self._matches.live(static, first, job_ad, shapes)
-                    if MATCHES and not only_rank else None)
+                    if MATCHES and not only_rank and static not in unsplit else None)
             if live is not None and not live:
                 # (no state of the static can match the class, nor ever will: the
                 # groups of a static are its offers', ``literal_matches``)

@@ -54,6 +54,9 @@ class LiteralMatches:
         self._registry, self._known, self._now = registry, known, now
         #: static -> its split, None when its Requirements reach no literal test
         self._splits: dict[int, LiteralSplit | None] = {}
+        #: the statics whose Requirements reach no literal test (``live`` answers None:
+        #: read by ``carved_lists`` to pass over the call)
+        self.unsplit: set[int] = set()
         #: (static, exact sigma) -> whether Requirements cannot hold there
         self._dead: dict[tuple, bool] = {}
         #: static -> its offers by group, as they were at its first list (a static
@@ -104,7 +107,9 @@ class LiteralMatches:
         found = literal_tests(first, REQUIREMENTS)
         split = self._splits[static] = None if found is None else LiteralSplit(
             first, REQUIREMENTS, self._now, *found)
-        if split is not None:
+        if split is None:
+            self.unsplit.add(static)
+        else:
             registry, group = self._registry, split.group
             by_group: dict[object, list[int]] = {}
             for offers in shapes.values():

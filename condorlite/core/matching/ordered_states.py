@@ -105,8 +105,10 @@ class StaticOrders:
         # (the vector offers prepared so far, then every one placed, carved or retired)
         self._moved = shapes.moved = [offer for offer in shapes.registry
                                       if offer.vector is not None]
-        #: static -> its items by tier (``tier_of``), each tier's sorted
+        #: static -> its items by tier (``tier_of``), each tier's sorted (read by
+        #: ``carved_lists`` as ``tiers`` gives them)
         self._orders: dict[int, dict[tuple, list[tuple]]] = {}
+        self.orders = self._orders
         #: offer position -> its item (in ``_orders[static]``)
         self._items: dict[int, tuple] = {}
         #: shape -> its tier (a state never changes)
