@@ -14,7 +14,11 @@ checked per class) and the offer's hidden literals they read (its *group*); for 
 per static (the vector free, the job an empty ad): when that is a constant that does
 not hold and the walk read nothing of the job, the group is *dead* for every class
 with that ``sigma`` there, and ``LiteralMatches.live`` leaves its shapes out of the
-class's walk (``carved_lists``).
+class's walk (``carved_lists``; a static whose groups are all dead for a class is
+passed over for good before its program is made). A static's offers are grouped once,
+at its first list (a static never gains an offer, nor an offer its literals), and a
+class's live groups once per (static, the job's bindings the tests read): a list
+takes the shapes of those groups' available offers and reads no other.
 
 Exactness: the pair matches only if the slot's ``Requirements`` holds with MY the
 state's ad and TARGET the job (``requirements_hold``, as ``MatchTable`` and the pair
