@@ -21,9 +21,13 @@ is not walked: its offers' order by that rank (``ordered_states``) is handed to 
 list, which makes their entries only as far as its merge reads (about a quarter of
 a list's carved entries were ever read); so is one whose pre-job rank reads the job
 only through the slots' own literal tests (``literal_orders``), with the class's
-offsets (the offers its tests give other values) merged in. An only-rank list
-passes over the statics
-of offers nobody holds: none of them can be listed by rank alone.
+offsets (the offers its tests give other values) merged in; each tier of the order
+where the class's fixed requests ask for a resource the states have none of is passed
+over. The groups of a static whose ``Requirements`` cannot hold for the class by the
+slots' own literal tests (``literal_matches``: other owners' busy desktops) are left
+out of its walk, and a static whose groups all are is passed over before its program
+is made. An only-rank list passes over the statics of offers nobody holds: none of
+them can be listed by rank alone.
 
 It owns which shapes hold a set of fixed requests and the statics passed over per
 class; it reads the shapes' tables and asks the match table (``program``,
@@ -43,7 +47,8 @@ from condorlite.core.matching.candidates import (
     make_pair,
 )
 from condorlite.core.matching.carving import PairProgram
-from condorlite.core.matching.literal_orders import LiteralOrders
+from condorlite.core.matching.literal_matches import LiteralMatches
+from condorlite.core.matching.literal_orders import LiteralOrders, LiteralSnapshot
 from condorlite.core.matching.literal_states import LiteralStates
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
@@ -60,6 +65,10 @@ DIRECT = True
 #: whether a static's entries may be made from its offers' order (``ordered_states``)
 ORDERED = True
 
+#: whether the groups of offers whose Requirements cannot hold for a class are left
+#: out of its walk (``literal_matches``); the tests switch it off to compare
+MATCHES = True
+
 #: an entry's reason-order key by no preemption (``candidates.make_entry``)
 _FREE_ORDER = -REASON_ORDER[NO_PREEMPTION]
 
@@ -72,6 +81,8 @@ class CarvedLists:
         self._counts = counts
         self._entries = entries
         self._program, self._outgrown = table.program, table.outgrown
+        #: ((class, Submitter* part), static) -> its program, once made (read only)
+        self._programs = table.programs
         self._literal_requests = table.literal_requests
         # The shapes' tables, read here (the objects themselves: never rebound there).
         self._registry, self._groups = shapes.registry, shapes.groups
@@ -84,8 +95,11 @@ class CarvedLists:
         #: requests any more (``spent_statics``: carving only lowers amounts)
         self._dead: dict[tuple, set[int]] = {}
         #: each static's offers in order of their pre-job rank (``ordered_states``)
-        self._orders = StaticOrders(shapes, LiteralOrders(
-            shapes.exprs.pre, shapes.job_defined, shapes.now))
+        literal = LiteralOrders(shapes.exprs.pre, shapes.job_defined, shapes.now)
+        self._orders = StaticOrders(shapes, literal)
+        #: the groups of offers whose Requirements cannot hold for a class, by
+        #: their literal tests (``literal_matches``)
+        self._matches = LiteralMatches(shapes.registry, literal.known, shapes.now)
         #: (rank column, static) -> whether the column's value of each of the
         #: static's offers is the same in every state
         self._column_fixed: dict[tuple, bool] = {}
@@ -107,6 +121,8 @@ class CarvedLists:
         ordered = ORDERED and DIRECT and not only_rank
         column = build.column
         walked = self._orders.walked
+        # (read here for each static: the tables themselves, never rebound there)
+        ordered_tiers, unsplit = self._orders.orders, self._matches.unsplit
         # (the statics passed over below are passed over for good: kept per class)
         dead = self._dead.get((class_id, part))
         if dead is None:
@@ -119,9 +135,27 @@ class CarvedLists:
                 # (nobody's offers are never listed by rank alone, ``Reasons.reason``:
                 # no pair of them is needed; passing over a static is never noted)
                 continue
-            if self._outgrown((class_id, part), job_ad, first):
+            # (an ordered static's states by tier: whether one holds a request is
+            # found without reading the tiers that cannot, ``_holds_any``)
+            tiers = (ordered_tiers.get(static) if ordered and first.holder is None
+                     else None)
+            if tiers is None or ((class_id, part), static) in self._programs:
+                if self._outgrown((class_id, part), job_ad, first):
+                    dead.add(static)
+                    continue  # no state left holds the class's requests: no program needed
+            else:
+                # (``MatchTable.outgrown`` by the tiers)
+                requests = self._literal_requests((class_id, part), job_ad, first)
+                if requests and not self._holds_any(static, tiers, requests):
+                    dead.add(static)
+                    continue
+            live = (self._matches.live(static, first, job_ad, shapes)
+                    if MATCHES and not only_rank and static not in unsplit else None)
+            if live is not None and not live:
+                # (no state of the static can match the class, nor ever will: the
+                # groups of a static are its offers', ``literal_matches``)
                 dead.add(static)
-                continue  # no state left holds the class's requests: no program needed
+                continue
             program = self._program((class_id, part), job_ad, first)
             if program is not None and program.never:  # type: ignore[attr-defined]
                 dead.add(static)
@@ -143,29 +177,36 @@ class CarvedLists:
             if self._spent.known(static, asked):
                 dead.add(static)
                 continue  # (no state holds the fixed requests any more: ``spent_statics``)
-            items = literal = None
+            if live is not None:
+                # (the groups of offers whose Requirements cannot hold for the class,
+                # by their literal tests, left out: ``literal_matches``)
+                if not self._fitting_candidates(build, live, first, fixed, asked,
+                                                boxed, program):
+                    # (no live state holds the requests, nor ever will: for this
+                    # class only, the dead groups may still fit others)
+                    dead.add(static)
+                continue
+            tiers = literal = None
             if ordered and first.holder is None and (boxed is not None or program is not None):
+                # (the positions the class asks more than nothing of: a tier with
+                # nothing left at one of them holds no state for it, ``ordered_states``)
+                asking = {pos for _, amount, pos in fixed if amount > 0}
                 if PRE in first.independent:
-                    items = self._orders.snapshot(static)
+                    tiers = self._orders.snapshot(static, asking)
                 elif static not in walked:
                     # (a pre-job rank that reads the job through literal tests alone:
                     # ordered by one tests' values, the class's offsets apart)
-                    literal = self._orders.literal(first, job_ad)
-                    items = None if literal is None else literal.items
-            if items is not None and column is not None and not self._same_everywhere(
-                    column, static, items):
-                items = None
-            if items is not None:
-                args = (registry, self._pair_of_shape, self._shape_left, fixed,
-                        self._fitting.setdefault(asked, {}), boxed, program,
-                        build.known_pairs, self._counts, column)
-                source = (OrderedStates(items, *args) if literal is None  # type: ignore[arg-type]
-                          else LiteralStates(literal, *args))
-                if source.any_fits():
-                    sources.append(source)
-                else:
-                    self._spent.note(static, asked)
+                    literal = self._orders.literal(first, job_ad, asking)
+                    tiers = None if literal is None else literal.items
+            if tiers is not None and column is not None and not self._same_everywhere(
+                    column, static, self._orders.tiers(static)):  # type: ignore[arg-type]
+                tiers = None
+            if tiers is not None:
+                if not self._holds_any(static, tiers, asked):
                     dead.add(static)
+                else:
+                    self._ordered_sources(sources, build, tiers, literal, fixed, asked,
+                                          boxed, program)
                 continue
             if not self._fitting_candidates(build, shapes, first, fixed, asked, boxed,
                                             program):
@@ -173,8 +214,58 @@ class CarvedLists:
                 dead.add(static)
         return sources
 
-    def _same_everywhere(self, column: RankColumn, static: int, items: list[tuple]) -> bool:
-        """Whether ``column``'s value of each offer of ``static`` (``items``: its
+    def _holds_any(self, static: int, tiers: dict[tuple, list[tuple]],
+                   asked: tuple[tuple[int, float], ...]) -> bool:
+        """Whether a state of an ordered static (``tiers``: its items, the available
+        offers, one per shape) holds every (position, amount) of ``asked``, the tiers
+        with nothing left where an amount is more than nothing passed over unread
+        (``ordered_states``); when none does, noted for good (``spent_statics``)."""
+        spent = self._spent
+        if spent.known(static, asked):
+            return False
+        shape_left = self._shape_left
+        asking = {pos for pos, amount in asked if amount > 0}
+        for tier, items in tiers.items():
+            if not asking.isdisjoint(tier):
+                continue
+            for item in items:
+                have = shape_left[item[3]]
+                for pos, amount in asked:
+                    if amount > have[pos]:
+                        break
+                else:
+                    return True
+        spent.note(static, asked)
+        return False
+
+    def _ordered_sources(self, sources: list, build: ListBuild,
+                         tiers: dict[tuple, list[tuple]], literal: LiteralSnapshot | None,
+                         fixed: list[tuple[str, float, int]], asked: tuple,
+                         boxed: PairEval | None, program: PairProgram | None) -> None:
+        """Add to ``sources`` a static's ordered sources for a class: one per tier
+        ``tiers`` holds (``StaticOrders.snapshot``: those where its fixed requests ask
+        nothing of a position with nothing left; a tier where one does holds no state
+        for it: passed over, its items unread), the offsets (``literal``) with the
+        first."""
+        args = (self._registry, self._pair_of_shape, self._shape_left, fixed,
+                self._fitting.setdefault(asked, {}), boxed, program,
+                build.known_pairs, self._counts, build.column)
+        extra = None if literal is None else literal.extra
+        for items in tiers.values():
+            if literal is None:
+                sources.append(OrderedStates(items, *args))  # type: ignore[arg-type]
+            else:
+                sources.append(LiteralStates(literal._replace(items=items, extra=extra),
+                                             *args))  # type: ignore[arg-type]
+                extra = []
+        if extra:
+            # (every tier passed over or empty: the offsets alone)
+            sources.append(LiteralStates(literal._replace(items=[], extra=extra),  # type: ignore[union-attr]
+                                         *args))  # type: ignore[arg-type]
+
+    def _same_everywhere(self, column: RankColumn, static: int,
+                         tiers: dict[tuple, list[tuple]]) -> bool:
+        """Whether ``column``'s value of each offer of ``static`` (``tiers``: its
         available offers, ``ordered_states``) is the same in every state: kept per
         (column, static), as a static never gains an offer."""
         key = (column, static)
@@ -182,7 +273,8 @@ class CarvedLists:
         if found is None:
             registry = self._registry
             found = self._column_fixed[key] = all(
-                column.same_in_every_state(registry[item[1]]) for item in items)
+                column.same_in_every_state(registry[item[1]])
+                for items in tiers.values() for item in items)
         return found
 
     def _fitting_candidates(self, build: ListBuild, shapes: dict[int, dict[int, None]],

@@ -49,7 +49,7 @@ from condorlite.core.classad.refs import references
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.own_literals import HIDDEN
-from condorlite.core.matching.slot_vectors import rank_program
+from condorlite.core.matching.slot_vectors import SlotVector, rank_program
 from condorlite.core.matching.slot_walks import reads_job
 
 #: the comparisons ``own_literals`` hoists a literal out of
@@ -69,7 +69,8 @@ class LiteralSplit:
     values); ``bound``: the slot names (lower-case, with their spelling and expression)
     whose expressions hold tests."""
 
-    __slots__ = ("_ad", "_now", "_pre", "_programs", "_vector", "bound", "group", "tests")
+    __slots__ = ("_ad", "_forms", "_now", "_pre", "_programs", "_vector", "bound", "group",
+                 "tests")
 
     def __init__(self, offer: Offer, pre: Expr, now: float | None,
                  tests: list[tuple[Binary, str, int]],
@@ -79,22 +80,43 @@ class LiteralSplit:
         self.bound = bound
         self.group: Callable[[Sequence[object]], object] = itemgetter(
             *sorted({pos for _, _, pos in tests}))
+        self._forms = [_form(test, name) for test, name, _ in tests]
         #: sigma -> the rank's residual with the tests replaced by sigma (None: the
         #: rank cannot be specialised, the static is walked for that sigma)
         self._programs: dict[tuple, object] = {}
 
+    @property
+    def vector(self) -> SlotVector:
+        """The first offer's vector (the static's names and positions)."""
+        return self._vector  # type: ignore[return-value]
+
+    def bindings(self, job_ad: ClassAd) -> tuple | None:
+        """The job's bindings of the names the tests read (each a literal or None:
+        unbound), or None when one is something other than a literal (its value
+        could read the slot)."""
+        out = tuple([adeval.attr(job_ad, name) for _, name, _ in self.tests])
+        for binding in out:
+            if binding is not None and type(binding) is not Literal:
+                return None
+        return out
+
     def sigma(self, job_ad: ClassAd, offer: Offer, known: dict) -> tuple | None:
         """The tests' values for the class of ``job_ad`` at ``offer`` (any offer of
         a group stands for it), or None when the job binds a name a test reads to
-        something other than a literal (its value could read the slot). ``known``:
-        (id(test), the job's binding, the literal) -> value, shared by the cycle."""
+        something other than a literal (``bindings``)."""
+        bindings = self.bindings(job_ad)
+        return None if bindings is None else self.sigma_of(bindings, job_ad, offer, known)
+
+    def sigma_of(self, bindings: tuple, job_ad: ClassAd, offer: Offer, known: dict) -> tuple:
+        """``sigma`` with the job's ``bindings`` given. ``known``: (the test's form,
+        the job's binding, the literal) -> value, shared by the cycle: a test's value
+        is a pure function of its operator, which side its literal is on, the job
+        name it reads, the job's binding of it and the literal, whatever static or
+        expression it is in (``_form``)."""
         out = []
         vals = offer.vector.vals  # type: ignore[union-attr]
-        for test, name, pos in self.tests:
-            binding = adeval.attr(job_ad, name)
-            if binding is not None and type(binding) is not Literal:
-                return None
-            key = (id(test), binding, _exact(vals[pos]))
+        for (test, _, pos), form, binding in zip(self.tests, self._forms, bindings, strict=True):
+            key = (form, binding, _exact(vals[pos]))
             value = known.get(key, known)
             if value is known:
                 value = known[key] = adeval.eval_expr(test, offer.ad, job_ad, self._now)
@@ -107,13 +129,16 @@ class LiteralSplit:
         key = exact(sigma)
         found = self._programs.get(key, self)
         if found is self:
-            values = dict(zip((id(test) for test, _, _ in self.tests), sigma, strict=True))
-            entries = {name: (spelling, _replaced(expr, lambda t: _literal(values, t)))
-                       for name, spelling, expr in self.bound}
             found = self._programs[key] = rank_program(
-                self._pre, adeval.with_entries(self._ad, entries), self._vector,  # type: ignore[arg-type]
-                self._now)
+                self._pre, self.replaced(sigma), self._vector, self._now)  # type: ignore[arg-type]
         return found
+
+    def replaced(self, sigma: tuple) -> ClassAd:
+        """The first offer's ad with each test replaced by its value in ``sigma``."""
+        values = dict(zip((id(test) for test, _, _ in self.tests), sigma, strict=True))
+        entries = {name: (spelling, _replaced(expr, lambda t: _literal(values, t)))
+                   for name, spelling, expr in self.bound}
+        return adeval.with_entries(self._ad, entries)  # type: ignore[arg-type]
 
     def key(self, program: object, vals: Sequence[object]) -> float:
         """-rank of a state (an entry's first key) by ``rank(sigma)``."""
@@ -127,6 +152,25 @@ def split_of(offer: Offer, pre: Expr, job_defined: frozenset[str], now: float | 
     """The split of ``pre`` in the static of ``offer`` (an offer nobody holds, with a
     vector and hidden literals), or None when ``pre`` reads the job otherwise than
     through literal tests (module doc)."""
+    found = literal_tests(offer, pre)
+    if found is None:
+        return None
+    tests, bound = found
+    ad = offer.ad
+    placeholders = dict.fromkeys((id(test) for test, _, _ in tests), _PLACEHOLDER.value)
+    entries = {name: (spelling, _replaced(expr, lambda t: _literal(placeholders, t)))
+               for name, spelling, expr in bound}
+    if reads_job(adeval.with_entries(ad, entries), pre, job_defined)[0]:
+        return None
+    return LiteralSplit(offer, pre, now, tests, bound)
+
+
+def literal_tests(offer: Offer, expr: Expr
+                  ) -> tuple[list[tuple[Binary, str, int]], list[tuple[str, str, Expr]]] | None:
+    """The literal tests ``expr`` reaches in the ad of ``offer`` (each with the job
+    name it reads and its literal's position in the vector) and the slot names whose
+    expressions hold them (lower-case, with their spelling and expression), as
+    ``LiteralSplit`` takes them; None when there are none."""
     vector = offer.vector
     if vector is None or not vector.literals:
         return None
@@ -134,21 +178,14 @@ def split_of(offer: Offer, pre: Expr, job_defined: frozenset[str], now: float | 
     hidden = {name: vector.index[name] for name in vector.names[-vector.literals:]}
     tests: list[tuple[Binary, str, int]] = []
     bound: list[tuple[str, str, Expr]] = []
-    for name in sorted(_reached(ad, pre)):
-        expr = adeval.attr(ad, name)
+    for name in sorted(_reached(ad, expr)):
+        bound_expr = adeval.attr(ad, name)
         found: list[tuple[Binary, str, int]] = []
-        _replaced(expr, lambda t: _PLACEHOLDER, hidden, found)  # type: ignore[arg-type]
+        _replaced(bound_expr, lambda t: _PLACEHOLDER, hidden, found)  # type: ignore[arg-type]
         if found:
             tests.extend(found)
-            bound.append((name, adeval.spelling(ad, name) or name, expr))  # type: ignore[arg-type]
-    if not tests:
-        return None
-    placeholders = dict.fromkeys((id(test) for test, _, _ in tests), _PLACEHOLDER.value)
-    entries = {name: (spelling, _replaced(expr, lambda t: _literal(placeholders, t)))
-               for name, spelling, expr in bound}
-    if reads_job(adeval.with_entries(ad, entries), pre, job_defined)[0]:
-        return None
-    return LiteralSplit(offer, pre, now, tests, bound)
+            bound.append((name, adeval.spelling(ad, name) or name, bound_expr))  # type: ignore[arg-type]
+    return (tests, bound) if tests else None
 
 
 def _reached(ad: ClassAd, expr: Expr) -> set[str]:
@@ -206,6 +243,12 @@ def _literal(values: dict[int, object], test: Binary) -> Literal | None:
     return Literal(values[id(test)]) if id(test) in values else None
 
 
+def _form(test: Binary, name: str) -> tuple[str, bool, str]:
+    """What a test's value depends on besides the job's binding and the literal: its
+    operator, whether the literal is its left operand, the job name it reads."""
+    return (test.op, _is_hidden(test.left), name)
+
+
 def _is_hidden(node: Expr) -> bool:
     return (type(node) is AttrRef and node.scope == "my"  # type: ignore[attr-defined]
             and node.name.startswith(HIDDEN))  # type: ignore[attr-defined]
@@ -219,12 +262,13 @@ def _exact(value: object) -> tuple:
 
 
 class LiteralSnapshot(NamedTuple):
-    """``ordered_states.StaticOrders.literal``'s answer: the static's items (shared, as ``snapshot``
-    gives them), the class's offsets' items (sorted: their own ranks), what tells an
-    item's group from its vector's values, and the offsets' groups (their items in
+    """``ordered_states.StaticOrders.literal``'s answer: the static's items (shared, as
+    ``snapshot`` gives them: by tier, or one tier's list as ``LiteralStates`` takes
+    it), the class's offsets' items (sorted: their own ranks), what tells an item's
+    group from its vector's values, and the offsets' groups (their items in
     ``items`` are passed over)."""
 
-    items: list[tuple]
+    items: dict[tuple, list[tuple]] | list[tuple]
     extra: list[tuple]
     group: Callable[[Sequence[object]], object]
     skip: frozenset
@@ -238,8 +282,9 @@ class LiteralOrders:
         self._pre, self._job_defined, self._now = pre, job_defined, now
         #: static -> its split, None when it has none
         self._splits: dict[int, LiteralSplit | None] = {}
-        #: (id(test), the job's binding, the literal) -> the test's value
-        self._known: dict[tuple, object] = {}
+        #: (the test's form, the job's binding, the literal) -> the test's value
+        #: (``LiteralSplit.sigma_of``)
+        self.known: dict[tuple, object] = {}
         #: (static, the job's bindings the tests read) -> the offsets' groups and
         #: their sigma (``offsets``), or None when the class walks the static
         self._plans: dict[tuple, dict | None] = {}
@@ -262,7 +307,7 @@ class LiteralOrders:
                 break
             else:
                 continue
-            sigma = split.sigma(job_ad, registry[seq], self._known)
+            sigma = split.sigma(job_ad, registry[seq], self.known)
             if sigma is None:
                 return None
             out[group] = sigma

@@ -30,6 +30,13 @@ out of that order and merged in from items of their own, keyed by their own rank
 (``literal_states.LiteralStates``); a class for which more than half of the offers are offsets,
 or whose tests read more than literals of the job, walks the static as before.
 
+A static's items are kept by *tier*: the vector positions where the item's state has
+nothing left (``left`` at most 0; ``StaticOrders.tier_of``), each tier's list sorted.
+A class whose fixed requests ask more than nothing of one of a tier's positions holds
+no state of it (``amount > 0 >= left``), so its list takes only the other tiers, one
+source each (``carved_lists``): on the 10,000-slot partitionable mix three of four
+items the lists read were slots carved down to no Cpus, every one passed over.
+
 The orders follow the offers through ``OfferShapes.moved``, the vector offers placed,
 carved or retired since the last ``sync`` (each carve is one append there); ``sync``
 moves their items before any list is made. A static is walked for good (its order
@@ -39,7 +46,7 @@ first asks for it with fewer than ``ORDER_MIN`` offers; once every static is wal
 the shapes stop logging.
 
 Invariant (what ``Candidates.merge_more`` relies on): ``OrderedStates.entries`` is
-the sorted prefix of the sorted entries of the whole snapshot: every item left has
+the sorted prefix of the sorted entries of the whole snapshot (a tier's): every item left has
 a larger -pre than every entry made, so its entry sorts after them (and of the merge
 of the order and a class's offsets, ``literal_states``).
 """
@@ -81,8 +88,9 @@ _FREE_ORDER = -REASON_ORDER[NO_PREEMPTION]
 
 
 class StaticOrders:
-    """Each vector static's available offers sorted by (-pre, position), for the
-    statics whose offers are nobody's and rank ``pre`` without the job (module doc).
+    """Each vector static's available offers sorted by (-pre, position) in each tier,
+    for the statics whose offers are nobody's and rank ``pre`` without the job (module
+    doc).
 
     An item is (-pre, position, version, shape, independent ranks, vector values).
     A static is walked for good (``walked``: no order kept) once one of its shapes
@@ -97,13 +105,19 @@ class StaticOrders:
         # (the vector offers prepared so far, then every one placed, carved or retired)
         self._moved = shapes.moved = [offer for offer in shapes.registry
                                       if offer.vector is not None]
-        #: static -> its items, sorted
-        self._orders: dict[int, list[tuple]] = {}
+        #: static -> its items by tier (``tier_of``), each tier's sorted (read by
+        #: ``carved_lists`` as ``tiers`` gives them)
+        self._orders: dict[int, dict[tuple, list[tuple]]] = {}
+        self.orders = self._orders
         #: offer position -> its item (in ``_orders[static]``)
         self._items: dict[int, tuple] = {}
+        #: shape -> its tier (a state never changes)
+        self._tiers: dict[int, tuple] = {}
+        self._shape_left = shapes.shape_left
         #: the statics walked for good (read by ``carved_lists`` before it asks)
         self.walked: set[int] = set()
-        self._shared: set[int] = set()
+        #: the (static, tier) lists a snapshot holds (changed on a copy)
+        self._shared: set[tuple[int, tuple]] = set()
         #: a static whose pre-job rank reads the job through literal tests alone
         #: (``literal_orders``), once ordered: (its split, the rank's program its
         #: items are keyed by, that program's tests' values as ``exact`` keys them)
@@ -140,14 +154,12 @@ class StaticOrders:
             if offer.holder is not None or (members is not None and len(members) > 1):
                 self._walk(static)
                 continue
-            order = orders.get(static)
-            if order is None:
-                order = orders[static] = []
-            elif static in self._shared:
-                order = orders[static] = list(order)
-                self._shared.discard(static)
+            tiers = orders.get(static)
+            if tiers is None:
+                tiers = orders[static] = {}
             old = items.pop(offer.seq, None)
             if old is not None:
+                order = self._tier(static, tiers, old[3])
                 del order[bisect_left(order, old)]
             by_group = self._by_group.get(static) if split is not None else None
             if members is not None:
@@ -160,13 +172,35 @@ class StaticOrders:
                         by_group.setdefault(split.group(vals), {})[offer.seq] = None  # type: ignore[union-attr]
                 item = items[offer.seq] = (key, offer.seq, offer.version, offer.shape, values,
                                            vals)
-                insort(order, item)
+                insort(self._tier(static, tiers, offer.shape), item)
             elif by_group is not None and old is not None:
                 del by_group[split.group(old[5])][offer.seq]  # type: ignore[union-attr]
         moved.clear()
         if len(walked) == len(groups):
             # (every static is walked: nothing reads the offers' moves any more)
             self._shapes.moved = None
+
+    def tier_of(self, shape: int) -> tuple:
+        """The positions where the state of ``shape`` has nothing left (``left`` at
+        most 0): a class asking more than nothing of one of them holds no state of
+        the tier (module doc)."""
+        tier = self._tiers.get(shape)
+        if tier is None:
+            tier = self._tiers[shape] = tuple(
+                [pos for pos, have in enumerate(self._shape_left[shape]) if have <= 0])
+        return tier
+
+    def _tier(self, static: int, tiers: dict[tuple, list[tuple]], shape: int) -> list[tuple]:
+        """The list of ``tiers`` (the static's) for the tier of ``shape``, made or
+        copied first when a snapshot holds it, to change in place."""
+        tier = self.tier_of(shape)
+        order = tiers.get(tier)
+        if order is None:
+            order = tiers[tier] = []
+        elif (static, tier) in self._shared:
+            order = tiers[tier] = list(order)
+            self._shared.discard((static, tier))
+        return order
 
     def _walk(self, static: int) -> None:
         """Walk ``static`` for good from now on: its order, if any, is dropped."""
@@ -177,21 +211,41 @@ class StaticOrders:
         if len(self.walked) == len(self._groups):
             self._shapes.moved = None
 
-    def snapshot(self, static: int) -> list[tuple] | None:
-        """The static's items as they are now (shared: never changed in place
-        afterwards), or None when the static is walked. A static of fewer than
-        ``ORDER_MIN`` available offers is walked for good from then on (a static
-        never gains an offer)."""
-        order = self._orders.get(static)
-        if order is None:
+    def tiers(self, static: int) -> dict[tuple, list[tuple]] | None:
+        """The static's items by tier as they are now, to read at once (a snapshot
+        is ``snapshot``'s), or None when it has no order."""
+        return self._orders.get(static)
+
+    def snapshot(self, static: int, asking: set[int]) -> dict[tuple, list[tuple]] | None:
+        """The static's items as they are now, of the tiers none of whose positions is
+        in ``asking`` (shared: never changed in place afterwards; a class asking more
+        than nothing of the positions ``asking`` holds no state of the others), or
+        None when the static is walked. A static of fewer than ``ORDER_MIN``
+        available offers is walked for good from then on (a static never gains an
+        offer)."""
+        tiers = self._orders.get(static)
+        if tiers is None:
             return None
-        if len(order) < ORDER_MIN:
+        if sum(map(len, tiers.values())) < ORDER_MIN:
             self._walk(static)
             return None
-        self._shared.add(static)
-        return order
+        return self._share(static, tiers, asking)
 
-    def literal(self, first: Offer, job_ad: ClassAd) -> LiteralSnapshot | None:
+    def _share(self, static: int, tiers: dict[tuple, list[tuple]], asking: set[int]
+               ) -> dict[tuple, list[tuple]]:
+        """The tiers ``snapshot`` hands out, marked shared (the others are not: the
+        tier of the states with nothing left grows with every carve that empties a
+        slot, and a copy of it per list made would cost what passing it over saves)."""
+        shared = self._shared
+        out = {}
+        for tier, items in tiers.items():
+            if items and asking.isdisjoint(tier):
+                shared.add((static, tier))
+                out[tier] = items
+        return out
+
+    def literal(self, first: Offer, job_ad: ClassAd, asking: set[int]
+                ) -> LiteralSnapshot | None:
         """For a static whose pre-job rank reads the job through literal tests alone
         (``literal_orders``; ``first``: one of its offers, nobody's): its items as
         ``snapshot`` gives them, keyed by one tests' values (the ones most offers
@@ -210,8 +264,9 @@ class StaticOrders:
             keyed = self._ordered(static, split, job_ad)
             if keyed is None:
                 return None
-        order = self._orders[static]
-        if len(order) < ORDER_MIN:
+        tiers = self._orders[static]
+        count = sum(map(len, tiers.values()))
+        if count < ORDER_MIN:
             self._walk(static)
             return None
         by_group = self._by_group[static]
@@ -231,11 +286,11 @@ class StaticOrders:
             for seq in members:
                 item = items[seq]
                 extra.append((key(program, item[5]), *item[1:]))
-        if 2 * len(extra) > len(order):
+        if 2 * len(extra) > count:
             return None  # (most offers are offsets: the walk costs no more)
         extra.sort()
-        self._shared.add(static)
-        return LiteralSnapshot(order, extra, split.group, frozenset(plan))
+        return LiteralSnapshot(self._share(static, tiers, asking), extra, split.group,
+                               frozenset(plan))
 
     def _ordered(self, static: int, split: LiteralSplit, job_ad: ClassAd
                  ) -> tuple[LiteralSplit, object, tuple] | None:
@@ -265,16 +320,17 @@ class StaticOrders:
         if program is None:
             self._walk(static)
             return None
-        order = []
+        tiers: dict[tuple, list[tuple]] = {}
         for members in by_group.values():
             for seq in members:
                 offer = registry[seq]
                 vals = offer.vector.vals  # type: ignore[union-attr]
                 item = self._items[seq] = (split.key(program, vals), seq, offer.version,
                                            offer.shape, offer.independent, vals)
-                order.append(item)
-        order.sort()
-        self._orders[static] = order
+                tiers.setdefault(self.tier_of(offer.shape), []).append(item)
+        for order in tiers.values():
+            order.sort()
+        self._orders[static] = tiers
         self._by_group[static] = by_group
         keyed = self._keyed[static] = (split, program, exact(sigma))
         return keyed
@@ -306,11 +362,6 @@ class OrderedStates:
         self._at = 0
         self.entries: list[tuple] = []
         self.done = not items
-
-    def any_fits(self) -> bool:
-        """Whether some item's state holds the fixed requests (stops at the first)."""
-        fits = self._fits
-        return any(fits(item[3]) for item in self.items)
 
     def _fits(self, shape: int) -> bool:
         fit = self._fitting.get(shape)

@@ -17,32 +17,40 @@ as ``>`` answers, so it never rules a state out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection
 
 
 class SpentStatics:
     """The (static, literal requests) pairs no state can hold any more."""
 
-    __slots__ = ("_spent",)
+    __slots__ = ("_held", "_spent")
 
     def __init__(self) -> None:
         self._spent: set[tuple] = set()
+        #: (static, literal requests) -> the last state found to hold them: a state
+        #: never changes, so while it has members the answer is no without a scan
+        self._held: dict[tuple, int] = {}
 
     def holds_none(self, static: int, asked: tuple[tuple[int, float], ...],
-                   states: Iterable[int], left: dict[int, tuple[float, ...]]) -> bool:
-        """Whether no state of ``static`` (``states``: its states with members) holds
+                   states: Collection[int], left: dict[int, tuple[float, ...]]) -> bool:
+        """Whether no state of ``static`` (``states``: its states with members; the last
+        one found to hold ``asked`` is looked up there first) holds
         every (position, amount) of ``asked``: some amount is more than the state has
         left (``left[state]``, as ``slot_vectors.left`` reads the amounts). Remembered once
         true (see the module doc)."""
         key = (static, asked)
         if key in self._spent:
             return True
+        held = self._held.get(key)
+        if held is not None and held in states:
+            return False
         for state in states:
             have = left[state]
             for pos, amount in asked:
                 if amount > have[pos]:
                     break
             else:
+                self._held[key] = state
                 return False
         self._spent.add(key)
         return True

@@ -6,7 +6,8 @@ Each cycle runs with the order on and off (``carved_lists.ORDERED``); both must 
 as the plain reference cycle does, and the order must have done its work (lists made
 from it, fewer entries made than offers it held). The order itself is checked against
 the offers' current states after every ``sync``, and a list's snapshot must not
-change when the order moves on. ``Candidates.merge_more`` with sources made on
+change when the order moves on; a tier of states with nothing left of a resource a
+class asks for is never handed to its list. ``Candidates.merge_more`` with sources made on
 demand is checked against one sort of everything (hypothesis).
 """
 
@@ -65,8 +66,13 @@ def _check_orders(orders: StaticOrders) -> None:
     current states, sorted by (-pre, position); a static split on literal tests
     (``literal_orders``) has its offers by group too."""
     assert orders._moved == []
-    for static, order in orders._orders.items():
-        assert order == sorted(order)
+    for static, tiers in orders._orders.items():
+        for tier, items in tiers.items():
+            # (each tier's list sorted, its items' states with nothing left there)
+            assert items == sorted(items)
+            assert all(orders.tier_of(item[3]) == tier for item in items)
+            assert all(orders._shape_left[item[3]][pos] <= 0 for item in items for pos in tier)
+        order = sorted(item for items in tiers.values() for item in items)
         want = []
         for members in orders._groups.get(static, {}).values():
             for seq in members:
@@ -163,11 +169,11 @@ def test_a_snapshot_does_not_change_when_the_order_moves_on(monkeypatch) -> None
     snapshots: list[tuple[list, list]] = []
     take = StaticOrders.snapshot
 
-    def kept(orders, static):  # type: ignore[no-untyped-def]
-        items = take(orders, static)
-        if items is not None:
-            snapshots.append((items, list(items)))
-        return items
+    def kept(orders, static, asking):  # type: ignore[no-untyped-def]
+        tiers = take(orders, static, asking)
+        if tiers is not None:
+            snapshots.extend((items, list(items)) for items in tiers.values())
+        return tiers
 
     monkeypatch.setattr(StaticOrders, "snapshot", kept)
     _cycle(slots, jobs, True, monkeypatch)
@@ -329,3 +335,31 @@ def test_a_static_smaller_than_the_least_order_is_walked(monkeypatch) -> None:
     assert fast.mm.shapes.moved is None
     _, walked = _cycle([_pslot(i) for i in range(40)], _jobs(6), False, monkeypatch)
     assert _fingerprint(result) == _fingerprint(walked)
+
+
+def test_tiers_with_nothing_left_of_a_resource_asked_for_are_passed_over(monkeypatch) -> None:
+    """Slots carved down to nothing of a resource sit in their own tier, whose items
+    a class asking more than nothing of it never reads: each state of such a tier
+    holds none of the class's fixed requests (checked), and the cycle decides as the
+    walk does."""
+    slots, jobs = [_pslot(i) for i in range(10)], _jobs(24)
+    passed: list[int] = []
+    make = carved_lists.CarvedLists._ordered_sources
+
+    def checked(lists, sources, build, tiers, literal, fixed, asked, boxed, program):  # type: ignore[no-untyped-def]
+        static = lists._registry[next(iter(tiers.values()))[0][1]].vector.static
+        for tier, items in lists._orders.tiers(static).items():
+            if tier in tiers:
+                assert not any(amount > 0 and pos in tier for _, amount, pos in fixed)
+            elif items:
+                passed.append(len(items))
+                for item in items:
+                    have = lists._shape_left[item[3]]
+                    assert any(amount > have[pos] for _, amount, pos in fixed)
+        return make(lists, sources, build, tiers, literal, fixed, asked, boxed, program)
+
+    monkeypatch.setattr(carved_lists.CarvedLists, "_ordered_sources", checked)
+    _, ordered = _cycle(slots, jobs, True, monkeypatch)
+    assert passed
+    _, walked = _cycle(slots, jobs, False, monkeypatch)
+    assert _fingerprint(ordered) == _fingerprint(walked)
