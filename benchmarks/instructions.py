@@ -126,6 +126,21 @@ def count(tree: Path, pool: Path, now: float = NOW, own: bool = False) -> Count:
     return Count(str(tree), commit_of(tree), instructions, matches)
 
 
+def ready(script: str, pool: Path) -> bool:
+    """Whether valgrind's tools are installed and ``pool`` holds both ad files; says
+    what is missing on standard error, as ``script``, when not (this script's and
+    ``read_instructions.py``'s preconditions)."""
+    for tool in ("valgrind", "callgrind_control"):
+        if shutil.which(tool) is None:
+            print(f"{script}: {tool} is not installed (Debian: valgrind)", file=sys.stderr)
+            return False
+    for name in ("slots.ads", "jobs.ads"):
+        if not (pool / name).is_file():
+            print(f"{script}: {pool / name}: no such file", file=sys.stderr)
+            return False
+    return True
+
+
 def table(counts: list[Count]) -> str:
     lines = ["| tree | commit | instructions | ratio | matches |", "|---|---|---|---|---|"]
     first = counts[0].instructions if counts else 0
@@ -147,15 +162,8 @@ def main(argv: list[str] | None = None) -> int:
                              "reads them (default: the default policy, no priorities)")
     parser.add_argument("--json", action="store_true", help="print JSON instead")
     args = parser.parse_args(argv)
-    for tool in ("valgrind", "callgrind_control"):
-        if shutil.which(tool) is None:
-            print(f"instructions.py: {tool} is not installed (Debian: valgrind)",
-                  file=sys.stderr)
-            return 2
-    for name in ("slots.ads", "jobs.ads"):
-        if not (args.pool / name).is_file():
-            print(f"instructions.py: {args.pool / name}: no such file", file=sys.stderr)
-            return 2
+    if not ready("instructions.py", args.pool):
+        return 2
     try:
         counts = [count(tree.resolve(), args.pool.resolve(), args.now, args.pool_policy)
                   for tree in args.trees]

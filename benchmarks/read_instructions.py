@@ -29,7 +29,6 @@ import argparse
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -37,7 +36,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from instructions import commit_of  # a sibling script, not an installed package
+from instructions import commit_of, ready  # a sibling script, not an installed package
 
 HERE = Path(__file__).resolve().parent
 
@@ -133,16 +132,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="a directory holding slots.ads and jobs.ads")
     parser.add_argument("--json", action="store_true", help="print JSON instead")
     args = parser.parse_args(argv)
-    for tool in ("valgrind", "callgrind_control"):
-        if shutil.which(tool) is None:
-            print(f"read_instructions.py: {tool} is not installed (Debian: valgrind)",
-                  file=sys.stderr)
-            return 2
-    for name in ("slots.ads", "jobs.ads"):
-        if not (args.pool / name).is_file():
-            print(f"read_instructions.py: {args.pool / name}: no such file",
-                  file=sys.stderr)
-            return 2
+    if not ready("read_instructions.py", args.pool):
+        return 2
     try:
         counts = [count(tree.resolve(), args.pool.resolve()) for tree in args.trees]
     except (RuntimeError, ValueError) as exc:
