@@ -27,6 +27,7 @@ from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ad import ClassAd as _AdClass
 from condorlite.core.classad.ast import Literal
+from condorlite.core.classad.oldscan import slotted as _slotted  # None: not built
 from condorlite.core.decoding import (
     MAX_SLOT_WEIGHT,
     NICE_USER_PREFIX,
@@ -48,11 +49,6 @@ from condorlite.core.decoding import (
 )
 from condorlite.core.entry_keys import entry_key
 from condorlite.core.policy import Policy
-
-try:
-    from condorlite.core.classad._oldscan import slotted as _slotted
-except ImportError:  # built without a C compiler
-    _slotted = None
 
 #: Names ``core.decoding`` defines, kept importable from here (callers read the data
 #: model and its decoding from one place).

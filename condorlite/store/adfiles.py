@@ -49,12 +49,8 @@ from typing import TextIO
 from condorlite.core.classad import ClassAd, ClassAdSyntaxError
 from condorlite.core.classad.formats import parse_ad_lists
 from condorlite.core.classad.oldscan import FileBytes
+from condorlite.core.classad.oldscan import slotted as _slotted  # None: not built
 from condorlite.errors import DataError, InputMissingError, Location, UsageError
-
-try:
-    from condorlite.core.classad._oldscan import slotted as _slotted
-except ImportError:  # built without a C compiler
-    _slotted = None
 
 #: File name endings read from a directory (case-insensitive).
 AD_SUFFIXES: tuple[str, ...] = (".ad", ".ads", ".json")
