@@ -103,17 +103,10 @@ class ListWalk:
         self.job_ad, self.name, self.only_rank = job_ad, name, only_rank
 
     def pick(self, permit: Permit, job: Job) -> Pick | None:
-        """The entry ``job`` takes under ``permit`` (class doc), or None."""
-        cands = self.cands
-        while True:
-            picked = self._first(permit, job)
-            if picked is not None or not cands.carved:
-                return picked
-            self._take_back_carved()
-
-    def _first(self, permit: Permit, job: Job) -> Pick | None:
-        """The first entry from the walk's place that ``job`` may take, consumed with
-        everything before it (class doc); None when the list runs out."""
+        """The entry ``job`` takes under ``permit`` (class doc), or None: the first
+        entry from the walk's place that ``job`` may take, consumed with everything
+        before it; when the list runs out (or the cost floor ends it), the slots it
+        carved are taken back (``_take_back_carved``) and the walk goes on over them."""
         cands, scan, klass = self.cands, self.scan, self.klass
         entries, offers, mm, pairs = cands.entries, scan.offers, scan.mm, cands.pairs
         pos, end = cands.position, len(entries)
@@ -135,6 +128,11 @@ class ListWalk:
                 elif pos < end:
                     entry = entries[pos]
                     pos += 1
+                elif cands.carved:
+                    # (the list ran out: the slots it carved are appended to it)
+                    self._take_back_carved()
+                    end = len(entries)
+                    continue
                 else:
                     return None
                 idx, version, reason = (entry[ENTRY_IDX], entry[ENTRY_VERSION],
@@ -156,7 +154,15 @@ class ListWalk:
                         taken = mm.fit(klass, job.ad, offer)
                         if taken is None:
                             continue
-                    cost = self._piece_cost(idx, offer, taken)
+                    # the cost (``PieceCosts.cost``), its first lookup made here: the
+                    # weight of a piece by the one amount it reads (SlotWeight = Cpus)
+                    vector = offer.vector
+                    reads = None if vector is None else vector.weight_reads
+                    cost = None
+                    if reads and len(reads) == 1:
+                        cost = vector.weights.get(taken[reads[0]])  # type: ignore[union-attr]
+                    if cost is None:
+                        cost = scan.costs.cost(idx, offer, taken)
                 else:
                     taken, cost = None, offer.weight
                 # the permit's rule (``Permit``)
@@ -175,24 +181,13 @@ class ListWalk:
                         self._floor_refused(permit)):
                     # Every entry left costs at least the class's floor, which the
                     # limit refuses too: it refuses them all (the reason is settled:
-                    # this refusal counted), so the walk stops here.
+                    # this refusal counted), so the walk stops here (and goes on
+                    # over the slots it carved, taken back, as a list run out does).
                     scan.walks_cut += 1
                     pos, spos = end, send
                     pending.clear()
-                    return None
         finally:
             cands.position, cands.spos = pos, spos
-
-    def _piece_cost(self, idx: int, offer: Offer, taken: dict[str, float]) -> float:
-        """``PieceCosts.cost`` of a piece, its first lookup made here: the weight of a
-        piece by the one amount it reads (SlotWeight = Cpus)."""
-        vector = offer.vector
-        reads = None if vector is None else vector.weight_reads
-        if reads and len(reads) == 1:
-            cost = vector.weights.get(taken[reads[0]])  # type: ignore[union-attr]
-            if cost is not None:
-                return cost
-        return self.scan.costs.cost(idx, offer, taken)
 
     def _floor_refused(self, permit: Permit) -> bool:
         """Whether the limits refuse the class's cost floor (the least any of its

@@ -262,6 +262,12 @@ class Cycle:
                               used_unclaimed <= 0 and free_positive, used <= 0 and positive))
         # the list last walked, looked up again only when the row's class or mode differs
         last_key, walk = None, None
+        # (per match: the match recorded and the turn's figures summed in locals, added
+        # on the way out; the usage is the cycle's, read by the next list's job ad)
+        usage, matches_append, carve = self.usage, self.matches.append, self.mm.carve
+        resources_of = offer_pool.resources_of
+        done_add = done.add
+        matched, matched_weight = 0, turn.matched_weight
         try:
             for job_id, cluster, klass, job in row_iter:
                 at += 1
@@ -294,10 +300,29 @@ class Cycle:
                         skipped.add(cluster)
                         at = self._skip_run(rows, at, row_iter, cluster, done)
                     continue
-                self._apply(turn, job, picked, spin, cluster)
-                cost = picked.cost
+                offer, reason, taken, cost = picked
+                if taken is not None and offer.vector is not None:
+                    # ``_apply`` for a piece of a slot with a resource vector (most
+                    # matches), written out: ``OfferPool.take`` carves it, the
+                    # match's resources kept per ``taken`` dict
+                    carve(offer, taken)
+                    found = resources_of.get(id(taken))
+                    if found is None or found[0] is not taken:
+                        found = offer_pool.resources(taken)
+                    slot = offer.name
+                    matches_append(make_match((job_id, name, slot, reason, cost, cluster,
+                                               spin, None, None, slot, found[1])))
+                else:
+                    self._apply(name, job, picked, spin, cluster)
+                usage[name] = usage.get(name, 0.0) + cost
+                if self.group_turn is not None:
+                    group, regroup, room = self.group_turn
+                    self.group_turn = (group, regroup, room - cost)
+                done_add(job_id)
+                matched += 1
+                matched_weight += cost
                 used += cost
-                if picked.reason == NO_PREEMPTION:
+                if reason == NO_PREEMPTION:
                     used_unclaimed += cost
                 pie_left -= cost
                 permit = make_permit((used_unclaimed, used, free_bound, bound,
@@ -307,6 +332,9 @@ class Cycle:
         finally:
             stats["jobs_considered"] += considered
             stats["naive_evaluations"] += naive
+            stats["matches"] += matched
+            turn.matched_jobs += matched
+            turn.matched_weight = matched_weight
 
     def _start_walk(self, klass: int, only_rank: bool, name: str,
                     job_ads: dict[int, ClassAd], cache: dict[tuple[int, bool], Candidates],
@@ -343,12 +371,12 @@ class Cycle:
     def _submitter_attrs(self, name: str) -> dict[str, object]:
         return submitter_attrs(name, self.eup, self.usage, self.groups, self.group_turn)
 
-    def _apply(self, turn: Turn, job: Job, picked: Pick, spin, cluster) -> None:
-        """Record the match of ``job`` to the offer ``ListWalk.pick`` found, at its cost:
-        carve a partitionable slot, take a static one (preempting its holder), charge
-        the submitter."""
-        offer, reason, taken, cost = picked.offer, picked.reason, picked.taken, picked.cost
-        name = turn.info.name
+    def _apply(self, name: str, job: Job, picked: Pick, spin, cluster) -> None:
+        """Record the match of ``job`` to the offer ``ListWalk.pick`` found: carve a
+        partitionable slot, take a static one (preempting its holder). The caller
+        charges the submitter (``_negotiate``, which also records a piece of a slot
+        with a resource vector itself)."""
+        offer, reason, taken, cost = picked
         preempting = preempted_job = None
         resources = self.offer_pool.take(offer, taken, self.mm, self.policy, self.now)
         if not offer.partitionable and offer.holder is not None:
@@ -356,14 +384,6 @@ class Cycle:
             self.usage[preempting] = max(0.0, self.usage.get(preempting, 0.0) - offer.weight)
             self.preempted.append(Claim(offer.name, preempted_job, preempting, offer.weight,
                                         self.now))
-        self.usage[name] = self.usage.get(name, 0.0) + cost
-        if self.group_turn is not None:
-            group, regroup, room = self.group_turn
-            self.group_turn = (group, regroup, room - cost)
-        turn.done.add(job.id)
-        turn.matched_weight += cost
-        turn.matched_jobs += 1
-        self.stats["matches"] += 1
         # (the match is the job's note, and a rejection of it in an earlier spin is
         # dropped, when the result is made: ``result``, ``cycle_notes``)
         self.matches.append(make_match((job.id, name, offer.name, reason, cost, cluster, spin,
