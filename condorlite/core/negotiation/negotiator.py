@@ -50,8 +50,8 @@ or input order otherwise.
 
 from __future__ import annotations
 
-from itertools import compress, islice, repeat
-from operator import attrgetter, eq
+from itertools import compress, filterfalse, islice, repeat
+from operator import attrgetter, eq, itemgetter
 from types import MappingProxyType
 
 from condorlite.core import adeval
@@ -63,7 +63,6 @@ from condorlite.core.matching.matchmaker import Matchmaker
 from condorlite.core.matching.offers import with_attrs
 from condorlite.core.matching.piece_costs import PieceCosts
 from condorlite.core.matching.policy_exprs import PolicyExprs
-from condorlite.core.matching.row_maps import Row
 from condorlite.core.matching.significant import build_closed
 from condorlite.core.model import (
     IDLE,
@@ -298,7 +297,7 @@ class Cycle:
                                      only_rank)
                     if not self.policy.negotiate_all_jobs_in_cluster:
                         skipped.add(cluster)
-                        at = self._skip_run(rows, at, row_iter, cluster, done)
+                        at = self._skip_run(turn, at, row_iter, cluster, done)
                     continue
                 offer, reason, taken, cost = picked
                 if taken is not None and offer.vector is not None:
@@ -351,20 +350,18 @@ class Cycle:
         walk = walks[key] = self.scan.walk(cands, klass, job_ad, name, only_rank)
         return walk
 
-    def _skip_run(self, rows: list[Row], at: int, row_iter, cluster: int,
-                  done: set[str]) -> int:
+    def _skip_run(self, turn: Turn, at: int, row_iter, cluster: int, done: set[str]) -> int:
         """Pass over the run of rows from ``at`` on that belong to the autocluster
         ``cluster`` (an autocluster's jobs mostly come in runs in queue order: the
-        procs of one job cluster), as the loop would: a job not matched yet is noted
-        as skipped (``cycle_notes``). Nothing a row's checks read changes while a
-        cluster is skipped (no match, no charge), so the loop's limit checks would
-        pass them all. Returns the position after them."""
-        end, count = at, len(rows)
-        while end < count and rows[end].cluster == cluster:
-            end += 1
+        procs of one job cluster; ``Turn.run_end``), as the loop would: a job not
+        matched yet is noted as skipped (``cycle_notes``). Nothing a row's checks read
+        changes while a cluster is skipped (no match, no charge), so the loop's limit
+        checks would pass them all. Returns the position after them."""
+        end = turn.run_end(at)
         if end > at:
-            self.notes.update(dict.fromkeys(
-                [row.job_id for row in rows[at:end] if row.job_id not in done], cluster))
+            ids = map(_JOB_ID, turn.rows[at:end])  # (C-level passes)
+            self.notes.update(dict.fromkeys(filterfalse(done.__contains__, ids) if done
+                                            else ids, cluster))
             next(islice(row_iter, end - at - 1, None), None)  # (advances end - at rows)
         return end
 
@@ -425,6 +422,7 @@ class Cycle:
 
 
 _STATUS = attrgetter("status")
+_JOB_ID = itemgetter(0)  # (``Row.job_id``)
 
 
 def run_cycle(

@@ -12,8 +12,11 @@ of its first main-round spin, usage after the cycle, what it matched).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import compress, count
+from operator import itemgetter, ne
 
 from condorlite.core.matching.autocluster import Autoclusters
 from condorlite.core.matching.queue_blocks import QueueBlocks
@@ -35,6 +38,24 @@ class Turn:
     matched_jobs: int = 0
     share: float | None = None
     limit: float | None = None
+    #: where each run of rows of one autocluster begins, after the first (and the
+    #: number of rows): made by the first ``run_end``
+    _run_starts: list[int] | None = field(default=None, init=False, repr=False)
+
+    def run_end(self, at: int) -> int:
+        """The position after the run of rows of one autocluster that holds the row at
+        ``at - 1`` (rows never change, so the runs are found once per turn, at C
+        level, and each question is a bisection)."""
+        starts = self._run_starts
+        if starts is None:
+            clusters = list(map(_CLUSTER, self.rows))
+            starts = list(compress(count(1), map(ne, clusters[1:], clusters)))
+            starts.append(len(clusters))
+            self._run_starts = starts
+        return starts[bisect_left(starts, at)]
+
+
+_CLUSTER = itemgetter(1)  # (``Row.cluster``)
 
 
 def build_turns(idle: list[Job], submitters: Mapping[str, Submitter], ac: Autoclusters,
