@@ -265,7 +265,13 @@ class Cycle:
         # on the way out; the usage is the cycle's, read by the next list's job ad)
         usage, matches_append, carve = self.usage, self.matches.append, self.mm.carve
         resources_of = offer_pool.resources_of
+        # (a run of matches of one class on one shape takes one ``taken`` dict: its
+        # resources are looked up again only when it changes)
+        last_taken: dict[str, float] | None = None
+        resources: tuple = ()
         done_add = done.add
+        # (the group turn is set for a whole turn: ``run_turn``)
+        grouped = self.group_turn is not None
         matched, matched_weight = 0, turn.matched_weight
         try:
             for job_id, cluster, klass, job in row_iter:
@@ -305,17 +311,19 @@ class Cycle:
                     # matches), written out: ``OfferPool.take`` carves it, the
                     # match's resources kept per ``taken`` dict
                     carve(offer, taken)
-                    found = resources_of.get(id(taken))
-                    if found is None or found[0] is not taken:
-                        found = offer_pool.resources(taken)
+                    if taken is not last_taken:
+                        found = resources_of.get(id(taken))
+                        if found is None or found[0] is not taken:
+                            found = offer_pool.resources(taken)
+                        last_taken, resources = taken, found[1]
                     slot = offer.name
                     matches_append(make_match((job_id, name, slot, reason, cost, cluster,
-                                               spin, None, None, slot, found[1])))
+                                               spin, None, None, slot, resources)))
                 else:
                     self._apply(name, job, picked, spin, cluster)
                 usage[name] = usage.get(name, 0.0) + cost
-                if self.group_turn is not None:
-                    group, regroup, room = self.group_turn
+                if grouped:
+                    group, regroup, room = self.group_turn  # type: ignore[misc]
                     self.group_turn = (group, regroup, room - cost)
                 done_add(job_id)
                 matched += 1
