@@ -273,6 +273,10 @@ class Cycle:
         # (the group turn is set for a whole turn: ``run_turn``)
         grouped = self.group_turn is not None
         matched, matched_weight = 0, turn.matched_weight
+        # the submitter's usage, charged match by match here and written back to the
+        # cycle's before anything reads it (a new list's job ad, ``_apply``) and on the
+        # way out: the same sums in the same order
+        charged, written = usage.get(name, 0.0), 0
         try:
             for job_id, cluster, klass, job in row_iter:
                 at += 1
@@ -293,6 +297,8 @@ class Cycle:
                 if klass != last_key or only_rank:
                     walk = walks.get((klass, only_rank))
                     if walk is None:
+                        if written != matched:
+                            usage[name], written = charged, matched
                         walk = self._start_walk(klass, only_rank, name, job_ads, cache, walks)
                     last_key = None if only_rank else klass
                 picked = walk.pick(permit, job)
@@ -320,8 +326,11 @@ class Cycle:
                     matches_append(make_match((job_id, name, slot, reason, cost, cluster,
                                                spin, None, None, slot, resources)))
                 else:
-                    self._apply(name, job, picked, spin, cluster)
-                usage[name] = usage.get(name, 0.0) + cost
+                    if written != matched:
+                        usage[name], written = charged, matched
+                    self._apply(name, job, picked, spin, cluster)  # (may charge a holder)
+                    charged = usage.get(name, 0.0)
+                charged += cost
                 if grouped:
                     group, regroup, room = self.group_turn  # type: ignore[misc]
                     self.group_turn = (group, regroup, room - cost)
@@ -342,6 +351,8 @@ class Cycle:
             stats["matches"] += matched
             turn.matched_jobs += matched
             turn.matched_weight = matched_weight
+            if written != matched:
+                usage[name] = charged
 
     def _start_walk(self, klass: int, only_rank: bool, name: str,
                     job_ads: dict[int, ClassAd], cache: dict[tuple[int, bool], Candidates],
