@@ -95,27 +95,29 @@ class ListWalk:
     never rejected while a carved slot still fits it.
     """
 
-    __slots__ = ("cands", "job_ad", "klass", "name", "only_rank", "scan")
+    __slots__ = ("_fixed", "cands", "job_ad", "klass", "name", "only_rank", "scan")
 
     def __init__(self, scan: ListScan, cands: Candidates, klass: int, job_ad: ClassAd,
                  name: str, only_rank: bool) -> None:
         self.scan, self.cands, self.klass = scan, cands, klass
         self.job_ad, self.name, self.only_rank = job_ad, name, only_rank
+        # What ``pick`` reads of the list and the cycle that never changes once the
+        # list is made (its lists are changed in place, never replaced), read in one
+        # step: ``pick`` runs once per job considered.
+        self._fixed = (cands, cands.entries, cands.static, len(cands.static), cands.built,
+                       cands.pending, cands.pairs, scan.offers, scan.mm, klass, scan)
 
     def pick(self, permit: Permit, job: Job) -> Pick | None:
         """The entry ``job`` takes under ``permit`` (class doc), or None: the first
         entry from the walk's place that ``job`` may take, consumed with everything
         before it; when the list runs out (or the cost floor ends it), the slots it
         carved are taken back (``_take_back_carved``) and the walk goes on over them."""
-        cands, scan, klass = self.cands, self.scan, self.klass
-        entries, offers, mm, pairs = cands.entries, scan.offers, scan.mm, cands.pairs
-        pos, end = cands.position, len(entries)
         # The static entries are a second sorted list (``Candidates.static``): the
-        # next entry is the smaller of the two heads.
-        static, spos, built = cands.static, cands.spos, cands.built
-        send = len(static)
-        # The runs not merged yet (``Candidates.merge_more``): merged on reaching the end.
-        pending = cands.pending
+        # next entry is the smaller of the two heads; the runs not merged yet
+        # (``Candidates.merge_more``) are merged on reaching the end.
+        (cands, entries, static, send, built, pending, pairs, offers, mm, klass,
+         scan) = self._fixed
+        pos, spos, end = cands.position, cands.spos, len(entries)
         free_used, prio_used, free_bound, prio_bound, free_round, prio_round = permit
         try:
             while True:
@@ -148,9 +150,8 @@ class ListWalk:
                     # what ``Matchmaker.fit`` answers, read from the class's pair
                     # result when it holds it (this loop is the cycle's hottest)
                     known = None if pairs is None else pairs.get(offer.pair_shape)
-                    if known is not None and known.taken is not None:
-                        taken = known.taken
-                    else:
+                    taken = None if known is None else known.taken
+                    if taken is None:
                         taken = mm.fit(klass, job.ad, offer)
                         if taken is None:
                             continue
