@@ -40,7 +40,8 @@ class Turn:
     limit: float | None = None
     #: where each run of rows of one autocluster begins, after the first (and the
     #: number of rows): made by the first ``run_end``
-    _run_starts: list[int] | None = field(default=None, init=False, repr=False)
+    _run_starts: list[int] | None = field(default=None, init=False, repr=False,
+                                          compare=False)
 
     def run_end(self, at: int) -> int:
         """The position after the run of rows of one autocluster that holds the row at
