@@ -126,9 +126,15 @@ class RequestLists:
         out = Candidates([], signature=signature, built=self._shapes.clock)
         registry = self._registry
         column = self._column(class_id, job_ad)
-        if positions is not None and all(
-                offer.seq == idx and offer.available
-                for idx, offer in zip(positions, offers, strict=True)):
+        own = positions is not None
+        if own:
+            # (a loop, not ``all`` of a generator: a take-back list asks for every
+            # slot it carved, and a generator's step costs more than the test)
+            for idx, offer in zip(positions, offers, strict=True):  # type: ignore[arg-type]
+                if offer.seq != idx or not offer.available:
+                    own = False
+                    break
+        if own:
             # Offers at their own positions (the slots a list carved, taken back):
             # one look per shape, as ``_by_shape`` does, and its entries made together.
             by_shape: dict[int, list[int]] = {}
