@@ -307,5 +307,13 @@ def submitter_signature(job_ad: ClassAd) -> tuple:
     """The job ad's bindings of the names the negotiator inserts (``Submitter*``,
     ``SubmittorPrio``), in name order: equal signatures mean the inserted attributes
     cannot tell two evaluations of one job class apart."""
-    names = sorted(n for n in adeval.lower_names(job_ad) if n.startswith(SUBMITTER_PREFIXES))
-    return tuple((n, adeval.attr(job_ad, n)) for n in names)
+    # (made for every list: two string compares pass over most names before the
+    # method call, as every name of either prefix sorts in ["submitter", "submittp"))
+    names = sorted([n for n in adeval.lower_names(job_ad)
+                    if _PREFIX_LOW <= n < _PREFIX_HIGH and n.startswith(SUBMITTER_PREFIXES)])
+    return tuple([(n, adeval.attr(job_ad, n)) for n in names])
+
+
+#: bounds of the lower-cased names that may start with a ``SUBMITTER_PREFIXES`` one:
+#: every such name sorts in [low, high) (tested)
+_PREFIX_LOW, _PREFIX_HIGH = "submitter", "submittp"
