@@ -308,7 +308,13 @@ def submitter_signature(job_ad: ClassAd) -> tuple:
     ``SubmittorPrio``), in name order: equal signatures mean the inserted attributes
     cannot tell two evaluations of one job class apart."""
     # (made for every list: two string compares pass over most names before the
-    # method call, as every name of either prefix sorts in ["submitter", "submittp"))
+    # method call, as every name of either prefix sorts in ["submitter", "submittp");
+    # a ClassAd-lite ad's table gives the bindings with the names, no look-up each)
+    table = adeval.table(job_ad)
+    if table is not None:
+        return tuple(sorted([(n, entry[1]) for n, entry in table.items()
+                             if _PREFIX_LOW <= n < _PREFIX_HIGH
+                             and n.startswith(SUBMITTER_PREFIXES)]))
     names = sorted([n for n in adeval.lower_names(job_ad)
                     if _PREFIX_LOW <= n < _PREFIX_HIGH and n.startswith(SUBMITTER_PREFIXES)])
     return tuple([(n, adeval.attr(job_ad, n)) for n in names])
