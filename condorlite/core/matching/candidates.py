@@ -228,21 +228,34 @@ def make_entry(offer: Offer, idx: int, pe: PairEval, reason: str,
 
 
 def make_entries(registry: list[Offer], members, pe: PairEval, reason: str,
-                 position: int | None = None, column: RankColumn | None = None
-                 ) -> list[tuple]:
+                 column: RankColumn | None = None) -> list[tuple]:
     """``make_entry`` for each offer ``registry[k]``, k in ``members`` (offers of one shape,
-    so one pair result and reason; ``position``: the position to record instead of
-    k; ``column``: the job ranks, per offer). Offers whose independent ranks are one
-    dict (states that share them, see ``carved_states``) share the key's prefix."""
+    so one pair result and reason; ``column``: the job ranks, per offer). Offers whose
+    independent ranks are one dict (states that share them, see ``carved_states``)
+    share the key's prefix."""
     dependent = pe.dependent
     job_rank, order = -pe.job_rank, -REASON_ORDER[reason]
     free = reason == NO_PREEMPTION
-    out = []
+    out: list[tuple] = []
     append = out.append
     last_values: dict | None = None
     pre = post = prank = 0.0
     # (the key's varying parts as locals: a tuple display of locals builds the entry
-    # in one step, about half the cost of unpacking a prefix tuple into it)
+    # in one step, about half the cost of unpacking a prefix tuple into it; the loop
+    # is written twice so that the usual one, without a column, tests nothing more)
+    if column is None:
+        for k in members:
+            offer = registry[k]
+            values = offer.independent
+            if values is not last_values:
+                last_values = values
+                pre = -(values[PRE] if PRE in values else dependent[PRE])
+                post = -(values[POST] if POST in values else dependent[POST])
+                prank = -(-FLT_MAX if free
+                          else values[PRANK] if PRANK in values else dependent[PRANK])
+            append((pre, job_rank, post, order, prank, offer.name, k, offer.version, reason))
+        return out
+    value = column.value
     for k in members:
         offer = registry[k]
         values = offer.independent
@@ -252,10 +265,8 @@ def make_entries(registry: list[Offer], members, pe: PairEval, reason: str,
             post = -(values[POST] if POST in values else dependent[POST])
             prank = -(-FLT_MAX if free
                       else values[PRANK] if PRANK in values else dependent[PRANK])
-        if column is not None:
-            job_rank = -column.value(offer)
-        append((pre, job_rank, post, order, prank, offer.name,
-                k if position is None else position, offer.version, reason))
+        append((pre, -value(offer), post, order, prank, offer.name, k, offer.version,
+                reason))
     return out
 
 

@@ -51,7 +51,7 @@ class LiteralStates(OrderedStates):
         instructions (RESULTS, session 20, desk20); a change to one is a change to
         both."""
         items, known_pairs, pair_of = self.items, self._known, self._pair_of
-        fitting, fits, boxed = self._fitting, self._fits, self._boxed
+        fitting, fixed, left, boxed = self._fitting, self._fixed, self._left, self._boxed
         registry, column, entries = self._registry, self._column, self.entries
         at, end = self._at, len(items)
         extra, xat, skip, group_of = self._extra, self._xat, self._skip, self._group
@@ -83,7 +83,16 @@ class LiteralStates(OrderedStates):
             else:
                 xat += 1
             fit = fitting.get(shape)
-            if not (fits(shape) if fit is None else fit):
+            if fit is None:
+                # (as ``OrderedStates._make`` tests it)
+                have = left[shape]
+                fit = True
+                for _, amount, pos in fixed:
+                    if amount > have[pos]:
+                        fit = False
+                        break
+                fitting[shape] = fit
+            if not fit:
                 continue
             pair_shape = pair_of[shape]
             if boxed is not None:
@@ -102,10 +111,10 @@ class LiteralStates(OrderedStates):
                         if program.result is not None else make_pair(outcome))  # type: ignore[union-attr]
             if not known.match:
                 continue
-            append((key, -(known.job_rank if column is None
-                           else column.value(registry[idx])),
+            offer = registry[idx]
+            append((key, -(known.job_rank if column is None else column.value(offer)),
                     -(values[POST] if POST in values else known.dependent[POST]),
-                    _FREE_ORDER, FLT_MAX, registry[idx].name, idx, version, NO_PREEMPTION))
+                    _FREE_ORDER, FLT_MAX, offer.name, idx, version, NO_PREEMPTION))
         if batch:
             batch.sort()
             entries.extend(batch)

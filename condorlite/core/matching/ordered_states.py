@@ -193,7 +193,9 @@ class StaticOrders:
     def _tier(self, static: int, tiers: dict[tuple, list[tuple]], shape: int) -> list[tuple]:
         """The list of ``tiers`` (the static's) for the tier of ``shape``, made or
         copied first when a snapshot holds it, to change in place."""
-        tier = self.tier_of(shape)
+        tier = self._tiers.get(shape)  # (``tier_of``, its look-up written out)
+        if tier is None:
+            tier = self.tier_of(shape)
         order = tiers.get(tier)
         if order is None:
             order = tiers[tier] = []
@@ -363,18 +365,6 @@ class OrderedStates:
         self.entries: list[tuple] = []
         self.done = not items
 
-    def _fits(self, shape: int) -> bool:
-        fit = self._fitting.get(shape)
-        if fit is None:
-            have = self._left[shape]
-            fit = True
-            for _, amount, pos in self._fixed:
-                if amount > have[pos]:
-                    fit = False
-                    break
-            self._fitting[shape] = fit
-        return fit
-
     def grow(self, count: int) -> None:
         """Make entries until there are more than ``count`` or no item is left (a
         whole group of equal -pre at a time)."""
@@ -391,7 +381,7 @@ class OrderedStates:
         with its -pre over ``last`` (when given); the entries made (those whose
         state fits and matches) are sorted onto ``entries``."""
         items, known_pairs, pair_of = self.items, self._known, self._pair_of
-        fitting, fits, boxed = self._fitting, self._fits, self._boxed
+        fitting, fixed, left, boxed = self._fitting, self._fixed, self._left, self._boxed
         registry, column, entries = self._registry, self._column, self.entries
         at, end = self._at, len(items)
         batch: list[tuple] = []
@@ -408,7 +398,17 @@ class OrderedStates:
                 group = key
             at += 1
             fit = fitting.get(shape)
-            if not (fits(shape) if fit is None else fit):
+            if fit is None:
+                # (whether the state holds every fixed request, kept per set of requests:
+                # a plain loop here, where a list meets most states new to its requests)
+                have = left[shape]
+                fit = True
+                for _, amount, pos in fixed:
+                    if amount > have[pos]:
+                        fit = False
+                        break
+                fitting[shape] = fit
+            if not fit:
                 continue
             pair_shape = pair_of[shape]
             if boxed is not None:
@@ -427,10 +427,10 @@ class OrderedStates:
                         if program.result is not None else make_pair(outcome))  # type: ignore[union-attr]
             if not known.match:
                 continue
-            append((key, -(known.job_rank if column is None
-                           else column.value(registry[idx])),
+            offer = registry[idx]
+            append((key, -(known.job_rank if column is None else column.value(offer)),
                     -(values[POST] if POST in values else known.dependent[POST]),
-                    _FREE_ORDER, FLT_MAX, registry[idx].name, idx, version, NO_PREEMPTION))
+                    _FREE_ORDER, FLT_MAX, offer.name, idx, version, NO_PREEMPTION))
         if batch:
             batch.sort()
             entries.extend(batch)

@@ -240,10 +240,18 @@ def job_params(job_ad: ClassAd, vector: SlotVector) -> tuple[tuple[str, ...], tu
     """The job's ``Request<R>`` bindings, R a resource of the vector, that are integer
     or real literals: their lower-case names (in the vector's order) and values."""
     names, values = [], []
+    # (asked for every held group a class's walk meets: the ad's table read directly,
+    # ``adeval.attr`` written out)
+    table = adeval.table(job_ad)
     for resource in vector.names:
-        expr = adeval.attr(job_ad, "request" + resource)
+        name = "request" + resource
+        if table is None:
+            expr = adeval.attr(job_ad, name)
+        else:
+            entry = table.get(name.lower())
+            expr = None if entry is None else entry[1]
         if type(expr) is Literal and type(expr.value) in (int, float):
-            names.append("request" + resource)
+            names.append(name)
             values.append(expr.value)
     return tuple(names), tuple(values)
 

@@ -126,9 +126,15 @@ class RequestLists:
         out = Candidates([], signature=signature, built=self._shapes.clock)
         registry = self._registry
         column = self._column(class_id, job_ad)
-        if positions is not None and all(
-                offer.seq == idx and offer.available
-                for idx, offer in zip(positions, offers, strict=True)):
+        own = positions is not None
+        if own:
+            # (a loop, not ``all`` of a generator: a take-back list asks for every
+            # slot it carved, and a generator's step costs more than the test)
+            for idx, offer in zip(positions, offers, strict=True):  # type: ignore[arg-type]
+                if offer.seq != idx or not offer.available:
+                    own = False
+                    break
+        if own:
             # Offers at their own positions (the slots a list carved, taken back):
             # one look per shape, as ``_by_shape`` does, and its entries made together.
             by_shape: dict[int, list[int]] = {}
@@ -301,5 +307,19 @@ def submitter_signature(job_ad: ClassAd) -> tuple:
     """The job ad's bindings of the names the negotiator inserts (``Submitter*``,
     ``SubmittorPrio``), in name order: equal signatures mean the inserted attributes
     cannot tell two evaluations of one job class apart."""
-    names = sorted(n for n in adeval.lower_names(job_ad) if n.startswith(SUBMITTER_PREFIXES))
-    return tuple((n, adeval.attr(job_ad, n)) for n in names)
+    # (made for every list: two string compares pass over most names before the
+    # method call, as every name of either prefix sorts in ["submitter", "submittp");
+    # a ClassAd-lite ad's table gives the bindings with the names, no look-up each)
+    table = adeval.table(job_ad)
+    if table is not None:
+        return tuple(sorted([(n, entry[1]) for n, entry in table.items()
+                             if _PREFIX_LOW <= n < _PREFIX_HIGH
+                             and n.startswith(SUBMITTER_PREFIXES)]))
+    names = sorted([n for n in adeval.lower_names(job_ad)
+                    if _PREFIX_LOW <= n < _PREFIX_HIGH and n.startswith(SUBMITTER_PREFIXES)])
+    return tuple([(n, adeval.attr(job_ad, n)) for n in names])
+
+
+#: bounds of the lower-cased names that may start with a ``SUBMITTER_PREFIXES`` one:
+#: every such name sorts in [low, high) (tested)
+_PREFIX_LOW, _PREFIX_HIGH = "submitter", "submittp"

@@ -34,10 +34,37 @@ def test_one_entry_is_the_entries_of_one_offer(known, reason) -> None:
     dependent = {key: ranks[key] * 2 + 1 for key in (PRE, POST, PRANK) if key not in known}
     pe = PairEval(True, job_rank=7.0, slot_rank=1.0, dependent=dependent)
     one = make_entry(offer, 42, pe, reason)
-    assert one == make_entries([offer], (0,), pe, reason, 42)[0]
+    registry = [offer] * 43  # (the offer at position 42)
+    assert one == make_entries(registry, (42,), pe, reason)[0]
     assert one[ENTRY_IDX] == 42 and one[-2:] == (17, reason)
     # a free offer's preemption rank is the lowest, whatever the ranks say
     assert (one[4] == 3.4028234663852886e38) == (reason == NO_PREEMPTION)
+
+
+class _Column:
+    """A rank column's ``value``: the job's Rank of each offer, here its version."""
+
+    def value(self, offer: Offer) -> float:
+        return float(offer.version) * 1.5
+
+
+@pytest.mark.parametrize("column", [None, _Column()])
+def test_the_entries_of_a_shape_are_each_offers_entry(column) -> None:
+    # (both loops of ``make_entries``: with and without a column; offers sharing one
+    # dict of independent ranks and offers with their own)
+    shared = {PRE: 2.0}
+    offers = []
+    for k in range(5):
+        base = slot(f"slot{k}@node1")
+        offer = Offer(base, base.ad, None, None, 0.0, base.weight)
+        offer.version = 10 + k
+        offer.independent = shared if k < 3 else {PRE: float(k), POST: 1.0}
+        offers.append(offer)
+    pe = PairEval(True, job_rank=7.0, slot_rank=1.0, dependent={POST: 4.0, PRANK: 0.5})
+    members = (4, 0, 2, 3)
+    for reason in (NO_PREEMPTION, RANK_PREEMPTION):
+        assert make_entries(offers, members, pe, reason, column) == [
+            make_entry(offers[k], k, pe, reason, column) for k in members]
 
 
 @pytest.mark.parametrize("seed", range(8))

@@ -2,7 +2,7 @@
 the values of their literal requests get the residuals another class built, and each
 still gets a program of its own amounts; anything else a part reads keeps them apart.
 Also the residuals' inline arithmetic (``operators.arithmetic_fn``) against
-``operators.arithmetic``."""
+``operators.arithmetic``, and the job's literal requests (``job_params``)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,17 @@ import itertools
 
 import pytest
 
+from condorlite.core import adeval
 from condorlite.core.classad import operators as ops
+from condorlite.core.classad import parse_ads
+from condorlite.core.classad.ast import Literal
 from condorlite.core.classad.values import INT64_MAX, INT64_MIN, Error, Undefined
 from condorlite.core.matching import pair_programs
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.expr_numbers import Canon
 from condorlite.core.matching.offers import resource_names
-from condorlite.core.matching.pair_programs import ResidualCache, pair_program
-from condorlite.core.matching.slot_vectors import vector_of
+from condorlite.core.matching.pair_programs import ResidualCache, job_params, pair_program
+from condorlite.core.matching.slot_vectors import SlotVector, vector_of
 from tests.core._pool import ad
 
 from .test_carving_boxes import GRID, JOB, SLOT
@@ -124,3 +127,18 @@ def test_inline_arithmetic_is_arithmetic(op: str) -> None:
         assert got is want or got == want or (got != got and want != want), (a, op, b)
         if type(want) is float and want == 0:
             assert str(got) == str(want), (a, op, b)  # the sign of a zero
+
+
+def test_job_params_are_the_literal_number_requests_of_the_vector() -> None:
+    # (``job_params`` reads the ad's table directly: the same as ``adeval.attr`` of
+    # each request, for any spelling of the job's attribute)
+    (job,) = parse_ads('REQUESTCPUS = 2\nRequestMemory = 1024.5\nrequestdisk = "x"\n'
+                       'RequestGpus = RequestCpus * 2\nRequestNothing = 3\n')
+    names = ("cpus", "disk", "gpus", "memory", "slots")
+    vector = SlotVector(names, (1, 2, 3, 4, 5), {n: i for i, n in enumerate(names)})
+    expected = [("request" + n, e.value) for n in names
+                if type(e := adeval.attr(job, "request" + n)) is Literal
+                and type(e.value) in (int, float)]
+    assert job_params(job, vector) == (("requestcpus", "requestmemory"), (2, 1024.5))
+    assert job_params(job, vector) == (tuple(n for n, _ in expected),
+                                       tuple(v for _, v in expected))
