@@ -56,9 +56,9 @@ from condorlite.core.classad.interning import LIMIT, OLD_LINES, OLD_NAMES
 from condorlite.core.classad.oldform import _new_name, old_ad, old_line
 
 try:
-    from condorlite.core.classad._oldscan import Scanner, slotted
+    from condorlite.core.classad._oldscan import Scanner, changes, slotted
 except ImportError:  # built without a C compiler: the Python reader reads everything
-    Scanner = slotted = None
+    Scanner = changes = slotted = None
 
 AVAILABLE = Scanner is not None
 

@@ -22,10 +22,19 @@ a lookup by the very object is an identity hit, where a name taken from an expre
 costs a string compare in every row. Each row is compared with the one before through
 a slice of its column, not ``islice`` (an iterator call less per row).
 
+Where the compiled module is built (``COMPILED``), the column passes (a chunk's cuts,
+a late name's, the configured names', and the slots' columns) are one C loop
+(``oldscan.changes``): per row it looks the names up and compares each entry with the
+row before's by identity, where Python builds a tuple per row and compares tuples.
+An identity cut may split a run that ``!=`` would not (equal entries that are not the
+same object); runs are merged into classes by ``Canon`` numbers, so the classes,
+their numbers and representatives are the same either way (the tests run both).
+
 A chunk's names (needed for the ``Request*`` roots) are the union of one table per
 run of ads that the reader marked as binding the very same names (``ClassAd.layout``:
 its compiled scanner starts such an ad from a copy of the previous ad's dict, and a
-cluster's jobs are such a run), not of every table: a union walks a ``dict`` and
+cluster's jobs are such a run; a row starts a run where its mark is not the row
+before's, an unmarked ad its own), not of every table: a union walks a ``dict`` and
 inserts into a ``set`` per name, about 100 instructions a name, the least any exact
 way found costs (RESULTS, session 20), and was half of the grouping when every job's
 85 names were walked. Then the time goes to the cuts (a row's entries for the
@@ -41,12 +50,14 @@ from operator import is_not, itemgetter, ne, sub
 from typing import TypeVar
 
 from condorlite.core import adeval
+from condorlite.core.classad import oldscan
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.matching.autocluster import (
     _IS_REQUEST,
     ALWAYS_SIGNIFICANT,
     Autoclusters,
+    _table,
     _tables,
     build,
     referenced,
@@ -62,6 +73,11 @@ T = TypeVar("T")
 #: rows read together: a chunk's tables (about 1 KiB an ad) stay in the CPU cache
 #: between the passes over it
 CHUNK = 1024
+
+#: the column passes (``_cuts``, ``_Distinct.reached``) in C (``oldscan.changes``), when
+#: it is built and the scanner is on; the Python passes are the reference (the tests
+#: run both)
+COMPILED = oldscan.enabled() and oldscan.changes is not None
 
 
 def build_closed(
@@ -95,23 +111,18 @@ def build_closed(
     return _grouped(idle, sweep, configured)
 
 
-def _one_per_layout(ads: list, tables: list[dict]) -> Iterable[dict]:
-    """``tables`` (the tables of ``ads``) less those whose names an earlier one
-    already stands for: of the ads that share a reader's mark (``ClassAd.layout``:
-    the same names, the same key objects), one table each. All of them when some ad
-    has no mark (an ad that is not ClassAd-lite). The union of the names of what it
-    returns is that of ``tables``: with the marks, a chunk's union walks a table per
-    run of a cluster's jobs, not a table per job (about half of the grouping's
-    instructions). An ad without a mark (the last ad of a file, one read by the
-    Python reader or changed since) stands for itself."""
-    marks = adeval.layouts(ads)
-    if marks is None:
-        return tables
-    if None in marks:
-        # (keyed by the table's identity instead: an int, never equal to a mark)
-        marks = [id(table) if mark is None else mark
-                 for mark, table in zip(marks, tables, strict=True)]
-    return dict(zip(marks, tables, strict=True)).values()
+def _one_per_run(tables: list[dict], marks: list[object]) -> Iterable[dict]:
+    """The first of ``tables`` (the tables of ads with run marks ``marks``,
+    ``adeval.tables_and_marks``) of each run of rows with one mark: the ads of a run
+    bind the very same names, so the union of the names of what it returns is that of
+    ``tables``, and a chunk's union walks a table per run of a cluster's jobs, not a
+    table per job (about half of the grouping's instructions). A row is kept when its
+    mark is not the one before's (C-level ``is_not``: no hashing of the marks)."""
+    return compress(tables, map(is_not, marks, chain((_NO_MARK,), marks)))
+
+
+#: a mark no ad has: the first row starts a run
+_NO_MARK = object()
 
 
 def _roots(policy_exprs: Iterable[Expr]) -> frozenset[str]:
@@ -186,9 +197,15 @@ class _Sweep:
         """Read one chunk (rows ``first`` on): its tables, names, entries for S and
         queue blocks. A ``Request*`` name first bound here is a root from here on."""
         ads = [job.ad for job in jobs]
-        tables = _tables(ads)
+        both = adeval.tables_and_marks(ads)
+        if both is None:
+            tables = list(map(_table, ads))
+            firsts: Iterable[dict] = tables
+        else:
+            tables, marks = both
+            firsts = _one_per_run(tables, marks)
         self.tables.extend(tables)
-        names = set().union(*_one_per_layout(ads, tables))
+        names = set().union(*firsts)
         self._before = set(self.bound)
         self._join(filter(_IS_REQUEST, names - self.bound), first)
         self.bound |= names
@@ -248,6 +265,9 @@ class _Distinct:
         fresh = names - self.names
         new = sorted(map(keys.get, fresh, fresh))
         self.names.update(new)
+        if COMPILED:
+            # (one C pass of every slot's entries for the names; an absent name is None)
+            return _names_in(_distinct(oldscan.changes(tables, new)[1]))
         new = [name for name in new
                if any(map(dict.__contains__, tables, repeat(name)))]
         entries: list = []
@@ -310,6 +330,9 @@ def _cuts(tables: list[dict], names: list[str] | tuple[str, ...]
     equal without being the same object compare by value, so they never cut."""
     if not tables:
         return set(), []
+    if COMPILED:
+        changed, values = oldscan.changes(tables, list(names))
+        return set(changed), _distinct(values)
     cuts: set[int] = set()
     entries: dict[int, tuple[str, Expr] | None] = {}
     for column, width, changed in _changes(tables, names):
@@ -319,6 +342,11 @@ def _cuts(tables: list[dict], names: list[str] | tuple[str, ...]
             heads = list(chain.from_iterable(heads))
         entries.update(zip(map(id, heads), heads, strict=True))
     return cuts, list(entries.values())
+
+
+def _distinct(values: list) -> list:
+    """``values`` less repeated objects (by identity), in first-seen order."""
+    return list(dict(zip(map(id, values), values, strict=True)).values())
 
 
 def _changes(tables: list[dict], names: Iterable[str]) -> list[tuple[list, int, list[int]]]:

@@ -1,16 +1,21 @@
 """significant.build_closed's sweep: chunk boundaries, names that join S after rows
 binding them were read, names only some rows of a chunk bind, and entries that are
-equal without being the same object all give the widening loop's grouping."""
+equal without being the same object all give the widening loop's grouping.
+
+Every test runs with the column passes in C (``significant.COMPILED``, through
+``oldscan.changes``) and in Python, except those that spy on the Python passes."""
 
 from __future__ import annotations
 
+import operator
 from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from condorlite.core.classad import parse_ad
+from condorlite.core.classad import oldscan, parse_ad
+from condorlite.core.classad.ast import Literal
 from condorlite.core.matching import significant
 from condorlite.core.matching.significant import build_closed
 from condorlite.core.model import job_from_ad
@@ -27,6 +32,15 @@ from tests.core.matching.test_autocluster import (
     _widening,
 )
 from tests.core.matching.test_autocluster import genpool as gen
+
+
+@pytest.fixture(autouse=True, params=[False, True], ids=["python", "compiled"])
+def compiled(request, monkeypatch) -> bool:
+    """``significant.COMPILED`` off and on (on only where ``_oldscan`` is built)."""
+    if request.param and oldscan.changes is None:
+        pytest.skip("the compiled module is not built")
+    monkeypatch.setattr(significant, "COMPILED", request.param)
+    return request.param
 
 
 def _closed(slots, idle, exprs, configured, chunk: int):
@@ -139,7 +153,9 @@ def test_small_chunks_agree_with_the_loop_on_random_webs(slot_kinds, job_kinds, 
 
 
 def _columns_read(monkeypatch) -> list[list[str]]:
-    """The names of each ``significant._columns`` call from now on, in order."""
+    """The names of each ``significant._columns`` call from now on, in order (the
+    Python passes: ``COMPILED`` is turned off)."""
+    monkeypatch.setattr(significant, "COMPILED", False)
     read: list[list[str]] = []
     columns = significant._columns
 
@@ -223,15 +239,15 @@ def test_the_readers_marks_stand_for_their_runs(tmp_path, chunk) -> None:
     assert sum(mark is not None for mark in marks) > len(idle) // 2
     assert len({id(mark) for mark in marks}) < len(idle) // 4  # (runs, not one per job)
     exprs, walked = _exprs(POLICY), []
-    one = significant._one_per_layout
+    one = significant._one_per_run
 
-    def spy(ads, tables):
-        out = list(one(ads, tables))
+    def spy(tables, marks):
+        out = list(one(tables, marks))
         walked.append(len(out))
         return out
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(significant, "_one_per_layout", spy)
+        patch.setattr(significant, "_one_per_run", spy)
         marked = _closed(slots, idle, exprs, None, chunk)
     assert sum(walked) < len(idle) // 2
     for j in idle:
@@ -239,3 +255,49 @@ def test_the_readers_marks_stand_for_their_runs(tmp_path, chunk) -> None:
     plain = _closed(slots, idle, exprs, None, chunk)
     assert _every(marked) == _every(plain) == _every(
         _widening(slots, idle, exprs, None, None))
+
+
+def test_unmarked_ads_each_stand_for_themselves() -> None:
+    """``_one_per_run``: a row starts a run where its mark is not the row before's;
+    ads without a reader mark are their own marks (``adeval.tables_and_marks``), so
+    two unmarked ads in a row both count, whatever names they bind."""
+    ads = [parse_ad("A = 1"), parse_ad("B = 2"), parse_ad("C = 3"), parse_ad("D = 4")]
+    mark = object()
+    ads[0].layout = ads[1].layout = None  # (an ad changed since it was read)
+    ads[2].layout = ads[3].layout = mark  # (as the reader marks a run)
+    tables, marks = significant.adeval.tables_and_marks(ads)
+    assert marks[:2] == [ads[0], ads[1]] and marks[2] is marks[3] is mark
+    firsts = list(significant._one_per_run(tables, marks))
+    assert [list(table) for table in firsts] == [["a"], ["b"], ["c"]]
+
+
+@pytest.mark.parametrize("names", [[], ["a"], ["a", "b", "gone"]])
+def test_the_compiled_cuts_are_the_identity_changes(names) -> None:
+    """``oldscan.changes``: the rows whose entries for the names are not the very
+    objects of the row before (an absent name is a value of its own), and the entries
+    at row 0 and at each change; ``_cuts`` in C keeps one of each distinct object."""
+    if oldscan.changes is None:
+        pytest.skip("the compiled module is not built")
+    one, two = ("A", Literal(1)), ("A", Literal(1))  # equal, not the same object
+    other = ("B", Literal(2))
+    tables = [{"a": one, "b": other}, {"a": one, "b": other}, {"a": two, "b": other},
+              {"b": other}, {"b": other}, {"a": one}]
+    cuts, values = oldscan.changes(tables, names)
+    expected_cuts = [row for row in range(1, len(tables))
+                     if any(tables[row].get(n) is not tables[row - 1].get(n) for n in names)]
+    expected_values = [tables[0].get(n) for n in names] + [
+        tables[row].get(n) for row in expected_cuts for n in names
+        if tables[row].get(n) is not tables[row - 1].get(n)]
+    assert cuts == expected_cuts
+    assert len(values) == len(expected_values)
+    assert all(map(operator.is_, values, expected_values))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(significant, "COMPILED", True)
+        compiled_cuts, entries = significant._cuts(tables, names)
+    assert compiled_cuts == set(expected_cuts)
+    assert {id(e) for e in entries} == {id(e) for e in expected_values}
+    assert len(entries) == len({id(e) for e in entries})
+    with pytest.raises(TypeError):
+        oldscan.changes([{"a": one}, ["not", "a", "dict"]], ["a"])
+    with pytest.raises(TypeError):
+        oldscan.changes([{"a": one}], [1])

@@ -63,6 +63,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "columns.h"
 #include "keys.h"
 #include "slotted.h"
 #include "scanner.h"
@@ -481,6 +482,9 @@ static PyTypeObject ScannerType = {
 };
 
 static PyMethodDef module_methods[] = {
+    {"changes", (PyCFunction)(void (*)(void))oldscan_changes, METH_FASTCALL,
+     "changes(tables, keys): (the rows where some key's value is not the row before's "
+     "very object, the values at row 0 and at those changes; see columns.c)."},
     {"entry_key", (PyCFunction)(void (*)(void))oldscan_entry_key, METH_FASTCALL,
      "entry_key(table, names): the identities of table's values for names, as bytes "
      "(see condorlite/core/entry_keys.py)."},
