@@ -58,7 +58,6 @@ from condorlite.core.matching.autocluster import (
     ALWAYS_SIGNIFICANT,
     Autoclusters,
     _table,
-    _tables,
     build,
     referenced,
     slot_side_names,
@@ -107,7 +106,7 @@ def build_closed(
     """
     if not idle:
         return build([], slot_side_names(slots, policy_exprs), configured)
-    sweep = _Sweep(idle, _Distinct(_tables([slot.ad for slot in slots])), _roots(policy_exprs))
+    sweep = _Sweep(idle, _Distinct.of([slot.ad for slot in slots]), _roots(policy_exprs))
     return _grouped(idle, sweep, configured)
 
 
@@ -160,6 +159,8 @@ class _Sweep:
         self.significant: set[str] = set()
         self.bound: set[str] = set()
         self.tables: list[dict] = []
+        #: each row's run mark (``adeval.tables_and_marks``; the ad itself without one)
+        self.marks: list[object] = []
         self._starts: set[int] = set()
         #: the heads of the queue order's blocks (``queue_blocks``), ascending, and
         #: the job id of each row
@@ -200,11 +201,13 @@ class _Sweep:
         both = adeval.tables_and_marks(ads)
         if both is None:
             tables = list(map(_table, ads))
+            marks: list[object] = ads  # (each row its own run)
             firsts: Iterable[dict] = tables
         else:
             tables, marks = both
             firsts = _one_per_run(tables, marks)
         self.tables.extend(tables)
+        self.marks.extend(marks)
         names = set().union(*firsts)
         self._before = set(self.bound)
         self._join(filter(_IS_REQUEST, names - self.bound), first)
@@ -217,7 +220,7 @@ class _Sweep:
         todo = set(filter(significant, names))
         while todo:
             done |= todo
-            cuts, entries = _cuts(tables, sorted(todo))
+            cuts, entries = _cuts(tables, sorted(todo), marks)
             starts |= cuts
             found = _names_in(entries)
             self.referenced |= found
@@ -234,7 +237,7 @@ class _Sweep:
         joins S and is read over every row (``_join`` queues it with all rows)."""
         while self._late:
             name, end = self._late.pop()
-            cuts, entries = _cuts(self.tables[:end], [name])
+            cuts, entries = _cuts(self.tables[:end], [name], self.marks[:end])
             self._starts.update(cuts)
             found = _names_in(entries)
             self.referenced |= found
@@ -252,12 +255,20 @@ class _Distinct:
     union costs a pass over every entry of every slot (160 names a slot), and the
     cycle asks for a few dozen names."""
 
-    def __init__(self, tables: list[dict]) -> None:
+    def __init__(self, tables: list[dict], marks: list[object] | None = None) -> None:
         self.tables = tables
+        #: each slot's run mark (``adeval.tables_and_marks``), or None
+        self.marks = marks
         self.names: set[str] = set()
         #: the first slot's names, each as its table's own key object (the readers
         #: share one object per name between ads): a lookup by it is an identity hit
         self.keys: dict[str, str] = {name: name for name in tables[0]} if tables else {}
+
+    @classmethod
+    def of(cls, ads: list) -> _Distinct:
+        """The slots' side of the slot ads ``ads``."""
+        both = adeval.tables_and_marks(ads)
+        return cls(list(map(_table, ads)), None) if both is None else cls(*both)
 
     def reached(self, names: set[str]) -> set[str]:
         tables = self.tables
@@ -266,8 +277,10 @@ class _Distinct:
         new = sorted(map(keys.get, fresh, fresh))
         self.names.update(new)
         if COMPILED:
-            # (one C pass of every slot's entries for the names; an absent name is None)
-            return _names_in(_distinct(oldscan.changes(tables, new)[1]))
+            # (one C pass of every slot's entries for the names, an absent name None;
+            # a reader's run whose lines differ in none of them is read at its first
+            # slot: a pass per name skipped more rows but cost more in all)
+            return _names_in(_distinct(oldscan.changes(tables, new, self.marks)[1]))
         new = [name for name in new
                if any(map(dict.__contains__, tables, repeat(name)))]
         entries: list = []
@@ -319,7 +332,7 @@ def _names_in(entries: Iterable[tuple[str, Expr] | None]) -> set[str]:
     return found
 
 
-def _cuts(tables: list[dict], names: list[str] | tuple[str, ...]
+def _cuts(tables: list[dict], names: list[str] | tuple[str, ...], marks: list | None = None
           ) -> tuple[set[int], list[tuple[str, Expr] | None]]:
     """The rows (after row 0) whose entries for ``names`` differ (``!=``) from the row
     before's, and the distinct entry objects those names hold (None for absent):
@@ -327,11 +340,17 @@ def _cuts(tables: list[dict], names: list[str] | tuple[str, ...]
     those rows' values are kept.
 
     ``!=`` on shared entry objects is an identity test at C level; entries that are
-    equal without being the same object compare by value, so they never cut."""
+    equal without being the same object compare by value, so they never cut.
+
+    In C (``COMPILED``) the cuts are by identity, and ``marks`` (each row's run mark,
+    ``adeval.tables_and_marks``) lets it skip the rows of a reader's run after its
+    first when no name of ``names`` is among the names the run's lines differ in
+    (``oldscan.changes``): they hold its first row's entries. The Python passes read
+    every row."""
     if not tables:
         return set(), []
     if COMPILED:
-        changed, values = oldscan.changes(tables, list(names))
+        changed, values = oldscan.changes(tables, list(names), marks)
         return set(changed), _distinct(values)
     cuts: set[int] = set()
     entries: dict[int, tuple[str, Expr] | None] = {}
@@ -386,7 +405,7 @@ def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
     match_class_of = RowMap(ids, list(_per_row(class_of_run, rows.starts, len(idle))), idle)
     if configured:
         wanted = tuple(sorted({name.lower() for name in configured} & rows.bound))
-        starts = sorted(_cuts(rows.tables, wanted)[0].union([0]))
+        starts = sorted(_cuts(rows.tables, wanted, rows.marks)[0].union([0]))
         firsts = list(map(rows.blocks.least, starts, _ends(starts, idle)))
         cluster_of_run, _ = _numbered(idle, starts, firsts, wanted, canon)
         cluster_of = RowMap(ids, list(_per_row(cluster_of_run, starts, len(idle))), idle)

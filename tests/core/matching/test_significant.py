@@ -212,9 +212,9 @@ def test_the_sweep_cuts_by_the_tables_own_key_objects() -> None:
     cut_by: list[list[str]] = []
     cuts = significant._cuts
 
-    def spy(tables, names):
+    def spy(tables, names, marks=None):
         cut_by.append(list(names))
-        return cuts(tables, names)
+        return cuts(tables, names, marks)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(significant, "_cuts", spy)
@@ -301,3 +301,28 @@ def test_the_compiled_cuts_are_the_identity_changes(names) -> None:
         oldscan.changes([{"a": one}, ["not", "a", "dict"]], ["a"])
     with pytest.raises(TypeError):
         oldscan.changes([{"a": one}], [1])
+
+
+def test_the_compiled_cuts_skip_a_runs_rows_when_no_name_is_in_its_mark() -> None:
+    """``oldscan.changes`` with run marks: the rows after a run's first whose mark (a
+    set, the names its lines differ in) holds none of the names are not read (their
+    entries are the first row's, the reader's invariant); a name in the mark, or a
+    mark that is no set (an unmarked ad's own), reads every row. Where the invariant
+    holds the answer is the one without marks."""
+    if oldscan.changes is None:
+        pytest.skip("the compiled module is not built")
+    same, one, two = ("B", Literal(0)), ("A", Literal(1)), ("A", Literal(2))
+    run, other = {"a"}, object()
+    tables = [{"a": one, "b": same}, {"a": two, "b": same}, {"a": one, "b": same},
+              {"a": one, "b": ("B", Literal(9))}, {"a": two, "b": same}]
+    marks = [run, run, run, other, other]
+    for names in (["a"], ["b"], ["a", "b"]):
+        assert oldscan.changes(tables, names, marks) == oldscan.changes(tables, names)
+    # (a run that broke the invariant shows which rows were read: none after row 0)
+    broken = [dict(table) for table in tables[:3]]
+    broken[1]["b"] = ("B", Literal(5))
+    assert oldscan.changes(broken, ["b"], [run] * 3) == ([], [same])
+    assert oldscan.changes(broken, ["a", "b"], [run] * 3)[0] == [1, 2]
+    assert oldscan.changes(broken, ["b"], [other] * 3)[0] == [1, 2]
+    with pytest.raises(TypeError):
+        oldscan.changes(tables, ["a"], marks[:2])  # (one mark a row)

@@ -38,6 +38,34 @@ same_names(Scanner *s)
     return 1;
 }
 
+/* Whether the current ad, holding the previous ad's names in the same order, stays in
+ * the previous ad's run: 1 or 0, or -1 with an exception. The mark (a set) holds the
+ * names whose lines differ between the run's first two ads; a later ad stays when the
+ * lines it changes from the ad before are all at those names. Hence every ad of a run
+ * holds, at every name not in the mark, the very pair of the run's first ad (the
+ * grouping reads a run's first ad for such names: matching/significant.py), and a
+ * cluster's jobs, which differ in ProcId, GlobalJobId, Args and the like, are one run
+ * however many there are. */
+static int
+run_takes(Scanner *s)
+{
+    for (Py_ssize_t i = 0; i < s->pending.n; i++) {
+        PyObject *pair = s->pending.pairs[i];
+        if (pair == s->previous.pairs[i])
+            continue;
+        PyObject *name = PyTuple_GET_ITEM(pair, 0);
+        if (s->run_ads == 1) {
+            if (PySet_Add(s->layout, name) < 0)
+                return -1;
+            continue;
+        }
+        int known = PySet_Contains(s->layout, name);
+        if (known <= 0)
+            return known;
+    }
+    return 1;
+}
+
 /* The current ad's dict as a copy of the previous ad's with the values that differ
  * set: the copy takes its table whole (str-keyed, the size the pairs would have grown
  * it to), where inserting the pairs one by one grows it step by step. */
@@ -98,13 +126,18 @@ build_ad(Scanner *s)
     if (attrs == NULL)
         goto done;
     if (PyDict_GET_SIZE(attrs) == s->pending.n) {
-        if (!same || s->layout == NULL) {
-            /* a run of ads of one set of names starts: its mark (ClassAd.layout) */
-            PyObject *mark = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type);
+        int stays = same && s->layout != NULL ? run_takes(s) : 0;
+        if (stays < 0)
+            goto done;
+        if (!stays) {
+            /* a run starts: its mark (ClassAd.layout), no name differing yet */
+            PyObject *mark = PySet_New(NULL);
             if (mark == NULL)
                 goto done;
             Py_XSETREF(s->layout, mark);
+            s->run_ads = 0;
         }
+        s->run_ads++;
         PyObject *args[2] = {attrs, s->layout};
         ad = PyObject_Vectorcall(s->from_attrs, args, 2, NULL);
         if (ad != NULL) {

@@ -1,5 +1,5 @@
-/* changes(tables, keys): where rows of dicts change their values for keys; see
- * columns.c. */
+/* changes(tables, keys, marks=None): where rows of dicts change their values for keys;
+ * see columns.c. */
 
 #ifndef OLDSCAN_COLUMNS_H
 #define OLDSCAN_COLUMNS_H
