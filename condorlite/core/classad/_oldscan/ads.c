@@ -49,19 +49,30 @@ same_names(Scanner *s)
 static int
 run_takes(Scanner *s)
 {
-    for (Py_ssize_t i = 0; i < s->pending.n; i++) {
-        PyObject *pair = s->pending.pairs[i];
-        if (pair == s->previous.pairs[i])
-            continue;
-        PyObject *name = PyTuple_GET_ITEM(pair, 0);
-        if (s->run_ads == 1) {
-            if (PySet_Add(s->layout, name) < 0)
+    Py_ssize_t n = s->pending.n;
+    if (s->run_ads == 1) {
+        /* the run's second ad: the names it changes make the mark (and, by position,
+         * the flags the later ads are checked against: no set lookup per ad) */
+        if (n > s->varying_size) {
+            char *grown = PyMem_Realloc(s->varying, n);
+            if (grown == NULL) {
+                PyErr_NoMemory();
                 return -1;
-            continue;
+            }
+            s->varying = grown;
+            s->varying_size = n;
         }
-        int known = PySet_Contains(s->layout, name);
-        if (known <= 0)
-            return known;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *pair = s->pending.pairs[i];
+            s->varying[i] = pair != s->previous.pairs[i];
+            if (s->varying[i] && PySet_Add(s->layout, PyTuple_GET_ITEM(pair, 0)) < 0)
+                return -1;
+        }
+        return 1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (s->pending.pairs[i] != s->previous.pairs[i] && !s->varying[i])
+            return 0;
     }
     return 1;
 }

@@ -412,6 +412,7 @@ Scanner_dealloc(Scanner *s)
     heads_free(s->heads);
     Py_XDECREF(s->template);
     Py_XDECREF(s->layout);
+    PyMem_Free(s->varying);
     Py_XDECREF(s->literal_type);
     Py_XDECREF(s->value_descr);
     Py_XDECREF(s->names);

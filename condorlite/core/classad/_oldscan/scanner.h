@@ -35,6 +35,10 @@ typedef struct {
      * at the names in the mark, a set (ads.c); a new set when a run starts */
     PyObject *layout;
     Py_ssize_t run_ads;  /* the ads of the current run so far */
+    /* by position, whether the line is at a name of the mark (set by the run's second
+     * ad), and how many positions the buffer holds */
+    char *varying;
+    Py_ssize_t varying_size;
     Py_ssize_t lineno;  /* lines read so far */
     /* JSON mode (jsonlines.c) */
     int json;               /* the lines are condor_status -json's layout */
