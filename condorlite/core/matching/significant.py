@@ -28,7 +28,11 @@ a late name's, the configured names', and the slots' columns) are one C loop
 row before's by identity, where Python builds a tuple per row and compares tuples.
 An identity cut may split a run that ``!=`` would not (equal entries that are not the
 same object); runs are merged into classes by ``Canon`` numbers, so the classes,
-their numbers and representatives are the same either way (the tests run both).
+their numbers and representatives are the same either way (the tests run both). The
+loop also takes each row's run mark: the compiled scanner's mark is the set of names
+a reader run's lines differ in (``ClassAd.layout``; a cluster's jobs are one run), so
+a run's rows after its first are not read at all when no name read is in it: 100,000
+jobs are read as about 1,200 rows.
 
 A chunk's names (needed for the ``Request*`` roots) are the union of one table per
 run of ads that the reader marked as binding the very same names (``ClassAd.layout``:
@@ -253,7 +257,8 @@ class _Distinct:
     read once. A name no slot binds is found so by a pass of ``in`` tests that stops
     at the first slot binding it, not by a set of every name the slots bind: that
     union costs a pass over every entry of every slot (160 names a slot), and the
-    cycle asks for a few dozen names."""
+    cycle asks for a few dozen names. In C (``COMPILED``) all the asked names are one
+    pass (``oldscan.changes``, with the slots' run marks), absent names read as None."""
 
     def __init__(self, tables: list[dict], marks: list[object] | None = None) -> None:
         self.tables = tables
