@@ -22,17 +22,17 @@ a lookup by the very object is an identity hit, where a name taken from an expre
 costs a string compare in every row. Each row is compared with the one before through
 a slice of its column, not ``islice`` (an iterator call less per row).
 
-Where the compiled module is built (``COMPILED``), the column passes (a chunk's cuts,
-a late name's, the configured names', and the slots' columns) are one C loop
-(``oldscan.changes``): per row it looks the names up and compares each entry with the
-row before's by identity, where Python builds a tuple per row and compares tuples.
-An identity cut may split a run that ``!=`` would not (equal entries that are not the
-same object); runs are merged into classes by ``Canon`` numbers, so the classes,
-their numbers and representatives are the same either way (the tests run both). The
-loop also takes each row's run mark: the compiled scanner's mark is the set of names
-a reader run's lines differ in (``ClassAd.layout``; a cluster's jobs are one run), so
-a run's rows after its first are not read at all when no name read is in it: 100,000
-jobs are read as about 1,200 rows.
+The column passes (a chunk's cuts, a late name's, the configured names', and the
+slots' columns) are ``columns``': where the compiled module is built, one C loop
+(``oldscan.changes``) that compares each entry with the row before's by identity,
+where Python builds a tuple per row and compares tuples. An identity cut may split a
+run that ``!=`` would not (equal entries that are not the same object); runs are
+merged into classes by ``Canon`` numbers, so the classes, their numbers and
+representatives are the same either way (the tests run both). The loop also takes
+each row's run mark: the compiled scanner's mark is the set of names a reader run's
+lines differ in (``ClassAd.layout``; a cluster's jobs are one run), so a run's rows
+after its first are not read at all when no name read is in it: 100,000 jobs are
+read as about 1,200 rows.
 
 A chunk's names (needed for the ``Request*`` roots) are the union of one table per
 run of ads that the reader marked as binding the very same names (``ClassAd.layout``:
@@ -48,15 +48,14 @@ over 10,000 tables of 160 names) and the queue blocks (``benchmarks/closed_cpu.p
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import chain, compress, count, islice, repeat
-from operator import is_not, itemgetter, ne, sub
-from typing import TypeVar
+from collections.abc import Iterable, Iterator
+from itertools import chain, compress, islice, repeat
+from operator import is_not, sub
 
 from condorlite.core import adeval
-from condorlite.core.classad import oldscan
-from condorlite.core.classad.ast import Expr, Literal
+from condorlite.core.classad.ast import Expr
 from condorlite.core.classad.refs import names as expr_names
+from condorlite.core.matching import columns
 from condorlite.core.matching.autocluster import (
     _IS_REQUEST,
     ALWAYS_SIGNIFICANT,
@@ -71,16 +70,9 @@ from condorlite.core.matching.queue_blocks import QueueBlocks, chunk_heads
 from condorlite.core.matching.row_maps import RowMap
 from condorlite.core.model import Job, Slot
 
-T = TypeVar("T")
-
 #: rows read together: a chunk's tables (about 1 KiB an ad) stay in the CPU cache
 #: between the passes over it
 CHUNK = 1024
-
-#: the column passes (``_cuts``, ``_Distinct.reached``) in C (``oldscan.changes``), when
-#: it is built and the scanner is on; the Python passes are the reference (the tests
-#: run both)
-COMPILED = oldscan.enabled() and oldscan.changes is not None
 
 
 def build_closed(
@@ -224,9 +216,9 @@ class _Sweep:
         todo = set(filter(significant, names))
         while todo:
             done |= todo
-            cuts, entries = _cuts(tables, sorted(todo), marks)
+            cuts, entries = columns.cuts(tables, sorted(todo), marks)
             starts |= cuts
-            found = _names_in(entries)
+            found = columns.names_in(entries)
             self.referenced |= found
             self._join(found, first)
             todo = set(filter(significant, names - done))
@@ -241,9 +233,9 @@ class _Sweep:
         joins S and is read over every row (``_join`` queues it with all rows)."""
         while self._late:
             name, end = self._late.pop()
-            cuts, entries = _cuts(self.tables[:end], [name], self.marks[:end])
+            cuts, entries = columns.cuts(self.tables[:end], [name], self.marks[:end])
             self._starts.update(cuts)
-            found = _names_in(entries)
+            found = columns.names_in(entries)
             self.referenced |= found
             self._join(found, len(self.tables))
 
@@ -257,8 +249,8 @@ class _Distinct:
     read once. A name no slot binds is found so by a pass of ``in`` tests that stops
     at the first slot binding it, not by a set of every name the slots bind: that
     union costs a pass over every entry of every slot (160 names a slot), and the
-    cycle asks for a few dozen names. In C (``COMPILED``) all the asked names are one
-    pass (``oldscan.changes``, with the slots' run marks), absent names read as None."""
+    cycle asks for a few dozen names. In C (``columns.COMPILED``) all the asked names
+    are one pass (``oldscan.changes``, with the slots' run marks)."""
 
     def __init__(self, tables: list[dict], marks: list[object] | None = None) -> None:
         self.tables = tables
@@ -281,116 +273,7 @@ class _Distinct:
         fresh = names - self.names
         new = sorted(map(keys.get, fresh, fresh))
         self.names.update(new)
-        if COMPILED:
-            # (one C pass of every slot's entries for the names, an absent name None;
-            # a reader's run whose lines differ in none of them is read at its first
-            # slot: a pass per name skipped more rows but cost more in all)
-            return _names_in(_distinct(oldscan.changes(tables, new, self.marks)[1]))
-        new = [name for name in new
-               if any(map(dict.__contains__, tables, repeat(name)))]
-        entries: list = []
-        for column in _columns(tables, new):
-            later = column[1:]
-            heads = [column[0], *compress(later, map(is_not, later, column))]
-            entries.extend(dict(zip(map(id, heads), heads, strict=True)).values())
-        return _names_in(entries)
-
-
-def _columns(tables: list[dict], names: list[str]) -> Iterator[Sequence]:
-    """Each name's entries (None where absent), one sequence per name: the names
-    every row binds are read together, a row at a time (``itemgetter``: one C call
-    per row while the row is in the cache), then split into columns; a name some
-    row lacks is read on its own with ``dict.get``."""
-    rows, full, partial = _read_rows(tables, names, lambda read: list(map(read, tables)))
-    if full:
-        yield from zip(*rows, strict=True) if len(full) > 1 else (rows,)
-    for name in partial:
-        yield list(map(dict.get, tables, repeat(name)))
-
-
-def _read_rows(tables: list[dict], names: Iterable[str], use: Callable[[itemgetter], T]
-               ) -> tuple[T | None, list[str], list[str]]:
-    """``(use(itemgetter(*full)), full, partial)``: ``full`` the names every row
-    binds (in the order given), ``partial`` the others; ``use`` None when ``full`` is
-    empty. A name's absence shows as the KeyError ``itemgetter`` raises in ``use``,
-    so each name is moved at most once and a row lacking none costs no test."""
-    full, partial = list(names), []
-    while full:
-        try:
-            return use(itemgetter(*full)), full, partial
-        except KeyError as missing:
-            name = missing.args[0] if missing.args else None
-            if name not in full:  # not a table of ours: a KeyError of something else
-                raise
-            full.remove(name)
-            partial.append(name)
-    return None, full, partial
-
-
-def _names_in(entries: Iterable[tuple[str, Expr] | None]) -> set[str]:
-    """Every name the entries' expressions refer to. A literal refers to none: a
-    column of a slot's own values (``TotalJobRunTime``) costs no walk per entry."""
-    found: set[str] = set()
-    for entry in entries:
-        if entry is not None and type(entry[1]) is not Literal:
-            found |= expr_names(entry[1])
-    return found
-
-
-def _cuts(tables: list[dict], names: list[str] | tuple[str, ...], marks: list | None = None
-          ) -> tuple[set[int], list[tuple[str, Expr] | None]]:
-    """The rows (after row 0) whose entries for ``names`` differ (``!=``) from the row
-    before's, and the distinct entry objects those names hold (None for absent):
-    each distinct value of a column shows at row 0 or at one of its cuts, so only
-    those rows' values are kept.
-
-    ``!=`` on shared entry objects is an identity test at C level; entries that are
-    equal without being the same object compare by value, so they never cut.
-
-    In C (``COMPILED``) the cuts are by identity, and ``marks`` (each row's run mark,
-    ``adeval.tables_and_marks``) lets it skip the rows of a reader's run after its
-    first when no name of ``names`` is among the names the run's lines differ in
-    (``oldscan.changes``): they hold its first row's entries. The Python passes read
-    every row."""
-    if not tables:
-        return set(), []
-    if COMPILED:
-        changed, values = oldscan.changes(tables, list(names), marks)
-        return set(changed), _distinct(values)
-    cuts: set[int] = set()
-    entries: dict[int, tuple[str, Expr] | None] = {}
-    for column, width, changed in _changes(tables, names):
-        cuts.update(changed)
-        heads = [column[0], *map(column.__getitem__, changed)]
-        if width > 1:
-            heads = list(chain.from_iterable(heads))
-        entries.update(zip(map(id, heads), heads, strict=True))
-    return cuts, list(entries.values())
-
-
-def _distinct(values: list) -> list:
-    """``values`` less repeated objects (by identity), in first-seen order."""
-    return list(dict(zip(map(id, values), values, strict=True)).values())
-
-
-def _changes(tables: list[dict], names: Iterable[str]) -> list[tuple[list, int, list[int]]]:
-    """(column, width, changed rows) covering ``names``: one column of ``itemgetter``
-    results for the names every row binds (``_read_rows``; a tuple per row, or the
-    entry itself when width is 1), its rows compared with the row before (``!=``),
-    then one column per name some row lacks (``dict.get``, None where absent),
-    compared by identity. ``changed``: the rows (after row 0) that differ."""
-    column, full, partial = _read_rows(tables, names, lambda read: list(map(read, tables)))
-    out = []
-    if full:
-        out.append((column, len(full), _changed(ne, column)))
-    for name in partial:
-        column = list(map(dict.get, tables, repeat(name)))
-        out.append((column, 1, _changed(is_not, column)))
-    return out
-
-
-def _changed(differ: Callable[[object, object], bool], column: list) -> list[int]:
-    return list(compress(count(1), map(differ, column[1:], column)))
+        return columns.names_in(columns.distinct_entries(tables, new, self.marks))
 
 
 def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
@@ -410,7 +293,7 @@ def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
     match_class_of = RowMap(ids, list(_per_row(class_of_run, rows.starts, len(idle))), idle)
     if configured:
         wanted = tuple(sorted({name.lower() for name in configured} & rows.bound))
-        starts = sorted(_cuts(rows.tables, wanted, rows.marks)[0].union([0]))
+        starts = sorted(columns.cuts(rows.tables, wanted, rows.marks)[0].union([0]))
         firsts = list(map(rows.blocks.least, starts, _ends(starts, idle)))
         cluster_of_run, _ = _numbered(idle, starts, firsts, wanted, canon)
         cluster_of = RowMap(ids, list(_per_row(cluster_of_run, starts, len(idle))), idle)

@@ -2,8 +2,9 @@
 binding them were read, names only some rows of a chunk bind, and entries that are
 equal without being the same object all give the widening loop's grouping.
 
-Every test runs with the column passes in C (``significant.COMPILED``, through
-``oldscan.changes``) and in Python, except those that spy on the Python passes."""
+Every test runs with the column passes (``columns``) in C (``columns.COMPILED``,
+through ``oldscan.changes``) and in Python, except those that spy on the Python
+passes."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 
 from condorlite.core.classad import oldscan, parse_ad
 from condorlite.core.classad.ast import Literal
-from condorlite.core.matching import significant
+from condorlite.core.matching import columns, significant
 from condorlite.core.matching.significant import build_closed
 from condorlite.core.model import job_from_ad
 from condorlite.core.policy import Policy
@@ -36,10 +37,10 @@ from tests.core.matching.test_autocluster import genpool as gen
 
 @pytest.fixture(autouse=True, params=[False, True], ids=["python", "compiled"])
 def compiled(request, monkeypatch) -> bool:
-    """``significant.COMPILED`` off and on (on only where ``_oldscan`` is built)."""
+    """``columns.COMPILED`` off and on (on only where ``_oldscan`` is built)."""
     if request.param and oldscan.changes is None:
         pytest.skip("the compiled module is not built")
-    monkeypatch.setattr(significant, "COMPILED", request.param)
+    monkeypatch.setattr(columns, "COMPILED", request.param)
     return request.param
 
 
@@ -153,17 +154,17 @@ def test_small_chunks_agree_with_the_loop_on_random_webs(slot_kinds, job_kinds, 
 
 
 def _columns_read(monkeypatch) -> list[list[str]]:
-    """The names of each ``significant._columns`` call from now on, in order (the
+    """The names of each ``columns.columns`` call from now on, in order (the
     Python passes: ``COMPILED`` is turned off)."""
-    monkeypatch.setattr(significant, "COMPILED", False)
+    monkeypatch.setattr(columns, "COMPILED", False)
     read: list[list[str]] = []
-    columns = significant._columns
+    plain = columns.columns
 
     def spy(tables, names):
         read.append(list(names))
-        return columns(tables, names)
+        return plain(tables, names)
 
-    monkeypatch.setattr(significant, "_columns", spy)
+    monkeypatch.setattr(columns, "columns", spy)
     return read
 
 
@@ -210,14 +211,14 @@ def test_the_sweep_cuts_by_the_tables_own_key_objects() -> None:
     slots = [slot("slot1@m")]
     exprs = _exprs(POLICY)
     cut_by: list[list[str]] = []
-    cuts = significant._cuts
+    cuts = columns.cuts
 
     def spy(tables, names, marks=None):
         cut_by.append(list(names))
         return cuts(tables, names, marks)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(significant, "_cuts", spy)
+        patch.setattr(columns, "cuts", spy)
         ac = _closed(slots, idle, exprs, None, 2)
         sweep = significant._Sweep(idle, significant._Distinct([]), significant._roots(exprs))
     own = {key: key for job_ in idle for key in job_.ad._attrs}
@@ -275,7 +276,8 @@ def test_unmarked_ads_each_stand_for_themselves() -> None:
 def test_the_compiled_cuts_are_the_identity_changes(names) -> None:
     """``oldscan.changes``: the rows whose entries for the names are not the very
     objects of the row before (an absent name is a value of its own), and the entries
-    at row 0 and at each change; ``_cuts`` in C keeps one of each distinct object."""
+    at row 0 and at each change; ``columns.cuts`` in C keeps one of each distinct
+    object."""
     if oldscan.changes is None:
         pytest.skip("the compiled module is not built")
     one, two = ("A", Literal(1)), ("A", Literal(1))  # equal, not the same object
@@ -292,8 +294,8 @@ def test_the_compiled_cuts_are_the_identity_changes(names) -> None:
     assert len(values) == len(expected_values)
     assert all(map(operator.is_, values, expected_values))
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(significant, "COMPILED", True)
-        compiled_cuts, entries = significant._cuts(tables, names)
+        patch.setattr(columns, "COMPILED", True)
+        compiled_cuts, entries = columns.cuts(tables, names)
     assert compiled_cuts == set(expected_cuts)
     assert {id(e) for e in entries} == {id(e) for e in expected_values}
     assert len(entries) == len({id(e) for e in entries})
