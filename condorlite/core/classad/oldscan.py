@@ -56,9 +56,13 @@ from condorlite.core.classad.interning import LIMIT, OLD_LINES, OLD_NAMES
 from condorlite.core.classad.oldform import _new_name, old_ad, old_line
 
 try:
-    from condorlite.core.classad._oldscan import Scanner, changes, slotted
+    from condorlite.core.classad._oldscan import Scanner, slotted
 except ImportError:  # built without a C compiler: the Python reader reads everything
-    Scanner = changes = slotted = None
+    Scanner = slotted = None
+try:  # the grouping's column passes (``matching/columns.py``)
+    from condorlite.core.classad._oldscan import changes
+except ImportError:  # (a build older than them: the reader stays, the passes are Python's)
+    changes = None
 
 AVAILABLE = Scanner is not None
 
