@@ -14,9 +14,10 @@ setup(
             "condorlite.core.classad._oldscan",
             sources=[f"condorlite/core/classad/_oldscan/{name}.c"
                      for name in ("scanner", "ads", "plain", "jsonlines", "adlines",
-                                  "tables", "values", "keys", "slotted")],
+                                  "tables", "values", "keys", "slotted", "columns")],
             depends=[f"condorlite/core/classad/_oldscan/{name}.h"
-                     for name in ("scanner", "adlines", "tables", "values", "keys", "slotted")],
+                     for name in ("scanner", "adlines", "tables", "values", "keys", "slotted",
+                                  "columns")],
             optional=True,
         )
     ]

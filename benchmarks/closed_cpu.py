@@ -10,7 +10,7 @@ call of a process is the one the cycle pays (cold allocator): it is printed too.
 ``--parts`` times, as well, each pass the sweep makes over the jobs and the slots, on
 their own (each over every chunk of ``significant.CHUNK`` rows): ``tables`` (the ads'
 tables), ``union`` (each chunk's ``set().union(*tables)``, the names its rows bind),
-``heads`` (``queue_blocks.chunk_heads``), ``ids``, ``cuts`` (``significant._cuts`` of
+``heads`` (``queue_blocks.chunk_heads``), ``ids``, ``cuts`` (``columns.cuts`` of
 the significant names some job binds) and ``slots`` (``_Distinct.reached`` of the
 whole significant set in one call). The parts overlap the sweep's own work, not sum to
 it; they say where its time goes.
@@ -41,7 +41,7 @@ from pathlib import Path
 
 from cycle_cpu import load_pool  # a sibling script, not an installed package
 
-from condorlite.core.matching import significant
+from condorlite.core.matching import columns, significant
 from condorlite.core.matching.autocluster import _tables
 from condorlite.core.matching.queue_blocks import chunk_heads
 from condorlite.core.model import IDLE
@@ -72,7 +72,7 @@ def parts(slots: list, idle: list, policy_exprs: tuple, repeat_count: int) -> di
         "union": lambda: [set().union(*part) for part in tables],
         "heads": lambda: [chunk_heads(chunk, 0) for chunk in chunks],
         "ids": lambda: [[job.id for job in chunk] for chunk in chunks],
-        "cuts": lambda: [significant._cuts(part, sweep.names) for part in tables],
+        "cuts": lambda: [columns.cuts(part, sweep.names) for part in tables],
         "slots": lambda: significant._Distinct(slot_tables).reached(every),
     }
     return {name: min(seconds(call, repeat_count)) for name, call in passes.items()}

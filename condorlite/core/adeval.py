@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import MutableMapping
+from functools import partial
 from typing import Any
 
+from condorlite.core.classad import oldscan
 from condorlite.core.classad.ad import ClassAd as _ClassAd
 from condorlite.core.classad.ast import Call, Expr, Literal
 from condorlite.core.classad.cache import folded
@@ -50,8 +52,30 @@ __all__ = [
     "spelling",
     "table",
     "tables",
+    "tables_and_marks",
     "with_literals",
 ]
+
+
+def _adopt_python(table: dict[str, tuple[str, Expr]], layout: None, parent: ClassAd | None
+                  ) -> _ClassAd:
+    """A ClassAd-lite ad over ``table`` (taken as it is), with no reader mark and
+    ``parent``: what ``_ADOPT`` makes, in Python."""
+    new = _ClassAd._from_attrs(table, layout)
+    new.parent = parent
+    return new
+
+
+#: ``_adopt_python`` in one C call (``oldscan.slotted`` sets the three members), or
+#: None where the compiled module is not built
+_ADOPT_COMPILED = (None if oldscan.slotted is None else partial(
+    oldscan.slotted, tuple(_ClassAd.__dict__[name] for name in ("_attrs", "layout", "parent")),
+    _ClassAd))
+#: how ``with_entries`` and ``with_restored`` build their copies: in C where the module
+#: is built and on (the copies are made for every carved piece and every policy change
+#: of a slot, and building the ad through two Python calls cost about as much as
+#: copying its 160-name table)
+_ADOPT = _ADOPT_COMPILED if oldscan.enabled() else _adopt_python
 
 
 def attr(ad: ClassAd, name: str) -> Expr | None:
@@ -111,13 +135,16 @@ def tables(ads: list[ClassAd]) -> list[dict[str, tuple[str, Expr]]] | None:
     return [ad._attrs for ad in ads]
 
 
-def layouts(ads: list[ClassAd]) -> list[object] | None:
-    """Each ad's reader mark (``ClassAd.layout``: ads with the same mark bind the
-    same names; None where the ad has none), or None unless every ad is
-    ClassAd-lite: one type test pass and one attribute pass, as ``tables``."""
+def tables_and_marks(ads: list[ClassAd]
+                     ) -> tuple[list[dict[str, tuple[str, Expr]]], list[object]] | None:
+    """(``tables(ads)``, each ad's run mark), or None unless every ad is ClassAd-lite:
+    one type test pass for both. An ad's run mark is its reader mark
+    (``ClassAd.layout``: ads with the same mark bind the same names), or the ad
+    itself when it has none, a mark no other ad shares: the marks are never None,
+    so a run of unmarked ads never reads as one run."""
     if not set(map(type, ads)) <= {_ClassAd}:
         return None
-    return [ad.layout for ad in ads]
+    return [ad._attrs for ad in ads], [ad.layout or ad for ad in ads]
 
 
 def with_literals(ad: ClassAd, values: dict[str, object]) -> ClassAd:
@@ -140,11 +167,9 @@ def with_entries(ad: ClassAd, entries: dict[str, tuple[str, Expr]]) -> ClassAd:
     if type(ad) is _ClassAd:
         # One table copy and direct entries: the mapping protocol would check and
         # convert every value again, and this runs for every carved piece of a slot.
-        table = dict(ad._attrs)
+        table = ad._attrs.copy()
         table.update(entries)
-        new = _ClassAd._from_attrs(table)
-        new.parent = ad.parent
-        return new
+        return _ADOPT(table, None, ad.parent)
     new = type(ad)()
     new.update(ad)
     for spelled, expr in entries.values():
@@ -162,9 +187,7 @@ def with_restored(ad: ClassAd, entries: dict[str, tuple[str, Expr] | None]) -> C
             table.pop(name, None)
         else:
             table[name] = entry
-    new = _ClassAd._from_attrs(table)
-    new.parent = ad.parent
-    return new
+    return _ADOPT(table, None, ad.parent)
 
 
 def attr_value(ad: ClassAd, name: str, target: ClassAd | None = None,

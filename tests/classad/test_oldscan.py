@@ -55,6 +55,7 @@ def _outcome(text: str, *, scanner: bool, as_file: bool, monkeypatch,
     #: each reader mark (``ClassAd.layout``) -> the names of the first ad with it
     marks: dict[int, list[str]] = {}
     kept = []  # (the marks stay alive, so their ids are never reused)
+    firsts: dict[int, dict] = {}  # each mark -> the table of the first ad with it
     try:
         for batch in parse_ad_lists(source, "old", filename="t.ads", newline_only=True):
             ads.extend([(key, spelling, repr(expr)) for key, (spelling, expr)
@@ -62,8 +63,12 @@ def _outcome(text: str, *, scanner: bool, as_file: bool, monkeypatch,
             for ad in batch:
                 if ad.layout is not None:
                     kept.append(ad.layout)
-                    # the invariant the grouping relies on: one mark, one list of names
+                    # the invariants the grouping relies on: one mark, one list of names,
+                    # and the first ad's very entries at every name not in the mark
                     assert marks.setdefault(id(ad.layout), list(ad._attrs)) == list(ad._attrs)
+                    first = firsts.setdefault(id(ad.layout), ad._attrs)
+                    assert all(entry is first[key] for key, entry in ad._attrs.items()
+                               if key not in ad.layout)
     except ClassAdSyntaxError as exc:
         error = (exc.kind, exc.line, exc.column, exc.message, exc.filename, str(exc))
     if not scanner:
@@ -233,6 +238,25 @@ def test_ads_of_one_run_of_names_share_a_mark(monkeypatch) -> None:
     assert ads[1].layout is None and ads[0].layout is marks[0]
     del ads[3]["A"]
     assert ads[3].layout is None
+
+
+def test_a_run_holds_its_first_ads_lines_but_at_the_names_of_its_mark(monkeypatch) -> None:
+    """A run's mark is the set of names whose lines differ between its first two ads;
+    a later ad with the same names stays in the run while it changes lines at those
+    names only (a cluster's jobs: ProcId, GlobalJobId, ...), and starts a new run when
+    it changes any other (the next cluster). An ad that repeats the one before stays."""
+    monkeypatch.delenv("CONDORLITE_PURE_PYTHON", raising=False)
+    clear_all()
+    values = [(1, 1, 1), (2, 1, 1), (3, 1, 1), (4, 2, 1), (5, 2, 1), (5, 2, 1), (6, 3, 2)]
+    text = "".join(f"A = {a}\nB = {b}\nC = {c}\n\n" for a, b, c in values)
+    ads = [ad for batch in parse_ad_lists(text, "old", filename="t.ads", newline_only=True)
+           for ad in batch]
+    marks = [ad.layout for ad in ads]
+    assert marks[0] is marks[1] is marks[2] and marks[0] == {"a"}
+    assert marks[3] is marks[4] is marks[5] is not marks[0] and marks[3] == {"a"}
+    assert marks[6] is not marks[3] and marks[6] == set()
+    assert all(type(mark) is set for mark in marks)
+    assert ads[2]._attrs["b"] is ads[0]._attrs["b"] and ads[5]._attrs["b"] is ads[3]._attrs["b"]
 
 
 def test_errors_come_after_the_ads_before_them(monkeypatch) -> None:

@@ -88,12 +88,17 @@ class ClassAd(MutableMapping[str, Expr]):
         storage, unchecked and uncopied: for readers that built it correctly.
 
         ``layout``: a mark the reader gives every ad of one run of consecutive ads
-        whose tables hold the very same names (the same key objects), or None.
-        Invariant: two ads with the same mark (``is``) bind the same names, so a
-        reader of many tables may take the names of one of them for all (the
-        grouping's sweep does, ``matching.significant``); any change of the ad's
-        attributes drops its mark. (The compiled scanner builds its ads as this does,
-        in C: ``oldscan._FROM_ATTRS``, which sets the three slots.)"""
+        whose tables hold the very same names (the same key objects), or None. The
+        compiled scanner's marks are sets of names (``_oldscan/ads.c``): the names
+        whose lines differ between the run's first two ads, and a later ad stays in
+        the run only while the lines it changes are at those names.
+        Invariants: two ads with the same mark (``is``) bind the same names, so a
+        reader of many tables may take the names of one of them for all; two ads
+        with the same mark that is a set bind every name not in it to the very same
+        entry object, so a reader of a run may read such names in its first ad only
+        (the grouping's sweep does both, ``matching.significant``); any change of the
+        ad's attributes drops its mark. (The compiled scanner builds its ads as this
+        does, in C: ``oldscan._FROM_ATTRS``, which sets the three slots.)"""
         ad = cls.__new__(cls)
         ad._attrs = attrs
         ad.parent = None

@@ -59,6 +59,10 @@ try:
     from condorlite.core.classad._oldscan import Scanner, slotted
 except ImportError:  # built without a C compiler: the Python reader reads everything
     Scanner = slotted = None
+try:  # the grouping's column passes (``matching/columns.py``)
+    from condorlite.core.classad._oldscan import changes
+except ImportError:  # (a build older than them: the reader stays, the passes are Python's)
+    changes = None
 
 AVAILABLE = Scanner is not None
 

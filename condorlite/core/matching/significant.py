@@ -22,10 +22,23 @@ a lookup by the very object is an identity hit, where a name taken from an expre
 costs a string compare in every row. Each row is compared with the one before through
 a slice of its column, not ``islice`` (an iterator call less per row).
 
+The column passes (a chunk's cuts, a late name's, the configured names', and the
+slots' columns) are ``columns``': where the compiled module is built, one C loop
+(``oldscan.changes``) that compares each entry with the row before's by identity,
+where Python builds a tuple per row and compares tuples. An identity cut may split a
+run that ``!=`` would not (equal entries that are not the same object); runs are
+merged into classes by ``Canon`` numbers, so the classes, their numbers and
+representatives are the same either way (the tests run both). The loop also takes
+each row's run mark: the compiled scanner's mark is the set of names a reader run's
+lines differ in (``ClassAd.layout``; a cluster's jobs are one run), so a run's rows
+after its first are not read at all when no name read is in it: 100,000 jobs are
+read as about 1,200 rows.
+
 A chunk's names (needed for the ``Request*`` roots) are the union of one table per
 run of ads that the reader marked as binding the very same names (``ClassAd.layout``:
 its compiled scanner starts such an ad from a copy of the previous ad's dict, and a
-cluster's jobs are such a run), not of every table: a union walks a ``dict`` and
+cluster's jobs are such a run; a row starts a run where its mark is not the row
+before's, an unmarked ad its own), not of every table: a union walks a ``dict`` and
 inserts into a ``set`` per name, about 100 instructions a name, the least any exact
 way found costs (RESULTS, session 20), and was half of the grouping when every job's
 85 names were walked. Then the time goes to the cuts (a row's entries for the
@@ -35,19 +48,19 @@ over 10,000 tables of 160 names) and the queue blocks (``benchmarks/closed_cpu.p
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import chain, compress, count, islice, repeat
-from operator import is_not, itemgetter, ne, sub
-from typing import TypeVar
+from collections.abc import Iterable, Iterator
+from itertools import chain, compress, islice, repeat
+from operator import is_not, sub
 
 from condorlite.core import adeval
-from condorlite.core.classad.ast import Expr, Literal
+from condorlite.core.classad.ast import Expr
 from condorlite.core.classad.refs import names as expr_names
+from condorlite.core.matching import columns
 from condorlite.core.matching.autocluster import (
     _IS_REQUEST,
     ALWAYS_SIGNIFICANT,
     Autoclusters,
-    _tables,
+    _table,
     build,
     referenced,
     slot_side_names,
@@ -56,8 +69,6 @@ from condorlite.core.matching.expr_numbers import Canon
 from condorlite.core.matching.queue_blocks import QueueBlocks, chunk_heads
 from condorlite.core.matching.row_maps import RowMap
 from condorlite.core.model import Job, Slot
-
-T = TypeVar("T")
 
 #: rows read together: a chunk's tables (about 1 KiB an ad) stay in the CPU cache
 #: between the passes over it
@@ -91,27 +102,22 @@ def build_closed(
     """
     if not idle:
         return build([], slot_side_names(slots, policy_exprs), configured)
-    sweep = _Sweep(idle, _Distinct(_tables([slot.ad for slot in slots])), _roots(policy_exprs))
+    sweep = _Sweep(idle, _Distinct.of([slot.ad for slot in slots]), _roots(policy_exprs))
     return _grouped(idle, sweep, configured)
 
 
-def _one_per_layout(ads: list, tables: list[dict]) -> Iterable[dict]:
-    """``tables`` (the tables of ``ads``) less those whose names an earlier one
-    already stands for: of the ads that share a reader's mark (``ClassAd.layout``:
-    the same names, the same key objects), one table each. All of them when some ad
-    has no mark (an ad that is not ClassAd-lite). The union of the names of what it
-    returns is that of ``tables``: with the marks, a chunk's union walks a table per
-    run of a cluster's jobs, not a table per job (about half of the grouping's
-    instructions). An ad without a mark (the last ad of a file, one read by the
-    Python reader or changed since) stands for itself."""
-    marks = adeval.layouts(ads)
-    if marks is None:
-        return tables
-    if None in marks:
-        # (keyed by the table's identity instead: an int, never equal to a mark)
-        marks = [id(table) if mark is None else mark
-                 for mark, table in zip(marks, tables, strict=True)]
-    return dict(zip(marks, tables, strict=True)).values()
+def _one_per_run(tables: list[dict], marks: list[object]) -> Iterable[dict]:
+    """The first of ``tables`` (the tables of ads with run marks ``marks``,
+    ``adeval.tables_and_marks``) of each run of rows with one mark: the ads of a run
+    bind the very same names, so the union of the names of what it returns is that of
+    ``tables``, and a chunk's union walks a table per run of a cluster's jobs, not a
+    table per job (about half of the grouping's instructions). A row is kept when its
+    mark is not the one before's (C-level ``is_not``: no hashing of the marks)."""
+    return compress(tables, map(is_not, marks, chain((_NO_MARK,), marks)))
+
+
+#: a mark no ad has: the first row starts a run
+_NO_MARK = object()
 
 
 def _roots(policy_exprs: Iterable[Expr]) -> frozenset[str]:
@@ -149,6 +155,8 @@ class _Sweep:
         self.significant: set[str] = set()
         self.bound: set[str] = set()
         self.tables: list[dict] = []
+        #: each row's run mark (``adeval.tables_and_marks``; the ad itself without one)
+        self.marks: list[object] = []
         self._starts: set[int] = set()
         #: the heads of the queue order's blocks (``queue_blocks``), ascending, and
         #: the job id of each row
@@ -186,9 +194,17 @@ class _Sweep:
         """Read one chunk (rows ``first`` on): its tables, names, entries for S and
         queue blocks. A ``Request*`` name first bound here is a root from here on."""
         ads = [job.ad for job in jobs]
-        tables = _tables(ads)
+        both = adeval.tables_and_marks(ads)
+        if both is None:
+            tables = list(map(_table, ads))
+            marks: list[object] = ads  # (each row its own run)
+            firsts: Iterable[dict] = tables
+        else:
+            tables, marks = both
+            firsts = _one_per_run(tables, marks)
         self.tables.extend(tables)
-        names = set().union(*_one_per_layout(ads, tables))
+        self.marks.extend(marks)
+        names = set().union(*firsts)
         self._before = set(self.bound)
         self._join(filter(_IS_REQUEST, names - self.bound), first)
         self.bound |= names
@@ -200,9 +216,9 @@ class _Sweep:
         todo = set(filter(significant, names))
         while todo:
             done |= todo
-            cuts, entries = _cuts(tables, sorted(todo))
+            cuts, entries = columns.cuts(tables, sorted(todo), marks)
             starts |= cuts
-            found = _names_in(entries)
+            found = columns.names_in(entries)
             self.referenced |= found
             self._join(found, first)
             todo = set(filter(significant, names - done))
@@ -217,9 +233,9 @@ class _Sweep:
         joins S and is read over every row (``_join`` queues it with all rows)."""
         while self._late:
             name, end = self._late.pop()
-            cuts, entries = _cuts(self.tables[:end], [name])
+            cuts, entries = columns.cuts(self.tables[:end], [name], self.marks[:end])
             self._starts.update(cuts)
-            found = _names_in(entries)
+            found = columns.names_in(entries)
             self.referenced |= found
             self._join(found, len(self.tables))
 
@@ -233,14 +249,23 @@ class _Distinct:
     read once. A name no slot binds is found so by a pass of ``in`` tests that stops
     at the first slot binding it, not by a set of every name the slots bind: that
     union costs a pass over every entry of every slot (160 names a slot), and the
-    cycle asks for a few dozen names."""
+    cycle asks for a few dozen names. In C (``columns.COMPILED``) all the asked names
+    are one pass (``oldscan.changes``, with the slots' run marks)."""
 
-    def __init__(self, tables: list[dict]) -> None:
+    def __init__(self, tables: list[dict], marks: list[object] | None = None) -> None:
         self.tables = tables
+        #: each slot's run mark (``adeval.tables_and_marks``), or None
+        self.marks = marks
         self.names: set[str] = set()
         #: the first slot's names, each as its table's own key object (the readers
         #: share one object per name between ads): a lookup by it is an identity hit
         self.keys: dict[str, str] = {name: name for name in tables[0]} if tables else {}
+
+    @classmethod
+    def of(cls, ads: list) -> _Distinct:
+        """The slots' side of the slot ads ``ads``."""
+        both = adeval.tables_and_marks(ads)
+        return cls(list(map(_table, ads)), None) if both is None else cls(*both)
 
     def reached(self, names: set[str]) -> set[str]:
         tables = self.tables
@@ -248,97 +273,7 @@ class _Distinct:
         fresh = names - self.names
         new = sorted(map(keys.get, fresh, fresh))
         self.names.update(new)
-        new = [name for name in new
-               if any(map(dict.__contains__, tables, repeat(name)))]
-        entries: list = []
-        for column in _columns(tables, new):
-            later = column[1:]
-            heads = [column[0], *compress(later, map(is_not, later, column))]
-            entries.extend(dict(zip(map(id, heads), heads, strict=True)).values())
-        return _names_in(entries)
-
-
-def _columns(tables: list[dict], names: list[str]) -> Iterator[Sequence]:
-    """Each name's entries (None where absent), one sequence per name: the names
-    every row binds are read together, a row at a time (``itemgetter``: one C call
-    per row while the row is in the cache), then split into columns; a name some
-    row lacks is read on its own with ``dict.get``."""
-    rows, full, partial = _read_rows(tables, names, lambda read: list(map(read, tables)))
-    if full:
-        yield from zip(*rows, strict=True) if len(full) > 1 else (rows,)
-    for name in partial:
-        yield list(map(dict.get, tables, repeat(name)))
-
-
-def _read_rows(tables: list[dict], names: Iterable[str], use: Callable[[itemgetter], T]
-               ) -> tuple[T | None, list[str], list[str]]:
-    """``(use(itemgetter(*full)), full, partial)``: ``full`` the names every row
-    binds (in the order given), ``partial`` the others; ``use`` None when ``full`` is
-    empty. A name's absence shows as the KeyError ``itemgetter`` raises in ``use``,
-    so each name is moved at most once and a row lacking none costs no test."""
-    full, partial = list(names), []
-    while full:
-        try:
-            return use(itemgetter(*full)), full, partial
-        except KeyError as missing:
-            name = missing.args[0] if missing.args else None
-            if name not in full:  # not a table of ours: a KeyError of something else
-                raise
-            full.remove(name)
-            partial.append(name)
-    return None, full, partial
-
-
-def _names_in(entries: Iterable[tuple[str, Expr] | None]) -> set[str]:
-    """Every name the entries' expressions refer to. A literal refers to none: a
-    column of a slot's own values (``TotalJobRunTime``) costs no walk per entry."""
-    found: set[str] = set()
-    for entry in entries:
-        if entry is not None and type(entry[1]) is not Literal:
-            found |= expr_names(entry[1])
-    return found
-
-
-def _cuts(tables: list[dict], names: list[str] | tuple[str, ...]
-          ) -> tuple[set[int], list[tuple[str, Expr] | None]]:
-    """The rows (after row 0) whose entries for ``names`` differ (``!=``) from the row
-    before's, and the distinct entry objects those names hold (None for absent):
-    each distinct value of a column shows at row 0 or at one of its cuts, so only
-    those rows' values are kept.
-
-    ``!=`` on shared entry objects is an identity test at C level; entries that are
-    equal without being the same object compare by value, so they never cut."""
-    if not tables:
-        return set(), []
-    cuts: set[int] = set()
-    entries: dict[int, tuple[str, Expr] | None] = {}
-    for column, width, changed in _changes(tables, names):
-        cuts.update(changed)
-        heads = [column[0], *map(column.__getitem__, changed)]
-        if width > 1:
-            heads = list(chain.from_iterable(heads))
-        entries.update(zip(map(id, heads), heads, strict=True))
-    return cuts, list(entries.values())
-
-
-def _changes(tables: list[dict], names: Iterable[str]) -> list[tuple[list, int, list[int]]]:
-    """(column, width, changed rows) covering ``names``: one column of ``itemgetter``
-    results for the names every row binds (``_read_rows``; a tuple per row, or the
-    entry itself when width is 1), its rows compared with the row before (``!=``),
-    then one column per name some row lacks (``dict.get``, None where absent),
-    compared by identity. ``changed``: the rows (after row 0) that differ."""
-    column, full, partial = _read_rows(tables, names, lambda read: list(map(read, tables)))
-    out = []
-    if full:
-        out.append((column, len(full), _changed(ne, column)))
-    for name in partial:
-        column = list(map(dict.get, tables, repeat(name)))
-        out.append((column, 1, _changed(is_not, column)))
-    return out
-
-
-def _changed(differ: Callable[[object, object], bool], column: list) -> list[int]:
-    return list(compress(count(1), map(differ, column[1:], column)))
+        return columns.names_in(columns.distinct_entries(tables, new, self.marks))
 
 
 def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
@@ -358,7 +293,7 @@ def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
     match_class_of = RowMap(ids, list(_per_row(class_of_run, rows.starts, len(idle))), idle)
     if configured:
         wanted = tuple(sorted({name.lower() for name in configured} & rows.bound))
-        starts = sorted(_cuts(rows.tables, wanted)[0].union([0]))
+        starts = sorted(columns.cuts(rows.tables, wanted, rows.marks)[0].union([0]))
         firsts = list(map(rows.blocks.least, starts, _ends(starts, idle)))
         cluster_of_run, _ = _numbered(idle, starts, firsts, wanted, canon)
         cluster_of = RowMap(ids, list(_per_row(cluster_of_run, starts, len(idle))), idle)

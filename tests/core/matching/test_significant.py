@@ -1,17 +1,23 @@
 """significant.build_closed's sweep: chunk boundaries, names that join S after rows
 binding them were read, names only some rows of a chunk bind, and entries that are
-equal without being the same object all give the widening loop's grouping."""
+equal without being the same object all give the widening loop's grouping.
+
+Every test runs with the column passes (``columns``) in C (``columns.COMPILED``,
+through ``oldscan.changes``) and in Python, except those that spy on the Python
+passes."""
 
 from __future__ import annotations
 
+import operator
 from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from condorlite.core.classad import parse_ad
-from condorlite.core.matching import significant
+from condorlite.core.classad import oldscan, parse_ad
+from condorlite.core.classad.ast import Literal
+from condorlite.core.matching import columns, significant
 from condorlite.core.matching.significant import build_closed
 from condorlite.core.model import job_from_ad
 from condorlite.core.policy import Policy
@@ -27,6 +33,15 @@ from tests.core.matching.test_autocluster import (
     _widening,
 )
 from tests.core.matching.test_autocluster import genpool as gen
+
+
+@pytest.fixture(autouse=True, params=[False, True], ids=["python", "compiled"])
+def compiled(request, monkeypatch) -> bool:
+    """``columns.COMPILED`` off and on (on only where ``_oldscan`` is built)."""
+    if request.param and oldscan.changes is None:
+        pytest.skip("the compiled module is not built")
+    monkeypatch.setattr(columns, "COMPILED", request.param)
+    return request.param
 
 
 def _closed(slots, idle, exprs, configured, chunk: int):
@@ -139,15 +154,17 @@ def test_small_chunks_agree_with_the_loop_on_random_webs(slot_kinds, job_kinds, 
 
 
 def _columns_read(monkeypatch) -> list[list[str]]:
-    """The names of each ``significant._columns`` call from now on, in order."""
+    """The names of each ``columns.columns`` call from now on, in order (the
+    Python passes: ``COMPILED`` is turned off)."""
+    monkeypatch.setattr(columns, "COMPILED", False)
     read: list[list[str]] = []
-    columns = significant._columns
+    plain = columns.columns
 
     def spy(tables, names):
         read.append(list(names))
-        return columns(tables, names)
+        return plain(tables, names)
 
-    monkeypatch.setattr(significant, "_columns", spy)
+    monkeypatch.setattr(columns, "columns", spy)
     return read
 
 
@@ -194,14 +211,14 @@ def test_the_sweep_cuts_by_the_tables_own_key_objects() -> None:
     slots = [slot("slot1@m")]
     exprs = _exprs(POLICY)
     cut_by: list[list[str]] = []
-    cuts = significant._cuts
+    cuts = columns.cuts
 
-    def spy(tables, names):
+    def spy(tables, names, marks=None):
         cut_by.append(list(names))
-        return cuts(tables, names)
+        return cuts(tables, names, marks)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(significant, "_cuts", spy)
+        patch.setattr(columns, "cuts", spy)
         ac = _closed(slots, idle, exprs, None, 2)
         sweep = significant._Sweep(idle, significant._Distinct([]), significant._roots(exprs))
     own = {key: key for job_ in idle for key in job_.ad._attrs}
@@ -223,15 +240,15 @@ def test_the_readers_marks_stand_for_their_runs(tmp_path, chunk) -> None:
     assert sum(mark is not None for mark in marks) > len(idle) // 2
     assert len({id(mark) for mark in marks}) < len(idle) // 4  # (runs, not one per job)
     exprs, walked = _exprs(POLICY), []
-    one = significant._one_per_layout
+    one = significant._one_per_run
 
-    def spy(ads, tables):
-        out = list(one(ads, tables))
+    def spy(tables, marks):
+        out = list(one(tables, marks))
         walked.append(len(out))
         return out
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(significant, "_one_per_layout", spy)
+        patch.setattr(significant, "_one_per_run", spy)
         marked = _closed(slots, idle, exprs, None, chunk)
     assert sum(walked) < len(idle) // 2
     for j in idle:
@@ -239,3 +256,75 @@ def test_the_readers_marks_stand_for_their_runs(tmp_path, chunk) -> None:
     plain = _closed(slots, idle, exprs, None, chunk)
     assert _every(marked) == _every(plain) == _every(
         _widening(slots, idle, exprs, None, None))
+
+
+def test_unmarked_ads_each_stand_for_themselves() -> None:
+    """``_one_per_run``: a row starts a run where its mark is not the row before's;
+    ads without a reader mark are their own marks (``adeval.tables_and_marks``), so
+    two unmarked ads in a row both count, whatever names they bind."""
+    ads = [parse_ad("A = 1"), parse_ad("B = 2"), parse_ad("C = 3"), parse_ad("D = 4")]
+    mark = object()
+    ads[0].layout = ads[1].layout = None  # (an ad changed since it was read)
+    ads[2].layout = ads[3].layout = mark  # (as the reader marks a run)
+    tables, marks = significant.adeval.tables_and_marks(ads)
+    assert marks[:2] == [ads[0], ads[1]] and marks[2] is marks[3] is mark
+    firsts = list(significant._one_per_run(tables, marks))
+    assert [list(table) for table in firsts] == [["a"], ["b"], ["c"]]
+
+
+@pytest.mark.parametrize("names", [[], ["a"], ["a", "b", "gone"]])
+def test_the_compiled_cuts_are_the_identity_changes(names) -> None:
+    """``oldscan.changes``: the rows whose entries for the names are not the very
+    objects of the row before (an absent name is a value of its own), and the entries
+    at row 0 and at each change; ``columns.cuts`` in C keeps one of each distinct
+    object."""
+    if oldscan.changes is None:
+        pytest.skip("the compiled module is not built")
+    one, two = ("A", Literal(1)), ("A", Literal(1))  # equal, not the same object
+    other = ("B", Literal(2))
+    tables = [{"a": one, "b": other}, {"a": one, "b": other}, {"a": two, "b": other},
+              {"b": other}, {"b": other}, {"a": one}]
+    cuts, values = oldscan.changes(tables, names)
+    expected_cuts = [row for row in range(1, len(tables))
+                     if any(tables[row].get(n) is not tables[row - 1].get(n) for n in names)]
+    expected_values = [tables[0].get(n) for n in names] + [
+        tables[row].get(n) for row in expected_cuts for n in names
+        if tables[row].get(n) is not tables[row - 1].get(n)]
+    assert cuts == expected_cuts
+    assert len(values) == len(expected_values)
+    assert all(map(operator.is_, values, expected_values))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(columns, "COMPILED", True)
+        compiled_cuts, entries = columns.cuts(tables, names)
+    assert compiled_cuts == set(expected_cuts)
+    assert {id(e) for e in entries} == {id(e) for e in expected_values}
+    assert len(entries) == len({id(e) for e in entries})
+    with pytest.raises(TypeError):
+        oldscan.changes([{"a": one}, ["not", "a", "dict"]], ["a"])
+    with pytest.raises(TypeError):
+        oldscan.changes([{"a": one}], [1])
+
+
+def test_the_compiled_cuts_skip_a_runs_rows_when_no_name_is_in_its_mark() -> None:
+    """``oldscan.changes`` with run marks: the rows after a run's first whose mark (a
+    set, the names its lines differ in) holds none of the names are not read (their
+    entries are the first row's, the reader's invariant); a name in the mark, or a
+    mark that is no set (an unmarked ad's own), reads every row. Where the invariant
+    holds the answer is the one without marks."""
+    if oldscan.changes is None:
+        pytest.skip("the compiled module is not built")
+    same, one, two = ("B", Literal(0)), ("A", Literal(1)), ("A", Literal(2))
+    run, other = {"a"}, object()
+    tables = [{"a": one, "b": same}, {"a": two, "b": same}, {"a": one, "b": same},
+              {"a": one, "b": ("B", Literal(9))}, {"a": two, "b": same}]
+    marks = [run, run, run, other, other]
+    for names in (["a"], ["b"], ["a", "b"]):
+        assert oldscan.changes(tables, names, marks) == oldscan.changes(tables, names)
+    # (a run that broke the invariant shows which rows were read: none after row 0)
+    broken = [dict(table) for table in tables[:3]]
+    broken[1]["b"] = ("B", Literal(5))
+    assert oldscan.changes(broken, ["b"], [run] * 3) == ([], [same])
+    assert oldscan.changes(broken, ["a", "b"], [run] * 3)[0] == [1, 2]
+    assert oldscan.changes(broken, ["b"], [other] * 3)[0] == [1, 2]
+    with pytest.raises(TypeError):
+        oldscan.changes(tables, ["a"], marks[:2])  # (one mark a row)

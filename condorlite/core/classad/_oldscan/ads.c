@@ -20,12 +20,17 @@ set_pair(PyObject *attrs, PyObject *pair)
 }
 
 /* Whether the current ad holds the previous ad's names in the same order (the same
- * key objects): a cluster's jobs, a machine type's slots. */
+ * key objects): a cluster's jobs, a machine type's slots. When it does, *fits says
+ * whether every line it changes from the previous ad's is at a position of the
+ * current run's mark (s->varying; read only once the run has two ads, see
+ * run_takes): checked in the same pass, on the changed lines only. */
 static int
-same_names(Scanner *s)
+same_names(Scanner *s, int *fits)
 {
     if (s->previous.n != s->pending.n)
         return 0;
+    int flagged = s->layout != NULL && s->run_ads >= 2 && s->varying_size >= s->pending.n;
+    *fits = flagged;
     for (Py_ssize_t i = 0; i < s->pending.n; i++) {
         PyObject *pair = s->pending.pairs[i];
         PyObject *before = s->previous.pairs[i];
@@ -34,6 +39,42 @@ same_names(Scanner *s)
         if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2
                 || PyTuple_GET_ITEM(pair, 0) != PyTuple_GET_ITEM(before, 0))
             return 0;
+        if (flagged && !s->varying[i])
+            *fits = 0;
+    }
+    return 1;
+}
+
+/* Whether the current ad, holding the previous ad's names in the same order, stays in
+ * the previous ad's run: 1 or 0, or -1 with an exception (`fits`: same_names'). The
+ * mark (a set) holds the names whose lines differ between the run's first two ads; a
+ * later ad stays when the lines it changes from the ad before are all at those names.
+ * Hence every ad of a run holds, at every name not in the mark, the very pair of the
+ * run's first ad (the grouping reads a run's first ad for such names:
+ * matching/significant.py), and a cluster's jobs, which differ in ProcId, GlobalJobId,
+ * Args and the like, are one run however many there are. */
+static int
+run_takes(Scanner *s, int fits)
+{
+    if (s->run_ads != 1)
+        return fits;
+    /* the run's second ad: the names it changes make the mark, and, by position, the
+     * flags the later ads are checked against (no set lookup per ad) */
+    Py_ssize_t n = s->pending.n;
+    if (n > s->varying_size) {
+        char *grown = PyMem_Realloc(s->varying, n);
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        s->varying = grown;
+        s->varying_size = n;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *pair = s->pending.pairs[i];
+        s->varying[i] = pair != s->previous.pairs[i];
+        if (s->varying[i] && PySet_Add(s->layout, PyTuple_GET_ITEM(pair, 0)) < 0)
+            return -1;
     }
     return 1;
 }
@@ -91,20 +132,26 @@ static PyObject *
 build_ad(Scanner *s)
 {
     /* the previous ad's dict is at hand within one feed() (see scanner.h) */
-    int same = same_names(s);
+    int fits = 0;
+    int same = same_names(s, &fits);
     PyObject *attrs = same && s->template != NULL ? attrs_from_template(s)
                                                   : attrs_from_pairs(s);
     PyObject *ad = NULL;
     if (attrs == NULL)
         goto done;
     if (PyDict_GET_SIZE(attrs) == s->pending.n) {
-        if (!same || s->layout == NULL) {
-            /* a run of ads of one set of names starts: its mark (ClassAd.layout) */
-            PyObject *mark = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type);
+        int stays = same && s->layout != NULL ? run_takes(s, fits) : 0;
+        if (stays < 0)
+            goto done;
+        if (!stays) {
+            /* a run starts: its mark (ClassAd.layout), no name differing yet */
+            PyObject *mark = PySet_New(NULL);
             if (mark == NULL)
                 goto done;
             Py_XSETREF(s->layout, mark);
+            s->run_ads = 0;
         }
+        s->run_ads++;
         PyObject *args[2] = {attrs, s->layout};
         ad = PyObject_Vectorcall(s->from_attrs, args, 2, NULL);
         if (ad != NULL) {

@@ -46,9 +46,10 @@
  * with the values that differ set: the same dict, made in one piece); when a name
  * repeats (fewer keys than lines) `old_ad(list of pairs)` builds it instead (first
  * spelling and position, last value), else `from_attrs(dict, layout)`, where layout
- * is one object for a run of ads each holding the previous one's names in the same
- * order (the same key objects), across feed() calls and up to the input's last ad
- * (finish), a new one when a run starts. Finished ads are
+ * is one set for a run of ads each holding the previous one's names in the same
+ * order (the same key objects) and changing lines only at the names in the set (those
+ * the run's first two ads differ in: ads.c), across feed() calls and up to the
+ * input's last ad (finish), a new one when a run starts. Finished ads are
  * appended to the list given to feed(); when `miss` raises, the ads finished before
  * the bad line are in that list, the current ad's pairs are kept, and the error
  * propagates.
@@ -63,6 +64,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "columns.h"
 #include "keys.h"
 #include "slotted.h"
 #include "scanner.h"
@@ -410,6 +412,7 @@ Scanner_dealloc(Scanner *s)
     heads_free(s->heads);
     Py_XDECREF(s->template);
     Py_XDECREF(s->layout);
+    PyMem_Free(s->varying);
     Py_XDECREF(s->literal_type);
     Py_XDECREF(s->value_descr);
     Py_XDECREF(s->names);
@@ -481,6 +484,10 @@ static PyTypeObject ScannerType = {
 };
 
 static PyMethodDef module_methods[] = {
+    {"changes", (PyCFunction)(void (*)(void))oldscan_changes, METH_FASTCALL,
+     "changes(tables, keys, marks=None): (the rows where some key's value is not the "
+     "row before's very object, the values at row 0 and at those changes; see "
+     "columns.c)."},
     {"entry_key", (PyCFunction)(void (*)(void))oldscan_entry_key, METH_FASTCALL,
      "entry_key(table, names): the identities of table's values for names, as bytes "
      "(see condorlite/core/entry_keys.py)."},

@@ -30,9 +30,15 @@ typedef struct {
     /* the previous ad's dict while one feed() runs, when from_attrs took it: an ad
      * with the previous ad's names in the same order starts from its copy */
     PyObject *template;
-    /* the mark (ClassAd.layout) of the ads of the current run of ads with the previous
-     * ad's names in the same order: a new object when a run starts */
+    /* the mark (ClassAd.layout) of the ads of the current run: ads with the previous
+     * ad's names in the same order whose lines differ from the run's first ad's only
+     * at the names in the mark, a set (ads.c); a new set when a run starts */
     PyObject *layout;
+    Py_ssize_t run_ads;  /* the ads of the current run so far */
+    /* by position, whether the line is at a name of the mark (set by the run's second
+     * ad), and how many positions the buffer holds */
+    char *varying;
+    Py_ssize_t varying_size;
     Py_ssize_t lineno;  /* lines read so far */
     /* JSON mode (jsonlines.c) */
     int json;               /* the lines are condor_status -json's layout */

@@ -1,0 +1,155 @@
+"""Column passes over ad tables: where rows change their entries for given names.
+
+The grouping (``significant``) reads the jobs' and the slots' tables (``adeval.table``:
+lower-case name -> (spelling, expression) entry) by columns: ``cuts`` says which rows
+differ from the row before in the entries of some names, and which distinct entries
+the names hold (so the names they refer to are found once per distinct entry, not per
+row); ``distinct_entries`` gives the distinct entries of each name's column alone
+(the slots' side, where slots of one machine differ in many names).
+
+Two ways, one answer up to the cuts' test (``COMPILED`` chooses; the tests run both):
+
+* Python (the reference): the names every row binds are read a row at a time by one
+  ``itemgetter`` (a tuple per row, compared with the row before's by ``!=``: an
+  identity test for shared entry objects, by value otherwise), a name some row lacks
+  by ``dict.get`` on its own;
+* C (``oldscan.changes``, where the compiled module is built and the scanner is on):
+  one loop a row, entries compared by identity; a cut ``!=`` would not make (equal
+  entries that are not the same object) splits a run of rows that the grouping merges
+  again by ``Canon`` numbers. It takes each row's run mark (``adeval.tables_and_marks``):
+  the compiled scanner's mark is the set of names a reader run's lines differ in
+  (``ClassAd.layout``), so the rows of a run after its first are not read at all when
+  no name read is in it (a cluster's jobs are read as one row).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import chain, compress, count, repeat
+from operator import is_not, itemgetter, ne
+from typing import TypeVar
+
+from condorlite.core.classad import oldscan
+from condorlite.core.classad.ast import Expr, Literal
+from condorlite.core.classad.refs import names as expr_names
+
+T = TypeVar("T")
+
+#: the passes in C (``oldscan.changes``) where it is built and the scanner is on
+COMPILED = oldscan.enabled() and oldscan.changes is not None
+
+
+def distinct_entries(tables: list[dict], names: list[str], marks: list | None
+                     ) -> list[tuple[str, Expr] | None]:
+    """The distinct entry objects (by identity) of each name's column over ``tables``
+    (None for a row that lacks it; in Python a name no row binds gives nothing, found
+    by a pass of ``in`` tests that stops at the first row binding it). ``marks``: each
+    row's run mark, or None."""
+    if COMPILED:
+        # (one C pass for all the names: a pass per name skipped more rows of the
+        # slots' runs but cost more in all)
+        return distinct(oldscan.changes(tables, names, marks)[1])
+    names = [name for name in names if any(map(dict.__contains__, tables, repeat(name)))]
+    entries: list = []
+    for column in columns(tables, names):
+        later = column[1:]
+        heads = [column[0], *compress(later, map(is_not, later, column))]
+        entries.extend(dict(zip(map(id, heads), heads, strict=True)).values())
+    return entries
+
+
+def columns(tables: list[dict], names: list[str]) -> Iterator[Sequence]:
+    """Each name's entries (None where absent), one sequence per name: the names
+    every row binds are read together, a row at a time (``itemgetter``: one C call
+    per row while the row is in the cache), then split into columns; a name some
+    row lacks is read on its own with ``dict.get``."""
+    rows, full, partial = read_rows(tables, names, lambda read: list(map(read, tables)))
+    if full:
+        yield from zip(*rows, strict=True) if len(full) > 1 else (rows,)
+    for name in partial:
+        yield list(map(dict.get, tables, repeat(name)))
+
+
+def read_rows(tables: list[dict], names: Iterable[str], use: Callable[[itemgetter], T]
+               ) -> tuple[T | None, list[str], list[str]]:
+    """``(use(itemgetter(*full)), full, partial)``: ``full`` the names every row
+    binds (in the order given), ``partial`` the others; ``use`` None when ``full`` is
+    empty. A name's absence shows as the KeyError ``itemgetter`` raises in ``use``,
+    so each name is moved at most once and a row lacking none costs no test."""
+    full, partial = list(names), []
+    while full:
+        try:
+            return use(itemgetter(*full)), full, partial
+        except KeyError as missing:
+            name = missing.args[0] if missing.args else None
+            if name not in full:  # not a table of ours: a KeyError of something else
+                raise
+            full.remove(name)
+            partial.append(name)
+    return None, full, partial
+
+
+def names_in(entries: Iterable[tuple[str, Expr] | None]) -> set[str]:
+    """Every name the entries' expressions refer to. A literal refers to none: a
+    column of a slot's own values (``TotalJobRunTime``) costs no walk per entry."""
+    found: set[str] = set()
+    for entry in entries:
+        if entry is not None and type(entry[1]) is not Literal:
+            found |= expr_names(entry[1])
+    return found
+
+
+def cuts(tables: list[dict], names: list[str] | tuple[str, ...], marks: list | None = None
+          ) -> tuple[set[int], list[tuple[str, Expr] | None]]:
+    """The rows (after row 0) whose entries for ``names`` differ (``!=``) from the row
+    before's, and the distinct entry objects those names hold (None for absent):
+    each distinct value of a column shows at row 0 or at one of its cuts, so only
+    those rows' values are kept.
+
+    ``!=`` on shared entry objects is an identity test at C level; entries that are
+    equal without being the same object compare by value, so they never cut.
+
+    In C (``COMPILED``) the cuts are by identity, and ``marks`` (each row's run mark,
+    ``adeval.tables_and_marks``) lets it skip the rows of a reader's run after its
+    first when no name of ``names`` is among the names the run's lines differ in
+    (``oldscan.changes``): they hold its first row's entries. The Python passes read
+    every row."""
+    if not tables:
+        return set(), []
+    if COMPILED:
+        changed, values = oldscan.changes(tables, list(names), marks)
+        return set(changed), distinct(values)
+    cuts: set[int] = set()
+    entries: dict[int, tuple[str, Expr] | None] = {}
+    for column, width, changed in python_changes(tables, names):
+        cuts.update(changed)
+        heads = [column[0], *map(column.__getitem__, changed)]
+        if width > 1:
+            heads = list(chain.from_iterable(heads))
+        entries.update(zip(map(id, heads), heads, strict=True))
+    return cuts, list(entries.values())
+
+
+def distinct(values: list) -> list:
+    """``values`` less repeated objects (by identity), in first-seen order."""
+    return list(dict(zip(map(id, values), values, strict=True)).values())
+
+
+def python_changes(tables: list[dict], names: Iterable[str]) -> list[tuple[list, int, list[int]]]:
+    """(column, width, changed rows) covering ``names``: one column of ``itemgetter``
+    results for the names every row binds (``read_rows``; a tuple per row, or the
+    entry itself when width is 1), its rows compared with the row before (``!=``),
+    then one column per name some row lacks (``dict.get``, None where absent),
+    compared by identity. ``changed``: the rows (after row 0) that differ."""
+    column, full, partial = read_rows(tables, names, lambda read: list(map(read, tables)))
+    out = []
+    if full:
+        out.append((column, len(full), _changed(ne, column)))
+    for name in partial:
+        column = list(map(dict.get, tables, repeat(name)))
+        out.append((column, 1, _changed(is_not, column)))
+    return out
+
+
+def _changed(differ: Callable[[object, object], bool], column: list) -> list[int]:
+    return list(compress(count(1), map(differ, column[1:], column)))
