@@ -37,6 +37,7 @@ for the slot itself.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -157,7 +158,7 @@ class FirstStates:
         get = table.get
         for walked, others, records in self._loose[busy]:
             found = records.get((kind, tuple(map(id, map(get, walked))),
-                                 tuple(map(_kind, map(get, others)))))
+                                 _kinds(get, others)))
             if found is not None:
                 counts[0] += 1
                 return found
@@ -194,8 +195,7 @@ class FirstStates:
         if known[3] is not None and self._loose_counts[busy] is not None:
             names, others, records = known[3]
             entries = tuple(map(table.get, names)) + tuple(map(table.get, others))
-            key = (kind, tuple(map(id, entries[:len(names)])),
-                   tuple(map(_kind, entries[len(names):])))
+            key = (kind, tuple(map(id, entries[:len(names)])), _kinds(table.get, others))
             if key not in records:
                 records[key] = FirstState(entries, walk, {}, pair_key, pair_shape, parts)
                 self._count += 1
@@ -221,6 +221,13 @@ class FirstStates:
             loose_sets.append((walked, others, loose))
         return (None if records is None else (names, records),
                 None if loose is None else (walked, others, loose))
+
+
+def _kinds(get: Callable[[str], tuple | None], names: tuple[str, ...]) -> tuple:
+    """``_kind`` of the ad's entries for ``names`` (``get``: its table's ``get``), in
+    one comprehension (no call per name: this runs for every slot)."""
+    return tuple([0 if entry is None else 1 if type(entry[1]) is Literal else id(entry)
+                  for entry in map(get, names)])
 
 
 def _kind(entry: tuple | None) -> int:

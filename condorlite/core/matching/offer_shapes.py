@@ -228,7 +228,7 @@ class OfferShapes:
         a read of the slot's literal values), the rest worked out as ``prepare``
         does (the pair shape key and the vector read the slot's own values)."""
         plans = self.ranks.plans(record.state, ad, self.exprs.ranks(busy))
-        independent = {key: self.ranks.planned(plan, ad) for key, plan in plans.items()}
+        independent = self.ranks.values(plans, ad)
         self._shape_walked(offer, ad, busy, record.state.walk, independent, True, record)
 
     def _prepare_as(self, offer: Offer, ad: ClassAd, busy: bool, first: FirstState) -> None:
@@ -248,17 +248,17 @@ class OfferShapes:
         the same walk, pair shape key and vector; the job-independent ranks its own,
         each from the record's plan (``first_ranks``): a read of the slot's literal
         values."""
-        flags = first.walk[0]
-        plans = self.ranks.plans(first, ad, self.exprs.ranks(busy))
         independent: dict[str, float | None]
         if busy:
             # A held slot's ranks read literals of its own and are read only if the
             # slot is ever listed (by preemption): worked out then (``lazy_ranks``).
+            flags = first.walk[0]
+            plans = self.ranks.plans(first, ad, self.exprs.ranks(busy))
             independent = LazyRanks(
                 [key for key, _ in self.exprs.ranks(busy) if key not in flags],
                 lambda key: self.ranks.planned(plans[key], ad))
         else:
-            independent = {key: self.ranks.planned(plan, ad) for key, plan in plans.items()}
+            independent = self.ranks.loose_values(first, ad, self.exprs.ranks(busy))
         vector = offer.vector = first.new_vector()
         if vector is not None:
             # (the record's vals, static and pair shape: they read only walked names)
@@ -284,16 +284,25 @@ class OfferShapes:
         the number ``pair_key`` was given; set as ``Offer.pair_shape``) and its shape,
         (pair shape, holder, CurrentRank when held), each numbered from 1 in order of
         first sight; returns the shape (not placed)."""
+        # (get, then set on a miss: ``setdefault`` would work out the new number
+        # for every call)
         if not pair_shape:
-            pair_shape = self._pair_shapes.setdefault(pair_key, len(self._pair_shapes) + 1)
+            pair_shapes = self._pair_shapes
+            pair_shape = pair_shapes.get(pair_key, 0)
+            if not pair_shape:
+                pair_shape = pair_shapes[pair_key] = len(pair_shapes) + 1
         offer.pair_shape = pair_shape
-        busy = offer.holder is not None
+        holder = offer.holder
         # (pair shapes number pair keys one to one: the small number keys the shape)
-        key = (pair_shape, offer.holder, offer.current_rank if busy else None)
-        shape = self.shape_numbers.setdefault(key, len(self.shape_numbers) + 1)
-        self.pair_of_shape[shape] = offer.pair_shape
-        if offer.vector is not None and shape not in self.shape_left:
-            self.shape_left[shape] = lefts(offer.vector.vals)
+        key = (pair_shape, holder, None if holder is None else offer.current_rank)
+        numbers = self.shape_numbers
+        shape = numbers.get(key, 0)
+        if not shape:
+            shape = numbers[key] = len(numbers) + 1
+        self.pair_of_shape[shape] = pair_shape
+        vector = offer.vector
+        if vector is not None and shape not in self.shape_left:
+            self.shape_left[shape] = lefts(vector.vals)
         return shape
 
     def _vector(self, offer: Offer, walked: tuple[str, ...], extra: tuple,

@@ -43,7 +43,7 @@ DYNAMIC_NAMES = frozenset({"partitionableslot", "slottype"})
 
 class _Plan(NamedTuple):
     """How one policy entry (the ad's ``Start`` or ``Requirements`` entry object) is
-    folded: ``reads`` are the names folding may look up in it (``_reads``); ``folds``
+    folded: ``reads`` are the names folding may look up in it (``reads``); ``folds``
     maps the ids of an ad's entries for ``reads`` to (those entries, held so their
     ids stay theirs; the folded entry, or None when folding changes nothing)."""
 
@@ -113,7 +113,7 @@ class OwnPolicy:
             plan = self._plans.get((name, id(entry)))
             if plan is None or plan.policy is not entry:
                 plan = self._plans[(name, id(entry))] = _Plan(
-                    entry, self._reads(entry), {})
+                    entry, self.reads(entry), {})
             entries = tuple(map(get, plan.reads))
             found = plan.folds.get(tuple(map(id, entries)), _UNSEEN)
             if found is _UNSEEN:
@@ -130,7 +130,7 @@ class OwnPolicy:
                 changes[name] = found
         return changes
 
-    def _reads(self, entry: tuple) -> tuple[str, ...]:
+    def reads(self, entry: tuple) -> tuple[str, ...]:
         """The names ``fold_own`` may look up in the ad while folding the policy
         entry's expression: its bare and ``MY.`` names not in ``keep``."""
         return tuple(sorted({name for scope, name in references(entry[1])
