@@ -66,6 +66,8 @@ class OwnPolicy:
         self._memo = FoldMemo()
         #: (policy name, id of an ad's entry for it) -> its plan (``_fold_table``)
         self._plans: dict[tuple[str, int], _Plan] = {}
+        #: id(a policy entry) -> (the entry, ``reads`` of it)
+        self._reads: dict[int, tuple[tuple, tuple[str, ...]]] = {}
 
     def fold(self, offer: Offer) -> None:
         """Rebind the offer's ``Start`` and ``Requirements`` to their folded forms,
@@ -132,6 +134,11 @@ class OwnPolicy:
 
     def reads(self, entry: tuple) -> tuple[str, ...]:
         """The names ``fold_own`` may look up in the ad while folding the policy
-        entry's expression: its bare and ``MY.`` names not in ``keep``."""
-        return tuple(sorted({name for scope, name in references(entry[1])
-                             if scope in (None, "my") and name not in self._keep}))
+        entry's expression: its bare and ``MY.`` names not in ``keep`` (remembered
+        per entry: ``own_rewrites`` asks again for every set of policy entries)."""
+        found = self._reads.get(id(entry))
+        if found is None or found[0] is not entry:
+            found = self._reads[id(entry)] = (entry, tuple(sorted(
+                {name for scope, name in references(entry[1])
+                 if scope in (None, "my") and name not in self._keep})))
+        return found[1]

@@ -23,9 +23,9 @@ copy it got: the entries it holds that the original did not, the new names in th
 order they were added.
 
 A slot whose policy reads numbers of its own (a desktop's ``KeyboardIdle``) shares
-its set with no other slot: after ``MISSES`` misses of one set of policy entries
-with fewer than one hit in ``SHARE`` lookups, its offers go the way they went
-before, without the lookups.
+its set with no other slot: after ``MISSES`` misses of the sets of policy entries
+that read the same names (the desktops of every owner) with fewer than one hit in
+``SHARE`` lookups, their offers go the way they went before, without the lookups.
 """
 
 from __future__ import annotations
@@ -45,19 +45,21 @@ SHARE = 4
 
 class _Plan:
     """One (kind, ``Rank``, ``Start``, ``Requirements`` entries): the names folding
-    may read, the rebindings per their entries' ids, and the hit and miss counts."""
+    may read, the rebindings per their entries' ids, and the hit and miss counts
+    of every plan with those names (shared: the desktops of many owners)."""
 
-    __slots__ = ("entries", "hits", "misses", "reads", "results")
+    __slots__ = ("counts", "entries", "reads", "results")
 
-    def __init__(self, entries: tuple, reads: tuple[str, ...]) -> None:
+    def __init__(self, entries: tuple, reads: tuple[str, ...], counts: list[int]) -> None:
         #: the three entries (held, so their ids stay theirs)
         self.entries = entries
         self.reads = reads
         #: ids of the ad's entries for ``reads`` -> (those entries, held; the
         #: rebindings, empty for none; the hidden names; what ``unhoist`` puts back)
-        self.results: dict[tuple, tuple] | None = {}
-        self.hits = 0
-        self.misses = 0
+        self.results: dict[tuple, tuple] = {}
+        #: [hits, misses] of the plans with these ``reads``; misses is -1 once
+        #: they are given up
+        self.counts = counts
 
 
 class OwnRewrites:
@@ -68,6 +70,8 @@ class OwnRewrites:
         self._literals = literals
         #: (partitionable, ids of the Rank, Start, Requirements entries) -> ``_Plan``
         self._plans: dict[tuple, _Plan] = {}
+        #: the names folding may read -> [hits, misses] of the plans with them
+        self._counts: dict[tuple[str, ...], list[int]] = {}
 
     def rewrite(self, offer: Offer) -> None:
         """Fold and hoist the offer's ad and set ``Offer.literals``: what
@@ -85,22 +89,25 @@ class OwnRewrites:
         # they live, no other object has those ids, so a hit is those entries)
         plan = self._plans.get(key)
         if plan is None:
-            plan = self._plans[key] = _Plan((rank, start, requirements),
-                                            self._reads(start, requirements))
-        results = plan.results
-        if results is None:
+            reads = self._reads(start, requirements)
+            counts = self._counts.get(reads)
+            if counts is None:
+                counts = self._counts[reads] = [0, 0]
+            plan = self._plans[key] = _Plan((rank, start, requirements), reads, counts)
+        counts = plan.counts
+        if counts[1] < 0:
             self._direct(offer)
             return
         entries = tuple(map(get, plan.reads))
         ids = tuple(map(id, entries))
-        found = results.get(ids)
+        found = plan.results.get(ids)
         if found is None:
-            plan.misses += 1
-            found = results[ids] = (entries, *self._first(offer, table))
-            if plan.misses >= MISSES and plan.hits * SHARE < plan.misses:
-                plan.results = None  # (the offers of these entries share nothing)
+            counts[1] += 1
+            plan.results[ids] = (entries, *self._first(offer, table))
+            if counts[1] >= MISSES and counts[0] * SHARE < counts[1]:
+                counts[1] = -1  # (the offers that read these names share nothing)
             return
-        plan.hits += 1
+        counts[0] += 1
         changes = found[1]
         if changes:
             offer.ad = adeval.with_entries(ad, changes)

@@ -59,6 +59,11 @@ SHARED_LITERALS = 32
 HOLDER = "remoteowner"
 
 
+#: ``typed`` of no values, and "not in the memo" (a memo's value may be None)
+_NO_VALUES = typed([])
+_MISSING = object()
+
+
 class StaticNumbers:
     """Which static offers are evaluated by programs, and their vectors (module doc).
     ``shapes`` is the cycle's ``offer_shapes.OfferShapes`` (its registry, walks and
@@ -113,18 +118,21 @@ class StaticNumbers:
             if walk is None:
                 continue
             literals = offer.literals
-            ad = offer.ad
-            memo = (offer.pair_shape, id(walk[2][1]), literals,
-                    typed([adeval.attr(ad, name).value  # type: ignore[union-attr]
-                           for name in literals]), offer.holder)
-            if memo in by_pair:
-                vector = by_pair[memo]
-            else:
+            # (most offers hoisted no literal: their values' key is the same empty one)
+            values = _NO_VALUES if not literals else typed(
+                [adeval.attr(offer.ad, name).value  # type: ignore[union-attr]
+                 for name in literals])
+            memo = (offer.pair_shape, id(walk[2][1]), literals, values, offer.holder)
+            vector = by_pair.get(memo, _MISSING)
+            if vector is _MISSING:
                 vector = by_pair[memo] = self._vector(offer, walk[2], pair_names, ids)
             if vector is None:
                 continue
-            shapes_of.setdefault(vector.static, set()).add(offer.pair_shape)
-            found.append((offer, vector))
+            pair_shapes = shapes_of.get(vector.static)  # type: ignore[union-attr]
+            if pair_shapes is None:
+                pair_shapes = shapes_of[vector.static] = set()  # type: ignore[union-attr]
+            pair_shapes.add(offer.pair_shape)
+            found.append((offer, vector))  # type: ignore[arg-type]
         kept: dict[int, SlotVector] = {}
         for offer, vector in found:
             # (the threshold of desktops is for their own literals: a part whose only
