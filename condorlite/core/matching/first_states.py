@@ -172,8 +172,9 @@ class FirstStates:
         """Remember what ``prepare`` gave for a slot's first state (``walk`` as
         ``SlotWalks.walk`` returned it; ``vector`` as ``prepare`` left it)."""
         table = adeval.table(ad)
-        if table is None or self._count >= LIMIT:
-            return
+        if table is None or self._count >= LIMIT or (
+                self._tries[busy] < 0 and self._loose_counts[busy] is None):
+            return  # (nothing kept would be read: both lookups have given up)
         # (walks are shared between slots: their visited names are found once each)
         _, walked, reaches = walk
         known = self._visited.get(id(reaches))
