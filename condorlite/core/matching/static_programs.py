@@ -59,8 +59,7 @@ SHARED_LITERALS = 32
 HOLDER = "remoteowner"
 
 
-#: ``typed`` of no values, and "not in the memo" (a memo's value may be None)
-_NO_VALUES = typed([])
+#: "not in the memo" (a memo's value may be None)
 _MISSING = object()
 
 
@@ -111,18 +110,20 @@ class StaticNumbers:
         #: is only read); the literals' values and the holder are keyed too, which
         #: the pair shape already tells apart wherever a pair reads them
         by_pair: dict[tuple, SlotVector | None] = {}
+        walked_of = shapes.walked.get
         for offer in shapes.registry:
             if offer.partitionable or offer.vector is not None or not offer.available:
                 continue
-            walk = shapes.walked.get(id(offer))
+            walk = walked_of(id(offer))
             if walk is None:
                 continue
             literals = offer.literals
-            # (most offers hoisted no literal: their values' key is the same empty one)
-            values = _NO_VALUES if not literals else typed(
-                [adeval.attr(offer.ad, name).value  # type: ignore[union-attr]
-                 for name in literals])
-            memo = (offer.pair_shape, id(walk[2][1]), literals, values, offer.holder)
+            # (most offers hoisted no literal: a shorter key, which no key of an
+            # offer with literals equals)
+            memo = (offer.pair_shape, id(walk[2][1]), offer.holder) if not literals else (
+                offer.pair_shape, id(walk[2][1]), literals,
+                typed([adeval.attr(offer.ad, name).value  # type: ignore[union-attr]
+                       for name in literals]), offer.holder)
             vector = by_pair.get(memo, _MISSING)
             if vector is _MISSING:
                 vector = by_pair[memo] = self._vector(offer, walk[2], pair_names, ids)
