@@ -31,7 +31,7 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.first_states import FirstState
-from condorlite.core.matching.literal_ranks import LiteralRanks, RankPlan, typed_values
+from condorlite.core.matching.literal_ranks import LiteralRanks, RankPlan
 
 
 class FirstRanks:
@@ -125,9 +125,10 @@ class FirstRanks:
         for key, plan in items:
             value = fixed.get(key, _UNSET)
             if value is _UNSET:
-                # (``LiteralRanks.planned`` inline: one call less per slot and rank)
+                # (``LiteralRanks.planned`` inline, ``typed_values`` too: this runs
+                # for every slot and rank)
                 vals = [table[name][1].value for name in plan.literals]  # type: ignore[index]
-                memo_key = (plan.shape, typed_values(vals))
+                memo_key = (plan.shape, tuple(map(repr, vals)))
                 value = memo.get(memo_key)
                 if value is None:
                     value = ranks_of.evaluate(memo_key, plan.program, plan.expr, ad, vals)

@@ -108,8 +108,9 @@ class FirstStates:
         self._sets: dict[bool, list[tuple[tuple[str, ...], dict[tuple, FirstState]]]] = {
             False: [], True: []}
         self._count = 0
-        #: busy -> lookups since the last hit (``find``), or -1 once given up
-        self._tries: dict[bool, int] = {False: 0, True: 0}
+        #: busy -> lookups since the last hit (``find``), or -1 once given up (read
+        #: by ``OfferShapes.prepare``, which then asks ``find`` no more)
+        self.tries: dict[bool, int] = {False: 0, True: 0}
         #: busy -> [loose hits, loose misses], or None once ``find_loose`` has given up
         self._loose_counts: dict[bool, list[int] | None] = {False: [0, 0], True: [0, 0]}
         #: id(a walk's reaches) -> (the reaches, the walked names, (visited names,
@@ -127,7 +128,7 @@ class FirstStates:
         literals of their own), that flag's lookups stop: a miss only sends the
         slot down a longer way to the same outcome."""
         table = adeval.table(ad)
-        tries = self._tries
+        tries = self.tries
         if table is None or tries[busy] < 0:
             return None
         get = table.get
@@ -138,11 +139,6 @@ class FirstStates:
                 return found
         tries[busy] = -1 if tries[busy] + 1 >= TRIES else tries[busy] + 1
         return None
-
-    def looking(self, busy: bool) -> bool:
-        """Whether ``find`` still looks up records for this busy flag (it stops for
-        good after ``TRIES`` misses in a row)."""
-        return self._tries[busy] >= 0
 
     def find_loose(self, ad: ClassAd, busy: bool, kind: str) -> FirstState | None:
         """A loose record (module doc) this slot matches, or None. Its
@@ -157,8 +153,10 @@ class FirstStates:
             return None
         get = table.get
         for walked, others, records in self._loose[busy]:
-            found = records.get((kind, tuple(map(id, map(get, walked))),
-                                 _kinds(get, others)))
+            # (``_kinds`` inline: no call for every slot)
+            found = records.get((kind, tuple(map(id, map(get, walked))), tuple([
+                0 if entry is None else 1 if type(entry[1]) is Literal else id(entry)
+                for entry in map(get, others)])))
             if found is not None:
                 counts[0] += 1
                 return found
@@ -173,7 +171,7 @@ class FirstStates:
         ``SlotWalks.walk`` returned it; ``vector`` as ``prepare`` left it)."""
         table = adeval.table(ad)
         if table is None or self._count >= LIMIT or (
-                self._tries[busy] < 0 and self._loose_counts[busy] is None):
+                self.tries[busy] < 0 and self._loose_counts[busy] is None):
             return  # (nothing kept would be read: both lookups have given up)
         # (walks are shared between slots: their visited names are found once each)
         _, walked, reaches = walk
@@ -185,7 +183,7 @@ class FirstStates:
             vector.names, vector.vals, vector.index, vector.static,
             dict(vector.rank_keys), vector.rank_sig, dict(vector.constants),
             vector.literals)
-        if known[2] is not None and self._tries[busy] >= 0:
+        if known[2] is not None and self.tries[busy] >= 0:
             # (once ``find`` has given up for this busy flag it reads no record: a
             # record kept after that would only cost its making)
             names, records = known[2]

@@ -115,6 +115,8 @@ class OfferShapes:
         #: rank program keys, constants' values left out -> a small number
         #: (``SlotVector.rank_sig``)
         self._rank_sigs: dict[tuple, int] = {}
+        #: busy -> the policy ranks a slot gets (``PolicyExprs.ranks``, asked once)
+        self._ranks = (exprs.ranks(False), exprs.ranks(True))
         #: the carved states' ranks and the carving transitions (``carved_states``)
         self._carved = CarvedStates(self, {PRE: exprs.pre, POST: exprs.post,
                                            PRANK: exprs.preemption_rank})
@@ -157,11 +159,13 @@ class OfferShapes:
         walk and pair shape key, its own ranks), or from a record of ``kind_records``
         (same walk and rank plans: its bindings differ only in literal values),
         before it is worked out in full."""
-        ad = offer.ad
+        # (``Offer.ad`` is the state's ad itself without a vector: no property call)
+        ad = offer.state_ad if offer.vector is None else offer.ad
         busy = offer.holder is not None
         prev = self.walked.get(id(offer))
         if prev is None:
-            first = self._first.find(ad, busy, offer.slot.kind)
+            first = self._first.find(ad, busy, offer.slot.kind) \
+                if self._first.tries[busy] >= 0 else None
             if first is not None:
                 self._prepare_as(offer, ad, busy, first)
                 return
@@ -182,7 +186,7 @@ class OfferShapes:
             flags, walked, reaches = self._walks.walk(ad, busy)
             changed, before = None, {}
         independent: dict[str, float | None] = {}
-        for key, expr in self.exprs.ranks(busy):
+        for key, expr in self._ranks[busy]:
             if key not in flags:
                 if changed is not None and key in before and not changed & reaches[key]:
                     # nothing this rank reaches changed since the last state
@@ -227,7 +231,7 @@ class OfferShapes:
         the record's walk, the job-independent ranks from its plans (``first_ranks``:
         a read of the slot's literal values), the rest worked out as ``prepare``
         does (the pair shape key and the vector read the slot's own values)."""
-        plans = self.ranks.plans(record.state, ad, self.exprs.ranks(busy))
+        plans = self.ranks.plans(record.state, ad, self._ranks[busy])
         independent = self.ranks.values(plans, ad)
         self._shape_walked(offer, ad, busy, record.state.walk, independent, True, record)
 
@@ -235,12 +239,12 @@ class OfferShapes:
         """``prepare`` of a slot's first state from the record of an earlier slot
         that holds the same entries for every name its walk visited
         (``first_states``): the same walk, ranks, vector and pair shape key."""
-        vector = offer.vector = first.new_vector()
-        if vector is not None:
-            offer.ad_vals = vector.vals  # the ad holds these values already
+        if first.vector is not None:
+            vector = offer.vector = first.new_vector()
+            offer.ad_vals = vector.vals  # type: ignore[union-attr]  # (the ad holds them)
         self.walked[id(offer)] = (ad, busy, first.walk, offer)
         offer.independent = dict(first.independent)
-        self.reshape(offer, first.pair_key, first.pair_shape)
+        self.place(offer, self.shape_of(offer, first.pair_key, first.pair_shape))
 
     def _prepare_loose(self, offer: Offer, ad: ClassAd, busy: bool, first: FirstState
                        ) -> None:
@@ -249,25 +253,26 @@ class OfferShapes:
         each from the record's plan (``first_ranks``): a read of the slot's literal
         values."""
         independent: dict[str, float | None]
+        ranks = self._ranks[busy]
         if busy:
             # A held slot's ranks read literals of its own and are read only if the
             # slot is ever listed (by preemption): worked out then (``lazy_ranks``).
             flags = first.walk[0]
-            plans = self.ranks.plans(first, ad, self.exprs.ranks(busy))
-            independent = LazyRanks(
-                [key for key, _ in self.exprs.ranks(busy) if key not in flags],
-                lambda key: self.ranks.planned(plans[key], ad))
+            plans = self.ranks.plans(first, ad, ranks)
+            independent = LazyRanks([key for key, _ in ranks if key not in flags],
+                                    lambda key: self.ranks.planned(plans[key], ad))
         else:
-            independent = self.ranks.loose_values(first, ad, self.exprs.ranks(busy))
-        vector = offer.vector = first.new_vector()
-        if vector is not None:
+            independent = self.ranks.loose_values(first, ad, ranks)
+        vector = None
+        if first.vector is not None:
+            vector = offer.vector = first.new_vector()
             # (the record's vals, static and pair shape: they read only walked names)
-            offer.ad_vals = vector.vals
-            self._rank_keys(ad, vector, first.walk[2], independent)
+            offer.ad_vals = vector.vals  # type: ignore[union-attr]
+            self._rank_keys(ad, vector, first.walk[2], independent)  # type: ignore[arg-type]
         self.walked[id(offer)] = (ad, busy, first.walk, offer)
         offer.independent = independent
-        self.reshape(offer, first.pair_key, first.pair_shape)
-        if not busy and self._first.looking(busy):
+        self.place(offer, self.shape_of(offer, first.pair_key, first.pair_shape))
+        if not busy and self._first.tries[busy] >= 0:
             # (an unheld slot's entries are mostly its machine type's: later slots
             # may hold them all; a held slot's own literals make that unlikely. The
             # loose record it came from is kept already: once ``find`` has stopped

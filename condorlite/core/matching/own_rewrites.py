@@ -76,9 +76,11 @@ class OwnRewrites:
     def rewrite(self, offer: Offer) -> None:
         """Fold and hoist the offer's ad and set ``Offer.literals``: what
         ``OwnLiterals.hoist(offer, OwnPolicy.changes(offer))`` makes of it."""
-        ad = offer.ad
+        # (an offer not yet prepared has no vector: its ad is ``state_ad`` itself,
+        # read and set without ``Offer.ad``'s property calls)
+        ad = offer.state_ad
         table = adeval.table(ad)
-        if table is None or ad.parent is not None:  # type: ignore[union-attr]
+        if table is None or ad.parent is not None or offer.vector is not None:  # type: ignore[union-attr]
             self._direct(offer)
             return
         get = table.get
@@ -110,7 +112,7 @@ class OwnRewrites:
         counts[0] += 1
         changes = found[1]
         if changes:
-            offer.ad = adeval.with_entries(ad, changes)
+            offer.state_ad = adeval.with_entries(ad, changes)
             if found[3] is not None:
                 self._literals.remember(offer, found[3])
         offer.literals = found[2]
