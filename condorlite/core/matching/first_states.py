@@ -112,7 +112,8 @@ class FirstStates:
         #: by ``OfferShapes.prepare``, which then asks ``find`` no more)
         self.tries: dict[bool, int] = {False: 0, True: 0}
         #: busy -> [loose hits, loose misses], or None once ``find_loose`` has given up
-        self._loose_counts: dict[bool, list[int] | None] = {False: [0, 0], True: [0, 0]}
+        #: (read by ``OfferShapes.prepare``, which then asks it no more)
+        self.loose_counts: dict[bool, list[int] | None] = {False: [0, 0], True: [0, 0]}
         #: id(a walk's reaches) -> (the reaches, the walked names, (visited names,
         #: their records) or None, (W, R, their loose records) or None), for ``keep``
         self._visited: dict[int, tuple] = {}
@@ -148,7 +149,7 @@ class FirstStates:
         hit (then ``keep`` keeps no loose record for it either): a miss only sends
         the slot down a longer way to the same outcome."""
         table = adeval.table(ad)
-        counts = self._loose_counts[busy]
+        counts = self.loose_counts[busy]
         if table is None or counts is None:
             return None
         get = table.get
@@ -162,7 +163,7 @@ class FirstStates:
                 return found
         counts[1] += 1
         if counts[1] >= TRIES and counts[0] * LOOSE_SHARE < counts[1]:
-            self._loose_counts[busy] = None
+            self.loose_counts[busy] = None
         return None
 
     def keep(self, ad: ClassAd, busy: bool, kind: str, walk: tuple, independent: dict,
@@ -171,7 +172,7 @@ class FirstStates:
         ``SlotWalks.walk`` returned it; ``vector`` as ``prepare`` left it)."""
         table = adeval.table(ad)
         if table is None or self._count >= LIMIT or (
-                self.tries[busy] < 0 and self._loose_counts[busy] is None):
+                self.tries[busy] < 0 and self.loose_counts[busy] is None):
             return  # (nothing kept would be read: both lookups have given up)
         # (walks are shared between slots: their visited names are found once each)
         _, walked, reaches = walk
@@ -191,7 +192,7 @@ class FirstStates:
             records[(kind, tuple(map(id, entries)))] = FirstState(
                 entries, walk, dict(independent), pair_key, pair_shape, parts)
             self._count += 1
-        if known[3] is not None and self._loose_counts[busy] is not None:
+        if known[3] is not None and self.loose_counts[busy] is not None:
             names, others, records = known[3]
             entries = tuple(map(table.get, names)) + tuple(map(table.get, others))
             key = (kind, tuple(map(id, entries[:len(names)])), _kinds(table.get, others))

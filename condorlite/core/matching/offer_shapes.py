@@ -169,11 +169,14 @@ class OfferShapes:
             if first is not None:
                 self._prepare_as(offer, ad, busy, first)
                 return
-            first = self._first.find_loose(ad, busy, offer.slot.kind)
+            # (each lookup asked only while it has not given up for the busy flag)
+            first = self._first.find_loose(ad, busy, offer.slot.kind) \
+                if self._first.loose_counts[busy] is not None else None
             if first is not None:
                 self._prepare_loose(offer, ad, busy, first)
                 return
-            record = self._kinds.find(ad, busy, offer.slot.kind)
+            record = self._kinds.find(ad, busy, offer.slot.kind) \
+                if self._kinds.counts[busy] is not None else None
             if record is not None:
                 self._prepare_kinds(offer, ad, busy, record)
                 return
