@@ -47,6 +47,9 @@ class FirstRanks:
         self._sorted: dict[int, tuple[set[str], tuple[str, ...]]] = {}
         #: id(loose record) -> (the record, its ranks' plans)
         self._plans: dict[int, tuple[FirstState, dict[str, RankPlan]]] = {}
+        #: id(loose record) -> (the record, its plans' items, the ranks with one
+        #: value for all its slots, those values once worked out: ``loose_values``)
+        self._fixed: dict[int, tuple] = {}
 
     def value(self, key: str, expr: Expr, ad: ClassAd, reach: set[str]) -> float:
         """The rank ``expr`` (named ``key``) in ``ad``, where it reaches ``reach``."""
@@ -90,6 +93,51 @@ class FirstRanks:
         self._plans[id(first)] = (first, plans)
         return plans
 
+    def loose_values(self, first: FirstState, ad: ClassAd,
+                     ranks: Iterable[tuple[str, Expr]]) -> dict[str, float]:
+        """Every job-independent rank of a slot of the loose record ``first`` (as
+        ``planned`` of each of ``plans``). A rank whose literal names are all
+        walked names has one value for every slot of the record (the record keys
+        their entries by identity): it is worked out for the first slot only."""
+        found = self._fixed.get(id(first))
+        if found is None or found[0] is not first:
+            plans = self.plans(first, ad, ranks)
+            walked = set(first.walk[1])
+            found = self._fixed[id(first)] = (
+                first, tuple(plans.items()),
+                {key for key, plan in plans.items() if walked.issuperset(plan.literals)},
+                {})
+        return self._values(found[1], ad, found[2], found[3])
+
+    def values(self, plans: dict[str, RankPlan], ad: ClassAd) -> dict[str, float]:
+        """``planned`` of each of ``plans`` (rank -> plan), in their order."""
+        return self._values(plans.items(), ad, _NONE, {})
+
+    def _values(self, items: Iterable[tuple[str, RankPlan]], ad: ClassAd,
+                constant: set[str] | frozenset[str], fixed: dict[str, float]
+                ) -> dict[str, float]:
+        """``planned`` of each (rank, plan) of ``items``, except the ranks of
+        ``fixed``, whose values are those; a rank of ``constant`` joins ``fixed``."""
+        table = adeval.table(ad)
+        ranks_of = self._literal_ranks
+        memo = ranks_of.values
+        out = {}
+        for key, plan in items:
+            value = fixed.get(key, _UNSET)
+            if value is _UNSET:
+                # (``LiteralRanks.planned`` inline, ``typed_values`` too: this runs
+                # for every slot and rank)
+                vals = [table[name][1].value for name in plan.literals]  # type: ignore[index]
+                memo_key = (plan.shape, tuple(map(repr, vals)))
+                value = memo.get(memo_key)
+                if value is None:
+                    value = ranks_of.evaluate(memo_key, plan.program, plan.expr, ad, vals)
+                    self.counts.evaluations += 1
+                if key in constant:
+                    fixed[key] = value
+            out[key] = value
+        return out
+
     def planned(self, plan: RankPlan, ad: ClassAd) -> float:
         """A rank of a slot of the loose record ``plan`` was made for, from the
         slot's literal values (``literal_ranks.LiteralRanks.planned``)."""
@@ -107,6 +155,11 @@ class FirstRanks:
         if found is None or found[0] is not reach:
             found = self._sorted[id(reach)] = (reach, tuple(sorted(reach)))
         return found[1]
+
+
+#: "not worked out yet" (``loose_values``), and no rank
+_UNSET = object()
+_NONE: frozenset[str] = frozenset()
 
 
 def _entry_expr(entry: tuple | None) -> Expr | None:

@@ -37,6 +37,7 @@ for the slot itself.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -107,10 +108,12 @@ class FirstStates:
         self._sets: dict[bool, list[tuple[tuple[str, ...], dict[tuple, FirstState]]]] = {
             False: [], True: []}
         self._count = 0
-        #: busy -> lookups since the last hit (``find``), or -1 once given up
-        self._tries: dict[bool, int] = {False: 0, True: 0}
+        #: busy -> lookups since the last hit (``find``), or -1 once given up (read
+        #: by ``OfferShapes.prepare``, which then asks ``find`` no more)
+        self.tries: dict[bool, int] = {False: 0, True: 0}
         #: busy -> [loose hits, loose misses], or None once ``find_loose`` has given up
-        self._loose_counts: dict[bool, list[int] | None] = {False: [0, 0], True: [0, 0]}
+        #: (read by ``OfferShapes.prepare``, which then asks it no more)
+        self.loose_counts: dict[bool, list[int] | None] = {False: [0, 0], True: [0, 0]}
         #: id(a walk's reaches) -> (the reaches, the walked names, (visited names,
         #: their records) or None, (W, R, their loose records) or None), for ``keep``
         self._visited: dict[int, tuple] = {}
@@ -126,7 +129,7 @@ class FirstStates:
         literals of their own), that flag's lookups stop: a miss only sends the
         slot down a longer way to the same outcome."""
         table = adeval.table(ad)
-        tries = self._tries
+        tries = self.tries
         if table is None or tries[busy] < 0:
             return None
         get = table.get
@@ -138,11 +141,6 @@ class FirstStates:
         tries[busy] = -1 if tries[busy] + 1 >= TRIES else tries[busy] + 1
         return None
 
-    def looking(self, busy: bool) -> bool:
-        """Whether ``find`` still looks up records for this busy flag (it stops for
-        good after ``TRIES`` misses in a row)."""
-        return self._tries[busy] >= 0
-
     def find_loose(self, ad: ClassAd, busy: bool, kind: str) -> FirstState | None:
         """A loose record (module doc) this slot matches, or None. Its
         ``independent`` is empty and its vector's rank keys are the recorded slot's:
@@ -151,19 +149,21 @@ class FirstStates:
         hit (then ``keep`` keeps no loose record for it either): a miss only sends
         the slot down a longer way to the same outcome."""
         table = adeval.table(ad)
-        counts = self._loose_counts[busy]
+        counts = self.loose_counts[busy]
         if table is None or counts is None:
             return None
         get = table.get
         for walked, others, records in self._loose[busy]:
-            found = records.get((kind, tuple(map(id, map(get, walked))),
-                                 tuple(map(_kind, map(get, others)))))
+            # (``_kinds`` inline: no call for every slot)
+            found = records.get((kind, tuple(map(id, map(get, walked))), tuple([
+                0 if entry is None else 1 if type(entry[1]) is Literal else id(entry)
+                for entry in map(get, others)])))
             if found is not None:
                 counts[0] += 1
                 return found
         counts[1] += 1
         if counts[1] >= TRIES and counts[0] * LOOSE_SHARE < counts[1]:
-            self._loose_counts[busy] = None
+            self.loose_counts[busy] = None
         return None
 
     def keep(self, ad: ClassAd, busy: bool, kind: str, walk: tuple, independent: dict,
@@ -171,8 +171,9 @@ class FirstStates:
         """Remember what ``prepare`` gave for a slot's first state (``walk`` as
         ``SlotWalks.walk`` returned it; ``vector`` as ``prepare`` left it)."""
         table = adeval.table(ad)
-        if table is None or self._count >= LIMIT:
-            return
+        if table is None or self._count >= LIMIT or (
+                self.tries[busy] < 0 and self.loose_counts[busy] is None):
+            return  # (nothing kept would be read: both lookups have given up)
         # (walks are shared between slots: their visited names are found once each)
         _, walked, reaches = walk
         known = self._visited.get(id(reaches))
@@ -183,7 +184,7 @@ class FirstStates:
             vector.names, vector.vals, vector.index, vector.static,
             dict(vector.rank_keys), vector.rank_sig, dict(vector.constants),
             vector.literals)
-        if known[2] is not None and self._tries[busy] >= 0:
+        if known[2] is not None and self.tries[busy] >= 0:
             # (once ``find`` has given up for this busy flag it reads no record: a
             # record kept after that would only cost its making)
             names, records = known[2]
@@ -191,11 +192,10 @@ class FirstStates:
             records[(kind, tuple(map(id, entries)))] = FirstState(
                 entries, walk, dict(independent), pair_key, pair_shape, parts)
             self._count += 1
-        if known[3] is not None and self._loose_counts[busy] is not None:
+        if known[3] is not None and self.loose_counts[busy] is not None:
             names, others, records = known[3]
             entries = tuple(map(table.get, names)) + tuple(map(table.get, others))
-            key = (kind, tuple(map(id, entries[:len(names)])),
-                   tuple(map(_kind, entries[len(names):])))
+            key = (kind, tuple(map(id, entries[:len(names)])), _kinds(table.get, others))
             if key not in records:
                 records[key] = FirstState(entries, walk, {}, pair_key, pair_shape, parts)
                 self._count += 1
@@ -221,6 +221,13 @@ class FirstStates:
             loose_sets.append((walked, others, loose))
         return (None if records is None else (names, records),
                 None if loose is None else (walked, others, loose))
+
+
+def _kinds(get: Callable[[str], tuple | None], names: tuple[str, ...]) -> tuple:
+    """``_kind`` of the ad's entries for ``names`` (``get``: its table's ``get``), in
+    one comprehension (no call per name: this runs for every slot)."""
+    return tuple([0 if entry is None else 1 if type(entry[1]) is Literal else id(entry)
+                  for entry in map(get, names)])
 
 
 def _kind(entry: tuple | None) -> int:

@@ -110,8 +110,9 @@ class KindRecords:
         #: busy -> its splits, the last one a slot was found under first (slots of
         #: one machine type come together)
         self._splits: dict[bool, list[_Split]] = {False: [], True: []}
-        #: busy -> [hits, misses], or None once given up
-        self._counts: dict[bool, list[int] | None] = {False: [0, 0], True: [0, 0]}
+        #: busy -> [hits, misses], or None once given up (read by
+        #: ``OfferShapes.prepare``, which then asks ``find`` no more)
+        self.counts: dict[bool, list[int] | None] = {False: [0, 0], True: [0, 0]}
         self._count = 0
 
     def find(self, ad: ClassAd, busy: bool, kind: str) -> KindRecord | None:
@@ -121,7 +122,7 @@ class KindRecords:
         by the ``same`` entries, then the slot's other bindings checked: one C call
         a name for the absent ones, three for the literals."""
         table = adeval.table(ad)
-        counts = self._counts[busy]
+        counts = self.counts[busy]
         if table is None or counts is None:
             return None
         get = table.get
@@ -136,14 +137,14 @@ class KindRecords:
                 return found
         counts[1] += 1
         if counts[1] >= TRIES and counts[0] * SHARE < counts[1]:
-            self._counts[busy] = None
+            self.counts[busy] = None
         return None
 
     def keep(self, ad: ClassAd, busy: bool, kind: str, walk: tuple) -> None:
         """Remember a slot's walk (as ``SlotWalks.walk`` returned it) under the
         kinds of its bindings of the names the walk visited."""
         table = adeval.table(ad)
-        if table is None or self._counts[busy] is None or self._count >= LIMIT:
+        if table is None or self.counts[busy] is None or self._count >= LIMIT:
             return
         _, walked, reaches = walk
         visited = set(walked)

@@ -75,8 +75,9 @@ class LiteralRanks:
         self._as_rank = as_rank
         #: (rank, names, layout) -> residual, or None when none could be made
         self._programs: dict[tuple, Residual | None] = {}
-        #: (rank, names, layout, typed literal values) -> rank value
-        self._values: dict[tuple, float] = {}
+        #: (rank, names, layout, typed literal values) -> rank value (read by
+        #: ``first_ranks`` too, which runs ``evaluate`` on a miss)
+        self.values: dict[tuple, float] = {}
         #: the types of a binding tuple -> whether all are literals or absent
         self._plain: dict[tuple, bool] = {}
         self.evaluations = 0
@@ -99,10 +100,10 @@ class LiteralRanks:
             layout, vals = self._layout(bound)
         shape = (rank, names, layout)
         key = (shape, typed_values(vals))
-        found = self._values.get(key)
+        found = self.values.get(key)
         if found is not None:
             return found
-        return self._evaluate(key, self._program(shape, expr, ad, names, bound), expr, ad,
+        return self.evaluate(key, self._program(shape, expr, ad, names, bound), expr, ad,
                               vals)
 
     def plan(self, rank: str, expr: Expr, ad: ClassAd, names: tuple[str, ...],
@@ -121,10 +122,10 @@ class LiteralRanks:
         """``value`` in ``ad``, whose bindings have the layout ``plan`` was made for
         and bind ``plan.literals`` to literals of the values ``vals``, in order."""
         key = (plan.shape, typed_values(vals))
-        found = self._values.get(key)
+        found = self.values.get(key)
         if found is not None:
             return found
-        return self._evaluate(key, plan.program, plan.expr, ad, vals)
+        return self.evaluate(key, plan.program, plan.expr, ad, vals)
 
     def _program(self, shape: tuple, expr: Expr, ad: ClassAd, names: tuple[str, ...],
                  bound: tuple) -> Residual | None:
@@ -135,13 +136,13 @@ class LiteralRanks:
                 expr, ad, None, [(ad, name) for name in free], self._now)
         return program  # type: ignore[return-value]
 
-    def _evaluate(self, key: tuple, program: Residual | None, expr: Expr, ad: ClassAd,
+    def evaluate(self, key: tuple, program: Residual | None, expr: Expr, ad: ClassAd,
                   vals: list) -> float:
         """One evaluation (a residual run, or in full), counted and remembered."""
         self.evaluations += 1
         value = (adeval.eval_expr(expr, ad, None, self._now) if program is None
                  else program(vals))
-        found = self._values[key] = self._as_rank(value)
+        found = self.values[key] = self._as_rank(value)
         return found
 
     def _layout(self, bound: tuple) -> tuple[tuple, list]:

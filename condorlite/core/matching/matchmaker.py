@@ -60,6 +60,7 @@ from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import BASE_RESOURCES, SUBMITTER_PREFIXES, Offer
 from condorlite.core.matching.own_literals import OwnLiterals
 from condorlite.core.matching.own_policy import OwnPolicy
+from condorlite.core.matching.own_rewrites import OwnRewrites
 from condorlite.core.matching.policy_exprs import PolicyExprs
 from condorlite.core.matching.rank_columns import RankColumns, rank_only_names, rank_reach
 from condorlite.core.matching.request_lists import RequestLists
@@ -139,6 +140,8 @@ class Matchmaker:
         # programs, as its resources are (``own_literals``; a static slot's in
         # its static part's, ``static_programs``)
         self.own_literals = OwnLiterals()
+        #: both, worked out once per set of entries they read (``own_rewrites``)
+        self.own_rewrites = OwnRewrites(self.own_policy, self.own_literals)
         walks = SlotWalks(self.slot_names, self.exprs, self.job_defined, self.preemption_off)
         self.shapes = OfferShapes(now, self.exprs, walks, self.resource_names, self.counts)
         self.table = MatchTable(now, self.exprs, self.shapes, self.counts,
@@ -191,9 +194,9 @@ class Matchmaker:
         job-independent policy ranks; before its first shape, the slot's own policy
         is folded (``own_policy``)."""
         if offer.seq < 0:
-            # (one copy of the ad for both rewrites: ``OwnLiterals.hoist`` makes the
-            # folded entries with its own)
-            offer.literals = self.own_literals.hoist(offer, self.own_policy.changes(offer))
+            # (one copy of the ad for both rewrites, made as ``OwnLiterals.hoist``
+            # makes it when handed ``OwnPolicy.changes``)
+            self.own_rewrites.rewrite(offer)
         self.shapes.prepare(offer)
 
     def stamp(self, offer: Offer) -> None:

@@ -115,6 +115,8 @@ class OfferShapes:
         #: rank program keys, constants' values left out -> a small number
         #: (``SlotVector.rank_sig``)
         self._rank_sigs: dict[tuple, int] = {}
+        #: busy -> the policy ranks a slot gets (``PolicyExprs.ranks``, asked once)
+        self._ranks = (exprs.ranks(False), exprs.ranks(True))
         #: the carved states' ranks and the carving transitions (``carved_states``)
         self._carved = CarvedStates(self, {PRE: exprs.pre, POST: exprs.post,
                                            PRANK: exprs.preemption_rank})
@@ -157,19 +159,24 @@ class OfferShapes:
         walk and pair shape key, its own ranks), or from a record of ``kind_records``
         (same walk and rank plans: its bindings differ only in literal values),
         before it is worked out in full."""
-        ad = offer.ad
+        # (``Offer.ad`` is the state's ad itself without a vector: no property call)
+        ad = offer.state_ad if offer.vector is None else offer.ad
         busy = offer.holder is not None
         prev = self.walked.get(id(offer))
         if prev is None:
-            first = self._first.find(ad, busy, offer.slot.kind)
+            first = self._first.find(ad, busy, offer.slot.kind) \
+                if self._first.tries[busy] >= 0 else None
             if first is not None:
                 self._prepare_as(offer, ad, busy, first)
                 return
-            first = self._first.find_loose(ad, busy, offer.slot.kind)
+            # (each lookup asked only while it has not given up for the busy flag)
+            first = self._first.find_loose(ad, busy, offer.slot.kind) \
+                if self._first.loose_counts[busy] is not None else None
             if first is not None:
                 self._prepare_loose(offer, ad, busy, first)
                 return
-            record = self._kinds.find(ad, busy, offer.slot.kind)
+            record = self._kinds.find(ad, busy, offer.slot.kind) \
+                if self._kinds.counts[busy] is not None else None
             if record is not None:
                 self._prepare_kinds(offer, ad, busy, record)
                 return
@@ -182,7 +189,7 @@ class OfferShapes:
             flags, walked, reaches = self._walks.walk(ad, busy)
             changed, before = None, {}
         independent: dict[str, float | None] = {}
-        for key, expr in self.exprs.ranks(busy):
+        for key, expr in self._ranks[busy]:
             if key not in flags:
                 if changed is not None and key in before and not changed & reaches[key]:
                     # nothing this rank reaches changed since the last state
@@ -227,20 +234,20 @@ class OfferShapes:
         the record's walk, the job-independent ranks from its plans (``first_ranks``:
         a read of the slot's literal values), the rest worked out as ``prepare``
         does (the pair shape key and the vector read the slot's own values)."""
-        plans = self.ranks.plans(record.state, ad, self.exprs.ranks(busy))
-        independent = {key: self.ranks.planned(plan, ad) for key, plan in plans.items()}
+        plans = self.ranks.plans(record.state, ad, self._ranks[busy])
+        independent = self.ranks.values(plans, ad)
         self._shape_walked(offer, ad, busy, record.state.walk, independent, True, record)
 
     def _prepare_as(self, offer: Offer, ad: ClassAd, busy: bool, first: FirstState) -> None:
         """``prepare`` of a slot's first state from the record of an earlier slot
         that holds the same entries for every name its walk visited
         (``first_states``): the same walk, ranks, vector and pair shape key."""
-        vector = offer.vector = first.new_vector()
-        if vector is not None:
-            offer.ad_vals = vector.vals  # the ad holds these values already
+        if first.vector is not None:
+            vector = offer.vector = first.new_vector()
+            offer.ad_vals = vector.vals  # type: ignore[union-attr]  # (the ad holds them)
         self.walked[id(offer)] = (ad, busy, first.walk, offer)
         offer.independent = dict(first.independent)
-        self.reshape(offer, first.pair_key, first.pair_shape)
+        self.place(offer, self.shape_of(offer, first.pair_key, first.pair_shape))
 
     def _prepare_loose(self, offer: Offer, ad: ClassAd, busy: bool, first: FirstState
                        ) -> None:
@@ -248,26 +255,27 @@ class OfferShapes:
         the same walk, pair shape key and vector; the job-independent ranks its own,
         each from the record's plan (``first_ranks``): a read of the slot's literal
         values."""
-        flags = first.walk[0]
-        plans = self.ranks.plans(first, ad, self.exprs.ranks(busy))
         independent: dict[str, float | None]
+        ranks = self._ranks[busy]
         if busy:
             # A held slot's ranks read literals of its own and are read only if the
             # slot is ever listed (by preemption): worked out then (``lazy_ranks``).
-            independent = LazyRanks(
-                [key for key, _ in self.exprs.ranks(busy) if key not in flags],
-                lambda key: self.ranks.planned(plans[key], ad))
+            flags = first.walk[0]
+            plans = self.ranks.plans(first, ad, ranks)
+            independent = LazyRanks([key for key, _ in ranks if key not in flags],
+                                    lambda key: self.ranks.planned(plans[key], ad))
         else:
-            independent = {key: self.ranks.planned(plan, ad) for key, plan in plans.items()}
-        vector = offer.vector = first.new_vector()
-        if vector is not None:
+            independent = self.ranks.loose_values(first, ad, ranks)
+        vector = None
+        if first.vector is not None:
+            vector = offer.vector = first.new_vector()
             # (the record's vals, static and pair shape: they read only walked names)
-            offer.ad_vals = vector.vals
-            self._rank_keys(ad, vector, first.walk[2], independent)
+            offer.ad_vals = vector.vals  # type: ignore[union-attr]
+            self._rank_keys(ad, vector, first.walk[2], independent)  # type: ignore[arg-type]
         self.walked[id(offer)] = (ad, busy, first.walk, offer)
         offer.independent = independent
-        self.reshape(offer, first.pair_key, first.pair_shape)
-        if not busy and self._first.looking(busy):
+        self.place(offer, self.shape_of(offer, first.pair_key, first.pair_shape))
+        if not busy and self._first.tries[busy] >= 0:
             # (an unheld slot's entries are mostly its machine type's: later slots
             # may hold them all; a held slot's own literals make that unlikely. The
             # loose record it came from is kept already: once ``find`` has stopped
@@ -284,16 +292,25 @@ class OfferShapes:
         the number ``pair_key`` was given; set as ``Offer.pair_shape``) and its shape,
         (pair shape, holder, CurrentRank when held), each numbered from 1 in order of
         first sight; returns the shape (not placed)."""
+        # (get, then set on a miss: ``setdefault`` would work out the new number
+        # for every call)
         if not pair_shape:
-            pair_shape = self._pair_shapes.setdefault(pair_key, len(self._pair_shapes) + 1)
+            pair_shapes = self._pair_shapes
+            pair_shape = pair_shapes.get(pair_key, 0)
+            if not pair_shape:
+                pair_shape = pair_shapes[pair_key] = len(pair_shapes) + 1
         offer.pair_shape = pair_shape
-        busy = offer.holder is not None
+        holder = offer.holder
         # (pair shapes number pair keys one to one: the small number keys the shape)
-        key = (pair_shape, offer.holder, offer.current_rank if busy else None)
-        shape = self.shape_numbers.setdefault(key, len(self.shape_numbers) + 1)
-        self.pair_of_shape[shape] = offer.pair_shape
-        if offer.vector is not None and shape not in self.shape_left:
-            self.shape_left[shape] = lefts(offer.vector.vals)
+        key = (pair_shape, holder, None if holder is None else offer.current_rank)
+        numbers = self.shape_numbers
+        shape = numbers.get(key, 0)
+        if not shape:
+            shape = numbers[key] = len(numbers) + 1
+        self.pair_of_shape[shape] = pair_shape
+        vector = offer.vector
+        if vector is not None and shape not in self.shape_left:
+            self.shape_left[shape] = lefts(vector.vals)
         return shape
 
     def _vector(self, offer: Offer, walked: tuple[str, ...], extra: tuple,

@@ -134,6 +134,21 @@ class OwnLiterals:
             self._before[id(offer)] = (offer, before)
         return tuple(sorted(hidden))
 
+    def replaced(self, offer: Offer) -> dict | None:
+        """What ``unhoist`` would put back in the offer's ad (the entries ``hoist``
+        replaced, None for a name it added), or None when it would do nothing or
+        the offer's ad is not ClassAd-lite (``own_rewrites`` shares it between
+        offers whose rewrites are the same)."""
+        found = self._before.get(id(offer))
+        if found is None or found[0] is not offer or type(found[1]) is not dict:
+            return None
+        return found[1]
+
+    def remember(self, offer: Offer, replaced: dict) -> None:
+        """Record ``replaced`` (``replaced`` of an offer rewritten alike) as what
+        ``unhoist`` puts back in the offer's ad."""
+        self._before[id(offer)] = (offer, replaced)
+
     def _rewrite(self, name: str, expr: Expr) -> _Rewrite:
         """The rewrite of ``expr`` bound to ``name`` (module doc), its hidden
         bindings already the cycle's entries."""

@@ -43,7 +43,7 @@ DYNAMIC_NAMES = frozenset({"partitionableslot", "slottype"})
 
 class _Plan(NamedTuple):
     """How one policy entry (the ad's ``Start`` or ``Requirements`` entry object) is
-    folded: ``reads`` are the names folding may look up in it (``_reads``); ``folds``
+    folded: ``reads`` are the names folding may look up in it (``reads``); ``folds``
     maps the ids of an ad's entries for ``reads`` to (those entries, held so their
     ids stay theirs; the folded entry, or None when folding changes nothing)."""
 
@@ -66,6 +66,8 @@ class OwnPolicy:
         self._memo = FoldMemo()
         #: (policy name, id of an ad's entry for it) -> its plan (``_fold_table``)
         self._plans: dict[tuple[str, int], _Plan] = {}
+        #: id(a policy entry) -> (the entry, ``reads`` of it)
+        self._reads: dict[int, tuple[tuple, tuple[str, ...]]] = {}
 
     def fold(self, offer: Offer) -> None:
         """Rebind the offer's ``Start`` and ``Requirements`` to their folded forms,
@@ -113,7 +115,7 @@ class OwnPolicy:
             plan = self._plans.get((name, id(entry)))
             if plan is None or plan.policy is not entry:
                 plan = self._plans[(name, id(entry))] = _Plan(
-                    entry, self._reads(entry), {})
+                    entry, self.reads(entry), {})
             entries = tuple(map(get, plan.reads))
             found = plan.folds.get(tuple(map(id, entries)), _UNSEEN)
             if found is _UNSEEN:
@@ -130,8 +132,13 @@ class OwnPolicy:
                 changes[name] = found
         return changes
 
-    def _reads(self, entry: tuple) -> tuple[str, ...]:
+    def reads(self, entry: tuple) -> tuple[str, ...]:
         """The names ``fold_own`` may look up in the ad while folding the policy
-        entry's expression: its bare and ``MY.`` names not in ``keep``."""
-        return tuple(sorted({name for scope, name in references(entry[1])
-                             if scope in (None, "my") and name not in self._keep}))
+        entry's expression: its bare and ``MY.`` names not in ``keep`` (remembered
+        per entry: ``own_rewrites`` asks again for every set of policy entries)."""
+        found = self._reads.get(id(entry))
+        if found is None or found[0] is not entry:
+            found = self._reads[id(entry)] = (entry, tuple(sorted(
+                {name for scope, name in references(entry[1])
+                 if scope in (None, "my") and name not in self._keep})))
+        return found[1]

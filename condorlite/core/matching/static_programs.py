@@ -59,6 +59,10 @@ SHARED_LITERALS = 32
 HOLDER = "remoteowner"
 
 
+#: "not in the memo" (a memo's value may be None)
+_MISSING = object()
+
+
 class StaticNumbers:
     """Which static offers are evaluated by programs, and their vectors (module doc).
     ``shapes`` is the cycle's ``offer_shapes.OfferShapes`` (its registry, walks and
@@ -106,25 +110,30 @@ class StaticNumbers:
         #: is only read); the literals' values and the holder are keyed too, which
         #: the pair shape already tells apart wherever a pair reads them
         by_pair: dict[tuple, SlotVector | None] = {}
+        walked_of = shapes.walked.get
         for offer in shapes.registry:
             if offer.partitionable or offer.vector is not None or not offer.available:
                 continue
-            walk = shapes.walked.get(id(offer))
+            walk = walked_of(id(offer))
             if walk is None:
                 continue
             literals = offer.literals
-            ad = offer.ad
-            memo = (offer.pair_shape, id(walk[2][1]), literals,
-                    typed([adeval.attr(ad, name).value  # type: ignore[union-attr]
-                           for name in literals]), offer.holder)
-            if memo in by_pair:
-                vector = by_pair[memo]
-            else:
+            # (most offers hoisted no literal: a shorter key, which no key of an
+            # offer with literals equals)
+            memo = (offer.pair_shape, id(walk[2][1]), offer.holder) if not literals else (
+                offer.pair_shape, id(walk[2][1]), literals,
+                typed([adeval.attr(offer.ad, name).value  # type: ignore[union-attr]
+                       for name in literals]), offer.holder)
+            vector = by_pair.get(memo, _MISSING)
+            if vector is _MISSING:
                 vector = by_pair[memo] = self._vector(offer, walk[2], pair_names, ids)
             if vector is None:
                 continue
-            shapes_of.setdefault(vector.static, set()).add(offer.pair_shape)
-            found.append((offer, vector))
+            pair_shapes = shapes_of.get(vector.static)  # type: ignore[union-attr]
+            if pair_shapes is None:
+                pair_shapes = shapes_of[vector.static] = set()  # type: ignore[union-attr]
+            pair_shapes.add(offer.pair_shape)
+            found.append((offer, vector))  # type: ignore[arg-type]
         kept: dict[int, SlotVector] = {}
         for offer, vector in found:
             # (the threshold of desktops is for their own literals: a part whose only

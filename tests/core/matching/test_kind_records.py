@@ -67,7 +67,7 @@ def test_lookups_stop_when_almost_every_slot_misses():
         ad = _slot(f"TotalDisk / {i + 1}")  # an expression of its own: never shared
         assert records.find(ad, False, "static") is None
         records.keep(ad, False, "static", WALK)
-    assert records._counts[False] is None
+    assert records.counts[False] is None
     assert records.find(_slot("1"), False, "static") is None
 
 

@@ -1,0 +1,151 @@
+"""A slot's own policy folded and its own literals hoisted, worked out once per set of
+entries they read (one ``OwnRewrites`` per cycle, owned by ``matchmaker.Matchmaker``).
+
+Before its first shape every offer's ad is rewritten twice: ``own_policy`` folds the
+slot's own numbers into its ``Start`` and ``Requirements``, ``own_literals`` hoists
+the string literals its ``Rank``, ``Start`` and ``Requirements`` compare with the job
+(one copy of the ad for both). What the two rebind is a function of the ad's entries
+for a few names only:
+
+* folding a policy entry reads its own entry and the ad's entries for the names it
+  may look up (``OwnPolicy.reads``: its bare and ``MY.`` names not kept);
+* hoisting reads the entries of ``Rank``, ``Start`` and ``Requirements`` after the
+  folding, and records, for a static offer, the entries it replaced (``unhoist``).
+
+So an offer whose ad holds, for ``Rank``, ``Start``, ``Requirements`` and every name
+folding may read in the last two, the very entry objects of an earlier offer of the
+same kind (partitionable or not) gets the earlier offer's rebindings, and its ad is
+the same copy of its own with them made (the readers share entry objects between
+ads holding the same line, so the slots of a machine type find theirs with one pass
+of lookups). The first offer of each set of entries is rewritten as before
+(``OwnPolicy.changes``, ``OwnLiterals.hoist``) and its rebindings are read off the
+copy it got: the entries it holds that the original did not, the new names in the
+order they were added.
+
+A slot whose policy reads numbers of its own (a desktop's ``KeyboardIdle``) shares
+its set with no other slot: after ``MISSES`` misses of the sets of policy entries
+that read the same names (the desktops of every owner) with fewer than one hit in
+``SHARE`` lookups, their offers go the way they went before, without the lookups.
+"""
+
+from __future__ import annotations
+
+from itertools import islice
+
+from condorlite.core import adeval
+from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.own_literals import NAMES, OwnLiterals
+from condorlite.core.matching.own_policy import POLICY_NAMES, OwnPolicy
+
+#: misses of one set of policy entries before its hit rate is looked at
+MISSES = 16
+#: a set of policy entries is looked up while at least one lookup in this many hits
+SHARE = 4
+
+
+class _Plan:
+    """One (kind, ``Rank``, ``Start``, ``Requirements`` entries): the names folding
+    may read, the rebindings per their entries' ids, and the hit and miss counts
+    of every plan with those names (shared: the desktops of many owners)."""
+
+    __slots__ = ("counts", "entries", "reads", "results")
+
+    def __init__(self, entries: tuple, reads: tuple[str, ...], counts: list[int]) -> None:
+        #: the three entries (held, so their ids stay theirs)
+        self.entries = entries
+        self.reads = reads
+        #: ids of the ad's entries for ``reads`` -> (those entries, held; the
+        #: rebindings, empty for none; the hidden names; what ``unhoist`` puts back)
+        self.results: dict[tuple, tuple] = {}
+        #: [hits, misses] of the plans with these ``reads``; misses is -1 once
+        #: they are given up
+        self.counts = counts
+
+
+class OwnRewrites:
+    """The cycle's rewrites of offers' own policy and literals (module doc)."""
+
+    def __init__(self, policy: OwnPolicy, literals: OwnLiterals) -> None:
+        self._policy = policy
+        self._literals = literals
+        #: (partitionable, ids of the Rank, Start, Requirements entries) -> ``_Plan``
+        self._plans: dict[tuple, _Plan] = {}
+        #: the names folding may read -> [hits, misses] of the plans with them
+        self._counts: dict[tuple[str, ...], list[int]] = {}
+
+    def rewrite(self, offer: Offer) -> None:
+        """Fold and hoist the offer's ad and set ``Offer.literals``: what
+        ``OwnLiterals.hoist(offer, OwnPolicy.changes(offer))`` makes of it."""
+        # (an offer not yet prepared has no vector: its ad is ``state_ad`` itself,
+        # read and set without ``Offer.ad``'s property calls)
+        ad = offer.state_ad
+        table = adeval.table(ad)
+        if table is None or ad.parent is not None or offer.vector is not None:  # type: ignore[union-attr]
+            self._direct(offer)
+            return
+        get = table.get
+        rank, start, requirements = get("rank"), get("start"), get("requirements")
+        partitionable = offer.partitionable
+        key = (partitionable, id(rank), id(start), id(requirements))
+        # (a plan and a result hold the entries their keys are the ids of: while
+        # they live, no other object has those ids, so a hit is those entries)
+        plan = self._plans.get(key)
+        if plan is None:
+            reads = self._reads(start, requirements)
+            counts = self._counts.get(reads)
+            if counts is None:
+                counts = self._counts[reads] = [0, 0]
+            plan = self._plans[key] = _Plan((rank, start, requirements), reads, counts)
+        counts = plan.counts
+        if counts[1] < 0:
+            self._direct(offer)
+            return
+        entries = tuple(map(get, plan.reads))
+        ids = tuple(map(id, entries))
+        found = plan.results.get(ids)
+        if found is None:
+            counts[1] += 1
+            plan.results[ids] = (entries, *self._first(offer, table))
+            if counts[1] >= MISSES and counts[0] * SHARE < counts[1]:
+                counts[1] = -1  # (the offers that read these names share nothing)
+            return
+        counts[0] += 1
+        changes = found[1]
+        if changes:
+            offer.state_ad = adeval.with_entries(ad, changes)
+            if found[3] is not None:
+                self._literals.remember(offer, found[3])
+        offer.literals = found[2]
+
+    def _direct(self, offer: Offer) -> None:
+        """The rewrite as the two modules make it, nothing remembered."""
+        offer.literals = self._literals.hoist(offer, self._policy.changes(offer))
+
+    def _first(self, offer: Offer, table: dict) -> tuple:
+        """Rewrite an offer in full and read off its rebindings: (the entries its new
+        ad holds that ``table`` did not, in the order ``with_entries`` makes them,
+        the hidden names, what ``unhoist`` would put back or None)."""
+        before_ad = offer.ad
+        self._direct(offer)
+        new = adeval.table(offer.ad)
+        if offer.ad is before_ad or new is None:
+            return {}, offer.literals, None
+        changes: dict[str, tuple] = {}
+        for name in (*POLICY_NAMES, *NAMES):
+            entry = new.get(name)
+            if entry is not None and entry is not table.get(name):
+                changes[name] = entry
+        # (names the copy added come last, in the order they were added)
+        added = len(new) - len(table)
+        for name in reversed(list(islice(reversed(new), added))):
+            changes[name] = new[name]
+        return changes, offer.literals, self._literals.replaced(offer)
+
+    def _reads(self, start: tuple | None, requirements: tuple | None) -> tuple[str, ...]:
+        """The names folding may look up for either policy entry (``OwnPolicy.reads``),
+        sorted."""
+        names: set[str] = set()
+        for entry in (start, requirements):
+            if entry is not None:
+                names.update(self._policy.reads(entry))
+        return tuple(sorted(names))

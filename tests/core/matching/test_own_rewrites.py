@@ -1,0 +1,114 @@
+"""A slot's own policy folded and literals hoisted once per set of entries they read
+(``own_rewrites``): every offer's ad must be, entry for entry, what the two modules
+make of it one offer at a time, and ``unhoist`` must put back the same.
+
+The pools mix idle machines that share every policy entry (the memo's hits), desktops
+whose ``START`` names their owner and reads a ``KeyboardIdle`` of their own (misses,
+then given up), static and partitionable slots. The ranks of a loose record
+(``first_ranks.FirstRanks.loose_values``) are checked against a full evaluation.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from condorlite.core import adeval
+from condorlite.core.classad.ast import Literal
+from condorlite.core.matching import own_rewrites
+from condorlite.core.matching.candidates import as_rank
+from condorlite.core.matching.own_literals import OwnLiterals
+from condorlite.core.matching.own_policy import OwnPolicy
+from condorlite.core.matching.own_rewrites import OwnRewrites
+from condorlite.core.negotiation.offer_pool import build_offers
+from condorlite.core.policy import Policy
+from tests.core._pool import decoded_texts
+from tests.core.matching._against_reference import (
+    NOW,
+    WITHIN_RESOURCE_LIMITS,
+    ad_text,
+    run_both,
+)
+from tests.core.matching.test_own_literals import _desktop, _jobs
+
+POLICY = Policy(uid_domain="example.org")
+KEEP = frozenset({"cpus", "memory", "disk"})
+
+
+def _machine(i: int, partitionable: bool) -> str:
+    return ad_text(dict(
+        Name=f'"slot{i % 4 + 1}@node{i // 4}"', Machine=f'"node{i // 4}"',
+        State='"Unclaimed"', Activity='"Idle"', PartitionableSlot=str(partitionable).lower(),
+        Cpus=8 if partitionable else 4, Memory=16384 if partitionable else 8192,
+        Disk=100000, Arch='"X86_64"', OpSys='"LINUX"', KFlops=1_000_000 + 7919 * i,
+        SlotID=i % 4 + 1, Start="true", Requirements="START && WithinResourceLimits",
+        WithinResourceLimits=WITHIN_RESOURCE_LIMITS, Rank="0.0", CurrentRank="0.0",
+        SlotWeight="Cpus"))
+
+
+def _pool() -> list[str]:
+    texts = [_machine(i, partitionable=i % 3 == 0) for i in range(36)]
+    texts += [_desktop(i, PartitionableSlot="false" if i % 2 else "true",
+                       KeyboardIdle=60 + 97 * i) for i in range(30)]
+    return texts
+
+
+def _offers(slots: list):
+    return build_offers(slots, [], NOW, lambda user: {})
+
+
+def _same_table(a, b) -> None:
+    ta, tb = adeval.table(a), adeval.table(b)
+    assert list(ta) == list(tb)  # type: ignore[arg-type]
+    assert all(ta[name] is tb[name] for name in ta)  # type: ignore[index]
+
+
+@pytest.mark.parametrize("misses", [own_rewrites.MISSES, 2])
+def test_rewrites_are_the_two_modules_entry_for_entry(monkeypatch, misses):
+    monkeypatch.setattr(own_rewrites, "MISSES", misses)
+    policy, literals = OwnPolicy(KEEP), OwnLiterals()
+    rewrites = OwnRewrites(policy, literals)
+    # (two offers of each slot: its ad's entries are the very same objects)
+    slots, _ = decoded_texts(_pool(), [], POLICY, shared=True)
+    fast, plain = _offers(slots), _offers(slots)
+    for a, b in zip(fast, plain, strict=True):
+        rewrites.rewrite(a)
+        # (the same two modules, so the rewritten entries are the same objects)
+        b.literals = literals.hoist(b, policy.changes(b))
+        _same_table(a.ad, b.ad)
+        assert a.literals == b.literals
+    hits = sum(counts[0] for counts in rewrites._counts.values())
+    if misses == 2:  # (given up after two misses: the machines too, but for a hit)
+        assert any(counts[1] < 0 for counts in rewrites._counts.values())
+    else:  # the idle machines share their policy entries; the desktops share none
+        assert hits >= 30
+    assert any(a.literals for a in fast)
+    for a, b in zip(fast, plain, strict=True):
+        literals.unhoist(a)
+        literals.unhoist(b)
+        _same_table(a.ad, b.ad)
+
+
+def test_a_cycle_with_the_rewrites_decides_as_the_reference():
+    fast, _ = run_both(_pool(), _jobs(6), POLICY)
+    assert sum(counts[0] for counts in fast.mm.own_rewrites._counts.values()) >= 30
+
+
+def test_loose_ranks_are_the_full_evaluation_and_walked_ones_are_worked_out_once():
+    """Every offer's job-independent ranks equal a full evaluation of the policy
+    rank in its ad; the pre-job rank, which reads only walked literals (``Cpus``,
+    ``Memory``, ``Rank``), is kept once per loose record."""
+    texts = [_machine(i, partitionable=False) for i in range(48)]
+    fast, _ = run_both(texts, _jobs(6), POLICY)
+    exprs = dict(fast.mm.exprs.ranks(False))
+    checked = 0
+    for offer in fast.offers:
+        if offer.holder is not None or not offer.available:
+            continue
+        for key, value in offer.independent.items():
+            full = as_rank(adeval.eval_expr(exprs[key], offer.ad, None, int(NOW)))
+            assert value == full and type(value) is type(full)
+            checked += 1
+    assert checked
+    fixed = [found[3] for found in fast.mm.shapes.ranks._fixed.values()]
+    assert any(fixed) and all(type(v) is float for f in fixed for v in f.values())
+    assert not any(isinstance(v, Literal) for f in fixed for v in f.values())
