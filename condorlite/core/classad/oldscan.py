@@ -63,6 +63,10 @@ try:  # the grouping's column passes (``matching/columns.py``)
     from condorlite.core.classad._oldscan import changes
 except ImportError:  # (a build older than them: the reader stays, the passes are Python's)
     changes = None
+try:  # the grouping's gather of its rows' tables (``matching/columns.py``)
+    from condorlite.core.classad._oldscan import gather
+except ImportError:  # (a build older than it: the gather is Python's)
+    gather = None
 
 AVAILABLE = Scanner is not None
 

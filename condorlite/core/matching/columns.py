@@ -20,6 +20,10 @@ Two ways, one answer up to the cuts' test (``COMPILED`` chooses; the tests run b
   the compiled scanner's mark is the set of names a reader run's lines differ in
   (``ClassAd.layout``), so the rows of a run after its first are not read at all when
   no name read is in it (a cluster's jobs are read as one row).
+
+``gather`` reads the rows themselves off a chunk of jobs, the same two ways: each
+job's table, run mark and id (``oldscan.gather``: one C pass for what five Python
+passes read), or None when some job's ad is not ClassAd-lite.
 """
 
 from __future__ import annotations
@@ -27,16 +31,45 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, compress, count, repeat
 from operator import is_not, itemgetter, ne
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
+from condorlite.core import adeval
 from condorlite.core.classad import oldscan
+from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.refs import names as expr_names
+from condorlite.core.model import Job
 
 T = TypeVar("T")
 
 #: the passes in C (``oldscan.changes``) where it is built and the scanner is on
 COMPILED = oldscan.enabled() and oldscan.changes is not None
+#: ``gather`` in C (``oldscan.gather``) where it is built and the scanner is on
+GATHER_COMPILED = oldscan.enabled() and oldscan.gather is not None
+#: the member descriptors ``oldscan.gather`` reads: a job's ad and id, an ad's table
+#: and reader mark
+_JOB_MEMBERS = (Job.__dict__["ad"], Job.__dict__["id"])
+_AD_MEMBERS = (ClassAd.__dict__["_attrs"], ClassAd.__dict__["layout"])
+
+
+class Rows(NamedTuple):
+    """A chunk of jobs as the grouping reads them: each job's ad's table, its run
+    mark (``adeval.tables_and_marks``) and the job's id, in the jobs' order."""
+
+    tables: list[dict]
+    marks: list[object]
+    ids: list[str]
+
+
+def gather(jobs: list[Job]) -> Rows | None:
+    """The ``Rows`` of ``jobs``, or None unless every job's ad is ClassAd-lite."""
+    if GATHER_COMPILED and type(jobs) is list:
+        found = oldscan.gather(jobs, _JOB_MEMBERS, ClassAd, _AD_MEMBERS)
+        if found is not None:
+            return Rows(*found)
+        # (a row or ad of another type: read as below)
+    both = adeval.tables_and_marks([job.ad for job in jobs])
+    return None if both is None else Rows(both[0], both[1], [job.id for job in jobs])
 
 
 def distinct_entries(tables: list[dict], names: list[str], marks: list | None

@@ -193,14 +193,15 @@ class _Sweep:
     def _chunk(self, jobs: list[Job], first: int) -> None:
         """Read one chunk (rows ``first`` on): its tables, names, entries for S and
         queue blocks. A ``Request*`` name first bound here is a root from here on."""
-        ads = [job.ad for job in jobs]
-        both = adeval.tables_and_marks(ads)
-        if both is None:
+        rows = columns.gather(jobs)
+        if rows is None:
+            ads = [job.ad for job in jobs]
             tables = list(map(_table, ads))
             marks: list[object] = ads  # (each row its own run)
             firsts: Iterable[dict] = tables
+            ids = [job.id for job in jobs]
         else:
-            tables, marks = both
+            tables, marks, ids = rows.tables, rows.marks, rows.ids
             firsts = _one_per_run(tables, marks)
         self.tables.extend(tables)
         self.marks.extend(marks)
@@ -225,7 +226,7 @@ class _Sweep:
         # (the queue order's blocks are cut, and the ids read, while the chunk's jobs
         # are in the cache)
         self.heads.extend(chunk_heads(jobs, first))
-        self.ids += [job.id for job in jobs]
+        self.ids += ids
         self._starts.update(map(first.__add__, starts))
 
     def _read_late(self) -> None:

@@ -37,10 +37,12 @@ from tests.core.matching.test_autocluster import genpool as gen
 
 @pytest.fixture(autouse=True, params=[False, True], ids=["python", "compiled"])
 def compiled(request, monkeypatch) -> bool:
-    """``columns.COMPILED`` off and on (on only where ``_oldscan`` is built)."""
-    if request.param and oldscan.changes is None:
+    """``columns.COMPILED`` and ``columns.GATHER_COMPILED`` off and on (on only where
+    ``_oldscan`` is built)."""
+    if request.param and (oldscan.changes is None or oldscan.gather is None):
         pytest.skip("the compiled module is not built")
     monkeypatch.setattr(columns, "COMPILED", request.param)
+    monkeypatch.setattr(columns, "GATHER_COMPILED", request.param)
     return request.param
 
 
@@ -328,3 +330,54 @@ def test_the_compiled_cuts_skip_a_runs_rows_when_no_name_is_in_its_mark() -> Non
     assert oldscan.changes(broken, ["b"], [other] * 3)[0] == [1, 2]
     with pytest.raises(TypeError):
         oldscan.changes(tables, ["a"], marks[:2])  # (one mark a row)
+
+
+def _rows_in_python(jobs):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(columns, "GATHER_COMPILED", False)
+        return columns.gather(jobs)
+
+
+def test_gather_reads_each_jobs_table_mark_and_id() -> None:
+    """``columns.gather``: each job's ad's very table, its run mark (the reader mark
+    when true, else the ad itself: an empty mark is no mark) and its id, the same in C
+    and in Python; None when some ad is not ClassAd-lite; rows of another type are
+    read in Python."""
+    jobs = [job(1, proc, "alice") for proc in range(5)]
+    mark, empty = {"procid"}, set()
+    jobs[1].ad.layout = jobs[2].ad.layout = mark
+    jobs[3].ad.layout = empty
+    rows = columns.gather(jobs)
+    assert rows == _rows_in_python(jobs)
+    assert all(t is j.ad._attrs for t, j in zip(rows.tables, jobs, strict=True))
+    assert rows.marks[1] is rows.marks[2] is mark
+    assert [rows.marks[i] is jobs[i].ad for i in (0, 3, 4)] == [True] * 3
+    assert rows.ids == [j.id for j in jobs] == ["1.0", "1.1", "1.2", "1.3", "1.4"]
+    assert columns.gather([]) == _rows_in_python([]) == columns.Rows([], [], [])
+    # (an ad of another mapping type: no tables; the sweep reads them its own way)
+    odd = replace(jobs[4], ad=dict(jobs[4].ad.items()))
+    assert columns.gather([*jobs, odd]) is None is _rows_in_python([*jobs, odd])
+
+    class Row:  # (a row that is no Job: read in Python, not refused)
+        def __init__(self, source):
+            self.ad, self.id = source.ad, source.id
+
+    other = [Row(j) for j in jobs]
+    assert columns.gather(other) == rows
+
+
+def test_the_compiled_gather_refuses_what_it_cannot_read() -> None:
+    """``oldscan.gather`` checks its arguments: a list of rows, two member descriptors
+    each; a row that is not of the rows' type gives None, not a wrong read."""
+    if oldscan.gather is None:
+        pytest.skip("the compiled module is not built")
+    jobs = [job(1, 0, "alice")]
+    members, ad_type, ad_members = columns._JOB_MEMBERS, type(jobs[0].ad), columns._AD_MEMBERS
+    assert oldscan.gather(jobs, members, ad_type, ad_members)[2] == ["1.0"]
+    assert oldscan.gather([*jobs, object()], members, ad_type, ad_members) is None
+    with pytest.raises(TypeError):
+        oldscan.gather(tuple(jobs), members, ad_type, ad_members)
+    with pytest.raises(TypeError):
+        oldscan.gather(jobs, ("ad", "id"), ad_type, ad_members)
+    with pytest.raises(TypeError):
+        oldscan.gather(jobs, members, ad_type, ad_members[:1])

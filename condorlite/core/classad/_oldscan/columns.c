@@ -127,3 +127,100 @@ fail:
     Py_XDECREF(mark_before);
     return NULL;
 }
+
+/* gather(rows, row_members, ad_type, ad_members) -> (tables, marks, ids) or None:
+ * `rows` a list of objects of one slotted type (model.Job), `row_members` the
+ * member descriptors of their ad and id, `ad_members` those of `ad_type`'s table and
+ * reader mark (ClassAd._attrs, ClassAd.layout). For each row, its ad's table, its run
+ * mark (the reader mark when true, else the ad itself: `ad.layout or ad`) and its id,
+ * in three lists. None when some row is not exactly of the row members' type or its
+ * ad not exactly of `ad_type` (the caller reads those rows its own way). One C pass instead of five Python passes over the
+ * cycle's idle jobs (matching/significant.py). */
+static PyObject *
+member_of(PyObject *descr, PyObject *obj)
+{
+    return Py_TYPE(descr)->tp_descr_get(descr, obj, (PyObject *)Py_TYPE(obj));
+}
+
+PyObject *
+oldscan_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4 || !PyList_CheckExact(args[0]) || !PyTuple_CheckExact(args[1])
+            || PyTuple_GET_SIZE(args[1]) != 2 || !PyType_Check(args[2])
+            || !PyTuple_CheckExact(args[3]) || PyTuple_GET_SIZE(args[3]) != 2) {
+        PyErr_SetString(PyExc_TypeError,
+                        "gather(rows: list, row_members: (ad, id), ad_type: type, "
+                        "ad_members: (table, mark))");
+        return NULL;
+    }
+    PyObject *descrs[4] = {PyTuple_GET_ITEM(args[1], 0), PyTuple_GET_ITEM(args[1], 1),
+                           PyTuple_GET_ITEM(args[3], 0), PyTuple_GET_ITEM(args[3], 1)};
+    for (int i = 0; i < 4; i++) {
+        if (!PyObject_TypeCheck(descrs[i], &PyMemberDescr_Type)) {
+            PyErr_SetString(PyExc_TypeError, "gather: members must be slots");
+            return NULL;
+        }
+    }
+    PyObject *rows = args[0];
+    PyTypeObject *ad_type = (PyTypeObject *)args[2];
+    Py_ssize_t n = PyList_GET_SIZE(rows);
+    PyObject *tables = PyList_New(n);
+    PyObject *marks = PyList_New(n);
+    PyObject *ids = PyList_New(n);
+    if (tables == NULL || marks == NULL || ids == NULL)
+        goto fail;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        /* (the row is held while read: a descriptor's get cannot run Python code for
+         * a slot, but the list is the caller's) */
+        PyObject *row = PyList_GET_ITEM(rows, i);
+        if (Py_TYPE(row) != PyDescr_TYPE(descrs[0]) || Py_TYPE(row) != PyDescr_TYPE(descrs[1]))
+            goto none;
+        Py_INCREF(row);
+        PyObject *ad = member_of(descrs[0], row);
+        PyObject *id = ad == NULL ? NULL : member_of(descrs[1], row);
+        Py_DECREF(row);
+        if (id == NULL) {
+            Py_XDECREF(ad);
+            goto fail;
+        }
+        PyList_SET_ITEM(ids, i, id);
+        if (Py_TYPE(ad) != ad_type || PyDescr_TYPE(descrs[2]) != ad_type
+                || PyDescr_TYPE(descrs[3]) != ad_type) {
+            Py_DECREF(ad);
+            goto none;
+        }
+        PyObject *table = member_of(descrs[2], ad);
+        PyObject *mark = table == NULL ? NULL : member_of(descrs[3], ad);
+        if (mark == NULL) {
+            Py_XDECREF(table);
+            Py_DECREF(ad);
+            goto fail;
+        }
+        int truth = PyObject_IsTrue(mark);
+        if (truth < 0) {
+            Py_DECREF(mark);
+            Py_DECREF(table);
+            Py_DECREF(ad);
+            goto fail;
+        }
+        if (truth) {
+            Py_DECREF(ad);
+        } else {
+            Py_DECREF(mark);
+            mark = ad;
+        }
+        PyList_SET_ITEM(tables, i, table);
+        PyList_SET_ITEM(marks, i, mark);
+    }
+    return Py_BuildValue("(NNN)", tables, marks, ids);
+none:
+    Py_DECREF(tables);
+    Py_DECREF(marks);
+    Py_DECREF(ids);
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(tables);
+    Py_XDECREF(marks);
+    Py_XDECREF(ids);
+    return NULL;
+}

@@ -8,5 +8,8 @@
 #include <Python.h>
 
 PyObject *oldscan_changes(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+/* gather(rows, row_members, ad_type, ad_members): the rows' ads' tables, run marks and
+ * the rows' ids, or None; see columns.c. */
+PyObject *oldscan_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

@@ -491,6 +491,10 @@ static PyMethodDef module_methods[] = {
     {"entry_key", (PyCFunction)(void (*)(void))oldscan_entry_key, METH_FASTCALL,
      "entry_key(table, names): the identities of table's values for names, as bytes "
      "(see condorlite/core/entry_keys.py)."},
+    {"gather", (PyCFunction)(void (*)(void))oldscan_gather, METH_FASTCALL,
+     "gather(rows, row_members, ad_type, ad_members): (each row's ad's table, its run "
+     "mark, the row's id) as three lists, or None when some ad is not of ad_type; see "
+     "columns.c."},
     {"slotted", (PyCFunction)(void (*)(void))oldscan_slotted, METH_FASTCALL,
      "slotted(members, type, *values): a new instance of type (no __init__ run) with "
      "its member descriptors set to values in order, those past them to None."},
