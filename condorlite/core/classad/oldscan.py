@@ -64,9 +64,9 @@ try:  # the grouping's column passes (``matching/columns.py``)
 except ImportError:  # (a build older than them: the reader stays, the passes are Python's)
     changes = None
 try:  # the grouping's gather of its rows' tables (``matching/columns.py``)
-    from condorlite.core.classad._oldscan import gather
+    from condorlite.core.classad._oldscan import descents, gather
 except ImportError:  # (a build older than it: the gather is Python's)
-    gather = None
+    descents = gather = None
 
 AVAILABLE = Scanner is not None
 

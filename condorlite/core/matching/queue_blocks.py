@@ -29,11 +29,13 @@ ten thousand blocks, and the answers below cost a key per block, not per job.
   are sorted by key one by one, which is exact whatever the input order, and rare
   (a cluster's procs listed out of order).
 
-Cost: finding the cuts reads five attributes of each job into one tuple (a list
-comprehension: attribute reads of slotted objects are cheaper there than through
-``attrgetter``), compared with the previous row's at C level (``operator.le``: a row
-not above the one before starts a block); a stretch with no such cut is split where
-its (submitter, JobPrio) pair changes by bisection, the pairs ascending along it.
+Cost: finding the cuts compares five fields of each job, as one tuple, with the
+previous row's (a row not above the one before starts a block), one of two ways
+(``COMPILED`` chooses; the tests run both): in C (``oldscan.descents``: the fields
+read and compared in one loop, no tuple built), or in Python (the reference: a tuple
+per row by a list comprehension, compared at C level by ``operator.le``). A stretch
+with no such cut is split where its (submitter, JobPrio) pair changes by bisection
+over the jobs, the pairs ascending along it.
 Nothing here sorts or keys every job. The fields are compared as Python values:
 JobPrio, QDate, ClusterId, ProcId and index are integers (``model.job_from_ad``).
 """
@@ -43,14 +45,19 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from itertools import chain, compress, count, islice
-from operator import itemgetter, le
+from operator import attrgetter, le
 
+from condorlite.core.classad import oldscan
 from condorlite.core.model import Job
 
 #: rows cut together (the sweep of ``significant`` passes its own chunks)
 CHUNK = 1024
-#: a row's (submitter, JobPrio), of the fields ``chunk_heads`` reads
-_PAIR = itemgetter(0, 1)
+#: a job's (submitter, JobPrio), the pair a stretch is bisected by
+_PAIR = attrgetter("submitter", "prio")
+#: the fields a row is compared by, in order, as ``Job``'s member descriptors
+_FIELDS = tuple(Job.__dict__[name] for name in ("submitter", "prio", "qdate", "cluster", "proc"))
+#: the cuts in C (``oldscan.descents``) where it is built and the scanner is on
+COMPILED = oldscan.enabled() and oldscan.descents is not None
 
 
 def queue_key(job: Job, row: int) -> tuple:
@@ -63,19 +70,22 @@ def chunk_heads(jobs: list[Job], first: int) -> list[int]:
     is always one."""
     if not jobs:
         return []
-    fields = [(job.submitter, job.prio, job.qdate, job.cluster, job.proc) for job in jobs]
-    cuts = [0, *compress(count(1), map(le, fields[1:], fields))]
+    if COMPILED and type(jobs) is list:
+        cuts = oldscan.descents(jobs, _FIELDS)
+    else:
+        fields = [(job.submitter, job.prio, job.qdate, job.cluster, job.proc) for job in jobs]
+        cuts = [0, *compress(count(1), map(le, fields[1:], fields))]
     heads = []
-    for start, end in zip(cuts, [*islice(cuts, 1, None), len(fields)], strict=True):
+    for start, end in zip(cuts, [*islice(cuts, 1, None), len(jobs)], strict=True):
         # Along a stretch that only increases the (submitter, prio) pairs ascend:
         # each pair's rows are a run ending where the pair bisects (to its right).
         while True:
             heads.append(first + start)
-            sub, prio = fields[start][0], fields[start][1]
-            last = fields[end - 1]
-            if last[0] == sub and last[1] == prio:
+            head, last = jobs[start], jobs[end - 1]
+            sub, prio = head.submitter, head.prio
+            if last.submitter == sub and last.prio == prio:
                 break
-            start = bisect_right(fields, (sub, prio), start, end, key=_PAIR)
+            start = bisect_right(jobs, (sub, prio), start, end, key=_PAIR)
     return heads
 
 

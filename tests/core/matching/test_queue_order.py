@@ -9,9 +9,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from condorlite.core.classad import oldscan
 from condorlite.core.matching import queue_blocks
 from condorlite.core.matching.queue_blocks import QueueBlocks, chunk_heads, queue_key
 from condorlite.core.model import Job
+
+
+@pytest.fixture(autouse=True, params=[False, True], ids=["python", "compiled"])
+def compiled(request, monkeypatch) -> bool:
+    """``queue_blocks.COMPILED`` off and on (on only where ``_oldscan`` is built)."""
+    if request.param and oldscan.descents is None:
+        pytest.skip("the compiled module is not built")
+    monkeypatch.setattr(queue_blocks, "COMPILED", request.param)
+    return request.param
+
 
 small = st.integers(min_value=-2, max_value=2)
 #: (submitter, prio, qdate, cluster, proc, index): few values, so runs, ties, equal
@@ -106,3 +117,30 @@ def test_tangled_blocks_are_sorted_row_by_row(monkeypatch):
 
 def _whole_blocks(jobs, tangle, out):
     queue_blocks._append(out, [(head, end) for _, head, end in tangle])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), small, st.integers(-2, 2**70),
+                          small, small, st.integers(0, 6)), max_size=40))
+def test_the_compiled_cuts_are_the_tuple_comparisons(keys):
+    """``oldscan.descents``: 0 and each row whose five fields, as a tuple, are ``<=``
+    the row before's (equal values that are not the same object, big integers)."""
+    if oldscan.descents is None:
+        pytest.skip("the compiled module is not built")
+    jobs = _jobs(keys)
+    fields = [(j.submitter, j.prio, j.qdate, j.cluster, j.proc) for j in jobs]
+    want = [row for row in range(len(jobs)) if row == 0 or fields[row] <= fields[row - 1]]
+    assert oldscan.descents(jobs, queue_blocks._FIELDS) == want
+
+
+def test_the_compiled_cuts_refuse_what_they_cannot_read():
+    if oldscan.descents is None:
+        pytest.skip("the compiled module is not built")
+    jobs = _jobs([("a", 0, 1, 1, 0, 0)])
+    with pytest.raises(TypeError):
+        oldscan.descents([*jobs, object()], queue_blocks._FIELDS)
+    with pytest.raises(TypeError):
+        oldscan.descents(tuple(jobs), queue_blocks._FIELDS)
+    with pytest.raises(TypeError):
+        oldscan.descents(jobs, ("submitter",))
+    assert oldscan.descents([], queue_blocks._FIELDS) == []

@@ -224,3 +224,102 @@ fail:
     Py_XDECREF(ids);
     return NULL;
 }
+
+/* descents(rows, members) -> list: `rows` a list of objects of one slotted type
+ * (model.Job), `members` a tuple of its member descriptors. The rows r >= 1 whose
+ * members' values, read as one tuple, are <= the row before's (Python's tuple
+ * comparison: the first member whose values are not == decides by <=; all equal is
+ * <=), ascending, after 0. Where a row is not exactly of the members' type, its values
+ * are read through the descriptors' get as Python reads them. For the cuts of the
+ * queue order's blocks (matching/queue_blocks.py): no tuple built per row. */
+static PyObject *
+values_of(PyObject *members, PyObject *row, PyObject **out)
+{
+    Py_ssize_t m = PyTuple_GET_SIZE(members);
+    for (Py_ssize_t i = 0; i < m; i++) {
+        PyObject *descr = PyTuple_GET_ITEM(members, i);
+        out[i] = Py_TYPE(descr)->tp_descr_get(descr, row, (PyObject *)Py_TYPE(row));
+        if (out[i] == NULL) {
+            while (i > 0)
+                Py_DECREF(out[--i]);
+            return NULL;
+        }
+    }
+    return row;
+}
+
+PyObject *
+oldscan_descents(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyList_CheckExact(args[0]) || !PyTuple_CheckExact(args[1])
+            || PyTuple_GET_SIZE(args[1]) < 1) {
+        PyErr_SetString(PyExc_TypeError, "descents(rows: list, members: tuple)");
+        return NULL;
+    }
+    PyObject *rows = args[0], *members = args[1];
+    Py_ssize_t m = PyTuple_GET_SIZE(members);
+    for (Py_ssize_t i = 0; i < m; i++) {
+        if (!PyObject_TypeCheck(PyTuple_GET_ITEM(members, i), &PyMemberDescr_Type)) {
+            PyErr_SetString(PyExc_TypeError, "descents: members must be slots");
+            return NULL;
+        }
+    }
+    PyObject **before = PyMem_Calloc(2 * m, sizeof(PyObject *));
+    PyObject *cuts = PyList_New(0);
+    if (before == NULL || cuts == NULL)
+        goto fail;
+    PyObject **now = before + m;
+    int have = 0;  /* (`before` holds the row before's values) */
+    for (Py_ssize_t row = 0; row < PyList_GET_SIZE(rows); row++) {
+        PyObject *obj = PyList_GET_ITEM(rows, row);
+        Py_INCREF(obj);
+        PyObject *read = values_of(members, obj, now);
+        Py_DECREF(obj);
+        if (read == NULL)
+            goto fail;
+        int cut = !have;  /* (row 0 is always a cut) */
+        if (have) {
+            cut = 1;  /* all equal: <= */
+            for (Py_ssize_t i = 0; i < m; i++) {
+                int equal = PyObject_RichCompareBool(now[i], before[i], Py_EQ);
+                if (equal < 0)
+                    goto fail_values;
+                if (!equal) {
+                    cut = PyObject_RichCompareBool(now[i], before[i], Py_LE);
+                    if (cut < 0)
+                        goto fail_values;
+                    break;
+                }
+            }
+        }
+        for (Py_ssize_t i = 0; i < m; i++) {
+            Py_XDECREF(before[i]);
+            before[i] = now[i];
+            now[i] = NULL;
+        }
+        have = 1;
+        if (cut) {
+            PyObject *index = PyLong_FromSsize_t(row);
+            if (index == NULL || PyList_Append(cuts, index) < 0) {
+                Py_XDECREF(index);
+                goto fail;
+            }
+            Py_DECREF(index);
+        }
+    }
+    for (Py_ssize_t i = 0; i < m; i++)
+        Py_XDECREF(before[i]);
+    PyMem_Free(before);
+    return cuts;
+fail_values:
+    for (Py_ssize_t i = 0; i < m; i++)
+        Py_XDECREF(now[i]);
+fail:
+    if (before != NULL) {
+        for (Py_ssize_t i = 0; i < m; i++)
+            Py_XDECREF(before[i]);
+        PyMem_Free(before);
+    }
+    Py_XDECREF(cuts);
+    return NULL;
+}

@@ -488,6 +488,9 @@ static PyMethodDef module_methods[] = {
      "changes(tables, keys, marks=None): (the rows where some key's value is not the "
      "row before's very object, the values at row 0 and at those changes; see "
      "columns.c)."},
+    {"descents", (PyCFunction)(void (*)(void))oldscan_descents, METH_FASTCALL,
+     "descents(rows, members): 0 and the rows whose members' values, as a tuple, are "
+     "<= the row before's; see columns.c."},
     {"entry_key", (PyCFunction)(void (*)(void))oldscan_entry_key, METH_FASTCALL,
      "entry_key(table, names): the identities of table's values for names, as bytes "
      "(see condorlite/core/entry_keys.py)."},
