@@ -172,6 +172,11 @@ oldscan_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     for (Py_ssize_t i = 0; i < n; i++) {
         /* (the row is held while read: a descriptor's get cannot run Python code for
          * a slot, but the list is the caller's) */
+        if (i >= PyList_GET_SIZE(rows)) {
+            /* (a mark's truth test ran code that shortened the list) */
+            PyErr_SetString(PyExc_RuntimeError, "gather: the rows changed size");
+            goto fail;
+        }
         PyObject *row = PyList_GET_ITEM(rows, i);
         if (Py_TYPE(row) != PyDescr_TYPE(descrs[0]) || Py_TYPE(row) != PyDescr_TYPE(descrs[1]))
             goto none;
