@@ -31,7 +31,7 @@ from condorlite.core import adeval
 from condorlite.core.classad.partial import Constant
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.offers import Offer
-from condorlite.core.matching.slot_vectors import SlotVector, rank_program, rest_of, typed
+from condorlite.core.matching.slot_vectors import SlotVector, moves_of, rank_program, rest_state
 
 if TYPE_CHECKING:  # (the owner, for its type: it makes this object)
     from condorlite.core.matching.offer_shapes import OfferShapes
@@ -57,6 +57,10 @@ class CarvedStates:
         self._rank_programs: dict[tuple, object] = {}
         #: rank signature -> its ranks' programs, as ``_carved_ranks`` runs them
         self._rank_plans: dict[int, RankPlan] = {}
+        #: (id(taken), the vector's names) -> (taken, ``slot_vectors.moves_of``): one
+        #: ``taken`` dict serves the matches of a class on a shape; vectors of one kind
+        #: of slot have equal names (``_step``)
+        self._moves: dict[tuple, tuple] = {}
 
     def carve(self, offer: Offer, taken: dict[str, float]) -> None:
         """Move ``offer`` to the state a match of ``taken`` leaves (module doc),
@@ -108,8 +112,14 @@ class CarvedStates:
         programs, remembered per (rank signature, the typed values of the positions
         they read: ``RankPlan.reads``), shared read-only by the slots of the
         signature; the shapes from the vector (``OfferShapes.shape_of``)."""
-        vals = vector.vals = rest_of(vector, taken)  # (``Offer.ad`` follows)
-        state = typed(vals)
+        # ``typed(rest_of(vector, taken))`` in one call, the positions ``taken`` names
+        # in the vector's names looked up once (``_moves``)
+        moves_key = (id(taken), vector.names)
+        moves = self._moves.get(moves_key)
+        if moves is None or moves[0] is not taken:
+            moves = self._moves[moves_key] = (taken, moves_of(vector, taken))
+        state = rest_state(vector.vals, moves[1])
+        vals = vector.vals = state[0]  # (``Offer.ad`` follows)
         plan = self._rank_plans.get(vector.rank_sig)
         if plan is None:
             plan = self._rank_plans[vector.rank_sig] = self._rank_plan(offer)

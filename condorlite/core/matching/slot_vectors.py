@@ -37,7 +37,10 @@ def typed(vals: Sequence[object]) -> TypedVals:
     """``vals`` as a dict key: each value with its kind, 0 for an integer, 1 for a
     real and -1 for a negative zero real (``1`` and ``1.0``, ``0.0`` and ``-0.0`` are
     equal in Python, not in ClassAds: ``string`` and ``=?=`` tell them apart)."""
-    # (one comprehension, not a call per value: a carve makes one key per new state)
+    # (one comprehension, not a call per value: a carve makes one key per new state;
+    # none when no value is a real, most states: every kind is 0, made at C speed)
+    if float not in map(type, vals):
+        return (tuple(vals), (0,) * len(vals))
     return (tuple(vals), tuple([0 if type(v) is not float
                                 else 1 if v or copysign(1.0, v) > 0  # type: ignore[arg-type]
                                 else -1 for v in vals]))
@@ -142,6 +145,37 @@ def lefts(vals: Sequence[object]) -> tuple[float, ...]:
     """``left`` of each value (``OfferShapes.shape_left``), a number inline."""
     return tuple([float(v) if (type(v) is int or type(v) is float) and v == v  # type: ignore[arg-type]
                   else left(v) for v in vals])
+
+
+def moves_of(vector: SlotVector, taken: dict[str, float]) -> tuple[tuple[int, float], ...]:
+    """(position in the vector, amount) of each resource ``taken`` names, in its order:
+    what ``rest_of`` reads of ``taken`` (``CarvedStates`` keeps them per ``taken``
+    dict and the vector's names)."""
+    index = vector.index
+    return tuple([(index[res.lower()], amount) for res, amount in taken.items()])
+
+
+def rest_state(vals: tuple, moves: tuple[tuple[int, float], ...]) -> TypedVals:
+    """``typed(rest_of(vector, taken))`` for ``moves = moves_of(vector, taken)`` and
+    ``vals = vector.vals``, in one call (``CarvedStates``: one per new state)."""
+    rest = list(vals)
+    for pos, amount in moves:
+        value = rest[pos]
+        if type(value) is int or type(value) is float:
+            have = float(value)  # type: ignore[arg-type]
+            if have != have:
+                have = 0.0
+        else:
+            have = left(value)
+        have -= amount
+        rest[pos] = int(have) if float(have).is_integer() else have
+    state = tuple(rest)
+    # (``typed``, written out: a call less per state)
+    if float not in map(type, state):
+        return (state, (0,) * len(state))
+    return (state, tuple([0 if type(v) is not float
+                          else 1 if v or copysign(1.0, v) > 0  # type: ignore[arg-type]
+                          else -1 for v in state]))
 
 
 def rest_of(vector: SlotVector, taken: dict[str, float]) -> tuple:

@@ -1,5 +1,6 @@
 """``slot_vectors.typed``, ``rest_of`` and ``lefts`` (one of each per carved state)
-against their definitions: a value's kind (0 an integer or any non-real, 1 a real,
+against their definitions, and ``rest_state`` (with ``moves_of``) against ``typed`` of
+``rest_of``: a value's kind (0 an integer or any non-real, 1 a real,
 -1 a negative zero real), ``number(left(value) - amount)`` and ``left`` of each
 value, a NaN or a string having nothing left."""
 
@@ -11,7 +12,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from condorlite.core.classad.values import Undefined
-from condorlite.core.matching.slot_vectors import SlotVector, left, lefts, number, rest_of, typed
+from condorlite.core.matching.slot_vectors import (
+    SlotVector,
+    left,
+    lefts,
+    moves_of,
+    number,
+    rest_of,
+    rest_state,
+    typed,
+)
 
 
 def _kind(value: object) -> int:
@@ -67,3 +77,25 @@ def test_lefts_is_left_of_each_value(vals) -> None:
     got, want = lefts(vals), tuple(left(v) for v in vals)
     assert got == want and [type(v) for v in got] == [float] * len(vals)
     assert all(not math.isnan(v) for v in got)
+
+
+@given(st.lists(_VALUES, min_size=3, max_size=3),
+       st.dictionaries(st.sampled_from(["Cpus", "Memory", "Disk"]),
+                       st.one_of(st.integers(0, 64).map(float),
+                                 st.floats(allow_nan=True, allow_infinity=True)), max_size=3))
+def test_rest_state_is_typed_rest_of(vals, taken) -> None:
+    # (the carving step's one call: the values, their Python types and their kinds)
+    names = ("cpus", "disk", "memory")
+    vector = SlotVector(names, tuple(vals), {n: i for i, n in enumerate(names)})
+    moves = moves_of(vector, taken)
+    assert [pos for pos, _ in moves] == [names.index(res.lower()) for res in taken]
+    got, want = rest_state(vector.vals, moves), typed(rest_of(vector, taken))
+    assert [type(v) for v in got[0]] == [type(v) for v in want[0]]
+    assert got[1] == want[1]
+    assert [repr(v) for v in got[0]] == [repr(v) for v in want[0]]
+
+
+def test_typed_with_no_real_is_all_integer_kinds() -> None:
+    assert typed((1, "x", True, Undefined)) == ((1, "x", True, Undefined), (0, 0, 0, 0))
+    assert typed(()) == ((), ())
+    assert typed((1, -0.0))[1] == (0, -1)
