@@ -2,7 +2,7 @@
 and the transitions remembered (one ``CarvedStates`` per cycle, owned by
 ``offer_shapes.OfferShapes``).
 
-``carve`` moves an offer to the state a match leaves (``slot_vectors.rest_of``): its
+``carve`` moves an offer to the state a match leaves (``slot_vectors.rest_state``): its
 vector's values, the job-independent policy ranks that read them (by their programs,
 ``slot_vectors.rank_program``), its pair shape and shape (``OfferShapes.shape_of``),
 and its place among the members of its static's shapes. A transition (the offer's
@@ -112,7 +112,7 @@ class CarvedStates:
         programs, remembered per (rank signature, the typed values of the positions
         they read: ``RankPlan.reads``), shared read-only by the slots of the
         signature; the shapes from the vector (``OfferShapes.shape_of``)."""
-        # ``typed(rest_of(vector, taken))`` in one call, the positions ``taken`` names
+        # the typed state ``taken`` leaves in one call, the positions ``taken`` names
         # in the vector's names looked up once (``_moves``)
         moves_key = (id(taken), vector.names)
         moves = self._moves.get(moves_key)

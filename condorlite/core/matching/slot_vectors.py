@@ -149,15 +149,18 @@ def lefts(vals: Sequence[object]) -> tuple[float, ...]:
 
 def moves_of(vector: SlotVector, taken: dict[str, float]) -> tuple[tuple[int, float], ...]:
     """(position in the vector, amount) of each resource ``taken`` names, in its order:
-    what ``rest_of`` reads of ``taken`` (``CarvedStates`` keeps them per ``taken``
+    what ``rest_state`` reads of ``taken`` (``CarvedStates`` keeps them per ``taken``
     dict and the vector's names)."""
     index = vector.index
     return tuple([(index[res.lower()], amount) for res, amount in taken.items()])
 
 
 def rest_state(vals: tuple, moves: tuple[tuple[int, float], ...]) -> TypedVals:
-    """``typed(rest_of(vector, taken))`` for ``moves = moves_of(vector, taken)`` and
-    ``vals = vector.vals``, in one call (``CarvedStates``: one per new state)."""
+    """The ``typed`` state carving ``taken`` leaves of ``vals = vector.vals``, for
+    ``moves = moves_of(vector, taken)``: at each position taken from, the value becomes
+    ``number(left(value) - amount)`` (``pieces.carve``: an integral rest an integer
+    literal; a NaN or a non-number has nothing left); the others stay. One call per new
+    state (``CarvedStates``)."""
     rest = list(vals)
     for pos, amount in moves:
         value = rest[pos]
@@ -176,22 +179,3 @@ def rest_state(vals: tuple, moves: tuple[tuple[int, float], ...]) -> TypedVals:
     return (state, tuple([0 if type(v) is not float
                           else 1 if v or copysign(1.0, v) > 0  # type: ignore[arg-type]
                           else -1 for v in state]))
-
-
-def rest_of(vector: SlotVector, taken: dict[str, float]) -> tuple:
-    """The vals carving ``taken`` leaves (``pieces.carve``: left minus amount, an
-    integral amount as an int; ``left`` and ``number`` inline: one call per carve)."""
-    vals = list(vector.vals)
-    index = vector.index
-    for res, amount in taken.items():
-        pos = index[res.lower()]
-        value = vals[pos]
-        if type(value) is int or type(value) is float:
-            have = float(value)  # type: ignore[arg-type]
-            if have != have:
-                have = 0.0
-        else:
-            have = left(value)
-        rest = have - amount
-        vals[pos] = int(rest) if float(rest).is_integer() else rest
-    return tuple(vals)
