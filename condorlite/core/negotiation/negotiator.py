@@ -51,7 +51,7 @@ or input order otherwise.
 from __future__ import annotations
 
 from itertools import compress, filterfalse, islice, repeat
-from operator import attrgetter, eq, itemgetter
+from operator import attrgetter, eq
 from types import MappingProxyType
 
 from condorlite.core import adeval
@@ -264,7 +264,6 @@ class Cycle:
         # (per match: the match recorded and the turn's figures summed in locals, added
         # on the way out; the usage is the cycle's, read by the next list's job ad)
         usage, matches_append, carve = self.usage, self.matches.append, self.mm.carve
-        resources_of = offer_pool.resources_of
         # (a run of matches of one class on one shape takes one ``taken`` dict: its
         # resources are looked up again only when it changes)
         last_taken: dict[str, float] | None = None
@@ -318,10 +317,7 @@ class Cycle:
                     # match's resources kept per ``taken`` dict
                     carve(offer, taken)
                     if taken is not last_taken:
-                        found = resources_of.get(id(taken))
-                        if found is None or found[0] is not taken:
-                            found = offer_pool.resources(taken)
-                        last_taken, resources = taken, found[1]
+                        last_taken, resources = taken, offer_pool.resources(taken)
                     slot = offer.name
                     matches_append(make_match((job_id, name, slot, reason, cost, cluster,
                                                spin, None, None, slot, resources)))
@@ -441,7 +437,7 @@ class Cycle:
 
 
 _STATUS = attrgetter("status")
-_JOB_ID = itemgetter(0)  # (``Row.job_id``)
+_JOB_ID = attrgetter("job_id")  # (``Row``)
 
 
 def run_cycle(

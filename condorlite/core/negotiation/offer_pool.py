@@ -98,7 +98,7 @@ def with_remote(ad: ClassAd, entries: dict[str, tuple[str, Expr]]) -> ClassAd:
 class OfferPool:
     """The offers of one cycle and how many are left (module doc)."""
 
-    __slots__ = ("available", "held_available", "min_weight", "offers", "resources_of")
+    __slots__ = ("_resources", "available", "held_available", "min_weight", "offers")
 
     def __init__(self, offers: list[Offer]) -> None:
         self.offers = offers
@@ -108,9 +108,8 @@ class OfferPool:
         self.held_available = sum(1 for o in offers if o.holder is not None)
         #: the smallest weight of an offer (1 without any)
         self.min_weight = min([o.weight for o in offers] or [1.0])
-        #: id(taken) -> (taken, its items sorted), for ``Match.resources`` (``resources``;
-        #: ``negotiator.Cycle._negotiate`` reads it too, for a match it records itself)
-        self.resources_of: dict[int, tuple[dict[str, float], tuple]] = {}
+        #: id(taken) -> (taken, its items sorted), for ``Match.resources`` (``resources``)
+        self._resources: dict[int, tuple[dict[str, float], tuple]] = {}
 
     def take(self, offer: Offer, taken: dict[str, float], mm: Matchmaker, policy: Policy,
              now: float) -> tuple[tuple[str, float], ...]:
@@ -124,10 +123,7 @@ class OfferPool:
                 _cost, _dynamic, offer.ad = carve(offer, taken, policy, now)
                 mm.stamp(offer)
                 mm.prepare(offer)
-            found = self.resources_of.get(id(taken))
-            if found is None or found[0] is not taken:
-                found = self.resources(taken)
-            return found[1]
+            return self.resources(taken)
         offer.available = False
         mm.retire(offer)
         self.available -= 1
@@ -135,9 +131,12 @@ class OfferPool:
             self.held_available -= 1
         return ()
 
-    def resources(self, taken: dict[str, float]) -> tuple[dict[str, float], tuple]:
-        """(``taken``, its items sorted: a match's resources), kept in ``resources_of``
-        by ``id(taken)``: pair results share one ``taken`` dict per class and shape,
-        and the entry holds it, so its id stays its own."""
-        found = self.resources_of[id(taken)] = (taken, tuple(sorted(taken.items())))
-        return found
+    def resources(self, taken: dict[str, float]) -> tuple[tuple[str, float], ...]:
+        """``taken``'s items sorted: a match's resources (``take``, and
+        ``negotiator.Cycle._negotiate`` for a match it records itself), kept by
+        ``id(taken)``: pair results share one ``taken`` dict per class and shape, and
+        the entry holds it, so its id stays its own."""
+        found = self._resources.get(id(taken))
+        if found is None or found[0] is not taken:
+            found = self._resources[id(taken)] = (taken, tuple(sorted(taken.items())))
+        return found[1]

@@ -94,8 +94,11 @@ def test_resources_are_kept_per_taken_dict():
     pool = OfferPool([])
     taken = {"Memory": 1024.0, "Cpus": 1.0}
     kept = pool.resources(taken)
-    assert kept == (taken, (("Cpus", 1.0), ("Memory", 1024.0)))
-    assert pool.resources_of[id(taken)] is kept
+    assert kept == (("Cpus", 1.0), ("Memory", 1024.0))
+    assert pool.resources(taken) is kept  # (kept: the same tuple for the same dict)
+    other = {"Cpus": 2.0}
+    assert pool.resources(other) == (("Cpus", 2.0),)
+    assert pool.resources(taken) is kept
 
 
 def test_a_cycles_turn_figures_match_its_matches():
