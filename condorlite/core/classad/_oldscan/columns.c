@@ -20,6 +20,18 @@
 
 #include "columns.h"
 
+/* Append the row number ``row`` to the list ``cuts``: 0, or -1 with an exception. */
+static int
+append_row(PyObject *cuts, Py_ssize_t row)
+{
+    PyObject *number = PyLong_FromSsize_t(row);
+    if (number == NULL)
+        return -1;
+    int failed = PyList_Append(cuts, number);
+    Py_DECREF(number);
+    return failed;
+}
+
 PyObject *
 oldscan_changes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -98,12 +110,8 @@ oldscan_changes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
         Py_DECREF(table);
         if (cut && row > 0) {
-            PyObject *number = PyLong_FromSsize_t(row);
-            if (number == NULL || PyList_Append(cuts, number) < 0) {
-                Py_XDECREF(number);
+            if (append_row(cuts, row) < 0)
                 goto fail;
-            }
-            Py_DECREF(number);
         }
     }
     for (Py_ssize_t i = 0; i < k; i++)
@@ -304,12 +312,8 @@ oldscan_descents(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
         have = 1;
         if (cut) {
-            PyObject *index = PyLong_FromSsize_t(row);
-            if (index == NULL || PyList_Append(cuts, index) < 0) {
-                Py_XDECREF(index);
+            if (append_row(cuts, row) < 0)
                 goto fail;
-            }
-            Py_DECREF(index);
         }
     }
     for (Py_ssize_t i = 0; i < m; i++)
