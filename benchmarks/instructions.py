@@ -21,7 +21,20 @@ The trees run one after the other, so they do not share the two cores.
 
 Prints a Markdown table (tree, commit, instructions, ratio to the first tree, matches)
 or JSON with ``--json``. A cycle at 10,000 slots x 100,000 jobs takes about two and a
-half minutes per tree. Needs valgrind (Debian's ``valgrind`` package). Usage::
+half minutes per tree. Needs valgrind (Debian's ``valgrind`` package).
+
+Instruction ratios overstate what a change buys when the passes it leaves are bound by
+memory (session 22: instruction ratios of 0.81-0.90, median time ratios of 0.83-0.93).
+``--cache`` runs callgrind's cache and branch simulation too (about twice as slow) with
+this machine's caches (AMD EPYC, Zen 4: ``--I1``/``--D1`` 32 KiB 8-way, last level 32 MiB
+16-way, 64-byte lines; valgrind misreads the last level here, so they are given) and
+adds the misses and an estimate of the cycles, valgrind's own cycle estimate::
+
+    cycles = Ir + 10 * (I1mr + D1mr + D1mw + Bcm + Bim) + 100 * (ILmr + DLmr + DLmw)
+
+(first-level misses and mispredicted branches ~10 cycles each, last-level misses ~100).
+It is as repeatable as the instruction count and moves with what the memory costs.
+Usage::
 
     python benchmarks/instructions.py --pool /tmp/bench/s10000-j100000-u100-a500-seed0-old \\
         /tmp/base-checkout .
@@ -74,6 +87,13 @@ print("matches", len(result.matches))
 """
 
 _REFS = re.compile(r"Collected\s*:\s*([0-9,]+)")
+_EVENTS = re.compile(r"Events\s*:\s*([A-Za-z0-9 ]+?)\s*$", re.MULTILINE)
+_COLLECTED = re.compile(r"Collected\s*:\s*([0-9 ]+?)\s*$", re.MULTILINE)
+#: the machine's caches for ``--cache`` (size, associativity, line size; module doc)
+CACHES = ("--I1=32768,8,64", "--D1=32768,8,64", "--LL=33554432,16,64")
+#: weights of valgrind's cycle estimate (module doc)
+_FIRST_LEVEL = ("I1mr", "D1mr", "D1mw", "Bcm", "Bim")
+_LAST_LEVEL = ("ILmr", "DLmr", "DLmw")
 _MATCHES = re.compile(r"^matches (\d+)$", re.MULTILINE)
 
 
@@ -83,6 +103,12 @@ class Count:
     commit: str
     instructions: int
     matches: int
+    #: with ``--cache``: first-level misses (I1mr + D1mr + D1mw), last-level misses
+    #: (ILmr + DLmr + DLmw), mispredicted branches (Bcm + Bim), the cycle estimate
+    l1_misses: int | None = None
+    ll_misses: int | None = None
+    mispredicts: int | None = None
+    cycles: int | None = None
 
 
 def parse_counts(valgrind_log: str, child_out: str) -> tuple[int, int]:
@@ -92,6 +118,33 @@ def parse_counts(valgrind_log: str, child_out: str) -> tuple[int, int]:
     if not refs or found is None:
         raise ValueError("no instruction count or match count in the child's output")
     return int(refs[-1].replace(",", "")), int(found.group(1))
+
+
+def parse_events(valgrind_log: str) -> dict[str, int]:
+    """Every event callgrind collected (``Events`` names -> ``Collected`` counts, the
+    last summary of the log); empty when the log has none."""
+    names = _EVENTS.findall(valgrind_log)
+    values = _COLLECTED.findall(valgrind_log)
+    if not names or not values:
+        return {}
+    counts = values[-1].split()
+    keys = names[-1].split()
+    if len(counts) != len(keys):
+        raise ValueError("callgrind's events and collected counts do not line up")
+    return dict(zip(keys, map(int, counts), strict=True))
+
+
+def cache_figures(events: dict[str, int]) -> dict[str, int]:
+    """``Count``'s cache fields from ``parse_events`` with the cache and branch
+    simulation on (module doc's formula)."""
+    missing = [n for n in ("Ir", *_FIRST_LEVEL, *_LAST_LEVEL) if n not in events]
+    if missing:
+        raise ValueError(f"callgrind collected no {', '.join(missing)} (no cache simulation?)")
+    first = sum(events[n] for n in ("I1mr", "D1mr", "D1mw"))
+    last = sum(events[n] for n in _LAST_LEVEL)
+    branches = events["Bcm"] + events["Bim"]
+    return {"l1_misses": first, "ll_misses": last, "mispredicts": branches,
+            "cycles": events["Ir"] + 10 * (first + branches) + 100 * last}
 
 
 def commit_of(tree: Path) -> str:
@@ -106,14 +159,18 @@ def commit_of(tree: Path) -> str:
     return head + ("+" if git("status", "--porcelain", "--untracked-files=no") else "")
 
 
-def count(tree: Path, pool: Path, now: float = NOW, own: bool = False) -> Count:
+def count(tree: Path, pool: Path, now: float = NOW, own: bool = False,
+          cache: bool = False) -> Count:
     """Run one child under callgrind (see the module doc); ``own``: with the pool's
-    policy and priorities (``--pool-policy``)."""
+    policy and priorities (``--pool-policy``); ``cache``: with the cache and branch
+    simulation (``--cache``)."""
+    simulate = ["--cache-sim=yes", "--branch-sim=yes", *CACHES] if cache else []
     with tempfile.TemporaryDirectory() as work:
         log = Path(work) / "valgrind.log"
         env = dict(os.environ, PYTHONPATH=str(tree), PYTHONHASHSEED="0")
         done = subprocess.run(
-            ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--log-file={log}",
+            ["valgrind", "--tool=callgrind", "--instr-atstart=no", *simulate,
+             f"--log-file={log}",
              f"--callgrind-out-file={Path(work) / 'callgrind.out'}",
              sys.executable, "-c", _CHILD, str(pool), str(now),
              "own" if own else "default", str(HERE)],
@@ -123,7 +180,8 @@ def count(tree: Path, pool: Path, now: float = NOW, own: bool = False) -> Count:
             raise RuntimeError(f"{tree}: the child failed ({done.returncode}):\n"
                                f"{done.stderr[-2000:]}{text[-2000:]}")
         instructions, matches = parse_counts(text, done.stdout)
-    return Count(str(tree), commit_of(tree), instructions, matches)
+        figures = cache_figures(parse_events(text)) if cache else {}
+    return Count(str(tree), commit_of(tree), instructions, matches, **figures)
 
 
 def ready(script: str, pool: Path) -> bool:
@@ -142,11 +200,21 @@ def ready(script: str, pool: Path) -> bool:
 
 
 def table(counts: list[Count]) -> str:
-    lines = ["| tree | commit | instructions | ratio | matches |", "|---|---|---|---|---|"]
-    first = counts[0].instructions if counts else 0
+    """The counts as Markdown, ratios to the first tree's; with the cache figures
+    when they were measured."""
+    cached = bool(counts) and counts[0].cycles is not None
+    head = "| tree | commit | instructions | ratio | matches |"
+    if cached:
+        head += " L1 misses | LL misses | mispredicts | cycles (est.) | ratio |"
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    first = counts[0] if counts else None
     for c in counts:
-        lines.append(f"| {c.tree} | {c.commit} | {c.instructions:,} | "
-                     f"{c.instructions / first:.3f} | {c.matches} |")
+        line = (f"| {c.tree} | {c.commit} | {c.instructions:,} | "
+                f"{c.instructions / first.instructions:.3f} | {c.matches} |")
+        if cached and c.cycles is not None:
+            line += (f" {c.l1_misses:,} | {c.ll_misses:,} | {c.mispredicts:,} | "
+                     f"{c.cycles:,} | {c.cycles / first.cycles:.3f} |")
+        lines.append(line)
     return "\n".join(lines)
 
 
@@ -160,12 +228,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pool-policy", action="store_true",
                         help="the pool's pool.toml and userprio.ads, as cycle_cpu.py "
                              "reads them (default: the default policy, no priorities)")
+    parser.add_argument("--cache", action="store_true",
+                        help="simulate the caches and branches too, and estimate the "
+                             "cycles (about twice as slow; module doc)")
     parser.add_argument("--json", action="store_true", help="print JSON instead")
     args = parser.parse_args(argv)
     if not ready("instructions.py", args.pool):
         return 2
     try:
-        counts = [count(tree.resolve(), args.pool.resolve(), args.now, args.pool_policy)
+        counts = [count(tree.resolve(), args.pool.resolve(), args.now, args.pool_policy,
+                        args.cache)
                   for tree in args.trees]
     except (RuntimeError, ValueError) as exc:
         print(f"instructions.py: {exc}", file=sys.stderr)
