@@ -129,8 +129,29 @@ class CarvedStates:
         computed = self._independent_memo.get(memo_key)
         if computed is None:
             computed = self._independent_memo[memo_key] = self._carved_ranks(offer, plan, vals)
-        shape = self._shapes.shape_of(offer, ("vector", vector.static, state))
-        return (taken, vals, computed, offer.pair_shape, shape, plan.tail)
+        # ``OfferShapes.shape_of`` for the new state, written out (every state is new
+        # where each slot has statics of its own: a call and a ``lefts`` pass less)
+        shapes = self._shapes
+        pair_key = ("vector", vector.static, state)
+        pair_shapes = shapes.pair_shapes
+        pair_shape = pair_shapes.get(pair_key, 0)
+        if not pair_shape:
+            pair_shape = pair_shapes[pair_key] = len(pair_shapes) + 1
+        holder = offer.holder
+        key = (pair_shape, holder, None if holder is None else offer.current_rank)
+        numbers = shapes.shape_numbers
+        shape = numbers.get(key, 0)
+        if not shape:
+            shape = numbers[key] = len(numbers) + 1
+            shapes.pair_of_shape[shape] = pair_shape
+            # ``lefts(vals)`` from the state carved (``shape_left`` of its shape):
+            # only the positions taken from changed, each now a number
+            rest = list(shapes.shape_left[offer.shape])
+            for pos, _ in moves[1]:
+                have = vals[pos]
+                rest[pos] = float(have) if have == have else 0.0
+            shapes.shape_left[shape] = tuple(rest)
+        return (taken, vals, computed, pair_shape, shape, plan.tail)
 
     def _carved_ranks(self, offer: Offer, plan: RankPlan, vals: tuple) -> dict[str, float]:
         """The job-independent policy ranks of a carved state that read the vector,
