@@ -21,6 +21,7 @@ from condorlite.core import adeval
 from condorlite.core.matching import carved_states
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.policy_exprs import PolicyExprs
+from condorlite.core.matching.slot_vectors import lefts, typed
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import DEFAULT_POST_JOB_RANK, DEFAULT_PRE_JOB_RANK, Policy
 from tests.core._pool import decoded_pool
@@ -113,3 +114,33 @@ def test_a_plan_of_constants_reads_nothing() -> None:
     assert carved_states.RankPlan([("pre", None, None)], None, False).reads is None
     two = carved_states.RankPlan([], {2, 0}, True)
     assert two.reads(("a", "b", "c")) == ("a", "c")
+
+
+def test_a_step_numbers_the_new_state_as_shape_of_does(tmp_path, monkeypatch) -> None:
+    """``_step`` numbers a carved state's pair shape and shape itself (no
+    ``shape_of`` call) and derives the state's ``shape_left`` from the carved
+    state's: every step's outcome is what ``OfferShapes.shape_of`` gives for the new
+    state, and its shape's amounts are ``lefts`` of the new values."""
+    policy = Policy(uid_domain="example.org")
+    slots, jobs = _pool(tmp_path, policy)
+    step = carved_states.CarvedStates._step
+    checked: list[int] = []
+
+    def checking(self, offer, vector, taken):
+        found = step(self, offer, vector, taken)
+        shapes = self._shapes
+        _, vals, _, pair_shape, shape, _ = found
+        state = typed(vals)
+        assert shapes.pair_shapes[("vector", vector.static, state)] == pair_shape
+        assert shapes.pair_of_shape[shape] == pair_shape
+        assert shapes.shape_left[shape] == lefts(vals)
+        holder = offer.holder
+        assert shapes.shape_numbers[(pair_shape, holder, None if holder is None
+                                     else offer.current_rank)] == shape
+        checked.append(shape)
+        return found
+
+    monkeypatch.setattr(carved_states.CarvedStates, "_step", checking)
+    cycle = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    cycle.run()
+    assert len(set(checked)) > 20
