@@ -4,10 +4,12 @@ and the transitions remembered (one ``CarvedStates`` per cycle, owned by
 
 ``carve`` moves an offer to the state a match leaves (``slot_vectors.rest_state``): its
 vector's values, the job-independent policy ranks that read them (by their programs,
-``slot_vectors.rank_program``), its pair shape and shape (``OfferShapes.shape_of``),
-and its place among the members of its static's shapes. A transition (the offer's
-shape, rank signature and the dict of amounts taken) is remembered with its outcome,
-so a second offer making the same one does none of that work.
+``slot_vectors.rank_program``), its pair shape and shape (numbered as
+``OfferShapes.shape_of`` numbers them, in the step itself: a new shape's amounts,
+``shape_left``, are the carved state's with the positions taken from replaced), and
+its place among the members of its static's shapes. A transition (the offer's shape,
+rank signature and the dict of amounts taken) is remembered with its outcome, so a
+second offer making the same one does none of that work.
 
 The ranks are remembered per (rank signature, the typed values at the vector
 positions their programs read: ``RankPlan.reads``) and shared read-only by the slots
@@ -18,7 +20,9 @@ reach: states equal there, kinds included, give equal values. A rank evaluated o
 the whole ad (no program) keys the signature's ranks by the whole typed state.
 
 It owns the ranks' memo, plans and programs and the transitions; it reads and
-advances the shapes' carving clock and places the offer in the shapes' tables.
+advances the shapes' carving clock, numbers new states in the shapes' tables
+(``pair_shapes``, ``shape_numbers``, ``pair_of_shape``, ``shape_left``) and places
+the offer in them.
 """
 
 from __future__ import annotations
@@ -111,7 +115,8 @@ class CarvedStates:
         ranks that read the vector, pair shape, shape, ``RankPlan.tail``). The ranks come from their
         programs, remembered per (rank signature, the typed values of the positions
         they read: ``RankPlan.reads``), shared read-only by the slots of the
-        signature; the shapes from the vector (``OfferShapes.shape_of``)."""
+        signature; the shapes from the vector, numbered as ``OfferShapes.shape_of``
+        does (the carved state's ``shape_left`` gives the new one's)."""
         # the typed state ``taken`` leaves in one call, the positions ``taken`` names
         # in the vector's names looked up once (``_moves``)
         moves_key = (id(taken), vector.names)
