@@ -10,6 +10,11 @@ vector's values, the job-independent policy ranks that read them (by their progr
 its place among the members of its static's shapes. A transition (the offer's shape,
 rank signature and the dict of amounts taken) is remembered with its outcome, so a
 second offer making the same one does none of that work.
+Where each slot's states are its own (every slot with statics of its own: the
+partitionable mix, a free ``Disk`` share), no transition is ever met twice: after
+``TRIES`` misses with fewer than one lookup in ``SHARE`` hitting, transitions are
+neither looked up nor kept (a step is a function of the transition: only the work
+of finding it again is lost).
 
 The ranks are remembered per (rank signature, the typed values at the vector
 positions their programs read: ``RankPlan.reads``) and shared read-only by the slots
@@ -42,6 +47,10 @@ if TYPE_CHECKING:  # (the owner, for its type: it makes this object)
 
 #: "not in the table" (a rank's program may be None)
 _MISSING = object()
+#: transitions missed before their hit share is looked at, and the share they must
+#: keep (at least one lookup in ``SHARE`` a hit) to go on being remembered
+TRIES = 256
+SHARE = 16
 
 
 class CarvedStates:
@@ -57,6 +66,8 @@ class CarvedStates:
         self._independent_memo: dict[tuple, dict[str, float]] = {}
         #: carving transitions (``carve``)
         self._transitions: dict[tuple, tuple] = {}
+        #: [hits, misses] of the transitions, or None once given up (module doc)
+        self.counts: list[int] | None = [0, 0]
         #: rank program key -> its residual program (``slot_vectors.rank_program``)
         self._rank_programs: dict[tuple, object] = {}
         #: rank signature -> its ranks' programs, as ``_carved_ranks`` runs them
@@ -81,10 +92,20 @@ class CarvedStates:
         offer.version = clock
         offer.stamps.append(clock)
         vector = offer.vector
-        key = (offer.shape, vector.rank_sig, id(taken))  # type: ignore[union-attr]
-        found = self._transitions.get(key)
-        if found is None or found[0] is not taken:
-            found = self._transitions[key] = self._step(offer, vector, taken)  # type: ignore[arg-type]
+        counts = self.counts
+        if counts is None:  # (given up: every step its own)
+            found = self._step(offer, vector, taken)  # type: ignore[arg-type]
+        else:
+            key = (offer.shape, vector.rank_sig, id(taken))  # type: ignore[union-attr]
+            found = self._transitions.get(key)
+            if found is None or found[0] is not taken:
+                found = self._transitions[key] = self._step(offer, vector, taken)  # type: ignore[arg-type]
+                counts[1] += 1
+                if counts[1] >= TRIES and counts[0] * SHARE < counts[1]:
+                    self.counts = None
+                    self._transitions.clear()
+            else:
+                counts[0] += 1
         _, vector.vals, computed, offer.pair_shape, shape, tail = found  # type: ignore[union-attr]
         constants = vector.constants  # type: ignore[union-attr]
         if not constants:

@@ -144,3 +144,26 @@ def test_a_step_numbers_the_new_state_as_shape_of_does(tmp_path, monkeypatch) ->
     cycle = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
     cycle.run()
     assert len(set(checked)) > 20
+
+
+def test_transitions_given_up_decide_as_remembered_ones(tmp_path, monkeypatch) -> None:
+    """Once transitions are given up (``TRIES``, ``SHARE``: here after the first
+    miss) every carve is its own step, and the cycle decides as one that remembers
+    them all, with the same offers' ranks and shapes (this pool's slots each have a
+    ``Disk`` share of their own: the defaults give up on it too)."""
+    policy = Policy(uid_domain="example.org")
+    slots, jobs = _pool(tmp_path, policy)
+    monkeypatch.setattr(carved_states, "TRIES", 10 ** 9)  # (never given up)
+    kept = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    kept.run()
+    monkeypatch.setattr(carved_states, "TRIES", 1)
+    monkeypatch.setattr(carved_states, "SHARE", 10 ** 9)
+    given_up = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    given_up.run()
+    assert kept.mm.shapes._carved.counts is not None
+    assert given_up.mm.shapes._carved.counts is None
+    one, two = kept.result(), given_up.result()
+    assert one.matches and one.matches == two.matches and one.rejections == two.rejections
+    assert [(o.shape, o.pair_shape, o.independent, o.vector and o.vector.vals)
+            for o in kept.offers] == [(o.shape, o.pair_shape, o.independent,
+                                      o.vector and o.vector.vals) for o in given_up.offers]
