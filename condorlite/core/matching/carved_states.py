@@ -4,10 +4,17 @@ and the transitions remembered (one ``CarvedStates`` per cycle, owned by
 
 ``carve`` moves an offer to the state a match leaves (``slot_vectors.rest_state``): its
 vector's values, the job-independent policy ranks that read them (by their programs,
-``slot_vectors.rank_program``), its pair shape and shape (``OfferShapes.shape_of``),
-and its place among the members of its static's shapes. A transition (the offer's
-shape, rank signature and the dict of amounts taken) is remembered with its outcome,
-so a second offer making the same one does none of that work.
+``slot_vectors.rank_program``), its pair shape and shape (numbered as
+``OfferShapes.shape_of`` numbers them, in the step itself: a new shape's amounts,
+``shape_left``, are the carved state's with the positions taken from replaced), and
+its place among the members of its static's shapes. A transition (the offer's shape,
+rank signature and the dict of amounts taken) is remembered with its outcome, so a
+second offer making the same one does none of that work.
+Where each slot's states are its own (every slot with statics of its own: the
+partitionable mix, a free ``Disk`` share), no transition is ever met twice: after
+``TRIES`` misses with fewer than one lookup in ``SHARE`` hitting, transitions are
+neither looked up nor kept (a step is a function of the transition: only the work
+of finding it again is lost).
 
 The ranks are remembered per (rank signature, the typed values at the vector
 positions their programs read: ``RankPlan.reads``) and shared read-only by the slots
@@ -18,7 +25,9 @@ reach: states equal there, kinds included, give equal values. A rank evaluated o
 the whole ad (no program) keys the signature's ranks by the whole typed state.
 
 It owns the ranks' memo, plans and programs and the transitions; it reads and
-advances the shapes' carving clock and places the offer in the shapes' tables.
+advances the shapes' carving clock, numbers new states in the shapes' tables
+(``pair_shapes``, ``shape_numbers``, ``pair_of_shape``, ``shape_left``) and places
+the offer in them.
 """
 
 from __future__ import annotations
@@ -38,6 +47,10 @@ if TYPE_CHECKING:  # (the owner, for its type: it makes this object)
 
 #: "not in the table" (a rank's program may be None)
 _MISSING = object()
+#: transitions missed before their hit share is looked at, and the share they must
+#: keep (at least one lookup in ``SHARE`` a hit) to go on being remembered
+TRIES = 256
+SHARE = 16
 
 
 class CarvedStates:
@@ -53,6 +66,8 @@ class CarvedStates:
         self._independent_memo: dict[tuple, dict[str, float]] = {}
         #: carving transitions (``carve``)
         self._transitions: dict[tuple, tuple] = {}
+        #: [hits, misses] of the transitions, or None once given up (module doc)
+        self.counts: list[int] | None = [0, 0]
         #: rank program key -> its residual program (``slot_vectors.rank_program``)
         self._rank_programs: dict[tuple, object] = {}
         #: rank signature -> its ranks' programs, as ``_carved_ranks`` runs them
@@ -77,10 +92,20 @@ class CarvedStates:
         offer.version = clock
         offer.stamps.append(clock)
         vector = offer.vector
-        key = (offer.shape, vector.rank_sig, id(taken))  # type: ignore[union-attr]
-        found = self._transitions.get(key)
-        if found is None or found[0] is not taken:
-            found = self._transitions[key] = self._step(offer, vector, taken)  # type: ignore[arg-type]
+        counts = self.counts
+        if counts is None:  # (given up: every step its own)
+            found = self._step(offer, vector, taken)  # type: ignore[arg-type]
+        else:
+            key = (offer.shape, vector.rank_sig, id(taken))  # type: ignore[union-attr]
+            found = self._transitions.get(key)
+            if found is None or found[0] is not taken:
+                found = self._transitions[key] = self._step(offer, vector, taken)  # type: ignore[arg-type]
+                counts[1] += 1
+                if counts[1] >= TRIES and counts[0] * SHARE < counts[1]:
+                    self.counts = None
+                    self._transitions.clear()
+            else:
+                counts[0] += 1
         _, vector.vals, computed, offer.pair_shape, shape, tail = found  # type: ignore[union-attr]
         constants = vector.constants  # type: ignore[union-attr]
         if not constants:
@@ -111,7 +136,8 @@ class CarvedStates:
         ranks that read the vector, pair shape, shape, ``RankPlan.tail``). The ranks come from their
         programs, remembered per (rank signature, the typed values of the positions
         they read: ``RankPlan.reads``), shared read-only by the slots of the
-        signature; the shapes from the vector (``OfferShapes.shape_of``)."""
+        signature; the shapes from the vector, numbered as ``OfferShapes.shape_of``
+        does (the carved state's ``shape_left`` gives the new one's)."""
         # the typed state ``taken`` leaves in one call, the positions ``taken`` names
         # in the vector's names looked up once (``_moves``)
         moves_key = (id(taken), vector.names)
@@ -129,8 +155,29 @@ class CarvedStates:
         computed = self._independent_memo.get(memo_key)
         if computed is None:
             computed = self._independent_memo[memo_key] = self._carved_ranks(offer, plan, vals)
-        shape = self._shapes.shape_of(offer, ("vector", vector.static, state))
-        return (taken, vals, computed, offer.pair_shape, shape, plan.tail)
+        # ``OfferShapes.shape_of`` for the new state, written out (every state is new
+        # where each slot has statics of its own: a call and a ``lefts`` pass less)
+        shapes = self._shapes
+        pair_key = ("vector", vector.static, state)
+        pair_shapes = shapes.pair_shapes
+        pair_shape = pair_shapes.get(pair_key, 0)
+        if not pair_shape:
+            pair_shape = pair_shapes[pair_key] = len(pair_shapes) + 1
+        holder = offer.holder
+        key = (pair_shape, holder, None if holder is None else offer.current_rank)
+        numbers = shapes.shape_numbers
+        shape = numbers.get(key, 0)
+        if not shape:
+            shape = numbers[key] = len(numbers) + 1
+            shapes.pair_of_shape[shape] = pair_shape
+            # ``lefts(vals)`` from the state carved (``shape_left`` of its shape):
+            # only the positions taken from changed, each now a number
+            rest = list(shapes.shape_left[offer.shape])
+            for pos, _ in moves[1]:
+                have = vals[pos]
+                rest[pos] = float(have) if have == have else 0.0
+            shapes.shape_left[shape] = tuple(rest)
+        return (taken, vals, computed, pair_shape, shape, plan.tail)
 
     def _carved_ranks(self, offer: Offer, plan: RankPlan, vals: tuple) -> dict[str, float]:
         """The job-independent policy ranks of a carved state that read the vector,

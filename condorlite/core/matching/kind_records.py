@@ -25,7 +25,9 @@ walked bindings, absent names left out) from the record's *key plan*: the slots 
 a record bind each walked name alike absent, to the same entry (the same number) or
 to a literal, so only the literals are numbered (``pair_key``), where a key made
 anew would number every walked binding and remember the slot's entries, which no
-other slot shares.
+other slot shares. The same holds for a key of any visited names (``names_key``:
+a partitionable slot's pair-static key, its walked names less the vector's, and
+its ranks' program keys, the names they reach less the vector's).
 
 The test is a lookup by the ids of the entries compared by identity and C-level
 passes over the other names, per kept name split (a few per cycle, the last one
@@ -78,13 +80,15 @@ class KeyPlan(NamedTuple):
 
 class KindRecord:
     """One record: ``state`` holds the walk (a ``first_states.FirstState``, which
-    ``first_ranks`` keys its plans by), ``key_plan`` is made on the first hit."""
+    ``first_ranks`` keys its plans by), ``key_plan`` is made on the first hit;
+    ``plans``, the key plans of other visited names (``names_key``), by names."""
 
-    __slots__ = ("key_plan", "state")
+    __slots__ = ("key_plan", "plans", "state")
 
     def __init__(self, state: FirstState) -> None:
         self.state = state
         self.key_plan: KeyPlan | None = None
+        self.plans: dict[tuple[str, ...], KeyPlan] = {}
 
 
 class _Split(NamedTuple):
@@ -175,17 +179,38 @@ class KindRecords:
         """``ShapeKeys.key(ad, walked, extra)`` of a slot that found ``record``
         (module doc: only its literals numbered; the plan made from the first)."""
         plan = record.key_plan
-        walked = record.state.walk[1]
-        table = ad._attrs  # type: ignore[attr-defined]  # (found: ClassAd-lite)
         if plan is None:
-            numbers = self._key(ad, walked)
-            bound = tuple(n for n, k in zip(walked, numbers, strict=True) if k)
-            literals = tuple((i, name) for i, name in enumerate(bound)
-                             if type(table[name][1]) is Literal)
-            plan = record.key_plan = KeyPlan(bound, tuple(k for k in numbers if k), literals)
+            plan = record.key_plan = self._plan(ad, record.state.walk[1])
             return (extra, plan.bound, plan.numbers)
+        return (extra, plan.bound, self._numbers(plan, ad))
+
+    def names_key(self, record: KindRecord, ad: ClassAd, names: tuple[str, ...],
+                  extra: tuple) -> tuple:
+        """``ShapeKeys.key(ad, names, extra)`` of a slot that found ``record``, for
+        ``names`` among the names its walk visited (module doc), as ``pair_key``
+        makes it; the plan is kept per names."""
+        plan = record.plans.get(names)
+        if plan is None:
+            plan = record.plans[names] = self._plan(ad, names)
+            return (extra, plan.bound, plan.numbers)
+        return (extra, plan.bound, self._numbers(plan, ad))
+
+    def _plan(self, ad: ClassAd, names: tuple[str, ...]) -> KeyPlan:
+        """The key plan of ``names`` made from the first slot's bindings."""
+        table = ad._attrs  # type: ignore[attr-defined]  # (found: ClassAd-lite)
+        numbers = self._key(ad, names)
+        bound = tuple(n for n, k in zip(names, numbers, strict=True) if k)
+        literals = tuple((i, name) for i, name in enumerate(bound)
+                         if type(table[name][1]) is Literal)
+        return KeyPlan(bound, tuple(k for k in numbers if k), literals)
+
+    def _numbers(self, plan: KeyPlan, ad: ClassAd) -> tuple[int, ...]:
+        """A plan's numbers with the slot's literals numbered."""
+        if not plan.literals:
+            return plan.numbers
+        table = ad._attrs  # type: ignore[attr-defined]
         numbers = list(plan.numbers)
         number = self._number
         for i, name in plan.literals:
             numbers[i] = number(table[name][1])
-        return (extra, plan.bound, tuple(numbers))
+        return tuple(numbers)

@@ -93,8 +93,9 @@ class OfferShapes:
         #: shape -> its pair shape (a shape's offers all have the same one)
         self.pair_of_shape: dict[int, int] = {}
         #: (pair shape, holder, CurrentRank when held) -> shape; pair key -> pair shape
+        #: (``shape_of``; ``carved_states`` numbers a carved state's as it does)
         self.shape_numbers: dict[tuple, int] = {}
-        self._pair_shapes: dict[tuple, int] = {}
+        self.pair_shapes: dict[tuple, int] = {}
         #: the offers with a resource vector placed, carved or retired since the
         #: carved lists last read it (``ordered_states``; None: nobody reads it)
         self.moved: list[Offer] | None = None
@@ -215,7 +216,7 @@ class OfferShapes:
         # pair shape leaves them out; the shape (reasons, PREEMPTION_REQUIREMENTS,
         # grouping) adds them.
         extra = (offer.slot.kind, busy, flags)
-        vector = self._vector(offer, walked, extra, reaches, independent)
+        vector = self._vector(offer, walked, extra, reaches, independent, record)
         if vector is not None:
             pair_key = ("vector", vector.static, typed(vector.vals))
         elif record is not None:
@@ -295,7 +296,7 @@ class OfferShapes:
         # (get, then set on a miss: ``setdefault`` would work out the new number
         # for every call)
         if not pair_shape:
-            pair_shapes = self._pair_shapes
+            pair_shapes = self.pair_shapes
             pair_shape = pair_shapes.get(pair_key, 0)
             if not pair_shape:
                 pair_shape = pair_shapes[pair_key] = len(pair_shapes) + 1
@@ -314,13 +315,16 @@ class OfferShapes:
         return shape
 
     def _vector(self, offer: Offer, walked: tuple[str, ...], extra: tuple,
-                reaches: dict[str, set[str]], independent: dict) -> object:
+                reaches: dict[str, set[str]], independent: dict,
+                record: KindRecord | None = None) -> object:
         """Set up ``offer.vector`` for a partitionable offer whose resources are number
         literals (``carving``): the pair-static id keys its walked bindings other than
         the resources and the offer's hidden literals (``own_literals``: in the
         vector, so the pair shape still keys their values), and each independent
         policy rank gets a program key made of the bindings it reaches other than
-        those. None for any other offer."""
+        those. None for any other offer. With the ``kind_records`` record the walk
+        came from, the keys number only the slot's literals
+        (``KindRecords.names_key``)."""
         vector = None
         if offer.partitionable:
             vector = vector_of(offer.ad, self.resource_names, offer.literals)
@@ -330,13 +334,16 @@ class OfferShapes:
         offer.ad_vals = vector.vals  # the ad holds these values already
         free = set(vector.names)
         static = tuple(n for n in walked if n not in free)
-        key = self.shape_keys.key(offer.ad, static, (*extra, vector.names))
+        if record is None:
+            key = self.shape_keys.key(offer.ad, static, (*extra, vector.names))
+        else:
+            key = self._kinds.names_key(record, offer.ad, static, (*extra, vector.names))
         vector.static = self._statics.setdefault(key, len(self._statics) + 1)
-        self._rank_keys(offer.ad, vector, reaches, independent)
+        self._rank_keys(offer.ad, vector, reaches, independent, record)
         return vector
 
     def _rank_keys(self, ad: ClassAd, vector: SlotVector, reaches: dict[str, set[str]],
-                   independent: dict) -> None:
+                   independent: dict, record: KindRecord | None = None) -> None:
         """Each independent policy rank's program key, the bindings it reaches other
         than the vector's names, and the vector's ``rank_sig`` (a small number: it is
         part of keys hashed on every carve).
@@ -349,7 +356,8 @@ class OfferShapes:
         ranks' keys with only the names of the constant ones. So slots that differ
         in such a value alone (each its own KFlops) share one signature, and with it
         their carved states' ranks and transitions (``carved_states``),
-        with no residual made and no binding numbered for the constant."""
+        with no residual made and no binding numbered for the constant. ``record``:
+        as ``_vector`` has it."""
         keys = vector.rank_keys = {}
         constants = vector.constants = {}
         signature = []
@@ -361,7 +369,9 @@ class OfferShapes:
                 keys[rank] = ("value", rank, repr(value))
                 signature.append(("value", rank))
             else:
-                key = keys[rank] = (rank, self.shape_keys.key(ad, free_reach, vector.names))
+                key = keys[rank] = (rank, self.shape_keys.key(ad, free_reach, vector.names)
+                                    if record is None else
+                                    self._kinds.names_key(record, ad, free_reach, vector.names))
                 signature.append(key)
         vector.rank_sig = self._rank_sigs.setdefault(tuple(signature), len(self._rank_sigs))
 

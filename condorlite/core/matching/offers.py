@@ -3,7 +3,10 @@
 An ``Offer`` wraps a ``Slot`` with what the cycle learns and changes: who holds it now
 (a match makes the matched submitter the holder of a preempted static slot), what a
 partitionable slot has left, and whether it is still available. Ads are never mutated:
-a change builds a new ad (``with_attrs``), so the inputs stay as they were read.
+a change builds a new ad (``with_attrs``), so the inputs stay as they were read. The
+one exception is an ad no one else has seen: a copy ``offer_pool.build_offers`` made
+for the offer alone (``Offer.private``), which the slot's own rewrite
+(``own_rewrites``) may bind its entries in, as the first thing read of it.
 
 Partitionable slots (HTCondor's consumption policy): a job takes, for ``Cpus``,
 ``Memory``, ``Disk`` and every other resource ``R`` the slot advertises and the job
@@ -77,6 +80,10 @@ class Offer:
     #: the hidden names of the slot's own compared literals (``own_literals``),
     #: free in its vector like the resources
     literals: tuple[str, ...] = ()
+    #: ``state_ad`` is a copy made for this offer alone that nothing has read yet
+    #: (``offer_pool.build_offers``): its first rewrite binds its entries in it
+    #: rather than in another copy (``own_rewrites``), and clears this
+    private: bool = False
 
     #: the vector values ``state_ad`` holds (None: no vector, or not yet compared)
     ad_vals: tuple | None = None

@@ -15,7 +15,9 @@ for a few names only:
 So an offer whose ad holds, for ``Rank``, ``Start``, ``Requirements`` and every name
 folding may read in the last two, the very entry objects of an earlier offer of the
 same kind (partitionable or not) gets the earlier offer's rebindings, and its ad is
-the same copy of its own with them made (the readers share entry objects between
+the same copy of its own with them made (made in the ad itself when the ad is a copy
+the offer alone holds and nothing has read, ``Offer.private``: a held slot's with its
+holder's ``Remote*``; the readers share entry objects between
 ads holding the same line, so the slots of a machine type find theirs with one pass
 of lookups). The first offer of each set of entries is rewritten as before
 (``OwnPolicy.changes``, ``OwnLiterals.hoist``) and its rebindings are read off the
@@ -79,6 +81,9 @@ class OwnRewrites:
         # (an offer not yet prepared has no vector: its ad is ``state_ad`` itself,
         # read and set without ``Offer.ad``'s property calls)
         ad = offer.state_ad
+        # (whether the ad is the offer's own unread copy: read from here on)
+        private = offer.private
+        offer.private = False
         table = adeval.table(ad)
         if table is None or ad.parent is not None or offer.vector is not None:  # type: ignore[union-attr]
             self._direct(offer)
@@ -112,7 +117,12 @@ class OwnRewrites:
         counts[0] += 1
         changes = found[1]
         if changes:
-            offer.state_ad = adeval.with_entries(ad, changes)
+            if private:
+                # the offer's own copy, unread (``offers``): ``with_entries``'s table
+                # made in it (the same names in the same order, the same entries)
+                table.update(changes)
+            else:
+                offer.state_ad = adeval.with_entries(ad, changes)
             if found[3] is not None:
                 self._literals.remember(offer, found[3])
         offer.literals = found[2]

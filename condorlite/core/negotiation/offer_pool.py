@@ -13,7 +13,10 @@ per slot that can be negotiated, in slot Name order:
 
 A held offer's ad carries the holder's ``Remote*`` attributes (``remote_of(holder)``,
 ``submitter_attrs.remote_attrs``), worked out once per holder, as one set of entry
-objects that every ad the holder holds shares (``with_remote``).
+objects that every ad the holder holds shares (``with_remote``). An offer whose ad is
+such a copy (or a partitionable slot's with what its claims left) is marked
+``Offer.private``: no one else holds that ad, so the slot's rewrite
+(``own_rewrites``) binds its entries in it instead of copying the 160-name table again.
 
 ``OfferPool`` holds them while the cycle consumes them (``take``): a static offer taken
 is no longer available, and leaves the matchmaker's tables (``Matchmaker.retire``); a
@@ -69,7 +72,10 @@ def build_offers(slots: list[Slot], claims: list[Claim], now: float,
             if entries is None:
                 entries = remote[holder] = remote_entries(remote_of(holder))
             ad = with_remote(ad, entries)
-        offers.append(Offer(slot, ad, holder, job, rank, slot.weight))
+        offer = Offer(slot, ad, holder, job, rank, slot.weight)
+        # (a copy made here is the offer's alone: its rewrite may fill it in place)
+        offer.private = ad is not slot.ad
+        offers.append(offer)
     return offers
 
 

@@ -21,6 +21,7 @@ from condorlite.core import adeval
 from condorlite.core.matching import carved_states
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.policy_exprs import PolicyExprs
+from condorlite.core.matching.slot_vectors import lefts, typed
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import DEFAULT_POST_JOB_RANK, DEFAULT_PRE_JOB_RANK, Policy
 from tests.core._pool import decoded_pool
@@ -113,3 +114,56 @@ def test_a_plan_of_constants_reads_nothing() -> None:
     assert carved_states.RankPlan([("pre", None, None)], None, False).reads is None
     two = carved_states.RankPlan([], {2, 0}, True)
     assert two.reads(("a", "b", "c")) == ("a", "c")
+
+
+def test_a_step_numbers_the_new_state_as_shape_of_does(tmp_path, monkeypatch) -> None:
+    """``_step`` numbers a carved state's pair shape and shape itself (no
+    ``shape_of`` call) and derives the state's ``shape_left`` from the carved
+    state's: every step's outcome is what ``OfferShapes.shape_of`` gives for the new
+    state, and its shape's amounts are ``lefts`` of the new values."""
+    policy = Policy(uid_domain="example.org")
+    slots, jobs = _pool(tmp_path, policy)
+    step = carved_states.CarvedStates._step
+    checked: list[int] = []
+
+    def checking(self, offer, vector, taken):
+        found = step(self, offer, vector, taken)
+        shapes = self._shapes
+        _, vals, _, pair_shape, shape, _ = found
+        state = typed(vals)
+        assert shapes.pair_shapes[("vector", vector.static, state)] == pair_shape
+        assert shapes.pair_of_shape[shape] == pair_shape
+        assert shapes.shape_left[shape] == lefts(vals)
+        holder = offer.holder
+        assert shapes.shape_numbers[(pair_shape, holder, None if holder is None
+                                     else offer.current_rank)] == shape
+        checked.append(shape)
+        return found
+
+    monkeypatch.setattr(carved_states.CarvedStates, "_step", checking)
+    cycle = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    cycle.run()
+    assert len(set(checked)) > 20
+
+
+def test_transitions_given_up_decide_as_remembered_ones(tmp_path, monkeypatch) -> None:
+    """Once transitions are given up (``TRIES``, ``SHARE``: here after the first
+    miss) every carve is its own step, and the cycle decides as one that remembers
+    them all, with the same offers' ranks and shapes (this pool's slots each have a
+    ``Disk`` share of their own: the defaults give up on it too)."""
+    policy = Policy(uid_domain="example.org")
+    slots, jobs = _pool(tmp_path, policy)
+    monkeypatch.setattr(carved_states, "TRIES", 10 ** 9)  # (never given up)
+    kept = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    kept.run()
+    monkeypatch.setattr(carved_states, "TRIES", 1)
+    monkeypatch.setattr(carved_states, "SHARE", 10 ** 9)
+    given_up = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    given_up.run()
+    assert kept.mm.shapes._carved.counts is not None
+    assert given_up.mm.shapes._carved.counts is None
+    one, two = kept.result(), given_up.result()
+    assert one.matches and one.matches == two.matches and one.rejections == two.rejections
+    assert [(o.shape, o.pair_shape, o.independent, o.vector and o.vector.vals)
+            for o in kept.offers] == [(o.shape, o.pair_shape, o.independent,
+                                      o.vector and o.vector.vals) for o in given_up.offers]

@@ -119,3 +119,21 @@ def test_the_key_plan_gives_the_shape_keys_key():
         extra = ("static", False, ())
         assert records.pair_key(record, ad, extra) == keys.key(ad, walk[1], extra)
     assert len({keys.key(_slot(d, extra="Memory = 1"), walk[1], ()) for d in values}) == 7
+
+
+def test_a_names_key_gives_the_shape_keys_key_of_those_names():
+    """``names_key`` (a partitionable slot's static and rank program keys from the
+    record's plans) equals ``ShapeKeys.key`` of those names for every slot that
+    finds the record, whatever its literal values."""
+    keys = ShapeKeys()
+    records = KindRecords(keys.canon.number, keys.canon.key)
+    walk = ((), ("disk", "memory", "requirements", "start"), {"post": {"kflops"}})
+    records.keep(_slot("100", extra="Memory = 5"), False, "static", walk)
+    for i, disk in enumerate(["100", "7", "7.0", "true", '"7"', "-0.0", "0.0"]):
+        ad = _slot(disk, kflops=str(i), extra=f"Memory = {i % 3}")
+        record = records.find(ad, False, "static")
+        assert record is not None
+        for names in (("disk", "requirements"), ("kflops",), ("memory", "start"), ()):
+            extra = ("static", names)
+            assert records.names_key(record, ad, names, extra) == keys.key(ad, names, extra)
+    assert len(record.plans) == 4  # (one plan per names, kept on the record)
