@@ -73,13 +73,14 @@ class ShapeEntries:
         self._joins = shapes.joins
         self._pair = pair
         self._reason_of = reason_of
-        #: (shape, job rank, dependent ranks, reason) -> (joins, sorted entries), for
-        #: held shapes and shapes of offers with a vector (``add``)
-        self._kept_entries: dict[tuple, tuple[int, list[tuple]]] = {}
-        #: (shape, dependent ranks, reason) -> (joins, sorted entries) of the run last
-        #: kept for it with a pair's job rank (not a column's): a new job rank's run
-        #: is derived from it (module doc)
-        self._like: dict[tuple, tuple[int, list[tuple]]] = {}
+        #: (job rank, dependent ranks, reason) -> shape -> (joins, sorted entries), for
+        #: held shapes and shapes of offers with a vector (``add``; by the ranks
+        #: first: a list's walk over a static looks the ranks up once, ``runs``)
+        self._kept_entries: dict[tuple, dict[int, tuple[int, list[tuple]]]] = {}
+        #: (dependent ranks, reason) -> shape -> (joins, sorted entries) of the run
+        #: last kept for it with a pair's job rank (not a column's): a new job rank's
+        #: run is derived from it (module doc)
+        self._like: dict[tuple, dict[int, tuple[int, list[tuple]]]] = {}
 
     def add(self, out: Candidates, class_id, job_ad, submitter, signature, only_rank,
             members, known: PairEval | None, shape: int | None = None,
@@ -120,30 +121,44 @@ class ShapeEntries:
             out.entries.extend(make_entries(registry, members, pe, reason, column=column))
             return
         kept_runs.append(self.kept(shape, members, pe, reason,
-                                   (shape, pe.job_rank if column is None else column,
+                                   (pe.job_rank if column is None else column,
                                     tuple(pe.dependent.items()), reason), column))
+
+    def runs(self, key: tuple) -> dict[int, tuple[int, list[tuple]]]:
+        """The runs kept under ``key`` (job rank or column, dependent ranks, reason),
+        by shape, each with the shape's joins when made: a run is the one ``kept``
+        gives while the joins are the same and at least half its offers are left
+        (read so by ``carved_lists``, which asks ``kept`` otherwise)."""
+        runs = self._kept_entries.get(key)
+        if runs is None:
+            runs = self._kept_entries[key] = {}
+        return runs
 
     def kept(self, shape: int, members, pe: PairEval, reason: str, key: tuple,
              column: RankColumn | None) -> list[tuple]:
         """The sorted entries of a shape's offers for a pair result and reason, kept
-        under ``key`` (shape, job rank or column, dependent ranks, reason) until an
-        offer enters the shape or half of them have left (``add``)."""
+        under ``key`` (job rank or column, dependent ranks, reason) and ``shape``
+        until an offer enters the shape or half of them have left (``add``)."""
         joins = self._joins[shape]
-        found = self._kept_entries.get(key)
+        runs = self.runs(key)
+        found = runs.get(shape)
         if found is None or found[0] != joins or len(members) * 2 < len(found[1]):
             if column is not None or not DERIVE:
                 kept = make_entries(self._registry, members, pe, reason, column=column)
                 kept.sort()
-                self._kept_entries[key] = (joins, kept)
+                runs[shape] = (joins, kept)
                 return kept
-            like_key = (shape, key[2], reason)
-            like = self._like.get(like_key)
+            like_key = key[1:]
+            alike = self._like.get(like_key)
+            if alike is None:
+                alike = self._like[like_key] = {}
+            like = alike.get(shape)
             if like is None or like[0] != joins:
                 kept = make_entries(self._registry, members, pe, reason)
                 kept.sort()
             else:
                 kept = _derived(like[1], -pe.job_rank, members)
-            self._kept_entries[key] = self._like[like_key] = (joins, kept)
+            runs[shape] = alike[shape] = (joins, kept)
             return kept
         # Carving moves an offer to another shape and stamps it (``stamp``); nothing
         # else leaves a vector shape (an offer entering one counts in ``_joins``).
