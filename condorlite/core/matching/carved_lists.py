@@ -301,11 +301,12 @@ class CarvedLists:
         # (shape, its pair's ranks, no preemption), ``ShapeEntries.add`` written out.
         free = first.holder is None and not only_rank
         if boxed is not None and free:
-            # (the runs kept for the box's one result, by shape: a run still the one
-            # ``ShapeEntries.kept`` would give is taken without the call)
+            # (the runs kept for the box's one result, by shape, looked up at the
+            # first shape of several offers: a run still the one ``ShapeEntries.kept``
+            # would give is taken without the call)
             run_key = (boxed.job_rank if column is None else column,
                        tuple(boxed.dependent.items()), NO_PREEMPTION)
-            runs, joins = self._entries.runs(run_key), self._joins
+            runs, joins = None, self._joins
         run = None if program is None or not DIRECT else program.run_fitted
         registry, kept, counts = self._registry, self._entries.kept, self._counts
         rest = out.entries
@@ -337,6 +338,8 @@ class CarvedLists:
                                       only_rank, members, boxed, shape, kept_runs, column)
                     continue
                 if len(members) != 1:
+                    if runs is None:
+                        runs = self._entries.runs(run_key)
                     found = runs.get(shape)
                     if found is not None and found[0] == joins[shape] \
                             and len(members) * 2 >= len(found[1]):
