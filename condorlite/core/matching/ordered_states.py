@@ -54,7 +54,6 @@ of the order and a class's offsets, ``literal_states``).
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from itertools import islice
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import (
@@ -396,8 +395,8 @@ class OrderedStates:
         batch: list[tuple] = []
         append = batch.append
         group = None  # (the -pre of the group being made)
-        # (a for loop over the items from ``at``, counted: cheaper than indexing)
-        for key, idx, version, shape, values, vals in islice(items, at, None):
+        while at < end:
+            key, idx, version, shape, values, vals = items[at]
             if key != group:
                 # (a group's first item: the place to stop)
                 if count is not None and len(entries) + len(batch) > count:
