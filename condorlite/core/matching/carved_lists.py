@@ -88,6 +88,8 @@ class CarvedLists:
         self._registry, self._groups = shapes.registry, shapes.groups
         self._shape_left, self._pair_of_shape = shapes.shape_left, shapes.pair_of_shape
         self._spent = shapes.spent
+        #: shape -> how many times an offer entered it (``ShapeEntries.kept``'s test)
+        self._joins = shapes.joins
         #: fixed requests (position, amount)... -> shape -> whether the shape holds them
         self._fitting: dict[tuple, dict[int, bool]] = {}
         #: (class, Submitter* part) -> the vector statics its lists pass over for good:
@@ -299,8 +301,12 @@ class CarvedLists:
         # (shape, its pair's ranks, no preemption), ``ShapeEntries.add`` written out.
         free = first.holder is None and not only_rank
         if boxed is not None and free:
-            job_rank = boxed.job_rank if column is None else column
-            dependent = tuple(boxed.dependent.items())
+            # (the runs kept for the box's one result, by shape, looked up at the
+            # first shape of several offers: a run still the one ``ShapeEntries.kept``
+            # would give is taken without the call)
+            run_key = (boxed.job_rank if column is None else column,
+                       tuple(boxed.dependent.items()), NO_PREEMPTION)
+            runs, joins = None, self._joins
         run = None if program is None or not DIRECT else program.run_fitted
         registry, kept, counts = self._registry, self._entries.kept, self._counts
         rest = out.entries
@@ -332,8 +338,15 @@ class CarvedLists:
                                       only_rank, members, boxed, shape, kept_runs, column)
                     continue
                 if len(members) != 1:
-                    kept_runs.append(kept(shape, members, boxed, NO_PREEMPTION,
-                                          (shape, job_rank, dependent, NO_PREEMPTION), column))
+                    if runs is None:
+                        runs = self._entries.runs(run_key)
+                    found = runs.get(shape)
+                    if found is not None and found[0] == joins[shape] \
+                            and len(members) * 2 >= len(found[1]):
+                        kept_runs.append(found[1])
+                    else:
+                        kept_runs.append(kept(shape, members, boxed, NO_PREEMPTION, run_key,
+                                              column))
                     continue
             else:
                 known = known_pairs.get(pair_shape)
@@ -357,7 +370,7 @@ class CarvedLists:
                     continue
                 if len(members) != 1:
                     kept_runs.append(kept(shape, members, known, NO_PREEMPTION, (
-                        shape, known.job_rank if column is None else column,
+                        known.job_rank if column is None else column,
                         tuple(known.dependent.items()), NO_PREEMPTION), column))
                     continue
             # One offer nobody holds: its entry made into the rest, not kept

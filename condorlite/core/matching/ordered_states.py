@@ -131,7 +131,7 @@ class StaticOrders:
         if not moved:
             return
         items, orders, groups, walked = self._items, self._orders, self._groups, self.walked
-        keyed = self._keyed
+        keyed, shape_tiers = self._keyed, self._tiers
         for offer in {offer.seq: offer for offer in moved}.values():
             static = offer.vector.static  # (an offer's static never changes)
             if static in walked:
@@ -158,8 +158,12 @@ class StaticOrders:
             if tiers is None:
                 tiers = orders[static] = {}
             old = items.pop(offer.seq, None)
+            order = None
             if old is not None:
-                order = self._tier(static, tiers, old[3])
+                tier = shape_tiers.get(old[3])  # (``tier_of``, its look-up written out)
+                if tier is None:
+                    tier = self.tier_of(old[3])
+                order = self._tier(static, tiers, tier)
                 del order[bisect_left(order, old)]
             by_group = self._by_group.get(static) if split is not None else None
             if members is not None:
@@ -170,9 +174,16 @@ class StaticOrders:
                     key = split.key(found[1], vals)
                     if old is None:
                         by_group.setdefault(split.group(vals), {})[offer.seq] = None  # type: ignore[union-attr]
-                item = items[offer.seq] = (key, offer.seq, offer.version, offer.shape, values,
-                                           vals)
-                insort(self._tier(static, tiers, offer.shape), item)
+                shape = offer.shape
+                item = items[offer.seq] = (key, offer.seq, offer.version, shape, values, vals)
+                new_tier = shape_tiers.get(shape)
+                if new_tier is None:
+                    new_tier = self.tier_of(shape)
+                if order is None or new_tier != tier:
+                    # (else the offer stays in the tier it left: its list, made
+                    # changeable above, takes the item)
+                    order = self._tier(static, tiers, new_tier)
+                insort(order, item)
             elif by_group is not None and old is not None:
                 del by_group[split.group(old[5])][offer.seq]  # type: ignore[union-attr]
         moved.clear()
@@ -190,12 +201,9 @@ class StaticOrders:
                 [pos for pos, have in enumerate(self._shape_left[shape]) if have <= 0])
         return tier
 
-    def _tier(self, static: int, tiers: dict[tuple, list[tuple]], shape: int) -> list[tuple]:
-        """The list of ``tiers`` (the static's) for the tier of ``shape``, made or
-        copied first when a snapshot holds it, to change in place."""
-        tier = self._tiers.get(shape)  # (``tier_of``, its look-up written out)
-        if tier is None:
-            tier = self.tier_of(shape)
+    def _tier(self, static: int, tiers: dict[tuple, list[tuple]], tier: tuple) -> list[tuple]:
+        """The list of ``tiers`` (the static's) for ``tier``, made or copied first when
+        a snapshot holds it, to change in place."""
         order = tiers.get(tier)
         if order is None:
             order = tiers[tier] = []

@@ -179,4 +179,5 @@ def test_a_state_of_one_offer_keeps_no_run(monkeypatch):
     fast, _ = run_both([_pslot(i) for i in range(20)], _jobs(10), POLICY)
     assert fast.mm.evaluations > 0
     assert all(n > 1 for n in kept)
-    assert all(len(run) > 1 for _, run in fast.mm.lists._entries._kept_entries.values())
+    assert all(len(run) > 1 for runs in fast.mm.lists._entries._kept_entries.values()
+               for _, run in runs.values())

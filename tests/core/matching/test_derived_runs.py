@@ -1,0 +1,128 @@
+"""A shape's kept run for a new job rank derived from its run of another
+(``shape_entries``: the module doc's derived runs, switched by ``DERIVE``).
+
+The unit cases check that a derived run is the run ``make_entries`` would make of the
+shape's offers now (sorted), with offers that left dropped, and that a join makes it
+afresh; the cycle case runs a pool of identical partitionable slots (shapes of many
+offers) and classes of several constant job ranks with derivation on and off, both
+deciding as the plain reference does.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from condorlite.core.matching import shape_entries
+from condorlite.core.matching.candidates import PairEval, make_entries
+from condorlite.core.matching.shape_entries import ShapeEntries
+from condorlite.core.model import NO_PREEMPTION
+from condorlite.core.policy import Policy
+from tests.core.matching._against_reference import WITHIN_RESOURCE_LIMITS, ad_text, run_both
+from tests.core.negotiation.test_equivalence import _fingerprint
+
+SHAPE = 7
+
+
+def _offer(i: int) -> SimpleNamespace:
+    # (post varies per offer and pre ties between pairs: the order reads the name too)
+    return SimpleNamespace(name=f"slot1@m{(i * 7) % 10:02d}", version=i,
+                           independent={"pre": float(i // 2), "post": float(i % 3)})
+
+
+def _entries(calls: list[int], monkeypatch) -> tuple[ShapeEntries, list, dict]:
+    registry = [_offer(i) for i in range(10)]
+    shapes = SimpleNamespace(registry=registry, joins={SHAPE: 1})
+    derived = shape_entries._derived
+
+    def counting(*args):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return derived(*args)
+
+    monkeypatch.setattr(shape_entries, "_derived", counting)
+    return ShapeEntries(shapes, None, None), registry, shapes.joins  # type: ignore[arg-type]
+
+
+def _kept(entries: ShapeEntries, members: dict, job_rank: float) -> list[tuple]:
+    pe = PairEval(True, job_rank, 0.0, {})
+    return entries.kept(SHAPE, members, pe, NO_PREEMPTION,
+                        (job_rank, tuple(pe.dependent.items()), NO_PREEMPTION), None)
+
+
+def _made(registry: list, members: dict, job_rank: float) -> list[tuple]:
+    out = make_entries(registry, members, PairEval(True, job_rank, 0.0, {}), NO_PREEMPTION)
+    out.sort()
+    return out
+
+
+def test_a_new_job_rank_takes_the_other_runs_order(monkeypatch):
+    calls: list[int] = []
+    entries, registry, _ = _entries(calls, monkeypatch)
+    members = dict.fromkeys(range(10))
+    assert _kept(entries, members, 1.0) == _made(registry, members, 1.0)
+    assert not calls
+    assert _kept(entries, members, 5.0) == _made(registry, members, 5.0)
+    assert calls == [1]
+
+
+def test_offers_that_left_are_dropped_and_a_join_makes_it_again(monkeypatch):
+    calls: list[int] = []
+    entries, registry, joins = _entries(calls, monkeypatch)
+    members = dict.fromkeys(range(10))
+    _kept(entries, members, 1.0)
+    for seq in (2, 5, 6):
+        del members[seq]  # (carved away: left the shape)
+    assert _kept(entries, members, 2.0) == _made(registry, members, 2.0)
+    assert calls == [1]
+    # an offer enters the shape (a new state or version): made from the offers now
+    members[5] = None
+    registry[5].version = 99
+    joins[SHAPE] += 1
+    assert _kept(entries, members, 3.0) == _made(registry, members, 3.0)
+    assert calls == [1]
+
+
+POLICY = Policy(uid_domain="example.org")
+
+
+def _pslot(i: int) -> str:
+    # (three kinds of slot, identical within a kind: their states are shapes of many)
+    cpus, memory = [(8, 16384), (16, 32768), (4, 8192)][i % 3]
+    attrs = dict(Name=f'"slot1@m{i:02d}"', Machine=f'"m{i:02d}"', State='"Unclaimed"',
+                 Activity='"Idle"', PartitionableSlot="true", Cpus=cpus, Memory=memory,
+                 Disk=200000, Arch='"X86_64"', OpSys='"LINUX"', Start="true",
+                 Requirements="START && WithinResourceLimits",
+                 WithinResourceLimits=WITHIN_RESOURCE_LIMITS,
+                 Rank="0.0", CurrentRank="0.0", SlotWeight="Cpus")
+    return ad_text(attrs)
+
+
+def _jobs(per: int) -> list[str]:
+    out = []
+    for cluster in range(1, 10):
+        attrs = dict(Owner=f'"{("alice", "bob", "carol")[cluster % 3]}@example.org"',
+                     JobStatus=1, JobPrio=0, QDate=1000 + cluster, RequestCpus=1,
+                     RequestMemory=1024, RequestDisk=1000 * cluster,
+                     Rank=f"{cluster % 4}.5", Requirements="TARGET.Memory >= RequestMemory")
+        out.extend("\n".join(f"{k} = {v}" for k, v in dict(
+            ClusterId=cluster, ProcId=proc, **attrs).items()) + "\n" for proc in range(per))
+    return out
+
+
+def test_derived_runs_decide_as_the_reference(monkeypatch):
+    calls: list[int] = []
+    derived = shape_entries._derived
+
+    def counting(*args):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return derived(*args)
+
+    monkeypatch.setattr(shape_entries, "_derived", counting)
+    slots, jobs = [_pslot(i) for i in range(30)], _jobs(6)
+    _, result = run_both(slots, jobs, POLICY)
+    assert calls  # (the mechanism did its work)
+    calls.clear()
+    with monkeypatch.context() as patch:
+        patch.setattr(shape_entries, "DERIVE", False)
+        _, off = run_both(slots, jobs, POLICY)
+    assert not calls
+    assert _fingerprint(off) == _fingerprint(result)
