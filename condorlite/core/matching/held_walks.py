@@ -75,6 +75,7 @@ from collections.abc import Callable
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.partial import Constant, specialize_attribute
+from condorlite.core.matching.box_passes import BoxPasses
 from condorlite.core.matching.box_ranges import Column, column, narrowest
 from condorlite.core.matching.candidates import NO_MATCH, HeldGroup, PairEval, as_rank
 from condorlite.core.matching.carving import PairProgram
@@ -127,6 +128,8 @@ class HeldWalks:
         self._resource_names = resource_names
         self._now = int_now(now)
         self._counts = counts
+        #: whether a slot passes a box, per box (``box_passes``)
+        self._boxes = BoxPasses()
         #: (class key, its list's refusals or None) -> (``HeldGroups.added`` when
         #: walked, the walk)
         self._kept: dict[tuple, tuple[int, HeldWalk]] = {}
@@ -206,8 +209,10 @@ class HeldWalks:
         part_pair = self._part_pair
         matched, passed = out
         runs = 0
-        #: id(a program of ``programs``, which holds it) -> its one pair result
+        #: id(a program of ``programs``, which holds it) -> its one pair result, and
+        #: its box's table of passes (``box_passes``) or None
         boxed: dict[int, PairEval] = {}
+        tables: dict[int, dict[int, bool] | None] = {}
         verdicts, refuses = ({}, None) if refusals is None else (refusals.verdicts,
                                                                  refusals.refuses)
         for slot in slots:
@@ -250,6 +255,29 @@ class HeldWalks:
                     program = programs[part.static] = self._part_program(  # type: ignore[union-attr]
                         klass, job_ad, slot.first)
                 if program is not None:
+                    table = tables.get(id(program), MISSING)
+                    if table is MISSING:
+                        table = tables[id(program)] = self._boxes.table(
+                            part.static, program)  # type: ignore[union-attr]
+                    if table is not None:
+                        # (a box of constant ranks: whether the slot passes it is
+                        # kept per box, ``box_passes``, whatever the class)
+                        passes = table.get(slot.pair_shape)  # type: ignore[union-attr]
+                        if passes is None:
+                            runs += 1
+                            passes = table[slot.pair_shape] = program.run(  # type: ignore[index]
+                                part.vals, as_rank) is program.result  # type: ignore[union-attr]
+                        if passes:
+                            known = boxed.get(id(program))
+                            if known is None:
+                                known = boxed[id(program)] = part_pair(program,
+                                                                       program.result)
+                        else:
+                            known = NO_MATCH
+                        known_pairs[slot.pair_shape] = known
+                        if known.match:
+                            matched.append((group, known, allowed))
+                        continue
                     # (``MatchTable.run_part``, its runs counted once per walk)
                     runs += 1
                     ran = program.run(part.vals, as_rank)  # type: ignore[union-attr]
