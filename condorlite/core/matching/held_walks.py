@@ -101,6 +101,10 @@ NEVER = object()
 #: the ranks of a verdict's program (it answers the match by Requirements alone)
 _ZERO = Constant(0.0)
 
+#: a walk makes the types again at most this many times when its verdicts read names
+#: they do not split by (``HeldWalks.matching``; each time the union grows)
+RETYPES = 3
+
 #: at most this many sets of read names per class key (a lookup tries each; a class's
 #: verdicts read a few: where its Requirements stop), as ``never_matches`` keeps
 MAX_NAME_SETS = 32
@@ -175,12 +179,20 @@ class HeldWalks:
             return found[1]
         verdict_of = self._verdict
         union, types = self._typed()
+        asked = [verdict_of(klass, job_ad, held_type.first) for held_type in types]
+        for _ in range(RETYPES):
+            # (a verdict read names the types do not split by, and recorded them:
+            # the types made again now, rather than a verdict asked per group below)
+            if len(self._union) == len(union) or all(
+                    union.issuperset(names) for _, names in asked):
+                break
+            union, types = self._typed()
+            asked = [verdict_of(klass, job_ad, held_type.first) for held_type in types]
         self._compact(types)
         out = HeldWalk([], [])
         #: static part -> the class key's program of it (``MatchTable.static_program``)
         programs: dict[int, PairProgram | None] = {}
-        for held_type in types:
-            verdict, names = verdict_of(klass, job_ad, held_type.first)
+        for held_type, (verdict, names) in zip(types, asked, strict=True):
             shared = union.issuperset(names)
             if verdict is NEVER and shared:
                 continue  # (no group of the type can match)
