@@ -60,7 +60,8 @@ class matches a few per cent. Three things make that walk cheaper, each exact:
    list's submitter and job refuse (``held_refusals``: its own, or refused by
    ``PREEMPTION_REQUIREMENTS``, and a literal slot Rank that prefers no job) gives no
    entry whether its pair matches or not: the walk passes over it without the pair
-   (``HeldWalk.passed``; it counts for a rejection through ``settle_deferred``). The
+   (``HeldWalk.passed``; it counts for a rejection through ``settle_deferred``, but
+   for the submitter's own, which never count: left out of it). The
    walks are kept per class key and refusals.
 
 Equal allocations follow: a group is listed exactly when its pair matches, as before;
@@ -80,7 +81,7 @@ from condorlite.core.matching.box_ranges import Column, column, narrowest
 from condorlite.core.matching.candidates import NO_MATCH, HeldGroup, PairEval, as_rank
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.held_groups import HeldGroups
-from condorlite.core.matching.held_refusals import Refusals
+from condorlite.core.matching.held_refusals import REFUSED, Refusals
 from condorlite.core.matching.held_types import (
     MISSING,
     HeldSlot,
@@ -237,7 +238,9 @@ class HeldWalks:
                 if refused is None:
                     refused = refuses(policy)
                 if refused:
-                    passed.append(slot)
+                    if refused == REFUSED:
+                        # (the submitter's own are no refusal: never counted)
+                        passed.append(slot)
                     continue
                 allowed = True
             else:

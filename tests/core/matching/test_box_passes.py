@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pytest
 
+from condorlite.core.classad.residuals import bound_test
 from condorlite.core.matching import box_passes
 from condorlite.core.matching.box_passes import box_key
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.policy import Policy
-from condorlite.core.classad.residuals import bound_test
 from tests.core._pool import UID
 from tests.core.matching._against_reference import run_both
 
