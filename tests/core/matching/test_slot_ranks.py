@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.slot_ranks import SharedRanks
 from condorlite.core.policy import Policy
 from tests.core._pool import UID
@@ -54,3 +55,42 @@ def test_a_key_blind_to_the_job_decides_otherwise(monkeypatch) -> None:
     monkeypatch.setattr(SharedRanks, "key", blind)
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, Policy(uid_domain=UID, preemption_requirements="False"))
+
+
+def test_classes_of_equal_ranks_share_their_plan() -> None:
+    # With preemption by priority off, the classes of the same Rank on each rank key
+    # share one split of the held groups while no group changes (``HeldGroups.plan``;
+    # asked after a cycle of a's first job alone, which leaves seven groups held).
+    fast, _ = run_both(SLOTS, JOBS[:1],
+                       Policy(uid_domain=UID, preemption_requirements="False"))
+    held, rank_key = fast.mm.lists._held, fast.mm.lists.reasons.rank_key
+    one = held.plan((101, ()), lambda first: 5.0, rank_key)
+    two = held.plan((102, ()), lambda first: 5.0, rank_key)
+    assert two[0] is one[0] and two[1] is one[1]  # (the same lists)
+    other = held.plan((103, ()), lambda first: 7.0, rank_key)
+    assert other != one  # (JobPrio 7 beats CurrentRank 6 on slots 0-3 too)
+
+
+class _AnyRanks(dict):
+    """A table of plans by Ranks that gives its first plan whatever the Ranks."""
+
+    def get(self, key, default=None):  # type: ignore[no-untyped-def]
+        return next(iter(self.values()), default)
+
+
+def test_plans_shared_whatever_the_ranks_decide_otherwise(monkeypatch) -> None:
+    # Slots 0-3 alone (Bonus 0). a's one job fits no slot (its list takes no held
+    # offer: no group changes), and every class takes a's split: b's list defers
+    # every group, and b's job, which beats CurrentRank on them, is left without one.
+    jobs = [_job("a", 1, 0, 5, 10**9), _job("b", 3, 0, 7, 1000)]
+    init = HeldGroups.__init__
+
+    def any_ranks(self, registry):  # type: ignore[no-untyped-def]
+        init(self, registry)
+        self._by_ranks = _AnyRanks()
+
+    policy = Policy(uid_domain=UID, preemption_requirements="False")
+    run_both(SLOTS[:4], jobs, policy)
+    monkeypatch.setattr(HeldGroups, "__init__", any_ranks)
+    with pytest.raises(AssertionError):
+        run_both(SLOTS[:4], jobs, policy)
