@@ -18,9 +18,10 @@ Plans and the per-submitter counts of deferred groups are kept while no group ga
 loses an offer (``epoch``). A class's split reads nothing of the class but its Rank of
 each rank key: classes of equal Ranks share one plan (and so their submitters' deferred
 counts); a group's first offer is found once (any offer of a held pair shape stands for
-it: all bind alike what a pair and a Rank read). The order of a plan's lists does not matter, and deferring
-a group whose pair is already known gives the same reason as counting it at once: a
-rejection asks only whether some matching group has offers not the submitter's own.
+it: all bind alike what a pair and a Rank read). The order of a plan's lists does not
+matter, and deferring a group whose pair is already known gives the same reason as
+counting it at once: a rejection asks only whether some matching group has offers not
+the submitter's own.
 """
 
 from __future__ import annotations
