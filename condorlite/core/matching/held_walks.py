@@ -40,7 +40,9 @@ class matches a few per cent. Three things make that walk cheaper, each exact:
    ``OpSys``, ``HasFileTransfer`` ...), remade when that union grows. A class asks one
    verdict per type; when it read only names of the union it stands for every group
    of the type, so a type it rules out is passed over whole (else each group asks its
-   own, as the first class walked does).
+   own). A class asks the verdicts of every type before it walks, and when one read
+   names outside the union (the first class of new ``Requirements``), the types are
+   made again first (at most ``RETYPES`` times), rather than a verdict per group.
 
 3. **The groups within a bound.** In a type whose verdict is a box, only the groups
    within the bound the fewest of them pass are tried (``box_ranges``: the type's
@@ -51,7 +53,9 @@ class matches a few per cent. Three things make that walk cheaper, each exact:
    its shared static part are worked out once per types made (``HeldSlot``); a group
    of a shared part runs the class key's program of the part at its numbers
    (``MatchTable.run_part``, the result ``MatchTable.pair`` gives, kept in the same
-   table) without the table's look-ups per group. Once offers have left as many
+   table) without the table's look-ups per group; where that program is a box with
+   constant ranks, whether the group passes it is kept per (part, box) and shared by
+   the classes of equal requests (``box_passes``). Once offers have left as many
    times as half the groups the types hold, the emptied groups (most held groups
    empty as their offers are preempted, and never gain one again) are left out of
    the types (``_compact``).
