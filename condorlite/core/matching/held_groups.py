@@ -15,9 +15,13 @@ and rank key (``Reasons.rank_key``: the class's Rank asked once per key). A rank
 list passes over the deferred groups (``RequestLists._held_candidates``): it lists by
 rank alone and counts nothing.
 Plans and the per-submitter counts of deferred groups are kept while no group gains or
-loses an offer (``epoch``). The order of a plan's lists does not matter, and deferring
-a group whose pair is already known gives the same reason as counting it at once: a
-rejection asks only whether some matching group has offers not the submitter's own.
+loses an offer (``epoch``). A class's split reads nothing of the class but its Rank of
+each rank key: classes of equal Ranks share one plan (and so their submitters' deferred
+counts); a group's first offer is found once (any offer of a held pair shape stands for
+it: all bind alike what a pair and a Rank read). The order of a plan's lists does not
+matter, and deferring a group whose pair is already known gives the same reason as
+counting it at once: a rejection asks only whether some matching group has offers not
+the submitter's own.
 """
 
 from __future__ import annotations
@@ -48,6 +52,12 @@ class HeldGroups:
         self.added = 0
         #: None -> (epoch, the literal-Rank plan); class key -> (epoch, its plan)
         self._plans: dict[tuple | None, tuple[int, tuple]] = {}
+        #: the class's Rank of each rank key of the literal-Rank plan's others, in
+        #: their order -> (epoch, the plan of a class of those Ranks)
+        self._by_ranks: dict[tuple, tuple[int, tuple]] = {}
+        #: pair shape -> an offer of it (any stands for the group: all bind alike
+        #: what a pair and a Rank read, and a held offer's ad is never replaced)
+        self._firsts: dict[int, Offer] = {}
         #: (id(a plan's deferred list), submitter) -> (epoch, the list, its counts)
         self._counts: dict[tuple, tuple] = {}
         #: submitter -> (epoch, the counts of the literal-Rank plan's deferred groups);
@@ -80,7 +90,9 @@ class HeldGroups:
         """The class ``key``'s split: (first offer, group) of each deferred group, and
         (pair shape, group) of the others; ``slot_rank(first)``: the slot's Rank of
         the class's job in a group whose Rank is not a literal, the same for groups
-        of one ``rank_key(first)`` (``Reasons.rank_key``): asked once per rank key."""
+        of one ``rank_key(first)`` (``Reasons.rank_key``): asked once per rank key;
+        the split made once per change for the classes of equal Ranks of every rank
+        key."""
         epoch = self.epoch
         shared = self._plans.get(None)
         if shared is None or shared[0] != epoch:
@@ -92,16 +104,22 @@ class HeldGroups:
         found = self._plans.get(key)
         if found is not None and found[0] == epoch:
             return found[1]
+        # (the split reads the class's Rank per rank key alone: classes of equal
+        # Ranks share it, and so their submitters' deferred counts)
+        ranks = tuple([slot_rank(members[0][2]) for members in others.values()])
+        found = self._by_ranks.get(ranks)
+        if found is not None and found[0] == epoch:
+            self._plans[key] = found
+            return found[1]
         shared_deferred = deferred
         deferred, rest = list(deferred), list(rest)
-        for members in others.values():
-            rank = slot_rank(members[0][2])
+        for rank, members in zip(ranks, others.values(), strict=True):
             for pair_shape, group, first, lowest in members:
                 if not rank > lowest:  # (NaN: no rank preference)
                     deferred.append((first, group))
                 else:
                     rest.append((pair_shape, group))
-        self._plans[key] = (epoch, (deferred, rest))
+        self._plans[key] = self._by_ranks[ranks] = (epoch, (deferred, rest))
         self._prefix[id(deferred)] = (deferred, len(shared_deferred))
         return deferred, rest
 
@@ -152,10 +170,14 @@ class HeldGroups:
         deferred: list = []
         rest: list = []
         others: dict[int, list] = {}
+        firsts = self._firsts
         for pair_shape, group in self.groups.items():
             if not group.total:
                 continue
-            first = registry[next(iter(next(iter(group.shapes.values()))))]
+            first = firsts.get(pair_shape)
+            if first is None:
+                first = firsts[pair_shape] = registry[
+                    next(iter(next(iter(group.shapes.values()))))]
             value = literal_ranks.get(pair_shape, MISSING)
             if value is MISSING:
                 expr = adeval.attr(first.ad, "Rank")

@@ -36,9 +36,10 @@ dependent ranks depend on the offer and the job rank alone (the class's column's
 value, else the pair's): they are made once per (that rank's source, offer) and
 shared by every list that lists the offer by priority (``candidates.SharedEntries``).
 
-The groups the walk passed over (``held_refusals``: the submitter's own or refused by
-the policy, none listed by rank) are the list's deferred groups (``Candidates.deferred``,
-with their offers not the submitter's own as of the list's making): a rejection
+The groups the walk passed over (``held_refusals``: refused by the policy, none
+listed by rank; the submitter's own are not kept, never counting) are the list's
+deferred groups (``Candidates.deferred``, with their offers as of the list's making,
+all of one holder, not the submitter: ``HeldWalk.passed``): a rejection
 settles them (``Reasons.settle_deferred``), counting a matching one as the refusals
 of a settled shape would be counted. A shape of a group whose policy key the walk did
 not refuse is allowed by the policy without asking it.
@@ -145,22 +146,20 @@ class HeldLists:
         out.rej_policy += len(found.refused_policy)
         out.rej_rank += len(found.refused_rank)
         if walk.passed:
-            out.deferred = self._deferred(found, submitter)
+            out.deferred = self._deferred(found)
 
-    def _deferred(self, found: HeldList, submitter: str) -> list[tuple[Offer, int]]:
-        """(first offer, offers not the submitter's own) of each group the walk
-        passed over with any, as of now: shared by the lists made while no group
-        changes (never changed in place: ``settle_deferred`` replaces it)."""
+    def _deferred(self, found: HeldList) -> list[tuple[Offer, int]]:
+        """(first offer, offers not the submitter's own: all of them) of each group
+        the walk passed over with any, as of now: shared by the lists made while no
+        group changes (never changed in place: ``settle_deferred`` replaces it)."""
         epoch = self._held.epoch
         known = found.deferred
         if known is not None and known[0] == epoch:
             return known[1]
-        counts = []
-        for slot in found.walk.passed:
-            group = slot.group
-            count = group.total - group.by_holder.get(submitter, 0)
-            if count:
-                counts.append((slot.first, count))
+        # (a group passed over has one holder, not the submitter: its offers are all
+        # not the submitter's own, ``HeldWalk.passed``)
+        counts = [(slot.first, slot.group.total) for slot in found.walk.passed
+                  if slot.group.total]
         found.deferred = (epoch, counts)
         return counts
 

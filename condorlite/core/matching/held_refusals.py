@@ -41,6 +41,11 @@ from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.preq_verdicts import PreqVerdicts
 
+#: a policy key's verdict (``Refusals.verdicts``): its groups may be listed; refused
+#: by the policy (they may count for a rejection); the submitter's own (never listed,
+#: never counted: a submitter's own offers are no refusal)
+ALLOWED, REFUSED, OWN = 0, 1, 2
+
 
 class Refusals:
     """Which policy keys a submitter's job (of given numbers of the names the policy
@@ -56,18 +61,18 @@ class Refusals:
         self._submitter = submitter
         self._allowed = allowed
         self._standing = standing
-        #: policy key -> whether it is refused
-        self.verdicts: dict[int, bool] = {}
+        #: policy key -> ``ALLOWED``, ``REFUSED`` or ``OWN`` (true when refused)
+        self.verdicts: dict[int, int] = {}
 
-    def refuses(self, key: int) -> bool:
-        """Whether the groups of ``key`` can never be listed (kept per key)."""
+    def refuses(self, key: int) -> int:
+        """Whether the groups of ``key`` can never be listed, and why: ``ALLOWED``
+        (false), ``REFUSED`` or ``OWN`` (kept per key)."""
         found = self.verdicts.get(key)
         if found is None:
             holder, offer = self._standing[key]
-            found = self.verdicts[key] = (holder == self._submitter
-                                          or not self._allowed(offer))
+            found = self.verdicts[key] = (OWN if holder == self._submitter
+                                          else ALLOWED if self._allowed(offer) else REFUSED)
         return found
-
 
 
 class HeldRefusals:

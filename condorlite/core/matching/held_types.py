@@ -50,8 +50,10 @@ class HeldWalk(NamedTuple):
     #: (group, its pair result, whether the policy allows its offers: a policy key
     #: the list's refusals do not refuse) of the groups whose pair matches
     matched: list[tuple[HeldGroup, PairEval, bool]]
-    #: the groups of refused policy keys passed over, their pairs not asked: any
-    #: may match (``held_refusals``; the groups a verdict rules out are not here)
+    #: the groups of policy keys the policy refuses, passed over, their pairs not
+    #: asked: any may match (``held_refusals``; neither the groups a verdict rules
+    #: out nor those of the submitter's own keys, which never count, are here). All
+    #: the offers of such a group have one holder, not the submitter
     passed: list[HeldSlot]
 
 

@@ -40,7 +40,9 @@ class matches a few per cent. Three things make that walk cheaper, each exact:
    ``OpSys``, ``HasFileTransfer`` ...), remade when that union grows. A class asks one
    verdict per type; when it read only names of the union it stands for every group
    of the type, so a type it rules out is passed over whole (else each group asks its
-   own, as the first class walked does).
+   own). A class asks the verdicts of every type before it walks, and when one read
+   names outside the union (the first class of new ``Requirements``), the types are
+   made again first (at most ``RETYPES`` times), rather than a verdict per group.
 
 3. **The groups within a bound.** In a type whose verdict is a box, only the groups
    within the bound the fewest of them pass are tried (``box_ranges``: the type's
@@ -51,7 +53,9 @@ class matches a few per cent. Three things make that walk cheaper, each exact:
    its shared static part are worked out once per types made (``HeldSlot``); a group
    of a shared part runs the class key's program of the part at its numbers
    (``MatchTable.run_part``, the result ``MatchTable.pair`` gives, kept in the same
-   table) without the table's look-ups per group. Once offers have left as many
+   table) without the table's look-ups per group; where that program is a box with
+   constant ranks, whether the group passes it is kept per (part, box) and shared by
+   the classes of equal requests (``box_passes``). Once offers have left as many
    times as half the groups the types hold, the emptied groups (most held groups
    empty as their offers are preempted, and never gain one again) are left out of
    the types (``_compact``).
@@ -60,7 +64,8 @@ class matches a few per cent. Three things make that walk cheaper, each exact:
    list's submitter and job refuse (``held_refusals``: its own, or refused by
    ``PREEMPTION_REQUIREMENTS``, and a literal slot Rank that prefers no job) gives no
    entry whether its pair matches or not: the walk passes over it without the pair
-   (``HeldWalk.passed``; it counts for a rejection through ``settle_deferred``). The
+   (``HeldWalk.passed``; it counts for a rejection through ``settle_deferred``, but
+   for the submitter's own, which never count: left out of it). The
    walks are kept per class key and refusals.
 
 Equal allocations follow: a group is listed exactly when its pair matches, as before;
@@ -75,11 +80,12 @@ from collections.abc import Callable
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.partial import Constant, specialize_attribute
+from condorlite.core.matching.box_passes import BoxPasses
 from condorlite.core.matching.box_ranges import Column, column, narrowest
 from condorlite.core.matching.candidates import NO_MATCH, HeldGroup, PairEval, as_rank
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.held_groups import HeldGroups
-from condorlite.core.matching.held_refusals import Refusals
+from condorlite.core.matching.held_refusals import REFUSED, Refusals
 from condorlite.core.matching.held_types import (
     MISSING,
     HeldSlot,
@@ -99,6 +105,10 @@ NEVER = object()
 
 #: the ranks of a verdict's program (it answers the match by Requirements alone)
 _ZERO = Constant(0.0)
+
+#: a walk makes the types again at most this many times when its verdicts read names
+#: they do not split by (``HeldWalks.matching``; each time the union grows)
+RETYPES = 3
 
 #: at most this many sets of read names per class key (a lookup tries each; a class's
 #: verdicts read a few: where its Requirements stop), as ``never_matches`` keeps
@@ -127,6 +137,8 @@ class HeldWalks:
         self._resource_names = resource_names
         self._now = int_now(now)
         self._counts = counts
+        #: whether a slot passes a box, per box (``box_passes``)
+        self._boxes = BoxPasses()
         #: (class key, its list's refusals or None) -> (``HeldGroups.added`` when
         #: walked, the walk)
         self._kept: dict[tuple, tuple[int, HeldWalk]] = {}
@@ -172,12 +184,20 @@ class HeldWalks:
             return found[1]
         verdict_of = self._verdict
         union, types = self._typed()
+        asked = [verdict_of(klass, job_ad, held_type.first) for held_type in types]
+        for _ in range(RETYPES):
+            # (a verdict read names the types do not split by, and recorded them:
+            # the types made again now, rather than a verdict asked per group below)
+            if len(self._union) == len(union) or all(
+                    union.issuperset(names) for _, names in asked):
+                break
+            union, types = self._typed()
+            asked = [verdict_of(klass, job_ad, held_type.first) for held_type in types]
         self._compact(types)
         out = HeldWalk([], [])
         #: static part -> the class key's program of it (``MatchTable.static_program``)
         programs: dict[int, PairProgram | None] = {}
-        for held_type in types:
-            verdict, names = verdict_of(klass, job_ad, held_type.first)
+        for held_type, (verdict, names) in zip(types, asked, strict=True):
             shared = union.issuperset(names)
             if verdict is NEVER and shared:
                 continue  # (no group of the type can match)
@@ -206,8 +226,10 @@ class HeldWalks:
         part_pair = self._part_pair
         matched, passed = out
         runs = 0
-        #: id(a program of ``programs``, which holds it) -> its one pair result
+        #: id(a program of ``programs``, which holds it) -> its one pair result, and
+        #: its box's table of passes (``box_passes``) or None
         boxed: dict[int, PairEval] = {}
+        tables: dict[int, dict[int, bool] | None] = {}
         verdicts, refuses = ({}, None) if refusals is None else (refusals.verdicts,
                                                                  refusals.refuses)
         for slot in slots:
@@ -220,7 +242,9 @@ class HeldWalks:
                 if refused is None:
                     refused = refuses(policy)
                 if refused:
-                    passed.append(slot)
+                    if refused == REFUSED:
+                        # (the submitter's own are no refusal: never counted)
+                        passed.append(slot)
                     continue
                 allowed = True
             else:
@@ -250,6 +274,29 @@ class HeldWalks:
                     program = programs[part.static] = self._part_program(  # type: ignore[union-attr]
                         klass, job_ad, slot.first)
                 if program is not None:
+                    table = tables.get(id(program), MISSING)
+                    if table is MISSING:
+                        table = tables[id(program)] = self._boxes.table(
+                            part.static, program)  # type: ignore[union-attr]
+                    if table is not None:
+                        # (a box of constant ranks: whether the slot passes it is
+                        # kept per box, ``box_passes``, whatever the class)
+                        passes = table.get(slot.pair_shape)  # type: ignore[union-attr]
+                        if passes is None:
+                            runs += 1
+                            passes = table[slot.pair_shape] = program.run(  # type: ignore[index]
+                                part.vals, as_rank) is program.result  # type: ignore[union-attr]
+                        if passes:
+                            known = boxed.get(id(program))
+                            if known is None:
+                                known = boxed[id(program)] = part_pair(program,
+                                                                       program.result)
+                        else:
+                            known = NO_MATCH
+                        known_pairs[slot.pair_shape] = known
+                        if known.match:
+                            matched.append((group, known, allowed))
+                        continue
                     # (``MatchTable.run_part``, its runs counted once per walk)
                     runs += 1
                     ran = program.run(part.vals, as_rank)  # type: ignore[union-attr]

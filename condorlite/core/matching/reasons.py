@@ -27,6 +27,7 @@ from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.own_literals import HIDDEN
 from condorlite.core.matching.own_literals import NAMES as REWRITTEN
+from condorlite.core.matching.slot_ranks import SharedRanks
 from condorlite.core.model import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION
 
 _FIRST = itemgetter(0)
@@ -59,20 +60,31 @@ class Reasons:
         self._rank_keys: dict[int, int] = {}
         self._rank_numbers: dict[tuple, int] = {}
         self._shape_keys = shape_keys
+        #: the slot Ranks shared between classes by what they read (``slot_ranks``)
+        self._shared = SharedRanks(shape_keys.canon.key)
 
     def slot_rank(self, class_id: int, part: tuple, job_ad: ClassAd, offer: Offer) -> float:
         """The slot's ``Rank`` of the class's job in the offer's pair shape, as
         ``_evaluate_pair`` computes it (whether or not the pair matches): kept per
-        rank key (``rank_key``), which held slots of many pair shapes share."""
+        rank key (``rank_key``), which held slots of many pair shapes share, and
+        shared between classes by what it reads of the job (``slot_ranks``)."""
         expr = adeval.attr(offer.ad, "Rank")
         if type(expr) is Literal:
             return adeval.slot_rank(expr.value)  # the same for every job
-        key = (class_id, part, self.rank_key(offer))
+        rank_key = self.rank_key(offer)
+        key = (class_id, part, rank_key)
         found = self._slot_ranks.get(key)
         if found is None:
-            self._counts.evaluations += 1
-            value = adeval.eval_attr(offer.ad, "Rank", job_ad, self.now)
-            found = self._slot_ranks[key] = adeval.slot_rank(value)
+            # (shared between the classes that bind alike what the Rank reads of
+            # the job, where that is known: ``slot_ranks``)
+            shared = self._shared.key((class_id, part), job_ad, offer, expr, rank_key)
+            found = None if shared is None else self._shared.values.get(shared)
+            if found is None:
+                self._counts.evaluations += 1
+                found = adeval.slot_rank(adeval.eval_attr(offer.ad, "Rank", job_ad, self.now))
+                if shared is not None:
+                    self._shared.values[shared] = found
+            self._slot_ranks[key] = found
         return found
 
     def rank_key(self, offer: Offer) -> int:

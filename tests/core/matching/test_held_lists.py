@@ -165,7 +165,7 @@ def test_refusals_left_uncounted_decide_otherwise(monkeypatch) -> None:
 def test_passed_groups_left_uncounted_decide_otherwise(monkeypatch) -> None:
     # The same refusals, by the groups the walks pass over (``held_refusals``): left
     # out of the lists' deferred counts, the rejection reads "no match found".
-    monkeypatch.setattr(HeldLists, "_deferred", lambda self, found, submitter: [])
+    monkeypatch.setattr(HeldLists, "_deferred", lambda self, found: [])
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, POLICY, SUBS)
 

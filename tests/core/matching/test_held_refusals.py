@@ -13,7 +13,7 @@ import pytest
 
 from condorlite.core import adeval
 from condorlite.core.matching import held_refusals
-from condorlite.core.matching.held_refusals import HeldRefusals, Refusals
+from condorlite.core.matching.held_refusals import OWN, REFUSED, HeldRefusals, Refusals
 from condorlite.core.matching.held_walks import HeldWalks
 from condorlite.core.model import Submitter
 from condorlite.core.policy import Policy
@@ -155,3 +155,23 @@ def test_kept_walks_shared_between_refusals_decide_otherwise(monkeypatch) -> Non
     jobs = JOBS + _job(6, 2, "mid", 1000, 6000)  # (new's first class, mid's jobs)
     with pytest.raises(AssertionError):
         run_both(SLOTS, jobs, POLICY, SUBS)
+
+
+def test_own_groups_counted_as_refused_decide_otherwise(monkeypatch) -> None:
+    # The submitter's own groups are left out of the walk's passed groups (never
+    # counted, ``HeldLists._deferred`` counting every offer of a passed group): kept
+    # in as refused by the policy, old1's rejections count its own desktops.
+    refuses = Refusals.refuses
+
+    def own_counted(self, key):  # type: ignore[no-untyped-def]
+        found = refuses(self, key)
+        if found == OWN:
+            found = self.verdicts[key] = REFUSED
+        return found
+
+    fast, _ = run_both(SLOTS, JOBS, POLICY, SUBS)
+    assert any(v == OWN for r in fast.mm.lists._refusals._refusals.values()
+               for v in r.verdicts.values())
+    monkeypatch.setattr(Refusals, "refuses", own_counted)
+    with pytest.raises(AssertionError):
+        run_both(SLOTS, JOBS, POLICY, SUBS)

@@ -1,0 +1,91 @@
+"""A held slot's ``Rank`` of a job, shared between the classes that bind alike what it
+reads of the job.
+
+``Reasons.slot_rank`` keeps the slot's Rank of a class per *rank key* (the slot's
+bindings of every name its Rank reaches, ``Reasons.rank_key``), one evaluation per
+(class, rank key). A pool of desktops that prefer their owner's jobs (``Rank =
+TARGET.Owner == "u043"``) has a rank key per owner, and every class asks each: with
+preemption by priority off, a class's plan of the held groups asks them all
+(``HeldGroups.plan``), classes x owners evaluations, although a class's Rank there
+reads one name of the job, and a hundred submitters' jobs bind it a hundred ways.
+
+Where the names the Rank can read are known from its tree
+(``preq_reads.static_reads``: plain names, no record, no lazy built-in but
+``ifThenElse``) and both the slot and the job bind each of them to a literal or not
+at all, the evaluation reads those bindings and nothing else (and ``now``, fixed for
+the cycle). The slot's are what its rank key stands for, so the value is kept per
+(rank key, the job's numbers of those names: ``expr_numbers.Canon.key``) and every
+class binding them alike takes it without an evaluation. Otherwise (a name bound to
+an expression that reads further names) the class's evaluation decides, as before.
+The names are read off the Rank of the first slot asked of each rank key: every slot
+of a rank key binds what its Rank reaches alike (a desktop whose own literals were
+hoisted, ``own_literals``, reads a hidden name of its own besides, bound to a
+literal: keyed too, which keys more than needed, never less).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.ast import Expr, Literal
+from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.preq_reads import static_reads
+
+#: "not in the table" (a table whose values may be None)
+MISSING = object()
+
+
+class SharedRanks:
+    """The cycle's slot Ranks by rank key and the job's numbers (module doc).
+    ``number(ad, names)``: the numbers of the ad's bindings of ``names``."""
+
+    def __init__(self, number: Callable[[ClassAd, tuple[str, ...]], tuple]) -> None:
+        self._number = number
+        #: rank key -> the names its Rank can read, or None (not known, or some
+        #: bound in the slot to anything but a literal)
+        self._names: dict[int, tuple[str, ...] | None] = {}
+        #: (class, bindings, names) -> the job's numbers of them, or None (some bound
+        #: to anything but a literal)
+        self._jobs: dict[tuple, tuple | None] = {}
+        #: (rank key, the job's numbers) -> the slot's Rank (``adeval.slot_rank``)
+        self.values: dict[tuple, float] = {}
+
+    def key(self, klass: tuple, job_ad: ClassAd, offer: Offer, expr: Expr,
+            rank_key: int) -> tuple | None:
+        """The key of the slot's Rank ``expr`` (of ``offer``, whose rank key is
+        ``rank_key``) of the class key ``klass``'s job ``job_ad`` in ``values``, or
+        None when it cannot be shared (module doc)."""
+        names = self._names.get(rank_key, MISSING)
+        if names is MISSING:
+            names = self._names[rank_key] = _literal_names(expr, offer.ad)
+        if names is None:
+            return None
+        job_key = (klass, names)
+        numbers = self._jobs.get(job_key, MISSING)
+        if numbers is MISSING:
+            numbers = self._jobs[job_key] = (
+                self._number(job_ad, names)  # type: ignore[arg-type]
+                if _literals(job_ad, names) else None)  # type: ignore[arg-type]
+        if numbers is None:
+            return None
+        return (rank_key, numbers)
+
+
+def _literal_names(expr: Expr, slot_ad: ClassAd) -> tuple[str, ...] | None:
+    """The names ``expr`` can read (``static_reads``) when the slot binds each to a
+    literal or not at all, else None."""
+    names = static_reads(expr)
+    if names is None or not _literals(slot_ad, names):
+        return None
+    return names
+
+
+def _literals(ad: ClassAd, names: tuple[str, ...]) -> bool:
+    """Whether ``ad`` binds each of ``names`` to a literal or not at all."""
+    for name in names:
+        bound = adeval.attr(ad, name)
+        if bound is not None and type(bound) is not Literal:
+            return False
+    return True

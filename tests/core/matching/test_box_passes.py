@@ -1,0 +1,97 @@
+"""``box_passes``: whether a held static slot passes a box of constant ranks is kept
+per (static part, box) and shared by every class whose program of the part is an
+equal box. Checked against the plain reference cycle with the tables used (classes
+of equal requests, other ranks), the key checked to tell boxes apart, and shown to
+matter: a key blind to the bounds decides otherwise."""
+
+from __future__ import annotations
+
+import pytest
+
+from condorlite.core.classad.residuals import bound_test
+from condorlite.core.matching import box_passes
+from condorlite.core.matching.box_passes import box_key
+from condorlite.core.matching.candidates import as_rank
+from condorlite.core.matching.carving import PairProgram
+from condorlite.core.policy import Policy
+from tests.core._pool import UID
+from tests.core.matching._against_reference import run_both
+
+
+def _held(n: int) -> str:
+    # Claimed static slots of one machine type, each its own Disk (its own pair
+    # shape, one shared static part), held by two old submitters.
+    return "\n".join([
+        f'Name = "slot{n}@m1"', 'Machine = "m1"', 'State = "Claimed"', 'Activity = "Busy"',
+        "Cpus = 1", f"Memory = {2048 * (1 + n % 2)}", f"Disk = {1000 * (n + 1)}",
+        'Arch = "X86_64"',
+        'OpSys = "LINUX"', "Requirements = START", "START = true", "Rank = 0",
+        "CurrentRank = 0", "SlotWeight = Cpus", f'RemoteUser = "old{n % 2}@{UID}"',
+        f'RemoteOwner = "old{n % 2}"', "TotalJobRunTime = 100", ""])
+
+
+def _job(cluster: int, proc: int, disk: int, memory: int, rank: int) -> str:
+    return "\n".join([
+        f"ClusterId = {cluster}", f"ProcId = {proc}", 'Owner = "new"', "JobStatus = 1",
+        "JobPrio = 0", f"QDate = {1000 + cluster}", "RequestCpus = 1",
+        "RequestMemory = 1024", f"RequestDisk = {disk}", f"Rank = {rank}",
+        ('Requirements = TARGET.OpSys == "LINUX" && TARGET.Disk >= RequestDisk && '
+         f"TARGET.Memory >= {memory}"), ""])
+
+
+SLOTS = [_held(n) for n in range(20)]
+# Class 1 asks for little (every slot): one box. Classes 2-4 ask alike (Disk >= 6000
+# and Memory >= 3000: the 8 odd slots from 5), each of its own constant Rank: another
+# box, and more jobs than its slots. A walk tries the groups within the box's narrowest
+# bound (``box_ranges``): class 2's are the odd slots, 1 and 3 among them, which fail
+# its box and pass class 1's.
+JOBS = ([_job(1, 0, 500, 0, 1)]
+        + [_job(2, p, 6000, 3000, 2) for p in range(4)]
+        + [_job(3, p, 6000, 3000, 3) for p in range(4)]
+        + [_job(4, p, 6000, 3000, 4) for p in range(4)])
+POLICY = Policy(uid_domain=UID,
+                preemption_requirements="RemoteUserPrio > SubmitterUserPrio * 1.2")
+
+
+def _box(bounds: list, fixed: list | None = None, rank: float = 0.0) -> PairProgram:
+    program = PairProgram([], [], rank, 0.0, [], as_rank, width=3)  # type: ignore[arg-type]
+    program.box, program.bounds = True, bounds
+    program.fixed = fixed or []
+    program.result = (True, rank, 0.0, {}, {})
+    return program
+
+
+def test_box_key_tells_boxes_apart() -> None:
+    one = _box([bound_test(1, ">=", 4000)])
+    assert box_key(one) == box_key(_box([bound_test(1, ">=", 4000)], rank=5.0))
+    assert box_key(one) != box_key(_box([bound_test(1, ">=", 4001)]))
+    assert box_key(one) != box_key(_box([bound_test(1, ">", 4000)]))
+    assert box_key(one) != box_key(_box([bound_test(2, ">=", 4000)]))
+    assert box_key(one) != box_key(_box([bound_test(1, ">=", 4000.0)]))  # (its type)
+    assert box_key(one) != box_key(_box([bound_test(1, ">=", 4000)], [("Cpus", 1.0, 0)]))
+    ranked = _box([bound_test(1, ">=", 4000)])
+    ranked.result = None  # (ranks that read the slot: no one outcome)
+    assert box_key(ranked) is None
+    assert box_key(_box([lambda vals: True])) is None  # (a bound without its atom)
+
+
+def test_box_passes_decide_as_the_reference_on_and_off(monkeypatch) -> None:
+    fast, on = run_both(SLOTS, JOBS, POLICY)
+    tables = fast.mm.lists._walks._boxes._tables
+    # (two boxes: Disk >= 500, and Disk >= 6000 && Memory >= 3000 shared by classes
+    # 2-4; each slot run once per box at most)
+    assert len(tables) == 2
+    assert all(len(table) <= len(SLOTS) for table in tables.values())
+    monkeypatch.setattr(box_passes, "box_key", lambda program: None)  # (off: each runs)
+    off_cycle, off = run_both(SLOTS, JOBS, POLICY)
+    assert not off_cycle.mm.lists._walks._boxes._tables
+    assert sorted(map(str, off.matches)) == sorted(map(str, on.matches))
+    assert fast.mm.evaluations < off_cycle.mm.evaluations
+
+
+def test_a_key_blind_to_the_bounds_decides_otherwise(monkeypatch) -> None:
+    # Every box one key: a class takes another's passes, whatever its bounds.
+    monkeypatch.setattr(box_passes, "box_key",
+                        lambda program: () if program.result is not None else None)
+    with pytest.raises(AssertionError):
+        run_both(SLOTS, JOBS, POLICY)
