@@ -27,7 +27,7 @@ through ``MatchTable.pair``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import chain
 
 from condorlite.core.adeval import ClassAd
@@ -37,6 +37,7 @@ from condorlite.core.matching.candidates import (
     SharedEntries,
     as_rank,
     make_entries,
+    make_pair,
 )
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.literal_tests import fails_on_literals
@@ -45,6 +46,10 @@ from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.matching.static_parts import Part, StaticParts
 from condorlite.core.model import NO_PREEMPTION
+
+#: whether the shapes a box surely passes skip its bounds (``Part.split``; the tests
+#: switch it)
+SPLIT = True
 
 
 class StaticLists:
@@ -185,16 +190,38 @@ class StaticLists:
         matches, with their pair results: of the shapes it may match
         (``Part.within``), those where it runs true, as ``MatchTable.pair`` runs it
         (one evaluation each; the results are not kept in the table, no other list
-        reads them). A box of one outcome gives one result, shared."""
-        shapes = part.within(program)
-        if not shapes:
+        reads them). A box of one outcome gives one result, shared; the shapes a box
+        surely passes (``Part.split``) only take their ranks."""
+        split = part.split(program) if program.box and SPLIT else None
+        result = program.result
+        shared = None if result is None else _pair_of(result)
+        if split is None:
+            shapes = part.within(program)
+            if not shapes:
+                return
+            if not program.box and program.literals:
+                groups = part.by_literals(program.width - program.literals, program.width)
+                if groups is not None:
+                    shapes = self._sieved(part, program, groups)
+            self._ran(part, program, shapes, False, shared, matched)
             return
-        if not program.box and program.literals:
-            groups = part.by_literals(program.width - program.literals, program.width)
-            if groups is not None:
-                shapes = self._sieved(part, program, groups)
-        members, run, vals, result = self.members, program.run, part.vals, program.result
-        shared = None if result is None else PairEval(True, result[1], result[2], result[3])
+        self._ran(part, program, split.sure, True, shared, matched)
+        self._ran(part, program, split.tried, False, shared, matched)
+
+    def _ran(self, part: Part, program: PairProgram, shapes: Sequence[int], sure: bool,
+             shared: PairEval | None, matched: list[tuple[int, PairEval]]) -> None:
+        """Add to ``matched`` those of ``shapes`` still available that ``program``
+        matches, each counted as one evaluation: by its ``run``, or by ``passed``
+        when the box surely passes them (``sure``); ``shared``: the pair result of
+        the box's one outcome (``PairProgram.result``), if it has one."""
+        members, vals, result = self.members, part.vals, program.result
+        if sure and shared is not None:
+            # (every shape passes with the one outcome: no run at all)
+            alive = [(shape, shared) for shape in shapes if shape in members]
+            matched.extend(alive)
+            self._counts.evaluations += len(alive)
+            return
+        run = program.passed if sure else program.run
         runs = 0
         for shape in shapes:
             if shape in members:
@@ -202,7 +229,7 @@ class StaticLists:
                 out = run(vals[shape], as_rank)
                 if out[0]:
                     matched.append((shape, shared if out is result else
-                                    PairEval(True, out[1], out[2], out[3])))
+                                    make_pair((True, out[1], out[2], out[3], None))))
         self._counts.evaluations += runs
 
     def _sieved(self, part: Part, program: PairProgram, groups: list[list[int]]
@@ -244,3 +271,9 @@ class StaticLists:
 
 def _shape(item: tuple[int, PairEval]) -> int:
     return item[0]
+
+
+def _pair_of(outcome: tuple) -> PairEval:
+    """The pair result of a static shape of a program's ``outcome`` (no fit: a
+    static slot is never carved)."""
+    return make_pair((True, outcome[1], outcome[2], outcome[3], None))
