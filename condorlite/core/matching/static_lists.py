@@ -71,7 +71,10 @@ class StaticLists:
         self._of_class: dict[tuple, list] = {}
         #: what a list is made of -> that list (the same object as in ``_of_class``)
         self._shared: dict[tuple, list] = {}
-        #: (shape, job rank, dependent ranks) -> (its sorted entries, their least
+        #: (job rank or column, dependent ranks) -> its number, what lists are keyed
+        #: by (``_holder``)
+        self._rank_numbers: dict[tuple, int] = {}
+        #: (shape, the number of its ranks) -> (its sorted entries, their least
         #: weight): the runs lists are made of (``_run``)
         self._runs: dict[tuple, tuple[list[tuple], float]] = {}
         #: the entries of one-offer shapes without dependent ranks, shared between
@@ -134,15 +137,22 @@ class StaticLists:
         if parts:
             matched.sort(key=_shape)  # (one order for one set, so that lists are shared)
         # What the list is made of, as a key: the shapes, and each one's ranks (the
-        # job rank or the column, the dependent ranks), worked out once per pair
-        # result (a box of constant ranks gives one result to all its shapes).
-        rank_of: dict[int, tuple] = {}
+        # job rank or the column, the dependent ranks) by their number
+        # (``_rank_numbers``: a key of small numbers hashes and compares at once),
+        # worked out once per pair result (a box of constant ranks gives one result
+        # to all its shapes).
+        numbers = self._rank_numbers
+        number_of: dict[int, int] = {}
         ranks = []
         for _, pe in matched:
-            found = rank_of.get(id(pe))
+            found = number_of.get(id(pe))
             if found is None:
-                found = rank_of[id(pe)] = (pe.job_rank if column is None else column,
-                                           tuple(pe.dependent.items()))
+                rank = (pe.job_rank if column is None else column,
+                        tuple(pe.dependent.items()))
+                found = numbers.get(rank)
+                if found is None:
+                    found = numbers[rank] = len(numbers)
+                number_of[id(pe)] = found
             ranks.append(found)
         same = (tuple([shape for shape, _ in matched]), tuple(ranks))
         holder = self._shared.get(same)
@@ -150,18 +160,18 @@ class StaticLists:
             holder = self._shared[same] = self._made(matched, ranks, column)
         return holder
 
-    def _made(self, matched: list[tuple[int, PairEval]], ranks: list[tuple],
+    def _made(self, matched: list[tuple[int, PairEval]], ranks: list[int],
               column: RankColumn | None) -> list:
-        """A new holder of the entries of the ``matched`` shapes (``ranks``: each
-        one's ranks, as ``_holder`` keys them). A shape of several offers takes its
+        """A new holder of the entries of the ``matched`` shapes (``ranks``: the
+        number of each one's ranks, as ``_holder`` keys them). A shape of several offers takes its
         run (``_run``, shared between lists); the entries of the shapes of one offer
         are made here, those of equal ranks in one ``make_entries`` call (a run
         of one entry would cost a call, a sort and a key of its own)."""
         registry, members = self.registry, self.members
         runs: list[list[tuple]] = []
         least = math.inf
-        #: ranks -> (a pair result of them, the offers of its one-offer shapes)
-        singles: dict[tuple, tuple[PairEval, list[int]]] = {}
+        #: ranks' number -> (a pair result of them, the offers of its one-offer shapes)
+        singles: dict[int, tuple[PairEval, list[int]]] = {}
         for (shape, pe), rank in zip(matched, ranks, strict=True):
             seqs = members[shape]
             if len(seqs) == 1:
@@ -170,7 +180,7 @@ class StaticLists:
                     group = singles[rank] = (pe, [])
                 group[1].extend(seqs)
                 continue
-            run, run_least = self._run(shape, pe, (shape, *rank), column)
+            run, run_least = self._run(shape, pe, (shape, rank), column)
             runs.append(run)
             least = min(least, run_least)
         for pe, seqs in singles.values():
@@ -253,8 +263,9 @@ class StaticLists:
 
     def _run(self, shape: int, pe: PairEval, key: tuple, column: RankColumn | None
              ) -> tuple[list[tuple], float]:
-        """The sorted entries of one static shape for a pair result (``key``: the shape,
-        the pair's job rank or the class's column, and dependent ranks) and the least
+        """The sorted entries of one static shape for a pair result (``key``: the shape
+        and the number of its ranks, the pair's job rank or the class's column and
+        dependent ranks, ``_holder``) and the least
         weight of their offers, made once and shared by every list built of it, until
         half of the offers it was made of have left (as a list is compacted,
         ``entries``)."""
