@@ -33,6 +33,8 @@ from itertools import chain
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import (
     ENTRY_IDX,
+    POST,
+    PRE,
     PairEval,
     SharedEntries,
     as_rank,
@@ -47,6 +49,9 @@ from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.matching.static_parts import Part, StaticParts
 from condorlite.core.model import NO_PREEMPTION
 
+#: the least offers of a group of one-offer shapes that are put in their likely
+#: order before their entries are made (``StaticLists._order``)
+ORDERED = 32
 #: whether the shapes a box surely passes skip its bounds (``Part.split``; the tests
 #: switch it)
 SPLIT = True
@@ -77,6 +82,8 @@ class StaticLists:
         #: (shape, the number of its ranks) -> (its sorted entries, their least
         #: weight): the runs lists are made of (``_run``)
         self._runs: dict[tuple, tuple[list[tuple], float]] = {}
+        #: each available static offer's place in their likely order (``_order``)
+        self._places: list[int] = []
         #: the entries of one-offer shapes without dependent ranks, shared between
         #: lists (``candidates.SharedEntries``)
         self._entries = SharedEntries(registry) if shared is None else shared
@@ -184,15 +191,35 @@ class StaticLists:
             runs.append(run)
             least = min(least, run_least)
         for pe, seqs in singles.values():
+            if len(seqs) >= ORDERED:
+                seqs.sort(key=self._order().__getitem__)
             runs.append(self._entries.entries(seqs, pe, NO_PREEMPTION, column)
                         if not pe.dependent else
                         make_entries(registry, seqs, pe, NO_PREEMPTION, column=column))
             least = min(least, min(registry[k].weight for k in seqs))
         # (one run is shared as it is, a list handed out never changing; else the
-        # sorted runs and unsorted groups, concatenated: the sort merges them)
+        # sorted runs and the groups, concatenated: the sort merges them, a group
+        # put in the offers' likely order (``_order``) being a run most often)
         entries = (runs[0] if len(runs) == 1 and not singles
                    else sorted(chain.from_iterable(runs)))
         return [entries, [shape for shape, _ in matched], 0, least]
+
+    def _order(self) -> list[int]:
+        """Each available static offer's place (by ``seq``) in the order of its
+        entries but for the pair's ranks (its independent pre and post job ranks,
+        its name and ``seq``), made once: the offers of a group of one-offer shapes
+        (``_made``), put in this order, mostly give a sorted run, which the sort of
+        the list only merges (tuples compared deep, their own order costs about
+        ten times more). An order only: the sort decides."""
+        registry = self.registry
+        order = self._places
+        if len(order) != len(registry):
+            seqs = [k for found in self.members.values() for k in found]
+            seqs.sort(key=lambda k: _likely(registry[k]))
+            order = self._places = [0] * len(registry)
+            for place, k in enumerate(seqs):
+                order[k] = place
+        return order
 
     def _by_program(self, part: Part, program: PairProgram,
                     matched: list[tuple[int, PairEval]]) -> None:
@@ -282,6 +309,15 @@ class StaticLists:
 
 def _shape(item: tuple[int, PairEval]) -> int:
     return item[0]
+
+
+def _likely(offer: Offer) -> tuple:
+    """The key of ``StaticLists._order``: an entry's (``make_entry``) but for the
+    pair's ranks, a rank the offer does not give itself taken as 0."""
+    values = offer.independent
+    pre, post = values.get(PRE), values.get(POST)
+    return (-pre if type(pre) is float else 0.0, -post if type(post) is float else 0.0,
+            offer.name, offer.seq)
 
 
 def _pair_of(outcome: tuple) -> PairEval:

@@ -102,11 +102,13 @@ def _both_ways(monkeypatch: pytest.MonkeyPatch, slots: list[str], jobs: list[str
     return fast.mm.evaluations, slow.mm.evaluations
 
 
-@pytest.mark.parametrize("split", [True, False])
-def test_bounds_on_a_slots_number_decide_as_in_full(monkeypatch, split):
+@pytest.mark.parametrize(("split", "ordered"), [(True, 1), (False, 10**9)])
+def test_bounds_on_a_slots_number_decide_as_in_full(monkeypatch, split, ordered):
     """With the shapes a box surely passes taking their ranks alone
-    (``Part.split``) and with every shape of a range run."""
+    (``Part.split``) and every group of one-offer shapes put in its likely order
+    (``StaticLists._order``), and with every shape of a range run and no order."""
     monkeypatch.setattr(static_lists, "SPLIT", split)
+    monkeypatch.setattr(static_lists, "ORDERED", ordered)
     on, off = _both_ways(monkeypatch, [_slot(i) for i in range(96)],
                          _jobs(9) + _aarch64_jobs(6))
     assert on < off
