@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from itertools import chain
+from operator import itemgetter
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import (
@@ -49,6 +50,8 @@ from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.matching.static_parts import Part, StaticParts
 from condorlite.core.model import NO_PREEMPTION
 
+#: a (shape, pair result)'s shape
+_SHAPE = itemgetter(0)
 #: the least offers of a group of one-offer shapes that are put in their likely
 #: order before their entries are made (``StaticLists._order``)
 ORDERED = 32
@@ -71,7 +74,7 @@ class StaticLists:
         self._counts = table.counts
         #: the shapes by shared static part, sorted by their numbers (``static_parts``)
         self._parts = StaticParts(registry, members, table.static_vector)
-        #: class key -> [entries, their shapes, first position of interest, the least
+        #: class key -> [entries, their shapes (a tuple), first position of interest, the least
         #: weight of their offers (inf when there are none)]
         self._of_class: dict[tuple, list] = {}
         #: what a list is made of -> that list (the same object as in ``_of_class``)
@@ -142,7 +145,9 @@ class StaticLists:
             if pe.match:
                 matched.append((shape, pe))
         if parts:
-            matched.sort(key=_shape)  # (one order for one set, so that lists are shared)
+            # (one order for one set, so that lists are shared; by the shape, a key
+            # taken in C)
+            matched.sort(key=_SHAPE)
         # What the list is made of, as a key: the shapes, and each one's ranks (the
         # job rank or the column, the dependent ranks) by their number
         # (``_rank_numbers``: a key of small numbers hashes and compares at once),
@@ -151,29 +156,33 @@ class StaticLists:
         numbers = self._rank_numbers
         number_of: dict[int, int] = {}
         ranks = []
+        last, number = None, -1  # (runs of one result: a box's shapes, mostly)
         for _, pe in matched:
-            found = number_of.get(id(pe))
-            if found is None:
-                rank = (pe.job_rank if column is None else column,
-                        tuple(pe.dependent.items()))
-                found = numbers.get(rank)
-                if found is None:
-                    found = numbers[rank] = len(numbers)
-                number_of[id(pe)] = found
-            ranks.append(found)
+            if pe is not last:
+                last = pe
+                number = number_of.get(id(pe), -1)
+                if number < 0:
+                    rank = (pe.job_rank if column is None else column,
+                            tuple(pe.dependent.items()))
+                    number = numbers.get(rank, -1)
+                    if number < 0:
+                        number = numbers[rank] = len(numbers)
+                    number_of[id(pe)] = number
+            ranks.append(number)
         same = (tuple([shape for shape, _ in matched]), tuple(ranks))
         holder = self._shared.get(same)
         if holder is None:
-            holder = self._shared[same] = self._made(matched, ranks, column)
+            holder = self._shared[same] = self._made(matched, ranks, column, same[0])
         return holder
 
     def _made(self, matched: list[tuple[int, PairEval]], ranks: list[int],
-              column: RankColumn | None) -> list:
+              column: RankColumn | None, shapes: tuple[int, ...]) -> list:
         """A new holder of the entries of the ``matched`` shapes (``ranks``: the
-        number of each one's ranks, as ``_holder`` keys them). A shape of several offers takes its
-        run (``_run``, shared between lists); the entries of the shapes of one offer
-        are made here, those of equal ranks in one ``make_entries`` call (a run
-        of one entry would cost a call, a sort and a key of its own)."""
+        number of each one's ranks, as ``_holder`` keys them; ``shapes``: theirs).
+        A shape of several offers takes its run (``_run``, shared between lists);
+        the entries of the shapes of one offer are made here, those of equal ranks
+        in one ``make_entries`` call (a run of one entry would cost a call, a sort
+        and a key of its own)."""
         registry, members = self.registry, self.members
         runs: list[list[tuple]] = []
         least = math.inf
@@ -202,7 +211,7 @@ class StaticLists:
         # put in the offers' likely order (``_order``) being a run most often)
         entries = (runs[0] if len(runs) == 1 and not singles
                    else sorted(chain.from_iterable(runs)))
-        return [entries, [shape for shape, _ in matched], 0, least]
+        return [entries, shapes, 0, least]
 
     def _order(self) -> list[int]:
         """Each available static offer's place (by ``seq``) in the order of its
@@ -305,10 +314,6 @@ class StaticLists:
             least = min((registry[k].weight for k in members), default=math.inf)
             found = self._runs[key] = (run, least)
         return found
-
-
-def _shape(item: tuple[int, PairEval]) -> int:
-    return item[0]
 
 
 def _likely(offer: Offer) -> tuple:
