@@ -21,7 +21,14 @@ Which static shapes a class matches is asked only where it can: the shapes of a
 shared static part are kept sorted by each of the part's numbers (``static_parts``),
 and the class's program of the part (``MatchTable.static_program``) is run here on
 the shapes its bounds leave, none when it never matches; every other shape is asked
-through ``MatchTable.pair``.
+through ``MatchTable.pair``. A box's shapes strictly inside all its bounds
+(``Part.split``) take its ranks alone (``PairProgram.passed``), and nothing at all
+when the ranks are constants: the box's one result.
+
+Work, not outcome: lists are keyed by their shapes and the number of each one's
+ranks (``_rank_numbers``); a group of one-offer shapes is put in the likely order of
+its entries (``_order``) before they are made, so the list's sort merges runs (a
+list's order is the sort's, whatever the hint).
 """
 
 from __future__ import annotations
