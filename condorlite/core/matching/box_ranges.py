@@ -80,23 +80,26 @@ def split(program: PairProgram, column_at: Callable[[int], Column | None]
     """``narrowest``'s items split by whether every bound of the box ``program`` is
     sure to hold on them, or None when some bound is no one-atom bound on a
     position with a column, or one bounding another position leaves out some item
-    of its column (then ``narrowest``). An item is sure where its key is strictly
-    inside every bound: rounding to a real is monotonic, so ``float(x) > float(c)``
+    of its column (then ``narrowest``). An item is sure where its key is inside
+    every bound: rounding to a real is monotonic, so ``float(x) > float(c)``
     implies ``x > c`` (and ``x >= c``) whether compared exactly or as reals (the
-    module doc), likewise below; an item whose key equals a bound's number is tried.
-    A box with fixed requests (a fit to test) is not split."""
+    module doc), likewise below. A key equal to ``float(c)`` holds ``>=``, ``<=``
+    and ``==`` when ``c`` is a real (compared as reals, or exactly: equal) or an
+    integer below 2**53 in size (the only integer that rounds to it is itself, and
+    a real equal to it compares equal); otherwise, and for ``>`` and ``<``, the item
+    is tried. A box with fixed requests (a fit to test) is not split."""
     if program.fixed:
         return None
     found = _ranges(program, column_at, every=True)
     if found is None:
         return None
     (index, (low, high, sure_low, sure_high)), columns, _ = found
+    if low >= high:
+        return Split([], [])
     for other, (_, _, other_low, other_high) in found[2].items():
         if other != index and (other_low > 0 or other_high < len(columns[other].keys)):
             return None  # (a bound on another position may fail: every item runs)
     items = columns[index].items
-    if low >= high:
-        return Split([], [])
     if sure_low >= sure_high:
         return Split([], items[low:high])
     return Split(items[sure_low:sure_high], items[low:sure_low] + items[sure_high:high])
@@ -142,13 +145,17 @@ def _ranges(program: PairProgram, column_at: Callable[[int], Column | None],
             continue
         keys = found.keys
         bounds = ranges.setdefault(index, [0, len(keys), 0, len(keys)])
+        # (a key equal to the number holds a bound that is not strict, but for an
+        # integer the reals cannot tell from its neighbours: ``split``)
+        equal = op in _EVEN and (type(operand) is float or abs(operand) < 2**53)
         if op in _LOWER:
-            bounds[0] = max(bounds[0], bisect_left(keys, number))
-            # (a key equal to the number may fail ``==`` or ``>``, or round to it)
-            bounds[2] = max(bounds[2], len(keys) if op == "==" else bisect_right(keys, number))
+            low = bisect_left(keys, number)
+            bounds[0] = max(bounds[0], low)
+            bounds[2] = max(bounds[2], low if equal else bisect_right(keys, number))
         if op in _UPPER:
-            bounds[1] = min(bounds[1], bisect_right(keys, number))
-            bounds[3] = min(bounds[3], 0 if op == "==" else bisect_left(keys, number))
+            high = bisect_right(keys, number)
+            bounds[1] = min(bounds[1], high)
+            bounds[3] = min(bounds[3], high if equal else bisect_left(keys, number))
     if not ranges:
         return None
     narrow = min(ranges.items(), key=lambda item: item[1][1] - item[1][0])
@@ -159,3 +166,5 @@ def _ranges(program: PairProgram, column_at: Callable[[int], Column | None],
 _LOWER = frozenset({">=", ">", "=="})
 _UPPER = frozenset({"<=", "<", "=="})
 _BOUNDS = _LOWER | _UPPER
+#: the bounds a number equal to theirs holds
+_EVEN = frozenset({">=", "<=", "=="})

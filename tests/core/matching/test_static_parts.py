@@ -244,8 +244,9 @@ def _first(vals):  # type: ignore[no-untyped-def]
 
 
 def test_split_tries_shapes_on_a_bound_and_gives_up_on_other_numbers():
-    """A shape whose number equals a bound's is tried, not sure (``x > c`` fails
-    there); a bound on another number that some shape fails leaves no split."""
+    """A shape whose number equals a strict bound's is tried, not sure (``x > c``
+    fails there), as is one whose number rounds to a large integer bound's; a bound
+    on another number that some shape fails leaves no split."""
     vals = {0: (1, 5), 1: (2, 5), 2: (3, 6), 3: (4, 6)}
     shapes = list(vals)
     axes = [box_ranges.column(shapes, [v[i] for v in vals.values()]) for i in range(2)]
@@ -255,10 +256,18 @@ def test_split_tries_shapes_on_a_bound_and_gives_up_on_other_numbers():
                           [], as_rank, width=2)
     assert part.split(program) == box_ranges.Split([2, 3], [1])  # (2 > 2 tried: fails)
     program = PairProgram([], [bound_test(0, "<=", 3)], zero, zero, [], as_rank, width=2)
-    assert part.split(program) == box_ranges.Split([0, 1], [2])
+    assert part.split(program) == box_ranges.Split([0, 1, 2], [])  # (3 <= 3 holds)
+    program = PairProgram([], [bound_test(0, ">=", 2**53)], zero, zero, [], as_rank, width=2)
+    assert part.split(program) == box_ranges.Split([], [])
     program = PairProgram([], [bound_test(0, ">=", 2), bound_test(1, ">", 5)], zero, zero,
                           [], as_rank, width=2)
     assert part.split(program) is None
+    big = {0: (2**53 + 1, 0), 1: (2**53, 0)}  # (both round to 2**53 as reals)
+    part = static_parts.Part(None, [0, 1], [box_ranges.column([0, 1], [2**53 + 1, 2**53]),
+                                           box_ranges.column([0, 1], [0, 0])], big)  # type: ignore[arg-type]
+    program = PairProgram([], [bound_test(0, ">=", 2**53 + 1)], zero, zero, [], as_rank,
+                          width=2)
+    assert part.split(program) == box_ranges.Split([], [0, 1])  # (only 2**53 + 1 holds)
 
 
 def test_a_program_that_never_matches_leaves_nothing():
