@@ -110,8 +110,9 @@ def _ranges(program: PairProgram, column_at: Callable[[int], Column | None],
     """The bounds of the box ``program`` as ranges of its columns: ((the position
     of the narrowest range, [low, high, sure low, sure high]), the columns by
     position, every position's ranges), [low, high) the items its bounds may pass
-    and [sure low, sure high) those they surely pass (``split``). None when no
-    bound could be used or, with ``every``, when one could not."""
+    and [sure low, sure high) those they surely pass (``split``; worked out with
+    ``every`` only). None when no bound could be used or, with ``every``, when one
+    could not."""
     #: position -> [low, high, sure low, sure high) of its column that its bounds leave
     ranges: dict[int, list[int]] = {}
     columns: dict[int, Column | None] = {}
@@ -145,6 +146,12 @@ def _ranges(program: PairProgram, column_at: Callable[[int], Column | None],
             continue
         keys = found.keys
         bounds = ranges.setdefault(index, [0, len(keys), 0, len(keys)])
+        if not every:  # (``narrowest``: the ranges the items may pass alone)
+            if op in _LOWER:
+                bounds[0] = max(bounds[0], bisect_left(keys, number))
+            if op in _UPPER:
+                bounds[1] = min(bounds[1], bisect_right(keys, number))
+            continue
         # (a key equal to the number holds a bound that is not strict, but for an
         # integer the reals cannot tell from its neighbours: ``split``)
         equal = op in _EVEN and (type(operand) is float or abs(operand) < 2**53)
