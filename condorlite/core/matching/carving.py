@@ -244,6 +244,14 @@ class PairProgram:
                 return (False,)
         return self._ranked(full, as_rank, taken)
 
+    def passed(self, vals: Sequence[object], as_rank: Callable[[object], float]) -> tuple:
+        """``run`` at a state known to pass every bound of this box, which has no
+        fixed requests (``box_ranges.split``): its ranks alone."""
+        if self.result is not None:
+            return self.result  # (shared: callers only read it)
+        return self._ranked((*vals, *self.params) if self.params else vals, as_rank,
+                            self.taken)
+
     def run_fitted(self, vals: Sequence[object], as_rank: Callable[[object], float]
                    ) -> tuple:
         """``run`` at a state known to hold the fixed requests (``carved_lists`` tests

@@ -21,22 +21,33 @@ Which static shapes a class matches is asked only where it can: the shapes of a
 shared static part are kept sorted by each of the part's numbers (``static_parts``),
 and the class's program of the part (``MatchTable.static_program``) is run here on
 the shapes its bounds leave, none when it never matches; every other shape is asked
-through ``MatchTable.pair``.
+through ``MatchTable.pair``. A box's shapes strictly inside all its bounds
+(``Part.split``) take its ranks alone (``PairProgram.passed``), and nothing at all
+when the ranks are constants: the box's one result.
+
+Work, not outcome: lists are keyed by their shapes and the number of each one's
+ranks (``_rank_numbers``); a group of one-offer shapes is put in the likely order of
+its entries (``_order``) before they are made, so the list's sort merges runs (a
+list's order is the sort's, whatever the hint).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import chain
+from operator import itemgetter
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import (
     ENTRY_IDX,
+    POST,
+    PRE,
     PairEval,
     SharedEntries,
     as_rank,
     make_entries,
+    make_pair,
 )
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.literal_tests import fails_on_literals
@@ -45,6 +56,15 @@ from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.matching.static_parts import Part, StaticParts
 from condorlite.core.model import NO_PREEMPTION
+
+#: a (shape, pair result)'s shape
+_SHAPE = itemgetter(0)
+#: the least offers of a group of one-offer shapes that are put in their likely
+#: order before their entries are made (``StaticLists._order``)
+ORDERED = 32
+#: whether the shapes a box surely passes skip its bounds (``Part.split``; the tests
+#: switch it)
+SPLIT = True
 
 
 class StaticLists:
@@ -61,14 +81,19 @@ class StaticLists:
         self._counts = table.counts
         #: the shapes by shared static part, sorted by their numbers (``static_parts``)
         self._parts = StaticParts(registry, members, table.static_vector)
-        #: class key -> [entries, their shapes, first position of interest, the least
+        #: class key -> [entries, their shapes (a tuple), first position of interest, the least
         #: weight of their offers (inf when there are none)]
         self._of_class: dict[tuple, list] = {}
         #: what a list is made of -> that list (the same object as in ``_of_class``)
         self._shared: dict[tuple, list] = {}
-        #: (shape, job rank, dependent ranks) -> (its sorted entries, their least
+        #: (job rank or column, dependent ranks) -> its number, what lists are keyed
+        #: by (``_holder``)
+        self._rank_numbers: dict[tuple, int] = {}
+        #: (shape, the number of its ranks) -> (its sorted entries, their least
         #: weight): the runs lists are made of (``_run``)
         self._runs: dict[tuple, tuple[list[tuple], float]] = {}
+        #: each available static offer's place in their likely order (``_order``)
+        self._places: list[int] = []
         #: the entries of one-offer shapes without dependent ranks, shared between
         #: lists (``candidates.SharedEntries``)
         self._entries = SharedEntries(registry) if shared is None else shared
@@ -127,36 +152,49 @@ class StaticLists:
             if pe.match:
                 matched.append((shape, pe))
         if parts:
-            matched.sort(key=_shape)  # (one order for one set, so that lists are shared)
+            # (one order for one set, so that lists are shared; by the shape, a key
+            # taken in C)
+            matched.sort(key=_SHAPE)
         # What the list is made of, as a key: the shapes, and each one's ranks (the
-        # job rank or the column, the dependent ranks), worked out once per pair
-        # result (a box of constant ranks gives one result to all its shapes).
-        rank_of: dict[int, tuple] = {}
+        # job rank or the column, the dependent ranks) by their number
+        # (``_rank_numbers``: a key of small numbers hashes and compares at once),
+        # worked out once per pair result (a box of constant ranks gives one result
+        # to all its shapes).
+        numbers = self._rank_numbers
+        number_of: dict[int, int] = {}
         ranks = []
+        last, number = None, -1  # (runs of one result: a box's shapes, mostly)
         for _, pe in matched:
-            found = rank_of.get(id(pe))
-            if found is None:
-                found = rank_of[id(pe)] = (pe.job_rank if column is None else column,
-                                           tuple(pe.dependent.items()))
-            ranks.append(found)
+            if pe is not last:
+                last = pe
+                number = number_of.get(id(pe), -1)
+                if number < 0:
+                    rank = (pe.job_rank if column is None else column,
+                            tuple(pe.dependent.items()))
+                    number = numbers.get(rank, -1)
+                    if number < 0:
+                        number = numbers[rank] = len(numbers)
+                    number_of[id(pe)] = number
+            ranks.append(number)
         same = (tuple([shape for shape, _ in matched]), tuple(ranks))
         holder = self._shared.get(same)
         if holder is None:
-            holder = self._shared[same] = self._made(matched, ranks, column)
+            holder = self._shared[same] = self._made(matched, ranks, column, same[0])
         return holder
 
-    def _made(self, matched: list[tuple[int, PairEval]], ranks: list[tuple],
-              column: RankColumn | None) -> list:
-        """A new holder of the entries of the ``matched`` shapes (``ranks``: each
-        one's ranks, as ``_holder`` keys them). A shape of several offers takes its
-        run (``_run``, shared between lists); the entries of the shapes of one offer
-        are made here, those of equal ranks in one ``make_entries`` call (a run
-        of one entry would cost a call, a sort and a key of its own)."""
+    def _made(self, matched: list[tuple[int, PairEval]], ranks: list[int],
+              column: RankColumn | None, shapes: tuple[int, ...]) -> list:
+        """A new holder of the entries of the ``matched`` shapes (``ranks``: the
+        number of each one's ranks, as ``_holder`` keys them; ``shapes``: theirs).
+        A shape of several offers takes its run (``_run``, shared between lists);
+        the entries of the shapes of one offer are made here, those of equal ranks
+        in one ``make_entries`` call (a run of one entry would cost a call, a sort
+        and a key of its own)."""
         registry, members = self.registry, self.members
         runs: list[list[tuple]] = []
         least = math.inf
-        #: ranks -> (a pair result of them, the offers of its one-offer shapes)
-        singles: dict[tuple, tuple[PairEval, list[int]]] = {}
+        #: ranks' number -> (a pair result of them, the offers of its one-offer shapes)
+        singles: dict[int, tuple[PairEval, list[int]]] = {}
         for (shape, pe), rank in zip(matched, ranks, strict=True):
             seqs = members[shape]
             if len(seqs) == 1:
@@ -165,19 +203,39 @@ class StaticLists:
                     group = singles[rank] = (pe, [])
                 group[1].extend(seqs)
                 continue
-            run, run_least = self._run(shape, pe, (shape, *rank), column)
+            run, run_least = self._run(shape, pe, (shape, rank), column)
             runs.append(run)
             least = min(least, run_least)
         for pe, seqs in singles.values():
+            if len(seqs) >= ORDERED:
+                seqs.sort(key=self._order().__getitem__)
             runs.append(self._entries.entries(seqs, pe, NO_PREEMPTION, column)
                         if not pe.dependent else
                         make_entries(registry, seqs, pe, NO_PREEMPTION, column=column))
             least = min(least, min(registry[k].weight for k in seqs))
         # (one run is shared as it is, a list handed out never changing; else the
-        # sorted runs and unsorted groups, concatenated: the sort merges them)
+        # sorted runs and the groups, concatenated: the sort merges them, a group
+        # put in the offers' likely order (``_order``) being a run most often)
         entries = (runs[0] if len(runs) == 1 and not singles
                    else sorted(chain.from_iterable(runs)))
-        return [entries, [shape for shape, _ in matched], 0, least]
+        return [entries, shapes, 0, least]
+
+    def _order(self) -> list[int]:
+        """Each available static offer's place (by ``seq``) in the order of its
+        entries but for the pair's ranks (its independent pre and post job ranks,
+        its name and ``seq``), made once: the offers of a group of one-offer shapes
+        (``_made``), put in this order, mostly give a sorted run, which the sort of
+        the list only merges (tuples compared deep, their own order costs about
+        ten times more). An order only: the sort decides."""
+        registry = self.registry
+        order = self._places
+        if len(order) != len(registry):
+            seqs = [k for found in self.members.values() for k in found]
+            seqs.sort(key=lambda k: _likely(registry[k]))
+            order = self._places = [0] * len(registry)
+            for place, k in enumerate(seqs):
+                order[k] = place
+        return order
 
     def _by_program(self, part: Part, program: PairProgram,
                     matched: list[tuple[int, PairEval]]) -> None:
@@ -185,16 +243,38 @@ class StaticLists:
         matches, with their pair results: of the shapes it may match
         (``Part.within``), those where it runs true, as ``MatchTable.pair`` runs it
         (one evaluation each; the results are not kept in the table, no other list
-        reads them). A box of one outcome gives one result, shared."""
-        shapes = part.within(program)
-        if not shapes:
+        reads them). A box of one outcome gives one result, shared; the shapes a box
+        surely passes (``Part.split``) only take their ranks."""
+        split = part.split(program) if program.box and SPLIT else None
+        result = program.result
+        shared = None if result is None else _pair_of(result)
+        if split is None:
+            shapes = part.within(program)
+            if not shapes:
+                return
+            if not program.box and program.literals:
+                groups = part.by_literals(program.width - program.literals, program.width)
+                if groups is not None:
+                    shapes = self._sieved(part, program, groups)
+            self._ran(part, program, shapes, False, shared, matched)
             return
-        if not program.box and program.literals:
-            groups = part.by_literals(program.width - program.literals, program.width)
-            if groups is not None:
-                shapes = self._sieved(part, program, groups)
-        members, run, vals, result = self.members, program.run, part.vals, program.result
-        shared = None if result is None else PairEval(True, result[1], result[2], result[3])
+        self._ran(part, program, split.sure, True, shared, matched)
+        self._ran(part, program, split.tried, False, shared, matched)
+
+    def _ran(self, part: Part, program: PairProgram, shapes: Sequence[int], sure: bool,
+             shared: PairEval | None, matched: list[tuple[int, PairEval]]) -> None:
+        """Add to ``matched`` those of ``shapes`` still available that ``program``
+        matches, each counted as one evaluation: by its ``run``, or by ``passed``
+        when the box surely passes them (``sure``); ``shared``: the pair result of
+        the box's one outcome (``PairProgram.result``), if it has one."""
+        members, vals, result = self.members, part.vals, program.result
+        if sure and shared is not None:
+            # (every shape passes with the one outcome: no run at all)
+            alive = [(shape, shared) for shape in shapes if shape in members]
+            matched.extend(alive)
+            self._counts.evaluations += len(alive)
+            return
+        run = program.passed if sure else program.run
         runs = 0
         for shape in shapes:
             if shape in members:
@@ -202,7 +282,7 @@ class StaticLists:
                 out = run(vals[shape], as_rank)
                 if out[0]:
                     matched.append((shape, shared if out is result else
-                                    PairEval(True, out[1], out[2], out[3])))
+                                    make_pair((True, out[1], out[2], out[3], None))))
         self._counts.evaluations += runs
 
     def _sieved(self, part: Part, program: PairProgram, groups: list[list[int]]
@@ -226,8 +306,9 @@ class StaticLists:
 
     def _run(self, shape: int, pe: PairEval, key: tuple, column: RankColumn | None
              ) -> tuple[list[tuple], float]:
-        """The sorted entries of one static shape for a pair result (``key``: the shape,
-        the pair's job rank or the class's column, and dependent ranks) and the least
+        """The sorted entries of one static shape for a pair result (``key``: the shape
+        and the number of its ranks, the pair's job rank or the class's column and
+        dependent ranks, ``_holder``) and the least
         weight of their offers, made once and shared by every list built of it, until
         half of the offers it was made of have left (as a list is compacted,
         ``entries``)."""
@@ -242,5 +323,16 @@ class StaticLists:
         return found
 
 
-def _shape(item: tuple[int, PairEval]) -> int:
-    return item[0]
+def _likely(offer: Offer) -> tuple:
+    """The key of ``StaticLists._order``: an entry's (``make_entry``) but for the
+    pair's ranks, a rank the offer does not give itself taken as 0."""
+    values = offer.independent
+    pre, post = values.get(PRE), values.get(POST)
+    return (-pre if type(pre) is float else 0.0, -post if type(post) is float else 0.0,
+            offer.name, offer.seq)
+
+
+def _pair_of(outcome: tuple) -> PairEval:
+    """The pair result of a static shape of a program's ``outcome`` (no fit: a
+    static slot is never carved)."""
+    return make_pair((True, outcome[1], outcome[2], outcome[3], None))

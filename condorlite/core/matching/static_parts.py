@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from condorlite.core.matching.box_ranges import Column, column, narrowest
+from condorlite.core.matching.box_ranges import Column, Split, column, narrowest, split
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.slot_vectors import SlotVector
@@ -87,6 +87,13 @@ class Part:
         found = narrowest(program, lambda index: axes[index] if 0 <= index < len(axes)
                           else None)
         return self.shapes if found is None else found
+
+    def split(self, program: PairProgram) -> Split | None:
+        """``within`` of a box in two (``box_ranges.split``): the shapes it surely
+        passes and those to run it on; None when that cannot be told (``within``)."""
+        axes = self.axes
+        return split(program, lambda index: axes[index] if 0 <= index < len(axes)
+                     else None)
 
 
 class StaticParts:

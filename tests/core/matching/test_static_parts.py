@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from condorlite.core import adeval
 from condorlite.core.classad.partial import Constant
 from condorlite.core.classad.residuals import bound_test
-from condorlite.core.matching import box_ranges, static_parts
+from condorlite.core.matching import box_ranges, static_lists, static_parts
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.static_lists import StaticLists
@@ -102,7 +102,13 @@ def _both_ways(monkeypatch: pytest.MonkeyPatch, slots: list[str], jobs: list[str
     return fast.mm.evaluations, slow.mm.evaluations
 
 
-def test_bounds_on_a_slots_number_decide_as_in_full(monkeypatch):
+@pytest.mark.parametrize(("split", "ordered"), [(True, 1), (False, 10**9)])
+def test_bounds_on_a_slots_number_decide_as_in_full(monkeypatch, split, ordered):
+    """With the shapes a box surely passes taking their ranks alone
+    (``Part.split``) and every group of one-offer shapes put in its likely order
+    (``StaticLists._order``), and with every shape of a range run and no order."""
+    monkeypatch.setattr(static_lists, "SPLIT", split)
+    monkeypatch.setattr(static_lists, "ORDERED", ordered)
     on, off = _both_ways(monkeypatch, [_slot(i) for i in range(96)],
                          _jobs(9) + _aarch64_jobs(6))
     assert on < off
@@ -204,6 +210,64 @@ def test_within_never_leaves_out_a_matching_shape(vals, bounds):
     for shape, shape_vals in enumerate(vals):
         if program.run(shape_vals, as_rank)[0]:
             assert shape in within
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_NUMBERS, _NUMBERS), min_size=1, max_size=12),
+       st.lists(st.tuples(st.integers(0, 1), _OPS, _NUMBERS), max_size=4),
+       st.booleans())
+def test_split_is_sure_of_matching_shapes_only(vals, bounds, ranked):
+    """``Part.split``: every shape it is sure of matches, with the outcome ``run``
+    gives (``passed``); with those it tries, no matching shape is left out, and
+    none is both."""
+    tests = [bound_test(index, op, number) for index, op, number in bounds]
+    zero = Constant(0.0)
+    rank = _first if ranked else zero  # (a rank read per shape, or one outcome)
+    program = PairProgram([], tests, rank, zero, [], as_rank, width=2)
+    shapes = list(range(len(vals)))
+    axes = [box_ranges.column(shapes, [v[i] for v in vals]) for i in range(2)]
+    part = static_parts.Part(None, shapes, axes, dict(enumerate(vals)))  # type: ignore[arg-type]
+    found = part.split(program) if program.box else None
+    if found is None:
+        return
+    assert not set(found.sure) & set(found.tried)
+    for shape in found.sure:
+        assert program.run(vals[shape], as_rank) == program.passed(vals[shape], as_rank)
+    for shape, shape_vals in enumerate(vals):
+        if program.run(shape_vals, as_rank)[0]:
+            assert shape in found.sure or shape in found.tried
+
+
+def _first(vals):  # type: ignore[no-untyped-def]
+    """A residual reading the vector's first number (a rank that varies)."""
+    return vals[0]
+
+
+def test_split_tries_shapes_on_a_bound_and_gives_up_on_other_numbers():
+    """A shape whose number equals a strict bound's is tried, not sure (``x > c``
+    fails there), as is one whose number rounds to a large integer bound's; a bound
+    on another number that some shape fails leaves no split."""
+    vals = {0: (1, 5), 1: (2, 5), 2: (3, 6), 3: (4, 6)}
+    shapes = list(vals)
+    axes = [box_ranges.column(shapes, [v[i] for v in vals.values()]) for i in range(2)]
+    part = static_parts.Part(None, shapes, axes, vals)  # type: ignore[arg-type]
+    zero = Constant(0.0)
+    program = PairProgram([], [bound_test(0, ">", 2), bound_test(1, ">", 4)], zero, zero,
+                          [], as_rank, width=2)
+    assert part.split(program) == box_ranges.Split([2, 3], [1])  # (2 > 2 tried: fails)
+    program = PairProgram([], [bound_test(0, "<=", 3)], zero, zero, [], as_rank, width=2)
+    assert part.split(program) == box_ranges.Split([0, 1, 2], [])  # (3 <= 3 holds)
+    program = PairProgram([], [bound_test(0, ">=", 2**53)], zero, zero, [], as_rank, width=2)
+    assert part.split(program) == box_ranges.Split([], [])
+    program = PairProgram([], [bound_test(0, ">=", 2), bound_test(1, ">", 5)], zero, zero,
+                          [], as_rank, width=2)
+    assert part.split(program) is None
+    big = {0: (2**53 + 1, 0), 1: (2**53, 0)}  # (both round to 2**53 as reals)
+    part = static_parts.Part(None, [0, 1], [box_ranges.column([0, 1], [2**53 + 1, 2**53]),
+                                           box_ranges.column([0, 1], [0, 0])], big)  # type: ignore[arg-type]
+    program = PairProgram([], [bound_test(0, ">=", 2**53 + 1)], zero, zero, [], as_rank,
+                          width=2)
+    assert part.split(program) == box_ranges.Split([], [0, 1])  # (only 2**53 + 1 holds)
 
 
 def test_a_program_that_never_matches_leaves_nothing():
