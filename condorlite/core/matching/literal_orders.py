@@ -301,16 +301,18 @@ class LiteralOrders:
         """Each group's tests' values for the class of ``job_ad`` (``groups``: group
         -> its offers' positions; an empty group is left out), None when the class
         reads the tests otherwise than through literals."""
+        # (the job's bindings once for every group: ``sigma`` would read them per group)
+        bindings = split.bindings(job_ad)
         out = {}
+        known, sigma_of = self.known, split.sigma_of
         for group, members in groups.items():
             for seq in members:  # noqa: B007 (the first: any offer of the group)
                 break
             else:
                 continue
-            sigma = split.sigma(job_ad, registry[seq], self.known)
-            if sigma is None:
+            if bindings is None:
                 return None
-            out[group] = sigma
+            out[group] = sigma_of(bindings, job_ad, registry[seq], known)
         return out
 
     def offsets(self, static: int, split: LiteralSplit, job_ad: ClassAd, order: tuple,
