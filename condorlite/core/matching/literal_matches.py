@@ -51,8 +51,8 @@ class LiteralMatches:
     """The cycle's splits of the slots' ``Requirements`` on their literal tests, per
     static, and which groups are dead for which class (module doc). ``registry``:
     the offers by position (``OfferShapes.registry``); ``known``: the tests' values
-    by (the test's form, the job's binding, the literal), shared with
-    ``literal_orders`` (``LiteralSplit.sigma_of``)."""
+    by (the test's form, the job's binding) then the literal, shared with
+    ``literal_orders`` (``LiteralSplit.sigmas_of``)."""
 
     def __init__(self, registry: list[Offer], known: dict, now: float | None) -> None:
         self._registry, self._known, self._now = registry, known, now
