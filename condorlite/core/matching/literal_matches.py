@@ -51,8 +51,8 @@ class LiteralMatches:
     """The cycle's splits of the slots' ``Requirements`` on their literal tests, per
     static, and which groups are dead for which class (module doc). ``registry``:
     the offers by position (``OfferShapes.registry``); ``known``: the tests' values
-    by (the test's form, the job's binding, the literal), shared with
-    ``literal_orders`` (``LiteralSplit.sigma_of``)."""
+    by (the test's form, the job's binding) then the literal, shared with
+    ``literal_orders`` (``LiteralSplit.sigmas_of``)."""
 
     def __init__(self, registry: list[Offer], known: dict, now: float | None) -> None:
         self._registry, self._known, self._now = registry, known, now
@@ -126,13 +126,23 @@ class LiteralMatches:
                ) -> list[object] | None:
         """The groups of the static where ``Requirements`` may hold for a class whose
         jobs bind the tests' names to ``bindings``, None when that is every group."""
-        registry, known = self._registry, self._known
+        registry, members = self._registry, self._members[static]
+        sigmas = split.sigmas_of(bindings, job_ad,
+                                 [registry[offers[0]] for offers in members.values()],
+                                 self._known)
+        # (a verdict per sigma met here, keyed by its values' identities: they are the
+        # objects of the cycle's table of test values, alive while this runs, so equal
+        # identities are equal values; most groups share one sigma)
+        verdicts: dict[tuple, bool] = {}
         alive = []
-        for group, offers in self._members[static].items():
-            sigma = split.sigma_of(bindings, job_ad, registry[offers[0]], known)
-            if not self._is_dead(static, split, sigma):
+        for group, sigma in zip(members, sigmas, strict=True):
+            ids = tuple(map(id, sigma))
+            dead = verdicts.get(ids)
+            if dead is None:
+                dead = verdicts[ids] = self._is_dead(static, split, sigma)
+            if not dead:
                 alive.append(group)
-        return None if len(alive) == len(self._members[static]) else alive
+        return None if len(alive) == len(members) else alive
 
     def _is_dead(self, static: int, split: LiteralSplit, sigma: tuple) -> bool:
         """Whether ``Requirements`` with the tests replaced by ``sigma`` is a constant

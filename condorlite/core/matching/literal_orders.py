@@ -108,20 +108,36 @@ class LiteralSplit:
         return None if bindings is None else self.sigma_of(bindings, job_ad, offer, known)
 
     def sigma_of(self, bindings: tuple, job_ad: ClassAd, offer: Offer, known: dict) -> tuple:
-        """``sigma`` with the job's ``bindings`` given. ``known``: (the test's form,
-        the job's binding, the literal) -> value, shared by the cycle: a test's value
-        is a pure function of its operator, which side its literal is on, the job
-        name it reads, the job's binding of it and the literal, whatever static or
-        expression it is in (``_form``)."""
-        out = []
-        vals = offer.vector.vals  # type: ignore[union-attr]
+        """``sigma`` with the job's ``bindings`` given (``sigmas_of`` of one offer)."""
+        return self.sigmas_of(bindings, job_ad, [offer], known)[0]
+
+    def sigmas_of(self, bindings: tuple, job_ad: ClassAd, offers: list[Offer], known: dict
+                  ) -> list[tuple]:
+        """``sigma`` at each of ``offers`` with the job's ``bindings`` given, a test
+        at a time. ``known``: (the test's form, the job's binding) -> the literal (as
+        ``_literal_key`` keys it) -> value, shared by the cycle: a test's value is a
+        pure function of its operator, which side its literal is on, the job name it
+        reads, the job's binding of it and the literal, whatever static or expression
+        it is in (``_form``). A test's table is looked up once for all the offers (a
+        class asks every group of a static: ``LiteralMatches``, ``LiteralOrders``)."""
+        columns = []
+        now = self._now
         for (test, _, pos), form, binding in zip(self.tests, self._forms, bindings, strict=True):
-            key = (form, binding, _exact(vals[pos]))
-            value = known.get(key, known)
-            if value is known:
-                value = known[key] = adeval.eval_expr(test, offer.ad, job_ad, self._now)
-            out.append(value)
-        return tuple(out)
+            table = known.get((form, binding))
+            if table is None:
+                table = known[(form, binding)] = {}
+            column = []
+            append = column.append
+            for offer in offers:
+                literal = offer.vector.vals[pos]  # type: ignore[union-attr]
+                # (a string, the usual hidden literal, keys itself: no other key equals it)
+                lit = literal if type(literal) is str else _exact(literal)
+                value = table.get(lit, table)
+                if value is table:
+                    value = table[lit] = adeval.eval_expr(test, offer.ad, job_ad, now)
+                append(value)
+            columns.append(column)
+        return list(zip(*columns, strict=True))
 
     def rank(self, sigma: tuple) -> object:
         """The rank's residual with the tests replaced by ``sigma`` (a ``Constant``,
@@ -282,8 +298,8 @@ class LiteralOrders:
         self._pre, self._job_defined, self._now = pre, job_defined, now
         #: static -> its split, None when it has none
         self._splits: dict[int, LiteralSplit | None] = {}
-        #: (the test's form, the job's binding, the literal) -> the test's value
-        #: (``LiteralSplit.sigma_of``)
+        #: (the test's form, the job's binding) -> the literal -> the test's value
+        #: (``LiteralSplit.sigmas_of``)
         self.known: dict[tuple, object] = {}
         #: (static, the job's bindings the tests read) -> the offsets' groups and
         #: their sigma (``offsets``), or None when the class walks the static
@@ -301,17 +317,18 @@ class LiteralOrders:
         """Each group's tests' values for the class of ``job_ad`` (``groups``: group
         -> its offers' positions; an empty group is left out), None when the class
         reads the tests otherwise than through literals."""
-        out = {}
+        firsts: dict[object, Offer] = {}
         for group, members in groups.items():
-            for seq in members:  # noqa: B007 (the first: any offer of the group)
+            for seq in members:  # (the first: any offer of the group)
+                firsts[group] = registry[seq]
                 break
-            else:
-                continue
-            sigma = split.sigma(job_ad, registry[seq], self.known)
-            if sigma is None:
-                return None
-            out[group] = sigma
-        return out
+        if not firsts:
+            return {}
+        bindings = split.bindings(job_ad)
+        if bindings is None:
+            return None
+        return dict(zip(firsts, split.sigmas_of(bindings, job_ad, list(firsts.values()),
+                                                self.known), strict=True))
 
     def offsets(self, static: int, split: LiteralSplit, job_ad: ClassAd, order: tuple,
                 groups: dict[object, dict], registry: list[Offer]) -> dict | None:

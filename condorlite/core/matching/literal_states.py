@@ -56,6 +56,8 @@ class LiteralStates(OrderedStates):
         at, end = self._at, len(items)
         extra, xat, skip, group_of = self._extra, self._xat, self._skip, self._group
         xend = len(extra)
+        # (the entries this call may make before a group's start stops it)
+        room = None if count is None else count - len(entries)
         batch: list[tuple] = []
         append = batch.append
         group = None  # (the -pre of the group being made)
@@ -71,14 +73,14 @@ class LiteralStates(OrderedStates):
             key, idx, version, shape, values, vals = item
             if key != group:
                 # (a group's first item: the place to stop)
-                if count is not None and len(entries) + len(batch) > count:
+                if room is not None and len(batch) > room:
                     break
                 if last is not None and key > last:
                     break
                 group = key
             if taken:
                 at += 1
-                if group_of(vals) in skip:
+                if skip and group_of(vals) in skip:
                     continue  # (an offset: its own item is in ``extra``)
             else:
                 xat += 1

@@ -131,13 +131,14 @@ class StaticOrders:
         if not moved:
             return
         items, orders, groups, walked = self._items, self._orders, self._groups, self.walked
-        keyed, shape_tiers = self._keyed, self._tiers
+        keyed, shape_tiers, shared, tier_of = self._keyed, self._tiers, self._shared, self.tier_of
         for offer in {offer.seq: offer for offer in moved}.values():
-            static = offer.vector.static  # (an offer's static never changes)
+            vector = offer.vector
+            static = vector.static  # (an offer's static never changes)
             if static in walked:
                 continue
-            values = offer.independent
-            members = groups[static].get(offer.shape) if offer.available else None
+            values, shape, seq = offer.independent, offer.shape, offer.seq
+            members = groups[static].get(shape) if offer.available else None
             split = None
             if PRE not in values:
                 found = keyed.get(static)
@@ -157,35 +158,36 @@ class StaticOrders:
             tiers = orders.get(static)
             if tiers is None:
                 tiers = orders[static] = {}
-            old = items.pop(offer.seq, None)
+            old = items.pop(seq, None)
             order = None
             if old is not None:
                 tier = shape_tiers.get(old[3])  # (``tier_of``, its look-up written out)
                 if tier is None:
-                    tier = self.tier_of(old[3])
-                order = self._tier(static, tiers, tier)
+                    tier = tier_of(old[3])
+                # (``_tier`` written out for a list no snapshot holds: the item is in it)
+                order = tiers[tier]
+                if (static, tier) in shared:
+                    order = self._tier(static, tiers, tier)
                 del order[bisect_left(order, old)]
-            by_group = self._by_group.get(static) if split is not None else None
             if members is not None:
-                vals = offer.vector.vals
+                vals = vector.vals
                 if split is None:
                     key = -values[PRE]
                 else:
                     key = split.key(found[1], vals)
                     if old is None:
-                        by_group.setdefault(split.group(vals), {})[offer.seq] = None  # type: ignore[union-attr]
-                shape = offer.shape
-                item = items[offer.seq] = (key, offer.seq, offer.version, shape, values, vals)
+                        self._by_group[static].setdefault(split.group(vals), {})[seq] = None
+                item = items[seq] = (key, seq, offer.version, shape, values, vals)
                 new_tier = shape_tiers.get(shape)
                 if new_tier is None:
-                    new_tier = self.tier_of(shape)
+                    new_tier = tier_of(shape)
                 if order is None or new_tier != tier:
                     # (else the offer stays in the tier it left: its list, made
                     # changeable above, takes the item)
                     order = self._tier(static, tiers, new_tier)
                 insort(order, item)
-            elif by_group is not None and old is not None:
-                del by_group[split.group(old[5])][offer.seq]  # type: ignore[union-attr]
+            elif split is not None and old is not None:
+                del self._by_group[static][split.group(old[5])][seq]
         moved.clear()
         if len(walked) == len(groups):
             # (every static is walked: nothing reads the offers' moves any more)
@@ -392,6 +394,8 @@ class OrderedStates:
         fitting, fixed, left, boxed = self._fitting, self._fixed, self._left, self._boxed
         registry, column, entries = self._registry, self._column, self.entries
         at, end = self._at, len(items)
+        # (the entries this call may make before a group's start stops it)
+        room = None if count is None else count - len(entries)
         batch: list[tuple] = []
         append = batch.append
         group = None  # (the -pre of the group being made)
@@ -399,7 +403,7 @@ class OrderedStates:
             key, idx, version, shape, values, vals = items[at]
             if key != group:
                 # (a group's first item: the place to stop)
-                if count is not None and len(entries) + len(batch) > count:
+                if room is not None and len(batch) > room:
                     break
                 if last is not None and key > last:
                     break

@@ -142,6 +142,24 @@ def test_the_split_keys_a_state_as_the_rank_evaluated_in_full():
         assert split.sigma(computed, offer, {}) is None
 
 
+def test_the_values_at_many_offers_at_once_are_each_offers_own():
+    # (``sigmas_of``, a test at a time over a shared table, against each offer's
+    # values worked out alone with a table of its own; the shared table then holds
+    # one value per literal met)
+    shapes, offers, pre = _split_offers(POLICY.negotiator_pre_job_rank)
+    split = split_of(offers[0], pre, shapes.job_defined, shapes.now)
+    assert split is not None and len(offers) > 2
+    known: dict = {}
+    for user in ("alice", "bob", "erin"):
+        job = _job(user)
+        bindings = split.bindings(job)
+        together = split.sigmas_of(bindings, job, offers, known)
+        assert together == [split.sigma_of(bindings, job, offer, {}) for offer in offers]
+        assert any(sigma == (True,) for sigma in together) == (user in ("alice", "bob"))
+    literals = {offer.vector.vals[split.tests[0][2]] for offer in offers}
+    assert sum(map(len, known.values())) == 3 * len(literals)
+
+
 @pytest.mark.parametrize("pre", [
     "10000000 * My.Rank + TARGET.RequestCpus - Memory",  # (the job read directly)
     "RequestMemory - Memory",  # (a name only jobs bind)
