@@ -94,6 +94,8 @@ class StaticLists:
         self._runs: dict[tuple, tuple[list[tuple], float]] = {}
         #: each available static offer's place in their likely order (``_order``)
         self._places: list[int] = []
+        #: each offer's weight by ``seq`` (``_weights``: a weight never changes)
+        self._weight_of: list[float] = []
         #: the entries of one-offer shapes without dependent ranks, shared between
         #: lists (``candidates.SharedEntries``)
         self._entries = SharedEntries(registry) if shared is None else shared
@@ -212,7 +214,7 @@ class StaticLists:
             runs.append(self._entries.entries(seqs, pe, NO_PREEMPTION, column)
                         if not pe.dependent else
                         make_entries(registry, seqs, pe, NO_PREEMPTION, column=column))
-            least = min(least, min(registry[k].weight for k in seqs))
+            least = min(least, min(map(self._weights().__getitem__, seqs)))
         # (one run is shared as it is, a list handed out never changing; else the
         # sorted runs and the groups, concatenated: the sort merges them, a group
         # put in the offers' likely order (``_order``) being a run most often)
@@ -236,6 +238,14 @@ class StaticLists:
             for place, k in enumerate(seqs):
                 order[k] = place
         return order
+
+    def _weights(self) -> list[float]:
+        """Each offer's weight by ``seq``, the offers prepared since added (an
+        offer's weight never changes): a group's least weight is then taken in C."""
+        weights, registry = self._weight_of, self.registry
+        if len(weights) != len(registry):
+            weights.extend([offer.weight for offer in registry[len(weights):]])
+        return weights
 
     def _by_program(self, part: Part, program: PairProgram,
                     matched: list[tuple[int, PairEval]]) -> None:
