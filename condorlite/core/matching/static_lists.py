@@ -134,9 +134,10 @@ class StaticLists:
     def _holder(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None) -> list:
         """[entries, their shapes' members, 0, least weight] for a class: the list
-        of another class whose pairs rank every static shape alike, else a new one. The shapes asked are
-        those of no sorted part and, of each sorted part, those the class's program
-        of the part may match (``static_parts``): the others cannot match."""
+        of another class whose pairs rank every static shape alike, else a new one.
+        The shapes asked are those of no sorted part and, of each sorted part, those
+        the class's program of the part may match (``static_parts``): the others
+        cannot match."""
         registry, pair_of, members = self.registry, self.pair_of, self.members
         walked, parts = self._parts.groups()
         asked = [walked]
