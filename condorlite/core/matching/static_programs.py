@@ -27,6 +27,11 @@ rewrite (``OwnLiterals.unhoist``), which a full evaluation reads faster. The pai
 never carved): the program's parts are specialised with the same ``partial``
 contract (a residual equals the full evaluation for every vector), and a program
 that cannot be made falls back to the full evaluation.
+
+Work, not outcome: a vector is made per pair shape, which is most often per offer
+(every slot its own ``Disk``), so ``_numbers`` makes ``slot_vectors.vector_of``'s
+vector without its per-offer sort and index: the resource names looked up in their
+sorted order, one index per names shared by their vectors (an index is only read).
 """
 
 from __future__ import annotations
