@@ -28,7 +28,9 @@ when the ranks are constants: the box's one result.
 Work, not outcome: lists are keyed by their shapes and the number of each one's
 ranks (``_rank_numbers``); a group of one-offer shapes is put in the likely order of
 its entries (``_order``) before they are made, so the list's sort merges runs (a
-list's order is the sort's, whatever the hint).
+list's order is the sort's, whatever the hint); a list keeps its shapes' members
+dicts (``members``' own, emptied in place as offers leave), so its alive offers are
+counted in C at every ask.
 """
 
 from __future__ import annotations
@@ -81,8 +83,10 @@ class StaticLists:
         self._counts = table.counts
         #: the shapes by shared static part, sorted by their numbers (``static_parts``)
         self._parts = StaticParts(registry, members, table.static_vector)
-        #: class key -> [entries, their shapes (a tuple), first position of interest, the least
-        #: weight of their offers (inf when there are none)]
+        #: class key -> [entries, the available members of their shapes (``members``'
+        #: own dicts, emptied in place as offers leave: ``entries`` counts them), first
+        #: position of interest, the least weight of their offers (inf when there are
+        #: none)]
         self._of_class: dict[tuple, list] = {}
         #: what a list is made of -> that list (the same object as in ``_of_class``)
         self._shared: dict[tuple, list] = {}
@@ -94,6 +98,8 @@ class StaticLists:
         self._runs: dict[tuple, tuple[list[tuple], float]] = {}
         #: each available static offer's place in their likely order (``_order``)
         self._places: list[int] = []
+        #: each offer's weight by ``seq`` (``_weights``: a weight never changes)
+        self._weight_of: list[float] = []
         #: the entries of one-offer shapes without dependent ranks, shared between
         #: lists (``candidates.SharedEntries``)
         self._entries = SharedEntries(registry) if shared is None else shared
@@ -113,9 +119,10 @@ class StaticLists:
         if holder is None:
             holder = self._of_class[key] = self._holder(key, job_ad, known_pairs, pair,
                                                         column)
-        entries, shapes, start, least = holder
-        members = self.members
-        alive = sum(len(members[shape]) for shape in shapes if shape in members)
+        entries, of_shapes, start, least = holder
+        # (a shape's members dict is emptied in place, never replaced: a static shape
+        # gains no offer; a shape left out of ``members`` holds an empty one)
+        alive = sum(map(len, of_shapes))
         if alive * 2 < len(entries) - start:
             entries = holder[0] = [e for e in entries[start:]
                                    if registry[e[ENTRY_IDX]].available]
@@ -128,10 +135,11 @@ class StaticLists:
 
     def _holder(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None) -> list:
-        """[entries, their shapes, 0, least weight] for a class: the list of another class whose
-        pairs rank every static shape alike, else a new one. The shapes asked are
-        those of no sorted part and, of each sorted part, those the class's program
-        of the part may match (``static_parts``): the others cannot match."""
+        """[entries, their shapes' members, 0, least weight] for a class: the list
+        of another class whose pairs rank every static shape alike, else a new one.
+        The shapes asked are those of no sorted part and, of each sorted part, those
+        the class's program of the part may match (``static_parts``): the others
+        cannot match."""
         registry, pair_of, members = self.registry, self.pair_of, self.members
         walked, parts = self._parts.groups()
         asked = [walked]
@@ -179,24 +187,26 @@ class StaticLists:
         same = (tuple([shape for shape, _ in matched]), tuple(ranks))
         holder = self._shared.get(same)
         if holder is None:
-            holder = self._shared[same] = self._made(matched, ranks, column, same[0])
+            holder = self._shared[same] = self._made(matched, ranks, column)
         return holder
 
     def _made(self, matched: list[tuple[int, PairEval]], ranks: list[int],
-              column: RankColumn | None, shapes: tuple[int, ...]) -> list:
+              column: RankColumn | None) -> list:
         """A new holder of the entries of the ``matched`` shapes (``ranks``: the
-        number of each one's ranks, as ``_holder`` keys them; ``shapes``: theirs).
+        number of each one's ranks, as ``_holder`` keys them).
         A shape of several offers takes its run (``_run``, shared between lists);
         the entries of the shapes of one offer are made here, those of equal ranks
         in one ``make_entries`` call (a run of one entry would cost a call, a sort
         and a key of its own)."""
         registry, members = self.registry, self.members
         runs: list[list[tuple]] = []
+        of_shapes = []
         least = math.inf
         #: ranks' number -> (a pair result of them, the offers of its one-offer shapes)
         singles: dict[int, tuple[PairEval, list[int]]] = {}
         for (shape, pe), rank in zip(matched, ranks, strict=True):
             seqs = members[shape]
+            of_shapes.append(seqs)
             if len(seqs) == 1:
                 group = singles.get(rank)
                 if group is None:
@@ -212,13 +222,13 @@ class StaticLists:
             runs.append(self._entries.entries(seqs, pe, NO_PREEMPTION, column)
                         if not pe.dependent else
                         make_entries(registry, seqs, pe, NO_PREEMPTION, column=column))
-            least = min(least, min(registry[k].weight for k in seqs))
+            least = min(least, min(map(self._weights().__getitem__, seqs)))
         # (one run is shared as it is, a list handed out never changing; else the
         # sorted runs and the groups, concatenated: the sort merges them, a group
         # put in the offers' likely order (``_order``) being a run most often)
         entries = (runs[0] if len(runs) == 1 and not singles
                    else sorted(chain.from_iterable(runs)))
-        return [entries, shapes, 0, least]
+        return [entries, of_shapes, 0, least]
 
     def _order(self) -> list[int]:
         """Each available static offer's place (by ``seq``) in the order of its
@@ -236,6 +246,14 @@ class StaticLists:
             for place, k in enumerate(seqs):
                 order[k] = place
         return order
+
+    def _weights(self) -> list[float]:
+        """Each offer's weight by ``seq``, the offers prepared since added (an
+        offer's weight never changes): a group's least weight is then taken in C."""
+        weights, registry = self._weight_of, self.registry
+        if len(weights) != len(registry):
+            weights.extend([offer.weight for offer in registry[len(weights):]])
+        return weights
 
     def _by_program(self, part: Part, program: PairProgram,
                     matched: list[tuple[int, PairEval]]) -> None:

@@ -100,6 +100,8 @@ def test_a_holder_read_wrong_from_the_vector_decides_otherwise(monkeypatch) -> N
         vector.vals = tuple(vals)
         return vector
 
-    monkeypatch.setattr(static_programs, "vector_of", first_holder)
+    monkeypatch.setattr(static_programs.StaticNumbers, "_numbers",
+                        lambda self, ad, literals: first_holder(ad, self._resource_names,
+                                                                literals))
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, BY_HOLDER)

@@ -69,8 +69,8 @@ def test_static_desktops_share_their_types_part_and_decide_as_the_reference(
 def test_without_the_owner_in_the_vector_each_busy_desktop_is_its_own_part(
         monkeypatch) -> None:
     monkeypatch.setattr(static_programs, "SHARED_LITERALS", 16)
-    monkeypatch.setattr(static_programs, "vector_of",
-                        lambda ad, names, literals=(): vector_of(ad, names))
+    monkeypatch.setattr(static_programs.StaticNumbers, "_numbers",
+                        lambda self, ad, literals: vector_of(ad, self._resource_names))
     fast, _ = run_both(SLOTS, JOBS, POLICY)
     numbers = fast.mm.table._numbers
     shared = [o for o in fast.offers if numbers.of(o) is not None]

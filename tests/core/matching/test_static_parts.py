@@ -24,7 +24,7 @@ from condorlite.core import adeval
 from condorlite.core.classad.partial import Constant
 from condorlite.core.classad.residuals import bound_test
 from condorlite.core.matching import box_ranges, static_lists, static_parts
-from condorlite.core.matching.candidates import as_rank
+from condorlite.core.matching.candidates import ENTRY_IDX, as_rank
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.static_lists import StaticLists
 from condorlite.core.model import Submitter
@@ -277,3 +277,30 @@ def test_a_program_that_never_matches_leaves_nothing():
     assert program.never and not part.within(program)
     assert list(part.within(None)) == [1, 2]  # (no program: every shape asked)
 
+
+
+def test_a_lists_alive_count_is_its_available_offers(monkeypatch):
+    """``StaticLists.entries`` counts a list's available offers by its shapes'
+    members dicts (emptied in place as offers leave): at every call the count is the
+    number of available offers among the list's entries, and lists are compacted as
+    half of them leave."""
+    entries = StaticLists.entries
+    #: class key -> the list's length after each call
+    sizes: dict[tuple, list[int]] = {}
+
+    def checked(self, key, *args, **kwargs):  # type: ignore[no-untyped-def]
+        found = entries(self, key, *args, **kwargs)
+        holder = self._of_class[key]
+        registry = self.registry
+        alive = sum(map(len, holder[1]))
+        sizes.setdefault(key, []).append(len(holder[0]))
+        assert alive == sum(registry[e[ENTRY_IDX]].available for e in holder[0])
+        return found
+
+    monkeypatch.setattr(StaticLists, "entries", checked)
+    # (one class of three submitters, more jobs than slots: its list is asked again
+    # and again as the slots are matched)
+    jobs = [_job(c, p, "TARGET.Disk >= 41000") for c in (1, 2, 3) for p in range(50)]
+    run_both([_slot(i) for i in range(96)], jobs, POLICY)
+    # (a list compacted: its offers more than half gone, it was made again shorter)
+    assert any(seen[-1] < seen[0] for seen in sizes.values())

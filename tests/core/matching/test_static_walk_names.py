@@ -101,7 +101,9 @@ def test_one_vector_per_pair_shape_each_offer_its_own_numbers(
         made.append(ad)
         return vector_of(ad, names, literals)
 
-    monkeypatch.setattr(static_programs, "vector_of", counting)
+    monkeypatch.setattr(static_programs.StaticNumbers, "_numbers",
+                        lambda self, ad, literals: counting(ad, self._resource_names,
+                                                            literals))
     slots = ([_static(i, 90000) for i in range(30)]
              + [_static(100 + i, 70000 + 100 * i) for i in range(30)] + SLOTS)
     fast, result = run_both(slots, JOBS, POLICY)
@@ -121,4 +123,37 @@ def test_one_vector_per_pair_shape_each_offer_its_own_numbers(
     same = {id(vectors[o.seq]) for o in statics if o.name.startswith("slot1@node")
             and o.ad.evaluate("Disk") == 90000}
     assert len(same) == 1
+    assert len(result.matches) == len(JOBS)
+
+
+def test_numbers_are_vector_of(monkeypatch: pytest.MonkeyPatch) -> None:
+    # ``StaticNumbers._numbers`` (names looked up in sorted order, an index shared per
+    # names) makes the vector ``slot_vectors.vector_of`` makes: plain slots, desktops
+    # with their holder, slots whose Memory is no number literal (no vector) and
+    # slots with a real Disk
+    monkeypatch.setattr(static_programs, "SHARED_LITERALS", 16)
+    numbers_of = static_programs.StaticNumbers._numbers
+    checked: list[bool] = []
+
+    def checking(self, ad, literals):  # type: ignore[no-untyped-def]
+        found = numbers_of(self, ad, literals)
+        want = static_programs.vector_of(ad, self._resource_names, literals)
+        if want is None:
+            assert found is None
+        else:
+            assert found is not None
+            assert (found.names, found.vals, found.index, found.literals) == (
+                want.names, want.vals, want.index, want.literals)
+            assert [type(v) for v in found.vals] == [type(v) for v in want.vals]
+        checked.append(want is None)
+        return found
+
+    monkeypatch.setattr(static_programs.StaticNumbers, "_numbers", checking)
+    slots = ([_static(i, 70000 + 100 * i) for i in range(20)]
+             + [_static(100 + i, 80000.5 + i) for i in range(20)]
+             + [_static(200 + i, 90000 + i).replace("Memory = 8192", "Memory = 4096 * 2")
+                for i in range(20)] + SLOTS)
+    assert sum("4096 * 2" in s for s in slots) == 20
+    _, result = run_both(slots, JOBS, POLICY)
+    assert any(checked) and not all(checked)
     assert len(result.matches) == len(JOBS)
