@@ -51,6 +51,8 @@ a shape binds alike everything a reason reads (holder, ``CurrentRank``, the name
 
 from __future__ import annotations
 
+from itertools import chain
+
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import (
     ENTRY_IDX,
@@ -80,10 +82,10 @@ class HeldList:
         self.walk = walk
         #: sorted entries of the offers listed by rank
         self.by_rank = by_rank
-        #: (members, pair result, whether the policy is known to allow them: their
-        #: group's policy key was not refused, ``held_refusals``) of the shapes
-        #: neither listed by rank nor the submitter's own, until a list that is not
-        #: rank-only settles them
+        #: (members, pair result, False: the policy is to be asked) of the shapes
+        #: of groups whose policy key the walk refused that are neither listed by
+        #: rank nor the submitter's own, until a list that is not rank-only settles
+        #: them with the shapes of the other groups, which it reads from ``walk``
         #: (``HeldLists._settle``: a rank-only list asks no PREEMPTION_REQUIREMENTS)
         self.others: list[tuple] | None = others
         #: sorted entries of the offers listed by priority
@@ -181,9 +183,8 @@ class HeldLists:
                 continue
             if allowed:
                 # (a policy key the walk did not refuse: no offer listed by rank,
-                # none the submitter's own, each allowed by the policy)
-                for members in group.shapes.values():
-                    others.append((members, pe, True))
+                # none the submitter's own, each allowed by the policy; ``_settle``
+                # reads its shapes from the walk)
                 continue
             slot_rank = pe.slot_rank
             for members in group.shapes.values():
@@ -214,7 +215,12 @@ class HeldLists:
         #: job rank source -> (a pair result of it, its shared table, the seqs whose
         #: entries it lacks or holds of an older version)
         tables: dict[object, tuple[PairEval, dict[int, tuple], list[int]]] = {}
-        for members, pe, allowed_known in found.others:  # type: ignore[union-attr]
+        # (the shapes of the groups whose policy key the walk did not refuse, read
+        # from the walk, then those ``_make`` left to the policy)
+        shapes = chain(((members, pe, True) for group, pe, known in found.walk.matched
+                        if known and group.total for members in group.shapes.values()),
+                       found.others)  # type: ignore[arg-type]
+        for members, pe, allowed_known in shapes:
             if len(members) == 1:  # (most held shapes: one slot each)
                 (seq,) = members
                 first = registry[seq]
