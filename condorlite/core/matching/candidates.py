@@ -287,21 +287,14 @@ class SharedEntries:
         #: (reason, the column or the job rank) -> offer seq -> its entry
         self._made: dict[tuple, dict[int, tuple]] = {}
 
-    def table(self, reason: str, source: RankColumn | float) -> dict[int, tuple]:
-        """Offer seq -> its entry made so far for ``reason`` and the job rank source
-        ``source`` (a column, else the pair's job rank): an entry is reused only while
-        its ``ENTRY_VERSION`` is the offer's version (``held_lists`` reads it so)."""
-        key = (reason, source)
-        made = self._made.get(key)
-        if made is None:
-            made = self._made[key] = {}
-        return made
-
     def entries(self, seqs: list[int], pe: PairEval, reason: str,
                 column: RankColumn | None) -> list[tuple]:
         """``make_entries(registry, seqs, pe, reason, column=column)`` for a pair
         result ``pe`` without dependent ranks, the entries made before reused."""
-        made = self.table(reason, column if column is not None else pe.job_rank)
+        key = (reason, column if column is not None else pe.job_rank)
+        made = self._made.get(key)
+        if made is None:
+            made = self._made[key] = {}
         registry = self._registry
         fresh = []
         for k in seqs:

@@ -51,12 +51,9 @@ a shape binds alike everything a reason reads (holder, ``CurrentRank``, the name
 
 from __future__ import annotations
 
-from itertools import chain
-
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import (
     ENTRY_IDX,
-    ENTRY_VERSION,
     Candidates,
     PairEval,
     SharedEntries,
@@ -82,10 +79,10 @@ class HeldList:
         self.walk = walk
         #: sorted entries of the offers listed by rank
         self.by_rank = by_rank
-        #: (members, pair result, False: the policy is to be asked) of the shapes
-        #: of groups whose policy key the walk refused that are neither listed by
-        #: rank nor the submitter's own, until a list that is not rank-only settles
-        #: them with the shapes of the other groups, which it reads from ``walk``
+        #: (members, pair result, whether the policy is known to allow them: their
+        #: group's policy key was not refused, ``held_refusals``) of the shapes
+        #: neither listed by rank nor the submitter's own, until a list that is not
+        #: rank-only settles them
         #: (``HeldLists._settle``: a rank-only list asks no PREEMPTION_REQUIREMENTS)
         self.others: list[tuple] | None = others
         #: sorted entries of the offers listed by priority
@@ -183,8 +180,9 @@ class HeldLists:
                 continue
             if allowed:
                 # (a policy key the walk did not refuse: no offer listed by rank,
-                # none the submitter's own, each allowed by the policy; ``_settle``
-                # reads its shapes from the walk)
+                # none the submitter's own, each allowed by the policy)
+                for members in group.shapes.values():
+                    others.append((members, pe, True))
                 continue
             slot_rank = pe.slot_rank
             for members in group.shapes.values():
@@ -200,27 +198,14 @@ class HeldLists:
     def _settle(self, found: HeldList, class_id: int, job_ad: ClassAd, signature: tuple,
                 column: RankColumn | None) -> None:
         """The entries by priority and the refusals of the shapes ``found`` left
-        open (``HeldList.others``): their offers still available. An entry without
-        dependent ranks is taken from the cycle's shared table of its job rank's
-        source (``SharedEntries.table``) as the shape is passed, the missing ones
-        made together per source; those of a pair result with dependent ranks are
-        made together per result (a box program's, ``MatchTable.run_part``)."""
+        open (``HeldList.others``): their offers still available."""
         registry, allowed = self._registry, self._allowed
         jobs: dict = {}  # (the job ad's numbers, for ``allowed``)
-        by_prio: list[tuple] = []
-        append = by_prio.append
-        refused_policy, refused_rank = found.refused_policy, found.refused_rank
-        #: id(pair result with dependent ranks) -> (it, the seqs listed with it)
+        #: id(pair result) -> (it, the seqs listed with it): the entries of the
+        #: offers that share a pair result (a box program's, ``MatchTable.run_part``)
+        #: are made together
         listed: dict[int, tuple[PairEval, list[int]]] = {}
-        #: job rank source -> (a pair result of it, its shared table, the seqs whose
-        #: entries it lacks or holds of an older version)
-        tables: dict[object, tuple[PairEval, dict[int, tuple], list[int]]] = {}
-        # (the shapes of the groups whose policy key the walk did not refuse, read
-        # from the walk, then those ``_make`` left to the policy)
-        shapes = chain(((members, pe, True) for group, pe, known in found.walk.matched
-                        if known and group.total for members in group.shapes.values()),
-                       found.others)  # type: ignore[arg-type]
-        for members, pe, allowed_known in shapes:
+        for members, pe, allowed_known in found.others:  # type: ignore[union-attr]
             if len(members) == 1:  # (most held shapes: one slot each)
                 (seq,) = members
                 first = registry[seq]
@@ -233,40 +218,27 @@ class HeldLists:
                     continue
                 first = registry[seqs[0]]
             if not allowed_known and not allowed(class_id, job_ad, first, signature, jobs):
-                refused_policy.extend(seqs)
+                found.refused_policy.extend(seqs)
             elif not pe.slot_rank >= first.current_rank:
-                refused_rank.extend(seqs)
-            elif pe.dependent:
-                same = listed.get(id(pe))
-                if same is None:
-                    listed[id(pe)] = (pe, seqs)
-                else:
-                    same[1].extend(seqs)
+                found.refused_rank.extend(seqs)
             else:
                 # (an entry without dependent ranks depends on its offer and its job
-                # rank alone: shared by where that rank comes from)
-                source = column if column is not None else pe.job_rank
-                table = tables.get(source)
-                if table is None:
-                    table = tables[source] = (
-                        pe, self._shared.table(PRIO_PREEMPTION, source), [])
-                made = table[1]
-                for k in seqs:
-                    entry = made.get(k)
-                    if entry is None or entry[ENTRY_VERSION] != registry[k].version:
-                        table[2].append(k)
-                    else:
-                        append(entry)
+                # rank alone: listed by where that rank comes from)
+                key = id(pe) if pe.dependent else (
+                    column if column is not None else pe.job_rank)
+                same = listed.get(key)
+                if same is None:
+                    listed[key] = (pe, seqs)
+                else:
+                    same[1].extend(seqs)
+        by_prio = found.by_prio = []
         for pe, seqs in listed.values():
-            by_prio.extend(make_entries(registry, seqs, pe, PRIO_PREEMPTION, column=column))
-        for pe, made, fresh in tables.values():
-            if fresh:
-                for k, entry in zip(fresh, make_entries(registry, fresh, pe, PRIO_PREEMPTION,
-                                                        column=column), strict=True):
-                    made[k] = entry
-                    append(entry)
+            if pe.dependent:
+                by_prio.extend(make_entries(registry, seqs, pe, PRIO_PREEMPTION,
+                                            column=column))
+            else:
+                by_prio.extend(self._shared.entries(seqs, pe, PRIO_PREEMPTION, column))
         by_prio.sort()
-        found.by_prio = by_prio
         found.others = None
 
     def _filter(self, found: HeldList) -> None:

@@ -13,8 +13,8 @@ import pytest
 
 from condorlite.core import adeval
 from condorlite.core.classad import parse_ad, parse_expr
-from condorlite.core.matching import held_lists, preq_verdicts
-from condorlite.core.matching.candidates import SharedEntries
+from condorlite.core.matching import preq_verdicts
+from condorlite.core.matching.candidates import SharedEntries, make_entries
 from condorlite.core.matching.held_lists import HeldLists
 from condorlite.core.matching.held_refusals import HeldRefusals
 from condorlite.core.matching.offer_shapes import EvaluationCount
@@ -89,50 +89,25 @@ def test_held_lists_decide_as_the_reference_and_are_shared() -> None:
     assert 2 <= len(preq._by_static) <= 3 * 2
 
 
-def test_entries_by_priority_are_shared_between_lists(monkeypatch) -> None:
+def test_entries_by_priority_are_shared_between_lists_and_equal_made_ones(monkeypatch) -> None:
     """Entries without dependent ranks are made once per (reason, job rank source,
-    offer) (``SharedEntries.table``, read by ``HeldLists._settle``): lists take the
-    same tuples (that they are right, the reference says: ``run_both``)."""
-    calls = {"made": 0}
-    real = held_lists.make_entries
+    offer) (``candidates.SharedEntries``): each equals the entry made afresh, and
+    the classes of one job rank take the same tuples (their lists share them)."""
+    calls = {"entries": 0, "shared": 0}
+    real = SharedEntries.entries
 
-    def spy(registry, members, pe, reason, column=None):
-        calls["made"] += len(members)
-        return real(registry, members, pe, reason, column=column)
+    def spy(self, seqs, pe, reason, column):
+        key = (reason, column if column is not None else pe.job_rank)
+        before = dict(self._made.get(key, {}))
+        out = real(self, seqs, pe, reason, column)
+        assert out == make_entries(self._registry, seqs, pe, reason, column=column)
+        calls["entries"] += len(out)
+        calls["shared"] += sum(entry is before.get(k) for k, entry in zip(seqs, out, strict=True))
+        return out
 
-    seen: dict[int, set[int]] = {}
-    real_settle = HeldLists._settle
-
-    def settle(self, found, *args):
-        real_settle(self, found, *args)
-        for entry in found.by_prio:
-            seen.setdefault(id(entry), set()).add(id(found))
-
-    monkeypatch.setattr(held_lists, "make_entries", spy)
-    monkeypatch.setattr(HeldLists, "_settle", settle)
+    monkeypatch.setattr(SharedEntries, "entries", spy)
     run_both(SLOTS, JOBS, POLICY, SUBS)
-    assert calls["made"]
-    # (some entry by priority is taken by two held lists: made once)
-    assert any(len(lists) > 1 for lists in seen.values())
-
-
-class _Mixed(dict):
-    """A shared table that hands out any entry it holds for any offer."""
-
-    def get(self, key, default=None):  # type: ignore[no-untyped-def]
-        return next(iter(self.values()), default)
-
-
-def test_shared_entries_of_other_offers_decide_otherwise(monkeypatch) -> None:
-    # Entries taken for the wrong offers (a table read by anything but the offer)
-    # list some offer twice and another never (offers of equal versions: the check
-    # of the version passes): the allocation changes.
-    tables: dict = {}
-    monkeypatch.setattr(SharedEntries, "table",
-                        lambda self, reason, source: tables.setdefault((reason, source),
-                                                                       _Mixed()))
-    with pytest.raises(AssertionError):
-        run_both(SLOTS, JOBS, POLICY, SUBS)
+    assert calls["entries"] and calls["shared"]
 
 
 def test_specialised_verdicts_decide_as_the_reference(monkeypatch) -> None:
