@@ -57,10 +57,14 @@ def _decode_kind(
     out: list[Any] = []
     seen: dict[str, LoadedAd] = {}  # identity -> the ad that first had it
     screen = AdScreen(kind).screen
+    by_name = kind == "slot"
     for loaded in ads:
         ad = loaded.ad
         screening = screen(ad)
-        if (foreign := screening.foreign) is not None:
+        # A plain screening passes every check (``Screening.plain``): only the
+        # conversion and the identity are left to look at.
+        plain = screening.plain
+        if not plain and (foreign := screening.foreign) is not None:
             problems.append(_problem(kind, loaded, f'a {foreign} ad (MyType "{foreign}"), '
                                      f'not a {kind} ad'))
             continue
@@ -69,16 +73,17 @@ def _decode_kind(
         except AdProblem as exc:
             problems.append(_problem(kind, loaded, str(exc)))
             continue
-        if (absurd := screening.absurd) is not None:
-            problems.append(_problem(kind, loaded, f"{absurd} is not a finite number up to "
-                                     f"{adeval.MAX_REQUEST:g}; skipped"))
-            continue
-        if (runaway := screening.runaway(ad)) is not None:
-            problems.append(_problem(kind, loaded, f"{runaway} needs more than "
-                                     f"{MAX_STEPS:,} attribute evaluations (attributes "
-                                     f"that multiply each other's cost); skipped"))
-            continue
-        key = item.name if kind == "slot" else item.id
+        if not plain:
+            if (absurd := screening.absurd) is not None:
+                problems.append(_problem(kind, loaded, f"{absurd} is not a finite number "
+                                         f"up to {adeval.MAX_REQUEST:g}; skipped"))
+                continue
+            if (runaway := screening.runaway(ad)) is not None:
+                problems.append(_problem(kind, loaded, f"{runaway} needs more than "
+                                         f"{MAX_STEPS:,} attribute evaluations (attributes "
+                                         f"that multiply each other's cost); skipped"))
+                continue
+        key = item.name if by_name else item.id
         first = seen.setdefault(key, loaded)
         if first is not loaded:
             problems.append(_problem(kind, loaded, f"duplicate {what} {key} (first in "

@@ -101,7 +101,7 @@ class Screening:
     step skips is never probed."""
 
     __slots__ = ("_pattern", "_probed", "_runaway", "absurd", "bounded", "dynamic",
-                 "foreign")
+                 "foreign", "plain")
 
     def __init__(self, foreign: str | None, absurd: str | None, dynamic: bool,
                  pattern, bounded: bool = False) -> None:  # type: ignore[no-untyped-def]
@@ -115,11 +115,16 @@ class Screening:
         self._pattern = pattern
         self._probed = False
         self._runaway: str | None = None
+        #: whether every check is known to pass for every ad of the leaf (no foreign
+        #: type, no absurd request, the runaway answer settled as None and not
+        #: ``dynamic``): the reading pass then asks nothing more of it
+        self.plain = False
 
     def settle(self, verdict: str | None) -> None:
         """Take ``verdict`` as the leaf's runaway answer (known without a probe)."""
         self._runaway = verdict
         self._probed = True
+        self._settled()
 
     def runaway(self, ad: ClassAd) -> str | None:
         """``runaway_verdict(ad)``, probed once for the leaf unless ``dynamic``."""
@@ -128,7 +133,12 @@ class Screening:
         if not self._probed:
             self._runaway = runaway_verdict(ad, self._pattern, not self.bounded)
             self._probed = True
+            self._settled()
         return self._runaway
+
+    def _settled(self) -> None:
+        self.plain = (self._runaway is None and not self.dynamic and self.foreign is None
+                      and self.absurd is None)
 
 
 class _Level:
