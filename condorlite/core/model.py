@@ -53,12 +53,12 @@ from condorlite.core.policy import Policy
 #: Names ``core.decoding`` defines, kept importable from here (callers read the data
 #: model and its decoding from one place).
 __all__ = [
-    "BUSY_STATES", "COMPLETED", "HELD", "IDLE", "JOB_STATUS_NAMES", "MAX_SLOT_WEIGHT",
-    "NICE_USER_PREFIX", "NO_PREEMPTION", "PRIO_PREEMPTION", "RANK_PREEMPTION",
-    "REASON_ORDER", "REMOVED", "RUNNING", "AdDecoder", "AdProblem", "Claim", "CycleResult",
-    "Job", "Match", "Rejection", "Slot", "Submitter", "SubmitterReport", "holder_of",
-    "job_from_ad", "job_id", "make_match", "slot_from_ad", "slot_kind", "slot_weight",
-    "submitter_of",
+    "BUSY_STATES", "CLUSTER_NAMES", "COMPLETED", "HELD", "IDLE", "JOB_STATUS_NAMES",
+    "MAX_SLOT_WEIGHT", "NICE_USER_PREFIX", "NO_PREEMPTION", "PRIO_PREEMPTION",
+    "RANK_PREEMPTION", "REASON_ORDER", "REMOVED", "RUNNING", "AdDecoder", "AdProblem",
+    "Claim", "Cluster", "CycleResult", "Job", "Match", "Rejection", "Slot", "Submitter",
+    "SubmitterReport", "holder_of", "job_from_ad", "job_id", "job_of_cluster",
+    "make_match", "slot_from_ad", "slot_kind", "slot_weight", "submitter_of",
 ]
 
 IDLE, RUNNING, REMOVED, COMPLETED, HELD = 1, 2, 3, 4, 5
@@ -220,7 +220,7 @@ _SHARED_NAMES = _JOB_NAMES[2:]
 #: What ``AdDecoder``'s memo keys: everything a job decodes from but its ProcId (a
 #: cluster's jobs share their ClusterId line too), and Requirements, whose presence
 #: the fast path needs.
-_KEYED_NAMES = ("clusterid", "requirements", *_SHARED_NAMES)
+CLUSTER_NAMES = ("clusterid", "requirements", *_SHARED_NAMES)
 #: Integers below this magnitude survive ``adeval.as_int``'s trip through float.
 _EXACT = 1 << 53
 
@@ -258,10 +258,41 @@ _new_job: Callable[..., Job] = (
     else partial(_slotted, _JOB_MEMBERS, Job))
 
 
+class Cluster(NamedTuple):
+    """What the jobs of one cluster share once decoded (``AdDecoder``'s memo): all of
+    a Job but its ProcId, its id and its place."""
+
+    prefix: str  #: ``f"{cluster}."``, the id's start
+    cluster: int
+    status: int
+    submitter: str
+    prio: int
+    qdate: int
+
+
+def job_of_cluster(cluster: Cluster, ad: ClassAd, table: dict, index: int) -> Job | None:
+    """The Job of ``ad`` (``table`` its table) decoded from its cluster's decoding,
+    when its ProcId is a literal integer below 2**53 (else None: ``AdDecoder.job``
+    decodes it). The caller knows ``cluster`` to be that of the ad's ``CLUSTER_NAMES``
+    entries."""
+    proc_entry = table.get("procid")
+    if proc_entry is None:
+        return None
+    proc = proc_entry[1]
+    if type(proc) is not Literal:
+        return None
+    proc = proc.value
+    if type(proc) is not int or not -_EXACT < proc < _EXACT:
+        return None
+    prefix, number, status, submitter, prio, qdate = cluster
+    return _new_job(f"{prefix}{proc}", number, proc, index, ad, status, submitter, prio,
+                    qdate)
+
+
 class AdDecoder:
     """Decodes the ads of one pass (a read of the job and slot ads) under one policy.
 
-    It keeps what a cluster's jobs share: the table entries of ``_KEYED_NAMES``
+    It keeps what a cluster's jobs share: the table entries of ``CLUSTER_NAMES``
     (ClusterId, Requirements and the shared attributes) -> the cluster's decoded
     (``ClusterId.`` as text, cluster, status, submitter, prio, qdate), for entries
     that are all literals or absent, with a literal integer ClusterId below 2**53 and
@@ -279,38 +310,39 @@ class AdDecoder:
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
-        self._shared: dict[Hashable, tuple[tuple, tuple]] = {}
+        self._shared: dict[Hashable, tuple[tuple, Cluster]] = {}
 
     def job(self, ad: ClassAd, index: int) -> Job:
         """Decode one job ad; raises AdProblem for one that cannot be negotiated
         (checked in this order: ClusterId/ProcId, Requirements, submitter).
 
-        Fast path (a top-level ClassAd-lite ad whose ``_KEYED_NAMES`` entries are in
+        Fast path (a top-level ClassAd-lite ad whose ``CLUSTER_NAMES`` entries are in
         the memo, a literal integer ProcId below 2**53): one key, one entry read, one
         build; anything else goes through ``_learn``, which gives the same Job for the
         same ad."""
         table = ad._attrs if type(ad) is _AdClass and ad.parent is None else None  # type: ignore[attr-defined]
         if table is None:
             return self._decode(ad, index)
-        key = entry_key(table, _KEYED_NAMES)
+        key = entry_key(table, CLUSTER_NAMES)
         hit = self._shared.get(key)
         if hit is not None:
-            proc_entry = table.get("procid")
-            if proc_entry is not None:
-                proc = proc_entry[1]
-                if type(proc) is Literal:
-                    proc = proc.value
-                    if type(proc) is int and -_EXACT < proc < _EXACT:
-                        prefix, cluster, status, submitter, prio, qdate = hit[1]
-                        return _new_job(f"{prefix}{proc}", cluster, proc, index, ad,
-                                        status, submitter, prio, qdate)
+            job = job_of_cluster(hit[1], ad, table, index)
+            if job is not None:
+                return job
         return self._learn(ad, index, table, key)
+
+    def cluster(self, table: dict) -> Cluster | None:
+        """The memo's decoding of the cluster of the ad whose table is ``table`` (a
+        top-level ClassAd-lite ad's), None when it holds none: what ``job``'s fast
+        path builds from (``job_of_cluster``)."""
+        hit = self._shared.get(entry_key(table, CLUSTER_NAMES))
+        return None if hit is None else hit[1]
 
     def _learn(self, ad: ClassAd, index: int, table: dict, key: Hashable) -> Job:
         """``_decode`` of a top-level ad, its cluster's decoding remembered under
-        ``key`` (the ``entry_key`` of its ``_KEYED_NAMES``) when the fast path may
+        ``key`` (the ``entry_key`` of its ``CLUSTER_NAMES``) when the fast path may
         take it (the class docstring)."""
-        entries = tuple(map(table.get, _KEYED_NAMES))
+        entries = tuple(map(table.get, CLUSTER_NAMES))
         cluster_entry, requirements = entries[0], entries[1]
         if cluster_entry is None or requirements is None:
             return self._decode(ad, index)
@@ -325,8 +357,8 @@ class AdDecoder:
             known = self._shared
             if len(known) >= self.SHARED_MAX:
                 known.clear()
-            known[key] = (entries, (f"{cluster}.", cluster, job.status, job.submitter,
-                                    job.prio, job.qdate))
+            known[key] = (entries, Cluster(f"{cluster}.", cluster, job.status,
+                                           job.submitter, job.prio, job.qdate))
         return job
 
     def _decode(self, ad: ClassAd, index: int) -> Job:
