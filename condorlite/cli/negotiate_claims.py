@@ -159,8 +159,12 @@ class LiveClaims:
 
     def count(self) -> int:
         """How many claims ``claims()`` holds (a match's claim replaces a kept one of
-        the same slot)."""
-        return len(self._kept().keys() | {_claim_slot(m) for m in self.matches})
+        the same slot): the slots of the kept claims and of the matches' claims
+        (``_claim_slot``, written out: a dry run counts every match of a large cycle)."""
+        kept = self.before.keys() - {gone.slot for gone in self.preempted}
+        return len(kept.union(
+            [m.slot if m.partitionable is None else f"{m.partitionable}#{m.job}"
+             for m in self.matches]))
 
     def _match_fields(self, match: Match) -> ClaimFields:
         if match.partitionable is not None:

@@ -6,7 +6,7 @@ them into slots and jobs under a policy, so ``--what-if`` decodes the same ads t
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,8 +14,18 @@ from condorlite.cli._state import ad_paths
 from condorlite.cli.render import stderr_console
 from condorlite.core import adeval
 from condorlite.core.ad_screen import AdScreen
+from condorlite.core.classad.ad import ClassAd as _AdClass
 from condorlite.core.classad.scope import MAX_STEPS
-from condorlite.core.model import AdDecoder, AdProblem, Job, Slot
+from condorlite.core.entry_keys import entry_key
+from condorlite.core.model import (
+    CLUSTER_NAMES,
+    AdDecoder,
+    AdProblem,
+    Cluster,
+    Job,
+    Slot,
+    job_of_cluster,
+)
 from condorlite.core.policy import Policy
 from condorlite.errors import UsageError
 from condorlite.store.adfiles import (
@@ -42,43 +52,100 @@ def _problem(kind: str, loaded: LoadedAd, message: str) -> dict[str, Any]:
     return {"kind": kind, "source": loaded.source, "ad": loaded.index + 1, "problem": message}
 
 
+class _PlainJobs:
+    """Job ads known to pass every check and to decode from their cluster's memo, by
+    the entries of the names of one plain screening's path (``Screening.keyed``) and
+    of ``CLUSTER_NAMES``: an ad holding the same entries for all of them reaches the
+    same plain leaf of the screen and the same cluster of the decoder, so its Job is
+    the cluster's with its own ProcId (``job_of_cluster``), with one key per ad
+    where the screen and the decoder take three. One memo per set of names; the one
+    in use is the last learnt's (a queue's jobs come in runs of one kind). Each value
+    holds its entries (``entry_key``); a memo is cleared at ``MAX`` keys, and all go
+    with the reading pass."""
+
+    __slots__ = ("_memos", "memo", "names")
+
+    MAX = 4096
+
+    def __init__(self) -> None:
+        self._memos: dict[tuple[str, ...], dict[Hashable, tuple[tuple, Cluster]]] = {}
+        self.names: tuple[str, ...] | None = None
+        self.memo: dict[Hashable, tuple[tuple, Cluster]] = {}
+
+    def learn(self, table: dict, keyed: frozenset[str], cluster: Cluster) -> None:
+        """Remember the ad of ``table``, screened plain on a path keying ``keyed``,
+        as being of ``cluster``; its names become the ones in use."""
+        names = tuple(sorted(keyed.union(CLUSTER_NAMES)))
+        memo = self._memos.get(names)
+        if memo is None:
+            memo = self._memos[names] = {}
+        if len(memo) >= self.MAX:
+            memo.clear()
+        memo[entry_key(table, names)] = (tuple(map(table.get, names)), cluster)
+        self.names, self.memo = names, memo
+
+
 def _decode_kind(
     kind: str,
     ads: list[LoadedAd],
     convert: Callable[[Any, int], Any],
     what: str,
     problems: list[dict[str, Any]],
+    decoder: AdDecoder | None = None,
 ) -> list[Any]:
     """The ads of one kind converted in order; foreign, bad and duplicate ads become
     problems (the first ad with a given identity wins), and so does an ad whose
     Requirements, Rank or START exceeds the evaluation budget on its own: HTCondor
     would evaluate it to an error every time. The checks are ``ad_screen``'s, in this
-    order: foreign, then the conversion, then absurd requests (jobs), then runaway."""
+    order: foreign, then the conversion, then absurd requests (jobs), then runaway.
+    ``decoder`` (jobs: the one ``convert`` belongs to) lets a job ad known to pass
+    (``_PlainJobs``) skip the screen and the checks."""
     out: list[Any] = []
     seen: dict[str, LoadedAd] = {}  # identity -> the ad that first had it
     screen = AdScreen(kind).screen
+    by_name = kind == "slot"
+    plain_jobs = _PlainJobs()
+    names, memo = plain_jobs.names, plain_jobs.memo
     for loaded in ads:
         ad = loaded.ad
-        screening = screen(ad)
-        if (foreign := screening.foreign) is not None:
-            problems.append(_problem(kind, loaded, f'a {foreign} ad (MyType "{foreign}"), '
-                                     f'not a {kind} ad'))
-            continue
-        try:
-            item = convert(ad, len(out))
-        except AdProblem as exc:
-            problems.append(_problem(kind, loaded, str(exc)))
-            continue
-        if (absurd := screening.absurd) is not None:
-            problems.append(_problem(kind, loaded, f"{absurd} is not a finite number up to "
-                                     f"{adeval.MAX_REQUEST:g}; skipped"))
-            continue
-        if (runaway := screening.runaway(ad)) is not None:
-            problems.append(_problem(kind, loaded, f"{runaway} needs more than "
-                                     f"{MAX_STEPS:,} attribute evaluations (attributes "
-                                     f"that multiply each other's cost); skipped"))
-            continue
-        key = item.name if kind == "slot" else item.id
+        item = None
+        if names is not None and type(ad) is _AdClass and ad.parent is None:
+            table = ad._attrs
+            hit = memo.get(entry_key(table, names))
+            if hit is not None:
+                item = job_of_cluster(hit[1], ad, table, len(out))
+        if item is None:
+            screening = screen(ad)
+            # A plain screening passes every check (``Screening.plain``): only the
+            # conversion and the identity are left to look at.
+            plain = screening.plain
+            if not plain and (foreign := screening.foreign) is not None:
+                problems.append(_problem(kind, loaded, f'a {foreign} ad (MyType '
+                                         f'"{foreign}"), not a {kind} ad'))
+                continue
+            try:
+                item = convert(ad, len(out))
+            except AdProblem as exc:
+                problems.append(_problem(kind, loaded, str(exc)))
+                continue
+            if not plain:
+                if (absurd := screening.absurd) is not None:
+                    problems.append(_problem(kind, loaded, f"{absurd} is not a finite "
+                                             f"number up to {adeval.MAX_REQUEST:g}; "
+                                             f"skipped"))
+                    continue
+                if (runaway := screening.runaway(ad)) is not None:
+                    problems.append(_problem(kind, loaded, f"{runaway} needs more than "
+                                             f"{MAX_STEPS:,} attribute evaluations "
+                                             f"(attributes that multiply each other's "
+                                             f"cost); skipped"))
+                    continue
+            elif decoder is not None and type(ad) is _AdClass and ad.parent is None:
+                cluster = decoder.cluster(ad._attrs)
+                if cluster is not None:
+                    plain_jobs.learn(ad._attrs, screening.keyed, cluster)
+                    names, memo = plain_jobs.names, plain_jobs.memo
+        key = item.name if by_name else item.id
         first = seen.setdefault(key, loaded)
         if first is not loaded:
             problems.append(_problem(kind, loaded, f"duplicate {what} {key} (first in "
@@ -98,7 +165,7 @@ def decode(slot_ads: list[LoadedAd], job_ads: list[LoadedAd], policy: Policy) ->
     out = Inputs()
     decoder = AdDecoder(policy)  # one per pass: its memo goes with it
     out.slots = _decode_kind("slot", slot_ads, decoder.slot, "slot Name", out.problems)
-    out.jobs = _decode_kind("job", job_ads, decoder.job, "job", out.problems)
+    out.jobs = _decode_kind("job", job_ads, decoder.job, "job", out.problems, decoder)
     return out
 
 

@@ -101,10 +101,11 @@ class Screening:
     step skips is never probed."""
 
     __slots__ = ("_pattern", "_probed", "_runaway", "absurd", "bounded", "dynamic",
-                 "foreign")
+                 "foreign", "keyed", "plain")
 
     def __init__(self, foreign: str | None, absurd: str | None, dynamic: bool,
-                 pattern, bounded: bool = False) -> None:  # type: ignore[no-untyped-def]
+                 pattern, bounded: bool = False,  # type: ignore[no-untyped-def]
+                 keyed: frozenset[str] = frozenset()) -> None:
         #: ``foreign_type``, and ``Name = value`` of an absurd request (jobs)
         self.foreign = foreign
         self.absurd = absurd
@@ -115,11 +116,19 @@ class Screening:
         self._pattern = pattern
         self._probed = False
         self._runaway: str | None = None
+        #: every name keyed on the leaf's path (empty off the key): an ad holding the
+        #: same entries as one of the leaf's ads for all of them reaches the leaf
+        self.keyed = keyed
+        #: whether every check is known to pass for every ad of the leaf (no foreign
+        #: type, no absurd request, the runaway answer settled as None and not
+        #: ``dynamic``): the reading pass then asks nothing more of it
+        self.plain = False
 
     def settle(self, verdict: str | None) -> None:
         """Take ``verdict`` as the leaf's runaway answer (known without a probe)."""
         self._runaway = verdict
         self._probed = True
+        self._settled()
 
     def runaway(self, ad: ClassAd) -> str | None:
         """``runaway_verdict(ad)``, probed once for the leaf unless ``dynamic``."""
@@ -128,7 +137,12 @@ class Screening:
         if not self._probed:
             self._runaway = runaway_verdict(ad, self._pattern, not self.bounded)
             self._probed = True
+            self._settled()
         return self._runaway
+
+    def _settled(self) -> None:
+        self.plain = (self._runaway is None and not self.dynamic and self.foreign is None
+                      and self.absurd is None)
 
 
 class _Level:
@@ -219,10 +233,11 @@ class AdScreen:
         found = level.next[key] = (entries, step)
         return found
 
-    def _fresh(self, ad: ClassAd, dynamic: bool, bounded: bool = False) -> Screening:
+    def _fresh(self, ad: ClassAd, dynamic: bool, bounded: bool = False,
+               keyed: frozenset[str] = frozenset()) -> Screening:
         absurd = adeval.absurd_request(ad) if self.kind == "job" else None
         return Screening(foreign_type(ad, self.kind), absurd, dynamic, self._pattern,
-                         bounded)
+                         bounded, keyed)
 
     def _leaf(self, ad: ClassAd, level: _Level, entries: tuple, dynamic: bool
               ) -> Screening:
@@ -244,7 +259,7 @@ class AdScreen:
             # of the entries that are not literals (a literal holds no call).
             verdict = runaway_verdict(ad, self._pattern, budget=False) if bounded else None
             found = self._bounds[layout] = (entries, bounded, verdict)
-        leaf = self._fresh(ad, dynamic, found[1])
+        leaf = self._fresh(ad, dynamic, found[1], level.keyed)
         if found[1]:
             leaf.settle(found[2])
         return leaf

@@ -53,12 +53,12 @@ from condorlite.core.policy import Policy
 #: Names ``core.decoding`` defines, kept importable from here (callers read the data
 #: model and its decoding from one place).
 __all__ = [
-    "BUSY_STATES", "COMPLETED", "HELD", "IDLE", "JOB_STATUS_NAMES", "MAX_SLOT_WEIGHT",
-    "NICE_USER_PREFIX", "NO_PREEMPTION", "PRIO_PREEMPTION", "RANK_PREEMPTION",
-    "REASON_ORDER", "REMOVED", "RUNNING", "AdDecoder", "AdProblem", "Claim", "CycleResult",
-    "Job", "Match", "Rejection", "Slot", "Submitter", "SubmitterReport", "holder_of",
-    "job_from_ad", "job_id", "make_match", "slot_from_ad", "slot_kind", "slot_weight",
-    "submitter_of",
+    "BUSY_STATES", "CLUSTER_NAMES", "COMPLETED", "HELD", "IDLE", "JOB_STATUS_NAMES",
+    "MAX_SLOT_WEIGHT", "NICE_USER_PREFIX", "NO_PREEMPTION", "PRIO_PREEMPTION",
+    "RANK_PREEMPTION", "REASON_ORDER", "REMOVED", "RUNNING", "AdDecoder", "AdProblem",
+    "Claim", "Cluster", "CycleResult", "Job", "Match", "Rejection", "Slot", "Submitter",
+    "SubmitterReport", "holder_of", "job_from_ad", "job_id", "job_of_cluster",
+    "make_match", "slot_from_ad", "slot_kind", "slot_weight", "submitter_of",
 ]
 
 IDLE, RUNNING, REMOVED, COMPLETED, HELD = 1, 2, 3, 4, 5
@@ -217,6 +217,10 @@ class CycleResult:
 _JOB_NAMES = ("clusterid", "procid", "jobstatus", "jobprio", "qdate", *SUBMITTER_NAMES)
 #: The attributes after ClusterId and ProcId: the ones a cluster's jobs share.
 _SHARED_NAMES = _JOB_NAMES[2:]
+#: What ``AdDecoder``'s memo keys: everything a job decodes from but its ProcId (a
+#: cluster's jobs share their ClusterId line too), and Requirements, whose presence
+#: the fast path needs.
+CLUSTER_NAMES = ("clusterid", "requirements", *_SHARED_NAMES)
 #: Integers below this magnitude survive ``adeval.as_int``'s trip through float.
 _EXACT = 1 << 53
 
@@ -254,17 +258,51 @@ _new_job: Callable[..., Job] = (
     else partial(_slotted, _JOB_MEMBERS, Job))
 
 
+class Cluster(NamedTuple):
+    """What the jobs of one cluster share once decoded (``AdDecoder``'s memo): all of
+    a Job but its ProcId, its id and its place."""
+
+    prefix: str  #: ``f"{cluster}."``, the id's start
+    cluster: int
+    status: int
+    submitter: str
+    prio: int
+    qdate: int
+
+
+def job_of_cluster(cluster: Cluster, ad: ClassAd, table: dict, index: int) -> Job | None:
+    """The Job of ``ad`` (``table`` its table) decoded from its cluster's decoding,
+    when its ProcId is a literal integer below 2**53 (else None: ``AdDecoder.job``
+    decodes it). The caller knows ``cluster`` to be that of the ad's ``CLUSTER_NAMES``
+    entries."""
+    proc_entry = table.get("procid")
+    if proc_entry is None:
+        return None
+    proc = proc_entry[1]
+    if type(proc) is not Literal:
+        return None
+    proc = proc.value
+    if type(proc) is not int or not -_EXACT < proc < _EXACT:
+        return None
+    prefix, number, status, submitter, prio, qdate = cluster
+    return _new_job(f"{prefix}{proc}", number, proc, index, ad, status, submitter, prio,
+                    qdate)
+
+
 class AdDecoder:
     """Decodes the ads of one pass (a read of the job and slot ads) under one policy.
 
-    It keeps what a cluster's jobs share: the shared attributes' table entries ->
-    their decoded (status, submitter, prio, qdate), for entries that are all
-    literals or absent (then the decoding depends on nothing else). Keys are the
-    entries' ``entry_key`` (their identities): the readers share one entry object
-    between every ad holding the same line (``interning``), so a cluster's jobs,
-    which repeat these lines, hit one key. Each value keeps its entries alive, so an
-    identity in a key cannot be reused by another object while the key is stored; the
-    memo is cleared when it holds ``SHARED_MAX`` keys, and goes with the decoder."""
+    It keeps what a cluster's jobs share: the table entries of ``CLUSTER_NAMES``
+    (ClusterId, Requirements and the shared attributes) -> the cluster's decoded
+    (``ClusterId.`` as text, cluster, status, submitter, prio, qdate), for entries
+    that are all literals or absent, with a literal integer ClusterId below 2**53 and
+    a Requirements (then the decoding depends on nothing else but the ProcId). Keys
+    are the entries' ``entry_key`` (their identities): the readers share one entry
+    object between every ad holding the same line (``interning``), so a cluster's
+    jobs, which repeat these lines, hit one key. Each value keeps its entries alive,
+    so an identity in a key cannot be reused by another object while the key is
+    stored; the memo is cleared when it holds ``SHARED_MAX`` keys, and goes with the
+    decoder."""
 
     __slots__ = ("_shared", "policy")
 
@@ -272,46 +310,60 @@ class AdDecoder:
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
-        self._shared: dict[Hashable, tuple[tuple, tuple]] = {}
+        self._shared: dict[Hashable, tuple[tuple, Cluster]] = {}
 
     def job(self, ad: ClassAd, index: int) -> Job:
         """Decode one job ad; raises AdProblem for one that cannot be negotiated
         (checked in this order: ClusterId/ProcId, Requirements, submitter).
 
-        Fast path (a top-level ClassAd-lite ad, literal integer ClusterId and
-        ProcId below 2**53, a Requirements, shared attributes in the memo): two
-        entry reads, one key, one build; anything else goes through ``_decode``,
-        which gives the same Job for the same ad."""
+        Fast path (a top-level ClassAd-lite ad whose ``CLUSTER_NAMES`` entries are in
+        the memo, a literal integer ProcId below 2**53): one key, one entry read, one
+        build; anything else goes through ``_learn``, which gives the same Job for the
+        same ad."""
         table = ad._attrs if type(ad) is _AdClass and ad.parent is None else None  # type: ignore[attr-defined]
-        if table is None or "requirements" not in table:
+        if table is None:
             return self._decode(ad, index)
-        get = table.get
-        cluster_entry = get("clusterid")
-        proc_entry = get("procid")
-        if cluster_entry is None or proc_entry is None:
+        key = entry_key(table, CLUSTER_NAMES)
+        hit = self._shared.get(key)
+        if hit is not None:
+            job = job_of_cluster(hit[1], ad, table, index)
+            if job is not None:
+                return job
+        return self._learn(ad, index, table, key)
+
+    def cluster(self, table: dict) -> Cluster | None:
+        """The memo's decoding of the cluster of the ad whose table is ``table`` (a
+        top-level ClassAd-lite ad's), None when it holds none: what ``job``'s fast
+        path builds from (``job_of_cluster``)."""
+        hit = self._shared.get(entry_key(table, CLUSTER_NAMES))
+        return None if hit is None else hit[1]
+
+    def _learn(self, ad: ClassAd, index: int, table: dict, key: Hashable) -> Job:
+        """``_decode`` of a top-level ad, its cluster's decoding remembered under
+        ``key`` (the ``entry_key`` of its ``CLUSTER_NAMES``) when the fast path may
+        take it (the class docstring)."""
+        entries = tuple(map(table.get, CLUSTER_NAMES))
+        cluster_entry, requirements = entries[0], entries[1]
+        if cluster_entry is None or requirements is None:
             return self._decode(ad, index)
         cluster = cluster_entry[1]
-        proc = proc_entry[1]
-        if type(cluster) is not Literal or type(proc) is not Literal:
+        if type(cluster) is not Literal:
             return self._decode(ad, index)
         cluster = cluster.value
-        proc = proc.value
-        if (type(cluster) is not int or type(proc) is not int
-                or not -_EXACT < cluster < _EXACT or not -_EXACT < proc < _EXACT):
+        if type(cluster) is not int or not -_EXACT < cluster < _EXACT:
             return self._decode(ad, index)
-        key = entry_key(table, _SHARED_NAMES)
-        hit = self._shared.get(key)
-        if hit is None:
-            return self._decode(ad, index, (key, tuple(map(get, _SHARED_NAMES))))
-        return _new_job(f"{cluster}.{proc}", cluster, proc, index, ad, *hit[1])
+        job = self._decode(ad, index)
+        if all(entry is None or type(entry[1]) is Literal for entry in entries[2:]):
+            known = self._shared
+            if len(known) >= self.SHARED_MAX:
+                known.clear()
+            known[key] = (entries, Cluster(f"{cluster}.", cluster, job.status,
+                                           job.submitter, job.prio, job.qdate))
+        return job
 
-    def _decode(self, ad: ClassAd, index: int,
-                shared: tuple[Hashable, tuple] | None = None) -> Job:
+    def _decode(self, ad: ClassAd, index: int) -> Job:
         """``job`` for any ad: each attribute read by ``values_of`` (literals from the
-        table, the rest evaluated). ``shared`` is the table entries of
-        ``_SHARED_NAMES`` when the caller has them: when they are all literals or
-        absent, their decoding is remembered (see the class docstring); ``shared`` is
-        (their ``entry_key``, the entries)."""
+        table, the rest evaluated)."""
         table = adeval.table(ad)
         cluster, proc, status, prio, qdate, group, owner, nice, user = values_of(
             ad, table, _JOB_NAMES)
@@ -327,16 +379,9 @@ class AdDecoder:
         status = int(float(status)) if type(status) is int else as_int(status)  # type: ignore[arg-type]
         prio = int(float(prio)) if type(prio) is int else as_int(prio)  # type: ignore[arg-type]
         qdate = int(float(qdate)) if type(qdate) is int else as_int(qdate)  # type: ignore[arg-type]
-        decoded = (IDLE if status is None else status,
-                   submitter_from(group, owner, nice, user, self.policy), prio or 0,
-                   qdate or 0)
-        if shared is not None and all(
-                entry is None or type(entry[1]) is Literal for entry in shared[1]):
-            known = self._shared
-            if len(known) >= self.SHARED_MAX:
-                known.clear()
-            known[shared[0]] = (shared[1], decoded)
-        return _new_job(ident, cluster, proc, index, ad, *decoded)
+        return _new_job(ident, cluster, proc, index, ad, IDLE if status is None else status,
+                        submitter_from(group, owner, nice, user, self.policy), prio or 0,
+                        qdate or 0)
 
     def slot(self, ad: ClassAd, index: int) -> Slot:
         """``slot_from_ad`` under the decoder's policy."""

@@ -146,3 +146,21 @@ def test_slots_differing_only_in_their_numbers_share_one_bound():
     assert all(leaf.bounded for leaf in leaves)
     assert len(screen._bounds) == 1
     assert [leaf.runaway(ad) for leaf, ad in zip(leaves, ads, strict=True)] == [None] * 50
+
+
+@pytest.mark.parametrize("order", ["forward", "backward"])
+def test_a_plain_screening_stands_for_ads_that_pass_every_check(order):
+    # ``plain`` lets the reading pass skip the checks: it must never be set on a leaf
+    # one of whose ads a check would refuse, in any order, before or after a probe.
+    ads = _ads(JOBS) * 2
+    if order == "backward":
+        ads.reverse()
+    screen = AdScreen("job")
+    plain = 0
+    for ad in ads:
+        found = screen.screen(ad)
+        if found.plain:
+            plain += 1
+            assert _fresh(ad, "job") == (None, None, None)
+        found.runaway(ad)
+    assert plain > 0

@@ -323,3 +323,35 @@ def test_slotted_refuses_what_is_not_the_types_own_slots():
         model._slotted(members, Slot, *range(9))  # another type's slots
     with pytest.raises(TypeError):
         model._slotted((Job.__init__,) * 9, Job, *range(9))  # not member descriptors
+
+
+ID_TEXTS = st.sampled_from([
+    "1", "2", "0", "-4", "7.0", "2.5", "true", '"3"', "undefined", "ClusterId + 1",
+    "9007199254740993", "9007199254740991", None,
+])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(ID_TEXTS, ID_TEXTS, st.booleans()), min_size=1, max_size=8))
+@example([("1", "0", True), ("1", "1", False)])  # a cluster's job without Requirements
+@example([("1", "0", True), ("1", "2.5", True), ("1", "ClusterId + 1", True)])
+@example([("1", "0", True), ("2", "0", True), ("9007199254740993", "1", True)])
+def test_jobs_sharing_their_cluster_lines_decode_as_evaluating_every_attribute(ids):
+    """The memo keys ClusterId and Requirements with the shared attributes and reads
+    ProcId per ad: ads whose ClusterId, ProcId or Requirements lines (present or not)
+    repeat or differ, decoded twice by one decoder, decode as the reference does."""
+    from condorlite.core.classad import parse_ads
+
+    text = "".join(
+        (f"ClusterId = {cluster}\n" if cluster is not None else "")
+        + (f"ProcId = {proc}\n" if proc is not None else "")
+        + ("Requirements = true\n" if requirements else "")
+        + 'Owner = "alice"\nQDate = 5\n\n'
+        for cluster, proc, requirements in ids)
+    ads = list(parse_ads(text, "old"))
+    decoder = AdDecoder(POLICIES[0])
+    for _rounds in range(2):
+        for one in ads:
+            want = _fields(_outcome(ref_job, one, POLICIES[0]))
+            assert _fields(_outcome(lambda ad, _p, i: decoder.job(ad, i), one,
+                                   POLICIES[0])) == want
