@@ -155,21 +155,12 @@ class CarvedStates:
         computed = self._independent_memo.get(memo_key)
         if computed is None:
             computed = self._independent_memo[memo_key] = self._carved_ranks(offer, plan, vals)
-        # ``OfferShapes.shape_of`` for the new state, written out (every state is new
-        # where each slot has statics of its own: a call and a ``lefts`` pass less)
+        # ``OfferShapes.shape_of`` for the new state, but for its ``lefts`` pass (every
+        # state is new where each slot has statics of its own)
         shapes = self._shapes
-        pair_key = ("vector", vector.static, state)
-        pair_shapes = shapes.pair_shapes
-        pair_shape = pair_shapes.get(pair_key, 0)
-        if not pair_shape:
-            pair_shape = pair_shapes[pair_key] = len(pair_shapes) + 1
-        holder = offer.holder
-        key = (pair_shape, holder, None if holder is None else offer.current_rank)
-        numbers = shapes.shape_numbers
-        shape = numbers.get(key, 0)
-        if not shape:
-            shape = numbers[key] = len(numbers) + 1
-            shapes.pair_of_shape[shape] = pair_shape
+        pair_shape = shapes.pair_number(("vector", vector.static, state))
+        shape = shapes.shape_number(pair_shape, offer)
+        if shape not in shapes.shape_left:
             # ``lefts(vals)`` from the state carved (``shape_left`` of its shape):
             # only the positions taken from changed, each now a number
             rest = list(shapes.shape_left[offer.shape])

@@ -293,14 +293,29 @@ class OfferShapes:
         the number ``pair_key`` was given; set as ``Offer.pair_shape``) and its shape,
         (pair shape, holder, CurrentRank when held), each numbered from 1 in order of
         first sight; returns the shape (not placed)."""
+        if not pair_shape:
+            pair_shape = self.pair_number(pair_key)
+        offer.pair_shape = pair_shape
+        shape = self.shape_number(pair_shape, offer)
+        vector = offer.vector
+        if vector is not None and shape not in self.shape_left:
+            self.shape_left[shape] = lefts(vector.vals)
+        return shape
+
+    def pair_number(self, pair_key: tuple) -> int:
+        """The number of ``pair_key``'s pair shape (from 1, in order of first sight)."""
         # (get, then set on a miss: ``setdefault`` would work out the new number
         # for every call)
+        pair_shapes = self.pair_shapes
+        pair_shape = pair_shapes.get(pair_key, 0)
         if not pair_shape:
-            pair_shapes = self.pair_shapes
-            pair_shape = pair_shapes.get(pair_key, 0)
-            if not pair_shape:
-                pair_shape = pair_shapes[pair_key] = len(pair_shapes) + 1
-        offer.pair_shape = pair_shape
+            pair_shape = pair_shapes[pair_key] = len(pair_shapes) + 1
+        return pair_shape
+
+    def shape_number(self, pair_shape: int, offer: Offer) -> int:
+        """The number of the shape (pair shape, the offer's holder, its CurrentRank when
+        held), from 1 in order of first sight; a new one is recorded in
+        ``pair_of_shape`` (its ``shape_left`` is the caller's)."""
         holder = offer.holder
         # (pair shapes number pair keys one to one: the small number keys the shape)
         key = (pair_shape, holder, None if holder is None else offer.current_rank)
@@ -308,10 +323,7 @@ class OfferShapes:
         shape = numbers.get(key, 0)
         if not shape:
             shape = numbers[key] = len(numbers) + 1
-        self.pair_of_shape[shape] = pair_shape
-        vector = offer.vector
-        if vector is not None and shape not in self.shape_left:
-            self.shape_left[shape] = lefts(vector.vals)
+            self.pair_of_shape[shape] = pair_shape
         return shape
 
     def _vector(self, offer: Offer, walked: tuple[str, ...], extra: tuple,
