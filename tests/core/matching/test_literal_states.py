@@ -16,7 +16,7 @@ import math
 
 import pytest
 
-from condorlite.core.matching import carved_lists, ordered_states
+from condorlite.core.matching import carved_lists, static_orders
 from condorlite.core.matching.candidates import PRE
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.literal_states import LiteralStates
@@ -65,7 +65,7 @@ def _same(given: tuple, full: tuple) -> bool:
 
 @pytest.mark.parametrize(("count", "per"), [(48, 6), (80, 12)])
 def test_a_given_pre_job_rank_gives_the_full_runs_outcome(monkeypatch, count, per):
-    monkeypatch.setattr(ordered_states, "ORDER_MIN", 1)
+    monkeypatch.setattr(static_orders, "ORDER_MIN", 1)
     # (the busy desktops' groups that cannot match a class are otherwise left out of
     # its walk before any order is asked for, ``literal_matches``)
     monkeypatch.setattr(carved_lists, "MATCHES", False)
@@ -92,7 +92,7 @@ def test_a_given_pre_job_rank_gives_the_full_runs_outcome(monkeypatch, count, pe
 def test_the_given_rank_is_asked_once_per_make(monkeypatch):
     # (what ``LiteralStates._make`` relies on: the answer is the program's, so one
     # call per make stands for every item of it)
-    monkeypatch.setattr(ordered_states, "ORDER_MIN", 1)
+    monkeypatch.setattr(static_orders, "ORDER_MIN", 1)
     monkeypatch.setattr(carved_lists, "MATCHES", False)
     calls = {"make": 0, "asked": 0}
     make, given_rank = LiteralStates._make, PairProgram.given_rank
