@@ -53,9 +53,10 @@ from condorlite.core.matching.literal_states import LiteralStates
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
 from condorlite.core.matching.offers import Offer
-from condorlite.core.matching.ordered_states import OrderedStates, StaticOrders
+from condorlite.core.matching.ordered_states import OrderedStates
 from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.matching.shape_entries import ListBuild, ShapeEntries
+from condorlite.core.matching.static_orders import StaticOrders
 from condorlite.core.model import NO_PREEMPTION, REASON_ORDER
 
 #: whether a shape's pair is the program run here, and an unheld shape's entries
@@ -96,7 +97,7 @@ class CarvedLists:
         #: no state can match it (a program that never does) or hold its fixed
         #: requests any more (``spent_statics``: carving only lowers amounts)
         self._dead: dict[tuple, set[int]] = {}
-        #: each static's offers in order of their pre-job rank (``ordered_states``)
+        #: each static's offers in order of their pre-job rank (``static_orders``)
         literal = LiteralOrders(shapes.exprs.pre, shapes.job_defined, shapes.now)
         self._orders = StaticOrders(shapes, literal)
         #: the groups of offers whose Requirements cannot hold for a class, by

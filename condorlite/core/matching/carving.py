@@ -252,12 +252,15 @@ class PairProgram:
         return self._ranked((*vals, *self.params) if self.params else vals, as_rank,
                             self.taken)
 
-    def run_fitted(self, vals: Sequence[object], as_rank: Callable[[object], float]
-                   ) -> tuple:
+    def run_fitted(self, vals: Sequence[object], as_rank: Callable[[object], float],
+                   given: float | None = None) -> tuple:
         """``run`` at a state known to hold the fixed requests (``carved_lists`` tests
         them per shape, by ``left`` as ``run`` does, before it runs a state): the same
         outcome, without testing them again. The ``taken`` of a state is the fixed
-        requests' dict itself when there are no other requests."""
+        requests' dict itself when there are no other requests. ``given``: the one
+        dependent rank's value at the state (as ``as_rank`` makes it), when the caller
+        knows it exactly and ``given_rank`` holds (``literal_states``: a state's key
+        is its pre-job rank for the class): it is not evaluated again."""
         if self.never:
             return (False,)
         full = (*vals, *self.params) if self.params else vals
@@ -267,7 +270,7 @@ class PairProgram:
                     return (False,)
             if self.result is not None:
                 return self.result  # (shared: callers only read it)
-            return self._ranked(full, as_rank, self.taken)
+            return self._ranked(full, as_rank, self.taken, given)
         if not self.requests:
             taken = self.fixed_taken
         else:
@@ -277,7 +280,12 @@ class PairProgram:
         for test in self.tests:
             if not holds(test(full)):
                 return (False,)
-        return self._ranked(full, as_rank, taken)
+        return self._ranked(full, as_rank, taken, given)
+
+    def given_rank(self, name: str) -> bool:
+        """Whether ``run_fitted`` may be given the value of the dependent rank
+        ``name``: it is the one dependent rank that is no constant."""
+        return not self.never and self.dependent_keys == (name,)
 
     def _requested(self, full: Sequence[object], vals: Sequence[object],
                    taken: dict[str, float]) -> bool:
@@ -297,9 +305,10 @@ class PairProgram:
         return True
 
     def _ranked(self, full: Sequence[object], as_rank: Callable[[object], float],
-                taken: dict[str, float]) -> tuple:
+                taken: dict[str, float], given: float | None = None) -> tuple:
         """The outcome of a matching state (``full``: its vector and the params): its
-        ranks, with ``taken``."""
+        ranks, with ``taken``; ``given``: the one dependent rank's value, when the
+        caller knows it (``run_fitted``)."""
         job_rank, slot_rank = self.job_rank, self.slot_rank
         if type(job_rank) is not float:
             job_rank = _job_rank(job_rank(full))
@@ -311,7 +320,8 @@ class PairProgram:
         # results only read it); not with a zero: -0.0 and 0.0 are equal keys.
         if len(self.dependent) == 1:  # (the common case: one value, its own key)
             fn = self.dependent[0][1]
-            values: object = fn if type(fn) is float else as_rank(fn(full))
+            values: object = (fn if type(fn) is float else as_rank(fn(full)) if given is None
+                              else given)
             zero = values == 0.0
         else:
             values = tuple([fn if type(fn) is float else as_rank(fn(full))

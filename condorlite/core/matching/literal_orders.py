@@ -278,7 +278,7 @@ def _exact(value: object) -> tuple:
 
 
 class LiteralSnapshot(NamedTuple):
-    """``ordered_states.StaticOrders.literal``'s answer: the static's items (shared, as
+    """``static_orders.StaticOrders.literal``'s answer: the static's items (shared, as
     ``snapshot`` gives them: by tier, or one tier's list as ``LiteralStates`` takes
     it), the class's offsets' items (sorted: their own ranks), what tells an item's
     group from its vector's values, and the offsets' groups (their items in

@@ -18,11 +18,12 @@ import pytest
 from condorlite.core import adeval
 from condorlite.core.classad import parse_ads
 from condorlite.core.classad.parser import parse_expr
-from condorlite.core.matching import carved_lists, ordered_states
+from condorlite.core.matching import carved_lists, static_orders
 from condorlite.core.matching.candidates import PRE, as_rank
 from condorlite.core.matching.literal_orders import split_of
 from condorlite.core.matching.literal_states import LiteralStates
-from condorlite.core.matching.ordered_states import OrderedStates, StaticOrders
+from condorlite.core.matching.ordered_states import OrderedStates
+from condorlite.core.matching.static_orders import StaticOrders
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import run_both
 from tests.core.matching.test_ordered_states import _check_orders
@@ -81,7 +82,7 @@ class _Checked:
 
 @pytest.mark.parametrize(("count", "per"), [(48, 6), (80, 12)])
 def test_owner_ranked_desktops_are_listed_in_order_with_offsets(monkeypatch, count, per):
-    monkeypatch.setattr(ordered_states, "ORDER_MIN", 1)
+    monkeypatch.setattr(static_orders, "ORDER_MIN", 1)
     # (the busy desktops' groups that cannot match a class are otherwise left out of
     # its walk before any order is asked for, ``literal_matches``)
     monkeypatch.setattr(carved_lists, "MATCHES", False)
@@ -99,7 +100,7 @@ def test_owner_ranked_desktops_are_listed_in_order_with_offsets(monkeypatch, cou
 
 
 def test_with_the_order_too_large_every_static_is_walked(monkeypatch):
-    monkeypatch.setattr(ordered_states, "ORDER_MIN", 10**6)
+    monkeypatch.setattr(static_orders, "ORDER_MIN", 10**6)
     checked = _Checked(monkeypatch)
     fast, result = run_both(_slots(40), _jobs(6), POLICY)
     assert not checked.sources

@@ -17,11 +17,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from condorlite.core.matching import carved_lists, ordered_states
+from condorlite.core.matching import carved_lists, static_orders
 from condorlite.core.matching.candidates import FLT_MAX, PRE, Candidates, PairEval
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount
-from condorlite.core.matching.ordered_states import OrderedStates, StaticOrders
+from condorlite.core.matching.ordered_states import OrderedStates
+from condorlite.core.matching.static_orders import StaticOrders
 from condorlite.core.model import NO_PREEMPTION, REASON_ORDER, Submitter
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import WITHIN_RESOURCE_LIMITS, ad_text, run_both
@@ -34,7 +35,7 @@ POLICY = Policy(uid_domain="example.org")
 @pytest.fixture(autouse=True)
 def _small_statics_ordered(monkeypatch) -> None:
     # (these pools' statics hold a few dozen offers: ordered all the same here)
-    monkeypatch.setattr(ordered_states, "ORDER_MIN", 1)
+    monkeypatch.setattr(static_orders, "ORDER_MIN", 1)
 
 
 class _Made:
@@ -328,7 +329,7 @@ def test_an_ordered_source_merges_as_its_entries_sorted(items, run, chunk) -> No
 def test_a_static_smaller_than_the_least_order_is_walked(monkeypatch) -> None:
     """With ``ORDER_MIN`` above every static's size no list is made from an order,
     every static is walked for good and the shapes stop logging moves."""
-    monkeypatch.setattr(ordered_states, "ORDER_MIN", 10**6)
+    monkeypatch.setattr(static_orders, "ORDER_MIN", 10**6)
     made = _Made(monkeypatch)
     fast, result = _cycle([_pslot(i) for i in range(40)], _jobs(6), True, monkeypatch)
     assert not made.sources

@@ -1,0 +1,329 @@
+"""Each vector static's available offers in order of their pre-job rank, kept as
+the cycle carves them, for the lists that make their entries only as far as their
+merge reads (``ordered_states``).
+
+A request's list is read from the front, and on a partitionable pool only a part of
+it: on the 10,000-slot partitionable mix about a quarter of the carved entries a list
+was made with were ever merged (``Candidates.merge_more``), yet every list walked
+every state of its statics and made an entry of each that fits. When a static's
+offers are nobody's, none shares its state with another offer, the pre-job rank
+reads nothing of the job (it is in each offer's independent ranks) and the class's
+job rank is a pair result's or a rank column's value that is the same in every state
+of the offer, the class's entries of the static sort first by ``-pre``, an order
+that does not depend on the class. ``StaticOrders`` keeps, per static, its available
+offers as *items* sorted by (-pre, position): the snapshot of the offer's state an
+entry needs (its version, shape, independent ranks and vector values). A list takes
+the static's item list as it is (``snapshot``: shared; the next change copies it
+first) and makes entries from it on demand (``ordered_states.OrderedStates``).
+
+A pre-job rank that reads the job only through the slots' own literal tests (the
+default rank's ``My.Rank`` of a desktop ranking its owner, ``literal_orders``) is
+split: the static is ordered by the rank with the tests replaced by the values most
+offers have for the first class that asks (``StaticOrders.literal``, made then from
+the static's offers, kept by ``sync`` from then on), and a class's *offsets*, the
+groups of offers whose tests give it other values (its owner's desktops), are left
+out of that order and merged in from items of their own, keyed by their own rank
+(``literal_states.LiteralStates``); a class for which more than half of the offers are offsets,
+or whose tests read more than literals of the job, walks the static as before.
+
+A static's items are kept by *tier*: the vector positions where the item's state has
+nothing left (``left`` at most 0; ``StaticOrders.tier_of``), each tier's list sorted.
+A class whose fixed requests ask more than nothing of one of a tier's positions holds
+no state of it (``amount > 0 >= left``), so its list takes only the other tiers, one
+source each (``carved_lists``): on the 10,000-slot partitionable mix three of four
+items the lists read were slots carved down to no Cpus, every one passed over.
+
+The orders follow the offers through ``OfferShapes.moved``, the vector offers placed,
+carved or retired since the last ``sync`` (each carve is one append there); ``sync``
+moves their items before any list is made. A static is walked for good (its order
+dropped) once one of its shapes holds two offers, when its offers are held or their
+pre-job rank reads the job (other than through literal tests alone), or when a list
+first asks for it with fewer than ``ORDER_MIN`` offers; once every static is walked
+the shapes stop logging.
+
+Invariant: each tier list of a static holds exactly the items of its available
+offers whose state is of that tier, sorted, each item the offer's state as of the
+last ``sync`` (a snapshot handed out is never changed in place: a change copies
+first), keyed by its exact -pre (for a split static, by the order's tests' values).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+
+from condorlite.core.adeval import ClassAd
+from condorlite.core.matching.candidates import PRE
+from condorlite.core.matching.literal_orders import (
+    LiteralOrders,
+    LiteralSnapshot,
+    LiteralSplit,
+    exact,
+)
+from condorlite.core.matching.offer_shapes import OfferShapes
+from condorlite.core.matching.offers import Offer
+
+#: the fewest available offers a static keeps its order with: a list's merge reads
+#: about twice its first chunk (64) of a source at once, so a smaller static is read
+#: whole anyway and its order would only cost its upkeep (1k disk-share row: +2 %)
+ORDER_MIN = 128
+
+
+class StaticOrders:
+    """Each vector static's available offers sorted by (-pre, position) in each tier,
+    for the statics whose offers are nobody's and rank ``pre`` without the job (module
+    doc).
+
+    An item is (-pre, position, version, shape, independent ranks, vector values).
+    A static is walked for good (``walked``: no order kept) once one of its shapes
+    holds two offers (their entries are a kept run, ``shape_entries``), or when its
+    offers are held or their ``pre`` reads the job; ``shared`` holds the statics whose
+    list a snapshot holds (changed on a copy)."""
+
+    def __init__(self, shapes: OfferShapes, literal: LiteralOrders) -> None:
+        self._shapes = shapes
+        self._groups = shapes.groups
+        self._literal = literal
+        # (the vector offers prepared so far, then every one placed, carved or retired)
+        self._moved = shapes.moved = [offer for offer in shapes.registry
+                                      if offer.vector is not None]
+        #: static -> its items by tier (``tier_of``), each tier's sorted (read by
+        #: ``carved_lists`` as ``tiers`` gives them)
+        self._orders: dict[int, dict[tuple, list[tuple]]] = {}
+        self.orders = self._orders
+        #: offer position -> its item (in ``_orders[static]``)
+        self._items: dict[int, tuple] = {}
+        #: shape -> its tier (a state never changes)
+        self._tiers: dict[int, tuple] = {}
+        self._shape_left = shapes.shape_left
+        #: the statics walked for good (read by ``carved_lists`` before it asks)
+        self.walked: set[int] = set()
+        #: the (static, tier) lists a snapshot holds (changed on a copy)
+        self._shared: set[tuple[int, tuple]] = set()
+        #: a static whose pre-job rank reads the job through literal tests alone
+        #: (``literal_orders``), once ordered: (its split, the rank's program its
+        #: items are keyed by, that program's tests' values as ``exact`` keys them)
+        self._keyed: dict[int, tuple[LiteralSplit, object, tuple]] = {}
+        #: such a static's available offers by group (``LiteralSplit.group``)
+        self._by_group: dict[int, dict[object, dict[int, None]]] = {}
+
+    def sync(self) -> None:
+        """Move the items of the offers moved since the last call (module doc)."""
+        moved = self._moved
+        if not moved:
+            return
+        items, orders, groups, walked = self._items, self._orders, self._groups, self.walked
+        keyed, shape_tiers, shared, tier_of = self._keyed, self._tiers, self._shared, self.tier_of
+        for offer in {offer.seq: offer for offer in moved}.values():
+            vector = offer.vector
+            static = vector.static  # (an offer's static never changes)
+            if static in walked:
+                continue
+            values, shape, seq = offer.independent, offer.shape, offer.seq
+            members = groups[static].get(shape) if offer.available else None
+            split = None
+            if PRE not in values:
+                found = keyed.get(static)
+                if found is None:
+                    # (a static split on literal tests is ordered when a list first
+                    # asks for it, ``literal``; one too small never will be)
+                    if offer.holder is None and (members is None or len(members) == 1) \
+                            and len(groups[static]) >= ORDER_MIN \
+                            and self._literal.split(offer) is not None:
+                        continue
+                    self._walk(static)
+                    continue
+                split = found[0]
+            if offer.holder is not None or (members is not None and len(members) > 1):
+                self._walk(static)
+                continue
+            tiers = orders.get(static)
+            if tiers is None:
+                tiers = orders[static] = {}
+            old = items.pop(seq, None)
+            order = None
+            if old is not None:
+                tier = shape_tiers.get(old[3])  # (``tier_of``, its look-up written out)
+                if tier is None:
+                    tier = tier_of(old[3])
+                # (``_tier`` written out for a list no snapshot holds: the item is in it)
+                order = tiers[tier]
+                if (static, tier) in shared:
+                    order = self._tier(static, tiers, tier)
+                del order[bisect_left(order, old)]
+            if members is not None:
+                vals = vector.vals
+                if split is None:
+                    key = -values[PRE]
+                else:
+                    key = split.key(found[1], vals)
+                    if old is None:
+                        self._by_group[static].setdefault(split.group(vals), {})[seq] = None
+                item = items[seq] = (key, seq, offer.version, shape, values, vals)
+                new_tier = shape_tiers.get(shape)
+                if new_tier is None:
+                    new_tier = tier_of(shape)
+                if order is None or new_tier != tier:
+                    # (else the offer stays in the tier it left: its list, made
+                    # changeable above, takes the item)
+                    order = self._tier(static, tiers, new_tier)
+                insort(order, item)
+            elif split is not None and old is not None:
+                del self._by_group[static][split.group(old[5])][seq]
+        moved.clear()
+        if len(walked) == len(groups):
+            # (every static is walked: nothing reads the offers' moves any more)
+            self._shapes.moved = None
+
+    def tier_of(self, shape: int) -> tuple:
+        """The positions where the state of ``shape`` has nothing left (``left`` at
+        most 0): a class asking more than nothing of one of them holds no state of
+        the tier (module doc)."""
+        tier = self._tiers.get(shape)
+        if tier is None:
+            tier = self._tiers[shape] = tuple(
+                [pos for pos, have in enumerate(self._shape_left[shape]) if have <= 0])
+        return tier
+
+    def _tier(self, static: int, tiers: dict[tuple, list[tuple]], tier: tuple) -> list[tuple]:
+        """The list of ``tiers`` (the static's) for ``tier``, made or copied first when
+        a snapshot holds it, to change in place."""
+        order = tiers.get(tier)
+        if order is None:
+            order = tiers[tier] = []
+        elif (static, tier) in self._shared:
+            order = tiers[tier] = list(order)
+            self._shared.discard((static, tier))
+        return order
+
+    def _walk(self, static: int) -> None:
+        """Walk ``static`` for good from now on: its order, if any, is dropped."""
+        self.walked.add(static)
+        self._orders.pop(static, None)
+        self._keyed.pop(static, None)
+        self._by_group.pop(static, None)
+        if len(self.walked) == len(self._groups):
+            self._shapes.moved = None
+
+    def tiers(self, static: int) -> dict[tuple, list[tuple]] | None:
+        """The static's items by tier as they are now, to read at once (a snapshot
+        is ``snapshot``'s), or None when it has no order."""
+        return self._orders.get(static)
+
+    def snapshot(self, static: int, asking: set[int]) -> dict[tuple, list[tuple]] | None:
+        """The static's items as they are now, of the tiers none of whose positions is
+        in ``asking`` (shared: never changed in place afterwards; a class asking more
+        than nothing of the positions ``asking`` holds no state of the others), or
+        None when the static is walked. A static of fewer than ``ORDER_MIN``
+        available offers is walked for good from then on (a static never gains an
+        offer)."""
+        tiers = self._orders.get(static)
+        if tiers is None:
+            return None
+        if sum(map(len, tiers.values())) < ORDER_MIN:
+            self._walk(static)
+            return None
+        return self._share(static, tiers, asking)
+
+    def _share(self, static: int, tiers: dict[tuple, list[tuple]], asking: set[int]
+               ) -> dict[tuple, list[tuple]]:
+        """The tiers ``snapshot`` hands out, marked shared (the others are not: the
+        tier of the states with nothing left grows with every carve that empties a
+        slot, and a copy of it per list made would cost what passing it over saves)."""
+        shared = self._shared
+        out = {}
+        for tier, items in tiers.items():
+            if items and asking.isdisjoint(tier):
+                shared.add((static, tier))
+                out[tier] = items
+        return out
+
+    def literal(self, first: Offer, job_ad: ClassAd, asking: set[int]
+                ) -> LiteralSnapshot | None:
+        """For a static whose pre-job rank reads the job through literal tests alone
+        (``literal_orders``; ``first``: one of its offers, nobody's): its items as
+        ``snapshot`` gives them, keyed by one tests' values (the ones most offers
+        have for the first class that asks), and the class's offsets; None when the
+        static or this class is walked. The order is made at the first ask, from
+        the static's offers then (the moves before are passed over in ``sync``)."""
+        static = first.vector.static  # type: ignore[union-attr]
+        if static in self.walked:
+            return None
+        split = self._literal.split(first)
+        if split is None:
+            return None
+        registry = self._shapes.registry
+        keyed = self._keyed.get(static)
+        if keyed is None:
+            keyed = self._ordered(static, split, job_ad)
+            if keyed is None:
+                return None
+        tiers = self._orders[static]
+        count = sum(map(len, tiers.values()))
+        if count < ORDER_MIN:
+            self._walk(static)
+            return None
+        by_group = self._by_group[static]
+        plan = self._literal.offsets(static, split, job_ad, keyed[2], by_group, registry)
+        if plan is None:
+            return None
+        extra: list[tuple] = []
+        items = self._items
+        for group, sigma in plan.items():
+            members = by_group.get(group)
+            if not members:
+                continue
+            program = split.rank(sigma)
+            if program is None:
+                return None
+            key = split.key
+            for seq in members:
+                item = items[seq]
+                extra.append((key(program, item[5]), *item[1:]))
+        if 2 * len(extra) > count:
+            return None  # (most offers are offsets: the walk costs no more)
+        extra.sort()
+        return LiteralSnapshot(self._share(static, tiers, asking), extra, split.group,
+                               frozenset(plan))
+
+    def _ordered(self, static: int, split: LiteralSplit, job_ad: ClassAd
+                 ) -> tuple[LiteralSplit, object, tuple] | None:
+        """Order a static of ``split`` by the tests' values most of its offers have
+        for the class of ``job_ad`` (module doc of ``literal_orders``): its items and
+        groups made from its available offers, kept from then on by ``sync``. None
+        when it cannot be (walked for good, or the class reads the tests otherwise
+        than through literals)."""
+        registry = self._shapes.registry
+        shapes = self._groups[static]
+        if sum(map(len, shapes.values())) < ORDER_MIN or any(
+                len(members) > 1 for members in shapes.values()):
+            self._walk(static)
+            return None
+        by_group: dict[object, dict[int, None]] = {}
+        for members in shapes.values():
+            for seq in members:
+                by_group.setdefault(split.group(registry[seq].vector.vals), {})[seq] = None  # type: ignore[union-attr]
+        sigmas = self._literal.sigmas(split, job_ad, by_group, registry)
+        if sigmas is None:
+            return None
+        counts: dict[tuple, list] = {}
+        for group, sigma in sigmas.items():
+            counts.setdefault(exact(sigma), [0, sigma])[0] += len(by_group[group])
+        sigma = max(counts.values(), key=lambda found: found[0])[1]
+        program = split.rank(sigma)
+        if program is None:
+            self._walk(static)
+            return None
+        tiers: dict[tuple, list[tuple]] = {}
+        for members in by_group.values():
+            for seq in members:
+                offer = registry[seq]
+                vals = offer.vector.vals  # type: ignore[union-attr]
+                item = self._items[seq] = (split.key(program, vals), seq, offer.version,
+                                           offer.shape, offer.independent, vals)
+                tiers.setdefault(self.tier_of(offer.shape), []).append(item)
+        for order in tiers.values():
+            order.sort()
+        self._orders[static] = tiers
+        self._by_group[static] = by_group
+        keyed = self._keyed[static] = (split, program, exact(sigma))
+        return keyed
