@@ -14,7 +14,12 @@ import math
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.matchmaker import Matchmaker
 from condorlite.core.matching.offers import Offer
-from condorlite.core.matching.pieces import piece_weight, vector_piece_weight, weight_reads
+from condorlite.core.matching.pieces import (
+    WeightWalks,
+    piece_weight,
+    vector_piece_weight,
+    weight_reads,
+)
 from condorlite.core.policy import Policy
 
 
@@ -31,6 +36,9 @@ class PieceCosts:
         #: pieces (``floor``); the representatives once worked out
         self._floors: dict[object, float] = {}
         self._floor_reps: tuple[float, float, list[int] | None] | None = None
+        #: the names each offer's weight reaches, walked once per kind of slot
+        #: (``pieces.WeightWalks``: asked of every partitionable offer)
+        self._walks = WeightWalks(policy)
 
     def floor(self, klass: int, job_ad: ClassAd, signature: tuple,
               listed_static: float | None = None) -> float:
@@ -97,6 +105,7 @@ class PieceCosts:
         some partitionable offer cannot be bounded (``floor``)."""
         any_static = held_static = math.inf
         reps: dict[tuple, int] = {}
+        fill = self._walks.fill
         for idx, offer in enumerate(self.offers):
             if not offer.partitionable:
                 any_static = min(any_static, offer.weight)
@@ -106,6 +115,7 @@ class PieceCosts:
             vector = offer.vector
             if vector is None or offer.holder is not None:
                 return any_static, held_static, None
+            fill(offer)
             reps.setdefault((vector.static, self.mm.weight_key(offer, self.policy)), idx)
         return any_static, held_static, sorted(reps.values())
 
@@ -123,6 +133,7 @@ class PieceCosts:
             if reads is None:
                 # (worked out without weighing: the first piece of each slot would
                 # otherwise specialise its weight expressions)
+                self._walks.fill(offer)
                 reads = weight_reads(offer, self.policy)
             if reads:
                 # (one resource read, as with SlotWeight = Cpus: its amount is the key)

@@ -111,14 +111,61 @@ def weight_names(offer: Offer, policy: Policy) -> tuple[str, ...] | None:
     None when one of them calls a function that reads names it computes."""
     if offer.weight_names and offer.weight_names[0] == policy.slot_weight:
         return offer.weight_names[1]
-    text = policy.slot_weight
-    fallback = policy.derived(_parsed_weight)
-    walk = closure(offer.slot.ad, {"slotweight"} | expr_names(fallback))
-    exprs = [fallback] + [adeval.attr(offer.slot.ad, name) for name in sorted(walk)]
-    dynamic = any(e is not None and _calls_dynamic(e) for e in exprs)
-    plan = None if dynamic else tuple(sorted(walk))
-    offer.weight_names = (text, plan)
+    plan = _weight_walk(offer.slot.ad, policy)[1]
+    offer.weight_names = (policy.slot_weight, plan)
     return plan
+
+
+def _weight_walk(ad: ClassAd, policy: Policy) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+    """(every name the weight expressions reach in ``ad``, sorted; the same, or None
+    when one of them calls a function that reads names it computes)."""
+    fallback = policy.derived(_parsed_weight)
+    walk = tuple(sorted(closure(ad, {"slotweight"} | expr_names(fallback))))
+    exprs = [fallback] + [adeval.attr(ad, name) for name in walk]
+    dynamic = any(e is not None and _calls_dynamic(e) for e in exprs)
+    return walk, None if dynamic else walk
+
+
+class WeightWalks:
+    """``weight_names`` of a cycle's offers, one walk shared by the slots whose ads
+    bind every name it visits to the same table entries (one object per binding:
+    slots of one machine type share them, ``autocluster._walks``). Exact: a walk
+    reads nothing but those bindings, so equal bindings walk alike; the cost is one
+    lookup per name visited instead of a walk per slot. One per cycle (the tables
+    it keeps alive, and so the ids it compares, are the cycle's slots')."""
+
+    def __init__(self, policy: Policy) -> None:
+        self._policy = policy
+        #: the names every walk starts from (the weight expressions' own), sorted
+        self._start = tuple(sorted({"slotweight"} | expr_names(policy.derived(_parsed_weight))))
+        #: the ids of an ad's entries of the start names -> [(the names a walk
+        #: visited, the ids of its ad's entries of them, the walk's ``weight_names``,
+        #: that ad's table (held: the ids stay its entries'))]
+        self._walks: dict[tuple, list[tuple]] = {}
+
+    def fill(self, offer: Offer) -> None:
+        """Give ``offer`` its ``weight_names`` (``Offer.weight_names``), from a walk
+        of equal bindings when one is known."""
+        policy = self._policy
+        if offer.weight_names and offer.weight_names[0] == policy.slot_weight:
+            return
+        ad = offer.slot.ad
+        entries = adeval.table(ad)
+        if entries is None:
+            weight_names(offer, policy)
+            return
+        get = entries.get
+        key = tuple(map(id, map(get, self._start)))
+        known = self._walks.get(key)
+        if known is None:
+            known = self._walks[key] = []
+        for visited, ids, plan, _ in known:
+            if tuple(map(id, map(get, visited))) == ids:
+                offer.weight_names = (policy.slot_weight, plan)
+                return
+        visited, plan = _weight_walk(ad, policy)
+        known.append((visited, tuple(map(id, map(get, visited))), plan, entries))
+        offer.weight_names = (policy.slot_weight, plan)
 
 
 def _calls_dynamic(expr: Expr) -> bool:

@@ -290,6 +290,9 @@ class Cycle:
                     return RESUME, pie_left
                 if cluster in skipped:
                     notes[job_id] = cluster  # worded when read (``cycle_notes``)
+                    # (and the rest of its run with it: a skipped autocluster's
+                    # other runs in queue order are met a row at a time otherwise)
+                    at = self._skip_run(turn, at, row_iter, cluster, done)
                     continue
                 considered += 1
                 naive += offer_pool.available
@@ -368,7 +371,8 @@ class Cycle:
     def _skip_run(self, turn: Turn, at: int, row_iter, cluster: int, done: set[str]) -> int:
         """Pass over the run of rows from ``at`` on that belong to the autocluster
         ``cluster`` (an autocluster's jobs mostly come in runs in queue order: the
-        procs of one job cluster; ``Turn.run_end``), as the loop would: a job not
+        procs of one job cluster; ``Turn.run_end``), after the row at ``at - 1`` was
+        rejected or met while its autocluster is skipped, as the loop would: a job not
         matched yet is noted as skipped (``cycle_notes``). Nothing a row's checks read
         changes while a cluster is skipped (no match, no charge), so the loop's limit
         checks would pass them all. Returns the position after them."""

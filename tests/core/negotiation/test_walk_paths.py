@@ -12,6 +12,7 @@ from condorlite.core.negotiation.offer_pool import OfferPool
 from condorlite.core.negotiation.turns import Turn
 from condorlite.core.policy import Policy
 from tests.core._pool import UID, job, slot, user
+from tests.core.reference.cycle import run_reference_cycle
 
 NOW = 1_700_000_000
 POLICY = Policy(uid_domain=UID)
@@ -116,3 +117,28 @@ def test_a_cycles_turn_figures_match_its_matches():
         assert report.matched_jobs == len(mine)
         assert report.matched == sum(m.weight for m in mine)
         assert report.usage == sum(m.weight for m in mine)
+
+
+def test_a_skipped_autoclusters_later_runs_are_noted_as_the_reference_notes_them():
+    """An autocluster rejected early whose jobs come again later in queue order, in
+    runs between another class's jobs (and one of its jobs matched before it was
+    rejected, in the first run): the turn skips each later run at its first row
+    (``_skip_run``), and every job's note is the reference cycle's."""
+    big = {"RequestMemory": 3072}  # (two fit the pool's memory, the third does not)
+    jobs = []
+    for c in range(1, 9):
+        # odd clusters one autocluster (big), even ones another (small)
+        extra = big if c % 2 else {}
+        jobs += [job(c, p, "a", **extra) for p in range(3)]
+    slots = [slot(f"s{i}@m", Memory=4096) for i in range(2)] + [
+        slot(f"t{i}@m", Memory=1024) for i in range(6)]
+    slots.append(slot("x@m", Arch='"ARM"', Cpus=20))  # (no job's: a larger limit)
+    people = {user("a"): Submitter(user("a"), 1, 0)}
+    result = run_cycle(slots, jobs, people, [], POLICY, NOW)
+    expected = run_reference_cycle(slots, jobs, people, POLICY, NOW)
+    assert [m.job for m in result.matches] == [m.job for m in expected.matches]
+    skipped = [j for j, note in expected.notes.items() if note.startswith("skipped")]
+    # (the big autocluster's later runs among them: 3.x, 5.x, 7.x)
+    assert {"3.0", "5.1", "7.2"} <= set(skipped)
+    assert {j.id: result.notes[j.id] for j in jobs} == {
+        j.id: expected.notes[j.id] for j in jobs}
