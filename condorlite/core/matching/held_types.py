@@ -1,6 +1,7 @@
-"""What a held walk (``held_walks``) keeps of the held groups and of a verdict: each
-group as a walk reads it (``HeldSlot``), the groups of one *type* (``HeldType``), and
-a verdict's residual run as a one-test program while it pays (``ResidualTest``)."""
+"""What a held walk (``held_walks``, its verdicts ``held_verdicts``) keeps of the
+held groups and of a verdict: each group as a walk reads it (``HeldSlot``), the groups
+of one *type* (``HeldType``), and a verdict's residual run as a one-test program while
+it pays (``ResidualTest``)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ WORTH = 8
 
 class HeldSlot:
     """One held group as a walk reads it, worked out when the types are made
-    (``HeldWalks._typed``): its pair shape, its first offer (any offer of the group
+    (``HeldVerdicts._typed``): its pair shape, its first offer (any offer of the group
     stands for it: all bind alike what a pair reads, and a held static offer's ad is
     never replaced), that offer's resources as numbers (``vals``: its vector's, None
     without one), its policy key (``held_refusals.HeldRefusals.key_of``, or None)
@@ -39,7 +40,7 @@ class HeldSlot:
         self.pair_shape, self.group, self.first = pair_shape, group, first
         self.vals = vals
         self.policy = policy
-        #: MISSING until the group's first pair is asked (``HeldWalks._walk``)
+        #: MISSING until the group's first pair is asked (``HeldWalks._pair_of``)
         self.part: SlotVector | object | None = MISSING
 
 
@@ -59,14 +60,14 @@ class HeldWalk(NamedTuple):
 
 class HeldType(NamedTuple):
     """Held groups whose first offers leave the same names free and bind alike every
-    name a recorded verdict read (``HeldWalks._typed``)."""
+    name a recorded verdict read (``HeldVerdicts._typed``)."""
 
     #: the first offer of the first group (any offer of the type stands for it)
     first: Offer
     #: the type's groups
     slots: list[HeldSlot]
     #: position in the vector -> the groups by their value there, or None when some
-    #: value has no order (``HeldWalks._column``)
+    #: value has no order (``HeldVerdicts._column``)
     columns: dict[int, Column | None]
 
 
