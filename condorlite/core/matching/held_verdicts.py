@@ -53,6 +53,7 @@ from condorlite.core.matching.box_ranges import Column, column, narrowest
 from condorlite.core.matching.candidates import HeldGroup, as_rank
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.held_groups import HeldGroups
+from condorlite.core.matching.held_refusals import GroupKeys
 from condorlite.core.matching.held_types import (
     MISSING,
     HeldSlot,
@@ -84,14 +85,14 @@ class HeldVerdicts:
     """The cycle's types of held groups and kept verdicts (module doc). ``held``: the
     held groups (read only); ``number(ad, names)``: the numbers of the ad's bindings
     of ``names`` (``expr_numbers.Canon.key``); ``resource_names``: the names a slot's
-    vector holds (left free); ``policy_key``: a group's policy key
-    (``held_refusals``)."""
+    vector holds (left free); ``policy_key``: a group's keys
+    (``held_refusals.GroupKeys``)."""
 
     def __init__(self, held: HeldGroups, registry: list[Offer],
                  number: Callable[[ClassAd, tuple[str, ...]], tuple],
                  resource_names: frozenset[str], now: float | None,
                  counts: EvaluationCount,
-                 policy_key: Callable[[int, HeldGroup, Offer], int | None]) -> None:
+                 policy_key: Callable[[int, HeldGroup, Offer], GroupKeys]) -> None:
         self._held = held
         self._registry = registry
         self._policy_key = policy_key
@@ -232,9 +233,10 @@ class HeldVerdicts:
             held_type = by_key.get(key)
             if held_type is None:
                 held_type = by_key[key] = HeldType(first, [], {})
+            keys = self._policy_key(pair_shape, group, first)
             held_type.slots.append(HeldSlot(pair_shape, group, first,
                                             None if vector is None else vector.vals,
-                                            self._policy_key(pair_shape, group, first)))
+                                            keys.policy, keys.preq))
         types = list(by_key.values())
         self._removed = self._held.epoch - self._held.added
         self._slots = sum(len(held_type.slots) for held_type in types)

@@ -29,7 +29,7 @@ class matches a few per cent. These make that walk cheaper, each exact:
    its shared static part are worked out once per types made (``HeldSlot``); a group
    of a shared part runs the class key's program of the part at its numbers
    (``MatchTable.run_part``, the result ``MatchTable.pair`` gives, kept in the same
-   table) without the table's look-ups per group (``PartPairs``); where that program
+   table) without the table's look-ups per group (``PartPairs``, ``_pair_of``); where that program
    is a box with constant ranks, whether the group passes it is kept per (part, box)
    and shared by the classes of equal requests (``box_passes``).
 
@@ -57,12 +57,17 @@ from condorlite.core.matching.candidates import NO_MATCH, HeldGroup, PairEval, a
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.held_refusals import REFUSED, Refusals
-from condorlite.core.matching.held_types import MISSING, HeldSlot, HeldWalk, ResidualTest
+from condorlite.core.matching.held_types import (
+    MISSING,
+    PREQ_ONLY,
+    HeldSlot,
+    HeldWalk,
+    ResidualTest,
+)
 from condorlite.core.matching.held_verdicts import NEVER, HeldVerdicts
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.offers import Offer
-from condorlite.core.matching.slot_vectors import SlotVector
 
 
 class PartPairs:
@@ -126,7 +131,7 @@ class HeldWalks:
             return found[1]
         verdicts = self._verdicts
         union, types, asked = verdicts.asked(klass, job_ad)
-        out = HeldWalk([], [])
+        out = HeldWalk([], [], refusals)
         parts = PartPairs()
         for held_type, (verdict, names) in zip(types, asked, strict=True):
             shared = union.issuperset(names)
@@ -147,17 +152,19 @@ class HeldWalks:
         """Add to ``out`` the groups of ``slots`` whose pair with the class key
         matches: each by its known pair result, else by ``_pair_of``; those of a
         policy key ``refusals`` refuses to ``out.passed``, without their pair (with
-        a key it does not refuse, the group's offers are allowed by the policy:
-        marked so in ``out.matched``)."""
-        matched, passed = out
+        a key it does not refuse, the group's offers are allowed by the policy, and
+        with a preq key, the key's verdict stands for its offers not listed by
+        rank: marked so in ``out.matched``)."""
+        matched, passed, _ = out
         verdicts, refuses = ({}, None) if refusals is None else (refusals.verdicts,
                                                                  refusals.refuses)
         for slot in slots:
             group = slot.group
             if not group.total:
                 continue  # (no offer to list: and it never gains one again)
-            policy = slot.policy
-            if policy is not None and refuses is not None:
+            if refuses is None:
+                known_preq = None
+            elif (policy := slot.policy) is not None:
                 refused = verdicts.get(policy)
                 if refused is None:
                     refused = refuses(policy)
@@ -166,15 +173,18 @@ class HeldWalks:
                         # (the submitter's own are no refusal: never counted)
                         passed.append(slot)
                     continue
-                allowed = True
+                known_preq = PREQ_ONLY
             else:
-                allowed = False
+                # (its offers may be listed by rank: the walk cannot pass over it,
+                # but its list's verdict of the key, asked when needed, stands for
+                # those that are not)
+                known_preq = slot.preq
             known = known_pairs.get(slot.pair_shape)
             if known is None:
                 known = self._pair_of(klass, job_ad, signature, known_pairs, slot,
                                       verdict, parts)
             if known.match:
-                matched.append((group, known, allowed))
+                matched.append((group, known, known_preq))
 
     def _pair_of(self, klass: tuple, job_ad: ClassAd, signature: tuple,
                  known_pairs: dict[int, PairEval], slot: HeldSlot, verdict: object,
@@ -183,7 +193,10 @@ class HeldWalks:
         its verdict (the type's ``verdict``; MISSING: the group's own) rules it out
         (not recorded: nothing reads the pair result of a group without entries). A
         group of a shared static part runs the class key's program of the part at
-        its numbers (``_run_part``), else the pair is asked."""
+        its numbers, as ``MatchTable.run_part`` gives it (kept in ``known_pairs``);
+        a box of constant ranks has one pair result, looked up once per walk, and
+        whether a slot passes it is kept per box whatever the class
+        (``box_passes``). Else the pair is asked."""
         mine = verdict if verdict is not MISSING else self._verdicts.verdict(
             klass, job_ad, slot.first)[0]
         if mine is NEVER:
@@ -193,7 +206,8 @@ class HeldWalks:
             # (worked out at the first pair asked, as ``MatchTable.pair`` did: the
             # first call works out every static offer's part)
             part = slot.part = self._part_of(slot.first)
-        program = None if part is None else parts.programs.get(
+        programs = parts.programs
+        program = None if part is None else programs.get(
             part.static, MISSING)  # type: ignore[union-attr]
         if ((program is None or program is MISSING
              or not program.box)  # type: ignore[union-attr]
@@ -204,41 +218,33 @@ class HeldWalks:
             # already tests the same bounds at no greater cost)
             return NO_MATCH
         if program is MISSING:
-            program = parts.programs[part.static] = self._part_program(  # type: ignore[union-attr]
+            program = programs[part.static] = self._part_program(  # type: ignore[union-attr]
                 klass, job_ad, slot.first)
         if program is None:
             return self._pair(klass[0], job_ad, slot.first, signature)
-        known = self._run_part(slot, part, program, parts)  # type: ignore[arg-type]
-        known_pairs[slot.pair_shape] = known
-        return known
-
-    def _run_part(self, slot: HeldSlot, part: SlotVector, program: PairProgram,
-                  parts: PartPairs) -> PairEval:
-        """The pair result of the class key's program of the group's shared static
-        part at its numbers, as ``MatchTable.run_part`` gives it; a box of constant
-        ranks has one pair result, looked up once per walk, and whether a slot passes
-        it is kept per box whatever the class (``box_passes``)."""
-        key = id(program)
+        key, pair_shape = id(program), slot.pair_shape
         table = parts.tables.get(key, MISSING)
         if table is MISSING:
-            table = parts.tables[key] = self._boxes.table(part.static, program)  # type: ignore[attr-defined]
+            table = parts.tables[key] = self._boxes.table(part.static, program)  # type: ignore[union-attr]
         if table is not None:
-            passes = table.get(slot.pair_shape)  # type: ignore[union-attr]
+            passes = table.get(pair_shape)  # type: ignore[union-attr]
             if passes is None:
                 parts.runs += 1
-                passes = table[slot.pair_shape] = program.run(  # type: ignore[index]
-                    part.vals, as_rank) is program.result
-            if not passes:
-                return NO_MATCH
-            ran = program.result
+                passes = table[pair_shape] = program.run(  # type: ignore[index]
+                    part.vals, as_rank) is program.result  # type: ignore[union-attr]
+            ran = program.result if passes else None
         else:
             parts.runs += 1
-            ran = program.run(part.vals, as_rank)
+            ran = program.run(part.vals, as_rank)  # type: ignore[union-attr]
             if not ran[0]:
-                return NO_MATCH
-            if ran is not program.result:
-                return self._part_pair(program, ran)
-        known = parts.boxed.get(key)
-        if known is None:
-            known = parts.boxed[key] = self._part_pair(program, ran)
+                ran = None
+        if ran is None:
+            known = NO_MATCH
+        elif ran is program.result:
+            known = parts.boxed.get(key)
+            if known is None:
+                known = parts.boxed[key] = self._part_pair(program, ran)
+        else:
+            known = self._part_pair(program, ran)
+        known_pairs[pair_shape] = known
         return known
