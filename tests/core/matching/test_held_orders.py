@@ -31,7 +31,7 @@ def _registry(n: int, rng: random.Random) -> list[SimpleNamespace]:
                             independent=rng.choice(ranks)) for k in range(n)]
 
 
-def _run(rng: random.Random, steps: int) -> None:
+def _run(rng: random.Random, steps: int, leave: float = 0.15) -> HeldOrders:
     registry = _registry(40, rng)
     held = SimpleNamespace(epoch=0)
     orders = HeldOrders(held, registry, SharedEntries(registry))  # type: ignore[arg-type]
@@ -39,20 +39,30 @@ def _run(rng: random.Random, steps: int) -> None:
     for _ in range(steps):
         roll = rng.random()
         alive = [k for k, offer in enumerate(registry) if offer.available]
-        if roll < 0.15 and alive:
+        if roll < leave and alive:
             registry[rng.choice(alive)].available = False  # (an offer leaves)
             held.epoch += 1
-        elif roll < 0.25:
+        elif roll < leave + 0.1 and alive:
             registry[rng.choice(alive)].version += 1  # (its state moved)
         pe = rng.choice(pes)
+        # (a list asks for available offers only)
+        alive = [k for k, offer in enumerate(registry) if offer.available]
         seqs = rng.sample(alive, rng.randrange(len(alive) + 1))
         out = orders.entries(seqs, pe, None)
         assert out == sorted(make_entries(registry, seqs, pe, PRIO_PREEMPTION))  # type: ignore[arg-type]
+    return orders
 
 
 @pytest.mark.parametrize("seed", range(20))
 def test_pool_entries_equal_made_ones_sorted(seed: int) -> None:
     _run(random.Random(seed), 60)
+
+
+def test_entries_of_offers_that_left_dropped() -> None:
+    # Most offers leave: the pools drop their entries (as many left as they hold).
+    orders = _run(random.Random(7), 80, leave=0.5)
+    assert any(order.epoch for order in orders._orders.values())
+    assert all(len(order.entries) == len(order.made) for order in orders._orders.values())
 
 
 def test_pool_keeping_old_versions_answers_otherwise(monkeypatch) -> None:
