@@ -34,9 +34,7 @@ made together, one ``make_entries`` per result (an entry depends on its offer an
 the pair result alone; a list's runs are sorted). Those of a result without
 dependent ranks depend on the offer and the job rank alone (the class's column's
 value, else the pair's): they are made once per (that rank's source, offer) and
-shared by every list that lists the offer by priority (``candidates.SharedEntries``),
-and kept sorted per source, each list taking those of its offers in that order
-(``held_orders``) rather than sorting its own.
+shared by every list that lists the offer by priority (``candidates.SharedEntries``).
 
 The groups the walk passed over (``held_refusals``: refused by the policy, none
 listed by rank; the submitter's own are not kept, never counting) are the list's
@@ -63,7 +61,6 @@ from condorlite.core.matching.candidates import (
     make_entries,
 )
 from condorlite.core.matching.held_groups import HeldGroups
-from condorlite.core.matching.held_orders import HeldOrders
 from condorlite.core.matching.held_refusals import REFUSED
 from condorlite.core.matching.held_types import PREQ_ALLOWED, PREQ_ONLY, HeldWalk
 from condorlite.core.matching.offers import Offer
@@ -119,9 +116,8 @@ class HeldLists:
         #: (class key, submitter, the signature's bindings of ``preq_names``) -> its list
         self._lists: dict[tuple, HeldList] = {}
         #: the entries by priority without dependent ranks, made once per (job rank
-        #: source, offer) (``candidates.SharedEntries``) and kept sorted per source
-        #: (``held_orders``)
-        self._orders = HeldOrders(held, registry, shared)
+        #: source, offer) (``candidates.SharedEntries``)
+        self._shared = shared
 
     def add(self, out: Candidates, kept_runs: list[list[tuple]], klass: tuple,
             job_ad: ClassAd, submitter: str, signature: tuple, only_rank: bool,
@@ -251,21 +247,15 @@ class HeldLists:
                     listed[key] = (pe, seqs)
                 else:
                     same[1].extend(seqs)
-        found.others = None
-        if len(listed) == 1:
-            ((pe, seqs),) = listed.values()
-            if not pe.dependent:
-                # (the pool's entries of these offers: sorted already, ``held_orders``)
-                found.by_prio = self._orders.entries(seqs, pe, column)
-                return
         by_prio = found.by_prio = []
         for pe, seqs in listed.values():
             if pe.dependent:
                 by_prio.extend(make_entries(registry, seqs, pe, PRIO_PREEMPTION,
                                             column=column))
             else:
-                by_prio.extend(self._orders.entries(seqs, pe, column))
+                by_prio.extend(self._shared.entries(seqs, pe, PRIO_PREEMPTION, column))
         by_prio.sort()
+        found.others = None
 
     def _filter(self, found: HeldList) -> None:
         """Drop the refused offers that have left, and the entries of those that have

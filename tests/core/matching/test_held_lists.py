@@ -14,14 +14,13 @@ import pytest
 from condorlite.core import adeval
 from condorlite.core.classad import parse_ad, parse_expr
 from condorlite.core.matching import held_lists, preq_verdicts
-from condorlite.core.matching.candidates import make_entries
+from condorlite.core.matching.candidates import SharedEntries, make_entries
 from condorlite.core.matching.held_lists import HeldLists
-from condorlite.core.matching.held_orders import HeldOrders
 from condorlite.core.matching.held_refusals import ALLOWED, HeldRefusals
 from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.preq_reads import static_reads
 from condorlite.core.matching.preq_verdicts import PreqVerdicts
-from condorlite.core.model import PRIO_PREEMPTION, Submitter
+from condorlite.core.model import Submitter
 from condorlite.core.policy import Policy
 from tests.core._pool import UID
 from tests.core.matching._against_reference import NOW, ad_text, run_both
@@ -92,24 +91,21 @@ def test_held_lists_decide_as_the_reference_and_are_shared() -> None:
 
 def test_entries_by_priority_are_shared_between_lists_and_equal_made_ones(monkeypatch) -> None:
     """Entries without dependent ranks are made once per (reason, job rank source,
-    offer) (``candidates.SharedEntries``) and kept sorted per source
-    (``held_orders``): each list's equal the entries made afresh, sorted, and the
-    classes of one job rank take the same tuples (their lists share them)."""
+    offer) (``candidates.SharedEntries``): each equals the entry made afresh, and
+    the classes of one job rank take the same tuples (their lists share them)."""
     calls = {"entries": 0, "shared": 0}
-    real = HeldOrders.entries
-    seen: dict[tuple, tuple] = {}
+    real = SharedEntries.entries
 
-    def spy(self, seqs, pe, column):
-        out = real(self, seqs, pe, column)
-        assert out == sorted(make_entries(self._registry, seqs, pe, PRIO_PREEMPTION,
-                                          column=column))
+    def spy(self, seqs, pe, reason, column):
+        key = (reason, column if column is not None else pe.job_rank)
+        before = dict(self._made.get(key, {}))
+        out = real(self, seqs, pe, reason, column)
+        assert out == make_entries(self._registry, seqs, pe, reason, column=column)
         calls["entries"] += len(out)
-        key = column if column is not None else pe.job_rank
-        calls["shared"] += sum(entry is seen.get((key, entry)) for entry in out)
-        seen.update(((key, entry), entry) for entry in out)
+        calls["shared"] += sum(entry is before.get(k) for k, entry in zip(seqs, out, strict=True))
         return out
 
-    monkeypatch.setattr(HeldOrders, "entries", spy)
+    monkeypatch.setattr(SharedEntries, "entries", spy)
     run_both(SLOTS, JOBS, POLICY, SUBS)
     assert calls["entries"] and calls["shared"]
 
