@@ -43,7 +43,7 @@ class HeldSlot:
         self.vals = vals
         self.policy = policy
         self.preq = preq
-        #: MISSING until the group's first pair is asked (``HeldWalks._pair_of``)
+        #: MISSING until the group's first pair is asked (``HeldWalks._pairs_of``)
         self.part: SlotVector | object | None = MISSING
 
 

@@ -29,7 +29,7 @@ class matches a few per cent. These make that walk cheaper, each exact:
    its shared static part are worked out once per types made (``HeldSlot``); a group
    of a shared part runs the class key's program of the part at its numbers
    (``MatchTable.run_part``, the result ``MatchTable.pair`` gives, kept in the same
-   table) without the table's look-ups per group (``PartPairs``, ``_pair_of``); where that program
+   table) without the table's look-ups per group (``PartPairs``, ``_pairs_of``); where that program
    is a box with constant ranks, whether the group passes it is kept per (part, box)
    and shared by the classes of equal requests (``box_passes``).
 
@@ -150,12 +150,14 @@ class HeldWalks:
               known_pairs: dict[int, PairEval], slots: list[HeldSlot], verdict: object,
               parts: PartPairs, refusals: Refusals | None, out: HeldWalk) -> None:
         """Add to ``out`` the groups of ``slots`` whose pair with the class key
-        matches: each by its known pair result, else by ``_pair_of``; those of a
+        matches: each by its known pair result, else by ``_pairs_of``; those of a
         policy key ``refusals`` refuses to ``out.passed``, without their pair (with
         a key it does not refuse, the group's offers are allowed by the policy, and
         with a preq key, the key's verdict stands for its offers not listed by
         rank: marked so in ``out.matched``)."""
         matched, passed, _ = out
+        #: (group, what is known of the policy) of the groups whose pair is not known
+        unknown: list[tuple[HeldSlot, int | None]] = []
         verdicts, refuses = ({}, None) if refusals is None else (refusals.verdicts,
                                                                  refusals.refuses)
         for slot in slots:
@@ -181,70 +183,80 @@ class HeldWalks:
                 known_preq = slot.preq
             known = known_pairs.get(slot.pair_shape)
             if known is None:
-                known = self._pair_of(klass, job_ad, signature, known_pairs, slot,
-                                      verdict, parts)
-            if known.match:
+                unknown.append((slot, known_preq))
+            elif known.match:
                 matched.append((group, known, known_preq))
+        if unknown:
+            self._pairs_of(klass, job_ad, signature, known_pairs, unknown, verdict, parts,
+                           matched)
 
-    def _pair_of(self, klass: tuple, job_ad: ClassAd, signature: tuple,
-                 known_pairs: dict[int, PairEval], slot: HeldSlot, verdict: object,
-                 parts: PartPairs) -> PairEval:
-        """The class key's pair result of a group not known yet, or ``NO_MATCH`` where
-        its verdict (the type's ``verdict``; MISSING: the group's own) rules it out
-        (not recorded: nothing reads the pair result of a group without entries). A
-        group of a shared static part runs the class key's program of the part at
-        its numbers, as ``MatchTable.run_part`` gives it (kept in ``known_pairs``);
-        a box of constant ranks has one pair result, looked up once per walk, and
-        whether a slot passes it is kept per box whatever the class
-        (``box_passes``). Else the pair is asked."""
-        mine = verdict if verdict is not MISSING else self._verdicts.verdict(
-            klass, job_ad, slot.first)[0]
-        if mine is NEVER:
-            return NO_MATCH
-        part = slot.part
-        if part is MISSING:
-            # (worked out at the first pair asked, as ``MatchTable.pair`` did: the
-            # first call works out every static offer's part)
-            part = slot.part = self._part_of(slot.first)
-        programs = parts.programs
-        program = None if part is None else programs.get(
-            part.static, MISSING)  # type: ignore[union-attr]
-        if ((program is None or program is MISSING
-             or not program.box)  # type: ignore[union-attr]
-                and mine is not None and slot.vals is not None
-                and mine.useful()  # type: ignore[attr-defined]
-                and not mine.passes(slot.vals)):  # type: ignore[attr-defined]
-            # (the job's Requirements fail at its numbers; a box program made
-            # already tests the same bounds at no greater cost)
-            return NO_MATCH
-        if program is MISSING:
-            program = programs[part.static] = self._part_program(  # type: ignore[union-attr]
-                klass, job_ad, slot.first)
-        if program is None:
-            return self._pair(klass[0], job_ad, slot.first, signature)
-        key, pair_shape = id(program), slot.pair_shape
-        table = parts.tables.get(key, MISSING)
-        if table is MISSING:
-            table = parts.tables[key] = self._boxes.table(part.static, program)  # type: ignore[union-attr]
-        if table is not None:
-            passes = table.get(pair_shape)  # type: ignore[union-attr]
-            if passes is None:
+    def _pairs_of(self, klass: tuple, job_ad: ClassAd, signature: tuple,
+                  known_pairs: dict[int, PairEval], unknown: list[tuple[HeldSlot, int | None]],
+                  verdict: object, parts: PartPairs, matched: list) -> None:
+        """Add to ``matched`` the groups of ``unknown`` (with what is known of the
+        policy for each) whose pair with the class key, not known yet, matches: none
+        that its verdict (the type's ``verdict``; MISSING: the group's own) rules out
+        (its pair result not recorded: nothing reads the pair result of a group
+        without entries). A group of a shared static part runs the class key's
+        program of the part at its numbers, as ``MatchTable.run_part`` gives it (kept
+        in ``known_pairs``); a box of constant ranks has one pair result, looked up
+        once per walk, and whether a slot passes it is kept per box whatever the
+        class (``box_passes``). Else the pair is asked. (One call per walk of a
+        type, not per group.)"""
+        programs, tables, boxed = parts.programs, parts.tables, parts.boxed
+        for slot, known_preq in unknown:
+            mine = verdict if verdict is not MISSING else self._verdicts.verdict(
+                klass, job_ad, slot.first)[0]
+            if mine is NEVER:
+                continue
+            part = slot.part
+            if part is MISSING:
+                # (worked out at the first pair asked, as ``MatchTable.pair`` did: the
+                # first call works out every static offer's part)
+                part = slot.part = self._part_of(slot.first)
+            program = None if part is None else programs.get(
+                part.static, MISSING)  # type: ignore[union-attr]
+            if ((program is None or program is MISSING
+                 or not program.box)  # type: ignore[union-attr]
+                    and mine is not None and slot.vals is not None
+                    and mine.useful()  # type: ignore[attr-defined]
+                    and not mine.passes(slot.vals)):  # type: ignore[attr-defined]
+                # (the job's Requirements fail at its numbers; a box program made
+                # already tests the same bounds at no greater cost)
+                continue
+            if program is MISSING:
+                program = programs[part.static] = self._part_program(  # type: ignore[union-attr]
+                    klass, job_ad, slot.first)
+            if program is None:
+                known = self._pair(klass[0], job_ad, slot.first, signature)
+                if known.match:
+                    matched.append((slot.group, known, known_preq))
+                continue
+            key, pair_shape = id(program), slot.pair_shape
+            table = tables.get(key, MISSING)
+            if table is MISSING:
+                table = tables[key] = self._boxes.table(part.static, program)  # type: ignore[union-attr]
+            if table is not None:
+                passes = table.get(pair_shape)  # type: ignore[union-attr]
+                if passes is None:
+                    parts.runs += 1
+                    passes = table[pair_shape] = program.run(  # type: ignore[index]
+                        part.vals, as_rank) is program.result  # type: ignore[union-attr]
+                ran = program.result if passes else None
+            else:
                 parts.runs += 1
-                passes = table[pair_shape] = program.run(  # type: ignore[index]
-                    part.vals, as_rank) is program.result  # type: ignore[union-attr]
-            ran = program.result if passes else None
-        else:
-            parts.runs += 1
-            ran = program.run(part.vals, as_rank)  # type: ignore[union-attr]
-            if not ran[0]:
-                ran = None
-        if ran is None:
-            known = NO_MATCH
-        elif ran is program.result:
-            known = parts.boxed.get(key)
-            if known is None:
-                known = parts.boxed[key] = self._part_pair(program, ran)
-        else:
-            known = self._part_pair(program, ran)
-        known_pairs[pair_shape] = known
-        return known
+                ran = program.run(part.vals, as_rank)  # type: ignore[union-attr]
+                if not ran[0]:
+                    ran = None
+            if ran is None:
+                known_pairs[pair_shape] = NO_MATCH
+                continue
+            if ran is program.result:
+                known = boxed.get(key)
+                if known is None:
+                    known = boxed[key] = self._part_pair(program, ran)
+            else:
+                known = self._part_pair(program, ran)
+            known_pairs[pair_shape] = known
+            if known.match:
+                matched.append((slot.group, known, known_preq))
