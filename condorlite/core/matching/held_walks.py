@@ -29,9 +29,9 @@ class matches a few per cent. These make that walk cheaper, each exact:
    its shared static part are worked out once per types made (``HeldSlot``); a group
    of a shared part runs the class key's program of the part at its numbers
    (``MatchTable.run_part``, the result ``MatchTable.pair`` gives, kept in the same
-   table) without the table's look-ups per group (``PartPairs``, ``_pairs_of``); where that program
-   is a box with constant ranks, whether the group passes it is kept per (part, box)
-   and shared by the classes of equal requests (``box_passes``).
+   table) without the table's look-ups per group (``PartPairs``, ``_pairs_of``);
+   where that program is a box with constant ranks, whether the group passes it is
+   kept per (part, box) and shared by the classes of equal requests (``box_passes``).
 
 5. **Groups the list can never list, passed over.** A group whose policy key the
    list's submitter and job refuse (``held_refusals``: its own, or refused by
