@@ -52,6 +52,9 @@ class HeldGroups:
         self.added = 0
         #: None -> (epoch, the literal-Rank plan); class key -> (epoch, its plan)
         self._plans: dict[tuple | None, tuple[int, tuple]] = {}
+        #: class key -> rank key -> the class's slot Rank of groups of that key
+        #: (``plan``'s ``slot_rank``: the same for every group of one rank key)
+        self._ranks: dict[tuple, dict[int, float]] = {}
         #: the class's Rank of each rank key of the literal-Rank plan's others, in
         #: their order -> (epoch, the plan of a class of those Ranks)
         self._by_ranks: dict[tuple, tuple[int, tuple]] = {}
@@ -105,8 +108,18 @@ class HeldGroups:
         if found is not None and found[0] == epoch:
             return found[1]
         # (the split reads the class's Rank per rank key alone: classes of equal
-        # Ranks share it, and so their submitters' deferred counts)
-        ranks = tuple([slot_rank(members[0][2]) for members in others.values()])
+        # Ranks share it, and so their submitters' deferred counts; a class's Rank
+        # per rank key is asked once, whatever the plans remade as offers leave)
+        known = self._ranks.get(key)
+        if known is None:
+            known = self._ranks[key] = {}
+        listed = []
+        for rank_key, members in others.items():
+            rank = known.get(rank_key, MISSING)
+            if rank is MISSING:
+                rank = known[rank_key] = slot_rank(members[0][2])
+            listed.append(rank)
+        ranks = tuple(listed)
         found = self._by_ranks.get(ranks)
         if found is not None and found[0] == epoch:
             self._plans[key] = found

@@ -42,7 +42,8 @@ deferred groups (``Candidates.deferred``, with their offers as of the list's mak
 all of one holder, not the submitter: ``HeldWalk.passed``): a rejection
 settles them (``Reasons.settle_deferred``), counting a matching one as the refusals
 of a settled shape would be counted. A shape of a group whose policy key the walk did
-not refuse is allowed by the policy without asking it.
+not refuse is allowed by the policy without asking it, and one of a group with a preq
+key (``held_refusals.GroupKeys``) takes the key's verdict for its list.
 
 A shape's reason is its first offer's, applied to all its offers, as the walk did:
 a shape binds alike everything a reason reads (holder, ``CurrentRank``, the names
@@ -60,7 +61,8 @@ from condorlite.core.matching.candidates import (
     make_entries,
 )
 from condorlite.core.matching.held_groups import HeldGroups
-from condorlite.core.matching.held_types import HeldWalk
+from condorlite.core.matching.held_refusals import REFUSED
+from condorlite.core.matching.held_types import PREQ_ALLOWED, PREQ_ONLY, HeldWalk
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.preq_verdicts import PreqVerdicts
 from condorlite.core.matching.rank_columns import RankColumn
@@ -79,10 +81,10 @@ class HeldList:
         self.walk = walk
         #: sorted entries of the offers listed by rank
         self.by_rank = by_rank
-        #: (members, pair result, whether the policy is known to allow them: their
-        #: group's policy key was not refused, ``held_refusals``) of the shapes
-        #: neither listed by rank nor the submitter's own, until a list that is not
-        #: rank-only settles them
+        #: (members, pair result, what is known of the policy for them: None, a
+        #: preq key or ``held_types.PREQ_ALLOWED``, from their group's keys,
+        #: ``held_refusals``) of the shapes neither listed by rank nor the
+        #: submitter's own, until a list that is not rank-only settles them
         #: (``HeldLists._settle``: a rank-only list asks no PREEMPTION_REQUIREMENTS)
         self.others: list[tuple] | None = others
         #: sorted entries of the offers listed by priority
@@ -175,14 +177,14 @@ class HeldLists:
         registry = self._registry
         by_rank: list[tuple] = []
         others: list[tuple] = []
-        for group, pe, allowed in walk.matched:
+        for group, pe, known in walk.matched:
             if not group.total:
                 continue
-            if allowed:
+            if known == PREQ_ONLY:
                 # (a policy key the walk did not refuse: no offer listed by rank,
                 # none the submitter's own, each allowed by the policy)
                 for members in group.shapes.values():
-                    others.append((members, pe, True))
+                    others.append((members, pe, PREQ_ALLOWED))
                 continue
             slot_rank = pe.slot_rank
             for members in group.shapes.values():
@@ -191,7 +193,7 @@ class HeldLists:
                     by_rank.extend(make_entries(registry, members, pe, RANK_PREEMPTION,
                                                 column=column))
                 elif first.holder != submitter:
-                    others.append((members, pe, False))
+                    others.append((members, pe, known))
         by_rank.sort()
         return HeldList(walk, by_rank, others, self._held.epoch)
 
@@ -201,11 +203,14 @@ class HeldLists:
         open (``HeldList.others``): their offers still available."""
         registry, allowed = self._registry, self._allowed
         jobs: dict = {}  # (the job ad's numbers, for ``allowed``)
+        refusals = found.walk.refusals
+        verdicts, refuses = ({}, None) if refusals is None else (refusals.verdicts,
+                                                                 refusals.refuses)
         #: id(pair result) -> (it, the seqs listed with it): the entries of the
         #: offers that share a pair result (a box program's, ``MatchTable.run_part``)
         #: are made together
         listed: dict[int, tuple[PairEval, list[int]]] = {}
-        for members, pe, allowed_known in found.others:  # type: ignore[union-attr]
+        for members, pe, known in found.others:  # type: ignore[union-attr]
             if len(members) == 1:  # (most held shapes: one slot each)
                 (seq,) = members
                 first = registry[seq]
@@ -217,7 +222,18 @@ class HeldLists:
                 if not seqs:
                     continue
                 first = registry[seqs[0]]
-            if not allowed_known and not allowed(class_id, job_ad, first, signature, jobs):
+            if known is None:
+                refused = not allowed(class_id, job_ad, first, signature, jobs)
+            elif known == PREQ_ALLOWED:
+                refused = False
+            else:
+                # (the list's verdict of the group's preq key: never the submitter's
+                # own here, those left out above)
+                refused = verdicts.get(known)
+                if refused is None:
+                    refused = refuses(known)  # type: ignore[misc]
+                refused = refused == REFUSED
+            if refused:
                 found.refused_policy.extend(seqs)
             elif not pe.slot_rank >= first.current_rank:
                 found.refused_rank.extend(seqs)

@@ -20,18 +20,23 @@ to be refused. What decides it is known without the pair:
   shared by every class of equal numbers).
 
 Such a group is given a *policy key* (``key_of``: a small number for (holder, the
-slot's numbers)), and a list key's *refusals* (``refusals``: one ``Refusals`` per
-submitter and job numbers) tell, a key at a time as a walk meets it, the keys whose
-groups it can never list. A walk passes over the groups of refused keys without their
-pair (``HeldWalks.matching``); they can only count, for a rejection, as offers
-``PREEMPTION_REQUIREMENTS`` refused, and only if their pair matches: exactly the
-preemption-off lists' deferred groups (``Reasons.settle_deferred``, which evaluates
-them at a rejection until one matches). So the lists decide and count as before.
+slot's numbers)); a group of one holder and literal numbers that may be listed by rank
+has the same number as its *preq key* alone (``GroupKeys.preq``): the walk cannot pass
+over it, but the list's verdict of the key settles its offers not listed by rank
+without asking the policy per shape (``held_lists``). And a list key's *refusals*
+(``refusals``: one ``Refusals`` per submitter and job numbers) tell, a key at a time
+as a walk meets it, the keys whose groups it can never list. A walk passes over the
+groups of refused keys without their pair (``HeldWalks.matching``); they can only
+count, for a rejection, as offers ``PREEMPTION_REQUIREMENTS`` refused, and only if
+their pair matches: exactly the preemption-off lists' deferred groups
+(``Reasons.settle_deferred``, which evaluates them at a rejection until one
+matches). So the lists decide and count as before.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
@@ -45,6 +50,20 @@ from condorlite.core.matching.preq_verdicts import PreqVerdicts
 #: by the policy (they may count for a rejection); the submitter's own (never listed,
 #: never counted: a submitter's own offers are no refusal)
 ALLOWED, REFUSED, OWN = 0, 1, 2
+
+
+class GroupKeys(NamedTuple):
+    """A held group's keys (``HeldRefusals.key_of``)."""
+
+    #: its policy key: the walk may pass over the group when its list refuses it
+    policy: int | None
+    #: the same numbering, for the policy's verdict alone (its offers may still be
+    #: listed by rank): the key of one holder and numbers of the policy's names
+    preq: int | None
+
+
+#: the keys of a group of several holders, or of names bound to non-literals
+NO_KEYS = GroupKeys(None, None)
 
 
 class Refusals:
@@ -84,8 +103,8 @@ class HeldRefusals:
         self._held = held
         self._registry = registry
         self._preq = preq
-        #: pair shape -> (``HeldGroups.added`` when worked out, its policy key or None)
-        self._keys: dict[int, tuple[int, int | None]] = {}
+        #: pair shape -> (``HeldGroups.added`` when worked out, its keys)
+        self._keys: dict[int, tuple[int, GroupKeys]] = {}
         #: (holder, the slot's numbers) -> policy key; policy key -> (holder, an offer
         #: of the key: it stands for all, the verdict reading those numbers alone)
         self._numbering: dict[tuple, int] = {}
@@ -93,23 +112,21 @@ class HeldRefusals:
         #: (submitter, the job's numbers) -> its refusals
         self._refusals: dict[tuple, Refusals] = {}
 
-    def key_of(self, pair_shape: int, group: HeldGroup, first: Offer) -> int | None:
-        """The group's policy key (module doc), or None: its offers may be listed by
-        rank, have several holders, or bind the policy's names otherwise than to
-        literals alike. Worked out once per pair shape while no group gains an
-        offer (``HeldGroups.added``)."""
+    def key_of(self, pair_shape: int, group: HeldGroup, first: Offer) -> GroupKeys:
+        """The group's keys (``GroupKeys``): its policy key (module doc), or None:
+        its offers may be listed by rank, have several holders, or bind the
+        policy's names otherwise than to literals alike; and its key for the policy
+        alone, whatever its Rank. Worked out once per pair shape while no group
+        gains an offer (``HeldGroups.added``)."""
         added = self._held.added
         found = self._keys.get(pair_shape)
         if found is not None and found[0] == added:
             return found[1]
-        key = self._work_out(group, first)
-        self._keys[pair_shape] = (added, key)
-        return key
+        keys = self._work_out(group, first)
+        self._keys[pair_shape] = (added, keys)
+        return keys
 
-    def _work_out(self, group: HeldGroup, first: Offer) -> int | None:
-        expr = adeval.attr(first.ad, "Rank")
-        if type(expr) is not Literal or adeval.slot_rank(expr.value) > group.lowest_rank():
-            return None  # (listed by rank for some job, or it cannot be told here)
+    def _work_out(self, group: HeldGroup, first: Offer) -> GroupKeys:
         registry, slot_key = self._registry, self._preq.slot_key
         found: tuple | None = None
         stands: Offer | None = None
@@ -118,19 +135,22 @@ class HeldRefusals:
                 offer = registry[seq]
                 numbers = slot_key(offer)
                 if numbers is None:
-                    return None
+                    return NO_KEYS
                 mine = (offer.holder, numbers)
                 if found is None:
                     found, stands = mine, offer
                 elif mine != found:
-                    return None
+                    return NO_KEYS
         if found is None or stands is None:
-            return None  # (no offer left: the walk passes over it anyway)
+            return NO_KEYS  # (no offer left: the walk passes over it anyway)
         key = self._numbering.get(found)
         if key is None:
             key = self._numbering[found] = len(self._standing)
             self._standing.append((found[0], stands))
-        return key
+        expr = adeval.attr(first.ad, "Rank")
+        if type(expr) is not Literal or adeval.slot_rank(expr.value) > group.lowest_rank():
+            return GroupKeys(None, key)  # (listed by rank for some job, or it may be)
+        return GroupKeys(key, key)
 
     def refusals(self, class_id: int, job_ad: ClassAd, submitter: str, signature: tuple
                  ) -> Refusals | None:

@@ -1,6 +1,7 @@
-"""What a held walk (``held_walks``) keeps of the held groups and of a verdict: each
-group as a walk reads it (``HeldSlot``), the groups of one *type* (``HeldType``), and
-a verdict's residual run as a one-test program while it pays (``ResidualTest``)."""
+"""What a held walk (``held_walks``, its verdicts ``held_verdicts``) keeps of the
+held groups and of a verdict: each group as a walk reads it (``HeldSlot``), the groups
+of one *type* (``HeldType``), and a verdict's residual run as a one-test program while
+it pays (``ResidualTest``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from condorlite.core.classad.residuals import Residual
 from condorlite.core.matching.box_ranges import Column
 from condorlite.core.matching.candidates import HeldGroup, PairEval, as_rank
 from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.held_refusals import Refusals
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.slot_vectors import SlotVector, holds
 
@@ -25,48 +27,61 @@ WORTH = 8
 
 class HeldSlot:
     """One held group as a walk reads it, worked out when the types are made
-    (``HeldWalks._typed``): its pair shape, its first offer (any offer of the group
+    (``HeldVerdicts._typed``): its pair shape, its first offer (any offer of the group
     stands for it: all bind alike what a pair reads, and a held static offer's ad is
     never replaced), that offer's resources as numbers (``vals``: its vector's, None
-    without one), its policy key (``held_refusals.HeldRefusals.key_of``, or None)
+    without one), its policy key and preq key (``held_refusals.GroupKeys``, each
+    or None)
     and, once a pair is asked, its shared static part (``part``:
     ``MatchTable.static_vector``, None when its pairs are evaluated otherwise)."""
 
-    __slots__ = ("first", "group", "pair_shape", "part", "policy", "vals")
+    __slots__ = ("first", "group", "pair_shape", "part", "policy", "preq", "vals")
 
     def __init__(self, pair_shape: int, group: HeldGroup, first: Offer,
-                 vals: tuple | None, policy: int | None) -> None:
+                 vals: tuple | None, policy: int | None, preq: int | None) -> None:
         self.pair_shape, self.group, self.first = pair_shape, group, first
         self.vals = vals
         self.policy = policy
-        #: MISSING until the group's first pair is asked (``HeldWalks._walk``)
+        self.preq = preq
+        #: MISSING until the group's first pair is asked (``HeldWalks._pairs_of``)
         self.part: SlotVector | object | None = MISSING
+
+
+#: what a walk knows of ``PREEMPTION_REQUIREMENTS`` for a matched group's offers
+#: (``HeldWalk.matched``), besides None (nothing: asked per shape) and a preq key
+#: (``held_refusals.GroupKeys.preq``: its list's verdict of the key stands for the
+#: offers not listed by rank): allowed, and none of them listed by rank nor the
+#: submitter's own (a policy key its list does not refuse); allowed
+PREQ_ONLY, PREQ_ALLOWED = -1, -2
 
 
 class HeldWalk(NamedTuple):
     """A class key's walk of the held groups for one set of refused policy keys
     (``HeldWalks.matching``): kept, and compared by identity (``held_lists``)."""
 
-    #: (group, its pair result, whether the policy allows its offers: a policy key
-    #: the list's refusals do not refuse) of the groups whose pair matches
-    matched: list[tuple[HeldGroup, PairEval, bool]]
+    #: (group, its pair result, what is known of the policy for its offers: None,
+    #: a preq key, ``PREQ_ONLY``) of the groups whose pair matches
+    matched: list[tuple[HeldGroup, PairEval, int | None]]
     #: the groups of policy keys the policy refuses, passed over, their pairs not
     #: asked: any may match (``held_refusals``; neither the groups a verdict rules
     #: out nor those of the submitter's own keys, which never count, are here). All
     #: the offers of such a group have one holder, not the submitter
     passed: list[HeldSlot]
+    #: the list's refusals the walk was made for (``held_refusals.Refusals``), whose
+    #: verdicts of the preq keys in ``matched`` its lists ask, or None
+    refusals: Refusals | None
 
 
 class HeldType(NamedTuple):
     """Held groups whose first offers leave the same names free and bind alike every
-    name a recorded verdict read (``HeldWalks._typed``)."""
+    name a recorded verdict read (``HeldVerdicts._typed``)."""
 
     #: the first offer of the first group (any offer of the type stands for it)
     first: Offer
     #: the type's groups
     slots: list[HeldSlot]
     #: position in the vector -> the groups by their value there, or None when some
-    #: value has no order (``HeldWalks._column``)
+    #: value has no order (``HeldVerdicts._column``)
     columns: dict[int, Column | None]
 
 

@@ -13,10 +13,10 @@ import pytest
 
 from condorlite.core import adeval
 from condorlite.core.classad import parse_ad, parse_expr
-from condorlite.core.matching import preq_verdicts
+from condorlite.core.matching import held_lists, preq_verdicts
 from condorlite.core.matching.candidates import SharedEntries, make_entries
 from condorlite.core.matching.held_lists import HeldLists
-from condorlite.core.matching.held_refusals import HeldRefusals
+from condorlite.core.matching.held_refusals import ALLOWED, HeldRefusals
 from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.preq_reads import static_reads
 from condorlite.core.matching.preq_verdicts import PreqVerdicts
@@ -158,6 +158,21 @@ def test_refusals_left_uncounted_decide_otherwise(monkeypatch) -> None:
     # with the refused groups not passed over: ``held_refusals`` off.)
     monkeypatch.setattr(HeldLists, "_settle", _settle_without_refusals)
     monkeypatch.setattr(HeldRefusals, "refusals", lambda self, *args: None)
+    with pytest.raises(AssertionError):
+        run_both(SLOTS, JOBS, POLICY, SUBS)
+
+
+def test_preq_keys_settle_the_groups_listed_by_rank(monkeypatch) -> None:
+    """A group whose slot Rank reads the job (listed by rank for the long jobs) has
+    a preq key (``held_refusals.GroupKeys``): its list's verdict of the key settles
+    its offers not listed by rank, without the policy asked per shape; the verdict
+    taken the other way round decides otherwise."""
+    fast, _ = run_both(SLOTS, JOBS, POLICY, SUBS)
+    known = [k for held in fast.mm.lists._held_lists._lists.values()
+             for _, _, k in held.walk.matched]
+    assert any(k is not None and k >= 0 for k in known)  # (old0's Rank-reading slots)
+    # (read the other way round by the lists alone: the walks' policy keys as before)
+    monkeypatch.setattr(held_lists, "REFUSED", ALLOWED)
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, POLICY, SUBS)
 

@@ -13,7 +13,14 @@ import pytest
 
 from condorlite.core import adeval
 from condorlite.core.matching import held_refusals
-from condorlite.core.matching.held_refusals import OWN, REFUSED, HeldRefusals, Refusals
+from condorlite.core.matching.held_refusals import (
+    NO_KEYS,
+    OWN,
+    REFUSED,
+    GroupKeys,
+    HeldRefusals,
+    Refusals,
+)
 from condorlite.core.matching.held_walks import HeldWalks
 from condorlite.core.model import Submitter
 from condorlite.core.policy import Policy
@@ -116,14 +123,14 @@ def test_keys_of_one_holder_for_a_mixed_group_decide_otherwise(monkeypatch) -> N
 
 def _first_holder(self, group, first):  # type: ignore[no-untyped-def]
     numbers = self._preq.slot_key(first)
-    if numbers is None or str(first.ad.evaluate("Rank")) != "0":
-        return None
+    if numbers is None:
+        return NO_KEYS
     found = (first.holder, numbers)
     key = self._numbering.get(found)
     if key is None:
         key = self._numbering[found] = len(self._standing)
         self._standing.append((first.holder, first))
-    return key
+    return GroupKeys(key if str(first.ad.evaluate("Rank")) == "0" else None, key)
 
 
 def test_own_groups_left_unrefused_decide_otherwise(monkeypatch) -> None:

@@ -1,4 +1,5 @@
-"""``held_walks``: with priority preemption on, a class's matching held groups are
+"""``held_walks`` and ``held_verdicts``: with priority preemption on, a class's
+matching held groups are
 found once per class key, and groups the job's ``Requirements`` rule out (another
 ``OpSys`` or ``Arch``, whatever the slot's own ``Disk``; a ``Disk`` too small, by the
 residual at the slot's numbers) are told apart once per class and machine type,
@@ -9,8 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from condorlite.core.matching import box_ranges, held_walks
+from condorlite.core.matching import box_ranges, held_verdicts
 from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.held_verdicts import HeldVerdicts
 from condorlite.core.matching.held_walks import HeldWalks
 from condorlite.core.policy import Policy
 from tests.core._pool import UID
@@ -63,7 +65,7 @@ def _mechanism_off(monkeypatch: pytest.MonkeyPatch) -> None:
         return matching(self, *args)
 
     monkeypatch.setattr(HeldWalks, "matching", walk_all)
-    monkeypatch.setattr(HeldWalks, "_verdict", lambda self, *args: (None, ()))
+    monkeypatch.setattr(HeldVerdicts, "verdict", lambda self, *args: (None, ()))
 
 
 def _preempted(result) -> list[tuple[str, str]]:
@@ -72,7 +74,7 @@ def _preempted(result) -> list[tuple[str, str]]:
 
 def test_held_walks_decide_as_the_reference_on_and_off(monkeypatch) -> None:
     fast, on = run_both(SLOTS, JOBS, POLICY)
-    walks = fast.mm.lists._walks
+    walks = fast.mm.lists._walks._verdicts
     held = [o for o in fast.offers if o.holder is not None]
     assert len({o.pair_shape for o in held}) == 18  # (each its own Disk)
     # One verdict per class and machine type, not one evaluation per slot; the
@@ -84,13 +86,13 @@ def test_held_walks_decide_as_the_reference_on_and_off(monkeypatch) -> None:
         _mechanism_off(patch)
         off_cycle, off = run_both(SLOTS, JOBS, POLICY)
     assert _preempted(off) == _preempted(on)
-    assert not off_cycle.mm.lists._walks._verdicts  # (off: no verdict asked)
+    assert not off_cycle.mm.lists._walks._verdicts._verdicts  # (off: no verdict asked)
     assert fast.mm.evaluations < off_cycle.mm.evaluations
 
 
 def test_a_verdict_blind_to_the_slots_bindings_decides_otherwise(monkeypatch) -> None:
     # Every slot's numbers one tuple: the first machine type's verdict stands for all.
-    monkeypatch.setattr(HeldWalks, "_numbers_of", lambda self, names, offer: ())
+    monkeypatch.setattr(HeldVerdicts, "_numbers_of", lambda self, names, offer: ())
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, POLICY)
 
@@ -110,7 +112,7 @@ def test_residuals_read_at_other_numbers_decide_otherwise(monkeypatch) -> None:
         def run(self, vals, as_rank):  # type: ignore[no-untyped-def]
             return (False,)
 
-    monkeypatch.setattr(held_walks, "PairProgram", Failing)
+    monkeypatch.setattr(held_verdicts, "PairProgram", Failing)
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, POLICY)
 
@@ -121,7 +123,7 @@ def test_the_groups_within_a_bound_found_by_bisection(monkeypatch) -> None:
     # m2 (Disk 6,000) in; bisected from the right, the bound would leave it out, and
     # the reference disagrees.
     fast, _ = run_both(SLOTS, JOBS, POLICY)
-    columns = [t.columns for t in fast.mm.lists._walks._types[3]]
+    columns = [t.columns for t in fast.mm.lists._walks._verdicts._types[3]]
     assert any(c for c in columns)  # (the columns were used)
     monkeypatch.setattr(box_ranges, "bisect_left", box_ranges.bisect_right)
     with pytest.raises(AssertionError):
@@ -137,7 +139,7 @@ COMPACT_JOBS = ([_job(1, p, "LINUX", "X86_64", 500) for p in range(2)]
 
 
 def _compact_walks(fast) -> tuple[int, int]:  # type: ignore[no-untyped-def]
-    walks = fast.mm.lists._walks
+    walks = fast.mm.lists._walks._verdicts
     return walks._removed, sum(len(t.slots) for t in walks._types[3])
 
 
@@ -147,7 +149,7 @@ def test_emptied_groups_left_out_of_the_types_decide_as_the_reference() -> None:
     # class's six preemptions: more than half of them have emptied, and are left
     # out (the types are not made again: nothing was added, no new name read).
     compactions = []
-    compact = HeldWalks._compact
+    compact = HeldVerdicts._compact
 
     def counting(self, types):  # type: ignore[no-untyped-def]
         before = self._removed
@@ -155,7 +157,7 @@ def test_emptied_groups_left_out_of_the_types_decide_as_the_reference() -> None:
         compactions.extend([self._slots] if self._removed != before else [])
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(HeldWalks, "_compact", counting)
+        patch.setattr(HeldVerdicts, "_compact", counting)
         fast, result = run_both(COMPACT_SLOTS, COMPACT_JOBS, POLICY)
     assert compactions == [4]
     removed, kept = _compact_walks(fast)
@@ -176,7 +178,7 @@ def test_groups_left_out_while_they_hold_offers_decide_otherwise(monkeypatch) ->
             held_type.columns.clear()
         self._removed, self._slots = removed, len(types)
 
-    monkeypatch.setattr(HeldWalks, "_compact", keep_one)
+    monkeypatch.setattr(HeldVerdicts, "_compact", keep_one)
     with pytest.raises(AssertionError):
         run_both(COMPACT_SLOTS, COMPACT_JOBS, POLICY)
 
@@ -188,7 +190,7 @@ JOBS_OF_DISKS = [_job(c, p, "LINUX", "X86_64", disk)
 
 
 def _verdicts(walks: HeldWalks) -> int:
-    return sum(len(v) for by in walks._verdicts.values() for v in by.values())
+    return sum(len(v) for by in walks._verdicts._verdicts.values() for v in by.values())
 
 
 def test_classes_of_other_requests_share_the_verdicts() -> None:
@@ -199,18 +201,18 @@ def test_classes_of_other_requests_share_the_verdicts() -> None:
     one, _ = run_both(SLOTS, JOBS_OF_DISKS[:2], POLICY)
     walks = fast.mm.lists._walks
     assert _verdicts(walks) == _verdicts(one.mm.lists._walks)
-    assert {values[1] for _, values, _ in walks._tests} == set(DISKS)
+    assert {values[1] for _, values, _ in walks._verdicts._tests} == set(DISKS)
 
 
 def test_a_verdict_run_at_another_class_s_requests_decides_otherwise(monkeypatch) -> None:
     # Each residual run at the amounts of the first class that asked it: the
     # 2,500 class's residual bounds Disk at 4,000 and passes over the slots between.
-    real = HeldWalks._test_of
+    real = HeldVerdicts._test_of
     first: dict[int, tuple] = {}
 
     def at_first(self, found, vector, values):  # type: ignore[no-untyped-def]
         return real(self, found, vector, first.setdefault(id(found), values))
 
-    monkeypatch.setattr(HeldWalks, "_test_of", at_first)
+    monkeypatch.setattr(HeldVerdicts, "_test_of", at_first)
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS_OF_DISKS, POLICY)

@@ -94,3 +94,39 @@ def test_plans_shared_whatever_the_ranks_decide_otherwise(monkeypatch) -> None:
     monkeypatch.setattr(HeldGroups, "__init__", any_ranks)
     with pytest.raises(AssertionError):
         run_both(SLOTS[:4], jobs, policy)
+
+
+def test_a_class_s_ranks_asked_once_whatever_the_plans_remade() -> None:
+    # A class's Rank per rank key is kept per class key (``HeldGroups.plan``): a plan
+    # remade after a group changed asks none again.
+    fast, _ = run_both(SLOTS, JOBS[:1],
+                       Policy(uid_domain=UID, preemption_requirements="False"))
+    held, rank_key = fast.mm.lists._held, fast.mm.lists.reasons.rank_key
+    asked: list[object] = []
+    one = held.plan((201, ()), lambda first: asked.append(first) or 5.0, rank_key)
+    assert len(asked) == 2  # (the two rank keys)
+    held.epoch += 1  # (as a group losing an offer moves it)
+    two = held.plan((201, ()), lambda first: asked.append(first) or 5.0, rank_key)
+    assert len(asked) == 2 and two == one
+
+
+class _OneTable(dict):
+    """Class keys -> one table of Ranks for all of them."""
+
+    def get(self, key, default=None):  # type: ignore[no-untyped-def]
+        return next(iter(self.values()), default)
+
+
+def test_ranks_kept_for_every_class_alike_decide_otherwise(monkeypatch) -> None:
+    # One table of Ranks for every class key: b's classes take a's (JobPrio 5), and
+    # lose the slots 0-3 that b beats by rank.
+    init = HeldGroups.__init__
+
+    def one_table(self, registry):  # type: ignore[no-untyped-def]
+        init(self, registry)
+        self._ranks = _OneTable()
+
+    policy = Policy(uid_domain=UID, preemption_requirements="False")
+    monkeypatch.setattr(HeldGroups, "__init__", one_table)
+    with pytest.raises(AssertionError):
+        run_both(SLOTS, JOBS, policy)
