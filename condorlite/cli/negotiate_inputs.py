@@ -13,19 +13,12 @@ from typing import Any
 from condorlite.cli._state import ad_paths
 from condorlite.cli.render import stderr_console
 from condorlite.core import adeval
+from condorlite.core.ad_decoder import CLUSTER_NAMES, AdDecoder, Cluster, job_of_cluster
 from condorlite.core.ad_screen import AdScreen
 from condorlite.core.classad.ad import ClassAd as _AdClass
 from condorlite.core.classad.scope import MAX_STEPS
 from condorlite.core.entry_keys import entry_key
-from condorlite.core.model import (
-    CLUSTER_NAMES,
-    AdDecoder,
-    AdProblem,
-    Cluster,
-    Job,
-    Slot,
-    job_of_cluster,
-)
+from condorlite.core.model import AdProblem, Job, Slot
 from condorlite.core.policy import Policy
 from condorlite.errors import UsageError
 from condorlite.store.adfiles import (

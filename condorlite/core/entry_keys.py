@@ -2,7 +2,7 @@
 
 The readers share one ``(spelling, expression)`` entry object between every ad holding
 the same line, so the memos that decode and screen a pass's ads (``ad_screen``,
-``model.AdDecoder``) and the cycle's expression numbers (``expr_numbers.Canon``) key
+``ad_decoder.AdDecoder``) and the cycle's expression numbers (``expr_numbers.Canon``) key
 what they work out by the *identity* of an ad's entries for the names they read: ads
 holding the same entries get the same answer. ``entry_key``
 is that key: compiled (``_oldscan``'s ``entry_key``: the entries' addresses, absent

@@ -11,7 +11,7 @@ import pytest
 
 from condorlite.cli import negotiate_inputs
 from condorlite.cli.negotiate_inputs import _decode_kind, decode
-from condorlite.core.model import AdDecoder
+from condorlite.core.ad_decoder import AdDecoder
 from condorlite.core.policy import Policy
 from condorlite.store.adfiles import read_ads
 from tests.core.test_ad_screen import JOBS

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from condorlite.core.ad_decoder import job_from_ad, slot_from_ad
 from condorlite.core.classad import parse_ad, parse_ads
-from condorlite.core.model import job_from_ad, slot_from_ad
 from condorlite.core.policy import Policy
 from condorlite.store.adfiles import read_ads
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from condorlite.core.ad_decoder import job_from_ad, slot_from_ad
 from condorlite.core.model import (
     IDLE,
     AdProblem,
     holder_of,
-    job_from_ad,
     job_id,
-    slot_from_ad,
     slot_kind,
     slot_weight,
     submitter_of,

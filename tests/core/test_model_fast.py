@@ -11,16 +11,14 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from condorlite.core import adeval
+from condorlite.core.ad_decoder import AdDecoder, job_from_ad, slot_from_ad
 from condorlite.core.classad import ClassAd, parse_expr
 from condorlite.core.model import (
     IDLE,
     NICE_USER_PREFIX,
-    AdDecoder,
     AdProblem,
     Job,
     Slot,
-    job_from_ad,
-    slot_from_ad,
     submitter_of,
 )
 from condorlite.core.policy import Policy
@@ -240,8 +238,8 @@ def test_jobs_sharing_entries_decode_as_evaluating_every_attribute(variants, pol
 
 
 def test_fast_builders_give_the_dataclass_objects():
-    from condorlite.core import model
-    from condorlite.core.model import _new_job, _new_slot, _set_job
+    from condorlite.core import ad_decoder as model
+    from condorlite.core.ad_decoder import _new_job, _new_slot, _set_job
 
     ad = ClassAd()
     job = Job("1.2", 1, 2, 7, ad, 1, "u@d", 3, 4)
@@ -310,7 +308,7 @@ def test_make_match_is_the_constructor() -> None:
 
 
 def test_slotted_refuses_what_is_not_the_types_own_slots():
-    from condorlite.core import model
+    from condorlite.core import ad_decoder as model
 
     if model._slotted is None:
         return

@@ -37,7 +37,7 @@ per row by a list comprehension, compared at C level by ``operator.le``). A stre
 with no such cut is split where its (submitter, JobPrio) pair changes by bisection
 over the jobs, the pairs ascending along it.
 Nothing here sorts or keys every job. The fields are compared as Python values:
-JobPrio, QDate, ClusterId, ProcId and index are integers (``model.job_from_ad``).
+JobPrio, QDate, ClusterId, ProcId and index are integers (``ad_decoder.job_from_ad``).
 """
 
 from __future__ import annotations

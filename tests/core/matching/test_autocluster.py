@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from condorlite.core.ad_decoder import job_from_ad, slot_from_ad
 from condorlite.core.classad import parse_ad, parse_ads
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.matching.autocluster import (
@@ -26,7 +27,7 @@ from condorlite.core.matching.autocluster import (
 from condorlite.core.matching.expr_numbers import Canon
 from condorlite.core.matching.policy_exprs import PolicyExprs
 from condorlite.core.matching.significant import build_closed
-from condorlite.core.model import Job, job_from_ad, slot_from_ad
+from condorlite.core.model import Job
 from condorlite.core.policy import Policy
 from tests.core._pool import UID, decoded_pool, decoded_texts, job, slot
 from tests.core.matching.autocluster_references import build_reference, build_widening

@@ -14,13 +14,13 @@ from __future__ import annotations
 import pytest
 
 from condorlite.core import adeval
+from condorlite.core.ad_decoder import slot_from_ad
 from condorlite.core.classad import parse_ads
 from condorlite.core.classad.ast import AttrRef, Literal
 from condorlite.core.classad.lexer import tokenize
 from condorlite.core.classad.printer import unparse
 from condorlite.core.matching.own_literals import HIDDEN, OwnLiterals
 from condorlite.core.matching.own_policy import OwnPolicy
-from condorlite.core.model import slot_from_ad
 from condorlite.core.negotiation.offer_pool import build_offers
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import (

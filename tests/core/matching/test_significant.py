@@ -15,11 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from condorlite.core.ad_decoder import job_from_ad
 from condorlite.core.classad import oldscan, parse_ad
 from condorlite.core.classad.ast import Literal
 from condorlite.core.matching import columns, significant
 from condorlite.core.matching.significant import build_closed
-from condorlite.core.model import job_from_ad
 from condorlite.core.policy import Policy
 from tests.core._pool import decoded_texts, job, slot
 from tests.core.matching.test_autocluster import (

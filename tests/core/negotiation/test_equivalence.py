@@ -24,9 +24,10 @@ from pathlib import Path
 import pytest
 
 from condorlite.cli.negotiate_claims import LiveClaims
+from condorlite.core.ad_decoder import slot_from_ad
 from condorlite.core.matching.candidates import Candidates
 from condorlite.core.matching.matchmaker import Matchmaker
-from condorlite.core.model import Submitter, slot_from_ad
+from condorlite.core.model import Submitter
 from condorlite.core.negotiation import negotiator
 from condorlite.core.negotiation.claims import reconcile
 from condorlite.core.policy import Policy

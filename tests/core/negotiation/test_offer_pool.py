@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from condorlite.core import adeval
+from condorlite.core.ad_decoder import slot_from_ad
 from condorlite.core.classad import parse_ads
 from condorlite.core.classad.ast import Literal
 from condorlite.core.matching.own_literals import OwnLiterals
 from condorlite.core.matching.own_policy import OwnPolicy
 from condorlite.core.matching.own_rewrites import OwnRewrites
-from condorlite.core.model import slot_from_ad
 from condorlite.core.negotiation.offer_pool import build_offers
 from condorlite.core.policy import Policy
 from tests.core._pool import decoded_texts
