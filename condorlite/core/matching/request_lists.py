@@ -211,11 +211,11 @@ class RequestLists:
         # Unheld static offers are candidates by no preemption only, never counted;
         # their entries are a list of their own (``Candidates.static``).
         if not only_rank:
-            out.static, out.spos, out.static_floor = self._static.entries(
+            out.static, out.spos, out.static_floor, lazy = self._static.entries(
                 (class_id, part), job_ad, known_pairs,
                 lambda offer: self._pair(class_id, job_ad, offer, signature), column)
         else:
-            out.static_floor = math.inf
+            out.static_floor, lazy = math.inf, []
         # Nothing below adds or removes shapes or members, so the dicts are walked as is.
         for shape, members in self._pmembers.items():
             known = known_pairs.get(pair_of[shape])
@@ -236,7 +236,9 @@ class RequestLists:
         out.pending = [[run, 0] for run in (*kept_runs, rest) if run]
         if sources:
             out.pending.extend([source.entries, 0, source] for source in sources)
-            out.lazy_runs = len(sources)
+        # (the static groups made on demand, ``static_runs``)
+        out.pending.extend(lazy)
+        out.lazy_runs = len(sources) + len(lazy)
         out.merge_more()
         return out
 

@@ -57,6 +57,7 @@ from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.matching.static_parts import Part, StaticParts
+from condorlite.core.matching.static_runs import StaticRun
 from condorlite.core.model import NO_PREEMPTION
 
 #: a (shape, pair result)'s shape
@@ -64,6 +65,11 @@ _SHAPE = itemgetter(0)
 #: the least offers of a group of one-offer shapes that are put in their likely
 #: order before their entries are made (``StaticLists._order``)
 ORDERED = 32
+#: whether a group of one-offer shapes in its entries' exact order has them made on
+#: demand (``static_runs``; the tests switch it)
+LAZY = True
+#: the kind of an offer whose entries are never made on demand (``_kind``)
+_NO_KIND = 4
 #: whether the shapes a box surely passes skip its bounds (``Part.split``; the tests
 #: switch it)
 SPLIT = True
@@ -103,14 +109,18 @@ class StaticLists:
         #: the entries of one-offer shapes without dependent ranks, shared between
         #: lists (``candidates.SharedEntries``)
         self._entries = SharedEntries(registry) if shared is None else shared
+        #: each offer's kind by ``seq`` (``_kind``, made with ``_order``)
+        self._kinds: list[int] = []
 
     def entries(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None = None
-                ) -> tuple[list[tuple], int, float]:
+                ) -> tuple[list[tuple], int, float, list[list]]:
         """The sorted entries of the class ``key`` (class, Submitter* part or (), as
         ``MatchTable.pair`` keys it; ``job_ad`` its job), the position of the first
         still available and the least weight of any offer the entries were made of
-        (a static offer costs its weight: no entry of the list costs less).
+        (a static offer costs its weight: no entry of the list costs less), and
+        the groups whose entries are made on demand (``static_runs``), as pending
+        runs of ``Candidates.merge_more`` ([entries, first available, run]).
         ``known_pairs``: the class's pair results by pair shape; ``pair(offer)``:
         the pair of a shape not known yet; ``column``: the class's job ranks per
         offer (``rank_columns``), standing for its pairs' job rank."""
@@ -119,7 +129,7 @@ class StaticLists:
         if holder is None:
             holder = self._of_class[key] = self._holder(key, job_ad, known_pairs, pair,
                                                         column)
-        entries, of_shapes, start, least = holder
+        entries, of_shapes, start, least, lazy = holder
         # (a shape's members dict is emptied in place, never replaced: a static shape
         # gains no offer; a shape left out of ``members`` holds an empty one)
         alive = sum(map(len, of_shapes))
@@ -131,7 +141,7 @@ class StaticLists:
         while start < end and not registry[entries[start][ENTRY_IDX]].available:
             start += 1
         holder[2] = start
-        return entries, start, least
+        return entries, start, least, [[run.entries, run.start(), run] for run in lazy]
 
     def _holder(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None) -> list:
@@ -197,38 +207,52 @@ class StaticLists:
         A shape of several offers takes its run (``_run``, shared between lists);
         the entries of the shapes of one offer are made here, those of equal ranks
         in one ``make_entries`` call (a run of one entry would cost a call, a sort
-        and a key of its own)."""
+        and a key of its own), or, for a group of at least ``ORDERED`` offers in
+        their entries' exact order (``_order``), on demand (``static_runs``)."""
         registry, members = self.registry, self.members
         runs: list[list[tuple]] = []
         of_shapes = []
         least = math.inf
-        #: ranks' number -> (a pair result of them, the offers of its one-offer shapes)
-        singles: dict[int, tuple[PairEval, list[int]]] = {}
+        #: ranks' number -> (a pair result of them, the members of its one-offer shapes)
+        singles: dict[int, tuple[PairEval, list[dict[int, None]]]] = {}
         for (shape, pe), rank in zip(matched, ranks, strict=True):
             seqs = members[shape]
-            of_shapes.append(seqs)
             if len(seqs) == 1:
                 group = singles.get(rank)
                 if group is None:
                     group = singles[rank] = (pe, [])
-                group[1].extend(seqs)
+                group[1].append(seqs)
                 continue
+            of_shapes.append(seqs)
             run, run_least = self._run(shape, pe, (shape, rank), column)
             runs.append(run)
             least = min(least, run_least)
-        for pe, seqs in singles.values():
+        lazy: list[StaticRun] = []
+        grouped = 0  # (groups made here: the list is then sorted)
+        for pe, shapes in singles.values():
+            seqs = list(chain.from_iterable(shapes))
+            least = min(least, min(map(self._weights().__getitem__, seqs)))
             if len(seqs) >= ORDERED:
-                seqs.sort(key=self._order().__getitem__)
+                order = self._order()
+                seqs.sort(key=order.__getitem__)
+                if LAZY and column is None:
+                    seqs = self._lazy(seqs, pe, lazy)
+                    if not seqs:
+                        continue
+                    # (the members of the shapes of the offers left)
+                    left = {k: found for found in shapes for k in found}
+                    shapes = [left[k] for k in seqs]
+            of_shapes.extend(shapes)
+            grouped += 1
             runs.append(self._entries.entries(seqs, pe, NO_PREEMPTION, column)
                         if not pe.dependent else
                         make_entries(registry, seqs, pe, NO_PREEMPTION, column=column))
-            least = min(least, min(map(self._weights().__getitem__, seqs)))
         # (one run is shared as it is, a list handed out never changing; else the
         # sorted runs and the groups, concatenated: the sort merges them, a group
         # put in the offers' likely order (``_order``) being a run most often)
-        entries = (runs[0] if len(runs) == 1 and not singles
+        entries = (runs[0] if len(runs) == 1 and grouped == 0
                    else sorted(chain.from_iterable(runs)))
-        return [entries, of_shapes, 0, least]
+        return [entries, of_shapes, 0, least, lazy]
 
     def _order(self) -> list[int]:
         """Each available static offer's place (by ``seq``) in the order of its
@@ -236,7 +260,9 @@ class StaticLists:
         its name and ``seq``), made once: the offers of a group of one-offer shapes
         (``_made``), put in this order, mostly give a sorted run, which the sort of
         the list only merges (tuples compared deep, their own order costs about
-        ten times more). An order only: the sort decides."""
+        ten times more). An order only: the sort decides; but the exact order of
+        the entries of a group's offers of one kind (``_kind``) when the job rank is
+        the pair's (``_lazy``)."""
         registry = self.registry
         order = self._places
         if len(order) != len(registry):
@@ -245,7 +271,26 @@ class StaticLists:
             order = self._places = [0] * len(registry)
             for place, k in enumerate(seqs):
                 order[k] = place
+            self._kinds = [_kind(offer.independent) for offer in registry]
         return order
+
+    def _lazy(self, seqs: list[int], pe: PairEval, lazy: list[StaticRun]) -> list[int]:
+        """Add to ``lazy`` the runs made on demand (``static_runs``) of a group's
+        offers ``seqs`` (in their likely order, ``_order``), one per kind of offer
+        (``_kind``): the offers of one kind are in the exact order of their entries,
+        the group's ranks the pair's (no rank column). Returns the offers of no kind,
+        whose entries are made at once."""
+        kinds = self._kinds
+        by_kind: dict[int, list[int]] = {}
+        for k in seqs:
+            kind = kinds[k]
+            found = by_kind.get(kind)
+            if found is None:
+                found = by_kind[kind] = []
+            found.append(k)
+        left = by_kind.pop(_NO_KIND, [])
+        lazy.extend(StaticRun(self.registry, found, pe) for found in by_kind.values())
+        return left
 
     def _weights(self) -> list[float]:
         """Each offer's weight by ``seq``, the offers prepared since added (an
@@ -348,6 +393,18 @@ def _likely(offer: Offer) -> tuple:
     pre, post = values.get(PRE), values.get(POST)
     return (-pre if type(pre) is float else 0.0, -post if type(post) is float else 0.0,
             offer.name, offer.seq)
+
+
+def _kind(values: dict) -> int:
+    """An offer's kind by its independent ranks ``values``: which of its pre and
+    post job ranks it gives itself (1, 2), as numbers, ``_likely`` reading them as its
+    entry does; ``_NO_KIND`` when it holds one that is no number. Among offers of one
+    kind and one pair result the likely order is the entries' order: a rank an offer
+    does not give is the pair's, one value for them all."""
+    pre, post = values.get(PRE, 0.0), values.get(POST, 0.0)
+    if type(pre) is not float or type(post) is not float:
+        return _NO_KIND
+    return (PRE in values) + 2 * (POST in values)
 
 
 def _pair_of(outcome: tuple) -> PairEval:

@@ -283,7 +283,9 @@ def test_a_lists_alive_count_is_its_available_offers(monkeypatch):
     """``StaticLists.entries`` counts a list's available offers by its shapes'
     members dicts (emptied in place as offers leave): at every call the count is the
     number of available offers among the list's entries, and lists are compacted as
-    half of them leave."""
+    half of them leave. (Groups made on demand, ``static_runs``, are not compacted:
+    switched off here.)"""
+    monkeypatch.setattr(static_lists, "LAZY", False)
     entries = StaticLists.entries
     #: class key -> the list's length after each call
     sizes: dict[tuple, list[int]] = {}
