@@ -25,7 +25,7 @@ over by the scan.
 
 from __future__ import annotations
 
-from condorlite.core.matching.candidates import ENTRY_IDX, PairEval, make_entries
+from condorlite.core.matching.candidates import ENTRY_IDX, Candidates, PairEval, make_entries
 from condorlite.core.matching.offers import Offer
 from condorlite.core.model import NO_PREEMPTION
 
@@ -34,7 +34,7 @@ class StaticRun:
     """The entries of one group of one-offer static shapes (``seqs``, in their
     entries' order; ``pe``: the group's pair result), made on demand (module doc)."""
 
-    __slots__ = ("_at", "_pe", "_registry", "_seqs", "done", "entries", "first")
+    __slots__ = ("_at", "_pe", "_registry", "_seqs", "done", "entries")
 
     def __init__(self, registry: list[Offer], seqs: list[int], pe: PairEval) -> None:
         self._registry, self._seqs, self._pe = registry, seqs, pe
@@ -42,9 +42,6 @@ class StaticRun:
         self.entries: list[tuple] = []
         #: how many of ``seqs`` were made into entries or passed over
         self._at = 0
-        #: the position in ``entries`` of the first whose offer may be available
-        #: (``StaticLists.entries`` moves it on)
-        self.first = 0
         self.done = not seqs
 
     def grow(self, count: int) -> None:
@@ -63,6 +60,45 @@ class StaticRun:
 
     def through(self, key: float) -> None:
         """Nothing: every entry not made sorts after those made (module doc)."""
+
+
+class StaticMerge:
+    """The sorted entries of one static list, merged from its sorted runs and its
+    runs made on demand (``StaticRun``) only as far as a list of it is read: one per
+    list made (``StaticLists._made``), shared by every class that holds the list,
+    itself a source made on demand for each class's ``Candidates.merge_more``.
+
+    ``entries`` is the sorted prefix of the whole list (``Candidates.merge_more``
+    keeps its own so), so every entry not merged yet sorts after them: ``through``
+    has nothing to do. It only grows."""
+
+    __slots__ = ("_merge", "_registry", "done", "entries", "first")
+
+    def __init__(self, registry: list[Offer], runs: list[list[tuple]],
+                 lazy: list[StaticRun]) -> None:
+        self._registry = registry
+        runs = [run for run in runs if run]
+        #: the runs still to merge, merged by ``Candidates.merge_more``; one sorted
+        #: run alone is the list as it is (a run is never changed in place)
+        self._merge = merge = Candidates(runs[0] if len(runs) == 1 and not lazy else [])
+        if not merge.entries:
+            merge.pending = [[run, 0] for run in runs]
+            merge.pending.extend([run.entries, 0, run] for run in lazy)
+            merge.lazy_runs = len(lazy)
+        self.entries = merge.entries
+        #: the position in ``entries`` of the first whose offer may be available
+        self.first = 0
+        self.done = not merge.pending
+
+    def grow(self, count: int) -> None:
+        """Merge until there are more than ``count`` entries or nothing is left."""
+        merge, entries = self._merge, self.entries
+        while len(entries) <= count and merge.pending:
+            merge.merge_more()
+        self.done = not merge.pending
+
+    def through(self, key: float) -> None:
+        """Nothing: every entry not merged sorts after those merged (class doc)."""
 
     def start(self) -> int:
         """The first position whose offer is available, ``first`` moved on to it."""
