@@ -3,19 +3,22 @@
 Static offers (not partitionable) never change state during a cycle and never join a
 slot shape after they are first placed: they only leave, when matched
 (``Matchmaker.retire``). Their entries in a class's list are therefore the same in
-every list of the class, less those that have left. So the sorted list is made once,
+every list of the class, less those that have left. So the sorted list is one object,
 shared by every class whose pairs rank each static shape alike (an entry is made of
 the offer and the pair's job rank and dependent ranks, ``candidates.make_entries``),
-and handed to the scan as a second sorted list (``Candidates.static``) with the
-position of its first entry still available. A shape of several offers gives the list
-a sorted run, made once per (shape, job rank, dependent ranks) and shared by every
-list that holds it: classes whose ranks differ in one shape share the others' runs.
-The offers of one-offer shapes (most shapes where every slot differs) get their
-entries made together, per equal ranks (``_made``); without dependent ranks, once per
-(job rank source, offer) for every list (``candidates.SharedEntries``). An entry of an
-offer that has left stays (the scan passes over it) until half of the list has left; the list is
-then made again of the rest, as a new object: a list handed out is never changed in
-place.
+and handed to each class's list as one pending run of its merge
+(``Candidates.merge_more``) from the position of its first entry still available.
+The list is merged from its runs only as far as any class reads it
+(``static_runs.StaticMerge``): a class's jobs mostly take its first few offers. A
+shape of several offers gives the list a sorted run, made once per (shape, job rank,
+dependent ranks) and shared by every list that holds it: classes whose ranks differ
+in one shape share the others' runs. The offers of one-offer shapes (most shapes
+where every slot differs) are grouped per equal ranks (``_made``); a group in its
+entries' exact order (``_lazy``) has them made as the merge reads them
+(``static_runs.StaticRun``), any other gets them made together, without dependent
+ranks once per (job rank source, offer) for every list (``candidates.SharedEntries``).
+An entry of an offer that has left stays (the scan passes over it); a list handed out
+only grows.
 
 Which static shapes a class matches is asked only where it can: the shapes of a
 shared static part are kept sorted by each of the part's numbers (``static_parts``),
@@ -27,10 +30,8 @@ when the ranks are constants: the box's one result.
 
 Work, not outcome: lists are keyed by their shapes and the number of each one's
 ranks (``_rank_numbers``); a group of one-offer shapes is put in the likely order of
-its entries (``_order``) before they are made, so the list's sort merges runs (a
-list's order is the sort's, whatever the hint); a list keeps its shapes' members
-dicts (``members``' own, emptied in place as offers leave), so its alive offers are
-counted in C at every ask.
+its entries (``_order``) before they are made, so its sort merges runs (a group's
+order is the sort's, whatever the hint, but where ``_lazy`` finds it exact).
 """
 
 from __future__ import annotations
