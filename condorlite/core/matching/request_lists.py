@@ -209,10 +209,10 @@ class RequestLists:
             out.pairs = known_pairs
         kept_runs: list[list[tuple]] = []
         # Unheld static offers are candidates by no preemption only, never counted;
-        # their entries are a list of their own, merged as far as it is read
-        # (``static_lists``).
+        # their entries are a list of their own (``Candidates.static``), or merged as
+        # far as it is read when some are made on demand (``static_lists``).
         if not only_rank:
-            out.static_floor, lazy = self._static.entries(
+            out.static, out.spos, out.static_floor, lazy = self._static.entries(
                 (class_id, part), job_ad, known_pairs,
                 lambda offer: self._pair(class_id, job_ad, offer, signature), column)
         else:

@@ -43,6 +43,7 @@ from operator import itemgetter
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import (
+    ENTRY_IDX,
     POST,
     PRE,
     PairEval,
@@ -114,23 +115,38 @@ class StaticLists:
 
     def entries(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None = None
-                ) -> tuple[float, list[list]]:
-        """The least weight of any offer of the static list of the class ``key``
-        (class, Submitter* part or (), as ``MatchTable.pair`` keys it; ``job_ad``
-        its job; a static offer costs its weight: no entry of the list costs less)
-        and the list as pending runs of ``Candidates.merge_more``: one, [its
-        entries merged so far, the position of the first still available, the
-        list's ``static_runs.StaticMerge``], its entries made and merged as far as
-        the class's list is read. ``known_pairs``: the class's pair results by
+                ) -> tuple[list[tuple], int, float, list[list]]:
+        """The sorted entries of the class ``key`` (class, Submitter* part or (), as
+        ``MatchTable.pair`` keys it; ``job_ad`` its job), the position of the first
+        still available, the least weight of any offer the entries were made of (a
+        static offer costs its weight: no entry of the list costs less), and the
+        pending runs of ``Candidates.merge_more`` that stand for the entries instead
+        (then none), when some are made on demand (``_lazy``): one, [its entries
+        merged so far, the position of the first still available, the list's
+        ``static_runs.StaticMerge``]. ``known_pairs``: the class's pair results by
         pair shape; ``pair(offer)``: the pair of a shape not known yet; ``column``:
         the class's job ranks per offer (``rank_columns``), standing for its pairs'
         job rank."""
         holder = self._of_class.get(key)
+        registry = self.registry
         if holder is None:
             holder = self._of_class[key] = self._holder(key, job_ad, known_pairs, pair,
                                                         column)
-        merge, least = holder
-        return least, [[merge.entries, merge.start(), merge]]
+        entries, of_shapes, start, least, merge = holder
+        if merge is not None:
+            return [], 0, least, [[merge.entries, merge.start(), merge]]
+        # (a shape's members dict is emptied in place, never replaced: a static shape
+        # gains no offer; a shape left out of ``members`` holds an empty one)
+        alive = sum(map(len, of_shapes))
+        if alive * 2 < len(entries) - start:
+            entries = holder[0] = [e for e in entries[start:]
+                                   if registry[e[ENTRY_IDX]].available]
+            start = 0
+        end = len(entries)
+        while start < end and not registry[entries[start][ENTRY_IDX]].available:
+            start += 1
+        holder[2] = start
+        return entries, start, least, []
 
     def _holder(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None) -> list:
@@ -191,16 +207,18 @@ class StaticLists:
 
     def _made(self, matched: list[tuple[int, PairEval]], ranks: list[int],
               column: RankColumn | None) -> list:
-        """A new holder, [its ``StaticMerge``, the least weight of its offers], of
-        the entries of the ``matched`` shapes (``ranks``: the number of each one's
-        ranks, as ``_holder`` keys them). A shape of several offers takes its run
-        (``_run``, shared between lists); the entries of the shapes of one offer
-        are made here, those of equal ranks in one group: on demand when the
-        group's offers are in their entries' exact order (``_lazy``), else in one
-        ``make_entries`` call, sorted (a run of one entry would cost a call, a sort
-        and a key of its own)."""
+        """A new holder, [entries, their shapes' members, 0, least weight, the
+        list's ``StaticMerge`` or None], of the entries of the ``matched`` shapes
+        (``ranks``: the number of each one's ranks, as ``_holder`` keys them). A
+        shape of several offers takes its run (``_run``, shared between lists); the
+        entries of the shapes of one offer are made here, those of equal ranks in
+        one group: in one ``make_entries`` call (a run of one entry would cost a
+        call, a sort and a key of its own), or on demand when the group's offers
+        are in their entries' exact order (``_lazy``): the list is then merged as
+        far as it is read (``StaticMerge``), of the rest sorted and those groups."""
         registry, members = self.registry, self.members
         runs: list[list[tuple]] = []
+        of_shapes = []
         least = math.inf
         #: ranks' number -> (a pair result of them, the members of its one-offer shapes)
         singles: dict[int, tuple[PairEval, list[dict[int, None]]]] = {}
@@ -212,26 +230,36 @@ class StaticLists:
                     group = singles[rank] = (pe, [])
                 group[1].append(seqs)
                 continue
+            of_shapes.append(seqs)
             run, run_least = self._run(shape, pe, (shape, rank), column)
             runs.append(run)
             least = min(least, run_least)
         lazy: list[StaticRun] = []
+        grouped = 0  # (groups made here: the list is then sorted)
         for pe, shapes in singles.values():
             seqs = list(chain.from_iterable(shapes))
             least = min(least, min(map(self._weights().__getitem__, seqs)))
             if len(seqs) >= ORDERED:
-                # (in their likely order: the group's sort then merges runs)
                 seqs.sort(key=self._order().__getitem__)
                 if LAZY and column is None:
                     seqs = self._lazy(seqs, pe, lazy)
                     if not seqs:
                         continue
-            made = (self._entries.entries(seqs, pe, NO_PREEMPTION, column)
-                    if not pe.dependent else
-                    make_entries(registry, seqs, pe, NO_PREEMPTION, column=column))
-            made.sort()
-            runs.append(made)
-        return [StaticMerge(registry, runs, lazy), least]
+                    # (the members of the shapes of the offers left)
+                    left = {k: found for found in shapes for k in found}
+                    shapes = [left[k] for k in seqs]
+            of_shapes.extend(shapes)
+            grouped += 1
+            runs.append(self._entries.entries(seqs, pe, NO_PREEMPTION, column)
+                        if not pe.dependent else
+                        make_entries(registry, seqs, pe, NO_PREEMPTION, column=column))
+        # (one run is shared as it is, a list handed out never changing; else the
+        # sorted runs and the groups, concatenated: the sort merges them, a group
+        # put in the offers' likely order (``_order``) being a run most often)
+        entries = (runs[0] if len(runs) == 1 and not grouped
+                   else sorted(chain.from_iterable(runs)))
+        merge = StaticMerge(registry, [entries], lazy) if lazy else None
+        return [entries, of_shapes, 0, least, merge]
 
     def _order(self) -> list[int]:
         """Each available static offer's place (by ``seq``) in the order of its
