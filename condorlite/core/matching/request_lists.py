@@ -209,14 +209,13 @@ class RequestLists:
             out.pairs = known_pairs
         kept_runs: list[list[tuple]] = []
         # Unheld static offers are candidates by no preemption only, never counted;
-        # their entries are a list of their own (``Candidates.static``), or merged as
-        # far as it is read when some are made on demand (``static_lists``).
+        # their entries are a list of their own (``Candidates.static``).
         if not only_rank:
-            out.static, out.spos, out.static_floor, lazy = self._static.entries(
+            out.static, out.spos, out.static_floor = self._static.entries(
                 (class_id, part), job_ad, known_pairs,
                 lambda offer: self._pair(class_id, job_ad, offer, signature), column)
         else:
-            out.static_floor, lazy = math.inf, []
+            out.static_floor = math.inf
         # Nothing below adds or removes shapes or members, so the dicts are walked as is.
         for shape, members in self._pmembers.items():
             known = known_pairs.get(pair_of[shape])
@@ -237,9 +236,7 @@ class RequestLists:
         out.pending = [[run, 0] for run in (*kept_runs, rest) if run]
         if sources:
             out.pending.extend([source.entries, 0, source] for source in sources)
-        # (the static groups made on demand, ``static_runs``)
-        out.pending.extend(lazy)
-        out.lazy_runs = len(sources) + len(lazy)
+            out.lazy_runs = len(sources)
         out.merge_more()
         return out
 

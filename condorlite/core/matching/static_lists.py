@@ -3,22 +3,19 @@
 Static offers (not partitionable) never change state during a cycle and never join a
 slot shape after they are first placed: they only leave, when matched
 (``Matchmaker.retire``). Their entries in a class's list are therefore the same in
-every list of the class, less those that have left. So the sorted list is one object,
+every list of the class, less those that have left. So the sorted list is made once,
 shared by every class whose pairs rank each static shape alike (an entry is made of
 the offer and the pair's job rank and dependent ranks, ``candidates.make_entries``),
-and handed to each class's list as one pending run of its merge
-(``Candidates.merge_more``) from the position of its first entry still available.
-The list is merged from its runs only as far as any class reads it
-(``static_runs.StaticMerge``): a class's jobs mostly take its first few offers. A
-shape of several offers gives the list a sorted run, made once per (shape, job rank,
-dependent ranks) and shared by every list that holds it: classes whose ranks differ
-in one shape share the others' runs. The offers of one-offer shapes (most shapes
-where every slot differs) are grouped per equal ranks (``_made``); a group in its
-entries' exact order (``_lazy``) has them made as the merge reads them
-(``static_runs.StaticRun``), any other gets them made together, without dependent
-ranks once per (job rank source, offer) for every list (``candidates.SharedEntries``).
-An entry of an offer that has left stays (the scan passes over it); a list handed out
-only grows.
+and handed to the scan as a second sorted list (``Candidates.static``) with the
+position of its first entry still available. A shape of several offers gives the list
+a sorted run, made once per (shape, job rank, dependent ranks) and shared by every
+list that holds it: classes whose ranks differ in one shape share the others' runs.
+The offers of one-offer shapes (most shapes where every slot differs) get their
+entries made together, per equal ranks (``_made``); without dependent ranks, once per
+(job rank source, offer) for every list (``candidates.SharedEntries``). An entry of an
+offer that has left stays (the scan passes over it) until half of the list has left; the list is
+then made again of the rest, as a new object: a list handed out is never changed in
+place.
 
 Which static shapes a class matches is asked only where it can: the shapes of a
 shared static part are kept sorted by each of the part's numbers (``static_parts``),
@@ -30,8 +27,10 @@ when the ranks are constants: the box's one result.
 
 Work, not outcome: lists are keyed by their shapes and the number of each one's
 ranks (``_rank_numbers``); a group of one-offer shapes is put in the likely order of
-its entries (``_order``) before they are made, so its sort merges runs (a group's
-order is the sort's, whatever the hint, but where ``_lazy`` finds it exact).
+its entries (``_order``) before they are made, so the list's sort merges runs (a
+list's order is the sort's, whatever the hint); a list keeps its shapes' members
+dicts (``members``' own, emptied in place as offers leave), so its alive offers are
+counted in C at every ask.
 """
 
 from __future__ import annotations
@@ -58,7 +57,6 @@ from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.matching.static_parts import Part, StaticParts
-from condorlite.core.matching.static_runs import StaticMerge, StaticRun
 from condorlite.core.model import NO_PREEMPTION
 
 #: a (shape, pair result)'s shape
@@ -66,11 +64,6 @@ _SHAPE = itemgetter(0)
 #: the least offers of a group of one-offer shapes that are put in their likely
 #: order before their entries are made (``StaticLists._order``)
 ORDERED = 32
-#: whether a group of one-offer shapes in its entries' exact order has them made on
-#: demand (``static_runs``; the tests switch it)
-LAZY = True
-#: the kind of an offer whose entries are never made on demand (``_kind``)
-_NO_KIND = 4
 #: whether the shapes a box surely passes skip its bounds (``Part.split``; the tests
 #: switch it)
 SPLIT = True
@@ -110,31 +103,23 @@ class StaticLists:
         #: the entries of one-offer shapes without dependent ranks, shared between
         #: lists (``candidates.SharedEntries``)
         self._entries = SharedEntries(registry) if shared is None else shared
-        #: each offer's kind by ``seq`` (``_kind``, made with ``_order``)
-        self._kinds: list[int] = []
 
     def entries(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None = None
-                ) -> tuple[list[tuple], int, float, list[list]]:
+                ) -> tuple[list[tuple], int, float]:
         """The sorted entries of the class ``key`` (class, Submitter* part or (), as
         ``MatchTable.pair`` keys it; ``job_ad`` its job), the position of the first
-        still available, the least weight of any offer the entries were made of (a
-        static offer costs its weight: no entry of the list costs less), and the
-        pending runs of ``Candidates.merge_more`` that stand for the entries instead
-        (then none), when some are made on demand (``_lazy``): one, [its entries
-        merged so far, the position of the first still available, the list's
-        ``static_runs.StaticMerge``]. ``known_pairs``: the class's pair results by
-        pair shape; ``pair(offer)``: the pair of a shape not known yet; ``column``:
-        the class's job ranks per offer (``rank_columns``), standing for its pairs'
-        job rank."""
+        still available and the least weight of any offer the entries were made of
+        (a static offer costs its weight: no entry of the list costs less).
+        ``known_pairs``: the class's pair results by pair shape; ``pair(offer)``:
+        the pair of a shape not known yet; ``column``: the class's job ranks per
+        offer (``rank_columns``), standing for its pairs' job rank."""
         holder = self._of_class.get(key)
         registry = self.registry
         if holder is None:
             holder = self._of_class[key] = self._holder(key, job_ad, known_pairs, pair,
                                                         column)
-        entries, of_shapes, start, least, merge = holder
-        if merge is not None:
-            return [], 0, least, [[merge.entries, merge.start(), merge]]
+        entries, of_shapes, start, least = holder
         # (a shape's members dict is emptied in place, never replaced: a static shape
         # gains no offer; a shape left out of ``members`` holds an empty one)
         alive = sum(map(len, of_shapes))
@@ -146,7 +131,7 @@ class StaticLists:
         while start < end and not registry[entries[start][ENTRY_IDX]].available:
             start += 1
         holder[2] = start
-        return entries, start, least, []
+        return entries, start, least
 
     def _holder(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None) -> list:
@@ -207,59 +192,43 @@ class StaticLists:
 
     def _made(self, matched: list[tuple[int, PairEval]], ranks: list[int],
               column: RankColumn | None) -> list:
-        """A new holder, [entries, their shapes' members, 0, least weight, the
-        list's ``StaticMerge`` or None], of the entries of the ``matched`` shapes
-        (``ranks``: the number of each one's ranks, as ``_holder`` keys them). A
-        shape of several offers takes its run (``_run``, shared between lists); the
-        entries of the shapes of one offer are made here, those of equal ranks in
-        one group: in one ``make_entries`` call (a run of one entry would cost a
-        call, a sort and a key of its own), or on demand when the group's offers
-        are in their entries' exact order (``_lazy``): the list is then merged as
-        far as it is read (``StaticMerge``), of the rest sorted and those groups."""
+        """A new holder of the entries of the ``matched`` shapes (``ranks``: the
+        number of each one's ranks, as ``_holder`` keys them).
+        A shape of several offers takes its run (``_run``, shared between lists);
+        the entries of the shapes of one offer are made here, those of equal ranks
+        in one ``make_entries`` call (a run of one entry would cost a call, a sort
+        and a key of its own)."""
         registry, members = self.registry, self.members
         runs: list[list[tuple]] = []
         of_shapes = []
         least = math.inf
-        #: ranks' number -> (a pair result of them, the members of its one-offer shapes)
-        singles: dict[int, tuple[PairEval, list[dict[int, None]]]] = {}
+        #: ranks' number -> (a pair result of them, the offers of its one-offer shapes)
+        singles: dict[int, tuple[PairEval, list[int]]] = {}
         for (shape, pe), rank in zip(matched, ranks, strict=True):
             seqs = members[shape]
+            of_shapes.append(seqs)
             if len(seqs) == 1:
                 group = singles.get(rank)
                 if group is None:
                     group = singles[rank] = (pe, [])
-                group[1].append(seqs)
+                group[1].extend(seqs)
                 continue
-            of_shapes.append(seqs)
             run, run_least = self._run(shape, pe, (shape, rank), column)
             runs.append(run)
             least = min(least, run_least)
-        lazy: list[StaticRun] = []
-        grouped = 0  # (groups made here: the list is then sorted)
-        for pe, shapes in singles.values():
-            seqs = list(chain.from_iterable(shapes))
-            least = min(least, min(map(self._weights().__getitem__, seqs)))
+        for pe, seqs in singles.values():
             if len(seqs) >= ORDERED:
                 seqs.sort(key=self._order().__getitem__)
-                if LAZY and column is None:
-                    seqs = self._lazy(seqs, pe, lazy)
-                    if not seqs:
-                        continue
-                    # (the members of the shapes of the offers left)
-                    left = {k: found for found in shapes for k in found}
-                    shapes = [left[k] for k in seqs]
-            of_shapes.extend(shapes)
-            grouped += 1
             runs.append(self._entries.entries(seqs, pe, NO_PREEMPTION, column)
                         if not pe.dependent else
                         make_entries(registry, seqs, pe, NO_PREEMPTION, column=column))
+            least = min(least, min(map(self._weights().__getitem__, seqs)))
         # (one run is shared as it is, a list handed out never changing; else the
         # sorted runs and the groups, concatenated: the sort merges them, a group
         # put in the offers' likely order (``_order``) being a run most often)
-        entries = (runs[0] if len(runs) == 1 and not grouped
+        entries = (runs[0] if len(runs) == 1 and not singles
                    else sorted(chain.from_iterable(runs)))
-        merge = StaticMerge(registry, [entries], lazy) if lazy else None
-        return [entries, of_shapes, 0, least, merge]
+        return [entries, of_shapes, 0, least]
 
     def _order(self) -> list[int]:
         """Each available static offer's place (by ``seq``) in the order of its
@@ -267,9 +236,7 @@ class StaticLists:
         its name and ``seq``), made once: the offers of a group of one-offer shapes
         (``_made``), put in this order, mostly give a sorted run, which the sort of
         the list only merges (tuples compared deep, their own order costs about
-        ten times more). An order only: the sort decides; but the exact order of
-        the entries of a group's offers of one kind (``_kind``) when the job rank is
-        the pair's (``_lazy``)."""
+        ten times more). An order only: the sort decides."""
         registry = self.registry
         order = self._places
         if len(order) != len(registry):
@@ -278,26 +245,7 @@ class StaticLists:
             order = self._places = [0] * len(registry)
             for place, k in enumerate(seqs):
                 order[k] = place
-            self._kinds = [_kind(offer.independent) for offer in registry]
         return order
-
-    def _lazy(self, seqs: list[int], pe: PairEval, lazy: list[StaticRun]) -> list[int]:
-        """Add to ``lazy`` the runs made on demand (``static_runs``) of a group's
-        offers ``seqs`` (in their likely order, ``_order``), one per kind of offer
-        (``_kind``): the offers of one kind are in the exact order of their entries,
-        the group's ranks the pair's (no rank column). Returns the offers of no kind,
-        whose entries are made at once."""
-        kinds = self._kinds
-        by_kind: dict[int, list[int]] = {}
-        for k in seqs:
-            kind = kinds[k]
-            found = by_kind.get(kind)
-            if found is None:
-                found = by_kind[kind] = []
-            found.append(k)
-        left = by_kind.pop(_NO_KIND, [])
-        lazy.extend(StaticRun(self.registry, found, pe) for found in by_kind.values())
-        return left
 
     def _weights(self) -> list[float]:
         """Each offer's weight by ``seq``, the offers prepared since added (an
@@ -400,18 +348,6 @@ def _likely(offer: Offer) -> tuple:
     pre, post = values.get(PRE), values.get(POST)
     return (-pre if type(pre) is float else 0.0, -post if type(post) is float else 0.0,
             offer.name, offer.seq)
-
-
-def _kind(values: dict) -> int:
-    """An offer's kind by its independent ranks ``values``: which of its pre and
-    post job ranks it gives itself (1, 2), as numbers, ``_likely`` reading them as its
-    entry does; ``_NO_KIND`` when it holds one that is no number. Among offers of one
-    kind and one pair result the likely order is the entries' order: a rank an offer
-    does not give is the pair's, one value for them all."""
-    pre, post = values.get(PRE, 0.0), values.get(POST, 0.0)
-    if type(pre) is not float or type(post) is not float:
-        return _NO_KIND
-    return (PRE in values) + 2 * (POST in values)
 
 
 def _pair_of(outcome: tuple) -> PairEval:

@@ -283,9 +283,7 @@ def test_a_lists_alive_count_is_its_available_offers(monkeypatch):
     """``StaticLists.entries`` counts a list's available offers by its shapes'
     members dicts (emptied in place as offers leave): at every call the count is the
     number of available offers among the list's entries, and lists are compacted as
-    half of them leave. (Groups made on demand, ``static_runs``, are not compacted:
-    switched off here.)"""
-    monkeypatch.setattr(static_lists, "LAZY", False)
+    half of them leave."""
     entries = StaticLists.entries
     #: class key -> the list's length after each call
     sizes: dict[tuple, list[int]] = {}
@@ -306,27 +304,3 @@ def test_a_lists_alive_count_is_its_available_offers(monkeypatch):
     run_both([_slot(i) for i in range(96)], jobs, POLICY)
     # (a list compacted: its offers more than half gone, it was made again shorter)
     assert any(seen[-1] < seen[0] for seen in sizes.values())
-
-
-def test_a_static_list_is_merged_as_far_as_it_is_read(monkeypatch):
-    """With groups made on demand (``static_runs``) ``StaticLists.entries`` hands a
-    class its list as one pending run (``static_runs.StaticMerge``) and no static
-    list: at every call the merged entries are sorted and the start given is the
-    first whose offer is available."""
-    entries = StaticLists.entries
-    merges = []
-
-    def checked(self, key, *args, **kwargs):  # type: ignore[no-untyped-def]
-        static, spos, least, pending = entries(self, key, *args, **kwargs)
-        [(merged, start, merge)] = pending
-        registry = self.registry
-        assert not static and merged is merge.entries and merged == sorted(merged)
-        assert all(not registry[e[ENTRY_IDX]].available for e in merged[:start])
-        assert start == len(merged) or registry[merged[start][ENTRY_IDX]].available
-        merges.append(merge)
-        return static, spos, least, pending
-
-    monkeypatch.setattr(StaticLists, "entries", checked)
-    jobs = [_job(c, p, "TARGET.Disk >= 41000") for c in (1, 2, 3) for p in range(50)]
-    run_both([_slot(i) for i in range(96)], jobs, POLICY)
-    assert len(merges) > 3
