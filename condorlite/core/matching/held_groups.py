@@ -27,6 +27,7 @@ the submitter's own.
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter, itemgetter
 
 from condorlite.core import adeval
 from condorlite.core.classad.ast import Literal
@@ -35,6 +36,8 @@ from condorlite.core.matching.offers import Offer
 
 #: "not in the table" (a table whose values may be None)
 MISSING = object()
+_FIRST = itemgetter(0)
+_PAIR_SHAPE = attrgetter("pair_shape")
 
 
 class HeldGroups:
@@ -212,12 +215,14 @@ class DeferredCounts:
     holds none of the list's offers gets this very list), ``held`` each holder's
     positions in it, where its count is less. A disk-share pool has a group per held
     slot and a hundred submitters: one pass instead of one per submitter. Valid
-    while no group changes (``HeldGroups.epoch``)."""
+    while no group changes (``HeldGroups.epoch``). Each list given is a
+    ``DeferredList`` of this one: the positions of the groups in ``base``
+    (``positions``) are found once, for all of them."""
 
-    __slots__ = ("base", "groups", "held")
+    __slots__ = ("_positions", "base", "groups", "held")
 
     def __init__(self, deferred: list) -> None:
-        base: list[tuple[Offer, int]] = []
+        base = DeferredList(self, {})
         groups: list[HeldGroup] = []
         held: dict[str, list[int]] = {}
         for first, group in deferred:
@@ -233,25 +238,68 @@ class DeferredCounts:
                 base.append((first, total))
                 groups.append(group)
         self.base, self.groups, self.held = base, groups, held
+        self._positions: dict[int, int] | None = None
 
-    def of(self, submitter: str) -> list[tuple[Offer, int]]:
+    def of(self, submitter: str) -> DeferredList:
         """``_counts(deferred, submitter)`` (never to be changed in place: it may be
         ``base``)."""
         positions = self.held.get(submitter)
         if positions is None:
             return self.base
         base, groups = self.base, self.groups
-        out: list[tuple[Offer, int]] = []
+        # (the counts of the submitter's positions, as made: what ``entry`` reads)
+        changed: dict[int, int] = {}
+        out = DeferredList(self, changed)
         start = 0
         for i in positions:
             out += base[start:i]
             first, total = base[i]
-            count = total - groups[i].by_holder[submitter]
+            count = changed[i] = total - groups[i].by_holder[submitter]
             if count:
                 out.append((first, count))
             start = i + 1
         out += base[start:]
         return out
+
+    def positions(self) -> dict[int, int]:
+        """Pair shape -> position in ``base`` of each group (one per pair shape),
+        made once (C-level passes: the first read of each offer is the cost)."""
+        found = self._positions
+        if found is None:
+            base = self.base
+            found = self._positions = dict(zip(map(_PAIR_SHAPE, map(_FIRST, base)),
+                                               range(len(base)), strict=True))
+        return found
+
+
+class DeferredList(list):
+    """A list ``DeferredCounts.of`` gives (``Candidates.deferred``: (first offer,
+    count) of each group with any, in ``base``'s order), knowing where its groups
+    stand in ``base``: ``entry`` of a position in ``base`` is this list's entry of
+    that group, so the groups of given pair shapes are found through the
+    ``DeferredCounts``' one ``positions`` (``Reasons._matching_count``), not a
+    table per list. ``changed``: the count of each of ``base``'s positions this
+    list has another count of (0: not in the list), as made (a list may be read
+    after the groups change)."""
+
+    __slots__ = ("changed", "source")
+
+    def __init__(self, source: DeferredCounts, changed: dict[int, int]) -> None:
+        super().__init__()
+        self.source, self.changed = source, changed
+
+    def positions(self) -> dict[int, int]:
+        """Pair shape -> position in the source's ``base`` (``entry``)."""
+        return self.source.positions()
+
+    def entry(self, position: int) -> tuple[Offer, int] | None:
+        """This list's entry of the group at ``position`` in the source's ``base``,
+        None when the list does not hold it."""
+        found = self.source.base[position]
+        count = self.changed.get(position)
+        if count is None:
+            return found
+        return (found[0], count) if count else None
 
 
 def _counts(deferred: list, submitter: str) -> list[tuple[Offer, int]]:

@@ -14,7 +14,6 @@ owned by the request lists (``request_lists.RequestLists``); it asks the match t
 
 from __future__ import annotations
 
-from itertools import count
 from operator import attrgetter, itemgetter
 
 from condorlite.core import adeval
@@ -22,6 +21,7 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import AttrRef, Binary, Expr, Literal, Paren
 from condorlite.core.matching.autocluster import ShapeKeys, closure
 from condorlite.core.matching.candidates import Candidates, PairEval, RejectCounts
+from condorlite.core.matching.held_groups import DeferredList
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.offers import Offer
@@ -50,9 +50,9 @@ class Reasons:
         self._settled: dict[tuple, tuple[list, int]] = {}
         #: held pair shape -> how many classes ``settle_deferred`` found it matching
         self._held_hits: dict[int, int] = {}
-        #: id(a deferred list) -> (the list, each group's pair shape, pair shape ->
+        #: id(a deferred list but a ``DeferredList``) -> (the list, pair shape ->
         #: position), for ``_matching_count``
-        self._lists: dict[int, tuple[list, list[int], dict[int, int]]] = {}
+        self._lists: dict[int, tuple[list, dict[int, int]]] = {}
         #: (class, bindings, rank key) -> the slot's Rank of the class (``slot_rank``)
         self._slot_ranks: dict[tuple, float] = {}
         #: pair shape -> its rank key; the slot's bindings of what its Rank reaches ->
@@ -135,19 +135,28 @@ class Reasons:
         matched other classes are tried first, most hits first, ties in the list's
         order (classes that run on the same machines match the same groups), then
         the rest in the list's order, each evaluation being a full one. The hit
-        groups are found through the list's ``_positions`` (a few hundred hits; a
-        disk-share list holds a group per held slot, and ordering the whole list
-        by hits was a Python call per group on every rejection)."""
+        groups are found by pair shape (a few hundred hits; a disk-share list holds
+        a group per held slot, and ordering the whole list by hits was a Python
+        call per group on every rejection): a ``DeferredList`` through its
+        source's positions, made once for every submitter's list of it (a 10k
+        disk-share cycle: 88 lists of ~1,770 groups, one source), another list
+        through its own (``_positions``)."""
         hits = self._held_hits
-        shapes, at = self._positions(deferred)
         pair = self._pair
         if hits:
-            tried = sorted(i for i in map(at.get, hits) if i is not None)
-            for i in sorted(tried, key=lambda i: -hits[shapes[i]]):
-                offer, group_count = deferred[i]
-                if pair(class_id, job_ad, offer, signature).match:
-                    hits[offer.pair_shape] += 1
-                    return group_count
+            if type(deferred) is DeferredList:
+                # (positions in the list's source, shared by every submitter's list
+                # of it: ``held_groups.DeferredList``)
+                at, entry = deferred.positions(), deferred.entry
+            else:
+                at, entry = self._positions(deferred), deferred.__getitem__
+            tried = sorted([(i, shape) for shape in hits
+                            if (i := at.get(shape)) is not None])
+            for i, shape in sorted(tried, key=lambda t: -hits[t[1]]):
+                found = entry(i)
+                if found is not None and pair(class_id, job_ad, found[0], signature).match:
+                    hits[shape] += 1
+                    return found[1]
         for offer, group_count in deferred:
             if offer.pair_shape not in hits and pair(class_id, job_ad, offer,
                                                      signature).match:
@@ -155,17 +164,15 @@ class Reasons:
                 return group_count
         return 0
 
-    def _positions(self, deferred: list[tuple[Offer, int]]
-                   ) -> tuple[list[int], dict[int, int]]:
-        """The pair shape of each group of ``deferred`` and each one's position,
-        made once per list (C-level passes; the lists are shared and never changed
-        in place: ``HeldGroups.deferred_counts``)."""
+    def _positions(self, deferred: list[tuple[Offer, int]]) -> dict[int, int]:
+        """Each group's position in ``deferred`` by its pair shape, made once per
+        list (C-level passes; the lists are shared and never changed in place:
+        ``HeldGroups.deferred_counts``)."""
         found = self._lists.get(id(deferred))
         if found is None or found[0] is not deferred:
-            shapes = list(map(_PAIR_SHAPE, map(_FIRST, deferred)))
-            found = self._lists[id(deferred)] = (deferred, shapes,
-                                                 dict(zip(shapes, count())))
-        return found[1], found[2]
+            found = self._lists[id(deferred)] = (deferred, dict(zip(
+                map(_PAIR_SHAPE, map(_FIRST, deferred)), range(len(deferred)), strict=True)))
+        return found[1]
 
     def reason(self, class_id: int, job_ad: ClassAd, offer: Offer, submitter: str,
                signature: tuple, pe: PairEval, only_rank: bool,

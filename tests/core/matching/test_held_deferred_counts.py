@@ -83,6 +83,11 @@ class _Held:
         self.holder, self.current_rank = holder, 0.0
 
 
+class _First:
+    def __init__(self, pair_shape: int) -> None:
+        self.pair_shape = pair_shape
+
+
 def test_deferred_counts_of_every_submitter_from_one_pass():
     """``DeferredCounts.of`` is ``_counts`` for every submitter, groups emptied or
     left by their holders included; a submitter holding none of the offers gets the
@@ -97,8 +102,15 @@ def test_deferred_counts_of_every_submitter_from_one_pass():
                 group.add(offer)
             for offer in offers[:rng.randint(0, len(offers))]:
                 group.remove(offer)
-            deferred.append((object(), group))
+            deferred.append((_First(len(deferred)), group))
         counts = held_groups.DeferredCounts(deferred)
         for submitter in "abcdef":
-            assert counts.of(submitter) == held_groups._counts(deferred, submitter)
+            listed = counts.of(submitter)
+            assert listed == held_groups._counts(deferred, submitter)
+            # each group of the list found by its position in ``base``, and none else
+            at = listed.positions()
+            assert sorted(at.values()) == list(range(len(counts.base)))
+            found = [listed.entry(at[first.pair_shape]) for first, _ in deferred
+                     if first.pair_shape in at]
+            assert [e for e in found if e is not None] == listed
         assert counts.of("e") is counts.of("f") is counts.base

@@ -8,6 +8,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from condorlite.core.matching.autocluster import ShapeKeys
+from condorlite.core.matching.candidates import HeldGroup
+from condorlite.core.matching.held_groups import DeferredCounts
 from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.reasons import Reasons
 
@@ -57,3 +59,32 @@ def test_a_matching_group_counts_and_hits_are_tried_first():
     tried.clear()
     assert _settled(reasons, 1, listed) == 14  # (class, list) remembered
     assert tried == []
+
+
+class _Held:
+    def __init__(self, holder: str) -> None:
+        self.holder, self.current_rank = holder, 0.0
+
+
+def test_a_deferred_list_settles_as_its_plain_copy():
+    """A ``DeferredList`` (its hit groups found through its source's positions) adds
+    the count a plain copy of it adds, trying the same groups in the same order: a
+    group the submitter holds all of is never tried, one it holds some of adds what
+    the list holds of it."""
+    groups = []
+    for shape, holders in enumerate(["ab", "a", "b", "abb", "c", "aab"]):
+        group = HeldGroup()
+        for holder in holders:
+            group.add(_Held(holder))
+        groups.append((SimpleNamespace(pair_shape=shape), group))
+    source = DeferredCounts(groups)
+    matching = {1: {1, 3}, 2: {1, 3, 5}, 3: set(), 4: {0, 1, 3, 5}}
+    for submitter in "abc":
+        answers = []
+        for listed in (source.of(submitter), list(source.of(submitter))):
+            tried: list[tuple[int, int]] = []
+            reasons = _reasons(matching, tried)
+            answers.append(([_settled(reasons, c, listed) for c in (1, 2, 3, 4)], tried))
+        assert answers[0] == answers[1]
+        if submitter == "a":
+            assert answers[0][0] == [2, 2, 0, 2]  # 1 is all a's; 3 keeps its two b's
