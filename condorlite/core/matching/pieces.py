@@ -12,7 +12,7 @@ is remembered per offer under the bindings that fix it (``piece_weight``'s doc);
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
@@ -22,6 +22,7 @@ from condorlite.core.classad.partial import specialize, specialize_attribute
 from condorlite.core.classad.refs import children
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.classad.residuals import Residual
+from condorlite.core.entry_keys import entry_key
 from condorlite.core.matching import slot_vectors
 from condorlite.core.matching.autocluster import closure, same_walks
 from condorlite.core.matching.offers import BASE_RESOURCES, Offer, with_attrs
@@ -138,10 +139,10 @@ class WeightWalks:
         self._policy = policy
         #: the names every walk starts from (the weight expressions' own), sorted
         self._start = tuple(sorted({"slotweight"} | expr_names(policy.derived(_parsed_weight))))
-        #: the ids of an ad's entries of the start names -> [(the names a walk
-        #: visited, the ids of its ad's entries of them, the walk's ``weight_names``,
-        #: that ad's table (held: the ids stay its entries'))]
-        self._walks: dict[tuple, list[tuple]] = {}
+        #: the ``entry_key`` of an ad's entries of the start names -> [(the names a
+        #: walk visited, the ``entry_key`` of its ad's entries of them, the walk's
+        #: ``weight_names``, that ad's table (held: the keys stay its entries'))]
+        self._walks: dict[Hashable, list[tuple]] = {}
 
     def fill(self, offer: Offer) -> None:
         """Give ``offer`` its ``weight_names`` (``Offer.weight_names``), from a walk
@@ -154,17 +155,16 @@ class WeightWalks:
         if entries is None:
             weight_names(offer, policy)
             return
-        get = entries.get
-        key = tuple(map(id, map(get, self._start)))
+        key = entry_key(entries, self._start)
         known = self._walks.get(key)
         if known is None:
             known = self._walks[key] = []
         for visited, ids, plan, _ in known:
-            if tuple(map(id, map(get, visited))) == ids:
+            if entry_key(entries, visited) == ids:
                 offer.weight_names = (policy.slot_weight, plan)
                 return
         visited, plan = _weight_walk(ad, policy)
-        known.append((visited, tuple(map(id, map(get, visited))), plan, entries))
+        known.append((visited, entry_key(entries, visited), plan, entries))
         offer.weight_names = (policy.slot_weight, plan)
 
 
