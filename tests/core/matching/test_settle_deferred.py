@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from condorlite.core.matching import reasons as reasons_module
 from condorlite.core.matching.autocluster import ShapeKeys
 from condorlite.core.matching.candidates import HeldGroup
 from condorlite.core.matching.held_groups import DeferredCounts
@@ -22,7 +23,8 @@ def _reasons(matching: dict[int, set[int]], tried: list[tuple[int, int]]) -> Rea
         return SimpleNamespace(match=offer.pair_shape in matching[class_id])
 
     table = SimpleNamespace(now=0, per_submitter=False, pair=pair,
-                            preemption_allowed=None)
+                            preemption_allowed=None, static_vector=lambda offer: None,
+                            static_program=None)
     return Reasons(table, EvaluationCount(), ShapeKeys())  # type: ignore[arg-type]
 
 
@@ -33,8 +35,13 @@ def _settled(reasons: Reasons, class_id: int, deferred: list) -> int:
     return cands.rej_policy
 
 
+def _offer(shape: int) -> SimpleNamespace:
+    """A held offer of pair shape ``shape`` (static: no resource vector)."""
+    return SimpleNamespace(pair_shape=shape, vector=None, partitionable=False)
+
+
 def _groups(*shapes: int) -> list:
-    return [(SimpleNamespace(pair_shape=s), 10 + s) for s in shapes]
+    return [(_offer(s), 10 + s) for s in shapes]
 
 
 def test_a_matching_group_counts_and_hits_are_tried_first():
@@ -76,7 +83,7 @@ def test_a_deferred_list_settles_as_its_plain_copy():
         group = HeldGroup()
         for holder in holders:
             group.add(_Held(holder))
-        groups.append((SimpleNamespace(pair_shape=shape), group))
+        groups.append((_offer(shape), group))
     source = DeferredCounts(groups)
     matching = {1: {1, 3}, 2: {1, 3, 5}, 3: set(), 4: {0, 1, 3, 5}}
     for submitter in "abc":
@@ -88,3 +95,61 @@ def test_a_deferred_list_settles_as_its_plain_copy():
         assert answers[0] == answers[1]
         if submitter == "a":
             assert answers[0][0] == [2, 2, 0, 2]  # 1 is all a's; 3 keeps its two b's
+
+
+class _Program:
+    """A class key's program of a static part: matches the numbers in ``passes``
+    (``never``: none at all)."""
+
+    def __init__(self, passes: set[int], never: bool = False) -> None:
+        self.passes, self.never, self.runs = passes, never, []
+
+    def run(self, vals, as_rank):
+        self.runs.append(vals[0])
+        return (vals[0] in self.passes, 0.0, {}, None)
+
+
+def test_groups_of_a_shared_part_asked_by_the_part_program(monkeypatch):
+    """A static group of a shared part is answered by the class key's program of the
+    part at its numbers (no pair; none at all when that program never matches), any
+    other group by its pair: the same group found, so the same count and hits, as
+    every group asked by its pair (``BY_PART`` off)."""
+    # pair shapes 0-9: part 1 (odd shapes, number = shape), part 2 (shapes 2, 4),
+    # the rest of no shared part
+    parts = {s: 1 for s in (1, 3, 5, 7, 9)} | {2: 2, 4: 2}
+    programs = {(1, 1): _Program({5, 9}), (1, 2): _Program(set(), never=True),
+                (2, 1): _Program(set(), never=True), (2, 2): _Program({4}),
+                (3, 1): _Program(set()), (3, 2): None}
+    matching = {1: {5, 9}, 2: {4, 6}, 3: {8}, 4: set()}
+
+    def vector(offer):
+        part = parts.get(offer.pair_shape)
+        return None if part is None else SimpleNamespace(static=part,
+                                                         vals=(offer.pair_shape,))
+
+    def program(klass, job_ad, offer):
+        return programs.get((klass[0], parts[offer.pair_shape]))
+
+    listed = _groups(*range(10))
+    answers = []
+    for by_part in (True, False):
+        monkeypatch.setattr(reasons_module, "BY_PART", by_part)
+        tried: list[tuple[int, int]] = []
+        reasons = _reasons(matching, tried)
+        reasons._vector_of, reasons._program_of = vector, program
+        counts = [_settled(reasons, c, listed) for c in (1, 2, 3, 1, 3)]
+        answers.append((counts, dict(reasons._held_hits)))
+        if by_part:
+            # class 1: 0 by its pair (no part), 2 and 4 passed over (a program that
+            # never matches), 1, 3, 5 by the program; class 2: the hit 5 by its
+            # pair, then 0, and 2, 4 by its program; class 3: the hits 4 and 5 by
+            # their pairs, 0, 6 and 8 by theirs (no part) and 2 (no program), 1, 3,
+            # 7 by the program; the last two classes remembered
+            assert tried == [(1, 0), (2, 5), (2, 0), (3, 4), (3, 5), (3, 0), (3, 2),
+                             (3, 6), (3, 8)]
+            assert programs[(1, 1)].runs == [1, 3, 5]
+            assert programs[(2, 2)].runs == [2, 4]
+            assert programs[(1, 2)].runs == programs[(2, 1)].runs == []
+            assert programs[(3, 1)].runs == [1, 3, 7]
+    assert answers[0] == answers[1]
+    assert answers[0][0] == [15, 14, 18, 15, 18]
