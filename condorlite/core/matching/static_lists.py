@@ -169,20 +169,24 @@ class StaticLists:
         # worked out once per pair result (a box of constant ranks gives one result
         # to all its shapes).
         numbers = self._rank_numbers
-        number_of: dict[int, int] = {}
+        #: (job rank, id(dependent ranks)) -> number: a program's shapes of equal
+        #: ranks have results of their own (``_ran``: their slot ranks differ, which
+        #: no static list reads) but share the dict of their dependent ranks
+        number_of: dict[tuple, int] = {}
         ranks = []
         last, number = None, -1  # (runs of one result: a box's shapes, mostly)
         for _, pe in matched:
             if pe is not last:
                 last = pe
-                number = number_of.get(id(pe), -1)
+                local = (pe.job_rank if column is None else 0.0, id(pe.dependent))
+                number = number_of.get(local, -1)
                 if number < 0:
                     rank = (pe.job_rank if column is None else column,
                             tuple(pe.dependent.items()))
                     number = numbers.get(rank, -1)
                     if number < 0:
                         number = numbers[rank] = len(numbers)
-                    number_of[id(pe)] = number
+                    number_of[local] = number
             ranks.append(number)
         same = (tuple([shape for shape, _ in matched]), tuple(ranks))
         holder = self._shared.get(same)
