@@ -124,8 +124,9 @@ class StaticLists:
         # gains no offer; a shape left out of ``members`` holds an empty one)
         alive = sum(map(len, of_shapes))
         if alive * 2 < len(entries) - start:
+            # (none alive, most often when a list is compacted at all: nothing to look at)
             entries = holder[0] = [e for e in entries[start:]
-                                   if registry[e[ENTRY_IDX]].available]
+                                   if registry[e[ENTRY_IDX]].available] if alive else []
             start = 0
         end = len(entries)
         while start < end and not registry[entries[start][ENTRY_IDX]].available:
