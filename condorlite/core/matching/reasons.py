@@ -7,7 +7,9 @@ submitter, ``PREEMPTION_REQUIREMENTS`` holds and the Rank is at least
 ``CurrentRank``; each refusal counted for the rejection reason. ``slot_rank`` is the
 slot's Rank of a class's job, kept per rank key (``rank_key``: the slot's bindings of
 what its Rank reaches, shared by many pair shapes), and ``settle_deferred`` counts the
-held groups whose pair a list left unevaluated (``held_groups``). One per cycle,
+held groups whose pair a list left unevaluated (``held_groups``): a static group of a
+shared static part by the class key's program of the part (``_by_part``), which
+answers as its pair does. One per cycle,
 owned by the request lists (``request_lists.RequestLists``); it asks the match table
 (``pair``, ``preemption_allowed``) and never the lists.
 """
