@@ -39,7 +39,8 @@ def _hoist(hoist: OwnLiterals, offer) -> tuple[str, ...]:  # type: ignore[no-unt
 
 
 def _reasons() -> Reasons:
-    table = SimpleNamespace(now=0, per_submitter=False, pair=None, preemption_allowed=None)
+    table = SimpleNamespace(now=0, per_submitter=False, pair=None, preemption_allowed=None,
+                            static_vector=None, static_program=None)
     return Reasons(table, EvaluationCount(), ShapeKeys())  # type: ignore[arg-type]
 
 
