@@ -230,7 +230,8 @@ class Cycle:
                 if result == DONE:
                     active.remove(turn)
             progress = pie_left < pie_orig or len(active) < count_orig
-            if not (progress and active and any(o.available for o in self.offers)
+            # (``OfferPool.available`` counts the available offers: no pass over them)
+            if not (progress and active and self.offer_pool.available > 0
                     and not floor_round):
                 return
 
