@@ -230,8 +230,7 @@ class Cycle:
                 if result == DONE:
                     active.remove(turn)
             progress = pie_left < pie_orig or len(active) < count_orig
-            # (``OfferPool.available`` counts the available offers: no pass over them)
-            if not (progress and active and self.offer_pool.available > 0
+            if not (progress and active and any(o.available for o in self.offers)
                     and not floor_round):
                 return
 
