@@ -11,13 +11,23 @@ The cycle keeps one raw note per job it looked at: a rejection's words, or the n
 the autocluster whose rejection made it pass the job over (jobs are passed over in every
 spin, tens of thousands of them). A matched job's note is its match, whatever was noted
 of it before; it is not written per match but found among the matches when read.
+
+The raw notes are logged as written (``NoteLog``), a run of rows passed over as one
+entry (``SkippedRun``: the turn's rows and the span), and made into the job -> note
+table only when a note is first read: the table is the log replayed in order, so each
+job's note is the last written and the jobs come in the order first written, as if each
+had been written into the table at once. Only ``--explain`` reads notes; the cycle
+passes over some hundred thousand rows at 10,000 slots.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from operator import attrgetter
+from typing import NamedTuple
 
 from condorlite.core.matching.candidates import Candidates
+from condorlite.core.matching.row_maps import Row
 from condorlite.core.model import Job, Match, Rejection
 from condorlite.core.negotiation.turns import Turn
 
@@ -55,6 +65,59 @@ class Rejections:
             (r for r in self.last.values() if r.job not in done[r.submitter]),
             key=lambda r: (order[r.submitter], queue[r.job]))
 
+class Note(NamedTuple):
+    """One job's raw note: a rejection's words."""
+
+    job: str
+    text: str
+
+
+class SkippedRun(NamedTuple):
+    """The jobs of ``rows[start:end]`` (a turn's rows, all of autocluster ``cluster``)
+    passed over because that autocluster was rejected earlier in the turn: each one's
+    raw note is ``cluster``. A row matched in an earlier spin may be among them: its
+    note is its match whatever was noted (``CycleNotes``), so it is not left out."""
+
+    rows: list[Row]
+    start: int
+    end: int
+    cluster: int
+
+
+class NoteLog:
+    """The raw notes of a cycle as written (module doc): ``note`` for one job,
+    ``skipped`` for a run of rows; ``table`` replays them, once."""
+
+    __slots__ = ("_table", "log")
+
+    def __init__(self) -> None:
+        #: ``Note`` and ``SkippedRun`` entries in the order written
+        self.log: list[Note | SkippedRun] = []
+        self._table: dict[str, str | int] | None = None
+
+    def note(self, job: str, text: str) -> None:
+        self.log.append(Note(job, text))
+
+    def skipped(self, rows: list[Row], start: int, end: int, cluster: int) -> None:
+        self.log.append(SkippedRun(rows, start, end, cluster))
+
+    def table(self) -> dict[str, str | int]:
+        """Job id -> its raw note (the last written), in the order first written. Made
+        when first asked, after the cycle (nothing is logged once it is read)."""
+        table = self._table
+        if table is None:
+            table = self._table = {}
+            for entry in self.log:
+                if type(entry) is SkippedRun:
+                    table.update(dict.fromkeys(
+                        map(_JOB_ID, entry.rows[entry.start:entry.end]), entry.cluster))
+                else:
+                    table[entry.job] = entry.text
+        return table
+
+
+_JOB_ID = attrgetter("job_id")  # (``Row``)
+
 #: The note of a job passed over because its autocluster was rejected (the cycle keeps
 #: the autocluster's number, worded only when read: jobs are passed over in every
 #: spin).
@@ -71,10 +134,10 @@ class CycleNotes(Mapping[str, str]):
     the matches are looked up by job only then. A view of the cycle's notes, like
     ``autocluster_of``: ``Cycle.result`` is a cycle's last step."""
 
-    __slots__ = ("_matched", "_matches", "_raw")
+    __slots__ = ("_log", "_matched", "_matches")
 
-    def __init__(self, raw: dict[str, str | int | tuple], matches: list[Match]) -> None:
-        self._raw, self._matches = raw, matches
+    def __init__(self, log: NoteLog, matches: list[Match]) -> None:
+        self._log, self._matches = log, matches
         self._matched: dict[str, Match] | None = None
 
     def _by_job(self) -> dict[str, Match]:
@@ -86,7 +149,7 @@ class CycleNotes(Mapping[str, str]):
         match = self._by_job().get(job)
         if match is not None:
             return _MATCHED.format(match.slot, match.reason, match.spin)
-        note = self._raw[job]
+        note = self._log.table()[job]
         if type(note) is int:
             return _SKIPPED.format(note)
         return note  # type: ignore[return-value]
@@ -94,8 +157,8 @@ class CycleNotes(Mapping[str, str]):
     def __iter__(self) -> Iterator[str]:
         matched = self._by_job()
         yield from matched
-        yield from (job for job in self._raw if job not in matched)
+        yield from (job for job in self._log.table() if job not in matched)
 
     def __len__(self) -> int:
         matched = self._by_job()
-        return len(matched) + sum(1 for job in self._raw if job not in matched)
+        return len(matched) + sum(1 for job in self._log.table() if job not in matched)

@@ -50,7 +50,7 @@ or input order otherwise.
 
 from __future__ import annotations
 
-from itertools import compress, filterfalse, islice, repeat
+from itertools import compress, islice, repeat
 from operator import attrgetter, eq
 from types import MappingProxyType
 
@@ -76,7 +76,12 @@ from condorlite.core.model import (
     make_match,
 )
 from condorlite.core.negotiation import limits as lim
-from condorlite.core.negotiation.cycle_notes import CycleNotes, Rejections, rejection_reason
+from condorlite.core.negotiation.cycle_notes import (
+    CycleNotes,
+    NoteLog,
+    Rejections,
+    rejection_reason,
+)
 from condorlite.core.negotiation.offer_pool import OfferPool, build_offers
 from condorlite.core.negotiation.submitter_attrs import (
     GroupFacts,
@@ -104,7 +109,8 @@ class Cycle:
         self.matches: list[Match] = []
         self.preempted: list[Claim] = []
         self.rejections = Rejections()
-        self.notes: dict[str, str | int | tuple] = {}
+        #: the raw per-job notes as written (``cycle_notes``)
+        self.notes = NoteLog()
         self.stats = dict(pies=0, pie_spins=0, jobs_considered=0, matches=0,
                           rejection_events=0, naive_evaluations=0)
         self.claims = claims
@@ -250,7 +256,7 @@ class Cycle:
         # rule: the bounds of the two limits are fixed for the turn
         bound, positive = lim.permit_bound(limit), limit > 0
         free_bound, free_positive = lim.permit_bound(unclaimed), unclaimed > 0
-        done, notes, stats = turn.done, self.notes, self.stats
+        done, stats = turn.done, self.stats
         rows = turn.rows
         row_iter = iter(rows)
         at = 0  # the position in ``rows`` of the row after the current one
@@ -289,10 +295,9 @@ class Cycle:
                 if ceiling is not None and used >= ceiling:
                     return RESUME, pie_left
                 if cluster in skipped:
-                    notes[job_id] = cluster  # worded when read (``cycle_notes``)
                     # (and the rest of its run with it: a skipped autocluster's
                     # other runs in queue order are met a row at a time otherwise)
-                    at = self._skip_run(turn, at, row_iter, cluster, done)
+                    at = self._skip_run(turn, at - 1, at, row_iter, cluster)
                     continue
                 considered += 1
                 naive += offer_pool.available
@@ -311,7 +316,7 @@ class Cycle:
                                      only_rank)
                     if not self.policy.negotiate_all_jobs_in_cluster:
                         skipped.add(cluster)
-                        at = self._skip_run(turn, at, row_iter, cluster, done)
+                        at = self._skip_run(turn, at, at, row_iter, cluster)
                     continue
                 offer, reason, taken, cost = picked
                 if taken is not None and offer.vector is not None:
@@ -368,19 +373,20 @@ class Cycle:
         walk = walks[key] = self.scan.walk(cands, klass, job_ad, name, only_rank)
         return walk
 
-    def _skip_run(self, turn: Turn, at: int, row_iter, cluster: int, done: set[str]) -> int:
+    def _skip_run(self, turn: Turn, start: int, at: int, row_iter, cluster: int) -> int:
         """Pass over the run of rows from ``at`` on that belong to the autocluster
         ``cluster`` (an autocluster's jobs mostly come in runs in queue order: the
         procs of one job cluster; ``Turn.run_end``), after the row at ``at - 1`` was
-        rejected or met while its autocluster is skipped, as the loop would: a job not
-        matched yet is noted as skipped (``cycle_notes``). Nothing a row's checks read
-        changes while a cluster is skipped (no match, no charge), so the loop's limit
-        checks would pass them all. Returns the position after them."""
+        rejected or met while its autocluster is skipped, as the loop would: the rows
+        from ``start`` (``at - 1`` for a row met while skipped, else ``at``) to the
+        run's end are noted as skipped, one log entry for them all (``NoteLog``;
+        worded when read, ``cycle_notes``). Nothing a row's checks read changes while a
+        cluster is skipped (no match, no charge), so the loop's limit checks would pass
+        them all. Returns the position after them."""
         end = turn.run_end(at)
+        if end > start:
+            self.notes.skipped(turn.rows, start, end, cluster)
         if end > at:
-            ids = map(_JOB_ID, turn.rows[at:end])  # (C-level passes)
-            self.notes.update(dict.fromkeys(filterfalse(done.__contains__, ids) if done
-                                            else ids, cluster))
             next(islice(row_iter, end - at - 1, None), None)  # (advances end - at rows)
         return end
 
@@ -419,7 +425,7 @@ class Cycle:
     def _reject(self, job: Job, name: str, reason: str, cluster: int) -> None:
         self.stats["rejection_events"] += 1
         self.rejections.add(job, name, reason, cluster)
-        self.notes[job.id] = f"rejected: {reason}"
+        self.notes.note(job.id, f"rejected: {reason}")
 
     # -- result ---------------------------------------------------------------------------
     def result(self) -> CycleResult:
@@ -441,7 +447,6 @@ class Cycle:
 
 
 _STATUS = attrgetter("status")
-_JOB_ID = attrgetter("job_id")  # (``Row``)
 
 
 def run_cycle(
