@@ -180,8 +180,12 @@ class StaticOrders:
         the tier (module doc)."""
         tier = self._tiers.get(shape)
         if tier is None:
-            tier = self._tiers[shape] = tuple(
-                [pos for pos, have in enumerate(self._shape_left[shape]) if have <= 0])
+            left = self._shape_left[shape]
+            # (every carve makes a new shape, most with something left everywhere:
+            # one C call answers those; NaN is never ``<= 0``, so any the ``min``
+            # passes over is no position of the tier either way)
+            tier = self._tiers[shape] = () if left and min(left) > 0 else tuple(
+                [pos for pos, have in enumerate(left) if have <= 0])
         return tier
 
     def _tier(self, static: int, tiers: dict[tuple, list[tuple]], tier: tuple) -> list[tuple]:
