@@ -142,9 +142,9 @@ class StaticOrders:
             old = items.pop(seq, None)
             order = None
             if old is not None:
-                tier = shape_tiers.get(old[3])  # (``tier_of``, its look-up written out)
-                if tier is None:
-                    tier = tier_of(old[3])
+                # (``tier_of``, its look-up written out: an item's shape's tier was
+                # found when the item was placed)
+                tier = shape_tiers[old[3]]
                 # (``_tier`` written out for a list no snapshot holds: the item is in it)
                 order = tiers[tier]
                 if (static, tier) in shared:

@@ -364,3 +364,20 @@ def test_tiers_with_nothing_left_of_a_resource_asked_for_are_passed_over(monkeyp
     assert passed
     _, walked = _cycle(slots, jobs, False, monkeypatch)
     assert _fingerprint(ordered) == _fingerprint(walked)
+
+
+@given(st.lists(st.lists(st.one_of(st.floats(allow_nan=True), st.integers(-3, 3)),
+                         max_size=5), max_size=8))
+def test_a_tier_is_the_positions_with_nothing_left(lefts) -> None:
+    # (``tier_of``'s one ``min`` for states with something left everywhere answers as
+    # the rule does: NaN, zero, negative and empty vectors included)
+    class _Shapes:
+        _tiers: dict = {}
+        _shape_left = dict(enumerate(tuple(left) for left in lefts))
+
+    orders = _Shapes()
+    orders._tiers = {}
+    for shape, left in orders._shape_left.items():
+        want = tuple(pos for pos, have in enumerate(left) if have <= 0)
+        assert StaticOrders.tier_of(orders, shape) == want  # type: ignore[arg-type]
+        assert orders._tiers[shape] == want
