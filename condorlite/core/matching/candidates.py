@@ -182,7 +182,7 @@ class Candidates:
             size = chunk
             if lazy_runs and len(item) > 2:
                 size = share
-                item[2].grow(start + size)
+                item[2].grow(start + size, None if bound is None else bound[0])
             if len(run) - start > size:
                 mark = run[start + size - 1]
                 if bound is None or mark < bound:

@@ -65,10 +65,11 @@ class OrderedStates:
         self.entries: list[tuple] = []
         self.done = not items
 
-    def grow(self, count: int) -> None:
+    def grow(self, count: int, last: float | None = None) -> None:
         """Make entries until there are more than ``count`` or no item is left (a
-        whole group of equal -pre at a time)."""
-        self._make(count, None)
+        whole group of equal -pre at a time); with ``last``, no group whose -pre is
+        over it (the merge's bound so far: an entry past it is not merged now)."""
+        self._make(count, last)
 
     def through(self, key: float) -> None:
         """Make every item whose -pre is at most ``key`` (the first key of the

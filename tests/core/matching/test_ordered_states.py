@@ -249,8 +249,9 @@ class _Lazy:
             self.entries.append(self._all[len(self.entries)])
         self.done = len(self.entries) == len(self._all)
 
-    def grow(self, count: int) -> None:
-        while not self.done and len(self.entries) <= count:
+    def grow(self, count: int, last: float | None = None) -> None:
+        while not self.done and len(self.entries) <= count and (
+                last is None or self._all[len(self.entries)][0] <= last):
             self._make_group()
 
     def through(self, key: float) -> None:
