@@ -373,11 +373,13 @@ def test_a_tier_is_the_positions_with_nothing_left(lefts) -> None:
     # (``tier_of``'s one ``min`` for states with something left everywhere answers as
     # the rule does: NaN, zero, negative and empty vectors included)
     class _Shapes:
-        _tiers: dict = {}
-        _shape_left = dict(enumerate(tuple(left) for left in lefts))
+        """What ``tier_of`` reads of a ``StaticOrders``."""
+
+        def __init__(self) -> None:
+            self._tiers: dict[int, tuple] = {}
+            self._shape_left = dict(enumerate(tuple(left) for left in lefts))
 
     orders = _Shapes()
-    orders._tiers = {}
     for shape, left in orders._shape_left.items():
         want = tuple(pos for pos, have in enumerate(left) if have <= 0)
         assert StaticOrders.tier_of(orders, shape) == want  # type: ignore[arg-type]
