@@ -169,11 +169,13 @@ class Candidates:
 
         A run made on demand (``ordered_states.OrderedStates``, as [its entries,
         start, itself; ``lazy_runs`` of them) first makes more than its share of the
-        chunk past its start (the chunk over ``lazy_runs``, at least 1; or all it has), its
-        mark the last entry of that share, then every entry whose first key is at
-        most the bound's: its entries are the sorted prefix of its whole run, and
-        every entry it has not made sorts after them. (Any bound keeps the merged
-        entries the sorted prefix; the chunk only says how far a merge goes.)"""
+        chunk past its start (the chunk over ``lazy_runs``, at least 1; or all it has),
+        its mark the last entry of that share, yet no group whose first key is over
+        the bound found so far (entries past it are not merged now, and a list may
+        be left before its next merge), then every entry whose first key is at most
+        the bound's: its entries are the sorted prefix of its whole run, and every
+        entry it has not made sorts after them. (Any bound keeps the merged entries
+        the sorted prefix; the chunk only says how far a merge goes.)"""
         pending, chunk, lazy_runs = self.pending, self.chunk, self.lazy_runs
         share = max(1, chunk // lazy_runs) if lazy_runs else chunk
         bound = None
@@ -182,7 +184,7 @@ class Candidates:
             size = chunk
             if lazy_runs and len(item) > 2:
                 size = share
-                item[2].grow(start + size)
+                item[2].grow(start + size, None if bound is None else bound[0])
             if len(run) - start > size:
                 mark = run[start + size - 1]
                 if bound is None or mark < bound:

@@ -61,7 +61,9 @@ class LiteralStates(OrderedStates):
         both."""
         items, known_pairs, pair_of = self.items, self._known, self._pair_of
         fitting, fixed, left, boxed = self._fitting, self._fixed, self._left, self._boxed
-        registry, column, entries = self._registry, self._column, self.entries
+        registry, entries = self._registry, self.entries
+        # (the column's value of each offer, kept for every state: ``column`` doc)
+        kept = None if self._column is None else self._column.kept()
         at, end = self._at, len(items)
         extra, xat, skip, group_of = self._extra, self._xat, self._skip, self._group
         xend = len(extra)
@@ -126,7 +128,7 @@ class LiteralStates(OrderedStates):
             if not known.match:
                 continue
             offer = registry[idx]
-            append((key, -(known.job_rank if column is None else column.value(offer)),
+            append((key, -(known.job_rank if kept is None else kept[idx][1]),
                     -(values[POST] if POST in values else known.dependent[POST]),
                     _FREE_ORDER, FLT_MAX, offer.name, idx, version, NO_PREEMPTION))
         if batch:

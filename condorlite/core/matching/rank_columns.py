@@ -167,6 +167,13 @@ class RankColumn:
         #: layout (which reached names the slot binds) -> residual, None: evaluate
         self._programs: dict[tuple[bool, ...], Residual | None] = {}
 
+    def kept(self) -> dict[int, tuple[int | None, float]]:
+        """The values found so far, to read only: offer seq -> (its version, or None
+        for every version; the value). An offer ``same_in_every_state`` said yes of
+        has its value here for good (``ordered_states`` reads them so, one look-up
+        per entry)."""
+        return self._values
+
     def value(self, offer: Offer) -> float:
         """The job's Rank of the offer in its current state (``as_float`` or 0.0)."""
         found = self._values.get(offer.seq)

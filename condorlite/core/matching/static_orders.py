@@ -142,9 +142,9 @@ class StaticOrders:
             old = items.pop(seq, None)
             order = None
             if old is not None:
-                tier = shape_tiers.get(old[3])  # (``tier_of``, its look-up written out)
-                if tier is None:
-                    tier = tier_of(old[3])
+                # (``tier_of``, its look-up written out: an item's shape's tier was
+                # found when the item was placed)
+                tier = shape_tiers[old[3]]
                 # (``_tier`` written out for a list no snapshot holds: the item is in it)
                 order = tiers[tier]
                 if (static, tier) in shared:
@@ -180,8 +180,12 @@ class StaticOrders:
         the tier (module doc)."""
         tier = self._tiers.get(shape)
         if tier is None:
-            tier = self._tiers[shape] = tuple(
-                [pos for pos, have in enumerate(self._shape_left[shape]) if have <= 0])
+            left = self._shape_left[shape]
+            # (every carve makes a new shape, most with something left everywhere:
+            # one C call answers those; NaN is never ``<= 0``, so any the ``min``
+            # passes over is no position of the tier either way)
+            tier = self._tiers[shape] = () if left and min(left) > 0 else tuple(
+                [pos for pos, have in enumerate(left) if have <= 0])
         return tier
 
     def _tier(self, static: int, tiers: dict[tuple, list[tuple]], tier: tuple) -> list[tuple]:

@@ -249,8 +249,9 @@ class _Lazy:
             self.entries.append(self._all[len(self.entries)])
         self.done = len(self.entries) == len(self._all)
 
-    def grow(self, count: int) -> None:
-        while not self.done and len(self.entries) <= count:
+    def grow(self, count: int, last: float | None = None) -> None:
+        while not self.done and len(self.entries) <= count and (
+                last is None or self._all[len(self.entries)][0] <= last):
             self._make_group()
 
     def through(self, key: float) -> None:
@@ -364,3 +365,22 @@ def test_tiers_with_nothing_left_of_a_resource_asked_for_are_passed_over(monkeyp
     assert passed
     _, walked = _cycle(slots, jobs, False, monkeypatch)
     assert _fingerprint(ordered) == _fingerprint(walked)
+
+
+@given(st.lists(st.lists(st.one_of(st.floats(allow_nan=True), st.integers(-3, 3)),
+                         max_size=5), max_size=8))
+def test_a_tier_is_the_positions_with_nothing_left(lefts) -> None:
+    # (``tier_of``'s one ``min`` for states with something left everywhere answers as
+    # the rule does: NaN, zero, negative and empty vectors included)
+    class _Shapes:
+        """What ``tier_of`` reads of a ``StaticOrders``."""
+
+        def __init__(self) -> None:
+            self._tiers: dict[int, tuple] = {}
+            self._shape_left = dict(enumerate(tuple(left) for left in lefts))
+
+    orders = _Shapes()
+    for shape, left in orders._shape_left.items():
+        want = tuple(pos for pos, have in enumerate(left) if have <= 0)
+        assert StaticOrders.tier_of(orders, shape) == want  # type: ignore[arg-type]
+        assert orders._tiers[shape] == want
