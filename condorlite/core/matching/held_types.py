@@ -35,7 +35,7 @@ class HeldSlot:
     and, once a pair is asked, its shared static part (``part``:
     ``MatchTable.static_vector``, None when its pairs are evaluated otherwise)."""
 
-    __slots__ = ("first", "group", "pair_shape", "part", "policy", "preq", "vals")
+    __slots__ = ("first", "group", "kind", "pair_shape", "part", "policy", "preq", "vals")
 
     def __init__(self, pair_shape: int, group: HeldGroup, first: Offer,
                  vals: tuple | None, policy: int | None, preq: int | None) -> None:
@@ -45,6 +45,8 @@ class HeldSlot:
         self.preq = preq
         #: MISSING until the group's first pair is asked (``HeldWalks._pairs_of``)
         self.part: SlotVector | object | None = MISSING
+        #: the position of its type in the types last made (``HeldVerdicts._typed``)
+        self.kind = 0
 
 
 #: what a walk knows of ``PREEMPTION_REQUIREMENTS`` for a matched group's offers
