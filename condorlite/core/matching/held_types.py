@@ -50,20 +50,25 @@ class HeldSlot:
 
 
 #: what a walk knows of ``PREEMPTION_REQUIREMENTS`` for a matched group's offers
-#: (``HeldWalk.matched``), besides None (nothing: asked per shape) and a preq key
+#: (``HeldWalks._walk``), besides None (nothing: asked per shape) and a preq key
 #: (``held_refusals.GroupKeys.preq``: its list's verdict of the key stands for the
 #: offers not listed by rank): allowed, and none of them listed by rank nor the
-#: submitter's own (a policy key its list does not refuse); allowed
-PREQ_ONLY, PREQ_ALLOWED = -1, -2
+#: submitter's own (a policy key its list does not refuse: ``HeldWalk.allowed``)
+PREQ_ONLY = -1
 
 
 class HeldWalk(NamedTuple):
     """A class key's walk of the held groups for one set of refused policy keys
     (``HeldWalks.matching``): kept, and compared by identity (``held_lists``)."""
 
-    #: (group, its pair result, what is known of the policy for its offers: None,
-    #: a preq key, ``PREQ_ONLY``) of the groups whose pair matches
+    #: (group, its pair result, what is known of the policy for its offers: None
+    #: or a preq key) of the groups whose pair matches, but those of ``allowed``
     matched: list[tuple[HeldGroup, PairEval, int | None]]
+    #: (group, its pair result) of the groups whose pair matches and whose policy
+    #: key the list does not refuse (``PREQ_ONLY``): each offer allowed by the
+    #: policy, none listed by rank nor the submitter's own, so its list settles them
+    #: straight from here (``HeldLists._settle``), no shape of them kept apart
+    allowed: list[tuple[HeldGroup, PairEval]]
     #: the groups of policy keys the policy refuses, passed over, their pairs not
     #: asked: any may match (``held_refusals``; neither the groups a verdict rules
     #: out nor those of the submitter's own keys, which never count, are here). All
