@@ -70,6 +70,8 @@ class HeldGroups:
         self._alike: dict[tuple, dict[int, float]] = {}
         #: rank key -> the names its Rank can read (``slot_ranks.rank_reads``) or None
         self._reads: dict[int, tuple[str, ...] | None] = {}
+        #: (``added`` when worked out, the names the plans' Ranks read: ``_reads_of``)
+        self._union: tuple[int, tuple[str, ...] | None] | None = None
         #: the class's Rank of each rank key of the literal-Rank plan's others, in
         #: their order -> (epoch, the plan of a class of those Ranks)
         self._by_ranks: dict[tuple, tuple[int, tuple]] = {}
@@ -120,12 +122,13 @@ class HeldGroups:
         if shared is None or shared[0] != epoch:
             shared = self._plans[None] = (epoch, self._literal_plan(rank_key))
             self._prefix.clear()  # (the lists of earlier plans are read no more)
-        deferred, rest, others, reads = shared[1]
+        deferred, rest, others = shared[1]
         if not others:
             return deferred, rest
         found = self._plans.get(key)
         if found is not None and found[0] == epoch:
             return found[1]
+        reads = self._union_reads(others)
         # (the split reads the class's Rank per rank key alone: classes of equal
         # Ranks share it, and so their submitters' deferred counts; a class's Rank
         # per rank key is asked once, whatever the plans remade as offers leave)
@@ -167,6 +170,16 @@ class HeldGroups:
             {} if alike is None else self._alike.setdefault((reads, alike), {}))
         self._ranks[key] = (reads, known)
         return known
+
+    def _union_reads(self, others: dict[int, list]) -> tuple[str, ...] | None:
+        """``_reads_of(others)``, worked out once while no group gains an offer: the
+        rank keys of a later plan's ``others`` are then among those (groups only
+        empty), so the names found read all their Ranks (maybe more: keying more,
+        never less)."""
+        found = self._union
+        if found is None or found[0] != self.added:
+            found = self._union = (self.added, self._reads_of(others))
+        return found[1]
 
     def _reads_of(self, others: dict[int, list]) -> tuple[str, ...] | None:
         """The names the Rank of any rank key of ``others`` can read
@@ -222,12 +235,10 @@ class HeldGroups:
             found = self._literal_counts[submitter] = (epoch, columns[2].of(submitter))
         return found[1]
 
-    def _literal_plan(self, rank_key: Callable[[Offer], int]
-                      ) -> tuple[list, list, dict, tuple[str, ...] | None]:
+    def _literal_plan(self, rank_key: Callable[[Offer], int]) -> tuple[list, list, dict]:
         """The split of the groups whose slot Rank is a literal, and the others by
-        rank key: (pair shape, group, first offer, lowest CurrentRank) of each, and
-        the names their Ranks can read (``_reads_of``). A pair shape's Rank (walked:
-        all its offers bind it alike) is read once."""
+        rank key: (pair shape, group, first offer, lowest CurrentRank) of each. A
+        pair shape's Rank (walked: all its offers bind it alike) is read once."""
         registry, literal_ranks = self.registry, self._literal_ranks
         deferred: list = []
         rest: list = []
@@ -252,7 +263,7 @@ class HeldGroups:
                 deferred.append((first, group))
             else:
                 rest.append((pair_shape, group))
-        return deferred, rest, others, self._reads_of(others) if others else None
+        return deferred, rest, others
 
 
 class DeferredCounts:
