@@ -17,7 +17,12 @@ rank alone and counts nothing.
 Plans and the per-submitter counts of deferred groups are kept while no group gains or
 loses an offer (``epoch``). A class's split reads nothing of the class but its Rank of
 each rank key: classes of equal Ranks share one plan (and so their submitters' deferred
-counts); a group's first offer is found once (any offer of a held pair shape stands for
+counts). Where every such Rank can read only names the slot binds to literals (or not
+at all: ``slot_ranks.rank_reads``), a class's Ranks are those of every class whose job
+binds those names alike (``slot_ranks.job_numbers``): they are asked once for all such
+classes, not once per class and rank key (a pool of desktops that prefer their owner's
+jobs: a rank key per owner, and a class's Ranks decided by its job's ``Owner``). A
+group's first offer is found once (any offer of a held pair shape stands for
 it: all bind alike what a pair and a Rank read). The order of a plan's lists does not
 matter, and deferring a group whose pair is already known gives the same reason as
 counting it at once: a rejection asks only whether some matching group has offers not
@@ -33,6 +38,7 @@ from condorlite.core import adeval
 from condorlite.core.classad.ast import Literal
 from condorlite.core.matching.candidates import HeldGroup
 from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.slot_ranks import rank_reads
 
 #: "not in the table" (a table whose values may be None)
 MISSING = object()
@@ -55,9 +61,17 @@ class HeldGroups:
         self.added = 0
         #: None -> (epoch, the literal-Rank plan); class key -> (epoch, its plan)
         self._plans: dict[tuple | None, tuple[int, tuple]] = {}
-        #: class key -> rank key -> the class's slot Rank of groups of that key
-        #: (``plan``'s ``slot_rank``: the same for every group of one rank key)
-        self._ranks: dict[tuple, dict[int, float]] = {}
+        #: class key -> (the names the Ranks it was asked for read, or None; rank key
+        #: -> the class's slot Rank of groups of that key: ``plan``'s ``slot_rank``,
+        #: the same for every group of one rank key, and shared by the classes of
+        #: equal job numbers of those names, ``_alike``)
+        self._ranks: dict[tuple, tuple[tuple[str, ...] | None, dict[int, float]]] = {}
+        #: (names, a job's numbers of them) -> rank key -> the slot Rank of such jobs
+        self._alike: dict[tuple, dict[int, float]] = {}
+        #: rank key -> the names its Rank can read (``slot_ranks.rank_reads``) or None
+        self._reads: dict[int, tuple[str, ...] | None] = {}
+        #: (``added`` when worked out, the names the plans' Ranks read: ``_reads_of``)
+        self._union: tuple[int, tuple[str, ...] | None] | None = None
         #: the class's Rank of each rank key of the literal-Rank plan's others, in
         #: their order -> (epoch, the plan of a class of those Ranks)
         self._by_ranks: dict[tuple, tuple[int, tuple]] = {}
@@ -92,13 +106,17 @@ class HeldGroups:
         self.epoch += 1
 
     def plan(self, key: tuple, slot_rank: Callable[[Offer], float],
-             rank_key: Callable[[Offer], int]) -> tuple[list, list]:
+             rank_key: Callable[[Offer], int],
+             numbers: Callable[[tuple[str, ...]], tuple | None] | None = None
+             ) -> tuple[list, list]:
         """The class ``key``'s split: (first offer, group) of each deferred group, and
         (pair shape, group) of the others; ``slot_rank(first)``: the slot's Rank of
         the class's job in a group whose Rank is not a literal, the same for groups
-        of one ``rank_key(first)`` (``Reasons.rank_key``): asked once per rank key;
-        the split made once per change for the classes of equal Ranks of every rank
-        key."""
+        of one ``rank_key(first)`` (``Reasons.rank_key``): asked once per rank key
+        and, given ``numbers(names)`` (the class's job's numbers of ``names``, or
+        None: ``slot_ranks.job_numbers``), once for the classes of equal numbers
+        (module doc); the split made once per change for the classes of equal Ranks
+        of every rank key."""
         epoch = self.epoch
         shared = self._plans.get(None)
         if shared is None or shared[0] != epoch:
@@ -110,12 +128,13 @@ class HeldGroups:
         found = self._plans.get(key)
         if found is not None and found[0] == epoch:
             return found[1]
+        reads = self._union_reads(others)
         # (the split reads the class's Rank per rank key alone: classes of equal
         # Ranks share it, and so their submitters' deferred counts; a class's Rank
         # per rank key is asked once, whatever the plans remade as offers leave)
-        known = self._ranks.get(key)
-        if known is None:
-            known = self._ranks[key] = {}
+        kept = self._ranks.get(key)
+        known = kept[1] if kept is not None and kept[0] == reads else self._known(
+            key, reads, numbers)
         listed = []
         for rank_key, members in others.items():
             rank = known.get(rank_key, MISSING)
@@ -138,6 +157,44 @@ class HeldGroups:
         self._plans[key] = self._by_ranks[ranks] = (epoch, (deferred, rest))
         self._prefix[id(deferred)] = (deferred, len(shared_deferred))
         return deferred, rest
+
+    def _known(self, key: tuple, reads: tuple[str, ...] | None,
+               numbers: Callable[[tuple[str, ...]], tuple | None] | None
+               ) -> dict[int, float]:
+        """The class key's table of slot Ranks by rank key: shared by the classes of
+        equal job numbers of ``reads`` (the names every Rank of the plan can read;
+        None when not known: a table of its own), kept with ``reads`` (a class asked
+        again under other names takes another table)."""
+        alike = None if reads is None or numbers is None else numbers(reads)
+        known: dict[int, float] = (
+            {} if alike is None else self._alike.setdefault((reads, alike), {}))
+        self._ranks[key] = (reads, known)
+        return known
+
+    def _union_reads(self, others: dict[int, list]) -> tuple[str, ...] | None:
+        """``_reads_of(others)``, worked out once while no group gains an offer: the
+        rank keys of a later plan's ``others`` are then among those (groups only
+        empty), so the names found read all their Ranks (maybe more: keying more,
+        never less)."""
+        found = self._union
+        if found is None or found[0] != self.added:
+            found = self._union = (self.added, self._reads_of(others))
+        return found[1]
+
+    def _reads_of(self, others: dict[int, list]) -> tuple[str, ...] | None:
+        """The names the Rank of any rank key of ``others`` can read
+        (``slot_ranks.rank_reads``, read off each key's first group), sorted; None
+        when one is not known."""
+        names: set[str] = set()
+        reads = self._reads
+        for rank_key, members in others.items():
+            found = reads.get(rank_key, MISSING)
+            if found is MISSING:
+                found = reads[rank_key] = rank_reads(members[0][2])
+            if found is None:
+                return None
+            names.update(found)  # type: ignore[arg-type]
+        return tuple(sorted(names))
 
     def deferred_counts(self, deferred: list, submitter: str) -> list[tuple[Offer, int]]:
         """(first offer, offers not the submitter's own) of each deferred group with

@@ -62,7 +62,7 @@ from condorlite.core.matching.candidates import (
 )
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.held_refusals import REFUSED
-from condorlite.core.matching.held_types import PREQ_ALLOWED, PREQ_ONLY, HeldWalk
+from condorlite.core.matching.held_types import HeldWalk
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.preq_verdicts import PreqVerdicts
 from condorlite.core.matching.rank_columns import RankColumn
@@ -81,11 +81,12 @@ class HeldList:
         self.walk = walk
         #: sorted entries of the offers listed by rank
         self.by_rank = by_rank
-        #: (members, pair result, what is known of the policy for them: None, a
-        #: preq key or ``held_types.PREQ_ALLOWED``, from their group's keys,
-        #: ``held_refusals``) of the shapes neither listed by rank nor the
-        #: submitter's own, until a list that is not rank-only settles them
-        #: (``HeldLists._settle``: a rank-only list asks no PREEMPTION_REQUIREMENTS)
+        #: (members, pair result, what is known of the policy for them: None or a
+        #: preq key, from their group's keys, ``held_refusals``) of the shapes
+        #: neither listed by rank nor the submitter's own (but the walk's
+        #: ``allowed``, read from it), until a list that is not rank-only settles
+        #: them (``HeldLists._settle``: a rank-only list asks no
+        #: PREEMPTION_REQUIREMENTS)
         self.others: list[tuple] | None = others
         #: sorted entries of the offers listed by priority
         self.by_prio: list[tuple] = []
@@ -173,18 +174,12 @@ class HeldLists:
 
     def _make(self, submitter: str, walk: HeldWalk, column: RankColumn | None) -> HeldList:
         """The entries by rank of the walk's groups' offers, and the other shapes not
-        the submitter's own (module doc)."""
+        the submitter's own (module doc); the walk's ``allowed`` have neither."""
         registry = self._registry
         by_rank: list[tuple] = []
         others: list[tuple] = []
         for group, pe, known in walk.matched:
             if not group.total:
-                continue
-            if known == PREQ_ONLY:
-                # (a policy key the walk did not refuse: no offer listed by rank,
-                # none the submitter's own, each allowed by the policy)
-                for members in group.shapes.values():
-                    others.append((members, pe, PREQ_ALLOWED))
                 continue
             slot_rank = pe.slot_rank
             for members in group.shapes.values():
@@ -200,7 +195,8 @@ class HeldLists:
     def _settle(self, found: HeldList, class_id: int, job_ad: ClassAd, signature: tuple,
                 column: RankColumn | None) -> None:
         """The entries by priority and the refusals of the shapes ``found`` left
-        open (``HeldList.others``): their offers still available."""
+        open (``HeldList.others``) and of the walk's ``allowed`` groups: their offers
+        still available."""
         registry, allowed = self._registry, self._allowed
         jobs: dict = {}  # (the job ad's numbers, for ``allowed``)
         refusals = found.walk.refusals
@@ -224,8 +220,6 @@ class HeldLists:
                 first = registry[seqs[0]]
             if known is None:
                 refused = not allowed(class_id, job_ad, first, signature, jobs)
-            elif known == PREQ_ALLOWED:
-                refused = False
             else:
                 # (the list's verdict of the group's preq key: never the submitter's
                 # own here, those left out above)
@@ -247,6 +241,7 @@ class HeldLists:
                     listed[key] = (pe, seqs)
                 else:
                     same[1].extend(seqs)
+        self._settle_allowed(found, column, listed)
         by_prio = found.by_prio = []
         for pe, seqs in listed.values():
             if pe.dependent:
@@ -256,6 +251,40 @@ class HeldLists:
                 by_prio.extend(self._shared.entries(seqs, pe, PRIO_PREEMPTION, column))
         by_prio.sort()
         found.others = None
+
+    def _settle_allowed(self, found: HeldList, column: RankColumn | None,
+                        listed: dict[int, tuple[PairEval, list[int]]]) -> None:
+        """``_settle`` of the walk's ``allowed`` groups (``HeldWalk.allowed``): their
+        offers still available, each allowed by the policy and none listed by rank
+        nor the submitter's own, go by the rank test alone to the refused or to
+        ``listed`` (as ``_settle``'s)."""
+        registry = self._registry
+        refused_rank = found.refused_rank
+        for group, pe in found.walk.allowed:
+            if not group.total:
+                continue
+            for members in group.shapes.values():
+                if len(members) == 1:  # (most held shapes: one slot each)
+                    (seq,) = members
+                    first = registry[seq]
+                    if not first.available:
+                        continue
+                    seqs = [seq]
+                else:
+                    seqs = [k for k in members if registry[k].available]
+                    if not seqs:
+                        continue
+                    first = registry[seqs[0]]
+                if not pe.slot_rank >= first.current_rank:
+                    refused_rank.extend(seqs)
+                    continue
+                key = id(pe) if pe.dependent else (
+                    column if column is not None else pe.job_rank)
+                same = listed.get(key)
+                if same is None:
+                    listed[key] = (pe, seqs)
+                else:
+                    same[1].extend(seqs)
 
     def _filter(self, found: HeldList) -> None:
         """Drop the refused offers that have left, and the entries of those that have

@@ -35,7 +35,7 @@ class HeldSlot:
     and, once a pair is asked, its shared static part (``part``:
     ``MatchTable.static_vector``, None when its pairs are evaluated otherwise)."""
 
-    __slots__ = ("first", "group", "pair_shape", "part", "policy", "preq", "vals")
+    __slots__ = ("first", "group", "kind", "pair_shape", "part", "policy", "preq", "vals")
 
     def __init__(self, pair_shape: int, group: HeldGroup, first: Offer,
                  vals: tuple | None, policy: int | None, preq: int | None) -> None:
@@ -45,23 +45,30 @@ class HeldSlot:
         self.preq = preq
         #: MISSING until the group's first pair is asked (``HeldWalks._pairs_of``)
         self.part: SlotVector | object | None = MISSING
+        #: the position of its type in the types last made (``HeldVerdicts._typed``)
+        self.kind = 0
 
 
 #: what a walk knows of ``PREEMPTION_REQUIREMENTS`` for a matched group's offers
-#: (``HeldWalk.matched``), besides None (nothing: asked per shape) and a preq key
+#: (``HeldWalks._walk``), besides None (nothing: asked per shape) and a preq key
 #: (``held_refusals.GroupKeys.preq``: its list's verdict of the key stands for the
 #: offers not listed by rank): allowed, and none of them listed by rank nor the
-#: submitter's own (a policy key its list does not refuse); allowed
-PREQ_ONLY, PREQ_ALLOWED = -1, -2
+#: submitter's own (a policy key its list does not refuse: ``HeldWalk.allowed``)
+PREQ_ONLY = -1
 
 
 class HeldWalk(NamedTuple):
     """A class key's walk of the held groups for one set of refused policy keys
     (``HeldWalks.matching``): kept, and compared by identity (``held_lists``)."""
 
-    #: (group, its pair result, what is known of the policy for its offers: None,
-    #: a preq key, ``PREQ_ONLY``) of the groups whose pair matches
+    #: (group, its pair result, what is known of the policy for its offers: None
+    #: or a preq key) of the groups whose pair matches, but those of ``allowed``
     matched: list[tuple[HeldGroup, PairEval, int | None]]
+    #: (group, its pair result) of the groups whose pair matches and whose policy
+    #: key the list does not refuse (``PREQ_ONLY``): each offer allowed by the
+    #: policy, none listed by rank nor the submitter's own, so its list settles them
+    #: straight from here (``HeldLists._settle``), no shape of them kept apart
+    allowed: list[tuple[HeldGroup, PairEval]]
     #: the groups of policy keys the policy refuses, passed over, their pairs not
     #: asked: any may match (``held_refusals``; neither the groups a verdict rules
     #: out nor those of the submitter's own keys, which never count, are here). All

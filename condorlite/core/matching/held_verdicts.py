@@ -25,7 +25,10 @@ with the requests bound).
 **Types.** The held groups are split into *types* (``_typed``): the same names left
 free and the same numbers of every slot name some kept verdict read (a few names:
 ``Arch``, ``OpSys``, ``HasFileTransfer`` ...), remade when that union grows or a
-group gains an offer. A class asks one verdict per type (``asked``); when it read
+group gains an offer. When only the union grew, the types are the old ones split by
+the numbers of the names it gained (``_split``): the same types in the same order,
+each group's slot kept, without reading again what the old names and the groups'
+keys already gave. A class asks one verdict per type (``asked``); when it read
 only names of the union it stands for every group of the type, so a type it rules
 out is passed over whole (else each group asks its own). A class asks the verdicts
 of every type before it walks, and when one read names outside the union (the first
@@ -122,6 +125,9 @@ class HeldVerdicts:
         self._slots = 0
         #: (``added``, the union's names when made, the same as a set, the types)
         self._types: tuple[int, tuple[str, ...], frozenset[str], list[HeldType]] | None = None
+        #: every group's slot when the types were last made in full, in the held
+        #: groups' order (``_split``)
+        self._all: list[HeldSlot] = []
 
     def asked(self, klass: tuple, job_ad: ClassAd
               ) -> tuple[frozenset[str], list[HeldType], list[tuple[object, tuple[str, ...]]]]:
@@ -220,10 +226,27 @@ class HeldVerdicts:
         the group."""
         added, names = self._held.added, tuple(sorted(self._union))
         found = self._types
-        if found is not None and found[0] == added and found[1] == names:
-            return found[2], found[3]
+        if found is not None and found[0] == added:
+            if found[1] == names:
+                return found[2], found[3]
+            # (the union only grows: the old types split by the names it gained)
+            types = self._split(tuple(sorted(self._union.difference(found[2]))))
+        else:
+            types = self._made(names)
+        for kind, held_type in enumerate(types):
+            for slot in held_type.slots:
+                slot.kind = kind
+        self._removed = self._held.epoch - self._held.added
+        self._slots = sum(len(held_type.slots) for held_type in types)
+        self._types = (added, names, frozenset(names), types)
+        return self._types[2], types
+
+    def _made(self, names: tuple[str, ...]) -> list[HeldType]:
+        """The types of the held groups with offers by ``names`` (``_typed``), each
+        group's slot worked out anew (kept in ``_all``)."""
         registry = self._registry
         by_key: dict[tuple, HeldType] = {}
+        every = self._all = []
         for pair_shape, group in self._held.groups.items():
             if not group.total:
                 continue
@@ -234,14 +257,29 @@ class HeldVerdicts:
             if held_type is None:
                 held_type = by_key[key] = HeldType(first, [], {})
             keys = self._policy_key(pair_shape, group, first)
-            held_type.slots.append(HeldSlot(pair_shape, group, first,
-                                            None if vector is None else vector.vals,
-                                            keys.policy, keys.preq))
-        types = list(by_key.values())
-        self._removed = self._held.epoch - self._held.added
-        self._slots = sum(len(held_type.slots) for held_type in types)
-        self._types = (added, names, frozenset(names), types)
-        return self._types[2], types
+            slot = HeldSlot(pair_shape, group, first, None if vector is None else vector.vals,
+                            keys.policy, keys.preq)
+            held_type.slots.append(slot)
+            every.append(slot)
+        return list(by_key.values())
+
+    def _split(self, gained: tuple[str, ...]) -> list[HeldType]:
+        """The types ``_made`` would give with the names ``gained`` added to the
+        union, no group having gained an offer since the types were made: the old
+        type of each group with offers (``HeldSlot.kind``) and its numbers of
+        ``gained`` split alike, and the same walk over the groups (``_all``, their
+        order when made) gives the same order of types and of their groups."""
+        number = self._number
+        by_key: dict[tuple, HeldType] = {}
+        for slot in self._all:
+            if not slot.group.total:
+                continue
+            key = (slot.kind, number(slot.first.ad, gained))
+            held_type = by_key.get(key)
+            if held_type is None:
+                held_type = by_key[key] = HeldType(slot.first, [], {})
+            held_type.slots.append(slot)
+        return list(by_key.values())
 
     def _compact(self, types: list[HeldType]) -> None:
         """Leave the groups that have emptied out of the types (and their columns,

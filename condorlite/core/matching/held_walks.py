@@ -131,7 +131,7 @@ class HeldWalks:
             return found[1]
         verdicts = self._verdicts
         union, types, asked = verdicts.asked(klass, job_ad)
-        out = HeldWalk([], [], refusals)
+        out = HeldWalk([], [], [], refusals)
         parts = PartPairs()
         for held_type, (verdict, names) in zip(types, asked, strict=True):
             shared = union.issuperset(names)
@@ -154,8 +154,9 @@ class HeldWalks:
         policy key ``refusals`` refuses to ``out.passed``, without their pair (with
         a key it does not refuse, the group's offers are allowed by the policy, and
         with a preq key, the key's verdict stands for its offers not listed by
-        rank: marked so in ``out.matched``)."""
-        matched, passed, _ = out
+        rank: marked so in ``out.matched``; with a key it does not refuse, in
+        ``out.allowed``)."""
+        matched, allowed, passed, _ = out
         #: (group, what is known of the policy) of the groups whose pair is not known
         unknown: list[tuple[HeldSlot, int | None]] = []
         verdicts, refuses = ({}, None) if refusals is None else (refusals.verdicts,
@@ -185,15 +186,18 @@ class HeldWalks:
             if known is None:
                 unknown.append((slot, known_preq))
             elif known.match:
-                matched.append((group, known, known_preq))
+                if known_preq == PREQ_ONLY:
+                    allowed.append((group, known))
+                else:
+                    matched.append((group, known, known_preq))
         if unknown:
             self._pairs_of(klass, job_ad, signature, known_pairs, unknown, verdict, parts,
-                           matched)
+                           out)
 
     def _pairs_of(self, klass: tuple, job_ad: ClassAd, signature: tuple,
                   known_pairs: dict[int, PairEval], unknown: list[tuple[HeldSlot, int | None]],
-                  verdict: object, parts: PartPairs, matched: list) -> None:
-        """Add to ``matched`` the groups of ``unknown`` (with what is known of the
+                  verdict: object, parts: PartPairs, out: HeldWalk) -> None:
+        """Add to ``out`` (``_walk``) the groups of ``unknown`` (with what is known of the
         policy for each) whose pair with the class key, not known yet, matches: none
         that its verdict (the type's ``verdict``; MISSING: the group's own) rules out
         (its pair result not recorded: nothing reads the pair result of a group
@@ -204,6 +208,7 @@ class HeldWalks:
         class (``box_passes``). Else the pair is asked. (One call per walk of a
         type, not per group.)"""
         programs, tables, boxed = parts.programs, parts.tables, parts.boxed
+        matched, allowed = out.matched, out.allowed
         for slot, known_preq in unknown:
             mine = verdict if verdict is not MISSING else self._verdicts.verdict(
                 klass, job_ad, slot.first)[0]
@@ -230,7 +235,10 @@ class HeldWalks:
             if program is None:
                 known = self._pair(klass[0], job_ad, slot.first, signature)
                 if known.match:
-                    matched.append((slot.group, known, known_preq))
+                    if known_preq == PREQ_ONLY:
+                        allowed.append((slot.group, known))
+                    else:
+                        matched.append((slot.group, known, known_preq))
                 continue
             key, pair_shape = id(program), slot.pair_shape
             table = tables.get(key, MISSING)
@@ -259,4 +267,7 @@ class HeldWalks:
                 known = self._part_pair(program, ran)
             known_pairs[pair_shape] = known
             if known.match:
-                matched.append((slot.group, known, known_preq))
+                if known_preq == PREQ_ONLY:
+                    allowed.append((slot.group, known))
+                else:
+                    matched.append((slot.group, known, known_preq))

@@ -45,6 +45,7 @@ from condorlite.core.matching.preq_verdicts import PreqVerdicts
 from condorlite.core.matching.rank_columns import RankColumn, RankColumns
 from condorlite.core.matching.reasons import Reasons
 from condorlite.core.matching.shape_entries import ListBuild, ShapeEntries
+from condorlite.core.matching.slot_ranks import job_numbers
 from condorlite.core.matching.static_lists import StaticLists
 from condorlite.core.model import (
     NO_PREEMPTION,
@@ -80,6 +81,9 @@ class RequestLists:
         #: a rejection (``reasons``)
         self.reasons = Reasons(table, counts, shapes.shape_keys)
         self._reason_of, self._slot_rank = self.reasons.reason, self.reasons.slot_rank
+        #: an ad's numbers of names (``expr_numbers.Canon.key``): a class's job's of
+        #: the names the held slots' Ranks read (``HeldGroups.plan``)
+        self._number = shapes.shape_keys.canon.key
         preq = PreqVerdicts(table.exprs.preemption_requirements, shapes.shape_keys.canon.key,
                             table.now, counts, table.preemption_allowed)
         #: the held groups a submitter's lists can never list (``held_refusals``)
@@ -263,9 +267,10 @@ class RequestLists:
         # rejection reason: deferred (see below) straight from the class's plan; a
         # rank-only list, which lists offers by rank alone and counts nothing, passes
         # them over.
+        number = self._number
         deferred, held = self._held.plan(
             (class_id, part), lambda first: self._slot_rank(class_id, part, job_ad, first),
-            self.reasons.rank_key)
+            self.reasons.rank_key, lambda names: job_numbers(number, job_ad, names))
         if not only_rank:
             out.deferred = self._held.deferred_counts(deferred, submitter)
         for pair_shape, group in held:

@@ -73,6 +73,22 @@ class SharedRanks:
         return (rank_key, numbers)
 
 
+def rank_reads(offer: Offer) -> tuple[str, ...] | None:
+    """The names the slot ``Rank`` of ``offer`` can read when its ad binds each to a
+    literal or not at all (module doc), else None: every slot of one rank key reads
+    them alike."""
+    expr = adeval.attr(offer.ad, "Rank")
+    return None if expr is None else _literal_names(expr, offer.ad)
+
+
+def job_numbers(number: Callable[[ClassAd, tuple[str, ...]], tuple], job_ad: ClassAd,
+                names: tuple[str, ...]) -> tuple | None:
+    """The job's numbers of ``names`` (``number``: ``expr_numbers.Canon.key``) when it
+    binds each to a literal or not at all, else None: two jobs of equal numbers get
+    an equal Rank of every slot whose Rank reads only ``names`` (``rank_reads``)."""
+    return number(job_ad, names) if _literals(job_ad, names) else None
+
+
 def _literal_names(expr: Expr, slot_ad: ClassAd) -> tuple[str, ...] | None:
     """The names ``expr`` can read (``static_reads``) when the slot binds each to a
     literal or not at all, else None."""

@@ -216,3 +216,31 @@ def test_a_verdict_run_at_another_class_s_requests_decides_otherwise(monkeypatch
     monkeypatch.setattr(HeldVerdicts, "_test_of", at_first)
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS_OF_DISKS, POLICY)
+
+
+def test_types_split_as_made_in_full(monkeypatch) -> None:
+    # The union grows when the first class's verdicts read OpSys and Arch: the types
+    # are the old ones split (``_split``), as ``_made`` would make them, in its order.
+    split = HeldVerdicts._split
+    checked = []
+
+    def both(self, gained):  # type: ignore[no-untyped-def]
+        got = [[slot.pair_shape for slot in t.slots] for t in split(self, gained)]
+        every = self._all
+        want = [[slot.pair_shape for slot in t.slots]
+                for t in self._made(tuple(sorted(self._union)))]
+        self._all = every
+        assert got == want
+        checked.append(len(got))
+        return split(self, gained)
+
+    monkeypatch.setattr(HeldVerdicts, "_split", both)
+    run_both(SLOTS, JOBS, POLICY)
+    assert checked and max(checked) == 3  # (the three machine types)
+
+
+def test_types_split_blind_to_the_names_gained_decide_otherwise(monkeypatch) -> None:
+    # The old types kept whole: one verdict of a machine type stands for the others.
+    monkeypatch.setattr(HeldVerdicts, "_split", lambda self, gained: self._made(()))
+    with pytest.raises(AssertionError):
+        run_both(SLOTS, JOBS, POLICY)

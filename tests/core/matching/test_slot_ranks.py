@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from condorlite.core.matching import request_lists
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.slot_ranks import SharedRanks
 from condorlite.core.policy import Policy
@@ -37,10 +38,20 @@ def test_shared_ranks_decide_as_the_reference(requirements: str) -> None:
     fast, _ = run_both(SLOTS, JOBS, policy)
     reasons = fast.mm.lists.reasons
     if requirements == "False":
-        # (preemption by priority off: every class's plan asks both rank keys; three
-        # classes, two job numbers)
-        assert len(reasons._slot_ranks) == 6
+        # (preemption by priority off: a class's plan asks both rank keys, once per
+        # job numbers of what the Ranks read, ``HeldGroups.plan``: classes 1 and 2
+        # share theirs; three classes, two job numbers)
+        assert len(fast.mm.lists._held._alike) == 2
         assert len(reasons._shared.values) == 4
+        assert len(reasons._slot_ranks) < 6
+
+
+def test_plans_blind_to_the_job_decide_otherwise(monkeypatch) -> None:
+    # Every class one job number in the plans' key (``slot_ranks.job_numbers``): a's
+    # Ranks stand for b's, whose plan then defers the slots 0-3 it beats by rank.
+    monkeypatch.setattr(request_lists, "job_numbers", lambda number, job_ad, names: ())
+    with pytest.raises(AssertionError):
+        run_both(SLOTS, JOBS, Policy(uid_domain=UID, preemption_requirements="False"))
 
 
 def test_a_key_blind_to_the_job_decides_otherwise(monkeypatch) -> None:
