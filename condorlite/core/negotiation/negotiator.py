@@ -251,9 +251,9 @@ class Cycle:
         bound, positive = lim.permit_bound(limit), limit > 0
         free_bound, free_positive = lim.permit_bound(unclaimed), unclaimed > 0
         done, notes, stats = turn.done, self.notes, self.stats
-        rows = turn.rows
-        row_iter = iter(rows)
-        at = 0  # the position in ``rows`` of the row after the current one
+        # (the rows as the turn keeps them, a list per field: ``turns``)
+        row_iter = zip(turn.ids, turn.clusters, turn.classes, turn.jobs, strict=True)
+        at = 0  # the position in the turn's rows of the row after the current one
         # (the per-row statistics are summed in locals and added on the way out)
         considered = naive = 0
         # what the walk needs of the limits (a ``list_scan.Permit``): changed by a match only
@@ -378,7 +378,7 @@ class Cycle:
         checks would pass them all. Returns the position after them."""
         end = turn.run_end(at)
         if end > at:
-            ids = map(_JOB_ID, turn.rows[at:end])  # (C-level passes)
+            ids = turn.ids[at:end]  # (C-level passes)
             self.notes.update(dict.fromkeys(filterfalse(done.__contains__, ids) if done
                                             else ids, cluster))
             next(islice(row_iter, end - at - 1, None), None)  # (advances end - at rows)
@@ -441,7 +441,6 @@ class Cycle:
 
 
 _STATUS = attrgetter("status")
-_JOB_ID = attrgetter("job_id")  # (``Row``)
 
 
 def run_cycle(
