@@ -24,6 +24,19 @@ of lookups). The first offer of each set of entries is rewritten as before
 copy it got: the entries it holds that the original did not, the new names in the
 order they were added.
 
+A fold that decides nothing is not made (``INLINED``): when it only puts, in place
+of references to names the ad binds to literals (not strings), those literals
+(``Requirements = START && WithinResourceLimits`` with ``START = true`` becomes
+``true && WithinResourceLimits``), its rebindings are dropped, and an offer with
+nothing else to rewrite (no literal to hoist) keeps its ad as it is: the offers of
+its set too, with no 160-name copy each.
+Every evaluation gives what it gave (the fold has the original's value in the ad,
+``own_policy``), and no sharing is lost: the offers of the set hold the very same
+entries for the names the fold read, so their walks visit those names with one
+binding and split them no more than the folded expression did (a fold that
+decides something, ``KeyboardIdle > 900`` made ``true`` for every idle desktop,
+joins slots the unfolded walks would part, and is made as before).
+
 A slot whose policy reads numbers of its own (a desktop's ``KeyboardIdle``) shares
 its set with no other slot: after ``MISSES`` misses of the sets of policy entries
 that read the same names (the desktops of every owner) with fewer than one hit in
@@ -35,6 +48,16 @@ from __future__ import annotations
 from itertools import islice
 
 from condorlite.core import adeval
+from condorlite.core.classad.ast import (
+    AttrRef,
+    Binary,
+    Call,
+    Conditional,
+    Expr,
+    Literal,
+    Paren,
+    Unary,
+)
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.own_literals import NAMES, OwnLiterals
 from condorlite.core.matching.own_policy import POLICY_NAMES, OwnPolicy
@@ -43,6 +66,10 @@ from condorlite.core.matching.own_policy import POLICY_NAMES, OwnPolicy
 MISSES = 16
 #: a set of policy entries is looked up while at least one lookup in this many hits
 SHARE = 4
+#: a fold that only inlines literals is dropped (module doc); off: made as any other
+INLINED = True
+#: folded expressions deeper than this are taken as deciding something (kept)
+_MAX_DEPTH = 200
 
 
 class _Plan:
@@ -128,8 +155,12 @@ class OwnRewrites:
         offer.literals = found[2]
 
     def _direct(self, offer: Offer) -> None:
-        """The rewrite as the two modules make it, nothing remembered."""
-        offer.literals = self._literals.hoist(offer, self._policy.changes(offer))
+        """The rewrite as the two modules make it, nothing remembered; a fold that
+        decides nothing left out (``INLINED``, module doc)."""
+        changes = self._policy.changes(offer)
+        if INLINED and changes and _decides_nothing(offer.ad, changes):
+            changes = {}
+        offer.literals = self._literals.hoist(offer, changes)
 
     def _first(self, offer: Offer, table: dict) -> tuple:
         """Rewrite an offer in full and read off its rebindings: (the entries its new
@@ -159,3 +190,54 @@ class OwnRewrites:
             if entry is not None:
                 names.update(self._policy.reads(entry))
         return tuple(sorted(names))
+
+
+def _decides_nothing(ad: adeval.ClassAd, changes: dict[str, tuple]) -> bool:
+    """Whether each of the fold's rebindings (``OwnPolicy.changes`` of a ClassAd-lite
+    ad) is the ad's entry with some references replaced by literals that are not
+    strings, and nothing else changed: a fold that inlined literal bindings and
+    decided nothing. (A string might be hoisted by ``own_literals`` once inlined:
+    such a fold is made.)"""
+    table = adeval.table(ad)
+    if table is None:
+        return False
+    for name, after in changes.items():
+        before = table.get(name)
+        if before is None or before[0] != after[0] or not _only_inlined(
+                before[1], after[1], 0):
+            return False
+    return True
+
+
+def _only_inlined(before: Expr, after: Expr, depth: int) -> bool:
+    """``_decides_nothing`` of two expressions (False for kinds of node not looked
+    into, and past ``_MAX_DEPTH``)."""
+    if before is after:
+        return True
+    kind = type(before)
+    if kind is AttrRef:
+        if type(after) is Literal:
+            return type(after.value) is not str  # type: ignore[attr-defined]
+        return before == after
+    if kind is not type(after) or depth > _MAX_DEPTH:
+        return False
+    depth += 1
+    if kind is Binary:
+        return (before.op == after.op  # type: ignore[attr-defined]
+                and _only_inlined(before.left, after.left, depth)  # type: ignore[attr-defined]
+                and _only_inlined(before.right, after.right, depth))  # type: ignore[attr-defined]
+    if kind is Paren:
+        return _only_inlined(before.inner, after.inner, depth)  # type: ignore[attr-defined]
+    if kind is Unary:
+        return (before.op == after.op  # type: ignore[attr-defined]
+                and _only_inlined(before.operand, after.operand, depth))  # type: ignore[attr-defined]
+    if kind is Conditional:
+        return all(_only_inlined(b, a, depth) for b, a in (
+            (before.cond, after.cond), (before.then, after.then),  # type: ignore[attr-defined]
+            (before.otherwise, after.otherwise)))  # type: ignore[attr-defined]
+    if kind is Call:
+        return (before.name == after.name  # type: ignore[attr-defined]
+                and len(before.args) == len(after.args)  # type: ignore[attr-defined]
+                and all(_only_inlined(b, a, depth)
+                        for b, a in zip(before.args, after.args, strict=True)))  # type: ignore[attr-defined]
+    return before == after

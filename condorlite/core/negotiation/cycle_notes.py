@@ -23,11 +23,9 @@ passes over some hundred thousand rows at 10,000 slots.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from operator import attrgetter
 from typing import NamedTuple
 
 from condorlite.core.matching.candidates import Candidates
-from condorlite.core.matching.row_maps import Row
 from condorlite.core.model import Job, Match, Rejection
 from condorlite.core.negotiation.turns import Turn
 
@@ -73,12 +71,12 @@ class Note(NamedTuple):
 
 
 class SkippedRun(NamedTuple):
-    """The jobs of ``rows[start:end]`` (a turn's rows, all of autocluster ``cluster``)
+    """The jobs of ``ids[start:end]`` (a turn's job ids, all of autocluster ``cluster``)
     passed over because that autocluster was rejected earlier in the turn: each one's
     raw note is ``cluster``. A row matched in an earlier spin may be among them: its
     note is its match whatever was noted (``CycleNotes``), so it is not left out."""
 
-    rows: list[Row]
+    ids: list[str]
     start: int
     end: int
     cluster: int
@@ -98,8 +96,8 @@ class NoteLog:
     def note(self, job: str, text: str) -> None:
         self.log.append(Note(job, text))
 
-    def skipped(self, rows: list[Row], start: int, end: int, cluster: int) -> None:
-        self.log.append(SkippedRun(rows, start, end, cluster))
+    def skipped(self, ids: list[str], start: int, end: int, cluster: int) -> None:
+        self.log.append(SkippedRun(ids, start, end, cluster))
 
     def table(self) -> dict[str, str | int]:
         """Job id -> its raw note (the last written), in the order first written. Made
@@ -109,14 +107,12 @@ class NoteLog:
             table = self._table = {}
             for entry in self.log:
                 if type(entry) is SkippedRun:
-                    table.update(dict.fromkeys(
-                        map(_JOB_ID, entry.rows[entry.start:entry.end]), entry.cluster))
+                    table.update(dict.fromkeys(entry.ids[entry.start:entry.end],
+                                               entry.cluster))
                 else:
                     table[entry.job] = entry.text
         return table
 
-
-_JOB_ID = attrgetter("job_id")  # (``Row``)
 
 #: The note of a job passed over because its autocluster was rejected (the cycle keeps
 #: the autocluster's number, worded only when read: jobs are passed over in every

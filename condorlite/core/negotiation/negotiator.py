@@ -257,9 +257,9 @@ class Cycle:
         bound, positive = lim.permit_bound(limit), limit > 0
         free_bound, free_positive = lim.permit_bound(unclaimed), unclaimed > 0
         done, stats = turn.done, self.stats
-        rows = turn.rows
-        row_iter = iter(rows)
-        at = 0  # the position in ``rows`` of the row after the current one
+        # (the rows as the turn keeps them, a list per field: ``turns``)
+        row_iter = zip(turn.ids, turn.clusters, turn.classes, turn.jobs, strict=True)
+        at = 0  # the position in the turn's rows of the row after the current one
         # (the per-row statistics are summed in locals and added on the way out)
         considered = naive = 0
         # what the walk needs of the limits (a ``list_scan.Permit``): changed by a match only
@@ -385,7 +385,7 @@ class Cycle:
         them all. Returns the position after them."""
         end = turn.run_end(at)
         if end > start:
-            self.notes.skipped(turn.rows, start, end, cluster)
+            self.notes.skipped(turn.ids, start, end, cluster)
         if end > at:
             next(islice(row_iter, end - at - 1, None), None)  # (advances end - at rows)
         return end

@@ -2,7 +2,9 @@
 
 ``build_turns`` makes one ``Turn`` per submitter with idle jobs: its jobs in queue order
 (JobPrio desc, QDate, ClusterId, ProcId, input order; ``queue_blocks``) as rows of
-(job id, autocluster, match class, job) (``row_maps.turn_rows``), the turns sorted by
+(job id, autocluster, match class, job), kept as one aligned list per field
+(``row_maps.turn_rows``: ``ids``, ``clusters``, ``classes``, ``jobs``; the turn's loop
+zips them, and ``Turn.rows`` makes ``Row`` objects only when asked), the turns sorted by
 (EUP, name). A submitter the accountant does not know gets EUP
 ``0.5 x DEFAULT_PRIO_FACTOR`` and usage 0, entered in the cycle's ``eup`` and ``usage``.
 
@@ -16,11 +18,11 @@ from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import compress, count
-from operator import itemgetter, ne
+from operator import ne
 
 from condorlite.core.matching.autocluster import Autoclusters
 from condorlite.core.matching.queue_blocks import QueueBlocks
-from condorlite.core.matching.row_maps import Row, turn_rows
+from condorlite.core.matching.row_maps import Row, make_row, turn_rows
 from condorlite.core.model import Job, Submitter, SubmitterReport
 from condorlite.core.policy import Policy
 
@@ -32,8 +34,11 @@ class Turn:
     info: Submitter
     jobs: list[Job]
     done: set[str] = field(default_factory=set)
-    #: a ``Row`` (job id, autocluster, match class, job) of each of ``jobs``, in order
-    rows: list[Row] = field(default_factory=list)
+    #: the job id, autocluster and match class of each of ``jobs``, aligned with it
+    #: (a ``Row`` per job as columns: ``rows``)
+    ids: list[str] = field(default_factory=list)
+    clusters: list[int] = field(default_factory=list)
+    classes: list[int] = field(default_factory=list)
     matched_weight: float = 0.0
     matched_jobs: int = 0
     share: float | None = None
@@ -43,20 +48,24 @@ class Turn:
     _run_starts: list[int] | None = field(default=None, init=False, repr=False,
                                           compare=False)
 
+    @property
+    def rows(self) -> list[Row]:
+        """Each job's ``Row`` (job id, autocluster, match class, job), in order: made
+        when asked (the cycle's loop zips the columns)."""
+        return list(map(make_row, zip(self.ids, self.clusters, self.classes, self.jobs,
+                                      strict=True)))
+
     def run_end(self, at: int) -> int:
         """The position after the run of rows of one autocluster that holds the row at
         ``at - 1`` (rows never change, so the runs are found once per turn, at C
         level, and each question is a bisection)."""
         starts = self._run_starts
         if starts is None:
-            clusters = list(map(_CLUSTER, self.rows))
+            clusters = self.clusters
             starts = list(compress(count(1), map(ne, clusters[1:], clusters)))
             starts.append(len(clusters))
             self._run_starts = starts
         return starts[bisect_left(starts, at)]
-
-
-_CLUSTER = itemgetter(1)  # (``Row.cluster``)
 
 
 def build_turns(idle: list[Job], submitters: Mapping[str, Submitter], ac: Autoclusters,
@@ -75,8 +84,9 @@ def build_turns(idle: list[Job], submitters: Mapping[str, Submitter], ac: Autocl
         info = submitters.get(name) or fresh
         eup.setdefault(name, info.eup)
         usage.setdefault(name, info.usage)
-        jobs, rows = rows_of(spans)
-        turns.append(Turn(info, jobs, rows=rows))
+        columns = rows_of(spans)
+        turns.append(Turn(info, columns.jobs, ids=columns.ids, clusters=columns.clusters,
+                          classes=columns.classes))
     turns.sort(key=lambda t: (eup[t.info.name], t.info.name))
     return turns
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 import pytest
 
 from condorlite.core import adeval
+from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.ast import Literal
+from condorlite.core.classad.parser import parse_expr
 from condorlite.core.matching import own_rewrites
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.own_literals import OwnLiterals
@@ -62,9 +64,20 @@ def _same_table(a, b) -> None:
     assert all(ta[name] is tb[name] for name in ta)  # type: ignore[index]
 
 
+def _folded(policy: OwnPolicy, offer) -> dict:
+    """``OwnPolicy.changes`` of the offer, less a fold that decides nothing when
+    ``own_rewrites.INLINED`` is on (the reference the rewrites are held to)."""
+    changes = policy.changes(offer)
+    if own_rewrites.INLINED and changes and own_rewrites._decides_nothing(offer.ad, changes):
+        return {}
+    return changes
+
+
+@pytest.mark.parametrize("inlined", [True, False])
 @pytest.mark.parametrize("misses", [own_rewrites.MISSES, 2])
-def test_rewrites_are_the_two_modules_entry_for_entry(monkeypatch, misses):
+def test_rewrites_are_the_two_modules_entry_for_entry(monkeypatch, misses, inlined):
     monkeypatch.setattr(own_rewrites, "MISSES", misses)
+    monkeypatch.setattr(own_rewrites, "INLINED", inlined)
     policy, literals = OwnPolicy(KEEP), OwnLiterals()
     rewrites = OwnRewrites(policy, literals)
     # (two offers of each slot: its ad's entries are the very same objects)
@@ -73,7 +86,7 @@ def test_rewrites_are_the_two_modules_entry_for_entry(monkeypatch, misses):
     for a, b in zip(fast, plain, strict=True):
         rewrites.rewrite(a)
         # (the same two modules, so the rewritten entries are the same objects)
-        b.literals = literals.hoist(b, policy.changes(b))
+        b.literals = literals.hoist(b, _folded(policy, b))
         _same_table(a.ad, b.ad)
         assert a.literals == b.literals
     hits = sum(counts[0] for counts in rewrites._counts.values())
@@ -82,13 +95,19 @@ def test_rewrites_are_the_two_modules_entry_for_entry(monkeypatch, misses):
     else:  # the idle machines share their policy entries; the desktops share none
         assert hits >= 30
     assert any(a.literals for a in fast)
+    # the idle machines' fold (``START`` inlined) decides nothing: with ``INLINED``
+    # they keep the slot's own ad, no copy; the desktops' fold is made
+    kept = [a.ad is a.slot.ad for a in fast]
+    assert any(kept) == inlined and not all(kept)
     for a, b in zip(fast, plain, strict=True):
         literals.unhoist(a)
         literals.unhoist(b)
         _same_table(a.ad, b.ad)
 
 
-def test_a_cycle_with_the_rewrites_decides_as_the_reference():
+@pytest.mark.parametrize("inlined", [True, False])
+def test_a_cycle_with_the_rewrites_decides_as_the_reference(monkeypatch, inlined):
+    monkeypatch.setattr(own_rewrites, "INLINED", inlined)
     fast, _ = run_both(_pool(), _jobs(6), POLICY)
     assert sum(counts[0] for counts in fast.mm.own_rewrites._counts.values()) >= 30
 
@@ -112,3 +131,30 @@ def test_loose_ranks_are_the_full_evaluation_and_walked_ones_are_worked_out_once
     fixed = [found[3] for found in fast.mm.shapes.ranks._fixed.values()]
     assert any(fixed) and all(type(v) is float for f in fixed for v in f.values())
     assert not any(isinstance(v, Literal) for f in fixed for v in f.values())
+
+
+def _entry(text: str, name: str = "Requirements") -> tuple:
+    return (name, parse_expr(text))
+
+
+@pytest.mark.parametrize(("before", "after", "nothing"), [
+    # literals put in place of references, nothing decided
+    ("START && WithinResourceLimits", "true && WithinResourceLimits", True),
+    ("(MY.A > X) ? B : -C", "(MY.A > 2) ? 1.5 : -C", True),
+    ("ifThenElse(A, B, C) || D", "ifThenElse(true, 1, C) || D", True),
+    ("(A) && !B", "(1) && !B", True),
+    # something decided, or a string that may be hoisted, or the spelling changed
+    ("KeyboardIdle > 900 && B", "true && B", False),
+    ("(A)", "1", False),
+    ("Owner == TARGET.Owner", '"alice" == TARGET.Owner', False),
+    ("A && B", "A || B", False),
+    ("f(A, B)", "f(1)", False),
+])
+def test_a_fold_decides_nothing_when_it_only_inlines_literals(before, after, nothing):
+    ad = ClassAd()
+    ad["Requirements"] = parse_expr(before)
+    changes = {"requirements": _entry(after)}
+    assert own_rewrites._decides_nothing(ad, changes) is nothing
+    # (a rebinding the ad spells otherwise is a change of its own)
+    assert not own_rewrites._decides_nothing(
+        ad, {"requirements": _entry(after, "requirements")})

@@ -4,7 +4,6 @@ first written, a run of rows passed over logged as one entry."""
 
 from __future__ import annotations
 
-from condorlite.core.matching.row_maps import Row
 from condorlite.core.model import Submitter
 from condorlite.core.negotiation.cycle_notes import CycleNotes, NoteLog
 from condorlite.core.negotiation.negotiator import Cycle
@@ -16,19 +15,15 @@ NOW = 1_700_000_000
 POLICY = Policy(uid_domain=UID)
 
 
-def _rows(ids: list[str], cluster: int) -> list[Row]:
-    return [Row(i, cluster, 0, None) for i in ids]  # type: ignore[arg-type]
-
-
 def test_the_table_is_the_log_replayed_in_order():
     """A run noted over a job already noted keeps the job's first place and takes the
     last note; a note after a run overwrites its row's; a span outside the run's rows
     is not noted."""
-    rows = _rows(["1.0", "1.1", "1.2", "1.3"], 7)
+    ids = ["1.0", "1.1", "1.2", "1.3"]
     log = NoteLog()
     log.note("1.1", "rejected: no match found")
     log.note("9.0", "rejected: submitter limit exceeded")
-    log.skipped(rows, 0, 3, 7)  # (1.0, 1.1, 1.2)
+    log.skipped(ids, 0, 3, 7)  # (1.0, 1.1, 1.2)
     log.note("1.2", "rejected: no match found")
     assert list(log.table().items()) == [
         ("1.1", 7), ("9.0", "rejected: submitter limit exceeded"), ("1.0", 7),

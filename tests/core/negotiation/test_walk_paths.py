@@ -82,8 +82,7 @@ def test_run_end_is_the_end_of_the_rows_autocluster_run():
     rnd = random.Random(7)
     for _ in range(200):
         clusters = [rnd.choice((1, 2, 3)) for _ in range(rnd.randint(1, 30))]
-        turn = Turn(Submitter("a", 1, 0), [], rows=[
-            (f"{i}", c, 0, None) for i, c in enumerate(clusters)])  # type: ignore[misc]
+        turn = Turn(Submitter("a", 1, 0), [], clusters=clusters)
         for at in range(1, len(clusters) + 1):
             end = at
             while end < len(clusters) and clusters[end] == clusters[at - 1]:
