@@ -163,11 +163,17 @@ class ShapeEntries:
             if column is not None:
                 return self._column_run(shape, members, pe, reason, like_key, like, column,
                                         runs, joins)
-            if like is None or like[0] != joins:
-                kept = make_entries(self._registry, members, pe, reason)
-                kept.sort()
-            else:
+            if like is not None and like[0] == joins:
                 kept = _derived(like[1], -pe.job_rank, members)
+            else:
+                columns = self._like_columns.get(like_key)
+                like = None if columns is None else columns.get(shape)
+                if like is not None and like[0] == joins:
+                    # (a column's run: its order is the column's, sorted again)
+                    kept = _derived(like[1], -pe.job_rank, members)
+                else:
+                    kept = make_entries(self._registry, members, pe, reason)
+                kept.sort()
             runs[shape] = alike[shape] = (joins, kept)
             return kept
         # Carving moves an offer to another shape and stamps it (``stamp``); nothing

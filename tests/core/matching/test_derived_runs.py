@@ -156,7 +156,8 @@ def _column_made(registry: list, members: dict, column: _Column) -> list[tuple]:
 def test_a_column_run_is_derived_from_a_job_ranks_or_another_columns(monkeypatch):
     """A rank column's run takes everything but the job rank from the shape's run
     of a pair's job rank, or of another column, while the joins are the same: equal
-    to the run made of the offers now, sorted by the column's values."""
+    to the run made of the offers now, sorted by the column's values; a pair's job
+    rank's run takes a column's when there is no other."""
     made: list[int] = []
     entries, registry, joins = _entries([], monkeypatch)
     counting = shape_entries.make_entries
@@ -173,16 +174,17 @@ def test_a_column_run_is_derived_from_a_job_ranks_or_another_columns(monkeypatch
     del members[4]  # (carved away)
     second = _Column(-2.0)
     assert _column_kept(entries, members, second) == _column_made(registry, members, second)
-    _kept(entries, members, 3.0)  # (a pair's job rank: derived from nothing either)
+    # a pair's job rank: derived from the column's run, sorted again
+    assert _kept(entries, members, 3.0) == _made(registry, members, 3.0)
     third = _Column(0.5)
     assert _column_kept(entries, members, third) == _column_made(registry, members, third)
-    assert made == [1, 1]
+    assert made == [1]
     # a join: made afresh
     members[4] = None
     joins[SHAPE] += 1
     fourth = _Column(3.0)
     assert _column_kept(entries, members, fourth) == _column_made(registry, members, fourth)
-    assert made == [1, 1, 1]
+    assert made == [1, 1]
 
 
 def _column_pslot(i: int) -> str:
