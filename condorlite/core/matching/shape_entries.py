@@ -24,8 +24,10 @@ partitionable row, 64,037 of the 137,643 entries made for new keys; the sort and
 each offer's look-ups saved). A rank column's new run is derived alike from that run or
 from the run last kept for the shape with another column (same dependent ranks and
 reason, joins unchanged): each entry takes its offer's value of the column, and the run
-is sorted again (the values differ per offer); only the offers' own ranks are saved
-(10,000-slot partitionable-rank row: 71,485 of the 111,228 column entries).
+is sorted again (the values differ per offer); only the offers' own ranks are saved.
+A job rank's run with no job rank's run to derive from takes a column's the same way,
+sorted again. (10,000-slot partitionable-rank row: of 235,631 entries in new runs,
+80,127 made from the offers, 171,112 before.)
 
 It owns the kept runs; it reads the shapes' registry and joins and asks the match
 table for pair results (``match_table.MatchTable.pair``). The request lists
