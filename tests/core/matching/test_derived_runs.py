@@ -126,3 +126,95 @@ def test_derived_runs_decide_as_the_reference(monkeypatch):
         _, off = run_both(slots, jobs, POLICY)
     assert not calls
     assert _fingerprint(off) == _fingerprint(result)
+
+
+class _Column:
+    """A rank column's ``value`` (``rank_columns.RankColumn``): one job rank per offer."""
+
+    def __init__(self, scale: float) -> None:
+        self.scale = scale
+        self.asked = 0
+
+    def value(self, offer) -> float:  # type: ignore[no-untyped-def]
+        self.asked += 1
+        return float((offer.version * 37) % 11) * self.scale
+
+
+def _column_kept(entries: ShapeEntries, members: dict, column: _Column) -> list[tuple]:
+    pe = PairEval(True, 0.0, 0.0, {})
+    return entries.kept(SHAPE, members, pe, NO_PREEMPTION,
+                        (column, tuple(pe.dependent.items()), NO_PREEMPTION), column)
+
+
+def _column_made(registry: list, members: dict, column: _Column) -> list[tuple]:
+    out = make_entries(registry, members, PairEval(True, 0.0, 0.0, {}), NO_PREEMPTION,
+                       column=column)  # type: ignore[arg-type]
+    out.sort()
+    return out
+
+
+def test_a_column_run_is_derived_from_a_job_ranks_or_another_columns(monkeypatch):
+    """A rank column's run takes everything but the job rank from the shape's run
+    of a pair's job rank, or of another column, while the joins are the same: equal
+    to the run made of the offers now, sorted by the column's values; a pair's job
+    rank's run takes a column's when there is no other."""
+    made: list[int] = []
+    entries, registry, joins = _entries([], monkeypatch)
+    counting = shape_entries.make_entries
+
+    def making(*args, **kwargs):  # type: ignore[no-untyped-def]
+        made.append(1)
+        return counting(*args, **kwargs)
+
+    monkeypatch.setattr(shape_entries, "make_entries", making)
+    members = dict.fromkeys(range(10))
+    first = _Column(1.0)
+    assert _column_kept(entries, members, first) == _column_made(registry, members, first)
+    assert made == [1]  # (nothing to derive from)
+    del members[4]  # (carved away)
+    second = _Column(-2.0)
+    assert _column_kept(entries, members, second) == _column_made(registry, members, second)
+    # a pair's job rank: derived from the column's run, sorted again
+    assert _kept(entries, members, 3.0) == _made(registry, members, 3.0)
+    third = _Column(0.5)
+    assert _column_kept(entries, members, third) == _column_made(registry, members, third)
+    assert made == [1]
+    # a join: made afresh
+    members[4] = None
+    joins[SHAPE] += 1
+    fourth = _Column(3.0)
+    assert _column_kept(entries, members, fourth) == _column_made(registry, members, fourth)
+    assert made == [1, 1]
+
+
+def _column_pslot(i: int) -> str:
+    # (identical kinds of slot but for a Mips of their own, read by job Ranks alone)
+    return _pslot(i).replace('Start = true', f'Start = true\nMips = {1000 + (i * 389) % 997}')
+
+
+def _column_jobs(per: int) -> list[str]:
+    ranks = ["Mips", "TARGET.Mips * 2", "0.0 - Mips", "3.5"]
+    return [job.replace("Rank = ", f"Rank = {ranks[n % len(ranks)]} + 0 * ")
+            for n, job in enumerate(_jobs(per))]
+
+
+def test_derived_column_runs_decide_as_the_reference(monkeypatch):
+    calls: list[int] = []
+    derived = shape_entries._column_derived
+
+    def counting(*args):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return derived(*args)
+
+    monkeypatch.setattr(shape_entries, "_column_derived", counting)
+    slots, jobs = [_column_pslot(i) for i in range(30)], _column_jobs(6)
+    assert "Mips = " in slots[0]
+    fast, result = run_both(slots, jobs, POLICY)
+    assert calls  # (the mechanism did its work)
+    assert fast.mm.lists._entries._like_columns
+    calls.clear()
+    with monkeypatch.context() as patch:
+        patch.setattr(shape_entries, "DERIVE", False)
+        _, off = run_both(slots, jobs, POLICY)
+    assert not calls
+    assert _fingerprint(off) == _fingerprint(result)
