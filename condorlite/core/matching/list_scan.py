@@ -18,7 +18,13 @@ from functools import partial
 from typing import NamedTuple
 
 from condorlite.core.classad import ClassAd
-from condorlite.core.matching.candidates import ENTRY_IDX, ENTRY_REASON, ENTRY_VERSION, Candidates
+from condorlite.core.matching.candidates import (
+    ENTRY_IDX,
+    ENTRY_REASON,
+    ENTRY_VERSION,
+    Candidates,
+    make_entries,
+)
 from condorlite.core.matching.matchmaker import Matchmaker
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.piece_costs import PieceCosts
@@ -225,10 +231,43 @@ class ListWalk:
 
     def _take_back_carved(self) -> None:
         """Append to a list that ran out the partitionable slots it handed out,
-        evaluated in their new states, best first."""
-        cands, offers = self.cands, self.scan.offers
+        evaluated in their new states, best first.
+
+        A slot nobody holds is a candidate by no preemption alone (none in a rank-only
+        list), so the entries are made here a shape at a time, one pair result each
+        (what ``RequestLists.candidates`` makes of offers at their own positions,
+        without its general tests and its second look per shape): a take-back
+        re-evaluates hundreds of slots of which the walk usually reads a few. A held
+        slot, or one not at its own position, goes the general way
+        (``_take_back_listed``)."""
+        cands, scan = self.cands, self.scan
+        offers = scan.offers
         indices = sorted(set(cands.carved))
         cands.carved.clear()
+        by_shape: dict[int, list[int]] = {}
+        for idx in indices:
+            offer = offers[idx]
+            if offer.holder is not None or offer.seq != idx:
+                self._take_back_listed(indices)
+                return
+            if offer.available:  # (one carved whole has left the pool: no entry)
+                by_shape.setdefault(offer.shape, []).append(idx)
+        if self.only_rank:
+            return
+        mm, klass, job_ad, signature = scan.mm, self.klass, self.job_ad, cands.signature
+        column = mm.columns.of_class(klass, job_ad)
+        fresh: list[tuple] = []
+        for seqs in by_shape.values():
+            pe = mm.pair(klass, job_ad, offers[seqs[0]], signature)
+            if pe.match:
+                fresh.extend(make_entries(offers, seqs, pe, NO_PREEMPTION, column))
+        fresh.sort()
+        cands.entries.extend(fresh)
+
+    def _take_back_listed(self, indices: list[int]) -> None:
+        """``_take_back_carved`` of the slots at ``indices`` by
+        ``RequestLists.candidates`` (reasons worked out, held slots included)."""
+        cands, offers = self.cands, self.scan.offers
         fresh = self.scan.mm.candidates(self.klass, self.job_ad, self.name,
                                         [offers[i] for i in indices], self.only_rank,
                                         positions=indices, signature=cands.signature)
