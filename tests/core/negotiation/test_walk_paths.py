@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+from condorlite.core.matching.list_scan import ListWalk
 from condorlite.core.model import Submitter
 from condorlite.core.negotiation.negotiator import Cycle, run_cycle
 from condorlite.core.negotiation.offer_pool import OfferPool
@@ -141,3 +142,37 @@ def test_a_skipped_autoclusters_later_runs_are_noted_as_the_reference_notes_them
     assert {"3.0", "5.1", "7.2"} <= set(skipped)
     assert {j.id: result.notes[j.id] for j in jobs} == {
         j.id: expected.notes[j.id] for j in jobs}
+
+
+def test_a_take_back_makes_the_entries_the_general_list_makes(monkeypatch):
+    """``ListWalk._take_back_carved`` makes the entries of slots nobody holds a shape at
+    a time: at every take-back of a pool of partitionable slots of several sizes (states
+    of several shapes, a POST_JOB_RANK that differs per state), its entries are
+    exactly what ``RequestLists.candidates`` lists for the same slots
+    (``_take_back_listed``), and the cycle matches as the reference cycle does."""
+    rng = random.Random(7)
+    slots = [_pslot(f"p{i:02d}@m{i % 5}", rng.choice((2, 3, 4, 6))) for i in range(24)]
+    jobs = [job(c, p, n, RequestCpus=1 + c % 2)
+            for c, n in ((1, "a"), (2, "a"), (3, "b")) for p in range(25)]
+    people = {user(n): Submitter(user(n), e, 0) for n, e in (("a", 1), ("b", 3))}
+    policy = Policy(uid_domain=UID, negotiator_post_job_rank="TARGET.Memory - 100 * Cpus")
+    seen: list[int] = []
+    take_back = ListWalk._take_back_carved
+
+    def checked(walk: ListWalk) -> None:
+        indices = sorted(set(walk.cands.carved))
+        offers = walk.scan.offers
+        listed = walk.scan.mm.candidates(walk.klass, walk.job_ad, walk.name,
+                                         [offers[i] for i in indices], walk.only_rank,
+                                         positions=indices, signature=walk.cands.signature)
+        start = len(walk.cands.entries)
+        take_back(walk)
+        assert walk.cands.entries[start:] == listed.entries
+        seen.append(len(listed.entries))
+
+    monkeypatch.setattr(ListWalk, "_take_back_carved", checked)
+    result = run_cycle(slots, jobs, people, [], policy, NOW)
+    expected = run_reference_cycle(slots, jobs, people, policy, NOW)
+    assert [(m.job, m.slot) for m in result.matches] == [
+        (m.job, m.slot) for m in expected.matches]
+    assert len(seen) >= 3 and max(seen) >= 5
