@@ -242,13 +242,15 @@ class ListWalk:
         (``_take_back_listed``)."""
         cands, scan = self.cands, self.scan
         offers = scan.offers
-        indices = sorted(set(cands.carved))
+        # (in the order carved, the list's own order, and so mostly the new entries'
+        # too: their sort then merges long runs; a slot carved twice counts once)
+        carved = dict.fromkeys(cands.carved)
         cands.carved.clear()
         by_shape: dict[int, list[int]] = {}
-        for idx in indices:
+        for idx in carved:
             offer = offers[idx]
             if offer.holder is not None or offer.seq != idx:
-                self._take_back_listed(indices)
+                self._take_back_listed(sorted(carved))
                 return
             if offer.available:  # (one carved whole has left the pool: no entry)
                 by_shape.setdefault(offer.shape, []).append(idx)
