@@ -146,14 +146,8 @@ class _Sweep:
 
     Invariant (closure): a name joins ``significant`` only when it is a root, a
     ``Request*`` name some job binds, or named by a slot's or a read job's binding of
-    a name already in it; every binding of a name in S is read (a job's in its chunk
-    or late, the slots' before its chunk or the late reading ends: ``_read_slots``),
-    so what it names joins S. Hence ``significant`` ends as S.
-
-    Order (slots): the slots' bindings are read once the rows read lead to no new
-    name, one pass for every name of S found since the last pass, not a pass per
-    step of the closure: the 10k plain row reads the slot tables 4 times, not 5
-    (1k: 2, not 4); S does not depend on the order its names are found in.
+    a name already in it; every binding of a name in S is read (in its chunk or
+    late), so what it names joins S. Hence ``significant`` ends as S.
     """
 
     def __init__(self, idle: list[Job], slots: _Distinct, roots: frozenset[str]) -> None:
