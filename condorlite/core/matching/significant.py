@@ -191,16 +191,17 @@ class _Sweep:
         self._unread |= new
 
     def _read_slots(self, end: int) -> None:
-        """Read the slots' bindings of the names of S not read yet, in one pass, and
-        join what they name (``_join`` with ``end``). Called once the rows read lead
-        to no new name: a pass over the slot tables is memory-bound (10,000 tables
-        of 160 names), so one pass for all the names found since the last costs less
-        than a pass per step (the roots, the ``Request*`` names, each step of the
-        jobs' bindings)."""
-        new, self._unread = self._unread, set()
-        reached = self.slots.reached(new)
-        self.referenced |= reached
-        self._join(reached, end)
+        """Read the slots' bindings of the names of S not read yet, and join what they
+        name, until none is left (``_join`` with ``end``). Called once a chunk's rows
+        have led to every name they lead to: a pass over the slot tables is
+        memory-bound (10,000 tables of 160 names), so one pass for all the names
+        found so far costs less than a pass per name found (the roots, the
+        ``Request*`` names, each step of the jobs' bindings)."""
+        while self._unread:
+            new, self._unread = self._unread, set()
+            reached = self.slots.reached(new)
+            self.referenced |= reached
+            self._join(reached, end)
 
     def _chunk(self, jobs: list[Job], first: int) -> None:
         """Read one chunk (rows ``first`` on): its tables, names, entries for S and
@@ -226,21 +227,21 @@ class _Sweep:
         # (the names as the tables' own key objects, taken from ``names``: a lookup
         # by the very object the table holds is an identity hit, no string compare)
         significant = self.significant.__contains__
-        # (the chunk's rows to their closure first, then the slots once for every
-        # name found so far, and again while they lead to new names: ``_read_slots``)
-        while True:
-            todo = set(filter(significant, names - done))
-            if todo:
+        todo = set(filter(significant, names))
+        while todo:
+            # (the chunk's rows first, to their closure, then the slots once for all
+            # the names found: ``_read_slots``)
+            while todo:
                 done |= todo
                 cuts, entries = columns.cuts(tables, sorted(todo), marks)
                 starts |= cuts
                 found = columns.names_in(entries)
                 self.referenced |= found
                 self._join(found, first)
-            elif self._unread:
-                self._read_slots(first)
-            else:
-                break
+                todo = set(filter(significant, names - done))
+            self._read_slots(first)
+            todo = set(filter(significant, names - done))
+        self._read_slots(first)
         # (the queue order's blocks are cut, and the ids read, while the chunk's jobs
         # are in the cache)
         self.heads.extend(chunk_heads(jobs, first))
@@ -249,13 +250,11 @@ class _Sweep:
 
     def _read_late(self) -> None:
         """Read the queued names over the rows before they joined; what they name
-        joins S and is read over every row (``_join`` queues it with all rows). The
-        slots are read once the queue is empty, and again while they lead to new
-        names (``_read_slots``)."""
-        while self._late or self._unread:
+        joins S and is read over every row (``_join`` queues it with all rows)."""
+        while True:
+            self._read_slots(len(self.tables))
             if not self._late:
-                self._read_slots(len(self.tables))
-                continue
+                return
             name, end = self._late.pop()
             cuts, entries = columns.cuts(self.tables[:end], [name], self.marks[:end])
             self._starts.update(cuts)

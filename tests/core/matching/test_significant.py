@@ -203,32 +203,6 @@ def test_the_slots_side_reads_names_as_the_tables_own_objects(monkeypatch):
     assert distinct.reached({"".join(["ex", "tra"])}) == set()  # asked before: not read
 
 
-def test_the_slots_are_read_once_per_step_between_jobs_and_slots(monkeypatch) -> None:
-    """``_Sweep._read_slots``: the chunk's rows are read to their closure before the
-    slots are read, once for every name found so far. Here the jobs' Requirements
-    reaches A, their A reaches B (jobs' side only), B is read on the slots and
-    reaches C, their C reaches D: the slots are read twice (the roots with A and B,
-    then C with D), not once per step; S and the grouping are the loop's."""
-    slots = [slot(f"slot{i}@m", B="TARGET.C + 1", D=i) for i in range(3)]
-    idle = [job(1, p, "alice", index=p, Requirements="A > 0", A="B + 1", C="D * 2",
-                D=p % 2) for p in range(4)]
-    exprs = _exprs(POLICY)
-    asked: list[set[str]] = []
-    reached = significant._Distinct.reached
-
-    def spy(self, names):
-        asked.append(set(names) - self.names)
-        return reached(self, names)
-
-    monkeypatch.setattr(significant._Distinct, "reached", spy)
-    ac = _closed(slots, idle, exprs, None, 4)
-    assert {"a", "b", "c", "d"} <= ac.significant
-    assert len(asked) == 2
-    assert {"a", "b", "requirements"} <= asked[0] and {"c", "d"} <= asked[1]
-    assert ac.match_class_of == {"1.0": 1, "1.1": 2, "1.2": 1, "1.3": 2}
-    assert _every(ac) == _every(_widening(slots, idle, exprs, None, None))
-
-
 def test_the_sweep_cuts_by_the_tables_own_key_objects() -> None:
     """The names a chunk is cut by, and the names the classes are keyed on, are the
     job tables' own key objects (taken from the chunk's union), whatever objects the
