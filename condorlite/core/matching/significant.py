@@ -168,8 +168,6 @@ class _Sweep:
         self._late: list[tuple[str, int]] = []
         #: every name a slot's or a read job's binding of a name of S refers to
         self.referenced: set[str] = set()
-        #: names of S whose slot bindings are not read yet (``_read_slots``)
-        self._unread: set[str] = set()
         self._join(roots, 0)
         for first in range(0, len(idle), CHUNK):
             self._chunk(idle[first:first + CHUNK], first)
@@ -182,26 +180,15 @@ class _Sweep:
         self.firsts = list(map(self.blocks.least, self.starts, _ends(self.starts, idle)))
 
     def _join(self, names: Iterable[str], end: int) -> None:
-        """Add ``names`` to S; each that a row before ``end`` (all read) may bind is
-        queued to be read over those rows. The slots' bindings of the new names are
-        read later, with every name that joins before (``_read_slots``)."""
+        """Add ``names`` to S with every name the slots' bindings lead to; each that a
+        row before ``end`` (all read) may bind is queued to be read over those rows."""
         new = set(names) - self.significant
-        self.significant |= new
-        self._late.extend((name, end) for name in sorted(new & self._before))
-        self._unread |= new
-
-    def _read_slots(self, end: int) -> None:
-        """Read the slots' bindings of the names of S not read yet, and join what they
-        name, until none is left (``_join`` with ``end``). Called once a chunk's rows
-        have led to every name they lead to: a pass over the slot tables is
-        memory-bound (10,000 tables of 160 names), so one pass for all the names
-        found so far costs less than a pass per name found (the roots, the
-        ``Request*`` names, each step of the jobs' bindings)."""
-        while self._unread:
-            new, self._unread = self._unread, set()
+        while new:
+            self.significant |= new
+            self._late.extend((name, end) for name in sorted(new & self._before))
             reached = self.slots.reached(new)
             self.referenced |= reached
-            self._join(reached, end)
+            new = reached - self.significant
 
     def _chunk(self, jobs: list[Job], first: int) -> None:
         """Read one chunk (rows ``first`` on): its tables, names, entries for S and
@@ -229,19 +216,13 @@ class _Sweep:
         significant = self.significant.__contains__
         todo = set(filter(significant, names))
         while todo:
-            # (the chunk's rows first, to their closure, then the slots once for all
-            # the names found: ``_read_slots``)
-            while todo:
-                done |= todo
-                cuts, entries = columns.cuts(tables, sorted(todo), marks)
-                starts |= cuts
-                found = columns.names_in(entries)
-                self.referenced |= found
-                self._join(found, first)
-                todo = set(filter(significant, names - done))
-            self._read_slots(first)
+            done |= todo
+            cuts, entries = columns.cuts(tables, sorted(todo), marks)
+            starts |= cuts
+            found = columns.names_in(entries)
+            self.referenced |= found
+            self._join(found, first)
             todo = set(filter(significant, names - done))
-        self._read_slots(first)
         # (the queue order's blocks are cut, and the ids read, while the chunk's jobs
         # are in the cache)
         self.heads.extend(chunk_heads(jobs, first))
@@ -251,10 +232,7 @@ class _Sweep:
     def _read_late(self) -> None:
         """Read the queued names over the rows before they joined; what they name
         joins S and is read over every row (``_join`` queues it with all rows)."""
-        while True:
-            self._read_slots(len(self.tables))
-            if not self._late:
-                return
+        while self._late:
             name, end = self._late.pop()
             cuts, entries = columns.cuts(self.tables[:end], [name], self.marks[:end])
             self._starts.update(cuts)
