@@ -17,31 +17,18 @@ wins, as in that dict); the lists are never changed once handed over.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from functools import partial
 from itertools import chain
 from typing import NamedTuple
 
 from condorlite.core.model import Job
 
 
-class Row(NamedTuple):
-    """One idle job in a submitter's turn, with the numbers the turn's loop reads."""
-
-    job_id: str
-    cluster: int  # its autocluster
-    klass: int  # its match class
-    job: Job
-
-
-#: ``Row(*fields)`` of a 4-tuple in one C call (``map`` over a ``zip`` of columns)
-make_row = partial(tuple.__new__, Row)
-
-
 class TurnColumns(NamedTuple):
-    """A submitter's idle rows in queue order, one aligned list per field of ``Row``:
-    row ``i`` is ``Row(ids[i], clusters[i], classes[i], jobs[i])``. The turn's loop
-    zips them (a 100,000-job queue's rows, made as ``Row`` objects, were about 3 % of
-    the cycle's time; its columns are a few list extends per stretch)."""
+    """A submitter's idle rows in queue order, one aligned list per field: row ``i`` is
+    job ``jobs[i]``, its id ``ids[i]``, autocluster ``clusters[i]`` and match class
+    ``classes[i]``. The turn's loop zips them (a 100,000-job queue's rows, made as an
+    object per row, were about 3 % of the cycle's time; its columns are a few list
+    extends per stretch)."""
 
     jobs: list[Job]
     ids: list[str]

@@ -4,9 +4,8 @@
 (JobPrio desc, QDate, ClusterId, ProcId, input order; ``queue_blocks``) as rows of
 (job id, autocluster, match class, job), kept as one aligned list per field
 (``row_maps.turn_rows``: ``ids``, ``clusters``, ``classes``, ``jobs``; the turn's loop
-zips them, and ``Turn.rows`` makes ``Row`` objects only when asked), the turns sorted by
-(EUP, name). A submitter the accountant does not know gets EUP
-``0.5 x DEFAULT_PRIO_FACTOR`` and usage 0, entered in the cycle's ``eup`` and ``usage``.
+zips them), the turns sorted by (EUP, name). A submitter the accountant does not know
+gets EUP ``0.5 x DEFAULT_PRIO_FACTOR`` and usage 0, entered in the cycle's ``eup`` and ``usage``.
 
 At the end, ``submitter_reports`` gives each turn's ``SubmitterReport`` (share and limit
 of its first main-round spin, usage after the cycle, what it matched).
@@ -22,7 +21,7 @@ from operator import ne
 
 from condorlite.core.matching.autocluster import Autoclusters
 from condorlite.core.matching.queue_blocks import QueueBlocks
-from condorlite.core.matching.row_maps import Row, make_row, turn_rows
+from condorlite.core.matching.row_maps import turn_rows
 from condorlite.core.model import Job, Submitter, SubmitterReport
 from condorlite.core.policy import Policy
 
@@ -35,7 +34,6 @@ class Turn:
     jobs: list[Job]
     done: set[str] = field(default_factory=set)
     #: the job id, autocluster and match class of each of ``jobs``, aligned with it
-    #: (a ``Row`` per job as columns: ``rows``)
     ids: list[str] = field(default_factory=list)
     clusters: list[int] = field(default_factory=list)
     classes: list[int] = field(default_factory=list)
@@ -47,13 +45,6 @@ class Turn:
     #: number of rows): made by the first ``run_end``
     _run_starts: list[int] | None = field(default=None, init=False, repr=False,
                                           compare=False)
-
-    @property
-    def rows(self) -> list[Row]:
-        """Each job's ``Row`` (job id, autocluster, match class, job), in order: made
-        when asked (the cycle's loop zips the columns)."""
-        return list(map(make_row, zip(self.ids, self.clusters, self.classes, self.jobs,
-                                      strict=True)))
 
     def run_end(self, at: int) -> int:
         """The position after the run of rows of one autocluster that holds the row at
