@@ -51,27 +51,40 @@ tag_of(uint64_t h)
     return (uint32_t)(h >> 32) | 1u;
 }
 
+/* Drop the table's references and key copies; its arrays too unless `keep`, when its
+ * tags are zeroed for the table to be filled again at the same capacity. A slot is
+ * taken when its tag is not 0 (an empty slot's other fields are not read). */
 static void
-table_clear(Table *t)
+table_empty(Table *t, int keep)
 {
     if (t->slots != NULL) {
         for (size_t i = 0; i <= t->mask; i++) {
-            Entry *e = &t->slots[i];
-            if (e->text != NULL)
-                Py_DECREF(e->object);
+            if (t->tags[i] != 0)
+                Py_DECREF(t->slots[i].object);
         }
-        PyMem_Free(t->slots);
-        PyMem_Free(t->tags);
+        if (keep) {
+            memset(t->tags, 0, (t->mask + 1) * sizeof(uint32_t));
+        }
+        else {
+            PyMem_Free(t->slots);
+            PyMem_Free(t->tags);
+            t->slots = NULL;
+            t->tags = NULL;
+            t->mask = 0;
+        }
     }
     while (t->blocks != NULL) {
         Block *next = t->blocks->next;
         PyMem_RawFree(t->blocks);
         t->blocks = next;
     }
-    t->slots = NULL;
-    t->tags = NULL;
-    t->mask = 0;
     t->used = 0;
+}
+
+static void
+table_clear(Table *t)
+{
+    table_empty(t, 0);
 }
 
 static PyObject *
@@ -109,9 +122,9 @@ table_grow(Table *t)
     }
     if (t->slots != NULL) {
         for (size_t i = 0; i <= t->mask; i++) {
-            Entry *e = &t->slots[i];
-            if (e->text == NULL)
+            if (t->tags[i] == 0)
                 continue;
+            Entry *e = &t->slots[i];
             size_t j = (size_t)e->hash & (capacity - 1);
             while (tags[j] != 0)
                 j = (j + 1) & (capacity - 1);
@@ -173,13 +186,14 @@ oldscan_put(Generations *g, uint64_t h, const char *text, Py_ssize_t size, int k
         PyObject *object)
 {
     if (g->young.used >= g->limit) {
-        table_clear(&g->old);
+        /* the dropped old table's arrays become the young one's, emptied: a young
+         * table that fills up to `limit` again needs that capacity, and growing to it
+         * from empty allocated, zeroed and rehashed every size on the way (about 3 %
+         * of reading a job queue whose per-job values roll the generations often) */
+        Table dropped = g->old;
         g->old = g->young;
-        g->young.slots = NULL;
-        g->young.tags = NULL;
-        g->young.mask = 0;
-        g->young.used = 0;
-        g->young.blocks = NULL;
+        table_empty(&dropped, 1);
+        g->young = dropped;
     }
     return table_put(&g->young, h, text, size, kind, object);
 }

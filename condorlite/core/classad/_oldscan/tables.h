@@ -18,7 +18,7 @@ typedef struct {
     uint64_t hash;
     Py_ssize_t size; /* bytes of text */
     int kind;
-    char *text;      /* the key's copy (in the table's blocks), NULL for an empty slot */
+    char *text;      /* the key's copy (in the table's blocks); read only where the slot's tag is set */
     PyObject *object;  /* strong reference */
 } Entry;
 
