@@ -100,6 +100,115 @@ attrs_from_template(Scanner *s)
     return attrs;
 }
 
+/* Release a shape's references (its array is kept for the next). */
+static void
+shape_clear(Shape *shape)
+{
+    for (Py_ssize_t i = 0; i < shape->n; i++)
+        Py_DECREF(shape->pairs[i]);
+    shape->n = 0;
+    Py_CLEAR(shape->attrs);
+}
+
+void
+scanner_forget_dicts(Scanner *s)
+{
+    Py_CLEAR(s->template);
+    for (int k = 0; k < SCANNER_SHAPES; k++)
+        shape_clear(&s->shapes[k]);
+    s->shape_next = 0;
+}
+
+void
+scanner_free_shapes(Scanner *s)
+{
+    scanner_forget_dicts(s);
+    for (int k = 0; k < SCANNER_SHAPES; k++) {
+        PyMem_Free(s->shapes[k].pairs);
+        s->shapes[k].pairs = NULL;
+        s->shapes[k].cap = 0;
+    }
+}
+
+/* The index of a shape whose ad has the current ad's names, the same objects in the
+ * same order, none repeated; else -1. Pairs are compared first: an equal pair has an
+ * equal name. */
+static int
+find_shape(Scanner *s)
+{
+    Py_ssize_t n = s->pending.n;
+    PyObject **mine = s->pending.pairs;
+    for (int k = 0; k < SCANNER_SHAPES; k++) {
+        const Shape *shape = &s->shapes[k];
+        if (shape->attrs == NULL || shape->n != n)
+            continue;
+        Py_ssize_t i = 0;
+        for (; i < n; i++) {
+            PyObject *pair = mine[i], *theirs = shape->pairs[i];
+            if (pair != theirs && (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2
+                                   || PyTuple_GET_ITEM(pair, 0) != PyTuple_GET_ITEM(theirs, 0)))
+                break;
+        }
+        if (i == n)
+            return k;
+    }
+    return -1;
+}
+
+/* The current ad's dict as a copy of the shape's (find_shape's: the same names in
+ * the same order) with the entries that differ set: the dict attrs_from_pairs builds
+ * (same keys, order, values, and table size: the shape's was built from the same
+ * names), made in one piece where inserting 160 pairs one by one grows the table
+ * five times. As with the template, the shape's dict is unchanged since it was built
+ * (it has not left this feed()). */
+static PyObject *
+attrs_from_shape(Scanner *s, const Shape *shape)
+{
+    PyObject *attrs = PyDict_Copy(shape->attrs);
+    if (attrs == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < shape->n; i++) {
+        PyObject *pair = s->pending.pairs[i];
+        if (pair != shape->pairs[i] && set_pair(attrs, pair) < 0) {
+            Py_DECREF(attrs);
+            return NULL;
+        }
+    }
+    return attrs;
+}
+
+/* Keep attrs, the current ad's dict (no name repeated), and its pairs as a shape: in
+ * place of the one it was copied from (`at`), else of the oldest kept. 0, or -1 with
+ * an exception. */
+static int
+keep_shape(Scanner *s, PyObject *attrs, int at)
+{
+    if (at < 0) {
+        at = s->shape_next;
+        s->shape_next = (s->shape_next + 1) % SCANNER_SHAPES;
+    }
+    Shape *shape = &s->shapes[at];
+    shape_clear(shape);
+    Py_ssize_t n = s->pending.n;
+    if (n > shape->cap) {
+        PyObject **grown = PyMem_Realloc(shape->pairs, (size_t)n * sizeof(PyObject *));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        shape->pairs = grown;
+        shape->cap = n;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_INCREF(s->pending.pairs[i]);
+        shape->pairs[i] = s->pending.pairs[i];
+    }
+    shape->n = n;
+    Py_INCREF(attrs);
+    shape->attrs = attrs;
+    return 0;
+}
+
 /* The current ad's dict built from its pairs in order; a name that repeats keeps its
  * first position and takes the last value (the caller sees fewer keys than pairs). */
 static PyObject *
@@ -134,8 +243,16 @@ build_ad(Scanner *s)
     /* the previous ad's dict is at hand within one feed() (see scanner.h) */
     int fits = 0;
     int same = same_names(s, &fits);
-    PyObject *attrs = same && s->template != NULL ? attrs_from_template(s)
-                                                  : attrs_from_pairs(s);
+    int shape = -1, attrs_copied = 0;
+    PyObject *attrs;
+    if (same && s->template != NULL) {
+        attrs = attrs_from_template(s);
+        attrs_copied = 1;
+    }
+    else if ((shape = find_shape(s)) >= 0)
+        attrs = attrs_from_shape(s, &s->shapes[shape]);
+    else
+        attrs = attrs_from_pairs(s);
     PyObject *ad = NULL;
     if (attrs == NULL)
         goto done;
@@ -157,6 +274,10 @@ build_ad(Scanner *s)
         if (ad != NULL) {
             Py_INCREF(attrs);
             Py_XSETREF(s->template, attrs);
+            /* an ad not copied from the previous one's starts a shape (the ads of a
+             * run of the previous ad's names are found from the template) */
+            if (!attrs_copied && keep_shape(s, attrs, shape) < 0)
+                Py_CLEAR(ad);
         }
     }
     else {
@@ -173,7 +294,7 @@ build_ad(Scanner *s)
     }
 done:
     if (ad == NULL)
-        Py_CLEAR(s->template);
+        scanner_forget_dicts(s);
     Py_XDECREF(attrs);
     rotate(s);
     return ad;

@@ -58,25 +58,38 @@ scanner_named_pair(Scanner *s, const unsigned char *head, Py_ssize_t head_n,
         Py_INCREF(named);
     }
     else {
-        text = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, name, name_n);
-        if (text == NULL)
-            goto done;
-        named = PyDict_GetItemWithError(s->names, text);
-        if (named != NULL) {
-            Py_INCREF(named);
-        }
-        else {
+        /* the name text's pair as `names` or `new_name` gave it before: the scanner's
+         * own table spares making the text's string and hashing it for the dict (the
+         * names are interned, so a pair kept here holds the very strings the dict's
+         * would) */
+        uint64_t h = oldscan_hash((const char *)name, name_n, s->key);
+        named = oldscan_get(&s->named, h, (const char *)name, name_n, PyUnicode_1BYTE_KIND);
+        if (named == NULL) {
             if (PyErr_Occurred())
                 goto done;
-            named = PyObject_CallOneArg(s->new_name, text);
-            if (named == NULL)
+            text = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, name, name_n);
+            if (text == NULL)
                 goto done;
-        }
-        if (named == Py_None)
-            goto done;  /* not a plain name: the slow way decides */
-        if (!PyTuple_CheckExact(named) || PyTuple_GET_SIZE(named) != 2) {
-            PyErr_SetString(PyExc_TypeError, "a name must be a (lower, spelling) pair");
-            goto done;
+            named = PyDict_GetItemWithError(s->names, text);
+            if (named != NULL) {
+                Py_INCREF(named);
+            }
+            else {
+                if (PyErr_Occurred())
+                    goto done;
+                named = PyObject_CallOneArg(s->new_name, text);
+                if (named == NULL)
+                    goto done;
+            }
+            if (named == Py_None)
+                goto done;  /* not a plain name: the slow way decides */
+            if (!PyTuple_CheckExact(named) || PyTuple_GET_SIZE(named) != 2) {
+                PyErr_SetString(PyExc_TypeError, "a name must be a (lower, spelling) pair");
+                goto done;
+            }
+            if (oldscan_put(&s->named, h, (const char *)name, name_n, PyUnicode_1BYTE_KIND,
+                            named) < 0)
+                goto done;
         }
         heads_put(s->heads, position, (const char *)head, head_n, named);
     }

@@ -247,7 +247,7 @@ feed_text(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t n,
 {
     Py_ssize_t pos = 0;
     /* the ads handed out before this call are the caller's: none is copied */
-    Py_CLEAR(s->template);
+    scanner_forget_dicts(s);
     int after_run = 0;
     while (pos < n) {
         if (!s->json && kind == PyUnicode_1BYTE_KIND && !after_run
@@ -256,7 +256,7 @@ feed_text(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t n,
              * machine's slots (the line after a run differs: it is read alone) */
             Py_ssize_t taken = feed_run(s, data, pos, n);
             if (taken < 0) {
-                Py_CLEAR(s->template);
+                scanner_forget_dicts(s);
                 return NULL;
             }
             if (taken > 0) {
@@ -270,7 +270,7 @@ feed_text(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t n,
         int r = s->json ? scanner_json_line(s, text, data, kind, pos, stop, done)
                         : feed_line(s, text, data, kind, pos, stop, done);
         if (r != 0) {
-            Py_CLEAR(s->template);
+            scanner_forget_dicts(s);
             if (r < 0)
                 return NULL;
             s->stopped = 1;
@@ -278,7 +278,7 @@ feed_text(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t n,
         }
         pos = stop;
     }
-    Py_CLEAR(s->template);
+    scanner_forget_dicts(s);
     Py_RETURN_NONE;
 }
 
@@ -347,7 +347,7 @@ Scanner_finish(Scanner *s, PyObject *done)
     }
     /* the last ad ends at the end of the input: built as any other, so it keeps the
      * mark of the run it ends (no template: the ads before it are the caller's) */
-    Py_CLEAR(s->template);
+    scanner_forget_dicts(s);
     if (scanner_end_ad(s, done, 0) < 0)
         return NULL;
     Py_RETURN_NONE;
@@ -397,6 +397,7 @@ Scanner_init(Scanner *s, PyObject *args, PyObject *kwds)
     }
     s->lines.limit = (size_t)limit;
     s->values.limit = (size_t)limit;
+    s->named.limit = (size_t)limit;
     s->key = (uint64_t)key;
     s->json = json;
     return 0;
@@ -407,10 +408,11 @@ Scanner_dealloc(Scanner *s)
 {
     oldscan_clear(&s->lines);
     oldscan_clear(&s->values);
+    oldscan_clear(&s->named);
     adlines_free(&s->pending);
     adlines_free(&s->previous);
     heads_free(s->heads);
-    Py_XDECREF(s->template);
+    scanner_free_shapes(s);
     Py_XDECREF(s->layout);
     PyMem_Free(s->varying);
     Py_XDECREF(s->literal_type);

@@ -11,10 +11,22 @@
 #include "adlines.h"
 #include "tables.h"
 
+/* How many recent ads' dicts of different names a Scanner keeps (shapes). */
+#define SCANNER_SHAPES 8
+
+/* An ad's dict and its pairs in order (strong references; attrs NULL: none kept). */
+typedef struct {
+    PyObject *attrs;
+    PyObject **pairs;
+    Py_ssize_t n;
+    Py_ssize_t cap;
+} Shape;
+
 typedef struct {
     PyObject_HEAD
     Generations lines;   /* line text -> (lower-case name, (spelling, expr)) */
     Generations values;  /* value text -> Literal, for the lines read here */
+    Generations named;   /* name text -> what `names` or `new_name` gave (plain.c) */
     uint64_t key;
     PyTypeObject *literal_type;
     PyObject *value_descr;
@@ -30,6 +42,11 @@ typedef struct {
     /* the previous ad's dict while one feed() runs, when from_attrs took it: an ad
      * with the previous ad's names in the same order starts from its copy */
     PyObject *template;
+    /* dicts of this feed()'s ads of different names, with their pairs (ads.c:
+     * shapes): an ad whose names are not the previous ad's but a recent ad's (a
+     * pool's slot types interleave) starts from a copy of that ad's dict */
+    Shape shapes[SCANNER_SHAPES];
+    int shape_next;
     /* the mark (ClassAd.layout) of the ads of the current run: ads with the previous
      * ad's names in the same order whose lines differ from the run's first ad's only
      * at the names in the mark, a set (ads.c); a new set when a run starts */
@@ -63,6 +80,13 @@ pending_add(Scanner *s, PyObject *pair, const char *key, Py_ssize_t size, int ki
 {
     return adlines_add(&s->pending, pair, key, size, kind);
 }
+
+/* Drop the dicts of this feed()'s ads (template, shapes): the ads handed out are the
+ * caller's, which may change them, so none is copied in a later feed(). */
+void scanner_forget_dicts(Scanner *s);
+
+/* scanner_forget_dicts, and the shapes' arrays freed (the Scanner's end). */
+void scanner_free_shapes(Scanner *s);
 
 /* End the current ad: build it (ads.c) and append it to done (an ad of no line only
  * when `empty`); 0, or -1 with an exception. Its lines become the previous ad's either
