@@ -78,6 +78,15 @@ class _PlainJobs:
         self.names, self.memo = names, memo
 
 
+#: Whether ``_decode_kind`` takes a job ad's memo hit from the ad before it when both
+#: are of one reader run (``ClassAd.layout``, the same set) whose mark holds none of
+#: the memo's names: the run's ads bind every name outside their mark to the very same
+#: entry objects (``ClassAd._from_attrs``' invariant), so their ``entry_key`` is the
+#: same and so is the hit (a cluster's jobs: one key per cluster, not per job). A
+#: module flag so that the tests run both ways.
+_RUNS = True
+
+
 def _decode_kind(
     kind: str,
     ads: list[LoadedAd],
@@ -99,12 +108,23 @@ def _decode_kind(
     by_name = kind == "slot"
     plain_jobs = _PlainJobs()
     names, memo = plain_jobs.names, plain_jobs.memo
+    # The memo's hit for the reader run of ``run_mark`` under ``run_names``: an ad of
+    # that run binds every name its mark lacks to the run's entries (``_RUNS``).
+    run_mark: set | None = None
+    run_names: tuple[str, ...] | None = None
+    run_hit: tuple[tuple, Cluster] | None = None
     for loaded in ads:
         ad = loaded.ad
         item = None
         if names is not None and type(ad) is _AdClass and ad.parent is None:
             table = ad._attrs
-            hit = memo.get(entry_key(table, names))
+            mark = ad.layout
+            if mark is run_mark and names is run_names and _RUNS:
+                hit = run_hit
+            else:
+                hit = memo.get(entry_key(table, names))
+                if hit is not None and type(mark) is set and mark.isdisjoint(names):
+                    run_mark, run_names, run_hit = mark, names, hit
             if hit is not None:
                 item = job_of_cluster(hit[1], ad, table, len(out))
         if item is None:

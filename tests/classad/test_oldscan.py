@@ -388,3 +388,77 @@ def test_the_scanners_ads_are_built_as_from_attrs_builds_them() -> None:
     want = ClassAd._from_attrs(attrs, mark)
     assert type(ad) is ClassAd and ad._attrs is attrs and ad.layout is mark
     assert ad.parent is None and want.parent is None
+
+
+def test_ads_of_a_recent_ads_names(monkeypatch) -> None:
+    """An ad whose names are not the previous ad's but a recent one's, the same in the
+    same order, starts from a copy of that ad's dict (``ads.c``: shapes): interleaved
+    kinds of ads with per-ad values, a kind with a name repeated (never a shape), one
+    with the same names in another order, more kinds than the scanner keeps, and the
+    pieces of a file, after which no earlier ad's dict is copied. Both readers agree,
+    the dicts' key order included."""
+    kinds = [("A", "B", "C"), ("A", "B", "C", "D"), ("A", "C", "B"), ("A", "B", "B"),
+             *[("A", f"K{k}", "B") for k in range(10)]]
+    order = [0, 1, 0, 1, 1, 2, 0, 3, 1, 0, 2, 3, 3, *range(4, 14), 0, 1, 2, *range(4, 14),
+             0, 13, 1]
+    text = "".join(
+        "".join(f'{name} = {"1" if k % 2 else f"{i * 10 + k}"}\n'
+                for k, name in enumerate(kinds[kind])) + "\n"
+        for i, kind in enumerate(order))
+    ads, error = _agree(text, monkeypatch)
+    assert error is None and len(ads) == len(order)
+    assert [[key for key, _, _ in ad] for ad in ads][:4] == [
+        ["a", "b", "c"], ["a", "b", "c", "d"], ["a", "b", "c"], ["a", "b", "c", "d"]]
+    for chunk in (9, 40, 200):
+        _agree(text, monkeypatch, chunk=chunk, limit=2)
+
+
+def test_names_found_by_their_text(monkeypatch) -> None:
+    """Names the scanner keeps by their text (``plain.c``) read as the Python reader
+    reads them: a name that is a prefix of another, names in other cases, at shifting
+    positions, heads with blanks, tables small enough to roll, and a head that is not
+    a plain name."""
+    heads = ["Cpus", "CpusX", "cpus ", "CPUS\t", "Cp", "Memory", "memory  ", "MemoryX"]
+    ads = []
+    for i in range(24):
+        shift = ["Z = 1\n"] * (i % 3)
+        picked = [heads[(i + k) % len(heads)] for k in range(3)]
+        ads.append("".join(shift) + "".join(f"{h}= {i + k}\n"
+                                            for k, h in enumerate(picked)))
+    text = "\n".join(ads) + "\n"
+    got, error = _agree(text, monkeypatch)
+    assert error is None and len(got) == 24
+    for chunk in (13, 100):
+        _agree(text, monkeypatch, chunk=chunk, limit=1)
+    # a head that is not a plain name stops both readers at the same line and column
+    _, error = _agree(text + "Mem-ory = 1\n", monkeypatch, chunk=13, limit=1)
+    assert error is not None
+
+
+@pytest.mark.parametrize("ending", ["", "\n", "nul"])
+def test_repeated_lines_compared_in_blocks(ending: str, monkeypatch) -> None:
+    """Runs of the previous ad's lines (``adlines.c``: common_prefix, 32 bytes at a
+    time) that differ at every offset of a block, in long and short lines (one whose
+    text goes on where the previous ad's line ends), with
+    CRLF ends, quotes and escapes in repeated text, non-ASCII bytes, a line of a
+    megabyte, and at the end a last line without its line end, with one, or a NUL
+    in a string (an error after every ad before it)."""
+    base = ['Aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa = "' + "q" * 70 + '"\n',
+            'B = "say \\"hi\\" \\\\n there"\n', "C = 1\r\n", 'D = "caf\u00e9"\n',
+            "E = 12345678901234567\n", 'F = "' + "m" * (1 << 20) + '"\n', "H = 7\n"]
+    ads = ["".join(base)]
+    for cut in [*range(0, 40, 3), *range(44, 114, 3)]:  # in the name, in the value
+        lines = list(base)
+        first = lines[0]
+        lines[0] = first[:cut] + "x" + first[cut + 1:]
+        ads.append("".join(lines))
+        ads.append("".join(base))
+    for k in range(40):  # a line that is the previous ad's with more before its end
+        ads.append("".join(base[:2]) + f"Q = r{'x' * k}\n" + "".join(base[2:]))
+        ads.append("".join(base[:2]) + f"Q = r{'x' * k}y\n" + "".join(base[2:]))
+    last = 'G = "nul\x00here"\n' if ending == "nul" else "Z = 1" + ending
+    text = "\n".join(ads) + "\n" + "".join(base[:4]) + last
+    got, error = _agree(text, monkeypatch)
+    assert len(got) == len(ads) + (ending != "nul")
+    assert (error is not None) == (ending == "nul")
+    _agree(text, monkeypatch, chunk=1 << 16, limit=4)

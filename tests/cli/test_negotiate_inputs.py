@@ -12,6 +12,7 @@ import pytest
 from condorlite.cli import negotiate_inputs
 from condorlite.cli.negotiate_inputs import _decode_kind, decode
 from condorlite.core.ad_decoder import AdDecoder
+from condorlite.core.classad import oldscan
 from condorlite.core.policy import Policy
 from condorlite.store.adfiles import read_ads
 from tests.core.test_ad_screen import JOBS
@@ -56,3 +57,42 @@ def test_jobs_known_plain_decode_as_screened_one_by_one(tmp_path, seed, monkeypa
     assert got.problems == reference
     assert reference  # the pool has problems of every kind
     assert {p["problem"].split(" ")[0] for p in reference} >= {"duplicate", "a"}
+
+
+def _run_text() -> str:
+    """Three reader runs: a cluster whose jobs differ in ProcId alone (its mark holds
+    none of the memo's names); a cluster whose first two jobs differ in RequestMemory
+    too (a name of the memo's key: in the mark), with an absurd RequestMemory further
+    on; and a cluster whose Requirements changes after two jobs (a new run)."""
+    ads = [CLUSTER.format(c=1, o="u", m=512) + f"ProcId = {p}\n" for p in range(30)]
+    ads += [CLUSTER.format(c=2, o="u", m=("1e300" if p == 9 else 512 + p % 2))
+            + f"ProcId = {p}\n" for p in range(20)]
+    ads += [CLUSTER.format(c=3, o="u", m=512).replace(
+        "RequestMemory\n", "RequestMemory + 1\n" if p > 1
+        else "RequestMemory\n") + f"ProcId = {p}\n" for p in range(10)]
+    return "\n".join(ads) + "\n"
+
+
+@pytest.mark.parametrize("runs", [True, False])
+def test_jobs_of_one_reader_run_take_the_runs_hit(tmp_path, runs, monkeypatch):
+    path = tmp_path / "jobs.ads"
+    path.write_text(_run_text())
+    policy = Policy(uid_domain="d")
+    ads = read_ads([path])
+    reference: list = []
+    want = _decode_kind("job", ads, AdDecoder(policy).job, "job", reference)
+    keys = []
+    real_key = negotiate_inputs.entry_key
+    monkeypatch.setattr(negotiate_inputs, "_RUNS", runs)
+    monkeypatch.setattr(negotiate_inputs, "entry_key",
+                        lambda *args: keys.append(1) or real_key(*args))
+    got = decode([], ads, policy)
+    assert [(j.id, j.index, j.submitter, j.ad) for j in got.jobs] == [
+        (j.id, j.index, j.submitter, j.ad) for j in want]
+    assert got.problems == reference
+    assert [p["ad"] for p in reference] == [40]  # the absurd RequestMemory
+    if runs and oldscan.enabled():
+        # the first cluster's 30 jobs are one run: a key for its first plain job
+        assert len(keys) < len(ads) - 20
+    elif not runs:
+        assert len(keys) >= len(ads) - 10
