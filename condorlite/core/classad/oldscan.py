@@ -18,7 +18,12 @@ takes that line's pair (lines that do so in a row are compared and copied as one
 run); a line at a position whose last line was new with a new value
 (a per-ad value) skips the line table unless its value is known; a new line whose
 name is that of the last line at its position skips the name lookup; an ad with the
-previous ad's names in the same order starts from a copy of its dict.
+previous ad's names in the same order starts from a copy of its dict. Two more that
+do not depend on position: an ad with the names of one of the last few ads of other
+names read in the same piece (``ads.c``: shapes; a pool's slot types interleave)
+starts from a copy of that ad's dict, and a new line's name text is looked up in the
+scanner's own table of names before ``OLD_NAMES`` (no string made, no hash of one;
+the names are interned, so the pair kept holds the very strings the dict's would).
 
 Why: on realistic pools (160-attribute slots, 85-attribute jobs) the Python reader
 spends its time on what every line costs however it is cached (making the line's

@@ -43,7 +43,9 @@
  *
  * An ad's dict is built from its pairs in order (or, when the ad holds the previous
  * ad's names in the same order within one feed(), copied from the previous ad's dict
- * with the values that differ set: the same dict, made in one piece); when a name
+ * with the values that differ set: the same dict, made in one piece; or, when it holds
+ * the names of one of the last SCANNER_SHAPES ads of other names built within the same
+ * feed(), copied from that ad's dict the same way: ads.c, shapes); when a name
  * repeats (fewer keys than lines) `old_ad(list of pairs)` builds it instead (first
  * spelling and position, last value), else `from_attrs(dict, layout)`, where layout
  * is one set for a run of ads each holding the previous one's names in the same
