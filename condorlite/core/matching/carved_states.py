@@ -118,16 +118,23 @@ class CarvedStates:
         # in its static's box (``_groups``) and moves from its shape to ``shape``.
         box, seq, before = offer.box, offer.seq, offer.shape
         members = box[before]  # type: ignore[index]
-        del members[seq]
-        if not members:
-            del box[before]  # type: ignore[union-attr]
         offer.shape = shape
         joins = shapes.joins
         joins[shape] = joins.get(shape, 0) + 1
-        members = box.get(shape)  # type: ignore[union-attr]
-        if members is None:
-            members = box[shape] = {}  # type: ignore[index]
-        members[seq] = None
+        if len(members) == 1 and shape not in box:  # type: ignore[operator]
+            # (the offer alone leaves a shape for a new one, every carve where each
+            # slot's states are its own: its one-member dict moves with it; no list
+            # holds a members dict past its build)
+            del box[before]  # type: ignore[union-attr]
+            box[shape] = members  # type: ignore[index]
+        else:
+            del members[seq]
+            if not members:
+                del box[before]  # type: ignore[union-attr]
+            members = box.get(shape)  # type: ignore[union-attr]
+            if members is None:
+                members = box[shape] = {}  # type: ignore[index]
+            members[seq] = None
         if shapes.moved is not None:
             shapes.moved.append(offer)
 
@@ -157,9 +164,21 @@ class CarvedStates:
             computed = self._independent_memo[memo_key] = self._carved_ranks(offer, plan, vals)
         # ``OfferShapes.shape_of`` for the new state, but for its ``lefts`` pass (every
         # state is new where each slot has statics of its own)
+        # (``OfferShapes.pair_number`` and ``shape_number`` written out: one step per
+        # carve where each slot's states are its own)
         shapes = self._shapes
-        pair_shape = shapes.pair_number(("vector", vector.static, state))
-        shape = shapes.shape_number(pair_shape, offer)
+        pair_key = ("vector", vector.static, state)
+        pair_shapes = shapes.pair_shapes
+        pair_shape = pair_shapes.get(pair_key, 0)
+        if not pair_shape:
+            pair_shape = pair_shapes[pair_key] = len(pair_shapes) + 1
+        holder = offer.holder
+        key = (pair_shape, holder, None if holder is None else offer.current_rank)
+        numbers = shapes.shape_numbers
+        shape = numbers.get(key, 0)
+        if not shape:
+            shape = numbers[key] = len(numbers) + 1
+            shapes.pair_of_shape[shape] = pair_shape
         if shape not in shapes.shape_left:
             # ``lefts(vals)`` from the state carved (``shape_left`` of its shape):
             # only the positions taken from changed, each now a number

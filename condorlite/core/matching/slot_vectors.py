@@ -171,7 +171,7 @@ def rest_state(vals: tuple, moves: tuple[tuple[int, float], ...]) -> TypedVals:
         else:
             have = left(value)
         have -= amount
-        rest[pos] = int(have) if float(have).is_integer() else have
+        rest[pos] = int(have) if have.is_integer() else have  # (have: a float)
     state = tuple(rest)
     # (``typed``, written out: a call less per state)
     if float not in map(type, state):

@@ -167,3 +167,41 @@ def test_transitions_given_up_decide_as_remembered_ones(tmp_path, monkeypatch) -
     assert [(o.shape, o.pair_shape, o.independent, o.vector and o.vector.vals)
             for o in kept.offers] == [(o.shape, o.pair_shape, o.independent,
                                       o.vector and o.vector.vals) for o in given_up.offers]
+
+
+def test_a_carve_keeps_each_box_its_shapes_members(tmp_path, monkeypatch) -> None:
+    """After every carve the offer's box (its static's shapes) holds each shape's
+    members and nothing else: the offer under its new shape, no empty shape, no
+    members dict shared by two shapes (a lone offer's dict moves with it to a new
+    shape, ``carve``), and the offers of the box's other shapes where they were."""
+    policy = Policy(uid_domain="example.org")
+    carve = carved_states.CarvedStates.carve
+    moved: list[bool] = []
+
+    def checking(self, offer, taken):
+        box = offer.box
+        before = {shape: dict(members) for shape, members in box.items()}
+        lone = len(box[offer.shape]) == 1
+        carve(self, offer, taken)
+        want: dict[int, dict[int, None]] = {}
+        for shape, members in before.items():
+            for seq in members:
+                if seq != offer.seq:
+                    want.setdefault(shape, {})[seq] = None
+        want.setdefault(offer.shape, {})[offer.seq] = None
+        assert {s: dict(m) for s, m in box.items()} == want
+        assert len({id(m) for m in box.values()}) == len(box)
+        moved.append(lone and offer.shape not in before)
+        return None
+
+    monkeypatch.setattr(carved_states.CarvedStates, "carve", checking)
+    for share in (True, False):
+        # (a Disk share of each slot's own: every carve a lone move; without it,
+        # equal slots share a shape until carved)
+        spec = genpool.PoolSpec(slots=60, jobs=900, submitters=4, autoclusters=14, seed=3,
+                                realistic=True, unique=True, partitionable_fraction=1.0,
+                                disk_share=share)
+        slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path / str(share)), policy,
+                                   True)
+        negotiator.Cycle(slots, jobs, {}, [], policy, NOW).run()
+    assert any(moved) and not all(moved)
