@@ -204,7 +204,7 @@ class Candidates:
         merged.sort()
         self.entries.extend(merged)
         pending[:] = left  # (in place: a scan holds the list)
-        self.chunk = chunk * 2
+        self.chunk = chunk * 2 if not lazy_runs else chunk + (chunk >> 2)
 
 
 #: Where an entry holds its offer's position, the offer's version and the reason (the
