@@ -282,6 +282,31 @@ def test_merge_with_sources_made_on_demand_is_one_sort(runs, lazies, chunk) -> N
     assert cands.entries == sorted(every)
 
 
+def test_a_list_with_lazy_runs_grows_its_chunk_by_a_quarter() -> None:
+    # (a lazy run's entries cost their making: its list's merges grow slowly; a list
+    # of runs made already doubles)
+    eager = Candidates([], chunk=64)
+    eager.pending = [[[(float(k),) for k in range(1000)], 0]]
+    lazy = Candidates([], chunk=64)
+    source = _Lazy([(float(k),) for k in range(1000)])
+    lazy.pending = [[source.entries, 0, source]]
+    lazy.lazy_runs = 1
+    chunks, eager_chunks = [], []
+    for _ in range(3):
+        lazy.merge_more()
+        eager.merge_more()
+        chunks.append(lazy.chunk)
+        eager_chunks.append(eager.chunk)
+    assert chunks == [80, 100, 125]
+    assert eager_chunks == [128, 256, 512]
+    assert lazy.entries == [(float(k),) for k in range(len(lazy.entries))]
+    # (a small chunk still grows)
+    small = Candidates([], chunk=1)
+    small.pending = [[source.entries, len(lazy.entries), source]]
+    small.lazy_runs = 1
+    small.merge_more()
+    assert small.chunk == 2
+
 
 class _Named:
     """An offer as an ordered source reads one: its Name."""
