@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import pytest
 
+from condorlite.core.classad import folding
 from condorlite.core.classad.ad import ClassAd
-from condorlite.core.classad.ast import AttrRef, Expr, Literal, Paren
+from condorlite.core.classad.ast import AttrRef, Binary, Expr, Literal, Paren
+from condorlite.core.classad.cache import folded
 from condorlite.core.classad.evaluator import evaluate
 from condorlite.core.classad.folding import FoldMemo, fold_own
 from condorlite.core.classad.parser import parse_expr
@@ -180,3 +182,19 @@ def test_a_nested_ad_is_left_as_it_is() -> None:
     node = parse_expr("LoadAvg + 1")
     assert fold_own(node, inner) is node
     assert type(fold_own(node, outer)) is Literal
+
+
+@pytest.mark.parametrize("op", ["<", "<=", ">", ">=", "==", "!=", "=?=", "+"])
+def test_a_comparison_of_two_integers_folds_as_the_evaluator_folds_it(op):
+    """``_constant`` compares two integers itself (no compiled closure per desktop's
+    ``KeyboardIdle``): its literal is the evaluator's value, on each side of the
+    bound too; other operators and operand types go the evaluator's way."""
+    values = [-2 ** 63 - 1, -2 ** 63, -5, 0, 1, 899, 900, 901, 2 ** 63 - 1, 2 ** 63]
+    others = [True, 900.0, "900"]
+    for left in values + others:
+        for right in values + others:
+            node = Binary(op, Literal(left), Literal(right))
+            out = folding._constant(node)
+            value = folded(node)
+            assert type(out) is Literal
+            assert type(out.value) is type(value) and out.value == value

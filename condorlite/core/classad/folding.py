@@ -42,6 +42,8 @@ expression nested deeper than ``MAX_DEPTH`` is returned as it is.
 
 from __future__ import annotations
 
+import operator
+
 from condorlite.core.classad.ast import (
     AttrRef,
     Binary,
@@ -69,6 +71,11 @@ _PROBES = (
     Literal(1), Literal(0.0), Literal(2.5), Literal(""), Literal("x"), ListExpr(()),
 )
 _SCALARS = (bool, int, float, str)
+#: The comparisons ``_constant`` makes of two integers without compiling them.
+_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+            "==": operator.eq, "!=": operator.ne}
+#: ... of integers within ClassAd's 64 bits
+_BOUND = 2 ** 63
 #: "not in the memo" (a memo's value may be None)
 _UNSEEN = object()
 
@@ -197,7 +204,15 @@ def _same(new: list[Expr], old: tuple[Expr, ...]) -> bool:
 
 def _constant(node: Expr) -> Expr:
     """``node`` (an operator on literals) as the literal of its value, when that value
-    is one a literal holds; else ``node``."""
+    is one a literal holds; else ``node``. A comparison of two integers is Python's
+    (the evaluator's value for them), not compiled: each desktop's ``KeyboardIdle >
+    900`` is a memo key of its own."""
+    if type(node) is Binary and node.op in _COMPARE:  # type: ignore[attr-defined]
+        left, right = node.left, node.right  # type: ignore[attr-defined]
+        if (type(left) is Literal and type(right) is Literal and type(left.value) is int
+                and type(right.value) is int and -_BOUND < left.value < _BOUND
+                and -_BOUND < right.value < _BOUND):
+            return Literal(_COMPARE[node.op](left.value, right.value))  # type: ignore[attr-defined]
     value = folded(node)
     return node if value is VARIES or not _holdable(value) else Literal(value)
 

@@ -41,6 +41,14 @@ A slot whose policy reads numbers of its own (a desktop's ``KeyboardIdle``) shar
 its set with no other slot: after ``MISSES`` misses of the sets of policy entries
 that read the same names (the desktops of every owner) with fewer than one hit in
 ``SHARE`` lookups, their offers go the way they went before, without the lookups.
+Their folds are still few (``FOLDED``): a desktop's ``KeyboardIdle > 15 * 60 ||
+TARGET.Owner == "alice"`` folds to one of two entries (``OwnPolicy`` makes equal
+folds one entry), so each given-up plan remembers its rewrites by the ids of the
+folded ``Start`` and ``Requirements`` entries: what the rest of the rewrite reads
+(``_decides_nothing`` the plan's entries and the folded ones, ``OwnLiterals.hoist``
+the three entries after folding) is then the same, and a hit costs the fold alone,
+no hoisting and no comparing. A plan whose folds keep missing (``MISSES``,
+``SHARE``: every slot folds to its own expression) is given up in turn.
 """
 
 from __future__ import annotations
@@ -68,6 +76,9 @@ MISSES = 16
 SHARE = 4
 #: a fold that only inlines literals is dropped (module doc); off: made as any other
 INLINED = True
+#: a given-up plan's offers are rewritten per the entries their fold gave (module
+#: doc); off: each in full
+FOLDED = True
 #: folded expressions deeper than this are taken as deciding something (kept)
 _MAX_DEPTH = 200
 
@@ -77,7 +88,7 @@ class _Plan:
     may read, the rebindings per their entries' ids, and the hit and miss counts
     of every plan with those names (shared: the desktops of many owners)."""
 
-    __slots__ = ("counts", "entries", "reads", "results")
+    __slots__ = ("counts", "entries", "folded", "folded_counts", "reads", "results")
 
     def __init__(self, entries: tuple, reads: tuple[str, ...], counts: list[int]) -> None:
         #: the three entries (held, so their ids stay theirs)
@@ -89,6 +100,12 @@ class _Plan:
         #: [hits, misses] of the plans with these ``reads``; misses is -1 once
         #: they are given up
         self.counts = counts
+        #: once ``counts`` are given up (``FOLDED``): ids of the folded ``Start`` and
+        #: ``Requirements`` entries (``OwnPolicy.changes``, None for unchanged) ->
+        #: (those entries, held; then as in ``results``)
+        self.folded: dict[tuple, tuple] = {}
+        #: [hits, misses] of ``folded``, this plan's alone; misses -1: given up
+        self.folded_counts = [0, 0]
 
 
 class OwnRewrites:
@@ -130,18 +147,22 @@ class OwnRewrites:
             plan = self._plans[key] = _Plan((rank, start, requirements), reads, counts)
         counts = plan.counts
         if counts[1] < 0:
-            self._direct(offer)
-            return
-        entries = tuple(map(get, plan.reads))
-        ids = tuple(map(id, entries))
-        found = plan.results.get(ids)
-        if found is None:
-            counts[1] += 1
-            plan.results[ids] = (entries, *self._first(offer, table))
-            if counts[1] >= MISSES and counts[0] * SHARE < counts[1]:
-                counts[1] = -1  # (the offers that read these names share nothing)
-            return
-        counts[0] += 1
+            found = self._folded(offer, table, plan) if FOLDED else None
+            if found is None:
+                if not FOLDED:
+                    self._direct(offer)
+                return
+        else:
+            entries = tuple(map(get, plan.reads))
+            ids = tuple(map(id, entries))
+            found = plan.results.get(ids)
+            if found is None:
+                counts[1] += 1
+                plan.results[ids] = (entries, *self._first(offer, table))
+                if counts[1] >= MISSES and counts[0] * SHARE < counts[1]:
+                    counts[1] = -1  # (the offers that read these names share nothing)
+                return
+            counts[0] += 1
         changes = found[1]
         if changes:
             if private:
@@ -154,20 +175,43 @@ class OwnRewrites:
                 self._literals.remember(offer, found[3])
         offer.literals = found[2]
 
-    def _direct(self, offer: Offer) -> None:
+    def _folded(self, offer: Offer, table: dict, plan: _Plan) -> tuple | None:
+        """The rewrite of an offer of a given-up plan, remembered by the entries the
+        fold gave (module doc, ``FOLDED``): a hit's (entries, rebindings, hidden
+        names, what ``unhoist`` puts back), or None once the offer is rewritten in
+        full (a miss, or this plan's folds given up too)."""
+        counts = plan.folded_counts
+        if counts[1] < 0:
+            self._direct(offer)
+            return None
+        folded = self._policy.changes(offer)
+        entries = (folded.get("start"), folded.get("requirements"))
+        ids = (id(entries[0]), id(entries[1]))
+        found = plan.folded.get(ids)
+        if found is None:
+            counts[1] += 1
+            plan.folded[ids] = (entries, *self._first(offer, table, folded))
+            if counts[1] >= MISSES and counts[0] * SHARE < counts[1]:
+                counts[1] = -1  # (every slot folds to its own expression)
+            return None
+        counts[0] += 1
+        return found
+
+    def _direct(self, offer: Offer, folded: dict[str, tuple] | None = None) -> None:
         """The rewrite as the two modules make it, nothing remembered; a fold that
-        decides nothing left out (``INLINED``, module doc)."""
-        changes = self._policy.changes(offer)
+        decides nothing left out (``INLINED``, module doc). ``folded``: the offer's
+        ``OwnPolicy.changes`` when already made."""
+        changes = self._policy.changes(offer) if folded is None else folded
         if INLINED and changes and _decides_nothing(offer.ad, changes):
             changes = {}
         offer.literals = self._literals.hoist(offer, changes)
 
-    def _first(self, offer: Offer, table: dict) -> tuple:
+    def _first(self, offer: Offer, table: dict, folded: dict | None = None) -> tuple:
         """Rewrite an offer in full and read off its rebindings: (the entries its new
         ad holds that ``table`` did not, in the order ``with_entries`` makes them,
         the hidden names, what ``unhoist`` would put back or None)."""
         before_ad = offer.ad
-        self._direct(offer)
+        self._direct(offer, folded)
         new = adeval.table(offer.ad)
         if offer.ad is before_ad or new is None:
             return {}, offer.literals, None

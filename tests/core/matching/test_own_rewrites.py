@@ -73,11 +73,13 @@ def _folded(policy: OwnPolicy, offer) -> dict:
     return changes
 
 
+@pytest.mark.parametrize("folded", [True, False])
 @pytest.mark.parametrize("inlined", [True, False])
 @pytest.mark.parametrize("misses", [own_rewrites.MISSES, 2])
-def test_rewrites_are_the_two_modules_entry_for_entry(monkeypatch, misses, inlined):
+def test_rewrites_are_the_two_modules_entry_for_entry(monkeypatch, misses, inlined, folded):
     monkeypatch.setattr(own_rewrites, "MISSES", misses)
     monkeypatch.setattr(own_rewrites, "INLINED", inlined)
+    monkeypatch.setattr(own_rewrites, "FOLDED", folded)
     policy, literals = OwnPolicy(KEEP), OwnLiterals()
     rewrites = OwnRewrites(policy, literals)
     # (two offers of each slot: its ad's entries are the very same objects)
@@ -105,11 +107,52 @@ def test_rewrites_are_the_two_modules_entry_for_entry(monkeypatch, misses, inlin
         _same_table(a.ad, b.ad)
 
 
+@pytest.mark.parametrize("folded", [True, False])
 @pytest.mark.parametrize("inlined", [True, False])
-def test_a_cycle_with_the_rewrites_decides_as_the_reference(monkeypatch, inlined):
+def test_a_cycle_with_the_rewrites_decides_as_the_reference(monkeypatch, inlined, folded):
     monkeypatch.setattr(own_rewrites, "INLINED", inlined)
+    monkeypatch.setattr(own_rewrites, "FOLDED", folded)
     fast, _ = run_both(_pool(), _jobs(6), POLICY)
     assert sum(counts[0] for counts in fast.mm.own_rewrites._counts.values()) >= 30
+
+
+def _folded_hits(rewrites: OwnRewrites) -> list[list[int]]:
+    return [plan.folded_counts for plan in rewrites._plans.values() if plan.folded]
+
+
+@pytest.mark.parametrize("own", [False, True])
+def test_a_given_up_plan_rewrites_per_fold_as_the_two_modules(monkeypatch, own):
+    """Desktops of few owners, each ``KeyboardIdle`` its own (the plans given up
+    after two misses): their rewrites are remembered per folded entries (two per
+    owner: idle or busy) and equal the two modules' entry for entry; with a
+    ``START`` that folds to an expression of its own per slot (``own``: the number
+    stays in it), the folds miss until given up, and are still equal."""
+    monkeypatch.setattr(own_rewrites, "MISSES", 2)
+    start = "(KeyboardIdle > 15 * 60) || (TARGET.ImageSize < KeyboardIdle)" if own \
+        else None
+    # (own: every desktop busy, ``KeyboardIdle`` under 900, so none folds to true)
+    texts = [_desktop(i % 4, KeyboardIdle=100 + (7 if own else 97) * i, Name=f'"slot1@d{i}"',
+                      **({"Start": start} if start else {})) for i in range(40)]
+    policy, literals = OwnPolicy(KEEP), OwnLiterals()
+    rewrites = OwnRewrites(policy, literals)
+    slots, _ = decoded_texts(texts, [], POLICY, shared=True)
+    fast, plain = _offers(slots), _offers(slots)
+    for a, b in zip(fast, plain, strict=True):
+        rewrites.rewrite(a)
+        b.literals = literals.hoist(b, _folded(policy, b))
+        _same_table(a.ad, b.ad)
+        assert a.literals == b.literals
+    assert all(counts[1] < 0 for counts in rewrites._counts.values())
+    counts = _folded_hits(rewrites)
+    if own:
+        assert counts and all(c[1] < 0 and c[0] == 0 for c in counts)
+    else:  # four owners x idle or busy: at most eight misses, the rest hits
+        assert sum(c[0] for c in counts) >= 40 - 8 - 2
+        assert all(c[1] >= 0 for c in counts)
+    for a, b in zip(fast, plain, strict=True):
+        literals.unhoist(a)
+        literals.unhoist(b)
+        _same_table(a.ad, b.ad)
 
 
 def test_loose_ranks_are_the_full_evaluation_and_walked_ones_are_worked_out_once():
