@@ -313,3 +313,28 @@ def test_a_given_attribute_is_read_only_where_its_own_walk_would_be() -> None:
                      given=[(slot, "Rank")])
     assert via is not None and not getattr(via, "reads_given", False)
     assert via((4096, 8, 1, 7)) == 2 * (4096 - 2048) - 4096  # (RequestMemory 2048)
+
+
+@pytest.mark.parametrize("text", [
+    "Memory * 4611686018427387904",      # integers wrapped to 64 bits
+    "9223372036854775807 + Cpus",
+    "Cpus - Memory - Disk",
+    "Memory * 1e308 * 10.0",             # an infinite real is an error
+    "1e308 * Memory",
+    "Memory - 1.5",                      # mixed: the general path
+    "2.5 + Cpus",
+    "Memory + \"x\"",
+    "undefined - Cpus",
+    "10000000 * MY.Rank + 1000000 * (RemoteOwner =?= UNDEFINED) - 100000 * Cpus - Memory",
+])
+def test_arithmetic_residuals_agree_at_the_edges(text: str) -> None:
+    """``residuals.arithmetic``'s written-out steps against the reference walker, at
+    states of integers, reals and other values (``STATES``) and at the integer and
+    real edges."""
+    job, slot = ad(JOB_AD), ad(SLOT_AD)
+    node = parse_expr(text)
+    residual = specialize(node, slot, job, [(slot, n) for n in FREE], now=None)
+    assert residual is not None
+    for vals in [*STATES, (2**62, 2**62, -(2**63)), (1e308, 2.0, -1e308), (7, 2.5, 1)]:
+        want = reference.evaluate(node, rebound(slot, vals), job, now=None)
+        assert canonical(residual(vals)) == canonical(want), (text, vals)

@@ -63,6 +63,7 @@ from .residuals import (
     Res,
     Residual,
     apply_fn,
+    arithmetic,
     atoms_of,
     binary_fn,
     carry_atoms,
@@ -73,6 +74,9 @@ from .residuals import (
 )
 from .scope import MAX_DEPTH, MAX_STEPS, Env, current_time
 from .values import Error, Undefined
+
+#: the operators ``residuals.arithmetic`` makes the residuals of
+_ARITHMETIC = frozenset(("+", "-", "*"))
 
 
 class _State:
@@ -347,6 +351,8 @@ def _binary(node: Binary, cur: object, st: _State) -> object:
     right = _walk(node.right, cur, st)
     if op in PY_COMPARE:
         return comparison(op, left, right)
+    if op in _ARITHMETIC:
+        return arithmetic(op, left, right)
     return apply_fn(BINARY_FNS.get(op) or binary_fn(op), (left, right))
 
 
