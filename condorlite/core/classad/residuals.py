@@ -74,6 +74,14 @@ def apply_fn(fn: Callable[..., object], operands: Sequence[object]) -> object:
         (only,) = getters
         return Res(lambda vals: fn(only(vals)))
     if len(getters) == 2:
+        # (a constant operand put in as it is: no call to fetch it)
+        left, right = parts
+        if type(left) is not Res:
+            get = right.fn  # type: ignore[union-attr]
+            return Res(lambda vals: fn(left, get(vals)))
+        if type(right) is not Res:
+            get = left.fn  # type: ignore[union-attr]
+            return Res(lambda vals: fn(get(vals), right))
         first, second = getters
         return Res(lambda vals: fn(first(vals), second(vals)))
     return Res(lambda vals: fn(*[g(vals) for g in getters]))
