@@ -64,7 +64,9 @@ class PairProgram:
     residuals (``pair_programs.pair_program``); a part that is one of them, or a bound against
     one, is settled here with the class's value as if it had been a constant. A param
     that is no number (a desktop's job ``Owner``, ``pair_programs._with_owner``)
-    bounds nothing: a test comparing it with the vector is run as it is.
+    bounds nothing: a test comparing it with the vector is run as it is. A dependent
+    rank made with the slot's Rank given (``pair_programs._program_parts``) reads the
+    Rank's value after the params, which ``_ranked`` puts there.
 
     The vector's last ``literals`` values are a slot's own literals (``own_literals``),
     strings mostly: a bound on one of them is no bound on numbers (``residuals``'
