@@ -63,6 +63,7 @@ from .residuals import (
     Res,
     Residual,
     apply_fn,
+    arithmetic,
     atoms_of,
     binary_fn,
     carry_atoms,
@@ -74,14 +75,23 @@ from .residuals import (
 from .scope import MAX_DEPTH, MAX_STEPS, Env, current_time
 from .values import Error, Undefined
 
+#: the operators ``residuals.arithmetic`` makes the residuals of
+_ARITHMETIC = frozenset(("+", "-", "*"))
+
 
 class _State:
-    __slots__ = ("active", "depth", "env", "free", "reads", "steps")
+    __slots__ = ("active", "depth", "env", "free", "given", "given_read", "reads", "steps")
 
     def __init__(self, env: Env, free: dict[tuple[int, str], int],
-                 reads: set[tuple[int, str]] | None) -> None:
+                 reads: set[tuple[int, str]] | None,
+                 given: dict[tuple[int, str], int] | None = None) -> None:
         self.env = env
         self.free = free
+        #: the attributes whose values the caller gives after the free ones
+        #: (``specialize``'s ``given``), by (id(ad), lower-case name), and whether the
+        #: residual reads one
+        self.given = given
+        self.given_read = False
         self.active: set[tuple[int, str]] = set()
         self.depth = 0
         #: attribute evaluations made so far (``scope.MAX_STEPS``)
@@ -97,14 +107,26 @@ def specialize(
     free: Sequence[tuple[object, str]],
     now: int | None,
     reads: set[tuple[int, str]] | None = None,
+    given: Sequence[tuple[object, str]] = (),
 ) -> Residual | None:
     """The residual of ``node`` evaluated with MY = ``my``, TARGET = ``target``, the
     attributes ``free`` (``(ad, name)`` pairs) varying; None if it cannot be made.
 
     ``reads``, when given, receives ``(id(ad), lower-case name)`` for every name the
     walk looked up in an ad (found or not): the residual (or the refusal) depends on
-    nothing else than those bindings, the free attributes and ``now``."""
-    return _top(lambda st: _walk(node, my, st), my, target, free, now, reads)
+    nothing else than those bindings, the free attributes and ``now``.
+
+    ``given``: attributes (``(ad, name)``, any expression) whose value at the state
+    the caller has already worked out, as ``specialize_attribute(ad, name, target,
+    free, now)`` gives it, and puts in ``vals`` after the free ones (``given[i]`` at
+    ``vals[len(free) + i]``). Where the walk evaluates one of them in the context the
+    attribute's own residual is made in (straight from ``node``: no attribute being
+    evaluated, depth 0), the walk is made as ever (the same reads, the same refusals,
+    the same steps counted) and, when its value is a residual and the step limit was
+    not reached, the residual reads the given value instead of running the
+    attribute's again: the same walk from the same state gives the same value
+    (``_evaluate_in``). A residual that reads one has ``reads_given`` set true."""
+    return _top(lambda st: _walk(node, my, st), my, target, free, now, reads, given)
 
 
 def specialize_attribute(
@@ -119,13 +141,16 @@ def specialize_attribute(
     return _top(lambda st: _scoped(ad, name.lower(), st), ad, target, free, now, reads)
 
 
-def _top(run, my, target, free, now, reads) -> Residual | None:  # type: ignore[no-untyped-def]
+def _top(run, my, target, free, now, reads, given=()) -> Residual | None:  # type: ignore[no-untyped-def]
     env = Env(my, None if target is my else target, now, guarded=True)
     state = _State(env, {(id(ad), name.lower()): i for i, (ad, name) in enumerate(free)},
-                   reads)
+                   reads, {(id(ad), name.lower()): len(free) + i
+                           for i, (ad, name) in enumerate(given)} if given else None)
     try:
         result = run(state)
         if type(result) is Res:
+            if state.given_read:
+                result.fn.reads_given = True
             return result.fn
         plain(result)
     except (Bail, RecursionError):
@@ -156,6 +181,21 @@ def _evaluate_in(holder: object, lname: str, expr: Expr, st: _State) -> object:
             raise Bail  # the contract: a free attribute is a literal in every state
         return Res(_free_value(index))
     key = (id(holder), lname)
+    if st.given is not None and key in st.given and st.depth == 0 and not st.active:
+        # The attribute's own residual (``specialize_attribute``) is this same walk
+        # from this same state (nothing active, depth 0), but for the steps counted
+        # before it: when the walk stays within the limit, so did that one, and its
+        # value is the caller's (``specialize``'s ``given``).
+        value = _evaluate_walk(holder, lname, expr, key, st)
+        if type(value) is Res and st.steps <= MAX_STEPS:
+            st.given_read = True
+            return Res(_given_value(st.given[key]))
+        return value
+    return _evaluate_walk(holder, lname, expr, key, st)
+
+
+def _evaluate_walk(holder: object, lname: str, expr: Expr, key: tuple[int, str],
+                   st: _State) -> object:
     if key in st.active:
         return Undefined
     if st.depth >= MAX_DEPTH:
@@ -178,6 +218,15 @@ def _free_value(index: int) -> Residual:
 
     free_value.free_index = index  # type: ignore[attr-defined]  # (read by comparison)
     return free_value
+
+
+def _given_value(index: int) -> Residual:
+    """A given attribute's value (``specialize``'s ``given``): no free attribute, so
+    no ``free_index`` (no bound on the vector is made of it)."""
+    def given_value(vals):  # type: ignore[no-untyped-def]
+        return vals[index]
+
+    return given_value
 
 
 def _scoped(start: object, lname: str, st: _State) -> object:
@@ -302,6 +351,8 @@ def _binary(node: Binary, cur: object, st: _State) -> object:
     right = _walk(node.right, cur, st)
     if op in PY_COMPARE:
         return comparison(op, left, right)
+    if op in _ARITHMETIC:
+        return arithmetic(op, left, right)
     return apply_fn(BINARY_FNS.get(op) or binary_fn(op), (left, right))
 
 

@@ -28,6 +28,7 @@ import operator
 from collections.abc import Callable, Sequence
 
 from . import operators as ops
+from .values import INT64_MAX, INT64_MIN, Error, wrap_int64
 
 Residual = Callable[[Sequence[object]], object]
 
@@ -73,6 +74,14 @@ def apply_fn(fn: Callable[..., object], operands: Sequence[object]) -> object:
         (only,) = getters
         return Res(lambda vals: fn(only(vals)))
     if len(getters) == 2:
+        # (a constant operand put in as it is: no call to fetch it)
+        left, right = parts
+        if type(left) is not Res:
+            get = right.fn  # type: ignore[union-attr]
+            return Res(lambda vals: fn(left, get(vals)))
+        if type(right) is not Res:
+            get = left.fn  # type: ignore[union-attr]
+            return Res(lambda vals: fn(get(vals), right))
         first, second = getters
         return Res(lambda vals: fn(first(vals), second(vals)))
     return Res(lambda vals: fn(*[g(vals) for g in getters]))
@@ -192,6 +201,87 @@ def binary_fn(op: str) -> Callable[[object, object], object]:
     if op in ("/", "%"):
         return lambda a, b: ops.arithmetic(op, a, b)
     return lambda a, b: ops.bitwise(op, a, b)
+
+
+#: ``+ - *`` of two integers or two reals, as ``operators.arithmetic_fn`` combines them
+_COMBINE = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+_INF = float("inf")
+
+
+def arithmetic(op: str, left: object, right: object) -> object:
+    """``left op right`` for ``op`` in ``+ - *``: ``operators.arithmetic_fn(op)`` (the
+    function ``apply_fn`` would apply), with its first case written into the residual
+    (two integers, wrapped to 64 bits when out of range; two reals, an infinite
+    result an error) and no call for a constant operand; any other pair of values
+    goes to that function, which answers it as before. A step of a rank's arithmetic
+    (``10000000 * My.Rank - Memory``) is then one call of this residual and the
+    operand's."""
+    fn = BINARY_FNS[op]
+    if type(left) is not Res and type(right) is not Res:
+        return fn(plain(left), plain(right))
+    combine = _COMBINE[op]
+    if type(left) is Res and type(right) is Res:
+        first, second = left.fn, right.fn
+
+        def both(vals):  # type: ignore[no-untyped-def]
+            a, b = first(vals), second(vals)
+            kind = type(a)
+            if kind is type(b):
+                if kind is int:
+                    r = combine(a, b)
+                    return r if INT64_MIN <= r <= INT64_MAX else wrap_int64(r)
+                if kind is float:
+                    r = combine(a, b)
+                    return Error if r == _INF else r
+            return fn(a, b)
+
+        return Res(both)
+    if type(right) is Res:
+        return _with_constant(fn, combine, right.fn, plain(left), True)  # type: ignore[union-attr]
+    return _with_constant(fn, combine, left.fn, plain(right), False)  # type: ignore[union-attr]
+
+
+def _with_constant(fn: Callable[[object, object], object], combine: Callable,
+                   get: Residual, c: object, on_left: bool) -> object:
+    """``arithmetic``'s residual of ``get``'s value and the constant ``c`` (on the left
+    when ``on_left``: ``c op value``)."""
+    kind = type(c)
+    if kind is not int and kind is not float:
+        return Res((lambda vals: fn(c, get(vals))) if on_left
+                   else (lambda vals: fn(get(vals), c)))
+    if kind is int:
+        if on_left:
+            def int_left(vals):  # type: ignore[no-untyped-def]
+                b = get(vals)
+                if type(b) is int:
+                    r = combine(c, b)
+                    return r if INT64_MIN <= r <= INT64_MAX else wrap_int64(r)
+                return fn(c, b)
+            return Res(int_left)
+
+        def int_right(vals):  # type: ignore[no-untyped-def]
+            a = get(vals)
+            if type(a) is int:
+                r = combine(a, c)
+                return r if INT64_MIN <= r <= INT64_MAX else wrap_int64(r)
+            return fn(a, c)
+        return Res(int_right)
+    if on_left:
+        def real_left(vals):  # type: ignore[no-untyped-def]
+            b = get(vals)
+            if type(b) is float:
+                r = combine(c, b)
+                return Error if r == _INF else r
+            return fn(c, b)
+        return Res(real_left)
+
+    def real_right(vals):  # type: ignore[no-untyped-def]
+        a = get(vals)
+        if type(a) is float:
+            r = combine(a, c)
+            return Error if r == _INF else r
+        return fn(a, c)
+    return Res(real_right)
 
 
 BINARY_FNS: dict[str, Callable[[object, object], object]] = {

@@ -64,7 +64,9 @@ class PairProgram:
     residuals (``pair_programs.pair_program``); a part that is one of them, or a bound against
     one, is settled here with the class's value as if it had been a constant. A param
     that is no number (a desktop's job ``Owner``, ``pair_programs._with_owner``)
-    bounds nothing: a test comparing it with the vector is run as it is.
+    bounds nothing: a test comparing it with the vector is run as it is. A dependent
+    rank made with the slot's Rank given (``pair_programs._program_parts``) reads the
+    Rank's value after the params, which ``_ranked`` puts there.
 
     The vector's last ``literals`` values are a slot's own literals (``own_literals``),
     strings mostly: a bound on one of them is no bound on numbers (``residuals``'
@@ -87,6 +89,7 @@ class PairProgram:
         "requests",
         "result",
         "slot_rank",
+        "slot_rank_given",
         "taken",
         "tests",
         "width",
@@ -135,6 +138,10 @@ class PairProgram:
         self.job_rank = _settled(job_rank, lambda v: adeval.as_float(v) or 0.0)
         self.slot_rank = _settled(slot_rank, adeval.slot_rank)
         self.dependent = [(key, _settled(fn, as_rank)) for key, fn in dependent]
+        #: a dependent rank reads the slot's Rank's value after the params (made with
+        #: it given, ``pair_programs._program_parts``): ``_ranked`` puts it there
+        self.slot_rank_given = type(self.slot_rank) is not float and any(
+            getattr(fn, "reads_given", False) for _, fn in self.dependent)
         #: the dependent ranks' names, and the dicts of them already made, by their
         #: values (a value when one, ``_ranked``: states with equal ranks share one
         #: dict); None and the one dict when they are all constants
@@ -313,7 +320,10 @@ class PairProgram:
         if type(job_rank) is not float:
             job_rank = _job_rank(job_rank(full))
         if type(slot_rank) is not float:
-            slot_rank = _slot_rank(slot_rank(full))
+            value = slot_rank(full)
+            slot_rank = _slot_rank(value)
+            if self.slot_rank_given:
+                full = (*full, value)
         if self.dependent_keys is None:  # (constants, or none: one dict)
             return (True, job_rank, slot_rank, self.dependents, taken)
         # One dict per program for the states that give the same values (pair

@@ -45,6 +45,10 @@ REBUILD_GATED = False
 #: Requirements before the job's (``_pair_program``; the tests switch it)
 SLOT_FIRST = True
 
+#: whether the policy ranks read the slot's Rank as ``PairProgram._ranked`` has just
+#: worked it out (``_program_parts``; the tests switch it)
+GIVEN_RANK = True
+
 #: "not in the table" (a residual may be None: cannot be specialised)
 _MISSING = object()
 
@@ -201,9 +205,17 @@ def _program_parts(pair: tuple, params: tuple[str, ...], used: set[str]) -> tupl
         _attribute(pair, params, slot_ad, "Requirements", used),
         _attribute(pair, params, slot_ad, "Rank", used),
     ]
-    ranks = [(key, cache.get(("policy", key, params), job_ad, lambda reads, e=expr: specialize(
-        e, slot_ad, job_ad, _free(pair, params), int_now(now), reads), params, used))
-        for key, expr in dependent]
+    # The slot's Rank, when it reads the vector, is worked out by ``PairProgram._ranked``
+    # before the policy ranks, which read it again (the default pre-job rank's
+    # ``10000000 * My.Rank``): they are given its value (``partial.specialize``'s
+    # ``given``) instead of running it once more.
+    given = ((slot_ad, "Rank"),) if GIVEN_RANK and parts[2] is not None and type(
+        parts[2]) is not Constant else ()
+    ranks = [(key, cache.get(("policy", key, params, bool(given)), job_ad,
+                             lambda reads, e=expr: specialize(
+                                 e, slot_ad, job_ad, _free(pair, params), int_now(now), reads,
+                                 given), params, used))
+             for key, expr in dependent]
     if any(p is None for p in parts) or any(fn is None for _, fn in ranks):
         return None
     return (requests, parts[:2], parts[2], ranks)
