@@ -255,7 +255,7 @@ class StaticLists:
             return [eager, of_shapes, 0, least, None]
         entries: list[tuple] = []
         return [entries, of_shapes, 0, least,
-                StaticSource(eager, lazy, self._make, [entries])]
+                StaticSource(eager, lazy, self._alive_entries, [entries])]
 
     def _make(self, seqs: list[int], pe: PairEval, column: RankColumn | None = None
               ) -> list[tuple]:
@@ -265,6 +265,12 @@ class StaticLists:
         return (self._entries.entries(seqs, pe, NO_PREEMPTION, column)
                 if not pe.dependent else
                 make_entries(self.registry, seqs, pe, NO_PREEMPTION, column=column))
+
+    def _alive_entries(self, seqs: list[int], pe: PairEval) -> list[tuple]:
+        """``_make`` of those of ``seqs`` still available (a lazy group's chunk,
+        ``static_sources``)."""
+        registry = self.registry
+        return self._make([k for k in seqs if registry[k].available], pe)
 
     def _ordered(self, seqs: list[int]) -> bool:
         """Whether the entries of the offers ``seqs`` of one group (one pair result, no

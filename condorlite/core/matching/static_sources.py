@@ -22,9 +22,9 @@ and of the eager run) are therefore the list's next entries, appended sorted. At
 least the whole chunk of the group giving the limit goes out, so each call makes
 progress; a group's chunks double from ``FIRST``.
 
-Work, not outcome: the entries a list holds are the same entries as the eager
-list's, in the same order, only made later (an offer that has left still gets its
-entry, which the walk passes over, as in an eager list).
+Work, not outcome: the entries a list holds are the eager list's, in the same
+order, made later, but for those of offers that had left when their chunk was made
+(a static offer never comes back; the walk would pass over their entries).
 """
 
 from __future__ import annotations
@@ -57,7 +57,8 @@ class StaticSource:
     """The entries of one static list not handed out yet (module doc): ``eager``,
     the sorted entries made at once; ``groups``, the lazy groups; ``make(seqs, pe)``,
     the entries of offers of a group (``make_entries``, or ``SharedEntries``);
-    ``views``, the list objects it extends (the list and its compactions)."""
+    ``views``, the list objects it extends (the list and its compactions). ``make``
+    may leave out offers that have left (their entries would only be passed over)."""
 
     __slots__ = ("_eager", "_groups", "_make", "_next", "views")
 
@@ -75,7 +76,8 @@ class StaticSource:
         groups = self._groups
         for group in groups:
             seqs, made = group.seqs, group.made
-            if not group.pending and made < len(seqs):
+            while not group.pending and made < len(seqs):
+                # (a chunk's offers that have left get no entry: none comes back)
                 upto = made + group.chunk
                 group.pending = self._make(seqs[made:upto], group.pe)
                 group.made = made = min(upto, len(seqs))
