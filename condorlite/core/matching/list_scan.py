@@ -113,8 +113,8 @@ class ListWalk:
         # What ``pick`` reads of the list and the cycle that never changes once the
         # list is made (its lists are changed in place, never replaced), read in one
         # step: ``pick`` runs once per job considered.
-        self._fixed = (cands, cands.entries, cands.static, cands.built, cands.pending,
-                       cands.pairs, scan.offers, scan.mm, klass, scan)
+        self._fixed = (cands, cands.entries, cands.static, len(cands.static), cands.built,
+                       cands.pending, cands.pairs, scan.offers, scan.mm, klass, scan)
 
     def pick(self, permit: Permit, job: Job) -> Pick | None:
         """The entry ``job`` takes under ``permit`` (class doc), or None: the first
@@ -124,28 +124,30 @@ class ListWalk:
         # The static entries are a second sorted list (``Candidates.static``): the
         # next entry is the smaller of the two heads; the runs not merged yet
         # (``Candidates.merge_more``) are merged on reaching the end, and the
-        # static entries not made yet (``Candidates.static_more``: the list is
-        # shared, other walks may have grown it) on reaching its end.
-        (cands, entries, static, built, pending, pairs, offers, mm, klass,
+        # static entries not made yet (``Candidates.static_more``) on reaching the
+        # static list's end (``send``: its length when the walk was made; the list
+        # is shared, other walks may have grown it since).
+        (cands, entries, static, send, built, pending, pairs, offers, mm, klass,
          scan) = self._fixed
         more = cands.static_more
-        pos, spos, end, send = cands.position, cands.spos, len(entries), len(static)
+        pos, spos, end = cands.position, cands.spos, len(entries)
         free_used, prio_used, free_bound, prio_bound, free_round, prio_round = permit
         try:
             while True:
                 if pos >= end and pending:
                     cands.merge_more()
                     end = len(entries)
-                if spos >= send and more is not None:
+                if spos < send and (pos >= end or static[spos] < entries[pos]):
+                    entry = static[spos]
+                    spos += 1
+                elif more is not None and spos >= send:
                     send = len(static)
                     if spos >= send:
                         more.grow()
                         send = len(static)
                         if spos >= send:  # (all made)
                             more = cands.static_more = None
-                if spos < send and (pos >= end or static[spos] < entries[pos]):
-                    entry = static[spos]
-                    spos += 1
+                    continue
                 elif pos < end:
                     entry = entries[pos]
                     pos += 1
