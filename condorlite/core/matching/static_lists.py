@@ -28,7 +28,10 @@ when the ranks are constants: the box's one result.
 Work, not outcome: lists are keyed by their shapes and the number of each one's
 ranks (``_rank_numbers``); a group of one-offer shapes is put in the likely order of
 its entries (``_order``) before they are made, so the list's sort merges runs (a
-list's order is the sort's, whatever the hint); a list keeps its shapes' members
+list's order is the sort's, whatever the hint); such a group without a rank column
+whose offers all give their pre and post job ranks themselves, or all take them
+from the pair, is then in its entries' exact order, and is made only as far as the
+walks read the list (``static_sources``, ``LAZY``); a list keeps its shapes' members
 dicts (``members``' own, emptied in place as offers leave), so its alive offers are
 counted in C at every ask.
 """
