@@ -60,9 +60,6 @@ class Pick(NamedTuple):
     cost: float
 
 
-#: the static place of a walk the cost floor ended: past the end of its static list
-#: however far other walks of the list grow it (``Candidates.static_more``)
-CUT = 1 << 62
 #: ``Pick(*fields)`` of a 4-tuple in one C call (a pick is made for every match)
 _make_pick = partial(tuple.__new__, Pick)
 #: ``Permit(*fields)`` of a 6-tuple in one C call (a turn makes one after every match)
@@ -123,13 +120,9 @@ class ListWalk:
         carved are taken back (``_take_back_carved``) and the walk goes on over them."""
         # The static entries are a second sorted list (``Candidates.static``): the
         # next entry is the smaller of the two heads; the runs not merged yet
-        # (``Candidates.merge_more``) are merged on reaching the end, and the
-        # static entries not made yet (``Candidates.static_more``) on reaching the
-        # static list's end (``send``: its length when the walk was made; the list
-        # is shared, other walks may have grown it since).
+        # (``Candidates.merge_more``) are merged on reaching the end.
         (cands, entries, static, send, built, pending, pairs, offers, mm, klass,
          scan) = self._fixed
-        more = cands.static_more
         pos, spos, end = cands.position, cands.spos, len(entries)
         free_used, prio_used, free_bound, prio_bound, free_round, prio_round = permit
         try:
@@ -140,14 +133,6 @@ class ListWalk:
                 if spos < send and (pos >= end or static[spos] < entries[pos]):
                     entry = static[spos]
                     spos += 1
-                elif more is not None and spos >= send:
-                    send = len(static)
-                    if spos >= send:
-                        more.grow()
-                        send = len(static)
-                        if spos >= send:  # (all made)
-                            more = cands.static_more = None
-                    continue
                 elif pos < end:
                     entry = entries[pos]
                     pos += 1
@@ -206,9 +191,8 @@ class ListWalk:
                     # this refusal counted), so the walk stops here (and goes on
                     # over the slots it carved, taken back, as a list run out does).
                     scan.walks_cut += 1
-                    pos, spos = end, CUT
+                    pos, spos = end, send
                     pending.clear()
-                    more = cands.static_more = None
         finally:
             cands.position, cands.spos = pos, spos
 
