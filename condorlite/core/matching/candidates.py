@@ -12,16 +12,13 @@ import struct
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.model import NO_PREEMPTION, REASON_ORDER
-
-if TYPE_CHECKING:
-    from condorlite.core.matching.static_sources import StaticSource
 
 FLT_MAX = 3.4028234663852886e38
 
@@ -120,12 +117,9 @@ class Candidates:
     entries: list[tuple]
     #: a second sorted list of entries, consumed from ``spos`` alongside ``entries``
     #: (the smaller head first): the unheld static offers' entries, shared between
-    #: lists and never changed but at their end (``static_lists.StaticLists``)
+    #: lists and never changed in place (``static_lists.StaticLists``)
     static: list[tuple] = field(default_factory=list)
     spos: int = 0
-    #: the source of the static entries not made yet, which appends them to
-    #: ``static`` (``static_sources.StaticSource``), or None: all are made
-    static_more: StaticSource | None = None
     #: the carving clock when the list was made (``Matchmaker.stamp``): a changed
     #: entry made with the list is evaluated again if its offer had that state then
     #: (``Offer.stamps``), else passed over; one added since is evaluated again

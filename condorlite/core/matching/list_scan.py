@@ -60,9 +60,6 @@ class Pick(NamedTuple):
     cost: float
 
 
-#: the static place of a walk the cost floor ended: past the end of its static list
-#: however far other walks of the list grow it (``Candidates.static_more``)
-CUT = 1 << 62
 #: ``Pick(*fields)`` of a 4-tuple in one C call (a pick is made for every match)
 _make_pick = partial(tuple.__new__, Pick)
 #: ``Permit(*fields)`` of a 6-tuple in one C call (a turn makes one after every match)
@@ -113,8 +110,8 @@ class ListWalk:
         # What ``pick`` reads of the list and the cycle that never changes once the
         # list is made (its lists are changed in place, never replaced), read in one
         # step: ``pick`` runs once per job considered.
-        self._fixed = (cands, cands.entries, cands.static, cands.built, cands.pending,
-                       cands.pairs, scan.offers, scan.mm, klass, scan)
+        self._fixed = (cands, cands.entries, cands.static, len(cands.static), cands.built,
+                       cands.pending, cands.pairs, scan.offers, scan.mm, klass, scan)
 
     def pick(self, permit: Permit, job: Job) -> Pick | None:
         """The entry ``job`` takes under ``permit`` (class doc), or None: the first
@@ -123,14 +120,10 @@ class ListWalk:
         carved are taken back (``_take_back_carved``) and the walk goes on over them."""
         # The static entries are a second sorted list (``Candidates.static``): the
         # next entry is the smaller of the two heads; the runs not merged yet
-        # (``Candidates.merge_more``) are merged on reaching the end, and the
-        # static entries not made yet (``Candidates.static_more``) on taking the
-        # static list's last entry (the list is shared: other walks may have grown
-        # it since this one's last pick).
-        (cands, entries, static, built, pending, pairs, offers, mm, klass,
+        # (``Candidates.merge_more``) are merged on reaching the end.
+        (cands, entries, static, send, built, pending, pairs, offers, mm, klass,
          scan) = self._fixed
-        more = cands.static_more
-        pos, spos, end, send = cands.position, cands.spos, len(entries), len(static)
+        pos, spos, end = cands.position, cands.spos, len(entries)
         free_used, prio_used, free_bound, prio_bound, free_round, prio_round = permit
         try:
             while True:
@@ -140,15 +133,6 @@ class ListWalk:
                 if spos < send and (pos >= end or static[spos] < entries[pos]):
                     entry = static[spos]
                     spos += 1
-                    if spos == send and more is not None:
-                        # (the last entry made taken: the next ones are made now,
-                        # so a static list with entries to make is never at its end)
-                        send = len(static)
-                        if spos == send:
-                            more.grow()
-                            send = len(static)
-                            if spos == send:  # (all made)
-                                more = cands.static_more = None
                 elif pos < end:
                     entry = entries[pos]
                     pos += 1
@@ -207,9 +191,8 @@ class ListWalk:
                     # this refusal counted), so the walk stops here (and goes on
                     # over the slots it carved, taken back, as a list run out does).
                     scan.walks_cut += 1
-                    pos, spos = end, CUT
+                    pos, spos = end, send
                     pending.clear()
-                    more = cands.static_more = None
         finally:
             cands.position, cands.spos = pos, spos
 

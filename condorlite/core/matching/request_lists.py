@@ -215,7 +215,7 @@ class RequestLists:
         # Unheld static offers are candidates by no preemption only, never counted;
         # their entries are a list of their own (``Candidates.static``).
         if not only_rank:
-            out.static, out.spos, out.static_floor, out.static_more = self._static.entries(
+            out.static, out.spos, out.static_floor = self._static.entries(
                 (class_id, part), job_ad, known_pairs,
                 lambda offer: self._pair(class_id, job_ad, offer, signature), column)
         else:

@@ -28,10 +28,7 @@ when the ranks are constants: the box's one result.
 Work, not outcome: lists are keyed by their shapes and the number of each one's
 ranks (``_rank_numbers``); a group of one-offer shapes is put in the likely order of
 its entries (``_order``) before they are made, so the list's sort merges runs (a
-list's order is the sort's, whatever the hint); such a group without a rank column
-whose offers all give their pre and post job ranks themselves, or all take them
-from the pair, is then in its entries' exact order, and is made only as far as the
-walks read the list (``static_sources``, ``LAZY``); a list keeps its shapes' members
+list's order is the sort's, whatever the hint); a list keeps its shapes' members
 dicts (``members``' own, emptied in place as offers leave), so its alive offers are
 counted in C at every ask.
 """
@@ -60,7 +57,6 @@ from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.matching.static_parts import Part, StaticParts
-from condorlite.core.matching.static_sources import LazyGroup, StaticSource
 from condorlite.core.model import NO_PREEMPTION
 
 #: a (shape, pair result)'s shape
@@ -71,12 +67,6 @@ ORDERED = 32
 #: whether the shapes a box surely passes skip its bounds (``Part.split``; the tests
 #: switch it)
 SPLIT = True
-#: whether a group of one-offer shapes whose entries' order is known before they are
-#: made is made as the walks read it (``static_sources``; the tests switch it)
-LAZY = True
-#: an offer that gives its pre or post job rank as something other than a float
-#: (``_kinds``): its group's order is not known before its entries are made
-_UNORDERED = -1
 
 
 class StaticLists:
@@ -96,7 +86,7 @@ class StaticLists:
         #: class key -> [entries, the available members of their shapes (``members``'
         #: own dicts, emptied in place as offers leave: ``entries`` counts them), first
         #: position of interest, the least weight of their offers (inf when there are
-        #: none), the source of the entries not made yet (``static_sources``) or None]
+        #: none)]
         self._of_class: dict[tuple, list] = {}
         #: what a list is made of -> that list (the same object as in ``_of_class``)
         self._shared: dict[tuple, list] = {}
@@ -106,10 +96,8 @@ class StaticLists:
         #: (shape, the number of its ranks) -> (its sorted entries, their least
         #: weight): the runs lists are made of (``_run``)
         self._runs: dict[tuple, tuple[list[tuple], float]] = {}
-        #: each available static offer's place in their likely order, and which of
-        #: the pre and post job ranks it gives itself (``_order``)
+        #: each available static offer's place in their likely order (``_order``)
         self._places: list[int] = []
-        self._kinds: list[int] = []
         #: each offer's weight by ``seq`` (``_weights``: a weight never changes)
         self._weight_of: list[float] = []
         #: the entries of one-offer shapes without dependent ranks, shared between
@@ -118,12 +106,11 @@ class StaticLists:
 
     def entries(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None = None
-                ) -> tuple[list[tuple], int, float, StaticSource | None]:
+                ) -> tuple[list[tuple], int, float]:
         """The sorted entries of the class ``key`` (class, Submitter* part or (), as
         ``MatchTable.pair`` keys it; ``job_ad`` its job), the position of the first
-        still available, the least weight of any offer the entries are made of
-        (a static offer costs its weight: no entry of the list costs less) and the
-        source of the entries not made yet (``static_sources``; None: all are made).
+        still available and the least weight of any offer the entries were made of
+        (a static offer costs its weight: no entry of the list costs less).
         ``known_pairs``: the class's pair results by pair shape; ``pair(offer)``:
         the pair of a shape not known yet; ``column``: the class's job ranks per
         offer (``rank_columns``), standing for its pairs' job rank."""
@@ -132,7 +119,7 @@ class StaticLists:
         if holder is None:
             holder = self._of_class[key] = self._holder(key, job_ad, known_pairs, pair,
                                                         column)
-        entries, of_shapes, start, least, source = holder
+        entries, of_shapes, start, least = holder
         # (a shape's members dict is emptied in place, never replaced: a static shape
         # gains no offer; a shape left out of ``members`` holds an empty one)
         alive = sum(map(len, of_shapes))
@@ -141,26 +128,15 @@ class StaticLists:
             entries = holder[0] = [e for e in entries[start:]
                                    if registry[e[ENTRY_IDX]].available] if alive else []
             start = 0
-            if source is not None:
-                source.views.append(entries)  # (the new list grows as the old ones do)
         end = len(entries)
-        while True:
-            while start < end and not registry[entries[start][ENTRY_IDX]].available:
-                start += 1
-            if start < end or source is None:
-                break
-            # (a list with entries to make is never handed out at its end: a walk
-            # makes more on taking the last, ``ListWalk.pick``)
-            if not source.grow():
-                source = holder[4] = None  # (all made)
-            end = len(entries)
+        while start < end and not registry[entries[start][ENTRY_IDX]].available:
+            start += 1
         holder[2] = start
-        return entries, start, least, source
+        return entries, start, least
 
     def _holder(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None) -> list:
-        """[entries, their shapes' members, 0, least weight, source of the entries
-        not made yet or None] for a class: the list
+        """[entries, their shapes' members, 0, least weight] for a class: the list
         of another class whose pairs rank every static shape alike, else a new one.
         The shapes asked are those of no sorted part and, of each sorted part, those
         the class's program of the part may match (``static_parts``): the others
@@ -226,10 +202,8 @@ class StaticLists:
         A shape of several offers takes its run (``_run``, shared between lists);
         the entries of the shapes of one offer are made here, those of equal ranks
         in one ``make_entries`` call (a run of one entry would cost a call, a sort
-        and a key of its own). A group whose entries' order is known before they are
-        made (``_ordered``) is made as the walks read it (``static_sources``): the
-        list is then handed out empty, with its source."""
-        members = self.members
+        and a key of its own)."""
+        registry, members = self.registry, self.members
         runs: list[list[tuple]] = []
         of_shapes = []
         least = math.inf
@@ -247,51 +221,19 @@ class StaticLists:
             run, run_least = self._run(shape, pe, (shape, rank), column)
             runs.append(run)
             least = min(least, run_least)
-        lazy: list[LazyGroup] = []
         for pe, seqs in singles.values():
-            least = min(least, min(map(self._weights().__getitem__, seqs)))
             if len(seqs) >= ORDERED:
                 seqs.sort(key=self._order().__getitem__)
-                if LAZY and column is None and self._ordered(seqs):
-                    lazy.append(LazyGroup(seqs, pe))  # (its entries made as read)
-                    continue
-            runs.append(self._make(seqs, pe, column))
-        # (one run is shared as it is, a list handed out never changing before its
-        # end; else the sorted runs and the groups, concatenated: the sort merges
-        # them, a group put in the offers' likely order (``_order``) being a run most
-        # often)
-        eager = (runs[0] if len(runs) == 1 and len(singles) == len(lazy)
-                 else sorted(chain.from_iterable(runs)))
-        if not lazy:
-            return [eager, of_shapes, 0, least, None]
-        entries: list[tuple] = []
-        return [entries, of_shapes, 0, least,
-                StaticSource(eager, lazy, self._alive_entries, [entries])]
-
-    def _make(self, seqs: list[int], pe: PairEval, column: RankColumn | None = None
-              ) -> list[tuple]:
-        """The entries of the one-offer shapes' offers ``seqs`` of one pair result
-        ``pe``: shared between lists when it has no dependent ranks
-        (``SharedEntries``)."""
-        return (self._entries.entries(seqs, pe, NO_PREEMPTION, column)
-                if not pe.dependent else
-                make_entries(self.registry, seqs, pe, NO_PREEMPTION, column=column))
-
-    def _alive_entries(self, seqs: list[int], pe: PairEval) -> list[tuple]:
-        """``_make`` of those of ``seqs`` still available (a lazy group's chunk,
-        ``static_sources``)."""
-        registry = self.registry
-        return self._make([k for k in seqs if registry[k].available], pe)
-
-    def _ordered(self, seqs: list[int]) -> bool:
-        """Whether the entries of the offers ``seqs`` of one group (one pair result, no
-        rank column), put in ``_order``'s order, are sorted: every offer gives its
-        pre job rank as a float or none does, and its post job rank alike (the
-        others' come from the pair, one value for the group), so an entry's key
-        differs from ``_likely``'s only by the group's constants."""
-        kinds = self._kinds
-        kind = kinds[seqs[0]]
-        return kind != _UNORDERED and all(kinds[k] == kind for k in seqs)
+            runs.append(self._entries.entries(seqs, pe, NO_PREEMPTION, column)
+                        if not pe.dependent else
+                        make_entries(registry, seqs, pe, NO_PREEMPTION, column=column))
+            least = min(least, min(map(self._weights().__getitem__, seqs)))
+        # (one run is shared as it is, a list handed out never changing; else the
+        # sorted runs and the groups, concatenated: the sort merges them, a group
+        # put in the offers' likely order (``_order``) being a run most often)
+        entries = (runs[0] if len(runs) == 1 and not singles
+                   else sorted(chain.from_iterable(runs)))
+        return [entries, of_shapes, 0, least]
 
     def _order(self) -> list[int]:
         """Each available static offer's place (by ``seq``) in the order of its
@@ -306,10 +248,8 @@ class StaticLists:
             seqs = [k for found in self.members.values() for k in found]
             seqs.sort(key=lambda k: _likely(registry[k]))
             order = self._places = [0] * len(registry)
-            kinds = self._kinds = [_UNORDERED] * len(registry)
             for place, k in enumerate(seqs):
                 order[k] = place
-                kinds[k] = _kind(registry[k])
         return order
 
     def _weights(self) -> list[float]:
@@ -413,19 +353,6 @@ def _likely(offer: Offer) -> tuple:
     pre, post = values.get(PRE), values.get(POST)
     return (-pre if type(pre) is float else 0.0, -post if type(post) is float else 0.0,
             offer.name, offer.seq)
-
-
-def _kind(offer: Offer) -> int:
-    """Which of its pre and post job ranks an offer gives itself, as floats (0-3),
-    or ``_UNORDERED`` when it gives one as anything else (``StaticLists._ordered``)."""
-    values = offer.independent
-    kind = 0
-    for bit, name in ((1, PRE), (2, POST)):
-        if name in values:
-            if type(values[name]) is not float:
-                return _UNORDERED
-            kind |= bit
-    return kind
 
 
 def _pair_of(outcome: tuple) -> PairEval:
