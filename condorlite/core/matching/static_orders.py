@@ -50,6 +50,7 @@ first), keyed by its exact -pre (for a split static, by the order's tests' value
 from __future__ import annotations
 
 from bisect import bisect_left, insort
+from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import PRE
@@ -66,6 +67,18 @@ from condorlite.core.matching.offers import Offer
 #: about twice its first chunk (64) of a source at once, so a smaller static is read
 #: whole anyway and its order would only cost its upkeep (1k disk-share row: +2 %)
 ORDER_MIN = 128
+
+#: a sync changes a tier list one item at a time (a bisect each) while its moves
+#: times this are fewer than its items, else makes it anew at once (``_apply``)
+REBUILD = 6
+
+
+class TierMoves(NamedTuple):
+    """The items one tier list of a static loses (``gone``: as they were placed) and
+    gains (``added``) in one ``sync``."""
+
+    gone: list[tuple]
+    added: list[tuple]
 
 
 class StaticOrders:
@@ -107,12 +120,16 @@ class StaticOrders:
         self._by_group: dict[int, dict[object, dict[int, None]]] = {}
 
     def sync(self) -> None:
-        """Move the items of the offers moved since the last call (module doc)."""
+        """Move the items of the offers moved since the last call (module doc): each
+        move's old item and new one are noted per (static, tier) first, then each
+        touched tier list is changed at once (``_apply``)."""
         moved = self._moved
         if not moved:
             return
         items, orders, groups, walked = self._items, self._orders, self._groups, self.walked
-        keyed, shape_tiers, shared, tier_of = self._keyed, self._tiers, self._shared, self.tier_of
+        keyed, shape_tiers, tier_of = self._keyed, self._tiers, self.tier_of
+        #: (static, tier) -> the items that list loses and gains in this sync
+        pending: dict[tuple[int, tuple], TierMoves] = {}
         for offer in {offer.seq: offer for offer in moved}.values():
             vector = offer.vector
             static = vector.static  # (an offer's static never changes)
@@ -136,20 +153,17 @@ class StaticOrders:
             if offer.holder is not None or (members is not None and len(members) > 1):
                 self._walk(static)
                 continue
-            tiers = orders.get(static)
-            if tiers is None:
-                tiers = orders[static] = {}
+            if static not in orders:
+                orders[static] = {}
             old = items.pop(seq, None)
-            order = None
             if old is not None:
                 # (``tier_of``, its look-up written out: an item's shape's tier was
                 # found when the item was placed)
-                tier = shape_tiers[old[3]]
-                # (``_tier`` written out for a list no snapshot holds: the item is in it)
-                order = tiers[tier]
-                if (static, tier) in shared:
-                    order = self._tier(static, tiers, tier)
-                del order[bisect_left(order, old)]
+                place = (static, shape_tiers[old[3]])
+                moves = pending.get(place)
+                if moves is None:
+                    moves = pending[place] = TierMoves([], [])
+                moves.gone.append(old)
             if members is not None:
                 vals = vector.vals
                 if split is None:
@@ -162,17 +176,50 @@ class StaticOrders:
                 new_tier = shape_tiers.get(shape)
                 if new_tier is None:
                     new_tier = tier_of(shape)
-                if order is None or new_tier != tier:
-                    # (else the offer stays in the tier it left: its list, made
-                    # changeable above, takes the item)
-                    order = self._tier(static, tiers, new_tier)
-                insort(order, item)
+                place = (static, new_tier)
+                moves = pending.get(place)
+                if moves is None:
+                    moves = pending[place] = TierMoves([], [])
+                moves.added.append(item)
             elif split is not None and old is not None:
                 del self._by_group[static][split.group(old[5])][seq]
         moved.clear()
+        for (static, tier), moves in pending.items():
+            # (a static walked after some of its moves were noted has no order left)
+            tiers = orders.get(static)
+            if tiers is not None:
+                self._apply(static, tiers, tier, moves)
         if len(walked) == len(groups):
             # (every static is walked: nothing reads the offers' moves any more)
             self._shapes.moved = None
+
+    def _apply(self, static: int, tiers: dict[tuple, list[tuple]], tier: tuple,
+               moves: TierMoves) -> None:
+        """Change the static's list of ``tier`` by ``moves``: one item at a time (a
+        bisect each) when they are few against the list, else a new list made at once
+        (the kept items, then the new ones, sorted: the sort finds the kept run and
+        merges the rest in, comparing the items' first fields by its float fast path,
+        where each bisect's compare is a whole tuple compare)."""
+        gone, added = moves.gone, moves.added
+        order = tiers.get(tier)
+        if order is None or REBUILD * (len(gone) + len(added)) < len(order):
+            order = self._tier(static, tiers, tier)
+            for old in gone:
+                del order[bisect_left(order, old)]
+            for item in added:
+                insort(order, item)
+            return
+        if gone:
+            # (an item's position is unique in the static: it names the item)
+            seqs = {old[1] for old in gone}
+            order = [item for item in order if item[1] not in seqs]
+        else:
+            order = order.copy()
+        order += added
+        order.sort()
+        # (a new list: a snapshot holding the old one keeps it as it was)
+        tiers[tier] = order
+        self._shared.discard((static, tier))
 
     def tier_of(self, shape: int) -> tuple:
         """The positions where the state of ``shape`` has nothing left (``left`` at
