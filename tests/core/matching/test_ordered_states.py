@@ -409,3 +409,59 @@ def test_a_tier_is_the_positions_with_nothing_left(lefts) -> None:
         want = tuple(pos for pos, have in enumerate(left) if have <= 0)
         assert StaticOrders.tier_of(orders, shape) == want  # type: ignore[arg-type]
         assert orders._tiers[shape] == want
+
+
+@pytest.mark.parametrize("rebuild", [0, 10**9])
+def test_sync_moves_items_by_bisects_and_by_one_sort_alike(rebuild, monkeypatch) -> None:
+    # (``REBUILD`` 10**9: every touched tier list made anew by one sort; 0: every
+    # move a bisect; each order checked against the offers after every ``sync``)
+    monkeypatch.setattr(static_orders, "REBUILD", rebuild)
+    added, inserted = [0], [0]
+    apply, insort = StaticOrders._apply, static_orders.insort
+
+    def counted(orders, static, tiers, tier, moves):  # type: ignore[no-untyped-def]
+        added[0] += len(moves.added)
+        apply(orders, static, tiers, tier, moves)
+
+    def insort_counted(order, item):  # type: ignore[no-untyped-def]
+        inserted[0] += 1
+        insort(order, item)
+
+    monkeypatch.setattr(StaticOrders, "_apply", counted)
+    monkeypatch.setattr(static_orders, "insort", insort_counted)
+    slots, jobs = [_pslot(i) for i in range(240)], _jobs(3)
+    made = _Made(monkeypatch)
+    _, result = _cycle(slots, jobs, True, monkeypatch)
+    _, walked = _cycle(slots, jobs, False, monkeypatch)
+    assert _fingerprint(result) == _fingerprint(walked)
+    assert made.syncs and added[0]
+    # (by bisects every new item is inserted; by one sort only those of a tier's
+    # first list are)
+    assert (inserted[0] == added[0]) if rebuild == 0 else (inserted[0] < added[0])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-3, 3), max_size=40), st.data(), st.booleans(),
+       st.sampled_from([0, 6, 10**9]))
+def test_a_tier_list_changes_as_one_sort_would_make_it(keys, data, shared, rebuild) -> None:
+    # (``_apply``: either path leaves the kept items and the new ones sorted, and a
+    # list a snapshot holds is never changed in place)
+    items = sorted((float(key), seq, 0, 0, None, None) for seq, key in enumerate(keys))
+    gone = data.draw(st.lists(st.sampled_from(items), unique=True) if items else st.just([]))
+    new_keys = data.draw(st.lists(st.integers(-3, 3), max_size=20))
+    added = [(float(key), len(keys) + i, 1, 0, None, None) for i, key in enumerate(new_keys)]
+    # (an offer that moved within its tier: its old item gone, a new one added)
+    added += [(old[0] - 1, old[1], 2, 0, None, None) for old in gone[:2]]
+    orders = StaticOrders.__new__(StaticOrders)
+    orders._shared = {(7, ())} if shared else set()
+    order = list(items)
+    tiers = {(): order}
+    static_orders.REBUILD, was = rebuild, static_orders.REBUILD
+    try:
+        orders._apply(7, tiers, (), static_orders.TierMoves(list(gone), list(added)))
+    finally:
+        static_orders.REBUILD = was
+    assert tiers[()] == sorted([item for item in items if item not in gone] + added)
+    if shared:
+        assert order == items and tiers[()] is not order
+        assert not orders._shared
