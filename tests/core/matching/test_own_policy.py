@@ -156,8 +156,8 @@ def test_folds_keyed_on_what_the_comparisons_decide_are_the_folds_per_value(
     if "Memory" in start or "ImageSize" in start:
         assert made == made_per_value
     elif start.startswith("(KeyboardIdle > 15"):
-        # three owners x (two outcomes, seven bindings keyed on their entries), and
-        # each owner's Requirements (``START``, not folded)
-        assert made <= 3 * (2 + 7) + 3
+        # three owners x (two outcomes, six bindings keyed on their entries), and
+        # each owner's Requirements (``START``, keyed on the owner's START entry)
+        assert made == 3 * (2 + 6) + 3
     else:  # (``LoadAvg``, compared with a real, keyed on its one entry)
         assert made < made_per_value
