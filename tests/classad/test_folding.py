@@ -198,3 +198,63 @@ def test_a_comparison_of_two_integers_folds_as_the_evaluator_folds_it(op):
             value = folded(node)
             assert type(out) is Literal
             assert type(out.value) is type(value) and out.value == value
+
+
+_D = folding.Decision
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("(KeyboardIdle > 15 * 60) || (TARGET.Owner == \"alice\")",
+     {"keyboardidle": (_D(">", 900, True),)}),
+    ("KeyboardIdle > 900 && 60 <= MY.KeyboardIdle && LoadAvg < 0.5",
+     {"keyboardidle": (_D(">", 900, True), _D("<=", 60, False))}),
+    ("ifThenElse(KeyboardIdle != -3, Memory >= 1024, false)",
+     {"keyboardidle": (_D("!=", -3, True),), "memory": (_D(">=", 1024, True),)}),
+    ("KeyboardIdle > 900 || KeyboardIdle", {}),          # read alone too
+    ("(KeyboardIdle) > 900", {}),                        # in parentheses
+    ("KeyboardIdle > Memory", {}),                       # against a name
+    ("KeyboardIdle > TARGET.ImageSize", {}),
+    ("KeyboardIdle + 1 > 900", {}),
+    ("KeyboardIdle > 900.0", {}),                        # against a real
+    ("KeyboardIdle =?= 900", {}),                        # not a comparison taken
+    ("[a = KeyboardIdle].a > 1 && Memory < 5", {"memory": (_D("<", 5, True),)}),
+])
+def test_decisions_are_the_names_only_compared_with_integers(text, want) -> None:
+    assert folding.decisions(parse_expr(text), frozenset({"cpus"})) == want
+
+
+def test_a_fold_is_a_function_of_what_the_decisions_give() -> None:
+    """For each expression, the slots binding ``KeyboardIdle`` (and ``Memory``) to
+    integers that its ``decisions`` give the same ``outcomes`` fold to equal
+    expressions (the integers appear nowhere in them), and ``outcomes`` is what the
+    evaluator gives for each comparison; other bindings have no outcomes."""
+    texts = ["(KeyboardIdle > 15 * 60) || (TARGET.Owner == \"alice\")",
+             "KeyboardIdle > 900 && 60 <= MY.KeyboardIdle && TARGET.x",
+             "ifThenElse(KeyboardIdle != -3, Memory >= 1024, TARGET.y) + Memory",
+             "Memory >= 1024 && KeyboardIdle < 9223372036854775807"]
+    values = [-2 ** 63 + 1, -3, 0, 59, 60, 61, 899, 900, 901, 1023, 1024, 2 ** 63 - 1]
+    for text in texts:
+        node = parse_expr(text)
+        tests = folding.decisions(node)
+        assert "keyboardidle" in tests
+        seen: dict[tuple, str] = {}
+        for idle in values:
+            for memory in (1023, 1024):
+                slot = ad(f"[KeyboardIdle = {idle}; Memory = {memory}]")
+                key = tuple(
+                    folding.outcomes(tests[name], slot.lookup(name).value)  # type: ignore[union-attr]
+                    if name in tests else slot.lookup(name).value  # type: ignore[union-attr]
+                    for name in ("keyboardidle", "memory"))
+                for name, found in tests.items():
+                    value = slot.lookup(name).value  # type: ignore[union-attr]
+                    for test, outcome in zip(found, folding.outcomes(found, value) or (),
+                                             strict=True):
+                        left, right = (value, test.constant) if test.name_left else (
+                            test.constant, value)
+                        assert evaluate(Binary(test.op, Literal(left), Literal(right))) is outcome
+                out = unparse(fold_own(node, slot))
+                assert "KeyboardIdle" not in out
+                assert seen.setdefault(key, out) == out, (text, idle, memory)
+        assert len(seen) < len(values) * 2
+    for value in (True, 900.0, "900", 2 ** 63, -2 ** 63):
+        assert folding.outcomes((_D(">", 900, True),), value) is None

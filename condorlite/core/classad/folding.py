@@ -34,6 +34,13 @@ so a caller folding many ads (one per slot of a pool) hands in a ``FoldMemo`` th
 keeps their outcomes for its own lifetime (a cycle): without it each slot's
 ``KeyboardIdle > 15 * 60 || ...`` compiles and evaluates the same probes again.
 
+A name the fold reads only to compare it with integer constants (``KeyboardIdle`` in
+``KeyboardIdle > 15 * 60``: ``decisions``) matters to the fold, when the ad binds it to
+an integer literal, only by what those comparisons give (``outcomes``): each folds to
+the literal of Python's comparison and the integer appears nowhere else in the output.
+So a caller folding many ads may key its folds on those outcomes instead of the
+integers (``own_policy``: one fold per owner and outcome, not per desktop).
+
 Invariant: ``evaluate(fold_own(e, ad, keep), ad, target, now=n) ==
 evaluate(e, ad, target, now=n)`` for every ``target`` and ``n``, while the attributes
 of ``ad`` that were folded keep their values (``tests/classad/test_folding.py``). An
@@ -43,6 +50,7 @@ expression nested deeper than ``MAX_DEPTH`` is returned as it is.
 from __future__ import annotations
 
 import operator
+from typing import NamedTuple
 
 from condorlite.core.classad.ast import (
     AttrRef,
@@ -82,6 +90,28 @@ _UNSEEN = object()
 
 class _TooDeep(Exception):
     pass
+
+
+class _ReadsAd(Exception):
+    """An operand that ``decisions`` takes for a constant looked a name up."""
+
+
+class _NoAd:
+    """The ad ``decisions`` folds a comparison's other operand in: any lookup fails,
+    so an operand that folds to a literal is one whatever the ad."""
+
+    def lookup(self, name: str) -> None:
+        raise _ReadsAd(name)
+
+
+class Decision(NamedTuple):
+    """One comparison the fold makes of a name's integer with a constant
+    (``decisions``): ``op`` (a ``_COMPARE`` key) of (the name's value, ``constant``)
+    when ``name_left``, else of (``constant``, the value)."""
+
+    op: str
+    constant: int
+    name_left: bool
 
 
 class FoldMemo:
@@ -196,6 +226,95 @@ class _Folder:
                     decided if type(decided) is Literal else None)
             return out if found is None else found
         return out
+
+
+def decisions(expr: Expr, keep: frozenset[str] = frozenset(),
+              memo: FoldMemo | None = None) -> dict[str, tuple[Decision, ...]]:
+    """The lower-case names ``fold_own(expr, ad, keep)`` reads only as an operand of
+    comparisons (``<`` ... ``!=``) whose other operand folds, reading no name, to an
+    integer literal within 64 bits: each name with those comparisons, in the order of
+    the walk. For an ad binding such a name to an integer literal within 64 bits, the
+    fold is a function of ``outcomes`` of it (module doc); a name referenced anywhere
+    else (alone, under another operator, in parentheses) is left out. The walk is the
+    fold's own (``_Folder.fold``'s kinds of node; it does not look into what the fold
+    leaves whole). {} for an expression deeper than ``MAX_DEPTH``."""
+    found: dict[str, list[Decision]] = {}
+    elsewhere: set[str] = set()
+    folder = _Folder(_NoAd(), keep, FoldMemo() if memo is None else memo)
+    try:
+        _collect(expr, folder, found, elsewhere, 0)
+    except _TooDeep:
+        return {}
+    return {name: tuple(tests) for name, tests in found.items() if name not in elsewhere}
+
+
+def outcomes(tests: tuple[Decision, ...], value: object) -> tuple[bool, ...] | None:
+    """What ``tests`` (``decisions`` of one name) give for the name bound to a literal
+    of ``value``; None unless ``value`` is an integer (not a bool) within 64 bits, the
+    values whose comparisons ``_constant`` folds as Python's."""
+    if type(value) is not int or not -_BOUND < value < _BOUND:
+        return None
+    return tuple(_COMPARE[test.op](value, test.constant) if test.name_left
+                 else _COMPARE[test.op](test.constant, value) for test in tests)
+
+
+def _collect(node: Expr, folder: _Folder, found: dict[str, list[Decision]],
+             elsewhere: set[str], depth: int) -> None:
+    """``decisions``' walk: the kinds of node ``_Folder.fold`` descends into."""
+    if depth > MAX_DEPTH:
+        raise _TooDeep
+    kind = type(node)
+    depth += 1
+    if kind is AttrRef:
+        if node.scope in (None, "my") and node.name.lower() not in folder.keep:  # type: ignore[attr-defined]
+            elsewhere.add(node.name.lower())  # type: ignore[attr-defined]
+        return
+    if kind is Binary:
+        if node.op in _COMPARE and (  # type: ignore[attr-defined]
+                _compared(node.left, node.right, True, node.op, folder, found, depth)  # type: ignore[attr-defined]
+                or _compared(node.right, node.left, False, node.op, folder, found, depth)):  # type: ignore[attr-defined]
+            return
+        parts: tuple = (node.left, node.right)  # type: ignore[attr-defined]
+    elif kind is Unary:
+        parts = (node.operand,)  # type: ignore[attr-defined]
+    elif kind is Paren:
+        parts = (node.inner,)  # type: ignore[attr-defined]
+    elif kind is Conditional:
+        parts = (node.cond, node.then, node.otherwise)  # type: ignore[attr-defined]
+    elif kind is Elvis:
+        parts = (node.left, node.right)  # type: ignore[attr-defined]
+    elif kind is Call:
+        parts = node.args  # type: ignore[attr-defined]
+    elif kind is Select:
+        parts = (node.base,)  # type: ignore[attr-defined]
+    elif kind is Subscript:
+        parts = (node.base, node.index)  # type: ignore[attr-defined]
+    elif kind is ListExpr:
+        parts = node.items  # type: ignore[attr-defined]
+    else:
+        return  # what the fold leaves whole reads nothing of the ad
+    for part in parts:
+        _collect(part, folder, found, elsewhere, depth)
+
+
+def _compared(ref: Expr, other: Expr, name_left: bool, op: str, folder: _Folder,
+              found: dict[str, list[Decision]], depth: int) -> bool:
+    """Whether ``ref`` is a name the fold looks up and ``other`` folds, reading no
+    name, to an integer literal within 64 bits; if so, the comparison is recorded."""
+    if type(ref) is not AttrRef or ref.scope not in (None, "my"):  # type: ignore[attr-defined]
+        return False
+    name = ref.name.lower()  # type: ignore[attr-defined]
+    if name in folder.keep:
+        return False
+    try:
+        constant = folder.fold(other, depth)
+    except _ReadsAd:
+        return False
+    value = constant.value if type(constant) is Literal else None  # type: ignore[attr-defined]
+    if type(value) is not int or not -_BOUND < value < _BOUND:
+        return False
+    found.setdefault(name, []).append(Decision(op, value, name_left))
+    return True
 
 
 def _same(new: list[Expr], old: tuple[Expr, ...]) -> bool:

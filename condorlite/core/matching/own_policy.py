@@ -21,6 +21,15 @@ PREEMPTION_REQUIREMENTS, a job's ``TARGET.Start``) gives what it gave before; th
 slot's original ad (``Offer.slot.ad``) is untouched, for ``--explain`` and the
 output. Equal folded expressions are one node for the cycle, so their compiled
 closures and the shape keys' numbering are shared.
+
+A fold is remembered by the ad's entries for the names it reads (``_fold_table``),
+except a name it reads only to compare with integer constants (``KeyboardIdle >
+15 * 60``: ``folding.decisions``): bound to an integer literal, that name is keyed
+on what the comparisons give (``folding.outcomes``), so the desktops of one owner,
+each idle for its own number of seconds, are folded twice (idle or not), not once
+each (``DECIDED``). Exact: the fold of such an ad is that of any other ad with the
+same entries and outcomes but for the integer, which the fold compares and drops
+(``folding``'s module doc), and equal folds are the one entry.
 """
 
 from __future__ import annotations
@@ -29,7 +38,13 @@ from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.classad.ast import Expr, Literal
-from condorlite.core.classad.folding import FoldMemo, fold_own
+from condorlite.core.classad.folding import (
+    Decision,
+    FoldMemo,
+    decisions,
+    fold_own,
+    outcomes,
+)
 from condorlite.core.classad.refs import references
 from condorlite.core.matching.offers import Offer
 
@@ -39,17 +54,24 @@ POLICY_NAMES = ("start", "requirements")
 _UNSEEN = object()
 #: What a dynamic slot's ad binds (``pieces._dynamic``), never folded.
 DYNAMIC_NAMES = frozenset({"partitionableslot", "slottype"})
+#: a name a fold only compares with integer constants is keyed on the comparisons'
+#: outcomes (module doc); off: on its entry, as every other name
+DECIDED = True
 
 
 class _Plan(NamedTuple):
     """How one policy entry (the ad's ``Start`` or ``Requirements`` entry object) is
     folded: ``reads`` are the names folding may look up in it (``reads``); ``folds``
     maps the ids of an ad's entries for ``reads`` to (those entries, held so their
-    ids stay theirs; the folded entry, or None when folding changes nothing)."""
+    ids stay theirs; the folded entry, or None when folding changes nothing).
+    ``tests``: per name of ``reads``, its ``folding.decisions`` (None: keyed on its
+    entry), or None for none at all; a key then holds, for such a name bound to an
+    integer literal, the ``outcomes`` in place of the entry's id."""
 
     policy: tuple
     reads: tuple[str, ...]
     folds: dict[tuple, tuple[tuple, tuple[str, Expr] | None]]
+    tests: tuple[tuple[Decision, ...] | None, ...] | None
 
 
 class OwnPolicy:
@@ -114,10 +136,11 @@ class OwnPolicy:
                 continue
             plan = self._plans.get((name, id(entry)))
             if plan is None or plan.policy is not entry:
-                plan = self._plans[(name, id(entry))] = _Plan(
-                    entry, self.reads(entry), {})
+                plan = self._plans[(name, id(entry))] = self._plan(entry)
             entries = tuple(map(get, plan.reads))
-            found = plan.folds.get(tuple(map(id, entries)), _UNSEEN)
+            key = (tuple(map(id, entries)) if plan.tests is None
+                   else _decided_key(entries, plan.tests))
+            found = plan.folds.get(key, _UNSEEN)
             if found is _UNSEEN:
                 out = fold_own(entry[1], ad, self._keep, self._memo)
                 if out is not entry[1]:
@@ -125,12 +148,23 @@ class OwnPolicy:
                     found = self._entries.setdefault(new, new)
                 else:
                     found = None
-                plan.folds[tuple(map(id, entries))] = (entries, found)
+                plan.folds[key] = (entries, found)
             else:
                 found = found[1]
             if found is not None:
                 changes[name] = found
         return changes
+
+    def _plan(self, entry: tuple) -> _Plan:
+        """A new plan for the policy entry: its ``reads`` and, when ``DECIDED`` and
+        some of them are only compared with integer constants, their ``tests``."""
+        reads = self.reads(entry)
+        tests = None
+        if DECIDED and reads:
+            found = decisions(entry[1], self._keep, self._memo)
+            if found:
+                tests = tuple(found.get(name) for name in reads)
+        return _Plan(entry, reads, {}, tests)
 
     def reads(self, entry: tuple) -> tuple[str, ...]:
         """The names ``fold_own`` may look up in the ad while folding the policy
@@ -142,3 +176,17 @@ class OwnPolicy:
                 {name for scope, name in references(entry[1])
                  if scope in (None, "my") and name not in self._keep})))
         return found[1]
+
+
+def _decided_key(entries: tuple, tests: tuple) -> tuple:
+    """A fold's key (``_Plan.tests``): per name, the outcomes of its tests when the
+    ad binds it to an integer literal they decide, else its entry's id."""
+    key = []
+    for entry, found in zip(entries, tests, strict=True):
+        if found is not None and entry is not None and type(entry[1]) is Literal:
+            decided = outcomes(found, entry[1].value)
+            if decided is not None:
+                key.append(decided)
+                continue
+        key.append(id(entry))
+    return tuple(key)

@@ -3,17 +3,25 @@
 Each case runs the optimised cycle and the plain reference cycle (which evaluates the
 slots' original ads) and requires the same outcome; the cases check that the folding
 took place and collapsed what it should: desktops whose START reads their own
-``KeyboardIdle`` and ``LoadAvg`` share shapes once folded. The partitionable case
+``KeyboardIdle`` and ``LoadAvg`` share shapes once folded. The folds keyed on what
+``KeyboardIdle``'s comparisons decide (``DECIDED``) are, entry for entry, the folds
+made per value. The partitionable case
 folds nothing carving rebinds: a START that reads the slot's own ``Cpus`` must see
 each carved state's.
 """
 
 from __future__ import annotations
 
+import pytest
+
 from condorlite.core.classad.ast import Literal
+from condorlite.core.classad.printer import unparse
 from condorlite.core.matching import own_policy
+from condorlite.core.matching.own_policy import OwnPolicy
+from condorlite.core.negotiation.offer_pool import build_offers
 from condorlite.core.policy import Policy
-from tests.core.matching._against_reference import ad_text, run_both
+from tests.core._pool import decoded_texts
+from tests.core.matching._against_reference import NOW, ad_text, run_both
 
 POLICY = Policy(uid_domain="example.org")
 OWNERS = ("alice", "bob", "carol")
@@ -47,7 +55,9 @@ def _folded_starts(fast) -> list:
     return [o.ad.lookup("start") for o in fast.offers]
 
 
-def test_desktops_fold_their_own_numbers_and_match_as_in_full():
+@pytest.mark.parametrize("decided", [True, False])
+def test_desktops_fold_their_own_numbers_and_match_as_in_full(monkeypatch, decided):
+    monkeypatch.setattr(own_policy, "DECIDED", decided)
     fast, result = run_both([_desktop(i) for i in range(40)], _jobs(), POLICY)
     starts = _folded_starts(fast)
     # idle and quiet desktops fold to true; the others keep only the owner test
@@ -96,3 +106,58 @@ def test_claimed_desktops_keep_the_names_the_negotiator_inserts():
     busy = [s for s in starts if s != Literal(True)]
     assert busy and all("RemoteUserPrio" in str(s) and "RemoteOwner" not in str(s)
                         for s in busy)
+
+
+#: ``KeyboardIdle`` bindings: integers on each side of the comparisons' constants,
+#: and what is keyed on its entry (not an integer literal within 64 bits)
+_IDLE = ["-1", "0", "59", "60", "61", "899", "900", "901", "86400", "9223372036854775807",
+         "900.0", "true", '"900"', "undefined", "error", "Memory - 3000"]
+
+
+def _changes(decided: bool, texts: list[str], monkeypatch) -> tuple[list, int]:
+    """Each offer's ``OwnPolicy.changes`` as text, and how many folds were made."""
+    monkeypatch.setattr(own_policy, "DECIDED", decided)
+    made = [0]
+    fold_own = own_policy.fold_own
+
+    def counted(*args, **kwargs):
+        made[0] += 1
+        return fold_own(*args, **kwargs)
+
+    monkeypatch.setattr(own_policy, "fold_own", counted)
+    policy = OwnPolicy(frozenset({"cpus", "memory", "disk"}))
+    slots, _ = decoded_texts(texts, [], POLICY, shared=True)
+    out = []
+    for offer in build_offers(slots, [], NOW, lambda user: {}):
+        changes = policy.changes(offer)
+        out.append({name: (entry[0], unparse(entry[1]), type(entry[1]).__name__)
+                    for name, entry in changes.items()})
+    return out, made[0]
+
+
+@pytest.mark.parametrize("start", [
+    "(KeyboardIdle > 15 * 60) || (TARGET.Owner == \"{owner}@example.org\")",
+    "(KeyboardIdle > 900 && 60 <= MY.KeyboardIdle && LoadAvg < 0.5) || "
+    "(TARGET.Owner == \"{owner}@example.org\")",
+    "ifThenElse(KeyboardIdle != 60, TARGET.Owner == \"{owner}@example.org\", false)",
+    # (read elsewhere too, or against what reads a name: keyed on the entry)
+    "KeyboardIdle > 900 || TARGET.ImageSize < KeyboardIdle",
+    "KeyboardIdle > Memory || TARGET.Owner == \"{owner}@example.org\"",
+])
+def test_folds_keyed_on_what_the_comparisons_decide_are_the_folds_per_value(
+        monkeypatch, start):
+    texts = [_desktop(i, Name=f'"slot1@d{i}"', KeyboardIdle=_IDLE[i % len(_IDLE)],
+                      LoadAvg=0.2, START=start.format(owner=OWNERS[i // len(_IDLE)]))
+             for i in range(3 * len(_IDLE))]
+    decided, made = _changes(True, texts, monkeypatch)
+    per_value, made_per_value = _changes(False, texts, monkeypatch)
+    assert decided == per_value
+    assert made_per_value >= len(_IDLE)
+    if "Memory" in start or "ImageSize" in start:
+        assert made == made_per_value
+    elif start.startswith("(KeyboardIdle > 15"):
+        # three owners x (two outcomes, six bindings keyed on their entries), and
+        # each owner's Requirements (``START``, keyed on the owner's START entry)
+        assert made == 3 * (2 + 6) + 3
+    else:  # (``LoadAvg``, compared with a real, keyed on its one entry)
+        assert made < made_per_value
