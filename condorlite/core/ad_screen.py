@@ -231,7 +231,10 @@ class AdScreen:
         if below:
             shared = level.shared.get(layout)
             if shared is not None:
-                return shared
+                # kept under its own key too (its entries held): the next ad with
+                # these very entries takes the key's hit, as without shared leaves
+                found = level.next[key] = (entries, shared[1])
+                return found
         # (``target`` is a root name: whether it is bound is the same on the path)
         targeted = "target" in table
         closed, dynamic = level.closed, level.dynamic
