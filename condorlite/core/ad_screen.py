@@ -226,8 +226,8 @@ class AdScreen:
         keyed = level.keyed
         table = ad._attrs  # type: ignore[attr-defined]
         entries = tuple(map(table.get, level.names))
-        layout = _layout(entries)
         below = level is not self._root and SHARED_LEAVES
+        layout = _layout(entries) if below else None
         if below:
             shared = level.shared.get(layout)
             if shared is not None:
@@ -269,15 +269,17 @@ class AdScreen:
         return Screening(foreign_type(ad, self.kind), absurd, dynamic, self._pattern,
                          bounded, keyed)
 
-    def _leaf(self, ad: ClassAd, level: _Level, layout: tuple, dynamic: bool
+    def _leaf(self, ad: ClassAd, level: _Level, layout: tuple | None, dynamic: bool
               ) -> Screening:
         """The leaf of an ad whose closure lies inside the names keyed on its path,
         with ``bounded`` from ``step_bound``, kept per (level, ``layout`` of the
-        level's entries: ``_layout``). The level stands for its path's entries; a
-        literal costs no step whatever its value, so ads of one layout have one bound
-        (slots that differ only in their own numbers share it)."""
+        level's entries: ``_layout``, made here when None). The level stands for its
+        path's entries; a literal costs no step whatever its value, so ads of one layout
+        have one bound (slots that differ only in their own numbers share it)."""
         if dynamic:
             return self._fresh(ad, dynamic)
+        if layout is None:
+            layout = _layout(tuple(map(ad._attrs.get, level.names)))  # type: ignore[attr-defined]
         found = self._bounds.get((level, layout))
         if found is None:
             table = ad._attrs  # type: ignore[attr-defined]
