@@ -29,6 +29,18 @@ lives (one reading pass).
 An ad whose closure holds a call of ``eval`` or ``evalInEachContext`` or a subscript
 (which may read names computed at run time) gets the *runaway* probe of its own, as
 does an ad that is not a top-level ClassAd-lite ad.
+
+*Shared leaves* (``SHARED_LEAVES``): below the root, the ads reaching a level hold the
+very same entries for every name keyed above it, so whatever the level's next step
+reads of them is fixed; of the level's own entries, the step reads only their
+*layout* (absent, a literal of any value, or the entry itself): a literal refers to no
+name and costs no step, and the checks that read a literal's value (*foreign*,
+*absurd*) read root names only. So a leaf made at a level below the root that is
+within the budget (``bounded``, its verdict settled) and not ``dynamic`` stands for
+every ad of its layout there, and is handed to them without the walk (a pool's slots,
+which differ in their own numbers, share one leaf per layout instead of one each). A
+leaf that is not bounded is not shared: its probe evaluates the ad, whose literal
+values may change the steps taken.
 """
 
 from __future__ import annotations
@@ -44,6 +56,10 @@ from condorlite.core.classad.evaluator import exhausts_budget
 from condorlite.core.classad.refs import names
 from condorlite.core.classad.scope import MAX_STEPS
 from condorlite.core.entry_keys import entry_key
+
+#: Whether a bounded leaf made below the root is handed to every ad of its layout there
+#: (module doc, *shared leaves*); a module flag so that the tests run both ways.
+SHARED_LEAVES = True
 
 #: MyType values that mark an ad as the other kind (a mixed file is read for both).
 FOREIGN = {"slot": frozenset({"job"}), "job": frozenset({"machine", "slot"})}
@@ -151,7 +167,7 @@ class _Level:
     (``closed``) and whether one of them may read computed names (``dynamic``), and
     its entries' ids -> (the entries, the next level or the leaf)."""
 
-    __slots__ = ("closed", "dynamic", "keyed", "names", "next")
+    __slots__ = ("closed", "dynamic", "keyed", "names", "next", "shared")
 
     def __init__(self, level_names: tuple[str, ...], keyed: frozenset[str],
                  closed: bool, dynamic: bool) -> None:
@@ -160,6 +176,9 @@ class _Level:
         self.closed = closed
         self.dynamic = dynamic
         self.next: dict[Hashable, tuple[tuple, _Level | Screening]] = {}
+        #: the layout of its entries -> (the first ad's entries, held, so that the
+        #: layout's ids stay theirs; its bounded leaf): the *shared leaves* (module doc)
+        self.shared: dict[tuple, tuple[tuple, Screening]] = {}
 
 
 class AdScreen:
@@ -207,6 +226,15 @@ class AdScreen:
         keyed = level.keyed
         table = ad._attrs  # type: ignore[attr-defined]
         entries = tuple(map(table.get, level.names))
+        below = level is not self._root and SHARED_LEAVES
+        layout = _layout(entries) if below else None
+        if below:
+            shared = level.shared.get(layout)
+            if shared is not None:
+                # kept under its own key too (its entries held): the next ad with
+                # these very entries takes the key's hit, as without shared leaves
+                found = level.next[key] = (entries, shared[1])
+                return found
         # (``target`` is a root name: whether it is bound is the same on the path)
         targeted = "target" in table
         closed, dynamic = level.closed, level.dynamic
@@ -220,17 +248,19 @@ class AdScreen:
                 dynamic = True
         step: _Level | Screening
         if closed:
-            step = self._leaf(ad, level, entries, dynamic)
+            step = self._leaf(ad, level, layout, dynamic)
         else:
             reach = closure(table, PROBED, self._reads)
             if reach <= keyed:
-                step = self._leaf(ad, level, entries, dynamic)
+                step = self._leaf(ad, level, layout, dynamic)
             else:
                 wider = keyed | reach
                 step = _Level(tuple(sorted(reach - keyed)), wider, level.closed and all(
                     within(reads, probed, targeted, wider) for probed, reads in bound),
                     dynamic)
         found = level.next[key] = (entries, step)
+        if below and type(step) is Screening and step.bounded and not step.dynamic:
+            level.shared[layout] = found
         return found
 
     def _fresh(self, ad: ClassAd, dynamic: bool, bounded: bool = False,
@@ -239,30 +269,37 @@ class AdScreen:
         return Screening(foreign_type(ad, self.kind), absurd, dynamic, self._pattern,
                          bounded, keyed)
 
-    def _leaf(self, ad: ClassAd, level: _Level, entries: tuple, dynamic: bool
+    def _leaf(self, ad: ClassAd, level: _Level, layout: tuple | None, dynamic: bool
               ) -> Screening:
         """The leaf of an ad whose closure lies inside the names keyed on its path,
-        with ``bounded`` from ``step_bound``, kept per (level, *layout* of the
-        level's entries: absent, a literal of any value, or the entry itself). The
-        level stands for its path's entries; a literal costs no step whatever its
-        value, so ads of one layout have one bound (slots that differ only in their
-        own numbers share it)."""
+        with ``bounded`` from ``step_bound``, kept per (level, ``layout`` of the
+        level's entries: ``_layout``, made here when None). The level stands for its
+        path's entries; a literal costs no step whatever its value, so ads of one layout
+        have one bound (slots that differ only in their own numbers share it)."""
         if dynamic:
             return self._fresh(ad, dynamic)
-        layout = (level, tuple([0 if entry is None else 1 if type(entry[1]) is Literal
-                                else id(entry) for entry in entries]))
-        found = self._bounds.get(layout)
+        if layout is None:
+            layout = _layout(tuple(map(ad._attrs.get, level.names)))  # type: ignore[attr-defined]
+        found = self._bounds.get((level, layout))
         if found is None:
             table = ad._attrs  # type: ignore[attr-defined]
             bounded = step_bound(table, self._shape) <= MAX_STEPS
             # Within the budget, the verdict is the pattern calls' alone: a function
             # of the entries that are not literals (a literal holds no call).
             verdict = runaway_verdict(ad, self._pattern, budget=False) if bounded else None
-            found = self._bounds[layout] = (entries, bounded, verdict)
+            entries = tuple(map(table.get, level.names))  # held: the layout's ids
+            found = self._bounds[(level, layout)] = (entries, bounded, verdict)
         leaf = self._fresh(ad, dynamic, found[1], level.keyed)
         if found[1]:
             leaf.settle(found[2])
         return leaf
+
+
+def _layout(entries: tuple) -> tuple:
+    """The *layout* of a level's entries: 0 for an absent name, 1 for a literal of any
+    value, else the entry's id (the caller holds the entry)."""
+    return tuple([0 if entry is None else 1 if type(entry[1]) is Literal else id(entry)
+                  for entry in entries])
 
 
 class _PerExpression:

@@ -11,11 +11,12 @@ import pytest
 
 from condorlite.cli import negotiate_inputs
 from condorlite.cli.negotiate_inputs import _decode_kind, decode
+from condorlite.core import ad_screen
 from condorlite.core.ad_decoder import AdDecoder
 from condorlite.core.classad import oldscan
 from condorlite.core.policy import Policy
 from condorlite.store.adfiles import read_ads
-from tests.core.test_ad_screen import JOBS
+from tests.core.test_ad_screen import JOBS, _slot_texts
 
 #: A cluster's lines; the ads below vary its ProcId and one other line at a time.
 CLUSTER = ('ClusterId = {c}\nOwner = "{o}"\nRequirements = TARGET.Memory > RequestMemory'
@@ -96,3 +97,23 @@ def test_jobs_of_one_reader_run_take_the_runs_hit(tmp_path, runs, monkeypatch):
         assert len(keys) < len(ads) - 20
     elif not runs:
         assert len(keys) >= len(ads) - 10
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_slots_decode_alike_with_shared_leaves(tmp_path, shared, monkeypatch):
+    # Slots whose own numbers change their verdicts (``ad_screen.SHARED_LEAVES``):
+    # the same slots and problems as the screen without shared leaves gives.
+    path = tmp_path / "slots.ads"
+    texts = _slot_texts()
+    path.write_text("\n".join(texts + texts[:3]) + "\n")  # and three duplicates
+    policy = Policy(uid_domain="d")
+    ads = read_ads([path])
+    monkeypatch.setattr(ad_screen, "SHARED_LEAVES", False)
+    want = decode(ads, [], policy)
+    monkeypatch.setattr(ad_screen, "SHARED_LEAVES", shared)
+    got = decode(ads, [], policy)
+    assert [(s.name, s.index, s.kind, s.ad) for s in got.slots] == [
+        (s.name, s.index, s.kind, s.ad) for s in want.slots]
+    assert got.problems == want.problems
+    kinds = {p["problem"].split(" ")[0] for p in want.problems}
+    assert {"duplicate", "a", "Start", "regexp(...)"} <= kinds

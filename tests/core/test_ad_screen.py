@@ -8,7 +8,7 @@ import itertools
 
 import pytest
 
-from condorlite.core import adeval
+from condorlite.core import ad_screen, adeval
 from condorlite.core.ad_screen import AdScreen, foreign_type, runaway_verdict
 from condorlite.core.classad import parse_ads
 
@@ -135,14 +135,17 @@ def test_the_step_bound_is_tight_at_the_budget(depth, verdict):
     assert screen.screen(ads[0]).bounded is (verdict is None)
 
 
-def test_slots_differing_only_in_their_numbers_share_one_bound():
+@pytest.mark.parametrize("shared", [True, False])
+def test_slots_differing_only_in_their_numbers_share_one_bound(shared, monkeypatch):
+    monkeypatch.setattr(ad_screen, "SHARED_LEAVES", shared)
     texts = [f'Name = "s{k}@m"\nMyType = "Machine"\nKeyboardIdle = {k * 97}\n'
              f"LoadAvg = {k / 7}\nStart = KeyboardIdle > 900 && LoadAvg < 0.3\n"
              f"Requirements = START && TARGET.RequestCpus <= 1\n" for k in range(50)]
     ads = _ads(texts)
     screen = AdScreen("slot")
     leaves = [screen.screen(ad) for ad in ads]
-    assert len({id(leaf) for leaf in leaves}) == 50  # one leaf per slot: own numbers
+    # one leaf per slot (its own numbers), or one for them all (shared leaves)
+    assert len({id(leaf) for leaf in leaves}) == (1 if shared else 50)
     assert all(leaf.bounded for leaf in leaves)
     assert len(screen._bounds) == 1
     assert [leaf.runaway(ad) for leaf, ad in zip(leaves, ads, strict=True)] == [None] * 50
@@ -164,3 +167,56 @@ def test_a_plain_screening_stands_for_ads_that_pass_every_check(order):
             assert _fresh(ad, "job") == (None, None, None)
         found.runaway(ad)
     assert plain > 0
+
+
+#: Slots whose numbers change what START costs and whether a pattern runs: a chain
+#: evaluated only when K > 0, a regexp at the match limit only when R > 0, a literal
+#: MyType that makes one of them foreign, and an absent or computed K.
+SLOT_VARIANTS = [
+    'K = {k}\nR = 0\nStart = ifThenElse(K > 0, A0 > 0, true)\n' + CHAIN,
+    'K = {k}\nR = {k}\nStart = ifThenElse(R > 0, P, true)\n'
+    'P = regexp("(a+)+$", "' + "a" * 40 + '!")\n',
+    'K = {k}\nStart = K > 3\nMyType = "Job"\n',
+    'K = {k}\nStart = K > 3\n',
+    'Start = K > 3\n',
+    'K = {k} + 1\nStart = K > 3\n',
+    'K = {k}\nR = 1\nStart = K > 3 && R > 0\nRequirements = START\n',
+]
+
+
+def _slot_texts() -> list[str]:
+    return [f'Name = "s{i}@m"\nMyType = "Machine"\n'.replace(
+        'MyType = "Machine"\n', "" if "MyType" in v else 'MyType = "Machine"\n')
+        + v.replace("{k}", str(k)) for i, (k, v) in enumerate(
+            (k, v) for k in (0, 1, 5, 0, 2) for v in SLOT_VARIANTS)]
+
+
+@pytest.mark.parametrize("shared", [True, False])
+@pytest.mark.parametrize("order", ["forward", "backward", "shuffled"])
+def test_shared_leaves_give_each_slot_its_own_answers(shared, order, monkeypatch):
+    # A leaf shared by the layout of a level's entries must not hand one slot another's
+    # verdict where a literal's value changes it (the unbounded chain, the foreign type
+    # at the root): the answers are the fresh checks', plain only where they all pass.
+    monkeypatch.setattr(ad_screen, "SHARED_LEAVES", shared)
+    ads = _ads(_slot_texts())
+    if order == "backward":
+        ads.reverse()
+    elif order == "shuffled":
+        ads = ads[1::3] + ads[2::3] + ads[0::3]
+    fresh = [_fresh(ad, "slot") for ad in ads]
+    assert {f[2] for f in fresh} >= {None, "Start", "regexp(...)"}
+    assert ("Job", None, None) in fresh
+    screen = AdScreen("slot")
+    for ad, want in zip(ads, fresh, strict=True):
+        found = screen.screen(ad)
+        assert not found.plain or want == (None, None, None)
+        assert (found.foreign, found.absurd, found.runaway(ad)) == want
+    if shared:
+        assert any(level.shared for level in _levels(screen._root))
+
+
+def _levels(level):
+    yield level
+    for _entries, step in level.next.values():
+        if isinstance(step, ad_screen._Level):
+            yield from _levels(step)
