@@ -48,6 +48,7 @@ from condorlite.core.classad.residuals import (
     compare_numbers,
 )
 from condorlite.core.classad.values import Undefined
+from condorlite.core.matching.deferred_ranks import DeferredRanks
 from condorlite.core.matching.slot_vectors import holds, left
 
 #: "no value" where None is a value
@@ -223,7 +224,10 @@ class PairProgram:
             return compare_numbers(op, value, operand) is True
         return (index, op, operand, test)
 
-    def run(self, vals: Sequence[object], as_rank: Callable[[object], float]) -> tuple:
+    def run(self, vals: Sequence[object], as_rank: Callable[[object], float],
+            defer: bool = False) -> tuple:
+        """The outcome at ``vals`` (class doc); ``defer``: a matching state's dependent
+        ranks, when not all constants, are a ``DeferredRanks`` (``held_walks``)."""
         if self.never:
             return (False,)
         if self.box:
@@ -237,7 +241,7 @@ class PairProgram:
                 return self.result  # (shared: callers only read it)
             # (the vector and the params made one only for the ranks that read them)
             return self._ranked((*vals, *self.params) if self.params else vals, as_rank,
-                                self.taken)
+                                self.taken, None, defer)
         full = (*vals, *self.params) if self.params else vals
         taken: dict[str, float] = {}
         for res, amount, pos in self.fixed:
@@ -249,7 +253,7 @@ class PairProgram:
         for test in self.tests:
             if not holds(test(full)):
                 return (False,)
-        return self._ranked(full, as_rank, taken)
+        return self._ranked(full, as_rank, taken, None, defer)
 
     def passed(self, vals: Sequence[object], as_rank: Callable[[object], float]) -> tuple:
         """``run`` at a state known to pass every bound of this box, which has no
@@ -312,10 +316,12 @@ class PairProgram:
         return True
 
     def _ranked(self, full: Sequence[object], as_rank: Callable[[object], float],
-                taken: dict[str, float], given: float | None = None) -> tuple:
+                taken: dict[str, float], given: float | None = None, defer: bool = False
+                ) -> tuple:
         """The outcome of a matching state (``full``: its vector and the params): its
         ranks, with ``taken``; ``given``: the one dependent rank's value, when the
-        caller knows it (``run_fitted``)."""
+        caller knows it (``run_fitted``); ``defer``: the dependent ranks worked out
+        at their first read (``deferred_ranks``)."""
         job_rank, slot_rank = self.job_rank, self.slot_rank
         if type(job_rank) is not float:
             job_rank = _job_rank(job_rank(full))
@@ -326,6 +332,16 @@ class PairProgram:
                 full = (*full, value)
         if self.dependent_keys is None:  # (constants, or none: one dict)
             return (True, job_rank, slot_rank, self.dependents, taken)
+        if defer:
+            return (True, job_rank, slot_rank,
+                    DeferredRanks(self.dependent_of, full, as_rank, len(self.dependent)), taken)
+        return (True, job_rank, slot_rank, self.dependent_of(full, as_rank, given), taken)
+
+    def dependent_of(self, full: Sequence[object], as_rank: Callable[[object], float],
+                     given: float | None = None) -> dict:
+        """The dependent ranks' dict of a matching state (``_ranked``; ``full`` with
+        the slot's Rank appended when given), for programs whose dependent ranks are
+        not all constants."""
         # One dict per program for the states that give the same values (pair
         # results only read it); not with a zero: -0.0 and 0.0 are equal keys.
         if len(self.dependent) == 1:  # (the common case: one value, its own key)
@@ -343,7 +359,7 @@ class PairProgram:
                          if type(values) is tuple else {self.dependent_keys[0]: values})
             if not zero:
                 self.dependents[values] = dependent
-        return (True, job_rank, slot_rank, dependent, taken)
+        return dependent
 
 
 def _job_rank(value: object) -> float:
