@@ -147,10 +147,11 @@ class OwnRewrites:
             plan = self._plans[key] = _Plan((rank, start, requirements), reads, counts)
         counts = plan.counts
         if counts[1] < 0:
-            found = self._folded(offer, table, plan) if FOLDED else None
+            if not FOLDED:
+                self._direct(offer)
+                return
+            found = self._folded(offer, table, plan)
             if found is None:
-                if not FOLDED:
-                    self._direct(offer)
                 return
         else:
             entries = tuple(map(get, plan.reads))
