@@ -8,14 +8,23 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from condorlite.cli._state import ad_paths
 from condorlite.cli.render import stderr_console
 from condorlite.core import adeval
-from condorlite.core.ad_decoder import CLUSTER_NAMES, AdDecoder, Cluster, job_of_cluster
+from condorlite.core.ad_decoder import (
+    CLUSTER_NAMES,
+    EXACT,
+    AdDecoder,
+    Cluster,
+    job_of_cluster,
+    new_job,
+)
 from condorlite.core.ad_screen import AdScreen
 from condorlite.core.classad.ad import ClassAd as _AdClass
+from condorlite.core.classad.ast import Literal
 from condorlite.core.classad.scope import MAX_STEPS
 from condorlite.core.entry_keys import entry_key
 from condorlite.core.model import AdProblem, Job, Slot
@@ -86,6 +95,66 @@ class _PlainJobs:
 #: module flag so that the tests run both ways.
 _RUNS = True
 
+#: Whether ``decode`` takes the *run pass* (``_decode_runs``) before ``_decode_kind``:
+#: a reader run's jobs built in one loop from their cluster (``_run_jobs``) and the
+#: identities checked once for the whole kind, not ad by ad. A module flag so that
+#: the tests run both ways.
+RUN_PASS = True
+
+
+class _Converter:
+    """What the reading pass of one kind asks of an ad that no memo answers: the
+    checks of ``ad_screen`` and the conversion, in ``_decode_kind``'s order, the
+    problems appended to ``problems``; a job ad screened plain whose cluster the
+    decoder keeps is learnt by ``plain_jobs``."""
+
+    __slots__ = ("convert", "decoder", "kind", "plain_jobs", "problems", "screen")
+
+    def __init__(self, kind: str, convert: Callable[[Any, int], Any],
+                 problems: list[dict[str, Any]], decoder: AdDecoder | None) -> None:
+        self.kind = kind
+        self.convert = convert
+        self.problems = problems
+        self.decoder = decoder
+        self.screen = AdScreen(kind).screen
+        self.plain_jobs = _PlainJobs()
+
+    def __call__(self, loaded: LoadedAd, index: int) -> Any:
+        """The item of ``loaded`` (``index``: its place), or None when it is a
+        problem (appended)."""
+        kind, ad, problems = self.kind, loaded.ad, self.problems
+        screening = self.screen(ad)
+        # A plain screening passes every check (``Screening.plain``): only the
+        # conversion and the identity are left to look at.
+        plain = screening.plain
+        if not plain and (foreign := screening.foreign) is not None:
+            problems.append(_problem(kind, loaded, f'a {foreign} ad (MyType '
+                                     f'"{foreign}"), not a {kind} ad'))
+            return None
+        try:
+            item = self.convert(ad, index)
+        except AdProblem as exc:
+            problems.append(_problem(kind, loaded, str(exc)))
+            return None
+        if not plain:
+            if (absurd := screening.absurd) is not None:
+                problems.append(_problem(kind, loaded, f"{absurd} is not a finite "
+                                         f"number up to {adeval.MAX_REQUEST:g}; "
+                                         f"skipped"))
+                return None
+            if (runaway := screening.runaway(ad)) is not None:
+                problems.append(_problem(kind, loaded, f"{runaway} needs more than "
+                                         f"{MAX_STEPS:,} attribute evaluations "
+                                         f"(attributes that multiply each other's "
+                                         f"cost); skipped"))
+                return None
+        elif (decoder := self.decoder) is not None and type(ad) is _AdClass \
+                and ad.parent is None:
+            cluster = decoder.cluster(ad._attrs)
+            if cluster is not None:
+                self.plain_jobs.learn(ad._attrs, screening.keyed, cluster)
+        return item
+
 
 def _decode_kind(
     kind: str,
@@ -104,9 +173,9 @@ def _decode_kind(
     (``_PlainJobs``) skip the screen and the checks."""
     out: list[Any] = []
     seen: dict[str, LoadedAd] = {}  # identity -> the ad that first had it
-    screen = AdScreen(kind).screen
+    converted = _Converter(kind, convert, problems, decoder)
     by_name = kind == "slot"
-    plain_jobs = _PlainJobs()
+    plain_jobs = converted.plain_jobs
     names, memo = plain_jobs.names, plain_jobs.memo
     # The memo's hit for the reader run of ``run_mark`` under ``run_names``: an ad of
     # that run binds every name its mark lacks to the run's entries (``_RUNS``).
@@ -128,36 +197,10 @@ def _decode_kind(
             if hit is not None:
                 item = job_of_cluster(hit[1], ad, table, len(out))
         if item is None:
-            screening = screen(ad)
-            # A plain screening passes every check (``Screening.plain``): only the
-            # conversion and the identity are left to look at.
-            plain = screening.plain
-            if not plain and (foreign := screening.foreign) is not None:
-                problems.append(_problem(kind, loaded, f'a {foreign} ad (MyType '
-                                         f'"{foreign}"), not a {kind} ad'))
+            item = converted(loaded, len(out))
+            if item is None:
                 continue
-            try:
-                item = convert(ad, len(out))
-            except AdProblem as exc:
-                problems.append(_problem(kind, loaded, str(exc)))
-                continue
-            if not plain:
-                if (absurd := screening.absurd) is not None:
-                    problems.append(_problem(kind, loaded, f"{absurd} is not a finite "
-                                             f"number up to {adeval.MAX_REQUEST:g}; "
-                                             f"skipped"))
-                    continue
-                if (runaway := screening.runaway(ad)) is not None:
-                    problems.append(_problem(kind, loaded, f"{runaway} needs more than "
-                                             f"{MAX_STEPS:,} attribute evaluations "
-                                             f"(attributes that multiply each other's "
-                                             f"cost); skipped"))
-                    continue
-            elif decoder is not None and type(ad) is _AdClass and ad.parent is None:
-                cluster = decoder.cluster(ad._attrs)
-                if cluster is not None:
-                    plain_jobs.learn(ad._attrs, screening.keyed, cluster)
-                    names, memo = plain_jobs.names, plain_jobs.memo
+            names, memo = plain_jobs.names, plain_jobs.memo
         key = item.name if by_name else item.id
         first = seen.setdefault(key, loaded)
         if first is not loaded:
@@ -166,6 +209,84 @@ def _decode_kind(
             continue
         out.append(item)
     return out
+
+
+def _decode_runs(kind: str, ads: list[LoadedAd], convert: Callable[[Any, int], Any],
+                 problems: list[dict[str, Any]], decoder: AdDecoder | None = None
+                 ) -> list[Any] | None:
+    """``_decode_kind``'s list and problems (appended to ``problems``) when no two of
+    the ads converted share an identity, else None with ``problems`` untouched: the
+    *run pass*. Without duplicates nothing is skipped for its identity, so each
+    item's place is the one ``_decode_kind`` gives it and the identities can be
+    checked once at the end (one set) instead of ad by ad; with one, the caller
+    decodes again with ``_decode_kind``. A job ad whose memo hit (``_PlainJobs``)
+    starts a reader run whose mark holds none of the memo's names takes the whole
+    run's jobs in one call (``_run_jobs``), as ``_decode_kind`` takes the run's hit
+    ad by ad (``_RUNS``)."""
+    out: list[Any] = []
+    mine: list[dict[str, Any]] = []
+    converted = _Converter(kind, convert, mine, decoder)
+    plain_jobs = converted.plain_jobs
+    count = len(ads)
+    at = 0
+    while at < count:
+        loaded = ads[at]
+        ad = loaded.ad
+        names = plain_jobs.names
+        if names is not None and type(ad) is _AdClass and ad.parent is None:
+            table = ad._attrs
+            hit = plain_jobs.memo.get(entry_key(table, names))
+            if hit is not None:
+                mark = ad.layout
+                if type(mark) is set and mark.isdisjoint(names):
+                    end = _run_jobs(hit[1], ads, at, mark, out)
+                    if end > at:
+                        at = end
+                        continue
+                else:
+                    item = job_of_cluster(hit[1], ad, table, len(out))
+                    if item is not None:
+                        out.append(item)
+                        at += 1
+                        continue
+        item = converted(loaded, len(out))
+        if item is not None:
+            out.append(item)
+        at += 1
+    identity = attrgetter("name" if kind == "slot" else "id")
+    if len(set(map(identity, out))) != len(out):
+        return None
+    problems.extend(mine)
+    return out
+
+
+def _run_jobs(cluster: Cluster, ads: list[LoadedAd], start: int, mark: set,
+              out: list[Job]) -> int:
+    """The Jobs of ``ads[start:]`` appended to ``out`` while their ads are top-level
+    ClassAd-lite ads of the reader run ``mark`` (a set holding none of the memo's
+    names, ``ads[start]``'s memo hit being ``cluster``) with a literal integer ProcId
+    below 2**53: ``job_of_cluster`` of each, the cluster unpacked once. Returns the
+    place of the first ad not taken (``start`` when none is)."""
+    prefix, number, status, submitter, prio, qdate = cluster
+    append = out.append
+    index = len(out)
+    # (by place: ``islice`` would step over the ``start`` ads before)
+    for at in range(start, len(ads)):
+        ad = ads[at].ad
+        if type(ad) is not _AdClass or ad.layout is not mark or ad.parent is not None:
+            break
+        proc = ad._attrs.get("procid")
+        if proc is None or type(proc := proc[1]) is not Literal:
+            break
+        proc = proc.value
+        if type(proc) is not int or not -EXACT < proc < EXACT:
+            break
+        append(new_job(f"{prefix}{proc}", number, proc, index, ad, status, submitter,
+                       prio, qdate))
+        index += 1
+    else:
+        return len(ads)
+    return at
 
 
 def decode(slot_ads: list[LoadedAd], job_ads: list[LoadedAd], policy: Policy) -> Inputs:
@@ -177,9 +298,19 @@ def decode(slot_ads: list[LoadedAd], job_ads: list[LoadedAd], policy: Policy) ->
     """
     out = Inputs()
     decoder = AdDecoder(policy)  # one per pass: its memo goes with it
-    out.slots = _decode_kind("slot", slot_ads, decoder.slot, "slot Name", out.problems)
-    out.jobs = _decode_kind("job", job_ads, decoder.job, "job", out.problems, decoder)
+    out.slots = _decoded("slot", slot_ads, decoder.slot, "slot Name", out.problems)
+    out.jobs = _decoded("job", job_ads, decoder.job, "job", out.problems, decoder)
     return out
+
+
+def _decoded(kind: str, ads: list[LoadedAd], convert: Callable[[Any, int], Any], what: str,
+             problems: list[dict[str, Any]], decoder: AdDecoder | None = None) -> list[Any]:
+    """``_decode_kind``, by the run pass (``_decode_runs``) first when ``RUN_PASS``."""
+    if RUN_PASS:
+        out = _decode_runs(kind, ads, convert, problems, decoder)
+        if out is not None:
+            return out
+    return _decode_kind(kind, ads, convert, what, problems, decoder)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ evaluated); this module builds the values from them:
 A pass that decodes many ads uses one ``AdDecoder`` (``job_from_ad`` and
 ``slot_from_ad`` decode one ad each): its memo of decoded job attributes lives as long
 as the decoder, never past the pass that made it. Values are built through the
-types' slots (``_new_job``, ``_new_slot``), in one C call where ``_oldscan`` is built:
+types' slots (``new_job``, ``_new_slot``), in one C call where ``_oldscan`` is built:
 the same objects as the dataclasses' constructors give.
 """
 
@@ -54,12 +54,12 @@ _SHARED_NAMES = _JOB_NAMES[2:]
 #: the fast path needs.
 CLUSTER_NAMES = ("clusterid", "requirements", *_SHARED_NAMES)
 #: Integers below this magnitude survive ``adeval.as_int``'s trip through float.
-_EXACT = 1 << 53
+EXACT = 1 << 53
 
 _new = object.__new__
 #: Job's slots (member descriptors), in field order.
 _JOB_MEMBERS = tuple(getattr(Job, name) for name in Job.__dataclass_fields__)
-# The slots' setters: a Job is built by ``_new_job`` with these nine C calls instead
+# The slots' setters: a Job is built by ``new_job`` with these nine C calls instead
 # of the frozen dataclass ``__init__`` (nine ``object.__setattr__`` calls through
 # Python; measured two and a half times as slow), once per job of the pool; with the
 # compiled ``slotted`` (``_oldscan``), in one C call (six times as fast again).
@@ -83,9 +83,9 @@ def _set_job(ident: str, cluster: int, proc: int, index: int, ad: ClassAd, statu
     return job
 
 
-#: ``_new_job(ident, cluster, ..., qdate)``: ``_set_job``, or the same in one C call
+#: ``new_job(ident, cluster, ..., qdate)``: ``_set_job``, or the same in one C call
 #: (``_oldscan.slotted``) where it is built and ``CONDORLITE_PURE_PYTHON`` is unset.
-_new_job: Callable[..., Job] = (
+new_job: Callable[..., Job] = (
     _set_job if _slotted is None or os.environ.get("CONDORLITE_PURE_PYTHON")
     else partial(_slotted, _JOB_MEMBERS, Job))
 
@@ -114,10 +114,10 @@ def job_of_cluster(cluster: Cluster, ad: ClassAd, table: dict, index: int) -> Jo
     if type(proc) is not Literal:
         return None
     proc = proc.value
-    if type(proc) is not int or not -_EXACT < proc < _EXACT:
+    if type(proc) is not int or not -EXACT < proc < EXACT:
         return None
     prefix, number, status, submitter, prio, qdate = cluster
-    return _new_job(f"{prefix}{proc}", number, proc, index, ad, status, submitter, prio,
+    return new_job(f"{prefix}{proc}", number, proc, index, ad, status, submitter, prio,
                     qdate)
 
 
@@ -136,13 +136,16 @@ class AdDecoder:
     stored; the memo is cleared when it holds ``SHARED_MAX`` keys, and goes with the
     decoder."""
 
-    __slots__ = ("_shared", "policy")
+    __slots__ = ("_shared", "_slots", "policy")
 
     SHARED_MAX = 4096
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
         self._shared: dict[Hashable, tuple[tuple, Cluster]] = {}
+        #: ``entry_key`` of a slot's ``SLOT_FACT_NAMES`` entries, all literals or
+        #: absent -> (the entries, held; their ``SlotFacts``): ``slot``'s memo
+        self._slots: dict[Hashable, tuple[tuple, SlotFacts]] = {}
 
     def job(self, ad: ClassAd, index: int) -> Job:
         """Decode one job ad; raises AdProblem for one that cannot be negotiated
@@ -182,7 +185,7 @@ class AdDecoder:
         if type(cluster) is not Literal:
             return self._decode(ad, index)
         cluster = cluster.value
-        if type(cluster) is not int or not -_EXACT < cluster < _EXACT:
+        if type(cluster) is not int or not -EXACT < cluster < EXACT:
             return self._decode(ad, index)
         job = self._decode(ad, index)
         if all(entry is None or type(entry[1]) is Literal for entry in entries[2:]):
@@ -211,13 +214,70 @@ class AdDecoder:
         status = int(float(status)) if type(status) is int else as_int(status)  # type: ignore[arg-type]
         prio = int(float(prio)) if type(prio) is int else as_int(prio)  # type: ignore[arg-type]
         qdate = int(float(qdate)) if type(qdate) is int else as_int(qdate)  # type: ignore[arg-type]
-        return _new_job(ident, cluster, proc, index, ad, IDLE if status is None else status,
+        return new_job(ident, cluster, proc, index, ad, IDLE if status is None else status,
                         submitter_from(group, owner, nice, user, self.policy), prio or 0,
                         qdate or 0)
 
     def slot(self, ad: ClassAd, index: int) -> Slot:
-        """``slot_from_ad`` under the decoder's policy."""
-        return slot_from_ad(ad, self.policy, index)
+        """``slot_from_ad`` under the decoder's policy: the same Slot, or the same
+        AdProblem. A top-level ClassAd-lite ad whose ``SLOT_FACT_NAMES`` entries are
+        all literals or absent takes its ``SlotFacts`` from the memo (``SLOT_FACTS``:
+        a pool's slots hold a few dozen sets of these entries), and reads only what
+        is its own: Name, weight, holder and JobId when busy, Machine."""
+        table = ad._attrs if type(ad) is _AdClass and ad.parent is None else None  # type: ignore[attr-defined]
+        if table is None or not SLOT_FACTS:
+            return slot_from_ad(ad, self.policy, index)
+        key = entry_key(table, SLOT_FACT_NAMES)
+        known = self._slots.get(key)
+        if known is None:
+            entries = tuple(map(table.get, SLOT_FACT_NAMES))
+            if not all(entry is None or type(entry[1]) is Literal for entry in entries):
+                return slot_from_ad(ad, self.policy, index)
+            # (literals only: no evaluation, so reading these first changes nothing)
+            if len(self._slots) >= self.SHARED_MAX:
+                self._slots.clear()
+            known = self._slots[key] = (entries, slot_facts(ad, table))
+        name = as_str(value_of(ad, table, "name"))
+        if not name:
+            raise AdProblem("slot ad has no Name")
+        kind, state, activity, busy, current_rank = known[1]
+        return _new_slot(
+            name, index, ad, state, activity, kind,
+            checked_weight(ad, table, self.policy),
+            holder_of(ad) if busy else None,
+            as_str(value_of(ad, table, "jobid")) if busy else None,
+            current_rank,
+            as_str(value_of(ad, table, "machine")) or name.rsplit("@", 1)[-1],
+        )
+
+
+#: Whether ``AdDecoder.slot`` keeps a slot's ``SlotFacts`` per the entries they are
+#: read from (its docstring); a module flag so that the tests run both ways.
+SLOT_FACTS = True
+
+#: What ``SlotFacts`` are read from (``kind_of``'s three, State, Activity, CurrentRank).
+SLOT_FACT_NAMES = ("slottype", "partitionableslot", "dynamicslot", "state", "activity",
+                   "currentrank")
+
+
+class SlotFacts(NamedTuple):
+    """What ``slot_from_ad`` reads of a slot from ``SLOT_FACT_NAMES`` alone."""
+
+    kind: str
+    state: str
+    activity: str
+    busy: bool
+    current_rank: float
+
+
+def slot_facts(ad: ClassAd, table: dict | None) -> SlotFacts:
+    """The ``SlotFacts`` of ``ad`` (``table``: ``adeval.table(ad)``), as
+    ``slot_from_ad`` reads them."""
+    kind = kind_of(ad, table)
+    state = as_str(value_of(ad, table, "state")) or "Unclaimed"
+    return SlotFacts(kind, state, as_str(value_of(ad, table, "activity")) or "Idle",
+                     kind != "partitionable" and state.lower() in BUSY_STATES,
+                     as_float(value_of(ad, table, "currentrank")) or 0.0)
 
 
 def job_from_ad(ad: ClassAd, policy: Policy, index: int) -> Job:
@@ -260,7 +320,7 @@ def _set_slot(*values: object) -> Slot:
     return slot
 
 
-#: ``_new_slot(*values)``: ``_set_slot``, or the same in one C call, as ``_new_job``.
+#: ``_new_slot(*values)``: ``_set_slot``, or the same in one C call, as ``new_job``.
 _new_slot: Callable[..., Slot] = (
     _set_slot if _slotted is None or os.environ.get("CONDORLITE_PURE_PYTHON")
     else partial(_slotted, _SLOT_MEMBERS, Slot))

@@ -78,7 +78,7 @@ class Slot:
 @dataclass(frozen=True, slots=True)
 class Job:
     """One job ad: identity, submitter and the keys of HTCondor's queue order
-    (slotted: the pool holds hundreds of thousands; see ``ad_decoder._new_job``)."""
+    (slotted: the pool holds hundreds of thousands; see ``ad_decoder.new_job``)."""
 
     id: str
     cluster: int

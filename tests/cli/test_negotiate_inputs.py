@@ -11,8 +11,8 @@ import pytest
 
 from condorlite.cli import negotiate_inputs
 from condorlite.cli.negotiate_inputs import _decode_kind, decode
-from condorlite.core import ad_screen
-from condorlite.core.ad_decoder import AdDecoder
+from condorlite.core import ad_decoder, ad_screen
+from condorlite.core.ad_decoder import AdDecoder, slot_from_ad
 from condorlite.core.classad import oldscan
 from condorlite.core.policy import Policy
 from condorlite.store.adfiles import read_ads
@@ -84,6 +84,8 @@ def test_jobs_of_one_reader_run_take_the_runs_hit(tmp_path, runs, monkeypatch):
     want = _decode_kind("job", ads, AdDecoder(policy).job, "job", reference)
     keys = []
     real_key = negotiate_inputs.entry_key
+    # ``_decode_kind``'s own way with runs (the run pass takes them its way, below)
+    monkeypatch.setattr(negotiate_inputs, "RUN_PASS", False)
     monkeypatch.setattr(negotiate_inputs, "_RUNS", runs)
     monkeypatch.setattr(negotiate_inputs, "entry_key",
                         lambda *args: keys.append(1) or real_key(*args))
@@ -117,3 +119,87 @@ def test_slots_decode_alike_with_shared_leaves(tmp_path, shared, monkeypatch):
     assert got.problems == want.problems
     kinds = {p["problem"].split(" ")[0] for p in want.problems}
     assert {"duplicate", "a", "Start", "regexp(...)"} <= kinds
+
+
+def _broken_run_text() -> str:
+    """A cluster whose reader run is broken, without a duplicate id, by ProcIds the
+    run pass must not take (a real, a string, one past 2**53, a computed one, none)
+    and by an absurd request; then the clusters of ``_run_text``, renumbered."""
+    procs = ["0", "1", "2", "3.0", "4", '"5"', "6", "9007199254740993", "7",
+             "ClusterId + 100", "8", "", "9", "10"]
+    ads = [CLUSTER.format(c=4, o="u", m="1e300" if k == 12 else 512)
+           + (f"ProcId = {p}\n" if p else "") for k, p in enumerate(procs)]
+    return "\n".join(ads) + "\n" + _run_text().replace("ClusterId = ", "ClusterId = 1")
+
+
+@pytest.mark.parametrize("run_pass", [True, False])
+@pytest.mark.parametrize("text", ["broken", "runs", "duplicates"])
+def test_the_run_pass_decodes_as_ad_by_ad(tmp_path, run_pass, text, monkeypatch):
+    # ``RUN_PASS``: jobs built a reader run at a time and identities checked once at
+    # the end give the jobs, places and problems of ``_decode_kind`` without the
+    # memo; with a duplicate id the pass gives up and ``_decode_kind`` decodes.
+    path = tmp_path / "jobs.ads"
+    path.write_text({"broken": _broken_run_text(), "runs": _run_text(),
+                     "duplicates": _text(1) + _run_text()}[text])
+    policy = Policy(uid_domain="d")
+    ads = read_ads([path])
+    reference: list = []
+    want = _decode_kind("job", ads, AdDecoder(policy).job, "job", reference)
+    monkeypatch.setattr(negotiate_inputs, "RUN_PASS", run_pass)
+    taken = []
+    real_runs = negotiate_inputs._run_jobs
+    monkeypatch.setattr(negotiate_inputs, "_run_jobs", lambda cluster, ads, start, *rest: (
+        end := real_runs(cluster, ads, start, *rest), taken.append(end - start))[0])
+    got = decode([], ads, policy)
+    assert [(j.id, j.cluster, j.proc, j.index, j.status, j.submitter, j.prio, j.qdate,
+             j.ad) for j in got.jobs] == [
+        (j.id, j.cluster, j.proc, j.index, j.status, j.submitter, j.prio, j.qdate, j.ad)
+        for j in want]
+    assert got.problems == reference
+    if text == "broken":
+        assert {j.id for j in want} >= {"4.3", "4.9007199254740992", "4.104"}
+        assert [p["ad"] for p in reference] == [6, 12, 13, 54]  # "5", none, absurd x2
+    if run_pass and text != "duplicates":
+        assert max(taken) >= 20  # a run's jobs in one call
+    if not run_pass:
+        assert not taken
+
+
+@pytest.mark.parametrize("facts", [True, False])
+def test_slots_decode_alike_with_slot_facts(tmp_path, facts, monkeypatch):
+    # ``ad_decoder.SLOT_FACTS``: slots that share their kind, state, activity and
+    # rank lines but not their own (Name, weight, holder, JobId, Machine), and slots
+    # whose fact lines are not literals, decode as ``slot_from_ad`` decodes each.
+    texts = []
+    for i in range(12):
+        state = ['"Claimed"', '"Unclaimed"', 'strcat("Clai", "med")'][i % 3]
+        kind = ["", "PartitionableSlot = true\n", 'SlotType = "Dynamic"\n'][i // 3 % 3]
+        texts.append(f'MyType = "Machine"\nName = "s{i}@m{i % 5}"\nCpus = {i % 4}\n'
+                     f'SlotWeight = Cpus\nState = {state}\nActivity = "Busy"\n'
+                     f'RemoteUser = "u{i}@d"\nJobId = "{i}.0"\n'
+                     + ("CurrentRank = 2.5\n" if i % 2 else "") + kind
+                     + ('Machine = "host"\n' if i % 4 == 1 else ""))
+    texts.append('MyType = "Machine"\nState = "Claimed"\n')  # no Name
+    texts.append('MyType = "Machine"\nName = "w@m"\nSlotWeight = 2e9\n')
+    path = tmp_path / "slots.ads"
+    path.write_text("\n".join(texts * 2) + "\n")  # and the duplicates
+    policy = Policy(uid_domain="d")
+    ads = read_ads([path])
+    reference: list = []
+    plain = AdDecoder(policy)
+    want = _decode_kind("slot", ads, lambda ad, index: slot_from_ad(ad, policy, index),
+                        "slot Name", reference)
+    monkeypatch.setattr(ad_decoder, "SLOT_FACTS", facts)
+    decoder = AdDecoder(policy)
+    got = [decoder.slot(loaded.ad, k) for k, loaded in enumerate(ads[:12])]
+    assert got == [slot_from_ad(loaded.ad, policy, k) for k, loaded in enumerate(ads[:12])]
+    assert [s.remote_user for s in got if s.remote_user] == [
+        f"u{i}@d" for i in (0, 2, 6, 8, 9, 11)
+    ]
+    assert len(decoder._slots) == (8 if facts else 0)  # the literal sets of facts
+    assert plain._slots == {}
+    decoded = decode(ads, [], policy)
+    assert [(s.name, s.index, s.ad) for s in decoded.slots] == [
+        (s.name, s.index, s.ad) for s in want]
+    assert decoded.slots == want and decoded.problems == reference
+    assert [p["ad"] for p in reference][:2] == [13, 14]

@@ -239,12 +239,12 @@ def test_jobs_sharing_entries_decode_as_evaluating_every_attribute(variants, pol
 
 def test_fast_builders_give_the_dataclass_objects():
     from condorlite.core import ad_decoder as model
-    from condorlite.core.ad_decoder import _new_job, _new_slot, _set_job
+    from condorlite.core.ad_decoder import _new_slot, _set_job, new_job
 
     ad = ClassAd()
     job = Job("1.2", 1, 2, 7, ad, 1, "u@d", 3, 4)
     # the builder in use, the Python one, and the compiled one (when built)
-    builders = [_new_job, _set_job]
+    builders = [new_job, _set_job]
     if model._slotted is not None:
         builders.append(functools.partial(model._slotted, model._JOB_MEMBERS, Job))
     for build in builders:
