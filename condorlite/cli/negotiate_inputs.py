@@ -1,6 +1,12 @@
 """Reading and decoding ``negotiate``'s slot and job ads (step 1 of ``negotiate``'s module
 doc): ``load_ads`` reads the files once (standard input included), ``decode`` turns
 them into slots and jobs under a policy, so ``--what-if`` decodes the same ads twice.
+
+Decoding gives, for each kind, the items of the ads that pass in file order and a
+problem for each that does not (the first ad with a given identity wins).
+``_decode_kind`` is the ad-by-ad way; ``decode`` takes the run pass first
+(``RUN_PASS``, ``_decode_runs``), which gives the same list and problems when no two
+items share an identity and otherwise hands the kind back to ``_decode_kind``.
 """
 
 from __future__ import annotations

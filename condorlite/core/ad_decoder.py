@@ -10,8 +10,11 @@ evaluated); this module builds the values from them:
   ``Activity`` (absent: Idle), weight, and, when busy, its holder and ``JobId``.
 
 A pass that decodes many ads uses one ``AdDecoder`` (``job_from_ad`` and
-``slot_from_ad`` decode one ad each): its memo of decoded job attributes lives as long
-as the decoder, never past the pass that made it. Values are built through the
+``slot_from_ad`` decode one ad each): its memos (a cluster's decoded attributes, a
+slot's ``SlotFacts``), keyed by the identities of the entries they are read from, live
+as long as the decoder, never past the pass that made it. A memo keeps only what is
+read from literals or absent names (no evaluation), so what it answers is what
+decoding the ad would give, and in the same order of errors. Values are built through the
 types' slots (``new_job``, ``_new_slot``), in one C call where ``_oldscan`` is built:
 the same objects as the dataclasses' constructors give.
 """
