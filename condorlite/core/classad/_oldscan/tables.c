@@ -51,18 +51,6 @@ tag_of(uint64_t h)
     return (uint32_t)(h >> 32) | 1u;
 }
 
-/* Ask for the cache line at p ahead of its use (a no-op where unsupported): the
- * tables' tags and the objects they drop are mostly out of cache (the ads read since
- * evict them), and a miss found at its use stalls the reader. */
-#if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH(p) __builtin_prefetch((p), 1, 3)
-#else
-#define PREFETCH(p) ((void)0)
-#endif
-
-/* How many slots ahead table_empty asks for the object it will release. */
-#define EMPTY_AHEAD 16
-
 /* Drop the table's references and key copies; its arrays too unless `keep`, when its
  * tags are zeroed for the table to be filled again at the same capacity. A slot is
  * taken when its tag is not 0 (an empty slot's other fields are not read). */
@@ -70,13 +58,7 @@ static void
 table_empty(Table *t, int keep)
 {
     if (t->slots != NULL) {
-        /* the objects of a dropped generation were stored up to `limit` keys ago:
-         * their reference counts are out of cache, so each is asked for EMPTY_AHEAD
-         * slots before its release (the releases overlap their misses) */
         for (size_t i = 0; i <= t->mask; i++) {
-            size_t ahead = i + EMPTY_AHEAD;
-            if (ahead <= t->mask && t->tags[ahead] != 0)
-                PREFETCH(t->slots[ahead].object);
             if (t->tags[i] != 0)
                 Py_DECREF(t->slots[i].object);
         }
