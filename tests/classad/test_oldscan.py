@@ -322,6 +322,32 @@ def test_generated_text_reads_the_same(lines: list[str], chunk, limit, monkeypat
     _agree("".join(lines), monkeypatch, chunk=chunk, limit=limit)
 
 
+@pytest.mark.parametrize("at", [0, 3, 5, 600])
+def test_a_run_over_a_fresh_position_makes_it_tracked_again(at: int, monkeypatch) -> None:
+    """A position whose last line was a per-ad value (fresh: read without the line
+    table) that the next ad repeats in a run (``feed_run``: the run clears its
+    positions' flags at once) is looked up and stored again: a later new line there is
+    kept in the line table, so the same line further on is the same entry. Positions
+    past the tracked ones (``HEADS_POSITIONS``, 512) are never fresh."""
+    lines = [f"P{k} = {k}\n" for k in range(max(at + 3, 6))]
+
+    def ad(value: int) -> str:
+        mine = list(lines)
+        mine[at] = f'V = "x{value}"\n'  # (a value no other line holds)
+        return "".join(mine)
+
+    # 0, 1: new values (fresh); 1 again: a run over the position; 7: new, stored;
+    # 8: new (fresh); 7: found in the table, the entry of the fourth ad
+    text = "\n".join(ad(v) for v in (0, 1, 1, 7, 8, 7)) + "\n"
+    got, error = _agree(text, monkeypatch)
+    assert error is None and len(got) == 6
+    monkeypatch.delenv("CONDORLITE_PURE_PYTHON", raising=False)
+    clear_all()
+    read = [ad for batch in parse_ad_lists(text, "old") for ad in batch]
+    assert [ad._attrs["v"][1].value for ad in read] == [f"x{v}" for v in (0, 1, 1, 7, 8, 7)]
+    assert read[5]._attrs["v"] is read[3]._attrs["v"]
+
+
 def test_runs_of_the_previous_ads_lines(monkeypatch) -> None:
     """Ads that repeat the previous ad's lines in runs (``feed_run``) broken by a
     changed value, a comment, a line too long to keep (``ADLINES_KEEP_MAX``), a

@@ -7,6 +7,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <string.h>
 
 /* Where a pair's line text was copied: offset and bytes in its AdLines' text, and the
  * text's kind; off -1 when the line was too long to keep (it is never compared). */
@@ -68,25 +69,38 @@ typedef struct {
     Py_ssize_t size;             /* bytes of text; 0: none kept */
     char text[HEADS_MAX];
     PyObject *named;             /* strong reference, NULL when none kept */
-    /* the last line at this position was new to the line table and its value new to
-     * the value table: a per-ad value (ProcId, GlobalJobId, a slot's KFlops), whose
-     * line the next ad will not repeat (scanner.c: feed_line) */
-    int fresh;
 } Head;
 
-/* Whether the last line at position i was fresh (Head.fresh); 0 when untracked. */
+/* By position, whether the last line there was new to the line table and its value new
+ * to the value table: a per-ad value (ProcId, GlobalJobId, a slot's KFlops), whose line
+ * the next ad will not repeat (scanner.c: feed_line). A byte each, apart from the
+ * heads: a run of repeated lines clears its positions' flags with one memset, where
+ * flags inside the 72-byte heads took a store per line, a line of cache per line. */
+typedef char Fresh[HEADS_POSITIONS];
+
+/* Whether the last line at position i was fresh; 0 when untracked. */
 static inline int
-heads_fresh(const Head *heads, Py_ssize_t i)
+heads_fresh(const Fresh fresh, Py_ssize_t i)
 {
-    return heads != NULL && i < HEADS_POSITIONS && heads[i].fresh;
+    return i < HEADS_POSITIONS && fresh[i];
 }
 
 /* Record whether the line at position i was fresh. */
 static inline void
-heads_set_fresh(Head *heads, Py_ssize_t i, int fresh)
+heads_set_fresh(Fresh fresh, Py_ssize_t i, int value)
 {
-    if (heads != NULL && i < HEADS_POSITIONS)
-        heads[i].fresh = fresh;
+    if (i < HEADS_POSITIONS)
+        fresh[i] = (char)value;
+}
+
+/* Record that the count lines from position i on were not fresh (a run). */
+static inline void
+heads_clear_fresh(Fresh fresh, Py_ssize_t i, Py_ssize_t count)
+{
+    if (i < HEADS_POSITIONS) {
+        Py_ssize_t end = i + count < HEADS_POSITIONS ? i + count : HEADS_POSITIONS;
+        memset(fresh + i, 0, (size_t)(end - i));
+    }
 }
 
 /* The name kept for position i when its head is the n bytes at p, a borrowed

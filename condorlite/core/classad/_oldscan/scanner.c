@@ -101,8 +101,7 @@ feed_run(Scanner *s, const void *data, Py_ssize_t pos, Py_ssize_t n)
     Py_ssize_t count = adlines_run(&s->previous, i, key, n - pos, &bytes);
     if (count == 0)
         return 0;
-    for (Py_ssize_t k = 0; k < count; k++)
-        heads_set_fresh(s->heads, i + k, 0);
+    heads_clear_fresh(s->fresh, i, count);
     s->lineno += count;
     if (adlines_add_run(&s->pending, &s->previous, i, count, key, bytes) < 0)
         return -1;
@@ -160,12 +159,12 @@ scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
     Py_ssize_t position = s->pending.n;
     PyObject *pair = adlines_same(&s->previous, position, key, size, kind);
     if (pair != NULL) {
-        heads_set_fresh(s->heads, position, 0);
+        heads_set_fresh(s->fresh, position, 0);
         return pending_add(s, pair, key, size, kind);
     }
     int value_new = 0;
     PyObject *made = NULL;  /* a pair plain_pair made for a fresh position */
-    if (kind == PyUnicode_1BYTE_KIND && heads_fresh(s->heads, position)) {
+    if (kind == PyUnicode_1BYTE_KIND && heads_fresh(s->fresh, position)) {
         /* The last line here was a per-ad value: this one most likely is too, so it is
          * read without looking it up or storing it in the line table (a lookup that
          * misses and a store the roll drops were a third of reading a job queue). A
@@ -187,7 +186,7 @@ scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
     pair = oldscan_get(&s->lines, h, key, size, kind);
     if (pair != NULL) {
         Py_XDECREF(made);
-        heads_set_fresh(s->heads, position, 0);
+        heads_set_fresh(s->fresh, position, 0);
         int r = pending_add(s, pair, key, size, kind);
         Py_DECREF(pair);
         return r;
@@ -204,7 +203,7 @@ scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
         if (pair == NULL && PyErr_Occurred())
             return -1;
     }
-    heads_set_fresh(s->heads, position, pair != NULL && value_new);
+    heads_set_fresh(s->fresh, position, pair != NULL && value_new);
     if (pair == NULL) {
         pair = call_miss(s, text, data, pos, stop, comma);
         if (pair == NULL)
@@ -392,6 +391,7 @@ Scanner_init(Scanner *s, PyObject *args, PyObject *kwds)
     s->from_attrs = Py_NewRef(from_attrs);
     s->old_ad = Py_NewRef(old_ad);
     s->end = Py_NewRef(end);
+    memset(s->fresh, 0, sizeof(s->fresh));
     s->heads = PyMem_Calloc(HEADS_POSITIONS, sizeof(Head));
     if (s->heads == NULL) {
         PyErr_NoMemory();

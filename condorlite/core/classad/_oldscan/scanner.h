@@ -39,6 +39,7 @@ typedef struct {
     AdLines pending;    /* the current ad's pairs and lines */
     AdLines previous;   /* the previous ad's, for the comparison by position */
     Head *heads;        /* HEADS_POSITIONS of them (adlines.h) */
+    Fresh fresh;        /* by position, whether the last line was fresh (adlines.h) */
     /* the previous ad's dict while one feed() runs, when from_attrs took it: an ad
      * with the previous ad's names in the same order starts from its copy */
     PyObject *template;
