@@ -21,10 +21,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from condorlite.core import adeval
+from condorlite.core.classad.values import Undefined
 from condorlite.core.matching import carved_states
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.policy_exprs import PolicyExprs
-from condorlite.core.classad.values import Undefined
 from condorlite.core.matching.slot_vectors import SlotVector, lefts, moves_of, rest_state, typed
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import DEFAULT_POST_JOB_RANK, DEFAULT_PRE_JOB_RANK, Policy
@@ -229,7 +229,8 @@ def test_a_step_leaves_rest_state_and_its_lefts(vals, taken) -> None:
     want = rest_state(vector.vals, moves_of(vector, taken))
     # (the carved state is shape 1, pair shape 1: the new one is numbered 2)
     shapes = SimpleNamespace(shape_left={1: lefts(vals)}, pair_shapes={"carved": 1},
-                             shape_numbers={"carved": 1}, pair_of_shape={1: 1}, counts=SimpleNamespace(evaluations=0))
+                             shape_numbers={"carved": 1}, pair_of_shape={1: 1},
+                             counts=SimpleNamespace(evaluations=0))
     carved = carved_states.CarvedStates(shapes, {})  # type: ignore[arg-type]
     carved._rank_plans[vector.rank_sig] = carved_states.RankPlan([], set(), True)
     offer = SimpleNamespace(shape=1, holder=None, current_rank=0.0)
