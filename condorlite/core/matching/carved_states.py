@@ -2,7 +2,8 @@
 and the transitions remembered (one ``CarvedStates`` per cycle, owned by
 ``offer_shapes.OfferShapes``).
 
-``carve`` moves an offer to the state a match leaves (``slot_vectors.rest_state``): its
+``carve`` moves an offer to the state a match leaves (``slot_vectors.rest_state``,
+written out in ``_step`` with the new state's amounts left): its
 vector's values, the job-independent policy ranks that read them (by their programs,
 ``slot_vectors.rank_program``), its pair shape and shape (numbered as
 ``OfferShapes.shape_of`` numbers them, in the step itself: a new shape's amounts,
@@ -33,6 +34,7 @@ the offer in them.
 from __future__ import annotations
 
 from collections.abc import Callable
+from math import copysign
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
@@ -40,7 +42,7 @@ from condorlite.core import adeval
 from condorlite.core.classad.partial import Constant
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.offers import Offer
-from condorlite.core.matching.slot_vectors import SlotVector, moves_of, rank_program, rest_state
+from condorlite.core.matching.slot_vectors import SlotVector, moves_of, rank_program
 
 if TYPE_CHECKING:  # (the owner, for its type: it makes this object)
     from condorlite.core.matching.offer_shapes import OfferShapes
@@ -145,14 +147,35 @@ class CarvedStates:
         they read: ``RankPlan.reads``), shared read-only by the slots of the
         signature; the shapes from the vector, numbered as ``OfferShapes.shape_of``
         does (the carved state's ``shape_left`` gives the new one's)."""
-        # the typed state ``taken`` leaves in one call, the positions ``taken`` names
-        # in the vector's names looked up once (``_moves``)
+        # the positions ``taken`` names in the vector's names looked up once (``_moves``)
         moves_key = (id(taken), vector.names)
         moves = self._moves.get(moves_key)
         if moves is None or moves[0] is not taken:
             moves = self._moves[moves_key] = (taken, moves_of(vector, taken))
-        state = rest_state(vector.vals, moves[1])
-        vals = vector.vals = state[0]  # (``Offer.ad`` follows)
+        # ``slot_vectors.rest_state`` written out, with the new state's ``lefts`` made
+        # in the same pass: what a position had left is the carved shape's
+        # ``shape_left`` (``lefts`` of its vals: a shape fixes its typed vals), so
+        # ``left`` is not worked out again, and the new shape's amounts are the old
+        # ones with the positions taken from replaced (one step per carve where each
+        # slot's states are its own)
+        shapes = self._shapes
+        shape_left = shapes.shape_left
+        had = shape_left[offer.shape]
+        rest, new_left = list(vector.vals), list(had)
+        for pos, amount in moves[1]:
+            have = had[pos] - amount
+            if have.is_integer():
+                rest[pos] = int(have)
+                new_left[pos] = have + 0.0  # (``float(int(have))``: -0.0 is 0.0)
+            else:
+                rest[pos] = have
+                new_left[pos] = have if have == have else 0.0
+        vals = vector.vals = tuple(rest)  # (``Offer.ad`` follows)
+        # (``typed``, written out: a call less per state)
+        state = ((vals, (0,) * len(vals)) if float not in map(type, vals) else
+                 (vals, tuple([0 if type(v) is not float
+                               else 1 if v or copysign(1.0, v) > 0  # type: ignore[arg-type]
+                               else -1 for v in vals])))
         plan = self._rank_plans.get(vector.rank_sig)
         if plan is None:
             plan = self._rank_plans[vector.rank_sig] = self._rank_plan(offer)
@@ -162,11 +185,9 @@ class CarvedStates:
         computed = self._independent_memo.get(memo_key)
         if computed is None:
             computed = self._independent_memo[memo_key] = self._carved_ranks(offer, plan, vals)
-        # ``OfferShapes.shape_of`` for the new state, but for its ``lefts`` pass (every
-        # state is new where each slot has statics of its own)
+        # ``OfferShapes.shape_of`` for the new state, its ``lefts`` made above
         # (``OfferShapes.pair_number`` and ``shape_number`` written out: one step per
         # carve where each slot's states are its own)
-        shapes = self._shapes
         pair_key = ("vector", vector.static, state)
         pair_shapes = shapes.pair_shapes
         pair_shape = pair_shapes.get(pair_key, 0)
@@ -179,14 +200,8 @@ class CarvedStates:
         if not shape:
             shape = numbers[key] = len(numbers) + 1
             shapes.pair_of_shape[shape] = pair_shape
-        if shape not in shapes.shape_left:
-            # ``lefts(vals)`` from the state carved (``shape_left`` of its shape):
-            # only the positions taken from changed, each now a number
-            rest = list(shapes.shape_left[offer.shape])
-            for pos, _ in moves[1]:
-                have = vals[pos]
-                rest[pos] = float(have) if have == have else 0.0
-            shapes.shape_left[shape] = tuple(rest)
+        if shape not in shape_left:
+            shape_left[shape] = tuple(new_left)
         return (taken, vals, computed, pair_shape, shape, plan.tail)
 
     def _carved_ranks(self, offer: Offer, plan: RankPlan, vals: tuple) -> dict[str, float]:

@@ -25,6 +25,8 @@ of the order and a class's offsets, ``literal_states``).
 
 from __future__ import annotations
 
+from itertools import islice
+
 from condorlite.core.matching.candidates import (
     FLT_MAX,
     NO_MATCH,
@@ -92,14 +94,15 @@ class OrderedStates:
         registry, entries = self._registry, self.entries
         # (the column's value of each offer, kept for every state: ``column`` doc)
         kept = None if self._column is None else self._column.kept()
-        at, end = self._at, len(items)
+        at = self._at
         # (the entries this call may make before a group's start stops it)
         room = None if count is None else count - len(entries)
         batch: list[tuple] = []
         append = batch.append
         group = None  # (the -pre of the group being made)
-        while at < end:
-            key, idx, version, shape, values, vals = items[at]
+        # (a for loop over the items left, not an index loop: the item that stops it
+        # is not counted in ``at``)
+        for key, idx, version, shape, values, vals in islice(items, at, None):
             if key != group:
                 # (a group's first item: the place to stop)
                 if room is not None and len(batch) > room:
@@ -146,4 +149,4 @@ class OrderedStates:
             batch.sort()
             entries.extend(batch)
         self._at = at
-        self.done = at >= end
+        self.done = at >= len(items)

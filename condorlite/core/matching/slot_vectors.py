@@ -159,8 +159,10 @@ def rest_state(vals: tuple, moves: tuple[tuple[int, float], ...]) -> TypedVals:
     """The ``typed`` state carving ``taken`` leaves of ``vals = vector.vals``, for
     ``moves = moves_of(vector, taken)``: at each position taken from, the value becomes
     ``number(left(value) - amount)`` (``pieces.carve``: an integral rest an integer
-    literal; a NaN or a non-number has nothing left); the others stay. One call per new
-    state (``CarvedStates``)."""
+    literal; a NaN or a non-number has nothing left); the others stay. The rule
+    ``CarvedStates._step`` writes out, reading what a position had left from the carved
+    shape's ``shape_left`` and making the new state's in the same pass (the tests
+    hold the two equal)."""
     rest = list(vals)
     for pos, amount in moves:
         value = rest[pos]

@@ -14,14 +14,18 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from condorlite.core import adeval
+from condorlite.core.classad.values import Undefined
 from condorlite.core.matching import carved_states
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.policy_exprs import PolicyExprs
-from condorlite.core.matching.slot_vectors import lefts, typed
+from condorlite.core.matching.slot_vectors import SlotVector, lefts, moves_of, rest_state, typed
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import DEFAULT_POST_JOB_RANK, DEFAULT_PRE_JOB_RANK, Policy
 from tests.core._pool import decoded_pool
@@ -205,3 +209,34 @@ def test_a_carve_keeps_each_box_its_shapes_members(tmp_path, monkeypatch) -> Non
                                    True)
         negotiator.Cycle(slots, jobs, {}, [], policy, NOW).run()
     assert any(moved) and not all(moved)
+
+
+_VALUES = st.one_of(st.integers(-10**6, 10**6), st.floats(allow_nan=True, allow_infinity=True),
+                    st.sampled_from([0.0, -0.0, 1, 1.0, True, "u046", Undefined]))
+
+
+@given(st.lists(_VALUES, min_size=3, max_size=3),
+       st.dictionaries(st.sampled_from(["Cpus", "Memory", "Disk"]),
+                       st.one_of(st.integers(0, 64).map(float),
+                                 st.floats(allow_nan=True, allow_infinity=True)), max_size=3))
+def test_a_step_leaves_rest_state_and_its_lefts(vals, taken) -> None:
+    """``_step`` writes ``slot_vectors.rest_state`` out, reading what a position had
+    left from the carved shape's ``shape_left``: the new values (their Python types
+    and kinds included) are ``rest_state``'s, and the new shape's amounts are ``lefts``
+    of them (a NaN, a string or an infinity minus itself has nothing left)."""
+    names = ("cpus", "disk", "memory")
+    vector = SlotVector(names, tuple(vals), {n: i for i, n in enumerate(names)})
+    want = rest_state(vector.vals, moves_of(vector, taken))
+    # (the carved state is shape 1, pair shape 1: the new one is numbered 2)
+    shapes = SimpleNamespace(shape_left={1: lefts(vals)}, pair_shapes={"carved": 1},
+                             shape_numbers={"carved": 1}, pair_of_shape={1: 1},
+                             counts=SimpleNamespace(evaluations=0))
+    carved = carved_states.CarvedStates(shapes, {})  # type: ignore[arg-type]
+    carved._rank_plans[vector.rank_sig] = carved_states.RankPlan([], set(), True)
+    offer = SimpleNamespace(shape=1, holder=None, current_rank=0.0)
+    _, got, _, pair_shape, shape, _ = carved._step(offer, vector, taken)  # type: ignore[arg-type]
+    assert [repr(v) for v in got] == [repr(v) for v in want[0]]
+    assert [type(v) for v in got] == [type(v) for v in want[0]] and typed(got) == want
+    assert vector.vals is got and shapes.pair_shapes[("vector", 0, want)] == pair_shape == 2
+    assert shape == 2 and shapes.pair_of_shape[2] == 2
+    assert [repr(v) for v in shapes.shape_left[shape]] == [repr(v) for v in lefts(got)]
