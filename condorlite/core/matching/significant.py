@@ -274,7 +274,7 @@ class _Distinct:
         fresh = names - self.names
         new = sorted(map(keys.get, fresh, fresh))
         self.names.update(new)
-        return columns.names_in(columns.distinct_entries(tables, new, self.marks))
+        return columns.names_in(columns.distinct_expressions(tables, new, self.marks))
 
 
 def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None

@@ -307,6 +307,26 @@ def test_the_compiled_cuts_are_the_identity_changes(names) -> None:
         oldscan.changes([{"a": one}], [1])
 
 
+def test_the_slots_distinct_expressions_are_the_distinct_entries_less_literals(compiled) -> None:
+    """``columns.distinct_expressions`` (the slots' side): of each name's column, the
+    entries that bind no literal, each object once, none absent; ``names_in`` of them
+    is ``names_in`` of every entry (a literal refers to no name), in C and in Python."""
+    shared = ("Start", parse_ad("Start = KeyboardIdle > 900 && Owner == \"x\"")._attrs["start"][1])
+    alike = ("Start", parse_ad("Start = KeyboardIdle > 900 && Owner == \"x\"")._attrs["start"][1])
+    rank = ("Rank", parse_ad("Rank = Mips")._attrs["rank"][1])
+    tables = [{"start": shared, "kflops": ("KFlops", Literal(n)), "rank": rank}
+              for n in range(6)]
+    tables[2]["start"] = alike  # (equal, not the same object: told apart by identity)
+    tables[3]["start"] = ("Start", Literal(True))
+    del tables[4]["rank"]
+    names = ["gone", "kflops", "rank", "start"]
+    found = columns.distinct_expressions(tables, names, None)
+    assert sorted(map(id, found)) == sorted(map(id, [shared, alike, rank]))
+    every = [table.get(name) for table in tables for name in names]
+    assert columns.names_in(found) == columns.names_in(every) == {"keyboardidle", "owner", "mips"}
+    assert columns.distinct_expressions(tables, ["kflops", "gone"], None) == []
+
+
 def test_the_compiled_cuts_skip_a_runs_rows_when_no_name_is_in_its_mark() -> None:
     """``oldscan.changes`` with run marks: the rows after a run's first whose mark (a
     set, the names its lines differ in) holds none of the names are not read (their
