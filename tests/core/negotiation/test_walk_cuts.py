@@ -97,10 +97,11 @@ def test_rest_refused_by_kind_and_round_up_rules(monkeypatch):
     prio_only = [_entry(0, PRIO_PREEMPTION)]
     assert _walk(offers, prio_only)._rest_refused(_permit(3.0, 3.0, free_round=True), 0, 0)
     assert not _walk(offers, prio_only)._rest_refused(_permit(3.0, 5.0), 0, 0)
-    ranked = both + [_entry(1, RANK_PREEMPTION)]
+    ranked = [*both, _entry(1, RANK_PREEMPTION)]
     assert not _walk(offers, ranked, has_rank=True)._rest_refused(_permit(3.0, 3.0), 0, 0)
-    # the pool floor refused: cut without reading the list
-    assert _walk(offers, ranked, floor=4.0)._rest_refused(_permit(3.0, 3.0), 0, 0)
+    # the pool floor refused: cut without reading the list (which says otherwise)
+    assert _walk(offers, [*both, _entry(0, NO_PREEMPTION)], floor=4.0, free=1.0
+                 )._rest_refused(_permit(3.0, 3.0), 0, 0)
     monkeypatch.setattr(list_scan, "SPLIT", False)
     assert not _walk(offers, both)._rest_refused(_permit(3.0, 3.0), 0, 0)
 
