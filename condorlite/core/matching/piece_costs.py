@@ -41,7 +41,7 @@ class PieceCosts:
         self._walks = WeightWalks(policy)
 
     def floor(self, klass: int, job_ad: ClassAd, signature: tuple,
-              listed_static: float | None = None) -> float:
+              listed_static: float | None = None, *, held: bool = True) -> float:
         """A lower bound on the cost of every entry a list of the class can hold, in
         any state of the cycle (0 when none is known).
 
@@ -58,7 +58,9 @@ class PieceCosts:
         binding the weight alike (``Matchmaker.weight_key``); kept per class (and
         signature when it matters). Any other partitionable offer (no vector,
         requests that read the slot, a weight reading the whole vector, a holder)
-        leaves the floor unknown: 0."""
+        leaves the floor unknown: 0. ``held`` False: the held static offers left out,
+        a bound on the entries by no preemption alone (``list_scan`` bounds those by
+        priority from the list itself)."""
         if self._floor_reps is None:
             self._floor_reps = self._floor_representatives()
         any_static, held_static, reps = self._floor_reps
@@ -67,8 +69,8 @@ class PieceCosts:
         if listed_static is None:
             static = any_static
         else:
-            static = listed_static if self.mm.preemption_off else min(listed_static,
-                                                                        held_static)
+            static = listed_static if self.mm.preemption_off or not held else min(
+                listed_static, held_static)
         # (the signature only when programs are kept per signature: hashing its
         # literals on every refusal costs more than the floor saves)
         key = (klass, signature) if self.mm.per_submitter else klass
