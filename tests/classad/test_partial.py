@@ -338,3 +338,48 @@ def test_arithmetic_residuals_agree_at_the_edges(text: str) -> None:
     for vals in [*STATES, (2**62, 2**62, -(2**63)), (1e308, 2.0, -1e308), (7, 2.5, 1)]:
         want = reference.evaluate(node, rebound(slot, vals), job, now=None)
         assert canonical(residual(vals)) == canonical(want), (text, vals)
+
+
+#: states of booleans mixed with integers and reals, at the edges (``_mixed_fn``)
+MIXED_STATES = [
+    (True, 3, 2.5),
+    (False, True, -1),
+    (2**63 - 1, True, 1e308),
+    (-(2**63), True, False),
+    (True, False, True),
+    (1e308, True, -(2**62)),
+    (7, -1.5, Undefined),
+    (Error, True, 3),
+]
+
+
+@pytest.mark.parametrize("text", [
+    "10000000 * Memory",                 # an integer constant times a boolean
+    "Memory * 10000000",
+    "Memory - 1",
+    "1 - Cpus",
+    "Memory + Cpus",                     # boolean with integer, boolean with boolean
+    "Memory - Cpus - Disk",
+    "Memory * Cpus * Disk",
+    "9223372036854775807 + Cpus",        # wrapped after a boolean's 1
+    "-9223372036854775807 - Cpus - Cpus",
+    "2.5 * Memory",                      # a real with a boolean or an integer
+    "Memory - 1.5",
+    "Disk * 1e308 * 10",                 # an infinite real is an error
+    "Memory * Disk",
+    "true * Memory",                     # a boolean constant
+    "Cpus + false",
+    "10000000 * MY.Rank + 1000000 * (RemoteOwner =?= UNDEFINED) - 100000 * Cpus - Memory",
+])
+def test_arithmetic_residuals_of_mixed_types_agree(text: str) -> None:
+    """The mixed pairs (a boolean with an integer, an integer or a boolean with a
+    real) that ``residuals._mixed_fn`` answers without the general path, against the
+    reference walker: a boolean not taken as 0 or 1, a missing wrap or a missing
+    infinity check fails it."""
+    job, slot = ad(JOB_AD), ad(SLOT_AD)
+    node = parse_expr(text)
+    residual = specialize(node, slot, job, [(slot, n) for n in FREE], now=None)
+    assert residual is not None
+    for vals in [*STATES, *MIXED_STATES]:
+        want = reference.evaluate(node, rebound(slot, vals), job, now=None)
+        assert canonical(residual(vals)) == canonical(want), (text, vals)

@@ -213,10 +213,12 @@ def arithmetic(op: str, left: object, right: object) -> object:
     function ``apply_fn`` would apply), with its first case written into the residual
     (two integers, wrapped to 64 bits when out of range; two reals, an infinite
     result an error) and no call for a constant operand; any other pair of values
-    goes to that function, which answers it as before. A step of a rank's arithmetic
-    (``10000000 * My.Rank - Memory``) is then one call of this residual and the
-    operand's."""
-    fn = BINARY_FNS[op]
+    goes to that function, which answers it as before, but for the mixed pairs of
+    numbers (``_MIXED``: a boolean with an integer, an integer or a boolean with a
+    real) answered as that function does without its general path. A step of a
+    rank's arithmetic (``10000000 * My.Rank - Memory``) is then one call of this
+    residual and the operand's."""
+    fn = _MIXED[op]
     if type(left) is not Res and type(right) is not Res:
         return fn(plain(left), plain(right))
     combine = _COMBINE[op]
@@ -282,6 +284,40 @@ def _with_constant(fn: Callable[[object, object], object], combine: Callable,
             return Error if r == _INF else r
         return fn(a, c)
     return Res(real_right)
+
+
+def _mixed_fn(op: str) -> Callable[[object, object], object]:
+    """``operators.arithmetic_fn(op)`` (``+ - *``) with the pairs of numbers of two
+    types answered without ``operators.arithmetic``'s general path, exactly as it
+    answers them: a boolean is the integer 0 or 1 (``operators._number``), so a
+    boolean with an integer (or two booleans) is integer arithmetic wrapped to 64
+    bits, and an integer or a boolean with a real is real arithmetic of the two as
+    reals, an infinite result an error. (A rank's ``10000000 * My.Rank`` of a
+    slot's boolean Rank, the default pre-job rank's first step: 46,467 times on the
+    10k static mix; ``x - Memory`` of a real ``x``.) Everything else goes to
+    ``arithmetic_fn(op)``."""
+    general = ops.arithmetic_fn(op)
+    combine = _COMBINE[op]
+
+    def mixed(a: object, b: object) -> object:
+        ka, kb = type(a), type(b)
+        if ka is kb and (ka is int or ka is float):
+            return general(a, b)  # (the same types: its own first case)
+        if (ka is int or ka is bool) and (kb is int or kb is bool):
+            r = combine(a, b)  # (Python's booleans are the integers 0 and 1)
+            return r if INT64_MIN <= r <= INT64_MAX else wrap_int64(r)
+        if (ka is float and (kb is int or kb is bool)) or (
+                kb is float and (ka is int or ka is bool)):
+            r = combine(float(a), float(b))  # type: ignore[arg-type]
+            return Error if r == _INF else r
+        return general(a, b)
+
+    return mixed
+
+
+#: ``_mixed_fn`` of each of ``+ - *``: the function ``arithmetic``'s residuals call
+#: for a pair of values not of the type their first case tests
+_MIXED = {op: _mixed_fn(op) for op in ("+", "-", "*")}
 
 
 BINARY_FNS: dict[str, Callable[[object, object], object]] = {
