@@ -37,7 +37,8 @@ from pathlib import Path
 from cycle_cpu import NOW, load_pool, submitters
 
 from condorlite.core.matching import held_lists, held_walks, list_scan
-from condorlite.core.matching.candidates import ENTRY_IDX, PRE
+from condorlite.core.matching.candidates import ENTRY_IDX, ENTRY_REASON, PRE
+from condorlite.core.model import RANK_PREEMPTION
 from condorlite.core.negotiation import negotiator
 
 
@@ -53,10 +54,16 @@ class Record:
         self.tried: dict[int, list] = collections.defaultdict(list)
         #: id(candidates) -> first key of the last merged entry read at the limit's cut
         self.cut_at: dict[int, float] = {}
+        #: id(HeldList) -> the least first key of the offers it refused by the policy
+        #: when made (how far a cut list's lazy walk goes on for ``rej_policy > 0``)
+        self.first_refusal: dict[int, float] = {}
         #: id(candidates) of the lists a pick found nothing in (not cut)
         self.read_out: set[int] = set()
         #: id(HeldList) -> seqs of its entries available at a read-out list's rejection
         self.live_entries: dict[int, set[int]] = collections.defaultdict(set)
+        #: (id(walk), id(group)) of the tried groups that matched with a shape listed by rank
+        #: (the slot Rank beats its ``CurrentRank``: walked at once, for ``has_rank``)
+        self.rank_groups: set[tuple[int, int]] = set()
         #: id(walk) -> id(group) of its tried groups with offers at such a rejection
         self.live_groups: dict[int, set[int]] = collections.defaultdict(set)
 
@@ -79,13 +86,23 @@ def install(record: Record) -> None:
         elif not only_rank and len(known[2]) == len(found.by_rank):
             known[2].extend(found.by_prio)  # (settled by this list)
         known[3].append(out)
+        registry = self._registry
+        keys = [-registry[k].independent[PRE] if PRE in registry[k].independent
+                else -math.inf for k in found.refused_policy]
+        if keys:
+            record.first_refusal[id(found)] = min(keys)
         record.list_of[id(out)] = id(found)
 
     def counted_pairs_of(self, klass, job_ad, signature, known_pairs, unknown, verdict,  # type: ignore[no-untyped-def]
                          parts, out):
         record.tried[id(out)].extend((slot.first, slot.group) for slot, _ in unknown)
-        return pairs_of(self, klass, job_ad, signature, known_pairs, unknown, verdict,
-                        parts, out)
+        before = len(out.matched)
+        pairs_of(self, klass, job_ad, signature, known_pairs, unknown, verdict, parts, out)
+        registry = self._verdicts._registry
+        for group, pe, _ in out.matched[before:]:
+            if any(pe.slot_rank > registry[next(iter(members))].current_rank
+                   for members in group.shapes.values()):
+                record.rank_groups.add((id(out), id(group)))
 
     def counted_pick(self, permit, job):  # type: ignore[no-untyped-def]
         picked = pick(self, permit, job)
@@ -93,13 +110,17 @@ def install(record: Record) -> None:
         if picked is None and key not in record.cut_at and key not in record.read_out:
             record.read_out.add(key)
             held = record.list_of.get(key)
-            if held is not None:
+            # (a rank-only list reads the entries by rank alone: walked at once)
+            if held is not None and not self.only_rank:
                 _, walk, entries, _ = record.made[held]
                 offers = self.scan.offers
                 record.live_entries[held].update(
                     e[ENTRY_IDX] for e in entries if offers[e[ENTRY_IDX]].available)
+                # (the submitter's own offers are never listed nor counted)
+                name = self.name
                 record.live_groups[id(walk)].update(
-                    id(group) for _, group in record.tried[id(walk)] if group.total)
+                    id(group) for _, group in record.tried[id(walk)]
+                    if group.total - group.by_holder.get(name, 0))
         return picked
 
     def counted_rest(self, permit, pos, spos):  # type: ignore[no-untyped-def]
@@ -121,23 +142,33 @@ def tally(record: Record, registry: list) -> collections.Counter:
     for name in ("held lists (keys)", "lists whose jobs all matched",
                  "lists cut by the limit", "lists read to their end (rejected, not cut)",
                  "  of those, any refused by the limit", "entries made",
+                 "  listed by rank (made at once)",
                  "  first key reads the job (made at once)", "  constant key, reached",
                  "  constant key, never reached", "groups tried by their pair",
+                 "  tried, listed by rank (at once)",
                  "  tried, first key reads the job (at once)",
                  "  tried, constant key, reached", "  tried, constant key, never reached",
+                 "    nor by a cut list's walk on to its first refusal",
                  "matched groups tried whose key reads the job",
                  "  of those, exact key reached", "  of those, exact key never reached"):
         counts[name] = 0
-    #: id(walk) -> the largest first key a matched or cut list of it read
+    #: id(walk) -> the largest first key a matched or cut list of it read (the
+    #: groups a read-out list needs: ``live_groups``)
     walk_reach: dict[int, float] = collections.defaultdict(lambda: -math.inf)
+    #: the same with each cut list walked on for its first refusal
+    walk_on: dict[int, float] = collections.defaultdict(lambda: -math.inf)
     walks: dict[int, object] = {}
     for key, (_, walk, entries, outs) in record.made.items():
         counts["held lists (keys)"] += 1
-        reach = -math.inf
+        reach = walked = -math.inf
         for out in outs:
             if id(out) in record.cut_at:
                 counts["lists cut by the limit"] += 1
                 reach = max(reach, record.cut_at[id(out)])
+                # (at its rejection, walked on as far as its first refusal by
+                # the policy, or to its end when it refused none, making no
+                # entries: so whatever the rest of the list counted)
+                walked = max(walked, record.first_refusal.get(key, math.inf))
             elif id(out) in record.read_out:
                 counts["lists read to their end (rejected, not cut)"] += 1
                 counts["  of those, any refused by the limit"] += bool(out.rej_limit)
@@ -146,11 +177,14 @@ def tally(record: Record, registry: list) -> collections.Counter:
                 if out.position:
                     reach = max(reach, out.entries[out.position - 1][0])
         walk_reach[id(walk)] = max(walk_reach[id(walk)], reach)
+        walk_on[id(walk)] = max(walk_on[id(walk)], reach, walked)
         walks[id(walk)] = walk
         live = record.live_entries[key]
         counts["entries made"] += len(entries)
         for e in entries:
-            if PRE not in registry[e[ENTRY_IDX]].independent:
+            if e[ENTRY_REASON] == RANK_PREEMPTION:
+                counts["  listed by rank (made at once)"] += 1
+            elif PRE not in registry[e[ENTRY_IDX]].independent:
                 counts["  first key reads the job (made at once)"] += 1
             elif e[0] <= reach or e[ENTRY_IDX] in live:
                 counts["  constant key, reached"] += 1
@@ -160,12 +194,16 @@ def tally(record: Record, registry: list) -> collections.Counter:
         reach, live = walk_reach[key], record.live_groups[key]
         counts["groups tried by their pair"] += len(tried)
         for first, group in tried:
-            if PRE not in first.independent:
+            if (key, id(group)) in record.rank_groups:
+                counts["  tried, listed by rank (at once)"] += 1
+            elif PRE not in first.independent:
                 counts["  tried, first key reads the job (at once)"] += 1
             elif -first.independent[PRE] <= reach or id(group) in live:
                 counts["  tried, constant key, reached"] += 1
             else:
                 counts["  tried, constant key, never reached"] += 1
+                if -first.independent[PRE] > walk_on[key]:
+                    counts["    nor by a cut list's walk on to its first refusal"] += 1
     # The groups whose key reads the job: were their exact key known per class (a
     # desktop's Rank is the class's Owner against a literal), how far the lists read
     # them. Known here only for those that matched (their pair result's key).
@@ -175,7 +213,8 @@ def tally(record: Record, registry: list) -> collections.Counter:
         live = record.live_groups[key]
         for group, pe, *_ in [*walk.matched, *walk.allowed]:
             first = tried_firsts.get(id(group))
-            if first is None or PRE in first.independent:
+            if (first is None or PRE in first.independent
+                    or (key, id(group)) in record.rank_groups):
                 continue
             counts["matched groups tried whose key reads the job"] += 1
             if -pe.dependent[PRE] <= reach or id(group) in live:
