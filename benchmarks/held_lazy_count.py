@@ -5,20 +5,25 @@ A measurement, not a benchmark of time: it runs one cycle (as ``cycle_cpu.py``) 
 ``HeldLists.add``, ``HeldWalks._pairs_of``, ``ListWalk.pick`` and
 ``ListWalk._rest_refused`` wrapped. A held list (``held_lists.HeldList``, one per
 list key) is handed to one or more lists; its entries and its walk's groups tried by
-their pair are split by whether their first sort key (``-pre``: the pre-job rank) is
-known without the job (``PRE`` among the offer's independent ranks: a constant slot
-Rank) or reads the job (a desktop's ``Rank = TARGET.Owner == ...``: such groups would
-be walked and made at once, as now). A constant-key one is *needed* when a list reads
-that far:
+their pair are split: listed by rank (made at once, so ``has_rank`` stays exact), a
+first sort key (``-pre``: the pre-job rank) that reads the job (a desktop's ``Rank =
+TARGET.Owner == ...``: walked and made at once, as now), or a key known without the
+job (``PRE`` among the offer's independent ranks: a constant slot Rank). A
+constant-key one is *reached* when a list reads that far:
 
 * a list whose jobs all matched reads a prefix: up to its last merged entry read
   (``Candidates.entries[position - 1]``);
-* a list cut by the limit (``_rest_refused`` True) up to the entry at the cut (a
-  lazy list would walk on for ``rej_policy > 0`` as far as the first refusal: not
-  counted here, so the saving is an upper bound);
-* a list rejected without a cut is read to its end: it needs every entry and group
-  whose offers are still available at its rejection (a group emptied since costs
-  the walk nothing: ``group.total`` 0 is passed over).
+* a list cut by the limit (``_rest_refused`` True) up to the entry at the cut; at
+  its rejection a lazy walk would go on, making no entries, as far as the first
+  group the policy refuses (counted apart: the least key of the offers its held
+  list refused when made, or its end when none);
+* a list rejected without a cut is read to its end: it needs every entry and tried
+  group with an offer still available and not its submitter's own at its rejection
+  (an emptied group costs the walk nothing: ``group.total`` 0 is passed over); a
+  rank-only list reads the entries by rank alone.
+
+The desktops' groups are counted apart by their exact key (their pair result's, so
+only those that matched): what a key known per class would leave undone.
 
 Run::
 
@@ -61,8 +66,8 @@ class Record:
         self.read_out: set[int] = set()
         #: id(HeldList) -> seqs of its entries available at a read-out list's rejection
         self.live_entries: dict[int, set[int]] = collections.defaultdict(set)
-        #: (id(walk), id(group)) of the tried groups that matched with a shape listed by rank
-        #: (the slot Rank beats its ``CurrentRank``: walked at once, for ``has_rank``)
+        #: (id(walk), id(group)) of the tried groups that matched with a shape listed
+        #: by rank (the slot Rank beats its ``CurrentRank``: walked at once)
         self.rank_groups: set[tuple[int, int]] = set()
         #: id(walk) -> id(group) of its tried groups with offers at such a rejection
         self.live_groups: dict[int, set[int]] = collections.defaultdict(set)
