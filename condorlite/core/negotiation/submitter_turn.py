@@ -177,11 +177,8 @@ class TurnNegotiator:
                 if picked is None:
                     cands = cache[(klass, only_rank)]
                     limited = limited or cands.rej_limit > 0 or only_rank
-                    self._reject_row(cands, klass, job_ads[klass], job, name, cluster,
-                                     only_rank)
-                    if not self.policy.negotiate_all_jobs_in_cluster:
-                        skipped.add(cluster)
-                        at = self._skip_run(turn, at, at, row_iter, cluster)
+                    at = self._reject_row(turn, at, row_iter, cands, klass, cluster,
+                                          job_ads[klass], job, only_rank, skipped)
                     continue
                 offer, reason, taken, cost = picked
                 if taken is not None and offer.vector is not None:
@@ -276,14 +273,22 @@ class TurnNegotiator:
                                         offer.name if offer.partitionable else None,
                                         resources)))
 
-    def _reject_row(self, cands: Candidates, klass: int, job_ad: ClassAd, job: Job,
-                    name: str, cluster: int, only_rank: bool) -> None:
-        """Reject a job whose class's list gave it nothing, for the reason the list's
-        counts give (``rejection_reason``; the deferred held groups settled first when the
-        reason depends on them)."""
+    def _reject_row(self, turn: Turn, at: int, row_iter, cands: Candidates, klass: int,
+                    cluster: int, job_ad: ClassAd, job: Job, only_rank: bool,
+                    skipped: set[int]) -> int:
+        """Reject the job of the row at ``at - 1``, whose class's list gave it nothing,
+        for the reason the list's counts give (``rejection_reason``; the deferred held
+        groups settled first when the reason depends on them), and, unless
+        NEGOTIATE_ALL_JOBS_IN_CLUSTER, skip its autocluster for the rest of the turn,
+        starting with the rest of its run (``_skip_run``). Returns the position of the
+        row the loop takes next."""
         if cands.deferred and not cands.rej_policy:
             self.mm.settle_deferred(cands, klass, job_ad)
         reason = rejection_reason(cands, only_rank)
         self.stats["rejection_events"] += 1
-        self.rejections.add(job, name, reason, cluster)
+        self.rejections.add(job, turn.info.name, reason, cluster)
         self.notes.note(job.id, f"rejected: {reason}")
+        if self.policy.negotiate_all_jobs_in_cluster:
+            return at
+        skipped.add(cluster)
+        return self._skip_run(turn, at, at, row_iter, cluster)
