@@ -20,7 +20,7 @@ of finding it again is lost).
 The ranks are remembered per (rank signature, the typed values at the vector
 positions their programs read: ``RankPlan.reads``) and shared read-only by the slots
 of one signature. Sound because a rank key fixes every binding the rank reaches but
-the vector's names (``OfferShapes._rank_keys``), so its program (made from one slot
+the vector's names (``VectorKeys.rank_keys``), so its program (made from one slot
 of the key, shared by all) reads only the positions of the names in that slot's
 reach: states equal there, kinds included, give equal values. A rank evaluated on
 the whole ad (no program) keys the signature's ranks by the whole typed state.

@@ -2,12 +2,13 @@
 changes them (one ``OfferShapes`` per cycle, owned by ``matchmaker.Matchmaker``).
 
 ``prepare`` works out an offer's walks, its job-independent policy ranks and its pair
-shape and shape (first states shared through ``first_states``); ``carve`` moves an
-offer with a resource vector to the state a match leaves (``carved_states``: its
-ranks and the transitions remembered); ``place`` and ``retire`` keep the members
-of each shape, which the request lists walk (``request_lists``). Shapes are numbered
-from 1 in order of first sight, so the numbering is a function of the order offers
-are prepared in.
+shape and shape (first states shared through ``first_states``; a partitionable
+offer's resource vector and what its pair shape and ranks are keyed by:
+``vector_keys``); ``carve`` moves an offer with a resource vector to the state a
+match leaves (``carved_states``: its ranks and the transitions remembered);
+``place`` and ``retire`` keep the members of each shape, which the request lists
+walk (``request_lists``). Shapes are numbered from 1 in order of first sight, so
+the numbering is a function of the order offers are prepared in.
 
 Invariant: an available offer is a member of exactly one shape, in its box
 (``Offer.box``: the static, partitionable, held or vector-static table the matchmaker
@@ -32,9 +33,10 @@ from condorlite.core.matching.kind_records import KindRecord, KindRecords
 from condorlite.core.matching.lazy_ranks import LazyRanks
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.policy_exprs import PolicyExprs
-from condorlite.core.matching.slot_vectors import SlotVector, lefts, typed, vector_of
+from condorlite.core.matching.slot_vectors import lefts, typed
 from condorlite.core.matching.slot_walks import SlotWalks
 from condorlite.core.matching.spent_statics import SpentStatics
+from condorlite.core.matching.vector_keys import VectorKeys
 
 #: "not in the table" for tables whose values may be None
 MISSING = object()
@@ -109,13 +111,10 @@ class OfferShapes:
         self._kinds = KindRecords(self.shape_keys.canon.number, self.shape_keys.canon.key)
         #: a first state's job-independent policy ranks (``first_ranks``)
         self.ranks = FirstRanks(self.shape_keys.canon.number, now, counts)
-        #: pair-static key -> id (``SlotVector.static``)
-        self._statics: dict[tuple, int] = {}
-        #: (id(reach set), vector names) -> (the set, its names less those, sorted)
-        self._free_reaches: dict[tuple, tuple[set[str], tuple[str, ...]]] = {}
-        #: rank program keys, constants' values left out -> a small number
-        #: (``SlotVector.rank_sig``)
-        self._rank_sigs: dict[tuple, int] = {}
+        #: a vector offer's pair-static id and its ranks' keys (``vector_keys``);
+        #: ``_statics`` is its table of ids (pair-static key -> id)
+        self._vectors = VectorKeys(self.shape_keys, self._kinds, resource_names)
+        self._statics = self._vectors.statics
         #: busy -> the policy ranks a slot gets (``PolicyExprs.ranks``, asked once)
         self._ranks = (exprs.ranks(False), exprs.ranks(True))
         #: the carved states' ranks and the carving transitions (``carved_states``)
@@ -205,10 +204,10 @@ class OfferShapes:
     def _shape_walked(self, offer: Offer, ad: ClassAd, busy: bool, walk: tuple,
                       independent: dict, first: bool, record: KindRecord | None = None
                       ) -> None:
-        """``prepare``'s end, once the walk and the ranks are known: the vector, the
-        pair shape key (from the ``kind_records`` record the walk came from, if
-        any), the shape; a slot's ``first`` state is kept for later slots
-        (``first_states``)."""
+        """``prepare``'s end, once the walk and the ranks are known: the vector
+        (``VectorKeys.vector``), the pair shape key (from the ``kind_records``
+        record the walk came from, if any), the shape; a slot's ``first`` state is
+        kept for later slots (``first_states``)."""
         flags, walked, reaches = walk
         self.walked[id(offer)] = (ad, busy, walk, offer)
         # Pair results do not depend on who holds the slot or its CurrentRank (only on
@@ -216,7 +215,7 @@ class OfferShapes:
         # pair shape leaves them out; the shape (reasons, PREEMPTION_REQUIREMENTS,
         # grouping) adds them.
         extra = (offer.slot.kind, busy, flags)
-        vector = self._vector(offer, walked, extra, reaches, independent, record)
+        vector = self._vectors.vector(offer, walked, extra, reaches, independent, record)
         if vector is not None:
             pair_key = ("vector", vector.static, typed(vector.vals))
         elif record is not None:
@@ -272,7 +271,7 @@ class OfferShapes:
             vector = offer.vector = first.new_vector()
             # (the record's vals, static and pair shape: they read only walked names)
             offer.ad_vals = vector.vals  # type: ignore[union-attr]
-            self._rank_keys(ad, vector, first.walk[2], independent)  # type: ignore[arg-type]
+            self._vectors.rank_keys(ad, vector, first.walk[2], independent)  # type: ignore[arg-type]
         self.walked[id(offer)] = (ad, busy, first.walk, offer)
         offer.independent = independent
         self.place(offer, self.shape_of(offer, first.pair_key, first.pair_shape))
@@ -325,75 +324,6 @@ class OfferShapes:
             shape = numbers[key] = len(numbers) + 1
             self.pair_of_shape[shape] = pair_shape
         return shape
-
-    def _vector(self, offer: Offer, walked: tuple[str, ...], extra: tuple,
-                reaches: dict[str, set[str]], independent: dict,
-                record: KindRecord | None = None) -> object:
-        """Set up ``offer.vector`` for a partitionable offer whose resources are number
-        literals (``carving``): the pair-static id keys its walked bindings other than
-        the resources and the offer's hidden literals (``own_literals``: in the
-        vector, so the pair shape still keys their values), and each independent
-        policy rank gets a program key made of the bindings it reaches other than
-        those. None for any other offer. With the ``kind_records`` record the walk
-        came from, the keys number only the slot's literals
-        (``KindRecords.names_key``)."""
-        vector = None
-        if offer.partitionable:
-            vector = vector_of(offer.ad, self.resource_names, offer.literals)
-        offer.vector = vector
-        if vector is None:
-            return None
-        offer.ad_vals = vector.vals  # the ad holds these values already
-        free = set(vector.names)
-        static = tuple(n for n in walked if n not in free)
-        if record is None:
-            key = self.shape_keys.key(offer.ad, static, (*extra, vector.names))
-        else:
-            key = self._kinds.names_key(record, offer.ad, static, (*extra, vector.names))
-        vector.static = self._statics.setdefault(key, len(self._statics) + 1)
-        self._rank_keys(offer.ad, vector, reaches, independent, record)
-        return vector
-
-    def _rank_keys(self, ad: ClassAd, vector: SlotVector, reaches: dict[str, set[str]],
-                   independent: dict, record: KindRecord | None = None) -> None:
-        """Each independent policy rank's program key, the bindings it reaches other
-        than the vector's names, and the vector's ``rank_sig`` (a small number: it is
-        part of keys hashed on every carve).
-
-        A rank that reaches none of the vector's names (the default post-job rank
-        reads ``KFlops`` and ``SlotID``) has, in every state carving makes (states
-        differ only in those names), its value in this one, ``independent[rank]``:
-        it goes to ``vector.constants``, its key is that value (``repr``: the type
-        and the sign of a zero are part of it), and ``rank_sig`` numbers the other
-        ranks' keys with only the names of the constant ones. So slots that differ
-        in such a value alone (each its own KFlops) share one signature, and with it
-        their carved states' ranks and transitions (``carved_states``),
-        with no residual made and no binding numbered for the constant. ``record``:
-        as ``_vector`` has it."""
-        keys = vector.rank_keys = {}
-        constants = vector.constants = {}
-        signature = []
-        for rank in independent:
-            reach = reaches[rank]
-            free_reach = self._free_reach(reach, vector.names)
-            if len(free_reach) == len(reach) and type(independent) is dict:
-                value = constants[rank] = independent[rank]
-                keys[rank] = ("value", rank, repr(value))
-                signature.append(("value", rank))
-            else:
-                key = keys[rank] = (rank, self.shape_keys.key(ad, free_reach, vector.names)
-                                    if record is None else
-                                    self._kinds.names_key(record, ad, free_reach, vector.names))
-                signature.append(key)
-        vector.rank_sig = self._rank_sigs.setdefault(tuple(signature), len(self._rank_sigs))
-
-    def _free_reach(self, reach: set[str], free: tuple[str, ...]) -> tuple[str, ...]:
-        """``reach`` less ``free``, sorted; remembered per (reach set, free names)."""
-        found = self._free_reaches.get((id(reach), free))
-        if found is None or found[0] is not reach:
-            found = self._free_reaches[(id(reach), free)] = (
-                reach, tuple(sorted(reach.difference(free))))
-        return found[1]
 
     def place(self, offer: Offer, shape: int) -> None:
         """Record ``offer`` under ``shape`` (moving it from its previous one)."""

@@ -5,7 +5,7 @@ A desktop's ``Rank = TARGET.Owner == "alice"`` and its folded ``START`` (``false
 TARGET.Owner == "alice"``, ``own_policy``) name its owner. The string is the only
 thing that tells alice's desktops from bob's of the same machine type, but it sits
 inside an expression, so the two bind ``Rank`` to different expressions and get
-different vector statics (``offer_shapes.OfferShapes._vector``), hence a residual
+different vector statics (``vector_keys.VectorKeys.vector``), hence a residual
 program per (class, owner) and a candidate-list visit per owner. A static desktop
 likewise made a static part of its own (``static_programs``), evaluated in full for
 every class; hoisted, the desktops of one machine type share a part, whose program

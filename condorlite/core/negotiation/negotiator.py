@@ -39,9 +39,13 @@ Statistics: ``rejections`` is the number of jobs left rejected at the end (the l
 the list); ``rejection_events`` counts every rejection, a job rejected in several spins
 or turns counting each time (HTCondor's LastNegotiationCycleRejections).
 
-A job's candidate list is walked by a ``list_scan.ListWalk`` (made by ``Cycle.scan``),
-and the per-job notes are worded when read (``cycle_notes``). The ``Remote*`` and
-``Submitter*`` attributes the ads get are ``submitter_attrs``'s.
+The cycle sets up (``Cycle.__init__``: offers, idle jobs, match classes, the
+matchmaker, the list walks, the turns) and runs the rounds and their pie spins here
+(``Cycle._pie``: each spin's shares, limits and pie left); one submitter's turn in a
+spin, its rows, matches, preemptions and rejections, is ``submitter_turn``'s
+(``TurnNegotiator.negotiate``, given a ``TurnLimits``). The per-job notes are worded
+when read (``cycle_notes``). The ``Remote*`` and ``Submitter*`` attributes the ads get
+are ``submitter_attrs``'s.
 
 Ties: submitters by (EUP, name); jobs by (-JobPrio, QDate, ClusterId, ProcId, input
 order); candidates as ``matchmaker`` says (slot Name last). Nothing depends on hashing
@@ -50,48 +54,25 @@ or input order otherwise.
 
 from __future__ import annotations
 
-from itertools import compress, islice, repeat
+from itertools import compress, repeat
 from operator import attrgetter, eq
 from types import MappingProxyType
 
 from condorlite.core import adeval
-from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.autocluster import Autoclusters
-from condorlite.core.matching.candidates import Candidates
-from condorlite.core.matching.list_scan import ListScan, ListWalk, Pick, make_permit
+from condorlite.core.matching.list_scan import ListScan
 from condorlite.core.matching.matchmaker import Matchmaker
-from condorlite.core.matching.offers import with_attrs
 from condorlite.core.matching.piece_costs import PieceCosts
 from condorlite.core.matching.policy_exprs import PolicyExprs
 from condorlite.core.matching.significant import build_closed
-from condorlite.core.model import (
-    IDLE,
-    NO_PREEMPTION,
-    Claim,
-    CycleResult,
-    Job,
-    Match,
-    Slot,
-    Submitter,
-    make_match,
-)
+from condorlite.core.model import IDLE, Claim, CycleResult, Job, Slot, Submitter
 from condorlite.core.negotiation import limits as lim
-from condorlite.core.negotiation.cycle_notes import (
-    CycleNotes,
-    NoteLog,
-    Rejections,
-    rejection_reason,
-)
+from condorlite.core.negotiation.cycle_notes import CycleNotes
 from condorlite.core.negotiation.offer_pool import OfferPool, build_offers
-from condorlite.core.negotiation.submitter_attrs import (
-    GroupFacts,
-    remote_attrs,
-    submitter_attrs,
-)
+from condorlite.core.negotiation.submitter_attrs import GroupFacts, GroupTurn, remote_attrs
+from condorlite.core.negotiation.submitter_turn import TurnLimits, TurnNegotiator
 from condorlite.core.negotiation.turns import Turn, build_turns, submitter_reports
 from condorlite.core.policy import Policy
-
-DONE, RESUME = "done", "resume"
 
 
 class Cycle:
@@ -101,16 +82,11 @@ class Cycle:
                  groups: GroupFacts | None = None) -> None:
         self.policy, self.now = policy, now
         self.groups = groups
-        #: the group turn under way: (negotiating group, autoregroup, room left) or None
-        self.group_turn: tuple[str, bool, float] | None = None
+        #: the group turn under way (``run_turn``), or None
+        self.group_turn: GroupTurn | None = None
         self.usage = {name: s.usage for name, s in submitters.items()}
         self.eup = {name: s.eup for name, s in submitters.items()}
         self.known = submitters
-        self.matches: list[Match] = []
-        self.preempted: list[Claim] = []
-        self.rejections = Rejections()
-        #: the raw per-job notes as written (``cycle_notes``)
-        self.notes = NoteLog()
         self.stats = dict(pies=0, pie_spins=0, jobs_considered=0, matches=0,
                           rejection_events=0, naive_evaluations=0)
         self.claims = claims
@@ -138,6 +114,14 @@ class Cycle:
         #: the walks of the candidate lists (``list_scan``)
         self.scan = ListScan(self.offers, self.mm, self.costs)
         self.turns = build_turns(idle, submitters, self.ac, policy, self.eup, self.usage)
+        #: each submitter's turn in a spin (``submitter_turn``), and what the turns
+        #: record: the matches, the preempted claims, the rejections, the notes
+        self.negotiator = TurnNegotiator(policy, now, self.offer_pool, self.mm, self.scan,
+                                         self.ac, self.usage, self.eup, groups, self.stats)
+        self.matches = self.negotiator.matches
+        self.preempted = self.negotiator.preempted
+        self.rejections = self.negotiator.rejections
+        self.notes = self.negotiator.notes
 
     @property
     def walks_cut(self) -> int:
@@ -171,7 +155,7 @@ class Cycle:
         before = dict(self.usage)
         whole = self.pool
         self.pool = min(whole, max(0.0, pool_limit))
-        self.group_turn = (group, autoregroup, max(0.0, room))
+        self.group_turn = GroupTurn(group, autoregroup, max(0.0, room))
         try:
             active = [t for t in self.turns if t.info.name in names]
             below = [t for t in active
@@ -190,19 +174,23 @@ class Cycle:
         return changes
 
     def _pie(self, active: list[Turn], floor_round: bool) -> None:
+        """One round (module doc, steps 3-4): pie spins over the turns ``active``
+        until a spin makes no progress; each spin works out the shares, each
+        submitter's limits (``TurnLimits``) and the pie left, and runs the
+        submitters' turns in order (``TurnNegotiator.negotiate``)."""
         self.stats["pies"] += 1
         spin = 0
+        group_turn = self.group_turn
         while True:
             spin += 1
             self.stats["pie_spins"] += 1
-            ignore_limit = spin == 1
             share = lim.shares({t.info.name: self.eup[t.info.name] for t in active})
             pie_left = sum(lim.limit(share[t.info.name], self.pool, self.usage[t.info.name])
                            for t in active)
-            if self.group_turn is not None:
+            if group_turn is not None:
                 # The group's room caps the whole pie: its submitters together take at
                 # most turn limit - group usage.
-                pie_left = min(pie_left, self.group_turn[2])
+                pie_left = min(pie_left, group_turn.room)
             pie_orig, count_orig = pie_left, len(active)
             for turn in list(active):
                 name = turn.info.name
@@ -210,8 +198,7 @@ class Cycle:
                 # What matches without preemption are held to (HTCondor's
                 # submitterLimitUnclaimed): the fair-share limit, within the group's
                 # room; the floor and the pie left cap only ``limit`` (``limits``).
-                unclaimed = limit if self.group_turn is None else min(
-                    limit, self.group_turn[2])
+                unclaimed = limit if group_turn is None else min(limit, group_turn.room)
                 if floor_round:
                     limit = min(turn.info.floor, limit)
                 elif turn.share is None:
@@ -225,207 +212,16 @@ class Cycle:
                 if ceiling is not None and (ceiling == 0 or ceiling < self.min_weight):
                     active.remove(turn)
                     continue
-                result, pie_left = self._negotiate(turn, limit, unclaimed, ceiling,
-                                                   ignore_limit, pie_left, spin)
-                if result == DONE:
+                end = self.negotiator.negotiate(
+                    turn, TurnLimits(limit, unclaimed, ceiling, spin == 1, spin, group_turn),
+                    pie_left)
+                pie_left = end.pie_left
+                if end.done:
                     active.remove(turn)
             progress = pie_left < pie_orig or len(active) < count_orig
             if not (progress and active and any(o.available for o in self.offers)
                     and not floor_round):
                 return
-
-    # -- one submitter's turn -------------------------------------------------------------
-    def _negotiate(self, turn: Turn, limit, unclaimed, ceiling, ignore_limit, pie_left,
-                   spin):
-        """One submitter's turn in one spin (module doc, steps 4-5): its rows in queue
-        order, each job given the first entry of its class's list that the limits
-        permit (``ListWalk.pick``: ``unclaimed`` for slots nobody holds, ``limit``
-        for priority preemption) or rejected, until what it used reaches ``limit`` or
-        ``ceiling``. Returns (DONE or RESUME, the pie left after what it matched)."""
-        name = turn.info.name
-        used = used_unclaimed = 0.0
-        limited = False
-        skipped: set[int] = set()
-        cache: dict[tuple[int, bool], Candidates] = {}
-        #: the walk of each list (``ListWalk``), kept between the class's jobs
-        walks: dict[tuple[int, bool], ListWalk] = {}
-        job_ads: dict[int, ClassAd] = {}
-        offer_pool = self.offer_pool
-        any_held = offer_pool.held_available > 0
-        # limits.permits(used, cost, limit) is used + cost <= bound, or the round-up
-        # rule: the bounds of the two limits are fixed for the turn
-        bound, positive = lim.permit_bound(limit), limit > 0
-        free_bound, free_positive = lim.permit_bound(unclaimed), unclaimed > 0
-        done, stats = turn.done, self.stats
-        # (the rows as the turn keeps them, a list per field: ``turns``)
-        row_iter = zip(turn.ids, turn.clusters, turn.classes, turn.jobs, strict=True)
-        at = 0  # the position in the turn's rows of the row after the current one
-        # (the per-row statistics are summed in locals and added on the way out)
-        considered = naive = 0
-        # what the walk needs of the limits (a ``list_scan.Permit``): changed by a match only
-        permit = make_permit((used_unclaimed, used, free_bound, bound,
-                              used_unclaimed <= 0 and free_positive, used <= 0 and positive))
-        # the list last walked, looked up again only when the row's class or mode differs
-        last_key, walk = None, None
-        # (per match: the match recorded and the turn's figures summed in locals, added
-        # on the way out; the usage is the cycle's, read by the next list's job ad)
-        usage, matches_append, carve = self.usage, self.matches.append, self.mm.carve
-        # (a run of matches of one class on one shape takes one ``taken`` dict: its
-        # resources are looked up again only when it changes)
-        last_taken: dict[str, float] | None = None
-        resources: tuple = ()
-        done_add = done.add
-        # (the group turn is set for a whole turn: ``run_turn``)
-        grouped = self.group_turn is not None
-        matched, matched_weight = 0, turn.matched_weight
-        # the submitter's usage, charged match by match here and written back to the
-        # cycle's before anything reads it (a new list's job ad, ``_apply``) and on the
-        # way out: the same sums in the same order
-        charged, written = usage.get(name, 0.0), 0
-        try:
-            for job_id, cluster, klass, job in row_iter:
-                at += 1
-                if job_id in done:
-                    continue
-                only_rank = False
-                if used >= limit:
-                    if not (ignore_limit and any_held):
-                        return RESUME, pie_left
-                    only_rank = True
-                if ceiling is not None and used >= ceiling:
-                    return RESUME, pie_left
-                if cluster in skipped:
-                    # (and the rest of its run with it: a skipped autocluster's
-                    # other runs in queue order are met a row at a time otherwise)
-                    at = self._skip_run(turn, at - 1, at, row_iter, cluster)
-                    continue
-                considered += 1
-                naive += offer_pool.available
-                if klass != last_key or only_rank:
-                    walk = walks.get((klass, only_rank))
-                    if walk is None:
-                        if written != matched:
-                            usage[name], written = charged, matched
-                        walk = self._start_walk(klass, only_rank, name, job_ads, cache, walks)
-                    last_key = None if only_rank else klass
-                picked = walk.pick(permit, job)
-                if picked is None:
-                    cands = cache[(klass, only_rank)]
-                    limited = limited or cands.rej_limit > 0 or only_rank
-                    self._reject_row(cands, klass, job_ads[klass], job, name, cluster,
-                                     only_rank)
-                    if not self.policy.negotiate_all_jobs_in_cluster:
-                        skipped.add(cluster)
-                        at = self._skip_run(turn, at, at, row_iter, cluster)
-                    continue
-                offer, reason, taken, cost = picked
-                if taken is not None and offer.vector is not None:
-                    # ``_apply`` for a piece of a slot with a resource vector (most
-                    # matches), written out: ``OfferPool.take`` carves it, the
-                    # match's resources kept per ``taken`` dict
-                    carve(offer, taken)
-                    if taken is not last_taken:
-                        last_taken, resources = taken, offer_pool.resources(taken)
-                    slot = offer.name
-                    matches_append(make_match((job_id, name, slot, reason, cost, cluster,
-                                               spin, None, None, slot, resources)))
-                else:
-                    if written != matched:
-                        usage[name], written = charged, matched
-                    self._apply(name, job, picked, spin, cluster)  # (may charge a holder)
-                    charged = usage.get(name, 0.0)
-                charged += cost
-                if grouped:
-                    group, regroup, room = self.group_turn  # type: ignore[misc]
-                    self.group_turn = (group, regroup, room - cost)
-                done_add(job_id)
-                matched += 1
-                matched_weight += cost
-                used += cost
-                if reason == NO_PREEMPTION:
-                    used_unclaimed += cost
-                pie_left -= cost
-                permit = make_permit((used_unclaimed, used, free_bound, bound,
-                                      used_unclaimed <= 0 and free_positive,
-                                      used <= 0 and positive))
-            return (RESUME if used >= limit or limited else DONE), pie_left
-        finally:
-            stats["jobs_considered"] += considered
-            stats["naive_evaluations"] += naive
-            stats["matches"] += matched
-            turn.matched_jobs += matched
-            turn.matched_weight = matched_weight
-            if written != matched:
-                usage[name] = charged
-
-    def _start_walk(self, klass: int, only_rank: bool, name: str,
-                    job_ads: dict[int, ClassAd], cache: dict[tuple[int, bool], Candidates],
-                    walks: dict[tuple[int, bool], ListWalk]) -> ListWalk:
-        """The list of a class in a submitter's turn (its job ad: the class's first
-        job with the submitter's attributes, made once per turn), and its walk
-        (``ListWalk``); both kept under (class, only_rank)."""
-        job_ad = job_ads.get(klass)
-        if job_ad is None:
-            job_ad = job_ads[klass] = with_attrs(self.ac.representative[klass].ad,
-                                                 self._submitter_attrs(name))
-        key = (klass, only_rank)
-        cands = cache[key] = self.mm.candidates(klass, job_ad, name, self.offers, only_rank)
-        walk = walks[key] = self.scan.walk(cands, klass, job_ad, name, only_rank)
-        return walk
-
-    def _skip_run(self, turn: Turn, start: int, at: int, row_iter, cluster: int) -> int:
-        """Pass over the run of rows from ``at`` on that belong to the autocluster
-        ``cluster`` (an autocluster's jobs mostly come in runs in queue order: the
-        procs of one job cluster; ``Turn.run_end``), after the row at ``at - 1`` was
-        rejected or met while its autocluster is skipped, as the loop would: the rows
-        from ``start`` (``at - 1`` for a row met while skipped, else ``at``) to the
-        run's end are noted as skipped, one log entry for them all (``NoteLog``;
-        worded when read, ``cycle_notes``). Nothing a row's checks read changes while a
-        cluster is skipped (no match, no charge), so the loop's limit checks would pass
-        them all. Returns the position after them."""
-        end = turn.run_end(at)
-        if end > start:
-            self.notes.skipped(turn.ids, start, end, cluster)
-        if end > at:
-            next(islice(row_iter, end - at - 1, None), None)  # (advances end - at rows)
-        return end
-
-    def _submitter_attrs(self, name: str) -> dict[str, object]:
-        return submitter_attrs(name, self.eup, self.usage, self.groups, self.group_turn)
-
-    def _apply(self, name: str, job: Job, picked: Pick, spin, cluster) -> None:
-        """Record the match of ``job`` to the offer ``ListWalk.pick`` found: carve a
-        partitionable slot, take a static one (preempting its holder). The caller
-        charges the submitter (``_negotiate``, which also records a piece of a slot
-        with a resource vector itself)."""
-        offer, reason, taken, cost = picked
-        preempting = preempted_job = None
-        resources = self.offer_pool.take(offer, taken, self.mm, self.policy, self.now)
-        if not offer.partitionable and offer.holder is not None:
-            preempting, preempted_job = offer.holder, offer.holder_job
-            self.usage[preempting] = max(0.0, self.usage.get(preempting, 0.0) - offer.weight)
-            self.preempted.append(Claim(offer.name, preempted_job, preempting, offer.weight,
-                                        self.now))
-        # (the match is the job's note, and a rejection of it in an earlier spin is
-        # dropped, when the result is made: ``result``, ``cycle_notes``)
-        self.matches.append(make_match((job.id, name, offer.name, reason, cost, cluster, spin,
-                                        preempting, preempted_job,
-                                        offer.name if offer.partitionable else None,
-                                        resources)))
-
-    def _reject_row(self, cands: Candidates, klass: int, job_ad: ClassAd, job: Job,
-                    name: str, cluster: int, only_rank: bool) -> None:
-        """Reject a job whose class's list gave it nothing, for the reason the list's
-        counts give (``rejection_reason``; the deferred held groups settled first when the
-        reason depends on them)."""
-        if cands.deferred and not cands.rej_policy:
-            self.mm.settle_deferred(cands, klass, job_ad)
-        self._reject(job, name, rejection_reason(cands, only_rank), cluster)
-
-    def _reject(self, job: Job, name: str, reason: str, cluster: int) -> None:
-        self.stats["rejection_events"] += 1
-        self.rejections.add(job, name, reason, cluster)
-        self.notes.note(job.id, f"rejected: {reason}")
 
     # -- result ---------------------------------------------------------------------------
     def result(self) -> CycleResult:

@@ -139,7 +139,7 @@ class OfferPool:
 
     def resources(self, taken: dict[str, float]) -> tuple[tuple[str, float], ...]:
         """``taken``'s items sorted: a match's resources (``take``, and
-        ``negotiator.Cycle._negotiate`` for a match it records itself), kept by
+        ``TurnNegotiator.negotiate`` for a match it records itself), kept by
         ``id(taken)``: pair results share one ``taken`` dict per class and shape, and
         the entry holds it, so its id stays its own."""
         found = self._resources.get(id(taken))

@@ -16,7 +16,8 @@ With accounting groups, ``RemoteGroupQuota``/``RemoteGroupResourcesInUse`` and
 usage fixed at the start of the cycle (``GroupFacts``; HTCondor's
 PREEMPTION_REQUIREMENTS_STABLE). A holder unknown to the accountant has EUP 0.5 and
 usage 0. The usage a ``Submitter*`` attribute reads is the submitter's at the time the
-job ad is made (once per class and submitter turn, ``negotiator.Cycle._start_walk``).
+job ad is made (once per class and submitter turn,
+``submitter_turn.TurnNegotiator._start_walk``).
 """
 
 from __future__ import annotations
@@ -40,6 +41,17 @@ class GroupFacts:
     usage: Mapping[str, float]
 
 
+class GroupTurn:
+    """The group turn under way (``negotiator.Cycle.run_turn``): the negotiating group,
+    whether it is the autoregroup turn, and the room left (the turn limit less the
+    group's usage, less every match of the turn since: ``submitter_turn``)."""
+
+    __slots__ = ("autoregroup", "group", "room")
+
+    def __init__(self, group: str, autoregroup: bool, room: float) -> None:
+        self.group, self.autoregroup, self.room = group, autoregroup, room
+
+
 def group_of(name: str, groups: GroupFacts | None) -> str:
     """The group of submitter ``name`` (``<none>`` without groups)."""
     return ROOT if groups is None else groups.group_of(name)
@@ -59,13 +71,13 @@ def remote_attrs(holder: str, eup: Mapping[str, float], usage: Mapping[str, floa
 
 def submitter_attrs(name: str, eup: Mapping[str, float], usage: Mapping[str, float],
                     groups: GroupFacts | None,
-                    group_turn: tuple[str, bool, float] | None) -> dict[str, object]:
+                    group_turn: GroupTurn | None) -> dict[str, object]:
     """The ``Submitter*`` attributes of submitter ``name``'s job ad (module doc);
-    ``group_turn`` the group turn under way, (negotiating group, autoregroup, room)."""
+    ``group_turn`` the group turn under way."""
     prio = eup[name]
     negotiating, autoregroup = ROOT, False
     if group_turn is not None:
-        negotiating, autoregroup = group_turn[0], group_turn[1]
+        negotiating, autoregroup = group_turn.group, group_turn.autoregroup
     group = group_of(name, groups)
     values: dict[str, object] = {
         "SubmitterUserPrio": prio, "SubmittorPrio": prio,

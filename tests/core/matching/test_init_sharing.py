@@ -254,7 +254,7 @@ def test_partitionable_slots_with_numbers_of_their_own_share_loose_records(tmp_p
 def test_a_rank_that_reads_no_resource_is_its_first_value_in_every_state(tmp_path,
                                                                         monkeypatch):
     """The default post-job rank reads a partitionable slot's own KFlops and SlotID,
-    none of its resources: it is the slot's constant (``_rank_keys``), not a
+    none of its resources: it is the slot's constant (``VectorKeys.rank_keys``), not a
     residual per slot, left out of the rank signature, and it equals the residual's
     value in every carved state."""
     policy = Policy(uid_domain="example.org")

@@ -1,5 +1,5 @@
 """The turn's own paths through a list and a match (session 22): the take-back of carved
-slots inside ``ListWalk.pick``, a vector piece's match recorded by ``_negotiate``
+slots inside ``ListWalk.pick``, a vector piece's match recorded by ``TurnNegotiator.negotiate``
 itself, the usage it charges in a local, and a rejected run ended by ``Turn.run_end``."""
 
 from __future__ import annotations
