@@ -6,7 +6,9 @@ Decoding gives, for each kind, the items of the ads that pass in file order and 
 problem for each that does not (the first ad with a given identity wins).
 ``_decode_kind`` is the ad-by-ad way; ``decode`` takes the run pass first
 (``RUN_PASS``, ``_decode_runs``), which gives the same list and problems when no two
-items share an identity and otherwise hands the kind back to ``_decode_kind``.
+items share an identity and otherwise hands the kind back to ``_decode_kind``. In the
+run pass a slot ad of a key ``KnownSlots`` holds (``KNOWN_SLOTS``) is decoded by it,
+without the screen and the decoder: the same Slot, or None and the ad-by-ad way.
 """
 
 from __future__ import annotations
