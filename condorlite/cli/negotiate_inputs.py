@@ -6,7 +6,9 @@ Decoding gives, for each kind, the items of the ads that pass in file order and 
 problem for each that does not (the first ad with a given identity wins).
 ``_decode_kind`` is the ad-by-ad way; ``decode`` takes the run pass first
 (``RUN_PASS``, ``_decode_runs``), which gives the same list and problems when no two
-items share an identity and otherwise hands the kind back to ``_decode_kind``.
+items share an identity and otherwise hands the kind back to ``_decode_kind``. In the
+run pass a slot ad of a key ``KnownSlots`` holds (``KNOWN_SLOTS``) is decoded by it,
+without the screen and the decoder: the same Slot, or None and the ad-by-ad way.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from condorlite.core.classad.ad import ClassAd as _AdClass
 from condorlite.core.classad.ast import Literal
 from condorlite.core.classad.scope import MAX_STEPS
 from condorlite.core.entry_keys import entry_key
+from condorlite.core.known_slots import KnownSlots
 from condorlite.core.model import AdProblem, Job, Slot
 from condorlite.core.policy import Policy
 from condorlite.errors import UsageError
@@ -107,6 +110,11 @@ _RUNS = True
 #: the tests run both ways.
 RUN_PASS = True
 
+#: Whether the run pass decodes a slot ad of a known key by its ``KnownSlots`` (one
+#: key for the screen's and the facts' names, then what is the slot's own) before
+#: the screen and ``AdDecoder.slot``. A module flag so that the tests run both ways.
+KNOWN_SLOTS = True
+
 
 class _Converter:
     """What the reading pass of one kind asks of an ad that no memo answers: the
@@ -114,7 +122,8 @@ class _Converter:
     problems appended to ``problems``; a job ad screened plain whose cluster the
     decoder keeps is learnt by ``plain_jobs``."""
 
-    __slots__ = ("convert", "decoder", "kind", "plain_jobs", "problems", "screen")
+    __slots__ = ("convert", "decoder", "kind", "plain_jobs", "problems", "screen",
+                 "screener")
 
     def __init__(self, kind: str, convert: Callable[[Any, int], Any],
                  problems: list[dict[str, Any]], decoder: AdDecoder | None) -> None:
@@ -122,7 +131,8 @@ class _Converter:
         self.convert = convert
         self.problems = problems
         self.decoder = decoder
-        self.screen = AdScreen(kind).screen
+        self.screener = AdScreen(kind)
+        self.screen = self.screener.screen
         self.plain_jobs = _PlainJobs()
 
     def __call__(self, loaded: LoadedAd, index: int) -> Any:
@@ -218,8 +228,8 @@ def _decode_kind(
 
 
 def _decode_runs(kind: str, ads: list[LoadedAd], convert: Callable[[Any, int], Any],
-                 problems: list[dict[str, Any]], decoder: AdDecoder | None = None
-                 ) -> list[Any] | None:
+                 problems: list[dict[str, Any]], decoder: AdDecoder | None = None,
+                 known: KnownSlots | None = None) -> list[Any] | None:
     """``_decode_kind``'s list and problems (appended to ``problems``) when no two of
     the ads converted share an identity, else None with ``problems`` untouched: the
     *run pass*. Without duplicates nothing is skipped for its identity, so each
@@ -228,7 +238,8 @@ def _decode_runs(kind: str, ads: list[LoadedAd], convert: Callable[[Any, int], A
     decodes again with ``_decode_kind``. A job ad whose memo hit (``_PlainJobs``)
     starts a reader run whose mark holds none of the memo's names takes the whole
     run's jobs in one call (``_run_jobs``), as ``_decode_kind`` takes the run's hit
-    ad by ad (``_RUNS``)."""
+    ad by ad (``_RUNS``). ``known`` (slots): a top-level ClassAd-lite ad it decodes
+    takes no screen and no ``convert``; one it does not is converted and learnt."""
     out: list[Any] = []
     mine: list[dict[str, Any]] = []
     converted = _Converter(kind, convert, mine, decoder)
@@ -238,6 +249,18 @@ def _decode_runs(kind: str, ads: list[LoadedAd], convert: Callable[[Any, int], A
     while at < count:
         loaded = ads[at]
         ad = loaded.ad
+        if known is not None and type(ad) is _AdClass and ad.parent is None:
+            table = ad._attrs
+            item = known.slot(ad, table, len(out))
+            if item is None:
+                item = converted(loaded, len(out))
+                if item is None:
+                    at += 1
+                    continue
+                known.learn(ad, table, converted.screener)
+            out.append(item)
+            at += 1
+            continue
         names = plain_jobs.names
         if names is not None and type(ad) is _AdClass and ad.parent is None:
             table = ad._attrs
@@ -304,16 +327,19 @@ def decode(slot_ads: list[LoadedAd], job_ads: list[LoadedAd], policy: Policy) ->
     """
     out = Inputs()
     decoder = AdDecoder(policy)  # one per pass: its memo goes with it
-    out.slots = _decoded("slot", slot_ads, decoder.slot, "slot Name", out.problems)
+    out.slots = _decoded("slot", slot_ads, decoder.slot, "slot Name", out.problems,
+                         known=KnownSlots(policy) if KNOWN_SLOTS else None)
     out.jobs = _decoded("job", job_ads, decoder.job, "job", out.problems, decoder)
     return out
 
 
 def _decoded(kind: str, ads: list[LoadedAd], convert: Callable[[Any, int], Any], what: str,
-             problems: list[dict[str, Any]], decoder: AdDecoder | None = None) -> list[Any]:
-    """``_decode_kind``, by the run pass (``_decode_runs``) first when ``RUN_PASS``."""
+             problems: list[dict[str, Any]], decoder: AdDecoder | None = None,
+             known: KnownSlots | None = None) -> list[Any]:
+    """``_decode_kind``, by the run pass (``_decode_runs``, with ``known``) first when
+    ``RUN_PASS``."""
     if RUN_PASS:
-        out = _decode_runs(kind, ads, convert, problems, decoder)
+        out = _decode_runs(kind, ads, convert, problems, decoder, known)
         if out is not None:
             return out
     return _decode_kind(kind, ads, convert, what, problems, decoder)

@@ -15,7 +15,7 @@ slot's ``SlotFacts``), keyed by the identities of the entries they are read from
 as long as the decoder, never past the pass that made it. A memo keeps only what is
 read from literals or absent names (no evaluation), so what it answers is what
 decoding the ad would give, and in the same order of errors. Values are built through the
-types' slots (``new_job``, ``_new_slot``), in one C call where ``_oldscan`` is built:
+types' slots (``new_job``, ``new_slot``), in one C call where ``_oldscan`` is built:
 the same objects as the dataclasses' constructors give.
 """
 
@@ -244,7 +244,7 @@ class AdDecoder:
         if not name:
             raise AdProblem("slot ad has no Name")
         kind, state, activity, busy, current_rank = known[1]
-        return _new_slot(
+        return new_slot(
             name, index, ad, state, activity, kind,
             checked_weight(ad, table, self.policy),
             holder_of(ad) if busy else None,
@@ -297,8 +297,8 @@ def slot_from_ad(ad: ClassAd, policy: Policy, index: int) -> Slot:
     kind = kind_of(ad, table)
     state = as_str(value_of(ad, table, "state")) or "Unclaimed"
     busy = kind != "partitionable" and state.lower() in BUSY_STATES
-    # Positional, in field order (see _new_slot).
-    return _new_slot(
+    # Positional, in field order (see new_slot).
+    return new_slot(
         name, index, ad, state,
         as_str(value_of(ad, table, "activity")) or "Idle",
         kind,
@@ -323,7 +323,7 @@ def _set_slot(*values: object) -> Slot:
     return slot
 
 
-#: ``_new_slot(*values)``: ``_set_slot``, or the same in one C call, as ``new_job``.
-_new_slot: Callable[..., Slot] = (
+#: ``new_slot(*values)``: ``_set_slot``, or the same in one C call, as ``new_job``.
+new_slot: Callable[..., Slot] = (
     _set_slot if _slotted is None or os.environ.get("CONDORLITE_PURE_PYTHON")
     else partial(_slotted, _SLOT_MEMBERS, Slot))

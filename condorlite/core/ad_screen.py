@@ -46,6 +46,7 @@ values may change the steps taken.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
+from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.ad_reads import Reads, closure, reads_of, shape_of, step_bound, within
@@ -161,6 +162,16 @@ class Screening:
                       and self.absurd is None)
 
 
+class Route(NamedTuple):
+    """Where ``AdScreen.route`` says the ads holding one set of root entries go: a
+    plain leaf at the root (``names`` empty), or the level below it, whose shared
+    leaves (``shared``: the layout of an ad's entries for ``names``, ``_layout``, ->
+    (entries, leaf)) answer every ad of a layout they hold."""
+
+    names: tuple[str, ...]
+    shared: dict[tuple, tuple[tuple, Screening]]
+
+
 class _Level:
     """One level of the key (module doc): the names it keys, every name keyed on its
     path, whether the entries of the levels above it refer only to names keyed
@@ -212,6 +223,22 @@ class AdScreen:
             if type(step) is Screening:
                 return step
             level = step  # type: ignore[assignment]
+
+    def route(self, table: dict) -> Route | None:
+        """The ``Route`` of the top-level ClassAd-lite ads whose table holds
+        ``table``'s root entries, when the screen has made their root step (a plain
+        leaf, or a level with ``SHARED_LEAVES``), else None: an ad of that route is
+        screened plain when ``names`` is empty, or when its layout there is a key of
+        ``shared`` whose leaf is ``plain`` (the leaf ``screen`` gives it:
+        ``_grow`` shares the first leaf a level makes of a layout, before any other
+        of that layout is made). Else nothing is said of the ad."""
+        found = self._root.next.get(entry_key(table, self._root.names))
+        if found is None:
+            return None
+        step = found[1]
+        if type(step) is Screening:
+            return Route((), {}) if step.plain else None
+        return Route(step.names, step.shared) if SHARED_LEAVES else None  # type: ignore[union-attr]
 
     def _grow(self, ad: ClassAd, level: _Level, key: Hashable) -> tuple:
         """The next step of ``ad``'s path from ``level`` (``key``: the ``entry_key``

@@ -201,7 +201,7 @@ def _slot_weight(ad: ClassAd, table: dict | None, policy: Policy) -> float:
         return raw  # NaN: ``checked_weight`` makes the slot a problem, as for inf
     weight = as_float(raw)
     if weight is None:
-        expr = policy.derived(_parsed_slot_weight)
+        expr = policy.derived(parsed_slot_weight)
         weight = adeval.as_float(
             bare_ref_value(ad, table, expr) if table is not None and type(expr) is AttrRef
             else adeval.eval_expr(expr, ad, None))
@@ -210,7 +210,7 @@ def _slot_weight(ad: ClassAd, table: dict | None, policy: Policy) -> float:
     return max(weight, 0.0)
 
 
-def _parsed_slot_weight(policy) -> Any:
+def parsed_slot_weight(policy) -> Any:
     """The policy's ``SLOT_WEIGHT`` parsed (the config loader validated it): kept on
     the policy (``Policy.derived``), since every piece carved from a partitionable
     slot is weighed through ``slot_weight(ad, policy)``."""

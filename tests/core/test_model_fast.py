@@ -239,7 +239,7 @@ def test_jobs_sharing_entries_decode_as_evaluating_every_attribute(variants, pol
 
 def test_fast_builders_give_the_dataclass_objects():
     from condorlite.core import ad_decoder as model
-    from condorlite.core.ad_decoder import _new_slot, _set_job, new_job
+    from condorlite.core.ad_decoder import _set_job, new_job, new_slot
 
     ad = ClassAd()
     job = Job("1.2", 1, 2, 7, ad, 1, "u@d", 3, 4)
@@ -252,7 +252,7 @@ def test_fast_builders_give_the_dataclass_objects():
         assert type(fast) is Job and fast == job and repr(fast) == repr(job)
         assert fast.ad is ad and hash(fast) == hash(job)
     slot = Slot("s@m", 2, ad, "Claimed", "Busy", "static", 1.5, "u@d", "3.4", 0.0, "m")
-    builders = [_new_slot, model._set_slot]
+    builders = [new_slot, model._set_slot]
     if model._slotted is not None:
         builders.append(functools.partial(model._slotted, model._SLOT_MEMBERS, Slot))
     for build in builders:
