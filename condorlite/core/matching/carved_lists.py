@@ -275,9 +275,8 @@ class CarvedLists:
         found = self._column_fixed.get(key)
         if found is None:
             registry = self._registry
-            found = self._column_fixed[key] = all(
-                column.same_in_every_state(registry[item[1]])
-                for items in tiers.values() for item in items)
+            found = self._column_fixed[key] = column.all_same_in_every_state(
+                registry[item[1]] for items in tiers.values() for item in items)
         return found
 
     def _fitting_candidates(self, build: ListBuild, shapes: dict[int, dict[int, None]],

@@ -19,7 +19,8 @@ value per slot, and slots bind what it reads to numbers of their own. Two ways:
 
 Both count, in the cycle's ``EvaluationCount``, the evaluations the value memo
 missed (one per distinct layout and typed literal values), whichever way a value was
-asked for.
+asked for, and every evaluation of a layout whose memo is given up (``literal_ranks``:
+each slot's literals its own).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.first_states import FirstState
-from condorlite.core.matching.literal_ranks import LiteralRanks, RankPlan
+from condorlite.core.matching.literal_ranks import LiteralRanks, RankPlan, note_miss
 
 
 class FirstRanks:
@@ -128,11 +129,22 @@ class FirstRanks:
                 # (``LiteralRanks.planned`` inline, ``typed_values`` too: this runs
                 # for every slot and rank)
                 vals = [table[name][1].value for name in plan.literals]  # type: ignore[index]
-                memo_key = (plan.shape, tuple(map(repr, vals)))
-                value = memo.get(memo_key)
-                if value is None:
-                    value = ranks_of.evaluate(memo_key, plan.program, plan.expr, ad, vals)
+                seen = plan.seen
+                if seen[0] < 0:
+                    # (the layout's memo given up: each slot's literals its own,
+                    # ``literal_ranks``)
+                    value = ranks_of.run(plan.program, plan.expr, ad, vals)
                     self.counts.evaluations += 1
+                else:
+                    memo_key = (plan.shape, tuple(map(repr, vals)))
+                    value = memo.get(memo_key)
+                    if value is None:
+                        note_miss(seen)
+                        value = ranks_of.evaluate(memo_key, plan.program, plan.expr, ad,
+                                                  vals)
+                        self.counts.evaluations += 1
+                    else:
+                        seen[0] += 1
                 if key in constant:
                     fixed[key] = value
             out[key] = value

@@ -24,6 +24,15 @@ bind a rank's reached names with one layout (the same entries, or alike absent o
 literal), so the layout, the residual and the names bound to literals are worked
 out once per (record, rank); each such slot then costs a read of its literal values
 and a memo lookup (``planned``), with the same memo and count as ``value``.
+
+*The memo given up* (plans only): a rank whose literals are each slot's own
+(``KFlops`` and ``SlotID`` of the post-job rank, ``TotalJobRunTime`` of the preemption
+rank) misses the memo on every slot (10,000-slot partitionable mix: 15,645 misses, 8
+hits), and each miss paid for its key and its entry for nothing. The plans of one
+(rank, names, layout) share its count of hits and misses (``RankPlan.seen``); after
+``TRIES`` misses with fewer than one lookup in ``SHARE`` hitting, that layout's values
+are neither looked up nor kept (``run``). An evaluation is a pure function of what it
+reads: only the work of finding a value again is lost.
 """
 
 from __future__ import annotations
@@ -39,6 +48,10 @@ from condorlite.core.classad.partial import specialize
 from condorlite.core.classad.residuals import Residual
 
 _MISSING = object()
+#: a layout's memo misses before its hit share is looked at, and the share it must keep
+#: (at least one lookup in ``SHARE`` a hit) to go on being looked up (module doc)
+TRIES = 256
+SHARE = 16
 
 
 def typed_values(vals: list) -> tuple:
@@ -53,12 +66,15 @@ class RankPlan(NamedTuple):
     """``value``'s work for one (rank, names, layout), done once: ``shape`` keys the
     value memo, ``literals`` are the names bound to literals (in ``names`` order: the
     order of the residual's free values), ``program`` the residual (None: evaluate
-    in full), ``expr`` the rank."""
+    in full), ``expr`` the rank; ``seen``: [hits, misses] of the memo for ``shape``,
+    shared by the plans of the shape, hits -1 once the memo is given up for it
+    (module doc: ``note_miss``)."""
 
     shape: tuple
     literals: tuple[str, ...]
     program: Residual | None
     expr: Expr
+    seen: list[int]
 
 
 class LiteralRanks:
@@ -78,6 +94,8 @@ class LiteralRanks:
         #: (rank, names, layout, typed literal values) -> rank value (read by
         #: ``first_ranks`` too, which runs ``evaluate`` on a miss)
         self.values: dict[tuple, float] = {}
+        #: (rank, names, layout) -> its plans' memo [hits, misses] (``RankPlan.seen``)
+        self._seen: dict[tuple, list[int]] = {}
         #: the types of a binding tuple -> whether all are literals or absent
         self._plain: dict[tuple, bool] = {}
         self.evaluations = 0
@@ -116,15 +134,24 @@ class LiteralRanks:
         shape = (rank, names, layout)
         literals = tuple(name for name, b in zip(names, bound, strict=True)
                          if type(b) is Literal)
-        return RankPlan(shape, literals, self._program(shape, expr, ad, names, bound), expr)
+        seen = self._seen.get(shape)
+        if seen is None:
+            seen = self._seen[shape] = [0, 0]
+        return RankPlan(shape, literals, self._program(shape, expr, ad, names, bound), expr,
+                        seen)
 
     def planned(self, plan: RankPlan, ad: ClassAd, vals: list) -> float:
         """``value`` in ``ad``, whose bindings have the layout ``plan`` was made for
         and bind ``plan.literals`` to literals of the values ``vals``, in order."""
+        seen = plan.seen
+        if seen[0] < 0:  # (the layout's memo given up: module doc)
+            return self.run(plan.program, plan.expr, ad, vals)
         key = (plan.shape, typed_values(vals))
         found = self.values.get(key)
         if found is not None:
+            seen[0] += 1
             return found
+        note_miss(seen)
         return self.evaluate(key, plan.program, plan.expr, ad, vals)
 
     def _program(self, shape: tuple, expr: Expr, ad: ClassAd, names: tuple[str, ...],
@@ -145,6 +172,13 @@ class LiteralRanks:
         found = self.values[key] = self._as_rank(value)
         return found
 
+    def run(self, program: Residual | None, expr: Expr, ad: ClassAd, vals: list) -> float:
+        """One evaluation (a residual run, or in full), counted, not remembered: a
+        plan whose layout's memo is given up (module doc)."""
+        self.evaluations += 1
+        return self._as_rank(adeval.eval_expr(expr, ad, None, self._now) if program is None
+                             else program(vals))
+
     def _layout(self, bound: tuple) -> tuple[tuple, list]:
         """Per binding: absent (0), a literal (-1) or its expression number; and the
         literals' values in order."""
@@ -160,6 +194,14 @@ class LiteralRanks:
             else:
                 layout.append(number(expr))
         return tuple(layout), vals
+
+
+def note_miss(seen: list[int]) -> None:
+    """Count a memo miss in a layout's ``RankPlan.seen``, giving its memo up after
+    ``TRIES`` misses with fewer than one lookup in ``SHARE`` hitting (module doc)."""
+    seen[1] += 1
+    if seen[1] >= TRIES and seen[0] * SHARE < seen[1]:
+        seen[0] = -1
 
 
 _PLAIN = frozenset({Literal, type(None)})

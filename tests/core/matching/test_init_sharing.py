@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 from condorlite.core import adeval
 from condorlite.core.classad import parse_ad
 from condorlite.core.classad.parser import parse_expr
-from condorlite.core.matching import carved_states, first_states, row_maps
+from condorlite.core.matching import carved_states, first_states, literal_ranks, row_maps
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.expr_numbers import Canon
+from condorlite.core.matching.first_ranks import FirstRanks
 from condorlite.core.matching.first_states import FirstStates
 from condorlite.core.matching.literal_ranks import LiteralRanks, typed_values
 from condorlite.core.matching.row_maps import RowMap
@@ -125,6 +126,46 @@ def test_a_plan_made_in_one_ad_serves_every_ad_of_its_layout(text, names, data, 
         own = tuple(adeval.attr(ad, name) for name in reach)
         assert _same(got, valued.value(text, expr, ad, reach, own))
     assert planned.evaluations == valued.evaluations
+
+
+def test_a_layouts_memo_given_up_when_every_slot_misses_it(monkeypatch):
+    """A layout whose literal values are each slot's own (the post-job rank's
+    ``KFlops`` and ``SlotID``) stops being looked up after ``TRIES`` misses with
+    fewer than one lookup in ``SHARE`` hitting: its values are still the full
+    evaluation's, every one counted, none kept; a layout whose values repeat keeps
+    its memo; the plans of one layout share the count (``FirstRanks.values`` and
+    ``planned`` alike)."""
+    monkeypatch.setattr(literal_ranks, "TRIES", 8)
+    expr = parse_expr(DEFAULT_POST_JOB_RANK)
+    counts = _Counts()
+    ranks = FirstRanks(Canon().number, NOW, counts)
+    own = [_ad({"SlotID": i, "KFlops": 1000 + 7 * i, "Offline": False}, False)
+           for i in range(40)]
+    # (another layout: no Offline)
+    shared = [_ad({"SlotID": i % 3, "KFlops": 1000}, False) for i in range(40)]
+    for ads in (own, shared):
+        reach = _reach(ads[0], expr)
+        bound = tuple(adeval.attr(ads[0], name) for name in reach)
+        plan = ranks._literal_ranks.plan("post", expr, ads[0], reach, bound)
+        again = ranks._literal_ranks.plan("post", expr, ads[1], reach, bound)
+        assert again.seen is plan.seen  # (one count per layout)
+        before, kept = counts.evaluations, len(ranks._literal_ranks.values)
+        for i, ad in enumerate(ads):
+            got = (ranks.values({"post": plan}, ad)["post"] if i % 2 else
+                   ranks.planned(again, ad))
+            assert _same(got, as_rank(adeval.eval_expr(expr, ad, None, NOW)))
+        if ads is own:
+            assert plan.seen[0] == -1, "given up"
+            assert counts.evaluations - before == 40  # (every slot evaluated, counted)
+            assert len(ranks._literal_ranks.values) - kept == 8  # (none kept after)
+        else:
+            assert plan.seen[0] > 0, "kept: its values repeat"
+            assert counts.evaluations - before == 3
+            assert len(ranks._literal_ranks.values) - kept == 3
+
+
+class _Counts:
+    evaluations = 0
 
 
 def test_types_and_the_sign_of_zero_are_part_of_the_key():

@@ -339,3 +339,39 @@ def test_a_column_by_its_layouts_residual_equals_the_full_evaluation(rank, bindi
         assert column.value(_Offer(seq, slot)) is got  # kept for every version
     assert counts.evaluations == len(bindings)
     assert column._programs, "the values came from residuals"
+
+
+_STATES = st.one_of(_LITERALS, st.sampled_from(["Cpus * 2", "Mips + 1", "absent"]))
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(["KFlops", "-KFlops", "KFlops + TARGET.Mips", "Cpus + KFlops"]),
+       st.lists(st.tuples(_STATES, st.booleans()), min_size=1, max_size=8))
+def test_a_statics_offers_in_one_loop_as_one_at_a_time(rank, offers):
+    """``all_same_in_every_state`` gives what ``all(same_in_every_state(...))`` gives,
+    stopping at the same offer, with the same values kept (versions included) and
+    the same evaluations counted: offers binding the name to literals of any type,
+    to an expression, or not at all, some with a value already kept (a version
+    current or stale) before the call; a Rank reaching a carved name is never the
+    same in every state."""
+    job = parse_ad(f"Rank = {rank}")
+    made = []
+    for seq, (binding, known) in enumerate(offers):
+        text = "Cpus = 1" if binding == "absent" else f"Cpus = 1\nKFlops = {binding}"
+        made.append((_Offer(seq, parse_ad(text)), known))
+    columns, answers = [], []
+    for batch in (False, True):
+        counts = _Counts()
+        column = RankColumn(job, NOW, counts, rank_reach(job), frozenset({"cpus", "memory"}))
+        for offer, known in made:
+            offer.version = 1
+            if known:  # (a value kept before: current, or from an earlier version)
+                column.value(offer)
+        for offer, _ in made:
+            offer.version = 1 + (offer.seq % 2)
+        offers_of = [offer for offer, _ in made]
+        answers.append(column.all_same_in_every_state(offers_of) if batch else
+                       all(column.same_in_every_state(offer) for offer in offers_of))
+        columns.append((dict(column.kept()), counts.evaluations))
+    assert answers[0] == answers[1]
+    assert columns[0] == columns[1]  # (``as_float`` makes no NaN: plain equality)
