@@ -28,6 +28,7 @@ from __future__ import annotations
 from itertools import islice
 
 from condorlite.core.matching.candidates import (
+    DEPENDENT,
     FLT_MAX,
     NO_MATCH,
     POST,
@@ -91,7 +92,7 @@ class OrderedStates:
         state fits and matches) are sorted onto ``entries``."""
         items, known_pairs, pair_of = self.items, self._known, self._pair_of
         fitting, fixed, left, boxed = self._fitting, self._fixed, self._left, self._boxed
-        registry, entries = self._registry, self.entries
+        entries = self.entries
         # (the column's value of each offer, kept for every state: ``column`` doc)
         kept = None if self._column is None else self._column.kept()
         at = self._at
@@ -102,7 +103,7 @@ class OrderedStates:
         group = None  # (the -pre of the group being made)
         # (a for loop over the items left, not an index loop: the item that stops it
         # is not counted in ``at``)
-        for key, idx, version, shape, values, vals in islice(items, at, None):
+        for key, idx, version, shape, post, vals, name in islice(items, at, None):
             if key != group:
                 # (a group's first item: the place to stop)
                 if room is not None and len(batch) > room:
@@ -141,10 +142,9 @@ class OrderedStates:
                         if program.result is not None else make_pair(outcome))  # type: ignore[union-attr]
             if not known.match:
                 continue
-            offer = registry[idx]
             append((key, -(known.job_rank if kept is None else kept[idx][1]),
-                    -(values[POST] if POST in values else known.dependent[POST]),
-                    _FREE_ORDER, FLT_MAX, offer.name, idx, version, NO_PREEMPTION))
+                    -(post if post is not DEPENDENT else known.dependent[POST]),
+                    _FREE_ORDER, FLT_MAX, name, idx, version, NO_PREEMPTION))
         if batch:
             batch.sort()
             entries.extend(batch)
