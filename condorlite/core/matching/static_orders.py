@@ -181,7 +181,8 @@ class StaticOrders:
             if old is not None:
                 # (``tier_of``, its look-up written out: an item's shape's tier was
                 # found when the item was placed)
-                place = (static, shape_tiers[old[3]])
+                old_tier = shape_tiers[old[3]]
+                place = (static, old_tier)
                 moves = pending.get(place)
                 if moves is None:
                     moves = pending[place] = TierMoves([], [])
@@ -200,10 +201,13 @@ class StaticOrders:
                 new_tier = shape_tiers.get(shape)
                 if new_tier is None:
                     new_tier = tier_of(shape)
-                place = (static, new_tier)
-                moves = pending.get(place)
-                if moves is None:
-                    moves = pending[place] = TierMoves([], [])
+                if old is None or new_tier != old_tier:
+                    # (most carves leave the state in its tier: the old item's list
+                    # gains the new one, its moves found above)
+                    place = (static, new_tier)
+                    moves = pending.get(place)
+                    if moves is None:
+                        moves = pending[place] = TierMoves([], [])
                 moves.added.append(item)
             elif split is not None and old is not None:
                 del self._by_group[static][split.group(old[5])][seq]
