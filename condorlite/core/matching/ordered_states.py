@@ -54,10 +54,12 @@ class OrderedStates:
     ``RankColumn.same_in_every_state``), or None; ``fixed``: the class's fixed requests (spelling,
     amount, position); ``fitting``: whether a shape holds them (shared per set of
     requests, ``carved_lists``); ``boxed``: the program's one result, else
-    ``program`` is run at a state whose pair is not in ``known_pairs``."""
+    ``program`` is run at a state whose pair is not in ``known_pairs``; ``registry``
+    is not read (an item holds what its entry needs of the offer,
+    ``static_orders.item_of``), taken as ``carved_lists`` passes it."""
 
     __slots__ = ("_at", "_boxed", "_column", "_counts", "_fitting", "_fixed", "_known",
-                 "_left", "_pair_of", "_program", "_registry", "done", "entries", "items")
+                 "_left", "_pair_of", "_program", "done", "entries", "items")
 
     def __init__(self, items: list[tuple], registry: list[Offer], pair_of: dict[int, int],
                  left: dict[int, tuple], fixed: list[tuple[str, float, int]],
@@ -65,7 +67,7 @@ class OrderedStates:
                  program: PairProgram | None, known_pairs: dict[int, PairEval],
                  counts: EvaluationCount, column: RankColumn | None) -> None:
         self.items = items
-        self._registry, self._pair_of, self._left = registry, pair_of, left
+        self._pair_of, self._left = pair_of, left
         self._fixed, self._fitting = fixed, fitting
         self._boxed, self._program = boxed, program
         self._known, self._counts = known_pairs, counts
