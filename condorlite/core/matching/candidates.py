@@ -23,6 +23,9 @@ from condorlite.core.model import NO_PREEMPTION, REASON_ORDER
 FLT_MAX = 3.4028234663852886e38
 
 PRE, POST, PRANK = "pre", "post", "prank"
+#: an ordered static's item's post-job rank when it reads the job (``static_orders``:
+#: the entry takes the pair result's)
+DEPENDENT = object()
 
 
 def as_rank(value: object) -> float:

@@ -24,6 +24,7 @@ most of a run's work.
 from __future__ import annotations
 
 from condorlite.core.matching.candidates import (
+    DEPENDENT,
     FLT_MAX,
     NO_MATCH,
     POST,
@@ -61,7 +62,7 @@ class LiteralStates(OrderedStates):
         both."""
         items, known_pairs, pair_of = self.items, self._known, self._pair_of
         fitting, fixed, left, boxed = self._fitting, self._fixed, self._left, self._boxed
-        registry, entries = self._registry, self.entries
+        entries = self.entries
         # (the column's value of each offer, kept for every state: ``column`` doc)
         kept = None if self._column is None else self._column.kept()
         at, end = self._at, len(items)
@@ -84,7 +85,7 @@ class LiteralStates(OrderedStates):
             else:
                 item = items[at]
                 taken = True
-            key, idx, version, shape, values, vals = item
+            key, idx, version, shape, post, vals, name = item
             if key != group:
                 # (a group's first item: the place to stop)
                 if room is not None and len(batch) > room:
@@ -127,10 +128,9 @@ class LiteralStates(OrderedStates):
                         if program.result is not None else make_pair(outcome))  # type: ignore[union-attr]
             if not known.match:
                 continue
-            offer = registry[idx]
             append((key, -(known.job_rank if kept is None else kept[idx][1]),
-                    -(values[POST] if POST in values else known.dependent[POST]),
-                    _FREE_ORDER, FLT_MAX, offer.name, idx, version, NO_PREEMPTION))
+                    -(post if post is not DEPENDENT else known.dependent[POST]),
+                    _FREE_ORDER, FLT_MAX, name, idx, version, NO_PREEMPTION))
         if batch:
             batch.sort()
             entries.extend(batch)

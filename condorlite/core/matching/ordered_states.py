@@ -28,6 +28,7 @@ from __future__ import annotations
 from itertools import islice
 
 from condorlite.core.matching.candidates import (
+    DEPENDENT,
     FLT_MAX,
     NO_MATCH,
     POST,
@@ -53,10 +54,12 @@ class OrderedStates:
     ``RankColumn.same_in_every_state``), or None; ``fixed``: the class's fixed requests (spelling,
     amount, position); ``fitting``: whether a shape holds them (shared per set of
     requests, ``carved_lists``); ``boxed``: the program's one result, else
-    ``program`` is run at a state whose pair is not in ``known_pairs``."""
+    ``program`` is run at a state whose pair is not in ``known_pairs``; ``registry``
+    is not read (an item holds what its entry needs of the offer,
+    ``static_orders.item_of``), taken as ``carved_lists`` passes it."""
 
     __slots__ = ("_at", "_boxed", "_column", "_counts", "_fitting", "_fixed", "_known",
-                 "_left", "_pair_of", "_program", "_registry", "done", "entries", "items")
+                 "_left", "_pair_of", "_program", "done", "entries", "items")
 
     def __init__(self, items: list[tuple], registry: list[Offer], pair_of: dict[int, int],
                  left: dict[int, tuple], fixed: list[tuple[str, float, int]],
@@ -64,7 +67,7 @@ class OrderedStates:
                  program: PairProgram | None, known_pairs: dict[int, PairEval],
                  counts: EvaluationCount, column: RankColumn | None) -> None:
         self.items = items
-        self._registry, self._pair_of, self._left = registry, pair_of, left
+        self._pair_of, self._left = pair_of, left
         self._fixed, self._fitting = fixed, fitting
         self._boxed, self._program = boxed, program
         self._known, self._counts = known_pairs, counts
@@ -91,7 +94,7 @@ class OrderedStates:
         state fits and matches) are sorted onto ``entries``."""
         items, known_pairs, pair_of = self.items, self._known, self._pair_of
         fitting, fixed, left, boxed = self._fitting, self._fixed, self._left, self._boxed
-        registry, entries = self._registry, self.entries
+        entries = self.entries
         # (the column's value of each offer, kept for every state: ``column`` doc)
         kept = None if self._column is None else self._column.kept()
         at = self._at
@@ -102,7 +105,7 @@ class OrderedStates:
         group = None  # (the -pre of the group being made)
         # (a for loop over the items left, not an index loop: the item that stops it
         # is not counted in ``at``)
-        for key, idx, version, shape, values, vals in islice(items, at, None):
+        for key, idx, version, shape, post, vals, name in islice(items, at, None):
             if key != group:
                 # (a group's first item: the place to stop)
                 if room is not None and len(batch) > room:
@@ -141,10 +144,9 @@ class OrderedStates:
                         if program.result is not None else make_pair(outcome))  # type: ignore[union-attr]
             if not known.match:
                 continue
-            offer = registry[idx]
             append((key, -(known.job_rank if kept is None else kept[idx][1]),
-                    -(values[POST] if POST in values else known.dependent[POST]),
-                    _FREE_ORDER, FLT_MAX, offer.name, idx, version, NO_PREEMPTION))
+                    -(post if post is not DEPENDENT else known.dependent[POST]),
+                    _FREE_ORDER, FLT_MAX, name, idx, version, NO_PREEMPTION))
         if batch:
             batch.sort()
             entries.extend(batch)

@@ -18,7 +18,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from condorlite.core.matching import carved_lists, static_orders
-from condorlite.core.matching.candidates import FLT_MAX, PRE, Candidates, PairEval
+from condorlite.core.matching.candidates import (
+    DEPENDENT,
+    FLT_MAX,
+    POST,
+    PRE,
+    Candidates,
+    PairEval,
+)
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.ordered_states import OrderedStates
@@ -89,10 +96,17 @@ def _check_orders(orders: StaticOrders) -> None:
             assert all(split.group(orders._items[seq][5]) == group
                        for group, members in by_group.items() for seq in members)
         keyed = orders._keyed.get(static)
+        registry = orders._shapes.registry
         for item in order:
-            key, seq, _, _, values, vals = item
+            key, seq, version, shape, post, vals, name = item
             # (a static split on literal tests is keyed by its order's program)
+            values = registry[seq].independent
             assert key == (-values[PRE] if keyed is None else keyed[0].key(keyed[1], vals))
+            # (what an entry reads of the offer is the item's: ``item_of``)
+            assert (version, shape, vals, name) == (
+                registry[seq].version, registry[seq].shape, registry[seq].vector.vals,
+                registry[seq].name)
+            assert post is values.get(POST, DEPENDENT)
 
 
 def _cycle(slots, jobs, ordered: bool, monkeypatch, subs=None):
@@ -308,13 +322,6 @@ def test_a_list_with_lazy_runs_grows_its_chunk_by_a_quarter() -> None:
     assert small.chunk == 2
 
 
-class _Named:
-    """An offer as an ordered source reads one: its Name."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-
 _ITEM = st.tuples(st.integers(0, 6), st.integers(0, 4), st.booleans())
 
 
@@ -326,19 +333,22 @@ _ITEM = st.tuples(st.integers(0, 6), st.integers(0, 4), st.booleans())
 def test_an_ordered_source_merges_as_its_entries_sorted(items, run, chunk) -> None:
     """An ``OrderedStates`` of items with ties of -pre, some states not fitting,
     merged beside an eager run: the merged list is the sort of every fitting item's
-    entry and the run's, whatever the chunk."""
-    registry = [_Named(f"slot{i:03d}") for i in range(len(items))]
+    entry and the run's, whatever the chunk. An item's post-job rank is its own, or
+    the pair's when it reads the job (``DEPENDENT``: a post of 0 here); its name is
+    the item's (the registry is not read)."""
     order, left, pair_of = [], {}, {}
     for seq, (pre, post, fits) in enumerate(items):
         shape = seq + 1
         left[shape] = (4.0 if fits else 1.0,)
         pair_of[shape] = shape
-        order.append((float(-pre), seq, 7, shape, {"post": float(post)}, ()))
+        order.append((float(-pre), seq, 7, shape, DEPENDENT if post == 0 else float(post),
+                      (), f"slot{seq:03d}"))
     order.sort()
-    boxed = PairEval(True, 2.0)
-    source = OrderedStates(order, registry, pair_of, left, [("cpus", 2.0, 0)], {}, boxed,
+    boxed = PairEval(True, 2.0, dependent={POST: -0.0})
+    source = OrderedStates(order, [], pair_of, left, [("cpus", 2.0, 0)], {}, boxed,
                            None, {}, EvaluationCount(), None)
-    want = sorted([(float(-pre), -2.0, -float(post), -REASON_ORDER[NO_PREEMPTION], FLT_MAX,
+    want = sorted([(float(-pre), -2.0, -float(post) if post else 0.0,
+                    -REASON_ORDER[NO_PREEMPTION], FLT_MAX,
                     f"slot{seq:03d}", seq, 7, NO_PREEMPTION)
                    for seq, (pre, post, fits) in enumerate(items) if fits]
                   + [tuple(map(float, e)) for e in run])
