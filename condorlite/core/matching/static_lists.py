@@ -150,6 +150,8 @@ class StaticLists:
         asked = [walked]
         matched: list[tuple[int, PairEval]] = []
         for part in parts:
+            if part.gone(members):
+                continue  # (every shape of it matched since it was grouped: no program)
             program = self._program(key, job_ad, part.offer)
             if program is None:
                 asked.append(part.shapes)  # (no program: each shape evaluated in full)
