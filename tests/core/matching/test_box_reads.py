@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import pytest
 
+from condorlite.core import adeval
 from condorlite.core.matching import static_lists
 from condorlite.core.matching.box_reads import key_of, positions
 from condorlite.core.matching.candidates import as_rank
+from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.static_lists import StaticLists
 from condorlite.core.matching.static_parts import Part
 from condorlite.core.policy import Policy
@@ -166,3 +168,43 @@ def test_positions_of_a_program_in_the_cycle(monkeypatch):
     assert seen
     for read, at in seen:
         assert read is not None and len(read) == 1 and at[read[0]] in (2048, 3072, 4096)
+
+
+# -- Part.gone ------------------------------------------------------------------------
+
+
+def test_part_gone():
+    part = Part(None, [1, 2, 3], [], {1: (1,), 2: (2,), 3: (3,)})  # type: ignore[arg-type]
+    members: dict[int, dict[int, None]] = {1: {10: None}, 2: {20: None}, 3: {30: None}}
+    assert not part.gone(members)
+    del members[1], members[3]
+    assert not part.gone(members) and part._first == 1
+    del members[2]
+    assert part.gone(members) and part._first == 3
+
+
+def _owners_asking_aarch64(monkeypatch: pytest.MonkeyPatch) -> set[str]:
+    """The owners of the classes whose program of the aarch64 part is asked for,
+    in a pool where alice's aarch64 class (first in the pie) takes every aarch64
+    slot before bob's and carol's X86_64 classes make their lists."""
+    asked: set[str] = set()
+    program = MatchTable.static_program
+
+    def spying(self, klass, job_ad, offer):  # type: ignore[no-untyped-def]
+        if adeval.attr(offer.ad, "Arch").value == "aarch64":
+            asked.add(adeval.attr(job_ad, "Owner").value)
+        return program(self, klass, job_ad, offer)
+
+    monkeypatch.setattr(MatchTable, "static_program", spying)
+    slots = [_slot(i) for i in range(60)] + [_slot(i, Arch='"aarch64"') for i in range(60, 80)]
+    jobs = ([_job(3, p, "TARGET.Disk >= 41000").replace('"X86_64"', '"aarch64"')
+             for p in range(30)] + [_job(c, p, "TARGET.Disk >= 45000")
+                                    for c in (1, 2) for p in range(6)])
+    run_both(slots, jobs, POLICY)
+    return asked
+
+
+def test_a_part_whose_shapes_all_left_asks_no_program(monkeypatch):
+    assert _owners_asking_aarch64(monkeypatch) == {"alice@example.org"}
+    monkeypatch.setattr(Part, "gone", lambda self, members: False)
+    assert _owners_asking_aarch64(monkeypatch) - {"alice@example.org"}
