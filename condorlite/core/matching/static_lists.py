@@ -23,7 +23,9 @@ and the class's program of the part (``MatchTable.static_program``) is run here 
 the shapes its bounds leave, none when it never matches; every other shape is asked
 through ``MatchTable.pair``. A box's shapes strictly inside all its bounds
 (``Part.split``) take its ranks alone (``PairProgram.passed``), and nothing at all
-when the ranks are constants: the box's one result.
+when the ranks are constants: the box's one result; else once per values the ranks
+read (``box_reads``), the pair result shared by the shapes of those values. A part
+whose shapes have all left (``Part.gone``) is passed over: no program is made for it.
 
 Work, not outcome: lists are keyed by their shapes and the number of each one's
 ranks (``_rank_numbers``); a group of one-offer shapes is put in the likely order of

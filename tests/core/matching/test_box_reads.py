@@ -9,7 +9,8 @@ ranks. Every cycle is run with ``BY_READS`` on and off and must decide as the pl
 reference does; every pair result the memo hands out must be the one ``passed``
 gives at the shape itself; and a Memory column holding ``2048`` and ``2048.0`` (equal
 in Python, not to ``isInteger``) is not used as a key (``Part.plain``): with that
-guard removed the cycle decides otherwise.
+guard removed the cycle decides otherwise. Last, ``Part.gone``: a part whose shapes
+have all left is asked for no program (with it always False, it is).
 """
 
 from __future__ import annotations
