@@ -23,7 +23,9 @@ and the class's program of the part (``MatchTable.static_program``) is run here 
 the shapes its bounds leave, none when it never matches; every other shape is asked
 through ``MatchTable.pair``. A box's shapes strictly inside all its bounds
 (``Part.split``) take its ranks alone (``PairProgram.passed``), and nothing at all
-when the ranks are constants: the box's one result.
+when the ranks are constants: the box's one result; else once per values the ranks
+read (``box_reads``), the pair result shared by the shapes of those values. A part
+whose shapes have all left (``Part.gone``) is passed over: no program is made for it.
 
 Work, not outcome: lists are keyed by their shapes and the number of each one's
 ranks (``_rank_numbers``); a group of one-offer shapes is put in the likely order of
@@ -41,6 +43,7 @@ from itertools import chain
 from operator import itemgetter
 
 from condorlite.core.adeval import ClassAd
+from condorlite.core.matching.box_reads import MOST_READS, key_of, positions
 from condorlite.core.matching.candidates import (
     ENTRY_IDX,
     POST,
@@ -67,6 +70,9 @@ ORDERED = 32
 #: whether the shapes a box surely passes skip its bounds (``Part.split``; the tests
 #: switch it)
 SPLIT = True
+#: whether a box's sure shapes of ranks that are no constants share their run per
+#: values the ranks read (``box_reads``; the tests switch it)
+BY_READS = True
 
 
 class StaticLists:
@@ -146,6 +152,8 @@ class StaticLists:
         asked = [walked]
         matched: list[tuple[int, PairEval]] = []
         for part in parts:
+            if part.gone(members):
+                continue  # (every shape of it matched since it was grouped: no program)
             program = self._program(key, job_ad, part.offer)
             if program is None:
                 asked.append(part.shapes)  # (no program: each shape evaluated in full)
@@ -297,6 +305,9 @@ class StaticLists:
             matched.extend(alive)
             self._counts.evaluations += len(alive)
             return
+        if sure and BY_READS:
+            self._by_reads(part, program, shapes, matched)
+            return
         run = program.passed if sure else program.run
         runs = 0
         for shape in shapes:
@@ -306,6 +317,40 @@ class StaticLists:
                 if out[0]:
                     matched.append((shape, shared if out is result else
                                     make_pair((True, out[1], out[2], out[3], None))))
+        self._counts.evaluations += runs
+
+    def _by_reads(self, part: Part, program: PairProgram, shapes: Sequence[int],
+                  matched: list[tuple[int, PairEval]]) -> None:
+        """``_ran`` of the shapes a box of ranks that are no constants surely
+        passes: ``passed`` runs once per values its ranks read (``box_reads``), its
+        pair result shared by every shape of those values; each shape still counted
+        as one evaluation. A shape whose positions read are not all ``Part.plain``
+        is run on its own."""
+        members, vals, passed = self.members, part.vals, program.passed
+        #: positions read -> (their values' key, the pair results by those values)
+        known: dict[tuple[int, ...], tuple[Callable[[Sequence[object]], object],
+                                           dict[object, PairEval]]] = {}
+        runs = 0
+        for shape in shapes:
+            if shape not in members:
+                continue
+            runs += 1
+            at = vals[shape]
+            pe = None
+            for key, results in known.values():
+                pe = results.get(key(at))
+                if pe is not None:
+                    break
+            if pe is None:
+                out = passed(at, as_rank)
+                pe = make_pair((True, out[1], out[2], out[3], None))
+                read = positions(program, at) if len(known) < MOST_READS else None
+                if read is not None and all(map(part.plain, read)):
+                    found = known.get(read)
+                    if found is None:
+                        found = known[read] = (key_of(read), {})
+                    found[1][found[0](at)] = pe
+            matched.append((shape, pe))
         self._counts.evaluations += runs
 
     def _sieved(self, part: Part, program: PairProgram, groups: list[list[int]]

@@ -47,7 +47,7 @@ class Part:
     when the part's program is asked for; ``axes[i]``: the shapes by the vector's
     ``i``-th number (``box_ranges.Column``), or None when those numbers have no order."""
 
-    __slots__ = ("_literals", "axes", "offer", "shapes", "vals")
+    __slots__ = ("_first", "_literals", "_plain", "axes", "offer", "shapes", "vals")
 
     def __init__(self, offer: Offer, shapes: list[int], axes: list[Column | None],
                  vals: dict[int, tuple]) -> None:
@@ -56,6 +56,11 @@ class Part:
         self.vals = vals
         #: (first literal position, width) -> ``by_literals``' answer, once made
         self._literals: tuple[tuple[int, int], list[list[int]] | None] | None = None
+        #: position -> ``plain``'s answer, once asked
+        self._plain: dict[int, bool] = {}
+        #: the first of ``shapes`` that had not left at the last ``gone`` (``shapes``
+        #: before it had)
+        self._first = 0
 
     def by_literals(self, first: int, width: int) -> list[list[int]] | None:
         """The part's shapes grouped by their own literals (their vectors' values at
@@ -72,6 +77,30 @@ class Part:
         found = list(groups.values()) if 2 * len(groups) <= len(self.shapes) else None
         self._literals = ((first, width), found)
         return found
+
+    def gone(self, members: dict[int, dict[int, None]]) -> bool:
+        """Whether every shape of the part has left (none in ``members``): then no
+        class's list takes one, and its program of the part need not be made. A
+        shape that has left never comes back, so those found gone are not looked at
+        again."""
+        shapes, first = self.shapes, self._first
+        end = len(shapes)
+        while first < end and shapes[first] not in members:
+            first += 1
+        self._first = first
+        return first == end
+
+    def plain(self, index: int) -> bool:
+        """Whether the shapes' values at position ``index`` are of one type, and
+        none a real zero: then values equal in Python are equal in ClassAds too
+        (``box_reads``: ``1`` and ``1.0``, ``0.0`` and ``-0.0`` are not)."""
+        known = self._plain.get(index)
+        if known is None:
+            values = [vals[index] for vals in self.vals.values()]
+            kinds = set(map(type, values))
+            known = self._plain[index] = len(kinds) == 1 and (
+                float not in kinds or 0.0 not in values)
+        return known
 
     def within(self, program: PairProgram | None) -> Sequence[int]:
         """The shapes ``program`` (the part's program of a class, None: none can be
