@@ -39,7 +39,6 @@ from condorlite.core.matching.candidates import (
 )
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.offer_shapes import EvaluationCount
-from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.model import NO_PREEMPTION, REASON_ORDER
 
@@ -54,14 +53,13 @@ class OrderedStates:
     ``RankColumn.same_in_every_state``), or None; ``fixed``: the class's fixed requests (spelling,
     amount, position); ``fitting``: whether a shape holds them (shared per set of
     requests, ``carved_lists``); ``boxed``: the program's one result, else
-    ``program`` is run at a state whose pair is not in ``known_pairs``; ``registry``
-    is not read (an item holds what its entry needs of the offer,
-    ``static_orders.item_of``), taken as ``carved_lists`` passes it."""
+    ``program`` is run at a state whose pair is not in ``known_pairs``. An item holds
+    what its entry needs of the offer (``static_orders.item_of``): no registry."""
 
     __slots__ = ("_at", "_boxed", "_column", "_counts", "_fitting", "_fixed", "_known",
                  "_left", "_pair_of", "_program", "done", "entries", "items")
 
-    def __init__(self, items: list[tuple], registry: list[Offer], pair_of: dict[int, int],
+    def __init__(self, items: list[tuple], pair_of: dict[int, int],
                  left: dict[int, tuple], fixed: list[tuple[str, float, int]],
                  fitting: dict[int, bool], boxed: PairEval | None,
                  program: PairProgram | None, known_pairs: dict[int, PairEval],

@@ -335,7 +335,7 @@ def test_an_ordered_source_merges_as_its_entries_sorted(items, run, chunk) -> No
     merged beside an eager run: the merged list is the sort of every fitting item's
     entry and the run's, whatever the chunk. An item's post-job rank is its own, or
     the pair's when it reads the job (``DEPENDENT``: a post of 0 here); its name is
-    the item's (the registry is not read)."""
+    the item's (no registry is given)."""
     order, left, pair_of = [], {}, {}
     for seq, (pre, post, fits) in enumerate(items):
         shape = seq + 1
@@ -345,7 +345,7 @@ def test_an_ordered_source_merges_as_its_entries_sorted(items, run, chunk) -> No
                       (), f"slot{seq:03d}"))
     order.sort()
     boxed = PairEval(True, 2.0, dependent={POST: -0.0})
-    source = OrderedStates(order, [], pair_of, left, [("cpus", 2.0, 0)], {}, boxed,
+    source = OrderedStates(order, pair_of, left, [("cpus", 2.0, 0)], {}, boxed,
                            None, {}, EvaluationCount(), None)
     want = sorted([(float(-pre), -2.0, -float(post) if post else 0.0,
                     -REASON_ORDER[NO_PREEMPTION], FLT_MAX,
