@@ -32,12 +32,51 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from operator import itemgetter
 
+from condorlite.core.matching.candidates import PairEval, as_rank, make_pair
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.pair_programs import ReadPositions
+from condorlite.core.matching.static_parts import Part
 
 #: the most sets of positions one box's shapes are keyed by (a rank whose reads depend
 #: on the values read, an ``ifThenElse``, may read other positions at other shapes)
 MOST_READS = 4
+
+
+def by_reads(part: Part, program: PairProgram, shapes: Sequence[int],
+             members: dict[int, dict[int, None]], matched: list[tuple[int, PairEval]]
+             ) -> int:
+    """Add to ``matched`` each of ``shapes`` still in ``members``, which the box
+    ``program`` of ``part`` surely passes (its ranks no constants), with its pair
+    result: ``passed`` run once per values its ranks read, the result shared by every
+    shape of those values (module doc); the number of such shapes, each counted as
+    one evaluation. A shape whose positions read are not all ``Part.plain`` is run
+    on its own."""
+    vals, passed = part.vals, program.passed
+    #: positions read -> (their values' key, the pair results by those values)
+    known: dict[tuple[int, ...], tuple[Callable[[Sequence[object]], object],
+                                       dict[object, PairEval]]] = {}
+    runs = 0
+    for shape in shapes:
+        if shape not in members:
+            continue
+        runs += 1
+        at = vals[shape]
+        pe = None
+        for key, results in known.values():
+            pe = results.get(key(at))
+            if pe is not None:
+                break
+        if pe is None:
+            out = passed(at, as_rank)
+            pe = make_pair((True, out[1], out[2], out[3], None))
+            read = positions(program, at) if len(known) < MOST_READS else None
+            if read is not None and all(map(part.plain, read)):
+                found = known.get(read)
+                if found is None:
+                    found = known[read] = (key_of(read), {})
+                found[1][found[0](at)] = pe
+        matched.append((shape, pe))
+    return runs
 
 
 def positions(program: PairProgram, vals: Sequence[object]) -> tuple[int, ...] | None:

@@ -43,7 +43,7 @@ from itertools import chain
 from operator import itemgetter
 
 from condorlite.core.adeval import ClassAd
-from condorlite.core.matching.box_reads import MOST_READS, key_of, positions
+from condorlite.core.matching.box_reads import by_reads
 from condorlite.core.matching.candidates import (
     ENTRY_IDX,
     POST,
@@ -306,7 +306,8 @@ class StaticLists:
             self._counts.evaluations += len(alive)
             return
         if sure and BY_READS:
-            self._by_reads(part, program, shapes, matched)
+            # (ranks that read the vector: a run per values they read)
+            self._counts.evaluations += by_reads(part, program, shapes, members, matched)
             return
         run = program.passed if sure else program.run
         runs = 0
@@ -317,40 +318,6 @@ class StaticLists:
                 if out[0]:
                     matched.append((shape, shared if out is result else
                                     make_pair((True, out[1], out[2], out[3], None))))
-        self._counts.evaluations += runs
-
-    def _by_reads(self, part: Part, program: PairProgram, shapes: Sequence[int],
-                  matched: list[tuple[int, PairEval]]) -> None:
-        """``_ran`` of the shapes a box of ranks that are no constants surely
-        passes: ``passed`` runs once per values its ranks read (``box_reads``), its
-        pair result shared by every shape of those values; each shape still counted
-        as one evaluation. A shape whose positions read are not all ``Part.plain``
-        is run on its own."""
-        members, vals, passed = self.members, part.vals, program.passed
-        #: positions read -> (their values' key, the pair results by those values)
-        known: dict[tuple[int, ...], tuple[Callable[[Sequence[object]], object],
-                                           dict[object, PairEval]]] = {}
-        runs = 0
-        for shape in shapes:
-            if shape not in members:
-                continue
-            runs += 1
-            at = vals[shape]
-            pe = None
-            for key, results in known.values():
-                pe = results.get(key(at))
-                if pe is not None:
-                    break
-            if pe is None:
-                out = passed(at, as_rank)
-                pe = make_pair((True, out[1], out[2], out[3], None))
-                read = positions(program, at) if len(known) < MOST_READS else None
-                if read is not None and all(map(part.plain, read)):
-                    found = known.get(read)
-                    if found is None:
-                        found = known[read] = (key_of(read), {})
-                    found[1][found[0](at)] = pe
-            matched.append((shape, pe))
         self._counts.evaluations += runs
 
     def _sieved(self, part: Part, program: PairProgram, groups: list[list[int]]

@@ -1,5 +1,5 @@
 """A box's sure shapes sharing their run per values their ranks read (``box_reads``,
-``StaticLists._by_reads``).
+``box_reads.by_reads``).
 
 Static slots of one part differ in ``Disk`` (every slot its own) and take three
 ``Memory`` values; the classes are boxes on ``Disk`` whose ranks read the vector: the
@@ -18,7 +18,7 @@ from __future__ import annotations
 import pytest
 
 from condorlite.core import adeval
-from condorlite.core.matching import static_lists
+from condorlite.core.matching import box_reads, static_lists
 from condorlite.core.matching.box_reads import key_of, positions
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.match_table import MatchTable
@@ -65,30 +65,31 @@ def _jobs(per: int) -> list[str]:
 
 
 def _checked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Spy on ``_by_reads``: every pair result it adds equals ``passed``'s at the
+    """Spy on ``by_reads``: every pair result it adds equals ``passed``'s at the
     shape's own vector; its runs (each followed by ``positions``) are counted into
     the list returned."""
     runs: list[int] = []
-    by_reads, read = StaticLists._by_reads, static_lists.positions
+    by_reads, read = box_reads.by_reads, box_reads.positions
 
     def counting(program, vals):  # type: ignore[no-untyped-def]
         runs.append(1)
         return read(program, vals)
 
-    def checked(self, part, program, shapes, matched):  # type: ignore[no-untyped-def]
+    def checked(part, program, shapes, members, matched):  # type: ignore[no-untyped-def]
         first = len(matched)
-        by_reads(self, part, program, shapes, matched)
+        ran = by_reads(part, program, shapes, members, matched)
         for shape, pe in matched[first:]:
             out = program.passed(part.vals[shape], as_rank)
             assert (pe.match, pe.job_rank, pe.dependent) == (True, out[1], out[3])
+        return ran
 
-    monkeypatch.setattr(static_lists, "positions", counting)
-    monkeypatch.setattr(StaticLists, "_by_reads", checked)
+    monkeypatch.setattr(box_reads, "positions", counting)
+    monkeypatch.setattr(static_lists, "by_reads", checked)
     return runs
 
 
 def _cycle_both_ways(monkeypatch, slots, jobs, policy=POLICY) -> tuple[int, list[int]]:
-    """Shapes given a pair result by ``_by_reads`` and the runs it made, the cycle run
+    """Shapes given a pair result by ``by_reads`` and the runs it made, the cycle run
     with ``BY_READS`` on (checked) and off, both against the reference."""
     with monkeypatch.context() as patch:
         patch.setattr(static_lists, "BY_READS", False)
@@ -155,14 +156,14 @@ def test_positions_of_a_program_in_the_cycle(monkeypatch):
     """``positions`` of each box the cycle asks: the Memory position for
     ``Rank = TARGET.Memory`` (never Disk, which the box's bounds read)."""
     seen: list[tuple[tuple, tuple]] = []
-    by_reads = StaticLists._by_reads
+    by_reads = box_reads.by_reads
 
-    def spying(self, part, program, shapes, matched):  # type: ignore[no-untyped-def]
+    def spying(part, program, shapes, members, matched):  # type: ignore[no-untyped-def]
         at = part.vals[shapes[0]]
         seen.append((positions(program, at), at))
-        return by_reads(self, part, program, shapes, matched)
+        return by_reads(part, program, shapes, members, matched)
 
-    monkeypatch.setattr(StaticLists, "_by_reads", spying)
+    monkeypatch.setattr(static_lists, "by_reads", spying)
     run_both([_slot(i) for i in range(60)], [_job(1, p, "TARGET.Disk >= 45000",
                                                   Rank="TARGET.Memory") for p in range(8)],
              POLICY)
