@@ -59,6 +59,18 @@ def load_pool(pool: Path) -> tuple[Policy, Inputs]:
     return policy, inputs
 
 
+def run_cycle(pool: Path) -> negotiator.Cycle:
+    """One cycle of ``pool`` run as ``main`` runs it (collector off), for the counting
+    tools (``held_entry_reads.py``, ``held_lazy_count.py``) that wrap engine methods
+    before calling it; the cycle is returned for its result and offers."""
+    policy, inputs = load_pool(pool)
+    subs = submitters(pool, inputs.slots, inputs.jobs)
+    gc.disable()
+    cycle = negotiator.Cycle(inputs.slots, inputs.jobs, subs, [], policy, NOW)
+    cycle.run()
+    return cycle
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pool", type=Path)

@@ -24,15 +24,13 @@ from __future__ import annotations
 
 import argparse
 import collections
-import gc
 from pathlib import Path
 
-from cycle_cpu import NOW, load_pool, submitters
+from cycle_cpu import run_cycle
 
 from condorlite.core.matching import held_lists, list_scan
 from condorlite.core.matching.candidates import ENTRY_IDX, ENTRY_REASON
 from condorlite.core.model import NO_PREEMPTION
-from condorlite.core.negotiation import negotiator
 
 
 class Record:
@@ -83,11 +81,7 @@ def main() -> int:
     pool = parser.parse_args().pool
     record = Record()
     install(record)
-    policy, inputs = load_pool(pool)
-    subs = submitters(pool, inputs.slots, inputs.jobs)
-    gc.disable()
-    cycle = negotiator.Cycle(inputs.slots, inputs.jobs, subs, [], policy, NOW)
-    cycle.run()
+    cycle = run_cycle(pool)
     print(f"matches {len(cycle.result().matches)}")
     counts: collections.Counter = collections.Counter()
     read_by_walk: dict[int, set[int]] = collections.defaultdict(set)

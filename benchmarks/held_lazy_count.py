@@ -35,16 +35,14 @@ from __future__ import annotations
 
 import argparse
 import collections
-import gc
 import math
 from pathlib import Path
 
-from cycle_cpu import NOW, load_pool, submitters
+from cycle_cpu import run_cycle
 
 from condorlite.core.matching import held_lists, held_walks, list_scan
 from condorlite.core.matching.candidates import ENTRY_IDX, ENTRY_REASON, PRE
 from condorlite.core.model import RANK_PREEMPTION
-from condorlite.core.negotiation import negotiator
 
 
 class Record:
@@ -235,11 +233,7 @@ def main() -> int:
     pool = parser.parse_args().pool
     record = Record()
     install(record)
-    policy, inputs = load_pool(pool)
-    subs = submitters(pool, inputs.slots, inputs.jobs)
-    gc.disable()
-    cycle = negotiator.Cycle(inputs.slots, inputs.jobs, subs, [], policy, NOW)
-    cycle.run()
+    cycle = run_cycle(pool)
     print(f"matches {len(cycle.result().matches)}")
     counts = tally(record, cycle.offers)
     for name in counts:  # (in the order counted: each split after its total)
