@@ -126,16 +126,22 @@ def main(argv: list[str] | None = None) -> int:
         table = CountingTable(job.ad._attrs)
         table.place, table.reads = place, reads
         job.ad._attrs = table
+    modules = (expr_numbers, pieces, ad_decoder, ad_screen, known_slots, negotiate_inputs)
     wrapped = counted_entry_key(entry_keys.entry_key)
-    for module in (expr_numbers, pieces, ad_decoder, ad_screen, known_slots, negotiate_inputs):
+    for module in modules:
         module.entry_key = wrapped
     subs = submitters(args.pool, inputs.slots, jobs)
     gc.disable()
     reads.on = True
-    cycle = negotiator.Cycle(inputs.slots, jobs, subs, [], policy, NOW)
-    cycle.run()
-    result = cycle.result()
-    reads.on = False
+    try:
+        cycle = negotiator.Cycle(inputs.slots, jobs, subs, [], policy, NOW)
+        cycle.run()
+        result = cycle.result()
+    finally:
+        reads.on = False
+        gc.enable()
+        for module in modules:
+            module.entry_key = entry_keys.entry_key
     read = set(reads.per_job)
     print(f"jobs {len(jobs)} reader runs {len(firsts)} matches {len(result.matches)} "
           f"evaluations {cycle.mm.evaluations}")
