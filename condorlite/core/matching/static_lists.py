@@ -60,7 +60,6 @@ from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.matching.static_parts import Part, StaticParts
-from condorlite.core.matching.static_reuse import MadeLists
 from condorlite.core.model import NO_PREEMPTION
 
 #: a (shape, pair result)'s shape
@@ -74,9 +73,6 @@ SPLIT = True
 #: whether a box's sure shapes of ranks that are no constants share their run per
 #: values the ranks read (``box_reads``; the tests switch it)
 BY_READS = True
-#: whether a new list takes the entries an earlier list holds alike from it
-#: (``static_reuse``; the tests switch it)
-REUSE = True
 
 
 class StaticLists:
@@ -113,9 +109,6 @@ class StaticLists:
         #: the entries of one-offer shapes without dependent ranks, shared between
         #: lists (``candidates.SharedEntries``)
         self._entries = SharedEntries(registry) if shared is None else shared
-        #: the lists made, for a new list to take the entries they hold alike
-        #: (``static_reuse``)
-        self._lists = MadeLists()
 
     def entries(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None = None
@@ -214,33 +207,19 @@ class StaticLists:
               column: RankColumn | None) -> list:
         """A new holder of the entries of the ``matched`` shapes (``ranks``: the
         number of each one's ranks, as ``_holder`` keys them).
-        The entries of the shapes an earlier list holds with the same ranks are
-        that list's, filtered (``static_reuse``); of the others, a shape of several
-        offers takes its run (``_run``, shared between lists); the entries of the
-        shapes of one offer are made here, those of equal ranks in one
-        ``make_entries`` call (a run of one entry would cost a call, a sort and a
-        key of its own)."""
+        A shape of several offers takes its run (``_run``, shared between lists);
+        the entries of the shapes of one offer are made here, those of equal ranks
+        in one ``make_entries`` call (a run of one entry would cost a call, a sort
+        and a key of its own)."""
         registry, members = self.registry, self.members
-        shapes = [shape for shape, _ in matched]
-        of_shapes = [members[shape] for shape in shapes]
         runs: list[list[tuple]] = []
+        of_shapes = []
         least = math.inf
-        reuse = self._lists.find(shapes, ranks, members) if REUSE else None
-        if reuse is not None:
-            keep = {k for seqs, held in zip(of_shapes, reuse.held, strict=True) if held
-                    for k in seqs}
-            source = reuse.holder
-            # (a filter of a sorted list is sorted: one run)
-            runs.append([e for e in source[0][source[2]:] if e[ENTRY_IDX] in keep])
-            least = min(map(self._weights().__getitem__, keep))
-            rest = [(pair, rank) for pair, rank, held
-                    in zip(matched, ranks, reuse.held, strict=True) if not held]
-        else:
-            rest = list(zip(matched, ranks, strict=True))
         #: ranks' number -> (a pair result of them, the offers of its one-offer shapes)
         singles: dict[int, tuple[PairEval, list[int]]] = {}
-        for (shape, pe), rank in rest:
+        for (shape, pe), rank in zip(matched, ranks, strict=True):
             seqs = members[shape]
+            of_shapes.append(seqs)
             if len(seqs) == 1:
                 group = singles.get(rank)
                 if group is None:
@@ -262,9 +241,7 @@ class StaticLists:
         # put in the offers' likely order (``_order``) being a run most often)
         entries = (runs[0] if len(runs) == 1 and not singles
                    else sorted(chain.from_iterable(runs)))
-        holder = [entries, of_shapes, 0, least]
-        self._lists.add(shapes, ranks, holder)
-        return holder
+        return [entries, of_shapes, 0, least]
 
     def _order(self) -> list[int]:
         """Each available static offer's place (by ``seq``) in the order of its
