@@ -156,8 +156,7 @@ class PairProgram:
                 self.never = self.never or not holds(fn.value)
             elif getattr(fn, "never_true", False):
                 # (an && or || with an operand never true: never true itself, and
-                # never a number, so the test never holds, ``partial``'s
-                # ``never_true``)
+                # never a number, so the test never holds: ``residual_logic``)
                 self.never = True
             else:
                 self.tests.append(fn)
