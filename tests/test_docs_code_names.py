@@ -164,21 +164,23 @@ def _chain(obj: object, attributes: list[str]) -> bool:
 
 
 @cache
-def _files() -> tuple[str, ...]:
+def _files(raw: bool = False) -> tuple[str, ...]:
     """The repository's files and directories, as posix paths relative to its root,
-    without ``.py`` (a module's path)."""
+    without ``.py`` (a module's path) unless ``raw``."""
     out = []
     for path in ROOT.rglob("*"):
         rel = path.relative_to(ROOT).as_posix()
         if rel.startswith((".git", "build")) or "__pycache__" in rel:
             continue
-        out.append(rel.removesuffix(".py"))
+        out.append(rel if raw else rel.removesuffix(".py"))
     return tuple(out)
 
 
 def _path_resolves(span: str) -> bool:
     """A path (module ``.py`` or not, directory with ``/``), then attributes after a dot
     in its last part (``negotiation/limits.shares``)."""
+    if any(rel == span or rel.endswith("/" + span) for rel in _files(raw=True)):
+        return True  # (a file as named: ``docs/groups.md``, ``core/decoding.py``)
     head, _, last = span.rstrip("/").rpartition("/")
     attributes: list[str] = []
     if not last.endswith(".py") and "." in last:
