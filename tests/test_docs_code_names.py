@@ -223,12 +223,20 @@ def _word_allowed(name: str) -> bool:
             or name in sys.stdlib_module_names)
 
 
+def _unbuilt(head: str) -> bool:
+    """Whether ``head`` is a compiled module that is not built in this checkout: no
+    module of that name, but a directory of C sources (``_oldscan/``), whose
+    functions the docs name "where built"."""
+    return head not in _by_tail() and any(
+        rel.endswith("/" + head) and any((ROOT / rel).glob("*.c")) for rel in _files())
+
+
 def _resolves(span: str) -> bool:
     if "/" in span or span.endswith(".py"):
         return _path_resolves(span)
     head, *attributes = span.split(".")
     heads = [*_by_tail().get(head, ()), *_globals().get(head, ())]
-    if any(_chain(obj, attributes) for obj in heads):
+    if any(_chain(obj, attributes) for obj in heads) or (attributes and _unbuilt(head)):
         return True
     return not attributes and (head in _class_attributes() or _word_allowed(head))
 
