@@ -4,7 +4,7 @@ What HTCondor's ``condor_userprio`` does with the accountant's group ads
 (``user_prio.cpp``: CollectInfo, ProcessInfo), from condorlite's own state:
 
 * **figures**: each configured group (and ``<none>``) gets a row from its accountant
-  record plus the quota columns of ``core.groups.plan.describe_groups``. The pool size
+  record plus the quota columns of ``core.groups.views.describe_groups``. The pool size
   comes from the last negotiation cycle's history row (``data["cycle"]["pool_weight"]``),
   else from the sum of the top-level groups' static quotas; the demand ("Weighted
   Requested") from that row's ``data["demand"]`` (submitter -> weighted running + idle
@@ -44,9 +44,9 @@ from condorlite.cli.userprio_table import (
     column1_key,
 )
 from condorlite.core.accounting import NO_GROUP, Record, effective_priority
-from condorlite.core.groups.plan import GroupView, describe_groups
 from condorlite.core.groups.quotas import GroupTree
 from condorlite.core.groups.tree import FLT_MAX, build_tree
+from condorlite.core.groups.views import GroupView, describe_groups
 from condorlite.core.policy import Policy
 
 FROM_CYCLE, FROM_QUOTAS, FROM_USAGE = "last_negotiation_cycle", "static_quotas", "usage"

@@ -22,8 +22,13 @@ bound to a literal in every state (a literal reads nothing, so its name reaches
 nothing else), and the other bindings must not change between states: the caller
 keys a residual by everything the walk can read.
 
-The values that depend on free attributes (``Res``), the operators on them and their
-bounds are in ``residuals.py``.
+This module is the walk: which nodes are walked, in which order, and how a name is
+found (the scopes, the free and given attributes, the depth and step limits). What a
+walked operator makes of operands that are residuals is elsewhere: the values that
+depend on free attributes (``Res``), the operators on them and their bounds are in
+``residuals.py``; the residuals of the operators that choose what they evaluate
+(``&&``, ``||``, ``?:``, ``ifThenElse``, elvis) and the bounds of a conjunction in
+``residual_logic.py``.
 
 ``specialize`` returns None (the caller then evaluates in full) when the expression
 uses what a residual cannot reproduce exactly: nested record literals, a record or an
@@ -55,6 +60,7 @@ from .ast import (
 )
 from .functions import REGISTRY
 from .reference import _find
+from .residual_logic import choice, elvis, junction, known_junction
 from .residuals import (
     BINARY_FNS,
     PY_COMPARE,
@@ -64,12 +70,10 @@ from .residuals import (
     Residual,
     apply_fn,
     arithmetic,
-    atoms_of,
     binary_fn,
-    carry_atoms,
     comparison,
-    getter,
     is_ad,
+    list_subscript,
     plain,
 )
 from .scope import MAX_DEPTH, MAX_STEPS, Env, current_time
@@ -306,48 +310,11 @@ def _binary(node: Binary, cur: object, st: _State) -> object:
     op = node.op
     left = _walk(node.left, cur, st)
     if op == "&&" or op == "||":
-        stop = op == "||"  # the left value that settles the answer without the right
-        combine = ops.logical_or if stop else ops.logical_and
         if type(left) is not Res:
-            if ops.bool_equiv(plain(left)) is stop:
-                return stop
-            right = _walk(node.right, cur, st)
-            out = apply_fn(lambda b: combine(left, b), (right,))
-            if left is (not stop) and type(right) is Res:
-                # true && b and false || b are b for a boolean b: the bounds of b are
-                # those of the whole
-                carry_atoms(out, atoms_of(right))
-            if type(out) is Res and (_never_true(left, None) if not stop
-                                     else _never_true(right, None)):
-                out.fn.never_true = True  # type: ignore[attr-defined]
-            return out
-        right = _walk(node.right, cur, st)
-        right_fn = getter(right)
-        left_fn = left.fn
-        go_on = not stop  # the boolean left value that leaves the answer to the right
-
-        def junction(vals):  # type: ignore[no-untyped-def]
-            a = left_fn(vals)
-            if a is go_on:
-                b = right_fn(vals)
-                if type(b) is bool:
-                    return b  # true && b, false || b: b itself when boolean
-                return combine(a, b)
-            if ops.bool_equiv(a) is stop:
-                return stop
-            return combine(a, right_fn(vals))
-
-        if not stop:
-            # a && b of two conjunctions of bounds (b true: a itself, for a boolean a)
-            first = getattr(left_fn, "atoms", None)
-            second = () if right is True else atoms_of(right)
-            if first is not None and second is not None:
-                junction.atoms = first + second  # type: ignore[attr-defined]
-            if _never_true(left, left_fn) or _never_true(right, right_fn):
-                junction.never_true = True  # type: ignore[attr-defined]
-        elif _never_true(left, left_fn) and _never_true(right, right_fn):
-            junction.never_true = True  # type: ignore[attr-defined]
-        return Res(junction)
+            if ops.bool_equiv(plain(left)) is (op == "||"):
+                return op == "||"  # (the left value settles it: the right is not walked)
+            return known_junction(op, left, _walk(node.right, cur, st))
+        return junction(op, left, _walk(node.right, cur, st))
     right = _walk(node.right, cur, st)
     if op in PY_COMPARE:
         return comparison(op, left, right)
@@ -356,52 +323,24 @@ def _binary(node: Binary, cur: object, st: _State) -> object:
     return apply_fn(BINARY_FNS.get(op) or binary_fn(op), (left, right))
 
 
-def _never_true(part: object, fn: object) -> bool:
-    """Whether an operand of ``&&`` or ``||`` can never be ``true`` for any vector: a
-    constant that is not logically true (false, undefined, error, or no logical
-    value at all), or a residual so marked. ``a && b`` with such an operand is never
-    ``true`` (the table of ``operators.logical_and``), nor ``a || b`` with two: the
-    residual is marked ``never_true``, which a ``Requirements`` test reads as "never
-    holds" (``carving.PairProgram``): an ``&&`` or ``||`` is never a number."""
-    if type(part) is not Res:
-        return ops.logical_operand(plain(part)) is not True
-    return getattr(fn if fn is not None else part.fn, "never_true", False)
-
-
 def _choose(selector: object, then: Expr, otherwise: Expr, cur: object, st: _State) -> object:
     """``cond ? then : otherwise`` (and ``ifThenElse``) with ``selector`` the condition's
-    value: only the chosen branch when the condition is known, both as residuals
-    otherwise (walking a branch has no effect on the other)."""
+    value: only the chosen branch when the condition is known, both otherwise
+    (walking a branch has no effect on the other), made one residual by
+    ``residual_logic.choice``."""
     if type(selector) is not Res:
-        choice = ops.bool_equiv(plain(selector))
-        if choice is None:
+        choice_of = ops.bool_equiv(plain(selector))
+        if choice_of is None:
             return Undefined if selector is Undefined else Error
-        return _walk(then if choice else otherwise, cur, st)
-    cond_fn = selector.fn
-    then_fn = getter(_walk(then, cur, st))
-    else_fn = getter(_walk(otherwise, cur, st))
-
-    def choose(vals):  # type: ignore[no-untyped-def]
-        value = cond_fn(vals)
-        choice = ops.bool_equiv(value)
-        if choice is None:
-            return Undefined if value is Undefined else Error
-        return then_fn(vals) if choice else else_fn(vals)
-
-    return Res(choose)
+        return _walk(then if choice_of else otherwise, cur, st)
+    return choice(selector, _walk(then, cur, st), _walk(otherwise, cur, st))
 
 
 def _elvis(node: Elvis, cur: object, st: _State) -> object:
     left = _walk(node.left, cur, st)
     if type(left) is not Res:
         return _walk(node.right, cur, st) if left is Undefined else left
-    left_fn, right_fn = left.fn, getter(_walk(node.right, cur, st))
-
-    def elvis(vals):  # type: ignore[no-untyped-def]
-        value = left_fn(vals)
-        return right_fn(vals) if value is Undefined else value
-
-    return Res(elvis)
+    return elvis(left, _walk(node.right, cur, st))
 
 
 def _call(node: Call, cur: object, st: _State) -> object:
@@ -431,7 +370,7 @@ def _subscript(node: Subscript, cur: object, st: _State) -> object:
     index = _walk(node.index, cur, st)
     if type(base) is not Res and is_ad(base):
         raise Bail  # a record subscript evaluates the record's attribute: not here
-    return apply_fn(_list_subscript, (base, index))
+    return apply_fn(list_subscript, (base, index))
 
 
 def _literal_subscript(literal: ListExpr, index_node: Expr, cur: object, st: _State) -> object:
@@ -449,18 +388,3 @@ def _literal_subscript(literal: ListExpr, index_node: Expr, cur: object, st: _St
     if not 0 <= i < len(literal.items):
         return Error
     return _walk(literal.items[i], cur, st)
-
-
-def _list_subscript(base: object, index: object) -> object:
-    """The reference walker's subscript for everything but records."""
-    special = ops.strict2(base, index)
-    if special is not None:
-        return special
-    if type(base) is list:
-        if type(index) is not int:
-            return Error
-        i = ops.int_index(index)
-        if not 0 <= i < len(base):
-            return Error
-        return base[i]  # type: ignore[index]
-    return Error

@@ -329,4 +329,20 @@ BINARY_FNS.update({op: binary_fn(op) for op in (
     ">>>")})
 
 
+def list_subscript(base: object, index: object) -> object:
+    """The reference walker's subscript for everything but records (``partial`` refuses
+    a record subscript: it evaluates the record's attribute)."""
+    special = ops.strict2(base, index)
+    if special is not None:
+        return special
+    if type(base) is list:
+        if type(index) is not int:
+            return Error
+        i = ops.int_index(index)
+        if not 0 <= i < len(base):
+            return Error
+        return base[i]  # type: ignore[index]
+    return Error
+
+
 UNARY = {"-": ops.unary_minus, "+": ops.unary_plus, "!": ops.logical_not, "~": ops.bitwise_not}

@@ -24,14 +24,9 @@ What a program gives for a (job class, slot) pair at ``vals`` (as ``matchmaker``
 *Boxes.* Most pairs are a box: every request a constant, every rank a constant, and
 both ``Requirements`` conjunctions of bounds on single resources (``partial``'s
 ``atoms``). Then one result serves every state inside the box, and a state is inside
-when it holds the fixed requests and the bounds a fit does not already imply
-(``PairProgram.bounds``): a bound ``x >= c`` (or ``x > c``) on a resource of which the
-class takes a fixed ``amount > 0`` with ``amount >= c`` (``amount > c``) holds in every
-state the fit admits, since there ``x >= amount`` (integers compared exactly: ``c`` is
-kept within 2**53, where a real represents every integer). Nor are the bounds another
-bound implies (``_strongest``): a slot's ``WithinResourceLimits`` repeats the job's
-``Memory >= RequestMemory`` and adds ``Memory > 0``, and a static slot's program
-(no fit: nothing is taken) would test nine bounds for three.
+when it holds the fixed requests and the bounds a fit or another bound does not
+already imply (``PairProgram.bounds``, worked out once per program by ``box_bounds``).
+A state's run (``run``, ``run_fitted``, ``passed``) tests only those.
 """
 
 from __future__ import annotations
@@ -40,14 +35,9 @@ from collections.abc import Callable, Sequence
 
 from condorlite.core import adeval
 from condorlite.core.classad.partial import Constant
-from condorlite.core.classad.residuals import (
-    FLIPPED,
-    FreeRef,
-    Residual,
-    bound_test,
-    compare_numbers,
-)
+from condorlite.core.classad.residuals import Residual
 from condorlite.core.classad.values import Undefined
+from condorlite.core.matching.box_bounds import box_tests, settled_atom
 from condorlite.core.matching.deferred_ranks import DeferredRanks
 from condorlite.core.matching.slot_vectors import holds, left
 
@@ -63,7 +53,8 @@ class PairProgram:
     The residuals read the vector followed by ``params``: the class's own number
     literals that were left free so that classes differing only in them share the
     residuals (``pair_programs.pair_program``); a part that is one of them, or a bound against
-    one, is settled here with the class's value as if it had been a constant. A param
+    one, is settled here with the class's value as if it had been a constant
+    (``box_bounds.settled_atom`` for a bound). A param
     that is no number (a desktop's job ``Owner``, ``pair_programs._with_owner``)
     bounds nothing: a test comparing it with the vector is run as it is. A dependent
     rank made with the slot's Rank given (``pair_programs._program_parts``) reads the
@@ -110,32 +101,13 @@ class PairProgram:
         #: (spelling, amount, position) for requests that are constants
         self.fixed: list[tuple[str, float, int]] = []
         #: (spelling, residual, position, default) for the others
-        self.requests = []
-        for res, fn, pos, default in requests:
-            value = self._settled_value(fn)
-            if value is _MISSING:
-                self.requests.append((res, fn, pos, default))
-                continue
-            amount = adeval.as_float(value)
-            if amount is None and value is not Undefined:
-                self.never = True
-            amount = default if amount is None else amount
-            if amount < 0:
-                self.never = True
-            self.fixed.append((res, amount, pos))
+        self.requests: list[tuple[str, Residual, int, float]] = []
+        #: the tests that read the vector (the others are settled: ``never``)
+        self.tests: list[Residual] = []
+        self._settle(requests, tests)
         #: the fixed requests as a ``taken`` dict (shared by the outcomes of states
         #: run with no other request, ``run_fitted``: outcomes are only read)
         self.fixed_taken = {res: amount for res, amount, _ in self.fixed}
-        self.tests = []
-        for fn in tests:
-            if type(fn) is Constant:
-                self.never = self.never or not holds(fn.value)
-            elif getattr(fn, "never_true", False):
-                # (an && or || with an operand never true: never true itself, and
-                # never a number, so the test never holds, ``partial._never_true``)
-                self.never = True
-            else:
-                self.tests.append(fn)
         self.job_rank = _settled(job_rank, lambda v: adeval.as_float(v) or 0.0)
         self.slot_rank = _settled(slot_rank, adeval.slot_rank)
         self.dependent = [(key, _settled(fn, as_rank)) for key, fn in dependent]
@@ -161,6 +133,34 @@ class PairProgram:
         self.pair: object = None
         self._boxed()
 
+    def _settle(self, requests: Sequence[tuple[str, Residual, int, float]],
+                tests: Sequence[Residual]) -> None:
+        """Sort the requests into ``fixed`` (a constant or a param: its amount) and
+        ``requests`` (read at each state), and the tests into ``tests``; a constant
+        part that rules every state out (a request no number or negative, a test
+        that never holds) sets ``never``."""
+        for res, fn, pos, default in requests:
+            value = self._settled_value(fn)
+            if value is _MISSING:
+                self.requests.append((res, fn, pos, default))
+                continue
+            amount = adeval.as_float(value)
+            if amount is None and value is not Undefined:
+                self.never = True
+            amount = default if amount is None else amount
+            if amount < 0:
+                self.never = True
+            self.fixed.append((res, amount, pos))
+        for fn in tests:
+            if type(fn) is Constant:
+                self.never = self.never or not holds(fn.value)
+            elif getattr(fn, "never_true", False):
+                # (an && or || with an operand never true: never true itself, and
+                # never a number, so the test never holds: ``residual_logic``)
+                self.never = True
+            else:
+                self.tests.append(fn)
+
     def _settled_value(self, fn: Residual) -> object:
         """The value of a residual that reads nothing of the vector: a constant, or
         one of the params itself; else ``_MISSING``."""
@@ -178,7 +178,7 @@ class PairProgram:
             if found is None:
                 return
             for atom in found:
-                settled = self._settled_atom(atom)
+                settled = settled_atom(atom, self.width, self.params, self.literals)
                 if settled is None:
                     return  # a bound on a slot's own literal: no box
                 if settled is False:
@@ -187,42 +187,13 @@ class PairProgram:
                     atoms.append(settled)
         if self.never or self.requests:
             return
-        amounts = {pos: amount for _, amount, pos in self.fixed}
-        self.bounds = [bound_test(index, op, number) if test is None else test
-                       for index, op, number, test in _strongest(atoms)
-                       if not _implied(amounts.get(index), op, number)]
+        self.bounds = box_tests(atoms, {pos: amount for _, amount, pos in self.fixed})
         self.taken = {res: amount for res, amount, _ in self.fixed}
         self.box = True
         if (type(self.job_rank) is float and type(self.slot_rank) is float
                 and all(type(fn) is float for _, fn in self.dependent)):
             self.result = (True, self.job_rank, self.slot_rank, dict(self.dependent),
                            self.taken)
-
-    def _settled_atom(self, atom: tuple) -> tuple | bool | None:
-        """An atom with the params put in: True or False when it reads no vector
-        value, None when it reads a slot's own literal (no bound on numbers), else
-        (index, op, operand, a test reading the vector alone, or None for
-        ``bound_test(index, op, operand)``); the operand is a number, or a
-        ``FreeRef`` into the vector."""
-        index, op, operand, test = atom
-        width, params = self.width, self.params
-        first_literal = width - self.literals
-        if first_literal <= index < width or (
-                type(operand) is FreeRef and first_literal <= operand.index < width):
-            return None
-        if type(operand) is FreeRef and operand.index >= width:
-            operand = params[operand.index - width]
-            if index < width:
-                # (a param that is no number, the job's Owner, bounds nothing: the
-                # test is run as it is)
-                return (index, op, operand, None) if type(operand) in _NUMBERS else None
-        if index >= width:
-            value = params[index - width]
-            if type(operand) is FreeRef:  # a param against the vector: the other way round
-                return ((operand.index, FLIPPED[op], value, None) if type(value) in _NUMBERS
-                        else None)
-            return compare_numbers(op, value, operand) is True
-        return (index, op, operand, test)
 
     def run(self, vals: Sequence[object], as_rank: Callable[[object], float],
             defer: bool = False) -> tuple:
@@ -378,67 +349,6 @@ def _slot_rank(value: object) -> float:
     if kind is float or kind is int:
         return float(value)  # type: ignore[arg-type]
     return adeval.slot_rank(value)
-
-
-def _implied(amount: float | None, op: str, number: object) -> bool:
-    """Whether ``x op number`` holds wherever a fit of a fixed ``amount`` of ``x`` does
-    (the module doc's Boxes)."""
-    if amount is None or not amount > 0 or type(number) not in _NUMBERS or (
-            abs(number) > 2**53):  # type: ignore[arg-type]
-        return False
-    return (op == ">=" and amount >= number) or (op == ">" and amount > number)  # type: ignore[operator]
-
-
-#: the types of a number a bound compares with
-_NUMBERS = (int, float)
-
-#: the operators of a lower bound and of an upper bound, each with its strict one
-_LOWER = {">=": False, ">": True}
-_UPPER = {"<=": False, "<": True}
-
-
-def _strongest(atoms: list[tuple]) -> list[tuple]:
-    """The atoms of a box less those another of them implies (the module doc's
-    Boxes): a bound repeated (a job's ``Memory >= RequestMemory`` and a slot's
-    ``WithinResourceLimits`` read alike) and, of the lower (upper) bounds of one
-    position against numbers of one type, all but the tightest (``Cpus >= 4``
-    implies ``Cpus > 0``). Exact: a comparison with a number holds only where the
-    value is a number (``operators.compare``: anything else gives undefined or an
-    error, and gives the same to every such comparison), and then numbers are
-    totally ordered; integers are kept within 2**53, where a real represents every
-    integer. The order of the atoms kept is theirs (a box's tests are pure: the
-    order only decides which failing test ends a run)."""
-    kept: list[tuple] = []
-    #: (position, lower or upper, the number's type) -> where its tightest is kept
-    tightest: dict[tuple, int] = {}
-    #: the atoms kept whatever else holds, by what they test
-    same: set[tuple] = set()
-    for atom in atoms:
-        index, op, number, _ = atom
-        kind = type(number)
-        if kind is not int and kind is not float:
-            kept.append(atom)  # (against another value of the vector: kept as it is)
-            continue
-        lower = op in _LOWER
-        if (not lower and op not in _UPPER) or number != number or abs(number) > 2**53:
-            key = (index, op, kind, number)
-            if key not in same:
-                same.add(key)
-                kept.append(atom)
-            continue
-        key = (index, lower, kind)
-        at = tightest.get(key)
-        if at is None:
-            tightest[key] = len(kept)
-            kept.append(atom)
-            continue
-        _, old_op, old, _ = kept[at]
-        strict = (_LOWER if lower else _UPPER)[op]
-        old_strict = (_LOWER if lower else _UPPER)[old_op]
-        if (number > old if lower else number < old) or (number == old and strict
-                                                           and not old_strict):
-            kept[at] = atom  # (tighter: it takes the place of the first)
-    return kept
 
 
 def _settled(fn: Residual, convert: Callable[[object], float]) -> Residual | float:

@@ -289,7 +289,7 @@ def gated_by_literal(program: PairProgram, vals: Sequence[object]) -> bool:
     """Whether a test of ``program`` that is no conjunction of bounds (no ``atoms``)
     reads one of the slot's own literals at the state ``vals``, or one whose atoms
     compare one (the job's Owner left free against the slot's, ``_with_owner``): a
-    bound on an own literal makes no box (``carving``'s ``_settled_atom``), so
+    bound on an own literal makes no box (``box_bounds.settled_atom``), so
     binding the job's requests would not make the program a box either and
     ``pair_program`` does not build it again. A heuristic for that choice only: both
     programs give the same outcomes."""

@@ -1,4 +1,5 @@
-"""A negotiation cycle with accounting groups: ``core.groups.plan`` decides the turns,
+"""A negotiation cycle with accounting groups: ``core.groups.plan`` decides the turns
+(``core.groups.rounds`` runs the rounds),
 ``core.negotiation.negotiator.Cycle`` runs each of them on ONE pool of offers, pure.
 
 ``negotiate(slots, jobs, submitters, claims, policy, now)`` is the entry point the CLI
@@ -36,16 +37,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from condorlite.core import adeval
-from condorlite.core.groups.plan import (
-    NO_ALLOCATION,
-    GroupCycle,
-    GroupView,
-    Turn,
-    group_views,
-    negotiate_groups,
-)
+from condorlite.core.groups.plan import NO_ALLOCATION, Turn
 from condorlite.core.groups.quotas import ROOT, GroupTree, assign_quotas
+from condorlite.core.groups.rounds import GroupCycle, negotiate_groups
 from condorlite.core.groups.tree import build_tree, group_of, group_totals
+from condorlite.core.groups.views import GroupView, group_views
 from condorlite.core.model import IDLE, Claim, CycleResult, Job, Slot, Submitter
 from condorlite.core.negotiation.negotiator import Cycle
 from condorlite.core.negotiation.submitter_attrs import GroupFacts

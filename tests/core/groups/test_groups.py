@@ -15,11 +15,10 @@ from condorlite.core.groups.plan import (
     NO_ALLOCATION,
     NO_SUBMITTERS,
     Turn,
-    describe_groups,
-    negotiate_groups,
     plan_group_negotiation,
 )
 from condorlite.core.groups.quotas import ROOT, allocate, assign_quotas
+from condorlite.core.groups.rounds import negotiate_groups
 from condorlite.core.groups.tree import (
     DEFAULT_GROUP_SORT_EXPR,
     FLT_MAX,
@@ -29,6 +28,7 @@ from condorlite.core.groups.tree import (
     sort_groups,
     sort_keys,
 )
+from condorlite.core.groups.views import describe_groups
 from condorlite.core.policy import Policy
 from condorlite.errors import ConfigError
 

@@ -1,4 +1,4 @@
-"""A box's bounds less those another implies (``carving._strongest``): the box run
+"""A box's bounds less those another implies (``box_bounds._strongest``): the box run
 gives what the conjunction of all its bounds gives, at every vector of numbers.
 
 Atoms are made as ``PairProgram`` makes them (``residuals.bound_test``), on two
@@ -13,7 +13,7 @@ import itertools
 import random
 
 from condorlite.core.classad.residuals import bound_test
-from condorlite.core.matching.carving import _strongest
+from condorlite.core.matching.box_bounds import _strongest, box_tests
 
 OPS = (">=", ">", "<=", "<", "==", "!=")
 NUMBERS = (0, 1, 4, 4.0, 4.5, -3, 2**53, 2**53 + 1, 2**60, float(2**53), float("inf"),
@@ -61,3 +61,19 @@ def test_repeated_and_weaker_bounds_are_dropped() -> None:
                        _atom(0, "==", 2), _atom(0, ">", float("nan"))])
     assert [(op, number) for _, op, number, _ in kept][:2] == [("<", 8), ("==", 2)]
     assert len(kept) == 3
+
+
+def test_box_tests_leave_out_what_a_fit_implies() -> None:
+    """``box_tests``: a lower bound on a resource the class takes a fixed amount of at
+    least the bound's number (more, for a strict one) holds wherever the fit does and
+    is not tested; the others keep their own tests, and an atom settled with no test
+    of its own (a bound against a param) gets one made."""
+    cpus, memory = _atom(0, ">=", 4), _atom(1, ">", 2048)
+    tests = box_tests([cpus, memory, (1, "<=", 8192, None)], {0: 4.0, 1: 2048.0})
+    assert tests[0] is memory[3]  # (2048 taken does not imply Memory > 2048)
+    assert len(tests) == 2
+    made = tests[1]
+    assert made.atoms[0][:3] == (1, "<=", 8192)  # type: ignore[attr-defined]
+    assert made((4, 8192)) is True and made((4, 8193)) is False
+    # (nothing is taken: every bound is tested, the weaker of one position left out)
+    assert len(box_tests([cpus, _atom(0, ">", 0)], {})) == 1

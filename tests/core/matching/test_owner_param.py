@@ -5,17 +5,15 @@ class runs them with its own Owner as a param.
 
 The cycle must decide as the plain reference with the owner left free and bound,
 and build fewer parts left free; a param that is no number bounds nothing
-(``carving.PairProgram._settled_atom``: its test is run as it is)."""
+(``box_bounds.settled_atom``: its test is run as it is)."""
 
 from __future__ import annotations
 
 import pytest
 
-from condorlite.core.classad.partial import Constant
 from condorlite.core.classad.residuals import FreeRef
 from condorlite.core.matching import pair_programs
-from condorlite.core.matching.candidates import as_rank
-from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.box_bounds import settled_atom
 from tests.core.matching._against_reference import run_both
 from tests.core.matching.test_own_literals import POLICY, USERS, _desktop
 from tests.core.negotiation.test_equivalence import _fingerprint
@@ -68,11 +66,16 @@ def test_owner_left_free_decides_as_bound_with_fewer_parts(monkeypatch, idle) ->
 def test_a_param_that_is_no_number_bounds_nothing() -> None:
     """An atom comparing a vector value with a string param (or the other way round)
     makes no box; with a number param it is a bound."""
-    zero = Constant(0.0)
-    text = PairProgram([], [], zero, zero, [], as_rank, width=2, params=("alice",))
-    assert text._settled_atom((0, "==", FreeRef(2), None)) is None
-    assert text._settled_atom((2, "==", FreeRef(0), None)) is None
-    assert text._settled_atom((2, "==", "alice", None)) is True
-    number = PairProgram([], [], zero, zero, [], as_rank, width=2, params=(4,))
-    assert number._settled_atom((0, ">=", FreeRef(2), None)) == (0, ">=", 4, None)
-    assert number._settled_atom((2, "<=", FreeRef(1), None)) == (1, ">=", 4, None)
+    def text(atom: tuple) -> object:
+        return settled_atom(atom, 2, ("alice",), 0)
+
+    def number(atom: tuple) -> object:
+        return settled_atom(atom, 2, (4,), 0)
+
+    assert text((0, "==", FreeRef(2), None)) is None
+    assert text((2, "==", FreeRef(0), None)) is None
+    assert text((2, "==", "alice", None)) is True
+    assert number((0, ">=", FreeRef(2), None)) == (0, ">=", 4, None)
+    assert number((2, "<=", FreeRef(1), None)) == (1, ">=", 4, None)
+    # (a bound on a slot's own literal, the vector's last value here: no box)
+    assert settled_atom((1, ">=", 4, None), 2, (), 1) is None
