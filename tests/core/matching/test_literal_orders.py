@@ -14,15 +14,20 @@ the ranks that read the job otherwise, which have no split.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from condorlite.core import adeval
 from condorlite.core.classad import parse_ads
+from condorlite.core.classad.ast import AttrRef, Binary
 from condorlite.core.classad.parser import parse_expr
+from condorlite.core.classad.values import Error, Undefined
 from condorlite.core.matching import carved_lists, static_orders
 from condorlite.core.matching.candidates import PRE, as_rank
-from condorlite.core.matching.literal_orders import split_of
+from condorlite.core.matching.literal_orders import split_of, value_of_test
 from condorlite.core.matching.literal_states import LiteralStates
 from condorlite.core.matching.ordered_states import OrderedStates
+from condorlite.core.matching.own_literals import HIDDEN
 from condorlite.core.matching.static_orders import StaticOrders
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import run_both
@@ -169,3 +174,32 @@ def test_a_rank_that_reads_the_job_otherwise_has_no_split(pre):
     shapes, offers, expr = _split_offers(pre)
     assert offers
     assert all(split_of(o, expr, shapes.job_defined, shapes.now) is None for o in offers)
+
+
+_VALUES = st.one_of(
+    st.text(alphabet="aAbB@.é", max_size=4), st.integers(-2, 2), st.booleans(),
+    st.sampled_from([0.0, -0.0, 1.0, 1.5, float("nan"), float("inf")]),
+    st.sampled_from([Undefined, Error]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(op=st.sampled_from(["==", "!=", "=?=", "=!=", "is", "isnt"]), left=st.booleans(),
+       literal=_VALUES, bound=st.booleans(), value=_VALUES)
+def test_a_tests_value_is_its_operator_on_the_two_values(op, left, literal, bound, value):
+    # (``value_of_test``, what ``sigmas_of`` writes out, against the test evaluated with
+    # a slot ad binding the hidden literal and a job ad binding the name, or not: the
+    # same value, type, Undefined and Error included; a NaN only as a NaN)
+    hidden = AttrRef(HIDDEN + "0", "my", "MY")
+    target = AttrRef("Owner", "target", "TARGET")
+    test = Binary(op, hidden, target) if left else Binary(op, target, hidden)
+    slot = adeval.with_literals(next(iter(parse_ads("Name = \"slot1\"\n"))),
+                                {HIDDEN + "0": literal})
+    job = next(iter(parse_ads("Cmd = \"x\"\n")))
+    if bound:
+        job = adeval.with_literals(job, {"Owner": value})
+    binding = adeval.attr(job, "owner")
+    assert (binding is None) != bound
+    want = adeval.eval_expr(test, slot, job, None)
+    got = value_of_test((op, left, "owner"), literal, binding)
+    assert type(got) is type(want)
+    assert got is want or got == want or (got != got and want != want)
