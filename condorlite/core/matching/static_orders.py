@@ -330,7 +330,6 @@ class StaticOrders:
         split = self._literal.split(first)
         if split is None:
             return None
-        registry = self._shapes.registry
         keyed = self._keyed.get(static)
         if keyed is None:
             keyed = self._ordered(static, split, job_ad)
@@ -342,7 +341,7 @@ class StaticOrders:
             self._walk(static)
             return None
         by_group = self._by_group[static]
-        plan = self._literal.offsets(static, split, job_ad, keyed[2], by_group, registry)
+        plan = self._literal.offsets(static, split, job_ad, keyed[2], by_group)
         if plan is None:
             return None
         extra: list[tuple] = []
@@ -381,7 +380,7 @@ class StaticOrders:
         for members in shapes.values():
             for seq in members:
                 by_group.setdefault(split.group(registry[seq].vector.vals), {})[seq] = None  # type: ignore[union-attr]
-        sigmas = self._literal.sigmas(split, job_ad, by_group, registry)
+        sigmas = self._literal.sigmas(split, job_ad, by_group)
         if sigmas is None:
             return None
         counts: dict[tuple, list] = {}
