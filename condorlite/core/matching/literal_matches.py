@@ -126,10 +126,8 @@ class LiteralMatches:
                ) -> list[object] | None:
         """The groups of the static where ``Requirements`` may hold for a class whose
         jobs bind the tests' names to ``bindings``, None when that is every group."""
-        registry, members = self._registry, self._members[static]
-        sigmas = split.sigmas_of(bindings, job_ad,
-                                 [registry[offers[0]] for offers in members.values()],
-                                 self._known)
+        members = self._members[static]
+        sigmas = split.sigmas_of(bindings, list(members), self._known)
         # (a verdict per sigma met here, keyed by its values' identities: they are the
         # objects of the cycle's table of test values, alive while this runs, so equal
         # identities are equal values; most groups share one sigma)

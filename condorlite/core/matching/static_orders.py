@@ -28,7 +28,7 @@ out of that order and merged in from items of their own, keyed by their own rank
 or whose tests read more than literals of the job, walks the static as before.
 
 A static's items are kept by *tier*: the vector positions where the item's state has
-nothing left (``left`` at most 0; ``StaticOrders.tier_of``), each tier's list sorted.
+nothing left (``left`` at most 0), each tier's list sorted (``tier_lists``).
 A class whose fixed requests ask more than nothing of one of a tier's positions holds
 no state of it (``amount > 0 >= left``), so its list takes only the other tiers, one
 source each (``carved_lists``): on the 10,000-slot partitionable mix three of four
@@ -37,11 +37,7 @@ items the lists read were slots carved down to no Cpus, every one passed over.
 The orders follow the offers through ``OfferShapes.moved``, the vector offers placed,
 carved or retired since the last ``sync`` (each carve is one append there); ``sync``
 moves their items before any list is made, noting first each item a tier list loses
-and gains, then changing each touched list at once: by a bisect per move while its
-moves are few against its items (``REBUILD``), else anew by one sort of its kept
-items and the new ones (on the 10,000-slot disk-share row a touched tier list of 451
-items on average loses 70 and gains 74 in one sync: the sort compares the items'
-float first fields on its fast path, a bisect whole tuples).
+and gains, then changing each touched list at once (``tier_lists.TierLists.apply``).
 
 A static is walked for good (its order dropped) once one of its shapes holds two
 offers, when its offers are held or their pre-job rank reads the job (other than
@@ -57,9 +53,6 @@ order's tests' values).
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
-from typing import NamedTuple
-
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import DEPENDENT, POST, PRE
 from condorlite.core.matching.literal_orders import (
@@ -70,15 +63,12 @@ from condorlite.core.matching.literal_orders import (
 )
 from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.tier_lists import TierLists, TierMoves
 
 #: the fewest available offers a static keeps its order with: a list's merge reads
 #: about twice its first chunk (64) of a source at once, so a smaller static is read
 #: whole anyway and its order would only cost its upkeep (1k disk-share row: +2 %)
 ORDER_MIN = 128
-
-#: a sync changes a tier list one item at a time (a bisect each) while its moves
-#: times this are fewer than its items, else makes it anew at once (``_apply``)
-REBUILD = 6
 
 
 def item_of(offer: Offer, key: float) -> tuple:
@@ -92,14 +82,6 @@ def item_of(offer: Offer, key: float) -> tuple:
     return (key, offer.seq, offer.version, offer.shape,
             values.get(POST, DEPENDENT),
             offer.vector.vals, offer.name)  # type: ignore[union-attr]
-
-
-class TierMoves(NamedTuple):
-    """The items one tier list of a static loses (``gone``: as they were placed) and
-    gains (``added``) in one ``sync``."""
-
-    gone: list[tuple]
-    added: list[tuple]
 
 
 class StaticOrders:
@@ -127,13 +109,10 @@ class StaticOrders:
         self.orders = self._orders
         #: offer position -> its item (in ``_orders[static]``)
         self._items: dict[int, tuple] = {}
-        #: shape -> its tier (a state never changes)
-        self._tiers: dict[int, tuple] = {}
-        self._shape_left = shapes.shape_left
+        #: the shapes' tiers and the tier lists snapshots hold (``tier_lists``)
+        self.lists = TierLists(shapes.shape_left)
         #: the statics walked for good (read by ``carved_lists`` before it asks)
         self.walked: set[int] = set()
-        #: the (static, tier) lists a snapshot holds (changed on a copy)
-        self._shared: set[tuple[int, tuple]] = set()
         #: a static whose pre-job rank reads the job through literal tests alone
         #: (``literal_orders``), once ordered: (its split, the rank's program its
         #: items are keyed by, that program's tests' values as ``exact`` keys them)
@@ -144,12 +123,13 @@ class StaticOrders:
     def sync(self) -> None:
         """Move the items of the offers moved since the last call (module doc): each
         move's old item and new one are noted per (static, tier) first, then each
-        touched tier list is changed at once (``_apply``)."""
+        touched tier list is changed at once (``TierLists.apply``)."""
         moved = self._moved
         if not moved:
             return
         items, orders, groups, walked = self._items, self._orders, self._groups, self.walked
-        keyed, shape_tiers, tier_of = self._keyed, self._tiers, self.tier_of
+        lists = self.lists
+        keyed, shape_tiers, tier_of = self._keyed, lists.tiers, lists.tier_of
         #: (static, tier) -> the items that list loses and gains in this sync
         pending: dict[tuple[int, tuple], TierMoves] = {}
         for offer in {offer.seq: offer for offer in moved}.values():
@@ -216,63 +196,10 @@ class StaticOrders:
             # (a static walked after some of its moves were noted has no order left)
             tiers = orders.get(static)
             if tiers is not None:
-                self._apply(static, tiers, tier, moves)
+                lists.apply(static, tiers, tier, moves)
         if len(walked) == len(groups):
             # (every static is walked: nothing reads the offers' moves any more)
             self._shapes.moved = None
-
-    def _apply(self, static: int, tiers: dict[tuple, list[tuple]], tier: tuple,
-               moves: TierMoves) -> None:
-        """Change the static's list of ``tier`` by ``moves``: one item at a time (a
-        bisect each) when they are few against the list, else a new list made at once
-        (the kept items, then the new ones, sorted: the sort finds the kept run and
-        merges the rest in, comparing the items' first fields by its float fast path,
-        where each bisect's compare is a whole tuple compare)."""
-        gone, added = moves.gone, moves.added
-        order = tiers.get(tier)
-        if order is None or REBUILD * (len(gone) + len(added)) < len(order):
-            order = self._tier(static, tiers, tier)
-            for old in gone:
-                del order[bisect_left(order, old)]
-            for item in added:
-                insort(order, item)
-            return
-        if gone:
-            # (an item's position is unique in the static: it names the item)
-            seqs = {old[1] for old in gone}
-            order = [item for item in order if item[1] not in seqs]
-        else:
-            order = order.copy()
-        order += added
-        order.sort()
-        # (a new list: a snapshot holding the old one keeps it as it was)
-        tiers[tier] = order
-        self._shared.discard((static, tier))
-
-    def tier_of(self, shape: int) -> tuple:
-        """The positions where the state of ``shape`` has nothing left (``left`` at
-        most 0): a class asking more than nothing of one of them holds no state of
-        the tier (module doc)."""
-        tier = self._tiers.get(shape)
-        if tier is None:
-            left = self._shape_left[shape]
-            # (every carve makes a new shape, most with something left everywhere:
-            # one C call answers those; NaN is never ``<= 0``, so any the ``min``
-            # passes over is no position of the tier either way)
-            tier = self._tiers[shape] = () if left and min(left) > 0 else tuple(
-                [pos for pos, have in enumerate(left) if have <= 0])
-        return tier
-
-    def _tier(self, static: int, tiers: dict[tuple, list[tuple]], tier: tuple) -> list[tuple]:
-        """The list of ``tiers`` (the static's) for ``tier``, made or copied first when
-        a snapshot holds it, to change in place."""
-        order = tiers.get(tier)
-        if order is None:
-            order = tiers[tier] = []
-        elif (static, tier) in self._shared:
-            order = tiers[tier] = list(order)
-            self._shared.discard((static, tier))
-        return order
 
     def _walk(self, static: int) -> None:
         """Walk ``static`` for good from now on: its order, if any, is dropped."""
@@ -301,20 +228,7 @@ class StaticOrders:
         if sum(map(len, tiers.values())) < ORDER_MIN:
             self._walk(static)
             return None
-        return self._share(static, tiers, asking)
-
-    def _share(self, static: int, tiers: dict[tuple, list[tuple]], asking: set[int]
-               ) -> dict[tuple, list[tuple]]:
-        """The tiers ``snapshot`` hands out, marked shared (the others are not: the
-        tier of the states with nothing left grows with every carve that empties a
-        slot, and a copy of it per list made would cost what passing it over saves)."""
-        shared = self._shared
-        out = {}
-        for tier, items in tiers.items():
-            if items and asking.isdisjoint(tier):
-                shared.add((static, tier))
-                out[tier] = items
-        return out
+        return self.lists.share(static, tiers, asking)
 
     def literal(self, first: Offer, job_ad: ClassAd, asking: set[int]
                 ) -> LiteralSnapshot | None:
@@ -330,7 +244,6 @@ class StaticOrders:
         split = self._literal.split(first)
         if split is None:
             return None
-        registry = self._shapes.registry
         keyed = self._keyed.get(static)
         if keyed is None:
             keyed = self._ordered(static, split, job_ad)
@@ -342,7 +255,7 @@ class StaticOrders:
             self._walk(static)
             return None
         by_group = self._by_group[static]
-        plan = self._literal.offsets(static, split, job_ad, keyed[2], by_group, registry)
+        plan = self._literal.offsets(static, split, job_ad, keyed[2], by_group)
         if plan is None:
             return None
         extra: list[tuple] = []
@@ -361,7 +274,7 @@ class StaticOrders:
         if 2 * len(extra) > count:
             return None  # (most offers are offsets: the walk costs no more)
         extra.sort()
-        return LiteralSnapshot(self._share(static, tiers, asking), extra, split.group,
+        return LiteralSnapshot(self.lists.share(static, tiers, asking), extra, split.group,
                                frozenset(plan))
 
     def _ordered(self, static: int, split: LiteralSplit, job_ad: ClassAd
@@ -381,7 +294,7 @@ class StaticOrders:
         for members in shapes.values():
             for seq in members:
                 by_group.setdefault(split.group(registry[seq].vector.vals), {})[seq] = None  # type: ignore[union-attr]
-        sigmas = self._literal.sigmas(split, job_ad, by_group, registry)
+        sigmas = self._literal.sigmas(split, job_ad, by_group)
         if sigmas is None:
             return None
         counts: dict[tuple, list] = {}
@@ -398,7 +311,7 @@ class StaticOrders:
                 offer = registry[seq]
                 item = self._items[seq] = item_of(offer, split.key(
                     program, offer.vector.vals))  # type: ignore[union-attr]
-                tiers.setdefault(self.tier_of(offer.shape), []).append(item)
+                tiers.setdefault(self.lists.tier_of(offer.shape), []).append(item)
         for order in tiers.values():
             order.sort()
         self._orders[static] = tiers

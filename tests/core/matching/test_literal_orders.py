@@ -14,15 +14,20 @@ the ranks that read the job otherwise, which have no split.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from condorlite.core import adeval
 from condorlite.core.classad import parse_ads
+from condorlite.core.classad.ast import AttrRef, Binary, Literal
 from condorlite.core.classad.parser import parse_expr
+from condorlite.core.classad.values import Error, Undefined
 from condorlite.core.matching import carved_lists, static_orders
 from condorlite.core.matching.candidates import PRE, as_rank
-from condorlite.core.matching.literal_orders import split_of
+from condorlite.core.matching.literal_orders import LiteralSplit, split_of, value_of_test
 from condorlite.core.matching.literal_states import LiteralStates
 from condorlite.core.matching.ordered_states import OrderedStates
+from condorlite.core.matching.own_literals import HIDDEN
 from condorlite.core.matching.static_orders import StaticOrders
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import run_both
@@ -154,8 +159,9 @@ def test_the_values_at_many_offers_at_once_are_each_offers_own():
     for user in ("alice", "bob", "erin"):
         job = _job(user)
         bindings = split.bindings(job)
-        together = split.sigmas_of(bindings, job, offers, known)
-        assert together == [split.sigma_of(bindings, job, offer, {}) for offer in offers]
+        together = split.sigmas_of(bindings, [split.group(o.vector.vals) for o in offers],
+                                   known)
+        assert together == [split.sigma_of(bindings, offer, {}) for offer in offers]
         assert any(sigma == (True,) for sigma in together) == (user in ("alice", "bob"))
     literals = {offer.vector.vals[split.tests[0][2]] for offer in offers}
     assert sum(map(len, known.values())) == 3 * len(literals)
@@ -169,3 +175,61 @@ def test_a_rank_that_reads_the_job_otherwise_has_no_split(pre):
     shapes, offers, expr = _split_offers(pre)
     assert offers
     assert all(split_of(o, expr, shapes.job_defined, shapes.now) is None for o in offers)
+
+
+_VALUES = st.one_of(
+    st.text(alphabet="aAbB@.é", max_size=4), st.integers(-2, 2), st.booleans(),
+    st.sampled_from([0.0, -0.0, 1.0, 1.5, float("nan"), float("inf")]),
+    st.sampled_from([Undefined, Error]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(op=st.sampled_from(["==", "!=", "=?=", "=!=", "is", "isnt"]), left=st.booleans(),
+       literal=_VALUES, bound=st.booleans(), value=_VALUES)
+def test_a_tests_value_is_its_operator_on_the_two_values(op, left, literal, bound, value):
+    # (``value_of_test``, what ``sigmas_of`` writes out, against the test evaluated with
+    # a slot ad binding the hidden literal and a job ad binding the name, or not: the
+    # same value, type, Undefined and Error included; a NaN only as a NaN)
+    hidden = AttrRef(HIDDEN + "0", "my", "MY")
+    target = AttrRef("Owner", "target", "TARGET")
+    test = Binary(op, hidden, target) if left else Binary(op, target, hidden)
+    slot = adeval.with_literals(next(iter(parse_ads("Name = \"slot1\"\n"))),
+                                {HIDDEN + "0": literal})
+    job = next(iter(parse_ads("Cmd = \"x\"\n")))
+    if bound:
+        job = adeval.with_literals(job, {"Owner": value})
+    binding = adeval.attr(job, "owner")
+    assert (binding is None) != bound
+    want = adeval.eval_expr(test, slot, job, None)
+    got = value_of_test((op, left, "owner"), literal, binding)
+    assert type(got) is type(want)
+    assert got is want or got == want or (got != got and want != want)
+
+
+def test_a_groups_literals_are_read_at_each_tests_place():
+    # (a split whose tests read two positions, one of them twice: ``sigmas_of`` reads
+    # each test's literal off the group, ``group`` of the values, at its place there;
+    # every value as the test evaluated with a slot ad and the job's)
+    def test(op, pos, name):
+        return (Binary(op, AttrRef(f"{HIDDEN}{pos}", "my", "MY"),
+                       AttrRef(name, "target", "TARGET")), name.lower(), pos)
+
+    class _Vector:
+        vals = ("x", "alice", 4, "bob")
+
+    class _Offer:
+        ad = next(iter(parse_ads('Name = "slot1"\n')))
+        vector = _Vector()
+
+    tests = [test("==", 3, "Owner"), test("=?=", 1, "Group"), test("!=", 3, "Group")]
+    split = LiteralSplit(_Offer(), Literal(0), None, tests, [])
+    job = next(iter(parse_ads('Owner = "BOB"\nGroup = "alice"\n')))
+    bindings = split.bindings(job)
+    rows = [("x", "alice", 4, "bob"), ("x", "carol", 4, "alice"), ("y", "alice", 5, "bob")]
+    groups = [split.group(vals) for vals in rows]
+    assert groups[0] == ("alice", "bob")
+    got = split.sigmas_of(bindings, groups, {})
+    for vals, sigma in zip(rows, got, strict=True):
+        slot = adeval.with_literals(_Offer.ad, {f"{HIDDEN}{pos}": vals[pos] for pos in (1, 3)})
+        assert sigma == tuple(adeval.eval_expr(t, slot, job, None) for t, _, _ in tests)
+    assert got == [(True, True, True), (False, False, False), (True, True, True)]

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from condorlite.core.matching import carved_lists, static_orders
+from condorlite.core.matching import carved_lists, static_orders, tier_lists
 from condorlite.core.matching.candidates import (
     DEPENDENT,
     FLT_MAX,
@@ -30,6 +30,7 @@ from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.ordered_states import OrderedStates
 from condorlite.core.matching.static_orders import StaticOrders
+from condorlite.core.matching.tier_lists import TierLists, TierMoves
 from condorlite.core.model import NO_PREEMPTION, REASON_ORDER, Submitter
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import WITHIN_RESOURCE_LIMITS, ad_text, run_both
@@ -78,8 +79,9 @@ def _check_orders(orders: StaticOrders) -> None:
         for tier, items in tiers.items():
             # (each tier's list sorted, its items' states with nothing left there)
             assert items == sorted(items)
-            assert all(orders.tier_of(item[3]) == tier for item in items)
-            assert all(orders._shape_left[item[3]][pos] <= 0 for item in items for pos in tier)
+            assert all(orders.lists.tier_of(item[3]) == tier for item in items)
+            left = orders._shapes.shape_left
+            assert all(left[item[3]][pos] <= 0 for item in items for pos in tier)
         order = sorted(item for items in tiers.values() for item in items)
         want = []
         for members in orders._groups.get(static, {}).values():
@@ -407,38 +409,32 @@ def test_tiers_with_nothing_left_of_a_resource_asked_for_are_passed_over(monkeyp
 def test_a_tier_is_the_positions_with_nothing_left(lefts) -> None:
     # (``tier_of``'s one ``min`` for states with something left everywhere answers as
     # the rule does: NaN, zero, negative and empty vectors included)
-    class _Shapes:
-        """What ``tier_of`` reads of a ``StaticOrders``."""
-
-        def __init__(self) -> None:
-            self._tiers: dict[int, tuple] = {}
-            self._shape_left = dict(enumerate(tuple(left) for left in lefts))
-
-    orders = _Shapes()
-    for shape, left in orders._shape_left.items():
+    shape_left = dict(enumerate(tuple(left) for left in lefts))
+    lists = TierLists(shape_left)
+    for shape, left in shape_left.items():
         want = tuple(pos for pos, have in enumerate(left) if have <= 0)
-        assert StaticOrders.tier_of(orders, shape) == want  # type: ignore[arg-type]
-        assert orders._tiers[shape] == want
+        assert lists.tier_of(shape) == want
+        assert lists.tiers[shape] == want
 
 
 @pytest.mark.parametrize("rebuild", [0, 10**9])
 def test_sync_moves_items_by_bisects_and_by_one_sort_alike(rebuild, monkeypatch) -> None:
     # (``REBUILD`` 10**9: every touched tier list made anew by one sort; 0: every
     # move a bisect; each order checked against the offers after every ``sync``)
-    monkeypatch.setattr(static_orders, "REBUILD", rebuild)
+    monkeypatch.setattr(tier_lists, "REBUILD", rebuild)
     added, inserted = [0], [0]
-    apply, insort = StaticOrders._apply, static_orders.insort
+    apply, insort = TierLists.apply, tier_lists.insort
 
-    def counted(orders, static, tiers, tier, moves):  # type: ignore[no-untyped-def]
+    def counted(lists, static, tiers, tier, moves):  # type: ignore[no-untyped-def]
         added[0] += len(moves.added)
-        apply(orders, static, tiers, tier, moves)
+        apply(lists, static, tiers, tier, moves)
 
     def insort_counted(order, item):  # type: ignore[no-untyped-def]
         inserted[0] += 1
         insort(order, item)
 
-    monkeypatch.setattr(StaticOrders, "_apply", counted)
-    monkeypatch.setattr(static_orders, "insort", insort_counted)
+    monkeypatch.setattr(TierLists, "apply", counted)
+    monkeypatch.setattr(tier_lists, "insort", insort_counted)
     slots, jobs = [_pslot(i) for i in range(240)], _jobs(3)
     made = _Made(monkeypatch)
     _, result = _cycle(slots, jobs, True, monkeypatch)
@@ -454,7 +450,7 @@ def test_sync_moves_items_by_bisects_and_by_one_sort_alike(rebuild, monkeypatch)
 @given(st.lists(st.integers(-3, 3), max_size=40), st.data(), st.booleans(),
        st.sampled_from([0, 6, 10**9]))
 def test_a_tier_list_changes_as_one_sort_would_make_it(keys, data, shared, rebuild) -> None:
-    # (``_apply``: either path leaves the kept items and the new ones sorted, and a
+    # (``TierLists.apply``: either path leaves the kept items and the new ones sorted, and a
     # list a snapshot holds is never changed in place)
     items = sorted((float(key), seq, 0, 0, None, None) for seq, key in enumerate(keys))
     gone = data.draw(st.lists(st.sampled_from(items), unique=True) if items else st.just([]))
@@ -462,16 +458,16 @@ def test_a_tier_list_changes_as_one_sort_would_make_it(keys, data, shared, rebui
     added = [(float(key), len(keys) + i, 1, 0, None, None) for i, key in enumerate(new_keys)]
     # (an offer that moved within its tier: its old item gone, a new one added)
     added += [(old[0] - 1, old[1], 2, 0, None, None) for old in gone[:2]]
-    orders = StaticOrders.__new__(StaticOrders)
-    orders._shared = {(7, ())} if shared else set()
+    lists = TierLists({})
+    lists.shared = {(7, ())} if shared else set()
     order = list(items)
     tiers = {(): order}
-    static_orders.REBUILD, was = rebuild, static_orders.REBUILD
+    tier_lists.REBUILD, was = rebuild, tier_lists.REBUILD
     try:
-        orders._apply(7, tiers, (), static_orders.TierMoves(list(gone), list(added)))
+        lists.apply(7, tiers, (), TierMoves(list(gone), list(added)))
     finally:
-        static_orders.REBUILD = was
+        tier_lists.REBUILD = was
     assert tiers[()] == sorted([item for item in items if item not in gone] + added)
     if shared:
         assert order == items and tiers[()] is not order
-        assert not orders._shared
+        assert not lists.shared
