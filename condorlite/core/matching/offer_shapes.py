@@ -108,7 +108,7 @@ class OfferShapes:
         #: what first states of slots gave, shared by entry identity (``first_states``)
         self._first = FirstStates()
         #: walks shared by the kinds of the bindings, values aside (``kind_records``)
-        self._kinds = KindRecords(self.shape_keys.canon.number, self.shape_keys.canon.key)
+        self._kinds = KindRecords(self.shape_keys.canon.key)
         #: a first state's job-independent policy ranks (``first_ranks``)
         self.ranks = FirstRanks(self.shape_keys.canon.number, now, counts)
         #: a vector offer's pair-static id and its ranks' keys (``vector_keys``);
@@ -221,7 +221,7 @@ class OfferShapes:
         elif record is not None:
             pair_key = self._kinds.pair_key(record, ad, extra)
         else:
-            pair_key = self.shape_keys.key(ad, walked, extra)
+            pair_key = self.shape_keys.slot_key(ad, walked, extra)
         offer.independent = independent
         self.reshape(offer, pair_key)
         if first:

@@ -70,7 +70,7 @@ class VectorKeys:
         free = set(vector.names)
         static = tuple(n for n in walked if n not in free)
         if record is None:
-            key = self._shape_keys.key(offer.ad, static, (*extra, vector.names))
+            key = self._shape_keys.slot_key(offer.ad, static, (*extra, vector.names))
         else:
             key = self._kinds.names_key(record, offer.ad, static, (*extra, vector.names))
         vector.static = self.statics.setdefault(key, len(self.statics) + 1)
@@ -104,7 +104,7 @@ class VectorKeys:
                 keys[rank] = ("value", rank, repr(value))
                 signature.append(("value", rank))
             else:
-                key = keys[rank] = (rank, self._shape_keys.key(ad, free_reach, vector.names)
+                key = keys[rank] = (rank, self._shape_keys.slot_key(ad, free_reach, vector.names)
                                     if record is None else
                                     self._kinds.names_key(record, ad, free_reach, vector.names))
                 signature.append(key)
