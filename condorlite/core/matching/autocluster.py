@@ -55,7 +55,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from operator import attrgetter, itemgetter
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
@@ -393,14 +392,11 @@ def literal_numbers(numbers: tuple[int, ...], literal: list[bool]) -> tuple[int,
 
 
 def literal_reprs(ad: ClassAd, names: tuple[str, ...]) -> tuple[str, ...]:
-    """The ``repr`` of the values of the literals ``ad`` binds ``names`` to (C-level
-    passes over a ClassAd-lite table)."""
+    """The ``repr`` of the values of the literals ``ad`` binds ``names`` to."""
     table = adeval.table(ad)
     if table is None:
         return tuple([repr(adeval.attr(ad, name).value)  # type: ignore[union-attr]
                       for name in names])
-    return tuple(map(repr, map(_VALUE, map(_EXPR, map(table.__getitem__, names)))))
-
-
-_EXPR = itemgetter(1)
-_VALUE = attrgetter("value")
+    # (a comprehension: faster on 3.11 than ``map`` over ``itemgetter`` and
+    # ``attrgetter``, measured for 3 and 10 names)
+    return tuple([repr(table[name][1].value) for name in names])
