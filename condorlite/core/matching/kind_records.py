@@ -20,20 +20,16 @@ recorded slot held an expression, and is alike absent or a literal (any value)
 where the recorded slot was, walks as the recorded slot did and its ranks follow
 the same plans. What reads the values, the pair shape key, the resource vector and
 the ranks' values, is worked out for the slot itself (``OfferShapes._prepare_kinds``);
-a static slot's pair shape key (``autocluster.ShapeKeys.key``: the numbers of its
-walked bindings, absent names left out) from the record's *key plan*: the slots of
-a record bind each walked name alike absent, to the same entry (the same number) or
-to a literal, so only the literals are read (``pair_key``), where a key made anew
-would number every walked binding and remember the slot's entries, which no other
-slot shares. A plan's key holds its literals' ``repr`` (``literal_ranks.typed_values``:
-``1``, ``1.0`` and ``true`` differ, as do ``0.0`` and ``-0.0``; NaN payloads, which no
-evaluation tells apart, do not), taken in C-level passes, not their ``Canon`` numbers
-(a Python call a literal: every static slot of the 10k static mix numbered ~10, its
-``Disk`` and ``KFlops`` its own). Such a key has a fourth part, so it never equals a
-key ``ShapeKeys.key`` made (three): equal keys stand for equal bindings either way,
-and a slot of a plan shares a pair shape with the other slots of its plan's form only
-(it could have shared one with the record's own slot, which was keyed in full: every
-slot that takes this way has literals of its own, so it hardly ever would).
+a static slot's pair shape key (``autocluster.ShapeKeys.slot_key``: the numbers of
+its walked bindings, absent names left out, 0 for a literal, then its literals'
+values' ``repr``) from the record's *key plan*: the slots of a record bind each
+walked name alike absent, to the same entry (the same number) or to a literal, so
+only the literals are read (``pair_key``), where a key made anew would number every
+walked binding and remember the slot's entries, which no other slot shares; and a
+literal is read, not numbered (a ``Canon.number`` call a literal cost more: every
+static slot of the 10k static mix has ~10, its ``Disk`` and ``KFlops`` its own).
+The key is the one ``ShapeKeys.slot_key`` makes of the slot: equal keys, equal
+bindings, whichever way a slot was prepared.
 The same holds for a key of any visited names (``names_key``:
 a partitionable slot's pair-static key, its walked names less the vector's, and
 its ranks' program keys, the names they reach less the vector's).

@@ -22,8 +22,9 @@ values have equal pair results and equal ranks in every state (``carved_states``
 shares the carved states' ranks and transitions on that). Ids are numbered from 1,
 signatures from 0, each in order of first sight: a function of the order offers are
 prepared in. With the ``kind_records`` record a slot's walk came from, the keys
-number only the slot's literals (``KindRecords.names_key``); otherwise the bindings
-themselves (``autocluster.ShapeKeys.key``): either way equal keys, equal bindings.
+read only the slot's literals (``KindRecords.names_key``); otherwise the bindings
+themselves (``autocluster.ShapeKeys.slot_key``): either way the same key, equal keys
+for equal bindings.
 """
 
 from __future__ import annotations
