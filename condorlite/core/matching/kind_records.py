@@ -20,7 +20,7 @@ recorded slot held an expression, and is alike absent or a literal (any value)
 where the recorded slot was, walks as the recorded slot did and its ranks follow
 the same plans. What reads the values, the pair shape key, the resource vector and
 the ranks' values, is worked out for the slot itself (``OfferShapes._prepare_kinds``);
-a static slot's pair shape key (``autocluster.ShapeKeys.slot_key``: the numbers of
+a static slot's pair shape key (``shape_keys.ShapeKeys.slot_key``: the numbers of
 its walked bindings, absent names left out, 0 for a literal, then its literals'
 values' ``repr``) from the record's *key plan*: the slots of a record bind each
 walked name alike absent, to the same entry (the same number) or to a literal, so
@@ -52,8 +52,8 @@ from typing import NamedTuple
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Literal
-from condorlite.core.matching.autocluster import literal_numbers, literal_reprs
 from condorlite.core.matching.first_states import FirstState
+from condorlite.core.matching.shape_keys import literal_numbers, literal_reprs
 
 #: at most this many name splits per busy flag (a few in practice)
 SETS = 8

@@ -23,16 +23,16 @@ shares the carved states' ranks and transitions on that). Ids are numbered from 
 signatures from 0, each in order of first sight: a function of the order offers are
 prepared in. With the ``kind_records`` record a slot's walk came from, the keys
 read only the slot's literals (``KindRecords.names_key``); otherwise the bindings
-themselves (``autocluster.ShapeKeys.slot_key``): either way the same key, equal keys
+themselves (``shape_keys.ShapeKeys.slot_key``): either way the same key, equal keys
 for equal bindings.
 """
 
 from __future__ import annotations
 
 from condorlite.core.adeval import ClassAd
-from condorlite.core.matching.autocluster import ShapeKeys
 from condorlite.core.matching.kind_records import KindRecord, KindRecords
 from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.shape_keys import ShapeKeys
 from condorlite.core.matching.slot_vectors import SlotVector, vector_of
 
 

@@ -16,10 +16,10 @@ from pathlib import Path
 
 from condorlite.core.classad import parse_ad
 from condorlite.core.matching import kind_records
-from condorlite.core.matching.autocluster import ShapeKeys
 from condorlite.core.matching.expr_numbers import Canon
 from condorlite.core.matching.first_states import FirstStates
 from condorlite.core.matching.kind_records import KindRecords
+from condorlite.core.matching.shape_keys import ShapeKeys
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import Policy
 from tests.core._pool import decoded_pool
