@@ -36,7 +36,7 @@ ProcId), counting from 1, so they do not depend on input order or hashing.
 
 Slot shapes: slots whose ads bind the names matchmaking reads to the same expressions
 are one *pair shape*; held by the same user at the same CurrentRank as well, one
-*shape* (``ShapeKeys``; the names come from ``matchmaker.Matchmaker.prepare``).
+*shape* (``shape_keys.ShapeKeys``; the names come from ``matchmaker.Matchmaker.prepare``).
 
 Sharing, and why it is exact: expressions are numbered by structural equality
 (``expr_numbers.Canon``), so keys are tuples of small ints; a closure walk is reused by
@@ -333,23 +333,3 @@ def same_walks(ad: ClassAd, old: ClassAd, diff: list | None = None) -> bool:
         if expr is None or before is None or expr_names(expr) != expr_names(before):
             return False
     return True
-
-
-class ShapeKeys:
-    """Slot shape keys for one cycle: a slot's bindings of its walked names, as
-    expression numbers (equal numbers = equal expressions), absent names left out."""
-
-    def __init__(self) -> None:
-        self.canon = Canon()
-        #: id(numbers) -> (numbers, bound names, non-zero numbers). A numbers tuple
-        #: from ``entry_key`` is one object per (walked names, bindings), held here.
-        self._packed: dict[int, tuple[tuple, tuple, tuple]] = {}
-
-    def key(self, ad: ClassAd, walked: tuple[str, ...], extra: tuple) -> tuple:
-        numbers = self.canon.entry_key(ad, walked)
-        packed = self._packed.get(id(numbers))
-        if packed is None or packed[0] is not numbers:
-            bound = tuple(n for n, k in zip(walked, numbers, strict=True) if k)
-            packed = (numbers, bound, tuple(k for k in numbers if k))
-            self._packed[id(numbers)] = packed
-        return (extra, packed[1], packed[2])

@@ -20,12 +20,17 @@ recorded slot held an expression, and is alike absent or a literal (any value)
 where the recorded slot was, walks as the recorded slot did and its ranks follow
 the same plans. What reads the values, the pair shape key, the resource vector and
 the ranks' values, is worked out for the slot itself (``OfferShapes._prepare_kinds``);
-a static slot's pair shape key (``autocluster.ShapeKeys.key``: the numbers of its
-walked bindings, absent names left out) from the record's *key plan*: the slots of
-a record bind each walked name alike absent, to the same entry (the same number) or
-to a literal, so only the literals are numbered (``pair_key``), where a key made
-anew would number every walked binding and remember the slot's entries, which no
-other slot shares. The same holds for a key of any visited names (``names_key``:
+a static slot's pair shape key (``shape_keys.ShapeKeys.slot_key``: the numbers of
+its walked bindings, absent names left out, 0 for a literal, then its literals'
+values' ``repr``) from the record's *key plan*: the slots of a record bind each
+walked name alike absent, to the same entry (the same number) or to a literal, so
+only the literals are read (``pair_key``), where a key made anew would number every
+walked binding and remember the slot's entries, which no other slot shares; and a
+literal is read, not numbered (a ``Canon.number`` call a literal cost more: every
+static slot of the 10k static mix has ~10, its ``Disk`` and ``KFlops`` its own).
+The key is the one ``ShapeKeys.slot_key`` makes of the slot: equal keys, equal
+bindings, whichever way a slot was prepared.
+The same holds for a key of any visited names (``names_key``:
 a partitionable slot's pair-static key, its walked names less the vector's, and
 its ranks' program keys, the names they reach less the vector's).
 
@@ -40,13 +45,15 @@ is looked up no more (a miss only sends the slot the longer way to the same end)
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import compress
 from operator import itemgetter
 from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.classad.ast import Expr, Literal
+from condorlite.core.classad.ast import Literal
 from condorlite.core.matching.first_states import FirstState
+from condorlite.core.matching.shape_keys import literal_numbers, literal_reprs
 
 #: at most this many name splits per busy flag (a few in practice)
 SETS = 8
@@ -70,12 +77,12 @@ def _types(get: Callable, names: tuple[str, ...]) -> tuple[type, ...] | None:
 
 class KeyPlan(NamedTuple):
     """A record's pair shape keys (module doc): the walked names its slots bind, the
-    numbers of their bindings with the literals' places to fill, and those places
-    (position in ``numbers``, name)."""
+    numbers of their bindings (0 where a literal is), and the names bound to
+    literals, in ``bound``'s order (their values' ``repr`` are the key's last part)."""
 
     bound: tuple[str, ...]
     numbers: tuple[int, ...]
-    literals: tuple[tuple[int, str], ...]
+    literals: tuple[str, ...]
 
 
 class KindRecord:
@@ -106,11 +113,10 @@ class _Split(NamedTuple):
 
 class KindRecords:
     """The cycle's records of walks by the kinds of their bindings (module doc).
-    ``number`` and ``key`` are the shape keys' ``Canon.number`` and ``Canon.key``."""
+    ``key`` is the shape keys' ``Canon.key`` (a key plan's numbers)."""
 
-    def __init__(self, number: Callable[[Expr | None], int],
-                 key: Callable[[ClassAd, tuple[str, ...]], tuple[int, ...]]) -> None:
-        self._number, self._key = number, key
+    def __init__(self, key: Callable[[ClassAd, tuple[str, ...]], tuple[int, ...]]) -> None:
+        self._number_key = key
         #: busy -> its splits, the last one a slot was found under first (slots of
         #: one machine type come together)
         self._splits: dict[bool, list[_Split]] = {False: [], True: []}
@@ -176,41 +182,33 @@ class KindRecords:
             self._count += 1
 
     def pair_key(self, record: KindRecord, ad: ClassAd, extra: tuple) -> tuple:
-        """``ShapeKeys.key(ad, walked, extra)`` of a slot that found ``record``
-        (module doc: only its literals numbered; the plan made from the first)."""
+        """The pair shape key of a slot that found ``record`` (module doc: the
+        record's key plan, made from the first such slot, and the slot's literals)."""
         plan = record.key_plan
         if plan is None:
             plan = record.key_plan = self._plan(ad, record.state.walk[1])
-            return (extra, plan.bound, plan.numbers)
-        return (extra, plan.bound, self._numbers(plan, ad))
+        return self._key(plan, ad, extra)
 
     def names_key(self, record: KindRecord, ad: ClassAd, names: tuple[str, ...],
                   extra: tuple) -> tuple:
-        """``ShapeKeys.key(ad, names, extra)`` of a slot that found ``record``, for
-        ``names`` among the names its walk visited (module doc), as ``pair_key``
-        makes it; the plan is kept per names."""
+        """The key of ``names`` (among the names the walk of a slot that found
+        ``record`` visited) as ``pair_key`` makes it; the plan is kept per names."""
         plan = record.plans.get(names)
         if plan is None:
             plan = record.plans[names] = self._plan(ad, names)
-            return (extra, plan.bound, plan.numbers)
-        return (extra, plan.bound, self._numbers(plan, ad))
+        return self._key(plan, ad, extra)
 
     def _plan(self, ad: ClassAd, names: tuple[str, ...]) -> KeyPlan:
         """The key plan of ``names`` made from the first slot's bindings."""
         table = ad._attrs  # type: ignore[attr-defined]  # (found: ClassAd-lite)
-        numbers = self._key(ad, names)
+        numbers = self._number_key(ad, names)
         bound = tuple(n for n, k in zip(names, numbers, strict=True) if k)
-        literals = tuple((i, name) for i, name in enumerate(bound)
-                         if type(table[name][1]) is Literal)
-        return KeyPlan(bound, tuple(k for k in numbers if k), literals)
+        literal = [type(table[name][1]) is Literal for name in bound]
+        return KeyPlan(bound, literal_numbers(numbers, literal), tuple(compress(bound, literal)))
 
-    def _numbers(self, plan: KeyPlan, ad: ClassAd) -> tuple[int, ...]:
-        """A plan's numbers with the slot's literals numbered."""
+    def _key(self, plan: KeyPlan, ad: ClassAd, extra: tuple) -> tuple:
+        """``ShapeKeys.slot_key(ad, names, extra)`` of a slot of the plan: its
+        literals read, nothing numbered."""
         if not plan.literals:
-            return plan.numbers
-        table = ad._attrs  # type: ignore[attr-defined]
-        numbers = list(plan.numbers)
-        number = self._number
-        for i, name in plan.literals:
-            numbers[i] = number(table[name][1])
-        return tuple(numbers)
+            return (extra, plan.bound, plan.numbers)
+        return (extra, plan.bound, plan.numbers, literal_reprs(ad, plan.literals))

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.matching.autocluster import ShapeKeys, same_walks
+from condorlite.core.matching.autocluster import same_walks
 from condorlite.core.matching.candidates import POST, PRANK, PRE
 from condorlite.core.matching.carved_states import CarvedStates
 from condorlite.core.matching.first_ranks import FirstRanks
@@ -33,6 +33,7 @@ from condorlite.core.matching.kind_records import KindRecord, KindRecords
 from condorlite.core.matching.lazy_ranks import LazyRanks
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.policy_exprs import PolicyExprs
+from condorlite.core.matching.shape_keys import ShapeKeys
 from condorlite.core.matching.slot_vectors import lefts, typed
 from condorlite.core.matching.slot_walks import SlotWalks
 from condorlite.core.matching.spent_statics import SpentStatics
@@ -55,7 +56,7 @@ class EvaluationCount:
 class OfferShapes:
     """A cycle's prepared offers, their shapes and the members of each (see the module
     doc). ``walks`` finds what a slot's evaluations can read (``slot_walks``),
-    ``shape_keys`` numbers bindings (``autocluster.ShapeKeys``); ``exprs`` are the
+    ``shape_keys`` numbers bindings (``shape_keys.ShapeKeys``); ``exprs`` are the
     policy expressions, ``resource_names`` the names carving rebinds (a partitionable
     offer gets a resource vector over them, ``carving``)."""
 
@@ -108,7 +109,7 @@ class OfferShapes:
         #: what first states of slots gave, shared by entry identity (``first_states``)
         self._first = FirstStates()
         #: walks shared by the kinds of the bindings, values aside (``kind_records``)
-        self._kinds = KindRecords(self.shape_keys.canon.number, self.shape_keys.canon.key)
+        self._kinds = KindRecords(self.shape_keys.canon.key)
         #: a first state's job-independent policy ranks (``first_ranks``)
         self.ranks = FirstRanks(self.shape_keys.canon.number, now, counts)
         #: a vector offer's pair-static id and its ranks' keys (``vector_keys``);
@@ -221,7 +222,7 @@ class OfferShapes:
         elif record is not None:
             pair_key = self._kinds.pair_key(record, ad, extra)
         else:
-            pair_key = self.shape_keys.key(ad, walked, extra)
+            pair_key = self.shape_keys.slot_key(ad, walked, extra)
         offer.independent = independent
         self.reshape(offer, pair_key)
         if first:

@@ -21,7 +21,7 @@ from operator import attrgetter, itemgetter
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import AttrRef, Binary, Expr, Literal, Paren
-from condorlite.core.matching.autocluster import ShapeKeys, closure
+from condorlite.core.matching.autocluster import closure
 from condorlite.core.matching.candidates import Candidates, PairEval, RejectCounts, as_rank
 from condorlite.core.matching.held_groups import DeferredList
 from condorlite.core.matching.match_table import MatchTable
@@ -29,6 +29,7 @@ from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.own_literals import HIDDEN
 from condorlite.core.matching.own_literals import NAMES as REWRITTEN
+from condorlite.core.matching.shape_keys import ShapeKeys
 from condorlite.core.matching.slot_ranks import SharedRanks
 from condorlite.core.model import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION
 

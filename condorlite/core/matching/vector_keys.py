@@ -22,16 +22,17 @@ values have equal pair results and equal ranks in every state (``carved_states``
 shares the carved states' ranks and transitions on that). Ids are numbered from 1,
 signatures from 0, each in order of first sight: a function of the order offers are
 prepared in. With the ``kind_records`` record a slot's walk came from, the keys
-number only the slot's literals (``KindRecords.names_key``); otherwise the bindings
-themselves (``autocluster.ShapeKeys.key``): either way equal keys, equal bindings.
+read only the slot's literals (``KindRecords.names_key``); otherwise the bindings
+themselves (``shape_keys.ShapeKeys.slot_key``): either way the same key, equal keys
+for equal bindings.
 """
 
 from __future__ import annotations
 
 from condorlite.core.adeval import ClassAd
-from condorlite.core.matching.autocluster import ShapeKeys
 from condorlite.core.matching.kind_records import KindRecord, KindRecords
 from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.shape_keys import ShapeKeys
 from condorlite.core.matching.slot_vectors import SlotVector, vector_of
 
 
@@ -70,7 +71,7 @@ class VectorKeys:
         free = set(vector.names)
         static = tuple(n for n in walked if n not in free)
         if record is None:
-            key = self._shape_keys.key(offer.ad, static, (*extra, vector.names))
+            key = self._shape_keys.slot_key(offer.ad, static, (*extra, vector.names))
         else:
             key = self._kinds.names_key(record, offer.ad, static, (*extra, vector.names))
         vector.static = self.statics.setdefault(key, len(self.statics) + 1)
@@ -104,7 +105,7 @@ class VectorKeys:
                 keys[rank] = ("value", rank, repr(value))
                 signature.append(("value", rank))
             else:
-                key = keys[rank] = (rank, self._shape_keys.key(ad, free_reach, vector.names)
+                key = keys[rank] = (rank, self._shape_keys.slot_key(ad, free_reach, vector.names)
                                     if record is None else
                                     self._kinds.names_key(record, ad, free_reach, vector.names))
                 signature.append(key)

@@ -16,7 +16,6 @@ from condorlite.core.ad_decoder import job_from_ad, slot_from_ad
 from condorlite.core.classad import parse_ad, parse_ads
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.matching.autocluster import (
-    ShapeKeys,
     build,
     closure,
     closure_union,
@@ -26,6 +25,7 @@ from condorlite.core.matching.autocluster import (
 )
 from condorlite.core.matching.expr_numbers import Canon
 from condorlite.core.matching.policy_exprs import PolicyExprs
+from condorlite.core.matching.shape_keys import ShapeKeys
 from condorlite.core.matching.significant import build_closed
 from condorlite.core.model import Job
 from condorlite.core.policy import Policy

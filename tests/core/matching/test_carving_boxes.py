@@ -87,7 +87,7 @@ def test_classes_differing_only_in_requests_share_residuals() -> None:
     """The job's literal requests are left free: a second class asking for other
     amounts reuses the first one's residuals (no new specialisation) and still gets
     its own fit, bounds and outcome in every state."""
-    from condorlite.core.matching.autocluster import ShapeKeys
+    from condorlite.core.matching.shape_keys import ShapeKeys
 
     cache = ResidualCache(ShapeKeys().canon.key)
     slot_ad = ad(**SLOT)

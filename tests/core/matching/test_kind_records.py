@@ -16,10 +16,10 @@ from pathlib import Path
 
 from condorlite.core.classad import parse_ad
 from condorlite.core.matching import kind_records
-from condorlite.core.matching.autocluster import ShapeKeys
 from condorlite.core.matching.expr_numbers import Canon
 from condorlite.core.matching.first_states import FirstStates
 from condorlite.core.matching.kind_records import KindRecords
+from condorlite.core.matching.shape_keys import ShapeKeys
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import Policy
 from tests.core._pool import decoded_pool
@@ -37,7 +37,7 @@ def _slot(disk: str, kflops: str = "10", extra: str = "") -> object:
 
 
 def test_a_slot_differing_only_in_literal_values_finds_the_record():
-    records = KindRecords(Canon().number, Canon().key)
+    records = KindRecords(Canon().key)
     first = _slot("100")
     assert records.find(first, False, "static") is None
     records.keep(first, False, "static", WALK)
@@ -49,7 +49,7 @@ def test_a_slot_differing_only_in_literal_values_finds_the_record():
 
 
 def test_a_binding_of_another_kind_misses():
-    records = KindRecords(Canon().number, Canon().key)
+    records = KindRecords(Canon().key)
     records.keep(_slot("100"), False, "static", WALK)
     assert records.find(_slot("TotalDisk / 2"), False, "static") is None  # an expression
     absent = parse_ad(f"{REQUIREMENTS}KFlops = 1\nSlotID = 1")
@@ -62,7 +62,7 @@ def test_a_binding_of_another_kind_misses():
 
 
 def test_lookups_stop_when_almost_every_slot_misses():
-    records = KindRecords(Canon().number, Canon().key)
+    records = KindRecords(Canon().key)
     for i in range(kind_records.TRIES + 5):
         ad = _slot(f"TotalDisk / {i + 1}")  # an expression of its own: never shared
         assert records.find(ad, False, "static") is None
@@ -103,37 +103,68 @@ def test_disk_share_slots_are_prepared_as_a_full_prepare_does(tmp_path, monkeypa
     assert one.matches and one.matches == two.matches and one.rejections == two.rejections
 
 
-def test_the_key_plan_gives_the_shape_keys_key():
-    """A record's pair shape keys (its literals numbered, the rest from the plan)
-    equal ``ShapeKeys.key`` of every slot that finds it, absent names left out."""
+def _same_partition(made: list[tuple], full: list[tuple]) -> None:
+    """``made`` (keys of slots, in order) tell the slots apart exactly as ``full``
+    (their ``ShapeKeys.key``) do: equal keys, equal bindings, and the reverse."""
+    for i, (a, fa) in enumerate(zip(made, full, strict=True)):
+        for b, fb in zip(made[i:], full[i:], strict=True):
+            assert (a == b) == (fa == fb), (a, b, fa, fb)
+
+
+def test_the_key_plan_gives_the_slot_key():
+    """A record's pair shape keys (its literals' ``repr`` after the plan's numbers)
+    equal ``ShapeKeys.slot_key`` of every slot that finds it, and tell the slots
+    apart as ``ShapeKeys.key`` does: ``7``, ``7.0``, ``true`` and ``"7"`` differ, as
+    do ``0.0`` and ``-0.0``."""
     keys = ShapeKeys()
-    records = KindRecords(keys.canon.number, keys.canon.key)
+    records = KindRecords(keys.canon.key)
     walk = ((), ("disk", "memory", "requirements", "start"), {"post": {"kflops"}})
     first = _slot("100", extra="Memory = 5")
     records.keep(first, False, "static", walk)
-    values = ["100", "7", "7.0", "true", '"7"', "-0.0", "0.0", "100"]
+    values = ["100", "7", "7.0", "true", '"7"', "-0.0", "0.0", "7.0", "7", "100"]
+    extra = ("static", False, ())
+    made, full = [], []
     for i, disk in enumerate(values):
         ad = _slot(disk, extra=f"Memory = {i % 3}")
         record = records.find(ad, False, "static")
         assert record is not None
-        extra = ("static", False, ())
-        assert records.pair_key(record, ad, extra) == keys.key(ad, walk[1], extra)
-    assert len({keys.key(_slot(d, extra="Memory = 1"), walk[1], ()) for d in values}) == 7
+        made.append(records.pair_key(record, ad, extra))
+        assert made[-1] == keys.slot_key(ad, walk[1], extra)
+        full.append(keys.key(ad, walk[1], extra))
+        assert len(made[-1]) == 4 and made[-1][:2] == full[-1][:2]  # (the bound names)
+    _same_partition(made, full)
+    assert len(set(made)) == len(set(full)) == 9  # (the last slot repeats the first)
+    assert keys.slot_key(first, walk[1], extra) == keys.slot_key(
+        _slot("100", extra="Memory = 5"), walk[1], extra)
 
 
-def test_a_names_key_gives_the_shape_keys_key_of_those_names():
-    """``names_key`` (a partitionable slot's static and rank program keys from the
-    record's plans) equals ``ShapeKeys.key`` of those names for every slot that
-    finds the record, whatever its literal values."""
+def test_a_slot_key_without_literals_is_the_shape_keys_key():
     keys = ShapeKeys()
-    records = KindRecords(keys.canon.number, keys.canon.key)
+    ad = parse_ad("Requirements = START && Disk > 0\nStart = KFlops > 3\nDisk = 1\n")
+    for names in (("requirements", "start"), ("absent", "requirements"), ()):
+        assert keys.slot_key(ad, names, ("x",)) == keys.key(ad, names, ("x",))
+
+
+def test_a_names_key_gives_the_slot_key_of_those_names():
+    """``names_key`` (a partitionable slot's static and rank program keys from the
+    record's plans) equals ``ShapeKeys.slot_key`` of those names for every slot
+    that finds the record, and tells them apart as ``ShapeKeys.key`` does."""
+    keys = ShapeKeys()
+    records = KindRecords(keys.canon.key)
     walk = ((), ("disk", "memory", "requirements", "start"), {"post": {"kflops"}})
     records.keep(_slot("100", extra="Memory = 5"), False, "static", walk)
-    for i, disk in enumerate(["100", "7", "7.0", "true", '"7"', "-0.0", "0.0"]):
-        ad = _slot(disk, kflops=str(i), extra=f"Memory = {i % 3}")
+    names_list = (("disk", "requirements"), ("kflops",), ("memory", "start"), ())
+    made: dict[tuple, list] = {names: [] for names in names_list}
+    full: dict[tuple, list] = {names: [] for names in names_list}
+    for i, disk in enumerate(["100", "7", "7.0", "true", '"7"', "-0.0", "0.0", "7"]):
+        ad = _slot(disk, kflops=str(i % 4), extra=f"Memory = {i % 3}")
         record = records.find(ad, False, "static")
         assert record is not None
-        for names in (("disk", "requirements"), ("kflops",), ("memory", "start"), ()):
+        for names in names_list:
             extra = ("static", names)
-            assert records.names_key(record, ad, names, extra) == keys.key(ad, names, extra)
+            made[names].append(records.names_key(record, ad, names, extra))
+            assert made[names][-1] == keys.slot_key(ad, names, extra)
+            full[names].append(keys.key(ad, names, extra))
+    for names in names_list:
+        _same_partition(made[names], full[names])
     assert len(record.plans) == 4  # (one plan per names, kept on the record)

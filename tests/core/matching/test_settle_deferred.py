@@ -8,11 +8,11 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from condorlite.core.matching import reasons as reasons_module
-from condorlite.core.matching.autocluster import ShapeKeys
 from condorlite.core.matching.candidates import HeldGroup
 from condorlite.core.matching.held_groups import DeferredCounts
 from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.reasons import Reasons
+from condorlite.core.matching.shape_keys import ShapeKeys
 
 
 def _reasons(matching: dict[int, set[int]], tried: list[tuple[int, int]]) -> Reasons:
