@@ -47,11 +47,12 @@ from condorlite.core.matching.candidates import (
     make_pair,
 )
 from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.literal_matches import LiteralMatches
 from condorlite.core.matching.literal_orders import LiteralOrders, LiteralSnapshot
 from condorlite.core.matching.literal_states import LiteralStates
 from condorlite.core.matching.match_table import MatchTable
-from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
+from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.ordered_states import OrderedStates
 from condorlite.core.matching.rank_columns import RankColumn

@@ -55,6 +55,7 @@ from condorlite.core.classad.partial import Constant, specialize_attribute
 from condorlite.core.matching.box_ranges import Column, column, narrowest
 from condorlite.core.matching.candidates import HeldGroup, as_rank
 from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.held_refusals import GroupKeys
 from condorlite.core.matching.held_types import (
@@ -64,7 +65,6 @@ from condorlite.core.matching.held_types import (
     ResidualTest,
     never_holds,
 )
-from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.pair_programs import job_params
 from condorlite.core.matching.slot_vectors import SlotVector, int_now, vector_of

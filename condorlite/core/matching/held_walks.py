@@ -63,6 +63,7 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.box_passes import BoxPasses
 from condorlite.core.matching.candidates import NO_MATCH, HeldGroup, PairEval, as_rank
 from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.held_refusals import REFUSED, Refusals
 from condorlite.core.matching.held_types import (
@@ -74,7 +75,6 @@ from condorlite.core.matching.held_types import (
 )
 from condorlite.core.matching.held_verdicts import NEVER, HeldVerdicts
 from condorlite.core.matching.match_table import MatchTable
-from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.offers import Offer
 
 #: whether a held pair's dependent ranks are worked out at their first read (module

@@ -24,8 +24,9 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.partial import Constant
 from condorlite.core.matching.candidates import NO_MATCH, PairEval, as_rank, box_pair, make_pair
 from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.never_matches import NeverMatches
-from condorlite.core.matching.offer_shapes import MISSING, EvaluationCount, OfferShapes
+from condorlite.core.matching.offer_shapes import MISSING, OfferShapes
 from condorlite.core.matching.offers import Fits, Offer
 from condorlite.core.matching.pair_programs import ResidualCache, job_params, pair_program
 from condorlite.core.matching.pieces import weight_names

@@ -55,8 +55,9 @@ from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.matching.autocluster import ALWAYS_SIGNIFICANT, referenced
 from condorlite.core.matching.candidates import Candidates, PairEval
 from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.match_table import MatchTable
-from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
+from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.offers import BASE_RESOURCES, SUBMITTER_PREFIXES, Offer
 from condorlite.core.matching.own_literals import OwnLiterals
 from condorlite.core.matching.own_policy import OwnPolicy

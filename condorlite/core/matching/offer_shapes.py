@@ -26,6 +26,7 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.autocluster import same_walks
 from condorlite.core.matching.candidates import POST, PRANK, PRE
 from condorlite.core.matching.carved_states import CarvedStates
+from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.first_ranks import FirstRanks
 from condorlite.core.matching.first_states import FirstState, FirstStates
 from condorlite.core.matching.held_groups import HeldGroups
@@ -41,16 +42,6 @@ from condorlite.core.matching.vector_keys import VectorKeys
 
 #: "not in the table" for tables whose values may be None
 MISSING = object()
-
-
-class EvaluationCount:
-    """The cycle's count of evaluations (pair, rank and policy evaluations alike), one
-    counter shared by the matchmaker and the parts it owns."""
-
-    __slots__ = ("evaluations",)
-
-    def __init__(self) -> None:
-        self.evaluations = 0
 
 
 class OfferShapes:

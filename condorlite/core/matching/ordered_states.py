@@ -38,7 +38,7 @@ from condorlite.core.matching.candidates import (
     make_pair,
 )
 from condorlite.core.matching.carving import PairProgram
-from condorlite.core.matching.offer_shapes import EvaluationCount
+from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.model import NO_PREEMPTION, REASON_ORDER
 

@@ -40,7 +40,7 @@ from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.partial import Constant, specialize
-from condorlite.core.matching.offer_shapes import EvaluationCount
+from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.preq_reads import static_reads
 from condorlite.core.matching.slot_vectors import int_now

@@ -23,9 +23,9 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import AttrRef, Binary, Expr, Literal, Paren
 from condorlite.core.matching.autocluster import closure
 from condorlite.core.matching.candidates import Candidates, PairEval, RejectCounts, as_rank
+from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.held_groups import DeferredList
 from condorlite.core.matching.match_table import MatchTable
-from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.own_literals import HIDDEN
 from condorlite.core.matching.own_literals import NAMES as REWRITTEN

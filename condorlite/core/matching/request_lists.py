@@ -35,11 +35,12 @@ from condorlite.core.matching.candidates import (
     make_entry,
 )
 from condorlite.core.matching.carved_lists import CarvedLists
+from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.held_lists import HeldLists
 from condorlite.core.matching.held_refusals import HeldRefusals
 from condorlite.core.matching.held_walks import HeldWalks
 from condorlite.core.matching.match_table import MatchTable
-from condorlite.core.matching.offer_shapes import EvaluationCount, OfferShapes
+from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.offers import SUBMITTER_PREFIXES, Offer
 from condorlite.core.matching.preq_verdicts import PreqVerdicts
 from condorlite.core.matching.rank_columns import RankColumn, RankColumns

@@ -15,9 +15,9 @@ from condorlite.core import adeval
 from condorlite.core.classad import parse_ad, parse_expr
 from condorlite.core.matching import held_lists, preq_verdicts
 from condorlite.core.matching.candidates import SharedEntries, make_entries
+from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.held_lists import HeldLists
 from condorlite.core.matching.held_refusals import ALLOWED, HeldRefusals
-from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.preq_reads import static_reads
 from condorlite.core.matching.preq_verdicts import PreqVerdicts
 from condorlite.core.model import Submitter

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from condorlite.core import adeval
 from condorlite.core.ad_decoder import slot_from_ad
 from condorlite.core.classad import parse_ads
-from condorlite.core.matching.offer_shapes import EvaluationCount
+from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.own_literals import OwnLiterals
 from condorlite.core.matching.reasons import Reasons, unhoisted
 from condorlite.core.matching.shape_keys import ShapeKeys

@@ -26,8 +26,8 @@ from condorlite.core.matching.candidates import (
     Candidates,
     PairEval,
 )
+from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.match_table import MatchTable
-from condorlite.core.matching.offer_shapes import EvaluationCount
 from condorlite.core.matching.ordered_states import OrderedStates
 from condorlite.core.matching.static_orders import StaticOrders
 from condorlite.core.matching.tier_lists import TierLists, TierMoves
