@@ -54,7 +54,7 @@ from collections.abc import Iterator
 from functools import partial
 from typing import BinaryIO, TextIO
 
-from condorlite.core.classad.ad import ClassAd
+from condorlite.core.classad.ad import TABLE_SLOT, ClassAd
 from condorlite.core.classad.ast import Literal
 from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.interning import LIMIT, OLD_LINES, OLD_NAMES
@@ -95,7 +95,7 @@ class FileBytes(io.BufferedReader):
 #: ``ClassAd._from_attrs(attrs, layout)`` in one C call (``_oldscan.slotted``: the
 #: slots past the two given, ``parent``, set to None), for the ads the scanner builds.
 _FROM_ATTRS = (ClassAd._from_attrs if Scanner is None else partial(
-    slotted, tuple(ClassAd.__dict__[name] for name in ("_attrs", "layout", "parent")),
+    slotted, tuple(ClassAd.__dict__[name] for name in (TABLE_SLOT, "layout", "parent")),
     ClassAd))
 
 
