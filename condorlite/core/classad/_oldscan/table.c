@@ -89,10 +89,13 @@ table_lookup(PyObject *table, PyObject *key)
             return NULL;
         }
         PyObject *name = PyTuple_GET_ITEM(pair, 0);
+        if (name == key)
+            return PyTuple_GET_ITEM(pair, 1);
         /* (the names are str, as the keys the dict would hold: equal is as a dict
-         * lookup finds) */
-        if (name == key || (PyUnicode_CheckExact(name) && PyUnicode_CheckExact(key)
-                            && PyUnicode_Compare(name, key) == 0))
+         * lookup finds; two interned strings that are not one object differ) */
+        if (PyUnicode_CheckExact(name) && PyUnicode_CheckExact(key)
+                && !(PyUnicode_CHECK_INTERNED(name) && PyUnicode_CHECK_INTERNED(key))
+                && PyUnicode_Compare(name, key) == 0)
             return PyTuple_GET_ITEM(pair, 1);
     }
     return PyDict_GetItemWithError(base, key);
