@@ -14,10 +14,11 @@ setup(
             "condorlite.core.classad._oldscan",
             sources=[f"condorlite/core/classad/_oldscan/{name}.c"
                      for name in ("scanner", "ads", "plain", "jsonlines", "adlines",
-                                  "tables", "values", "keys", "slotted", "columns")],
+                                  "tables", "values", "keys", "slotted", "columns",
+                                  "table")],
             depends=[f"condorlite/core/classad/_oldscan/{name}.h"
                      for name in ("scanner", "adlines", "tables", "values", "keys", "slotted",
-                                  "columns")],
+                                  "columns", "table")],
             optional=True,
         )
     ]

@@ -32,6 +32,7 @@ from condorlite.core.ad_decoder import (
 )
 from condorlite.core.ad_screen import AdScreen
 from condorlite.core.classad.ad import ClassAd as _AdClass
+from condorlite.core.classad.ad import table_entry
 from condorlite.core.classad.ast import Literal
 from condorlite.core.classad.scope import MAX_STEPS
 from condorlite.core.entry_keys import entry_key
@@ -304,7 +305,8 @@ def _run_jobs(cluster: Cluster, ads: list[LoadedAd], start: int, mark: set,
         ad = ads[at].ad
         if type(ad) is not _AdClass or ad.layout is not mark or ad.parent is not None:
             break
-        proc = ad._attrs.get("procid")
+        # (the entry alone: a job ad of a reader run keeps its table lazy, ``ad.py``)
+        proc = table_entry(ad, "procid")
         if proc is None or type(proc := proc[1]) is not Literal:
             break
         proc = proc.value

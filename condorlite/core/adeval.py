@@ -18,6 +18,7 @@ from functools import partial
 from typing import Any
 
 from condorlite.core.classad import oldscan
+from condorlite.core.classad.ad import TABLE_SLOT
 from condorlite.core.classad.ad import ClassAd as _ClassAd
 from condorlite.core.classad.ast import Call, Expr, Literal
 from condorlite.core.classad.cache import folded
@@ -69,7 +70,8 @@ def _adopt_python(table: dict[str, tuple[str, Expr]], layout: None, parent: Clas
 #: ``_adopt_python`` in one C call (``oldscan.slotted`` sets the three members), or
 #: None where the compiled module is not built
 _ADOPT_COMPILED = (None if oldscan.slotted is None else partial(
-    oldscan.slotted, tuple(_ClassAd.__dict__[name] for name in ("_attrs", "layout", "parent")),
+    oldscan.slotted,
+    tuple(_ClassAd.__dict__[name] for name in (TABLE_SLOT, "layout", "parent")),
     _ClassAd))
 #: how ``with_entries`` and ``with_restored`` build their copies: in C where the module
 #: is built and on (the copies are made for every carved piece and every policy change

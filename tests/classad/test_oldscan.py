@@ -405,9 +405,9 @@ def test_one_mark_for_a_run_across_pieces_to_the_last_ad(monkeypatch) -> None:
 def test_the_scanners_ads_are_built_as_from_attrs_builds_them() -> None:
     """``oldscan._FROM_ATTRS`` sets ClassAd's three slots (a slot added to ClassAd
     must be added there too)."""
-    from condorlite.core.classad.ad import ClassAd
+    from condorlite.core.classad.ad import TABLE_SLOT, ClassAd
 
-    assert sorted(ClassAd.__slots__) == ["_attrs", "layout", "parent"]
+    assert sorted(ClassAd.__slots__) == sorted([TABLE_SLOT, "layout", "parent"])
     mark = object()
     attrs = {"a": ("A", None)}
     ad = oldscan._FROM_ATTRS(attrs, mark)

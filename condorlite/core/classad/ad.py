@@ -19,11 +19,22 @@ in them are shared between ads: they are immutable, and assignment replaces an e
 never changes one. (The evaluator reads the dict directly, so the entry layout is a
 contract; parsing is eager, see ``formats.py`` for why lazy parsing was measured not
 to pay.)
+
+Where the compiled module is built, the dict is held in the hidden slot ``_tbl`` and
+``_attrs`` is a C data descriptor over it (``_oldscan/table.c``): every read of
+``_attrs`` gives a whole dict, as a slot would. The compiled scanner may store in
+``_tbl`` the *lazy form* of an ad of a run (``_oldscan/ads.c``): the run's private base
+dict and the ad's own pairs; the first read of ``_attrs`` makes it the very dict the
+copy would have been (same keys, order, values and table size) and stores it. Readers
+that take ``_tbl`` by member offset in C (``oldscan.gather``, ``oldscan.changes``)
+handle the lazy form; ``table_entry`` reads one entry without making the table whole.
+``TABLE_SLOT`` names the member that holds the table (``_attrs`` itself without the
+compiled module), for the C readers and writers by offset.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 
 from condorlite.core.classad.ast import Expr, ListExpr, Literal, RecordExpr
 from condorlite.core.classad.evaluator import evaluate_attribute
@@ -31,6 +42,14 @@ from condorlite.core.classad.jsonads import ad_to_json
 from condorlite.core.classad.printer import format_name, htcondor_order, unparse, unparse_attrs
 from condorlite.core.classad.scope import install_no_ad
 from condorlite.core.classad.values import INT64_MAX, INT64_MIN, Special
+
+try:
+    from condorlite.core.classad._oldscan import table_slot
+except ImportError:  # built without a C compiler: ``_attrs`` is the slot itself
+    table_slot = None
+
+#: the slot that holds an ad's table (module doc)
+TABLE_SLOT = "_attrs" if table_slot is None else "_tbl"
 
 
 def to_expr(value: object) -> Expr:
@@ -61,7 +80,7 @@ def _check_name(name: object) -> str:
 class ClassAd(MutableMapping[str, Expr]):
     """An ad: ordered, case-insensitive attributes holding expressions."""
 
-    __slots__ = ("_attrs", "layout", "parent")
+    __slots__ = (TABLE_SLOT, "layout", "parent")
 
     def __init__(
         self,
@@ -208,5 +227,16 @@ class ClassAd(MutableMapping[str, Expr]):
     def __str__(self) -> str:
         return unparse_attrs(self.items())
 
+
+def _entry_of_whole(ad: ClassAd, key: str) -> tuple[str, Expr] | None:
+    return ad._attrs.get(key)
+
+
+#: ``table_entry(ad, key)``: ``ad._attrs.get(key)`` (``key`` a lower-case name),
+#: without making a lazy table whole (module doc)
+table_entry: Callable[[ClassAd, str], tuple[str, Expr] | None] = _entry_of_whole
+if table_slot is not None:
+    ClassAd._attrs = table_slot(ClassAd.__dict__[TABLE_SLOT])  # type: ignore[misc]
+    table_entry = ClassAd.__dict__["_attrs"].entry
 
 install_no_ad(ClassAd())  # the empty ad that stands for "no MY ad" (``scope._no_ad``)

@@ -18,7 +18,9 @@ takes that line's pair (lines that do so in a row are compared and copied as one
 run); a line at a position whose last line was new with a new value
 (a per-ad value) skips the line table unless its value is known; a new line whose
 name is that of the last line at its position skips the name lookup; an ad with the
-previous ad's names in the same order starts from a copy of its dict. Two more that
+previous ad's names in the same order starts from a copy of its dict, or, from its
+run's third ad on, keeps a lazy table (the run's private base and its own pairs at
+the mark's names; ``ClassAd._attrs`` makes it whole on first read, ``ad.py``). Two more that
 do not depend on position: an ad with the names of one of the last few ads of other
 names read in the same piece (``ads.c``: shapes; a pool's slot types interleave)
 starts from a copy of that ad's dict, and a new line's name text is looked up in the
@@ -54,7 +56,7 @@ from collections.abc import Iterator
 from functools import partial
 from typing import BinaryIO, TextIO
 
-from condorlite.core.classad.ad import ClassAd
+from condorlite.core.classad.ad import TABLE_SLOT, ClassAd
 from condorlite.core.classad.ast import Literal
 from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.interning import LIMIT, OLD_LINES, OLD_NAMES
@@ -95,7 +97,7 @@ class FileBytes(io.BufferedReader):
 #: ``ClassAd._from_attrs(attrs, layout)`` in one C call (``_oldscan.slotted``: the
 #: slots past the two given, ``parent``, set to None), for the ads the scanner builds.
 _FROM_ATTRS = (ClassAd._from_attrs if Scanner is None else partial(
-    slotted, tuple(ClassAd.__dict__[name] for name in ("_attrs", "layout", "parent")),
+    slotted, tuple(ClassAd.__dict__[name] for name in (TABLE_SLOT, "layout", "parent")),
     ClassAd))
 
 

@@ -36,7 +36,7 @@ from typing import NamedTuple, TypeVar
 
 from condorlite.core import adeval
 from condorlite.core.classad import oldscan
-from condorlite.core.classad.ad import ClassAd
+from condorlite.core.classad.ad import TABLE_SLOT, ClassAd
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.refs import names as expr_names
 from condorlite.core.model import Job
@@ -50,7 +50,7 @@ GATHER_COMPILED = oldscan.enabled() and oldscan.gather is not None
 #: the member descriptors ``oldscan.gather`` reads: a job's ad and id, an ad's table
 #: and reader mark
 _JOB_MEMBERS = (Job.__dict__["ad"], Job.__dict__["id"])
-_AD_MEMBERS = (ClassAd.__dict__["_attrs"], ClassAd.__dict__["layout"])
+_AD_MEMBERS = (ClassAd.__dict__[TABLE_SLOT], ClassAd.__dict__["layout"])
 
 
 class Rows(NamedTuple):

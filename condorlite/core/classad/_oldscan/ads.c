@@ -81,16 +81,20 @@ run_takes(Scanner *s, int fits)
 
 /* The current ad's dict as a copy of the previous ad's with the values that differ
  * set: the copy takes its table whole (str-keyed, the size the pairs would have grown
- * it to), where inserting the pairs one by one grows it step by step. */
+ * it to), where inserting the pairs one by one grows it step by step. When the
+ * previous ad's table is lazy the template is its run's base, which differs from it
+ * at the mark's positions too: those are set as well (setting a name the dict holds
+ * keeps its place, so the dict is the one the copy of the previous ad's would be). */
 static PyObject *
 attrs_from_template(Scanner *s)
 {
     PyObject *attrs = PyDict_Copy(s->template);
     if (attrs == NULL)
         return NULL;
+    const char *marked = s->lazy_previous ? s->varying : NULL;
     for (Py_ssize_t i = 0; i < s->pending.n; i++) {
         PyObject *pair = s->pending.pairs[i];
-        if (pair == s->previous.pairs[i])
+        if (pair == s->previous.pairs[i] && (marked == NULL || !marked[i]))
             continue;
         if (set_pair(attrs, pair) < 0) {
             Py_DECREF(attrs);
@@ -98,6 +102,71 @@ attrs_from_template(Scanner *s)
         }
     }
     return attrs;
+}
+
+/* The template kept as the scanner's own (its table is the previous ad's, or a
+ * private copy), and whether the previous ad's table is lazy (scanner.h). */
+static void
+set_template(Scanner *s, PyObject *attrs, int private, int lazy)
+{
+    Py_XINCREF(attrs);
+    Py_XSETREF(s->template, attrs);
+    s->template_private = private;
+    s->lazy_previous = lazy;
+}
+
+/* The lazy table of the current ad, a run's third or later ad whose lines differ from
+ * the previous ad's at the mark's positions only (same_names' `fits`): the tuple
+ * (base, pair, ...), `base` a private copy of the template (made at the run's first
+ * lazy ad and kept as the template: no ad holds it, so no caller's change reaches
+ * it) and the pairs the ad's lines at the mark's positions. Every other position
+ * holds the very pair of the run's first ad, and so of the base: the base with those
+ * pairs set is the dict attrs_from_template would build (table.c makes it so on the
+ * first read of the ad's _attrs). A new reference, or NULL with an exception. */
+static PyObject *
+lazy_table(Scanner *s)
+{
+    if (!s->template_private) {
+        PyObject *base = PyDict_Copy(s->template);
+        if (base == NULL)
+            return NULL;
+        set_template(s, base, 1, s->lazy_previous);
+        Py_DECREF(base);
+    }
+    Py_ssize_t n = s->pending.n, k = 1;
+    for (Py_ssize_t i = 0; i < n; i++)
+        k += s->varying[i] != 0;
+    PyObject *lazy = PyTuple_New(k);
+    if (lazy == NULL)
+        return NULL;
+    Py_INCREF(s->template);
+    PyTuple_SET_ITEM(lazy, 0, s->template);
+    k = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (s->varying[i]) {
+            Py_INCREF(s->pending.pairs[i]);
+            PyTuple_SET_ITEM(lazy, k++, s->pending.pairs[i]);
+        }
+    }
+    return lazy;
+}
+
+/* The current ad with a lazy table (lazy_table), or NULL with an exception; it stays
+ * in the run. */
+static PyObject *
+lazy_ad(Scanner *s)
+{
+    PyObject *lazy = lazy_table(s);
+    if (lazy == NULL)
+        return NULL;
+    PyObject *args[2] = {lazy, s->layout};
+    PyObject *ad = PyObject_Vectorcall(s->from_attrs, args, 2, NULL);
+    Py_DECREF(lazy);
+    if (ad != NULL) {
+        s->run_ads++;
+        s->lazy_previous = 1;
+    }
+    return ad;
 }
 
 /* Release a shape's references (its array is kept for the next). */
@@ -113,7 +182,7 @@ shape_clear(Shape *shape)
 void
 scanner_forget_dicts(Scanner *s)
 {
-    Py_CLEAR(s->template);
+    set_template(s, NULL, 0, 0);
     for (int k = 0; k < SCANNER_SHAPES; k++)
         shape_clear(&s->shapes[k]);
     s->shape_next = 0;
@@ -245,6 +314,14 @@ build_ad(Scanner *s)
     int same = same_names(s, &fits);
     int shape = -1, attrs_copied = 0;
     PyObject *attrs;
+    if (same && fits && s->template != NULL) {
+        /* (a run's third ad or later, staying in it: run_takes would say so) */
+        PyObject *ad = lazy_ad(s);
+        if (ad == NULL)
+            scanner_forget_dicts(s);
+        rotate(s);
+        return ad;
+    }
     if (same && s->template != NULL) {
         attrs = attrs_from_template(s);
         attrs_copied = 1;
@@ -272,8 +349,7 @@ build_ad(Scanner *s)
         PyObject *args[2] = {attrs, s->layout};
         ad = PyObject_Vectorcall(s->from_attrs, args, 2, NULL);
         if (ad != NULL) {
-            Py_INCREF(attrs);
-            Py_XSETREF(s->template, attrs);
+            set_template(s, attrs, 0, 0);
             /* an ad not copied from the previous one's starts a shape (the ads of a
              * run of the previous ad's names are found from the template) */
             if (!attrs_copied && keep_shape(s, attrs, shape) < 0)
@@ -281,7 +357,7 @@ build_ad(Scanner *s)
         }
     }
     else {
-        Py_CLEAR(s->template);
+        set_template(s, NULL, 0, 0);
         PyObject *pairs = PyList_New(s->pending.n);
         if (pairs == NULL)
             goto done;

@@ -5,6 +5,9 @@
  * cut, the value of each key that changed there, row by row (None for an absent key):
  * every distinct value of a key's column is among them, at row 0 or where it starts.
  *
+ * A table may be an ad's lazy table (table.h, a run's ad read by oldscan.gather): its
+ * names are looked up in its own pairs, then its base, as in the dict it stands for.
+ *
  * `marks` (a list as long as `tables`, or None): each row's run mark. Where a row's
  * mark is a set and the very mark of the row before, the two rows are of one run of
  * the reader (ClassAd.layout, ads.c): they hold the same value for every key not in
@@ -19,6 +22,10 @@
  * dict) cannot leave a dangling pointer. */
 
 #include "columns.h"
+
+#include <structmember.h>
+
+#include "table.h"
 
 /* Append the row number ``row`` to the list ``cuts``: 0, or -1 with an exception. */
 static int
@@ -84,14 +91,14 @@ oldscan_changes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             }
         }
         PyObject *table = PyList_GET_ITEM(tables, row);
-        if (!PyDict_Check(table)) {
+        if (!PyDict_Check(table) && !TABLE_IS_LAZY(table)) {
             PyErr_SetString(PyExc_TypeError, "changes: tables must be dicts");
             goto fail;
         }
         Py_INCREF(table);  /* (the list may change under a key's __eq__) */
         int cut = 0;
         for (Py_ssize_t i = 0; i < k; i++) {
-            PyObject *value = PyDict_GetItemWithError(table, names[i]);
+            PyObject *value = table_lookup(table, names[i]);
             if (value == NULL && PyErr_Occurred()) {
                 Py_DECREF(table);
                 goto fail;
@@ -141,7 +148,11 @@ fail:
  * member descriptors of their ad and id, `ad_members` those of `ad_type`'s table and
  * reader mark (ClassAd._attrs, ClassAd.layout). For each row, its ad's table, its run
  * mark (the reader mark when true, else the ad itself: `ad.layout or ad`) and its id,
- * in three lists. None when some row is not exactly of the row members' type or its
+ * in three lists. The table is the member's value: an ad's lazy table (table.h) is
+ * made whole where its row starts a run within `rows` (row 0, or a mark not the row
+ * before's: the grouping walks those tables' names, significant._one_per_run) and
+ * left lazy elsewhere (oldscan.changes reads it as it is).
+ * None when some row is not exactly of the row members' type or its
  * ad not exactly of `ad_type` (the caller reads those rows its own way). One C pass instead of five Python passes over the
  * cycle's idle jobs (matching/significant.py). */
 static PyObject *
@@ -215,6 +226,18 @@ oldscan_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             Py_DECREF(table);
             Py_DECREF(ad);
             goto fail;
+        }
+        if (TABLE_IS_LAZY(table)
+                && (i == 0 || (truth ? mark : ad) != PyList_GET_ITEM(marks, i - 1))) {
+            PyObject *whole = table_whole(
+                (PyObject **)((char *)ad + ((PyMemberDescrObject *)descrs[2])->d_member->offset));
+            Py_DECREF(table);
+            if (whole == NULL) {
+                Py_DECREF(mark);
+                Py_DECREF(ad);
+                goto fail;
+            }
+            table = whole;
         }
         if (truth) {
             Py_DECREF(ad);

@@ -69,6 +69,7 @@
 #include "columns.h"
 #include "keys.h"
 #include "slotted.h"
+#include "table.h"
 #include "scanner.h"
 
 /* -- feeding ---------------------------------------------------------------------- */
@@ -505,6 +506,9 @@ static PyMethodDef module_methods[] = {
     {"slotted", (PyCFunction)(void (*)(void))oldscan_slotted, METH_FASTCALL,
      "slotted(members, type, *values): a new instance of type (no __init__ run) with "
      "its member descriptors set to values in order, those past them to None."},
+    {"table_slot", (PyCFunction)oldscan_table_slot, METH_O,
+     "table_slot(member): ClassAd._attrs, a data descriptor over the type's member "
+     "that reads a whole table, a lazy one made whole on its first read (table.c)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -520,7 +524,7 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__oldscan(void)
 {
-    if (PyType_Ready(&ScannerType) < 0)
+    if (PyType_Ready(&ScannerType) < 0 || PyType_Ready(&TableSlotType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
@@ -528,6 +532,12 @@ PyInit__oldscan(void)
     Py_INCREF(&ScannerType);
     if (PyModule_AddObject(m, "Scanner", (PyObject *)&ScannerType) < 0) {
         Py_DECREF(&ScannerType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&TableSlotType);
+    if (PyModule_AddObject(m, "TableSlot", (PyObject *)&TableSlotType) < 0) {
+        Py_DECREF(&TableSlotType);
         Py_DECREF(m);
         return NULL;
     }

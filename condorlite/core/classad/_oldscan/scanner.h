@@ -43,6 +43,12 @@ typedef struct {
     /* the previous ad's dict while one feed() runs, when from_attrs took it: an ad
      * with the previous ad's names in the same order starts from its copy */
     PyObject *template;
+    /* whether `template` is a private copy no ad holds: the base of the lazy tables
+     * of the current run's ads (ads.c: lazy_table) */
+    int template_private;
+    /* whether the previous ad's table is lazy: it differs from `template` at every
+     * position of the mark, not only where its lines differ from the ad before */
+    int lazy_previous;
     /* dicts of this feed()'s ads of different names, with their pairs (ads.c:
      * shapes): an ad whose names are not the previous ad's but a recent ad's (a
      * pool's slot types interleave) starts from a copy of that ad's dict */
