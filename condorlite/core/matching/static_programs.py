@@ -229,7 +229,7 @@ class StaticNumbers:
                          for name in literals])
         known = self._indexes.get((bound, literals))
         if known is None:
-            names = tuple(n for n, b in zip(ordered, bound) if b) + literals
+            names = tuple(n for n, b in zip(ordered, bound, strict=True) if b) + literals
             known = self._indexes[bound, literals] = (names, {n: i for i, n in enumerate(names)})
         return SlotVector(known[0], tuple(vals), known[1], literals=len(literals))
 
