@@ -67,9 +67,6 @@ HOLDER = "remoteowner"
 
 #: "not in the memo" (a memo's value may be None)
 _MISSING = object()
-#: the kinds a vector's resource may be bound to (``_numbers``), and of their values
-_LITERAL = frozenset({Literal})
-_NUMBER = frozenset({int, float})
 
 
 class StaticNumbers:
@@ -92,9 +89,8 @@ class StaticNumbers:
         self._statics: dict[tuple, tuple[tuple, tuple]] = {}
         #: the resource names in their vector order (``vector_of`` sorts the bound ones)
         self._sorted = tuple(sorted(resource_names))
-        #: (which resource names are bound, in ``_sorted``'s order, the literals'
-        #: names) -> (the vector's names, their index), shared by the vectors of those
-        #: names while the vectors are worked out (``_numbers``: an index is only read)
+        #: vector names -> (them, their index), shared by the vectors of those names
+        #: while the vectors are worked out (``_numbers``: an index is only read)
         self._indexes: dict[tuple, tuple[tuple[str, ...], dict[str, int]]] = {}
 
     def of(self, offer: Offer) -> SlotVector | None:
@@ -133,24 +129,21 @@ class StaticNumbers:
             walk = walked_of(id(offer))
             if walk is None:
                 continue
-            # (no vector: the ad of its one state, without ``Offer.ad``'s test)
-            ad = offer.state_ad
             literals = offer.literals
             # (most offers hoisted no literal: a shorter key, which no key of an
             # offer with literals equals)
             memo = (offer.pair_shape, id(walk[2][1]), offer.holder) if not literals else (
                 offer.pair_shape, id(walk[2][1]), literals,
-                typed([adeval.attr(ad, name).value  # type: ignore[union-attr]
+                typed([adeval.attr(offer.ad, name).value  # type: ignore[union-attr]
                        for name in literals]), offer.holder)
             vector = by_pair.get(memo, _MISSING)
             if vector is _MISSING:
-                vector = by_pair[memo] = self._vector(offer, ad, walk[2], pair_names, ids)
+                vector = by_pair[memo] = self._vector(offer, walk[2], pair_names, ids)
             if vector is None:
                 continue
-            static = vector.static  # type: ignore[union-attr]
-            pair_shapes = shapes_of.get(static)
+            pair_shapes = shapes_of.get(vector.static)  # type: ignore[union-attr]
             if pair_shapes is None:
-                pair_shapes = shapes_of[static] = set()
+                pair_shapes = shapes_of[vector.static] = set()  # type: ignore[union-attr]
             pair_shapes.add(offer.pair_shape)
             found.append((offer, vector))  # type: ignore[arg-type]
         kept: dict[int, SlotVector] = {}
@@ -164,12 +157,11 @@ class StaticNumbers:
                 self._unhoist(offer)  # (evaluated in full: the literal is cheaper)
         return kept
 
-    def _vector(self, offer: Offer, ad: ClassAd, walk: tuple, pair_names: dict[int, tuple],
+    def _vector(self, offer: Offer, walk: tuple, pair_names: dict[int, tuple],
                 ids: dict[tuple, int]) -> SlotVector | None:
         """The offer's vector (``slot_vectors.vector_of``) with its part's id
         (``SlotVector.static``, numbered in ``ids`` by the part's key), or None when
-        its resources are not all number literals. ``ad``: the offer's (its one
-        state's); ``walk``: the offer's (flags,
+        its resources are not all number literals. ``walk``: the offer's (flags,
         walked names, reaches); ``pair_names``: ``_work_out``'s memo of held
         offers' pair names."""
         shapes = self._shapes
@@ -185,12 +177,12 @@ class StaticNumbers:
             # kept in the memo, so its id stays its own) stand for it.
             known = pair_names.get(id(walked))
             if known is None:
-                names = shapes.pair_names(ad, True)
+                names = shapes.pair_names(offer.ad, True)
                 known = pair_names[id(walked)] = (walked, names, HOLDER in names)
             walked = known[1]
-            if known[2] and _is_string(ad, HOLDER):
+            if known[2] and _is_string(offer.ad, HOLDER):
                 literals = (*literals, HOLDER)
-        vector = self._numbers(ad, literals)
+        vector = self._numbers(offer.ad, literals)
         if vector is None:
             return None
         # (the walked names but the vector's, the same for every offer of one walk
@@ -202,8 +194,8 @@ class StaticNumbers:
             found = statics[id(walked), vector.names] = (
                 walked, tuple(n for n in walked if n not in vector.index))
         static = found[1]
-        key = shapes.shape_keys.key(ad, static, ("static", offer.holder is not None,
-                                                flags, vector.names))
+        key = shapes.shape_keys.key(offer.ad, static, ("static", offer.holder is not None,
+                                                      flags, vector.names))
         vector.static = ids.setdefault(key, len(ids) + 1)
         return vector
 
@@ -214,23 +206,23 @@ class StaticNumbers:
         table = adeval.table(ad)
         if table is None:
             return vector_of(ad, self._resource_names, literals)
-        # (C-speed passes: which resource names the ad binds, their expressions,
-        # then one type test of each kind; a few names, most bound on every slot)
-        ordered = self._sorted
-        bound = tuple(map(table.__contains__, ordered))
-        exprs = [entry[1] for entry in map(table.get, ordered) if entry is not None]
-        if not set(map(type, exprs)) <= _LITERAL:
-            return None
-        vals = [expr.value for expr in exprs]
-        if not set(map(type, vals)) <= _NUMBER:
-            return None
-        if literals:
-            vals.extend([adeval.attr(ad, name).value  # type: ignore[union-attr]
-                         for name in literals])
-        known = self._indexes.get((bound, literals))
+        names: list[str] = []
+        vals: list[object] = []
+        for name in self._sorted:
+            entry = table.get(name)
+            if entry is not None:
+                expr = entry[1]
+                if type(expr) is not Literal or type(expr.value) not in (int, float):
+                    return None
+                names.append(name)
+                vals.append(expr.value)
+        for name in literals:
+            vals.append(adeval.attr(ad, name).value)  # type: ignore[union-attr]
+        names.extend(literals)
+        key = tuple(names)
+        known = self._indexes.get(key)
         if known is None:
-            names = tuple(n for n, b in zip(ordered, bound, strict=True) if b) + literals
-            known = self._indexes[bound, literals] = (names, {n: i for i, n in enumerate(names)})
+            known = self._indexes[key] = (key, {n: i for i, n in enumerate(key)})
         return SlotVector(known[0], tuple(vals), known[1], literals=len(literals))
 
 
