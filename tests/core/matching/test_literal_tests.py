@@ -89,3 +89,25 @@ def test_parts_group_their_shapes_by_own_literals_only_when_they_share_them() ->
 def test_a_test_that_wants_more_than_positions_proves_nothing() -> None:
     # (a residual that asked the vector for a tuple's method: no probe, the run decides)
     assert not fails_on_literals(_program(lambda v: v.count("bob") == 0), (0, 0, "bob"))
+
+
+def test_sieved_probes_the_first_shape_still_there_and_keeps_only_those_there() -> None:
+    # (groups by owner; shapes 1 and 5 have left: a group's probe is its first shape
+    # still there, a kept group gives only the shapes still there, a group with none
+    # left asks no probe and counts no evaluation)
+    vals = {k: (k + 3, owner, k) for k, owner in
+            ((1, "bob"), (2, "bob"), (3, "bob"), (4, "alice"), (5, "carol"), (6, "alice"))}
+    probed: list[object] = []
+
+    def test(v):  # type: ignore[no-untyped-def]
+        probed.append(v[2])  # (the shape, a literal too: read, it proves nothing less)
+        return v[1] == "bob"
+
+    program = _program(test, width=3, literals=2)
+    part = SimpleNamespace(vals=vals)
+    lists = SimpleNamespace(members={2: [20], 3: [30], 4: [40], 6: [60]},
+                            _counts=SimpleNamespace(evaluations=0))
+    kept = StaticLists._sieved(lists, part, program, [[1, 2, 3], [4, 6], [5]])  # type: ignore[arg-type]
+    assert kept == [2, 3]
+    assert probed == [2, 4]
+    assert lists._counts.evaluations == 2
