@@ -184,23 +184,41 @@ def _gen_ref(w: _Writer, node: AttrRef, ind: int) -> str:
 
 
 def _gen_binary(w: _Writer, node: Binary, ind: int) -> str:
+    """A comparison, ``=?=``-like test or arithmetic: both operands computed first (the
+    operators are strict or compare whole values), then the operation, with a direct
+    path for the operand types the right-hand constant (if any) makes likely."""
     op = node.op
     a = _gen(w, node.left, ind)
     right = cache.folded(node.right)
     b = _gen(w, node.right, ind)
     out = w.temp()
     if op in _META:
-        negate = "not " if _META[op] == "meta_not_equal" else ""
-        if right is Undefined or right is Error:
-            # x =?= undefined: same type means the same singleton.
-            w.emit(ind, f"{out} = {a} is {negate}{b}")
-        elif type(right) in (bool, int, float, str):
-            # Different types are never identical; a scalar of the same type is by ==.
-            kind = w.param(type(right))
-            w.emit(ind, f"{out} = {negate}(type({a}) is {kind} and {a} == {b})")
-        else:
-            w.emit(ind, f"{out} = {_META[op]}({a}, {b})")
-    elif op == "/":
+        _emit_meta(w, ind, op, a, b, right, out)
+    elif op in _INT_ARITH or op in _OTHER_ARITH:
+        _emit_arith(w, ind, op, a, b, out)
+    else:
+        _emit_compare(w, ind, op, a, b, right, out)
+    return out
+
+
+def _emit_meta(w: _Writer, ind: int, op: str, a: str, b: str, right: object, out: str) -> None:
+    """``out = a =?= b`` (or ``=!=``, ``is``, ``isnt``); ``right``: b's folded value."""
+    negate = "not " if _META[op] == "meta_not_equal" else ""
+    if right is Undefined or right is Error:
+        # x =?= undefined: same type means the same singleton.
+        w.emit(ind, f"{out} = {a} is {negate}{b}")
+    elif type(right) in (bool, int, float, str):
+        # Different types are never identical; a scalar of the same type is by ==.
+        kind = w.param(type(right))
+        w.emit(ind, f"{out} = {negate}(type({a}) is {kind} and {a} == {b})")
+    else:
+        w.emit(ind, f"{out} = {_META[op]}({a}, {b})")
+
+
+def _emit_arith(w: _Writer, ind: int, op: str, a: str, b: str, out: str) -> None:
+    """``out = a op b`` for ``+ - * / %``: integers directly where Python's result is
+    the ClassAd one, everything else through ``operators.arithmetic``."""
+    if op == "/":
         # Non-negative by positive integers: C's truncation is Python's floor here.
         w.emit(
             ind,
@@ -211,7 +229,7 @@ def _gen_binary(w: _Writer, node: Binary, ind: int) -> str:
         )
     elif op in _OTHER_ARITH:
         w.emit(ind, f"{out} = arithmetic('{op}', {a}, {b})")
-    elif op in _INT_ARITH:
+    else:
         w.emit(
             ind,
             f"if type({a}) is int and type({b}) is int:",
@@ -221,7 +239,13 @@ def _gen_binary(w: _Writer, node: Binary, ind: int) -> str:
             "else:",
             f"    {out} = arithmetic('{op}', {a}, {b})",
         )
-    elif type(right) is str:
+
+
+def _emit_compare(w: _Writer, ind: int, op: str, a: str, b: str, right: object,
+                  out: str) -> None:
+    """``out = a op b`` for ``== != < <= > >=``; ``right``: b's folded value, whose
+    type picks the direct path (anything else goes through ``operators.compare``)."""
+    if type(right) is str:
         low = w.param(ops.ascii_lower(right))
         w.emit(
             ind,
@@ -249,7 +273,6 @@ def _gen_binary(w: _Writer, node: Binary, ind: int) -> str:
             "else:",
             f"    {out} = compare('{op}', {a}, {b})",
         )
-    return out
 
 
 def _gen_and(w: _Writer, node: Binary, ind: int) -> str:
