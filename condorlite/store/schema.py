@@ -29,6 +29,8 @@ from condorlite.errors import DataError
 APPLICATION_ID = 0x434C6974
 SCHEMA_VERSION = 3
 
+#: The records table's columns, in ``Record``'s field order (what ``transaction.py`` reads
+#: and writes).
 RECORD_FIELDS = tuple(f.name for f in fields(Record))
 #: The record columns of schema version 1, frozen: later fields come by migration.
 _V1_RECORD_FIELDS = RECORD_FIELDS[:RECORD_FIELDS.index("accounting_group") + 1]

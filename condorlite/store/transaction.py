@@ -23,7 +23,7 @@ from typing import Any
 
 from condorlite.core.accounting import AccountantState, ClaimRow, Record
 from condorlite.errors import StateWriteError
-from condorlite.store.schema import RECORD_FIELDS as _RECORD_FIELDS
+from condorlite.store.schema import RECORD_FIELDS
 
 
 @dataclass
@@ -42,7 +42,7 @@ class Transaction:
         row = self.conn.execute("SELECT value FROM meta WHERE key='last_update_time'").fetchone()
         last = None if row is None or row[0] is None else float(row[0])
         records: dict[str, Record] = {}
-        cols = ", ".join(_RECORD_FIELDS)
+        cols = ", ".join(RECORD_FIELDS)
         for values in self.conn.execute(f"SELECT {cols} FROM records ORDER BY name"):
             rec = _typed(values)
             records[rec.name] = rec
@@ -56,9 +56,9 @@ class Transaction:
             (None if state.last_update_time is None else repr(state.last_update_time),),
         )
         self.conn.execute("DELETE FROM records")
-        marks = ", ".join("?" for _ in _RECORD_FIELDS)
+        marks = ", ".join("?" for _ in RECORD_FIELDS)
         self.conn.executemany(
-            f"INSERT INTO records ({', '.join(_RECORD_FIELDS)}) VALUES ({marks})",
+            f"INSERT INTO records ({', '.join(RECORD_FIELDS)}) VALUES ({marks})",
             (astuple(rec) for _, rec in sorted(state.records.items())),
         )
 
