@@ -56,7 +56,8 @@ from condorlite.store.adfiles import (
     collector_paused,
     expand_paths,
 )
-from condorlite.store.db import StateStore, Transaction
+from condorlite.store.db import StateStore
+from condorlite.store.transaction import Transaction
 
 
 def _history_what(cycle: dict[str, Any]) -> str:

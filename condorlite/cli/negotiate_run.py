@@ -28,7 +28,7 @@ from condorlite.core.model import (
 from condorlite.core.negotiation.claims import reconcile
 from condorlite.core.negotiation.group_cycle import GroupOutcome, demand_of, negotiate
 from condorlite.core.policy import Policy
-from condorlite.store.db import Transaction
+from condorlite.store.transaction import Transaction
 
 
 @dataclass

@@ -281,54 +281,62 @@ def record_names(state_dir, config) -> Result:  # type: ignore[no-untyped-def]
     return Result(command="userprio", data={"names": names}, human=human)
 
 
+# The command's arguments and options, in the order its help lists them (the command's
+# signature names them, so that its body, the dispatch, reads at a glance).
+_NamesArg = Annotated[list[str] | None, typer.Argument(
+    help="Show only these records (user@domain, or a user name).")]
+_ShowAllOpt = Annotated[bool, typer.Option("--all", help="Show every column.")]
+_UsageOpt = Annotated[bool, typer.Option("--usage", help="Show the usage columns.")]
+_PriorityOpt = Annotated[bool, typer.Option("--priority", help="Show the priority columns.")]
+_AllusersOpt = Annotated[bool, typer.Option(
+    "--allusers", help="Show records without recent usage too.")]
+_ActivefromOpt = Annotated[str | None, typer.Option(
+    "--activefrom", metavar="MM/DD/YYYY", help="Show records used since this local date.")]
+_LongOpt = Annotated[bool, typer.Option("--long", "-l", help="Print one ClassAd per record.")]
+_HierarchicalOpt = Annotated[bool, typer.Option(
+    "--hierarchical", help="Show users under their groups (the default with "
+    "groups).")]
+_FlatOpt = Annotated[bool, typer.Option(
+    "--flat", help="Do not show users under their groups.")]
+_GrouporderOpt = Annotated[bool, typer.Option(
+    "--grouporder", help="Show the groups first, then the users.")]
+_GrouprollupOpt = Annotated[bool, typer.Option(
+    "--grouprollup", help="Group usage figures are the sums over the subtree.")]
+_QuotasOpt = Annotated[bool, typer.Option("--quotas", help="Show the group quota columns.")]
+_SurplusOpt = Annotated[bool, typer.Option(
+    "--surplus", help="Show the groups' surplus policy.")]
+_SortkeyOpt = Annotated[bool, typer.Option(
+    "--sortkey", help="Show the groups' GROUP_SORT_EXPR values.")]
+_RecoverOpt = Annotated[str | None, typer.Option(
+    "--recover", metavar="NAME", help="When does NAME's real priority get back "
+    "to --to? (with its slots kept in use, and released now)")]
+_ToOpt = Annotated[float | None, typer.Option(
+    "--to", metavar="VALUE", help="The real priority --recover asks about.")]
+_CompleteNamesOpt = Annotated[bool, typer.Option(
+    "--complete-names", hidden=True,
+    help="Print every record name, one per line (for shell completion).")]
+
+
 def register(app: typer.Typer) -> None:
     @app.command("userprio")
     def userprio(
-        names: Annotated[
-            list[str] | None,
-            typer.Argument(help="Show only these records (user@domain, or a user name)."),
-        ] = None,
-        show_all: Annotated[bool, typer.Option("--all", help="Show every column.")] = False,
-        usage: Annotated[bool, typer.Option("--usage", help="Show the usage columns.")] = False,
-        priority: Annotated[
-            bool, typer.Option("--priority", help="Show the priority columns.")
-        ] = False,
-        allusers: Annotated[
-            bool, typer.Option("--allusers", help="Show records without recent usage too.")
-        ] = False,
-        activefrom: Annotated[
-            str | None,
-            typer.Option("--activefrom", metavar="MM/DD/YYYY",
-                         help="Show records used since this local date."),
-        ] = None,
-        long: Annotated[
-            bool, typer.Option("--long", "-l", help="Print one ClassAd per record.")
-        ] = False,
-        hierarchical: Annotated[bool, typer.Option(
-            "--hierarchical", help="Show users under their groups (the default with "
-            "groups).")] = False,
-        flat: Annotated[bool, typer.Option(
-            "--flat", help="Do not show users under their groups.")] = False,
-        grouporder: Annotated[bool, typer.Option(
-            "--grouporder", help="Show the groups first, then the users.")] = False,
-        grouprollup: Annotated[bool, typer.Option(
-            "--grouprollup", help="Group usage figures are the sums over the subtree.")
-        ] = False,
-        quotas: Annotated[bool, typer.Option(
-            "--quotas", help="Show the group quota columns.")] = False,
-        surplus: Annotated[bool, typer.Option(
-            "--surplus", help="Show the groups' surplus policy.")] = False,
-        sortkey: Annotated[bool, typer.Option(
-            "--sortkey", help="Show the groups' GROUP_SORT_EXPR values.")] = False,
-        recover: Annotated[str | None, typer.Option(
-            "--recover", metavar="NAME", help="When does NAME's real priority get back "
-            "to --to? (with its slots kept in use, and released now)")] = None,
-        to: Annotated[float | None, typer.Option(
-            "--to", metavar="VALUE", help="The real priority --recover asks about.")
-        ] = None,
-        complete_names: Annotated[bool, typer.Option(
-            "--complete-names", hidden=True,
-            help="Print every record name, one per line (for shell completion).")] = False,
+        names: _NamesArg = None,
+        show_all: _ShowAllOpt = False,
+        usage: _UsageOpt = False,
+        priority: _PriorityOpt = False,
+        allusers: _AllusersOpt = False,
+        activefrom: _ActivefromOpt = None,
+        long: _LongOpt = False,
+        hierarchical: _HierarchicalOpt = False,
+        flat: _FlatOpt = False,
+        grouporder: _GrouporderOpt = False,
+        grouprollup: _GrouprollupOpt = False,
+        quotas: _QuotasOpt = False,
+        surplus: _SurplusOpt = False,
+        sortkey: _SortkeyOpt = False,
+        recover: _RecoverOpt = None,
+        to: _ToOpt = None,
+        complete_names: _CompleteNamesOpt = False,
         state_dir: StateDirOpt = None,
         config: ConfigOpt = None,
         now: NowOpt = None,

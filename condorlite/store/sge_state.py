@@ -1,4 +1,4 @@
-"""The Grid Engine cycle's state in ``state.db`` (schema version 3, ``db.MIGRATIONS``):
+"""The Grid Engine cycle's state in ``state.db`` (schema version 3, ``schema.MIGRATIONS``):
 ``sge_usage`` (one row per ``UsageKey``), ``sge_runs`` (one row per running task, its
 queue instances and granted resources as JSON), ``meta.sge_last_cycle`` and
 ``meta.sge_halftime`` (the halftime the last cycle decayed with).
@@ -16,7 +16,7 @@ from typing import Any
 from condorlite.core.sge.cycle import RunRecord, SgeState
 from condorlite.core.sge.dispatch import Grant, Resource
 from condorlite.core.sge.usage import UsageKey, UsageRecord, UsageVector
-from condorlite.store.db import Transaction
+from condorlite.store.transaction import Transaction
 
 _USAGE_COLUMNS = "kind, name, project, cpu, mem, io, lt_cpu, lt_mem, lt_io, usage_time"
 _RUN_COLUMNS = ("job, task, owner, project, source, start_time, slots, grants, resources, "

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from condorlite.cli import app
-from condorlite.cli.status import CYCLE_KIND
+from condorlite.cli.history_rows import CYCLE_KIND
 from condorlite.core import accounting as A
 from condorlite.core.accounting import AccountantState
 from condorlite.store.db import open_state

@@ -11,7 +11,7 @@ import pytest
 from condorlite.core.sge import cycle as C
 from condorlite.core.sge import usage as U
 from condorlite.core.sge.dispatch import Grant, Started
-from condorlite.core.sge.objects import JFINISHED, JRUNNING, Task
+from condorlite.core.sge.jobs import JFINISHED, JRUNNING, Task
 from condorlite.store.sge_cell import read_cell
 from tests.sge.recorded import DATA
 

@@ -14,7 +14,8 @@ import pytest
 
 from condorlite.core.sge import override, sharetree, treesearch
 from condorlite.core.sge.categories import _goes_after, build_categories
-from condorlite.core.sge.objects import Cell, Job, Project, SchedConf, ShareTreeNode, User
+from condorlite.core.sge.jobs import Job
+from condorlite.core.sge.objects import Cell, Project, SchedConf, ShareTreeNode, User
 from condorlite.core.sge.refs import Entity, JobRef, OverridePart
 
 

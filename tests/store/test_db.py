@@ -10,7 +10,8 @@ import pytest
 from condorlite.core.accounting import AccountantState, ClaimRow, Record
 from condorlite.errors import DataError, InputMissingError, StateLockedError, StateWriteError
 from condorlite.store import paths
-from condorlite.store.db import SCHEMA_VERSION, open_state
+from condorlite.store.db import open_state
+from condorlite.store.schema import SCHEMA_VERSION
 
 
 def test_first_use_creates_dir_config_and_schema(tmp_path):

@@ -5,28 +5,29 @@ from __future__ import annotations
 import sqlite3
 
 from condorlite.core.accounting import AccountantState, Record
-from condorlite.store import db
-from condorlite.store.db import SCHEMA_VERSION, open_state
+from condorlite.store import schema
+from condorlite.store.db import open_state
+from condorlite.store.schema import SCHEMA_VERSION
 
 
 def make_v1(path) -> None:
     """A state database exactly as schema version 1 created it, with one record."""
     path.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path / "state.db", isolation_level=None)
-    for statement in db.MIGRATIONS[1].split(";"):
+    for statement in schema.MIGRATIONS[1].split(";"):
         if statement.strip():
             conn.execute(statement)
     conn.execute(
         "INSERT INTO records VALUES ('physics', 2.5, 1000.0, 1, 2.0, 0.0, 0.0, 10.0, 20.0, "
         "5.0, 6.0, -1, 0, 1, 'physics')")
     conn.execute("UPDATE meta SET value = '1234.0' WHERE key = 'last_update_time'")
-    conn.execute(f"PRAGMA application_id = {db.APPLICATION_ID}")
+    conn.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")
     conn.execute("PRAGMA user_version = 1")
     conn.close()
 
 
 def test_version_1_has_no_hier_column():
-    cols = db._V1_RECORD_FIELDS
+    cols = schema._V1_RECORD_FIELDS
     assert "hier_weighted_resources_used" not in cols
     assert cols[-1] == "accounting_group" and len(cols) == 15
 

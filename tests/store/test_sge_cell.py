@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from condorlite.core.sge.objects import JFINISHED, JRUNNING, SlotRange
+from condorlite.core.sge.jobs import JFINISHED, JRUNNING, SlotRange
 from condorlite.errors import DataError, InputMissingError
 from condorlite.store.sge_cell import _lines as L
 from condorlite.store.sge_cell import read_cell

@@ -26,7 +26,7 @@ from condorlite.core.sge.cycle import advance, priced_with
 from condorlite.core.sge.objects import Cell
 from condorlite.errors import NoStateError
 from condorlite.store import sge_state
-from condorlite.store.db import OlderSchemaError
+from condorlite.store.schema import OlderSchemaError
 from condorlite.store.sge_cell import read_cell
 
 SHARE_MON = "share_mon"

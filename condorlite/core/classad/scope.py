@@ -5,8 +5,8 @@ Each expression node is compiled once into a Python closure ``fn(cur, env) -> va
 expression is being evaluated (HTCondor's ``state.curAd``) and ``env`` holds the match
 context (``Env``). The closures are built by ``compiler.py``, and
 the whole expression of a hot attribute becomes one generated function
-(``codegen.py``); ``reference.py`` is the plain tree walker all of them must agree
-with. The public entry points (``evaluate``, ``evaluate_attribute``,
+(``codegen.py``, its text ``codelines.py``); ``reference.py`` is the plain tree walker
+all of them must agree with. The public entry points (``evaluate``, ``evaluate_attribute``,
 ``symmetric_match``...) are in ``evaluator.py``.
 
 Lookups and compilation are mutually recursive at run time (a lookup evaluates the

@@ -58,43 +58,9 @@ def _extract_zone(text: str) -> tuple[str, int, int] | None:
 
 def parse_abs_time(text: str) -> AbsTime | None:
     """``absTime("text")``: the time it names, or None when HTCondor refuses it."""
-    length = len(text)
-    i = length - 1
-    while i >= 0 and _is_space(text[i]):
-        i -= 1
-    zone: tuple[int, int] | None = None
-    if i > 0 and text[i] in "zZ":
-        text = text[:i] + text[i + 1 :]
-        zone = (0, 0)
-    elif length > 5 and text[length - 5] in "+-":
-        found = _extract_zone(text)
-        if found is not None:
-            text, zone = found[0], (found[1], found[2])
-    elif length > 6 and text[length - 6] in "+-" and text[length - 3] == ":":
-        found = _extract_zone(text[: length - 3] + text[length - 2 :])
-        if found is not None:
-            text, zone = found[0], (found[1], found[2])
-        else:
-            text = text[: length - 3] + text[length - 2 :]
-    length = len(text)
-
-    def skip(i: int) -> int:
-        while i < length and not _is_digit(text[i]):
-            i += 1
-        return i
-
-    i = skip(0)
-    if i > length - 4:
-        return None
-    # year, month (C's tm_mon + 1: January when absent), day (0 when absent), h, m, s
-    fields = [_c_atoi(text[i : i + 4]), 1, 0, 0, 0, 0]
-    i = skip(i + 4)
-    for n in range(1, 6):
-        if i <= length - 2:
-            fields[n] = _c_atoi(text[i : i + 2])
-            i += 2
-        i = skip(i)
-    if i <= length - 1 and _is_digit(text[i]):
+    text, zone = _split_zone(text)
+    fields = _date_fields(text)
+    if fields is None:
         return None
     year, month, day, hours, minutes, seconds = fields
     try:
@@ -117,6 +83,57 @@ def parse_abs_time(text: str) -> AbsTime | None:
     if offset == -1:
         return None
     return AbsTime(secs, offset)
+
+
+def _split_zone(text: str) -> tuple[str, tuple[int, int] | None]:
+    """An absolute time text without its zone suffix (``Z``, ``+hhmm``, ``+hh:mm``),
+    and the zone as (hours, minutes) or None. As HTCondor does, a ``+hh:mm`` that is
+    no zone still loses its colon, and trailing blanks are skipped only before ``Z``."""
+    length = len(text)
+    i = length - 1
+    while i >= 0 and _is_space(text[i]):
+        i -= 1
+    zone: tuple[int, int] | None = None
+    if i > 0 and text[i] in "zZ":
+        text = text[:i] + text[i + 1 :]
+        zone = (0, 0)
+    elif length > 5 and text[length - 5] in "+-":
+        found = _extract_zone(text)
+        if found is not None:
+            text, zone = found[0], (found[1], found[2])
+    elif length > 6 and text[length - 6] in "+-" and text[length - 3] == ":":
+        found = _extract_zone(text[: length - 3] + text[length - 2 :])
+        if found is not None:
+            text, zone = found[0], (found[1], found[2])
+        else:
+            text = text[: length - 3] + text[length - 2 :]
+    return text, zone
+
+
+def _date_fields(text: str) -> list[int] | None:
+    """Year, month (C's tm_mon + 1: January when absent), day (0 when absent), hours,
+    minutes, seconds of a zone-less absolute time text; None when it has no four-digit
+    year or a digit follows the six fields."""
+    length = len(text)
+
+    def skip(i: int) -> int:
+        while i < length and not _is_digit(text[i]):
+            i += 1
+        return i
+
+    i = skip(0)
+    if i > length - 4:
+        return None
+    fields = [_c_atoi(text[i : i + 4]), 1, 0, 0, 0, 0]
+    i = skip(i + 4)
+    for n in range(1, 6):
+        if i <= length - 2:
+            fields[n] = _c_atoi(text[i : i + 2])
+            i += 2
+        i = skip(i)
+    if i <= length - 1 and _is_digit(text[i]):
+        return None
+    return fields
 
 
 def parse_rel_time(text: str) -> RelTime | None:

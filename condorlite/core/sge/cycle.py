@@ -40,7 +40,9 @@ from dataclasses import dataclass, field, replace
 
 from condorlite.core.sge import usage as U
 from condorlite.core.sge.dispatch import Grant, Resource, Started
-from condorlite.core.sge.objects import JRUNNING, Cell, Job, RunningGrant, Task
+from condorlite.core.sge.jobs import JRUNNING, Job, Task
+from condorlite.core.sge.objects import Cell
+from condorlite.core.sge.queues import RunningGrant
 
 INPUT = "input"
 CONDORLITE = "condorlite"

@@ -21,7 +21,8 @@ from operator import attrgetter
 from typing import NamedTuple
 
 from condorlite.core.sge import tickets as ticket_calc
-from condorlite.core.sge.objects import JIDLE, Cell, Job, Task, construct
+from condorlite.core.sge.jobs import JIDLE, Job, Task, construct
+from condorlite.core.sge.objects import Cell
 from condorlite.core.sge.refs import (
     NO_FUNCTIONAL,
     Entities,

@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
-from condorlite.core.sge.objects import Cell, Job
+from condorlite.core.sge.jobs import Job
+from condorlite.core.sge.objects import Cell
 
 if TYPE_CHECKING:  # sharetree builds on refs; a ref only points at a node
     from condorlite.core.sge.sharetree import Node

@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import TYPE_CHECKING, NamedTuple
 
-from condorlite.core.sge.objects import Cell, Job, SchedConf, ShareTreeNode, ShareUsage
+from condorlite.core.sge.jobs import Job
+from condorlite.core.sge.objects import Cell, SchedConf, ShareTreeNode, ShareUsage
 from condorlite.core.sge.refs import JobRef, TreePart
 
 if TYPE_CHECKING:  # treesearch finds nodes of this tree; usage is added through it

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from operator import attrgetter
 
 from condorlite.core.sge import functional, override, sharetree, treesearch
-from condorlite.core.sge.objects import JIDLE, Cell, Job
+from condorlite.core.sge.jobs import JIDLE, Job
+from condorlite.core.sge.objects import Cell
 from condorlite.core.sge.refs import Entities, JobRef
 
 

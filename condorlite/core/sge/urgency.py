@@ -27,7 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from condorlite.core.sge.objects import Complex, Job, ParallelEnvironment, SlotRange, construct
+from condorlite.core.sge.jobs import Job, SlotRange, construct
+from condorlite.core.sge.objects import Complex, ParallelEnvironment
 
 #: Grid Engine's SGE_EPSILON: a value range narrower than this normalises to 0.5.
 EPSILON = 0.000001

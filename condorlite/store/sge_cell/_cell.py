@@ -8,15 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar, cast
 
-from condorlite.core.sge.objects import (
-    Cell,
-    Complex,
-    Job,
-    ParallelEnvironment,
-    Project,
-    User,
-    Userset,
-)
+from condorlite.core.sge.jobs import Job
+from condorlite.core.sge.objects import Cell, Complex, ParallelEnvironment, Project, User, Userset
 from condorlite.errors import CondorliteError, DataError, InputMissingError
 
 from . import _dispatch, _jobfast, _jobs, _jobscan, _objects, _sharetree, _xml

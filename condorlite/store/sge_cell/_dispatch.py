@@ -24,7 +24,7 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 
-from condorlite.core.sge.objects import (
+from condorlite.core.sge.queues import (
     ClusterQueue,
     ExecHost,
     QueueConf,

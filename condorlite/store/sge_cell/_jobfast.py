@@ -23,15 +23,8 @@ import html
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from condorlite.core.sge.objects import (
-    Complex,
-    Job,
-    ResourceRequest,
-    SlotRange,
-    Task,
-    Userset,
-    construct,
-)
+from condorlite.core.sge.jobs import Job, ResourceRequest, SlotRange, Task, construct
+from condorlite.core.sge.objects import Complex, Userset
 from condorlite.forked import ChildFailed, Forked
 
 from . import _jobscan

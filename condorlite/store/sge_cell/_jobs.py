@@ -39,13 +39,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from condorlite.core.sge.objects import (
-    JIDLE,
-    SlotRange,
-    Task,
-    Userset,
-    construct,
-)
+from condorlite.core.sge.jobs import JIDLE, SlotRange, Task, construct
+from condorlite.core.sge.objects import Userset
 from condorlite.errors import DataError
 
 from . import _xml

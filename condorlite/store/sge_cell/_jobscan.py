@@ -30,7 +30,8 @@ import html
 import re
 from dataclasses import dataclass, field
 
-from condorlite.core.sge.objects import Complex, Job, ResourceRequest, SlotRange, Task, Userset
+from condorlite.core.sge.jobs import Job, ResourceRequest, SlotRange, Task
+from condorlite.core.sge.objects import Complex, Userset
 from condorlite.errors import DataError
 
 from . import _xml

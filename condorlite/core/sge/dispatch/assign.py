@@ -23,7 +23,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from condorlite.core.sge.objects import Cell, Job
+from condorlite.core.sge.jobs import Job
+from condorlite.core.sge.objects import Cell
 
 from .diagram import end_time
 from .static import request_failure, request_text

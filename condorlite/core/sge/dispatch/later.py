@@ -9,7 +9,8 @@ first hosts that give one; the allocation is made once, at the time the walk end
 
 from __future__ import annotations
 
-from condorlite.core.sge.objects import Cell, Job
+from condorlite.core.sge.jobs import Job
+from condorlite.core.sge.objects import Cell
 
 from .assign import Rooms, fits
 from .diagram import INFINITY

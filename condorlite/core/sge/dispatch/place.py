@@ -37,7 +37,8 @@ import itertools
 import operator
 from dataclasses import dataclass, field
 
-from condorlite.core.sge.objects import Cell, Job
+from condorlite.core.sge.jobs import Job
+from condorlite.core.sge.objects import Cell
 
 from .assign import (
     QuickFit,

@@ -34,7 +34,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from condorlite.core.sge.objects import Cell, Job
+from condorlite.core.sge.jobs import Job
+from condorlite.core.sge.objects import Cell
 from condorlite.core.sge.priority import JobPriority, Prioritisation
 
 from .later import parallel_later

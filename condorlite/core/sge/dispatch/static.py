@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import fnmatch
 
-from condorlite.core.sge.objects import Cell, Complex, ExecHost, Job
+from condorlite.core.sge.jobs import Job
+from condorlite.core.sge.objects import Cell, Complex
+from condorlite.core.sge.queues import ExecHost
 
 from .diagram import amount
 from .world import Instance

@@ -30,7 +30,8 @@ instance: each part is a pure function of what its key holds.
 
 from __future__ import annotations
 
-from condorlite.core.sge.objects import Cell, Job
+from condorlite.core.sge.jobs import Job
+from condorlite.core.sge.objects import Cell
 
 from .static import (
     batch_reason,

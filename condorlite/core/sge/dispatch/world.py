@@ -30,7 +30,9 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from condorlite.core.sge.objects import Cell, Complex, Job, QueueConf
+from condorlite.core.sge.jobs import Job
+from condorlite.core.sge.objects import Cell, Complex
+from condorlite.core.sge.queues import QueueConf
 
 from .diagram import DURATION_OFFSET, INFINITY, Diagram, add_offset, amount, end_time
 
