@@ -46,9 +46,14 @@ PyObject *adlines_same(const AdLines *a, Py_ssize_t i, const char *key, Py_ssize
  * room bytes, one byte per character) repeats in order: the run of `from`'s lines
  * that were kept (adlines_add) contiguously from line i and are one byte per
  * character, compared with the text in one pass (adlines_run). *bytes is set to the
- * bytes those lines take. Never an exception. */
+ * bytes those lines take. *unlike is set to whether the text's line after the run (at
+ * key + *bytes, a line that ends with a line end or at room) is known to differ from
+ * `from`'s line at its position, so that adlines_same need not compare it again: it
+ * does unless `from` holds no kept line there or the comparison reached that line's
+ * whole text (0 only for a line of `from` without a line end: an input's last).
+ * Never an exception. */
 Py_ssize_t adlines_run(const AdLines *from, Py_ssize_t i, const char *key, Py_ssize_t room,
-                       Py_ssize_t *bytes);
+                       Py_ssize_t *bytes, int *unlike);
 
 /* Append lines [i, i + count) of `from` (their pairs, a new reference each) with
  * their text, which is the `bytes` bytes at key (adlines_run's run): one copy for

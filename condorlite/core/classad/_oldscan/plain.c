@@ -9,11 +9,28 @@ PyObject *
 scanner_literal(Scanner *s, PyObject *value)
 {
     PyObject *literal = s->literal_type->tp_alloc(s->literal_type, 0);
+    if (literal != NULL && s->value_offset >= 0) {
+        /* the member's slot, empty in a new instance: what its setter would do */
+        *(PyObject **)((char *)literal + s->value_offset) = value;
+        return literal;
+    }
     if (literal != NULL
             && Py_TYPE(s->value_descr)->tp_descr_set(s->value_descr, literal, value) < 0)
         Py_CLEAR(literal);
     Py_DECREF(value);
     return literal;
+}
+
+/* The tuple (a, b), a new reference (PyTuple_Pack without its argument list). */
+static inline PyObject *
+two(PyObject *a, PyObject *b)
+{
+    PyObject *t = PyTuple_New(2);
+    if (t != NULL) {
+        PyTuple_SET_ITEM(t, 0, Py_NewRef(a));
+        PyTuple_SET_ITEM(t, 1, Py_NewRef(b));
+    }
+    return t;
 }
 
 /* A new Literal of the value text v (oldscan_plain_value), a new reference; NULL
@@ -93,10 +110,10 @@ scanner_named_pair(Scanner *s, const unsigned char *head, Py_ssize_t head_n,
         }
         heads_put(s->heads, position, (const char *)head, head_n, named);
     }
-    entry = PyTuple_Pack(2, PyTuple_GET_ITEM(named, 1), literal);
+    entry = two(PyTuple_GET_ITEM(named, 1), literal);
     if (entry == NULL)
         goto done;
-    pair = PyTuple_Pack(2, PyTuple_GET_ITEM(named, 0), entry);
+    pair = two(PyTuple_GET_ITEM(named, 0), entry);
 done:
     Py_XDECREF(text);
     Py_XDECREF(named);

@@ -72,6 +72,8 @@
 #include "table.h"
 #include "scanner.h"
 
+#include <structmember.h>  /* after Python.h (scanner.h): T_OBJECT_EX, READONLY */
+
 /* -- feeding ---------------------------------------------------------------------- */
 
 static inline Py_ssize_t
@@ -92,14 +94,15 @@ next_line_end(const void *data, int kind, Py_ssize_t pos, Py_ssize_t n)
  * previous ad's lines at their positions, taken as a run (adlines_run): for each, what
  * scanner_feed_member does for a line equal to the previous ad's (its pair, the
  * position not fresh), with one comparison and one copy for the run. The bytes taken
- * (whole lines; 0: none), or -1 with an exception. */
+ * (whole lines; 0: none), or -1 with an exception; *unlike: whether the line after
+ * them is known to differ from the previous ad's at its position (adlines_run). */
 static Py_ssize_t
-feed_run(Scanner *s, const void *data, Py_ssize_t pos, Py_ssize_t n)
+feed_run(Scanner *s, const void *data, Py_ssize_t pos, Py_ssize_t n, int *unlike)
 {
     Py_ssize_t i = s->pending.n;
     Py_ssize_t bytes;
     const char *key = (const char *)data + pos;
-    Py_ssize_t count = adlines_run(&s->previous, i, key, n - pos, &bytes);
+    Py_ssize_t count = adlines_run(&s->previous, i, key, n - pos, &bytes, unlike);
     if (count == 0)
         return 0;
     heads_clear_fresh(s->fresh, i, count);
@@ -112,12 +115,12 @@ feed_run(Scanner *s, const void *data, Py_ssize_t pos, Py_ssize_t n)
 /* One old-form line [pos, stop) of text; 0 on success, -1 with an exception. */
 static int
 feed_line(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t pos,
-          Py_ssize_t stop, PyObject *done)
+          Py_ssize_t stop, PyObject *done, int unlike)
 {
     s->lineno++;
     if (stop - pos == 1 && PyUnicode_READ(kind, data, pos) == '\n')
         return scanner_end_ad(s, done, 0);
-    return scanner_feed_member(s, text, data, kind, pos, stop, done, -1);
+    return scanner_feed_member(s, text, data, kind, pos, stop, done, -1, unlike);
 }
 
 /* The plain pair of a new line: the old form's (plain.c) or JSON's (jsonlines.c). */
@@ -153,12 +156,13 @@ call_miss(Scanner *s, PyObject *text, const void *data, Py_ssize_t pos, Py_ssize
 
 int
 scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
-                    Py_ssize_t pos, Py_ssize_t stop, PyObject *done, int comma)
+                    Py_ssize_t pos, Py_ssize_t stop, PyObject *done, int comma,
+                    int unlike)
 {
     const char *key = (const char *)data + pos * kind;
     Py_ssize_t size = (stop - pos) * kind;
     Py_ssize_t position = s->pending.n;
-    PyObject *pair = adlines_same(&s->previous, position, key, size, kind);
+    PyObject *pair = unlike ? NULL : adlines_same(&s->previous, position, key, size, kind);
     if (pair != NULL) {
         heads_set_fresh(s->fresh, position, 0);
         return pending_add(s, pair, key, size, kind);
@@ -251,12 +255,15 @@ feed_text(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t n,
     /* the ads handed out before this call are the caller's: none is copied */
     scanner_forget_dicts(s);
     int after_run = 0;
+    /* whether the run last tried found the next line unlike the previous ad's at its
+     * position (adlines_run): it is not compared again (adlines_same) */
+    int unlike = 0;
     while (pos < n) {
         if (!s->json && kind == PyUnicode_1BYTE_KIND && !after_run
                 && s->pending.n < s->previous.n) {
             /* the next lines may repeat the previous ad's: a cluster's jobs, a
              * machine's slots (the line after a run differs: it is read alone) */
-            Py_ssize_t taken = feed_run(s, data, pos, n);
+            Py_ssize_t taken = feed_run(s, data, pos, n, &unlike);
             if (taken < 0) {
                 scanner_forget_dicts(s);
                 return NULL;
@@ -267,10 +274,14 @@ feed_text(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t n,
                 continue;
             }
         }
+        else if (!after_run) {
+            unlike = 0;  /* no run tried for this line */
+        }
         after_run = 0;
         Py_ssize_t stop = next_line_end(data, kind, pos, n);
         int r = s->json ? scanner_json_line(s, text, data, kind, pos, stop, done)
-                        : feed_line(s, text, data, kind, pos, stop, done);
+                        : feed_line(s, text, data, kind, pos, stop, done, unlike);
+        unlike = 0;
         if (r != 0) {
             scanner_forget_dicts(s);
             if (r < 0)
@@ -386,6 +397,16 @@ Scanner_init(Scanner *s, PyObject *args, PyObject *kwds)
     }
     s->literal_type = (PyTypeObject *)Py_NewRef(literal_type);
     s->value_descr = Py_NewRef(value_descr);
+    s->value_offset = -1;
+    if (Py_IS_TYPE(value_descr, &PyMemberDescr_Type)
+            && PyDescr_TYPE(value_descr) == (PyTypeObject *)literal_type) {
+        PyMemberDef *member = ((PyMemberDescrObject *)value_descr)->d_member;
+        if ((member->type == T_OBJECT_EX || member->type == T_OBJECT)
+                && !(member->flags & READONLY) && member->offset > 0
+                && member->offset + (Py_ssize_t)sizeof(PyObject *)
+                    <= ((PyTypeObject *)literal_type)->tp_basicsize)
+            s->value_offset = member->offset;
+    }
     s->names = Py_NewRef(names);
     s->new_name = Py_NewRef(new_name);
     s->miss = Py_NewRef(miss);

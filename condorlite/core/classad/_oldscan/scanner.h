@@ -30,6 +30,10 @@ typedef struct {
     uint64_t key;
     PyTypeObject *literal_type;
     PyObject *value_descr;
+    /* where a Literal keeps its value, when value_descr is a plain member of
+     * literal_type's own (its __slots__): set there directly, as the descriptor would
+     * set a slot tp_alloc left empty; -1: through the descriptor (plain.c) */
+    Py_ssize_t value_offset;
     PyObject *names;
     PyObject *new_name;
     PyObject *miss;
@@ -103,9 +107,11 @@ int scanner_end_ad(Scanner *s, PyObject *done, int empty);
 /* A member line [pos, stop) of text (scanner.c): the previous ad's line at its
  * position, the line table, a line read in C, else `miss`. `comma` is -1 for the old
  * form, else whether the JSON member ends with a comma. 0, -1 with an exception, or
- * SCANNER_HAND_OVER (JSON: `miss` returned None). */
+ * SCANNER_HAND_OVER (JSON: `miss` returned None). `unlike`: the caller found the line
+ * unlike the previous ad's at its position (adlines_run), which is not compared again. */
 int scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
-                        Py_ssize_t pos, Py_ssize_t stop, PyObject *done, int comma);
+                        Py_ssize_t pos, Py_ssize_t stop, PyObject *done, int comma,
+                        int unlike);
 
 /* One line of a JSON input (jsonlines.c): 0, -1 with an exception, or
  * SCANNER_HAND_OVER with s->handover set. */
