@@ -90,6 +90,14 @@ next_line_end(const void *data, int kind, Py_ssize_t pos, Py_ssize_t n)
     return n;
 }
 
+/* The previous ad's line compared with the current ad's at position, or -1 for none. */
+static inline Py_ssize_t
+compared(const Scanner *s, Py_ssize_t position)
+{
+    Py_ssize_t j = position + s->shift;
+    return j >= 0 && j < s->previous.n ? j : -1;
+}
+
 /* The lines from pos on (one byte per character, n - pos bytes left) that repeat the
  * previous ad's lines at their positions, taken as a run (adlines_run): for each, what
  * scanner_feed_member does for a line equal to the previous ad's (its pair, the
@@ -100,14 +108,20 @@ static Py_ssize_t
 feed_run(Scanner *s, const void *data, Py_ssize_t pos, Py_ssize_t n, int *unlike)
 {
     Py_ssize_t i = s->pending.n;
+    if (i == 0)
+        s->shift = 0;
+    Py_ssize_t j = compared(s, i);
     Py_ssize_t bytes;
     const char *key = (const char *)data + pos;
-    Py_ssize_t count = adlines_run(&s->previous, i, key, n - pos, &bytes, unlike);
+    *unlike = 1;
+    if (j < 0)
+        return 0;
+    Py_ssize_t count = adlines_run(&s->previous, j, key, n - pos, &bytes, unlike);
     if (count == 0)
         return 0;
     heads_clear_fresh(s->fresh, i, count);
     s->lineno += count;
-    if (adlines_add_run(&s->pending, &s->previous, i, count, key, bytes) < 0)
+    if (adlines_add_run(&s->pending, &s->previous, j, count, key, bytes) < 0)
         return -1;
     return bytes;
 }
@@ -154,6 +168,55 @@ call_miss(Scanner *s, PyObject *text, const void *data, Py_ssize_t pos, Py_ssize
     return pair;
 }
 
+/* How many of the previous ad's lines after the compared one align looks at for the
+ * name of a line unlike it. */
+#define ALIGN_AHEAD 4
+
+/* The name of the previous ad's pair j, or NULL when it is not a (name, entry) pair. */
+static inline PyObject *
+previous_name(const Scanner *s, Py_ssize_t j)
+{
+    PyObject *pair = s->previous.pairs[j];
+    return PyTuple_CheckExact(pair) && PyTuple_GET_SIZE(pair) == 2
+        ? PyTuple_GET_ITEM(pair, 0) : NULL;
+}
+
+/* Move the shift for a line (its pair) unlike the previous ad's at position + shift:
+ * kept when that line has the same name (another value: a per-ad value); moved on to
+ * the previous ad's line of the same name among the next ALIGN_AHEAD (the previous ad
+ * holds names this one lacks); else moved back one (this ad holds a name the previous
+ * one lacks here), so that the next line is compared with the previous ad's line this
+ * one was. Only which line a later line is compared with changes: a line equal to the
+ * one it is compared with takes its pair, which equal text makes an equal pair, as
+ * the line table's would be. */
+static void
+align(Scanner *s, Py_ssize_t position, PyObject *pair)
+{
+    Py_ssize_t j = position + s->shift, n = s->previous.n;
+    if (j < 0 || j >= n || !PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2)
+        return;
+    PyObject *name = PyTuple_GET_ITEM(pair, 0);
+    if (previous_name(s, j) == name)
+        return;
+    for (Py_ssize_t k = 1; k <= ALIGN_AHEAD && j + k < n; k++) {
+        if (previous_name(s, j + k) == name) {
+            s->shift += k;
+            return;
+        }
+    }
+    s->shift--;
+}
+
+/* pending_add for a line that was not the previous ad's at its position: the shift
+ * aligned first (align). */
+static inline int
+add_unlike(Scanner *s, Py_ssize_t position, PyObject *pair, const char *key,
+           Py_ssize_t size, int kind)
+{
+    align(s, position, pair);
+    return pending_add(s, pair, key, size, kind);
+}
+
 int
 scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
                     Py_ssize_t pos, Py_ssize_t stop, PyObject *done, int comma,
@@ -162,7 +225,10 @@ scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
     const char *key = (const char *)data + pos * kind;
     Py_ssize_t size = (stop - pos) * kind;
     Py_ssize_t position = s->pending.n;
-    PyObject *pair = unlike ? NULL : adlines_same(&s->previous, position, key, size, kind);
+    if (position == 0)
+        s->shift = 0;
+    Py_ssize_t j = compared(s, position);
+    PyObject *pair = unlike || j < 0 ? NULL : adlines_same(&s->previous, j, key, size, kind);
     if (pair != NULL) {
         heads_set_fresh(s->fresh, position, 0);
         return pending_add(s, pair, key, size, kind);
@@ -179,7 +245,7 @@ scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
         if (pair == NULL && PyErr_Occurred())
             return -1;
         if (pair != NULL && value_new) {
-            int r = pending_add(s, pair, key, size, kind);
+            int r = add_unlike(s, position, pair, key, size, kind);
             Py_DECREF(pair);
             return r;
         }
@@ -192,7 +258,7 @@ scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
     if (pair != NULL) {
         Py_XDECREF(made);
         heads_set_fresh(s->fresh, position, 0);
-        int r = pending_add(s, pair, key, size, kind);
+        int r = add_unlike(s, position, pair, key, size, kind);
         Py_DECREF(pair);
         return r;
     }
@@ -224,7 +290,7 @@ scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
     }
     int r = oldscan_put(&s->lines, h, key, size, kind, pair);
     if (r == 0)
-        r = pending_add(s, pair, key, size, kind);
+        r = add_unlike(s, position, pair, key, size, kind);
     Py_DECREF(pair);
     return r;
 }
@@ -259,8 +325,7 @@ feed_text(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t n,
      * position (adlines_run): it is not compared again (adlines_same) */
     int unlike = 0;
     while (pos < n) {
-        if (!s->json && kind == PyUnicode_1BYTE_KIND && !after_run
-                && s->pending.n < s->previous.n) {
+        if (!s->json && kind == PyUnicode_1BYTE_KIND && !after_run) {
             /* the next lines may repeat the previous ad's: a cluster's jobs, a
              * machine's slots (the line after a run differs: it is read alone) */
             Py_ssize_t taken = feed_run(s, data, pos, n, &unlike);

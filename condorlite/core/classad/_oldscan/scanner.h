@@ -68,6 +68,11 @@ typedef struct {
     char *varying;
     Py_ssize_t varying_size;
     Py_ssize_t lineno;  /* lines read so far */
+    /* the current ad's line at position i is compared with the previous ad's at
+     * i + shift (scanner.c: align): 0 at an ad's first line, moved where one of the
+     * two ads holds a name the other lacks (a pool's slot types interleave: a dynamic
+     * slot's lines are a partitionable one's with a few names more) */
+    Py_ssize_t shift;
     /* JSON mode (jsonlines.c) */
     int json;               /* the lines are condor_status -json's layout */
     int state;              /* where in the array the reader is */
