@@ -49,7 +49,8 @@ grow_text(AdLines *a, size_t size)
 }
 
 int
-adlines_add(AdLines *a, PyObject *pair, const char *key, Py_ssize_t size, int kind)
+adlines_add(AdLines *a, PyObject *pair, const char *key, Py_ssize_t size, int kind,
+            int fresh)
 {
     if (a->n == a->cap && grow_refs(a) < 0)
         return -1;
@@ -57,6 +58,7 @@ adlines_add(AdLines *a, PyObject *pair, const char *key, Py_ssize_t size, int ki
     ref->off = -1;
     ref->size = size;
     ref->kind = kind;
+    ref->fresh = (char)(fresh != 0);
     if (size <= ADLINES_KEEP_MAX) {
         if (grow_text(a, (size_t)size) < 0)
             return -1;
@@ -173,6 +175,7 @@ adlines_add_run(AdLines *a, const AdLines *from, Py_ssize_t i, Py_ssize_t count,
         to->off = ref->off + shift;
         to->size = ref->size;
         to->kind = ref->kind;
+        to->fresh = 0;
         PyObject *pair = from->pairs[i + k];
         Py_INCREF(pair);
         a->pairs[a->n++] = pair;

@@ -119,7 +119,6 @@ feed_run(Scanner *s, const void *data, Py_ssize_t pos, Py_ssize_t n, int *unlike
     Py_ssize_t count = adlines_run(&s->previous, j, key, n - pos, &bytes, unlike);
     if (count == 0)
         return 0;
-    heads_clear_fresh(s->fresh, i, count);
     s->lineno += count;
     if (adlines_add_run(&s->pending, &s->previous, j, count, key, bytes) < 0)
         return -1;
@@ -211,10 +210,10 @@ align(Scanner *s, Py_ssize_t position, PyObject *pair)
  * aligned first (align). */
 static inline int
 add_unlike(Scanner *s, Py_ssize_t position, PyObject *pair, const char *key,
-           Py_ssize_t size, int kind)
+           Py_ssize_t size, int kind, int fresh)
 {
     align(s, position, pair);
-    return pending_add(s, pair, key, size, kind);
+    return pending_add(s, pair, key, size, kind, fresh);
 }
 
 int
@@ -230,12 +229,11 @@ scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
     Py_ssize_t j = compared(s, position);
     PyObject *pair = unlike || j < 0 ? NULL : adlines_same(&s->previous, j, key, size, kind);
     if (pair != NULL) {
-        heads_set_fresh(s->fresh, position, 0);
-        return pending_add(s, pair, key, size, kind);
+        return pending_add(s, pair, key, size, kind, 0);
     }
     int value_new = 0;
     PyObject *made = NULL;  /* a pair plain_pair made for a fresh position */
-    if (kind == PyUnicode_1BYTE_KIND && heads_fresh(s->fresh, position)) {
+    if (kind == PyUnicode_1BYTE_KIND && adlines_fresh(&s->previous, j)) {
         /* The last line here was a per-ad value: this one most likely is too, so it is
          * read without looking it up or storing it in the line table (a lookup that
          * misses and a store the roll drops were a third of reading a job queue). A
@@ -245,7 +243,7 @@ scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
         if (pair == NULL && PyErr_Occurred())
             return -1;
         if (pair != NULL && value_new) {
-            int r = add_unlike(s, position, pair, key, size, kind);
+            int r = add_unlike(s, position, pair, key, size, kind, 1);
             Py_DECREF(pair);
             return r;
         }
@@ -257,8 +255,7 @@ scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
     pair = oldscan_get(&s->lines, h, key, size, kind);
     if (pair != NULL) {
         Py_XDECREF(made);
-        heads_set_fresh(s->fresh, position, 0);
-        int r = add_unlike(s, position, pair, key, size, kind);
+        int r = add_unlike(s, position, pair, key, size, kind, 0);
         Py_DECREF(pair);
         return r;
     }
@@ -274,7 +271,7 @@ scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
         if (pair == NULL && PyErr_Occurred())
             return -1;
     }
-    heads_set_fresh(s->fresh, position, pair != NULL && value_new);
+    int fresh = pair != NULL && value_new;
     if (pair == NULL) {
         pair = call_miss(s, text, data, pos, stop, comma);
         if (pair == NULL)
@@ -290,7 +287,7 @@ scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
     }
     int r = oldscan_put(&s->lines, h, key, size, kind, pair);
     if (r == 0)
-        r = add_unlike(s, position, pair, key, size, kind);
+        r = add_unlike(s, position, pair, key, size, kind, fresh);
     Py_DECREF(pair);
     return r;
 }
@@ -478,7 +475,6 @@ Scanner_init(Scanner *s, PyObject *args, PyObject *kwds)
     s->from_attrs = Py_NewRef(from_attrs);
     s->old_ad = Py_NewRef(old_ad);
     s->end = Py_NewRef(end);
-    memset(s->fresh, 0, sizeof(s->fresh));
     s->heads = PyMem_Calloc(HEADS_POSITIONS, sizeof(Head));
     if (s->heads == NULL) {
         PyErr_NoMemory();

@@ -43,7 +43,6 @@ typedef struct {
     AdLines pending;    /* the current ad's pairs and lines */
     AdLines previous;   /* the previous ad's, for the comparison by position */
     Head *heads;        /* HEADS_POSITIONS of them (adlines.h) */
-    Fresh fresh;        /* by position, whether the last line was fresh (adlines.h) */
     /* the previous ad's dict while one feed() runs, when from_attrs took it: an ad
      * with the previous ad's names in the same order starts from its copy */
     PyObject *template;
@@ -92,9 +91,10 @@ pending_clear(Scanner *s)
 }
 
 static inline int
-pending_add(Scanner *s, PyObject *pair, const char *key, Py_ssize_t size, int kind)
+pending_add(Scanner *s, PyObject *pair, const char *key, Py_ssize_t size, int kind,
+            int fresh)
 {
-    return adlines_add(&s->pending, pair, key, size, kind);
+    return adlines_add(&s->pending, pair, key, size, kind, fresh);
 }
 
 /* Drop the dicts of this feed()'s ads (template, shapes): the ads handed out are the
