@@ -15,11 +15,20 @@
  *     only make a later ad hold an equal pair that is another object. In a one-byte
  *     text the lines that repeat the previous ad's in a row are taken as a run
  *     (feed_run: the text compared with the previous ad's copy in one pass, copied
- *     once), which does for each line what the line-by-line comparison does;
- *   - at a position whose last line was new with a new value (a per-ad value: ProcId,
- *     GlobalJobId, a slot's KFlops), a plain line is read without the line table; if
- *     its value turns out to be known, the table is asked after all (and the pair it
- *     holds is taken), so values that repeat keep their lines shared;
+ *     once), which does for each line what the line-by-line comparison does; a line
+ *     the run's comparison found unlike is not compared again;
+ *   - "at the same position" is at the position plus a shift (Scanner.shift, 0 at an
+ *     ad's first line) that follows the names one ad holds and the other lacks
+ *     (align: a line unlike the one it was compared with moves the shift on to the
+ *     previous ad's line of its name among the next few, or back one when there is
+ *     none): a pool's slot types interleave, and a dynamic slot's lines are a
+ *     partitionable slot's with a few names more, so the lines after such a name are
+ *     compared with the previous ad's lines of their names, not looked up;
+ *   - a line compared with a line that was new with a new value (a per-ad value:
+ *     ProcId, GlobalJobId, a slot's KFlops; adlines.h: LineRef.fresh), when plain, is
+ *     read without the line table; if its value turns out to be known, the table is
+ *     asked after all (and the pair it holds is taken), so values that repeat keep
+ *     their lines shared;
  *   - a new plain line whose head is that of the last line read at its position
  *     takes that line's name (adlines.h: Head) without a lookup;
  *   - any other line is looked up, by its exact text (line end included), in a
@@ -29,7 +38,9 @@
  *   - a line the table lacks is, when the text is one byte per character and the line
  *     is "head = value" with a value that is a string without NUL whose quotes inside
  *     are all written \", a decimal integer of 1 to 18 digits without a leading zero
- *     (optionally negative) or a plain real (plain_value), read here: the head
+ *     (optionally negative) or a plain real (plain_value; one of at most 15
+ *     significant digits and a power of ten of at most 22 without strtod: values.c),
+ *     read here (a Literal's member slot set directly: plain.c): the head
  *     through the `names` dict (oldform.OLD_NAMES) or `new_name` (which checks it is a
  *     plain name and remembers it), the value as a Literal built as oldform's
  *     `_plain_literal` builds it; any other line goes to `miss(line, lineno)`, which
