@@ -180,7 +180,7 @@ call_miss(Scanner *s, PyObject *text, const void *data, Py_ssize_t pos, Py_ssize
 
 /* How many of the previous ad's lines after the compared one align looks at for the
  * name of a line unlike it. */
-#define ALIGN_AHEAD 4
+#define ALIGN_AHEAD 8
 
 /* The name of the previous ad's pair j, or NULL when it is not a (name, entry) pair. */
 static inline PyObject *
