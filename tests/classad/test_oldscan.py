@@ -327,8 +327,8 @@ def test_a_run_over_a_fresh_position_makes_it_tracked_again(at: int, monkeypatch
     """A position whose last line was a per-ad value (fresh: read without the line
     table) that the next ad repeats in a run (``feed_run``: the run clears its
     positions' flags at once) is looked up and stored again: a later new line there is
-    kept in the line table, so the same line further on is the same entry. Positions
-    past the tracked ones (``HEADS_POSITIONS``, 512) are never fresh."""
+    kept in the line table, so the same line further on is the same entry. Freshness
+    is kept with each line (``LineRef.fresh``), at any position (600 too)."""
     lines = [f"P{k} = {k}\n" for k in range(max(at + 3, 6))]
 
     def ad(value: int) -> str:

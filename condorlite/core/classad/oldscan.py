@@ -14,9 +14,10 @@ shared ``interning.OLD_LINES`` (so a repeated expression is one object whichever
 reader read it), a comment is skipped, a line of blanks ends the ad, a bad line raises
 its ``ClassAdSyntaxError``. Four shortcuts by position within the ad (``scanner.c``)
 leave the result as it is: a line equal to the previous ad's line at its position
-takes that line's pair (lines that do so in a row are compared and copied as one
-run); a line at a position whose last line was new with a new value
-(a per-ad value) skips the line table unless its value is known; a new line whose
+(plus a shift that follows the names one of the two ads holds and the other lacks: a
+pool's slot types interleave) takes that line's pair (lines that do so in a row are
+compared and copied as one run); a line compared with a line that was new with a new
+value (a per-ad value) skips the line table unless its value is known; a new line whose
 name is that of the last line at its position skips the name lookup; an ad with the
 previous ad's names in the same order starts from a copy of its dict, or, from its
 run's third ad on, keeps a lazy table (the run's private base and its own pairs at

@@ -49,7 +49,8 @@ grow_text(AdLines *a, size_t size)
 }
 
 int
-adlines_add(AdLines *a, PyObject *pair, const char *key, Py_ssize_t size, int kind)
+adlines_add(AdLines *a, PyObject *pair, const char *key, Py_ssize_t size, int kind,
+            int fresh)
 {
     if (a->n == a->cap && grow_refs(a) < 0)
         return -1;
@@ -57,6 +58,7 @@ adlines_add(AdLines *a, PyObject *pair, const char *key, Py_ssize_t size, int ki
     ref->off = -1;
     ref->size = size;
     ref->kind = kind;
+    ref->fresh = (char)(fresh != 0);
     if (size <= ADLINES_KEEP_MAX) {
         if (grow_text(a, (size_t)size) < 0)
             return -1;
@@ -123,9 +125,10 @@ common_prefix(const char *a, const char *b, Py_ssize_t n)
 
 Py_ssize_t
 adlines_run(const AdLines *from, Py_ssize_t i, const char *key, Py_ssize_t room,
-            Py_ssize_t *bytes)
+            Py_ssize_t *bytes, int *unlike)
 {
     *bytes = 0;
+    *unlike = 1;
     if (i >= from->n || from->lines[i].off < 0)
         return 0;
     /* the kept lines from i on are the copies from lines[i].off to the end of the
@@ -139,10 +142,14 @@ adlines_run(const AdLines *from, Py_ssize_t i, const char *key, Py_ssize_t room,
         const LineRef *ref = &from->lines[j];
         /* a line that does not end at a line end (an input's last) is taken alone:
          * the text after it would be compared as the start of the next line */
-        if (ref->off != end || ref->kind != PyUnicode_1BYTE_KIND
-                || end + ref->size - start > same || ref->size == 0
-                || from->text[end + ref->size - 1] != '\n')
+        if (ref->off < 0 || ref->kind != PyUnicode_1BYTE_KIND
+                || (ref->off == end && end + ref->size - start > same))
+            break;  /* not kept, not one byte per character, or not repeated */
+        if (ref->off != end || ref->size == 0
+                || from->text[end + ref->size - 1] != '\n') {
+            *unlike = 0;  /* repeated as far as compared: adlines_same decides */
             break;
+        }
         end += ref->size;
         j++;
     }
@@ -168,6 +175,7 @@ adlines_add_run(AdLines *a, const AdLines *from, Py_ssize_t i, Py_ssize_t count,
         to->off = ref->off + shift;
         to->size = ref->size;
         to->kind = ref->kind;
+        to->fresh = 0;
         PyObject *pair = from->pairs[i + k];
         Py_INCREF(pair);
         a->pairs[a->n++] = pair;

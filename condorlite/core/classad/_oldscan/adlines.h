@@ -10,11 +10,17 @@
 #include <string.h>
 
 /* Where a pair's line text was copied: offset and bytes in its AdLines' text, and the
- * text's kind; off -1 when the line was too long to keep (it is never compared). */
+ * text's kind; off -1 when the line was too long to keep (it is never compared).
+ * `fresh`: the line was new to the line table and its value new to the value table, a
+ * per-ad value (ProcId, GlobalJobId, a slot's KFlops), whose line the next ad will not
+ * repeat: the next ad's line compared with it is read without the line table
+ * (scanner.c: scanner_feed_member). Kept with the line, so that it follows the line
+ * wherever the next ad's lines are compared (scanner.h: shift). */
 typedef struct {
     Py_ssize_t off;
     Py_ssize_t size;
     int kind;
+    char fresh;
 } LineRef;
 
 /* An ad's pairs (strong references), where each pair's line text was copied, and the
@@ -34,8 +40,16 @@ typedef struct {
 #define ADLINES_KEEP_MAX 4096
 
 /* Append pair (a new reference is taken) and a copy of its line (size bytes of key,
- * of the given kind); 0, or -1 with an exception. */
-int adlines_add(AdLines *a, PyObject *pair, const char *key, Py_ssize_t size, int kind);
+ * of the given kind), fresh or not (LineRef); 0, or -1 with an exception. */
+int adlines_add(AdLines *a, PyObject *pair, const char *key, Py_ssize_t size, int kind,
+                int fresh);
+
+/* Whether line i was fresh (LineRef); 0 when a holds no line i. */
+static inline int
+adlines_fresh(const AdLines *a, Py_ssize_t i)
+{
+    return i >= 0 && i < a->n && a->lines[i].fresh;
+}
 
 /* The pair of line i when its text is that of key (size bytes, kind), a borrowed
  * reference; else NULL (never an exception). */
@@ -46,13 +60,18 @@ PyObject *adlines_same(const AdLines *a, Py_ssize_t i, const char *key, Py_ssize
  * room bytes, one byte per character) repeats in order: the run of `from`'s lines
  * that were kept (adlines_add) contiguously from line i and are one byte per
  * character, compared with the text in one pass (adlines_run). *bytes is set to the
- * bytes those lines take. Never an exception. */
+ * bytes those lines take. *unlike is set to whether the text's line after the run (at
+ * key + *bytes, a line that ends with a line end or at room) is known to differ from
+ * `from`'s line at its position, so that adlines_same need not compare it again: it
+ * does unless `from` holds no kept line there or the comparison reached that line's
+ * whole text (0 only for a line of `from` without a line end: an input's last).
+ * Never an exception. */
 Py_ssize_t adlines_run(const AdLines *from, Py_ssize_t i, const char *key, Py_ssize_t room,
-                       Py_ssize_t *bytes);
+                       Py_ssize_t *bytes, int *unlike);
 
-/* Append lines [i, i + count) of `from` (their pairs, a new reference each) with
- * their text, which is the `bytes` bytes at key (adlines_run's run): one copy for
- * the run, not one per line. 0, or -1 with an exception. */
+/* Append lines [i, i + count) of `from` (their pairs, a new reference each, none
+ * fresh) with their text, which is the `bytes` bytes at key (adlines_run's run): one
+ * copy for the run, not one per line. 0, or -1 with an exception. */
 int adlines_add_run(AdLines *a, const AdLines *from, Py_ssize_t i, Py_ssize_t count,
                     const char *key, Py_ssize_t bytes);
 
@@ -70,38 +89,6 @@ typedef struct {
     char text[HEADS_MAX];
     PyObject *named;             /* strong reference, NULL when none kept */
 } Head;
-
-/* By position, whether the last line there was new to the line table and its value new
- * to the value table: a per-ad value (ProcId, GlobalJobId, a slot's KFlops), whose line
- * the next ad will not repeat (scanner.c: feed_line). A byte each, apart from the
- * heads: a run of repeated lines clears its positions' flags with one memset, where
- * flags inside the 72-byte heads took a store per line, a line of cache per line. */
-typedef char Fresh[HEADS_POSITIONS];
-
-/* Whether the last line at position i was fresh; 0 when untracked. */
-static inline int
-heads_fresh(const Fresh fresh, Py_ssize_t i)
-{
-    return i < HEADS_POSITIONS && fresh[i];
-}
-
-/* Record whether the line at position i was fresh. */
-static inline void
-heads_set_fresh(Fresh fresh, Py_ssize_t i, int value)
-{
-    if (i < HEADS_POSITIONS)
-        fresh[i] = (char)value;
-}
-
-/* Record that the count lines from position i on were not fresh (a run). */
-static inline void
-heads_clear_fresh(Fresh fresh, Py_ssize_t i, Py_ssize_t count)
-{
-    if (i < HEADS_POSITIONS) {
-        Py_ssize_t end = i + count < HEADS_POSITIONS ? i + count : HEADS_POSITIONS;
-        memset(fresh + i, 0, (size_t)(end - i));
-    }
-}
 
 /* The name kept for position i when its head is the n bytes at p, a borrowed
  * reference; else NULL (never an exception). heads may be NULL. */

@@ -191,7 +191,7 @@ scanner_json_line(Scanner *s, PyObject *text, const void *data, int kind, Py_ssi
     case MEMBERS:
         if (PyUnicode_READ(kind, data, a) == '"') {
             int comma = PyUnicode_READ(kind, data, b - 1) == ',';
-            int r = scanner_feed_member(s, text, data, kind, pos, stop, done, comma);
+            int r = scanner_feed_member(s, text, data, kind, pos, stop, done, comma, 0);
             if (r == 0 && !comma)
                 s->state = CLOSE;
             return r;

@@ -9,11 +9,28 @@ PyObject *
 scanner_literal(Scanner *s, PyObject *value)
 {
     PyObject *literal = s->literal_type->tp_alloc(s->literal_type, 0);
+    if (literal != NULL && s->value_offset >= 0) {
+        /* the member's slot, empty in a new instance: what its setter would do */
+        *(PyObject **)((char *)literal + s->value_offset) = value;
+        return literal;
+    }
     if (literal != NULL
             && Py_TYPE(s->value_descr)->tp_descr_set(s->value_descr, literal, value) < 0)
         Py_CLEAR(literal);
     Py_DECREF(value);
     return literal;
+}
+
+/* The tuple (a, b), a new reference (PyTuple_Pack without its argument list). */
+static inline PyObject *
+two(PyObject *a, PyObject *b)
+{
+    PyObject *t = PyTuple_New(2);
+    if (t != NULL) {
+        PyTuple_SET_ITEM(t, 0, Py_NewRef(a));
+        PyTuple_SET_ITEM(t, 1, Py_NewRef(b));
+    }
+    return t;
 }
 
 /* A new Literal of the value text v (oldscan_plain_value), a new reference; NULL
@@ -47,12 +64,49 @@ scanner_value(Scanner *s, const unsigned char *v, Py_ssize_t n, literal_maker ma
     return literal;
 }
 
+/* The pair of the previous ad's line compared with the current ad's at position
+ * (scanner.h: shift) when that line is old-form text of the same head, "head=" (its
+ * name is the one `names` or `new_name` gives the head: a line of that head read any
+ * other way, by `miss` too, holds that name), a borrowed reference; else NULL. A
+ * slot's per-slot values are new lines of the previous ad's names: their names are
+ * found here when a position's last head (heads) is another slot type's. */
+static PyObject *
+compared_pair(const Scanner *s, Py_ssize_t position, const unsigned char *head,
+              Py_ssize_t head_n)
+{
+    Py_ssize_t j = position + s->shift;
+    if (s->json || j < 0 || j >= s->previous.n)
+        return NULL;
+    const LineRef *ref = &s->previous.lines[j];
+    if (ref->off < 0 || ref->kind != PyUnicode_1BYTE_KIND || ref->size <= head_n)
+        return NULL;
+    const char *line = s->previous.text + ref->off;
+    if (line[head_n] != '=' || memcmp(line, head, (size_t)head_n) != 0)
+        return NULL;
+    PyObject *pair = s->previous.pairs[j];
+    if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2)
+        return NULL;
+    PyObject *entry = PyTuple_GET_ITEM(pair, 1);
+    if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) != 2)
+        return NULL;
+    return pair;
+}
+
 PyObject *
 scanner_named_pair(Scanner *s, const unsigned char *head, Py_ssize_t head_n,
                    const unsigned char *name, Py_ssize_t name_n, PyObject *literal)
 {
     PyObject *text = NULL, *named = NULL, *entry = NULL, *pair = NULL;
     Py_ssize_t position = s->pending.n;
+    PyObject *before = compared_pair(s, position, head, head_n);
+    if (before != NULL) {
+        entry = two(PyTuple_GET_ITEM(PyTuple_GET_ITEM(before, 1), 0), literal);
+        if (entry == NULL)
+            return NULL;
+        pair = two(PyTuple_GET_ITEM(before, 0), entry);
+        Py_DECREF(entry);
+        return pair;
+    }
     named = heads_get(s->heads, position, (const char *)head, head_n);
     if (named != NULL) {
         Py_INCREF(named);
@@ -93,10 +147,10 @@ scanner_named_pair(Scanner *s, const unsigned char *head, Py_ssize_t head_n,
         }
         heads_put(s->heads, position, (const char *)head, head_n, named);
     }
-    entry = PyTuple_Pack(2, PyTuple_GET_ITEM(named, 1), literal);
+    entry = two(PyTuple_GET_ITEM(named, 1), literal);
     if (entry == NULL)
         goto done;
-    pair = PyTuple_Pack(2, PyTuple_GET_ITEM(named, 0), entry);
+    pair = two(PyTuple_GET_ITEM(named, 0), entry);
 done:
     Py_XDECREF(text);
     Py_XDECREF(named);

@@ -15,11 +15,20 @@
  *     only make a later ad hold an equal pair that is another object. In a one-byte
  *     text the lines that repeat the previous ad's in a row are taken as a run
  *     (feed_run: the text compared with the previous ad's copy in one pass, copied
- *     once), which does for each line what the line-by-line comparison does;
- *   - at a position whose last line was new with a new value (a per-ad value: ProcId,
- *     GlobalJobId, a slot's KFlops), a plain line is read without the line table; if
- *     its value turns out to be known, the table is asked after all (and the pair it
- *     holds is taken), so values that repeat keep their lines shared;
+ *     once), which does for each line what the line-by-line comparison does; a line
+ *     the run's comparison found unlike is not compared again;
+ *   - "at the same position" is at the position plus a shift (Scanner.shift, 0 at an
+ *     ad's first line) that follows the names one ad holds and the other lacks
+ *     (align: a line unlike the one it was compared with moves the shift on to the
+ *     previous ad's line of its name among the next few, or back one when there is
+ *     none): a pool's slot types interleave, and a dynamic slot's lines are a
+ *     partitionable slot's with a few names more, so the lines after such a name are
+ *     compared with the previous ad's lines of their names, not looked up;
+ *   - a line compared with a line that was new with a new value (a per-ad value:
+ *     ProcId, GlobalJobId, a slot's KFlops; adlines.h: LineRef.fresh), when plain, is
+ *     read without the line table; if its value turns out to be known, the table is
+ *     asked after all (and the pair it holds is taken), so values that repeat keep
+ *     their lines shared;
  *   - a new plain line whose head is that of the last line read at its position
  *     takes that line's name (adlines.h: Head) without a lookup;
  *   - any other line is looked up, by its exact text (line end included), in a
@@ -29,7 +38,9 @@
  *   - a line the table lacks is, when the text is one byte per character and the line
  *     is "head = value" with a value that is a string without NUL whose quotes inside
  *     are all written \", a decimal integer of 1 to 18 digits without a leading zero
- *     (optionally negative) or a plain real (plain_value), read here: the head
+ *     (optionally negative) or a plain real (plain_value; one of at most 15
+ *     significant digits and a power of ten of at most 22 without strtod: values.c),
+ *     read here (a Literal's member slot set directly: plain.c): the head
  *     through the `names` dict (oldform.OLD_NAMES) or `new_name` (which checks it is a
  *     plain name and remembers it), the value as a Literal built as oldform's
  *     `_plain_literal` builds it; any other line goes to `miss(line, lineno)`, which
@@ -72,6 +83,8 @@
 #include "table.h"
 #include "scanner.h"
 
+#include <structmember.h>  /* after Python.h (scanner.h): T_OBJECT_EX, READONLY */
+
 /* -- feeding ---------------------------------------------------------------------- */
 
 static inline Py_ssize_t
@@ -88,23 +101,37 @@ next_line_end(const void *data, int kind, Py_ssize_t pos, Py_ssize_t n)
     return n;
 }
 
+/* The previous ad's line compared with the current ad's at position, or -1 for none. */
+static inline Py_ssize_t
+compared(const Scanner *s, Py_ssize_t position)
+{
+    Py_ssize_t j = position + s->shift;
+    return j >= 0 && j < s->previous.n ? j : -1;
+}
+
 /* The lines from pos on (one byte per character, n - pos bytes left) that repeat the
  * previous ad's lines at their positions, taken as a run (adlines_run): for each, what
  * scanner_feed_member does for a line equal to the previous ad's (its pair, the
  * position not fresh), with one comparison and one copy for the run. The bytes taken
- * (whole lines; 0: none), or -1 with an exception. */
+ * (whole lines; 0: none), or -1 with an exception; *unlike: whether the line after
+ * them is known to differ from the previous ad's at its position (adlines_run). */
 static Py_ssize_t
-feed_run(Scanner *s, const void *data, Py_ssize_t pos, Py_ssize_t n)
+feed_run(Scanner *s, const void *data, Py_ssize_t pos, Py_ssize_t n, int *unlike)
 {
     Py_ssize_t i = s->pending.n;
+    if (i == 0)
+        s->shift = 0;
+    Py_ssize_t j = compared(s, i);
     Py_ssize_t bytes;
     const char *key = (const char *)data + pos;
-    Py_ssize_t count = adlines_run(&s->previous, i, key, n - pos, &bytes);
+    *unlike = 1;
+    if (j < 0)
+        return 0;
+    Py_ssize_t count = adlines_run(&s->previous, j, key, n - pos, &bytes, unlike);
     if (count == 0)
         return 0;
-    heads_clear_fresh(s->fresh, i, count);
     s->lineno += count;
-    if (adlines_add_run(&s->pending, &s->previous, i, count, key, bytes) < 0)
+    if (adlines_add_run(&s->pending, &s->previous, j, count, key, bytes) < 0)
         return -1;
     return bytes;
 }
@@ -112,12 +139,12 @@ feed_run(Scanner *s, const void *data, Py_ssize_t pos, Py_ssize_t n)
 /* One old-form line [pos, stop) of text; 0 on success, -1 with an exception. */
 static int
 feed_line(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t pos,
-          Py_ssize_t stop, PyObject *done)
+          Py_ssize_t stop, PyObject *done, int unlike)
 {
     s->lineno++;
     if (stop - pos == 1 && PyUnicode_READ(kind, data, pos) == '\n')
         return scanner_end_ad(s, done, 0);
-    return scanner_feed_member(s, text, data, kind, pos, stop, done, -1);
+    return scanner_feed_member(s, text, data, kind, pos, stop, done, -1, unlike);
 }
 
 /* The plain pair of a new line: the old form's (plain.c) or JSON's (jsonlines.c). */
@@ -151,21 +178,73 @@ call_miss(Scanner *s, PyObject *text, const void *data, Py_ssize_t pos, Py_ssize
     return pair;
 }
 
+/* How many of the previous ad's lines after the compared one align looks at for the
+ * name of a line unlike it. */
+#define ALIGN_AHEAD 8
+
+/* The name of the previous ad's pair j, or NULL when it is not a (name, entry) pair. */
+static inline PyObject *
+previous_name(const Scanner *s, Py_ssize_t j)
+{
+    PyObject *pair = s->previous.pairs[j];
+    return PyTuple_CheckExact(pair) && PyTuple_GET_SIZE(pair) == 2
+        ? PyTuple_GET_ITEM(pair, 0) : NULL;
+}
+
+/* Move the shift for a line (its pair) unlike the previous ad's at position + shift:
+ * kept when that line has the same name (another value: a per-ad value); moved on to
+ * the previous ad's line of the same name among the next ALIGN_AHEAD (the previous ad
+ * holds names this one lacks); else moved back one (this ad holds a name the previous
+ * one lacks here), so that the next line is compared with the previous ad's line this
+ * one was. Only which line a later line is compared with changes: a line equal to the
+ * one it is compared with takes its pair, which equal text makes an equal pair, as
+ * the line table's would be. */
+static void
+align(Scanner *s, Py_ssize_t position, PyObject *pair)
+{
+    Py_ssize_t j = position + s->shift, n = s->previous.n;
+    if (j < 0 || j >= n || !PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2)
+        return;
+    PyObject *name = PyTuple_GET_ITEM(pair, 0);
+    if (previous_name(s, j) == name)
+        return;
+    for (Py_ssize_t k = 1; k <= ALIGN_AHEAD && j + k < n; k++) {
+        if (previous_name(s, j + k) == name) {
+            s->shift += k;
+            return;
+        }
+    }
+    s->shift--;
+}
+
+/* pending_add for a line that was not the previous ad's at its position: the shift
+ * aligned first (align). */
+static inline int
+add_unlike(Scanner *s, Py_ssize_t position, PyObject *pair, const char *key,
+           Py_ssize_t size, int kind, int fresh)
+{
+    align(s, position, pair);
+    return pending_add(s, pair, key, size, kind, fresh);
+}
+
 int
 scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
-                    Py_ssize_t pos, Py_ssize_t stop, PyObject *done, int comma)
+                    Py_ssize_t pos, Py_ssize_t stop, PyObject *done, int comma,
+                    int unlike)
 {
     const char *key = (const char *)data + pos * kind;
     Py_ssize_t size = (stop - pos) * kind;
     Py_ssize_t position = s->pending.n;
-    PyObject *pair = adlines_same(&s->previous, position, key, size, kind);
+    if (position == 0)
+        s->shift = 0;
+    Py_ssize_t j = compared(s, position);
+    PyObject *pair = unlike || j < 0 ? NULL : adlines_same(&s->previous, j, key, size, kind);
     if (pair != NULL) {
-        heads_set_fresh(s->fresh, position, 0);
-        return pending_add(s, pair, key, size, kind);
+        return pending_add(s, pair, key, size, kind, 0);
     }
     int value_new = 0;
     PyObject *made = NULL;  /* a pair plain_pair made for a fresh position */
-    if (kind == PyUnicode_1BYTE_KIND && heads_fresh(s->fresh, position)) {
+    if (kind == PyUnicode_1BYTE_KIND && adlines_fresh(&s->previous, j)) {
         /* The last line here was a per-ad value: this one most likely is too, so it is
          * read without looking it up or storing it in the line table (a lookup that
          * misses and a store the roll drops were a third of reading a job queue). A
@@ -175,7 +254,7 @@ scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
         if (pair == NULL && PyErr_Occurred())
             return -1;
         if (pair != NULL && value_new) {
-            int r = pending_add(s, pair, key, size, kind);
+            int r = add_unlike(s, position, pair, key, size, kind, 1);
             Py_DECREF(pair);
             return r;
         }
@@ -187,8 +266,7 @@ scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
     pair = oldscan_get(&s->lines, h, key, size, kind);
     if (pair != NULL) {
         Py_XDECREF(made);
-        heads_set_fresh(s->fresh, position, 0);
-        int r = pending_add(s, pair, key, size, kind);
+        int r = add_unlike(s, position, pair, key, size, kind, 0);
         Py_DECREF(pair);
         return r;
     }
@@ -204,7 +282,7 @@ scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
         if (pair == NULL && PyErr_Occurred())
             return -1;
     }
-    heads_set_fresh(s->fresh, position, pair != NULL && value_new);
+    int fresh = pair != NULL && value_new;
     if (pair == NULL) {
         pair = call_miss(s, text, data, pos, stop, comma);
         if (pair == NULL)
@@ -220,7 +298,7 @@ scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
     }
     int r = oldscan_put(&s->lines, h, key, size, kind, pair);
     if (r == 0)
-        r = pending_add(s, pair, key, size, kind);
+        r = add_unlike(s, position, pair, key, size, kind, fresh);
     Py_DECREF(pair);
     return r;
 }
@@ -251,12 +329,14 @@ feed_text(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t n,
     /* the ads handed out before this call are the caller's: none is copied */
     scanner_forget_dicts(s);
     int after_run = 0;
+    /* whether the run last tried found the next line unlike the previous ad's at its
+     * position (adlines_run): it is not compared again (adlines_same) */
+    int unlike = 0;
     while (pos < n) {
-        if (!s->json && kind == PyUnicode_1BYTE_KIND && !after_run
-                && s->pending.n < s->previous.n) {
+        if (!s->json && kind == PyUnicode_1BYTE_KIND && !after_run) {
             /* the next lines may repeat the previous ad's: a cluster's jobs, a
              * machine's slots (the line after a run differs: it is read alone) */
-            Py_ssize_t taken = feed_run(s, data, pos, n);
+            Py_ssize_t taken = feed_run(s, data, pos, n, &unlike);
             if (taken < 0) {
                 scanner_forget_dicts(s);
                 return NULL;
@@ -267,10 +347,14 @@ feed_text(Scanner *s, PyObject *text, const void *data, int kind, Py_ssize_t n,
                 continue;
             }
         }
+        else if (!after_run) {
+            unlike = 0;  /* no run tried for this line */
+        }
         after_run = 0;
         Py_ssize_t stop = next_line_end(data, kind, pos, n);
         int r = s->json ? scanner_json_line(s, text, data, kind, pos, stop, done)
-                        : feed_line(s, text, data, kind, pos, stop, done);
+                        : feed_line(s, text, data, kind, pos, stop, done, unlike);
+        unlike = 0;
         if (r != 0) {
             scanner_forget_dicts(s);
             if (r < 0)
@@ -386,13 +470,22 @@ Scanner_init(Scanner *s, PyObject *args, PyObject *kwds)
     }
     s->literal_type = (PyTypeObject *)Py_NewRef(literal_type);
     s->value_descr = Py_NewRef(value_descr);
+    s->value_offset = -1;
+    if (Py_IS_TYPE(value_descr, &PyMemberDescr_Type)
+            && PyDescr_TYPE(value_descr) == (PyTypeObject *)literal_type) {
+        PyMemberDef *member = ((PyMemberDescrObject *)value_descr)->d_member;
+        if ((member->type == T_OBJECT_EX || member->type == T_OBJECT)
+                && !(member->flags & READONLY) && member->offset > 0
+                && member->offset + (Py_ssize_t)sizeof(PyObject *)
+                    <= ((PyTypeObject *)literal_type)->tp_basicsize)
+            s->value_offset = member->offset;
+    }
     s->names = Py_NewRef(names);
     s->new_name = Py_NewRef(new_name);
     s->miss = Py_NewRef(miss);
     s->from_attrs = Py_NewRef(from_attrs);
     s->old_ad = Py_NewRef(old_ad);
     s->end = Py_NewRef(end);
-    memset(s->fresh, 0, sizeof(s->fresh));
     s->heads = PyMem_Calloc(HEADS_POSITIONS, sizeof(Head));
     if (s->heads == NULL) {
         PyErr_NoMemory();

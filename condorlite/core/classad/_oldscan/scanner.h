@@ -30,6 +30,10 @@ typedef struct {
     uint64_t key;
     PyTypeObject *literal_type;
     PyObject *value_descr;
+    /* where a Literal keeps its value, when value_descr is a plain member of
+     * literal_type's own (its __slots__): set there directly, as the descriptor would
+     * set a slot tp_alloc left empty; -1: through the descriptor (plain.c) */
+    Py_ssize_t value_offset;
     PyObject *names;
     PyObject *new_name;
     PyObject *miss;
@@ -39,7 +43,6 @@ typedef struct {
     AdLines pending;    /* the current ad's pairs and lines */
     AdLines previous;   /* the previous ad's, for the comparison by position */
     Head *heads;        /* HEADS_POSITIONS of them (adlines.h) */
-    Fresh fresh;        /* by position, whether the last line was fresh (adlines.h) */
     /* the previous ad's dict while one feed() runs, when from_attrs took it: an ad
      * with the previous ad's names in the same order starts from its copy */
     PyObject *template;
@@ -64,6 +67,11 @@ typedef struct {
     char *varying;
     Py_ssize_t varying_size;
     Py_ssize_t lineno;  /* lines read so far */
+    /* the current ad's line at position i is compared with the previous ad's at
+     * i + shift (scanner.c: align): 0 at an ad's first line, moved where one of the
+     * two ads holds a name the other lacks (a pool's slot types interleave: a dynamic
+     * slot's lines are a partitionable one's with a few names more) */
+    Py_ssize_t shift;
     /* JSON mode (jsonlines.c) */
     int json;               /* the lines are condor_status -json's layout */
     int state;              /* where in the array the reader is */
@@ -83,9 +91,10 @@ pending_clear(Scanner *s)
 }
 
 static inline int
-pending_add(Scanner *s, PyObject *pair, const char *key, Py_ssize_t size, int kind)
+pending_add(Scanner *s, PyObject *pair, const char *key, Py_ssize_t size, int kind,
+            int fresh)
 {
-    return adlines_add(&s->pending, pair, key, size, kind);
+    return adlines_add(&s->pending, pair, key, size, kind, fresh);
 }
 
 /* Drop the dicts of this feed()'s ads (template, shapes): the ads handed out are the
@@ -103,9 +112,11 @@ int scanner_end_ad(Scanner *s, PyObject *done, int empty);
 /* A member line [pos, stop) of text (scanner.c): the previous ad's line at its
  * position, the line table, a line read in C, else `miss`. `comma` is -1 for the old
  * form, else whether the JSON member ends with a comma. 0, -1 with an exception, or
- * SCANNER_HAND_OVER (JSON: `miss` returned None). */
+ * SCANNER_HAND_OVER (JSON: `miss` returned None). `unlike`: the caller found the line
+ * unlike the previous ad's at its position (adlines_run), which is not compared again. */
 int scanner_feed_member(Scanner *s, PyObject *text, const void *data, int kind,
-                        Py_ssize_t pos, Py_ssize_t stop, PyObject *done, int comma);
+                        Py_ssize_t pos, Py_ssize_t stop, PyObject *done, int comma,
+                        int unlike);
 
 /* One line of a JSON input (jsonlines.c): 0, -1 with an exception, or
  * SCANNER_HAND_OVER with s->handover set. */

@@ -1,5 +1,7 @@
 /* The literal values of values.h. */
 
+#include <float.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "values.h"
@@ -55,6 +57,70 @@ digits(const unsigned char *v, Py_ssize_t i, Py_ssize_t n)
     return i - start;
 }
 
+/* Exact powers of ten as doubles: 10^22 is the largest that is (5^22 < 2^53). */
+static const double powers_of_ten[] = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+/* The double a real text -?[0-9]+.[0-9]+([eE][+-]?[0-9]+)? (checked by the caller)
+ * stands for, when it is the quotient or product of two doubles that hold their values
+ * exactly: at most 15 significant digits (an integer below 2^53) and a power of ten of
+ * at most 22 (Clinger's fast path). One IEEE operation on exact operands rounds once,
+ * to nearest: the double strtod gives (the slot ads' reals: 0.017399, 2.2397,
+ * 73575632.0). 1 with *out set, else 0 (the caller asks strtod). Where arithmetic
+ * is wider than double (x87: FLT_EVAL_METHOD not 0) a second rounding could differ:
+ * never taken there. */
+static int
+quick_real(const unsigned char *v, Py_ssize_t n, double *out)
+{
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+    (void)v; (void)n; (void)out;
+    return 0;
+#else
+    Py_ssize_t i = v[0] == '-' ? 1 : 0;
+    uint64_t mantissa = 0;
+    int significant = 0, fraction = 0, after_point = 0;
+    for (; i < n; i++) {
+        unsigned char c = v[i];
+        if (c == '.') {
+            after_point = 1;
+            continue;
+        }
+        if (c < '0' || c > '9')
+            break;
+        if (mantissa != 0 || c != '0')
+            significant++;
+        if (significant > 15)
+            return 0;
+        mantissa = mantissa * 10 + (uint64_t)(c - '0');
+        fraction += after_point;
+    }
+    long exponent = 0;
+    if (i < n) {  /* [eE][+-]?[0-9]+ to the end */
+        i++;
+        int negative = 0;
+        if (v[i] == '+' || v[i] == '-')
+            negative = v[i++] == '-';
+        for (; i < n; i++) {
+            exponent = exponent * 10 + (v[i] - '0');
+            if (exponent > 1000)
+                return 0;
+        }
+        if (negative)
+            exponent = -exponent;
+    }
+    exponent -= fraction;
+    if (exponent < -22 || exponent > 22)
+        return 0;
+    double value = (double)mantissa;  /* exact: below 10^15 < 2^53 */
+    value = exponent < 0 ? value / powers_of_ten[-exponent]
+                         : value * powers_of_ten[exponent];
+    *out = v[0] == '-' ? -value : value;
+    return 1;
+#endif
+}
+
 /* The Literal's value of a value text oldform._plain_literal reads the same way, a
  * new reference: a string (plain_string), a decimal integer of at most 18 digits
  * without a leading zero, optionally negative (int), or -?[0-9]+.[0-9]+([eE][+-]?
@@ -94,6 +160,9 @@ oldscan_plain_value(const unsigned char *v, Py_ssize_t n)
         if (exponent == 0 || j + exponent != n)
             return NULL;
     }
+    double quick;
+    if (quick_real(v, n, &quick))
+        return PyFloat_FromDouble(quick);
     char text[64];
     if (n >= (Py_ssize_t)sizeof(text))
         return NULL;
