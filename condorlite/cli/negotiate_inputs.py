@@ -32,6 +32,7 @@ from condorlite.core.ad_decoder import (
 )
 from condorlite.core.ad_screen import AdScreen
 from condorlite.core.classad.ad import ClassAd as _AdClass
+from condorlite.core.classad.ad import LazyClassAd as _LazyAd
 from condorlite.core.classad.ad import table_entry
 from condorlite.core.classad.ast import Literal
 from condorlite.core.classad.scope import MAX_STEPS
@@ -165,8 +166,8 @@ class _Converter:
                                          f"(attributes that multiply each other's "
                                          f"cost); skipped"))
                 return None
-        elif (decoder := self.decoder) is not None and type(ad) is _AdClass \
-                and ad.parent is None:
+        elif (decoder := self.decoder) is not None \
+                and (type(ad) is _AdClass or type(ad) is _LazyAd) and ad.parent is None:
             cluster = decoder.cluster(ad._attrs)
             if cluster is not None:
                 self.plain_jobs.learn(ad._attrs, screening.keyed, cluster)
@@ -202,7 +203,8 @@ def _decode_kind(
     for loaded in ads:
         ad = loaded.ad
         item = None
-        if names is not None and type(ad) is _AdClass and ad.parent is None:
+        if names is not None and (type(ad) is _AdClass or type(ad) is _LazyAd) \
+                and ad.parent is None:
             table = ad._attrs
             mark = ad.layout
             if mark is run_mark and names is run_names and _RUNS:
@@ -250,7 +252,8 @@ def _decode_runs(kind: str, ads: list[LoadedAd], convert: Callable[[Any, int], A
     while at < count:
         loaded = ads[at]
         ad = loaded.ad
-        if known is not None and type(ad) is _AdClass and ad.parent is None:
+        if known is not None and (type(ad) is _AdClass or type(ad) is _LazyAd) \
+                and ad.parent is None:
             table = ad._attrs
             item = known.slot(ad, table, len(out))
             if item is None:
@@ -263,7 +266,8 @@ def _decode_runs(kind: str, ads: list[LoadedAd], convert: Callable[[Any, int], A
             at += 1
             continue
         names = plain_jobs.names
-        if names is not None and type(ad) is _AdClass and ad.parent is None:
+        if names is not None and (type(ad) is _AdClass or type(ad) is _LazyAd) \
+                and ad.parent is None:
             table = ad._attrs
             hit = plain_jobs.memo.get(entry_key(table, names))
             if hit is not None:
@@ -303,7 +307,9 @@ def _run_jobs(cluster: Cluster, ads: list[LoadedAd], start: int, mark: set,
     # (by place: ``islice`` would step over the ``start`` ads before)
     for at in range(start, len(ads)):
         ad = ads[at].ad
-        if type(ad) is not _AdClass or ad.layout is not mark or ad.parent is not None:
+        # (a run's ads are lazy from its third: ``ad.py``)
+        if (type(ad) is not _LazyAd and type(ad) is not _AdClass) or ad.layout is not mark \
+                or ad.parent is not None:
             break
         # (the entry alone: a job ad of a reader run keeps its table lazy, ``ad.py``)
         proc = table_entry(ad, "procid")

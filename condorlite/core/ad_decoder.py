@@ -29,6 +29,7 @@ from typing import NamedTuple
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ad import ClassAd as _AdClass
+from condorlite.core.classad.ad import LazyClassAd as _LazyAd
 from condorlite.core.classad.ast import Literal
 from condorlite.core.classad.oldscan import slotted as _slotted  # None: not built
 from condorlite.core.decoding import (
@@ -158,7 +159,9 @@ class AdDecoder:
         the memo, a literal integer ProcId below 2**53): one key, one entry read, one
         build; anything else goes through ``_learn``, which gives the same Job for the
         same ad."""
-        table = ad._attrs if type(ad) is _AdClass and ad.parent is None else None  # type: ignore[attr-defined]
+        # (a lazy ad is ClassAd-lite too: reading its table makes it a ClassAd)
+        lite = (type(ad) is _AdClass or type(ad) is _LazyAd) and ad.parent is None  # type: ignore[attr-defined]
+        table = ad._attrs if lite else None  # type: ignore[attr-defined]
         if table is None:
             return self._decode(ad, index)
         key = entry_key(table, CLUSTER_NAMES)
@@ -227,7 +230,9 @@ class AdDecoder:
         all literals or absent takes its ``SlotFacts`` from the memo (``SLOT_FACTS``:
         a pool's slots hold a few dozen sets of these entries), and reads only what
         is its own: Name, weight, holder and JobId when busy, Machine."""
-        table = ad._attrs if type(ad) is _AdClass and ad.parent is None else None  # type: ignore[attr-defined]
+        # (a lazy ad is ClassAd-lite too: reading its table makes it a ClassAd)
+        lite = (type(ad) is _AdClass or type(ad) is _LazyAd) and ad.parent is None  # type: ignore[attr-defined]
+        table = ad._attrs if lite else None  # type: ignore[attr-defined]
         if table is None or not SLOT_FACTS:
             return slot_from_ad(ad, self.policy, index)
         key = entry_key(table, SLOT_FACT_NAMES)

@@ -52,6 +52,7 @@ from condorlite.core import adeval
 from condorlite.core.ad_reads import Reads, closure, reads_of, shape_of, step_bound, within
 from condorlite.core.adeval import PROBED, ClassAd
 from condorlite.core.classad.ad import ClassAd as _AdClass
+from condorlite.core.classad.ad import LazyClassAd as _LazyAd
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.evaluator import exhausts_budget
 from condorlite.core.classad.refs import names
@@ -210,7 +211,8 @@ class AdScreen:
 
     def screen(self, ad: ClassAd) -> Screening:
         """The answers of the checks for ``ad``."""
-        if type(ad) is not _AdClass or ad.parent is not None:  # type: ignore[attr-defined]
+        if (type(ad) is not _AdClass and type(ad) is not _LazyAd) \
+                or ad.parent is not None:  # type: ignore[attr-defined]
             return self._fresh(ad, dynamic=True)
         table = ad._attrs  # type: ignore[attr-defined]
         level = self._root

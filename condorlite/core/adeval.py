@@ -20,6 +20,7 @@ from typing import Any
 from condorlite.core.classad import oldscan
 from condorlite.core.classad.ad import TABLE_SLOT
 from condorlite.core.classad.ad import ClassAd as _ClassAd
+from condorlite.core.classad.ad import LazyClassAd as _LazyAd
 from condorlite.core.classad.ast import Call, Expr, Literal
 from condorlite.core.classad.cache import folded
 from condorlite.core.classad.evaluator import (
@@ -33,6 +34,9 @@ from condorlite.core.classad.values import Error, Undefined
 
 #: A ClassAd: a case-insensitive mapping of attribute name to expression.
 ClassAd = MutableMapping[str, Any]
+#: the ClassAd-lite types: ClassAd and the compiled scanner's lazy ads (a ClassAd in
+#: every way; reading the table makes it one, ``ad.py``)
+_LITE = frozenset((_ClassAd, _LazyAd))
 
 __all__ = [
     "ClassAd",
@@ -82,7 +86,7 @@ _ADOPT = _ADOPT_COMPILED if oldscan.enabled() else _adopt_python
 
 def attr(ad: ClassAd, name: str) -> Expr | None:
     """The expression bound to ``name`` in ``ad`` (case-insensitive), or None."""
-    if type(ad) is _ClassAd:
+    if type(ad) is _ClassAd or type(ad) is _LazyAd:
         # Mapping.get pays for a KeyError on every absent name; most lookups here miss.
         return ad.lookup(name)
     return ad.get(name)
@@ -91,7 +95,7 @@ def attr(ad: ClassAd, name: str) -> Expr | None:
 def lower_names(ad: ClassAd):
     """The ad's attribute names, lower-cased (an iterable view; do not mutate the ad
     while iterating)."""
-    if type(ad) is _ClassAd:
+    if type(ad) is _ClassAd or type(ad) is _LazyAd:
         # The ad already keys its table by lower-cased name: no per-name lower().
         return ad._attrs.keys()
     return [name.lower() for name in ad]
@@ -99,7 +103,7 @@ def lower_names(ad: ClassAd):
 
 def spelling(ad: ClassAd, name: str) -> str | None:
     """How the ad spells attribute ``name`` (any case), or None when absent."""
-    if type(ad) is _ClassAd:
+    if type(ad) is _ClassAd or type(ad) is _LazyAd:
         return ad.spelling(name)
     low = name.lower()
     return next((key for key in ad if key.lower() == low), None)
@@ -110,7 +114,8 @@ def changed(ad: ClassAd, base: ClassAd) -> list[tuple[str, Expr | None]]:
     ``base``'s, names ``base`` has and ``ad`` lacks as None. Ads made by
     ``with_literals`` share their unchanged entries with the original, so this is a
     pass of identity tests; a binding listed may still be equal (never the reverse)."""
-    if type(ad) is _ClassAd and type(base) is _ClassAd:
+    if (type(ad) is _ClassAd or type(ad) is _LazyAd) \
+            and (type(base) is _ClassAd or type(base) is _LazyAd):
         mine, theirs = ad._attrs, base._attrs
         out = [(k, e[1]) for k, e in mine.items() if theirs.get(k) is not e]
         out.extend((k, None) for k in theirs if k not in mine)
@@ -125,14 +130,14 @@ def changed(ad: ClassAd, base: ClassAd) -> list[tuple[str, Expr | None]]:
 def table(ad: ClassAd) -> dict[str, tuple[str, Expr]] | None:
     """The ad's own table (lower-cased name -> (spelling, expression)) for read-only
     loops that look up many names, or None when ``ad`` is not a ClassAd-lite ad."""
-    return ad._attrs if type(ad) is _ClassAd else None
+    return ad._attrs if (type(ad) is _ClassAd or type(ad) is _LazyAd) else None
 
 
 def tables(ads: list[ClassAd]) -> list[dict[str, tuple[str, Expr]]] | None:
     """``table`` of every ad, or None unless every ad is ClassAd-lite: one type test
     pass and one attribute pass, with no call per ad (autoclustering reads the tables
     of every idle job in a cycle)."""
-    if not set(map(type, ads)) <= {_ClassAd}:
+    if not set(map(type, ads)) <= _LITE:
         return None
     return [ad._attrs for ad in ads]
 
@@ -144,7 +149,7 @@ def tables_and_marks(ads: list[ClassAd]
     (``ClassAd.layout``: ads with the same mark bind the same names), or the ad
     itself when it has none, a mark no other ad shares: the marks are never None,
     so a run of unmarked ads never reads as one run."""
-    if not set(map(type, ads)) <= {_ClassAd}:
+    if not set(map(type, ads)) <= _LITE:
         return None
     return [ad._attrs for ad in ads], [ad.layout or ad for ad in ads]
 
@@ -153,7 +158,7 @@ def with_literals(ad: ClassAd, values: dict[str, object]) -> ClassAd:
     """A copy of ``ad`` with ``values`` (numbers, booleans, strings) bound as literals;
     an attribute the ad has keeps its spelling (``with_entries`` makes the copy).
     ``ad`` is not changed."""
-    table = ad._attrs if type(ad) is _ClassAd else {}
+    table = ad._attrs if (type(ad) is _ClassAd or type(ad) is _LazyAd) else {}
     entries: dict[str, tuple[str, Expr]] = {}
     for name, value in values.items():
         key = name.lower()
@@ -166,7 +171,7 @@ def with_entries(ad: ClassAd, entries: dict[str, tuple[str, Expr]]) -> ClassAd:
     """A copy of ``ad`` with each lower-case name of ``entries`` bound to its
     (spelling, expression) entry, the very object given: the readers share entry
     objects between ads, and ``first_states`` tells shared bindings by identity."""
-    if type(ad) is _ClassAd:
+    if type(ad) is _ClassAd or type(ad) is _LazyAd:
         # One table copy with the entries merged in, by one display (no method
         # calls; about 10 % cheaper than copy() and update() on a 160-name slot ad):
         # the mapping protocol would check and convert every value again, and this
@@ -224,7 +229,8 @@ def absurd_request(ad: ClassAd) -> str | None:
     literal, a cast of one such as ``real("inf")``, or operators on literals) that is
     NaN, infinite or beyond ``MAX_REQUEST`` either way; None when none is. (A 5,000-digit
     integer literal reads as 0, as HTCondor reads it, and is no problem.)"""
-    table = ad._attrs if type(ad) is _ClassAd else None  # type: ignore[attr-defined]
+    lite = type(ad) is _ClassAd or type(ad) is _LazyAd
+    table = ad._attrs if lite else None  # type: ignore[attr-defined]
     if table is None:
         return None
     for name in REQUESTS:

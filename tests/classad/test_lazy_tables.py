@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from condorlite.core.classad import ClassAd, oldscan
-from condorlite.core.classad.ad import TABLE_SLOT, table_entry
+from condorlite.core.classad.ad import TABLE_SLOT, LazyClassAd, table_entry
 from condorlite.core.classad.errors import ClassAdSyntaxError
 from condorlite.core.classad.formats import parse_ad_lists
 from condorlite.core.classad.interning import clear_all
@@ -24,9 +24,9 @@ from condorlite.core.classad.interning import clear_all
 pytestmark = pytest.mark.skipif(not oldscan.AVAILABLE,
                                 reason="the compiled scanner was not built")
 
-#: the descriptor (the compiled module is built here)
-_TABLE = ClassAd.__dict__["_attrs"]
-#: the hidden member, read raw
+#: the lazy ads' descriptor (the compiled module is built here)
+_TABLE = LazyClassAd.__dict__["_attrs"]
+#: ClassAd's member, read raw
 _RAW = ClassAd.__dict__[TABLE_SLOT]
 
 

@@ -20,16 +20,23 @@ never changes one. (The evaluator reads the dict directly, so the entry layout i
 contract; parsing is eager, see ``formats.py`` for why lazy parsing was measured not
 to pay.)
 
-Where the compiled module is built, the dict is held in the hidden slot ``_tbl`` and
-``_attrs`` is a C data descriptor over it (``_oldscan/table.c``): every read of
-``_attrs`` gives a whole dict, as a slot would. The compiled scanner may store in
-``_tbl`` the *lazy form* of an ad of a run (``_oldscan/ads.c``): the run's private base
-dict and the ad's own pairs; the first read of ``_attrs`` makes it the very dict the
-copy would have been (same keys, order, values and table size) and stores it. Readers
-that take ``_tbl`` by member offset in C (``oldscan.gather``, ``oldscan.changes``)
-handle the lazy form; ``table_entry`` reads one entry without making the table whole.
-``TABLE_SLOT`` names the member that holds the table (``_attrs`` itself without the
-compiled module), for the C readers and writers by offset.
+A ClassAd's dict is the plain slot ``_attrs`` (CPython specialises its read: the hot
+readers, evaluator, scope and programs, read it for every attribute). Where the
+compiled module is built, the compiled scanner makes the ads of a run of ads of the
+same names, from the run's third on (``_oldscan/ads.c``), as ``LazyClassAd``: a
+subclass of the very same layout whose ``_attrs`` is a C data descriptor
+(``_oldscan/table.c``) over the same member, which may hold the *lazy form*: the run's
+private base dict and the ad's own pairs. The first read of a lazy ad's ``_attrs``
+makes the very dict the copy would have been (same keys, order, values and table size),
+stores it, and turns the ad into a ``ClassAd`` (its type switched in C, as
+``ad.__class__ = ClassAd`` would); so does a write of ``_attrs``. Invariants: a
+``ClassAd``'s ``_attrs`` is always a whole dict; a lazy ad is a ``ClassAd`` for
+``isinstance`` and for every method, and equal, printed and pickled as the whole ad; a
+fast path that tests ``type(ad) is ClassAd`` tests ``LazyClassAd`` too (reading its
+``_attrs`` makes it whole) or reads it as it is (``table_entry``: one entry without
+making the table whole). Readers that take the member by offset in C
+(``oldscan.gather``, ``oldscan.changes``) handle the lazy form. ``TABLE_SLOT`` names
+the member, for the C readers and writers by offset.
 """
 
 from __future__ import annotations
@@ -49,7 +56,7 @@ except ImportError:  # built without a C compiler: ``_attrs`` is the slot itself
     table_slot = None
 
 #: the slot that holds an ad's table (module doc)
-TABLE_SLOT = "_attrs" if table_slot is None else "_tbl"
+TABLE_SLOT = "_attrs"
 
 
 def to_expr(value: object) -> Expr:
@@ -228,6 +235,22 @@ class ClassAd(MutableMapping[str, Expr]):
         return unparse_attrs(self.items())
 
 
+class LazyClassAd(ClassAd):
+    """An ad the compiled scanner read inside a run, whose table may still be in the
+    lazy form: a ``ClassAd`` in every way (it adds no field and no behaviour), until
+    the first read or write of its ``_attrs`` turns it into one (module doc). Only the
+    compiled scanner makes them; nothing else should."""
+
+    __slots__ = ()
+
+    def __reduce_ex__(self, protocol: object) -> object:
+        # Pickled and copied as the ClassAd it is: the reduction reads ``_attrs``,
+        # which turns the ad into one mid-way (pickle then refuses a class that
+        # changed), so the table is made whole first.
+        self._attrs  # noqa: B018
+        return ClassAd.__reduce_ex__(self, protocol)
+
+
 def _entry_of_whole(ad: ClassAd, key: str) -> tuple[str, Expr] | None:
     return ad._attrs.get(key)
 
@@ -236,7 +259,9 @@ def _entry_of_whole(ad: ClassAd, key: str) -> tuple[str, Expr] | None:
 #: without making a lazy table whole (module doc)
 table_entry: Callable[[ClassAd, str], tuple[str, Expr] | None] = _entry_of_whole
 if table_slot is not None:
-    ClassAd._attrs = table_slot(ClassAd.__dict__[TABLE_SLOT])  # type: ignore[misc]
-    table_entry = ClassAd.__dict__["_attrs"].entry
+    LazyClassAd._attrs = table_slot(  # type: ignore[misc]
+        tuple(ClassAd.__dict__[name] for name in (TABLE_SLOT, "layout", "parent")),
+        LazyClassAd)
+    table_entry = LazyClassAd.__dict__["_attrs"].entry
 
 install_no_ad(ClassAd())  # the empty ad that stands for "no MY ad" (``scope._no_ad``)

@@ -1,6 +1,7 @@
 /* An ad's dict from its lines (scanner.h). */
 
 #include "scanner.h"
+#include "table.h"
 
 /* The current ad is done: its lines become the previous ad's. */
 static void
@@ -152,15 +153,16 @@ lazy_table(Scanner *s)
 }
 
 /* The current ad with a lazy table (lazy_table), or NULL with an exception; it stays
- * in the run. */
+ * in the run. It is made as the lazy type (table.c: ad.py's LazyClassAd, whose first
+ * read of `_attrs` makes it a whole ClassAd), not by from_attrs, which makes the
+ * whole ads. */
 static PyObject *
 lazy_ad(Scanner *s)
 {
     PyObject *lazy = lazy_table(s);
     if (lazy == NULL)
         return NULL;
-    PyObject *args[2] = {lazy, s->layout};
-    PyObject *ad = PyObject_Vectorcall(s->from_attrs, args, 2, NULL);
+    PyObject *ad = table_lazy_ad(lazy, s->layout);
     Py_DECREF(lazy);
     if (ad != NULL) {
         s->run_ads++;

@@ -153,7 +153,8 @@ fail:
  * before's: the grouping walks those tables' names, significant._one_per_run) and
  * left lazy elsewhere (oldscan.changes reads it as it is).
  * None when some row is not exactly of the row members' type or its
- * ad not exactly of `ad_type` (the caller reads those rows its own way). One C pass instead of five Python passes over the
+ * ad not exactly of `ad_type` or of its lazy type (table_lazy_of: the same members)
+ * (the caller reads those rows its own way). One C pass instead of five Python passes over the
  * cycle's idle jobs (matching/significant.py). */
 static PyObject *
 member_of(PyObject *descr, PyObject *obj)
@@ -208,7 +209,8 @@ oldscan_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             goto fail;
         }
         PyList_SET_ITEM(ids, i, id);
-        if (Py_TYPE(ad) != ad_type || PyDescr_TYPE(descrs[2]) != ad_type
+        if ((Py_TYPE(ad) != ad_type && !table_lazy_of(Py_TYPE(ad), ad_type))
+                || PyDescr_TYPE(descrs[2]) != ad_type
                 || PyDescr_TYPE(descrs[3]) != ad_type) {
             Py_DECREF(ad);
             goto none;

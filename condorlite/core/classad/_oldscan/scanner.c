@@ -599,9 +599,10 @@ static PyMethodDef module_methods[] = {
     {"slotted", (PyCFunction)(void (*)(void))oldscan_slotted, METH_FASTCALL,
      "slotted(members, type, *values): a new instance of type (no __init__ run) with "
      "its member descriptors set to values in order, those past them to None."},
-    {"table_slot", (PyCFunction)oldscan_table_slot, METH_O,
-     "table_slot(member): ClassAd._attrs, a data descriptor over the type's member "
-     "that reads a whole table, a lazy one made whole on its first read (table.c)."},
+    {"table_slot", (PyCFunction)(void (*)(void))oldscan_table_slot, METH_FASTCALL,
+     "table_slot(members, lazy_type): LazyClassAd._attrs, a data descriptor over "
+     "ClassAd's table member that reads a whole table, a lazy one made whole (and the "
+     "ad a ClassAd) on its first read (table.c)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -33,12 +33,19 @@ oldscan_slotted(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             return NULL;
         }
     }
+    return slotted_new(type, members, args + 2, n);
+}
+
+PyObject *
+slotted_new(PyTypeObject *type, PyObject *members, PyObject *const *values, Py_ssize_t n)
+{
     PyObject *obj = type->tp_alloc(type, 0);
     if (obj == NULL)
         return NULL;
+    Py_ssize_t m = PyTuple_GET_SIZE(members);
     for (Py_ssize_t i = 0; i < m; i++) {
         PyObject *member = PyTuple_GET_ITEM(members, i);
-        PyObject *value = i < n ? args[i + 2] : Py_None;
+        PyObject *value = i < n ? values[i] : Py_None;
         if (Py_TYPE(member)->tp_descr_set(member, obj, value) < 0) {
             Py_DECREF(obj);
             return NULL;

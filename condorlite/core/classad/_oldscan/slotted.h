@@ -9,4 +9,10 @@
 
 PyObject *oldscan_slotted(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
+/* slotted() unchecked: `members` already known to be a tuple of `type`'s member
+ * descriptors, at least `n` of them (table.c makes the scanner's lazy ads so). A new
+ * reference, or NULL with an exception. */
+PyObject *slotted_new(PyTypeObject *type, PyObject *members, PyObject *const *values,
+                      Py_ssize_t n);
+
 #endif

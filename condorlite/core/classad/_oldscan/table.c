@@ -1,24 +1,43 @@
-/* ClassAd._attrs: a data descriptor over the hidden member ClassAd._tbl (table.h).
+/* LazyClassAd._attrs: a data descriptor over ClassAd's member `_attrs` (table.h).
  *
- * The member holds the ad's table, the dict lower-case name -> (spelling, expr), or,
- * for an ad the compiled scanner read inside a run of ads of the same names (ads.c),
- * the lazy form (base, pair, ...): the run's base dict (a private copy no ad holds, so
- * nothing changes it) and the ad's own pairs at the run mark's positions. Reading
- * `_attrs` returns a whole dict: the member's value when it is one (the fast path: one
- * type test more than a slot's read), else the lazy form made whole, a copy of the
- * base with the own pairs set (the very dict the scanner made before: same keys, key
- * order, values and table size), stored in the member so that it is made once. So
- * every Python reader of `_attrs` sees a dict, as before; C readers by offset
- * (oldscan.gather, oldscan.changes) read the member and handle the lazy form
- * (table_lookup) or make it whole (table_whole). Writing `_attrs` writes the member.
+ * A ClassAd's member `_attrs` holds its table, the dict lower-case name -> (spelling,
+ * expr), and ClassAd reads it as a plain slot (CPython specialises that read: the hot
+ * readers, evaluator, scope and programs, read `ad._attrs` for every attribute). An ad
+ * the compiled scanner read inside a run of ads of the same names (ads.c) is made as
+ * the registered *lazy type* (ad.py's LazyClassAd: a subclass of ClassAd of the very
+ * same layout, no field of its own) with the lazy form (base, pair, ...) in the same
+ * member: the run's base dict (a private copy no ad holds, so nothing changes it) and
+ * the ad's own pairs at the run mark's positions. The lazy type's `_attrs` is this
+ * descriptor: the first read makes the table whole, a copy of the base with the own
+ * pairs set (the very dict the scanner made before: same keys, key order, values and
+ * table size), stores it in the member, and turns the ad into a ClassAd (its type set
+ * to the whole type, as `ad.__class__ = ClassAd` would: legal because the layouts
+ * are the same, checked at registration), so that every later read is the plain
+ * slot's. Writing `_attrs` writes the member and turns the ad into a ClassAd too
+ * (unless what is written is itself a lazy form). Hence the invariant: an ad of the
+ * whole type holds a whole table; only an ad of the lazy type may hold the lazy form.
+ * C readers by offset (oldscan.gather, oldscan.changes) read the member of either
+ * type and handle the lazy form (table_lookup) or make it whole (table_whole, which
+ * leaves the type: the next read of `_attrs` turns it).
  *
- * Why: 98.7 % of a 10k job queue's dicts are built and never read but for one name
- * (benchmarks/RESULTS.md, session 28, stor28): a tuple of nine pairs instead of an
- * 85-entry dict per job. */
+ * Why lazy: 98.7 % of a 10k job queue's dicts are built and never read but for one
+ * name (benchmarks/RESULTS.md, session 28, stor28): a tuple of nine pairs instead of
+ * an 85-entry dict per job. Why a subclass: a descriptor on ClassAd itself cost every
+ * read of every ad's `_attrs` ~150 instructions (session 28, jads28: the cycle +0.6 %);
+ * on the subclass it costs only the lazy ads' first reads (session 29, ladt29). */
 
 #include "table.h"
 
+#include "slotted.h"
+
 #include <structmember.h>
+
+/* What table_slot registered: the lazy type, the whole type it turns into, and the
+ * whole type's member descriptors (table, layout, parent) slotted_new sets for a new
+ * lazy ad. Strong references, set once when ad.py is imported (NULL before). */
+static PyTypeObject *lazy_type = NULL;
+static PyTypeObject *whole_type = NULL;
+static PyObject *lazy_members = NULL;
 
 typedef struct {
     PyObject_HEAD
@@ -106,12 +125,26 @@ table_lookup(PyObject *table, PyObject *key)
 static PyObject **
 slot_of(TableSlot *d, PyObject *obj)
 {
-    if (Py_TYPE(obj) != d->owner && !PyType_IsSubtype(Py_TYPE(obj), d->owner)) {
+    if (Py_TYPE(obj) != lazy_type && Py_TYPE(obj) != d->owner
+            && !PyType_IsSubtype(Py_TYPE(obj), d->owner)) {
         PyErr_Format(PyExc_TypeError, "_attrs of a %.100s, not a %.100s",
                      d->owner->tp_name, Py_TYPE(obj)->tp_name);
         return NULL;
     }
     return (PyObject **)((char *)obj + d->offset);
+}
+
+/* Turn an ad of the lazy type into one of the whole type (its table whole, or
+ * gone): the type's reference moves with it (instances of heap types hold one). */
+static void
+become_whole(PyObject *obj)
+{
+    PyTypeObject *was = Py_TYPE(obj);
+    if (was != lazy_type)
+        return;
+    Py_INCREF(whole_type);
+    Py_SET_TYPE(obj, whole_type);
+    Py_DECREF(was);  /* (never the last: the registration holds one) */
 }
 
 static PyObject *
@@ -129,11 +162,15 @@ tableslot_get(PyObject *self, PyObject *obj, PyObject *type)
         PyErr_SetString(PyExc_AttributeError, "_attrs");
         return NULL;
     }
-    if (!TABLE_IS_LAZY(value)) {
-        Py_INCREF(value);
-        return value;
+    if (TABLE_IS_LAZY(value)) {
+        value = table_whole(at);
+        if (value == NULL)
+            return NULL;
     }
-    return table_whole(at);
+    else
+        Py_INCREF(value);
+    become_whole(obj);
+    return value;
 }
 
 static int
@@ -148,6 +185,8 @@ tableslot_set(PyObject *self, PyObject *obj, PyObject *value)
     }
     Py_XINCREF(value);
     Py_XSETREF(*at, value);
+    if (value == NULL || !TABLE_IS_LAZY(value))
+        become_whole(obj);
     return 0;
 }
 
@@ -229,8 +268,8 @@ PyTypeObject TableSlotType = {
     .tp_name = "condorlite.core.classad._oldscan.TableSlot",
     .tp_basicsize = sizeof(TableSlot),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "An ad's table (ClassAd._attrs) over a hidden member: a whole dict on "
-              "every read (see table.c).",
+    .tp_doc = "A lazy ad's table (LazyClassAd._attrs) over ClassAd's member: a whole "
+              "dict on every read, the ad a ClassAd after it (see table.c).",
     .tp_traverse = tableslot_traverse,
     .tp_clear = tableslot_clear,
     .tp_dealloc = tableslot_dealloc,
@@ -239,21 +278,86 @@ PyTypeObject TableSlotType = {
     .tp_descr_set = tableslot_set,
 };
 
-PyObject *
-oldscan_table_slot(PyObject *module, PyObject *member)
+/* Whether `lazy` may stand in for `whole` under the same memory: a direct subclass
+ * with no field of its own, the same size, no __dict__ and the same weak reference
+ * slot (what `__class__` assignment requires, checked once here, not per ad). */
+static int
+same_layout(PyTypeObject *lazy, PyTypeObject *whole)
 {
+    return lazy->tp_base == whole
+        && (lazy->tp_flags & Py_TPFLAGS_HEAPTYPE) && (whole->tp_flags & Py_TPFLAGS_HEAPTYPE)
+        && Py_SIZE(lazy) == 0  /* (a heap type's own members) */
+        && lazy->tp_basicsize == whole->tp_basicsize
+        && lazy->tp_itemsize == whole->tp_itemsize && whole->tp_itemsize == 0
+        && lazy->tp_dictoffset == 0 && whole->tp_dictoffset == 0
+        && !(lazy->tp_flags & Py_TPFLAGS_MANAGED_DICT)
+        && !(whole->tp_flags & Py_TPFLAGS_MANAGED_DICT)
+        && lazy->tp_weaklistoffset == whole->tp_weaklistoffset
+        && lazy->tp_dealloc == whole->tp_dealloc
+        && (lazy->tp_flags & Py_TPFLAGS_HAVE_GC) == (whole->tp_flags & Py_TPFLAGS_HAVE_GC);
+}
+
+int
+table_lazy_of(PyTypeObject *type, PyTypeObject *whole)
+{
+    return type == lazy_type && whole == whole_type && type != NULL;
+}
+
+PyObject *
+table_lazy_ad(PyObject *lazy, PyObject *layout)
+{
+    if (lazy_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "no lazy ad type registered (table_slot)");
+        return NULL;
+    }
+    PyObject *values[2] = {lazy, layout};
+    return slotted_new(lazy_type, lazy_members, values, 2);
+}
+
+PyObject *
+oldscan_table_slot(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyTuple_CheckExact(args[0]) || PyTuple_GET_SIZE(args[0]) < 2
+            || !PyType_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "table_slot(members: (table, layout, ...), "
+                        "lazy_type: type)");
+        return NULL;
+    }
+    PyObject *members = args[0];
+    PyObject *member = PyTuple_GET_ITEM(members, 0);
     if (!PyObject_TypeCheck(member, &PyMemberDescr_Type)
             || ((PyMemberDescrObject *)member)->d_member->type != T_OBJECT_EX) {
-        PyErr_SetString(PyExc_TypeError, "table_slot(member): a type's slot");
+        PyErr_SetString(PyExc_TypeError, "table_slot: the table must be a type's slot");
+        return NULL;
+    }
+    PyTypeObject *owner = ((PyDescrObject *)member)->d_type;
+    for (Py_ssize_t i = 1; i < PyTuple_GET_SIZE(members); i++) {
+        PyObject *other = PyTuple_GET_ITEM(members, i);
+        if (!PyObject_TypeCheck(other, &PyMemberDescr_Type)
+                || ((PyDescrObject *)other)->d_type != owner) {
+            PyErr_SetString(PyExc_TypeError, "table_slot: members must be one type's slots");
+            return NULL;
+        }
+    }
+    PyTypeObject *lazy = (PyTypeObject *)args[1];
+    if (!same_layout(lazy, owner)) {
+        PyErr_Format(PyExc_TypeError, "table_slot: %.100s must be a subclass of %.100s "
+                     "with its very layout (no slot, no __dict__ of its own)",
+                     lazy->tp_name, owner->tp_name);
         return NULL;
     }
     TableSlot *d = PyObject_GC_New(TableSlot, &TableSlotType);
     if (d == NULL)
         return NULL;
-    PyTypeObject *owner = ((PyDescrObject *)member)->d_type;
     Py_INCREF(owner);
     d->owner = owner;
     d->offset = ((PyMemberDescrObject *)member)->d_member->offset;
     PyObject_GC_Track(d);
+    Py_INCREF(lazy);
+    Py_XSETREF(lazy_type, lazy);
+    Py_INCREF(owner);
+    Py_XSETREF(whole_type, owner);
+    Py_INCREF(members);
+    Py_XSETREF(lazy_members, members);
     return (PyObject *)d;
 }
