@@ -260,31 +260,52 @@ class HeldLists:
         ``listed`` (as ``_settle``'s)."""
         registry = self._registry
         refused_rank = found.refused_rank
+        # (consecutive groups mostly share one pair result, a box program's: its
+        # slot Rank and its seqs in ``listed`` looked up once per run of them)
+        last: PairEval | None = None
+        slot_rank = 0.0
+        into: list[int] | None = None
         for group, pe in found.walk.allowed:
             if not group.total:
                 continue
+            if pe is not last:
+                last, slot_rank, into = pe, pe.slot_rank, None
             for members in group.shapes.values():
                 if len(members) == 1:  # (most held shapes: one slot each)
                     (seq,) = members
                     first = registry[seq]
                     if not first.available:
                         continue
-                    seqs = [seq]
-                else:
-                    seqs = [k for k in members if registry[k].available]
-                    if not seqs:
-                        continue
-                    first = registry[seqs[0]]
-                if not pe.slot_rank >= first.current_rank:
-                    refused_rank.extend(seqs)
+                    if not slot_rank >= first.current_rank:
+                        refused_rank.append(seq)
+                    elif into is not None:
+                        into.append(seq)
+                    else:
+                        into = self._listed(listed, pe, column, [seq])
                     continue
-                key = id(pe) if pe.dependent else (
-                    column if column is not None else pe.job_rank)
-                same = listed.get(key)
-                if same is None:
-                    listed[key] = (pe, seqs)
+                seqs = [k for k in members if registry[k].available]
+                if not seqs:
+                    continue
+                if not slot_rank >= registry[seqs[0]].current_rank:
+                    refused_rank.extend(seqs)
+                elif into is not None:
+                    into.extend(seqs)
                 else:
-                    same[1].extend(seqs)
+                    into = self._listed(listed, pe, column, seqs)
+
+    @staticmethod
+    def _listed(listed: dict, pe: PairEval, column: RankColumn | None,
+                seqs: list[int]) -> list[int]:
+        """Add ``seqs`` to ``listed`` under the pair result's key (``_settle``: its
+        own when it has dependent ranks, else where its job rank comes from), as the
+        first seqs of the key or after those it has; the key's list of seqs."""
+        key = id(pe) if pe.dependent else (column if column is not None else pe.job_rank)
+        same = listed.get(key)
+        if same is None:
+            listed[key] = (pe, seqs)
+            return seqs
+        same[1].extend(seqs)
+        return same[1]
 
     def _filter(self, found: HeldList) -> None:
         """Drop the refused offers that have left, and the entries of those that have

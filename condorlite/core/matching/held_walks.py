@@ -88,9 +88,14 @@ class PartPairs:
     box of constant ranks, its table of passes (``box_passes``), and the programs
     run (counted once per walk, as ``MatchTable.run_part`` counts each)."""
 
-    __slots__ = ("boxed", "programs", "runs", "tables")
+    __slots__ = ("boxed", "boxes", "programs", "runs", "tables")
 
     def __init__(self) -> None:
+        #: static part -> (its program, that box's table of passes, its one pair
+        #: result) once all three are known, for a part whose program is a box of
+        #: constant ranks with a table: each later group of the part takes them in
+        #: one look-up (``_pairs_of``)
+        self.boxes: dict[int, tuple[PairProgram, dict[int, bool], PairEval]] = {}
         #: static part -> the class key's program of it, or None
         self.programs: dict[int, PairProgram | None] = {}
         #: id(a program of ``programs``, which holds it) -> its one pair result, and
@@ -219,7 +224,7 @@ class HeldWalks:
         once per walk, and whether a slot passes it is kept per box whatever the
         class (``box_passes``). Else the pair is asked. (One call per walk of a
         type, not per group.)"""
-        programs, tables, boxed = parts.programs, parts.tables, parts.boxed
+        programs, tables, boxed, boxes = parts.programs, parts.tables, parts.boxed, parts.boxes
         matched, allowed = out.matched, out.allowed
         for slot, known_preq in unknown:
             mine = verdict if verdict is not MISSING else self._verdicts.verdict(
@@ -231,6 +236,26 @@ class HeldWalks:
                 # (worked out at the first pair asked, as ``MatchTable.pair`` did: the
                 # first call works out every static offer's part)
                 part = slot.part = self._part_of(slot.first)
+            if part is not None and (box := boxes.get(part.static)) is not None:  # type: ignore[union-attr]
+                # (the part's box of constant ranks, as below: no residual test before
+                # a box, the table's pass, else a run counted, and its one result)
+                program, table, known = box
+                pair_shape = slot.pair_shape
+                passes = table.get(pair_shape)
+                if passes is None:
+                    parts.runs += 1
+                    passes = table[pair_shape] = program.run(
+                        part.vals, as_rank) is program.result  # type: ignore[union-attr]
+                if not passes:
+                    known_pairs[pair_shape] = NO_MATCH
+                    continue
+                known_pairs[pair_shape] = known
+                if known.match:
+                    if known_preq == PREQ_ONLY:
+                        allowed.append((slot.group, known))
+                    else:
+                        matched.append((slot.group, known, known_preq))
+                continue
             program = None if part is None else programs.get(
                 part.static, MISSING)  # type: ignore[union-attr]
             if ((program is None or program is MISSING
@@ -277,6 +302,8 @@ class HeldWalks:
                 known = boxed.get(key)
                 if known is None:
                     known = boxed[key] = self._part_pair(program, ran)
+                if table is not None:
+                    boxes[part.static] = (program, table, known)  # type: ignore[union-attr]
             else:
                 known = self._part_pair(program, ran)
             known_pairs[pair_shape] = known
