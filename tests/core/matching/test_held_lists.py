@@ -318,3 +318,4 @@ def test_static_keys_over_non_literals_decide_otherwise(monkeypatch) -> None:
                         lambda self, ad: self._number(ad, self._static))
     _, answers = _ask_derived("RemoteUserPrio > SubmitterUserPrio * 1.2")
     assert any(got != want for got, want in answers)
+
