@@ -265,11 +265,24 @@ class HeldLists:
         last: PairEval | None = None
         slot_rank = 0.0
         into: list[int] | None = None
-        for group, pe in found.walk.allowed:
-            if not group.total:
-                continue
+        for group, pe, one in found.walk.allowed:
             if pe is not last:
                 last, slot_rank, into = pe, pe.slot_rank, None
+            if one is not None:
+                # (a group of one offer, most held groups: that offer, while
+                # available, is the group, ``HeldSlot.one``)
+                first = registry[one]
+                if not first.available:
+                    continue
+                if not slot_rank >= first.current_rank:
+                    refused_rank.append(one)
+                elif into is not None:
+                    into.append(one)
+                else:
+                    into = self._listed(listed, pe, column, [one])
+                continue
+            if not group.total:
+                continue
             for members in group.shapes.values():
                 if len(members) == 1:  # (most held shapes: one slot each)
                     (seq,) = members

@@ -204,7 +204,7 @@ class HeldWalks:
                 unknown.append((slot, known_preq))
             elif known.match:
                 if known_preq == PREQ_ONLY:
-                    allowed.append((group, known))
+                    allowed.append((group, known, slot.one))
                 else:
                     matched.append((group, known, known_preq))
         if unknown:
@@ -252,7 +252,7 @@ class HeldWalks:
                 known_pairs[pair_shape] = known
                 if known.match:
                     if known_preq == PREQ_ONLY:
-                        allowed.append((slot.group, known))
+                        allowed.append((slot.group, known, slot.one))
                     else:
                         matched.append((slot.group, known, known_preq))
                 continue
@@ -273,7 +273,7 @@ class HeldWalks:
                 known = self._pair(klass[0], job_ad, slot.first, signature)
                 if known.match:
                     if known_preq == PREQ_ONLY:
-                        allowed.append((slot.group, known))
+                        allowed.append((slot.group, known, slot.one))
                     else:
                         matched.append((slot.group, known, known_preq))
                 continue
@@ -309,6 +309,6 @@ class HeldWalks:
             known_pairs[pair_shape] = known
             if known.match:
                 if known_preq == PREQ_ONLY:
-                    allowed.append((slot.group, known))
+                    allowed.append((slot.group, known, slot.one))
                 else:
                     matched.append((slot.group, known, known_preq))

@@ -13,6 +13,7 @@ import pytest
 from condorlite.core.matching import box_ranges, held_verdicts
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.held_lists import HeldLists
+from condorlite.core.matching.held_types import HeldSlot
 from condorlite.core.matching.held_verdicts import HeldVerdicts
 from condorlite.core.matching.held_walks import HeldWalks, PartPairs
 from condorlite.core.policy import Policy
@@ -351,3 +352,34 @@ def test_allowed_seqs_listed_once_per_run_of_a_pair_result(monkeypatch) -> None:
         lambda into, pe, column, seqs: [*listed(into, pe, column, seqs)]))
     with pytest.raises(AssertionError):
         run_both(PART_SLOTS, PART_JOBS, POLICY)
+
+
+def _twin_slot(machine: str, arch: str, n: int, twin: str) -> str:
+    # Two slots of one Disk on a machine: one pair shape, a group of two offers.
+    return _part_slot(machine, arch, n).replace(f'Name = "slot{n}@', f'Name = "slot{n}{twin}@')
+
+
+TWIN_SLOTS = [_twin_slot(m, a, n, t) for m, a in (("m1", "X86_64"), ("m2", "aarch64"))
+              for n in range(18) for t in "ab"]
+TWIN_JOBS = [_part_job(p) for p in range(30)]
+
+
+def test_groups_of_one_offer_settled_by_it_decide_as_the_reference(monkeypatch) -> None:
+    # Groups of one offer are settled by that offer alone (``HeldSlot.one``), groups
+    # of two shape by shape; taken for a group of one, a group of two lists only its
+    # first offer, and the cycle decides otherwise.
+    fast, _ = run_both(PART_SLOTS, PART_JOBS, POLICY)
+    slots = [s for t in fast.mm.lists._walks._verdicts._types[3] for s in t.slots]
+    assert slots and all(s.one == s.first.seq for s in slots)
+    twins, _ = run_both(TWIN_SLOTS, TWIN_JOBS, POLICY)
+    slots = [s for t in twins.mm.lists._walks._verdicts._types[3] for s in t.slots]
+    assert slots and all(s.one is None for s in slots)
+    init = HeldSlot.__init__
+
+    def first_alone(self, *args) -> None:  # type: ignore[no-untyped-def]
+        init(self, *args)
+        self.one = self.first.seq
+
+    monkeypatch.setattr(HeldSlot, "__init__", first_alone)
+    with pytest.raises(AssertionError):
+        run_both(TWIN_SLOTS, TWIN_JOBS, POLICY)
