@@ -178,7 +178,19 @@ class HeldLists:
         registry = self._registry
         by_rank: list[tuple] = []
         others: list[tuple] = []
-        for group, pe, known in walk.matched:
+        for group, pe, known, one in walk.matched:
+            if one is not None:
+                # (a group of one offer: that offer, while available, is the group,
+                # ``HeldSlot.one``; its shape's members are that offer alone)
+                first = registry[one]
+                if not first.available:
+                    continue
+                if pe.slot_rank > first.current_rank:
+                    by_rank.extend(make_entries(registry, (one,), pe, RANK_PREEMPTION,
+                                                column=column))
+                elif first.holder != submitter:
+                    others.append(((one,), pe, known))
+                continue
             if not group.total:
                 continue
             slot_rank = pe.slot_rank

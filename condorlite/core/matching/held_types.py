@@ -68,8 +68,9 @@ class HeldWalk(NamedTuple):
     (``HeldWalks.matching``): kept, and compared by identity (``held_lists``)."""
 
     #: (group, its pair result, what is known of the policy for its offers: None
-    #: or a preq key) of the groups whose pair matches, but those of ``allowed``
-    matched: list[tuple[HeldGroup, PairEval, int | None]]
+    #: or a preq key, ``HeldSlot.one``) of the groups whose pair matches, but those
+    #: of ``allowed``
+    matched: list[tuple[HeldGroup, PairEval, int | None, int | None]]
     #: (group, its pair result, ``HeldSlot.one``) of the groups whose pair matches
     #: and whose policy key the list does not refuse (``PREQ_ONLY``): each offer
     #: allowed by the policy, none listed by rank nor the submitter's own, so its

@@ -290,7 +290,9 @@ class HeldVerdicts:
         for slot in self._all:
             if not slot.group.total:
                 continue
-            key = (slot.kind, number(slot.first.ad, gained))
+            # (a held group's offers have no resource vector: ``state_ad`` is their
+            # ad, as ``Offer.ad`` gives it)
+            key = (slot.kind, number(slot.first.state_ad, gained))
             held_type = by_key.get(key)
             if held_type is None:
                 held_type = by_key[key] = HeldType(slot.first, [], {})

@@ -206,7 +206,7 @@ class HeldWalks:
                 if known_preq == PREQ_ONLY:
                     allowed.append((group, known, slot.one))
                 else:
-                    matched.append((group, known, known_preq))
+                    matched.append((group, known, known_preq, slot.one))
         if unknown:
             self._pairs_of(klass, job_ad, signature, known_pairs, unknown, verdict, parts,
                            out)
@@ -254,7 +254,7 @@ class HeldWalks:
                     if known_preq == PREQ_ONLY:
                         allowed.append((slot.group, known, slot.one))
                     else:
-                        matched.append((slot.group, known, known_preq))
+                        matched.append((slot.group, known, known_preq, slot.one))
                 continue
             program = None if part is None else programs.get(
                 part.static, MISSING)  # type: ignore[union-attr]
@@ -275,7 +275,7 @@ class HeldWalks:
                     if known_preq == PREQ_ONLY:
                         allowed.append((slot.group, known, slot.one))
                     else:
-                        matched.append((slot.group, known, known_preq))
+                        matched.append((slot.group, known, known_preq, slot.one))
                 continue
             key, pair_shape = id(program), slot.pair_shape
             table = tables.get(key, MISSING)
@@ -311,4 +311,4 @@ class HeldWalks:
                 if known_preq == PREQ_ONLY:
                     allowed.append((slot.group, known, slot.one))
                 else:
-                    matched.append((slot.group, known, known_preq))
+                    matched.append((slot.group, known, known_preq, slot.one))

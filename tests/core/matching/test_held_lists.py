@@ -169,7 +169,7 @@ def test_preq_keys_settle_the_groups_listed_by_rank(monkeypatch) -> None:
     taken the other way round decides otherwise."""
     fast, _ = run_both(SLOTS, JOBS, POLICY, SUBS)
     known = [k for held in fast.mm.lists._held_lists._lists.values()
-             for _, _, k in held.walk.matched]
+             for _, _, k, _ in held.walk.matched]
     assert any(k is not None and k >= 0 for k in known)  # (old0's Rank-reading slots)
     # (read the other way round by the lists alone: the walks' policy keys as before)
     monkeypatch.setattr(held_lists, "REFUSED", ALLOWED)
