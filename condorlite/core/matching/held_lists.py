@@ -45,6 +45,10 @@ of a settled shape would be counted. A shape of a group whose policy key the wal
 not refuse is allowed by the policy without asking it, and one of a group with a preq
 key (``held_refusals.GroupKeys``) takes the key's verdict for its list.
 
+A group of one offer (most held groups: ``HeldSlot.one``) is made and settled by that
+offer alone, not shape by shape: a held group only loses offers once the types are
+made, and a held static offer leaves its group exactly when it becomes unavailable.
+
 A shape's reason is its first offer's, applied to all its offers, as the walk did:
 a shape binds alike everything a reason reads (holder, ``CurrentRank``, the names
 ``PREEMPTION_REQUIREMENTS`` reads of the slot).

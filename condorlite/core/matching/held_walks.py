@@ -31,7 +31,9 @@ class matches a few per cent. These make that walk cheaper, each exact:
    (``MatchTable.run_part``, the result ``MatchTable.pair`` gives, kept in the same
    table) without the table's look-ups per group (``PartPairs``, ``_pairs_of``);
    where that program is a box with constant ranks, whether the group passes it is
-   kept per (part, box) and shared by the classes of equal requests (``box_passes``).
+   kept per (part, box) and shared by the classes of equal requests (``box_passes``);
+   once a part's box, its table and its one pair result are known, each later group
+   of the part takes them in one look-up (``PartPairs.boxes``).
 
 5. **Groups the list can never list, passed over.** A group whose policy key the
    list's submitter and job refuse (``held_refusals``: its own, or refused by
