@@ -102,7 +102,7 @@ def install(record: Record) -> None:
         before = len(out.matched)
         pairs_of(self, klass, job_ad, signature, known_pairs, unknown, verdict, parts, out)
         registry = self._verdicts._registry
-        for group, pe, _ in out.matched[before:]:
+        for group, pe, *_ in out.matched[before:]:
             if any(pe.slot_rank > registry[next(iter(members))].current_rank
                    for members in group.shapes.values()):
                 record.rank_groups.add((id(out), id(group)))

@@ -152,7 +152,63 @@ def tally(record: Record, seen: Seen, registry: list) -> collections.Counter:
     counts["  distinct (pre, post, prank)"] = len({
         (first.independent[PRE], first.independent.get(POST), first.independent.get(PRANK))
         for first in firsts.values()})
+    fine_counts(record, seen, registry, counts)
     return counts
+
+
+def fine_counts(record: Record, seen: Seen, registry: list,
+                counts: collections.Counter) -> None:
+    """The constant-key groups tried and never reached with no cut, by the entry's
+    whole sort key (``(-pre, -job rank, -post, order, -prank)``) rather than its first
+    key: a matched list reached a group when the least key of the group's entries is
+    at most the key of the last entry it read (a group without entries, its pair not
+    matching, by its first key, as a lazy walk would have to try it to know)."""
+    for name in ("groups tried, constant key, never reached by the whole key (no cut)",
+                 "  of those, matched (entries made)",
+                 "groups tried, constant key, in the reach's first-key tier"):
+        counts[name] = 0
+    reach_full: dict[int, tuple] = {}
+    reach_first: dict[int, float] = collections.defaultdict(lambda: -math.inf)
+    least: dict[int, dict[int, tuple]] = collections.defaultdict(dict)
+    for _, walk, entries, outs in record.made.values():
+        for out in outs:
+            if (id(out) not in record.cut_at and id(out) not in record.read_out
+                    and out.position):
+                key = tuple(out.entries[out.position - 1][:5])
+                if id(walk) not in reach_full or key > reach_full[id(walk)]:
+                    reach_full[id(walk)] = key
+                reach_first[id(walk)] = max(reach_first[id(walk)], key[0])
+        # (by the entry's offer's pair shape: a group's members leave it as they go)
+        group_of = {first.pair_shape: id(group) for first, group in record.tried[id(walk)]}
+        by_group = least[id(walk)]
+        for e in entries:
+            group = group_of.get(registry[e[ENTRY_IDX]].pair_shape)
+            if group is not None:
+                key = tuple(e[:5])
+                if group not in by_group or key < by_group[group]:
+                    by_group[group] = key
+    for key, tried in record.tried.items():
+        reach = reach_full.get(key)
+        live = record.live_groups[key] | seen.cut_groups[key]
+        by_group = least[key]
+        for first, group in tried:
+            if (key, id(group)) in record.rank_groups or PRE not in first.independent:
+                continue
+            if id(group) in live:
+                continue
+            pre = -first.independent[PRE]
+            if pre == reach_first[key]:
+                counts["groups tried, constant key, in the reach's first-key tier"] += 1
+            made = by_group.get(id(group))
+            if reach is None:
+                hit = False
+            elif made is None:
+                hit = pre <= reach[0]
+            else:
+                hit = made <= reach
+            if not hit:
+                counts["groups tried, constant key, never reached by the whole key (no cut)"] += 1
+                counts["  of those, matched (entries made)"] += made is not None
 
 
 def main() -> int:

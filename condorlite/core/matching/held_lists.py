@@ -45,6 +45,10 @@ of a settled shape would be counted. A shape of a group whose policy key the wal
 not refuse is allowed by the policy without asking it, and one of a group with a preq
 key (``held_refusals.GroupKeys``) takes the key's verdict for its list.
 
+A group of one offer (most held groups: ``HeldSlot.one``) is made and settled by that
+offer alone, not shape by shape: a held group only loses offers once the types are
+made, and a held static offer leaves its group exactly when it becomes unavailable.
+
 A shape's reason is its first offer's, applied to all its offers, as the walk did:
 a shape binds alike everything a reason reads (holder, ``CurrentRank``, the names
 ``PREEMPTION_REQUIREMENTS`` reads of the slot).
@@ -178,7 +182,19 @@ class HeldLists:
         registry = self._registry
         by_rank: list[tuple] = []
         others: list[tuple] = []
-        for group, pe, known in walk.matched:
+        for group, pe, known, one in walk.matched:
+            if one is not None:
+                # (a group of one offer: that offer, while available, is the group,
+                # ``HeldSlot.one``; its shape's members are that offer alone)
+                first = registry[one]
+                if not first.available:
+                    continue
+                if pe.slot_rank > first.current_rank:
+                    by_rank.extend(make_entries(registry, (one,), pe, RANK_PREEMPTION,
+                                                column=column))
+                elif first.holder != submitter:
+                    others.append(((one,), pe, known))
+                continue
             if not group.total:
                 continue
             slot_rank = pe.slot_rank
@@ -260,7 +276,27 @@ class HeldLists:
         ``listed`` (as ``_settle``'s)."""
         registry = self._registry
         refused_rank = found.refused_rank
-        for group, pe in found.walk.allowed:
+        # (consecutive groups mostly share one pair result, a box program's: its
+        # slot Rank and its seqs in ``listed`` looked up once per run of them)
+        last: PairEval | None = None
+        slot_rank = 0.0
+        into: list[int] | None = None
+        for group, pe, one in found.walk.allowed:
+            if pe is not last:
+                last, slot_rank, into = pe, pe.slot_rank, None
+            if one is not None:
+                # (a group of one offer, most held groups: that offer, while
+                # available, is the group, ``HeldSlot.one``)
+                first = registry[one]
+                if not first.available:
+                    continue
+                if not slot_rank >= first.current_rank:
+                    refused_rank.append(one)
+                elif into is not None:
+                    into.append(one)
+                else:
+                    into = self._listed(listed, pe, column, [one])
+                continue
             if not group.total:
                 continue
             for members in group.shapes.values():
@@ -269,22 +305,36 @@ class HeldLists:
                     first = registry[seq]
                     if not first.available:
                         continue
-                    seqs = [seq]
-                else:
-                    seqs = [k for k in members if registry[k].available]
-                    if not seqs:
-                        continue
-                    first = registry[seqs[0]]
-                if not pe.slot_rank >= first.current_rank:
-                    refused_rank.extend(seqs)
+                    if not slot_rank >= first.current_rank:
+                        refused_rank.append(seq)
+                    elif into is not None:
+                        into.append(seq)
+                    else:
+                        into = self._listed(listed, pe, column, [seq])
                     continue
-                key = id(pe) if pe.dependent else (
-                    column if column is not None else pe.job_rank)
-                same = listed.get(key)
-                if same is None:
-                    listed[key] = (pe, seqs)
+                seqs = [k for k in members if registry[k].available]
+                if not seqs:
+                    continue
+                if not slot_rank >= registry[seqs[0]].current_rank:
+                    refused_rank.extend(seqs)
+                elif into is not None:
+                    into.extend(seqs)
                 else:
-                    same[1].extend(seqs)
+                    into = self._listed(listed, pe, column, seqs)
+
+    @staticmethod
+    def _listed(listed: dict, pe: PairEval, column: RankColumn | None,
+                seqs: list[int]) -> list[int]:
+        """Add ``seqs`` to ``listed`` under the pair result's key (``_settle``: its
+        own when it has dependent ranks, else where its job rank comes from), as the
+        first seqs of the key or after those it has; the key's list of seqs."""
+        key = id(pe) if pe.dependent else (column if column is not None else pe.job_rank)
+        same = listed.get(key)
+        if same is None:
+            listed[key] = (pe, seqs)
+            return seqs
+        same[1].extend(seqs)
+        return same[1]
 
     def _filter(self, found: HeldList) -> None:
         """Drop the refused offers that have left, and the entries of those that have

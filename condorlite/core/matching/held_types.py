@@ -35,11 +35,17 @@ class HeldSlot:
     and, once a pair is asked, its shared static part (``part``:
     ``MatchTable.static_vector``, None when its pairs are evaluated otherwise)."""
 
-    __slots__ = ("first", "group", "kind", "pair_shape", "part", "policy", "preq", "vals")
+    __slots__ = ("first", "group", "kind", "one", "pair_shape", "part", "policy", "preq",
+                 "vals")
 
     def __init__(self, pair_shape: int, group: HeldGroup, first: Offer,
                  vals: tuple | None, policy: int | None, preq: int | None) -> None:
         self.pair_shape, self.group, self.first = pair_shape, group, first
+        #: the seq of its one offer when it held one (``first``), else None: a held
+        #: group only loses offers once the types are made, and a held static offer
+        #: leaves its group exactly when it becomes unavailable (``retire``), so
+        #: while that offer is available the group is that offer alone
+        self.one = first.seq if group.total == 1 else None
         self.vals = vals
         self.policy = policy
         self.preq = preq
@@ -62,13 +68,15 @@ class HeldWalk(NamedTuple):
     (``HeldWalks.matching``): kept, and compared by identity (``held_lists``)."""
 
     #: (group, its pair result, what is known of the policy for its offers: None
-    #: or a preq key) of the groups whose pair matches, but those of ``allowed``
-    matched: list[tuple[HeldGroup, PairEval, int | None]]
-    #: (group, its pair result) of the groups whose pair matches and whose policy
-    #: key the list does not refuse (``PREQ_ONLY``): each offer allowed by the
-    #: policy, none listed by rank nor the submitter's own, so its list settles them
-    #: straight from here (``HeldLists._settle``), no shape of them kept apart
-    allowed: list[tuple[HeldGroup, PairEval]]
+    #: or a preq key, ``HeldSlot.one``) of the groups whose pair matches, but those
+    #: of ``allowed``
+    matched: list[tuple[HeldGroup, PairEval, int | None, int | None]]
+    #: (group, its pair result, ``HeldSlot.one``) of the groups whose pair matches
+    #: and whose policy key the list does not refuse (``PREQ_ONLY``): each offer
+    #: allowed by the policy, none listed by rank nor the submitter's own, so its
+    #: list settles them straight from here (``HeldLists._settle``), no shape of
+    #: them kept apart; a group of one offer by that offer alone
+    allowed: list[tuple[HeldGroup, PairEval, int | None]]
     #: the groups of policy keys the policy refuses, passed over, their pairs not
     #: asked: any may match (``held_refusals``; neither the groups a verdict rules
     #: out nor those of the submitter's own keys, which never count, are here). All

@@ -50,7 +50,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.ast import Literal
 from condorlite.core.classad.partial import Constant, specialize_attribute
 from condorlite.core.matching.box_ranges import Column, column, narrowest
 from condorlite.core.matching.candidates import HeldGroup, as_rank
@@ -111,10 +113,17 @@ class HeldVerdicts:
         #: (id(a verdict's residual, which ``_verdicts`` holds), the params' values
         #: and their types) -> its one-test program for classes of those values
         self._tests: dict[tuple, ResidualTest] = {}
+        #: (class key, a vector's names) -> the class's job ad's literal requests of
+        #: them (``pair_programs.job_params``)
+        self._params: dict[tuple, tuple[tuple[str, ...], tuple]] = {}
         #: (class key, names) -> the class's job ad's numbers of them
         self._jobs: dict[tuple, tuple] = {}
         #: names read -> offer seq -> the offer's numbers of them
         self._numbers: dict[tuple[str, ...], dict[int, tuple]] = {}
+        #: the resource names in their vector order, and each vector's names ->
+        #: its index (``_vector_of``)
+        self._sorted = tuple(sorted(resource_names))
+        self._indexes: dict[tuple[str, ...], dict[str, int]] = {}
         #: offer seq -> its vector (resources bound to number literals) or None
         self._vectors: dict[int, SlotVector | None] = {}
         #: every name of a slot some recorded verdict read (``_typed``)
@@ -162,7 +171,14 @@ class HeldVerdicts:
         # (the job's literal requests of the vector's resources left free too, as
         # ``pair_programs`` leaves them: classes that differ only in those numbers
         # share the verdict, each running its residual with its own values)
-        params, values = ((), ()) if vector is None else job_params(job_ad, vector)
+        # (one class key asks every type of the same names: worked out once per both)
+        if vector is None:
+            params, values = (), ()
+        else:
+            found_params = self._params.get((klass, free))
+            if found_params is None:
+                found_params = self._params[(klass, free)] = job_params(job_ad, vector)
+            params, values = found_params
         # (a verdict holds for any values of the names left free: kept apart per set)
         by_names = self._verdicts.get((free, params))
         if by_names is None:
@@ -274,7 +290,9 @@ class HeldVerdicts:
         for slot in self._all:
             if not slot.group.total:
                 continue
-            key = (slot.kind, number(slot.first.ad, gained))
+            # (a held group's offers have no resource vector: ``state_ad`` is their
+            # ad, as ``Offer.ad`` gives it)
+            key = (slot.kind, number(slot.first.state_ad, gained))
             held_type = by_key.get(key)
             if held_type is None:
                 held_type = by_key[key] = HeldType(slot.first, [], {})
@@ -330,9 +348,35 @@ class HeldVerdicts:
         """The offer's resources bound to number literals (``slot_vectors.vector_of``),
         worked out once per offer (a held static offer's ad is never replaced)."""
         vectors = self._vectors
-        if offer.seq not in vectors:
-            vectors[offer.seq] = vector_of(offer.ad, self._resource_names)
-        return vectors[offer.seq]
+        seq = offer.seq
+        if seq in vectors:
+            return vectors[seq]
+        vector = vectors[seq] = self._vector_of(offer.ad)
+        return vector
+
+    def _vector_of(self, ad: ClassAd) -> SlotVector | None:
+        """``vector_of(ad, resource names)``: the names looked up in their sorted
+        order (so the bound ones come sorted), the index shared per names (as
+        ``static_programs.StaticNumbers`` makes a static offer's; an index is only
+        read)."""
+        table = adeval.table(ad)
+        if table is None:
+            return vector_of(ad, self._resource_names)
+        names: list[str] = []
+        vals: list[object] = []
+        for name in self._sorted:
+            entry = table.get(name)
+            if entry is not None:
+                expr = entry[1]
+                if type(expr) is not Literal or type(expr.value) not in (int, float):
+                    return None
+                names.append(name)
+                vals.append(expr.value)
+        key = tuple(names)
+        index = self._indexes.get(key)
+        if index is None:
+            index = self._indexes[key] = {n: i for i, n in enumerate(key)}
+        return SlotVector(key, tuple(vals), index)
 
     def _numbers_of(self, names: tuple[str, ...], offer: Offer) -> tuple:
         """The offer's numbers of ``names``, worked out once per offer (a held static

@@ -31,7 +31,9 @@ class matches a few per cent. These make that walk cheaper, each exact:
    (``MatchTable.run_part``, the result ``MatchTable.pair`` gives, kept in the same
    table) without the table's look-ups per group (``PartPairs``, ``_pairs_of``);
    where that program is a box with constant ranks, whether the group passes it is
-   kept per (part, box) and shared by the classes of equal requests (``box_passes``).
+   kept per (part, box) and shared by the classes of equal requests (``box_passes``);
+   once a part's box, its table and its one pair result are known, each later group
+   of the part takes them in one look-up (``PartPairs.boxes``).
 
 5. **Groups the list can never list, passed over.** A group whose policy key the
    list's submitter and job refuse (``held_refusals``: its own, or refused by
@@ -88,9 +90,14 @@ class PartPairs:
     box of constant ranks, its table of passes (``box_passes``), and the programs
     run (counted once per walk, as ``MatchTable.run_part`` counts each)."""
 
-    __slots__ = ("boxed", "programs", "runs", "tables")
+    __slots__ = ("boxed", "boxes", "programs", "runs", "tables")
 
     def __init__(self) -> None:
+        #: static part -> (its program, that box's table of passes, its one pair
+        #: result) once all three are known, for a part whose program is a box of
+        #: constant ranks with a table: each later group of the part takes them in
+        #: one look-up (``_pairs_of``)
+        self.boxes: dict[int, tuple[PairProgram, dict[int, bool], PairEval]] = {}
         #: static part -> the class key's program of it, or None
         self.programs: dict[int, PairProgram | None] = {}
         #: id(a program of ``programs``, which holds it) -> its one pair result, and
@@ -199,9 +206,9 @@ class HeldWalks:
                 unknown.append((slot, known_preq))
             elif known.match:
                 if known_preq == PREQ_ONLY:
-                    allowed.append((group, known))
+                    allowed.append((group, known, slot.one))
                 else:
-                    matched.append((group, known, known_preq))
+                    matched.append((group, known, known_preq, slot.one))
         if unknown:
             self._pairs_of(klass, job_ad, signature, known_pairs, unknown, verdict, parts,
                            out)
@@ -219,7 +226,7 @@ class HeldWalks:
         once per walk, and whether a slot passes it is kept per box whatever the
         class (``box_passes``). Else the pair is asked. (One call per walk of a
         type, not per group.)"""
-        programs, tables, boxed = parts.programs, parts.tables, parts.boxed
+        programs, tables, boxed, boxes = parts.programs, parts.tables, parts.boxed, parts.boxes
         matched, allowed = out.matched, out.allowed
         for slot, known_preq in unknown:
             mine = verdict if verdict is not MISSING else self._verdicts.verdict(
@@ -231,6 +238,26 @@ class HeldWalks:
                 # (worked out at the first pair asked, as ``MatchTable.pair`` did: the
                 # first call works out every static offer's part)
                 part = slot.part = self._part_of(slot.first)
+            if part is not None and (box := boxes.get(part.static)) is not None:  # type: ignore[union-attr]
+                # (the part's box of constant ranks, as below: no residual test before
+                # a box, the table's pass, else a run counted, and its one result)
+                program, table, known = box
+                pair_shape = slot.pair_shape
+                passes = table.get(pair_shape)
+                if passes is None:
+                    parts.runs += 1
+                    passes = table[pair_shape] = program.run(
+                        part.vals, as_rank) is program.result  # type: ignore[union-attr]
+                if not passes:
+                    known_pairs[pair_shape] = NO_MATCH
+                    continue
+                known_pairs[pair_shape] = known
+                if known.match:
+                    if known_preq == PREQ_ONLY:
+                        allowed.append((slot.group, known, slot.one))
+                    else:
+                        matched.append((slot.group, known, known_preq, slot.one))
+                continue
             program = None if part is None else programs.get(
                 part.static, MISSING)  # type: ignore[union-attr]
             if ((program is None or program is MISSING
@@ -248,9 +275,9 @@ class HeldWalks:
                 known = self._pair(klass[0], job_ad, slot.first, signature)
                 if known.match:
                     if known_preq == PREQ_ONLY:
-                        allowed.append((slot.group, known))
+                        allowed.append((slot.group, known, slot.one))
                     else:
-                        matched.append((slot.group, known, known_preq))
+                        matched.append((slot.group, known, known_preq, slot.one))
                 continue
             key, pair_shape = id(program), slot.pair_shape
             table = tables.get(key, MISSING)
@@ -277,11 +304,13 @@ class HeldWalks:
                 known = boxed.get(key)
                 if known is None:
                     known = boxed[key] = self._part_pair(program, ran)
+                if table is not None:
+                    boxes[part.static] = (program, table, known)  # type: ignore[union-attr]
             else:
                 known = self._part_pair(program, ran)
             known_pairs[pair_shape] = known
             if known.match:
                 if known_preq == PREQ_ONLY:
-                    allowed.append((slot.group, known))
+                    allowed.append((slot.group, known, slot.one))
                 else:
-                    matched.append((slot.group, known, known_preq))
+                    matched.append((slot.group, known, known_preq, slot.one))

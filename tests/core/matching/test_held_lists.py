@@ -169,7 +169,7 @@ def test_preq_keys_settle_the_groups_listed_by_rank(monkeypatch) -> None:
     taken the other way round decides otherwise."""
     fast, _ = run_both(SLOTS, JOBS, POLICY, SUBS)
     known = [k for held in fast.mm.lists._held_lists._lists.values()
-             for _, _, k in held.walk.matched]
+             for _, _, k, _ in held.walk.matched]
     assert any(k is not None and k >= 0 for k in known)  # (old0's Rank-reading slots)
     # (read the other way round by the lists alone: the walks' policy keys as before)
     monkeypatch.setattr(held_lists, "REFUSED", ALLOWED)
@@ -318,3 +318,4 @@ def test_static_keys_over_non_literals_decide_otherwise(monkeypatch) -> None:
                         lambda self, ad: self._number(ad, self._static))
     _, answers = _ask_derived("RemoteUserPrio > SubmitterUserPrio * 1.2")
     assert any(got != want for got, want in answers)
+

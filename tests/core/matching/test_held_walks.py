@@ -12,8 +12,10 @@ import pytest
 
 from condorlite.core.matching import box_ranges, held_verdicts
 from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.held_lists import HeldLists
+from condorlite.core.matching.held_types import HeldSlot
 from condorlite.core.matching.held_verdicts import HeldVerdicts
-from condorlite.core.matching.held_walks import HeldWalks
+from condorlite.core.matching.held_walks import HeldWalks, PartPairs
 from condorlite.core.policy import Policy
 from tests.core._pool import UID
 from tests.core.matching._against_reference import run_both
@@ -244,3 +246,140 @@ def test_types_split_blind_to_the_names_gained_decide_otherwise(monkeypatch) -> 
     monkeypatch.setattr(HeldVerdicts, "_split", lambda self, gained: self._made(()))
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, POLICY)
+
+
+def _part_slot(machine: str, arch: str, n: int) -> str:
+    # Claimed static slots of two machine types (two shared static parts), each its
+    # own Disk (its own pair shape), held by two old submitters.
+    return "\n".join([
+        f'Name = "slot{n}@{machine}"', f'Machine = "{machine}"', 'State = "Claimed"',
+        'Activity = "Busy"', "Cpus = 1", "Memory = 2048", f"Disk = {1000 * (n + 1)}",
+        f'Arch = "{arch}"', 'OpSys = "LINUX"', "Requirements = START", "START = true",
+        "Rank = 0", "CurrentRank = 0", "SlotWeight = Cpus",
+        f'RemoteUser = "old{n % 2}@{UID}"', f'RemoteOwner = "old{n % 2}"',
+        "TotalJobRunTime = 100", ""])
+
+
+def _part_job(proc: int) -> str:
+    # One class whose box differs by part: Disk >= 14,000 on x86 (5 slots), >= 4,000
+    # on aarch64 (15 slots).
+    return "\n".join([
+        "ClusterId = 1", f"ProcId = {proc}", 'Owner = "new"', "JobStatus = 1", "JobPrio = 0",
+        "QDate = 1000", "RequestCpus = 1", "RequestMemory = 1024", "RequestDisk = 1",
+        'Requirements = TARGET.Disk >= (TARGET.Arch == "X86_64" ? 14000 : 4000)', ""])
+
+
+PART_SLOTS = [_part_slot(m, a, n) for m, a in (("m1", "X86_64"), ("m2", "aarch64"))
+              for n in range(18)]
+PART_JOBS = [_part_job(p) for p in range(8)]
+
+
+def test_a_part_s_box_taken_once_decides_as_the_reference(monkeypatch) -> None:
+    # Each part's box of constant ranks is taken per group in one look-up once its
+    # table and result are known (``PartPairs.boxes``); kept from nothing, every
+    # group goes the whole way: the same matches and evaluations.
+    seen: list[int] = []
+    pairs_of = HeldWalks._pairs_of
+
+    def counting(self, klass, job_ad, signature, known, unknown, verdict, parts, out):  # type: ignore[no-untyped-def]
+        pairs_of(self, klass, job_ad, signature, known, unknown, verdict, parts, out)
+        seen.append(len(parts.boxes))
+
+    with monkeypatch.context() as patch:
+        patch.setattr(HeldWalks, "_pairs_of", counting)
+        fast, on = run_both(PART_SLOTS, PART_JOBS, POLICY)
+    assert max(seen) == 2  # (both parts' boxes)
+    assert len(on.matches) == 8
+
+    class Unkept(dict):
+        def __setitem__(self, key, value) -> None:  # type: ignore[no-untyped-def]
+            pass
+
+    init = PartPairs.__init__
+
+    def unkept(self) -> None:  # type: ignore[no-untyped-def]
+        init(self)
+        self.boxes = Unkept()
+
+    monkeypatch.setattr(PartPairs, "__init__", unkept)
+    slow, off = run_both(PART_SLOTS, PART_JOBS, POLICY)
+    assert sorted(map(str, off.matches)) == sorted(map(str, on.matches))
+    assert slow.mm.evaluations == fast.mm.evaluations
+
+
+def test_a_box_of_another_part_decides_otherwise(monkeypatch) -> None:
+    # The boxes kept blind to the part: the first part's box stands for the other's.
+    class Blind(dict):
+        def get(self, key, default=None):  # type: ignore[no-untyped-def]
+            return next(iter(self.values()), default)
+
+    init = PartPairs.__init__
+
+    def blind(self) -> None:  # type: ignore[no-untyped-def]
+        init(self)
+        self.boxes = Blind()
+
+    monkeypatch.setattr(PartPairs, "__init__", blind)
+    with pytest.raises(AssertionError):
+        run_both(PART_SLOTS, PART_JOBS, POLICY)
+
+
+def test_allowed_seqs_listed_once_per_run_of_a_pair_result(monkeypatch) -> None:
+    # The allowed groups of one part share its box's pair result: their seqs are
+    # listed under its key once per run of them (``HeldLists._listed``), each later
+    # group's added to that key's seqs. Lost after the first group of a run, the
+    # list misses slots it could preempt, and the cycle decides otherwise.
+    calls: list[int] = []
+    listed = HeldLists._listed
+
+    def counting(into, pe, column, seqs):  # type: ignore[no-untyped-def]
+        calls.append(len(seqs))
+        return listed(into, pe, column, seqs)
+
+    allowed: list[int] = []
+    settle = HeldLists._settle_allowed
+
+    def settling(self, found, column, into):  # type: ignore[no-untyped-def]
+        allowed.append(len(found.walk.allowed))
+        return settle(self, found, column, into)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(HeldLists, "_listed", staticmethod(counting))
+        patch.setattr(HeldLists, "_settle_allowed", settling)
+        run_both(PART_SLOTS, PART_JOBS, POLICY)
+    assert 0 < len(calls) < sum(allowed)  # (runs of several groups)
+    monkeypatch.setattr(HeldLists, "_listed", staticmethod(
+        lambda into, pe, column, seqs: [*listed(into, pe, column, seqs)]))
+    with pytest.raises(AssertionError):
+        run_both(PART_SLOTS, PART_JOBS, POLICY)
+
+
+def _twin_slot(machine: str, arch: str, n: int, twin: str) -> str:
+    # Two slots of one Disk on a machine: one pair shape, a group of two offers.
+    return _part_slot(machine, arch, n).replace(f'Name = "slot{n}@', f'Name = "slot{n}{twin}@')
+
+
+TWIN_SLOTS = [_twin_slot(m, a, n, t) for m, a in (("m1", "X86_64"), ("m2", "aarch64"))
+              for n in range(18) for t in "ab"]
+TWIN_JOBS = [_part_job(p) for p in range(30)]
+
+
+def test_groups_of_one_offer_settled_by_it_decide_as_the_reference(monkeypatch) -> None:
+    # Groups of one offer are settled by that offer alone (``HeldSlot.one``), groups
+    # of two shape by shape; taken for a group of one, a group of two lists only its
+    # first offer, and the cycle decides otherwise.
+    fast, _ = run_both(PART_SLOTS, PART_JOBS, POLICY)
+    slots = [s for t in fast.mm.lists._walks._verdicts._types[3] for s in t.slots]
+    assert slots and all(s.one == s.first.seq for s in slots)
+    twins, _ = run_both(TWIN_SLOTS, TWIN_JOBS, POLICY)
+    slots = [s for t in twins.mm.lists._walks._verdicts._types[3] for s in t.slots]
+    assert slots and all(s.one is None for s in slots)
+    init = HeldSlot.__init__
+
+    def first_alone(self, *args) -> None:  # type: ignore[no-untyped-def]
+        init(self, *args)
+        self.one = self.first.seq
+
+    monkeypatch.setattr(HeldSlot, "__init__", first_alone)
+    with pytest.raises(AssertionError):
+        run_both(TWIN_SLOTS, TWIN_JOBS, POLICY)
