@@ -28,9 +28,9 @@ never carved): the program's parts are specialised with the same ``partial``
 contract (a residual equals the full evaluation for every vector), and a program
 that cannot be made falls back to the full evaluation.
 
-The vectors and the keys of the parts are made as each static offer is first placed,
-while its prepare reads its ad (``static_vectors``, which also holds ``HOLDER``); the
-parts are numbered from those keys here, in registry order.
+The vectors are made, the parts numbered and their pair shapes counted as each
+static offer is first placed, while its prepare reads its ad (``static_vectors``,
+which also holds ``HOLDER``); the shares are decided here, at the first pair asked.
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ from collections.abc import Callable
 from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.slot_vectors import SlotVector
-from condorlite.core.matching.static_vectors import StaticVector
 
 #: the least number of pair shapes a static part must hold for its programs to be
 #: made (below it, full evaluations, one per shape, cost less than the programs)
@@ -85,45 +84,13 @@ class StaticNumbers:
     def _work_out(self) -> dict[int, SlotVector]:
         shapes = self._shapes
         statics = shapes.static_vectors
-        made = statics.of
-        #: static key -> part id; id(an offer's ``StaticVector``) -> its part's id
-        ids: dict[tuple, int] = {}
-        numbered: dict[int, int] = {}
-        found: list[tuple[Offer, SlotVector]] = []
-        #: part -> the pair shapes of its offers (a pair is evaluated once per shape:
-        #: a program pays only where it stands for several)
-        shapes_of: dict[int, set[int]] = {}
-        #: id(a shared vector whose first offer has left) -> the one made again
-        #: from the first offer of its kind still here (``static_vectors``' doc)
-        again: dict[int, StaticVector] = {}
-        for offer in shapes.registry:
-            if offer.partitionable or offer.vector is not None or not offer.available:
-                continue
-            numbers = made.get(offer.seq)
-            if numbers is None:
-                continue
-            first = numbers.first
-            if first is not offer and not first.available:
-                redo = again.get(id(numbers))
-                if redo is None:
-                    redo = again[id(numbers)] = statics.made(
-                        offer, shapes.walked[id(offer)][2])
-                numbers = redo
-            vector = numbers.vector
-            if vector is None:
-                continue
-            static = numbered.get(id(numbers))
-            if static is None:
-                # (parts numbered from 1 in registry order; a shared vector once)
-                static = numbered[id(numbers)] = vector.static = ids.setdefault(
-                    numbers.key, len(ids) + 1)  # type: ignore[arg-type]
-            pair_shapes = shapes_of.get(static)
-            if pair_shapes is None:
-                pair_shapes = shapes_of[static] = set()
-            pair_shapes.add(offer.pair_shape)
-            found.append((offer, vector))
+        if not statics.all_available():
+            # (never in a cycle: a static offer leaves only by a match, which its
+            # pair precedes; the parts are those of the offers still here)
+            statics.recount(shapes.walked)
+        shapes_of = statics.shapes_of
         kept: dict[int, SlotVector] = {}
-        for offer, vector in found:
+        for offer, vector in statics.found:
             # (the threshold of desktops is for their own literals: a part whose only
             # literal is the holder is one of plain held slots)
             if len(shapes_of[vector.static]) >= (SHARED_LITERALS if offer.literals

@@ -14,22 +14,22 @@ Work, not outcome: they used to be read in a pass of their own over every static
 offer when the first pair asked for them; with 10,000 slots of ~160 bindings each
 that pass met every ad's table cold (prgs28: the first touch was most of its cost).
 ``note`` makes them as ``OfferShapes.place`` first places the offer, right after
-``prepare`` read the same bindings; ``StaticNumbers`` numbers the parts from the
-keys later, in registry order, as before.
+``prepare`` read the same bindings, and numbers the parts (from 1, in order of first
+sight: registry order) and counts each part's pair shapes as that pass did.
 
 A vector is made per (pair shape, walk, holder, own literals' values): offers of
 one pair shape bind every walked name alike, so the first offer's vector and key
-stand for them all (shared: a static offer's vector is only read). Which offer is
-first: the first prepared, which is the first in registry order; ``StaticNumbers``
-makes them again from the first offer still available when that one has left
-(``made``), so the vectors are those of the first available offer of each, as when
-they were made in ``StaticNumbers``' own pass.
+stand for them all (shared: a static offer's vector is only read). That pass read
+the offers still available when the first pair asked; every static offer is then
+(a static offer leaves only by a match, and its pair asks first), and when one is
+not, ``recount`` notes the offers still available again, from their ads: the same
+parts, counts and vectors as that pass made.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from operator import attrgetter
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
@@ -45,16 +45,12 @@ from condorlite.core.matching.slot_vectors import SlotVector, typed, vector_of
 #: part per holder
 HOLDER = "remoteowner"
 
+#: "not in the memo" (a memo's value may be None)
+_MISSING = object()
 
-class StaticVector(NamedTuple):
-    """A static offer's vector (None: a resource is not a number literal, evaluate in
-    full), the key of its static part (``StaticNumbers`` numbers the parts by it;
-    None with no vector) and the offer they were read from (``first``: the first of
-    its pair shape, walk, holder and own literals' values)."""
 
-    vector: SlotVector | None
-    key: tuple | None
-    first: Offer
+#: an offer's ``available``
+_AVAILABLE = attrgetter("available")
 
 
 class StaticVectors:
@@ -69,11 +65,18 @@ class StaticVectors:
         self._shape_keys = shape_keys
         self._pair_names = pair_names
         self._resource_names = resource_names
-        #: offer seq -> its vector and key (``note``), for every static offer placed
-        self.of: dict[int, StaticVector] = {}
+        #: every static offer noted, in registry order
+        self.noted: list[Offer] = []
+        #: (offer, its vector) for those with one, in registry order
+        self.found: list[tuple[Offer, SlotVector]] = []
+        #: part (``SlotVector.static``) -> the pair shapes of its offers (a pair is
+        #: evaluated once per shape: a program pays only where it stands for several)
+        self.shapes_of: dict[int, set[int]] = {}
+        #: static key -> part id
+        self._ids: dict[tuple, int] = {}
         #: (pair shape, id(walked names), holder[, own literals, their typed values])
-        #: -> the vector of its offers (module doc)
-        self._by_pair: dict[tuple, StaticVector] = {}
+        #: -> the vector of its offers, None for none (module doc)
+        self._by_pair: dict[tuple, SlotVector | None] = {}
         #: id(a walk's walked names) -> (them, the walk's pair names, whether they
         #: hold the holder), for held offers (slots with one walk share it: a walk is
         #: kept per structure of the references of what it visited, which decides
@@ -89,8 +92,10 @@ class StaticVectors:
         self._indexes: dict[tuple, tuple[tuple[str, ...], dict[str, int]]] = {}
 
     def note(self, offer: Offer, walk: tuple) -> None:
-        """Make (or share) the vector and static key of a static offer just placed
-        for the first time; ``walk`` is its (flags, walked names, reaches)."""
+        """Make (or share) the vector of a static offer just placed for the first
+        time, number its part and count its pair shape; ``walk`` is its (flags,
+        walked names, reaches)."""
+        self.noted.append(offer)
         literals = offer.literals
         # (most offers hoisted no literal: a shorter key, which no key of an offer
         # with literals equals; the literals' values and the holder are keyed too,
@@ -99,24 +104,51 @@ class StaticVectors:
             offer.pair_shape, id(walk[1]), literals,
             typed([adeval.attr(offer.state_ad, name).value  # type: ignore[union-attr]
                    for name in literals]), offer.holder)
-        found = self._by_pair.get(memo)
-        if found is None:
-            found = self._by_pair[memo] = self.made(offer, walk)
-        self.of[offer.seq] = found
+        vector = self._by_pair.get(memo, _MISSING)
+        if vector is _MISSING:
+            vector = self._by_pair[memo] = self._vector(offer, walk)
+        if vector is None:
+            return
+        pair_shapes = self.shapes_of.get(vector.static)  # type: ignore[union-attr]
+        if pair_shapes is None:
+            pair_shapes = self.shapes_of[vector.static] = set()  # type: ignore[union-attr]
+        pair_shapes.add(offer.pair_shape)
+        self.found.append((offer, vector))  # type: ignore[arg-type]
+
+    def all_available(self) -> bool:
+        """Whether every offer noted is still available (``recount``)."""
+        return all(map(_AVAILABLE, self.noted))
+
+    def recount(self, walked: dict[int, tuple]) -> None:
+        """Note again, from their ads, the offers noted that are still available
+        (``walked``: ``OfferShapes.walked``), as if first placed now."""
+        noted = self.noted
+        self.noted = []
+        self.found = []
+        self.shapes_of = {}
+        self._ids = {}
+        self._by_pair.clear()
+        for offer in noted:
+            walk = walked.get(id(offer))
+            if offer.available and walk is not None:
+                self.note(offer, walk[2])
+        self.noted = noted
 
     def done(self) -> None:
-        """Forget the memos (``of`` is kept): the cycle's static offers are all
-        placed and their parts numbered."""
+        """Forget the memos: the cycle's static offers are all placed and their
+        parts numbered (``found`` and ``shapes_of`` are kept)."""
+        self._ids.clear()
         self._by_pair.clear()
         self._held_names.clear()
         self._statics.clear()
         self._indexes.clear()
 
-    def made(self, offer: Offer, walk: tuple) -> StaticVector:
-        """The offer's vector (``slot_vectors.vector_of``) and the key of its static
-        part (``ShapeKeys.key`` of its walked names less the vector's), read from its
-        ad; no vector when its resources are not all number literals. ``walk``: the
-        offer's (flags, walked names, reaches)."""
+    def _vector(self, offer: Offer, walk: tuple) -> SlotVector | None:
+        """The offer's vector (``slot_vectors.vector_of``) with its part's id
+        (``SlotVector.static``, numbered by the key of its walked names less the
+        vector's: ``ShapeKeys.key``), read from its ad; None when its resources are
+        not all number literals. ``walk``: the offer's (flags, walked names,
+        reaches)."""
         flags, walked, _ = walk
         literals = offer.literals
         ad = offer.state_ad  # (no vector: the state's ad is the offer's)
@@ -134,7 +166,7 @@ class StaticVectors:
                 literals = (*literals, HOLDER)
         vector = self._numbers(ad, literals)
         if vector is None:
-            return StaticVector(None, None, offer)
+            return None
         # (the walked names but the vector's, the same for every offer of one walk
         # and vector names: kept per both, with the walked names kept alive for
         # their id)
@@ -144,7 +176,9 @@ class StaticVectors:
                 walked, tuple(n for n in walked if n not in vector.index))
         key = self._shape_keys.key(ad, found[1], ("static", offer.holder is not None,
                                                   flags, vector.names))
-        return StaticVector(vector, key, offer)
+        ids = self._ids
+        vector.static = ids.setdefault(key, len(ids) + 1)
+        return vector
 
     def _numbers(self, ad: ClassAd, literals: tuple[str, ...]) -> SlotVector | None:
         """``vector_of(ad, resource names, literals)``, one vector per static offer
