@@ -135,9 +135,9 @@ class StaticVectors:
         self.noted = noted
 
     def done(self) -> None:
-        """Forget the memos: the cycle's static offers are all placed and their
-        parts numbered (``found`` and ``shapes_of`` are kept)."""
-        self._ids.clear()
+        """Forget the memos of vectors: the cycle's static offers are all placed
+        (``found``, ``shapes_of`` and the parts' ids are kept: an offer noted later
+        still gets a part of its own)."""
         self._by_pair.clear()
         self._held_names.clear()
         self._statics.clear()
