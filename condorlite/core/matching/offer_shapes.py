@@ -4,10 +4,8 @@ changes them (one ``OfferShapes`` per cycle, owned by ``matchmaker.Matchmaker``)
 ``prepare`` works out an offer's walks, its job-independent policy ranks and its pair
 shape and shape (first states shared through ``first_states``; a partitionable
 offer's resource vector and what its pair shape and ranks are keyed by:
-``vector_keys``; a static offer's vector and static-part key, made as it is first
-placed, while its ad is warm: ``static_vectors``); ``carve`` moves an offer with a
-resource vector to the state a match leaves (``carved_states``: its ranks and the
-transitions remembered);
+``vector_keys``); ``carve`` moves an offer with a resource vector to the state a
+match leaves (``carved_states``: its ranks and the transitions remembered);
 ``place`` and ``retire`` keep the members of each shape, which the request lists
 walk (``request_lists``). Shapes are numbered from 1 in order of first sight, so
 the numbering is a function of the order offers are prepared in.
@@ -40,7 +38,6 @@ from condorlite.core.matching.shape_keys import ShapeKeys
 from condorlite.core.matching.slot_vectors import lefts, typed
 from condorlite.core.matching.slot_walks import SlotWalks
 from condorlite.core.matching.spent_statics import SpentStatics
-from condorlite.core.matching.static_vectors import StaticVectors
 from condorlite.core.matching.vector_keys import VectorKeys
 
 #: "not in the table" for tables whose values may be None
@@ -110,10 +107,6 @@ class OfferShapes:
         #: ``_statics`` is its table of ids (pair-static key -> id)
         self._vectors = VectorKeys(self.shape_keys, self._kinds, resource_names)
         self._statics = self._vectors.statics
-        #: a static offer's vector and static-part key, made as it is first placed,
-        #: while its ad is being read (``static_vectors``; ``static_programs`` reads)
-        self.static_vectors = StaticVectors(self.shape_keys, self.pair_names,
-                                            resource_names)
         #: busy -> the policy ranks a slot gets (``PolicyExprs.ranks``, asked once)
         self._ranks = (exprs.ranks(False), exprs.ranks(True))
         #: the carved states' ranks and the carving transitions (``carved_states``)
@@ -330,10 +323,6 @@ class OfferShapes:
             offer.seq = len(self.registry)
             self.registry.append(offer)
             self.full = None
-            if offer.vector is None and not offer.partitionable:
-                walked = self.walked.get(id(offer))
-                if walked is not None:
-                    self.static_vectors.note(offer, walked[2])
         else:
             self.retire(offer)
         offer.shape = shape

@@ -28,18 +28,22 @@ never carved): the program's parts are specialised with the same ``partial``
 contract (a residual equals the full evaluation for every vector), and a program
 that cannot be made falls back to the full evaluation.
 
-The vectors are made, the parts numbered and their pair shapes counted as each
-static offer is first placed, while its prepare reads its ad (``static_vectors``,
-which also holds ``HOLDER``); the shares are decided here, at the first pair asked.
+Work, not outcome: a vector is made per pair shape, which is most often per offer
+(every slot its own ``Disk``), so ``_numbers`` makes ``slot_vectors.vector_of``'s
+vector without its per-offer sort and index: the resource names looked up in their
+sorted order, one index per names shared by their vectors (an index is only read).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from condorlite.core import adeval
+from condorlite.core.adeval import ClassAd
+from condorlite.core.classad.ast import Literal
 from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.offers import Offer
-from condorlite.core.matching.slot_vectors import SlotVector
+from condorlite.core.matching.slot_vectors import SlotVector, typed, vector_of
 
 #: the least number of pair shapes a static part must hold for its programs to be
 #: made (below it, full evaluations, one per shape, cost less than the programs)
@@ -53,6 +57,16 @@ SHARED = 16
 #: saved 3.3 % of the 10k owner-start cycle and 0.8 % of the 10k static mix, the
 #: same at 1k; 16 cost 1-2 % at 1k)
 SHARED_LITERALS = 32
+#: a held slot's holder, which the default ``NEGOTIATOR_PRE_JOB_RANK`` reads
+#: (``RemoteOwner =?= UNDEFINED``) wherever that rank reads the job (a desktop's
+#: ``Rank`` names its owner): bound to a string, it is left free like an own
+#: literal, so the held desktops of one machine type share a part instead of one
+#: part per holder
+HOLDER = "remoteowner"
+
+
+#: "not in the memo" (a memo's value may be None)
+_MISSING = object()
 
 
 class StaticNumbers:
@@ -70,6 +84,14 @@ class StaticNumbers:
         #: offer seq -> its vector (``SlotVector.static``: the part's id), for the
         #: offers of shared parts only; None until worked out (first ``of``)
         self._vectors: dict[int, SlotVector] | None = None
+        #: (id(walked names), vector names) -> (the walked names, those not in the
+        #: vector), while the vectors are worked out (``_vector``)
+        self._statics: dict[tuple, tuple[tuple, tuple]] = {}
+        #: the resource names in their vector order (``vector_of`` sorts the bound ones)
+        self._sorted = tuple(sorted(resource_names))
+        #: vector names -> (them, their index), shared by the vectors of those names
+        #: while the vectors are worked out (``_numbers``: an index is only read)
+        self._indexes: dict[tuple, tuple[tuple[str, ...], dict[str, int]]] = {}
 
     def of(self, offer: Offer) -> SlotVector | None:
         """The vector of a static offer whose part is shared, else None (evaluate
@@ -78,19 +100,54 @@ class StaticNumbers:
         vectors = self._vectors
         if vectors is None:
             vectors = self._vectors = self._work_out()
-            self._shapes.static_vectors.done()
+            self._statics.clear()
+            self._indexes.clear()
         return vectors.get(offer.seq)
 
     def _work_out(self) -> dict[int, SlotVector]:
         shapes = self._shapes
-        statics = shapes.static_vectors
-        if not statics.all_available():
-            # (never in a cycle: a static offer leaves only by a match, which its
-            # pair precedes; the parts are those of the offers still here)
-            statics.recount(shapes.walked)
-        shapes_of = statics.shapes_of
+        #: static key -> part id
+        ids: dict[tuple, int] = {}
+        found: list[tuple[Offer, SlotVector]] = []
+        #: part -> the pair shapes of its offers (a pair is evaluated once per shape:
+        #: a program pays only where it stands for several)
+        shapes_of: dict[int, set[int]] = {}
+        #: id(a walk's walked names) -> (them, the walk's pair names, whether they
+        #: hold the holder), for held offers
+        pair_names: dict[int, tuple] = {}
+        #: (pair shape, id(walked names), own literals, their typed values, holder) -> the
+        #: vector of its offers, None for none (``_vector``): offers of one pair
+        #: shape bind every walked name alike, the resources among them, so one
+        #: vector and one part stand for them all (shared: a static offer's vector
+        #: is only read); the literals' values and the holder are keyed too, which
+        #: the pair shape already tells apart wherever a pair reads them
+        by_pair: dict[tuple, SlotVector | None] = {}
+        walked_of = shapes.walked.get
+        for offer in shapes.registry:
+            if offer.partitionable or offer.vector is not None or not offer.available:
+                continue
+            walk = walked_of(id(offer))
+            if walk is None:
+                continue
+            literals = offer.literals
+            # (most offers hoisted no literal: a shorter key, which no key of an
+            # offer with literals equals)
+            memo = (offer.pair_shape, id(walk[2][1]), offer.holder) if not literals else (
+                offer.pair_shape, id(walk[2][1]), literals,
+                typed([adeval.attr(offer.ad, name).value  # type: ignore[union-attr]
+                       for name in literals]), offer.holder)
+            vector = by_pair.get(memo, _MISSING)
+            if vector is _MISSING:
+                vector = by_pair[memo] = self._vector(offer, walk[2], pair_names, ids)
+            if vector is None:
+                continue
+            pair_shapes = shapes_of.get(vector.static)  # type: ignore[union-attr]
+            if pair_shapes is None:
+                pair_shapes = shapes_of[vector.static] = set()  # type: ignore[union-attr]
+            pair_shapes.add(offer.pair_shape)
+            found.append((offer, vector))  # type: ignore[arg-type]
         kept: dict[int, SlotVector] = {}
-        for offer, vector in statics.found:
+        for offer, vector in found:
             # (the threshold of desktops is for their own literals: a part whose only
             # literal is the holder is one of plain held slots)
             if len(shapes_of[vector.static]) >= (SHARED_LITERALS if offer.literals
@@ -99,3 +156,78 @@ class StaticNumbers:
             elif offer.literals:
                 self._unhoist(offer)  # (evaluated in full: the literal is cheaper)
         return kept
+
+    def _vector(self, offer: Offer, walk: tuple, pair_names: dict[int, tuple],
+                ids: dict[tuple, int]) -> SlotVector | None:
+        """The offer's vector (``slot_vectors.vector_of``) with its part's id
+        (``SlotVector.static``, numbered in ``ids`` by the part's key), or None when
+        its resources are not all number literals. ``walk``: the offer's (flags,
+        walked names, reaches); ``pair_names``: ``_work_out``'s memo of held
+        offers' pair names."""
+        shapes = self._shapes
+        flags, walked, _ = walk
+        literals = offer.literals
+        if offer.holder is not None:
+            # (the program is no PREEMPTION_REQUIREMENTS: what only that reads,
+            # its holder's RemoteUserPrio, does not split the parts). Slots with
+            # one walk share it: a walk is kept per structure of the references
+            # of what it visited (``SlotWalks.walk``), which decides the pair's
+            # names too. Each offer's walk is a tuple of its own, made of the
+            # shared walk's parts: its walked names (one tuple per walk made,
+            # kept in the memo, so its id stays its own) stand for it.
+            known = pair_names.get(id(walked))
+            if known is None:
+                names = shapes.pair_names(offer.ad, True)
+                known = pair_names[id(walked)] = (walked, names, HOLDER in names)
+            walked = known[1]
+            if known[2] and _is_string(offer.ad, HOLDER):
+                literals = (*literals, HOLDER)
+        vector = self._numbers(offer.ad, literals)
+        if vector is None:
+            return None
+        # (the walked names but the vector's, the same for every offer of one walk
+        # and vector names: kept per both, with the walked names kept alive for
+        # their id)
+        statics = self._statics
+        found = statics.get((id(walked), vector.names))
+        if found is None:
+            found = statics[id(walked), vector.names] = (
+                walked, tuple(n for n in walked if n not in vector.index))
+        static = found[1]
+        key = shapes.shape_keys.key(offer.ad, static, ("static", offer.holder is not None,
+                                                      flags, vector.names))
+        vector.static = ids.setdefault(key, len(ids) + 1)
+        return vector
+
+    def _numbers(self, ad: ClassAd, literals: tuple[str, ...]) -> SlotVector | None:
+        """``vector_of(ad, resource names, literals)``, one vector per static offer
+        (every slot differs in its numbers): the names looked up in their sorted
+        order (so the bound ones come sorted), the index shared per names."""
+        table = adeval.table(ad)
+        if table is None:
+            return vector_of(ad, self._resource_names, literals)
+        names: list[str] = []
+        vals: list[object] = []
+        for name in self._sorted:
+            entry = table.get(name)
+            if entry is not None:
+                expr = entry[1]
+                if type(expr) is not Literal or type(expr.value) not in (int, float):
+                    return None
+                names.append(name)
+                vals.append(expr.value)
+        for name in literals:
+            vals.append(adeval.attr(ad, name).value)  # type: ignore[union-attr]
+        names.extend(literals)
+        key = tuple(names)
+        known = self._indexes.get(key)
+        if known is None:
+            known = self._indexes[key] = (key, {n: i for i, n in enumerate(key)})
+        return SlotVector(known[0], tuple(vals), known[1], literals=len(literals))
+
+
+def _is_string(ad: object, name: str) -> bool:
+    """Whether ``ad`` binds ``name`` to a string literal (a value the vector holds
+    as an own literal, ``slot_vectors.vector_of``)."""
+    expr = adeval.attr(ad, name)  # type: ignore[arg-type]
+    return type(expr) is Literal and type(expr.value) is str

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from condorlite.core.matching import static_programs, static_vectors
+from condorlite.core.matching import static_programs
 from condorlite.core.matching.slot_vectors import vector_of
 from condorlite.core.policy import DEFAULT_PRE_JOB_RANK, Policy
 from tests.core.matching._against_reference import ad_text, run_both
@@ -71,7 +71,7 @@ def test_held_desktops_share_their_types_part_and_decide_as_the_reference(
     assert len(parts) == 1 and programmed == len(SLOTS)
     numbers = fast.mm.table._numbers
     offer = next(o for o in fast.offers if o.holder is not None)
-    assert static_vectors.HOLDER in numbers.of(offer).names
+    assert static_programs.HOLDER in numbers.of(offer).names
     assert len(result.matches) == len(JOBS)
     if policy is BY_HOLDER:
         # the pre-job rank's preference read from each slot's own holder
@@ -81,7 +81,7 @@ def test_held_desktops_share_their_types_part_and_decide_as_the_reference(
 
 def test_without_the_holder_free_each_holders_desktops_are_a_part(monkeypatch) -> None:
     monkeypatch.setattr(static_programs, "SHARED_LITERALS", 16)
-    monkeypatch.setattr(static_vectors, "HOLDER", "NoSuchName")
+    monkeypatch.setattr(static_programs, "HOLDER", "NoSuchName")
     fast, _ = run_both(SLOTS, JOBS, POLICY)
     parts, programmed = _held_parts(fast)
     # (four parts of ten shapes, below the threshold: no programs)
@@ -93,14 +93,14 @@ def test_a_holder_read_wrong_from_the_vector_decides_otherwise(monkeypatch) -> N
 
     def first_holder(ad, names, literals=()):  # type: ignore[no-untyped-def]
         vector = vector_of(ad, names, literals)
-        if vector is None or static_vectors.HOLDER not in vector.index:
+        if vector is None or static_programs.HOLDER not in vector.index:
             return vector
         vals = list(vector.vals)
-        vals[vector.index[static_vectors.HOLDER]] = "old0"
+        vals[vector.index[static_programs.HOLDER]] = "old0"
         vector.vals = tuple(vals)
         return vector
 
-    monkeypatch.setattr(static_vectors.StaticVectors, "_numbers",
+    monkeypatch.setattr(static_programs.StaticNumbers, "_numbers",
                         lambda self, ad, literals: first_holder(ad, self._resource_names,
                                                                 literals))
     with pytest.raises(AssertionError):

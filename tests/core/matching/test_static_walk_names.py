@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from condorlite.core.matching import static_programs, static_vectors
+from condorlite.core.matching import static_programs
 from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import ad_text, run_both
@@ -73,9 +73,9 @@ def test_pair_names_once_per_walk_and_each_kind_its_own(monkeypatch: pytest.Monk
     own = {vectors[o.name].static for o in held if o.name.startswith("slot1@own")}
     plain = {vectors[o.name].static for o in held if o.name.startswith("slot1@plain")}
     assert len(own) == 1 and len(plain) == 1 and own != plain
-    assert all(static_vectors.HOLDER in vectors[o.name].names
+    assert all(static_programs.HOLDER in vectors[o.name].names
                for o in held if o.name.startswith("slot1@own"))
-    assert not any(static_vectors.HOLDER in vectors[o.name].names
+    assert not any(static_programs.HOLDER in vectors[o.name].names
                    for o in held if o.name.startswith("slot1@plain"))
     assert len(result.matches) == len(JOBS)
 
@@ -95,13 +95,13 @@ def test_one_vector_per_pair_shape_each_offer_its_own_numbers(
     # every offer's vector holds its own numbers and holder
     monkeypatch.setattr(static_programs, "SHARED_LITERALS", 16)
     made: list[object] = []
-    vector_of = static_vectors.vector_of
+    vector_of = static_programs.vector_of
 
     def counting(ad, names, literals=()):  # type: ignore[no-untyped-def]
         made.append(ad)
         return vector_of(ad, names, literals)
 
-    monkeypatch.setattr(static_vectors.StaticVectors, "_numbers",
+    monkeypatch.setattr(static_programs.StaticNumbers, "_numbers",
                         lambda self, ad, literals: counting(ad, self._resource_names,
                                                             literals))
     slots = ([_static(i, 90000) for i in range(30)]
@@ -117,8 +117,8 @@ def test_one_vector_per_pair_shape_each_offer_its_own_numbers(
         vector = vectors[offer.seq]
         for name in ("cpus", "memory", "disk"):
             assert vector.vals[vector.index[name]] == offer.ad.evaluate(name)
-        if static_vectors.HOLDER in vector.index:
-            assert vector.vals[vector.index[static_vectors.HOLDER]] == \
+        if static_programs.HOLDER in vector.index:
+            assert vector.vals[vector.index[static_programs.HOLDER]] == \
                 offer.ad.evaluate("RemoteOwner")
     same = {id(vectors[o.seq]) for o in statics if o.name.startswith("slot1@node")
             and o.ad.evaluate("Disk") == 90000}
@@ -132,12 +132,12 @@ def test_numbers_are_vector_of(monkeypatch: pytest.MonkeyPatch) -> None:
     # with their holder, slots whose Memory is no number literal (no vector) and
     # slots with a real Disk
     monkeypatch.setattr(static_programs, "SHARED_LITERALS", 16)
-    numbers_of = static_vectors.StaticVectors._numbers
+    numbers_of = static_programs.StaticNumbers._numbers
     checked: list[bool] = []
 
     def checking(self, ad, literals):  # type: ignore[no-untyped-def]
         found = numbers_of(self, ad, literals)
-        want = static_vectors.vector_of(ad, self._resource_names, literals)
+        want = static_programs.vector_of(ad, self._resource_names, literals)
         if want is None:
             assert found is None
         else:
@@ -148,7 +148,7 @@ def test_numbers_are_vector_of(monkeypatch: pytest.MonkeyPatch) -> None:
         checked.append(want is None)
         return found
 
-    monkeypatch.setattr(static_vectors.StaticVectors, "_numbers", checking)
+    monkeypatch.setattr(static_programs.StaticNumbers, "_numbers", checking)
     slots = ([_static(i, 70000 + 100 * i) for i in range(20)]
              + [_static(100 + i, 80000.5 + i) for i in range(20)]
              + [_static(200 + i, 90000 + i).replace("Memory = 8192", "Memory = 4096 * 2")
