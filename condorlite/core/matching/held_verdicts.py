@@ -50,9 +50,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.classad.ast import Literal
 from condorlite.core.classad.partial import Constant, specialize_attribute
 from condorlite.core.matching.box_ranges import Column, column, narrowest
 from condorlite.core.matching.candidates import HeldGroup, as_rank
@@ -69,7 +67,7 @@ from condorlite.core.matching.held_types import (
 )
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.pair_programs import job_params
-from condorlite.core.matching.slot_vectors import SlotVector, int_now, vector_of
+from condorlite.core.matching.slot_vectors import SlotVector, VectorNumbers, int_now
 
 #: the verdict "the job's Requirements hold for no values of the free names"
 NEVER = object()
@@ -120,10 +118,8 @@ class HeldVerdicts:
         self._jobs: dict[tuple, tuple] = {}
         #: names read -> offer seq -> the offer's numbers of them
         self._numbers: dict[tuple[str, ...], dict[int, tuple]] = {}
-        #: the resource names in their vector order, and each vector's names ->
-        #: its index (``_vector_of``)
-        self._sorted = tuple(sorted(resource_names))
-        self._indexes: dict[tuple[str, ...], dict[str, int]] = {}
+        #: each held offer's numbers (``_vector``)
+        self._vector_numbers = VectorNumbers(resource_names)
         #: offer seq -> its vector (resources bound to number literals) or None
         self._vectors: dict[int, SlotVector | None] = {}
         #: every name of a slot some recorded verdict read (``_typed``)
@@ -351,32 +347,8 @@ class HeldVerdicts:
         seq = offer.seq
         if seq in vectors:
             return vectors[seq]
-        vector = vectors[seq] = self._vector_of(offer.ad)
+        vector = vectors[seq] = self._vector_numbers.of(offer.ad)
         return vector
-
-    def _vector_of(self, ad: ClassAd) -> SlotVector | None:
-        """``vector_of(ad, resource names)``: the names looked up in their sorted
-        order (so the bound ones come sorted), the index shared per names (as
-        ``static_programs.StaticNumbers`` makes a static offer's; an index is only
-        read)."""
-        table = adeval.table(ad)
-        if table is None:
-            return vector_of(ad, self._resource_names)
-        names: list[str] = []
-        vals: list[object] = []
-        for name in self._sorted:
-            entry = table.get(name)
-            if entry is not None:
-                expr = entry[1]
-                if type(expr) is not Literal or type(expr.value) not in (int, float):
-                    return None
-                names.append(name)
-                vals.append(expr.value)
-        key = tuple(names)
-        index = self._indexes.get(key)
-        if index is None:
-            index = self._indexes[key] = {n: i for i, n in enumerate(key)}
-        return SlotVector(key, tuple(vals), index)
 
     def _numbers_of(self, names: tuple[str, ...], offer: Offer) -> tuple:
         """The offer's numbers of ``names``, worked out once per offer (a held static

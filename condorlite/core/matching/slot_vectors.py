@@ -110,6 +110,46 @@ def vector_of(ad: ClassAd, candidates: frozenset[str],
                       literals=len(literals))
 
 
+class VectorNumbers:
+    """``vector_of(ad, resource names, literals)`` for many slots of one cycle, one
+    vector per slot (a static or held slot's numbers are its own): the resource names
+    looked up in their sorted order, so the bound ones come sorted as ``vector_of``
+    sorts them, and each vector's names and index shared by every vector of those
+    names (an index is only read). Lives as long as its owner's cycle."""
+
+    def __init__(self, resource_names: frozenset[str]) -> None:
+        self._resource_names = resource_names
+        self._sorted = tuple(sorted(resource_names))
+        #: vector names -> (them, their index)
+        self._indexes: dict[tuple, tuple[tuple[str, ...], dict[str, int]]] = {}
+
+    def of(self, ad: ClassAd, literals: tuple[str, ...] = ()) -> SlotVector | None:
+        """The ad's vector (``vector_of``), or None when a resource it binds is not a
+        number literal."""
+        table = adeval.table(ad)
+        if table is None:
+            return vector_of(ad, self._resource_names, literals)
+        names: list[str] = []
+        vals: list[object] = []
+        for name in self._sorted:
+            entry = table.get(name)
+            if entry is not None:
+                expr = entry[1]
+                if type(expr) is not Literal or type(expr.value) not in (int, float):
+                    return None
+                names.append(name)
+                vals.append(expr.value)
+        if literals:
+            for name in literals:
+                vals.append(adeval.attr(ad, name).value)  # type: ignore[union-attr]
+            names.extend(literals)
+        key = tuple(names)
+        known = self._indexes.get(key)
+        if known is None:
+            known = self._indexes[key] = (key, {n: i for i, n in enumerate(key)})
+        return SlotVector(known[0], tuple(vals), known[1], literals=len(literals))
+
+
 def free_pairs(ad: ClassAd, vector: SlotVector) -> list[tuple[object, str]]:
     return [(ad, name) for name in vector.names]
 

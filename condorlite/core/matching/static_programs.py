@@ -29,9 +29,10 @@ contract (a residual equals the full evaluation for every vector), and a program
 that cannot be made falls back to the full evaluation.
 
 Work, not outcome: a vector is made per pair shape, which is most often per offer
-(every slot its own ``Disk``), so ``_numbers`` makes ``slot_vectors.vector_of``'s
-vector without its per-offer sort and index: the resource names looked up in their
-sorted order, one index per names shared by their vectors (an index is only read).
+(every slot its own ``Disk``), so ``slot_vectors.VectorNumbers`` makes
+``vector_of``'s vector without its per-offer sort and index: the resource names looked
+up in their sorted order, one index per names shared by their vectors (an index is
+only read).
 """
 
 from __future__ import annotations
@@ -39,11 +40,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from condorlite.core import adeval
-from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Literal
 from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.offers import Offer
-from condorlite.core.matching.slot_vectors import SlotVector, typed, vector_of
+from condorlite.core.matching.slot_vectors import SlotVector, VectorNumbers, typed
 
 #: the least number of pair shapes a static part must hold for its programs to be
 #: made (below it, full evaluations, one per shape, cost less than the programs)
@@ -87,11 +87,8 @@ class StaticNumbers:
         #: (id(walked names), vector names) -> (the walked names, those not in the
         #: vector), while the vectors are worked out (``_vector``)
         self._statics: dict[tuple, tuple[tuple, tuple]] = {}
-        #: the resource names in their vector order (``vector_of`` sorts the bound ones)
-        self._sorted = tuple(sorted(resource_names))
-        #: vector names -> (them, their index), shared by the vectors of those names
-        #: while the vectors are worked out (``_numbers``: an index is only read)
-        self._indexes: dict[tuple, tuple[tuple[str, ...], dict[str, int]]] = {}
+        #: each static offer's numbers, while the vectors are worked out
+        self._numbers: VectorNumbers | None = VectorNumbers(resource_names)
 
     def of(self, offer: Offer) -> SlotVector | None:
         """The vector of a static offer whose part is shared, else None (evaluate
@@ -101,7 +98,7 @@ class StaticNumbers:
         if vectors is None:
             vectors = self._vectors = self._work_out()
             self._statics.clear()
-            self._indexes.clear()
+            self._numbers = None
         return vectors.get(offer.seq)
 
     def _work_out(self) -> dict[int, SlotVector]:
@@ -182,7 +179,7 @@ class StaticNumbers:
             walked = known[1]
             if known[2] and _is_string(offer.ad, HOLDER):
                 literals = (*literals, HOLDER)
-        vector = self._numbers(offer.ad, literals)
+        vector = self._numbers.of(offer.ad, literals)  # type: ignore[union-attr]
         if vector is None:
             return None
         # (the walked names but the vector's, the same for every offer of one walk
@@ -198,32 +195,6 @@ class StaticNumbers:
                                                       flags, vector.names))
         vector.static = ids.setdefault(key, len(ids) + 1)
         return vector
-
-    def _numbers(self, ad: ClassAd, literals: tuple[str, ...]) -> SlotVector | None:
-        """``vector_of(ad, resource names, literals)``, one vector per static offer
-        (every slot differs in its numbers): the names looked up in their sorted
-        order (so the bound ones come sorted), the index shared per names."""
-        table = adeval.table(ad)
-        if table is None:
-            return vector_of(ad, self._resource_names, literals)
-        names: list[str] = []
-        vals: list[object] = []
-        for name in self._sorted:
-            entry = table.get(name)
-            if entry is not None:
-                expr = entry[1]
-                if type(expr) is not Literal or type(expr.value) not in (int, float):
-                    return None
-                names.append(name)
-                vals.append(expr.value)
-        for name in literals:
-            vals.append(adeval.attr(ad, name).value)  # type: ignore[union-attr]
-        names.extend(literals)
-        key = tuple(names)
-        known = self._indexes.get(key)
-        if known is None:
-            known = self._indexes[key] = (key, {n: i for i, n in enumerate(key)})
-        return SlotVector(known[0], tuple(vals), known[1], literals=len(literals))
 
 
 def _is_string(ad: object, name: str) -> bool:

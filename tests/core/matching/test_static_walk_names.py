@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from condorlite.core.matching import static_programs
+from condorlite.core.matching import slot_vectors, static_programs
 from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import ad_text, run_both
@@ -95,15 +95,14 @@ def test_one_vector_per_pair_shape_each_offer_its_own_numbers(
     # every offer's vector holds its own numbers and holder
     monkeypatch.setattr(static_programs, "SHARED_LITERALS", 16)
     made: list[object] = []
-    vector_of = static_programs.vector_of
 
-    def counting(ad, names, literals=()):  # type: ignore[no-untyped-def]
-        made.append(ad)
-        return vector_of(ad, names, literals)
+    class Counting(slot_vectors.VectorNumbers):
+        # (the static offers' maker only: held offers make theirs apart)
+        def of(self, ad, literals=()):  # type: ignore[no-untyped-def]
+            made.append(ad)
+            return slot_vectors.vector_of(ad, self._resource_names, literals)
 
-    monkeypatch.setattr(static_programs.StaticNumbers, "_numbers",
-                        lambda self, ad, literals: counting(ad, self._resource_names,
-                                                            literals))
+    monkeypatch.setattr(static_programs, "VectorNumbers", Counting)
     slots = ([_static(i, 90000) for i in range(30)]
              + [_static(100 + i, 70000 + 100 * i) for i in range(30)] + SLOTS)
     fast, result = run_both(slots, JOBS, POLICY)
@@ -127,17 +126,18 @@ def test_one_vector_per_pair_shape_each_offer_its_own_numbers(
 
 
 def test_numbers_are_vector_of(monkeypatch: pytest.MonkeyPatch) -> None:
-    # ``StaticNumbers._numbers`` (names looked up in sorted order, an index shared per
-    # names) makes the vector ``slot_vectors.vector_of`` makes: plain slots, desktops
-    # with their holder, slots whose Memory is no number literal (no vector) and
-    # slots with a real Disk
+    # ``VectorNumbers.of`` (names looked up in sorted order, an index shared per
+    # names), as the static offers' and the held offers' vectors are made, makes the
+    # vector ``slot_vectors.vector_of`` makes: plain slots, desktops with their
+    # holder, slots whose Memory is no number literal (no vector) and slots with a
+    # real Disk
     monkeypatch.setattr(static_programs, "SHARED_LITERALS", 16)
-    numbers_of = static_programs.StaticNumbers._numbers
+    numbers_of = slot_vectors.VectorNumbers.of
     checked: list[bool] = []
 
-    def checking(self, ad, literals):  # type: ignore[no-untyped-def]
+    def checking(self, ad, literals=()):  # type: ignore[no-untyped-def]
         found = numbers_of(self, ad, literals)
-        want = static_programs.vector_of(ad, self._resource_names, literals)
+        want = slot_vectors.vector_of(ad, self._resource_names, literals)
         if want is None:
             assert found is None
         else:
@@ -148,7 +148,7 @@ def test_numbers_are_vector_of(monkeypatch: pytest.MonkeyPatch) -> None:
         checked.append(want is None)
         return found
 
-    monkeypatch.setattr(static_programs.StaticNumbers, "_numbers", checking)
+    monkeypatch.setattr(slot_vectors.VectorNumbers, "of", checking)
     slots = ([_static(i, 70000 + 100 * i) for i in range(20)]
              + [_static(100 + i, 80000.5 + i) for i in range(20)]
              + [_static(200 + i, 90000 + i).replace("Memory = 8192", "Memory = 4096 * 2")
