@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from condorlite.core.matching import static_programs
-from condorlite.core.matching.slot_vectors import vector_of
+from condorlite.core.matching.slot_vectors import VectorNumbers, vector_of
 from condorlite.core.policy import DEFAULT_PRE_JOB_RANK, Policy
 from tests.core.matching._against_reference import ad_text, run_both
 
@@ -100,8 +100,10 @@ def test_a_holder_read_wrong_from_the_vector_decides_otherwise(monkeypatch) -> N
         vector.vals = tuple(vals)
         return vector
 
-    monkeypatch.setattr(static_programs.StaticNumbers, "_numbers",
-                        lambda self, ad, literals: first_holder(ad, self._resource_names,
-                                                                literals))
+    class FirstHolder(VectorNumbers):  # (the static offers' maker only)
+        def of(self, ad, literals=()):  # type: ignore[no-untyped-def]
+            return first_holder(ad, self._resource_names, literals)
+
+    monkeypatch.setattr(static_programs, "VectorNumbers", FirstHolder)
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, BY_HOLDER)

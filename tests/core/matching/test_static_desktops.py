@@ -11,7 +11,7 @@ from __future__ import annotations
 from condorlite.core import adeval
 from condorlite.core.matching import static_programs
 from condorlite.core.matching.own_literals import HIDDEN
-from condorlite.core.matching.slot_vectors import vector_of
+from condorlite.core.matching.slot_vectors import VectorNumbers, vector_of
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import ad_text, run_both
 
@@ -69,8 +69,11 @@ def test_static_desktops_share_their_types_part_and_decide_as_the_reference(
 def test_without_the_owner_in_the_vector_each_busy_desktop_is_its_own_part(
         monkeypatch) -> None:
     monkeypatch.setattr(static_programs, "SHARED_LITERALS", 16)
-    monkeypatch.setattr(static_programs.StaticNumbers, "_numbers",
-                        lambda self, ad, literals: vector_of(ad, self._resource_names))
+    class WithoutLiterals(VectorNumbers):  # (the static offers' maker only)
+        def of(self, ad, literals=()):  # type: ignore[no-untyped-def]
+            return vector_of(ad, self._resource_names)
+
+    monkeypatch.setattr(static_programs, "VectorNumbers", WithoutLiterals)
     fast, _ = run_both(SLOTS, JOBS, POLICY)
     numbers = fast.mm.table._numbers
     shared = [o for o in fast.offers if numbers.of(o) is not None]
