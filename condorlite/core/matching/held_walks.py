@@ -238,51 +238,38 @@ class HeldWalks:
                 # (worked out at the first pair asked, as ``MatchTable.pair`` did: the
                 # first call works out every static offer's part)
                 part = slot.part = self._part_of(slot.first)
-            if part is not None and (box := boxes.get(part.static)) is not None:  # type: ignore[union-attr]
-                # (the part's box of constant ranks, as below: no residual test before
-                # a box, the table's pass, else a run counted, and its one result)
+            box = None if part is None else boxes.get(part.static)  # type: ignore[union-attr]
+            if box is not None:
+                # (the part's box of constant ranks, met before: no residual test
+                # before a box, its table and its one result, in one look-up)
                 program, table, known = box
                 pair_shape = slot.pair_shape
-                passes = table.get(pair_shape)
-                if passes is None:
-                    parts.runs += 1
-                    passes = table[pair_shape] = program.run(
-                        part.vals, as_rank) is program.result  # type: ignore[union-attr]
-                if not passes:
-                    known_pairs[pair_shape] = NO_MATCH
+            else:
+                program = None if part is None else programs.get(
+                    part.static, MISSING)  # type: ignore[union-attr]
+                if ((program is None or program is MISSING
+                     or not program.box)  # type: ignore[union-attr]
+                        and mine is not None and slot.vals is not None
+                        and mine.useful()  # type: ignore[attr-defined]
+                        and not mine.passes(slot.vals)):  # type: ignore[attr-defined]
+                    # (the job's Requirements fail at its numbers; a box program made
+                    # already tests the same bounds at no greater cost)
                     continue
-                known_pairs[pair_shape] = known
-                if known.match:
-                    if known_preq == PREQ_ONLY:
-                        allowed.append((slot.group, known, slot.one))
-                    else:
-                        matched.append((slot.group, known, known_preq, slot.one))
-                continue
-            program = None if part is None else programs.get(
-                part.static, MISSING)  # type: ignore[union-attr]
-            if ((program is None or program is MISSING
-                 or not program.box)  # type: ignore[union-attr]
-                    and mine is not None and slot.vals is not None
-                    and mine.useful()  # type: ignore[attr-defined]
-                    and not mine.passes(slot.vals)):  # type: ignore[attr-defined]
-                # (the job's Requirements fail at its numbers; a box program made
-                # already tests the same bounds at no greater cost)
-                continue
-            if program is MISSING:
-                program = programs[part.static] = self._part_program(  # type: ignore[union-attr]
-                    klass, job_ad, slot.first)
-            if program is None:
-                known = self._pair(klass[0], job_ad, slot.first, signature)
-                if known.match:
-                    if known_preq == PREQ_ONLY:
-                        allowed.append((slot.group, known, slot.one))
-                    else:
-                        matched.append((slot.group, known, known_preq, slot.one))
-                continue
-            key, pair_shape = id(program), slot.pair_shape
-            table = tables.get(key, MISSING)
-            if table is MISSING:
-                table = tables[key] = self._boxes.table(part.static, program)  # type: ignore[union-attr]
+                if program is MISSING:
+                    program = programs[part.static] = self._part_program(  # type: ignore[union-attr]
+                        klass, job_ad, slot.first)
+                if program is None:
+                    known = self._pair(klass[0], job_ad, slot.first, signature)
+                    if known.match:
+                        if known_preq == PREQ_ONLY:
+                            allowed.append((slot.group, known, slot.one))
+                        else:
+                            matched.append((slot.group, known, known_preq, slot.one))
+                    continue
+                key, pair_shape = id(program), slot.pair_shape
+                table = tables.get(key, MISSING)
+                if table is MISSING:
+                    table = tables[key] = self._boxes.table(part.static, program)  # type: ignore[union-attr]
             if table is not None:
                 passes = table.get(pair_shape)  # type: ignore[union-attr]
                 if passes is None:
@@ -300,14 +287,15 @@ class HeldWalks:
             if ran is None:
                 known_pairs[pair_shape] = NO_MATCH
                 continue
-            if ran is program.result:
-                known = boxed.get(key)
-                if known is None:
-                    known = boxed[key] = self._part_pair(program, ran)
-                if table is not None:
-                    boxes[part.static] = (program, table, known)  # type: ignore[union-attr]
-            else:
-                known = self._part_pair(program, ran)
+            if box is None:  # (else ``known`` is the box's one result)
+                if ran is program.result:
+                    known = boxed.get(key)
+                    if known is None:
+                        known = boxed[key] = self._part_pair(program, ran)
+                    if table is not None:
+                        boxes[part.static] = (program, table, known)  # type: ignore[union-attr]
+                else:
+                    known = self._part_pair(program, ran)
             known_pairs[pair_shape] = known
             if known.match:
                 if known_preq == PREQ_ONLY:
