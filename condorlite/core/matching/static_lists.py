@@ -38,10 +38,9 @@ counted in C at every ask.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
 from collections.abc import Callable, Sequence
-from itertools import chain, compress, pairwise, repeat
-from operator import itemgetter, not_
+from itertools import chain
+from operator import itemgetter
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.box_reads import by_reads
@@ -63,13 +62,8 @@ from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.matching.static_parts import Part, StaticParts
 from condorlite.core.model import NO_PREEMPTION
 
-#: a (shape, pair result)'s shape and pair result
+#: a (shape, pair result)'s shape
 _SHAPE = itemgetter(0)
-_RESULT = itemgetter(1)
-#: a (group, place) pair's place (``_singles``)
-_PLACE = itemgetter(1)
-#: the size of a one-offer shape (``_made``)
-_ONE = 1
 #: the least offers of a group of one-offer shapes that are put in their likely
 #: order before their entries are made (``StaticLists._order``)
 ORDERED = 32
@@ -180,67 +174,62 @@ class StaticLists:
             matched.sort(key=_SHAPE)
         # What the list is made of, as a key: the shapes, and each one's ranks (the
         # job rank or the column, the dependent ranks) by their number
-        # (``_numbered``: a key of small numbers hashes and compares at once).
-        shapes = tuple(map(_SHAPE, matched))
-        ranks = self._numbered(matched, column)
-        same = (shapes, ranks)
-        holder = self._shared.get(same)
-        if holder is None:
-            holder = self._shared[same] = self._made(matched, shapes, ranks, column)
-        return holder
-
-    def _numbered(self, matched: list[tuple[int, PairEval]], column: RankColumn | None
-                  ) -> tuple[int, ...]:
-        """The number of each matched shape's ranks (the job rank or the column, the
-        dependent ranks; ``_rank_numbers``), worked out once per pair result and
-        handed to its shapes in C: a box of constant ranks gives its one result to
-        all its shapes, so a list of thousands of shapes holds a few results (a
-        pair result is only read; ``matched`` keeps each alive, so its ``id`` is its
-        own)."""
+        # (``_rank_numbers``: a key of small numbers hashes and compares at once),
+        # worked out once per pair result (a box of constant ranks gives one result
+        # to all its shapes).
         numbers = self._rank_numbers
-        results = list(map(_RESULT, matched))
-        # (each result once, in the order first met: the numbers are given as they
-        # were by a walk of the shapes one by one)
-        distinct = dict(zip(map(id, results), results, strict=True))
         #: (job rank, id(dependent ranks)) -> number: a program's shapes of equal
         #: ranks have results of their own (``_ran``: their slot ranks differ, which
         #: no static list reads) but share the dict of their dependent ranks
         number_of: dict[tuple, int] = {}
-        number_by_id: dict[int, int] = {}
-        for at, pe in distinct.items():
-            local = (pe.job_rank if column is None else 0.0, id(pe.dependent))
-            number = number_of.get(local, -1)
-            if number < 0:
-                rank = (pe.job_rank if column is None else column,
-                        tuple(pe.dependent.items()))
-                number = numbers.get(rank, -1)
+        ranks = []
+        last, number = None, -1  # (runs of one result: a box's shapes, mostly)
+        for _, pe in matched:
+            if pe is not last:
+                last = pe
+                local = (pe.job_rank if column is None else 0.0, id(pe.dependent))
+                number = number_of.get(local, -1)
                 if number < 0:
-                    number = numbers[rank] = len(numbers)
-                number_of[local] = number
-            number_by_id[at] = number
-        return tuple(map(number_by_id.__getitem__, map(id, results)))
+                    rank = (pe.job_rank if column is None else column,
+                            tuple(pe.dependent.items()))
+                    number = numbers.get(rank, -1)
+                    if number < 0:
+                        number = numbers[rank] = len(numbers)
+                    number_of[local] = number
+            ranks.append(number)
+        same = (tuple([shape for shape, _ in matched]), tuple(ranks))
+        holder = self._shared.get(same)
+        if holder is None:
+            holder = self._shared[same] = self._made(matched, ranks, column)
+        return holder
 
-    def _made(self, matched: list[tuple[int, PairEval]], shapes: tuple[int, ...],
-              ranks: tuple[int, ...], column: RankColumn | None) -> list:
-        """A new holder of the entries of the ``matched`` shapes (``shapes``: their
-        shapes, ``ranks``: the number of each one's ranks, as ``_holder`` keys them).
+    def _made(self, matched: list[tuple[int, PairEval]], ranks: list[int],
+              column: RankColumn | None) -> list:
+        """A new holder of the entries of the ``matched`` shapes (``ranks``: the
+        number of each one's ranks, as ``_holder`` keys them).
         A shape of several offers takes its run (``_run``, shared between lists);
         the entries of the shapes of one offer are made here, those of equal ranks
         in one ``make_entries`` call (a run of one entry would cost a call, a sort
         and a key of its own)."""
         registry, members = self.registry, self.members
         runs: list[list[tuple]] = []
-        of_shapes = list(map(members.__getitem__, shapes))
-        # (which shapes hold one offer, told in C: most, where every slot differs)
-        single = list(map(_ONE.__eq__, map(len, of_shapes)))
+        of_shapes = []
         least = math.inf
-        for at in compress(range(len(shapes)), map(not_, single)):
-            shape = shapes[at]
-            run, run_least = self._run(shape, matched[at][1], (shape, ranks[at]), column)
+        #: ranks' number -> (a pair result of them, the offers of its one-offer shapes)
+        singles: dict[int, tuple[PairEval, list[int]]] = {}
+        for (shape, pe), rank in zip(matched, ranks, strict=True):
+            seqs = members[shape]
+            of_shapes.append(seqs)
+            if len(seqs) == 1:
+                group = singles.get(rank)
+                if group is None:
+                    group = singles[rank] = (pe, [])
+                group[1].extend(seqs)
+                continue
+            run, run_least = self._run(shape, pe, (shape, rank), column)
             runs.append(run)
             least = min(least, run_least)
-        singles = _singles(matched, of_shapes, single, ranks)
-        for pe, seqs in singles:
+        for pe, seqs in singles.values():
             if len(seqs) >= ORDERED:
                 seqs.sort(key=self._order().__getitem__)
             runs.append(self._entries.entries(seqs, pe, NO_PREEMPTION, column)
@@ -312,10 +301,8 @@ class StaticLists:
         members, vals, result = self.members, part.vals, program.result
         if sure and shared is not None:
             # (every shape passes with the one outcome: no run at all)
-            # (in C: a box's sure range holds thousands of one-offer shapes where
-            # every slot differs)
-            alive = list(filter(members.__contains__, shapes))
-            matched.extend(zip(alive, repeat(shared)))
+            alive = [(shape, shared) for shape in shapes if shape in members]
+            matched.extend(alive)
             self._counts.evaluations += len(alive)
             return
         if sure and BY_READS:
@@ -374,36 +361,6 @@ class StaticLists:
             least = min((registry[k].weight for k in members), default=math.inf)
             found = self._runs[key] = (run, least)
         return found
-
-
-def _singles(matched: list[tuple[int, PairEval]], of_shapes: list[dict[int, None]],
-             single: list[bool], ranks: tuple[int, ...]
-             ) -> list[tuple[PairEval, list[int]]]:
-    """The offers of the ``single`` (one-offer) shapes of ``matched`` by the number of
-    their ranks (``ranks``), each with the pair result of the first shape of that
-    number: in the order the numbers are first met, each group's offers in the
-    shapes' order (as a walk of the shapes one by one would gather them). Grouped in
-    C, by a stable sort of the shapes' places on the order of their number, with a
-    Python step per group, not per shape."""
-    places = list(compress(range(len(matched)), single))
-    if not places:
-        return []
-    of_rank = list(map(ranks.__getitem__, places))
-    #: a number -> its place in the order first met
-    first = {rank: n for n, rank in enumerate(dict.fromkeys(of_rank))}
-    if len(first) > 1:
-        # (the shapes' places are distinct: a sort of (group, place) keeps the
-        # shapes' order within a group)
-        keyed = sorted(zip(map(first.__getitem__, of_rank), places, strict=True))
-        places = list(map(_PLACE, keyed))
-        # (where each group starts: ``(group,)`` sorts before its ``(group, place)``)
-        bounds = [*(bisect_left(keyed, (group,)) for group in range(len(first))),
-                  len(keyed)]
-    else:
-        bounds = [0, len(places)]
-    return [(matched[places[start]][1],
-             list(chain.from_iterable(map(of_shapes.__getitem__, places[start:end]))))
-            for start, end in pairwise(bounds)]
 
 
 def _likely(offer: Offer) -> tuple:
