@@ -74,13 +74,10 @@ class CarvedStates:
         self._rank_programs: dict[tuple, object] = {}
         #: rank signature -> its ranks' programs, as ``_carved_ranks`` runs them
         self._rank_plans: dict[int, RankPlan] = {}
-        #: id(taken) -> (taken, the vector's names, ``slot_vectors.moves_of``): one
-        #: ``taken`` dict serves the matches of a class on a shape, all of one static,
-        #: so of one names tuple (``VectorNumbers`` shares it between the vectors of
-        #: a kind of slot); ``moves_of`` reads only the names (the index is theirs),
-        #: so both are checked by identity and a mismatch is worked out anew
-        #: (``_step``): no hash of the names per carve
-        self._moves: dict[int, tuple] = {}
+        #: (id(taken), the vector's names) -> (taken, ``slot_vectors.moves_of``): one
+        #: ``taken`` dict serves the matches of a class on a shape; vectors of one kind
+        #: of slot have equal names (``_step``)
+        self._moves: dict[tuple, tuple] = {}
 
     def carve(self, offer: Offer, taken: dict[str, float]) -> None:
         """Move ``offer`` to the state a match of ``taken`` leaves (module doc),
@@ -151,10 +148,10 @@ class CarvedStates:
         signature; the shapes from the vector, numbered as ``OfferShapes.shape_of``
         does (the carved state's ``shape_left`` gives the new one's)."""
         # the positions ``taken`` names in the vector's names looked up once (``_moves``)
-        names = vector.names
-        moves = self._moves.get(id(taken))
-        if moves is None or moves[0] is not taken or moves[1] is not names:
-            moves = self._moves[id(taken)] = (taken, names, moves_of(vector, taken))
+        moves_key = (id(taken), vector.names)
+        moves = self._moves.get(moves_key)
+        if moves is None or moves[0] is not taken:
+            moves = self._moves[moves_key] = (taken, moves_of(vector, taken))
         # ``slot_vectors.rest_state`` written out, with the new state's ``lefts`` made
         # in the same pass: what a position had left is the carved shape's
         # ``shape_left`` (``lefts`` of its vals: a shape fixes its typed vals), so
@@ -165,7 +162,7 @@ class CarvedStates:
         shape_left = shapes.shape_left
         had = shape_left[offer.shape]
         rest, new_left = list(vector.vals), list(had)
-        for pos, amount in moves[2]:
+        for pos, amount in moves[1]:
             have = had[pos] - amount
             if have.is_integer():
                 rest[pos] = int(have)
