@@ -309,7 +309,9 @@ class CarvedLists:
                        tuple(boxed.dependent.items()), NO_PREEMPTION)
             runs, joins = None, self._joins
         run = None if program is None or not DIRECT else program.run_fitted
-        registry, kept, counts = self._registry, self._entries.kept, self._counts
+        registry, kept = self._registry, self._entries.kept
+        # (the pairs worked out here, added to the cycle's count once at the end)
+        evaluations = 0
         rest = out.entries
         append = rest.append
         for shape, members in shapes.items():
@@ -332,7 +334,7 @@ class CarvedLists:
             if boxed is not None:
                 known = boxed
                 if pair_shape not in known_pairs:
-                    counts.evaluations += 1
+                    evaluations += 1
                     known_pairs[pair_shape] = boxed
                 if not free:
                     self._entries.add(out, class_id, job_ad, submitter, signature,
@@ -356,7 +358,7 @@ class CarvedLists:
                         self._entries.add(out, class_id, job_ad, submitter, signature,
                                           only_rank, members, None, shape, kept_runs, column)
                         continue
-                    counts.evaluations += 1
+                    evaluations += 1
                     for idx in members:  # noqa: B007 (the first: its offers share the state)
                         break
                     outcome = run(registry[idx].vector.vals, as_rank)
@@ -384,5 +386,6 @@ class CarvedLists:
                     -(known.job_rank if column is None else column.value(offer)),
                     -(values[POST] if POST in values else ranks[POST]),
                     _FREE_ORDER, FLT_MAX, offer.name, idx, offer.version, NO_PREEMPTION))
+        self._counts.evaluations += evaluations
         return any_fit
 

@@ -187,21 +187,30 @@ class CarvedStates:
             computed = self._independent_memo[memo_key] = self._carved_ranks(offer, plan, vals)
         # ``OfferShapes.shape_of`` for the new state, its ``lefts`` made above
         # (``OfferShapes.pair_number`` and ``shape_number`` written out: one step per
-        # carve where each slot's states are its own)
-        pair_key = ("vector", vector.static, state)
+        # carve where each slot's states are its own). A step's state is mostly new
+        # (every one where each slot's states are its own), so each number is given
+        # by one ``setdefault`` (one hash of the key, one probe) rather than a miss
+        # and a store: the numbers run from 1 in order of first sight, so the next
+        # one is no number already given, and a key given it is new.
         pair_shapes = shapes.pair_shapes
-        pair_shape = pair_shapes.get(pair_key, 0)
-        if not pair_shape:
-            pair_shape = pair_shapes[pair_key] = len(pair_shapes) + 1
+        fresh = len(pair_shapes) + 1
+        pair_shape = pair_shapes.setdefault(("vector", vector.static, state), fresh)
         holder = offer.holder
-        key = (pair_shape, holder, None if holder is None else offer.current_rank)
         numbers = shapes.shape_numbers
-        shape = numbers.get(key, 0)
-        if not shape:
-            shape = numbers[key] = len(numbers) + 1
+        if pair_shape == fresh:
+            # (a new pair shape: its shape is new too, as shapes key on it)
+            shape = numbers[(pair_shape, holder, None if holder is None
+                             else offer.current_rank)] = len(numbers) + 1
             shapes.pair_of_shape[shape] = pair_shape
-        if shape not in shape_left:
             shape_left[shape] = tuple(new_left)
+        else:
+            fresh = len(numbers) + 1
+            shape = numbers.setdefault(
+                (pair_shape, holder, None if holder is None else offer.current_rank), fresh)
+            if shape == fresh:
+                shapes.pair_of_shape[shape] = pair_shape
+            if shape not in shape_left:
+                shape_left[shape] = tuple(new_left)
         return (taken, vals, computed, pair_shape, shape, plan.tail)
 
     def _carved_ranks(self, offer: Offer, plan: RankPlan, vals: tuple) -> dict[str, float]:

@@ -76,6 +76,8 @@ class LiteralStates(OrderedStates):
         batch: list[tuple] = []
         append = batch.append
         group = None  # (the -pre of the group being made)
+        # (the pairs evaluated here, added to the cycle's count once at the end)
+        evaluations = 0
         while at < end or xat < xend:
             # (the next item of the merge: an offset's first on equal keys, any order
             # will do within a group)
@@ -115,12 +117,12 @@ class LiteralStates(OrderedStates):
             if boxed is not None:
                 known = boxed
                 if pair_shape not in known_pairs:
-                    self._counts.evaluations += 1
+                    evaluations += 1
                     known_pairs[pair_shape] = boxed
             else:
                 known = known_pairs.get(pair_shape)
                 if known is None:
-                    self._counts.evaluations += 1
+                    evaluations += 1
                     outcome = program.run_fitted(  # type: ignore[union-attr]
                         vals, as_rank, -key if given else None)
                     known = known_pairs[pair_shape] = (
@@ -131,6 +133,7 @@ class LiteralStates(OrderedStates):
             append((key, -(known.job_rank if kept is None else kept[idx][1]),
                     -(post if post is not DEPENDENT else known.dependent[POST]),
                     _FREE_ORDER, FLT_MAX, name, idx, version, NO_PREEMPTION))
+        self._counts.evaluations += evaluations
         if batch:
             batch.sort()
             entries.extend(batch)

@@ -101,6 +101,8 @@ class OrderedStates:
         batch: list[tuple] = []
         append = batch.append
         group = None  # (the -pre of the group being made)
+        # (the pairs evaluated here, added to the cycle's count once at the end)
+        evaluations = 0
         # (a for loop over the items left, not an index loop: the item that stops it
         # is not counted in ``at``)
         for key, idx, version, shape, post, vals, name in islice(items, at, None):
@@ -129,12 +131,12 @@ class OrderedStates:
             if boxed is not None:
                 known = boxed
                 if pair_shape not in known_pairs:
-                    self._counts.evaluations += 1
+                    evaluations += 1
                     known_pairs[pair_shape] = boxed
             else:
                 known = known_pairs.get(pair_shape)
                 if known is None:
-                    self._counts.evaluations += 1
+                    evaluations += 1
                     program = self._program
                     outcome = program.run_fitted(vals, as_rank)  # type: ignore[union-attr]
                     known = known_pairs[pair_shape] = (
@@ -145,6 +147,7 @@ class OrderedStates:
             append((key, -(known.job_rank if kept is None else kept[idx][1]),
                     -(post if post is not DEPENDENT else known.dependent[POST]),
                     _FREE_ORDER, FLT_MAX, name, idx, version, NO_PREEMPTION))
+        self._counts.evaluations += evaluations
         if batch:
             batch.sort()
             entries.extend(batch)

@@ -150,6 +150,59 @@ def test_a_step_numbers_the_new_state_as_shape_of_does(tmp_path, monkeypatch) ->
     assert len(set(checked)) > 20
 
 
+@pytest.mark.parametrize("disk_share", [True, False])
+def test_a_step_gives_each_new_number_once_and_keeps_the_known_ones(
+        tmp_path, monkeypatch, disk_share) -> None:
+    """``_step`` numbers a state by one ``setdefault`` per table: after every step
+    the pair shapes and the shapes are each numbered 1..n, every number given once;
+    a state already numbered keeps its pair shape, shape and ``shape_left`` (the
+    very tuple: not replaced), and a new one gets the next number of each table.
+    Transitions given up, so that steps meet states other offers made before (with
+    slots of one kind and no disk share of their own, many do)."""
+    policy = Policy(uid_domain="example.org")
+    spec = genpool.PoolSpec(slots=60, jobs=900, submitters=4, autoclusters=14, seed=3,
+                            realistic=True, unique=disk_share,
+                            partitionable_fraction=1.0, disk_share=disk_share)
+    slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
+    monkeypatch.setattr(carved_states, "TRIES", 1)
+    monkeypatch.setattr(carved_states, "SHARE", 10 ** 9)
+    step = carved_states.CarvedStates._step
+    met = {"new": 0, "known": 0}
+
+    def checking(self, offer, vector, taken):
+        shapes = self._shapes
+        pairs, numbers = dict(shapes.pair_shapes), len(shapes.shape_numbers)
+        lefts_before = dict(shapes.shape_left)
+        found = step(self, offer, vector, taken)
+        _, vals, _, pair_shape, shape, _ = found
+        key = ("vector", vector.static, typed(vals))
+        if key in pairs:
+            met["known"] += 1
+            assert pair_shape == pairs[key]
+            assert len(shapes.pair_shapes) == len(pairs)
+        else:
+            met["new"] += 1
+            assert pair_shape == len(pairs) + 1 == len(shapes.pair_shapes)
+        if shape in lefts_before:
+            assert shapes.shape_left[shape] is lefts_before[shape]
+            assert len(shapes.shape_numbers) == numbers
+        else:
+            assert shape == numbers + 1 == len(shapes.shape_numbers)
+        for table in (shapes.pair_shapes, shapes.shape_numbers):
+            assert sorted(table.values()) == list(range(1, len(table) + 1))
+        assert shapes.pair_of_shape[shape] == pair_shape
+        assert shapes.shape_left[shape] == lefts(vals)
+        return found
+
+    monkeypatch.setattr(carved_states.CarvedStates, "_step", checking)
+    cycle = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    cycle.run()
+    assert cycle.mm.shapes._carved.counts is None
+    assert met["new"] > 20
+    if not disk_share:
+        assert met["known"] > 20
+
+
 def test_transitions_given_up_decide_as_remembered_ones(tmp_path, monkeypatch) -> None:
     """Once transitions are given up (``TRIES``, ``SHARE``: here after the first
     miss) every carve is its own step, and the cycle decides as one that remembers
