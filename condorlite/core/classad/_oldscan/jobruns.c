@@ -151,8 +151,12 @@ oldscan_run_jobs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                         "Job's members)");
         return NULL;
     }
-    if (start < 0 || !PyUnicode_CheckExact(PyTuple_GET_ITEM(cluster, 0)))
-        return PyLong_FromSsize_t(start < 0 ? 0 : start);  /* (the general path) */
+    if (start < 0) {
+        PyErr_SetString(PyExc_ValueError, "run_jobs: start must be a place in ads");
+        return NULL;
+    }
+    if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(cluster, 0)))
+        return PyLong_FromSsize_t(start);  /* (none taken: the general path) */
     PyObject *procid = PyUnicode_InternFromString("procid");
     if (procid == NULL)
         return NULL;
