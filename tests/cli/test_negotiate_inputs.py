@@ -14,6 +14,7 @@ from condorlite.cli.negotiate_inputs import _decode_kind, decode
 from condorlite.core import ad_decoder, ad_screen
 from condorlite.core.ad_decoder import AdDecoder, slot_from_ad
 from condorlite.core.classad import oldscan
+from condorlite.core.classad.ad import table_entry
 from condorlite.core.policy import Policy
 from condorlite.store.adfiles import read_ads
 from tests.core.test_ad_screen import JOBS, _slot_texts
@@ -203,3 +204,54 @@ def test_slots_decode_alike_with_slot_facts(tmp_path, facts, monkeypatch):
         (s.name, s.index, s.ad) for s in want]
     assert decoded.slots == want and decoded.problems == reference
     assert [p["ad"] for p in reference][:2] == [13, 14]
+
+
+@pytest.mark.parametrize("text", ["broken", "runs", "edges"])
+def test_the_compiled_run_loop_takes_what_the_python_loop_takes(tmp_path, text, monkeypatch):
+    """``_oldscan.run_jobs`` (``_RUN_JOBS``) appends the Jobs ``_run_jobs``'s Python loop
+    appends, field for field (the ProcId the very int object of the ad's Literal),
+    and stops at the same places: at a real, a bool, a string, a computed ProcId, one
+    at +-2**53 and past it, none; negative ProcIds taken; runs cut by the file's
+    pieces and by an absurd request."""
+    if negotiate_inputs._compiled_run_jobs is None:
+        pytest.skip("the compiled scanner was not built")
+    procs = ["0", "1", "-3", "true", "2", "-9007199254740991", "3", "-9007199254740992",
+             "4", "9007199254740991", "5", "9007199254740992", "6", "2.5", "7", '"8"', "9",
+             "ProcId", "10", ""]
+    path = tmp_path / "jobs.ads"
+    path.write_text({"broken": _broken_run_text(), "runs": _run_text(),
+                     "edges": "\n".join(CLUSTER.format(c=5, o="u", m=512)
+                                        + (f"ProcId = {p}\n" if p else "")
+                                        for p in procs) + "\n"}[text])
+    monkeypatch.setattr(oldscan, "CHUNK", 700)  # (runs cut by the file's pieces)
+    ads = read_ads([path])
+
+    def own(ad):  # (the value of the ad's ProcId Literal, as the run loops take it)
+        entry = table_entry(ad, "procid")
+        return None if entry is None else getattr(entry[1], "value", None)
+
+    real_runs = negotiate_inputs._run_jobs
+
+    def outcome(run_loop) -> tuple:
+        calls = []
+
+        def counted(cluster, ads, start, *rest):
+            end = real_runs(cluster, ads, start, *rest)
+            calls.append((start, end))
+            return end
+
+        with monkeypatch.context() as m:
+            m.setattr(negotiate_inputs, "_RUN_JOBS", run_loop)
+            m.setattr(negotiate_inputs, "_run_jobs", counted)
+            got = decode([], ads, Policy(uid_domain="d"))
+        return ([(j.id, j.cluster, j.proc, type(j.proc), j.index, j.status, j.submitter,
+                  j.prio, j.qdate, id(j.ad), j.proc is own(j.ad)) for j in got.jobs],
+                got.problems, calls)
+
+    compiled = outcome(negotiate_inputs._compiled_run_jobs)
+    assert compiled == outcome(None)  # (the Python loop)
+    assert any(end - start > 1 for start, end in compiled[2])
+    taken = {id(ads[k].ad) for start, end in compiled[2] for k in range(start, end)}
+    assert taken and all(job[-1] for job in compiled[0] if job[9] in taken)
+    if text == "edges":
+        assert {job[0] for job in compiled[0]} >= {"5.-3", "5.-9007199254740991", "5.10"}

@@ -5,6 +5,7 @@ with ``adeval.eval_attr`` for every read)."""
 from __future__ import annotations
 
 import functools
+import sys
 
 import pytest
 from hypothesis import example, given, settings
@@ -353,3 +354,30 @@ def test_jobs_sharing_their_cluster_lines_decode_as_evaluating_every_attribute(i
             want = _fields(_outcome(ref_job, one, POLICIES[0]))
             assert _fields(_outcome(lambda ad, _p, i: decoder.job(ad, i), one,
                                    POLICIES[0])) == want
+
+
+def test_slotted_sets_members_as_their_setters_do():
+    """``slotted`` stores a writable object member's value in the instance itself
+    (``_oldscan/slotted.c``), as the member's setter would: a base's members and the
+    subclass's own, each value referenced once per member holding it (a member given
+    twice keeps the last value and lets the first go), members past the values None."""
+    from condorlite.core import ad_decoder as model
+
+    if model._slotted is None:
+        return
+
+    class Base:
+        __slots__ = ("a", "b")
+
+    class Sub(Base):
+        __slots__ = ("c",)
+
+    first, second, third = object(), object(), object()
+    counts = [sys.getrefcount(v) for v in (first, second, third)]
+    members = (Base.a, Sub.c, Base.a, Base.b)
+    made = model._slotted(members, Sub, first, second, third)
+    assert type(made) is Sub and made.a is third and made.c is second and made.b is None
+    assert [sys.getrefcount(v) for v in (first, second, third)] == [
+        counts[0], counts[1] + 1, counts[2] + 1]
+    del made
+    assert [sys.getrefcount(v) for v in (first, second, third)] == counts

@@ -24,8 +24,10 @@ run's third ad on, keeps a lazy table (the run's private base and its own pairs 
 the mark's names; ``ClassAd._attrs`` makes it whole on first read, ``ad.py``). Two more that
 do not depend on position: an ad with the names of one of the last few ads of other
 names read in the same piece (``ads.c``: shapes; a pool's slot types interleave)
-starts from a copy of that ad's dict, and a new line's name text is looked up in the
-scanner's own table of names before ``OLD_NAMES`` (no string made, no hash of one;
+starts from a copy of that ad's dict (in either copy, the ad's own values are set at
+their positions, the i-th line's at the i-th entry, without a hash lookup where
+CPython's table layout is known: ``dictpos.c``), and a new line's name text is looked
+up in the scanner's own table of names before ``OLD_NAMES`` (no string made, no hash of one;
 the names are interned, so the pair kept holds the very strings the dict's would).
 
 Why: on realistic pools (160-attribute slots, 85-attribute jobs) the Python reader
@@ -71,6 +73,10 @@ try:  # the grouping's column passes (``matching/columns.py``)
     from condorlite.core.classad._oldscan import changes
 except ImportError:  # (a build older than them: the reader stays, the passes are Python's)
     changes = None
+try:  # a reader run's jobs decoded in one loop (``cli/negotiate_inputs._run_jobs``)
+    from condorlite.core.classad._oldscan import run_jobs
+except ImportError:  # (a build older than it: the loop is Python's)
+    run_jobs = None
 try:  # the grouping's gather of its rows' tables (``matching/columns.py``)
     from condorlite.core.classad._oldscan import descents, gather
 except ImportError:  # (a build older than it: the gather is Python's)

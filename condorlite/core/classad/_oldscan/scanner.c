@@ -78,6 +78,7 @@
 #include <string.h>
 
 #include "columns.h"
+#include "jobruns.h"
 #include "keys.h"
 #include "slotted.h"
 #include "table.h"
@@ -596,6 +597,9 @@ static PyMethodDef module_methods[] = {
      "gather(rows, row_members, ad_type, ad_members): (each row's ad's table, its run "
      "mark, the row's id) as three lists, or None when some ad is not of ad_type; see "
      "columns.c."},
+    {"run_jobs", (PyCFunction)(void (*)(void))oldscan_run_jobs, METH_FASTCALL,
+     "run_jobs(ads, start, mark, cluster, out, types): the Jobs of a reader run's job "
+     "ads appended to out, and the place of the first ad not taken; see jobruns.c."},
     {"slotted", (PyCFunction)(void (*)(void))oldscan_slotted, METH_FASTCALL,
      "slotted(members, type, *values): a new instance of type (no __init__ run) with "
      "its member descriptors set to values in order, those past them to None."},

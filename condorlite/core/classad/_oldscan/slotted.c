@@ -10,6 +10,25 @@
 
 #include <structmember.h>
 
+/* Where `member`, a descriptor of `type`'s (slotted_new's precondition), keeps its
+ * value in an instance, when setting it through the descriptor would only store it
+ * there: a plain member descriptor (member_set) of a writable object member inside
+ * the instance; else -1 (its setter runs). Why: the setter's call, its type check and
+ * PyMember_SetOne's switch were ~70 instructions a value, for nine values a job of
+ * the pool (RESULTS.md, session 30); scanner.c sets a Literal's value so too. */
+static Py_ssize_t
+member_offset(PyTypeObject *type, PyObject *member)
+{
+    if (!Py_IS_TYPE(member, &PyMemberDescr_Type))
+        return -1;
+    PyMemberDef *def = ((PyMemberDescrObject *)member)->d_member;
+    if ((def->type != T_OBJECT_EX && def->type != T_OBJECT) || (def->flags & READONLY)
+            || def->offset <= 0
+            || def->offset + (Py_ssize_t)sizeof(PyObject *) > type->tp_basicsize)
+        return -1;
+    return def->offset;
+}
+
 PyObject *
 oldscan_slotted(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -46,7 +65,13 @@ slotted_new(PyTypeObject *type, PyObject *members, PyObject *const *values, Py_s
     for (Py_ssize_t i = 0; i < m; i++) {
         PyObject *member = PyTuple_GET_ITEM(members, i);
         PyObject *value = i < n ? values[i] : Py_None;
-        if (Py_TYPE(member)->tp_descr_set(member, obj, value) < 0) {
+        Py_ssize_t offset = member_offset(type, member);
+        if (offset > 0) {
+            /* what PyMember_SetOne does for an object member (the instance is new: the
+             * member, zeroed by tp_alloc, held nothing unless set before in this loop) */
+            Py_XSETREF(*(PyObject **)((char *)obj + offset), Py_NewRef(value));
+        }
+        else if (Py_TYPE(member)->tp_descr_set(member, obj, value) < 0) {
             Py_DECREF(obj);
             return NULL;
         }
