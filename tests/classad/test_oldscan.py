@@ -488,33 +488,3 @@ def test_repeated_lines_compared_in_blocks(ending: str, monkeypatch) -> None:
     assert len(got) == len(ads) + (ending != "nul")
     assert (error is not None) == (ending == "nul")
     _agree(text, monkeypatch, chunk=1 << 16, limit=4)
-
-
-@pytest.mark.parametrize("size", [3, 40, 300])
-def test_dicts_copied_from_other_ads_hold_their_own_values(size: int, monkeypatch) -> None:
-    """An ad whose dict starts as a copy of an earlier ad's (the previous ad's, a
-    recent shape's: ``ads.c``) has its own values set in the copy by position
-    (``dictpos.c``), and the earlier ad's dict keeps its own: in one piece, every ad of
-    interleaved kinds (names added, values new every ad at every other name) holds its
-    own lines' values in its own key order; tables of 3, 40 and 300 keys (a 300-key
-    table's indices take two bytes, which moves where its entries start)."""
-    monkeypatch.delenv("CONDORLITE_PURE_PYTHON", raising=False)
-    clear_all()
-    names = [f"N{k:03d}" for k in range(size)]
-    kinds = [names, [*names[:1], "Extra", *names[1:]], [*names, "Tail"]]
-    order = [0, 1, 0, 0, 2, 1, 1, 0, 2, 2, 0, 1, 0, 0, 0]
-
-    def value(i: int, k: int) -> int:
-        return i * 1000 + k if k % 2 == 0 else k
-
-    text = "".join("".join(f"{name} = {value(i, k)}\n" for k, name in
-                           enumerate(kinds[kind])) + "\n" for i, kind in enumerate(order))
-    ads = [ad for batch in parse_ad_lists(text, "old", filename="t.ads", newline_only=True)
-           for ad in batch]
-    assert len(ads) == len(order)
-    for i, (ad, kind) in enumerate(zip(ads, order, strict=True)):
-        table = ad._attrs
-        assert list(table) == [name.lower() for name in kinds[kind]]
-        assert [expr.value for _, expr in table.values()] == [
-            value(i, k) for k in range(len(kinds[kind]))]
-    _agree(text, monkeypatch)

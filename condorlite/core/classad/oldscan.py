@@ -24,10 +24,8 @@ run's third ad on, keeps a lazy table (the run's private base and its own pairs 
 the mark's names; ``ClassAd._attrs`` makes it whole on first read, ``ad.py``). Two more that
 do not depend on position: an ad with the names of one of the last few ads of other
 names read in the same piece (``ads.c``: shapes; a pool's slot types interleave)
-starts from a copy of that ad's dict (in either copy, the ad's own values are set at
-their positions, the i-th line's at the i-th entry, without a hash lookup where
-CPython's table layout is known: ``dictpos.c``), and a new line's name text is looked
-up in the scanner's own table of names before ``OLD_NAMES`` (no string made, no hash of one;
+starts from a copy of that ad's dict, and a new line's name text is looked up in the
+scanner's own table of names before ``OLD_NAMES`` (no string made, no hash of one;
 the names are interned, so the pair kept holds the very strings the dict's would).
 
 Why: on realistic pools (160-attribute slots, 85-attribute jobs) the Python reader

@@ -1,6 +1,5 @@
 /* An ad's dict from its lines (scanner.h). */
 
-#include "dictpos.h"
 #include "scanner.h"
 #include "table.h"
 
@@ -19,15 +18,6 @@ static inline int
 set_pair(PyObject *attrs, PyObject *pair)
 {
     return PyDict_SetItem(attrs, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
-}
-
-/* set_pair for the pair of the current ad's line at position i, in a copy of a dict
- * of the same names in the same order (the i-th name its i-th key): set in place
- * (dictpos.c: no hash lookup) when `ready`, else as set_pair. */
-static inline int
-set_pair_at(PyObject *attrs, int ready, Py_ssize_t i, PyObject *pair)
-{
-    return dictpos_set(attrs, ready, i, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
 }
 
 /* Whether the current ad holds the previous ad's names in the same order (the same
@@ -103,12 +93,11 @@ attrs_from_template(Scanner *s)
     if (attrs == NULL)
         return NULL;
     const char *marked = s->lazy_previous ? s->varying : NULL;
-    int ready = dictpos_ready(attrs);
     for (Py_ssize_t i = 0; i < s->pending.n; i++) {
         PyObject *pair = s->pending.pairs[i];
         if (pair == s->previous.pairs[i] && (marked == NULL || !marked[i]))
             continue;
-        if (set_pair_at(attrs, ready, i, pair) < 0) {
+        if (set_pair(attrs, pair) < 0) {
             Py_DECREF(attrs);
             return NULL;
         }
@@ -249,10 +238,9 @@ attrs_from_shape(Scanner *s, const Shape *shape)
     PyObject *attrs = PyDict_Copy(shape->attrs);
     if (attrs == NULL)
         return NULL;
-    int ready = dictpos_ready(attrs);
     for (Py_ssize_t i = 0; i < shape->n; i++) {
         PyObject *pair = s->pending.pairs[i];
-        if (pair != shape->pairs[i] && set_pair_at(attrs, ready, i, pair) < 0) {
+        if (pair != shape->pairs[i] && set_pair(attrs, pair) < 0) {
             Py_DECREF(attrs);
             return NULL;
         }
