@@ -32,6 +32,7 @@ the submitter's own.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import compress
 from operator import attrgetter, itemgetter
 
 from condorlite.core import adeval
@@ -43,7 +44,27 @@ from condorlite.core.matching.slot_ranks import rank_reads
 #: "not in the table" (a table whose values may be None)
 MISSING = object()
 _FIRST = itemgetter(0)
+_SECOND = itemgetter(1)
+_TOTAL = attrgetter("total")
 _PAIR_SHAPE = attrgetter("pair_shape")
+
+
+class ClassPlan:
+    """A class's split (``HeldGroups.plan``): (first offer, group) of each deferred
+    group and (pair shape, group) of the others, as of ``epoch``; shared by the
+    classes of equal Ranks, and brought up to date in place for all of them when
+    groups have only emptied since (``HeldGroups._brought``)."""
+
+    __slots__ = ("deferred", "epoch", "rest")
+
+    def __init__(self, epoch: int, deferred: list, rest: list) -> None:
+        self.epoch, self.deferred, self.rest = epoch, deferred, rest
+
+
+def _alive(items: list) -> list:
+    """The items of a plan's list (``(first or pair shape, group)``) whose group has
+    offers, in order (C-level passes: no Python call per item)."""
+    return list(compress(items, map(_TOTAL, map(_SECOND, items))))
 
 
 class HeldGroups:
@@ -59,8 +80,24 @@ class HeldGroups:
         #: bumped whenever a group gains an offer (``held_walks``: a class's matching
         #: groups stay its matching groups while only offers leave)
         self.added = 0
-        #: None -> (epoch, the literal-Rank plan); class key -> (epoch, its plan)
-        self._plans: dict[tuple | None, tuple[int, tuple]] = {}
+        #: (epoch, the literal-Rank plan: ``_literal_plan``'s three parts)
+        self._literal: tuple[int, tuple[list, list, dict]] | None = None
+        #: class key -> its plan (shared with ``_by_ranks``)
+        self._plans: dict[tuple, ClassPlan] = {}
+        #: the pair shapes that lost an offer since the literal-Rank plan was last
+        #: made or brought up to date (``_literal_now``), in order, with repeats
+        self._touched: list[int] = []
+        #: pair shape -> the lowest CurrentRank of its group when the literal-Rank
+        #: plan was made, of each group the plan holds; pair shape -> its position
+        #: in ``groups`` (the order ``_literal_plan`` walks)
+        self._lowest: dict[int, float] = {}
+        self._order: dict[int, int] = {}
+        #: ``added`` when the literal-Rank plan was last made in full
+        self._planned = -1
+        #: the epoch since which the plans have only lost groups that emptied, their
+        #: rank keys the same in the same order: a class plan of then or later is
+        #: brought up to date by leaving those groups out (``_brought``)
+        self._since = 0
         #: class key -> (the names the Ranks it was asked for read, or None; rank key
         #: -> the class's slot Rank of groups of that key: ``plan``'s ``slot_rank``,
         #: the same for every group of one rank key, and shared by the classes of
@@ -73,8 +110,8 @@ class HeldGroups:
         #: (``added`` when worked out, the names the plans' Ranks read: ``_reads_of``)
         self._union: tuple[int, tuple[str, ...] | None] | None = None
         #: the class's Rank of each rank key of the literal-Rank plan's others, in
-        #: their order -> (epoch, the plan of a class of those Ranks)
-        self._by_ranks: dict[tuple, tuple[int, tuple]] = {}
+        #: their order -> the plan of a class of those Ranks
+        self._by_ranks: dict[tuple, ClassPlan] = {}
         #: pair shape -> an offer of it (any stands for the group: all bind alike
         #: what a pair and a Rank read, and a held offer's ad is never replaced)
         self._firsts: dict[int, Offer] = {}
@@ -104,6 +141,7 @@ class HeldGroups:
         """Forget a held offer that has become unavailable."""
         self.groups[offer.pair_shape].remove(offer)
         self.epoch += 1
+        self._touched.append(offer.pair_shape)
 
     def plan(self, key: tuple, slot_rank: Callable[[Offer], float],
              rank_key: Callable[[Offer], int],
@@ -118,16 +156,19 @@ class HeldGroups:
         (module doc); the split made once per change for the classes of equal Ranks
         of every rank key."""
         epoch = self.epoch
-        shared = self._plans.get(None)
+        shared = self._literal
         if shared is None or shared[0] != epoch:
-            shared = self._plans[None] = (epoch, self._literal_plan(rank_key))
+            shared = self._literal = (epoch, self._literal_now(shared, rank_key))
             self._prefix.clear()  # (the lists of earlier plans are read no more)
         deferred, rest, others = shared[1]
         if not others:
             return deferred, rest
         found = self._plans.get(key)
-        if found is not None and found[0] == epoch:
-            return found[1]
+        if found is not None:
+            if found.epoch == epoch:
+                return found.deferred, found.rest
+            if found.epoch >= self._since:
+                return self._brought(found, deferred)
         reads = self._union_reads(others)
         # (the split reads the class's Rank per rank key alone: classes of equal
         # Ranks share it, and so their submitters' deferred counts; a class's Rank
@@ -143,9 +184,13 @@ class HeldGroups:
             listed.append(rank)
         ranks = tuple(listed)
         found = self._by_ranks.get(ranks)
-        if found is not None and found[0] == epoch:
-            self._plans[key] = found
-            return found[1]
+        if found is not None:
+            if found.epoch == epoch:
+                self._plans[key] = found
+                return found.deferred, found.rest
+            if found.epoch >= self._since:
+                self._plans[key] = found
+                return self._brought(found, deferred)
         shared_deferred = deferred
         deferred, rest = list(deferred), list(rest)
         for rank, members in zip(ranks, others.values(), strict=True):
@@ -154,9 +199,74 @@ class HeldGroups:
                     deferred.append((first, group))
                 else:
                     rest.append((pair_shape, group))
-        self._plans[key] = self._by_ranks[ranks] = (epoch, (deferred, rest))
+        self._plans[key] = self._by_ranks[ranks] = ClassPlan(epoch, deferred, rest)
         self._prefix[id(deferred)] = (deferred, len(shared_deferred))
         return deferred, rest
+
+    def _brought(self, found: ClassPlan, shared_deferred: list) -> tuple[list, list]:
+        """A class plan made since ``_since`` brought up to date, in place for every
+        class that shares it: its groups that have emptied left out, as the split
+        made now would (no group's lowest CurrentRank has changed since, and the
+        rank keys are the same in the same order, so every other group is split as
+        it was, in the same order). New lists (one may be read by id: ``_prefix``,
+        ``deferred_counts``); the literal-Rank plan's deferred groups, at their
+        front, are ``shared_deferred``, left out alike."""
+        deferred, rest = _alive(found.deferred), _alive(found.rest)
+        found.epoch, found.deferred, found.rest = self.epoch, deferred, rest
+        self._prefix[id(deferred)] = (deferred, len(shared_deferred))
+        return deferred, rest
+
+    def _literal_now(self, old: tuple[int, tuple[list, list, dict]] | None,
+                     rank_key: Callable[[Offer], int]) -> tuple[list, list, dict]:
+        """The literal-Rank plan now: ``old`` brought up to date when no group has
+        gained an offer since it was made and each group that lost one has either
+        emptied or kept its lowest CurrentRank (``_left_out``); else made in full
+        (``_literal_plan``), which no class plan made before can be brought from."""
+        touched, self._touched = self._touched, []
+        if old is not None and self._planned == self.added:
+            brought = self._left_out(old[1], touched)
+            if brought is not None:
+                return brought
+        self._planned, self._since = self.added, self.epoch
+        return self._literal_plan(rank_key)
+
+    def _left_out(self, plan: tuple[list, list, dict], touched: list[int]
+                  ) -> tuple[list, list, dict] | None:
+        """``plan`` with the groups of ``touched`` that have emptied left out, in the
+        order ``_literal_plan`` would give now: a split reads a group's offers only
+        through whether it has any and its lowest CurrentRank, so it is the same
+        while each other touched group keeps that (else None: made in full). Its
+        rank keys are in the order of their first groups: when that order or the
+        set of keys changes, the class plans made before split otherwise
+        (``_since`` moves)."""
+        lowest, groups = self._lowest, self.groups
+        emptied = False
+        for pair_shape in touched:
+            was = lowest.get(pair_shape, MISSING)
+            if was is MISSING:
+                continue  # (not in the plan: emptied before)
+            group = groups[pair_shape]
+            if not group.total:
+                del lowest[pair_shape]
+                emptied = True
+                continue
+            now = group.lowest_rank()
+            if not (now is was or now == was):
+                return None
+        if not emptied:
+            return plan
+        deferred, rest, others = plan
+        kept: dict[int, list] = {}
+        for rank_key, members in others.items():
+            alive = [member for member in members if member[1].total]
+            if alive:
+                kept[rank_key] = alive
+        order = self._order
+        keys = sorted(kept, key=lambda rank_key: order[kept[rank_key][0][0]])
+        if keys != list(others):
+            self._since = self.epoch
+            kept = {rank_key: kept[rank_key] for rank_key in keys}
+        return _alive(deferred), _alive(rest), kept
 
     def _known(self, key: tuple, reads: tuple[str, ...] | None,
                numbers: Callable[[tuple[str, ...]], tuple | None] | None
@@ -208,7 +318,7 @@ class HeldGroups:
         found = self._counts.get(key)
         if found is not None and found[0] == epoch and found[1] is deferred:
             return found[2]
-        literal = self._plans[None][1][0]
+        literal = self._literal[1][0]  # type: ignore[index]
         if deferred is literal:
             counts = self._literal_part(literal, submitter)
         else:
@@ -244,9 +354,13 @@ class HeldGroups:
         rest: list = []
         others: dict[int, list] = {}
         firsts = self._firsts
+        lowest: dict[int, float] = {}
+        self._lowest, self._order = lowest, {}
+        order = self._order
         for pair_shape, group in self.groups.items():
             if not group.total:
                 continue
+            order[pair_shape] = len(order)
             first = firsts.get(pair_shape)
             if first is None:
                 first = firsts[pair_shape] = registry[
@@ -256,10 +370,10 @@ class HeldGroups:
                 expr = adeval.attr(first.ad, "Rank")
                 value = literal_ranks[pair_shape] = (
                     adeval.slot_rank(expr.value) if type(expr) is Literal else None)
+            low = lowest[pair_shape] = group.lowest_rank()
             if value is None:
-                others.setdefault(rank_key(first), []).append(
-                    (pair_shape, group, first, group.lowest_rank()))
-            elif not value > group.lowest_rank():
+                others.setdefault(rank_key(first), []).append((pair_shape, group, first, low))
+            elif not value > low:
                 deferred.append((first, group))
             else:
                 rest.append((pair_shape, group))
