@@ -55,10 +55,33 @@ class ClassPlan:
     classes of equal Ranks, and brought up to date in place for all of them when
     groups have only emptied since (``HeldGroups._brought``)."""
 
-    __slots__ = ("deferred", "epoch", "rest")
+    __slots__ = ("counts", "deferred", "epoch", "rest")
 
     def __init__(self, epoch: int, deferred: list, rest: list) -> None:
         self.epoch, self.deferred, self.rest = epoch, deferred, rest
+        #: submitter -> (epoch, the group of each count, the counts: ``_counts``
+        #: of its deferred groups after the literal-Rank plan's), brought up to
+        #: date alike while groups only empty (``HeldGroups._tail``)
+        self.counts: dict[str, tuple[int, list[HeldGroup], list[tuple[Offer, int]]]] = {}
+
+
+class RankKeyGroups:
+    """The groups of one rank key in the literal-Rank plan's others
+    (``HeldGroups._literal_plan``), in order: (pair shape, group, first offer,
+    lowest CurrentRank) of each; ``low``, their one lowest CurrentRank when all
+    have the same (else ``MISSING``), so that a class's split takes them all
+    one way at once (``as_deferred`` or ``as_rest``, in the same order) by one
+    test of its Rank of the key."""
+
+    __slots__ = ("as_deferred", "as_rest", "low", "members")
+
+    def __init__(self, members: list[tuple]) -> None:
+        self.members = members
+        low = members[0][3]
+        # (a NaN is no value the others equal: such a key's groups split one by one)
+        self.low = low if all(member[3] == low for member in members) else MISSING
+        self.as_deferred = [(first, group) for _, group, first, _ in members]
+        self.as_rest = [(pair_shape, group) for pair_shape, group, _, _ in members]
 
 
 def _alive(items: list) -> list:
@@ -92,6 +115,8 @@ class HeldGroups:
         #: in ``groups`` (the order ``_literal_plan`` walks)
         self._lowest: dict[int, float] = {}
         self._order: dict[int, int] = {}
+        #: pair shape -> its rank key, of the others' groups when the plan was made
+        self._key_of: dict[int, int] = {}
         #: ``added`` when the literal-Rank plan was last made in full
         self._planned = -1
         #: the epoch since which the plans have only lost groups that emptied, their
@@ -117,6 +142,10 @@ class HeldGroups:
         self._firsts: dict[int, Offer] = {}
         #: (id(a plan's deferred list), submitter) -> (epoch, the list, its counts)
         self._counts: dict[tuple, tuple] = {}
+        #: the epoch since which every offer that left emptied its group and none
+        #: was added: counts of then or later are brought up to date by leaving
+        #: out the emptied groups (``_tail``)
+        self._counted_since = 0
         #: submitter -> (epoch, the counts of the literal-Rank plan's deferred groups);
         #: id(a class's deferred list) -> (the list, how many of its first entries
         #: are that plan's, in its order)
@@ -135,13 +164,17 @@ class HeldGroups:
         group.add(offer)
         self.epoch += 1
         self.added += 1
+        self._counted_since = self.epoch
         return group.shapes
 
     def remove(self, offer: Offer) -> None:
         """Forget a held offer that has become unavailable."""
-        self.groups[offer.pair_shape].remove(offer)
+        group = self.groups[offer.pair_shape]
+        group.remove(offer)
         self.epoch += 1
         self._touched.append(offer.pair_shape)
+        if group.total:
+            self._counted_since = self.epoch
 
     def plan(self, key: tuple, slot_rank: Callable[[Offer], float],
              rank_key: Callable[[Offer], int],
@@ -177,10 +210,10 @@ class HeldGroups:
         known = kept[1] if kept is not None and kept[0] == reads else self._known(
             key, reads, numbers)
         listed = []
-        for rank_key, members in others.items():
+        for rank_key, key_groups in others.items():
             rank = known.get(rank_key, MISSING)
             if rank is MISSING:
-                rank = known[rank_key] = slot_rank(members[0][2])
+                rank = known[rank_key] = slot_rank(key_groups.members[0][2])
             listed.append(rank)
         ranks = tuple(listed)
         found = self._by_ranks.get(ranks)
@@ -193,14 +226,22 @@ class HeldGroups:
                 return self._brought(found, deferred)
         shared_deferred = deferred
         deferred, rest = list(deferred), list(rest)
-        for rank, members in zip(ranks, others.values(), strict=True):
-            for pair_shape, group, first, lowest in members:
-                if not rank > lowest:  # (NaN: no rank preference)
+        for rank, key_groups in zip(ranks, others.values(), strict=True):
+            low = key_groups.low
+            if low is not MISSING:
+                # (every group of the key has the same lowest CurrentRank)
+                if not rank > low:  # (NaN: no rank preference)
+                    deferred += key_groups.as_deferred
+                else:
+                    rest += key_groups.as_rest
+                continue
+            for pair_shape, group, first, lowest in key_groups.members:
+                if not rank > lowest:
                     deferred.append((first, group))
                 else:
                     rest.append((pair_shape, group))
-        self._plans[key] = self._by_ranks[ranks] = ClassPlan(epoch, deferred, rest)
-        self._prefix[id(deferred)] = (deferred, len(shared_deferred))
+        plan = self._plans[key] = self._by_ranks[ranks] = ClassPlan(epoch, deferred, rest)
+        self._prefix[id(deferred)] = (deferred, len(shared_deferred), plan)
         return deferred, rest
 
     def _brought(self, found: ClassPlan, shared_deferred: list) -> tuple[list, list]:
@@ -213,7 +254,7 @@ class HeldGroups:
         front, are ``shared_deferred``, left out alike."""
         deferred, rest = _alive(found.deferred), _alive(found.rest)
         found.epoch, found.deferred, found.rest = self.epoch, deferred, rest
-        self._prefix[id(deferred)] = (deferred, len(shared_deferred))
+        self._prefix[id(deferred)] = (deferred, len(shared_deferred), found)
         return deferred, rest
 
     def _literal_now(self, old: tuple[int, tuple[list, list, dict]] | None,
@@ -239,8 +280,10 @@ class HeldGroups:
         rank keys are in the order of their first groups: when that order or the
         set of keys changes, the class plans made before split otherwise
         (``_since`` moves)."""
-        lowest, groups = self._lowest, self.groups
+        lowest, groups, key_of = self._lowest, self.groups, self._key_of
         emptied = False
+        #: the rank keys of the others' groups that have emptied
+        changed: set[int] = set()
         for pair_shape in touched:
             was = lowest.get(pair_shape, MISSING)
             if was is MISSING:
@@ -249,6 +292,9 @@ class HeldGroups:
             if not group.total:
                 del lowest[pair_shape]
                 emptied = True
+                rank_key = key_of.get(pair_shape)
+                if rank_key is not None:
+                    changed.add(rank_key)
                 continue
             now = group.lowest_rank()
             if not (now is was or now == was):
@@ -256,17 +302,26 @@ class HeldGroups:
         if not emptied:
             return plan
         deferred, rest, others = plan
-        kept: dict[int, list] = {}
-        for rank_key, members in others.items():
-            alive = [member for member in members if member[1].total]
-            if alive:
-                kept[rank_key] = alive
-        order = self._order
-        keys = sorted(kept, key=lambda rank_key: order[kept[rank_key][0][0]])
-        if keys != list(others):
-            self._since = self.epoch
-            kept = {rank_key: kept[rank_key] for rank_key in keys}
-        return _alive(deferred), _alive(rest), kept
+        if changed:
+            kept = dict(others)
+            moved = False  # (whether a key's first group, or a key, has gone)
+            for rank_key in changed:
+                members = others[rank_key].members
+                alive = [member for member in members if member[1].total]
+                if not alive:
+                    del kept[rank_key]
+                    moved = True
+                    continue
+                moved = moved or alive[0] is not members[0]
+                kept[rank_key] = RankKeyGroups(alive)
+            if moved:
+                order = self._order
+                keys = sorted(kept, key=lambda rank_key: order[kept[rank_key].members[0][0]])
+                if keys != list(others):
+                    self._since = self.epoch
+                    kept = {rank_key: kept[rank_key] for rank_key in keys}
+            others = kept
+        return _alive(deferred), _alive(rest), others
 
     def _known(self, key: tuple, reads: tuple[str, ...] | None,
                numbers: Callable[[tuple[str, ...]], tuple | None] | None
@@ -281,7 +336,7 @@ class HeldGroups:
         self._ranks[key] = (reads, known)
         return known
 
-    def _union_reads(self, others: dict[int, list]) -> tuple[str, ...] | None:
+    def _union_reads(self, others: dict[int, RankKeyGroups]) -> tuple[str, ...] | None:
         """``_reads_of(others)``, worked out once while no group gains an offer: the
         rank keys of a later plan's ``others`` are then among those (groups only
         empty), so the names found read all their Ranks (maybe more: keying more,
@@ -291,16 +346,16 @@ class HeldGroups:
             found = self._union = (self.added, self._reads_of(others))
         return found[1]
 
-    def _reads_of(self, others: dict[int, list]) -> tuple[str, ...] | None:
+    def _reads_of(self, others: dict[int, RankKeyGroups]) -> tuple[str, ...] | None:
         """The names the Rank of any rank key of ``others`` can read
         (``slot_ranks.rank_reads``, read off each key's first group), sorted; None
         when one is not known."""
         names: set[str] = set()
         reads = self._reads
-        for rank_key, members in others.items():
+        for rank_key, key_groups in others.items():
             found = reads.get(rank_key, MISSING)
             if found is MISSING:
-                found = reads[rank_key] = rank_reads(members[0][2])
+                found = reads[rank_key] = rank_reads(key_groups.members[0][2])
             if found is None:
                 return None
             names.update(found)  # type: ignore[arg-type]
@@ -325,10 +380,30 @@ class HeldGroups:
             prefix = self._prefix.get(id(deferred))
             if prefix is not None and prefix[0] is deferred:
                 counts = [*self._literal_part(literal, submitter),
-                          *_counts(deferred[prefix[1]:], submitter)]
+                          *self._tail(prefix[2], deferred, prefix[1], submitter)]
             else:
                 counts = _counts(deferred, submitter)
         self._counts[key] = (epoch, deferred, counts)
+        return counts
+
+    def _tail(self, plan: ClassPlan, deferred: list, start: int, submitter: str
+              ) -> list[tuple[Offer, int]]:
+        """``_counts(deferred[start:], submitter)``, ``deferred`` being ``plan``'s
+        (its groups after the literal-Rank plan's from ``start``): kept on the plan
+        per submitter and, while offers have only left by emptying their groups
+        (``_counted_since``), brought up to date by leaving those groups out: the
+        plan's list has lost just them since (``_brought``), and every other
+        group's count is what it was."""
+        epoch = self.epoch
+        kept = plan.counts.get(submitter)
+        if kept is not None and kept[0] >= self._counted_since:
+            if kept[0] == epoch:
+                return kept[2]
+            alive = list(map(_TOTAL, kept[1]))
+            groups, counts = list(compress(kept[1], alive)), list(compress(kept[2], alive))
+        else:
+            groups, counts = _counts_of(deferred[start:], submitter)
+        plan.counts[submitter] = (epoch, groups, counts)
         return counts
 
     def _literal_part(self, literal: list, submitter: str) -> list[tuple[Offer, int]]:
@@ -352,10 +427,11 @@ class HeldGroups:
         registry, literal_ranks = self.registry, self._literal_ranks
         deferred: list = []
         rest: list = []
-        others: dict[int, list] = {}
+        by_key: dict[int, list] = {}
         firsts = self._firsts
         lowest: dict[int, float] = {}
-        self._lowest, self._order = lowest, {}
+        key_of: dict[int, int] = {}
+        self._lowest, self._order, self._key_of = lowest, {}, key_of
         order = self._order
         for pair_shape, group in self.groups.items():
             if not group.total:
@@ -372,11 +448,13 @@ class HeldGroups:
                     adeval.slot_rank(expr.value) if type(expr) is Literal else None)
             low = lowest[pair_shape] = group.lowest_rank()
             if value is None:
-                others.setdefault(rank_key(first), []).append((pair_shape, group, first, low))
+                found = key_of[pair_shape] = rank_key(first)
+                by_key.setdefault(found, []).append((pair_shape, group, first, low))
             elif not value > low:
                 deferred.append((first, group))
             else:
                 rest.append((pair_shape, group))
+        others = {found: RankKeyGroups(members) for found, members in by_key.items()}
         return deferred, rest, others
 
 
@@ -471,6 +549,18 @@ class DeferredList(list):
         if count is None:
             return found
         return (found[0], count) if count else None
+
+
+def _counts_of(deferred: list, submitter: str
+               ) -> tuple[list[HeldGroup], list[tuple[Offer, int]]]:
+    """``_counts`` with the group of each count, in order."""
+    groups, counts = [], []
+    for first, group in deferred:
+        count = group.total - group.by_holder.get(submitter, 0)
+        if count:
+            counts.append((first, count))
+            groups.append(group)
+    return groups, counts
 
 
 def _counts(deferred: list, submitter: str) -> list[tuple[Offer, int]]:
