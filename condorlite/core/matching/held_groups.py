@@ -143,9 +143,10 @@ class HeldGroups:
         #: (id(a plan's deferred list), submitter) -> (epoch, the list, its counts)
         self._counts: dict[tuple, tuple] = {}
         #: the epoch since which every offer that left emptied its group and none
-        #: was added: counts of then or later are brought up to date by leaving
-        #: out the emptied groups (``_tail``)
-        self._counted_since = 0
+        #: was added: counts of groups' offers made then or later are brought up
+        #: to date by leaving out the emptied groups (``_tail``,
+        #: ``held_lists.HeldLists._deferred``)
+        self.counted_since = 0
         #: submitter -> (epoch, the counts of the literal-Rank plan's deferred groups);
         #: id(a class's deferred list) -> (the list, how many of its first entries
         #: are that plan's, in its order)
@@ -164,7 +165,7 @@ class HeldGroups:
         group.add(offer)
         self.epoch += 1
         self.added += 1
-        self._counted_since = self.epoch
+        self.counted_since = self.epoch
         return group.shapes
 
     def remove(self, offer: Offer) -> None:
@@ -174,7 +175,7 @@ class HeldGroups:
         self.epoch += 1
         self._touched.append(offer.pair_shape)
         if group.total:
-            self._counted_since = self.epoch
+            self.counted_since = self.epoch
 
     def plan(self, key: tuple, slot_rank: Callable[[Offer], float],
              rank_key: Callable[[Offer], int],
@@ -391,12 +392,12 @@ class HeldGroups:
         """``_counts(deferred[start:], submitter)``, ``deferred`` being ``plan``'s
         (its groups after the literal-Rank plan's from ``start``): kept on the plan
         per submitter and, while offers have only left by emptying their groups
-        (``_counted_since``), brought up to date by leaving those groups out: the
+        (``counted_since``), brought up to date by leaving those groups out: the
         plan's list has lost just them since (``_brought``), and every other
         group's count is what it was."""
         epoch = self.epoch
         kept = plan.counts.get(submitter)
-        if kept is not None and kept[0] >= self._counted_since:
+        if kept is not None and kept[0] >= self.counted_since:
             if kept[0] == epoch:
                 return kept[2]
             alive = list(map(_TOTAL, kept[1]))
