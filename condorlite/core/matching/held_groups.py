@@ -59,10 +59,10 @@ class ClassPlan:
 
     def __init__(self, epoch: int, deferred: list, rest: list) -> None:
         self.epoch, self.deferred, self.rest = epoch, deferred, rest
-        #: submitter -> (epoch, the group of each count, the counts: ``_counts``
-        #: of its deferred groups after the literal-Rank plan's), brought up to
-        #: date alike while groups only empty (``HeldGroups._tail``)
-        self.counts: dict[str, tuple[int, list[HeldGroup], list[tuple[Offer, int]]]] = {}
+        #: submitter -> (epoch, ``_counts`` of its deferred groups after the
+        #: literal-Rank plan's), brought up to date while groups only empty
+        #: (``HeldGroups._tail``)
+        self.counts: dict[str, tuple[int, list[tuple[Offer, int]]]] = {}
 
 
 class RankKeyGroups:
@@ -399,12 +399,14 @@ class HeldGroups:
         kept = plan.counts.get(submitter)
         if kept is not None and kept[0] >= self.counted_since:
             if kept[0] == epoch:
-                return kept[2]
-            alive = list(map(_TOTAL, kept[1]))
-            groups, counts = list(compress(kept[1], alive)), list(compress(kept[2], alive))
+                return kept[1]
+            # (a count's group is its first offer's pair shape's: C-level passes)
+            counts = kept[1]
+            counts = list(compress(counts, map(_TOTAL, map(
+                self.groups.__getitem__, map(_PAIR_SHAPE, map(_FIRST, counts))))))
         else:
-            groups, counts = _counts_of(deferred[start:], submitter)
-        plan.counts[submitter] = (epoch, groups, counts)
+            counts = _counts(deferred[start:], submitter)
+        plan.counts[submitter] = (epoch, counts)
         return counts
 
     def _literal_part(self, literal: list, submitter: str) -> list[tuple[Offer, int]]:
@@ -550,18 +552,6 @@ class DeferredList(list):
         if count is None:
             return found
         return (found[0], count) if count else None
-
-
-def _counts_of(deferred: list, submitter: str
-               ) -> tuple[list[HeldGroup], list[tuple[Offer, int]]]:
-    """``_counts`` with the group of each count, in order."""
-    groups, counts = [], []
-    for first, group in deferred:
-        count = group.total - group.by_holder.get(submitter, 0)
-        if count:
-            counts.append((first, count))
-            groups.append(group)
-    return groups, counts
 
 
 def _counts(deferred: list, submitter: str) -> list[tuple[Offer, int]]:

@@ -63,7 +63,6 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import (
     ENTRY_IDX,
     Candidates,
-    HeldGroup,
     PairEval,
     SharedEntries,
     make_entries,
@@ -77,8 +76,8 @@ from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.model import PRIO_PREEMPTION, RANK_PREEMPTION
 
 _TOTAL = attrgetter("total")
-_AVAILABLE = attrgetter("available")
-_IDX = itemgetter(ENTRY_IDX)
+_PAIR_SHAPE = attrgetter("pair_shape")
+_FIRST = itemgetter(0)
 
 
 class HeldList:
@@ -109,9 +108,8 @@ class HeldList:
         #: ``HeldGroups.epoch`` when the lists above were last filtered
         self.epoch = epoch
         #: (``HeldGroups.epoch``, (first offer, offers not the submitter's own) of
-        #: each group the walk passed over with any, and those groups), for
-        #: ``Candidates.deferred``
-        self.deferred: tuple[int, list[tuple[Offer, int]], list[HeldGroup]] | None = None
+        #: each group the walk passed over with any), for ``Candidates.deferred``
+        self.deferred: tuple[int, list[tuple[Offer, int]]] | None = None
 
 
 class HeldLists:
@@ -176,17 +174,18 @@ class HeldLists:
                 return known[1]
             if known[0] >= held.counted_since:
                 # (offers have left since only by emptying their groups: every other
-                # group's count is what it was, the emptied ones left out)
-                alive = list(map(_TOTAL, known[2]))
-                counts = list(compress(known[1], alive))
-                found.deferred = (epoch, counts, list(compress(known[2], alive)))
+                # group's count is what it was, the emptied ones left out; a count's
+                # group is its first offer's pair shape's, found in C-level passes)
+                counts = known[1]
+                counts = list(compress(counts, map(_TOTAL, map(
+                    held.groups.__getitem__, map(_PAIR_SHAPE, map(_FIRST, counts))))))
+                found.deferred = (epoch, counts)
                 return counts
         # (a group passed over has one holder, not the submitter: its offers are all
         # not the submitter's own, ``HeldWalk.passed``)
-        groups = [slot.group for slot in found.walk.passed if slot.group.total]
         counts = [(slot.first, slot.group.total) for slot in found.walk.passed
                   if slot.group.total]
-        found.deferred = (epoch, counts, groups)
+        found.deferred = (epoch, counts)
         return counts
 
     def _key(self, klass: tuple, submitter: str, signature: tuple) -> tuple:
@@ -358,14 +357,11 @@ class HeldLists:
     def _filter(self, found: HeldList) -> None:
         """Drop the refused offers that have left, and the entries of those that have
         left once they are half of the runs (new lists: a run handed out stays)."""
-        at = self._registry.__getitem__
-        # (C-level passes: no Python step per offer)
-        found.refused_policy = list(compress(found.refused_policy,
-                                             map(_AVAILABLE, map(at, found.refused_policy))))
-        found.refused_rank = list(compress(found.refused_rank,
-                                           map(_AVAILABLE, map(at, found.refused_rank))))
+        registry = self._registry
+        found.refused_policy = [k for k in found.refused_policy if registry[k].available]
+        found.refused_rank = [k for k in found.refused_rank if registry[k].available]
         runs = (found.by_rank, found.by_prio)
-        alive = [list(compress(run, map(_AVAILABLE, map(at, map(_IDX, run))))) for run in runs]
+        alive = [[e for e in run if registry[e[ENTRY_IDX]].available] for run in runs]
         if 2 * sum(map(len, alive)) < sum(map(len, runs)):
             found.by_rank, found.by_prio = alive
         found.epoch = self._held.epoch
