@@ -27,6 +27,21 @@ it: all bind alike what a pair and a Rank read). The order of a plan's lists doe
 matter, and deferring a group whose pair is already known gives the same reason as
 counting it at once: a rejection asks only whether some matching group has offers not
 the submitter's own.
+
+**Brought up to date, not made again.** Once the offers are prepared, groups only
+lose offers, and a split reads a group's offers only through whether it has any and
+its lowest ``CurrentRank``. So while every group that lost an offer has emptied or
+kept its lowest rank, the literal-Rank plan is the one made before less its emptied
+groups (``_left_out``; else it is made in full), and so is a class plan made since
+(``_brought``, in place for the classes that share it): the lists made afresh would
+hold the other groups in the same order. The rank keys stand in the order of their
+first groups; when that order moves (a key's first group emptied), the class plans
+made before are split afresh (``_since``). A rank key's groups of one lowest rank (most
+keys: desktops of ``CurrentRank`` 0) are split at once by one test of the class's
+Rank of the key (``RankKeyGroups``). While every offer that left emptied its group
+(``counted_since``), a class plan's counts per submitter are those made before less
+the emptied groups' (``_tail``): every other group's count is what it was. On the
+10k owner-start row: one literal-Rank plan made instead of 98, the same lists.
 """
 
 from __future__ import annotations

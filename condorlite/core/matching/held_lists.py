@@ -41,7 +41,10 @@ listed by rank; the submitter's own are not kept, never counting) are the list's
 deferred groups (``Candidates.deferred``, with their offers as of the list's making,
 all of one holder, not the submitter: ``HeldWalk.passed``): a rejection
 settles them (``Reasons.settle_deferred``), counting a matching one as the refusals
-of a settled shape would be counted. A shape of a group whose policy key the walk did
+of a settled shape would be counted. Their counts are made once per change of the
+groups, and while every offer that left emptied its group
+(``HeldGroups.counted_since``) the counts made before less the emptied groups'
+(``_deferred``). A shape of a group whose policy key the walk did
 not refuse is allowed by the policy without asking it, and one of a group with a preq
 key (``held_refusals.GroupKeys``) takes the key's verdict for its list.
 
