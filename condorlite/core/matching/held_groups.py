@@ -39,7 +39,7 @@ first groups; when that order moves (a key's first group emptied), the class pla
 made before are split afresh (``_since``). A rank key's groups of one lowest rank (most
 keys: desktops of ``CurrentRank`` 0) are split at once by one test of the class's
 Rank of the key (``RankKeyGroups``). While every offer that left emptied its group
-(``counted_since``), a class plan's counts per submitter are those made before less
+(``_counted_since``), a class plan's counts per submitter are those made before less
 the emptied groups' (``_tail``): every other group's count is what it was. On the
 10k owner-start row: one literal-Rank plan made instead of 98, the same lists.
 """
@@ -159,9 +159,8 @@ class HeldGroups:
         self._counts: dict[tuple, tuple] = {}
         #: the epoch since which every offer that left emptied its group and none
         #: was added: counts of groups' offers made then or later are brought up
-        #: to date by leaving out the emptied groups (``_tail``,
-        #: ``held_lists.HeldLists._deferred``)
-        self.counted_since = 0
+        #: to date by leaving out the emptied groups (``_tail``)
+        self._counted_since = 0
         #: submitter -> (epoch, the counts of the literal-Rank plan's deferred groups);
         #: id(a class's deferred list) -> (the list, how many of its first entries
         #: are that plan's, in its order)
@@ -180,7 +179,7 @@ class HeldGroups:
         group.add(offer)
         self.epoch += 1
         self.added += 1
-        self.counted_since = self.epoch
+        self._counted_since = self.epoch
         return group.shapes
 
     def remove(self, offer: Offer) -> None:
@@ -190,7 +189,7 @@ class HeldGroups:
         self.epoch += 1
         self._touched.append(offer.pair_shape)
         if group.total:
-            self.counted_since = self.epoch
+            self._counted_since = self.epoch
 
     def plan(self, key: tuple, slot_rank: Callable[[Offer], float],
              rank_key: Callable[[Offer], int],
@@ -407,12 +406,12 @@ class HeldGroups:
         """``_counts(deferred[start:], submitter)``, ``deferred`` being ``plan``'s
         (its groups after the literal-Rank plan's from ``start``): kept on the plan
         per submitter and, while offers have only left by emptying their groups
-        (``counted_since``), brought up to date by leaving those groups out: the
+        (``_counted_since``), brought up to date by leaving those groups out: the
         plan's list has lost just them since (``_brought``), and every other
         group's count is what it was."""
         epoch = self.epoch
         kept = plan.counts.get(submitter)
-        if kept is not None and kept[0] >= self.counted_since:
+        if kept is not None and kept[0] >= self._counted_since:
             if kept[0] == epoch:
                 return kept[1]
             # (a count's group is its first offer's pair shape's: C-level passes)

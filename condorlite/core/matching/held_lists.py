@@ -41,10 +41,7 @@ listed by rank; the submitter's own are not kept, never counting) are the list's
 deferred groups (``Candidates.deferred``, with their offers as of the list's making,
 all of one holder, not the submitter: ``HeldWalk.passed``): a rejection
 settles them (``Reasons.settle_deferred``), counting a matching one as the refusals
-of a settled shape would be counted. Their counts are made once per change of the
-groups, and while every offer that left emptied its group
-(``HeldGroups.counted_since``) the counts made before less the emptied groups'
-(``_deferred``). A shape of a group whose policy key the walk did
+of a settled shape would be counted. A shape of a group whose policy key the walk did
 not refuse is allowed by the policy without asking it, and one of a group with a preq
 key (``held_refusals.GroupKeys``) takes the key's verdict for its list.
 
@@ -58,9 +55,6 @@ a shape binds alike everything a reason reads (holder, ``CurrentRank``, the name
 """
 
 from __future__ import annotations
-
-from itertools import compress
-from operator import attrgetter, itemgetter
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import (
@@ -77,10 +71,6 @@ from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.preq_verdicts import PreqVerdicts
 from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.model import PRIO_PREEMPTION, RANK_PREEMPTION
-
-_TOTAL = attrgetter("total")
-_PAIR_SHAPE = attrgetter("pair_shape")
-_FIRST = itemgetter(0)
 
 
 class HeldList:
@@ -169,21 +159,10 @@ class HeldLists:
         """(first offer, offers not the submitter's own: all of them) of each group
         the walk passed over with any, as of now: shared by the lists made while no
         group changes (never changed in place: ``settle_deferred`` replaces it)."""
-        held = self._held
-        epoch = held.epoch
+        epoch = self._held.epoch
         known = found.deferred
-        if known is not None:
-            if known[0] == epoch:
-                return known[1]
-            if known[0] >= held.counted_since:
-                # (offers have left since only by emptying their groups: every other
-                # group's count is what it was, the emptied ones left out; a count's
-                # group is its first offer's pair shape's, found in C-level passes)
-                counts = known[1]
-                counts = list(compress(counts, map(_TOTAL, map(
-                    held.groups.__getitem__, map(_PAIR_SHAPE, map(_FIRST, counts))))))
-                found.deferred = (epoch, counts)
-                return counts
+        if known is not None and known[0] == epoch:
+            return known[1]
         # (a group passed over has one holder, not the submitter: its offers are all
         # not the submitter's own, ``HeldWalk.passed``)
         counts = [(slot.first, slot.group.total) for slot in found.walk.passed
