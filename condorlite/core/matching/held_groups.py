@@ -38,10 +38,8 @@ hold the other groups in the same order. The rank keys stand in the order of the
 first groups; when that order moves (a key's first group emptied), the class plans
 made before are split afresh (``_since``). A rank key's groups of one lowest rank (most
 keys: desktops of ``CurrentRank`` 0) are split at once by one test of the class's
-Rank of the key (``RankKeyGroups``). While every offer that left emptied its group
-(``_counted_since``), a class plan's counts per submitter are those made before less
-the emptied groups' (``_tail``): every other group's count is what it was. On the
-10k owner-start row: one literal-Rank plan made instead of 98, the same lists.
+Rank of the key (``RankKeyGroups``). On the 10k owner-start row: one literal-Rank
+plan made instead of 98, the same lists.
 """
 
 from __future__ import annotations
@@ -70,14 +68,10 @@ class ClassPlan:
     classes of equal Ranks, and brought up to date in place for all of them when
     groups have only emptied since (``HeldGroups._brought``)."""
 
-    __slots__ = ("counts", "deferred", "epoch", "rest")
+    __slots__ = ("deferred", "epoch", "rest")
 
     def __init__(self, epoch: int, deferred: list, rest: list) -> None:
         self.epoch, self.deferred, self.rest = epoch, deferred, rest
-        #: submitter -> (epoch, ``_counts`` of its deferred groups after the
-        #: literal-Rank plan's), brought up to date while groups only empty
-        #: (``HeldGroups._tail``)
-        self.counts: dict[str, tuple[int, list[tuple[Offer, int]]]] = {}
 
 
 class RankKeyGroups:
@@ -157,10 +151,6 @@ class HeldGroups:
         self._firsts: dict[int, Offer] = {}
         #: (id(a plan's deferred list), submitter) -> (epoch, the list, its counts)
         self._counts: dict[tuple, tuple] = {}
-        #: the epoch since which every offer that left emptied its group and none
-        #: was added: counts of groups' offers made then or later are brought up
-        #: to date by leaving out the emptied groups (``_tail``)
-        self._counted_since = 0
         #: submitter -> (epoch, the counts of the literal-Rank plan's deferred groups);
         #: id(a class's deferred list) -> (the list, how many of its first entries
         #: are that plan's, in its order)
@@ -179,17 +169,13 @@ class HeldGroups:
         group.add(offer)
         self.epoch += 1
         self.added += 1
-        self._counted_since = self.epoch
         return group.shapes
 
     def remove(self, offer: Offer) -> None:
         """Forget a held offer that has become unavailable."""
-        group = self.groups[offer.pair_shape]
-        group.remove(offer)
+        self.groups[offer.pair_shape].remove(offer)
         self.epoch += 1
         self._touched.append(offer.pair_shape)
-        if group.total:
-            self._counted_since = self.epoch
 
     def plan(self, key: tuple, slot_rank: Callable[[Offer], float],
              rank_key: Callable[[Offer], int],
@@ -255,8 +241,8 @@ class HeldGroups:
                     deferred.append((first, group))
                 else:
                     rest.append((pair_shape, group))
-        plan = self._plans[key] = self._by_ranks[ranks] = ClassPlan(epoch, deferred, rest)
-        self._prefix[id(deferred)] = (deferred, len(shared_deferred), plan)
+        self._plans[key] = self._by_ranks[ranks] = ClassPlan(epoch, deferred, rest)
+        self._prefix[id(deferred)] = (deferred, len(shared_deferred))
         return deferred, rest
 
     def _brought(self, found: ClassPlan, shared_deferred: list) -> tuple[list, list]:
@@ -269,7 +255,7 @@ class HeldGroups:
         front, are ``shared_deferred``, left out alike."""
         deferred, rest = _alive(found.deferred), _alive(found.rest)
         found.epoch, found.deferred, found.rest = self.epoch, deferred, rest
-        self._prefix[id(deferred)] = (deferred, len(shared_deferred), found)
+        self._prefix[id(deferred)] = (deferred, len(shared_deferred))
         return deferred, rest
 
     def _literal_now(self, old: tuple[int, tuple[list, list, dict]] | None,
@@ -395,32 +381,10 @@ class HeldGroups:
             prefix = self._prefix.get(id(deferred))
             if prefix is not None and prefix[0] is deferred:
                 counts = [*self._literal_part(literal, submitter),
-                          *self._tail(prefix[2], deferred, prefix[1], submitter)]
+                          *_counts(deferred[prefix[1]:], submitter)]
             else:
                 counts = _counts(deferred, submitter)
         self._counts[key] = (epoch, deferred, counts)
-        return counts
-
-    def _tail(self, plan: ClassPlan, deferred: list, start: int, submitter: str
-              ) -> list[tuple[Offer, int]]:
-        """``_counts(deferred[start:], submitter)``, ``deferred`` being ``plan``'s
-        (its groups after the literal-Rank plan's from ``start``): kept on the plan
-        per submitter and, while offers have only left by emptying their groups
-        (``_counted_since``), brought up to date by leaving those groups out: the
-        plan's list has lost just them since (``_brought``), and every other
-        group's count is what it was."""
-        epoch = self.epoch
-        kept = plan.counts.get(submitter)
-        if kept is not None and kept[0] >= self._counted_since:
-            if kept[0] == epoch:
-                return kept[1]
-            # (a count's group is its first offer's pair shape's: C-level passes)
-            counts = kept[1]
-            counts = list(compress(counts, map(_TOTAL, map(
-                self.groups.__getitem__, map(_PAIR_SHAPE, map(_FIRST, counts))))))
-        else:
-            counts = _counts(deferred[start:], submitter)
-        plan.counts[submitter] = (epoch, counts)
         return counts
 
     def _literal_part(self, literal: list, submitter: str) -> list[tuple[Offer, int]]:
