@@ -117,7 +117,8 @@ class HeldGroups:
         #: class key -> its plan (shared with ``_by_ranks``)
         self._plans: dict[tuple, ClassPlan] = {}
         #: the pair shapes that lost an offer since the literal-Rank plan was last
-        #: made or brought up to date (``_literal_now``), in order, with repeats
+        #: made or brought up to date (``_literal_now``), in order, with repeats (at
+        #: most one per held offer: with priority preemption on, never read)
         self._touched: list[int] = []
         #: pair shape -> the lowest CurrentRank of its group when the literal-Rank
         #: plan was made, of each group the plan holds; pair shape -> its position
