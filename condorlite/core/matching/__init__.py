@@ -13,7 +13,8 @@ Data flows one way through the stages of this package:
   ``request_lists`` (one request's ordered list), ``shape_entries`` (a shape's entries,
   the runs kept), ``carved_lists`` (the vector statics), ``static_lists`` (with
   ``static_parts``: the static shapes by part, sorted by their numbers),
-  ``held_groups``, ``held_walks`` (a class's matching held groups with priority
+  ``held_groups`` (with ``held_counts``: a plan's deferred groups counted per
+  submitter), ``held_walks`` (a class's matching held groups with priority
   preemption on), ``held_lists`` (their entries, once per submitter),
   ``preq_verdicts`` (``PREEMPTION_REQUIREMENTS`` kept by what it reads; with
   ``preq_reads``: the names it reads, from its tree),

@@ -51,15 +51,14 @@ from operator import attrgetter, itemgetter
 from condorlite.core import adeval
 from condorlite.core.classad.ast import Literal
 from condorlite.core.matching.candidates import HeldGroup
+from condorlite.core.matching.held_counts import DeferredCounts, deferred_counts_of
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.slot_ranks import rank_reads
 
 #: "not in the table" (a table whose values may be None)
 MISSING = object()
-_FIRST = itemgetter(0)
 _SECOND = itemgetter(1)
 _TOTAL = attrgetter("total")
-_PAIR_SHAPE = attrgetter("pair_shape")
 
 
 class ClassPlan:
@@ -382,9 +381,9 @@ class HeldGroups:
             prefix = self._prefix.get(id(deferred))
             if prefix is not None and prefix[0] is deferred:
                 counts = [*self._literal_part(literal, submitter),
-                          *_counts(deferred[prefix[1]:], submitter)]
+                          *deferred_counts_of(deferred[prefix[1]:], submitter)]
             else:
-                counts = _counts(deferred, submitter)
+                counts = deferred_counts_of(deferred, submitter)
         self._counts[key] = (epoch, deferred, counts)
         return counts
 
@@ -438,107 +437,3 @@ class HeldGroups:
                 rest.append((pair_shape, group))
         others = {found: RankKeyGroups(members) for found, members in by_key.items()}
         return deferred, rest, others
-
-
-class DeferredCounts:
-    """``_counts`` of one deferred list for any submitter, from one pass over its
-    groups: ``base`` is every group with offers and all of them (a submitter that
-    holds none of the list's offers gets this very list), ``held`` each holder's
-    positions in it, where its count is less. A disk-share pool has a group per held
-    slot and a hundred submitters: one pass instead of one per submitter. Valid
-    while no group changes (``HeldGroups.epoch``). Each list given is a
-    ``DeferredList`` of this one: the positions of the groups in ``base``
-    (``positions``) are found once, for all of them."""
-
-    __slots__ = ("_positions", "base", "groups", "held")
-
-    def __init__(self, deferred: list) -> None:
-        base = DeferredList(self, {})
-        groups: list[HeldGroup] = []
-        held: dict[str, list[int]] = {}
-        for first, group in deferred:
-            total = group.total
-            if total:
-                for holder, own in group.by_holder.items():
-                    if own:
-                        positions = held.get(holder)
-                        if positions is None:
-                            held[holder] = [len(base)]
-                        else:
-                            positions.append(len(base))
-                base.append((first, total))
-                groups.append(group)
-        self.base, self.groups, self.held = base, groups, held
-        self._positions: dict[int, int] | None = None
-
-    def of(self, submitter: str) -> DeferredList:
-        """``_counts(deferred, submitter)`` (never to be changed in place: it may be
-        ``base``)."""
-        positions = self.held.get(submitter)
-        if positions is None:
-            return self.base
-        base, groups = self.base, self.groups
-        # (the counts of the submitter's positions, as made: what ``entry`` reads)
-        changed: dict[int, int] = {}
-        out = DeferredList(self, changed)
-        start = 0
-        for i in positions:
-            out += base[start:i]
-            first, total = base[i]
-            count = changed[i] = total - groups[i].by_holder[submitter]
-            if count:
-                out.append((first, count))
-            start = i + 1
-        out += base[start:]
-        return out
-
-    def positions(self) -> dict[int, int]:
-        """Pair shape -> position in ``base`` of each group (one per pair shape),
-        made once (C-level passes: the first read of each offer is the cost)."""
-        found = self._positions
-        if found is None:
-            base = self.base
-            found = self._positions = dict(zip(map(_PAIR_SHAPE, map(_FIRST, base)),
-                                               range(len(base)), strict=True))
-        return found
-
-
-class DeferredList(list):
-    """A list ``DeferredCounts.of`` gives (``Candidates.deferred``: (first offer,
-    count) of each group with any, in ``base``'s order), knowing where its groups
-    stand in ``base``: ``entry`` of a position in ``base`` is this list's entry of
-    that group, so the groups of given pair shapes are found through the
-    ``DeferredCounts``' one ``positions`` (``Reasons._matching_count``), not a
-    table per list. ``changed``: the count of each of ``base``'s positions this
-    list has another count of (0: not in the list), as made (a list may be read
-    after the groups change)."""
-
-    __slots__ = ("changed", "source")
-
-    def __init__(self, source: DeferredCounts, changed: dict[int, int]) -> None:
-        super().__init__()
-        self.source, self.changed = source, changed
-
-    def positions(self) -> dict[int, int]:
-        """Pair shape -> position in the source's ``base`` (``entry``)."""
-        return self.source.positions()
-
-    def entry(self, position: int) -> tuple[Offer, int] | None:
-        """This list's entry of the group at ``position`` in the source's ``base``,
-        None when the list does not hold it."""
-        found = self.source.base[position]
-        count = self.changed.get(position)
-        if count is None:
-            return found
-        return (found[0], count) if count else None
-
-
-def _counts(deferred: list, submitter: str) -> list[tuple[Offer, int]]:
-    """(first offer, offers not the submitter's own) of each group of ``deferred``
-    with any, in order."""
-    counts = []
-    for first, group in deferred:
-        count = group.total - group.by_holder.get(submitter, 0)
-        if count:
-            counts.append((first, count))
-    return counts

@@ -24,7 +24,7 @@ from condorlite.core.classad.ast import AttrRef, Binary, Expr, Literal, Paren
 from condorlite.core.matching.autocluster import closure
 from condorlite.core.matching.candidates import Candidates, PairEval, RejectCounts, as_rank
 from condorlite.core.matching.evaluation_count import EvaluationCount
-from condorlite.core.matching.held_groups import DeferredList
+from condorlite.core.matching.held_counts import DeferredList
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.own_literals import HIDDEN

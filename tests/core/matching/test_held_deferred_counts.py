@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from condorlite.core.matching import held_groups
+from condorlite.core.matching import held_counts
 from condorlite.core.matching.candidates import HeldGroup
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.policy import Policy
@@ -53,7 +53,7 @@ def _checked(monkeypatch) -> list[int]:
 
     def checked(self, deferred, submitter):
         counts = real(self, deferred, submitter)
-        assert counts == held_groups._counts(deferred, submitter)
+        assert counts == held_counts.deferred_counts_of(deferred, submitter)
         seen.append(len(counts))
         return counts
     monkeypatch.setattr(HeldGroups, "deferred_counts", checked)
@@ -72,8 +72,9 @@ def test_deferred_counts_are_the_plain_counts(monkeypatch, requirements: str) ->
 
 def test_a_literal_part_blind_to_the_submitter_is_caught(monkeypatch) -> None:
     _checked(monkeypatch)
-    monkeypatch.setattr(HeldGroups, "_literal_part",
-                        lambda self, literal, submitter: held_groups._counts(literal, "-"))
+    monkeypatch.setattr(
+        HeldGroups, "_literal_part",
+        lambda self, literal, submitter: held_counts.deferred_counts_of(literal, "-"))
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, Policy(uid_domain=UID, preemption_requirements="False"))
 
@@ -103,10 +104,10 @@ def test_deferred_counts_of_every_submitter_from_one_pass():
             for offer in offers[:rng.randint(0, len(offers))]:
                 group.remove(offer)
             deferred.append((_First(len(deferred)), group))
-        counts = held_groups.DeferredCounts(deferred)
+        counts = held_counts.DeferredCounts(deferred)
         for submitter in "abcdef":
             listed = counts.of(submitter)
-            assert listed == held_groups._counts(deferred, submitter)
+            assert listed == held_counts.deferred_counts_of(deferred, submitter)
             # each group of the list found by its position in ``base``, and none else
             at = listed.positions()
             assert sorted(at.values()) == list(range(len(counts.base)))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from condorlite.core.matching import held_groups
+from condorlite.core.matching import held_counts, held_groups
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.policy import Policy
 from tests.core._pool import UID
@@ -88,7 +88,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 
     def checked_counts(self, deferred, submitter):
         got = counts(self, deferred, submitter)
-        assert got == held_groups._counts(deferred, submitter)
+        assert got == held_counts.deferred_counts_of(deferred, submitter)
         return got
 
     def counted_brought(self, found, shared_deferred):

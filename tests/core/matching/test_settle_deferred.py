@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from condorlite.core.matching import reasons as reasons_module
 from condorlite.core.matching.candidates import HeldGroup
 from condorlite.core.matching.evaluation_count import EvaluationCount
-from condorlite.core.matching.held_groups import DeferredCounts
+from condorlite.core.matching.held_counts import DeferredCounts
 from condorlite.core.matching.reasons import Reasons
 from condorlite.core.matching.shape_keys import ShapeKeys
 
