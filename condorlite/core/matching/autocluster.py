@@ -199,10 +199,15 @@ class Autoclusters:
 
     @property
     def count(self) -> int:
-        """The number of autoclusters (distinct ``cluster_of`` values)."""
+        """The number of autoclusters (distinct ``cluster_of`` values).
+
+        A cycle's job ids are unique (the readers refuse a duplicate, and a turn
+        takes an id for one job: a matched id is done), so a ``RowMap``'s are its
+        rows' distinct numbers (``RowMap.distinct_rows``), counted without a set of
+        every job id."""
         of = self.cluster_of
         if isinstance(of, RowMap):
-            return of.distinct()
+            return of.distinct_rows()
         return len(set(of.values()))
 
 

@@ -53,7 +53,11 @@ LIMIT = 1 << 15
 #: at most this many visited-name sets per busy flag (a few in practice)
 SETS = 8
 #: lookups in a row without a hit after which ``find`` stops looking for a flag
-TRIES = 256
+#: (misses by slots of a new kind not counted: ``new_kind``). A miss costs about
+#: what the longer way costs the slot (the lookups, then keeping its record: 1k
+#: partitionable mix, session 30), so a flag whose slots of seen kinds keep missing
+#: (each holds numbers of its own: KFlops, a free Disk share) is given up soon.
+TRIES = 32
 #: ``find_loose`` stops for a busy flag once it has missed ``TRIES`` times and hit
 #: fewer than one lookup in ``LOOSE_SHARE`` (slots whose walked names hold numbers of
 #: their own, a free ``Disk`` share: each would keep a record no later slot matches)
@@ -126,8 +130,9 @@ class FirstStates:
         """The record of an earlier slot this one shares its entries with, or None.
 
         After ``TRIES`` lookups for one busy flag without a hit (held slots with
-        literals of their own), that flag's lookups stop: a miss only sends the
-        slot down a longer way to the same outcome."""
+        literals of their own; a slot of a new kind's miss taken back: ``new_kind``),
+        that flag's lookups stop: a miss only sends the slot down a longer way to
+        the same outcome."""
         table = adeval.table(ad)
         tries = self.tries
         if table is None or tries[busy] < 0:
@@ -145,9 +150,9 @@ class FirstStates:
         """A loose record (module doc) this slot matches, or None. Its
         ``independent`` is empty and its vector's rank keys are the recorded slot's:
         the caller works the ranks and their keys out. Gives up for good for a busy
-        flag after ``TRIES`` misses when fewer than one lookup in ``LOOSE_SHARE``
-        hit (then ``keep`` keeps no loose record for it either): a miss only sends
-        the slot down a longer way to the same outcome."""
+        flag after ``TRIES`` misses (as ``find`` counts them) when fewer than one
+        lookup in ``LOOSE_SHARE`` hit (then ``keep`` keeps no loose record for it
+        either): a miss only sends the slot down a longer way to the same outcome."""
         table = adeval.table(ad)
         counts = self.loose_counts[busy]
         if table is None or counts is None:
@@ -165,6 +170,22 @@ class FirstStates:
         if counts[1] >= TRIES and counts[0] * LOOSE_SHARE < counts[1]:
             self.loose_counts[busy] = None
         return None
+
+    def new_kind(self, ad: ClassAd, busy: bool) -> None:
+        """Take back the misses of a slot (``ad``) that no record of any kind
+        served, not even a ``kind_records`` one (its walk is worked out in full:
+        ``OfferShapes.prepare``). The first slot of a machine type misses whatever
+        is kept; only misses by slots of kinds seen before say that later slots
+        will miss too, so only those count towards ``TRIES`` (slots of many types
+        interleaved are not given up on). A lookup that has given up counts
+        nothing, and neither does one for an ad that is not ClassAd-lite."""
+        if adeval.table(ad) is None:
+            return
+        if self.tries[busy] > 0:
+            self.tries[busy] -= 1
+        counts = self.loose_counts[busy]
+        if counts is not None and counts[1] > 0:
+            counts[1] -= 1
 
     def keep(self, ad: ClassAd, busy: bool, kind: str, walk: tuple, independent: dict,
              pair_key: tuple, pair_shape: int, vector: SlotVector | None) -> None:

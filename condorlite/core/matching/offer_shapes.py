@@ -167,11 +167,15 @@ class OfferShapes:
             if first is not None:
                 self._prepare_loose(offer, ad, busy, first)
                 return
-            record = self._kinds.find(ad, busy, offer.slot.kind) \
-                if self._kinds.counts[busy] is not None else None
+            asked = self._kinds.counts[busy] is not None
+            record = self._kinds.find(ad, busy, offer.slot.kind) if asked else None
             if record is not None:
                 self._prepare_kinds(offer, ad, busy, record)
                 return
+            if asked:
+                # (a slot of a kind no record holds: its misses are no sign of
+                # later ones; once kinds are looked up no more, every miss counts)
+                self._first.new_kind(ad, busy)
         diff = None if prev is None else adeval.changed(ad, prev[0])
         if prev is not None and prev[1] == busy and same_walks(ad, prev[0], diff):
             flags, walked, reaches = prev[2]

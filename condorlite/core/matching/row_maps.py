@@ -73,12 +73,11 @@ class RowMap(Mapping[str, int]):
     def __repr__(self) -> str:
         return f"RowMap({self._map()!r})"
 
-    def distinct(self) -> int:
-        """``len(set(self.values()))``; without building the dict when the ids are
-        unique (then every row's number is a value)."""
-        if self._dict is None and len(set(self.ids)) == len(self.ids):
-            return len(set(self.values_by_row))
-        return len(set(self._map().values()))
+    def distinct_rows(self) -> int:
+        """The number of distinct numbers the rows hold, ``len(set(values_by_row))``:
+        ``len(set(self.values()))`` when the ids are unique (every row's number is
+        then a value), counted without hashing an id."""
+        return len(set(self.values_by_row))
 
 
 def turn_rows(cluster_of: Mapping[str, int], class_of: Mapping[str, int],

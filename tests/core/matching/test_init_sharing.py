@@ -335,8 +335,9 @@ def test_row_map_reads_as_the_dict_of_its_rows():
     rows = RowMap(ids, values)
     assert rows == dict(zip(ids, values, strict=True)) == {"1.0": 1, "1.1": 3, "2.0": 1}
     assert len(rows) == 3 and rows["1.1"] == 3 and rows.get("9.9") is None
-    assert rows.distinct() == 2  # a duplicate id: its last number counts, as in the dict
-    assert RowMap(["a", "b", "c"], [1, 2, 1]).distinct() == 2
+    assert rows.distinct_rows() == 3  # every row's number counts, a duplicate id's too
+    assert RowMap(["a", "b", "c"], [1, 2, 1]).distinct_rows() == 2 == len(
+        set(RowMap(["a", "b", "c"], [1, 2, 1]).values()))  # unique ids: the dict's values
 
 
 def test_turn_rows_by_row_equal_rows_by_id(tmp_path):
@@ -387,3 +388,33 @@ def test_loose_lookups_stop_when_almost_every_slot_misses():
         found = shared.find_loose(ad, False, "static")
         assert found is not None and found.pair_shape == i
     assert _loose_record_count(shared) == first_states.TRIES + 10
+
+
+def test_misses_count_only_for_slots_of_kinds_seen_before():
+    """A slot no record of any kind serves (``new_kind``: the first of its machine
+    type) takes its misses back, so slots of many types interleaved keep being
+    looked up; slots of a kind seen before that keep missing (numbers of their own)
+    give both lookups up after ``TRIES`` misses, and a hit resets ``find``'s."""
+    walk = (frozenset(), ("disk", "requirements"), {"post": {"kflops"}})
+    states = FirstStates()
+    for i in range(first_states.TRIES * 3):
+        # a new Requirements each time: a kind no record holds
+        ad = parse_ad(f"Requirements = Disk > {i}\nDisk = 1\nKFlops = 1")
+        assert states.find(ad, False, "static") is None
+        assert states.find_loose(ad, False, "static") is None
+        states.new_kind(ad, False)
+        states.keep(ad, False, "static", walk, {}, ("key", i), i, None)
+    assert states.tries[False] == 0 and states.loose_counts[False] == [0, 0]
+    # the very entries again: the exact record serves it, and keeps being asked
+    assert states.find(ad, False, "static").pair_shape == first_states.TRIES * 3 - 1
+    requirements = "Requirements = Disk > 0"
+    for i in range(first_states.TRIES):
+        # one kind, each slot its own Disk: misses that count
+        ad = parse_ad(f"{requirements}\nDisk = {i + 1000}\nKFlops = 1")
+        assert states.tries[False] == i
+        assert states.find(ad, False, "static") is None
+        assert states.find_loose(ad, False, "static") is None
+    assert states.tries[False] == -1 and states.loose_counts[False] is None
+    # a lookup given up takes nothing back
+    states.new_kind(ad, False)
+    assert states.tries[False] == -1 and states.loose_counts[False] is None
