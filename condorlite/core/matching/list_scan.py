@@ -246,7 +246,7 @@ class ListWalk:
             floor = cands.floor
             if floor is None:
                 floor = cands.floor = self.scan.costs.floor(
-                    self.klass, self.job_ad, cands.signature, cands.static_floor)
+                    self.klass, cands.signature, cands.static_floor)
             if (permit.free_used + floor > permit.free_bound
                     and permit.prio_used + floor > permit.prio_bound):
                 return True
@@ -304,7 +304,7 @@ class ListWalk:
                     rank = True
         free_floor = math.inf
         if free:
-            free_floor = self.scan.costs.floor(self.klass, self.job_ad, cands.signature,
+            free_floor = self.scan.costs.floor(self.klass, cands.signature,
                                                cands.static_floor, held=False)
         return RestFloors(free_floor, prio, rank)
 

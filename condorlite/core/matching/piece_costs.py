@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 
-from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.matchmaker import Matchmaker
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.pieces import (
@@ -32,18 +31,22 @@ class PieceCosts:
         self._piece_costs: dict[tuple, float] = {}
         #: (Matchmaker.weight_key, amounts read) -> piece weight (``cost``)
         self._shared_weights: dict[tuple, float] = {}
-        #: class (with the signature when it matters) -> the least cost of its
-        #: pieces (``floor``); the representatives once worked out
-        self._floors: dict[object, float] = {}
+        #: class (with the signature when it matters) -> (the representatives of
+        #: the statics it has programs for, the least cost of its pieces in them)
+        #: (``floor``); the representatives once worked out
+        self._floors: dict[object, tuple[tuple[int, ...], float]] = {}
+        #: ((class, Submitter* bindings or ()), pair-static) -> the class's program
+        #: (``MatchTable.programs``, read only: which statics a class has met)
+        self._programs = mm.table.programs
         self._floor_reps: tuple[float, float, list[int] | None] | None = None
         #: the names each offer's weight reaches, walked once per kind of slot
         #: (``pieces.WeightWalks``: asked of every partitionable offer)
         self._walks = WeightWalks(policy)
 
-    def floor(self, klass: int, job_ad: ClassAd, signature: tuple,
-              listed_static: float | None = None, *, held: bool = True) -> float:
-        """A lower bound on the cost of every entry a list of the class can hold, in
-        any state of the cycle (0 when none is known).
+    def floor(self, klass: int, signature: tuple, listed_static: float | None = None, *,
+              held: bool = True) -> float:
+        """A lower bound on the cost of every entry a list of the class made so far
+        can hold, in any state of the cycle (0 when none is known).
 
         A static offer costs its weight, which never changes. ``listed_static``: the
         least weight of the unheld static offers the list was made with
@@ -55,8 +58,17 @@ class PieceCosts:
         weight of what the class takes; that is the same in every state when the
         class's requests are constants (``PairProgram.fixed``) and the weight reads
         only amounts every piece takes (``weight_reads``), and the same for slots
-        binding the weight alike (``Matchmaker.weight_key``); kept per class (and
-        signature when it matters). Any other partitionable offer (no vector,
+        binding the weight alike (``Matchmaker.weight_key``), over the statics the
+        class has a program for (``MatchTable.programs``); kept per class (and
+        signature when it matters) while those are the same. Exact: a list of the
+        class holds an entry of a slot with a vector only by the class's program for
+        the slot's static (every pair of such a slot runs it, ``MatchTable.pair``;
+        ``carved_lists`` makes it before it lists a static, for every static it does
+        not pass over for good), so a list made before the floor is asked holds
+        none of a static without one, nor ever will (its later entries are of slots
+        it holds: ``list_scan``); the class's lists pass over the others (10,000-slot
+        partitionable mix: 548 programs made for the floor alone, none ever run,
+        when the floor was over every static). Any other partitionable offer (no vector,
         requests that read the slot, a weight reading the whole vector, a holder)
         leaves the floor unknown: 0. ``held`` False: the held static offers left out,
         a bound on the entries by no preemption alone (``list_scan`` bounds those by
@@ -73,23 +85,27 @@ class PieceCosts:
                 listed_static, held_static)
         # (the signature only when programs are kept per signature: hashing its
         # literals on every refusal costs more than the floor saves)
-        key = (klass, signature) if self.mm.per_submitter else klass
-        pieces = self._floors.get(key)
-        if pieces is None:
-            pieces = self._floors[key] = self._piece_floor(klass, job_ad, signature, reps)
-        return min(static, pieces)
+        per_submitter = self.mm.per_submitter
+        key = (klass, signature) if per_submitter else klass
+        # (the representatives of the statics the class has met: a few per pool)
+        klass_part, offers, programs = ((klass, signature if per_submitter else ()),
+                                        self.offers, self._programs)
+        met = tuple([idx for idx in reps
+                     if (klass_part, offers[idx].vector.static) in programs])  # type: ignore[union-attr]
+        found = self._floors.get(key)
+        if found is None or found[0] != met:
+            found = self._floors[key] = (met, self._piece_floor(klass_part, met))
+        return min(static, found[1])
 
-    def _piece_floor(self, klass: int, job_ad: ClassAd, signature: tuple,
-                     reps: list[int]) -> float:
-        """The least cost of a piece the class can take from any partitionable offer
-        (inf: none can match; 0: unknown)."""
+    def _piece_floor(self, klass_part: tuple, reps: tuple[int, ...]) -> float:
+        """The least cost of a piece the class (with its Submitter* bindings or ())
+        can take from the offers ``reps``, of statics it has programs for (inf: none
+        can match; 0: unknown)."""
         floor = math.inf
-        part = signature if self.mm.per_submitter else ()
+        program_of = self._programs
         for idx in reps:
             offer = self.offers[idx]
-            if self.mm.outgrown((klass, part), job_ad, offer):
-                continue  # (no piece of its static can hold the class's requests now)
-            program = self.mm.program((klass, part), job_ad, offer)
+            program = program_of[(klass_part, offer.vector.static)]  # type: ignore[union-attr]
             if program is None or program.requests:
                 return 0.0
             if program.never:

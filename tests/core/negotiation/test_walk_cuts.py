@@ -35,7 +35,7 @@ class _Costs:
     def __init__(self, floor: float, free: float) -> None:
         self._floor, self._free = floor, free
 
-    def floor(self, klass, job_ad, signature, listed_static=None, *, held=True):
+    def floor(self, klass, signature, listed_static=None, *, held=True):
         return self._floor if held else self._free
 
 
