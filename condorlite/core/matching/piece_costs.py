@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import math
 
+from condorlite.core import adeval
+from condorlite.core.entry_keys import entry_key
 from condorlite.core.matching.matchmaker import Matchmaker
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.pieces import (
     WeightWalks,
     piece_weight,
     vector_piece_weight,
+    weight_names,
     weight_reads,
 )
 from condorlite.core.policy import Policy
@@ -42,6 +45,12 @@ class PieceCosts:
         #: the names each offer's weight reaches, walked once per kind of slot
         #: (``pieces.WeightWalks``: asked of every partitionable offer)
         self._walks = WeightWalks(policy)
+        #: (id of an offer's weight names, its vector's names) -> (those weight names,
+        #: held; ``weight_reads``; the names its weight key reads) (``_weight_facts``)
+        self._facts: dict[tuple, tuple] = {}
+        #: (id of weight names, vector names, ``entry_key`` of the ad's entries of the
+        #: key's names) -> (``Matchmaker.weight_key``, those entries, held) (``_weight_key``)
+        self._keys: dict[tuple, tuple] = {}
 
     def floor(self, klass: int, signature: tuple, listed_static: float | None = None, *,
               held: bool = True) -> float:
@@ -134,8 +143,48 @@ class PieceCosts:
             if vector is None or offer.holder is not None:
                 return any_static, held_static, None
             fill(offer)
-            reps.setdefault((vector.static, self.mm.weight_key(offer, self.policy)), idx)
+            reps.setdefault((vector.static, self._weight_key(offer)), idx)
         return any_static, held_static, sorted(reps.values())
+
+    def _weight_facts(self, offer: Offer) -> tuple:
+        """(the names the weight of ``offer`` reaches, ``weight_reads``, those of the
+        names not in its vector: what ``Matchmaker.weight_key`` reads), once per walk
+        (``WeightWalks``: slots binding alike share one names object) and vector
+        names: each is a function of those two alone. Sets ``weight_reads``."""
+        vector = offer.vector
+        plan = weight_names(offer, self.policy)
+        key = (id(plan), vector.names)  # type: ignore[union-attr]
+        found = self._facts.get(key)
+        if found is None:
+            index = vector.index  # type: ignore[union-attr]
+            found = self._facts[key] = (plan, weight_reads(offer, self.policy),
+                                        tuple([n for n in plan or () if n not in index]))
+        elif vector.weight_reads is None:  # type: ignore[union-attr]
+            vector.weight_reads = found[1]  # type: ignore[union-attr]
+        return found
+
+    def _weight_key(self, offer: Offer) -> tuple:
+        """``Matchmaker.weight_key`` of ``offer`` (``vector.weight_key``), shared by
+        offers of one walk and vector names whose ads hold the same entries for the
+        names it reads (``entry_key``: the readers share an entry between ads holding
+        the same line): it is their numbers. A slot's other state ads bind those names
+        alike (carving rebinds only the vector's), so the state ad at hand keys it."""
+        vector = offer.vector
+        found = vector.weight_key  # type: ignore[union-attr]
+        if found is not None:
+            return found
+        plan, _, names = self._weight_facts(offer)
+        table = adeval.table(offer.state_ad)
+        if table is None:
+            return self.mm.weight_key(offer, self.policy)
+        key = (id(plan), vector.names, entry_key(table, names))  # type: ignore[union-attr]
+        known = self._keys.get(key)
+        if known is None:
+            known = self._keys[key] = (self.mm.weight_key(offer, self.policy),
+                                       tuple(map(table.get, names)))
+        else:
+            vector.weight_key = known[0]  # type: ignore[union-attr]
+        return known[0]
 
     def cost(self, idx: int, offer: Offer, taken: dict[str, float]) -> float:
         """The weight charged for ``taken`` from a partitionable offer.
@@ -152,7 +201,7 @@ class PieceCosts:
                 # (worked out without weighing: the first piece of each slot would
                 # otherwise specialise its weight expressions)
                 self._walks.fill(offer)
-                reads = weight_reads(offer, self.policy)
+                reads = self._weight_facts(offer)[1]
             if reads:
                 # (one resource read, as with SlotWeight = Cpus: its amount is the key)
                 amounts = taken[reads[0]] if len(reads) == 1 else tuple([taken[n] for n in reads])
@@ -161,7 +210,7 @@ class PieceCosts:
                     return found
                 # Slots whose weight expressions bind alike weigh a piece alike: the
                 # weight is a function of those bindings and the amounts it reads.
-                shared = (self.mm.weight_key(offer, self.policy), amounts)
+                shared = (self._weight_key(offer), amounts)
                 found = self._shared_weights.get(shared)
                 if found is None:
                     found = self._shared_weights[shared] = vector_piece_weight(
