@@ -15,7 +15,7 @@ import pytest
 
 from condorlite.core.matching import list_scan
 from condorlite.core.matching.candidates import ENTRY_IDX, Candidates
-from condorlite.core.matching.list_scan import ListScan, ListWalk, Permit
+from condorlite.core.matching.list_scan import Bounds, ListScan, ListWalk, Permit
 from condorlite.core.matching.piece_costs import PieceCosts
 from condorlite.core.model import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, Submitter
 from condorlite.core.negotiation import negotiator
@@ -53,7 +53,7 @@ def _walk(offers, entries, *, static=(), pending=(), floor=1.0, free=4.0, has_ra
     cands = Candidates(list(entries), static=list(static), has_rank=has_rank)
     cands.pending = [list(item) for item in pending]
     scan = ListScan(offers, None, _Costs(floor, free))  # type: ignore[arg-type]
-    return scan.walk(cands, 0, None, "a", False)  # type: ignore[arg-type]
+    return scan.walk(cands, 0, None, "a", False, Bounds(0.0, 0.0, False, False))  # type: ignore[arg-type]
 
 
 def _offer(weight: float, available: bool = True, partitionable: bool = False):
