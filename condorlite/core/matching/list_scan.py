@@ -53,7 +53,9 @@ class Permit(NamedTuple):
     out for the turn's limits): an entry that takes a slot nobody holds is allowed when
     ``free_used + cost <= free_bound or free_round``, a priority preemption when
     ``prio_used + cost <= prio_bound or prio_round``, a rank preemption always
-    (HTCondor's ``matchmakingAlgorithm``). A match changes it, nothing else."""
+    (HTCondor's ``matchmakingAlgorithm``). A match changes it, nothing else: ``pick``
+    tests it from the turn's ``Bounds`` and what is used, and makes it only for a
+    refusal's ``_rest_refused`` (``Bounds.permit``)."""
 
     #: used so far this spin by slots nobody held, and in all
     free_used: float
@@ -64,6 +66,28 @@ class Permit(NamedTuple):
     #: whether the round-up rule lets any cost through (``limits.permits_any``)
     free_round: bool
     prio_round: bool
+
+
+class Bounds(NamedTuple):
+    """What a submitter's limits allow in one turn (``TurnLimits`` worked out once per
+    turn, fixed for it): the bounds of ``Permit`` and whether each limit is positive.
+    With what the turn used so far, the walk's ``Permit`` (``permit``): a walk is
+    given its turn's bounds and, at each pick, only what is used, which a match
+    changes (no permit made per match)."""
+
+    #: the most ``used + cost`` may reach under each limit (``limits.permit_bound``)
+    free_bound: float
+    prio_bound: float
+    #: whether each limit is positive (the round-up rule: ``limits.permits_any``)
+    free_positive: bool
+    prio_positive: bool
+
+    def permit(self, free_used: float, prio_used: float) -> Permit:
+        """The ``Permit`` of a turn that has used ``free_used`` by slots nobody held
+        and ``prio_used`` in all."""
+        return Permit(free_used, prio_used, self.free_bound, self.prio_bound,
+                      free_used <= 0 and self.free_positive,
+                      prio_used <= 0 and self.prio_positive)
 
 
 class Pick(NamedTuple):
@@ -89,8 +113,6 @@ class RestFloors(NamedTuple):
 
 #: ``Pick(*fields)`` of a 4-tuple in one C call (a pick is made for every match)
 _make_pick = partial(tuple.__new__, Pick)
-#: ``Permit(*fields)`` of a 6-tuple in one C call (a turn makes one after every match)
-make_permit = partial(tuple.__new__, Permit)
 
 
 class ListScan:
@@ -103,15 +125,16 @@ class ListScan:
         self.walks_cut = 0
 
     def walk(self, cands: Candidates, klass: int, job_ad: ClassAd, name: str,
-             only_rank: bool) -> ListWalk:
-        """The walk of one request's list for the jobs of its class, one after another
-        (``ListWalk``)."""
-        return ListWalk(self, cands, klass, job_ad, name, only_rank)
+             only_rank: bool, bounds: Bounds) -> ListWalk:
+        """The walk of one request's list for the jobs of its class in one turn, one
+        after another, under the turn's ``bounds`` (``ListWalk``)."""
+        return ListWalk(self, cands, klass, job_ad, name, only_rank, bounds)
 
 
 class ListWalk:
-    """The walk of one request's list: ``pick`` answers, for each job of the class in
-    turn, the best candidate the job may take, or None.
+    """The walk of one request's list in one turn: ``pick`` answers, for each job of
+    the class in turn, the best candidate the job may take under the turn's ``bounds``
+    and what it has used, or None.
 
     Its place in the list is kept between jobs (in ``cands.position`` and
     ``cands.spos``): from that place the first entry the job may take is consumed with
@@ -128,33 +151,36 @@ class ListWalk:
     never rejected while a carved slot still fits it.
     """
 
-    __slots__ = ("_fixed", "_floors", "cands", "job_ad", "klass", "name", "only_rank", "scan")
+    __slots__ = ("_fixed", "_floors", "bounds", "cands", "job_ad", "klass", "name",
+                 "only_rank", "scan")
 
     def __init__(self, scan: ListScan, cands: Candidates, klass: int, job_ad: ClassAd,
-                 name: str, only_rank: bool) -> None:
+                 name: str, only_rank: bool, bounds: Bounds) -> None:
         self.scan, self.cands, self.klass = scan, cands, klass
         self.job_ad, self.name, self.only_rank = job_ad, name, only_rank
-        # What ``pick`` reads of the list and the cycle that never changes once the
-        # list is made (its lists are changed in place, never replaced), read in one
-        # step: ``pick`` runs once per job considered.
+        self.bounds = bounds
+        # What ``pick`` reads of the list, the cycle and the turn that never changes
+        # once the list is made (its lists are changed in place, never replaced),
+        # read in one step: ``pick`` runs once per job considered.
         self._fixed = (cands, cands.entries, cands.static, len(cands.static), cands.built,
-                       cands.pending, cands.pairs, scan.offers, scan.mm, klass, scan)
+                       cands.pending, cands.pairs, scan.offers, scan.mm, klass, scan,
+                       *bounds)
         #: the least cost of an entry left by no preemption and by priority
         #: (``_rest_floors``), worked out at the first refusal that asks (None: not yet)
         self._floors: RestFloors | None = None
 
-    def pick(self, permit: Permit, job: Job) -> Pick | None:
-        """The entry ``job`` takes under ``permit`` (class doc), or None: the first
-        entry from the walk's place that ``job`` may take, consumed with everything
-        before it; when the list runs out (or the cost floor ends it), the slots it
-        carved are taken back (``_take_back_carved``) and the walk goes on over them."""
+    def pick(self, job: Job, free_used: float, prio_used: float) -> Pick | None:
+        """The entry ``job`` takes (class doc) under ``bounds.permit(free_used,
+        prio_used)``, or None: the first entry from the walk's place that ``job`` may
+        take, consumed with everything before it; when the list runs out (or the
+        cost floor ends it), the slots it carved are taken back
+        (``_take_back_carved``) and the walk goes on over them."""
         # The static entries are a second sorted list (``Candidates.static``): the
         # next entry is the smaller of the two heads; the runs not merged yet
         # (``Candidates.merge_more``) are merged on reaching the end.
         (cands, entries, static, send, built, pending, pairs, offers, mm, klass,
-         scan) = self._fixed
+         scan, free_bound, prio_bound, free_positive, prio_positive) = self._fixed
         pos, spos, end = cands.position, cands.spos, len(entries)
-        free_used, prio_used, free_bound, prio_bound, free_round, prio_round = permit
         ask = True  # (whether a refusal asks ``_rest_refused``)
         try:
             while True:
@@ -203,11 +229,11 @@ class ListWalk:
                         cost = scan.costs.cost(idx, offer, taken)
                 else:
                     taken, cost = None, offer.weight
-                # the permit's rule (``Permit``)
+                # the permit's rule (``Permit``; its round-up flags, ``Bounds.permit``)
                 if reason == NO_PREEMPTION:
-                    ok = free_used + cost <= free_bound or free_round
+                    ok = free_used + cost <= free_bound or (free_used <= 0 and free_positive)
                 elif reason == PRIO_PREEMPTION:
-                    ok = prio_used + cost <= prio_bound or prio_round
+                    ok = prio_used + cost <= prio_bound or (prio_used <= 0 and prio_positive)
                 else:
                     ok = True
                 if ok:
@@ -216,7 +242,8 @@ class ListWalk:
                     return _make_pick((offer, reason, taken, cost))
                 cands.rej_limit += 1
                 if ask:
-                    if self._rest_refused(permit, pos, spos):
+                    if self._rest_refused(self.bounds.permit(free_used, prio_used), pos,
+                                          spos):
                         # The limit refuses every entry left (``_rest_refused``; the
                         # reason is settled: this refusal counted), so the walk stops
                         # here (and goes on over the slots it carved, taken back, as
@@ -245,7 +272,7 @@ class ListWalk:
             floor = cands.floor
             if floor is None:
                 floor = cands.floor = self.scan.costs.floor(
-                    self.klass, self.job_ad, cands.signature, cands.static_floor)
+                    self.klass, cands.signature, cands.static_floor)
             if (permit.free_used + floor > permit.free_bound
                     and permit.prio_used + floor > permit.prio_bound):
                 return True
@@ -303,7 +330,7 @@ class ListWalk:
                     rank = True
         free_floor = math.inf
         if free:
-            free_floor = self.scan.costs.floor(self.klass, self.job_ad, cands.signature,
+            free_floor = self.scan.costs.floor(self.klass, cands.signature,
                                                cands.static_floor, held=False)
         return RestFloors(free_floor, prio, rank)
 
@@ -336,7 +363,10 @@ class ListWalk:
         list), so the entries are made here a shape at a time, one pair result each
         (what ``RequestLists.candidates`` makes of offers at their own positions,
         without its general tests and its second look per shape): a take-back
-        re-evaluates hundreds of slots of which the walk usually reads a few. A held
+        re-evaluates hundreds of slots, of shapes of their own on a pool of varied
+        slots (10,000-slot partitionable mix: 869 take-backs, 24,364 slots, 24,364
+        pair evaluations, 21,468 entries, 17,949 of them read; partitionable row:
+        74, 25,252, 2,292, 21,811 and 19,553). A held
         slot, or one not at its own position, goes the general way
         (``_take_back_listed``)."""
         cands, scan = self.cands, self.scan

@@ -15,10 +15,10 @@ queue order:
 4. otherwise the row's class's candidate list (made once per turn and class, with the
    class's job ad: ``_start_walk``) is walked by its ``list_scan.ListWalk``: the first
    entry the limits permit (``unclaimed`` for slots nobody holds, ``limit`` for
-   priority preemption; ``Permit``, made again after every match) is the match, else
-   the row is rejected (``_reject_row``, for the reason the list's counts give) and,
-   unless NEGOTIATE_ALL_JOBS_IN_CLUSTER, its autocluster is skipped for the rest of
-   the turn.
+   priority preemption: the turn's ``list_scan.Bounds``, given to its walks, and what
+   it used so far, given to each pick) is the match, else the row is rejected
+   (``_reject_row``, for the reason the list's counts give) and, unless
+   NEGOTIATE_ALL_JOBS_IN_CLUSTER, its autocluster is skipped for the rest of the turn.
 
 The turn ends DONE when every row was matched or rejected for no reason of limits;
 RESUME when it hit a limit (it goes on in the next spin). ``TurnEnd`` says which,
@@ -48,7 +48,7 @@ from typing import NamedTuple
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.autocluster import Autoclusters
 from condorlite.core.matching.candidates import Candidates
-from condorlite.core.matching.list_scan import ListScan, ListWalk, Pick, make_permit
+from condorlite.core.matching.list_scan import Bounds, ListScan, ListWalk, Pick
 from condorlite.core.matching.matchmaker import Matchmaker
 from condorlite.core.matching.offers import with_attrs
 from condorlite.core.model import NO_PREEMPTION, Claim, Job, Match, make_match
@@ -124,16 +124,14 @@ class TurnNegotiator:
         offer_pool, stats, spin = self.offer_pool, self.stats, limits.spin
         any_held = offer_pool.held_available > 0
         # limits.permits(used, cost, limit) is used + cost <= bound, or the round-up
-        # rule: the bounds of the two limits are fixed for the turn
-        bound, positive = lim.permit_bound(limit), limit > 0
-        free_bound, free_positive = lim.permit_bound(limits.unclaimed), limits.unclaimed > 0
+        # rule: the bounds of the two limits are fixed for the turn (its walks'
+        # ``list_scan.Bounds``), what is used changes with every match
+        bounds = Bounds(lim.permit_bound(limits.unclaimed), lim.permit_bound(limit),
+                        limits.unclaimed > 0, limit > 0)
         # (the rows as the turn keeps them, a list per field: ``turns``)
         row_iter = zip(turn.ids, turn.clusters, turn.classes, turn.jobs, strict=True)
         at = 0  # the position in the turn's rows of the row after the current one
         considered = naive = 0  # (the per-row statistics, added on the way out)
-        # what the walk needs of the limits (a ``list_scan.Permit``): changed by a match only
-        permit = make_permit((used_unclaimed, used, free_bound, bound,
-                              used_unclaimed <= 0 and free_positive, used <= 0 and positive))
         # the list last walked, looked up again only when the row's class or mode differs
         last_key, walk = None, None
         usage, matches_append, carve = self.usage, self.matches.append, self.mm.carve
@@ -171,9 +169,9 @@ class TurnNegotiator:
                         if written != matched:
                             usage[name], written = charged, matched
                         walk = self._start_walk(klass, only_rank, name, group_turn,
-                                                job_ads, cache, walks)
+                                                job_ads, cache, walks, bounds)
                     last_key = None if only_rank else klass
-                picked = walk.pick(permit, job)
+                picked = walk.pick(job, used_unclaimed, used)
                 if picked is None:
                     cands = cache[(klass, only_rank)]
                     limited = limited or cands.rej_limit > 0 or only_rank
@@ -206,9 +204,6 @@ class TurnNegotiator:
                 if reason == NO_PREEMPTION:
                     used_unclaimed += cost
                 pie_left -= cost
-                permit = make_permit((used_unclaimed, used, free_bound, bound,
-                                      used_unclaimed <= 0 and free_positive,
-                                      used <= 0 and positive))
             return TurnEnd(not (used >= limit or limited), pie_left)
         finally:
             stats["jobs_considered"] += considered
@@ -222,10 +217,11 @@ class TurnNegotiator:
     def _start_walk(self, klass: int, only_rank: bool, name: str,
                     group_turn: GroupTurn | None, job_ads: dict[int, ClassAd],
                     cache: dict[tuple[int, bool], Candidates],
-                    walks: dict[tuple[int, bool], ListWalk]) -> ListWalk:
+                    walks: dict[tuple[int, bool], ListWalk], bounds: Bounds) -> ListWalk:
         """The list of a class in a submitter's turn (its job ad: the class's first
         job with the submitter's attributes, ``submitter_attrs``, made once per turn),
-        and its walk (``ListWalk``); both kept under (class, only_rank)."""
+        and its walk (``ListWalk``) under the turn's ``bounds``; both kept under
+        (class, only_rank)."""
         job_ad = job_ads.get(klass)
         if job_ad is None:
             job_ad = job_ads[klass] = with_attrs(
@@ -233,7 +229,7 @@ class TurnNegotiator:
                 submitter_attrs(name, self.eup, self.usage, self.groups, group_turn))
         key = (klass, only_rank)
         cands = cache[key] = self.mm.candidates(klass, job_ad, name, self.offers, only_rank)
-        walk = walks[key] = self.scan.walk(cands, klass, job_ad, name, only_rank)
+        walk = walks[key] = self.scan.walk(cands, klass, job_ad, name, only_rank, bounds)
         return walk
 
     def _skip_run(self, turn: Turn, start: int, at: int, row_iter, cluster: int) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -13,13 +14,16 @@ from types import SimpleNamespace
 import pytest
 
 from condorlite.core.matching import list_scan
-from condorlite.core.matching.candidates import Candidates
-from condorlite.core.matching.list_scan import ListScan, Permit
+from condorlite.core.matching.candidates import ENTRY_IDX, Candidates
+from condorlite.core.matching.list_scan import Bounds, ListScan, ListWalk, Permit
+from condorlite.core.matching.piece_costs import PieceCosts
 from condorlite.core.model import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, Submitter
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import Policy
 from tests.core._pool import decoded_pool, job, slot, user
 from tests.core.negotiation.test_equivalence import PREEMPTIVE, _fingerprint, _submitters
+from tests.core.negotiation.test_equivalence_realistic import EVERYTHING
+from tests.core.negotiation.test_equivalence_realistic import _pool as _realistic_pool
 from tests.core.reference import run_reference_cycle
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
@@ -35,7 +39,7 @@ class _Costs:
     def __init__(self, floor: float, free: float) -> None:
         self._floor, self._free = floor, free
 
-    def floor(self, klass, job_ad, signature, listed_static=None, *, held=True):
+    def floor(self, klass, signature, listed_static=None, *, held=True):
         return self._floor if held else self._free
 
 
@@ -49,7 +53,7 @@ def _walk(offers, entries, *, static=(), pending=(), floor=1.0, free=4.0, has_ra
     cands = Candidates(list(entries), static=list(static), has_rank=has_rank)
     cands.pending = [list(item) for item in pending]
     scan = ListScan(offers, None, _Costs(floor, free))  # type: ignore[arg-type]
-    return scan.walk(cands, 0, None, "a", False)  # type: ignore[arg-type]
+    return scan.walk(cands, 0, None, "a", False, Bounds(0.0, 0.0, False, False))  # type: ignore[arg-type]
 
 
 def _offer(weight: float, available: bool = True, partitionable: bool = False):
@@ -155,3 +159,60 @@ def test_cut_walks_give_the_reference_cycle(tmp_path, monkeypatch, split, seed):
         counts[mode] = fast.scan.walks_cut
         assert _fingerprint(fast.result()) == plain
     assert counts[split] >= counts[False]
+
+
+def _checked_asks(monkeypatch) -> Counter:
+    """Wrap ``ListWalk._rest_refused`` and ``PieceCosts.floor`` to check what the
+    class's piece floor relies on (``PieceCosts.floor``): at every ask, each entry
+    left in the list (merged, static, pending, made on demand so far) and each slot
+    carved to take back, of a slot with a resource vector, is of a static the class
+    has a program for; and working out a floor makes no program. Returns the counts
+    of asks and entries checked."""
+    counts: Counter = Counter()
+    rest_refused, floor = ListWalk._rest_refused, PieceCosts.floor
+
+    def checked_rest(self, permit, pos, spos):
+        cands, mm, offers = self.cands, self.scan.mm, self.scan.offers
+        part = cands.signature if mm.per_submitter else ()
+        runs = [cands.entries[pos:], cands.static[spos:]]
+        runs += [item[0][item[1]:] for item in cands.pending]
+        seqs = [entry[ENTRY_IDX] for run in runs for entry in run] + list(cands.carved)
+        for idx in seqs:
+            offer = offers[idx]
+            if offer.partitionable and offer.vector is not None:
+                counts["entries"] += 1
+                assert ((self.klass, part), offer.vector.static) in mm.table.programs
+        counts["asks"] += 1
+        return rest_refused(self, permit, pos, spos)
+
+    def checked_floor(self, *args, **kwargs):
+        before = len(self.mm.table.programs)
+        found = floor(self, *args, **kwargs)
+        assert len(self.mm.table.programs) == before
+        counts["floors"] += 1
+        return found
+
+    monkeypatch.setattr(ListWalk, "_rest_refused", checked_rest)
+    monkeypatch.setattr(PieceCosts, "floor", checked_floor)
+    return counts
+
+
+@pytest.mark.parametrize("fraction", [1.0, 0.5])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_list_holds_only_statics_its_class_has_programs_for(tmp_path, monkeypatch,
+                                                              fraction, seed):
+    """The piece floor is over the statics the class has programs for
+    (``PieceCosts.floor``): realistic pools with partitionable slots (every property
+    of ``test_equivalence_realistic`` on), whose walks the limit refuses and cuts,
+    never list an entry of another static, and no floor makes a program (one made
+    for the floor alone was never run). The cycle is the reference's."""
+    counts = _checked_asks(monkeypatch)
+    spec = genpool.PoolSpec(slots=60, jobs=250, submitters=8, autoclusters=40, seed=seed,
+                            partitionable_fraction=fraction, **EVERYTHING)
+    slots, jobs, subs, policy = _realistic_pool(tmp_path, spec)
+    fast = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
+    fast.run()
+    assert counts["asks"] > 0 and counts["floors"] > 0 and counts["entries"] > 0
+    assert fast.scan.walks_cut > 0
+    assert _fingerprint(fast.result()) == _fingerprint(
+        run_reference_cycle(slots, jobs, subs, policy, NOW))
