@@ -70,6 +70,9 @@ class ResidualCache:
         self._parts: dict[tuple, dict[tuple[str, ...], dict[tuple, Residual | None]]] = {}
         #: the same for the parts of whole programs (``parts``)
         self._programs: dict[tuple, dict[tuple[str, ...], dict[tuple, object]]] = {}
+        #: the one program that never matches, for every class whose parts rule every
+        #: state of the static out (``_pair_program``; made when first needed)
+        self.never: PairProgram | None = None
 
     def get(self, part: tuple, job_ad: ClassAd,
             build: Callable[[set[tuple[int, str]]], Residual | None],
@@ -167,7 +170,12 @@ def _pair_program(pair: tuple, free_requests: tuple[tuple[str, ...], tuple],
         return None
     requests, tests, slot_rank, ranks = parts  # type: ignore[misc]
     if requests is None:  # a Requirements that holds for no vector (``_never``)
-        return PairProgram([], tests, tests[0], slot_rank, [], as_rank)
+        # (a program that never matches runs nothing and reads none of its parts:
+        # one per static serves every class, ``PairProgram.run``)
+        if cache.never is None:
+            false = Constant(False)
+            cache.never = PairProgram([], [false], false, false, [], as_rank)
+        return cache.never
     job_rank = _attribute(pair, params, job_ad, "Rank", set())
     if job_rank is None:
         return None
