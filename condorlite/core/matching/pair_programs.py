@@ -70,6 +70,9 @@ class ResidualCache:
         self._parts: dict[tuple, dict[tuple[str, ...], dict[tuple, Residual | None]]] = {}
         #: the same for the parts of whole programs (``parts``)
         self._programs: dict[tuple, dict[tuple[str, ...], dict[tuple, object]]] = {}
+        #: the one program that never matches, for every class whose parts rule every
+        #: state of the static out (``_pair_program``; made when first needed)
+        self.never: PairProgram | None = None
 
     def get(self, part: tuple, job_ad: ClassAd,
             build: Callable[[set[tuple[int, str]]], Residual | None],
@@ -166,8 +169,13 @@ def _pair_program(pair: tuple, free_requests: tuple[tuple[str, ...], tuple],
     if parts is None:
         return None
     requests, tests, slot_rank, ranks = parts  # type: ignore[misc]
-    if requests is None:  # the job's Requirements, a constant that does not hold
-        return PairProgram([], tests, tests[0], slot_rank, [], as_rank)
+    if requests is None:  # a Requirements that holds for no vector (``_never``)
+        # (a program that never matches runs nothing and reads none of its parts:
+        # one per static serves every class, ``PairProgram.run``)
+        if cache.never is None:
+            false = Constant(False)
+            cache.never = PairProgram([], [false], false, false, [], as_rank)
+        return cache.never
     job_rank = _attribute(pair, params, job_ad, "Rank", set())
     if job_rank is None:
         return None
@@ -184,13 +192,15 @@ def _pair_program(pair: tuple, free_requests: tuple[tuple[str, ...], tuple],
 def _program_parts(pair: tuple, params: tuple[str, ...], used: set[str]) -> tuple | None:
     """The residuals of a program but the job's ``Rank``, ``(requests, tests,
     slot_rank, ranks)`` as ``PairProgram`` takes them, or None when a part cannot be
-    specialised. When the job's ``Requirements`` is a constant that does not hold,
-    no state can match: ``requests`` is None and the constant stands in for every
-    other part. The job names each residual is kept under, and the names of the
-    job's own parts, go into ``used``."""
+    specialised. When the job's ``Requirements`` holds for no vector (``_never``), or
+    the slot's does once the job's and its requests could be specialised, no state
+    can match: ``requests`` is None, that residual stands in for every other part
+    and the parts after it are not made (the program never matches, as no state's
+    full evaluation does: ``PairProgram._settle``). The job names each residual is
+    kept under, and the names of the job's own parts, go into ``used``."""
     job_ad, slot_ad, vector, resources, dependent, now, _, cache = pair
     job_requirements = _attribute(pair, params, job_ad, "Requirements", used)
-    if type(job_requirements) is Constant and not holds(job_requirements.value):
+    if _never(job_requirements):
         # No state can match (another OpSys, say): nothing else needs specialising.
         return (None, [job_requirements], job_requirements, [])
     requests = []
@@ -200,9 +210,14 @@ def _program_parts(pair: tuple, params: tuple[str, ...], used: set[str]) -> tupl
         if pos is None or fn is None:
             return None
         requests.append((res, fn, pos, 1.0 if res == "Cpus" else 0.0))
+    slot_requirements = _attribute(pair, params, slot_ad, "Requirements", used)
+    if job_requirements is not None and _never(slot_requirements):
+        # (the slot's Requirements rule every state out, a START that needs a
+        # machine attribute the job lacks, say: nor need the ranks be specialised)
+        return (None, [slot_requirements], slot_requirements, [])
     parts = [
         job_requirements,
-        _attribute(pair, params, slot_ad, "Requirements", used),
+        slot_requirements,
         _attribute(pair, params, slot_ad, "Rank", used),
     ]
     # The slot's Rank, when it reads the vector, is worked out by ``PairProgram._ranked``
@@ -219,6 +234,15 @@ def _program_parts(pair: tuple, params: tuple[str, ...], used: set[str]) -> tupl
     if any(p is None for p in parts) or any(fn is None for _, fn in ranks):
         return None
     return (requests, parts[:2], parts[2], ranks)
+
+
+def _never(residual: Residual | None) -> bool:
+    """Whether a ``Requirements`` residual holds for no vector: a constant that does
+    not hold, or one ``partial`` marked never true (``residual_logic.never_true``);
+    ``PairProgram._settle`` finds such a test never holding all the same."""
+    if type(residual) is Constant:
+        return not holds(residual.value)
+    return bool(getattr(residual, "never_true", False))
 
 
 def _attribute(pair: tuple, params: tuple[str, ...], ad: ClassAd, name: str,

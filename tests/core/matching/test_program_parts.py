@@ -142,3 +142,46 @@ def test_job_params_are_the_literal_number_requests_of_the_vector() -> None:
     assert job_params(job, vector) == (("requestcpus", "requestmemory"), (2, 1024.5))
     assert job_params(job, vector) == (tuple(n for n, _ in expected),
                                        tuple(v for _, v in expected))
+
+
+#: Requirements that hold in no state but are no constant: an ``&&`` with an operand
+#: that is never true (``residual_logic.never_true``), on the job's side or the slot's
+_NEVER_TRUE = {
+    "the job's": ({"Requirements": "TARGET.Memory >= RequestMemory && TARGET.HasNothing"}, {}),
+    "the slot's": ({}, {"Requirements": "START && WithinResourceLimits && TARGET.HasNothing"}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_NEVER_TRUE))
+def test_requirements_never_true_end_the_parts_and_share_one_program(
+        monkeypatch: pytest.MonkeyPatch, case: str) -> None:
+    job_changes, slot_changes = _NEVER_TRUE[case]
+    slot_ad = ad(**{**SLOT, **slot_changes})
+    vector = vector_of(slot_ad, frozenset({"cpus", "memory", "disk"}))
+    assert vector is not None
+    made: list[str] = []
+    real = pair_programs._attribute
+
+    def counted(pair, params, ad_, name, used):
+        made.append(name if ad_ is pair[0] else "slot " + name)
+        return real(pair, params, ad_, name, used)
+
+    monkeypatch.setattr(pair_programs, "_attribute", counted)
+    cache = ResidualCache(Canon().key)
+    programs, jobs = [], []
+    for cpus in (1, 4):
+        job_ad = ad(**{**JOB, **job_changes, "RequestCpus": cpus, "Rank": f"Cpus * {cpus}"})
+        jobs.append(job_ad)
+        programs.append(pair_program(job_ad, slot_ad, vector, resource_names(slot_ad, job_ad),
+                                     [], None, as_rank, cache))
+    assert all(p is not None and p.never for p in programs)
+    assert programs[0] is programs[1] is cache.never  # one per static
+    # the parts after the Requirements that holds nowhere are never made
+    assert "slot Rank" not in made and "Rank" not in made
+    for job_ad in jobs:
+        for cpus, memory, disk in GRID:
+            state = ad(**{**SLOT, **slot_changes, "Cpus": cpus, "Memory": memory,
+                          "Disk": disk})
+            assert not (adeval.requirements_hold(job_ad, state)
+                        and adeval.requirements_hold(state, job_ad)), (case, cpus, memory)
+            assert programs[0].run((cpus, disk, memory), as_rank) == (False,)
