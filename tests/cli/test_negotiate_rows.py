@@ -15,7 +15,7 @@ def reference(doc: object) -> str:
 
 
 def test_match_fields_are_unpacked_in_match_order() -> None:
-    assert negotiate_run.MATCH_FIELDS == Match._fields
+    assert Match._fields == negotiate_run.MATCH_FIELDS
 
 
 def _matches() -> list[Match]:
