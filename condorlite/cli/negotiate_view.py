@@ -78,8 +78,12 @@ def _header(cycle: dict[str, Any]) -> list[str]:
 
 
 def _matches(data: dict[str, Any]) -> list[str]:
-    rows = [[m["job"], m["submitter"], m["slot"], _n(m["weight"]), m["reason"],
-             m["preempting"] or ""] for m in data["matches"]]
+    # each distinct weight formatted once (a cycle's tens of thousands of matches have a
+    # few weights; equal numbers, whatever their type or sign, print alike in ``_n``)
+    shown: dict[float, str] = {}
+    rows = [[m["job"], m["submitter"], m["slot"],
+             shown.get(m["weight"]) or shown.setdefault(m["weight"], _n(m["weight"])),
+             m["reason"], m["preempting"] or ""] for m in data["matches"]]
     if not rows:
         return ["", "Matches (0)", "  none"]
     return _section(f"Matches ({len(rows)})",

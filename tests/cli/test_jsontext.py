@@ -156,6 +156,74 @@ def test_rows_of_one_are_never_cut(monkeypatch) -> None:
         assert jsontext.dumps({"r": rows}) == reference({"r": [{"n": x} for x in range(size)]})
 
 
+def _fast_rows(items: list) -> jsontext.Rows:
+    """Rows whose ``fast`` writes each row's repeated part (``{"k": x % 3}``, its float
+    marked) as a ``written`` text."""
+    parts = {m: jsontext.written({"k": marked(m / 3 if m else 1e-6)}) for m in range(3)}
+
+    def convert(x: object) -> dict:
+        m = x % 3 if isinstance(x, int) else 0
+        return {"n": x, "part": {"k": marked(m / 3 if m else 1e-6)}}
+
+    def fast(chunk: list) -> list:
+        return [{"n": x, "part": parts[x % 3 if isinstance(x, int) else 0]} for x in chunk]
+
+    return jsontext.Rows(items, convert, fast)
+
+
+def test_fast_rows_are_the_plain_list_text(monkeypatch) -> None:
+    """Rows made by ``fast`` (with ``written`` texts) give json.dumps's bytes of the
+    plain list, whatever the chunks and halves; iterating gives ``convert``'s rows."""
+    from condorlite import forked
+
+    monkeypatch.setattr(forked, "two_cores", lambda: True)
+    monkeypatch.setattr(jsontext, "PARALLEL_ROWS", 4)
+    for chunk in (1, 3, 8192):
+        monkeypatch.setattr(jsontext, "CHUNK_ROWS", chunk)
+        for size in (0, 1, 4, 5, 23):
+            rows = _fast_rows(list(range(size)))
+            plain = [{"n": x, "part": {"k": x % 3 / 3 if x % 3 else 1e-6}} for x in range(size)]
+            assert jsontext.dumps({"r": rows}) == reference({"r": plain}), (chunk, size)
+            assert list(rows) == plain
+
+
+def test_fast_rows_that_orjson_refuses_are_made_by_convert(monkeypatch) -> None:
+    """A chunk whose ``fast`` rows orjson refuses (an integer past 64 bits) or whose
+    text shows a pattern (an unmarked tiny float) is made again by ``convert``: json
+    writes it, and the other chunks stay orjson's."""
+    monkeypatch.setattr(jsontext, "CHUNK_ROWS", 2)
+    made: list[object] = []
+
+    def convert(x: object) -> dict:
+        made.append(x)
+        return {"n": x}
+
+    for odd in (2**70, 1e-5):
+        made.clear()
+        items = [1, 2, odd, 4, 5]
+        rows = jsontext.Rows(items, convert, lambda chunk: [{"n": x} for x in chunk])
+        assert jsontext.dumps({"r": rows}) == reference({"r": [{"n": x} for x in items]})
+        assert made == [odd, 4], odd  # the one chunk that holds it, by convert
+
+
+def test_written_is_orjson_text_or_the_value() -> None:
+    """``written``: a checked orjson text in a row for orjson; the value itself when
+    orjson refuses it or its text shows a pattern."""
+    text = jsontext.written({"cpus": jsontext.real(2.0), "tiny": jsontext.real(3e-6)})
+    assert orjson.dumps([text]) == b'[{"cpus":2.0,"tiny":3e-06}]'
+    for refused in ({"x": 1e-5}, ["\ud800"], [2**70]):
+        assert jsontext.written(refused) is refused
+
+
+def test_suspect_needs_each_pattern_literal() -> None:
+    """``_suspect`` looks for a pattern only where its literal is; both shapes of an
+    unmarked tiny float are still found, first, last and alone."""
+    for text in (b"1e-5", b'[1,2e-7]', b'{"a":0.00001}', b"0.00003", b"[-0.00002]"):
+        assert jsontext._suspect(text), text
+    for text in (b'"compute-0-1"', b"1e-10", b'"e-"', b"10.00001", b"", b'"x0.0000"'):
+        assert not jsontext._suspect(text), text
+
+
 # --- Encoded: a repeated value written and checked once --------------------------------
 
 
