@@ -187,16 +187,22 @@ class KindRecords:
         plan = record.key_plan
         if plan is None:
             plan = record.key_plan = self._plan(ad, record.state.walk[1])
-        return self._key(plan, ad, extra)
+        return self.key(plan, ad, extra)
 
     def names_key(self, record: KindRecord, ad: ClassAd, names: tuple[str, ...],
                   extra: tuple) -> tuple:
         """The key of ``names`` (among the names the walk of a slot that found
         ``record`` visited) as ``pair_key`` makes it; the plan is kept per names."""
+        return self.key(self.names_plan(record, ad, names), ad, extra)
+
+    def names_plan(self, record: KindRecord, ad: ClassAd, names: tuple[str, ...]) -> KeyPlan:
+        """The key plan of ``names`` that ``names_key`` follows: kept per names, made
+        from the first slot that asks (``ad``). ``key(plan, ad, extra)`` is then
+        ``names_key(record, ad, names, extra)``, for a caller that keeps the plan."""
         plan = record.plans.get(names)
         if plan is None:
             plan = record.plans[names] = self._plan(ad, names)
-        return self._key(plan, ad, extra)
+        return plan
 
     def _plan(self, ad: ClassAd, names: tuple[str, ...]) -> KeyPlan:
         """The key plan of ``names`` made from the first slot's bindings."""
@@ -206,7 +212,7 @@ class KindRecords:
         literal = [type(table[name][1]) is Literal for name in bound]
         return KeyPlan(bound, literal_numbers(numbers, literal), tuple(compress(bound, literal)))
 
-    def _key(self, plan: KeyPlan, ad: ClassAd, extra: tuple) -> tuple:
+    def key(self, plan: KeyPlan, ad: ClassAd, extra: tuple) -> tuple:
         """``ShapeKeys.slot_key(ad, names, extra)`` of a slot of the plan: its
         literals read, nothing numbered."""
         if not plan.literals:
