@@ -112,56 +112,42 @@ class FirstRanks:
 
     def values(self, plans: dict[str, RankPlan], ad: ClassAd) -> dict[str, float]:
         """``planned`` of each of ``plans`` (rank -> plan), in their order."""
-        return self._values(plans.items(), ad, _NONE, _NO_VALUES)
+        return self._values(plans.items(), ad, _NONE, {})
 
     def _values(self, items: Iterable[tuple[str, RankPlan]], ad: ClassAd,
                 constant: set[str] | frozenset[str], fixed: dict[str, float]
                 ) -> dict[str, float]:
         """``planned`` of each (rank, plan) of ``items``, except the ranks of
-        ``fixed``, whose values are those; a rank of ``constant`` joins ``fixed``
-        (``fixed`` is only written then: ``values`` gives a shared empty one).
-
-        This runs for every slot and rank: ``LiteralRanks.planned``, ``evaluate``,
-        ``run`` and ``typed_values`` are written inline, and the evaluations are
-        counted once per slot (in ``counts`` and ``LiteralRanks.evaluations``
-        alike), so a slot costs its literal reads, its memo key when its layout's
-        memo is kept, its residual runs and ``as_rank``."""
+        ``fixed``, whose values are those; a rank of ``constant`` joins ``fixed``."""
         table = adeval.table(ad)
         ranks_of = self._literal_ranks
         memo = ranks_of.values
-        as_rank = ranks_of.as_rank
         out = {}
-        evaluations = 0
         for key, plan in items:
-            if fixed and key in fixed:
-                out[key] = fixed[key]
-                continue
-            vals = [table[name][1].value for name in plan.literals]  # type: ignore[index]
-            program = plan.program
-            seen = plan.seen
-            if seen[0] < 0:
-                # (the layout's memo given up: each slot's literals its own,
-                # ``literal_ranks``)
-                value = (as_rank(program(vals)) if program is not None
-                         else ranks_of.full(plan.expr, ad))
-                evaluations += 1
-            else:
-                memo_key = (plan.shape, tuple(map(repr, vals)))
-                value = memo.get(memo_key)
-                if value is None:
-                    note_miss(seen)
-                    value = memo[memo_key] = (
-                        as_rank(program(vals)) if program is not None
-                        else ranks_of.full(plan.expr, ad))
-                    evaluations += 1
+            value = fixed.get(key, _UNSET)
+            if value is _UNSET:
+                # (``LiteralRanks.planned`` inline, ``typed_values`` too: this runs
+                # for every slot and rank)
+                vals = [table[name][1].value for name in plan.literals]  # type: ignore[index]
+                seen = plan.seen
+                if seen[0] < 0:
+                    # (the layout's memo given up: each slot's literals its own,
+                    # ``literal_ranks``)
+                    value = ranks_of.run(plan.program, plan.expr, ad, vals)
+                    self.counts.evaluations += 1
                 else:
-                    seen[0] += 1
-            if key in constant:
-                fixed[key] = value
+                    memo_key = (plan.shape, tuple(map(repr, vals)))
+                    value = memo.get(memo_key)
+                    if value is None:
+                        note_miss(seen)
+                        value = ranks_of.evaluate(memo_key, plan.program, plan.expr, ad,
+                                                  vals)
+                        self.counts.evaluations += 1
+                    else:
+                        seen[0] += 1
+                if key in constant:
+                    fixed[key] = value
             out[key] = value
-        if evaluations:
-            ranks_of.evaluations += evaluations
-            self.counts.evaluations += evaluations
         return out
 
     def planned(self, plan: RankPlan, ad: ClassAd) -> float:
@@ -183,10 +169,9 @@ class FirstRanks:
         return found[1]
 
 
-#: no rank (``values``'s ``constant``)
+#: "not worked out yet" (``loose_values``), and no rank
+_UNSET = object()
 _NONE: frozenset[str] = frozenset()
-#: ``values``'s ``fixed``: never written (its ``constant`` is empty)
-_NO_VALUES: dict[str, float] = {}
 
 
 def _entry_expr(entry: tuple | None) -> Expr | None:

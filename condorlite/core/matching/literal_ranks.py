@@ -88,8 +88,7 @@ class LiteralRanks:
         #: ``Canon.number`` of the matchmaker's shape keys
         self._number = number
         self._now = None if now is None else int(now)
-        #: the rank of a value (``candidates.as_rank``; read by ``first_ranks`` too)
-        self.as_rank = as_rank
+        self._as_rank = as_rank
         #: (rank, names, layout) -> residual, or None when none could be made
         self._programs: dict[tuple, Residual | None] = {}
         #: (rank, names, layout, typed literal values) -> rank value (read by
@@ -168,20 +167,17 @@ class LiteralRanks:
                   vals: list) -> float:
         """One evaluation (a residual run, or in full), counted and remembered."""
         self.evaluations += 1
-        found = self.values[key] = (self.as_rank(program(vals)) if program is not None
-                                    else self.full(expr, ad))
+        value = (adeval.eval_expr(expr, ad, None, self._now) if program is None
+                 else program(vals))
+        found = self.values[key] = self._as_rank(value)
         return found
 
     def run(self, program: Residual | None, expr: Expr, ad: ClassAd, vals: list) -> float:
         """One evaluation (a residual run, or in full), counted, not remembered: a
         plan whose layout's memo is given up (module doc)."""
         self.evaluations += 1
-        return self.as_rank(program(vals)) if program is not None else self.full(expr, ad)
-
-    def full(self, expr: Expr, ad: ClassAd) -> float:
-        """The rank ``expr`` evaluated in full in ``ad`` (a layout with no residual),
-        not counted."""
-        return self.as_rank(adeval.eval_expr(expr, ad, None, self._now))
+        return self._as_rank(adeval.eval_expr(expr, ad, None, self._now) if program is None
+                             else program(vals))
 
     def _layout(self, bound: tuple) -> tuple[tuple, list]:
         """Per binding: absent (0), a literal (-1) or its expression number; and the

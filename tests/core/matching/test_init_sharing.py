@@ -169,10 +169,10 @@ class _Counts:
 
 
 def test_values_are_planned_and_count_as_it_does(monkeypatch):
-    """``FirstRanks.values`` (its loop written inline) gives each rank ``planned``'s
-    value, with a residual and without one (``eval`` is evaluated in full), before
-    and after a layout's memo is given up, and counts the same evaluations, in the
-    cycle's count and in ``LiteralRanks.evaluations`` alike."""
+    """``FirstRanks.values`` (``planned``'s work written inline) gives each rank
+    ``planned``'s value, with a residual and without one (``eval`` is evaluated in
+    full), before and after a layout's memo is given up, and counts the same
+    evaluations, in the cycle's count and in ``LiteralRanks.evaluations`` alike."""
     monkeypatch.setattr(literal_ranks, "TRIES", 4)
     texts = {"post": DEFAULT_POST_JOB_RANK, "pre": DEFAULT_PRE_JOB_RANK,
              "full": 'eval("KFlops + 1") - SlotID'}
