@@ -168,6 +168,44 @@ class _Counts:
     evaluations = 0
 
 
+def test_values_are_planned_and_count_as_it_does(monkeypatch):
+    """``FirstRanks.values`` (``planned``'s work written inline) gives each rank
+    ``planned``'s value, with a residual and without one (``eval`` is evaluated in
+    full), before and after a layout's memo is given up, and counts the same
+    evaluations, in the cycle's count and in ``LiteralRanks.evaluations`` alike."""
+    monkeypatch.setattr(literal_ranks, "TRIES", 4)
+    texts = {"post": DEFAULT_POST_JOB_RANK, "pre": DEFAULT_PRE_JOB_RANK,
+             "full": 'eval("KFlops + 1") - SlotID'}
+    ads = [_ad({"SlotID": i % 7, "KFlops": 1000 + 7 * i, "Cpus": 1 + i % 2,
+                "Memory": 512, "Rank": 0.0}, False) for i in range(24)]
+    by_values, by_planned = _Counts(), _Counts()
+    ranks, again = (FirstRanks(Canon().number, NOW, by_values),
+                    FirstRanks(Canon().number, NOW, by_planned))
+
+    def plans_of(first_ranks):
+        plans = {}
+        for key, text in texts.items():
+            expr = parse_expr(text)
+            reach = _reach(ads[0], expr)
+            bound = tuple(adeval.attr(ads[0], name) for name in reach)
+            plans[key] = first_ranks._literal_ranks.plan(key, expr, ads[0], reach, bound)
+        return plans
+
+    plans, others = plans_of(ranks), plans_of(again)
+    assert plans["full"].program is None and plans["post"].program is not None
+    for ad in ads:
+        got = ranks.values(plans, ad)
+        assert list(got) == list(texts)
+        for key, plan in others.items():
+            want = again.planned(plan, ad)
+            assert _same(got[key], want)
+            assert _same(want, as_rank(adeval.eval_expr(plan.expr, ad, None, NOW)))
+    assert plans["post"].seen[0] == -1 == others["post"].seen[0], "given up"
+    assert by_values.evaluations == by_planned.evaluations
+    assert ranks._literal_ranks.evaluations == again._literal_ranks.evaluations
+    assert ranks._literal_ranks.evaluations == by_values.evaluations
+
+
 def test_types_and_the_sign_of_zero_are_part_of_the_key():
     """``1``, ``1.0`` and ``true`` (one Python key) are three ClassAd values, as are
     ``0.0`` and ``-0.0`` (printed apart): each is evaluated on its own."""
