@@ -31,7 +31,7 @@ class _WalkFacts:
     the vector (what ``Matchmaker.weight_key`` reads), and that key for the slots whose
     state ad reads their own table (None until asked)."""
 
-    __slots__ = ("plan", "reads", "names", "key")
+    __slots__ = ("key", "names", "plan", "reads")
 
     def __init__(self, plan: tuple[str, ...] | None, reads: tuple[str, ...],
                  names: tuple[str, ...]) -> None:

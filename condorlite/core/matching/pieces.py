@@ -134,7 +134,7 @@ class WalkRecord:
     walks derives from it per vector names (``piece_costs.PieceCosts``: a function of
     the walk and those names, kept with the walk so it is found by the same lookup)."""
 
-    __slots__ = ("visited", "plan", "entries", "facts")
+    __slots__ = ("entries", "facts", "plan", "visited")
 
     def __init__(self, visited: tuple[str, ...], plan: tuple[str, ...] | None,
                  entries: dict) -> None:
