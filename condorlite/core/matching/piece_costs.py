@@ -25,20 +25,6 @@ from condorlite.core.matching.pieces import (
 from condorlite.core.policy import Policy
 
 
-class _WalkFacts:
-    """What a weight walk and a vector's names fix (``PieceCosts._weight_facts``): the
-    walk's ``weight_names`` (``plan``), ``weight_reads``, the names of ``plan`` not in
-    the vector (what ``Matchmaker.weight_key`` reads), and that key for the slots whose
-    state ad reads their own table (None until asked)."""
-
-    __slots__ = ("key", "names", "plan", "reads")
-
-    def __init__(self, plan: tuple[str, ...] | None, reads: tuple[str, ...],
-                 names: tuple[str, ...]) -> None:
-        self.plan, self.reads, self.names = plan, reads, names
-        self.key: tuple | None = None
-
-
 class PieceCosts:
     """The costs of one cycle's offers, with what is remembered between matches."""
 
@@ -59,9 +45,9 @@ class PieceCosts:
         #: the names each offer's weight reaches, walked once per kind of slot
         #: (``pieces.WeightWalks``: asked of every partitionable offer)
         self._walks = WeightWalks(policy)
-        #: (id of an offer's weight names, its vector's names) -> ``_WalkFacts``, for
-        #: slots without a table of entries (the others keep theirs with their walk)
-        self._facts: dict[tuple, _WalkFacts] = {}
+        #: (id of an offer's weight names, its vector's names) -> (those weight names,
+        #: held; ``weight_reads``; the names its weight key reads) (``_weight_facts``)
+        self._facts: dict[tuple, tuple] = {}
         #: (id of weight names, vector names, ``entry_key`` of the ad's entries of the
         #: key's names) -> (``Matchmaker.weight_key``, those entries, held) (``_weight_key``)
         self._keys: dict[tuple, tuple] = {}
@@ -146,6 +132,7 @@ class PieceCosts:
         some partitionable offer cannot be bounded (``floor``)."""
         any_static = held_static = math.inf
         reps: dict[tuple, int] = {}
+        fill = self._walks.fill
         for idx, offer in enumerate(self.offers):
             if not offer.partitionable:
                 any_static = min(any_static, offer.weight)
@@ -155,65 +142,42 @@ class PieceCosts:
             vector = offer.vector
             if vector is None or offer.holder is not None:
                 return any_static, held_static, None
+            fill(offer)
             reps.setdefault((vector.static, self._weight_key(offer)), idx)
         return any_static, held_static, sorted(reps.values())
 
-    def _weight_facts(self, offer: Offer) -> tuple[_WalkFacts, bool]:
-        """(the ``_WalkFacts`` of ``offer``'s weight walk and vector names, whether
-        its state ad reads the walked slot's own table), gives ``offer`` its
-        ``weight_names`` and ``weight_reads``. Each fact is a function of the walk
-        (``WeightWalks``: slots binding the walk's names alike share one) and the
-        vector's names alone, so it is kept with the walk: one lookup per slot."""
+    def _weight_facts(self, offer: Offer) -> tuple:
+        """(the names the weight of ``offer`` reaches, ``weight_reads``, those of the
+        names not in its vector: what ``Matchmaker.weight_key`` reads), once per walk
+        (``WeightWalks``: slots binding alike share one names object) and vector
+        names: each is a function of those two alone. Sets ``weight_reads``."""
         vector = offer.vector
-        record = self._walks.walk(offer)
-        if record is None:
-            plan = weight_names(offer, self.policy)
-            key = (id(plan), vector.names)  # type: ignore[union-attr]
-            facts = self._facts.get(key)
-            if facts is None:
-                facts = self._facts[key] = self._new_facts(offer, plan)
-            own = False
-        else:
-            facts = record.facts.get(vector.names)  # type: ignore[union-attr]
-            if facts is None:
-                facts = record.facts[vector.names] = self._new_facts(  # type: ignore[union-attr]
-                    offer, record.plan)
-            # (the walked entries: the slot's own table, or the walk's first slot's)
-            state = adeval.table(offer.state_ad)
-            own = state is record.entries or state is adeval.table(offer.slot.ad)
-        if vector.weight_reads is None:  # type: ignore[union-attr]
-            vector.weight_reads = facts.reads  # type: ignore[union-attr]
-        return facts, own
-
-    def _new_facts(self, offer: Offer, plan: tuple[str, ...] | None) -> _WalkFacts:
-        index = offer.vector.index  # type: ignore[union-attr]
-        return _WalkFacts(plan, weight_reads(offer, self.policy),
-                          tuple([n for n in plan or () if n not in index]))
+        plan = weight_names(offer, self.policy)
+        key = (id(plan), vector.names)  # type: ignore[union-attr]
+        found = self._facts.get(key)
+        if found is None:
+            index = vector.index  # type: ignore[union-attr]
+            found = self._facts[key] = (plan, weight_reads(offer, self.policy),
+                                        tuple([n for n in plan or () if n not in index]))
+        elif vector.weight_reads is None:  # type: ignore[union-attr]
+            vector.weight_reads = found[1]  # type: ignore[union-attr]
+        return found
 
     def _weight_key(self, offer: Offer) -> tuple:
-        """``Matchmaker.weight_key`` of ``offer`` (``vector.weight_key``): a function
-        of the walk, the vector's names and the state ad's entries of the names it
-        reads (``entry_key``: the readers share an entry between ads holding the same
-        line). A slot's other state ads bind those names alike (carving rebinds only
-        the vector's), so the state ad at hand keys it. When that ad reads the slot's
-        own table its entries of the walk's names are the walk's, so the key is kept
-        with the walk's facts (``_WalkFacts.key``); otherwise it is shared by (walk,
-        vector names, those entries)."""
+        """``Matchmaker.weight_key`` of ``offer`` (``vector.weight_key``), shared by
+        offers of one walk and vector names whose ads hold the same entries for the
+        names it reads (``entry_key``: the readers share an entry between ads holding
+        the same line): it is their numbers. A slot's other state ads bind those names
+        alike (carving rebinds only the vector's), so the state ad at hand keys it."""
         vector = offer.vector
         found = vector.weight_key  # type: ignore[union-attr]
         if found is not None:
             return found
-        facts, own = self._weight_facts(offer)
-        if own:
-            if facts.key is None:
-                facts.key = self.mm.weight_key(offer, self.policy)
-            vector.weight_key = facts.key  # type: ignore[union-attr]
-            return facts.key
+        plan, _, names = self._weight_facts(offer)
         table = adeval.table(offer.state_ad)
         if table is None:
             return self.mm.weight_key(offer, self.policy)
-        names = facts.names
-        key = (id(facts.plan), vector.names, entry_key(table, names))  # type: ignore[union-attr]
+        key = (id(plan), vector.names, entry_key(table, names))  # type: ignore[union-attr]
         known = self._keys.get(key)
         if known is None:
             known = self._keys[key] = (self.mm.weight_key(offer, self.policy),
@@ -236,7 +200,8 @@ class PieceCosts:
             if reads is None:
                 # (worked out without weighing: the first piece of each slot would
                 # otherwise specialise its weight expressions)
-                reads = self._weight_facts(offer)[0].reads
+                self._walks.fill(offer)
+                reads = self._weight_facts(offer)[1]
             if reads:
                 # (one resource read, as with SlotWeight = Cpus: its amount is the key)
                 amounts = taken[reads[0]] if len(reads) == 1 else tuple([taken[n] for n in reads])

@@ -127,63 +127,45 @@ def _weight_walk(ad: ClassAd, policy: Policy) -> tuple[tuple[str, ...], tuple[st
     return walk, None if dynamic else walk
 
 
-class WalkRecord:
-    """One weight walk of a cycle (``WeightWalks``): the names it visited, its
-    ``weight_names`` (None: unknown reach), the table whose entries of ``visited``
-    key it (held: the key stays those entries'), and ``facts``, what a user of the
-    walks derives from it per vector names (``piece_costs.PieceCosts``: a function of
-    the walk and those names, kept with the walk so it is found by the same lookup)."""
-
-    __slots__ = ("entries", "facts", "plan", "visited")
-
-    def __init__(self, visited: tuple[str, ...], plan: tuple[str, ...] | None,
-                 entries: dict) -> None:
-        self.visited, self.plan, self.entries = visited, plan, entries
-        self.facts: dict[tuple, object] = {}
-
-
 class WeightWalks:
     """``weight_names`` of a cycle's offers, one walk shared by the slots whose ads
     bind every name it visits to the same table entries (one object per binding:
     slots of one machine type share them, ``autocluster._walks``). Exact: a walk
-    reads nothing but those bindings (its start names among them), so equal bindings
-    walk alike; the cost is one ``entry_key`` per distinct set of visited names tried
-    (a few per pool) instead of a walk per slot. One per cycle (the tables it keeps
-    alive, and so the ids it compares, are the cycle's slots')."""
+    reads nothing but those bindings, so equal bindings walk alike; the cost is one
+    lookup per name visited instead of a walk per slot. One per cycle (the tables
+    it keeps alive, and so the ids it compares, are the cycle's slots')."""
 
     def __init__(self, policy: Policy) -> None:
         self._policy = policy
-        #: the names a walk visited -> the ``entry_key`` of an ad's entries of them ->
-        #: the walk (``WalkRecord``)
-        self._walks: dict[tuple[str, ...], dict[Hashable, WalkRecord]] = {}
+        #: the names every walk starts from (the weight expressions' own), sorted
+        self._start = tuple(sorted({"slotweight"} | expr_names(policy.derived(_parsed_weight))))
+        #: the ``entry_key`` of an ad's entries of the start names -> [(the names a
+        #: walk visited, the ``entry_key`` of its ad's entries of them, the walk's
+        #: ``weight_names``, that ad's table (held: the keys stay its entries'))]
+        self._walks: dict[Hashable, list[tuple]] = {}
 
     def fill(self, offer: Offer) -> None:
         """Give ``offer`` its ``weight_names`` (``Offer.weight_names``), from a walk
         of equal bindings when one is known."""
-        if offer.weight_names and offer.weight_names[0] == self._policy.slot_weight:
-            return
-        self.walk(offer)
-
-    def walk(self, offer: Offer) -> WalkRecord | None:
-        """The walk of ``offer``'s slot ad (walked when no slot binding its visited
-        names alike was), giving ``offer`` its ``weight_names``; None for an ad without
-        a table of entries (its names walked alone)."""
         policy = self._policy
+        if offer.weight_names and offer.weight_names[0] == policy.slot_weight:
+            return
         ad = offer.slot.ad
         entries = adeval.table(ad)
         if entries is None:
             weight_names(offer, policy)
-            return None
-        for visited, records in self._walks.items():
-            found = records.get(entry_key(entries, visited))
-            if found is not None:
-                break
-        else:
-            visited, plan = _weight_walk(ad, policy)
-            found = WalkRecord(visited, plan, entries)
-            self._walks.setdefault(visited, {})[entry_key(entries, visited)] = found
-        offer.weight_names = (policy.slot_weight, found.plan)
-        return found
+            return
+        key = entry_key(entries, self._start)
+        known = self._walks.get(key)
+        if known is None:
+            known = self._walks[key] = []
+        for visited, ids, plan, _ in known:
+            if entry_key(entries, visited) == ids:
+                offer.weight_names = (policy.slot_weight, plan)
+                return
+        visited, plan = _weight_walk(ad, policy)
+        known.append((visited, entry_key(entries, visited), plan, entries))
+        offer.weight_names = (policy.slot_weight, plan)
 
 
 def _calls_dynamic(expr: Expr) -> bool:
