@@ -140,7 +140,7 @@ class Rows:
         convert, fast, items = self.convert, self.fast, self.items
         for at in range(start, end, CHUNK_ROWS):
             chunk = items[at:min(at + CHUNK_ROWS, end)]
-            text = None if fast is None else _checked(fast, chunk)
+            text = None if fast is None else _orjson_text(fast(chunk))
             if text is None:
                 text = _exact([convert(x) for x in chunk])
             yield text[1:-1] if at == start else b"," + text[1:-1]
@@ -178,11 +178,11 @@ class Rows:
         return self._text_made
 
 
-def _checked(fast: Callable[[Sequence[Any]], list[Any]], chunk: Sequence[Any]) -> bytes | None:
-    """orjson's text of ``fast(chunk)`` (``Rows``), None when orjson refuses it or the
-    text shows a pattern (module doc)."""
+def _orjson_text(value: Any) -> bytes | None:
+    """orjson's text of ``value``, None when orjson refuses it or the text shows an
+    unmarked tiny float (module doc): then only ``json`` writes it exactly."""
     try:
-        text = orjson.dumps(fast(chunk), default=_default, option=_OPTIONS)
+        text = orjson.dumps(value, default=_default, option=_OPTIONS)
     except TypeError:  # orjson.JSONEncodeError is a TypeError
         return None
     return None if _suspect(text) else text
@@ -201,12 +201,9 @@ def _exact(rows: list[Any]) -> bytes:
     """``json.dumps``'s text of ``rows`` in UTF-8: orjson's, unless orjson refuses a
     value or its text shows an unmarked tiny float (module doc), then ``json``'s; a
     non-finite float is null, as in a document that holds one (``json_safe``)."""
-    try:
-        text = orjson.dumps(rows, default=_default, option=_OPTIONS)
-        if not _suspect(text):
-            return text
-    except TypeError:  # orjson.JSONEncodeError is a TypeError
-        pass
+    text = _orjson_text(rows)
+    if text is not None:
+        return text
     try:
         return json_text(rows).encode()
     except ValueError:
