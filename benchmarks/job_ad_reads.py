@@ -35,7 +35,7 @@ from pathlib import Path
 
 from cycle_cpu import NOW, load_pool, submitters
 
-from condorlite.cli import negotiate_inputs
+from condorlite.cli import ad_convert, negotiate_inputs, run_pass
 from condorlite.core import ad_decoder, ad_screen, entry_keys, known_slots
 from condorlite.core.matching import expr_numbers, pieces
 from condorlite.core.negotiation import negotiator
@@ -126,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
         table = CountingTable(job.ad._attrs)
         table.place, table.reads = place, reads
         job.ad._attrs = table
-    modules = (expr_numbers, pieces, ad_decoder, ad_screen, known_slots, negotiate_inputs)
+    modules = (expr_numbers, pieces, ad_decoder, ad_screen, known_slots, negotiate_inputs,
+               ad_convert, run_pass)
     wrapped = counted_entry_key(entry_keys.entry_key)
     for module in modules:
         module.entry_key = wrapped

@@ -4,7 +4,7 @@
 the import graph above it) and "How a job travels from its ad to a match" (the
 walk-through) name modules, classes, methods and functions in backticks. Each name
 must be found in the code as it is now: a path (``negotiation/negotiator.py``,
-``classad/``, ``cli/negotiate_inputs._PlainJobs``) as a file or directory of the
+``classad/``, ``cli/ad_convert.PlainJobs``) as a file or directory of the
 repository, ending with that path, and what follows it as attributes of that module;
 a dotted name (``TurnNegotiator.negotiate``, ``ad_screen.SHARED_LEAVES``,
 ``piece_costs.PieceCosts.cost``) as a module (by its last name) or a module-level

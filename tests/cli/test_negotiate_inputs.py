@@ -1,5 +1,5 @@
 """``cli.negotiate_inputs.decode``: the job ads a reading pass knows to pass every check
-and to decode from their cluster (``_PlainJobs``: one key per ad in place of the
+and to decode from their cluster (``ad_convert.PlainJobs``: one key per ad in place of the
 screen's and the decoder's) decode as the screen and the decoder give them ad by ad:
 the same jobs, in the same places, and the same problems."""
 
@@ -9,7 +9,7 @@ import itertools
 
 import pytest
 
-from condorlite.cli import negotiate_inputs
+from condorlite.cli import negotiate_inputs, run_pass
 from condorlite.cli.negotiate_inputs import _decode_kind, decode
 from condorlite.core import ad_decoder, ad_screen
 from condorlite.core.ad_decoder import AdDecoder, slot_from_ad
@@ -50,8 +50,9 @@ def test_jobs_known_plain_decode_as_screened_one_by_one(tmp_path, seed, monkeypa
     want = _decode_kind("job", ads, AdDecoder(policy).job, "job", reference)
     calls = []
     fast = negotiate_inputs.job_of_cluster
-    monkeypatch.setattr(negotiate_inputs, "job_of_cluster",
-                        lambda *args: calls.append(1) or fast(*args))
+    for module in (negotiate_inputs, run_pass):
+        monkeypatch.setattr(module, "job_of_cluster",
+                            lambda *args: calls.append(1) or fast(*args))
     got = decode([], ads, policy)
     assert calls  # the memo was used
     assert [(j.id, j.index, j.submitter, j.ad) for j in got.jobs] == [
@@ -133,9 +134,9 @@ def _broken_run_text() -> str:
     return "\n".join(ads) + "\n" + _run_text().replace("ClusterId = ", "ClusterId = 1")
 
 
-@pytest.mark.parametrize("run_pass", [True, False])
+@pytest.mark.parametrize("by_runs", [True, False])
 @pytest.mark.parametrize("text", ["broken", "runs", "duplicates"])
-def test_the_run_pass_decodes_as_ad_by_ad(tmp_path, run_pass, text, monkeypatch):
+def test_the_run_pass_decodes_as_ad_by_ad(tmp_path, by_runs, text, monkeypatch):
     # ``RUN_PASS``: jobs built a reader run at a time and identities checked once at
     # the end give the jobs, places and problems of ``_decode_kind`` without the
     # memo; with a duplicate id the pass gives up and ``_decode_kind`` decodes.
@@ -146,10 +147,10 @@ def test_the_run_pass_decodes_as_ad_by_ad(tmp_path, run_pass, text, monkeypatch)
     ads = read_ads([path])
     reference: list = []
     want = _decode_kind("job", ads, AdDecoder(policy).job, "job", reference)
-    monkeypatch.setattr(negotiate_inputs, "RUN_PASS", run_pass)
+    monkeypatch.setattr(negotiate_inputs, "RUN_PASS", by_runs)
     taken = []
-    real_runs = negotiate_inputs._run_jobs
-    monkeypatch.setattr(negotiate_inputs, "_run_jobs", lambda cluster, ads, start, *rest: (
+    real_runs = run_pass.run_jobs
+    monkeypatch.setattr(run_pass, "run_jobs", lambda cluster, ads, start, *rest: (
         end := real_runs(cluster, ads, start, *rest), taken.append(end - start))[0])
     got = decode([], ads, policy)
     assert [(j.id, j.cluster, j.proc, j.index, j.status, j.submitter, j.prio, j.qdate,
@@ -160,9 +161,9 @@ def test_the_run_pass_decodes_as_ad_by_ad(tmp_path, run_pass, text, monkeypatch)
     if text == "broken":
         assert {j.id for j in want} >= {"4.3", "4.9007199254740992", "4.104"}
         assert [p["ad"] for p in reference] == [6, 12, 13, 54]  # "5", none, absurd x2
-    if run_pass and text != "duplicates":
+    if by_runs and text != "duplicates":
         assert max(taken) >= 20  # a run's jobs in one call
-    if not run_pass:
+    if not by_runs:
         assert not taken
 
 
@@ -208,12 +209,12 @@ def test_slots_decode_alike_with_slot_facts(tmp_path, facts, monkeypatch):
 
 @pytest.mark.parametrize("text", ["broken", "runs", "edges"])
 def test_the_compiled_run_loop_takes_what_the_python_loop_takes(tmp_path, text, monkeypatch):
-    """``_oldscan.run_jobs`` (``_RUN_JOBS``) appends the Jobs ``_run_jobs``'s Python loop
-    appends, field for field (the ProcId the very int object of the ad's Literal),
-    and stops at the same places: at a real, a bool, a string, a computed ProcId, one
-    at +-2**53 and past it, none; negative ProcIds taken; runs cut by the file's
-    pieces and by an absurd request."""
-    if negotiate_inputs._compiled_run_jobs is None:
+    """``_oldscan.run_jobs`` (``run_pass.RUN_JOBS``) appends the Jobs
+    ``run_pass.run_jobs``'s Python loop appends, field for field (the ProcId the very
+    int object of the ad's Literal), and stops at the same places: at a real, a bool,
+    a string, a computed ProcId, one at +-2**53 and past it, none; negative ProcIds
+    taken; runs cut by the file's pieces and by an absurd request."""
+    if run_pass._compiled_run_jobs is None:
         pytest.skip("the compiled scanner was not built")
     procs = ["0", "1", "-3", "true", "2", "-9007199254740991", "3", "-9007199254740992",
              "4", "9007199254740991", "5", "9007199254740992", "6", "2.5", "7", '"8"', "9",
@@ -230,7 +231,7 @@ def test_the_compiled_run_loop_takes_what_the_python_loop_takes(tmp_path, text, 
         entry = table_entry(ad, "procid")
         return None if entry is None else getattr(entry[1], "value", None)
 
-    real_runs = negotiate_inputs._run_jobs
+    real_runs = run_pass.run_jobs
 
     def outcome(run_loop) -> tuple:
         calls = []
@@ -241,14 +242,14 @@ def test_the_compiled_run_loop_takes_what_the_python_loop_takes(tmp_path, text, 
             return end
 
         with monkeypatch.context() as m:
-            m.setattr(negotiate_inputs, "_RUN_JOBS", run_loop)
-            m.setattr(negotiate_inputs, "_run_jobs", counted)
+            m.setattr(run_pass, "RUN_JOBS", run_loop)
+            m.setattr(run_pass, "run_jobs", counted)
             got = decode([], ads, Policy(uid_domain="d"))
         return ([(j.id, j.cluster, j.proc, type(j.proc), j.index, j.status, j.submitter,
                   j.prio, j.qdate, id(j.ad), j.proc is own(j.ad)) for j in got.jobs],
                 got.problems, calls)
 
-    compiled = outcome(negotiate_inputs._compiled_run_jobs)
+    compiled = outcome(run_pass._compiled_run_jobs)
     assert compiled == outcome(None)  # (the Python loop)
     assert any(end - start > 1 for start, end in compiled[2])
     taken = {id(ads[k].ad) for start, end in compiled[2] for k in range(start, end)}

@@ -71,7 +71,7 @@ try:  # the grouping's column passes (``matching/columns.py``)
     from condorlite.core.classad._oldscan import changes
 except ImportError:  # (a build older than them: the reader stays, the passes are Python's)
     changes = None
-try:  # a reader run's jobs decoded in one loop (``cli/negotiate_inputs._run_jobs``)
+try:  # a reader run's jobs decoded in one loop (``cli/run_pass.run_jobs``)
     from condorlite.core.classad._oldscan import run_jobs
 except ImportError:  # (a build older than it: the loop is Python's)
     run_jobs = None
