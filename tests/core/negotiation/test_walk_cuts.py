@@ -15,8 +15,9 @@ import pytest
 
 from condorlite.core.matching import list_scan
 from condorlite.core.matching.candidates import ENTRY_IDX, Candidates
-from condorlite.core.matching.list_scan import Bounds, ListScan, ListWalk, Permit
+from condorlite.core.matching.list_scan import ListScan, ListWalk
 from condorlite.core.matching.piece_costs import PieceCosts
+from condorlite.core.matching.walk_limits import Bounds, Permit
 from condorlite.core.model import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, Submitter
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import Policy
