@@ -34,8 +34,8 @@ the offer in them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from math import copysign, isfinite
-from operator import itemgetter, sub
+from math import copysign
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from condorlite.core import adeval
@@ -74,10 +74,10 @@ class CarvedStates:
         self._rank_programs: dict[tuple, object] = {}
         #: rank signature -> its ranks' programs, as ``_carved_ranks`` runs them
         self._rank_plans: dict[int, RankPlan] = {}
-        #: (id(taken), the vector's names) -> its ``Moves``: one ``taken`` dict serves
-        #: the matches of a class on a shape; vectors of one kind of slot have equal
-        #: names (``_step``)
-        self._moves: dict[tuple, Moves] = {}
+        #: (id(taken), the vector's names) -> (taken, ``slot_vectors.moves_of``): one
+        #: ``taken`` dict serves the matches of a class on a shape; vectors of one kind
+        #: of slot have equal names (``_step``)
+        self._moves: dict[tuple, tuple] = {}
 
     def carve(self, offer: Offer, taken: dict[str, float]) -> None:
         """Move ``offer`` to the state a match of ``taken`` leaves (module doc),
@@ -150,42 +150,26 @@ class CarvedStates:
         # the positions ``taken`` names in the vector's names looked up once (``_moves``)
         moves_key = (id(taken), vector.names)
         moves = self._moves.get(moves_key)
-        if moves is None or moves.taken is not taken:
-            moves = self._moves[moves_key] = Moves(taken, moves_of(vector, taken),
-                                                   len(vector.names))
+        if moves is None or moves[0] is not taken:
+            moves = self._moves[moves_key] = (taken, moves_of(vector, taken))
         # ``slot_vectors.rest_state`` written out, with the new state's ``lefts`` made
-        # first: what a position had left is the carved shape's ``shape_left``
-        # (``lefts`` of its vals: a shape fixes its typed vals), so ``left`` is not
-        # worked out again, and the new shape's amounts are the old ones less what
-        # is taken (``Moves.delta``: one C pass), the vals at the positions taken
-        # from those (one step per carve where each slot's states are its own)
+        # in the same pass: what a position had left is the carved shape's
+        # ``shape_left`` (``lefts`` of its vals: a shape fixes its typed vals), so
+        # ``left`` is not worked out again, and the new shape's amounts are the old
+        # ones with the positions taken from replaced (one step per carve where each
+        # slot's states are its own)
         shapes = self._shapes
         shape_left = shapes.shape_left
         had = shape_left[offer.shape]
-        rest = list(vector.vals)
-        delta = moves.delta
-        new_left = None if delta is None else tuple(map(sub, had, delta))
-        if new_left is not None:
-            for pos, have in zip(moves.positions, moves.taken_left(new_left), strict=True):
-                if have.is_integer():
-                    rest[pos] = int(have)
-                elif have == have:
-                    rest[pos] = have
-                else:  # (nothing left of a NaN: the general rule below)
-                    new_left = None
-                    rest = list(vector.vals)
-                    break
-        if new_left is None:
-            left_list = list(had)
-            for pos, amount in moves.pairs:
-                have = had[pos] - amount
-                if have.is_integer():
-                    rest[pos] = int(have)
-                    left_list[pos] = have + 0.0  # (``float(int(have))``: -0.0 is 0.0)
-                else:
-                    rest[pos] = have
-                    left_list[pos] = have if have == have else 0.0
-            new_left = tuple(left_list)
+        rest, new_left = list(vector.vals), list(had)
+        for pos, amount in moves[1]:
+            have = had[pos] - amount
+            if have.is_integer():
+                rest[pos] = int(have)
+                new_left[pos] = have + 0.0  # (``float(int(have))``: -0.0 is 0.0)
+            else:
+                rest[pos] = have
+                new_left[pos] = have if have == have else 0.0
         vals = vector.vals = tuple(rest)  # (``Offer.ad`` follows)
         # (``typed``, written out: a call less per state)
         state = ((vals, (0,) * len(vals)) if float not in map(type, vals) else
@@ -218,7 +202,7 @@ class CarvedStates:
             shape = numbers[(pair_shape, holder, None if holder is None
                              else offer.current_rank)] = len(numbers) + 1
             shapes.pair_of_shape[shape] = pair_shape
-            shape_left[shape] = new_left
+            shape_left[shape] = tuple(new_left)
         else:
             fresh = len(numbers) + 1
             shape = numbers.setdefault(
@@ -226,7 +210,7 @@ class CarvedStates:
             if shape == fresh:
                 shapes.pair_of_shape[shape] = pair_shape
             if shape not in shape_left:
-                shape_left[shape] = new_left
+                shape_left[shape] = tuple(new_left)
         return (taken, vals, computed, pair_shape, shape, plan.tail)
 
     def _carved_ranks(self, offer: Offer, plan: RankPlan, vals: tuple) -> dict[str, float]:
@@ -300,46 +284,6 @@ class RankPlan:
             self.reads = itemgetter(*sorted(read))
         else:
             self.reads = _nothing
-
-
-class Moves:
-    """What a ``taken`` dict takes of the vectors of one set of names (``_step``):
-    ``pairs``, (position, amount) of each resource it names
-    (``slot_vectors.moves_of``); and, when every amount is a finite number other
-    than zero at a position of its own, ``delta``: the amount at each position
-    taken from, 0.0 elsewhere (else None), with ``positions`` and ``taken_left``
-    (the values at those positions).
-
-    ``map(sub, had, delta)`` is then the new state's ``shape_left`` exactly: at a
-    position not taken from, ``x - 0.0`` is ``x`` (a negative zero included); at one
-    taken from, ``have = x - amount`` is never a negative zero (an exact zero
-    difference of a nonzero amount is +0.0), so ``have + 0.0`` is ``have``, and it
-    is a NaN only when ``x`` is (``_step`` then takes the general rule, which leaves
-    0.0)."""
-
-    __slots__ = ("delta", "pairs", "positions", "taken", "taken_left")
-
-    def __init__(self, taken: dict[str, float], pairs: tuple[tuple[int, float], ...],
-                 width: int) -> None:
-        self.taken, self.pairs = taken, pairs
-        self.positions = tuple(pos for pos, _ in pairs)
-        self.delta: tuple[float, ...] | None = None
-        self.taken_left: Callable[[tuple], tuple] = _nothing
-        if pairs and len(set(self.positions)) == len(pairs) and all(
-                type(amount) in (int, float) and amount != 0 and isfinite(amount)
-                for _, amount in pairs):
-            delta: list[float] = [0.0] * width
-            for pos, amount in pairs:
-                delta[pos] = amount
-            self.delta = tuple(delta)
-            # (``itemgetter`` of one position gives the value itself, not a tuple)
-            self.taken_left = (itemgetter(*self.positions) if len(pairs) > 1
-                               else _one(self.positions[0]))
-
-
-def _one(pos: int) -> Callable[[tuple], tuple]:
-    """``Moves.taken_left`` of one position: its value, as a 1-tuple."""
-    return lambda values: (values[pos],)
 
 
 def _nothing(_values: tuple) -> tuple:
