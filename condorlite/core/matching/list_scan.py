@@ -11,19 +11,18 @@ made before an offer changed are put right as they are met (the carving clock,
 handed out, evaluated in their new states.
 
 What the submitter's limits allow a walk, and the rules that cut one, are
-``walk_limits``'s (``Bounds``, ``Permit``, ``RestFloors``); what the rules are
-applied to is read off the list here. A walk the limit refuses entry after entry is
-cut short at a refusal once every entry left is surely refused (no entry by rank
-preemption in the list, no round-up rule): the class's cost floor refused both
-without preemption and by priority, or else the entries by no preemption and those
-by priority bounded apart (``RestFloors``, read off the list at the first refusal
-that asks, kept per walk): the former by the
-class's floor without the held slots (``PieceCosts.floor``, ``held`` False), or
-none left at all, the latter by the least weight of the held slots the list itself
-still holds. The pool's least held weight bounded both (``SPLIT`` False): on the
-10,000-slot partitionable mix 45 walks then passed 42,517 refused pieces to the
-end of their lists, merging their runs made on demand, because a one-core slot held
-elsewhere might have been taken by priority.
+``walk_limits``'s (``Bounds``, ``Permit``, ``RestFloors``); what the rules are applied
+to is read off the list here. A walk the limit refuses entry after entry is cut short at
+a refusal once every entry left is surely refused (no entry by rank preemption in the
+list, no round-up rule): the class's cost floor refused both without preemption and by
+priority, or else the entries by no preemption and those by priority bounded apart
+(``RestFloors``, read off the list at the first refusal that asks, kept per walk): the
+former by the class's floor without the held slots (``PieceCosts.floor``, ``held``
+False), or none left at all, the latter by the least weight of the held slots the list
+itself still holds. The pool's least held weight bounded both (``SPLIT`` False): on the
+10,000-slot partitionable mix 45 walks then passed 42,517 refused pieces to the end of
+their lists, merging their runs made on demand, because a one-core slot held elsewhere
+might have been taken by priority.
 """
 
 from __future__ import annotations
