@@ -10,17 +10,19 @@ made before an offer changed are put right as they are met (the carving clock,
 (``Candidates.merge_more``); a list that runs out takes back the partitionable slots it
 handed out, evaluated in their new states.
 
-A walk the limit refuses entry after entry is cut short at a refusal once every entry
-left is surely refused (no entry by rank preemption in the list, no round-up rule):
-the class's cost floor refused both without preemption and by priority, or else the
-entries by no preemption and those by priority bounded apart (``RestFloors``, read
-off the list at the first refusal that asks, kept per walk): the former by the
-class's floor without the held slots (``PieceCosts.floor``, ``held`` False), or
-none left at all, the latter by the least weight of the held slots the list itself
-still holds. The pool's least held weight bounded both (``SPLIT`` False): on the
-10,000-slot partitionable mix 45 walks then passed 42,517 refused pieces to the
-end of their lists, merging their runs made on demand, because a one-core slot held
-elsewhere might have been taken by priority.
+What the submitter's limits allow a walk, and the rules that cut one, are
+``walk_limits``'s (``Bounds``, ``Permit``, ``RestFloors``); what the rules are applied
+to is read off the list here. A walk the limit refuses entry after entry is cut short at
+a refusal once every entry left is surely refused (no entry by rank preemption in the
+list, no round-up rule): the class's cost floor refused both without preemption and by
+priority, or else the entries by no preemption and those by priority bounded apart
+(``RestFloors``, read off the list at the first refusal that asks, kept per walk): the
+former by the class's floor without the held slots (``PieceCosts.floor``, ``held``
+False), or none left at all, the latter by the least weight of the held slots the list
+itself still holds. The pool's least held weight bounded both (``SPLIT`` False): on the
+10,000-slot partitionable mix 45 walks then passed 42,517 refused pieces to the end of
+their lists, merging their runs made on demand, because a one-core slot held elsewhere
+might have been taken by priority.
 """
 
 from __future__ import annotations
@@ -41,53 +43,12 @@ from condorlite.core.matching.candidates import (
 from condorlite.core.matching.matchmaker import Matchmaker
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.piece_costs import PieceCosts
+from condorlite.core.matching.walk_limits import Bounds, Permit, RestFloors
 from condorlite.core.model import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, Job
 
 #: whether a walk's cut bounds the entries by no preemption and by priority apart
 #: (module doc; False: one floor, the pool's least held weight included, for both)
 SPLIT = True
-
-
-class Permit(NamedTuple):
-    """What a walk needs of a submitter's limits for one job (``limits.permits`` worked
-    out for the turn's limits): an entry that takes a slot nobody holds is allowed when
-    ``free_used + cost <= free_bound or free_round``, a priority preemption when
-    ``prio_used + cost <= prio_bound or prio_round``, a rank preemption always
-    (HTCondor's ``matchmakingAlgorithm``). A match changes it, nothing else: ``pick``
-    tests it from the turn's ``Bounds`` and what is used, and makes it only for a
-    refusal's ``_rest_refused`` (``Bounds.permit``)."""
-
-    #: used so far this spin by slots nobody held, and in all
-    free_used: float
-    prio_used: float
-    #: the most ``used + cost`` may reach under each limit (``limits.permit_bound``)
-    free_bound: float
-    prio_bound: float
-    #: whether the round-up rule lets any cost through (``limits.permits_any``)
-    free_round: bool
-    prio_round: bool
-
-
-class Bounds(NamedTuple):
-    """What a submitter's limits allow in one turn (``TurnLimits`` worked out once per
-    turn, fixed for it): the bounds of ``Permit`` and whether each limit is positive.
-    With what the turn used so far, the walk's ``Permit`` (``permit``): a walk is
-    given its turn's bounds and, at each pick, only what is used, which a match
-    changes (no permit made per match)."""
-
-    #: the most ``used + cost`` may reach under each limit (``limits.permit_bound``)
-    free_bound: float
-    prio_bound: float
-    #: whether each limit is positive (the round-up rule: ``limits.permits_any``)
-    free_positive: bool
-    prio_positive: bool
-
-    def permit(self, free_used: float, prio_used: float) -> Permit:
-        """The ``Permit`` of a turn that has used ``free_used`` by slots nobody held
-        and ``prio_used`` in all."""
-        return Permit(free_used, prio_used, self.free_bound, self.prio_bound,
-                      free_used <= 0 and self.free_positive,
-                      prio_used <= 0 and self.prio_positive)
 
 
 class Pick(NamedTuple):
@@ -99,16 +60,6 @@ class Pick(NamedTuple):
     reason: str
     taken: dict[str, float] | None
     cost: float
-
-
-class RestFloors(NamedTuple):
-    """What is left in a list (``ListWalk._rest_floors``): the least cost of an entry
-    by no preemption and of one by priority preemption (inf: none), and whether an
-    entry by rank preemption is."""
-
-    free: float
-    prio: float
-    rank: bool
 
 
 #: ``Pick(*fields)`` of a 4-tuple in one C call (a pick is made for every match)
@@ -273,21 +224,14 @@ class ListWalk:
             if floor is None:
                 floor = cands.floor = self.scan.costs.floor(
                     self.klass, cands.signature, cands.static_floor)
-            if (permit.free_used + floor > permit.free_bound
-                    and permit.prio_used + floor > permit.prio_bound):
+            if permit.refuses_floor(floor):
                 return True
         if not SPLIT:
             return False
         floors = self._floors
         if floors is None:
             floors = self._floors = self._rest_floors(pos, spos)
-        if floors.rank:
-            return False
-        free, prio = floors.free, floors.prio
-        free_refused = free == math.inf or (
-            not permit.free_round and permit.free_used + free > permit.free_bound)
-        return free_refused and (prio == math.inf or (
-            not permit.prio_round and permit.prio_used + prio > permit.prio_bound))
+        return floors.refused(permit)
 
     def _rest_floors(self, pos: int, spos: int) -> RestFloors:
         """The least cost of an entry by no preemption, and by priority preemption,

@@ -15,7 +15,7 @@ queue order:
 4. otherwise the row's class's candidate list (made once per turn and class, with the
    class's job ad: ``_start_walk``) is walked by its ``list_scan.ListWalk``: the first
    entry the limits permit (``unclaimed`` for slots nobody holds, ``limit`` for
-   priority preemption: the turn's ``list_scan.Bounds``, given to its walks, and what
+   priority preemption: the turn's ``walk_limits.Bounds``, given to its walks, and what
    it used so far, given to each pick) is the match, else the row is rejected
    (``_reject_row``, for the reason the list's counts give) and, unless
    NEGOTIATE_ALL_JOBS_IN_CLUSTER, its autocluster is skipped for the rest of the turn.
@@ -48,9 +48,10 @@ from typing import NamedTuple
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.autocluster import Autoclusters
 from condorlite.core.matching.candidates import Candidates
-from condorlite.core.matching.list_scan import Bounds, ListScan, ListWalk, Pick
+from condorlite.core.matching.list_scan import ListScan, ListWalk, Pick
 from condorlite.core.matching.matchmaker import Matchmaker
 from condorlite.core.matching.offers import with_attrs
+from condorlite.core.matching.walk_limits import Bounds
 from condorlite.core.model import NO_PREEMPTION, Claim, Job, Match, make_match
 from condorlite.core.negotiation import limits as lim
 from condorlite.core.negotiation.cycle_notes import NoteLog, Rejections, rejection_reason
@@ -125,7 +126,7 @@ class TurnNegotiator:
         any_held = offer_pool.held_available > 0
         # limits.permits(used, cost, limit) is used + cost <= bound, or the round-up
         # rule: the bounds of the two limits are fixed for the turn (its walks'
-        # ``list_scan.Bounds``), what is used changes with every match
+        # ``walk_limits.Bounds``), what is used changes with every match
         bounds = Bounds(lim.permit_bound(limits.unclaimed), lim.permit_bound(limit),
                         limits.unclaimed > 0, limit > 0)
         # (the rows as the turn keeps them, a list per field: ``turns``)

@@ -15,8 +15,9 @@ import pytest
 
 from condorlite.core.matching import list_scan
 from condorlite.core.matching.candidates import ENTRY_IDX, Candidates
-from condorlite.core.matching.list_scan import Bounds, ListScan, ListWalk, Permit
+from condorlite.core.matching.list_scan import ListScan, ListWalk
 from condorlite.core.matching.piece_costs import PieceCosts
+from condorlite.core.matching.walk_limits import Bounds, Permit, RestFloors
 from condorlite.core.model import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, Submitter
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import Policy
@@ -108,6 +109,29 @@ def test_rest_refused_by_kind_and_round_up_rules(monkeypatch):
                  )._rest_refused(_permit(3.0, 3.0), 0, 0)
     monkeypatch.setattr(list_scan, "SPLIT", False)
     assert not _walk(offers, both)._rest_refused(_permit(3.0, 3.0), 0, 0)
+
+
+def test_the_limits_rules_of_a_cut():
+    """``walk_limits``'s rules on their own: the class's floor refused when both
+    bounds are passed (the round-up rule aside: ``_rest_refused`` asks it only when
+    no round-up rule is in force); what is left refused kind by kind, a kind with
+    nothing left refused, a round-up rule letting its kind through, an entry by rank
+    preemption never refused; ``Bounds.permit`` gives the round-up rule only to a
+    positive limit with nothing used."""
+    permit = Permit(1.0, 2.0, 3.0, 4.0, False, False)
+    assert permit.refuses_floor(2.5) and not permit.refuses_floor(2.0)
+    assert not Permit(1.0, 2.0, 3.0, 5.0, False, False).refuses_floor(2.5)
+    assert RestFloors(2.5, 2.5, False).refused(permit)
+    assert not RestFloors(2.0, 2.5, False).refused(permit)
+    assert not RestFloors(2.5, 2.0, False).refused(permit)
+    assert RestFloors(math.inf, 2.5, False).refused(permit._replace(free_round=True))
+    assert not RestFloors(2.5, 2.5, False).refused(permit._replace(free_round=True))
+    assert not RestFloors(2.5, 2.5, False).refused(permit._replace(prio_round=True))
+    assert RestFloors(2.5, math.inf, False).refused(permit._replace(prio_round=True))
+    assert not RestFloors(math.inf, math.inf, True).refused(permit)
+    bounds = Bounds(3.0, 4.0, True, False)
+    assert bounds.permit(0.0, 0.0) == Permit(0.0, 0.0, 3.0, 4.0, True, False)
+    assert bounds.permit(1.0, 0.0) == Permit(1.0, 0.0, 3.0, 4.0, False, False)
 
 
 def _held_elsewhere_pool(policy: Policy):
