@@ -171,7 +171,8 @@ class RankColumn:
         """The values found so far, to read only: offer seq -> (its version, or None
         for every version; the value). An offer ``same_in_every_state`` said yes of
         has its value here for good (``ordered_states`` reads them so, one look-up
-        per entry)."""
+        per entry); a value kept for the version an entry holds is that entry's
+        offer's value (``shape_entries._column_derived`` reads them so)."""
         return self._values
 
     def value(self, offer: Offer) -> float:
