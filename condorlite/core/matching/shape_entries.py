@@ -201,7 +201,7 @@ class ShapeEntries:
         if like is None or like[0] != joins:
             kept = make_entries(self._registry, members, pe, reason, column=column)
         else:
-            kept = _column_derived(like[1], column.value, self._registry, members)
+            kept = _column_derived(like[1], column, self._registry, members)
         kept.sort()
         runs[shape] = (joins, kept)
         columns = self._like_columns.get(like_key)
@@ -211,16 +211,22 @@ class ShapeEntries:
         return kept
 
 
-def _column_derived(run: list[tuple], value, registry: list, members: dict[int, None]
-                    ) -> list[tuple]:
+def _column_derived(run: list[tuple], column: RankColumn, registry: list,
+                    members: dict[int, None]) -> list[tuple]:
     """The entries of ``run`` (as ``_derived`` reads it) of the offers in ``members``,
-    each with the job rank ``value(offer)`` (a rank column's, negated as an entry holds
-    it): unsorted."""
-    if len(run) == len(members):
-        return [(e[0], -value(registry[e[6]]), e[2], e[3], e[4], e[5], e[6], e[7], e[8])
-                for e in run]
-    return [(e[0], -value(registry[e[6]]), e[2], e[3], e[4], e[5], e[6], e[7], e[8])
-            for e in run if e[6] in members]
+    each with the job rank the column gives its offer (negated, as an entry holds it):
+    unsorted. The value is read from the column's kept values when it holds one for
+    the entry's version (``RankColumn.kept``: every version, or this one; with the
+    joins unchanged the entry's version is its offer's), without the offer or the
+    ``value`` call; else ``value`` works it out."""
+    kept, value = column.kept(), column.value
+    get = kept.get
+    if len(run) != len(members):
+        run = [e for e in run if e[6] in members]
+    return [(e[0], -(found[1] if (found := get(e[6])) is not None
+                     and (found[0] is None or found[0] == e[7])
+                     else value(registry[e[6]])),
+             e[2], e[3], e[4], e[5], e[6], e[7], e[8]) for e in run]
 
 
 def _derived(run: list[tuple], job_rank: float, members: dict[int, None]) -> list[tuple]:

@@ -25,7 +25,7 @@ SHAPE = 7
 
 def _offer(i: int) -> SimpleNamespace:
     # (post varies per offer and pre ties between pairs: the order reads the name too)
-    return SimpleNamespace(name=f"slot1@m{(i * 7) % 10:02d}", version=i,
+    return SimpleNamespace(name=f"slot1@m{(i * 7) % 10:02d}", seq=i, version=i,
                            independent={"pre": float(i // 2), "post": float(i % 3)})
 
 
@@ -134,10 +134,18 @@ class _Column:
     def __init__(self, scale: float) -> None:
         self.scale = scale
         self.asked = 0
+        #: offer seq -> (version, or None for every version; value), as
+        #: ``RankColumn.kept`` gives them: an even offer's for every version
+        self._kept: dict[int, tuple[int | None, float]] = {}
 
     def value(self, offer) -> float:  # type: ignore[no-untyped-def]
         self.asked += 1
-        return float((offer.version * 37) % 11) * self.scale
+        found = float((offer.version * 37) % 11) * self.scale
+        self._kept[offer.seq] = (None if offer.seq % 2 == 0 else offer.version, found)
+        return found
+
+    def kept(self) -> dict[int, tuple[int | None, float]]:
+        return self._kept
 
 
 def _column_kept(entries: ShapeEntries, members: dict, column: _Column) -> list[tuple]:
@@ -185,6 +193,30 @@ def test_a_column_run_is_derived_from_a_job_ranks_or_another_columns(monkeypatch
     fourth = _Column(3.0)
     assert _column_kept(entries, members, fourth) == _column_made(registry, members, fourth)
     assert made == [1, 1]
+
+
+def test_a_derived_column_run_reads_a_kept_value_of_the_entrys_version_alone():
+    """A column's derived run takes an offer's value from the column's kept values
+    when it is kept for every version or for the entry's; any other is asked of
+    ``value``; each entry equal to its offer's entry made with the column."""
+    registry = [_offer(i) for i in range(10)]
+    members = dict.fromkeys(range(10))
+    run = make_entries(registry, members, PairEval(True, 0.0, 0.0, {}), NO_PREEMPTION)
+    column = _Column(2.0)
+    for offer in registry:
+        column.value(offer)
+    column.kept()[4] = (None, 7.0)  # (for every version: read as it is)
+    column.kept()[3] = (2, 99.0)  # (for another version than the entry's: not read)
+    del members[6]  # (carved away: its entry dropped)
+    column.asked = 0
+    derived = shape_entries._column_derived(run, column, registry, members)
+    assert column.asked == 1  # (offer 3's alone)
+    assert [e[6] for e in derived] == [e[6] for e in run if e[6] != 6]
+    for entry in derived:
+        offer = registry[entry[6]]
+        rank = 7.0 if offer.seq == 4 else float((offer.version * 37) % 11) * 2.0
+        assert entry == make_entries(registry, {offer.seq: None},
+                                     PairEval(True, rank, 0.0, {}), NO_PREEMPTION)[0]
 
 
 def _column_pslot(i: int) -> str:
