@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.classad.ast import Binary, Expr, Literal, Paren
+from condorlite.core.classad.ast import AttrRef, Binary, Expr, Literal, Paren
 from condorlite.core.classad.operators import bool_equiv
 from condorlite.core.classad.partial import Constant, specialize
 from condorlite.core.classad.residuals import Residual
@@ -82,10 +82,16 @@ class OwnerGates:
         requirements = adeval.attr(slot_ad, "requirements")
         if requirements is None:
             return None
+        first = leftmost(requirements)
+        if type(first) is AttrRef and first.scope in (None, "my"):
+            # (an idle desktop's START folded to ``true``: nothing to specialise, the
+            # gate would be that literal, which rules nothing out)
+            bound = adeval.attr(slot_ad, first.name)
+            if type(bound) is Literal and bool_equiv(bound.value) is True:
+                return None
         self.made += 1
         reads: set[tuple[int, str]] = set()
-        residual = specialize(leftmost(requirements), slot_ad, job_ad,
-                              [(job_ad, OWNER)], self._now, reads)
+        residual = specialize(first, slot_ad, job_ad, [(job_ad, OWNER)], self._now, reads)
         if residual is None:
             return None
         mine, slot = id(job_ad), id(slot_ad)

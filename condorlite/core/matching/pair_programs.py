@@ -73,10 +73,6 @@ class ResidualCache:
         #: the one program that never matches, for every class whose parts rule every
         #: state of the static out (``_pair_program``; made when first needed)
         self.never: PairProgram | None = None
-        #: (id(parts), id(job Rank), the class's param values and their types, the
-        #: vector's names and literals) -> (those parts, that Rank, the program made
-        #: of them): equal programs are made once (``_pair_program``)
-        self.made: dict[tuple, tuple] = {}
 
     def get(self, part: tuple, job_ad: ClassAd,
             build: Callable[[set[tuple[int, str]]], Residual | None],
@@ -183,26 +179,14 @@ def _pair_program(pair: tuple, free_requests: tuple[tuple[str, ...], tuple],
     job_rank = _attribute(pair, params, job_ad, "Rank", set())
     if job_rank is None:
         return None
-    # (classes that differ only in what no part read, and ask the same values, get
-    # the program another made: it is made of the same residuals with the same
-    # values, and a program is only read once made; the types are keyed too, as
-    # 2 and 2.0 are one key to a dict)
-    key = (id(parts), id(job_rank), values, tuple(map(type, values)), vector.names,
-           vector.literals)
-    made = cache.made.get(key)
-    if made is not None and made[0] is parts and made[1] is job_rank:
-        return made[2]
     if vector.literals and SLOT_FIRST:
         # A slot that compares literals of its own with the job (a desktop's START
         # naming its owner) fails most classes on its own test: it goes first, as
         # ``MatchTable._evaluate_pair`` orders the full evaluation (the outcome is
         # the same in either order: tests have no side effects).
         tests = tests[::-1]
-    program = PairProgram(requests, tests, job_rank, slot_rank, ranks, as_rank,
-                          len(vector.names), values, vector.literals)
-    # (the residuals are held with it, so the ids in the key stay theirs)
-    cache.made[key] = (parts, job_rank, program)
-    return program
+    return PairProgram(requests, tests, job_rank, slot_rank, ranks, as_rank,
+                       len(vector.names), values, vector.literals)
 
 
 def _program_parts(pair: tuple, params: tuple[str, ...], used: set[str]) -> tuple | None:

@@ -185,30 +185,3 @@ def test_requirements_never_true_end_the_parts_and_share_one_program(
             assert not (adeval.requirements_hold(job_ad, state)
                         and adeval.requirements_hold(state, job_ad)), (case, cpus, memory)
             assert programs[0].run((cpus, disk, memory), as_rank) == (False,)
-
-
-def test_equal_programs_are_made_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Classes that differ only in what no part reads (a Department nobody reads) and ask
-    # the same amounts get one program; other amounts, or the same amount of another
-    # type (1024 against 1024.0: a dict takes them for one key), get their own.
-    made = [0]
-    real = pair_programs.PairProgram.__init__
-
-    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
-        made[0] += 1
-        real(*args, **kwargs)
-
-    monkeypatch.setattr(pair_programs.PairProgram, "__init__", counted)
-    jobs = [{"Department": '"a"'}, {"Department": '"b"'}, {"RequestMemory": 8192},
-            {"RequestMemory": 4096.0}, {"Department": '"c"', "RequestMemory": 8192}]
-    programs = _programs(jobs)
-    assert programs[0] is programs[1]
-    assert programs[2] is programs[4]
-    assert len({id(p) for p in programs}) == 3 == made[0]
-    assert programs[3].params == (2, 1000, 4096.0)
-    assert type(programs[3].params[2]) is float and type(programs[0].params[2]) is int
-    for changes, program in zip(jobs, programs, strict=True):
-        alone = _alone(changes)
-        for cpus, memory, disk in GRID:
-            vals = (cpus, disk, memory)
-            assert program.run(vals, as_rank) == alone.run(vals, as_rank), (changes, vals)
