@@ -3,7 +3,8 @@
 ``MatchTable.pair`` is the match and the job-dependent ranks of a job class in an
 offer's pair shape (kept per class, Submitter* bindings when read, and pair shape),
 by full evaluation or by a residual program (a partitionable slot's vector static;
-a static slot of a shared static part, ``static_programs``);
+a static slot of a shared static part, ``static_programs``), a static desktop's full
+evaluation spared where its ``START`` rules the job's owner out (``owner_gates``);
 ``program`` the class's residual program for a vector static (``carving``,
 ``pair_programs``; one that never matches where the class's Requirements rule the
 static out, ``never_matches``); ``outgrown`` whether no state of a static can hold the class's

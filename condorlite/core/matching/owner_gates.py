@@ -20,7 +20,9 @@ owner gives ``L`` a value whose boolean is false (``false`` or ``0``) cannot mat
 the evaluation of ``L && R`` returns false without walking ``R`` (``reference``'s
 ``&&``), and so does each enclosing ``&&`` of the chain; where ``L`` alone is the
 expression, false or zero does not hold. Any other value decides nothing and the pair
-is evaluated in full, as before.
+is evaluated in full, as before. A leftmost operand that names an attribute the slot
+binds to ``true`` (an idle desktop's folded ``START``) is not specialised: it would
+rule nothing out.
 
 Exactness also rests on the pair shape: pair results are kept per (class, pair shape)
 because offers of one pair shape bind every name a pair evaluation reads alike
