@@ -3,7 +3,8 @@
 ``MatchTable.pair`` is the match and the job-dependent ranks of a job class in an
 offer's pair shape (kept per class, Submitter* bindings when read, and pair shape),
 by full evaluation or by a residual program (a partitionable slot's vector static;
-a static slot of a shared static part, ``static_programs``);
+a static slot of a shared static part, ``static_programs``), a static desktop's full
+evaluation spared where its ``START`` rules the job's owner out (``owner_gates``);
 ``program`` the class's residual program for a vector static (``carving``,
 ``pair_programs``; one that never matches where the class's Requirements rule the
 static out, ``never_matches``); ``outgrown`` whether no state of a static can hold the class's
@@ -28,6 +29,7 @@ from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.never_matches import NeverMatches
 from condorlite.core.matching.offer_shapes import MISSING, OfferShapes
 from condorlite.core.matching.offers import Fits, Offer
+from condorlite.core.matching.owner_gates import OwnerGates
 from condorlite.core.matching.pair_programs import ResidualCache, job_params, pair_program
 from condorlite.core.matching.pieces import weight_names
 from condorlite.core.matching.policy_exprs import PolicyExprs
@@ -82,6 +84,9 @@ class MatchTable:
         #: shared between statics by what it read (``never_matches``), and the
         #: program that stands for that verdict (it never matches)
         self._never = NeverMatches(shapes.shape_keys.canon.key, now)
+        #: a static desktop's Requirements as its job's Owner decides them, per pair
+        #: shape (``owner_gates``): most classes fail there before a full evaluation
+        self._gates = OwnerGates(now)
         false = Constant(False)
         self._never_matching = PairProgram([], [false], false, false, [], as_rank)
 
@@ -282,6 +287,8 @@ class MatchTable:
         taken = self._fit_of(offer, job_ad) if offer.partitionable else None
         ok = not offer.partitionable or taken is not None
         if offer.literals:
+            if not offer.partitionable and self._gates.fails(job_ad, offer):
+                return NO_MATCH  # (the slot's Requirements cannot hold: ``owner_gates``)
             ok = ok and adeval.requirements_hold(slot_ad, job_ad, now=_int(now)) and (
                 adeval.requirements_hold(job_ad, slot_ad, now=_int(now)))
         else:
