@@ -70,9 +70,15 @@ def test_box_key_tells_boxes_apart() -> None:
     assert box_key(one) != box_key(_box([bound_test(1, ">=", 4000.0)]))  # (its type)
     assert box_key(one) != box_key(_box([bound_test(1, ">=", 4000)], [("Cpus", 1.0, 0)]))
     ranked = _box([bound_test(1, ">=", 4000)])
-    ranked.result = None  # (ranks that read the slot: no one outcome)
-    assert box_key(ranked) is None
+    ranked.result = None  # (ranks that read the slot: no one outcome, the same box)
+    assert box_key(ranked) == box_key(one)
     assert box_key(_box([lambda vals: True])) is None  # (a bound without its atom)
+    never = _box([bound_test(1, ">=", 4000)])
+    never.never = True
+    assert box_key(never) is None
+    plain = _box([bound_test(1, ">=", 4000)])
+    plain.box = False  # (tests run as they are: no box)
+    assert box_key(plain) is None
 
 
 def test_box_passes_decide_as_the_reference_on_and_off(monkeypatch) -> None:
