@@ -33,7 +33,7 @@ class matches a few per cent. These make that walk cheaper, each exact:
    where that program is a box, whether the group passes it is kept per box and the
    group's numbers and shared by the classes of equal requests, whatever their ranks
    (``box_passes``: a group that passes runs only its ranks, ``PairProgram.passed``);
-   once a part's box of constant ranks, its table and its one pair result are known,
+   once a part's box, its table and (constant ranks) its one pair result are known,
    each later group of the part takes them in one look-up (``PartPairs.boxes``).
 
 5. **Groups the list can never list, passed over.** A group whose policy key the
@@ -95,10 +95,10 @@ class PartPairs:
 
     def __init__(self) -> None:
         #: static part -> (its program, that box's table of passes, its one pair
-        #: result) once all three are known, for a part whose program is a box of
-        #: constant ranks with a table: each later group of the part takes them in
+        #: result or None when its ranks read the slot) once known, for a part whose
+        #: program is a box with a table: each later group of the part takes them in
         #: one look-up (``_pairs_of``)
-        self.boxes: dict[int, tuple[PairProgram, dict[int, bool], PairEval]] = {}
+        self.boxes: dict[int, tuple[PairProgram, dict[int, bool], PairEval | None]] = {}
         #: static part -> the class key's program of it, or None
         self.programs: dict[int, PairProgram | None] = {}
         #: id(a program of ``programs``, which holds it) -> its one pair result, and
@@ -243,8 +243,9 @@ class HeldWalks:
                     slot.numbers = self._boxes.numbers(part.vals)  # type: ignore[attr-defined]
             box = None if part is None else boxes.get(part.static)  # type: ignore[union-attr]
             if box is not None:
-                # (the part's box of constant ranks, met before: no residual test
-                # before a box, its table and its one result, in one look-up)
+                # (the part's box, met before: no residual test before a box, its
+                # table and its one result (None: ranks that read the slot), in one
+                # look-up)
                 program, table, known = box
                 pair_shape = slot.pair_shape
             else:
@@ -300,7 +301,7 @@ class HeldWalks:
             if ran is None:
                 known_pairs[pair_shape] = NO_MATCH
                 continue
-            if box is None:  # (else ``known`` is the box's one result)
+            if box is None:
                 if ran is program.result:
                     known = boxed.get(key)
                     if known is None:
@@ -309,6 +310,10 @@ class HeldWalks:
                         boxes[part.static] = (program, table, known)  # type: ignore[union-attr]
                 else:
                     known = self._part_pair(program, ran)
+                    if table is not None:  # (a box whose ranks read the slot)
+                        boxes[part.static] = (program, table, None)  # type: ignore[union-attr]
+            elif known is None:  # (else ``known`` is the box's one result)
+                known = self._part_pair(program, ran)
             known_pairs[pair_shape] = known
             if known.match:
                 if known_preq == PREQ_ONLY:
