@@ -1,8 +1,9 @@
-"""``box_passes``: whether a held static slot passes a box of constant ranks is kept
-per (static part, box) and shared by every class whose program of the part is an
-equal box. Checked against the plain reference cycle with the tables used (classes
-of equal requests, other ranks), the key checked to tell boxes apart, and shown to
-matter: a key blind to the bounds decides otherwise."""
+"""``box_passes``: whether a held static slot passes a box is kept per box and the
+slot's numbers and shared by every class whose program of a part is an equal box,
+whatever its ranks. Checked against the plain reference cycle with the tables used
+(classes of equal requests, other ranks, ranks that read the slot; slots of other
+pair shapes with equal numbers), the key checked to tell boxes apart, and shown to
+matter: a key blind to the bounds, or tables blind to the numbers, decide otherwise."""
 
 from __future__ import annotations
 
