@@ -1,24 +1,28 @@
-"""Whether a held static slot passes a box, asked once per box and slot whatever the
-class.
+"""Whether a held static slot passes a box, asked once per box and slot numbers
+whatever the class.
 
 A held walk (``held_walks``) runs the class key's program of a shared static part
 (``MatchTable.static_program``) at each held group's numbers. On a pool of claimed
 static slots that is nearly every class against nearly every held group, and nearly
-every such program is a *box with constant ranks* (``carving``): its outcome is its
-one ``result`` when the slot's numbers hold the fixed requests and the bounds, else
-no match. What decides it is the box alone: the fixed requests' amounts and
-positions, and each bound's atoms (position, operator, number operand: a bound's
-test is the comparison its atom states, ``partial``'s contract, which ``box_ranges``
-relies on as well). Classes of equal requests (most of a pool's classes differ in
-what the box does not read: ranks, owner, other attributes) have equal boxes, so the
-passing of a slot is kept per (static part, box) -> pair shape (a held slot's
-numbers are those of its pair shape: its ad is never replaced) and shared by every
-class whose program of the part is an equal box.
+every such program is a *box* (``carving``): it matches when the slot's numbers hold
+the fixed requests and the bounds, and then its outcome is its ranks (its one
+``result`` when they are constants, else ``PairProgram.passed``). Whether a slot
+passes is decided by the box alone: the fixed requests' amounts and positions, and
+each bound's atoms (position, operator, number operand: a bound's test is the
+comparison its atom states, ``partial``'s contract, which ``box_ranges`` relies on as
+well), at the slot's numbers. Classes of equal requests (most of a pool's classes
+differ in what the box does not read: ranks, owner, other attributes) have equal
+boxes, whatever their ranks, so the passing is kept per box -> the slot's numbers and
+shared by every class whose program of any part is an equal box.
 
-The key is exact: every fixed request is (amount, its type, position), every bound
-the test of its one atom (position, operator, operand, its type) with an integer or
-real operand; a box with any other bound (an operand read from the vector, a test
-of several atoms) gets no key and is run as it is.
+The numbers (``numbers``) are the part vector's values with their types, each
+distinct tuple numbered once per cycle: held slots of distinct pair shapes often
+carry equal numbers (30 % claimed static slots of a few machine types: 1,440 pair
+shapes, 38 distinct numbers on the 10k claimed-preemption pool), and a box's tests
+read nothing else. The key is exact: every fixed request is (amount, its type,
+position), every bound the test of its one atom (position, operator, operand, its
+type) with an integer or real operand; a box with any other bound (an operand read
+from the vector, a test of several atoms) gets no key and is run as it is.
 Tables are the cycle's (one ``BoxPasses`` per ``HeldWalks``).
 """
 
@@ -31,30 +35,41 @@ _NUMBERS = (int, float)
 
 
 class BoxPasses:
-    """The cycle's tables of whether a slot passes a box (module doc)."""
+    """The cycle's tables of whether a slot's numbers pass a box (module doc)."""
 
     def __init__(self) -> None:
-        #: (static part, box key) -> pair shape -> whether its numbers pass the box
+        #: box key -> numbers (``numbers``) -> whether they pass the box
         self._tables: dict[tuple, dict[int, bool]] = {}
+        #: (part vector's values, their types) -> its number
+        self._numbers: dict[tuple, int] = {}
 
-    def table(self, static: int, program: PairProgram) -> dict[int, bool] | None:
-        """The table of ``program``'s box in the static part ``static`` (to be filled
-        by the caller, ``program.run(vals) is program.result`` per pair shape), or
-        None when it is no box with constant ranks or its box has no key."""
+    def table(self, program: PairProgram) -> dict[int, bool] | None:
+        """The table of ``program``'s box (to be filled by the caller, whether
+        ``program.run`` at the numbers matches), or None when it is no box or its box
+        has no key."""
         key = box_key(program)
         if key is None:
             return None
-        found = self._tables.get((static, key))
+        found = self._tables.get(key)
         if found is None:
-            found = self._tables[(static, key)] = {}
+            found = self._tables[key] = {}
+        return found
+
+    def numbers(self, vals: tuple) -> int:
+        """The number of a part vector's values (equal values of equal types: one
+        number), the key of a table's entries."""
+        key = (vals, tuple(map(type, vals)))
+        found = self._numbers.get(key)
+        if found is None:
+            found = self._numbers[key] = len(self._numbers)
         return found
 
 
 def box_key(program: PairProgram) -> tuple | None:
-    """What the box of ``program`` tests, as a key (module doc), or None: not a box
-    with constant ranks, or a bound without atoms or with an operand that is no
-    integer or real."""
-    if not program.box or program.result is None or program.never:
+    """What the box of ``program`` tests, as a key (module doc), or None: not a box,
+    never matching, or a bound without atoms or with an operand that is no integer or
+    real. Its ranks are no part of it."""
+    if not program.box or program.never:
         return None
     bounds = []
     for test in program.bounds:

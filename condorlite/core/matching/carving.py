@@ -226,13 +226,15 @@ class PairProgram:
                 return (False,)
         return self._ranked(full, as_rank, taken, None, defer)
 
-    def passed(self, vals: Sequence[object], as_rank: Callable[[object], float]) -> tuple:
-        """``run`` at a state known to pass every bound of this box, which has no
-        fixed requests (``box_ranges.split``): its ranks alone."""
+    def passed(self, vals: Sequence[object], as_rank: Callable[[object], float],
+               defer: bool = False) -> tuple:
+        """``run`` at a state known to pass this box, every bound (``box_ranges.split``,
+        a box without fixed requests) or bounds and fixed requests alike
+        (``box_passes``): its ranks alone; ``defer`` as ``run``'s."""
         if self.result is not None:
             return self.result  # (shared: callers only read it)
         return self._ranked((*vals, *self.params) if self.params else vals, as_rank,
-                            self.taken)
+                            self.taken, None, defer)
 
     def run_fitted(self, vals: Sequence[object], as_rank: Callable[[object], float],
                    given: float | None = None) -> tuple:

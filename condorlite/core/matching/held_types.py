@@ -33,10 +33,11 @@ class HeldSlot:
     without one), its policy key and preq key (``held_refusals.GroupKeys``, each
     or None)
     and, once a pair is asked, its shared static part (``part``:
-    ``MatchTable.static_vector``, None when its pairs are evaluated otherwise)."""
+    ``MatchTable.static_vector``, None when its pairs are evaluated otherwise) and
+    the number of that part's values (``numbers``: ``box_passes.BoxPasses.numbers``)."""
 
-    __slots__ = ("first", "group", "kind", "one", "pair_shape", "part", "policy", "preq",
-                 "vals")
+    __slots__ = ("first", "group", "kind", "numbers", "one", "pair_shape", "part", "policy",
+                 "preq", "vals")
 
     def __init__(self, pair_shape: int, group: HeldGroup, first: Offer,
                  vals: tuple | None, policy: int | None, preq: int | None) -> None:
@@ -51,6 +52,8 @@ class HeldSlot:
         self.preq = preq
         #: MISSING until the group's first pair is asked (``HeldWalks._pairs_of``)
         self.part: SlotVector | object | None = MISSING
+        #: the part's numbers, set with ``part`` when it is a vector
+        self.numbers = -1
         #: the position of its type in the types last made (``HeldVerdicts._typed``)
         self.kind = 0
 

@@ -30,10 +30,11 @@ class matches a few per cent. These make that walk cheaper, each exact:
    of a shared part runs the class key's program of the part at its numbers
    (``MatchTable.run_part``, the result ``MatchTable.pair`` gives, kept in the same
    table) without the table's look-ups per group (``PartPairs``, ``_pairs_of``);
-   where that program is a box with constant ranks, whether the group passes it is
-   kept per (part, box) and shared by the classes of equal requests (``box_passes``);
-   once a part's box, its table and its one pair result are known, each later group
-   of the part takes them in one look-up (``PartPairs.boxes``).
+   where that program is a box, whether the group passes it is kept per box and the
+   group's numbers and shared by the classes of equal requests, whatever their ranks
+   (``box_passes``: a group that passes runs only its ranks, ``PairProgram.passed``);
+   once a part's box, its table and (constant ranks) its one pair result are known,
+   each later group of the part takes them in one look-up (``PartPairs.boxes``).
 
 5. **Groups the list can never list, passed over.** A group whose policy key the
    list's submitter and job refuse (``held_refusals``: its own, or refused by
@@ -94,10 +95,10 @@ class PartPairs:
 
     def __init__(self) -> None:
         #: static part -> (its program, that box's table of passes, its one pair
-        #: result) once all three are known, for a part whose program is a box of
-        #: constant ranks with a table: each later group of the part takes them in
+        #: result or None when its ranks read the slot) once known, for a part whose
+        #: program is a box with a table: each later group of the part takes them in
         #: one look-up (``_pairs_of``)
-        self.boxes: dict[int, tuple[PairProgram, dict[int, bool], PairEval]] = {}
+        self.boxes: dict[int, tuple[PairProgram, dict[int, bool], PairEval | None]] = {}
         #: static part -> the class key's program of it, or None
         self.programs: dict[int, PairProgram | None] = {}
         #: id(a program of ``programs``, which holds it) -> its one pair result, and
@@ -222,9 +223,9 @@ class HeldWalks:
         (its pair result not recorded: nothing reads the pair result of a group
         without entries). A group of a shared static part runs the class key's
         program of the part at its numbers, as ``MatchTable.run_part`` gives it (kept
-        in ``known_pairs``); a box of constant ranks has one pair result, looked up
-        once per walk, and whether a slot passes it is kept per box whatever the
-        class (``box_passes``). Else the pair is asked. (One call per walk of a
+        in ``known_pairs``); whether a slot passes a box is kept per box and numbers
+        whatever the class (``box_passes``), and a box of constant ranks has one pair
+        result, looked up once per walk. Else the pair is asked. (One call per walk of a
         type, not per group.)"""
         programs, tables, boxed, boxes = parts.programs, parts.tables, parts.boxed, parts.boxes
         matched, allowed = out.matched, out.allowed
@@ -238,10 +239,13 @@ class HeldWalks:
                 # (worked out at the first pair asked, as ``MatchTable.pair`` did: the
                 # first call works out every static offer's part)
                 part = slot.part = self._part_of(slot.first)
+                if part is not None:
+                    slot.numbers = self._boxes.numbers(part.vals)  # type: ignore[attr-defined]
             box = None if part is None else boxes.get(part.static)  # type: ignore[union-attr]
             if box is not None:
-                # (the part's box of constant ranks, met before: no residual test
-                # before a box, its table and its one result, in one look-up)
+                # (the part's box, met before: no residual test before a box, its
+                # table and its one result (None: ranks that read the slot), in one
+                # look-up)
                 program, table, known = box
                 pair_shape = slot.pair_shape
             else:
@@ -269,14 +273,24 @@ class HeldWalks:
                 key, pair_shape = id(program), slot.pair_shape
                 table = tables.get(key, MISSING)
                 if table is MISSING:
-                    table = tables[key] = self._boxes.table(part.static, program)  # type: ignore[union-attr]
+                    table = tables[key] = self._boxes.table(program)
             if table is not None:
-                passes = table.get(pair_shape)  # type: ignore[union-attr]
+                passes = table.get(slot.numbers)  # type: ignore[union-attr]
                 if passes is None:
                     parts.runs += 1
-                    passes = table[pair_shape] = program.run(  # type: ignore[index]
-                        part.vals, as_rank) is program.result  # type: ignore[union-attr]
-                ran = program.result if passes else None
+                    ran = program.run(part.vals, as_rank, DEFER_RANKS)  # type: ignore[union-attr]
+                    passes = table[slot.numbers] = ran[0]  # type: ignore[index]
+                    if not passes:
+                        ran = None
+                elif not passes:
+                    ran = None
+                elif program.result is not None:
+                    ran = program.result
+                else:
+                    # (ranks that read the slot: worked out at its numbers, without
+                    # the box's tests, counted as the run they stand for)
+                    parts.runs += 1
+                    ran = program.passed(part.vals, as_rank, DEFER_RANKS)  # type: ignore[union-attr]
             else:
                 parts.runs += 1
                 # (its dependent ranks worked out when a list reads them: about half
@@ -287,7 +301,7 @@ class HeldWalks:
             if ran is None:
                 known_pairs[pair_shape] = NO_MATCH
                 continue
-            if box is None:  # (else ``known`` is the box's one result)
+            if box is None:
                 if ran is program.result:
                     known = boxed.get(key)
                     if known is None:
@@ -296,6 +310,10 @@ class HeldWalks:
                         boxes[part.static] = (program, table, known)  # type: ignore[union-attr]
                 else:
                     known = self._part_pair(program, ran)
+                    if table is not None:  # (a box whose ranks read the slot)
+                        boxes[part.static] = (program, table, None)  # type: ignore[union-attr]
+            elif known is None:  # (else ``known`` is the box's one result)
+                known = self._part_pair(program, ran)
             known_pairs[pair_shape] = known
             if known.match:
                 if known_preq == PREQ_ONLY:

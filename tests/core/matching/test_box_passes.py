@@ -1,8 +1,9 @@
-"""``box_passes``: whether a held static slot passes a box of constant ranks is kept
-per (static part, box) and shared by every class whose program of the part is an
-equal box. Checked against the plain reference cycle with the tables used (classes
-of equal requests, other ranks), the key checked to tell boxes apart, and shown to
-matter: a key blind to the bounds decides otherwise."""
+"""``box_passes``: whether a held static slot passes a box is kept per box and the
+slot's numbers and shared by every class whose program of a part is an equal box,
+whatever its ranks. Checked against the plain reference cycle with the tables used
+(classes of equal requests, other ranks, ranks that read the slot; slots of other
+pair shapes with equal numbers), the key checked to tell boxes apart, and shown to
+matter: a key blind to the bounds, or tables blind to the numbers, decide otherwise."""
 
 from __future__ import annotations
 
@@ -70,9 +71,15 @@ def test_box_key_tells_boxes_apart() -> None:
     assert box_key(one) != box_key(_box([bound_test(1, ">=", 4000.0)]))  # (its type)
     assert box_key(one) != box_key(_box([bound_test(1, ">=", 4000)], [("Cpus", 1.0, 0)]))
     ranked = _box([bound_test(1, ">=", 4000)])
-    ranked.result = None  # (ranks that read the slot: no one outcome)
-    assert box_key(ranked) is None
+    ranked.result = None  # (ranks that read the slot: no one outcome, the same box)
+    assert box_key(ranked) == box_key(one)
     assert box_key(_box([lambda vals: True])) is None  # (a bound without its atom)
+    never = _box([bound_test(1, ">=", 4000)])
+    never.never = True
+    assert box_key(never) is None
+    plain = _box([bound_test(1, ">=", 4000)])
+    plain.box = False  # (tests run as they are: no box)
+    assert box_key(plain) is None
 
 
 def test_box_passes_decide_as_the_reference_on_and_off(monkeypatch) -> None:
@@ -95,3 +102,65 @@ def test_a_key_blind_to_the_bounds_decides_otherwise(monkeypatch) -> None:
                         lambda program: () if program.result is not None else None)
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, POLICY)
+
+
+def _twin(n: int, owner: int) -> str:
+    # A claimed slot of one machine type whose numbers (Cpus, Disk, Memory) repeat:
+    # slots of distinct pair shapes (each its own holder, or its own KFlops, which a
+    # job's Rank reads) with equal numbers.
+    return "\n".join([
+        f'Name = "slot{n}@m1"', 'Machine = "m1"', 'State = "Claimed"', 'Activity = "Busy"',
+        "Cpus = 1", f"Memory = {2048 * (1 + n // 4 % 2)}", f"Disk = {1000 * (1 + n % 4)}",
+        f"KFlops = {1000 + n // 3}", 'Arch = "X86_64"', 'OpSys = "LINUX"',
+        "Requirements = START", "START = true", "Rank = 0", "CurrentRank = 0",
+        "SlotWeight = Cpus", f'RemoteUser = "old{owner}@{UID}"',
+        f'RemoteOwner = "old{owner}"', "TotalJobRunTime = 100", ""])
+
+
+def _ranked_job(cluster: int, proc: int, disk: int, memory: int, rank: str) -> str:
+    return _job(cluster, proc, disk, memory, 0).replace("Rank = 0", f"Rank = {rank}")
+
+
+TWINS = [_twin(n, n % 5) for n in range(40)]
+# Equal requests, ranks that read the slot (its Memory, its Disk) or none: one box,
+# ranked boxes among them, and more jobs than the slots that pass it.
+RANKED_JOBS = ([_ranked_job(1, p, 2500, 3000, "TARGET.Memory") for p in range(3)]
+               + [_ranked_job(2, p, 2500, 3000, "TARGET.Disk") for p in range(3)]
+               + [_ranked_job(3, p, 2500, 3000, "TARGET.Disk + TARGET.Memory")
+                  for p in range(3)]
+               + [_ranked_job(4, p, 2500, 3000, "1") for p in range(3)]
+               + [_ranked_job(5, p, 500, 0, "TARGET.KFlops") for p in range(2)])
+
+
+def test_ranked_boxes_share_the_passes_by_numbers(monkeypatch) -> None:
+    # Boxes whose ranks read the slot share the table of passes with the box of
+    # constant ranks, and slots of equal numbers one entry: those that pass run
+    # their ranks alone (``PairProgram.passed``). As the reference, with fewer runs
+    # than with no table.
+    passed: list[int] = []
+    plain = PairProgram.passed
+
+    def counting(self, vals, as_rank, defer=False):  # type: ignore[no-untyped-def]
+        passed.append(1)
+        return plain(self, vals, as_rank, defer)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(PairProgram, "passed", counting)
+        fast, on = run_both(TWINS, RANKED_JOBS, POLICY)
+    tables = fast.mm.lists._walks._boxes._tables
+    # (two boxes: Disk >= 2500 && Memory >= 3000, shared by classes 1-4, and
+    # Disk >= 500; 8 distinct numbers of 40 slots, each its own pair shape)
+    assert len(tables) == 2
+    assert all(len(table) <= 8 for table in tables.values())
+    assert passed
+    monkeypatch.setattr(box_passes, "box_key", lambda program: None)  # (off: each runs)
+    off_cycle, off = run_both(TWINS, RANKED_JOBS, POLICY)
+    assert sorted(map(str, off.matches)) == sorted(map(str, on.matches))
+    assert fast.mm.evaluations < off_cycle.mm.evaluations
+
+
+def test_passes_kept_blind_to_the_numbers_decide_otherwise(monkeypatch) -> None:
+    # Every slot's numbers one entry: a slot takes another's pass, whatever its Disk.
+    monkeypatch.setattr(box_passes.BoxPasses, "numbers", lambda self, vals: 0)
+    with pytest.raises(AssertionError):
+        run_both(TWINS, RANKED_JOBS, POLICY)
