@@ -316,9 +316,7 @@ def _numbered(idle: list[Job], starts: list[int], firsts: list[tuple],
     job of each number, in number order). ``firsts``: each run's least
     ``queue_key``; a group's first job has the least of its runs'."""
     first_of: dict[tuple[int, ...], tuple] = {}
-    # (by the runs' entries: ``entry_key`` numbers a set of entry objects once, and
-    # the runs of one class mostly hold the very same entries)
-    keys = [canon.entry_key(idle[start].ad, names) for start in starts]
+    keys = [canon.key(idle[start].ad, names) for start in starts]
     for key, first in zip(keys, firsts, strict=True):
         known = first_of.get(key)
         if known is None or first < known:

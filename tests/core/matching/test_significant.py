@@ -402,35 +402,3 @@ def test_the_compiled_gather_refuses_what_it_cannot_read() -> None:
     with pytest.raises(TypeError):
         oldscan.gather(jobs, members, ad_type, ad_members[:1])
 
-
-@pytest.mark.parametrize("configured", [None, ("RequestCpus", "Owner")])
-def test_runs_holding_the_same_entries_are_numbered_once(tmp_path, configured) -> None:
-    """``_numbered`` keys each run by its entries (``Canon.entry_key``): the
-    structural numbering (``Canon.key``) is worked out once per distinct set of entry
-    objects among the runs' first rows, not once per run; the classes and
-    autoclusters are the loop's."""
-    policy = replace(POLICY, significant_attributes=configured)
-    spec = gen.PoolSpec(slots=40, jobs=1500, submitters=5, autoclusters=6, seed=13,
-                        claimed_fraction=0.3, realistic=True)
-    slots, idle = _genpool(tmp_path, spec, policy, shared=True)
-    keyed: list[int] = []
-    key = significant.Canon.key
-
-    def spy(self, ad, names):
-        keyed.append(id(ad))
-        return key(self, ad, names)
-
-    runs: list[int] = []
-    numbered = significant._numbered
-
-    def count_runs(idle_, starts, firsts, names, canon):
-        runs.append(len(starts))
-        return numbered(idle_, starts, firsts, names, canon)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(significant.Canon, "key", spy)
-        patch.setattr(significant, "_numbered", count_runs)
-        ac = _closed(slots, idle, _exprs(policy), policy.significant_attributes, 1024)
-    assert 0 < len(keyed) < sum(runs)
-    assert _every(ac) == _every(_widening(slots, idle, _exprs(policy),
-                                          policy.significant_attributes, None))
