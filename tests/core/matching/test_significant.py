@@ -401,4 +401,3 @@ def test_the_compiled_gather_refuses_what_it_cannot_read() -> None:
         oldscan.gather(jobs, ("ad", "id"), ad_type, ad_members)
     with pytest.raises(TypeError):
         oldscan.gather(jobs, members, ad_type, ad_members[:1])
-
