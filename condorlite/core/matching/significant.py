@@ -48,8 +48,8 @@ over 10,000 tables of 160 names) and the queue blocks (``benchmarks/closed_cpu.p
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from itertools import chain, compress, islice, repeat
+from collections.abc import Iterable
+from itertools import chain, compress, islice
 from operator import is_not, sub
 
 from condorlite.core import adeval
@@ -291,13 +291,13 @@ def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
         target_names |= referenced(job.ad, rows.names)
     ids = rows.ids
     # (aligned lists, read as dicts only when asked: ``row_maps``)
-    match_class_of = RowMap(ids, list(_per_row(class_of_run, rows.starts, len(idle))), idle)
+    match_class_of = RowMap(ids, _per_row(class_of_run, rows.starts, len(idle)), idle)
     if configured:
         wanted = tuple(sorted({name.lower() for name in configured} & rows.bound))
         starts = sorted(columns.cuts(rows.tables, wanted, rows.marks)[0].union([0]))
         firsts = list(map(rows.blocks.least, starts, _ends(starts, idle)))
         cluster_of_run, _ = _numbered(idle, starts, firsts, wanted, canon)
-        cluster_of = RowMap(ids, list(_per_row(cluster_of_run, starts, len(idle))), idle)
+        cluster_of = RowMap(ids, _per_row(cluster_of_run, starts, len(idle)), idle)
     else:
         cluster_of = match_class_of  # one map serves both: neither is ever changed
     return Autoclusters(significant, configured, cluster_of, match_class_of, representative,
@@ -326,7 +326,11 @@ def _numbered(idle: list[Job], starts: list[int], firsts: list[tuple],
     return [number[key] for key in keys], [idle[first_of[key][-1]] for key in ranked]
 
 
-def _per_row(of_run: list[int], starts: list[int], total: int) -> Iterator[int]:
-    """Each run's number repeated over its rows (rows ``starts[i]`` up to the next)."""
-    lengths = map(sub, [*islice(starts, 1, None), total], starts)
-    return chain.from_iterable(map(repeat, of_run, lengths))
+def _per_row(of_run: list[int], starts: list[int], total: int) -> list[int]:
+    """Each run's number repeated over its rows (rows ``starts[i]`` up to the next):
+    a list repeat per run (C fills the run's rows), not an iterator step per row."""
+    out: list[int] = []
+    for number, length in zip(of_run, map(sub, [*islice(starts, 1, None), total], starts),
+                              strict=True):
+        out += [number] * length
+    return out

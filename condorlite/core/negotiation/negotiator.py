@@ -54,8 +54,6 @@ or input order otherwise.
 
 from __future__ import annotations
 
-from itertools import compress, repeat
-from operator import attrgetter, eq
 from types import MappingProxyType
 
 from condorlite.core import adeval
@@ -96,8 +94,10 @@ class Cycle:
         self.min_weight = self.offer_pool.min_weight
         self.pool = sum(s.weight for s in slots)
         held = {c.job for c in claims if c.job}
-        # (a C-level pass: the status test runs over every job of the queue)
-        idle = list(compress(jobs, map(eq, map(_STATUS, jobs), repeat(IDLE))))
+        # (a comprehension, not ``compress`` over ``map(attrgetter)``: its attribute
+        # read and integer test are the interpreter's specialised ones, about 260
+        # instructions a job against 600; RESULTS, session 31)
+        idle = [job for job in jobs if job.status == IDLE]
         if held:
             idle = [j for j in idle if j.id not in held]
         self.idle = idle
@@ -240,9 +240,6 @@ class Cycle:
         return CycleResult(self.matches, rejections, reports, stats, self.preempted,
                            MappingProxyType(self.ac.cluster_of),
                            CycleNotes(self.notes, self.matches))
-
-
-_STATUS = attrgetter("status")
 
 
 def run_cycle(
