@@ -39,8 +39,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from functools import partial
 from itertools import chain
 from operator import itemgetter
+from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.box_reads import by_reads
@@ -59,6 +61,7 @@ from condorlite.core.matching.literal_tests import fails_on_literals
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.rank_columns import RankColumn
+from condorlite.core.matching.static_groups import LazyGroup, kind
 from condorlite.core.matching.static_parts import Part, StaticParts
 from condorlite.core.model import NO_PREEMPTION
 
@@ -73,6 +76,26 @@ SPLIT = True
 #: whether a box's sure shapes of ranks that are no constants share their run per
 #: values the ranks read (``box_reads``; the tests switch it)
 BY_READS = True
+#: whether a group of one-offer shapes whose entries' order is known is made as the
+#: list's merge reads it (``static_groups``; the tests switch it)
+LAZY = True
+
+
+class StaticList:
+    """What a class's list takes of the static lists (``StaticLists.entries``)."""
+
+    __slots__ = ("entries", "lazy", "least", "start")
+
+    def __init__(self, entries: list[tuple], start: int, least: float,
+                 lazy: list[tuple[LazyGroup, int]]) -> None:
+        #: the sorted entries made with the list (``Candidates.static``) and the
+        #: position of the first still available
+        self.entries, self.start = entries, start
+        #: the least weight of any offer the list was made of (inf: none)
+        self.least = least
+        #: the groups made on demand, each with the position of its first entry
+        #: still available (runs of ``Candidates.pending``)
+        self.lazy = lazy
 
 
 class StaticLists:
@@ -91,8 +114,8 @@ class StaticLists:
         self._parts = StaticParts(registry, members, table.static_vector)
         #: class key -> [entries, the available members of their shapes (``members``'
         #: own dicts, emptied in place as offers leave: ``entries`` counts them), first
-        #: position of interest, the least weight of their offers (inf when there are
-        #: none)]
+        #: position of interest, the least weight of their offers and of the lazy
+        #: groups' (inf when there are none), the lazy groups (``static_groups``)]
         self._of_class: dict[tuple, list] = {}
         #: what a list is made of -> that list (the same object as in ``_of_class``)
         self._shared: dict[tuple, list] = {}
@@ -106,17 +129,20 @@ class StaticLists:
         self._places: list[int] = []
         #: each offer's weight by ``seq`` (``_weights``: a weight never changes)
         self._weight_of: list[float] = []
+        #: each available static offer's ``static_groups.kind`` by ``seq`` (``_order``)
+        self._kinds: list[tuple[bool, bool] | None] = []
         #: the entries of one-offer shapes without dependent ranks, shared between
         #: lists (``candidates.SharedEntries``)
         self._entries = SharedEntries(registry) if shared is None else shared
 
     def entries(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None = None
-                ) -> tuple[list[tuple], int, float]:
+                ) -> StaticList:
         """The sorted entries of the class ``key`` (class, Submitter* part or (), as
         ``MatchTable.pair`` keys it; ``job_ad`` its job), the position of the first
-        still available and the least weight of any offer the entries were made of
-        (a static offer costs its weight: no entry of the list costs less).
+        still available, the least weight of any offer the entries were made of
+        (a static offer costs its weight: no entry of the list costs less) and the
+        groups made as the list's merge reads them (``StaticList``).
         ``known_pairs``: the class's pair results by pair shape; ``pair(offer)``:
         the pair of a shape not known yet; ``column``: the class's job ranks per
         offer (``rank_columns``), standing for its pairs' job rank."""
@@ -125,7 +151,7 @@ class StaticLists:
         if holder is None:
             holder = self._of_class[key] = self._holder(key, job_ad, known_pairs, pair,
                                                         column)
-        entries, of_shapes, start, least = holder
+        entries, of_shapes, start, least, lazy = holder
         # (a shape's members dict is emptied in place, never replaced: a static shape
         # gains no offer; a shape left out of ``members`` holds an empty one)
         alive = sum(map(len, of_shapes))
@@ -138,7 +164,8 @@ class StaticLists:
         while start < end and not registry[entries[start][ENTRY_IDX]].available:
             start += 1
         holder[2] = start
-        return entries, start, least
+        return StaticList(entries, start, least,
+                          [(group, group.skip()) for group in lazy] if lazy else [])
 
     def _holder(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None) -> list:
@@ -210,38 +237,61 @@ class StaticLists:
         A shape of several offers takes its run (``_run``, shared between lists);
         the entries of the shapes of one offer are made here, those of equal ranks
         in one ``make_entries`` call (a run of one entry would cost a call, a sort
-        and a key of its own)."""
+        and a key of its own), or, when their order is known before they are made
+        (``_lazy``), as the list's merge reads them (``static_groups``)."""
         registry, members = self.registry, self.members
         runs: list[list[tuple]] = []
         of_shapes = []
         least = math.inf
-        #: ranks' number -> (a pair result of them, the offers of its one-offer shapes)
-        singles: dict[int, tuple[PairEval, list[int]]] = {}
+        #: ranks' number -> (a pair result of them, the offers of its one-offer
+        #: shapes, their members dicts)
+        singles: dict[int, tuple[PairEval, list[int], list[dict[int, None]]]] = {}
         for (shape, pe), rank in zip(matched, ranks, strict=True):
             seqs = members[shape]
-            of_shapes.append(seqs)
             if len(seqs) == 1:
                 group = singles.get(rank)
                 if group is None:
-                    group = singles[rank] = (pe, [])
+                    group = singles[rank] = (pe, [], [])
                 group[1].extend(seqs)
+                group[2].append(seqs)
                 continue
+            of_shapes.append(seqs)
             run, run_least = self._run(shape, pe, (shape, rank), column)
             runs.append(run)
             least = min(least, run_least)
-        for pe, seqs in singles.values():
+        lazy: list[LazyGroup] = []
+        eager = 0
+        for pe, seqs, dicts in singles.values():
+            least = min(least, min(map(self._weights().__getitem__, seqs)))
             if len(seqs) >= ORDERED:
                 seqs.sort(key=self._order().__getitem__)
+                if self._lazy(pe, seqs, column):
+                    lazy.append(LazyGroup(registry, seqs, partial(
+                        self._entries.entries, pe=pe, reason=NO_PREEMPTION, column=None)
+                        if not pe.dependent else partial(
+                        make_entries, registry, pe=pe, reason=NO_PREEMPTION)))
+                    continue
+            eager += 1
+            of_shapes.extend(dicts)
             runs.append(self._entries.entries(seqs, pe, NO_PREEMPTION, column)
                         if not pe.dependent else
                         make_entries(registry, seqs, pe, NO_PREEMPTION, column=column))
-            least = min(least, min(map(self._weights().__getitem__, seqs)))
         # (one run is shared as it is, a list handed out never changing; else the
         # sorted runs and the groups, concatenated: the sort merges them, a group
         # put in the offers' likely order (``_order``) being a run most often)
-        entries = (runs[0] if len(runs) == 1 and not singles
+        entries = (runs[0] if len(runs) == 1 and not eager
                    else sorted(chain.from_iterable(runs)))
-        return [entries, of_shapes, 0, least]
+        return [entries, of_shapes, 0, least, lazy]
+
+    def _lazy(self, pe: PairEval, seqs: list[int], column: RankColumn | None) -> bool:
+        """Whether the entries of a group of one-offer shapes (``seqs``, in
+        ``_order``'s order; ``pe`` their pair result) sort in that order
+        (``static_groups``' module doc): no column, a job rank that is no NaN, and
+        pre and post each the offers' own numbers for all of them or for none."""
+        if not LAZY or column is not None or pe.job_rank != pe.job_rank:
+            return False
+        kinds = set(map(self._kinds.__getitem__, seqs))
+        return len(kinds) == 1 and None not in kinds
 
     def _order(self) -> list[int]:
         """Each available static offer's place (by ``seq``) in the order of its
@@ -256,8 +306,11 @@ class StaticLists:
             seqs = [k for found in self.members.values() for k in found]
             seqs.sort(key=lambda k: _likely(registry[k]))
             order = self._places = [0] * len(registry)
+            kinds: list[tuple[bool, bool] | None] = [None] * len(registry)
             for place, k in enumerate(seqs):
                 order[k] = place
+                kinds[k] = kind(registry[k].independent, PRE, POST)
+            self._kinds = kinds
         return order
 
     def _weights(self) -> list[float]:
