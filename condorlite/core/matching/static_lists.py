@@ -12,10 +12,15 @@ a sorted run, made once per (shape, job rank, dependent ranks) and shared by eve
 list that holds it: classes whose ranks differ in one shape share the others' runs.
 The offers of one-offer shapes (most shapes where every slot differs) get their
 entries made together, per equal ranks (``_made``); without dependent ranks, once per
-(job rank source, offer) for every list (``candidates.SharedEntries``). An entry of an
-offer that has left stays (the scan passes over it) until half of the list has left; the list is
-then made again of the rest, as a new object: a list handed out is never changed in
-place.
+(job rank source, offer) for every list (``candidates.SharedEntries``). A group of them
+whose entries' order is known before they are made (no rank column; pre and post the
+offers' own for all or for none: ``_lazy``) is not made with the list: each list takes
+it as a run made on demand (``static_groups.LazyGroup``, shared by the lists of the
+group), so only the entries the walks' merges reach are made (10,000-slot disk share:
+8,257 of 82,367; static mix: 5,943 of 35,021, its 26,642 entries of rank-column groups
+made with the lists). An entry of an offer that has left stays (the scan passes over
+it) until half of the list has left; the list is then made again of the rest, as a new
+object: a list handed out is never changed in place.
 
 Which static shapes a class matches is asked only where it can: the shapes of a
 shared static part are kept sorted by each of the part's numbers (``static_parts``),
@@ -42,7 +47,6 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from itertools import chain
 from operator import itemgetter
-from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.box_reads import by_reads
