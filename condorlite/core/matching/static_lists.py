@@ -133,7 +133,7 @@ class StaticLists:
         self._places: list[int] = []
         #: each offer's weight by ``seq`` (``_weights``: a weight never changes)
         self._weight_of: list[float] = []
-        #: each available static offer's ``static_groups.kind`` by ``seq`` (``_order``)
+        #: each offer's ``static_groups.kind`` by ``seq`` (``_lazy``: made once)
         self._kinds: list[tuple[bool, bool] | None] = []
         #: the entries of one-offer shapes without dependent ranks, shared between
         #: lists (``candidates.SharedEntries``)
@@ -294,8 +294,13 @@ class StaticLists:
         pre and post each the offers' own numbers for all of them or for none."""
         if not LAZY or column is not None or pe.job_rank != pe.job_rank:
             return False
-        kinds = set(map(self._kinds.__getitem__, seqs))
-        return len(kinds) == 1 and None not in kinds
+        kinds = self._kinds
+        if len(kinds) != len(self.registry):
+            # (made at the first group that asks: most rows' lists have none)
+            registry = self.registry
+            kinds = self._kinds = [kind(offer.independent, PRE, POST) for offer in registry]
+        found = set(map(kinds.__getitem__, seqs))
+        return len(found) == 1 and None not in found
 
     def _order(self) -> list[int]:
         """Each available static offer's place (by ``seq``) in the order of its
@@ -310,11 +315,8 @@ class StaticLists:
             seqs = [k for found in self.members.values() for k in found]
             seqs.sort(key=lambda k: _likely(registry[k]))
             order = self._places = [0] * len(registry)
-            kinds: list[tuple[bool, bool] | None] = [None] * len(registry)
             for place, k in enumerate(seqs):
                 order[k] = place
-                kinds[k] = kind(registry[k].independent, PRE, POST)
-            self._kinds = kinds
         return order
 
     def _weights(self) -> list[float]:
