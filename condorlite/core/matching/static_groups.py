@@ -39,11 +39,13 @@ class LazyGroup:
     group's offers in their entries' order, ``make(seqs)`` their entries (in that
     order)."""
 
-    __slots__ = ("_at", "_make", "_registry", "_seqs", "done", "entries", "first")
+    __slots__ = ("_at", "_make", "_registry", "done", "entries", "first", "seqs")
 
     def __init__(self, registry: list[Offer], seqs: list[int],
                  make: Callable[[list[int]], list[tuple]]) -> None:
-        self._registry, self._seqs, self._make = registry, seqs, make
+        self._registry, self._make = registry, make
+        #: the group's offers, in their entries' order
+        self.seqs = seqs
         #: how many of ``seqs`` were looked at
         self._at = 0
         #: the entries made, a sorted prefix of the group's (shared: only grows)
@@ -56,7 +58,7 @@ class LazyGroup:
         """Make entries until more than ``count`` are made or none is left (``last``,
         the merge's bound so far, is not read: the module doc's invariant needs
         the count reached)."""
-        entries, seqs, registry = self.entries, self._seqs, self._registry
+        entries, seqs, registry = self.entries, self.seqs, self._registry
         need = count + 1 - len(entries)
         at, end = self._at, len(seqs)
         while need > 0 and at < end:

@@ -47,6 +47,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from itertools import chain
 from operator import itemgetter
+from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.box_reads import by_reads
@@ -85,21 +86,22 @@ BY_READS = True
 LAZY = True
 
 
-class StaticList:
+class StaticList(NamedTuple):
     """What a class's list takes of the static lists (``StaticLists.entries``)."""
 
-    __slots__ = ("entries", "lazy", "least", "start")
+    #: the sorted entries made with the list (``Candidates.static``) and the position
+    #: of the first still available
+    entries: list[tuple]
+    start: int
+    #: the least weight of any offer the list was made of (inf: none)
+    least: float
+    #: the groups made on demand, each with the position of its first entry still
+    #: available (runs of ``Candidates.pending``)
+    lazy: list[tuple[LazyGroup, int]]
 
-    def __init__(self, entries: list[tuple], start: int, least: float,
-                 lazy: list[tuple[LazyGroup, int]]) -> None:
-        #: the sorted entries made with the list (``Candidates.static``) and the
-        #: position of the first still available
-        self.entries, self.start = entries, start
-        #: the least weight of any offer the list was made of (inf: none)
-        self.least = least
-        #: the groups made on demand, each with the position of its first entry
-        #: still available (runs of ``Candidates.pending``)
-        self.lazy = lazy
+
+#: ``StaticList(*fields)`` of a 4-tuple in one C call (one per list asked)
+_make_static = partial(tuple.__new__, StaticList)
 
 
 class StaticLists:
@@ -168,8 +170,8 @@ class StaticLists:
         while start < end and not registry[entries[start][ENTRY_IDX]].available:
             start += 1
         holder[2] = start
-        return StaticList(entries, start, least,
-                          [(group, group.skip()) for group in lazy] if lazy else [])
+        return _make_static((entries, start, least,
+                             [(group, group.skip()) for group in lazy] if lazy else []))
 
     def _holder(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None) -> list:
@@ -247,25 +249,23 @@ class StaticLists:
         runs: list[list[tuple]] = []
         of_shapes = []
         least = math.inf
-        #: ranks' number -> (a pair result of them, the offers of its one-offer
-        #: shapes, their members dicts)
-        singles: dict[int, tuple[PairEval, list[int], list[dict[int, None]]]] = {}
+        #: ranks' number -> (a pair result of them, the offers of its one-offer shapes)
+        singles: dict[int, tuple[PairEval, list[int]]] = {}
         for (shape, pe), rank in zip(matched, ranks, strict=True):
             seqs = members[shape]
+            of_shapes.append(seqs)
             if len(seqs) == 1:
                 group = singles.get(rank)
                 if group is None:
-                    group = singles[rank] = (pe, [], [])
+                    group = singles[rank] = (pe, [])
                 group[1].extend(seqs)
-                group[2].append(seqs)
                 continue
-            of_shapes.append(seqs)
             run, run_least = self._run(shape, pe, (shape, rank), column)
             runs.append(run)
             least = min(least, run_least)
         lazy: list[LazyGroup] = []
         eager = 0
-        for pe, seqs, dicts in singles.values():
+        for pe, seqs in singles.values():
             least = min(least, min(map(self._weights().__getitem__, seqs)))
             if len(seqs) >= ORDERED:
                 seqs.sort(key=self._order().__getitem__)
@@ -276,10 +276,15 @@ class StaticLists:
                         make_entries, registry, pe=pe, reason=NO_PREEMPTION)))
                     continue
             eager += 1
-            of_shapes.extend(dicts)
             runs.append(self._entries.entries(seqs, pe, NO_PREEMPTION, column)
                         if not pe.dependent else
                         make_entries(registry, seqs, pe, NO_PREEMPTION, column=column))
+        if lazy:
+            # (the alive count is of the eager entries' offers: a lazy group's shapes,
+            # of one offer each, are left out)
+            lazy_seqs = set(chain.from_iterable(group.seqs for group in lazy))
+            of_shapes = [seqs for seqs in of_shapes
+                         if len(seqs) != 1 or next(iter(seqs)) not in lazy_seqs]
         # (one run is shared as it is, a list handed out never changing; else the
         # sorted runs and the groups, concatenated: the sort merges them, a group
         # put in the offers' likely order (``_order``) being a run most often)
