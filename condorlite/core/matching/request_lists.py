@@ -246,8 +246,8 @@ class RequestLists:
             out.lazy_runs = len(sources)
         if static is not None and static.lazy:
             # (the static groups made as the merge reads them, ``static_groups``)
-            out.pending.extend([group.entries, start, group] for group, start in static.lazy)
-            out.lazy_runs += len(static.lazy)
+            out.pending.extend([group.entries, start, group, None]
+                               for group, start in static.lazy)
         out.merge_more()
         return out
 

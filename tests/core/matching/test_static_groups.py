@@ -46,8 +46,8 @@ def test_a_group_grows_past_each_count_in_order(alive, chunk, counts):
     # a list's merge of the group (from its first available) with another run
     other = [(0.0, 0.0, 0.0, 0.0, 0.0, f"s{k:04d}b", -1, 0, "x") for k in range(0, 90, 7)]
     group = LazyGroup(registry, seqs, _make)  # type: ignore[arg-type]
-    cands = Candidates([], chunk=chunk, lazy_runs=1)
-    cands.pending = [[other, 0], [group.entries, group.skip(), group]]
+    cands = Candidates([], chunk=chunk)
+    cands.pending = [[other, 0], [group.entries, group.skip(), group, None]]
     while cands.pending:
         cands.merge_more()
     assert cands.entries == sorted(whole + other)
