@@ -151,11 +151,7 @@ class Candidates:
     #: static offer of the pool)
     static_floor: float | None = None
     #: sorted runs not merged into ``entries`` yet, as [run, start] (``merge_more``):
-    #: every entry of ``entries`` sorts before every entry left in them; a run made
-    #: on demand as [run, start, its source] (``lazy_runs`` of them), or as [run,
-    #: start, its source, None] when it takes a whole chunk and is not counted in
-    #: ``lazy_runs`` (``static_groups``: its entries cost no evaluation, so it changes
-    #: neither the sources' share nor the chunk's growth)
+    #: every entry of ``entries`` sorts before every entry left in them
     pending: list[list] = field(default_factory=list)
     #: the next ``merge_more`` merges at least this many entries (of the run whose
     #: ``chunk``-th entry bounds it), or everything left; it doubles at each merge
@@ -194,11 +190,8 @@ class Candidates:
         for item in pending:
             run, start = item[0], item[1]
             size = chunk
-            if len(item) > 2:
-                # (a source of ``lazy_runs`` takes its share; a static group, a whole
-                # chunk: ``pending``'s doc)
-                if len(item) == 3:
-                    size = share
+            if lazy_runs and len(item) > 2:
+                size = share
                 item[2].grow(start + size, None if bound is None else bound[0])
             if len(run) - start > size:
                 mark = run[start + size - 1]
@@ -208,7 +201,7 @@ class Candidates:
         left = []
         for item in pending:
             run, start = item[0], item[1]
-            lazy = len(item) > 2
+            lazy = lazy_runs and len(item) > 2
             if lazy and bound is not None:
                 item[2].through(bound[0])
             cut = len(run) if bound is None else bisect_right(run, bound, start)

@@ -215,12 +215,10 @@ class RequestLists:
         kept_runs: list[list[tuple]] = []
         # Unheld static offers are candidates by no preemption only, never counted;
         # their entries are a list of their own (``Candidates.static``).
-        static = None
         if not only_rank:
-            static = self._static.entries(
+            out.static, out.spos, out.static_floor = self._static.entries(
                 (class_id, part), job_ad, known_pairs,
                 lambda offer: self._pair(class_id, job_ad, offer, signature), column)
-            out.static, out.spos, out.static_floor = static.entries, static.start, static.least
         else:
             out.static_floor = math.inf
         # Nothing below adds or removes shapes or members, so the dicts are walked as is.
@@ -244,10 +242,6 @@ class RequestLists:
         if sources:
             out.pending.extend([source.entries, 0, source] for source in sources)
             out.lazy_runs = len(sources)
-        if static is not None and static.lazy:
-            # (the static groups made as the merge reads them, ``static_groups``)
-            out.pending.extend([group.entries, start, group, None]
-                               for group, start in static.lazy)
         out.merge_more()
         return out
 

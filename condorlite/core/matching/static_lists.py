@@ -12,15 +12,10 @@ a sorted run, made once per (shape, job rank, dependent ranks) and shared by eve
 list that holds it: classes whose ranks differ in one shape share the others' runs.
 The offers of one-offer shapes (most shapes where every slot differs) get their
 entries made together, per equal ranks (``_made``); without dependent ranks, once per
-(job rank source, offer) for every list (``candidates.SharedEntries``). A group of them
-whose entries' order is known before they are made (no rank column; pre and post the
-offers' own for all or for none: ``_lazy``) is not made with the list: each list takes
-it as a run made on demand (``static_groups.LazyGroup``, shared by the lists of the
-group), so only the entries the walks' merges reach are made (10,000-slot disk share:
-8,257 of 82,367; static mix: 5,943 of 35,021, its 26,642 entries of rank-column groups
-made with the lists). An entry of an offer that has left stays (the scan passes over
-it) until half of the list has left; the list is then made again of the rest, as a new
-object: a list handed out is never changed in place.
+(job rank source, offer) for every list (``candidates.SharedEntries``). An entry of an
+offer that has left stays (the scan passes over it) until half of the list has left; the list is
+then made again of the rest, as a new object: a list handed out is never changed in
+place.
 
 Which static shapes a class matches is asked only where it can: the shapes of a
 shared static part are kept sorted by each of the part's numbers (``static_parts``),
@@ -44,10 +39,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from functools import partial
 from itertools import chain
 from operator import itemgetter
-from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.box_reads import by_reads
@@ -66,7 +59,6 @@ from condorlite.core.matching.literal_tests import fails_on_literals
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.rank_columns import RankColumn
-from condorlite.core.matching.static_groups import LazyGroup, kind
 from condorlite.core.matching.static_parts import Part, StaticParts
 from condorlite.core.model import NO_PREEMPTION
 
@@ -81,27 +73,6 @@ SPLIT = True
 #: whether a box's sure shapes of ranks that are no constants share their run per
 #: values the ranks read (``box_reads``; the tests switch it)
 BY_READS = True
-#: whether a group of one-offer shapes whose entries' order is known is made as the
-#: list's merge reads it (``static_groups``; the tests switch it)
-LAZY = True
-
-
-class StaticList(NamedTuple):
-    """What a class's list takes of the static lists (``StaticLists.entries``)."""
-
-    #: the sorted entries made with the list (``Candidates.static``) and the position
-    #: of the first still available
-    entries: list[tuple]
-    start: int
-    #: the least weight of any offer the list was made of (inf: none)
-    least: float
-    #: the groups made on demand, each with the position of its first entry still
-    #: available (runs of ``Candidates.pending``)
-    lazy: list[tuple[LazyGroup, int]]
-
-
-#: ``StaticList(*fields)`` of a 4-tuple in one C call (one per list asked)
-_make_static = partial(tuple.__new__, StaticList)
 
 
 class StaticLists:
@@ -120,8 +91,8 @@ class StaticLists:
         self._parts = StaticParts(registry, members, table.static_vector)
         #: class key -> [entries, the available members of their shapes (``members``'
         #: own dicts, emptied in place as offers leave: ``entries`` counts them), first
-        #: position of interest, the least weight of their offers and of the lazy
-        #: groups' (inf when there are none), the lazy groups (``static_groups``)]
+        #: position of interest, the least weight of their offers (inf when there are
+        #: none)]
         self._of_class: dict[tuple, list] = {}
         #: what a list is made of -> that list (the same object as in ``_of_class``)
         self._shared: dict[tuple, list] = {}
@@ -135,20 +106,17 @@ class StaticLists:
         self._places: list[int] = []
         #: each offer's weight by ``seq`` (``_weights``: a weight never changes)
         self._weight_of: list[float] = []
-        #: each offer's ``static_groups.kind`` by ``seq`` (``_lazy``: made once)
-        self._kinds: list[tuple[bool, bool] | None] = []
         #: the entries of one-offer shapes without dependent ranks, shared between
         #: lists (``candidates.SharedEntries``)
         self._entries = SharedEntries(registry) if shared is None else shared
 
     def entries(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None = None
-                ) -> StaticList:
+                ) -> tuple[list[tuple], int, float]:
         """The sorted entries of the class ``key`` (class, Submitter* part or (), as
         ``MatchTable.pair`` keys it; ``job_ad`` its job), the position of the first
-        still available, the least weight of any offer the entries were made of
-        (a static offer costs its weight: no entry of the list costs less) and the
-        groups made as the list's merge reads them (``StaticList``).
+        still available and the least weight of any offer the entries were made of
+        (a static offer costs its weight: no entry of the list costs less).
         ``known_pairs``: the class's pair results by pair shape; ``pair(offer)``:
         the pair of a shape not known yet; ``column``: the class's job ranks per
         offer (``rank_columns``), standing for its pairs' job rank."""
@@ -157,7 +125,7 @@ class StaticLists:
         if holder is None:
             holder = self._of_class[key] = self._holder(key, job_ad, known_pairs, pair,
                                                         column)
-        entries, of_shapes, start, least, lazy = holder
+        entries, of_shapes, start, least = holder
         # (a shape's members dict is emptied in place, never replaced: a static shape
         # gains no offer; a shape left out of ``members`` holds an empty one)
         alive = sum(map(len, of_shapes))
@@ -170,8 +138,7 @@ class StaticLists:
         while start < end and not registry[entries[start][ENTRY_IDX]].available:
             start += 1
         holder[2] = start
-        return _make_static((entries, start, least,
-                             [(group, group.skip()) for group in lazy] if lazy else []))
+        return entries, start, least
 
     def _holder(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None) -> list:
@@ -243,8 +210,7 @@ class StaticLists:
         A shape of several offers takes its run (``_run``, shared between lists);
         the entries of the shapes of one offer are made here, those of equal ranks
         in one ``make_entries`` call (a run of one entry would cost a call, a sort
-        and a key of its own), or, when their order is known before they are made
-        (``_lazy``), as the list's merge reads them (``static_groups``)."""
+        and a key of its own)."""
         registry, members = self.registry, self.members
         runs: list[list[tuple]] = []
         of_shapes = []
@@ -263,49 +229,19 @@ class StaticLists:
             run, run_least = self._run(shape, pe, (shape, rank), column)
             runs.append(run)
             least = min(least, run_least)
-        lazy: list[LazyGroup] = []
-        eager = 0
         for pe, seqs in singles.values():
-            least = min(least, min(map(self._weights().__getitem__, seqs)))
             if len(seqs) >= ORDERED:
                 seqs.sort(key=self._order().__getitem__)
-                if self._lazy(pe, seqs, column):
-                    lazy.append(LazyGroup(registry, seqs, partial(
-                        self._entries.entries, pe=pe, reason=NO_PREEMPTION, column=None)
-                        if not pe.dependent else partial(
-                        make_entries, registry, pe=pe, reason=NO_PREEMPTION)))
-                    continue
-            eager += 1
             runs.append(self._entries.entries(seqs, pe, NO_PREEMPTION, column)
                         if not pe.dependent else
                         make_entries(registry, seqs, pe, NO_PREEMPTION, column=column))
-        if lazy:
-            # (the alive count is of the eager entries' offers: a lazy group's shapes,
-            # of one offer each, are left out)
-            lazy_seqs = set(chain.from_iterable(group.seqs for group in lazy))
-            of_shapes = [seqs for seqs in of_shapes
-                         if len(seqs) != 1 or next(iter(seqs)) not in lazy_seqs]
+            least = min(least, min(map(self._weights().__getitem__, seqs)))
         # (one run is shared as it is, a list handed out never changing; else the
         # sorted runs and the groups, concatenated: the sort merges them, a group
         # put in the offers' likely order (``_order``) being a run most often)
-        entries = (runs[0] if len(runs) == 1 and not eager
+        entries = (runs[0] if len(runs) == 1 and not singles
                    else sorted(chain.from_iterable(runs)))
-        return [entries, of_shapes, 0, least, lazy]
-
-    def _lazy(self, pe: PairEval, seqs: list[int], column: RankColumn | None) -> bool:
-        """Whether the entries of a group of one-offer shapes (``seqs``, in
-        ``_order``'s order; ``pe`` their pair result) sort in that order
-        (``static_groups``' module doc): no column, a job rank that is no NaN, and
-        pre and post each the offers' own numbers for all of them or for none."""
-        if not LAZY or column is not None or pe.job_rank != pe.job_rank:
-            return False
-        kinds = self._kinds
-        if len(kinds) != len(self.registry):
-            # (made at the first group that asks: most rows' lists have none)
-            registry = self.registry
-            kinds = self._kinds = [kind(offer.independent, PRE, POST) for offer in registry]
-        found = set(map(kinds.__getitem__, seqs))
-        return len(found) == 1 and None not in found
+        return [entries, of_shapes, 0, least]
 
     def _order(self) -> list[int]:
         """Each available static offer's place (by ``seq``) in the order of its

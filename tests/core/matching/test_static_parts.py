@@ -298,8 +298,6 @@ def test_a_lists_alive_count_is_its_available_offers(monkeypatch):
         return found
 
     monkeypatch.setattr(StaticLists, "entries", checked)
-    # (the groups made as merges read them are never compacted: eager lists here)
-    monkeypatch.setattr(static_lists, "LAZY", False)
     # (one class of three submitters, more jobs than slots: its list is asked again
     # and again as the slots are matched)
     jobs = [_job(c, p, "TARGET.Disk >= 41000") for c in (1, 2, 3) for p in range(50)]
