@@ -1,17 +1,31 @@
-"""The counts of a plan's deferred held groups, per submitter (``held_groups``).
+"""The counts of a list's deferred held groups, worked out when a rejection reads them.
 
-A deferred group (one no offer of which prefers the class's job by rank, with
-preemption by priority off) is never listed: a rejection reads only how many of its
-offers are not the submitter's own (``Reasons``), as (first offer, count) entries in
-the plan's order, groups of none left out (``deferred_counts_of``). A pool of many
-held groups and many submitters (disk-share: a group per held slot, a hundred
-submitters) makes those lists from one pass over the groups (``DeferredCounts``), and
-each list knows where its groups stand in that pass (``DeferredList``), so a
-rejection finds the groups of given pair shapes without a table per list.
+A deferred group (``held_groups``: one no offer of which prefers the class's job by
+rank, with preemption by priority off; ``held_lists``: one the walk passed over, its
+policy key refused) is never listed: a rejection whose counts hold no refusal reads,
+through ``Reasons.settle_deferred``, the count of offers not the submitter's own of a
+group that matches (only whether it is positive decides the reason), trying the
+groups that matched other classes first and then the rest in the list's order until
+one matches. So a list's counts are read at its rejection alone, and then a few of
+them: on the 10k owner-start row 278 of 460 lists made were rejected, and their
+settling read about 5,000 counts where the lists held 180,000.
+
+A list's deferred groups are therefore a ``DeferredList``: the plan's groups
+(``DeferredSource``, with their positions by pair shape, made once at the first
+rejection that reads them and shared by every submitter's list of them), the
+submitter, and the ``HeldGroups.epoch`` of the list's making. A count is that of the
+making: the group's count now with the offers that left it since (not the
+submitter's own) added back and those it gained taken away, from the changes the held
+groups log (``HeldChanges``: one entry per held offer that joins or leaves a group,
+with the epoch it made). A group of no such offer as of the making is not in the
+list (``entry`` gives None, the iteration passes over it), as the lists made at
+once left it out. The list's truth is whether it holds any group at all: a list
+whose every count was 0 settles to 0 without a pair asked, as an empty list.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from operator import attrgetter, itemgetter
 
 from condorlite.core.matching.candidates import HeldGroup
@@ -21,105 +35,96 @@ _FIRST = itemgetter(0)
 _PAIR_SHAPE = attrgetter("pair_shape")
 
 
-class DeferredCounts:
-    """``deferred_counts_of`` of one deferred list for any submitter, from one pass over its
-    groups: ``base`` is every group with offers and all of them (a submitter that
-    holds none of the list's offers gets this very list), ``held`` each holder's
-    positions in it, where its count is less. A disk-share pool has a group per held
-    slot and a hundred submitters: one pass instead of one per submitter. Valid
-    while no group changes (``HeldGroups.epoch``). Each list given is a
-    ``DeferredList`` of this one: the positions of the groups in ``base``
-    (``positions``) are found once, for all of them."""
+class HeldChanges:
+    """Each held offer that joined or left a group, by pair shape, in order: (the
+    ``HeldGroups.epoch`` the change made, the offer's holder, +1 for an offer that
+    left, -1 for one that joined: what to add to a count now to have it as of an
+    earlier epoch)."""
 
-    __slots__ = ("_positions", "base", "groups", "held")
+    __slots__ = ("by_shape",)
 
-    def __init__(self, deferred: list) -> None:
-        base = DeferredList(self, {})
-        groups: list[HeldGroup] = []
-        held: dict[str, list[int]] = {}
-        for first, group in deferred:
-            total = group.total
-            if total:
-                for holder, own in group.by_holder.items():
-                    if own:
-                        positions = held.get(holder)
-                        if positions is None:
-                            held[holder] = [len(base)]
-                        else:
-                            positions.append(len(base))
-                base.append((first, total))
-                groups.append(group)
-        self.base, self.groups, self.held = base, groups, held
+    def __init__(self) -> None:
+        self.by_shape: dict[int, list[tuple[int, str, int]]] = {}
+
+    def note(self, pair_shape: int, epoch: int, holder: str, back: int) -> None:
+        found = self.by_shape.get(pair_shape)
+        if found is None:
+            self.by_shape[pair_shape] = [(epoch, holder, back)]
+        else:
+            found.append((epoch, holder, back))
+
+
+class DeferredSource:
+    """A plan's (or a walk's) deferred groups, as (first offer, group) in order, and
+    their positions by pair shape (``positions``: made once, at the first rejection
+    that reads them, for every list of these groups)."""
+
+    __slots__ = ("_positions", "groups")
+
+    def __init__(self, groups: list[tuple[Offer, HeldGroup]]) -> None:
+        self.groups = groups
         self._positions: dict[int, int] | None = None
 
-    def of(self, submitter: str) -> DeferredList:
-        """``deferred_counts_of(deferred, submitter)`` (never to be changed in place: it may be
-        ``base``)."""
-        positions = self.held.get(submitter)
-        if positions is None:
-            return self.base
-        base, groups = self.base, self.groups
-        # (the counts of the submitter's positions, as made: what ``entry`` reads)
-        changed: dict[int, int] = {}
-        out = DeferredList(self, changed)
-        start = 0
-        for i in positions:
-            out += base[start:i]
-            first, total = base[i]
-            count = changed[i] = total - groups[i].by_holder[submitter]
-            if count:
-                out.append((first, count))
-            start = i + 1
-        out += base[start:]
-        return out
-
     def positions(self) -> dict[int, int]:
-        """Pair shape -> position in ``base`` of each group (one per pair shape),
-        made once (C-level passes: the first read of each offer is the cost)."""
+        """Pair shape -> position in ``groups`` of each group (one per pair shape;
+        C-level passes)."""
         found = self._positions
         if found is None:
-            base = self.base
-            found = self._positions = dict(zip(map(_PAIR_SHAPE, map(_FIRST, base)),
-                                               range(len(base)), strict=True))
+            groups = self.groups
+            found = self._positions = dict(zip(map(_PAIR_SHAPE, map(_FIRST, groups)),
+                                               range(len(groups)), strict=True))
         return found
 
 
-class DeferredList(list):
-    """A list ``DeferredCounts.of`` gives (``Candidates.deferred``: (first offer,
-    count) of each group with any, in ``base``'s order), knowing where its groups
-    stand in ``base``: ``entry`` of a position in ``base`` is this list's entry of
-    that group, so the groups of given pair shapes are found through the
-    ``DeferredCounts``' one ``positions`` (``Reasons._matching_count``), not a
-    table per list. ``changed``: the count of each of ``base``'s positions this
-    list has another count of (0: not in the list), as made (a list may be read
-    after the groups change)."""
+class DeferredList:
+    """``Candidates.deferred`` (module doc): (first offer, offers not ``submitter``'s
+    own as of ``epoch``) of each group of ``source`` with any, in order, worked out
+    as read. ``entry`` of a position in the source is this list's entry of that group
+    (None: the list does not hold it), so ``Reasons._matching_count`` finds the
+    groups of given pair shapes through the source's one table of positions. Never
+    changed: a list may be shared by the lists made while no group changes."""
 
-    __slots__ = ("changed", "source")
+    __slots__ = ("_changes", "_source", "epoch", "submitter")
 
-    def __init__(self, source: DeferredCounts, changed: dict[int, int]) -> None:
-        super().__init__()
-        self.source, self.changed = source, changed
+    def __init__(self, source: DeferredSource, submitter: str | None, epoch: int,
+                 changes: HeldChanges) -> None:
+        self._source, self._changes = source, changes
+        #: the submitter whose own offers are not counted (None: every offer counts)
+        self.submitter = submitter
+        #: ``HeldGroups.epoch`` at the list's making: the counts are of then
+        self.epoch = epoch
+
+    def __bool__(self) -> bool:
+        return bool(self._source.groups)
+
+    def __iter__(self) -> Iterator[tuple[Offer, int]]:
+        for first, group in self._source.groups:
+            count = self._count(first, group)
+            if count:
+                yield first, count
 
     def positions(self) -> dict[int, int]:
-        """Pair shape -> position in the source's ``base`` (``entry``)."""
-        return self.source.positions()
+        """Pair shape -> position in the source (``entry``)."""
+        return self._source.positions()
 
     def entry(self, position: int) -> tuple[Offer, int] | None:
-        """This list's entry of the group at ``position`` in the source's ``base``,
-        None when the list does not hold it."""
-        found = self.source.base[position]
-        count = self.changed.get(position)
-        if count is None:
-            return found
-        return (found[0], count) if count else None
+        """This list's entry of the group at ``position`` in the source, None when
+        the list does not hold it."""
+        first, group = self._source.groups[position]
+        count = self._count(first, group)
+        return (first, count) if count else None
 
-
-def deferred_counts_of(deferred: list, submitter: str) -> list[tuple[Offer, int]]:
-    """(first offer, offers not the submitter's own) of each group of ``deferred``
-    with any, in order."""
-    counts = []
-    for first, group in deferred:
-        count = group.total - group.by_holder.get(submitter, 0)
-        if count:
-            counts.append((first, count))
-    return counts
+    def _count(self, first: Offer, group: HeldGroup) -> int:
+        """The group's offers not the submitter's own as of ``epoch``: now, with the
+        changes since undone (``HeldChanges``)."""
+        submitter = self.submitter
+        count = group.total - group.by_holder.get(submitter, 0)  # type: ignore[arg-type]
+        changes = self._changes.by_shape.get(first.pair_shape)
+        if changes and changes[-1][0] > self.epoch:
+            epoch = self.epoch
+            for at, holder, back in reversed(changes):
+                if at <= epoch:
+                    break
+                if holder != submitter:
+                    count += back
+        return count
