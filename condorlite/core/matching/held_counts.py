@@ -20,7 +20,9 @@ groups log (``HeldChanges``: one entry per held offer that joins or leaves a gro
 with the epoch it made). A group of no such offer as of the making is not in the
 list (``entry`` gives None, the iteration passes over it), as the lists made at
 once left it out. The list's truth is whether it holds any group at all: a list
-whose every count was 0 settles to 0 without a pair asked, as an empty list.
+whose every count was 0 settles to 0 without a pair asked, as an empty list. The
+lists are kept per (plan's list, submitter) while no group changes
+(``DeferredLists``), so a class's rejections share one answer, as before.
 """
 
 from __future__ import annotations
@@ -128,3 +130,57 @@ class DeferredList:
                 if holder != submitter:
                     count += back
         return count
+
+
+class DeferredLists:
+    """The ``DeferredList`` of each (plan's deferred list, submitter), one per list
+    made while no group changes (``HeldGroups.deferred_counts``): the lists of a
+    class's rejections share ``Reasons.settle_deferred``'s answer, kept per list.
+    The literal-Rank plan's list (``shared``), which every class of no other groups
+    is given, is shared too by the submitters that hold none of its offers (their
+    counts are its totals alike): one list per change. ``changes``: the held groups'
+    log, which every list reads."""
+
+    __slots__ = ("_holders", "_lists", "_sources", "changes")
+
+    def __init__(self, changes: HeldChanges) -> None:
+        self.changes = changes
+        #: (id(a deferred list), submitter or None) -> (epoch, the list, its
+        #: ``DeferredList``); id(a deferred list) -> (it, its ``DeferredSource``)
+        self._lists: dict[tuple, tuple] = {}
+        self._sources: dict[int, tuple[list, DeferredSource]] = {}
+        #: (epoch, the shared list, the holders of its offers then)
+        self._holders: tuple[int, list, set[str]] | None = None
+
+    def of(self, deferred: list[tuple[Offer, HeldGroup]], submitter: str, epoch: int,
+           shared: bool) -> DeferredList:
+        """The ``DeferredList`` of ``deferred`` for ``submitter`` as of ``epoch``
+        (now). The entry holds ``deferred``, so its id in the key stays its own."""
+        holder: str | None = submitter
+        if shared and submitter not in self._holders_of(deferred, epoch):
+            holder = None
+        key = (id(deferred), holder)
+        found = self._lists.get(key)
+        if found is not None and found[0] == epoch and found[1] is deferred:
+            return found[2]
+        source = self._sources.get(id(deferred))
+        if source is None or source[0] is not deferred:
+            source = self._sources[id(deferred)] = (deferred, DeferredSource(deferred))
+        listed = DeferredList(source[1], holder, epoch, self.changes)
+        self._lists[key] = (epoch, deferred, listed)
+        return listed
+
+    def forget_sources(self) -> None:
+        """Let go of the sources made so far (the plans were made again: lists made
+        from now on take new ones; those handed out keep theirs)."""
+        self._sources.clear()
+
+    def _holders_of(self, deferred: list[tuple[Offer, HeldGroup]], epoch: int) -> set[str]:
+        """The holders of some offer of the shared list's groups now, worked out once
+        per change."""
+        found = self._holders
+        if found is None or found[0] != epoch or found[1] is not deferred:
+            holders = {holder for _, group in deferred
+                       for holder, own in group.by_holder.items() if own}
+            found = self._holders = (epoch, deferred, holders)
+        return found[2]

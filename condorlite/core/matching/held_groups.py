@@ -14,19 +14,18 @@ refused, and only once its pair is found to match (``Matchmaker.settle_deferred`
 and rank key (``Reasons.rank_key``: the class's Rank asked once per key). A rank-only
 list passes over the deferred groups (``RequestLists._held_candidates``): it lists by
 rank alone and counts nothing.
-Plans and the per-submitter counts of deferred groups are kept while no group gains or
-loses an offer (``epoch``). A class's split reads nothing of the class but its Rank of
-each rank key: classes of equal Ranks share one plan (and so their submitters' deferred
-counts). Where every such Rank can read only names the slot binds to literals (or not
-at all: ``slot_ranks.rank_reads``), a class's Ranks are those of every class whose job
-binds those names alike (``slot_ranks.job_numbers``): they are asked once for all such
-classes, not once per class and rank key (a pool of desktops that prefer their owner's
-jobs: a rank key per owner, and a class's Ranks decided by its job's ``Owner``). A
-group's first offer is found once (any offer of a held pair shape stands for
-it: all bind alike what a pair and a Rank read). The order of a plan's lists does not
-matter, and deferring a group whose pair is already known gives the same reason as
-counting it at once: a rejection asks only whether some matching group has offers not
-the submitter's own.
+Plans are kept while no group gains or loses an offer (``epoch``); a list's counts of
+its deferred groups are worked out only when a rejection reads them (``held_counts``).
+A class's split reads nothing of the class but its Rank of each rank key: classes of
+equal Ranks share one plan. Where every such Rank can read only names the slot binds
+to literals (or none: ``slot_ranks.rank_reads``), a class's Ranks are those of every
+class whose job binds those names alike (``slot_ranks.job_numbers``), asked once for
+all such classes (desktops that prefer their owner's jobs: a rank key per owner, a
+class's Ranks decided by its job's ``Owner``). A group's first offer is found once
+(any offer of a held pair shape stands for it: all bind alike what a pair and a Rank
+read). The order of a plan's lists does not matter, and deferring a group whose pair
+is already known gives the same reason as counting it at once: a rejection asks only
+whether some matching group has offers not the submitter's own.
 
 **Brought up to date, not made again.** Once the offers are prepared, groups only
 lose offers, and a split reads a group's offers only through whether it has any and
@@ -51,7 +50,7 @@ from operator import attrgetter, itemgetter
 from condorlite.core import adeval
 from condorlite.core.classad.ast import Literal
 from condorlite.core.matching.candidates import HeldGroup
-from condorlite.core.matching.held_counts import DeferredList, DeferredSource, HeldChanges
+from condorlite.core.matching.held_counts import DeferredList, DeferredLists, HeldChanges
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.slot_ranks import rank_reads
 
@@ -149,17 +148,11 @@ class HeldGroups:
         #: pair shape -> an offer of it (any stands for the group: all bind alike
         #: what a pair and a Rank read, and a held offer's ad is never replaced)
         self._firsts: dict[int, Offer] = {}
-        #: every held offer that joined or left a group (``held_counts``: a list's
-        #: counts are those of its making, worked out when read)
+        #: each held offer that joined or left a group, and the deferred lists
+        #: whose counts, as of their making, it gives when read (``held_counts``)
         self.changes = HeldChanges()
-        #: (id(a plan's deferred list), submitter or None) -> (epoch, the list, its
-        #: ``DeferredList``); id(a deferred list) -> (it, its ``DeferredSource``)
-        self._counts: dict[tuple, tuple] = {}
-        self._sources: dict[int, tuple[list, DeferredSource]] = {}
-        #: (epoch, the literal-Rank plan's deferred list, the holders of its offers)
-        self._holders: tuple[int, list, set[str]] | None = None
-        #: pair shape -> its slot Rank's value when a literal (``adeval.slot_rank``),
-        #: else None
+        self._counts = DeferredLists(self.changes)
+        #: pair shape -> its slot Rank's value when a literal (``adeval.slot_rank``), or None
         self._literal_ranks: dict[int, float | None] = {}
 
     def add(self, offer: Offer) -> dict[int, dict[int, None]]:
@@ -195,7 +188,7 @@ class HeldGroups:
         shared = self._literal
         if shared is None or shared[0] != epoch:
             shared = self._literal = (epoch, self._literal_now(shared, rank_key))
-            self._sources.clear()  # (new lists take the plans made now)
+            self._counts.forget_sources()  # (new lists take the plans made now)
         deferred, rest, others = shared[1]
         if not others:
             return deferred, rest
@@ -363,37 +356,11 @@ class HeldGroups:
     def deferred_counts(self, deferred: list, submitter: str) -> DeferredList:
         """(first offer, offers not the submitter's own) of each deferred group with
         any, for ``Candidates.deferred``: a ``DeferredList``, its counts those of now,
-        worked out when a rejection reads them (``held_counts``); shared by the
-        submitter's lists while no group changes (``Reasons.settle_deferred`` keeps
-        its answer per list). The literal-Rank plan's list, which every class of no
-        other groups is given, is shared too by the submitters that hold none of its
-        offers (their counts are its totals alike): one list per change. The entry
-        holds ``deferred``, so its id in the key stays its own."""
-        epoch = self.epoch
-        holder: str | None = submitter
-        if deferred is self._literal[1][0] and submitter not in self._literal_holders(  # type: ignore[index]
-                deferred):
-            holder = None
-        key = (id(deferred), holder)
-        found = self._counts.get(key)
-        if found is not None and found[0] == epoch and found[1] is deferred:
-            return found[2]
-        source = self._sources.get(id(deferred))
-        if source is None or source[0] is not deferred:
-            source = self._sources[id(deferred)] = (deferred, DeferredSource(deferred))
-        counts = DeferredList(source[1], holder, epoch, self.changes)
-        self._counts[key] = (epoch, deferred, counts)
-        return counts
-
-    def _literal_holders(self, literal: list) -> set[str]:
-        """The holders of some offer of the literal-Rank plan's deferred groups now,
-        worked out once per change."""
-        found = self._holders
-        if found is None or found[0] != self.epoch or found[1] is not literal:
-            holders = {holder for _, group in literal
-                       for holder, own in group.by_holder.items() if own}
-            found = self._holders = (self.epoch, literal, holders)
-        return found[2]
+        worked out when a rejection reads them (``held_counts``); one per list and
+        submitter while no group changes, the literal-Rank plan's shared by the
+        submitters that hold none of its offers (``DeferredLists``)."""
+        return self._counts.of(deferred, submitter, self.epoch,
+                               deferred is self._literal[1][0])  # type: ignore[index]
 
     def _literal_plan(self, rank_key: Callable[[Offer], int]) -> tuple[list, list, dict]:
         """The split of the groups whose slot Rank is a literal, and the others by

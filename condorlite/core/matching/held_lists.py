@@ -78,7 +78,7 @@ class HeldList:
     """The held entries of one list key (module doc), and what its lists count."""
 
     __slots__ = ("by_prio", "by_rank", "deferred", "epoch", "others", "passed",
-                 "refused_policy", "refused_rank", "walk")
+                 "refused_policy", "refused_rank", "walk", "whole")
 
     def __init__(self, walk: HeldWalk, by_rank: list[tuple], others: list[tuple], epoch: int
                  ) -> None:
@@ -99,8 +99,10 @@ class HeldList:
         #: test; only those still available as of ``epoch``
         self.refused_policy: list[int] = []
         self.refused_rank: list[int] = []
-        #: ``HeldGroups.epoch`` when the lists above were last filtered
-        self.epoch = epoch
+        #: ``HeldGroups.epoch`` when the lists above were last filtered, and when
+        #: every offer of the runs' entries was last available (made or filtered:
+        #: those made since were available at their making, later)
+        self.epoch = self.whole = epoch
         #: the groups the walk passed over, and (``HeldGroups.epoch``, their counts
         #: as of then), for ``Candidates.deferred`` (``held_counts``)
         self.passed: DeferredSource | None = None
@@ -343,12 +345,18 @@ class HeldLists:
 
     def _filter(self, found: HeldList) -> None:
         """Drop the refused offers that have left, and the entries of those that have
-        left once they are half of the runs (new lists: a run handed out stays)."""
-        registry = self._registry
+        left once they are half of the runs (new lists: a run handed out stays). The
+        runs are looked over only when that many may have left: each held offer that
+        leaves moves ``HeldGroups.epoch`` once, and every entry's offer was available
+        at ``HeldList.whole``."""
+        registry, epoch = self._registry, self._held.epoch
         found.refused_policy = [k for k in found.refused_policy if registry[k].available]
         found.refused_rank = [k for k in found.refused_rank if registry[k].available]
-        runs = (found.by_rank, found.by_prio)
-        alive = [[e for e in run if registry[e[ENTRY_IDX]].available] for run in runs]
-        if 2 * sum(map(len, alive)) < sum(map(len, runs)):
-            found.by_rank, found.by_prio = alive
-        found.epoch = self._held.epoch
+        size = len(found.by_rank) + len(found.by_prio)
+        if 2 * (epoch - found.whole) > size:
+            alive = [[e for e in run if registry[e[ENTRY_IDX]].available]
+                     for run in (found.by_rank, found.by_prio)]
+            if 2 * sum(map(len, alive)) < size:
+                found.by_rank, found.by_prio = alive
+                found.whole = epoch
+        found.epoch = epoch

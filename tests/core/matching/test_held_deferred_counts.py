@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from condorlite.core.matching.candidates import HeldGroup
+from condorlite.core.matching.held_counts import DeferredLists
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.policy import Policy
 from tests.core._pool import UID
@@ -96,7 +96,7 @@ def test_a_literal_list_shared_with_its_holders_is_caught(monkeypatch) -> None:
                      if not line.startswith(("Remote", "State", "Activity")))
     literal = [_held(n, "0", 0.0, h) for n, h in enumerate(HOLDERS)] + [free + "\n"]
     run_both(literal, JOBS, Policy(uid_domain=UID, preemption_requirements="False"))
-    monkeypatch.setattr(HeldGroups, "_literal_holders", lambda self, literal: set())
+    monkeypatch.setattr(DeferredLists, "_holders_of", lambda self, deferred, epoch: set())
     with pytest.raises(AssertionError):
         run_both(literal, JOBS, Policy(uid_domain=UID, preemption_requirements="False"))
 
