@@ -169,8 +169,10 @@ class HeldLists:
             return known[1]
         source = found.passed
         if source is None:
+            # (groups emptied by now left out: no group gains an offer while the walk
+            # is kept, ``HeldWalks.matching``, so they stay empty)
             source = found.passed = DeferredSource(
-                [(slot.first, slot.group) for slot in found.walk.passed])
+                [(slot.first, slot.group) for slot in found.walk.passed if slot.group.total])
         # (a group passed over has one holder, not the submitter: its offers are all
         # not the submitter's own, ``HeldWalk.passed``: every offer counts)
         counts = DeferredList(source, None, epoch, self._held.changes)
