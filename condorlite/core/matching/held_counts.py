@@ -86,7 +86,7 @@ class DeferredList:
     groups of given pair shapes through the source's one table of positions. Never
     changed: a list may be shared by the lists made while no group changes."""
 
-    __slots__ = ("_changes", "_source", "epoch", "submitter")
+    __slots__ = ("_changes", "_listed", "_source", "epoch", "submitter")
 
     def __init__(self, source: DeferredSource, submitter: str | None, epoch: int,
                  changes: HeldChanges) -> None:
@@ -95,15 +95,31 @@ class DeferredList:
         self.submitter = submitter
         #: ``HeldGroups.epoch`` at the list's making: the counts are of then
         self.epoch = epoch
+        #: the entries, once iterated (a rejection that finds no hit reads on in
+        #: order, often to the end: one pass, then C-level iteration)
+        self._listed: list[tuple[Offer, int]] | None = None
 
     def __bool__(self) -> bool:
         return bool(self._source.groups)
 
     def __iter__(self) -> Iterator[tuple[Offer, int]]:
+        listed = self._listed
+        if listed is None:
+            listed = self._listed = self._counted()
+        return iter(listed)
+
+    def _counted(self) -> list[tuple[Offer, int]]:
+        """Every entry, in order: ``_count`` of each group, written out (one pass)."""
+        submitter, epoch, by_shape = self.submitter, self.epoch, self._changes.by_shape
+        listed = []
         for first, group in self._source.groups:
-            count = self._count(first, group)
+            count = group.total - group.by_holder.get(submitter, 0)  # type: ignore[arg-type]
+            changes = by_shape.get(first.pair_shape)
+            if changes and changes[-1][0] > epoch:
+                count = self._count(first, group)
             if count:
-                yield first, count
+                listed.append((first, count))
+        return listed
 
     def positions(self) -> dict[int, int]:
         """Pair shape -> position in the source (``entry``)."""
