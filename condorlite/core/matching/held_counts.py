@@ -20,9 +20,12 @@ groups log (``HeldChanges``: one entry per held offer that joins or leaves a gro
 with the epoch it made). A group of no such offer as of the making is not in the
 list (``entry`` gives None, the iteration passes over it), as the lists made at
 once left it out. The list's truth is whether it holds any group at all: a list
-whose every count was 0 settles to 0 without a pair asked, as an empty list. The
-lists are kept per (plan's list, submitter) while no group changes
-(``DeferredLists``), so a class's rejections share one answer, as before.
+whose every count was 0 settles to 0 without a pair asked, as an empty list. A
+rejection that finds no hit reads on in the list's order, often to its end: the
+first iteration makes the entries in one pass and keeps them (the iteration after
+it is C-level, as a plain list's). The lists are kept per (plan's list, submitter)
+while no group changes (``DeferredLists``), so a class's rejections share one answer,
+as before.
 """
 
 from __future__ import annotations
