@@ -22,8 +22,9 @@ list (``entry`` gives None, the iteration passes over it), as the lists made at
 once left it out. The list's truth is whether it holds any group at all: a list
 whose every count was 0 settles to 0 without a pair asked, as an empty list. A
 rejection that finds no hit reads on in the list's order, often to its end: the
-first iteration makes the entries in one pass and keeps them (the iteration after
-it is C-level, as a plain list's). The lists are kept per (plan's list, submitter)
+first iteration takes the entries from one pass over the groups per epoch, shared
+by every submitter's list made then (``EpochCounts``), and keeps them (the iteration
+after it is C-level, as a plain list's). The lists are kept per (plan's list, submitter)
 while no group changes (``DeferredLists``), so a class's rejections share one answer,
 as before.
 """
@@ -64,11 +65,21 @@ class DeferredSource:
     their positions by pair shape (``positions``: made once, at the first rejection
     that reads them, for every list of these groups)."""
 
-    __slots__ = ("_positions", "groups")
+    __slots__ = ("_columns", "_positions", "groups")
 
     def __init__(self, groups: list[tuple[Offer, HeldGroup]]) -> None:
         self.groups = groups
         self._positions: dict[int, int] | None = None
+        #: (epoch, ``EpochCounts`` of the groups as of then)
+        self._columns: tuple[int, EpochCounts] | None = None
+
+    def counts(self, epoch: int, changes: HeldChanges) -> EpochCounts:
+        """The groups' counts as of ``epoch`` for every submitter, one pass per
+        epoch read (every submitter's list of these groups made then shares it)."""
+        found = self._columns
+        if found is None or found[0] != epoch:
+            found = self._columns = (epoch, EpochCounts(self.groups, epoch, changes))
+        return found[1]
 
     def positions(self) -> dict[int, int]:
         """Pair shape -> position in ``groups`` of each group (one per pair shape;
@@ -79,6 +90,59 @@ class DeferredSource:
             found = self._positions = dict(zip(map(_PAIR_SHAPE, map(_FIRST, groups)),
                                                range(len(groups)), strict=True))
         return found
+
+
+class EpochCounts:
+    """The entries of every submitter's list of some groups as of an epoch, from one
+    pass: ``base`` (first offer, offers) of each group with any, what a submitter
+    that holds none of them reads (the very list), and ``held`` each holder's
+    (position in ``base``, its own offers there), where its count is less."""
+
+    __slots__ = ("base", "held")
+
+    def __init__(self, groups: list[tuple[Offer, HeldGroup]], epoch: int,
+                 changes: HeldChanges) -> None:
+        by_shape = changes.by_shape
+        base: list[tuple[Offer, int]] = []
+        held: dict[str, list[tuple[int, int]]] = {}
+        for first, group in groups:
+            total, by_holder = group.total, group.by_holder
+            log = by_shape.get(first.pair_shape)
+            if log and log[-1][0] > epoch:  # (changed since: undone)
+                by_holder = dict(by_holder)
+                for at, holder, back in reversed(log):
+                    if at <= epoch:
+                        break
+                    total += back
+                    by_holder[holder] = by_holder.get(holder, 0) + back
+            if total:
+                for holder, own in by_holder.items():
+                    if own:
+                        mine = held.get(holder)
+                        if mine is None:
+                            held[holder] = [(len(base), own)]
+                        else:
+                            mine.append((len(base), own))
+                base.append((first, total))
+        self.base, self.held = base, held
+
+    def of(self, submitter: str | None) -> list[tuple[Offer, int]]:
+        """The submitter's entries (never to be changed in place: it may be
+        ``base``)."""
+        mine = self.held.get(submitter)  # type: ignore[arg-type]
+        if mine is None:
+            return self.base
+        base = self.base
+        listed: list[tuple[Offer, int]] = []
+        start = 0
+        for i, own in mine:
+            listed += base[start:i]
+            first, total = base[i]
+            if total - own:
+                listed.append((first, total - own))
+            start = i + 1
+        listed += base[start:]
+        return listed
 
 
 class DeferredList:
@@ -112,17 +176,9 @@ class DeferredList:
         return iter(listed)
 
     def _counted(self) -> list[tuple[Offer, int]]:
-        """Every entry, in order: ``_count`` of each group, written out (one pass)."""
-        submitter, epoch, by_shape = self.submitter, self.epoch, self._changes.by_shape
-        listed = []
-        for first, group in self._source.groups:
-            count = group.total - group.by_holder.get(submitter, 0)  # type: ignore[arg-type]
-            changes = by_shape.get(first.pair_shape)
-            if changes and changes[-1][0] > epoch:
-                count = self._count(first, group)
-            if count:
-                listed.append((first, count))
-        return listed
+        """Every entry, in order, from the source's one pass per epoch
+        (``EpochCounts``: shared by the submitters' lists made then)."""
+        return self._source.counts(self.epoch, self._changes).of(self.submitter)
 
     def positions(self) -> dict[int, int]:
         """Pair shape -> position in the source (``entry``)."""
