@@ -14,19 +14,18 @@ refused, and only once its pair is found to match (``Matchmaker.settle_deferred`
 and rank key (``Reasons.rank_key``: the class's Rank asked once per key). A rank-only
 list passes over the deferred groups (``RequestLists._held_candidates``): it lists by
 rank alone and counts nothing.
-Plans and the per-submitter counts of deferred groups are kept while no group gains or
-loses an offer (``epoch``). A class's split reads nothing of the class but its Rank of
-each rank key: classes of equal Ranks share one plan (and so their submitters' deferred
-counts). Where every such Rank can read only names the slot binds to literals (or not
-at all: ``slot_ranks.rank_reads``), a class's Ranks are those of every class whose job
-binds those names alike (``slot_ranks.job_numbers``): they are asked once for all such
-classes, not once per class and rank key (a pool of desktops that prefer their owner's
-jobs: a rank key per owner, and a class's Ranks decided by its job's ``Owner``). A
-group's first offer is found once (any offer of a held pair shape stands for
-it: all bind alike what a pair and a Rank read). The order of a plan's lists does not
-matter, and deferring a group whose pair is already known gives the same reason as
-counting it at once: a rejection asks only whether some matching group has offers not
-the submitter's own.
+Plans are kept while no group gains or loses an offer (``epoch``); a list's counts of
+its deferred groups are worked out only when a rejection reads them (``held_counts``).
+A class's split reads nothing of the class but its Rank of each rank key: classes of
+equal Ranks share one plan. Where every such Rank can read only names the slot binds
+to literals (or none: ``slot_ranks.rank_reads``), a class's Ranks are those of every
+class whose job binds those names alike (``slot_ranks.job_numbers``), asked once for
+all such classes (desktops that prefer their owner's jobs: a rank key per owner, a
+class's Ranks decided by its job's ``Owner``). A group's first offer is found once
+(any offer of a held pair shape stands for it: all bind alike what a pair and a Rank
+read). The order of a plan's lists does not matter, and deferring a group whose pair
+is already known gives the same reason as counting it at once: a rejection asks only
+whether some matching group has offers not the submitter's own.
 
 **Brought up to date, not made again.** Once the offers are prepared, groups only
 lose offers, and a split reads a group's offers only through whether it has any and
@@ -51,7 +50,7 @@ from operator import attrgetter, itemgetter
 from condorlite.core import adeval
 from condorlite.core.classad.ast import Literal
 from condorlite.core.matching.candidates import HeldGroup
-from condorlite.core.matching.held_counts import DeferredCounts, deferred_counts_of
+from condorlite.core.matching.held_counts import DeferredList, DeferredLists, HeldChanges
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.slot_ranks import rank_reads
 
@@ -149,17 +148,11 @@ class HeldGroups:
         #: pair shape -> an offer of it (any stands for the group: all bind alike
         #: what a pair and a Rank read, and a held offer's ad is never replaced)
         self._firsts: dict[int, Offer] = {}
-        #: (id(a plan's deferred list), submitter) -> (epoch, the list, its counts)
-        self._counts: dict[tuple, tuple] = {}
-        #: submitter -> (epoch, the counts of the literal-Rank plan's deferred groups);
-        #: id(a class's deferred list) -> (the list, how many of its first entries
-        #: are that plan's, in its order)
-        self._literal_counts: dict[str, tuple[int, list]] = {}
-        self._prefix: dict[int, tuple[list, int]] = {}
-        #: (epoch, the literal-Rank plan's deferred list, its ``DeferredCounts``)
-        self._columns: tuple[int, list, DeferredCounts] | None = None
-        #: pair shape -> its slot Rank's value when a literal (``adeval.slot_rank``),
-        #: else None
+        #: each held offer that joined or left a group, and the deferred lists
+        #: whose counts, as of their making, it gives when read (``held_counts``)
+        self.changes = HeldChanges()
+        self._counts = DeferredLists(self.changes)
+        #: pair shape -> its slot Rank's value when a literal (``adeval.slot_rank``), or None
         self._literal_ranks: dict[int, float | None] = {}
 
     def add(self, offer: Offer) -> dict[int, dict[int, None]]:
@@ -169,6 +162,7 @@ class HeldGroups:
         group.add(offer)
         self.epoch += 1
         self.added += 1
+        self.changes.note(offer.pair_shape, self.epoch, offer.holder, -1)  # type: ignore[arg-type]
         return group.shapes
 
     def remove(self, offer: Offer) -> None:
@@ -176,6 +170,7 @@ class HeldGroups:
         self.groups[offer.pair_shape].remove(offer)
         self.epoch += 1
         self._touched.append(offer.pair_shape)
+        self.changes.note(offer.pair_shape, self.epoch, offer.holder, 1)  # type: ignore[arg-type]
 
     def plan(self, key: tuple, slot_rank: Callable[[Offer], float],
              rank_key: Callable[[Offer], int],
@@ -193,7 +188,7 @@ class HeldGroups:
         shared = self._literal
         if shared is None or shared[0] != epoch:
             shared = self._literal = (epoch, self._literal_now(shared, rank_key))
-            self._prefix.clear()  # (the lists of earlier plans are read no more)
+            self._counts.forget_sources()  # (new lists take the plans made now)
         deferred, rest, others = shared[1]
         if not others:
             return deferred, rest
@@ -202,7 +197,7 @@ class HeldGroups:
             if found.epoch == epoch:
                 return found.deferred, found.rest
             if found.epoch >= self._since:
-                return self._brought(found, deferred)
+                return self._brought(found)
         reads = self._union_reads(others)
         # (the split reads the class's Rank per rank key alone: classes of equal
         # Ranks share it, and so their submitters' deferred counts; a class's Rank
@@ -224,8 +219,7 @@ class HeldGroups:
                 return found.deferred, found.rest
             if found.epoch >= self._since:
                 self._plans[key] = found
-                return self._brought(found, deferred)
-        shared_deferred = deferred
+                return self._brought(found)
         deferred, rest = list(deferred), list(rest)
         for rank, key_groups in zip(ranks, others.values(), strict=True):
             low = key_groups.low
@@ -242,20 +236,17 @@ class HeldGroups:
                 else:
                     rest.append((pair_shape, group))
         self._plans[key] = self._by_ranks[ranks] = ClassPlan(epoch, deferred, rest)
-        self._prefix[id(deferred)] = (deferred, len(shared_deferred))
         return deferred, rest
 
-    def _brought(self, found: ClassPlan, shared_deferred: list) -> tuple[list, list]:
+    def _brought(self, found: ClassPlan) -> tuple[list, list]:
         """A class plan made since ``_since`` brought up to date, in place for every
         class that shares it: its groups that have emptied left out, as the split
         made now would (no group's lowest CurrentRank has changed since, and the
         rank keys are the same in the same order, so every other group is split as
-        it was, in the same order). New lists (one may be read by id: ``_prefix``,
-        ``deferred_counts``); the literal-Rank plan's deferred groups, at their
-        front, are ``shared_deferred``, left out alike."""
+        it was, in the same order). New lists (a list is read by id:
+        ``deferred_counts``)."""
         deferred, rest = _alive(found.deferred), _alive(found.rest)
         found.epoch, found.deferred, found.rest = self.epoch, deferred, rest
-        self._prefix[id(deferred)] = (deferred, len(shared_deferred))
         return deferred, rest
 
     def _literal_now(self, old: tuple[int, tuple[list, list, dict]] | None,
@@ -362,44 +353,14 @@ class HeldGroups:
             names.update(found)  # type: ignore[arg-type]
         return tuple(sorted(names))
 
-    def deferred_counts(self, deferred: list, submitter: str) -> list[tuple[Offer, int]]:
+    def deferred_counts(self, deferred: list, submitter: str) -> DeferredList:
         """(first offer, offers not the submitter's own) of each deferred group with
-        any, for ``Candidates.deferred``: shared by the submitter's lists while no
-        group changes (never changed in place; ``settle_deferred`` replaces it). The
-        entry holds ``deferred``, so its id in the key stays its own. A class's list
-        begins with the literal-Rank plan's deferred groups (``plan``): their counts
-        are worked out once per submitter, shared by every class's list."""
-        key = (id(deferred), submitter)
-        epoch = self.epoch
-        found = self._counts.get(key)
-        if found is not None and found[0] == epoch and found[1] is deferred:
-            return found[2]
-        literal = self._literal[1][0]  # type: ignore[index]
-        if deferred is literal:
-            counts = self._literal_part(literal, submitter)
-        else:
-            prefix = self._prefix.get(id(deferred))
-            if prefix is not None and prefix[0] is deferred:
-                counts = [*self._literal_part(literal, submitter),
-                          *deferred_counts_of(deferred[prefix[1]:], submitter)]
-            else:
-                counts = deferred_counts_of(deferred, submitter)
-        self._counts[key] = (epoch, deferred, counts)
-        return counts
-
-    def _literal_part(self, literal: list, submitter: str) -> list[tuple[Offer, int]]:
-        """``_counts`` of the literal-Rank plan's deferred list, kept per submitter
-        while no group changes (the plan is remade at each change): from one
-        ``DeferredCounts`` of the list per change, so a submitter that holds none of
-        its offers gets the list every such submitter gets."""
-        epoch = self.epoch
-        found = self._literal_counts.get(submitter)
-        if found is None or found[0] != epoch:
-            columns = self._columns
-            if columns is None or columns[0] != epoch or columns[1] is not literal:
-                columns = self._columns = (epoch, literal, DeferredCounts(literal))
-            found = self._literal_counts[submitter] = (epoch, columns[2].of(submitter))
-        return found[1]
+        any, for ``Candidates.deferred``: a ``DeferredList``, its counts those of now,
+        worked out when a rejection reads them (``held_counts``); one per list and
+        submitter while no group changes, the literal-Rank plan's shared by the
+        submitters that hold none of its offers (``DeferredLists``)."""
+        return self._counts.of(deferred, submitter, self.epoch,
+                               deferred is self._literal[1][0])  # type: ignore[index]
 
     def _literal_plan(self, rank_key: Callable[[Offer], int]) -> tuple[list, list, dict]:
         """The split of the groups whose slot Rank is a literal, and the others by

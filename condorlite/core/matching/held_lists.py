@@ -64,6 +64,7 @@ from condorlite.core.matching.candidates import (
     SharedEntries,
     make_entries,
 )
+from condorlite.core.matching.held_counts import DeferredList, DeferredSource
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.held_refusals import REFUSED
 from condorlite.core.matching.held_types import HeldWalk
@@ -76,8 +77,8 @@ from condorlite.core.model import PRIO_PREEMPTION, RANK_PREEMPTION
 class HeldList:
     """The held entries of one list key (module doc), and what its lists count."""
 
-    __slots__ = ("by_prio", "by_rank", "deferred", "epoch", "others", "refused_policy",
-                 "refused_rank", "walk")
+    __slots__ = ("by_prio", "by_rank", "deferred", "epoch", "others", "passed",
+                 "refused_policy", "refused_rank", "walk", "whole")
 
     def __init__(self, walk: HeldWalk, by_rank: list[tuple], others: list[tuple], epoch: int
                  ) -> None:
@@ -98,11 +99,14 @@ class HeldList:
         #: test; only those still available as of ``epoch``
         self.refused_policy: list[int] = []
         self.refused_rank: list[int] = []
-        #: ``HeldGroups.epoch`` when the lists above were last filtered
-        self.epoch = epoch
-        #: (``HeldGroups.epoch``, (first offer, offers not the submitter's own) of
-        #: each group the walk passed over with any), for ``Candidates.deferred``
-        self.deferred: tuple[int, list[tuple[Offer, int]]] | None = None
+        #: ``HeldGroups.epoch`` when the lists above were last filtered, and when
+        #: every offer of the runs' entries was last available (made or filtered:
+        #: those made since were available at their making, later)
+        self.epoch = self.whole = epoch
+        #: the groups the walk passed over, and (``HeldGroups.epoch``, their counts
+        #: as of then), for ``Candidates.deferred`` (``held_counts``)
+        self.passed: DeferredSource | None = None
+        self.deferred: tuple[int, DeferredList] | None = None
 
 
 class HeldLists:
@@ -155,18 +159,23 @@ class HeldLists:
         if walk.passed:
             out.deferred = self._deferred(found)
 
-    def _deferred(self, found: HeldList) -> list[tuple[Offer, int]]:
+    def _deferred(self, found: HeldList) -> DeferredList:
         """(first offer, offers not the submitter's own: all of them) of each group
-        the walk passed over with any, as of now: shared by the lists made while no
-        group changes (never changed in place: ``settle_deferred`` replaces it)."""
+        the walk passed over with any, as of now, worked out when a rejection reads
+        them (``held_counts``): shared by the lists made while no group changes."""
         epoch = self._held.epoch
         known = found.deferred
         if known is not None and known[0] == epoch:
             return known[1]
+        source = found.passed
+        if source is None:
+            # (groups emptied by now left out: no group gains an offer while the walk
+            # is kept, ``HeldWalks.matching``, so they stay empty)
+            source = found.passed = DeferredSource(
+                [(slot.first, slot.group) for slot in found.walk.passed if slot.group.total])
         # (a group passed over has one holder, not the submitter: its offers are all
-        # not the submitter's own, ``HeldWalk.passed``)
-        counts = [(slot.first, slot.group.total) for slot in found.walk.passed
-                  if slot.group.total]
+        # not the submitter's own, ``HeldWalk.passed``: every offer counts)
+        counts = DeferredList(source, None, epoch, self._held.changes)
         found.deferred = (epoch, counts)
         return counts
 
@@ -338,12 +347,18 @@ class HeldLists:
 
     def _filter(self, found: HeldList) -> None:
         """Drop the refused offers that have left, and the entries of those that have
-        left once they are half of the runs (new lists: a run handed out stays)."""
-        registry = self._registry
+        left once they are half of the runs (new lists: a run handed out stays). The
+        runs are looked over only when that many may have left: each held offer that
+        leaves moves ``HeldGroups.epoch`` once, and every entry's offer was available
+        at ``HeldList.whole``."""
+        registry, epoch = self._registry, self._held.epoch
         found.refused_policy = [k for k in found.refused_policy if registry[k].available]
         found.refused_rank = [k for k in found.refused_rank if registry[k].available]
-        runs = (found.by_rank, found.by_prio)
-        alive = [[e for e in run if registry[e[ENTRY_IDX]].available] for run in runs]
-        if 2 * sum(map(len, alive)) < sum(map(len, runs)):
-            found.by_rank, found.by_prio = alive
-        found.epoch = self._held.epoch
+        size = len(found.by_rank) + len(found.by_prio)
+        if 2 * (epoch - found.whole) > size:
+            alive = [[e for e in run if registry[e[ENTRY_IDX]].available]
+                     for run in (found.by_rank, found.by_prio)]
+            if 2 * sum(map(len, alive)) < size:
+                found.by_rank, found.by_prio = alive
+                found.whole = epoch
+        found.epoch = epoch

@@ -7,6 +7,7 @@ matter: each part broken decides otherwise."""
 from __future__ import annotations
 
 import itertools
+import random
 from types import SimpleNamespace
 
 import pytest
@@ -319,3 +320,53 @@ def test_static_keys_over_non_literals_decide_otherwise(monkeypatch) -> None:
     _, answers = _ask_derived("RemoteUserPrio > SubmitterUserPrio * 1.2")
     assert any(got != want for got, want in answers)
 
+
+
+
+def _plain_filter(registry, found) -> list:
+    """The runs ``_filter`` leaves by the plain rule: those of the available offers
+    once more than half of the entries' offers have left, else the runs as they are."""
+    runs = [found.by_rank, found.by_prio]
+    alive = [[e for e in run if registry[e[held_lists.ENTRY_IDX]].available] for run in runs]
+    return alive if 2 * sum(map(len, alive)) < sum(map(len, runs)) else runs
+
+
+@pytest.mark.parametrize("moved_at_every_call", [False, True])
+def test_runs_looked_over_only_when_half_may_have_left(moved_at_every_call: bool) -> None:
+    """``HeldLists._filter`` drops the entries of departed offers exactly when the
+    plain rule would (more than half of the runs' entries gone), though it looks the
+    runs over only when that many held offers may have left since they were last all
+    available (``HeldList.whole``: each departure moves the held groups' epoch once);
+    a ``whole`` moved on at every call, runs dropped or not, is caught."""
+    rng = random.Random(7)
+    dropped = differ = 0
+    for _ in range(300):
+        registry = [SimpleNamespace(available=True) for _ in range(rng.randint(1, 30))]
+        held = SimpleNamespace(epoch=rng.randint(0, 5))
+        lists = HeldLists.__new__(HeldLists)
+        lists._registry, lists._held = registry, held
+        seqs = list(range(len(registry)))
+        rng.shuffle(seqs)
+        cut = rng.randint(0, len(seqs))
+        entry = lambda k: (0.0,) * held_lists.ENTRY_IDX + (k, 0, "")  # noqa: E731
+        found = held_lists.HeldList(None, [entry(k) for k in seqs[:cut]], [], held.epoch)
+        found.by_prio = [entry(k) for k in seqs[cut:]]
+        for _ in range(rng.randint(1, 4)):
+            for k in rng.sample(range(len(registry)), rng.randint(0, len(registry) // 3)):
+                if registry[k].available:
+                    registry[k].available = False
+                    held.epoch += 1
+            held.epoch += rng.randint(0, 2)  # (other changes: a bound, not a count)
+            want = _plain_filter(registry, found)
+            runs = [found.by_rank, found.by_prio]
+            lists._filter(found)
+            if moved_at_every_call:
+                found.whole = held.epoch
+            got = [found.by_rank, found.by_prio]
+            differ += got != want
+            dropped += got != runs
+            assert found.epoch == held.epoch
+    if moved_at_every_call:
+        assert differ
+    else:
+        assert not differ and dropped

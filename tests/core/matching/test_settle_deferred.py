@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from condorlite.core.matching import reasons as reasons_module
 from condorlite.core.matching.candidates import HeldGroup
 from condorlite.core.matching.evaluation_count import EvaluationCount
-from condorlite.core.matching.held_counts import DeferredCounts
+from condorlite.core.matching.held_counts import DeferredList, DeferredSource, HeldChanges
 from condorlite.core.matching.reasons import Reasons
 from condorlite.core.matching.shape_keys import ShapeKeys
 
@@ -74,27 +74,74 @@ class _Held:
 
 
 def test_a_deferred_list_settles_as_its_plain_copy():
-    """A ``DeferredList`` (its hit groups found through its source's positions) adds
-    the count a plain copy of it adds, trying the same groups in the same order: a
-    group the submitter holds all of is never tried, one it holds some of adds what
-    the list holds of it."""
-    groups = []
+    """A ``DeferredList`` (its hit groups found through its source's positions, its
+    counts worked out when read) adds the count a plain copy of it made at its making
+    adds, trying the same groups in the same order, though offers leave the groups
+    after the making: a group the submitter held all of is never tried, one it held
+    some of adds what the list held of it."""
+    groups, offers = [], []
     for shape, holders in enumerate(["ab", "a", "b", "abb", "c", "aab"]):
         group = HeldGroup()
         for holder in holders:
             group.add(_Held(holder))
+            offers.append((shape, group, _Held(holder)))
         groups.append((_offer(shape), group))
-    source = DeferredCounts(groups)
+    source = DeferredSource(groups)
+    changes = HeldChanges()
     matching = {1: {1, 3}, 2: {1, 3, 5}, 3: set(), 4: {0, 1, 3, 5}}
     for submitter in "abc":
+        listed = DeferredList(source, submitter, 0, changes)
+        plain = list(listed)
         answers = []
-        for listed in (source.of(submitter), list(source.of(submitter))):
+        for each in (listed, plain):
             tried: list[tuple[int, int]] = []
             reasons = _reasons(matching, tried)
-            answers.append(([_settled(reasons, c, listed) for c in (1, 2, 3, 4)], tried))
+            answers.append(([_settled(reasons, c, each) for c in (1, 2, 3, 4)], tried))
         assert answers[0] == answers[1]
         if submitter == "a":
             assert answers[0][0] == [2, 2, 0, 2]  # 1 is all a's; 3 keeps its two b's
+    made = {submitter: DeferredList(source, submitter, 0, changes) for submitter in "abc"}
+    plains = {submitter: list(listed) for submitter, listed in made.items()}
+    # every b and c offer leaves after the making, and an a offer joins group 2
+    epoch = 0
+    for shape, group, offer in offers:
+        if offer.holder != "a":
+            group.remove(offer)
+            epoch += 1
+            changes.note(shape, epoch, offer.holder, 1)
+    joined = _Held("a")
+    groups[2][1].add(joined)
+    changes.note(2, epoch + 1, "a", -1)
+    for submitter, listed in made.items():
+        assert list(listed) == plains[submitter]
+        at = listed.positions()
+        assert [e for first, _ in groups
+                if (e := listed.entry(at[first.pair_shape])) is not None] == plains[submitter]
+        answers = []
+        for each in (listed, plains[submitter]):
+            tried = []
+            reasons = _reasons(matching, tried)
+            answers.append(([_settled(reasons, c, each) for c in (1, 2, 3, 4)], tried))
+        assert answers[0] == answers[1]
+    # made now, the lists hold what is left: c's and b's offers gone, a's own
+    assert list(DeferredList(source, "a", epoch + 1, changes)) == []
+    assert [count for _, count in DeferredList(source, "c", epoch + 1, changes)] == [
+        1, 1, 1, 1, 2]
+
+
+def test_a_deferred_list_blind_to_the_changes_is_caught():
+    """Counts read now, not as of the making, differ once offers leave: the check
+    above would catch a list that did not undo the changes."""
+    group = HeldGroup()
+    offer = _Held("b")
+    group.add(offer)
+    changes = HeldChanges()
+    listed = DeferredList(DeferredSource([(_offer(0), group)]), "a", 0, changes)
+    group.remove(offer)
+    blind = DeferredList(DeferredSource([(_offer(0), group)]), "a", 0, changes)
+    assert list(blind) == []  # (no change noted: now's count)
+    changes.note(0, 1, "b", 1)
+    assert [count for _, count in listed] == [1]
 
 
 class _Program:
