@@ -21,20 +21,41 @@ The names are read off the Rank of the first slot asked of each rank key: every 
 of a rank key binds what its Rank reaches alike (a desktop whose own literals were
 hoisted, ``own_literals``, reads a hidden name of its own besides, bound to a
 literal: keyed too, which keys more than needed, never less).
+
+A Rank that compares one name of the job with a string (``TARGET.Owner == "u043"``,
+or ``TARGET.Owner == MY.<hidden name>`` bound to one: ``_test``), asked of a job that
+binds that name to a string, is ``operators.compare(op, job's string, slot's string)``
+and nothing else: its value is kept per (rank key, that comparison's answer), two
+entries per rank key where the job's numbers key one per submitter (a 10k owner-start
+cycle: ~100 owners' jobs asked of each desktop owner's Rank).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.classad.ast import Expr, Literal
+from condorlite.core.classad.ast import AttrRef, Binary, Expr, Literal, Paren
+from condorlite.core.classad.operators import compare
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.preq_reads import static_reads
 
 #: "not in the table" (a table whose values may be None)
 MISSING = object()
+#: the comparisons ``operators.compare`` answers (``=?=`` and ``=!=`` are not)
+COMPARISONS = frozenset(("==", "!=", "<", "<=", ">", ">="))
+
+
+class StringTest(NamedTuple):
+    """A Rank ``TARGET.<name> <op> <string>`` (``job_left``) or ``<string> <op>
+    TARGET.<name>``, the string the slot's (a literal or a slot name bound to one)."""
+
+    op: str
+    name: str
+    text: str
+    job_left: bool
 
 
 class SharedRanks:
@@ -49,7 +70,10 @@ class SharedRanks:
         #: (class, bindings, names) -> the job's numbers of them, or None (some bound
         #: to anything but a literal)
         self._jobs: dict[tuple, tuple | None] = {}
-        #: (rank key, the job's numbers) -> the slot's Rank (``adeval.slot_rank``)
+        #: rank key -> its Rank as a comparison with a string, or None (``_test``)
+        self._tests: dict[int, StringTest | None] = {}
+        #: (rank key, the job's numbers, or the comparison's answer) -> the slot's
+        #: Rank (``adeval.slot_rank``)
         self.values: dict[tuple, float] = {}
 
     def key(self, klass: tuple, job_ad: ClassAd, offer: Offer, expr: Expr,
@@ -57,6 +81,15 @@ class SharedRanks:
         """The key of the slot's Rank ``expr`` (of ``offer``, whose rank key is
         ``rank_key``) of the class key ``klass``'s job ``job_ad`` in ``values``, or
         None when it cannot be shared (module doc)."""
+        test = self._tests.get(rank_key, MISSING)
+        if test is MISSING:
+            test = self._tests[rank_key] = _test(expr, offer.ad)
+        if test is not None:
+            bound = adeval.attr(job_ad, test.name)  # type: ignore[union-attr]
+            if type(bound) is Literal and type(bound.value) is str:
+                job, text = bound.value, test.text  # type: ignore[union-attr]
+                return (rank_key, compare(test.op, job, text) if test.job_left  # type: ignore[union-attr]
+                        else compare(test.op, text, job))  # type: ignore[union-attr]
         names = self._names.get(rank_key, MISSING)
         if names is MISSING:
             names = self._names[rank_key] = _literal_names(expr, offer.ad)
@@ -87,6 +120,34 @@ def job_numbers(number: Callable[[ClassAd, tuple[str, ...]], tuple], job_ad: Cla
     binds each to a literal or not at all, else None: two jobs of equal numbers get
     an equal Rank of every slot whose Rank reads only ``names`` (``rank_reads``)."""
     return number(job_ad, names) if _literals(job_ad, names) else None
+
+
+def _test(expr: Expr, slot_ad: ClassAd) -> StringTest | None:
+    """``expr`` as a ``StringTest`` when it is one (parentheses aside), else None: one
+    operand ``TARGET.<name>``, the other a string literal or a name (``MY.`` or bare)
+    the slot binds to one, so the value is the comparison of the two strings."""
+    while type(expr) is Paren:
+        expr = expr.inner  # type: ignore[attr-defined]
+    if type(expr) is not Binary or expr.op not in COMPARISONS:  # type: ignore[attr-defined]
+        return None
+    left, right = expr.left, expr.right  # type: ignore[attr-defined]
+    for job, other, job_left in ((left, right, True), (right, left, False)):
+        if type(job) is not AttrRef or job.scope != "target":
+            continue
+        text = _slot_string(other, slot_ad)
+        if text is not None:
+            return StringTest(expr.op, job.name, text, job_left)  # type: ignore[attr-defined]
+    return None
+
+
+def _slot_string(expr: Expr, slot_ad: ClassAd) -> str | None:
+    """The string ``expr`` stands for in the slot: a string literal, or a name the
+    slot binds to one (``MY.`` or bare: the slot's binding is read first); else None."""
+    if type(expr) is AttrRef and expr.scope in (None, "my"):  # type: ignore[attr-defined]
+        expr = adeval.attr(slot_ad, expr.name)  # type: ignore[attr-defined,assignment]
+    if type(expr) is Literal and type(expr.value) is str:  # type: ignore[attr-defined]
+        return expr.value  # type: ignore[attr-defined]
+    return None
 
 
 def _literal_names(expr: Expr, slot_ad: ClassAd) -> tuple[str, ...] | None:
