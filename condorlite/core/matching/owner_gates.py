@@ -33,6 +33,8 @@ verdicts are kept per pair shape and owner string, so a gate runs once per owner
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import AttrRef, Binary, Expr, Literal, Paren
@@ -42,70 +44,144 @@ from condorlite.core.classad.residuals import Residual
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.slot_vectors import int_now
 
-#: the job name a gate leaves free (lower-case)
+#: the job name a gate leaves free first (lower-case)
 OWNER = "owner"
+
+#: how the job's requests are named (lower-case prefix): those bound to number
+#: literals are left free with the owner
+REQUEST = "request"
+
+
+class JobKey(NamedTuple):
+    """What a gate reads of one job ad: the names it leaves free and their values."""
+
+    #: the lower-case names of the job's ``Request*`` bindings that are integer or
+    #: real literals, sorted (the gates of a pair shape are kept per this tuple)
+    names: tuple[str, ...]
+    #: the owner string, then the values of ``names`` (the residual's ``vals``)
+    vals: tuple
+    #: ``vals`` with each number's type: what a verdict is kept under (``1`` and
+    #: ``1.0`` are one dict key, not one ClassAd value)
+    verdict: tuple
+
+
+class Gate:
+    """A pair shape's residual for the jobs of one ``JobKey.names``."""
+
+    __slots__ = ("absent", "residual", "verdicts")
+
+    def __init__(self, residual: Residual, absent: tuple[str, ...]) -> None:
+        self.residual = residual
+        #: job names the walk looked up and found unbound: a job that binds one
+        #: is not answered by this gate
+        self.absent = absent
+        #: ``JobKey.verdict`` -> whether the gate rules the pair out
+        self.verdicts: dict[tuple, bool] = {}
 
 
 class OwnerGates:
-    """The cycle's gates, per pair shape (module doc)."""
+    """The cycle's gates, per pair shape and the job's literal request names
+    (module doc)."""
 
     def __init__(self, now: float | None) -> None:
         self._now = int_now(now)
-        #: pair shape -> (its gate, owner string -> whether the gate rules the pair
-        #: out), or None: no gate (it read more of the job, could not be made, or
-        #: is a constant that rules nothing out)
-        self._gates: dict[int, tuple[Residual, dict[str, bool]] | None] = {}
-        #: how many gates were worked out (one specialisation each)
+        #: (pair shape, ``JobKey.names``) -> its gate, or None: no gate (it read more
+        #: of the job, could not be made, or is a constant that rules nothing out)
+        self._gates: dict[tuple[int, tuple[str, ...]], Gate | None] = {}
+        #: id of a job ad -> (the ad, kept so that its id is not reused; its key, or
+        #: None when its Owner is no string literal)
+        self._keys: dict[int, tuple[ClassAd, JobKey | None]] = {}
+        #: how many gates were worked out (one specialisation or two each)
         self.made = 0
 
     def fails(self, job_ad: ClassAd, offer: Offer) -> bool:
         """Whether the gate of ``offer``'s pair shape rules a job of ``job_ad``'s
-        owner out: its ``Requirements`` cannot hold. False when nothing is known."""
-        expr = adeval.attr(job_ad, OWNER)
-        if type(expr) is not Literal:
-            return False
-        owner = expr.value
-        if type(owner) is not str:
+        owner and requests out: its ``Requirements`` cannot hold. False when nothing
+        is known."""
+        known = self._keys.get(id(job_ad))
+        if known is None:
+            known = self._keys[id(job_ad)] = (job_ad, job_key(job_ad))
+        key = known[1]
+        if key is None:
             return False
         gates = self._gates
-        gate = gates.get(offer.pair_shape, gates)
+        where = (offer.pair_shape, key.names)
+        gate = gates.get(where, gates)
         if gate is gates:
-            gate = gates[offer.pair_shape] = self._gate(job_ad, offer.ad)
+            gate = gates[where] = self._gate(job_ad, offer.ad, key.names)
         if gate is None:
             return False
-        residual, verdicts = gate
-        found = verdicts.get(owner)
+        for name in gate.absent:
+            if adeval.attr(job_ad, name) is not None:
+                return False
+        verdicts = gate.verdicts
+        found = verdicts.get(key.verdict)
         if found is None:
-            found = verdicts[owner] = bool_equiv(residual((owner,))) is False
+            found = verdicts[key.verdict] = bool_equiv(gate.residual(key.vals)) is False
         return found
 
-    def _gate(self, job_ad: ClassAd, slot_ad: ClassAd
-              ) -> tuple[Residual, dict[str, bool]] | None:
+    def _gate(self, job_ad: ClassAd, slot_ad: ClassAd, names: tuple[str, ...]
+              ) -> Gate | None:
         requirements = adeval.attr(slot_ad, "requirements")
         if requirements is None:
             return None
+        free = [(job_ad, OWNER), *((job_ad, name) for name in names)]
+        gate = self._made(requirements, job_ad, slot_ad, free)
+        if gate is not None:
+            return gate
         first = leftmost(requirements)
+        if first is requirements:
+            return None
         if type(first) is AttrRef and first.scope in (None, "my"):
             # (an idle desktop's START folded to ``true``: nothing to specialise, the
             # gate would be that literal, which rules nothing out)
             bound = adeval.attr(slot_ad, first.name)
             if type(bound) is Literal and bool_equiv(bound.value) is True:
                 return None
+        return self._made(first, job_ad, slot_ad, free)
+
+    def _made(self, expr: Expr, job_ad: ClassAd, slot_ad: ClassAd,
+              free: list[tuple[ClassAd, str]]) -> Gate | None:
+        """The gate of ``expr`` (a conjunct prefix of the slot's Requirements) with
+        ``free`` left free, or None where it read more than those and unbound names
+        of the job, or rules nothing out."""
         self.made += 1
         reads: set[tuple[int, str]] = set()
-        residual = specialize(first, slot_ad, job_ad, [(job_ad, OWNER)], self._now, reads)
+        residual = specialize(expr, slot_ad, job_ad, free, self._now, reads)
         if residual is None:
             return None
         mine, slot = id(job_ad), id(slot_ad)
+        freed = {name for _, name in free}
+        absent = []
         for ad, name in reads:
             if ad == slot:
                 if name == "requirements":
                     return None  # (a cycle: evaluated otherwise inside it)
-            elif ad != mine or name != OWNER:
-                return None  # (more of the job, or of another ad: no gate)
+            elif ad != mine:
+                return None  # (another ad: no gate)
+            elif name not in freed:
+                if adeval.attr(job_ad, name) is not None:
+                    return None  # (more of the job: no gate)
+                absent.append(name)
         if type(residual) is Constant and bool_equiv(residual.value) is not False:
             return None  # (rules nothing out: not looked at again)
-        return residual, {}
+        return Gate(residual, tuple(sorted(absent)))
+
+
+def job_key(job_ad: ClassAd) -> JobKey | None:
+    """What a gate reads of ``job_ad``, or None when its Owner is no string literal."""
+    expr = adeval.attr(job_ad, OWNER)
+    if type(expr) is not Literal or type(expr.value) is not str:
+        return None
+    names, vals, verdict = [], [expr.value], [expr.value]
+    for name in sorted(adeval.lower_names(job_ad)):
+        if name.startswith(REQUEST):
+            bound = adeval.attr(job_ad, name)
+            if type(bound) is Literal and type(bound.value) in (int, float):
+                names.append(name)
+                vals.append(bound.value)
+                verdict.append((type(bound.value), bound.value))
+    return JobKey(tuple(names), tuple(vals), tuple(verdict))
 
 
 def leftmost(expr: Expr) -> Expr:
