@@ -68,15 +68,30 @@ class JobKey(NamedTuple):
 class Gate:
     """A pair shape's residual for the jobs of one ``JobKey.names``."""
 
-    __slots__ = ("absent", "residual", "verdicts")
+    __slots__ = ("absent", "residual", "verdicts", "whole")
 
-    def __init__(self, residual: Residual, absent: tuple[str, ...]) -> None:
+    def __init__(self, residual: Residual, absent: tuple[str, ...], whole: bool) -> None:
         self.residual = residual
+        #: whether the residual is of the slot's whole ``Requirements`` (else of its
+        #: leftmost operand)
+        self.whole = whole
         #: job names the walk looked up and found unbound: a job that binds one
         #: is not answered by this gate
         self.absent = absent
-        #: ``JobKey.verdict`` -> whether the gate rules the pair out
-        self.verdicts: dict[tuple, bool] = {}
+        #: ``JobKey.verdict`` -> ``OwnerGates.verdict``'s answer
+        self.verdicts: dict[tuple, bool | None] = {}
+
+    def says(self, value: object) -> bool | None:
+        """The verdict of the residual's ``value``. Of the whole ``Requirements``:
+        ``requirements_hold``'s rule (true, or a non-zero number, holds; anything else
+        does not). Of the leftmost operand ``L``: False when its boolean is false
+        (``L && R`` is then false), else None."""
+        if self.whole:
+            if value is True:
+                return True
+            kind = type(value)
+            return (kind is int or kind is float) and value != 0
+        return False if bool_equiv(value) is False else None
 
 
 class OwnerGates:
@@ -94,31 +109,36 @@ class OwnerGates:
         #: how many gates were worked out (one specialisation or two each)
         self.made = 0
 
-    def fails(self, job_ad: ClassAd, offer: Offer) -> bool:
-        """Whether the gate of ``offer``'s pair shape rules a job of ``job_ad``'s
-        owner and requests out: its ``Requirements`` cannot hold. False when nothing
-        is known."""
+    def verdict(self, job_ad: ClassAd, offer: Offer) -> bool | None:
+        """What the gate of ``offer``'s pair shape says of the slot's
+        ``Requirements`` against a job of ``job_ad``'s owner and requests: False when
+        they cannot hold, True when they hold (a gate of the whole expression only),
+        None when nothing is known."""
         known = self._keys.get(id(job_ad))
         if known is None:
             known = self._keys[id(job_ad)] = (job_ad, job_key(job_ad))
         key = known[1]
         if key is None:
-            return False
+            return None
         gates = self._gates
         where = (offer.pair_shape, key.names)
         gate = gates.get(where, gates)
         if gate is gates:
             gate = gates[where] = self._gate(job_ad, offer.ad, key.names)
         if gate is None:
-            return False
+            return None
         for name in gate.absent:
             if adeval.attr(job_ad, name) is not None:
-                return False
+                return None
         verdicts = gate.verdicts
-        found = verdicts.get(key.verdict)
-        if found is None:
-            found = verdicts[key.verdict] = bool_equiv(gate.residual(key.vals)) is False
-        return found
+        found = verdicts.get(key.verdict, verdicts)
+        if found is verdicts:
+            found = verdicts[key.verdict] = gate.says(gate.residual(key.vals))
+        return found  # type: ignore[return-value]
+
+    def fails(self, job_ad: ClassAd, offer: Offer) -> bool:
+        """Whether the gate rules the pair out (``verdict`` is False)."""
+        return self.verdict(job_ad, offer) is False
 
     def _gate(self, job_ad: ClassAd, slot_ad: ClassAd, names: tuple[str, ...]
               ) -> Gate | None:
@@ -126,7 +146,7 @@ class OwnerGates:
         if requirements is None:
             return None
         free = [(job_ad, OWNER), *((job_ad, name) for name in names)]
-        gate = self._made(requirements, job_ad, slot_ad, free)
+        gate = self._made(requirements, job_ad, slot_ad, free, True)
         if gate is not None:
             return gate
         first = leftmost(requirements)
@@ -138,13 +158,13 @@ class OwnerGates:
             bound = adeval.attr(slot_ad, first.name)
             if type(bound) is Literal and bool_equiv(bound.value) is True:
                 return None
-        return self._made(first, job_ad, slot_ad, free)
+        return self._made(first, job_ad, slot_ad, free, False)
 
     def _made(self, expr: Expr, job_ad: ClassAd, slot_ad: ClassAd,
-              free: list[tuple[ClassAd, str]]) -> Gate | None:
-        """The gate of ``expr`` (a conjunct prefix of the slot's Requirements) with
-        ``free`` left free, or None where it read more than those and unbound names
-        of the job, or rules nothing out."""
+              free: list[tuple[ClassAd, str]], whole: bool) -> Gate | None:
+        """The gate of ``expr`` (the slot's whole Requirements, or its leftmost
+        operand) with ``free`` left free, or None where it read more of the job than
+        those and names it leaves unbound, or is a constant that rules nothing out."""
         self.made += 1
         reads: set[tuple[int, str]] = set()
         residual = specialize(expr, slot_ad, job_ad, free, self._now, reads)
@@ -163,9 +183,10 @@ class OwnerGates:
                 if adeval.attr(job_ad, name) is not None:
                     return None  # (more of the job: no gate)
                 absent.append(name)
-        if type(residual) is Constant and bool_equiv(residual.value) is not False:
+        gate = Gate(residual, tuple(sorted(absent)), whole)
+        if type(residual) is Constant and not whole and gate.says(residual.value) is None:
             return None  # (rules nothing out: not looked at again)
-        return Gate(residual, tuple(sorted(absent)))
+        return gate
 
 
 def job_key(job_ad: ClassAd) -> JobKey | None:
