@@ -287,12 +287,9 @@ class MatchTable:
         taken = self._fit_of(offer, job_ad) if offer.partitionable else None
         ok = not offer.partitionable or taken is not None
         if offer.literals:
-            # (what the slot's Requirements give for the job's owner and requests,
-            # when its pair shape's gate knows: ``owner_gates``)
-            held = None if offer.partitionable else self._gates.verdict(job_ad, offer)
-            if held is False:
-                return NO_MATCH
-            ok = ok and (held or adeval.requirements_hold(slot_ad, job_ad, now=_int(now))) and (
+            if not offer.partitionable and self._gates.fails(job_ad, offer):
+                return NO_MATCH  # (the slot's Requirements cannot hold: ``owner_gates``)
+            ok = ok and adeval.requirements_hold(slot_ad, job_ad, now=_int(now)) and (
                 adeval.requirements_hold(job_ad, slot_ad, now=_int(now)))
         else:
             ok = ok and adeval.requirements_hold(job_ad, slot_ad, now=_int(now)) and (

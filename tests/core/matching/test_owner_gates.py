@@ -89,8 +89,8 @@ class _Counts:
             counts.ruled_out += out
             return out
 
-        def counted_gate(gates_, job_ad, slot_ad, names):  # type: ignore[no-untyped-def]
-            made = gate(gates_, job_ad, slot_ad, names)
+        def counted_gate(gates_, job_ad, slot_ad):  # type: ignore[no-untyped-def]
+            made = gate(gates_, job_ad, slot_ad)
             if made is not None:
                 counts.made.append(adeval.attr(slot_ad, "name").value)  # type: ignore[union-attr]
             return made
