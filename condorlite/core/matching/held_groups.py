@@ -174,7 +174,8 @@ class HeldGroups:
 
     def plan(self, key: tuple, slot_rank: Callable[[Offer], float],
              rank_key: Callable[[Offer], int],
-             numbers: Callable[[tuple[str, ...]], tuple | None] | None = None
+             numbers: Callable[[tuple[str, ...]], tuple | None] | None = None,
+             row: Callable[[tuple, Callable, Callable], tuple | None] | None = None
              ) -> tuple[list, list]:
         """The class ``key``'s split: (first offer, group) of each deferred group, and
         (pair shape, group) of the others; ``slot_rank(first)``: the slot's Rank of
@@ -182,8 +183,9 @@ class HeldGroups:
         of one ``rank_key(first)`` (``Reasons.rank_key``): asked once per rank key
         and, given ``numbers(names)`` (the class's job's numbers of ``names``, or
         None: ``slot_ranks.job_numbers``), once for the classes of equal numbers
-        (module doc); the split made once per change for the classes of equal Ranks
-        of every rank key."""
+        (module doc), or all at once: ``row(rank keys, first offers, slot_rank)``
+        (``Reasons.slot_row``) or None; the split made once per change for the
+        classes of equal Ranks of every rank key."""
         epoch = self.epoch
         shared = self._literal
         if shared is None or shared[0] != epoch:
@@ -198,20 +200,24 @@ class HeldGroups:
                 return found.deferred, found.rest
             if found.epoch >= self._since:
                 return self._brought(found)
-        reads = self._union_reads(others)
         # (the split reads the class's Rank per rank key alone: classes of equal
         # Ranks share it, and so their submitters' deferred counts; a class's Rank
         # per rank key is asked once, whatever the plans remade as offers leave)
-        kept = self._ranks.get(key)
-        known = kept[1] if kept is not None and kept[0] == reads else self._known(
-            key, reads, numbers)
-        listed = []
-        for rank_key, key_groups in others.items():
-            rank = known.get(rank_key, MISSING)
-            if rank is MISSING:
-                rank = known[rank_key] = slot_rank(key_groups.members[0][2])
-            listed.append(rank)
-        ranks = tuple(listed)
+        ranks = None if row is None else row(
+            tuple(others), lambda: [groups.members[0][2] for groups in others.values()],
+            slot_rank)
+        if ranks is None:
+            reads = self._union_reads(others)
+            kept = self._ranks.get(key)
+            known = kept[1] if kept is not None and kept[0] == reads else self._known(
+                key, reads, numbers)
+            listed = []
+            for rank_key, key_groups in others.items():
+                rank = known.get(rank_key, MISSING)
+                if rank is MISSING:
+                    rank = known[rank_key] = slot_rank(key_groups.members[0][2])
+                listed.append(rank)
+            ranks = tuple(listed)
         found = self._by_ranks.get(ranks)
         if found is not None:
             if found.epoch == epoch:
