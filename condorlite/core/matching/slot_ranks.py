@@ -130,7 +130,9 @@ class RowKeys:
     """The rank keys of a plan's others (``keys``, in order, and the first offer of
     each, ``firsts``) when each Rank is a ``StringTest`` ``==`` on ``name`` with an
     ASCII string: ``at``, each string lower-cased -> the positions of its keys;
-    ``base``, each key's value for a false comparison (``MISSING`` until known)."""
+    ``base``, each key's value for a false comparison (``MISSING`` until known).
+    The first offers are those of the tuple's first plan: any offer of a rank key
+    stands for it (every slot of one key gives every job the same Rank)."""
 
     __slots__ = ("at", "base", "firsts", "keys", "name")
 
