@@ -21,7 +21,8 @@ equal Ranks share one plan. Where every such Rank can read only names the slot b
 to literals (or none: ``slot_ranks.rank_reads``), a class's Ranks are those of every
 class whose job binds those names alike (``slot_ranks.job_numbers``), asked once for
 all such classes (desktops that prefer their owner's jobs: a rank key per owner, a
-class's Ranks decided by its job's ``Owner``). A group's first offer is found once
+class's Ranks decided by its job's ``Owner``; where those are string tests, one row
+per plan: ``slot_ranks.StringRows``). A group's first offer is found once
 (any offer of a held pair shape stands for it: all bind alike what a pair and a Rank
 read). The order of a plan's lists does not matter, and deferring a group whose pair
 is already known gives the same reason as counting it at once: a rejection asks only
@@ -140,7 +141,7 @@ class HeldGroups:
         self._alike: dict[tuple, dict[int, float]] = {}
         #: rank key -> the names its Rank can read (``slot_ranks.rank_reads``) or None
         self._reads: dict[int, tuple[str, ...] | None] = {}
-        #: (``added`` when worked out, the names the plans' Ranks read: ``_reads_of``)
+        #: (``added`` when worked out, the names the plans' Ranks read: ``_union_reads``)
         self._union: tuple[int, tuple[str, ...] | None] | None = None
         #: the class's Rank of each rank key of the literal-Rank plan's others, in
         #: their order -> the plan of a class of those Ranks
@@ -174,16 +175,18 @@ class HeldGroups:
 
     def plan(self, key: tuple, slot_rank: Callable[[Offer], float],
              rank_key: Callable[[Offer], int],
-             numbers: Callable[[tuple[str, ...]], tuple | None] | None = None
+             numbers: Callable[[tuple[str, ...]], tuple | None] | None = None,
+             row: Callable[[tuple, Callable, Callable], tuple | None] | None = None
              ) -> tuple[list, list]:
         """The class ``key``'s split: (first offer, group) of each deferred group, and
         (pair shape, group) of the others; ``slot_rank(first)``: the slot's Rank of
         the class's job in a group whose Rank is not a literal, the same for groups
         of one ``rank_key(first)`` (``Reasons.rank_key``): asked once per rank key
         and, given ``numbers(names)`` (the class's job's numbers of ``names``, or
-        None: ``slot_ranks.job_numbers``), once for the classes of equal numbers
-        (module doc); the split made once per change for the classes of equal Ranks
-        of every rank key."""
+        None: ``slot_ranks.job_numbers``), once for the classes of equal numbers,
+        unless ``row(rank keys, first offers, slot_rank)`` gives all at once
+        (``Reasons.slot_row``; module doc); the split made once per change for the
+        classes of equal Ranks of every rank key."""
         epoch = self.epoch
         shared = self._literal
         if shared is None or shared[0] != epoch:
@@ -198,20 +201,23 @@ class HeldGroups:
                 return found.deferred, found.rest
             if found.epoch >= self._since:
                 return self._brought(found)
-        reads = self._union_reads(others)
         # (the split reads the class's Rank per rank key alone: classes of equal
         # Ranks share it, and so their submitters' deferred counts; a class's Rank
         # per rank key is asked once, whatever the plans remade as offers leave)
-        kept = self._ranks.get(key)
-        known = kept[1] if kept is not None and kept[0] == reads else self._known(
-            key, reads, numbers)
-        listed = []
-        for rank_key, key_groups in others.items():
-            rank = known.get(rank_key, MISSING)
-            if rank is MISSING:
-                rank = known[rank_key] = slot_rank(key_groups.members[0][2])
-            listed.append(rank)
-        ranks = tuple(listed)
+        ranks = None if row is None else row(tuple(others), lambda: [
+            key_groups.members[0][2] for key_groups in others.values()], slot_rank)
+        if ranks is None:
+            reads = self._union_reads(others)
+            kept = self._ranks.get(key)
+            known = kept[1] if kept is not None and kept[0] == reads else self._known(
+                key, reads, numbers)
+            listed = []
+            for rank_key, key_groups in others.items():
+                rank = known.get(rank_key, MISSING)
+                if rank is MISSING:
+                    rank = known[rank_key] = slot_rank(key_groups.members[0][2])
+                listed.append(rank)
+            ranks = tuple(listed)
         found = self._by_ranks.get(ranks)
         if found is not None:
             if found.epoch == epoch:
@@ -329,29 +335,26 @@ class HeldGroups:
         return known
 
     def _union_reads(self, others: dict[int, RankKeyGroups]) -> tuple[str, ...] | None:
-        """``_reads_of(others)``, worked out once while no group gains an offer: the
+        """The names the Rank of any rank key of ``others`` can read
+        (``slot_ranks.rank_reads``, read off each key's first group), sorted, or None
+        when one is not known; worked out once while no group gains an offer: the
         rank keys of a later plan's ``others`` are then among those (groups only
         empty), so the names found read all their Ranks (maybe more: keying more,
         never less)."""
         found = self._union
         if found is None or found[0] != self.added:
-            found = self._union = (self.added, self._reads_of(others))
+            names: set[str] | None = set()
+            reads = self._reads
+            for rank_key, key_groups in others.items():
+                read = reads.get(rank_key, MISSING)
+                if read is MISSING:
+                    read = reads[rank_key] = rank_reads(key_groups.members[0][2])
+                if read is None:
+                    names = None
+                    break
+                names.update(read)  # type: ignore[union-attr,arg-type]
+            found = self._union = (self.added, None if names is None else tuple(sorted(names)))
         return found[1]
-
-    def _reads_of(self, others: dict[int, RankKeyGroups]) -> tuple[str, ...] | None:
-        """The names the Rank of any rank key of ``others`` can read
-        (``slot_ranks.rank_reads``, read off each key's first group), sorted; None
-        when one is not known."""
-        names: set[str] = set()
-        reads = self._reads
-        for rank_key, key_groups in others.items():
-            found = reads.get(rank_key, MISSING)
-            if found is MISSING:
-                found = reads[rank_key] = rank_reads(key_groups.members[0][2])
-            if found is None:
-                return None
-            names.update(found)  # type: ignore[arg-type]
-        return tuple(sorted(names))
 
     def deferred_counts(self, deferred: list, submitter: str) -> DeferredList:
         """(first offer, offers not the submitter's own) of each deferred group with

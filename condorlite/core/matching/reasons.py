@@ -16,6 +16,7 @@ owned by the request lists (``request_lists.RequestLists``); it asks the match t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from operator import attrgetter, itemgetter
 
 from condorlite.core import adeval
@@ -30,7 +31,7 @@ from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.own_literals import HIDDEN
 from condorlite.core.matching.own_literals import NAMES as REWRITTEN
 from condorlite.core.matching.shape_keys import ShapeKeys
-from condorlite.core.matching.slot_ranks import SharedRanks
+from condorlite.core.matching.slot_ranks import SharedRanks, StringRows
 from condorlite.core.model import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION
 
 _FIRST = itemgetter(0)
@@ -73,6 +74,8 @@ class Reasons:
         self._shape_keys = shape_keys
         #: the slot Ranks shared between classes by what they read (``slot_ranks``)
         self._shared = SharedRanks(shape_keys.canon.key)
+        #: a plan's slot Ranks as one row, where they are string tests (``slot_ranks``)
+        self._rows = StringRows(self._shared)
 
     def slot_rank(self, class_id: int, part: tuple, job_ad: ClassAd, offer: Offer) -> float:
         """The slot's ``Rank`` of the class's job in the offer's pair shape, as
@@ -97,6 +100,15 @@ class Reasons:
                     self._shared.values[shared] = found
             self._slot_ranks[key] = found
         return found
+
+    def slot_row(self, job_ad: ClassAd, keys: tuple[int, ...],
+                 firsts: Callable[[], list[Offer]], ask: Callable[[Offer], float]
+                 ) -> tuple | None:
+        """The class's slot Ranks of the rank keys ``keys`` (first offers
+        ``firsts()``) as ``slot_rank`` gives them (``ask``: the class's), in one row
+        when they are string tests on a name the job binds to a string
+        (``slot_ranks.StringRows``), else None."""
+        return self._rows.row(job_ad, keys, firsts, ask)
 
     def rank_key(self, offer: Offer) -> int:
         """A small number standing for the slot's bindings of every name its ``Rank``

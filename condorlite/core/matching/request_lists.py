@@ -271,7 +271,8 @@ class RequestLists:
         number = self._number
         deferred, held = self._held.plan(
             (class_id, part), lambda first: self._slot_rank(class_id, part, job_ad, first),
-            self.reasons.rank_key, lambda names: job_numbers(number, job_ad, names))
+            self.reasons.rank_key, lambda names: job_numbers(number, job_ad, names),
+            lambda keys, firsts, ask: self.reasons.slot_row(job_ad, keys, firsts, ask))
         if not only_rank:
             out.deferred = self._held.deferred_counts(deferred, submitter)
         for pair_shape, group in held:

@@ -28,6 +28,18 @@ binds that name to a string, is ``operators.compare(op, job's string, slot's str
 and nothing else: its value is kept per (rank key, that comparison's answer), two
 entries per rank key where the job's numbers key one per submitter (a 10k owner-start
 cycle: ~100 owners' jobs asked of each desktop owner's Rank).
+
+A held plan asks a class's Rank of every rank key of its groups (``HeldGroups.plan``).
+Where each of those Ranks is a ``StringTest`` ``==`` on one name with an ASCII string
+(``StringRows``), and the job binds that name to an ASCII string ``s``, the row of
+Ranks is the row of a job matching no key (each key's value for a false comparison)
+but at the keys whose string lower-cased is ``s`` lower-cased (``compare``'s ``==``
+on ASCII strings: ``ascii_lower`` is ``str.lower`` there), which take their value for
+a true one: one row per plan made from two values per key, where the per-key path
+asks each key of each owner (a 10k owner-start cycle: ~100 owners x ~90 keys). A
+value not known yet is asked of the class (``ask``: ``Reasons.slot_rank``, which
+evaluates and keeps it as before), so the same (rank key, answer) entries are
+evaluated, once each.
 """
 
 from __future__ import annotations
@@ -76,6 +88,14 @@ class SharedRanks:
         #: Rank (``adeval.slot_rank``)
         self.values: dict[tuple, float] = {}
 
+    def test(self, rank_key: int, offer: Offer) -> StringTest | None:
+        """The Rank of ``offer`` (of ``rank_key``) as a ``StringTest``, or None."""
+        test = self._tests.get(rank_key, MISSING)
+        if test is MISSING:
+            expr = adeval.attr(offer.ad, "Rank")
+            test = self._tests[rank_key] = None if expr is None else _test(expr, offer.ad)
+        return test  # type: ignore[return-value]
+
     def key(self, klass: tuple, job_ad: ClassAd, offer: Offer, expr: Expr,
             rank_key: int) -> tuple | None:
         """The key of the slot's Rank ``expr`` (of ``offer``, whose rank key is
@@ -104,6 +124,77 @@ class SharedRanks:
         if numbers is None:
             return None
         return (rank_key, numbers)
+
+
+class RowKeys:
+    """The rank keys of a plan's others (``keys``, in order, and the first offer of
+    each, ``firsts``) when each Rank is a ``StringTest`` ``==`` on ``name`` with an
+    ASCII string: ``at``, each string lower-cased -> the positions of its keys;
+    ``base``, each key's value for a false comparison (``MISSING`` until known).
+    The first offers are those of the tuple's first plan: any offer of a rank key
+    stands for it (every slot of one key gives every job the same Rank)."""
+
+    __slots__ = ("at", "base", "firsts", "keys", "name")
+
+    def __init__(self, keys: tuple[int, ...], firsts: list[Offer], name: str,
+                 at: dict[str, list[int]], base: list) -> None:
+        self.keys, self.firsts, self.name, self.at = keys, firsts, name, at
+        self.base = base
+
+
+class StringRows:
+    """A class's Ranks of a plan's rank keys as one row (module doc), from the
+    ``SharedRanks`` values of (rank key, the comparison's answer)."""
+
+    def __init__(self, shared: SharedRanks) -> None:
+        self._shared = shared
+        #: the plan's rank keys -> their ``RowKeys``, or None (not all such tests)
+        self._rows: dict[tuple[int, ...], RowKeys | None] = {}
+
+    def row(self, job_ad: ClassAd, keys: tuple[int, ...], firsts: Callable[[], list[Offer]],
+            ask: Callable[[Offer], float]) -> tuple | None:
+        """The job's Ranks of ``keys`` (``firsts()``: their first offers), or None
+        when not a row of string tests the job binds (the per-key path decides);
+        ``ask(first)``: the class's Rank of a key whose value is not known yet."""
+        found = self._rows.get(keys, MISSING)
+        if found is MISSING:
+            found = self._rows[keys] = self._made(keys, firsts())
+        if found is None:
+            return None
+        bound = adeval.attr(job_ad, found.name)  # type: ignore[union-attr]
+        if type(bound) is not Literal or type(bound.value) is not str \
+                or not bound.value.isascii():  # type: ignore[union-attr]
+            return None
+        hits = found.at.get(bound.value.lower(), ())  # type: ignore[union-attr]
+        base, row = found.base, list(found.base)  # type: ignore[union-attr]
+        if MISSING in base:
+            for i, value in enumerate(base):
+                if value is MISSING and i not in hits:
+                    base[i] = row[i] = ask(found.firsts[i])  # type: ignore[union-attr]
+        values = self._shared.values
+        for i in hits:
+            value = values.get((keys[i], True), MISSING)
+            row[i] = ask(found.firsts[i]) if value is MISSING else value  # type: ignore[union-attr]
+        return tuple(row)
+
+    def _made(self, keys: tuple[int, ...], firsts: list[Offer]) -> RowKeys | None:
+        """``keys``' ``RowKeys`` when each key's Rank (read off its first offer) is a
+        ``StringTest`` ``==`` on one name with an ASCII string, else None."""
+        at: dict[str, list[int]] = {}
+        name = None
+        for i, (rank_key, first) in enumerate(zip(keys, firsts, strict=True)):
+            test = self._shared.test(rank_key, first)
+            if test is None or test.op != "==" or not test.text.isascii() or (
+                    name is not None and test.name != name):
+                return None
+            name = test.name
+            at.setdefault(test.text.lower(), []).append(i)
+        if name is None:
+            return None
+        # (a key's values are the cycle's: those known under earlier keys stand)
+        values = self._shared.values
+        return RowKeys(keys, firsts, name, at,
+                       [values.get((rank_key, False), MISSING) for rank_key in keys])
 
 
 def rank_reads(offer: Offer) -> tuple[str, ...] | None:

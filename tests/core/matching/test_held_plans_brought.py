@@ -80,9 +80,10 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     seen = {"plans": 0, "brought": 0}
     plan, counts, brought = HeldGroups.plan, HeldGroups.deferred_counts, HeldGroups._brought
 
-    def checked_plan(self, key, slot_rank, rank_key, numbers=None):
-        got = plan(self, key, slot_rank, rank_key, numbers)
-        want = plan(_fresh(self), key, slot_rank, rank_key, None)
+    def checked_plan(self, key, slot_rank, rank_key, numbers=None, row=None):
+        got = plan(self, key, slot_rank, rank_key, numbers, row)
+        # (afresh by the per-key path: no sharing by numbers, no row)
+        want = plan(_fresh(self), key, slot_rank, rank_key, None, None)
         assert got == want
         seen["plans"] += 1
         return got

@@ -87,8 +87,8 @@ def test_rank_only_lists_passing_over_every_group_decide_otherwise(monkeypatch) 
         only[0] = build.only_rank
         return held(self, build)
 
-    def blind(self, key, slot_rank, rank_key, numbers=None):  # type: ignore[no-untyped-def]
-        deferred, rest = plan(self, key, slot_rank, rank_key, numbers)
+    def blind(self, key, slot_rank, rank_key, numbers=None, row=None):  # type: ignore[no-untyped-def]
+        deferred, rest = plan(self, key, slot_rank, rank_key, numbers, row)
         return (deferred, []) if only[0] else (deferred, rest)
 
     monkeypatch.setattr(RequestLists, "_held_candidates", watched)
