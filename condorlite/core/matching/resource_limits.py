@@ -117,7 +117,7 @@ def _walk(expr: Expr, slot_ad: ClassAd, seen: set[str], found: list[LimitTest]) 
             _walk(expr.right, slot_ad, seen, found)  # type: ignore[attr-defined]
         elif expr.op in _ORDERS:  # type: ignore[attr-defined]
             test = _limit_test(expr, slot_ad)  # type: ignore[arg-type]
-            if test is not None:
+            if test is not None and test not in found:  # (met again by another name)
                 found.append(test)
     elif kind is AttrRef and expr.scope in (None, "my") and len(seen) < DEPTH:  # type: ignore[attr-defined]
         # (an unscoped name the slot binds is the slot's: MY is looked in first)
