@@ -15,9 +15,11 @@ conjuncts of its ``&&`` tree (through parentheses, and through a name the slot b
 a non-literal expression, ``WithinResourceLimits``, at most ``DEPTH`` names deep and
 never ``Requirements`` again) of the form ``TARGET.<name> <op> MY.<R>`` (either side;
 ``op`` one of ``< <= > >=``) where the slot binds ``R`` to an integer or real literal.
-A job that binds ``<name>`` to an integer or real literal takes the test's value
-``operators.compare(op, ...)`` of the two numbers (the evaluator's comparison); when
-that is false, the slot's ``Requirements`` cannot hold: a conjunct that is false makes
+A job that binds ``<name>`` to an integer or real literal takes the test's value, the
+evaluator's comparison of the two numbers (``operators.compare``, worked out here by
+Python's own, which agrees on reals and on integers of at most ``EXACT``: the others
+are left to the full evaluation); when that is false, the slot's ``Requirements``
+cannot hold: a conjunct that is false makes
 every ``&&`` above it false or error (``false && x`` is false; ``x && false`` is false
 for ``x`` true, false or undefined and error otherwise), and neither holds. The
 conjunct's value does not depend on where the walk meets it: both operands are
@@ -33,65 +35,74 @@ evaluation.
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import AttrRef, Binary, Expr, Literal, Paren
-from condorlite.core.classad.operators import compare
 from condorlite.core.matching.offers import Offer
 
 #: how many names a limit test is looked for through (``Requirements`` ->
 #: ``WithinResourceLimits`` is one)
 DEPTH = 4
 
-#: the comparisons a limit test can be
-_ORDERS = frozenset(("<", "<=", ">", ">="))
+#: the comparisons a limit test can be, as Python's, and each turned round
+_OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+_TURNED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+#: integers no larger than this are reals exactly (2 ** 53): compared with a real,
+#: Python's exact comparison and ``operators.compare``'s (the integer made a real
+#: first) agree
+EXACT = 2 ** 53
 
 
 class LimitTest(NamedTuple):
-    """One conjunct ``TARGET.<name> <op> MY.<R>`` (``job_left``) or ``MY.<R> <op>
-    TARGET.<name>`` of a slot's ``Requirements``, with the slot's number for ``R``."""
+    """One conjunct ``TARGET.<name> <op> MY.<R>`` of a slot's ``Requirements`` (or
+    ``MY.<R> <op> TARGET.<name>``, turned round: the same for any two numbers), with
+    the slot's number for ``R``."""
 
     #: the job's name, lower-case
     name: str
+    #: the comparison with the job's value on the left (``<``, ``<=``, ``>``, ``>=``)
     op: str
-    #: the slot's integer or real literal
+    #: the slot's integer or real literal, at most ``EXACT`` in magnitude
     amount: int | float
-    job_left: bool
 
 
 class ResourceLimits:
     """The cycle's limit tests, per pair shape (module doc)."""
 
     def __init__(self) -> None:
-        #: pair shape -> its slot's limit tests (empty: none found)
-        self._tests: dict[int, tuple[LimitTest, ...]] = {}
+        #: pair shape -> its slot's limit tests as (job name, comparison, amount)
+        #: (empty: none found)
+        self._tests: dict[int, tuple[tuple[str, Callable[[object, object], bool],
+                                           int | float], ...]] = {}
 
     def fails(self, job_ad: ClassAd, offer: Offer) -> bool:
         """Whether a limit test of ``offer``'s pair shape is false for ``job_ad``:
         the slot's ``Requirements`` cannot hold. False when nothing is known."""
         tests = self._tests.get(offer.pair_shape)
         if tests is None:
-            tests = self._tests[offer.pair_shape] = limit_tests(offer.ad)
+            tests = self._tests[offer.pair_shape] = tuple(
+                (test.name, _OPS[test.op], test.amount) for test in limit_tests(offer.ad))
         if not tests:
             return False
         table = adeval.table(job_ad)
-        for name, op, amount, job_left in tests:
-            if table is None:
-                expr = adeval.attr(job_ad, name)
-            else:
-                entry = table.get(name)
-                expr = None if entry is None else entry[1]
-            if type(expr) is not Literal:
-                continue
-            value = expr.value
-            kind = type(value)
-            if kind is not int and kind is not float:
-                continue
-            if (compare(op, value, amount) if job_left
-                    else compare(op, amount, value)) is False:
-                return True
+        if table is None:
+            return False  # (no ClassAd-lite ad: evaluated in full)
+        # (asked once per (class, pair shape) the walks meet: Python's own number
+        # comparisons, which are ``operators.compare``'s for numbers no larger than
+        # ``EXACT``: it turns an integer compared with a real into a real first)
+        for name, holds, amount in tests:
+            entry = table.get(name)
+            if entry is not None and type(expr := entry[1]) is Literal:
+                value = expr.value
+                kind = type(value)
+                if (kind is float or (kind is int and -EXACT <= value <= EXACT)) and not holds(
+                        value, amount):
+                    return True
         return False
 
 
@@ -115,7 +126,7 @@ def _walk(expr: Expr, slot_ad: ClassAd, seen: set[str], found: list[LimitTest]) 
         if expr.op == "&&":  # type: ignore[attr-defined]
             _walk(expr.left, slot_ad, seen, found)  # type: ignore[attr-defined]
             _walk(expr.right, slot_ad, seen, found)  # type: ignore[attr-defined]
-        elif expr.op in _ORDERS:  # type: ignore[attr-defined]
+        elif expr.op in _OPS:  # type: ignore[attr-defined]
             test = _limit_test(expr, slot_ad)  # type: ignore[arg-type]
             if test is not None and test not in found:  # (met again by another name)
                 found.append(test)
@@ -131,9 +142,9 @@ def _limit_test(expr: Binary, slot_ad: ClassAd) -> LimitTest | None:
     """``expr`` (an order comparison) as a limit test, or None when it is none."""
     left, right = expr.left, expr.right
     if _is_target(left):
-        job, slot, job_left = left, right, True
+        job, slot, op = left, right, expr.op
     elif _is_target(right):
-        job, slot, job_left = right, left, False
+        job, slot, op = right, left, _TURNED[expr.op]
     else:
         return None
     if type(slot) is not AttrRef or slot.scope not in (None, "my"):
@@ -142,9 +153,9 @@ def _limit_test(expr: Binary, slot_ad: ClassAd) -> LimitTest | None:
     if type(bound) is not Literal:
         return None
     amount = bound.value
-    if type(amount) is not int and type(amount) is not float:
+    if not (type(amount) is float or (type(amount) is int and -EXACT <= amount <= EXACT)):
         return None
-    return LimitTest(job.name.lower(), expr.op, amount, job_left)  # type: ignore[union-attr]
+    return LimitTest(job.name.lower(), op, amount)  # type: ignore[union-attr]
 
 
 def _is_target(expr: Expr) -> bool:

@@ -16,7 +16,15 @@ import pytest
 from condorlite.core import adeval
 from condorlite.core.classad import parse_ad
 from condorlite.core.matching import match_table
-from condorlite.core.matching.resource_limits import LimitTest, ResourceLimits, limit_tests
+from condorlite.core.classad.operators import compare
+from condorlite.core.matching.resource_limits import (
+    _OPS,
+    _TURNED,
+    EXACT,
+    LimitTest,
+    ResourceLimits,
+    limit_tests,
+)
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import NOW, ad_text, run_both
 from tests.core.negotiation.test_equivalence import _fingerprint
@@ -124,31 +132,33 @@ def test_the_limit_tests_of_htcondors_requirements() -> None:
                         WithinResourceLimits=WITHIN, Cpus=4, Memory=2048.0, Disk=100, GPUs=0),
                    {})
     # (the GPUs test sits under an ||: no conjunct, left to the full evaluation)
-    assert limit_tests(slot) == (LimitTest("requestcpus", "<=", 4, True),
-                                 LimitTest("requestmemory", "<=", 2048.0, True),
-                                 LimitTest("requestdisk", "<=", 100, True))
+    assert limit_tests(slot) == (LimitTest("requestcpus", "<=", 4),
+                                 LimitTest("requestmemory", "<=", 2048.0),
+                                 LimitTest("requestdisk", "<=", 100))
 
 
 @pytest.mark.parametrize(("slot", "tests"), [
-    # the slot's name on the left, in parentheses
+    # the slot's name on the left, in parentheses: turned round
     (dict(Requirements="(MY.Cpus >= TARGET.RequestCpus)", Cpus=2),
-     (LimitTest("requestcpus", ">=", 2, False),)),
+     (LimitTest("requestcpus", "<=", 2),)),
     # an unscoped name the slot binds is the slot's
     (dict(Requirements="TARGET.RequestCpus < Cpus", Cpus=2),
-     (LimitTest("requestcpus", "<", 2, True),)),
+     (LimitTest("requestcpus", "<", 2),)),
     # under an || or a !: no conjunct
     (dict(Requirements="TARGET.RequestCpus <= MY.Cpus || START", Cpus=2, Start="true"), ()),
     (dict(Requirements="!(TARGET.RequestCpus > MY.Cpus)", Cpus=2), ()),
     # the slot's amount no literal number, or a boolean
     (dict(Requirements="TARGET.RequestCpus <= MY.Cpus", Cpus="1 + 1"), ()),
     (dict(Requirements="TARGET.RequestCpus <= MY.Cpus", Cpus="true"), ()),
+    # an integer too large to be a real exactly: not a limit test
+    (dict(Requirements="TARGET.RequestCpus <= MY.Cpus", Cpus=2 ** 60), ()),
     # an equality, or the job's name unscoped: not a limit test
     (dict(Requirements="TARGET.RequestCpus == MY.Cpus", Cpus=2), ()),
     (dict(Requirements="RequestCpus <= MY.Cpus", Cpus=2), ()),
     # names walked through once each; never the Requirements again
     (dict(Requirements="A && B", A="B && TARGET.RequestCpus <= MY.Cpus",
           B="A && MY.Requirements", Cpus=2),
-     (LimitTest("requestcpus", "<=", 2, True),)),
+     (LimitTest("requestcpus", "<=", 2),)),
     # deeper than DEPTH names: not looked for
     (dict(Requirements="A", A="B", B="C", C="D", D="TARGET.RequestCpus <= MY.Cpus", Cpus=2),
      ()),
@@ -160,6 +170,8 @@ def test_which_conjuncts_are_limit_tests(slot, tests) -> None:
 
 @pytest.mark.parametrize(("cpus", "fails"), [
     (4, False), (5, True), (4.5, True), (3.5, False),
+    # an integer too large to be a real exactly: decided by the full evaluation
+    (2 ** 60, False),
     # not a literal number: decided by the full evaluation
     ("2 + 3", False), ('"5"', False), ("undefined", False), ("true", False), (None, False),
 ])
@@ -183,3 +195,14 @@ def test_the_tests_are_read_once_per_pair_shape() -> None:
     # what a pair reads alike, so an offer of another binding is another shape)
     assert limits.fails(job, _Offer(large, 1))
     assert not limits.fails(job, _Offer(large, 2))
+
+
+def test_pythons_comparisons_are_the_evaluators_on_such_numbers() -> None:
+    numbers = (0, 1, 2, -3, 2.5, 2.0, -0.0, 1e300, float("inf"), float("-inf"),
+               float("nan"), EXACT, -EXACT, float(EXACT), EXACT - 1)
+    for op, holds in _OPS.items():
+        for value in numbers:
+            for amount in numbers:
+                assert holds(value, amount) is compare(op, value, amount)
+                # (a test written with the slot on the left, turned round)
+                assert _OPS[_TURNED[op]](value, amount) is compare(op, amount, value)
