@@ -15,8 +15,8 @@ import pytest
 
 from condorlite.core import adeval
 from condorlite.core.classad import parse_ad
-from condorlite.core.matching import match_table
 from condorlite.core.classad.operators import compare
+from condorlite.core.matching import match_table
 from condorlite.core.matching.resource_limits import (
     _OPS,
     _TURNED,
