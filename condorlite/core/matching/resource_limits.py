@@ -12,8 +12,8 @@ get there, the job's ``Requirements`` too when the slot has no own literals.
 
 So per pair shape, the slot's ``Requirements`` is read once for *limit tests*: the
 conjuncts of its ``&&`` tree (through parentheses, and through a name the slot binds to
-a non-literal expression, ``WithinResourceLimits``, at most ``DEPTH`` names deep and
-never ``Requirements`` again) of the form ``TARGET.<name> <op> MY.<R>`` (either side;
+a non-literal expression, ``WithinResourceLimits``, ``DEPTH`` names at most with
+``Requirements``, never it again) of the form ``TARGET.<name> <op> MY.<R>`` (either side;
 ``op`` one of ``< <= > >=``) where the slot binds ``R`` to an integer or real literal.
 A job that binds ``<name>`` to an integer or real literal takes the test's value, the
 evaluator's comparison of the two numbers (``operators.compare``, worked out here by
@@ -44,8 +44,8 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import AttrRef, Binary, Expr, Literal, Paren
 from condorlite.core.matching.offers import Offer
 
-#: how many names a limit test is looked for through (``Requirements`` ->
-#: ``WithinResourceLimits`` is one)
+#: how many names, ``Requirements`` included, a limit test is looked for through
+#: (``Requirements`` -> ``WithinResourceLimits`` is two)
 DEPTH = 4
 
 #: the comparisons a limit test can be, as Python's, and each turned round
