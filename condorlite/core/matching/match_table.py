@@ -4,7 +4,8 @@
 offer's pair shape (kept per class, Submitter* bindings when read, and pair shape),
 by full evaluation or by a residual program (a partitionable slot's vector static;
 a static slot of a shared static part, ``static_programs``), a static desktop's full
-evaluation spared where its ``START`` rules the job's owner out (``owner_gates``);
+evaluation spared where its ``START`` rules the job's owner out (``owner_gates``) or
+a request of the class's is more than the slot has (``resource_limits``);
 ``program`` the class's residual program for a vector static (``carving``,
 ``pair_programs``; one that never matches where the class's Requirements rule the
 static out, ``never_matches``); ``outgrown`` whether no state of a static can hold the class's
@@ -33,6 +34,7 @@ from condorlite.core.matching.owner_gates import OwnerGates
 from condorlite.core.matching.pair_programs import ResidualCache, job_params, pair_program
 from condorlite.core.matching.pieces import weight_names
 from condorlite.core.matching.policy_exprs import PolicyExprs
+from condorlite.core.matching.resource_limits import ResourceLimits
 from condorlite.core.matching.slot_vectors import SlotVector
 from condorlite.core.matching.static_programs import StaticNumbers
 from condorlite.core.policy import Policy
@@ -87,6 +89,9 @@ class MatchTable:
         #: a static desktop's Requirements as its job's Owner decides them, per pair
         #: shape (``owner_gates``): most classes fail there before a full evaluation
         self._gates = OwnerGates(now)
+        #: a static slot's Requirements' tests of the job's requests against its
+        #: literal resources, per pair shape (``resource_limits``): compared directly
+        self._limits = ResourceLimits()
         false = Constant(False)
         self._never_matching = PairProgram([], [false], false, false, [], as_rank)
 
@@ -286,9 +291,13 @@ class MatchTable:
         # its Requirements go before the job's.
         taken = self._fit_of(offer, job_ad) if offer.partitionable else None
         ok = not offer.partitionable or taken is not None
+        if not offer.partitionable and (
+                (offer.literals and self._gates.fails(job_ad, offer))
+                or self._limits.fails(job_ad, offer)):
+            # (the slot's Requirements cannot hold: ``owner_gates``, ``resource_limits``;
+            # the owner's verdict first, kept per owner, it rules most desktops out)
+            return NO_MATCH
         if offer.literals:
-            if not offer.partitionable and self._gates.fails(job_ad, offer):
-                return NO_MATCH  # (the slot's Requirements cannot hold: ``owner_gates``)
             ok = ok and adeval.requirements_hold(slot_ad, job_ad, now=_int(now)) and (
                 adeval.requirements_hold(job_ad, slot_ad, now=_int(now)))
         else:
