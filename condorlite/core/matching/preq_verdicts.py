@@ -108,6 +108,9 @@ class PreqVerdicts:
         #: expression's residual with the slot's bindings of those free, None (none
         #: can be made: evaluated in full) or ``ONCE`` (``_static_miss``)
         self._residuals: dict[tuple, Residual | object | None] = {}
+        #: offer seq -> the static names its ad binds and their literals' values, or
+        #: None (one bound to a non-literal) (``_static_miss``)
+        self._slot_sides: dict[int, tuple[tuple[str, ...], tuple] | None] = {}
 
     def allowed(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple,
                 jobs: dict) -> bool:
@@ -196,26 +199,36 @@ class PreqVerdicts:
         found = self._by_static.get(key)
         if found is None:
             self._counts.evaluations += 1
-            found = self._by_static[key] = self._static_miss(job_ad, mine, offer.ad)
+            found = self._by_static[key] = self._static_miss(job_ad, mine, offer)
         return found
 
-    def _static_miss(self, job_ad: ClassAd, mine: object, slot_ad: ClassAd) -> bool:
+    def static_allowed(self, job_ad: ClassAd, mine: tuple, offer: Offer) -> bool:
+        """``allowed`` for a job whose numbers of the static names are ``mine``
+        (``job_key``, not None) and an offer whose ``slot_key`` is not None (a policy
+        key's offer, ``held_refusals``): the static table's verdict, its residual
+        run on a miss (module doc), with nothing else to check."""
+        key = (mine, self.slot_key(offer))
+        found = self._by_static.get(key)
+        if found is None:
+            self._counts.evaluations += 1
+            found = self._by_static[key] = self._static_miss(job_ad, mine, offer)
+        return found
+
+    def _static_miss(self, job_ad: ClassAd, mine: object, offer: Offer) -> bool:
         """The verdict of a job and a slot that bind every static name to a literal
         or not at all (the job's numbers of them ``mine``), asked for the first time:
         the residual of the job's numbers and the names the slot binds, run at the
         slot's values of them (module doc); evaluated in full where no residual can
         be made."""
-        bound: list[str] = []
-        values: list[object] = []
-        for name in self._static:  # type: ignore[union-attr]
-            expr = adeval.attr(slot_ad, name)
-            if expr is None:
-                continue
-            if type(expr) is not Literal:  # (``_literal_numbers`` rules it out)
-                return self._evaluated(job_ad, slot_ad)
-            bound.append(name)
-            values.append(expr.value)  # type: ignore[attr-defined]
-        key = (mine, tuple(bound))
+        slot_ad = offer.ad
+        seq = offer.seq
+        side = self._slot_sides.get(seq, MISSING)
+        if side is MISSING:
+            side = self._slot_sides[seq] = _bound_literals(slot_ad, self._static)  # type: ignore[arg-type]
+        if side is None:  # (``_literal_numbers`` rules it out)
+            return self._evaluated(job_ad, slot_ad)
+        bound, values = side  # type: ignore[misc]
+        key = (mine, bound)
         residual = self._residuals.get(key, MISSING)
         if residual is MISSING:
             # (a key's first miss is evaluated in full, its residual made at the
@@ -244,3 +257,19 @@ class PreqVerdicts:
             if bound is not None and type(bound) is not Literal:
                 return NOT_LITERAL
         return self._number(ad, names)
+
+
+def _bound_literals(ad: ClassAd, names: tuple[str, ...]) -> tuple[tuple[str, ...], tuple] | None:
+    """The names of ``names`` the ad binds and the values of their literals, or None
+    when it binds one of them to anything but a literal."""
+    bound: list[str] = []
+    values: list[object] = []
+    for name in names:
+        expr = adeval.attr(ad, name)
+        if expr is None:
+            continue
+        if type(expr) is not Literal:
+            return None
+        bound.append(name)
+        values.append(expr.value)  # type: ignore[attr-defined]
+    return tuple(bound), tuple(values)
