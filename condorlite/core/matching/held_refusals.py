@@ -16,8 +16,8 @@ to be refused. What decides it is known without the pair:
   ``PREEMPTION_REQUIREMENTS`` reads alike, to literals (``PreqVerdicts.slot_key``),
   they give no entry by priority to submitter ``s`` when ``h == s`` (its own) or when
   the policy refuses the job's numbers of those names against the slot's
-  (``PreqVerdicts.allowed``, by those numbers alone: one verdict per holder's key,
-  shared by every class of equal numbers).
+  (``PreqVerdicts.static_allowed``, by those numbers alone: one verdict per
+  holder's key, shared by every class of equal numbers).
 
 Such a group is given a *policy key* (``key_of``: a small number for (holder, the
 slot's numbers)); a group of one holder and literal numbers that may be listed by rank
@@ -71,8 +71,8 @@ class Refusals:
     """Which policy keys a submitter's job (of given numbers of the names the policy
     reads) can never take a group of (module doc), worked out a key at a time: the
     submitter's own, and those the policy refuses. ``allowed(offer)``: the policy's
-    verdict for the job against an offer of the key (``PreqVerdicts.allowed``, by
-    the numbers alone); ``standing``: the holder and an offer of each key."""
+    verdict for the job against an offer of the key (``PreqVerdicts.static_allowed``,
+    by the numbers alone); ``standing``: the holder and an offer of each key."""
 
     __slots__ = ("_allowed", "_standing", "_submitter", "verdicts")
 

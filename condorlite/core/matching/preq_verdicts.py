@@ -43,7 +43,10 @@ evaluations, and pays from its second run). Exact: the slot binds each static na
 a literal or not at all, so which it binds and their values are everything the
 evaluation reads of it; the job's numbers are everything it reads of the job. A miss
 still counts one evaluation (the specialisations are not counted); where no residual
-can be made, the miss is evaluated in full as before.
+can be made, the miss is evaluated in full as before. A list key's refusals
+(``held_refusals``) ask the static table straight (``static_allowed``): their job and
+every key's offer bind the static names to literals, known before they ask, and a
+slot's bound names and values are kept per offer, asked by about a hundred jobs' numbers.
 """
 
 from __future__ import annotations
