@@ -16,8 +16,8 @@ to be refused. What decides it is known without the pair:
   ``PREEMPTION_REQUIREMENTS`` reads alike, to literals (``PreqVerdicts.slot_key``),
   they give no entry by priority to submitter ``s`` when ``h == s`` (its own) or when
   the policy refuses the job's numbers of those names against the slot's
-  (``PreqVerdicts.allowed``, by those numbers alone: one verdict per holder's key,
-  shared by every class of equal numbers).
+  (``PreqVerdicts.static_allowed``, by those numbers alone: one verdict per
+  holder's key, shared by every class of equal numbers).
 
 Such a group is given a *policy key* (``key_of``: a small number for (holder, the
 slot's numbers)); a group of one holder and literal numbers that may be listed by rank
@@ -36,6 +36,7 @@ matches). So the lists decide and count as before.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import NamedTuple
 
 from condorlite.core import adeval
@@ -70,8 +71,8 @@ class Refusals:
     """Which policy keys a submitter's job (of given numbers of the names the policy
     reads) can never take a group of (module doc), worked out a key at a time: the
     submitter's own, and those the policy refuses. ``allowed(offer)``: the policy's
-    verdict for the job against an offer of the key (``PreqVerdicts.allowed``, by
-    the numbers alone); ``standing``: the holder and an offer of each key."""
+    verdict for the job against an offer of the key (``PreqVerdicts.static_allowed``,
+    by the numbers alone); ``standing``: the holder and an offer of each key."""
 
     __slots__ = ("_allowed", "_standing", "_submitter", "verdicts")
 
@@ -156,18 +157,19 @@ class HeldRefusals:
                  ) -> Refusals | None:
         """The refusals of the class's lists of ``submitter`` (module doc), shared
         by every job of the same numbers of the policy's names (the verdicts read
-        nothing else); None when the job binds one of them to anything but a
-        literal (then nothing is known before the pair)."""
+        nothing else: ``class_id`` and ``signature``, which the policy's fallback
+        evaluation would read, are not needed); None when the job binds one of them
+        to anything but a literal (then nothing is known before the pair)."""
         preq = self._preq
-        jobs: dict = {}  # (the job ad's numbers, for ``allowed``)
+        jobs: dict = {}  # (the job ad's numbers, ``PreqVerdicts.job_key``)
         numbers = preq.job_key(job_ad, jobs)
         if numbers is None:
             return None
         cache_key = (submitter, numbers)
         found = self._refusals.get(cache_key)
         if found is None:
-            allowed = preq.allowed
+            # (a key's offer binds the policy's names to literals, as the job does:
+            # the static table's verdict, ``PreqVerdicts.static_allowed``)
             found = self._refusals[cache_key] = Refusals(
-                submitter, lambda offer: allowed(class_id, job_ad, offer, signature, jobs),
-                self._standing)
+                submitter, partial(preq.static_allowed, job_ad, numbers), self._standing)
         return found

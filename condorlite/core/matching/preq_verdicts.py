@@ -30,6 +30,23 @@ numbers of those names: a miss there is one plain evaluation
 (``adeval.eval_expr``, as the match table's), whose verdict depends on nothing but
 those bindings and ``now``. An ad binding one of them to anything but a literal (an
 expression that reads further names) takes the specialisation, as before.
+
+That miss is not evaluated in full either (``_static_miss``): on a pool of claimed
+slots it is asked once per (submitter's job numbers, holder's slot numbers), 6,491
+times on the 1k static mix for 100 jobs' numbers, each a full evaluation. The
+expression is specialised at most once per (the job's numbers of the static names,
+which of them the slot binds) with the slot's bindings of those left free
+(``classad.partial.specialize``: the residual equals the full evaluation at every
+literal value of the free names), and each later miss runs that residual at the slot's
+literal values (a key's first miss is evaluated in full: a residual costs about three
+evaluations, and pays from its second run). Exact: the slot binds each static name to
+a literal or not at all, so which it binds and their values are everything the
+evaluation reads of it; the job's numbers are everything it reads of the job. A miss
+still counts one evaluation (the specialisations are not counted); where no residual
+can be made, the miss is evaluated in full as before. A list key's refusals
+(``held_refusals``) ask the static table straight (``static_allowed``): their job and
+every key's offer bind the static names to literals, known before they ask, and a
+slot's bound names and values are kept per offer, asked by about a hundred jobs' numbers.
 """
 
 from __future__ import annotations
@@ -40,6 +57,7 @@ from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.partial import Constant, specialize
+from condorlite.core.classad.residuals import Residual
 from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.preq_reads import static_reads
@@ -54,6 +72,9 @@ MISSING = object()
 
 #: an ad binds one of the static names to something other than a literal
 NOT_LITERAL = object()
+
+#: a residual key (``PreqVerdicts._residuals``) missed once: evaluated in full
+ONCE = object()
 
 #: the key of the job ad's static numbers in the caller's ``jobs`` table (whose other
 #: keys are tuples of names)
@@ -86,6 +107,13 @@ class PreqVerdicts:
         self._by_static: dict[tuple, bool] = {}
         #: offer seq -> its numbers of ``_static``, or NOT_LITERAL
         self._static_slots: dict[int, object] = {}
+        #: (job numbers of ``_static``, the static names a slot binds) -> the
+        #: expression's residual with the slot's bindings of those free, None (none
+        #: can be made: evaluated in full) or ``ONCE`` (``_static_miss``)
+        self._residuals: dict[tuple, Residual | object | None] = {}
+        #: offer seq -> the static names its ad binds and their literals' values, or
+        #: None (one bound to a non-literal) (``_static_miss``)
+        self._slot_sides: dict[int, tuple[tuple[str, ...], tuple] | None] = {}
 
     def allowed(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple,
                 jobs: dict) -> bool:
@@ -174,9 +202,53 @@ class PreqVerdicts:
         found = self._by_static.get(key)
         if found is None:
             self._counts.evaluations += 1
-            found = self._by_static[key] = adeval.as_bool(
-                adeval.eval_expr(self._expr, offer.ad, job_ad, self._now))
+            found = self._by_static[key] = self._static_miss(job_ad, mine, offer)
         return found
+
+    def static_allowed(self, job_ad: ClassAd, mine: tuple, offer: Offer) -> bool:
+        """``allowed`` for a job whose numbers of the static names are ``mine``
+        (``job_key``, not None) and an offer whose ``slot_key`` is not None (a policy
+        key's offer, ``held_refusals``): the static table's verdict, its residual
+        run on a miss (module doc), with nothing else to check."""
+        key = (mine, self.slot_key(offer))
+        found = self._by_static.get(key)
+        if found is None:
+            self._counts.evaluations += 1
+            found = self._by_static[key] = self._static_miss(job_ad, mine, offer)
+        return found
+
+    def _static_miss(self, job_ad: ClassAd, mine: object, offer: Offer) -> bool:
+        """The verdict of a job and a slot that bind every static name to a literal
+        or not at all (the job's numbers of them ``mine``), asked for the first time:
+        the residual of the job's numbers and the names the slot binds, run at the
+        slot's values of them (module doc); evaluated in full where no residual can
+        be made."""
+        slot_ad = offer.ad
+        seq = offer.seq
+        side = self._slot_sides.get(seq, MISSING)
+        if side is MISSING:
+            side = self._slot_sides[seq] = _bound_literals(slot_ad, self._static)  # type: ignore[arg-type]
+        if side is None:  # (``_literal_numbers`` rules it out)
+            return self._evaluated(job_ad, slot_ad)
+        bound, values = side  # type: ignore[misc]
+        key = (mine, bound)
+        residual = self._residuals.get(key, MISSING)
+        if residual is MISSING:
+            # (a key's first miss is evaluated in full, its residual made at the
+            # second: a key asked once costs no specialisation, about three
+            # evaluations)
+            self._residuals[key] = ONCE
+            return self._evaluated(job_ad, slot_ad)
+        if residual is ONCE:
+            residual = self._residuals[key] = specialize(
+                self._expr, slot_ad, job_ad, [(slot_ad, name) for name in bound], self._now)
+        if residual is None:
+            return self._evaluated(job_ad, slot_ad)
+        return adeval.as_bool(residual(values))  # type: ignore[operator]
+
+    def _evaluated(self, job_ad: ClassAd, slot_ad: ClassAd) -> bool:
+        """The verdict evaluated in full (as the match table's)."""
+        return adeval.as_bool(adeval.eval_expr(self._expr, slot_ad, job_ad, self._now))
 
     def _literal_numbers(self, ad: ClassAd) -> object:
         """The ad's numbers of the static names, or NOT_LITERAL when it binds one of
@@ -188,3 +260,19 @@ class PreqVerdicts:
             if bound is not None and type(bound) is not Literal:
                 return NOT_LITERAL
         return self._number(ad, names)
+
+
+def _bound_literals(ad: ClassAd, names: tuple[str, ...]) -> tuple[tuple[str, ...], tuple] | None:
+    """The names of ``names`` the ad binds and the values of their literals, or None
+    when it binds one of them to anything but a literal."""
+    bound: list[str] = []
+    values: list[object] = []
+    for name in names:
+        expr = adeval.attr(ad, name)
+        if expr is None:
+            continue
+        if type(expr) is not Literal:
+            return None
+        bound.append(name)
+        values.append(expr.value)  # type: ignore[attr-defined]
+    return tuple(bound), tuple(values)

@@ -263,6 +263,76 @@ def test_preq_verdicts_equal_the_evaluation_whatever_is_shared(text: str, static
     assert bool(verdicts._verdicts) != static
     if text == EXPRS[0]:
         assert counts.evaluations <= 4 * 3  # (one per distinct pair of priorities)
+    if static:
+        # (a static miss runs a residual made once per job numbers and the names
+        # the slot binds, from the second miss of that key; where none can be made,
+        # as for an unscoped name bound in the job alone, it is evaluated in full)
+        made = [r for r in verdicts._residuals.values() if r is not preq_verdicts.ONCE]
+        assert len(verdicts._residuals) <= counts.evaluations
+        if text == EXPRS[0]:
+            assert made and None not in made
+
+
+@pytest.mark.parametrize("text", EXPRS[:5])
+def test_static_allowed_equals_the_evaluation(text: str) -> None:
+    # ``static_allowed`` (the refusals' way: the job's numbers given, nothing else
+    # checked) against the full evaluation, the slots in an order of their own so
+    # that other pairs meet a key first (evaluated in full) and later (its residual).
+    expr = parse_expr(text)
+    canon: dict = {}
+
+    def number(ad, names):  # type: ignore[no-untyped-def]
+        return tuple(canon.setdefault(repr(adeval.attr(ad, n)), len(canon)) for n in names)
+
+    verdicts = PreqVerdicts(expr, number, NOW, EvaluationCount(),
+                            lambda *args: pytest.fail("no fallback expected"))
+    slots = [_ad(v) for v in SLOT_VALUES]
+    order = list(range(len(slots)))
+    random.Random(7).shuffle(order)
+    asked = 0
+    for job in reversed([_ad(v) for v in JOB_VALUES]):
+        mine = verdicts.job_key(job, {})
+        assert mine is not None
+        for seq in order:
+            offer = SimpleNamespace(ad=slots[seq], seq=seq)
+            if verdicts.slot_key(offer) is None:
+                continue
+            got = verdicts.static_allowed(job, mine, offer)
+            assert got == adeval.as_bool(adeval.eval_expr(expr, slots[seq], job, NOW))
+            asked += 1
+    assert asked == len(slots) * len(JOB_VALUES)
+    if text == EXPRS[0]:
+        assert any(r is not preq_verdicts.ONCE for r in verdicts._residuals.values())
+
+
+class _BlindToTheJob(dict):
+    """Residuals kept by the names a slot binds alone, not the job's numbers."""
+
+    def get(self, key, default=None):  # type: ignore[no-untyped-def]
+        return super().get(key[1], default)
+
+    def __setitem__(self, key, value) -> None:  # type: ignore[no-untyped-def]
+        super().__setitem__(key[1], value)
+
+
+def test_static_residuals_blind_to_the_jobs_numbers_decide_otherwise() -> None:
+    # The first job's residual run for every job: its priority stands for all.
+    expr = parse_expr(EXPRS[0])
+    canon: dict = {}
+
+    def number(ad, names):  # type: ignore[no-untyped-def]
+        return tuple(canon.setdefault(repr(adeval.attr(ad, n)), len(canon)) for n in names)
+
+    verdicts = PreqVerdicts(expr, number, NOW, EvaluationCount(),
+                            lambda *args: pytest.fail("no fallback expected"))
+    verdicts._residuals = _BlindToTheJob()
+    wrong = 0
+    for job in [_ad(v) for v in JOB_VALUES]:
+        mine: dict = {}
+        for seq, slot_ad in enumerate([_ad(v) for v in SLOT_VALUES]):
+            got = verdicts.allowed(0, job, SimpleNamespace(ad=slot_ad, seq=seq), (), mine)
+            wrong += got != adeval.as_bool(adeval.eval_expr(expr, slot_ad, job, NOW))
+    assert wrong
 
 
 @pytest.mark.parametrize(("text", "names"), [
