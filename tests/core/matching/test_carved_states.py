@@ -192,6 +192,8 @@ def test_a_step_gives_each_new_number_once_and_keeps_the_known_ones(
             assert shape == numbers + 1 == len(shapes.shape_numbers)
         for table in (shapes.pair_shapes, shapes.shape_numbers):
             assert sorted(table.values()) == list(range(1, len(table) + 1))
+        assert shapes.pair_count == len(shapes.pair_shapes)
+        assert shapes.shape_count == len(shapes.shape_numbers)
         assert shapes.pair_of_shape[shape] == pair_shape
         assert shapes.shape_left[shape] == lefts(vals)
         return found
@@ -234,8 +236,9 @@ def test_states_numbered_without_keys_decide_as_keyed_ones(tmp_path, monkeypatch
                                                            disk_share) -> None:
     """Once states are numbered without their keys (``NEW_STATES``, ``SHARE``: here
     from the first new state) every step gives its state the next pair shape and the
-    next shape, each number given once and holding its own place in the numbering
-    tables, with the state's ``pair_of_shape`` and ``shape_left``; and the cycle
+    next shape (``pair_count``, ``shape_count``), each number given once (with the
+    keyed ones) and neither table changed, with the state's ``pair_of_shape`` and
+    ``shape_left``; and the cycle
     decides as one that keys every state, with the same offers' values and ranks.
     Without a disk share of their own, slots of one kind carve equal states, which
     then have numbers of their own (met more than 10 times): the pair results
@@ -253,24 +256,31 @@ def test_states_numbered_without_keys_decide_as_keyed_ones(tmp_path, monkeypatch
     step = carved_states.CarvedStates._step
     seen: set[tuple] = set()
     met = {"steps": 0, "again": 0}
+    #: the numbers given without keys
+    loose: dict[str, list[int]] = {"pairs": [], "shapes": []}
 
     def checking(self, offer, vector, taken):
         shapes = self._shapes
-        pairs, numbers = len(shapes.pair_shapes), len(shapes.shape_numbers)
+        tables = dict(shapes.pair_shapes), dict(shapes.shape_numbers)
+        pairs, numbers = shapes.pair_count, shapes.shape_count
         unkeyed = self.keyed is None
         found = step(self, offer, vector, taken)
         _, vals, _, pair_shape, shape, _ = found
         if unkeyed:
             met["steps"] += 1
-            assert pair_shape == pairs + 1 == len(shapes.pair_shapes)
-            assert shape == numbers + 1 == len(shapes.shape_numbers)
-            assert shapes.pair_shapes[pair_shape] == pair_shape
-            assert shapes.shape_numbers[shape] == shape
+            assert pair_shape == pairs + 1 == shapes.pair_count
+            assert shape == numbers + 1 == shapes.shape_count
+            assert (shapes.pair_shapes, shapes.shape_numbers) == tables
+            loose["pairs"].append(pair_shape)
+            loose["shapes"].append(shape)
             key = ("vector", vector.static, typed(vals))
             met["again"] += key in seen or key in shapes.pair_shapes
             seen.add(key)
-        for table in (shapes.pair_shapes, shapes.shape_numbers):
-            assert sorted(table.values()) == list(range(1, len(table) + 1))
+        for table, numbered, count in ((shapes.pair_shapes, loose["pairs"],
+                                        shapes.pair_count),
+                                       (shapes.shape_numbers, loose["shapes"],
+                                        shapes.shape_count)):
+            assert sorted([*table.values(), *numbered]) == list(range(1, count + 1))
         assert shapes.pair_of_shape[shape] == pair_shape
         assert shapes.shape_left[shape] == lefts(vals)
         return found
@@ -387,6 +397,7 @@ def test_a_step_leaves_rest_state_and_its_lefts(vals, taken) -> None:
     # (the carved state is shape 1, pair shape 1: the new one is numbered 2)
     shapes = SimpleNamespace(shape_left={1: lefts(vals)}, pair_shapes={"carved": 1},
                              shape_numbers={"carved": 1}, pair_of_shape={1: 1},
+                             pair_count=1, shape_count=1,
                              counts=SimpleNamespace(evaluations=0))
     carved = carved_states.CarvedStates(shapes, {})  # type: ignore[arg-type]
     carved._rank_plans[vector.rank_sig] = carved_states.RankPlan([], set(), True)
