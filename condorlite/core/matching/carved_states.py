@@ -23,10 +23,10 @@ state gets the next pair shape and the next shape (``OfferShapes.pair_count``,
 typed state), its hash and its place in two tables of every state ever carved are not
 made (the tables' stores cost as much as the keys: each grows by one entry a step, and
 a dict of tens of thousands of entries that grows is resized now and then). Two equal
-states may then have two numbers: a pair
-shape's results are functions of the state its offers are in, so each number's are
-those of any state equal to it (worked out once per number, never different), and
-shapes key on their pair shape, so a new pair shape's shape is new too.
+states may then have two numbers: a pair shape's results are functions of the state
+its offers are in, so each number's are those of any state equal to it (worked out
+once per number, never different), and shapes key on their pair shape, so a new pair
+shape's shape is new too.
 
 The ranks are remembered per (rank signature, the typed values at the vector
 positions their programs read: ``RankPlan.reads``) and shared read-only by the slots
