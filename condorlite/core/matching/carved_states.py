@@ -15,7 +15,18 @@ Where each slot's states are its own (every slot with statics of its own: the
 partitionable mix, a free ``Disk`` share), no transition is ever met twice: after
 ``TRIES`` misses with fewer than one lookup in ``SHARE`` hitting, transitions are
 neither looked up nor kept (a step is a function of the transition: only the work
-of finding it again is lost).
+of finding it again is lost). There a carved state's pair key is never met again
+either: after ``NEW_STATES`` new states with fewer than one step in ``SHARE`` meeting
+a known one, states are numbered without their keys (``keyed`` None): each step's
+state gets the next pair shape and the next shape (``OfferShapes.pair_count``,
+``shape_count``) and is in neither numbering table: the key (the static and the whole
+typed state), its hash and its place in two tables of every state ever carved are not
+made (the tables' stores cost as much as the keys: each grows by one entry a step, and
+a dict of tens of thousands of entries that grows is resized now and then). Two equal
+states may then have two numbers: a pair shape's results are functions of the state
+its offers are in, so each number's are those of any state equal to it (worked out
+once per number, never different), and shapes key on their pair shape, so a new pair
+shape's shape is new too.
 
 The ranks are remembered per (rank signature, the typed values at the vector
 positions their programs read: ``RankPlan.reads``) and shared read-only by the slots
@@ -53,6 +64,9 @@ _MISSING = object()
 #: keep (at least one lookup in ``SHARE`` a hit) to go on being remembered
 TRIES = 256
 SHARE = 16
+#: new carved states numbered by their keys before the share of known ones is looked
+#: at (at least one in ``SHARE`` known to go on keying them: module doc)
+NEW_STATES = 256
 
 
 class CarvedStates:
@@ -78,6 +92,9 @@ class CarvedStates:
         #: ``taken`` dict serves the matches of a class on a shape; vectors of one kind
         #: of slot have equal names (``_step``)
         self._moves: dict[tuple, tuple] = {}
+        #: [steps whose state was numbered already, steps whose state was new], or
+        #: None once states are numbered without their keys (module doc)
+        self.keyed: list[int] | None = [0, 0]
 
     def carve(self, offer: Offer, taken: dict[str, float]) -> None:
         """Move ``offer`` to the state a match of ``taken`` leaves (module doc),
@@ -192,22 +209,36 @@ class CarvedStates:
         # by one ``setdefault`` (one hash of the key, one probe) rather than a miss
         # and a store: the numbers run from 1 in order of first sight, so the next
         # one is no number already given, and a key given it is new.
-        pair_shapes = shapes.pair_shapes
-        fresh = len(pair_shapes) + 1
-        pair_shape = pair_shapes.setdefault(("vector", vector.static, state), fresh)
+        fresh = shapes.pair_count + 1
+        keyed = self.keyed
+        if keyed is None:
+            # (numbered without the keys, module doc: the next numbers, in no table)
+            shapes.pair_count = fresh
+            shape = shapes.shape_count = shapes.shape_count + 1
+            shapes.pair_of_shape[shape] = fresh
+            shape_left[shape] = tuple(new_left)
+            return (taken, vals, computed, fresh, shape, plan.tail)
+        pair_shape = shapes.pair_shapes.setdefault(("vector", vector.static, state), fresh)
         holder = offer.holder
         numbers = shapes.shape_numbers
         if pair_shape == fresh:
+            shapes.pair_count = fresh
+            keyed[1] += 1
+            if keyed[1] >= NEW_STATES and keyed[0] * SHARE < keyed[1]:
+                self.keyed = None
             # (a new pair shape: its shape is new too, as shapes key on it)
-            shape = numbers[(pair_shape, holder, None if holder is None
-                             else offer.current_rank)] = len(numbers) + 1
+            shape = shapes.shape_count = shapes.shape_count + 1
+            numbers[(pair_shape, holder, None if holder is None
+                     else offer.current_rank)] = shape
             shapes.pair_of_shape[shape] = pair_shape
             shape_left[shape] = tuple(new_left)
         else:
-            fresh = len(numbers) + 1
+            keyed[0] += 1
+            fresh = shapes.shape_count + 1
             shape = numbers.setdefault(
                 (pair_shape, holder, None if holder is None else offer.current_rank), fresh)
             if shape == fresh:
+                shapes.shape_count = fresh
                 shapes.pair_of_shape[shape] = pair_shape
             if shape not in shape_left:
                 shape_left[shape] = tuple(new_left)

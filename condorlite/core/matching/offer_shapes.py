@@ -87,9 +87,13 @@ class OfferShapes:
         #: shape -> its pair shape (a shape's offers all have the same one)
         self.pair_of_shape: dict[int, int] = {}
         #: (pair shape, holder, CurrentRank when held) -> shape; pair key -> pair shape
-        #: (``shape_of``; ``carved_states`` numbers a carved state's as it does)
+        #: (``shape_of``; ``carved_states`` numbers a carved state's as it does, or
+        #: without its key, in neither table)
         self.shape_numbers: dict[tuple, int] = {}
         self.pair_shapes: dict[tuple, int] = {}
+        #: how many shapes and pair shapes are numbered (the next number is one more)
+        self.shape_count = 0
+        self.pair_count = 0
         #: the offers with a resource vector placed, carved or retired since the
         #: carved lists last read it (``ordered_states``; None: nobody reads it)
         self.moved: list[Offer] | None = None
@@ -304,7 +308,7 @@ class OfferShapes:
         pair_shapes = self.pair_shapes
         pair_shape = pair_shapes.get(pair_key, 0)
         if not pair_shape:
-            pair_shape = pair_shapes[pair_key] = len(pair_shapes) + 1
+            pair_shape = pair_shapes[pair_key] = self.pair_count = self.pair_count + 1
         return pair_shape
 
     def shape_number(self, pair_shape: int, offer: Offer) -> int:
@@ -317,7 +321,7 @@ class OfferShapes:
         numbers = self.shape_numbers
         shape = numbers.get(key, 0)
         if not shape:
-            shape = numbers[key] = len(numbers) + 1
+            shape = numbers[key] = self.shape_count = self.shape_count + 1
             self.pair_of_shape[shape] = pair_shape
         return shape
 
@@ -358,8 +362,4 @@ class OfferShapes:
                 self.held.remove(offer)
             elif offer.vector is not None and self.moved is not None:
                 self.moved.append(offer)
-
-    @property
-    def shape_count(self) -> int:
-        return len(self.shape_numbers)
 

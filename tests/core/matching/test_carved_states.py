@@ -127,6 +127,7 @@ def test_a_step_numbers_the_new_state_as_shape_of_does(tmp_path, monkeypatch) ->
     state, and its shape's amounts are ``lefts`` of the new values."""
     policy = Policy(uid_domain="example.org")
     slots, jobs = _pool(tmp_path, policy)
+    monkeypatch.setattr(carved_states, "NEW_STATES", 10 ** 9)  # (states keyed)
     step = carved_states.CarvedStates._step
     checked: list[int] = []
 
@@ -166,6 +167,7 @@ def test_a_step_gives_each_new_number_once_and_keeps_the_known_ones(
     slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
     monkeypatch.setattr(carved_states, "TRIES", 1)
     monkeypatch.setattr(carved_states, "SHARE", 10 ** 9)
+    monkeypatch.setattr(carved_states, "NEW_STATES", 10 ** 9)  # (states keyed)
     step = carved_states.CarvedStates._step
     met = {"new": 0, "known": 0}
 
@@ -190,6 +192,8 @@ def test_a_step_gives_each_new_number_once_and_keeps_the_known_ones(
             assert shape == numbers + 1 == len(shapes.shape_numbers)
         for table in (shapes.pair_shapes, shapes.shape_numbers):
             assert sorted(table.values()) == list(range(1, len(table) + 1))
+        assert shapes.pair_count == len(shapes.pair_shapes)
+        assert shapes.shape_count == len(shapes.shape_numbers)
         assert shapes.pair_of_shape[shape] == pair_shape
         assert shapes.shape_left[shape] == lefts(vals)
         return found
@@ -210,6 +214,7 @@ def test_transitions_given_up_decide_as_remembered_ones(tmp_path, monkeypatch) -
     ``Disk`` share of their own: the defaults give up on it too)."""
     policy = Policy(uid_domain="example.org")
     slots, jobs = _pool(tmp_path, policy)
+    monkeypatch.setattr(carved_states, "NEW_STATES", 10 ** 9)  # (states keyed in both)
     monkeypatch.setattr(carved_states, "TRIES", 10 ** 9)  # (never given up)
     kept = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
     kept.run()
@@ -224,6 +229,115 @@ def test_transitions_given_up_decide_as_remembered_ones(tmp_path, monkeypatch) -
     assert [(o.shape, o.pair_shape, o.independent, o.vector and o.vector.vals)
             for o in kept.offers] == [(o.shape, o.pair_shape, o.independent,
                                       o.vector and o.vector.vals) for o in given_up.offers]
+
+
+@pytest.mark.parametrize("disk_share", [True, False])
+def test_states_numbered_without_keys_decide_as_keyed_ones(tmp_path, monkeypatch,
+                                                           disk_share) -> None:
+    """Once states are numbered without their keys (``NEW_STATES``, ``SHARE``: here
+    from the first new state) every step gives its state the next pair shape and the
+    next shape (``pair_count``, ``shape_count``), each number given once (with the
+    keyed ones) and neither table changed, with the state's ``pair_of_shape`` and
+    ``shape_left``; and the cycle
+    decides as one that keys every state, with the same offers' values and ranks.
+    Without a disk share of their own, slots of one kind carve equal states, which
+    then have numbers of their own (met more than 10 times): the pair results
+    worked out again for them are the same."""
+    policy = Policy(uid_domain="example.org")
+    spec = genpool.PoolSpec(slots=60, jobs=900, submitters=4, autoclusters=14, seed=3,
+                            realistic=True, unique=disk_share,
+                            partitionable_fraction=1.0, disk_share=disk_share)
+    slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
+    monkeypatch.setattr(carved_states, "NEW_STATES", 10 ** 9)
+    keyed = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    keyed.run()
+    monkeypatch.setattr(carved_states, "NEW_STATES", 1)
+    monkeypatch.setattr(carved_states, "SHARE", 10 ** 9)
+    step = carved_states.CarvedStates._step
+    seen: set[tuple] = set()
+    met = {"steps": 0, "again": 0}
+    #: the numbers given without keys
+    loose: dict[str, list[int]] = {"pairs": [], "shapes": []}
+
+    def checking(self, offer, vector, taken):
+        shapes = self._shapes
+        tables = dict(shapes.pair_shapes), dict(shapes.shape_numbers)
+        pairs, numbers = shapes.pair_count, shapes.shape_count
+        unkeyed = self.keyed is None
+        found = step(self, offer, vector, taken)
+        _, vals, _, pair_shape, shape, _ = found
+        if unkeyed:
+            met["steps"] += 1
+            assert pair_shape == pairs + 1 == shapes.pair_count
+            assert shape == numbers + 1 == shapes.shape_count
+            assert (shapes.pair_shapes, shapes.shape_numbers) == tables
+            loose["pairs"].append(pair_shape)
+            loose["shapes"].append(shape)
+            key = ("vector", vector.static, typed(vals))
+            met["again"] += key in seen or key in shapes.pair_shapes
+            seen.add(key)
+        for table, numbered, count in ((shapes.pair_shapes, loose["pairs"],
+                                        shapes.pair_count),
+                                       (shapes.shape_numbers, loose["shapes"],
+                                        shapes.shape_count)):
+            assert sorted([*table.values(), *numbered]) == list(range(1, count + 1))
+        assert shapes.pair_of_shape[shape] == pair_shape
+        assert shapes.shape_left[shape] == lefts(vals)
+        return found
+
+    monkeypatch.setattr(carved_states.CarvedStates, "_step", checking)
+    unkeyed = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    unkeyed.run()
+    assert keyed.mm.shapes._carved.keyed is not None
+    assert unkeyed.mm.shapes._carved.keyed is None
+    assert met["steps"] > 20
+    if not disk_share:
+        assert met["again"] > 10
+    one, two = keyed.result(), unkeyed.result()
+    assert one.matches and one.matches == two.matches and one.rejections == two.rejections
+    assert [(o.independent, o.vector and o.vector.vals) for o in keyed.offers] == [
+        (o.independent, o.vector and o.vector.vals) for o in unkeyed.offers]
+
+
+@pytest.mark.parametrize("disk_share", [True, False])
+def test_states_are_keyed_until_the_rule_gives_them_up(tmp_path, monkeypatch,
+                                                       disk_share) -> None:
+    """The rule (``NEW_STATES``, ``SHARE``): every keyed step counts its state as
+    known or new, and the states are numbered without their keys from the step
+    after the first new state that makes ``NEW_STATES`` new ones with fewer than
+    one in ``SHARE`` known, not before (slots of one kind meet each other's states:
+    some are known)."""
+    policy = Policy(uid_domain="example.org")
+    spec = genpool.PoolSpec(slots=60, jobs=900, submitters=4, autoclusters=14, seed=3,
+                            realistic=True, unique=disk_share,
+                            partitionable_fraction=1.0, disk_share=disk_share)
+    slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
+    monkeypatch.setattr(carved_states, "NEW_STATES", 20)
+    step = carved_states.CarvedStates._step
+    counts = {"known": 0, "new": 0, "after": 0}
+
+    def checking(self, offer, vector, taken):
+        shapes = self._shapes
+        keyed = self.keyed  # (the counts, as the step leaves them)
+        known = ("vector", vector.static, typed(rest_state(vector.vals, moves_of(
+            vector, taken))[0])) in shapes.pair_shapes
+        found = step(self, offer, vector, taken)
+        if keyed is None:
+            counts["after"] += 1
+            assert self.keyed is None
+            return found
+        counts["known" if known else "new"] += 1
+        assert keyed == [counts["known"], counts["new"]]
+        done = not known and counts["new"] >= 20 and \
+            counts["known"] * carved_states.SHARE < counts["new"]
+        assert (self.keyed is None) == done
+        return found
+
+    monkeypatch.setattr(carved_states.CarvedStates, "_step", checking)
+    negotiator.Cycle(slots, jobs, {}, [], policy, NOW).run()
+    assert counts["new"] >= 20 and counts["after"] > 20
+    if not disk_share:
+        assert counts["known"] > 0
 
 
 def test_a_carve_keeps_each_box_its_shapes_members(tmp_path, monkeypatch) -> None:
@@ -283,6 +397,7 @@ def test_a_step_leaves_rest_state_and_its_lefts(vals, taken) -> None:
     # (the carved state is shape 1, pair shape 1: the new one is numbered 2)
     shapes = SimpleNamespace(shape_left={1: lefts(vals)}, pair_shapes={"carved": 1},
                              shape_numbers={"carved": 1}, pair_of_shape={1: 1},
+                             pair_count=1, shape_count=1,
                              counts=SimpleNamespace(evaluations=0))
     carved = carved_states.CarvedStates(shapes, {})  # type: ignore[arg-type]
     carved._rank_plans[vector.rank_sig] = carved_states.RankPlan([], set(), True)
