@@ -118,6 +118,9 @@ class FirstStates:
         #: busy -> [loose hits, loose misses], or None once ``find_loose`` has given up
         #: (read by ``OfferShapes.prepare``, which then asks it no more)
         self.loose_counts: dict[bool, list[int] | None] = {False: [0, 0], True: [0, 0]}
+        #: busy -> whether either lookup still reads records (false once both have
+        #: given up: ``keep`` would store nothing, so ``OfferShapes`` asks it no more)
+        self.keeping: dict[bool, bool] = {False: True, True: True}
         #: id(a walk's reaches) -> (the reaches, the walked names, (visited names,
         #: their records) or None, (W, R, their loose records) or None), for ``keep``
         self._visited: dict[int, tuple] = {}
@@ -144,6 +147,8 @@ class FirstStates:
                 tries[busy] = 0
                 return found
         tries[busy] = -1 if tries[busy] + 1 >= TRIES else tries[busy] + 1
+        if tries[busy] < 0:
+            self._given_up(busy)
         return None
 
     def find_loose(self, ad: ClassAd, busy: bool, kind: str) -> FirstState | None:
@@ -169,7 +174,13 @@ class FirstStates:
         counts[1] += 1
         if counts[1] >= TRIES and counts[0] * LOOSE_SHARE < counts[1]:
             self.loose_counts[busy] = None
+            self._given_up(busy)
         return None
+
+    def _given_up(self, busy: bool) -> None:
+        """Note that a lookup gave up for the busy flag: ``keeping`` turns false once
+        both have."""
+        self.keeping[busy] = self.tries[busy] >= 0 or self.loose_counts[busy] is not None
 
     def new_kind(self, ad: ClassAd, busy: bool) -> None:
         """Take back the misses of a slot (``ad``) that no record of any kind

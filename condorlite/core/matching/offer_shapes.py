@@ -58,6 +58,9 @@ class OfferShapes:
         self.resource_names = resource_names
         self.counts = counts
         self._walks = walks
+        #: PREEMPTION_REQUIREMENTS is false: a held slot is listed only when its Rank
+        #: prefers the job (rank preemption), so most held slots' ranks are never read
+        self._preemption_off = walks.preemption_off
         #: the names some job binds (the walks' alternate scope, ``literal_orders``)
         self.job_defined = walks.job_defined
         self.shape_keys = ShapeKeys()
@@ -224,7 +227,7 @@ class OfferShapes:
             pair_key = self.shape_keys.slot_key(ad, walked, extra)
         offer.independent = independent
         self.reshape(offer, pair_key)
-        if first:
+        if first and self._first.keeping[busy]:
             self._first.keep(ad, busy, offer.slot.kind, walk, independent, pair_key,
                              offer.pair_shape, vector)  # type: ignore[arg-type]
 
@@ -233,9 +236,19 @@ class OfferShapes:
         """``prepare`` of a slot's first state from a record of ``kind_records``:
         the record's walk, the job-independent ranks from its plans (``first_ranks``:
         a read of the slot's literal values), the rest worked out as ``prepare``
-        does (the pair shape key and the vector read the slot's own values)."""
+        does (the pair shape key and the vector read the slot's own values). With
+        preemption by priority off, a held slot without a vector takes its ranks as
+        ``_prepare_loose`` does, each worked out when first read (``lazy_ranks``:
+        read only if rank preemption lists the slot; with preemption on, most are
+        read and one batched ``FirstRanks.values`` costs less; with a vector the
+        ranks key its carved states at once)."""
         plans = self.ranks.plans(record.state, ad, self._ranks[busy])
-        independent = self.ranks.values(plans, ad)
+        independent: dict[str, float | None]
+        if busy and self._preemption_off and not offer.partitionable:
+            planned = self.ranks.planned
+            independent = LazyRanks(list(plans), lambda key: planned(plans[key], ad))
+        else:
+            independent = self.ranks.values(plans, ad)
         self._shape_walked(offer, ad, busy, record.state.walk, independent, True, record)
 
     def _prepare_as(self, offer: Offer, ad: ClassAd, busy: bool, first: FirstState) -> None:

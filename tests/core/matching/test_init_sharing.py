@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from condorlite.core import adeval
 from condorlite.core.classad import parse_ad
+from condorlite.core.classad.ast import Literal
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.matching import carved_states, first_states, literal_ranks, row_maps
 from condorlite.core.matching.candidates import as_rank
@@ -456,3 +457,27 @@ def test_misses_count_only_for_slots_of_kinds_seen_before():
     # a lookup given up takes nothing back
     states.new_kind(ad, False)
     assert states.tries[False] == -1 and states.loose_counts[False] is None
+    # both given up: nothing kept would be read, so ``OfferShapes`` asks ``keep`` no
+    # more; the other busy flag still looks up and keeps
+    assert states.keeping == {False: False, True: True}
+
+
+def test_keeping_stops_only_once_both_lookups_have_given_up():
+    """``FirstStates.keeping`` stays true while either lookup may read a record:
+    ``find`` given up alone (the loose lookup still hitting) keeps it true."""
+    walk = (frozenset(), ("disk", "requirements"), {"post": {"kflops"}})
+    states = FirstStates()
+    first = parse_ad("Requirements = Disk > 0\nDisk = 1\nKFlops = 0")
+    states.keep(first, True, "static", walk, {}, ("key",), 1, None)
+    for i in range(first_states.TRIES):
+        # the walked entries shared (the loose record hits), KFlops each slot's own
+        ad = adeval.with_entries(first, {"kflops": ("KFlops", Literal(i + 1))})
+        assert states.find(ad, True, "static") is None
+        assert states.find_loose(ad, True, "static") is not None
+    assert states.tries[True] == -1 and states.loose_counts[True] is not None
+    assert states.keeping[True]
+    lone = parse_ad("Requirements = Disk > 0\nDisk = 2\nKFlops = 0")
+    while states.loose_counts[True] is not None:
+        assert states.keeping[True]
+        assert states.find_loose(lone, True, "static") is None
+    assert not states.keeping[True] and states.keeping[False]

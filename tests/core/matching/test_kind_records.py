@@ -19,6 +19,8 @@ from condorlite.core.matching import kind_records
 from condorlite.core.matching.expr_numbers import Canon
 from condorlite.core.matching.first_states import FirstStates
 from condorlite.core.matching.kind_records import KindRecords
+from condorlite.core.matching.lazy_ranks import LazyRanks
+from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.shape_keys import ShapeKeys
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import Policy
@@ -61,6 +63,38 @@ def test_a_binding_of_another_kind_misses():
     assert records.find(other, False, "static") is None
 
 
+def test_entries_getter_reads_a_tables_entries_as_a_tuple():
+    """``entries_getter`` gives the entries of any number of names as a tuple (one
+    name too, which ``itemgetter`` gives bare) and raises ``KeyError`` for an
+    absent name, which ``find`` reads as no record."""
+    table = {"a": ("A", 1), "b": ("B", 2), "c": ("C", 3)}
+    for names in ((), ("b",), ("c", "a"), ("a", "b", "c")):
+        assert kind_records.entries_getter(names)(table) == tuple(table[n] for n in names)
+    for names in (("d",), ("a", "d")):
+        try:
+            kind_records.entries_getter(names)(table)
+        except KeyError:
+            continue
+        raise AssertionError(f"{names}: an absent name read")
+
+
+def test_a_literal_bound_to_an_expression_or_unbound_misses_at_any_split():
+    """A slot whose binding of a recorded literal name is an expression or absent,
+    or which binds a recorded absent name, finds no record, whichever split is
+    tried first."""
+    records = KindRecords(Canon().key)
+    walk = ((), ("disk", "gpus", "memory", "requirements", "start"), {"post": {"kflops"}})
+    records.keep(_slot("100", extra="Memory = 1"), False, "static", walk)
+    records.keep(_slot("100", extra="Memory = 1\nGpus = 1"), False, "static", walk)
+    assert records.find(_slot("5", extra="Memory = 2"), False, "static") is not None
+    assert records.find(_slot("5", extra="Memory = 2\nGpus = 2"), False, "static") is not None
+    assert records.find(_slot("5", extra="Memory = Disk"), False, "static") is None
+    assert records.find(_slot("5"), False, "static") is None  # Memory unbound
+    assert records.find(_slot("5", extra="Memory = 2\nGpus = Disk"), False, "static") is None
+    assert records.find(_slot("5", kflops="Disk * 2", extra="Memory = 2"), False,
+                        "static") is None
+
+
 def test_lookups_stop_when_almost_every_slot_misses():
     records = KindRecords(Canon().key)
     for i in range(kind_records.TRIES + 5):
@@ -101,6 +135,45 @@ def test_disk_share_slots_are_prepared_as_a_full_prepare_does(tmp_path, monkeypa
     full.run()
     one, two = shared.result(), full.result()
     assert one.matches and one.matches == two.matches and one.rejections == two.rejections
+
+
+def test_held_static_slots_of_a_record_work_their_ranks_out_when_read(tmp_path, monkeypatch):
+    """A held slot without a vector prepared from a record takes its ranks lazily
+    (``lazy_ranks``): many not worked out at set-up, each equal to a full prepare's
+    once read; the cycles decide the same (preemption off: most are never read)."""
+    policy = Policy(uid_domain="example.org")
+    spec = genpool.PoolSpec(slots=120, jobs=400, submitters=4, autoclusters=10, seed=5,
+                            realistic=True, unique=True, disk_share=True,
+                            claimed_fraction=0.4)
+    slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
+    held: list = []
+    method = OfferShapes._prepare_kinds
+
+    def noting(self, offer, ad, busy, record):
+        method(self, offer, ad, busy, record)
+        if busy and offer.vector is None:
+            held.append(offer)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(OfferShapes, "_prepare_kinds", noting)
+        shared = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    with monkeypatch.context() as patch:
+        patch.setattr(KindRecords, "find", lambda self, ad, busy, kind: None)
+        patch.setattr(FirstStates, "find", lambda self, ad, busy, kind: None)
+        patch.setattr(FirstStates, "find_loose", lambda self, ad, busy, kind: None)
+        full = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    assert len(held) > 10
+    assert all(isinstance(offer.independent, LazyRanks) for offer in held)
+    # (a rank not yet worked out is held as a marker, not a float)
+    values = [v for offer in held for v in dict.values(offer.independent)]
+    pending = sum(not isinstance(v, float) for v in values)
+    assert pending > len(values) // 3, "ranks are worked out as read, not at set-up"
+    assert shared.mm.evaluations < full.mm.evaluations
+    shared.run()
+    full.run()
+    one, two = shared.result(), full.result()
+    assert one.matches and one.matches == two.matches and one.rejections == two.rejections
+    assert _prepared(shared) == _prepared(full)  # (the ranks read: each as in full)
 
 
 def _same_partition(made: list[tuple], full: list[tuple]) -> None:
