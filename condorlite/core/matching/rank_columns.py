@@ -149,8 +149,8 @@ class RankColumn:
     whose residual equals the full evaluation for any values of them), and each
     slot costs one run of the residual on its literal values."""
 
-    __slots__ = ("_lower", "_programs", "_values", "counts", "job_ad", "now", "reach",
-                 "stateless")
+    __slots__ = ("_lower", "_negated", "_programs", "_values", "counts", "job_ad", "now",
+                 "reach", "stateless")
 
     def __init__(self, job_ad: ClassAd, now: float | None, counts, reach: frozenset[str],
                  carved: frozenset[str]) -> None:
@@ -164,6 +164,9 @@ class RankColumn:
         self.stateless = not reach & carved
         #: offer seq -> (offer version, or None for every version; the Rank's value)
         self._values: dict[int, tuple[int | None, float]] = {}
+        #: offer seq -> minus its value, for each value kept for every version
+        #: (``negated``: an entry's job rank, made once per offer)
+        self._negated: dict[int, float] = {}
         #: layout (which reached names the slot binds) -> residual, None: evaluate
         self._programs: dict[tuple[bool, ...], Residual | None] = {}
 
@@ -174,6 +177,15 @@ class RankColumn:
         per entry); a value kept for the version an entry holds is that entry's
         offer's value (``shape_entries._column_derived`` reads them so)."""
         return self._values
+
+    def negated(self) -> dict[int, float]:
+        """Minus each value kept for every version, to read only: offer seq -> the
+        job rank an entry of the offer holds (``candidates.make_entry`` negates the
+        rank), in every state of the offer. Invariant: a seq is here exactly when
+        ``kept`` holds (None, v) for it, and then with ``-v`` (``shape_entries``
+        reads a run's ranks so, one look-up per entry, ``value`` asked of the
+        others)."""
+        return self._negated
 
     def value(self, offer: Offer) -> float:
         """The job's Rank of the offer in its current state (``as_float`` or 0.0)."""
@@ -195,6 +207,7 @@ class RankColumn:
                 if entry is not None and type(entry[1]) is Literal:
                     value = adeval.as_float(program([entry[1].value])) or 0.0
                     self._values[offer.seq] = (None, value)
+                    self._negated[offer.seq] = -value
                     return value
         bound = self._literal_bindings(ad) if self.stateless else None
         if bound is not None:
@@ -205,6 +218,8 @@ class RankColumn:
             value = adeval.as_float(adeval.eval_attr(self.job_ad, "Rank", ad, self.now))
         value = value or 0.0
         self._values[offer.seq] = (version, value)
+        if version is None:
+            self._negated[offer.seq] = -value
         return value
 
     def same_in_every_state(self, offer: Offer) -> bool:
@@ -230,7 +245,8 @@ class RankColumn:
         if len(self._lower) != 1:
             return all(map(self.same_in_every_state, offers))
         name = self._lower[0]
-        values, programs, counts = self._values, self._programs, self.counts
+        values, negated, programs, counts = (self._values, self._negated, self._programs,
+                                             self.counts)
         table_of, as_float = adeval.table, adeval.as_float
         # (the layout where the slot binds the name: None until made, or when the
         # Rank is evaluated in full there; then ``same_in_every_state`` decides)
@@ -242,7 +258,9 @@ class RankColumn:
                 entry = None if table is None else table.get(name)
                 if entry is not None and type(entry[1]) is Literal:
                     counts.evaluations += 1
-                    values[seq] = (None, as_float(program([entry[1].value])) or 0.0)
+                    value = as_float(program([entry[1].value])) or 0.0
+                    values[seq] = (None, value)
+                    negated[seq] = -value
                     continue
             if not self.same_in_every_state(offer):
                 return False

@@ -13,7 +13,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from condorlite.core.matching import shape_entries
-from condorlite.core.matching.candidates import PairEval, make_entries
+from condorlite.core.matching.candidates import POST, PRE, PairEval, make_entries
 from condorlite.core.matching.shape_entries import ShapeEntries
 from condorlite.core.model import NO_PREEMPTION
 from condorlite.core.policy import Policy
@@ -129,23 +129,38 @@ def test_derived_runs_decide_as_the_reference(monkeypatch):
 
 
 class _Column:
-    """A rank column's ``value`` (``rank_columns.RankColumn``): one job rank per offer."""
+    """A rank column's ``value`` (``rank_columns.RankColumn``): one job rank per offer,
+    an even offer's kept for every version (and so in ``negated``), an odd one's for
+    its version."""
 
     def __init__(self, scale: float) -> None:
         self.scale = scale
         self.asked = 0
         #: offer seq -> (version, or None for every version; value), as
-        #: ``RankColumn.kept`` gives them: an even offer's for every version
+        #: ``RankColumn.kept`` gives them
         self._kept: dict[int, tuple[int | None, float]] = {}
+        #: offer seq -> minus its value kept for every version (``RankColumn.negated``)
+        self._negated: dict[int, float] = {}
 
     def value(self, offer) -> float:  # type: ignore[no-untyped-def]
         self.asked += 1
         found = float((offer.version * 37) % 11) * self.scale
-        self._kept[offer.seq] = (None if offer.seq % 2 == 0 else offer.version, found)
+        self.keep(offer.seq, None if offer.seq % 2 == 0 else offer.version, found)
         return found
+
+    def keep(self, seq: int, version: int | None, value: float) -> None:
+        """Keep a value as ``RankColumn`` does (the row of negated values with it)."""
+        self._kept[seq] = (version, value)
+        if version is None:
+            self._negated[seq] = -value
+        else:
+            self._negated.pop(seq, None)
 
     def kept(self) -> dict[int, tuple[int | None, float]]:
         return self._kept
+
+    def negated(self) -> dict[int, float]:
+        return self._negated
 
 
 def _column_kept(entries: ShapeEntries, members: dict, column: _Column) -> list[tuple]:
@@ -175,6 +190,13 @@ def test_a_column_run_is_derived_from_a_job_ranks_or_another_columns(monkeypatch
         return counting(*args, **kwargs)
 
     monkeypatch.setattr(shape_entries, "make_entries", making)
+    column_made = shape_entries._column_made
+
+    def column_making(*args):  # type: ignore[no-untyped-def]
+        made.append(1)
+        return column_made(*args)
+
+    monkeypatch.setattr(shape_entries, "_column_made", column_making)
     members = dict.fromkeys(range(10))
     first = _Column(1.0)
     assert _column_kept(entries, members, first) == _column_made(registry, members, first)
@@ -195,28 +217,50 @@ def test_a_column_run_is_derived_from_a_job_ranks_or_another_columns(monkeypatch
     assert made == [1, 1]
 
 
-def test_a_derived_column_run_reads_a_kept_value_of_the_entrys_version_alone():
-    """A column's derived run takes an offer's value from the column's kept values
-    when it is kept for every version or for the entry's; any other is asked of
-    ``value``; each entry equal to its offer's entry made with the column."""
+def test_a_derived_column_run_reads_the_columns_negated_row():
+    """A column's derived run takes an offer's rank from the column's row of negated
+    values (``RankColumn.negated``: those kept for every version) and asks ``value``
+    of any other (one kept for a version alone, even the entry's); the carved-away
+    offers' entries dropped first; each entry equal to its offer's entry made with
+    the column's value."""
     registry = [_offer(i) for i in range(10)]
     members = dict.fromkeys(range(10))
     run = make_entries(registry, members, PairEval(True, 0.0, 0.0, {}), NO_PREEMPTION)
     column = _Column(2.0)
     for offer in registry:
         column.value(offer)
-    column.kept()[4] = (None, 7.0)  # (for every version: read as it is)
-    column.kept()[3] = (2, 99.0)  # (for another version than the entry's: not read)
-    del members[6]  # (carved away: its entry dropped)
+    column.keep(4, None, 7.0)  # (for every version: read as it is)
+    column.keep(3, 2, 99.0)  # (for another version than the entry's: not read)
+    del members[6]  # (carved away: its entry dropped, its rank not asked)
     column.asked = 0
     derived = shape_entries._column_derived(run, column, registry, members)
-    assert column.asked == 1  # (offer 3's alone)
+    assert column.asked == 5  # (the odd offers', kept per version)
     assert [e[6] for e in derived] == [e[6] for e in run if e[6] != 6]
     for entry in derived:
         offer = registry[entry[6]]
         rank = 7.0 if offer.seq == 4 else float((offer.version * 37) % 11) * 2.0
         assert entry == make_entries(registry, {offer.seq: None},
                                      PairEval(True, rank, 0.0, {}), NO_PREEMPTION)[0]
+
+
+def test_a_column_run_made_of_the_offers_reads_the_negated_row():
+    """A column's run with nothing to derive it from is ``make_entries`` with the
+    column, the values in the row of negated values read without ``value``, any
+    other asked; ranks of a pair's dependent dict read where an offer has none."""
+    registry = [_offer(i) for i in range(8)]
+    for offer in registry[:4]:
+        offer.independent = {PRE: 2.0}  # (POST read from the pair's dependent ranks)
+    members = dict.fromkeys(range(8))
+    pe = PairEval(True, 0.0, 0.0, {PRE: 1.0, POST: 3.0})
+    column = _Column(1.5)
+    for offer in registry[:5]:
+        column.value(offer)
+    column.asked = 0
+    made = shape_entries._column_made(registry, members, pe, NO_PREEMPTION, column)
+    # (offers 1 and 3 are kept per version, 5-7 not at all)
+    assert column.asked == 5
+    assert made == make_entries(registry, members, pe, NO_PREEMPTION,
+                                column=column)  # type: ignore[arg-type]
 
 
 def _column_pslot(i: int) -> str:

@@ -338,7 +338,14 @@ def test_a_column_by_its_layouts_residual_equals_the_full_evaluation(rank, bindi
         assert got == want or (math.isnan(got) and math.isnan(want))
         assert column.value(_Offer(seq, slot)) is got  # kept for every version
     assert counts.evaluations == len(bindings)
+    assert column.negated() == _negated_of(column)
     assert column._programs, "the values came from residuals"
+
+
+def _negated_of(column: RankColumn) -> dict[int, float]:
+    """What ``RankColumn.negated`` must hold: minus each value kept for every version."""
+    return {seq: -value for seq, (version, value) in column.kept().items()
+            if version is None}
 
 
 _STATES = st.one_of(_LITERALS, st.sampled_from(["Cpus * 2", "Mips + 1", "absent"]))
@@ -373,5 +380,6 @@ def test_a_statics_offers_in_one_loop_as_one_at_a_time(rank, offers):
         answers.append(column.all_same_in_every_state(offers_of) if batch else
                        all(column.same_in_every_state(offer) for offer in offers_of))
         columns.append((dict(column.kept()), counts.evaluations))
+        assert column.negated() == _negated_of(column)
     assert answers[0] == answers[1]
     assert columns[0] == columns[1]  # (``as_float`` makes no NaN: plain equality)
