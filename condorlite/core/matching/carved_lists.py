@@ -15,13 +15,15 @@ nobody holds has its entry made into the list's rest (a kept run of one entry wo
 cost its key and look-up and the list's merge a run to bisect, for no sort saved;
 ``candidates.make_entry`` written out in the walk, the list's hottest loop on a
 partitionable pool: 1.3 million states visited at 10,000 slots). A static of offers
-nobody holds, none sharing its state, whose pre-job rank reads nothing of the job
-(and whose class's rank column, if any, is the same in every state of its offers)
-is not walked: its offers' order by that rank (``ordered_states``) is handed to the
-list, which makes their entries only as far as its merge reads (about a quarter of
-a list's carved entries were ever read); so is one whose pre-job rank reads the job
-only through the slots' own literal tests (``literal_orders``), with the class's
-offsets (the offers its tests give other values) merged in; each tier of the order
+nobody holds whose pre-job rank reads nothing of the job (and whose class's rank
+column, if any, is the same in every state of its offers) is not walked: its
+offers' order by that rank (``ordered_states``) is handed to the list, which makes
+their entries only as far as its merge reads (about a quarter of a list's carved
+entries were ever read; a static whose states several offers share is walked for
+good at its first class whose pair is a box, ``static_orders``); so is one whose
+pre-job rank reads the job only through the slots' own literal tests
+(``literal_orders``), with the class's offsets (the offers its tests give other
+values) merged in; each tier of the order
 where the class's fixed requests ask for a resource the states have none of is passed
 over. The groups of a static whose ``Requirements`` cannot hold for the class by the
 slots' own literal tests (``literal_matches``: other owners' busy desktops) are left
@@ -124,7 +126,7 @@ class CarvedLists:
         only_rank = build.only_rank
         ordered = ORDERED and DIRECT and not only_rank
         column = build.column
-        walked = self._orders.walked
+        walked, shared = self._orders.walked, self._orders.shared_states
         # (read here for each static: the tables themselves, never rebound there)
         ordered_tiers, unsplit = self._orders.orders, self._matches.unsplit
         # (the statics passed over below are passed over for good: kept per class)
@@ -191,6 +193,11 @@ class CarvedLists:
                     dead.add(static)
                 continue
             tiers = literal = None
+            if boxed is not None and static in shared and static not in walked:
+                # (a box's state costs the walk one look-up, and a state of several
+                # offers one kept run for every class, where the order makes an entry
+                # per offer per class: walked for good, ``static_orders``)
+                self._orders.walk(static)
             if ordered and first.holder is None and (boxed is not None or program is not None):
                 # (the positions the class asks more than nothing of: a tier with
                 # nothing left at one of them holds no state for it, ``ordered_states``)

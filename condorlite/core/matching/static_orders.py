@@ -6,7 +6,7 @@ A request's list is read from the front, and on a partitionable pool only a part
 it: on the 10,000-slot partitionable mix about a quarter of the carved entries a list
 was made with were ever merged (``Candidates.merge_more``), yet every list walked
 every state of its statics and made an entry of each that fits. When a static's
-offers are nobody's, none shares its state with another offer, the pre-job rank
+offers are nobody's (states shared by several offers: below), the pre-job rank
 reads nothing of the job (it is in each offer's independent ranks) and the class's
 job rank is a pair result's or a rank column's value that is the same in every state
 of the offer, the class's entries of the static sort first by ``-pre``, an order
@@ -39,10 +39,21 @@ carved or retired since the last ``sync`` (each carve is one append there); ``sy
 moves their items before any list is made, noting first each item a tier list loses
 and gains, then changing each touched list at once (``tier_lists.TierLists.apply``).
 
-A static is walked for good (its order dropped) once one of its shapes holds two
-offers, when its offers are held or their pre-job rank reads the job (other than
-through literal tests alone), or when a list first asks for it with fewer than
-``ORDER_MIN`` offers; once every static is walked the shapes stop logging.
+A static whose state is shared by several offers (the untouched slots of a kind:
+every static of the partitionable rows) is ordered too, each offer an item as in any
+other (``shared_states``): a list of a class whose pair is a program run per state
+runs it only for the states its merge reads, where the walk ran it for every state
+that fits. Its order is made at the first list that asks for it (``snapshot``; its
+moves are passed over till then, ``_deferred``), and ``carved_lists`` walks it for
+good at the first class whose pair is a box: the walk costs a box one look-up a
+state and a shared state one kept run for every class (``shape_entries``), where the
+order makes an entry per offer per class (10,000-slot partitionable row, every class
+a box: 1.28 times the instructions with these statics kept in order for all).
+
+A static is walked for good (its order dropped) when its offers are held or their
+pre-job rank reads the job (other than through literal tests alone), when a list
+first asks for it with fewer than ``ORDER_MIN`` offers, or (its states shared) at
+its first class of a box; once every static is walked the shapes stop logging.
 
 Invariant: each tier list of a static holds exactly the items of its available
 offers whose state is of that tier, sorted, each item the offer's state as of the
@@ -70,6 +81,10 @@ from condorlite.core.matching.tier_lists import TierLists, TierMoves
 #: whole anyway and its order would only cost its upkeep (1k disk-share row: +2 %)
 ORDER_MIN = 128
 
+#: whether statics whose states are shared by several offers are ordered too (module
+#: doc); the tests switch it off to compare
+SHARED = True
+
 
 def item_of(offer: Offer, key: float) -> tuple:
     """The item of ``offer`` in its current state, keyed by ``key``: (key, position,
@@ -91,10 +106,9 @@ class StaticOrders:
 
     An item is (-pre, position, version, shape, post-job rank, vector values, name),
     ``item_of``.
-    A static is walked for good (``walked``: no order kept) once one of its shapes
-    holds two offers (their entries are a kept run, ``shape_entries``), or when its
-    offers are held or their ``pre`` reads the job; ``shared`` holds the statics whose
-    list a snapshot holds (changed on a copy)."""
+    A static is walked for good (``walked``: no order kept) when its offers are held
+    or their ``pre`` reads the job, or, its states shared by several offers
+    (``shared_states``), when a class whose pair is a box asks for it."""
 
     def __init__(self, shapes: OfferShapes, literal: LiteralOrders) -> None:
         self._shapes = shapes
@@ -113,6 +127,12 @@ class StaticOrders:
         self.lists = TierLists(shapes.shape_left)
         #: the statics walked for good (read by ``carved_lists`` before it asks)
         self.walked: set[int] = set()
+        #: the statics one of whose states has held several offers (read by
+        #: ``carved_lists``: walked for good at the first class whose pair is a box)
+        self.shared_states: set[int] = set()
+        #: the statics of shared states not ordered yet: their order is made at the
+        #: first list that asks for it (``snapshot``), their moves passed over till then
+        self._deferred: set[int] = set()
         #: a static whose pre-job rank reads the job through literal tests alone
         #: (``literal_orders``), once ordered: (its split, the rank's program its
         #: items are keyed by, that program's tests' values as ``exact`` keys them)
@@ -130,6 +150,7 @@ class StaticOrders:
         items, orders, groups, walked = self._items, self._orders, self._groups, self.walked
         lists = self.lists
         keyed, shape_tiers, tier_of = self._keyed, lists.tiers, lists.tier_of
+        shared, deferred = self.shared_states, self._deferred
         #: (static, tier) -> the items that list loses and gains in this sync
         pending: dict[tuple[int, tuple], TierMoves] = {}
         for offer in {offer.seq: offer for offer in moved}.values():
@@ -145,18 +166,35 @@ class StaticOrders:
                 if found is None:
                     # (a static split on literal tests is ordered when a list first
                     # asks for it, ``literal``; one too small never will be)
-                    if offer.holder is None and (members is None or len(members) == 1) \
+                    if offer.holder is None and (SHARED or members is None
+                                                 or len(members) == 1) \
                             and len(groups[static]) >= ORDER_MIN \
                             and self._literal.split(offer) is not None:
                         continue
                     self._walk(static)
                     continue
                 split = found[0]
-            if offer.holder is not None or (members is not None and len(members) > 1):
+            if offer.holder is not None:
                 self._walk(static)
                 continue
             if static not in orders:
+                if static in deferred:
+                    continue  # (ordered at its first list, ``snapshot``)
+                if any(len(others) > 1 for others in groups[static].values()):
+                    # (once per static: a static of shared states is ordered at the
+                    # first list that asks for it, or walked for good, ``carved_lists``)
+                    if not SHARED:
+                        self._walk(static)
+                        continue
+                    shared.add(static)
+                    deferred.add(static)
+                    continue
                 orders[static] = {}
+            if members is not None and len(members) > 1:
+                if not SHARED:
+                    self._walk(static)
+                    continue
+                shared.add(static)
             old = items.pop(seq, None)
             if old is not None:
                 # (``tier_of``, its look-up written out: an item's shape's tier was
@@ -201,9 +239,14 @@ class StaticOrders:
             # (every static is walked: nothing reads the offers' moves any more)
             self._shapes.moved = None
 
+    def walk(self, static: int) -> None:
+        """Walk ``static`` for good from now on (``carved_lists``' choice)."""
+        self._walk(static)
+
     def _walk(self, static: int) -> None:
         """Walk ``static`` for good from now on: its order, if any, is dropped."""
         self.walked.add(static)
+        self._deferred.discard(static)
         self._orders.pop(static, None)
         self._keyed.pop(static, None)
         self._by_group.pop(static, None)
@@ -224,11 +267,32 @@ class StaticOrders:
         offer)."""
         tiers = self._orders.get(static)
         if tiers is None:
-            return None
+            if static not in self._deferred:
+                return None
+            tiers = self._made(static)
         if sum(map(len, tiers.values())) < ORDER_MIN:
             self._walk(static)
             return None
         return self.lists.share(static, tiers, asking)
+
+    def _made(self, static: int) -> dict[tuple, list[tuple]]:
+        """The order of a static of shared states, made from its available offers
+        as they are now (its moves were passed over till now, ``sync``)."""
+        self._deferred.discard(static)
+        registry, items, tier_of = self._shapes.registry, self._items, self.lists.tier_of
+        tiers: dict[tuple, list[tuple]] = {}
+        for shape, members in self._groups[static].items():
+            order = tiers.get(tier_of(shape))
+            if order is None:
+                order = tiers[tier_of(shape)] = []
+            for seq in members:
+                offer = registry[seq]
+                item = items[seq] = item_of(offer, -offer.independent[PRE])
+                order.append(item)
+        for order in tiers.values():
+            order.sort()
+        self._orders[static] = tiers
+        return tiers
 
     def literal(self, first: Offer, job_ad: ClassAd, asking: set[int]
                 ) -> LiteralSnapshot | None:
@@ -286,10 +350,14 @@ class StaticOrders:
         than through literals)."""
         registry = self._shapes.registry
         shapes = self._groups[static]
-        if sum(map(len, shapes.values())) < ORDER_MIN or any(
-                len(members) > 1 for members in shapes.values()):
+        if sum(map(len, shapes.values())) < ORDER_MIN:
             self._walk(static)
             return None
+        if any(len(members) > 1 for members in shapes.values()):
+            if not SHARED:
+                self._walk(static)
+                return None
+            self.shared_states.add(static)
         by_group: dict[object, dict[int, None]] = {}
         for members in shapes.values():
             for seq in members:

@@ -471,3 +471,62 @@ def test_a_tier_list_changes_as_one_sort_would_make_it(keys, data, shared, rebui
     if shared:
         assert order == items and tiers[()] is not order
         assert not lists.shared
+
+
+def _shared_pslot(i: int) -> str:
+    """A partitionable slot of three kinds, every slot of a kind in one state (one
+    ``Disk``): the slots of a static share their untouched state."""
+    cpus, memory = [(8, 16384), (16, 32768), (4, 8192)][i % 3]
+    attrs = dict(Name=f'"slot1@s{i:03d}"', Machine=f'"s{i:03d}"', State='"Unclaimed"',
+                 Activity='"Idle"', PartitionableSlot="true", Cpus=cpus, Memory=memory,
+                 Disk=400000, Arch='"X86_64"', OpSys='"LINUX"', Start="true",
+                 Requirements="START && WithinResourceLimits",
+                 WithinResourceLimits=WITHIN_RESOURCE_LIMITS,
+                 Rank="0.0", CurrentRank="0.0", SlotWeight="Cpus")
+    return ad_text(attrs)
+
+
+def _state_ranked_jobs(per: int, ranks: list[str]) -> list[str]:
+    out = []
+    for cluster in range(1, 7):
+        attrs = dict(Owner=f'"u{cluster % 3}@example.org"', JobStatus=1, JobPrio=0,
+                     QDate=1000 + cluster, RequestCpus=1 + cluster % 2,
+                     RequestMemory=1024 * cluster, RequestDisk=1000,
+                     Rank=ranks[cluster % len(ranks)],
+                     Requirements="TARGET.Memory >= RequestMemory")
+        out.extend(ad_text(dict(ClusterId=cluster, ProcId=proc, **attrs))
+                   for proc in range(per))
+    return out
+
+
+@pytest.mark.parametrize("ranks", [["TARGET.Memory"], ["TARGET.Memory", "0.0"], ["0.0"]])
+def test_statics_of_shared_states_are_ordered_for_programs_and_walked_for_boxes(
+        ranks, monkeypatch) -> None:
+    """A static whose untouched slots share one state is ordered at the first list
+    that asks for it with a program run per state (a job Rank reading ``Memory``),
+    its shared state's offers each an item; a class whose pair is a box walks it for
+    good (``StaticOrders.shared_states``): both decide as the walk and the plain reference."""
+    slots = [_shared_pslot(i) for i in range(300)]
+    jobs = _state_ranked_jobs(12, ranks)
+    made = _Made(monkeypatch)
+    walks: list[int] = []
+    walk = StaticOrders.walk
+
+    def counted(orders, static):  # type: ignore[no-untyped-def]
+        assert static in orders.shared_states
+        walks.append(static)
+        walk(orders, static)
+
+    monkeypatch.setattr(StaticOrders, "walk", counted)
+    _, result = _cycle(slots, jobs, True, monkeypatch)
+    assert made.syncs
+    # (a state of several offers is several items of one shape in a list's snapshot)
+    shared_items = [s for s in made.sources
+                    if len({item[3] for item in s.items}) < len(s.items)]
+    # (the first class of a box walks every static it asks for good: no program
+    # class after it takes an order of shared states)
+    assert bool(shared_items) == (ranks == ["TARGET.Memory"])
+    assert bool(walks) == ("0.0" in ranks)
+    monkeypatch.setattr(static_orders, "SHARED", False)
+    _, walked = _cycle(slots, jobs, True, monkeypatch)
+    assert _fingerprint(result) == _fingerprint(walked)
