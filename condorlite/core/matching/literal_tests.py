@@ -29,13 +29,10 @@ from condorlite.core.matching.pair_programs import ReadPositions
 from condorlite.core.matching.slot_vectors import holds
 
 
-def fails_on_literals(program: PairProgram, vals: Sequence[object],
-                      seen: set | None = None) -> bool:
+def fails_on_literals(program: PairProgram, vals: Sequence[object]) -> bool:
     """Whether one of ``program``'s tests, run at ``vals`` (a vector of the program's
     width), reads only the vector's literals and the params and does not hold: then
-    the program fails at every vector with ``vals``' literals (module doc).
-    ``seen``, if given, gets every position the tests run read of ``(*vals,
-    *params)`` (``literal_verdicts``: the answer is a function of those values)."""
+    the program fails at every vector with ``vals``' literals (module doc)."""
     first = program.width - program.literals
     full = (*vals, *program.params)
     for test in program.tests:
@@ -43,13 +40,7 @@ def fails_on_literals(program: PairProgram, vals: Sequence[object],
         try:
             value = test(reads)
         except (AttributeError, TypeError):
-            # (a residual that wants more of a tuple: the runs decide; what it read
-            # before is what it raised on)
-            if seen is not None:
-                seen |= reads.seen
-            return False
-        if seen is not None:
-            seen |= reads.seen
+            return False  # (a residual that wants more of a tuple: the runs decide)
         if not holds(value) and all(type(index) is int and index >= first
                                     for index in reads.seen):
             return True

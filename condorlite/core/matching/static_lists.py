@@ -56,7 +56,7 @@ from condorlite.core.matching.candidates import (
     make_pair,
 )
 from condorlite.core.matching.carving import PairProgram
-from condorlite.core.matching.literal_verdicts import LiteralVerdicts
+from condorlite.core.matching.literal_tests import fails_on_literals
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.rank_columns import RankColumn
@@ -109,9 +109,6 @@ class StaticLists:
         #: the number of ranks (``_rank_numbers``) -> offer seq -> the entry of a
         #: one-offer shape's offer for those ranks, shared between lists (``_singles``)
         self._singles_made: dict[int, dict[int, tuple]] = {}
-        #: the literal probes' answers, shared by the programs of the same tests
-        #: (``_sieved``)
-        self._verdicts = LiteralVerdicts()
 
     def entries(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None = None
@@ -343,11 +340,8 @@ class StaticLists:
         """The shapes of ``part`` (all of them: ``program`` is no box) but for the
         groups of equal own literals where one of the program's tests fails on the
         literals alone (``literal_tests``: one probe per group, counted as one
-        evaluation, stands for every shape of the group; its answer kept per values
-        it read, ``literal_verdicts``, for the classes whose probes read the same)."""
+        evaluation, stands for every shape of the group)."""
         members, vals = self.members, part.vals
-        verdicts = self._verdicts
-        tests = verdicts.of(program)
         kept: list[int] = []
         probes = 0
         for group in groups:
@@ -360,7 +354,7 @@ class StaticLists:
             else:
                 continue
             probes += 1
-            if not verdicts.fails(program, tests, vals[shape]):
+            if not fails_on_literals(program, vals[shape]):
                 kept.extend([shape for shape in group if shape in members])
         self._counts.evaluations += probes
         return kept

@@ -13,7 +13,6 @@ import pytest
 
 from condorlite.core.matching import static_programs
 from condorlite.core.matching.literal_tests import fails_on_literals
-from condorlite.core.matching.literal_verdicts import LiteralVerdicts
 from condorlite.core.matching.static_lists import StaticLists
 from condorlite.core.matching.static_parts import Part
 from tests.core.matching._against_reference import run_both
@@ -107,8 +106,7 @@ def test_sieved_probes_the_first_shape_still_there_and_keeps_only_those_there() 
     program = _program(test, width=3, literals=2)
     part = SimpleNamespace(vals=vals)
     lists = SimpleNamespace(members={2: [20], 3: [30], 4: [40], 6: [60]},
-                            _counts=SimpleNamespace(evaluations=0),
-                            _verdicts=LiteralVerdicts())
+                            _counts=SimpleNamespace(evaluations=0))
     kept = StaticLists._sieved(lists, part, program, [[1, 2, 3], [4, 6], [5]])  # type: ignore[arg-type]
     assert kept == [2, 3]
     assert probed == [2, 4]
