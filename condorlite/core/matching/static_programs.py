@@ -32,7 +32,8 @@ Work, not outcome: a vector is made per pair shape, which is most often per offe
 (every slot its own ``Disk``), so ``slot_vectors.VectorNumbers`` makes
 ``vector_of``'s vector without its per-offer sort and index: the resource names looked
 up in their sorted order, one index per names shared by their vectors (an index is
-only read).
+only read), and the part's key is made once per part, not per offer: its id is kept
+by the identity of the static names' ``Canon`` numbers (``StaticNumbers._vector``).
 """
 
 from __future__ import annotations
