@@ -104,7 +104,7 @@ class RequestLists:
         self._carved = CarvedLists(shapes, table, counts, self._entries)
         #: the classes' lists of unheld static offers (``static_lists``)
         self._static = StaticLists(shapes.registry, shapes.members, shapes.pair_of_shape,
-                                   table, shared)
+                                   table)
 
     def candidates(
         self,

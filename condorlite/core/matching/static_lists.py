@@ -11,8 +11,10 @@ position of its first entry still available. A shape of several offers gives the
 a sorted run, made once per (shape, job rank, dependent ranks) and shared by every
 list that holds it: classes whose ranks differ in one shape share the others' runs.
 The offers of one-offer shapes (most shapes where every slot differs) get their
-entries made together, per equal ranks (``_made``); without dependent ranks, once per
-(job rank source, offer) for every list (``candidates.SharedEntries``). An entry of an
+entries made together, per equal ranks (``_made``), and each entry once per (ranks'
+number, offer) for every list (``_singles``): an unheld static offer is never stamped
+(its ``version`` is fixed), so its entry is a function of the offer and the ranks
+the number stands for, dependent ranks included. An entry of an
 offer that has left stays (the scan passes over it) until half of the list has left; the list is
 then made again of the rest, as a new object: a list handed out is never changed in
 place.
@@ -49,7 +51,6 @@ from condorlite.core.matching.candidates import (
     POST,
     PRE,
     PairEval,
-    SharedEntries,
     as_rank,
     make_entries,
     make_pair,
@@ -79,8 +80,7 @@ class StaticLists:
     """The static lists of one cycle's matchmaker (see the module doc)."""
 
     def __init__(self, registry: list[Offer], members: dict[int, dict[int, None]],
-                 pair_of: dict[int, int], table: MatchTable,
-                 shared: SharedEntries | None = None) -> None:
+                 pair_of: dict[int, int], table: MatchTable) -> None:
         #: the matchmaker's offers by ``seq``, its static shapes' available members,
         #: and each shape's pair shape (read, never changed here)
         self.registry, self.members, self.pair_of = registry, members, pair_of
@@ -106,9 +106,9 @@ class StaticLists:
         self._places: list[int] = []
         #: each offer's weight by ``seq`` (``_weights``: a weight never changes)
         self._weight_of: list[float] = []
-        #: the entries of one-offer shapes without dependent ranks, shared between
-        #: lists (``candidates.SharedEntries``)
-        self._entries = SharedEntries(registry) if shared is None else shared
+        #: the number of ranks (``_rank_numbers``) -> offer seq -> the entry of a
+        #: one-offer shape's offer for those ranks, shared between lists (``_singles``)
+        self._singles_made: dict[int, dict[int, tuple]] = {}
 
     def entries(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None = None
@@ -211,7 +211,7 @@ class StaticLists:
         the entries of the shapes of one offer are made here, those of equal ranks
         in one ``make_entries`` call (a run of one entry would cost a call, a sort
         and a key of its own)."""
-        registry, members = self.registry, self.members
+        members = self.members
         runs: list[list[tuple]] = []
         of_shapes = []
         least = math.inf
@@ -229,12 +229,10 @@ class StaticLists:
             run, run_least = self._run(shape, pe, (shape, rank), column)
             runs.append(run)
             least = min(least, run_least)
-        for pe, seqs in singles.values():
+        for rank, (pe, seqs) in singles.items():
             if len(seqs) >= ORDERED:
                 seqs.sort(key=self._order().__getitem__)
-            runs.append(self._entries.entries(seqs, pe, NO_PREEMPTION, column)
-                        if not pe.dependent else
-                        make_entries(registry, seqs, pe, NO_PREEMPTION, column=column))
+            runs.append(self._singles(rank, seqs, pe, column))
             least = min(least, min(map(self._weights().__getitem__, seqs)))
         # (one run is shared as it is, a list handed out never changing; else the
         # sorted runs and the groups, concatenated: the sort merges them, a group
@@ -242,6 +240,23 @@ class StaticLists:
         entries = (runs[0] if len(runs) == 1 and not singles
                    else sorted(chain.from_iterable(runs)))
         return [entries, of_shapes, 0, least]
+
+    def _singles(self, rank: int, seqs: list[int], pe: PairEval,
+                 column: RankColumn | None) -> list[tuple]:
+        """``make_entries(registry, seqs, pe, NO_PREEMPTION, column=column)``, each
+        entry made once per (``rank``, offer) and shared by every list: ``rank``
+        numbers the job rank (or ``column``) and the dependent ranks of ``pe``
+        (``_holder``), which with the offer's independent ranks, name and version
+        are all an entry holds, and an unheld static offer's version never moves
+        (only carving and claims stamp an offer)."""
+        made = self._singles_made.get(rank)
+        if made is None:
+            made = self._singles_made[rank] = {}
+        fresh = [k for k in seqs if k not in made]
+        if fresh:
+            made.update(zip(fresh, make_entries(self.registry, fresh, pe, NO_PREEMPTION,
+                                                column=column), strict=True))
+        return [made[k] for k in seqs]
 
     def _order(self) -> list[int]:
         """Each available static offer's place (by ``seq``) in the order of its

@@ -32,7 +32,8 @@ Work, not outcome: a vector is made per pair shape, which is most often per offe
 (every slot its own ``Disk``), so ``slot_vectors.VectorNumbers`` makes
 ``vector_of``'s vector without its per-offer sort and index: the resource names looked
 up in their sorted order, one index per names shared by their vectors (an index is
-only read).
+only read), and the part's key is made once per part, not per offer: its id is kept
+by the identity of the static names' ``Canon`` numbers (``StaticNumbers._vector``).
 """
 
 from __future__ import annotations
@@ -105,6 +106,10 @@ class StaticNumbers:
         shapes = self._shapes
         #: static key -> part id
         ids: dict[tuple, int] = {}
+        #: (id(the static names' numbers), id(the static names' memo), held,
+        #: id(flags)) -> (those three, the part id): ``_vector``'s part ids by the
+        #: identity of what their key is made of
+        parts: dict[tuple, tuple] = {}
         found: list[tuple[Offer, SlotVector]] = []
         #: part -> the pair shapes of its offers (a pair is evaluated once per shape:
         #: a program pays only where it stands for several)
@@ -135,7 +140,8 @@ class StaticNumbers:
                        for name in literals]), offer.holder)
             vector = by_pair.get(memo, _MISSING)
             if vector is _MISSING:
-                vector = by_pair[memo] = self._vector(offer, walk[2], pair_names, ids)
+                vector = by_pair[memo] = self._vector(offer, walk[2], pair_names, ids,
+                                                      parts)
             if vector is None:
                 continue
             pair_shapes = shapes_of.get(vector.static)  # type: ignore[union-attr]
@@ -155,12 +161,20 @@ class StaticNumbers:
         return kept
 
     def _vector(self, offer: Offer, walk: tuple, pair_names: dict[int, tuple],
-                ids: dict[tuple, int]) -> SlotVector | None:
+                ids: dict[tuple, int], parts: dict[tuple, tuple]) -> SlotVector | None:
         """The offer's vector (``slot_vectors.vector_of``) with its part's id
         (``SlotVector.static``, numbered in ``ids`` by the part's key), or None when
         its resources are not all number literals. ``walk``: the offer's (flags,
         walked names, reaches); ``pair_names``: ``_work_out``'s memo of held
-        offers' pair names."""
+        offers' pair names; ``parts``: its memo of part ids by identities.
+
+        The part's key (``ShapeKeys.key`` of the static names, with the held flag,
+        the flags and the vector's names) is made only for a new (static names'
+        numbers, static names, held, flags): ``Canon.entry_key`` gives one numbers
+        tuple per (names, the ad's table entries), which the slots of a part share
+        (10k static mix: 10,000 keys made, hashed and looked up for 15 parts), and
+        equal identities make equal keys, so the id is the one ``ids`` gives the
+        key (first sight numbers them, as before)."""
         shapes = self._shapes
         flags, walked, _ = walk
         literals = offer.literals
@@ -191,9 +205,16 @@ class StaticNumbers:
             found = statics[id(walked), vector.names] = (
                 walked, tuple(n for n in walked if n not in vector.index))
         static = found[1]
-        key = shapes.shape_keys.key(offer.ad, static, ("static", offer.holder is not None,
-                                                      flags, vector.names))
-        vector.static = ids.setdefault(key, len(ids) + 1)
+        busy = offer.holder is not None
+        ad = offer.ad
+        numbers = shapes.shape_keys.canon.entry_key(ad, static)
+        memo = (id(numbers), id(found), busy, id(flags))
+        part = parts.get(memo)
+        if part is None:
+            key = shapes.shape_keys.key(ad, static, ("static", busy, flags, vector.names))
+            # (the three held, so that their ids stay theirs while the memo lives)
+            part = parts[memo] = (numbers, found, flags, ids.setdefault(key, len(ids) + 1))
+        vector.static = part[3]
         return vector
 
 

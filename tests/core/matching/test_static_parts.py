@@ -24,10 +24,10 @@ from condorlite.core import adeval
 from condorlite.core.classad.partial import Constant
 from condorlite.core.classad.residuals import bound_test
 from condorlite.core.matching import box_ranges, static_lists, static_parts
-from condorlite.core.matching.candidates import ENTRY_IDX, as_rank
+from condorlite.core.matching.candidates import ENTRY_IDX, as_rank, make_entries
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.static_lists import StaticLists
-from condorlite.core.model import Submitter
+from condorlite.core.model import NO_PREEMPTION, Submitter
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import ad_text, run_both
 
@@ -304,3 +304,38 @@ def test_a_lists_alive_count_is_its_available_offers(monkeypatch):
     run_both([_slot(i) for i in range(96)], jobs, POLICY)
     # (a list compacted: its offers more than half gone, it was made again shorter)
     assert any(seen[-1] < seen[0] for seen in sizes.values())
+
+
+def test_one_offer_entries_are_made_once_per_ranks_and_offer(monkeypatch):
+    """A one-offer shape's entry is made once per (ranks' number, offer) and handed
+    to every list of those ranks (``StaticLists._singles``), dependent ranks
+    included: each list's entries equal ``make_entries``' and later lists take the
+    same tuples. The pre-job rank reads the job (dependent ranks), every slot its own
+    ``Disk`` (one-offer shapes); classes of two bounds and three ``RequestMemory``
+    (three dependent ranks per slot): lists of one rank share entries, lists of
+    another make their own (keyed by the job rank alone, they would be wrong)."""
+    singles = StaticLists._singles
+    made: dict[tuple[int, int], tuple] = {}
+    shared = []
+    dependent = []
+
+    def checked(self, rank, seqs, pe, column):  # type: ignore[no-untyped-def]
+        out = singles(self, rank, seqs, pe, column)
+        dependent.append(bool(pe.dependent))
+        assert out == make_entries(self.registry, seqs, pe, NO_PREEMPTION, column=column)
+        for k, entry in zip(seqs, out, strict=True):
+            if (rank, k) in made:
+                assert made[rank, k] is entry
+                shared.append(k)
+            made[rank, k] = entry
+        return out
+
+    monkeypatch.setattr(StaticLists, "_singles", checked)
+    policy = Policy(uid_domain="example.org",
+                    negotiator_pre_job_rank="TARGET.RequestMemory - MY.Memory")
+    jobs = [_job(c, p, f"TARGET.Disk >= {41000 + 1000 * (c % 2)}",
+                 RequestMemory=1000 + 100 * (c // 2)) for c in (1, 2, 3, 4, 5, 6)
+            for p in range(30)]
+    run_both([_slot(i) for i in range(96)], jobs, policy)
+    assert any(dependent)
+    assert shared

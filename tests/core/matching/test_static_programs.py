@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from condorlite.core.matching import static_programs
+from condorlite.core.matching.expr_numbers import Canon
+from condorlite.core.matching.shape_keys import ShapeKeys
 from condorlite.core.model import Submitter
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import Policy
@@ -157,3 +159,41 @@ def test_held_slots_of_many_holders_share_a_part():
              if fast.mm.shapes.registry[seq].holder is not None}
     assert len(parts) < len(holders)  # held slots of different holders share parts
     assert any(p is not None for p in fast.mm.table._static_programs.values())
+
+
+def test_part_ids_by_the_identity_of_their_numbers_equal_a_key_per_slot(
+        tmp_path, monkeypatch):
+    """``StaticNumbers._vector`` makes a part's key only for a new (static names'
+    numbers, static names, held, flags) by identity: on a realistic pool (disk share,
+    claimed desktops, own literals) every static offer's vector and part id equal
+    those of a cycle where ``Canon.entry_key`` hands out a new tuple each time (a key
+    made, hashed and numbered per slot, as before), with far fewer keys made."""
+    spec = genpool.PoolSpec(slots=300, jobs=300, submitters=8, autoclusters=40, seed=6,
+                            partitionable_fraction=0.0, realistic=True, unique=True,
+                            disk_share=True, rank_fraction=0.3, claimed_fraction=0.3,
+                            preemption_requirements=PREEMPTION)
+    slots, jobs, subs, policy = _pool(tmp_path, spec)
+    made: list[int] = []
+    key = ShapeKeys.key
+
+    def counted(self, ad, walked, extra):  # type: ignore[no-untyped-def]
+        made.append(1)
+        return key(self, ad, walked, extra)
+
+    monkeypatch.setattr(ShapeKeys, "key", counted)
+
+    def parts() -> tuple[dict[int, tuple], int]:
+        made.clear()
+        cycle = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
+        cycle.mm.table.static_vector(cycle.mm.shapes.registry[0])  # (worked out)
+        vectors = cycle.mm.table._numbers._vectors
+        return {seq: (v.static, v.vals, v.names) for seq, v in vectors.items()}, len(made)
+
+    shared, keys = parts()
+    entry_key = Canon.entry_key
+    monkeypatch.setattr(Canon, "entry_key",
+                        lambda self, ad, names: tuple(list(entry_key(self, ad, names))))
+    alone, per_slot = parts()
+    assert shared == alone
+    assert len({static for static, _, _ in shared.values()}) > 2
+    assert keys * 4 < per_slot
