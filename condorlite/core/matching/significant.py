@@ -62,7 +62,7 @@ from condorlite.core.matching.autocluster import (
     Autoclusters,
     _table,
     build,
-    referenced,
+    referenced_lower,
     slot_side_names,
 )
 from condorlite.core.matching.expr_numbers import Canon
@@ -288,7 +288,7 @@ def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
     representative = dict(enumerate(class_firsts, 1))
     target_names: set[str] = set()
     for job in representative.values():
-        target_names |= referenced(job.ad, rows.names)
+        target_names |= referenced_lower(job.ad, rows.names)
     ids = rows.ids
     # (aligned lists, read as dicts only when asked: ``row_maps``)
     match_class_of = RowMap(ids, _per_row(class_of_run, rows.starts, len(idle)), idle)

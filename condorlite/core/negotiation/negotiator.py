@@ -102,12 +102,14 @@ class Cycle:
             idle = [j for j in idle if j.id not in held]
         self.idle = idle
         self.ac = self._autoclusters(slots, idle)
-        defined: set[str] = set()
-        for rep in self.ac.representative.values():
-            defined.update(adeval.lower_names(rep.ad))  # (ClassAd-lite: its table's keys)
-        self.mm = Matchmaker(policy, now, self.ac.job_names, frozenset(defined),
-                             self.ac.target_names, self.ac.binding_refs,
-                             [rep.ad for rep in self.ac.representative.values()])
+        reps = [rep.ad for rep in self.ac.representative.values()]
+        # every name some class's representative binds: one C-level union of the
+        # ClassAd-lite tables (keyed by lower-cased name), not a ``set.update`` per ad
+        tables = adeval.tables(reps)
+        defined = frozenset().union(*(map(adeval.lower_names, reps) if tables is None
+                                      else tables))
+        self.mm = Matchmaker(policy, now, self.ac.job_names, defined,
+                             self.ac.target_names, self.ac.binding_refs, reps)
         for offer in self.offers:
             self.mm.prepare(offer)
         self.costs = PieceCosts(self.offers, self.mm, policy)
