@@ -47,6 +47,10 @@ T = TypeVar("T")
 COMPILED = oldscan.enabled() and oldscan.changes is not None
 #: ``gather`` in C (``oldscan.gather``) where it is built and the scanner is on
 GATHER_COMPILED = oldscan.enabled() and oldscan.gather is not None
+try:  # the slots' side's pass (``distinct_expressions``) in C, with ``COMPILED``
+    from condorlite.core.classad._oldscan import expressions as _compiled_expressions
+except ImportError:  # (no compiled module, or one older than it: ``changes`` serves)
+    _compiled_expressions = None
 #: the member descriptors ``oldscan.gather`` reads: a job's ad and id, an ad's table
 #: and reader mark
 _JOB_MEMBERS = (Job.__dict__["ad"], Job.__dict__["id"])
@@ -88,8 +92,12 @@ def distinct_expressions(tables: list[dict], names: list[str], marks: list | Non
     identity dedup of all of them cost ~20 ms and ``names_in`` over its 56,959 ~9 ms,
     the filter first ~6 ms in all (RESULTS, session 27, setu27)."""
     if COMPILED:
-        # (one C pass for all the names: a pass per name skipped more rows of the
-        # slots' runs but cost more in all)
+        # (one C pass for all the names, the literals and the absent dropped and the
+        # rest deduplicated in it, ``_oldscan.expressions``: no list of every changed
+        # entry for Python to filter, and a run's later rows read for the names in
+        # its mark alone)
+        if _compiled_expressions is not None:
+            return _compiled_expressions(tables, names, marks, Literal)
         return distinct(_expressions(oldscan.changes(tables, names, marks)[1]))
     names = [name for name in names if any(map(dict.__contains__, tables, repeat(name)))]
     entries: list = []

@@ -352,6 +352,52 @@ def test_the_compiled_cuts_skip_a_runs_rows_when_no_name_is_in_its_mark() -> Non
         oldscan.changes(tables, ["a"], marks[:2])  # (one mark a row)
 
 
+def test_the_compiled_expressions_read_a_runs_rows_for_the_names_in_its_mark() -> None:
+    """``_oldscan.expressions`` (the slots' side in C): the distinct non-literal
+    entries of the names' columns, in first-seen order, as ``changes``' values less
+    the absent and the literals; with run marks, a run's rows after its first are read
+    only for the names in its mark (the others hold the row before's entries, the
+    reader's invariant), and a mark that is no set reads every name."""
+    expressions = getattr(columns, "_compiled_expressions", None)
+    if expressions is None or oldscan.changes is None:
+        pytest.skip("the compiled module is not built")
+    start = ("Start", parse_ad("Start = KeyboardIdle > 9")._attrs["start"][1])
+    rank = ("Rank", parse_ad("Rank = Mips")._attrs["rank"][1])
+    other = ("Rank", parse_ad("Rank = KFlops")._attrs["rank"][1])
+    own = [("KFlops", Literal(n)) for n in range(5)]
+    tables = [{"kflops": own[0], "start": start, "rank": rank},
+              {"kflops": own[1], "start": start, "rank": other},
+              {"kflops": own[2], "start": start},
+              {"kflops": own[3], "start": ("Start", Literal(True)), "rank": rank},
+              {"kflops": own[4], "start": start, "rank": other}]
+    names = ["gone", "kflops", "rank", "start"]
+
+    def expected(rows, keys=names):
+        values = oldscan.changes(rows, keys)[1]
+        kept = [v for v in values if v is not None and type(v[1]) is not Literal]
+        return list({id(v): v for v in kept}.values())
+
+    found = expressions(tables, names, None, Literal)
+    assert found == expected(tables) == [rank, start, other]
+    assert all(a is b for a, b in zip(found, [rank, start, other], strict=True))
+    run, unmarked = {"kflops", "rank"}, object()
+    assert expressions(tables, names, [run] * 5, Literal) == found
+    assert expressions(tables, names, [unmarked] * 5, Literal) == found
+    # (a run that broke the invariant shows what was read: ``start`` at row 0 alone)
+    broken = [dict(table) for table in tables]
+    broken[1]["start"] = ("Start", parse_ad("Start = Owner == 1")._attrs["start"][1])
+    assert expressions(broken, ["start"], [run] * 5, Literal) == [start]
+    assert expressions(broken, ["start"], [unmarked] * 5, Literal) == expected(broken, ["start"])
+    assert len(expected(broken, ["start"])) == 2
+    assert expressions(tables, ["kflops"], None, Literal) == []
+    with pytest.raises(TypeError):
+        expressions(tables, names, [run] * 2, Literal)  # (one mark a row)
+    with pytest.raises(TypeError):
+        expressions([{"a": start}, ["not", "a", "dict"]], ["a"], None, Literal)
+    with pytest.raises(TypeError):
+        expressions(tables, [1], None, Literal)
+
+
 def _rows_in_python(jobs):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(columns, "GATHER_COMPILED", False)

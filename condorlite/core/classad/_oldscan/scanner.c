@@ -593,6 +593,10 @@ static PyMethodDef module_methods[] = {
     {"entry_key", (PyCFunction)(void (*)(void))oldscan_entry_key, METH_FASTCALL,
      "entry_key(table, names): the identities of table's values for names, as bytes "
      "(see condorlite/core/entry_keys.py)."},
+    {"expressions", (PyCFunction)(void (*)(void))oldscan_expressions, METH_FASTCALL,
+     "expressions(tables, keys, marks, literal): the distinct values (by identity) of "
+     "the keys' columns that are present and whose item 1 is not of type literal; see "
+     "columns.c."},
     {"gather", (PyCFunction)(void (*)(void))oldscan_gather, METH_FASTCALL,
      "gather(rows, row_members, ad_type, ad_members): (each row's ad's table, its run "
      "mark, the row's id) as three lists, or None when some ad is not of ad_type; see "
