@@ -39,7 +39,7 @@ from condorlite.core.classad import oldscan
 from condorlite.core.classad.ad import TABLE_SLOT, ClassAd
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.refs import names as expr_names
-from condorlite.core.model import Job
+from condorlite.core.model import IDLE, Job
 
 T = TypeVar("T")
 
@@ -54,6 +54,12 @@ except ImportError:  # (no compiled module, or one older than it: ``changes`` se
 #: the member descriptors ``oldscan.gather`` reads: a job's ad and id, an ad's table
 #: and reader mark
 _JOB_MEMBERS = (Job.__dict__["ad"], Job.__dict__["id"])
+#: a job's status, as ``_oldscan.select`` reads it
+_JOB_STATUS = Job.__dict__["status"]
+try:  # the idle jobs in C (``idle_jobs``), with ``GATHER_COMPILED``
+    from condorlite.core.classad._oldscan import select as _compiled_select
+except ImportError:  # (no compiled module, or one older than it)
+    _compiled_select = None
 _AD_MEMBERS = (ClassAd.__dict__[TABLE_SLOT], ClassAd.__dict__["layout"])
 
 
@@ -75,6 +81,17 @@ def gather(jobs: list[Job]) -> Rows | None:
         # (a row or ad of another type: read as below)
     both = adeval.tables_and_marks([job.ad for job in jobs])
     return None if both is None else Rows(both[0], both[1], [job.id for job in jobs])
+
+
+def idle_jobs(jobs: list[Job]) -> list[Job]:
+    """The jobs whose status is ``IDLE``, in their order: in C where built
+    (``_oldscan.select``: each job's status member read at its offset and compared,
+    the very object first), else a comprehension (its attribute read and integer test
+    the interpreter's specialised ones, about 260 instructions a job against 600 for
+    ``compress`` over ``map(attrgetter)``; RESULTS, session 31)."""
+    if GATHER_COMPILED and _compiled_select is not None and type(jobs) is list:
+        return _compiled_select(jobs, _JOB_STATUS, IDLE)
+    return [job for job in jobs if job.status == IDLE]
 
 
 def distinct_expressions(tables: list[dict], names: list[str], marks: list | None

@@ -20,6 +20,7 @@ from condorlite.core.classad import oldscan, parse_ad
 from condorlite.core.classad.ast import Literal
 from condorlite.core.matching import columns, significant
 from condorlite.core.matching.significant import build_closed
+from condorlite.core.model import IDLE
 from condorlite.core.policy import Policy
 from tests.core._pool import decoded_texts, job, slot
 from tests.core.matching.test_autocluster import (
@@ -447,3 +448,33 @@ def test_the_compiled_gather_refuses_what_it_cannot_read() -> None:
         oldscan.gather(jobs, ("ad", "id"), ad_type, ad_members)
     with pytest.raises(TypeError):
         oldscan.gather(jobs, members, ad_type, ad_members[:1])
+
+
+def test_idle_jobs_are_the_jobs_whose_status_is_idle() -> None:
+    """``columns.idle_jobs``: the jobs whose status == IDLE, in order, the very Job
+    objects, the same in C (``_oldscan.select``) and in Python; a status equal to IDLE
+    without being the same object is idle too, and rows of other types are read
+    through the member's descriptor (a row without a status raises as Python does)."""
+    jobs = [replace(job(1, proc, "alice"), status=status)
+            for proc, status in enumerate([IDLE, 2, IDLE, 5, IDLE, 1.0, True, 0])]
+    expected = [j for j in jobs if j.status == IDLE]
+    assert [j.proc for j in expected] == [0, 2, 4, 5, 6]
+    found = columns.idle_jobs(jobs)
+    assert found == expected and all(a is b for a, b in zip(found, expected, strict=True))
+    assert columns.idle_jobs([]) == []
+    select = getattr(columns, "_compiled_select", None)
+    if select is None or not columns.GATHER_COMPILED:
+        return
+    big = 10 ** 20  # (equal ints that are not one object)
+    later = [replace(j, status=int(str(big))) for j in jobs[:3]]
+    assert select(later, columns._JOB_STATUS, big) == later
+
+    class Other:  # (no slot of Job's: the descriptor refuses it)
+        status = IDLE
+
+    with pytest.raises(TypeError):
+        select([*jobs, Other()], columns._JOB_STATUS, IDLE)
+    with pytest.raises(TypeError):
+        select(tuple(jobs), columns._JOB_STATUS, IDLE)
+    with pytest.raises(TypeError):
+        select(jobs, "status", IDLE)

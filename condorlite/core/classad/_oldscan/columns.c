@@ -270,13 +270,31 @@ fail:
  * <=), ascending, after 0. Where a row is not exactly of the members' type, its values
  * are read through the descriptors' get as Python reads them. For the cuts of the
  * queue order's blocks (matching/queue_blocks.py): no tuple built per row. */
+/* A member descriptor's value on `row` (a new reference, NULL with an exception):
+ * read at the member's offset where `row` is exactly of the descriptor's type and the
+ * member an object slot that is set, else through the descriptor's get (which raises
+ * as Python would). */
+static PyObject *
+member_value(PyObject *descr, PyObject *row)
+{
+    PyMemberDef *def = ((PyMemberDescrObject *)descr)->d_member;
+    if (Py_TYPE(row) == PyDescr_TYPE(descr) && def->type == T_OBJECT_EX
+            && !(def->flags & READ_RESTRICTED)) {
+        PyObject *value = *(PyObject **)((char *)row + def->offset);
+        if (value != NULL) {
+            Py_INCREF(value);
+            return value;
+        }
+    }
+    return Py_TYPE(descr)->tp_descr_get(descr, row, (PyObject *)Py_TYPE(row));
+}
+
 static PyObject *
 values_of(PyObject *members, PyObject *row, PyObject **out)
 {
     Py_ssize_t m = PyTuple_GET_SIZE(members);
     for (Py_ssize_t i = 0; i < m; i++) {
-        PyObject *descr = PyTuple_GET_ITEM(members, i);
-        out[i] = Py_TYPE(descr)->tp_descr_get(descr, row, (PyObject *)Py_TYPE(row));
+        out[i] = member_value(PyTuple_GET_ITEM(members, i), row);
         if (out[i] == NULL) {
             while (i > 0)
                 Py_DECREF(out[--i]);
@@ -487,4 +505,41 @@ fail:
     Py_DECREF(keys);
     Py_XDECREF(mark_before);
     return NULL;
+}
+
+/* select(rows, member, value) -> list: `rows` a list, `member` a member descriptor
+ * (a slot of the rows' type). The rows whose member's value == `value` (Python's
+ * truth of ==, the very object first), in order. For the cycle's idle jobs
+ * (matching/columns.py): one C loop, the member read at its offset, not a list
+ * comprehension's attribute read and compare per job. */
+PyObject *
+oldscan_select(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyList_CheckExact(args[0])
+            || !PyObject_TypeCheck(args[1], &PyMemberDescr_Type)) {
+        PyErr_SetString(PyExc_TypeError, "select(rows: list, member: a slot, value)");
+        return NULL;
+    }
+    PyObject *rows = args[0], *member = args[1], *wanted = args[2];
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(rows); i++) {
+        PyObject *row = PyList_GET_ITEM(rows, i);
+        Py_INCREF(row);  /* (the list may change under a value's __eq__) */
+        PyObject *value = member_value(member, row);
+        int equal = -1;
+        if (value != NULL) {
+            equal = value == wanted ? 1 : PyObject_RichCompareBool(value, wanted, Py_EQ);
+            Py_DECREF(value);
+        }
+        if (equal > 0)
+            equal = PyList_Append(out, row) < 0 ? -1 : 1;
+        Py_DECREF(row);
+        if (equal < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+    }
+    return out;
 }
