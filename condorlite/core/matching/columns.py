@@ -22,9 +22,16 @@ Two ways, one answer up to the cuts' test (``COMPILED`` chooses; the tests run b
   (``ClassAd.layout``), so the rows of a run after its first are not read at all when
   no name read is in it (a cluster's jobs are read as one row).
 
+The slots' side (``distinct_expressions``) in C is a pass of its own
+(``_oldscan.expressions``): it drops the absent and the literal entries where it reads
+them and tells the rest apart by identity, so no list of every changed entry is made
+for Python to filter, and a slot run's later rows are read for the names in the run's
+mark alone (the others hold the row before's entries).
+
 ``gather`` reads the rows themselves off a chunk of jobs, the same two ways: each
 job's table, run mark and id (``oldscan.gather``: one C pass for what five Python
-passes read), or None when some job's ad is not ClassAd-lite.
+passes read), or None when some job's ad is not ClassAd-lite. ``idle_jobs`` is the
+cycle's filter of its jobs by status before that, in C too (``_oldscan.select``).
 """
 
 from __future__ import annotations

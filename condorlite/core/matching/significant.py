@@ -24,8 +24,9 @@ a slice of its column, not ``islice`` (an iterator call less per row).
 
 The column passes (a chunk's cuts, a late name's, the configured names', and the
 slots' columns) are ``columns``': where the compiled module is built, one C loop
-(``oldscan.changes``) that compares each entry with the row before's by identity,
-where Python builds a tuple per row and compares tuples. An identity cut may split a
+(``oldscan.changes``; the slots' columns ``_oldscan.expressions``, which keeps only
+the entries that are not literals) that compares each entry with the row before's by
+identity, where Python builds a tuple per row and compares tuples. An identity cut may split a
 run that ``!=`` would not (equal entries that are not the same object); runs are
 merged into classes by ``Canon`` numbers, so the classes, their numbers and
 representatives are the same either way (the tests run both). The loop also takes
