@@ -97,7 +97,10 @@ def idle_jobs(jobs: list[Job]) -> list[Job]:
     the interpreter's specialised ones, about 260 instructions a job against 600 for
     ``compress`` over ``map(attrgetter)``; RESULTS, session 31)."""
     if GATHER_COMPILED and _compiled_select is not None and type(jobs) is list:
-        return _compiled_select(jobs, _JOB_STATUS, IDLE)
+        found = _compiled_select(jobs, _JOB_STATUS, IDLE)
+        if found is not None:
+            return found
+        # (a row of another type: read as below)
     return [job for job in jobs if job.status == IDLE]
 
 

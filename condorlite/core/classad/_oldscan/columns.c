@@ -507,11 +507,12 @@ fail:
     return NULL;
 }
 
-/* select(rows, member, value) -> list: `rows` a list, `member` a member descriptor
- * (a slot of the rows' type). The rows whose member's value == `value` (Python's
- * truth of ==, the very object first), in order. For the cycle's idle jobs
- * (matching/columns.py): one C loop, the member read at its offset, not a list
- * comprehension's attribute read and compare per job. */
+/* select(rows, member, value) -> list or None: `rows` a list, `member` a member
+ * descriptor (a slot of the rows' type). The rows whose member's value == `value`
+ * (Python's truth of ==, the very object first), in order; None when some row is not
+ * exactly of the member's type (the caller reads those rows its own way, as gather's
+ * do). For the cycle's idle jobs (matching/columns.py): one C loop, the member read
+ * at its offset, not a list comprehension's attribute read and compare per job. */
 PyObject *
 oldscan_select(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -526,6 +527,10 @@ oldscan_select(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(rows); i++) {
         PyObject *row = PyList_GET_ITEM(rows, i);
+        if (Py_TYPE(row) != PyDescr_TYPE(member)) {
+            Py_DECREF(out);
+            Py_RETURN_NONE;
+        }
         Py_INCREF(row);  /* (the list may change under a value's __eq__) */
         PyObject *value = member_value(member, row);
         int equal = -1;

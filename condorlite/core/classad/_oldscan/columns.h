@@ -16,7 +16,8 @@ PyObject *oldscan_gather(PyObject *module, PyObject *const *args, Py_ssize_t nar
 PyObject *oldscan_descents(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 /* expressions(tables, keys, marks, literal): the distinct values of the keys' columns
  * that are present and not literals; see columns.c. */
-/* select(rows, member, value): the rows whose member's value == value; see columns.c. */
+/* select(rows, member, value): the rows whose member's value == value, or None; see
+ * columns.c. */
 PyObject *oldscan_select(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *oldscan_expressions(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 

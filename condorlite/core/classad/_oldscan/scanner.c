@@ -605,8 +605,8 @@ static PyMethodDef module_methods[] = {
      "run_jobs(ads, start, mark, cluster, out, types): the Jobs of a reader run's job "
      "ads appended to out, and the place of the first ad not taken; see jobruns.c."},
     {"select", (PyCFunction)(void (*)(void))oldscan_select, METH_FASTCALL,
-     "select(rows, member, value): the rows whose member's value == value, in order; "
-     "see columns.c."},
+     "select(rows, member, value): the rows whose member's value == value, in order, "
+     "or None when some row is not of the member's type; see columns.c."},
     {"slotted", (PyCFunction)(void (*)(void))oldscan_slotted, METH_FASTCALL,
      "slotted(members, type, *values): a new instance of type (no __init__ run) with "
      "its member descriptors set to values in order, those past them to None."},
