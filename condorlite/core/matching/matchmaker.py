@@ -52,7 +52,7 @@ from collections.abc import Iterable
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.refs import names as expr_names
-from condorlite.core.matching.autocluster import ALWAYS_SIGNIFICANT, referenced
+from condorlite.core.matching.autocluster import ALWAYS_SIGNIFICANT, referenced_lower
 from condorlite.core.matching.candidates import Candidates, PairEval
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.evaluation_count import EvaluationCount
@@ -170,7 +170,7 @@ class Matchmaker:
         rank_refs, other_refs = [], []
         for ad in representatives:
             reach = rank_reach(ad)
-            other = referenced(ad, others)
+            other = referenced_lower(ad, others)
             rank_refs.append(reach)
             # A Rank another binding reads, or one that reads a Submitter* name (no
             # column: ``RankColumns.of_class``), is evaluated per shape: its names

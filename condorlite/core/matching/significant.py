@@ -24,8 +24,9 @@ a slice of its column, not ``islice`` (an iterator call less per row).
 
 The column passes (a chunk's cuts, a late name's, the configured names', and the
 slots' columns) are ``columns``': where the compiled module is built, one C loop
-(``oldscan.changes``) that compares each entry with the row before's by identity,
-where Python builds a tuple per row and compares tuples. An identity cut may split a
+(``oldscan.changes``; the slots' columns ``_oldscan.expressions``, which keeps only
+the entries that are not literals) that compares each entry with the row before's by
+identity, where Python builds a tuple per row and compares tuples. An identity cut may split a
 run that ``!=`` would not (equal entries that are not the same object); runs are
 merged into classes by ``Canon`` numbers, so the classes, their numbers and
 representatives are the same either way (the tests run both). The loop also takes
@@ -62,7 +63,7 @@ from condorlite.core.matching.autocluster import (
     Autoclusters,
     _table,
     build,
-    referenced,
+    referenced_lower,
     slot_side_names,
 )
 from condorlite.core.matching.expr_numbers import Canon
@@ -288,7 +289,7 @@ def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
     representative = dict(enumerate(class_firsts, 1))
     target_names: set[str] = set()
     for job in representative.values():
-        target_names |= referenced(job.ad, rows.names)
+        target_names |= referenced_lower(job.ad, rows.names)
     ids = rows.ids
     # (aligned lists, read as dicts only when asked: ``row_maps``)
     match_class_of = RowMap(ids, _per_row(class_of_run, rows.starts, len(idle)), idle)

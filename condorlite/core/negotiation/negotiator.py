@@ -57,13 +57,14 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from condorlite.core import adeval
+from condorlite.core.matching import columns
 from condorlite.core.matching.autocluster import Autoclusters
 from condorlite.core.matching.list_scan import ListScan
 from condorlite.core.matching.matchmaker import Matchmaker
 from condorlite.core.matching.piece_costs import PieceCosts
 from condorlite.core.matching.policy_exprs import PolicyExprs
 from condorlite.core.matching.significant import build_closed
-from condorlite.core.model import IDLE, Claim, CycleResult, Job, Slot, Submitter
+from condorlite.core.model import Claim, CycleResult, Job, Slot, Submitter
 from condorlite.core.negotiation import limits as lim
 from condorlite.core.negotiation.cycle_notes import CycleNotes
 from condorlite.core.negotiation.offer_pool import OfferPool, build_offers
@@ -94,20 +95,19 @@ class Cycle:
         self.min_weight = self.offer_pool.min_weight
         self.pool = sum(s.weight for s in slots)
         held = {c.job for c in claims if c.job}
-        # (a comprehension, not ``compress`` over ``map(attrgetter)``: its attribute
-        # read and integer test are the interpreter's specialised ones, about 260
-        # instructions a job against 600; RESULTS, session 31)
-        idle = [job for job in jobs if job.status == IDLE]
+        idle = columns.idle_jobs(jobs)
         if held:
             idle = [j for j in idle if j.id not in held]
         self.idle = idle
         self.ac = self._autoclusters(slots, idle)
-        defined: set[str] = set()
-        for rep in self.ac.representative.values():
-            defined.update(adeval.lower_names(rep.ad))  # (ClassAd-lite: its table's keys)
-        self.mm = Matchmaker(policy, now, self.ac.job_names, frozenset(defined),
-                             self.ac.target_names, self.ac.binding_refs,
-                             [rep.ad for rep in self.ac.representative.values()])
+        reps = [rep.ad for rep in self.ac.representative.values()]
+        # every name some class's representative binds: one C-level union of the
+        # ClassAd-lite tables (keyed by lower-cased name), not a ``set.update`` per ad
+        tables = adeval.tables(reps)
+        defined = frozenset().union(*(map(adeval.lower_names, reps) if tables is None
+                                      else tables))
+        self.mm = Matchmaker(policy, now, self.ac.job_names, defined,
+                             self.ac.target_names, self.ac.binding_refs, reps)
         for offer in self.offers:
             self.mm.prepare(offer)
         self.costs = PieceCosts(self.offers, self.mm, policy)

@@ -14,12 +14,14 @@ from hypothesis import strategies as st
 
 from condorlite.core.ad_decoder import job_from_ad, slot_from_ad
 from condorlite.core.classad import parse_ad, parse_ads
+from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.matching.autocluster import (
     build,
     closure,
     closure_union,
     referenced,
+    referenced_lower,
     request_names,
     slot_side_names,
 )
@@ -353,3 +355,16 @@ def test_referenced_reads_the_bindings_of_the_names_asked():
     # a name asked in another case is found as the ad's lookup finds it
     assert referenced(ad, ["MixedCase"]) == {"foo"}
     assert referenced(ad, ["lone", "mixedcase"]) == {"bar", "foo"}
+
+
+def test_referenced_lower_is_referenced_of_lower_case_names():
+    text = "NeedMem = Scale + MY.Base\nScale = 3\nMixedCase = TARGET.Foo\nLone = Bar"
+    asked = ["needmem", "scale", "absent", "mixedcase", "lone", "cpus", "rank"]
+    class Other(ClassAd):  # not ClassAd-lite: read through ``adeval.attr``
+        __slots__ = ()
+
+    for ad in (parse_ad(text), Other(parse_ad(text))):
+        assert referenced_lower(ad, asked) == referenced(ad, asked)
+        for name in asked:
+            assert referenced_lower(ad, (name,)) == referenced(ad, [name])
+    assert referenced_lower(parse_ad(text), ("scale", "absent")) == set()

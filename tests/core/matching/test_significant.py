@@ -20,6 +20,7 @@ from condorlite.core.classad import oldscan, parse_ad
 from condorlite.core.classad.ast import Literal
 from condorlite.core.matching import columns, significant
 from condorlite.core.matching.significant import build_closed
+from condorlite.core.model import IDLE
 from condorlite.core.policy import Policy
 from tests.core._pool import decoded_texts, job, slot
 from tests.core.matching.test_autocluster import (
@@ -352,6 +353,52 @@ def test_the_compiled_cuts_skip_a_runs_rows_when_no_name_is_in_its_mark() -> Non
         oldscan.changes(tables, ["a"], marks[:2])  # (one mark a row)
 
 
+def test_the_compiled_expressions_read_a_runs_rows_for_the_names_in_its_mark() -> None:
+    """``_oldscan.expressions`` (the slots' side in C): the distinct non-literal
+    entries of the names' columns, in first-seen order, as ``changes``' values less
+    the absent and the literals; with run marks, a run's rows after its first are read
+    only for the names in its mark (the others hold the row before's entries, the
+    reader's invariant), and a mark that is no set reads every name."""
+    expressions = getattr(columns, "_compiled_expressions", None)
+    if expressions is None or oldscan.changes is None:
+        pytest.skip("the compiled module is not built")
+    start = ("Start", parse_ad("Start = KeyboardIdle > 9")._attrs["start"][1])
+    rank = ("Rank", parse_ad("Rank = Mips")._attrs["rank"][1])
+    other = ("Rank", parse_ad("Rank = KFlops")._attrs["rank"][1])
+    own = [("KFlops", Literal(n)) for n in range(5)]
+    tables = [{"kflops": own[0], "start": start, "rank": rank},
+              {"kflops": own[1], "start": start, "rank": other},
+              {"kflops": own[2], "start": start},
+              {"kflops": own[3], "start": ("Start", Literal(True)), "rank": rank},
+              {"kflops": own[4], "start": start, "rank": other}]
+    names = ["gone", "kflops", "rank", "start"]
+
+    def expected(rows, keys=names):
+        values = oldscan.changes(rows, keys)[1]
+        kept = [v for v in values if v is not None and type(v[1]) is not Literal]
+        return list({id(v): v for v in kept}.values())
+
+    found = expressions(tables, names, None, Literal)
+    assert found == expected(tables) == [rank, start, other]
+    assert all(a is b for a, b in zip(found, [rank, start, other], strict=True))
+    run, unmarked = {"kflops", "rank"}, object()
+    assert expressions(tables, names, [run] * 5, Literal) == found
+    assert expressions(tables, names, [unmarked] * 5, Literal) == found
+    # (a run that broke the invariant shows what was read: ``start`` at row 0 alone)
+    broken = [dict(table) for table in tables]
+    broken[1]["start"] = ("Start", parse_ad("Start = Owner == 1")._attrs["start"][1])
+    assert expressions(broken, ["start"], [run] * 5, Literal) == [start]
+    assert expressions(broken, ["start"], [unmarked] * 5, Literal) == expected(broken, ["start"])
+    assert len(expected(broken, ["start"])) == 2
+    assert expressions(tables, ["kflops"], None, Literal) == []
+    with pytest.raises(TypeError):
+        expressions(tables, names, [run] * 2, Literal)  # (one mark a row)
+    with pytest.raises(TypeError):
+        expressions([{"a": start}, ["not", "a", "dict"]], ["a"], None, Literal)
+    with pytest.raises(TypeError):
+        expressions(tables, [1], None, Literal)
+
+
 def _rows_in_python(jobs):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(columns, "GATHER_COMPILED", False)
@@ -401,3 +448,34 @@ def test_the_compiled_gather_refuses_what_it_cannot_read() -> None:
         oldscan.gather(jobs, ("ad", "id"), ad_type, ad_members)
     with pytest.raises(TypeError):
         oldscan.gather(jobs, members, ad_type, ad_members[:1])
+
+
+def test_idle_jobs_are_the_jobs_whose_status_is_idle() -> None:
+    """``columns.idle_jobs``: the jobs whose status == IDLE, in order, the very Job
+    objects, the same in C (``_oldscan.select``) and in Python; a status equal to IDLE
+    without being the same object is idle too, and rows of another type are read in
+    Python (the C pass gives None for them)."""
+    jobs = [replace(job(1, proc, "alice"), status=status)
+            for proc, status in enumerate([IDLE, 2, IDLE, 5, IDLE, 1.0, True, 0])]
+    expected = [j for j in jobs if j.status == IDLE]
+    assert [j.proc for j in expected] == [0, 2, 4, 5, 6]
+    found = columns.idle_jobs(jobs)
+    assert found == expected and all(a is b for a, b in zip(found, expected, strict=True))
+    assert columns.idle_jobs([]) == []
+    select = getattr(columns, "_compiled_select", None)
+    if select is None or not columns.GATHER_COMPILED:
+        return
+    big = 10 ** 20  # (equal ints that are not one object)
+    later = [replace(j, status=int(str(big))) for j in jobs[:3]]
+    assert select(later, columns._JOB_STATUS, big) == later
+
+    class Other:  # (a row that is no Job: read in Python, not refused)
+        status = IDLE
+
+    other = Other()
+    assert select([*jobs, other], columns._JOB_STATUS, IDLE) is None
+    assert columns.idle_jobs([*jobs, other]) == [*expected, other]
+    with pytest.raises(TypeError):
+        select(tuple(jobs), columns._JOB_STATUS, IDLE)
+    with pytest.raises(TypeError):
+        select(jobs, "status", IDLE)

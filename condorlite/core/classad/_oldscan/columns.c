@@ -270,13 +270,31 @@ fail:
  * <=), ascending, after 0. Where a row is not exactly of the members' type, its values
  * are read through the descriptors' get as Python reads them. For the cuts of the
  * queue order's blocks (matching/queue_blocks.py): no tuple built per row. */
+/* A member descriptor's value on `row` (a new reference, NULL with an exception):
+ * read at the member's offset where `row` is exactly of the descriptor's type and the
+ * member an object slot that is set, else through the descriptor's get (which raises
+ * as Python would). */
+static PyObject *
+member_value(PyObject *descr, PyObject *row)
+{
+    PyMemberDef *def = ((PyMemberDescrObject *)descr)->d_member;
+    if (Py_TYPE(row) == PyDescr_TYPE(descr) && def->type == T_OBJECT_EX
+            && !(def->flags & READ_RESTRICTED)) {
+        PyObject *value = *(PyObject **)((char *)row + def->offset);
+        if (value != NULL) {
+            Py_INCREF(value);
+            return value;
+        }
+    }
+    return Py_TYPE(descr)->tp_descr_get(descr, row, (PyObject *)Py_TYPE(row));
+}
+
 static PyObject *
 values_of(PyObject *members, PyObject *row, PyObject **out)
 {
     Py_ssize_t m = PyTuple_GET_SIZE(members);
     for (Py_ssize_t i = 0; i < m; i++) {
-        PyObject *descr = PyTuple_GET_ITEM(members, i);
-        out[i] = Py_TYPE(descr)->tp_descr_get(descr, row, (PyObject *)Py_TYPE(row));
+        out[i] = member_value(PyTuple_GET_ITEM(members, i), row);
         if (out[i] == NULL) {
             while (i > 0)
                 Py_DECREF(out[--i]);
@@ -356,4 +374,177 @@ fail:
     }
     Py_XDECREF(cuts);
     return NULL;
+}
+
+/* expressions(tables, keys, marks, literal) -> list: `tables` a list of dicts (or
+ * lazy tables, as in changes), `keys` a list or tuple of str, `marks` each row's run
+ * mark as in changes (or None), `literal` a type. The distinct values (by identity,
+ * in the order first seen) of the keys' columns that are present and whose item 1 is
+ * not exactly of type `literal`: the entries ((spelling, expression) pairs) that may
+ * refer to names, the slots' own numbers left out.
+ *
+ * What `changes`' values less the literals and the absent, deduplicated, would give,
+ * without a list of every changed value (the slots' side of the grouping,
+ * matching/columns.py: a slot's own numbers, KFlops and the like, are nearly every
+ * value that changes from one slot to the next, and refer to no name). A value that is
+ * the very object of the row before's for its key is not looked at again; in a run's
+ * rows after its first (the row before's very mark, a set), only the keys in the
+ * mark are read: the others hold the row before's values. */
+PyObject *
+oldscan_expressions(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4 || !PyList_CheckExact(args[0])
+            || !(PyList_CheckExact(args[1]) || PyTuple_CheckExact(args[1]))
+            || (args[2] != Py_None
+                && !(PyList_CheckExact(args[2])
+                     && PyList_GET_SIZE(args[2]) == PyList_GET_SIZE(args[0])))
+            || !PyType_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "expressions(tables: list, keys: list | tuple, marks: list | None, "
+                        "literal: type)");
+        return NULL;
+    }
+    PyObject *tables = args[0];
+    PyObject *marks = args[2] != Py_None ? args[2] : NULL;
+    PyTypeObject *literal = (PyTypeObject *)args[3];
+    PyObject *mark_before = NULL;  /* (a strong reference) */
+    PyObject *keys = PySequence_Fast(args[1], "expressions: keys");
+    if (keys == NULL)
+        return NULL;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(keys);
+    PyObject **names = PySequence_Fast_ITEMS(keys);
+    PyObject *out = PyList_New(0);
+    PyObject *seen = PySet_New(NULL);  /* the ids of the values in out */
+    /* before[i]: key i's value in the row before (strong), NULL before row 0;
+     * in_mark[i]: whether key i is in mark_before (read in a run's later rows) */
+    PyObject **before = PyMem_Calloc(k > 0 ? k : 1, sizeof(PyObject *));
+    char *in_mark = PyMem_Calloc(k > 0 ? k : 1, 1);
+    if (out == NULL || seen == NULL || before == NULL || in_mark == NULL)
+        goto fail;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        if (!PyUnicode_CheckExact(names[i])) {
+            PyErr_SetString(PyExc_TypeError, "expressions: keys must be str");
+            goto fail;
+        }
+    }
+    for (Py_ssize_t row = 0; row < PyList_GET_SIZE(tables); row++) {
+        int in_run = 0;  /* (a run's later row: only the keys in its mark are read) */
+        if (marks != NULL && row < PyList_GET_SIZE(marks)) {
+            PyObject *mark = PyList_GET_ITEM(marks, row);
+            if (mark == mark_before) {
+                in_run = PyAnySet_CheckExact(mark);
+            }
+            else {
+                Py_INCREF(mark);
+                Py_XSETREF(mark_before, mark);
+                for (Py_ssize_t i = 0; PyAnySet_CheckExact(mark) && i < k; i++) {
+                    int known = PySet_Contains(mark, names[i]);
+                    if (known < 0)
+                        goto fail;
+                    in_mark[i] = (char)known;
+                }
+            }
+        }
+        PyObject *table = PyList_GET_ITEM(tables, row);
+        if (!PyDict_Check(table) && !TABLE_IS_LAZY(table)) {
+            PyErr_SetString(PyExc_TypeError, "expressions: tables must be dicts");
+            goto fail;
+        }
+        Py_INCREF(table);  /* (the list may change under a key's __eq__) */
+        for (Py_ssize_t i = 0; i < k; i++) {
+            if (in_run && !in_mark[i])
+                continue;
+            PyObject *value = table_lookup(table, names[i]);
+            if (value == NULL && PyErr_Occurred()) {
+                Py_DECREF(table);
+                goto fail;
+            }
+            if (value == NULL)
+                value = Py_None;
+            if (value == before[i])
+                continue;
+            Py_INCREF(value);
+            Py_XSETREF(before[i], value);
+            if (value == Py_None
+                    || (PyTuple_Check(value) && PyTuple_GET_SIZE(value) > 1
+                        && Py_TYPE(PyTuple_GET_ITEM(value, 1)) == literal))
+                continue;
+            PyObject *id = PyLong_FromVoidPtr(value);
+            if (id == NULL) {
+                Py_DECREF(table);
+                goto fail;
+            }
+            int known = PySet_Contains(seen, id);
+            if (known == 0)
+                known = PySet_Add(seen, id) < 0 ? -1 : PyList_Append(out, value);
+            Py_DECREF(id);
+            if (known < 0) {
+                Py_DECREF(table);
+                goto fail;
+            }
+        }
+        Py_DECREF(table);
+    }
+    for (Py_ssize_t i = 0; i < k; i++)
+        Py_XDECREF(before[i]);
+    PyMem_Free(before);
+    PyMem_Free(in_mark);
+    Py_DECREF(keys);
+    Py_DECREF(seen);
+    Py_XDECREF(mark_before);
+    return out;
+fail:
+    if (before != NULL) {
+        for (Py_ssize_t i = 0; i < k; i++)
+            Py_XDECREF(before[i]);
+        PyMem_Free(before);
+    }
+    PyMem_Free(in_mark);
+    Py_XDECREF(out);
+    Py_XDECREF(seen);
+    Py_DECREF(keys);
+    Py_XDECREF(mark_before);
+    return NULL;
+}
+
+/* select(rows, member, value) -> list or None: `rows` a list, `member` a member
+ * descriptor (a slot of the rows' type). The rows whose member's value == `value`
+ * (Python's truth of ==, the very object first), in order; None when some row is not
+ * exactly of the member's type (the caller reads those rows its own way, as gather's
+ * do). For the cycle's idle jobs (matching/columns.py): one C loop, the member read
+ * at its offset, not a list comprehension's attribute read and compare per job. */
+PyObject *
+oldscan_select(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyList_CheckExact(args[0])
+            || !PyObject_TypeCheck(args[1], &PyMemberDescr_Type)) {
+        PyErr_SetString(PyExc_TypeError, "select(rows: list, member: a slot, value)");
+        return NULL;
+    }
+    PyObject *rows = args[0], *member = args[1], *wanted = args[2];
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(rows); i++) {
+        PyObject *row = PyList_GET_ITEM(rows, i);
+        if (Py_TYPE(row) != PyDescr_TYPE(member)) {
+            Py_DECREF(out);
+            Py_RETURN_NONE;
+        }
+        Py_INCREF(row);  /* (the list may change under a value's __eq__) */
+        PyObject *value = member_value(member, row);
+        int equal = -1;
+        if (value != NULL) {
+            equal = value == wanted ? 1 : PyObject_RichCompareBool(value, wanted, Py_EQ);
+            Py_DECREF(value);
+        }
+        if (equal > 0)
+            equal = PyList_Append(out, row) < 0 ? -1 : 1;
+        Py_DECREF(row);
+        if (equal < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+    }
+    return out;
 }

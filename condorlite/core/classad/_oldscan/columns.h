@@ -14,5 +14,11 @@ PyObject *oldscan_gather(PyObject *module, PyObject *const *args, Py_ssize_t nar
 /* descents(rows, members): the rows whose members' values, as a tuple, are <= the row
  * before's, after 0; see columns.c. */
 PyObject *oldscan_descents(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+/* expressions(tables, keys, marks, literal): the distinct values of the keys' columns
+ * that are present and not literals; see columns.c. */
+/* select(rows, member, value): the rows whose member's value == value, or None; see
+ * columns.c. */
+PyObject *oldscan_select(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *oldscan_expressions(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

@@ -593,6 +593,10 @@ static PyMethodDef module_methods[] = {
     {"entry_key", (PyCFunction)(void (*)(void))oldscan_entry_key, METH_FASTCALL,
      "entry_key(table, names): the identities of table's values for names, as bytes "
      "(see condorlite/core/entry_keys.py)."},
+    {"expressions", (PyCFunction)(void (*)(void))oldscan_expressions, METH_FASTCALL,
+     "expressions(tables, keys, marks, literal): the distinct values (by identity) of "
+     "the keys' columns that are present and whose item 1 is not of type literal; see "
+     "columns.c."},
     {"gather", (PyCFunction)(void (*)(void))oldscan_gather, METH_FASTCALL,
      "gather(rows, row_members, ad_type, ad_members): (each row's ad's table, its run "
      "mark, the row's id) as three lists, or None when some ad is not of ad_type; see "
@@ -600,6 +604,9 @@ static PyMethodDef module_methods[] = {
     {"run_jobs", (PyCFunction)(void (*)(void))oldscan_run_jobs, METH_FASTCALL,
      "run_jobs(ads, start, mark, cluster, out, types): the Jobs of a reader run's job "
      "ads appended to out, and the place of the first ad not taken; see jobruns.c."},
+    {"select", (PyCFunction)(void (*)(void))oldscan_select, METH_FASTCALL,
+     "select(rows, member, value): the rows whose member's value == value, in order, "
+     "or None when some row is not of the member's type; see columns.c."},
     {"slotted", (PyCFunction)(void (*)(void))oldscan_slotted, METH_FASTCALL,
      "slotted(members, type, *values): a new instance of type (no __init__ run) with "
      "its member descriptors set to values in order, those past them to None."},
