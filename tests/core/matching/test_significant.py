@@ -231,6 +231,7 @@ def test_the_sweep_cuts_by_the_tables_own_key_objects() -> None:
     assert _every(ac) == _every(_widening(slots, idle, exprs, None, None))
 
 
+@pytest.mark.skipif(not oldscan.enabled(), reason="the marks are the compiled reader's")
 @pytest.mark.parametrize("chunk", [7, 1024])
 def test_the_readers_marks_stand_for_their_runs(tmp_path, chunk) -> None:
     """A chunk's names come from one table per reader mark (``ClassAd.layout``: a run
