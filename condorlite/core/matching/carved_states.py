@@ -112,9 +112,6 @@ class CarvedStates:
         offer.stamps.append(clock)
         vector = offer.vector
         counts = self.counts
-        # (transitions and keys both given up before this step: its shape is new, in
-        # no table, and no other offer can ever enter it; ``alone`` below)
-        alone = counts is None and self.keyed is None
         if counts is None:  # (given up: every step its own)
             found = self._step(offer, vector, taken)  # type: ignore[arg-type]
         else:
@@ -141,20 +138,6 @@ class CarvedStates:
         box, seq, before = offer.box, offer.seq, offer.shape
         members = box[before]  # type: ignore[index]
         offer.shape = shape
-        if alone:
-            # (the offer is the only one ever to enter ``shape``: its joins are 1,
-            # which ``OfferShapes.joins`` gives a shape it does not hold, so no entry
-            # is stored in a table that would grow by one a carve; the shape is in
-            # no box)
-            if len(members) == 1:
-                del box[before]  # type: ignore[union-attr]
-                box[shape] = members  # type: ignore[index]
-            else:
-                del members[seq]
-                box[shape] = {seq: None}  # type: ignore[index]
-            if shapes.moved is not None:
-                shapes.moved.append(offer)
-            return
         joins = shapes.joins
         joins[shape] = joins.get(shape, 0) + 1
         if len(members) == 1 and shape not in box:  # type: ignore[operator]

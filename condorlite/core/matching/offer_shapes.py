@@ -85,9 +85,7 @@ class OfferShapes:
         #: each vector shape's resource amounts as ``slot_vectors.left`` reads them
         self.shape_left: dict[int, tuple[float, ...]] = {}
         #: shape -> how many times an offer was placed in it (kept entries are
-        #: valid while it is unchanged, ``request_lists``); a shape it does not hold
-        #: was entered once, by a carve with transitions and keys given up (no other
-        #: offer can enter one: ``CarvedStates.carve``), or never (then nobody reads it)
+        #: valid while it is unchanged, ``request_lists``)
         self.joins: dict[int, int] = {}
         #: shape -> its pair shape (a shape's offers all have the same one)
         self.pair_of_shape: dict[int, int] = {}

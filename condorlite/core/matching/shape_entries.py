@@ -170,7 +170,7 @@ class ShapeEntries:
         """The sorted entries of a shape's offers for a pair result and reason, kept
         under ``key`` (job rank or column, dependent ranks, reason) and ``shape``
         until an offer enters the shape or half of them have left (``add``)."""
-        joins = self._joins.get(shape, 1)  # (a carved shape alone: ``OfferShapes.joins``)
+        joins = self._joins[shape]
         runs = self.runs(key)
         found = runs.get(shape)
         if found is None or found[0] != joins or len(members) * 2 < len(found[1]):

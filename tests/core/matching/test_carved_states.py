@@ -24,7 +24,6 @@ from condorlite.core import adeval
 from condorlite.core.classad.values import Undefined
 from condorlite.core.matching import carved_states
 from condorlite.core.matching.candidates import as_rank
-from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.policy_exprs import PolicyExprs
 from condorlite.core.matching.slot_vectors import SlotVector, lefts, moves_of, rest_state, typed
 from condorlite.core.negotiation import negotiator
@@ -412,59 +411,3 @@ def test_a_step_leaves_rest_state_and_its_lefts(vals, taken) -> None:
     assert vector.vals is got and shapes.pair_shapes[("vector", 0, typed(got))] == pair_shape == 2
     assert shape == 2 and shapes.pair_of_shape[2] == 2
     assert [repr(v) for v in shapes.shape_left[shape]] == [repr(v) for v in lefts(got)]
-
-
-@pytest.mark.parametrize("disk_share", [True, False])
-def test_a_shape_not_in_joins_was_entered_once(tmp_path, monkeypatch, disk_share) -> None:
-    """With transitions and keys both given up (``TRIES``, ``NEW_STATES``: here from
-    the first), a carve's shape is stored in no ``joins`` entry: every shape an offer
-    entered (a carve's or a placing's) is either in ``joins`` with the number of
-    times one entered it, or entered exactly once, by such a carve (what
-    ``OfferShapes.joins`` reads for it); and the cycle decides as one that keeps
-    every transition and key, with the same offers' values and ranks."""
-    policy = Policy(uid_domain="example.org")
-    spec = genpool.PoolSpec(slots=60, jobs=900, submitters=4, autoclusters=14, seed=3,
-                            realistic=True, unique=disk_share,
-                            partitionable_fraction=1.0, disk_share=disk_share)
-    slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
-    monkeypatch.setattr(carved_states, "NEW_STATES", 10 ** 9)
-    monkeypatch.setattr(carved_states, "TRIES", 10 ** 9)
-    kept = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
-    kept.run()
-    monkeypatch.setattr(carved_states, "NEW_STATES", 1)
-    monkeypatch.setattr(carved_states, "TRIES", 1)
-    monkeypatch.setattr(carved_states, "SHARE", 10 ** 9)
-    carve, place = carved_states.CarvedStates.carve, OfferShapes.place
-    #: shape -> how many times an offer entered it; the shapes entered by a carve
-    #: made with both given up
-    entered: dict[int, int] = {}
-    alone: set[int] = set()
-
-    def carving(self, offer, taken):
-        given_up = self.counts is None and self.keyed is None
-        carve(self, offer, taken)
-        entered[offer.shape] = entered.get(offer.shape, 0) + 1
-        if given_up:
-            alone.add(offer.shape)
-            assert offer.shape not in self._shapes.joins
-            assert list(offer.box[offer.shape]) == [offer.seq]
-
-    def placing(self, offer, shape):
-        place(self, offer, shape)
-        entered[shape] = entered.get(shape, 0) + 1
-
-    monkeypatch.setattr(carved_states.CarvedStates, "carve", carving)
-    monkeypatch.setattr(OfferShapes, "place", placing)
-    given_up = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
-    given_up.run()
-    joins = given_up.mm.shapes.joins
-    assert len(alone) > 20
-    for shape, times in entered.items():
-        if shape in joins:
-            assert joins[shape] == times and shape not in alone
-        else:
-            assert times == 1 and shape in alone
-    one, two = kept.result(), given_up.result()
-    assert one.matches and one.matches == two.matches and one.rejections == two.rejections
-    assert [(o.independent, o.vector and o.vector.vals) for o in kept.offers] == [
-        (o.independent, o.vector and o.vector.vals) for o in given_up.offers]
