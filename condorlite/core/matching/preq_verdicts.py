@@ -47,6 +47,10 @@ can be made, the miss is evaluated in full as before. A list key's refusals
 (``held_refusals``) ask the static table straight (``static_allowed``): their job and
 every key's offer bind the static names to literals, known before they ask, and a
 slot's bound names and values are kept per offer, asked by about a hundred jobs' numbers.
+Where the residual of a refusals' job numbers is one comparison of the one name a key's
+offer binds with a number (``static_bound``: the usual policy's ``RemoteUserPrio > p``),
+the refusals compare the key's value themselves and keep the verdict here
+(``static_known``), counted as the miss it replaces.
 """
 
 from __future__ import annotations
