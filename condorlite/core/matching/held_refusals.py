@@ -31,6 +31,14 @@ count, for a rejection, as offers ``PREEMPTION_REQUIREMENTS`` refused, and only 
 their pair matches: exactly the preemption-off lists' deferred groups
 (``Reasons.settle_deferred``, which evaluates them at a rejection until one
 matches). So the lists decide and count as before.
+
+A refusals' verdict of a key other than the submitter's own is, for the usual
+policy, one comparison: the residual of the job's numbers is ``RemoteUserPrio > p``
+(``PreqVerdicts.static_bound``, made at the refusals' first such key), so a key whose
+offer binds that name alone, to a number of ``p``'s type, is answered by comparing
+its value (kept with the key, ``KeyStanding``), and the verdict is kept as the
+static table's (``PreqVerdicts.static_known``: counted as before); any other key, or
+a residual that is not one bound, asks ``PreqVerdicts.static_allowed`` as before.
 """
 
 from __future__ import annotations
@@ -45,12 +53,26 @@ from condorlite.core.classad.ast import Literal
 from condorlite.core.matching.candidates import HeldGroup
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.offers import Offer
-from condorlite.core.matching.preq_verdicts import PreqVerdicts
+from condorlite.core.matching.preq_verdicts import PreqBound, PreqVerdicts
 
 #: a policy key's verdict (``Refusals.verdicts``): its groups may be listed; refused
 #: by the policy (they may count for a rejection); the submitter's own (never listed,
 #: never counted: a submitter's own offers are no refusal)
 ALLOWED, REFUSED, OWN = 0, 1, 2
+
+#: a refusals' bound not yet worked out for a set of names
+UNKNOWN = object()
+
+
+class KeyStanding(NamedTuple):
+    """A policy key's holder and the offer that stands for its groups, with that
+    offer's numbers of the policy's names (``PreqVerdicts.slot_key``) and the names
+    it binds with their values (``PreqVerdicts.slot_side``)."""
+
+    holder: str
+    offer: Offer
+    numbers: tuple
+    side: tuple[tuple[str, ...], tuple]
 
 
 class GroupKeys(NamedTuple):
@@ -72,14 +94,24 @@ class Refusals:
     reads) can never take a group of (module doc), worked out a key at a time: the
     submitter's own, and those the policy refuses. ``allowed(offer)``: the policy's
     verdict for the job against an offer of the key (``PreqVerdicts.static_allowed``,
-    by the numbers alone); ``standing``: the holder and an offer of each key."""
+    by the numbers alone); ``bound(offer)``: the job's verdicts as one comparison
+    (``PreqVerdicts.static_bound``), asked once per set of names the keys' offers
+    bind; ``known(numbers, verdict)``: keeps a verdict of the bound
+    (``PreqVerdicts.static_known``); ``standing``: each key's ``KeyStanding``."""
 
-    __slots__ = ("_allowed", "_standing", "_submitter", "verdicts")
+    __slots__ = ("_allowed", "_bounds", "_known", "_make_bound", "_standing",
+                 "_submitter", "verdicts")
 
     def __init__(self, submitter: str, allowed: Callable[[Offer], bool],
-                 standing: list[tuple[str, Offer]]) -> None:
+                 bound: Callable[[Offer], PreqBound | None],
+                 known: Callable[[tuple, bool], bool], standing: list[KeyStanding]) -> None:
         self._submitter = submitter
         self._allowed = allowed
+        self._make_bound = bound
+        #: the static names a key's offer binds -> the job's bound for such offers
+        #: (``PreqBound``), or None
+        self._bounds: dict[tuple[str, ...], PreqBound | None] = {}
+        self._known = known
         self._standing = standing
         #: policy key -> ``ALLOWED``, ``REFUSED`` or ``OWN`` (true when refused)
         self.verdicts: dict[int, int] = {}
@@ -89,9 +121,20 @@ class Refusals:
         (false), ``REFUSED`` or ``OWN`` (kept per key)."""
         found = self.verdicts.get(key)
         if found is None:
-            holder, offer = self._standing[key]
-            found = self.verdicts[key] = (OWN if holder == self._submitter
-                                          else ALLOWED if self._allowed(offer) else REFUSED)
+            standing = self._standing[key]
+            if standing.holder == self._submitter:
+                found = self.verdicts[key] = OWN
+                return found
+            names, values = standing.side
+            bound = self._bounds.get(names, UNKNOWN)
+            if bound is UNKNOWN:
+                bound = self._bounds[names] = self._make_bound(standing.offer)
+            if bound is not None and type(values[0]) is bound.kind:  # type: ignore[union-attr]
+                allowed = self._known(standing.numbers, bound.compare(  # type: ignore[union-attr]
+                    values[0], bound.number))  # type: ignore[union-attr]
+            else:
+                allowed = self._allowed(standing.offer)
+            found = self.verdicts[key] = ALLOWED if allowed else REFUSED
         return found
 
 
@@ -106,10 +149,10 @@ class HeldRefusals:
         self._preq = preq
         #: pair shape -> (``HeldGroups.added`` when worked out, its keys)
         self._keys: dict[int, tuple[int, GroupKeys]] = {}
-        #: (holder, the slot's numbers) -> policy key; policy key -> (holder, an offer
-        #: of the key: it stands for all, the verdict reading those numbers alone)
+        #: (holder, the slot's numbers) -> policy key; policy key -> its ``KeyStanding``
+        #: (an offer of the key stands for all, the verdict reading those numbers alone)
         self._numbering: dict[tuple, int] = {}
-        self._standing: list[tuple[str, Offer]] = []
+        self._standing: list[KeyStanding] = []
         #: (submitter, the job's numbers) -> its refusals
         self._refusals: dict[tuple, Refusals] = {}
 
@@ -128,7 +171,8 @@ class HeldRefusals:
         return keys
 
     def _work_out(self, group: HeldGroup, first: Offer) -> GroupKeys:
-        registry, slot_key = self._registry, self._preq.slot_key
+        preq = self._preq
+        registry, slot_key = self._registry, preq.slot_key
         found: tuple | None = None
         stands: Offer | None = None
         for members in group.shapes.values():
@@ -147,7 +191,9 @@ class HeldRefusals:
         key = self._numbering.get(found)
         if key is None:
             key = self._numbering[found] = len(self._standing)
-            self._standing.append((found[0], stands))
+            side = preq.slot_side(stands)
+            assert side is not None  # (``slot_key`` is not None: literals or unbound)
+            self._standing.append(KeyStanding(found[0], stands, found[1], side))
         expr = adeval.attr(first.ad, "Rank")
         if type(expr) is not Literal or adeval.slot_rank(expr.value) > group.lowest_rank():
             return GroupKeys(None, key)  # (listed by rank for some job, or it may be)
@@ -171,5 +217,7 @@ class HeldRefusals:
             # (a key's offer binds the policy's names to literals, as the job does:
             # the static table's verdict, ``PreqVerdicts.static_allowed``)
             found = self._refusals[cache_key] = Refusals(
-                submitter, partial(preq.static_allowed, job_ad, numbers), self._standing)
+                submitter, partial(preq.static_allowed, job_ad, numbers),
+                partial(preq.static_bound, job_ad, numbers),
+                partial(preq.static_known, numbers), self._standing)
         return found

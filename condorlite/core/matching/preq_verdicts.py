@@ -47,17 +47,22 @@ can be made, the miss is evaluated in full as before. A list key's refusals
 (``held_refusals``) ask the static table straight (``static_allowed``): their job and
 every key's offer bind the static names to literals, known before they ask, and a
 slot's bound names and values are kept per offer, asked by about a hundred jobs' numbers.
+Where the residual of a refusals' job numbers is one comparison of the one name a key's
+offer binds with a number (``static_bound``: the usual policy's ``RemoteUserPrio > p``),
+the refusals compare the key's value themselves and keep the verdict here
+(``static_known``), counted as the miss it replaces.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.partial import Constant, specialize
-from condorlite.core.classad.residuals import Residual
+from condorlite.core.classad.residuals import PY_COMPARE, Residual
 from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.preq_reads import static_reads
@@ -79,6 +84,17 @@ ONCE = object()
 #: the key of the job ad's static numbers in the caller's ``jobs`` table (whose other
 #: keys are tuples of names)
 STATIC_JOB = None
+
+
+class PreqBound(NamedTuple):
+    """A job's verdict against every slot binding the static names ``names`` alone,
+    the first to a number of type ``kind``: ``compare(value, number)`` (the residual
+    of the job's numbers is that one comparison, ``PreqVerdicts.static_bound``)."""
+
+    names: tuple[str, ...]
+    compare: Callable[[object, object], bool]
+    number: int | float
+    kind: type
 
 
 class PreqVerdicts:
@@ -224,10 +240,7 @@ class PreqVerdicts:
         slot's values of them (module doc); evaluated in full where no residual can
         be made."""
         slot_ad = offer.ad
-        seq = offer.seq
-        side = self._slot_sides.get(seq, MISSING)
-        if side is MISSING:
-            side = self._slot_sides[seq] = _bound_literals(slot_ad, self._static)  # type: ignore[arg-type]
+        side = self.slot_side(offer)
         if side is None:  # (``_literal_numbers`` rules it out)
             return self._evaluated(job_ad, slot_ad)
         bound, values = side  # type: ignore[misc]
@@ -245,6 +258,57 @@ class PreqVerdicts:
         if residual is None:
             return self._evaluated(job_ad, slot_ad)
         return adeval.as_bool(residual(values))  # type: ignore[operator]
+
+    def slot_side(self, offer: Offer) -> tuple[tuple[str, ...], tuple] | None:
+        """The static names the offer's ad binds and their literals' values, or None
+        (one bound to a non-literal); kept per offer (a held static offer's ad is
+        never replaced)."""
+        seq = offer.seq
+        side = self._slot_sides.get(seq, MISSING)
+        if side is MISSING:
+            side = self._slot_sides[seq] = _bound_literals(offer.ad, self._static)  # type: ignore[arg-type]
+        return side  # type: ignore[return-value]
+
+    def static_bound(self, job_ad: ClassAd, mine: tuple, offer: Offer) -> PreqBound | None:
+        """For a job of numbers ``mine`` (``job_key``) and an offer whose ``slot_key``
+        is not None and that binds one static name: the job's verdicts as one
+        comparison of that name's value (``PreqBound``), or None. The residual of the
+        job's numbers with that name free (``_static_miss``'s, made now: the caller
+        asks it of every policy key) is exactly ``vals[0] op number`` when it is its
+        own one atom with a number operand (``residuals.comparison``: for a value of
+        the number's type, Python's operator; for any other, ``operators.compare``,
+        which the bound leaves to ``static_allowed``). So for every slot binding that
+        name alone to a literal of that type, ``compare(value, number)`` is
+        ``static_allowed``'s verdict (the usual policy, ``RemoteUserPrio >
+        SubmitterUserPrio * 1.2``: ``RemoteUserPrio > p``, ``p`` the job's
+        ``SubmitterUserPrio * 1.2``)."""
+        side = self.slot_side(offer)
+        if side is None or len(side[0]) != 1:
+            return None
+        bound = side[0]
+        key = (mine, bound)
+        residual = self._residuals.get(key, MISSING)
+        if residual is MISSING or residual is ONCE:
+            residual = self._residuals[key] = specialize(
+                self._expr, offer.ad, job_ad, [(offer.ad, bound[0])], self._now)
+        atoms = getattr(residual, "atoms", None)
+        if atoms is None or len(atoms) != 1:
+            return None
+        index, op, number, test = atoms[0]
+        kind = type(number)
+        if test is not residual or index != 0 or (kind is not int and kind is not float):
+            return None  # (a conjunction, a wrapped comparison, or a free operand)
+        return PreqBound(bound, PY_COMPARE[op], number, kind)
+
+    def static_known(self, mine: tuple, theirs: tuple, verdict: bool) -> bool:
+        """Keep ``verdict``, worked out without the table (``static_bound``), as the
+        static table's for (the job's numbers ``mine``, the slot's ``theirs``),
+        counted as the evaluation a miss there counts; returns it."""
+        key = (mine, theirs)
+        if key not in self._by_static:
+            self._counts.evaluations += 1
+            self._by_static[key] = verdict
+        return verdict
 
     def _evaluated(self, job_ad: ClassAd, slot_ad: ClassAd) -> bool:
         """The verdict evaluated in full (as the match table's)."""

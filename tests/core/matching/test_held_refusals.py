@@ -129,7 +129,8 @@ def _first_holder(self, group, first):  # type: ignore[no-untyped-def]
     key = self._numbering.get(found)
     if key is None:
         key = self._numbering[found] = len(self._standing)
-        self._standing.append((first.holder, first))
+        self._standing.append(held_refusals.KeyStanding(
+            first.holder, first, numbers, self._preq.slot_side(first)))
     return GroupKeys(key if str(first.ad.evaluate("Rank")) == "0" else None, key)
 
 
@@ -182,3 +183,92 @@ def test_own_groups_counted_as_refused_decide_otherwise(monkeypatch) -> None:
     monkeypatch.setattr(Refusals, "refuses", own_counted)
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, POLICY, SUBS)
+
+
+#: policies whose residual for a job is one bound on the slot's name (the usual one,
+#: the comparison flipped, one that reads no job name) and one that is not (two atoms)
+BOUND_POLICIES = [
+    ("RemoteUserPrio > SubmitterUserPrio * 1.2", True),
+    ("SubmitterUserPrio * 1.2 <= MY.RemoteUserPrio", True),
+    ("RemoteUserPrio > 650", True),
+    ("RemoteUserPrio > SubmitterUserPrio * 1.2 && RemoteUserPrio < 1500", False),
+]
+#: the slots' bindings: RemoteUserPrio alone (integers, reals, one equal to a job's
+#: bound, a string), or with a second name the policy reads (another set of names)
+BOUND_SLOTS = ([{"RemoteUserPrio": v} for v in (700, 700.0, 600.0, 720, 2000, 500, '"x"')]
+               + [{"RemoteUserPrio": 700, "SubmitterUserPrio": 1}])
+BOUND_JOBS = [{"SubmitterUserPrio": v} for v in (500.0, 600, 1000, 583.3)]
+
+
+def _refusals_against_the_evaluation(text: str) -> tuple[int, int]:
+    """Every key's refusals verdict for every job, against the full evaluation: the
+    (known by the bound, asked of ``static_allowed``) counts."""
+    from condorlite.core.classad import parse_ad, parse_expr
+    from condorlite.core.matching.evaluation_count import EvaluationCount
+    from condorlite.core.matching.preq_verdicts import PreqVerdicts
+    from tests.core.matching._against_reference import NOW
+
+    expr = parse_expr(text)
+    canon: dict = {}
+
+    def number(ad, names):  # type: ignore[no-untyped-def]
+        return tuple(canon.setdefault(repr(adeval.attr(ad, n)), len(canon)) for n in names)
+
+    counts = EvaluationCount()
+    preq = PreqVerdicts(expr, number, NOW, counts, lambda *args: pytest.fail("no fallback"))
+    slots = [parse_ad(ad_text(v)) for v in BOUND_SLOTS]
+    standing = []
+    for seq, ad in enumerate(slots):
+        offer = SimpleNamespace(ad=ad, seq=seq)
+        numbers, side = preq.slot_key(offer), preq.slot_side(offer)
+        assert numbers is not None and side is not None
+        standing.append(held_refusals.KeyStanding(f"h{seq}", offer, numbers, side))
+    used = {"known": 0, "allowed": 0}
+
+    def counted(name, fn):  # type: ignore[no-untyped-def]
+        def call(*args):  # type: ignore[no-untyped-def]
+            used[name] += 1
+            return fn(*args)
+        return call
+
+    for values in BOUND_JOBS:
+        job = parse_ad(ad_text(values))
+        mine = preq.job_key(job, {})
+        assert mine is not None
+        refusals = Refusals(
+            "h0", counted("allowed", lambda offer, job=job, mine=mine:
+                          preq.static_allowed(job, mine, offer)),
+            lambda offer, job=job, mine=mine: preq.static_bound(job, mine, offer),
+            counted("known", lambda numbers, verdict, mine=mine:
+                    preq.static_known(mine, numbers, verdict)), standing)
+        for key in reversed(range(len(slots))):
+            got = refusals.refuses(key)
+            if key == 0:
+                assert got == OWN
+                continue
+            allowed = adeval.as_bool(adeval.eval_expr(expr, slots[key], job, NOW))
+            assert got == (held_refusals.ALLOWED if allowed else REFUSED), (key, values)
+    # (one evaluation counted per distinct pair of numbers, known or evaluated)
+    assert counts.evaluations == len(preq._by_static)
+    return used["known"], used["allowed"]
+
+
+@pytest.mark.parametrize(("text", "is_bound"), BOUND_POLICIES)
+def test_refusals_by_the_bound_equal_the_evaluation(text: str, is_bound: bool) -> None:
+    # A key's verdict by the residual's one comparison where the slot binds that name
+    # alone to a number of the bound's type; asked of the static table otherwise (the
+    # string, the slot binding two names, a bound of another type, a conjunction).
+    known, allowed = _refusals_against_the_evaluation(text)
+    if is_bound:
+        assert known and allowed
+    else:
+        assert not known and allowed
+
+
+def test_a_bound_compared_otherwise_decides_otherwise(monkeypatch) -> None:
+    # ``>`` taken as ``>=``: the slot at exactly the job's bound (600.0 for 500.0 x
+    # 1.2) is allowed where the policy refuses it.
+    from condorlite.core.matching import preq_verdicts
+    monkeypatch.setitem(preq_verdicts.PY_COMPARE, ">", preq_verdicts.PY_COMPARE[">="])
+    with pytest.raises(AssertionError):
+        _refusals_against_the_evaluation(BOUND_POLICIES[0][0])
