@@ -61,12 +61,13 @@ class OwnerGates:
     def fails(self, job_ad: ClassAd, offer: Offer) -> bool:
         """Whether the gate of ``offer``'s pair shape rules a job of ``job_ad``'s
         owner out: its ``Requirements`` cannot hold. False when nothing is known."""
-        expr = adeval.attr(job_ad, OWNER)
-        if type(expr) is not Literal:
-            return False
-        owner = expr.value
-        if type(owner) is not str:
-            return False
+        owner = owner_of(job_ad)
+        return owner is not None and self.rules_out(owner, job_ad, offer)
+
+    def rules_out(self, owner: str, job_ad: ClassAd, offer: Offer) -> bool:
+        """``fails`` for a job whose ``Owner`` is the string literal ``owner``
+        (``owner_of(job_ad)``): the verdict depends on ``owner`` and the pair shape
+        alone, ``job_ad`` only makes the gate when the shape has none yet."""
         gates = self._gates
         gate = gates.get(offer.pair_shape, gates)
         if gate is gates:
@@ -106,6 +107,16 @@ class OwnerGates:
         if type(residual) is Constant and bool_equiv(residual.value) is not False:
             return None  # (rules nothing out: not looked at again)
         return residual, {}
+
+
+def owner_of(job_ad: ClassAd) -> str | None:
+    """The job's ``Owner`` when it is a string literal, else None (no gate decides
+    anything for the job: it is evaluated in full)."""
+    expr = adeval.attr(job_ad, OWNER)
+    if type(expr) is not Literal:
+        return None
+    owner = expr.value
+    return owner if type(owner) is str else None
 
 
 def leftmost(expr: Expr) -> Expr:
