@@ -28,7 +28,10 @@ Exactness also rests on the pair shape: pair results are kept per (class, pair s
 because offers of one pair shape bind every name a pair evaluation reads alike
 (``MatchTable.pair``); a gate made on one offer of the shape answers for the others
 the same way. A job whose ``Owner`` is no string literal is evaluated in full. The
-verdicts are kept per pair shape and owner string, so a gate runs once per owner.
+verdicts are kept per pair shape and owner string, so a gate runs once per owner; the
+static lists ask them per owner (``rules_out``) for every desktop they walk, once for
+all the classes of the owner, and leave the pairs ruled out unasked
+(``static_lists.StaticLists._by_owner``).
 """
 
 from __future__ import annotations

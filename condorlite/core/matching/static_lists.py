@@ -23,11 +23,15 @@ Which static shapes a class matches is asked only where it can: the shapes of a
 shared static part are kept sorted by each of the part's numbers (``static_parts``),
 and the class's program of the part (``MatchTable.static_program``) is run here on
 the shapes its bounds leave, none when it never matches; every other shape is asked
-through ``MatchTable.pair``. A box's shapes strictly inside all its bounds
-(``Part.split``) take its ranks alone (``PairProgram.passed``), and nothing at all
-when the ranks are constants: the box's one result; else once per values the ranks
-read (``box_reads``), the pair result shared by the shapes of those values. A part
-whose shapes have all left (``Part.gone``) is passed over: no program is made for it.
+through ``MatchTable.pair``, but for the desktops among them (evaluated in full) whose
+pair shape's owner gate rules the class's owner out (``owner_gates``): their pairs
+are recorded ``NO_MATCH`` and counted as the table would, unasked, the gates run once
+per (owner, shape) for every class of the owner (``_by_owner``). A box's shapes
+strictly inside all its bounds (``Part.split``) take its ranks alone
+(``PairProgram.passed``), and nothing at all when the ranks are constants: the box's
+one result; else once per values the ranks read (``box_reads``), the pair result
+shared by the shapes of those values. A part whose shapes have all left
+(``Part.gone``) is passed over: no program is made for it.
 
 Work, not outcome: lists are keyed by their shapes and the number of each one's
 ranks (``_rank_numbers``); a group of one-offer shapes is put in the likely order of
@@ -263,9 +267,10 @@ class StaticLists:
         asked first): a desktop evaluated in full whose pair shape's gate rules
         ``owner`` out cannot match, and ``MatchTable.pair`` would answer it
         ``NO_MATCH`` after that very verdict, which depends on the owner and the pair
-        shape alone (``OwnerGates.rules_out``; ``job_ad`` makes a gate not made yet). Classes of one owner share the split;
-        a shape that leaves is passed over where the lists are read (none comes
-        back), a desktop that had left when the split was made is in neither."""
+        shape alone (``OwnerGates.rules_out``; ``job_ad`` makes a gate not made
+        yet). Classes of one owner share the split; a shape that leaves is passed
+        over where the lists are read (none comes back), a desktop that had left
+        when the split was made is in neither."""
         found = self._owner_walks.get(owner)
         if found is None:
             registry, members = self.registry, self.members
