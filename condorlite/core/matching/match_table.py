@@ -88,7 +88,8 @@ class MatchTable:
         self._never = NeverMatches(shapes.shape_keys.canon.key, now)
         #: a static desktop's Requirements as its job's Owner decides them, per pair
         #: shape (``owner_gates``): most classes fail there before a full evaluation
-        self._gates = OwnerGates(now)
+        #: (the static lists ask them per owner too: ``StaticLists._by_owner``)
+        self.gates = OwnerGates(now)
         #: a static slot's Requirements' tests of the job's requests against its
         #: literal resources, per pair shape (``resource_limits``): compared directly
         self._limits = ResourceLimits()
@@ -292,7 +293,7 @@ class MatchTable:
         taken = self._fit_of(offer, job_ad) if offer.partitionable else None
         ok = not offer.partitionable or taken is not None
         if not offer.partitionable and (
-                (offer.literals and self._gates.fails(job_ad, offer))
+                (offer.literals and self.gates.fails(job_ad, offer))
                 or self._limits.fails(job_ad, offer)):
             # (the slot's Requirements cannot hold: ``owner_gates``, ``resource_limits``;
             # the owner's verdict first, kept per owner, it rules most desktops out)

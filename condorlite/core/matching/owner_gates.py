@@ -28,7 +28,10 @@ Exactness also rests on the pair shape: pair results are kept per (class, pair s
 because offers of one pair shape bind every name a pair evaluation reads alike
 (``MatchTable.pair``); a gate made on one offer of the shape answers for the others
 the same way. A job whose ``Owner`` is no string literal is evaluated in full. The
-verdicts are kept per pair shape and owner string, so a gate runs once per owner.
+verdicts are kept per pair shape and owner string, so a gate runs once per owner; the
+static lists ask them per owner (``rules_out``) for every desktop they walk, once for
+all the classes of the owner, and leave the pairs ruled out unasked
+(``static_lists.StaticLists._by_owner``).
 """
 
 from __future__ import annotations
@@ -61,12 +64,13 @@ class OwnerGates:
     def fails(self, job_ad: ClassAd, offer: Offer) -> bool:
         """Whether the gate of ``offer``'s pair shape rules a job of ``job_ad``'s
         owner out: its ``Requirements`` cannot hold. False when nothing is known."""
-        expr = adeval.attr(job_ad, OWNER)
-        if type(expr) is not Literal:
-            return False
-        owner = expr.value
-        if type(owner) is not str:
-            return False
+        owner = owner_of(job_ad)
+        return owner is not None and self.rules_out(owner, job_ad, offer)
+
+    def rules_out(self, owner: str, job_ad: ClassAd, offer: Offer) -> bool:
+        """``fails`` for a job whose ``Owner`` is the string literal ``owner``
+        (``owner_of(job_ad)``): the verdict depends on ``owner`` and the pair shape
+        alone, ``job_ad`` only makes the gate when the shape has none yet."""
         gates = self._gates
         gate = gates.get(offer.pair_shape, gates)
         if gate is gates:
@@ -106,6 +110,16 @@ class OwnerGates:
         if type(residual) is Constant and bool_equiv(residual.value) is not False:
             return None  # (rules nothing out: not looked at again)
         return residual, {}
+
+
+def owner_of(job_ad: ClassAd) -> str | None:
+    """The job's ``Owner`` when it is a string literal, else None (no gate decides
+    anything for the job: it is evaluated in full)."""
+    expr = adeval.attr(job_ad, OWNER)
+    if type(expr) is not Literal:
+        return None
+    owner = expr.value
+    return owner if type(owner) is str else None
 
 
 def leftmost(expr: Expr) -> Expr:

@@ -3,10 +3,13 @@ one specialisation per pair shape rules out, per owner, the classes whose owner 
 the leftmost operand of the desktop's ``Requirements`` false, without a full
 evaluation each.
 
-The cycle runs with the gates and with them switched off (``OwnerGates.fails`` never
-rules out), both against the plain reference cycle (``run_both``); the gates must
-spare full evaluations of the slot's ``Requirements`` and be made once per pair
-shape, never for a ``START`` that reads more of the job than its ``Owner``.
+The cycle runs with the gates and with them switched off (``OwnerGates.rules_out``
+never rules out), both against the plain reference cycle (``run_both``); the gates
+must spare full evaluations of the slot's ``Requirements`` and be made once per pair
+shape, never for a ``START`` that reads more of the job than its ``Owner``. The static
+lists ask the gates once per owner for every shape they walk (``StaticLists._by_owner``,
+switched by ``static_lists.BY_OWNER``): the same results and evaluation counts, the
+ruled-out pairs never asked of the match table.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import pytest
 from condorlite.core import adeval
 from condorlite.core.classad import parse_ad
 from condorlite.core.classad.parser import parse_expr
-from condorlite.core.matching import match_table
+from condorlite.core.matching import match_table, static_lists
 from condorlite.core.matching.owner_gates import OwnerGates, leftmost
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import NOW, ad_text, run_both
@@ -80,12 +83,12 @@ class _Counts:
             return holds(my, target, now=now)
 
         patch.setattr(match_table.adeval, "requirements_hold", counted)
-        fails, gate = OwnerGates.fails, OwnerGates._gate
+        rules_out, gate = OwnerGates.rules_out, OwnerGates._gate
 
-        def counted_fails(gates_, job_ad, offer):  # type: ignore[no-untyped-def]
+        def counted_rules_out(gates_, owner, job_ad, offer):  # type: ignore[no-untyped-def]
             if not gates:
                 return False
-            out = fails(gates_, job_ad, offer)
+            out = rules_out(gates_, owner, job_ad, offer)
             counts.ruled_out += out
             return out
 
@@ -95,21 +98,31 @@ class _Counts:
                 counts.made.append(adeval.attr(slot_ad, "name").value)  # type: ignore[union-attr]
             return made
 
-        patch.setattr(OwnerGates, "fails", counted_fails)
+        patch.setattr(OwnerGates, "rules_out", counted_rules_out)
         patch.setattr(OwnerGates, "_gate", counted_gate)
 
 
-def test_gates_decide_as_the_reference_with_fewer_full_evaluations(monkeypatch) -> None:
-    results, counts = {}, {}
+@pytest.mark.parametrize("by_owner", [True, False])
+def test_gates_decide_as_the_reference_with_fewer_full_evaluations(monkeypatch,
+                                                                   by_owner) -> None:
+    results, counts, evaluations = {}, {}, {}
     for gates in (True, False):
         with monkeypatch.context() as patch:
+            patch.setattr(static_lists, "BY_OWNER", by_owner)
             counts[gates] = _Counts(patch, gates)
             fast, results[gates] = run_both(SLOTS, JOBS, POLICY)
+            evaluations[gates] = fast.mm.evaluations
         assert all(o.literals and o.vector is None for o in fast.offers)
     assert _fingerprint(results[True]) == _fingerprint(results[False])
     gated = counts[True]
     assert gated.ruled_out
-    assert gated.slot_tests + gated.ruled_out == counts[False].slot_tests
+    # (every pair is counted once, ruled out or evaluated in full)
+    assert evaluations[True] == evaluations[False]
+    if by_owner:
+        # (a verdict per owner and shape stands for the pairs of every class of it)
+        assert gated.slot_tests < counts[False].slot_tests
+    else:
+        assert gated.slot_tests + gated.ruled_out == counts[False].slot_tests
     # one gate per pair shape at most (each desktop its own), none for a START that
     # reads the job's requests or behind one (the leftmost operand is not START)
     assert len(gated.made) == len(set(gated.made))
@@ -169,3 +182,39 @@ def test_leftmost_operand_of_an_and_chain() -> None:
     assert leftmost(parse_expr("((A) && B) && C")) == parse_expr("A")
     assert leftmost(parse_expr("(A || B) && C")) == parse_expr("A || B")
     assert leftmost(parse_expr("(A)")) == parse_expr("A")
+
+
+def test_static_lists_skip_the_pairs_the_gates_rule_out(monkeypatch) -> None:
+    """With ``BY_OWNER`` the pairs a gate rules out never reach the match table's
+    ``_evaluate_pair``, the split is made once per owner and grouping of the static
+    shapes, and the results and evaluation counts are those without it."""
+    results, evaluated, evaluations, splits = {}, {}, {}, {}
+    evaluate = match_table.MatchTable._evaluate_pair
+    split = static_lists.StaticLists._by_owner
+    for by_owner in (True, False):
+        with monkeypatch.context() as patch:
+            patch.setattr(static_lists, "BY_OWNER", by_owner)
+            seen: list[object] = []
+
+            def counted(table, job_ad, offer, _seen=seen):  # type: ignore[no-untyped-def]
+                _seen.append("pair")
+                return evaluate(table, job_ad, offer)
+
+            def counted_split(lists, owner, job_ad, walked, _seen=seen):  # type: ignore[no-untyped-def]
+                if owner not in lists._owner_walks:
+                    # (the walked list itself kept: its id is never reused meanwhile)
+                    _seen.append((walked, owner))
+                return split(lists, owner, job_ad, walked)
+
+            patch.setattr(match_table.MatchTable, "_evaluate_pair", counted)
+            patch.setattr(static_lists.StaticLists, "_by_owner", counted_split)
+            fast, results[by_owner] = run_both(SLOTS, JOBS, POLICY)
+            evaluations[by_owner] = fast.mm.evaluations
+            evaluated[by_owner] = seen.count("pair")
+            splits[by_owner] = [x for x in seen if x != "pair"]
+    assert _fingerprint(results[True]) == _fingerprint(results[False])
+    assert evaluations[True] == evaluations[False]
+    assert evaluated[True] < evaluated[False]
+    made = [(id(walked), owner) for walked, owner in splits[True]]
+    assert len(set(made)) == len(made) and not splits[False]
+    assert {owner for _, owner in splits[True]} == {"alice", "bob", "carol", "erin"}
