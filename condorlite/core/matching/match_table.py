@@ -88,7 +88,7 @@ class MatchTable:
         self._never = NeverMatches(shapes.shape_keys.canon.key, now)
         #: a static desktop's Requirements as its job's Owner decides them, per pair
         #: shape (``owner_gates``): most classes fail there before a full evaluation
-        #: (the static lists ask them per owner too: ``StaticLists._by_owner``)
+        #: (the static lists ask them per owner too: ``owner_walks.OwnerWalks``)
         self.gates = OwnerGates(now)
         #: a static slot's Requirements' tests of the job's requests against its
         #: literal resources, per pair shape (``resource_limits``): compared directly

@@ -31,7 +31,7 @@ the same way. A job whose ``Owner`` is no string literal is evaluated in full. T
 verdicts are kept per pair shape and owner string, so a gate runs once per owner; the
 static lists ask them per owner (``rules_out``) for every desktop they walk, once for
 all the classes of the owner, and leave the pairs ruled out unasked
-(``static_lists.StaticLists._by_owner``).
+(``owner_walks.OwnerWalks``).
 """
 
 from __future__ import annotations

@@ -24,9 +24,8 @@ shared static part are kept sorted by each of the part's numbers (``static_parts
 and the class's program of the part (``MatchTable.static_program``) is run here on
 the shapes its bounds leave, none when it never matches; every other shape is asked
 through ``MatchTable.pair``, but for the desktops among them (evaluated in full) whose
-pair shape's owner gate rules the class's owner out (``owner_gates``): their pairs
-are recorded ``NO_MATCH`` and counted as the table would, unasked, the gates run once
-per (owner, shape) for every class of the owner (``_by_owner``). A box's shapes
+pair shape's owner gate rules the class's owner out: their pairs are recorded
+``NO_MATCH`` and counted as the table would, unasked (``owner_walks``). A box's shapes
 strictly inside all its bounds (``Part.split``) take its ranks alone
 (``PairProgram.passed``), and nothing at all when the ranks are constants: the box's
 one result; else once per values the ranks read (``box_reads``), the pair result
@@ -47,13 +46,11 @@ import math
 from collections.abc import Callable, Sequence
 from itertools import chain
 from operator import itemgetter
-from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.box_reads import by_reads
 from condorlite.core.matching.candidates import (
     ENTRY_IDX,
-    NO_MATCH,
     POST,
     PRE,
     PairEval,
@@ -65,7 +62,7 @@ from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.literal_tests import fails_on_literals
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offers import Offer
-from condorlite.core.matching.owner_gates import owner_of
+from condorlite.core.matching.owner_walks import OwnerWalks
 from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.matching.static_parts import Part, StaticParts
 from condorlite.core.model import NO_PREEMPTION
@@ -78,23 +75,9 @@ ORDERED = 32
 #: whether the shapes a box surely passes skip its bounds (``Part.split``; the tests
 #: switch it)
 SPLIT = True
-#: whether the shapes asked one by one are split per class owner by the owner gates
-#: (``StaticLists._by_owner``; the tests switch it)
-BY_OWNER = True
 #: whether a box's sure shapes of ranks that are no constants share their run per
 #: values the ranks read (``box_reads``; the tests switch it)
 BY_READS = True
-
-
-class OwnerWalk(NamedTuple):
-    """The shapes a class asks one by one (``StaticParts.groups``' walked shapes),
-    split by its job's ``Owner`` (``StaticLists._by_owner``)."""
-
-    #: those to ask (``MatchTable.pair``), in the walked order
-    asked: list[int]
-    #: desktops evaluated in full whose pair shape's owner gate rules the owner out
-    #: (``owner_gates``): their pair is ``NO_MATCH`` without asking
-    ruled: list[int]
 
 
 class StaticLists:
@@ -108,7 +91,6 @@ class StaticLists:
         #: the pair results' table: a class's program for a shared static part
         self._program = table.static_program
         self._vector = table.static_vector
-        self._gates = table.gates
         self._counts = table.counts
         #: the shapes by shared static part, sorted by their numbers (``static_parts``)
         self._parts = StaticParts(registry, members, table.static_vector)
@@ -132,12 +114,8 @@ class StaticLists:
         #: the number of ranks (``_rank_numbers``) -> offer seq -> the entry of a
         #: one-offer shape's offer for those ranks, shared between lists (``_singles``)
         self._singles_made: dict[int, dict[int, tuple]] = {}
-        #: the walked shapes ``_owner_walks`` was split from, and the split per owner
-        #: string (``_by_owner``)
-        self._owner_walked: list[int] | None = None
-        self._owner_walks: dict[str, OwnerWalk] = {}
-        #: those of the walked shapes a gate may rule out (``_by_owner``)
-        self._desktops: list[int] = []
+        #: the walked shapes split by the class's owner (``owner_walks``)
+        self._owners = OwnerWalks(registry, members, pair_of, table)
 
     def entries(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None = None
@@ -178,22 +156,7 @@ class StaticLists:
         cannot match."""
         registry, pair_of, members = self.registry, self.pair_of, self.members
         walked, parts = self._parts.groups()
-        # (no desktop evaluated in full, as on a pool without desktops: nothing to split)
-        owner = owner_of(job_ad) if BY_OWNER and self._desktops_of(walked) else None
-        if owner is not None:
-            split = self._by_owner(owner, job_ad, walked)
-            walked = split.asked
-            ruled_out = 0
-            for shape in split.ruled:
-                if shape in members:
-                    pair_shape = pair_of[shape]
-                    if pair_shape not in known_pairs:
-                        # (what ``MatchTable.pair`` keeps and counts for it: one
-                        # evaluation, ruled out by the gate)
-                        known_pairs[pair_shape] = NO_MATCH
-                        ruled_out += 1
-            self._counts.evaluations += ruled_out
-        asked = [walked]
+        asked = [self._owners.asked(job_ad, walked, known_pairs)]
         matched: list[tuple[int, PairEval]] = []
         for part in parts:
             if part.gone(members):
@@ -246,44 +209,6 @@ class StaticLists:
         if holder is None:
             holder = self._shared[same] = self._made(matched, ranks, column)
         return holder
-
-    def _desktops_of(self, walked: list[int]) -> list[int]:
-        """Those of ``walked`` (``StaticParts.groups``' walked shapes) a gate may
-        rule out: desktops (own literals) evaluated in full (no shared part,
-        ``MatchTable.static_vector``), found once per grouping, the per-owner splits
-        of the grouping before made again (``_by_owner``)."""
-        if self._owner_walked is not walked:
-            registry, members, vector_of = self.registry, self.members, self._vector
-            self._owner_walked, self._owner_walks = walked, {}
-            self._desktops = [
-                shape for shape in walked if shape in members
-                and (offer := registry[next(iter(members[shape]))]).literals
-                and vector_of(offer) is None]
-        return self._desktops
-
-    def _by_owner(self, owner: str, job_ad: ClassAd, walked: list[int]) -> OwnerWalk:
-        """``walked`` split for a class whose job's ``Owner`` is ``owner``
-        (``owner_gates.owner_of``), once per owner and grouping (``_desktops_of``
-        asked first): a desktop evaluated in full whose pair shape's gate rules
-        ``owner`` out cannot match, and ``MatchTable.pair`` would answer it
-        ``NO_MATCH`` after that very verdict, which depends on the owner and the pair
-        shape alone (``OwnerGates.rules_out``; ``job_ad`` makes a gate not made
-        yet). Classes of one owner share the split; a shape that leaves is passed
-        over where the lists are read (none comes back), a desktop that had left
-        when the split was made is in neither."""
-        found = self._owner_walks.get(owner)
-        if found is None:
-            registry, members = self.registry, self.members
-            rules_out = self._gates.rules_out
-            ruled = [shape for shape in self._desktops if shape in members
-                     and rules_out(owner, job_ad, registry[next(iter(members[shape]))])]
-            if ruled:
-                out = set(ruled)
-                found = OwnerWalk([shape for shape in walked if shape not in out], ruled)
-            else:
-                found = OwnerWalk(walked, ruled)
-            self._owner_walks[owner] = found
-        return found
 
     def _made(self, matched: list[tuple[int, PairEval]], ranks: list[int],
               column: RankColumn | None) -> list:

@@ -7,8 +7,8 @@ The cycle runs with the gates and with them switched off (``OwnerGates.rules_out
 never rules out), both against the plain reference cycle (``run_both``); the gates
 must spare full evaluations of the slot's ``Requirements`` and be made once per pair
 shape, never for a ``START`` that reads more of the job than its ``Owner``. The static
-lists ask the gates once per owner for every shape they walk (``StaticLists._by_owner``,
-switched by ``static_lists.BY_OWNER``): the same results and evaluation counts, the
+lists ask the gates once per owner for every shape they walk (``OwnerWalks._by_owner``,
+switched by ``owner_walks.BY_OWNER``): the same results and evaluation counts, the
 ruled-out pairs never asked of the match table.
 """
 
@@ -19,7 +19,7 @@ import pytest
 from condorlite.core import adeval
 from condorlite.core.classad import parse_ad
 from condorlite.core.classad.parser import parse_expr
-from condorlite.core.matching import match_table, static_lists
+from condorlite.core.matching import match_table, owner_walks
 from condorlite.core.matching.owner_gates import OwnerGates, leftmost
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import NOW, ad_text, run_both
@@ -108,7 +108,7 @@ def test_gates_decide_as_the_reference_with_fewer_full_evaluations(monkeypatch,
     results, counts, evaluations = {}, {}, {}
     for gates in (True, False):
         with monkeypatch.context() as patch:
-            patch.setattr(static_lists, "BY_OWNER", by_owner)
+            patch.setattr(owner_walks, "BY_OWNER", by_owner)
             counts[gates] = _Counts(patch, gates)
             fast, results[gates] = run_both(SLOTS, JOBS, POLICY)
             evaluations[gates] = fast.mm.evaluations
@@ -190,24 +190,24 @@ def test_static_lists_skip_the_pairs_the_gates_rule_out(monkeypatch) -> None:
     shapes, and the results and evaluation counts are those without it."""
     results, evaluated, evaluations, splits = {}, {}, {}, {}
     evaluate = match_table.MatchTable._evaluate_pair
-    split = static_lists.StaticLists._by_owner
+    split = owner_walks.OwnerWalks._by_owner
     for by_owner in (True, False):
         with monkeypatch.context() as patch:
-            patch.setattr(static_lists, "BY_OWNER", by_owner)
+            patch.setattr(owner_walks, "BY_OWNER", by_owner)
             seen: list[object] = []
 
             def counted(table, job_ad, offer, _seen=seen):  # type: ignore[no-untyped-def]
                 _seen.append("pair")
                 return evaluate(table, job_ad, offer)
 
-            def counted_split(lists, owner, job_ad, walked, _seen=seen):  # type: ignore[no-untyped-def]
-                if owner not in lists._owner_walks:
+            def counted_split(walks, owner, job_ad, walked, _seen=seen):  # type: ignore[no-untyped-def]
+                if owner not in walks._owner_walks:
                     # (the walked list itself kept: its id is never reused meanwhile)
                     _seen.append((walked, owner))
-                return split(lists, owner, job_ad, walked)
+                return split(walks, owner, job_ad, walked)
 
             patch.setattr(match_table.MatchTable, "_evaluate_pair", counted)
-            patch.setattr(static_lists.StaticLists, "_by_owner", counted_split)
+            patch.setattr(owner_walks.OwnerWalks, "_by_owner", counted_split)
             fast, results[by_owner] = run_both(SLOTS, JOBS, POLICY)
             evaluations[by_owner] = fast.mm.evaluations
             evaluated[by_owner] = seen.count("pair")
