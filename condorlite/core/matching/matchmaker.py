@@ -119,8 +119,7 @@ class Matchmaker:
         self.resource_names = frozenset(requests | {r.lower() for r in BASE_RESOURCES})
         # Names only jobs' Rank reads (``rank_columns``) do not split shapes: the
         # classes whose Rank reads them take their job rank per offer from a column.
-        self.rank_names = self._rank_only(representatives, job_names, job_defined,
-                                          binding_refs)
+        self.rank_names = self._rank_only(representatives, job_names, binding_refs)
         self.slot_names = frozenset((reads | self.resource_names) - self.rank_names)
         # A job class is evaluated with the submitter's attributes in the job ad; when
         # a pair evaluation can read one of them, a class's pair results are kept per
@@ -163,20 +162,11 @@ class Matchmaker:
         self._programs = self.table.programs
 
     def _rank_only(self, representatives: Iterable[ClassAd], job_names: frozenset[str],
-                   job_defined: frozenset[str], binding_refs: frozenset[str] | None
-                   ) -> frozenset[str]:
+                   binding_refs: frozenset[str] | None) -> frozenset[str]:
         """``rank_columns.rank_only_names`` of the classes' representative ads: what
         each one's Rank reaches against what its other significant bindings refer
-        to; the resources, requests and inserted names are never rank-only.
-
-        Each representative is asked only for the names of ``job_names`` (but
-        ``rank``) that some representative binds (``job_defined``, every name
-        their tables hold): a name none binds refers to nothing in any of them, and
-        most significant names are slot attributes no job binds (18 of 24 on the 1k
-        partitionable pool, each a miss per representative)."""
-        asked = job_names - {"rank"}
-        # (as the tables' own key objects, ``job_defined``'s: identity hits)
-        others = tuple(filter(asked.__contains__, job_defined))
+        to; the resources, requests and inserted names are never rank-only."""
+        others = tuple(sorted(job_names - {"rank"}))
         rank_refs, other_refs = [], []
         for ad in representatives:
             reach = rank_reach(ad)
