@@ -242,7 +242,8 @@ def make_entry(offer: Offer, idx: int, pe: PairEval, reason: str,
 def make_entries(registry: list[Offer], members, pe: PairEval, reason: str,
                  column: RankColumn | None = None) -> list[tuple]:
     """``make_entry`` for each offer ``registry[k]``, k in ``members`` (offers of one shape,
-    so one pair result and reason; ``column``: the job ranks, per offer). Offers whose
+    so one pair result and reason; ``column``: the job ranks, per offer, read from its
+    row of negated values, ``RankColumn.negated``, where it holds them). Offers whose
     independent ranks are one dict (states that share them, see ``carved_states``)
     share the key's prefix."""
     dependent = pe.dependent
@@ -267,7 +268,9 @@ def make_entries(registry: list[Offer], members, pe: PairEval, reason: str,
                           else values[PRANK] if PRANK in values else dependent[PRANK])
             append((pre, job_rank, post, order, prank, offer.name, k, offer.version, reason))
         return out
-    value = column.value
+    # (an offer's job rank from the column's row of negated values, kept for every
+    # version: one look-up, ``value`` asked of the others only)
+    get, value = column.negated().get, column.value
     for k in members:
         offer = registry[k]
         values = offer.independent
@@ -277,8 +280,9 @@ def make_entries(registry: list[Offer], members, pe: PairEval, reason: str,
             post = -(values[POST] if POST in values else dependent[POST])
             prank = -(-FLT_MAX if free
                       else values[PRANK] if PRANK in values else dependent[PRANK])
-        append((pre, -value(offer), post, order, prank, offer.name, k, offer.version,
-                reason))
+        rank = get(k)
+        append((pre, -value(offer) if rank is None else rank, post, order, prank,
+                offer.name, k, offer.version, reason))
     return out
 
 

@@ -51,10 +51,6 @@ from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import (
-    FLT_MAX,
-    POST,
-    PRANK,
-    PRE,
     Candidates,
     PairEval,
     RejectCounts,
@@ -62,7 +58,7 @@ from condorlite.core.matching.candidates import (
 )
 from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.rank_columns import RankColumn
-from condorlite.core.model import NO_PREEMPTION, RANK_PREEMPTION, REASON_ORDER
+from condorlite.core.model import NO_PREEMPTION, RANK_PREEMPTION
 
 #: an entry's job rank (negated), its second key
 _JOB_RANK = itemgetter(1)
@@ -221,7 +217,7 @@ class ShapeEntries:
             columns = self._like_columns.get(like_key)
             like = None if columns is None else columns.get(shape)
         if like is None or like[0] != joins:
-            kept = _column_made(self._registry, members, pe, reason, column)
+            kept = make_entries(self._registry, members, pe, reason, column)
         else:
             kept = _column_derived(like[1], column, self._registry, members)
         # (sorted first by the job rank alone, float keys the sort compares without
@@ -256,40 +252,6 @@ def _column_derived(run: list[tuple], column: RankColumn, registry: list,
         get, value = negated.get, column.value
         return [(e[0], rank if (rank := get(e[6])) is not None else -value(registry[e[6]]),
                  e[2], e[3], e[4], e[5], e[6], e[7], e[8]) for e in run]
-
-
-def _column_made(registry: list, members: dict[int, None], pe: PairEval, reason: str,
-                 column: RankColumn) -> list[tuple]:
-    """``make_entries(registry, members, pe, reason, column=column)``, unsorted, with
-    each offer's job rank read from the column's row of negated values
-    (``RankColumn.negated``) and only an offer not there asked of ``value``: a
-    column's first run of a shape, with no run to derive it from (module doc), is
-    made so (10,000-slot partitionable-rank row: 2,130 of its 4,594 new column
-    runs, 39,743 entries)."""
-    negated, value = column.negated(), column.value
-    get = negated.get
-    dependent = pe.dependent
-    order = -REASON_ORDER[reason]
-    free = reason == NO_PREEMPTION
-    out: list[tuple] = []
-    append = out.append
-    last_values: dict | None = None
-    pre = post = prank = 0.0
-    # (``make_entries``' column loop, the rank read without a call: its offers'
-    # independent ranks as it reads them, one shared dict once)
-    for k in members:
-        offer = registry[k]
-        values = offer.independent
-        if values is not last_values:
-            last_values = values
-            pre = -(values[PRE] if PRE in values else dependent[PRE])
-            post = -(values[POST] if POST in values else dependent[POST])
-            prank = -(-FLT_MAX if free
-                      else values[PRANK] if PRANK in values else dependent[PRANK])
-        rank = get(k)
-        append((pre, -value(offer) if rank is None else rank, post, order, prank,
-                offer.name, k, offer.version, reason))
-    return out
 
 
 def _derived(run: list[tuple], job_rank: float, members: dict[int, None]) -> list[tuple]:

@@ -42,10 +42,15 @@ def test_one_entry_is_the_entries_of_one_offer(known, reason) -> None:
 
 
 class _Column:
-    """A rank column's ``value``: the job's Rank of each offer, here its version."""
+    """A rank column's ``value``: the job's Rank of each offer, here its version; its
+    row of negated values (``RankColumn.negated``: values kept for every version)
+    holds offer 3's alone, so the loop reads one value there and asks the others."""
 
     def value(self, offer: Offer) -> float:
         return float(offer.version) * 1.5
+
+    def negated(self) -> dict[int, float]:
+        return {3: -19.5}  # (offer 3: version 13)
 
 
 @pytest.mark.parametrize("column", [None, _Column()])

@@ -13,7 +13,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from condorlite.core.matching import shape_entries
-from condorlite.core.matching.candidates import POST, PRE, PairEval, make_entries
+from condorlite.core.matching.candidates import POST, PRE, PairEval, make_entries, make_entry
 from condorlite.core.matching.shape_entries import ShapeEntries
 from condorlite.core.model import NO_PREEMPTION
 from condorlite.core.policy import Policy
@@ -170,8 +170,9 @@ def _column_kept(entries: ShapeEntries, members: dict, column: _Column) -> list[
 
 
 def _column_made(registry: list, members: dict, column: _Column) -> list[tuple]:
-    out = make_entries(registry, members, PairEval(True, 0.0, 0.0, {}), NO_PREEMPTION,
-                       column=column)  # type: ignore[arg-type]
+    pe = PairEval(True, 0.0, 0.0, {})
+    out = [make_entry(registry[k], k, pe, NO_PREEMPTION, column=column)  # type: ignore[arg-type]
+           for k in members]
     out.sort()
     return out
 
@@ -190,13 +191,6 @@ def test_a_column_run_is_derived_from_a_job_ranks_or_another_columns(monkeypatch
         return counting(*args, **kwargs)
 
     monkeypatch.setattr(shape_entries, "make_entries", making)
-    column_made = shape_entries._column_made
-
-    def column_making(*args):  # type: ignore[no-untyped-def]
-        made.append(1)
-        return column_made(*args)
-
-    monkeypatch.setattr(shape_entries, "_column_made", column_making)
     members = dict.fromkeys(range(10))
     first = _Column(1.0)
     assert _column_kept(entries, members, first) == _column_made(registry, members, first)
@@ -244,9 +238,10 @@ def test_a_derived_column_run_reads_the_columns_negated_row():
 
 
 def test_a_column_run_made_of_the_offers_reads_the_negated_row():
-    """A column's run with nothing to derive it from is ``make_entries`` with the
-    column, the values in the row of negated values read without ``value``, any
-    other asked; ranks of a pair's dependent dict read where an offer has none."""
+    """A column's run with nothing to derive it from (``make_entries`` with the
+    column) reads the values in the row of negated values without ``value`` and asks
+    any other; ranks of a pair's dependent dict read where an offer has none; each
+    entry is its offer's ``make_entry``."""
     registry = [_offer(i) for i in range(8)]
     for offer in registry[:4]:
         offer.independent = {PRE: 2.0}  # (POST read from the pair's dependent ranks)
@@ -256,41 +251,10 @@ def test_a_column_run_made_of_the_offers_reads_the_negated_row():
     for offer in registry[:5]:
         column.value(offer)
     column.asked = 0
-    made = shape_entries._column_made(registry, members, pe, NO_PREEMPTION, column)
+    made = make_entries(registry, members, pe, NO_PREEMPTION,
+                        column=column)  # type: ignore[arg-type]
     # (offers 1 and 3 are kept per version, 5-7 not at all)
     assert column.asked == 5
-    assert made == make_entries(registry, members, pe, NO_PREEMPTION,
-                                column=column)  # type: ignore[arg-type]
-
-
-def _column_pslot(i: int) -> str:
-    # (identical kinds of slot but for a Mips of their own, read by job Ranks alone)
-    return _pslot(i).replace('Start = true', f'Start = true\nMips = {1000 + (i * 389) % 997}')
-
-
-def _column_jobs(per: int) -> list[str]:
-    ranks = ["Mips", "TARGET.Mips * 2", "0.0 - Mips", "3.5"]
-    return [job.replace("Rank = ", f"Rank = {ranks[n % len(ranks)]} + 0 * ")
-            for n, job in enumerate(_jobs(per))]
-
-
-def test_derived_column_runs_decide_as_the_reference(monkeypatch):
-    calls: list[int] = []
-    derived = shape_entries._column_derived
-
-    def counting(*args):  # type: ignore[no-untyped-def]
-        calls.append(1)
-        return derived(*args)
-
-    monkeypatch.setattr(shape_entries, "_column_derived", counting)
-    slots, jobs = [_column_pslot(i) for i in range(30)], _column_jobs(6)
-    assert "Mips = " in slots[0]
-    fast, result = run_both(slots, jobs, POLICY)
-    assert calls  # (the mechanism did its work)
-    assert fast.mm.lists._entries._like_columns
-    calls.clear()
-    with monkeypatch.context() as patch:
-        patch.setattr(shape_entries, "DERIVE", False)
-        _, off = run_both(slots, jobs, POLICY)
-    assert not calls
-    assert _fingerprint(off) == _fingerprint(result)
+    assert made == [make_entry(registry[k], k, pe, NO_PREEMPTION,
+                               column=column)  # type: ignore[arg-type]
+                    for k in members]
