@@ -11,7 +11,7 @@ could be read later, free attributes included).
 
 *Bounds.* A residual that is a conjunction (``&&``; ``true && b`` and ``false || b``
 count as ``b``) of comparisons between one free attribute and a number literal or
-another free attribute carries them as ``fn.atoms``: a tuple of
+another free attribute carries them as ``fn.atoms``: a tuple of ``Atom``
 ``(index, op, operand, test)``, read as ``vals[index] op operand`` (``op`` one of
 ``< <= > >= == !=``, the attribute on the left; ``operand`` a number, or a
 ``FreeRef`` for ``vals[operand.index]``), ``test`` the comparison's own residual.
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from . import operators as ops
 from .values import INT64_MAX, INT64_MIN, Error, wrap_int64
@@ -125,6 +126,20 @@ class FreeRef:
         return f"FreeRef({self.index})"
 
 
+class Atom(NamedTuple):
+    """One comparison of a residual's bounds (module doc, ``fn.atoms``): ``vals[index]
+    op operand``."""
+
+    #: the free value on the left
+    index: int
+    #: ``<``, ``<=``, ``>``, ``>=``, ``==`` or ``!=``
+    op: str
+    #: a number, or a ``FreeRef``
+    operand: object
+    #: the comparison's own residual
+    test: Residual
+
+
 def compare_numbers(op: str, a: object, b: object) -> object:
     """``a op b`` as the comparison residuals compute it: Python's operator for two
     integers or two reals (exact, as ClassAd), ``operators.compare`` otherwise."""
@@ -143,7 +158,7 @@ def bound_test(index: int, op: str, number: int | float) -> Residual:
         a = vals[index]
         return fn(a, number) if type(a) is const_type else general(op, a, number)
 
-    against_right.atoms = ((index, op, number, against_right),)  # type: ignore[attr-defined]
+    against_right.atoms = (Atom(index, op, number, against_right),)  # type: ignore[attr-defined]
     return against_right
 
 
@@ -152,7 +167,7 @@ def _bound(test: Residual, get: Residual, op: str, const: object) -> Residual:
     atom when ``get`` is a free attribute itself."""
     index = getattr(get, "free_index", None)
     if index is not None:
-        test.atoms = ((index, op, const, test),)  # type: ignore[attr-defined]
+        test.atoms = (Atom(index, op, const, test),)  # type: ignore[attr-defined]
     return test
 
 
@@ -189,7 +204,7 @@ def comparison(op: str, left: object, right: object) -> object:
 
     index, other = getattr(first, "free_index", None), getattr(second, "free_index", None)
     if index is not None and other is not None:
-        both.atoms = ((index, op, FreeRef(other), both),)  # type: ignore[attr-defined]
+        both.atoms = (Atom(index, op, FreeRef(other), both),)  # type: ignore[attr-defined]
     return Res(both)
 
 

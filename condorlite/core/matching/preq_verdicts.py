@@ -294,11 +294,13 @@ class PreqVerdicts:
         atoms = getattr(residual, "atoms", None)
         if atoms is None or len(atoms) != 1:
             return None
-        index, op, number, test = atoms[0]
+        atom = atoms[0]
+        number = atom.operand
         kind = type(number)
-        if test is not residual or index != 0 or (kind is not int and kind is not float):
+        if atom.test is not residual or atom.index != 0 or (
+                kind is not int and kind is not float):
             return None  # (a conjunction, a wrapped comparison, or a free operand)
-        return PreqBound(bound, PY_COMPARE[op], number, kind)
+        return PreqBound(bound, PY_COMPARE[atom.op], number, kind)
 
     def static_known(self, mine: tuple, theirs: tuple, verdict: bool) -> bool:
         """Keep ``verdict``, worked out without the table (``static_bound``), as the
