@@ -78,12 +78,13 @@ from condorlite.core.matching.tier_lists import TierLists, TierMoves
 
 #: the fewest available offers a static keeps its order with: a smaller one is read
 #: nearly whole by every list that asks, so its order would only cost its upkeep (a
-#: ``sync`` move per carve). Since the tiers (a list passes over the states with
-#: nothing left where it asks) and the merge's per-source share (``chunk`` over the
-#: lazy runs, ``Candidates.merge_more``) a list reads little of a static of a few
-#: dozen offers: the 1k partitionable mix's 44 idle desktops (411 program walks of
-#: 18,084 states) cost 10 % more opcodes walked than ordered; 128 was set when a
-#: merge read twice its first chunk (64) of every source (session 33, crvd33)
+#: ``sync`` move per carve). A list reads little of a static of a few dozen offers
+#: (the tiers it is not handed, the merge's share of its chunk per lazy source,
+#: ``Candidates.merge_more``): the 1k partitionable mix's 44 idle desktops (411
+#: program walks of 18,084 states) cost 0.918 of the instructions ordered against
+#: walked; 16 orders a 1k owner-start static of 26 desktops its lists read nearly
+#: whole (+0.4 % of the opcodes). 128 was set when a merge read twice its first chunk
+#: (64) of every source (RESULTS, session 33, crvd33)
 ORDER_MIN = 32
 
 #: whether statics whose states are shared by several offers are ordered too (module
