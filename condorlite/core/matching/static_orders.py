@@ -76,10 +76,16 @@ from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.tier_lists import TierLists, TierMoves
 
-#: the fewest available offers a static keeps its order with: a list's merge reads
-#: about twice its first chunk (64) of a source at once, so a smaller static is read
-#: whole anyway and its order would only cost its upkeep (1k disk-share row: +2 %)
-ORDER_MIN = 128
+#: the fewest available offers a static keeps its order with: a smaller one is read
+#: nearly whole by every list that asks, so its order would only cost its upkeep (a
+#: ``sync`` move per carve). A list reads little of a static of a few dozen offers
+#: (the tiers it is not handed, the merge's share of its chunk per lazy source,
+#: ``Candidates.merge_more``): the 1k partitionable mix's 44 idle desktops (411
+#: program walks of 18,084 states) cost 0.918 of the instructions ordered against
+#: walked; 16 orders a 1k owner-start static of 26 desktops its lists read nearly
+#: whole (+0.4 % of the opcodes). 128 was set when a merge read twice its first chunk
+#: (64) of every source (RESULTS, session 33, crvd33)
+ORDER_MIN = 32
 
 #: whether statics whose states are shared by several offers are ordered too (module
 #: doc); the tests switch it off to compare
