@@ -52,8 +52,7 @@ class OrderedStates:
     for each offer of the static is the same in every state (``carved_lists`` asks
     ``RankColumn.same_in_every_state``), or None; ``fixed``: the class's fixed requests (spelling,
     amount, position); ``fitting``: whether a shape holds them (shared per set of
-    requests, ``carved_lists``; read by ``literal_states`` only: ``_make`` tests each
-    state it meets); ``boxed``: the program's one result, else
+    requests, ``carved_lists``); ``boxed``: the program's one result, else
     ``program`` is run at a state whose pair is not in ``known_pairs``. An item holds
     what its entry needs of the offer (``static_orders.item_of``): no registry."""
 
@@ -92,7 +91,7 @@ class OrderedStates:
         with its -pre over ``last`` (when given); the entries made (those whose
         state fits and matches) are sorted onto ``entries``."""
         items, known_pairs, pair_of = self.items, self._known, self._pair_of
-        fixed, left, boxed = self._fixed, self._left, self._boxed
+        fitting, fixed, left, boxed = self._fitting, self._fixed, self._left, self._boxed
         entries = self.entries
         # (the column's value of each offer, kept for every state: ``column`` doc)
         kept = None if self._column is None else self._column.kept()
@@ -115,15 +114,17 @@ class OrderedStates:
                     break
                 group = key
             at += 1
-            # (whether the state holds every fixed request, tested here rather than
-            # kept per set of requests: at 10,000 slots nearly every state a list
-            # meets is new to its requests, so the table was written, not read)
-            have = left[shape]
-            fit = True
-            for _, amount, pos in fixed:
-                if amount > have[pos]:
-                    fit = False
-                    break
+            fit = fitting.get(shape)
+            if fit is None:
+                # (whether the state holds every fixed request, kept per set of requests:
+                # a plain loop here, where a list meets most states new to its requests)
+                have = left[shape]
+                fit = True
+                for _, amount, pos in fixed:
+                    if amount > have[pos]:
+                        fit = False
+                        break
+                fitting[shape] = fit
             if not fit:
                 continue
             pair_shape = pair_of[shape]
