@@ -93,7 +93,7 @@ class StaticLists:
         self._vector = table.static_vector
         self._counts = table.counts
         #: the shapes by shared static part, sorted by their numbers (``static_parts``)
-        self._parts = StaticParts(registry, members, table.static_vector)
+        self._parts = StaticParts(registry, members, table.static_vectors)
         #: class key -> [entries, the available members of their shapes (``members``'
         #: own dicts, emptied in place as offers leave: ``entries`` counts them), first
         #: position of interest, the least weight of their offers (inf when there are
