@@ -15,6 +15,10 @@ own literals that only a comparison with the job reads (``own_literals``: hidden
 names that carving never rebinds), left free the same way, so slots that differ only
 in them share a static; values are keyed with their types (``typed``), since 1 and
 1.0 are one Python key but two ClassAd values.
+
+A static slot of a shared static part (``static_programs``) has a vector of the same
+names and numbers, never carved: a ``StaticVector``, which holds only what its
+readers and its part's programs read.
 """
 
 from __future__ import annotations

@@ -34,6 +34,10 @@ Work, not outcome: a vector is made per pair shape, which is most often per offe
 up in their sorted order, one index per names shared by their vectors (an index is
 only read), and the part's key is made once per part, not per offer: its id is kept
 by the identity of the static names' ``Canon`` numbers (``StaticNumbers._vector``).
+The vector is a ``slot_vectors.StaticVector``: its names, numbers, index, literals and
+part, no more (a static slot is never carved: none of ``SlotVector``'s carving and
+weight tables is made, three dicts and seven fields an offer); a static offer's ad is
+read as its ``state_ad`` (it has no vector of its own to bind first).
 """
 
 from __future__ import annotations
