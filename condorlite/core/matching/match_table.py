@@ -35,7 +35,7 @@ from condorlite.core.matching.pair_programs import ResidualCache, job_params, pa
 from condorlite.core.matching.pieces import weight_names
 from condorlite.core.matching.policy_exprs import PolicyExprs
 from condorlite.core.matching.resource_limits import ResourceLimits
-from condorlite.core.matching.slot_vectors import SlotVector
+from condorlite.core.matching.slot_vectors import SlotVector, StaticVector
 from condorlite.core.matching.static_programs import StaticNumbers
 from condorlite.core.policy import Policy
 
@@ -127,7 +127,7 @@ class MatchTable:
             return self._evaluate_pair(job_ad, offer)
         return self.run_part(program, vector)
 
-    def run_part(self, program: PairProgram, vector: SlotVector) -> PairEval:
+    def run_part(self, program: PairProgram, vector: StaticVector) -> PairEval:
         """The pair result of a static offer of a shared part (``vector``, its
         numbers) by the class's program of the part (``static_program``), counted
         as one evaluation: what ``pair`` gives for it."""
@@ -150,11 +150,15 @@ class MatchTable:
             return found
         return make_pair((True, out[1], out[2], out[3], None))  # (no fit: never carved)
 
-    def static_vector(self, offer: Offer) -> SlotVector | None:
+    def static_vector(self, offer: Offer) -> StaticVector | None:
         """The vector of a static offer whose static part is shared (its part:
-        ``SlotVector.static``), else None: its pairs are evaluated in full
+        ``StaticVector.static``), else None: its pairs are evaluated in full
         (``static_programs``)."""
         return self._numbers.of(offer)
+
+    def static_vectors(self) -> dict[int, StaticVector]:
+        """``static_vector`` of every static offer whose part is shared, by ``seq``."""
+        return self._numbers.by_seq()
 
     def static_program(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairProgram | None:
         """The program ``pair`` runs for the class ``klass`` (class, Submitter*
@@ -165,7 +169,7 @@ class MatchTable:
         return None if vector is None else self._part_program(klass, job_ad, offer, vector)
 
     def _part_program(self, klass: tuple, job_ad: ClassAd, offer: Offer,
-                      vector: SlotVector) -> PairProgram | None:
+                      vector: StaticVector) -> PairProgram | None:
         key = (klass, vector.static)
         program = self._static_programs.get(key, MISSING)
         if program is MISSING:
@@ -222,7 +226,7 @@ class MatchTable:
         return program
 
     def _new_program(self, job_ad: ClassAd, slot_ad: ClassAd, offer: Offer,
-                     vector: SlotVector, resources: tuple[str, ...] | list[str],
+                     vector: SlotVector | StaticVector, resources: tuple[str, ...] | list[str],
                      residuals: dict[int, ResidualCache]) -> PairProgram | None:
         """``pair_programs.pair_program`` of the class against ``slot_ad`` (a state of
         ``offer``, whose part ``vector.static`` names), with the policy ranks that

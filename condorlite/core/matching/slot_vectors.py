@@ -15,6 +15,10 @@ own literals that only a comparison with the job reads (``own_literals``: hidden
 names that carving never rebinds), left free the same way, so slots that differ only
 in them share a static; values are keyed with their types (``typed``), since 1 and
 1.0 are one Python key but two ClassAd values.
+
+A static slot of a shared static part (``static_programs``) has a vector of the same
+names and numbers, never carved: a ``StaticVector``, which holds only what its
+readers and its part's programs read.
 """
 
 from __future__ import annotations
@@ -85,6 +89,23 @@ class SlotVector:
     weight_key: tuple | None = None
 
 
+class StaticVector:
+    """A static slot's numbers (``static_programs``): what the readers of a static
+    offer's vector read (``vals``, its part ``static``) and what a part's program is
+    made from (``names``, ``index``, ``literals``, as ``SlotVector`` holds them).
+    A static slot is never carved, so none of ``SlotVector``'s carving and weight
+    tables is made for it: one small record per static offer, its names and index
+    those of every vector of the same names (``VectorNumbers``)."""
+
+    __slots__ = ("index", "literals", "names", "static", "vals")
+
+    def __init__(self, names: tuple[str, ...], vals: tuple, index: dict[str, int],
+                 static: int = 0, literals: int = 0) -> None:
+        self.names, self.vals, self.index = names, vals, index
+        #: the static part's id (``StaticNumbers``), set once the part is known
+        self.static, self.literals = static, literals
+
+
 def vector_of(ad: ClassAd, candidates: frozenset[str],
               literals: tuple[str, ...] = ()) -> SlotVector | None:
     """The vector of the names in ``candidates`` (lower-case) the ad binds, or None
@@ -115,17 +136,22 @@ class VectorNumbers:
     vector per slot (a static or held slot's numbers are its own): the resource names
     looked up in their sorted order, so the bound ones come sorted as ``vector_of``
     sorts them, and each vector's names and index shared by every vector of those
-    names (an index is only read). Lives as long as its owner's cycle."""
+    names (an index is only read). ``make``: the record made of (names, vals, index,
+    static, literals), ``SlotVector`` or a static slot's ``StaticVector``. Lives as
+    long as its owner's cycle."""
 
-    def __init__(self, resource_names: frozenset[str]) -> None:
+    def __init__(self, resource_names: frozenset[str],
+                 make: type[SlotVector] | type[StaticVector] = SlotVector) -> None:
         self._resource_names = resource_names
+        self._make = make
         self._sorted = tuple(sorted(resource_names))
         #: vector names -> (them, their index)
         self._indexes: dict[tuple, tuple[tuple[str, ...], dict[str, int]]] = {}
 
-    def of(self, ad: ClassAd, literals: tuple[str, ...] = ()) -> SlotVector | None:
-        """The ad's vector (``vector_of``), or None when a resource it binds is not a
-        number literal."""
+    def of(self, ad: ClassAd, literals: tuple[str, ...] = ()
+           ) -> SlotVector | StaticVector | None:
+        """The ad's vector (``vector_of``, as a ``make`` record), or None when a
+        resource it binds is not a number literal."""
         table = adeval.table(ad)
         if table is None:
             return vector_of(ad, self._resource_names, literals)
@@ -147,7 +173,7 @@ class VectorNumbers:
         known = self._indexes.get(key)
         if known is None:
             known = self._indexes[key] = (key, {n: i for i, n in enumerate(key)})
-        return SlotVector(known[0], tuple(vals), known[1], literals=len(literals))
+        return self._make(known[0], tuple(vals), known[1], 0, len(literals))
 
 
 def free_pairs(ad: ClassAd, vector: SlotVector) -> list[tuple[object, str]]:

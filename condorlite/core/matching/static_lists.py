@@ -93,7 +93,7 @@ class StaticLists:
         self._vector = table.static_vector
         self._counts = table.counts
         #: the shapes by shared static part, sorted by their numbers (``static_parts``)
-        self._parts = StaticParts(registry, members, table.static_vector)
+        self._parts = StaticParts(registry, members, table.static_vectors)
         #: class key -> [entries, the available members of their shapes (``members``'
         #: own dicts, emptied in place as offers leave: ``entries`` counts them), first
         #: position of interest, the least weight of their offers (inf when there are
@@ -271,15 +271,26 @@ class StaticLists:
         its name and ``seq``), made once: the offers of a group of one-offer shapes
         (``_made``), put in this order, mostly give a sorted run, which the sort of
         the list only merges (tuples compared deep, their own order costs about
-        ten times more). An order only: the sort decides."""
+        ten times more). An order only: the sort decides.
+
+        The order of ``_likely``'s tuples, made as stable sorts by each item, the
+        last first (``seq``, name, post, pre): each sort compares plain numbers or
+        strings, which Python's sort compares without a call, where one sort of
+        tuples compares them item by item (10k static mix, the order of 6,957
+        offers: 52.7 M instructions -> 33.0 M)."""
         registry = self.registry
         order = self._places
         if len(order) != len(registry):
-            seqs = [k for found in self.members.values() for k in found]
-            seqs.sort(key=lambda k: _likely(registry[k]))
+            seqs = sorted([k for found in self.members.values() for k in found])
+            offers = [registry[k] for k in seqs]
+            at = sorted(range(len(seqs)), key=[offer.name for offer in offers].__getitem__)
+            for rank in (POST, PRE):
+                values = [offer.independent.get(rank) for offer in offers]
+                at.sort(key=[-value if type(value) is float else 0.0
+                             for value in values].__getitem__)
             order = self._places = [0] * len(registry)
-            for place, k in enumerate(seqs):
-                order[k] = place
+            for place, index in enumerate(at):
+                order[seqs[index]] = place
         return order
 
     def _weights(self) -> list[float]:

@@ -34,6 +34,10 @@ Work, not outcome: a vector is made per pair shape, which is most often per offe
 up in their sorted order, one index per names shared by their vectors (an index is
 only read), and the part's key is made once per part, not per offer: its id is kept
 by the identity of the static names' ``Canon`` numbers (``StaticNumbers._vector``).
+The vector is a ``slot_vectors.StaticVector``: its names, numbers, index, literals and
+part, no more (a static slot is never carved: none of ``SlotVector``'s carving and
+weight tables is made, three dicts and seven fields an offer); a static offer's ad is
+read as its ``state_ad`` (it has no vector of its own to bind first).
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ from condorlite.core import adeval
 from condorlite.core.classad.ast import Literal
 from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.offers import Offer
-from condorlite.core.matching.slot_vectors import SlotVector, VectorNumbers, typed
+from condorlite.core.matching.slot_vectors import StaticVector, VectorNumbers, typed
 
 #: the least number of pair shapes a static part must hold for its programs to be
 #: made (below it, full evaluations, one per shape, cost less than the programs)
@@ -82,27 +86,36 @@ class StaticNumbers:
         self._shapes = shapes
         self._resource_names = resource_names
         self._unhoist = unhoist
-        #: offer seq -> its vector (``SlotVector.static``: the part's id), for the
+        #: offer seq -> its vector (``StaticVector.static``: the part's id), for the
         #: offers of shared parts only; None until worked out (first ``of``)
-        self._vectors: dict[int, SlotVector] | None = None
+        self._vectors: dict[int, StaticVector] | None = None
         #: (id(walked names), vector names) -> (the walked names, those not in the
         #: vector), while the vectors are worked out (``_vector``)
         self._statics: dict[tuple, tuple[tuple, tuple]] = {}
         #: each static offer's numbers, while the vectors are worked out
-        self._numbers: VectorNumbers | None = VectorNumbers(resource_names)
+        self._numbers: VectorNumbers | None = VectorNumbers(resource_names, StaticVector)
 
-    def of(self, offer: Offer) -> SlotVector | None:
+    def of(self, offer: Offer) -> StaticVector | None:
         """The vector of a static offer whose part is shared, else None (evaluate
         in full). Worked out for every static offer at the first call, when the
         cycle's offers are all prepared (static offers are never prepared again)."""
         vectors = self._vectors
         if vectors is None:
+            vectors = self.by_seq()
+        return vectors.get(offer.seq)
+
+    def by_seq(self) -> dict[int, StaticVector]:
+        """Every vector ``of`` gives, by offer ``seq`` (worked out at the first call,
+        as ``of``): for a pass over many static offers, a look-up each rather than a
+        call (``static_parts``). Read, never changed."""
+        vectors = self._vectors
+        if vectors is None:
             vectors = self._vectors = self._work_out()
             self._statics.clear()
             self._numbers = None
-        return vectors.get(offer.seq)
+        return vectors
 
-    def _work_out(self) -> dict[int, SlotVector]:
+    def _work_out(self) -> dict[int, StaticVector]:
         shapes = self._shapes
         #: static key -> part id
         ids: dict[tuple, int] = {}
@@ -110,7 +123,7 @@ class StaticNumbers:
         #: id(flags)) -> (those three, the part id): ``_vector``'s part ids by the
         #: identity of what their key is made of
         parts: dict[tuple, tuple] = {}
-        found: list[tuple[Offer, SlotVector]] = []
+        found: list[tuple[Offer, StaticVector]] = []
         #: part -> the pair shapes of its offers (a pair is evaluated once per shape:
         #: a program pays only where it stands for several)
         shapes_of: dict[int, set[int]] = {}
@@ -123,7 +136,7 @@ class StaticNumbers:
         #: vector and one part stand for them all (shared: a static offer's vector
         #: is only read); the literals' values and the holder are keyed too, which
         #: the pair shape already tells apart wherever a pair reads them
-        by_pair: dict[tuple, SlotVector | None] = {}
+        by_pair: dict[tuple, StaticVector | None] = {}
         walked_of = shapes.walked.get
         for offer in shapes.registry:
             if offer.partitionable or offer.vector is not None or not offer.available:
@@ -136,7 +149,7 @@ class StaticNumbers:
             # offer with literals equals)
             memo = (offer.pair_shape, id(walk[2][1]), offer.holder) if not literals else (
                 offer.pair_shape, id(walk[2][1]), literals,
-                typed([adeval.attr(offer.ad, name).value  # type: ignore[union-attr]
+                typed([adeval.attr(offer.state_ad, name).value  # type: ignore[union-attr]
                        for name in literals]), offer.holder)
             vector = by_pair.get(memo, _MISSING)
             if vector is _MISSING:
@@ -149,7 +162,7 @@ class StaticNumbers:
                 pair_shapes = shapes_of[vector.static] = set()  # type: ignore[union-attr]
             pair_shapes.add(offer.pair_shape)
             found.append((offer, vector))  # type: ignore[arg-type]
-        kept: dict[int, SlotVector] = {}
+        kept: dict[int, StaticVector] = {}
         for offer, vector in found:
             # (the threshold of desktops is for their own literals: a part whose only
             # literal is the holder is one of plain held slots)
@@ -161,9 +174,9 @@ class StaticNumbers:
         return kept
 
     def _vector(self, offer: Offer, walk: tuple, pair_names: dict[int, tuple],
-                ids: dict[tuple, int], parts: dict[tuple, tuple]) -> SlotVector | None:
+                ids: dict[tuple, int], parts: dict[tuple, tuple]) -> StaticVector | None:
         """The offer's vector (``slot_vectors.vector_of``) with its part's id
-        (``SlotVector.static``, numbered in ``ids`` by the part's key), or None when
+        (``StaticVector.static``, numbered in ``ids`` by the part's key), or None when
         its resources are not all number literals. ``walk``: the offer's (flags,
         walked names, reaches); ``pair_names``: ``_work_out``'s memo of held
         offers' pair names; ``parts``: its memo of part ids by identities.
@@ -178,6 +191,9 @@ class StaticNumbers:
         shapes = self._shapes
         flags, walked, _ = walk
         literals = offer.literals
+        # (a static offer has no vector of its own: its ``ad`` is its ``state_ad``,
+        # read without the property's call)
+        ad = offer.state_ad
         if offer.holder is not None:
             # (the program is no PREEMPTION_REQUIREMENTS: what only that reads,
             # its holder's RemoteUserPrio, does not split the parts). Slots with
@@ -188,12 +204,12 @@ class StaticNumbers:
             # kept in the memo, so its id stays its own) stand for it.
             known = pair_names.get(id(walked))
             if known is None:
-                names = shapes.pair_names(offer.ad, True)
+                names = shapes.pair_names(ad, True)
                 known = pair_names[id(walked)] = (walked, names, HOLDER in names)
             walked = known[1]
-            if known[2] and _is_string(offer.ad, HOLDER):
+            if known[2] and _is_string(ad, HOLDER):
                 literals = (*literals, HOLDER)
-        vector = self._numbers.of(offer.ad, literals)  # type: ignore[union-attr]
+        vector = self._numbers.of(ad, literals)  # type: ignore[union-attr]
         if vector is None:
             return None
         # (the walked names but the vector's, the same for every offer of one walk
@@ -206,7 +222,6 @@ class StaticNumbers:
                 walked, tuple(n for n in walked if n not in vector.index))
         static = found[1]
         busy = offer.holder is not None
-        ad = offer.ad
         numbers = shapes.shape_keys.canon.entry_key(ad, static)
         memo = (id(numbers), id(found), busy, id(flags))
         part = parts.get(memo)

@@ -24,7 +24,7 @@ from condorlite.core import adeval
 from condorlite.core.classad.partial import Constant
 from condorlite.core.classad.residuals import bound_test
 from condorlite.core.matching import box_ranges, static_lists, static_parts
-from condorlite.core.matching.candidates import ENTRY_IDX, as_rank, make_entries
+from condorlite.core.matching.candidates import ENTRY_IDX, POST, PRE, as_rank, make_entries
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.static_lists import StaticLists
 from condorlite.core.model import NO_PREEMPTION, Submitter
@@ -147,6 +147,72 @@ def test_parts_are_regrouped_as_their_shapes_leave(monkeypatch):
             for i, n in enumerate(USERS)}
     run_both([_slot(i) for i in range(96)], jobs, POLICY, subs)
     assert len(regroups) >= 2 and regroups[-1] * 2 < regroups[0]
+
+
+def _grouping(parts: static_parts.StaticParts) -> tuple:
+    """What the last grouping handed out, compared by value."""
+    walked, sorted_parts = parts._walked, parts._parts
+    return (list(walked), [
+        (part.offer.seq, list(part.shapes), dict(part.vals),
+         [None if axis is None else (list(axis.keys), list(axis.items)) for axis in part.axes])
+        for part in sorted_parts])
+
+
+def test_the_likely_order_is_that_of_the_likely_keys(monkeypatch):
+    """``StaticLists._order`` (stable sorts by each item of ``_likely``'s key, the
+    last first) places the offers as one sort by the whole key does: a pre-job rank
+    of the slot's own (its Disk in steps of 7000), equal on several slots, and a
+    post-job rank (its Memory) that orders those."""
+    monkeypatch.setattr(static_lists, "ORDERED", 1)
+    policy = Policy(uid_domain="example.org",
+                    negotiator_pre_job_rank="MY.Disk - (MY.Disk % 7000)",
+                    negotiator_post_job_rank="MY.Memory")
+    fast, _ = run_both([_slot(i) for i in range(96)], _jobs(3), policy)
+    lists = fast.mm.lists._static
+    order = lists._order()
+    offers = [fast.mm.shapes.registry[k] for found in lists.members.values() for k in found]
+    assert offers and any(o.independent.get(PRE) for o in offers)
+    assert len({o.independent.get(PRE) for o in offers}) < len(offers) // 2
+    assert len({o.independent.get(POST) for o in offers}) == 3
+    assert sorted(offers, key=lambda o: order[o.seq]) == sorted(offers, key=static_lists._likely)
+
+
+def test_a_narrowed_grouping_is_the_grouping_made_afresh(monkeypatch):
+    """As shapes leave, the groups are the last ones narrowed to the shapes left
+    (``StaticParts._narrowed``: no value read or sorted again), which are the groups
+    a grouping afresh makes of them: the same shapes to ask one by one in their
+    order, the same parts, each with the offer standing for it, its shapes, their
+    numbers and its columns in order; and the cycle still decides as in full."""
+    compared = []
+    group = static_parts.StaticParts._group
+    narrowed = static_parts.StaticParts._narrowed
+    narrowings = []
+
+    def checking(self):  # type: ignore[no-untyped-def]
+        group(self)
+        fresh = static_parts.StaticParts(self._registry, self._members, self._vectors)
+        group(fresh)  # (afresh: no grouping before it)
+        assert _grouping(self) == _grouping(fresh)
+        compared.append(len(self._members))
+
+    def counting(self):  # type: ignore[no-untyped-def]
+        done = narrowed(self)
+        narrowings.append(done)
+        return done
+
+    monkeypatch.setattr(static_parts.StaticParts, "_group", checking)
+    monkeypatch.setattr(static_parts.StaticParts, "_narrowed", counting)
+    # (the regrouping pool above, with a third part: slots of 8 GiB whose Disk is
+    # no number until the first of them is matched, a part without a Disk column)
+    slots = [_slot(i) for i in range(96)] + [
+        _slot(i, Memory=8192, Disk='"unknown"' if i == 96 else 40000 + 1000 * i)
+        for i in range(96, 104)]
+    jobs = ([_job(51, p, "TARGET.Disk >= 40000") for p in range(70)]
+            + [_job(52, 0, "TARGET.Memory >= 8192")] + _jobs(6))
+    subs = {f"{n}@example.org": Submitter(f"{n}@example.org", eup=500.0 * (1 + i), usage=0.0)
+            for i, n in enumerate(USERS)}
+    run_both(slots, jobs, POLICY, subs)
+    assert len(compared) >= 2 and any(narrowings)
 
 
 @pytest.mark.parametrize(("bound", "patched", "instead"), [
@@ -339,3 +405,27 @@ def test_one_offer_entries_are_made_once_per_ranks_and_offer(monkeypatch):
     run_both([_slot(i) for i in range(96)], jobs, policy)
     assert any(dependent)
     assert shared
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_NUMBERS | st.sampled_from(["x", math.nan]), _NUMBERS),
+                min_size=2, max_size=12),
+       st.data())
+def test_a_narrowed_part_has_the_columns_made_afresh(vals, data):
+    """``Part.narrowed``: each column filtered in its order is the column made of
+    the shapes left (ties in the shapes' order, equal reals and integers alike), and
+    a column that could not be made (a value no number, a NaN) is made again of the
+    values left."""
+    shapes = list(range(len(vals)))
+    axes = [box_ranges.column(shapes, [v[i] for v in vals]) for i in range(2)]
+    part = static_parts.Part(None, shapes, axes, dict(enumerate(vals)))  # type: ignore[arg-type]
+    left = data.draw(st.lists(st.sampled_from(shapes), min_size=1, unique=True))
+    members = {shape: {shape: None} for shape in sorted(left)}
+    kept = [shape for shape in shapes if shape in members]
+    narrowed = part.narrowed(kept, None, members)  # type: ignore[arg-type]
+    assert narrowed.shapes == kept and narrowed.vals == {s: vals[s] for s in kept}
+    if len(kept) < static_parts.SORTED:
+        return
+    for index in range(2):
+        fresh = box_ranges.column(kept, [vals[s][index] for s in kept])
+        assert narrowed.axes[index] == fresh

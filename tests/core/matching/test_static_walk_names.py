@@ -157,3 +157,19 @@ def test_numbers_are_vector_of(monkeypatch: pytest.MonkeyPatch) -> None:
     _, result = run_both(slots, JOBS, POLICY)
     assert any(checked) and not all(checked)
     assert len(result.matches) == len(JOBS)
+
+
+def test_static_vectors_are_small_records_read_by_seq(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a static offer's vector is a ``StaticVector``: its numbers and its part, none of
+    # a partitionable slot's carving and weight tables; the vectors by ``seq``
+    # (``MatchTable.static_vectors``, read by the static parts' grouping) are those
+    # ``static_vector`` gives offer by offer
+    monkeypatch.setattr(static_programs, "SHARED_LITERALS", 16)
+    fast, result = run_both(SLOTS, JOBS, POLICY)
+    table = fast.mm.table
+    statics = [o for o in fast.offers if not o.partitionable]
+    vectors = {o.seq: table.static_vector(o) for o in statics}
+    assert vectors and all(type(v) is slot_vectors.StaticVector for v in vectors.values())
+    assert not hasattr(next(iter(vectors.values())), "rank_keys")
+    assert table.static_vectors() == vectors
+    assert len(result.matches) == len(JOBS)
