@@ -205,6 +205,23 @@ class KindRecords:
             plan = record.key_plan = self._plan(ad, record.state.walk[1])
         return self.key(plan, ad, extra)
 
+    def pair_keys(self, record: KindRecord, ads: list[ClassAd], extra: tuple) -> list[tuple]:
+        """``pair_key(record, ad, extra)`` of each of ``ads`` (slots that found
+        ``record``, ClassAd-lite), in order: the key plan made from the first as
+        ``pair_key`` makes it, the literals read a column per name (one
+        comprehension a name for the slots together, not one a slot)."""
+        plan = record.key_plan
+        if plan is None:
+            plan = record.key_plan = self._plan(ads[0], record.state.walk[1])
+        head = (extra, plan.bound, plan.numbers)
+        if not plan.literals:
+            return [head] * len(ads)
+        tables = [ad._attrs for ad in ads]  # type: ignore[attr-defined]
+        columns = [[repr(table[name][1].value) for table in tables]
+                   for name in plan.literals]
+        # (``zip`` gives each slot's reprs as the tuple ``literal_reprs`` makes)
+        return [(*head, reprs) for reprs in zip(*columns, strict=True)]
+
     def names_key(self, record: KindRecord, ad: ClassAd, names: tuple[str, ...],
                   extra: tuple) -> tuple:
         """The key of ``names`` (among the names the walk of a slot that found
