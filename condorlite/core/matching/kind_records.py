@@ -29,7 +29,9 @@ walked binding and remember the slot's entries, which no other slot shares; and 
 literal is read, not numbered (a ``Canon.number`` call a literal cost more: every
 static slot of the 10k static mix has ~10, its ``Disk`` and ``KFlops`` its own).
 The key is the one ``ShapeKeys.slot_key`` makes of the slot: equal keys, equal
-bindings, whichever way a slot was prepared.
+bindings, whichever way a slot was prepared. ``pair_keys`` makes the keys of many
+slots of one record at once, their literals read a column per name
+(``OfferShapes.prepare_all``'s runs).
 The same holds for a key of any visited names (``names_key``:
 a partitionable slot's pair-static key, its walked names less the vector's, and
 its ranks' program keys, the names they reach less the vector's).

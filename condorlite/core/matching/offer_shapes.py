@@ -8,7 +8,11 @@ offer's resource vector and what its pair shape and ranks are keyed by:
 match leaves (``carved_states``: its ranks and the transitions remembered);
 ``place`` and ``retire`` keep the members of each shape, which the request lists
 walk (``request_lists``). Shapes are numbered from 1 in order of first sight, so
-the numbering is a function of the order offers are prepared in.
+the numbering is a function of the order offers are prepared in. ``prepare_all``
+prepares the cycle's offers as one list: what the slots of one ``kind_records``
+record read of their own literals is read for a run of them together, a column per
+name, while everything that numbers, evaluates or counts stays in the offers' order
+(the same outcome as ``prepare`` of one offer at a time).
 
 Invariant: an available offer is a member of exactly one shape, in its box
 (``Offer.box``: the static, partitionable, held or vector-static table the matchmaker
