@@ -15,7 +15,8 @@ value per slot, and slots bind what it reads to numbers of their own. Two ways:
   (``literal_ranks.RankPlan``, made once per record); each slot then costs a read
   of its literal values and a lookup in the same value memo, which ``value`` uses
   too. A per-slot number is a column read once, not a reason to work the slot out
-  in full.
+  in full. ``columns`` reads those values for many slots of one record at once, a
+  column per name, for ``values`` to take them from (``OfferShapes.prepare_all``).
 
 Both count, in the cycle's ``EvaluationCount``, the evaluations the value memo
 missed (one per distinct layout and typed literal values), whichever way a value was
@@ -110,16 +111,39 @@ class FirstRanks:
                 {})
         return self._values(found[1], ad, found[2], found[3])
 
-    def values(self, plans: dict[str, RankPlan], ad: ClassAd) -> dict[str, float]:
-        """``planned`` of each of ``plans`` (rank -> plan), in their order."""
-        return self._values(plans.items(), ad, _NONE, {})
+    def values(self, plans: dict[str, RankPlan], ad: ClassAd,
+               read: dict[str, list[tuple]] | None = None, at: int = 0
+               ) -> dict[str, float]:
+        """``planned`` of each of ``plans`` (rank -> plan), in their order. ``read``:
+        the literal values ``columns`` read of a list of slots, ``ad`` the one at
+        ``at`` (None: read from ``ad``)."""
+        return self._values(plans.items(), ad, _NONE, {}, read, at)
+
+    def columns(self, plans: dict[str, RankPlan], ads: list[ClassAd]
+                ) -> dict[str, list[tuple]]:
+        """Per rank of ``plans``, its literal values (``RankPlan.literals``, in
+        order) in each of ``ads`` (ClassAd-lite slots of the record the plans were
+        made for), read a column per name: one comprehension a name for the slots
+        together, not one a slot and rank (``values``' ``read``). Pure: nothing is
+        evaluated or counted."""
+        tables = [adeval.table(ad) for ad in ads]
+        read: dict[str, list[tuple]] = {}
+        for key, plan in plans.items():
+            if plan.literals:
+                read[key] = list(zip(*[[table[name][1].value for table in tables]  # type: ignore[index]
+                                       for name in plan.literals], strict=True))
+            else:
+                read[key] = [()] * len(tables)
+        return read
 
     def _values(self, items: Iterable[tuple[str, RankPlan]], ad: ClassAd,
-                constant: set[str] | frozenset[str], fixed: dict[str, float]
+                constant: set[str] | frozenset[str], fixed: dict[str, float],
+                read: dict[str, list[tuple]] | None = None, at: int = 0
                 ) -> dict[str, float]:
         """``planned`` of each (rank, plan) of ``items``, except the ranks of
-        ``fixed``, whose values are those; a rank of ``constant`` joins ``fixed``."""
-        table = adeval.table(ad)
+        ``fixed``, whose values are those; a rank of ``constant`` joins ``fixed``.
+        ``read``, ``at``: the literal values already read (``values``)."""
+        table = adeval.table(ad) if read is None else None
         ranks_of = self._literal_ranks
         memo = ranks_of.values
         out = {}
@@ -128,7 +152,8 @@ class FirstRanks:
             if value is _UNSET:
                 # (``LiteralRanks.planned`` inline, ``typed_values`` too: this runs
                 # for every slot and rank)
-                vals = [table[name][1].value for name in plan.literals]  # type: ignore[index]
+                vals = ([table[name][1].value for name in plan.literals]  # type: ignore[index]
+                        if read is None else read[key][at])
                 seen = plan.seen
                 if seen[0] < 0:
                     # (the layout's memo given up: each slot's literals its own,

@@ -29,7 +29,9 @@ walked binding and remember the slot's entries, which no other slot shares; and 
 literal is read, not numbered (a ``Canon.number`` call a literal cost more: every
 static slot of the 10k static mix has ~10, its ``Disk`` and ``KFlops`` its own).
 The key is the one ``ShapeKeys.slot_key`` makes of the slot: equal keys, equal
-bindings, whichever way a slot was prepared.
+bindings, whichever way a slot was prepared. ``pair_keys`` makes the keys of many
+slots of one record at once, their literals read a column per name
+(``OfferShapes.prepare_all``'s runs).
 The same holds for a key of any visited names (``names_key``:
 a partitionable slot's pair-static key, its walked names less the vector's, and
 its ranks' program keys, the names they reach less the vector's).
@@ -204,6 +206,23 @@ class KindRecords:
         if plan is None:
             plan = record.key_plan = self._plan(ad, record.state.walk[1])
         return self.key(plan, ad, extra)
+
+    def pair_keys(self, record: KindRecord, ads: list[ClassAd], extra: tuple) -> list[tuple]:
+        """``pair_key(record, ad, extra)`` of each of ``ads`` (slots that found
+        ``record``, ClassAd-lite), in order: the key plan made from the first as
+        ``pair_key`` makes it, the literals read a column per name (one
+        comprehension a name for the slots together, not one a slot)."""
+        plan = record.key_plan
+        if plan is None:
+            plan = record.key_plan = self._plan(ads[0], record.state.walk[1])
+        head = (extra, plan.bound, plan.numbers)
+        if not plan.literals:
+            return [head] * len(ads)
+        tables = [ad._attrs for ad in ads]  # type: ignore[attr-defined]
+        columns = [[repr(table[name][1].value) for table in tables]
+                   for name in plan.literals]
+        # (``zip`` gives each slot's reprs as the tuple ``literal_reprs`` makes)
+        return [(*head, reprs) for reprs in zip(*columns, strict=True)]
 
     def names_key(self, record: KindRecord, ad: ClassAd, names: tuple[str, ...],
                   extra: tuple) -> tuple:

@@ -200,6 +200,16 @@ class Matchmaker:
             self.own_rewrites.rewrite(offer)
         self.shapes.prepare(offer)
 
+    def prepare_all(self, offers: list[Offer]) -> None:
+        """``prepare`` of each of ``offers`` (none prepared before), in order, the
+        same outcome: every ad rewritten first (``own_rewrites``: nothing it does
+        reads the shapes), then ``OfferShapes.prepare_all``."""
+        rewrite = self.own_rewrites.rewrite
+        for offer in offers:
+            if offer.seq < 0:
+                rewrite(offer)
+        self.shapes.prepare_all(offers)
+
     def stamp(self, offer: Offer) -> None:
         """``OfferShapes.stamp``: a new version for an offer whose state changed."""
         self.shapes.stamp(offer)

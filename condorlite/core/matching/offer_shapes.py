@@ -8,7 +8,11 @@ offer's resource vector and what its pair shape and ranks are keyed by:
 match leaves (``carved_states``: its ranks and the transitions remembered);
 ``place`` and ``retire`` keep the members of each shape, which the request lists
 walk (``request_lists``). Shapes are numbered from 1 in order of first sight, so
-the numbering is a function of the order offers are prepared in.
+the numbering is a function of the order offers are prepared in. ``prepare_all``
+prepares the cycle's offers as one list: what the slots of one ``kind_records``
+record read of their own literals is read for a run of them together, a column per
+name, while everything that numbers, evaluates or counts stays in the offers' order
+(the same outcome as ``prepare`` of one offer at a time).
 
 Invariant: an available offer is a member of exactly one shape, in its box
 (``Offer.box``: the static, partitionable, held or vector-static table the matchmaker
@@ -183,6 +187,91 @@ class OfferShapes:
                 # (a slot of a kind no record holds: its misses are no sign of
                 # later ones; once kinds are looked up no more, every miss counts)
                 self._first.new_kind(ad, busy)
+        self._work_out(offer, ad, busy, prev)
+
+    def prepare_all(self, offers: list[Offer]) -> None:
+        """``prepare`` of each of ``offers`` in order (the cycle's set-up), the same
+        outcome. Once both ``first_states`` lookups have given up for a busy flag
+        (``FirstStates.keeping``: no slot's outcome is kept for a later one), a
+        slot that finds a ``kind_records`` record joins a *run* of such slots,
+        worked out together when a slot goes another way and at the end
+        (``_prepare_run``); lookups are asked in the offers' order as ``prepare``
+        asks them."""
+        run: list[tuple[Offer, ClassAd, bool, KindRecord]] = []
+        first, kinds = self._first, self._kinds
+        for offer in offers:
+            busy = offer.holder is not None
+            if offer.seq >= 0 or first.keeping[busy] or kinds.counts[busy] is None:
+                if run:
+                    self._prepare_run(run)
+                self.prepare(offer)
+                continue
+            # (not prepared: no vector, so the ad is the state's ad itself)
+            ad = offer.state_ad
+            record = kinds.find(ad, busy, offer.slot.kind)
+            if record is not None:
+                run.append((offer, ad, busy, record))
+                continue
+            if run:
+                self._prepare_run(run)
+            first.new_kind(ad, busy)
+            self._work_out(offer, ad, busy, None)
+        if run:
+            self._prepare_run(run)
+
+    def _prepare_run(self, run: list[tuple[Offer, ClassAd, bool, KindRecord]]) -> None:
+        """``_prepare_kinds`` of each (offer, ad, busy, record) of ``run``, in order,
+        then ``run`` emptied. What a slot's literal values give, its
+        job-independent ranks and a static slot's pair shape key, is read for the
+        run's slots of one record together, a column per name
+        (``FirstRanks.columns``, ``KindRecords.pair_keys``), when the first of
+        them is reached. The reads are pure; every step that numbers, evaluates
+        or counts (the plans made from a record's first slot, each slot's ranks,
+        vector and shape) is taken slot by slot in the run's order, as
+        ``prepare`` takes it, so the numbering and the counts are ``prepare``'s."""
+        # the run's slots of each record, and each one's place among them
+        ads: dict[int, list[ClassAd]] = {}
+        places = []
+        for _, ad, _, record in run:
+            mine = ads.get(id(record))
+            if mine is None:
+                mine = ads[id(record)] = []
+            places.append(len(mine))
+            mine.append(ad)
+        # id(record) -> (its ranks' plans, their literal values in its slots or None
+        # where the ranks are worked out when read, its static slots' pair keys)
+        read: dict[int, tuple] = {}
+        walked, values, place, shape_of = self.walked, self.ranks.values, self.place, \
+            self.shape_of
+        for (offer, ad, busy, record), at in zip(run, places, strict=True):
+            found = read.get(id(record))
+            if found is None:
+                # (made as ``_prepare_kinds`` makes them, at the record's first slot)
+                plans = self.ranks.plans(record.state, ad, self._ranks[busy])
+                mine = ads[id(record)]
+                lazy = busy and self._preemption_off and not offer.partitionable
+                found = read[id(record)] = (
+                    plans, None if lazy else self.ranks.columns(plans, mine),
+                    None if offer.partitionable else self._kinds.pair_keys(
+                        record, mine, (offer.slot.kind, busy, record.state.walk[0])))
+            plans, columns, keys = found
+            independent: dict[str, float | None] = (
+                self._lazy_ranks(plans, ad) if columns is None
+                else values(plans, ad, columns, at))
+            if keys is None:
+                # (a partitionable slot: its vector and keys as ``prepare`` makes them)
+                self._shape_walked(offer, ad, busy, record.state.walk, independent, True,
+                                   record)
+                continue
+            walked[id(offer)] = (ad, busy, record.state.walk, offer)
+            offer.independent = independent
+            place(offer, shape_of(offer, keys[at]))
+        run.clear()
+
+    def _work_out(self, offer: Offer, ad: ClassAd, busy: bool, prev: tuple | None) -> None:
+        """``prepare`` of a slot no record served (``prev``: ``walked``'s entry of
+        its previous state, None for its first): the walk, unless a carved state's
+        changes leave it as it was, the job-independent ranks, the shape."""
         diff = None if prev is None else adeval.changed(ad, prev[0])
         if prev is not None and prev[1] == busy and same_walks(ad, prev[0], diff):
             flags, walked, reaches = prev[2]
@@ -245,11 +334,16 @@ class OfferShapes:
         plans = self.ranks.plans(record.state, ad, self._ranks[busy])
         independent: dict[str, float | None]
         if busy and self._preemption_off and not offer.partitionable:
-            planned = self.ranks.planned
-            independent = LazyRanks(list(plans), lambda key: planned(plans[key], ad))
+            independent = self._lazy_ranks(plans, ad)
         else:
             independent = self.ranks.values(plans, ad)
         self._shape_walked(offer, ad, busy, record.state.walk, independent, True, record)
+
+    def _lazy_ranks(self, plans: dict, ad: ClassAd) -> LazyRanks:
+        """A slot's job-independent ranks from its record's plans, each worked out
+        when first read (``lazy_ranks``, ``FirstRanks.planned``)."""
+        planned = self.ranks.planned
+        return LazyRanks(list(plans), lambda key: planned(plans[key], ad))
 
     def _prepare_as(self, offer: Offer, ad: ClassAd, busy: bool, first: FirstState) -> None:
         """``prepare`` of a slot's first state from the record of an earlier slot

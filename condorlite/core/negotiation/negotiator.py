@@ -108,8 +108,7 @@ class Cycle:
                                       else tables))
         self.mm = Matchmaker(policy, now, self.ac.job_names, defined,
                              self.ac.target_names, self.ac.binding_refs, reps)
-        for offer in self.offers:
-            self.mm.prepare(offer)
+        self.mm.prepare_all(self.offers)
         self.costs = PieceCosts(self.offers, self.mm, policy)
         #: the walks of the candidate lists (``list_scan``)
         self.scan = ListScan(self.offers, self.mm, self.costs)

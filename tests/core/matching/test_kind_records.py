@@ -12,6 +12,7 @@ and partitionable slots and owner-ranked desktops, every offer is prepared as a 
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from condorlite.core.classad import parse_ad
@@ -20,6 +21,7 @@ from condorlite.core.matching.expr_numbers import Canon
 from condorlite.core.matching.first_states import FirstStates
 from condorlite.core.matching.kind_records import KindRecords
 from condorlite.core.matching.lazy_ranks import LazyRanks
+from condorlite.core.matching.matchmaker import Matchmaker
 from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.shape_keys import ShapeKeys
 from condorlite.core.negotiation import negotiator
@@ -146,17 +148,22 @@ def test_held_static_slots_of_a_record_work_their_ranks_out_when_read(tmp_path, 
                             realistic=True, unique=True, disk_share=True,
                             claimed_fraction=0.4)
     slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
-    held: list = []
-    method = OfferShapes._prepare_kinds
+    found: set[int] = set()
+    method = KindRecords.find
 
-    def noting(self, offer, ad, busy, record):
-        method(self, offer, ad, busy, record)
-        if busy and offer.vector is None:
-            held.append(offer)
+    def noting(self, ad, busy, kind):
+        record = method(self, ad, busy, kind)
+        if record is not None:
+            found.add(id(ad))
+        return record
 
     with monkeypatch.context() as patch:
-        patch.setattr(OfferShapes, "_prepare_kinds", noting)
+        patch.setattr(KindRecords, "find", noting)
         shared = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+    # (the held slots without a vector prepared from a record, one at a time
+    # or in a run: ``OfferShapes.prepare_all``)
+    held = [offer for offer in shared.offers if offer.holder is not None
+            and offer.vector is None and id(offer.state_ad) in found]
     with monkeypatch.context() as patch:
         patch.setattr(KindRecords, "find", lambda self, ad, busy, kind: None)
         patch.setattr(FirstStates, "find", lambda self, ad, busy, kind: None)
@@ -241,3 +248,62 @@ def test_a_names_key_gives_the_slot_key_of_those_names():
     for names in names_list:
         _same_partition(made[names], full[names])
     assert len(record.plans) == 4  # (one plan per names, kept on the record)
+
+
+def _pair_keys(cycle: negotiator.Cycle) -> list[tuple]:
+    """Each offer's pair shape key (``OfferShapes.pair_shapes``), in offer order."""
+    keys = {number: key for key, number in cycle.mm.shapes.pair_shapes.items()}
+    return [keys.get(offer.pair_shape) for offer in cycle.offers]
+
+
+def _one_at_a_time(self, offers):
+    """``Matchmaker.prepare_all`` as a loop of ``prepare``: no runs."""
+    for offer in offers:
+        self.prepare(offer)
+
+
+def test_runs_of_record_slots_are_prepared_as_one_slot_at_a_time(tmp_path, monkeypatch):
+    """``OfferShapes.prepare_all``'s runs (the slots that found a record, worked
+    out together, their literals read a column per name) leave every offer as
+    ``prepare`` of one offer at a time does: the same shapes and pair shapes in
+    the same numbering, ranks (lazy ones as read), walks and vectors, the same
+    evaluations, and the same cycle. Static, held and partitionable slots with
+    their own numbers and desktops, preemption by priority on and off."""
+    spec = genpool.PoolSpec(slots=160, jobs=400, submitters=4, autoclusters=10, seed=3,
+                            realistic=True, unique=True, disk_share=True,
+                            claimed_fraction=0.35, partitionable_fraction=0.4,
+                            owner_start_fraction=0.3)
+    pool = genpool.write_pool(spec, tmp_path)
+    for requirements in ("false", "RemoteUserPrio > SubmitterUserPrio * 1.2"):
+        policy = replace(Policy(uid_domain="example.org"),
+                         preemption_requirements=requirements)
+        slots, jobs = decoded_pool(pool, policy, True)
+        runs: list[int] = []
+        method = OfferShapes._prepare_run
+
+        def counting(self, run, method=method, runs=runs):
+            runs.append(len(run))
+            method(self, run)
+
+        with monkeypatch.context() as patch:
+            patch.setattr(OfferShapes, "_prepare_run", counting)
+            batched = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+        slots, jobs = decoded_pool(pool, policy, True)
+        with monkeypatch.context() as patch:
+            patch.setattr(Matchmaker, "prepare_all", _one_at_a_time)
+            single = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+        assert sum(runs) > len(batched.offers) // 2, "most slots should be in runs"
+        assert max(runs) > 10
+        assert batched.mm.evaluations == single.mm.evaluations
+        assert (batched.mm.shapes.pair_count, batched.mm.shapes.shape_count) == (
+            single.mm.shapes.pair_count, single.mm.shapes.shape_count)
+        # (the keys themselves: where every slot's key is its own, numbers alone
+        # would not tell one slot's key given to another)
+        assert _pair_keys(batched) == _pair_keys(single)
+        batched.run()
+        single.run()
+        one, two = batched.result(), single.result()
+        assert one.matches and one.matches == two.matches
+        assert one.rejections == two.rejections
+        assert _prepared(batched) == _prepared(single)
+        assert batched.mm.evaluations == single.mm.evaluations
