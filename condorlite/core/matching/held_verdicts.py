@@ -52,7 +52,7 @@ from collections.abc import Callable
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.partial import Constant, specialize_attribute
-from condorlite.core.matching.box_ranges import Column, column, narrowest
+from condorlite.core.matching.box_ranges import Column, Split, column, narrowest, split
 from condorlite.core.matching.candidates import HeldGroup, as_rank
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.evaluation_count import EvaluationCount
@@ -319,6 +319,18 @@ class HeldVerdicts:
         whose vector passes the box, each still run in full."""
         found = narrowest(program, lambda index: self._column(held_type, index))
         return held_type.slots if found is None else found
+
+    def split(self, held_type: HeldType, program: PairProgram) -> Split | None:
+        """``within``'s groups of ``held_type`` split by whether every bound of the
+        box ``program`` surely holds on them (``box_ranges.split``), or None when
+        that cannot be told (then ``within``)."""
+        return split(program, lambda index: self._column(held_type, index))
+
+    def free_names(self, held_type: HeldType) -> tuple[str, ...]:
+        """The names of the positions of the type's vectors (every group of a type
+        leaves the same names free): what its verdicts' bounds read."""
+        vector = self._vector(held_type.first)
+        return () if vector is None else vector.names
 
     def _column(self, held_type: HeldType, index: int) -> Column | None:
         """The type's groups with offers sorted by their vectors' value at ``index``
