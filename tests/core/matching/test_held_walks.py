@@ -109,7 +109,11 @@ def test_kept_walks_shared_between_classes_decide_otherwise(monkeypatch) -> None
 
 
 def test_residuals_read_at_other_numbers_decide_otherwise(monkeypatch) -> None:
-    # A residual that fails at every slot's numbers: the slots that fit are passed over.
+    # A residual that fails at every slot's numbers: the slots that fit are passed over
+    # (where the residual is run: not on the groups on which every bound of it surely
+    # holds, walked apart, ``held_walks.SURE_BOXES``).
+    monkeypatch.setattr(held_walks, "SURE_BOXES", False)
+
     class Failing(PairProgram):
         def run(self, vals, as_rank):  # type: ignore[no-untyped-def]
             return (False,)
