@@ -22,7 +22,7 @@ class matches a few per cent. These make that walk cheaper, each exact:
    type a verdict rules out is passed over whole.
 
 3. **The groups within a bound.** In a type whose verdict is a box, only the groups
-   within the bound the fewest of them pass are tried (``HeldVerdicts.within``),
+   within the bound the fewest of them pass are tried (``HeldVerdicts.halves``),
    each still by the residual and the pair.
 
 4. **Less per group.** Each group's first offer, its numbers and (at its first pair)
@@ -36,7 +36,7 @@ class matches a few per cent. These make that walk cheaper, each exact:
    once a part's box, its table and (constant ranks) its one pair result are known,
    each later group of the part takes them in one look-up (``PartPairs.boxes``).
    The groups of a type at which every bound of its verdict's box surely holds
-   (``HeldVerdicts.split``) are walked apart: there a part's box whose every bound
+   (``HeldVerdicts.halves``) are walked apart: there a part's box whose every bound
    is one of the verdict's (``box_passes.implied_by``) passes untested, no table
    asked, so the group takes the box's one result or runs its ranks alone (on the
    10k static mix every box a walk ran passed: 50,617 runs of confirmation).
@@ -99,7 +99,7 @@ SURE_BOXES = True
 
 class SureBox(NamedTuple):
     """A held type's verdict, a box every bound of which surely holds on the groups
-    walked (``HeldVerdicts.split``), and the names of its vector's positions."""
+    walked (``HeldVerdicts.halves``), and the names of its vector's positions."""
 
     verdict: PairProgram
     names: tuple[str, ...]
@@ -179,18 +179,15 @@ class HeldWalks:
                 continue  # (no group of the type can match)
             slots = held_type.slots
             if shared and type(verdict) is ResidualTest and verdict.program.box:
-                halves = verdicts.split(held_type, verdict.program) if (
-                    SURE_BOXES and not verdict.program.never) else None
-                if halves is None:
-                    slots = verdicts.within(held_type, verdict.program)
-                else:
+                halves = verdicts.halves(held_type, verdict,
+                                         SURE_BOXES and not verdict.program.never)
+                if halves.sure:
                     # (the groups at which every bound of the verdict surely holds
                     # walked apart: a part's box it implies passes there untested)
-                    if halves.sure:
-                        self._walk(klass, job_ad, signature, known_pairs, halves.sure,
-                                   verdict, parts, refusals, out,
-                                   SureBox(verdict.program, verdicts.free_names(held_type)))
-                    slots = halves.tried
+                    self._walk(klass, job_ad, signature, known_pairs, halves.sure,
+                               verdict, parts, refusals, out,
+                               SureBox(verdict.program, verdicts.free_names(held_type)))
+                slots = halves.tried
             self._walk(klass, job_ad, signature, known_pairs, slots,
                        verdict if shared else MISSING, parts, refusals, out, None)
         self._counts.evaluations += parts.runs
