@@ -9,7 +9,8 @@ from typing import NamedTuple
 
 from condorlite.core.classad.partial import Constant
 from condorlite.core.classad.residuals import Residual
-from condorlite.core.matching.box_ranges import Column
+from condorlite.core.matching.box_passes import box_key
+from condorlite.core.matching.box_ranges import Column, Split
 from condorlite.core.matching.candidates import HeldGroup, PairEval, as_rank
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.held_refusals import Refusals
@@ -101,6 +102,10 @@ class HeldType(NamedTuple):
     #: position in the vector -> the groups by their value there, or None when some
     #: value has no order (``HeldVerdicts._column``)
     columns: dict[int, Column | None]
+    #: a verdict's box key (``ResidualTest.key``) -> the groups within its bounds,
+    #: split by whether each bound surely holds on them (``HeldVerdicts.halves``):
+    #: what the columns give for those bounds, kept with the columns
+    halves: dict[tuple, Split]
 
 
 class ResidualTest:
@@ -110,12 +115,15 @@ class ResidualTest:
     where the job's Requirements hold on nearly every slot (claimed static slots of
     full machines) the pair alone decides. Either way the pair decides what passes."""
 
-    __slots__ = ("fails", "program", "runs")
+    __slots__ = ("fails", "key", "program", "runs")
 
     def __init__(self, program: PairProgram) -> None:
         self.program = program
         self.runs = 0
         self.fails = 0
+        #: what its box tests (``box_passes.box_key``: its bounds, in their order),
+        #: or None: verdicts of equal keys leave the same groups of a type
+        self.key = box_key(program)
 
     def useful(self) -> bool:
         return self.runs < TRIAL or self.fails * WORTH >= self.runs

@@ -37,9 +37,14 @@ times), rather than a verdict per group. Each group's first offer, its numbers a
 its policy key are worked out once per types made (``held_types.HeldSlot``).
 
 **The groups within a bound.** In a type whose verdict is a box, only the groups
-within the bound the fewest of them pass are tried (``within``; ``box_ranges``: the
+within the bound the fewest of them pass are tried (``halves``; ``box_ranges``: the
 type's groups sorted once by the bound's resource, bisected), each still by the
-residual and the pair; a group outside a bound of the box fails it.
+residual and the pair; a group outside a bound of the box fails it. Where every
+bound can be told so (``box_ranges.split``), the groups on which every bound surely
+holds are handed apart from the rest (``held_walks``: a part's box the verdict
+implies passes there untested). Both are kept per type and the verdict's bounds
+(``ResidualTest.key``): the classes of equal requests ask them once (on the 1k
+partitionable mix, 778 of 1,355 asks).
 
 **Emptied groups left out.** Once offers have left as many times as half the groups
 the types hold, the emptied groups (most held groups empty as their offers are
@@ -52,7 +57,7 @@ from collections.abc import Callable
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.partial import Constant, specialize_attribute
-from condorlite.core.matching.box_ranges import Column, column, narrowest
+from condorlite.core.matching.box_ranges import Column, Split, column, narrowest, split
 from condorlite.core.matching.candidates import HeldGroup, as_rank
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.evaluation_count import EvaluationCount
@@ -267,7 +272,7 @@ class HeldVerdicts:
             key = (() if vector is None else vector.names, self._numbers_of(names, first))
             held_type = by_key.get(key)
             if held_type is None:
-                held_type = by_key[key] = HeldType(first, [], {})
+                held_type = by_key[key] = HeldType(first, [], {}, {})
             keys = self._policy_key(pair_shape, group, first)
             slot = HeldSlot(pair_shape, group, first, None if vector is None else vector.vals,
                             keys.policy, keys.preq)
@@ -291,7 +296,7 @@ class HeldVerdicts:
             key = (slot.kind, number(slot.first.state_ad, gained))
             held_type = by_key.get(key)
             if held_type is None:
-                held_type = by_key[key] = HeldType(slot.first, [], {})
+                held_type = by_key[key] = HeldType(slot.first, [], {}, {})
             held_type.slots.append(slot)
         return list(by_key.values())
 
@@ -310,15 +315,42 @@ class HeldVerdicts:
             slots = held_type.slots
             slots[:] = [slot for slot in slots if slot.group.total]
             held_type.columns.clear()
+            held_type.halves.clear()
             count += len(slots)
         self._removed, self._slots = removed, count
 
-    def within(self, held_type: HeldType, program: PairProgram) -> list[HeldSlot]:
-        """The groups of ``held_type`` within the one bound of the box ``program``
-        that the fewest of them pass (``box_ranges.narrowest``): a superset of those
-        whose vector passes the box, each still run in full."""
-        found = narrowest(program, lambda index: self._column(held_type, index))
-        return held_type.slots if found is None else found
+    def halves(self, held_type: HeldType, test: ResidualTest, sure: bool) -> Split:
+        """The groups of ``held_type`` within the one bound of the verdict ``test`` (a
+        box) that the fewest of them pass (``box_ranges.narrowest``: a superset of
+        those whose vector passes the box, each still tried in full), split by
+        whether every bound of it surely holds on them (``box_ranges.split``; with
+        ``sure`` only): where that cannot be told, none is sure and the rest are the
+        narrowest range's, in its order. Kept per type and the verdict's box key
+        (``ResidualTest.key``): both depend only on the columns and the bounds, in
+        their order."""
+        key = test.key
+        if key is not None:
+            found = held_type.halves.get(key)
+            if found is not None:
+                return found
+        program = test.program
+
+        def column_at(index: int) -> Column | None:
+            return self._column(held_type, index)
+
+        found = split(program, column_at) if sure else None
+        if found is None:
+            items = narrowest(program, column_at)
+            found = Split([], held_type.slots if items is None else items)
+        if key is not None:
+            held_type.halves[key] = found
+        return found
+
+    def free_names(self, held_type: HeldType) -> tuple[str, ...]:
+        """The names of the positions of the type's vectors (every group of a type
+        leaves the same names free): what its verdicts' bounds read."""
+        vector = self._vector(held_type.first)
+        return () if vector is None else vector.names
 
     def _column(self, held_type: HeldType, index: int) -> Column | None:
         """The type's groups with offers sorted by their vectors' value at ``index``

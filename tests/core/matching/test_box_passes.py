@@ -3,15 +3,20 @@ slot's numbers and shared by every class whose program of a part is an equal box
 whatever its ranks. Checked against the plain reference cycle with the tables used
 (classes of equal requests, other ranks, ranks that read the slot; slots of other
 pair shapes with equal numbers), the key checked to tell boxes apart, and shown to
-matter: a key blind to the bounds, or tables blind to the numbers, decide otherwise."""
+matter: a key blind to the bounds, or tables blind to the numbers, decide otherwise.
+The tables are checked with no group walked apart as surely passing its box
+(``held_walks.SURE_BOXES`` off); with it on, a box its type's verdict implies
+(``implied_by``) passes untested where every bound of the verdict surely holds:
+checked against the reference too, and an implication blind to the bounds decides
+otherwise."""
 
 from __future__ import annotations
 
 import pytest
 
 from condorlite.core.classad.residuals import bound_test
-from condorlite.core.matching import box_passes
-from condorlite.core.matching.box_passes import box_key
+from condorlite.core.matching import box_passes, held_walks
+from condorlite.core.matching.box_passes import box_key, implied_by
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.policy import Policy
@@ -82,6 +87,13 @@ def test_box_key_tells_boxes_apart() -> None:
     assert box_key(plain) is None
 
 
+@pytest.fixture
+def tables_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every group by its box's table (none walked apart as surely passing)."""
+    monkeypatch.setattr(held_walks, "SURE_BOXES", False)
+
+
+@pytest.mark.usefixtures("tables_alone")
 def test_box_passes_decide_as_the_reference_on_and_off(monkeypatch) -> None:
     fast, on = run_both(SLOTS, JOBS, POLICY)
     tables = fast.mm.lists._walks._boxes._tables
@@ -96,6 +108,7 @@ def test_box_passes_decide_as_the_reference_on_and_off(monkeypatch) -> None:
     assert fast.mm.evaluations < off_cycle.mm.evaluations
 
 
+@pytest.mark.usefixtures("tables_alone")
 def test_a_key_blind_to_the_bounds_decides_otherwise(monkeypatch) -> None:
     # Every box one key: a class takes another's passes, whatever its bounds.
     monkeypatch.setattr(box_passes, "box_key",
@@ -132,6 +145,7 @@ RANKED_JOBS = ([_ranked_job(1, p, 2500, 3000, "TARGET.Memory") for p in range(3)
                + [_ranked_job(5, p, 500, 0, "TARGET.KFlops") for p in range(2)])
 
 
+@pytest.mark.usefixtures("tables_alone")
 def test_ranked_boxes_share_the_passes_by_numbers(monkeypatch) -> None:
     # Boxes whose ranks read the slot share the table of passes with the box of
     # constant ranks, and slots of equal numbers one entry: those that pass run
@@ -159,8 +173,111 @@ def test_ranked_boxes_share_the_passes_by_numbers(monkeypatch) -> None:
     assert fast.mm.evaluations < off_cycle.mm.evaluations
 
 
+@pytest.mark.usefixtures("tables_alone")
 def test_passes_kept_blind_to_the_numbers_decide_otherwise(monkeypatch) -> None:
     # Every slot's numbers one entry: a slot takes another's pass, whatever its Disk.
     monkeypatch.setattr(box_passes.BoxPasses, "numbers", lambda self, vals: 0)
     with pytest.raises(AssertionError):
         run_both(TWINS, RANKED_JOBS, POLICY)
+
+
+NAMES = ("cpus", "disk", "memory")
+
+
+def test_implied_by_reads_each_bound_by_name_operator_and_operand() -> None:
+    verdict = _box([bound_test(1, ">=", 4000), bound_test(2, ">=", 1024)])
+    assert implied_by(_box([bound_test(1, ">=", 4000)]), NAMES, verdict, NAMES)
+    assert implied_by(_box([bound_test(2, ">=", 1024), bound_test(1, ">=", 4000)]),
+                      NAMES, verdict, NAMES)
+    assert implied_by(_box([]), NAMES, verdict, NAMES)  # (no bound: every slot passes)
+    # (the same position of another vector's names: the name decides)
+    assert implied_by(_box([bound_test(0, ">=", 4000)]), ("disk", "memory"), verdict, NAMES)
+    assert not implied_by(_box([bound_test(0, ">=", 4000)]), NAMES, verdict, NAMES)
+    assert not implied_by(_box([bound_test(1, ">=", 4001)]), NAMES, verdict, NAMES)
+    assert not implied_by(_box([bound_test(1, ">", 4000)]), NAMES, verdict, NAMES)
+    assert not implied_by(_box([bound_test(1, ">=", 4000.0)]), NAMES, verdict, NAMES)
+    assert not implied_by(_box([bound_test(1, ">=", 4000), bound_test(1, "<=", 9000)]),
+                          NAMES, verdict, NAMES)  # (a bound the verdict does not state)
+    assert not implied_by(_box([bound_test(1, ">=", 4000)], [("Cpus", 1.0, 0)]),
+                          NAMES, verdict, NAMES)  # (a fit to test)
+    assert not implied_by(_box([lambda vals: True]), NAMES, verdict, NAMES)  # (no atom)
+    never = _box([bound_test(1, ">=", 4000)])
+    never.never = True
+    assert not implied_by(never, NAMES, verdict, NAMES)
+    plain = _box([bound_test(1, ">=", 4000)])
+    plain.box = False
+    assert not implied_by(plain, NAMES, verdict, NAMES)
+    # (a bound on one of the part's own literals, after its amounts, is none)
+    literal = _box([bound_test(2, ">=", 1024)])
+    literal.literals = 1
+    assert not implied_by(literal, NAMES, verdict, NAMES)
+
+
+def _sure(n: int, start: str) -> str:
+    # Claimed static slots of one machine type and one Memory, each its own Disk
+    # (its own pair shape, one shared static part), held by two old submitters.
+    return _held(n).replace("Memory = 4096", "Memory = 2048").replace(
+        "START = true", f"START = {start}")
+
+
+def _sure_job(cluster: int, proc: int, disk: int, rank: str) -> str:
+    return _job(cluster, proc, disk, 0, 0).replace("Rank = 0", f"Rank = {rank}").replace(
+        " && TARGET.Memory >= 0", "")
+
+
+# Classes of one bound (Disk >= RequestDisk), constant ranks or ranks that read the
+# slot, and more jobs than the slots that pass.
+SURE_JOBS = ([_sure_job(1, p, 6000, "1") for p in range(6)]
+             + [_sure_job(2, p, 9000, "TARGET.Disk") for p in range(6)]
+             + [_sure_job(3, p, 12000, "2") for p in range(4)])
+
+
+def _runs(patch: pytest.MonkeyPatch) -> list[int]:
+    """A list to which each run of a box program adds one."""
+    runs: list[int] = []
+    plain = PairProgram.run
+
+    def counting(self, vals, as_rank, defer=False):  # type: ignore[no-untyped-def]
+        if self.box and self.width == 3:  # (a part's box, not a one-test verdict)
+            runs.append(1)
+        return plain(self, vals, as_rank, defer)
+
+    patch.setattr(PairProgram, "run", counting)
+    return runs
+
+
+def test_boxes_the_verdict_implies_pass_untested(monkeypatch) -> None:
+    # START = true: each class's box is its verdict's one bound, so no group walked
+    # apart as surely passing runs its box or asks a table: as the reference, and as
+    # with every group by its table, with fewer evaluations (a box of constant ranks
+    # passed untested is no run).
+    slots = [_sure(n, "true") for n in range(20)]
+    with monkeypatch.context() as patch:
+        runs = _runs(patch)
+        fast, on = run_both(slots, SURE_JOBS, POLICY)
+    assert not runs
+    assert not any(fast.mm.lists._walks._boxes._tables.values())
+    with monkeypatch.context() as patch:
+        patch.setattr(held_walks, "SURE_BOXES", False)
+        runs = _runs(patch)
+        off_cycle, off = run_both(slots, SURE_JOBS, POLICY)
+    assert runs
+    assert sorted(map(str, off.matches)) == sorted(map(str, on.matches))
+    assert fast.mm.evaluations < off_cycle.mm.evaluations
+
+
+def test_a_box_with_a_bound_of_the_slots_own_runs(monkeypatch) -> None:
+    # START = Disk <= 15000: each box holds a bound its verdict does not, so every
+    # group runs it (or asks its table), and the slots over 15,000 fail it.
+    slots = [_sure(n, "Disk <= 15000") for n in range(20)]
+    with monkeypatch.context() as patch:
+        runs = _runs(patch)
+        run_both(slots, SURE_JOBS, POLICY)
+    assert runs
+
+
+def test_an_implication_blind_to_the_bounds_decides_otherwise(monkeypatch) -> None:
+    # Every box taken as implied: the slots over 15,000 pass a box they fail.
+    monkeypatch.setattr(held_walks, "implied_by", lambda *args: True)
+    with pytest.raises(AssertionError):
+        run_both([_sure(n, "Disk <= 15000") for n in range(20)], SURE_JOBS, POLICY)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from condorlite.core.matching import box_ranges, held_verdicts
+from condorlite.core.matching import box_ranges, held_verdicts, held_walks
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.held_lists import HeldLists
 from condorlite.core.matching.held_types import HeldSlot
@@ -109,7 +109,11 @@ def test_kept_walks_shared_between_classes_decide_otherwise(monkeypatch) -> None
 
 
 def test_residuals_read_at_other_numbers_decide_otherwise(monkeypatch) -> None:
-    # A residual that fails at every slot's numbers: the slots that fit are passed over.
+    # A residual that fails at every slot's numbers: the slots that fit are passed over
+    # (where the residual is run: not on the groups on which every bound of it surely
+    # holds, walked apart, ``held_walks.SURE_BOXES``).
+    monkeypatch.setattr(held_walks, "SURE_BOXES", False)
+
     class Failing(PairProgram):
         def run(self, vals, as_rank):  # type: ignore[no-untyped-def]
             return (False,)
@@ -281,10 +285,13 @@ def test_a_part_s_box_taken_once_decides_as_the_reference(monkeypatch) -> None:
     seen: list[int] = []
     pairs_of = HeldWalks._pairs_of
 
-    def counting(self, klass, job_ad, signature, known, unknown, verdict, parts, out):  # type: ignore[no-untyped-def]
-        pairs_of(self, klass, job_ad, signature, known, unknown, verdict, parts, out)
+    def counting(self, klass, job_ad, signature, known, unknown, verdict, parts, out,  # type: ignore[no-untyped-def]
+                 sure):
+        pairs_of(self, klass, job_ad, signature, known, unknown, verdict, parts, out, sure)
         seen.append(len(parts.boxes))
 
+    # (the boxes' look-ups alone: no group walked apart as surely passing its box)
+    monkeypatch.setattr(held_walks, "SURE_BOXES", False)
     with monkeypatch.context() as patch:
         patch.setattr(HeldWalks, "_pairs_of", counting)
         fast, on = run_both(PART_SLOTS, PART_JOBS, POLICY)
@@ -309,6 +316,7 @@ def test_a_part_s_box_taken_once_decides_as_the_reference(monkeypatch) -> None:
 
 def test_a_box_of_another_part_decides_otherwise(monkeypatch) -> None:
     # The boxes kept blind to the part: the first part's box stands for the other's.
+    monkeypatch.setattr(held_walks, "SURE_BOXES", False)
     class Blind(dict):
         def get(self, key, default=None):  # type: ignore[no-untyped-def]
             return next(iter(self.values()), default)
