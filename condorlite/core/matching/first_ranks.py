@@ -16,7 +16,7 @@ value per slot, and slots bind what it reads to numbers of their own. Two ways:
   of its literal values and a lookup in the same value memo, which ``value`` uses
   too. A per-slot number is a column read once, not a reason to work the slot out
   in full. ``columns`` reads those values for many slots of one record at once, a
-  column per name, for ``values`` to take them from (``OfferShapes.prepare_all``).
+  column per name, for ``values`` to take them from (``OfferPrep.prepare_all``).
 
 Both count, in the cycle's ``EvaluationCount``, the evaluations the value memo
 missed (one per distinct layout and typed literal values), whichever way a value was

@@ -113,10 +113,10 @@ class FirstStates:
             False: [], True: []}
         self._count = 0
         #: busy -> lookups since the last hit (``find``), or -1 once given up (read
-        #: by ``OfferShapes.prepare``, which then asks ``find`` no more)
+        #: by ``OfferPrep.prepare``, which then asks ``find`` no more)
         self.tries: dict[bool, int] = {False: 0, True: 0}
         #: busy -> [loose hits, loose misses], or None once ``find_loose`` has given up
-        #: (read by ``OfferShapes.prepare``, which then asks it no more)
+        #: (read by ``OfferPrep.prepare``, which then asks it no more)
         self.loose_counts: dict[bool, list[int] | None] = {False: [0, 0], True: [0, 0]}
         #: busy -> whether either lookup still reads records (false once both have
         #: given up: ``keep`` would store nothing, so ``OfferShapes`` asks it no more)
@@ -185,7 +185,7 @@ class FirstStates:
     def new_kind(self, ad: ClassAd, busy: bool) -> None:
         """Take back the misses of a slot (``ad``) that no record of any kind
         served, not even a ``kind_records`` one (its walk is worked out in full:
-        ``OfferShapes.prepare``). The first slot of a machine type misses whatever
+        ``OfferPrep.prepare``). The first slot of a machine type misses whatever
         is kept; only misses by slots of kinds seen before say that later slots
         will miss too, so only those count towards ``TRIES`` (slots of many types
         interleaved are not given up on). A lookup that has given up counts

@@ -19,7 +19,7 @@ that holds, for each visited name of a record kept here, the same entry where th
 recorded slot held an expression, and is alike absent or a literal (any value)
 where the recorded slot was, walks as the recorded slot did and its ranks follow
 the same plans. What reads the values, the pair shape key, the resource vector and
-the ranks' values, is worked out for the slot itself (``OfferShapes._prepare_kinds``);
+the ranks' values, is worked out for the slot itself (``OfferPrep._prepare_kinds``);
 a static slot's pair shape key (``shape_keys.ShapeKeys.slot_key``: the numbers of
 its walked bindings, absent names left out, 0 for a literal, then its literals'
 values' ``repr``) from the record's *key plan*: the slots of a record bind each
@@ -31,7 +31,7 @@ static slot of the 10k static mix has ~10, its ``Disk`` and ``KFlops`` its own).
 The key is the one ``ShapeKeys.slot_key`` makes of the slot: equal keys, equal
 bindings, whichever way a slot was prepared. ``pair_keys`` makes the keys of many
 slots of one record at once, their literals read a column per name
-(``OfferShapes.prepare_all``'s runs).
+(``OfferPrep.prepare_all``'s runs).
 The same holds for a key of any visited names (``names_key``:
 a partitionable slot's pair-static key, its walked names less the vector's, and
 its ranks' program keys, the names they reach less the vector's).
@@ -134,7 +134,7 @@ class KindRecords:
         #: one machine type come together)
         self._splits: dict[bool, list[_Split]] = {False: [], True: []}
         #: busy -> [hits, misses], or None once given up (read by
-        #: ``OfferShapes.prepare``, which then asks ``find`` no more)
+        #: ``OfferPrep.prepare``, which then asks ``find`` no more)
         self.counts: dict[bool, list[int] | None] = {False: [0, 0], True: [0, 0]}
         self._count = 0
 

@@ -28,7 +28,7 @@ from condorlite.core.matching.candidates import NO_MATCH, PairEval, as_rank, box
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.never_matches import NeverMatches
-from condorlite.core.matching.offer_shapes import MISSING, OfferShapes
+from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.offers import Fits, Offer
 from condorlite.core.matching.owner_gates import OwnerGates
 from condorlite.core.matching.pair_programs import ResidualCache, job_params, pair_program
@@ -38,6 +38,9 @@ from condorlite.core.matching.resource_limits import ResourceLimits
 from condorlite.core.matching.slot_vectors import SlotVector, StaticVector
 from condorlite.core.matching.static_programs import StaticNumbers
 from condorlite.core.policy import Policy
+
+#: "not in the table" for tables whose values may be None
+MISSING = object()
 
 
 class MatchTable:

@@ -34,10 +34,10 @@ what it reads. The whole offer list is walked a shape at a time (``slot_walks`` 
 what a shape is made of). A partitionable slot whose resources are number literals
 has a resource vector (``carving``): its states are one static part and a vector, and
 a pair with such a slot is answered by the (class, static part) program at the
-state's vector. Offers are prepared, carved and kept in their shapes by
-``offer_shapes.OfferShapes``, and a request's list is made by
+state's vector. Offers are prepared by ``offer_prep.OfferPrep``, carved and kept in
+their shapes by ``offer_shapes.OfferShapes``, and a request's list is made by
 ``request_lists.RequestLists``, from the pair results ``match_table.MatchTable``
-keeps; the matchmaker owns one of each (``shapes``, ``table``, ``lists``). Candidate
+keeps; the matchmaker owns one of each (``prep``, ``shapes``, ``table``, ``lists``). Candidate
 entries are built as ``candidates`` describes and kept per shape for reuse; the unheld
 static offers' entries are made once per class (``static_lists``) and the held offers
 are settled a group at a time (``held_groups``).
@@ -57,6 +57,7 @@ from condorlite.core.matching.candidates import Candidates, PairEval
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.match_table import MatchTable
+from condorlite.core.matching.offer_prep import OfferPrep
 from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.offers import BASE_RESOURCES, SUBMITTER_PREFIXES, Offer
 from condorlite.core.matching.own_literals import OwnLiterals
@@ -145,6 +146,9 @@ class Matchmaker:
         self.own_rewrites = OwnRewrites(self.own_policy, self.own_literals)
         walks = SlotWalks(self.slot_names, self.exprs, self.job_defined, self.preemption_off)
         self.shapes = OfferShapes(now, self.exprs, walks, self.resource_names, self.counts)
+        #: works out each offer's walks, ranks and pair shape key into ``shapes``
+        self.prep = OfferPrep(self.shapes, now, self.exprs, walks, self.resource_names,
+                              self.counts)
         self.table = MatchTable(now, self.exprs, self.shapes, self.counts,
                                 preemption_off=self.preemption_off,
                                 per_submitter=self.per_submitter,
@@ -191,24 +195,24 @@ class Matchmaker:
 
     # -- the offers (``shapes``) and a request's list (``lists``) -----------------------
     def prepare(self, offer: Offer) -> None:
-        """``OfferShapes.prepare``: (re)compute an offer's shape and its
+        """``OfferPrep.prepare``: (re)compute an offer's shape and its
         job-independent policy ranks; before its first shape, the slot's own policy
         is folded (``own_policy``)."""
         if offer.seq < 0:
             # (one copy of the ad for both rewrites, made as ``OwnLiterals.hoist``
             # makes it when handed ``OwnPolicy.changes``)
             self.own_rewrites.rewrite(offer)
-        self.shapes.prepare(offer)
+        self.prep.prepare(offer)
 
     def prepare_all(self, offers: list[Offer]) -> None:
         """``prepare`` of each of ``offers`` (none prepared before), in order, the
         same outcome: every ad rewritten first (``own_rewrites``: nothing it does
-        reads the shapes), then ``OfferShapes.prepare_all``."""
+        reads the shapes), then ``OfferPrep.prepare_all``."""
         rewrite = self.own_rewrites.rewrite
         for offer in offers:
             if offer.seq < 0:
                 rewrite(offer)
-        self.shapes.prepare_all(offers)
+        self.prep.prepare_all(offers)
 
     def stamp(self, offer: Offer) -> None:
         """``OfferShapes.stamp``: a new version for an offer whose state changed."""

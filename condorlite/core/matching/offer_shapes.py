@@ -1,18 +1,14 @@
-"""Offers in shapes: preparing offers and keeping them in their shapes as the cycle
-changes them (one ``OfferShapes`` per cycle, owned by ``matchmaker.Matchmaker``).
+"""Offers in shapes: keeping the cycle's offers in their shapes as the cycle changes
+them (one ``OfferShapes`` per cycle, owned by ``matchmaker.Matchmaker``).
 
-``prepare`` works out an offer's walks, its job-independent policy ranks and its pair
-shape and shape (first states shared through ``first_states``; a partitionable
-offer's resource vector and what its pair shape and ranks are keyed by:
-``vector_keys``); ``carve`` moves an offer with a resource vector to the state a
-match leaves (``carved_states``: its ranks and the transitions remembered);
-``place`` and ``retire`` keep the members of each shape, which the request lists
-walk (``request_lists``). Shapes are numbered from 1 in order of first sight, so
-the numbering is a function of the order offers are prepared in. ``prepare_all``
-prepares the cycle's offers as one list: what the slots of one ``kind_records``
-record read of their own literals is read for a run of them together, a column per
-name, while everything that numbers, evaluates or counts stays in the offers' order
-(the same outcome as ``prepare`` of one offer at a time).
+An offer is prepared by ``offer_prep.OfferPrep`` (its walks, its job-independent
+policy ranks, its pair shape key), which numbers its pair shape and shape here
+(``shape_of``) and places it (``place``); ``carve`` moves an offer with a resource
+vector to the state a match leaves (``carved_states``: its ranks and the transitions
+remembered); ``retire`` forgets an offer that became unavailable. ``place`` and
+``retire`` keep the members of each shape, which the request lists walk
+(``request_lists``). Shapes are numbered from 1 in order of first sight, so the
+numbering is a function of the order offers are prepared in.
 
 Invariant: an available offer is a member of exactly one shape, in its box
 (``Offer.box``: the static, partitionable, held or vector-static table the matchmaker
@@ -25,35 +21,24 @@ change them. The matchmaker owns one ``OfferShapes`` per cycle.
 
 from __future__ import annotations
 
-from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
-from condorlite.core.matching.autocluster import same_walks
 from condorlite.core.matching.candidates import POST, PRANK, PRE
 from condorlite.core.matching.carved_states import CarvedStates
 from condorlite.core.matching.evaluation_count import EvaluationCount
-from condorlite.core.matching.first_ranks import FirstRanks
-from condorlite.core.matching.first_states import FirstState, FirstStates
 from condorlite.core.matching.held_groups import HeldGroups
-from condorlite.core.matching.kind_records import KindRecord, KindRecords
-from condorlite.core.matching.lazy_ranks import LazyRanks
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.policy_exprs import PolicyExprs
 from condorlite.core.matching.shape_keys import ShapeKeys
-from condorlite.core.matching.slot_vectors import lefts, typed
+from condorlite.core.matching.slot_vectors import lefts
 from condorlite.core.matching.slot_walks import SlotWalks
 from condorlite.core.matching.spent_statics import SpentStatics
-from condorlite.core.matching.vector_keys import VectorKeys
-
-#: "not in the table" for tables whose values may be None
-MISSING = object()
 
 
 class OfferShapes:
     """A cycle's prepared offers, their shapes and the members of each (see the module
     doc). ``walks`` finds what a slot's evaluations can read (``slot_walks``),
     ``shape_keys`` numbers bindings (``shape_keys.ShapeKeys``); ``exprs`` are the
-    policy expressions, ``resource_names`` the names carving rebinds (a partitionable
-    offer gets a resource vector over them, ``carving``)."""
+    policy expressions, ``resource_names`` the names carving rebinds."""
 
     def __init__(self, now: float | None, exprs: PolicyExprs, walks: SlotWalks,
                  resource_names: frozenset[str], counts: EvaluationCount) -> None:
@@ -62,9 +47,6 @@ class OfferShapes:
         self.resource_names = resource_names
         self.counts = counts
         self._walks = walks
-        #: PREEMPTION_REQUIREMENTS is false: a held slot is listed only when its Rank
-        #: prefers the job (rank preemption), so most held slots' ranks are never read
-        self._preemption_off = walks.preemption_off
         #: the names some job binds (the walks' alternate scope, ``literal_orders``)
         self.job_defined = walks.job_defined
         self.shape_keys = ShapeKeys()
@@ -106,20 +88,10 @@ class OfferShapes:
         self.moved: list[Offer] | None = None
         #: statics left too small for a set of literal requests (``spent_statics``)
         self.spent = SpentStatics()
-        #: id(offer) -> (ad walked, busy, (flags, walked names, reaches), offer)
+        #: id(offer) -> (ad walked, busy, (flags, walked names, reaches), offer): an
+        #: offer's walk, written as ``offer_prep.OfferPrep`` prepares it, read when it
+        #: is carved (``carved_states``) and by the static parts (``static_programs``)
         self.walked: dict[int, tuple] = {}
-        #: what first states of slots gave, shared by entry identity (``first_states``)
-        self._first = FirstStates()
-        #: walks shared by the kinds of the bindings, values aside (``kind_records``)
-        self._kinds = KindRecords(self.shape_keys.canon.key)
-        #: a first state's job-independent policy ranks (``first_ranks``)
-        self.ranks = FirstRanks(self.shape_keys.canon.number, now, counts)
-        #: a vector offer's pair-static id and its ranks' keys (``vector_keys``);
-        #: ``_statics`` is its table of ids (pair-static key -> id)
-        self._vectors = VectorKeys(self.shape_keys, self._kinds, resource_names)
-        self._statics = self._vectors.statics
-        #: busy -> the policy ranks a slot gets (``PolicyExprs.ranks``, asked once)
-        self._ranks = (exprs.ranks(False), exprs.ranks(True))
         #: the carved states' ranks and the carving transitions (``carved_states``)
         self._carved = CarvedStates(self, {PRE: exprs.pre, POST: exprs.post,
                                            PRANK: exprs.preemption_rank})
@@ -150,245 +122,6 @@ class OfferShapes:
         self.clock += 1
         offer.version = self.clock
         offer.stamps.append(self.clock)
-
-    def prepare(self, offer: Offer) -> None:
-        """(Re)compute an offer's shape and its job-independent policy ranks.
-
-        The walks (which policy ranks read the job, which slot names matter) are
-        redone only when a binding they could follow changed: a carved slot's new
-        state reuses its previous state's walks. A slot's first state is taken from
-        the record of an earlier slot holding the same entries (``first_states``:
-        same walk, ranks, vector and pair shape key), or from a loose record (same
-        walk and pair shape key, its own ranks), or from a record of ``kind_records``
-        (same walk and rank plans: its bindings differ only in literal values),
-        before it is worked out in full."""
-        # (``Offer.ad`` is the state's ad itself without a vector: no property call)
-        ad = offer.state_ad if offer.vector is None else offer.ad
-        busy = offer.holder is not None
-        prev = self.walked.get(id(offer))
-        if prev is None:
-            first = self._first.find(ad, busy, offer.slot.kind) \
-                if self._first.tries[busy] >= 0 else None
-            if first is not None:
-                self._prepare_as(offer, ad, busy, first)
-                return
-            # (each lookup asked only while it has not given up for the busy flag)
-            first = self._first.find_loose(ad, busy, offer.slot.kind) \
-                if self._first.loose_counts[busy] is not None else None
-            if first is not None:
-                self._prepare_loose(offer, ad, busy, first)
-                return
-            asked = self._kinds.counts[busy] is not None
-            record = self._kinds.find(ad, busy, offer.slot.kind) if asked else None
-            if record is not None:
-                self._prepare_kinds(offer, ad, busy, record)
-                return
-            if asked:
-                # (a slot of a kind no record holds: its misses are no sign of
-                # later ones; once kinds are looked up no more, every miss counts)
-                self._first.new_kind(ad, busy)
-        self._work_out(offer, ad, busy, prev)
-
-    def prepare_all(self, offers: list[Offer]) -> None:
-        """``prepare`` of each of ``offers`` in order (the cycle's set-up), the same
-        outcome. Once both ``first_states`` lookups have given up for a busy flag
-        (``FirstStates.keeping``: no slot's outcome is kept for a later one), a
-        slot that finds a ``kind_records`` record joins a *run* of such slots,
-        worked out together when a slot goes another way and at the end
-        (``_prepare_run``); lookups are asked in the offers' order as ``prepare``
-        asks them."""
-        run: list[tuple[Offer, ClassAd, bool, KindRecord]] = []
-        first, kinds = self._first, self._kinds
-        for offer in offers:
-            busy = offer.holder is not None
-            if offer.seq >= 0 or first.keeping[busy] or kinds.counts[busy] is None:
-                if run:
-                    self._prepare_run(run)
-                self.prepare(offer)
-                continue
-            # (not prepared: no vector, so the ad is the state's ad itself)
-            ad = offer.state_ad
-            record = kinds.find(ad, busy, offer.slot.kind)
-            if record is not None:
-                run.append((offer, ad, busy, record))
-                continue
-            if run:
-                self._prepare_run(run)
-            first.new_kind(ad, busy)
-            self._work_out(offer, ad, busy, None)
-        if run:
-            self._prepare_run(run)
-
-    def _prepare_run(self, run: list[tuple[Offer, ClassAd, bool, KindRecord]]) -> None:
-        """``_prepare_kinds`` of each (offer, ad, busy, record) of ``run``, in order,
-        then ``run`` emptied. What a slot's literal values give, its
-        job-independent ranks and a static slot's pair shape key, is read for the
-        run's slots of one record together, a column per name
-        (``FirstRanks.columns``, ``KindRecords.pair_keys``), when the first of
-        them is reached. The reads are pure; every step that numbers, evaluates
-        or counts (the plans made from a record's first slot, each slot's ranks,
-        vector and shape) is taken slot by slot in the run's order, as
-        ``prepare`` takes it, so the numbering and the counts are ``prepare``'s."""
-        # the run's slots of each record, and each one's place among them
-        ads: dict[int, list[ClassAd]] = {}
-        places = []
-        for _, ad, _, record in run:
-            mine = ads.get(id(record))
-            if mine is None:
-                mine = ads[id(record)] = []
-            places.append(len(mine))
-            mine.append(ad)
-        # id(record) -> (its ranks' plans, their literal values in its slots or None
-        # where the ranks are worked out when read, its static slots' pair keys)
-        read: dict[int, tuple] = {}
-        walked, values, place, shape_of = self.walked, self.ranks.values, self.place, \
-            self.shape_of
-        for (offer, ad, busy, record), at in zip(run, places, strict=True):
-            found = read.get(id(record))
-            if found is None:
-                # (made as ``_prepare_kinds`` makes them, at the record's first slot)
-                plans = self.ranks.plans(record.state, ad, self._ranks[busy])
-                mine = ads[id(record)]
-                lazy = busy and self._preemption_off and not offer.partitionable
-                found = read[id(record)] = (
-                    plans, None if lazy else self.ranks.columns(plans, mine),
-                    None if offer.partitionable else self._kinds.pair_keys(
-                        record, mine, (offer.slot.kind, busy, record.state.walk[0])))
-            plans, columns, keys = found
-            independent: dict[str, float | None] = (
-                self._lazy_ranks(plans, ad) if columns is None
-                else values(plans, ad, columns, at))
-            if keys is None:
-                # (a partitionable slot: its vector and keys as ``prepare`` makes them)
-                self._shape_walked(offer, ad, busy, record.state.walk, independent, True,
-                                   record)
-                continue
-            walked[id(offer)] = (ad, busy, record.state.walk, offer)
-            offer.independent = independent
-            place(offer, shape_of(offer, keys[at]))
-        run.clear()
-
-    def _work_out(self, offer: Offer, ad: ClassAd, busy: bool, prev: tuple | None) -> None:
-        """``prepare`` of a slot no record served (``prev``: ``walked``'s entry of
-        its previous state, None for its first): the walk, unless a carved state's
-        changes leave it as it was, the job-independent ranks, the shape."""
-        diff = None if prev is None else adeval.changed(ad, prev[0])
-        if prev is not None and prev[1] == busy and same_walks(ad, prev[0], diff):
-            flags, walked, reaches = prev[2]
-            changed = {name for name, _ in diff}
-            before = prev[3].independent
-        else:
-            flags, walked, reaches = self._walks.walk(ad, busy)
-            changed, before = None, {}
-        independent: dict[str, float | None] = {}
-        for key, expr in self._ranks[busy]:
-            if key not in flags:
-                if changed is not None and key in before and not changed & reaches[key]:
-                    # nothing this rank reaches changed since the last state
-                    independent[key] = before[key]
-                    continue
-                independent[key] = self.ranks.value(key, expr, ad, reaches[key])
-        self._shape_walked(offer, ad, busy, (flags, walked, reaches), independent,
-                           prev is None)
-        if prev is None:
-            self._kinds.keep(ad, busy, offer.slot.kind, (flags, walked, reaches))
-
-    def _shape_walked(self, offer: Offer, ad: ClassAd, busy: bool, walk: tuple,
-                      independent: dict, first: bool, record: KindRecord | None = None
-                      ) -> None:
-        """``prepare``'s end, once the walk and the ranks are known: the vector
-        (``VectorKeys.vector``), the pair shape key (from the ``kind_records``
-        record the walk came from, if any), the shape; a slot's ``first`` state is
-        kept for later slots (``first_states``)."""
-        flags, walked, reaches = walk
-        self.walked[id(offer)] = (ad, busy, walk, offer)
-        # Pair results do not depend on who holds the slot or its CurrentRank (only on
-        # the walked bindings, RemoteUserPrio and the like included when read): the
-        # pair shape leaves them out; the shape (reasons, PREEMPTION_REQUIREMENTS,
-        # grouping) adds them.
-        extra = (offer.slot.kind, busy, flags)
-        vector = self._vectors.vector(offer, walked, extra, reaches, independent, record)
-        if vector is not None:
-            pair_key = ("vector", vector.static, typed(vector.vals))
-        elif record is not None:
-            pair_key = self._kinds.pair_key(record, ad, extra)
-        else:
-            pair_key = self.shape_keys.slot_key(ad, walked, extra)
-        offer.independent = independent
-        self.reshape(offer, pair_key)
-        if first and self._first.keeping[busy]:
-            self._first.keep(ad, busy, offer.slot.kind, walk, independent, pair_key,
-                             offer.pair_shape, vector)  # type: ignore[arg-type]
-
-    def _prepare_kinds(self, offer: Offer, ad: ClassAd, busy: bool, record: KindRecord
-                       ) -> None:
-        """``prepare`` of a slot's first state from a record of ``kind_records``:
-        the record's walk, the job-independent ranks from its plans (``first_ranks``:
-        a read of the slot's literal values), the rest worked out as ``prepare``
-        does (the pair shape key and the vector read the slot's own values). With
-        preemption by priority off, a held slot without a vector takes its ranks as
-        ``_prepare_loose`` does, each worked out when first read (``lazy_ranks``:
-        read only if rank preemption lists the slot; with preemption on, most are
-        read and one batched ``FirstRanks.values`` costs less; with a vector the
-        ranks key its carved states at once)."""
-        plans = self.ranks.plans(record.state, ad, self._ranks[busy])
-        independent: dict[str, float | None]
-        if busy and self._preemption_off and not offer.partitionable:
-            independent = self._lazy_ranks(plans, ad)
-        else:
-            independent = self.ranks.values(plans, ad)
-        self._shape_walked(offer, ad, busy, record.state.walk, independent, True, record)
-
-    def _lazy_ranks(self, plans: dict, ad: ClassAd) -> LazyRanks:
-        """A slot's job-independent ranks from its record's plans, each worked out
-        when first read (``lazy_ranks``, ``FirstRanks.planned``)."""
-        planned = self.ranks.planned
-        return LazyRanks(list(plans), lambda key: planned(plans[key], ad))
-
-    def _prepare_as(self, offer: Offer, ad: ClassAd, busy: bool, first: FirstState) -> None:
-        """``prepare`` of a slot's first state from the record of an earlier slot
-        that holds the same entries for every name its walk visited
-        (``first_states``): the same walk, ranks, vector and pair shape key."""
-        if first.vector is not None:
-            vector = offer.vector = first.new_vector()
-            offer.ad_vals = vector.vals  # type: ignore[union-attr]  # (the ad holds them)
-        self.walked[id(offer)] = (ad, busy, first.walk, offer)
-        offer.independent = dict(first.independent)
-        self.place(offer, self.shape_of(offer, first.pair_key, first.pair_shape))
-
-    def _prepare_loose(self, offer: Offer, ad: ClassAd, busy: bool, first: FirstState
-                       ) -> None:
-        """``prepare`` of a slot's first state from a loose record (``first_states``):
-        the same walk, pair shape key and vector; the job-independent ranks its own,
-        each from the record's plan (``first_ranks``): a read of the slot's literal
-        values."""
-        independent: dict[str, float | None]
-        ranks = self._ranks[busy]
-        if busy:
-            # A held slot's ranks read literals of its own and are read only if the
-            # slot is ever listed (by preemption): worked out then (``lazy_ranks``).
-            flags = first.walk[0]
-            plans = self.ranks.plans(first, ad, ranks)
-            independent = LazyRanks([key for key, _ in ranks if key not in flags],
-                                    lambda key: self.ranks.planned(plans[key], ad))
-        else:
-            independent = self.ranks.loose_values(first, ad, ranks)
-        vector = None
-        if first.vector is not None:
-            vector = offer.vector = first.new_vector()
-            # (the record's vals, static and pair shape: they read only walked names)
-            offer.ad_vals = vector.vals  # type: ignore[union-attr]
-            self._vectors.rank_keys(ad, vector, first.walk[2], independent)  # type: ignore[arg-type]
-        self.walked[id(offer)] = (ad, busy, first.walk, offer)
-        offer.independent = independent
-        self.place(offer, self.shape_of(offer, first.pair_key, first.pair_shape))
-        if not busy and self._first.tries[busy] >= 0:
-            # (an unheld slot's entries are mostly its machine type's: later slots
-            # may hold them all; a held slot's own literals make that unlikely. The
-            # loose record it came from is kept already: once ``find`` has stopped
-            # looking, keeping would store nothing that is read)
-            self._first.keep(ad, busy, offer.slot.kind, first.walk, independent,
-                             first.pair_key, first.pair_shape, vector)
 
     def reshape(self, offer: Offer, pair_key: tuple, pair_shape: int = 0) -> None:
         """Number the offer's pair shape and shape (``shape_of``) and place it."""

@@ -22,7 +22,7 @@ from condorlite.core.matching.first_states import FirstStates
 from condorlite.core.matching.kind_records import KindRecords
 from condorlite.core.matching.lazy_ranks import LazyRanks
 from condorlite.core.matching.matchmaker import Matchmaker
-from condorlite.core.matching.offer_shapes import OfferShapes
+from condorlite.core.matching.offer_prep import OfferPrep
 from condorlite.core.matching.shape_keys import ShapeKeys
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import Policy
@@ -161,7 +161,7 @@ def test_held_static_slots_of_a_record_work_their_ranks_out_when_read(tmp_path, 
         patch.setattr(KindRecords, "find", noting)
         shared = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
     # (the held slots without a vector prepared from a record, one at a time
-    # or in a run: ``OfferShapes.prepare_all``)
+    # or in a run: ``OfferPrep.prepare_all``)
     held = [offer for offer in shared.offers if offer.holder is not None
             and offer.vector is None and id(offer.state_ad) in found]
     with monkeypatch.context() as patch:
@@ -263,7 +263,7 @@ def _one_at_a_time(self, offers):
 
 
 def test_runs_of_record_slots_are_prepared_as_one_slot_at_a_time(tmp_path, monkeypatch):
-    """``OfferShapes.prepare_all``'s runs (the slots that found a record, worked
+    """``OfferPrep.prepare_all``'s runs (the slots that found a record, worked
     out together, their literals read a column per name) leave every offer as
     ``prepare`` of one offer at a time does: the same shapes and pair shapes in
     the same numbering, ranks (lazy ones as read), walks and vectors, the same
@@ -279,14 +279,14 @@ def test_runs_of_record_slots_are_prepared_as_one_slot_at_a_time(tmp_path, monke
                          preemption_requirements=requirements)
         slots, jobs = decoded_pool(pool, policy, True)
         runs: list[int] = []
-        method = OfferShapes._prepare_run
+        method = OfferPrep._prepare_run
 
         def counting(self, run, method=method, runs=runs):
             runs.append(len(run))
             method(self, run)
 
         with monkeypatch.context() as patch:
-            patch.setattr(OfferShapes, "_prepare_run", counting)
+            patch.setattr(OfferPrep, "_prepare_run", counting)
             batched = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
         slots, jobs = decoded_pool(pool, policy, True)
         with monkeypatch.context() as patch:

@@ -71,7 +71,7 @@ def test_desktops_of_one_type_share_a_static_whoever_owns_them(monkeypatch, n_de
     slots, jobs = [_desktop(i) for i in range(n_desktops)], _jobs(per)
     builds = ProgramBuilds(monkeypatch)
     fast, result = run_both(slots, jobs, POLICY)
-    hoisted_builds, statics = builds.count, len(fast.mm.shapes._statics)
+    hoisted_builds, statics = builds.count, len(fast.mm.prep._vectors.statics)
     # two machine types, each idle (START folded to true) or busy (the owner test):
     # four statics, whoever the owners are
     assert statics == 4
@@ -80,7 +80,7 @@ def test_desktops_of_one_type_share_a_static_whoever_owns_them(monkeypatch, n_de
     with monkeypatch.context() as patch:
         patch.setattr(OwnLiterals, "hoist", _fold_only)
         plain, plain_result = run_both(slots, jobs, POLICY)
-    assert len(plain.mm.shapes._statics) > 2 * statics
+    assert len(plain.mm.prep._vectors.statics) > 2 * statics
     assert builds.count > hoisted_builds
     assert _fingerprint(plain_result) == _fingerprint(result)
 
@@ -92,7 +92,7 @@ def test_busy_desktops_owned_by_a_submitter_go_to_their_owner():
     owner = {f"slot1@desk{i}": USERS[i % len(USERS)] for i in range(16)}
     assert result.matches
     assert all(m.submitter.startswith(owner[m.slot.split("#")[0]]) for m in result.matches)
-    assert len(fast.mm.shapes._statics) == 2
+    assert len(fast.mm.prep._vectors.statics) == 2
 
 
 def _fold_only(self, offer, folded=None) -> tuple:
@@ -199,7 +199,7 @@ def test_a_freed_literal_compared_with_a_number_makes_no_box():
     jobs = [text.replace("JobStatus = 1", f"JobStatus = 1\nKind = {kinds[n % 3]}")
             for n, text in enumerate(_jobs(3))]
     fast, result = run_both(slots, jobs, POLICY)
-    assert len(fast.mm.shapes._statics) == 2
+    assert len(fast.mm.prep._vectors.statics) == 2
     programs = [p for p in fast.mm.table.programs.values() if p is not None and not p.never]
     assert programs and not any(p.box for p in programs)
     numbered = {f"{cluster}.{proc}" for n, (cluster, proc) in enumerate(

@@ -171,7 +171,7 @@ def test_loose_ranks_are_the_full_evaluation_and_walked_ones_are_worked_out_once
             assert value == full and type(value) is type(full)
             checked += 1
     assert checked
-    fixed = [found[3] for found in fast.mm.shapes.ranks._fixed.values()]
+    fixed = [found[3] for found in fast.mm.prep.ranks._fixed.values()]
     assert any(fixed) and all(type(v) is float for f in fixed for v in f.values())
     assert not any(isinstance(v, Literal) for f in fixed for v in f.values())
 

@@ -1,6 +1,6 @@
 """A held static slot's pair names (``static_programs.StaticNumbers``) are worked out
 once per walk, not once per slot: each prepared offer holds a walk tuple of its own,
-made of the shared walk's parts (``OfferShapes.prepare``), so the names are kept
+made of the shared walk's parts (``OfferPrep.prepare``), so the names are kept
 under the walk's walked names, one tuple per walk made. Two kinds of claimed desktops
 walk differently (one's ``Rank`` names its owner, so the default pre-job rank reads
 the job there and the holder joins its pair names; the other's does not): each kind

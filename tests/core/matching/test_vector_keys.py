@@ -39,8 +39,7 @@ def test_slots_that_differ_in_a_constant_rank_alone_share_their_static_and_signa
     assert one.rank_sig == two.rank_sig
     assert one.constants["post"] != two.constants["post"]
     assert one.rank_keys["post"] == ("value", "post", repr(one.constants["post"]))
-    keys = cycle.mm.shapes._vectors
-    assert keys.statics is cycle.mm.shapes._statics
+    keys = cycle.mm.prep._vectors
     assert sorted(keys.statics.values()) == [1, 2]  # numbered from 1 in order of first sight
 
 
@@ -82,7 +81,7 @@ def test_record_slots_key_their_vectors_from_one_plan_per_record_and_names(tmp_p
         patch.setattr(KindRecords, "find", lambda self, ad, busy, kind: None)
         full = Cycle(slots, jobs, {}, [], policy, NOW)
     assert len(planned) > 20 and len(made) < len(planned) // 4
-    plans = shared.mm.shapes._vectors._plans.values()
+    plans = shared.mm.prep._vectors._plans.values()
     assert len(plans) == len(made)
     # the pre-job rank's key reads KFlops per slot; the post-job rank is a constant
     assert all(p.ranks["pre"].key is None and p.ranks["pre"].plan.literals
