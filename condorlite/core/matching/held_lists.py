@@ -133,7 +133,7 @@ class HeldLists:
         #: the lists' runs by priority, made as a list's merge reaches them, their
         #: entries without dependent ranks made once per (job rank source, offer)
         #: (``candidates.SharedEntries``)
-        self._prio = PrioRuns(registry, shared)
+        self._prio = PrioRuns(registry, shared, held)
 
     def add(self, out: Candidates, kept_runs: list[list[tuple]], klass: tuple,
             job_ad: ClassAd, submitter: str, signature: tuple, only_rank: bool,

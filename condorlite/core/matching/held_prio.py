@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 
 from condorlite.core.matching.candidates import PRE, PairEval, SharedEntries, make_entries
+from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.lazy_runs import LazyRun
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.rank_columns import RankColumn
@@ -55,11 +56,14 @@ class PrioRuns:
     """The cycle's held runs by priority (module doc): ``registry``, the offers by
     seq; ``shared``, the entries shared between lists (``candidates.SharedEntries``)."""
 
-    __slots__ = ("_neg_pre", "_registry", "_shared")
+    __slots__ = ("_held", "_neg_pre", "_registry", "_shared")
 
-    def __init__(self, registry: list[Offer], shared: SharedEntries) -> None:
+    def __init__(self, registry: list[Offer], shared: SharedEntries, held: HeldGroups
+                 ) -> None:
         self._registry = registry
         self._shared = shared
+        #: the held groups, whose ``epoch`` moves once for each held offer that leaves
+        self._held = held
         self._neg_pre = NegPre(registry)
 
     def run(self, groups: list[tuple[PairEval, list[int]]], column: RankColumn | None
@@ -69,16 +73,21 @@ class PrioRuns:
         ``HeldLists._settle``) for the class's rank column ``column``: the sorted
         entries of the offers still available when it is made."""
         low = self._head(groups)
-        registry, shared = self._registry, self._shared
+        registry, shared, held = self._registry, self._shared, self._held
+        # (the groups hold offers available now: unless a held offer leaves before the
+        # run is made, as when a list's first merge makes it, they all still are)
+        epoch = held.epoch
         sentinel = (low, -math.inf, -math.inf, -math.inf, -math.inf, "", groups[0][1][0],
                     NO_VERSION, PRIO_PREEMPTION)
 
         def fill() -> list[tuple]:
             entries: list[tuple] = []
+            moved = held.epoch != epoch
             for pe, seqs in groups:
-                seqs = [k for k in seqs if registry[k].available]
-                if not seqs:
-                    continue
+                if moved:
+                    seqs = [k for k in seqs if registry[k].available]
+                    if not seqs:
+                        continue
                 if pe.dependent:
                     entries.extend(make_entries(registry, seqs, pe, PRIO_PREEMPTION,
                                                 column=column))
