@@ -24,9 +24,10 @@ and no count, as ``Reasons.reason`` has it). Held offers only leave once the
 cycle's offers are prepared: a run's entry of an offer that has left stays in (the
 scan passes over it, as over any unavailable offer) until half of the runs' offers
 have left, when they are filtered, as new lists (a run handed out is never changed
-in place). The refusal counts are the offers refused that are still available, and
-``has_rank`` whether an offer listed by rank still is: what the shape-by-shape walk
-counted over the groups' members at the list's making.
+in place, but for a run by priority's one making from empty, ``lazy_runs``). The
+refusal counts are the offers refused that are still available, and ``has_rank``
+whether an offer listed by rank still is: what the shape-by-shape walk counted over
+the groups' members at the list's making.
 
 The entries by priority of the offers that share one pair result (a box program's
 with constant ranks, ``MatchTable.run_part``: every slot of a part it passes) are
