@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.lazy_runs import reach
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.model import NO_PREEMPTION, REASON_ORDER
@@ -160,6 +161,9 @@ class Candidates:
     #: how many of the pending runs are made on demand (``merge_more``), when the
     #: list was made: their share of a chunk
     lazy_runs: int = 0
+    #: whether a pending run may be a ``lazy_runs.LazyRun`` not made yet (a held
+    #: list's entries by priority, ``held_lists``): made as the merge reaches it
+    lazy_held: bool = False
 
     def merge_more(self) -> None:
         """Merge the next part of the pending runs onto the end of ``entries``.
@@ -183,7 +187,11 @@ class Candidates:
         be left before its next merge), then every entry whose first key is at most
         the bound's: its entries are the sorted prefix of its whole run, and every
         entry it has not made sorts after them. (Any bound keeps the merged entries
-        the sorted prefix; the chunk only says how far a merge goes.)"""
+        the sorted prefix; the chunk only says how far a merge goes.)
+
+        A ``lazy_runs.LazyRun`` not made yet (``lazy_held``) is made once the merge
+        could pass its head, and otherwise left pending, whole (``lazy_runs.reach``:
+        every entry it will hold sorts after the entries merged)."""
         pending, chunk, lazy_runs = self.pending, self.chunk, self.lazy_runs
         share = max(1, chunk // lazy_runs) if lazy_runs else chunk
         bound = None
@@ -197,9 +205,17 @@ class Candidates:
                 mark = run[start + size - 1]
                 if bound is None or mark < bound:
                     bound = mark
+        waiting: list[list] = []
+        items = pending
+        if self.lazy_held:
+            bound, waiting = reach(pending, self.entries, bound, chunk)
+            if waiting:
+                items = [item for item in pending if all(item is not w for w in waiting)]
+            else:
+                self.lazy_held = False
         merged: list[tuple] = []
         left = []
-        for item in pending:
+        for item in items:
             run, start = item[0], item[1]
             lazy = lazy_runs and len(item) > 2
             if lazy and bound is not None:
@@ -209,9 +225,12 @@ class Candidates:
             if cut < len(run) or (lazy and not item[2].done):
                 item[1] = cut
                 left.append(item)
+        if not merged and waiting:
+            pending[:] = left + waiting  # (a sentinel added, nothing merged: the
+            return                       # chunk stays)
         merged.sort()
         self.entries.extend(merged)
-        pending[:] = left  # (in place: a scan holds the list)
+        pending[:] = left + waiting  # (in place: a scan holds the list)
         # (a lazy run's entries cost their making: a list's last merge overshoots
         # its walk by less when the chunk grows slowly)
         self.chunk = chunk + max(1, chunk >> 2) if lazy_runs else chunk * 2

@@ -24,9 +24,10 @@ and no count, as ``Reasons.reason`` has it). Held offers only leave once the
 cycle's offers are prepared: a run's entry of an offer that has left stays in (the
 scan passes over it, as over any unavailable offer) until half of the runs' offers
 have left, when they are filtered, as new lists (a run handed out is never changed
-in place). The refusal counts are the offers refused that are still available, and
-``has_rank`` whether an offer listed by rank still is: what the shape-by-shape walk
-counted over the groups' members at the list's making.
+in place, but for a run by priority's one making from empty, ``lazy_runs``). The
+refusal counts are the offers refused that are still available, and ``has_rank``
+whether an offer listed by rank still is: what the shape-by-shape walk counted over
+the groups' members at the list's making.
 
 The entries by priority of the offers that share one pair result (a box program's
 with constant ranks, ``MatchTable.run_part``: every slot of a part it passes) are
@@ -35,6 +36,9 @@ the pair result alone; a list's runs are sorted). Those of a result without
 dependent ranks depend on the offer and the job rank alone (the class's column's
 value, else the pair's): they are made once per (that rank's source, offer) and
 shared by every list that lists the offer by priority (``candidates.SharedEntries``).
+The run by priority is made only when a list's merge reaches its head, of the offers
+still available then (``held_prio``, ``lazy_runs``: most lists take what they need
+before it); the settling, which the refusal counts need, is done at once.
 
 The groups the walk passed over (``held_refusals``: refused by the policy, none
 listed by rank; the submitter's own are not kept, never counting) are the list's
@@ -66,12 +70,14 @@ from condorlite.core.matching.candidates import (
 )
 from condorlite.core.matching.held_counts import DeferredList, DeferredSource
 from condorlite.core.matching.held_groups import HeldGroups
+from condorlite.core.matching.held_prio import PrioRuns
 from condorlite.core.matching.held_refusals import REFUSED
 from condorlite.core.matching.held_types import HeldWalk
+from condorlite.core.matching.lazy_runs import LazyRun
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.preq_verdicts import PreqVerdicts
 from condorlite.core.matching.rank_columns import RankColumn
-from condorlite.core.model import PRIO_PREEMPTION, RANK_PREEMPTION
+from condorlite.core.model import RANK_PREEMPTION
 
 
 class HeldList:
@@ -93,7 +99,8 @@ class HeldList:
         #: them (``HeldLists._settle``: a rank-only list asks no
         #: PREEMPTION_REQUIREMENTS)
         self.others: list[tuple] | None = others
-        #: sorted entries of the offers listed by priority
+        #: sorted entries of the offers listed by priority (once settled, a
+        #: ``lazy_runs.LazyRun``, made as a list's merge reaches it: ``held_prio``)
         self.by_prio: list[tuple] = []
         #: the seqs of the offers refused by PREEMPTION_REQUIREMENTS, by the rank
         #: test; only those still available as of ``epoch``
@@ -124,9 +131,10 @@ class HeldLists:
         self._preq_names = preq_names
         #: (class key, submitter, the signature's bindings of ``preq_names``) -> its list
         self._lists: dict[tuple, HeldList] = {}
-        #: the entries by priority without dependent ranks, made once per (job rank
-        #: source, offer) (``candidates.SharedEntries``)
-        self._shared = shared
+        #: the lists' runs by priority, made as a list's merge reaches them, their
+        #: entries without dependent ranks made once per (job rank source, offer)
+        #: (``candidates.SharedEntries``)
+        self._prio = PrioRuns(registry, shared, held)
 
     def add(self, out: Candidates, kept_runs: list[list[tuple]], klass: tuple,
             job_ad: ClassAd, submitter: str, signature: tuple, only_rank: bool,
@@ -152,8 +160,11 @@ class HeldLists:
             return
         if found.others is not None:
             self._settle(found, klass[0], job_ad, signature, column)
-        if found.by_prio:
-            kept_runs.append(found.by_prio)
+        by_prio = found.by_prio
+        if by_prio:
+            kept_runs.append(by_prio)
+            if type(by_prio) is LazyRun and not by_prio.made:
+                out.lazy_held = True
         out.rej_policy += len(found.refused_policy)
         out.rej_rank += len(found.refused_rank)
         if walk.passed:
@@ -219,9 +230,9 @@ class HeldLists:
 
     def _settle(self, found: HeldList, class_id: int, job_ad: ClassAd, signature: tuple,
                 column: RankColumn | None) -> None:
-        """The entries by priority and the refusals of the shapes ``found`` left
-        open (``HeldList.others``) and of the walk's ``allowed`` groups: their offers
-        still available."""
+        """The run by priority (made when a list's merge reaches it: ``held_prio``)
+        and the refusals of the shapes ``found`` left open (``HeldList.others``) and
+        of the walk's ``allowed`` groups: their offers still available."""
         registry, allowed = self._registry, self._allowed
         jobs: dict = {}  # (the job ad's numbers, for ``allowed``)
         refusals = found.walk.refusals
@@ -267,14 +278,7 @@ class HeldLists:
                 else:
                     same[1].extend(seqs)
         self._settle_allowed(found, column, listed)
-        by_prio = found.by_prio = []
-        for pe, seqs in listed.values():
-            if pe.dependent:
-                by_prio.extend(make_entries(registry, seqs, pe, PRIO_PREEMPTION,
-                                            column=column))
-            else:
-                by_prio.extend(self._shared.entries(seqs, pe, PRIO_PREEMPTION, column))
-        by_prio.sort()
+        found.by_prio = self._prio.run(list(listed.values()), column) if listed else []
         found.others = None
 
     def _settle_allowed(self, found: HeldList, column: RankColumn | None,
@@ -354,11 +358,18 @@ class HeldLists:
         registry, epoch = self._registry, self._held.epoch
         found.refused_policy = [k for k in found.refused_policy if registry[k].available]
         found.refused_rank = [k for k in found.refused_rank if registry[k].available]
-        size = len(found.by_rank) + len(found.by_prio)
+        # (a run by priority not made yet holds nothing: it is made of the offers
+        # available when made)
+        by_prio = found.by_prio
+        unmade = type(by_prio) is LazyRun and not by_prio.made
+        size = len(found.by_rank) + len(by_prio)
         if 2 * (epoch - found.whole) > size:
             alive = [[e for e in run if registry[e[ENTRY_IDX]].available]
-                     for run in (found.by_rank, found.by_prio)]
+                     for run in ((found.by_rank,) if unmade else (found.by_rank, by_prio))]
             if 2 * sum(map(len, alive)) < size:
-                found.by_rank, found.by_prio = alive
+                found.by_rank = alive[0]
+                if not unmade:
+                    found.by_prio = alive[1]
                 found.whole = epoch
         found.epoch = epoch
+

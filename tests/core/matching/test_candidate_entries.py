@@ -94,3 +94,65 @@ def test_the_pending_runs_merge_into_the_sorted_whole_a_part_at_a_time(seed) -> 
     assert cands.entries == whole
     # the chunk doubles: a list of n entries is merged in O(log n) calls
     assert calls <= len(whole).bit_length() + 1
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_lazy_runs_made_as_a_scan_reaches_them(seed) -> None:
+    """Runs handed out unmade (``lazy_runs.LazyRun``, a head no later than their
+    first entry) merge with the others as a scan reads them alongside a static list
+    (``list_scan.ListWalk.pick``'s protocol: merge when the merged entries are used
+    up, the smaller head first): the scan reads the sorted whole (the sentinels
+    passed over), every merged entry sorts before an unmade run's entries, and a run
+    is made only once a merged entry or its sentinel reached its head."""
+    import random
+
+    from condorlite.core.matching.candidates import Candidates
+    from condorlite.core.matching.lazy_runs import LazyRun
+
+    rng = random.Random(seed)
+
+    def run_of(k: int) -> list:
+        low = rng.randrange(60)
+        return sorted((low + rng.randrange(20), f"slot{rng.randrange(10**6)}", k, n)
+                      for n in range(rng.randrange(1, 120)))
+
+    runs = [run_of(k) for k in range(rng.randrange(1, 8))]
+    # (a run past everything else: made only when the scan reads on to it)
+    runs.append([(100 + n, "last", len(runs), n) for n in range(5)])
+    static = run_of(-1)
+    whole = sorted([*static, *(e for run in runs for e in run)])
+    stop = rng.choice([rng.randrange(1, len(whole) + 1), len(whole)])
+    lazies: dict[int, LazyRun] = {}
+    pending = []
+    for k, run in enumerate(runs):
+        if k == len(runs) - 1 or rng.random() < 0.6:
+            head = (run[0][0] - rng.choice([0, 0, 1, 5]),)
+            lazies[k] = LazyRun(lambda run=run: list(run), head, (head[0], "", None, None))
+            pending.append([lazies[k], 0])
+        else:
+            pending.append([run, 0])
+    cands = Candidates([], pending=pending, chunk=rng.choice([1, 4, 64]), lazy_held=True)
+    cands.merge_more()
+    entries, pos, spos, read = cands.entries, 0, 0, []
+    while len(read) < stop:
+        if pos >= len(entries) and cands.pending:
+            cands.merge_more()
+        if spos < len(static) and (pos >= len(entries) or static[spos] < entries[pos]):
+            read.append(static[spos])
+            spos += 1
+        elif pos < len(entries):
+            entry = entries[pos]
+            pos += 1
+            if entry[2] is not None:  # (a sentinel: passed over)
+                read.append(entry)
+        else:
+            break
+        merged = [e for e in entries if e[2] is not None]
+        for k, lazy in lazies.items():
+            if not lazy.made:
+                assert not merged or merged[-1] < runs[k][0]
+            else:
+                assert (merged and lazy.head <= merged[-1]) or lazy.sentinel in entries[:pos]
+    assert read == whole[:stop]
+    last = lazies[len(runs) - 1]
+    assert last.made == (stop > len(whole) - 5 or (bool(entries) and entries[-1][0] >= 100))

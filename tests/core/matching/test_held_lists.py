@@ -7,6 +7,7 @@ matter: each part broken decides otherwise."""
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from types import SimpleNamespace
 
@@ -18,7 +19,9 @@ from condorlite.core.matching import held_lists, preq_verdicts
 from condorlite.core.matching.candidates import SharedEntries, make_entries
 from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.held_lists import HeldLists
+from condorlite.core.matching.held_prio import PrioRuns
 from condorlite.core.matching.held_refusals import ALLOWED, HeldRefusals
+from condorlite.core.matching.lazy_runs import LazyRun
 from condorlite.core.matching.preq_reads import static_reads
 from condorlite.core.matching.preq_verdicts import PreqVerdicts
 from condorlite.core.model import Submitter
@@ -93,9 +96,19 @@ def test_held_lists_decide_as_the_reference_and_are_shared() -> None:
 def test_entries_by_priority_are_shared_between_lists_and_equal_made_ones(monkeypatch) -> None:
     """Entries without dependent ranks are made once per (reason, job rank source,
     offer) (``candidates.SharedEntries``): each equals the entry made afresh, and
-    the classes of one job rank take the same tuples (their lists share them)."""
+    the classes of one job rank take the same tuples (their lists share them). (The
+    runs by priority made at once here: in this small pool few lists' scans reach
+    them, ``test_runs_by_priority_made_as_the_scans_reach_them``.)"""
     calls = {"entries": 0, "shared": 0}
     real = SharedEntries.entries
+    prio_run = PrioRuns.run
+
+    def made_at_once(self, groups, column):
+        run = prio_run(self, groups, column)
+        run.make()
+        return run
+
+    monkeypatch.setattr(PrioRuns, "run", made_at_once)
 
     def spy(self, seqs, pe, reason, column):
         key = (reason, column if column is not None else pe.job_rank)
@@ -109,6 +122,50 @@ def test_entries_by_priority_are_shared_between_lists_and_equal_made_ones(monkey
     monkeypatch.setattr(SharedEntries, "entries", spy)
     run_both(SLOTS, JOBS, POLICY, SUBS)
     assert calls["entries"] and calls["shared"]
+
+
+def test_runs_by_priority_made_as_the_scans_reach_them(monkeypatch) -> None:
+    """A held list's run by priority is made only when a list's merge reaches its
+    head (``lazy_runs``): some never are, the cycle decides as the reference; and
+    with a head that sorts too late (after every entry of the unheld static list and
+    the other runs) the entries by priority come too late and the cycle decides
+    otherwise."""
+    runs: list[LazyRun] = []
+    prio_run = PrioRuns.run
+
+    def kept(self, groups, column):
+        run = prio_run(self, groups, column)
+        runs.append(run)
+        return run
+
+    monkeypatch.setattr(PrioRuns, "run", kept)
+    run_both(SLOTS + [_free_slot(n, 1) for n in range(3)], JOBS, POLICY, SUBS)
+    assert any(run.made for run in runs) and not all(run.made for run in runs)
+    # (free slots of many cores: their entries sort after the held slots')
+    slots = SLOTS + [_free_slot(n, 20) for n in range(3)]
+    run_both(slots, JOBS, POLICY, SUBS)
+
+    def late(self, groups, column):
+        run = prio_run(self, groups, column)
+        run.head = (math.inf,)
+        run.sentinel = (math.inf, *run.sentinel[1:])
+        return run
+
+    monkeypatch.setattr(PrioRuns, "run", late)
+    with pytest.raises(AssertionError):
+        run_both(slots, JOBS, POLICY, SUBS)
+
+
+def _free_slot(n: int, cpus: int) -> str:
+    """An unclaimed slot of ``cpus`` cores (its entries sort before the held slots'
+    by the default pre-job rank, ``1000000 * (RemoteOwner =?= UNDEFINED) - 100000 *
+    Cpus``, with fewer than 10 cores, else after them)."""
+    return ad_text({
+        "Name": f'"free{n}@f{n}"', "Machine": f'"f{n}"', "SlotID": 1,
+        "State": '"Unclaimed"', "Activity": '"Idle"', "Cpus": cpus, "Memory": 2048,
+        "Disk": 9000 + n, 'Arch': '"X86_64"', "OpSys": '"LINUX"',
+        "Requirements": "START", "START": "true", "Rank": "0", "CurrentRank": 0,
+        "SlotWeight": "Cpus"})
 
 
 def test_specialised_verdicts_decide_as_the_reference(monkeypatch) -> None:
