@@ -31,16 +31,12 @@ sorted again. (10,000-slot partitionable-rank row: of 235,631 entries in new run
 
 A column's rank of an offer is made once per (column, offer), negated as an entry
 holds it (``RankColumn.negated``), and every column run, derived or made, reads it
-with one look-up per entry; ``value`` is asked only of an offer not there (the
-offers new to the column in a derived run are worked out first in the column's one
-loop, ``RankColumn.all_same_in_every_state``). A column run is sorted by that rank
-alone first (float keys, compared without a tuple comparison), then whole: the
-offers of a shape mostly tie on the ranks before it, so the whole sort only checks
-the order (each column run is one (column, state)'s: nothing of it repeats between
-classes or lists, session 31; its making is what costs). A job rank's run that is
-sorted (made from the offers, or derived from a column's) is sorted first by the
-post-job rank alone, the rank that mostly decides there (the same job rank in every
-entry). A run shorter than ``PRESORT_MIN`` is sorted whole at once (``_presorted``).
+with one look-up per entry; ``value`` is asked only of an offer not there. A column
+run is sorted by that rank alone first (float keys, compared without a tuple
+comparison), then whole: the offers of a shape mostly tie on the ranks before it,
+so the whole sort only checks the order (each column run is one (column, state)'s:
+nothing of it repeats between classes or lists, session 31; its making is what
+costs).
 
 It owns the kept runs; it reads the shapes' registry and joins and asks the match
 table for pair results (``match_table.MatchTable.pair``). The request lists
@@ -66,11 +62,6 @@ from condorlite.core.model import NO_PREEMPTION, RANK_PREEMPTION
 
 #: an entry's job rank (negated), its second key
 _JOB_RANK = itemgetter(1)
-#: an entry's post-job rank (negated), its third key
-_POST_RANK = itemgetter(2)
-#: the least run sorted first by one key (``_presorted``): a shorter run's whole
-#: sort costs less than the key sort's set-up
-PRESORT_MIN = 12
 
 #: whether a run for a new job rank is derived from a kept run of another (module
 #: doc); the tests switch it off to compare
@@ -202,9 +193,7 @@ class ShapeEntries:
                     kept = _derived(like[1], -pe.job_rank, members)
                 else:
                     kept = make_entries(self._registry, members, pe, reason)
-                # (the job rank is the same in every entry: the post-job rank
-                # mostly decides, ``_presorted``)
-                _presorted(kept, _POST_RANK)
+                kept.sort()
             runs[shape] = alike[shape] = (joins, kept)
             return kept
         # Carving moves an offer to another shape and stamps it (``stamp``); nothing
@@ -231,28 +220,17 @@ class ShapeEntries:
             kept = make_entries(self._registry, members, pe, reason, column)
         else:
             kept = _column_derived(like[1], column, self._registry, members)
-        # (a shape's offers mostly tie on the pre-job rank: the column's rank
-        # mostly decides, ``_presorted``)
-        _presorted(kept, _JOB_RANK)
+        # (sorted first by the job rank alone, float keys the sort compares without
+        # a tuple comparison, then whole: a shape's offers mostly tie on the ranks
+        # before it, so the whole sort finds the list in order and only checks it)
+        kept.sort(key=_JOB_RANK)
+        kept.sort()
         runs[shape] = (joins, kept)
         columns = self._like_columns.get(like_key)
         if columns is None:
             columns = self._like_columns[like_key] = {}
         columns[shape] = (joins, kept)
         return kept
-
-
-def _presorted(run: list[tuple], deciding: Callable[[tuple], float]) -> None:
-    """Sort ``run`` in place: when it has ``PRESORT_MIN`` entries or more, first by
-    ``deciding`` alone (float keys, which the sort compares without a tuple
-    comparison), then whole. The whole sort decides the order (exact whatever the
-    first sort did); when the ranks before ``deciding``'s tie, as in most runs of
-    a shape, it finds one run in order and only checks it (10,000-slot
-    partitionable-rank: a run of ~24 entries sorted by tuples costs ~1,400
-    instructions an entry, session 32)."""
-    if len(run) >= PRESORT_MIN:
-        run.sort(key=deciding)
-    run.sort()
 
 
 def _column_derived(run: list[tuple], column: RankColumn, registry: list,
@@ -271,12 +249,6 @@ def _column_derived(run: list[tuple], column: RankColumn, registry: list,
         return [(e[0], negated[e[6]], e[2], e[3], e[4], e[5], e[6], e[7], e[8])
                 for e in run]
     except KeyError:  # (an offer new to the column, or one whose value has a version)
-        # (the new offers' values worked out in the column's one loop, each kept
-        # for every version when it can be: then every rank is in the row)
-        if column.all_same_in_every_state(
-                [registry[e[6]] for e in run if e[6] not in negated]):
-            return [(e[0], negated[e[6]], e[2], e[3], e[4], e[5], e[6], e[7], e[8])
-                    for e in run]
         get, value = negated.get, column.value
         return [(e[0], rank if (rank := get(e[6])) is not None else -value(registry[e[6]]),
                  e[2], e[3], e[4], e[5], e[6], e[7], e[8]) for e in run]

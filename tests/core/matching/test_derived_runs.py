@@ -10,7 +10,6 @@ deciding as the plain reference does.
 
 from __future__ import annotations
 
-import random
 from types import SimpleNamespace
 
 from condorlite.core.matching import shape_entries
@@ -137,8 +136,6 @@ class _Column:
     def __init__(self, scale: float) -> None:
         self.scale = scale
         self.asked = 0
-        #: values worked out by ``all_same_in_every_state``
-        self.looped = 0
         #: offer seq -> (version, or None for every version; value), as
         #: ``RankColumn.kept`` gives them
         self._kept: dict[int, tuple[int | None, float]] = {}
@@ -158,19 +155,6 @@ class _Column:
             self._negated[seq] = -value
         else:
             self._negated.pop(seq, None)
-
-    def all_same_in_every_state(self, offers) -> bool:  # type: ignore[no-untyped-def]
-        """As ``RankColumn``'s: each offer's value worked out unless kept for its
-        version (counted in ``looped``), stopping at the first kept per version."""
-        for offer in offers:
-            found = self._kept.get(offer.seq)
-            if found is None or found[0] not in (None, offer.version):
-                self.looped += 1
-                self.value(offer)
-                self.asked -= 1
-            if self._kept[offer.seq][0] is not None:
-                return False
-        return True
 
     def kept(self) -> dict[int, tuple[int | None, float]]:
         return self._kept
@@ -251,50 +235,6 @@ def test_a_derived_column_run_reads_the_columns_negated_row():
         rank = 7.0 if offer.seq == 4 else float((offer.version * 37) % 11) * 2.0
         assert entry == make_entries(registry, {offer.seq: None},
                                      PairEval(True, rank, 0.0, {}), NO_PREEMPTION)[0]
-
-
-def test_a_derived_column_runs_new_offers_are_worked_out_in_the_columns_loop():
-    """Offers new to the column whose values are kept for every version are worked
-    out by ``all_same_in_every_state`` (not ``value``) and read from the row; when
-    the loop stops at a value kept per version, the rest are asked of ``value``; the
-    run is the same either way."""
-    registry = [_offer(i) for i in range(10)]
-    members = dict.fromkeys(range(10))
-    run = make_entries(registry, members, PairEval(True, 0.0, 0.0, {}), NO_PREEMPTION)
-    column = _Column(3.0)
-    for seq in (0, 2):
-        column.value(registry[seq])
-    column.asked = 0
-    evens = {k: None for k in members if k % 2 == 0}
-    derived = shape_entries._column_derived(run, column, registry, evens)
-    assert (column.looped, column.asked) == (3, 0)  # (4, 6, 8: new, kept for every version)
-    assert [e[6] for e in derived] == [e[6] for e in run if e[6] in evens]
-    assert sorted(derived) == _column_made(registry, evens, column)
-    # an odd offer new to the column: the loop stops there, the rest asked of ``value``
-    column = _Column(3.0)
-    derived = shape_entries._column_derived(run, column, registry, members)
-    # (the run's first offers, 0 then 1, looped: 1's value is kept per version; every
-    # offer but 0 then asked, 1 again: a value kept per version is not in the row)
-    assert [e[6] for e in run[:2]] == [0, 1]
-    assert (column.looped, column.asked) == (2, 9)
-    assert [e[6] for e in derived] == [e[6] for e in run]
-    assert sorted(derived) == _column_made(registry, members, column)
-
-
-def test_a_presorted_run_is_the_sorted_run():
-    """``_presorted`` by either key, above and below ``PRESORT_MIN``, gives the
-    sorted run whatever the ties before the key and the order it came in."""
-    rng = random.Random(7)
-    for size in (0, 1, 5, shape_entries.PRESORT_MIN - 1, shape_entries.PRESORT_MIN, 40):
-        for _ in range(30):
-            run = [(float(rng.randrange(2)), float(rng.randrange(3)),
-                    float(rng.randrange(4)), -2, 1.0, f"slot{rng.randrange(5)}", k, 0,
-                    NO_PREEMPTION) for k in range(size)]
-            rng.shuffle(run)
-            for deciding in (shape_entries._JOB_RANK, shape_entries._POST_RANK):
-                copy = list(run)
-                shape_entries._presorted(copy, deciding)
-                assert copy == sorted(run)
 
 
 def test_a_column_run_made_of_the_offers_reads_the_negated_row():
