@@ -54,6 +54,7 @@ from condorlite.core.classad.partial import Constant
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.slot_vectors import SlotVector, moves_of, rank_program
+from condorlite.core.matching.tier_lists import TierLists
 
 if TYPE_CHECKING:  # (the owner, for its type: it makes this object)
     from condorlite.core.matching.offer_shapes import OfferShapes
@@ -95,6 +96,35 @@ class CarvedStates:
         #: [steps whose state was numbered already, steps whose state was new], or
         #: None once states are numbered without their keys (module doc)
         self.keyed: list[int] | None = [0, 0]
+        #: static -> tier -> {shape: its members (the box's own dict)}: the shapes of
+        #: a walked static's box by tier (``tiers_of``), kept by ``carve``
+        self.tiered: dict[int, dict[tuple, dict[int, dict[int, None]]]] = {}
+        #: shape -> its tier (``tier_lists.TierLists.tier_of``: its own table)
+        self.tier_of = TierLists(shapes.shape_left).tier_of
+
+    def tiers_of(self, static: int, box: dict[int, dict[int, None]]
+                 ) -> dict[tuple, dict[int, dict[int, None]]]:
+        """The shapes of ``static``'s box by tier, the positions where a shape's state
+        has nothing left (``tier_lists``): a class asking more than nothing of one of
+        a tier's positions holds no state of it (``amount > 0 >= left``), so its walk
+        passes the tier over unread (``carved_lists``). Made at the first ask from the
+        box as it is, then kept by ``carve`` (carving only lowers amounts: a state's
+        tier never shrinks).
+
+        Invariant: every shape of the box is in the dict of its tier with the box's
+        members dict; a shape the box has dropped since (``OfferShapes.retire``
+        emptied it) may stay there with that dict empty."""
+        parts = self.tiered.get(static)
+        if parts is None:
+            parts = self.tiered[static] = {}
+            tier_of = self.tier_of
+            for shape, members in box.items():
+                tier = tier_of(shape)
+                part = parts.get(tier)
+                if part is None:
+                    part = parts[tier] = {}
+                part[shape] = members
+        return parts
 
     def carve(self, offer: Offer, taken: dict[str, float]) -> None:
         """Move ``offer`` to the state a match of ``taken`` leaves (module doc),
@@ -140,22 +170,43 @@ class CarvedStates:
         offer.shape = shape
         joins = shapes.joins
         joins[shape] = joins.get(shape, 0) + 1
+        # (a walked static's box by tier follows the box's keys, ``tiers_of``)
+        parts = self.tiered.get(vector.static) if self.tiered else None  # type: ignore[union-attr]
         if len(members) == 1 and shape not in box:  # type: ignore[operator]
             # (the offer alone leaves a shape for a new one, every carve where each
             # slot's states are its own: its one-member dict moves with it; no list
             # holds a members dict past its build)
             del box[before]  # type: ignore[union-attr]
             box[shape] = members  # type: ignore[index]
+            if parts is not None:
+                self._retier(parts, before, shape, members)
         else:
             del members[seq]
             if not members:
                 del box[before]  # type: ignore[union-attr]
+                if parts is not None:
+                    del parts[self.tier_of(before)][before]
             members = box.get(shape)  # type: ignore[union-attr]
             if members is None:
                 members = box[shape] = {}  # type: ignore[index]
+                if parts is not None:
+                    self._retier(parts, 0, shape, members)
             members[seq] = None
         if shapes.moved is not None:
             shapes.moved.append(offer)
+
+    def _retier(self, parts: dict[tuple, dict[int, dict[int, None]]], before: int,
+                shape: int, members: dict[int, None]) -> None:
+        """``tiers_of``' dicts after the box dropped ``before`` (0: none) and gained
+        ``shape`` with ``members``."""
+        tier_of = self.tier_of
+        if before:
+            del parts[tier_of(before)][before]
+        tier = tier_of(shape)
+        part = parts.get(tier)
+        if part is None:
+            part = parts[tier] = {}
+        part[shape] = members
 
     def _step(self, offer: Offer, vector: SlotVector, taken: dict[str, float]) -> tuple:
         """A transition's outcome, worked out (``carve``): (taken, the new vals, the
