@@ -99,8 +99,10 @@ class CarvedStates:
         #: static -> tier -> {shape: its members (the box's own dict)}: the shapes of
         #: a walked static's box by tier (``tiers_of``), kept by ``carve``
         self.tiered: dict[int, dict[tuple, dict[int, dict[int, None]]]] = {}
-        #: shape -> its tier (``tier_lists.TierLists.tier_of``: its own table)
-        self.tier_of = TierLists(shapes.shape_left).tier_of
+        #: shape -> its tier (``tier_lists.TierLists.tier_of``: its own table, read
+        #: by ``carve`` as ``_tiers`` first)
+        tiers = TierLists(shapes.shape_left)
+        self.tier_of, self._tiers = tiers.tier_of, tiers.tiers
 
     def tiers_of(self, static: int, box: dict[int, dict[int, None]]
                  ) -> dict[tuple, dict[int, dict[int, None]]]:
@@ -163,6 +165,8 @@ class CarvedStates:
             offer.independent = {**computed, **constants}
         else:
             offer.independent = with_constants(computed, vector)  # type: ignore[arg-type]
+        if shapes.moved is not None:
+            shapes.moved.append(offer)
         # ``OfferShapes.place`` for an offer with a vector, written out (one per match): it stays
         # in its static's box (``_groups``) and moves from its shape to ``shape``.
         box, seq, before = offer.box, offer.seq, offer.shape
@@ -170,7 +174,8 @@ class CarvedStates:
         offer.shape = shape
         joins = shapes.joins
         joins[shape] = joins.get(shape, 0) + 1
-        # (a walked static's box by tier follows the box's keys, ``tiers_of``)
+        # (a walked static's box by tier follows the box's keys, ``tiers_of``; the
+        # tiers' look-ups written out: one carve per match)
         parts = self.tiered.get(vector.static) if self.tiered else None  # type: ignore[union-attr]
         if len(members) == 1 and shape not in box:  # type: ignore[operator]
             # (the offer alone leaves a shape for a new one, every carve where each
@@ -178,31 +183,27 @@ class CarvedStates:
             # holds a members dict past its build)
             del box[before]  # type: ignore[union-attr]
             box[shape] = members  # type: ignore[index]
-            if parts is not None:
-                self._retier(parts, before, shape, members)
+            if parts is None:
+                return
+            tiers = self._tiers
+            del parts[tiers[before]][before]
         else:
             del members[seq]
+            tiers = self._tiers
             if not members:
                 del box[before]  # type: ignore[union-attr]
                 if parts is not None:
-                    del parts[self.tier_of(before)][before]
+                    del parts[tiers[before]][before]
             members = box.get(shape)  # type: ignore[union-attr]
-            if members is None:
-                members = box[shape] = {}  # type: ignore[index]
-                if parts is not None:
-                    self._retier(parts, 0, shape, members)
-            members[seq] = None
-        if shapes.moved is not None:
-            shapes.moved.append(offer)
-
-    def _retier(self, parts: dict[tuple, dict[int, dict[int, None]]], before: int,
-                shape: int, members: dict[int, None]) -> None:
-        """``tiers_of``' dicts after the box dropped ``before`` (0: none) and gained
-        ``shape`` with ``members``."""
-        tier_of = self.tier_of
-        if before:
-            del parts[tier_of(before)][before]
-        tier = tier_of(shape)
+            if members is not None:
+                members[seq] = None
+                return
+            members = box[shape] = {seq: None}  # type: ignore[index]
+            if parts is None:
+                return
+        tier = tiers.get(shape)
+        if tier is None:
+            tier = self.tier_of(shape)
         part = parts.get(tier)
         if part is None:
             part = parts[tier] = {}
