@@ -8,7 +8,9 @@ statics: a static no state of which can match the class (a program that never do
 only lowers amounts) is passed over, and kept as passed over for the class for good;
 in the others, a state with less of a resource than the class's fixed request is
 passed over without a pair evaluation (whether a state holds a set of fixed requests
-is kept per set: a state never changes), and the states that hold them are added
+is kept per set: a state never changes; a walked static's shapes are read by tier,
+``CarvedStates.tiers_of``, those with nothing left where the class asks more than
+nothing passed over unread), and the states that hold them are added
 through ``shape_entries.ShapeEntries``, with the program's one result when the
 program is a box without bounds left to test (``carving``); a state of one offer
 nobody holds has its entry made into the list's rest (a kept run of one entry would
@@ -67,6 +69,11 @@ from condorlite.core.model import NO_PREEMPTION, REASON_ORDER
 #: whether a shape's pair is the program run here, and an unheld shape's entries
 #: taken kept here (``_fitting_candidates``); the tests switch it off to compare
 DIRECT = True
+
+#: whether a walked static's shapes are read by tier, the tiers where the class asks
+#: more than nothing of a position with nothing left passed over (``CarvedStates.tiers_of``);
+#: the tests switch it off to compare
+TIERED = True
 
 #: whether a static's entries may be made from its offers' order (``ordered_states``)
 ORDERED = True
@@ -225,9 +232,12 @@ class CarvedLists:
                 continue
             # (the box's tiers where the class asks more than nothing of a position
             # with nothing left hold no state for it: passed over unread, ``tiers_of``)
-            asking = {pos for pos, amount in asked if amount > 0}
-            parts = [part for tier, part in self._tiers_of(static, shapes).items()
-                     if asking.isdisjoint(tier)]
+            if TIERED:
+                asking = {pos for pos, amount in asked if amount > 0}
+                parts = [part for tier, part in self._tiers_of(static, shapes).items()
+                         if asking.isdisjoint(tier)]
+            else:
+                parts = [shapes]
             if not self._fitting_candidates(build, parts, first, fixed, asked, boxed,
                                             program):
                 self._spent.note(static, asked)

@@ -36,10 +36,15 @@ of the key, shared by all) reads only the positions of the names in that slot's
 reach: states equal there, kinds included, give equal values. A rank evaluated on
 the whole ad (no program) keys the signature's ranks by the whole typed state.
 
-It owns the ranks' memo, plans and programs and the transitions; it reads and
-advances the shapes' carving clock, numbers new states in the shapes' tables
-(``pair_shapes``, ``shape_numbers``, ``pair_of_shape``, ``shape_left``) and places
-the offer in them.
+A walked static's shapes are also kept by *tier* (``tiers_of``: the positions where
+a state has nothing left, ``tier_lists``), made at the static's first walk and moved
+by ``carve`` as the box's keys move, so a walk passes over the tiers where a class
+asks more than nothing of such a position (``carved_lists``).
+
+It owns the ranks' memo, plans and programs, the transitions and the tiered boxes;
+it reads and advances the shapes' carving clock, numbers new states in the shapes'
+tables (``pair_shapes``, ``shape_numbers``, ``pair_of_shape``, ``shape_left``) and
+places the offer in them.
 """
 
 from __future__ import annotations
