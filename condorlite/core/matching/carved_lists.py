@@ -8,9 +8,7 @@ statics: a static no state of which can match the class (a program that never do
 only lowers amounts) is passed over, and kept as passed over for the class for good;
 in the others, a state with less of a resource than the class's fixed request is
 passed over without a pair evaluation (whether a state holds a set of fixed requests
-is kept per set: a state never changes; a walked static's shapes are read by tier,
-``CarvedStates.tiers_of``, those with nothing left where the class asks more than
-nothing passed over unread), and the states that hold them are added
+is kept per set: a state never changes), and the states that hold them are added
 through ``shape_entries.ShapeEntries``, with the program's one result when the
 program is a box without bounds left to test (``carving``); a state of one offer
 nobody holds has its entry made into the list's rest (a kept run of one entry would
@@ -40,8 +38,6 @@ class; it reads the shapes' tables and asks the match table (``program``,
 
 from __future__ import annotations
 
-from itertools import chain
-
 from condorlite.core.matching.candidates import (
     FLT_MAX,
     NO_MATCH,
@@ -70,11 +66,6 @@ from condorlite.core.model import NO_PREEMPTION, REASON_ORDER
 #: taken kept here (``_fitting_candidates``); the tests switch it off to compare
 DIRECT = True
 
-#: whether a walked static's shapes are read by tier, the tiers where the class asks
-#: more than nothing of a position with nothing left passed over (``CarvedStates.tiers_of``);
-#: the tests switch it off to compare
-TIERED = True
-
 #: whether a static's entries may be made from its offers' order (``ordered_states``)
 ORDERED = True
 
@@ -101,8 +92,6 @@ class CarvedLists:
         self._registry, self._groups = shapes.registry, shapes.groups
         self._shape_left, self._pair_of_shape = shapes.shape_left, shapes.pair_of_shape
         self._spent = shapes.spent
-        #: a walked static's shapes by tier, kept as it is carved (``carved_states``)
-        self._tiers_of = shapes.tiers_of
         #: shape -> how many times an offer entered it (``ShapeEntries.kept``'s test)
         self._joins = shapes.joins
         #: fixed requests (position, amount)... -> shape -> whether the shape holds them
@@ -197,7 +186,7 @@ class CarvedLists:
             if live is not None:
                 # (the groups of offers whose Requirements cannot hold for the class,
                 # by their literal tests, left out: ``literal_matches``)
-                if not self._fitting_candidates(build, [live], first, fixed, asked,
+                if not self._fitting_candidates(build, live, first, fixed, asked,
                                                 boxed, program):
                     # (no live state holds the requests, nor ever will: for this
                     # class only, the dead groups may still fit others)
@@ -230,15 +219,7 @@ class CarvedLists:
                     self._ordered_sources(sources, build, tiers, literal, fixed, asked,
                                           boxed, program)
                 continue
-            # (the box's tiers where the class asks more than nothing of a position
-            # with nothing left hold no state for it: passed over unread, ``tiers_of``)
-            if TIERED:
-                asking = {pos for pos, amount in asked if amount > 0}
-                parts = [part for tier, part in self._tiers_of(static, shapes).items()
-                         if asking.isdisjoint(tier)]
-            else:
-                parts = [shapes]
-            if not self._fitting_candidates(build, parts, first, fixed, asked, boxed,
+            if not self._fitting_candidates(build, shapes, first, fixed, asked, boxed,
                                             program):
                 self._spent.note(static, asked)
                 dead.add(static)
@@ -306,11 +287,10 @@ class CarvedLists:
                 registry[item[1]] for items in tiers.values() for item in items)
         return found
 
-    def _fitting_candidates(self, build: ListBuild, parts: list[dict[int, dict[int, None]]],
+    def _fitting_candidates(self, build: ListBuild, shapes: dict[int, dict[int, None]],
                             first: Offer, fixed: list[tuple[str, float, int]], asked: tuple,
                             boxed: PairEval | None, program: PairProgram | None) -> bool:
-        """``add`` over one static's shapes (``parts``: dicts of shape -> members, a
-        part of its box each) that hold the class's fixed
+        """``add`` over one static's shapes that hold the class's fixed
         requests ``asked`` (those that do not are passed over without a pair
         evaluation); with ``boxed``, each fitting shape's pair is that one result;
         else a shape's pair not yet known is the class's ``program`` run at its
@@ -341,7 +321,7 @@ class CarvedLists:
         evaluations = 0
         rest = out.entries
         append = rest.append
-        for shape, members in chain.from_iterable(map(dict.items, parts)):
+        for shape, members in shapes.items():
             fit = fitting.get(shape)
             if fit is None:
                 # (whether the state holds every fixed request (spelling, amount,
@@ -354,9 +334,7 @@ class CarvedLists:
                         fit = False
                         break
                 fitting[shape] = fit
-            if not fit or not members:
-                # (an empty one: a shape ``OfferShapes.retire`` dropped from the box,
-                # left in its tier's dict, ``CarvedStates.tiers_of``)
+            if not fit:
                 continue
             any_fit = True
             pair_shape = pair_of[shape]

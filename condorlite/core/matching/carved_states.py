@@ -36,15 +36,10 @@ of the key, shared by all) reads only the positions of the names in that slot's
 reach: states equal there, kinds included, give equal values. A rank evaluated on
 the whole ad (no program) keys the signature's ranks by the whole typed state.
 
-A walked static's shapes are also kept by *tier* (``tiers_of``: the positions where
-a state has nothing left, ``tier_lists``), made at the static's first walk and moved
-by ``carve`` as the box's keys move, so a walk passes over the tiers where a class
-asks more than nothing of such a position (``carved_lists``).
-
-It owns the ranks' memo, plans and programs, the transitions and the tiered boxes;
-it reads and advances the shapes' carving clock, numbers new states in the shapes'
-tables (``pair_shapes``, ``shape_numbers``, ``pair_of_shape``, ``shape_left``) and
-places the offer in them.
+It owns the ranks' memo, plans and programs and the transitions; it reads and
+advances the shapes' carving clock, numbers new states in the shapes' tables
+(``pair_shapes``, ``shape_numbers``, ``pair_of_shape``, ``shape_left``) and places
+the offer in them.
 """
 
 from __future__ import annotations
@@ -59,7 +54,6 @@ from condorlite.core.classad.partial import Constant
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.slot_vectors import SlotVector, moves_of, rank_program
-from condorlite.core.matching.tier_lists import TierLists
 
 if TYPE_CHECKING:  # (the owner, for its type: it makes this object)
     from condorlite.core.matching.offer_shapes import OfferShapes
@@ -101,37 +95,6 @@ class CarvedStates:
         #: [steps whose state was numbered already, steps whose state was new], or
         #: None once states are numbered without their keys (module doc)
         self.keyed: list[int] | None = [0, 0]
-        #: static -> tier -> {shape: its members (the box's own dict)}: the shapes of
-        #: a walked static's box by tier (``tiers_of``), kept by ``carve``
-        self.tiered: dict[int, dict[tuple, dict[int, dict[int, None]]]] = {}
-        #: shape -> its tier (``tier_lists.TierLists.tier_of``: its own table, read
-        #: by ``carve`` as ``_tiers`` first)
-        tiers = TierLists(shapes.shape_left)
-        self.tier_of, self._tiers = tiers.tier_of, tiers.tiers
-
-    def tiers_of(self, static: int, box: dict[int, dict[int, None]]
-                 ) -> dict[tuple, dict[int, dict[int, None]]]:
-        """The shapes of ``static``'s box by tier, the positions where a shape's state
-        has nothing left (``tier_lists``): a class asking more than nothing of one of
-        a tier's positions holds no state of it (``amount > 0 >= left``), so its walk
-        passes the tier over unread (``carved_lists``). Made at the first ask from the
-        box as it is, then kept by ``carve`` (carving only lowers amounts: a state's
-        tier never shrinks).
-
-        Invariant: every shape of the box is in the dict of its tier with the box's
-        members dict; a shape the box has dropped since (``OfferShapes.retire``
-        emptied it) may stay there with that dict empty."""
-        parts = self.tiered.get(static)
-        if parts is None:
-            parts = self.tiered[static] = {}
-            tier_of = self.tier_of
-            for shape, members in box.items():
-                tier = tier_of(shape)
-                part = parts.get(tier)
-                if part is None:
-                    part = parts[tier] = {}
-                part[shape] = members
-        return parts
 
     def carve(self, offer: Offer, taken: dict[str, float]) -> None:
         """Move ``offer`` to the state a match of ``taken`` leaves (module doc),
@@ -170,8 +133,6 @@ class CarvedStates:
             offer.independent = {**computed, **constants}
         else:
             offer.independent = with_constants(computed, vector)  # type: ignore[arg-type]
-        if shapes.moved is not None:
-            shapes.moved.append(offer)
         # ``OfferShapes.place`` for an offer with a vector, written out (one per match): it stays
         # in its static's box (``_groups``) and moves from its shape to ``shape``.
         box, seq, before = offer.box, offer.seq, offer.shape
@@ -179,40 +140,22 @@ class CarvedStates:
         offer.shape = shape
         joins = shapes.joins
         joins[shape] = joins.get(shape, 0) + 1
-        # (a walked static's box by tier follows the box's keys, ``tiers_of``; the
-        # tiers' look-ups written out: one carve per match)
-        parts = self.tiered.get(vector.static) if self.tiered else None  # type: ignore[union-attr]
         if len(members) == 1 and shape not in box:  # type: ignore[operator]
             # (the offer alone leaves a shape for a new one, every carve where each
             # slot's states are its own: its one-member dict moves with it; no list
             # holds a members dict past its build)
             del box[before]  # type: ignore[union-attr]
             box[shape] = members  # type: ignore[index]
-            if parts is None:
-                return
-            tiers = self._tiers
-            del parts[tiers[before]][before]
         else:
             del members[seq]
-            tiers = self._tiers
             if not members:
                 del box[before]  # type: ignore[union-attr]
-                if parts is not None:
-                    del parts[tiers[before]][before]
             members = box.get(shape)  # type: ignore[union-attr]
-            if members is not None:
-                members[seq] = None
-                return
-            members = box[shape] = {seq: None}  # type: ignore[index]
-            if parts is None:
-                return
-        tier = tiers.get(shape)
-        if tier is None:
-            tier = self.tier_of(shape)
-        part = parts.get(tier)
-        if part is None:
-            part = parts[tier] = {}
-        part[shape] = members
+            if members is None:
+                members = box[shape] = {}  # type: ignore[index]
+            members[seq] = None
+        if shapes.moved is not None:
+            shapes.moved.append(offer)
 
     def _step(self, offer: Offer, vector: SlotVector, taken: dict[str, float]) -> tuple:
         """A transition's outcome, worked out (``carve``): (taken, the new vals, the

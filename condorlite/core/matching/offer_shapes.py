@@ -122,9 +122,6 @@ class OfferShapes:
         #: ``carve(offer, taken)``: move an offer with a resource vector to the state
         #: a match leaves (``CarvedStates.carve`` itself: one call per match)
         self.carve = self._carved.carve
-        #: ``tiers_of(static, box)``: a walked static's shapes by tier, kept by ``carve``
-        #: (``CarvedStates.tiers_of``)
-        self.tiers_of = self._carved.tiers_of
 
     def pair_names(self, ad: ClassAd, busy: bool) -> tuple[str, ...]:
         """``SlotWalks.pair_names``: what a pair evaluation can read in the ad."""
@@ -352,8 +349,6 @@ class OfferShapes:
         offer.shape = shape
         if offer.vector is not None:
             box = self.groups.setdefault(offer.vector.static, {})
-            # (a box gaining an offer other than by ``carve``: its tiers made again)
-            self._carved.tiered.pop(offer.vector.static, None)
             if self.moved is not None:
                 self.moved.append(offer)
         elif offer.holder is not None:

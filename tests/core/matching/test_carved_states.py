@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from condorlite.core import adeval
 from condorlite.core.classad.values import Undefined
-from condorlite.core.matching import carved_lists, carved_states
+from condorlite.core.matching import carved_states
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.policy_exprs import PolicyExprs
 from condorlite.core.matching.slot_vectors import SlotVector, lefts, moves_of, rest_state, typed
@@ -411,57 +411,3 @@ def test_a_step_leaves_rest_state_and_its_lefts(vals, taken) -> None:
     assert vector.vals is got and shapes.pair_shapes[("vector", 0, typed(got))] == pair_shape == 2
     assert shape == 2 and shapes.pair_of_shape[2] == 2
     assert [repr(v) for v in shapes.shape_left[shape]] == [repr(v) for v in lefts(got)]
-
-
-@pytest.mark.parametrize("seed", [3, 5])
-def test_a_walk_by_tiers_decides_as_the_whole_box_and_reads_fewer_states(
-        tmp_path, monkeypatch, seed) -> None:
-    """A walked static read by tier (``CarvedStates.tiers_of``, ``carved_lists.TIERED``)
-    passes over the shapes with nothing left where the class asks more than nothing,
-    none of which holds its requests: the cycle decides as one walking each box whole,
-    fewer states are visited, and after every carve each tiered static's dicts hold
-    exactly its box's shapes, each under its tier with the box's own members dict (a
-    shape ``retire`` dropped may stay, empty)."""
-    policy = Policy(uid_domain="example.org")
-    spec = genpool.PoolSpec(slots=60, jobs=900, submitters=4, autoclusters=14, seed=seed,
-                            realistic=True, unique=True, partitionable_fraction=1.0,
-                            disk_share=False)
-    slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
-    visited: list[int] = []
-    walk = carved_lists.CarvedLists._fitting_candidates
-
-    def counting(self, build, parts, *args):
-        visited.append(sum(map(len, parts)))
-        return walk(self, build, parts, *args)
-
-    carve = carved_states.CarvedStates.carve
-    checked: list[int] = []
-
-    def checking(self, offer, taken):
-        carve(self, offer, taken)
-        parts = self.tiered.get(offer.vector.static)
-        if parts is None:
-            return
-        box = offer.box
-        held = {shape: members for part in parts.values()
-                for shape, members in part.items() if members}
-        assert held.keys() == box.keys()
-        assert all(held[shape] is box[shape] for shape in box)
-        assert all(self.tier_of(shape) == tier
-                   for tier, part in parts.items() for shape in part)
-        checked.append(1)
-
-    monkeypatch.setattr(carved_lists.CarvedLists, "_fitting_candidates", counting)
-    monkeypatch.setattr(carved_states.CarvedStates, "carve", checking)
-    results, visits = [], []
-    for tiered in (True, False):
-        monkeypatch.setattr(carved_lists, "TIERED", tiered)
-        visited.clear()
-        cycle = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
-        cycle.run()
-        results.append(cycle.result())
-        visits.append(sum(visited))
-    one, two = results
-    assert one.matches and one.matches == two.matches and one.rejections == two.rejections
-    assert checked
-    assert visits[0] < visits[1]
