@@ -5,7 +5,9 @@ offer's pair shape (kept per class, Submitter* bindings when read, and pair shap
 by full evaluation or by a residual program (a partitionable slot's vector static;
 a static slot of a shared static part, ``static_programs``), a static desktop's full
 evaluation spared where its ``START`` rules the job's owner out (``owner_gates``) or
-a request of the class's is more than the slot has (``resource_limits``);
+a request of the class's is more than the slot has (``resource_limits``), and its
+job's ``Requirements`` not evaluated where the held walks know they hold
+(``held_pair``);
 ``program`` the class's residual program for a vector static (``carving``,
 ``pair_programs``; one that never matches where the class's Requirements rule the
 static out, ``never_matches``); ``outgrown`` whether no state of a static can hold the class's
