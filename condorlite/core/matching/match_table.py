@@ -5,7 +5,9 @@ offer's pair shape (kept per class, Submitter* bindings when read, and pair shap
 by full evaluation or by a residual program (a partitionable slot's vector static;
 a static slot of a shared static part, ``static_programs``), a static desktop's full
 evaluation spared where its ``START`` rules the job's owner out (``owner_gates``) or
-a request of the class's is more than the slot has (``resource_limits``);
+a request of the class's is more than the slot has (``resource_limits``), and its
+job's ``Requirements`` not evaluated where the held walks know they hold
+(``held_pair``);
 ``program`` the class's residual program for a vector static (``carving``,
 ``pair_programs``; one that never matches where the class's Requirements rule the
 static out, ``never_matches``); ``outgrown`` whether no state of a static can hold the class's
@@ -116,6 +118,27 @@ class MatchTable:
             else:
                 found = self._static_pair((class_id, part), job_ad, offer)
             table[offer.pair_shape] = found
+        return found
+
+    def held_pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()
+                  ) -> PairEval:
+        """``pair`` of a static offer at which the class's job ``Requirements`` are
+        known to hold (``held_walks``: the held type's verdict passed at the slot's
+        numbers, or every bound of it surely holds there): evaluated in full, only
+        the slot's side and the ranks are (``_evaluate_pair``'s ``job_holds``); the
+        result is the one ``pair`` gives, kept in the same table."""
+        part = signature if self.per_submitter else ()
+        table = self.pairs.get((class_id, part))
+        if table is None:
+            table = self.pairs[(class_id, part)] = {}
+        found = table.get(offer.pair_shape)
+        if found is None:
+            vector = self._numbers.of(offer)
+            program = None if vector is None else self._part_program(
+                (class_id, part), job_ad, offer, vector)
+            found = table[offer.pair_shape] = (
+                self._evaluate_pair(job_ad, offer, job_holds=True) if program is None
+                else self.run_part(program, vector))  # type: ignore[arg-type]
         return found
 
     def _static_pair(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairEval:
@@ -288,7 +311,13 @@ class MatchTable:
                 for name, value in zip(names, values, strict=True))
         return asked
 
-    def _evaluate_pair(self, job_ad: ClassAd, offer: Offer) -> PairEval:
+    def _evaluate_pair(self, job_ad: ClassAd, offer: Offer, *, job_holds: bool = False
+                       ) -> PairEval:
+        """The pair in full: the match (the fit of a partitionable slot, both
+        ``Requirements``), then the job's ``Rank``, the slot's and the policy ranks
+        that read the job. ``job_holds``: the job's ``Requirements`` are known to hold
+        at this slot (``held_pair``), so only the slot's are evaluated (exact: an
+        evaluation has no side effects)."""
         self.counts.evaluations += 1
         slot_ad, now = offer.ad, self.now
         # Evaluations have no side effects, so the order of the three tests is free:
@@ -307,10 +336,10 @@ class MatchTable:
             return NO_MATCH
         if offer.literals:
             ok = ok and adeval.requirements_hold(slot_ad, job_ad, now=_int(now)) and (
-                adeval.requirements_hold(job_ad, slot_ad, now=_int(now)))
+                job_holds or adeval.requirements_hold(job_ad, slot_ad, now=_int(now)))
         else:
-            ok = ok and adeval.requirements_hold(job_ad, slot_ad, now=_int(now)) and (
-                adeval.requirements_hold(slot_ad, job_ad, now=_int(now)))
+            ok = ok and (job_holds or adeval.requirements_hold(job_ad, slot_ad, now=_int(now))
+                         ) and adeval.requirements_hold(slot_ad, job_ad, now=_int(now))
         if not ok:
             return PairEval(False)
         job_rank = adeval.as_float(adeval.eval_attr(job_ad, "Rank", slot_ad, now))
