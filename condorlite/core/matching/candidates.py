@@ -105,11 +105,10 @@ class RejectCounts:
     """The rejection counts of one look at one offer (``Reasons.reason`` adds to
     them); a plain object, made for every shape of every list."""
 
-    __slots__ = ("rej_policy", "rej_rank")
+    __slots__ = ("rej_policy",)
 
     def __init__(self) -> None:
         self.rej_policy = 0
-        self.rej_rank = 0
 
 
 @dataclass
@@ -129,7 +128,6 @@ class Candidates:
     #: (``Offer.stamps``), else passed over; one added since is evaluated again
     built: int = 0
     rej_policy: int = 0
-    rej_rank: int = 0
     rej_limit: int = 0
     position: int = 0
     #: indexes of partitionable offers this list handed out (see ``list_scan.ListWalk``)

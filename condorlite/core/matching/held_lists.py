@@ -84,7 +84,7 @@ class HeldList:
     """The held entries of one list key (module doc), and what its lists count."""
 
     __slots__ = ("by_prio", "by_rank", "deferred", "epoch", "others", "passed",
-                 "refused_policy", "refused_rank", "walk", "whole")
+                 "refused_policy", "walk", "whole")
 
     def __init__(self, walk: HeldWalk, by_rank: list[tuple], others: list[tuple], epoch: int
                  ) -> None:
@@ -102,10 +102,10 @@ class HeldList:
         #: sorted entries of the offers listed by priority (once settled, a
         #: ``lazy_runs.LazyRun``, made as a list's merge reaches it: ``held_prio``)
         self.by_prio: list[tuple] = []
-        #: the seqs of the offers refused by PREEMPTION_REQUIREMENTS, by the rank
-        #: test; only those still available as of ``epoch``
+        #: the seqs of the offers refused by PREEMPTION_REQUIREMENTS (a rejection
+        #: reads their count); only those still available as of ``epoch``. (Offers
+        #: the rank test refuses are left out: no rejection reason counts them.)
         self.refused_policy: list[int] = []
-        self.refused_rank: list[int] = []
         #: ``HeldGroups.epoch`` when the lists above were last filtered, and when
         #: every offer of the runs' entries was last available (made or filtered:
         #: those made since were available at their making, later)
@@ -166,7 +166,6 @@ class HeldLists:
             if type(by_prio) is LazyRun and not by_prio.made:
                 out.lazy_held = True
         out.rej_policy += len(found.refused_policy)
-        out.rej_rank += len(found.refused_rank)
         if walk.passed:
             out.deferred = self._deferred(found)
 
@@ -265,9 +264,7 @@ class HeldLists:
                 refused = refused == REFUSED
             if refused:
                 found.refused_policy.extend(seqs)
-            elif not pe.slot_rank >= first.current_rank:
-                found.refused_rank.extend(seqs)
-            else:
+            elif pe.slot_rank >= first.current_rank:
                 # (an entry without dependent ranks depends on its offer and its job
                 # rank alone: listed by where that rank comes from)
                 key = id(pe) if pe.dependent else (
@@ -285,10 +282,9 @@ class HeldLists:
                         listed: dict[int, tuple[PairEval, list[int]]]) -> None:
         """``_settle`` of the walk's ``allowed`` groups (``HeldWalk.allowed``): their
         offers still available, each allowed by the policy and none listed by rank
-        nor the submitter's own, go by the rank test alone to the refused or to
-        ``listed`` (as ``_settle``'s)."""
+        nor the submitter's own, go by the rank test alone to ``listed`` (as
+        ``_settle``'s) or are left out."""
         registry = self._registry
-        refused_rank = found.refused_rank
         # (consecutive groups mostly share one pair result, a box program's: its
         # slot Rank and its seqs in ``listed`` looked up once per run of them)
         last: PairEval | None = None
@@ -301,11 +297,9 @@ class HeldLists:
                 # (a group of one offer, most held groups: that offer, while
                 # available, is the group, ``HeldSlot.one``)
                 first = registry[one]
-                if not first.available:
+                if not first.available or not slot_rank >= first.current_rank:
                     continue
-                if not slot_rank >= first.current_rank:
-                    refused_rank.append(one)
-                elif into is not None:
+                if into is not None:
                     into.append(one)
                 else:
                     into = self._listed(listed, pe, column, [one])
@@ -316,11 +310,9 @@ class HeldLists:
                 if len(members) == 1:  # (most held shapes: one slot each)
                     (seq,) = members
                     first = registry[seq]
-                    if not first.available:
+                    if not first.available or not slot_rank >= first.current_rank:
                         continue
-                    if not slot_rank >= first.current_rank:
-                        refused_rank.append(seq)
-                    elif into is not None:
+                    if into is not None:
                         into.append(seq)
                     else:
                         into = self._listed(listed, pe, column, [seq])
@@ -329,8 +321,8 @@ class HeldLists:
                 if not seqs:
                     continue
                 if not slot_rank >= registry[seqs[0]].current_rank:
-                    refused_rank.extend(seqs)
-                elif into is not None:
+                    continue
+                if into is not None:
                     into.extend(seqs)
                 else:
                     into = self._listed(listed, pe, column, seqs)
@@ -357,7 +349,6 @@ class HeldLists:
         at ``HeldList.whole``."""
         registry, epoch = self._registry, self._held.epoch
         found.refused_policy = [k for k in found.refused_policy if registry[k].available]
-        found.refused_rank = [k for k in found.refused_rank if registry[k].available]
         # (a run by priority not made yet holds nothing: it is made of the offers
         # available when made)
         by_prio = found.by_prio

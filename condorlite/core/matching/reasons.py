@@ -248,7 +248,7 @@ class Reasons:
                out: Candidates | RejectCounts) -> str | None:
         """Why ``offer`` is a candidate for the request (``matchmaker``'s module doc):
         no preemption, rank or priority, or None; a refusal by
-        PREEMPTION_REQUIREMENTS or by the slot's Rank is counted in ``out``."""
+        PREEMPTION_REQUIREMENTS is counted in ``out`` (a rejection's reason reads it)."""
         if offer.holder is None:
             return None if only_rank else NO_PREEMPTION
         if pe.slot_rank > offer.current_rank:
@@ -258,10 +258,9 @@ class Reasons:
         if not self._preemption_allowed(class_id, job_ad, offer, signature):
             out.rej_policy += 1
             return None
-        if not pe.slot_rank >= offer.current_rank:
-            out.rej_rank += 1
-            return None
-        return PRIO_PREEMPTION
+        # (a slot whose Rank of the job is below its CurrentRank is not preempted for
+        # priority: left out, no rejection reason counts it)
+        return PRIO_PREEMPTION if pe.slot_rank >= offer.current_rank else None
 
 
 def unhoisted(ad: ClassAd, names: tuple[str, ...]) -> ClassAd:

@@ -151,7 +151,6 @@ class RequestLists:
                                           registry[seqs[0]], seqs[0], only_rank, signature,
                                           column)
                 out.rej_policy += counts.rej_policy * len(seqs)
-                out.rej_rank += counts.rej_rank * len(seqs)
                 if entry is not None:
                     reason = entry[ENTRY_REASON]
                     out.entries.append(entry)

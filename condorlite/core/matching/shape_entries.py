@@ -135,9 +135,8 @@ class ShapeEntries:
             counts = RejectCounts()
             reason = self._reason_of(class_id, job_ad, first, submitter, signature, pe,
                                   only_rank, counts)
-            if counts.rej_policy or counts.rej_rank:
+            if counts.rej_policy:
                 out.rej_policy += counts.rej_policy * len(members)
-                out.rej_rank += counts.rej_rank * len(members)
             if reason is None:
                 return
         if reason == RANK_PREEMPTION:
