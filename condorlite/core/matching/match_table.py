@@ -133,24 +133,21 @@ class MatchTable:
             table = self.pairs[(class_id, part)] = {}
         found = table.get(offer.pair_shape)
         if found is None:
-            vector = self._numbers.of(offer)
-            program = None if vector is None else self._part_program(
-                (class_id, part), job_ad, offer, vector)
-            found = table[offer.pair_shape] = (
-                self._evaluate_pair(job_ad, offer, job_holds=True) if program is None
-                else self.run_part(program, vector))  # type: ignore[arg-type]
+            found = table[offer.pair_shape] = self._static_pair(
+                (class_id, part), job_ad, offer, job_holds=True)
         return found
 
-    def _static_pair(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairEval:
+    def _static_pair(self, klass: tuple, job_ad: ClassAd, offer: Offer, *,
+                     job_holds: bool = False) -> PairEval:
         """``_evaluate_pair`` of a static offer: by the (class, static part) program at
         the offer's numbers when the part is shared (``static_programs``), else (or
-        when no program can be made) in full."""
+        when no program can be made) in full (``job_holds``: as ``_evaluate_pair``)."""
         vector = self._numbers.of(offer)
         if vector is None:
-            return self._evaluate_pair(job_ad, offer)
+            return self._evaluate_pair(job_ad, offer, job_holds=job_holds)
         program = self._part_program(klass, job_ad, offer, vector)
         if program is None:
-            return self._evaluate_pair(job_ad, offer)
+            return self._evaluate_pair(job_ad, offer, job_holds=job_holds)
         return self.run_part(program, vector)
 
     def run_part(self, program: PairProgram, vector: StaticVector) -> PairEval:
