@@ -84,14 +84,14 @@ class _Spy:
             finally:
                 spy.listing = False
 
-        def evaluating(table, job_ad, offer):  # type: ignore[no-untyped-def]
+        def evaluating(table, job_ad, offer, **known):  # type: ignore[no-untyped-def]
             if spy.listing and offer.vector is not None:
                 names, values = job_params(job_ad, offer.vector)
                 index = offer.vector.index
                 if any(amount > left(offer.vector.vals[index[name[len("request"):]]])
                        for name, amount in zip(names, values, strict=True)):
                     spy.too_small += 1
-            return evaluate(table, job_ad, offer)
+            return evaluate(table, job_ad, offer, **known)
 
         patch.setattr(CarvedLists, "add", listing)
         patch.setattr(MatchTable, "_evaluate_pair", evaluating)

@@ -196,9 +196,9 @@ def test_static_lists_skip_the_pairs_the_gates_rule_out(monkeypatch) -> None:
             patch.setattr(owner_walks, "BY_OWNER", by_owner)
             seen: list[object] = []
 
-            def counted(table, job_ad, offer, _seen=seen):  # type: ignore[no-untyped-def]
+            def counted(table, job_ad, offer, _seen=seen, **known):  # type: ignore[no-untyped-def]
                 _seen.append("pair")
-                return evaluate(table, job_ad, offer)
+                return evaluate(table, job_ad, offer, **known)
 
             def counted_split(walks, owner, job_ad, walked, _seen=seen):  # type: ignore[no-untyped-def]
                 if owner not in walks._owner_walks:
