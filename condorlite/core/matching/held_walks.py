@@ -42,8 +42,8 @@ class matches a few per cent. These make that walk cheaper, each exact:
    10k static mix every box a walk ran passed: 50,617 runs of confirmation).
    A group of a part too small for programs (``static_programs``) whose verdict
    passed at its numbers, or surely holds there, is evaluated in full on the slot's
-   side and the ranks alone (``MatchTable.held_pair``: the job's ``Requirements``
-   are known to hold; 2,833 such pairs on the 1k static mix, every one in the sure
+   side and the ranks alone (``MatchTable.pair``'s ``job_holds``: the job's
+   ``Requirements`` are known to hold; 2,833 such pairs on the 1k static mix, every one in the sure
    walk).
 
 5. **Groups the list can never list, passed over.** A group whose policy key the
@@ -144,7 +144,6 @@ class HeldWalks:
                  policy_key: Callable[[int, HeldGroup, Offer], int | None]) -> None:
         self._held = held
         self._pair = table.pair
-        self._held_pair = table.held_pair
         self._part_of = table.static_vector
         self._part_program = table.static_program
         self._part_pair = table.part_pair
@@ -326,8 +325,8 @@ class HeldWalks:
                 if program is None:
                     # (where the job's Requirements hold, only the slot's side and
                     # the ranks are evaluated)
-                    known = (self._held_pair if holds else self._pair)(
-                        klass[0], job_ad, slot.first, signature)
+                    known = self._pair(klass[0], job_ad, slot.first, signature,
+                                       job_holds=holds)
                     if known.match:
                         if known_preq == PREQ_ONLY:
                             allowed.append((slot.group, known, slot.one))

@@ -7,7 +7,7 @@ a static slot of a shared static part, ``static_programs``), a static desktop's 
 evaluation spared where its ``START`` rules the job's owner out (``owner_gates``) or
 a request of the class's is more than the slot has (``resource_limits``), and its
 job's ``Requirements`` not evaluated where the held walks know they hold
-(``held_pair``);
+(``pair``'s ``job_holds``);
 ``program`` the class's residual program for a vector static (``carving``,
 ``pair_programs``; one that never matches where the class's Requirements rule the
 static out, ``never_matches``); ``outgrown`` whether no state of a static can hold the class's
@@ -102,9 +102,15 @@ class MatchTable:
         self._never_matching = PairProgram([], [false], false, false, [], as_rank)
 
     # -- one pair -----------------------------------------------------------------------
-    def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()) -> PairEval:
+    def pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = (), *,
+             job_holds: bool = False) -> PairEval:
         """Match and job-dependent ranks of a job class in an offer's shape (cached;
-        per ``signature``, the job ad's Submitter* bindings, when those are read)."""
+        per ``signature``, the job ad's Submitter* bindings, when those are read).
+        ``job_holds``: the class's job ``Requirements`` are known to hold at this
+        static offer (``held_walks``: the held type's verdict passed at the slot's
+        numbers, or every bound of it surely holds there), so a full evaluation
+        evaluates only the slot's side and the ranks (``_evaluate_pair``); the result
+        is the same."""
         part = signature if self.per_submitter else ()
         table = self.pairs.get((class_id, part))
         if table is None:
@@ -116,25 +122,9 @@ class MatchTable:
             elif offer.partitionable:
                 found = self._evaluate_pair(job_ad, offer)
             else:
-                found = self._static_pair((class_id, part), job_ad, offer)
+                found = self._static_pair((class_id, part), job_ad, offer,
+                                          job_holds=job_holds)
             table[offer.pair_shape] = found
-        return found
-
-    def held_pair(self, class_id: int, job_ad: ClassAd, offer: Offer, signature: tuple = ()
-                  ) -> PairEval:
-        """``pair`` of a static offer at which the class's job ``Requirements`` are
-        known to hold (``held_walks``: the held type's verdict passed at the slot's
-        numbers, or every bound of it surely holds there): evaluated in full, only
-        the slot's side and the ranks are (``_evaluate_pair``'s ``job_holds``); the
-        result is the one ``pair`` gives, kept in the same table."""
-        part = signature if self.per_submitter else ()
-        table = self.pairs.get((class_id, part))
-        if table is None:
-            table = self.pairs[(class_id, part)] = {}
-        found = table.get(offer.pair_shape)
-        if found is None:
-            found = table[offer.pair_shape] = self._static_pair(
-                (class_id, part), job_ad, offer, job_holds=True)
         return found
 
     def _static_pair(self, klass: tuple, job_ad: ClassAd, offer: Offer, *,
@@ -313,7 +303,7 @@ class MatchTable:
         """The pair in full: the match (the fit of a partitionable slot, both
         ``Requirements``), then the job's ``Rank``, the slot's and the policy ranks
         that read the job. ``job_holds``: the job's ``Requirements`` are known to hold
-        at this slot (``held_pair``), so only the slot's are evaluated (exact: an
+        at this slot (``pair``'s ``job_holds``), so only the slot's are evaluated (exact: an
         evaluation has no side effects)."""
         self.counts.evaluations += 1
         slot_ad, now = offer.ad, self.now

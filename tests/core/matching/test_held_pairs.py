@@ -1,4 +1,4 @@
-"""``MatchTable.held_pair``: a held group of a part too small for programs, whose
+"""``MatchTable.pair`` with ``job_holds``: a held group of a part too small for programs, whose
 class's ``Requirements`` its type's verdict already decided (passed at the group's
 numbers, or every bound surely holding there), is evaluated in full on the slot's
 side and the ranks alone. Checked against the plain reference cycle, counted, and
@@ -41,7 +41,7 @@ def test_held_pairs_decided_by_the_verdict_evaluate_the_slot_side(monkeypatch, s
         fast, on = run_both(SLOTS, JOBS, POLICY)
     assert seen.count(True) >= 7 and seen.count(True) == len(seen)
     with monkeypatch.context() as patch:
-        patch.setattr(HeldWalks, "__init__", _asking_pair(HeldWalks.__init__, "pair"))
+        patch.setattr(HeldWalks, "__init__", _asking_pair(HeldWalks.__init__, False))
         seen = _count_full_pairs(patch)
         slow, off = run_both(SLOTS, JOBS, POLICY)
     assert not any(seen)
@@ -49,12 +49,18 @@ def test_held_pairs_decided_by_the_verdict_evaluate_the_slot_side(monkeypatch, s
     assert slow.mm.evaluations == fast.mm.evaluations
 
 
-def _asking_pair(init, name: str):  # type: ignore[no-untyped-def]
-    """``HeldWalks.__init__`` whose walks ask every pair they ask by ``name``."""
+def _asking_pair(init, holds: bool):  # type: ignore[no-untyped-def]
+    """``HeldWalks.__init__`` whose walks ask every pair they ask with ``job_holds``
+    set to ``holds``, whatever the verdict said."""
 
     def init_asking(self, held, registry, table, *args) -> None:  # type: ignore[no-untyped-def]
         init(self, held, registry, table, *args)
-        self._pair = self._held_pair = getattr(table, name)
+        pair = table.pair
+
+        def asking(class_id, job_ad, offer, signature=(), *, job_holds=False):  # type: ignore[no-untyped-def]
+            return pair(class_id, job_ad, offer, signature, job_holds=holds)
+
+        self._pair = asking
 
     return init_asking
 
@@ -63,6 +69,6 @@ def test_held_pairs_asked_without_a_verdict_decide_otherwise(monkeypatch) -> Non
     # No verdict (nothing known of the job's Requirements) and every pair asked as
     # one whose Requirements hold: the Windows class matches the Linux slots.
     monkeypatch.setattr(HeldVerdicts, "verdict", lambda self, *args: (None, ()))
-    monkeypatch.setattr(HeldWalks, "__init__", _asking_pair(HeldWalks.__init__, "held_pair"))
+    monkeypatch.setattr(HeldWalks, "__init__", _asking_pair(HeldWalks.__init__, True))
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, POLICY)
