@@ -224,7 +224,8 @@ def test_user_home_follows_htcondors_default_configuration(utc) -> None:
 def test_clock_functions_read_now(utc) -> None:
     """time(), currentTime(), absTime(), dayTime(), timeZoneOffset() and formatTime()
     read the evaluation's ``now``; classad2 reads the clock, so the two are compared
-    at the same second (retried once across a second boundary)."""
+    at the same second (retried while an attempt crosses a second boundary: on a
+    loaded machine one attempt can take most of a second)."""
     now = 1_720_000_000
     assert evaluate("time()", now=now) == now
     value = evaluate("currentTime()", now=now)
@@ -233,11 +234,13 @@ def test_clock_functions_read_now(utc) -> None:
     assert evaluate("dayTime()", now=now) == RelTime(now % 86400)
     assert evaluate("formatTime()", now=now) == "Wed Jul  3 09:46:40 2024"
     assert evaluate("timeZoneOffset()", now=now) == RelTime(0)
-    for _ in range(2):
+    for _ in range(20):
         t = int(time.time())
         pairs = [(evaluate(expr, now=t), classad2.ExprTree(expr).eval()) for expr in CLOCK_CASES]
         if int(time.time()) == t:
             break
+    else:
+        pytest.skip("no attempt fitted within one second of the clock")
     for ours_value, theirs in pairs:
         assert ours_value == theirs
 
