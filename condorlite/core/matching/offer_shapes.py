@@ -93,9 +93,10 @@ class OfferShapes:
         self.shape_numbers: dict[tuple, int] = {}
         self.pair_shapes: dict[tuple, int] = {}
         #: a static pair key's head (its first three parts) -> ``_Apart``: the keys of
-        #: that head told apart by one literal (``apart``); the keys with a
-        #: literal part of the heads without one, numbered in ``pair_shapes``
+        #: that head told apart by one literal (``apart``)
         self._apart: dict[tuple, _Apart] = {}
+        #: a head no ``_Apart`` tells apart yet -> its keys (with a literal part)
+        #: numbered so far, whose values an ``_Apart`` of it starts from
         self._heads: dict[tuple, list[tuple]] = {}
         #: the literal the last ``apart`` told its slots apart by (tried first)
         self._apart_name = ""

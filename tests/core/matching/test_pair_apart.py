@@ -94,6 +94,20 @@ def test_slots_not_told_apart_by_the_literals_tried_get_keys():
     assert shapes.apart(HEAD, LITERALS, [_ad(6, 1), _ad(9, 2)]) is None
     assert shapes.apart(HEAD, LITERALS, [_ad(9, 1), _ad(9, 2)]) is None
     assert shapes.apart(HEAD, LITERALS, [_ad(9, 1), _ad(10, 2)]) is not None
+    # (a Disk a key numbered before holds, no head told apart yet: Memory does it,
+    # and the numbers are those of every key in turn)
+    other, full = _shapes(), _shapes()
+    assert other.pair_number(_key(_ad(6))) == full.pair_number(_key(_ad(6)))
+    slots = [_ad(6, 1), _ad(7, 2)]
+    unkeyed = other.apart(HEAD, LITERALS, slots)
+    assert unkeyed is not None
+    for ad, one in zip(slots, unkeyed, strict=True):
+        offer = _offer()
+        other.shape_apart(offer, one)  # type: ignore[arg-type]
+        assert offer.pair_shape == full.pair_number(_key(ad))
+    for ad in (_ad(6, 1), _ad(7, 4), _ad(7, 2)):
+        assert other.pair_number(_key(ad)) == full.pair_number(_key(ad))
+    assert other.pair_keys() == full.pair_shapes
 
 
 def test_run_slots_of_a_disk_share_pool_are_told_apart(tmp_path, monkeypatch):
