@@ -31,7 +31,8 @@ static slot of the 10k static mix has ~10, its ``Disk`` and ``KFlops`` its own).
 The key is the one ``ShapeKeys.slot_key`` makes of the slot: equal keys, equal
 bindings, whichever way a slot was prepared. ``pair_keys`` makes the keys of many
 slots of one record at once, their literals read a column per name
-(``OfferPrep.prepare_all``'s runs).
+(``OfferPrep.prepare_all``'s runs, where one literal does not tell the slots apart:
+``OfferShapes.apart``; ``key_plan`` gives the plan for that).
 The same holds for a key of any visited names (``names_key``:
 a partitionable slot's pair-static key, its walked names less the vector's, and
 its ranks' program keys, the names they reach less the vector's).
@@ -202,19 +203,21 @@ class KindRecords:
     def pair_key(self, record: KindRecord, ad: ClassAd, extra: tuple) -> tuple:
         """The pair shape key of a slot that found ``record`` (module doc: the
         record's key plan, made from the first such slot, and the slot's literals)."""
+        return self.key(self.key_plan(record, ad), ad, extra)
+
+    def key_plan(self, record: KindRecord, ad: ClassAd) -> KeyPlan:
+        """The record's key plan, made from ``ad`` (a slot that found it) if not yet."""
         plan = record.key_plan
         if plan is None:
             plan = record.key_plan = self._plan(ad, record.state.walk[1])
-        return self.key(plan, ad, extra)
+        return plan
 
     def pair_keys(self, record: KindRecord, ads: list[ClassAd], extra: tuple) -> list[tuple]:
         """``pair_key(record, ad, extra)`` of each of ``ads`` (slots that found
         ``record``, ClassAd-lite), in order: the key plan made from the first as
         ``pair_key`` makes it, the literals read a column per name (one
         comprehension a name for the slots together, not one a slot)."""
-        plan = record.key_plan
-        if plan is None:
-            plan = record.key_plan = self._plan(ads[0], record.state.walk[1])
+        plan = self.key_plan(record, ads[0])
         head = (extra, plan.bound, plan.numbers)
         if not plan.literals:
             return [head] * len(ads)

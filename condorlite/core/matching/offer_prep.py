@@ -13,7 +13,9 @@ vector and its keys from ``vector_keys``, the pair key from ``shape_keys``).
 ``prepare_all`` prepares the cycle's offers as one list: what the slots of one
 ``kind_records`` record read of their own literals is read for a run of them
 together, a column per name, while everything that numbers, evaluates or counts
-stays in the offers' order (the same outcome as ``prepare`` of one offer at a time).
+stays in the offers' order (the same outcome as ``prepare`` of one offer at a time);
+its static slots' pair shapes are told apart by one literal where that does it,
+their keys left unmade (``OfferShapes.apart``).
 
 Invariant: after ``prepare`` an offer has its ``independent`` ranks, its
 ``pair_shape``, its shape (``OfferShapes.place``) and its walk in
@@ -141,7 +143,8 @@ class OfferPrep:
         job-independent ranks and a static slot's pair shape key, is read for the
         run's slots of one record together, a column per name
         (``FirstRanks.columns``, ``KindRecords.pair_keys``), when the first of
-        them is reached. The reads are pure; every step that numbers, evaluates
+        them is reached; static slots that one literal tells apart get no key
+        (``_static_keys``). The reads are pure; every step that numbers, evaluates
         or counts (the plans made from a record's first slot, each slot's ranks,
         vector and shape) is taken slot by slot in the run's order, as
         ``prepare`` takes it, so the numbering and the counts are ``prepare``'s."""
@@ -158,7 +161,8 @@ class OfferPrep:
         # where the ranks are worked out when read, its static slots' pair keys)
         read: dict[int, tuple] = {}
         walked, values = self._walked, self.ranks.values
-        place, shape_of = self._shapes.place, self._shapes.shape_of
+        shapes = self._shapes
+        place, shape_of, shape_apart = shapes.place, shapes.shape_of, shapes.shape_apart
         for (offer, ad, busy, record), at in zip(run, places, strict=True):
             found = read.get(id(record))
             if found is None:
@@ -168,7 +172,7 @@ class OfferPrep:
                 lazy = busy and self._preemption_off and not offer.partitionable
                 found = read[id(record)] = (
                     plans, None if lazy else self.ranks.columns(plans, mine),
-                    None if offer.partitionable else self._kinds.pair_keys(
+                    None if offer.partitionable else self._static_keys(
                         record, mine, (offer.slot.kind, busy, record.state.walk[0])))
             plans, columns, keys = found
             independent: dict[str, float | None] = (
@@ -181,8 +185,21 @@ class OfferPrep:
                 continue
             walked[id(offer)] = (ad, busy, record.state.walk, offer)
             offer.independent = independent
-            place(offer, shape_of(offer, keys[at]))
+            key = keys[at]
+            place(offer, shape_of(offer, key) if type(key) is tuple else shape_apart(offer, key))
         run.clear()
+
+    def _static_keys(self, record: KindRecord, ads: list[ClassAd], extra: tuple) -> list:
+        """The pair shapes of a run's static slots of ``record`` (``ads``, in order):
+        told apart by one literal where it tells them apart
+        (``OfferShapes.apart``: no key made), else their keys
+        (``KindRecords.pair_keys``)."""
+        plan = self._kinds.key_plan(record, ads[0])
+        if plan.literals:
+            unkeyed = self._shapes.apart((extra, plan.bound, plan.numbers), plan.literals, ads)
+            if unkeyed is not None:
+                return unkeyed
+        return self._kinds.pair_keys(record, ads, extra)
 
     def _work_out(self, offer: Offer, ad: ClassAd, busy: bool, prev: tuple | None) -> None:
         """``prepare`` of a slot no record served (``prev``: ``walked``'s entry of

@@ -10,6 +10,17 @@ remembered); ``retire`` forgets an offer that became unavailable. ``place`` and
 (``request_lists``). Shapes are numbered from 1 in order of first sight, so the
 numbering is a function of the order offers are prepared in.
 
+A pair key is only numbered: nothing reads it after. Where every static slot binds
+a walked name to a number of its own (a free ``Disk`` share: every static slot of
+the mixes is its own pair shape), the keys of a run's slots of one ``kind_records``
+record (the record's head, then the ``repr`` of each of 10-15 literals) are told
+apart by one literal instead (``apart``): when its values differ between those
+slots and from every other key of the head's, each slot is a new pair shape,
+numbered as its turn comes (``shape_apart``) with no key made, hashed or kept. A
+key numbered later that meets such a slot's value has that slot's key made first
+(``_Apart.met``), so the numbers are those of every key numbered in turn
+(``pair_keys`` gives every key, made where it was not).
+
 Invariant: an available offer is a member of exactly one shape, in its box
 (``Offer.box``: the static, partitionable, held or vector-static table the matchmaker
 keeps), and ``Offer.shape`` names it; an unavailable offer is in none.
@@ -21,6 +32,7 @@ change them. The matchmaker owns one ``OfferShapes`` per cycle.
 
 from __future__ import annotations
 
+from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import POST, PRANK, PRE
 from condorlite.core.matching.carved_states import CarvedStates
@@ -28,7 +40,7 @@ from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.policy_exprs import PolicyExprs
-from condorlite.core.matching.shape_keys import ShapeKeys
+from condorlite.core.matching.shape_keys import ShapeKeys, literal_reprs
 from condorlite.core.matching.slot_vectors import lefts
 from condorlite.core.matching.slot_walks import SlotWalks
 from condorlite.core.matching.spent_statics import SpentStatics
@@ -80,6 +92,14 @@ class OfferShapes:
         #: without its key, in neither table)
         self.shape_numbers: dict[tuple, int] = {}
         self.pair_shapes: dict[tuple, int] = {}
+        #: a static pair key's head (its first three parts) -> ``_Apart``: the keys of
+        #: that head told apart by one literal (``apart``)
+        self._apart: dict[tuple, _Apart] = {}
+        #: a head no ``_Apart`` tells apart yet -> its keys (with a literal part)
+        #: numbered so far, whose values an ``_Apart`` of it starts from
+        self._heads: dict[tuple, list[tuple]] = {}
+        #: the literal the last ``apart`` told its slots apart by (tried first)
+        self._apart_name = ""
         #: how many shapes and pair shapes are numbered (the next number is one more)
         self.shape_count = 0
         self.pair_count = 0
@@ -142,14 +162,81 @@ class OfferShapes:
         return shape
 
     def pair_number(self, pair_key: tuple) -> int:
-        """The number of ``pair_key``'s pair shape (from 1, in order of first sight)."""
+        """The number of ``pair_key``'s pair shape (from 1, in order of first sight).
+        A key of a head ``apart`` tells apart by a literal whose value an unkeyed
+        slot holds too has that slot's key made first (``_Apart``)."""
         # (get, then set on a miss: ``setdefault`` would work out the new number
         # for every call)
         pair_shapes = self.pair_shapes
         pair_shape = pair_shapes.get(pair_key, 0)
         if not pair_shape:
-            pair_shape = pair_shapes[pair_key] = self.pair_count = self.pair_count + 1
+            if len(pair_key) == 4:
+                head = pair_key[:3]
+                apart = self._apart.get(head)
+                if apart is None:
+                    self._heads.setdefault(head, []).append(pair_key)
+                elif apart.met(pair_key[3][apart.column], pair_shapes):
+                    pair_shape = pair_shapes.get(pair_key, 0)
+            if not pair_shape:
+                pair_shape = pair_shapes[pair_key] = self.pair_count = self.pair_count + 1
         return pair_shape
+
+    def apart(self, head: tuple, literals: tuple[str, ...], ads: list[ClassAd]
+              ) -> list[_Unkeyed] | None:
+        """Static slots (ClassAd-lite ads) whose pair keys are ``head`` and the
+        ``repr`` of their ``literals``' values (``shape_keys.ShapeKeys.slot_key``),
+        told apart without their keys where one literal's values do it: each slot's
+        ``repr`` of that literal differs from the other slots' and from every
+        other key of the head's (numbered or told apart before). Each is then a
+        new pair shape, numbered as its turn comes (``shape_apart``), with no key
+        made. None (make their keys) when no literal tried does it (the head's own,
+        once it has one; else the last one that did, then the others in order,
+        ``TRIES`` at most)."""
+        found = self._apart.get(head)
+        if found is not None:
+            tried: tuple[str, ...] = (literals[found.column],)
+        elif self._apart_name in literals:
+            tried = (self._apart_name, *(n for n in literals if n != self._apart_name))
+        else:
+            tried = literals
+        tables = [adeval.table(ad) for ad in ads]
+        for name in tried[:TRIES]:
+            values = [repr(table[name][1].value) for table in tables]  # type: ignore[index]
+            if len(set(values)) < len(values):
+                continue
+            apart = found
+            if apart is None:
+                column = literals.index(name)
+                apart = _Apart(head, literals, column, dict.fromkeys(
+                    [key[3][column] for key in self._heads.get(head, ())], _KEYED))
+            if not apart.seen.keys().isdisjoint(values):
+                continue
+            if found is None:
+                self._apart[head] = apart
+                self._heads.pop(head, None)
+            self._apart_name = name
+            unkeyed = [_Unkeyed(apart, ad) for ad in ads]
+            apart.seen.update(zip(values, unkeyed, strict=True))
+            return unkeyed
+        return None
+
+    def shape_apart(self, offer: Offer, unkeyed: _Unkeyed) -> int:
+        """``shape_of`` a static offer ``apart`` told apart: a new pair shape, unless
+        a key met its literal's value since (then its key is made and numbered)."""
+        if unkeyed.number < 0:
+            return self.shape_of(offer, unkeyed.key())
+        pair_shape = unkeyed.number = self.pair_count = self.pair_count + 1
+        offer.pair_shape = pair_shape
+        return self.shape_number(pair_shape, offer)
+
+    def pair_keys(self) -> dict[tuple, int]:
+        """``pair_shapes`` with the keys of the slots ``apart`` numbered made too:
+        every pair key numbered, by its number."""
+        for apart in self._apart.values():
+            for value, unkeyed in apart.seen.items():
+                if unkeyed is not _KEYED and unkeyed.number > 0:  # type: ignore[union-attr]
+                    apart.met(value, self.pair_shapes)
+        return self.pair_shapes
 
     def shape_number(self, pair_shape: int, offer: Offer) -> int:
         """The number of the shape (pair shape, the offer's holder, its CurrentRank when
@@ -203,3 +290,55 @@ class OfferShapes:
             elif offer.vector is not None and self.moved is not None:
                 self.moved.append(offer)
 
+
+
+#: literals ``OfferShapes.apart`` tries at most for one list of slots
+TRIES = 3
+#: a value of ``_Apart.seen`` whose key is in ``pair_shapes``
+_KEYED = object()
+
+
+class _Unkeyed:
+    """A slot ``OfferShapes.apart`` told apart: its ad, its pair shape ``number``
+    (0 before its turn; -1 once a key met its literal's value before it: its key
+    is made at its turn)."""
+
+    __slots__ = ("ad", "apart", "number")
+
+    def __init__(self, apart: _Apart, ad: ClassAd) -> None:
+        self.apart, self.ad, self.number = apart, ad, 0
+
+    def key(self) -> tuple:
+        """The slot's pair key (``ShapeKeys.slot_key``)."""
+        return (*self.apart.head, literal_reprs(self.ad, self.apart.literals))
+
+
+class _Apart:
+    """The pair keys of one head (``OfferShapes.apart``): ``literals`` the names
+    of their literal part, ``column`` the one that tells them apart, ``seen`` each
+    value of it met -> ``_KEYED`` when its key is in ``pair_shapes``, else the
+    ``_Unkeyed`` slot holding it.
+
+    Invariant: a key of the head is in ``pair_shapes`` or is an ``_Unkeyed``'s of
+    ``seen``, and an ``_Unkeyed``'s value is no other key's: a key whose value
+    ``seen`` lacks is new."""
+
+    __slots__ = ("column", "head", "literals", "seen")
+
+    def __init__(self, head: tuple, literals: tuple[str, ...], column: int,
+                 seen: dict[str, object]) -> None:
+        self.head, self.literals, self.column, self.seen = head, literals, column, seen
+
+    def met(self, value: str, pair_shapes: dict[tuple, int]) -> bool:
+        """A key holding ``value`` is about to be numbered: the unkeyed slot that
+        holds it, if any, has its key made, in ``pair_shapes`` when numbered, else
+        when its turn comes (``_Unkeyed.number`` -1). Whether it was one."""
+        unkeyed = self.seen.get(value)
+        self.seen[value] = _KEYED
+        if unkeyed is None or unkeyed is _KEYED:
+            return False
+        if unkeyed.number > 0:  # type: ignore[union-attr]
+            pair_shapes[unkeyed.key()] = unkeyed.number  # type: ignore[union-attr]
+        else:
+            unkeyed.number = -1  # type: ignore[union-attr]
+        return True

@@ -251,8 +251,9 @@ def test_a_names_key_gives_the_slot_key_of_those_names():
 
 
 def _pair_keys(cycle: negotiator.Cycle) -> list[tuple]:
-    """Each offer's pair shape key (``OfferShapes.pair_shapes``), in offer order."""
-    keys = {number: key for key, number in cycle.mm.shapes.pair_shapes.items()}
+    """Each offer's pair shape key (``OfferShapes.pair_keys``: those of the slots
+    told apart without one made too), in offer order."""
+    keys = {number: key for key, number in cycle.mm.shapes.pair_keys().items()}
     return [keys.get(offer.pair_shape) for offer in cycle.offers]
 
 
