@@ -204,8 +204,7 @@ class CarvedStates:
             plan = self._rank_plans[vector.rank_sig] = self._rank_plan(offer)
         reads = plan.reads
         memo_key = ((vector.rank_sig, state) if reads is None else
-                    (vector.rank_sig, reads(vals)) if plain else
-                    (vector.rank_sig, reads(vals), reads(state[1])))
+                    (vector.rank_sig, reads(vals), plan.plain if plain else reads(state[1])))
         computed = self._independent_memo.get(memo_key)
         if computed is None:
             computed = self._independent_memo[memo_key] = self._carved_ranks(offer, plan, vals)
@@ -282,7 +281,7 @@ class CarvedStates:
             plan = self._rank_plans[sig] = self._rank_plan(offer)
         reads = plan.reads
         if reads is not None and float not in map(type, vals):
-            memo_key = (sig, reads(vals))
+            memo_key = (sig, reads(vals), plan.plain)
         else:
             state = (vals, tuple([0 if type(v) is not float
                                   else 1 if v or copysign(1.0, v) > 0  # type: ignore[arg-type]
@@ -374,21 +373,27 @@ class RankPlan:
     whole ad (then a state's ranks are keyed by the whole typed state). States that
     agree at those positions, kinds included, get the same ranks. ``tail``: the
     signature's constant ranks all come after these in the policy's order, so
-    ``with_constants`` is one merge of the two dicts."""
+    ``with_constants`` is one merge of the two dicts. ``plain``: what ``reads`` gives
+    of a state's kinds (``slot_vectors.typed``) when no value is a float (zeros),
+    made once: the ranks' memo key is (signature, ``reads`` of the values, ``reads``
+    of the kinds), and a state without a float need not make its kinds."""
 
-    __slots__ = ("ranks", "reads", "tail")
+    __slots__ = ("plain", "ranks", "reads", "tail")
 
     def __init__(self, ranks: list[tuple[str, object, float | None]],
                  read: set[int] | None, tail: bool) -> None:
         self.ranks = ranks
         self.tail = tail
         self.reads: Callable[[tuple], object] | None
+        self.plain: object = None
         if read is None:
             self.reads = None
         elif read:
             self.reads = itemgetter(*sorted(read))
+            self.plain = self.reads((0,) * (max(read) + 1))
         else:
             self.reads = _nothing
+            self.plain = ()
 
 
 def _nothing(_values: tuple) -> tuple:

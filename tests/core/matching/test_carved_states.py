@@ -427,3 +427,44 @@ def test_a_step_leaves_rest_state_and_its_lefts(vals, taken) -> None:
     assert vector.vals is got and shapes.pair_shapes[("vector", 0, typed(got))] == pair_shape == 2
     assert shape == 2 and shapes.pair_of_shape[2] == 2
     assert [repr(v) for v in shapes.shape_left[shape]] == [repr(v) for v in lefts(got)]
+
+
+@given(st.lists(_VALUES, min_size=3, max_size=3),
+       st.dictionaries(st.sampled_from(["Cpus", "Memory", "Disk"]),
+                       st.one_of(st.integers(0, 64).map(float),
+                                 st.floats(allow_nan=True, allow_infinity=True)), max_size=3),
+       st.sampled_from([{0}, {1, 2}, {0, 1, 2}, set()]))
+def test_an_unkeyed_step_is_a_step(vals, taken, read) -> None:
+    """``_unkeyed_step`` (transitions and state keys both given up) leaves what
+    ``_step`` leaves: the same values (types and kinds included) and ``shape_left``,
+    the next pair shape and shape, and the ranks' memo entry ``_step`` made for the
+    same state (the memo key is (signature, the values read, their kinds) whether or
+    not the kinds are made: ``RankPlan.plain``); the offer is placed in its new shape
+    (its one-member dict moved), joined once."""
+    names = ("cpus", "disk", "memory")
+    carved_vector = SlotVector(names, tuple(vals), {n: i for i, n in enumerate(names)})
+    vector = SlotVector(names, tuple(vals), {n: i for i, n in enumerate(names)})
+    shapes = SimpleNamespace(shape_left={1: lefts(vals)}, pair_shapes={"carved": 1},
+                             shape_numbers={"carved": 1}, pair_of_shape={1: 1},
+                             pair_count=1, shape_count=1, joins={}, moved=None,
+                             counts=SimpleNamespace(evaluations=0))
+    carved = carved_states.CarvedStates(shapes, {})  # type: ignore[arg-type]
+    plan = carved_states.RankPlan([], read, True)
+    assert plan.plain == (plan.reads((0, 0, 0)) if read else ())
+    carved._rank_plans[vector.rank_sig] = plan
+    keyed = SimpleNamespace(shape=1, holder=None, current_rank=0.0)
+    _, want, ranks, _, _, _ = carved._step(keyed, carved_vector, taken)  # type: ignore[arg-type]
+    carved.keyed = carved.counts = None
+    box = {1: {7: None}}
+    offer = SimpleNamespace(shape=1, seq=7, box=box, holder=None, current_rank=0.0,
+                            vector=vector)
+    carved._unkeyed_step(offer, vector, taken)  # type: ignore[arg-type]
+    got = vector.vals
+    assert [repr(v) for v in got] == [repr(v) for v in want]
+    assert [type(v) for v in got] == [type(v) for v in want]
+    assert offer.pair_shape == 3 and offer.shape == 3 == shapes.shape_count
+    assert shapes.pair_of_shape[3] == 3 and shapes.joins == {3: 1} and box == {3: {7: None}}
+    assert [repr(v) for v in shapes.shape_left[3]] == [repr(v) for v in lefts(got)]
+    read_vals = [got[pos] for pos in read]
+    if all(v == v for v in read_vals):  # (a NaN read keys no memo entry twice)
+        assert offer.independent is ranks and len(carved._independent_memo) == 1
