@@ -26,7 +26,11 @@ a dict of tens of thousands of entries that grows is resized now and then). Two 
 states may then have two numbers: a pair shape's results are functions of the state
 its offers are in, so each number's are those of any state equal to it (worked out
 once per number, never different), and shapes key on their pair shape, so a new pair
-shape's shape is new too.
+shape's shape is new too. With both given up nothing keys on a step (every carve
+there, 61,062 on the 10,000-slot partitionable mix): ``_unkeyed_step`` puts the
+outcome on the offer and places it in its new shape itself, with no transition's
+tuple made and unpacked and, for a state without a float, no typed state (its kinds in
+the ranks' memo key are the plan's ``plain`` zeros).
 
 The ranks are remembered per (rank signature, the typed values at the vector
 positions their programs read: ``RankPlan.reads``) and shared read-only by the slots
