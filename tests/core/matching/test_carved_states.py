@@ -67,19 +67,20 @@ def test_carved_ranks_are_the_full_evaluation(tmp_path, monkeypatch, pre, post) 
     slots, jobs = _pool(tmp_path, policy)
     runs: list[int] = []
     steps: list[tuple] = []
-    original, step = carved_states.CarvedStates._carved_ranks, carved_states.CarvedStates._step
+    original, carve = carved_states.CarvedStates._carved_ranks, carved_states.CarvedStates.carve
 
     def counting(self, offer, plan, vals):
         runs.append(1)
         return original(self, offer, plan, vals)
 
-    def stepping(self, offer, vector, taken):
-        found = step(self, offer, vector, taken)
-        steps.append((vector.rank_sig, found[1]))
-        return found
+    def carving(self, offer, taken):
+        # (every carve's state: a step's, a remembered transition's, or an unkeyed
+        # step's, ``_unkeyed_step``)
+        carve(self, offer, taken)
+        steps.append((offer.vector.rank_sig, offer.vector.vals))
 
     monkeypatch.setattr(carved_states.CarvedStates, "_carved_ranks", counting)
-    monkeypatch.setattr(carved_states.CarvedStates, "_step", stepping)
+    monkeypatch.setattr(carved_states.CarvedStates, "carve", carving)
     cycle = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
     cycle.run()
     exprs = PolicyExprs.from_policy(policy)
@@ -231,9 +232,10 @@ def test_transitions_given_up_decide_as_remembered_ones(tmp_path, monkeypatch) -
                                       o.vector and o.vector.vals) for o in given_up.offers]
 
 
+@pytest.mark.parametrize("tries", [10 ** 9, 1])
 @pytest.mark.parametrize("disk_share", [True, False])
 def test_states_numbered_without_keys_decide_as_keyed_ones(tmp_path, monkeypatch,
-                                                           disk_share) -> None:
+                                                           disk_share, tries) -> None:
     """Once states are numbered without their keys (``NEW_STATES``, ``SHARE``: here
     from the first new state) every step gives its state the next pair shape and the
     next shape (``pair_count``, ``shape_count``), each number given once (with the
@@ -242,7 +244,10 @@ def test_states_numbered_without_keys_decide_as_keyed_ones(tmp_path, monkeypatch
     decides as one that keys every state, with the same offers' values and ranks.
     Without a disk share of their own, slots of one kind carve equal states, which
     then have numbers of their own (met more than 10 times): the pair results
-    worked out again for them are the same."""
+    worked out again for them are the same. With transitions remembered (``TRIES``
+    never reached) the steps are ``_step``'s; given up from the first, once states
+    are numbered without keys too, ``_unkeyed_step``'s, which places the offer
+    itself in its new shape (in no box before, joined once)."""
     policy = Policy(uid_domain="example.org")
     spec = genpool.PoolSpec(slots=60, jobs=900, submitters=4, autoclusters=14, seed=3,
                             realistic=True, unique=disk_share,
@@ -253,19 +258,30 @@ def test_states_numbered_without_keys_decide_as_keyed_ones(tmp_path, monkeypatch
     keyed.run()
     monkeypatch.setattr(carved_states, "NEW_STATES", 1)
     monkeypatch.setattr(carved_states, "SHARE", 10 ** 9)
-    step = carved_states.CarvedStates._step
+    monkeypatch.setattr(carved_states, "TRIES", tries)
+    carve = carved_states.CarvedStates.carve
     seen: set[tuple] = set()
-    met = {"steps": 0, "again": 0}
+    met = {"steps": 0, "again": 0, "own": 0}
     #: the numbers given without keys
     loose: dict[str, list[int]] = {"pairs": [], "shapes": []}
 
-    def checking(self, offer, vector, taken):
-        shapes = self._shapes
+    def checking(self, offer, taken):
+        shapes, vector = self._shapes, offer.vector
         tables = dict(shapes.pair_shapes), dict(shapes.shape_numbers)
         pairs, numbers = shapes.pair_count, shapes.shape_count
         unkeyed = self.keyed is None
-        found = step(self, offer, vector, taken)
-        _, vals, _, pair_shape, shape, _ = found
+        own = unkeyed and self.counts is None  # (``_unkeyed_step``)
+        hits = None if self.counts is None else self.counts[0]
+        box, before = offer.box, offer.shape
+        carve(self, offer, taken)
+        if self.counts is not None and self.counts[0] != hits:
+            return  # (a remembered transition: no step)
+        vals, pair_shape, shape = vector.vals, offer.pair_shape, offer.shape
+        if own:
+            met["own"] += 1
+            assert shape not in tables[1].values() and offer.seq in box[shape]
+            assert before not in box or offer.seq not in box[before]
+            assert shapes.joins[shape] == 1
         if unkeyed:
             met["steps"] += 1
             assert pair_shape == pairs + 1 == shapes.pair_count
@@ -283,14 +299,14 @@ def test_states_numbered_without_keys_decide_as_keyed_ones(tmp_path, monkeypatch
             assert sorted([*table.values(), *numbered]) == list(range(1, count + 1))
         assert shapes.pair_of_shape[shape] == pair_shape
         assert shapes.shape_left[shape] == lefts(vals)
-        return found
 
-    monkeypatch.setattr(carved_states.CarvedStates, "_step", checking)
+    monkeypatch.setattr(carved_states.CarvedStates, "carve", checking)
     unkeyed = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
     unkeyed.run()
     assert keyed.mm.shapes._carved.keyed is not None
     assert unkeyed.mm.shapes._carved.keyed is None
     assert met["steps"] > 20
+    assert (met["own"] == met["steps"]) if tries == 1 else not met["own"]
     if not disk_share:
         assert met["again"] > 10
     one, two = keyed.result(), unkeyed.result()
@@ -411,3 +427,44 @@ def test_a_step_leaves_rest_state_and_its_lefts(vals, taken) -> None:
     assert vector.vals is got and shapes.pair_shapes[("vector", 0, typed(got))] == pair_shape == 2
     assert shape == 2 and shapes.pair_of_shape[2] == 2
     assert [repr(v) for v in shapes.shape_left[shape]] == [repr(v) for v in lefts(got)]
+
+
+@given(st.lists(_VALUES, min_size=3, max_size=3),
+       st.dictionaries(st.sampled_from(["Cpus", "Memory", "Disk"]),
+                       st.one_of(st.integers(0, 64).map(float),
+                                 st.floats(allow_nan=True, allow_infinity=True)), max_size=3),
+       st.sampled_from([{0}, {1, 2}, {0, 1, 2}, set()]))
+def test_an_unkeyed_step_is_a_step(vals, taken, read) -> None:
+    """``_unkeyed_step`` (transitions and state keys both given up) leaves what
+    ``_step`` leaves: the same values (types and kinds included) and ``shape_left``,
+    the next pair shape and shape, and the ranks' memo entry ``_step`` made for the
+    same state (the memo key is (signature, the values read, their kinds) whether or
+    not the kinds are made: ``RankPlan.plain``); the offer is placed in its new shape
+    (its one-member dict moved), joined once."""
+    names = ("cpus", "disk", "memory")
+    carved_vector = SlotVector(names, tuple(vals), {n: i for i, n in enumerate(names)})
+    vector = SlotVector(names, tuple(vals), {n: i for i, n in enumerate(names)})
+    shapes = SimpleNamespace(shape_left={1: lefts(vals)}, pair_shapes={"carved": 1},
+                             shape_numbers={"carved": 1}, pair_of_shape={1: 1},
+                             pair_count=1, shape_count=1, joins={}, moved=None,
+                             counts=SimpleNamespace(evaluations=0))
+    carved = carved_states.CarvedStates(shapes, {})  # type: ignore[arg-type]
+    plan = carved_states.RankPlan([], read, True)
+    assert plan.plain == (plan.reads((0, 0, 0)) if read else ())
+    carved._rank_plans[vector.rank_sig] = plan
+    keyed = SimpleNamespace(shape=1, holder=None, current_rank=0.0)
+    _, want, ranks, _, _, _ = carved._step(keyed, carved_vector, taken)  # type: ignore[arg-type]
+    carved.keyed = carved.counts = None
+    box = {1: {7: None}}
+    offer = SimpleNamespace(shape=1, seq=7, box=box, holder=None, current_rank=0.0,
+                            vector=vector)
+    carved._unkeyed_step(offer, vector, taken)  # type: ignore[arg-type]
+    got = vector.vals
+    assert [repr(v) for v in got] == [repr(v) for v in want]
+    assert [type(v) for v in got] == [type(v) for v in want]
+    assert offer.pair_shape == 3 and offer.shape == 3 == shapes.shape_count
+    assert shapes.pair_of_shape[3] == 3 and shapes.joins == {3: 1} and box == {3: {7: None}}
+    assert [repr(v) for v in shapes.shape_left[3]] == [repr(v) for v in lefts(got)]
+    read_vals = [got[pos] for pos in read]
+    if all(v == v for v in read_vals):  # (a NaN read keys no memo entry twice)
+        assert offer.independent is ranks and len(carved._independent_memo) == 1
