@@ -27,6 +27,7 @@ import collections
 from pathlib import Path
 
 from cycle_cpu import run_cycle
+from wrap_args import Named
 
 from condorlite.core.matching import held_lists, list_scan
 from condorlite.core.matching.candidates import ENTRY_IDX, ENTRY_REASON
@@ -51,12 +52,13 @@ class Record:
 def install(record: Record) -> None:
     """Wrap ``HeldLists.add`` and ``ListWalk.pick`` to fill ``record``."""
     add, pick = held_lists.HeldLists.add, list_scan.ListWalk.pick
+    add_args = Named(add)
 
-    def counted_add(self, out, kept_runs, klass, job_ad, submitter, signature,  # type: ignore[no-untyped-def]
-                    only_rank, walk, column):
+    def counted_add(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        named = add_args(self, *args, **kwargs)
+        out, kept_runs, walk = named["out"], named["kept_runs"], named["walk"]
         before = len(kept_runs)
-        add(self, out, kept_runs, klass, job_ad, submitter, signature, only_rank, walk,
-            column)
+        add(self, *args, **kwargs)
         handed = sum(len(run) for run in kept_runs[before:])
         record.lists.append((out, walk, handed))
         if id(walk) not in record.groups:
@@ -65,8 +67,8 @@ def install(record: Record) -> None:
                 set().union(*[set(m) for m in group.shapes.values()])
                 for group, *_ in [*walk.matched, *walk.allowed]]
 
-    def counted_pick(self, permit, job):  # type: ignore[no-untyped-def]
-        picked = pick(self, permit, job)
+    def counted_pick(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        picked = pick(self, *args, **kwargs)
         if picked is None:
             record.rejected.add(id(self.cands))
         return picked
@@ -75,10 +77,10 @@ def install(record: Record) -> None:
     list_scan.ListWalk.pick = counted_pick  # type: ignore[method-assign]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pool", type=Path)
-    pool = parser.parse_args().pool
+    pool = parser.parse_args(argv).pool
     record = Record()
     install(record)
     cycle = run_cycle(pool)

@@ -35,10 +35,12 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import math
 from pathlib import Path
 
 from cycle_cpu import run_cycle
+from wrap_args import Named
 
 from condorlite.core.matching import held_lists, held_walks, list_scan
 from condorlite.core.matching.candidates import ENTRY_IDX, ENTRY_REASON, PRE
@@ -75,11 +77,14 @@ def install(record: Record) -> None:
     """Wrap the four calls to fill ``record``."""
     add, pairs_of = held_lists.HeldLists.add, held_walks.HeldWalks._pairs_of
     pick, rest_refused = list_scan.ListWalk.pick, list_scan.ListWalk._rest_refused
+    add_args, pairs_args, rest_args = Named(add), Named(pairs_of), Named(rest_refused)
 
-    def counted_add(self, out, kept_runs, klass, job_ad, submitter, signature,  # type: ignore[no-untyped-def]
-                    only_rank, walk, column):
-        add(self, out, kept_runs, klass, job_ad, submitter, signature, only_rank, walk,
-            column)
+    @functools.wraps(add)  # (a wrapper over this one binds its signature)
+    def counted_add(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        named = add_args(self, *args, **kwargs)
+        out, klass, submitter = named["out"], named["klass"], named["submitter"]
+        signature, only_rank, walk = named["signature"], named["only_rank"], named["walk"]
+        add(self, *args, **kwargs)
         found = self._lists[self._key(klass, submitter, signature)]
         known = record.made.get(id(found))
         if known is None or known[0] is not found:
@@ -96,19 +101,22 @@ def install(record: Record) -> None:
             record.first_refusal[id(found)] = min(keys)
         record.list_of[id(out)] = id(found)
 
-    def counted_pairs_of(self, klass, job_ad, signature, known_pairs, unknown, verdict,  # type: ignore[no-untyped-def]
-                         parts, out):
-        record.tried[id(out)].extend((slot.first, slot.group) for slot, _ in unknown)
+    @functools.wraps(pairs_of)  # (a wrapper over this one binds its signature)
+    def counted_pairs_of(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        named = pairs_args(self, *args, **kwargs)
+        out = named["out"]
+        record.tried[id(out)].extend((slot.first, slot.group) for slot, _ in named["unknown"])
         before = len(out.matched)
-        pairs_of(self, klass, job_ad, signature, known_pairs, unknown, verdict, parts, out)
+        pairs_of(self, *args, **kwargs)
         registry = self._verdicts._registry
         for group, pe, *_ in out.matched[before:]:
             if any(pe.slot_rank > registry[next(iter(members))].current_rank
                    for members in group.shapes.values()):
                 record.rank_groups.add((id(out), id(group)))
 
-    def counted_pick(self, permit, job):  # type: ignore[no-untyped-def]
-        picked = pick(self, permit, job)
+    @functools.wraps(pick)  # (a wrapper over this one binds its signature)
+    def counted_pick(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        picked = pick(self, *args, **kwargs)
         key = id(self.cands)
         if picked is None and key not in record.cut_at and key not in record.read_out:
             record.read_out.add(key)
@@ -126,8 +134,10 @@ def install(record: Record) -> None:
                     if group.total - group.by_holder.get(name, 0))
         return picked
 
-    def counted_rest(self, permit, pos, spos):  # type: ignore[no-untyped-def]
-        cut = rest_refused(self, permit, pos, spos)
+    @functools.wraps(rest_refused)  # (a wrapper over this one binds its signature)
+    def counted_rest(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        pos = rest_args(self, *args, **kwargs)["pos"]
+        cut = rest_refused(self, *args, **kwargs)
         if cut and id(self.cands) not in record.cut_at:
             record.cut_at[id(self.cands)] = (self.cands.entries[pos - 1][0] if pos
                                              else -math.inf)
@@ -227,10 +237,10 @@ def tally(record: Record, registry: list) -> collections.Counter:
     return counts
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pool", type=Path)
-    pool = parser.parse_args().pool
+    pool = parser.parse_args(argv).pool
     record = Record()
     install(record)
     cycle = run_cycle(pool)

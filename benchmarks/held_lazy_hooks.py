@@ -42,6 +42,7 @@ from pathlib import Path
 
 from cycle_cpu import run_cycle
 from held_lazy_count import Record, install
+from wrap_args import Named
 
 from condorlite.core.matching import held_lists, list_scan
 from condorlite.core.matching.candidates import ENTRY_IDX, ENTRY_REASON, POST, PRANK, PRE
@@ -67,19 +68,21 @@ class Seen:
 def install_more(record: Record, seen: Seen) -> None:
     """Wrap ``HeldLists.add`` and ``ListWalk.pick`` once more (over ``install``'s)."""
     add, pick = held_lists.HeldLists.add, list_scan.ListWalk.pick
+    add_args = Named(add)
 
-    def seen_add(self, out, kept_runs, klass, job_ad, submitter, signature,  # type: ignore[no-untyped-def]
-                 only_rank, walk, column):
-        add(self, out, kept_runs, klass, job_ad, submitter, signature, only_rank, walk,
-            column)
+    def seen_add(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        named = add_args(self, *args, **kwargs)
+        out, klass, submitter = named["out"], named["klass"], named["submitter"]
+        signature, only_rank = named["signature"], named["only_rank"]
+        add(self, *args, **kwargs)
         if not only_rank:
             found = self._lists[self._key(klass, submitter, signature)]
             seen.at_making[id(out)] = (list(found.refused_policy), list(out.deferred))
 
-    def seen_pick(self, permit, job):  # type: ignore[no-untyped-def]
+    def seen_pick(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         key = id(self.cands)
         first = key not in record.cut_at and key not in record.read_out
-        picked = pick(self, permit, job)
+        picked = pick(self, *args, **kwargs)
         if picked is None and first and key in seen.at_making:
             refused, deferred = seen.at_making[key]
             offers = self.scan.offers
@@ -211,10 +214,10 @@ def fine_counts(record: Record, seen: Seen, registry: list,
                 counts["  of those, matched (entries made)"] += made is not None
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pool", type=Path)
-    pool = parser.parse_args().pool
+    pool = parser.parse_args(argv).pool
     record, seen = Record(), Seen()
     install(record)
     install_more(record, seen)

@@ -19,6 +19,8 @@ import runpy
 import sys
 from pathlib import Path
 
+from wrap_args import Named
+
 from condorlite.core.matching import candidates, held_walks
 
 # (counted with the ranks worked out at the run: a deferred dict would be read by the
@@ -92,13 +94,15 @@ def init(self, *args, **kwargs) -> None:
 held_walks.HeldWalks.__init__ = init  # type: ignore[method-assign]
 
 _pairs_of = held_walks.HeldWalks._pairs_of
+_pairs_args = Named(_pairs_of)
 #: id(spy) -> whether its slot rank was below every CurrentRank of its group's offers
 BELOW: dict[int, bool] = {}
 
 
-def pairs_of(self, klass, job_ad, signature, known_pairs, unknown, verdict, parts, out):
+def pairs_of(self, *args, **kwargs):
+    out = _pairs_args(self, *args, **kwargs)["out"]
     before = len(out.matched), len(out.allowed)
-    _pairs_of(self, klass, job_ad, signature, known_pairs, unknown, verdict, parts, out)
+    _pairs_of(self, *args, **kwargs)
     for item in [*out.matched[before[0]:], *out.allowed[before[1]:]]:
         group, pe = item[0], item[1]
         if type(pe.dependent) is Spy:

@@ -30,6 +30,7 @@ import collections
 from pathlib import Path
 
 from cycle_cpu import run_cycle
+from wrap_args import Named
 
 from condorlite.core.matching import held_lists, held_verdicts, held_walks, match_table
 
@@ -42,57 +43,62 @@ def install(counts: collections.Counter, keys: collections.Counter) -> None:
     made, split = held_verdicts.HeldVerdicts._made, held_verdicts.HeldVerdicts._split
     make, settle = held_lists.HeldLists._make, held_lists.HeldLists._settle
     static_program = match_table.MatchTable.static_program
+    matching_args, walk_args, pairs_args = Named(matching), Named(walk), Named(pairs_of)
+    settle_args = Named(settle)
 
-    def counted_matching(self, klass, job_ad, signature, known_pairs, refusals=None):  # type: ignore[no-untyped-def]
+    def counted_matching(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        named = matching_args(self, *args, **kwargs)
+        klass = named["klass"]
         counts["matching calls"] += 1
-        found = self._kept.get((klass, refusals))
+        found = self._kept.get((klass, named["refusals"]))
         if found is not None and found[0] == self._held.added:
             counts["  kept walk found"] += 1
         else:
             counts["  walks made"] += 1
             keys[klass] += 1
-        out = matching(self, klass, job_ad, signature, known_pairs, refusals)
-        return out
+        return matching(self, *args, **kwargs)
 
-    def counted_walk(self, klass, job_ad, signature, known_pairs, slots, verdict, parts,  # type: ignore[no-untyped-def]
-                     refusals, out):
+    def counted_walk(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        named = walk_args(self, *args, **kwargs)
+        slots, out = named["slots"], named["out"]
         counts["    slots handed to _walk"] += len(slots)
         counts["    slots with offers"] += sum(1 for slot in slots if slot.group.total)
         passed = len(out.passed)
-        walk(self, klass, job_ad, signature, known_pairs, slots, verdict, parts, refusals,
-             out)
+        walk(self, *args, **kwargs)
         counts["      passed over (refused key)"] += len(out.passed) - passed
 
-    def counted_pairs_of(self, klass, job_ad, signature, known_pairs, unknown, verdict,  # type: ignore[no-untyped-def]
-                         parts, out):
-        counts["      pairs tried (_pairs_of)"] += len(unknown)
+    def counted_pairs_of(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        named = pairs_args(self, *args, **kwargs)
+        out = named["out"]
+        counts["      pairs tried (_pairs_of)"] += len(named["unknown"])
         before = len(out.matched) + len(out.allowed)
-        pairs_of(self, klass, job_ad, signature, known_pairs, unknown, verdict, parts, out)
+        pairs_of(self, *args, **kwargs)
         counts["        of those matched"] += len(out.matched) + len(out.allowed) - before
 
-    def counted_made(self, names):  # type: ignore[no-untyped-def]
+    def counted_made(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         counts["types made (_made)"] += 1
-        return made(self, names)
+        return made(self, *args, **kwargs)
 
-    def counted_split(self, gained):  # type: ignore[no-untyped-def]
+    def counted_split(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         counts["types split (_split)"] += 1
-        return split(self, gained)
+        return split(self, *args, **kwargs)
 
-    def counted_static_program(self, klass, job_ad, offer):  # type: ignore[no-untyped-def]
+    def counted_static_program(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         before = len(self._static_programs)
-        program = static_program(self, klass, job_ad, offer)
+        program = static_program(self, *args, **kwargs)
         counts["static programs asked by walks"] += 1
         counts["  made"] += len(self._static_programs) - before
         return program
 
-    def counted_make(self, submitter, walk_, column):  # type: ignore[no-untyped-def]
+    def counted_make(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         counts["held lists made"] += 1
-        return make(self, submitter, walk_, column)
+        return make(self, *args, **kwargs)
 
-    def counted_settle(self, found, class_id, job_ad, signature, column):  # type: ignore[no-untyped-def]
+    def counted_settle(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        found = settle_args(self, *args, **kwargs)["found"]
         counts["held lists settled"] += 1
         counts["  shapes settled"] += len(found.others) + len(found.walk.allowed)
-        return settle(self, found, class_id, job_ad, signature, column)
+        return settle(self, *args, **kwargs)
 
     held_walks.HeldWalks.matching = counted_matching  # type: ignore[method-assign]
     held_walks.HeldWalks._walk = counted_walk  # type: ignore[method-assign]
@@ -104,10 +110,10 @@ def install(counts: collections.Counter, keys: collections.Counter) -> None:
     match_table.MatchTable.static_program = counted_static_program  # type: ignore[method-assign]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pool", type=Path)
-    pool = parser.parse_args().pool
+    pool = parser.parse_args(argv).pool
     counts: collections.Counter = collections.Counter()
     keys: collections.Counter = collections.Counter()
     install(counts, keys)
