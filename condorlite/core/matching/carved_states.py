@@ -173,45 +173,17 @@ class CarvedStates:
         they read: ``RankPlan.reads``), shared read-only by the slots of the
         signature; the shapes from the vector, numbered as ``OfferShapes.shape_of``
         does (the carved state's ``shape_left`` gives the new one's)."""
-        # the positions ``taken`` names in the vector's names looked up once (``_moves``)
-        moves_key = (id(taken), vector.names)
-        moves = self._moves.get(moves_key)
-        if moves is None or moves[0] is not taken:
-            moves = self._moves[moves_key] = (taken, moves_of(vector, taken))
-        # ``slot_vectors.rest_state`` written out, with the new state's ``lefts`` made
-        # in the same pass: what a position had left is the carved shape's
-        # ``shape_left`` (``lefts`` of its vals: a shape fixes its typed vals), so
-        # ``left`` is not worked out again, and the new shape's amounts are the old
-        # ones with the positions taken from replaced (one step per carve where each
-        # slot's states are its own)
-        shapes = self._shapes
-        shape_left = shapes.shape_left
-        had = shape_left[offer.shape]
-        rest, new_left = list(vector.vals), list(had)
-        for pos, amount in moves[1]:
-            have = had[pos] - amount
-            if have.is_integer():
-                rest[pos] = int(have)
-                new_left[pos] = have + 0.0  # (``float(int(have))``: -0.0 is 0.0)
-            else:
-                rest[pos] = have
-                new_left[pos] = have if have == have else 0.0
-        vals = vector.vals = tuple(rest)  # (``Offer.ad`` follows)
+        new_left = self._carve_vals(offer, vector, taken)
+        vals = vector.vals
         # (``typed``, written out: a call less per state)
-        plain = float not in map(type, vals)
-        state = ((vals, (0,) * len(vals)) if plain else
+        state = ((vals, (0,) * len(vals)) if float not in map(type, vals) else
                  (vals, tuple([0 if type(v) is not float
                                else 1 if v or copysign(1.0, v) > 0  # type: ignore[arg-type]
                                else -1 for v in vals])))
-        plan = self._rank_plans.get(vector.rank_sig)
-        if plan is None:
-            plan = self._rank_plans[vector.rank_sig] = self._rank_plan(offer)
-        reads = plan.reads
-        memo_key = ((vector.rank_sig, state) if reads is None else
-                    (vector.rank_sig, reads(vals), plan.plain if plain else reads(state[1])))
-        computed = self._independent_memo.get(memo_key)
-        if computed is None:
-            computed = self._independent_memo[memo_key] = self._carved_ranks(offer, plan, vals)
+        plan = self._plan_of(offer, vector)
+        computed = self._ranks_of(offer, vector, plan, state)
+        shapes = self._shapes
+        shape_left = shapes.shape_left
         # ``OfferShapes.shape_of`` for the new state, its ``lefts`` made above
         # (``OfferShapes.pair_number`` and ``shape_number`` written out: one step per
         # carve where each slot's states are its own). A step's state is mostly new
@@ -262,39 +234,9 @@ class CarvedStates:
         tuple, and the offer placed in its new shape, which is new (in no box, never
         joined: its ``joins`` count 1). No table keys on the typed state here, so it is
         made only for the ranks' memo key of a state with a float value (``_step``)."""
-        moves_key = (id(taken), vector.names)
-        moves = self._moves.get(moves_key)
-        if moves is None or moves[0] is not taken:
-            moves = self._moves[moves_key] = (taken, moves_of(vector, taken))
-        shapes = self._shapes
-        shape_left = shapes.shape_left
-        had = shape_left[offer.shape]
-        rest, new_left = list(vector.vals), list(had)
-        for pos, amount in moves[1]:
-            have = had[pos] - amount
-            if have.is_integer():
-                rest[pos] = int(have)
-                new_left[pos] = have + 0.0  # (``float(int(have))``: -0.0 is 0.0)
-            else:
-                rest[pos] = have
-                new_left[pos] = have if have == have else 0.0
-        vals = vector.vals = tuple(rest)  # (``Offer.ad`` follows)
-        sig = vector.rank_sig
-        plan = self._rank_plans.get(sig)
-        if plan is None:
-            plan = self._rank_plans[sig] = self._rank_plan(offer)
-        reads = plan.reads
-        if reads is not None and float not in map(type, vals):
-            memo_key = (sig, reads(vals), plan.plain)
-        else:
-            state = (vals, tuple([0 if type(v) is not float
-                                  else 1 if v or copysign(1.0, v) > 0  # type: ignore[arg-type]
-                                  else -1 for v in vals]))
-            memo_key = ((sig, state) if reads is None else
-                        (sig, reads(vals), reads(state[1])))
-        computed = self._independent_memo.get(memo_key)
-        if computed is None:
-            computed = self._independent_memo[memo_key] = self._carved_ranks(offer, plan, vals)
+        new_left = self._carve_vals(offer, vector, taken)
+        plan = self._plan_of(offer, vector)
+        computed = self._ranks_of(offer, vector, plan, None)
         constants = vector.constants
         if not constants:
             offer.independent = computed
@@ -302,10 +244,11 @@ class CarvedStates:
             offer.independent = {**computed, **constants}
         else:
             offer.independent = with_constants(computed, vector)
+        shapes = self._shapes
         pair_shape = offer.pair_shape = shapes.pair_count = shapes.pair_count + 1
         shape = shapes.shape_count = shapes.shape_count + 1
         shapes.pair_of_shape[shape] = pair_shape
-        shape_left[shape] = tuple(new_left)
+        shapes.shape_left[shape] = tuple(new_left)
         # (``carve``'s placing, for a shape never numbered before: in no box, never
         # joined)
         box, before = offer.box, offer.shape
@@ -320,6 +263,62 @@ class CarvedStates:
             box[shape] = {offer.seq: None}  # type: ignore[index]
         if shapes.moved is not None:
             shapes.moved.append(offer)
+
+    def _carve_vals(self, offer: Offer, vector: SlotVector, taken: dict[str, float]
+                    ) -> list[float]:
+        """A step's new values: ``vector.vals`` set to what is left after ``taken``,
+        and the new state's ``lefts`` given back. ``slot_vectors.rest_state`` written
+        out, with the ``lefts`` made in the same pass: what a position had left is
+        the carved shape's ``shape_left`` (``lefts`` of its vals: a shape fixes its
+        typed vals), so ``left`` is not worked out again, and the new amounts are the
+        old ones with the positions taken from replaced. The positions ``taken``
+        names in the vector's names are looked up once (``_moves``)."""
+        moves_key = (id(taken), vector.names)
+        moves = self._moves.get(moves_key)
+        if moves is None or moves[0] is not taken:
+            moves = self._moves[moves_key] = (taken, moves_of(vector, taken))
+        had = self._shapes.shape_left[offer.shape]
+        rest, new_left = list(vector.vals), list(had)
+        for pos, amount in moves[1]:
+            have = had[pos] - amount
+            if have.is_integer():
+                rest[pos] = int(have)
+                new_left[pos] = have + 0.0  # (``float(int(have))``: -0.0 is 0.0)
+            else:
+                rest[pos] = have
+                new_left[pos] = have if have == have else 0.0
+        vector.vals = tuple(rest)  # (``Offer.ad`` follows)
+        return new_left
+
+    def _plan_of(self, offer: Offer, vector: SlotVector) -> RankPlan:
+        """The ``RankPlan`` of the vector's rank signature, made on first sight."""
+        plan = self._rank_plans.get(vector.rank_sig)
+        if plan is None:
+            plan = self._rank_plans[vector.rank_sig] = self._rank_plan(offer)
+        return plan
+
+    def _ranks_of(self, offer: Offer, vector: SlotVector, plan: RankPlan,
+                  state: tuple | None) -> dict[str, float]:
+        """The ranks of the new state (``vector.vals``; ``state`` its typed state,
+        or None: made here only when its kinds are read and a value is a float),
+        remembered per memo key (module doc): (signature, the typed state) when
+        ``plan.reads`` is None, else (signature, ``reads`` of the values, ``reads``
+        of the kinds: ``plan.plain`` when no value is a float)."""
+        sig, vals = vector.rank_sig, vector.vals
+        reads = plan.reads
+        if reads is not None and float not in map(type, vals):
+            memo_key = (sig, reads(vals), plan.plain)
+        else:
+            if state is None:
+                state = (vals, tuple([0 if type(v) is not float
+                                      else 1 if v or copysign(1.0, v) > 0  # type: ignore[arg-type]
+                                      else -1 for v in vals]))
+            memo_key = ((sig, state) if reads is None else
+                        (sig, reads(vals), reads(state[1])))
+        computed = self._independent_memo.get(memo_key)
+        if computed is None:
+            computed = self._independent_memo[memo_key] = self._carved_ranks(offer, plan, vals)
+        return computed
 
     def _carved_ranks(self, offer: Offer, plan: RankPlan, vals: tuple) -> dict[str, float]:
         """The job-independent policy ranks of a carved state that read the vector,
