@@ -31,6 +31,7 @@ import sys
 from pathlib import Path
 
 from cycle_cpu import run_cycle
+from wrap_args import Named
 
 from condorlite.core import adeval
 from condorlite.core.matching import match_table
@@ -72,9 +73,12 @@ def _outcome(table: match_table.MatchTable, job_ad, offer, out) -> str:  # type:
 def install(counts: collections.Counter) -> None:
     """Wrap ``MatchTable._evaluate_pair`` to add each call to ``counts``."""
     evaluate = match_table.MatchTable._evaluate_pair
+    evaluate_args = Named(evaluate)
 
-    def counted(self, job_ad, offer, *, job_holds=False):  # type: ignore[no-untyped-def]
-        out = evaluate(self, job_ad, offer, job_holds=job_holds)
+    def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        named = evaluate_args(self, *args, **kwargs)
+        job_ad, offer, job_holds = named["job_ad"], named["offer"], named["job_holds"]
+        out = evaluate(self, *args, **kwargs)
         kind = ("partitionable" if offer.partitionable
                 else "desktop" if offer.literals else "plain")
         counts[(_caller(), kind, "job holds" if job_holds else "-",
@@ -84,10 +88,10 @@ def install(counts: collections.Counter) -> None:
     match_table.MatchTable._evaluate_pair = counted  # type: ignore[method-assign]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pool", type=Path)
-    pool = parser.parse_args().pool
+    pool = parser.parse_args(argv).pool
     counts: collections.Counter = collections.Counter()
     install(counts)
     cycle = run_cycle(pool)

@@ -23,6 +23,7 @@ real = load("negotiate_real")
 TOOLS = {
     "carved_walk_counts": ("partitionable-mix", r"^walks (\d+)$"),
     "pick_counts": ("partitionable-mix", r"^picks (\d+)$"),
+    "full_pair_counts": ("static-mix", r"^ *(\d+)  \S"),
     "held_entry_reads": ("static-mix", r"^walks +(\d+)$"),
     "held_lazy_count": ("static-mix", r"^groups tried by their pair +(\d+)$"),
     "held_lazy_hooks": ("static-mix", r"^distinct groups tried with a constant key +(\d+)$"),
