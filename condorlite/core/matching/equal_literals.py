@@ -77,7 +77,7 @@ class GroupClasses(NamedTuple):
     """A class's tests' values at a static's groups (``classes``)."""
 
     #: the positions (in ``EqualGroups.groups``, ascending) of the groups whose
-    #: literal equals the job's value
+    #: literal equals the job's value (the index's own list: read only)
     matched: list[int]
     #: their sigma (None: no group matched)
     matched_sigma: tuple | None
