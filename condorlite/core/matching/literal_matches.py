@@ -18,7 +18,10 @@ class's walk (``carved_lists``; a static whose groups are all dead for a class i
 passed over for good before its program is made). A static's offers are grouped once,
 at its first list (a static never gains an offer, nor an offer its literals), and a
 class's live groups once per (static, the job's bindings the tests read): a list
-takes the shapes of those groups' available offers and reads no other.
+takes the shapes of those groups' available offers and reads no other. For one
+equality test on string literals (the hoisted owner test) the groups are indexed by
+their literal (``equal_literals``): the groups whose literal equals the job's value
+and all the others have one ``sigma`` each, so two verdicts decide every group.
 
 Exactness: the pair matches only if the slot's ``Requirements`` holds with MY the
 state's ad and TARGET the job (``requirements_hold``, as ``MatchTable`` and the pair
@@ -40,6 +43,7 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ad import ClassAd as EmptyAd
 from condorlite.core.classad.ast import AttrRef
 from condorlite.core.classad.partial import Constant, specialize
+from condorlite.core.matching.equal_literals import EqualGroups, classes, equal_groups
 from condorlite.core.matching.literal_orders import LiteralSplit, exact, literal_tests
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.slot_vectors import free_pairs, holds, int_now
@@ -66,6 +70,9 @@ class LiteralMatches:
         #: static -> its offers by group, as they were at its first list (a static
         #: never gains an offer, an offer's literals never change)
         self._members: dict[int, dict[object, list[int]]] = {}
+        #: static -> its groups by their literal's equality with a job's binding,
+        #: None when its split has no such index (``equal_literals``)
+        self._equal: dict[int, EqualGroups | None] = {}
         #: (static, the job's bindings the tests read) -> the groups where some state
         #: may match, or None when none is dead
         self._live: dict[tuple, list[object] | None] = {}
@@ -120,12 +127,19 @@ class LiteralMatches:
                 for seq in offers:
                     by_group.setdefault(group(registry[seq].vector.vals), []).append(seq)  # type: ignore[union-attr]
             self._members[static] = by_group
+            self._equal[static] = equal_groups(split.tests, list(by_group))
         return split
 
     def _alive(self, static: int, split: LiteralSplit, bindings: tuple, job_ad: ClassAd
                ) -> list[object] | None:
         """The groups of the static where ``Requirements`` may hold for a class whose
-        jobs bind the tests' names to ``bindings``, None when that is every group."""
+        jobs bind the tests' names to ``bindings``, None when that is every group.
+        With the static's groups indexed by their literal (``equal_literals``), the
+        groups whose literal equals the job's value and every other group have one
+        sigma each: two verdicts, and no group read but those matched."""
+        equal = self._equal[static]
+        if equal is not None:
+            return self._alive_by_equality(static, split, equal, bindings)
         members = self._members[static]
         sigmas = split.sigmas_of(bindings, list(members), self._known)
         # (a verdict per sigma met here, keyed by its values' identities: they are the
@@ -141,6 +155,23 @@ class LiteralMatches:
             if not dead:
                 alive.append(group)
         return None if len(alive) == len(members) else alive
+
+    def _alive_by_equality(self, static: int, split: LiteralSplit, equal: EqualGroups,
+                           bindings: tuple) -> list[object] | None:
+        """``_alive`` by the static's index (``equal_literals.classes``): the same
+        groups, in the same order."""
+        found = classes(split.sigmas_of, equal, bindings, self._known)
+        matched_dead = (found.matched_sigma is not None
+                        and self._is_dead(static, split, found.matched_sigma))
+        other_dead = (found.other_sigma is not None
+                      and self._is_dead(static, split, found.other_sigma))
+        if not (matched_dead or other_dead):
+            return None
+        groups = equal.groups
+        if other_dead:
+            return [] if matched_dead else [groups[at] for at in found.matched]
+        matched = set(found.matched)
+        return [group for at, group in enumerate(groups) if at not in matched]
 
     def _is_dead(self, static: int, split: LiteralSplit, sigma: tuple) -> bool:
         """Whether ``Requirements`` with the tests replaced by ``sigma`` is a constant

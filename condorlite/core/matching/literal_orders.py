@@ -32,6 +32,9 @@ The ordered states keep each such static in the order of one ``sigma`` (the one 
 of the first asking class's offers have); a class's offers whose group has another
 ``sigma`` are *offsets*: left out of that order and made from their own ranks
 (``LiteralOrders.offsets``): on the desktops of an owner-start pool, the owner's own.
+For one equality test on string literals those are found by the groups' index
+(``equal_literals``) without a value per group, when every other group has the
+order's ``sigma``.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from condorlite.core.classad.partial import Constant
 from condorlite.core.classad.refs import references
 from condorlite.core.classad.values import Undefined
 from condorlite.core.matching.candidates import as_rank
+from condorlite.core.matching.equal_literals import EqualGroups, classes, equal_groups
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.own_literals import HIDDEN
 from condorlite.core.matching.slot_vectors import SlotVector, rank_program
@@ -344,6 +348,10 @@ class LiteralOrders:
         #: (static, the job's bindings the tests read) -> the offsets' groups and
         #: their sigma (``offsets``), or None when the class walks the static
         self._plans: dict[tuple, dict | None] = {}
+        #: static -> its groups by their literal's equality with a job's binding
+        #: (``equal_literals``; None: no such index), made from the groups ``offsets``
+        #: was given and made again when they are more
+        self._equal: dict[int, EqualGroups | None] = {}
 
     def split(self, offer: Offer) -> LiteralSplit | None:
         """``split_of`` for the static of ``offer``, once per static."""
@@ -374,11 +382,39 @@ class LiteralOrders:
         key = (static, tuple(adeval.attr(job_ad, name) for _, name, _ in split.tests))
         if key in self._plans:
             return self._plans[key]
-        sigmas = self.sigmas(split, job_ad, groups)
-        plan = None if sigmas is None else {
-            group: sigma for group, sigma in sigmas.items() if exact(sigma) != order}
+        plan = self._by_equality(static, split, job_ad, order, groups)
+        if plan is None:
+            sigmas = self.sigmas(split, job_ad, groups)
+            plan = None if sigmas is None else {
+                group: sigma for group, sigma in sigmas.items() if exact(sigma) != order}
         self._plans[key] = plan
         return plan
+
+    def _by_equality(self, static: int, split: LiteralSplit, job_ad: ClassAd, order: tuple,
+                     groups: dict[object, dict]) -> dict | None:
+        """``offsets``' plan by the static's index (``equal_literals.classes``) when
+        every group not matched has the order's sigma: the matched groups (those with
+        offers) if theirs is another; None when it cannot tell (no index, or the
+        other groups' sigma is not the order's: ``offsets`` asks every group)."""
+        equal = self._equal.get(static)
+        if equal is None or len(equal.groups) != len(groups):
+            if static in self._equal and equal is None:
+                return None
+            equal = self._equal[static] = equal_groups(split.tests, list(groups))
+            if equal is None:
+                return None
+        if not any(groups.values()):
+            return {}  # (no group has offers: ``sigmas`` asks none)
+        bindings = split.bindings(job_ad)
+        if bindings is None:
+            return None
+        found = classes(split.sigmas_of, equal, bindings, self.known)
+        if found.other_sigma is not None and exact(found.other_sigma) != order:
+            return None
+        if not found.matched or exact(found.matched_sigma) == order:  # type: ignore[arg-type]
+            return {}
+        listed = equal.groups
+        return {listed[at]: found.matched_sigma for at in found.matched if groups[listed[at]]}
 
 
 def exact(sigma: tuple) -> tuple:
