@@ -176,12 +176,13 @@ class CarvedStates:
         new_left = self._carve_vals(offer, vector, taken)
         vals = vector.vals
         # (``typed``, written out: a call less per state)
-        state = ((vals, (0,) * len(vals)) if float not in map(type, vals) else
+        plain = float not in map(type, vals)
+        state = ((vals, (0,) * len(vals)) if plain else
                  (vals, tuple([0 if type(v) is not float
                                else 1 if v or copysign(1.0, v) > 0  # type: ignore[arg-type]
                                else -1 for v in vals])))
-        plan = self._plan_of(offer, vector)
-        computed = self._ranks_of(offer, vector, plan, state)
+        plan = self._rank_plans.get(vector.rank_sig) or self._plan_of(offer, vector)
+        computed = self._ranks_of(offer, vector, plan, state, plain)
         shapes = self._shapes
         shape_left = shapes.shape_left
         # ``OfferShapes.shape_of`` for the new state, its ``lefts`` made above
@@ -235,8 +236,9 @@ class CarvedStates:
         joined: its ``joins`` count 1). No table keys on the typed state here, so it is
         made only for the ranks' memo key of a state with a float value (``_step``)."""
         new_left = self._carve_vals(offer, vector, taken)
-        plan = self._plan_of(offer, vector)
-        computed = self._ranks_of(offer, vector, plan, None)
+        plan = self._rank_plans.get(vector.rank_sig) or self._plan_of(offer, vector)
+        computed = self._ranks_of(offer, vector, plan, None,
+                                  float not in map(type, vector.vals))
         constants = vector.constants
         if not constants:
             offer.independent = computed
@@ -291,22 +293,22 @@ class CarvedStates:
         return new_left
 
     def _plan_of(self, offer: Offer, vector: SlotVector) -> RankPlan:
-        """The ``RankPlan`` of the vector's rank signature, made on first sight."""
-        plan = self._rank_plans.get(vector.rank_sig)
-        if plan is None:
-            plan = self._rank_plans[vector.rank_sig] = self._rank_plan(offer)
+        """The ``RankPlan`` of the vector's rank signature, made and kept (callers
+        look it up in ``_rank_plans`` first: a step saves the call)."""
+        plan = self._rank_plans[vector.rank_sig] = self._rank_plan(offer)
         return plan
 
     def _ranks_of(self, offer: Offer, vector: SlotVector, plan: RankPlan,
-                  state: tuple | None) -> dict[str, float]:
+                  state: tuple | None, plain: bool) -> dict[str, float]:
         """The ranks of the new state (``vector.vals``; ``state`` its typed state,
-        or None: made here only when its kinds are read and a value is a float),
-        remembered per memo key (module doc): (signature, the typed state) when
-        ``plan.reads`` is None, else (signature, ``reads`` of the values, ``reads``
-        of the kinds: ``plan.plain`` when no value is a float)."""
+        or None: made here only when its kinds are read and a value is a float;
+        ``plain``: no value is a float), remembered per memo key (module doc):
+        (signature, the typed state) when ``plan.reads`` is None, else (signature,
+        ``reads`` of the values, ``reads`` of the kinds: ``plan.plain`` when
+        ``plain``)."""
         sig, vals = vector.rank_sig, vector.vals
         reads = plan.reads
-        if reads is not None and float not in map(type, vals):
+        if reads is not None and plain:
             memo_key = (sig, reads(vals), plan.plain)
         else:
             if state is None:
