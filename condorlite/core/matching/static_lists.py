@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from itertools import chain, filterfalse, groupby
+from itertools import chain, filterfalse
 from operator import itemgetter
 
 from condorlite.core.adeval import ClassAd
@@ -69,8 +69,6 @@ from condorlite.core.model import NO_PREEMPTION
 
 #: a (shape, pair result)'s shape
 _SHAPE = itemgetter(0)
-#: the lengths of a list's members dicts when every shape holds one offer (``_made``)
-_ONE = frozenset({1})
 #: the least offers of a group of one-offer shapes that are put in their likely
 #: order before their entries are made (``StaticLists._order``)
 ORDERED = 32
@@ -219,39 +217,34 @@ class StaticLists:
         A shape of several offers takes its run (``_run``, shared between lists);
         the entries of the shapes of one offer are made here, those of equal ranks
         in one ``make_entries`` call (a run of one entry would cost a call, a sort
-        and a key of its own). Where every shape holds one offer (every slot
-        differs: the static mix's lists) the shapes are grouped by ranks' number
-        in C passes (``_by_number``), not a Python step per shape."""
+        and a key of its own)."""
         members = self.members
-        of_shapes = list(map(members.__getitem__, map(_SHAPE, matched)))
         runs: list[list[tuple]] = []
+        of_shapes = []
         least = math.inf
-        if set(map(len, of_shapes)) == _ONE:
-            groups = _by_number(ranks)
-        else:
-            #: ranks' number -> the positions (in ``matched``) of its one-offer shapes
-            singles: dict[int, list[int]] = {}
-            for at, (shape, pe) in enumerate(matched):
-                if len(of_shapes[at]) == 1:
-                    singles.setdefault(ranks[at], []).append(at)
-                    continue
-                run, run_least = self._run(shape, pe, (shape, ranks[at]), column)
-                runs.append(run)
-                least = min(least, run_least)
-            groups = list(singles.values())
-        for group in groups:
-            # (the group's pair result: that of its first shape, as any of equal
-            # ranks' number gives the same entries)
-            first = group[0]
-            seqs = list(chain.from_iterable(map(of_shapes.__getitem__, group)))
+        #: ranks' number -> (a pair result of them, the offers of its one-offer shapes)
+        singles: dict[int, tuple[PairEval, list[int]]] = {}
+        for (shape, pe), rank in zip(matched, ranks, strict=True):
+            seqs = members[shape]
+            of_shapes.append(seqs)
+            if len(seqs) == 1:
+                group = singles.get(rank)
+                if group is None:
+                    group = singles[rank] = (pe, [])
+                group[1].extend(seqs)
+                continue
+            run, run_least = self._run(shape, pe, (shape, rank), column)
+            runs.append(run)
+            least = min(least, run_least)
+        for rank, (pe, seqs) in singles.items():
             if len(seqs) >= ORDERED:
                 seqs.sort(key=self._order().__getitem__)
-            runs.append(self._singles(ranks[first], seqs, matched[first][1], column))
+            runs.append(self._singles(rank, seqs, pe, column))
             least = min(least, min(map(self._weights().__getitem__, seqs)))
         # (one run is shared as it is, a list handed out never changing; else the
         # sorted runs and the groups, concatenated: the sort merges them, a group
         # put in the offers' likely order (``_order``) being a run most often)
-        entries = (runs[0] if len(runs) == 1 and not groups
+        entries = (runs[0] if len(runs) == 1 and not singles
                    else sorted(chain.from_iterable(runs)))
         return [entries, of_shapes, 0, least]
 
@@ -401,17 +394,6 @@ class StaticLists:
             least = min((registry[k].weight for k in members), default=math.inf)
             found = self._runs[key] = (run, least)
         return found
-
-
-def _by_number(ranks: list[int]) -> list[list[int]]:
-    """The positions of ``ranks`` grouped by their number, each group's positions
-    ascending and the groups in the order of their first positions (the order of a
-    Python loop that appends each position to its number's group): one stable sort
-    and a ``groupby`` in C, a Python step per group only."""
-    order = sorted(range(len(ranks)), key=ranks.__getitem__)
-    groups = [list(group) for _, group in groupby(order, key=ranks.__getitem__)]
-    groups.sort(key=itemgetter(0))
-    return groups
 
 
 def _likely(offer: Offer) -> tuple:

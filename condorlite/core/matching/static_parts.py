@@ -204,7 +204,8 @@ class StaticParts:
             found[2].append(vector.vals)
         # (a part's vectors are of one width, its names: ``zip`` gives each
         # position's numbers in one C pass)
-        every = [Part(offer, shapes, [column(shapes, numbers) for numbers in zip(*vals)]
+        every = [Part(offer, shapes,
+                      [column(shapes, numbers) for numbers in zip(*vals, strict=True)]
                       if len(shapes) >= SORTED else [],
                       dict(zip(shapes, vals, strict=True)))
                  for offer, shapes, vals in by_part.values()]
