@@ -50,74 +50,33 @@ def by_reads(part: Part, program: PairProgram, shapes: Sequence[int],
     result: ``passed`` run once per values its ranks read, the result shared by every
     shape of those values (module doc); the number of such shapes, each counted as
     one evaluation. A shape whose positions read are not all ``Part.plain`` is run
-    on its own.
-
-    Most boxes' ranks read one set of positions at every shape (``_one_read``):
-    then the shapes are keyed and their results looked up in C passes, a Python
-    step per values read only; else a step per shape (``_each``)."""
-    alive = list(filter(members.__contains__, shapes))
-    at_of = list(map(part.vals.__getitem__, alive))
-    found = _one_read(part, program, at_of) if alive else []
-    if found is None:
-        found = _each(part, program, at_of)
-    matched.extend(zip(alive, found, strict=True))
-    return len(alive)
-
-
-def _one_read(part: Part, program: PairProgram, at_of: list[tuple]
-              ) -> list[PairEval] | None:
-    """The pair result at each vector of ``at_of`` (a box's sure shapes, at least
-    one), or None when the ranks read positions that are not all ``Part.plain`` or
-    other positions at some vector run. The vectors are keyed by their values at the
-    positions read at the first one; ``passed`` runs at the first vector of each
-    key, where ``positions`` must read the same positions again: then every vector
-    of the key gets that result (module doc: the ranks read the same values there)."""
-    first = at_of[0]
-    read = positions(program, first)
-    if read is None or not all(map(part.plain, read)):
-        return None
-    keys = list(map(key_of(read), at_of))
-    # (each key's first vector: the earlier ones written last)
-    firsts = dict(zip(reversed(keys), reversed(at_of), strict=True))
-    results: dict[object, PairEval] = {}
-    for key, at in firsts.items():
-        if at is not first and positions(program, at) != read:
-            return None
-        results[key] = _passed(program, at)
-    return list(map(results.__getitem__, keys))
-
-
-def _each(part: Part, program: PairProgram, at_of: list[tuple]) -> list[PairEval]:
-    """The pair result at each vector of ``at_of`` a vector at a time: looked up by
-    the values at each set of positions read so far (up to ``MOST_READS`` sets),
-    else ``passed`` run there and its positions read recorded."""
+    on its own."""
+    vals, passed = part.vals, program.passed
     #: positions read -> (their values' key, the pair results by those values)
     known: dict[tuple[int, ...], tuple[Callable[[Sequence[object]], object],
                                        dict[object, PairEval]]] = {}
-    out = []
-    for at in at_of:
+    runs = 0
+    for shape in shapes:
+        if shape not in members:
+            continue
+        runs += 1
+        at = vals[shape]
         pe = None
         for key, results in known.values():
             pe = results.get(key(at))
             if pe is not None:
                 break
         if pe is None:
-            pe = _passed(program, at)
+            out = passed(at, as_rank)
+            pe = make_pair((True, out[1], out[2], out[3], None))
             read = positions(program, at) if len(known) < MOST_READS else None
             if read is not None and all(map(part.plain, read)):
                 found = known.get(read)
                 if found is None:
                     found = known[read] = (key_of(read), {})
                 found[1][found[0](at)] = pe
-        out.append(pe)
-    return out
-
-
-def _passed(program: PairProgram, at: Sequence[object]) -> PairEval:
-    """The pair result of a static shape of vector ``at`` that the box ``program``
-    surely passes: its ranks (no fit: a static slot is never carved)."""
-    out = program.passed(at, as_rank)
-    return make_pair((True, out[1], out[2], out[3], None))
+        matched.append((shape, pe))
+    return runs
 
 
 def positions(program: PairProgram, vals: Sequence[object]) -> tuple[int, ...] | None:

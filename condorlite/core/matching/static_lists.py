@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from itertools import chain, filterfalse
+from itertools import chain
 from operator import itemgetter
 
 from condorlite.core.adeval import ClassAd
@@ -259,11 +259,11 @@ class StaticLists:
         made = self._singles_made.get(rank)
         if made is None:
             made = self._singles_made[rank] = {}
-        fresh = list(filterfalse(made.__contains__, seqs))
+        fresh = [k for k in seqs if k not in made]
         if fresh:
             made.update(zip(fresh, make_entries(self.registry, fresh, pe, NO_PREEMPTION,
                                                 column=column), strict=True))
-        return list(map(made.__getitem__, seqs))
+        return [made[k] for k in seqs]
 
     def _order(self) -> list[int]:
         """Each available static offer's place (by ``seq``) in the order of its

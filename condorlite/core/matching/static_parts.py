@@ -202,10 +202,8 @@ class StaticParts:
                 found = by_part[vector.static] = (registry[seq], [], [])
             found[1].append(shape)
             found[2].append(vector.vals)
-        # (a part's vectors are of one width, its names: ``zip`` gives each
-        # position's numbers in one C pass)
-        every = [Part(offer, shapes,
-                      [column(shapes, numbers) for numbers in zip(*vals, strict=True)]
+        every = [Part(offer, shapes, [column(shapes, [v[i] for v in vals])
+                                      for i in range(len(vals[0]))]
                       if len(shapes) >= SORTED else [],
                       dict(zip(shapes, vals, strict=True)))
                  for offer, shapes, vals in by_part.values()]

@@ -210,24 +210,3 @@ def test_a_part_whose_shapes_all_left_asks_no_program(monkeypatch):
     assert _owners_asking_aarch64(monkeypatch) == {"alice@example.org"}
     monkeypatch.setattr(Part, "gone", lambda self, members: False)
     assert _owners_asking_aarch64(monkeypatch) - {"alice@example.org"}
-
-
-def test_boxes_of_one_read_set_are_keyed_at_once_the_others_shape_by_shape(monkeypatch):
-    """``by_reads`` answers a box whose ranks read one set of positions at every
-    shape by keys (``_one_read``); the rank ``TARGET.Memory > 3000 ? 5 :
-    TARGET.Cpus`` reads ``Cpus`` at some shapes only, so ``_one_read`` gives up on it
-    (a shape of a key read where the first shape did not look) and ``_each`` answers,
-    every result checked against ``passed`` at the shape itself (``_checked``: with
-    the representatives' positions not compared, shapes of one Memory and other
-    Cpus would share a result and fail it)."""
-    answered: list[bool] = []
-    one_read = box_reads._one_read
-
-    def spied(part, program, at_of):  # type: ignore[no-untyped-def]
-        found = one_read(part, program, at_of)
-        answered.append(found is not None)
-        return found
-
-    monkeypatch.setattr(box_reads, "_one_read", spied)
-    _cycle_both_ways(monkeypatch, [_slot(i) for i in range(60)], _jobs(8))
-    assert True in answered and False in answered

@@ -429,32 +429,3 @@ def test_a_narrowed_part_has_the_columns_made_afresh(vals, data):
     for index in range(2):
         fresh = box_ranges.column(kept, [vals[s][index] for s in kept])
         assert narrowed.axes[index] == fresh
-
-
-def _column_reference(items: list, numbers: list) -> box_ranges.Column | None:
-    """``box_ranges.column`` a number at a time, as it was written before its C passes."""
-    keys = []
-    for value in numbers:
-        if type(value) not in (int, float):
-            return None
-        try:
-            key = float(value)
-        except OverflowError:
-            return None
-        if math.isnan(key):
-            return None
-        keys.append(key)
-    order = sorted(range(len(keys)), key=keys.__getitem__)
-    return box_ranges.Column([keys[i] for i in order], [items[i] for i in order])
-
-
-@settings(max_examples=500, deadline=None)
-@given(st.lists(st.integers(-5, 5) | st.floats(-5, 5) | st.sampled_from(
-    [math.nan, math.inf, -math.inf, 2**1100, -(2**1100), 2**53 + 1, True, "7", None]),
-    max_size=10))
-def test_a_column_is_the_numbers_sorted_one_at_a_time(numbers):
-    """``column``'s C passes give the column (keys, items, ties in the items' order)
-    of a loop over the numbers, and None where it does: a value no integer or real
-    (a ``bool``, a string), an integer too large for a real, a NaN."""
-    items = [f"item{i}" for i in range(len(numbers))]
-    assert box_ranges.column(items, numbers) == _column_reference(items, numbers)
