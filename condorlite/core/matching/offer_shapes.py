@@ -98,6 +98,11 @@ class OfferShapes:
         #: a head no ``_Apart`` tells apart yet -> its keys (with a literal part)
         #: numbered so far, whose values an ``_Apart`` of it starts from
         self._heads: dict[tuple, list[tuple]] = {}
+        #: heads no literal told apart when first asked (``apart``): their slots are
+        #: keyed from then on, and their keys not kept in ``_heads`` (a head whose
+        #: slots share values, the claimed-preemption row's, would otherwise be
+        #: asked again for every run, each time against every key of the head)
+        self._keyed_heads: set[tuple] = set()
         #: the literal the last ``apart`` told its slots apart by (tried first)
         self._apart_name = ""
         #: how many shapes and pair shapes are numbered (the next number is one more)
@@ -174,7 +179,8 @@ class OfferShapes:
                 head = pair_key[:3]
                 apart = self._apart.get(head)
                 if apart is None:
-                    self._heads.setdefault(head, []).append(pair_key)
+                    if head not in self._keyed_heads:
+                        self._heads.setdefault(head, []).append(pair_key)
                 elif apart.met(pair_key[3][apart.column], pair_shapes):
                     pair_shape = pair_shapes.get(pair_key, 0)
             if not pair_shape:
@@ -191,7 +197,10 @@ class OfferShapes:
         new pair shape, numbered as its turn comes (``shape_apart``), with no key
         made. None (make their keys) when no literal tried does it (the head's own,
         once it has one; else the last one that did, then the others in order,
-        ``TRIES`` at most)."""
+        ``TRIES`` at most); a head none tells apart at its first ask is not asked
+        again (``_keyed_heads``)."""
+        if head in self._keyed_heads:
+            return None
         found = self._apart.get(head)
         if found is not None:
             tried: tuple[str, ...] = (literals[found.column],)
@@ -218,6 +227,9 @@ class OfferShapes:
             unkeyed = [_Unkeyed(apart, ad) for ad in ads]
             apart.seen.update(zip(values, unkeyed, strict=True))
             return unkeyed
+        if found is None:
+            self._keyed_heads.add(head)
+            self._heads.pop(head, None)
         return None
 
     def shape_apart(self, offer: Offer, unkeyed: _Unkeyed) -> int:

@@ -84,9 +84,13 @@ def test_told_apart_numbers_as_every_key_in_turn():
 
 def test_slots_not_told_apart_by_the_literals_tried_get_keys():
     """Two slots with one ``Disk`` and one ``Memory``, or a ``Disk`` a key of the
-    head already holds where the head tells apart by it: no slot told apart."""
+    head already holds where the head tells apart by it: no slot told apart; a head
+    none told apart at its first ask is not asked again."""
     shapes = _shapes()
     assert shapes.apart(HEAD, LITERALS, [_ad(5), _ad(5)]) is None
+    assert shapes.apart(HEAD, LITERALS, [_ad(7), _ad(8)]) is None
+    assert shapes.pair_number(_key(_ad(7))) == 1
+    shapes = _shapes()
     shapes.pair_number(_key(_ad(6)))
     assert shapes.apart(HEAD, LITERALS, [_ad(7), _ad(8)]) is not None
     # (the head tells apart by Disk now: a Disk met before, or one repeated, is no
