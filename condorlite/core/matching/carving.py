@@ -43,6 +43,7 @@ from condorlite.core.matching.deferred_ranks import DeferredRanks
 from condorlite.core.matching.program_shapes import PARAM, REQUEST, ProgramShape, settled
 from condorlite.core.matching.slot_vectors import holds, left
 
+
 class PairProgram:
     """The residuals of one (job class, slot pair-static) pair; ``run`` gives
     ``(match, job_rank, slot_rank, dependent, taken)`` for a vector. Parts that read
