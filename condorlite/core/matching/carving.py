@@ -8,7 +8,9 @@ state costs only the operators that read its numbers. Exactness: a residual equa
 full evaluation for every vector (the contract of ``partial``); when an expression
 cannot be specialised (``specialize`` answers None) the caller evaluates the state in
 full, as for any other slot. This module holds the program's run (``PairProgram``);
-``pair_programs`` makes the programs and shares their residuals between classes.
+``pair_programs`` makes the programs and shares their residuals between classes, and
+``program_shapes`` the part of a program's set-up that reads none of a class's values
+(``PairProgram.of``: a class settles only its values, bounds and Rank).
 
 What a program gives for a (job class, slot) pair at ``vals`` (as ``matchmaker``'s
 ``_evaluate_pair`` does in full):
@@ -34,15 +36,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from condorlite.core import adeval
-from condorlite.core.classad.partial import Constant
 from condorlite.core.classad.residuals import Residual
 from condorlite.core.classad.values import Undefined
 from condorlite.core.matching.box_bounds import box_tests, settled_atom
 from condorlite.core.matching.deferred_ranks import DeferredRanks
+from condorlite.core.matching.program_shapes import PARAM, REQUEST, ProgramShape, settled
 from condorlite.core.matching.slot_vectors import holds, left
-
-#: "no value" where None is a value
-_MISSING = object()
 
 
 class PairProgram:
@@ -92,36 +91,52 @@ class PairProgram:
                  dependent: Sequence[tuple[str, Residual]],
                  as_rank: Callable[[object], float],
                  width: int = 0, params: tuple = (), literals: int = 0) -> None:
+        self._set_up(ProgramShape(requests, tests, slot_rank, dependent, as_rank, width,
+                                  literals), job_rank, params)
+
+    @classmethod
+    def of(cls, shape: ProgramShape, job_rank: Residual, params: tuple) -> PairProgram:
+        """The program of ``shape``'s residuals with a class's ``job_rank`` and
+        ``params``: what ``PairProgram(...)`` of the same residuals, Rank and params
+        makes, the value-free part shared (``program_shapes``)."""
+        program = cls.__new__(cls)
+        program._set_up(shape, job_rank, params)
+        return program
+
+    def _set_up(self, shape: ProgramShape, job_rank: Residual, params: tuple) -> None:
         #: the vector's length, and the values the residuals read after it
-        self.width, self.params = width, params
+        self.width, self.params = shape.width, params
         #: the positions ``width - literals`` to ``width`` hold literals, not amounts
-        self.literals = literals
-        #: a constant part already rules the match out
-        self.never = False
-        #: (spelling, amount, position) for requests that are constants
+        self.literals = shape.literals
+        #: a constant part, or a param request no number or negative, rules the
+        #: match out
+        self.never = shape.never
+        #: (spelling, amount, position) for requests that are constants or params
         self.fixed: list[tuple[str, float, int]] = []
-        #: (spelling, residual, position, default) for the others
-        self.requests: list[tuple[str, Residual, int, float]] = []
-        #: the tests that read the vector (the others are settled: ``never``)
-        self.tests: list[Residual] = []
-        self._settle(requests, tests)
+        for kind, res, amount, pos, default in shape.plan:
+            if kind is PARAM:
+                amount = self._param_amount(params[amount], default)  # type: ignore[index]
+            elif kind is REQUEST:
+                continue
+            self.fixed.append((res, amount, pos))  # type: ignore[arg-type]
+        #: (spelling, residual, position, default) for the others (shared: read only)
+        self.requests: list[tuple[str, Residual, int, float]] = shape.requests
+        #: the tests that read the vector (the others are settled: ``never``; shared)
+        self.tests: list[Residual] = shape.tests
         #: the fixed requests as a ``taken`` dict (shared by the outcomes of states
         #: run with no other request, ``run_fitted``: outcomes are only read)
         self.fixed_taken = {res: amount for res, amount, _ in self.fixed}
-        self.job_rank = _settled(job_rank, lambda v: adeval.as_float(v) or 0.0)
-        self.slot_rank = _settled(slot_rank, adeval.slot_rank)
-        self.dependent = [(key, _settled(fn, as_rank)) for key, fn in dependent]
+        self.job_rank = settled(job_rank, _job_rank_of)
+        self.slot_rank = shape.slot_rank
+        self.dependent = shape.dependent
         #: a dependent rank reads the slot's Rank's value after the params (made with
         #: it given, ``pair_programs._program_parts``): ``_ranked`` puts it there
-        self.slot_rank_given = type(self.slot_rank) is not float and any(
-            getattr(fn, "reads_given", False) for _, fn in self.dependent)
+        self.slot_rank_given = shape.slot_rank_given
         #: the dependent ranks' names, and the dicts of them already made, by their
         #: values (a value when one, ``_ranked``: states with equal ranks share one
         #: dict); None and the one dict when they are all constants
-        self.dependent_keys: tuple | None = tuple(key for key, _ in self.dependent)
-        self.dependents: dict = {}
-        if all(type(fn) is float for _, fn in self.dependent):
-            self.dependent_keys, self.dependents = None, dict(self.dependent)
+        self.dependent_keys = shape.dependent_keys
+        self.dependents: dict = {} if self.dependent_keys is not None else dict(self.dependent)
         #: a box (module doc): the match is holding the fixed requests (``taken``)
         #: and ``bounds`` (the tests of the bounds a fit does not imply); ``result``
         #: the one outcome of every such state when the ranks are constants too
@@ -131,67 +146,44 @@ class PairProgram:
         self.result: tuple | None = None
         #: the matchmaker's pair result made of ``result``, once made
         self.pair: object = None
-        self._boxed()
+        self._boxed(shape)
 
-    def _settle(self, requests: Sequence[tuple[str, Residual, int, float]],
-                tests: Sequence[Residual]) -> None:
-        """Sort the requests into ``fixed`` (a constant or a param: its amount) and
-        ``requests`` (read at each state), and the tests into ``tests``; a constant
-        part that rules every state out (a request no number or negative, a test
-        that never holds) sets ``never``."""
-        for res, fn, pos, default in requests:
-            value = self._settled_value(fn)
-            if value is _MISSING:
-                self.requests.append((res, fn, pos, default))
-                continue
-            amount = adeval.as_float(value)
-            if amount is None and value is not Undefined:
-                self.never = True
-            amount = default if amount is None else amount
-            if amount < 0:
-                self.never = True
-            self.fixed.append((res, amount, pos))
-        for fn in tests:
-            if type(fn) is Constant:
-                self.never = self.never or not holds(fn.value)
-            elif getattr(fn, "never_true", False):
-                # (an && or || with an operand never true: never true itself, and
-                # never a number, so the test never holds: ``residual_logic``)
+    def _param_amount(self, value: object, default: float) -> float:
+        """A param request's amount (``default`` when undefined); one that is no
+        number, or negative, sets ``never``."""
+        amount = adeval.as_float(value)
+        if amount is None and value is not Undefined:
+            self.never = True
+        amount = default if amount is None else amount
+        if amount < 0:
+            self.never = True
+        return amount
+
+    def _boxed(self, shape: ProgramShape) -> None:
+        """Settle the shape's atoms with the params (those reading one here, in their
+        order: ``never`` is set by every atom settled false before the walk stops),
+        and make the box when every test is a conjunction of bounds."""
+        if shape.never:
+            return  # (never matches: not a box, whatever the atoms)
+        atoms: list[tuple] = []
+        width, params, literals = self.width, self.params, self.literals
+        for known, atom in shape.atoms:
+            if known is None:
+                known = settled_atom(atom, width, params, literals)
+                if known is None:
+                    return  # a bound on a slot's own literal: no box
+                if known is True:
+                    continue
+            if known is False:
                 self.never = True
             else:
-                self.tests.append(fn)
-
-    def _settled_value(self, fn: Residual) -> object:
-        """The value of a residual that reads nothing of the vector: a constant, or
-        one of the params itself; else ``_MISSING``."""
-        if type(fn) is Constant:
-            return fn.value
-        index = getattr(fn, "free_index", None)
-        if index is not None and index >= self.width:
-            return self.params[index - self.width]
-        return _MISSING
-
-    def _boxed(self) -> None:
-        atoms: list[tuple] = []
-        for fn in self.tests:
-            found = getattr(fn, "atoms", None)
-            if found is None:
-                return
-            for atom in found:
-                settled = settled_atom(atom, self.width, self.params, self.literals)
-                if settled is None:
-                    return  # a bound on a slot's own literal: no box
-                if settled is False:
-                    self.never = True
-                elif settled is not True:
-                    atoms.append(settled)
-        if self.never or self.requests:
+                atoms.append(known)
+        if not shape.whole or self.never or self.requests:
             return
         self.bounds = box_tests(atoms, {pos: amount for _, amount, pos in self.fixed})
         self.taken = {res: amount for res, amount, _ in self.fixed}
         self.box = True
-        if (type(self.job_rank) is float and type(self.slot_rank) is float
-                and all(type(fn) is float for _, fn in self.dependent)):
+        if shape.constant_ranks and type(self.job_rank) is float:
             self.result = (True, self.job_rank, self.slot_rank, dict(self.dependent),
                            self.taken)
 
@@ -335,6 +327,11 @@ class PairProgram:
         return dependent
 
 
+def _job_rank_of(value: object) -> float:
+    """A constant job Rank as a number (``adeval.as_float``, 0 when none)."""
+    return adeval.as_float(value) or 0.0
+
+
 def _job_rank(value: object) -> float:
     """``adeval.as_float(value) or 0.0``, a plain number's case inline (the job's Rank
     of every matching state run): NaN and -0.0 give 0.0 as there."""
@@ -351,8 +348,3 @@ def _slot_rank(value: object) -> float:
     if kind is float or kind is int:
         return float(value)  # type: ignore[arg-type]
     return adeval.slot_rank(value)
-
-
-def _settled(fn: Residual, convert: Callable[[object], float]) -> Residual | float:
-    """A constant residual converted once (a float), else the residual."""
-    return float(convert(fn.value)) if type(fn) is Constant else fn

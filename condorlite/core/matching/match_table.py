@@ -77,6 +77,9 @@ class MatchTable:
         #: (class, vector names) -> the class's literal requests as ``outgrown`` asks
         #: them (positions in the names, amounts)
         self._asked: dict[tuple, tuple] = {}
+        #: (class, vector names) -> ``job_params`` of the class's ad: what both
+        #: ``literal_requests`` and the class's programs of such vectors read
+        self._params: dict[tuple, tuple[tuple[str, ...], tuple]] = {}
         #: static offers of shared static parts, as vectors (``static_programs``), and
         #: their (class, part) programs and residuals, as ``programs`` and
         #: ``_residuals`` keep those of partitionable statics
@@ -188,7 +191,7 @@ class MatchTable:
         if program is MISSING:
             # (no resources: a static slot is matched, never carved, so no fit)
             program = self._static_programs[key] = self._new_program(
-                job_ad, offer.ad, offer, vector, (), self._static_residuals)
+                klass, job_ad, offer.ad, offer, vector, (), self._static_residuals)
         return program  # type: ignore[return-value]
 
     def _vector_pair(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairEval:
@@ -232,13 +235,13 @@ class MatchTable:
             program = None  # (a static of one slot: its states are evaluated in full)
         else:
             program = self._new_program(
-                job_ad, slot_ad, offer, vector, self.fits.resource_names(slot_ad, job_ad),  # type: ignore[arg-type]
+                klass, job_ad, slot_ad, offer, vector, self.fits.resource_names(slot_ad, job_ad),  # type: ignore[arg-type]
                 self._residuals)
         self.counts.evaluations += never.made - made
         self.programs[key] = program
         return program
 
-    def _new_program(self, job_ad: ClassAd, slot_ad: ClassAd, offer: Offer,
+    def _new_program(self, klass: tuple, job_ad: ClassAd, slot_ad: ClassAd, offer: Offer,
                      vector: SlotVector | StaticVector, resources: tuple[str, ...] | list[str],
                      residuals: dict[int, ResidualCache]) -> PairProgram | None:
         """``pair_programs.pair_program`` of the class against ``slot_ad`` (a state of
@@ -250,7 +253,7 @@ class MatchTable:
         if cache is None:
             cache = residuals[vector.static] = ResidualCache(self._shapes.shape_keys.canon.key)
         return pair_program(job_ad, slot_ad, vector, resources, dependent, self.now, as_rank,
-                            cache)
+                            cache, self._job_params(klass, job_ad, vector))
 
     def _alone(self, static: int) -> bool:
         """Whether only one partitionable slot has this static part (worked out for
@@ -291,12 +294,23 @@ class MatchTable:
         key = (klass, vector.names)  # type: ignore[union-attr]
         asked = self._asked.get(key)
         if asked is None:
-            names, values = job_params(job_ad, vector)  # type: ignore[arg-type]
+            names, values = self._job_params(klass, job_ad, vector)  # type: ignore[arg-type]
             index = vector.index  # type: ignore[union-attr]
             asked = self._asked[key] = tuple(
                 (index[name[len("request"):]], value)
                 for name, value in zip(names, values, strict=True))
         return asked
+
+    def _job_params(self, klass: tuple, job_ad: ClassAd, vector: SlotVector | StaticVector
+                    ) -> tuple[tuple[str, ...], tuple]:
+        """``job_params`` of the class ``klass`` (its ad ``job_ad``) for ``vector``,
+        worked out once per (class, vector names): it reads only the ad's requests
+        of those names."""
+        key = (klass, vector.names)
+        found = self._params.get(key)
+        if found is None:
+            found = self._params[key] = job_params(job_ad, vector)  # type: ignore[arg-type]
+        return found
 
     def _evaluate_pair(self, job_ad: ClassAd, offer: Offer, *, job_holds: bool = False
                        ) -> PairEval:

@@ -35,6 +35,7 @@ from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.partial import Constant, specialize, specialize_attribute
 from condorlite.core.classad.residuals import FreeRef, Residual
 from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.program_shapes import ProgramShape
 from condorlite.core.matching.slot_vectors import SlotVector, free_pairs, holds, int_now
 
 #: whether a program that is no box for a test on the slot's own literal is built
@@ -73,6 +74,10 @@ class ResidualCache:
         #: the one program that never matches, for every class whose parts rule every
         #: state of the static out (``_pair_program``; made when first needed)
         self.never: PairProgram | None = None
+        #: (id of a program's parts, the tests' order) -> (the parts, their
+        #: ``ProgramShape``): the value-free set-up of the programs of every class
+        #: those parts serve (``shape``; the entry keeps the parts its id names)
+        self._shapes: dict[tuple, tuple[object, ProgramShape]] = {}
 
     def get(self, part: tuple, job_ad: ClassAd,
             build: Callable[[set[tuple[int, str]]], Residual | None],
@@ -98,6 +103,18 @@ class ResidualCache:
         if len(by_names) < 64:
             by_names.setdefault(names, {})[self.number(job_ad, names)] = residual
         return residual
+
+    def shape(self, parts: tuple, slot_first: bool, build: Callable[[], ProgramShape]
+              ) -> ProgramShape:
+        """The ``ProgramShape`` of a program made of ``parts`` (``parts``' answer),
+        its tests reversed when ``slot_first``: made by ``build()`` for the first
+        class they serve, and shared by the rest (which differ at most in the
+        params' values and their Rank: ``program_shapes``)."""
+        key = (id(parts), slot_first)
+        found = self._shapes.get(key)
+        if found is None or found[0] is not parts:
+            found = self._shapes[key] = (parts, build())
+        return found[1]
 
     def parts(self, rest: tuple, job_ad: ClassAd, build: Callable[[set[str]], object],
               params: tuple[str, ...]) -> object:
@@ -130,11 +147,13 @@ def pair_program(
     now: float | None,
     as_rank: Callable[[object], float],
     cache: ResidualCache,
+    params: tuple[tuple[str, ...], tuple] | None = None,
 ) -> PairProgram | None:
     """The program of ``job_ad`` against ``slot_ad`` (one state of the vector's slot);
     ``resources``: ``offers.resource_names`` of the pair; ``dependent``: the policy
     ranks that read the job, (key, expression); ``cache``: the residuals of the
-    slot's static. None when something cannot be specialised.
+    slot's static; ``params``: ``job_params(job_ad, vector)`` when the caller has it.
+    None when something cannot be specialised.
 
     The job's requests of the vector's resources that are number literals are left
     free too (``job_params``): the residuals then serve every class that differs
@@ -146,7 +165,9 @@ def pair_program(
     MY.<owner>``, ``gated_by_literal``): no binding makes that a box, and
     on the 1k partitionable mix 602 of 656 such second builds were of that kind."""
     pair = (job_ad, slot_ad, vector, resources, dependent, now, as_rank, cache)
-    program = _pair_program(pair, _with_owner(job_ad, vector, job_params(job_ad, vector)))
+    if params is None:
+        params = job_params(job_ad, vector)
+    program = _pair_program(pair, _with_owner(job_ad, vector, params))
     if program is None or program.box or program.never or not program.params:
         return program
     if not REBUILD_GATED and gated_by_literal(program, vector.vals):
@@ -168,8 +189,8 @@ def _pair_program(pair: tuple, free_requests: tuple[tuple[str, ...], tuple],
                         params)
     if parts is None:
         return None
-    requests, tests, slot_rank, ranks = parts  # type: ignore[misc]
-    if requests is None:  # a Requirements that holds for no vector (``_never``)
+    if parts[0] is None:  # type: ignore[index]
+        # a Requirements that holds for no vector (``_never``)
         # (a program that never matches runs nothing and reads none of its parts:
         # one per static serves every class, ``PairProgram.run``)
         if cache.never is None:
@@ -179,14 +200,24 @@ def _pair_program(pair: tuple, free_requests: tuple[tuple[str, ...], tuple],
     job_rank = _attribute(pair, params, job_ad, "Rank", set())
     if job_rank is None:
         return None
-    if vector.literals and SLOT_FIRST:
-        # A slot that compares literals of its own with the job (a desktop's START
-        # naming its owner) fails most classes on its own test: it goes first, as
-        # ``MatchTable._evaluate_pair`` orders the full evaluation (the outcome is
-        # the same in either order: tests have no side effects).
-        tests = tests[::-1]
-    return PairProgram(requests, tests, job_rank, slot_rank, ranks, as_rank,
-                       len(vector.names), values, vector.literals)
+    # A slot that compares literals of its own with the job (a desktop's START naming
+    # its owner) fails most classes on its own test: it goes first, as
+    # ``MatchTable._evaluate_pair`` orders the full evaluation (the outcome is the
+    # same in either order: tests have no side effects).
+    slot_first = bool(vector.literals) and SLOT_FIRST
+    shape = cache.shape(parts, slot_first,  # type: ignore[arg-type]
+                        lambda: _shape(parts, slot_first, len(vector.names),  # type: ignore[arg-type]
+                                       vector.literals, as_rank))
+    return PairProgram.of(shape, job_rank, values)
+
+
+def _shape(parts: tuple, slot_first: bool, width: int, literals: int,
+           as_rank: Callable[[object], float]) -> ProgramShape:
+    """The ``ProgramShape`` of a program of ``parts`` (``_program_parts``' answer),
+    its tests reversed when ``slot_first``."""
+    requests, tests, slot_rank, ranks = parts
+    return ProgramShape(requests, tests[::-1] if slot_first else tests, slot_rank, ranks,
+                        as_rank, width, literals)
 
 
 def _program_parts(pair: tuple, params: tuple[str, ...], used: set[str]) -> tuple | None:

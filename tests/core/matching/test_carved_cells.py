@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 import pytest
 
+from condorlite.core.classad.partial import Constant
 from condorlite.core.matching import (
     carved_lists,
     carving,
@@ -153,13 +154,13 @@ def test_gated_by_literal_reads_the_literal_position():
     position of the slot's own literals."""
     owner = lambda vals: vals[2] == "alice"  # noqa: E731
     bound = lambda vals: vals[0] >= 4  # noqa: E731
-    gated = carving.PairProgram([], [owner], carving.Constant(0.0), carving.Constant(0.0),
+    gated = carving.PairProgram([], [owner], Constant(0.0), Constant(0.0),
                                 [], float, width=3, literals=1)
     assert pair_programs.gated_by_literal(gated, (8, 1024, "bob"))
-    amounts = carving.PairProgram([], [bound], carving.Constant(0.0), carving.Constant(0.0),
+    amounts = carving.PairProgram([], [bound], Constant(0.0), Constant(0.0),
                                   [], float, width=3, literals=1)
     assert not pair_programs.gated_by_literal(amounts, (8, 1024, "bob"))
-    plain = carving.PairProgram([], [owner], carving.Constant(0.0), carving.Constant(0.0),
+    plain = carving.PairProgram([], [owner], Constant(0.0), Constant(0.0),
                                 [], float, width=3, literals=0)
     assert not pair_programs.gated_by_literal(plain, (8, 1024, "bob"))
 

@@ -20,8 +20,9 @@ from tests.core.negotiation.test_equivalence import _fingerprint
 
 
 def _given_programs(patch: pytest.MonkeyPatch) -> list[PairProgram]:
-    """The programs made whose dependent ranks read the given Rank."""
-    made = PairProgram.__init__
+    """The programs made whose dependent ranks read the given Rank (every program,
+    made by ``PairProgram(...)`` or ``PairProgram.of``, is set up by ``_set_up``)."""
+    made = PairProgram._set_up
     found: list[PairProgram] = []
 
     def counting(program, *args, **kwargs):  # type: ignore[no-untyped-def]
@@ -29,7 +30,7 @@ def _given_programs(patch: pytest.MonkeyPatch) -> list[PairProgram]:
         if program.slot_rank_given:
             found.append(program)
 
-    patch.setattr(PairProgram, "__init__", counting)
+    patch.setattr(PairProgram, "_set_up", counting)
     return found
 
 

@@ -24,7 +24,7 @@ class _TestCalls:
     def __init__(self, patch: pytest.MonkeyPatch) -> None:
         self.count = 0
         self.literal_programs = 0
-        made = PairProgram.__init__
+        made = PairProgram._set_up  # (every program, ``PairProgram(...)`` or ``.of``)
         calls = self
 
         def counting(program, *args, **kwargs):  # type: ignore[no-untyped-def]
@@ -40,7 +40,7 @@ class _TestCalls:
 
             program.tests = [wrap(test) for test in program.tests]
 
-        patch.setattr(PairProgram, "__init__", counting)
+        patch.setattr(PairProgram, "_set_up", counting)
 
 
 def _jobs(per: int) -> list[str]:
