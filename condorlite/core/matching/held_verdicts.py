@@ -34,10 +34,7 @@ out is passed over whole (else each group asks its own). A class asks the verdic
 of every type before it walks, and when one read names outside the union (the first
 class of new ``Requirements``), the types are made again first (at most ``RETYPES``
 times), rather than a verdict per group. Each group's first offer, its numbers and
-its policy key are worked out once per types made (``held_types.HeldSlot``). A held
-offer's vector is worked out once per cycle: that of an offer of a shared static part
-is its part's (``static_programs.StaticNumbers``, which works out every static offer's
-once) less its own literals, the rest from its ad (``_vector``).
+its policy key are worked out once per types made (``held_types.HeldSlot``).
 
 **The groups within a bound.** In a type whose verdict is a box, only the groups
 within the bound the fewest of them pass are tried (``halves``; ``box_ranges``: the
@@ -51,15 +48,12 @@ partitionable mix, 778 of 1,355 asks).
 
 **Emptied groups left out.** Once offers have left as many times as half the groups
 the types hold, the emptied groups (most held groups empty as their offers are
-preempted, and never gain one again) are left out of the types (``_compact``), and
-out of each column made, filtered in its order (the column made afresh of the groups
-left: ties keep the groups' order), not made again.
+preempted, and never gain one again) are left out of the types (``_compact``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import compress
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.partial import Constant, specialize_attribute
@@ -78,7 +72,7 @@ from condorlite.core.matching.held_types import (
 )
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.pair_programs import job_params
-from condorlite.core.matching.slot_vectors import StaticVector, VectorNumbers, int_now
+from condorlite.core.matching.slot_vectors import SlotVector, VectorNumbers, int_now
 
 #: the verdict "the job's Requirements hold for no values of the free names"
 NEVER = object()
@@ -106,10 +100,8 @@ class HeldVerdicts:
                  number: Callable[[ClassAd, tuple[str, ...]], tuple],
                  resource_names: frozenset[str], now: float | None,
                  counts: EvaluationCount,
-                 policy_key: Callable[[int, HeldGroup, Offer], GroupKeys],
-                 statics: Callable[[], dict[int, StaticVector]] = dict) -> None:
+                 policy_key: Callable[[int, HeldGroup, Offer], GroupKeys]) -> None:
         self._held = held
-        self._statics = statics
         self._registry = registry
         self._policy_key = policy_key
         self._number = number
@@ -131,13 +123,10 @@ class HeldVerdicts:
         self._jobs: dict[tuple, tuple] = {}
         #: names read -> offer seq -> the offer's numbers of them
         self._numbers: dict[tuple[str, ...], dict[int, tuple]] = {}
-        #: each held offer's numbers (``_vector``) not found in ``statics``
-        self._vector_numbers = VectorNumbers(resource_names, StaticVector)
+        #: each held offer's numbers (``_vector``)
+        self._vector_numbers = VectorNumbers(resource_names)
         #: offer seq -> its vector (resources bound to number literals) or None
-        self._vectors: dict[int, StaticVector | None] = {}
-        #: a static vector's names -> (those of its resources, their index): the
-        #: resources' part of the vectors ``statics`` gives (``_vector``)
-        self._resources: dict[tuple[str, ...], tuple[tuple[str, ...], dict[str, int]]] = {}
+        self._vectors: dict[int, SlotVector | None] = {}
         #: every name of a slot some recorded verdict read (``_typed``)
         self._union: set[str] = set()
         #: offers removed from held groups when the types were last made or left
@@ -189,8 +178,7 @@ class HeldVerdicts:
         else:
             found_params = self._params.get((klass, free))
             if found_params is None:
-                found_params = self._params[(klass, free)] = job_params(
-                    job_ad, vector)  # type: ignore[arg-type]
+                found_params = self._params[(klass, free)] = job_params(job_ad, vector)
             params, values = found_params
         # (a verdict holds for any values of the names left free: kept apart per set)
         by_names = self._verdicts.get((free, params))
@@ -229,7 +217,7 @@ class HeldVerdicts:
             self._union.update(slot_names)
         return self._test_of(found, vector, values), slot_names
 
-    def _test_of(self, found: object, vector: StaticVector | None, values: tuple) -> object:
+    def _test_of(self, found: object, vector: SlotVector | None, values: tuple) -> object:
         """The verdict ``found`` as a class of the params' ``values`` runs it: a
         residual becomes a one-test program with those values (a box of bounds when
         it is a conjunction of them, run as a pair program's box is), made once per
@@ -274,16 +262,13 @@ class HeldVerdicts:
         """The types of the held groups with offers by ``names`` (``_typed``), each
         group's slot worked out anew (kept in ``_all``)."""
         registry = self._registry
-        # (the static offers' vectors, worked out once per cycle: those of the held
-        # offers of shared parts are their resources' and own literals', ``_vector``)
-        statics = self._statics()
         by_key: dict[tuple, HeldType] = {}
         every = self._all = []
         for pair_shape, group in self._held.groups.items():
             if not group.total:
                 continue
             first = registry[next(iter(next(iter(group.shapes.values()))))]
-            vector = self._vector(first, statics)
+            vector = self._vector(first)
             key = (() if vector is None else vector.names, self._numbers_of(names, first))
             held_type = by_key.get(key)
             if held_type is None:
@@ -316,12 +301,11 @@ class HeldVerdicts:
         return list(by_key.values())
 
     def _compact(self, types: list[HeldType]) -> None:
-        """Leave the groups that have emptied out of the types (and out of their
-        columns, each filtered in its order; their halves made again when asked)
-        once offers have left as many times as half the groups the types hold: an
-        emptied group never gains an offer again, and most held groups empty as
-        their offers are preempted (every offer's leaving counts once:
-        ``HeldGroups.epoch`` moves at each add and each removal)."""
+        """Leave the groups that have emptied out of the types (and their columns,
+        made again when asked) once offers have left as many times as half the
+        groups the types hold: an emptied group never gains an offer again, and
+        most held groups empty as their offers are preempted (every offer's leaving
+        counts once: ``HeldGroups.epoch`` moves at each add and each removal)."""
         held = self._held
         removed = held.epoch - held.added
         if 2 * (removed - self._removed) <= self._slots:
@@ -330,16 +314,7 @@ class HeldVerdicts:
         for held_type in types:
             slots = held_type.slots
             slots[:] = [slot for slot in slots if slot.group.total]
-            columns = held_type.columns
-            for index, found in list(columns.items()):
-                if found is None:
-                    del columns[index]  # (made again when asked: the rest may have an order)
-                else:
-                    # (filtered in its order: ties keep the groups' order, which the
-                    # groups left keep, so it is the column made afresh of them)
-                    there = [slot.group.total for slot in found.items]
-                    columns[index] = Column(list(compress(found.keys, there)),
-                                            list(compress(found.items, there)))
+            held_type.columns.clear()
             held_type.halves.clear()
             count += len(slots)
         self._removed, self._slots = removed, count
@@ -397,33 +372,15 @@ class HeldVerdicts:
             found = self._jobs[key] = self._number(job_ad, names)
         return found
 
-    def _vector(self, offer: Offer, statics: dict[int, StaticVector] | None = None
-                ) -> StaticVector | None:
+    def _vector(self, offer: Offer) -> SlotVector | None:
         """The offer's resources bound to number literals (``slot_vectors.vector_of``),
-        worked out once per offer (a held static offer's ad is never replaced). An
-        offer of a shared static part has one in ``statics`` (``StaticNumbers``,
-        ``MatchTable.static_vectors``) whose first names are exactly these, in
-        the same order, followed by its ``literals`` own literals (and holder):
-        that vector less the literals (the vector itself when it has none), not
-        worked out again from the ad."""
+        worked out once per offer (a held static offer's ad is never replaced)."""
         vectors = self._vectors
         seq = offer.seq
         if seq in vectors:
             return vectors[seq]
-        static = None if statics is None else statics.get(seq)
-        if static is None:
-            vector = self._vector_numbers.of(offer.ad)
-        elif not static.literals:
-            vector = static
-        else:
-            found = self._resources.get(static.names)
-            if found is None:
-                names = static.names[:len(static.names) - static.literals]
-                found = self._resources[static.names] = (
-                    names, {name: i for i, name in enumerate(names)})
-            vector = StaticVector(found[0], static.vals[:len(found[0])], found[1])
-        vectors[seq] = vector  # type: ignore[assignment]
-        return vector  # type: ignore[return-value]
+        vector = vectors[seq] = self._vector_numbers.of(offer.ad)
+        return vector
 
     def _numbers_of(self, names: tuple[str, ...], offer: Offer) -> tuple:
         """The offer's numbers of ``names``, worked out once per offer (a held static
