@@ -72,7 +72,7 @@ from condorlite.core.matching.held_types import (
 )
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.pair_programs import job_params
-from condorlite.core.matching.slot_vectors import SlotVector, VectorNumbers, int_now
+from condorlite.core.matching.slot_vectors import StaticVector, VectorNumbers, int_now
 
 #: the verdict "the job's Requirements hold for no values of the free names"
 NEVER = object()
@@ -100,8 +100,10 @@ class HeldVerdicts:
                  number: Callable[[ClassAd, tuple[str, ...]], tuple],
                  resource_names: frozenset[str], now: float | None,
                  counts: EvaluationCount,
-                 policy_key: Callable[[int, HeldGroup, Offer], GroupKeys]) -> None:
+                 policy_key: Callable[[int, HeldGroup, Offer], GroupKeys],
+                 statics: Callable[[], dict[int, StaticVector]] = dict) -> None:
         self._held = held
+        self._statics = statics
         self._registry = registry
         self._policy_key = policy_key
         self._number = number
@@ -123,10 +125,13 @@ class HeldVerdicts:
         self._jobs: dict[tuple, tuple] = {}
         #: names read -> offer seq -> the offer's numbers of them
         self._numbers: dict[tuple[str, ...], dict[int, tuple]] = {}
-        #: each held offer's numbers (``_vector``)
-        self._vector_numbers = VectorNumbers(resource_names)
+        #: each held offer's numbers (``_vector``) not found in ``statics``
+        self._vector_numbers = VectorNumbers(resource_names, StaticVector)
         #: offer seq -> its vector (resources bound to number literals) or None
-        self._vectors: dict[int, SlotVector | None] = {}
+        self._vectors: dict[int, StaticVector | None] = {}
+        #: a static vector's names -> (those of its resources, their index): the
+        #: resources' part of the vectors ``statics`` gives (``_vector``)
+        self._resources: dict[tuple[str, ...], tuple[tuple[str, ...], dict[str, int]]] = {}
         #: every name of a slot some recorded verdict read (``_typed``)
         self._union: set[str] = set()
         #: offers removed from held groups when the types were last made or left
@@ -178,7 +183,8 @@ class HeldVerdicts:
         else:
             found_params = self._params.get((klass, free))
             if found_params is None:
-                found_params = self._params[(klass, free)] = job_params(job_ad, vector)
+                found_params = self._params[(klass, free)] = job_params(
+                    job_ad, vector)  # type: ignore[arg-type]
             params, values = found_params
         # (a verdict holds for any values of the names left free: kept apart per set)
         by_names = self._verdicts.get((free, params))
@@ -217,7 +223,7 @@ class HeldVerdicts:
             self._union.update(slot_names)
         return self._test_of(found, vector, values), slot_names
 
-    def _test_of(self, found: object, vector: SlotVector | None, values: tuple) -> object:
+    def _test_of(self, found: object, vector: StaticVector | None, values: tuple) -> object:
         """The verdict ``found`` as a class of the params' ``values`` runs it: a
         residual becomes a one-test program with those values (a box of bounds when
         it is a conjunction of them, run as a pair program's box is), made once per
@@ -262,13 +268,16 @@ class HeldVerdicts:
         """The types of the held groups with offers by ``names`` (``_typed``), each
         group's slot worked out anew (kept in ``_all``)."""
         registry = self._registry
+        # (the static offers' vectors, worked out once per cycle: those of the held
+        # offers of shared parts are their resources' and own literals', ``_vector``)
+        statics = self._statics()
         by_key: dict[tuple, HeldType] = {}
         every = self._all = []
         for pair_shape, group in self._held.groups.items():
             if not group.total:
                 continue
             first = registry[next(iter(next(iter(group.shapes.values()))))]
-            vector = self._vector(first)
+            vector = self._vector(first, statics)
             key = (() if vector is None else vector.names, self._numbers_of(names, first))
             held_type = by_key.get(key)
             if held_type is None:
@@ -372,15 +381,33 @@ class HeldVerdicts:
             found = self._jobs[key] = self._number(job_ad, names)
         return found
 
-    def _vector(self, offer: Offer) -> SlotVector | None:
+    def _vector(self, offer: Offer, statics: dict[int, StaticVector] | None = None
+                ) -> StaticVector | None:
         """The offer's resources bound to number literals (``slot_vectors.vector_of``),
-        worked out once per offer (a held static offer's ad is never replaced)."""
+        worked out once per offer (a held static offer's ad is never replaced). An
+        offer of a shared static part has one in ``statics`` (``StaticNumbers``,
+        ``MatchTable.static_vectors``) whose first names are exactly these, in
+        the same order, followed by its ``literals`` own literals (and holder):
+        that vector less the literals (the vector itself when it has none), not
+        worked out again from the ad."""
         vectors = self._vectors
         seq = offer.seq
         if seq in vectors:
             return vectors[seq]
-        vector = vectors[seq] = self._vector_numbers.of(offer.ad)
-        return vector
+        static = None if statics is None else statics.get(seq)
+        if static is None:
+            vector = self._vector_numbers.of(offer.ad)
+        elif not static.literals:
+            vector = static
+        else:
+            found = self._resources.get(static.names)
+            if found is None:
+                names = static.names[:len(static.names) - static.literals]
+                found = self._resources[static.names] = (
+                    names, {name: i for i, name in enumerate(names)})
+            vector = StaticVector(found[0], static.vals[:len(found[0])], found[1])
+        vectors[seq] = vector  # type: ignore[assignment]
+        return vector  # type: ignore[return-value]
 
     def _numbers_of(self, names: tuple[str, ...], offer: Offer) -> tuple:
         """The offer's numbers of ``names``, worked out once per offer (a held static

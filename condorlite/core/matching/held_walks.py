@@ -150,7 +150,7 @@ class HeldWalks:
         self._counts = counts
         #: the verdicts per class and type of held groups (``held_verdicts``)
         self._verdicts = HeldVerdicts(held, registry, number, resource_names, now, counts,
-                                      policy_key)
+                                      policy_key, table.static_vectors)
         #: whether a slot passes a box, per box (``box_passes``)
         self._boxes = BoxPasses()
         #: (class key, its list's refusals or None) -> (``HeldGroups.added`` when
