@@ -54,6 +54,7 @@ preempted, and never gain one again) are left out of the types (``_compact``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import compress
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.partial import Constant, specialize_attribute
@@ -310,8 +311,8 @@ class HeldVerdicts:
         return list(by_key.values())
 
     def _compact(self, types: list[HeldType]) -> None:
-        """Leave the groups that have emptied out of the types (and their columns,
-        made again when asked) once offers have left as many times as half the
+        """Leave the groups that have emptied out of the types (and out of their
+        columns, each filtered in its order; their halves made again when asked) once offers have left as many times as half the
         groups the types hold: an emptied group never gains an offer again, and
         most held groups empty as their offers are preempted (every offer's leaving
         counts once: ``HeldGroups.epoch`` moves at each add and each removal)."""
@@ -323,7 +324,16 @@ class HeldVerdicts:
         for held_type in types:
             slots = held_type.slots
             slots[:] = [slot for slot in slots if slot.group.total]
-            held_type.columns.clear()
+            columns = held_type.columns
+            for index, found in list(columns.items()):
+                if found is None:
+                    del columns[index]  # (made again when asked: the rest may have an order)
+                else:
+                    # (filtered in its order: ties keep the groups' order, which the
+                    # groups left keep, so it is the column made afresh of them)
+                    there = [slot.group.total for slot in found.items]
+                    columns[index] = Column(list(compress(found.keys, there)),
+                                            list(compress(found.items, there)))
             held_type.halves.clear()
             count += len(slots)
         self._removed, self._slots = removed, count
