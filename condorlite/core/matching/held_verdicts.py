@@ -34,7 +34,10 @@ out is passed over whole (else each group asks its own). A class asks the verdic
 of every type before it walks, and when one read names outside the union (the first
 class of new ``Requirements``), the types are made again first (at most ``RETYPES``
 times), rather than a verdict per group. Each group's first offer, its numbers and
-its policy key are worked out once per types made (``held_types.HeldSlot``).
+its policy key are worked out once per types made (``held_types.HeldSlot``). A held
+offer's vector is worked out once per cycle: that of an offer of a shared static part
+is its part's (``static_programs.StaticNumbers``, which works out every static offer's
+once) less its own literals, the rest from its ad (``_vector``).
 
 **The groups within a bound.** In a type whose verdict is a box, only the groups
 within the bound the fewest of them pass are tried (``halves``; ``box_ranges``: the
@@ -48,7 +51,9 @@ partitionable mix, 778 of 1,355 asks).
 
 **Emptied groups left out.** Once offers have left as many times as half the groups
 the types hold, the emptied groups (most held groups empty as their offers are
-preempted, and never gain one again) are left out of the types (``_compact``).
+preempted, and never gain one again) are left out of the types (``_compact``), and
+out of each column made, filtered in its order (the column made afresh of the groups
+left: ties keep the groups' order), not made again.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from condorlite.core.matching.held_lists import HeldLists
 from condorlite.core.matching.held_types import HeldSlot
 from condorlite.core.matching.held_verdicts import HeldVerdicts
 from condorlite.core.matching.held_walks import HeldWalks, PartPairs
+from condorlite.core.matching.slot_vectors import VectorNumbers
 from condorlite.core.policy import Policy
 from tests.core._pool import UID
 from tests.core.matching._against_reference import run_both
@@ -391,3 +392,54 @@ def test_groups_of_one_offer_settled_by_it_decide_as_the_reference(monkeypatch) 
     monkeypatch.setattr(HeldSlot, "__init__", first_alone)
     with pytest.raises(AssertionError):
         run_both(TWIN_SLOTS, TWIN_JOBS, POLICY)
+
+
+def test_held_vectors_taken_from_the_static_parts_as_the_ad_gives_them(monkeypatch) -> None:
+    # The held offers of the two shared static parts take their vector from
+    # ``StaticNumbers``' (no own literal: that vector itself), none worked out again
+    # from its ad: each the names and numbers ``VectorNumbers`` gives of its ad (with
+    # own literals: ``test_held_desktops``).
+    worked: list[VectorNumbers] = []
+    of = VectorNumbers.of
+
+    def counting(self, ad, literals=()):  # type: ignore[no-untyped-def]
+        worked.append(self)
+        return of(self, ad, literals)
+
+    monkeypatch.setattr(VectorNumbers, "of", counting)
+    fast, _ = run_both(PART_SLOTS, PART_JOBS, POLICY)
+    verdicts = fast.mm.lists._walks._verdicts
+    statics = fast.mm.table.static_vectors()
+    assert len(verdicts._vectors) == 36 and set(verdicts._vectors) <= set(statics)
+    assert all(vector is statics[seq] for seq, vector in verdicts._vectors.items())
+    assert verdicts._vector_numbers not in worked
+    fresh = VectorNumbers(fast.mm.resource_names)
+    registry = fast.mm.shapes.registry
+    for seq, vector in verdicts._vectors.items():
+        expected = of(fresh, registry[seq].ad)
+        assert vector is not None and expected is not None
+        assert (vector.names, vector.vals, vector.index, vector.literals) == (
+            expected.names, expected.vals, expected.index, 0)
+
+
+def test_compacted_columns_filtered_as_made_afresh(monkeypatch) -> None:
+    # A compaction keeps each column made before, less its emptied groups, in its
+    # order: the column made afresh of the groups left (and the same matches).
+    filtered: list[int] = []
+    compact = HeldVerdicts._compact
+
+    def checking(self, types):  # type: ignore[no-untyped-def]
+        before = {id(t): dict(t.columns) for t in types}
+        compact(self, types)
+        for held_type in types:
+            for index, found in held_type.columns.items():
+                assert found is not None
+                made = box_ranges.column(held_type.slots,
+                                         [slot.vals[index] for slot in held_type.slots])
+                assert found == made
+                if found is not before[id(held_type)].get(index):
+                    filtered.append(index)
+
+    monkeypatch.setattr(HeldVerdicts, "_compact", checking)
+    run_both(COMPACT_SLOTS, COMPACT_JOBS, POLICY)
+    assert filtered
