@@ -317,10 +317,11 @@ class HeldVerdicts:
 
     def _compact(self, types: list[HeldType]) -> None:
         """Leave the groups that have emptied out of the types (and out of their
-        columns, each filtered in its order; their halves made again when asked) once offers have left as many times as half the
-        groups the types hold: an emptied group never gains an offer again, and
-        most held groups empty as their offers are preempted (every offer's leaving
-        counts once: ``HeldGroups.epoch`` moves at each add and each removal)."""
+        columns, each filtered in its order; their halves made again when asked)
+        once offers have left as many times as half the groups the types hold: an
+        emptied group never gains an offer again, and most held groups empty as
+        their offers are preempted (every offer's leaving counts once:
+        ``HeldGroups.epoch`` moves at each add and each removal)."""
         held = self._held
         removed = held.epoch - held.added
         if 2 * (removed - self._removed) <= self._slots:
