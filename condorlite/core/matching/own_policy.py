@@ -134,12 +134,10 @@ class OwnPolicy:
             entry = get(name)
             if entry is None or type(entry[1]) is Literal:
                 continue
-            plan = self._plans.get((name, id(entry)))
-            if plan is None or plan.policy is not entry:
-                plan = self._plans[(name, id(entry))] = self._plan(entry)
+            plan = self._plan_of(name, entry)
             entries = tuple(map(get, plan.reads))
             key = (tuple(map(id, entries)) if plan.tests is None
-                   else _decided_key(entries, plan.tests))
+                   else decided_key(entries, plan.tests))
             found = plan.folds.get(key, _UNSEEN)
             if found is _UNSEEN:
                 out = fold_own(entry[1], ad, self._keep, self._memo)
@@ -154,6 +152,26 @@ class OwnPolicy:
             if found is not None:
                 changes[name] = found
         return changes
+
+    def decided(self, name: str, entry: tuple) -> dict[str, tuple[Decision, ...]]:
+        """The names whose entries the fold of the policy entry ``entry`` (bound to
+        ``name``) is keyed on by what its comparisons decide (``_Plan.tests``), each
+        with its ``Decision`` s; {} for none, and for a literal entry (never folded).
+        ``own_rewrites`` keys a whole rewrite on them (``decided_key``)."""
+        if type(entry[1]) is Literal:
+            return {}
+        plan = self._plan_of(name, entry)
+        if plan.tests is None:
+            return {}
+        return {read: tests for read, tests in zip(plan.reads, plan.tests, strict=True)
+                if tests is not None}
+
+    def _plan_of(self, name: str, entry: tuple) -> _Plan:
+        """The plan of the policy entry ``entry`` bound to ``name``, made once."""
+        plan = self._plans.get((name, id(entry)))
+        if plan is None or plan.policy is not entry:
+            plan = self._plans[(name, id(entry))] = self._plan(entry)
+        return plan
 
     def _plan(self, entry: tuple) -> _Plan:
         """A new plan for the policy entry: its ``reads`` and, when ``DECIDED`` and
@@ -178,9 +196,11 @@ class OwnPolicy:
         return found[1]
 
 
-def _decided_key(entries: tuple, tests: tuple) -> tuple:
+def decided_key(entries: tuple, tests: tuple) -> tuple:
     """A fold's key (``_Plan.tests``): per name, the outcomes of its tests when the
-    ad binds it to an integer literal they decide, else its entry's id."""
+    ad binds it to an integer literal they decide, else its entry's id (``tests``:
+    per name its ``Decision`` s, or None: keyed on the entry). Whoever keeps the
+    key holds the entries, so the ids in it stay theirs."""
     key = []
     for entry, found in zip(entries, tests, strict=True):
         if found is not None and entry is not None and type(entry[1]) is Literal:

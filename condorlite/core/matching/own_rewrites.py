@@ -37,8 +37,20 @@ binding and split them no more than the folded expression did (a fold that
 decides something, ``KeyboardIdle > 900`` made ``true`` for every idle desktop,
 joins slots the unfolded walks would part, and is made as before).
 
-A slot whose policy reads numbers of its own (a desktop's ``KeyboardIdle``) shares
-its set with no other slot: after ``MISSES`` misses of the sets of policy entries
+A name that folding reads only to compare with integer constants (a desktop's
+``KeyboardIdle > 15 * 60``: ``OwnPolicy.decided``) keys the fold on what the
+comparisons give, not on its entry (``own_policy``'s ``DECIDED``). Where every
+policy entry whose fold reads such a name keys it so, the rewrite is keyed so too
+(``DECIDED``, ``_Plan.tests``: the comparisons of all of them, their outcomes in
+place of the entry's id, ``own_policy.decided_key``): equal outcomes give each fold
+its key, hence the very same folded entries, and the rest of the rewrite reads
+those and the plan's three entries. The desktops of one owner then share two sets
+(idle or not): a desktop's rewrite is a lookup, no fold. Such a plan counts its
+hits and misses alone (below): a miss per owner and outcome is no sign that the
+next desktop misses.
+
+A slot whose policy reads numbers of its own otherwise (a real, or a number read
+outside a comparison with an integer) shares its set with no other slot: after ``MISSES`` misses of the sets of policy entries
 that read the same names (the desktops of every owner) with fewer than one hit in
 ``SHARE`` lookups, their offers go the way they went before, without the lookups.
 Their folds are still few (``FOLDED``): a desktop's ``KeyboardIdle > 15 * 60 ||
@@ -68,7 +80,7 @@ from condorlite.core.classad.ast import (
 )
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.own_literals import NAMES, OwnLiterals
-from condorlite.core.matching.own_policy import POLICY_NAMES, OwnPolicy
+from condorlite.core.matching.own_policy import POLICY_NAMES, OwnPolicy, decided_key
 
 #: misses of one set of policy entries before its hit rate is looked at
 MISSES = 16
@@ -79,6 +91,9 @@ INLINED = True
 #: a given-up plan's offers are rewritten per the entries their fold gave (module
 #: doc); off: each in full
 FOLDED = True
+#: a name every fold of the plan keys on what its comparisons decide keys the
+#: rewrite so too (module doc); off: on its entry, as every other name
+DECIDED = True
 #: folded expressions deeper than this are taken as deciding something (kept)
 _MAX_DEPTH = 200
 
@@ -88,17 +103,25 @@ class _Plan:
     may read, the rebindings per their entries' ids, and the hit and miss counts
     of every plan with those names (shared: the desktops of many owners)."""
 
-    __slots__ = ("counts", "entries", "folded", "folded_counts", "reads", "results")
+    __slots__ = ("counts", "entries", "folded", "folded_counts", "reads", "results",
+                 "tests")
 
-    def __init__(self, entries: tuple, reads: tuple[str, ...], counts: list[int]) -> None:
+    def __init__(self, entries: tuple, reads: tuple[str, ...], tests: tuple | None,
+                 counts: list[int]) -> None:
         #: the three entries (held, so their ids stay theirs)
         self.entries = entries
         self.reads = reads
-        #: ids of the ad's entries for ``reads`` -> (those entries, held; the
-        #: rebindings, empty for none; the hidden names; what ``unhoist`` puts back)
+        #: per name of ``reads``, the comparisons every fold reading it keys it on
+        #: (``OwnPolicy.decided``, all of them in turn), or None: keyed on its
+        #: entry; None for no such name (``_tests``)
+        self.tests = tests
+        #: the key of the ad's entries for ``reads`` (their ids, or for a name of
+        #: ``tests`` bound to an integer literal they decide, their outcomes:
+        #: ``own_policy.decided_key``) -> (those entries, held; the rebindings,
+        #: empty for none; the hidden names; what ``unhoist`` puts back)
         self.results: dict[tuple, tuple] = {}
-        #: [hits, misses] of the plans with these ``reads``; misses is -1 once
-        #: they are given up
+        #: [hits, misses] of the plans with these ``reads`` (with ``tests``: this
+        #: plan's alone); misses is -1 once they are given up
         self.counts = counts
         #: once ``counts`` are given up (``FOLDED``): ids of the folded ``Start`` and
         #: ``Requirements`` entries (``OwnPolicy.changes``, None for unchanged) ->
@@ -141,10 +164,17 @@ class OwnRewrites:
         plan = self._plans.get(key)
         if plan is None:
             reads = self._reads(start, requirements)
-            counts = self._counts.get(reads)
-            if counts is None:
-                counts = self._counts[reads] = [0, 0]
-            plan = self._plans[key] = _Plan((rank, start, requirements), reads, counts)
+            tests = self._tests(reads, start, requirements)
+            if tests is None:
+                counts = self._counts.get(reads)
+                if counts is None:
+                    counts = self._counts[reads] = [0, 0]
+            else:
+                # (keyed on outcomes, a plan misses once per outcome, not once per
+                # slot: its hits and misses its own, not those of every owner's)
+                counts = [0, 0]
+            plan = self._plans[key] = _Plan((rank, start, requirements), reads, tests,
+                                            counts)
         counts = plan.counts
         if counts[1] < 0:
             if not FOLDED:
@@ -155,7 +185,8 @@ class OwnRewrites:
                 return
         else:
             entries = tuple(map(get, plan.reads))
-            ids = tuple(map(id, entries))
+            ids = (tuple(map(id, entries)) if plan.tests is None
+                   else decided_key(entries, plan.tests))
             found = plan.results.get(ids)
             if found is None:
                 counts[1] += 1
@@ -226,6 +257,33 @@ class OwnRewrites:
         for name in reversed(list(islice(reversed(new), added))):
             changes[name] = new[name]
         return changes, offer.literals, self._literals.replaced(offer)
+
+    def _tests(self, reads: tuple[str, ...], start: tuple | None,
+               requirements: tuple | None) -> tuple | None:
+        """``_Plan.tests`` (``DECIDED``): per name of ``reads``, the ``Decision`` s
+        of every policy entry whose fold reads it, one after the other, when each
+        keys it on them (``OwnPolicy.decided``), else None; None when no name is.
+        Equal outcomes of them all give each fold its key, hence the same folded
+        entries (``OwnPolicy`` makes equal folds one entry), and the rest of the
+        rewrite reads those and the plan's three entries only (module doc)."""
+        if not DECIDED:
+            return None
+        policy = self._policy
+        folds = [(policy.reads(entry), policy.decided(name, entry))
+                 for name, entry in zip(POLICY_NAMES, (start, requirements), strict=True)
+                 if entry is not None]
+        tests: list[tuple | None] = []
+        for name in reads:
+            mine: tuple | None = ()
+            for names, decided in folds:
+                if name in names:
+                    found = decided.get(name)
+                    if found is None:
+                        mine = None
+                        break
+                    mine += found  # type: ignore[operator]
+            tests.append(mine)
+        return tuple(tests) if any(tests) else None
 
     def _reads(self, start: tuple | None, requirements: tuple | None) -> tuple[str, ...]:
         """The names folding may look up for either policy entry (``OwnPolicy.reads``),
