@@ -137,7 +137,7 @@ class OwnPolicy:
             plan = self._plan_of(name, entry)
             entries = tuple(map(get, plan.reads))
             key = (tuple(map(id, entries)) if plan.tests is None
-                   else decided_key(entries, plan.tests))
+                   else _decided_key(entries, plan.tests))
             found = plan.folds.get(key, _UNSEEN)
             if found is _UNSEEN:
                 out = fold_own(entry[1], ad, self._keep, self._memo)
@@ -157,7 +157,7 @@ class OwnPolicy:
         """The names whose entries the fold of the policy entry ``entry`` (bound to
         ``name``) is keyed on by what its comparisons decide (``_Plan.tests``), each
         with its ``Decision`` s; {} for none, and for a literal entry (never folded).
-        ``own_rewrites`` keys a whole rewrite on them (``decided_key``)."""
+        ``own_rewrites`` keys a whole rewrite on them (``_decided_key``)."""
         if type(entry[1]) is Literal:
             return {}
         plan = self._plan_of(name, entry)
@@ -196,7 +196,7 @@ class OwnPolicy:
         return found[1]
 
 
-def decided_key(entries: tuple, tests: tuple) -> tuple:
+def _decided_key(entries: tuple, tests: tuple) -> tuple:
     """A fold's key (``_Plan.tests``): per name, the outcomes of its tests when the
     ad binds it to an integer literal they decide, else its entry's id (``tests``:
     per name its ``Decision`` s, or None: keyed on the entry). Whoever keeps the

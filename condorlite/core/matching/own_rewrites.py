@@ -65,7 +65,10 @@ no hoisting and no comparing. A plan whose folds keep missing (``MISSES``,
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from itertools import islice
+from operator import is_
+from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.classad.ast import (
@@ -80,7 +83,8 @@ from condorlite.core.classad.ast import (
 )
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.own_literals import NAMES, OwnLiterals
-from condorlite.core.matching.own_policy import POLICY_NAMES, OwnPolicy, decided_key
+from condorlite.core.classad.folding import Regions, regions
+from condorlite.core.matching.own_policy import POLICY_NAMES, OwnPolicy
 
 #: misses of one set of policy entries before its hit rate is looked at
 MISSES = 16
@@ -103,8 +107,8 @@ class _Plan:
     may read, the rebindings per their entries' ids, and the hit and miss counts
     of every plan with those names (shared: the desktops of many owners)."""
 
-    __slots__ = ("counts", "entries", "folded", "folded_counts", "reads", "results",
-                 "tests")
+    __slots__ = ("counts", "decided", "entries", "folded", "folded_counts", "reads",
+                 "results", "tests")
 
     def __init__(self, entries: tuple, reads: tuple[str, ...], tests: tuple | None,
                  counts: list[int]) -> None:
@@ -115,6 +119,11 @@ class _Plan:
         #: (``OwnPolicy.decided``, all of them in turn), or None: keyed on its
         #: entry; None for no such name (``_tests``)
         self.tests = tests
+        #: ``tests`` as the rewrite reads them: per name with tests, (its index in
+        #: ``reads``, their ``Regions``); None for no such name (``_decided_key``)
+        self.decided = None if tests is None else tuple(
+            (index, regions(found)) for index, found in enumerate(tests)
+            if found is not None)
         #: the key of the ad's entries for ``reads`` (their ids, or for a name of
         #: ``tests`` bound to an integer literal they decide, their outcomes:
         #: ``own_policy.decided_key``) -> (those entries, held; the rebindings,
@@ -145,6 +154,45 @@ class OwnRewrites:
     def rewrite(self, offer: Offer) -> None:
         """Fold and hoist the offer's ad and set ``Offer.literals``: what
         ``OwnLiterals.hoist(offer, OwnPolicy.changes(offer))`` makes of it."""
+        self._rewrite(offer)
+
+    def rewrite_all(self, offers: list[Offer]) -> None:
+        """``rewrite`` of each of ``offers`` not yet prepared (``seq < 0``), in order,
+        the same outcome. An offer holding the very entries of the one rewritten
+        before it for ``Rank``, ``Start``, ``Requirements`` and the plan's ``reads``
+        (the slots of a machine, the plain slots of a pool: the readers share entry
+        objects) is a hit of the same plan's same result (``_Run``): it gets that
+        result's rebindings with no key made and no lookup."""
+        rewrite = self._rewrite
+        run: _Run | None = None
+        for offer in offers:
+            if offer.seq >= 0:
+                continue
+            if run is not None:
+                ad = offer.state_ad
+                table = adeval.table(ad)
+                if (table is not None and ad.parent is None  # type: ignore[union-attr]
+                        and offer.vector is None):
+                    get = table.get
+                    if (get("rank") is run.rank and get("start") is run.start
+                            and get("requirements") is run.requirements
+                            and offer.partitionable is run.partitionable
+                            and all(map(is_, map(get, run.reads), run.entries))):
+                        run.counts[0] += 1
+                        found = run.found
+                        if found[1]:
+                            private = offer.private
+                            offer.private = False
+                            self._apply(offer, ad, table, private, found)
+                        else:  # (nothing rebound: the ad read as it is)
+                            offer.private = False
+                            offer.literals = found[2]
+                        continue
+            run = rewrite(offer)
+
+    def _rewrite(self, offer: Offer) -> _Run | None:
+        """``rewrite``; the ``_Run`` an offer holding the same entries would hit, when
+        the offer was a hit or a miss of its plan's ``results`` (not given up)."""
         # (an offer not yet prepared has no vector: its ad is ``state_ad`` itself,
         # read and set without ``Offer.ad``'s property calls)
         ad = offer.state_ad
@@ -154,7 +202,7 @@ class OwnRewrites:
         table = adeval.table(ad)
         if table is None or ad.parent is not None or offer.vector is not None:  # type: ignore[union-attr]
             self._direct(offer)
-            return
+            return None
         get = table.get
         rank, start, requirements = get("rank"), get("start"), get("requirements")
         partitionable = offer.partitionable
@@ -163,38 +211,37 @@ class OwnRewrites:
         # they live, no other object has those ids, so a hit is those entries)
         plan = self._plans.get(key)
         if plan is None:
-            reads = self._reads(start, requirements)
-            tests = self._tests(reads, start, requirements)
-            if tests is None:
-                counts = self._counts.get(reads)
-                if counts is None:
-                    counts = self._counts[reads] = [0, 0]
-            else:
-                # (keyed on outcomes, a plan misses once per outcome, not once per
-                # slot: its hits and misses its own, not those of every owner's)
-                counts = [0, 0]
-            plan = self._plans[key] = _Plan((rank, start, requirements), reads, tests,
-                                            counts)
+            plan = self._plans[key] = self._plan(rank, start, requirements)
         counts = plan.counts
         if counts[1] < 0:
             if not FOLDED:
                 self._direct(offer)
-                return
+                return None
             found = self._folded(offer, table, plan)
-            if found is None:
-                return
+            if found is not None:
+                self._apply(offer, ad, table, private, found)
+            return None
+        entries = tuple(map(get, plan.reads))
+        ids = (tuple(map(id, entries)) if plan.decided is None
+               else _decided_key(entries, plan.decided))
+        found = plan.results.get(ids)
+        if found is None:
+            counts[1] += 1
+            found = plan.results[ids] = (entries, *self._first(offer, table))
+            if counts[1] >= MISSES and counts[0] * SHARE < counts[1]:
+                counts[1] = -1  # (the offers that read these names share nothing)
+                return None
         else:
-            entries = tuple(map(get, plan.reads))
-            ids = (tuple(map(id, entries)) if plan.tests is None
-                   else decided_key(entries, plan.tests))
-            found = plan.results.get(ids)
-            if found is None:
-                counts[1] += 1
-                plan.results[ids] = (entries, *self._first(offer, table))
-                if counts[1] >= MISSES and counts[0] * SHARE < counts[1]:
-                    counts[1] = -1  # (the offers that read these names share nothing)
-                return
             counts[0] += 1
+            self._apply(offer, ad, table, private, found)
+        return _Run(rank, start, requirements, partitionable, plan.reads, entries, found,
+                    counts)
+
+    def _apply(self, offer: Offer, ad: adeval.ClassAd, table: dict, private: bool,
+               found: tuple) -> None:
+        """Make a remembered rewrite ``found`` (entries, rebindings, hidden names,
+        what ``unhoist`` puts back) in the offer's ad (``table`` its table; ``private``:
+        the offer's own unread copy)."""
         changes = found[1]
         if changes:
             if private:
@@ -206,6 +253,21 @@ class OwnRewrites:
             if found[3] is not None:
                 self._literals.remember(offer, found[3])
         offer.literals = found[2]
+
+    def _plan(self, rank: tuple | None, start: tuple | None,
+              requirements: tuple | None) -> _Plan:
+        """A new plan for the three entries: its ``reads``, ``tests`` and counts."""
+        reads = self._reads(start, requirements)
+        tests = self._tests(reads, start, requirements)
+        if tests is None:
+            counts = self._counts.get(reads)
+            if counts is None:
+                counts = self._counts[reads] = [0, 0]
+        else:
+            # (keyed on outcomes, a plan misses once per outcome, not once per
+            # slot: its hits and misses its own, not those of every owner's)
+            counts = [0, 0]
+        return _Plan((rank, start, requirements), reads, tests, counts)
 
     def _folded(self, offer: Offer, table: dict, plan: _Plan) -> tuple | None:
         """The rewrite of an offer of a given-up plan, remembered by the entries the
@@ -293,6 +355,38 @@ class OwnRewrites:
             if entry is not None:
                 names.update(self._policy.reads(entry))
         return tuple(sorted(names))
+
+
+class _Run(NamedTuple):
+    """What an offer's rewrite read and gave (``OwnRewrites.rewrite_all``): an offer
+    holding the very same ``rank``, ``start`` and ``requirements`` entries, of the
+    same kind, and the very ``entries`` for ``reads`` is a hit of ``found`` (the
+    plan's result: entries, rebindings, hidden names, what ``unhoist`` puts back),
+    counted in ``counts``."""
+
+    rank: tuple | None
+    start: tuple | None
+    requirements: tuple | None
+    partitionable: bool
+    reads: tuple[str, ...]
+    entries: tuple
+    found: tuple
+    counts: list[int]
+
+
+def _decided_key(entries: tuple, decided: tuple[tuple[int, Regions], ...]) -> tuple:
+    """A result's key where the plan has ``tests`` (``_Plan.decided``): the entries'
+    ids, but for a name with tests bound to an integer literal within 64 bits, the
+    outcomes of its tests (``Regions``: two bisections, no comparison made); equal
+    to ``own_policy``'s key of the outcomes, ``folding.outcomes``."""
+    key = list(map(id, entries))
+    for index, (cuts, outcomes, bound) in decided:
+        entry = entries[index]
+        if entry is not None and type(entry[1]) is Literal:
+            value = entry[1].value
+            if type(value) is int and -bound < value < bound:
+                key[index] = outcomes[bisect_left(cuts, value) + bisect_right(cuts, value)]
+    return tuple(key)
 
 
 def _decides_nothing(ad: adeval.ClassAd, changes: dict[str, tuple]) -> bool:

@@ -73,23 +73,36 @@ def _folded(policy: OwnPolicy, offer) -> dict:
     return changes
 
 
+@pytest.mark.parametrize("batch", [True, False])
 @pytest.mark.parametrize("decided", [True, False])
 @pytest.mark.parametrize("folded", [True, False])
 @pytest.mark.parametrize("inlined", [True, False])
 @pytest.mark.parametrize("misses", [own_rewrites.MISSES, 2])
 def test_rewrites_are_the_two_modules_entry_for_entry(monkeypatch, misses, inlined, folded,
-                                                      decided):
+                                                      decided, batch):
+    """Every offer's ad is the two modules', one offer at a time or all at once
+    (``rewrite_all``: the slots of a machine, holding its entries, rewritten as the
+    slot before them with no plan lookup)."""
     monkeypatch.setattr(own_rewrites, "MISSES", misses)
     monkeypatch.setattr(own_rewrites, "INLINED", inlined)
     monkeypatch.setattr(own_rewrites, "FOLDED", folded)
     monkeypatch.setattr(own_rewrites, "DECIDED", decided)
     policy, literals = OwnPolicy(KEEP), OwnLiterals()
     rewrites = OwnRewrites(policy, literals)
+    looked = []
+    full = rewrites._rewrite
+    monkeypatch.setattr(rewrites, "_rewrite", lambda offer: looked.append(offer) or full(offer))
     # (two offers of each slot: its ad's entries are the very same objects)
     slots, _ = decoded_texts(_pool(), [], POLICY, shared=True)
     fast, plain = _offers(slots), _offers(slots)
+    if batch:
+        rewrites.rewrite_all(fast)
+        # (a machine's static slots share their entries: runs of them, not looked
+        # up; after two misses the machines' plans are given up too, no runs)
+        assert (len(looked) < len(fast)) == (misses != 2)
     for a, b in zip(fast, plain, strict=True):
-        rewrites.rewrite(a)
+        if not batch:
+            rewrites.rewrite(a)
         # (the same two modules, so the rewritten entries are the same objects)
         b.literals = literals.hoist(b, _folded(policy, b))
         _same_table(a.ad, b.ad)
