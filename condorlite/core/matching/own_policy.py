@@ -157,7 +157,7 @@ class OwnPolicy:
         """The names whose entries the fold of the policy entry ``entry`` (bound to
         ``name``) is keyed on by what its comparisons decide (``_Plan.tests``), each
         with its ``Decision`` s; {} for none, and for a literal entry (never folded).
-        ``own_rewrites`` keys a whole rewrite on them (``_decided_key``)."""
+        ``own_rewrites`` keys a whole rewrite on them (its ``_decided_key``)."""
         if type(entry[1]) is Literal:
             return {}
         plan = self._plan_of(name, entry)

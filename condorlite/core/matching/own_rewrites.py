@@ -22,7 +22,10 @@ ads holding the same line, so the slots of a machine type find theirs with one p
 of lookups). The first offer of each set of entries is rewritten as before
 (``OwnPolicy.changes``, ``OwnLiterals.hoist``) and its rebindings are read off the
 copy it got: the entries it holds that the original did not, the new names in the
-order they were added.
+order they were added. ``rewrite_all`` (the cycle's set-up, every offer in order)
+looks up no plan for an offer that holds the very entries the offer before it
+held, for the three names and the plan's ``reads``: a hit of the same result
+(``_Run``; the plain slots of a pool, one plan and one result, are such runs).
 
 A fold that decides nothing is not made (``INLINED``): when it only puts, in place
 of references to names the ad binds to literals (not strings), those literals
@@ -42,17 +45,20 @@ A name that folding reads only to compare with integer constants (a desktop's
 comparisons give, not on its entry (``own_policy``'s ``DECIDED``). Where every
 policy entry whose fold reads such a name keys it so, the rewrite is keyed so too
 (``DECIDED``, ``_Plan.tests``: the comparisons of all of them, their outcomes in
-place of the entry's id, ``own_policy.decided_key``): equal outcomes give each fold
-its key, hence the very same folded entries, and the rest of the rewrite reads
-those and the plan's three entries. The desktops of one owner then share two sets
-(idle or not): a desktop's rewrite is a lookup, no fold. Such a plan counts its
-hits and misses alone (below): a miss per owner and outcome is no sign that the
-next desktop misses.
+place of the entry's id): equal outcomes give each fold its key, hence the very
+same folded entries, and the rest of the rewrite reads those and the plan's three
+entries. The outcomes are not worked out per offer: they are the same for every
+integer of a region between the tests' constants, so the key takes each region's,
+worked out once per plan (``folding.regions``, ``_decided_key``: two bisections).
+The desktops of one owner then share two sets (idle or not): a desktop's rewrite
+is a lookup, no fold. Such a plan counts its hits and misses alone (below): a miss
+per owner and outcome is no sign that the next desktop misses.
 
 A slot whose policy reads numbers of its own otherwise (a real, or a number read
-outside a comparison with an integer) shares its set with no other slot: after ``MISSES`` misses of the sets of policy entries
-that read the same names (the desktops of every owner) with fewer than one hit in
-``SHARE`` lookups, their offers go the way they went before, without the lookups.
+outside a comparison with an integer) shares its set with no other slot: after
+``MISSES`` misses of the sets of policy entries that read the same names (the
+desktops of every owner) with fewer than one hit in ``SHARE`` lookups, their
+offers go the way they went before, without the lookups.
 Their folds are still few (``FOLDED``): a desktop's ``KeyboardIdle > 15 * 60 ||
 TARGET.Owner == "alice"`` folds to one of two entries (``OwnPolicy`` makes equal
 folds one entry), so each given-up plan remembers its rewrites by the ids of the
@@ -81,9 +87,9 @@ from condorlite.core.classad.ast import (
     Paren,
     Unary,
 )
+from condorlite.core.classad.folding import Regions, regions
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.own_literals import NAMES, OwnLiterals
-from condorlite.core.classad.folding import Regions, regions
 from condorlite.core.matching.own_policy import POLICY_NAMES, OwnPolicy
 
 #: misses of one set of policy entries before its hit rate is looked at
@@ -126,7 +132,7 @@ class _Plan:
             if found is not None)
         #: the key of the ad's entries for ``reads`` (their ids, or for a name of
         #: ``tests`` bound to an integer literal they decide, their outcomes:
-        #: ``own_policy.decided_key``) -> (those entries, held; the rebindings,
+        #: ``_decided_key``) -> (those entries, held; the rebindings,
         #: empty for none; the hidden names; what ``unhoist`` puts back)
         self.results: dict[tuple, tuple] = {}
         #: [hits, misses] of the plans with these ``reads`` (with ``tests``: this
