@@ -66,12 +66,14 @@ class _Plan(NamedTuple):
     ids stay theirs; the folded entry, or None when folding changes nothing).
     ``tests``: per name of ``reads``, its ``folding.decisions`` (None: keyed on its
     entry), or None for none at all; a key then holds, for such a name bound to an
-    integer literal, the ``outcomes`` in place of the entry's id."""
+    integer literal, the ``outcomes`` in place of the entry's id. ``decided``: the
+    names of ``tests`` that have some, with them ({} for none: ``decided``)."""
 
     policy: tuple
     reads: tuple[str, ...]
     folds: dict[tuple, tuple[tuple, tuple[str, Expr] | None]]
     tests: tuple[tuple[Decision, ...] | None, ...] | None
+    decided: dict[str, tuple[Decision, ...]]
 
 
 class OwnPolicy:
@@ -160,11 +162,7 @@ class OwnPolicy:
         ``own_rewrites`` keys a whole rewrite on them (its ``_decided_key``)."""
         if type(entry[1]) is Literal:
             return {}
-        plan = self._plan_of(name, entry)
-        if plan.tests is None:
-            return {}
-        return {read: tests for read, tests in zip(plan.reads, plan.tests, strict=True)
-                if tests is not None}
+        return self._plan_of(name, entry).decided
 
     def _plan_of(self, name: str, entry: tuple) -> _Plan:
         """The plan of the policy entry ``entry`` bound to ``name``, made once."""
@@ -178,11 +176,14 @@ class OwnPolicy:
         some of them are only compared with integer constants, their ``tests``."""
         reads = self.reads(entry)
         tests = None
+        decided: dict[str, tuple[Decision, ...]] = {}
         if DECIDED and reads:
             found = decisions(entry[1], self._keep, self._memo)
             if found:
                 tests = tuple(found.get(name) for name in reads)
-        return _Plan(entry, reads, {}, tests)
+                decided = {read: tests for read, tests in zip(reads, tests, strict=True)
+                           if tests is not None}
+        return _Plan(entry, reads, {}, tests, decided)
 
     def reads(self, entry: tuple) -> tuple[str, ...]:
         """The names ``fold_own`` may look up in the ad while folding the policy

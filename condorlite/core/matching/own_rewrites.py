@@ -117,6 +117,7 @@ class _Plan:
                  "results", "tests")
 
     def __init__(self, entries: tuple, reads: tuple[str, ...], tests: tuple | None,
+                 decided: tuple[tuple[int, Regions], ...] | None,
                  counts: list[int]) -> None:
         #: the three entries (held, so their ids stay theirs)
         self.entries = entries
@@ -127,9 +128,7 @@ class _Plan:
         self.tests = tests
         #: ``tests`` as the rewrite reads them: per name with tests, (its index in
         #: ``reads``, their ``Regions``); None for no such name (``_decided_key``)
-        self.decided = None if tests is None else tuple(
-            (index, regions(found)) for index, found in enumerate(tests)
-            if found is not None)
+        self.decided = decided
         #: the key of the ad's entries for ``reads`` (their ids, or for a name of
         #: ``tests`` bound to an integer literal they decide, their outcomes:
         #: ``_decided_key``) -> (those entries, held; the rebindings,
@@ -156,6 +155,9 @@ class OwnRewrites:
         self._plans: dict[tuple, _Plan] = {}
         #: the names folding may read -> [hits, misses] of the plans with them
         self._counts: dict[tuple[str, ...], list[int]] = {}
+        #: one name's tests (``_Plan.tests``) -> their ``Regions`` (the desktops of
+        #: every owner compare ``KeyboardIdle`` with the same constants)
+        self._regions: dict[tuple, Regions] = {}
 
     def rewrite(self, offer: Offer) -> None:
         """Fold and hoist the offer's ad and set ``Offer.literals``: what
@@ -262,18 +264,30 @@ class OwnRewrites:
 
     def _plan(self, rank: tuple | None, start: tuple | None,
               requirements: tuple | None) -> _Plan:
-        """A new plan for the three entries: its ``reads``, ``tests`` and counts."""
-        reads = self._reads(start, requirements)
-        tests = self._tests(reads, start, requirements)
+        """A new plan for the three entries: its ``reads`` (the names folding may
+        look up for either policy entry, ``OwnPolicy.reads``, sorted), ``tests``
+        (``_tests``) and counts."""
+        policy = self._policy
+        folds = [(policy.reads(entry), policy.decided(name, entry) if DECIDED else {})
+                 for name, entry in zip(POLICY_NAMES, (start, requirements), strict=True)
+                 if entry is not None]
+        reads = tuple(sorted({name for names, _ in folds for name in names}))
+        tests = self._tests(reads, folds)
         if tests is None:
             counts = self._counts.get(reads)
             if counts is None:
                 counts = self._counts[reads] = [0, 0]
-        else:
-            # (keyed on outcomes, a plan misses once per outcome, not once per
-            # slot: its hits and misses its own, not those of every owner's)
-            counts = [0, 0]
-        return _Plan((rank, start, requirements), reads, tests, counts)
+            return _Plan((rank, start, requirements), reads, None, None, counts)
+        # (keyed on outcomes, a plan misses once per outcome, not once per slot: its
+        # hits and misses its own, not those of every owner's)
+        decided = []
+        for index, found in enumerate(tests):
+            if found is not None:
+                known = self._regions.get(found)
+                if known is None:
+                    known = self._regions[found] = regions(found)
+                decided.append((index, known))
+        return _Plan((rank, start, requirements), reads, tests, tuple(decided), [0, 0])
 
     def _folded(self, offer: Offer, table: dict, plan: _Plan) -> tuple | None:
         """The rewrite of an offer of a given-up plan, remembered by the entries the
@@ -326,41 +340,33 @@ class OwnRewrites:
             changes[name] = new[name]
         return changes, offer.literals, self._literals.replaced(offer)
 
-    def _tests(self, reads: tuple[str, ...], start: tuple | None,
-               requirements: tuple | None) -> tuple | None:
+    @staticmethod
+    def _tests(reads: tuple[str, ...], folds: list[tuple[tuple[str, ...], dict]]
+               ) -> tuple | None:
         """``_Plan.tests`` (``DECIDED``): per name of ``reads``, the ``Decision`` s
         of every policy entry whose fold reads it, one after the other, when each
-        keys it on them (``OwnPolicy.decided``), else None; None when no name is.
+        keys it on them (``folds``: per policy entry, its ``OwnPolicy.reads`` and
+        ``OwnPolicy.decided``), else None; None when no name is.
         Equal outcomes of them all give each fold its key, hence the same folded
         entries (``OwnPolicy`` makes equal folds one entry), and the rest of the
         rewrite reads those and the plan's three entries only (module doc)."""
-        if not DECIDED:
+        # (only a name some fold decides can have tests: the others are None)
+        names = {name for _, decided in folds for name in decided}
+        if not names:
             return None
-        policy = self._policy
-        folds = [(policy.reads(entry), policy.decided(name, entry))
-                 for name, entry in zip(POLICY_NAMES, (start, requirements), strict=True)
-                 if entry is not None]
-        tests: list[tuple | None] = []
-        for name in reads:
+        tests: dict[str, tuple | None] = dict.fromkeys(reads)
+        for name in names:
             mine: tuple | None = ()
-            for names, decided in folds:
-                if name in names:
+            for reading, decided in folds:
+                if name in reading:
                     found = decided.get(name)
                     if found is None:
                         mine = None
                         break
                     mine += found  # type: ignore[operator]
-            tests.append(mine)
-        return tuple(tests) if any(tests) else None
-
-    def _reads(self, start: tuple | None, requirements: tuple | None) -> tuple[str, ...]:
-        """The names folding may look up for either policy entry (``OwnPolicy.reads``),
-        sorted."""
-        names: set[str] = set()
-        for entry in (start, requirements):
-            if entry is not None:
-                names.update(self._policy.reads(entry))
-        return tuple(sorted(names))
+            tests[name] = mine
+        found_any = tuple(tests.values())
+        return found_any if any(found_any) else None
 
 
 class _Run(NamedTuple):
