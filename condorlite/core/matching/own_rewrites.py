@@ -166,41 +166,52 @@ class OwnRewrites:
 
     def rewrite_all(self, offers: list[Offer]) -> None:
         """``rewrite`` of each of ``offers`` not yet prepared (``seq < 0``), in order,
-        the same outcome. An offer holding the very entries of the one rewritten
-        before it for ``Rank``, ``Start``, ``Requirements`` and the plan's ``reads``
-        (the slots of a machine, the plain slots of a pool: the readers share entry
-        objects) is a hit of the same plan's same result (``_Run``): it gets that
-        result's rebindings with no key made and no lookup."""
-        rewrite = self._rewrite
-        run: _Run | None = None
+        the same outcome. An offer holding the very entries an offer rewritten
+        before it held for ``Rank``, ``Start``, ``Requirements`` and the plan's
+        ``reads`` (the plain slots of a pool: the readers share entry objects) is a
+        hit of the same plan's same result: the last such result is kept by its
+        ``Start`` entry (``_Run``, only for a plan keyed on the entries' ids), and
+        the offer gets its rebindings with no key made and no plan looked up."""
+        planned = self._planned
+        #: id(a Start entry) -> the last ``_Run`` with it (which holds the entry,
+        #: so the id stays its own)
+        runs: dict[int, _Run] = {}
         for offer in offers:
             if offer.seq >= 0:
                 continue
+            ad = offer.state_ad
+            table = adeval.table(ad)
+            if table is None or ad.parent is not None or offer.vector is not None:  # type: ignore[union-attr]
+                self._rewrite(offer)
+                continue
+            get = table.get
+            start = get("start")
+            run = runs.get(id(start))
+            if (run is not None and get("rank") is run.rank
+                    and get("requirements") is run.requirements
+                    and offer.partitionable is run.partitionable
+                    and run.counts[1] >= 0
+                    and all(map(is_, map(get, run.reads), run.entries))):
+                run.counts[0] += 1
+                found = run.found
+                if found[1]:
+                    private = offer.private
+                    offer.private = False
+                    self._apply(offer, ad, table, private, found)
+                else:  # (nothing rebound: the ad read as it is)
+                    offer.private = False
+                    offer.literals = found[2]
+                continue
+            private = offer.private
+            offer.private = False
+            run = planned(offer, ad, table, private, start)
             if run is not None:
-                ad = offer.state_ad
-                table = adeval.table(ad)
-                if (table is not None and ad.parent is None  # type: ignore[union-attr]
-                        and offer.vector is None):
-                    get = table.get
-                    if (get("rank") is run.rank and get("start") is run.start
-                            and get("requirements") is run.requirements
-                            and offer.partitionable is run.partitionable
-                            and all(map(is_, map(get, run.reads), run.entries))):
-                        run.counts[0] += 1
-                        found = run.found
-                        if found[1]:
-                            private = offer.private
-                            offer.private = False
-                            self._apply(offer, ad, table, private, found)
-                        else:  # (nothing rebound: the ad read as it is)
-                            offer.private = False
-                            offer.literals = found[2]
-                        continue
-            run = rewrite(offer)
+                runs[id(start)] = run
 
     def _rewrite(self, offer: Offer) -> _Run | None:
         """``rewrite``; the ``_Run`` an offer holding the same entries would hit, when
-        the offer was a hit or a miss of its plan's ``results`` (not given up)."""
+        the offer was a hit or a miss of its plan's ``results`` (not given up), keyed
+        on the entries' ids (not ``_Plan.decided``)."""
         # (an offer not yet prepared has no vector: its ad is ``state_ad`` itself,
         # read and set without ``Offer.ad``'s property calls)
         ad = offer.state_ad
@@ -212,7 +223,14 @@ class OwnRewrites:
             self._direct(offer)
             return None
         get = table.get
-        rank, start, requirements = get("rank"), get("start"), get("requirements")
+        return self._planned(offer, ad, table, private, get("start"))
+
+    def _planned(self, offer: Offer, ad: adeval.ClassAd, table: dict, private: bool,
+                 start: tuple | None) -> _Run | None:
+        """``_rewrite`` of an offer whose ad is a top-level ClassAd-lite ad (``table``
+        its table, ``start`` its ``Start`` entry; ``private`` read and cleared)."""
+        get = table.get
+        rank, requirements = get("rank"), get("requirements")
         partitionable = offer.partitionable
         key = (partitionable, id(rank), id(start), id(requirements))
         # (a plan and a result hold the entries their keys are the ids of: while
@@ -242,6 +260,8 @@ class OwnRewrites:
         else:
             counts[0] += 1
             self._apply(offer, ad, table, private, found)
+        if plan.decided is not None:
+            return None  # (a desktop's own number: the next holds another entry)
         return _Run(rank, start, requirements, partitionable, plan.reads, entries, found,
                     counts)
 

@@ -90,8 +90,9 @@ def test_rewrites_are_the_two_modules_entry_for_entry(monkeypatch, misses, inlin
     policy, literals = OwnPolicy(KEEP), OwnLiterals()
     rewrites = OwnRewrites(policy, literals)
     looked = []
-    full = rewrites._rewrite
-    monkeypatch.setattr(rewrites, "_rewrite", lambda offer: looked.append(offer) or full(offer))
+    full = rewrites._planned
+    monkeypatch.setattr(rewrites, "_planned",
+                        lambda offer, *rest: looked.append(offer) or full(offer, *rest))
     # (two offers of each slot: its ad's entries are the very same objects)
     slots, _ = decoded_texts(_pool(), [], POLICY, shared=True)
     fast, plain = _offers(slots), _offers(slots)
