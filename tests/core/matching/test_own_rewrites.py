@@ -16,7 +16,7 @@ from condorlite.core import adeval
 from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.ast import Literal
 from condorlite.core.classad.parser import parse_expr
-from condorlite.core.matching import own_rewrites
+from condorlite.core.matching import own_policy, own_rewrites
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.own_literals import OwnLiterals
 from condorlite.core.matching.own_policy import OwnPolicy
@@ -211,6 +211,12 @@ def test_desktop_rewrites_keyed_on_what_their_comparisons_decide(requirements):
     assert len(plans) == 4
     for plan in plans:
         decided = dict(zip(plan.reads, plan.tests or (), strict=False))
+        # the key by regions is the key of the outcomes, desktop by desktop
+        for slot in slots:
+            if plan.tests is not None:
+                entries = tuple(map(adeval.table(slot.ad).get, plan.reads))
+                assert own_rewrites._decided_key(entries, plan.decided) == \
+                    own_policy._decided_key(entries, plan.tests)
         if requirements == "elsewhere":
             assert plan.tests is None
         else:
