@@ -37,7 +37,16 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from condorlite.core import adeval
-from condorlite.core.classad.ast import Expr, Literal
+from condorlite.core.classad.ast import (
+    AttrRef,
+    Binary,
+    Call,
+    Conditional,
+    Expr,
+    Literal,
+    Paren,
+    Unary,
+)
 from condorlite.core.classad.folding import (
     Decision,
     FoldMemo,
@@ -57,6 +66,9 @@ DYNAMIC_NAMES = frozenset({"partitionableslot", "slottype"})
 #: a name a fold only compares with integer constants is keyed on the comparisons'
 #: outcomes (module doc); off: on its entry, as every other name
 DECIDED = True
+#: folded expressions deeper than this are taken as deciding something
+#: (``decides_nothing``)
+_MAX_DEPTH = 200
 
 
 class _Plan(NamedTuple):
@@ -211,3 +223,54 @@ def _decided_key(entries: tuple, tests: tuple) -> tuple:
                 continue
         key.append(id(entry))
     return tuple(key)
+
+
+def decides_nothing(ad: adeval.ClassAd, changes: dict[str, tuple]) -> bool:
+    """Whether each of the fold's rebindings (``OwnPolicy.changes`` of a ClassAd-lite
+    ad) is the ad's entry with some references replaced by literals that are not
+    strings, and nothing else changed: a fold that inlined literal bindings and
+    decided nothing. (A string might be hoisted by ``own_literals`` once inlined:
+    such a fold is made; ``own_rewrites.INLINED`` drops the others.)"""
+    table = adeval.table(ad)
+    if table is None:
+        return False
+    for name, after in changes.items():
+        before = table.get(name)
+        if before is None or before[0] != after[0] or not _only_inlined(
+                before[1], after[1], 0):
+            return False
+    return True
+
+
+def _only_inlined(before: Expr, after: Expr, depth: int) -> bool:
+    """``decides_nothing`` of two expressions (False for kinds of node not looked
+    into, and past ``_MAX_DEPTH``)."""
+    if before is after:
+        return True
+    kind = type(before)
+    if kind is AttrRef:
+        if type(after) is Literal:
+            return type(after.value) is not str  # type: ignore[attr-defined]
+        return before == after
+    if kind is not type(after) or depth > _MAX_DEPTH:
+        return False
+    depth += 1
+    if kind is Binary:
+        return (before.op == after.op  # type: ignore[attr-defined]
+                and _only_inlined(before.left, after.left, depth)  # type: ignore[attr-defined]
+                and _only_inlined(before.right, after.right, depth))  # type: ignore[attr-defined]
+    if kind is Paren:
+        return _only_inlined(before.inner, after.inner, depth)  # type: ignore[attr-defined]
+    if kind is Unary:
+        return (before.op == after.op  # type: ignore[attr-defined]
+                and _only_inlined(before.operand, after.operand, depth))  # type: ignore[attr-defined]
+    if kind is Conditional:
+        return all(_only_inlined(b, a, depth) for b, a in (
+            (before.cond, after.cond), (before.then, after.then),  # type: ignore[attr-defined]
+            (before.otherwise, after.otherwise)))  # type: ignore[attr-defined]
+    if kind is Call:
+        return (before.name == after.name  # type: ignore[attr-defined]
+                and len(before.args) == len(after.args)  # type: ignore[attr-defined]
+                and all(_only_inlined(b, a, depth)
+                        for b, a in zip(before.args, after.args, strict=True)))  # type: ignore[attr-defined]
+    return before == after

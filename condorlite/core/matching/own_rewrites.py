@@ -23,12 +23,15 @@ of lookups). The first offer of each set of entries is rewritten as before
 (``OwnPolicy.changes``, ``OwnLiterals.hoist``) and its rebindings are read off the
 copy it got: the entries it holds that the original did not, the new names in the
 order they were added. ``rewrite_all`` (the cycle's set-up, every offer in order)
-looks up no plan for an offer that holds the very entries the offer before it
-held, for the three names and the plan's ``reads``: a hit of the same result
-(``_Run``; the plain slots of a pool, one plan and one result, are such runs).
+keeps, per ``Start`` entry, what the last offer with it read and got (``_Run``), and
+looks up no plan for an offer that holds the very entries that offer held, for the
+three names and the plan's ``reads``: a hit of the same result (the plain slots of
+a pool, one plan and one result, even where desktops come between them; a plan
+keyed on outcomes, below, keeps none: each desktop holds its own number).
 
-A fold that decides nothing is not made (``INLINED``): when it only puts, in place
-of references to names the ad binds to literals (not strings), those literals
+A fold that decides nothing is not made (``INLINED``, ``own_policy.decides_nothing``):
+when it only puts, in place of references to names the ad binds to literals (not
+strings), those literals
 (``Requirements = START && WithinResourceLimits`` with ``START = true`` becomes
 ``true && WithinResourceLimits``), its rebindings are dropped, and an offer with
 nothing else to rewrite (no literal to hoist) keeps its ad as it is: the offers of
@@ -63,9 +66,9 @@ Their folds are still few (``FOLDED``): a desktop's ``KeyboardIdle > 15 * 60 ||
 TARGET.Owner == "alice"`` folds to one of two entries (``OwnPolicy`` makes equal
 folds one entry), so each given-up plan remembers its rewrites by the ids of the
 folded ``Start`` and ``Requirements`` entries: what the rest of the rewrite reads
-(``_decides_nothing`` the plan's entries and the folded ones, ``OwnLiterals.hoist``
-the three entries after folding) is then the same, and a hit costs the fold alone,
-no hoisting and no comparing. A plan whose folds keep missing (``MISSES``,
+(``own_policy.decides_nothing`` the plan's entries and the folded ones,
+``OwnLiterals.hoist`` the three entries after folding) is then the same, and a hit
+costs the fold alone, no hoisting and no comparing. A plan whose folds keep missing (``MISSES``,
 ``SHARE``: every slot folds to its own expression) is given up in turn.
 """
 
@@ -77,20 +80,11 @@ from operator import is_
 from typing import NamedTuple
 
 from condorlite.core import adeval
-from condorlite.core.classad.ast import (
-    AttrRef,
-    Binary,
-    Call,
-    Conditional,
-    Expr,
-    Literal,
-    Paren,
-    Unary,
-)
+from condorlite.core.classad.ast import Literal
 from condorlite.core.classad.folding import Regions, regions
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.own_literals import NAMES, OwnLiterals
-from condorlite.core.matching.own_policy import POLICY_NAMES, OwnPolicy
+from condorlite.core.matching.own_policy import POLICY_NAMES, OwnPolicy, decides_nothing
 
 #: misses of one set of policy entries before its hit rate is looked at
 MISSES = 16
@@ -104,8 +98,6 @@ FOLDED = True
 #: a name every fold of the plan keys on what its comparisons decide keys the
 #: rewrite so too (module doc); off: on its entry, as every other name
 DECIDED = True
-#: folded expressions deeper than this are taken as deciding something (kept)
-_MAX_DEPTH = 200
 
 
 class _Plan:
@@ -336,7 +328,7 @@ class OwnRewrites:
         decides nothing left out (``INLINED``, module doc). ``folded``: the offer's
         ``OwnPolicy.changes`` when already made."""
         changes = self._policy.changes(offer) if folded is None else folded
-        if INLINED and changes and _decides_nothing(offer.ad, changes):
+        if INLINED and changes and decides_nothing(offer.ad, changes):
             changes = {}
         offer.literals = self._literals.hoist(offer, changes)
 
@@ -419,54 +411,3 @@ def _decided_key(entries: tuple, decided: tuple[tuple[int, Regions], ...]) -> tu
             if type(value) is int and -bound < value < bound:
                 key[index] = outcomes[bisect_left(cuts, value) + bisect_right(cuts, value)]
     return tuple(key)
-
-
-def _decides_nothing(ad: adeval.ClassAd, changes: dict[str, tuple]) -> bool:
-    """Whether each of the fold's rebindings (``OwnPolicy.changes`` of a ClassAd-lite
-    ad) is the ad's entry with some references replaced by literals that are not
-    strings, and nothing else changed: a fold that inlined literal bindings and
-    decided nothing. (A string might be hoisted by ``own_literals`` once inlined:
-    such a fold is made.)"""
-    table = adeval.table(ad)
-    if table is None:
-        return False
-    for name, after in changes.items():
-        before = table.get(name)
-        if before is None or before[0] != after[0] or not _only_inlined(
-                before[1], after[1], 0):
-            return False
-    return True
-
-
-def _only_inlined(before: Expr, after: Expr, depth: int) -> bool:
-    """``_decides_nothing`` of two expressions (False for kinds of node not looked
-    into, and past ``_MAX_DEPTH``)."""
-    if before is after:
-        return True
-    kind = type(before)
-    if kind is AttrRef:
-        if type(after) is Literal:
-            return type(after.value) is not str  # type: ignore[attr-defined]
-        return before == after
-    if kind is not type(after) or depth > _MAX_DEPTH:
-        return False
-    depth += 1
-    if kind is Binary:
-        return (before.op == after.op  # type: ignore[attr-defined]
-                and _only_inlined(before.left, after.left, depth)  # type: ignore[attr-defined]
-                and _only_inlined(before.right, after.right, depth))  # type: ignore[attr-defined]
-    if kind is Paren:
-        return _only_inlined(before.inner, after.inner, depth)  # type: ignore[attr-defined]
-    if kind is Unary:
-        return (before.op == after.op  # type: ignore[attr-defined]
-                and _only_inlined(before.operand, after.operand, depth))  # type: ignore[attr-defined]
-    if kind is Conditional:
-        return all(_only_inlined(b, a, depth) for b, a in (
-            (before.cond, after.cond), (before.then, after.then),  # type: ignore[attr-defined]
-            (before.otherwise, after.otherwise)))  # type: ignore[attr-defined]
-    if kind is Call:
-        return (before.name == after.name  # type: ignore[attr-defined]
-                and len(before.args) == len(after.args)  # type: ignore[attr-defined]
-                and all(_only_inlined(b, a, depth)
-                        for b, a in zip(before.args, after.args, strict=True)))  # type: ignore[attr-defined]
-    return before == after

@@ -68,7 +68,7 @@ def _folded(policy: OwnPolicy, offer) -> dict:
     """``OwnPolicy.changes`` of the offer, less a fold that decides nothing when
     ``own_rewrites.INLINED`` is on (the reference the rewrites are held to)."""
     changes = policy.changes(offer)
-    if own_rewrites.INLINED and changes and own_rewrites._decides_nothing(offer.ad, changes):
+    if own_rewrites.INLINED and changes and own_policy.decides_nothing(offer.ad, changes):
         return {}
     return changes
 
@@ -280,7 +280,7 @@ def test_a_fold_decides_nothing_when_it_only_inlines_literals(before, after, not
     ad = ClassAd()
     ad["Requirements"] = parse_expr(before)
     changes = {"requirements": _entry(after)}
-    assert own_rewrites._decides_nothing(ad, changes) is nothing
+    assert own_policy.decides_nothing(ad, changes) is nothing
     # (a rebinding the ad spells otherwise is a change of its own)
-    assert not own_rewrites._decides_nothing(
+    assert not own_policy.decides_nothing(
         ad, {"requirements": _entry(after, "requirements")})
