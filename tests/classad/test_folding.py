@@ -11,6 +11,8 @@ pass, and that names in ``keep`` are never folded.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+
 import pytest
 
 from condorlite.core.classad import folding
@@ -258,3 +260,31 @@ def test_a_fold_is_a_function_of_what_the_decisions_give() -> None:
         assert len(seen) < len(values) * 2
     for value in (True, 900.0, "900", 2 ** 63, -2 ** 63):
         assert folding.outcomes((_D(">", 900, True),), value) is None
+
+
+@pytest.mark.parametrize("constants", [
+    (900,), (60, 900), (60, 61, 62), (-3, 0, 1024), (900, 900),
+    (-2 ** 63 + 1, 2 ** 63 - 1), (-2 ** 63 + 2, 0, 2 ** 63 - 2),
+])
+def test_regions_give_the_outcomes_of_every_integer(constants) -> None:
+    """``regions``: for every integer on both sides of and at each constant (and
+    the ends of 64 bits), the region's outcomes are ``outcomes``, for tests of
+    every operator with the name on either side; a region no integer lies in has
+    none."""
+    ops = ("<", "<=", ">", ">=", "==", "!=")
+    tests = tuple(_D(ops[i % len(ops)], constant, i % 4 < 2)
+                  for i, constant in enumerate(constants * len(ops)))
+    found = folding.regions(tests)
+    assert found.cuts == tuple(sorted(set(constants)))
+    assert len(found.outcomes) == 2 * len(found.cuts) + 1
+    values = {-2 ** 63 + 1, 2 ** 63 - 1, 0}
+    values.update(c + d for c in constants for d in (-2, -1, 0, 1, 2))
+    for value in sorted(values):
+        if not -found.bound < value < found.bound:
+            continue
+        region = bisect_left(found.cuts, value) + bisect_right(found.cuts, value)
+        assert found.outcomes[region] == folding.outcomes(tests, value), value
+    # (between two adjacent constants: no integer, no outcomes)
+    for low, high in zip(found.cuts, found.cuts[1:], strict=False):
+        if high == low + 1:
+            assert found.outcomes[2 * found.cuts.index(high)] is None

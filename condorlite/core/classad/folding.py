@@ -258,6 +258,36 @@ def outcomes(tests: tuple[Decision, ...], value: object) -> tuple[bool, ...] | N
                  else _COMPARE[test.op](test.constant, value) for test in tests)
 
 
+class Regions(NamedTuple):
+    """``outcomes`` of one name's ``decisions`` by the region of the integers its value
+    lies in (``regions``): ``cuts`` are the tests' constants, sorted and distinct; for
+    an integer ``v`` (not a bool) with ``-bound < v < bound``,
+    ``outcomes[bisect_left(cuts, v) + bisect_right(cuts, v)]`` is ``outcomes(tests,
+    v)`` (region ``2 i`` lies between ``cuts[i - 1]`` and ``cuts[i]``, ``2 i + 1`` is
+    ``cuts[i]`` itself; None for a region holding no such integer)."""
+
+    cuts: tuple[int, ...]
+    outcomes: tuple[tuple[bool, ...] | None, ...]
+    bound: int
+
+
+def regions(tests: tuple[Decision, ...]) -> Regions:
+    """The ``Regions`` of ``tests`` (``decisions`` of one name): each test compares the
+    value with one of ``cuts``, so its outcome is that of the sign of ``v - cut``, the
+    same for every value of a region; each region's outcomes are worked out once,
+    at one integer in it."""
+    cuts = tuple(sorted({test.constant for test in tests}))
+    found: list[tuple[bool, ...] | None] = []
+    below = None
+    for cut in cuts:
+        # (between two adjacent integers there is no region)
+        found.append(outcomes(tests, cut - 1) if below is None or cut - 1 > below else None)
+        found.append(outcomes(tests, cut))
+        below = cut
+    found.append(outcomes(tests, 0 if below is None else below + 1))
+    return Regions(cuts, tuple(found), _BOUND)
+
+
 def _collect(node: Expr, folder: _Folder, found: dict[str, list[Decision]],
              elsewhere: set[str], depth: int) -> None:
     """``decisions``' walk: the kinds of node ``_Folder.fold`` descends into."""

@@ -208,10 +208,7 @@ class Matchmaker:
         """``prepare`` of each of ``offers`` (none prepared before), in order, the
         same outcome: every ad rewritten first (``own_rewrites``: nothing it does
         reads the shapes), then ``OfferPrep.prepare_all``."""
-        rewrite = self.own_rewrites.rewrite
-        for offer in offers:
-            if offer.seq < 0:
-                rewrite(offer)
+        self.own_rewrites.rewrite_all(offers)
         self.prep.prepare_all(offers)
 
     def stamp(self, offer: Offer) -> None:

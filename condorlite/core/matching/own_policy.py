@@ -37,7 +37,16 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from condorlite.core import adeval
-from condorlite.core.classad.ast import Expr, Literal
+from condorlite.core.classad.ast import (
+    AttrRef,
+    Binary,
+    Call,
+    Conditional,
+    Expr,
+    Literal,
+    Paren,
+    Unary,
+)
 from condorlite.core.classad.folding import (
     Decision,
     FoldMemo,
@@ -57,6 +66,9 @@ DYNAMIC_NAMES = frozenset({"partitionableslot", "slottype"})
 #: a name a fold only compares with integer constants is keyed on the comparisons'
 #: outcomes (module doc); off: on its entry, as every other name
 DECIDED = True
+#: folded expressions deeper than this are taken as deciding something
+#: (``decides_nothing``)
+_MAX_DEPTH = 200
 
 
 class _Plan(NamedTuple):
@@ -66,12 +78,14 @@ class _Plan(NamedTuple):
     ids stay theirs; the folded entry, or None when folding changes nothing).
     ``tests``: per name of ``reads``, its ``folding.decisions`` (None: keyed on its
     entry), or None for none at all; a key then holds, for such a name bound to an
-    integer literal, the ``outcomes`` in place of the entry's id."""
+    integer literal, the ``outcomes`` in place of the entry's id. ``decided``: the
+    names of ``tests`` that have some, with them ({} for none: ``decided``)."""
 
     policy: tuple
     reads: tuple[str, ...]
     folds: dict[tuple, tuple[tuple, tuple[str, Expr] | None]]
     tests: tuple[tuple[Decision, ...] | None, ...] | None
+    decided: dict[str, tuple[Decision, ...]]
 
 
 class OwnPolicy:
@@ -134,9 +148,7 @@ class OwnPolicy:
             entry = get(name)
             if entry is None or type(entry[1]) is Literal:
                 continue
-            plan = self._plans.get((name, id(entry)))
-            if plan is None or plan.policy is not entry:
-                plan = self._plans[(name, id(entry))] = self._plan(entry)
+            plan = self._plan_of(name, entry)
             entries = tuple(map(get, plan.reads))
             key = (tuple(map(id, entries)) if plan.tests is None
                    else _decided_key(entries, plan.tests))
@@ -155,16 +167,35 @@ class OwnPolicy:
                 changes[name] = found
         return changes
 
+    def decided(self, name: str, entry: tuple) -> dict[str, tuple[Decision, ...]]:
+        """The names whose entries the fold of the policy entry ``entry`` (bound to
+        ``name``) is keyed on by what its comparisons decide (``_Plan.tests``), each
+        with its ``Decision`` s; {} for none, and for a literal entry (never folded).
+        ``own_rewrites`` keys a whole rewrite on them (its ``_decided_key``)."""
+        if type(entry[1]) is Literal:
+            return {}
+        return self._plan_of(name, entry).decided
+
+    def _plan_of(self, name: str, entry: tuple) -> _Plan:
+        """The plan of the policy entry ``entry`` bound to ``name``, made once."""
+        plan = self._plans.get((name, id(entry)))
+        if plan is None or plan.policy is not entry:
+            plan = self._plans[(name, id(entry))] = self._plan(entry)
+        return plan
+
     def _plan(self, entry: tuple) -> _Plan:
         """A new plan for the policy entry: its ``reads`` and, when ``DECIDED`` and
         some of them are only compared with integer constants, their ``tests``."""
         reads = self.reads(entry)
         tests = None
+        decided: dict[str, tuple[Decision, ...]] = {}
         if DECIDED and reads:
             found = decisions(entry[1], self._keep, self._memo)
             if found:
                 tests = tuple(found.get(name) for name in reads)
-        return _Plan(entry, reads, {}, tests)
+                decided = {read: tests for read, tests in zip(reads, tests, strict=True)
+                           if tests is not None}
+        return _Plan(entry, reads, {}, tests, decided)
 
     def reads(self, entry: tuple) -> tuple[str, ...]:
         """The names ``fold_own`` may look up in the ad while folding the policy
@@ -180,7 +211,9 @@ class OwnPolicy:
 
 def _decided_key(entries: tuple, tests: tuple) -> tuple:
     """A fold's key (``_Plan.tests``): per name, the outcomes of its tests when the
-    ad binds it to an integer literal they decide, else its entry's id."""
+    ad binds it to an integer literal they decide, else its entry's id (``tests``:
+    per name its ``Decision`` s, or None: keyed on the entry). Whoever keeps the
+    key holds the entries, so the ids in it stay theirs."""
     key = []
     for entry, found in zip(entries, tests, strict=True):
         if found is not None and entry is not None and type(entry[1]) is Literal:
@@ -190,3 +223,54 @@ def _decided_key(entries: tuple, tests: tuple) -> tuple:
                 continue
         key.append(id(entry))
     return tuple(key)
+
+
+def decides_nothing(ad: adeval.ClassAd, changes: dict[str, tuple]) -> bool:
+    """Whether each of the fold's rebindings (``OwnPolicy.changes`` of a ClassAd-lite
+    ad) is the ad's entry with some references replaced by literals that are not
+    strings, and nothing else changed: a fold that inlined literal bindings and
+    decided nothing. (A string might be hoisted by ``own_literals`` once inlined:
+    such a fold is made; ``own_rewrites.INLINED`` drops the others.)"""
+    table = adeval.table(ad)
+    if table is None:
+        return False
+    for name, after in changes.items():
+        before = table.get(name)
+        if before is None or before[0] != after[0] or not _only_inlined(
+                before[1], after[1], 0):
+            return False
+    return True
+
+
+def _only_inlined(before: Expr, after: Expr, depth: int) -> bool:
+    """``decides_nothing`` of two expressions (False for kinds of node not looked
+    into, and past ``_MAX_DEPTH``)."""
+    if before is after:
+        return True
+    kind = type(before)
+    if kind is AttrRef:
+        if type(after) is Literal:
+            return type(after.value) is not str  # type: ignore[attr-defined]
+        return before == after
+    if kind is not type(after) or depth > _MAX_DEPTH:
+        return False
+    depth += 1
+    if kind is Binary:
+        return (before.op == after.op  # type: ignore[attr-defined]
+                and _only_inlined(before.left, after.left, depth)  # type: ignore[attr-defined]
+                and _only_inlined(before.right, after.right, depth))  # type: ignore[attr-defined]
+    if kind is Paren:
+        return _only_inlined(before.inner, after.inner, depth)  # type: ignore[attr-defined]
+    if kind is Unary:
+        return (before.op == after.op  # type: ignore[attr-defined]
+                and _only_inlined(before.operand, after.operand, depth))  # type: ignore[attr-defined]
+    if kind is Conditional:
+        return all(_only_inlined(b, a, depth) for b, a in (
+            (before.cond, after.cond), (before.then, after.then),  # type: ignore[attr-defined]
+            (before.otherwise, after.otherwise)))  # type: ignore[attr-defined]
+    if kind is Call:
+        return (before.name == after.name  # type: ignore[attr-defined]
+                and len(before.args) == len(after.args)  # type: ignore[attr-defined]
+                and all(_only_inlined(b, a, depth)
+                        for b, a in zip(before.args, after.args, strict=True)))  # type: ignore[attr-defined]
+    return before == after

@@ -16,7 +16,7 @@ from condorlite.core import adeval
 from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.ast import Literal
 from condorlite.core.classad.parser import parse_expr
-from condorlite.core.matching import own_rewrites
+from condorlite.core.matching import own_policy, own_rewrites
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.own_literals import OwnLiterals
 from condorlite.core.matching.own_policy import OwnPolicy
@@ -68,25 +68,42 @@ def _folded(policy: OwnPolicy, offer) -> dict:
     """``OwnPolicy.changes`` of the offer, less a fold that decides nothing when
     ``own_rewrites.INLINED`` is on (the reference the rewrites are held to)."""
     changes = policy.changes(offer)
-    if own_rewrites.INLINED and changes and own_rewrites._decides_nothing(offer.ad, changes):
+    if own_rewrites.INLINED and changes and own_policy.decides_nothing(offer.ad, changes):
         return {}
     return changes
 
 
+@pytest.mark.parametrize("batch", [True, False])
+@pytest.mark.parametrize("decided", [True, False])
 @pytest.mark.parametrize("folded", [True, False])
 @pytest.mark.parametrize("inlined", [True, False])
 @pytest.mark.parametrize("misses", [own_rewrites.MISSES, 2])
-def test_rewrites_are_the_two_modules_entry_for_entry(monkeypatch, misses, inlined, folded):
+def test_rewrites_are_the_two_modules_entry_for_entry(monkeypatch, misses, inlined, folded,
+                                                      decided, batch):
+    """Every offer's ad is the two modules', one offer at a time or all at once
+    (``rewrite_all``: the slots of a machine, holding its entries, rewritten as the
+    slot before them with no plan lookup)."""
     monkeypatch.setattr(own_rewrites, "MISSES", misses)
     monkeypatch.setattr(own_rewrites, "INLINED", inlined)
     monkeypatch.setattr(own_rewrites, "FOLDED", folded)
+    monkeypatch.setattr(own_rewrites, "DECIDED", decided)
     policy, literals = OwnPolicy(KEEP), OwnLiterals()
     rewrites = OwnRewrites(policy, literals)
+    looked = []
+    full = rewrites._planned
+    monkeypatch.setattr(rewrites, "_planned",
+                        lambda offer, *rest: looked.append(offer) or full(offer, *rest))
     # (two offers of each slot: its ad's entries are the very same objects)
     slots, _ = decoded_texts(_pool(), [], POLICY, shared=True)
     fast, plain = _offers(slots), _offers(slots)
+    if batch:
+        rewrites.rewrite_all(fast)
+        # (a machine's static slots share their entries: runs of them, not looked
+        # up; after two misses the machines' plans are given up too, no runs)
+        assert (len(looked) < len(fast)) == (misses != 2)
     for a, b in zip(fast, plain, strict=True):
-        rewrites.rewrite(a)
+        if not batch:
+            rewrites.rewrite(a)
         # (the same two modules, so the rewritten entries are the same objects)
         b.literals = literals.hoist(b, _folded(policy, b))
         _same_table(a.ad, b.ad)
@@ -107,11 +124,14 @@ def test_rewrites_are_the_two_modules_entry_for_entry(monkeypatch, misses, inlin
         _same_table(a.ad, b.ad)
 
 
+@pytest.mark.parametrize("decided", [True, False])
 @pytest.mark.parametrize("folded", [True, False])
 @pytest.mark.parametrize("inlined", [True, False])
-def test_a_cycle_with_the_rewrites_decides_as_the_reference(monkeypatch, inlined, folded):
+def test_a_cycle_with_the_rewrites_decides_as_the_reference(monkeypatch, inlined, folded,
+                                                            decided):
     monkeypatch.setattr(own_rewrites, "INLINED", inlined)
     monkeypatch.setattr(own_rewrites, "FOLDED", folded)
+    monkeypatch.setattr(own_rewrites, "DECIDED", decided)
     fast, _ = run_both(_pool(), _jobs(6), POLICY)
     assert sum(counts[0] for counts in fast.mm.own_rewrites._counts.values()) >= 30
 
@@ -126,8 +146,10 @@ def test_a_given_up_plan_rewrites_per_fold_as_the_two_modules(monkeypatch, own):
     after two misses): their rewrites are remembered per folded entries (two per
     owner: idle or busy) and equal the two modules' entry for entry; with a
     ``START`` that folds to an expression of its own per slot (``own``: the number
-    stays in it), the folds miss until given up, and are still equal."""
+    stays in it), the folds miss until given up, and are still equal. (The plans
+    keyed on the entries: ``DECIDED`` off, or the desktops' plans would hit.)"""
     monkeypatch.setattr(own_rewrites, "MISSES", 2)
+    monkeypatch.setattr(own_rewrites, "DECIDED", False)
     start = "(KeyboardIdle > 15 * 60) || (TARGET.ImageSize < KeyboardIdle)" if own \
         else None
     # (own: every desktop busy, ``KeyboardIdle`` under 900, so none folds to true)
@@ -149,6 +171,67 @@ def test_a_given_up_plan_rewrites_per_fold_as_the_two_modules(monkeypatch, own):
     else:  # four owners x idle or busy: at most eight misses, the rest hits
         assert sum(c[0] for c in counts) >= 40 - 8 - 2
         assert all(c[1] >= 0 for c in counts)
+    for a, b in zip(fast, plain, strict=True):
+        literals.unhoist(a)
+        literals.unhoist(b)
+        _same_table(a.ad, b.ad)
+
+
+#: ``Requirements`` of desktops: the default (reads ``START``, not ``KeyboardIdle``),
+#: one comparing ``KeyboardIdle`` with an integer too (its decisions joined to
+#: ``START``'s), one reading it outside a comparison (keyed on its entry)
+_REQUIREMENTS = {
+    "default": "START && WithinResourceLimits",
+    "compared": "START && WithinResourceLimits && KeyboardIdle >= 120",
+    "elsewhere": "START && WithinResourceLimits && KeyboardIdle =!= undefined",
+}
+
+
+@pytest.mark.parametrize("requirements", sorted(_REQUIREMENTS))
+def test_desktop_rewrites_keyed_on_what_their_comparisons_decide(requirements):
+    """Desktops of four owners, each ``KeyboardIdle`` an integer of its own on both
+    sides of the constants (and a few bound to a real, a string or an expression,
+    keyed on their entries): a rewrite is remembered per owner and outcomes, not
+    given up, and every offer's ad equals the two modules' entry for entry; where
+    ``Requirements`` reads ``KeyboardIdle`` outside a comparison, on its entry."""
+    odd = {7: "900.5", 11: '"idle"', 13: "ConsoleIdle + 1"}
+    texts = [_desktop(i % 4, KeyboardIdle=odd.get(i, 100 + 61 * i), ConsoleIdle=950,
+                      Name=f'"slot1@d{i}"', Requirements=_REQUIREMENTS[requirements])
+             for i in range(40)]
+    policy, literals = OwnPolicy(KEEP), OwnLiterals()
+    rewrites = OwnRewrites(policy, literals)
+    slots, _ = decoded_texts(texts, [], POLICY, shared=True)
+    fast, plain = _offers(slots), _offers(slots)
+    for a, b in zip(fast, plain, strict=True):
+        rewrites.rewrite(a)
+        b.literals = literals.hoist(b, _folded(policy, b))
+        _same_table(a.ad, b.ad)
+        assert a.literals == b.literals
+    plans = list(rewrites._plans.values())
+    assert len(plans) == 4
+    for plan in plans:
+        decided = dict(zip(plan.reads, plan.tests or (), strict=False))
+        # the key by regions is the key of the outcomes, desktop by desktop
+        for slot in slots:
+            if plan.tests is not None:
+                entries = tuple(map(adeval.table(slot.ad).get, plan.reads))
+                assert own_rewrites._decided_key(entries, plan.decided) == \
+                    own_policy._decided_key(entries, plan.tests)
+        if requirements == "elsewhere":
+            assert plan.tests is None
+        else:
+            assert len(decided["keyboardidle"]) == (2 if requirements == "compared" else 1)
+    if requirements == "elsewhere":  # every desktop's entry its own: given up
+        (counts,) = rewrites._counts.values()
+        assert counts[1] < 0
+    else:
+        # each plan counts alone: per owner, idle or not (and under 120 or not),
+        # and the three odd bindings (keyed on their entries)
+        assert not rewrites._counts
+        counts = [plan.counts for plan in plans]
+        assert all(c[1] > 0 for c in counts)
+        assert sum(c[1] for c in counts) <= 4 * (3 if requirements == "compared" else 2) + 3
+        assert sum(c[0] + c[1] for c in counts) == 40
     for a, b in zip(fast, plain, strict=True):
         literals.unhoist(a)
         literals.unhoist(b)
@@ -197,7 +280,7 @@ def test_a_fold_decides_nothing_when_it_only_inlines_literals(before, after, not
     ad = ClassAd()
     ad["Requirements"] = parse_expr(before)
     changes = {"requirements": _entry(after)}
-    assert own_rewrites._decides_nothing(ad, changes) is nothing
+    assert own_policy.decides_nothing(ad, changes) is nothing
     # (a rebinding the ad spells otherwise is a change of its own)
-    assert not own_rewrites._decides_nothing(
+    assert not own_policy.decides_nothing(
         ad, {"requirements": _entry(after, "requirements")})
