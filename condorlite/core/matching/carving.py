@@ -40,7 +40,13 @@ from condorlite.core.classad.residuals import Residual
 from condorlite.core.classad.values import Undefined
 from condorlite.core.matching.box_bounds import box_tests, settled_atom
 from condorlite.core.matching.deferred_ranks import DeferredRanks
-from condorlite.core.matching.program_shapes import PARAM, REQUEST, ProgramShape, settled
+from condorlite.core.matching.program_shapes import (
+    PARAM,
+    REQUEST,
+    ProgramShape,
+    request_amount,
+    settled,
+)
 from condorlite.core.matching.slot_vectors import holds, left
 
 
@@ -115,7 +121,9 @@ class PairProgram:
         self.fixed: list[tuple[str, float, int]] = []
         for kind, res, amount, pos, default in shape.plan:
             if kind is PARAM:
-                amount = self._param_amount(params[amount], default)  # type: ignore[index]
+                found = request_amount(params[amount], default)  # type: ignore[index]
+                self.never = self.never or found.never
+                amount = found.amount
             elif kind is REQUEST:
                 continue
             self.fixed.append((res, amount, pos))  # type: ignore[arg-type]
@@ -147,17 +155,6 @@ class PairProgram:
         #: the matchmaker's pair result made of ``result``, once made
         self.pair: object = None
         self._boxed(shape)
-
-    def _param_amount(self, value: object, default: float) -> float:
-        """A param request's amount (``default`` when undefined); one that is no
-        number, or negative, sets ``never``."""
-        amount = adeval.as_float(value)
-        if amount is None and value is not Undefined:
-            self.never = True
-        amount = default if amount is None else amount
-        if amount < 0:
-            self.never = True
-        return amount
 
     def _boxed(self, shape: ProgramShape) -> None:
         """Settle the shape's atoms with the params (those reading one here, in their

@@ -23,6 +23,7 @@ stops (no box) exactly where the walk over its tests' atoms did.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.classad.partial import Constant
@@ -76,8 +77,9 @@ class ProgramShape:
         self.requests: list[tuple[str, Residual, int, float]] = []
         for res, fn, pos, default in requests:
             if type(fn) is Constant:
-                self.plan.append((CONSTANT, res, self._amount(fn.value, default), pos,
-                                  default))
+                found = request_amount(fn.value, default)
+                self.never = self.never or found.never
+                self.plan.append((CONSTANT, res, found.amount, pos, default))
                 continue
             index = getattr(fn, "free_index", None)
             if index is not None and index >= width:
@@ -110,17 +112,6 @@ class ProgramShape:
         self.atoms: list[tuple[object, tuple]] = []
         self.whole = self._atoms()
 
-    def _amount(self, value: object, default: float) -> float:
-        """A constant request's amount (``default`` when undefined); one that is no
-        number, or negative, sets ``never``."""
-        amount = adeval.as_float(value)
-        if amount is None and value is not Undefined:
-            self.never = True
-        amount = default if amount is None else amount
-        if amount < 0:
-            self.never = True
-        return amount
-
     def _atoms(self) -> bool:
         """Fill ``atoms`` (class doc) up to where ``PairProgram``'s walk stops whatever
         the params: a test without atoms, or an atom that reads no param and settles
@@ -141,6 +132,23 @@ class ProgramShape:
                 if settled is not True:
                     self.atoms.append((settled, atom))
         return True
+
+
+class RequestAmount(NamedTuple):
+    """A request's amount and whether it rules the match out (``request_amount``)."""
+
+    amount: float
+    never: bool
+
+
+def request_amount(value: object, default: float) -> RequestAmount:
+    """A constant or param request's amount: ``value`` as a number, ``default`` when
+    undefined; one that is no number (nor undefined), or negative, rules the match
+    out (``never``; the amount is then ``default`` or the negative number)."""
+    amount = adeval.as_float(value)
+    never = amount is None and value is not Undefined
+    amount = default if amount is None else amount
+    return RequestAmount(amount, never or amount < 0)
 
 
 def settled(fn: Residual, convert: Callable[[object], float]) -> Residual | float:
