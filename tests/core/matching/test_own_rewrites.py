@@ -10,6 +10,8 @@ then given up), static and partitionable slots. The ranks of a loose record
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import pytest
 
 from condorlite.core import adeval
@@ -73,6 +75,41 @@ def _folded(policy: OwnPolicy, offer) -> dict:
     return changes
 
 
+class _Rewritten(NamedTuple):
+    """What ``_rewritten_alike`` made: the rewrites, the literals, the decoded slots
+    and two offers of each (rewritten; folded and hoisted alone)."""
+
+    rewrites: OwnRewrites
+    literals: OwnLiterals
+    slots: list
+    fast: list
+    plain: list
+
+
+def _rewritten_alike(texts: list[str]) -> _Rewritten:
+    """Each slot of ``texts`` rewritten on one offer (``OwnRewrites.rewrite``) and
+    folded and hoisted by the two modules alone on a second: the same table and
+    literals, offer by offer."""
+    policy, literals = OwnPolicy(KEEP), OwnLiterals()
+    rewrites = OwnRewrites(policy, literals)
+    slots, _ = decoded_texts(texts, [], POLICY, shared=True)
+    fast, plain = _offers(slots), _offers(slots)
+    for a, b in zip(fast, plain, strict=True):
+        rewrites.rewrite(a)
+        b.literals = literals.hoist(b, _folded(policy, b))
+        _same_table(a.ad, b.ad)
+        assert a.literals == b.literals
+    return _Rewritten(rewrites, literals, slots, fast, plain)
+
+
+def _unhoisted_alike(literals: OwnLiterals, fast: list, plain: list) -> None:
+    """Both offers of each slot unhoisted: the same table again."""
+    for a, b in zip(fast, plain, strict=True):
+        literals.unhoist(a)
+        literals.unhoist(b)
+        _same_table(a.ad, b.ad)
+
+
 @pytest.mark.parametrize("batch", [True, False])
 @pytest.mark.parametrize("decided", [True, False])
 @pytest.mark.parametrize("folded", [True, False])
@@ -118,10 +155,7 @@ def test_rewrites_are_the_two_modules_entry_for_entry(monkeypatch, misses, inlin
     # they keep the slot's own ad, no copy; the desktops' fold is made
     kept = [a.ad is a.slot.ad for a in fast]
     assert any(kept) == inlined and not all(kept)
-    for a, b in zip(fast, plain, strict=True):
-        literals.unhoist(a)
-        literals.unhoist(b)
-        _same_table(a.ad, b.ad)
+    _unhoisted_alike(literals, fast, plain)
 
 
 @pytest.mark.parametrize("decided", [True, False])
@@ -155,15 +189,8 @@ def test_a_given_up_plan_rewrites_per_fold_as_the_two_modules(monkeypatch, own):
     # (own: every desktop busy, ``KeyboardIdle`` under 900, so none folds to true)
     texts = [_desktop(i % 4, KeyboardIdle=100 + (7 if own else 97) * i, Name=f'"slot1@d{i}"',
                       **({"Start": start} if start else {})) for i in range(40)]
-    policy, literals = OwnPolicy(KEEP), OwnLiterals()
-    rewrites = OwnRewrites(policy, literals)
-    slots, _ = decoded_texts(texts, [], POLICY, shared=True)
-    fast, plain = _offers(slots), _offers(slots)
-    for a, b in zip(fast, plain, strict=True):
-        rewrites.rewrite(a)
-        b.literals = literals.hoist(b, _folded(policy, b))
-        _same_table(a.ad, b.ad)
-        assert a.literals == b.literals
+    done = _rewritten_alike(texts)
+    rewrites = done.rewrites
     assert all(counts[1] < 0 for counts in rewrites._counts.values())
     counts = _folded_hits(rewrites)
     if own:
@@ -171,10 +198,7 @@ def test_a_given_up_plan_rewrites_per_fold_as_the_two_modules(monkeypatch, own):
     else:  # four owners x idle or busy: at most eight misses, the rest hits
         assert sum(c[0] for c in counts) >= 40 - 8 - 2
         assert all(c[1] >= 0 for c in counts)
-    for a, b in zip(fast, plain, strict=True):
-        literals.unhoist(a)
-        literals.unhoist(b)
-        _same_table(a.ad, b.ad)
+    _unhoisted_alike(done.literals, done.fast, done.plain)
 
 
 #: ``Requirements`` of desktops: the default (reads ``START``, not ``KeyboardIdle``),
@@ -198,15 +222,8 @@ def test_desktop_rewrites_keyed_on_what_their_comparisons_decide(requirements):
     texts = [_desktop(i % 4, KeyboardIdle=odd.get(i, 100 + 61 * i), ConsoleIdle=950,
                       Name=f'"slot1@d{i}"', Requirements=_REQUIREMENTS[requirements])
              for i in range(40)]
-    policy, literals = OwnPolicy(KEEP), OwnLiterals()
-    rewrites = OwnRewrites(policy, literals)
-    slots, _ = decoded_texts(texts, [], POLICY, shared=True)
-    fast, plain = _offers(slots), _offers(slots)
-    for a, b in zip(fast, plain, strict=True):
-        rewrites.rewrite(a)
-        b.literals = literals.hoist(b, _folded(policy, b))
-        _same_table(a.ad, b.ad)
-        assert a.literals == b.literals
+    done = _rewritten_alike(texts)
+    rewrites, slots = done.rewrites, done.slots
     plans = list(rewrites._plans.values())
     assert len(plans) == 4
     for plan in plans:
@@ -232,10 +249,7 @@ def test_desktop_rewrites_keyed_on_what_their_comparisons_decide(requirements):
         assert all(c[1] > 0 for c in counts)
         assert sum(c[1] for c in counts) <= 4 * (3 if requirements == "compared" else 2) + 3
         assert sum(c[0] + c[1] for c in counts) == 40
-    for a, b in zip(fast, plain, strict=True):
-        literals.unhoist(a)
-        literals.unhoist(b)
-        _same_table(a.ad, b.ad)
+    _unhoisted_alike(done.literals, done.fast, done.plain)
 
 
 def test_loose_ranks_are_the_full_evaluation_and_walked_ones_are_worked_out_once():
