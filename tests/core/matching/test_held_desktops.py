@@ -11,10 +11,13 @@ from __future__ import annotations
 import pytest
 
 from condorlite.core.matching import static_programs
-from condorlite.core.matching.held_verdicts import HeldVerdicts
 from condorlite.core.matching.slot_vectors import VectorNumbers, vector_of
 from condorlite.core.policy import DEFAULT_PRE_JOB_RANK, Policy
 from tests.core.matching._against_reference import ad_text, run_both
+from tests.core.matching.test_held_walks import (
+    assert_held_vectors_as_their_ads_give,
+    held_vectors_run,
+)
 
 UID = "example.org"
 USERS = ("alice", "bob", "carol", "dave")
@@ -115,25 +118,9 @@ def test_held_vectors_are_the_parts_vectors_less_their_own_literals(monkeypatch)
     # part's (``StaticNumbers``: resources, then the holder) less the holder, not
     # worked out again from the ad; the same names, numbers and index as the ad's.
     monkeypatch.setattr(static_programs, "SHARED_LITERALS", 16)
-    worked: list[VectorNumbers] = []
-    of = VectorNumbers.of
-
-    def counting(self, ad, literals=()):  # type: ignore[no-untyped-def]
-        worked.append(self)
-        return of(self, ad, literals)
-
-    monkeypatch.setattr(VectorNumbers, "of", counting)
-    fast, _ = run_both(SLOTS, JOBS, POLICY)
-    verdicts: HeldVerdicts = fast.mm.lists._walks._verdicts
-    statics = fast.mm.table.static_vectors()
-    assert len(verdicts._vectors) == len(SLOTS)
-    assert all(statics[seq].literals for seq in verdicts._vectors)
-    assert verdicts._vector_numbers not in worked
-    fresh = VectorNumbers(fast.mm.resource_names)
-    registry = fast.mm.shapes.registry
-    for seq, vector in verdicts._vectors.items():
-        expected = of(fresh, registry[seq].ad)
-        assert vector is not None and expected is not None
-        assert static_programs.HOLDER not in vector.names
-        assert (vector.names, vector.vals, vector.index, vector.literals) == (
-            expected.names, expected.vals, expected.index, 0)
+    run = held_vectors_run(monkeypatch, SLOTS, JOBS, POLICY)
+    vectors = run.verdicts._vectors
+    assert len(vectors) == len(SLOTS)
+    assert all(run.statics[seq].literals for seq in vectors)
+    assert all(static_programs.HOLDER not in vector.names for vector in vectors.values())
+    assert_held_vectors_as_their_ads_give(run)

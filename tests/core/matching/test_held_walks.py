@@ -8,6 +8,8 @@ cycle with the mechanism on and off, and shown to matter: broken, it decides oth
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import pytest
 
 from condorlite.core.matching import box_ranges, held_verdicts, held_walks
@@ -399,24 +401,52 @@ def test_held_vectors_taken_from_the_static_parts_as_the_ad_gives_them(monkeypat
     # ``StaticNumbers``' (no own literal: that vector itself), none worked out again
     # from its ad: each the names and numbers ``VectorNumbers`` gives of its ad (with
     # own literals: ``test_held_desktops``).
+    run = held_vectors_run(monkeypatch, PART_SLOTS, PART_JOBS, POLICY)
+    vectors = run.verdicts._vectors
+    assert len(vectors) == 36 and set(vectors) <= set(run.statics)
+    assert all(vector is run.statics[seq] for seq, vector in vectors.items())
+    assert_held_vectors_as_their_ads_give(run)
+
+
+class HeldVectorRun(NamedTuple):
+    """``held_vectors_run``'s: the optimised run, its held verdicts, the static
+    parts' vectors (``MatchTable.static_vectors``) and every ``VectorNumbers`` that
+    worked a vector out of an ad during the run."""
+
+    fast: object
+    verdicts: HeldVerdicts
+    statics: dict
+    worked: list
+
+
+#: ``VectorNumbers.of`` itself (the runs below count its calls)
+_VECTOR_OF = VectorNumbers.of
+
+
+def held_vectors_run(monkeypatch, slots, jobs, policy) -> HeldVectorRun:  # type: ignore[no-untyped-def]
+    """A cycle run both ways (``run_both``) with each ``VectorNumbers`` that works a
+    vector out of an ad recorded."""
     worked: list[VectorNumbers] = []
-    of = VectorNumbers.of
 
     def counting(self, ad, literals=()):  # type: ignore[no-untyped-def]
         worked.append(self)
-        return of(self, ad, literals)
+        return _VECTOR_OF(self, ad, literals)
 
     monkeypatch.setattr(VectorNumbers, "of", counting)
-    fast, _ = run_both(PART_SLOTS, PART_JOBS, POLICY)
-    verdicts = fast.mm.lists._walks._verdicts
-    statics = fast.mm.table.static_vectors()
-    assert len(verdicts._vectors) == 36 and set(verdicts._vectors) <= set(statics)
-    assert all(vector is statics[seq] for seq, vector in verdicts._vectors.items())
-    assert verdicts._vector_numbers not in worked
-    fresh = VectorNumbers(fast.mm.resource_names)
-    registry = fast.mm.shapes.registry
-    for seq, vector in verdicts._vectors.items():
-        expected = of(fresh, registry[seq].ad)
+    fast, _ = run_both(slots, jobs, policy)
+    return HeldVectorRun(fast, fast.mm.lists._walks._verdicts,
+                         fast.mm.table.static_vectors(), worked)
+
+
+def assert_held_vectors_as_their_ads_give(run: HeldVectorRun) -> None:
+    """No held vector worked out by the verdicts' own ``VectorNumbers``, and each
+    the names, numbers and index ``VectorNumbers`` gives of its offer's ad, with no
+    own literal."""
+    assert run.verdicts._vector_numbers not in run.worked
+    fresh = VectorNumbers(run.fast.mm.resource_names)  # type: ignore[attr-defined]
+    registry = run.fast.mm.shapes.registry  # type: ignore[attr-defined]
+    for seq, vector in run.verdicts._vectors.items():
+        expected = _VECTOR_OF(fresh, registry[seq].ad)
         assert vector is not None and expected is not None
         assert (vector.names, vector.vals, vector.index, vector.literals) == (
             expected.names, expected.vals, expected.index, 0)
