@@ -11,14 +11,14 @@ vector's numbers and the shapes of a box hold a few values of them (10k static m
 
 Exactness: a residual is a pure function of the values it reads (``partial``:
 residuals read their free values as ``vals[index]`` only; ``literal_tests`` relies on
-the same). ``positions`` runs every rank part of the program that is no constant (a
-superset of what ``PairProgram._ranked`` runs: it may run a dependent rank ``_ranked``
-would not) at one shape's vector, recording the positions read
-(``pair_programs.ReadPositions``); a slot's Rank given to the dependent ranks is put
-after the params, as ``_ranked`` puts it, and derives from positions recorded. At
+the same). A new key's one run (``PairProgram.passed_reads``, through ``positions``)
+runs every rank part of the program that is no constant at one shape's vector,
+recording the positions read (``carving.RankReads``); a slot's Rank given to the
+dependent ranks is put after the params and derives from positions recorded. At
 another vector with the same values at those positions, ``passed`` reads the same
 positions in the same order, gets the same values and gives the same outcome. The
-params (after the vector) are the program's own, the same at every shape.
+params (after the vector) are the program's own, the same at every shape. (Until
+session 35 the positions were found by a second run of the ranks after ``passed``.)
 
 The values are dict keys, so equal keys must be values no residual can tell apart:
 ``1`` and ``1.0``, ``0.0`` and ``-0.0`` are equal in Python, not in ClassAds
@@ -34,7 +34,6 @@ from operator import itemgetter
 
 from condorlite.core.matching.candidates import PairEval, as_rank, make_pair
 from condorlite.core.matching.carving import PairProgram
-from condorlite.core.matching.pair_programs import ReadPositions
 from condorlite.core.matching.static_parts import Part
 
 #: the most sets of positions one box's shapes are keyed by (a rank whose reads depend
@@ -67,9 +66,9 @@ def by_reads(part: Part, program: PairProgram, shapes: Sequence[int],
             if pe is not None:
                 break
         if pe is None:
-            out = passed(at, as_rank)
+            out, read = (positions(program, at) if len(known) < MOST_READS
+                         else (passed(at, as_rank), None))
             pe = make_pair((True, out[1], out[2], out[3], None))
-            read = positions(program, at) if len(known) < MOST_READS else None
             if read is not None and all(map(part.plain, read)):
                 found = known.get(read)
                 if found is None:
@@ -79,31 +78,17 @@ def by_reads(part: Part, program: PairProgram, shapes: Sequence[int],
     return runs
 
 
-def positions(program: PairProgram, vals: Sequence[object]) -> tuple[int, ...] | None:
-    """The positions of the vector ``vals`` that the ranks of ``program`` (a box whose
-    ranks are not all constants) read there, sorted; None when a residual does more
-    than read positions (module doc)."""
+def positions(program: PairProgram, vals: Sequence[object]
+              ) -> tuple[tuple, tuple[int, ...] | None]:
+    """``program.passed(vals, as_rank)`` (a box whose ranks are not all constants)
+    and the positions of the vector ``vals`` its ranks read there, sorted, from one
+    run (``PairProgram.passed_reads``); None for the positions when a residual does
+    more than read positions (module doc)."""
+    out, seen = program.passed_reads(vals, as_rank)
+    if seen is None:
+        return out, None
     width = len(vals)
-    full = ReadPositions((*vals, *program.params))
-    try:
-        given: object = None
-        if type(program.job_rank) is not float:
-            program.job_rank(full)
-        if type(program.slot_rank) is not float:
-            given = program.slot_rank(full)
-        if program.dependent_keys is not None:
-            # (the slot's Rank after the params, as ``_ranked`` gives it; its reads
-            # are recorded with the others)
-            reads = full
-            if program.slot_rank_given:
-                reads = ReadPositions((*full.vals, given))
-                reads.seen = full.seen
-            for _, fn in program.dependent:
-                if type(fn) is not float:
-                    fn(reads)
-    except (AttributeError, TypeError, IndexError):
-        return None  # (a residual that wants more of a tuple: every shape is run)
-    return tuple(sorted(index for index in full.seen if index < width))
+    return out, tuple(sorted(index for index in seen if index < width))
 
 
 def key_of(read: tuple[int, ...]) -> Callable[[Sequence[object]], object]:

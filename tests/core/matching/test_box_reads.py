@@ -66,8 +66,8 @@ def _jobs(per: int) -> list[str]:
 
 def _checked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Spy on ``by_reads``: every pair result it adds equals ``passed``'s at the
-    shape's own vector; its runs (each followed by ``positions``) are counted into
-    the list returned."""
+    shape's own vector; its runs (each one ``positions``, the outcome and the
+    positions read) are counted into the list returned."""
     runs: list[int] = []
     by_reads, read = box_reads.by_reads, box_reads.positions
 
@@ -153,14 +153,16 @@ def test_key_of():
 
 
 def test_positions_of_a_program_in_the_cycle(monkeypatch):
-    """``positions`` of each box the cycle asks: the Memory position for
-    ``Rank = TARGET.Memory`` (never Disk, which the box's bounds read)."""
+    """``positions`` of each box the cycle asks: ``passed``'s outcome and the Memory
+    position for ``Rank = TARGET.Memory`` (never Disk, which the box's bounds read)."""
     seen: list[tuple[tuple, tuple]] = []
     by_reads = box_reads.by_reads
 
     def spying(part, program, shapes, members, matched):  # type: ignore[no-untyped-def]
         at = part.vals[shapes[0]]
-        seen.append((positions(program, at), at))
+        out, read = positions(program, at)
+        assert out == program.passed(at, as_rank)
+        seen.append((read, at))
         return by_reads(part, program, shapes, members, matched)
 
     monkeypatch.setattr(static_lists, "by_reads", spying)
