@@ -49,33 +49,85 @@ def by_reads(part: Part, program: PairProgram, shapes: Sequence[int],
     result: ``passed`` run once per values its ranks read, the result shared by every
     shape of those values (module doc); the number of such shapes, each counted as
     one evaluation. A shape whose positions read are not all ``Part.plain`` is run
-    on its own."""
-    vals, passed = part.vals, program.passed
+    on its own.
+
+    Most boxes' ranks read one set of positions at every shape (``_one_read``): the
+    shapes are then keyed and their results handed out in C passes, a Python step
+    per values read only; else a step per shape (``_each``)."""
+    alive = list(filter(members.__contains__, shapes))
+    if not alive:
+        return 0
+    at_of = list(map(part.vals.__getitem__, alive))
+    first = positions(program, at_of[0])
+    found = _one_read(part, program, at_of, first)
+    if found is None:
+        found = _each(part, program, at_of, first)
+    matched.extend(zip(alive, found, strict=True))
+    return len(alive)
+
+
+def _one_read(part: Part, program: PairProgram, at_of: list[Sequence[object]],
+              first: tuple[tuple, tuple[int, ...] | None]) -> list[PairEval] | None:
+    """The pair result at each vector of ``at_of`` (``first``: ``positions`` at the
+    first one), or None when the ranks read there positions that are not all
+    ``Part.plain``, or other positions at the first vector of another key. The
+    vectors are keyed by their values at the positions read at the first; the
+    ranks run once at the first vector of each key, where they must read the same
+    positions: then every vector of the key gets that result (module doc)."""
+    head_out, read = first
+    if read is None or not all(map(part.plain, read)):
+        return None
+    keys = list(map(key_of(read), at_of))
+    head = at_of[0]
+    # (each key's first vector: reversed, the earlier ones are written last)
+    results: dict[object, PairEval] = {}
+    for key, at in dict(zip(reversed(keys), reversed(at_of), strict=True)).items():
+        out = head_out
+        if at is not head:
+            out, found = positions(program, at)
+            if found != read:
+                return None
+        results[key] = _pair(out)
+    return list(map(results.__getitem__, keys))
+
+
+def _each(part: Part, program: PairProgram, at_of: list[Sequence[object]],
+          first: tuple[tuple, tuple[int, ...] | None]) -> list[PairEval]:
+    """The pair result at each vector of ``at_of`` a vector at a time (``first``:
+    ``positions`` at the first): looked up by the values at each set of positions
+    read so far (up to ``MOST_READS`` sets), else the ranks run there."""
+    passed = program.passed
     #: positions read -> (their values' key, the pair results by those values)
     known: dict[tuple[int, ...], tuple[Callable[[Sequence[object]], object],
                                        dict[object, PairEval]]] = {}
-    runs = 0
-    for shape in shapes:
-        if shape not in members:
-            continue
-        runs += 1
-        at = vals[shape]
+    pes: list[PairEval] = []
+    for at in at_of:
         pe = None
         for key, results in known.values():
             pe = results.get(key(at))
             if pe is not None:
                 break
         if pe is None:
-            out, read = (positions(program, at) if len(known) < MOST_READS
-                         else (passed(at, as_rank), None))
-            pe = make_pair((True, out[1], out[2], out[3], None))
+            if first is not None:
+                (out, read), first = first, None
+            elif len(known) < MOST_READS:
+                out, read = positions(program, at)
+            else:
+                out, read = passed(at, as_rank), None
+            pe = _pair(out)
             if read is not None and all(map(part.plain, read)):
                 found = known.get(read)
                 if found is None:
                     found = known[read] = (key_of(read), {})
                 found[1][found[0](at)] = pe
-        matched.append((shape, pe))
-    return runs
+        pes.append(pe)
+    return pes
+
+
+def _pair(out: tuple) -> PairEval:
+    """The pair result of a static shape whose box surely passes it, of the ranks'
+    outcome ``out`` (no fit: a static slot is never carved)."""
+    return make_pair((True, out[1], out[2], out[3], None))
 
 
 def positions(program: PairProgram, vals: Sequence[object]

@@ -114,6 +114,26 @@ def test_job_ranks_reading_the_vector_run_once_per_values(monkeypatch):
     assert shapes > 4 * sum(runs) > 0  # (three Memory values, two Cpus: a few runs)
 
 
+def test_boxes_of_one_read_set_are_keyed_at_once_the_others_shape_by_shape(monkeypatch):
+    """``_one_read`` keys a box's shapes in C passes where its ranks read one set of
+    positions (``Rank = TARGET.Memory``) and hands a box back to ``_each`` where they
+    read others at other shapes (the third class's ``ifThenElse`` reads ``Cpus``
+    only where ``Memory <= 3000``): both paths are taken, and every result is
+    ``passed``'s at the shape (``_checked``)."""
+    answers: list[bool] = []
+    one_read = box_reads._one_read
+
+    def spying(part, program, at_of, first):  # type: ignore[no-untyped-def]
+        found = one_read(part, program, at_of, first)
+        answers.append(found is not None)
+        return found
+
+    monkeypatch.setattr(box_reads, "_one_read", spying)
+    shapes, runs = _cycle_both_ways(monkeypatch, [_slot(i) for i in range(60)], _jobs(8))
+    assert shapes > 4 * sum(runs) > 0
+    assert True in answers and False in answers
+
+
 def test_dependent_ranks_of_a_slot_rank_reading_the_job(monkeypatch):
     """The slots' Rank reads the job's owner: the default pre-job rank (10000000 *
     My.Rank ... - Memory) then depends on the pair, given the slot's Rank."""
