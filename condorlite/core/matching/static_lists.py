@@ -69,9 +69,6 @@ from condorlite.core.model import NO_PREEMPTION
 
 #: a (shape, pair result)'s shape
 _SHAPE = itemgetter(0)
-#: an entry's pre-job rank and job rank, negated (``make_entries``: the first two
-#: items of its sort key), and its post-job rank
-_PRE_RANK, _JOB_RANK, _POST_RANK = itemgetter(0), itemgetter(1), itemgetter(2)
 #: the least offers of a group of one-offer shapes that are put in their likely
 #: order before their entries are made (``StaticLists._order``)
 ORDERED = 32
@@ -244,14 +241,6 @@ class StaticLists:
                 seqs.sort(key=self._order().__getitem__)
             runs.append(self._singles(rank, seqs, pe, column))
             least = min(least, min(map(self._weights().__getitem__, seqs)))
-        if column is not None and singles and _no_nan(runs):
-            # (a column's job ranks, the entries' second key, follow no order of the
-            # offers: each group is sorted by its job ranks, then by its pre-job
-            # ranks, both stable, so that it is a run in the entries' own order
-            # (``_order``'s holds the rest) and the sort below merges runs)
-            for group in runs[len(runs) - len(singles):]:
-                group.sort(key=_JOB_RANK)
-                group.sort(key=_PRE_RANK)
         # (one run is shared as it is, a list handed out never changing; else the
         # sorted runs and the groups, concatenated: the sort merges them, a group
         # put in the offers' likely order (``_order``) being a run most often)
@@ -405,19 +394,6 @@ class StaticLists:
             least = min((registry[k].weight for k in members), default=math.inf)
             found = self._runs[key] = (run, least)
         return found
-
-
-def _no_nan(runs: list[list[tuple]]) -> bool:
-    """Whether no entry of ``runs`` holds a NaN pre-job rank, job rank or post-job
-    rank (the entries' other items are no reals but a constant pair's): then the
-    entries compare as a total order and their sort's outcome does not depend on the
-    order they come in. A NaN makes a sum NaN (so does an infinity and its opposite:
-    False, the groups then left in their order)."""
-    for run in runs:
-        total = sum(map(_PRE_RANK, run)) + sum(map(_JOB_RANK, run)) + sum(map(_POST_RANK, run))
-        if total != total:
-            return False
-    return True
 
 
 def _likely(offer: Offer) -> tuple:
