@@ -17,8 +17,16 @@ recording the positions read (``carving.RankReads``); a slot's Rank given to the
 dependent ranks is put after the params and derives from positions recorded. At
 another vector with the same values at those positions, ``passed`` reads the same
 positions in the same order, gets the same values and gives the same outcome. The
-params (after the vector) are the program's own, the same at every shape. (Until
-session 35 the positions were found by a second run of the ranks after ``passed``.)
+params (after the vector) are the program's own, the same at every shape. (The run
+that records is the one whose outcome is kept: no second run of the ranks to find
+the positions.)
+
+Most boxes' ranks read one set of positions at every shape (``Rank = TARGET.Memory``):
+``_one_read`` keys all the shapes at the positions read at the first one in C passes
+(``key_of``'s ``itemgetter`` mapped over their vectors) and runs the ranks once at the
+first vector of each key, where they must read those same positions again; else
+(an ``ifThenElse`` reading other positions at other values) ``_each`` takes the box
+a shape at a time, keyed by up to ``MOST_READS`` sets of positions.
 
 The values are dict keys, so equal keys must be values no residual can tell apart:
 ``1`` and ``1.0``, ``0.0`` and ``-0.0`` are equal in Python, not in ClassAds
