@@ -225,6 +225,23 @@ class PairProgram:
         return self._ranked((*vals, *self.params) if self.params else vals, as_rank,
                             self.taken, None, defer)
 
+    def passed_reads(self, vals: Sequence[object], as_rank: Callable[[object], float]
+                     ) -> tuple[tuple, set[int] | None]:
+        """``passed(vals, as_rank)`` and the positions of ``vals`` and the params that
+        its ranks read there, from one run: the ranks run at a recording vector
+        (``RankReads``), every part that is no constant (``_ranked`` runs them all
+        when the box has no one result: the job's and the slot's Rank and each
+        dependent rank, the slot's Rank given after the params). None for the
+        positions when a residual does more than index the vector (``passed`` is
+        then run at ``vals`` itself); the empty set for a box of one result."""
+        if self.result is not None:
+            return self.result, set()
+        full = RankReads((*vals, *self.params))
+        try:
+            return self._ranked(full, as_rank, self.taken), full.seen
+        except (AttributeError, TypeError, IndexError):
+            return self.passed(vals, as_rank), None
+
     def run_fitted(self, vals: Sequence[object], as_rank: Callable[[object], float],
                    given: float | None = None) -> tuple:
         """``run`` at a state known to hold the fixed requests (``carved_lists`` tests
@@ -291,7 +308,8 @@ class PairProgram:
             value = slot_rank(full)
             slot_rank = _slot_rank(value)
             if self.slot_rank_given:
-                full = (*full, value)
+                # (a recording vector records the dependent ranks' reads too)
+                full = full.given(value) if type(full) is RankReads else (*full, value)
         if self.dependent_keys is None:  # (constants, or none: one dict)
             return (True, job_rank, slot_rank, self.dependents, taken)
         if defer:
@@ -322,6 +340,30 @@ class PairProgram:
             if not zero:
                 self.dependents[values] = dependent
         return dependent
+
+
+class RankReads:
+    """A program's vector and params (``full``) that records the positions its
+    residuals read (residuals read their free values as ``vals[index]`` only,
+    ``partial``): ``PairProgram.passed_reads``. ``given``: the vector with the slot's
+    Rank appended, as ``_ranked`` gives it to the dependent ranks, recording into the
+    same set."""
+
+    __slots__ = ("seen", "vals")
+
+    def __init__(self, vals: tuple, seen: set[int] | None = None) -> None:
+        self.vals = vals
+        self.seen: set[int] = set() if seen is None else seen
+
+    def __getitem__(self, index: int) -> object:
+        self.seen.add(index)
+        return self.vals[index]
+
+    def __len__(self) -> int:
+        return len(self.vals)
+
+    def given(self, value: object) -> RankReads:
+        return RankReads((*self.vals, value), self.seen)
 
 
 def _job_rank_of(value: object) -> float:

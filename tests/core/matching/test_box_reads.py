@@ -21,6 +21,7 @@ from condorlite.core import adeval
 from condorlite.core.matching import box_reads, static_lists
 from condorlite.core.matching.box_reads import key_of, positions
 from condorlite.core.matching.candidates import as_rank
+from condorlite.core.matching.carving import RankReads
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.static_lists import StaticLists
 from condorlite.core.matching.static_parts import Part
@@ -66,8 +67,8 @@ def _jobs(per: int) -> list[str]:
 
 def _checked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Spy on ``by_reads``: every pair result it adds equals ``passed``'s at the
-    shape's own vector; its runs (each followed by ``positions``) are counted into
-    the list returned."""
+    shape's own vector; its runs (each one ``positions``, the outcome and the
+    positions read) are counted into the list returned."""
     runs: list[int] = []
     by_reads, read = box_reads.by_reads, box_reads.positions
 
@@ -114,6 +115,26 @@ def test_job_ranks_reading_the_vector_run_once_per_values(monkeypatch):
     assert shapes > 4 * sum(runs) > 0  # (three Memory values, two Cpus: a few runs)
 
 
+def test_boxes_of_one_read_set_are_keyed_at_once_the_others_shape_by_shape(monkeypatch):
+    """``_one_read`` keys a box's shapes in C passes where its ranks read one set of
+    positions (``Rank = TARGET.Memory``) and hands a box back to ``_each`` where they
+    read others at other shapes (the third class's ``ifThenElse`` reads ``Cpus``
+    only where ``Memory <= 3000``): both paths are taken, and every result is
+    ``passed``'s at the shape (``_checked``)."""
+    answers: list[bool] = []
+    one_read = box_reads._one_read
+
+    def spying(part, program, at_of, first):  # type: ignore[no-untyped-def]
+        found = one_read(part, program, at_of, first)
+        answers.append(found is not None)
+        return found
+
+    monkeypatch.setattr(box_reads, "_one_read", spying)
+    shapes, runs = _cycle_both_ways(monkeypatch, [_slot(i) for i in range(60)], _jobs(8))
+    assert shapes > 4 * sum(runs) > 0
+    assert True in answers and False in answers
+
+
 def test_dependent_ranks_of_a_slot_rank_reading_the_job(monkeypatch):
     """The slots' Rank reads the job's owner: the default pre-job rank (10000000 *
     My.Rank ... - Memory) then depends on the pair, given the slot's Rank."""
@@ -152,15 +173,27 @@ def test_key_of():
     assert key_of((0, 2))((5, 6, 7)) == (5, 7)
 
 
+def test_a_recording_vector_given_the_slot_rank_records_into_one_set():
+    """``RankReads.given``: the vector with the slot's Rank appended (as ``_ranked``
+    gives it to the dependent ranks) reads as the longer tuple and records into the
+    same set, so a dependent rank's reads of the vector are keyed too."""
+    reads = RankReads((10, 20))
+    longer = reads.given(30)
+    assert (reads[0], longer[1], longer[2], len(longer)) == (10, 20, 30, 3)
+    assert longer.seen is reads.seen and reads.seen == {0, 1, 2}
+
+
 def test_positions_of_a_program_in_the_cycle(monkeypatch):
-    """``positions`` of each box the cycle asks: the Memory position for
-    ``Rank = TARGET.Memory`` (never Disk, which the box's bounds read)."""
+    """``positions`` of each box the cycle asks: ``passed``'s outcome and the Memory
+    position for ``Rank = TARGET.Memory`` (never Disk, which the box's bounds read)."""
     seen: list[tuple[tuple, tuple]] = []
     by_reads = box_reads.by_reads
 
     def spying(part, program, shapes, members, matched):  # type: ignore[no-untyped-def]
         at = part.vals[shapes[0]]
-        seen.append((positions(program, at), at))
+        out, read = positions(program, at)
+        assert out == program.passed(at, as_rank)
+        seen.append((read, at))
         return by_reads(part, program, shapes, members, matched)
 
     monkeypatch.setattr(static_lists, "by_reads", spying)
