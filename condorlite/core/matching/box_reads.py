@@ -13,7 +13,7 @@ Exactness: a residual is a pure function of the values it reads (``partial``:
 residuals read their free values as ``vals[index]`` only; ``literal_tests`` relies on
 the same). A new key's one run (``PairProgram.passed_reads``, through ``positions``)
 runs every rank part of the program that is no constant at one shape's vector,
-recording the positions read (``carving.RankReads``); a slot's Rank given to the
+recording the positions read (``carving.ReadPositions``); a slot's Rank given to the
 dependent ranks is put after the params and derives from positions recorded. At
 another vector with the same values at those positions, ``passed`` reads the same
 positions in the same order, gets the same values and gives the same outcome. The

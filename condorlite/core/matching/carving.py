@@ -229,14 +229,14 @@ class PairProgram:
                      ) -> tuple[tuple, set[int] | None]:
         """``passed(vals, as_rank)`` and the positions of ``vals`` and the params that
         its ranks read there, from one run: the ranks run at a recording vector
-        (``RankReads``), every part that is no constant (``_ranked`` runs them all
+        (``ReadPositions``), every part that is no constant (``_ranked`` runs them all
         when the box has no one result: the job's and the slot's Rank and each
         dependent rank, the slot's Rank given after the params). None for the
         positions when a residual does more than index the vector (``passed`` is
         then run at ``vals`` itself); the empty set for a box of one result."""
         if self.result is not None:
             return self.result, set()
-        full = RankReads((*vals, *self.params))
+        full = ReadPositions((*vals, *self.params))
         try:
             return self._ranked(full, as_rank, self.taken), full.seen
         except (AttributeError, TypeError, IndexError):
@@ -309,7 +309,7 @@ class PairProgram:
             slot_rank = _slot_rank(value)
             if self.slot_rank_given:
                 # (a recording vector records the dependent ranks' reads too)
-                full = full.given(value) if type(full) is RankReads else (*full, value)
+                full = full.given(value) if type(full) is ReadPositions else (*full, value)
         if self.dependent_keys is None:  # (constants, or none: one dict)
             return (True, job_rank, slot_rank, self.dependents, taken)
         if defer:
@@ -342,16 +342,17 @@ class PairProgram:
         return dependent
 
 
-class RankReads:
-    """A program's vector and params (``full``) that records the positions its
-    residuals read (residuals read their free values as ``vals[index]`` only,
-    ``partial``): ``PairProgram.passed_reads``. ``given``: the vector with the slot's
-    Rank appended, as ``_ranked`` gives it to the dependent ranks, recording into the
-    same set."""
+class ReadPositions:
+    """A vector (a program's values and params) that records the positions its
+    residuals read of it (residuals read their free values as ``vals[index]`` only,
+    ``partial``): the ranks' one run of ``PairProgram.passed_reads``, the tests of
+    ``pair_programs.gated_by_literal`` and ``literal_tests``. ``given``: the vector
+    with the slot's Rank appended, as ``_ranked`` gives it to the dependent ranks,
+    recording into the same set."""
 
     __slots__ = ("seen", "vals")
 
-    def __init__(self, vals: tuple, seen: set[int] | None = None) -> None:
+    def __init__(self, vals: Sequence[object], seen: set[int] | None = None) -> None:
         self.vals = vals
         self.seen: set[int] = set() if seen is None else seen
 
@@ -362,8 +363,8 @@ class RankReads:
     def __len__(self) -> int:
         return len(self.vals)
 
-    def given(self, value: object) -> RankReads:
-        return RankReads((*self.vals, value), self.seen)
+    def given(self, value: object) -> ReadPositions:
+        return ReadPositions((*self.vals, value), self.seen)
 
 
 def _job_rank_of(value: object) -> float:

@@ -9,7 +9,7 @@ shapes of a part share a few at a time: at 10,000 x 100,000 (static mix) 51,199 
 in 5,814 distinct literal tuples, 362 matching.
 
 ``fails_on_literals`` runs each of the program's tests once at one shape's vector,
-recording the positions it reads (``pair_programs.ReadPositions``: residuals read their
+recording the positions it reads (``carving.ReadPositions``: residuals read their
 free values as ``vals[index]`` only). A test that read nothing but the vector's
 literals (positions ``width - literals`` to ``width``) and the program's params, and
 does not hold, fails at every vector with the same literals: a residual is a pure
@@ -24,8 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from condorlite.core.matching.carving import PairProgram
-from condorlite.core.matching.pair_programs import ReadPositions
+from condorlite.core.matching.carving import PairProgram, ReadPositions
 from condorlite.core.matching.slot_vectors import holds
 
 

@@ -34,7 +34,7 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
 from condorlite.core.classad.partial import Constant, specialize, specialize_attribute
 from condorlite.core.classad.residuals import FreeRef, Residual
-from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.carving import PairProgram, ReadPositions
 from condorlite.core.matching.program_shapes import ProgramShape
 from condorlite.core.matching.slot_vectors import SlotVector, free_pairs, holds, int_now
 
@@ -363,21 +363,3 @@ def gated_by_literal(program: PairProgram, vals: Sequence[object]) -> bool:
                  for index, _, operand, _ in atoms):
             return True
     return False
-
-
-class ReadPositions:
-    """A vector that records the positions a residual reads of it (residuals read
-    their free values as ``vals[index]`` only, ``partial``)."""
-
-    __slots__ = ("seen", "vals")
-
-    def __init__(self, vals: Sequence[object]) -> None:
-        self.vals = vals
-        self.seen: set[int] = set()
-
-    def __getitem__(self, index: int) -> object:
-        self.seen.add(index)
-        return self.vals[index]
-
-    def __len__(self) -> int:
-        return len(self.vals)

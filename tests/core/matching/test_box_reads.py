@@ -21,7 +21,7 @@ from condorlite.core import adeval
 from condorlite.core.matching import box_reads, static_lists
 from condorlite.core.matching.box_reads import key_of, positions
 from condorlite.core.matching.candidates import as_rank
-from condorlite.core.matching.carving import RankReads
+from condorlite.core.matching.carving import ReadPositions
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.static_lists import StaticLists
 from condorlite.core.matching.static_parts import Part
@@ -174,10 +174,10 @@ def test_key_of():
 
 
 def test_a_recording_vector_given_the_slot_rank_records_into_one_set():
-    """``RankReads.given``: the vector with the slot's Rank appended (as ``_ranked``
+    """``ReadPositions.given``: the vector with the slot's Rank appended (as ``_ranked``
     gives it to the dependent ranks) reads as the longer tuple and records into the
     same set, so a dependent rank's reads of the vector are keyed too."""
-    reads = RankReads((10, 20))
+    reads = ReadPositions((10, 20))
     longer = reads.given(30)
     assert (reads[0], longer[1], longer[2], len(longer)) == (10, 20, 30, 3)
     assert longer.seen is reads.seen and reads.seen == {0, 1, 2}
