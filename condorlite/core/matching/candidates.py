@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import struct
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import NamedTuple
@@ -300,6 +301,51 @@ def make_entries(registry: list[Offer], members, pe: PairEval, reason: str,
         rank = get(k)
         append((pre, -value(offer) if rank is None else rank, post, order, prank,
                 offer.name, k, offer.version, reason))
+    return out
+
+
+def make_free_entries(registry: list[Offer], members, pair_of: Callable[[Offer], PairEval],
+                      column: RankColumn | None = None) -> list[tuple]:
+    """``make_entries(registry, [k], pair_of(registry[k]), NO_PREEMPTION, column)``
+    for each k in ``members`` whose offer is available, in order, those whose pair
+    result does not match left out: the entries of offers nobody holds, each with the
+    pair result of its pair shape (``list_scan``'s take-back). ``pair_of`` is asked
+    once per pair shape among the available offers (its result is a function of the
+    shape). On a pool whose slots' states are their own each carved slot is a shape
+    of its own, so a group and a ``make_entries`` call per slot cost more than its
+    entry; offers that share their independent ranks and pair result (states of one
+    shape) share the key's prefix, as in ``make_entries``."""
+    order = -REASON_ORDER[NO_PREEMPTION]
+    prank = FLT_MAX  # (``make_entries``' -(-FLT_MAX): no preemption)
+    out: list[tuple] = []
+    append = out.append
+    get = value = None
+    if column is not None:
+        get, value = column.negated().get, column.value
+    results: dict[int, PairEval] = {}
+    last_values: dict | None = None
+    last_pe: PairEval | None = None
+    pre = post = job_rank = 0.0
+    for k in members:
+        offer = registry[k]
+        if not offer.available:  # (one carved whole has left the pool)
+            continue
+        pe = results.get(offer.pair_shape)
+        if pe is None:
+            pe = results[offer.pair_shape] = pair_of(offer)
+        if not pe.match:
+            continue
+        values = offer.independent
+        if values is not last_values or pe is not last_pe:
+            last_values, last_pe, dependent = values, pe, pe.dependent
+            pre = -(values[PRE] if PRE in values else dependent[PRE])
+            post = -(values[POST] if POST in values else dependent[POST])
+            job_rank = -pe.job_rank
+        if get is not None:
+            rank = get(k)
+            job_rank = -value(offer) if rank is None else rank  # type: ignore[misc]
+        append((pre, job_rank, post, order, prank, offer.name, k, offer.version,
+                NO_PREEMPTION))
     return out
 
 

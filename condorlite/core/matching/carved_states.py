@@ -92,10 +92,11 @@ class CarvedStates:
         self._rank_programs: dict[tuple, object] = {}
         #: rank signature -> its ranks' programs, as ``_carved_ranks`` runs them
         self._rank_plans: dict[int, RankPlan] = {}
-        #: (id(taken), the vector's names) -> (taken, ``slot_vectors.moves_of``): one
-        #: ``taken`` dict serves the matches of a class on a shape; vectors of one kind
-        #: of slot have equal names (``_step``)
-        self._moves: dict[tuple, tuple] = {}
+        #: id(taken) -> (taken, the vector's names, ``slot_vectors.moves_of``): one
+        #: ``taken`` dict serves the matches of a class on a shape, whose vectors have
+        #: one names tuple (the vectors of one kind of slot share it); a names tuple
+        #: other than the one kept makes the moves again (``_carve_vals``)
+        self._moves: dict[int, tuple] = {}
         #: [steps whose state was numbered already, steps whose state was new], or
         #: None once states are numbered without their keys (module doc)
         self.keyed: list[int] | None = [0, 0]
@@ -234,11 +235,40 @@ class CarvedStates:
         vector's vals, ``independent``, ``pair_shape``) rather than made a transition's
         tuple, and the offer placed in its new shape, which is new (in no box, never
         joined: its ``joins`` count 1). No table keys on the typed state here, so it is
-        made only for the ranks' memo key of a state with a float value (``_step``)."""
-        new_left = self._carve_vals(offer, vector, taken)
-        plan = self._rank_plans.get(vector.rank_sig) or self._plan_of(offer, vector)
-        computed = self._ranks_of(offer, vector, plan, None,
-                                  float not in map(type, vector.vals))
+        made only for the ranks' memo key of a state with a float value (``_step``).
+        ``_carve_vals`` and, for a state without a float whose ranks' programs read
+        the vector, ``_ranks_of`` are written out: one step per match on a pool whose
+        slots' states are their own."""
+        shapes = self._shapes
+        # (``_carve_vals``)
+        names = vector.names
+        moves = self._moves.get(id(taken))
+        if moves is None or moves[0] is not taken or moves[1] is not names:
+            moves = self._moves[id(taken)] = (taken, names, moves_of(vector, taken))
+        before = offer.shape
+        had = shapes.shape_left[before]
+        rest, new_left = list(vector.vals), list(had)
+        for pos, amount in moves[2]:
+            have = had[pos] - amount
+            if have.is_integer():
+                rest[pos] = int(have)
+                new_left[pos] = have + 0.0  # (``float(int(have))``: -0.0 is 0.0)
+            else:
+                rest[pos] = have
+                new_left[pos] = have if have == have else 0.0
+        vals = vector.vals = tuple(rest)  # (``Offer.ad`` follows)
+        sig = vector.rank_sig
+        plan = self._rank_plans.get(sig) or self._plan_of(offer, vector)
+        reads = plan.reads
+        plain = float not in map(type, rest)
+        if reads is not None and plain:  # (``_ranks_of``'s usual key)
+            memo_key = (sig, reads(vals), plan.plain)
+            computed = self._independent_memo.get(memo_key)
+            if computed is None:
+                computed = self._independent_memo[memo_key] = self._carved_ranks(
+                    offer, plan, vals)
+        else:
+            computed = self._ranks_of(offer, vector, plan, None, plain)
         constants = vector.constants
         if not constants:
             offer.independent = computed
@@ -246,14 +276,13 @@ class CarvedStates:
             offer.independent = {**computed, **constants}
         else:
             offer.independent = with_constants(computed, vector)
-        shapes = self._shapes
         pair_shape = offer.pair_shape = shapes.pair_count = shapes.pair_count + 1
         shape = shapes.shape_count = shapes.shape_count + 1
         shapes.pair_of_shape[shape] = pair_shape
         shapes.shape_left[shape] = tuple(new_left)
         # (``carve``'s placing, for a shape never numbered before: in no box, never
         # joined)
-        box, before = offer.box, offer.shape
+        box = offer.box
         members = box[before]  # type: ignore[index]
         offer.shape = shape
         shapes.joins[shape] = 1
@@ -275,13 +304,13 @@ class CarvedStates:
         typed vals), so ``left`` is not worked out again, and the new amounts are the
         old ones with the positions taken from replaced. The positions ``taken``
         names in the vector's names are looked up once (``_moves``)."""
-        moves_key = (id(taken), vector.names)
-        moves = self._moves.get(moves_key)
-        if moves is None or moves[0] is not taken:
-            moves = self._moves[moves_key] = (taken, moves_of(vector, taken))
+        names = vector.names
+        moves = self._moves.get(id(taken))
+        if moves is None or moves[0] is not taken or moves[1] is not names:
+            moves = self._moves[id(taken)] = (taken, names, moves_of(vector, taken))
         had = self._shapes.shape_left[offer.shape]
         rest, new_left = list(vector.vals), list(had)
-        for pos, amount in moves[1]:
+        for pos, amount in moves[2]:
             have = had[pos] - amount
             if have.is_integer():
                 rest[pos] = int(have)

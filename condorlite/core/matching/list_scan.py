@@ -38,7 +38,7 @@ from condorlite.core.matching.candidates import (
     ENTRY_REASON,
     ENTRY_VERSION,
     Candidates,
-    make_entries,
+    make_free_entries,
 )
 from condorlite.core.matching.matchmaker import Matchmaker
 from condorlite.core.matching.offers import Offer
@@ -304,38 +304,35 @@ class ListWalk:
         evaluated in their new states, best first.
 
         A slot nobody holds is a candidate by no preemption alone (none in a rank-only
-        list), so the entries are made here a shape at a time, one pair result each
-        (what ``RequestLists.candidates`` makes of offers at their own positions,
-        without its general tests and its second look per shape): a take-back
-        re-evaluates hundreds of slots, of shapes of their own on a pool of varied
-        slots (10,000-slot partitionable mix: 869 take-backs, 24,364 slots, 24,364
-        pair evaluations, 21,468 entries, 17,949 of them read; partitionable row:
-        74, 25,252, 2,292, 21,811 and 19,553). A held
-        slot, or one not at its own position, goes the general way
-        (``_take_back_listed``)."""
+        list), so the entries are made here in one pass over the slots, one pair
+        result per pair shape (``candidates.make_free_entries``: what
+        ``RequestLists.candidates`` makes of offers at their own positions, without
+        its general tests and its second look per shape): a take-back re-evaluates
+        hundreds of slots, of shapes of their own on a pool of varied slots
+        (10,000-slot partitionable mix: 869 take-backs, 24,364 slots, 24,364 pair
+        evaluations, 21,468 entries, 17,949 of them read: a group and a
+        ``make_entries`` call per slot cost more than its entry; partitionable row:
+        74, 25,252, 2,292, 21,811 and 19,553). A held slot, or one not at its own
+        position, goes the general way (``_take_back_listed``)."""
         cands, scan = self.cands, self.scan
         offers = scan.offers
         # (in the order carved, the list's own order, and so mostly the new entries'
         # too: their sort then merges long runs; a slot carved twice counts once)
         carved = dict.fromkeys(cands.carved)
         cands.carved.clear()
-        by_shape: dict[int, list[int]] = {}
         for idx in carved:
             offer = offers[idx]
             if offer.holder is not None or offer.seq != idx:
                 self._take_back_listed(sorted(carved))
                 return
-            if offer.available:  # (one carved whole has left the pool: no entry)
-                by_shape.setdefault(offer.shape, []).append(idx)
         if self.only_rank:
             return
-        mm, klass, job_ad, signature = scan.mm, self.klass, self.job_ad, cands.signature
-        column = mm.columns.of_class(klass, job_ad)
-        fresh: list[tuple] = []
-        for seqs in by_shape.values():
-            pe = mm.pair(klass, job_ad, offers[seqs[0]], signature)
-            if pe.match:
-                fresh.extend(make_entries(offers, seqs, pe, NO_PREEMPTION, column))
+        mm, klass, job_ad = scan.mm, self.klass, self.job_ad
+        # (each slot asks its own pair result: slots of one shape share it, a hit of
+        # the class's pair table after the first)
+        fresh = make_free_entries(offers, carved,
+                                  partial(mm.pair, klass, job_ad, signature=cands.signature),
+                                  mm.columns.of_class(klass, job_ad))
         fresh.sort()
         cands.entries.extend(fresh)
 

@@ -8,12 +8,14 @@ import pytest
 
 from condorlite.core.matching.candidates import (
     ENTRY_IDX,
+    NO_MATCH,
     POST,
     PRANK,
     PRE,
     PairEval,
     make_entries,
     make_entry,
+    make_free_entries,
 )
 from condorlite.core.matching.offers import Offer
 from condorlite.core.model import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION
@@ -70,6 +72,40 @@ def test_the_entries_of_a_shape_are_each_offers_entry(column) -> None:
     for reason in (NO_PREEMPTION, RANK_PREEMPTION):
         assert make_entries(offers, members, pe, reason, column) == [
             make_entry(offers[k], k, pe, reason, column) for k in members]
+
+
+@pytest.mark.parametrize("column", [None, _Column()])
+def test_free_entries_are_each_offers_entry_by_its_pair_shapes_result(column) -> None:
+    """``make_free_entries`` (the take-back's entries) gives each available offer's
+    ``make_entry`` by no preemption with its pair shape's result, in order, leaving
+    out offers that have left and pair results that do not match, and asks a pair
+    shape's result once (offers sharing a shape and their ranks' dict, and offers
+    with their own)."""
+    shared = {PRE: 2.0}
+    results = {1: PairEval(True, job_rank=7.0, slot_rank=1.0, dependent={PRE: 5.0, POST: 4.0}),
+               2: PairEval(True, job_rank=-3.0, dependent={PRE: 9.0, POST: 0.5}),
+               3: NO_MATCH}
+    offers = []
+    for k in range(8):
+        base = slot(f"slot{k}@node1")
+        offer = Offer(base, base.ad, None, None, 0.0, base.weight)
+        offer.version = 10 + k
+        offer.pair_shape = 1 if k < 4 else 2 if k < 6 else 3
+        offer.independent = shared if k < 3 else {POST: float(k)} if k < 6 else {PRE: 1.0}
+        offers.append(offer)
+    offers[1].available = False
+    asked: list[int] = []
+
+    def pair_of(offer: Offer) -> PairEval:
+        asked.append(offer.pair_shape)
+        return results[offer.pair_shape]
+
+    members = (5, 0, 1, 2, 6, 3, 4, 7)
+    expected = [make_entry(offers[k], k, results[offers[k].pair_shape], NO_PREEMPTION,
+                           column)
+                for k in members if k != 1 and offers[k].pair_shape != 3]
+    assert make_free_entries(offers, members, pair_of, column) == expected
+    assert asked == [2, 1, 3]
 
 
 @pytest.mark.parametrize("seed", range(8))
