@@ -235,40 +235,11 @@ class CarvedStates:
         vector's vals, ``independent``, ``pair_shape``) rather than made a transition's
         tuple, and the offer placed in its new shape, which is new (in no box, never
         joined: its ``joins`` count 1). No table keys on the typed state here, so it is
-        made only for the ranks' memo key of a state with a float value (``_step``).
-        ``_carve_vals`` and, for a state without a float whose ranks' programs read
-        the vector, ``_ranks_of`` are written out: one step per match on a pool whose
-        slots' states are their own."""
-        shapes = self._shapes
-        # (``_carve_vals``)
-        names = vector.names
-        moves = self._moves.get(id(taken))
-        if moves is None or moves[0] is not taken or moves[1] is not names:
-            moves = self._moves[id(taken)] = (taken, names, moves_of(vector, taken))
-        before = offer.shape
-        had = shapes.shape_left[before]
-        rest, new_left = list(vector.vals), list(had)
-        for pos, amount in moves[2]:
-            have = had[pos] - amount
-            if have.is_integer():
-                rest[pos] = int(have)
-                new_left[pos] = have + 0.0  # (``float(int(have))``: -0.0 is 0.0)
-            else:
-                rest[pos] = have
-                new_left[pos] = have if have == have else 0.0
-        vals = vector.vals = tuple(rest)  # (``Offer.ad`` follows)
-        sig = vector.rank_sig
-        plan = self._rank_plans.get(sig) or self._plan_of(offer, vector)
-        reads = plan.reads
-        plain = float not in map(type, rest)
-        if reads is not None and plain:  # (``_ranks_of``'s usual key)
-            memo_key = (sig, reads(vals), plan.plain)
-            computed = self._independent_memo.get(memo_key)
-            if computed is None:
-                computed = self._independent_memo[memo_key] = self._carved_ranks(
-                    offer, plan, vals)
-        else:
-            computed = self._ranks_of(offer, vector, plan, None, plain)
+        made only for the ranks' memo key of a state with a float value (``_step``)."""
+        new_left = self._carve_vals(offer, vector, taken)
+        plan = self._rank_plans.get(vector.rank_sig) or self._plan_of(offer, vector)
+        computed = self._ranks_of(offer, vector, plan, None,
+                                  float not in map(type, vector.vals))
         constants = vector.constants
         if not constants:
             offer.independent = computed
@@ -276,13 +247,14 @@ class CarvedStates:
             offer.independent = {**computed, **constants}
         else:
             offer.independent = with_constants(computed, vector)
+        shapes = self._shapes
         pair_shape = offer.pair_shape = shapes.pair_count = shapes.pair_count + 1
         shape = shapes.shape_count = shapes.shape_count + 1
         shapes.pair_of_shape[shape] = pair_shape
         shapes.shape_left[shape] = tuple(new_left)
         # (``carve``'s placing, for a shape never numbered before: in no box, never
         # joined)
-        box = offer.box
+        box, before = offer.box, offer.shape
         members = box[before]  # type: ignore[index]
         offer.shape = shape
         shapes.joins[shape] = 1
