@@ -3,7 +3,10 @@ shape, the lists a snapshot holds, and how a ``sync`` changes one list.
 
 A static's items are kept by *tier*: the vector positions where the item's state has
 nothing left (``left`` at most 0; ``TierLists.tier_of``), each tier's list sorted
-(``static_orders`` keeps which items are in them). A class whose fixed requests ask
+(``static_orders`` keeps which items are in them; an item holds its tier). A tier is
+worked out from the state's amounts left (``tier_of_left``), not kept per shape: every
+carve makes a new shape, so such a table grew by one entry a carve and was never read
+again but for the item's next move. A class whose fixed requests ask
 more than nothing of one of a tier's positions holds no state of it
 (``amount > 0 >= left``), so a snapshot hands out only the other tiers (``share``).
 
@@ -42,8 +45,9 @@ class TierMoves(NamedTuple):
 
 
 class TierLists:
-    """The tiers of the shapes and the tier lists snapshots hold (module doc);
-    ``shape_left``: the shapes' amounts left (``OfferShapes.shape_left``)."""
+    """The tiers of the states (by their amounts left) and the tier lists snapshots
+    hold (module doc); ``shape_left``: the shapes' amounts left
+    (``OfferShapes.shape_left``)."""
 
     def __init__(self, shape_left: dict[int, tuple]) -> None:
         self._shape_left = shape_left
