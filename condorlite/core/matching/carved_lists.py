@@ -258,8 +258,7 @@ class CarvedLists:
         nothing of a position with nothing left; a tier where one does holds no state
         for it: passed over, its items unread), the offsets (``literal``) with the
         first."""
-        args = (self._pair_of_shape, self._shape_left, fixed,
-                self._fitting.setdefault(asked, {}), boxed, program,
+        args = (self._pair_of_shape, self._shape_left, fixed, boxed, program,
                 build.known_pairs, self._counts, build.column)
         extra = None if literal is None else literal.extra
         for items in tiers.values():

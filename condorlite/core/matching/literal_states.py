@@ -61,7 +61,7 @@ class LiteralStates(OrderedStates):
         instructions (RESULTS, session 20, desk20); a change to one is a change to
         both."""
         items, known_pairs, pair_of = self.items, self._known, self._pair_of
-        fitting, fixed, left, boxed = self._fitting, self._fixed, self._left, self._boxed
+        requests, left, boxed = self._requests, self._left, self._boxed
         entries = self.entries
         # (the column's value of each offer, kept for every state: ``column`` doc)
         kept = None if self._column is None else self._column.kept()
@@ -87,7 +87,7 @@ class LiteralStates(OrderedStates):
             else:
                 item = items[at]
                 taken = True
-            key, idx, version, shape, post, vals, name = item
+            key, idx, version, shape, post, vals, name, _ = item
             if key != group:
                 # (a group's first item: the place to stop)
                 if room is not None and len(batch) > room:
@@ -101,16 +101,12 @@ class LiteralStates(OrderedStates):
                     continue  # (an offset: its own item is in ``extra``)
             else:
                 xat += 1
-            fit = fitting.get(shape)
-            if fit is None:
-                # (as ``OrderedStates._make`` tests it)
-                have = left[shape]
-                fit = True
-                for _, amount, pos in fixed:
-                    if amount > have[pos]:
-                        fit = False
-                        break
-                fitting[shape] = fit
+            have = left[shape]  # (as ``OrderedStates._make`` tests it)
+            fit = True
+            for pos, amount in requests:
+                if amount > have[pos]:
+                    fit = False
+                    break
             if not fit:
                 continue
             pair_shape = pair_of[shape]

@@ -64,6 +64,8 @@ order's tests' values).
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import DEPENDENT, POST, PRE
 from condorlite.core.matching.literal_orders import (
@@ -87,22 +89,30 @@ from condorlite.core.matching.tier_lists import TierLists, TierMoves
 #: (64) of every source (RESULTS, session 33, crvd33)
 ORDER_MIN = 32
 
+#: an offer's position (``sync``'s one pass over the moves keyed by it)
+_SEQ = attrgetter("seq")
+#: where an item holds its tier (``item_of``)
+_TIER = 7
+
 #: whether statics whose states are shared by several offers are ordered too (module
 #: doc); the tests switch it off to compare
 SHARED = True
 
 
-def item_of(offer: Offer, key: float) -> tuple:
-    """The item of ``offer`` in its current state, keyed by ``key``: (key, position,
-    version, shape, post-job rank, vector values, name), the post-job rank
-    ``DEPENDENT`` when it reads the job (an entry takes the pair's). What an entry of
-    the item needs is in it (``ordered_states``): on the 10,000-slot partitionable mix
-    a registry read and the offer's name for each of ~71,000 entries made were about
-    1 % of the cycle, the offer being cold by then. (``sync`` writes it out.)"""
+def item_of(offer: Offer, key: float, tier: tuple) -> tuple:
+    """The item of ``offer`` in its current state, keyed by ``key``, in ``tier`` (its
+    state's, ``TierLists.tier_of``): (key, position, version, shape, post-job rank,
+    vector values, name, tier), the post-job rank ``DEPENDENT`` when it reads the job
+    (an entry takes the pair's). What an entry of the item needs is in it
+    (``ordered_states``): on the 10,000-slot partitionable mix a registry read and the
+    offer's name for each of ~71,000 entries made were about 1 % of the cycle, the
+    offer being cold by then. The tier says which list ``sync`` takes the item out of
+    when the offer moves on (sorting never reaches it: a position is unique in its
+    static). (``sync`` writes it out.)"""
     values = offer.independent
     return (key, offer.seq, offer.version, offer.shape,
             values.get(POST, DEPENDENT),
-            offer.vector.vals, offer.name)  # type: ignore[union-attr]
+            offer.vector.vals, offer.name, tier)  # type: ignore[union-attr]
 
 
 class StaticOrders:
@@ -153,49 +163,28 @@ class StaticOrders:
         moved = self._moved
         if not moved:
             return
-        items, orders, groups, walked = self._items, self._orders, self._groups, self.walked
-        lists = self.lists
-        keyed, shape_tiers, tier_of = self._keyed, lists.tiers, lists.tier_of
-        shared, deferred = self.shared_states, self._deferred
+        items, orders, groups, keyed = self._items, self._orders, self._groups, self._keyed
+        walked, deferred, lists = self.walked, self._deferred, self.lists
+        shape_left, tier_of_left, shared = self._shapes.shape_left, lists.tier_of_left, \
+            self.shared_states
         #: (static, tier) -> the items that list loses and gains in this sync
         pending: dict[tuple[int, tuple], TierMoves] = {}
-        for offer in {offer.seq: offer for offer in moved}.values():
-            vector = offer.vector
-            static = vector.static  # (an offer's static never changes)
+        # (each offer once, as last moved: a C pass, where a comprehension ran a
+        # loop of bytecode per move)
+        for offer in dict(zip(map(_SEQ, moved), moved, strict=True)).values():
+            static = offer.vector.static  # (an offer's static never changes)
             if static in walked:
                 continue
             values, shape, seq = offer.independent, offer.shape, offer.seq
             members = groups[static].get(shape) if offer.available else None
-            split = None
-            if PRE not in values:
-                found = keyed.get(static)
-                if found is None:
-                    # (a static split on literal tests is ordered when a list first
-                    # asks for it, ``literal``; one too small never will be)
-                    if offer.holder is None and (SHARED or members is None
-                                                 or len(members) == 1) \
-                            and len(groups[static]) >= ORDER_MIN \
-                            and self._literal.split(offer) is not None:
-                        continue
-                    self._walk(static)
-                    continue
-                split = found[0]
+            if PRE not in values and static not in keyed:
+                self._unkeyed(offer, static, members)
+                continue
             if offer.holder is not None:
                 self._walk(static)
                 continue
-            if static not in orders:
-                if static in deferred:
-                    continue  # (ordered at its first list, ``snapshot``)
-                if any(len(others) > 1 for others in groups[static].values()):
-                    # (once per static: a static of shared states is ordered at the
-                    # first list that asks for it, or walked for good, ``carved_lists``)
-                    if not SHARED:
-                        self._walk(static)
-                        continue
-                    shared.add(static)
-                    deferred.add(static)
-                    continue
-                orders[static] = {}
+            if static not in orders and (static in deferred or not self._first(static)):
+                continue  # (a deferred static is ordered at its first list, ``snapshot``)
             if members is not None and len(members) > 1:
                 if not SHARED:
                     self._walk(static)
@@ -203,28 +192,30 @@ class StaticOrders:
                 shared.add(static)
             old = items.pop(seq, None)
             if old is not None:
-                # (``tier_of``, its look-up written out: an item's shape's tier was
-                # found when the item was placed)
-                old_tier = shape_tiers[old[3]]
+                # (the tier the old item was placed in: ``item_of``)
+                old_tier = old[_TIER]
                 place = (static, old_tier)
                 moves = pending.get(place)
                 if moves is None:
                     moves = pending[place] = TierMoves([], [])
                 moves.gone.append(old)
             if members is not None:
-                vals = vector.vals
-                if split is None:
+                vals = offer.vector.vals  # type: ignore[union-attr]
+                if PRE in values:
                     key = -values[PRE]
                 else:
+                    found = keyed[static]
+                    split = found[0]
                     key = split.key(found[1], vals)
                     if old is None:
                         self._by_group[static].setdefault(split.group(vals), {})[seq] = None
+                # (``TierLists.tier_of_left``, its first test written out: most states
+                # have something left everywhere)
+                left = shape_left[shape]
+                new_tier = () if left and min(left) > 0 else tier_of_left(left)
                 item = items[seq] = (key, seq, offer.version, shape,
-                                     values.get(POST, DEPENDENT),
-                                     vals, offer.name)
-                new_tier = shape_tiers.get(shape)
-                if new_tier is None:
-                    new_tier = tier_of(shape)
+                                     values.get(POST, DEPENDENT), vals, offer.name,
+                                     new_tier)
                 if old is None or new_tier != old_tier:
                     # (most carves leave the state in its tier: the old item's list
                     # gains the new one, its moves found above)
@@ -233,8 +224,8 @@ class StaticOrders:
                     if moves is None:
                         moves = pending[place] = TierMoves([], [])
                 moves.added.append(item)
-            elif split is not None and old is not None:
-                del self._by_group[static][split.group(old[5])][seq]
+            elif old is not None and PRE not in values:
+                del self._by_group[static][keyed[static][0].group(old[5])][seq]
         moved.clear()
         for (static, tier), moves in pending.items():
             # (a static walked after some of its moves were noted has no order left)
@@ -244,6 +235,32 @@ class StaticOrders:
         if len(walked) == len(groups):
             # (every static is walked: nothing reads the offers' moves any more)
             self._shapes.moved = None
+
+    def _unkeyed(self, offer: Offer, static: int, members: dict | None) -> None:
+        """``sync``'s way with a moved offer whose pre-job rank reads the job, of a
+        static not split on literal tests (yet): passed over when the static may be
+        split (ordered when a list first asks for it, ``literal``; one too small
+        never will be), else the static is walked from now on."""
+        if offer.holder is None and (SHARED or members is None or len(members) == 1) \
+                and len(self._groups[static]) >= ORDER_MIN \
+                and self._literal.split(offer) is not None:
+            return
+        self._walk(static)
+
+    def _first(self, static: int) -> bool:
+        """Whether a static ``sync`` meets for the first time (ranked without the
+        job, nobody's) is ordered from now on: not when one of its states is shared
+        by several offers (once per static: ordered at the first list that asks for
+        it, ``snapshot``, or walked for good, ``carved_lists``)."""
+        if any(len(others) > 1 for others in self._groups[static].values()):
+            if not SHARED:
+                self._walk(static)
+                return False
+            self.shared_states.add(static)
+            self._deferred.add(static)
+            return False
+        self._orders[static] = {}
+        return True
 
     def walk(self, static: int) -> None:
         """Walk ``static`` for good from now on (``carved_lists``' choice)."""
@@ -288,12 +305,13 @@ class StaticOrders:
         registry, items, tier_of = self._shapes.registry, self._items, self.lists.tier_of
         tiers: dict[tuple, list[tuple]] = {}
         for shape, members in self._groups[static].items():
-            order = tiers.get(tier_of(shape))
+            tier = tier_of(shape)
+            order = tiers.get(tier)
             if order is None:
-                order = tiers[tier_of(shape)] = []
+                order = tiers[tier] = []
             for seq in members:
                 offer = registry[seq]
-                item = items[seq] = item_of(offer, -offer.independent[PRE])
+                item = items[seq] = item_of(offer, -offer.independent[PRE], tier)
                 order.append(item)
         for order in tiers.values():
             order.sort()
@@ -383,9 +401,10 @@ class StaticOrders:
         for members in by_group.values():
             for seq in members:
                 offer = registry[seq]
+                tier = self.lists.tier_of(offer.shape)
                 item = self._items[seq] = item_of(offer, split.key(
-                    program, offer.vector.vals))  # type: ignore[union-attr]
-                tiers.setdefault(self.lists.tier_of(offer.shape), []).append(item)
+                    program, offer.vector.vals), tier)  # type: ignore[union-attr]
+                tiers.setdefault(tier, []).append(item)
         for order in tiers.values():
             order.sort()
         self._orders[static] = tiers

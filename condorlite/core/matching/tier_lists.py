@@ -3,7 +3,10 @@ shape, the lists a snapshot holds, and how a ``sync`` changes one list.
 
 A static's items are kept by *tier*: the vector positions where the item's state has
 nothing left (``left`` at most 0; ``TierLists.tier_of``), each tier's list sorted
-(``static_orders`` keeps which items are in them). A class whose fixed requests ask
+(``static_orders`` keeps which items are in them; an item holds its tier). A tier is
+worked out from the state's amounts left (``tier_of_left``), not kept per shape: every
+carve makes a new shape, so such a table grew by one entry a carve and was never read
+again but for the item's next move. A class whose fixed requests ask
 more than nothing of one of a tier's positions holds no state of it
 (``amount > 0 >= left``), so a snapshot hands out only the other tiers (``share``).
 
@@ -21,11 +24,16 @@ copies it first or makes a new list.
 from __future__ import annotations
 
 from bisect import bisect_left, insort
+from itertools import compress, count
 from typing import NamedTuple
 
 #: a sync changes a tier list one item at a time (a bisect each) while its moves
 #: times this are fewer than its items, else makes it anew at once (``apply``)
 REBUILD = 6
+
+#: whether an amount left is nothing (``left <= 0``; False for NaN): ``0.0 >= left``
+#: (amounts left are floats, ``slot_vectors.lefts``)
+_AT_NOTHING = (0.0).__ge__
 
 
 class TierMoves(NamedTuple):
@@ -37,13 +45,15 @@ class TierMoves(NamedTuple):
 
 
 class TierLists:
-    """The tiers of the shapes and the tier lists snapshots hold (module doc);
-    ``shape_left``: the shapes' amounts left (``OfferShapes.shape_left``)."""
+    """The tiers of the states (by their amounts left) and the tier lists snapshots
+    hold (module doc); ``shape_left``: the shapes' amounts left
+    (``OfferShapes.shape_left``)."""
 
     def __init__(self, shape_left: dict[int, tuple]) -> None:
         self._shape_left = shape_left
-        #: shape -> its tier (a state never changes; read by ``StaticOrders.sync``)
-        self.tiers: dict[int, tuple] = {}
+        #: which positions of a state have nothing left (``left <= 0`` at each) -> the
+        #: tier of those positions, one tuple per pattern (``tier_of_left``)
+        self._patterns: dict[tuple[bool, ...], tuple] = {}
         #: the (static, tier) lists a snapshot holds (changed on a copy)
         self.shared: set[tuple[int, tuple]] = set()
 
@@ -79,14 +89,23 @@ class TierLists:
         """The positions where the state of ``shape`` has nothing left (``left`` at
         most 0): a class asking more than nothing of one of them holds no state of
         the tier (module doc)."""
-        tier = self.tiers.get(shape)
+        return self.tier_of_left(self._shape_left[shape])
+
+    def tier_of_left(self, left: tuple[float, ...]) -> tuple:
+        """The tier of a state whose amounts left are ``left`` (``tier_of``; ``sync``
+        writes out its first test). Every carve makes a new state, so a tier is not
+        kept per shape: most states have something left everywhere, which one C call
+        answers (NaN is never ``<= 0``, so any NaN the ``min`` passes over is no
+        position of the tier either way); for the others the pattern of positions at
+        nothing is looked up, one tuple per pattern (a static's states keep few
+        patterns: a kind's resources it has none of, and a slot carved down to no
+        Cpus)."""
+        if not left or min(left) > 0:
+            return ()
+        pattern = tuple(map(_AT_NOTHING, left))
+        tier = self._patterns.get(pattern)
         if tier is None:
-            left = self._shape_left[shape]
-            # (every carve makes a new shape, most with something left everywhere:
-            # one C call answers those; NaN is never ``<= 0``, so any the ``min``
-            # passes over is no position of the tier either way)
-            tier = self.tiers[shape] = () if left and min(left) > 0 else tuple(
-                [pos for pos, have in enumerate(left) if have <= 0])
+            tier = self._patterns[pattern] = tuple(compress(count(), pattern))
         return tier
 
     def _tier(self, static: int, tiers: dict[tuple, list[tuple]], tier: tuple) -> list[tuple]:

@@ -83,6 +83,8 @@ def _check_orders(orders: StaticOrders) -> None:
             # (each tier's list sorted, its items' states with nothing left there)
             assert items == sorted(items)
             assert all(orders.lists.tier_of(item[3]) == tier for item in items)
+            # (each item holds the tier it is placed in: ``sync`` takes it out by it)
+            assert all(item[7] == tier for item in items)
             left = orders._shapes.shape_left
             assert all(left[item[3]][pos] <= 0 for item in items for pos in tier)
         order = sorted(item for items in tiers.values() for item in items)
@@ -103,7 +105,7 @@ def _check_orders(orders: StaticOrders) -> None:
         keyed = orders._keyed.get(static)
         registry = orders._shapes.registry
         for item in order:
-            key, seq, version, shape, post, vals, name = item
+            key, seq, version, shape, post, vals, name, _ = item
             # (a static split on literal tests is keyed by its order's program)
             values = registry[seq].independent
             assert key == (-values[PRE] if keyed is None else keyed[0].key(keyed[1], vals))
@@ -347,10 +349,10 @@ def test_an_ordered_source_merges_as_its_entries_sorted(items, run, chunk) -> No
         left[shape] = (4.0 if fits else 1.0,)
         pair_of[shape] = shape
         order.append((float(-pre), seq, 7, shape, DEPENDENT if post == 0 else float(post),
-                      (), f"slot{seq:03d}"))
+                      (), f"slot{seq:03d}", ()))
     order.sort()
     boxed = PairEval(True, 2.0, dependent={POST: -0.0})
-    source = OrderedStates(order, pair_of, left, [("cpus", 2.0, 0)], {}, boxed,
+    source = OrderedStates(order, pair_of, left, [("cpus", 2.0, 0)], boxed,
                            None, {}, EvaluationCount(), None)
     want = sorted([(float(-pre), -2.0, -float(post) if post else 0.0,
                     -REASON_ORDER[NO_PREEMPTION], FLT_MAX,
@@ -431,7 +433,10 @@ def test_a_tier_is_the_positions_with_nothing_left(lefts) -> None:
     for shape, left in shape_left.items():
         want = tuple(pos for pos, have in enumerate(left) if have <= 0)
         assert lists.tier_of(shape) == want
-        assert lists.tiers[shape] == want
+        assert lists.tier_of_left(left) == want
+    # (one tuple per pattern of positions at nothing)
+    for left in shape_left.values():
+        assert lists.tier_of_left(left) is lists.tier_of_left(tuple(left))
 
 
 @pytest.mark.parametrize("rebuild", [0, 10**9])
