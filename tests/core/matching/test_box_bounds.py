@@ -13,7 +13,7 @@ import itertools
 import random
 
 from condorlite.core.classad.residuals import bound_test
-from condorlite.core.matching.box_bounds import strongest, box_tests
+from condorlite.core.matching.box_bounds import box_tests, strongest
 
 OPS = (">=", ">", "<=", "<", "==", "!=")
 NUMBERS = (0, 1, 4, 4.0, 4.5, -3, 2**53, 2**53 + 1, 2**60, float(2**53), float("inf"),
