@@ -10,14 +10,25 @@ read no param. A ``ProgramShape`` holds that, made once per residuals of a stati
 (``pair_programs.ResidualCache.shape``: the job's ``Rank`` is no part of it, so
 classes that differ in their Rank share it too); a class's program settles only what
 reads its values or its Rank (``PairProgram.of``): its param requests' amounts, the
-atoms on a param, the bounds a fit of its amounts does not imply
-(``box_bounds.box_tests``) and its Rank.
+atoms on a param, the bounds a fit of its amounts does not imply and its Rank.
+
+The box is a walk made here once (``ProgramShape.walk``): the atoms on no param settled
+(and reduced once, ``box_bounds.strongest``), those on a param in the form
+``box_bounds.settled_atom`` gives them, a bound repeated in that form left out (a
+slot's ``WithinResourceLimits`` repeats the job's ``Memory >= RequestMemory``), and a
+``>=`` on the param of its own resource's request marked, as the fit implies it for
+every positive amount (``box_bounds.implied_by_own_fit``). A class's walk
+(``ProgramShape.box``) settles only the params' atoms: at 1,000 x 10,000 of the
+partitionable row every bound of every class's box is then left out, and no class
+reduces its bounds again (RESULTS, session 35).
 
 Exact: every field is what ``PairProgram``'s set-up computed from the same residuals,
 and a field is kept here only when no param's value enters it (``_settled``, the
 constants' tests and ``box_bounds.settled_atom`` on an atom reading no param read none);
-the atoms are kept in their order, so a class's walk over them sets ``never`` and
-stops (no box) exactly where the walk over its tests' atoms did.
+the walk keeps the atoms' order, so a class's walk over it sets ``never`` and stops (no
+box) exactly where the walk over its tests' atoms did, and its bounds are the tests
+``box_bounds.box_tests`` gives of every settled atom (the same set; in another order
+only where a bound left out as ``own`` was the first lower bound of its position).
 """
 
 from __future__ import annotations
@@ -49,10 +60,10 @@ CONSTANT = 2
 class ProgramShape:
     """What ``carving.PairProgram`` makes of its residuals when no param's value enters
     it (module doc). ``plan``: per request, in order, (kind, spelling, residual or
-    amount or param position, vector position, default); ``atoms``: the box's atoms
-    in their order as (settled or None, atom), None when the atom reads a param and is
-    settled per class; ``whole``: whether every test has atoms and no atom reading no
-    param reads a slot's own literal (else the walk stops at ``atoms``' end, no box)."""
+    amount or param position, vector position, default); ``walk``: the box's atoms in
+    their order as ``BoxStep``s (module doc), settled per class by ``box``; ``whole``:
+    whether every test has atoms and no atom reads a slot's own literal (else the walk
+    stops at ``walk``'s end, no box)."""
 
     __slots__ = (
         "constant_ranks",
