@@ -19,7 +19,7 @@ nothing per state.
   which the class takes a fixed ``amount > 0`` with ``amount >= c`` (``amount > c``)
   holds in every state the fit admits, since there ``x >= amount`` (integers compared
   exactly: ``c`` is kept within 2**53, where a real represents every integer).
-* *Implied by another bound* (``_strongest``): a slot's ``WithinResourceLimits``
+* *Implied by another bound* (``strongest``): a slot's ``WithinResourceLimits``
   repeats the job's ``Memory >= RequestMemory`` and adds ``Memory > 0``, and a static
   slot's program (no fit: nothing is taken) would test nine bounds for three.
 
@@ -77,10 +77,30 @@ def settled_atom(atom: tuple, width: int, params: Sequence[object], literals: in
 def box_tests(atoms: list[tuple], amounts: Mapping[int, float]) -> list[Residual]:
     """The tests a box runs of its settled ``atoms`` (``settled_atom``'s tuples), given
     the fixed ``amounts`` it takes by vector position: those no other atom implies
-    (``_strongest``) and no fit of its amount implies (``_implied``), in their order."""
+    (``strongest``) and no fit of its amount implies (``_implied``), in their order."""
+    return unimplied(strongest(atoms), amounts)
+
+
+def unimplied(atoms: list[tuple], amounts: Mapping[int, float]) -> list[Residual]:
+    """The tests of the settled ``atoms`` that no fit of the fixed ``amounts`` implies
+    (``_implied``), in their order, one made for an atom with none of its own
+    (``bound_test``): ``box_tests`` of atoms none of which implies another (what
+    ``strongest`` keeps, or atoms no two of which share a position and a direction,
+    ``program_shapes.ProgramShape.box``)."""
     return [bound_test(index, op, number) if test is None else test
-            for index, op, number, test in _strongest(atoms)
+            for index, op, number, test in atoms
             if not _implied(amounts.get(index), op, number)]
+
+
+def implied_by_own_fit(value: object) -> bool:
+    """Whether a box's bound ``x >= value`` on a resource whose fixed amount is the
+    request ``value`` itself (``Memory >= RequestMemory``, the request a param) is
+    implied by the fit (``_implied``, the amount being ``value`` as a real): a number
+    more than nothing, within 2**53. Then every lower bound on ``x`` it implies is
+    implied by the fit too (``x >= c`` with ``c <= value``, ``x > c`` with ``c <
+    value``), so ``box_tests`` with it left out gives the same tests, but for their
+    order where a tighter bound on ``x`` followed it (``program_shapes``)."""
+    return (type(value) is int or type(value) is float) and 0 < value <= 2**53  # type: ignore[operator]
 
 
 def _implied(amount: float | None, op: str, number: object) -> bool:
@@ -94,7 +114,7 @@ def _implied(amount: float | None, op: str, number: object) -> bool:
 
 
 
-def _strongest(atoms: list[tuple]) -> list[tuple]:
+def strongest(atoms: list[tuple]) -> list[tuple]:
     """The atoms of a box less those another of them implies (the module doc):
     a bound repeated (a job's ``Memory >= RequestMemory`` and a slot's
     ``WithinResourceLimits`` read alike) and, of the lower (upper) bounds of one

@@ -38,7 +38,6 @@ from collections.abc import Callable, Sequence
 from condorlite.core import adeval
 from condorlite.core.classad.residuals import Residual
 from condorlite.core.classad.values import Undefined
-from condorlite.core.matching.box_bounds import box_tests, settled_atom
 from condorlite.core.matching.deferred_ranks import DeferredRanks
 from condorlite.core.matching.program_shapes import (
     PARAM,
@@ -157,27 +156,16 @@ class PairProgram:
         self._boxed(shape)
 
     def _boxed(self, shape: ProgramShape) -> None:
-        """Settle the shape's atoms with the params (those reading one here, in their
-        order: ``never`` is set by every atom settled false before the walk stops),
-        and make the box when every test is a conjunction of bounds."""
+        """Settle the shape's box with the params (``ProgramShape.box``: ``never`` is
+        set by every atom settled false before its walk stops) and make the box when
+        every test is a conjunction of bounds."""
         if shape.never:
             return  # (never matches: not a box, whatever the atoms)
-        atoms: list[tuple] = []
-        width, params, literals = self.width, self.params, self.literals
-        for known, atom in shape.atoms:
-            if known is None:
-                known = settled_atom(atom, width, params, literals)
-                if known is None:
-                    return  # a bound on a slot's own literal: no box
-                if known is True:
-                    continue
-            if known is False:
-                self.never = True
-            else:
-                atoms.append(known)
-        if not shape.whole or self.never or self.requests:
+        found = shape.box(self.params, self.fixed, self.never)
+        self.never = found.never
+        if found.bounds is None:
             return
-        self.bounds = box_tests(atoms, {pos: amount for _, amount, pos in self.fixed})
+        self.bounds = found.bounds
         self.taken = {res: amount for res, amount, _ in self.fixed}
         self.box = True
         if shape.constant_ranks and type(self.job_rank) is float:

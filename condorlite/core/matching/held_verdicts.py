@@ -65,7 +65,6 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.partial import Constant, specialize_attribute
 from condorlite.core.matching.box_ranges import Column, Split, column, narrowest, split
 from condorlite.core.matching.candidates import HeldGroup, as_rank
-from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.held_refusals import GroupKeys
@@ -77,7 +76,7 @@ from condorlite.core.matching.held_types import (
     never_holds,
 )
 from condorlite.core.matching.offers import Offer
-from condorlite.core.matching.pair_programs import job_params
+from condorlite.core.matching.pair_programs import ResidualPrograms, job_params
 from condorlite.core.matching.slot_vectors import StaticVector, VectorNumbers, int_now
 
 #: the verdict "the job's Requirements hold for no values of the free names"
@@ -124,6 +123,8 @@ class HeldVerdicts:
         #: (id(a verdict's residual, which ``_verdicts`` holds), the params' values
         #: and their types) -> its one-test program for classes of those values
         self._tests: dict[tuple, ResidualTest] = {}
+        #: their programs, a shape per residual (``pair_programs.ResidualPrograms``)
+        self._programs = ResidualPrograms(_ZERO, as_rank)
         #: (class key, a vector's names) -> the class's job ad's literal requests of
         #: them (``pair_programs.job_params``)
         self._params: dict[tuple, tuple[tuple[str, ...], tuple]] = {}
@@ -239,10 +240,8 @@ class HeldVerdicts:
         key = (id(found), values, tuple(map(type, values)))
         test = self._tests.get(key)
         if test is None:
-            test = self._tests[key] = ResidualTest(PairProgram(
-                [], [found], _ZERO, _ZERO, [], as_rank,  # type: ignore[list-item]
-                width=len(vector.vals), params=values,  # type: ignore[union-attr]
-                literals=vector.literals))  # type: ignore[union-attr]
+            test = self._tests[key] = ResidualTest(self._programs.program(
+                found, len(vector.vals), vector.literals, values))  # type: ignore[arg-type, union-attr]
         return test
 
     def _typed(self) -> tuple[frozenset[str], list[HeldType]]:

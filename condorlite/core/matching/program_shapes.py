@@ -10,14 +10,25 @@ read no param. A ``ProgramShape`` holds that, made once per residuals of a stati
 (``pair_programs.ResidualCache.shape``: the job's ``Rank`` is no part of it, so
 classes that differ in their Rank share it too); a class's program settles only what
 reads its values or its Rank (``PairProgram.of``): its param requests' amounts, the
-atoms on a param, the bounds a fit of its amounts does not imply
-(``box_bounds.box_tests``) and its Rank.
+atoms on a param, the bounds a fit of its amounts does not imply and its Rank.
+
+The box is a walk made here once (``ProgramShape.walk``): the atoms on no param settled
+(and reduced once, ``box_bounds.strongest``), those on a param in the form
+``box_bounds.settled_atom`` gives them, a bound repeated in that form left out (a
+slot's ``WithinResourceLimits`` repeats the job's ``Memory >= RequestMemory``), and a
+``>=`` on the param of its own resource's request marked, as the fit implies it for
+every positive amount (``box_bounds.implied_by_own_fit``). A class's walk
+(``ProgramShape.box``) settles only the params' atoms: at 1,000 x 10,000 of the
+partitionable row every bound of every class's box is then left out, and no class
+reduces its bounds again (RESULTS, session 35).
 
 Exact: every field is what ``PairProgram``'s set-up computed from the same residuals,
 and a field is kept here only when no param's value enters it (``_settled``, the
 constants' tests and ``box_bounds.settled_atom`` on an atom reading no param read none);
-the atoms are kept in their order, so a class's walk over them sets ``never`` and
-stops (no box) exactly where the walk over its tests' atoms did.
+the walk keeps the atoms' order, so a class's walk over it sets ``never`` and stops (no
+box) exactly where the walk over its tests' atoms did, and its bounds are the tests
+``box_bounds.box_tests`` gives of every settled atom (the same set; in another order
+only where a bound left out as ``own`` was the first lower bound of its position).
 """
 
 from __future__ import annotations
@@ -27,9 +38,15 @@ from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.classad.partial import Constant
-from condorlite.core.classad.residuals import FreeRef, Residual
+from condorlite.core.classad.residuals import FLIPPED, FreeRef, Residual, compare_numbers
 from condorlite.core.classad.values import Undefined
-from condorlite.core.matching.box_bounds import settled_atom
+from condorlite.core.matching.box_bounds import (
+    box_tests,
+    implied_by_own_fit,
+    settled_atom,
+    strongest,
+    unimplied,
+)
 from condorlite.core.matching.slot_vectors import holds
 
 #: a request of the plan that is a residual read at each state
@@ -43,16 +60,17 @@ CONSTANT = 2
 class ProgramShape:
     """What ``carving.PairProgram`` makes of its residuals when no param's value enters
     it (module doc). ``plan``: per request, in order, (kind, spelling, residual or
-    amount or param position, vector position, default); ``atoms``: the box's atoms
-    in their order as (settled or None, atom), None when the atom reads a param and is
-    settled per class; ``whole``: whether every test has atoms and no atom reading no
-    param reads a slot's own literal (else the walk stops at ``atoms``' end, no box)."""
+    amount or param position, vector position, default); ``walk``: the box's atoms in
+    their order as ``BoxStep``s (module doc), settled per class by ``box``; ``whole``:
+    whether every test has atoms and no atom reads a slot's own literal (else the walk
+    stops at ``walk``'s end, no box)."""
 
     __slots__ = (
-        "atoms",
         "constant_ranks",
         "dependent",
         "dependent_keys",
+        "distinct",
+        "known",
         "literals",
         "never",
         "plan",
@@ -60,6 +78,7 @@ class ProgramShape:
         "slot_rank",
         "slot_rank_given",
         "tests",
+        "walk",
         "whole",
         "width",
     )
@@ -109,29 +128,138 @@ class ProgramShape:
         #: a box with these ranks, and a constant job Rank, has one result
         #: (``PairProgram.result``)
         self.constant_ranks = type(self.slot_rank) is float and self.dependent_keys is None
-        self.atoms: list[tuple[object, tuple]] = []
-        self.whole = self._atoms()
+        #: the box's walk (``box``), its atoms settled already where they read no
+        #: param; ``known`` those atoms less the ones another implies (``strongest``)
+        self.walk: list[BoxStep] = []
+        self.known: list[tuple] = []
+        #: whether no two of the walk's bounds share a position and a direction
+        #: (``strongest`` then keeps every one of them)
+        self.distinct = True
+        self.whole = self._walk()
+        self.known = strongest(self.known)
 
-    def _atoms(self) -> bool:
-        """Fill ``atoms`` (class doc) up to where ``PairProgram``'s walk stops whatever
-        the params: a test without atoms, or an atom that reads no param and settles
-        to None; True when there is no such stop."""
+    def _walk(self) -> bool:
+        """Fill ``walk`` (class doc) up to where ``PairProgram``'s walk stops whatever
+        the params: a test without atoms, or an atom on a slot's own literal (its
+        settled atom None, whatever the params); True when there is no such stop.
+
+        An atom reading a param is put in the form ``settled_atom`` gives it (a bound
+        of the vector against the param, a param against the vector turned round, or
+        a comparison of params and numbers); a bound met again in that form (a slot's
+        ``WithinResourceLimits`` repeats the job's ``Memory >= RequestMemory`` as
+        ``RequestMemory <= Memory``) is left out: it settles as the first did, which
+        the walk met first (a stop there stops the walk before it). A bound ``>=`` the
+        param of the request of its own resource is marked ``own``."""
         width, literals = self.width, self.literals
+        first_literal = width - literals
+        own_params = {(amount, pos) for kind, _, amount, pos, _ in self.plan
+                      if kind is PARAM}
+        bounds: set[tuple] = set()
+        keys: list[tuple] = []
         for fn in self.tests:
             found = getattr(fn, "atoms", None)
             if found is None:
                 return False
             for atom in found:
-                index, _, operand, _ = atom
-                if index >= width or (type(operand) is FreeRef and operand.index >= width):
-                    self.atoms.append((None, atom))
+                index, op, operand, _ = atom
+                ref = operand.index if type(operand) is FreeRef else None
+                if index < width and (ref is None or ref < width):
+                    settled = settled_atom(atom, width, (), literals)
+                    if settled is None:
+                        return False
+                    if settled is False:
+                        self.walk.append(BoxStep(FALSE, atom, 0, False))
+                    elif settled is not True:
+                        self.walk.append(BoxStep(KNOWN, settled, 0, False))
+                        self.known.append(settled)
+                        if ref is None:
+                            keys.append((index, _DIRECTION.get(op, op)))
                     continue
-                settled = settled_atom(atom, width, (), literals)
-                if settled is None:
-                    return False
-                if settled is not True:
-                    self.atoms.append((settled, atom))
+                if first_literal <= index < width or (
+                        ref is not None and first_literal <= ref < width):
+                    return False  # (``settled_atom``: no bound on a slot's own literal)
+                if index < width:  # (the vector against a param)
+                    bound = (index, op, ref - width)  # type: ignore[operator]
+                elif ref is not None and ref < width:  # (a param against the vector)
+                    bound = (ref, FLIPPED[op], index - width)
+                else:  # (a param against a number or a param: true or false)
+                    self.walk.append(BoxStep(COMPARE, atom, index - width, False))
+                    continue
+                if bound in bounds:
+                    continue
+                bounds.add(bound)
+                keys.append((bound[0], _DIRECTION.get(bound[1], bound[1])))
+                own = bound[1] == ">=" and (bound[2], bound[0]) in own_params
+                self.walk.append(BoxStep(BOUND, bound[:2], bound[2], own))
+        self.distinct = len(set(keys)) == len(keys)
         return True
+
+    def box(self, params: tuple, fixed: list[tuple[str, float, int]], never: bool
+            ) -> BoxSettled:
+        """A class's box (``PairProgram``'s): the walk settled with its ``params``
+        (``never``: the class's requests already rule the match out; set by every
+        atom settled false before the walk stops) and, when it does not stop and
+        the program is a box, its bound tests given its ``fixed`` requests
+        (spelling, amount, position), as ``box_bounds.box_tests`` of every settled
+        atom gives them (the same tests; in another order only where an ``own``
+        bound left out was the first of its position's lower bounds)."""
+        atoms: list[tuple] = []
+        bounded = False
+        width = self.width
+        for kind, atom, param, own in self.walk:
+            if kind is KNOWN:
+                atoms.append(atom)
+            elif kind is BOUND:
+                value = params[param]
+                if type(value) is not int and type(value) is not float:
+                    return BoxSettled(never, None)  # (a param no number bounds nothing)
+                if own and implied_by_own_fit(value):
+                    continue
+                atoms.append((atom[0], atom[1], value, None))
+                bounded = True
+            elif kind is COMPARE:
+                other = atom[2]
+                if type(other) is FreeRef:
+                    other = params[other.index - width]
+                if compare_numbers(atom[1], params[param], other) is not True:
+                    never = True
+            else:
+                never = True
+        if not self.whole or never or self.requests:
+            return BoxSettled(never, None)
+        amounts = {pos: amount for _, amount, pos in fixed}
+        if not bounded:
+            return BoxSettled(never, unimplied(self.known, amounts))
+        return BoxSettled(never, unimplied(atoms, amounts) if self.distinct
+                          else box_tests(atoms, amounts))
+
+
+#: a step of a box's walk (``ProgramShape.walk``): a settled atom that reads no
+#: param (``atom``), one settled false, a bound of the vector against a param
+#: (``atom``: its position and operator; ``param``: the param's position; ``own``: a
+#: ``>=`` on the param of the request of its own resource, ``box_bounds.
+#: implied_by_own_fit``), a comparison of a param (``atom``, read at ``param``)
+KNOWN, FALSE, BOUND, COMPARE = range(4)
+
+#: an operator's direction, for ``ProgramShape.distinct``: lower and upper bounds
+_DIRECTION = {">=": "lower", ">": "lower", "<=": "upper", "<": "upper"}
+
+
+class BoxStep(NamedTuple):
+    """A step of a box's walk (``KNOWN``, ``FALSE``, ``BOUND``, ``COMPARE``)."""
+
+    kind: int
+    atom: tuple
+    param: int
+    own: bool
+
+
+class BoxSettled(NamedTuple):
+    """A class's box settled (``ProgramShape.box``): whether the match is ruled out,
+    and the bound tests, None when the program is no box."""
+
+    never: bool
+    bounds: list | None
 
 
 class RequestAmount(NamedTuple):

@@ -1,4 +1,4 @@
-"""A box's bounds less those another implies (``box_bounds._strongest``): the box run
+"""A box's bounds less those another implies (``box_bounds.strongest``): the box run
 gives what the conjunction of all its bounds gives, at every vector of numbers.
 
 Atoms are made as ``PairProgram`` makes them (``residuals.bound_test``), on two
@@ -13,7 +13,7 @@ import itertools
 import random
 
 from condorlite.core.classad.residuals import bound_test
-from condorlite.core.matching.box_bounds import _strongest, box_tests
+from condorlite.core.matching.box_bounds import box_tests, implied_by_own_fit, strongest
 
 OPS = (">=", ">", "<=", "<", "==", "!=")
 NUMBERS = (0, 1, 4, 4.0, 4.5, -3, 2**53, 2**53 + 1, 2**60, float(2**53), float("inf"),
@@ -37,7 +37,7 @@ def test_kept_bounds_decide_as_all_of_them() -> None:
     for _ in range(400):
         atoms = [_atom(rng.randrange(2), rng.choice(OPS), rng.choice(NUMBERS))
                  for _ in range(rng.randrange(1, 7))]
-        kept = _strongest(atoms)
+        kept = strongest(atoms)
         assert len(kept) <= len(atoms)
         assert all(atom in atoms for atom in kept)
         for vals in pairs:
@@ -50,14 +50,14 @@ def test_repeated_and_weaker_bounds_are_dropped() -> None:
     atoms = [_atom(1, ">=", 1000000), _atom(2, ">=", 3072), _atom(0, ">=", 4),
              _atom(0, ">", 0), _atom(0, ">=", 4), _atom(2, ">", 0), _atom(2, ">=", 3072),
              _atom(1, ">", 0), _atom(1, ">=", 1000000)]
-    kept = _strongest(atoms)
+    kept = strongest(atoms)
     assert [(index, op, number) for index, op, number, _ in kept] == [
         (1, ">=", 1000000), (2, ">=", 3072), (0, ">=", 4)]
     # (a strict bound of the same number is the tighter; the other type is apart)
-    kept = _strongest([_atom(0, ">=", 4), _atom(0, ">", 4), _atom(0, ">=", 4.0)])
+    kept = strongest([_atom(0, ">=", 4), _atom(0, ">", 4), _atom(0, ">=", 4.0)])
     assert [(op, number) for _, op, number, _ in kept] == [(">", 4), (">=", 4.0)]
     # (an upper bound, an equality and a NaN are no lower bound)
-    kept = _strongest([_atom(0, "<=", 8), _atom(0, "<", 8), _atom(0, "==", 2),
+    kept = strongest([_atom(0, "<=", 8), _atom(0, "<", 8), _atom(0, "==", 2),
                        _atom(0, "==", 2), _atom(0, ">", float("nan"))])
     assert [(op, number) for _, op, number, _ in kept][:2] == [("<", 8), ("==", 2)]
     assert len(kept) == 3
@@ -77,3 +77,29 @@ def test_box_tests_leave_out_what_a_fit_implies() -> None:
     assert made((4, 8192)) is True and made((4, 8193)) is False
     # (nothing is taken: every bound is tested, the weaker of one position left out)
     assert len(box_tests([cpus, _atom(0, ">", 0)], {})) == 1
+
+
+def test_a_bound_on_its_own_request_adds_nothing_where_the_fit_implies_it() -> None:
+    """``implied_by_own_fit``: with ``x >= v`` where the class takes ``v`` of ``x``
+    (a positive number within 2**53), ``box_tests`` gives the same tests as without
+    it, whatever other bounds there are (those it implies are implied by the fit);
+    with ``v`` zero, negative or beyond 2**53 it is no such bound."""
+    rng = random.Random(35)
+    values = (1, 2, 4, 4.0, 4.5, 2048, 0.5, 2**53, float(2**53))
+    for _ in range(600):
+        value = rng.choice(values)
+        assert implied_by_own_fit(value)
+        atoms = [_atom(rng.randrange(2), rng.choice(OPS), rng.choice(NUMBERS))
+                 for _ in range(rng.randrange(0, 6))]
+        own = (0, ">=", value, None)
+        where = rng.randrange(len(atoms) + 1)
+        amounts = {0: float(value)} | ({1: 2.0} if rng.randrange(2) else {})
+        with_own = box_tests([*atoms[:where], own, *atoms[where:]], amounts)
+        without = box_tests(atoms, amounts)
+        assert sorted(map(_key, with_own), key=repr) == sorted(map(_key, without), key=repr)
+    for value in (0, 0.0, -1, 2**53 + 1, float("nan"), float("inf"), "4", True):
+        assert not implied_by_own_fit(value)
+
+
+def _key(test) -> tuple:  # type: ignore[no-untyped-def]
+    return test.atoms[0][:3]

@@ -13,11 +13,14 @@ from typing import NamedTuple
 import pytest
 
 from condorlite.core.matching import box_ranges, held_verdicts, held_walks
+from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.held_lists import HeldLists
 from condorlite.core.matching.held_types import HeldSlot
 from condorlite.core.matching.held_verdicts import HeldVerdicts
 from condorlite.core.matching.held_walks import HeldWalks, PartPairs
+from condorlite.core.matching.pair_programs import ResidualPrograms
+from condorlite.core.matching.program_shapes import ProgramShape
 from condorlite.core.matching.slot_vectors import VectorNumbers
 from condorlite.core.policy import Policy
 from tests.core._pool import UID
@@ -121,7 +124,12 @@ def test_residuals_read_at_other_numbers_decide_otherwise(monkeypatch) -> None:
         def run(self, vals, as_rank):  # type: ignore[no-untyped-def]
             return (False,)
 
-    monkeypatch.setattr(held_verdicts, "PairProgram", Failing)
+    def failing(self, test, width, literals, params):  # type: ignore[no-untyped-def]
+        # (the verdict's one-test program, ``pair_programs.ResidualPrograms``, made failing)
+        shape = ProgramShape([], [test], held_verdicts._ZERO, [], as_rank, width, literals)
+        return Failing.of(shape, held_verdicts._ZERO, params)
+
+    monkeypatch.setattr(ResidualPrograms, "program", failing)
     with pytest.raises(AssertionError):
         run_both(SLOTS, JOBS, POLICY)
 

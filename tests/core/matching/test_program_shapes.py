@@ -218,3 +218,63 @@ def test_classes_differing_in_requests_and_rank_share_one_shape(shapes: list[int
             assert got == alone.run(vals, as_rank), vals
             matched += got[0]
     assert 0 < matched < len(GRID) * len(jobs)
+
+
+def test_a_box_walk_leaves_out_repeated_bounds_and_those_on_its_own_request() -> None:
+    """The partitionable slot's shape: the job's ``Memory >= RequestMemory`` and the
+    slot's ``WithinResourceLimits`` (``RequestMemory <= Memory``, ``Memory > 0``) read
+    the request left free. The walk keeps one bound per request, marked ``own``, and
+    the known ``Memory > 0``; a class of a positive request tests nothing (the fit
+    implies every bound), one of a zero request tests its bound as the set-up of
+    every atom does, and one whose request is no number makes no box."""
+    memory, cpus = 2, 0
+    requests = [("Cpus", _free(WIDTH), cpus, 1.0), ("Memory", _free(WIDTH + 1), memory, 0.0)]
+    job = _test([(memory, ">=", FreeRef(WIDTH + 1)), (cpus, ">=", FreeRef(WIDTH))])
+    slot = _test([(WIDTH + 1, "<=", FreeRef(memory)), (memory, ">", 0),
+                  (WIDTH, "<=", FreeRef(cpus)), (cpus, ">", 0)])
+    shape = program_shapes.ProgramShape(requests, [job, slot], Constant(0), [], as_rank,
+                                        WIDTH, LITERALS)
+    bounds = [step for step in shape.walk if step.kind is program_shapes.BOUND]
+    assert [(step.atom, step.param, step.own) for step in bounds] == [
+        ((memory, ">="), 1, True), ((cpus, ">="), 0, True)]
+    for params in ((4, 2048), (1, 0), (0, 0), (2.5, 100.0), (1, "x")):
+        program = PairProgram.of(shape, Constant(1), params)
+        expected = _reference(requests, [job, slot], Constant(1), Constant(0), [], params)
+        assert program.box == expected["box"]
+        assert sorted(_bound_keys(program.bounds), key=repr) == sorted(
+            _bound_keys(expected["bounds"]), key=repr), params
+    assert PairProgram.of(shape, Constant(1), (4, 2048)).bounds == []
+    # (no memory taken: ``Memory > 0`` is tested, the slot's test of that atom)
+    assert PairProgram.of(shape, Constant(1), (1, 0)).bounds == [slot]
+    assert not PairProgram.of(shape, Constant(1), (1, "x")).box
+
+
+def test_one_test_programs_share_a_shape_per_residual(monkeypatch: pytest.MonkeyPatch
+                                                     ) -> None:
+    """``pair_programs.ResidualPrograms``: the one-test programs of a held verdict's
+    residual for classes of other values share one shape (one made per residual),
+    and each has every field ``PairProgram(...)`` of the same residual and values
+    gives."""
+    zero = Constant(0.0)
+    programs = pair_programs.ResidualPrograms(zero, as_rank)
+    rng = random.Random(35)
+    cases = []
+    for _ in range(200):
+        n_params = rng.randrange(1, 3)
+        test = _random_parts(rng, n_params)[1][0]
+        cases.append((test, [_random_params(rng, n_params) for _ in range(3)]))
+    made = [0]
+    real = program_shapes.ProgramShape.__init__
+
+    def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        made[0] += 1
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(program_shapes.ProgramShape, "__init__", counted)
+    for test, values in cases:
+        for params in values:
+            program = programs.program(test, WIDTH, LITERALS, params)
+            alone = PairProgram([], [test], zero, zero, [], as_rank, WIDTH, params, LITERALS)
+            assert _fields(program) == _fields(alone)
+    # (one shape per residual for the programs, one for each program made alone)
+    assert made[0] == len(cases) + 3 * len(cases)
