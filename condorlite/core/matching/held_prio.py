@@ -21,6 +21,8 @@ least keys after it and version ``NO_VERSION``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import NamedTuple
 
 from condorlite.core.matching.candidates import PRE, PairEval, SharedEntries, make_entries
 from condorlite.core.matching.held_groups import HeldGroups
@@ -52,6 +54,16 @@ class NegPre(dict):
         return value
 
 
+class LaterRun(NamedTuple):
+    """Offers a run by priority holds whose pairs are not worked out yet
+    (``held_types.LaterPairs``): their seqs, each with its own first key (so the
+    run's head is known), and what gives their groups by priority once the run is
+    made (as ``PrioRuns.run``'s ``groups``)."""
+
+    seqs: list[int]
+    groups: Callable[[], list[tuple[PairEval, list[int]]]]
+
+
 class PrioRuns:
     """The cycle's held runs by priority (module doc): ``registry``, the offers by
     seq; ``shared``, the entries shared between lists (``candidates.SharedEntries``)."""
@@ -66,23 +78,29 @@ class PrioRuns:
         self._held = held
         self._neg_pre = NegPre(registry)
 
-    def run(self, groups: list[tuple[PairEval, list[int]]], column: RankColumn | None
-            ) -> LazyRun:
+    def run(self, groups: list[tuple[PairEval, list[int]]], column: RankColumn | None,
+            later: LaterRun | None = None) -> LazyRun:
         """The run of ``groups`` (a pair result, the seqs listed by priority with it:
         with dependent ranks, that result's; else the offers of one job rank source,
-        ``HeldLists._settle``) for the class's rank column ``column``: the sorted
-        entries of the offers still available when it is made."""
-        low = self._head(groups)
+        ``HeldLists._settle``) and of ``later``'s groups, given when it is made, for
+        the class's rank column ``column``: the sorted entries of the offers still
+        available when it is made. Its head bounds ``later``'s by their offers' own
+        first keys, whether or not they are listed then."""
+        low = self._head(groups) if groups else math.inf
+        if later is not None:
+            low = min(low, min(map(self._neg_pre.__getitem__, later.seqs)))
         registry, shared, held = self._registry, self._shared, self._held
         # (the groups hold offers available now: unless a held offer leaves before the
         # run is made, as when a list's first merge makes it, they all still are)
         epoch = held.epoch
-        sentinel = (low, -math.inf, -math.inf, -math.inf, -math.inf, "", groups[0][1][0],
+        sentinel = (low, -math.inf, -math.inf, -math.inf, -math.inf, "",
+                    groups[0][1][0] if groups else later.seqs[0],  # type: ignore[union-attr]
                     NO_VERSION, PRIO_PREEMPTION)
 
         def fill() -> list[tuple]:
             entries: list[tuple] = []
             moved = held.epoch != epoch
+            # (``later``'s groups are of the offers available now: none to filter)
             for pe, seqs in groups:
                 if moved:
                     seqs = [k for k in seqs if registry[k].available]
@@ -93,6 +111,13 @@ class PrioRuns:
                                                 column=column))
                 else:
                     entries.extend(shared.entries(seqs, pe, PRIO_PREEMPTION, column))
+            if later is not None:
+                for pe, seqs in later.groups():
+                    if pe.dependent:
+                        entries.extend(make_entries(registry, seqs, pe, PRIO_PREEMPTION,
+                                                    column=column))
+                    else:
+                        entries.extend(shared.entries(seqs, pe, PRIO_PREEMPTION, column))
             entries.sort()
             return entries
 

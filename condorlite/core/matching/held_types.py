@@ -5,6 +5,7 @@ it pays (``ResidualTest``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 from condorlite.core.classad.partial import Constant
@@ -89,6 +90,52 @@ class HeldWalk(NamedTuple):
     #: the list's refusals the walk was made for (``held_refusals.Refusals``), whose
     #: verdicts of the preq keys in ``matched`` its lists ask, or None
     refusals: Refusals | None
+    #: the groups that would be ``allowed`` but whose pairs are left to the first run
+    #: by priority made of them (``LaterPairs``)
+    later: LaterPairs
+
+
+#: a batch of a walk's groups left for later: (the groups, the verdict of their type
+#: as the walk had it, the sure box they were walked with or None), for
+#: ``HeldWalks._pairs_of``
+LaterBatch = tuple[list[HeldSlot], object, object]
+
+
+class LaterPairs:
+    """The groups of one walk whose pairs are worked out only when a held list's run
+    by priority is made (``held_walks`` module doc, 7): groups of one offer whose
+    policy key the list does not refuse (``PREQ_ONLY``: never listed by rank, never
+    counted, so read by that run alone) and whose first entry key (``-PRE_JOB_RANK``)
+    is the offer's own (``Offer.independent``), so the run's head is known without
+    the pair. ``work`` works a walk's batches out (``HeldWalks._resolve``): (group,
+    pair result, seq) of those whose pair matches, once, at the first ``pairs``."""
+
+    __slots__ = ("_found", "_work", "batches")
+
+    def __init__(self, work: Callable[[list[LaterBatch]],
+                                      list[tuple[HeldGroup, PairEval, int]]]) -> None:
+        self._work = work
+        #: the walk's batches, in the order it met them
+        self.batches: list[LaterBatch] = []
+        self._found: list[tuple[HeldGroup, PairEval, int]] | None = None
+
+    @property
+    def resolved(self) -> list[tuple[HeldGroup, PairEval, int]] | None:
+        """The batches' matching groups once worked out, else None."""
+        return self._found
+
+    def pairs(self) -> list[tuple[HeldGroup, PairEval, int]]:
+        """(group, its pair result, its offer's seq) of the batches' groups whose pair
+        matches, of those with an offer when first asked (an offer never comes back)."""
+        found = self._found
+        if found is None:
+            found = self._found = self._work(self.batches)
+        return found
+
+    def seqs(self) -> list[int]:
+        """The seqs of the batches' offers still available (their groups not empty)."""
+        return [slot.first.seq for batch in self.batches for slot in batch[0]
+                if slot.group.total]
 
 
 class HeldType(NamedTuple):

@@ -71,11 +71,12 @@ nothing reads a pair result of a group without entries). Only the evaluations ch
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.box_passes import BoxPasses, implied_by
-from condorlite.core.matching.candidates import NO_MATCH, HeldGroup, PairEval, as_rank
+from condorlite.core.matching.candidates import NO_MATCH, PRE, HeldGroup, PairEval, as_rank
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.held_groups import HeldGroups
@@ -85,6 +86,8 @@ from condorlite.core.matching.held_types import (
     PREQ_ONLY,
     HeldSlot,
     HeldWalk,
+    LaterBatch,
+    LaterPairs,
     ResidualTest,
 )
 from condorlite.core.matching.held_verdicts import NEVER, HeldVerdicts
@@ -176,8 +179,9 @@ class HeldWalks:
             return found[1]
         verdicts = self._verdicts
         union, types, asked = verdicts.asked(klass, job_ad)
-        out = HeldWalk([], [], [], refusals)
         parts = PartPairs()
+        out = HeldWalk([], [], [], refusals, LaterPairs(partial(
+            self._resolve, klass, job_ad, signature, known_pairs, parts)))
         for held_type, (verdict, names) in zip(types, asked, strict=True):
             shared = union.issuperset(names)
             if verdict is NEVER and shared:
@@ -196,8 +200,38 @@ class HeldWalks:
             self._walk(klass, job_ad, signature, known_pairs, slots,
                        verdict if shared else MISSING, parts, refusals, out, None)
         self._counts.evaluations += parts.runs
+        parts.runs = 0  # (``_resolve`` counts its own)
         self._kept[kept_key] = (added, out)
         return out
+
+    def _resolve(self, klass: tuple, job_ad: ClassAd, signature: tuple,
+                 known_pairs: dict[int, PairEval], parts: PartPairs,
+                 batches: list[LaterBatch]) -> list[tuple[HeldGroup, PairEval, int]]:
+        """(group, pair result, seq) of the groups of a walk's ``batches``
+        (``LaterPairs``) whose pair with the class key matches, of those with an
+        offer now: each by its known pair result, else by ``_pairs_of`` with its
+        batch's verdict and sure box, as ``_walk`` would have asked it."""
+        out = HeldWalk([], [], [], None, LaterPairs(self._resolve_nothing))
+        for slots, verdict, sure in batches:
+            unknown: list[tuple[HeldSlot, int | None]] = []
+            for slot in slots:
+                if not slot.group.total:
+                    continue  # (its offer has left: it never comes back)
+                known = known_pairs.get(slot.pair_shape)
+                if known is None:
+                    unknown.append((slot, PREQ_ONLY))
+                elif known.match:
+                    out.allowed.append((slot.group, known, slot.one))
+            if unknown:
+                self._pairs_of(klass, job_ad, signature, known_pairs, unknown, verdict,
+                               parts, out, sure)  # type: ignore[arg-type]
+        self._counts.evaluations += parts.runs
+        parts.runs = 0
+        return out.allowed  # type: ignore[return-value]
+
+    @staticmethod
+    def _resolve_nothing(batches: list[LaterBatch]) -> list[tuple[HeldGroup, PairEval, int]]:
+        return []
 
     def _walk(self, klass: tuple, job_ad: ClassAd, signature: tuple,
               known_pairs: dict[int, PairEval], slots: list[HeldSlot], verdict: object,
@@ -211,9 +245,11 @@ class HeldWalks:
         rank: marked so in ``out.matched``; with a key it does not refuse, in
         ``out.allowed``). ``sure``: the verdict's box when every bound of it holds on
         ``slots`` (``_pairs_of``), else None."""
-        matched, allowed, passed, _ = out
+        matched, allowed, passed = out.matched, out.allowed, out.passed
         #: (group, what is known of the policy) of the groups whose pair is not known
         unknown: list[tuple[HeldSlot, int | None]] = []
+        #: the groups whose pairs are left to the runs by priority (module doc, 7)
+        later: list[HeldSlot] = []
         verdicts, refuses = ({}, None) if refusals is None else (refusals.verdicts,
                                                                  refusals.refuses)
         for slot in slots:
@@ -239,12 +275,19 @@ class HeldWalks:
                 known_preq = slot.preq
             known = known_pairs.get(slot.pair_shape)
             if known is None:
-                unknown.append((slot, known_preq))
+                if (known_preq == PREQ_ONLY and slot.one is not None
+                        and PRE in (first := slot.first).independent
+                        and not first.partitionable):
+                    later.append(slot)
+                else:
+                    unknown.append((slot, known_preq))
             elif known.match:
                 if known_preq == PREQ_ONLY:
                     allowed.append((group, known, slot.one))
                 else:
                     matched.append((group, known, known_preq, slot.one))
+        if later:
+            out.later.batches.append((later, verdict, sure))
         if unknown:
             self._pairs_of(klass, job_ad, signature, known_pairs, unknown, verdict, parts,
                            out, sure)

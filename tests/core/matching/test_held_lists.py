@@ -103,8 +103,8 @@ def test_entries_by_priority_are_shared_between_lists_and_equal_made_ones(monkey
     real = SharedEntries.entries
     prio_run = PrioRuns.run
 
-    def made_at_once(self, groups, column):
-        run = prio_run(self, groups, column)
+    def made_at_once(self, groups, column, later=None):
+        run = prio_run(self, groups, column, later)
         run.make()
         return run
 
@@ -133,8 +133,8 @@ def test_runs_by_priority_made_as_the_scans_reach_them(monkeypatch) -> None:
     runs: list[LazyRun] = []
     prio_run = PrioRuns.run
 
-    def kept(self, groups, column):
-        run = prio_run(self, groups, column)
+    def kept(self, groups, column, later=None):
+        run = prio_run(self, groups, column, later)
         runs.append(run)
         return run
 
@@ -145,8 +145,8 @@ def test_runs_by_priority_made_as_the_scans_reach_them(monkeypatch) -> None:
     slots = SLOTS + [_free_slot(n, 20) for n in range(3)]
     run_both(slots, JOBS, POLICY, SUBS)
 
-    def late(self, groups, column):
-        run = prio_run(self, groups, column)
+    def late(self, groups, column, later=None):
+        run = prio_run(self, groups, column, later)
         run.head = (math.inf,)
         run.sentinel = (math.inf, *run.sentinel[1:])
         return run
