@@ -281,14 +281,15 @@ class HeldLists:
         self._settle_allowed(walk.allowed, column, listed)
         later = walk.later
         more = None
-        if later.resolved is not None:  # (worked out by another list's run: as ``allowed``)
-            self._settle_allowed(later.resolved, column, listed)
+        resolved = later.resolved()
+        if resolved is not None:  # (worked out by another list's run: as ``allowed``)
+            self._settle_allowed(resolved, column, listed)
         elif later.batches:
-            seqs = later.seqs()
-            if seqs:
+            head = later.head()
+            if head is not None:
                 # (their pairs worked out, and settled as ``allowed``'s, when a run
                 # made of them is made: its head is their offers' own first key)
-                more = LaterRun(seqs, partial(self._settle_later, later, column))
+                more = LaterRun(*head, partial(self._settle_later, later, column))
         found.by_prio = (self._prio.run(list(listed.values()), column, more)
                          if listed or more is not None else [])
         found.others = None

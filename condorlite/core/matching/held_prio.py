@@ -55,12 +55,13 @@ class NegPre(dict):
 
 
 class LaterRun(NamedTuple):
-    """Offers a run by priority holds whose pairs are not worked out yet
-    (``held_types.LaterPairs``): their seqs, each with its own first key (so the
-    run's head is known), and what gives their groups by priority once the run is
-    made (as ``PrioRuns.run``'s ``groups``)."""
+    """Offers a run by priority may hold whose pairs are not worked out yet
+    (``held_types.LaterPairs``): the least of their own first keys (whether or not
+    they are listed), the seq of one of them, and what gives their groups by
+    priority once the run is made (as ``PrioRuns.run``'s ``groups``)."""
 
-    seqs: list[int]
+    head: float
+    seq: int
     groups: Callable[[], list[tuple[PairEval, list[int]]]]
 
 
@@ -87,14 +88,14 @@ class PrioRuns:
         available when it is made. Its head bounds ``later``'s by their offers' own
         first keys, whether or not they are listed then."""
         low = self._head(groups) if groups else math.inf
-        if later is not None:
-            low = min(low, min(map(self._neg_pre.__getitem__, later.seqs)))
+        if later is not None and later.head < low:
+            low = later.head
         registry, shared, held = self._registry, self._shared, self._held
         # (the groups hold offers available now: unless a held offer leaves before the
         # run is made, as when a list's first merge makes it, they all still are)
         epoch = held.epoch
         sentinel = (low, -math.inf, -math.inf, -math.inf, -math.inf, "",
-                    groups[0][1][0] if groups else later.seqs[0],  # type: ignore[union-attr]
+                    groups[0][1][0] if groups else later.seq,  # type: ignore[union-attr]
                     NO_VERSION, PRIO_PREEMPTION)
 
         def fill() -> list[tuple]:

@@ -12,7 +12,7 @@ from condorlite.core.classad.partial import Constant
 from condorlite.core.classad.residuals import Residual
 from condorlite.core.matching.box_passes import box_key
 from condorlite.core.matching.box_ranges import Column, Split
-from condorlite.core.matching.candidates import HeldGroup, PairEval, as_rank
+from condorlite.core.matching.candidates import PRE, HeldGroup, PairEval, as_rank
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.held_refusals import Refusals
 from condorlite.core.matching.offers import Offer
@@ -39,7 +39,7 @@ class HeldSlot:
     the number of that part's values (``numbers``: ``box_passes.BoxPasses.numbers``)."""
 
     __slots__ = ("first", "group", "kind", "numbers", "one", "pair_shape", "part", "policy",
-                 "preq", "vals")
+                 "pre", "preq", "vals")
 
     def __init__(self, pair_shape: int, group: HeldGroup, first: Offer,
                  vals: tuple | None, policy: int | None, preq: int | None) -> None:
@@ -49,6 +49,11 @@ class HeldSlot:
         #: leaves its group exactly when it becomes unavailable (``retire``), so
         #: while that offer is available the group is that offer alone
         self.one = first.seq if group.total == 1 else None
+        #: with ``one``, that offer's own first entry key (``-PRE_JOB_RANK``, as
+        #: ``held_prio.NegPre`` gives it) when its pre-job rank does not read the
+        #: job, else None: a walk may leave its pair for later (``LaterPairs``)
+        pre = first.independent.get(PRE) if self.one is not None else None
+        self.pre = None if pre is None or first.partitionable else -pre
         self.vals = vals
         self.policy = policy
         self.preq = preq
@@ -105,10 +110,10 @@ class LaterPairs:
     """The groups of one walk whose pairs are worked out only when a held list's run
     by priority is made (``held_walks`` module doc, 7): groups of one offer whose
     policy key the list does not refuse (``PREQ_ONLY``: never listed by rank, never
-    counted, so read by that run alone) and whose first entry key (``-PRE_JOB_RANK``)
-    is the offer's own (``Offer.independent``), so the run's head is known without
-    the pair. ``work`` works a walk's batches out (``HeldWalks._resolve``): (group,
-    pair result, seq) of those whose pair matches, once, at the first ``pairs``."""
+    counted, so read by that run alone) and whose first entry key is the offer's
+    own (``HeldSlot.pre``), so the run's head is known without the pair. ``work``
+    works a walk's batches out (``HeldWalks._resolve``): (group, pair result, seq)
+    of those whose pair matches, once, at the first ``pairs``."""
 
     __slots__ = ("_found", "_work", "batches")
 
@@ -119,7 +124,6 @@ class LaterPairs:
         self.batches: list[LaterBatch] = []
         self._found: list[tuple[HeldGroup, PairEval, int]] | None = None
 
-    @property
     def resolved(self) -> list[tuple[HeldGroup, PairEval, int]] | None:
         """The batches' matching groups once worked out, else None."""
         return self._found
@@ -132,10 +136,12 @@ class LaterPairs:
             found = self._found = self._work(self.batches)
         return found
 
-    def seqs(self) -> list[int]:
-        """The seqs of the batches' offers still available (their groups not empty)."""
-        return [slot.first.seq for batch in self.batches for slot in batch[0]
+    def head(self) -> tuple[float, int] | None:
+        """The least first key of the batches' offers still available (their groups
+        not empty), and the seq of one of them; None when none is."""
+        keys = [(slot.pre, slot.one) for batch in self.batches for slot in batch[0]
                 if slot.group.total]
+        return min(keys) if keys else None  # type: ignore[type-var, return-value]
 
 
 class HeldType(NamedTuple):

@@ -76,7 +76,7 @@ from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.box_passes import BoxPasses, implied_by
-from condorlite.core.matching.candidates import NO_MATCH, PRE, HeldGroup, PairEval, as_rank
+from condorlite.core.matching.candidates import NO_MATCH, HeldGroup, PairEval, as_rank
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.held_groups import HeldGroups
@@ -213,15 +213,9 @@ class HeldWalks:
         batch's verdict and sure box, as ``_walk`` would have asked it."""
         out = HeldWalk([], [], [], None, LaterPairs(self._resolve_nothing))
         for slots, verdict, sure in batches:
-            unknown: list[tuple[HeldSlot, int | None]] = []
-            for slot in slots:
-                if not slot.group.total:
-                    continue  # (its offer has left: it never comes back)
-                known = known_pairs.get(slot.pair_shape)
-                if known is None:
-                    unknown.append((slot, PREQ_ONLY))
-                elif known.match:
-                    out.allowed.append((slot.group, known, slot.one))
+            # (a group whose offer has left is passed over: it never comes back; a
+            # pair known since is worked out again, to the same result)
+            unknown = [(slot, PREQ_ONLY) for slot in slots if slot.group.total]
             if unknown:
                 self._pairs_of(klass, job_ad, signature, known_pairs, unknown, verdict,
                                parts, out, sure)  # type: ignore[arg-type]
@@ -275,9 +269,7 @@ class HeldWalks:
                 known_preq = slot.preq
             known = known_pairs.get(slot.pair_shape)
             if known is None:
-                if (known_preq == PREQ_ONLY and slot.one is not None
-                        and PRE in (first := slot.first).independent
-                        and not first.partitionable):
+                if known_preq == PREQ_ONLY and slot.pre is not None:
                     later.append(slot)
                 else:
                     unknown.append((slot, known_preq))
