@@ -281,14 +281,13 @@ class HeldLists:
         self._settle_allowed(walk.allowed, column, listed)
         later = walk.later
         more = None
-        resolved = later.resolved()
-        if resolved is not None:  # (worked out by another list's run: as ``allowed``)
-            self._settle_allowed(resolved, column, listed)
-        elif later.batches:
-            head = later.head()
-            if head is not None:
+        if later.batches:
+            resolved = later.found
+            if resolved is not None:  # (worked out by another list's run: as ``allowed``)
+                self._settle_allowed(resolved, column, listed)
+            elif (head := later.head()) is not None:
                 # (their pairs worked out, and settled as ``allowed``'s, when a run
-                # made of them is made: its head is their offers' own first key)
+                # made of them is made: its head bounds their offers' own first keys)
                 more = LaterRun(*head, partial(self._settle_later, later, column))
         found.by_prio = (self._prio.run(list(listed.values()), column, more)
                          if listed or more is not None else [])

@@ -5,7 +5,9 @@ it pays (``ResidualTest``)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from operator import attrgetter
 from typing import NamedTuple
 
 from condorlite.core.classad.partial import Constant
@@ -115,33 +117,47 @@ class LaterPairs:
     works a walk's batches out (``HeldWalks._resolve``): (group, pair result, seq)
     of those whose pair matches, once, at the first ``pairs``."""
 
-    __slots__ = ("_found", "_work", "batches")
+    __slots__ = ("_head", "_work", "batches", "found")
 
     def __init__(self, work: Callable[[list[LaterBatch]],
                                       list[tuple[HeldGroup, PairEval, int]]]) -> None:
         self._work = work
         #: the walk's batches, in the order it met them
         self.batches: list[LaterBatch] = []
-        self._found: list[tuple[HeldGroup, PairEval, int]] | None = None
+        #: the least ``HeldSlot.pre`` of the batches' groups, and a seq of theirs
+        self._head = (math.inf, -1)
+        #: once worked out (``pairs``), the batches' matching groups, else None
+        self.found: list[tuple[HeldGroup, PairEval, int]] | None = None
 
-    def resolved(self) -> list[tuple[HeldGroup, PairEval, int]] | None:
-        """The batches' matching groups once worked out, else None."""
-        return self._found
+    def add(self, slots: list[HeldSlot], verdict: object, sure: object) -> None:
+        """Leave ``slots`` (each with a ``pre``) for later, with their type's verdict
+        and sure box as the walk had them."""
+        self.batches.append((slots, verdict, sure))
+        least = min(map(_PRE, slots))
+        if least < self._head[0]:
+            self._head = (least, slots[0].one)  # type: ignore[assignment]
 
     def pairs(self) -> list[tuple[HeldGroup, PairEval, int]]:
         """(group, its pair result, its offer's seq) of the batches' groups whose pair
         matches, of those with an offer when first asked (an offer never comes back)."""
-        found = self._found
+        found = self.found
         if found is None:
-            found = self._found = self._work(self.batches)
+            found = self.found = self._work(self.batches)
         return found
 
     def head(self) -> tuple[float, int] | None:
-        """The least first key of the batches' offers still available (their groups
-        not empty), and the seq of one of them; None when none is."""
-        keys = [(slot.pre, slot.one) for batch in self.batches for slot in batch[0]
-                if slot.group.total]
-        return min(keys) if keys else None  # type: ignore[type-var, return-value]
+        """A key no later than the first key of any batch's offer (the least of them
+        all, whether or not still available) and a seq of the batches'; None when no
+        offer of theirs is available now (their groups all empty)."""
+        for slots, _, _ in self.batches:
+            if any(map(HAS_OFFERS, slots)):
+                return self._head
+        return None
+
+
+#: a held slot's ``pre`` and whether its group has offers, in C (``LaterPairs``)
+_PRE = attrgetter("pre")
+HAS_OFFERS = attrgetter("group.total")
 
 
 class HeldType(NamedTuple):

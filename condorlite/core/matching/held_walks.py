@@ -72,6 +72,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from itertools import repeat
 from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
@@ -82,6 +83,7 @@ from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.held_refusals import REFUSED, Refusals
 from condorlite.core.matching.held_types import (
+    HAS_OFFERS,
     MISSING,
     PREQ_ONLY,
     HeldSlot,
@@ -119,7 +121,7 @@ class PartPairs:
     box of constant ranks, its table of passes (``box_passes``), and the programs
     run (counted once per walk, as ``MatchTable.run_part`` counts each)."""
 
-    __slots__ = ("boxed", "boxes", "programs", "runs", "tables")
+    __slots__ = ("boxed", "boxes", "implied", "programs", "runs", "tables")
 
     def __init__(self) -> None:
         #: static part -> (its program, that box's table of passes, its one pair
@@ -133,6 +135,9 @@ class PartPairs:
         #: its box's table of passes or None
         self.boxed: dict[int, PairEval] = {}
         self.tables: dict[int, dict[int, bool] | None] = {}
+        #: id(a sure box) -> (it, ``_pairs_of``'s parts it implies), kept while the
+        #: walk's groups left for later may be asked with it (which holds the box)
+        self.implied: dict[int, tuple[SureBox, dict]] = {}
         self.runs = 0
 
 
@@ -215,7 +220,7 @@ class HeldWalks:
         for slots, verdict, sure in batches:
             # (a group whose offer has left is passed over: it never comes back; a
             # pair known since is worked out again, to the same result)
-            unknown = [(slot, PREQ_ONLY) for slot in slots if slot.group.total]
+            unknown = list(zip(filter(HAS_OFFERS, slots), repeat(PREQ_ONLY)))
             if unknown:
                 self._pairs_of(klass, job_ad, signature, known_pairs, unknown, verdict,
                                parts, out, sure)  # type: ignore[arg-type]
@@ -261,7 +266,15 @@ class HeldWalks:
                         # (the submitter's own are no refusal: never counted)
                         passed.append(slot)
                     continue
-                known_preq = PREQ_ONLY
+                known = known_pairs.get(slot.pair_shape)
+                if known is None:
+                    if slot.pre is not None:
+                        later.append(slot)  # (read by a run by priority alone)
+                    else:
+                        unknown.append((slot, PREQ_ONLY))
+                elif known.match:
+                    allowed.append((group, known, slot.one))
+                continue
             else:
                 # (its offers may be listed by rank: the walk cannot pass over it,
                 # but its list's verdict of the key, asked when needed, stands for
@@ -269,17 +282,11 @@ class HeldWalks:
                 known_preq = slot.preq
             known = known_pairs.get(slot.pair_shape)
             if known is None:
-                if known_preq == PREQ_ONLY and slot.pre is not None:
-                    later.append(slot)
-                else:
-                    unknown.append((slot, known_preq))
+                unknown.append((slot, known_preq))
             elif known.match:
-                if known_preq == PREQ_ONLY:
-                    allowed.append((group, known, slot.one))
-                else:
-                    matched.append((group, known, known_preq, slot.one))
+                matched.append((group, known, known_preq, slot.one))
         if later:
-            out.later.batches.append((later, verdict, sure))
+            out.later.add(later, verdict, sure)
         if unknown:
             self._pairs_of(klass, job_ad, signature, known_pairs, unknown, verdict, parts,
                            out, sure)
@@ -304,8 +311,15 @@ class HeldWalks:
         programs, tables, boxed, boxes = parts.programs, parts.tables, parts.boxed, parts.boxes
         matched, allowed = out.matched, out.allowed
         #: static part -> (its program, the box's one result or None: ranks that read
-        #: the slot) when the verdict implies its box, else None (``_implied``)
+        #: the slot) when the verdict implies its box, else None (``_implied``), per
+        #: sure box for the walk (its groups left for later are asked with it again)
         implied: dict[int, tuple[PairProgram, PairEval | None] | None] = {}
+        if sure is not None:
+            kept = parts.implied.get(id(sure))
+            if kept is None or kept[0] is not sure:
+                parts.implied[id(sure)] = (sure, implied)
+            else:
+                implied = kept[1]
         for slot, known_preq in unknown:
             part = slot.part
             if sure is not None and part is MISSING:
