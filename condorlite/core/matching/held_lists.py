@@ -281,7 +281,7 @@ class HeldLists:
         self._settle_allowed(walk.allowed, column, listed)
         later = walk.later
         more = None
-        if later.batches:
+        if later is not None:
             resolved = later.found
             if resolved is not None:  # (worked out by another list's run: as ``allowed``)
                 self._settle_allowed(resolved, column, listed)

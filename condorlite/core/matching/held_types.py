@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from operator import attrgetter
 from typing import NamedTuple
 
 from condorlite.core.classad.partial import Constant
@@ -75,31 +74,34 @@ class HeldSlot:
 PREQ_ONLY = -1
 
 
-class HeldWalk(NamedTuple):
+class HeldWalk:
     """A class key's walk of the held groups for one set of refused policy keys
     (``HeldWalks.matching``): kept, and compared by identity (``held_lists``)."""
 
-    #: (group, its pair result, what is known of the policy for its offers: None
-    #: or a preq key, ``HeldSlot.one``) of the groups whose pair matches, but those
-    #: of ``allowed``
-    matched: list[tuple[HeldGroup, PairEval, int | None, int | None]]
-    #: (group, its pair result, ``HeldSlot.one``) of the groups whose pair matches
-    #: and whose policy key the list does not refuse (``PREQ_ONLY``): each offer
-    #: allowed by the policy, none listed by rank nor the submitter's own, so its
-    #: list settles them straight from here (``HeldLists._settle``), no shape of
-    #: them kept apart; a group of one offer by that offer alone
-    allowed: list[tuple[HeldGroup, PairEval, int | None]]
-    #: the groups of policy keys the policy refuses, passed over, their pairs not
-    #: asked: any may match (``held_refusals``; neither the groups a verdict rules
-    #: out nor those of the submitter's own keys, which never count, are here). All
-    #: the offers of such a group have one holder, not the submitter
-    passed: list[HeldSlot]
-    #: the list's refusals the walk was made for (``held_refusals.Refusals``), whose
-    #: verdicts of the preq keys in ``matched`` its lists ask, or None
-    refusals: Refusals | None
-    #: the groups that would be ``allowed`` but whose pairs are left to the first run
-    #: by priority made of them (``LaterPairs``)
-    later: LaterPairs
+    __slots__ = ("allowed", "later", "matched", "passed", "refusals")
+
+    def __init__(self, refusals: Refusals | None) -> None:
+        #: (group, its pair result, what is known of the policy for its offers: None
+        #: or a preq key, ``HeldSlot.one``) of the groups whose pair matches, but
+        #: those of ``allowed``
+        self.matched: list[tuple[HeldGroup, PairEval, int | None, int | None]] = []
+        #: (group, its pair result, ``HeldSlot.one``) of the groups whose pair
+        #: matches and whose policy key the list does not refuse (``PREQ_ONLY``):
+        #: each offer allowed by the policy, none listed by rank nor the submitter's
+        #: own, so its list settles them straight from here (``HeldLists._settle``),
+        #: no shape of them kept apart; a group of one offer by that offer alone
+        self.allowed: list[tuple[HeldGroup, PairEval, int | None]] = []
+        #: the groups of policy keys the policy refuses, passed over, their pairs not
+        #: asked: any may match (``held_refusals``; neither the groups a verdict rules
+        #: out nor those of the submitter's own keys, which never count, are here).
+        #: All the offers of such a group have one holder, not the submitter
+        self.passed: list[HeldSlot] = []
+        #: the list's refusals the walk was made for (``held_refusals.Refusals``),
+        #: whose verdicts of the preq keys in ``matched`` its lists ask, or None
+        self.refusals = refusals
+        #: the groups that would be in ``allowed`` but whose pairs are left to the
+        #: first run by priority made of them (``LaterPairs``), or None: no such group
+        self.later: LaterPairs | None = None
 
 
 #: a batch of a walk's groups left for later: (the groups, the verdict of their type
@@ -133,7 +135,7 @@ class LaterPairs:
         """Leave ``slots`` (each with a ``pre``) for later, with their type's verdict
         and sure box as the walk had them."""
         self.batches.append((slots, verdict, sure))
-        least = min(map(_PRE, slots))
+        least = min([slot.pre for slot in slots])  # (a comprehension reads slots fastest)
         if least < self._head[0]:
             self._head = (least, slots[0].one)  # type: ignore[assignment]
 
@@ -150,14 +152,10 @@ class LaterPairs:
         all, whether or not still available) and a seq of the batches'; None when no
         offer of theirs is available now (their groups all empty)."""
         for slots, _, _ in self.batches:
-            if any(map(HAS_OFFERS, slots)):
-                return self._head
+            for slot in slots:
+                if slot.group.total:
+                    return self._head
         return None
-
-
-#: a held slot's ``pre`` and whether its group has offers, in C (``LaterPairs``)
-_PRE = attrgetter("pre")
-HAS_OFFERS = attrgetter("group.total")
 
 
 class HeldType(NamedTuple):

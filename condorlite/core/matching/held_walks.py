@@ -72,7 +72,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from itertools import repeat
 from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
@@ -83,7 +82,6 @@ from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.held_groups import HeldGroups
 from condorlite.core.matching.held_refusals import REFUSED, Refusals
 from condorlite.core.matching.held_types import (
-    HAS_OFFERS,
     MISSING,
     PREQ_ONLY,
     HeldSlot,
@@ -185,8 +183,7 @@ class HeldWalks:
         verdicts = self._verdicts
         union, types, asked = verdicts.asked(klass, job_ad)
         parts = PartPairs()
-        out = HeldWalk([], [], [], refusals, LaterPairs(partial(
-            self._resolve, klass, job_ad, signature, known_pairs, parts)))
+        out = HeldWalk(refusals)
         for held_type, (verdict, names) in zip(types, asked, strict=True):
             shared = union.issuperset(names)
             if verdict is NEVER and shared:
@@ -216,21 +213,17 @@ class HeldWalks:
         (``LaterPairs``) whose pair with the class key matches, of those with an
         offer now: each by its known pair result, else by ``_pairs_of`` with its
         batch's verdict and sure box, as ``_walk`` would have asked it."""
-        out = HeldWalk([], [], [], None, LaterPairs(self._resolve_nothing))
+        out = HeldWalk(None)
         for slots, verdict, sure in batches:
             # (a group whose offer has left is passed over: it never comes back; a
             # pair known since is worked out again, to the same result)
-            unknown = list(zip(filter(HAS_OFFERS, slots), repeat(PREQ_ONLY)))
+            unknown = [(slot, PREQ_ONLY) for slot in slots if slot.group.total]
             if unknown:
                 self._pairs_of(klass, job_ad, signature, known_pairs, unknown, verdict,
                                parts, out, sure)  # type: ignore[arg-type]
         self._counts.evaluations += parts.runs
         parts.runs = 0
         return out.allowed  # type: ignore[return-value]
-
-    @staticmethod
-    def _resolve_nothing(batches: list[LaterBatch]) -> list[tuple[HeldGroup, PairEval, int]]:
-        return []
 
     def _walk(self, klass: tuple, job_ad: ClassAd, signature: tuple,
               known_pairs: dict[int, PairEval], slots: list[HeldSlot], verdict: object,
@@ -286,7 +279,11 @@ class HeldWalks:
             elif known.match:
                 matched.append((group, known, known_preq, slot.one))
         if later:
-            out.later.add(later, verdict, sure)
+            left = out.later
+            if left is None:
+                left = out.later = LaterPairs(partial(
+                    self._resolve, klass, job_ad, signature, known_pairs, parts))
+            left.add(later, verdict, sure)
         if unknown:
             self._pairs_of(klass, job_ad, signature, known_pairs, unknown, verdict, parts,
                            out, sure)
