@@ -40,6 +40,13 @@ The run by priority is made only when a list's merge reaches its head, of the of
 still available then (``held_prio``, ``lazy_runs``: most lists take what they need
 before it); the settling, which the refusal counts need, is done at once.
 
+A walk's groups left for later (``held_types.LaterPairs``: groups of one offer of a
+policy key the list does not refuse, whose offer's pre-job rank does not read the
+job) are settled as the walk's ``allowed`` are, but when the run by priority is made
+(``_settle_later``): the run is handed out while any of their offers is available,
+its head the least of their offers' own first keys (``held_prio.LaterRun``); once a
+run has worked them out, a list made later settles them at once.
+
 The groups the walk passed over (``held_refusals``: refused by the policy, none
 listed by rank; the submitter's own are not kept, never counting) are the list's
 deferred groups (``Candidates.deferred``, with their offers as of the list's making,

@@ -12,16 +12,21 @@ first reached (an offer that has left gets no entry: a scan passes over it).
 
 The run's head is the least first key (``-PRE_JOB_RANK``) of its entries, read as
 ``candidates.make_entries`` reads it: a held offer's own rank, kept per offer for the
-cycle (``NegPre``), else the pair's dependent one. A partitionable offer's version
-moves as it is carved, so a run holding one is made at once (as all were before). Its
-sentinel (``lazy_runs``) is an entry of its first offer with that first key, the
-least keys after it and version ``NO_VERSION``.
+cycle (``NegPre``), else the pair's dependent one. A run may also hold a walk's groups
+whose pairs are not worked out yet (``LaterRun``, ``held_types.LaterPairs``): they are
+worked out and settled when the run is made, the head then the least of their offers'
+own first keys whether they are listed or not (a bound: the run may be made sooner
+than needed, never later). A partitionable offer's version moves as it is carved, so
+a run holding one is made at once (as all were before). Its sentinel (``lazy_runs``)
+is an entry of its first offer with that first key, the least keys after it and
+version ``NO_VERSION``.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from itertools import chain
 from typing import NamedTuple
 
 from condorlite.core.matching.candidates import PRE, PairEval, SharedEntries, make_entries
@@ -101,8 +106,9 @@ class PrioRuns:
         def fill() -> list[tuple]:
             entries: list[tuple] = []
             moved = held.epoch != epoch
-            # (``later``'s groups are of the offers available now: none to filter)
-            for pe, seqs in groups:
+            # (``later``'s groups are settled now, of the offers available now)
+            fresh = () if later is None else later.groups()
+            for pe, seqs in chain(groups, fresh):
                 if moved:
                     seqs = [k for k in seqs if registry[k].available]
                     if not seqs:
@@ -112,13 +118,6 @@ class PrioRuns:
                                                 column=column))
                 else:
                     entries.extend(shared.entries(seqs, pe, PRIO_PREEMPTION, column))
-            if later is not None:
-                for pe, seqs in later.groups():
-                    if pe.dependent:
-                        entries.extend(make_entries(registry, seqs, pe, PRIO_PREEMPTION,
-                                                    column=column))
-                    else:
-                        entries.extend(shared.entries(seqs, pe, PRIO_PREEMPTION, column))
             entries.sort()
             return entries
 
