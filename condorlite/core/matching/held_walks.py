@@ -249,8 +249,9 @@ class HeldWalks:
         a key it does not refuse, the group's offers are allowed by the policy, and
         with a preq key, the key's verdict stands for its offers not listed by
         rank: marked so in ``out.matched``; with a key it does not refuse, in
-        ``out.allowed``). ``sure``: the verdict's box when every bound of it holds on
-        ``slots`` (``_pairs_of``), else None."""
+        ``out.allowed``, or, its pair not known and its ``HeldSlot.pre`` set, left to
+        ``out.later`` unasked: module doc, 7). ``sure``: the verdict's box when every
+        bound of it holds on ``slots`` (``_pairs_of``), else None."""
         matched, allowed, passed = out.matched, out.allowed, out.passed
         #: (group, what is known of the policy) of the groups whose pair is not known
         unknown: list[tuple[HeldSlot, int | None]] = []
