@@ -82,8 +82,8 @@ def main() -> int:
     if PrioRuns is not None:
         made_run = PrioRuns.run
 
-        def counted_run(self, groups, column):  # type: ignore[no-untyped-def]
-            run = made_run(self, groups, column)
+        def counted_run(self, groups, column, later=None):  # type: ignore[no-untyped-def]
+            run = made_run(self, groups, column, later)
             lazy.append(run)
             return run
 

@@ -40,6 +40,13 @@ The run by priority is made only when a list's merge reaches its head, of the of
 still available then (``held_prio``, ``lazy_runs``: most lists take what they need
 before it); the settling, which the refusal counts need, is done at once.
 
+A walk's groups left for later (``held_types.LaterPairs``: groups of one offer of a
+policy key the list does not refuse, whose offer's pre-job rank does not read the
+job) are settled as the walk's ``allowed`` are, but when the run by priority is made
+(``_settle_later``): the run is handed out while any of their offers is available,
+its head the least of their offers' own first keys (``held_prio.LaterRun``); once a
+run has worked them out, a list made later settles them at once.
+
 The groups the walk passed over (``held_refusals``: refused by the policy, none
 listed by rank; the submitter's own are not kept, never counting) are the list's
 deferred groups (``Candidates.deferred``, with their offers as of the list's making,
@@ -60,19 +67,22 @@ a shape binds alike everything a reason reads (holder, ``CurrentRank``, the name
 
 from __future__ import annotations
 
+from functools import partial
+
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.candidates import (
     ENTRY_IDX,
     Candidates,
+    HeldGroup,
     PairEval,
     SharedEntries,
     make_entries,
 )
 from condorlite.core.matching.held_counts import DeferredList, DeferredSource
 from condorlite.core.matching.held_groups import HeldGroups
-from condorlite.core.matching.held_prio import PrioRuns
+from condorlite.core.matching.held_prio import LaterRun, PrioRuns
 from condorlite.core.matching.held_refusals import REFUSED
-from condorlite.core.matching.held_types import HeldWalk
+from condorlite.core.matching.held_types import HeldWalk, LaterPairs
 from condorlite.core.matching.lazy_runs import LazyRun
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.preq_verdicts import PreqVerdicts
@@ -274,23 +284,45 @@ class HeldLists:
                     listed[key] = (pe, seqs)
                 else:
                     same[1].extend(seqs)
-        self._settle_allowed(found, column, listed)
-        found.by_prio = self._prio.run(list(listed.values()), column) if listed else []
+        walk = found.walk
+        self._settle_allowed(walk.allowed, column, listed)
+        later = walk.later
+        more = None
+        if later is not None:
+            resolved = later.found
+            if resolved is not None:  # (worked out by another list's run: as ``allowed``)
+                self._settle_allowed(resolved, column, listed)
+            elif (head := later.head()) is not None:
+                # (their pairs worked out, and settled as ``allowed``'s, when a run
+                # made of them is made: its head bounds their offers' own first keys)
+                more = LaterRun(*head, partial(self._settle_later, later, column))
+        found.by_prio = (self._prio.run(list(listed.values()), column, more)
+                         if listed or more is not None else [])
         found.others = None
 
-    def _settle_allowed(self, found: HeldList, column: RankColumn | None,
+    def _settle_later(self, later: LaterPairs, column: RankColumn | None
+                      ) -> list[tuple[PairEval, list[int]]]:
+        """The groups by priority of a walk's groups left for later (``LaterPairs``),
+        their pairs worked out now (once per walk), as ``_settle_allowed`` settles
+        them: (pair result, seqs) of each key of ``_settle``'s ``listed``."""
+        listed: dict[int, tuple[PairEval, list[int]]] = {}
+        self._settle_allowed(later.pairs(), column, listed)
+        return list(listed.values())
+
+    def _settle_allowed(self, allowed: list[tuple[HeldGroup, PairEval, int | None]],
+                        column: RankColumn | None,
                         listed: dict[int, tuple[PairEval, list[int]]]) -> None:
-        """``_settle`` of the walk's ``allowed`` groups (``HeldWalk.allowed``): their
-        offers still available, each allowed by the policy and none listed by rank
-        nor the submitter's own, go by the rank test alone to ``listed`` (as
-        ``_settle``'s) or are left out."""
+        """``_settle`` of a walk's ``allowed`` groups (``HeldWalk.allowed``, or its
+        ``later`` ones once worked out): their offers still available, each allowed by
+        the policy and none listed by rank nor the submitter's own, go by the rank
+        test alone to ``listed`` (as ``_settle``'s) or are left out."""
         registry = self._registry
         # (consecutive groups mostly share one pair result, a box program's: its
         # slot Rank and its seqs in ``listed`` looked up once per run of them)
         last: PairEval | None = None
         slot_rank = 0.0
         into: list[int] | None = None
-        for group, pe, one in found.walk.allowed:
+        for group, pe, one in allowed:
             if pe is not last:
                 last, slot_rank, into = pe, pe.slot_rank, None
             if one is not None:

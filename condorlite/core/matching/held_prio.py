@@ -12,15 +12,22 @@ first reached (an offer that has left gets no entry: a scan passes over it).
 
 The run's head is the least first key (``-PRE_JOB_RANK``) of its entries, read as
 ``candidates.make_entries`` reads it: a held offer's own rank, kept per offer for the
-cycle (``NegPre``), else the pair's dependent one. A partitionable offer's version
-moves as it is carved, so a run holding one is made at once (as all were before). Its
-sentinel (``lazy_runs``) is an entry of its first offer with that first key, the
-least keys after it and version ``NO_VERSION``.
+cycle (``NegPre``), else the pair's dependent one. A run may also hold a walk's groups
+whose pairs are not worked out yet (``LaterRun``, ``held_types.LaterPairs``): they are
+worked out and settled when the run is made, the head then the least of their offers'
+own first keys whether they are listed or not (a bound: the run may be made sooner
+than needed, never later). A partitionable offer's version moves as it is carved, so
+a run holding one is made at once (as all were before). Its sentinel (``lazy_runs``)
+is an entry of its first offer with that first key, the least keys after it and
+version ``NO_VERSION``.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from itertools import chain
+from typing import NamedTuple
 
 from condorlite.core.matching.candidates import PRE, PairEval, SharedEntries, make_entries
 from condorlite.core.matching.held_groups import HeldGroups
@@ -52,6 +59,17 @@ class NegPre(dict):
         return value
 
 
+class LaterRun(NamedTuple):
+    """Offers a run by priority may hold whose pairs are not worked out yet
+    (``held_types.LaterPairs``): the least of their own first keys (whether or not
+    they are listed), the seq of one of them, and what gives their groups by
+    priority once the run is made (as ``PrioRuns.run``'s ``groups``)."""
+
+    head: float
+    seq: int
+    groups: Callable[[], list[tuple[PairEval, list[int]]]]
+
+
 class PrioRuns:
     """The cycle's held runs by priority (module doc): ``registry``, the offers by
     seq; ``shared``, the entries shared between lists (``candidates.SharedEntries``)."""
@@ -66,24 +84,31 @@ class PrioRuns:
         self._held = held
         self._neg_pre = NegPre(registry)
 
-    def run(self, groups: list[tuple[PairEval, list[int]]], column: RankColumn | None
-            ) -> LazyRun:
+    def run(self, groups: list[tuple[PairEval, list[int]]], column: RankColumn | None,
+            later: LaterRun | None = None) -> LazyRun:
         """The run of ``groups`` (a pair result, the seqs listed by priority with it:
         with dependent ranks, that result's; else the offers of one job rank source,
-        ``HeldLists._settle``) for the class's rank column ``column``: the sorted
-        entries of the offers still available when it is made."""
-        low = self._head(groups)
+        ``HeldLists._settle``) and of ``later``'s groups, given when it is made, for
+        the class's rank column ``column``: the sorted entries of the offers still
+        available when it is made. Its head bounds ``later``'s by their offers' own
+        first keys, whether or not they are listed then."""
+        low = self._head(groups) if groups else math.inf
+        if later is not None and later.head < low:
+            low = later.head
         registry, shared, held = self._registry, self._shared, self._held
         # (the groups hold offers available now: unless a held offer leaves before the
         # run is made, as when a list's first merge makes it, they all still are)
         epoch = held.epoch
-        sentinel = (low, -math.inf, -math.inf, -math.inf, -math.inf, "", groups[0][1][0],
+        sentinel = (low, -math.inf, -math.inf, -math.inf, -math.inf, "",
+                    groups[0][1][0] if groups else later.seq,  # type: ignore[union-attr]
                     NO_VERSION, PRIO_PREEMPTION)
 
         def fill() -> list[tuple]:
             entries: list[tuple] = []
             moved = held.epoch != epoch
-            for pe, seqs in groups:
+            # (``later``'s groups are settled now, of the offers available now)
+            fresh = () if later is None else later.groups()
+            for pe, seqs in chain(groups, fresh):
                 if moved:
                     seqs = [k for k in seqs if registry[k].available]
                     if not seqs:

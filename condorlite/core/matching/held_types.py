@@ -5,13 +5,15 @@ it pays (``ResidualTest``)."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import NamedTuple
 
 from condorlite.core.classad.partial import Constant
 from condorlite.core.classad.residuals import Residual
 from condorlite.core.matching.box_passes import box_key
 from condorlite.core.matching.box_ranges import Column, Split
-from condorlite.core.matching.candidates import HeldGroup, PairEval, as_rank
+from condorlite.core.matching.candidates import PRE, HeldGroup, PairEval, as_rank
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.held_refusals import Refusals
 from condorlite.core.matching.offers import Offer
@@ -38,7 +40,7 @@ class HeldSlot:
     the number of that part's values (``numbers``: ``box_passes.BoxPasses.numbers``)."""
 
     __slots__ = ("first", "group", "kind", "numbers", "one", "pair_shape", "part", "policy",
-                 "preq", "vals")
+                 "pre", "preq", "vals")
 
     def __init__(self, pair_shape: int, group: HeldGroup, first: Offer,
                  vals: tuple | None, policy: int | None, preq: int | None) -> None:
@@ -48,6 +50,11 @@ class HeldSlot:
         #: leaves its group exactly when it becomes unavailable (``retire``), so
         #: while that offer is available the group is that offer alone
         self.one = first.seq if group.total == 1 else None
+        #: with ``one``, that offer's own first entry key (``-PRE_JOB_RANK``, as
+        #: ``held_prio.NegPre`` gives it) when its pre-job rank does not read the
+        #: job, else None: a walk may leave its pair for later (``LaterPairs``)
+        pre = first.independent.get(PRE) if self.one is not None else None
+        self.pre = None if pre is None or first.partitionable else -pre
         self.vals = vals
         self.policy = policy
         self.preq = preq
@@ -67,28 +74,88 @@ class HeldSlot:
 PREQ_ONLY = -1
 
 
-class HeldWalk(NamedTuple):
+class HeldWalk:
     """A class key's walk of the held groups for one set of refused policy keys
     (``HeldWalks.matching``): kept, and compared by identity (``held_lists``)."""
 
-    #: (group, its pair result, what is known of the policy for its offers: None
-    #: or a preq key, ``HeldSlot.one``) of the groups whose pair matches, but those
-    #: of ``allowed``
-    matched: list[tuple[HeldGroup, PairEval, int | None, int | None]]
-    #: (group, its pair result, ``HeldSlot.one``) of the groups whose pair matches
-    #: and whose policy key the list does not refuse (``PREQ_ONLY``): each offer
-    #: allowed by the policy, none listed by rank nor the submitter's own, so its
-    #: list settles them straight from here (``HeldLists._settle``), no shape of
-    #: them kept apart; a group of one offer by that offer alone
-    allowed: list[tuple[HeldGroup, PairEval, int | None]]
-    #: the groups of policy keys the policy refuses, passed over, their pairs not
-    #: asked: any may match (``held_refusals``; neither the groups a verdict rules
-    #: out nor those of the submitter's own keys, which never count, are here). All
-    #: the offers of such a group have one holder, not the submitter
-    passed: list[HeldSlot]
-    #: the list's refusals the walk was made for (``held_refusals.Refusals``), whose
-    #: verdicts of the preq keys in ``matched`` its lists ask, or None
-    refusals: Refusals | None
+    __slots__ = ("allowed", "later", "matched", "passed", "refusals")
+
+    def __init__(self, refusals: Refusals | None) -> None:
+        #: (group, its pair result, what is known of the policy for its offers: None
+        #: or a preq key, ``HeldSlot.one``) of the groups whose pair matches, but
+        #: those of ``allowed``
+        self.matched: list[tuple[HeldGroup, PairEval, int | None, int | None]] = []
+        #: (group, its pair result, ``HeldSlot.one``) of the groups whose pair
+        #: matches and whose policy key the list does not refuse (``PREQ_ONLY``):
+        #: each offer allowed by the policy, none listed by rank nor the submitter's
+        #: own, so its list settles them straight from here (``HeldLists._settle``),
+        #: no shape of them kept apart; a group of one offer by that offer alone
+        self.allowed: list[tuple[HeldGroup, PairEval, int | None]] = []
+        #: the groups of policy keys the policy refuses, passed over, their pairs not
+        #: asked: any may match (``held_refusals``; neither the groups a verdict rules
+        #: out nor those of the submitter's own keys, which never count, are here).
+        #: All the offers of such a group have one holder, not the submitter
+        self.passed: list[HeldSlot] = []
+        #: the list's refusals the walk was made for (``held_refusals.Refusals``),
+        #: whose verdicts of the preq keys in ``matched`` its lists ask, or None
+        self.refusals = refusals
+        #: the groups that would be in ``allowed`` but whose pairs are left to the
+        #: first run by priority made of them (``LaterPairs``), or None: no such group
+        self.later: LaterPairs | None = None
+
+
+#: a batch of a walk's groups left for later: (the groups, the verdict of their type
+#: as the walk had it, the sure box they were walked with or None), for
+#: ``HeldWalks._pairs_of``
+LaterBatch = tuple[list[HeldSlot], object, object]
+
+
+class LaterPairs:
+    """The groups of one walk whose pairs are worked out only when a held list's run
+    by priority is made (``held_walks`` module doc, 7): groups of one offer whose
+    policy key the list does not refuse (``PREQ_ONLY``: never listed by rank, never
+    counted, so read by that run alone) and whose first entry key is the offer's
+    own (``HeldSlot.pre``), so the run's head is known without the pair. ``work``
+    works a walk's batches out (``HeldWalks._resolve``): (group, pair result, seq)
+    of those whose pair matches, once, at the first ``pairs``."""
+
+    __slots__ = ("_head", "_work", "batches", "found")
+
+    def __init__(self, work: Callable[[list[LaterBatch]],
+                                      list[tuple[HeldGroup, PairEval, int]]]) -> None:
+        self._work = work
+        #: the walk's batches, in the order it met them
+        self.batches: list[LaterBatch] = []
+        #: the least ``HeldSlot.pre`` of the batches' groups, and a seq of theirs
+        self._head = (math.inf, -1)
+        #: once worked out (``pairs``), the batches' matching groups, else None
+        self.found: list[tuple[HeldGroup, PairEval, int]] | None = None
+
+    def add(self, slots: list[HeldSlot], verdict: object, sure: object) -> None:
+        """Leave ``slots`` (each with a ``pre``) for later, with their type's verdict
+        and sure box as the walk had them."""
+        self.batches.append((slots, verdict, sure))
+        least = min([slot.pre for slot in slots])  # (a comprehension reads slots fastest)
+        if least < self._head[0]:
+            self._head = (least, slots[0].one)  # type: ignore[assignment]
+
+    def pairs(self) -> list[tuple[HeldGroup, PairEval, int]]:
+        """(group, its pair result, its offer's seq) of the batches' groups whose pair
+        matches, of those with an offer when first asked (an offer never comes back)."""
+        found = self.found
+        if found is None:
+            found = self.found = self._work(self.batches)
+        return found
+
+    def head(self) -> tuple[float, int] | None:
+        """A key no later than the first key of any batch's offer (the least of them
+        all, whether or not still available) and a seq of the batches'; None when no
+        offer of theirs is available now (their groups all empty)."""
+        for slots, _, _ in self.batches:
+            for slot in slots:
+                if slot.group.total:
+                    return self._head
+        return None
 
 
 class HeldType(NamedTuple):

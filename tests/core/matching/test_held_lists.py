@@ -21,6 +21,8 @@ from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.held_lists import HeldLists
 from condorlite.core.matching.held_prio import PrioRuns
 from condorlite.core.matching.held_refusals import ALLOWED, HeldRefusals
+from condorlite.core.matching.held_types import LaterPairs
+from condorlite.core.matching.held_walks import HeldWalks
 from condorlite.core.matching.lazy_runs import LazyRun
 from condorlite.core.matching.preq_reads import static_reads
 from condorlite.core.matching.preq_verdicts import PreqVerdicts
@@ -103,8 +105,8 @@ def test_entries_by_priority_are_shared_between_lists_and_equal_made_ones(monkey
     real = SharedEntries.entries
     prio_run = PrioRuns.run
 
-    def made_at_once(self, groups, column):
-        run = prio_run(self, groups, column)
+    def made_at_once(self, groups, column, later=None):
+        run = prio_run(self, groups, column, later)
         run.make()
         return run
 
@@ -133,8 +135,8 @@ def test_runs_by_priority_made_as_the_scans_reach_them(monkeypatch) -> None:
     runs: list[LazyRun] = []
     prio_run = PrioRuns.run
 
-    def kept(self, groups, column):
-        run = prio_run(self, groups, column)
+    def kept(self, groups, column, later=None):
+        run = prio_run(self, groups, column, later)
         runs.append(run)
         return run
 
@@ -145,13 +147,48 @@ def test_runs_by_priority_made_as_the_scans_reach_them(monkeypatch) -> None:
     slots = SLOTS + [_free_slot(n, 20) for n in range(3)]
     run_both(slots, JOBS, POLICY, SUBS)
 
-    def late(self, groups, column):
-        run = prio_run(self, groups, column)
+    def late(self, groups, column, later=None):
+        run = prio_run(self, groups, column, later)
         run.head = (math.inf,)
         run.sentinel = (math.inf, *run.sentinel[1:])
         return run
 
     monkeypatch.setattr(PrioRuns, "run", late)
+    with pytest.raises(AssertionError):
+        run_both(slots, JOBS, POLICY, SUBS)
+
+
+def test_allowed_pairs_worked_out_when_a_run_by_priority_is_made(monkeypatch) -> None:
+    """An allowed held group of one offer whose pre-job rank does not read the job
+    has its pair worked out only when a run by priority holding it is made
+    (``held_types.LaterPairs``, once per walk): some walks leave groups that are never
+    worked out, and the cycle decides as the reference; with those groups lost at
+    their working out, the runs miss slots they could preempt and the cycle decides
+    otherwise."""
+    left: list[LaterPairs] = []
+    worked: list[LaterPairs] = []
+    add, pairs = LaterPairs.add, LaterPairs.pairs
+
+    def adding(self, slots, verdict, sure):  # type: ignore[no-untyped-def]
+        left.append(self)
+        return add(self, slots, verdict, sure)
+
+    def working(self):  # type: ignore[no-untyped-def]
+        worked.append(self)
+        return pairs(self)
+
+    slots = SLOTS + [_free_slot(n, 1) for n in range(3)]
+    with monkeypatch.context() as patch:
+        patch.setattr(LaterPairs, "add", adding)
+        patch.setattr(LaterPairs, "pairs", working)
+        run_both(slots, JOBS, POLICY, SUBS)
+    walks_left = {id(later) for later in left}
+    walks_worked = {id(later) for later in worked}
+    assert walks_worked and walks_worked < walks_left
+    # (free slots of many cores: the entries by priority sort before theirs)
+    slots = SLOTS + [_free_slot(n, 20) for n in range(3)]
+    run_both(slots, JOBS, POLICY, SUBS)
+    monkeypatch.setattr(HeldWalks, "_resolve", lambda self, *args: [])
     with pytest.raises(AssertionError):
         run_both(slots, JOBS, POLICY, SUBS)
 

@@ -358,9 +358,9 @@ def test_allowed_seqs_listed_once_per_run_of_a_pair_result(monkeypatch) -> None:
     allowed: list[int] = []
     settle = HeldLists._settle_allowed
 
-    def settling(self, found, column, into):  # type: ignore[no-untyped-def]
-        allowed.append(len(found.walk.allowed))
-        return settle(self, found, column, into)
+    def settling(self, groups, column, into):  # type: ignore[no-untyped-def]
+        allowed.append(len(groups))
+        return settle(self, groups, column, into)
 
     with monkeypatch.context() as patch:
         patch.setattr(HeldLists, "_listed", staticmethod(counting))
