@@ -1,7 +1,8 @@
 """What a held walk (``held_walks``, its verdicts ``held_verdicts``) keeps of the
 held groups and of a verdict: each group as a walk reads it (``HeldSlot``), the groups
-of one *type* (``HeldType``), and a verdict's residual run as a one-test program while
-it pays (``ResidualTest``)."""
+of one *type* (``HeldType``), a verdict's residual run as a one-test program while it
+pays (``ResidualTest``), a type's sure box (``SureBox``) and one walk's pair results by
+shared static part (``PartPairs``)."""
 
 from __future__ import annotations
 
@@ -156,6 +157,41 @@ class LaterPairs:
                 if slot.group.total:
                     return self._head
         return None
+
+
+class SureBox(NamedTuple):
+    """A held type's verdict, a box every bound of which surely holds on the groups
+    walked (``HeldVerdicts.halves``), and the names of its vector's positions."""
+
+    verdict: PairProgram
+    names: tuple[str, ...]
+
+
+class PartPairs:
+    """One walk's pair results by shared static part (``held_walks`` module doc, 4):
+    the class key's program of each part (``MatchTable.static_program``), the one pair
+    result of each box of constant ranks, its table of passes (``box_passes``), and the
+    programs run (counted once per walk, as ``MatchTable.run_part`` counts each)."""
+
+    __slots__ = ("boxed", "boxes", "implied", "programs", "runs", "tables")
+
+    def __init__(self) -> None:
+        #: static part -> (its program, that box's table of passes, its one pair
+        #: result or None when its ranks read the slot) once known, for a part whose
+        #: program is a box with a table: each later group of the part takes them in
+        #: one look-up (``HeldWalks._pairs_of``)
+        self.boxes: dict[int, tuple[PairProgram, dict[int, bool], PairEval | None]] = {}
+        #: static part -> the class key's program of it, or None
+        self.programs: dict[int, PairProgram | None] = {}
+        #: id(a program of ``programs``, which holds it) -> its one pair result, and
+        #: its box's table of passes or None
+        self.boxed: dict[int, PairEval] = {}
+        self.tables: dict[int, dict[int, bool] | None] = {}
+        #: id(a sure box) -> (it, ``HeldWalks._pairs_of``'s parts it implies), kept
+        #: while the walk's groups left for later may be asked with it (which holds
+        #: the box)
+        self.implied: dict[int, tuple[SureBox, dict]] = {}
+        self.runs = 0
 
 
 class HeldType(NamedTuple):

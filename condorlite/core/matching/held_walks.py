@@ -86,7 +86,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.box_passes import BoxPasses, implied_by
@@ -102,7 +101,9 @@ from condorlite.core.matching.held_types import (
     HeldWalk,
     LaterBatch,
     LaterPairs,
+    PartPairs,
     ResidualTest,
+    SureBox,
 )
 from condorlite.core.matching.held_verdicts import NEVER, HeldVerdicts
 from condorlite.core.matching.match_table import MatchTable
@@ -117,40 +118,6 @@ DEFER_RANKS = True
 #: surely holds apart, a part's box the verdict implies passing there untested
 #: (module doc, 4); off: each group by the box's table or its run
 SURE_BOXES = True
-
-
-class SureBox(NamedTuple):
-    """A held type's verdict, a box every bound of which surely holds on the groups
-    walked (``HeldVerdicts.halves``), and the names of its vector's positions."""
-
-    verdict: PairProgram
-    names: tuple[str, ...]
-
-
-class PartPairs:
-    """One walk's pair results by shared static part (module doc, 4): the class key's
-    program of each part (``MatchTable.static_program``), the one pair result of each
-    box of constant ranks, its table of passes (``box_passes``), and the programs
-    run (counted once per walk, as ``MatchTable.run_part`` counts each)."""
-
-    __slots__ = ("boxed", "boxes", "implied", "programs", "runs", "tables")
-
-    def __init__(self) -> None:
-        #: static part -> (its program, that box's table of passes, its one pair
-        #: result or None when its ranks read the slot) once known, for a part whose
-        #: program is a box with a table: each later group of the part takes them in
-        #: one look-up (``_pairs_of``)
-        self.boxes: dict[int, tuple[PairProgram, dict[int, bool], PairEval | None]] = {}
-        #: static part -> the class key's program of it, or None
-        self.programs: dict[int, PairProgram | None] = {}
-        #: id(a program of ``programs``, which holds it) -> its one pair result, and
-        #: its box's table of passes or None
-        self.boxed: dict[int, PairEval] = {}
-        self.tables: dict[int, dict[int, bool] | None] = {}
-        #: id(a sure box) -> (it, ``_pairs_of``'s parts it implies), kept while the
-        #: walk's groups left for later may be asked with it (which holds the box)
-        self.implied: dict[int, tuple[SureBox, dict]] = {}
-        self.runs = 0
 
 
 class HeldWalks:
