@@ -29,6 +29,22 @@ def ad_text(attrs: dict[str, object]) -> str:
     return "\n".join(f"{k} = {v}" for k, v in attrs.items()) + "\n"
 
 
+def pslot_text(host: str, cpus: object, memory: object, disk: object,
+               **attrs: object) -> str:
+    """The ad of an unclaimed partitionable slot ``slot1@host`` of ``cpus``, ``memory``
+    and ``disk``, as the matching tests write it (``START`` true, ``Requirements``
+    ``START && WithinResourceLimits``, Rank 0, weighed by its Cpus); ``attrs`` replace
+    or add attributes (values as ClassAd text)."""
+    ad = dict(Name=f'"slot1@{host}"', Machine=f'"{host}"', State='"Unclaimed"',
+              Activity='"Idle"', PartitionableSlot="true", Cpus=cpus, Memory=memory,
+              Disk=disk, Arch='"X86_64"', OpSys='"LINUX"', Start="true",
+              Requirements="START && WithinResourceLimits",
+              WithinResourceLimits=WITHIN_RESOURCE_LIMITS, Rank="0.0", CurrentRank="0.0",
+              SlotWeight="Cpus")
+    ad.update(attrs)
+    return ad_text(ad)
+
+
 def run_both(slot_texts: list[str], job_texts: list[str], policy: Policy,
              subs: dict[str, Submitter] | None = None):
     """The optimised ``Cycle`` (run) and its result, once the reference agreed and some

@@ -28,7 +28,10 @@ from condorlite.core.matching import (
 )
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.policy import Policy
-from tests.core.matching._against_reference import WITHIN_RESOURCE_LIMITS, ad_text, run_both
+from tests.core.matching._against_reference import (
+    pslot_text,
+    run_both,
+)
 from tests.core.matching.test_own_literals import _desktop
 from tests.core.matching.test_own_literals import _jobs as _desktop_jobs
 from tests.core.negotiation.test_equivalence import _fingerprint
@@ -46,13 +49,7 @@ RANKS = ["Memory", "TARGET.Cpus * 1000 + TARGET.Memory",
 def _pslot(i: int) -> str:
     cpus, memory = TYPES[i % len(TYPES)]
     # (each slot its own Disk, as a startd reports its share of the free disk)
-    attrs = dict(Name=f'"slot1@m{i:02d}"', Machine=f'"m{i:02d}"', State='"Unclaimed"',
-                 Activity='"Idle"', PartitionableSlot="true", Cpus=cpus, Memory=memory,
-                 Disk=200000 + 977 * i, Arch='"X86_64"', OpSys='"LINUX"', Start="true",
-                 Requirements="START && WithinResourceLimits",
-                 WithinResourceLimits=WITHIN_RESOURCE_LIMITS,
-                 Rank="0.0", CurrentRank="0.0", SlotWeight="Cpus")
-    return ad_text(attrs)
+    return pslot_text(f"m{i:02d}", cpus, memory, 200000 + 977 * i)
 
 
 def _jobs(per: int) -> list[str]:

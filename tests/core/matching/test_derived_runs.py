@@ -17,7 +17,10 @@ from condorlite.core.matching.candidates import POST, PRE, PairEval, make_entrie
 from condorlite.core.matching.shape_entries import ShapeEntries
 from condorlite.core.model import NO_PREEMPTION
 from condorlite.core.policy import Policy
-from tests.core.matching._against_reference import WITHIN_RESOURCE_LIMITS, ad_text, run_both
+from tests.core.matching._against_reference import (
+    pslot_text,
+    run_both,
+)
 from tests.core.negotiation.test_equivalence import _fingerprint
 
 SHAPE = 7
@@ -87,13 +90,7 @@ POLICY = Policy(uid_domain="example.org")
 def _pslot(i: int) -> str:
     # (three kinds of slot, identical within a kind: their states are shapes of many)
     cpus, memory = [(8, 16384), (16, 32768), (4, 8192)][i % 3]
-    attrs = dict(Name=f'"slot1@m{i:02d}"', Machine=f'"m{i:02d}"', State='"Unclaimed"',
-                 Activity='"Idle"', PartitionableSlot="true", Cpus=cpus, Memory=memory,
-                 Disk=200000, Arch='"X86_64"', OpSys='"LINUX"', Start="true",
-                 Requirements="START && WithinResourceLimits",
-                 WithinResourceLimits=WITHIN_RESOURCE_LIMITS,
-                 Rank="0.0", CurrentRank="0.0", SlotWeight="Cpus")
-    return ad_text(attrs)
+    return pslot_text(f"m{i:02d}", cpus, memory, 200000)
 
 
 def _jobs(per: int) -> list[str]:

@@ -18,7 +18,11 @@ from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.pair_programs import job_params
 from condorlite.core.matching.slot_vectors import left
 from condorlite.core.policy import Policy
-from tests.core.matching._against_reference import WITHIN_RESOURCE_LIMITS, ad_text, run_both
+from tests.core.matching._against_reference import (
+    ad_text,
+    pslot_text,
+    run_both,
+)
 from tests.core.negotiation.test_equivalence import _fingerprint
 
 POLICY = Policy(uid_domain="example.org")
@@ -29,16 +33,9 @@ def _pslot(i: int, **extra: object) -> str:
     # Each slot's Rank names its own owner inside a call, which ``own_literals`` does
     # not free (it frees a comparison's operand under ``&&``, ``||`` and
     # parentheses), so each is a static of its own.
-    attrs = dict(Name=f'"slot1@m{i}"', Machine=f'"m{i}"', State='"Unclaimed"',
-                 Activity='"Idle"', PartitionableSlot="true", Cpus=4 + i % 3,
-                 Memory=4096 * (1 + i % 4), Disk=50000 + 1000 * i,
-                 Arch='"X86_64"' if i % 5 else '"aarch64"', OpSys='"LINUX"', Start="true",
-                 Requirements="START && WithinResourceLimits",
-                 WithinResourceLimits=WITHIN_RESOURCE_LIMITS,
-                 Rank=f'ifThenElse(TARGET.Owner == "owner{i}", 1, 0)', CurrentRank="0.0",
-                 SlotWeight="Cpus")
-    attrs.update(extra)
-    return ad_text(attrs)
+    return pslot_text(f"m{i}", 4 + i % 3, 4096 * (1 + i % 4), 50000 + 1000 * i,
+                      Arch='"X86_64"' if i % 5 else '"aarch64"',
+                      Rank=f'ifThenElse(TARGET.Owner == "owner{i}", 1, 0)', **extra)
 
 
 def _job(cluster: int, proc: int, **extra: object) -> str:

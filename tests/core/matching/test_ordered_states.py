@@ -33,7 +33,11 @@ from condorlite.core.matching.static_orders import StaticOrders
 from condorlite.core.matching.tier_lists import TierLists, TierMoves
 from condorlite.core.model import NO_PREEMPTION, REASON_ORDER, Submitter
 from condorlite.core.policy import Policy
-from tests.core.matching._against_reference import WITHIN_RESOURCE_LIMITS, ad_text, run_both
+from tests.core.matching._against_reference import (
+    ad_text,
+    pslot_text,
+    run_both,
+)
 from tests.core.matching.test_carved_cells import _jobs, _pslot
 from tests.core.negotiation.test_equivalence import _fingerprint
 
@@ -123,13 +127,7 @@ def _cycle(slots, jobs, ordered: bool, monkeypatch, subs=None):
 
 def _ranked_pslot(i: int, kflops: str) -> str:
     """A partitionable slot with its own ``KFlops`` (a rank column's name)."""
-    attrs = dict(Name=f'"slot1@k{i:02d}"', Machine=f'"k{i:02d}"', State='"Unclaimed"',
-                 Activity='"Idle"', PartitionableSlot="true", Cpus=8 + 8 * (i % 2),
-                 Memory=16384, Disk=200000 + 977 * i, Arch='"X86_64"', OpSys='"LINUX"',
-                 Start="true", Requirements="START && WithinResourceLimits",
-                 WithinResourceLimits=WITHIN_RESOURCE_LIMITS, KFlops=kflops,
-                 Rank="0.0", CurrentRank="0.0", SlotWeight="Cpus")
-    return ad_text(attrs)
+    return pslot_text(f"k{i:02d}", 8 + 8 * (i % 2), 16384, 200000 + 977 * i, KFlops=kflops)
 
 
 def _kflops_jobs(per: int) -> list[str]:
@@ -499,13 +497,7 @@ def _shared_pslot(i: int) -> str:
     """A partitionable slot of three kinds, every slot of a kind in one state (one
     ``Disk``): the slots of a static share their untouched state."""
     cpus, memory = [(8, 16384), (16, 32768), (4, 8192)][i % 3]
-    attrs = dict(Name=f'"slot1@s{i:03d}"', Machine=f'"s{i:03d}"', State='"Unclaimed"',
-                 Activity='"Idle"', PartitionableSlot="true", Cpus=cpus, Memory=memory,
-                 Disk=400000, Arch='"X86_64"', OpSys='"LINUX"', Start="true",
-                 Requirements="START && WithinResourceLimits",
-                 WithinResourceLimits=WITHIN_RESOURCE_LIMITS,
-                 Rank="0.0", CurrentRank="0.0", SlotWeight="Cpus")
-    return ad_text(attrs)
+    return pslot_text(f"s{i:03d}", cpus, memory, 400000)
 
 
 def _state_ranked_jobs(per: int, ranks: list[str]) -> list[str]:

@@ -24,9 +24,8 @@ from condorlite.core.matching.own_policy import OwnPolicy
 from condorlite.core.negotiation.offer_pool import build_offers
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import (
-    WITHIN_RESOURCE_LIMITS,
     ProgramBuilds,
-    ad_text,
+    pslot_text,
     run_both,
 )
 from tests.core.negotiation.test_equivalence import _fingerprint
@@ -40,17 +39,10 @@ TYPES = [('"X86_64"', 8, 16384), ('"aarch64"', 4, 8192)]
 def _desktop(i: int, **extra: object) -> str:
     owner = USERS[i % len(USERS)]
     arch, cpus, memory = TYPES[i % 2 if i % 5 else 0]
-    attrs = dict(Name=f'"slot1@desk{i}"', Machine=f'"desk{i}"', State='"Unclaimed"',
-                 Activity='"Idle"', PartitionableSlot="true", Cpus=cpus, Memory=memory,
-                 Disk=100000, Arch=arch, OpSys='"LINUX"',
-                 KeyboardIdle=3600 if i % 3 else 60,
-                 Start=f'(KeyboardIdle > 15 * 60) || (TARGET.Owner == "{owner}@example.org")',
-                 Requirements="START && WithinResourceLimits",
-                 WithinResourceLimits=WITHIN_RESOURCE_LIMITS,
-                 Rank=f'TARGET.Owner == "{owner}@example.org"', CurrentRank="0.0",
-                 SlotWeight="Cpus")
-    attrs.update(extra)
-    return ad_text(attrs)
+    return pslot_text(
+        f"desk{i}", cpus, memory, 100000, Arch=arch, KeyboardIdle=3600 if i % 3 else 60,
+        Start=f'(KeyboardIdle > 15 * 60) || (TARGET.Owner == "{owner}@example.org")',
+        Rank=f'TARGET.Owner == "{owner}@example.org"', **extra)
 
 
 def _jobs(per: int) -> list[str]:

@@ -12,7 +12,7 @@ from condorlite.core.model import Submitter
 from condorlite.core.negotiation import negotiator
 from condorlite.core.policy import Policy
 from condorlite.store.adfiles import read_ads
-from tests.core.matching._against_reference import NOW, WITHIN_RESOURCE_LIMITS, ad_text
+from tests.core.matching._against_reference import NOW, ad_text, pslot_text
 from tests.core.negotiation.test_equivalence import _fingerprint
 from tests.core.reference import run_reference_cycle
 
@@ -20,14 +20,8 @@ POLICY = Policy(uid_domain="example.org")
 
 
 def _pslot(i: int, factor: int, cpus: int) -> str:
-    return ad_text(dict(
-        Name=f'"slot1@node{i}"', Machine=f'"node{i}"', State='"Unclaimed"',
-        Activity='"Idle"', PartitionableSlot="true", SlotType='"Partitionable"',
-        Cpus=cpus, Memory=16384, Disk=100000, Arch='"X86_64"', OpSys='"LINUX"',
-        KFlops=1_000_000 + 7919 * i, Start="true",
-        Requirements="START && WithinResourceLimits",
-        WithinResourceLimits=WITHIN_RESOURCE_LIMITS, Rank="0.0", CurrentRank="0.0",
-        Factor=factor, SlotWeight="Cpus * Factor"))
+    return pslot_text(f"node{i}", cpus, 16384, 100000, SlotType='"Partitionable"',
+                      KFlops=1_000_000 + 7919 * i, Factor=factor, SlotWeight="Cpus * Factor")
 
 
 def _job(cluster: int, proc: int, owner: str) -> str:
