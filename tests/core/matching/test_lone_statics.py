@@ -33,9 +33,10 @@ def _pslot(i: int, **extra: object) -> str:
     # Each slot's Rank names its own owner inside a call, which ``own_literals`` does
     # not free (it frees a comparison's operand under ``&&``, ``||`` and
     # parentheses), so each is a static of its own.
-    return pslot_text(f"m{i}", 4 + i % 3, 4096 * (1 + i % 4), 50000 + 1000 * i,
-                      Arch='"X86_64"' if i % 5 else '"aarch64"',
-                      Rank=f'ifThenElse(TARGET.Owner == "owner{i}", 1, 0)', **extra)
+    attrs: dict[str, object] = dict(Arch='"X86_64"' if i % 5 else '"aarch64"',
+                                    Rank=f'ifThenElse(TARGET.Owner == "owner{i}", 1, 0)')
+    attrs.update(extra)
+    return pslot_text(f"m{i}", 4 + i % 3, 4096 * (1 + i % 4), 50000 + 1000 * i, **attrs)
 
 
 def _job(cluster: int, proc: int, **extra: object) -> str:

@@ -39,10 +39,12 @@ TYPES = [('"X86_64"', 8, 16384), ('"aarch64"', 4, 8192)]
 def _desktop(i: int, **extra: object) -> str:
     owner = USERS[i % len(USERS)]
     arch, cpus, memory = TYPES[i % 2 if i % 5 else 0]
-    return pslot_text(
-        f"desk{i}", cpus, memory, 100000, Arch=arch, KeyboardIdle=3600 if i % 3 else 60,
+    attrs: dict[str, object] = dict(
+        Arch=arch, KeyboardIdle=3600 if i % 3 else 60,
         Start=f'(KeyboardIdle > 15 * 60) || (TARGET.Owner == "{owner}@example.org")',
-        Rank=f'TARGET.Owner == "{owner}@example.org"', **extra)
+        Rank=f'TARGET.Owner == "{owner}@example.org"')
+    attrs.update(extra)
+    return pslot_text(f"desk{i}", cpus, memory, 100000, **attrs)
 
 
 def _jobs(per: int) -> list[str]:
