@@ -58,6 +58,7 @@ from typing import NamedTuple
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Literal
+from condorlite.core.entry_keys import entry_key
 from condorlite.core.matching.first_states import FirstState
 from condorlite.core.matching.shape_keys import literal_numbers, literal_reprs
 
@@ -153,7 +154,7 @@ class KindRecords:
         keys = table.keys()
         for at, split in enumerate(splits):
             try:
-                found = split.records.get((kind, tuple(map(id, split.same_entries(table)))))
+                found = split.records.get((kind, entry_key(table, split.same)))
                 if (found is None or not keys.isdisjoint(split.absent_set) or tuple(
                         map(type, map(_EXPR, split.literal_entries(table)))) != split.types):
                     continue
@@ -195,7 +196,7 @@ class KindRecords:
                            entries_getter(same), entries_getter(literal), frozenset(absent))
             splits.append(split)
         held = tuple(map(table.get, same))
-        key = (kind, tuple(map(id, held)))
+        key = (kind, entry_key(table, same))
         if key not in split.records:
             split.records[key] = KindRecord(FirstState(held, walk, {}, (), 0, None))
             self._count += 1

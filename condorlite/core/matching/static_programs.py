@@ -137,6 +137,12 @@ class StaticNumbers:
         #: is only read); the literals' values and the holder are keyed too, which
         #: the pair shape already tells apart wherever a pair reads them
         by_pair: dict[tuple, StaticVector | None] = {}
+        #: pair shape -> (its first offer, that offer's walk, its vector) while no
+        #: other offer of it has come, None after: the first offer of a pair shape
+        #: misses ``by_pair`` (its key holds the pair shape), so its key is made
+        #: only when a second one comes (every static slot its own pair shape:
+        #: none made)
+        firsts: dict[int, tuple | None] = {}
         walked_of = shapes.walked.get
         for offer in shapes.registry:
             if offer.partitionable or offer.vector is not None or not offer.available:
@@ -144,17 +150,19 @@ class StaticNumbers:
             walk = walked_of(id(offer))
             if walk is None:
                 continue
-            literals = offer.literals
-            # (most offers hoisted no literal: a shorter key, which no key of an
-            # offer with literals equals)
-            memo = (offer.pair_shape, id(walk[2][1]), offer.holder) if not literals else (
-                offer.pair_shape, id(walk[2][1]), literals,
-                typed([adeval.attr(offer.state_ad, name).value  # type: ignore[union-attr]
-                       for name in literals]), offer.holder)
-            vector = by_pair.get(memo, _MISSING)
-            if vector is _MISSING:
-                vector = by_pair[memo] = self._vector(offer, walk[2], pair_names, ids,
-                                                      parts)
+            first = firsts.get(offer.pair_shape, _MISSING)
+            if first is _MISSING:
+                vector = self._vector(offer, walk[2], pair_names, ids, parts)
+                firsts[offer.pair_shape] = (offer, walk, vector)
+            else:
+                if first is not None:
+                    by_pair[_pair_key(*first[:2])] = first[2]  # type: ignore[index]
+                    firsts[offer.pair_shape] = None
+                memo = _pair_key(offer, walk)
+                vector = by_pair.get(memo, _MISSING)
+                if vector is _MISSING:
+                    vector = by_pair[memo] = self._vector(offer, walk[2], pair_names, ids,
+                                                          parts)
             if vector is None:
                 continue
             pair_shapes = shapes_of.get(vector.static)  # type: ignore[union-attr]
@@ -231,6 +239,19 @@ class StaticNumbers:
             part = parts[memo] = (numbers, found, flags, ids.setdefault(key, len(ids) + 1))
         vector.static = part[3]
         return vector
+
+
+def _pair_key(offer: Offer, walk: tuple) -> tuple:
+    """``StaticNumbers._work_out``'s memo key of an offer (``walk``: its
+    ``OfferShapes.walked`` entry): its pair shape, walked names, holder and, where
+    it hoisted literals, them and their typed values (most offers hoisted none: a
+    shorter key, which no key of an offer with literals equals)."""
+    literals = offer.literals
+    if not literals:
+        return (offer.pair_shape, id(walk[2][1]), offer.holder)
+    return (offer.pair_shape, id(walk[2][1]), literals,
+            typed([adeval.attr(offer.state_ad, name).value  # type: ignore[union-attr]
+                   for name in literals]), offer.holder)
 
 
 def _is_string(ad: object, name: str) -> bool:
