@@ -37,13 +37,15 @@ The same holds for a key of any visited names (``names_key``:
 a partitionable slot's pair-static key, its walked names less the vector's, and
 its ranks' program keys, the names they reach less the vector's).
 
-The test is a lookup by the ids of the entries compared by identity and C-level
-passes over the other names, per kept name split (a few per cycle, the last one
-found first): the entries compared by identity and the literals are read by one
-``itemgetter`` call each (a name absent raises ``KeyError``: no record), the absent
+The test is a lookup by the addresses of the entries compared by identity and
+C-level passes over the other names, per kept name split (a few per cycle, the last
+one found first): the entries compared by identity are keyed by one
+``entry_keys.entry_key`` call (an absent one 0: no record holds it), the literals read
+by one ``itemgetter`` call (a name absent raises ``KeyError``: no record), the absent
 names tested by one set operation on the table's keys, so a slot costs a few C
 calls per split, not three per name.
-The entries compared by identity are held with the record, so their ids stay theirs.
+The entries compared by identity are held with the record, so their addresses stay
+theirs.
 After ``TRIES`` misses with fewer than one lookup in ``SHARE`` hitting, a busy flag
 is looked up no more (a miss only sends the slot the longer way to the same end).
 """
@@ -100,60 +102,30 @@ class KindRecord:
     ``first_ranks`` keys its plans by), ``key_plan`` is made on the first hit;
     ``plans``, the key plans of other visited names (``names_key``), by names."""
 
-    __slots__ = ("aliases", "key_plan", "plans", "state")
+    __slots__ = ("key_plan", "plans", "state")
 
     def __init__(self, state: FirstState) -> None:
         self.state = state
         self.key_plan: KeyPlan | None = None
         self.plans: dict[tuple[str, ...], KeyPlan] = {}
-        #: ``entry_key`` of the entries a slot found here held for its split's
-        #: ``rest`` -> those entries (held, so that their ids stay theirs)
-        self.aliases: dict[object, tuple] = {}
 
 
-class _Split:
+class _Split(NamedTuple):
     """A split of a record's visited names by the recorded slot's bindings: ``same``
     bound to expressions (compared by entry identity), ``literal`` bound to literals,
     ``absent`` not bound; ``types`` is ``literal``'s types, (``Literal``,) each; the
-    records kept under it, by (kind of slot, ``entry_key`` of the ``same`` entries);
-    ``literal_entries`` reads a table's entries for ``literal``
-    (``entries_getter``), ``absent_set`` is ``absent`` as a set.
+    records kept under it, by (kind of slot, ``entry_key`` of the ``same`` entries:
+    one C pass, absent ones 0, which no record's key holds); ``literal_entries``
+    reads a table's entries for ``literal`` (``entries_getter``), ``absent_set`` is
+    ``absent`` as a set."""
 
-    The slots found so are remembered by the entries they hold for ``fast`` (module
-    doc): ``aliases`` maps (kind, ``entry_key`` of those entries) to the record found
-    and the entries (held, so that their ids stay theirs). ``fast`` is ``same``,
-    ``absent`` and the ``literal`` names the first two slots of the split bound to
-    the very same entry, ``own`` the other literal names (numbers of each slot's
-    own), ``own_entries`` reads them; ``first`` holds the first slot's ``literal``
-    entries until the second comes (``fast`` None till then)."""
-
-    __slots__ = ("absent", "absent_set", "first", "literal", "literal_entries", "own",
-                 "own_entries", "own_types", "records", "rest", "same", "types")
-
-    def __init__(self, same: tuple[str, ...], literal: tuple[str, ...],
-                 absent: tuple[str, ...], first: tuple) -> None:
-        self.same, self.literal, self.absent = same, literal, absent
-        self.types = (Literal,) * len(literal)
-        self.records: dict[tuple, KindRecord] = {}
-        self.literal_entries = entries_getter(literal)
-        self.absent_set = frozenset(absent)
-        self.first: tuple | None = first
-        self.rest: tuple[str, ...] | None = None
-        self.own: tuple[str, ...] = ()
-        self.own_types: tuple[type, ...] = ()
-        self.own_entries: Callable[[dict], tuple] = entries_getter(())
-
-    def settle(self, entries: tuple) -> None:
-        """Split ``literal`` into the names the first slot and this one (its
-        ``entries`` for ``literal``) bind to the very same entry, keyed with
-        ``absent`` (``rest``), and the others (``own``)."""
-        shared = tuple(name for name, a, b in zip(self.literal, self.first, entries,  # type: ignore[arg-type]
-                                                  strict=True) if a is b)
-        self.own = tuple(name for name in self.literal if name not in shared)
-        self.own_types = (Literal,) * len(self.own)
-        self.own_entries = entries_getter(self.own)
-        self.rest = (*shared, *self.absent)
-        self.first = None
+    same: tuple[str, ...]
+    literal: tuple[str, ...]
+    absent: tuple[str, ...]
+    types: tuple[type, ...]
+    records: dict[tuple, KindRecord]
+    literal_entries: Callable[[dict], tuple]
+    absent_set: frozenset[str]
 
 
 class KindRecords:
@@ -169,18 +141,13 @@ class KindRecords:
         #: ``OfferPrep.prepare``, which then asks ``find`` no more)
         self.counts: dict[bool, list[int] | None] = {False: [0, 0], True: [0, 0]}
         self._count = 0
-        #: the entries of ``_Split.aliases`` kept (at most ``LIMIT``)
-        self._aliases = 0
 
     def find(self, ad: ClassAd, busy: bool, kind: str) -> KindRecord | None:
         """A record whose walk and rank plans hold for this slot (module doc), or
         None. Its state's ``walk`` is the slot's; its ``independent``, pair key
-        and vector are empty: the caller works them out. A slot holding, for a
-        split's ``fast`` names, the entries of a slot found before is that slot's
-        record once its ``own`` literals are literals (module doc: one C pass and
-        one lookup); else the record is looked up by the ``same`` entries, then the
-        slot's other bindings checked: the absent names by one set operation, the
-        literals' types by one C pass (module doc)."""
+        and vector are empty: the caller works them out. The record is looked up
+        by the ``same`` entries, then the slot's other bindings checked: the absent
+        names by one set operation, the literals' types by one C pass (module doc)."""
         table = adeval.table(ad)
         counts = self.counts[busy]
         if table is None or counts is None:
@@ -188,27 +155,12 @@ class KindRecords:
         splits = self._splits[busy]
         keys = table.keys()
         for at, split in enumerate(splits):
-            found = split.records.get((kind, entry_key(table, split.same)))
-            if found is None:
-                continue
-            rest = None if split.rest is None else entry_key(table, split.rest)
             try:
-                if rest is not None and rest in found.aliases:
-                    if tuple(map(type, map(_EXPR, split.own_entries(table)))) != split.own_types:
-                        continue
-                else:
-                    if not keys.isdisjoint(split.absent_set):
-                        continue
-                    entries = split.literal_entries(table)
-                    if tuple(map(type, map(_EXPR, entries))) != split.types:
-                        continue
-                    if rest is None:
-                        split.settle(entries)
-                        rest = entry_key(table, split.rest)  # type: ignore[arg-type]
-                    if self._aliases < LIMIT:
-                        found.aliases[rest] = tuple(map(table.get, split.rest))  # type: ignore[arg-type]
-                        self._aliases += 1
-            except KeyError:  # (a name of ``literal`` or ``own`` not bound)
+                found = split.records.get((kind, entry_key(table, split.same)))
+                if (found is None or not keys.isdisjoint(split.absent_set) or tuple(
+                        map(type, map(_EXPR, split.literal_entries(table)))) != split.types):
+                    continue
+            except KeyError:  # (a name of ``same`` or ``literal`` not bound)
                 continue
             counts[0] += 1
             if at:
@@ -242,12 +194,8 @@ class KindRecords:
         if split is None:
             if len(splits) >= SETS:
                 return
-            # (the names as the table's own key objects: the readers share them
-            # between ads, so a lookup meets its key by identity, no string compare)
-            own = {name: name for name in table}
-            same, literal, absent = (tuple(map(own.get, names, names))
-                                     for names in (same, literal, absent))
-            split = _Split(same, literal, absent, tuple(map(table.get, literal)))
+            split = _Split(same, literal, absent, (Literal,) * len(literal), {},
+                           entries_getter(literal), frozenset(absent))
             splits.append(split)
         held = tuple(map(table.get, same))
         key = (kind, entry_key(table, same))
