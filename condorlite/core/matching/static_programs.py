@@ -36,8 +36,12 @@ only read), and the part's key is made once per part, not per offer: its id is k
 by the identity of the static names' ``Canon`` numbers (``StaticNumbers._vector``).
 The vector is a ``slot_vectors.StaticVector``: its names, numbers, index, literals and
 part, no more (a static slot is never carved: none of ``SlotVector``'s carving and
-weight tables is made, three dicts and seven fields an offer); a static offer's ad is
-read as its ``state_ad`` (it has no vector of its own to bind first).
+weight tables is made, three dicts and seven fields an offer), built in one C call
+(``slot_vectors.new_static_vector``); a static offer's ad is read as its ``state_ad``
+(it has no vector of its own to bind first). The vectors are kept per pair shape
+(its offers bind the walked names alike), but a pair shape's first offer misses that
+memo whatever its key, so its key is made only when a second offer of it comes
+(``_pair_key``): where every static slot is its own pair shape, none is made.
 """
 
 from __future__ import annotations
