@@ -141,11 +141,8 @@ class StaticNumbers:
         #: is only read); the literals' values and the holder are keyed too, which
         #: the pair shape already tells apart wherever a pair reads them
         by_pair: dict[tuple, StaticVector | None] = {}
-        #: pair shape -> (its first offer, that offer's walk, its vector) while no
-        #: other offer of it has come, None after: the first offer of a pair shape
-        #: misses ``by_pair`` (its key holds the pair shape), so its key is made
-        #: only when a second one comes (every static slot its own pair shape:
-        #: none made)
+        #: pair shape -> (its first offer, its walk, its vector), None once a second
+        #: came: the first's ``by_pair`` key is made then (module doc)
         firsts: dict[int, tuple | None] = {}
         walked_of = shapes.walked.get
         for offer in shapes.registry:
