@@ -37,13 +37,16 @@ The same holds for a key of any visited names (``names_key``:
 a partitionable slot's pair-static key, its walked names less the vector's, and
 its ranks' program keys, the names they reach less the vector's).
 
-The test is a lookup by the ids of the entries compared by identity and C-level
-passes over the other names, per kept name split (a few per cycle, the last one
-found first): the entries compared by identity and the literals are read by one
-``itemgetter`` call each (a name absent raises ``KeyError``: no record), the absent
-names tested by one set operation on the table's keys, so a slot costs a few C
-calls per split, not three per name.
-The entries compared by identity are held with the record, so their ids stay theirs.
+The test is a lookup by the addresses of the entries compared by identity and the
+absent names' (0), then a C-level pass over the literals, per kept name split (a few
+per cycle, the last one found first): the entries compared by identity and the
+absent names are keyed by one ``entry_keys.entry_key`` call (an absent entry 0: a
+slot binding a recorded absent name, or not binding a recorded expression's, has
+another key), the literals read by one ``itemgetter`` call (a name absent raises
+``KeyError``: no record), so a slot costs a few C calls per split, not three per
+name.
+The entries compared by identity are held with the record, so their addresses stay
+theirs.
 After ``TRIES`` misses with fewer than one lookup in ``SHARE`` hitting, a busy flag
 is looked up no more (a miss only sends the slot the longer way to the same end).
 """
@@ -58,6 +61,7 @@ from typing import NamedTuple
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Literal
+from condorlite.core.entry_keys import entry_key
 from condorlite.core.matching.first_states import FirstState
 from condorlite.core.matching.shape_keys import literal_numbers, literal_reprs
 
@@ -111,18 +115,18 @@ class _Split(NamedTuple):
     """A split of a record's visited names by the recorded slot's bindings: ``same``
     bound to expressions (compared by entry identity), ``literal`` bound to literals,
     ``absent`` not bound; ``types`` is ``literal``'s types, (``Literal``,) each; the
-    records kept under it, by (kind of slot, ids of the ``same`` entries);
-    ``same_entries`` and ``literal_entries`` read a table's entries for ``same`` and
-    ``literal`` (``entries_getter``), ``absent_set`` is ``absent`` as a set."""
+    records kept under it, by (kind of slot, ``entry_key`` of ``keyed``: ``same``
+    then ``absent``, one C pass giving each entry's address, an absent one 0);
+    ``literal_entries`` reads a table's entries for ``literal``
+    (``entries_getter``)."""
 
     same: tuple[str, ...]
     literal: tuple[str, ...]
     absent: tuple[str, ...]
     types: tuple[type, ...]
     records: dict[tuple, KindRecord]
-    same_entries: Callable[[dict], tuple]
     literal_entries: Callable[[dict], tuple]
-    absent_set: frozenset[str]
+    keyed: tuple[str, ...]
 
 
 class KindRecords:
@@ -143,21 +147,20 @@ class KindRecords:
         """A record whose walk and rank plans hold for this slot (module doc), or
         None. Its state's ``walk`` is the slot's; its ``independent``, pair key
         and vector are empty: the caller works them out. The record is looked up
-        by the ``same`` entries, then the slot's other bindings checked: the absent
-        names by one set operation, the literals' types by one C pass (module doc)."""
+        by the ``same`` entries and the absent names (one ``entry_key``), then the
+        literals' types checked by one C pass (module doc)."""
         table = adeval.table(ad)
         counts = self.counts[busy]
         if table is None or counts is None:
             return None
         splits = self._splits[busy]
-        keys = table.keys()
         for at, split in enumerate(splits):
             try:
-                found = split.records.get((kind, tuple(map(id, split.same_entries(table)))))
-                if (found is None or not keys.isdisjoint(split.absent_set) or tuple(
-                        map(type, map(_EXPR, split.literal_entries(table)))) != split.types):
+                found = split.records.get((kind, entry_key(table, split.keyed)))
+                if found is None or tuple(
+                        map(type, map(_EXPR, split.literal_entries(table)))) != split.types:
                     continue
-            except KeyError:  # (a name of ``same`` or ``literal`` not bound)
+            except KeyError:  # (a name of ``literal`` not bound)
                 continue
             counts[0] += 1
             if at:
@@ -192,10 +195,10 @@ class KindRecords:
             if len(splits) >= SETS:
                 return
             split = _Split(same, literal, absent, (Literal,) * len(literal), {},
-                           entries_getter(same), entries_getter(literal), frozenset(absent))
+                           entries_getter(literal), (*same, *absent))
             splits.append(split)
         held = tuple(map(table.get, same))
-        key = (kind, tuple(map(id, held)))
+        key = (kind, entry_key(table, split.keyed))
         if key not in split.records:
             split.records[key] = KindRecord(FirstState(held, walk, {}, (), 0, None))
             self._count += 1

@@ -32,8 +32,13 @@ change them. The matchmaker owns one ``OfferShapes`` per cycle.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+from itertools import repeat
+
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
+from condorlite.core.classad import oldscan
 from condorlite.core.matching.candidates import POST, PRANK, PRE
 from condorlite.core.matching.carved_states import CarvedStates
 from condorlite.core.matching.evaluation_count import EvaluationCount
@@ -224,7 +229,7 @@ class OfferShapes:
                 self._apart[head] = apart
                 self._heads.pop(head, None)
             self._apart_name = name
-            unkeyed = [_Unkeyed(apart, ad) for ad in ads]
+            unkeyed = list(map(_new_unkeyed, repeat(apart), ads, repeat(0)))
             apart.seen.update(zip(values, unkeyed, strict=True))
             return unkeyed
         if found is None:
@@ -323,6 +328,15 @@ class _Unkeyed:
     def key(self) -> tuple:
         """The slot's pair key (``ShapeKeys.slot_key``)."""
         return (*self.apart.head, literal_reprs(self.ad, self.apart.literals))
+
+
+#: ``_Unkeyed(apart, ad)``, the same object, built in one C call (``oldscan.slotted``:
+#: no ``__init__`` run, its number 0 given) where the compiled module is built and on:
+#: one is made for every static slot told apart
+_new_unkeyed: Callable[[_Apart, ClassAd, int], _Unkeyed] = (
+    partial(oldscan.slotted, tuple(_Unkeyed.__dict__[name] for name in (
+        "apart", "ad", "number")), _Unkeyed)
+    if oldscan.enabled() else lambda apart, ad, number: _Unkeyed(apart, ad))
 
 
 class _Apart:

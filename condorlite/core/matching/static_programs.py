@@ -36,8 +36,12 @@ only read), and the part's key is made once per part, not per offer: its id is k
 by the identity of the static names' ``Canon`` numbers (``StaticNumbers._vector``).
 The vector is a ``slot_vectors.StaticVector``: its names, numbers, index, literals and
 part, no more (a static slot is never carved: none of ``SlotVector``'s carving and
-weight tables is made, three dicts and seven fields an offer); a static offer's ad is
-read as its ``state_ad`` (it has no vector of its own to bind first).
+weight tables is made, three dicts and seven fields an offer), built in one C call
+(``slot_vectors.new_static_vector``); a static offer's ad is read as its ``state_ad``
+(it has no vector of its own to bind first). The vectors are kept per pair shape
+(its offers bind the walked names alike), but a pair shape's first offer misses that
+memo whatever its key, so its key is made only when a second offer of it comes
+(``_pair_key``): where every static slot is its own pair shape, none is made.
 """
 
 from __future__ import annotations
@@ -137,6 +141,9 @@ class StaticNumbers:
         #: is only read); the literals' values and the holder are keyed too, which
         #: the pair shape already tells apart wherever a pair reads them
         by_pair: dict[tuple, StaticVector | None] = {}
+        #: pair shape -> (its first offer, its walk, its vector), None once a second
+        #: came: the first's ``by_pair`` key is made then (module doc)
+        firsts: dict[int, tuple | None] = {}
         walked_of = shapes.walked.get
         for offer in shapes.registry:
             if offer.partitionable or offer.vector is not None or not offer.available:
@@ -144,17 +151,19 @@ class StaticNumbers:
             walk = walked_of(id(offer))
             if walk is None:
                 continue
-            literals = offer.literals
-            # (most offers hoisted no literal: a shorter key, which no key of an
-            # offer with literals equals)
-            memo = (offer.pair_shape, id(walk[2][1]), offer.holder) if not literals else (
-                offer.pair_shape, id(walk[2][1]), literals,
-                typed([adeval.attr(offer.state_ad, name).value  # type: ignore[union-attr]
-                       for name in literals]), offer.holder)
-            vector = by_pair.get(memo, _MISSING)
-            if vector is _MISSING:
-                vector = by_pair[memo] = self._vector(offer, walk[2], pair_names, ids,
-                                                      parts)
+            first = firsts.get(offer.pair_shape, _MISSING)
+            if first is _MISSING:
+                vector = self._vector(offer, walk[2], pair_names, ids, parts)
+                firsts[offer.pair_shape] = (offer, walk, vector)
+            else:
+                if first is not None:
+                    by_pair[_pair_key(*first[:2])] = first[2]  # type: ignore[index]
+                    firsts[offer.pair_shape] = None
+                memo = _pair_key(offer, walk)
+                vector = by_pair.get(memo, _MISSING)
+                if vector is _MISSING:
+                    vector = by_pair[memo] = self._vector(offer, walk[2], pair_names, ids,
+                                                          parts)
             if vector is None:
                 continue
             pair_shapes = shapes_of.get(vector.static)  # type: ignore[union-attr]
@@ -231,6 +240,19 @@ class StaticNumbers:
             part = parts[memo] = (numbers, found, flags, ids.setdefault(key, len(ids) + 1))
         vector.static = part[3]
         return vector
+
+
+def _pair_key(offer: Offer, walk: tuple) -> tuple:
+    """``StaticNumbers._work_out``'s memo key of an offer (``walk``: its
+    ``OfferShapes.walked`` entry): its pair shape, walked names, holder and, where
+    it hoisted literals, them and their typed values (most offers hoisted none: a
+    shorter key, which no key of an offer with literals equals)."""
+    literals = offer.literals
+    if not literals:
+        return (offer.pair_shape, id(walk[2][1]), offer.holder)
+    return (offer.pair_shape, id(walk[2][1]), literals,
+            typed([adeval.attr(offer.state_ad, name).value  # type: ignore[union-attr]
+                   for name in literals]), offer.holder)
 
 
 def _is_string(ad: object, name: str) -> bool:

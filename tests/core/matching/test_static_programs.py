@@ -197,3 +197,58 @@ def test_part_ids_by_the_identity_of_their_numbers_equal_a_key_per_slot(
     assert shared == alone
     assert len({static for static, _, _ in shared.values()}) > 2
     assert keys * 4 < per_slot
+
+
+@pytest.mark.parametrize("disk_share", [True, False])
+def test_static_vectors_are_shared_per_pair_key_made_only_for_repeated_pair_shapes(
+        tmp_path, monkeypatch, disk_share):
+    """``StaticNumbers._work_out`` keeps one vector per (pair shape, walked names,
+    own literals and their values, holder) (``_pair_key``; every part kept here),
+    but makes that key only
+    for a pair shape's second offer on: offers with equal keys share one vector
+    object, offers with other keys have their own, each the offer's own numbers
+    (``VectorNumbers.of``), and where every static slot is its own pair shape (a
+    disk share) almost no key is made."""
+    spec = genpool.PoolSpec(slots=300, jobs=300, submitters=8, autoclusters=40, seed=7,
+                            partitionable_fraction=0.0, realistic=True, unique=True,
+                            disk_share=disk_share, owner_start_fraction=0.3,
+                            claimed_fraction=0.3, preemption_requirements=PREEMPTION)
+    slots, jobs, subs, policy = _pool(tmp_path, spec)
+    made: list[int] = []
+    pair_key = static_programs._pair_key
+
+    def counted(offer, walk):  # type: ignore[no-untyped-def]
+        made.append(1)
+        return pair_key(offer, walk)
+
+    monkeypatch.setattr(static_programs, "_pair_key", counted)
+    # (every part kept, so that every static offer's vector is seen)
+    monkeypatch.setattr(static_programs, "SHARED", 1)
+    monkeypatch.setattr(static_programs, "SHARED_LITERALS", 1)
+    cycle = negotiator.Cycle(slots, jobs, subs, [], policy, NOW)
+    numbers = cycle.mm.table._numbers
+    numbers.by_seq()
+    worked: dict[int, object] = {}  # seq -> its vector, every offer that got one
+    keys: dict[tuple, object] = {}
+    for offer in cycle.mm.shapes.registry:
+        if offer.partitionable or offer.vector is not None:
+            continue
+        walk = cycle.mm.shapes.walked[id(offer)]
+        vector = numbers._vectors.get(offer.seq)
+        if vector is None:
+            continue
+        worked[offer.seq] = vector
+        key = pair_key(offer, walk)
+        assert keys.setdefault(key, vector) is vector  # equal keys: one vector
+        own = static_programs.VectorNumbers(numbers._resource_names).of(
+            offer.state_ad, offer.literals + ((static_programs.HOLDER,) if
+                                              vector.names[-1:] == (static_programs.HOLDER,)
+                                              else ()))
+        assert own is not None and own.vals == vector.vals and own.names == vector.names
+    assert len(worked) > 100
+    assert len({id(v) for v in worked.values()}) == len(keys)  # other keys: their own
+    statics = sum(1 for o in cycle.mm.shapes.registry if not o.partitionable)
+    if disk_share:
+        assert len(made) * 10 < statics
+    else:
+        assert len({o.pair_shape for o in cycle.mm.shapes.registry}) < statics
