@@ -91,17 +91,20 @@ class LiteralSieve:
         #: the tests' values by (form, the job's binding) then literal
         #: (``LiteralSplit.sigmas_of``)
         self._known: dict = {}
+        #: (id of a part's groups, the job's bindings) -> (those groups, the alive)
+        self._alive: dict[tuple, tuple[list[list[int]], list[list[int]]]] = {}
         #: the job of the specialisation: an ad that binds nothing (its reads tell
         #: whether a residual depends on the job)
         self._empty = EmptyAd()
 
-    def dead(self, ad: ClassAd, vector: StaticVector, job_ad: ClassAd,
-             literals: Sequence[tuple]) -> list[bool] | None:
-        """Whether each group is dead for the class of ``job_ad`` (``literals``: each
-        group's vector values at one of its shapes; ``ad`` and ``vector``: the
-        part's first shape's), or None when nothing can be told: the part's
-        Requirements reach no literal test, or the job binds a name a test reads
-        to something other than a literal."""
+    def alive(self, ad: ClassAd, vector: StaticVector, job_ad: ClassAd,
+              groups: list[list[int]], vals: dict[int, tuple]) -> list[list[int]] | None:
+        """The groups (``Part.by_literals``' list, shapes whose ``vals`` share their
+        own literals) not dead for the class of ``job_ad``, in their order (``ad``
+        and ``vector``: the part's first shape's), or None when nothing can be told:
+        the part's Requirements reach no literal test, or the job binds a name a
+        test reads to something other than a literal. Kept per (groups, the job's
+        bindings): the classes of one owner ask it once."""
         part = vector.static
         split = self._splits.get(part, self)
         if split is self:
@@ -113,19 +116,28 @@ class LiteralSieve:
         bindings = split.bindings(job_ad)
         if bindings is None:
             return None
+        key = (id(groups), bindings)
+        known = self._alive.get(key)
+        if known is not None and known[0] is groups:
+            return known[1]
+        # (a group's shapes share their literals: its first stands for it, left or not)
         group = split.group
-        sigmas = split.sigmas_of(bindings, [group(vals) for vals in literals], self._known)
+        sigmas = split.sigmas_of(bindings, [group(vals[shapes[0]]) for shapes in groups],
+                                 self._known)
         # (a verdict per sigma met here, keyed by its values' identities: they are
         # the objects of ``_known``, alive while this runs, so equal identities are
         # equal values; most groups share one sigma)
         verdicts: dict[tuple, bool] = {}
         out = []
-        for sigma in sigmas:
+        for shapes, sigma in zip(groups, sigmas, strict=True):
             ids = tuple(map(id, sigma))
-            found_dead = verdicts.get(ids)
-            if found_dead is None:
-                found_dead = verdicts[ids] = self._is_dead(part, split, sigma)
-            out.append(found_dead)
+            dead = verdicts.get(ids)
+            if dead is None:
+                dead = verdicts[ids] = self._is_dead(part, split, sigma)
+            if not dead:
+                out.append(shapes)
+        # (the groups kept with the answer: their id names them while they live)
+        self._alive[key] = (groups, out)
         return out
 
     def _is_dead(self, part: int, split: LiteralSplit, sigma: tuple) -> bool:

@@ -363,21 +363,17 @@ class StaticLists:
         alone (``literal_tests``: one probe per group, counted as one evaluation,
         stands for every shape of the group)."""
         members, vals = self.members, part.vals
-        # (the first shape still there stands for its group: the probe's vector, the
-        # literals the sieve reads; the rest are looked for only when the group is
-        # kept: most groups are not, 5,741 of 5,814 probes failed at 10k static mix)
-        firsts = []
-        for group in groups:
-            for shape in group:
-                if shape in members:
-                    firsts.append((group, shape))
-                    break
-        dead = self._sieve.dead(part.offer.ad, self._vector(part.offer), job_ad,  # type: ignore[arg-type]
-                                [vals[shape] for _, shape in firsts]) if firsts else None
+        alive = self._sieve.alive(part.offer.ad, self._vector(part.offer),  # type: ignore[arg-type]
+                                  job_ad, groups, vals)
         kept: list[int] = []
         probes = 0
-        for at, (group, shape) in enumerate(firsts):
-            if dead is not None and dead[at]:
+        for group in groups if alive is None else alive:
+            # (the first shape still there is probed; the rest are looked for only
+            # when the probe keeps the group)
+            for shape in group:
+                if shape in members:
+                    break
+            else:
                 continue
             probes += 1
             if not fails_on_literals(program, vals[shape]):

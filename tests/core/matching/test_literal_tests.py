@@ -111,7 +111,7 @@ def test_sieved_probes_the_first_shape_still_there_and_keeps_only_those_there() 
     lists = SimpleNamespace(members={2: [20], 3: [30], 4: [40], 6: [60]},
                             _counts=SimpleNamespace(evaluations=0),
                             _vector=lambda offer: None,
-                            _sieve=SimpleNamespace(dead=lambda *args: None))  # (no split)
+                            _sieve=SimpleNamespace(alive=lambda *args: None))  # (no split)
     kept = StaticLists._sieved(lists, part, program, [[1, 2, 3], [4, 6], [5]], None)  # type: ignore[arg-type]
     assert kept == [2, 3]
     assert probed == [2, 4]
@@ -122,11 +122,11 @@ def test_sieved_passes_over_dead_groups_unprobed_and_probes_the_others() -> None
     # (the sieve tells the first group dead: no probe there; the second is probed
     # as before, its shapes still there kept; the probes alone are counted)
     vals = {1: (4, "bob"), 2: (5, "bob"), 3: (6, "alice"), 4: (7, "alice")}
-    asked: list[list[tuple]] = []
+    asked: list[list[list[int]]] = []
 
-    def dead(ad, vector, job_ad, literals):  # type: ignore[no-untyped-def]
-        asked.append(literals)
-        return [literal[1] == "bob" for literal in literals]
+    def alive(ad, vector, job_ad, groups, vals):  # type: ignore[no-untyped-def]
+        asked.append(groups)
+        return [group for group in groups if vals[group[0]][1] != "bob"]
 
     probed: list[object] = []
 
@@ -138,9 +138,9 @@ def test_sieved_passes_over_dead_groups_unprobed_and_probes_the_others() -> None
     part = SimpleNamespace(vals=vals, offer=SimpleNamespace(ad=None))
     lists = SimpleNamespace(members={1: [10], 2: [20], 4: [40]},
                             _counts=SimpleNamespace(evaluations=0),
-                            _vector=lambda offer: None, _sieve=SimpleNamespace(dead=dead))
+                            _vector=lambda offer: None, _sieve=SimpleNamespace(alive=alive))
     kept = StaticLists._sieved(lists, part, program, [[1, 2], [3, 4]], None)  # type: ignore[arg-type]
-    assert asked == [[(4, "bob"), (7, "alice")]]  # (each group's first shape still there)
+    assert asked == [[[1, 2], [3, 4]]]
     assert kept == [4]
     assert probed == ["alice"]
     assert lists._counts.evaluations == 1
@@ -151,13 +151,14 @@ def _sieve_run(monkeypatch: pytest.MonkeyPatch, on: bool) -> tuple[int, int, lis
     (its verdicts recorded: the job's owner, each group's literals, dead or not)."""
     monkeypatch.setattr(static_programs, "SHARED_LITERALS", 16)
     verdicts: list[tuple] = []
-    dead = LiteralSieve.dead
+    alive = LiteralSieve.alive
 
-    def recording(self, ad, vector, job_ad, literals):  # type: ignore[no-untyped-def]
-        found = dead(self, ad, vector, job_ad, literals) if on else None
-        owner = adeval.attr(job_ad, "Owner").value  # type: ignore[union-attr]
-        verdicts.extend((owner, vals[vector.literals and -vector.literals:], verdict)
-                        for vals, verdict in zip(literals, found or [], strict=False))
+    def recording(self, ad, vector, job_ad, groups, vals):  # type: ignore[no-untyped-def]
+        found = alive(self, ad, vector, job_ad, groups, vals) if on else None
+        if found is not None:
+            owner = adeval.attr(job_ad, "Owner").value  # type: ignore[union-attr]
+            verdicts.extend((owner, vals[group[0]][-vector.literals:], group not in found)
+                            for group in groups)
         return found
 
     probes: list[int] = []
@@ -167,7 +168,7 @@ def _sieve_run(monkeypatch: pytest.MonkeyPatch, on: bool) -> tuple[int, int, lis
         probes.append(1)
         return probe(program, vals)
 
-    monkeypatch.setattr(LiteralSieve, "dead", recording)
+    monkeypatch.setattr(LiteralSieve, "alive", recording)
     monkeypatch.setattr(static_lists, "fails_on_literals", counting)
     fast, _ = run_both(SLOTS, JOBS, POLICY)
     return fast.mm.evaluations, len(probes), verdicts
@@ -192,6 +193,7 @@ def test_a_job_binding_the_owner_to_an_expression_is_told_nothing() -> None:
     sieve = LiteralSieve(None)
     split = SimpleNamespace(bindings=lambda job_ad: None)
     sieve._splits[7] = split  # type: ignore[assignment]
-    assert sieve.dead(None, SimpleNamespace(static=7), None, [(1, "bob")]) is None  # type: ignore[arg-type]
+    vals = {1: (1, "bob")}
+    assert sieve.alive(None, SimpleNamespace(static=7), None, [[1]], vals) is None  # type: ignore[arg-type]
     sieve._splits[8] = None  # (a part whose Requirements reach no literal test)
-    assert sieve.dead(None, SimpleNamespace(static=8), None, [(1, "bob")]) is None  # type: ignore[arg-type]
+    assert sieve.alive(None, SimpleNamespace(static=8), None, [[1]], vals) is None  # type: ignore[arg-type]
