@@ -79,7 +79,7 @@ class _Standing(NamedTuple):
 class LiteralSieve:
     """The cycle's splits of static desktop parts' ``Requirements`` on their literal
     tests and the groups dead for a class there (module doc). ``static_lists`` asks
-    ``dead`` once per (class, part) it sieves."""
+    ``alive`` once per (class, part) it sieves."""
 
     def __init__(self, now: float | None) -> None:
         self._now = now
