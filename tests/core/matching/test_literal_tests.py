@@ -3,7 +3,9 @@ equal own literals (``literal_tests``, ``StaticLists._sieved``): a test that fai
 reading nothing but the literals and the params fails at every shape of the group,
 which is passed over without its runs. Checked against the plain reference cycle on
 desktops whose folded ``START`` is their owner's test alone, and on the probe itself
-with tests that read a number, a param or a negative position."""
+with tests that read a number, a param or a negative position. Groups dead for a
+class (``LiteralSieve``: the owner test's value at the group's literal makes the
+slot's ``Requirements`` false) are passed over without a probe."""
 
 from __future__ import annotations
 
@@ -11,8 +13,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from condorlite.core.matching import static_programs
-from condorlite.core.matching.literal_tests import fails_on_literals
+from condorlite.core import adeval
+from condorlite.core.matching import static_lists, static_programs
+from condorlite.core.matching.literal_tests import LiteralSieve, fails_on_literals
 from condorlite.core.matching.static_lists import StaticLists
 from condorlite.core.matching.static_parts import Part
 from tests.core.matching._against_reference import run_both
@@ -59,9 +62,9 @@ def _evaluations(monkeypatch: pytest.MonkeyPatch, sieve: bool) -> tuple[int, int
     probes: list[int] = []
     sieved = StaticLists._sieved
 
-    def counting(self, part, program, groups):  # type: ignore[no-untyped-def]
+    def counting(self, part, program, groups, job_ad):  # type: ignore[no-untyped-def]
         probes.append(len(groups))
-        return sieved(self, part, program, groups)
+        return sieved(self, part, program, groups, job_ad)
 
     monkeypatch.setattr(StaticLists, "_sieved", counting)
     fast, _ = run_both(SLOTS, JOBS, POLICY)
@@ -104,10 +107,93 @@ def test_sieved_probes_the_first_shape_still_there_and_keeps_only_those_there() 
         return v[1] == "bob"
 
     program = _program(test, width=3, literals=2)
-    part = SimpleNamespace(vals=vals)
+    part = SimpleNamespace(vals=vals, offer=SimpleNamespace(ad=None))
     lists = SimpleNamespace(members={2: [20], 3: [30], 4: [40], 6: [60]},
-                            _counts=SimpleNamespace(evaluations=0))
-    kept = StaticLists._sieved(lists, part, program, [[1, 2, 3], [4, 6], [5]])  # type: ignore[arg-type]
+                            _counts=SimpleNamespace(evaluations=0),
+                            _vector=lambda offer: None,
+                            _sieve=SimpleNamespace(alive=lambda *args: None))  # (no split)
+    kept = StaticLists._sieved(lists, part, program, [[1, 2, 3], [4, 6], [5]], None)  # type: ignore[arg-type]
     assert kept == [2, 3]
     assert probed == [2, 4]
     assert lists._counts.evaluations == 2
+
+
+def test_sieved_passes_over_dead_groups_unprobed_and_probes_the_others() -> None:
+    # (the sieve tells the first group dead: no probe there; the second is probed
+    # as before, its shapes still there kept; the probes alone are counted)
+    vals = {1: (4, "bob"), 2: (5, "bob"), 3: (6, "alice"), 4: (7, "alice")}
+    asked: list[list[list[int]]] = []
+
+    def alive(ad, vector, job_ad, groups, vals):  # type: ignore[no-untyped-def]
+        asked.append(groups)
+        return [group for group in groups if vals[group[0]][1] != "bob"]
+
+    probed: list[object] = []
+
+    def test(v):  # type: ignore[no-untyped-def]
+        probed.append(v[1])
+        return True
+
+    program = _program(test, width=2, literals=1)
+    part = SimpleNamespace(vals=vals, offer=SimpleNamespace(ad=None))
+    lists = SimpleNamespace(members={1: [10], 2: [20], 4: [40]},
+                            _counts=SimpleNamespace(evaluations=0),
+                            _vector=lambda offer: None, _sieve=SimpleNamespace(alive=alive))
+    kept = StaticLists._sieved(lists, part, program, [[1, 2], [3, 4]], None)  # type: ignore[arg-type]
+    assert asked == [[[1, 2], [3, 4]]]
+    assert kept == [4]
+    assert probed == ["alice"]
+    assert lists._counts.evaluations == 1
+
+
+def _sieve_run(monkeypatch: pytest.MonkeyPatch, on: bool) -> tuple[int, int, list]:
+    """The cycle's evaluations and probes on the desktops, with the sieve on or off
+    (its verdicts recorded: the job's owner, each group's literals, dead or not)."""
+    monkeypatch.setattr(static_programs, "SHARED_LITERALS", 16)
+    verdicts: list[tuple] = []
+    alive = LiteralSieve.alive
+
+    def recording(self, ad, vector, job_ad, groups, vals):  # type: ignore[no-untyped-def]
+        found = alive(self, ad, vector, job_ad, groups, vals) if on else None
+        if found is not None:
+            owner = adeval.attr(job_ad, "Owner").value  # type: ignore[union-attr]
+            verdicts.extend((owner, vals[group[0]][-vector.literals:], group not in found)
+                            for group in groups)
+        return found
+
+    probes: list[int] = []
+    probe = fails_on_literals
+
+    def counting(program, vals):  # type: ignore[no-untyped-def]
+        probes.append(1)
+        return probe(program, vals)
+
+    monkeypatch.setattr(LiteralSieve, "alive", recording)
+    monkeypatch.setattr(static_lists, "fails_on_literals", counting)
+    fast, _ = run_both(SLOTS, JOBS, POLICY)
+    return fast.mm.evaluations, len(probes), verdicts
+
+
+def test_groups_dead_for_a_class_are_those_of_other_owners_and_save_their_probes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # (both runs agree with the plain reference, ``run_both``)
+    with monkeypatch.context() as patch:
+        plain, plain_probes, _ = _sieve_run(patch, on=False)
+    sieved, probes, verdicts = _sieve_run(monkeypatch, on=True)
+    assert verdicts and probes < plain_probes and sieved < plain
+    # a busy desktop's folded START is its owner's test alone: dead exactly where
+    # the owner is not the job's (erin owns none: every group dead for her)
+    for owner, literals, dead in verdicts:
+        assert dead == (owner not in literals), (owner, literals, dead)
+    assert any(not dead for _, _, dead in verdicts)
+    assert all(dead for owner, _, dead in verdicts if owner == "erin")
+
+
+def test_a_job_binding_the_owner_to_an_expression_is_told_nothing() -> None:
+    sieve = LiteralSieve(None)
+    split = SimpleNamespace(bindings=lambda job_ad: None)
+    sieve._splits[7] = split  # type: ignore[assignment]
+    vals = {1: (1, "bob")}
+    assert sieve.alive(None, SimpleNamespace(static=7), None, [[1]], vals) is None  # type: ignore[arg-type]
+    sieve._splits[8] = None  # (a part whose Requirements reach no literal test)
+    assert sieve.alive(None, SimpleNamespace(static=8), None, [[1]], vals) is None  # type: ignore[arg-type]
