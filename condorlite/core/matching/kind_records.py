@@ -42,9 +42,9 @@ absent names' (0), then a C-level pass over the literals, per kept name split (a
 per cycle, the last one found first): the entries compared by identity and the
 absent names are keyed by one ``entry_keys.entry_key`` call (an absent entry 0: a
 slot binding a recorded absent name, or not binding a recorded expression's, has
-another key), the literals read by one ``itemgetter`` call (a name absent raises
-``KeyError``: no record), so a slot costs a few C calls per split, not three per
-name.
+another key), the literals tested by one ``entry_keys.bound_to`` call (each bound,
+to a ``Literal``; a name absent or bound to another expression: no record), so a
+slot costs two C calls per split, not three per name.
 The entries compared by identity are held with the record, so their addresses stay
 theirs.
 After ``TRIES`` misses with fewer than one lookup in ``SHARE`` hitting, a busy flag
@@ -55,13 +55,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import compress
-from operator import itemgetter
 from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Literal
-from condorlite.core.entry_keys import entry_key
+from condorlite.core.entry_keys import bound_to, entry_key
 from condorlite.core.matching.first_states import FirstState
 from condorlite.core.matching.shape_keys import literal_numbers, literal_reprs
 
@@ -72,20 +71,6 @@ LIMIT = 1 << 14
 #: lookups before a busy flag may be given up, and the hit share it must keep
 TRIES = 256
 SHARE = 8
-
-_EXPR = itemgetter(1)
-
-
-def entries_getter(names: tuple[str, ...]) -> Callable[[dict], tuple]:
-    """A callable giving the tuple of a table's entries for ``names`` in one C call
-    (``itemgetter``, which gives a bare entry for one name: wrapped then); it raises
-    ``KeyError`` when the table binds one of them not."""
-    if len(names) > 1:
-        return itemgetter(*names)
-    if names:
-        name = names[0]
-        return lambda table: (table[name],)
-    return lambda table: ()
 
 
 class KeyPlan(NamedTuple):
@@ -114,18 +99,14 @@ class KindRecord:
 class _Split(NamedTuple):
     """A split of a record's visited names by the recorded slot's bindings: ``same``
     bound to expressions (compared by entry identity), ``literal`` bound to literals,
-    ``absent`` not bound; ``types`` is ``literal``'s types, (``Literal``,) each; the
-    records kept under it, by (kind of slot, ``entry_key`` of ``keyed``: ``same``
-    then ``absent``, one C pass giving each entry's address, an absent one 0);
-    ``literal_entries`` reads a table's entries for ``literal``
-    (``entries_getter``)."""
+    ``absent`` not bound; the records kept under it, by (kind of slot, ``entry_key``
+    of ``keyed``: ``same`` then ``absent``, one C pass giving each entry's address,
+    an absent one 0)."""
 
     same: tuple[str, ...]
     literal: tuple[str, ...]
     absent: tuple[str, ...]
-    types: tuple[type, ...]
     records: dict[tuple, KindRecord]
-    literal_entries: Callable[[dict], tuple]
     keyed: tuple[str, ...]
 
 
@@ -148,19 +129,15 @@ class KindRecords:
         None. Its state's ``walk`` is the slot's; its ``independent``, pair key
         and vector are empty: the caller works them out. The record is looked up
         by the ``same`` entries and the absent names (one ``entry_key``), then the
-        literals' types checked by one C pass (module doc)."""
+        literals' types checked by one ``bound_to`` (module doc)."""
         table = adeval.table(ad)
         counts = self.counts[busy]
         if table is None or counts is None:
             return None
         splits = self._splits[busy]
         for at, split in enumerate(splits):
-            try:
-                found = split.records.get((kind, entry_key(table, split.keyed)))
-                if found is None or tuple(
-                        map(type, map(_EXPR, split.literal_entries(table)))) != split.types:
-                    continue
-            except KeyError:  # (a name of ``literal`` not bound)
+            found = split.records.get((kind, entry_key(table, split.keyed)))
+            if found is None or not bound_to(table, split.literal, Literal):
                 continue
             counts[0] += 1
             if at:
@@ -194,8 +171,7 @@ class KindRecords:
         if split is None:
             if len(splits) >= SETS:
                 return
-            split = _Split(same, literal, absent, (Literal,) * len(literal), {},
-                           entries_getter(literal), (*same, *absent))
+            split = _Split(same, literal, absent, {}, (*same, *absent))
             splits.append(split)
         held = tuple(map(table.get, same))
         key = (kind, entry_key(table, split.keyed))

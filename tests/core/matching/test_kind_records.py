@@ -65,21 +65,6 @@ def test_a_binding_of_another_kind_misses():
     assert records.find(other, False, "static") is None
 
 
-def test_entries_getter_reads_a_tables_entries_as_a_tuple():
-    """``entries_getter`` gives the entries of any number of names as a tuple (one
-    name too, which ``itemgetter`` gives bare) and raises ``KeyError`` for an
-    absent name, which ``find`` reads as no record."""
-    table = {"a": ("A", 1), "b": ("B", 2), "c": ("C", 3)}
-    for names in ((), ("b",), ("c", "a"), ("a", "b", "c")):
-        assert kind_records.entries_getter(names)(table) == tuple(table[n] for n in names)
-    for names in (("d",), ("a", "d")):
-        try:
-            kind_records.entries_getter(names)(table)
-        except KeyError:
-            continue
-        raise AssertionError(f"{names}: an absent name read")
-
-
 def test_a_literal_bound_to_an_expression_or_unbound_misses_at_any_split():
     """A slot whose binding of a recorded literal name is an expression or absent,
     or which binds a recorded absent name, finds no record, whichever split is

@@ -583,6 +583,9 @@ static PyTypeObject ScannerType = {
 };
 
 static PyMethodDef module_methods[] = {
+    {"bound_to", (PyCFunction)(void (*)(void))oldscan_bound_to, METH_FASTCALL,
+     "bound_to(table, names, kind): whether table binds each of names to an entry whose "
+     "item 1 is exactly of type kind (see condorlite/core/entry_keys.py)."},
     {"changes", (PyCFunction)(void (*)(void))oldscan_changes, METH_FASTCALL,
      "changes(tables, keys, marks=None): (the rows where some key's value is not the "
      "row before's very object, the values at row 0 and at those changes; see "
