@@ -45,8 +45,10 @@ table for pair results (``match_table.MatchTable.pair``). The request lists
 
 from __future__ import annotations
 
+import math
+from bisect import bisect_left
 from collections.abc import Callable
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
@@ -66,6 +68,10 @@ _JOB_RANK = itemgetter(1)
 #: whether a run for a new job rank is derived from a kept run of another (module
 #: doc); the tests switch it off to compare
 DERIVE = True
+
+#: whether a derived run of offers nobody holds is made only when its list's merge
+#: reaches it (``DeferredRun``); the tests switch it off to compare
+DEFER = True
 
 
 class ListBuild(NamedTuple):
@@ -183,6 +189,11 @@ class ShapeEntries:
                 return self._column_run(shape, members, pe, reason, like_key, like, column,
                                         runs, joins)
             if like is not None and like[0] == joins:
+                if DEFER and reason == NO_PREEMPTION:
+                    # (the like run stays the shape's source: it is made)
+                    deferred = DeferredRun(like[1], -pe.job_rank, None, members)
+                    runs[shape] = (joins, deferred)
+                    return deferred  # type: ignore[return-value]
                 kept = _derived(like[1], -pe.job_rank, members)
             else:
                 columns = self._like_columns.get(like_key)
@@ -218,6 +229,13 @@ class ShapeEntries:
         if like is None or like[0] != joins:
             kept = make_entries(self._registry, members, pe, reason, column)
         else:
+            negated = column.negated()
+            if DEFER and reason == NO_PREEMPTION and negated.keys() >= members.keys():
+                # (the column's row holds every offer's rank: none is asked of
+                # ``value``, whose answer could move with the offer's state)
+                deferred = DeferredRun(like[1], 0.0, negated, members)
+                runs[shape] = (joins, deferred)
+                return deferred  # type: ignore[return-value]
             kept = _column_derived(like[1], column, self._registry, members)
         # (sorted first by the job rank alone, float keys the sort compares without
         # a tuple comparison, then whole: a shape's offers mostly tie on the ranks
@@ -263,3 +281,142 @@ def _derived(run: list[tuple], job_rank: float, members: dict[int, None]) -> lis
         return [(e[0], job_rank, e[2], e[3], e[4], e[5], e[6], e[7], e[8]) for e in run]
     return [(e[0], job_rank, e[2], e[3], e[4], e[5], e[6], e[7], e[8]) for e in run
             if e[6] in members]
+
+
+class DeferredRun:
+    """A derived run (``_derived`` with a job rank; with a column's row ``negated``,
+    ``_column_derived``) of a shape's offers nobody holds, made only when a list's
+    merge reaches its ``head`` (``DeferredRuns``), once, for every list it is handed
+    to. What it holds is fixed when it is made: ``run``, the source, never changes,
+    nor do the row's values (kept for every version), and its offers are those of
+    ``members`` then (copied when some have left since ``run`` was made): an offer that
+    leaves later keeps its entry, as in a run made then (the scan evaluates it again).
+    ``len`` is the run's (as the half-left test of a kept run reads it)."""
+
+    __slots__ = ("_job_rank", "_len", "_negated", "_run", "_snap", "head", "made")
+
+    def __init__(self, run: list[tuple], job_rank: float, negated: dict[int, float] | None,
+                 members: dict[int, None]) -> None:
+        self._run = run
+        self._job_rank = job_rank
+        self._negated = negated
+        self._snap = None if len(run) == len(members) else dict(members)
+        #: its length (an offer of ``members`` left since ``run`` was made is in no
+        #: entry of it: the joins are the same)
+        self._len = len(members)
+        #: no entry of the run has a first key below it (``run`` is sorted)
+        self.head: float = run[0][0] if run else math.inf
+        #: the entries once made, else None
+        self.made: list[tuple] | None = None
+
+    def __len__(self) -> int:
+        return self._len
+
+    def entries(self) -> list[tuple]:
+        """The run, made at the first call."""
+        made = self.made
+        if made is None:
+            snap = self._snap
+            run = self._run if snap is None else [e for e in self._run if e[6] in snap]
+            negated = self._negated
+            if negated is None:
+                job_rank = self._job_rank
+                made = [(e[0], job_rank, e[2], e[3], e[4], e[5], e[6], e[7], e[8])
+                        for e in run]
+            else:
+                made = [(e[0], negated[e[6]], e[2], e[3], e[4], e[5], e[6], e[7], e[8])
+                        for e in run]
+                # (as ``_column_run`` sorts a column run: by the rank, then whole)
+                made.sort(key=_JOB_RANK)
+                made.sort()
+            self.made = made
+            self._run = self._snap = self._negated = None  # type: ignore[assignment]
+        return made
+
+
+_HEAD = attrgetter("head")
+
+
+class DeferredRuns:
+    """One list's ``DeferredRun``s not made when the list was, as a source its merge
+    reads (``Candidates.merge_more``, as ``ordered_states.OrderedStates``): the runs
+    made in order of their heads as the merge asks, their entries sorted onto
+    ``entries`` as far as no run left can hold one before them (a first key below the
+    next run's head). Invariant: ``entries`` is the sorted prefix of the sorted
+    entries of all its runs."""
+
+    __slots__ = ("_at", "_held", "_runs", "done", "entries")
+
+    def __init__(self, runs: list[DeferredRun]) -> None:
+        runs.sort(key=_HEAD)
+        self._runs = runs
+        self._at = 0
+        #: made entries not in ``entries`` yet (a run left may hold one before them)
+        self._held: list[tuple] = []
+        self.entries: list[tuple] = []
+        self.done = not runs
+
+    def grow(self, count: int, last: float | None = None) -> None:
+        """Make runs until ``entries`` holds more than ``count`` or none is left;
+        with ``last``, no run whose head is over it."""
+        self._make(count, last)
+
+    def through(self, key: float) -> None:
+        """Make every run whose head is at most ``key``."""
+        self._make(None, key)
+
+    def _make(self, count: int | None, last: float | None) -> None:
+        runs, at, held = self._runs, self._at, self._held
+        size = len(self.entries) + len(held)
+        top = -math.inf  # (the largest first key made by this call)
+        batch: list[tuple] = []
+        end = len(runs)
+        while at < end:
+            head = runs[at].head
+            if last is not None and head > last:
+                break
+            if count is not None and size > count and head > top:
+                break  # (enough made, and every entry made sorts before what is left)
+            made = runs[at].entries()
+            at += 1
+            if made:
+                batch.extend(made)
+                size += len(made)
+                if made[-1][0] > top:
+                    top = made[-1][0]
+        self._at = at
+        if not batch:
+            return
+        if held:
+            batch.extend(held)
+        batch.sort()
+        if at < end:
+            # (an entry whose first key is the next head's or above may sort after
+            # an entry of a run left: held back)
+            cut = bisect_left(batch, (runs[at].head,))
+            self._held = batch[cut:]
+            self.entries.extend(batch[:cut])
+        else:
+            self._held = []
+            self.entries.extend(batch)
+        self.done = at >= end and not self._held
+
+
+def pending_runs(kept_runs: list, rest: list[tuple]) -> tuple[list[list], DeferredRuns | None]:
+    """A new list's pending items (``Candidates.pending``: [run, start]) of its kept
+    runs and its sorted ``rest``, the empty ones left out, and its ``DeferredRun``s not
+    made yet as one source (``DeferredRuns``), or None when there are none: a deferred
+    run already made is a run as any."""
+    pending: list[list] = []
+    waiting: list[DeferredRun] = []
+    for run in kept_runs:
+        if type(run) is DeferredRun:
+            if run.made is None:
+                waiting.append(run)
+                continue
+            run = run.made
+        if run:
+            pending.append([run, 0])
+    if rest:
+        pending.append([rest, 0])
+    return pending, (DeferredRuns(waiting) if waiting else None)
