@@ -39,9 +39,12 @@ and the row never change), so it is the run a derivation then would have made; a
 offer that leaves later keeps its entry, which the scan evaluates again. A list's
 deferred runs are one source its merge reads (``DeferredRuns``, as
 ``ordered_states``' sources: made in order of their heads as the merge asks), so a
-merge costs no more per run left unmade (10,000-slot partitionable-rank row: 4,081
-derived runs of 121,342 entries deferred, 2,318 of 56,035 entries ever made; 0.988
-of the cycle's instructions, 1.006 at 1,000 slots, where nearly every run is made).
+merge costs no more per run left unmade. A run of fewer than ``DEFER_LEAST`` offers is
+made at once, and a deferred run is the shape's source for the next derivation (once
+made, its entries; before, its own source) and, once made, kept in its place. (Upkeep
+per deferred run: at 1,000 slots nearly every one is made, and its 1,000-slot
+partitionable rows cost 1.004 of the instructions of runs made at once, the
+10,000-slot partitionable-rank row 0.996: session 35, defr35.)
 
 A column's rank of an offer is made once per (column, offer), negated as an entry
 holds it (``RankColumn.negated``), and every column run, derived or made, reads it
@@ -86,6 +89,10 @@ DERIVE = True
 #: whether a derived run of offers nobody holds is made only when its list's merge
 #: reaches it (``DeferredRun``); the tests switch it off to compare
 DEFER = True
+
+#: the fewest offers of a deferred run: a shorter one is made at once (what its making
+#: could save is less than a ``DeferredRun``'s upkeep)
+DEFER_LEAST = 16
 
 
 class ListBuild(NamedTuple):
@@ -203,18 +210,25 @@ class ShapeEntries:
                 return self._column_run(shape, members, pe, reason, like_key, like, column,
                                         runs, joins)
             if like is not None and like[0] == joins:
-                if DEFER and reason == NO_PREEMPTION:
-                    # (the like run stays the shape's source: it is made)
-                    deferred = DeferredRun(like[1], -pe.job_rank, None, members)
-                    runs[shape] = (joins, deferred)
+                if DEFER and reason == NO_PREEMPTION and len(members) >= DEFER_LEAST:
+                    # (the shape's source from now on: once made, its entries are
+                    # the shape's offers', so the next derivation copies none)
+                    deferred = DeferredRun(like[1], -pe.job_rank, None, members, runs, shape)
+                    runs[shape] = alike[shape] = (joins, deferred)
                     return deferred  # type: ignore[return-value]
-                kept = _derived(like[1], -pe.job_rank, members)
+                source = like[1]
+                if source.__class__ is DeferredRun:
+                    source = _source(source)
+                kept = _derived(source, -pe.job_rank, members)
             else:
                 columns = self._like_columns.get(like_key)
                 like = None if columns is None else columns.get(shape)
                 if like is not None and like[0] == joins:
                     # (a column's run: its order is the column's, sorted again)
-                    kept = _derived(like[1], -pe.job_rank, members)
+                    source = like[1]
+                    if source.__class__ is DeferredRun:
+                        source = _source(source)
+                    kept = _derived(source, -pe.job_rank, members)
                 else:
                     kept = make_entries(self._registry, members, pe, reason)
                 kept.sort()
@@ -244,13 +258,21 @@ class ShapeEntries:
             kept = make_entries(self._registry, members, pe, reason, column)
         else:
             negated = column.negated()
-            if DEFER and reason == NO_PREEMPTION and negated.keys() >= members.keys():
+            if DEFER and reason == NO_PREEMPTION and len(members) >= DEFER_LEAST \
+                    and negated.keys() >= members.keys():
                 # (the column's row holds every offer's rank: none is asked of
                 # ``value``, whose answer could move with the offer's state)
-                deferred = DeferredRun(like[1], 0.0, negated, members)
+                deferred = DeferredRun(like[1], 0.0, negated, members, runs, shape)
                 runs[shape] = (joins, deferred)
+                columns = self._like_columns.get(like_key)
+                if columns is None:
+                    columns = self._like_columns[like_key] = {}
+                columns[shape] = (joins, deferred)
                 return deferred  # type: ignore[return-value]
-            kept = _column_derived(like[1], column, self._registry, members)
+            source = like[1]
+            if source.__class__ is DeferredRun:
+                source = _source(source)
+            kept = _column_derived(source, column, self._registry, members)
         # (sorted first by the job rank alone, float keys the sort compares without
         # a tuple comparison, then whole: a shape's offers mostly tie on the ranks
         # before it, so the whole sort finds the list in order and only checks it)
@@ -262,6 +284,15 @@ class ShapeEntries:
             columns = self._like_columns[like_key] = {}
         columns[shape] = (joins, kept)
         return kept
+
+
+def _source(run) -> list[tuple]:
+    """A kept run as a derivation's source: a ``DeferredRun``'s entries once made,
+    else its own source (sorted alike but for the rank, a superset of its offers: the
+    joins are the same), so a derivation makes no deferred run."""
+    if type(run) is DeferredRun:
+        return run.made if run.made is not None else run._run
+    return run
 
 
 def _column_derived(run: list[tuple], column: RankColumn, registry: list,
@@ -307,11 +338,19 @@ class DeferredRun:
     leaves later keeps its entry, as in a run made then (the scan evaluates it again).
     ``len`` is the run's (as the half-left test of a kept run reads it)."""
 
-    __slots__ = ("_job_rank", "_len", "_negated", "_run", "_snap", "head", "made")
+    __slots__ = ("_home", "_job_rank", "_len", "_negated", "_run", "_shape", "_snap", "head",
+                 "made")
 
     def __init__(self, run: list[tuple], job_rank: float, negated: dict[int, float] | None,
-                 members: dict[int, None]) -> None:
+                 members: dict[int, None], home: dict[int, tuple] | None = None,
+                 shape: int = -1) -> None:
+        if run.__class__ is DeferredRun:
+            run = _source(run)
         self._run = run
+        #: the kept runs it is kept in, by shape (``ShapeEntries.runs``): once made, its
+        #: entries are kept there in its place, a run as any for the lists after
+        self._home = home
+        self._shape = shape
         self._job_rank = job_rank
         self._negated = negated
         self._snap = None if len(run) == len(members) else dict(members)
@@ -345,6 +384,12 @@ class DeferredRun:
                 made.sort()
             self.made = made
             self._run = self._snap = self._negated = None  # type: ignore[assignment]
+            home = self._home
+            if home is not None:
+                found = home.get(self._shape)
+                if found is not None and found[1] is self:
+                    home[self._shape] = (found[0], made)
+                self._home = None
         return made
 
 
@@ -424,16 +469,15 @@ def pending_runs(kept_runs: list, rest: list[tuple]) -> tuple[list[list], Deferr
     runs and its sorted ``rest``, the empty ones left out, and its ``DeferredRun``s not
     made yet as one source (``DeferredRuns``), or None when there are none: a deferred
     run already made is a run as any."""
-    pending: list[list] = []
+    pending = [[run, 0] for run in kept_runs if run.__class__ is not DeferredRun and run]
     waiting: list[DeferredRun] = []
-    for run in kept_runs:
-        if type(run) is DeferredRun:
-            if run.made is None:
-                waiting.append(run)
-                continue
-            run = run.made
-        if run:
-            pending.append([run, 0])
+    if len(pending) != len(kept_runs):  # (a deferred run or an empty one)
+        for run in kept_runs:
+            if run.__class__ is DeferredRun:
+                if run.made is None:
+                    waiting.append(run)
+                else:  # (made after it was handed to this list)
+                    pending.append([run.made, 0])
     if rest:
         pending.append([rest, 0])
     return pending, (DeferredRuns(waiting) if waiting else None)

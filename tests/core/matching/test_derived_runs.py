@@ -139,6 +139,7 @@ def test_derived_runs_decide_as_the_reference(monkeypatch):
         init(self, *args)
 
     monkeypatch.setattr(DeferredRun, "__init__", deferring)
+    monkeypatch.setattr(shape_entries, "DEFER_LEAST", 1)
     slots, jobs = [_pslot(i) for i in range(30)], _jobs(6)
     _, result = run_both(slots, jobs, POLICY)
     assert deferred  # (the mechanism did its work)
@@ -294,6 +295,7 @@ def test_a_deferred_run_holds_what_the_derived_run_made_then_would(monkeypatch):
     its entry: the scan evaluates it again); a column's run is deferred only when
     the column's row holds every offer's rank."""
     monkeypatch.setattr(shape_entries, "DEFER", True)
+    monkeypatch.setattr(shape_entries, "DEFER_LEAST", 1)
     registry = [_offer(i) for i in range(10)]
     shapes = SimpleNamespace(registry=registry, joins={SHAPE: 1})
     entries = ShapeEntries(shapes, None, None)  # type: ignore[arg-type]
@@ -308,6 +310,12 @@ def test_a_deferred_run_holds_what_the_derived_run_made_then_would(monkeypatch):
         del members[seq]  # (carved away after it was handed out)
         registry[seq].version += 100
     assert run.entries() == expected and run.entries() is run.made
+    # once made, its entries are kept in its place, and the next job rank's run is
+    # derived from them (they are the shape's offers': no copy of the members)
+    assert _kept(entries, members, 2.0) is run.made
+    again = _kept(entries, dict.fromkeys(k for k in range(10) if k != 3), 4.0)
+    assert type(again) is DeferredRun and again._snap is None
+    assert again.entries() == [(e[0], -4.0, *e[2:]) for e in run.made]
     # a column whose row holds every offer: deferred, sorted by the column's values
     column = _Column(1.0)
     ranks = {offer.seq: float((offer.seq * 5) % 7) for offer in registry}
@@ -387,6 +395,22 @@ def test_pending_runs_hand_a_made_deferred_run_as_a_run():
     made.entries()
     unmade = DeferredRun(second, 0.0, None, dict.fromkeys(e[6] for e in second))
     pending, source = pending_runs([made, [], unmade, second], [second[0]])
-    assert [item[0] for item in pending] == [made.made, second, [second[0]]]
+    # (in any order: the merge sorts what it takes)
+    assert sorted(item[0] for item in pending) == sorted([made.made, second, [second[0]]])
+    assert all(item[1] == 0 for item in pending)
     assert isinstance(source, DeferredRuns) and not source.done and not source.entries
     assert pending_runs([first], [])[1] is None
+
+
+def test_a_short_derived_run_is_made_at_once(monkeypatch):
+    """A derived run of fewer than ``DEFER_LEAST`` offers is made when handed out:
+    a ``DeferredRun``'s upkeep costs more than such a run's making saves."""
+    monkeypatch.setattr(shape_entries, "DEFER", True)
+    monkeypatch.setattr(shape_entries, "DEFER_LEAST", 6)
+    registry = [_offer(i) for i in range(10)]
+    shapes = SimpleNamespace(registry=registry, joins={SHAPE: 1})
+    entries = ShapeEntries(shapes, None, None)  # type: ignore[arg-type]
+    members = dict.fromkeys(range(5))
+    _kept(entries, members, 1.0)
+    run = _kept(entries, members, 2.0)
+    assert type(run) is list and run == _made(registry, members, 2.0)
