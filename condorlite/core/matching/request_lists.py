@@ -45,7 +45,7 @@ from condorlite.core.matching.offers import SUBMITTER_PREFIXES, Offer
 from condorlite.core.matching.preq_verdicts import PreqVerdicts
 from condorlite.core.matching.rank_columns import RankColumn, RankColumns
 from condorlite.core.matching.reasons import Reasons
-from condorlite.core.matching.shape_entries import ListBuild, ShapeEntries, pending_runs
+from condorlite.core.matching.shape_entries import ListBuild, ShapeEntries
 from condorlite.core.matching.slot_ranks import job_numbers
 from condorlite.core.matching.static_lists import StaticLists
 from condorlite.core.model import (
@@ -237,9 +237,7 @@ class RequestLists:
         rest = out.entries
         rest.sort()
         out.entries = []
-        out.pending, deferred = pending_runs(kept_runs, rest)
-        if deferred is not None:
-            sources.append(deferred)
+        out.pending = [[run, 0] for run in (*kept_runs, rest) if run]
         if sources:
             out.pending.extend([source.entries, 0, source] for source in sources)
             out.lazy_runs = len(sources)

@@ -29,23 +29,6 @@ A job rank's run with no job rank's run to derive from takes a column's the same
 sorted again. (10,000-slot partitionable-rank row: of 235,631 entries in new runs,
 80,127 made from the offers, 171,112 before.)
 
-A derived run of offers nobody holds is *deferred* (``DeferredRun``, switched by
-``DEFER``): handed to the list unmade, with its source run, its rank (a job rank, or
-the column's row when the row holds every offer's rank) and, when offers have left
-since the source was made, a copy of the shape's offers then; made once, when a list's
-merge reaches its head (the source's first key: no entry of it sorts below), for
-every list it is handed to. What it holds is fixed when it is handed out (the source
-and the row never change), so it is the run a derivation then would have made; an
-offer that leaves later keeps its entry, which the scan evaluates again. A list's
-deferred runs are one source its merge reads (``DeferredRuns``, as
-``ordered_states``' sources: made in order of their heads as the merge asks), so a
-merge costs no more per run left unmade. A run of fewer than ``DEFER_LEAST`` offers is
-made at once, and a deferred run is the shape's source for the next derivation (once
-made, its entries; before, its own source) and, once made, kept in its place. (Upkeep
-per deferred run: at 1,000 slots nearly every one is made, and its 1,000-slot
-partitionable rows cost 1.004 of the instructions of runs made at once, the
-10,000-slot partitionable-rank row 0.996: session 35, defr35.)
-
 A column's rank of an offer is made once per (column, offer), negated as an entry
 holds it (``RankColumn.negated``), and every column run, derived or made, reads it
 with one look-up per entry; ``value`` is asked only of an offer not there. A column
@@ -62,10 +45,8 @@ table for pair results (``match_table.MatchTable.pair``). The request lists
 
 from __future__ import annotations
 
-import math
-from bisect import bisect_left
 from collections.abc import Callable
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
@@ -85,14 +66,6 @@ _JOB_RANK = itemgetter(1)
 #: whether a run for a new job rank is derived from a kept run of another (module
 #: doc); the tests switch it off to compare
 DERIVE = True
-
-#: whether a derived run of offers nobody holds is made only when its list's merge
-#: reaches it (``DeferredRun``); the tests switch it off to compare
-DEFER = True
-
-#: the fewest offers of a deferred run: a shorter one is made at once (what its making
-#: could save is less than a ``DeferredRun``'s upkeep)
-DEFER_LEAST = 16
 
 
 class ListBuild(NamedTuple):
@@ -210,25 +183,13 @@ class ShapeEntries:
                 return self._column_run(shape, members, pe, reason, like_key, like, column,
                                         runs, joins)
             if like is not None and like[0] == joins:
-                if DEFER and reason == NO_PREEMPTION and len(members) >= DEFER_LEAST:
-                    # (the shape's source from now on: once made, its entries are
-                    # the shape's offers', so the next derivation copies none)
-                    deferred = DeferredRun(like[1], -pe.job_rank, None, members, runs, shape)
-                    runs[shape] = alike[shape] = (joins, deferred)
-                    return deferred  # type: ignore[return-value]
-                source = like[1]
-                if source.__class__ is DeferredRun:
-                    source = _source(source)
-                kept = _derived(source, -pe.job_rank, members)
+                kept = _derived(like[1], -pe.job_rank, members)
             else:
                 columns = self._like_columns.get(like_key)
                 like = None if columns is None else columns.get(shape)
                 if like is not None and like[0] == joins:
                     # (a column's run: its order is the column's, sorted again)
-                    source = like[1]
-                    if source.__class__ is DeferredRun:
-                        source = _source(source)
-                    kept = _derived(source, -pe.job_rank, members)
+                    kept = _derived(like[1], -pe.job_rank, members)
                 else:
                     kept = make_entries(self._registry, members, pe, reason)
                 kept.sort()
@@ -257,22 +218,7 @@ class ShapeEntries:
         if like is None or like[0] != joins:
             kept = make_entries(self._registry, members, pe, reason, column)
         else:
-            negated = column.negated()
-            if DEFER and reason == NO_PREEMPTION and len(members) >= DEFER_LEAST \
-                    and negated.keys() >= members.keys():
-                # (the column's row holds every offer's rank: none is asked of
-                # ``value``, whose answer could move with the offer's state)
-                deferred = DeferredRun(like[1], 0.0, negated, members, runs, shape)
-                runs[shape] = (joins, deferred)
-                columns = self._like_columns.get(like_key)
-                if columns is None:
-                    columns = self._like_columns[like_key] = {}
-                columns[shape] = (joins, deferred)
-                return deferred  # type: ignore[return-value]
-            source = like[1]
-            if source.__class__ is DeferredRun:
-                source = _source(source)
-            kept = _column_derived(source, column, self._registry, members)
+            kept = _column_derived(like[1], column, self._registry, members)
         # (sorted first by the job rank alone, float keys the sort compares without
         # a tuple comparison, then whole: a shape's offers mostly tie on the ranks
         # before it, so the whole sort finds the list in order and only checks it)
@@ -284,15 +230,6 @@ class ShapeEntries:
             columns = self._like_columns[like_key] = {}
         columns[shape] = (joins, kept)
         return kept
-
-
-def _source(run) -> list[tuple]:
-    """A kept run as a derivation's source: a ``DeferredRun``'s entries once made,
-    else its own source (sorted alike but for the rank, a superset of its offers: the
-    joins are the same), so a derivation makes no deferred run."""
-    if type(run) is DeferredRun:
-        return run.made if run.made is not None else run._run
-    return run
 
 
 def _column_derived(run: list[tuple], column: RankColumn, registry: list,
@@ -326,158 +263,3 @@ def _derived(run: list[tuple], job_rank: float, members: dict[int, None]) -> lis
         return [(e[0], job_rank, e[2], e[3], e[4], e[5], e[6], e[7], e[8]) for e in run]
     return [(e[0], job_rank, e[2], e[3], e[4], e[5], e[6], e[7], e[8]) for e in run
             if e[6] in members]
-
-
-class DeferredRun:
-    """A derived run (``_derived`` with a job rank; with a column's row ``negated``,
-    ``_column_derived``) of a shape's offers nobody holds, made only when a list's
-    merge reaches its ``head`` (``DeferredRuns``), once, for every list it is handed
-    to. What it holds is fixed when it is made: ``run``, the source, never changes,
-    nor do the row's values (kept for every version), and its offers are those of
-    ``members`` then (copied when some have left since ``run`` was made): an offer that
-    leaves later keeps its entry, as in a run made then (the scan evaluates it again).
-    ``len`` is the run's (as the half-left test of a kept run reads it)."""
-
-    __slots__ = ("_home", "_job_rank", "_len", "_negated", "_run", "_shape", "_snap", "head",
-                 "made")
-
-    def __init__(self, run: list[tuple], job_rank: float, negated: dict[int, float] | None,
-                 members: dict[int, None], home: dict[int, tuple] | None = None,
-                 shape: int = -1) -> None:
-        if run.__class__ is DeferredRun:
-            run = _source(run)
-        self._run = run
-        #: the kept runs it is kept in, by shape (``ShapeEntries.runs``): once made, its
-        #: entries are kept there in its place, a run as any for the lists after
-        self._home = home
-        self._shape = shape
-        self._job_rank = job_rank
-        self._negated = negated
-        self._snap = None if len(run) == len(members) else dict(members)
-        #: its length (an offer of ``members`` left since ``run`` was made is in no
-        #: entry of it: the joins are the same)
-        self._len = len(members)
-        #: no entry of the run has a first key below it (``run`` is sorted)
-        self.head: float = run[0][0] if run else math.inf
-        #: the entries once made, else None
-        self.made: list[tuple] | None = None
-
-    def __len__(self) -> int:
-        return self._len
-
-    def entries(self) -> list[tuple]:
-        """The run, made at the first call."""
-        made = self.made
-        if made is None:
-            snap = self._snap
-            run = self._run if snap is None else [e for e in self._run if e[6] in snap]
-            negated = self._negated
-            if negated is None:
-                job_rank = self._job_rank
-                made = [(e[0], job_rank, e[2], e[3], e[4], e[5], e[6], e[7], e[8])
-                        for e in run]
-            else:
-                made = [(e[0], negated[e[6]], e[2], e[3], e[4], e[5], e[6], e[7], e[8])
-                        for e in run]
-                # (as ``_column_run`` sorts a column run: by the rank, then whole)
-                made.sort(key=_JOB_RANK)
-                made.sort()
-            self.made = made
-            self._run = self._snap = self._negated = None  # type: ignore[assignment]
-            home = self._home
-            if home is not None:
-                found = home.get(self._shape)
-                if found is not None and found[1] is self:
-                    home[self._shape] = (found[0], made)
-                self._home = None
-        return made
-
-
-_HEAD = attrgetter("head")
-
-
-class DeferredRuns:
-    """One list's ``DeferredRun``s not made when the list was, as a source its merge
-    reads (``Candidates.merge_more``, as ``ordered_states.OrderedStates``): the runs
-    made in order of their heads as the merge asks, their entries sorted onto
-    ``entries`` as far as no run left can hold one before them (a first key below the
-    next run's head). Invariant: ``entries`` is the sorted prefix of the sorted
-    entries of all its runs."""
-
-    __slots__ = ("_at", "_held", "_runs", "done", "entries")
-
-    def __init__(self, runs: list[DeferredRun]) -> None:
-        runs.sort(key=_HEAD)
-        self._runs = runs
-        self._at = 0
-        #: made entries not in ``entries`` yet (a run left may hold one before them)
-        self._held: list[tuple] = []
-        self.entries: list[tuple] = []
-        self.done = not runs
-
-    def grow(self, count: int, last: float | None = None) -> None:
-        """Make runs until ``entries`` holds more than ``count`` or none is left;
-        with ``last``, no run whose head is over it."""
-        self._make(count, last)
-
-    def through(self, key: float) -> None:
-        """Make every run whose head is at most ``key``."""
-        self._make(None, key)
-
-    def _make(self, count: int | None, last: float | None) -> None:
-        """Make runs in order of their heads, stopping at one whose head is over
-        ``last`` (when given) or, with more than ``count`` entries made (when given),
-        at one whose head is over every first key made; then the entries made whose
-        first keys are below the next run's head (all, with none left) join
-        ``entries``, the others wait (``_held``)."""
-        runs, at, end = self._runs, self._at, len(self._runs)
-        batch = list(self._held)
-        size = len(self.entries) + len(batch)
-        # (the largest first key made and not in ``entries``: ``_held`` is sorted)
-        top = batch[-1][0] if batch else -math.inf
-        while at < end:
-            head = runs[at].head
-            if last is not None and head > last:
-                break
-            if count is not None and size > count and head > top:
-                break  # (enough made, and all of it sorts before what is left)
-            made = runs[at].entries()
-            at += 1
-            if made:
-                batch.extend(made)
-                size += len(made)
-                if made[-1][0] > top:
-                    top = made[-1][0]
-        self._at = at
-        if not batch:
-            return
-        batch.sort()
-        if at < end:
-            # (an entry whose first key is the next head's or above may sort after
-            # an entry of a run left: held back)
-            cut = bisect_left(batch, (runs[at].head,))
-            self._held = batch[cut:]
-            self.entries.extend(batch[:cut])
-        else:
-            self._held = []
-            self.entries.extend(batch)
-        self.done = at >= end and not self._held
-
-
-def pending_runs(kept_runs: list, rest: list[tuple]) -> tuple[list[list], DeferredRuns | None]:
-    """A new list's pending items (``Candidates.pending``: [run, start]) of its kept
-    runs and its sorted ``rest``, the empty ones left out, and its ``DeferredRun``s not
-    made yet as one source (``DeferredRuns``), or None when there are none: a deferred
-    run already made is a run as any."""
-    pending = [[run, 0] for run in kept_runs if run.__class__ is not DeferredRun and run]
-    waiting: list[DeferredRun] = []
-    if len(pending) != len(kept_runs):  # (a deferred run or an empty one)
-        for run in kept_runs:
-            if run.__class__ is DeferredRun:
-                if run.made is None:
-                    waiting.append(run)
-                else:  # (made after it was handed to this list)
-                    pending.append([run.made, 0])
-    if rest:
-        pending.append([rest, 0])
-    return pending, (DeferredRuns(waiting) if waiting else None)

@@ -1,7 +1,5 @@
 """A shape's kept run for a new job rank derived from its run of another
-(``shape_entries``: the module doc's derived runs, switched by ``DERIVE``), and a
-derived run of offers nobody holds made only when a list's merge reaches it
-(``DeferredRun``, ``DeferredRuns``, switched by ``DEFER``).
+(``shape_entries``: the module doc's derived runs, switched by ``DERIVE``).
 
 The unit cases check that a derived run is the run ``make_entries`` would make of the
 shape's offers now (sorted), with offers that left dropped, and that a join makes it
@@ -12,24 +10,11 @@ deciding as the plain reference does.
 
 from __future__ import annotations
 
-import random
 from types import SimpleNamespace
 
 from condorlite.core.matching import shape_entries
-from condorlite.core.matching.candidates import (
-    POST,
-    PRE,
-    Candidates,
-    PairEval,
-    make_entries,
-    make_entry,
-)
-from condorlite.core.matching.shape_entries import (
-    DeferredRun,
-    DeferredRuns,
-    ShapeEntries,
-    pending_runs,
-)
+from condorlite.core.matching.candidates import POST, PRE, PairEval, make_entries, make_entry
+from condorlite.core.matching.shape_entries import ShapeEntries
 from condorlite.core.model import NO_PREEMPTION
 from condorlite.core.policy import Policy
 from tests.core.matching._against_reference import (
@@ -57,8 +42,6 @@ def _entries(calls: list[int], monkeypatch) -> tuple[ShapeEntries, list, dict]:
         return derived(*args)
 
     monkeypatch.setattr(shape_entries, "_derived", counting)
-    # (the derivation itself: a deferred run is ``test_a_deferred_run_...``'s)
-    monkeypatch.setattr(shape_entries, "DEFER", False)
     return ShapeEntries(shapes, None, None), registry, shapes.joins  # type: ignore[arg-type]
 
 
@@ -131,29 +114,15 @@ def test_derived_runs_decide_as_the_reference(monkeypatch):
         return derived(*args)
 
     monkeypatch.setattr(shape_entries, "_derived", counting)
-    deferred: list[int] = []
-    init = DeferredRun.__init__
-
-    def deferring(self, *args):  # type: ignore[no-untyped-def]
-        deferred.append(1)
-        init(self, *args)
-
-    monkeypatch.setattr(DeferredRun, "__init__", deferring)
-    monkeypatch.setattr(shape_entries, "DEFER_LEAST", 1)
     slots, jobs = [_pslot(i) for i in range(30)], _jobs(6)
     _, result = run_both(slots, jobs, POLICY)
-    assert deferred  # (the mechanism did its work)
-    with monkeypatch.context() as patch:
-        patch.setattr(shape_entries, "DEFER", False)
-        _, eager = run_both(slots, jobs, POLICY)
-    assert calls
+    assert calls  # (the mechanism did its work)
     calls.clear()
-    deferred.clear()
     with monkeypatch.context() as patch:
         patch.setattr(shape_entries, "DERIVE", False)
         _, off = run_both(slots, jobs, POLICY)
-    assert not calls and not deferred
-    assert _fingerprint(off) == _fingerprint(result) == _fingerprint(eager)
+    assert not calls
+    assert _fingerprint(off) == _fingerprint(result)
 
 
 class _Column:
@@ -286,131 +255,3 @@ def test_a_column_run_made_of_the_offers_reads_the_negated_row():
     assert made == [make_entry(registry[k], k, pe, NO_PREEMPTION,
                                column=column)  # type: ignore[arg-type]
                     for k in members]
-
-
-def test_a_deferred_run_holds_what_the_derived_run_made_then_would(monkeypatch):
-    """With ``DEFER``, a new job rank's (or column's) run derived from the shape's
-    run is a ``DeferredRun``: made later, it is the run derived when it was handed
-    out, whatever the shape's offers do meanwhile (an offer carved away since keeps
-    its entry: the scan evaluates it again); a column's run is deferred only when
-    the column's row holds every offer's rank."""
-    monkeypatch.setattr(shape_entries, "DEFER", True)
-    monkeypatch.setattr(shape_entries, "DEFER_LEAST", 1)
-    registry = [_offer(i) for i in range(10)]
-    shapes = SimpleNamespace(registry=registry, joins={SHAPE: 1})
-    entries = ShapeEntries(shapes, None, None)  # type: ignore[arg-type]
-    members = dict.fromkeys(range(10))
-    assert _kept(entries, members, 1.0) == _made(registry, members, 1.0)  # (made)
-    del members[3]  # (carved away before the next list)
-    run = _kept(entries, members, 2.0)
-    assert type(run) is DeferredRun and run.made is None and len(run) == 9
-    expected = _made(registry, members, 2.0)
-    assert _kept(entries, members, 2.0) is run  # (kept: the next list of the rank)
-    for seq in (5, 8):
-        del members[seq]  # (carved away after it was handed out)
-        registry[seq].version += 100
-    assert run.entries() == expected and run.entries() is run.made
-    # once made, its entries are kept in its place, and the next job rank's run is
-    # derived from them (they are the shape's offers': no copy of the members)
-    assert _kept(entries, members, 2.0) is run.made
-    again = _kept(entries, dict.fromkeys(k for k in range(10) if k != 3), 4.0)
-    assert type(again) is DeferredRun and again._snap is None
-    assert again.entries() == [(e[0], -4.0, *e[2:]) for e in run.made]
-    # a column whose row holds every offer: deferred, sorted by the column's values
-    column = _Column(1.0)
-    ranks = {offer.seq: float((offer.seq * 5) % 7) for offer in registry}
-    for seq, rank in ranks.items():
-        column.keep(seq, None, rank)
-    column_run = _column_kept(entries, members, column)
-    assert type(column_run) is DeferredRun
-    # (each entry its offer's, with the column's value as the job rank)
-    expected = sorted(make_entries(registry, {k: None}, PairEval(True, ranks[k], 0.0, {}),
-                                   NO_PREEMPTION)[0] for k in members)
-    del members[0]
-    assert column_run.entries() == expected
-    assert column.asked == 0  # (every rank read from the row)
-    # one offer's rank kept for its version alone: made now, as before
-    other = _Column(2.0)
-    for offer in registry:
-        other.value(offer)
-    assert _column_kept(entries, members, other) == _column_made(registry, members, other)
-
-
-def _run(rng: random.Random, start: int) -> list[tuple]:
-    """A sorted run of entries, some with first keys of their own (a run need not
-    share one), heads drawn from a few values (runs may tie on them)."""
-    head = float(rng.choice((1, 2, 3, 5, 8)))
-    run = [(head + (rng.random() < 0.2) * rng.randint(1, 6), rng.random(), 0.0, 0, 0.0,
-            f"s{start + k}", start + k, 1, NO_PREEMPTION) for k in range(rng.randint(1, 9))]
-    run.sort()
-    return run
-
-
-def test_deferred_runs_merge_into_the_sorted_whole():
-    """A list's deferred runs as one source (``DeferredRuns``) merged by
-    ``Candidates.merge_more`` with plain runs: the merged entries are the sorted
-    whole, at every step a sorted prefix of it, and a run is made only when the
-    merge's share or bound reaches its head (some left unmade by a first merge)."""
-    unmade = 0
-    for seed in range(40):
-        rng = random.Random(seed)
-        runs, at = [], 0
-        for _ in range(rng.randint(1, 12)):
-            runs.append(_run(rng, at))
-            at += 100
-        deferred = []
-        for run in runs[: len(runs) // 2 + 1]:
-            lazy = DeferredRun(run, 0.0, None, dict.fromkeys(e[6] for e in run))
-            # (a job rank's derived run: the source's entries with the rank replaced)
-            deferred.append(lazy)
-        whole = sorted((*e[:1], 0.0, *e[2:]) for r in runs[: len(runs) // 2 + 1]
-                       for e in r)
-        plain = runs[len(runs) // 2 + 1:]
-        whole = sorted(whole + [e for r in plain for e in r])
-        kept: list = [*plain, *deferred]
-        rng.shuffle(kept)
-        out = Candidates([])
-        out.pending, source = pending_runs(kept, [])
-        assert source is not None
-        out.pending.append([source.entries, 0, source])
-        out.lazy_runs = 1
-        out.chunk = rng.choice((1, 2, 4, 64))
-        out.merge_more()
-        assert out.entries == whole[: len(out.entries)]
-        unmade += sum(lazy.made is None for lazy in deferred)
-        while out.pending:
-            out.merge_more()
-            assert out.entries == whole[: len(out.entries)]
-        assert out.entries == whole
-        assert all(lazy.made is not None for lazy in deferred)
-    assert unmade  # (some first merges left deferred runs unmade)
-
-
-def test_pending_runs_hand_a_made_deferred_run_as_a_run():
-    """``pending_runs``: a deferred run already made (by another list) is pending as
-    a run; the unmade ones form the list's one source; empty runs are left out."""
-    first = _run(random.Random(1), 0)
-    second = _run(random.Random(2), 100)
-    made = DeferredRun(first, 0.0, None, dict.fromkeys(e[6] for e in first))
-    made.entries()
-    unmade = DeferredRun(second, 0.0, None, dict.fromkeys(e[6] for e in second))
-    pending, source = pending_runs([made, [], unmade, second], [second[0]])
-    # (in any order: the merge sorts what it takes)
-    assert sorted(item[0] for item in pending) == sorted([made.made, second, [second[0]]])
-    assert all(item[1] == 0 for item in pending)
-    assert isinstance(source, DeferredRuns) and not source.done and not source.entries
-    assert pending_runs([first], [])[1] is None
-
-
-def test_a_short_derived_run_is_made_at_once(monkeypatch):
-    """A derived run of fewer than ``DEFER_LEAST`` offers is made when handed out:
-    a ``DeferredRun``'s upkeep costs more than such a run's making saves."""
-    monkeypatch.setattr(shape_entries, "DEFER", True)
-    monkeypatch.setattr(shape_entries, "DEFER_LEAST", 6)
-    registry = [_offer(i) for i in range(10)]
-    shapes = SimpleNamespace(registry=registry, joins={SHAPE: 1})
-    entries = ShapeEntries(shapes, None, None)  # type: ignore[arg-type]
-    members = dict.fromkeys(range(5))
-    _kept(entries, members, 1.0)
-    run = _kept(entries, members, 2.0)
-    assert type(run) is list and run == _made(registry, members, 2.0)
