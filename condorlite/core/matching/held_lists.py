@@ -48,7 +48,9 @@ its head the least of their offers' own first keys (``held_prio.LaterRun``); onc
 run has worked them out, a list made later settles them at once.
 
 The groups the walk passed over (``held_refusals``: refused by the policy, none
-listed by rank; the submitter's own are not kept, never counting) are the list's
+listed by rank, whether by their policy key or, their slot Rank not beating, their
+preq key: ``held_walks`` module doc, 8; the submitter's own are not kept, never
+counting) are the list's
 deferred groups (``Candidates.deferred``, with their offers as of the list's making,
 all of one holder, not the submitter: ``HeldWalk.passed``): a rejection
 settles them (``Reasons.settle_deferred``), counting a matching one as the refusals

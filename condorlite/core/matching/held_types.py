@@ -94,8 +94,10 @@ class HeldWalk:
         self.allowed: list[tuple[HeldGroup, PairEval, int | None]] = []
         #: the groups of policy keys the policy refuses, passed over, their pairs not
         #: asked: any may match (``held_refusals``; neither the groups a verdict rules
-        #: out nor those of the submitter's own keys, which never count, are here).
-        #: All the offers of such a group have one holder, not the submitter
+        #: out nor those of the submitter's own keys, which never count, are here);
+        #: and the groups of one offer of a preq key it refuses whose slot Rank does
+        #: not beat its ``CurrentRank`` (``held_walks`` module doc, 8). All the
+        #: offers of such a group have one holder, not the submitter
         self.passed: list[HeldSlot] = []
         #: the list's refusals the walk was made for (``held_refusals.Refusals``),
         #: whose verdicts of the preq keys in ``matched`` its lists ask, or None

@@ -76,6 +76,22 @@ class matches a few per cent. These make that walk cheaper, each exact:
    leaves before the run is made are passed over; where nearly every run is made
    (claimed-preemption), the same pairs are worked out later, at a small cost.
 
+8. **Groups of a preq key whose Rank does not beat, decided without the pair.** A
+   group of one offer with a preq key alone (its slot Rank reads the job: the
+   desktops whose Rank reads ``TARGET.Owner``) is listed by rank only where the
+   slot's Rank of the class beats its ``CurrentRank``; else its list's verdict of
+   the key alone decides it (``held_lists``), as for a policy key. That Rank is
+   known without the pair (``Reasons.slot_rank``: the value the pair gives, kept
+   per rank key), so where it does not beat, the walk passes over the group when
+   the list refuses the key (``HeldWalk.passed``: it counts at a rejection alone,
+   if its pair matches, where its list counted it as refused; a rejection reads
+   ``rej_policy`` only for its truth), leaves it out when it is the submitter's own
+   (never listed, never counted), and, allowed, leaves it for later as in 7 when
+   ``HeldSlot.pre`` is set. (The default pre-job rank reads ``My.Rank``, so the
+   pre-job rank of a slot whose Rank reads the job reads the job too: ``pre`` is
+   None and the allowed ones are still paired.) On the 10k static mix the walks'
+   tries of groups not allowed by a policy key fall from 43,721 to 25,724.
+
 Equal allocations follow: a group is listed exactly when its pair matches, as before;
 a group passed over has a pair that does not match (its pair result is not recorded:
 nothing reads a pair result of a group without entries). Only the evaluations change
@@ -93,7 +109,7 @@ from condorlite.core.matching.candidates import NO_MATCH, HeldGroup, PairEval, a
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.held_groups import HeldGroups
-from condorlite.core.matching.held_refusals import REFUSED, Refusals
+from condorlite.core.matching.held_refusals import ALLOWED, REFUSED, Refusals
 from condorlite.core.matching.held_types import (
     MISSING,
     PREQ_ONLY,
@@ -122,14 +138,18 @@ SURE_BOXES = True
 
 class HeldWalks:
     """The cycle's kept walks (module doc). ``held``: the held groups (read only);
-    ``pair``: ``MatchTable.pair``; the rest as ``HeldVerdicts`` takes them."""
+    ``pair``: ``MatchTable.pair``; ``slot_rank``: ``Reasons.slot_rank`` (the slot's
+    Rank of a class's job, whether or not the pair matches: module doc, 8); the rest
+    as ``HeldVerdicts`` takes them."""
 
     def __init__(self, held: HeldGroups, registry: list[Offer], table: MatchTable,
                  number: Callable[[ClassAd, tuple[str, ...]], tuple],
                  resource_names: frozenset[str], now: float | None,
                  counts: EvaluationCount,
-                 policy_key: Callable[[int, HeldGroup, Offer], int | None]) -> None:
+                 policy_key: Callable[[int, HeldGroup, Offer], int | None],
+                 slot_rank: Callable[[int, tuple, ClassAd, Offer], float]) -> None:
         self._held = held
+        self._slot_rank = slot_rank
         self._pair = table.pair
         self._part_of = table.static_vector
         self._part_program = table.static_program
@@ -217,9 +237,14 @@ class HeldWalks:
         with a preq key, the key's verdict stands for its offers not listed by
         rank: marked so in ``out.matched``; with a key it does not refuse, in
         ``out.allowed``, or, its pair not known and its ``HeldSlot.pre`` set, left to
-        ``out.later`` unasked: module doc, 7). ``sure``: the verdict's box when every
-        bound of it holds on ``slots`` (``_pairs_of``), else None."""
+        ``out.later`` unasked: module doc, 7); a group of one offer with a preq key
+        whose slot Rank does not beat its ``CurrentRank``, by the list's verdict of
+        the key without its pair: to ``out.passed`` (refused), left out (the
+        submitter's own) or as a policy key's (allowed: module doc, 8). ``sure``: the
+        verdict's box when every bound of it holds on ``slots`` (``_pairs_of``), else
+        None."""
         matched, allowed, passed = out.matched, out.allowed, out.passed
+        slot_rank = self._slot_rank
         #: (group, what is known of the policy) of the groups whose pair is not known
         unknown: list[tuple[HeldSlot, int | None]] = []
         #: the groups whose pairs are left to the runs by priority (module doc, 7)
@@ -257,6 +282,22 @@ class HeldWalks:
                 known_preq = slot.preq
             known = known_pairs.get(slot.pair_shape)
             if known is None:
+                if known_preq is not None and slot.one is not None:
+                    # (a group of one offer whose slot Rank does not beat its
+                    # CurrentRank is not listed by rank: its list's verdict of the
+                    # key alone decides it, module doc 8)
+                    refused = verdicts.get(known_preq)
+                    if refused is None:
+                        refused = refuses(known_preq)  # type: ignore[misc]
+                    if refused != ALLOWED or slot.pre is not None:
+                        first = slot.first
+                        if not slot_rank(klass[0], klass[1], job_ad,
+                                         first) > first.current_rank:
+                            if refused == REFUSED:
+                                passed.append(slot)  # (it counts for a rejection alone)
+                            elif refused == ALLOWED:
+                                later.append(slot)  # (read by a run by priority alone)
+                            continue  # (the submitter's own: no entry, no count)
                 unknown.append((slot, known_preq))
             elif known.match:
                 matched.append((group, known, known_preq, slot.one))

@@ -92,7 +92,8 @@ class RequestLists:
         #: the held groups a class matches, kept per class key (``held_walks``)
         self._walks = HeldWalks(shapes.held, shapes.registry, table,
                                 shapes.shape_keys.canon.key, shapes.resource_names,
-                                table.now, counts, self._refusals.key_of)
+                                table.now, counts, self._refusals.key_of,
+                                self._slot_rank)
         #: a class key's held entries per submitter, with preemption on (``held_lists``)
         #: entries shared between lists (of one reason, job rank source and offer)
         shared = SharedEntries(shapes.registry)

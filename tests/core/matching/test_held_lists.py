@@ -26,6 +26,7 @@ from condorlite.core.matching.held_walks import HeldWalks
 from condorlite.core.matching.lazy_runs import LazyRun
 from condorlite.core.matching.preq_reads import static_reads
 from condorlite.core.matching.preq_verdicts import PreqVerdicts
+from condorlite.core.matching.reasons import Reasons
 from condorlite.core.model import Submitter
 from condorlite.core.policy import Policy
 from tests.core._pool import UID
@@ -191,6 +192,73 @@ def test_allowed_pairs_worked_out_when_a_run_by_priority_is_made(monkeypatch) ->
     monkeypatch.setattr(HeldWalks, "_resolve", lambda self, *args: [])
     with pytest.raises(AssertionError):
         run_both(slots, JOBS, POLICY, SUBS)
+
+
+def _rank_slot(n: int) -> str:
+    """``_slot`` whose Rank reads the job whoever holds it (so its group has a preq
+    key and no policy key, ``held_refusals``): it prefers the long jobs by rank."""
+    return _slot(n).replace("\nRank = 0\n", "\nRank = TARGET.JobLength > 10\n")
+
+
+#: every slot's Rank reads the job: mid's own slots, and new's and mid's refused and
+#: allowed holders' slots, each a group of one offer with a preq key
+RANK_SLOTS = [_rank_slot(n) for n in range(12)]
+
+
+def _preq_groups(fast) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+    """How many groups with a preq key alone (no policy key) the cycle's kept walks
+    passed over (``HeldWalk.passed``) and left for later (``LaterPairs``)."""
+    passed = later = 0
+    for _, walk in fast.mm.lists._walks._kept.values():
+        passed += sum(slot.policy is None for slot in walk.passed)
+        if walk.later is not None:
+            later += sum(slot.policy is None for slots, _, _ in walk.later.batches
+                         for slot in slots)
+    return passed, later
+
+
+@pytest.mark.parametrize("pre_job_rank", [None, "0 - Memory - Disk / 1000"])
+def test_preq_groups_whose_rank_does_not_beat_are_decided_without_their_pair(
+        monkeypatch, pre_job_rank: str | None) -> None:
+    """A held group of one offer with a preq key whose slot Rank of the class
+    (``Reasons.slot_rank``) does not beat its ``CurrentRank`` is listed by priority
+    alone (``held_walks`` module doc, 8): the walk passes over it when its list's
+    verdict of the key refuses it (counted at a rejection), leaves it out when it is
+    the submitter's own, and leaves it for later when allowed and its pre-job rank
+    does not read the job (the default one reads ``My.Rank``, which reads the job).
+    The cycle decides as the reference; with the slot's Rank taken as never beating,
+    the walk leaves out the groups listed by rank too and decides otherwise."""
+    policy = POLICY if pre_job_rank is None else Policy(
+        uid_domain=UID, preemption_requirements=POLICY.preemption_requirements,
+        negotiator_pre_job_rank=pre_job_rank)
+    fast, _ = run_both(RANK_SLOTS, JOBS, policy, SUBS)
+    passed, later = _preq_groups(fast)
+    assert passed
+    assert later if pre_job_rank is not None else not later
+    monkeypatch.setattr(Reasons, "slot_rank", lambda self, *args: -math.inf)
+    with pytest.raises(AssertionError):
+        run_both(RANK_SLOTS, JOBS, policy, SUBS)
+
+
+def test_refused_preq_groups_left_uncounted_decide_otherwise(monkeypatch) -> None:
+    # The preq groups the walks pass over (above) are the only refusals of this pool
+    # read at a rejection: left out of the lists' deferred counts, the rejection
+    # reads "no match found".
+    run_both(RANK_SLOTS, JOBS, POLICY, SUBS)
+    monkeypatch.setattr(HeldLists, "_deferred", lambda self, found: [])
+    with pytest.raises(AssertionError):
+        run_both(RANK_SLOTS, JOBS, POLICY, SUBS)
+
+
+def test_own_preq_groups_are_no_refusal() -> None:
+    """mid's jobs can take only mid's own slots (whose Rank reads the job and does
+    not beat for short jobs): the walk leaves them out, uncounted, and mid's
+    rejection reads no refusal by ``PREEMPTION_REQUIREMENTS``, as the reference's."""
+    slots = [_rank_slot(n) for n in (0, 3, 6)]  # (all held by mid)
+    # (mid's class its own, RequestDisk apart: its walk asks pairs not known yet)
+    jobs = [_job(1, 0, "new", 500, 5)] + [_job(3, p, "mid", 600, 5) for p in range(2)]
+    _, result = run_both(slots, jobs, POLICY, SUBS)
+    assert [r.reason for r in result.rejections] == ["no match found"]
 
 
 def _free_slot(n: int, cpus: int) -> str:
