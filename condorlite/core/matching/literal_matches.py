@@ -180,12 +180,19 @@ class LiteralMatches:
         key = (static, exact(sigma))
         found = self._dead.get(key)
         if found is None:
-            ad = split.replaced(sigma)
-            reads: set[tuple[int, str]] = set()
-            empty = self._empty
-            residual = specialize(REQUIREMENTS, ad, empty, free_pairs(
-                ad, split.vector), int_now(self._now), reads)
-            found = self._dead[key] = (
-                type(residual) is Constant and not holds(residual.value)  # type: ignore[attr-defined]
-                and not any(ad_id == id(empty) for ad_id, _ in reads))
+            found = self._dead[key] = never_for_any_job(split, sigma, self._empty, self._now)
         return found
+
+
+def never_for_any_job(split: LiteralSplit, sigma: tuple, empty: EmptyAd,
+                      now: float | None) -> bool:
+    """Whether ``Requirements`` with the split's tests replaced by ``sigma`` is a
+    constant that does not hold and read nothing of the job (``empty``, an ad that
+    binds nothing, stands for it): then no job matches a slot whose tests give
+    ``sigma`` (``LiteralMatches``, ``literal_tests.LiteralSieve``)."""
+    ad = split.replaced(sigma)
+    reads: set[tuple[int, str]] = set()
+    residual = specialize(REQUIREMENTS, ad, empty, free_pairs(ad, split.vector),
+                          int_now(now), reads)
+    return (type(residual) is Constant and not holds(residual.value)  # type: ignore[attr-defined]
+            and not any(ad_id == id(empty) for ad_id, _ in reads))

@@ -42,11 +42,10 @@ from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ad import ClassAd as EmptyAd
-from condorlite.core.classad.partial import Constant, specialize
 from condorlite.core.matching.carving import PairProgram, ReadPositions
-from condorlite.core.matching.literal_matches import REQUIREMENTS
+from condorlite.core.matching.literal_matches import REQUIREMENTS, never_for_any_job
 from condorlite.core.matching.literal_orders import LiteralSplit, exact, literal_tests
-from condorlite.core.matching.slot_vectors import StaticVector, free_pairs, holds, int_now
+from condorlite.core.matching.slot_vectors import StaticVector, holds
 
 
 def fails_on_literals(program: PairProgram, vals: Sequence[object]) -> bool:
@@ -146,12 +145,5 @@ class LiteralSieve:
         key = (part, exact(sigma))
         found = self._dead.get(key)
         if found is None:
-            ad = split.replaced(sigma)
-            reads: set[tuple[int, str]] = set()
-            empty = self._empty
-            residual = specialize(REQUIREMENTS, ad, empty, free_pairs(
-                ad, split.vector), int_now(self._now), reads)
-            found = self._dead[key] = (
-                type(residual) is Constant and not holds(residual.value)  # type: ignore[attr-defined]
-                and not any(ad_id == id(empty) for ad_id, _ in reads))
+            found = self._dead[key] = never_for_any_job(split, sigma, self._empty, self._now)
         return found
