@@ -65,8 +65,8 @@ class LiteralMatches:
         #: the statics whose Requirements reach no literal test (``live`` answers None:
         #: read by ``carved_lists`` to pass over the call)
         self.unsplit: set[int] = set()
-        #: (static, exact sigma) -> whether Requirements cannot hold there
-        self._dead: dict[tuple, bool] = {}
+        #: whether Requirements cannot hold at a sigma, per static
+        self._dead = DeadSigmas(now)
         #: static -> its offers by group, as they were at its first list (a static
         #: never gains an offer, an offer's literals never change)
         self._members: dict[int, dict[object, list[int]]] = {}
@@ -76,9 +76,6 @@ class LiteralMatches:
         #: (static, the job's bindings the tests read) -> the groups where some state
         #: may match, or None when none is dead
         self._live: dict[tuple, list[object] | None] = {}
-        #: the job of the specialisation: an ad that binds nothing (its reads tell
-        #: whether a residual depends on the job)
-        self._empty = EmptyAd()
 
     def live(self, static: int, first: Offer, job_ad: ClassAd,
              shapes: dict[int, dict[int, None]]) -> dict[int, dict[int, None]] | None:
@@ -141,19 +138,9 @@ class LiteralMatches:
         if equal is not None:
             return self._alive_by_equality(static, split, equal, bindings)
         members = self._members[static]
-        sigmas = split.sigmas_of(bindings, list(members), self._known)
-        # (a verdict per sigma met here, keyed by its values' identities: they are the
-        # objects of the cycle's table of test values, alive while this runs, so equal
-        # identities are equal values; most groups share one sigma)
-        verdicts: dict[tuple, bool] = {}
-        alive = []
-        for group, sigma in zip(members, sigmas, strict=True):
-            ids = tuple(map(id, sigma))
-            dead = verdicts.get(ids)
-            if dead is None:
-                dead = verdicts[ids] = self._is_dead(static, split, sigma)
-            if not dead:
-                alive.append(group)
+        groups = list(members)
+        sigmas = split.sigmas_of(bindings, groups, self._known)
+        alive = self._dead.alive(static, split, groups, sigmas)
         return None if len(alive) == len(members) else alive
 
     def _alive_by_equality(self, static: int, split: LiteralSplit, equal: EqualGroups,
@@ -162,9 +149,9 @@ class LiteralMatches:
         groups, in the same order."""
         found = classes(split.sigmas_of, equal, bindings, self._known)
         matched_dead = (found.matched_sigma is not None
-                        and self._is_dead(static, split, found.matched_sigma))
+                        and self._dead.dead(static, split, found.matched_sigma))
         other_dead = (found.other_sigma is not None
-                      and self._is_dead(static, split, found.other_sigma))
+                      and self._dead.dead(static, split, found.other_sigma))
         if not (matched_dead or other_dead):
             return None
         groups = equal.groups
@@ -173,15 +160,46 @@ class LiteralMatches:
         matched = set(found.matched)
         return [group for at, group in enumerate(groups) if at not in matched]
 
-    def _is_dead(self, static: int, split: LiteralSplit, sigma: tuple) -> bool:
-        """Whether ``Requirements`` with the tests replaced by ``sigma`` is a constant
-        that does not hold, read nothing of the job (module doc): once per (static,
-        sigma)."""
+
+class DeadSigmas:
+    """Whether ``Requirements`` cannot hold for any job where a slot's literal tests
+    give a sigma (``never_for_any_job``), kept per (the slots' static or part, the
+    exact sigma), for ``LiteralMatches`` and ``literal_tests.LiteralSieve``."""
+
+    __slots__ = ("_dead", "_empty", "_now")
+
+    def __init__(self, now: float | None) -> None:
+        self._now = now
+        #: (static or part, exact sigma) -> whether Requirements cannot hold there
+        self._dead: dict[tuple, bool] = {}
+        #: the job of the specialisation: an ad that binds nothing (its reads tell
+        #: whether a residual depends on the job)
+        self._empty = EmptyAd()
+
+    def dead(self, static: int, split: LiteralSplit, sigma: tuple) -> bool:
+        """Whether ``Requirements`` of ``static`` with the tests replaced by ``sigma``
+        is a constant that does not hold and read nothing of the job."""
         key = (static, exact(sigma))
         found = self._dead.get(key)
         if found is None:
             found = self._dead[key] = never_for_any_job(split, sigma, self._empty, self._now)
         return found
+
+    def alive(self, static: int, split: LiteralSplit, items: list, sigmas: list) -> list:
+        """The items (each with its sigma, in order) whose sigma is not ``dead``. A
+        verdict per sigma met here is keyed by its values' identities: they are the
+        objects of the cycle's table of test values, alive while this runs, so equal
+        identities are equal values; most items share one sigma."""
+        verdicts: dict[tuple, bool] = {}
+        alive = []
+        for item, sigma in zip(items, sigmas, strict=True):
+            ids = tuple(map(id, sigma))
+            dead = verdicts.get(ids)
+            if dead is None:
+                dead = verdicts[ids] = self.dead(static, split, sigma)
+            if not dead:
+                alive.append(item)
+        return alive
 
 
 def never_for_any_job(split: LiteralSplit, sigma: tuple, empty: EmptyAd,

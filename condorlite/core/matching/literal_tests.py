@@ -41,10 +41,9 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from condorlite.core.adeval import ClassAd
-from condorlite.core.classad.ad import ClassAd as EmptyAd
 from condorlite.core.matching.carving import PairProgram, ReadPositions
-from condorlite.core.matching.literal_matches import REQUIREMENTS, never_for_any_job
-from condorlite.core.matching.literal_orders import LiteralSplit, exact, literal_tests
+from condorlite.core.matching.literal_matches import REQUIREMENTS, DeadSigmas
+from condorlite.core.matching.literal_orders import LiteralSplit, literal_tests
 from condorlite.core.matching.slot_vectors import StaticVector, holds
 
 
@@ -85,16 +84,13 @@ class LiteralSieve:
         #: part (``StaticVector.static``) -> its split, None when its Requirements
         #: reach no literal test
         self._splits: dict[int, LiteralSplit | None] = {}
-        #: (part, exact sigma) -> whether Requirements cannot hold there
-        self._dead: dict[tuple, bool] = {}
+        #: whether Requirements cannot hold at a sigma, per part
+        self._dead = DeadSigmas(now)
         #: the tests' values by (form, the job's binding) then literal
         #: (``LiteralSplit.sigmas_of``)
         self._known: dict = {}
         #: (id of a part's groups, the job's bindings) -> (those groups, the alive)
         self._alive: dict[tuple, tuple[list[list[int]], list[list[int]]]] = {}
-        #: the job of the specialisation: an ad that binds nothing (its reads tell
-        #: whether a residual depends on the job)
-        self._empty = EmptyAd()
 
     def alive(self, ad: ClassAd, vector: StaticVector, job_ad: ClassAd,
               groups: list[list[int]], vals: dict[int, tuple]) -> list[list[int]] | None:
@@ -123,27 +119,7 @@ class LiteralSieve:
         group = split.group
         sigmas = split.sigmas_of(bindings, [group(vals[shapes[0]]) for shapes in groups],
                                  self._known)
-        # (a verdict per sigma met here, keyed by its values' identities: they are
-        # the objects of ``_known``, alive while this runs, so equal identities are
-        # equal values; most groups share one sigma)
-        verdicts: dict[tuple, bool] = {}
-        out = []
-        for shapes, sigma in zip(groups, sigmas, strict=True):
-            ids = tuple(map(id, sigma))
-            dead = verdicts.get(ids)
-            if dead is None:
-                dead = verdicts[ids] = self._is_dead(part, split, sigma)
-            if not dead:
-                out.append(shapes)
+        out = self._dead.alive(part, split, groups, sigmas)
         # (the groups kept with the answer: their id names them while they live)
         self._alive[key] = (groups, out)
         return out
-
-    def _is_dead(self, part: int, split: LiteralSplit, sigma: tuple) -> bool:
-        """Whether ``Requirements`` with the tests replaced by ``sigma`` is a constant
-        that does not hold and read nothing of the job: once per (part, sigma)."""
-        key = (part, exact(sigma))
-        found = self._dead.get(key)
-        if found is None:
-            found = self._dead[key] = never_for_any_job(split, sigma, self._empty, self._now)
-        return found
