@@ -155,7 +155,9 @@ class OfferPrep:
         reads are pure; every step that numbers, evaluates or counts (the plans
         made from a record's first slot, each slot's ranks, vector and shape) is
         taken slot by slot in the run's order, as ``prepare`` takes it, so the
-        numbering and the counts are ``prepare``'s."""
+        numbering and the counts are ``prepare``'s; but a rank whose memo is given
+        up by the record's first slot, whose runs are pure and counted alike in
+        any order, is run over the column there (``FirstRanks.columns``)."""
         # the run's slots of each record and their values, and each one's place
         ads: dict[int, list[ClassAd]] = {}
         rows: dict[int, list[tuple]] = {}
@@ -168,8 +170,9 @@ class OfferPrep:
             places.append(len(mine))
             mine.append(ad)
             rows[id(record)].append(values)
-        # id(record) -> (its ranks' plans, their literal values in its slots or None
-        # where the ranks are worked out when read, its static slots' pair keys)
+        # id(record) -> (its ranks' plans, what ``FirstRanks.columns`` made of its
+        # slots or None where the ranks are worked out when read, its static slots'
+        # pair keys)
         read: dict[int, tuple] = {}
         walked, values = self._walked, self.ranks.values
         shapes = self._shapes
