@@ -11,12 +11,19 @@ ones as 0, in one bytes object), or in Python a tuple of ``id``s (an absent entr
 (``CONDORLITE_PURE_PYTHON`` set: Python). A memo must hold the entries of every key
 it keeps, so that an address or id stays that entry's while the key is kept.
 
-``bound_to(table, names, kind)`` asks the other thing such a memo's lookup asks of a
-few names (``matching/kind_records.py``'s records: a slot's literals may hold any
-value, but must be literals): whether ``table`` binds each of ``names`` to an entry
-whose expression (item 1) is exactly of type ``kind``; an absent name gives False.
-Compiled (``_oldscan``'s ``bound_to``, one C pass) or in Python (a loop over the
-names), settled at import as ``entry_key`` is; both give the same answer.
+``find_split(table, splits, kind, literal, member)`` is the lookup such a memo makes
+over a list of *splits* (``matching/kind_records.py``'s records: each split a tuple
+whose first three items are ``keyed``, a tuple of names, ``literal``, a tuple of
+names, and ``records``, a dict: kind -> ``entry_key`` of ``keyed`` -> record; a slot's
+literals may hold any value, but must be literals): the first split, in order, whose
+``records[kind]`` holds ``entry_key(table, keyed)`` and whose ``literal`` names
+``table`` binds each to an entry whose expression (item 1) is exactly of type
+``literal`` (an absent name, another type, a subclass too: no), as ``(its place,
+the record, the values)``, the values ``member`` (a descriptor of ``literal``'s
+instances) of each of those expressions, a tuple in ``literal``'s order read in the
+same pass; or None. Compiled (``_oldscan``'s ``find_split``: one C call for every
+split) or in Python (``entry_key`` and a loop), settled at import as ``entry_key``
+is; both give the same answer.
 
 Why compiled: screening and decoding 100,000 job ads built these keys 200,000 times
 (two levels of about ten names each), 0.2 s of the 10k pools' command
@@ -29,10 +36,10 @@ import os
 from collections.abc import Callable, Hashable, Sequence
 
 try:
-    from condorlite.core.classad._oldscan import bound_to as _compiled_bound_to
     from condorlite.core.classad._oldscan import entry_key as _compiled
+    from condorlite.core.classad._oldscan import find_split as _compiled_find_split
 except ImportError:  # built without a C compiler
-    _compiled = _compiled_bound_to = None
+    _compiled = _compiled_find_split = None
 
 _PURE = _compiled is None or bool(os.environ.get("CONDORLITE_PURE_PYTHON"))
 
@@ -48,17 +55,31 @@ entry_key: Callable[[dict, Sequence[str]], Hashable] = (
     python_entry_key if _PURE else _compiled)
 
 
-def python_bound_to(table: dict, names: Sequence[str], kind: type) -> bool:
-    """Whether ``table`` binds each of ``names`` to an entry whose item 1 is exactly
-    of type ``kind`` (False at the first that is absent or of another type)."""
-    for name in names:
-        entry = table.get(name)
-        if entry is None or type(entry[1]) is not kind:
-            return False
-    return True
+def python_find_split(table: dict, splits: Sequence[Sequence], kind: Hashable,
+                      literal: type, member) -> tuple[int, object, tuple] | None:
+    """The module doc's ``find_split``: the first split of ``splits`` whose records of
+    ``kind`` hold ``table``'s entries for its ``keyed`` names and whose ``literal``
+    names ``table`` binds to expressions of exactly type ``literal``, as (its place,
+    the record, ``member`` of each of those expressions), or None."""
+    for at, split in enumerate(splits):
+        records = split[2].get(kind)
+        if records is None:
+            continue
+        record = records.get(entry_key(table, split[0]))
+        if record is None:
+            continue
+        values = []
+        for name in split[1]:
+            entry = table.get(name)
+            if entry is None or type(entry[1]) is not literal:
+                break
+            values.append(member.__get__(entry[1], literal))
+        else:
+            return at, record, tuple(values)
+    return None
 
 
-#: ``bound_to(table, names, kind)``: the module doc's test; ``table`` a dict of
-#: ``(spelling, expression)`` entries, ``names`` a sequence of lower-case names.
-bound_to: Callable[[dict, Sequence[str], type], bool] = (
-    python_bound_to if _PURE else _compiled_bound_to)
+#: ``find_split(table, splits, kind, literal, member)``: the module doc's lookup;
+#: ``table`` a dict of ``(spelling, expression)`` entries, ``splits`` a list.
+find_split: Callable[[dict, list, Hashable, type, object], tuple | None] = (
+    python_find_split if _PURE else _compiled_find_split)

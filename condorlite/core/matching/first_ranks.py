@@ -15,8 +15,11 @@ value per slot, and slots bind what it reads to numbers of their own. Two ways:
   (``literal_ranks.RankPlan``, made once per record); each slot then costs a read
   of its literal values and a lookup in the same value memo, which ``value`` uses
   too. A per-slot number is a column read once, not a reason to work the slot out
-  in full. ``columns`` reads those values for many slots of one record at once, a
-  column per name, for ``values`` to take them from (``OfferPrep.prepare_all``).
+  in full. ``columns`` takes those values for many slots of one ``kind_records``
+  record at once from the rows its lookup read (``KindRecords.find_read``), for
+  ``values`` to take them from (``OfferPrep.prepare_all``); a rank whose memo is
+  given up by then has its values worked out there, its residual run over the
+  column (``RunRanks``).
 
 Both count, in the cycle's ``EvaluationCount``, the evaluations the value memo
 missed (one per distinct layout and typed literal values), whichever way a value was
@@ -27,12 +30,14 @@ each slot's literals its own).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.first_states import FirstState
+from condorlite.core.matching.kind_records import literal_columns
 from condorlite.core.matching.literal_ranks import LiteralRanks, RankPlan, note_miss
 
 
@@ -43,6 +48,7 @@ class FirstRanks:
     def __init__(self, number: Callable[[Expr], int], now: float | None, counts) -> None:
         self.counts = counts
         self._literal_ranks = LiteralRanks(number, now, as_rank)
+        self._as_rank = as_rank
         #: (rank, names, ids of an ad's entries for them) -> (value, the entries)
         self._by_ids: dict[tuple, tuple] = {}
         #: id(reach set) -> (the set, its names sorted)
@@ -112,48 +118,56 @@ class FirstRanks:
         return self._values(found[1], ad, found[2], found[3])
 
     def values(self, plans: dict[str, RankPlan], ad: ClassAd,
-               read: dict[str, list[tuple]] | None = None, at: int = 0
-               ) -> dict[str, float]:
+               read: RunRanks | None = None, at: int = 0) -> dict[str, float]:
         """``planned`` of each of ``plans`` (rank -> plan), in their order. ``read``:
-        the literal values ``columns`` read of a list of slots, ``ad`` the one at
-        ``at`` (None: read from ``ad``)."""
+        what ``columns`` made of a list of slots, ``ad`` the one at ``at`` (None:
+        read from ``ad``)."""
         return self._values(plans.items(), ad, _NONE, {}, read, at)
 
-    def columns(self, plans: dict[str, RankPlan], ads: list[ClassAd]
-                ) -> dict[str, list[tuple]]:
+    def columns(self, plans: dict[str, RankPlan], rows: list[tuple],
+                literal: tuple[str, ...]) -> RunRanks:
         """Per rank of ``plans``, its literal values (``RankPlan.literals``, in
-        order) in each of ``ads`` (ClassAd-lite slots of the record the plans were
-        made for), read a column per name: one comprehension a name for the slots
-        together, not one a slot and rank (``values``' ``read``). Pure: nothing is
-        evaluated or counted."""
-        tables = [adeval.table(ad) for ad in ads]
-        read: dict[str, list[tuple]] = {}
+        order) in each of a list of slots of the ``kind_records`` record the plans
+        were made for, taken from ``rows`` (each slot's values of ``literal``, the
+        record's literal names, as ``KindRecords.find_read`` read them: a plan's
+        literals are among them) a column at a time (``values``' ``read``). A rank
+        whose memo is given up already (a state that never comes back: each slot
+        one residual run, ``LiteralRanks.run``) has its values worked out here
+        instead, the residual run over the column (``map``) and counted at once:
+        the same runs, values and counts as one slot at a time."""
+        read: dict[str, list] = {}
+        done = set()
+        ranks = self._literal_ranks
         for key, plan in plans.items():
-            if plan.literals:
-                read[key] = list(zip(*[[table[name][1].value for table in tables]  # type: ignore[index]
-                                       for name in plan.literals], strict=True))
-            else:
-                read[key] = [()] * len(tables)
-        return read
+            column = list(literal_columns(rows, literal, plan.literals))
+            if plan.seen[0] < 0 and plan.program is not None:
+                column = list(map(self._as_rank, map(plan.program, column)))
+                ranks.evaluations += len(column)
+                self.counts.evaluations += len(column)
+                done.add(key)
+            read[key] = column
+        return RunRanks(read, frozenset(done))
 
     def _values(self, items: Iterable[tuple[str, RankPlan]], ad: ClassAd,
                 constant: set[str] | frozenset[str], fixed: dict[str, float],
-                read: dict[str, list[tuple]] | None = None, at: int = 0
-                ) -> dict[str, float]:
+                read: RunRanks | None = None, at: int = 0) -> dict[str, float]:
         """``planned`` of each (rank, plan) of ``items``, except the ranks of
         ``fixed``, whose values are those; a rank of ``constant`` joins ``fixed``.
-        ``read``, ``at``: the literal values already read (``values``)."""
+        ``read``, ``at``: what ``columns`` made (``values``)."""
         table = adeval.table(ad) if read is None else None
+        columns, done = (None, _NONE) if read is None else read
         ranks_of = self._literal_ranks
         memo = ranks_of.values
         out = {}
         for key, plan in items:
             value = fixed.get(key, _UNSET)
-            if value is _UNSET:
+            if value is _UNSET and key in done:
+                value = columns[key][at]  # type: ignore[index]
+            elif value is _UNSET:
                 # (``LiteralRanks.planned`` inline, ``typed_values`` too: this runs
                 # for every slot and rank)
                 vals = ([table[name][1].value for name in plan.literals]  # type: ignore[index]
-                        if read is None else read[key][at])
+                        if columns is None else columns[key][at])
                 seen = plan.seen
                 if seen[0] < 0:
                     # (the layout's memo given up: each slot's literals its own,
@@ -192,6 +206,14 @@ class FirstRanks:
         if found is None or found[0] is not reach:
             found = self._sorted[id(reach)] = (reach, tuple(sorted(reach)))
         return found[1]
+
+
+class RunRanks(NamedTuple):
+    """What ``FirstRanks.columns`` made of a list of slots of one record: per rank,
+    the slots' literal values (tuples), or for a rank of ``done`` its values."""
+
+    columns: dict[str, list]
+    done: frozenset[str]
 
 
 #: "not worked out yet" (``loose_values``), and no rank

@@ -38,13 +38,17 @@ a partitionable slot's pair-static key, its walked names less the vector's, and
 its ranks' program keys, the names they reach less the vector's).
 
 The test is a lookup by the addresses of the entries compared by identity and the
-absent names' (0), then a C-level pass over the literals, per kept name split (a few
-per cycle, the last one found first): the entries compared by identity and the
-absent names are keyed by one ``entry_keys.entry_key`` call (an absent entry 0: a
-slot binding a recorded absent name, or not binding a recorded expression's, has
-another key), the literals tested by one ``entry_keys.bound_to`` call (each bound,
-to a ``Literal``; a name absent or bound to another expression: no record), so a
-slot costs two C calls per split, not three per name.
+absent names' (0), then a pass over the literals, per kept name split (a few per
+cycle, the last one found first): the entries compared by identity and the absent
+names are keyed by their ``entry_keys.entry_key`` (an absent entry 0: a slot binding
+a recorded absent name, or not binding a recorded expression's, has another key),
+the literals tested (each bound, to a ``Literal``; a name absent or bound to another
+expression: no record) and their values read in the same pass; the whole lookup over
+the splits is one ``entry_keys.find_split`` call (one C call a slot). ``find_read``
+gives the values with the record: what the slot's rank plans, its pair key and the
+literal that tells static slots apart read are among them (``literal_columns``), so
+a run of slots is read a column at a time from those rows, not from the slots'
+tables again (``OfferPrep.prepare_all``).
 The entries compared by identity are held with the record, so their addresses stay
 theirs.
 After ``TRIES`` misses with fewer than one lookup in ``SHARE`` hitting, a busy flag
@@ -53,14 +57,15 @@ is looked up no more (a miss only sends the slot the longer way to the same end)
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from itertools import compress
+from collections.abc import Callable, Iterator, Sequence
+from itertools import compress, repeat
+from operator import itemgetter
 from typing import NamedTuple
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Literal
-from condorlite.core.entry_keys import bound_to, entry_key
+from condorlite.core.entry_keys import entry_key, find_split
 from condorlite.core.matching.first_states import FirstState
 from condorlite.core.matching.shape_keys import literal_numbers, literal_reprs
 
@@ -76,22 +81,28 @@ SHARE = 8
 class KeyPlan(NamedTuple):
     """A record's pair shape keys (module doc): the walked names its slots bind, the
     numbers of their bindings (0 where a literal is), and the names bound to
-    literals, in ``bound``'s order (their values' ``repr`` are the key's last part)."""
+    literals, in ``bound``'s order (their values' ``repr`` are the key's last part);
+    ``positions``: those names' places among the record's ``literal`` names (where
+    a slot's values ``find_read`` gave hold theirs)."""
 
     bound: tuple[str, ...]
     numbers: tuple[int, ...]
     literals: tuple[str, ...]
+    positions: tuple[int, ...]
 
 
 class KindRecord:
     """One record: ``state`` holds the walk (a ``first_states.FirstState``, which
     ``first_ranks`` keys its plans by), ``key_plan`` is made on the first hit;
-    ``plans``, the key plans of other visited names (``names_key``), by names."""
+    ``plans``, the key plans of other visited names (``names_key``), by names;
+    ``literal``: the visited names its slots bind to literals (its split's), the
+    order of the values ``find_read`` gives."""
 
-    __slots__ = ("key_plan", "plans", "state")
+    __slots__ = ("key_plan", "literal", "plans", "state")
 
-    def __init__(self, state: FirstState) -> None:
+    def __init__(self, state: FirstState, literal: tuple[str, ...]) -> None:
         self.state = state
+        self.literal = literal
         self.key_plan: KeyPlan | None = None
         self.plans: dict[tuple[str, ...], KeyPlan] = {}
 
@@ -99,15 +110,16 @@ class KindRecord:
 class _Split(NamedTuple):
     """A split of a record's visited names by the recorded slot's bindings: ``same``
     bound to expressions (compared by entry identity), ``literal`` bound to literals,
-    ``absent`` not bound; the records kept under it, by (kind of slot, ``entry_key``
-    of ``keyed``: ``same`` then ``absent``, one C pass giving each entry's address,
-    an absent one 0)."""
+    ``absent`` not bound; the records kept under it, by kind of slot, then by
+    ``entry_key`` of ``keyed`` (``same`` then ``absent``: each entry's address, an
+    absent one 0). The first three fields are the split ``entry_keys.find_split``
+    reads."""
 
-    same: tuple[str, ...]
-    literal: tuple[str, ...]
-    absent: tuple[str, ...]
-    records: dict[tuple, KindRecord]
     keyed: tuple[str, ...]
+    literal: tuple[str, ...]
+    records: dict[str, dict[object, KindRecord]]
+    same: tuple[str, ...]
+    absent: tuple[str, ...]
 
 
 class KindRecords:
@@ -127,26 +139,31 @@ class KindRecords:
     def find(self, ad: ClassAd, busy: bool, kind: str) -> KindRecord | None:
         """A record whose walk and rank plans hold for this slot (module doc), or
         None. Its state's ``walk`` is the slot's; its ``independent``, pair key
-        and vector are empty: the caller works them out. The record is looked up
-        by the ``same`` entries and the absent names (one ``entry_key``), then the
-        literals' types checked by one ``bound_to`` (module doc)."""
+        and vector are empty: the caller works them out."""
+        found = self.find_read(ad, busy, kind)
+        return None if found is None else found[0]
+
+    def find_read(self, ad: ClassAd, busy: bool, kind: str
+                  ) -> tuple[KindRecord, tuple] | None:
+        """``find``'s record, and the slot's values of the record's ``literal``
+        names (in that order), as a pair; or None. The lookup over the splits is
+        one ``find_split`` (module doc)."""
         table = adeval.table(ad)
         counts = self.counts[busy]
         if table is None or counts is None:
             return None
         splits = self._splits[busy]
-        for at, split in enumerate(splits):
-            found = split.records.get((kind, entry_key(table, split.keyed)))
-            if found is None or not bound_to(table, split.literal, Literal):
-                continue
-            counts[0] += 1
-            if at:
-                splits.insert(0, splits.pop(at))
-            return found
-        counts[1] += 1
-        if counts[1] >= TRIES and counts[0] * SHARE < counts[1]:
-            self.counts[busy] = None
-        return None
+        found = find_split(table, splits, kind, Literal, _VALUE)
+        if found is None:
+            counts[1] += 1
+            if counts[1] >= TRIES and counts[0] * SHARE < counts[1]:
+                self.counts[busy] = None
+            return None
+        at, record, values = found
+        counts[0] += 1
+        if at:
+            splits.insert(0, splits.pop(at))
+        return record, values
 
     def keep(self, ad: ClassAd, busy: bool, kind: str, walk: tuple) -> None:
         """Remember a slot's walk (as ``SlotWalks.walk`` returned it) under the
@@ -171,46 +188,51 @@ class KindRecords:
         if split is None:
             if len(splits) >= SETS:
                 return
-            split = _Split(same, literal, absent, {}, (*same, *absent))
+            split = _Split((*same, *absent), literal, {}, same, absent)
             splits.append(split)
         held = tuple(map(table.get, same))
-        key = (kind, entry_key(table, split.keyed))
-        if key not in split.records:
-            split.records[key] = KindRecord(FirstState(held, walk, {}, (), 0, None))
+        records = split.records.get(kind)
+        if records is None:
+            records = split.records[kind] = {}
+        key = entry_key(table, split.keyed)
+        if key not in records:
+            records[key] = KindRecord(FirstState(held, walk, {}, (), 0, None), literal)
             self._count += 1
 
-    def pair_key(self, record: KindRecord, ad: ClassAd, extra: tuple) -> tuple:
+    def pair_key(self, record: KindRecord, ad: ClassAd, extra: tuple,
+                 row: tuple | None = None) -> tuple:
         """The pair shape key of a slot that found ``record`` (module doc: the
-        record's key plan, made from the first such slot, and the slot's literals)."""
-        return self.key(self.key_plan(record, ad), ad, extra)
+        record's key plan, made from the first such slot, and the slot's literals;
+        ``row``: as ``key``'s)."""
+        return self.key(self.key_plan(record, ad), ad, extra, row)
 
     def key_plan(self, record: KindRecord, ad: ClassAd) -> KeyPlan:
         """The record's key plan, made from ``ad`` (a slot that found it) if not yet."""
         plan = record.key_plan
         if plan is None:
-            plan = record.key_plan = self._plan(ad, record.state.walk[1])
+            plan = record.key_plan = self._plan(ad, record.state.walk[1], record.literal)
         return plan
 
-    def pair_keys(self, record: KindRecord, ads: list[ClassAd], extra: tuple) -> list[tuple]:
+    def pair_keys(self, record: KindRecord, ads: list[ClassAd], rows: list[tuple],
+                  extra: tuple) -> list[tuple]:
         """``pair_key(record, ad, extra)`` of each of ``ads`` (slots that found
-        ``record``, ClassAd-lite), in order: the key plan made from the first as
-        ``pair_key`` makes it, the literals read a column per name (one
-        comprehension a name for the slots together, not one a slot)."""
+        ``record``, ClassAd-lite), in order, ``rows`` their values of
+        ``record.literal`` (``find_read``): the key plan made from the first as
+        ``pair_key`` makes it, each slot's literals taken from its row."""
         plan = self.key_plan(record, ads[0])
         head = (extra, plan.bound, plan.numbers)
         if not plan.literals:
             return [head] * len(ads)
-        tables = [ad._attrs for ad in ads]  # type: ignore[attr-defined]
-        columns = [[repr(table[name][1].value) for table in tables]
-                   for name in plan.literals]
-        # (``zip`` gives each slot's reprs as the tuple ``literal_reprs`` makes)
-        return [(*head, reprs) for reprs in zip(*columns, strict=True)]
+        # (each slot's reprs as the tuple ``literal_reprs`` makes)
+        return [(*head, tuple(map(repr, values)))
+                for values in literal_columns(rows, record.literal, plan.literals)]
 
     def names_key(self, record: KindRecord, ad: ClassAd, names: tuple[str, ...],
-                  extra: tuple) -> tuple:
+                  extra: tuple, row: tuple | None = None) -> tuple:
         """The key of ``names`` (among the names the walk of a slot that found
-        ``record`` visited) as ``pair_key`` makes it; the plan is kept per names."""
-        return self.key(self.names_plan(record, ad, names), ad, extra)
+        ``record`` visited) as ``pair_key`` makes it; the plan is kept per names.
+        ``row``: as ``key``'s."""
+        return self.key(self.names_plan(record, ad, names), ad, extra, row)
 
     def names_plan(self, record: KindRecord, ad: ClassAd, names: tuple[str, ...]) -> KeyPlan:
         """The key plan of ``names`` that ``names_key`` follows: kept per names, made
@@ -218,20 +240,45 @@ class KindRecords:
         ``names_key(record, ad, names, extra)``, for a caller that keeps the plan."""
         plan = record.plans.get(names)
         if plan is None:
-            plan = record.plans[names] = self._plan(ad, names)
+            plan = record.plans[names] = self._plan(ad, names, record.literal)
         return plan
 
-    def _plan(self, ad: ClassAd, names: tuple[str, ...]) -> KeyPlan:
-        """The key plan of ``names`` made from the first slot's bindings."""
+    def _plan(self, ad: ClassAd, names: tuple[str, ...], literals: tuple[str, ...]
+              ) -> KeyPlan:
+        """The key plan of ``names`` made from the first slot's bindings
+        (``literals``: the record's literal names)."""
         table = ad._attrs  # type: ignore[attr-defined]  # (found: ClassAd-lite)
         numbers = self._number_key(ad, names)
         bound = tuple(n for n, k in zip(names, numbers, strict=True) if k)
         literal = [type(table[name][1]) is Literal for name in bound]
-        return KeyPlan(bound, literal_numbers(numbers, literal), tuple(compress(bound, literal)))
+        mine = tuple(compress(bound, literal))
+        return KeyPlan(bound, literal_numbers(numbers, literal), mine,
+                       tuple(map(literals.index, mine)))
 
-    def key(self, plan: KeyPlan, ad: ClassAd, extra: tuple) -> tuple:
+    def key(self, plan: KeyPlan, ad: ClassAd, extra: tuple, row: tuple | None = None
+            ) -> tuple:
         """``ShapeKeys.slot_key(ad, names, extra)`` of a slot of the plan: its
-        literals read, nothing numbered."""
+        literals read (from ``row``, the slot's values ``find_read`` gave, when
+        given), nothing numbered."""
         if not plan.literals:
             return (extra, plan.bound, plan.numbers)
-        return (extra, plan.bound, plan.numbers, literal_reprs(ad, plan.literals))
+        if row is None:
+            return (extra, plan.bound, plan.numbers, literal_reprs(ad, plan.literals))
+        return (extra, plan.bound, plan.numbers,
+                tuple(map(repr, map(row.__getitem__, plan.positions))))
+
+
+def literal_columns(rows: list[tuple], literal: Sequence[str], names: Sequence[str]
+                    ) -> Iterator[tuple]:
+    """Per row of ``rows`` (each the values of ``literal``'s names, ``find_read``'s),
+    the tuple of its values of ``names`` (some of ``literal``), in ``names``' order:
+    one C-level pass over the rows (``itemgetter``), no slot's table read again."""
+    if not names:
+        return repeat((), len(rows))
+    if len(names) == 1:
+        return zip(map(itemgetter(literal.index(names[0])), rows))
+    return map(itemgetter(*map(literal.index, names)), rows)
+
+
+#: a ``Literal``'s value, as ``find_split`` reads it (the slot's member descriptor)
+_VALUE = Literal.value  # type: ignore[attr-defined]

@@ -10,12 +10,14 @@ shape key, its own ranks), a record of ``kind_records`` (same walk and rank plan
 its bindings differ only in literal values), else it is worked out in full
 (``_work_out``: the walk from ``slot_walks``, each rank from ``first_ranks``, the
 vector and its keys from ``vector_keys``, the pair key from ``shape_keys``).
-``prepare_all`` prepares the cycle's offers as one list: what the slots of one
-``kind_records`` record read of their own literals is read for a run of them
-together, a column per name, while everything that numbers, evaluates or counts
-stays in the offers' order (the same outcome as ``prepare`` of one offer at a time);
-its static slots' pair shapes are told apart by one literal where that does it,
-their keys left unmade (``OfferShapes.apart``).
+``prepare_all`` prepares the cycle's offers as one list: the values a slot's
+``kind_records`` lookup read of its literals (``KindRecords.find_read``) are what
+the record's slots of a run read for their ranks and keys, a column at a time,
+while everything that numbers, evaluates or counts stays in the offers' order (the
+same outcome as ``prepare`` of one offer at a time; a rank whose memo is given up,
+a state that never comes back, is run over its column at once); its static slots'
+pair shapes are told apart by one literal where that does it, their keys left
+unmade (``OfferShapes.apart``).
 
 Invariant: after ``prepare`` an offer has its ``independent`` ranks, its
 ``pair_shape``, its shape (``OfferShapes.place``) and its walk in
@@ -24,6 +26,8 @@ plans, vector keys) only shares work between offers and never changes an outcome
 """
 
 from __future__ import annotations
+
+from operator import itemgetter
 
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
@@ -97,9 +101,9 @@ class OfferPrep:
                 self._prepare_loose(offer, ad, busy, first)
                 return
             asked = self._kinds.counts[busy] is not None
-            record = self._kinds.find(ad, busy, offer.slot.kind) if asked else None
-            if record is not None:
-                self._prepare_kinds(offer, ad, busy, record)
+            found = self._kinds.find_read(ad, busy, offer.slot.kind) if asked else None
+            if found is not None:
+                self._prepare_kinds(offer, ad, busy, *found)
                 return
             if asked:
                 # (a slot of a kind no record holds: its misses are no sign of
@@ -115,7 +119,7 @@ class OfferPrep:
         worked out together when a slot goes another way and at the end
         (``_prepare_run``); lookups are asked in the offers' order as ``prepare``
         asks them."""
-        run: list[tuple[Offer, ClassAd, bool, KindRecord]] = []
+        run: list[tuple[Offer, ClassAd, bool, KindRecord, tuple]] = []
         first, kinds = self._first, self._kinds
         for offer in offers:
             busy = offer.holder is not None
@@ -126,9 +130,10 @@ class OfferPrep:
                 continue
             # (not prepared: no vector, so the ad is the state's ad itself)
             ad = offer.state_ad
-            record = kinds.find(ad, busy, offer.slot.kind)
-            if record is not None:
-                run.append((offer, ad, busy, record))
+            found = kinds.find_read(ad, busy, offer.slot.kind)
+            if found is not None:
+                record, values = found
+                run.append((offer, ad, busy, record, values))
                 continue
             if run:
                 self._prepare_run(run)
@@ -137,43 +142,54 @@ class OfferPrep:
         if run:
             self._prepare_run(run)
 
-    def _prepare_run(self, run: list[tuple[Offer, ClassAd, bool, KindRecord]]) -> None:
-        """``_prepare_kinds`` of each (offer, ad, busy, record) of ``run``, in order,
-        then ``run`` emptied. What a slot's literal values give, its
-        job-independent ranks and a static slot's pair shape key, is read for the
-        run's slots of one record together, a column per name
-        (``FirstRanks.columns``, ``KindRecords.pair_keys``), when the first of
-        them is reached; static slots that one literal tells apart get no key
-        (``_static_keys``). The reads are pure; every step that numbers, evaluates
-        or counts (the plans made from a record's first slot, each slot's ranks,
-        vector and shape) is taken slot by slot in the run's order, as
-        ``prepare`` takes it, so the numbering and the counts are ``prepare``'s."""
-        # the run's slots of each record, and each one's place among them
+    def _prepare_run(self, run: list[tuple[Offer, ClassAd, bool, KindRecord, tuple]]
+                     ) -> None:
+        """``_prepare_kinds`` of each (offer, ad, busy, record, values) of ``run``
+        (values: the slot's values of ``record.literal``, as the record's lookup
+        read them, ``KindRecords.find_read``), in order, then ``run`` emptied.
+        What a slot's literal values give, its job-independent ranks and a static
+        slot's pair shape key, is read for the run's slots of one record together,
+        a column at a time from those values (``FirstRanks.columns``,
+        ``KindRecords.pair_keys``), when the first of them is reached; static
+        slots that one literal tells apart get no key (``_static_keys``). The
+        reads are pure; every step that numbers, evaluates or counts (the plans
+        made from a record's first slot, each slot's ranks, vector and shape) is
+        taken slot by slot in the run's order, as ``prepare`` takes it, so the
+        numbering and the counts are ``prepare``'s; but a rank whose memo is given
+        up by the record's first slot, whose runs are pure and counted alike in
+        any order, is run over the column there (``FirstRanks.columns``)."""
+        # the run's slots of each record and their values, and each one's place
         ads: dict[int, list[ClassAd]] = {}
+        rows: dict[int, list[tuple]] = {}
         places = []
-        for _, ad, _, record in run:
+        for _, ad, _, record, values in run:
             mine = ads.get(id(record))
             if mine is None:
                 mine = ads[id(record)] = []
+                rows[id(record)] = []
             places.append(len(mine))
             mine.append(ad)
-        # id(record) -> (its ranks' plans, their literal values in its slots or None
-        # where the ranks are worked out when read, its static slots' pair keys)
+            rows[id(record)].append(values)
+        # id(record) -> (its ranks' plans, what ``FirstRanks.columns`` made of its
+        # slots or None where the ranks are worked out when read, its static slots'
+        # pair keys)
         read: dict[int, tuple] = {}
         walked, values = self._walked, self.ranks.values
         shapes = self._shapes
         place, shape_of, shape_apart = shapes.place, shapes.shape_of, shapes.shape_apart
-        for (offer, ad, busy, record), at in zip(run, places, strict=True):
+        for (offer, ad, busy, record, row), at in zip(run, places, strict=True):
             found = read.get(id(record))
             if found is None:
                 # (made as ``_prepare_kinds`` makes them, at the record's first slot)
                 plans = self.ranks.plans(record.state, ad, self._ranks[busy])
-                mine = ads[id(record)]
+                mine, read_rows = ads[id(record)], rows[id(record)]
                 lazy = busy and self._preemption_off and not offer.partitionable
                 found = read[id(record)] = (
-                    plans, None if lazy else self.ranks.columns(plans, mine),
+                    plans, None if lazy else self.ranks.columns(plans, read_rows,
+                                                                record.literal),
                     None if offer.partitionable else self._static_keys(
-                        record, mine, (offer.slot.kind, busy, record.state.walk[0])))
+                        record, mine, read_rows,
+                        (offer.slot.kind, busy, record.state.walk[0])))
             plans, columns, keys = found
             independent: dict[str, float | None] = (
                 self._lazy_ranks(plans, ad) if columns is None
@@ -181,7 +197,7 @@ class OfferPrep:
             if keys is None:
                 # (a partitionable slot: its vector and keys as ``prepare`` makes them)
                 self._shape_walked(offer, ad, busy, record.state.walk, independent, True,
-                                   record)
+                                   record, row)
                 continue
             walked[id(offer)] = (ad, busy, record.state.walk, offer)
             offer.independent = independent
@@ -189,17 +205,21 @@ class OfferPrep:
             place(offer, shape_of(offer, key) if type(key) is tuple else shape_apart(offer, key))
         run.clear()
 
-    def _static_keys(self, record: KindRecord, ads: list[ClassAd], extra: tuple) -> list:
-        """The pair shapes of a run's static slots of ``record`` (``ads``, in order):
-        told apart by one literal where it tells them apart
-        (``OfferShapes.apart``: no key made), else their keys
-        (``KindRecords.pair_keys``)."""
+    def _static_keys(self, record: KindRecord, ads: list[ClassAd], rows: list[tuple],
+                     extra: tuple) -> list:
+        """The pair shapes of a run's static slots of ``record`` (``ads``, in order;
+        ``rows`` their values of ``record.literal``): told apart by one literal
+        where it tells them apart (``OfferShapes.apart``: no key made), else their
+        keys (``KindRecords.pair_keys``)."""
         plan = self._kinds.key_plan(record, ads[0])
         if plan.literals:
-            unkeyed = self._shapes.apart((extra, plan.bound, plan.numbers), plan.literals, ads)
+            literal = record.literal
+            unkeyed = self._shapes.apart(
+                (extra, plan.bound, plan.numbers), plan.literals, ads,
+                lambda name: list(map(itemgetter(literal.index(name)), rows)))
             if unkeyed is not None:
                 return unkeyed
-        return self._kinds.pair_keys(record, ads, extra)
+        return self._kinds.pair_keys(record, ads, rows, extra)
 
     def _work_out(self, offer: Offer, ad: ClassAd, busy: bool, prev: tuple | None) -> None:
         """``prepare`` of a slot no record served (``prev``: ``walked``'s entry of
@@ -227,12 +247,13 @@ class OfferPrep:
             self._kinds.keep(ad, busy, offer.slot.kind, (flags, walked, reaches))
 
     def _shape_walked(self, offer: Offer, ad: ClassAd, busy: bool, walk: tuple,
-                      independent: dict, first: bool, record: KindRecord | None = None
-                      ) -> None:
+                      independent: dict, first: bool, record: KindRecord | None = None,
+                      row: tuple | None = None) -> None:
         """``prepare``'s end, once the walk and the ranks are known: the vector
         (``VectorKeys.vector``), the pair shape key (from the ``kind_records``
         record the walk came from, if any), the shape; a slot's ``first`` state is
-        kept for later slots (``first_states``)."""
+        kept for later slots (``first_states``). ``row``: the slot's values of the
+        record's literal names, where its lookup gave them (``KindRecords.find_read``)."""
         flags, walked, reaches = walk
         self._walked[id(offer)] = (ad, busy, walk, offer)
         # Pair results do not depend on who holds the slot or its CurrentRank (only on
@@ -240,11 +261,12 @@ class OfferPrep:
         # pair shape leaves them out; the shape (reasons, PREEMPTION_REQUIREMENTS,
         # grouping) adds them.
         extra = (offer.slot.kind, busy, flags)
-        vector = self._vectors.vector(offer, walked, extra, reaches, independent, record)
+        vector = self._vectors.vector(offer, walked, extra, reaches, independent, record,
+                                      row)
         if vector is not None:
             pair_key = ("vector", vector.static, typed(vector.vals))
         elif record is not None:
-            pair_key = self._kinds.pair_key(record, ad, extra)
+            pair_key = self._kinds.pair_key(record, ad, extra, row)
         else:
             pair_key = self._shapes.shape_keys.slot_key(ad, walked, extra)
         offer.independent = independent
@@ -253,8 +275,8 @@ class OfferPrep:
             self._first.keep(ad, busy, offer.slot.kind, walk, independent, pair_key,
                              offer.pair_shape, vector)  # type: ignore[arg-type]
 
-    def _prepare_kinds(self, offer: Offer, ad: ClassAd, busy: bool, record: KindRecord
-                       ) -> None:
+    def _prepare_kinds(self, offer: Offer, ad: ClassAd, busy: bool, record: KindRecord,
+                       row: tuple) -> None:
         """``prepare`` of a slot's first state from a record of ``kind_records``:
         the record's walk, the job-independent ranks from its plans (``first_ranks``:
         a read of the slot's literal values), the rest worked out as ``prepare``
@@ -270,7 +292,8 @@ class OfferPrep:
             independent = self._lazy_ranks(plans, ad)
         else:
             independent = self.ranks.values(plans, ad)
-        self._shape_walked(offer, ad, busy, record.state.walk, independent, True, record)
+        self._shape_walked(offer, ad, busy, record.state.walk, independent, True, record,
+                           row)
 
     def _lazy_ranks(self, plans: dict, ad: ClassAd) -> LazyRanks:
         """A slot's job-independent ranks from its record's plans, each worked out

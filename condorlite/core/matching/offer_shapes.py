@@ -192,11 +192,13 @@ class OfferShapes:
                 pair_shape = pair_shapes[pair_key] = self.pair_count = self.pair_count + 1
         return pair_shape
 
-    def apart(self, head: tuple, literals: tuple[str, ...], ads: list[ClassAd]
-              ) -> list[_Unkeyed] | None:
+    def apart(self, head: tuple, literals: tuple[str, ...], ads: list[ClassAd],
+              read: Callable[[str], list] | None = None) -> list[_Unkeyed] | None:
         """Static slots (ClassAd-lite ads) whose pair keys are ``head`` and the
         ``repr`` of their ``literals``' values (``shape_keys.ShapeKeys.slot_key``),
-        told apart without their keys where one literal's values do it: each slot's
+        told apart without their keys where one literal's values do it (``read``:
+        a literal's values in the slots, in order, where the caller has them read;
+        None: read from the ads): each slot's
         ``repr`` of that literal differs from the other slots' and from every
         other key of the head's (numbered or told apart before). Each is then a
         new pair shape, numbered as its turn comes (``shape_apart``), with no key
@@ -213,9 +215,10 @@ class OfferShapes:
             tried = (self._apart_name, *(n for n in literals if n != self._apart_name))
         else:
             tried = literals
-        tables = [adeval.table(ad) for ad in ads]
+        if read is None:
+            read = partial(_column, [adeval.table(ad) for ad in ads])
         for name in tried[:TRIES]:
-            values = [repr(table[name][1].value) for table in tables]  # type: ignore[index]
+            values = list(map(repr, read(name)))
             if len(set(values)) < len(values):
                 continue
             apart = found
@@ -307,6 +310,11 @@ class OfferShapes:
             elif offer.vector is not None and self.moved is not None:
                 self.moved.append(offer)
 
+
+
+def _column(tables: list[dict], name: str) -> list:
+    """The values of the literals ``tables`` (ad tables) bind ``name`` to, in order."""
+    return [table[name][1].value for table in tables]
 
 
 #: literals ``OfferShapes.apart`` tries at most for one list of slots

@@ -105,12 +105,15 @@ class VectorKeys:
 
     def vector(self, offer: Offer, walked: tuple[str, ...], extra: tuple,
                reaches: dict[str, set[str]], independent: dict,
-               record: KindRecord | None = None) -> SlotVector | None:
+               record: KindRecord | None = None, row: tuple | None = None
+               ) -> SlotVector | None:
         """Set up ``offer.vector`` for a partitionable offer whose resources are number
         literals: its pair-static id over the walked names ``walked`` and ``extra``
         (the slot's kind, held, the walk's flags), and its ranks' keys
         (``rank_keys``). None for any other offer. ``record``: the ``kind_records``
-        record the walk came from, if any (module doc)."""
+        record the walk came from, if any (module doc); ``row``: the slot's values
+        of its literal names, where its lookup gave them
+        (``KindRecords.find_read``)."""
         vector = None
         if offer.partitionable:
             vector = self._numbers.of(offer.ad, offer.literals)
@@ -119,7 +122,8 @@ class VectorKeys:
             return None
         offer.ad_vals = vector.vals  # the ad holds these values already
         if record is not None:
-            self._planned(offer.ad, vector, walked, extra, reaches, independent, record)
+            self._planned(offer.ad, vector, walked, extra, reaches, independent, record,
+                          row)
             return vector
         free = set(vector.names)
         static = tuple(n for n in walked if n not in free)
@@ -130,10 +134,11 @@ class VectorKeys:
 
     def _planned(self, ad: ClassAd, vector: SlotVector, walked: tuple[str, ...],
                  extra: tuple, reaches: dict[str, set[str]], independent: dict,
-                 record: KindRecord) -> None:
+                 record: KindRecord, row: tuple | None) -> None:
         """``vector``'s static id and rank keys for a slot that found ``record``, as
         ``vector`` and ``rank_keys`` make them, from the (record, names) plan
-        (``VectorPlan``): only the literals its key plans name are read."""
+        (``VectorPlan``): only the literals its key plans name are read (from
+        ``row`` where given: ``vector``)."""
         names = vector.names
         plan = self._plans.get((id(record), id(names)))
         if (plan is None or plan.record is not record or plan.names is not names
@@ -141,7 +146,7 @@ class VectorKeys:
             plan = self._plan(ad, names, walked, extra, reaches, independent, record)
         static_id = plan.static_id
         if not static_id:
-            key = self._kinds.key(plan.static_plan, ad, (*extra, names))
+            key = self._kinds.key(plan.static_plan, ad, (*extra, names), row)
             static_id = self.statics.setdefault(key, len(self.statics) + 1)
             if not plan.static_plan.literals:
                 plan.static_id = static_id
@@ -160,9 +165,9 @@ class VectorKeys:
                 continue
             key = entry.key
             if key is None:
-                key = (rank, self._kinds.names_key(record, ad, entry.free_reach, names)
+                key = (rank, self._kinds.names_key(record, ad, entry.free_reach, names, row)
                        if entry.plan is None else
-                       self._kinds.key(entry.plan, ad, names))
+                       self._kinds.key(entry.plan, ad, names, row))
             keys[rank] = key
             signature.append(key)
         vector.rank_sig = self._rank_sigs.setdefault(tuple(signature), len(self._rank_sigs))

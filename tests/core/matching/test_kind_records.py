@@ -15,9 +15,12 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from condorlite.core.classad import parse_ad
-from condorlite.core.matching import kind_records
+from condorlite.core.matching import kind_records, literal_ranks
 from condorlite.core.matching.expr_numbers import Canon
+from condorlite.core.matching.first_ranks import FirstRanks
 from condorlite.core.matching.first_states import FirstStates
 from condorlite.core.matching.kind_records import KindRecords
 from condorlite.core.matching.lazy_ranks import LazyRanks
@@ -100,7 +103,7 @@ def test_disk_share_slots_are_prepared_as_a_full_prepare_does(tmp_path, monkeypa
                             owner_start_fraction=0.3)
     slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
     hits: list[bool] = []
-    method = KindRecords.find
+    method = KindRecords.find_read
 
     def counting(self, ad, busy, kind):
         found = method(self, ad, busy, kind)
@@ -108,10 +111,10 @@ def test_disk_share_slots_are_prepared_as_a_full_prepare_does(tmp_path, monkeypa
         return found
 
     with monkeypatch.context() as patch:
-        patch.setattr(KindRecords, "find", counting)
+        patch.setattr(KindRecords, "find_read", counting)
         shared = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
     with monkeypatch.context() as patch:
-        patch.setattr(KindRecords, "find", lambda self, ad, busy, kind: None)
+        patch.setattr(KindRecords, "find_read", lambda self, ad, busy, kind: None)
         patch.setattr(FirstStates, "find", lambda self, ad, busy, kind: None)
         patch.setattr(FirstStates, "find_loose", lambda self, ad, busy, kind: None)
         full = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
@@ -134,7 +137,7 @@ def test_held_static_slots_of_a_record_work_their_ranks_out_when_read(tmp_path, 
                             claimed_fraction=0.4)
     slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
     found: set[int] = set()
-    method = KindRecords.find
+    method = KindRecords.find_read
 
     def noting(self, ad, busy, kind):
         record = method(self, ad, busy, kind)
@@ -143,14 +146,14 @@ def test_held_static_slots_of_a_record_work_their_ranks_out_when_read(tmp_path, 
         return record
 
     with monkeypatch.context() as patch:
-        patch.setattr(KindRecords, "find", noting)
+        patch.setattr(KindRecords, "find_read", noting)
         shared = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
     # (the held slots without a vector prepared from a record, one at a time
     # or in a run: ``OfferPrep.prepare_all``)
     held = [offer for offer in shared.offers if offer.holder is not None
             and offer.vector is None and id(offer.state_ad) in found]
     with monkeypatch.context() as patch:
-        patch.setattr(KindRecords, "find", lambda self, ad, busy, kind: None)
+        patch.setattr(KindRecords, "find_read", lambda self, ad, busy, kind: None)
         patch.setattr(FirstStates, "find", lambda self, ad, busy, kind: None)
         patch.setattr(FirstStates, "find_loose", lambda self, ad, busy, kind: None)
         full = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
@@ -248,13 +251,18 @@ def _one_at_a_time(self, offers):
         self.prepare(offer)
 
 
-def test_runs_of_record_slots_are_prepared_as_one_slot_at_a_time(tmp_path, monkeypatch):
+@pytest.mark.parametrize("tries", [literal_ranks.TRIES, 4])
+def test_runs_of_record_slots_are_prepared_as_one_slot_at_a_time(tmp_path, monkeypatch,
+                                                                 tries):
     """``OfferPrep.prepare_all``'s runs (the slots that found a record, worked
-    out together, their literals read a column per name) leave every offer as
-    ``prepare`` of one offer at a time does: the same shapes and pair shapes in
-    the same numbering, ranks (lazy ones as read), walks and vectors, the same
-    evaluations, and the same cycle. Static, held and partitionable slots with
-    their own numbers and desktops, preemption by priority on and off."""
+    out together, their literals taken from the values their lookups read) leave
+    every offer as ``prepare`` of one offer at a time does: the same shapes and pair
+    shapes in the same numbering, ranks (lazy ones as read), walks and vectors, the
+    same evaluations, and the same cycle. Static, held and partitionable slots with
+    their own numbers and desktops, preemption by priority on and off; with the
+    ranks' memos given up after a few misses (``tries`` 4), ranks given up before a
+    record's first slot of a run are worked out over its column (``RunRanks``)."""
+    monkeypatch.setattr(literal_ranks, "TRIES", tries)
     spec = genpool.PoolSpec(slots=160, jobs=400, submitters=4, autoclusters=10, seed=3,
                             realistic=True, unique=True, disk_share=True,
                             claimed_fraction=0.35, partitionable_fraction=0.4,
@@ -265,14 +273,21 @@ def test_runs_of_record_slots_are_prepared_as_one_slot_at_a_time(tmp_path, monke
                          preemption_requirements=requirements)
         slots, jobs = decoded_pool(pool, policy, True)
         runs: list[int] = []
-        method = OfferPrep._prepare_run
+        done: list[int] = []
+        method, columns = OfferPrep._prepare_run, FirstRanks.columns
 
         def counting(self, run, method=method, runs=runs):
             runs.append(len(run))
             method(self, run)
 
+        def reading(self, plans, rows, literal, columns=columns, done=done):
+            read = columns(self, plans, rows, literal)
+            done.append(len(rows) if read.done else 0)
+            return read
+
         with monkeypatch.context() as patch:
             patch.setattr(OfferPrep, "_prepare_run", counting)
+            patch.setattr(FirstRanks, "columns", reading)
             batched = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
         slots, jobs = decoded_pool(pool, policy, True)
         with monkeypatch.context() as patch:
@@ -280,6 +295,8 @@ def test_runs_of_record_slots_are_prepared_as_one_slot_at_a_time(tmp_path, monke
             single = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
         assert sum(runs) > len(batched.offers) // 2, "most slots should be in runs"
         assert max(runs) > 10
+        if tries < literal_ranks.TRIES:
+            assert sum(done) > 20, "some ranks should be given up and run by columns"
         assert batched.mm.evaluations == single.mm.evaluations
         assert (batched.mm.shapes.pair_count, batched.mm.shapes.shape_count) == (
             single.mm.shapes.pair_count, single.mm.shapes.shape_count)

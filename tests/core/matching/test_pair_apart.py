@@ -126,8 +126,8 @@ def test_run_slots_of_a_disk_share_pool_are_told_apart(tmp_path, monkeypatch):
     told: list[int] = []
     method = OfferShapes.apart
 
-    def counting(self, head, literals, ads):
-        found = method(self, head, literals, ads)
+    def counting(self, head, literals, ads, read=None):
+        found = method(self, head, literals, ads, read)
         told.append(0 if found is None else len(found))
         return found
 

@@ -59,9 +59,9 @@ def test_record_slots_key_their_vectors_from_one_plan_per_record_and_names(tmp_p
     made: list[object] = []
     method, plan = VectorKeys._planned, VectorKeys._plan
 
-    def counting(self, ad, vector, walked, extra, reaches, independent, record):
+    def counting(self, ad, vector, walked, extra, reaches, independent, record, row):
         planned.append(record)
-        return method(self, ad, vector, walked, extra, reaches, independent, record)
+        return method(self, ad, vector, walked, extra, reaches, independent, record, row)
 
     def making(self, ad, names, *rest):
         made.append(names)
@@ -78,7 +78,7 @@ def test_record_slots_key_their_vectors_from_one_plan_per_record_and_names(tmp_p
     with monkeypatch.context() as patch:
         for name, fake in no_first.items():
             patch.setattr(FirstStates, name, fake)
-        patch.setattr(KindRecords, "find", lambda self, ad, busy, kind: None)
+        patch.setattr(KindRecords, "find_read", lambda self, ad, busy, kind: None)
         full = Cycle(slots, jobs, {}, [], policy, NOW)
     assert len(planned) > 20 and len(made) < len(planned) // 4
     plans = shared.mm.prep._vectors._plans.values()

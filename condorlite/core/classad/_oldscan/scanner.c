@@ -583,9 +583,6 @@ static PyTypeObject ScannerType = {
 };
 
 static PyMethodDef module_methods[] = {
-    {"bound_to", (PyCFunction)(void (*)(void))oldscan_bound_to, METH_FASTCALL,
-     "bound_to(table, names, kind): whether table binds each of names to an entry whose "
-     "item 1 is exactly of type kind (see condorlite/core/entry_keys.py)."},
     {"changes", (PyCFunction)(void (*)(void))oldscan_changes, METH_FASTCALL,
      "changes(tables, keys, marks=None): (the rows where some key's value is not the "
      "row before's very object, the values at row 0 and at those changes; see "
@@ -600,6 +597,10 @@ static PyMethodDef module_methods[] = {
      "expressions(tables, keys, marks, literal): the distinct values (by identity) of "
      "the keys' columns that are present and whose item 1 is not of type literal; see "
      "columns.c."},
+    {"find_split", (PyCFunction)(void (*)(void))oldscan_find_split, METH_FASTCALL,
+     "find_split(table, splits, kind, literal, member): (the place of the first split "
+     "whose records of kind hold table's entries, the record, its literals' values) or "
+     "None (see condorlite/core/entry_keys.py)."},
     {"gather", (PyCFunction)(void (*)(void))oldscan_gather, METH_FASTCALL,
      "gather(rows, row_members, ad_type, ad_members): (each row's ad's table, its run "
      "mark, the row's id) as three lists, or None when some ad is not of ad_type; see "
