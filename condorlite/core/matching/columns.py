@@ -156,9 +156,11 @@ def run_cuts(jobs: list[Job], runs: Runs, end: int, names: list[str] | tuple[str
         rows.append(start)
         tables.append(table)
         if stop - start > 1 and not (type(mark) in _SETS and mark.isdisjoint(names)):
-            rest = jobs[start + 1:stop]
-            more = gather(rest)
-            tables += [job.ad._attrs for job in rest] if more is None else more.tables
+            # (gathered from the run's first row, so the later rows' tables are
+            # left lazy where the reader made them so: ``gather``)
+            run = jobs[start:stop]
+            more = gather(run)
+            tables += [job.ad._attrs for job in run[1:]] if more is None else more.tables[1:]
             rows += range(start + 1, stop)
     changed, entries = cuts(tables, names)
     return set(map(rows.__getitem__, changed)), entries

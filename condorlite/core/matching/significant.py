@@ -9,42 +9,46 @@ the plain widening loop it must agree with is ``build_widening`` in
 
 Speed (100,000 jobs): the jobs are read once, in input order, a chunk of ``CHUNK`` rows
 at a time, and everything a row gives is taken while its chunk is in the CPU cache
-(its table, its names, its entries for the significant names, the queue order's
+(its reader run, its names, its entries for the significant names, the queue order's
 blocks of ``queue_blocks``, its job id): a second pass over a cached chunk costs a
 fraction of a pass over 100,000 ads fetched from memory. The per-row work is C-level
-(``set.update``, ``itemgetter``, ``compress``) or one list comprehension; nothing
-sorts the jobs. Rows are cut into
+or one list comprehension; nothing sorts the jobs. Rows are cut into
 *runs* of adjacent rows that bind the significant names to equal entries (the readers
 share entry objects, so a run is mostly a cluster), and all per-class work is done
 once per run. Names are looked up by the tables' own key objects (the readers share
 one string per name), taken from each chunk's union and from the first slot's table:
 a lookup by the very object is an identity hit, where a name taken from an expression
-costs a string compare in every row. Each row is compared with the one before through
-a slice of its column, not ``islice`` (an iterator call less per row).
+costs a string compare in every row.
+
+A chunk is read as the reader's runs (``columns.job_runs``; ``_oldscan.runs`` in C):
+adjacent ads with one run mark (``ClassAd.layout``: the compiled scanner's mark is
+the set of names a reader run's lines differ in, and it starts such an ad from a copy
+of the previous ad's dict; a cluster's jobs are one run, an unmarked ad its own). A
+row after its run's first is read for its id and mark alone: its table is neither
+taken nor listed (its reference count written and freed again cost a cache miss a
+job, and the lists of 100,000 tables and marks their growth and freeing: RESULTS,
+session 36). 100,000 jobs are 1,316 reader runs at the 10k pools.
 
 The column passes (a chunk's cuts, a late name's, the configured names', and the
-slots' columns) are ``columns``': where the compiled module is built, one C loop
-(``oldscan.changes``; the slots' columns ``_oldscan.expressions``, which keeps only
-the entries that are not literals) that compares each entry with the row before's by
-identity, where Python builds a tuple per row and compares tuples. An identity cut may split a
-run that ``!=`` would not (equal entries that are not the same object); runs are
-merged into classes by ``Canon`` numbers, so the classes, their numbers and
-representatives are the same either way (the tests run both). The loop also takes
-each row's run mark: the compiled scanner's mark is the set of names a reader run's
-lines differ in (``ClassAd.layout``; a cluster's jobs are one run), so a run's rows
-after its first are not read at all when no name read is in it: 100,000 jobs are
-read as about 1,200 rows.
+slots' columns) are ``columns``': ``columns.run_cuts`` reads a reader run as its first
+row unless its mark holds a name read (then row by row: 11 runs of 22 rows at the 10k
+pools); where the compiled module is built, one C loop (``oldscan.changes``; the
+slots' columns ``_oldscan.expressions``, which keeps only the entries that are not
+literals, and reads a slot run's later rows for the names in its mark alone) that
+compares each entry with the row before's by identity, where Python builds a tuple
+per row and compares tuples. An identity cut may split a run that ``!=`` would not
+(equal entries that are not the same object); runs are merged into classes by
+``Canon`` numbers, so the classes, their numbers and representatives are the same
+either way (the tests run both).
 
-A chunk's names (needed for the ``Request*`` roots) are the union of one table per
-run of ads that the reader marked as binding the very same names (``ClassAd.layout``:
-its compiled scanner starts such an ad from a copy of the previous ad's dict, and a
-cluster's jobs are such a run; a row starts a run where its mark is not the row
-before's, an unmarked ad its own), not of every table: a union walks a ``dict`` and
-inserts into a ``set`` per name, about 100 instructions a name, the least any exact
-way found costs (RESULTS, session 20), and was half of the grouping when every job's
-85 names were walked. Then the time goes to the cuts (a row's entries for the
-significant names, a few lookups a row), the slots' side (memory-bound column reads
-over 10,000 tables of 160 names) and the queue blocks (``benchmarks/closed_cpu.py``).
+A chunk's names (needed for the ``Request*`` roots) are the union of its reader
+runs' first tables (the ads of a run bind the very same names), not of every table:
+a union walks a ``dict`` and inserts into a ``set`` per name, about 100 instructions
+a name, the least any exact way found costs (RESULTS, session 20), and was half of
+the grouping when every job's 85 names were walked. Then the time goes to the slots'
+side (memory-bound column reads over 10,000 tables of 160 names), the rows' own reads
+(a job, its ad and its id, one cache miss each) and the queue blocks
+(``benchmarks/closed_cpu.py``).
 """
 
 from __future__ import annotations
@@ -119,11 +123,12 @@ class _Sweep:
     """The idle jobs read in chunks, with S grown as they are read.
 
     After ``__init__``: ``significant`` is S; ``bound`` every name some job binds;
-    ``names`` S's names some job binds, sorted; ``tables`` the jobs' tables;
-    ``starts`` the first row of each run, ascending; ``blocks`` the queue order's
-    blocks (``queue_blocks``, cut while each chunk is read); ``firsts`` the least
-    ``queue_blocks.queue_key`` of each run's rows (its first job in queue order),
-    a key per block head the run holds, not per row; ``ids`` each row's job id.
+    ``names`` S's names some job binds, sorted; ``runs`` the jobs as the reader's
+    runs (``columns.Runs``); ``starts`` the first row of each run, ascending;
+    ``blocks`` the queue order's blocks (``queue_blocks``, cut while each chunk is
+    read); ``firsts`` the least ``queue_blocks.queue_key`` of each run's rows (its
+    first job in queue order), a key per block head the run holds, not per row;
+    ``ids`` each row's job id.
 
     Invariant (runs): rows ``starts[i] <= r < starts[i+1]`` have ``==`` entries for
     every name of ``names``, so a run's first row stands for all of its rows: equal
