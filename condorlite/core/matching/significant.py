@@ -9,49 +9,54 @@ the plain widening loop it must agree with is ``build_widening`` in
 
 Speed (100,000 jobs): the jobs are read once, in input order, a chunk of ``CHUNK`` rows
 at a time, and everything a row gives is taken while its chunk is in the CPU cache
-(its table, its names, its entries for the significant names, the queue order's
+(its reader run, its names, its entries for the significant names, the queue order's
 blocks of ``queue_blocks``, its job id): a second pass over a cached chunk costs a
 fraction of a pass over 100,000 ads fetched from memory. The per-row work is C-level
-(``set.update``, ``itemgetter``, ``compress``) or one list comprehension; nothing
-sorts the jobs. Rows are cut into
+or one list comprehension; nothing sorts the jobs. Rows are cut into
 *runs* of adjacent rows that bind the significant names to equal entries (the readers
 share entry objects, so a run is mostly a cluster), and all per-class work is done
 once per run. Names are looked up by the tables' own key objects (the readers share
 one string per name), taken from each chunk's union and from the first slot's table:
 a lookup by the very object is an identity hit, where a name taken from an expression
-costs a string compare in every row. Each row is compared with the one before through
-a slice of its column, not ``islice`` (an iterator call less per row).
+costs a string compare in every row.
+
+A chunk is read as the reader's runs (``columns.job_runs``; ``_oldscan.runs`` in C):
+adjacent ads with one run mark (``ClassAd.layout``: the compiled scanner's mark is
+the set of names a reader run's lines differ in, and it starts such an ad from a copy
+of the previous ad's dict; a cluster's jobs are one run, an unmarked ad its own). A
+row after its run's first is read for its id and mark alone: its table is neither
+taken nor listed (its reference count written and freed again cost a cache miss a
+job, and the lists of 100,000 tables and marks their growth and freeing: RESULTS,
+session 36). 100,000 jobs are 1,316 reader runs at the 10k pools.
 
 The column passes (a chunk's cuts, a late name's, the configured names', and the
-slots' columns) are ``columns``': where the compiled module is built, one C loop
-(``oldscan.changes``; the slots' columns ``_oldscan.expressions``, which keeps only
-the entries that are not literals) that compares each entry with the row before's by
-identity, where Python builds a tuple per row and compares tuples. An identity cut may split a
-run that ``!=`` would not (equal entries that are not the same object); runs are
-merged into classes by ``Canon`` numbers, so the classes, their numbers and
-representatives are the same either way (the tests run both). The loop also takes
-each row's run mark: the compiled scanner's mark is the set of names a reader run's
-lines differ in (``ClassAd.layout``; a cluster's jobs are one run), so a run's rows
-after its first are not read at all when no name read is in it: 100,000 jobs are
-read as about 1,200 rows.
+slots' columns) are ``columns``': ``columns.run_cuts`` reads a reader run as its first
+row unless its mark holds a name read (then row by row: 11 runs of 22 rows at the 10k
+pools); where the compiled module is built, one C loop (``oldscan.changes``; the
+slots' columns ``_oldscan.expressions``, which keeps only the entries that are not
+literals, and reads a slot run's later rows for the names in its mark alone) that
+compares each entry with the row before's by identity, where Python builds a tuple
+per row and compares tuples. An identity cut may split a run that ``!=`` would not
+(equal entries that are not the same object); runs are merged into classes by
+``Canon`` numbers, so the classes, their numbers and representatives are the same
+either way (the tests run both).
 
-A chunk's names (needed for the ``Request*`` roots) are the union of one table per
-run of ads that the reader marked as binding the very same names (``ClassAd.layout``:
-its compiled scanner starts such an ad from a copy of the previous ad's dict, and a
-cluster's jobs are such a run; a row starts a run where its mark is not the row
-before's, an unmarked ad its own), not of every table: a union walks a ``dict`` and
-inserts into a ``set`` per name, about 100 instructions a name, the least any exact
-way found costs (RESULTS, session 20), and was half of the grouping when every job's
-85 names were walked. Then the time goes to the cuts (a row's entries for the
-significant names, a few lookups a row), the slots' side (memory-bound column reads
-over 10,000 tables of 160 names) and the queue blocks (``benchmarks/closed_cpu.py``).
+A chunk's names (needed for the ``Request*`` roots) are the union of its reader
+runs' first tables (the ads of a run bind the very same names), not of every table:
+a union walks a ``dict`` and inserts into a ``set`` per name, about 100 instructions
+a name, the least any exact way found costs (RESULTS, session 20), and was half of
+the grouping when every job's 85 names were walked. Then the time goes to the slots'
+side (memory-bound column reads over 10,000 tables of 160 names), the rows' own reads
+(a job, its ad and its id, one cache miss each) and the queue blocks
+(``benchmarks/closed_cpu.py``).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable
-from itertools import chain, compress, islice
-from operator import is_not, sub
+from itertools import islice
+from operator import sub
 
 from condorlite.core import adeval
 from condorlite.core.classad.ast import Expr
@@ -107,20 +112,6 @@ def build_closed(
     return _grouped(idle, sweep, configured)
 
 
-def _one_per_run(tables: list[dict], marks: list[object]) -> Iterable[dict]:
-    """The first of ``tables`` (the tables of ads with run marks ``marks``,
-    ``adeval.tables_and_marks``) of each run of rows with one mark: the ads of a run
-    bind the very same names, so the union of the names of what it returns is that of
-    ``tables``, and a chunk's union walks a table per run of a cluster's jobs, not a
-    table per job (about half of the grouping's instructions). A row is kept when its
-    mark is not the one before's (C-level ``is_not``: no hashing of the marks)."""
-    return compress(tables, map(is_not, marks, chain((_NO_MARK,), marks)))
-
-
-#: a mark no ad has: the first row starts a run
-_NO_MARK = object()
-
-
 def _roots(policy_exprs: Iterable[Expr]) -> frozenset[str]:
     roots = set(ALWAYS_SIGNIFICANT)
     for expr in policy_exprs:
@@ -132,11 +123,12 @@ class _Sweep:
     """The idle jobs read in chunks, with S grown as they are read.
 
     After ``__init__``: ``significant`` is S; ``bound`` every name some job binds;
-    ``names`` S's names some job binds, sorted; ``tables`` the jobs' tables;
-    ``starts`` the first row of each run, ascending; ``blocks`` the queue order's
-    blocks (``queue_blocks``, cut while each chunk is read); ``firsts`` the least
-    ``queue_blocks.queue_key`` of each run's rows (its first job in queue order),
-    a key per block head the run holds, not per row; ``ids`` each row's job id.
+    ``names`` S's names some job binds, sorted; ``runs`` the jobs as the reader's
+    runs (``columns.Runs``); ``starts`` the first row of each run, ascending;
+    ``blocks`` the queue order's blocks (``queue_blocks``, cut while each chunk is
+    read); ``firsts`` the least ``queue_blocks.queue_key`` of each run's rows (its
+    first job in queue order), a key per block head the run holds, not per row;
+    ``ids`` each row's job id.
 
     Invariant (runs): rows ``starts[i] <= r < starts[i+1]`` have ``==`` entries for
     every name of ``names``, so a run's first row stands for all of its rows: equal
@@ -153,16 +145,15 @@ class _Sweep:
 
     def __init__(self, idle: list[Job], slots: _Distinct, roots: frozenset[str]) -> None:
         self.slots = slots
+        self.jobs = idle
         self.significant: set[str] = set()
         self.bound: set[str] = set()
-        self.tables: list[dict] = []
-        #: each row's run mark (``adeval.tables_and_marks``; the ad itself without one)
-        self.marks: list[object] = []
+        #: the rows as the reader's runs (``columns.Runs``, rows of ``idle``): each
+        #: run's first row, table and mark, each row's job id
+        self.runs = columns.Runs([], [], [], [])
         self._starts: set[int] = set()
-        #: the heads of the queue order's blocks (``queue_blocks``), ascending, and
-        #: the job id of each row
+        #: the heads of the queue order's blocks (``queue_blocks``), ascending
         self.heads: list[int] = []
-        self.ids: list[str] = []
         #: names some row read so far binds (before the chunk being read)
         self._before: set[str] = set()
         #: (name, end): a name that joined S after rows before ``end`` binding it were read
@@ -174,6 +165,7 @@ class _Sweep:
             self._chunk(idle[first:first + CHUNK], first)
         self._before = self.bound
         self._read_late()
+        self.ids = self.runs.ids
         # (as the tables' own key objects, like each chunk's names: ``_chunk``)
         self.names = tuple(sorted(filter(self.significant.__contains__, self.bound)))
         self.starts = sorted(self._starts)
@@ -192,54 +184,58 @@ class _Sweep:
             new = reached - self.significant
 
     def _chunk(self, jobs: list[Job], first: int) -> None:
-        """Read one chunk (rows ``first`` on): its tables, names, entries for S and
+        """Read one chunk (rows ``first`` on): its runs, names, entries for S and
         queue blocks. A ``Request*`` name first bound here is a root from here on."""
-        rows = columns.gather(jobs)
-        if rows is None:
+        found = columns.job_runs(jobs)
+        if found is None:  # (each row its own run)
             ads = [job.ad for job in jobs]
-            tables = list(map(_table, ads))
-            marks: list[object] = ads  # (each row its own run)
-            firsts: Iterable[dict] = tables
-            ids = [job.id for job in jobs]
-        else:
-            tables, marks, ids = rows.tables, rows.marks, rows.ids
-            firsts = _one_per_run(tables, marks)
-        self.tables.extend(tables)
-        self.marks.extend(marks)
-        names = set().union(*firsts)
+            found = columns.Runs(list(range(len(jobs))), list(map(_table, ads)),
+                                 ads, [job.id for job in jobs])
+        runs = self.runs
+        chunk = columns.Runs([*map(first.__add__, found.starts)], found.tables,
+                             found.marks, found.ids)
+        runs.starts.extend(chunk.starts)
+        runs.tables.extend(found.tables)
+        runs.marks.extend(found.marks)
+        runs.ids.extend(found.ids)
+        # (a run's rows bind the very same names: one table per run walked)
+        names = set().union(*found.tables)
         self._before = set(self.bound)
         self._join(filter(_IS_REQUEST, names - self.bound), first)
         self.bound |= names
-        starts = {0}
+        starts = {first}
         done: set[str] = set()
+        end = first + len(jobs)
         # (the names as the tables' own key objects, taken from ``names``: a lookup
         # by the very object the table holds is an identity hit, no string compare)
         significant = self.significant.__contains__
         todo = set(filter(significant, names))
         while todo:
             done |= todo
-            cuts, entries = columns.cuts(tables, sorted(todo), marks)
+            cuts, entries = columns.run_cuts(self.jobs, chunk, end, sorted(todo))
             starts |= cuts
-            found = columns.names_in(entries)
-            self.referenced |= found
-            self._join(found, first)
+            found_names = columns.names_in(entries)
+            self.referenced |= found_names
+            self._join(found_names, first)
             todo = set(filter(significant, names - done))
-        # (the queue order's blocks are cut, and the ids read, while the chunk's jobs
-        # are in the cache)
+        # (the queue order's blocks are cut while the chunk's jobs are in the cache)
         self.heads.extend(chunk_heads(jobs, first))
-        self.ids += ids
-        self._starts.update(map(first.__add__, starts))
+        self._starts |= starts
 
     def _read_late(self) -> None:
         """Read the queued names over the rows before they joined; what they name
         joins S and is read over every row (``_join`` queues it with all rows)."""
+        runs = self.runs
         while self._late:
             name, end = self._late.pop()
-            cuts, entries = columns.cuts(self.tables[:end], [name], self.marks[:end])
+            # (``end`` is a chunk's first row: a run's first)
+            k = bisect_left(runs.starts, end)
+            before = columns.Runs(runs.starts[:k], runs.tables[:k], runs.marks[:k], [])
+            cuts, entries = columns.run_cuts(self.jobs, before, end, [name])
             self._starts.update(cuts)
             found = columns.names_in(entries)
             self.referenced |= found
-            self._join(found, len(self.tables))
+            self._join(found, len(self.jobs))
 
 
 class _Distinct:
@@ -295,7 +291,7 @@ def _grouped(idle: list[Job], rows: _Sweep, configured: tuple[str, ...] | None
     match_class_of = RowMap(ids, _per_row(class_of_run, rows.starts, len(idle)), idle)
     if configured:
         wanted = tuple(sorted({name.lower() for name in configured} & rows.bound))
-        starts = sorted(columns.cuts(rows.tables, wanted, rows.marks)[0].union([0]))
+        starts = sorted(columns.run_cuts(idle, rows.runs, len(idle), wanted)[0].union([0]))
         firsts = list(map(rows.blocks.least, starts, _ends(starts, idle)))
         cluster_of_run, _ = _numbered(idle, starts, firsts, wanted, canon)
         cluster_of = RowMap(ids, _per_row(cluster_of_run, starts, len(idle)), idle)

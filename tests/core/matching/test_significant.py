@@ -235,8 +235,9 @@ def test_the_sweep_cuts_by_the_tables_own_key_objects() -> None:
 @pytest.mark.parametrize("chunk", [7, 1024])
 def test_the_readers_marks_stand_for_their_runs(tmp_path, chunk) -> None:
     """A chunk's names come from one table per reader mark (``ClassAd.layout``: a run
-    of a cluster's jobs with the very same names): the grouping is the one made from
-    every table, and the loop's."""
+    of a cluster's jobs with the very same names), and its cuts read a run's later rows
+    only where its mark holds a name read (``columns.job_runs``, ``columns.run_cuts``):
+    the grouping is the one made from every table, and the loop's."""
     spec = gen.PoolSpec(slots=40, jobs=400, submitters=5, autoclusters=20, seed=12,
                         claimed_fraction=0.3, realistic=True)
     slots, idle = _genpool(tmp_path, spec, POLICY, shared=True)
@@ -244,15 +245,16 @@ def test_the_readers_marks_stand_for_their_runs(tmp_path, chunk) -> None:
     assert sum(mark is not None for mark in marks) > len(idle) // 2
     assert len({id(mark) for mark in marks}) < len(idle) // 4  # (runs, not one per job)
     exprs, walked = _exprs(POLICY), []
-    one = significant._one_per_run
+    one = columns.job_runs
 
-    def spy(tables, marks):
-        out = list(one(tables, marks))
-        walked.append(len(out))
+    def spy(jobs):
+        out = one(jobs)
+        walked.append(len(out.tables))
+        assert len(out.ids) == len(jobs)
         return out
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(significant, "_one_per_run", spy)
+        patch.setattr(columns, "job_runs", spy)
         marked = _closed(slots, idle, exprs, None, chunk)
     assert sum(walked) < len(idle) // 2
     for j in idle:
@@ -263,17 +265,52 @@ def test_the_readers_marks_stand_for_their_runs(tmp_path, chunk) -> None:
 
 
 def test_unmarked_ads_each_stand_for_themselves() -> None:
-    """``_one_per_run``: a row starts a run where its mark is not the row before's;
+    """``columns.job_runs``: a row starts a run where its mark is not the row before's;
     ads without a reader mark are their own marks (``adeval.tables_and_marks``), so
     two unmarked ads in a row both count, whatever names they bind."""
-    ads = [parse_ad("A = 1"), parse_ad("B = 2"), parse_ad("C = 3"), parse_ad("D = 4")]
-    mark = object()
-    ads[0].layout = ads[1].layout = None  # (an ad changed since it was read)
-    ads[2].layout = ads[3].layout = mark  # (as the reader marks a run)
-    tables, marks = significant.adeval.tables_and_marks(ads)
-    assert marks[:2] == [ads[0], ads[1]] and marks[2] is marks[3] is mark
-    firsts = list(significant._one_per_run(tables, marks))
-    assert [list(table) for table in firsts] == [["a"], ["b"], ["c"]]
+    jobs = [job(1, p, "alice", index=p, **{name: p}) for p, name in enumerate("ABCD")]
+    mark = {"d"}
+    jobs[0].ad.layout = jobs[1].ad.layout = None  # (an ad changed since it was read)
+    jobs[2].ad.layout = jobs[3].ad.layout = mark  # (as the reader marks a run)
+    runs = columns.job_runs(jobs)
+    assert runs.starts == [0, 1, 2]
+    assert runs.marks[:2] == [jobs[0].ad, jobs[1].ad] and runs.marks[2] is mark
+    assert [sorted(table)[0] for table in runs.tables] == ["a", "b", "c"]
+    assert runs.ids == [j.id for j in jobs]
+
+
+def test_run_cuts_read_a_runs_later_rows_where_its_mark_holds_a_name() -> None:
+    """``columns.run_cuts``: a run whose mark holds no name read is read as its first
+    row; one whose mark holds one is read row by row, so its rows that differ in it
+    are cuts (the rows of ``jobs``, not of the runs): the cuts of every row's table."""
+    jobs = [job(1, p, "alice", index=p, Foo=p // 2, Bar=1) for p in range(6)]
+    bar = jobs[1].ad._attrs["bar"]
+    mark = {"foo", "procid", "globaljobid"}
+    for j in jobs[1:]:
+        j.ad.layout = mark  # (rows 1-5: one run whose lines differ in Foo alone)
+        j.ad._attrs["bar"] = bar
+    jobs[0].ad.layout = None
+    runs = columns.job_runs(jobs)
+    assert runs.starts == [0, 1]
+    for end in (6, 3):
+        for names in (["foo"], ["bar"], ["bar", "foo"]):
+            every = columns.cuts([j.ad._attrs for j in jobs[:end]], names)
+            found = columns.run_cuts(jobs, runs, end, names)
+            assert found[0] == every[0]
+            assert list(map(id, found[1])) == list(map(id, every[1]))
+        assert {2, 4} & set(range(end)) <= columns.run_cuts(jobs, runs, end, ["foo"])[0]
+    read: list[int] = []
+    cuts = columns.cuts
+
+    def spy(tables, names, marks=None):
+        read.append(len(tables))
+        return cuts(tables, names, marks)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(columns, "cuts", spy)
+        assert columns.run_cuts(jobs[1:], columns.job_runs(jobs[1:]), 5, ["bar"])[0] == set()
+        columns.run_cuts(jobs, runs, 6, ["foo"])
+    assert read == [1, 6]  # (the run read as its first row, then row by row)
 
 
 @pytest.mark.parametrize("names", [[], ["a"], ["a", "b", "gone"]])

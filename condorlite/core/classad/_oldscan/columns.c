@@ -304,6 +304,159 @@ values_of(PyObject *members, PyObject *row, PyObject **out)
     return row;
 }
 
+/* runs(rows, row_members, ad_type, ad_members) -> (starts, tables, marks, ids) or
+ * None: gather's rows read as the reader's runs. A row starts a run where its run mark
+ * (the reader mark when true, else the ad itself, as gather gives it) is not the very
+ * mark of the row before (row 0 always). `starts` the first row of each run,
+ * ascending; `tables` the table of each run's first row (made whole where lazy, as
+ * gather makes a run's first); `marks` each run's mark; `ids` each row's id. A row
+ * after a run's first is read for its id and mark alone: its table is not taken (its
+ * reference count not touched, no list slot per row for it), which is what the
+ * grouping's passes over a cluster's jobs leave unread (matching/significant.py).
+ * None, and the same errors, where gather gives them. */
+PyObject *
+oldscan_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4 || !PyList_CheckExact(args[0]) || !PyTuple_CheckExact(args[1])
+            || PyTuple_GET_SIZE(args[1]) != 2 || !PyType_Check(args[2])
+            || !PyTuple_CheckExact(args[3]) || PyTuple_GET_SIZE(args[3]) != 2) {
+        PyErr_SetString(PyExc_TypeError,
+                        "runs(rows: list, row_members: (ad, id), ad_type: type, "
+                        "ad_members: (table, mark))");
+        return NULL;
+    }
+    PyObject *descrs[4] = {PyTuple_GET_ITEM(args[1], 0), PyTuple_GET_ITEM(args[1], 1),
+                           PyTuple_GET_ITEM(args[3], 0), PyTuple_GET_ITEM(args[3], 1)};
+    for (int i = 0; i < 4; i++) {
+        if (!PyObject_TypeCheck(descrs[i], &PyMemberDescr_Type)) {
+            PyErr_SetString(PyExc_TypeError, "runs: members must be slots");
+            return NULL;
+        }
+    }
+    PyObject *rows = args[0];
+    PyTypeObject *ad_type = (PyTypeObject *)args[2];
+    if (PyDescr_TYPE(descrs[2]) != ad_type || PyDescr_TYPE(descrs[3]) != ad_type)
+        Py_RETURN_NONE;
+    Py_ssize_t n = PyList_GET_SIZE(rows);
+    PyObject *starts = PyList_New(0);
+    PyObject *tables = PyList_New(0);
+    PyObject *marks = PyList_New(0);
+    PyObject *ids = PyList_New(n);
+    /* the mark of the run under way: borrowed from `marks`, which holds it */
+    PyObject *mark_before = NULL;
+    if (starts == NULL || tables == NULL || marks == NULL || ids == NULL)
+        goto fail;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (i >= PyList_GET_SIZE(rows)) {
+            /* (a mark's truth test ran code that shortened the list) */
+            PyErr_SetString(PyExc_RuntimeError, "runs: the rows changed size");
+            goto fail;
+        }
+        PyObject *row = PyList_GET_ITEM(rows, i);
+        if (Py_TYPE(row) != PyDescr_TYPE(descrs[0]) || Py_TYPE(row) != PyDescr_TYPE(descrs[1]))
+            goto none;
+        Py_INCREF(row);
+        PyObject *ad = member_value(descrs[0], row);
+        PyObject *id = ad == NULL ? NULL : member_value(descrs[1], row);
+        Py_DECREF(row);
+        if (id == NULL) {
+            Py_XDECREF(ad);
+            goto fail;
+        }
+        PyList_SET_ITEM(ids, i, id);
+        if (Py_TYPE(ad) != ad_type && !table_lazy_of(Py_TYPE(ad), ad_type)) {
+            Py_DECREF(ad);
+            goto none;
+        }
+        PyObject *mark = member_value(descrs[3], ad);
+        if (mark == NULL) {
+            Py_DECREF(ad);
+            goto fail;
+        }
+        /* (a set's truth without a call: the readers' marks are sets) */
+        int truth = PyAnySet_CheckExact(mark) ? PySet_GET_SIZE(mark) > 0
+                    : mark == Py_None ? 0 : PyObject_IsTrue(mark);
+        if (truth < 0) {
+            Py_DECREF(mark);
+            Py_DECREF(ad);
+            goto fail;
+        }
+        PyObject *run_mark = truth ? mark : ad;
+        if (i > 0 && run_mark == mark_before) {
+            Py_DECREF(mark);
+            Py_DECREF(ad);
+            continue;
+        }
+        PyObject *table = member_value(descrs[2], ad);
+        if (table != NULL && TABLE_IS_LAZY(table)) {
+            PyObject *whole = table_whole(
+                (PyObject **)((char *)ad + ((PyMemberDescrObject *)descrs[2])->d_member->offset));
+            Py_DECREF(table);
+            table = whole;
+        }
+        int failed = table == NULL || append_row(starts, i) < 0
+                     || PyList_Append(tables, table) < 0 || PyList_Append(marks, run_mark) < 0;
+        Py_XDECREF(table);
+        Py_DECREF(mark);
+        Py_DECREF(ad);
+        if (failed)
+            goto fail;
+        mark_before = PyList_GET_ITEM(marks, PyList_GET_SIZE(marks) - 1);
+    }
+    return Py_BuildValue("(NNNN)", starts, tables, marks, ids);
+none:
+    Py_DECREF(starts);
+    Py_DECREF(tables);
+    Py_DECREF(marks);
+    Py_DECREF(ids);
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(starts);
+    Py_XDECREF(tables);
+    Py_XDECREF(marks);
+    Py_XDECREF(ids);
+    return NULL;
+}
+
+/* One step of Python's tuple comparison, a member's values `a` (this row's) and `b`
+ * (the row before's): 1 when a == b (the next member decides), else 0 with *le set to
+ * whether a <= b; -1 with an exception. The very object, two exact ints that fit a
+ * long long and two exact strs are compared here as Python compares them (no call
+ * through the rich comparison, about a third of the pass's instructions when every
+ * member went through it: RESULTS, session 36); anything else by
+ * PyObject_RichCompareBool, == then <=. */
+static int
+equal_or_le(PyObject *a, PyObject *b, int *le)
+{
+    if (a == b)
+        return 1;
+    if (PyLong_CheckExact(a) && PyLong_CheckExact(b)) {
+        int over_a, over_b;
+        long long x = PyLong_AsLongLongAndOverflow(a, &over_a);
+        long long y = PyLong_AsLongLongAndOverflow(b, &over_b);
+        if (!over_a && !over_b) {
+            if (x == y)
+                return 1;
+            *le = x < y;
+            return 0;
+        }
+    }
+    else if (PyUnicode_CheckExact(a) && PyUnicode_CheckExact(b)) {
+        int order = PyUnicode_Compare(a, b);
+        if (order == -1 && PyErr_Occurred())
+            return -1;
+        if (order == 0)
+            return 1;
+        *le = order < 0;
+        return 0;
+    }
+    int equal = PyObject_RichCompareBool(a, b, Py_EQ);
+    if (equal != 0)
+        return equal;
+    *le = PyObject_RichCompareBool(a, b, Py_LE);
+    return *le < 0 ? -1 : 0;
+}
+
 PyObject *
 oldscan_descents(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -337,15 +490,11 @@ oldscan_descents(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (have) {
             cut = 1;  /* all equal: <= */
             for (Py_ssize_t i = 0; i < m; i++) {
-                int equal = PyObject_RichCompareBool(now[i], before[i], Py_EQ);
+                int equal = equal_or_le(now[i], before[i], &cut);
                 if (equal < 0)
                     goto fail_values;
-                if (!equal) {
-                    cut = PyObject_RichCompareBool(now[i], before[i], Py_LE);
-                    if (cut < 0)
-                        goto fail_values;
+                if (!equal)
                     break;
-                }
             }
         }
         for (Py_ssize_t i = 0; i < m; i++) {

@@ -11,6 +11,9 @@ PyObject *oldscan_changes(PyObject *module, PyObject *const *args, Py_ssize_t na
 /* gather(rows, row_members, ad_type, ad_members): the rows' ads' tables, run marks and
  * the rows' ids, or None; see columns.c. */
 PyObject *oldscan_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+/* runs(rows, row_members, ad_type, ad_members): gather's rows as the reader's runs (each
+ * run's first row, table and mark; each row's id), or None; see columns.c. */
+PyObject *oldscan_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 /* descents(rows, members): the rows whose members' values, as a tuple, are <= the row
  * before's, after 0; see columns.c. */
 PyObject *oldscan_descents(PyObject *module, PyObject *const *args, Py_ssize_t nargs);

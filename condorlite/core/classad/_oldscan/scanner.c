@@ -608,6 +608,9 @@ static PyMethodDef module_methods[] = {
     {"run_jobs", (PyCFunction)(void (*)(void))oldscan_run_jobs, METH_FASTCALL,
      "run_jobs(ads, start, mark, cluster, out, types): the Jobs of a reader run's job "
      "ads appended to out, and the place of the first ad not taken; see jobruns.c."},
+    {"runs", (PyCFunction)(void (*)(void))oldscan_runs, METH_FASTCALL,
+     "runs(rows, row_members, ad_type, ad_members): gather's rows as the reader's runs "
+     "(starts, tables, marks of each run; each row's id), or None; see columns.c."},
     {"select", (PyCFunction)(void (*)(void))oldscan_select, METH_FASTCALL,
      "select(rows, member, value): the rows whose member's value == value, in order, "
      "or None when some row is not of the member's type; see columns.c."},
