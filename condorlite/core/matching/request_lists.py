@@ -126,7 +126,7 @@ class RequestLists:
         shape, then the shape's available offers); a short list offer by offer.
         ``signature``: the job ad's ``submitter_signature`` when the caller has it."""
         if self._shapes.is_full(offers):
-            return self._by_shape(class_id, job_ad, submitter, only_rank, signature)
+            return self._by_shape(class_id, job_ad, submitter, only_rank)
         if signature is None:
             signature = submitter_signature(job_ad)
         out = Candidates([], signature=signature, built=self._shapes.clock)
@@ -196,16 +196,15 @@ class RequestLists:
         return None if reason is None else make_entry(offer, idx, pe, reason, column)
 
     def _by_shape(self, class_id: int, job_ad: ClassAd, submitter: str,
-                  only_rank: bool, signature: tuple | None = None) -> Candidates:
+                  only_rank: bool) -> Candidates:
         """``candidates`` over every prepared offer, a shape at a time.
 
         Equal shapes give equal pair results, reasons and preemption tests, so each
         is worked out once per shape and applied to the shape's available offers
         (rejection counts included, one per offer as the offer-by-offer walk counts).
         Unavailable offers have left their shapes (``retire``), so a shape's members
-        are its available offers. ``signature``: as ``candidates``."""
-        if signature is None:
-            signature = submitter_signature(job_ad)
+        are its available offers."""
+        signature = submitter_signature(job_ad)
         out = Candidates([], signature=signature, built=self._shapes.clock)
         column = self._column(class_id, job_ad)
         pair_of = self._pair_of_shape

@@ -50,13 +50,13 @@ from condorlite.core.matching.autocluster import Autoclusters
 from condorlite.core.matching.candidates import Candidates
 from condorlite.core.matching.list_scan import ListScan, ListWalk, Pick
 from condorlite.core.matching.matchmaker import Matchmaker
+from condorlite.core.matching.offers import with_attrs
 from condorlite.core.matching.walk_limits import Bounds
 from condorlite.core.model import NO_PREEMPTION, Claim, Job, Match, make_match
 from condorlite.core.negotiation import limits as lim
 from condorlite.core.negotiation.cycle_notes import NoteLog, Rejections, rejection_reason
 from condorlite.core.negotiation.offer_pool import OfferPool
-from condorlite.core.negotiation.submitter_attrs import GroupFacts, GroupTurn
-from condorlite.core.negotiation.turn_ads import TurnAd, TurnAds
+from condorlite.core.negotiation.submitter_attrs import GroupFacts, GroupTurn, submitter_attrs
 from condorlite.core.negotiation.turns import Turn
 from condorlite.core.policy import Policy
 
@@ -102,8 +102,6 @@ class TurnNegotiator:
         self.mm, self.scan, self.ac = mm, scan, ac
         #: the cycle's usage per submitter, charged by the matches (module doc)
         self.usage, self.eup, self.groups = usage, eup, groups
-        #: the classes' job ads in the turns, with their signatures (``turn_ads``)
-        self.ads = TurnAds(ac, eup, usage, groups)
         self.stats = stats
         self.matches: list[Match] = []
         self.preempted: list[Claim] = []
@@ -123,7 +121,7 @@ class TurnNegotiator:
         cache: dict[tuple[int, bool], Candidates] = {}
         #: the walk of each list (``ListWalk``), kept between the class's jobs
         walks: dict[tuple[int, bool], ListWalk] = {}
-        job_ads: dict[int, TurnAd] = {}
+        job_ads: dict[int, ClassAd] = {}
         offer_pool, stats, spin = self.offer_pool, self.stats, limits.spin
         any_held = offer_pool.held_available > 0
         # limits.permits(used, cost, limit) is used + cost <= bound, or the round-up
@@ -179,7 +177,7 @@ class TurnNegotiator:
                     cands = cache[(klass, only_rank)]
                     limited = limited or cands.rej_limit > 0 or only_rank
                     at = self._reject_row(turn, at, row_iter, cands, klass, cluster,
-                                          job_ads[klass].ad, job, only_rank, skipped)
+                                          job_ads[klass], job, only_rank, skipped)
                     continue
                 offer, reason, taken, cost = picked
                 if taken is not None and offer.vector is not None:
@@ -218,20 +216,20 @@ class TurnNegotiator:
                 usage[name] = charged
 
     def _start_walk(self, klass: int, only_rank: bool, name: str,
-                    group_turn: GroupTurn | None, job_ads: dict[int, TurnAd],
+                    group_turn: GroupTurn | None, job_ads: dict[int, ClassAd],
                     cache: dict[tuple[int, bool], Candidates],
                     walks: dict[tuple[int, bool], ListWalk], bounds: Bounds) -> ListWalk:
         """The list of a class in a submitter's turn (its job ad: the class's first
-        job with the submitter's attributes, made once per turn with its signature,
-        ``turn_ads``), and its walk (``ListWalk``) under the turn's ``bounds``; both
-        kept under (class, only_rank)."""
-        turn_ad = job_ads.get(klass)
-        if turn_ad is None:
-            turn_ad = job_ads[klass] = self.ads.make(klass, name, group_turn)
+        job with the submitter's attributes, ``submitter_attrs``, made once per turn),
+        and its walk (``ListWalk``) under the turn's ``bounds``; both kept under
+        (class, only_rank)."""
+        job_ad = job_ads.get(klass)
+        if job_ad is None:
+            job_ad = job_ads[klass] = with_attrs(
+                self.ac.representative[klass].ad,
+                submitter_attrs(name, self.eup, self.usage, self.groups, group_turn))
         key = (klass, only_rank)
-        job_ad = turn_ad.ad
-        cands = cache[key] = self.mm.candidates(klass, job_ad, name, self.offers, only_rank,
-                                                signature=turn_ad.signature)
+        cands = cache[key] = self.mm.candidates(klass, job_ad, name, self.offers, only_rank)
         walk = walks[key] = self.scan.walk(cands, klass, job_ad, name, only_rank, bounds)
         return walk
 
