@@ -77,6 +77,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "carve.h"
 #include "columns.h"
 #include "jobruns.h"
 #include "keys.h"
@@ -586,6 +587,9 @@ static PyMethodDef module_methods[] = {
     {"bound_to", (PyCFunction)(void (*)(void))oldscan_bound_to, METH_FASTCALL,
      "bound_to(table, names, kind): whether table binds each of names to an entry whose "
      "item 1 is exactly of type kind (see condorlite/core/entry_keys.py)."},
+    {"carve_amounts", (PyCFunction)(void (*)(void))oldscan_carve_amounts, METH_FASTCALL,
+     "carve_amounts(vals, had, moves): a carve's new values and amounts left, and "
+     "whether no value is a float, or None off its fast path (carve.c)."},
     {"changes", (PyCFunction)(void (*)(void))oldscan_changes, METH_FASTCALL,
      "changes(tables, keys, marks=None): (the rows where some key's value is not the "
      "row before's very object, the values at row 0 and at those changes; see "
