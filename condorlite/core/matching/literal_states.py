@@ -55,11 +55,11 @@ class LiteralStates(OrderedStates):
 
     def _make(self, count: int | None, last: float | None) -> None:
         """``OrderedStates._make`` over the merged items (module doc). The step from
-        an item to its entry is that loop's, written out again rather than shared
-        through a call per item: the loop is the plain ordered statics' hottest, and
-        one merged loop for both cost them 0.3 % of the 1k partitionable mix's
-        instructions (RESULTS, session 20, desk20); a change to one is a change to
-        both."""
+        an item to its entry is ``ordered_make``'s loop's, written out again rather
+        than shared through a call per item: the loop is the plain ordered statics'
+        hottest, and one merged loop for both cost them 0.3 % of the 1k partitionable
+        mix's instructions (RESULTS, session 20, desk20); a change to one is a change
+        to both (``ordered_make``'s Python loop and its C one, ``ordered.c``)."""
         items, known_pairs, pair_of = self.items, self._known, self._pair_of
         requests, left, boxed = self._requests, self._left, self._boxed
         entries = self.entries
@@ -101,7 +101,7 @@ class LiteralStates(OrderedStates):
                     continue  # (an offset: its own item is in ``extra``)
             else:
                 xat += 1
-            have = left[shape]  # (as ``OrderedStates._make`` tests it)
+            have = left[shape]  # (as ``ordered_make`` tests it)
             fit = True
             for pos, amount in requests:
                 if amount > have[pos]:

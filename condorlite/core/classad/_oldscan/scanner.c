@@ -81,6 +81,7 @@
 #include "columns.h"
 #include "jobruns.h"
 #include "keys.h"
+#include "ordered.h"
 #include "slotted.h"
 #include "table.h"
 #include "scanner.h"
@@ -608,6 +609,10 @@ static PyMethodDef module_methods[] = {
      "gather(rows, row_members, ad_type, ad_members): (each row's ad's table, its run "
      "mark, the row's id) as three lists, or None when some ad is not of ad_type; see "
      "columns.c."},
+    {"ordered_make", (PyCFunction)(void (*)(void))oldscan_ordered_make, METH_FASTCALL,
+     "ordered_make(items, at, room, last, requests, left, pair_of, known, boxed, kept, "
+     "run, batch, dependent, post, tail): an ordered source's items made into entries "
+     "(ordered.c)."},
     {"run_jobs", (PyCFunction)(void (*)(void))oldscan_run_jobs, METH_FASTCALL,
      "run_jobs(ads, start, mark, cluster, out, types): the Jobs of a reader run's job "
      "ads appended to out, and the place of the first ad not taken; see jobruns.c."},

@@ -1,0 +1,120 @@
+"""``ordered_make``: the C loop and the Python one make the same entries of the same
+items, stop at the same item, store the same pair results and call ``run`` on the same
+states in the same order, whatever the groups, bounds, requests, known pairs, box,
+rank column and post-job ranks; errors are raised alike."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from condorlite.core.classad import oldscan
+from condorlite.core.matching import ordered_make
+from condorlite.core.matching.candidates import DEPENDENT, FLT_MAX, NO_MATCH, POST, make_pair
+from condorlite.core.model import NO_PREEMPTION
+
+TAIL = (-3, FLT_MAX, NO_PREEMPTION)
+#: keys of groups, sorted (a snapshot's -pre: never a NaN, zeros of both signs)
+_KEYS = st.lists(st.sampled_from([-5.0, -1.5, -0.0, 0.0, 2.0, 7.25, FLT_MAX]), min_size=0,
+                 max_size=14).map(sorted)
+_AMOUNT = st.sampled_from([0.0, 1.0, 2.0, 4.0, 8.0, math.nan, math.inf])
+
+
+def _pair(seed: int):
+    """A pair result by ``seed``: no match, or a match with its ranks (a dependent
+    post-job rank among them)."""
+    if seed % 3 == 0:
+        return NO_MATCH
+    return make_pair((True, float(seed), 0.0, {POST: seed / 7}, {"Cpus": 1.0}))
+
+
+@st.composite
+def _cases(draw):
+    keys = draw(_KEYS)
+    shapes = draw(st.integers(1, 5))
+    left = {s: tuple(draw(st.lists(_AMOUNT, min_size=3, max_size=3))) for s in range(shapes)}
+    pair_of = {s: draw(st.integers(0, 4)) for s in range(shapes)}
+    items = []
+    for i, key in enumerate(keys):
+        shape = draw(st.integers(0, shapes - 1))
+        post = draw(st.one_of(st.just(DEPENDENT), st.sampled_from([0.0, -2.5, 3.0])))
+        items.append((key, i, draw(st.integers(0, 3)), shape, post, (i, shape),
+                      f"slot{i}", ()))
+    requests = [(pos, amount) for pos, amount in
+                draw(st.lists(st.tuples(st.integers(0, 2), _AMOUNT), max_size=3))]
+    known = {p: _pair(draw(st.integers(0, 9))) for p in draw(st.sets(st.integers(0, 4)))}
+    boxed = draw(st.one_of(st.none(), st.integers(1, 9).map(_pair)))
+    kept = draw(st.one_of(st.none(), st.just({i: (None, i * 1.5) for i in range(len(keys))})))
+    at = draw(st.integers(0, len(keys)))
+    room = draw(st.one_of(st.none(), st.integers(-1, 6)))
+    last = draw(st.one_of(st.none(), st.sampled_from([-1.5, 0.0, 2.0, 100.0])))
+    return items, at, room, last, requests, left, pair_of, known, boxed, kept
+
+
+def _run_with(make, case):
+    items, at, room, last, requests, left, pair_of, known, boxed, kept = case
+    known = dict(known)
+    calls: list[tuple] = []
+
+    def run(vals):
+        calls.append(vals)
+        return _pair(vals[0] * 5 + vals[1])
+
+    batch: list[tuple] = [("before",)]
+    out = make(items, at, room, last, requests, left, pair_of, known, boxed, kept, run,
+               batch, DEPENDENT, POST, TAIL)
+    return out, repr(batch), repr(sorted(known.items())), calls
+
+
+@pytest.mark.skipif(not oldscan.AVAILABLE, reason="the compiled module was not built")
+@settings(max_examples=500, deadline=None)
+@given(_cases())
+def test_compiled_and_python_ordered_make_agree(case) -> None:
+    want = _run_with(ordered_make.python_ordered_make, case)
+    got = _run_with(ordered_make._compiled, case)
+    assert got == want
+    (at, evaluations), _, _, calls = want
+    assert case[1] <= at <= len(case[0]) and evaluations >= len(calls)
+
+
+def test_python_ordered_make_by_hand() -> None:
+    """Groups stop the loop only at their first item: with room for none, the first
+    group is made whole; the state short of a request is passed over; a box's result
+    is stored once per pair shape and counted; a pair that does not match makes no
+    entry."""
+    left = {0: (4.0, 4.0, 4.0), 1: (0.0, 4.0, 4.0)}
+    items = [(-2.0, 0, 1, 0, 1.0, (0,), "a", ()), (-2.0, 1, 1, 1, 1.0, (1,), "b", ()),
+             (-2.0, 2, 1, 0, DEPENDENT, (2,), "c", ()), (-1.0, 3, 1, 0, 1.0, (3,), "d", ())]
+    boxed = make_pair((True, 5.0, 0.0, {POST: 9.0}, {}))
+    known: dict = {}
+    batch: list[tuple] = []
+    at, evaluations = ordered_make.python_ordered_make(
+        items, 0, 0, None, [(0, 1.0)], left, {0: 7, 1: 8}, known, boxed, None,
+        lambda vals: NO_MATCH, batch, DEPENDENT, POST, TAIL)
+    assert (at, evaluations) == (3, 1) and known == {7: boxed}
+    assert batch == [(-2.0, -5.0, -1.0, *TAIL[:2], "a", 0, 1, NO_PREEMPTION),
+                     (-2.0, -5.0, -9.0, *TAIL[:2], "c", 2, 1, NO_PREEMPTION)]
+    batch = []
+    at, evaluations = ordered_make.python_ordered_make(
+        items, 3, None, -1.5, [], left, {0: 7, 1: 8}, {}, None, None,
+        lambda vals: NO_MATCH, batch, DEPENDENT, POST, TAIL)
+    assert (at, evaluations, batch) == (3, 0, [])
+
+
+@pytest.mark.skipif(not oldscan.AVAILABLE, reason="the compiled module was not built")
+def test_compiled_ordered_make_raises_as_python_does() -> None:
+    items = [(-2.0, 0, 1, 5, 1.0, (0,), "a", ())]
+
+    def failing(vals):
+        raise ZeroDivisionError
+
+    for make in (ordered_make.python_ordered_make, ordered_make._compiled):
+        with pytest.raises(KeyError):  # (a shape with no amounts left)
+            make(items, 0, None, None, [], {}, {5: 1}, {}, None, None, failing, [],
+                 DEPENDENT, POST, TAIL)
+        with pytest.raises(ZeroDivisionError):  # (the program's run)
+            make(items, 0, None, None, [], {5: ()}, {5: 1}, {}, None, None, failing, [],
+                 DEPENDENT, POST, TAIL)
