@@ -118,3 +118,81 @@ def test_compiled_ordered_make_raises_as_python_does() -> None:
         with pytest.raises(ZeroDivisionError):  # (the program's run)
             make(items, 0, None, None, [], {5: ()}, {5: 1}, {}, None, None, failing, [],
                  DEPENDENT, POST, TAIL)
+
+
+@st.composite
+def _literal_cases(draw):
+    """An ordered case with offsets: ``extra`` items of their own keys (sorted), a
+    ``group`` of an item's values and the groups passed over."""
+    case = draw(_cases())
+    items, shapes = case[0], len(case[5])
+    extra = []
+    for i, key in enumerate(draw(_KEYS)):
+        shape = draw(st.integers(0, shapes - 1))
+        extra.append((key, 100 + i, 1, shape, draw(st.sampled_from([DEPENDENT, 1.0])),
+                      (100 + i, shape), f"x{i}", ()))
+    skip = frozenset(draw(st.sets(st.integers(0, 2))))
+    xat = draw(st.integers(0, len(extra)))
+    kept = case[9]
+    if kept is not None:  # (the offsets' offers have their column values too)
+        case = (*case[:9], {**kept, **{item[1]: (None, -0.5) for item in extra}})
+    return case, extra, xat, skip
+
+
+def _run_literal(make, lcase):
+    case, extra, xat, skip = lcase
+    items, at, room, last, requests, left, pair_of, known, boxed, kept = case
+    known = dict(known)
+    calls: list[tuple] = []
+    groups: list[tuple] = []
+
+    def run(vals, key):
+        calls.append((vals, key))
+        return _pair(vals[0] * 5 + vals[1])
+
+    def group(vals):
+        groups.append(vals)
+        return vals[0] % 3
+
+    batch: list[tuple] = []
+    out = make(items, at, extra, xat, skip, group, room, last, requests, left, pair_of,
+               known, boxed, kept, run, batch, DEPENDENT, POST, TAIL)
+    return out, repr(batch), repr(sorted(known.items())), calls, groups
+
+
+@pytest.mark.skipif(not oldscan.AVAILABLE, reason="the compiled module was not built")
+@settings(max_examples=500, deadline=None)
+@given(_literal_cases())
+def test_compiled_and_python_literal_make_agree(lcase) -> None:
+    want = _run_literal(ordered_make.python_literal_make, lcase)
+    got = _run_literal(ordered_make._compiled_literal, lcase)
+    assert got == want
+
+
+def test_python_literal_make_merges_and_skips() -> None:
+    """An offset's item comes first on equal keys, an item of a skipped group is passed
+    over (counted in ``at``), and ``run`` gets the item's key; with no offsets and
+    nothing skipped the loop is ``python_ordered_make``'s."""
+    left = {0: (4.0,)}
+    items = [(-2.0, 0, 1, 0, 1.0, (0,), "a", ()), (-1.0, 1, 1, 0, 1.0, (1,), "b", ())]
+    extra = [(-2.0, 9, 1, 0, 1.0, (9,), "x", ())]
+    calls = []
+
+    def run(vals, key):
+        calls.append(key)
+        return make_pair((True, 1.0, 0.0, {}, {}))
+
+    batch: list[tuple] = []
+    out = ordered_make.python_literal_make(
+        items, 0, extra, 0, frozenset({1}), lambda vals: vals[0], None, None, [], left,
+        {0: 5}, {}, None, None, run, batch, DEPENDENT, POST, TAIL)
+    assert out == (2, 1, 1) and calls == [-2.0]
+    assert [entry[5] for entry in batch] == ["x", "a"]
+    batch = []
+    out = ordered_make.python_literal_make(
+        items, 0, [], 0, frozenset(), lambda vals: 0, None, None, [], left, {0: 5},
+        {}, None, None, run, batch, DEPENDENT, POST, TAIL)
+    plain: list[tuple] = []
+    assert out[:2] == (2, 0) and ordered_make.python_ordered_make(
+        items, 0, None, None, [], left, {0: 5}, {}, None, None, lambda vals: run(vals, 0),
+        plain, DEPENDENT, POST, TAIL)[0] == 2 and plain == batch

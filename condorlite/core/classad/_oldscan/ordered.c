@@ -4,7 +4,12 @@
  * stores and calls of run, in the same order).
  *
  * ordered_make(items, at, room, last, requests, left, pair_of, known, boxed, kept,
- *              run, batch, dependent, post, tail) -> (at, evaluations) */
+ *              run, batch, dependent, post, tail) -> (at, evaluations)
+ * literal_make(items, at, extra, xat, skip, group, room, last, requests, left, pair_of,
+ *              known, boxed, kept, run, batch, dependent, post, tail)
+ *     -> (at, xat, evaluations): the same over the merge, by key, of items (those
+ *     whose group(vals) is in skip passed over) and extra, run called with the
+ *     item's key too (python_literal_make). */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -25,6 +30,8 @@ compare(PyObject *a, PyObject *b, int op)
             return x > y;
         case Py_NE:
             return x != y;
+        case Py_LE:
+            return x <= y;
         default:
             break;
         }
@@ -147,7 +154,7 @@ entry_of(PyObject *item, PyObject *known, PyObject *kept, PyObject *dependent,
  * one or run(vals), stored; borrowed (known holds it), NULL on an error */
 static PyObject *
 pair_of_item(PyObject *item, PyObject *pair_shape, PyObject *known, PyObject *boxed,
-             PyObject *run, Py_ssize_t *evaluations)
+             PyObject *run, int with_key, Py_ssize_t *evaluations)
 {
     if (boxed != Py_None) {
         int has = PyDict_Contains(known, pair_shape);
@@ -166,7 +173,10 @@ pair_of_item(PyObject *item, PyObject *pair_shape, PyObject *known, PyObject *bo
     if (PyErr_Occurred())
         return NULL;
     *evaluations += 1;
-    PyObject *made = PyObject_CallOneArg(run, PyTuple_GET_ITEM(item, 5));
+    PyObject *made = with_key
+        ? PyObject_CallFunctionObjArgs(run, PyTuple_GET_ITEM(item, 5), PyTuple_GET_ITEM(item, 0),
+                                       NULL)
+        : PyObject_CallOneArg(run, PyTuple_GET_ITEM(item, 5));
     if (made == NULL)
         return NULL;
     int stored = PyDict_SetItem(known, pair_shape, made);
@@ -175,6 +185,58 @@ pair_of_item(PyObject *item, PyObject *pair_shape, PyObject *known, PyObject *bo
         return NULL;
     /* (the dict holds it; the caller holds the dict) */
     return PyDict_GetItemWithError(known, pair_shape);
+}
+
+/* an item's step after its group's test: its fit, pair result and entry (appended to
+ * batch when the pair matches); 0, or -1 on an error */
+static int
+make_item(PyObject *item, PyObject *requests, PyObject *left, PyObject *pair_of,
+          PyObject *known, PyObject *boxed, PyObject *kept, PyObject *run, int with_key,
+          PyObject *batch, PyObject *dependent, PyObject *post_key, PyObject *tail,
+          Py_ssize_t *evaluations)
+{
+    PyObject *shape = PyTuple_GET_ITEM(item, 3);
+    PyObject *have = subscript(left, shape);
+    int fit = have == NULL ? -1 : fits(requests, have);
+    if (fit <= 0)
+        return fit;
+    PyObject *pair_shape = subscript(pair_of, shape);
+    PyObject *pair = pair_shape == NULL ? NULL
+        : pair_of_item(item, pair_shape, known, boxed, run, with_key, evaluations);
+    if (pair == NULL)
+        return -1;
+    Py_INCREF(pair);
+    PyObject *match = pair_field(pair, 0);
+    int matches = match == NULL ? -1 : PyObject_IsTrue(match);
+    if (matches > 0) {
+        PyObject *entry = entry_of(item, pair, kept, dependent, post_key, tail);
+        if (entry == NULL || PyList_Append(batch, entry) < 0)
+            matches = -1;
+        Py_XDECREF(entry);
+    }
+    Py_DECREF(pair);
+    return matches < 0 ? -1 : 0;
+}
+
+/* whether an item is at a group's first place and stops the loop there: 1 to stop, 0
+ * to go on (group set to the item's key when it starts one), -1 on an error */
+static int
+stops(PyObject *key, PyObject **group, int bounded, Py_ssize_t room, PyObject *last,
+      PyObject *batch)
+{
+    int other = *group == NULL ? 1 : compare(key, *group, Py_NE);
+    if (other <= 0)
+        return other;
+    /* a group's first item: the place to stop */
+    if (bounded && PyList_GET_SIZE(batch) > room)
+        return 1;
+    if (last != Py_None) {
+        int over = compare(key, last, Py_GT);
+        if (over != 0)
+            return over;
+    }
+    Py_XSETREF(*group, Py_NewRef(key));
+    return 0;
 }
 
 PyObject *
@@ -218,61 +280,17 @@ oldscan_ordered_make(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             break;
         }
         Py_INCREF(item);  /* (held while run may run Python) */
-        PyObject *key = PyTuple_GET_ITEM(item, 0);
-        int other = group == NULL ? 1 : compare(key, group, Py_NE);
-        if (other < 0) {
+        int stop = stops(PyTuple_GET_ITEM(item, 0), &group, bounded, room, last, batch);
+        if (stop != 0) {
             Py_DECREF(item);
-            failed = 1;
+            failed = stop < 0;
             break;
-        }
-        if (other) {
-            /* a group's first item: the place to stop */
-            if (bounded && PyList_GET_SIZE(batch) > room) {
-                Py_DECREF(item);
-                break;
-            }
-            if (last != Py_None) {
-                int over = compare(key, last, Py_GT);
-                if (over != 0) {
-                    Py_DECREF(item);
-                    failed = over < 0;
-                    break;
-                }
-            }
-            Py_XSETREF(group, Py_NewRef(key));
         }
         at += 1;
-        PyObject *shape = PyTuple_GET_ITEM(item, 3);
-        PyObject *have = subscript(left, shape);
-        int fit = have == NULL ? -1 : fits(requests, have);
-        if (fit <= 0) {
-            Py_DECREF(item);
-            if (fit < 0) {
-                failed = 1;
-                break;
-            }
-            continue;
-        }
-        PyObject *pair_shape = subscript(pair_of, shape);
-        PyObject *pair = pair_shape == NULL ? NULL
-            : pair_of_item(item, pair_shape, known, boxed, run, &evaluations);
-        if (pair == NULL) {
-            Py_DECREF(item);
-            failed = 1;
-            break;
-        }
-        Py_INCREF(pair);
-        PyObject *match = pair_field(pair, 0);
-        int matches = match == NULL ? -1 : PyObject_IsTrue(match);
-        if (matches > 0) {
-            PyObject *entry = entry_of(item, pair, kept, dependent, post_key, tail);
-            if (entry == NULL || PyList_Append(batch, entry) < 0)
-                matches = -1;
-            Py_XDECREF(entry);
-        }
-        Py_DECREF(pair);
+        int done = make_item(item, requests, left, pair_of, known, boxed, kept, run, 0, batch,
+                             dependent, post_key, tail, &evaluations);
         Py_DECREF(item);
-        if (matches < 0) {
+        if (done < 0) {
             failed = 1;
             break;
         }
@@ -281,4 +299,116 @@ oldscan_ordered_make(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (failed)
         return NULL;
     return Py_BuildValue("(nn)", at, evaluations);
+}
+
+PyObject *
+oldscan_literal_make(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 19) {
+        PyErr_SetString(PyExc_TypeError,
+                        "literal_make(items, at, extra, xat, skip, group, room, last, requests, "
+                        "left, pair_of, known, boxed, kept, run, batch, dependent, post, tail)");
+        return NULL;
+    }
+    PyObject *items = args[0], *extra = args[2], *skip = args[4], *group_of = args[5];
+    PyObject *room_obj = args[6], *last = args[7];
+    PyObject *requests = args[8], *left = args[9], *pair_of = args[10], *known = args[11];
+    PyObject *boxed = args[12], *kept = args[13], *run = args[14], *batch = args[15];
+    PyObject *dependent = args[16], *post_key = args[17], *tail = args[18];
+    if (!PyList_CheckExact(items) || !PyList_CheckExact(extra) || !PyList_CheckExact(requests)
+            || !PyDict_CheckExact(left) || !PyDict_CheckExact(pair_of)
+            || !PyDict_CheckExact(known) || !(kept == Py_None || PyDict_CheckExact(kept))
+            || !PyList_CheckExact(batch) || !PyTuple_CheckExact(tail)
+            || PyTuple_GET_SIZE(tail) != 3) {
+        PyErr_SetString(PyExc_TypeError, "literal_make: arguments of the wrong kinds");
+        return NULL;
+    }
+    Py_ssize_t at = PyLong_AsSsize_t(args[1]);
+    if (at == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t xat = PyLong_AsSsize_t(args[3]);
+    if (xat == -1 && PyErr_Occurred())
+        return NULL;
+    int skipping = PyObject_IsTrue(skip);
+    if (skipping < 0)
+        return NULL;
+    int bounded = room_obj != Py_None;
+    Py_ssize_t room = 0;
+    if (bounded) {
+        room = PyLong_AsSsize_t(room_obj);
+        if (room == -1 && PyErr_Occurred())
+            return NULL;
+    }
+    Py_ssize_t evaluations = 0;
+    PyObject *group = NULL;  /* (the key of the group being made, held; NULL: none yet) */
+    int failed = 0;
+    for (;;) {
+        Py_ssize_t end = PyList_GET_SIZE(items), xend = PyList_GET_SIZE(extra);
+        if (at >= end && xat >= xend)
+            break;
+        /* the next item of the merge: an offset's first on equal keys */
+        int taken = 1;
+        if (xat < xend) {
+            if (at >= end)
+                taken = 0;
+            else {
+                PyObject *x = PyList_GET_ITEM(extra, xat), *y = PyList_GET_ITEM(items, at);
+                if (!PyTuple_CheckExact(x) || PyTuple_GET_SIZE(x) != 8
+                        || !PyTuple_CheckExact(y) || PyTuple_GET_SIZE(y) != 8) {
+                    PyErr_SetString(PyExc_TypeError, "literal_make: an item is an 8-tuple");
+                    failed = 1;
+                    break;
+                }
+                int first = compare(PyTuple_GET_ITEM(x, 0), PyTuple_GET_ITEM(y, 0), Py_LE);
+                if (first < 0) {
+                    failed = 1;
+                    break;
+                }
+                taken = !first;
+            }
+        }
+        PyObject *item = taken ? PyList_GET_ITEM(items, at) : PyList_GET_ITEM(extra, xat);
+        if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 8) {
+            PyErr_SetString(PyExc_TypeError, "literal_make: an item is an 8-tuple");
+            failed = 1;
+            break;
+        }
+        Py_INCREF(item);  /* (held while run or group may run Python) */
+        int stop = stops(PyTuple_GET_ITEM(item, 0), &group, bounded, room, last, batch);
+        if (stop != 0) {
+            Py_DECREF(item);
+            failed = stop < 0;
+            break;
+        }
+        if (taken) {
+            at += 1;
+            if (skipping) {
+                /* (an offset: its own item is in extra) */
+                PyObject *its = PyObject_CallOneArg(group_of, PyTuple_GET_ITEM(item, 5));
+                int offset = its == NULL ? -1 : PySequence_Contains(skip, its);
+                Py_XDECREF(its);
+                if (offset != 0) {
+                    Py_DECREF(item);
+                    if (offset < 0) {
+                        failed = 1;
+                        break;
+                    }
+                    continue;
+                }
+            }
+        }
+        else
+            xat += 1;
+        int done = make_item(item, requests, left, pair_of, known, boxed, kept, run, 1, batch,
+                             dependent, post_key, tail, &evaluations);
+        Py_DECREF(item);
+        if (done < 0) {
+            failed = 1;
+            break;
+        }
+    }
+    Py_XDECREF(group);
+    if (failed)
+        return NULL;
+    return Py_BuildValue("(nnn)", at, xat, evaluations);
 }

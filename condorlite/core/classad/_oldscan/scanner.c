@@ -609,6 +609,10 @@ static PyMethodDef module_methods[] = {
      "gather(rows, row_members, ad_type, ad_members): (each row's ad's table, its run "
      "mark, the row's id) as three lists, or None when some ad is not of ad_type; see "
      "columns.c."},
+    {"literal_make", (PyCFunction)(void (*)(void))oldscan_literal_make, METH_FASTCALL,
+     "literal_make(items, at, extra, xat, skip, group, room, last, requests, left, "
+     "pair_of, known, boxed, kept, run, batch, dependent, post, tail): ordered_make over "
+     "a split static's order merged with a class's offsets (ordered.c)."},
     {"ordered_make", (PyCFunction)(void (*)(void))oldscan_ordered_make, METH_FASTCALL,
      "ordered_make(items, at, room, last, requests, left, pair_of, known, boxed, kept, "
      "run, batch, dependent, post, tail): an ordered source's items made into entries "
