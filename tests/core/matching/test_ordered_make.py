@@ -6,15 +6,35 @@ rank column and post-job ranks; errors are raised alike."""
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from condorlite.core.classad import oldscan
-from condorlite.core.matching import ordered_make
+from condorlite.core.matching import (
+    carve_amounts,
+    carved_states,
+    literal_states,
+    ordered_make,
+    ordered_states,
+    static_orders,
+)
 from condorlite.core.matching.candidates import DEPENDENT, FLT_MAX, NO_MATCH, POST, make_pair
 from condorlite.core.model import NO_PREEMPTION
+from condorlite.core.negotiation import negotiator
+from condorlite.core.policy import Policy
+from tests.core._pool import decoded_pool
+from tests.core.negotiation.test_equivalence import _fingerprint
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
+import genpool  # a script directory, not a package
+
+NOW = 1_700_000_000
 
 TAIL = (-3, FLT_MAX, NO_PREEMPTION)
 #: keys of groups, sorted (a snapshot's -pre: never a NaN, zeros of both signs)
@@ -125,7 +145,7 @@ def _literal_cases(draw):
     """An ordered case with offsets: ``extra`` items of their own keys (sorted), a
     ``group`` of an item's values and the groups passed over."""
     case = draw(_cases())
-    items, shapes = case[0], len(case[5])
+    shapes = len(case[5])
     extra = []
     for i, key in enumerate(draw(_KEYS)):
         shape = draw(st.integers(0, shapes - 1))
@@ -196,3 +216,55 @@ def test_python_literal_make_merges_and_skips() -> None:
     assert out[:2] == (2, 0) and ordered_make.python_ordered_make(
         items, 0, None, None, [], left, {0: 5}, {}, None, None, lambda vals: run(vals, 0),
         plain, DEPENDENT, POST, TAIL)[0] == 2 and plain == batch
+
+
+def test_pure_python_is_chosen_at_import() -> None:
+    code = ("from condorlite.core.matching import ordered_make as o, carve_amounts as c; "
+            "print(o.ordered_make is o.python_ordered_make and "
+            "o.literal_make is o.python_literal_make and "
+            "c.carve_amounts is c.python_carve_amounts)")
+    env = {**os.environ, "CONDORLITE_PURE_PYTHON": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert out == "True"
+
+
+@pytest.mark.skipif(not oldscan.AVAILABLE, reason="the compiled module was not built")
+@pytest.mark.parametrize("disk_share", [True, False])
+def test_a_cycle_by_the_python_loops_decides_as_by_the_c_ones(monkeypatch, tmp_path,
+                                                              disk_share) -> None:
+    """The whole cycle on a realistic partitionable pool (owner literals split the
+    statics, ranks read the resources; each slot's own Disk share or not; every static
+    ordered) decides the same with the Python loops and the Python carve as with the C
+    ones, evaluations counted alike."""
+    policy = Policy(preemption_requirements="False")
+    spec = genpool.PoolSpec(slots=80, jobs=1200, submitters=5, autoclusters=18, seed=5,
+                            realistic=True, unique=True, partitionable_fraction=1.0,
+                            owner_start_fraction=0.3, disk_share=disk_share)
+    slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
+    # (statics this small are walked, not ordered, by default)
+    monkeypatch.setattr(static_orders, "ORDER_MIN", 1)
+
+    def run() -> tuple:
+        cycle = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)
+        cycle.run()
+        return _fingerprint(cycle.result()), cycle.mm.counts.evaluations
+
+    compiled = run()
+    calls: dict[str, int] = {}
+
+    def counted(name, fn):  # type: ignore[no-untyped-def]
+        def call(*args):  # type: ignore[no-untyped-def]
+            calls[name] = calls.get(name, 0) + 1
+            return fn(*args)
+        return call
+
+    monkeypatch.setattr(ordered_states, "ordered_make",
+                        counted("ordered", ordered_make.python_ordered_make))
+    monkeypatch.setattr(literal_states, "literal_make",
+                        counted("literal", ordered_make.python_literal_make))
+    monkeypatch.setattr(carved_states, "carve_amounts",
+                        counted("carve", carve_amounts.python_carve_amounts))
+    assert run() == compiled
+    # (each Python version ran: the pool's statics are ordered, some split)
+    assert calls.get("ordered") and calls.get("literal") and calls.get("carve")
