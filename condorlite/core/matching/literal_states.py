@@ -81,7 +81,7 @@ class LiteralStates(OrderedStates):
             entries.extend(batch)
         self.done = self._at >= len(self.items) and self._xat >= len(self._extra)
 
-    def _run(self, vals: tuple, key: float) -> PairEval:  # type: ignore[override]
+    def _run(self, vals: tuple, key: float) -> PairEval:
         """The pair result of a fitting state with values ``vals`` by the class's
         program, its pre-job rank given as ``-key`` when it is the program's one
         dependent rank that is no constant (``PairProgram.given_rank``, asked once per

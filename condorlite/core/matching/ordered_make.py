@@ -12,7 +12,7 @@ more than ``room`` entries in ``batch`` (None: no such stop) or whose key is ove
 amount) of ``requests`` (``left[shape]``, its amounts left) is passed over; a fitting
 one gets its pair result, ``boxed`` (stored in ``known`` under the state's
 ``pair_of[shape]`` when not there, counted as an evaluation) or else ``known``'s, or
-``run(vals)`` stored there and counted; if that matches, the entry (key, -job rank,
+``run(vals, key)`` stored there and counted; if that matches, the entry (key, -job rank,
 -post, ``tail[0]``, ``tail[1]``, name, position, version, ``tail[2]``) is appended to
 ``batch``: the job rank the pair's, or ``kept[position][1]`` when ``kept`` is given (a
 rank column's values, ``RankColumn.kept``), the post-job rank the item's, or the pair's
@@ -51,7 +51,7 @@ _PURE = _compiled is None or bool(os.environ.get("CONDORLITE_PURE_PYTHON"))
 def python_ordered_make(items: list[tuple], at: int, room: int | None, last: object,
                         requests: list[tuple[int, float]], left: dict[int, tuple],
                         pair_of: dict[int, int], known: dict[int, PairEval], boxed: PairEval | None,
-                        kept: dict | None, run: Callable[[tuple], PairEval],
+                        kept: dict | None, run: Callable[[tuple, float], PairEval],
                         batch: list[tuple], dependent: object, post_key: str,
                         tail: tuple) -> tuple[int, int]:
     """``ordered_make`` in Python (module doc)."""
@@ -90,7 +90,7 @@ def python_ordered_make(items: list[tuple], at: int, room: int | None, last: obj
             pair = known.get(pair_shape)
             if pair is None:
                 evaluations += 1
-                pair = known[pair_shape] = run(vals)
+                pair = known[pair_shape] = run(vals, key)
         if not pair.match:
             continue
         append((key, -(pair.job_rank if kept is None else kept[idx][1]),
@@ -110,8 +110,8 @@ def python_literal_make(items: list[tuple], at: int, extra: list[tuple], xat: in
     """``literal_make`` in Python: ``python_ordered_make`` over the merge, by key, of
     ``items`` from ``at`` and ``extra`` from ``xat`` (an ``extra`` item first on equal
     keys), an item of ``items`` whose ``group_of(vals)`` is in ``skip`` passed over
-    (once counted in ``at``), ``run`` called with the item's values and key
-    (``literal_states.LiteralStates``). Returns (``at``, ``xat``, the evaluations)."""
+    (once counted in ``at``): ``literal_states.LiteralStates``' loop. Returns
+    (``at``, ``xat``, the evaluations)."""
     order, prank, reason = tail
     append = batch.append
     end, xend = len(items), len(extra)

@@ -115,9 +115,10 @@ class OrderedStates:
             entries.extend(batch)
         self.done = self._at >= len(self.items)
 
-    def _run(self, vals: tuple) -> PairEval:
+    def _run(self, vals: tuple, key: float) -> PairEval:
         """The pair result of a fitting state with values ``vals`` by the class's
-        program (not a box's one result: ``_make``'s ``boxed``)."""
+        program (not a box's one result: ``_make``'s ``boxed``); ``key``, the item's,
+        is read by ``LiteralStates._run`` alone."""
         program = self._program
         outcome = program.run_fitted(vals, as_rank)  # type: ignore[union-attr]
         return (NO_MATCH if not outcome[0] else box_pair(program)  # type: ignore[arg-type]

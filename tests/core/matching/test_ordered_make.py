@@ -79,8 +79,8 @@ def _run_with(make, case):
     known = dict(known)
     calls: list[tuple] = []
 
-    def run(vals):
-        calls.append(vals)
+    def run(vals, key):
+        calls.append((vals, key))
         return _pair(vals[0] * 5 + vals[1])
 
     batch: list[tuple] = [("before",)]
@@ -113,14 +113,14 @@ def test_python_ordered_make_by_hand() -> None:
     batch: list[tuple] = []
     at, evaluations = ordered_make.python_ordered_make(
         items, 0, 0, None, [(0, 1.0)], left, {0: 7, 1: 8}, known, boxed, None,
-        lambda vals: NO_MATCH, batch, DEPENDENT, POST, TAIL)
+        lambda vals, key: NO_MATCH, batch, DEPENDENT, POST, TAIL)
     assert (at, evaluations) == (3, 1) and known == {7: boxed}
     assert batch == [(-2.0, -5.0, -1.0, *TAIL[:2], "a", 0, 1, NO_PREEMPTION),
                      (-2.0, -5.0, -9.0, *TAIL[:2], "c", 2, 1, NO_PREEMPTION)]
     batch = []
     at, evaluations = ordered_make.python_ordered_make(
         items, 3, None, -1.5, [], left, {0: 7, 1: 8}, {}, None, None,
-        lambda vals: NO_MATCH, batch, DEPENDENT, POST, TAIL)
+        lambda vals, key: NO_MATCH, batch, DEPENDENT, POST, TAIL)
     assert (at, evaluations, batch) == (3, 0, [])
 
 
@@ -128,7 +128,7 @@ def test_python_ordered_make_by_hand() -> None:
 def test_compiled_ordered_make_raises_as_python_does() -> None:
     items = [(-2.0, 0, 1, 5, 1.0, (0,), "a", ())]
 
-    def failing(vals):
+    def failing(vals, key):
         raise ZeroDivisionError
 
     for make in (ordered_make.python_ordered_make, ordered_make._compiled):
@@ -214,7 +214,7 @@ def test_python_literal_make_merges_and_skips() -> None:
         {}, None, None, run, batch, DEPENDENT, POST, TAIL)
     plain: list[tuple] = []
     assert out[:2] == (2, 0) and ordered_make.python_ordered_make(
-        items, 0, None, None, [], left, {0: 5}, {}, None, None, lambda vals: run(vals, 0),
+        items, 0, None, None, [], left, {0: 5}, {}, None, None, run,
         plain, DEPENDENT, POST, TAIL)[0] == 2 and plain == batch
 
 

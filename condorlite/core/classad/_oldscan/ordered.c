@@ -8,8 +8,7 @@
  * literal_make(items, at, extra, xat, skip, group, room, last, requests, left, pair_of,
  *              known, boxed, kept, run, batch, dependent, post, tail)
  *     -> (at, xat, evaluations): the same over the merge, by key, of items (those
- *     whose group(vals) is in skip passed over) and extra, run called with the
- *     item's key too (python_literal_make). */
+ *     whose group(vals) is in skip passed over) and extra (python_literal_make). */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -151,10 +150,10 @@ entry_of(PyObject *item, PyObject *known, PyObject *kept, PyObject *dependent,
 }
 
 /* the pair result of an item's pair shape: boxed (stored when new), else the known
- * one or run(vals), stored; borrowed (known holds it), NULL on an error */
+ * one or run(vals, key), stored; borrowed (known holds it), NULL on an error */
 static PyObject *
 pair_of_item(PyObject *item, PyObject *pair_shape, PyObject *known, PyObject *boxed,
-             PyObject *run, int with_key, Py_ssize_t *evaluations)
+             PyObject *run, Py_ssize_t *evaluations)
 {
     if (boxed != Py_None) {
         int has = PyDict_Contains(known, pair_shape);
@@ -173,10 +172,8 @@ pair_of_item(PyObject *item, PyObject *pair_shape, PyObject *known, PyObject *bo
     if (PyErr_Occurred())
         return NULL;
     *evaluations += 1;
-    PyObject *made = with_key
-        ? PyObject_CallFunctionObjArgs(run, PyTuple_GET_ITEM(item, 5), PyTuple_GET_ITEM(item, 0),
-                                       NULL)
-        : PyObject_CallOneArg(run, PyTuple_GET_ITEM(item, 5));
+    PyObject *made = PyObject_CallFunctionObjArgs(run, PyTuple_GET_ITEM(item, 5),
+                                                  PyTuple_GET_ITEM(item, 0), NULL);
     if (made == NULL)
         return NULL;
     int stored = PyDict_SetItem(known, pair_shape, made);
@@ -191,8 +188,7 @@ pair_of_item(PyObject *item, PyObject *pair_shape, PyObject *known, PyObject *bo
  * batch when the pair matches); 0, or -1 on an error */
 static int
 make_item(PyObject *item, PyObject *requests, PyObject *left, PyObject *pair_of,
-          PyObject *known, PyObject *boxed, PyObject *kept, PyObject *run, int with_key,
-          PyObject *batch, PyObject *dependent, PyObject *post_key, PyObject *tail,
+          PyObject *known, PyObject *boxed, PyObject *kept, PyObject *run, PyObject *batch, PyObject *dependent, PyObject *post_key, PyObject *tail,
           Py_ssize_t *evaluations)
 {
     PyObject *shape = PyTuple_GET_ITEM(item, 3);
@@ -202,7 +198,7 @@ make_item(PyObject *item, PyObject *requests, PyObject *left, PyObject *pair_of,
         return fit;
     PyObject *pair_shape = subscript(pair_of, shape);
     PyObject *pair = pair_shape == NULL ? NULL
-        : pair_of_item(item, pair_shape, known, boxed, run, with_key, evaluations);
+        : pair_of_item(item, pair_shape, known, boxed, run, evaluations);
     if (pair == NULL)
         return -1;
     Py_INCREF(pair);
@@ -287,7 +283,7 @@ oldscan_ordered_make(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             break;
         }
         at += 1;
-        int done = make_item(item, requests, left, pair_of, known, boxed, kept, run, 0, batch,
+        int done = make_item(item, requests, left, pair_of, known, boxed, kept, run, batch,
                              dependent, post_key, tail, &evaluations);
         Py_DECREF(item);
         if (done < 0) {
@@ -399,7 +395,7 @@ oldscan_literal_make(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
         else
             xat += 1;
-        int done = make_item(item, requests, left, pair_of, known, boxed, kept, run, 1, batch,
+        int done = make_item(item, requests, left, pair_of, known, boxed, kept, run, batch,
                              dependent, post_key, tail, &evaluations);
         Py_DECREF(item);
         if (done < 0) {
