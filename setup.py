@@ -15,10 +15,10 @@ setup(
             sources=[f"condorlite/core/classad/_oldscan/{name}.c"
                      for name in ("scanner", "ads", "plain", "jsonlines", "adlines",
                                   "tables", "values", "keys", "slotted", "columns",
-                                  "table", "jobruns")],
+                                  "table", "jobruns", "carve", "ordered")],
             depends=[f"condorlite/core/classad/_oldscan/{name}.h"
                      for name in ("scanner", "adlines", "tables", "values", "keys", "slotted",
-                                  "columns", "table", "jobruns")],
+                                  "columns", "table", "jobruns", "carve", "ordered")],
             optional=True,
         )
     ]

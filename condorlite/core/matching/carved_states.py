@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING
 from condorlite.core import adeval
 from condorlite.core.classad.partial import Constant
 from condorlite.core.matching.candidates import as_rank
+from condorlite.core.matching.carve_amounts import carve_amounts, python_carve_amounts
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.slot_vectors import SlotVector, moves_of, rank_program
 
@@ -174,10 +175,9 @@ class CarvedStates:
         they read: ``RankPlan.reads``), shared read-only by the slots of the
         signature; the shapes from the vector, numbered as ``OfferShapes.shape_of``
         does (the carved state's ``shape_left`` gives the new one's)."""
-        new_left = self._carve_vals(offer, vector, taken)
+        _, new_left, plain = self._carve_vals(offer, vector, taken)
         vals = vector.vals
         # (``typed``, written out: a call less per state)
-        plain = float not in map(type, vals)
         state = ((vals, (0,) * len(vals)) if plain else
                  (vals, tuple([0 if type(v) is not float
                                else 1 if v or copysign(1.0, v) > 0  # type: ignore[arg-type]
@@ -200,7 +200,7 @@ class CarvedStates:
             shapes.pair_count = fresh
             shape = shapes.shape_count = shapes.shape_count + 1
             shapes.pair_of_shape[shape] = fresh
-            shape_left[shape] = tuple(new_left)
+            shape_left[shape] = new_left
             return (taken, vals, computed, fresh, shape, plan.tail)
         pair_shape = shapes.pair_shapes.setdefault(("vector", vector.static, state), fresh)
         holder = offer.holder
@@ -215,7 +215,7 @@ class CarvedStates:
             numbers[(pair_shape, holder, None if holder is None
                      else offer.current_rank)] = shape
             shapes.pair_of_shape[shape] = pair_shape
-            shape_left[shape] = tuple(new_left)
+            shape_left[shape] = new_left
         else:
             keyed[0] += 1
             fresh = shapes.shape_count + 1
@@ -225,7 +225,7 @@ class CarvedStates:
                 shapes.shape_count = fresh
                 shapes.pair_of_shape[shape] = pair_shape
             if shape not in shape_left:
-                shape_left[shape] = tuple(new_left)
+                shape_left[shape] = new_left
         return (taken, vals, computed, pair_shape, shape, plan.tail)
 
     def _unkeyed_step(self, offer: Offer, vector: SlotVector, taken: dict[str, float]
@@ -236,10 +236,9 @@ class CarvedStates:
         tuple, and the offer placed in its new shape, which is new (in no box, never
         joined: its ``joins`` count 1). No table keys on the typed state here, so it is
         made only for the ranks' memo key of a state with a float value (``_step``)."""
-        new_left = self._carve_vals(offer, vector, taken)
+        _, new_left, plain = self._carve_vals(offer, vector, taken)
         plan = self._rank_plans.get(vector.rank_sig) or self._plan_of(offer, vector)
-        computed = self._ranks_of(offer, vector, plan, None,
-                                  float not in map(type, vector.vals))
+        computed = self._ranks_of(offer, vector, plan, None, plain)
         constants = vector.constants
         if not constants:
             offer.independent = computed
@@ -251,7 +250,7 @@ class CarvedStates:
         pair_shape = offer.pair_shape = shapes.pair_count = shapes.pair_count + 1
         shape = shapes.shape_count = shapes.shape_count + 1
         shapes.pair_of_shape[shape] = pair_shape
-        shapes.shape_left[shape] = tuple(new_left)
+        shapes.shape_left[shape] = new_left
         # (``carve``'s placing, for a shape never numbered before: in no box, never
         # joined)
         box, before = offer.box, offer.shape
@@ -268,30 +267,25 @@ class CarvedStates:
             shapes.moved.append(offer)
 
     def _carve_vals(self, offer: Offer, vector: SlotVector, taken: dict[str, float]
-                    ) -> list[float]:
-        """A step's new values: ``vector.vals`` set to what is left after ``taken``,
-        and the new state's ``lefts`` given back. ``slot_vectors.rest_state`` written
-        out, with the ``lefts`` made in the same pass: what a position had left is
-        the carved shape's ``shape_left`` (``lefts`` of its vals: a shape fixes its
-        typed vals), so ``left`` is not worked out again, and the new amounts are the
-        old ones with the positions taken from replaced. The positions ``taken``
-        names in the vector's names are looked up once (``_moves``)."""
+                    ) -> tuple[tuple, tuple[float, ...], bool]:
+        """A step's new values, set as ``vector.vals``, with the new state's ``lefts``
+        and whether no new value is a float, as ``carve_amounts`` gives them (in one C
+        call where built): ``slot_vectors.rest_state`` with the ``lefts`` made in the
+        same pass; what a position had left is the carved shape's ``shape_left``
+        (``lefts`` of its vals: a shape fixes its typed vals), so ``left`` is not
+        worked out again, and the new amounts are the old ones with the positions
+        taken from replaced. The positions ``taken`` names in the vector's names are
+        looked up once (``_moves``)."""
         names = vector.names
         moves = self._moves.get(id(taken))
         if moves is None or moves[0] is not taken or moves[1] is not names:
             moves = self._moves[id(taken)] = (taken, names, moves_of(vector, taken))
         had = self._shapes.shape_left[offer.shape]
-        rest, new_left = list(vector.vals), list(had)
-        for pos, amount in moves[2]:
-            have = had[pos] - amount
-            if have.is_integer():
-                rest[pos] = int(have)
-                new_left[pos] = have + 0.0  # (``float(int(have))``: -0.0 is 0.0)
-            else:
-                rest[pos] = have
-                new_left[pos] = have if have == have else 0.0
-        vector.vals = tuple(rest)  # (``Offer.ad`` follows)
-        return new_left
+        found = carve_amounts(vector.vals, had, moves[2])
+        if found is None:  # (off the C pass's fast path)
+            found = python_carve_amounts(vector.vals, had, moves[2])
+        vector.vals = found[0]  # (``Offer.ad`` follows)
+        return found
 
     def _plan_of(self, offer: Offer, vector: SlotVector) -> RankPlan:
         """The ``RankPlan`` of the vector's rank signature, made and kept (callers

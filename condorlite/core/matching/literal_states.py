@@ -14,7 +14,7 @@ class: exact, ``literal_orders``).
 
 So a state's pair result need not evaluate the pre-job rank again: when it is the
 program's one dependent rank that is no constant (``PairProgram.given_rank``, asked
-once per make), the program is run with the item's ``-key`` as its value
+once per source), the program is run with the item's ``-key`` as its value
 (``run_fitted``'s ``given``), the same value bit for bit (``-(-x)`` is ``x``, signs of
 zero included). On the 10,000-slot partitionable mix every one of the 36,530 states
 run here was such a program, and the rank (the default pre-job rank's arithmetic) was
@@ -29,16 +29,20 @@ from condorlite.core.matching.candidates import (
     NO_MATCH,
     POST,
     PRE,
+    PairEval,
     as_rank,
     box_pair,
     make_pair,
 )
 from condorlite.core.matching.literal_orders import LiteralSnapshot
+from condorlite.core.matching.ordered_make import literal_make
 from condorlite.core.matching.ordered_states import OrderedStates
 from condorlite.core.model import NO_PREEMPTION, REASON_ORDER
 
 #: an entry's reason-order key by no preemption (``candidates.make_entry``)
 _FREE_ORDER = -REASON_ORDER[NO_PREEMPTION]
+#: the entries' fields after the post-job rank and the last (``ordered_states``')
+_FREE_TAIL = (_FREE_ORDER, FLT_MAX, NO_PREEMPTION)
 
 
 class LiteralStates(OrderedStates):
@@ -46,92 +50,46 @@ class LiteralStates(OrderedStates):
     (module doc); ``literal``: what ``StaticOrders.literal`` gave, the rest as
     ``OrderedStates`` takes it."""
 
-    __slots__ = ("_extra", "_group", "_skip", "_xat")
+    __slots__ = ("_extra", "_given", "_group", "_skip", "_xat")
 
     def __init__(self, literal: LiteralSnapshot, *args) -> None:  # type: ignore[no-untyped-def]
         super().__init__(literal.items, *args)
         self._extra, self._group, self._skip = literal.extra, literal.group, literal.skip
         self._xat = 0
+        #: whether the program may be given the pre-job rank (``_run``; None: not asked)
+        self._given: bool | None = None
 
     def _make(self, count: int | None, last: float | None) -> None:
-        """``OrderedStates._make`` over the merged items (module doc). The step from
-        an item to its entry is that loop's, written out again rather than shared
-        through a call per item: the loop is the plain ordered statics' hottest, and
-        one merged loop for both cost them 0.3 % of the 1k partitionable mix's
-        instructions (RESULTS, session 20, desk20); a change to one is a change to
-        both."""
-        items, known_pairs, pair_of = self.items, self._known, self._pair_of
-        requests, left, boxed = self._requests, self._left, self._boxed
+        """``OrderedStates._make`` over the merged items (module doc), by
+        ``ordered_make.literal_make`` (one C call where built): the step from an item
+        to its entry is ``ordered_make``'s, the pre-job rank given to the program as
+        ``-key`` when it may be (``_run``)."""
         entries = self.entries
         # (the column's value of each offer, kept for every state: ``column`` doc)
         kept = None if self._column is None else self._column.kept()
-        at, end = self._at, len(items)
-        extra, xat, skip, group_of = self._extra, self._xat, self._skip, self._group
-        xend = len(extra)
-        # (the pre-job rank the program would evaluate is the item's key, -pre)
-        program = self._program
-        given = program is not None and program.given_rank(PRE)
         # (the entries this call may make before a group's start stops it)
         room = None if count is None else count - len(entries)
         batch: list[tuple] = []
-        append = batch.append
-        group = None  # (the -pre of the group being made)
-        # (the pairs evaluated here, added to the cycle's count once at the end)
-        evaluations = 0
-        while at < end or xat < xend:
-            # (the next item of the merge: an offset's first on equal keys, any order
-            # will do within a group)
-            if xat < xend and (at >= end or extra[xat][0] <= items[at][0]):
-                item = extra[xat]
-                taken = False
-            else:
-                item = items[at]
-                taken = True
-            key, idx, version, shape, post, vals, name, _ = item
-            if key != group:
-                # (a group's first item: the place to stop)
-                if room is not None and len(batch) > room:
-                    break
-                if last is not None and key > last:
-                    break
-                group = key
-            if taken:
-                at += 1
-                if skip and group_of(vals) in skip:
-                    continue  # (an offset: its own item is in ``extra``)
-            else:
-                xat += 1
-            have = left[shape]  # (as ``OrderedStates._make`` tests it)
-            fit = True
-            for pos, amount in requests:
-                if amount > have[pos]:
-                    fit = False
-                    break
-            if not fit:
-                continue
-            pair_shape = pair_of[shape]
-            if boxed is not None:
-                known = boxed
-                if pair_shape not in known_pairs:
-                    evaluations += 1
-                    known_pairs[pair_shape] = boxed
-            else:
-                known = known_pairs.get(pair_shape)
-                if known is None:
-                    evaluations += 1
-                    outcome = program.run_fitted(  # type: ignore[union-attr]
-                        vals, as_rank, -key if given else None)
-                    known = known_pairs[pair_shape] = (
-                        NO_MATCH if not outcome[0] else box_pair(program)  # type: ignore[arg-type]
-                        if program.result is not None else make_pair(outcome))  # type: ignore[union-attr]
-            if not known.match:
-                continue
-            append((key, -(known.job_rank if kept is None else kept[idx][1]),
-                    -(post if post is not DEPENDENT else known.dependent[POST]),
-                    _FREE_ORDER, FLT_MAX, name, idx, version, NO_PREEMPTION))
+        self._at, self._xat, evaluations = literal_make(
+            self.items, self._at, self._extra, self._xat, self._skip, self._group, room,
+            last, self._requests, self._left, self._pair_of, self._known, self._boxed, kept,
+            self._run, batch, DEPENDENT, POST, _FREE_TAIL)
+        # (the pairs evaluated, added to the cycle's count once)
         self._counts.evaluations += evaluations
         if batch:
             batch.sort()
             entries.extend(batch)
-        self._at, self._xat = at, xat
-        self.done = at >= end and xat >= xend
+        self.done = self._at >= len(self.items) and self._xat >= len(self._extra)
+
+    def _run(self, vals: tuple, key: float) -> PairEval:
+        """The pair result of a fitting state with values ``vals`` by the class's
+        program, its pre-job rank given as ``-key`` when it is the program's one
+        dependent rank that is no constant (``PairProgram.given_rank``, asked once per
+        source: the module doc)."""
+        program = self._program
+        given = self._given
+        if given is None:
+            given = self._given = program.given_rank(PRE)  # type: ignore[union-attr]
+        outcome = program.run_fitted(vals, as_rank, -key if given else None)  # type: ignore[union-attr]
+        return (NO_MATCH if not outcome[0] else box_pair(program)  # type: ignore[arg-type]
+                if program.result is not None else make_pair(outcome))  # type: ignore[union-attr]

@@ -25,8 +25,6 @@ of the order and a class's offsets, ``literal_states``).
 
 from __future__ import annotations
 
-from itertools import islice
-
 from condorlite.core.matching.candidates import (
     DEPENDENT,
     FLT_MAX,
@@ -39,11 +37,15 @@ from condorlite.core.matching.candidates import (
 )
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.evaluation_count import EvaluationCount
+from condorlite.core.matching.ordered_make import ordered_make
 from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.model import NO_PREEMPTION, REASON_ORDER
 
 #: an entry's reason-order key by no preemption (``candidates.make_entry``)
 _FREE_ORDER = -REASON_ORDER[NO_PREEMPTION]
+#: the entries' fields after the post-job rank and the last, by no preemption
+#: (``ordered_make``'s ``tail``: the reason order, -(-FLT_MAX), the reason)
+_FREE_TAIL = (_FREE_ORDER, FLT_MAX, NO_PREEMPTION)
 
 
 class OrderedStates:
@@ -93,64 +95,31 @@ class OrderedStates:
         """Make items into entries, in order, stopping at the first group (of equal
         -pre) that starts with more than ``count`` entries made (when given) or
         with its -pre over ``last`` (when given); the entries made (those whose
-        state fits and matches) are sorted onto ``entries``."""
-        items, known_pairs, pair_of = self.items, self._known, self._pair_of
-        requests, left, boxed = self._requests, self._left, self._boxed
+        state fits and matches) are sorted onto ``entries``. The loop is
+        ``ordered_make``'s (one C call where built): the fixed requests tested at each
+        item, the pair result the box's one, a known pair or ``_run`` stored, the
+        entry the walk would have made when the list was made."""
         entries = self.entries
         # (the column's value of each offer, kept for every state: ``column`` doc)
         kept = None if self._column is None else self._column.kept()
-        at = self._at
         # (the entries this call may make before a group's start stops it)
         room = None if count is None else count - len(entries)
         batch: list[tuple] = []
-        append = batch.append
-        group = None  # (the -pre of the group being made)
-        # (the pairs evaluated here, added to the cycle's count once at the end)
-        evaluations = 0
-        # (a for loop over the items left, not an index loop: the item that stops it
-        # is not counted in ``at``)
-        for key, idx, version, shape, post, vals, name, _ in islice(items, at, None):
-            if key != group:
-                # (a group's first item: the place to stop)
-                if room is not None and len(batch) > room:
-                    break
-                if last is not None and key > last:
-                    break
-                group = key
-            at += 1
-            # (whether the state holds every fixed request: a plain loop, cheaper
-            # here than a C pass of ``map``, ``any`` and an item getter per state)
-            have = left[shape]
-            fit = True
-            for pos, amount in requests:
-                if amount > have[pos]:
-                    fit = False
-                    break
-            if not fit:
-                continue
-            pair_shape = pair_of[shape]
-            if boxed is not None:
-                known = boxed
-                if pair_shape not in known_pairs:
-                    evaluations += 1
-                    known_pairs[pair_shape] = boxed
-            else:
-                known = known_pairs.get(pair_shape)
-                if known is None:
-                    evaluations += 1
-                    program = self._program
-                    outcome = program.run_fitted(vals, as_rank)  # type: ignore[union-attr]
-                    known = known_pairs[pair_shape] = (
-                        NO_MATCH if not outcome[0] else box_pair(program)  # type: ignore[arg-type]
-                        if program.result is not None else make_pair(outcome))  # type: ignore[union-attr]
-            if not known.match:
-                continue
-            append((key, -(known.job_rank if kept is None else kept[idx][1]),
-                    -(post if post is not DEPENDENT else known.dependent[POST]),
-                    _FREE_ORDER, FLT_MAX, name, idx, version, NO_PREEMPTION))
+        self._at, evaluations = ordered_make(
+            self.items, self._at, room, last, self._requests, self._left, self._pair_of,
+            self._known, self._boxed, kept, self._run, batch, DEPENDENT, POST, _FREE_TAIL)
+        # (the pairs evaluated, added to the cycle's count once)
         self._counts.evaluations += evaluations
         if batch:
             batch.sort()
             entries.extend(batch)
-        self._at = at
-        self.done = at >= len(items)
+        self.done = self._at >= len(self.items)
+
+    def _run(self, vals: tuple, key: float) -> PairEval:
+        """The pair result of a fitting state with values ``vals`` by the class's
+        program (not a box's one result: ``_make``'s ``boxed``); ``key``, the item's,
+        is read by ``LiteralStates._run`` alone."""
+        program = self._program
+        outcome = program.run_fitted(vals, as_rank)  # type: ignore[union-attr]
+        return (NO_MATCH if not outcome[0] else box_pair(program)  # type: ignore[arg-type]
+                if program.result is not None else make_pair(outcome))  # type: ignore[union-attr]

@@ -90,8 +90,8 @@ def test_a_given_pre_job_rank_gives_the_full_runs_outcome(monkeypatch, count, pe
 
 
 def test_the_given_rank_is_asked_once_per_make(monkeypatch):
-    # (what ``LiteralStates._make`` relies on: the answer is the program's, so one
-    # call per make stands for every item of it)
+    # (what ``LiteralStates._run`` relies on: the answer is the program's, so one
+    # call per source, at its first run, stands for every item of it)
     monkeypatch.setattr(static_orders, "ORDER_MIN", 1)
     monkeypatch.setattr(carved_lists, "MATCHES", False)
     calls = {"make": 0, "asked": 0}

@@ -77,9 +77,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "carve.h"
 #include "columns.h"
 #include "jobruns.h"
 #include "keys.h"
+#include "ordered.h"
 #include "slotted.h"
 #include "table.h"
 #include "scanner.h"
@@ -583,6 +585,9 @@ static PyTypeObject ScannerType = {
 };
 
 static PyMethodDef module_methods[] = {
+    {"carve_amounts", (PyCFunction)(void (*)(void))oldscan_carve_amounts, METH_FASTCALL,
+     "carve_amounts(vals, had, moves): a carve's new values and amounts left, and "
+     "whether no value is a float, or None off its fast path (carve.c)."},
     {"changes", (PyCFunction)(void (*)(void))oldscan_changes, METH_FASTCALL,
      "changes(tables, keys, marks=None): (the rows where some key's value is not the "
      "row before's very object, the values at row 0 and at those changes; see "
@@ -605,6 +610,14 @@ static PyMethodDef module_methods[] = {
      "gather(rows, row_members, ad_type, ad_members): (each row's ad's table, its run "
      "mark, the row's id) as three lists, or None when some ad is not of ad_type; see "
      "columns.c."},
+    {"literal_make", (PyCFunction)(void (*)(void))oldscan_literal_make, METH_FASTCALL,
+     "literal_make(items, at, extra, xat, skip, group, room, last, requests, left, "
+     "pair_of, known, boxed, kept, run, batch, dependent, post, tail): ordered_make over "
+     "a split static's order merged with a class's offsets (ordered.c)."},
+    {"ordered_make", (PyCFunction)(void (*)(void))oldscan_ordered_make, METH_FASTCALL,
+     "ordered_make(items, at, room, last, requests, left, pair_of, known, boxed, kept, "
+     "run, batch, dependent, post, tail): an ordered source's items made into entries "
+     "(ordered.c)."},
     {"run_jobs", (PyCFunction)(void (*)(void))oldscan_run_jobs, METH_FASTCALL,
      "run_jobs(ads, start, mark, cluster, out, types): the Jobs of a reader run's job "
      "ads appended to out, and the place of the first ad not taken; see jobruns.c."},
