@@ -32,6 +32,14 @@ one result; else once per values the ranks read (``box_reads``), the pair result
 shared by the shapes of those values. A part whose shapes have all left
 (``Part.gone``) is passed over: no program is made for it.
 
+A box's sure shapes of its one result (``PairProgram.result``: constant ranks) need
+no run and, by no preemption, their entries differ only in the offers' own ranks,
+names and seqs, or those and the class's rank column: they are put in the order of
+their entries and made by blocks as the list's merge reaches each block's head
+(``static_blocks``; handed out by ``later`` as runs of the list's pending runs), so
+the shapes no walk reaches get no entry (10k static mix: 6,823 entries made of
+33,172 such shapes). The rest of the list is made whole with it, as before.
+
 Work, not outcome: lists are keyed by their shapes and the number of each one's
 ranks (``_rank_numbers``); a group of one-offer shapes is put in the likely order of
 its entries (``_order``) before they are made, so the list's sort merges runs (a
@@ -59,10 +67,10 @@ from condorlite.core.matching.candidates import (
     make_pair,
 )
 from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.lazy_runs import LazyRun
 from condorlite.core.matching.literal_tests import LiteralSieve, fails_on_literals
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offers import Offer
-from condorlite.core.matching.lazy_runs import LazyRun
 from condorlite.core.matching.owner_walks import OwnerWalks
 from condorlite.core.matching.rank_columns import RankColumn
 from condorlite.core.matching.static_blocks import LEAST, ShapeOrder, blocks
