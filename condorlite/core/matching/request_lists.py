@@ -219,6 +219,9 @@ class RequestLists:
             out.static, out.spos, out.static_floor = self._static.entries(
                 (class_id, part), job_ad, known_pairs,
                 lambda offer: self._pair(class_id, job_ad, offer, signature), column)
+            # (and its runs made as the merge reaches them, ``static_blocks``)
+            if self._static.later((class_id, part), kept_runs):
+                out.lazy_held = True
         else:
             out.static_floor = math.inf
         # Nothing below adds or removes shapes or members, so the dicts are walked as is.

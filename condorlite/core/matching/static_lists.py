@@ -32,6 +32,14 @@ one result; else once per values the ranks read (``box_reads``), the pair result
 shared by the shapes of those values. A part whose shapes have all left
 (``Part.gone``) is passed over: no program is made for it.
 
+A box's sure shapes of its one result (``PairProgram.result``: constant ranks) need
+no run and, by no preemption, their entries differ only in the offers' own ranks,
+names and seqs, or those and the class's rank column: they are put in the order of
+their entries and made by blocks as the list's merge reaches each block's head
+(``static_blocks``; handed out by ``later`` as runs of the list's pending runs), so
+the shapes no walk reaches get no entry (10k static mix: 6,823 entries made of
+33,172 such shapes). The rest of the list is made whole with it, as before.
+
 Work, not outcome: lists are keyed by their shapes and the number of each one's
 ranks (``_rank_numbers``); a group of one-offer shapes is put in the likely order of
 its entries (``_order``) before they are made, so the list's sort merges runs (a
@@ -59,11 +67,13 @@ from condorlite.core.matching.candidates import (
     make_pair,
 )
 from condorlite.core.matching.carving import PairProgram
+from condorlite.core.matching.lazy_runs import LazyRun
 from condorlite.core.matching.literal_tests import LiteralSieve, fails_on_literals
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.owner_walks import OwnerWalks
 from condorlite.core.matching.rank_columns import RankColumn
+from condorlite.core.matching.static_blocks import LEAST, ShapeOrder, blocks
 from condorlite.core.matching.static_parts import Part, StaticParts
 from condorlite.core.model import NO_PREEMPTION
 
@@ -78,6 +88,9 @@ SPLIT = True
 #: whether a box's sure shapes of ranks that are no constants share their run per
 #: values the ranks read (``box_reads``; the tests switch it)
 BY_READS = True
+#: whether a box's sure shapes of one result are made by blocks as a list's merge
+#: reads them (``static_blocks``; the tests switch it)
+LATER = True
 
 
 class StaticLists:
@@ -118,6 +131,9 @@ class StaticLists:
         self._owners = OwnerWalks(registry, members, pair_of, table)
         #: the desktop parts' groups dead for a class, passed over unprobed (``_sieved``)
         self._sieve = LiteralSieve(table.now)
+        #: the one-offer shapes' order of entries (``static_blocks``), once asked
+        self._shape_order: ShapeOrder | None = None
+        self._shape_places: list[int] | None = None
 
     def entries(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None = None
@@ -134,7 +150,7 @@ class StaticLists:
         if holder is None:
             holder = self._of_class[key] = self._holder(key, job_ad, known_pairs, pair,
                                                         column)
-        entries, of_shapes, start, least = holder
+        entries, of_shapes, start, least, _ = holder
         # (a shape's members dict is emptied in place, never replaced: a static shape
         # gains no offer; a shape left out of ``members`` holds an empty one)
         alive = sum(map(len, of_shapes))
@@ -149,17 +165,47 @@ class StaticLists:
         holder[2] = start
         return entries, start, least
 
+    def later(self, key: tuple, runs: list) -> bool:
+        """Add to ``runs`` the runs of the class ``key``'s list (made by ``entries``)
+        whose entries are made as the list's merge reaches them (``static_blocks``),
+        and those already made that hold any entry; whether one is not made yet. A
+        made run whose first offer has left is handed out without the offers that
+        have left (a new list: one handed out is never changed)."""
+        holder = self._of_class[key]
+        later = holder[4]
+        if not later:
+            return False
+        registry = self.registry
+        unmade = False
+        kept = []
+        for run in later:
+            if type(run) is LazyRun and not run.made:
+                unmade = True
+            elif not run:
+                continue
+            elif not registry[run[0][ENTRY_IDX]].available:
+                run = [e for e in run if registry[e[ENTRY_IDX]].available]
+                if not run:
+                    continue
+            kept.append(run)
+        holder[4] = kept
+        runs.extend(kept)
+        return unmade
+
     def _holder(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None) -> list:
-        """[entries, their shapes' members, 0, least weight] for a class: the list
-        of another class whose pairs rank every static shape alike, else a new one.
-        The shapes asked are those of no sorted part and, of each sorted part, those
-        the class's program of the part may match (``static_parts``): the others
-        cannot match."""
+        """[entries, their shapes' members, 0, least weight, runs made later] for a
+        class: the list of another class whose pairs rank every static shape alike,
+        else a new one. The shapes asked are those of no sorted part and, of each
+        sorted part, those the class's program of the part may match
+        (``static_parts``): the others cannot match. A box's sure shapes of one
+        result, ordered, are made later (``static_blocks``: ``later``)."""
         registry, pair_of, members = self.registry, self.pair_of, self.members
         walked, parts = self._parts.groups()
         asked = [self._owners.asked(job_ad, walked, known_pairs)]
         matched: list[tuple[int, PairEval]] = []
+        #: (a box's sure shapes in the order of their entries, its one pair result)
+        lazy: list[tuple[list[int], PairEval]] = []
         for part in parts:
             if part.gone(members):
                 continue  # (every shape of it matched since it was grouped: no program)
@@ -167,7 +213,7 @@ class StaticLists:
             if program is None:
                 asked.append(part.shapes)  # (no program: each shape evaluated in full)
             else:
-                self._by_program(part, program, matched, job_ad)
+                self._by_program(part, program, matched, job_ad, lazy, column)
         for shape in chain.from_iterable(asked):
             seqs = members.get(shape)
             if seqs is None:
@@ -191,26 +237,65 @@ class StaticLists:
         #: ranks have results of their own (``_ran``: their slot ranks differ, which
         #: no static list reads) but share the dict of their dependent ranks
         number_of: dict[tuple, int] = {}
+
+        def number_for(pe: PairEval) -> int:
+            local = (pe.job_rank if column is None else 0.0, id(pe.dependent))
+            number = number_of.get(local, -1)
+            if number < 0:
+                rank = (pe.job_rank if column is None else column,
+                        tuple(pe.dependent.items()))
+                number = numbers.get(rank, -1)
+                if number < 0:
+                    number = numbers[rank] = len(numbers)
+                number_of[local] = number
+            return number
+
         ranks = []
         last, number = None, -1  # (runs of one result: a box's shapes, mostly)
         for _, pe in matched:
             if pe is not last:
                 last = pe
-                local = (pe.job_rank if column is None else 0.0, id(pe.dependent))
-                number = number_of.get(local, -1)
-                if number < 0:
-                    rank = (pe.job_rank if column is None else column,
-                            tuple(pe.dependent.items()))
-                    number = numbers.get(rank, -1)
-                    if number < 0:
-                        number = numbers[rank] = len(numbers)
-                    number_of[local] = number
+                number = number_for(pe)
             ranks.append(number)
-        same = (tuple([shape for shape, _ in matched]), tuple(ranks))
+        later = [(shapes, pe, number_for(pe)) for shapes, pe in lazy]
+        same = (tuple([shape for shape, _ in matched]), tuple(ranks),
+                tuple([(tuple(shapes), number) for shapes, _, number in later]))
         holder = self._shared.get(same)
         if holder is None:
             holder = self._shared[same] = self._made(matched, ranks, column)
+            if later:
+                self._later(holder, later, column)
         return holder
+
+    def _later(self, holder: list, later: list[tuple[list[int], PairEval, int]],
+               column: RankColumn | None) -> None:
+        """Give ``holder`` the runs of the ``later`` groups (each a box's sure shapes
+        in the order of their entries, its one pair result and the number of its
+        ranks), made by blocks as a list's merge reaches them (``static_blocks``),
+        and lower its least weight to theirs."""
+        order, registry, members = self._order_of_shapes(), self.registry, self.members
+        weights, seq_of = self._weights(), order.seq
+        runs = holder[4]
+        for shapes, pe, number in later:
+            holder[3] = min(holder[3], min(map(weights.__getitem__,
+                                               map(seq_of.__getitem__, shapes))))
+            runs.extend(blocks(order, shapes, registry, members, pe, column,
+                               self._made_by(number, pe, column)))
+
+    def _made_by(self, number: int, pe: PairEval, column: RankColumn | None
+                 ) -> Callable[[list[int]], list[tuple]]:
+        """``_singles`` of the offers given, for one ranks' number and pair result."""
+        return lambda seqs: self._singles(number, seqs, pe, column)
+
+    def _order_of_shapes(self) -> ShapeOrder:
+        """The one-offer shapes' order of entries (``static_blocks.ShapeOrder``),
+        made again when offers were prepared since (as ``_order``)."""
+        order = self._shape_order
+        places = self._order()
+        if order is None or self._shape_places is not places:
+            order = self._shape_order = ShapeOrder(self.registry, self.members, places)
+            self._shape_places = places
+        return order
 
     def _made(self, matched: list[tuple[int, PairEval]], ranks: list[int],
               column: RankColumn | None) -> list:
@@ -248,7 +333,7 @@ class StaticLists:
         # put in the offers' likely order (``_order``) being a run most often)
         entries = (runs[0] if len(runs) == 1 and not singles
                    else sorted(chain.from_iterable(runs)))
-        return [entries, of_shapes, 0, least]
+        return [entries, of_shapes, 0, least, []]
 
     def _singles(self, rank: int, seqs: list[int], pe: PairEval,
                  column: RankColumn | None) -> list[tuple]:
@@ -304,13 +389,16 @@ class StaticLists:
         return weights
 
     def _by_program(self, part: Part, program: PairProgram,
-                    matched: list[tuple[int, PairEval]], job_ad: ClassAd) -> None:
+                    matched: list[tuple[int, PairEval]], job_ad: ClassAd,
+                    lazy: list[tuple[list[int], PairEval]], column: RankColumn | None
+                    ) -> None:
         """Add to ``matched`` the shapes of ``part`` the class's ``program`` of it
         matches, with their pair results: of the shapes it may match
         (``Part.within``), those where it runs true, as ``MatchTable.pair`` runs it
         (one evaluation each; the results are not kept in the table, no other list
         reads them). A box of one outcome gives one result, shared; the shapes a box
-        surely passes (``Part.split``) only take their ranks."""
+        surely passes (``Part.split``) only take their ranks, and with one outcome
+        most go to ``lazy`` instead, ordered (``_ran``)."""
         split = part.split(program) if program.box and SPLIT else None
         result = program.result
         shared = None if result is None else _pair_of(result)
@@ -324,8 +412,34 @@ class StaticLists:
                     shapes = self._sieved(part, program, groups, job_ad)
             self._ran(part, program, shapes, False, shared, matched)
             return
-        self._ran(part, program, split.sure, True, shared, matched)
+        if shared is not None and LATER and len(split.sure) >= LEAST:
+            self._sure(split.sure, shared, matched, lazy, column)
+        else:
+            self._ran(part, program, split.sure, True, shared, matched)
         self._ran(part, program, split.tried, False, shared, matched)
+
+    def _sure(self, shapes: Sequence[int], shared: PairEval,
+              matched: list[tuple[int, PairEval]], lazy: list[tuple[list[int], PairEval]],
+              column: RankColumn | None) -> None:
+        """``_ran`` of a box's sure shapes of its one outcome ``shared``: those still
+        available each counted as one evaluation, as ``_ran`` counts them; those
+        ``static_blocks.ShapeOrder`` orders go to ``lazy`` in that order, when
+        they are ``LEAST`` or more and the order can be told, the rest to
+        ``matched``."""
+        members = self.members
+        alive = [shape for shape in shapes if shape in members]
+        self._counts.evaluations += len(alive)
+        order = self._order_of_shapes()
+        place = order.place
+        later = [shape for shape in alive if shape in place]
+        if len(later) >= LEAST:
+            ordered = order.ordered(later, self.registry, column)
+            if ordered is not None:
+                lazy.append((ordered, shared))
+                if len(later) == len(alive):
+                    return
+                alive = [shape for shape in alive if shape not in place]
+        matched.extend([(shape, shared) for shape in alive])
 
     def _ran(self, part: Part, program: PairProgram, shapes: Sequence[int], sure: bool,
              shared: PairEval | None, matched: list[tuple[int, PairEval]]) -> None:
