@@ -41,7 +41,7 @@ class HeldSlot:
     the number of that part's values (``numbers``: ``box_passes.BoxPasses.numbers``)."""
 
     __slots__ = ("first", "group", "kind", "numbers", "one", "pair_shape", "part", "policy",
-                 "pre", "preq", "vals")
+                 "pre", "preq", "rank_key", "vals")
 
     def __init__(self, pair_shape: int, group: HeldGroup, first: Offer,
                  vals: tuple | None, policy: int | None, preq: int | None) -> None:
@@ -65,6 +65,9 @@ class HeldSlot:
         self.numbers = -1
         #: the position of its type in the types last made (``HeldVerdicts._typed``)
         self.kind = 0
+        #: ``Reasons.rank_key`` of its offers (one per pair shape), worked out when a
+        #: walk first needs its slot Rank (``HeldWalks._walk``), else None
+        self.rank_key: int | None = None
 
 
 #: what a walk knows of ``PREEMPTION_REQUIREMENTS`` for a matched group's offers
@@ -175,7 +178,7 @@ class PartPairs:
     result of each box of constant ranks, its table of passes (``box_passes``), and the
     programs run (counted once per walk, as ``MatchTable.run_part`` counts each)."""
 
-    __slots__ = ("boxed", "boxes", "implied", "programs", "runs", "tables")
+    __slots__ = ("boxed", "boxes", "implied", "programs", "ranks", "runs", "tables")
 
     def __init__(self) -> None:
         #: static part -> (its program, that box's table of passes, its one pair
@@ -193,6 +196,9 @@ class PartPairs:
         #: while the walk's groups left for later may be asked with it (which holds
         #: the box)
         self.implied: dict[int, tuple[SureBox, dict]] = {}
+        #: ``Reasons.rank_key`` -> the class key's slot Rank of its offers
+        #: (``Reasons.slot_rank``, the same value: one call per key and walk)
+        self.ranks: dict[int, float] = {}
         self.runs = 0
 
 

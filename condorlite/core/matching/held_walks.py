@@ -139,17 +139,20 @@ SURE_BOXES = True
 class HeldWalks:
     """The cycle's kept walks (module doc). ``held``: the held groups (read only);
     ``pair``: ``MatchTable.pair``; ``slot_rank``: ``Reasons.slot_rank`` (the slot's
-    Rank of a class's job, whether or not the pair matches: module doc, 8); the rest
-    as ``HeldVerdicts`` takes them."""
+    Rank of a class's job, whether or not the pair matches: module doc, 8), the same
+    for every offer of one ``rank_key`` (``Reasons.rank_key``); the rest as
+    ``HeldVerdicts`` takes them."""
 
     def __init__(self, held: HeldGroups, registry: list[Offer], table: MatchTable,
                  number: Callable[[ClassAd, tuple[str, ...]], tuple],
                  resource_names: frozenset[str], now: float | None,
                  counts: EvaluationCount,
                  policy_key: Callable[[int, HeldGroup, Offer], int | None],
-                 slot_rank: Callable[[int, tuple, ClassAd, Offer], float]) -> None:
+                 slot_rank: Callable[[int, tuple, ClassAd, Offer], float],
+                 rank_key: Callable[[Offer], int]) -> None:
         self._held = held
         self._slot_rank = slot_rank
+        self._rank_key = rank_key
         self._pair = table.pair
         self._part_of = table.static_vector
         self._part_program = table.static_program
@@ -244,7 +247,7 @@ class HeldWalks:
         verdict's box when every bound of it holds on ``slots`` (``_pairs_of``), else
         None."""
         matched, allowed, passed = out.matched, out.allowed, out.passed
-        slot_rank = self._slot_rank
+        slot_rank, rank_key, ranks = self._slot_rank, self._rank_key, parts.ranks
         #: (group, what is known of the policy) of the groups whose pair is not known
         unknown: list[tuple[HeldSlot, int | None]] = []
         #: the groups whose pairs are left to the runs by priority (module doc, 7)
@@ -291,8 +294,15 @@ class HeldWalks:
                         refused = refuses(known_preq)  # type: ignore[misc]
                     if refused != ALLOWED or slot.pre is not None:
                         first = slot.first
-                        if not slot_rank(klass[0], klass[1], job_ad,
-                                         first) > first.current_rank:
+                        # (the class's slot Rank, one per rank key: kept for the walk
+                        # by the group's key, worked out at its first group)
+                        key = slot.rank_key
+                        if key is None:
+                            key = slot.rank_key = rank_key(first)
+                        rank = ranks.get(key)
+                        if rank is None:
+                            rank = ranks[key] = slot_rank(klass[0], klass[1], job_ad, first)
+                        if not rank > first.current_rank:
                             if refused == REFUSED:
                                 passed.append(slot)  # (it counts for a rejection alone)
                             elif refused == ALLOWED:
