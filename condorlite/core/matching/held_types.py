@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from condorlite.core.classad.partial import Constant
 from condorlite.core.classad.residuals import Residual
-from condorlite.core.matching.box_passes import box_key
+from condorlite.core.matching.box_passes import box_key, implied_by
 from condorlite.core.matching.box_ranges import Column, Split
 from condorlite.core.matching.candidates import PRE, HeldGroup, PairEval, as_rank
 from condorlite.core.matching.carving import PairProgram
@@ -174,13 +174,18 @@ class SureBox(NamedTuple):
 
 class PartPairs:
     """One walk's pair results by shared static part (``held_walks`` module doc, 4):
-    the class key's program of each part (``MatchTable.static_program``), the one pair
-    result of each box of constant ranks, its table of passes (``box_passes``), and the
-    programs run (counted once per walk, as ``MatchTable.run_part`` counts each)."""
+    the class key's program of each part (``program_of``: ``MatchTable.static_program``
+    of the class key, by an offer of the part), the one pair result of each box of
+    constant ranks (``pair_of``: ``MatchTable.part_pair``), its table of passes
+    (``box_passes``), the programs run (counted once per walk, as
+    ``MatchTable.run_part`` counts each), and the class key's slot Rank per rank key."""
 
-    __slots__ = ("boxed", "boxes", "implied", "programs", "ranks", "runs", "tables")
+    __slots__ = ("_pair_of", "_program_of", "boxed", "boxes", "implied", "programs", "ranks",
+                 "runs", "tables")
 
-    def __init__(self) -> None:
+    def __init__(self, program_of: Callable[[Offer], PairProgram | None],
+                 pair_of: Callable[[PairProgram, tuple], PairEval]) -> None:
+        self._program_of, self._pair_of = program_of, pair_of
         #: static part -> (its program, that box's table of passes, its one pair
         #: result or None when its ranks read the slot) once known, for a part whose
         #: program is a box with a table: each later group of the part takes them in
@@ -200,6 +205,26 @@ class PartPairs:
         #: (``Reasons.slot_rank``, the same value: one call per key and walk)
         self.ranks: dict[int, float] = {}
         self.runs = 0
+
+    def sure_pair(self, first: Offer, part: SlotVector, sure: SureBox
+                  ) -> tuple[PairProgram, PairEval | None] | None:
+        """The class key's program of the part of a group (``first``: its first offer)
+        and the box's one result (None: ranks that read the slot) when the verdict's
+        box ``sure`` implies the program's box (``box_passes.implied_by``), else None."""
+        programs = self.programs
+        program = programs.get(part.static, MISSING)
+        if program is MISSING:
+            program = programs[part.static] = self._program_of(first)
+        if program is None or not implied_by(program, part.names, sure.verdict,  # type: ignore[arg-type]
+                                             sure.names):
+            return None
+        if program.result is None:  # type: ignore[union-attr]
+            return program, None  # type: ignore[return-value]
+        known = self.boxed.get(id(program))
+        if known is None:
+            known = self.boxed[id(program)] = self._pair_of(
+                program, program.result)  # type: ignore[arg-type, union-attr]
+        return program, known  # type: ignore[return-value]
 
 
 class HeldType(NamedTuple):

@@ -104,7 +104,7 @@ from collections.abc import Callable
 from functools import partial
 
 from condorlite.core.adeval import ClassAd
-from condorlite.core.matching.box_passes import BoxPasses, implied_by
+from condorlite.core.matching.box_passes import BoxPasses
 from condorlite.core.matching.candidates import NO_MATCH, HeldGroup, PairEval, as_rank
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.evaluation_count import EvaluationCount
@@ -186,7 +186,7 @@ class HeldWalks:
             return found[1]
         verdicts = self._verdicts
         union, types, asked = verdicts.asked(klass, job_ad)
-        parts = PartPairs()
+        parts = PartPairs(partial(self._part_program, klass, job_ad), self._part_pair)
         out = HeldWalk(refusals)
         for held_type, (verdict, names) in zip(types, asked, strict=True):
             shared = union.issuperset(names)
@@ -341,7 +341,8 @@ class HeldWalks:
         programs, tables, boxed, boxes = parts.programs, parts.tables, parts.boxed, parts.boxes
         matched, allowed = out.matched, out.allowed
         #: static part -> (its program, the box's one result or None: ranks that read
-        #: the slot) when the verdict implies its box, else None (``_implied``), per
+        #: the slot) when the verdict implies its box, else None
+        #: (``PartPairs.sure_pair``), per
         #: sure box for the walk (its groups left for later are asked with it again)
         implied: dict[int, tuple[PairProgram, PairEval | None] | None] = {}
         if sure is not None:
@@ -357,8 +358,8 @@ class HeldWalks:
             if sure is not None and part is not None:
                 found = implied.get(part.static, MISSING)  # type: ignore[union-attr]
                 if found is MISSING:
-                    found = implied[part.static] = self._implied(  # type: ignore[union-attr]
-                        klass, job_ad, slot, part, sure, parts)  # type: ignore[arg-type]
+                    found = implied[part.static] = parts.sure_pair(  # type: ignore[union-attr]
+                        slot.first, part, sure)  # type: ignore[arg-type]
                 if found is not None:
                     program, known = found  # type: ignore[misc]
                     if known is None:
@@ -471,24 +472,3 @@ class HeldWalks:
         if part is not None:
             slot.numbers = self._boxes.numbers(part.vals)
         return part
-
-    def _implied(self, klass: tuple, job_ad: ClassAd, slot: HeldSlot, part: SlotVector,
-                 sure: SureBox, parts: PartPairs
-                 ) -> tuple[PairProgram, PairEval | None] | None:
-        """The class key's program of the group's part and the box's one result (None:
-        ranks that read the slot) when the verdict's box ``sure`` implies it
-        (``box_passes.implied_by``), else None."""
-        programs = parts.programs
-        program = programs.get(part.static, MISSING)
-        if program is MISSING:
-            program = programs[part.static] = self._part_program(klass, job_ad, slot.first)
-        if program is None or not implied_by(program, part.names, sure.verdict,  # type: ignore[arg-type]
-                                             sure.names):
-            return None
-        if program.result is None:  # type: ignore[union-attr]
-            return program, None  # type: ignore[return-value]
-        known = parts.boxed.get(id(program))
-        if known is None:
-            known = parts.boxed[id(program)] = self._part_pair(
-                program, program.result)  # type: ignore[arg-type, union-attr]
-        return program, known  # type: ignore[return-value]
