@@ -277,7 +277,7 @@ def test_a_walk_asks_a_slot_rank_once_per_rank_key(monkeypatch) -> None:
     with monkeypatch.context() as patch:
         patch.setattr(Reasons, "slot_rank", counted)
         patch.setattr(HeldWalks, "matching", walked)
-        fast, _ = run_both(slots, JOBS, POLICY, SUBS)
+        run_both(slots, JOBS, POLICY, SUBS)
     assert len({key[3] for key in asked}) == 2
     assert len(asked) == len(set(asked))  # (no key asked twice by one walk)
     init = HeldSlot.__init__
