@@ -18,6 +18,7 @@ from condorlite.core.matching.candidates import PRE, HeldGroup, PairEval, as_ran
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.held_refusals import Refusals
 from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.reasons import WalkRanks
 from condorlite.core.matching.slot_vectors import SlotVector, holds
 
 #: "not in the table" (a table whose values may be None)
@@ -184,8 +185,10 @@ class PartPairs:
                  "runs", "tables")
 
     def __init__(self, program_of: Callable[[Offer], PairProgram | None],
-                 pair_of: Callable[[PairProgram, tuple], PairEval]) -> None:
+                 pair_of: Callable[[PairProgram, tuple], PairEval], ranks: WalkRanks) -> None:
         self._program_of, self._pair_of = program_of, pair_of
+        #: the class key's slot Ranks by rank key (``reasons.WalkRanks``)
+        self.ranks = ranks
         #: static part -> (its program, that box's table of passes, its one pair
         #: result or None when its ranks read the slot) once known, for a part whose
         #: program is a box with a table: each later group of the part takes them in
@@ -201,9 +204,6 @@ class PartPairs:
         #: while the walk's groups left for later may be asked with it (which holds
         #: the box)
         self.implied: dict[int, tuple[SureBox, dict]] = {}
-        #: ``Reasons.rank_key`` -> the class key's slot Rank of its offers
-        #: (``Reasons.slot_rank``, the same value: one call per key and walk)
-        self.ranks: dict[int, float] = {}
         self.runs = 0
 
     def sure_pair(self, first: Offer, part: SlotVector, sure: SureBox

@@ -124,6 +124,7 @@ from condorlite.core.matching.held_types import (
 from condorlite.core.matching.held_verdicts import NEVER, HeldVerdicts
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.reasons import WalkRanks
 from condorlite.core.matching.slot_vectors import SlotVector
 
 #: whether a held pair's dependent ranks are worked out at their first read (module
@@ -138,9 +139,9 @@ SURE_BOXES = True
 
 class HeldWalks:
     """The cycle's kept walks (module doc). ``held``: the held groups (read only);
-    ``pair``: ``MatchTable.pair``; ``slot_rank``: ``Reasons.slot_rank`` (the slot's
-    Rank of a class's job, whether or not the pair matches: module doc, 8), the same
-    for every offer of one ``rank_key`` (``Reasons.rank_key``); the rest as
+    ``pair``: ``MatchTable.pair``; ``ranks_of``: ``Reasons.walk_ranks`` (a class
+    key's slot Ranks of its job, whether or not the pair matches: module doc, 8),
+    equal for the offers of one ``rank_key`` (``Reasons.rank_key``); the rest as
     ``HeldVerdicts`` takes them."""
 
     def __init__(self, held: HeldGroups, registry: list[Offer], table: MatchTable,
@@ -148,10 +149,10 @@ class HeldWalks:
                  resource_names: frozenset[str], now: float | None,
                  counts: EvaluationCount,
                  policy_key: Callable[[int, HeldGroup, Offer], int | None],
-                 slot_rank: Callable[[int, tuple, ClassAd, Offer], float],
+                 ranks_of: Callable[[int, tuple, ClassAd], WalkRanks],
                  rank_key: Callable[[Offer], int]) -> None:
         self._held = held
-        self._slot_rank = slot_rank
+        self._ranks_of = ranks_of
         self._rank_key = rank_key
         self._pair = table.pair
         self._part_of = table.static_vector
@@ -186,7 +187,8 @@ class HeldWalks:
             return found[1]
         verdicts = self._verdicts
         union, types, asked = verdicts.asked(klass, job_ad)
-        parts = PartPairs(partial(self._part_program, klass, job_ad), self._part_pair)
+        parts = PartPairs(partial(self._part_program, klass, job_ad), self._part_pair,
+                          self._ranks_of(klass[0], klass[1], job_ad))
         out = HeldWalk(refusals)
         for held_type, (verdict, names) in zip(types, asked, strict=True):
             shared = union.issuperset(names)
@@ -247,7 +249,8 @@ class HeldWalks:
         verdict's box when every bound of it holds on ``slots`` (``_pairs_of``), else
         None."""
         matched, allowed, passed = out.matched, out.allowed, out.passed
-        slot_rank, rank_key, ranks = self._slot_rank, self._rank_key, parts.ranks
+        rank_key, ranks = self._rank_key, parts.ranks
+        known_ranks = ranks.ranks
         #: (group, what is known of the policy) of the groups whose pair is not known
         unknown: list[tuple[HeldSlot, int | None]] = []
         #: the groups whose pairs are left to the runs by priority (module doc, 7)
@@ -299,9 +302,9 @@ class HeldWalks:
                         key = slot.rank_key
                         if key is None:
                             key = slot.rank_key = rank_key(first)
-                        rank = ranks.get(key)
+                        rank = known_ranks.get(key)
                         if rank is None:
-                            rank = ranks[key] = slot_rank(klass[0], klass[1], job_ad, first)
+                            rank = ranks.of(key, first)
                         if not rank > first.current_rank:
                             if refused == REFUSED:
                                 passed.append(slot)  # (it counts for a rejection alone)
