@@ -185,10 +185,11 @@ class PartPairs:
                  "runs", "tables")
 
     def __init__(self, program_of: Callable[[Offer], PairProgram | None],
-                 pair_of: Callable[[PairProgram, tuple], PairEval], ranks: WalkRanks) -> None:
+                 pair_of: Callable[[PairProgram, tuple], PairEval]) -> None:
         self._program_of, self._pair_of = program_of, pair_of
-        #: the class key's slot Ranks by rank key (``reasons.WalkRanks``)
-        self.ranks = ranks
+        #: the class key's slot Ranks by rank key (``reasons.WalkRanks``), made at the
+        #: walk's first group that needs one (``HeldWalks._walk``), else None
+        self.ranks: WalkRanks | None = None
         #: static part -> (its program, that box's table of passes, its one pair
         #: result or None when its ranks read the slot) once known, for a part whose
         #: program is a box with a table: each later group of the part takes them in

@@ -187,8 +187,7 @@ class HeldWalks:
             return found[1]
         verdicts = self._verdicts
         union, types, asked = verdicts.asked(klass, job_ad)
-        parts = PartPairs(partial(self._part_program, klass, job_ad), self._part_pair,
-                          self._ranks_of(klass[0], klass[1], job_ad))
+        parts = PartPairs(partial(self._part_program, klass, job_ad), self._part_pair)
         out = HeldWalk(refusals)
         for held_type, (verdict, names) in zip(types, asked, strict=True):
             shared = union.issuperset(names)
@@ -250,7 +249,6 @@ class HeldWalks:
         None."""
         matched, allowed, passed = out.matched, out.allowed, out.passed
         rank_key, ranks = self._rank_key, parts.ranks
-        known_ranks = ranks.ranks
         #: (group, what is known of the policy) of the groups whose pair is not known
         unknown: list[tuple[HeldSlot, int | None]] = []
         #: the groups whose pairs are left to the runs by priority (module doc, 7)
@@ -302,7 +300,9 @@ class HeldWalks:
                         key = slot.rank_key
                         if key is None:
                             key = slot.rank_key = rank_key(first)
-                        rank = known_ranks.get(key)
+                        if ranks is None:
+                            ranks = parts.ranks = self._ranks_of(klass[0], klass[1], job_ad)
+                        rank = ranks.ranks.get(key)
                         if rank is None:
                             rank = ranks.of(key, first)
                         if not rank > first.current_rank:
