@@ -82,8 +82,11 @@ class matches a few per cent. These make that walk cheaper, each exact:
    slot's Rank of the class beats its ``CurrentRank``; else its list's verdict of
    the key alone decides it (``held_lists``), as for a policy key. That Rank is
    known without the pair (``Reasons.slot_rank``: the value the pair gives, kept
-   per rank key), so where it does not beat, the walk passes over the group when
-   the list refuses the key (``HeldWalk.passed``: it counts at a rejection alone,
+   per rank key; a walk asks each rank key once, through ``reasons.WalkRanks``,
+   which takes a Rank testing a job's name against a string from the shared values
+   by the comparison's answer), so where it does not beat, the walk passes over
+   the group when the list refuses the key (``HeldWalk.passed``: it counts at a
+   rejection alone,
    if its pair matches, where its list counted it as refused; a rejection reads
    ``rej_policy`` only for its truth), leaves it out when it is the submitter's own
    (never listed, never counted), and, allowed, leaves it for later as in 7 when
