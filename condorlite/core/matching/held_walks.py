@@ -86,11 +86,10 @@ class matches a few per cent. These make that walk cheaper, each exact:
    which takes a Rank testing a job's name against a string from the shared values
    by the comparison's answer), so where it does not beat, the walk passes over
    the group when the list refuses the key (``HeldWalk.passed``: it counts at a
-   rejection alone,
-   if its pair matches, where its list counted it as refused; a rejection reads
-   ``rej_policy`` only for its truth), leaves it out when it is the submitter's own
-   (never listed, never counted), and, allowed, leaves it for later as in 7 when
-   ``HeldSlot.pre`` is set. (The default pre-job rank reads ``My.Rank``, so the
+   rejection alone, if its pair matches, where its list counted it as refused; a
+   rejection reads ``rej_policy`` only for its truth), leaves it out when it is the
+   submitter's own (never listed, never counted), and, allowed, leaves it for later
+   as in 7 when ``HeldSlot.pre`` is set. (The default pre-job rank reads ``My.Rank``, so the
    pre-job rank of a slot whose Rank reads the job reads the job too: ``pre`` is
    None and the allowed ones are still paired.) On the 10k static mix the walks'
    tries of groups not allowed by a policy key fall from 43,721 to 25,724.
