@@ -12,12 +12,13 @@ from typing import NamedTuple
 
 from condorlite.core.classad.partial import Constant
 from condorlite.core.classad.residuals import Residual
-from condorlite.core.matching.box_passes import box_key
+from condorlite.core.matching.box_passes import box_key, implied_by
 from condorlite.core.matching.box_ranges import Column, Split
 from condorlite.core.matching.candidates import PRE, HeldGroup, PairEval, as_rank
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.held_refusals import Refusals
 from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.reasons import WalkRanks
 from condorlite.core.matching.slot_vectors import SlotVector, holds
 
 #: "not in the table" (a table whose values may be None)
@@ -41,7 +42,7 @@ class HeldSlot:
     the number of that part's values (``numbers``: ``box_passes.BoxPasses.numbers``)."""
 
     __slots__ = ("first", "group", "kind", "numbers", "one", "pair_shape", "part", "policy",
-                 "pre", "preq", "vals")
+                 "pre", "preq", "rank_key", "vals")
 
     def __init__(self, pair_shape: int, group: HeldGroup, first: Offer,
                  vals: tuple | None, policy: int | None, preq: int | None) -> None:
@@ -65,6 +66,9 @@ class HeldSlot:
         self.numbers = -1
         #: the position of its type in the types last made (``HeldVerdicts._typed``)
         self.kind = 0
+        #: ``Reasons.rank_key`` of its offers (one per pair shape), worked out when a
+        #: walk first needs its slot Rank (``HeldWalks._walk``), else None
+        self.rank_key: int | None = None
 
 
 #: what a walk knows of ``PREEMPTION_REQUIREMENTS`` for a matched group's offers
@@ -171,13 +175,21 @@ class SureBox(NamedTuple):
 
 class PartPairs:
     """One walk's pair results by shared static part (``held_walks`` module doc, 4):
-    the class key's program of each part (``MatchTable.static_program``), the one pair
-    result of each box of constant ranks, its table of passes (``box_passes``), and the
-    programs run (counted once per walk, as ``MatchTable.run_part`` counts each)."""
+    the class key's program of each part (``program_of``: ``MatchTable.static_program``
+    of the class key, by an offer of the part), the one pair result of each box of
+    constant ranks (``pair_of``: ``MatchTable.part_pair``), its table of passes
+    (``box_passes``), the programs run (counted once per walk, as
+    ``MatchTable.run_part`` counts each), and the class key's slot Rank per rank key."""
 
-    __slots__ = ("boxed", "boxes", "implied", "programs", "runs", "tables")
+    __slots__ = ("_pair_of", "_program_of", "boxed", "boxes", "implied", "programs", "ranks",
+                 "runs", "tables")
 
-    def __init__(self) -> None:
+    def __init__(self, program_of: Callable[[Offer], PairProgram | None],
+                 pair_of: Callable[[PairProgram, tuple], PairEval]) -> None:
+        self._program_of, self._pair_of = program_of, pair_of
+        #: the class key's slot Ranks by rank key (``reasons.WalkRanks``), made at the
+        #: walk's first group that needs one (``HeldWalks._walk``), else None
+        self.ranks: WalkRanks | None = None
         #: static part -> (its program, that box's table of passes, its one pair
         #: result or None when its ranks read the slot) once known, for a part whose
         #: program is a box with a table: each later group of the part takes them in
@@ -194,6 +206,26 @@ class PartPairs:
         #: the box)
         self.implied: dict[int, tuple[SureBox, dict]] = {}
         self.runs = 0
+
+    def sure_pair(self, first: Offer, part: SlotVector, sure: SureBox
+                  ) -> tuple[PairProgram, PairEval | None] | None:
+        """The class key's program of the part of a group (``first``: its first offer)
+        and the box's one result (None: ranks that read the slot) when the verdict's
+        box ``sure`` implies the program's box (``box_passes.implied_by``), else None."""
+        programs = self.programs
+        program = programs.get(part.static, MISSING)
+        if program is MISSING:
+            program = programs[part.static] = self._program_of(first)
+        if program is None or not implied_by(program, part.names, sure.verdict,  # type: ignore[arg-type]
+                                             sure.names):
+            return None
+        if program.result is None:  # type: ignore[union-attr]
+            return program, None  # type: ignore[return-value]
+        known = self.boxed.get(id(program))
+        if known is None:
+            known = self.boxed[id(program)] = self._pair_of(
+                program, program.result)  # type: ignore[arg-type, union-attr]
+        return program, known  # type: ignore[return-value]
 
 
 class HeldType(NamedTuple):

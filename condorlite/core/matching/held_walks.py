@@ -82,12 +82,14 @@ class matches a few per cent. These make that walk cheaper, each exact:
    slot's Rank of the class beats its ``CurrentRank``; else its list's verdict of
    the key alone decides it (``held_lists``), as for a policy key. That Rank is
    known without the pair (``Reasons.slot_rank``: the value the pair gives, kept
-   per rank key), so where it does not beat, the walk passes over the group when
-   the list refuses the key (``HeldWalk.passed``: it counts at a rejection alone,
-   if its pair matches, where its list counted it as refused; a rejection reads
-   ``rej_policy`` only for its truth), leaves it out when it is the submitter's own
-   (never listed, never counted), and, allowed, leaves it for later as in 7 when
-   ``HeldSlot.pre`` is set. (The default pre-job rank reads ``My.Rank``, so the
+   per rank key; a walk asks each rank key once, through ``reasons.WalkRanks``,
+   which takes a Rank testing a job's name against a string from the shared values
+   by the comparison's answer), so where it does not beat, the walk passes over
+   the group when the list refuses the key (``HeldWalk.passed``: it counts at a
+   rejection alone, if its pair matches, where its list counted it as refused; a
+   rejection reads ``rej_policy`` only for its truth), leaves it out when it is the
+   submitter's own (never listed, never counted), and, allowed, leaves it for later
+   as in 7 when ``HeldSlot.pre`` is set. (The default pre-job rank reads ``My.Rank``, so the
    pre-job rank of a slot whose Rank reads the job reads the job too: ``pre`` is
    None and the allowed ones are still paired.) On the 10k static mix the walks'
    tries of groups not allowed by a policy key fall from 43,721 to 25,724.
@@ -104,7 +106,7 @@ from collections.abc import Callable
 from functools import partial
 
 from condorlite.core.adeval import ClassAd
-from condorlite.core.matching.box_passes import BoxPasses, implied_by
+from condorlite.core.matching.box_passes import BoxPasses
 from condorlite.core.matching.candidates import NO_MATCH, HeldGroup, PairEval, as_rank
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.evaluation_count import EvaluationCount
@@ -124,6 +126,7 @@ from condorlite.core.matching.held_types import (
 from condorlite.core.matching.held_verdicts import NEVER, HeldVerdicts
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.reasons import WalkRanks
 from condorlite.core.matching.slot_vectors import SlotVector
 
 #: whether a held pair's dependent ranks are worked out at their first read (module
@@ -138,18 +141,21 @@ SURE_BOXES = True
 
 class HeldWalks:
     """The cycle's kept walks (module doc). ``held``: the held groups (read only);
-    ``pair``: ``MatchTable.pair``; ``slot_rank``: ``Reasons.slot_rank`` (the slot's
-    Rank of a class's job, whether or not the pair matches: module doc, 8); the rest
-    as ``HeldVerdicts`` takes them."""
+    ``pair``: ``MatchTable.pair``; ``ranks_of``: ``Reasons.walk_ranks`` (a class
+    key's slot Ranks of its job, whether or not the pair matches: module doc, 8),
+    equal for the offers of one ``rank_key`` (``Reasons.rank_key``); the rest as
+    ``HeldVerdicts`` takes them."""
 
     def __init__(self, held: HeldGroups, registry: list[Offer], table: MatchTable,
                  number: Callable[[ClassAd, tuple[str, ...]], tuple],
                  resource_names: frozenset[str], now: float | None,
                  counts: EvaluationCount,
                  policy_key: Callable[[int, HeldGroup, Offer], int | None],
-                 slot_rank: Callable[[int, tuple, ClassAd, Offer], float]) -> None:
+                 ranks_of: Callable[[int, tuple, ClassAd], WalkRanks],
+                 rank_key: Callable[[Offer], int]) -> None:
         self._held = held
-        self._slot_rank = slot_rank
+        self._ranks_of = ranks_of
+        self._rank_key = rank_key
         self._pair = table.pair
         self._part_of = table.static_vector
         self._part_program = table.static_program
@@ -183,7 +189,7 @@ class HeldWalks:
             return found[1]
         verdicts = self._verdicts
         union, types, asked = verdicts.asked(klass, job_ad)
-        parts = PartPairs()
+        parts = PartPairs(partial(self._part_program, klass, job_ad), self._part_pair)
         out = HeldWalk(refusals)
         for held_type, (verdict, names) in zip(types, asked, strict=True):
             shared = union.issuperset(names)
@@ -244,7 +250,7 @@ class HeldWalks:
         verdict's box when every bound of it holds on ``slots`` (``_pairs_of``), else
         None."""
         matched, allowed, passed = out.matched, out.allowed, out.passed
-        slot_rank = self._slot_rank
+        rank_key, ranks = self._rank_key, parts.ranks
         #: (group, what is known of the policy) of the groups whose pair is not known
         unknown: list[tuple[HeldSlot, int | None]] = []
         #: the groups whose pairs are left to the runs by priority (module doc, 7)
@@ -291,8 +297,17 @@ class HeldWalks:
                         refused = refuses(known_preq)  # type: ignore[misc]
                     if refused != ALLOWED or slot.pre is not None:
                         first = slot.first
-                        if not slot_rank(klass[0], klass[1], job_ad,
-                                         first) > first.current_rank:
+                        # (the class's slot Rank, one per rank key: kept for the walk
+                        # by the group's key, worked out at its first group)
+                        key = slot.rank_key
+                        if key is None:
+                            key = slot.rank_key = rank_key(first)
+                        if ranks is None:
+                            ranks = parts.ranks = self._ranks_of(klass[0], klass[1], job_ad)
+                        rank = ranks.ranks.get(key)
+                        if rank is None:
+                            rank = ranks.of(key, first)
+                        if not rank > first.current_rank:
                             if refused == REFUSED:
                                 passed.append(slot)  # (it counts for a rejection alone)
                             elif refused == ALLOWED:
@@ -331,7 +346,8 @@ class HeldWalks:
         programs, tables, boxed, boxes = parts.programs, parts.tables, parts.boxed, parts.boxes
         matched, allowed = out.matched, out.allowed
         #: static part -> (its program, the box's one result or None: ranks that read
-        #: the slot) when the verdict implies its box, else None (``_implied``), per
+        #: the slot) when the verdict implies its box, else None
+        #: (``PartPairs.sure_pair``), per
         #: sure box for the walk (its groups left for later are asked with it again)
         implied: dict[int, tuple[PairProgram, PairEval | None] | None] = {}
         if sure is not None:
@@ -347,8 +363,8 @@ class HeldWalks:
             if sure is not None and part is not None:
                 found = implied.get(part.static, MISSING)  # type: ignore[union-attr]
                 if found is MISSING:
-                    found = implied[part.static] = self._implied(  # type: ignore[union-attr]
-                        klass, job_ad, slot, part, sure, parts)  # type: ignore[arg-type]
+                    found = implied[part.static] = parts.sure_pair(  # type: ignore[union-attr]
+                        slot.first, part, sure)  # type: ignore[arg-type]
                 if found is not None:
                     program, known = found  # type: ignore[misc]
                     if known is None:
@@ -461,24 +477,3 @@ class HeldWalks:
         if part is not None:
             slot.numbers = self._boxes.numbers(part.vals)
         return part
-
-    def _implied(self, klass: tuple, job_ad: ClassAd, slot: HeldSlot, part: SlotVector,
-                 sure: SureBox, parts: PartPairs
-                 ) -> tuple[PairProgram, PairEval | None] | None:
-        """The class key's program of the group's part and the box's one result (None:
-        ranks that read the slot) when the verdict's box ``sure`` implies it
-        (``box_passes.implied_by``), else None."""
-        programs = parts.programs
-        program = programs.get(part.static, MISSING)
-        if program is MISSING:
-            program = programs[part.static] = self._part_program(klass, job_ad, slot.first)
-        if program is None or not implied_by(program, part.names, sure.verdict,  # type: ignore[arg-type]
-                                             sure.names):
-            return None
-        if program.result is None:  # type: ignore[union-attr]
-            return program, None  # type: ignore[return-value]
-        known = parts.boxed.get(id(program))
-        if known is None:
-            known = parts.boxed[id(program)] = self._part_pair(
-                program, program.result)  # type: ignore[arg-type, union-attr]
-        return program, known  # type: ignore[return-value]

@@ -17,6 +17,7 @@ owned by the request lists (``request_lists.RequestLists``); it asks the match t
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from operator import attrgetter, itemgetter
 
 from condorlite.core import adeval
@@ -100,6 +101,10 @@ class Reasons:
                     self._shared.values[shared] = found
             self._slot_ranks[key] = found
         return found
+
+    def walk_ranks(self, class_id: int, part: tuple, job_ad: ClassAd) -> WalkRanks:
+        """The class key's slot Ranks by rank key for one held walk (``WalkRanks``)."""
+        return WalkRanks(self._shared, job_ad, partial(self.slot_rank, class_id, part, job_ad))
 
     def slot_row(self, job_ad: ClassAd, keys: tuple[int, ...],
                  firsts: Callable[[], list[Offer]], ask: Callable[[Offer], float]
@@ -306,3 +311,47 @@ def _put_back(node: Expr, ad: ClassAd, depth: int) -> Expr:
             return node
         return Binary(node.op, left, right)  # type: ignore[attr-defined]
     return node
+
+
+class WalkRanks:
+    """A class key's slot Ranks by rank key for one held walk (``held_walks``), each
+    ``Reasons.slot_rank``'s value: a Rank that tests one name of the job with ``==``
+    against an ASCII string (``slot_ranks.StringTest``), of a job that binds the name
+    to an ASCII string, is taken from the cycle's shared values by that comparison's
+    answer (``SharedRanks.values``, as ``StringRows`` takes a row: ``==`` on ASCII
+    strings is ``str.lower`` equality) without the call, the job's string read once
+    per name; any other, or a value not known yet, is asked of the class (``ask``:
+    ``Reasons.slot_rank``, which evaluates and keeps it as ever). ``ranks``: those
+    worked out, by rank key (the walk reads it first)."""
+
+    __slots__ = ("_ask", "_job_ad", "_jobs", "_shared", "ranks")
+
+    def __init__(self, shared: SharedRanks, job_ad: ClassAd, ask: Callable[[Offer], float]
+                 ) -> None:
+        self._shared, self._job_ad, self._ask = shared, job_ad, ask
+        #: a name a Rank tests -> the job's string of it lower-cased, or None (not an
+        #: ASCII string literal: asked)
+        self._jobs: dict[str, str | None] = {}
+        #: rank key -> the class key's slot Rank of its offers
+        self.ranks: dict[int, float] = {}
+
+    def of(self, rank_key: int, offer: Offer) -> float:
+        """The class key's slot Rank of ``offer`` (whose rank key is ``rank_key``),
+        kept in ``ranks``."""
+        shared = self._shared
+        test = shared.test(rank_key, offer)
+        if test is not None and test.op == "==" and test.text.isascii():
+            name = test.name
+            job = self._jobs.get(name, _MISSING)
+            if job is _MISSING:
+                bound = adeval.attr(self._job_ad, name)
+                job = self._jobs[name] = (
+                    bound.value.lower() if type(bound) is Literal  # type: ignore[union-attr]
+                    and type(bound.value) is str and bound.value.isascii() else None)
+            if job is not None:
+                value = shared.values.get((rank_key, test.text.lower() == job))
+                if value is not None:
+                    self.ranks[rank_key] = value
+                    return value
+        value = self.ranks[rank_key] = self._ask(offer)
+        return value

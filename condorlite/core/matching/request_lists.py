@@ -93,7 +93,7 @@ class RequestLists:
         self._walks = HeldWalks(shapes.held, shapes.registry, table,
                                 shapes.shape_keys.canon.key, shapes.resource_names,
                                 table.now, counts, self._refusals.key_of,
-                                self._slot_rank)
+                                self.reasons.walk_ranks, self.reasons.rank_key)
         #: a class key's held entries per submitter, with preemption on (``held_lists``)
         #: entries shared between lists (of one reason, job rank source and offer)
         shared = SharedEntries(shapes.registry)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from condorlite.core.classad.residuals import bound_test
-from condorlite.core.matching import box_passes, held_walks
+from condorlite.core.matching import box_passes, held_types, held_walks
 from condorlite.core.matching.box_passes import box_key, implied_by
 from condorlite.core.matching.candidates import as_rank
 from condorlite.core.matching.carving import PairProgram
@@ -278,6 +278,6 @@ def test_a_box_with_a_bound_of_the_slots_own_runs(monkeypatch) -> None:
 
 def test_an_implication_blind_to_the_bounds_decides_otherwise(monkeypatch) -> None:
     # Every box taken as implied: the slots over 15,000 pass a box they fail.
-    monkeypatch.setattr(held_walks, "implied_by", lambda *args: True)
+    monkeypatch.setattr(held_types, "implied_by", lambda *args: True)
     with pytest.raises(AssertionError):
         run_both([_sure(n, "Disk <= 15000") for n in range(20)], SURE_JOBS, POLICY)

@@ -21,7 +21,7 @@ from condorlite.core.matching.evaluation_count import EvaluationCount
 from condorlite.core.matching.held_lists import HeldLists
 from condorlite.core.matching.held_prio import PrioRuns
 from condorlite.core.matching.held_refusals import ALLOWED, HeldRefusals
-from condorlite.core.matching.held_types import LaterPairs
+from condorlite.core.matching.held_types import HeldSlot, LaterPairs
 from condorlite.core.matching.held_walks import HeldWalks
 from condorlite.core.matching.lazy_runs import LazyRun
 from condorlite.core.matching.preq_reads import static_reads
@@ -239,6 +239,56 @@ def test_preq_groups_whose_rank_does_not_beat_are_decided_without_their_pair(
     with pytest.raises(AssertionError):
         run_both(RANK_SLOTS, JOBS, policy, SUBS)
 
+
+
+def _two_rank_slot(n: int) -> str:
+    """A slot whose Rank reads the job, one of two Ranks by ``n``'s parity: the long
+    jobs beat the ``CurrentRank`` on the odd slots alone (two rank keys)."""
+    rank = "TARGET.JobLength > 10" if n % 2 else "TARGET.JobLength > 1000"
+    return _slot(n).replace("\nRank = 0\n", f"\nRank = {rank}\n").replace(
+        "\nRank = TARGET.JobLength > 10\n", f"\nRank = {rank}\n")
+
+
+def test_a_walk_asks_a_slot_rank_once_per_rank_key(monkeypatch) -> None:
+    """A walk asks the class's slot Rank (``Reasons.slot_rank``) of the preq groups
+    it decides without their pair once per rank key (``PartPairs.ranks``): the
+    cycle decides as the reference. With every group's rank key taken as one, the
+    first group's Rank (which does not beat) stands for the odd slots' (which beat)
+    and the cycle decides otherwise."""
+    slots = [_two_rank_slot(n) for n in range(12)]
+    asked: list[tuple] = []
+    #: the number of the ``matching`` call under way, None outside one
+    walking: dict[str, int | None] = {"call": None}
+    calls = itertools.count()
+    slot_rank, matching = Reasons.slot_rank, HeldWalks.matching
+
+    def counted(self, class_id, part, job_ad, offer):  # type: ignore[no-untyped-def]
+        if walking["call"] is not None:
+            asked.append((walking["call"], class_id, part, self.rank_key(offer)))
+        return slot_rank(self, class_id, part, job_ad, offer)
+
+    def walked(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        walking["call"] = next(calls)
+        try:
+            return matching(self, *args, **kwargs)
+        finally:
+            walking["call"] = None
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Reasons, "slot_rank", counted)
+        patch.setattr(HeldWalks, "matching", walked)
+        run_both(slots, JOBS, POLICY, SUBS)
+    assert len({key[3] for key in asked}) == 2
+    assert len(asked) == len(set(asked))  # (no key asked twice by one walk)
+    init = HeldSlot.__init__
+
+    def blind(self, *args) -> None:  # type: ignore[no-untyped-def]
+        init(self, *args)
+        self.rank_key = 0
+
+    monkeypatch.setattr(HeldSlot, "__init__", blind)
+    with pytest.raises(AssertionError):
+        run_both(slots, JOBS, POLICY, SUBS)
 
 def test_refused_preq_groups_left_uncounted_decide_otherwise(monkeypatch) -> None:
     # The preq groups the walks pass over (above) are the only refusals of this pool

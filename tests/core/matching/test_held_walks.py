@@ -315,8 +315,8 @@ def test_a_part_s_box_taken_once_decides_as_the_reference(monkeypatch) -> None:
 
     init = PartPairs.__init__
 
-    def unkept(self) -> None:  # type: ignore[no-untyped-def]
-        init(self)
+    def unkept(self, *args) -> None:  # type: ignore[no-untyped-def]
+        init(self, *args)
         self.boxes = Unkept()
 
     monkeypatch.setattr(PartPairs, "__init__", unkept)
@@ -334,8 +334,8 @@ def test_a_box_of_another_part_decides_otherwise(monkeypatch) -> None:
 
     init = PartPairs.__init__
 
-    def blind(self) -> None:  # type: ignore[no-untyped-def]
-        init(self)
+    def blind(self, *args) -> None:  # type: ignore[no-untyped-def]
+        init(self, *args)
         self.boxes = Blind()
 
     monkeypatch.setattr(PartPairs, "__init__", blind)
