@@ -39,12 +39,15 @@ class Bail(Exception):
 
 
 class Res:
-    """A value that depends on the free attributes: ``fn(vals)`` computes it."""
+    """A value that depends on the free attributes: ``fn(vals)`` computes it;
+    ``typed``: its ``residual_types.Typed`` source when the residual is made for a
+    type tuple of the free values, else None."""
 
-    __slots__ = ("fn",)
+    __slots__ = ("fn", "typed")
 
-    def __init__(self, fn: Residual) -> None:
+    def __init__(self, fn: Residual, typed: object = None) -> None:
         self.fn = fn
+        self.typed = typed
 
 
 def is_ad(value: object) -> bool:

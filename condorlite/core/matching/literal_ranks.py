@@ -44,7 +44,8 @@ from typing import NamedTuple
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
-from condorlite.core.classad.partial import specialize
+from condorlite.core.classad.partial import Constant, specialize
+from condorlite.core.classad.residual_types import typed_runner
 from condorlite.core.classad.residuals import Residual
 
 _MISSING = object()
@@ -158,9 +159,15 @@ class LiteralRanks:
                  bound: tuple) -> Residual | None:
         program = self._programs.get(shape, _MISSING)
         if program is _MISSING:
-            free = [name for name, b in zip(names, bound, strict=True) if type(b) is Literal]
-            program = self._programs[shape] = specialize(
-                expr, ad, None, [(ad, name) for name in free], self._now)
+            free = [(ad, name) for name, b in zip(names, bound, strict=True)
+                    if type(b) is Literal]
+            program = specialize(expr, ad, None, free, self._now)
+            if program is not None and type(program) is not Constant:
+                now = self._now
+                program = typed_runner(program, lambda kinds: specialize(
+                    expr, ad, None, free, now, kinds=kinds), tuple(
+                    type(b.value) for b in bound if type(b) is Literal))
+            self._programs[shape] = program
         return program  # type: ignore[return-value]
 
     def evaluate(self, key: tuple, program: Residual | None, expr: Expr, ad: ClassAd,
