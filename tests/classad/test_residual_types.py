@@ -118,14 +118,14 @@ def _rank_states() -> list[tuple]:
     # every value at every place, the others the usual slot's
     usual = ("u1", 1234567, 2, False, 0.0, 8, 4096, 1.5, 600)
     for at, value in itertools.product(range(len(RANK_NAMES)), RANK_VALUES):
-        rows.append(usual[:at] + (value,) + usual[at + 1:])
+        rows.append((*usual[:at], value, *usual[at + 1:]))
     return rows
 
 
 @pytest.mark.parametrize("text", RANKS, ids=["post", "pre", "preemption"])
 def test_policy_ranks_typed_agree(text: str) -> None:
     node = parse_expr(text)
-    job, slot = ad(JOB_AD), ad("[ Name = \"slot1@host\" ]")
+    slot = ad("[ Name = \"slot1@host\" ]")
     for name in RANK_NAMES:
         slot[name] = 0
     free = [(slot, n) for n in RANK_NAMES]
