@@ -22,7 +22,12 @@ from condorlite.core.classad import reference
 from condorlite.core.classad.ad import ClassAd
 from condorlite.core.classad.parser import parse_expr
 from condorlite.core.classad.partial import specialize
-from condorlite.core.classad.residual_types import specialisable, typed_runner
+from condorlite.core.classad.residual_types import (
+    Typed,
+    compiled,
+    specialisable,
+    typed_runner,
+)
 from condorlite.core.classad.values import Error, Undefined
 from condorlite.core.policy import (
     DEFAULT_POST_JOB_RANK,
@@ -75,7 +80,8 @@ def _check(texts: list[str], slot_is_my: bool) -> int:
             assert canonical(general(vals)) == want, (text, vals)
             assert canonical(runner(vals)) == want, (text, vals)
             if specialisable(_kinds(vals)):
-                residual = specialize(node, my, target, free, NOW, kinds=_kinds(vals))
+                residual = compiled(specialize(node, my, target, free, NOW,
+                                               kinds=_kinds(vals)))
                 assert residual is not None, text
                 assert canonical(residual(vals)) == want, (text, vals)
                 typed += 1
@@ -112,13 +118,16 @@ RANK_VALUES = (0, 3, -5, 2147483647, 9223372036854775807, 0.0, -0.0, 1.5, 1e308,
                False, "u1", Undefined, Error)
 
 
+#: a usual slot's values of ``RANK_NAMES``
+USUAL = ("u1", 1234567, 2, False, 0.0, 8, 4096, 1.5, 600)
+
+
 def _rank_states() -> list[tuple]:
     rng = random.Random(36)
     rows = [tuple(rng.choice(RANK_VALUES) for _ in RANK_NAMES) for _ in range(3000)]
     # every value at every place, the others the usual slot's
-    usual = ("u1", 1234567, 2, False, 0.0, 8, 4096, 1.5, 600)
     for at, value in itertools.product(range(len(RANK_NAMES)), RANK_VALUES):
-        rows.append((*usual[:at], value, *usual[at + 1:]))
+        rows.append((*USUAL[:at], value, *USUAL[at + 1:]))
     return rows
 
 
@@ -131,13 +140,18 @@ def test_policy_ranks_typed_agree(text: str) -> None:
     free = [(slot, n) for n in RANK_NAMES]
     general = specialize(node, slot, None, free, NOW)
     assert general is not None
-    runner = typed_runner(general, lambda kinds: specialize(node, slot, None, free, NOW,
-                                                            kinds=kinds))
+    def make(kinds: tuple) -> object:
+        return specialize(node, slot, None, free, NOW, kinds=kinds)
+
+    runner = typed_runner(general, make)
+    # as ``literal_ranks`` makes it: guarded for the usual slot's types
+    guarded = typed_runner(general, make, _kinds(USUAL))
     for vals in _rank_states():
         want = canonical(reference.evaluate(node, rebound(slot, RANK_NAMES, vals), None,
                                             now=NOW))
         assert canonical(general(vals)) == want, vals
         assert canonical(runner(vals)) == want, vals
+        assert canonical(guarded(vals)) == want, vals
     assert len(runner.by_types) > 20  # type: ignore[attr-defined]
 
 
@@ -148,8 +162,9 @@ def test_the_post_job_rank_of_integers_calls_no_residual() -> None:
     node = parse_expr(DEFAULT_POST_JOB_RANK)
     slot = ad("[ KFlops = 1000; SlotID = 3 ]")
     free = [(slot, "KFlops"), (slot, "SlotID")]
-    residual = specialize(node, slot, None, free, NOW, kinds=(int, int))
-    assert residual is not None
+    made = specialize(node, slot, None, free, NOW, kinds=(int, int))
+    assert type(made) is Typed
+    residual = compiled(made)
     assert not [n for n in residual.__code__.co_names if n.startswith("_f")]
     assert residual((1000, 3)) == 997.0 and type(residual((1000, 3))) is float
     assert residual((9223372036854775807, -1)) == float(-9223372036854775808)

@@ -62,7 +62,7 @@ from .functions import REGISTRY
 from .reference import _find
 from .residual_logic import choice, elvis, junction, known_junction
 from .residual_types import arithmetic as typed_arithmetic
-from .residual_types import compiled, fold_call, fold_meta
+from .residual_types import fold_call, fold_meta, typed_of
 from .residual_types import free as typed_free
 from .residuals import (
     BINARY_FNS,
@@ -142,7 +142,9 @@ def specialize(
 
     ``kinds``: the free values' types (one per free attribute, no ``Special``): the
     residual is then made for ``vals`` of those types alone, its type tests folded
-    away (``residual_types``; the contract holds for such ``vals``)."""
+    away (``residual_types``; the contract holds for such ``vals``), and returned as
+    its ``residual_types.Typed`` source when it has one (``residual_types.compiled``
+    makes it a function; ``typed_runner`` does)."""
     return _top(lambda st: _walk(node, my, st), my, target, free, now, reads, given, kinds)
 
 
@@ -169,9 +171,9 @@ def _top(run, my, target, free, now, reads, given=(), kinds=None) -> Residual | 
         if type(result) is Res:
             if state.given_read:
                 result.fn.reads_given = True
-            if result.typed is not None:
-                # (made for the free values' types: the whole as one function)
-                return compiled(result.typed)
+            if state.kinds is not None:
+                # (made for the free values' types: its source, compiled by the caller)
+                return typed_of(result) or result.fn
             return result.fn
         plain(result)
     except (Bail, RecursionError):

@@ -92,35 +92,44 @@ def specialisable(kinds: Sequence[type]) -> bool:
 def free(fn: Residual, index: int, kind: type) -> Res:
     """The free value ``vals[index]``, of type ``kind`` (``fn`` its general residual,
     for the operators made as ever)."""
-    return Res(fn, Typed(f"vals[{index}]", kind, {}, 0))
+    return _res(Typed(f"vals[{index}]", kind, {}, 0), fn)
 
 
 def source(part: object) -> Typed:
     """The typed source of an operand: its own, else a call of its residual or a name
     for the constant (kind: its type, or None for a special value)."""
     if type(part) is Res:
-        if part.typed is not None:
-            return part.typed
+        typed = typed_of(part)
+        if typed is not None:
+            return typed
         name = f"_f{id(part.fn)}"
         return Typed(f"{name}(vals)", None, {name: part.fn}, 0)
     name = f"_c{id(part)}"
     return Typed(name, None if type(part) is Special else type(part), {name: part}, 0)
 
 
-def compiled(typed: Typed) -> Residual:
-    """``lambda vals: <typed.src>`` (module doc), its ``typed`` source kept on it."""
+def compiled(made: Typed | Residual | None) -> Residual | None:
+    """What ``partial.specialize(..., kinds=...)`` made, as a function: a typed
+    source as ``lambda vals: <src>`` (module doc), a residual as it is."""
+    if type(made) is not Typed:
+        return made  # type: ignore[return-value]
     names = dict(_GLOBALS)
-    names.update(typed.names)
-    fn = eval(compile(f"lambda vals: {typed.src}", _SOURCE, "eval"), names)
-    fn.typed = typed
-    return fn
+    names.update(made.names)
+    return eval(compile(f"lambda vals: {made.src}", _SOURCE, "eval"), names)
+
+
+def typed_of(part: Res) -> Typed | None:
+    """A residual's typed source, None if it has none (made as ever)."""
+    return getattr(part, "typed", None)
 
 
 def _res(typed: Typed, general: object) -> Res:
-    """The typed value: its function is the general residual's (``general``, what
-    ``residuals`` makes of the operands), for the operators made as ever; only the
-    whole residual is compiled (``partial``'s ``_top``)."""
-    return Res(general.fn, typed)  # type: ignore[attr-defined]
+    """The typed value: its function is the general residual's (``general``: what
+    ``residuals`` makes of the operands, or a residual), for the operators made as
+    ever; only the whole residual is compiled (``typed_runner``)."""
+    out = Res(general.fn if type(general) is Res else general)  # type: ignore[arg-type]
+    out.typed = typed
+    return out
 
 
 def arithmetic(op: str, left: object, right: object) -> Res | None:
@@ -172,8 +181,9 @@ def fold_call(lname: str, fn: Callable[[object], object], args: Sequence[object]
     ``fn`` of a value of that kind), else ``(False, None)``."""
     if lname in TYPE_PREDICATES and len(args) == 1:
         (arg,) = args
-        if type(arg) is Res and arg.typed is not None and arg.typed.kind in _SAMPLES:
-            return True, fn(_SAMPLES[arg.typed.kind])
+        typed = typed_of(arg) if type(arg) is Res else None
+        if typed is not None and typed.kind in _SAMPLES:
+            return True, fn(_SAMPLES[typed.kind])
     return False, None
 
 
@@ -183,17 +193,18 @@ def fold_meta(op: str, left: object, right: object) -> tuple[bool, object]:
     if op not in _META:
         return False, None
     for value, other in ((left, right), (right, left)):
-        if (type(value) is Res and value.typed is not None and value.typed.kind in _SAMPLES
-                and type(other) is Special):
+        typed = typed_of(value) if type(value) is Res else None
+        if typed is not None and typed.kind in _SAMPLES and type(other) is Special:
             return True, _META[op]
     return False, None
 
 
-def typed_runner(general: Residual, make: Callable[[tuple], Residual | None],
+def typed_runner(general: Residual, make: Callable[[tuple], Typed | Residual | None],
                  expected: tuple | None = None) -> Residual:
     """A residual that runs, for ``vals`` of a type tuple seen before, the residual
-    ``make(types)`` made for it (once, kept in ``by_types``), ``general`` where
-    ``make`` gives None or the tuple is not ``specialisable``. ``expected``: the
+    made for it (``compiled(make(types))``: ``make`` is ``partial.specialize`` given
+    the types; made once, kept in ``by_types``), ``general`` where ``make`` gives
+    None or the tuple is not ``specialisable``. ``expected``: the
     type tuple the values are expected to have (the first slot's): the residual
     returned is then the one made for it, guarded (``guarded``), which runs the
     others' on a tuple of other types."""
@@ -203,7 +214,7 @@ def typed_runner(general: Residual, make: Callable[[tuple], Residual | None],
         kinds = tuple(map(type, vals))
         fn = by_types.get(kinds)
         if fn is None:
-            fn = (make(kinds) if specialisable(kinds) else None) or general
+            fn = (compiled(make(kinds)) if specialisable(kinds) else None) or general
             by_types[kinds] = fn
         return fn(vals)
 
@@ -212,11 +223,12 @@ def typed_runner(general: Residual, make: Callable[[tuple], Residual | None],
     if expected is None or not specialisable(expected):
         return run
     made = make(expected)
-    typed = getattr(made, "typed", None)
-    if typed is None:
+    if type(made) is not Typed:
+        by_types[expected] = made or general  # type: ignore[assignment]
         return run
-    by_types[expected] = made  # type: ignore[assignment]
-    out = guarded(typed, expected, run)
+    # (the guard's own: ``run`` meets the expected types only through ``by_types``)
+    out = guarded(made, expected, run)
+    by_types[expected] = out
     out.by_types = by_types  # type: ignore[attr-defined]
     out.general = general  # type: ignore[attr-defined]
     return out
