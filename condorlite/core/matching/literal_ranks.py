@@ -12,8 +12,11 @@ expressions). Two slots with one layout evaluate the rank alike except for the
 values of those literals, so the rank is specialised once per (rank, names, layout)
 with the literal bindings as the free attributes (``classad.partial.specialize``:
 its residual, run on the literal values, equals the full evaluation in every ad of
-the layout), and each slot costs one residual run on its literal values. Values are
-remembered per (rank, names, layout, typed literal values): types are part of the
+the layout), and each slot costs one residual run on its literal values: the
+residual made for the types of the first slot's literal values, its type tests
+folded (``classad.residual_types.typed_runner``: one guarded function a run; other
+type tuples get their own, the general residual those holding undefined or
+error). Values are remembered per (rank, names, layout, typed literal values): types are part of the
 key (``1``, ``1.0`` and ``true`` are one Python key but three ClassAd values) and so
 is the sign of a real zero. When every binding is a literal or absent, the layout
 is the tuple of the bindings' types (a form no other layout takes). When no
