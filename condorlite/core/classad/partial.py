@@ -61,6 +61,9 @@ from .ast import (
 from .functions import REGISTRY
 from .reference import _find
 from .residual_logic import choice, elvis, junction, known_junction
+from .residual_types import arithmetic as typed_arithmetic
+from .residual_types import fold_call, fold_meta, typed_of
+from .residual_types import free as typed_free
 from .residuals import (
     BINARY_FNS,
     PY_COMPARE,
@@ -84,13 +87,18 @@ _ARITHMETIC = frozenset(("+", "-", "*"))
 
 
 class _State:
-    __slots__ = ("active", "depth", "env", "free", "given", "given_read", "reads", "steps")
+    __slots__ = ("active", "depth", "env", "free", "given", "given_read", "kinds", "reads",
+                 "steps")
 
     def __init__(self, env: Env, free: dict[tuple[int, str], int],
                  reads: set[tuple[int, str]] | None,
-                 given: dict[tuple[int, str], int] | None = None) -> None:
+                 given: dict[tuple[int, str], int] | None = None,
+                 kinds: Sequence[type] | None = None) -> None:
         self.env = env
         self.free = free
+        #: the free values' types when the residual is made for them
+        #: (``specialize``'s ``kinds``), else None
+        self.kinds = kinds
         #: the attributes whose values the caller gives after the free ones
         #: (``specialize``'s ``given``), by (id(ad), lower-case name), and whether the
         #: residual reads one
@@ -112,6 +120,7 @@ def specialize(
     now: int | None,
     reads: set[tuple[int, str]] | None = None,
     given: Sequence[tuple[object, str]] = (),
+    kinds: Sequence[type] | None = None,
 ) -> Residual | None:
     """The residual of ``node`` evaluated with MY = ``my``, TARGET = ``target``, the
     attributes ``free`` (``(ad, name)`` pairs) varying; None if it cannot be made.
@@ -129,8 +138,14 @@ def specialize(
     the same steps counted) and, when its value is a residual and the step limit was
     not reached, the residual reads the given value instead of running the
     attribute's again: the same walk from the same state gives the same value
-    (``_evaluate_in``). A residual that reads one has ``reads_given`` set true."""
-    return _top(lambda st: _walk(node, my, st), my, target, free, now, reads, given)
+    (``_evaluate_in``). A residual that reads one has ``reads_given`` set true.
+
+    ``kinds``: the free values' types (one per free attribute, no ``Special``): the
+    residual is then made for ``vals`` of those types alone, its type tests folded
+    away (``residual_types``; the contract holds for such ``vals``), and returned as
+    its ``residual_types.Typed`` source when it has one (``residual_types.compiled``
+    makes it a function; ``typed_runner`` does)."""
+    return _top(lambda st: _walk(node, my, st), my, target, free, now, reads, given, kinds)
 
 
 def specialize_attribute(
@@ -145,16 +160,20 @@ def specialize_attribute(
     return _top(lambda st: _scoped(ad, name.lower(), st), ad, target, free, now, reads)
 
 
-def _top(run, my, target, free, now, reads, given=()) -> Residual | None:  # type: ignore[no-untyped-def]
+def _top(run, my, target, free, now, reads, given=(), kinds=None) -> Residual | None:  # type: ignore[no-untyped-def]
     env = Env(my, None if target is my else target, now, guarded=True)
     state = _State(env, {(id(ad), name.lower()): i for i, (ad, name) in enumerate(free)},
                    reads, {(id(ad), name.lower()): len(free) + i
-                           for i, (ad, name) in enumerate(given)} if given else None)
+                           for i, (ad, name) in enumerate(given)} if given else None,
+                   kinds)
     try:
         result = run(state)
         if type(result) is Res:
             if state.given_read:
                 result.fn.reads_given = True
+            if state.kinds is not None:
+                # (made for the free values' types: its source, compiled by the caller)
+                return typed_of(result) or result.fn
             return result.fn
         plain(result)
     except (Bail, RecursionError):
@@ -183,6 +202,8 @@ def _evaluate_in(holder: object, lname: str, expr: Expr, st: _State) -> object:
     if index is not None:
         if type(expr) is not Literal:
             raise Bail  # the contract: a free attribute is a literal in every state
+        if st.kinds is not None:
+            return typed_free(_free_value(index), index, st.kinds[index])
         return Res(_free_value(index))
     key = (id(holder), lname)
     if st.given is not None and key in st.given and st.depth == 0 and not st.active:
@@ -316,11 +337,24 @@ def _binary(node: Binary, cur: object, st: _State) -> object:
             return known_junction(op, left, _walk(node.right, cur, st))
         return junction(op, left, _walk(node.right, cur, st))
     right = _walk(node.right, cur, st)
+    if st.kinds is not None:
+        typed = _typed_binary(op, left, right)
+        if typed is not None:
+            return typed
     if op in PY_COMPARE:
         return comparison(op, left, right)
     if op in _ARITHMETIC:
         return arithmetic(op, left, right)
     return apply_fn(BINARY_FNS.get(op) or binary_fn(op), (left, right))
+
+
+def _typed_binary(op: str, left: object, right: object) -> object:
+    """``left op right`` made for the free values' types (``residual_types``), None
+    where that rule does not apply (made as ever)."""
+    if op in _ARITHMETIC:
+        return typed_arithmetic(op, left, right)
+    folded, value = fold_meta(op, left, right)
+    return value if folded else None
 
 
 def _choose(selector: object, then: Expr, otherwise: Expr, cur: object, st: _State) -> object:
@@ -357,7 +391,12 @@ def _call(node: Call, cur: object, st: _State) -> object:
         if lname == "time":
             return current_time(st.env)
         raise Bail
-    return apply_fn(spec.fn, [_walk(arg, cur, st) for arg in node.args])
+    args = [_walk(arg, cur, st) for arg in node.args]
+    if st.kinds is not None:
+        folded, value = fold_call(lname, spec.fn, args)
+        if folded:
+            return value
+    return apply_fn(spec.fn, args)
 
 
 def _subscript(node: Subscript, cur: object, st: _State) -> object:

@@ -39,9 +39,12 @@ class Bail(Exception):
 
 
 class Res:
-    """A value that depends on the free attributes: ``fn(vals)`` computes it."""
+    """A value that depends on the free attributes: ``fn(vals)`` computes it.
+    ``typed``, set only on a residual made for a type tuple of the free values
+    (``residual_types``; unset elsewhere, so making a ``Res`` costs no more): its
+    ``residual_types.Typed`` source."""
 
-    __slots__ = ("fn",)
+    __slots__ = ("fn", "typed")
 
     def __init__(self, fn: Residual) -> None:
         self.fn = fn

@@ -12,8 +12,11 @@ expressions). Two slots with one layout evaluate the rank alike except for the
 values of those literals, so the rank is specialised once per (rank, names, layout)
 with the literal bindings as the free attributes (``classad.partial.specialize``:
 its residual, run on the literal values, equals the full evaluation in every ad of
-the layout), and each slot costs one residual run on its literal values. Values are
-remembered per (rank, names, layout, typed literal values): types are part of the
+the layout), and each slot costs one residual run on its literal values: the
+residual made for the types of the first slot's literal values, its type tests
+folded (``classad.residual_types.typed_runner``: one guarded function a run; other
+type tuples get their own, the general residual those holding undefined or
+error). Values are remembered per (rank, names, layout, typed literal values): types are part of the
 key (``1``, ``1.0`` and ``true`` are one Python key but three ClassAd values) and so
 is the sign of a real zero. When every binding is a literal or absent, the layout
 is the tuple of the bindings' types (a form no other layout takes). When no
@@ -44,7 +47,8 @@ from typing import NamedTuple
 from condorlite.core import adeval
 from condorlite.core.adeval import ClassAd
 from condorlite.core.classad.ast import Expr, Literal
-from condorlite.core.classad.partial import specialize
+from condorlite.core.classad.partial import Constant, specialize
+from condorlite.core.classad.residual_types import typed_runner
 from condorlite.core.classad.residuals import Residual
 
 _MISSING = object()
@@ -158,9 +162,15 @@ class LiteralRanks:
                  bound: tuple) -> Residual | None:
         program = self._programs.get(shape, _MISSING)
         if program is _MISSING:
-            free = [name for name, b in zip(names, bound, strict=True) if type(b) is Literal]
-            program = self._programs[shape] = specialize(
-                expr, ad, None, [(ad, name) for name in free], self._now)
+            free = [(ad, name) for name, b in zip(names, bound, strict=True)
+                    if type(b) is Literal]
+            program = specialize(expr, ad, None, free, self._now)
+            if program is not None and type(program) is not Constant:
+                now = self._now
+                program = typed_runner(program, lambda kinds: specialize(
+                    expr, ad, None, free, now, kinds=kinds), tuple(
+                    type(b.value) for b in bound if type(b) is Literal))
+            self._programs[shape] = program
         return program  # type: ignore[return-value]
 
     def evaluate(self, key: tuple, program: Residual | None, expr: Expr, ad: ClassAd,
