@@ -204,3 +204,20 @@ def test_policy_ranks_agree_with_classad2(classad2) -> None:
                 assert got is Error, (text, vals)
             else:
                 assert got == want and type(got) is type(want), (text, vals, got, want)
+
+
+def test_a_residual_too_deep_for_pythons_compiler_runs_as_the_general_one() -> None:
+    """A slot's own expression of 150 nested sums of a literal (the ClassAd parser
+    allows it; Python's refuses a source nested that deep) read by a policy rank: the
+    typed runner falls back to the general residual instead of failing the cycle."""
+    depth = 150
+    deep = "(" * depth + "Mips" + " + Mips)" * depth
+    slot = ad(f"[ Mips = 7; KFlops = {deep}; SlotID = 1 ]")
+    expr = parse_expr("KFlops - SlotID - 1.0")
+    free = [(slot, "mips"), (slot, "slotid")]
+    general = specialize(expr, slot, None, free, 0)
+    assert general is not None
+    run = typed_runner(general, lambda kinds: specialize(expr, slot, None, free, 0,
+                                                         kinds=kinds), (int, int))
+    assert run((7, 1)) == general((7, 1)) == 7.0 * (depth + 1) - 2.0
+    assert run((2, 5)) == general((2, 5)) == 2.0 * (depth + 1) - 6.0

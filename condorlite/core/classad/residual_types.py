@@ -115,7 +115,18 @@ def compiled(made: Typed | Residual | None) -> Residual | None:
         return made  # type: ignore[return-value]
     names = dict(_GLOBALS)
     names.update(made.names)
-    return eval(compile(f"lambda vals: {made.src}", _SOURCE, "eval"), names)
+    return _function(f"lambda vals: {made.src}", names)
+
+
+def _function(text: str, names: dict[str, object]) -> Residual | None:
+    """``text`` (a lambda) compiled with ``names``, or None where Python's compiler
+    refuses it: a residual nested deeper than its parser's limits (a slot's own
+    expression of 150 nested sums read by a policy rank; the ClassAd parser allows
+    500 levels) is then run by its general residual, never a failed cycle."""
+    try:
+        return eval(compile(text, _SOURCE, "eval"), names)
+    except (SyntaxError, RecursionError, MemoryError):
+        return None
 
 
 def typed_of(part: Res) -> Typed | None:
@@ -228,15 +239,19 @@ def typed_runner(general: Residual, make: Callable[[tuple], Typed | Residual | N
         return run
     # (the guard's own: ``run`` meets the expected types only through ``by_types``)
     out = guarded(made, expected, run)
+    if out is None:  # (too deep for Python's compiler: ``_function``)
+        by_types[expected] = general
+        return run
     by_types[expected] = out
     out.by_types = by_types  # type: ignore[attr-defined]
     out.general = general  # type: ignore[attr-defined]
     return out
 
 
-def guarded(typed: Typed, kinds: tuple, other: Residual) -> Residual:
+def guarded(typed: Typed, kinds: tuple, other: Residual) -> Residual | None:
     """``lambda vals: <typed.src>`` for ``vals`` whose types are ``kinds``, else
-    ``other(vals)``: one call a run, the types tested once at its head."""
+    ``other(vals)``: one call a run, the types tested once at its head (None where
+    Python's compiler refuses the source, ``_function``)."""
     names = dict(_GLOBALS)
     names.update(typed.names)
     names["_other"] = other
@@ -246,4 +261,4 @@ def guarded(typed: Typed, kinds: tuple, other: Residual) -> Residual:
         tests.append(f"type(vals[{i}]) is _k{i}")
     test = " and ".join(tests) or "True"
     text = f"lambda vals: ({typed.src}) if {test} else _other(vals)"
-    return eval(compile(text, _SOURCE, "eval"), names)
+    return _function(text, names)
