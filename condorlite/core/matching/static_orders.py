@@ -175,14 +175,13 @@ class StaticOrders:
         # (each offer once, as last moved: a C pass, where a comprehension ran a
         # loop of bytecode per move)
         offers = list(dict(zip(map(_SEQ, moved), moved, strict=True)).values())
-        walked, groups, keyed, items = self.walked, self._groups, self._keyed, self._items
-        shape_left, tier_of_left = self._shapes.shape_left, lists.tier_of_left
-        shared, move = self.shared_states, self._move
+        walked, groups, move = self.walked, self._groups, self._move
+        context = (walked, groups, orders, self._keyed, self._items,
+                   self._shapes.shape_left, lists.tier_of_left, pending, TierMoves,
+                   self.shared_states, SHARED, PRE, POST, DEPENDENT)
         at, end = 0, len(offers)
         while at < end:
-            at = sync_moves(offers, at, walked, groups, orders, keyed, items, shape_left,
-                            tier_of_left, pending, TierMoves, shared, SHARED, PRE, POST,
-                            DEPENDENT)
+            at = sync_moves(offers, at, context)
             if at < end:
                 move(offers[at], pending)
                 at += 1

@@ -34,7 +34,7 @@ def test_pure_python_is_chosen_at_import() -> None:
 
 
 def test_python_sync_moves_takes_no_offer() -> None:
-    assert sync_moves.python_sync_moves([object(), object()], 1) == 1
+    assert sync_moves.python_sync_moves([object(), object()], 1, ()) == 1
 
 
 @pytest.mark.skipif(not oldscan.AVAILABLE, reason="the compiled module was not built")
@@ -73,8 +73,8 @@ def test_the_c_step_keeps_the_orders_as_the_python_step(monkeypatch, tmp_path, d
         cycle.run()
         return _fingerprint(cycle.result()), cycle.mm.counts.evaluations, states
 
-    def counted(offers, at, *args):  # type: ignore[no-untyped-def]
-        end = sync_moves.sync_moves(offers, at, *args)
+    def counted(offers, at, context):  # type: ignore[no-untyped-def]
+        end = sync_moves.sync_moves(offers, at, context)
         taken["C"] += end - at
         taken["Python"] += end < len(offers)
         return end

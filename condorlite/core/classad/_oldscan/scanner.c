@@ -626,10 +626,8 @@ static PyMethodDef module_methods[] = {
      "runs(rows, row_members, ad_type, ad_members): gather's rows as the reader's runs "
      "(starts, tables, marks of each run; each row's id), or None; see columns.c."},
     {"sync_moves", (PyCFunction)(void (*)(void))oldscan_sync_moves, METH_FASTCALL,
-     "sync_moves(offers, at, walked, groups, orders, keyed, items, shape_left, "
-     "tier_of_left, pending, moves_type, shared, shared_on, pre, post, dependent): "
-     "StaticOrders.sync's step of each offer from at on its common path; the index of "
-     "the first offer not taken (sync.c)."},
+     "sync_moves(offers, at, context): StaticOrders.sync's step of each offer from at "
+     "on its common path; the index of the first offer not taken (sync.c)."},
     {"select", (PyCFunction)(void (*)(void))oldscan_select, METH_FASTCALL,
      "select(rows, member, value): the rows whose member's value == value, in order, "
      "or None when some row is not of the member's type; see columns.c."},

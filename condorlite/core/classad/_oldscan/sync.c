@@ -3,10 +3,10 @@
  * StaticOrders._move, which this equals on the offers it takes: the same look-ups,
  * stores, calls and appends, in the same order).
  *
- * sync_moves(offers, at, walked, groups, orders, keyed, items, shape_left,
- *            tier_of_left, pending, moves_type, shared, shared_on, pre, post,
- *            dependent) -> the index of the first offer from at it does not take
- *     (len(offers) when it takes them all). An offer is taken when its static is
+ * sync_moves(offers, at, context) -> the index of the first offer from at it does not take
+ *     (len(offers) when it takes them all); context is the tuple (walked, groups,
+ *     orders, keyed, items, shape_left, tier_of_left, pending, moves_type, shared,
+ *     shared_on, pre, post, dependent). An offer is taken when its static is
  *     walked (passed over), or when it is nobody's, its static ordered, its pre-job
  *     rank job-free (pre in its independent ranks) or its static keyed (then with an
  *     old item when it is available, and available) and, its state shared by several
@@ -123,11 +123,11 @@ tier_of(PyObject *left, PyObject *tier_of_left, PyObject *empty)
 static int
 step(PyObject *offer, PyObject *const *a, PyObject *empty)
 {
-    PyObject *walked = a[2], *groups = a[3], *orders = a[4], *keyed = a[5],
-             *items = a[6], *shape_left = a[7], *tier_of_left = a[8], *pending = a[9],
-             *moves_type = a[10], *shared = a[11], *pre = a[13], *post = a[14],
-             *dependent = a[15];
-    int shared_on = PyObject_IsTrue(a[12]);
+    PyObject *walked = a[0], *groups = a[1], *orders = a[2], *keyed = a[3],
+             *items = a[4], *shape_left = a[5], *tier_of_left = a[6], *pending = a[7],
+             *moves_type = a[8], *shared = a[9], *pre = a[11], *post = a[12],
+             *dependent = a[13];
+    int shared_on = PyObject_IsTrue(a[10]);
     PyObject *vector = NULL, *static_ = NULL, *values = NULL, *shape = NULL, *seq = NULL,
              *available = NULL, *holder = NULL, *vals = NULL, *key = NULL,
              *left = NULL, *tier = NULL, *version = NULL, *name = NULL, *item = NULL,
@@ -142,6 +142,12 @@ step(PyObject *offer, PyObject *const *a, PyObject *empty)
     r = PySet_Contains(walked, static_);
     if (r != 0) {
         result = r < 0 ? -1 : 1;
+        goto done;
+    }
+    /* (a static not ordered yet: the caller's, before anything else is read) */
+    r = PyDict_Contains(orders, static_);
+    if (r <= 0) {
+        result = r;
         goto done;
     }
     if ((values = PyObject_GetAttr(offer, s_independent)) == NULL
@@ -195,11 +201,6 @@ step(PyObject *offer, PyObject *const *a, PyObject *empty)
         goto done;
     if (holder != Py_None) {
         result = 0;
-        goto done;
-    }
-    r = PyDict_Contains(orders, static_);
-    if (r <= 0) {
-        result = r;
         goto done;
     }
     if (members != NULL) {
@@ -319,14 +320,20 @@ PyObject *
 oldscan_sync_moves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 16 || !PyList_Check(args[0]) || !PyAnySet_Check(args[2])
-            || !PyDict_Check(args[3]) || !PyDict_Check(args[4]) || !PyDict_Check(args[5])
-            || !PyDict_Check(args[6]) || !PyDict_Check(args[7]) || !PyDict_Check(args[9])
-            || !PySet_Check(args[11])) {
+    PyObject *context = nargs == 3 ? args[2] : NULL;
+    if (context == NULL || !PyList_Check(args[0]) || !PyTuple_Check(context)
+            || PyTuple_GET_SIZE(context) != 14) {
+        PyErr_SetString(PyExc_TypeError, "sync_moves(offers, at, context)");
+        return NULL;
+    }
+    PyObject *const *a = &PyTuple_GET_ITEM(context, 0);
+    if (!PyAnySet_Check(a[0]) || !PyDict_Check(a[1]) || !PyDict_Check(a[2])
+            || !PyDict_Check(a[3]) || !PyDict_Check(a[4]) || !PyDict_Check(a[5])
+            || !PyDict_Check(a[7]) || !PySet_Check(a[9])) {
         PyErr_SetString(PyExc_TypeError,
-                        "sync_moves(offers, at, walked, groups, orders, keyed, items, "
-                        "shape_left, tier_of_left, pending, moves_type, shared, shared_on, "
-                        "pre, post, dependent)");
+                        "sync_moves: context is (walked, groups, orders, keyed, items, "
+                        "shape_left, tier_of_left, pending, moves_type, shared, "
+                        "shared_on, pre, post, dependent)");
         return NULL;
     }
     if (intern_names() < 0)
@@ -341,7 +348,7 @@ oldscan_sync_moves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     for (; at < PyList_GET_SIZE(offers); at++) {
         PyObject *offer = PyList_GET_ITEM(offers, at);
         Py_INCREF(offer);
-        int taken = step(offer, args, empty);
+        int taken = step(offer, a, empty);
         Py_DECREF(offer);
         if (taken < 0) {
             Py_DECREF(empty);
