@@ -15,10 +15,10 @@ setup(
             sources=[f"condorlite/core/classad/_oldscan/{name}.c"
                      for name in ("scanner", "ads", "plain", "jsonlines", "adlines",
                                   "tables", "values", "keys", "slotted", "columns",
-                                  "table", "jobruns", "carve", "ordered")],
+                                  "table", "jobruns", "carve", "ordered", "sync")],
             depends=[f"condorlite/core/classad/_oldscan/{name}.h"
                      for name in ("scanner", "adlines", "tables", "values", "keys", "slotted",
-                                  "columns", "table", "jobruns", "carve", "ordered")],
+                                  "columns", "table", "jobruns", "carve", "ordered", "sync")],
             optional=True,
         )
     ]

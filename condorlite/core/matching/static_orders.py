@@ -38,6 +38,9 @@ The orders follow the offers through ``OfferShapes.moved``, the vector offers pl
 carved or retired since the last ``sync`` (each carve is one append there); ``sync``
 moves their items before any list is made, noting first each item a tier list loses
 and gains, then changing each touched list at once (``tier_lists.TierLists.apply``).
+Each moved offer's step is one C loop's on its common path (``sync_moves``: a
+nobody's offer of an ordered static, the step ``_move`` would take, taken alike), and
+``_move``'s for the others (held, not ordered yet, deferred, walked on the way).
 
 A static whose state is shared by several offers (the untouched slots of a kind:
 every static of the partitionable rows) is ordered too, each offer an item as in any
@@ -76,6 +79,7 @@ from condorlite.core.matching.literal_orders import (
 )
 from condorlite.core.matching.offer_shapes import OfferShapes
 from condorlite.core.matching.offers import Offer
+from condorlite.core.matching.sync_moves import sync_moves
 from condorlite.core.matching.tier_lists import TierLists, TierMoves
 
 #: the fewest available offers a static keeps its order with: a smaller one is read
@@ -159,73 +163,28 @@ class StaticOrders:
     def sync(self) -> None:
         """Move the items of the offers moved since the last call (module doc): each
         move's old item and new one are noted per (static, tier) first, then each
-        touched tier list is changed at once (``TierLists.apply``)."""
+        touched tier list is changed at once (``TierLists.apply``). Each offer is
+        stepped once, as last moved: by ``sync_moves``' C loop on its common path,
+        the others by ``_move``, in the offers' order."""
         moved = self._moved
         if not moved:
             return
-        items, orders, groups, keyed = self._items, self._orders, self._groups, self._keyed
-        walked, deferred, lists = self.walked, self._deferred, self.lists
-        shape_left, tier_of_left, shared = self._shapes.shape_left, lists.tier_of_left, \
-            self.shared_states
+        orders, lists = self._orders, self.lists
         #: (static, tier) -> the items that list loses and gains in this sync
         pending: dict[tuple[int, tuple], TierMoves] = {}
         # (each offer once, as last moved: a C pass, where a comprehension ran a
         # loop of bytecode per move)
-        for offer in dict(zip(map(_SEQ, moved), moved, strict=True)).values():
-            static = offer.vector.static  # (an offer's static never changes)
-            if static in walked:
-                continue
-            values, shape, seq = offer.independent, offer.shape, offer.seq
-            members = groups[static].get(shape) if offer.available else None
-            if PRE not in values and static not in keyed:
-                self._unkeyed(offer, static, members)
-                continue
-            if offer.holder is not None:
-                self._walk(static)
-                continue
-            if static not in orders and (static in deferred or not self._first(static)):
-                continue  # (a deferred static is ordered at its first list, ``snapshot``)
-            if members is not None and len(members) > 1:
-                if not SHARED:
-                    self._walk(static)
-                    continue
-                shared.add(static)
-            old = items.pop(seq, None)
-            if old is not None:
-                # (the tier the old item was placed in: ``item_of``)
-                old_tier = old[_TIER]
-                place = (static, old_tier)
-                moves = pending.get(place)
-                if moves is None:
-                    moves = pending[place] = TierMoves([], [])
-                moves.gone.append(old)
-            if members is not None:
-                vals = offer.vector.vals  # type: ignore[union-attr]
-                if PRE in values:
-                    key = -values[PRE]
-                else:
-                    found = keyed[static]
-                    split = found[0]
-                    key = split.key(found[1], vals)
-                    if old is None:
-                        self._by_group[static].setdefault(split.group(vals), {})[seq] = None
-                # (``TierLists.tier_of_left``, its first test written out: most states
-                # have something left everywhere)
-                left = shape_left[shape]
-                new_tier = () if left and min(left) > 0 else tier_of_left(left)
-                item = items[seq] = (key, seq, offer.version, shape,
-                                     values.get(POST, DEPENDENT), vals, offer.name,
-                                     new_tier)
-                if old is None or new_tier != old_tier:
-                    # (most carves leave the state in its tier: the old item's list
-                    # gains the new one, its moves found above)
-                    place = (static, new_tier)
-                    moves = pending.get(place)
-                    if moves is None:
-                        moves = pending[place] = TierMoves([], [])
-                moves.added.append(item)
-            elif old is not None and PRE not in values:
-                del self._by_group[static][keyed[static][0].group(old[5])][seq]
+        offers = list(dict(zip(map(_SEQ, moved), moved, strict=True)).values())
+        walked, groups, move = self.walked, self._groups, self._move
+        context = (walked, groups, orders, self._keyed, self._items,
+                   self._shapes.shape_left, lists.tier_of_left, pending, TierMoves,
+                   self.shared_states, SHARED, PRE, POST, DEPENDENT)
+        at, end = 0, len(offers)
+        while at < end:
+            at = sync_moves(offers, at, context)
+            if at < end:
+                move(offers[at], pending)
+                at += 1
         moved.clear()
         for (static, tier), moves in pending.items():
             # (a static walked after some of its moves were noted has no order left)
@@ -235,6 +194,61 @@ class StaticOrders:
         if len(walked) == len(groups):
             # (every static is walked: nothing reads the offers' moves any more)
             self._shapes.moved = None
+
+    def _move(self, offer: Offer, pending: dict[tuple[int, tuple], TierMoves]) -> None:
+        """``sync``'s step of one moved offer (``sync_moves`` takes the common ones in
+        C): its static walked or its order made as need be, its old item noted gone
+        and its new one added in ``pending``."""
+        items, orders, keyed = self._items, self._orders, self._keyed
+        static = offer.vector.static  # (an offer's static never changes)
+        if static in self.walked:
+            return
+        values, shape, seq = offer.independent, offer.shape, offer.seq
+        members = self._groups[static].get(shape) if offer.available else None
+        if PRE not in values and static not in keyed:
+            self._unkeyed(offer, static, members)
+            return
+        if offer.holder is not None:
+            self._walk(static)
+            return
+        if static not in orders and (static in self._deferred or not self._first(static)):
+            return  # (a deferred static is ordered at its first list, ``snapshot``)
+        if members is not None and len(members) > 1:
+            if not SHARED:
+                self._walk(static)
+                return
+            self.shared_states.add(static)
+        old = items.pop(seq, None)
+        if old is not None:
+            # (the tier the old item was placed in: ``item_of``)
+            old_tier = old[_TIER]
+            place = (static, old_tier)
+            moves = pending.get(place)
+            if moves is None:
+                moves = pending[place] = TierMoves([], [])
+            moves.gone.append(old)
+        if members is not None:
+            vals = offer.vector.vals  # type: ignore[union-attr]
+            if PRE in values:
+                key = -values[PRE]
+            else:
+                found = keyed[static]
+                split = found[0]
+                key = split.key(found[1], vals)
+                if old is None:
+                    self._by_group[static].setdefault(split.group(vals), {})[seq] = None
+            item = items[seq] = item_of(offer, key, self.lists.tier_of(shape))
+            new_tier = item[_TIER]
+            if old is None or new_tier != old_tier:
+                # (most carves leave the state in its tier: the old item's list
+                # gains the new one, its moves found above)
+                place = (static, new_tier)
+                moves = pending.get(place)
+                if moves is None:
+                    moves = pending[place] = TierMoves([], [])
+            moves.added.append(item)
+        elif old is not None and PRE not in values:
+            del self._by_group[static][keyed[static][0].group(old[5])][seq]
 
     def _unkeyed(self, offer: Offer, static: int, members: dict | None) -> None:
         """``sync``'s way with a moved offer whose pre-job rank reads the job, of a

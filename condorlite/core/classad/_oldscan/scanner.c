@@ -82,6 +82,7 @@
 #include "jobruns.h"
 #include "keys.h"
 #include "ordered.h"
+#include "sync.h"
 #include "slotted.h"
 #include "table.h"
 #include "scanner.h"
@@ -624,6 +625,9 @@ static PyMethodDef module_methods[] = {
     {"runs", (PyCFunction)(void (*)(void))oldscan_runs, METH_FASTCALL,
      "runs(rows, row_members, ad_type, ad_members): gather's rows as the reader's runs "
      "(starts, tables, marks of each run; each row's id), or None; see columns.c."},
+    {"sync_moves", (PyCFunction)(void (*)(void))oldscan_sync_moves, METH_FASTCALL,
+     "sync_moves(offers, at, context): StaticOrders.sync's step of each offer from at "
+     "on its common path; the index of the first offer not taken (sync.c)."},
     {"select", (PyCFunction)(void (*)(void))oldscan_select, METH_FASTCALL,
      "select(rows, member, value): the rows whose member's value == value, in order, "
      "or None when some row is not of the member's type; see columns.c."},
