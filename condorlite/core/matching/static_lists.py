@@ -40,10 +40,10 @@ The rest of the list is made whole with it, as before.
 
 Work, not outcome: lists are keyed by their shapes and the number of each one's
 ranks (``_rank_numbers``); a group of one-offer shapes is put in the likely order of
-its entries (``StaticBlocks.places``) before they are made, so the list's sort merges runs (a
-list's order is the sort's, whatever the hint); a list keeps its shapes' members
-dicts (``members``' own, emptied in place as offers leave), so its alive offers are
-counted in C at every ask.
+its entries (``StaticBlocks.places``) before they are made, so the list's sort
+merges runs (a list's order is the sort's, whatever the hint); a list keeps its
+shapes' members dicts (``members``' own, emptied in place as offers leave), so its
+alive offers are counted in C at every ask.
 """
 
 from __future__ import annotations
