@@ -32,20 +32,18 @@ one result; else once per values the ranks read (``box_reads``), the pair result
 shared by the shapes of those values. A part whose shapes have all left
 (``Part.gone``) is passed over: no program is made for it.
 
-A box's sure shapes of its one result (``PairProgram.result``: constant ranks) need
-no run and, by no preemption, their entries differ only in the offers' own ranks,
-names and seqs, or those and the class's rank column: they are put in the order of
-their entries and made by blocks as the list's merge reaches each block's head
-(``static_blocks``; handed out by ``later`` as runs of the list's pending runs), so
-the shapes no walk reaches get no entry (10k static mix: 6,823 entries made of
-33,172 such shapes). The rest of the list is made whole with it, as before.
+A box's sure shapes of its one result (``PairProgram.result``: constant ranks) are
+put in the order of their entries and made by blocks as the list's merge reaches
+each block's head (``static_blocks.StaticBlocks``, which the lists own; ``later``
+hands a list's blocks out as pending runs): the shapes no walk reaches get no entry.
+The rest of the list is made whole with it, as before.
 
 Work, not outcome: lists are keyed by their shapes and the number of each one's
 ranks (``_rank_numbers``); a group of one-offer shapes is put in the likely order of
-its entries (``_order``) before they are made, so the list's sort merges runs (a
-list's order is the sort's, whatever the hint); a list keeps its shapes' members
-dicts (``members``' own, emptied in place as offers leave), so its alive offers are
-counted in C at every ask.
+its entries (``StaticBlocks.places``) before they are made, so the list's sort
+merges runs (a list's order is the sort's, whatever the hint); a list keeps its
+shapes' members dicts (``members``' own, emptied in place as offers leave), so its
+alive offers are counted in C at every ask.
 """
 
 from __future__ import annotations
@@ -59,28 +57,25 @@ from condorlite.core.adeval import ClassAd
 from condorlite.core.matching.box_reads import by_reads
 from condorlite.core.matching.candidates import (
     ENTRY_IDX,
-    POST,
-    PRE,
     PairEval,
     as_rank,
     make_entries,
     make_pair,
 )
 from condorlite.core.matching.carving import PairProgram
-from condorlite.core.matching.lazy_runs import LazyRun
 from condorlite.core.matching.literal_tests import LiteralSieve, fails_on_literals
 from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.offers import Offer
 from condorlite.core.matching.owner_walks import OwnerWalks
 from condorlite.core.matching.rank_columns import RankColumn
-from condorlite.core.matching.static_blocks import LEAST, ShapeOrder, blocks
+from condorlite.core.matching.static_blocks import LEAST, StaticBlocks
 from condorlite.core.matching.static_parts import Part, StaticParts
 from condorlite.core.model import NO_PREEMPTION
 
 #: a (shape, pair result)'s shape
 _SHAPE = itemgetter(0)
 #: the least offers of a group of one-offer shapes that are put in their likely
-#: order before their entries are made (``StaticLists._order``)
+#: order before their entries are made (``StaticBlocks.places``)
 ORDERED = 32
 #: whether the shapes a box surely passes skip its bounds (``Part.split``; the tests
 #: switch it)
@@ -120,8 +115,6 @@ class StaticLists:
         #: (shape, the number of its ranks) -> (its sorted entries, their least
         #: weight): the runs lists are made of (``_run``)
         self._runs: dict[tuple, tuple[list[tuple], float]] = {}
-        #: each available static offer's place in their likely order (``_order``)
-        self._places: list[int] = []
         #: each offer's weight by ``seq`` (``_weights``: a weight never changes)
         self._weight_of: list[float] = []
         #: the number of ranks (``_rank_numbers``) -> offer seq -> the entry of a
@@ -131,9 +124,8 @@ class StaticLists:
         self._owners = OwnerWalks(registry, members, pair_of, table)
         #: the desktop parts' groups dead for a class, passed over unprobed (``_sieved``)
         self._sieve = LiteralSieve(table.now)
-        #: the one-offer shapes' order of entries (``static_blocks``), once asked
-        self._shape_order: ShapeOrder | None = None
-        self._shape_places: list[int] | None = None
+        #: the blocks of the lists' sure shapes of one result (``static_blocks``)
+        self._blocks = StaticBlocks(registry, members)
 
     def entries(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
                 pair: Callable[[Offer], PairEval], column: RankColumn | None = None
@@ -166,30 +158,14 @@ class StaticLists:
         return entries, start, least
 
     def later(self, key: tuple, runs: list) -> bool:
-        """Add to ``runs`` the runs of the class ``key``'s list (made by ``entries``)
-        whose entries are made as the list's merge reaches them (``static_blocks``),
-        and those already made that hold any entry; whether one is not made yet. A
-        made run whose first offer has left is handed out without the offers that
-        have left (a new list: one handed out is never changed)."""
+        """Add to ``runs`` the blocks of the class ``key``'s list (made by
+        ``entries``) still to hand out (``StaticBlocks.handed``); whether one is not
+        made yet."""
         holder = self._of_class[key]
-        later = holder[4]
-        if not later:
+        if not holder[4]:
             return False
-        registry = self.registry
-        unmade = False
-        kept = []
-        for run in later:
-            if type(run) is LazyRun and not run.made:
-                unmade = True
-            elif not run:
-                continue
-            elif not registry[run[0][ENTRY_IDX]].available:
-                run = [e for e in run if registry[e[ENTRY_IDX]].available]
-                if not run:
-                    continue
-            kept.append(run)
-        holder[4] = kept
-        runs.extend(kept)
+        holder[4], unmade = self._blocks.handed(holder[4])
+        runs.extend(holder[4])
         return unmade
 
     def _holder(self, key: tuple, job_ad: ClassAd, known_pairs: dict[int, PairEval],
@@ -264,38 +240,11 @@ class StaticLists:
         if holder is None:
             holder = self._shared[same] = self._made(matched, ranks, column)
             if later:
-                self._later(holder, later, column)
+                # (every sure shape matches: the list's least weight is theirs too)
+                holder[4], least = self._blocks.runs(later, self._weights(), column,
+                                                     self._singles)
+                holder[3] = min(holder[3], least)
         return holder
-
-    def _later(self, holder: list, later: list[tuple[list[int], PairEval, int]],
-               column: RankColumn | None) -> None:
-        """Give ``holder`` the runs of the ``later`` groups (each a box's sure shapes
-        in the order of their entries, its one pair result and the number of its
-        ranks), made by blocks as a list's merge reaches them (``static_blocks``),
-        and lower its least weight to theirs."""
-        order, registry, members = self._order_of_shapes(), self.registry, self.members
-        weights, seq_of = self._weights(), order.seq
-        runs = holder[4]
-        for shapes, pe, number in later:
-            holder[3] = min(holder[3], min(map(weights.__getitem__,
-                                               map(seq_of.__getitem__, shapes))))
-            runs.extend(blocks(order, shapes, registry, members, pe, column,
-                               self._made_by(number, pe, column)))
-
-    def _made_by(self, number: int, pe: PairEval, column: RankColumn | None
-                 ) -> Callable[[list[int]], list[tuple]]:
-        """``_singles`` of the offers given, for one ranks' number and pair result."""
-        return lambda seqs: self._singles(number, seqs, pe, column)
-
-    def _order_of_shapes(self) -> ShapeOrder:
-        """The one-offer shapes' order of entries (``static_blocks.ShapeOrder``),
-        made again when offers were prepared since (as ``_order``)."""
-        order = self._shape_order
-        places = self._order()
-        if order is None or self._shape_places is not places:
-            order = self._shape_order = ShapeOrder(self.registry, self.members, places)
-            self._shape_places = places
-        return order
 
     def _made(self, matched: list[tuple[int, PairEval]], ranks: list[int],
               column: RankColumn | None) -> list:
@@ -325,12 +274,13 @@ class StaticLists:
             least = min(least, run_least)
         for rank, (pe, seqs) in singles.items():
             if len(seqs) >= ORDERED:
-                seqs.sort(key=self._order().__getitem__)
+                seqs.sort(key=self._blocks.places().__getitem__)
             runs.append(self._singles(rank, seqs, pe, column))
             least = min(least, min(map(self._weights().__getitem__, seqs)))
         # (one run is shared as it is, a list handed out never changing; else the
         # sorted runs and the groups, concatenated: the sort merges them, a group
-        # put in the offers' likely order (``_order``) being a run most often)
+        # put in the offers' likely order (``StaticBlocks.places``) being a run most
+        # often)
         entries = (runs[0] if len(runs) == 1 and not singles
                    else sorted(chain.from_iterable(runs)))
         return [entries, of_shapes, 0, least, []]
@@ -352,34 +302,6 @@ class StaticLists:
                                                 column=column), strict=True))
         return [made[k] for k in seqs]
 
-    def _order(self) -> list[int]:
-        """Each available static offer's place (by ``seq``) in the order of its
-        entries but for the pair's ranks (its independent pre and post job ranks,
-        its name and ``seq``), made once: the offers of a group of one-offer shapes
-        (``_made``), put in this order, mostly give a sorted run, which the sort of
-        the list only merges (tuples compared deep, their own order costs about
-        ten times more). An order only: the sort decides.
-
-        The order of ``_likely``'s tuples, made as stable sorts by each item, the
-        last first (``seq``, name, post, pre): each sort compares plain numbers or
-        strings, which Python's sort compares without a call, where one sort of
-        tuples compares them item by item (10k static mix, the order of 6,957
-        offers: 52.7 M instructions -> 33.0 M)."""
-        registry = self.registry
-        order = self._places
-        if len(order) != len(registry):
-            seqs = sorted([k for found in self.members.values() for k in found])
-            offers = [registry[k] for k in seqs]
-            at = sorted(range(len(seqs)), key=[offer.name for offer in offers].__getitem__)
-            for rank in (POST, PRE):
-                values = [offer.independent.get(rank) for offer in offers]
-                at.sort(key=[-value if type(value) is float else 0.0
-                             for value in values].__getitem__)
-            order = self._places = [0] * len(registry)
-            for place, index in enumerate(at):
-                order[seqs[index]] = place
-        return order
-
     def _weights(self) -> list[float]:
         """Each offer's weight by ``seq``, the offers prepared since added (an
         offer's weight never changes): a group's least weight is then taken in C."""
@@ -398,7 +320,7 @@ class StaticLists:
         (one evaluation each; the results are not kept in the table, no other list
         reads them). A box of one outcome gives one result, shared; the shapes a box
         surely passes (``Part.split``) only take their ranks, and with one outcome
-        most go to ``lazy`` instead, ordered (``_ran``)."""
+        most go to ``lazy`` instead, ordered (``StaticBlocks.group``)."""
         split = part.split(program) if program.box and SPLIT else None
         result = program.result
         shared = None if result is None else _pair_of(result)
@@ -413,33 +335,17 @@ class StaticLists:
             self._ran(part, program, shapes, False, shared, matched)
             return
         if shared is not None and LATER and len(split.sure) >= LEAST:
-            self._sure(split.sure, shared, matched, lazy, column)
+            # (those still available counted as one evaluation each, as ``_ran``
+            # counts them; those ``StaticBlocks.group`` orders made by blocks)
+            alive = [shape for shape in split.sure if shape in self.members]
+            self._counts.evaluations += len(alive)
+            ordered, alive = self._blocks.group(alive, column)
+            if ordered is not None:
+                lazy.append((ordered, shared))
+            matched.extend([(shape, shared) for shape in alive])
         else:
             self._ran(part, program, split.sure, True, shared, matched)
         self._ran(part, program, split.tried, False, shared, matched)
-
-    def _sure(self, shapes: Sequence[int], shared: PairEval,
-              matched: list[tuple[int, PairEval]], lazy: list[tuple[list[int], PairEval]],
-              column: RankColumn | None) -> None:
-        """``_ran`` of a box's sure shapes of its one outcome ``shared``: those still
-        available each counted as one evaluation, as ``_ran`` counts them; those
-        ``static_blocks.ShapeOrder`` orders go to ``lazy`` in that order, when
-        they are ``LEAST`` or more and the order can be told, the rest to
-        ``matched``."""
-        members = self.members
-        alive = [shape for shape in shapes if shape in members]
-        self._counts.evaluations += len(alive)
-        order = self._order_of_shapes()
-        place = order.place
-        later = [shape for shape in alive if shape in place]
-        if len(later) >= LEAST:
-            ordered = order.ordered(later, self.registry, column)
-            if ordered is not None:
-                lazy.append((ordered, shared))
-                if len(later) == len(alive):
-                    return
-                alive = [shape for shape in alive if shape not in place]
-        matched.extend([(shape, shared) for shape in alive])
 
     def _ran(self, part: Part, program: PairProgram, shapes: Sequence[int], sure: bool,
              shared: PairEval | None, matched: list[tuple[int, PairEval]]) -> None:
@@ -512,15 +418,6 @@ class StaticLists:
             least = min((registry[k].weight for k in members), default=math.inf)
             found = self._runs[key] = (run, least)
         return found
-
-
-def _likely(offer: Offer) -> tuple:
-    """The key of ``StaticLists._order``: an entry's (``make_entry``) but for the
-    pair's ranks, a rank the offer does not give itself taken as 0."""
-    values = offer.independent
-    pre, post = values.get(PRE), values.get(POST)
-    return (-pre if type(pre) is float else 0.0, -post if type(post) is float else 0.0,
-            offer.name, offer.seq)
 
 
 def _pair_of(outcome: tuple) -> PairEval:

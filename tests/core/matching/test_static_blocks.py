@@ -81,7 +81,7 @@ def test_blocks_decide_as_the_whole_list(monkeypatch):
         made.append((runs, pe, column))
         return runs
 
-    monkeypatch.setattr(static_lists, "blocks", kept)
+    monkeypatch.setattr(static_blocks, "blocks", kept)
     slots, jobs = [_slot(i) for i in range(160)], _jobs()
     fast, _ = run_both(slots, jobs, POLICY)
     assert made and any(column is not None for _, _, column in made)
@@ -205,6 +205,6 @@ def test_small_groups_are_made_with_the_list(monkeypatch, least):
         made.append(len(runs))
         return runs
 
-    monkeypatch.setattr(static_lists, "blocks", kept)
+    monkeypatch.setattr(static_blocks, "blocks", kept)
     run_both([_slot(i) for i in range(160)], _jobs(), POLICY)
     assert bool(made) == (least == 16)

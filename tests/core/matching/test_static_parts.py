@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from condorlite.core import adeval
 from condorlite.core.classad.partial import Constant
 from condorlite.core.classad.residuals import bound_test
-from condorlite.core.matching import box_ranges, static_lists, static_parts
+from condorlite.core.matching import box_ranges, static_blocks, static_lists, static_parts
 from condorlite.core.matching.candidates import ENTRY_IDX, POST, PRE, as_rank, make_entries
 from condorlite.core.matching.carving import PairProgram
 from condorlite.core.matching.static_lists import StaticLists
@@ -159,7 +159,7 @@ def _grouping(parts: static_parts.StaticParts) -> tuple:
 
 
 def test_the_likely_order_is_that_of_the_likely_keys(monkeypatch):
-    """``StaticLists._order`` (stable sorts by each item of ``_likely``'s key, the
+    """``StaticBlocks.places`` (stable sorts by each item of ``_likely``'s key, the
     last first) places the offers as one sort by the whole key does: a pre-job rank
     of the slot's own (its Disk in steps of 7000), equal on several slots, and a
     post-job rank (its Memory) that orders those."""
@@ -169,12 +169,12 @@ def test_the_likely_order_is_that_of_the_likely_keys(monkeypatch):
                     negotiator_post_job_rank="MY.Memory")
     fast, _ = run_both([_slot(i) for i in range(96)], _jobs(3), policy)
     lists = fast.mm.lists._static
-    order = lists._order()
+    order = lists._blocks.places()
     offers = [fast.mm.shapes.registry[k] for found in lists.members.values() for k in found]
     assert offers and any(o.independent.get(PRE) for o in offers)
     assert len({o.independent.get(PRE) for o in offers}) < len(offers) // 2
     assert len({o.independent.get(POST) for o in offers}) == 3
-    assert sorted(offers, key=lambda o: order[o.seq]) == sorted(offers, key=static_lists._likely)
+    assert sorted(offers, key=lambda o: order[o.seq]) == sorted(offers, key=static_blocks._likely)
 
 
 def test_a_narrowed_grouping_is_the_grouping_made_afresh(monkeypatch):
