@@ -55,8 +55,6 @@ def python_ordered_make(items: list[tuple], at: int, room: int | None, last: obj
                         batch: list[tuple], dependent: object, post_key: str,
                         tail: tuple) -> tuple[int, int]:
     """``ordered_make`` in Python (module doc)."""
-    order, prank, reason = tail
-    append = batch.append
     group = None  # (the key of the group being made)
     evaluations = 0
     # (a for loop over the items left, not an index loop: the item that stops it
@@ -70,33 +68,44 @@ def python_ordered_make(items: list[tuple], at: int, room: int | None, last: obj
                 break
             group = key
         at += 1
-        # (whether the state holds every fixed request: a plain loop, cheaper here
-        # than a C pass of ``map``, ``any`` and an item getter per state)
-        have = left[shape]
-        fit = True
-        for pos, amount in requests:
-            if amount > have[pos]:
-                fit = False
-                break
-        if not fit:
-            continue
-        pair_shape = pair_of[shape]
-        if boxed is not None:
-            pair = boxed
-            if pair_shape not in known:
-                evaluations += 1
-                known[pair_shape] = boxed
-        else:
-            pair = known.get(pair_shape)
-            if pair is None:
-                evaluations += 1
-                pair = known[pair_shape] = run(vals, key)
-        if not pair.match:
-            continue
-        append((key, -(pair.job_rank if kept is None else kept[idx][1]),
-                -(post if post is not dependent else pair.dependent[post_key]),
-                order, prank, name, idx, version, reason))
+        evaluations += _make_item(key, idx, version, shape, post, vals, name, requests,
+                                  left, pair_of, known, boxed, kept, run, batch, dependent,
+                                  post_key, tail)
     return at, evaluations
+
+
+def _make_item(key: object, idx: int, version: int, shape: int, post: object, vals: tuple,
+               name: str, requests: list[tuple[int, float]], left: dict[int, tuple],
+               pair_of: dict[int, int], known: dict[int, PairEval], boxed: PairEval | None,
+               kept: dict | None, run: Callable[[tuple, float], PairEval],
+               batch: list[tuple], dependent: object, post_key: str, tail: tuple) -> int:
+    """One item of the two loops (``make_item`` in ``ordered.c``): its entry appended
+    to ``batch`` when its state holds every fixed request and its pair matches (module
+    doc); returns the evaluations it counted (0 or 1)."""
+    # (whether the state holds every fixed request: a plain loop, cheaper here than a
+    # C pass of ``map``, ``any`` and an item getter per state)
+    have = left[shape]
+    for pos, amount in requests:
+        if amount > have[pos]:
+            return 0
+    evaluations = 0
+    pair_shape = pair_of[shape]
+    if boxed is not None:
+        pair = boxed
+        if pair_shape not in known:
+            evaluations = 1
+            known[pair_shape] = boxed
+    else:
+        pair = known.get(pair_shape)
+        if pair is None:
+            evaluations = 1
+            pair = known[pair_shape] = run(vals, key)
+    if pair.match:
+        order, prank, reason = tail
+        batch.append((key, -(pair.job_rank if kept is None else kept[idx][1]),
+                      -(post if post is not dependent else pair.dependent[post_key]),
+                      order, prank, name, idx, version, reason))
+    return evaluations
 
 
 def python_literal_make(items: list[tuple], at: int, extra: list[tuple], xat: int,
@@ -112,8 +121,6 @@ def python_literal_make(items: list[tuple], at: int, extra: list[tuple], xat: in
     keys), an item of ``items`` whose ``group_of(vals)`` is in ``skip`` passed over
     (once counted in ``at``): ``literal_states.LiteralStates``' loop. Returns
     (``at``, ``xat``, the evaluations)."""
-    order, prank, reason = tail
-    append = batch.append
     end, xend = len(items), len(extra)
     group = None  # (the key of the group being made)
     evaluations = 0
@@ -140,30 +147,9 @@ def python_literal_make(items: list[tuple], at: int, extra: list[tuple], xat: in
                 continue  # (an offset: its own item is in ``extra``)
         else:
             xat += 1
-        have = left[shape]  # (as ``python_ordered_make`` tests it)
-        fit = True
-        for pos, amount in requests:
-            if amount > have[pos]:
-                fit = False
-                break
-        if not fit:
-            continue
-        pair_shape = pair_of[shape]
-        if boxed is not None:
-            pair = boxed
-            if pair_shape not in known:
-                evaluations += 1
-                known[pair_shape] = boxed
-        else:
-            pair = known.get(pair_shape)
-            if pair is None:
-                evaluations += 1
-                pair = known[pair_shape] = run(vals, key)
-        if not pair.match:
-            continue
-        append((key, -(pair.job_rank if kept is None else kept[idx][1]),
-                -(post if post is not dependent else pair.dependent[post_key]),
-                order, prank, name, idx, version, reason))
+        evaluations += _make_item(key, idx, version, shape, post, vals, name, requests,
+                                  left, pair_of, known, boxed, kept, run, batch, dependent,
+                                  post_key, tail)
     return at, xat, evaluations
 
 
