@@ -162,25 +162,39 @@ member_of(PyObject *descr, PyObject *obj)
     return Py_TYPE(descr)->tp_descr_get(descr, obj, (PyObject *)Py_TYPE(obj));
 }
 
-PyObject *
-oldscan_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+/* The arguments gather and runs share, checked: (rows: list, row_members: (ad, id),
+ * ad_type: type, ad_members: (table, mark)), the four members slot descriptors, put
+ * in `descrs` in that order; -1 with TypeError naming `name` otherwise. */
+static int
+member_args(PyObject *const *args, Py_ssize_t nargs, const char *name, PyObject **descrs)
 {
     if (nargs != 4 || !PyList_CheckExact(args[0]) || !PyTuple_CheckExact(args[1])
             || PyTuple_GET_SIZE(args[1]) != 2 || !PyType_Check(args[2])
             || !PyTuple_CheckExact(args[3]) || PyTuple_GET_SIZE(args[3]) != 2) {
-        PyErr_SetString(PyExc_TypeError,
-                        "gather(rows: list, row_members: (ad, id), ad_type: type, "
-                        "ad_members: (table, mark))");
-        return NULL;
+        PyErr_Format(PyExc_TypeError,
+                     "%s(rows: list, row_members: (ad, id), ad_type: type, "
+                     "ad_members: (table, mark))", name);
+        return -1;
     }
-    PyObject *descrs[4] = {PyTuple_GET_ITEM(args[1], 0), PyTuple_GET_ITEM(args[1], 1),
-                           PyTuple_GET_ITEM(args[3], 0), PyTuple_GET_ITEM(args[3], 1)};
+    descrs[0] = PyTuple_GET_ITEM(args[1], 0);
+    descrs[1] = PyTuple_GET_ITEM(args[1], 1);
+    descrs[2] = PyTuple_GET_ITEM(args[3], 0);
+    descrs[3] = PyTuple_GET_ITEM(args[3], 1);
     for (int i = 0; i < 4; i++) {
         if (!PyObject_TypeCheck(descrs[i], &PyMemberDescr_Type)) {
-            PyErr_SetString(PyExc_TypeError, "gather: members must be slots");
-            return NULL;
+            PyErr_Format(PyExc_TypeError, "%s: members must be slots", name);
+            return -1;
         }
     }
+    return 0;
+}
+
+PyObject *
+oldscan_gather(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *descrs[4];
+    if (member_args(args, nargs, "gather", descrs) < 0)
+        return NULL;
     PyObject *rows = args[0];
     PyTypeObject *ad_type = (PyTypeObject *)args[2];
     Py_ssize_t n = PyList_GET_SIZE(rows);
@@ -317,22 +331,9 @@ values_of(PyObject *members, PyObject *row, PyObject **out)
 PyObject *
 oldscan_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 4 || !PyList_CheckExact(args[0]) || !PyTuple_CheckExact(args[1])
-            || PyTuple_GET_SIZE(args[1]) != 2 || !PyType_Check(args[2])
-            || !PyTuple_CheckExact(args[3]) || PyTuple_GET_SIZE(args[3]) != 2) {
-        PyErr_SetString(PyExc_TypeError,
-                        "runs(rows: list, row_members: (ad, id), ad_type: type, "
-                        "ad_members: (table, mark))");
+    PyObject *descrs[4];
+    if (member_args(args, nargs, "runs", descrs) < 0)
         return NULL;
-    }
-    PyObject *descrs[4] = {PyTuple_GET_ITEM(args[1], 0), PyTuple_GET_ITEM(args[1], 1),
-                           PyTuple_GET_ITEM(args[3], 0), PyTuple_GET_ITEM(args[3], 1)};
-    for (int i = 0; i < 4; i++) {
-        if (!PyObject_TypeCheck(descrs[i], &PyMemberDescr_Type)) {
-            PyErr_SetString(PyExc_TypeError, "runs: members must be slots");
-            return NULL;
-        }
-    }
     PyObject *rows = args[0];
     PyTypeObject *ad_type = (PyTypeObject *)args[2];
     if (PyDescr_TYPE(descrs[2]) != ad_type || PyDescr_TYPE(descrs[3]) != ad_type)
