@@ -121,8 +121,16 @@ class MatchTable:
             table = self.pairs[(class_id, part)] = {}
         found = table.get(offer.pair_shape)
         if found is None:
-            found = table[offer.pair_shape] = self.fresh_pair(
-                (class_id, part), job_ad, offer, job_holds=job_holds)
+            # (``fresh_pair``'s dispatch written out: a static or vector-less offer's
+            # miss costs no extra call)
+            if offer.vector is not None:
+                found = self.fresh_pair((class_id, part), job_ad, offer)
+            elif offer.partitionable:
+                found = self._evaluate_pair(job_ad, offer)
+            else:
+                found = self._static_pair((class_id, part), job_ad, offer,
+                                          job_holds=job_holds)
+            table[offer.pair_shape] = found
         return found
 
     def class_pairs(self, class_id: int, signature: tuple = ()
