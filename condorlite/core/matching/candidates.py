@@ -304,14 +304,16 @@ def make_entries(registry: list[Offer], members, pe: PairEval, reason: str,
     return out
 
 
-def make_free_entries(registry: list[Offer], members, pair_of: Callable[[Offer], PairEval],
+def make_free_entries(registry: list[Offer], members, known: dict[int, PairEval],
+                      fresh_pair: Callable[[Offer], PairEval],
                       column: RankColumn | None = None) -> list[tuple]:
-    """``make_entries(registry, [k], pair_of(registry[k]), NO_PREEMPTION, column)``
-    for each k in ``members`` whose offer is available, in order, those whose pair
-    result does not match left out: the entries of offers nobody holds, each with the
-    pair result of its pair shape (``list_scan``'s take-back). ``pair_of`` is asked
-    once per pair shape among the available offers (its result is a function of the
-    shape). On a pool whose slots' states are their own each carved slot is a shape
+    """``make_entries(registry, [k], pe, NO_PREEMPTION, column)`` for each k in
+    ``members`` whose offer is available, in order, ``pe`` the pair result of its
+    pair shape, those that do not match left out: the entries of offers nobody holds
+    (``list_scan``'s take-back). ``known``: the class's pair results by pair shape
+    (``MatchTable.class_pairs``); a shape not there is ``fresh_pair(offer)`` (its
+    result is a function of the shape), kept in ``known``, as ``MatchTable.pair``
+    keeps it. On a pool whose slots' states are their own each carved slot is a shape
     of its own, so a group and a ``make_entries`` call per slot cost more than its
     entry; offers that share their independent ranks and pair result (states of one
     shape) share the key's prefix, as in ``make_entries``."""
@@ -322,7 +324,6 @@ def make_free_entries(registry: list[Offer], members, pair_of: Callable[[Offer],
     get = value = None
     if column is not None:
         get, value = column.negated().get, column.value
-    results: dict[int, PairEval] = {}
     last_values: dict | None = None
     last_pe: PairEval | None = None
     pre = post = job_rank = 0.0
@@ -330,9 +331,9 @@ def make_free_entries(registry: list[Offer], members, pair_of: Callable[[Offer],
         offer = registry[k]
         if not offer.available:  # (one carved whole has left the pool)
             continue
-        pe = results.get(offer.pair_shape)
+        pe = known.get(offer.pair_shape)
         if pe is None:
-            pe = results[offer.pair_shape] = pair_of(offer)
+            pe = known[offer.pair_shape] = fresh_pair(offer)
         if not pe.match:
             continue
         values = offer.independent

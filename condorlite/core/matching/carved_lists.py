@@ -293,7 +293,7 @@ class CarvedLists:
         requests ``asked`` (those that do not are passed over without a pair
         evaluation); with ``boxed``, each fitting shape's pair is that one result;
         else a shape's pair not yet known is the class's ``program`` run at its
-        vector (``MatchTable._vector_pair`` written out: the program is the one
+        vector (``MatchTable.fresh_pair`` written out: the program is the one
         ``pair`` would take), when there is one, without testing the fixed requests
         again (``PairProgram.run_fitted``). Returns whether any shape holds them."""
         out, class_id, job_ad, submitter, signature, only_rank, _, known_pairs, \

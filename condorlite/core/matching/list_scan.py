@@ -328,10 +328,13 @@ class ListWalk:
         if self.only_rank:
             return
         mm, klass, job_ad = scan.mm, self.klass, self.job_ad
-        # (each slot asks its own pair result: slots of one shape share it, a hit of
-        # the class's pair table after the first)
-        fresh = make_free_entries(offers, carved,
-                                  partial(mm.pair, klass, job_ad, signature=cands.signature),
+        # (the class's pair table looked up once per take-back: a slot's shape is read
+        # there, and a shape not in it, most of them, carved slots being shapes of
+        # their own, worked out by the table's miss path directly, not through
+        # ``Matchmaker.pair`` and ``MatchTable.pair``'s per-call key)
+        table = mm.table
+        key, known = table.class_pairs(klass, cands.signature)
+        fresh = make_free_entries(offers, carved, known, partial(table.fresh_pair, key, job_ad),
                                   mm.columns.of_class(klass, job_ad))
         fresh.sort()
         cands.entries.extend(fresh)

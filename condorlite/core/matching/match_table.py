@@ -7,7 +7,8 @@ a static slot of a shared static part, ``static_programs``), a static desktop's 
 evaluation spared where its ``START`` rules the job's owner out (``owner_gates``) or
 a request of the class's is more than the slot has (``resource_limits``), and its
 job's ``Requirements`` not evaluated where the held walks know they hold
-(``pair``'s ``job_holds``);
+(``pair``'s ``job_holds``; ``class_pairs`` and ``fresh_pair``: a class's table of
+them and the work on a shape not in it, for a caller asking many shapes of one class);
 ``program`` the class's residual program for a vector static (``carving``,
 ``pair_programs``; one that never matches where the class's Requirements rule the
 static out, ``never_matches``); ``outgrown`` whether no state of a static can hold the class's
@@ -120,8 +121,10 @@ class MatchTable:
             table = self.pairs[(class_id, part)] = {}
         found = table.get(offer.pair_shape)
         if found is None:
+            # (``fresh_pair``'s dispatch written out: a static or vector-less offer's
+            # miss costs no extra call)
             if offer.vector is not None:
-                found = self._vector_pair((class_id, part), job_ad, offer)
+                found = self.fresh_pair((class_id, part), job_ad, offer)
             elif offer.partitionable:
                 found = self._evaluate_pair(job_ad, offer)
             else:
@@ -129,6 +132,46 @@ class MatchTable:
                                           job_holds=job_holds)
             table[offer.pair_shape] = found
         return found
+
+    def class_pairs(self, class_id: int, signature: tuple = ()
+                    ) -> tuple[tuple, dict[int, PairEval]]:
+        """The class key ``pair`` keeps a job class's results under ((class, its
+        Submitter* bindings or ())) and its table of them by pair shape: what ``pair``
+        reads and fills, handed to a caller that asks many shapes of one class
+        (``list_scan``'s take-back: one key built and hashed per take-back, not per
+        slot). A shape not in the table is ``fresh_pair(klass, ...)``, kept there."""
+        klass = (class_id, signature if self.per_submitter else ())
+        table = self.pairs.get(klass)
+        if table is None:
+            table = self.pairs[klass] = {}
+        return klass, table
+
+    def fresh_pair(self, klass: tuple, job_ad: ClassAd, offer: Offer, *,
+                   job_holds: bool = False) -> PairEval:
+        """``pair``'s result for a shape not in the class key's table (``klass``, as
+        ``class_pairs`` gives it), worked out and not kept (the caller keeps it): by
+        the (class, pair-static) program at the offer's vector (in full when no
+        program can be made), a partitionable offer without a vector in full, a
+        static one by ``_static_pair`` (``job_holds``: as ``_evaluate_pair``'s)."""
+        vector = offer.vector
+        if vector is None:
+            if offer.partitionable:
+                return self._evaluate_pair(job_ad, offer)
+            return self._static_pair(klass, job_ad, offer, job_holds=job_holds)
+        # (the program kept looked up here, ``program`` called only to make one: a
+        # take-back asks a new shape per slot, of a few statics)
+        program = self.programs.get((klass, vector.static), MISSING)
+        if program is MISSING:
+            program = self.program(klass, job_ad, offer)
+        if program is None:
+            return self._evaluate_pair(job_ad, offer)
+        self.counts.evaluations += 1
+        out = program.run(vector.vals, as_rank)  # type: ignore[union-attr]
+        if not out[0]:
+            return NO_MATCH
+        if program.result is not None:  # type: ignore[union-attr]
+            return box_pair(program)  # type: ignore[arg-type]
+        return make_pair(out)  # (a program's outcome: match, ranks, dependent, taken)
 
     def _static_pair(self, klass: tuple, job_ad: ClassAd, offer: Offer, *,
                      job_holds: bool = False) -> PairEval:
@@ -193,20 +236,6 @@ class MatchTable:
             program = self._static_programs[key] = self._new_program(
                 klass, job_ad, offer.ad, offer, vector, (), self._static_residuals)
         return program  # type: ignore[return-value]
-
-    def _vector_pair(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairEval:
-        """``_evaluate_pair`` by the (class, pair-static) program at the offer's vector;
-        in full when no program can be made."""
-        program = self.program(klass, job_ad, offer)
-        if program is None:
-            return self._evaluate_pair(job_ad, offer)
-        self.counts.evaluations += 1
-        out = program.run(offer.vector.vals, as_rank)  # type: ignore[union-attr]
-        if not out[0]:
-            return NO_MATCH
-        if program.result is not None:
-            return box_pair(program)
-        return make_pair(out)  # (a program's outcome: match, ranks, dependent, taken)
 
     def program(self, klass: tuple, job_ad: ClassAd, offer: Offer) -> PairProgram | None:
         """The (class, pair-static) program of an offer with a resource vector (made

@@ -80,7 +80,8 @@ def test_free_entries_are_each_offers_entry_by_its_pair_shapes_result(column) ->
     ``make_entry`` by no preemption with its pair shape's result, in order, leaving
     out offers that have left and pair results that do not match, and asks a pair
     shape's result once (offers sharing a shape and their ranks' dict, and offers
-    with their own)."""
+    with their own), not at all where the class's table knows it, keeping what it
+    asks there."""
     shared = {PRE: 2.0}
     results = {1: PairEval(True, job_rank=7.0, slot_rank=1.0, dependent={PRE: 5.0, POST: 4.0}),
                2: PairEval(True, job_rank=-3.0, dependent={PRE: 9.0, POST: 0.5}),
@@ -104,8 +105,10 @@ def test_free_entries_are_each_offers_entry_by_its_pair_shapes_result(column) ->
     expected = [make_entry(offers[k], k, results[offers[k].pair_shape], NO_PREEMPTION,
                            column)
                 for k in members if k != 1 and offers[k].pair_shape != 3]
-    assert make_free_entries(offers, members, pair_of, column) == expected
-    assert asked == [2, 1, 3]
+    known = {1: results[1]}
+    assert make_free_entries(offers, members, known, pair_of, column) == expected
+    assert asked == [2, 3]
+    assert known == results
 
 
 @pytest.mark.parametrize("seed", range(8))

@@ -2,7 +2,7 @@
 test on a slot's own literal.
 
 * ``carved_lists.DIRECT``: a carved shape's pair is the class's program run in the
-  walk and an unheld shape's kept entries are taken there (``MatchTable._vector_pair``
+  walk and an unheld shape's kept entries are taken there (``MatchTable.fresh_pair``
   and ``ShapeEntries.add`` written out);
 * ``pair_programs.REBUILD_GATED``: a program that is no box because a test reads the
   slot's own literal (a desktop's owner) is not built again with the requests bound.
@@ -108,7 +108,7 @@ def test_pairs_run_in_the_walk_decide_as_the_reference(monkeypatch, desktops):
         slots, jobs = [_desktop(i) for i in range(24)], _desktop_jobs(6)
     else:
         slots, jobs = [_pslot(i) for i in range(20)], _jobs(10)
-    runs = _on_and_off(monkeypatch, _Calls(monkeypatch, MatchTable, "_vector_pair"),
+    runs = _on_and_off(monkeypatch, _Calls(monkeypatch, MatchTable, "fresh_pair"),
                        (carved_lists, "DIRECT", False), slots, jobs)
     fast, plain = runs.on, runs.off
     # the walk ran the pairs the match table ran without it
