@@ -45,6 +45,23 @@ def pslot_text(host: str, cpus: object, memory: object, disk: object,
     return ad_text(ad)
 
 
+#: the submitters of ``job_text``'s jobs, by cluster
+JOB_USERS = ("alice", "bob", "carol")
+
+
+def job_text(cluster: int, proc: int, requirements: str, **extra: object) -> str:
+    """The ad of idle job ``cluster.proc`` of ``JOB_USERS[cluster % 3]@example.org``
+    asking 1 Cpu, 1024 Memory and 1000 Disk, its Requirements ``requirements`` on an
+    X86_64 slot, as the static-list tests write it; ``extra`` replaces or adds
+    attributes (values as ClassAd text)."""
+    attrs = dict(ClusterId=cluster, ProcId=proc,
+                 Owner=f'"{JOB_USERS[cluster % 3]}@example.org"', JobStatus=1, JobPrio=0,
+                 QDate=1000 + cluster, RequestCpus=1, RequestMemory=1024, RequestDisk=1000,
+                 Requirements=f'TARGET.Arch == "X86_64" && {requirements}')
+    attrs.update(extra)
+    return ad_text(attrs)
+
+
 def run_both(slot_texts: list[str], job_texts: list[str], policy: Policy,
              subs: dict[str, Submitter] | None = None):
     """The optimised ``Cycle`` (run) and its result, once the reference agreed and some

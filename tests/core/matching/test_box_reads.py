@@ -26,7 +26,7 @@ from condorlite.core.matching.match_table import MatchTable
 from condorlite.core.matching.static_lists import StaticLists
 from condorlite.core.matching.static_parts import Part
 from condorlite.core.policy import Policy
-from tests.core.matching._against_reference import ad_text, run_both
+from tests.core.matching._against_reference import ad_text, job_text, run_both
 
 POLICY = Policy(uid_domain="example.org")
 USERS = ("alice", "bob", "carol")
@@ -43,14 +43,6 @@ def _slot(i: int, memory: object = None, **extra: object) -> str:
     return ad_text(attrs)
 
 
-def _job(cluster: int, proc: int, requirements: str, **extra: object) -> str:
-    attrs = dict(ClusterId=cluster, ProcId=proc, Owner=f'"{USERS[cluster % 3]}@example.org"',
-                 JobStatus=1, JobPrio=0, QDate=1000 + cluster, RequestCpus=1,
-                 RequestMemory=1024, RequestDisk=1000,
-                 Requirements=f'TARGET.Arch == "X86_64" && {requirements}')
-    attrs.update(extra)
-    return ad_text(attrs)
-
 
 CLASSES = [
     ("TARGET.Disk >= 45000", {"Rank": "TARGET.Memory"}),
@@ -61,7 +53,7 @@ CLASSES = [
 
 
 def _jobs(per: int) -> list[str]:
-    return [_job(c, p, req, **extra) for c, (req, extra) in enumerate(CLASSES, start=1)
+    return [job_text(c, p, req, **extra) for c, (req, extra) in enumerate(CLASSES, start=1)
             for p in range(per)]
 
 
@@ -135,7 +127,7 @@ def test_boxes_of_one_read_set_are_keyed_at_once_the_others_shape_by_shape(monke
     assert True in answers and False in answers
 
 
-def test_dependent_ranks_of_a_slot_rank_reading_the_job(monkeypatch):
+def test_dependent_ranks_of_a_slot_rank_reading_thejob_text(monkeypatch):
     """The slots' Rank reads the job's owner: the default pre-job rank (10000000 *
     My.Rank ... - Memory) then depends on the pair, given the slot's Rank."""
     slots = [_slot(i, Rank=f'TARGET.Owner == "{USERS[i % 3]}@example.org"')
@@ -148,7 +140,7 @@ def _mixed_pool() -> tuple[list[str], list[str]]:
     """Memory 2048 (an integer) and 2048.0 (a real) on alternate slots, a job rank
     that tells them apart (an integer's 1, a real's 2), one Cpus (no other rank does)."""
     slots = [_slot(i, memory="2048" if i % 2 else "2048.0", Cpus=1) for i in range(24)]
-    jobs = [_job(1, p, "TARGET.Disk >= 40000",
+    jobs = [job_text(1, p, "TARGET.Disk >= 40000",
                  Rank="isInteger(TARGET.Memory) ? 1 : 2") for p in range(12)]
     return slots, jobs
 
@@ -197,7 +189,7 @@ def test_positions_of_a_program_in_the_cycle(monkeypatch):
         return by_reads(part, program, shapes, members, matched)
 
     monkeypatch.setattr(static_lists, "by_reads", spying)
-    run_both([_slot(i) for i in range(60)], [_job(1, p, "TARGET.Disk >= 45000",
+    run_both([_slot(i) for i in range(60)], [job_text(1, p, "TARGET.Disk >= 45000",
                                                   Rank="TARGET.Memory") for p in range(8)],
              POLICY)
     assert seen
@@ -232,8 +224,8 @@ def _owners_asking_aarch64(monkeypatch: pytest.MonkeyPatch) -> set[str]:
 
     monkeypatch.setattr(MatchTable, "static_program", spying)
     slots = [_slot(i) for i in range(60)] + [_slot(i, Arch='"aarch64"') for i in range(60, 80)]
-    jobs = ([_job(3, p, "TARGET.Disk >= 41000").replace('"X86_64"', '"aarch64"')
-             for p in range(30)] + [_job(c, p, "TARGET.Disk >= 45000")
+    jobs = ([job_text(3, p, "TARGET.Disk >= 41000").replace('"X86_64"', '"aarch64"')
+             for p in range(30)] + [job_text(c, p, "TARGET.Disk >= 45000")
                                     for c in (1, 2) for p in range(6)])
     run_both(slots, jobs, POLICY)
     return asked

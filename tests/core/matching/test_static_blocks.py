@@ -28,10 +28,9 @@ from condorlite.core.matching.lazy_runs import LazyRun
 from condorlite.core.matching.static_blocks import ShapeOrder
 from condorlite.core.model import NO_PREEMPTION
 from condorlite.core.policy import Policy
-from tests.core.matching._against_reference import ad_text, run_both
+from tests.core.matching._against_reference import ad_text, job_text, run_both
 
 POLICY = Policy(uid_domain="example.org")
-USERS = ("alice", "bob", "carol")
 
 
 def _slot(i: int) -> str:
@@ -44,14 +43,6 @@ def _slot(i: int) -> str:
     return ad_text(attrs)
 
 
-def _job(cluster: int, proc: int, requirements: str, **extra: object) -> str:
-    attrs = dict(ClusterId=cluster, ProcId=proc, Owner=f'"{USERS[cluster % 3]}@example.org"',
-                 JobStatus=1, JobPrio=0, QDate=1000 + cluster, RequestCpus=1,
-                 RequestMemory=1024, RequestDisk=1000,
-                 Requirements=f'TARGET.Arch == "X86_64" && {requirements}')
-    attrs.update(extra)
-    return ad_text(attrs)
-
 
 def _jobs() -> list[str]:
     classes = [
@@ -60,7 +51,7 @@ def _jobs() -> list[str]:
         ("TARGET.Disk >= 47000", {"Rank": "TARGET.Memory"}, 6),  # ranks reading the vector
         ("TARGET.Disk > 60000", {}, 70),  # read deep: most blocks made
     ]
-    return [_job(c, p, req, **extra) for c, (req, extra, per) in enumerate(classes, start=1)
+    return [job_text(c, p, req, **extra) for c, (req, extra, per) in enumerate(classes, start=1)
             for p in range(per)]
 
 
@@ -134,7 +125,7 @@ def test_blocks_taken_again_as_offers_leave(monkeypatch):
         return found
 
     monkeypatch.setattr(static_lists.StaticLists, "later", counted)
-    jobs = [_job(c, p, "TARGET.Disk >= 41000") for c in (1, 2, 3) for p in range(40)]
+    jobs = [job_text(c, p, "TARGET.Disk >= 41000") for c in (1, 2, 3) for p in range(40)]
     run_both([_slot(i) for i in range(160)], jobs, POLICY)
     assert handed
 
