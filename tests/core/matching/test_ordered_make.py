@@ -36,6 +36,20 @@ import genpool  # a script directory, not a package
 
 NOW = 1_700_000_000
 
+
+def ordered_pslot_pool(tmp_path: Path, monkeypatch, seed: int, disk_share: bool) -> tuple:
+    """(policy, slots, jobs) of a realistic partitionable pool of 80 slots and 1,200
+    jobs (owner literals split the statics, ranks read the resources; each slot's own
+    Disk share when ``disk_share``), no preemption, every static ordered (statics this
+    small are walked, not ordered, by default: ``ORDER_MIN`` set to 1)."""
+    policy = Policy(preemption_requirements="False")
+    spec = genpool.PoolSpec(slots=80, jobs=1200, submitters=5, autoclusters=18, seed=seed,
+                            realistic=True, unique=True, partitionable_fraction=1.0,
+                            owner_start_fraction=0.3, disk_share=disk_share)
+    slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
+    monkeypatch.setattr(static_orders, "ORDER_MIN", 1)
+    return policy, slots, jobs
+
 TAIL = (-3, FLT_MAX, NO_PREEMPTION)
 #: keys of groups, sorted (a snapshot's -pre: never a NaN, zeros of both signs)
 _KEYS = st.lists(st.sampled_from([-5.0, -1.5, -0.0, 0.0, 2.0, 7.25, FLT_MAX]), min_size=0,
@@ -237,13 +251,7 @@ def test_a_cycle_by_the_python_loops_decides_as_by_the_c_ones(monkeypatch, tmp_p
     statics, ranks read the resources; each slot's own Disk share or not; every static
     ordered) decides the same with the Python loops and the Python carve as with the C
     ones, evaluations counted alike."""
-    policy = Policy(preemption_requirements="False")
-    spec = genpool.PoolSpec(slots=80, jobs=1200, submitters=5, autoclusters=18, seed=5,
-                            realistic=True, unique=True, partitionable_fraction=1.0,
-                            owner_start_fraction=0.3, disk_share=disk_share)
-    slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
-    # (statics this small are walked, not ordered, by default)
-    monkeypatch.setattr(static_orders, "ORDER_MIN", 1)
+    policy, slots, jobs = ordered_pslot_pool(tmp_path, monkeypatch, 5, disk_share)
 
     def run() -> tuple:
         cycle = negotiator.Cycle(slots, jobs, {}, [], policy, NOW)

@@ -7,19 +7,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from condorlite.core.classad import oldscan
 from condorlite.core.matching import static_orders, sync_moves
 from condorlite.core.negotiation import negotiator
-from condorlite.core.policy import Policy
-from tests.core._pool import decoded_pool
+from tests.core.matching.test_ordered_make import ordered_pslot_pool
 from tests.core.negotiation.test_equivalence import _fingerprint
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
-import genpool  # a script directory, not a package
 
 NOW = 1_700_000_000
 
@@ -46,13 +41,7 @@ def test_the_c_step_keeps_the_orders_as_the_python_step(monkeypatch, tmp_path, d
     resources; every static ordered; states shared or not) leaves the same orders,
     items, walked and shared statics with the C step as with the Python one alone, and
     the cycle decides the same; the C step takes most offers."""
-    policy = Policy(preemption_requirements="False")
-    spec = genpool.PoolSpec(slots=80, jobs=1200, submitters=5, autoclusters=18, seed=7,
-                            realistic=True, unique=True, partitionable_fraction=1.0,
-                            owner_start_fraction=0.3, disk_share=disk_share)
-    slots, jobs = decoded_pool(genpool.write_pool(spec, tmp_path), policy, True)
-    # (statics this small are walked, not ordered, by default)
-    monkeypatch.setattr(static_orders, "ORDER_MIN", 1)
+    policy, slots, jobs = ordered_pslot_pool(tmp_path, monkeypatch, 7, disk_share)
     monkeypatch.setattr(static_orders, "SHARED", shared)
     plain_sync = static_orders.StaticOrders.sync
     taken = {"C": 0, "Python": 0}
