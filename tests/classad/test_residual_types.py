@@ -131,13 +131,19 @@ def _rank_states() -> list[tuple]:
     return rows
 
 
-@pytest.mark.parametrize("text", RANKS, ids=["post", "pre", "preemption"])
-def test_policy_ranks_typed_agree(text: str) -> None:
-    node = parse_expr(text)
+def _rank_slot() -> tuple[ClassAd, list]:
+    """A slot binding every name the policy ranks read (``RANK_NAMES``) to 0, and
+    those names as the free attributes of a residual of it."""
     slot = ad("[ Name = \"slot1@host\" ]")
     for name in RANK_NAMES:
         slot[name] = 0
-    free = [(slot, n) for n in RANK_NAMES]
+    return slot, [(slot, n) for n in RANK_NAMES]
+
+
+@pytest.mark.parametrize("text", RANKS, ids=["post", "pre", "preemption"])
+def test_policy_ranks_typed_agree(text: str) -> None:
+    node = parse_expr(text)
+    slot, free = _rank_slot()
     general = specialize(node, slot, None, free, NOW)
     assert general is not None
     def make(kinds: tuple) -> object:
@@ -177,10 +183,7 @@ def test_policy_ranks_agree_with_classad2(classad2) -> None:
               (Undefined, Undefined, -1, False, False, True, -0.0, 3, Undefined)]
     for text in RANKS:
         node = parse_expr(text)
-        slot = ad("[ Name = \"slot1@host\" ]")
-        for name in RANK_NAMES:
-            slot[name] = 0
-        free = [(slot, n) for n in RANK_NAMES]
+        slot, free = _rank_slot()
         general = specialize(node, slot, None, free, NOW)
         runner = typed_runner(general, lambda kinds, node=node, slot=slot, free=free:
                               specialize(node, slot, None, free, NOW, kinds=kinds))
