@@ -61,10 +61,7 @@ def python_ordered_make(items: list[tuple], at: int, room: int | None, last: obj
     # is not counted in ``at``)
     for key, idx, version, shape, post, vals, name, _ in islice(items, at, None):
         if key != group:
-            # (a group's first item: the place to stop)
-            if room is not None and len(batch) > room:
-                break
-            if last is not None and key > last:
+            if _stops(key, room, last, batch):
                 break
             group = key
         at += 1
@@ -72,6 +69,13 @@ def python_ordered_make(items: list[tuple], at: int, room: int | None, last: obj
                                   left, pair_of, known, boxed, kept, run, batch, dependent,
                                   post_key, tail)
     return at, evaluations
+
+
+def _stops(key: object, room: int | None, last: object, batch: list[tuple]) -> bool:
+    """Whether a group's first item (of key ``key``) stops the loop there (``stops`` in
+    ``ordered.c``): ``batch`` already holds more than ``room`` entries, or ``key`` is
+    over ``last`` (None: no such stop)."""
+    return (room is not None and len(batch) > room) or (last is not None and key > last)
 
 
 def _make_item(key: object, idx: int, version: int, shape: int, post: object, vals: tuple,
@@ -135,10 +139,7 @@ def python_literal_make(items: list[tuple], at: int, extra: list[tuple], xat: in
             taken = True
         key, idx, version, shape, post, vals, name, _ = item
         if key != group:
-            # (a group's first item: the place to stop)
-            if room is not None and len(batch) > room:
-                break
-            if last is not None and key > last:
+            if _stops(key, room, last, batch):
                 break
             group = key
         if taken:
